@@ -1,5 +1,5 @@
-import { createRng } from '../math/prng.ts'
-import { formatFixed, readText, roundFixed, tokenize, writeText } from './text.ts'
+import { createRng } from '../math/prng.js'
+import { formatFixed, readText, roundFixed, tokenize, writeText } from './text.js'
 
 /** Camera parameters: r1 r2 r3 (Rodrigues), C1 C2 C3 (centre), f, u0 v0, k1 k2. */
 export const BA_CAMERA_PARAMS = 11

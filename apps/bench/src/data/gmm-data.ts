@@ -1,5 +1,5 @@
-import { createRng } from '../math/prng.ts'
-import { formatFixed, readText, roundFixed, tokenize, writeText } from './text.ts'
+import { createRng } from '../math/prng.js'
+import { formatFixed, readText, roundFixed, tokenize, writeText } from './text.js'
 
 /**
  * One GMM instance in ADBench's layout.

@@ -1,4 +1,4 @@
-import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.ts'
+import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.js'
 
 /** Reprojection errors (2 per observation) and weight errors (1 per observation). */
 export interface BaResiduals {

@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { findAdbenchData } from '../data/adbench-path.ts'
-import { formatBa, generateBa, parseBa, readBa, writeBa } from '../data/ba-data.ts'
-import { formatGmm, generateGmm, parseGmm, readGmm, writeGmm } from '../data/gmm-data.ts'
-import { finiteDifferenceGradient, finiteDifferenceJacobian, maxScaledError } from '../math/finite-difference.ts'
+import { findAdbenchData } from '../data/adbench-path.js'
+import { formatBa, generateBa, parseBa, readBa, writeBa } from '../data/ba-data.js'
+import { formatGmm, generateGmm, parseGmm, readGmm, writeGmm } from '../data/gmm-data.js'
+import { finiteDifferenceGradient, finiteDifferenceJacobian, maxScaledError } from '../math/finite-difference.js'
 import {
   baJacobianPlain,
   baJacobianToDense,
   baObjectivePlain,
   baPackParameters,
   baWithParameters,
-} from './ba.ts'
-import { gmmGradientPlain, gmmObjectivePlain, gmmPackParameters, gmmWithParameters } from './gmm.ts'
+} from './ba.js'
+import { gmmGradientPlain, gmmObjectivePlain, gmmPackParameters, gmmWithParameters } from './gmm.js'
 
 const adbench = findAdbenchData()
 if (!adbench)

@@ -1,5 +1,5 @@
-import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.ts'
-import { logGamma } from '../math/lgamma.ts'
+import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
+import { logGamma } from '../math/lgamma.js'
 
 /** ADBench's value of π (defs.h); used wherever the reference uses PI, so results match it. */
 export const ADBENCH_PI = 3.14159265359
