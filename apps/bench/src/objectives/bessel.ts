@@ -1,0 +1,41 @@
+/**
+ * Bessel function of the first kind by its power series, as in the paper's `besselj`:
+ * s₀ = (z/2)^ν / ν!, s_k = s_{k−1} · (−(z/2)²) / (k (k + ν)), summed until |s| ≤ atol.
+ */
+export function besselJPlain(nu: number, z: number, atol = 1e-8): number {
+  const half = z / 2
+  let s = half ** nu / factorial(nu)
+  let out = s
+  const h2 = half * half
+  let k = 0
+  while (Math.abs(s) > atol) {
+    k += 1
+    s *= -h2 / (k * (k + nu))
+    out += s
+  }
+  return out
+}
+
+function factorial(n: number): number {
+  let f = 1
+  for (let i = 2; i <= n; i++) f *= i
+  return f
+}
+
+/** J_ν for any integer ν (J_{−ν} = (−1)^ν J_ν), series to full precision. */
+function besselJInteger(nu: number, z: number): number {
+  if (nu < 0) return (nu % 2 === 0 ? 1 : -1) * besselJPlain(-nu, z, 0)
+  return besselJPlain(nu, z, 0)
+}
+
+/**
+ * Exact derivatives by the recurrences J'_ν = (J_{ν−1} − J_{ν+1})/2 and
+ * J''_ν = (J_{ν−2} − 2J_ν + J_{ν+2})/4 — the independent oracle for the Bessel rows.
+ */
+export function besselJDerivative(nu: number, z: number): number {
+  return 0.5 * (besselJInteger(nu - 1, z) - besselJInteger(nu + 1, z))
+}
+
+export function besselJSecondDerivative(nu: number, z: number): number {
+  return 0.25 * (besselJInteger(nu - 2, z) - 2 * besselJInteger(nu, z) + besselJInteger(nu + 2, z))
+}
