@@ -1,0 +1,115 @@
+import { assertPositiveInt, type Schedule } from './action.js'
+import { bennettGradientSchedule } from './bennett.js'
+import { binomialSchedule } from './binomial.js'
+import type { CostLog } from './cost.js'
+import { runSchedule, type Chain } from './drivers.js'
+import { knillGradientSchedule } from './knill.js'
+import { recomputeAllSchedule, storeAllSchedule } from './simple.js'
+
+/**
+ * One step s_i = F_i(s_{i−1}) of a chain over `Float64Array` states, i = 1 … T.
+ * The shape of a Tenet reversible function `step(dst, src)` doing `dst += F(src)`.
+ */
+export interface ArrayStep {
+  /** `dst += F_i(src)`; `dst` is zero on entry. */
+  forward(dst: Float64Array, src: Float64Array, i: number): void
+  /** `dst −= F_i(src)`, the inverse of `forward` (needed by the reversible schedules). */
+  inverse?(dst: Float64Array, src: Float64Array, i: number): void
+  /** `srcBar += (∂F_i/∂src)ᵀ dstBar`, evaluated at `src`. */
+  vjp(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, i: number): void
+}
+
+/** Which schedule {@link checkpointedGradient} uses. */
+export type GradientScheduleName = 'bennett' | 'knill' | 'binomial' | 'store-all' | 'recompute-all'
+
+/** Options of {@link checkpointedGradient}. */
+export interface CheckpointedGradientOptions {
+  /** The schedule. */
+  schedule: GradientScheduleName
+  /** Bennett's k (default 2). */
+  k?: number
+  /** Bennett: uncompute the top-level boundary states after the forward run (default false). */
+  uncomputeTop?: boolean
+  /**
+   * Memory budget: Knill's pebbles (default: the fewest that reach T, ⌈log₂T⌉ + 1) or the
+   * binomial schedule's snapshots (default ⌈log₂T⌉, at least 1). Ignored by the others.
+   */
+  budget?: number
+  /** ∂L/∂s_T, the gradient of the loss with respect to the final state. */
+  seed: Float64Array
+}
+
+/** The result of {@link checkpointedGradient}. */
+export interface CheckpointedGradientResult {
+  /** s_T. */
+  final: Float64Array
+  /** ∂L/∂s₀ = J₁ᵀ J₂ᵀ … J_Tᵀ seed, with J_i the Jacobian of F_i at s_{i−1}. */
+  gradient: Float64Array
+  /** What the run cost (peak states counts working states and snapshots). */
+  cost: CostLog
+}
+
+function log2Ceil(T: number): number {
+  return Math.max(0, Math.ceil(Math.log2(T)))
+}
+
+/** Build the gradient schedule {@link checkpointedGradient} would use. */
+export function gradientSchedule(T: number, options: Omit<CheckpointedGradientOptions, 'seed'>): Schedule {
+  switch (options.schedule) {
+    case 'bennett':
+      return bennettGradientSchedule({ steps: T, k: options.k ?? 2, uncomputeTop: options.uncomputeTop ?? false })
+    case 'knill':
+      return knillGradientSchedule({ steps: T, pebbles: options.budget ?? log2Ceil(T) + 1 })
+    case 'binomial':
+      return binomialSchedule({ steps: T, snapshots: options.budget ?? Math.max(1, log2Ceil(T)) })
+    case 'store-all':
+      return storeAllSchedule({ steps: T })
+    case 'recompute-all':
+      return recomputeAllSchedule({ steps: T })
+    default: {
+      const bad: never = options.schedule
+      throw new RangeError(`unknown schedule ${String(bad)}`)
+    }
+  }
+}
+
+/**
+ * Gradient of the chain s_T = F_T(… F_1(s₀)) in bounded memory: s_T and ∂L/∂s₀ given
+ * ∂L/∂s_T (`seed`). `'bennett'` and `'knill'` reverse-compute (they need `step.inverse`,
+ * and keep no snapshots); `'binomial'`, `'store-all'` and `'recompute-all'` checkpoint.
+ * Every schedule runs the same vector–Jacobian products at the same states, so the gradients
+ * agree to the last bit; the cost log shows the forward steps and memory each used.
+ */
+export function checkpointedGradient(
+  step: ArrayStep,
+  s0: Float64Array,
+  T: number,
+  options: CheckpointedGradientOptions,
+): CheckpointedGradientResult {
+  assertPositiveInt(T, 'T')
+  const n = s0.length
+  if (options.seed.length !== n) throw new RangeError(`seed has length ${options.seed.length}, state ${n}`)
+  const reversible = options.schedule === 'bennett' || options.schedule === 'knill'
+  const inverse = step.inverse
+  if (reversible && !inverse) throw new TypeError(`the '${options.schedule}' schedule needs step.inverse`)
+  const chain: Chain<Float64Array> = {
+    allocState: () => new Float64Array(n),
+    forward: (i, dst, src) => step.forward(dst, src, i),
+    ...(inverse ? { uncompute: (i: number, dst: Float64Array, src: Float64Array) => inverse(dst, src, i) } : {}),
+    copyState: (dst, src) => dst.set(src),
+    clearState: (s) => s.fill(0),
+    allocGradient: () => new Float64Array(n),
+    clearGradient: (g) => g.fill(0),
+    adjoint: (i, src, dstBar, srcBar) => step.vjp(srcBar, src, dstBar, i),
+  }
+  const final = new Float64Array(n)
+  const run = runSchedule(chain, gradientSchedule(T, options), {
+    initial: s0,
+    reversible,
+    seed: (output, outputBar) => {
+      final.set(output)
+      outputBar.set(options.seed)
+    },
+  })
+  return { final, gradient: run.gradient!, cost: run.cost }
+}

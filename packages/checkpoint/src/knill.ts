@@ -1,0 +1,163 @@
+import { act, assertPositiveInt, makeSchedule, type Action, type Schedule } from './action.js'
+
+/**
+ * Knill's optimal pebbling of a chain (Bennett's reversible pebble game): a pebble may be
+ * put on or taken off node i only while node i−1 holds one; node 0 (the input) always does
+ * and is not counted. F(n, s) is the least number of moves that ends with a pebble on node n
+ * alone, using at most s pebbles at any time:
+ *   F(1, s) = 1,  F(n, s) = min over 1 ≤ m < n of F(m, s) + F(n−m, s−1) + F(m, s−1),
+ * (pebble m with s pebbles, pebble n from m with the s−1 left, unpebble m with s−1),
+ * and F(n, s) = ∞ for n > 2^(s−1).
+ */
+class KnillTable {
+  /** cost[s][n], split[s][n] for 1 ≤ n ≤ maxN, 1 ≤ s ≤ maxS. */
+  readonly cost: Float64Array[] = []
+  readonly split: Int32Array[] = []
+
+  constructor(
+    readonly maxN: number,
+    readonly maxS: number,
+  ) {
+    const zeroRow = new Float64Array(maxN + 1).fill(Infinity)
+    zeroRow[0] = 0
+    this.cost.push(zeroRow)
+    this.split.push(new Int32Array(maxN + 1))
+    for (let s = 1; s <= maxS; s++) {
+      const row = new Float64Array(maxN + 1).fill(Infinity)
+      const arg = new Int32Array(maxN + 1)
+      const below = this.cost[s - 1]!
+      row[0] = 0
+      if (maxN >= 1) row[1] = 1
+      const reach = s - 1 >= 53 ? Infinity : 2 ** (s - 1) // largest n reachable with s pebbles
+      const half = s - 2 >= 53 ? Infinity : s >= 2 ? 2 ** (s - 2) : 0 // largest with s−1
+      for (let n = 2; n <= Math.min(maxN, reach); n++) {
+        let best = Infinity
+        let bestM = 0
+        // F(m, s−1) and F(n−m, s−1) must be finite: n − half ≤ m ≤ half.
+        const lo = Math.max(1, n - half)
+        const hi = Math.min(n - 1, half)
+        for (let m = lo; m <= hi; m++) {
+          const v = row[m]! + below[n - m]! + below[m]!
+          if (v < best) {
+            best = v
+            bestM = m
+          }
+        }
+        row[n] = best
+        arg[n] = bestM
+      }
+      this.cost.push(row)
+      this.split.push(arg)
+    }
+  }
+}
+
+const tables = new Map<string, KnillTable>()
+
+function tableFor(n: number, s: number): KnillTable {
+  // With s ≥ n pebbles nothing beats pebbling every node: more pebbles are never needed.
+  const S = Math.min(s, n)
+  const key = `${n}:${S}`
+  let t = tables.get(key)
+  if (!t) {
+    for (const other of tables.values()) if (other.maxN >= n && other.maxS >= S) return other
+    t = new KnillTable(n, S)
+    tables.set(key, t)
+  }
+  return t
+}
+
+/**
+ * Knill's optimal pebbling cost F(n, s): the fewest forward/uncompute steps that compute
+ * s_n from s₀ reversibly, leaving only s₀ and s_n, with at most s states held besides s₀.
+ * Infinity where n > 2^(s−1). Dynamic programming, O(min(s, n)·n²) time on first use.
+ */
+export function knillCost(n: number, s: number): number {
+  if (n <= 0) return 0
+  if (s < 1) return Infinity
+  if (s - 1 < 53 && n > 2 ** (s - 1)) return Infinity
+  const t = tableFor(n, s)
+  return t.cost[Math.min(s, n)]![n]!
+}
+
+function* pebble(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
+  if (n === 1) {
+    yield act.forward(a + 1)
+    return
+  }
+  const ss = Math.min(s, t.maxS)
+  const m = t.split[ss]![n]!
+  yield* pebble(t, a, m, s)
+  yield* pebble(t, a + m, n - m, s - 1)
+  yield* unpebble(t, a, m, s - 1)
+}
+
+/** Inverse of {@link pebble}. */
+function* unpebble(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
+  if (n === 1) {
+    yield act.uncompute(a + 1)
+    return
+  }
+  const ss = Math.min(s, t.maxS)
+  const m = t.split[ss]![n]!
+  yield* pebble(t, a, m, s - 1)
+  yield* unpebble(t, a + m, n - m, s - 1)
+  yield* unpebble(t, a, m, s)
+}
+
+/** {@link unpebble} with the adjoint carried along (each step reversed once, from the end). */
+function* reverse(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
+  if (n === 1) {
+    yield act.adjoint(a + 1, true)
+    return
+  }
+  const ss = Math.min(s, t.maxS)
+  const m = t.split[ss]![n]!
+  yield* pebble(t, a, m, s - 1)
+  yield* reverse(t, a + m, n - m, s - 1)
+  yield* reverse(t, a, m, s)
+}
+
+/** Options of {@link knillSchedule}. */
+export interface KnillOptions {
+  /** Chain length T. */
+  steps: number
+  /** Pebbles: states that may be held at once besides the input s₀ (T ≤ 2^(pebbles−1)). */
+  pebbles: number
+}
+
+function prepare(options: KnillOptions): KnillTable {
+  assertPositiveInt(options.steps, 'steps')
+  assertPositiveInt(options.pebbles, 'pebbles')
+  if (!Number.isFinite(knillCost(options.steps, options.pebbles))) {
+    throw new RangeError(
+      `${options.pebbles} pebbles cannot reach step ${options.steps}: need steps ≤ 2^(pebbles−1)`,
+    )
+  }
+  return tableFor(options.steps, options.pebbles)
+}
+
+/**
+ * Knill's optimal reversible pebbling schedule: computes s_T from s₀ with exactly
+ * {@link knillCost}(T, pebbles) forward/uncompute steps, never holding more than
+ * `pebbles` + 1 states (input included), ending with only s₀ and s_T live.
+ */
+export function knillSchedule(options: KnillOptions): Schedule {
+  const t = prepare(options)
+  const { steps: T, pebbles: s } = options
+  return makeSchedule(`knill(s=${s})`, T, () => pebble(t, 0, T, s))
+}
+
+/**
+ * Gradient schedule on top of Knill's pebbling: {@link knillSchedule}, then its inverse
+ * with the adjoint carried along (T uncomputing adjoints, from T down to 1), within the same
+ * pebble budget. Ends with only s₀ live; the sweep costs another F(T, pebbles) actions.
+ */
+export function knillGradientSchedule(options: KnillOptions): Schedule {
+  const t = prepare(options)
+  const { steps: T, pebbles: s } = options
+  return makeSchedule(`knill-gradient(s=${s})`, T, function* () {
+    yield* pebble(t, 0, T, s)
+    yield* reverse(t, 0, T, s)
+  })
+}
