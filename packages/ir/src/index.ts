@@ -1,1 +1,12 @@
-export {}
+export * from './ast.js'
+export * from './loc.js'
+export * from './errors.js'
+export { tokenize, type Token, type TokenKind } from './lexer.js'
+export { parse, toDataview } from './parser.js'
+export { printExpr, printStmt, printStmts, printFunction, printModule } from './printer.js'
+export * from './plugin.js'
+export { Registry, emptyRegistry } from './registry.js'
+export { check, walk, rootName, writtenParams, BUILTIN_FUNCTIONS, type DistinctPair } from './check.js'
+export { standardPrimitives, standardNumberSystems } from './stdlib/index.js'
+export { createRegistry } from './create-registry.js'
+export * as build from './builder.js'

@@ -1,0 +1,266 @@
+/**
+ * The Tenet IR. One set of node types serves as the surface tree (what the parser and the
+ * builder produce, including the sugar `routine`, `~routine` and `~{ }`) and, after
+ * `preprocess`, as the core IR (no sugar left, every expression typed). Nodes are plain
+ * JSON-like objects so that transforms (invert, adjoint, tangent) can build them freely.
+ */
+import type { SourceLocation } from './loc.js'
+
+/** Scalar type names. The number systems registered in a registry may add more. */
+export type ScalarTypeName = 'f64' | 'f32' | 'i32' | 'bool' | (string & {})
+
+/** A value type: a scalar, an array of scalars (a typed array at the host boundary), a stack. */
+export type Type =
+  | { kind: 'scalar'; name: ScalarTypeName }
+  | { kind: 'array'; elem: ScalarTypeName }
+  | { kind: 'stack'; elem: ScalarTypeName }
+
+export type BinaryOp =
+  | '+' | '-' | '*' | '/' | '%' | '**'
+  | '==' | '!=' | '<' | '<=' | '>' | '>='
+  | '&&' | '||' | '^' | '&' | '|'
+
+export type UnaryOp = '-' | '!'
+
+interface NodeBase {
+  loc?: SourceLocation
+}
+
+/** Pure expressions. After checking, every expression carries its `type`. */
+export type Expr =
+  | NumberLit
+  | BoolLit
+  | VarRef
+  | IndexExpr
+  | FieldExpr
+  | UnaryExpr
+  | BinaryExpr
+  | CallExpr
+
+export interface NumberLit extends NodeBase {
+  kind: 'num'
+  value: number
+  /** `true` when written with a decimal point or exponent (then always f64). */
+  isFloat: boolean
+  type?: ScalarTypeName
+}
+export interface BoolLit extends NodeBase {
+  kind: 'bool'
+  value: boolean
+  type?: ScalarTypeName
+}
+export interface VarRef extends NodeBase {
+  kind: 'var'
+  name: string
+  type?: ScalarTypeName | Type
+}
+export interface IndexExpr extends NodeBase {
+  kind: 'index'
+  array: VarRef
+  index: Expr
+  type?: ScalarTypeName
+}
+export interface FieldExpr extends NodeBase {
+  kind: 'field'
+  target: Expr
+  field: string
+  type?: ScalarTypeName
+}
+export interface UnaryExpr extends NodeBase {
+  kind: 'unary'
+  op: UnaryOp
+  arg: Expr
+  type?: ScalarTypeName
+}
+export interface BinaryExpr extends NodeBase {
+  kind: 'binary'
+  op: BinaryOp
+  left: Expr
+  right: Expr
+  type?: ScalarTypeName
+}
+/**
+ * A call inside an expression: a registered pure primitive (`sin(x)`), a conversion
+ * (`f64(i)`), or a host function interpolated into the template (`callee` is `$host<N>`).
+ */
+export interface CallExpr extends NodeBase {
+  kind: 'call'
+  callee: string
+  args: Expr[]
+  type?: ScalarTypeName
+}
+
+/** A writable view of memory: `x`, `a[i]`, `x.re`, `-x`, and compositions. */
+export type Dataview = VarRef | IndexExpr | FieldExpr | NegView
+export interface NegView extends NodeBase {
+  kind: 'neg'
+  target: Dataview
+  type?: ScalarTypeName
+}
+
+export type UpdateOp = '+=' | '-=' | '^=' | '*=' | '/='
+
+export type Stmt =
+  | UpdateStmt
+  | CallStmt
+  | AllocStmt
+  | DeallocStmt
+  | IfStmt
+  | WhileStmt
+  | ForStmt
+  | PushStmt
+  | PopStmt
+  | SafeStmt
+  | UncheckedStmt
+  | RoutineStmt
+  | UnroutineStmt
+  | InverseBlockStmt
+
+/** `target op= value`: the value is a pure expression that does not read the target. */
+export interface UpdateStmt extends NodeBase {
+  kind: 'update'
+  op: UpdateOp
+  target: Dataview
+  value: Expr
+}
+
+/** An argument of a call: a dataview (written back after the call) or a pure expression. */
+export type Arg = Expr | NegView
+
+/**
+ * A call of a reversible function or a registered bijection (`SWAP`, `ROT`, ...).
+ * `inverse` is true for an uncall (`~f(...)`). `a <-> b` is `SWAP(a, b)`.
+ */
+export interface CallStmt extends NodeBase {
+  kind: 'callstmt'
+  callee: string
+  args: Arg[]
+  inverse: boolean
+  /** Filled by the checker: what the callee resolved to. */
+  target?: 'function' | 'bijection'
+}
+
+/** `name <- value` (or `name: type <- value`): allocate an ancilla. */
+export interface AllocStmt extends NodeBase {
+  kind: 'alloc'
+  name: string
+  declared?: Type
+  value: Expr | EmptyStack
+  type?: Type
+}
+/** `name -> value`: deallocate, checking that the ancilla holds `value`. */
+export interface DeallocStmt extends NodeBase {
+  kind: 'dealloc'
+  name: string
+  value: Expr | EmptyStack
+  type?: Type
+}
+/** The empty stack `[]`, only as the value of a stack allocation or deallocation. */
+export interface EmptyStack extends NodeBase {
+  kind: 'emptystack'
+}
+
+/** `if (pre, post) { then } else { else }`; `post` null means `~` (same as pre). */
+export interface IfStmt extends NodeBase {
+  kind: 'if'
+  pre: Expr
+  post: Expr | null
+  then: Stmt[]
+  else: Stmt[]
+}
+/** `while (pre, post) { body }`: post is false on entry and true after every iteration. */
+export interface WhileStmt extends NodeBase {
+  kind: 'while'
+  pre: Expr
+  post: Expr
+  body: Stmt[]
+}
+/** `for v in start..stop by step` (half-open) or `..=` (closed). */
+export interface ForStmt extends NodeBase {
+  kind: 'for'
+  variable: string
+  start: Expr
+  stop: Expr
+  step: Expr | null
+  inclusive: boolean
+  /** Iterate the same values in reverse order (the inverse of a loop; printed `in reverse`). */
+  reverse?: boolean
+  body: Stmt[]
+}
+/** `push(stack, x)`: moves x onto the stack and zeroes x. */
+export interface PushStmt extends NodeBase {
+  kind: 'push'
+  stack: VarRef
+  value: Dataview
+}
+/** `pop(stack, x)`: x must be zero; moves the top of the stack into x. */
+export interface PopStmt extends NodeBase {
+  kind: 'pop'
+  stack: VarRef
+  value: Dataview
+}
+/** `@safe expr`: a host side effect, run as is in both directions. */
+export interface SafeStmt extends NodeBase {
+  kind: 'safe'
+  expr: Expr
+}
+/** `@unchecked { }`: no run-time reversibility checks inside. */
+export interface UncheckedStmt extends NodeBase {
+  kind: 'unchecked'
+  body: Stmt[]
+}
+/** Sugar: `routine { body }`; replaced by its body in preprocessing. */
+export interface RoutineStmt extends NodeBase {
+  kind: 'routine'
+  body: Stmt[]
+}
+/** Sugar: `~routine`; replaced by the inverse of the matching routine's body. */
+export interface UnroutineStmt extends NodeBase {
+  kind: 'unroutine'
+}
+/** Sugar: `~{ body }`; replaced by the inverse of the body. */
+export interface InverseBlockStmt extends NodeBase {
+  kind: 'invblock'
+  body: Stmt[]
+}
+
+export interface Param extends NodeBase {
+  name: string
+  type: Type
+}
+
+/** A reversible function. */
+export interface FunctionDef extends NodeBase {
+  kind: 'fn'
+  name: string
+  params: Param[]
+  body: Stmt[]
+}
+
+/** A set of functions parsed together, plus the host values interpolated into them. */
+export interface Module {
+  kind: 'module'
+  functions: FunctionDef[]
+  /** Interpolated host values, by index (`${...}` number N is `hosts[N]`). */
+  hosts: unknown[]
+}
+
+/** Convenience constructors for types. */
+export const scalar = (name: ScalarTypeName): Type => ({ kind: 'scalar', name })
+export const arrayOf = (elem: ScalarTypeName): Type => ({ kind: 'array', elem })
+export const stackOf = (elem: ScalarTypeName): Type => ({ kind: 'stack', elem })
+
+/** Prints a type as written in the syntax: `f64`, `i32[]`, `stack<f64>`. */
+export function typeToString(t: Type | ScalarTypeName | undefined): string {
+  if (t === undefined) return '?'
+  if (typeof t === 'string') return t
+  if (t.kind === 'scalar') return t.name
+  if (t.kind === 'array') return `${t.elem}[]`
+  return `stack<${t.elem}>`
+}
+
+export function typesEqual(a: Type, b: Type): boolean {
+  if (a.kind !== b.kind) return false
+  if (a.kind === 'scalar') return a.name === (b as { name: string }).name
+  return a.elem === (b as { elem: string }).elem
+}

@@ -1,0 +1,663 @@
+/**
+ * Static validation of the core IR: name resolution, type inference and the reversibility
+ * rules of DESIGN §4. Annotates every expression with its type, resolves call targets and
+ * records the index pairs that must differ at run time (`x[i] += x[j]`). Throws a
+ * `TenetStaticError` with the source location of the first problem.
+ */
+import {
+  typeToString, type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type ScalarTypeName,
+  type Stmt, type Type,
+} from './ast.js'
+import { TenetStaticError, suggest } from './errors.js'
+import type { SourceLocation } from './loc.js'
+import type { Program } from './plugin.js'
+import { printExpr } from './printer.js'
+import type { Registry } from './registry.js'
+
+/** Names the checker knows in expressions besides registered primitives. */
+export const BUILTIN_FUNCTIONS = ['f64', 'f32', 'i32', 'div', 'len', 'convert', 'zeros'] as const
+
+/** A pair of index expressions that must differ at run time (same array, written and read). */
+export type DistinctPair = [Expr, Expr]
+
+declare module './ast.js' {
+  interface UpdateStmt { distinct?: DistinctPair[] }
+  interface CallStmt { distinct?: DistinctPair[] }
+}
+
+interface Binding {
+  type: Type
+  role: 'param' | 'local' | 'loop'
+  live: boolean
+  loc?: SourceLocation
+  deadAt?: SourceLocation
+  scope: number
+}
+
+const fail = (code: string, msg: string, loc?: SourceLocation): never => {
+  throw new TenetStaticError(code, msg, loc)
+}
+
+/** The parameters each function writes (fixed point over calls, so recursion works). */
+export function writtenParams(functions: Map<string, FunctionDef>, registry: Registry): Map<string, boolean[]> {
+  const writes = new Map<string, boolean[]>()
+  for (const f of functions.values()) writes.set(f.name, f.params.map(() => false))
+  let changed = true
+  while (changed) {
+    changed = false
+    for (const f of functions.values()) {
+      const w = writes.get(f.name)!
+      const mark = (dv: Dataview | Arg) => {
+        const root = rootName(dv)
+        const k = root === undefined ? -1 : f.params.findIndex((p) => p.name === root)
+        if (k >= 0 && !w[k]) { w[k] = true; changed = true }
+      }
+      walk(f.body, (s) => {
+        if (s.kind === 'update') mark(s.target)
+        else if (s.kind === 'push' || s.kind === 'pop') { mark(s.stack); mark(s.value) }
+        else if (s.kind === 'callstmt') {
+          const callee = functions.get(s.callee)
+          if (callee) {
+            const cw = writes.get(callee.name)!
+            s.args.forEach((a, i) => { if (cw[i]) mark(a) })
+          } else {
+            const b = registry.findPrimitive(s.callee)
+            if (b?.kind === 'bijection') s.args.forEach((a, i) => { if (b.roles[i] === 'inout') mark(a) })
+          }
+        }
+      })
+    }
+  }
+  return writes
+}
+
+/** Calls `visit` on every statement, depth first. */
+export function walk(body: Stmt[], visit: (s: Stmt) => void): void {
+  for (const s of body) {
+    visit(s)
+    switch (s.kind) {
+      case 'if': walk(s.then, visit); walk(s.else, visit); break
+      case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock': walk(s.body, visit); break
+    }
+  }
+}
+
+/** The variable a dataview (or argument) is rooted in, if it is a dataview. */
+export function rootName(e: Expr | Arg): string | undefined {
+  switch (e.kind) {
+    case 'var': return e.name
+    case 'index': return e.array.name
+    case 'field': return rootName(e.target)
+    case 'neg': return rootName(e.target)
+    case 'unary': return e.op === '-' ? rootName(e.arg) : undefined
+    default: return undefined
+  }
+}
+
+interface MemPath { root: string; index?: Expr; field?: string; loc?: SourceLocation }
+
+function pathOf(e: Expr | Arg): MemPath | undefined {
+  switch (e.kind) {
+    case 'var': return { root: e.name, loc: e.loc }
+    case 'index': return { root: e.array.name, index: e.index, loc: e.loc }
+    case 'field': { const p = pathOf(e.target); return p && !p.field ? { ...p, field: e.field } : p }
+    case 'neg': return pathOf(e.target)
+    default: return undefined
+  }
+}
+
+/** Memory read by an expression (array lengths in `len(a)` are not content reads). */
+function readsOf(e: Expr, out: MemPath[] = []): MemPath[] {
+  switch (e.kind) {
+    case 'var': out.push({ root: e.name, loc: e.loc }); break
+    case 'index': out.push({ root: e.array.name, index: e.index, loc: e.loc }); readsOf(e.index, out); break
+    case 'field': { const p = pathOf(e); if (p) { out.push(p); if (p.index) readsOf(p.index, out) } else readsOf(e.target, out); break }
+    case 'unary': readsOf(e.arg, out); break
+    case 'binary': readsOf(e.left, out); readsOf(e.right, out); break
+    case 'call': if (e.callee !== 'len') for (const a of e.args) readsOf(a, out); break
+  }
+  return out
+}
+
+function splitOffset(e: Expr): [string, number] {
+  if (e.kind === 'num') return ['', e.value]
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.right.kind === 'num') {
+    const [b, c] = splitOffset(e.left)
+    return [b, e.op === '+' ? c + e.right.value : c - e.right.value]
+  }
+  return [printExpr(e), 0]
+}
+
+/** 'same' | 'disjoint' | 'maybe' (needs a run-time check of the two indices). */
+function overlap(a: MemPath, b: MemPath): 'same' | 'disjoint' | 'maybe' {
+  if (a.root !== b.root) return 'disjoint'
+  if (a.field && b.field && a.field !== b.field) return 'disjoint'
+  if (!a.index || !b.index) return 'same'
+  const [ba, ca] = splitOffset(a.index)
+  const [bb, cb] = splitOffset(b.index)
+  if (ba === bb) return ca === cb ? 'same' : 'disjoint'
+  return 'maybe'
+}
+
+class FunctionChecker {
+  private scopes: Map<string, Binding>[] = []
+  private depth = 0
+
+  constructor(
+    private readonly fn: FunctionDef,
+    private readonly functions: Map<string, FunctionDef>,
+    private readonly writes: Map<string, boolean[]>,
+    private readonly registry: Registry,
+    private readonly hosts: unknown[],
+  ) {}
+
+  check(): void {
+    const top = new Map<string, Binding>()
+    for (const p of this.fn.params) {
+      if (top.has(p.name)) fail('static/duplicate-param', `parameter \`${p.name}\` is declared twice`, p.loc)
+      this.checkType(p.type, p.loc)
+      top.set(p.name, { type: p.type, role: 'param', live: true, loc: p.loc, scope: 0 })
+    }
+    this.scopes = [top]
+    this.block(this.fn.body, false)
+  }
+
+  private checkType(t: Type, loc?: SourceLocation): void {
+    const name = t.kind === 'scalar' ? t.name : t.elem
+    if (!this.registry.findNumberSystem(name)) {
+      fail('static/unknown-type', `unknown type \`${name}\`${suggest(name, this.registry.names('number'))}`, loc)
+    }
+  }
+
+  private lookup(name: string): Binding | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const b = this.scopes[i]!.get(name)
+      if (b) return b
+    }
+    return undefined
+  }
+
+  private knownNames(): string[] {
+    const names: string[] = []
+    for (const s of this.scopes) for (const [n, b] of s) if (b.live) names.push(n)
+    return names
+  }
+
+  private block(body: Stmt[], newScope = true, loopVar?: { name: string; loc?: SourceLocation }): void {
+    if (newScope) this.scopes.push(new Map())
+    const scope = this.scopes[this.scopes.length - 1]!
+    if (loopVar) scope.set(loopVar.name, { type: { kind: 'scalar', name: 'i32' }, role: 'loop', live: true, loc: loopVar.loc, scope: this.scopes.length - 1 })
+    for (const s of body) this.stmt(s)
+    for (const [name, b] of scope) {
+      if (b.role === 'local' && b.live) {
+        fail('static/not-deallocated', `\`${name}\` is still allocated at the end of its scope; deallocate it with \`${name} -> value\``, b.loc)
+      }
+    }
+    if (newScope) this.scopes.pop()
+  }
+
+  private ns(t: ScalarTypeName) { return this.registry.numberSystem(t) }
+  private isNumeric(t: ScalarTypeName) { return t !== 'bool' }
+  private isFloat(t: ScalarTypeName) { return this.registry.findNumberSystem(t)?.float === true }
+  private isInteger(t: ScalarTypeName) { return this.registry.findNumberSystem(t)?.integer === true }
+
+  // ---------- expressions ----------
+
+  private isIntLiteral(e: Expr): boolean {
+    return e.kind === 'num' && !e.isFloat
+  }
+
+  /** Infers (and records) the scalar type of `e`; `expected` guides integer literals. */
+  infer(e: Expr, expected?: ScalarTypeName): ScalarTypeName {
+    const t = this.inferInner(e, expected)
+    ;(e as { type?: ScalarTypeName }).type = t
+    return t
+  }
+
+  private inferInner(e: Expr, expected?: ScalarTypeName): ScalarTypeName {
+    switch (e.kind) {
+      case 'num':
+        if (e.isFloat) return expected && this.isFloat(expected) ? expected : 'f64'
+        if (expected && expected !== 'bool') {
+          if (this.isInteger(expected) && !Number.isInteger(e.value)) return 'f64'
+          return expected
+        }
+        return 'f64'
+      case 'bool':
+        return 'bool'
+      case 'var': {
+        const b = this.varBinding(e.name, e.loc)
+        if (b.type.kind !== 'scalar') {
+          fail('static/array-as-scalar', `\`${e.name}\` is ${b.type.kind === 'array' ? 'an array' : 'a stack'} (${typeToString(b.type)}); use an element such as \`${e.name}[i]\``, e.loc)
+        }
+        e.type = b.type
+        return (b.type as { name: string }).name
+      }
+      case 'index': {
+        const b = this.varBinding(e.array.name, e.array.loc)
+        if (b.type.kind !== 'array') fail('static/not-array', `\`${e.array.name}\` is ${typeToString(b.type)}, not an array, so it cannot be indexed`, e.loc)
+        e.array.type = b.type
+        const it = this.infer(e.index, 'i32')
+        if (it !== 'i32') fail('static/type', `an array index must be i32, not ${it}; convert with \`i32(...)\``, e.index.loc)
+        return (b.type as { elem: string }).elem
+      }
+      case 'field': {
+        const tt = this.infer(e.target)
+        const fields = (this.registry.findNumberSystem(tt) as { fields?: Record<string, ScalarTypeName> } | undefined)?.fields
+        const ft = fields?.[e.field]
+        if (!ft) fail('static/unknown-field', `${tt} has no field \`${e.field}\`${fields ? ` (fields: ${Object.keys(fields).join(', ')})` : ''}`, e.loc)
+        return ft!
+      }
+      case 'unary': {
+        if (e.op === '!') {
+          const t = this.infer(e.arg, 'bool')
+          if (t !== 'bool') fail('static/type', `\`!\` needs a bool, not ${t}`, e.loc)
+          return 'bool'
+        }
+        const t = this.infer(e.arg, expected)
+        if (!this.isNumeric(t)) fail('static/type', `cannot negate a ${t}`, e.loc)
+        return t
+      }
+      case 'binary': return this.inferBinary(e, expected)
+      case 'call': return this.inferCall(e, expected)
+    }
+  }
+
+  private inferPair(l: Expr, r: Expr, expected?: ScalarTypeName): [ScalarTypeName, ScalarTypeName] {
+    if (this.isIntLiteral(l) || (l.kind === 'num' && !this.isIntLiteral(r) && r.kind !== 'num')) {
+      const rt = this.infer(r, expected)
+      return [this.infer(l, rt), rt]
+    }
+    const lt = this.infer(l, expected)
+    return [lt, this.infer(r, lt)]
+  }
+
+  private mismatch(op: string, a: ScalarTypeName, b: ScalarTypeName, loc?: SourceLocation): never {
+    return fail('static/type-mismatch', `\`${op}\` between ${a} and ${b}: convert one side explicitly, e.g. \`f64(...)\` or \`i32(...)\``, loc)
+  }
+
+  private inferBinary(e: Extract<Expr, { kind: 'binary' }>, expected?: ScalarTypeName): ScalarTypeName {
+    const op = e.op
+    switch (op) {
+      case '&&': case '||': {
+        const a = this.infer(e.left, 'bool'), b = this.infer(e.right, 'bool')
+        if (a !== 'bool' || b !== 'bool') fail('static/type', `\`${op}\` needs bool operands, not ${a} and ${b}`, e.loc)
+        return 'bool'
+      }
+      case '==': case '!=': case '<': case '<=': case '>': case '>=': {
+        const [a, b] = this.inferPair(e.left, e.right)
+        if (a !== b) this.mismatch(op, a, b, e.loc)
+        if (a === 'bool' && op !== '==' && op !== '!=') fail('static/type', `\`${op}\` does not compare bools`, e.loc)
+        return 'bool'
+      }
+      case '^': case '&': case '|': {
+        const [a, b] = this.inferPair(e.left, e.right, expected)
+        if (a !== b) this.mismatch(op, a, b, e.loc)
+        if (a !== 'bool' && !this.isInteger(a)) fail('static/type', `\`${op}\` works on bool or i32, not ${a}`, e.loc)
+        return a
+      }
+      case '/': {
+        const exp = expected && this.isFloat(expected) ? expected : undefined
+        const [a, b] = this.inferPair(e.left, e.right, exp)
+        if (a !== b) this.mismatch(op, a, b, e.loc)
+        if (!this.isNumeric(a)) fail('static/type', `\`/\` needs numbers, not ${a}`, e.loc)
+        return this.isFloat(a) ? a : 'f64'
+      }
+      case '**': {
+        let a: ScalarTypeName, b: ScalarTypeName
+        if (this.isIntLiteral(e.left) && !this.isIntLiteral(e.right)) {
+          b = this.infer(e.right, expected)
+          a = this.infer(e.left, expected ?? (this.isFloat(b) ? b : 'f64'))
+        } else {
+          a = this.infer(e.left, expected)
+          b = this.infer(e.right, this.isInteger(a) ? 'i32' : a)
+        }
+        if (!this.isNumeric(a) || !this.isNumeric(b)) fail('static/type', `\`**\` needs numbers, not ${a} and ${b}`, e.loc)
+        if (a !== b && b !== 'i32') this.mismatch(op, a, b, e.loc)
+        return a
+      }
+      default: {
+        const [a, b] = this.inferPair(e.left, e.right, expected)
+        if (a !== b) this.mismatch(op, a, b, e.loc)
+        if (!this.isNumeric(a)) fail('static/type', `\`${op}\` needs numbers, not ${a}`, e.loc)
+        return a
+      }
+    }
+  }
+
+  private inferCall(e: Extract<Expr, { kind: 'call' }>, expected?: ScalarTypeName): ScalarTypeName {
+    const name = e.callee
+    const arity = (n: number) => {
+      if (e.args.length !== n) fail('static/arity', `\`${name}\` takes ${n} argument${n === 1 ? '' : 's'}, not ${e.args.length}`, e.loc)
+    }
+    if (name.startsWith('$host')) {
+      const v = this.hosts[Number(name.slice(5))]
+      if (typeof v !== 'function') fail('static/host', `the interpolated value \`\${${name.slice(5)}}\` is not a function`, e.loc)
+      for (const a of e.args) this.inferHostArg(a)
+      return 'f64'
+    }
+    switch (name) {
+      case 'f64': case 'f32': case 'i32': {
+        arity(1)
+        const t = this.infer(e.args[0]!, name)
+        if (!this.isNumeric(t)) fail('static/type', `cannot convert ${t} to ${name}`, e.loc)
+        return name
+      }
+      case 'convert': {
+        arity(1)
+        if (!expected) fail('static/type', '`convert(x)` needs a target type from context (use it as `y += convert(x)`)', e.loc)
+        this.infer(e.args[0]!)
+        return expected!
+      }
+      case 'div': {
+        arity(2)
+        const [a, b] = this.inferPair(e.args[0]!, e.args[1]!, 'i32')
+        if (a !== 'i32' || b !== 'i32') fail('static/type', `\`div\` is integer division of two i32, not ${a} and ${b}`, e.loc)
+        return 'i32'
+      }
+      case 'len': {
+        arity(1)
+        const a = e.args[0]!
+        if (a.kind !== 'var') fail('static/type', '`len` takes an array name', e.loc)
+        const b = this.varBinding((a as { name: string }).name, a.loc)
+        if (b.type.kind === 'scalar') fail('static/type', `\`len\` takes an array, not ${typeToString(b.type)}`, a.loc)
+        ;(a as { type?: Type }).type = b.type
+        return 'i32'
+      }
+      case 'zeros':
+        fail('static/zeros', '`zeros(n)` can only initialise an array ancilla: `a: f64[] <- zeros(n)`', e.loc)
+    }
+    const spec = this.registry.findPrimitive(name)
+    if (!spec || spec.kind !== 'pure') {
+      if (this.functions.has(name)) fail('static/call-in-expression', `\`${name}\` is a reversible function: call it as a statement (\`${name}(...)\` on its own line), not inside an expression`, e.loc)
+      if (spec?.kind === 'bijection') fail('static/call-in-expression', `\`${name}\` is a bijection: use it as a statement, not inside an expression`, e.loc)
+      fail('static/unknown-primitive', `unknown function \`${name}\`${suggest(name, [...this.registry.names('pure'), ...BUILTIN_FUNCTIONS])}`, e.loc)
+    }
+    const p = spec as Extract<typeof spec, { kind: 'pure' }>
+    arity(p.arity)
+    // the float type: the first non-literal argument's, else the expected one, else f64
+    const firstTyped = e.args.find((a) => a.kind !== 'num')
+    let floatT: ScalarTypeName | undefined = expected && this.isFloat(expected) ? expected : undefined
+    const types: ScalarTypeName[] = []
+    if (firstTyped) floatT = this.infer(firstTyped, floatT ?? 'f64')
+    for (const a of e.args) types.push(a === firstTyped ? floatT! : this.infer(a, floatT ?? 'f64'))
+    if (p.signature) {
+      const r = p.signature(types)
+      if (r.startsWith('error:')) fail('static/type', `\`${name}\`: ${r.slice(6).trim()}`, e.loc)
+      return r
+    }
+    const t0 = types[0] ?? 'f64'
+    for (const t of types) {
+      if (!this.isFloat(t)) fail('static/type', `\`${name}\` takes floating-point arguments, not ${t}; convert with \`f64(...)\``, e.loc)
+      if (t !== t0) this.mismatch(name, t0, t, e.loc)
+    }
+    return t0
+  }
+
+  private inferHostArg(a: Expr): void {
+    if (a.kind === 'var') {
+      const b = this.varBinding(a.name, a.loc)
+      a.type = b.type
+      if (b.type.kind !== 'scalar') return
+    }
+    this.infer(a)
+  }
+
+  private varBinding(name: string, loc?: SourceLocation): Binding {
+    if (name.startsWith('$host')) {
+      fail('static/host', `the interpolated value \`\${${name.slice(5)}}\` cannot be used here (numbers, booleans and functions can be interpolated)`, loc)
+    }
+    const b = this.lookup(name)
+    if (!b) fail('static/unknown-name', `unknown name \`${name}\`${suggest(name, this.knownNames())}`, loc)
+    if (!b!.live) fail('static/use-after-dealloc', `\`${name}\` is used after it was deallocated (at ${b!.deadAt?.line}:${b!.deadAt?.column})`, loc)
+    return b!
+  }
+
+  // ---------- dataviews ----------
+
+  /** Type of a dataview that is written; checks it is writable. */
+  private writableType(dv: Dataview, what: string): ScalarTypeName {
+    const root = rootName(dv)!
+    const b = this.varBinding(root, dv.loc)
+    if (b.role === 'loop') fail('static/write-loop-variable', `cannot write the loop variable \`${root}\` (${what})`, dv.loc)
+    if (dv.kind === 'neg') {
+      const t = this.writableType(dv.target, what)
+      dv.type = t
+      if (!this.isNumeric(t)) fail('static/type', `cannot negate a ${t}`, dv.loc)
+      return t
+    }
+    return this.infer(dv)
+  }
+
+  // ---------- statements ----------
+
+  private stmt(s: Stmt): void {
+    switch (s.kind) {
+      case 'update': return this.update(s)
+      case 'callstmt': return this.call(s)
+      case 'alloc': {
+        const scope = this.scopes[this.scopes.length - 1]!
+        const prev = this.lookup(s.name)
+        if (prev?.live) fail('static/realloc', `\`${s.name}\` already exists (${prev.role === 'param' ? 'a parameter' : prev.role === 'loop' ? 'a loop variable' : `allocated at ${prev.loc?.line}:${prev.loc?.column}`}); pick another name or deallocate it first`, s.loc)
+        if (s.declared) this.checkType(s.declared, s.loc)
+        let type: Type
+        if (s.value.kind === 'emptystack') {
+          if (s.declared?.kind !== 'stack') fail('static/type', `\`[]\` allocates a stack: declare it, e.g. \`${s.name}: stack<f64> <- []\``, s.loc)
+          type = s.declared!
+        } else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
+          if (s.declared?.kind !== 'array') fail('static/type', `\`zeros(n)\` allocates an array: declare it, e.g. \`${s.name}: f64[] <- zeros(n)\``, s.loc)
+          this.zerosArg(s.value)
+          type = s.declared!
+        } else {
+          if (s.declared && s.declared.kind !== 'scalar') fail('static/type', `a ${typeToString(s.declared)} ancilla is initialised with ${s.declared.kind === 'stack' ? '`[]`' : '`zeros(n)`'}`, s.loc)
+          const want = s.declared?.kind === 'scalar' ? s.declared.name : undefined
+          const t = this.infer(s.value, want)
+          if (want && t !== want) fail('static/type-mismatch', `\`${s.name}\` is declared ${want} but initialised with a ${t}`, s.value.loc)
+          type = { kind: 'scalar', name: t }
+        }
+        s.type = type
+        scope.set(s.name, { type, role: 'local', live: true, loc: s.loc, scope: this.scopes.length - 1 })
+        return
+      }
+      case 'dealloc': {
+        const b = this.lookup(s.name)
+        if (!b) fail('static/unknown-name', `cannot deallocate unknown name \`${s.name}\`${suggest(s.name, this.knownNames())}`, s.loc)
+        if (!b!.live) fail('static/use-after-dealloc', `\`${s.name}\` was already deallocated (at ${b!.deadAt?.line}:${b!.deadAt?.column})`, s.loc)
+        if (b!.role !== 'local') fail('static/dealloc-param', `\`${s.name}\` is a ${b!.role === 'param' ? 'parameter' : 'loop variable'}; only ancillas allocated with \`<-\` can be deallocated`, s.loc)
+        if (b!.scope !== this.scopes.length - 1) fail('static/dealloc-scope', `\`${s.name}\` was allocated in an enclosing block (at ${b!.loc?.line}:${b!.loc?.column}); deallocate it in that block`, s.loc)
+        const t = b!.type
+        if (s.value.kind === 'emptystack') {
+          if (t.kind !== 'stack') fail('static/type', `\`[]\` is the empty stack, but \`${s.name}\` is ${typeToString(t)}`, s.loc)
+        } else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
+          if (t.kind !== 'array') fail('static/type', `\`zeros(n)\` is an array, but \`${s.name}\` is ${typeToString(t)}`, s.loc)
+          this.zerosArg(s.value)
+        } else {
+          if (t.kind !== 'scalar') fail('static/type', `deallocate ${typeToString(t)} \`${s.name}\` against ${t.kind === 'stack' ? '`[]`' : '`zeros(n)`'}`, s.loc)
+          const vt = this.infer(s.value, (t as { name: string }).name)
+          if (vt !== (t as { name: string }).name) this.mismatch('->', (t as { name: string }).name, vt, s.value.loc)
+          const r = readsOf(s.value).find((p) => p.root === s.name)
+          if (r) fail('static/self-read', `the value that \`${s.name}\` is checked against cannot read \`${s.name}\` itself`, r.loc)
+        }
+        s.type = t
+        b!.live = false
+        b!.deadAt = s.loc
+        return
+      }
+      case 'if': {
+        this.cond(s.pre, 'pre-condition')
+        if (s.post) this.cond(s.post, 'post-condition')
+        this.block(s.then)
+        this.block(s.else)
+        return
+      }
+      case 'while': {
+        this.cond(s.pre, 'pre-condition')
+        this.cond(s.post, 'post-condition')
+        this.block(s.body)
+        return
+      }
+      case 'for': {
+        for (const [e, what] of [[s.start, 'start'], [s.stop, 'end'], [s.step, 'step']] as const) {
+          if (!e) continue
+          const t = this.infer(e, 'i32')
+          if (t !== 'i32') fail('static/type', `the loop ${what} must be i32, not ${t}`, e.loc)
+        }
+        if (s.step?.kind === 'num' && s.step.value === 0) fail('static/zero-step', 'a loop step cannot be 0', s.step.loc)
+        if (this.lookup(s.variable)?.live) fail('static/realloc', `the loop variable \`${s.variable}\` shadows an existing name`, s.loc)
+        this.block(s.body, true, { name: s.variable, loc: s.loc })
+        return
+      }
+      case 'push': case 'pop': {
+        const b = this.varBinding(s.stack.name, s.stack.loc)
+        if (b.type.kind !== 'stack') fail('static/type', `\`${s.stack.name}\` is ${typeToString(b.type)}, not a stack`, s.stack.loc)
+        s.stack.type = b.type
+        const t = this.writableType(s.value, s.kind)
+        if (t !== (b.type as { elem: string }).elem) this.mismatch(s.kind, (b.type as { elem: string }).elem, t, s.value.loc)
+        return
+      }
+      case 'safe': {
+        if (s.expr.kind === 'call' && s.expr.callee.startsWith('$host')) {
+          const v = this.hosts[Number(s.expr.callee.slice(5))]
+          if (typeof v !== 'function') fail('static/host', 'the interpolated value after `@safe` is not a function', s.expr.loc)
+          for (const a of s.expr.args) this.inferHostArg(a)
+        } else this.infer(s.expr)
+        return
+      }
+      case 'unchecked': return this.block(s.body)
+      case 'routine': case 'unroutine': case 'invblock':
+        fail('static/internal', `\`${s.kind}\` must be expanded by preprocess() before checking`, s.loc)
+    }
+  }
+
+  private zerosArg(e: Extract<Expr, { kind: 'call' }>): void {
+    if (e.args.length !== 1) fail('static/arity', '`zeros` takes one argument (the length)', e.loc)
+    const t = this.infer(e.args[0]!, 'i32')
+    if (t !== 'i32') fail('static/type', `the length in \`zeros(n)\` must be i32, not ${t}`, e.loc)
+    e.type = 'i32'
+  }
+
+  private cond(e: Expr, what: string): void {
+    const t = this.infer(e, 'bool')
+    if (t !== 'bool') fail('static/type', `the ${what} must be a bool, not ${t}`, e.loc)
+  }
+
+  private update(s: Extract<Stmt, { kind: 'update' }>): void {
+    const t = this.writableType(s.target, `\`${s.op}\``)
+    const ns = this.ns(t)
+    if (!ns.bijectiveUpdates.includes(s.op)) {
+      fail('static/not-bijective', ns.rejectUpdate?.(s.op) ?? `\`${s.op}\` is not a reversible update of ${t}`, s.loc)
+    }
+    const vt = this.infer(s.value, t)
+    if (vt !== t && !(s.op === '*=' || s.op === '/=')) this.mismatch(s.op, t, vt, s.value.loc)
+    const target = pathOf(s.target)!
+    const distinct: [Expr, Expr][] = []
+    for (const r of readsOf(s.value)) {
+      const o = overlap(target, r)
+      if (o === 'same') {
+        fail('static/self-read', `\`${printExpr(s.target)}\` is read in its own right-hand side, so \`${s.op}\` could not be undone; compute the value into an ancilla first`, r.loc ?? s.value.loc)
+      }
+      if (o === 'maybe') distinct.push([target.index!, r.index!])
+    }
+    if (distinct.length) s.distinct = distinct
+    else delete s.distinct
+  }
+
+  private call(s: CallStmt): void {
+    if (s.callee.startsWith('$host')) {
+      fail('static/host', `the interpolated value \`\${${s.callee.slice(5)}}\` is not a Tenet function, so it cannot be called as a statement`, s.loc)
+    }
+    const fn = this.functions.get(s.callee)
+    let written: boolean[]
+    let types: Array<Type | string>
+    if (fn) {
+      s.target = 'function'
+      written = this.writes.get(fn.name)!
+      types = fn.params.map((p) => p.type)
+    } else {
+      const spec = this.registry.findPrimitive(s.callee)
+      if (!spec || spec.kind !== 'bijection') {
+        if (spec?.kind === 'pure') fail('static/pure-as-statement', `\`${s.callee}\` is a pure function: use it in an update, e.g. \`y += ${s.callee}(...)\``, s.loc)
+        fail('static/unknown-function', `unknown function or primitive \`${s.callee}\`${suggest(s.callee, [...this.functions.keys(), ...this.registry.names('bijection')])}`, s.loc)
+      }
+      const b = spec as Extract<typeof spec, { kind: 'bijection' }>
+      if (s.inverse && b.inverse !== 'self' && !this.registry.findPrimitive(b.inverse)) {
+        fail('static/unknown-primitive', `\`~${b.name}\` needs the inverse bijection \`${b.inverse}\`, which is not registered`, s.loc)
+      }
+      s.target = 'bijection'
+      written = b.roles.map((r) => r === 'inout')
+      types = b.types ?? b.roles.map(() => 'numeric')
+    }
+    if (s.args.length !== written.length) {
+      fail('static/arity', `\`${s.callee}\` takes ${written.length} argument${written.length === 1 ? '' : 's'}, not ${s.args.length}`, s.loc)
+    }
+    const paths: Array<{ path: MemPath; written: boolean }> = []
+    let shared: ScalarTypeName | undefined
+    s.args.forEach((a, i) => {
+      const want = types[i]!
+      const loc = a.loc ?? s.loc
+      const isArrayParam = typeof want === 'object' && want.kind !== 'scalar'
+      if (isArrayParam) {
+        if (a.kind !== 'var') fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be ${typeToString(want)}, passed by name`, loc)
+        const b = this.varBinding((a as { name: string }).name, loc)
+        if (b.type.kind !== want.kind || (b.type as { elem: string }).elem !== (want as { elem: string }).elem) {
+          fail('static/type-mismatch', `argument ${i + 1} of \`${s.callee}\` must be ${typeToString(want)}, not ${typeToString(b.type)}`, loc)
+        }
+        if (written[i] && b.role === 'loop') fail('static/write-loop-variable', `cannot pass the loop variable to a written parameter`, loc)
+        ;(a as { type?: Type }).type = b.type
+        paths.push({ path: { root: (a as { name: string }).name, loc }, written: written[i]! })
+        return
+      }
+      let wantName: ScalarTypeName | undefined = typeof want === 'object' ? (want as { name: string }).name : undefined
+      if (!wantName && (want === 'numeric' || want === 'float' || want === 'integer')) wantName = shared
+      if (!wantName && want !== 'numeric' && want !== 'float' && want !== 'integer') wantName = want as string
+      let t: ScalarTypeName
+      if (written[i]) {
+        const dv = a.kind === 'neg' || a.kind === 'var' || a.kind === 'index' || a.kind === 'field' ? (a as Dataview) : undefined
+        if (!dv) {
+          const pname = fn ? `parameter \`${fn.params[i]!.name}\`` : `argument ${i + 1}`
+          fail('static/expression-to-written', `argument ${i + 1} of \`${s.callee}\` is an expression, but \`${s.callee}\` writes ${pname}; pass a variable or an array element`, loc)
+        }
+        t = this.writableType(dv!, `passed to \`${s.callee}\`, which writes it`)
+        paths.push({ path: pathOf(dv!)!, written: true })
+      } else {
+        if (a.kind === 'neg') { t = this.writableType(a, 'read'); } else t = this.infer(a, wantName)
+        const p = pathOf(a)
+        if (p) paths.push({ path: p, written: false })
+      }
+      if (wantName && t !== wantName) fail('static/type-mismatch', `argument ${i + 1} of \`${s.callee}\` must be ${wantName}, not ${t}`, loc)
+      if (want === 'float' && !this.isFloat(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be floating point, not ${t}`, loc)
+      if (want === 'integer' && !this.isInteger(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be an integer, not ${t}`, loc)
+      if (typeof want === 'string' && (want === 'numeric' || want === 'float' || want === 'integer')) {
+        if (shared === undefined && a.kind !== 'num') shared = t
+      }
+    })
+    const distinct: [Expr, Expr][] = []
+    for (let i = 0; i < paths.length; i++) {
+      for (let j = i + 1; j < paths.length; j++) {
+        const a = paths[i]!, b = paths[j]!
+        if (!a.written && !b.written) continue
+        const o = overlap(a.path, b.path)
+        if (o === 'same') fail('static/alias', `the same memory \`${a.path.root}${a.path.index ? '[' + printExpr(a.path.index) + ']' : ''}\` is passed twice to \`${s.callee}\`, which writes it`, b.path.loc ?? s.loc)
+        if (o === 'maybe') distinct.push([a.path.index!, b.path.index!])
+      }
+    }
+    if (distinct.length) s.distinct = distinct
+    else delete s.distinct
+  }
+}
+
+/**
+ * Checks a set of preprocessed functions against the static rules and the registry, and
+ * returns the program a backend compiles. Expressions get their `type`; calls their `target`.
+ */
+export function check(functions: FunctionDef[], hosts: unknown[], registry: Registry): Program {
+  const table = new Map<string, FunctionDef>()
+  for (const f of functions) {
+    if (table.has(f.name)) fail('static/duplicate-function', `function \`${f.name}\` is defined twice`, f.loc)
+    if (registry.findPrimitive(f.name)) fail('static/shadow-primitive', `function \`${f.name}\` has the name of a registered primitive; rename it`, f.loc)
+    table.set(f.name, f)
+  }
+  const writes = writtenParams(table, registry)
+  for (const f of table.values()) new FunctionChecker(f, table, writes, registry, hosts).check()
+  return { functions: table, hosts, writes, registry }
+}

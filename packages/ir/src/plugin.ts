@@ -1,0 +1,166 @@
+/**
+ * The plugin interfaces (`specificationVersion: 'v1'`) between Tenet's core and its
+ * extensions: primitives, number systems and backends. The standard library registers itself
+ * through exactly these interfaces.
+ */
+import type { Expr, FunctionDef, ScalarTypeName } from './ast.js'
+import type { Registry } from './registry.js'
+
+/** Code emitters of a pure primitive, one per backend that has a native lowering. */
+export interface PureEmitters {
+  /** JS expression computing the value from argument expressions (cpu backend). */
+  cpu?: (...args: string[]) => string
+  /** WGSL expression (webgpu backend, f32). */
+  wgsl?: (...args: string[]) => string
+  /** WebAssembly lowering, interpreted by the wasm backend (an import name or an opcode list). */
+  wasm?: unknown
+}
+
+/**
+ * A pure primitive `f`, usable in expressions (`y += f(x, ...)`). Its derivative information
+ * sits beside its forward formula: `partials(x...)` returns ∂f/∂xᵢ for each argument.
+ */
+export interface PurePrimitiveSpec {
+  specificationVersion: 'v1'
+  name: string
+  kind: 'pure'
+  /** Number of arguments. */
+  arity: number
+  /** Reference semantics on JS numbers (the interpreter; the cpu fallback when `emit.cpu` is absent). */
+  evaluate: (...args: number[]) => number
+  /** Local partial derivatives ∂f/∂argᵢ at the given point (for `y += f(args)` adjoints). */
+  partials?: (...args: number[]) => number[]
+  /**
+   * The partial derivatives as Tenet expressions over the argument expressions, so the adjoint
+   * transform can emit straight-line code (preferred over `partials` when present).
+   */
+  partialExprs?: (args: Expr[]) => Expr[]
+  /**
+   * Result type from argument types; return a string starting with `error:` to reject. The
+   * default accepts f64/f32 arguments (integer literals coerce) and returns the float type.
+   */
+  signature?: (argTypes: ScalarTypeName[]) => ScalarTypeName | `error:${string}`
+  /** Native lowerings per backend. */
+  emit?: PureEmitters
+  /** Replace an existing primitive of the same name. */
+  override?: boolean
+  /** One line for docs and error messages. */
+  description?: string
+}
+
+/** Emitters of a bijection: expressions for the new values of its `inout` arguments. */
+export interface BijectionEmitters {
+  cpu?: (...args: string[]) => string[]
+  wgsl?: (...args: string[]) => string[]
+  wasm?: unknown
+}
+
+/**
+ * A bijective primitive called as a statement (`SWAP(a, b)`, `ROT(a, b, θ)`). Arguments with
+ * role `inout` are updated; `in` arguments are only read.
+ */
+export interface BijectionSpec {
+  specificationVersion: 'v1'
+  name: string
+  kind: 'bijection'
+  roles: Array<'inout' | 'in'>
+  /** Required type of each argument (default: any one numeric type shared by all). */
+  types?: Array<ScalarTypeName | 'numeric' | 'float' | 'integer'>
+  /** New values of the `inout` arguments, in order, given all arguments. */
+  apply: (...args: number[]) => number[]
+  /** `'self'` for an involution, otherwise the name of the registered inverse bijection. */
+  inverse: 'self' | string
+  /**
+   * The adjoint rule, as a reversible snippet in Tenet syntax over the argument names given in
+   * `adjoint.params` plus gradient names `g_<param>`. Run during the backward sweep after the
+   * values have been restored (see DESIGN §6).
+   */
+  adjoint?: { params: string[]; source: string }
+  /** Jacobian of the forward map w.r.t. all arguments, rows = inout outputs (alternative rule). */
+  jacobian?: (...args: number[]) => number[][]
+  emit?: BijectionEmitters
+  override?: boolean
+  description?: string
+}
+
+export type PrimitiveSpec = PurePrimitiveSpec | BijectionSpec
+
+/** A number system: the scalar representation and which updates are bijections in it. */
+export interface NumberSystemSpec {
+  specificationVersion: 'v1'
+  /** The type name used in Tenet source (`f64`, `fixed`, `ulog`, ...). */
+  name: string
+  /** Which update operators are bijective (reversible) on this type. */
+  bijectiveUpdates: Array<'+=' | '-=' | '^=' | '*=' | '/='>
+  /** Why an update that is not bijective is rejected (shown in the static error). */
+  rejectUpdate?: (op: string) => string
+  /** Whether deallocation checks compare exactly (true) or with the float tolerance. */
+  exact: boolean
+  /** Whether values are floating point (for `/`, transcendental functions and AD). */
+  float: boolean
+  /** Whether it is an integer type (`%`, `div`, bit operations, loop bounds). */
+  integer?: boolean
+  /** Typed-array constructor for arrays of this type at the host boundary. */
+  arrayType: 'Float64Array' | 'Float32Array' | 'Int32Array' | 'Uint8Array'
+  /** Converts a host number into the internal representation (e.g. rounding to the grid). */
+  fromHost?: (x: number) => number
+  /** Converts the internal representation into a host number. */
+  toHost?: (x: number) => number
+  /** Rounds the result of arithmetic into the representation (f32: `Math.fround`). */
+  round?: { evaluate: (x: number) => number; cpu: (x: string) => string }
+  override?: boolean
+  description?: string
+}
+
+/** Options every backend's compile accepts. */
+export interface CompileOptions {
+  /** Run-time reversibility checks (deallocation, post-conditions, loop ranges, aliasing). */
+  checks: boolean
+  /** Tolerance for deallocation checks on floating-point values. */
+  tolerance: number
+}
+
+/** The checked core IR of a set of functions, ready for a backend. */
+export interface Program {
+  functions: Map<string, FunctionDef>
+  /** Interpolated host values (`$hostN`). */
+  hosts: unknown[]
+  /** For each function, which parameters it writes. */
+  writes: Map<string, boolean[]>
+  registry: Registry
+}
+
+/**
+ * A compiled reversible function: positional arguments, one per parameter (scalars as JS
+ * numbers or booleans, arrays as typed arrays updated in place). After each call `results[i]`
+ * holds the new value of scalar parameter i (booleans as 0/1). No allocation per call.
+ */
+export interface CompiledFunction {
+  (...args: unknown[]): void
+  readonly results: Float64Array
+}
+
+/** What a backend returns: the compiled forward and inverse of every function. */
+export interface CompiledProgram {
+  get(name: string, inverse: boolean): CompiledFunction
+  /** Generated source text per function, for inspection (absent for interpreters). */
+  sourceOf?(name: string, inverse: boolean): string | undefined
+}
+
+/** A backend: lowers a checked program (and its inverses) to something callable. */
+export interface BackendSpec {
+  specificationVersion: 'v1'
+  name: string
+  /** Higher wins when no backend is named. */
+  priority: number
+  capabilities: { f64: boolean; recursion: boolean; exceptions: boolean }
+  /** Whether the backend can run here (WebGPU probes an adapter). */
+  isAvailable?: () => boolean | Promise<boolean>
+  /**
+   * Compiles a program. `inverses` holds the inverse of each function (same names), produced
+   * by `@tenet/reversible`'s `invert`.
+   */
+  doCompile: (program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions) => CompiledProgram
+  override?: boolean
+  description?: string
+}

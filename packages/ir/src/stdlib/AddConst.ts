@@ -1,0 +1,13 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `AddConst`: adds a read-only value */
+export const AddConst: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'AddConst',
+  kind: 'bijection',
+  description: 'adds a read-only value',
+  roles: ['inout', 'in'],
+  apply: (a, c) => [a + c],
+  inverse: 'SubConst',
+  emit: { cpu: (a, c) => [`(${a}) + (${c})`] },
+}

@@ -1,0 +1,13 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `DEC`: subtracts one */
+export const DEC: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'DEC',
+  kind: 'bijection',
+  description: 'subtracts one',
+  roles: ['inout'],
+  apply: (a) => [a - 1],
+  inverse: 'INC',
+  emit: { cpu: (a) => [`(${a}) - 1`] },
+}

@@ -1,0 +1,14 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `HADAMARD`: the Hadamard transform of (a, b) */
+export const HADAMARD: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'HADAMARD',
+  kind: 'bijection',
+  description: 'the Hadamard transform of (a, b)',
+  roles: ['inout', 'inout'],
+  types: ['float', 'float'],
+  apply: (a, b) => [(a + b) * Math.SQRT1_2, (a - b) * Math.SQRT1_2],
+  inverse: 'self',
+  emit: { cpu: (a, b) => [`((${a}) + (${b})) * Math.SQRT1_2`, `((${a}) - (${b})) * Math.SQRT1_2`] },
+}

@@ -1,0 +1,14 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `IROT`: rotates (a, b) by −θ (the inverse of ROT) */
+export const IROT: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'IROT',
+  kind: 'bijection',
+  description: 'rotates (a, b) by −θ (the inverse of ROT)',
+  roles: ['inout', 'inout', 'in'],
+  types: ['float', 'float', 'float'],
+  apply: (a, b, t) => [Math.cos(t) * a + Math.sin(t) * b, -Math.sin(t) * a + Math.cos(t) * b],
+  inverse: 'ROT',
+  emit: { cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) + Math.sin(${t}) * (${b})`, `Math.cos(${t}) * (${b}) - Math.sin(${t}) * (${a})`] },
+}

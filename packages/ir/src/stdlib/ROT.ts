@@ -1,0 +1,14 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `ROT`: rotates (a, b) by the angle θ */
+export const ROT: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'ROT',
+  kind: 'bijection',
+  description: 'rotates (a, b) by the angle θ',
+  roles: ['inout', 'inout', 'in'],
+  types: ['float', 'float', 'float'],
+  apply: (a, b, t) => [Math.cos(t) * a - Math.sin(t) * b, Math.sin(t) * a + Math.cos(t) * b],
+  inverse: 'IROT',
+  emit: { cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) - Math.sin(${t}) * (${b})`, `Math.sin(${t}) * (${a}) + Math.cos(${t}) * (${b})`] },
+}

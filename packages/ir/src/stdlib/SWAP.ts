@@ -1,0 +1,13 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `SWAP`: exchanges two values (also written a <-> b) */
+export const SWAP: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'SWAP',
+  kind: 'bijection',
+  description: 'exchanges two values (also written a <-> b)',
+  roles: ['inout', 'inout'],
+  apply: (a, b) => [b, a],
+  inverse: 'self',
+  emit: { cpu: (a, b) => [b, a] },
+}

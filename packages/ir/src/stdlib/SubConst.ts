@@ -1,0 +1,13 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/** `SubConst`: subtracts a read-only value */
+export const SubConst: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'SubConst',
+  kind: 'bijection',
+  description: 'subtracts a read-only value',
+  roles: ['inout', 'in'],
+  apply: (a, c) => [a - c],
+  inverse: 'AddConst',
+  emit: { cpu: (a, c) => [`(${a}) - (${c})`] },
+}

@@ -1,0 +1,208 @@
+/**
+ * The front door: surface module → preprocess → check → invert → a registered backend, wrapped
+ * in callables with the public API (`m.f(...)`, `m.f.inverse(...)`, `.source`, `.ir`, `.core`).
+ */
+import {
+  InvertibilityError, TenetError, check, printFunction,
+  type CompileOptions, type CompiledFunction, type CompiledProgram, type FunctionDef, type Module, type Program,
+  type Registry, type Stmt, type Type,
+} from '@tenet/ir'
+import { invert, invertSurfaceBody } from './invert.js'
+import { preprocess } from './preprocess.js'
+
+/** Marks a Tenet function object; its value describes the compiled program it belongs to. */
+export const TENET_FUNCTION = Symbol.for('tenet.function')
+
+/** Options of `compileModule` (and of `rev.with(...)`). */
+export interface TenetOptions {
+  registry: Registry
+  /** Backend name; the registry's highest-priority backend when omitted. */
+  backend?: string
+  /** Run-time reversibility checks (default true). */
+  checks?: boolean
+  /** Float tolerance of deallocation checks (default 1e-8). */
+  tolerance?: number
+}
+
+/** What a Tenet function object knows about itself (used by AD and checkpointing). */
+export interface TenetFunctionInfo {
+  name: string
+  program: Program
+  inverses: Map<string, FunctionDef>
+  compiled: CompiledProgram
+  options: CompileOptions & { backend: string }
+  registry: Registry
+  /** The function as written (before routine expansion). */
+  surface: FunctionDef
+  inverse: boolean
+}
+
+/** A compiled reversible function. Calling it runs it forwards; `.inverse` runs it backwards. */
+export interface TenetFunction {
+  /** Runs the function; returns the new values of all arguments, in order (arrays updated in place). */
+  (...args: unknown[]): unknown[]
+  /** The inverse function (its `.inverse` is this function again). */
+  readonly inverse: TenetFunction
+  /** The function printed in Tenet syntax. */
+  readonly source: string
+  /** The core IR (routines expanded, typed). */
+  readonly ir: FunctionDef
+  /** The zero-allocation compiled core: positional arguments, scalar results in `core.results`. */
+  readonly core: CompiledFunction
+  readonly [TENET_FUNCTION]: TenetFunctionInfo
+}
+
+/** A compiled module: one `TenetFunction` per function name. */
+export type TenetModule = Record<string, TenetFunction>
+
+const ARRAY_CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
+
+function renameCalls(body: Stmt[], rename: Map<string, string>): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'callstmt': return rename.has(s.callee) ? { ...s, callee: rename.get(s.callee)! } : s
+      case 'if': return { ...s, then: renameCalls(s.then, rename), else: renameCalls(s.else, rename) }
+      case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock':
+        return { ...s, body: renameCalls(s.body, rename) } as Stmt
+      default: return s
+    }
+  })
+}
+
+/** Pulls interpolated Tenet functions (`${g}` used as a callee) into this module under private names. */
+function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
+  const extra: FunctionDef[] = []
+  const hostRename = new Map<string, string>()
+  hosts.forEach((h, n) => {
+    const info = (h as Partial<TenetFunction> | null | undefined)?.[TENET_FUNCTION as never] as TenetFunctionInfo | undefined
+    if (typeof h !== 'function' || !info) return
+    const prefix = `$ext${n}$`
+    const rename = new Map<string, string>()
+    for (const name of info.program.functions.keys()) rename.set(name, prefix + name)
+    for (const f of info.program.functions.values()) extra.push({ ...f, name: prefix + f.name, body: renameCalls(f.body, rename) })
+    hostRename.set(`$host${n}`, prefix + info.name)
+    if (info.inverse) hostRename.set(`$host${n}`, prefix + info.name) // uncall is expressed by the caller
+  })
+  if (!hostRename.size) return functions
+  return [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra]
+}
+
+function describeArg(f: FunctionDef, i: number): string {
+  return `argument ${i + 1} (\`${f.params[i]!.name}: ${typeText(f.params[i]!.type)}\`) of \`${f.name}\``
+}
+function typeText(t: Type): string {
+  return t.kind === 'scalar' ? t.name : t.kind === 'array' ? `${t.elem}[]` : `stack<${t.elem}>`
+}
+
+/**
+ * Compiles a surface module (from `parse` or the builder) with the given registry and backend.
+ * Throws `TenetStaticError` for programs that break the rules of reversible programming.
+ */
+export function compileModule(mod: Module, options: TenetOptions): TenetModule {
+  const registry = options.registry
+  const backend = options.backend ? registry.backend(options.backend) : registry.defaultBackend()
+  const compileOptions = { checks: options.checks ?? true, tolerance: options.tolerance ?? 1e-8, backend: backend.name }
+  const surface = new Map(mod.functions.map((f) => [f.name, f]))
+  const core = link(mod.functions.map(preprocess), mod.hosts)
+  const program = check(core, mod.hosts, registry)
+  const inverses = new Map([...program.functions.values()].map((f) => [f.name, invert(f)]))
+  const compiled = backend.doCompile(program, inverses, compileOptions)
+  const out: TenetModule = {}
+  for (const f of mod.functions) {
+    const info = (inverse: boolean): TenetFunctionInfo => ({
+      name: f.name, program, inverses, compiled, options: compileOptions, registry, surface: surface.get(f.name)!, inverse,
+    })
+    const fwd = makeFunction(info(false), program.functions.get(f.name)!)
+    const inv = makeFunction(info(true), inverses.get(f.name)!)
+    Object.defineProperty(fwd, 'inverse', { value: inv })
+    Object.defineProperty(inv, 'inverse', { value: fwd })
+    out[f.name] = fwd
+  }
+  return out
+}
+
+function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
+  const core = info.compiled.get(info.name, info.inverse)
+  const params = ir.params
+  const writes = info.program.writes.get(info.name)!
+  const checks = info.options.checks
+  const snapshots: Array<ArrayLike<number> & { set?: (a: ArrayLike<number>) => void } | unknown[] | undefined> = []
+  const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
+  const call = (...args: unknown[]): unknown[] => {
+    if (args.length !== params.length) {
+      throw new TenetError('call/arity', `\`${info.name}${info.inverse ? '.inverse' : ''}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+    }
+    const vals = new Array<unknown>(params.length)
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!, a = args[i]
+      if (p.type.kind === 'scalar') {
+        if (p.type.name === 'bool') {
+          if (typeof a !== 'boolean') throw new TenetError('call/type', `${describeArg(ir, i)} must be a boolean, got ${typeof a}`)
+          vals[i] = a
+        } else {
+          if (typeof a !== 'number') throw new TenetError('call/type', `${describeArg(ir, i)} must be a number, got ${a === null ? 'null' : typeof a}`)
+          const ns = systems[i]!
+          vals[i] = ns.fromHost ? ns.fromHost(a) : a
+        }
+      } else if (p.type.kind === 'array') {
+        const ctor = ARRAY_CTORS[systems[i]!.arrayType]
+        if (!(a instanceof ctor)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a ${ctor.name}, got ${a?.constructor?.name ?? typeof a}`)
+        vals[i] = a
+      } else {
+        if (!Array.isArray(a)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a JS array (a stack), got ${typeof a}`)
+        vals[i] = a
+      }
+    }
+    if (checks) {
+      for (let i = 0; i < params.length; i++) {
+        if (!writes[i] || params[i]!.type.kind === 'scalar') continue
+        const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
+        if (Array.isArray(a)) { snapshots[i] = a.slice(); continue }
+        let s = snapshots[i] as Float64Array | undefined
+        if (!s || s.length !== a.length || s.constructor !== a.constructor) s = snapshots[i] = new a.constructor(a.length)
+        s.set(a as unknown as Float64Array)
+      }
+    }
+    try {
+      core(...vals)
+    } catch (e) {
+      if (InvertibilityError.isInstance(e) && checks) {
+        for (let i = 0; i < params.length; i++) {
+          if (!writes[i] || params[i]!.type.kind === 'scalar') continue
+          const a = vals[i]
+          if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
+          else (a as Float64Array).set(snapshots[i] as Float64Array)
+        }
+        e.restored = true
+        e.message += '\n(the array arguments were restored to their values before the call)'
+      } else if (e instanceof Error) {
+        const written = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
+        if (written) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+      }
+      throw e
+    }
+    const res = core.results
+    const out = new Array<unknown>(params.length)
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!
+      if (p.type.kind !== 'scalar') out[i] = vals[i]
+      else if (p.type.name === 'bool') out[i] = res[i] !== 0
+      else {
+        const ns = systems[i]!
+        out[i] = ns.toHost ? ns.toHost(res[i]!) : res[i]
+      }
+    }
+    return out
+  }
+  const printed = info.inverse
+    ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(info.surface.body) })
+    : printFunction(info.surface)
+  Object.defineProperties(call, {
+    source: { value: printed },
+    ir: { value: ir },
+    core: { value: core },
+    [TENET_FUNCTION]: { value: info },
+    name: { value: info.inverse ? `${info.name}_inverse` : info.name },
+  })
+  return call as unknown as TenetFunction
+}

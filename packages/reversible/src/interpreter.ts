@@ -1,0 +1,381 @@
+/**
+ * The reference interpreter: runs core IR directly, with every run-time reversibility check.
+ * It is the oracle every backend is tested against, and the backend for pages where `eval` is
+ * forbidden. Small and obviously correct beats fast here.
+ */
+import {
+  InvertibilityError, printExpr, typeToString,
+  type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
+  type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
+} from '@tenet/ir'
+
+type Value = number | boolean
+type Memory = Value | ArrayLike<number> | number[]
+type Frame = Map<string, Memory>
+type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
+
+const fail = (code: string, msg: string, loc?: SourceLocation): never => {
+  throw new InvertibilityError(code, msg, loc)
+}
+
+/** Formats a value for messages. */
+const show = (v: unknown) => (typeof v === 'number' ? String(v) : typeof v === 'boolean' ? String(v) : Array.isArray(v) ? `[${v.join(', ')}]` : String(v))
+
+export class Interpreter {
+  private uncheckedDepth = 0
+  constructor(
+    private readonly program: Program,
+    private readonly inverses: Map<string, FunctionDef>,
+    private readonly options: CompileOptions,
+  ) {}
+
+  private get checking(): boolean {
+    return this.options.checks && this.uncheckedDepth === 0
+  }
+
+  /** Runs function `name` (or its inverse) on `vals`, updating scalars in `vals` in place. */
+  run(name: string, inverse: boolean, vals: Memory[]): void {
+    const f = inverse ? this.inverses.get(name)! : this.program.functions.get(name)!
+    const frame: Frame = new Map()
+    f.params.forEach((p, i) => frame.set(p.name, vals[i]!))
+    const saved = this.uncheckedDepth
+    try {
+      this.block(f.body, frame)
+    } finally {
+      this.uncheckedDepth = saved
+    }
+    f.params.forEach((p, i) => { if (p.type.kind === 'scalar') vals[i] = frame.get(p.name)! })
+  }
+
+  private round(t: ScalarTypeName | undefined, v: Value): Value {
+    if (t === 'bool') return typeof v === 'boolean' ? v : v !== 0
+    if (t === undefined) return v
+    const r = this.program.registry.findNumberSystem(t)?.round
+    return r ? r.evaluate(v as number) : v
+  }
+
+  // ---------- expressions ----------
+
+  eval(e: Expr, fr: Frame): Value {
+    switch (e.kind) {
+      case 'num': return this.round(e.type, e.value)
+      case 'bool': return e.value
+      case 'var': return fr.get(e.name) as Value
+      case 'index': {
+        const arr = fr.get(e.array.name) as TypedArray
+        const i = this.eval(e.index, fr) as number
+        if (!(i >= 0 && i < arr.length)) fail('runtime/out-of-bounds', `index ${i} is out of bounds for \`${e.array.name}\` (length ${arr.length})`, e.loc)
+        const v = arr[i]!
+        return e.type === 'bool' ? v !== 0 : v
+      }
+      case 'field': {
+        const ns = this.program.registry.findNumberSystem(e.target.type as string) as { getField?: (v: unknown, f: string) => number } | undefined
+        return ns!.getField!(this.eval(e.target, fr), e.field)
+      }
+      case 'unary': {
+        const a = this.eval(e.arg, fr)
+        return e.op === '!' ? !a : this.round(e.type, -(a as number))
+      }
+      case 'binary': return this.binary(e, fr)
+      case 'call': return this.call(e, fr)
+    }
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>, fr: Frame): Value {
+    const op = e.op
+    if (op === '&&') return (this.eval(e.left, fr) as boolean) && (this.eval(e.right, fr) as boolean)
+    if (op === '||') return (this.eval(e.left, fr) as boolean) || (this.eval(e.right, fr) as boolean)
+    const a = this.eval(e.left, fr), b = this.eval(e.right, fr)
+    const t = e.type
+    switch (op) {
+      case '==': return a === b
+      case '!=': return a !== b
+      case '<': return a < b
+      case '<=': return a <= b
+      case '>': return a > b
+      case '>=': return a >= b
+    }
+    if (t === 'bool') {
+      if (op === '^') return a !== b
+      if (op === '&') return (a as boolean) && (b as boolean)
+      if (op === '|') return (a as boolean) || (b as boolean)
+    }
+    const x = a as number, y = b as number
+    if (t === 'i32') {
+      switch (op) {
+        case '+': return (x + y) | 0
+        case '-': return (x - y) | 0
+        case '*': return Math.imul(x, y)
+        case '%': return (x % y) | 0
+        case '**': return Math.pow(x, y) | 0
+        case '^': return x ^ y
+        case '&': return x & y
+        case '|': return x | y
+      }
+    }
+    let r: number
+    switch (op) {
+      case '+': r = x + y; break
+      case '-': r = x - y; break
+      case '*': r = x * y; break
+      case '/': r = x / y; break
+      case '%': r = x % y; break
+      case '**': r = Math.pow(x, y); break
+      default: throw new Error(`interpreter: operator ${op} on ${t}`)
+    }
+    return this.round(t, r)
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>, fr: Frame): Value {
+    const name = e.callee
+    if (name.startsWith('$host')) {
+      const fn = this.program.hosts[Number(name.slice(5))] as (...a: unknown[]) => unknown
+      const r = fn(...e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))))
+      return typeof r === 'number' ? r : Number(r)
+    }
+    switch (name) {
+      case 'f64': return Number(this.eval(e.args[0]!, fr))
+      case 'f32': return Math.fround(Number(this.eval(e.args[0]!, fr)))
+      case 'i32': return Math.trunc(Number(this.eval(e.args[0]!, fr))) | 0
+      case 'div': return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
+      case 'len': return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
+      case 'convert': {
+        const ns = this.program.registry.numberSystem(e.type!)
+        const v = Number(this.eval(e.args[0]!, fr))
+        return ns.fromHost ? ns.fromHost(v) : v
+      }
+    }
+    const spec = this.program.registry.pure(name)
+    const args = e.args.map((a) => this.eval(a, fr) as number)
+    return this.round(e.type, spec.evaluate(...args))
+  }
+
+  // ---------- dataviews ----------
+
+  private read(dv: Dataview | Arg, fr: Frame): Value {
+    if (dv.kind === 'neg') return this.round(dv.type, -(this.read(dv.target, fr) as number))
+    return this.eval(dv as Expr, fr)
+  }
+
+  private write(dv: Dataview | Arg, v: Value, fr: Frame): void {
+    switch (dv.kind) {
+      case 'var': fr.set(dv.name, this.round(dv.type as ScalarTypeName, v)); return
+      case 'index': {
+        const arr = fr.get(dv.array.name) as TypedArray
+        const i = this.eval(dv.index, fr) as number
+        if (!(i >= 0 && i < arr.length)) fail('runtime/out-of-bounds', `index ${i} is out of bounds for \`${dv.array.name}\` (length ${arr.length})`, dv.loc)
+        arr[i] = typeof v === 'boolean' ? (v ? 1 : 0) : v
+        return
+      }
+      case 'neg': this.write(dv.target, -(v as number), fr); return
+      case 'field': {
+        const ns = this.program.registry.findNumberSystem(dv.target.type as string) as { setField?: (v: unknown, f: string, x: number) => unknown } | undefined
+        this.write(dv.target as Dataview, ns!.setField!(this.read(dv.target as Dataview, fr), dv.field, v as number) as Value, fr)
+        return
+      }
+      default: throw new Error(`interpreter: cannot write to ${dv.kind}`)
+    }
+  }
+
+  // ---------- statements ----------
+
+  private block(body: Stmt[], fr: Frame): void {
+    for (const s of body) this.stmt(s, fr)
+  }
+
+  private distinct(pairs: [Expr, Expr][] | undefined, fr: Frame, loc?: SourceLocation): void {
+    if (!pairs || !this.checking) return
+    for (const [a, b] of pairs) {
+      const i = this.eval(a, fr), j = this.eval(b, fr)
+      if (i === j) fail('runtime/alias', `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`, loc)
+    }
+  }
+
+  private equal(t: Type | undefined, a: unknown, b: unknown): boolean {
+    if (t?.kind === 'array') {
+      const x = a as ArrayLike<number>
+      const n = b as number
+      if (x.length !== n) return false
+      for (let i = 0; i < x.length; i++) if (x[i] !== 0) return false
+      return true
+    }
+    if (t?.kind === 'stack') return (a as unknown[]).length === 0
+    if (typeof a === 'boolean' || typeof b === 'boolean') return a === b
+    const ns = t?.kind === 'scalar' ? this.program.registry.findNumberSystem(t.name) : undefined
+    if (!ns || ns.exact) return a === b
+    const x = a as number, y = b as number
+    return x === y || Math.abs(x - y) <= this.options.tolerance * Math.max(1, Math.abs(y))
+  }
+
+  stmt(s: Stmt, fr: Frame): void {
+    switch (s.kind) {
+      case 'update': {
+        this.distinct(s.distinct, fr, s.loc)
+        const v = this.eval(s.value, fr)
+        const old = this.read(s.target, fr)
+        let r: Value
+        switch (s.op) {
+          case '+=': r = (old as number) + (v as number); break
+          case '-=': r = (old as number) - (v as number); break
+          case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
+          default: {
+            const ns = this.program.registry.numberSystem(s.target.type as string) as { update?: (op: string, a: number, b: number) => number }
+            r = ns.update!(s.op, old as number, v as number)
+          }
+        }
+        this.write(s.target, r, fr)
+        return
+      }
+      case 'callstmt': return this.callStmt(s, fr)
+      case 'alloc': {
+        if (s.value.kind === 'emptystack') fr.set(s.name, [])
+        else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
+          const n = this.eval(s.value.args[0]!, fr) as number
+          const ctor = { Float64Array, Float32Array, Int32Array, Uint8Array }[this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType]
+          fr.set(s.name, new ctor(n))
+        } else fr.set(s.name, this.round((s.type as { name: string }).name, this.eval(s.value, fr)))
+        return
+      }
+      case 'dealloc': {
+        if (this.checking) {
+          const cur = fr.get(s.name)
+          const want = s.value.kind === 'emptystack' ? [] : s.value.kind === 'call' && s.value.callee === 'zeros' ? this.eval(s.value.args[0]!, fr) : this.eval(s.value, fr)
+          if (!this.equal(s.type, cur, want)) {
+            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(want)
+            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(cur)
+            fail('runtime/dealloc', `cannot deallocate \`${s.name}\`: it holds ${holds}, but \`${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}\` expects ${what}`, s.loc)
+          }
+        }
+        fr.delete(s.name)
+        return
+      }
+      case 'if': {
+        const pre = this.eval(s.pre, fr) as boolean
+        this.block(pre ? s.then : s.else, fr)
+        if (this.checking && s.post) {
+          const post = this.eval(s.post, fr) as boolean
+          if (post !== pre) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`if\` is ${post} after the ${pre ? 'then' : 'else'} branch, but the pre-condition was ${pre}`, s.loc)
+        }
+        return
+      }
+      case 'while': {
+        if (this.checking && this.eval(s.post, fr)) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`, s.loc)
+        while (this.eval(s.pre, fr)) {
+          this.block(s.body, fr)
+          if (this.checking && !this.eval(s.post, fr)) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`, s.loc)
+        }
+        return
+      }
+      case 'for': return this.forStmt(s, fr)
+      case 'push': {
+        const st = fr.get(s.stack.name) as Value[]
+        st.push(this.read(s.value, fr))
+        this.write(s.value, typeof st[st.length - 1] === 'boolean' ? false : 0, fr)
+        return
+      }
+      case 'pop': {
+        const st = fr.get(s.stack.name) as Value[]
+        if (st.length === 0) fail('runtime/empty-stack', `pop from the empty stack \`${s.stack.name}\``, s.loc)
+        if (this.checking) {
+          const cur = this.read(s.value, fr)
+          if (cur !== 0 && cur !== false) fail('runtime/pop-nonzero', `\`pop(${s.stack.name}, ${printExpr(s.value)})\` needs \`${printExpr(s.value)}\` to be zero, but it holds ${show(cur)}`, s.loc)
+        }
+        this.write(s.value, st.pop()!, fr)
+        return
+      }
+      case 'safe': {
+        this.eval(s.expr, fr)
+        return
+      }
+      case 'unchecked': {
+        this.uncheckedDepth++
+        try { this.block(s.body, fr) } finally { this.uncheckedDepth-- }
+        return
+      }
+      default: throw new Error(`interpreter: \`${s.kind}\` is not core IR (preprocess first)`)
+    }
+  }
+
+  private forStmt(s: Extract<Stmt, { kind: 'for' }>, fr: Frame): void {
+    const a = this.eval(s.start, fr) as number
+    const b = this.eval(s.stop, fr) as number
+    const step = s.step ? (this.eval(s.step, fr) as number) : 1
+    if (step === 0) fail('runtime/zero-step', 'the loop step is 0', s.loc)
+    // the values a, a+step, ... before b (or up to b when inclusive)
+    const inRange = (i: number) => (step > 0 ? (s.inclusive ? i <= b : i < b) : s.inclusive ? i >= b : i > b)
+    let count = 0
+    if (inRange(a)) {
+      const span = Math.abs(b - a)
+      count = Math.floor(span / Math.abs(step)) + 1
+      if (!s.inclusive && (a + (count - 1) * step === b)) count--
+    }
+    for (let k = 0; k < count; k++) {
+      const i = s.reverse ? a + (count - 1 - k) * step : a + k * step
+      fr.set(s.variable, i)
+      this.block(s.body, fr)
+    }
+    fr.delete(s.variable)
+    if (this.checking) {
+      const a2 = this.eval(s.start, fr), b2 = this.eval(s.stop, fr), st2 = s.step ? this.eval(s.step, fr) : 1
+      if (a2 !== a || b2 !== b || st2 !== step) {
+        fail('runtime/loop-range', `the loop range changed while the loop ran (from ${a}..${b} by ${step} to ${a2}..${b2} by ${st2}); a reversible loop must leave its range unchanged`, s.loc)
+      }
+    }
+  }
+
+  private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>, fr: Frame): void {
+    this.distinct(s.distinct, fr, s.loc)
+    if (s.target === 'bijection') {
+      let spec = this.program.registry.bijection(s.callee)
+      if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+      const vals = s.args.map((a) => this.read(a, fr) as number)
+      const out = spec.apply(...vals.map(Number))
+      let k = 0
+      spec.roles.forEach((r, i) => { if (r === 'inout') this.write(s.args[i]!, out[k++]!, fr) })
+      return
+    }
+    const callee = this.program.functions.get(s.callee)!
+    const vals: Memory[] = s.args.map((a, i) => (callee.params[i]!.type.kind === 'scalar' ? this.read(a, fr) : fr.get((a as { name: string }).name)!))
+    this.run(s.callee, s.inverse, vals)
+    const w = this.program.writes.get(s.callee)!
+    s.args.forEach((a, i) => { if (w[i] && callee.params[i]!.type.kind === 'scalar') this.write(a, vals[i] as Value, fr) })
+  }
+}
+
+/** Compiles (that is: wraps) a program for the interpreter. */
+export function interpretProgram(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+  const interp = new Interpreter(program, inverses, options)
+  const cache = new Map<string, CompiledFunction>()
+  return {
+    get(name, inverse) {
+      const key = `${inverse ? '~' : ''}${name}`
+      let c = cache.get(key)
+      if (!c) {
+        const f = program.functions.get(name)!
+        const results = new Float64Array(f.params.length)
+        const vals: Memory[] = new Array(f.params.length)
+        const fn = ((...args: unknown[]) => {
+          for (let i = 0; i < args.length; i++) vals[i] = args[i] as Memory
+          interp.run(name, inverse, vals)
+          f.params.forEach((p, i) => { if (p.type.kind === 'scalar') results[i] = Number(vals[i]) })
+        }) as CompiledFunction
+        Object.defineProperty(fn, 'results', { value: results })
+        c = fn
+        cache.set(key, c)
+      }
+      return c
+    },
+  }
+}
+
+/** The interpreter as a backend plugin (no `eval`, every check; the reference semantics). */
+export const interpreterBackend: BackendSpec = {
+  specificationVersion: 'v1',
+  name: 'interpreter',
+  priority: 0,
+  capabilities: { f64: true, recursion: true, exceptions: true },
+  description: 'reference interpreter of the core IR (no eval; for strict CSP pages and as the test oracle)',
+  doCompile: interpretProgram,
+}
+
+export { typeToString }

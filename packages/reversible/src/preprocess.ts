@@ -1,0 +1,45 @@
+/**
+ * Preprocessing: expands the sugar of the surface syntax into core IR. `routine { R }` becomes
+ * R, the matching `~routine` becomes the inverse of R, and `~{ B }` becomes the inverse of B.
+ */
+import { TenetStaticError, type FunctionDef, type SourceLocation, type Stmt } from '@tenet/ir'
+import { invertBody } from './invert.js'
+
+function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
+  const out: Stmt[] = []
+  const open: Array<{ body: Stmt[]; loc?: SourceLocation }> = []
+  for (const s of body) {
+    switch (s.kind) {
+      case 'routine': {
+        const expanded = expandBlock(s.body, s.loc)
+        open.push({ body: expanded, ...(s.loc ? { loc: s.loc } : {}) })
+        out.push(...expanded)
+        break
+      }
+      case 'unroutine': {
+        const r = open.pop()
+        if (!r) {
+          throw new TenetStaticError('static/unpaired-routine', '`~routine` has no matching `routine { ... }` before it in this block', s.loc)
+        }
+        out.push(...invertBody(r.body))
+        break
+      }
+      case 'invblock':
+        out.push(...invertBody(expandBlock(s.body, s.loc)))
+        break
+      case 'if': out.push({ ...s, then: expandBlock(s.then, s.loc), else: expandBlock(s.else, s.loc) }); break
+      case 'while': case 'for': case 'unchecked': out.push({ ...s, body: expandBlock(s.body, s.loc) } as Stmt); break
+      default: out.push(s)
+    }
+  }
+  if (open.length) {
+    const r = open[open.length - 1]!
+    throw new TenetStaticError('static/unpaired-routine', '`routine` is never undone: add `~routine` later in the same block (after the code that uses its results)', r.loc ?? owner)
+  }
+  return out
+}
+
+/** Expands `routine`/`~routine` and `~{ }` in a function; the result is core IR. */
+export function preprocess(f: FunctionDef): FunctionDef {
+  return { ...f, body: expandBlock(f.body, f.loc) }
+}
