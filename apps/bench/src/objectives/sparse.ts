@@ -34,7 +34,7 @@ export function randomCsc(rows: number, cols: number, density: number, seed: num
   if (!complex) return m
   const imag = new Float64Array(idx.length)
   for (let k = 0; k < idx.length; k++) imag[k] = rng.normal()
-  return { ...m, imag }
+  return { ...m, imag } as ComplexCscMatrix
 }
 
 /**

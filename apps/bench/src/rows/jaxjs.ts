@@ -1,0 +1,2 @@
+import { defineRowFamily } from '../harness/registry.js'
+export const jaxRows = defineRowFamily({ family: 'jax-js', rows: {} })

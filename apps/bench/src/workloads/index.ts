@@ -1,0 +1,37 @@
+import type { Workload } from '../harness/types.js'
+import { baWorkload, type BaCase } from './ba.js'
+import { besselWorkload, type BesselCase } from './bessel.js'
+import { gmmWorkload, type GmmCase } from './gmm.js'
+import { embeddingWorkload, type EmbeddingCase } from './graph-embedding.js'
+import { leapfrogWorkload, type LeapfrogCase } from './leapfrog.js'
+import { sparseDotWorkload, sparseMulWorkload, type SparseDotCase, type SparseMulCase } from './sparse.js'
+import { unitaryWorkload, type UnitaryCase } from './unitary.js'
+
+/** Workload id → its case type; row families are typed against this map. */
+export interface WorkloadCaseMap {
+  bessel: BesselCase
+  'sparse-dot': SparseDotCase
+  'sparse-mul': SparseMulCase
+  'graph-embedding': EmbeddingCase
+  gmm: GmmCase
+  ba: BaCase
+  unitary: UnitaryCase
+  leapfrog: LeapfrogCase
+}
+
+export type WorkloadId = keyof WorkloadCaseMap
+
+/** Every workload, in report order, with only its own (plain-TS) rows. */
+export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
+  bessel: besselWorkload,
+  'sparse-dot': sparseDotWorkload,
+  'sparse-mul': sparseMulWorkload,
+  'graph-embedding': embeddingWorkload,
+  gmm: gmmWorkload,
+  ba: baWorkload,
+  unitary: unitaryWorkload,
+  leapfrog: leapfrogWorkload,
+}
+
+/** The workloads `node dist/cli.js` runs without arguments. */
+export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'leapfrog']
