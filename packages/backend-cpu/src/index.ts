@@ -1,1 +1,2 @@
-export {}
+export { cpuBackend, compileToJs } from './backend.js'
+export { CodeGenerator, type Runtime } from './codegen.js'

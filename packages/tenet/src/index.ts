@@ -1,1 +1,15 @@
-export {}
+/**
+ * Tenet: a reversible programming language embedded in TypeScript. Write reversible functions
+ * with the `rev` tag, run them forwards and backwards.
+ */
+export { rev, createRegistry, defaultRegistry, type Rev, type RevOptions } from './rev.js'
+export {
+  TenetError, TenetSyntaxError, TenetStaticError, InvertibilityError, RegistryError,
+  Registry, emptyRegistry, parse, printFunction, printModule, build,
+  type PrimitiveSpec, type PurePrimitiveSpec, type BijectionSpec, type NumberSystemSpec, type BackendSpec,
+  type FunctionDef, type Module, type Stmt, type Expr, type Type,
+} from '@tenet/ir'
+export {
+  compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
+} from '@tenet/reversible'
+export { cpuBackend } from '@tenet/backend-cpu'

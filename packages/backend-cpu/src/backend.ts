@@ -1,0 +1,48 @@
+import type { BackendSpec, CompiledFunction, CompiledProgram, CompileOptions, FunctionDef, Program } from '@tenet/ir'
+import { CodeGenerator, makeRuntime } from './codegen.js'
+
+/**
+ * Compiles a checked program and its inverses to JavaScript with `new Function`. The result
+ * functions take positional arguments and write scalar results into their `results` buffer.
+ */
+export function compileToJs(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+  const gen = new CodeGenerator(program, inverses, options)
+  const source = gen.generate()
+  const rt = makeRuntime(gen, program, options)
+  const table = new Function('rt', source)(rt) as Record<string, [Function, Float64Array, Function, Float64Array]>
+  const cache = new Map<string, CompiledFunction>()
+  return {
+    get(name, inverse) {
+      const key = (inverse ? '~' : '') + name
+      let c = cache.get(key)
+      if (!c) {
+        const entry = table[name]
+        if (!entry) throw new Error(`cpu backend: no function \`${name}\``)
+        const fn = inverse ? entry[2] : entry[0]
+        const results = inverse ? entry[3] : entry[1]
+        // the generated function itself is the core; attach its results buffer
+        c = fn as unknown as CompiledFunction
+        if (!('results' in fn)) Object.defineProperty(fn, 'results', { value: results })
+        cache.set(key, c)
+      }
+      return c
+    },
+    sourceOf(name, inverse) {
+      const marker = `function ${gen.fnName(name, inverse)}(`
+      const start = source.indexOf(marker)
+      if (start < 0) return undefined
+      const end = source.indexOf('\n}\n', start)
+      return source.slice(start, end + 2)
+    },
+  }
+}
+
+/** The cpu backend plugin: JavaScript code generation, no allocation per call in steady state. */
+export const cpuBackend: BackendSpec = {
+  specificationVersion: 'v1',
+  name: 'cpu',
+  priority: 10,
+  capabilities: { f64: true, recursion: true, exceptions: true },
+  description: 'JavaScript code generation with new Function (one specialised function per function and direction)',
+  doCompile: compileToJs,
+}

@@ -1,0 +1,472 @@
+/**
+ * Code generation: core IR → one specialised JavaScript function per (function, direction).
+ * Scalars live in JS locals, arrays are typed arrays, scalar results go to a preallocated
+ * Float64Array per function, so a call allocates nothing. Every identifier in the generated
+ * code is generated here (`p0`, `v3`, `F2`), never copied from user text, and every constant
+ * that is not a number goes through the runtime table `rt`, so no source string can inject code.
+ */
+import {
+  InvertibilityError, printExpr,
+  type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
+  type SourceLocation, type Stmt, type Type,
+} from '@tenet/ir'
+
+/** Run-time support shared by all generated functions of one program. */
+export interface Runtime {
+  hosts: unknown[]
+  prims: Array<(...a: number[]) => number>
+  bijections: Array<(...a: number[]) => number[]>
+  systems: Array<{ update?: (op: string, a: number, b: number) => number; round?: (x: number) => number }>
+  fail: (site: number, ...values: unknown[]) => never
+  near: (a: number, b: number) => boolean
+  allZero: (a: ArrayLike<number>, n: number) => boolean
+}
+
+interface Site { code: string; loc?: SourceLocation; message: (...v: unknown[]) => string }
+
+const num = (v: number): string => (Object.is(v, -0) ? '-0' : Number.isFinite(v) ? String(v) : v > 0 ? 'Infinity' : Number.isNaN(v) ? 'NaN' : '-Infinity')
+
+/** Generates the JS source of a whole program; `sites` collects the run-time check messages. */
+export class CodeGenerator {
+  readonly sites: Site[] = []
+  readonly prims: Array<(...a: number[]) => number> = []
+  readonly bijections: Array<(...a: number[]) => number[]> = []
+  private readonly primIndex = new Map<string, number>()
+  private readonly fnIndex = new Map<string, number>()
+
+  constructor(
+    private readonly program: Program,
+    private readonly inverses: Map<string, FunctionDef>,
+    private readonly options: CompileOptions,
+  ) {
+    let k = 0
+    for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+  }
+
+  /** JS name of the compiled function for (name, direction). */
+  fnName(name: string, inverse: boolean): string {
+    return `${inverse ? 'B' : 'F'}${this.fnIndex.get(name)}`
+  }
+  resultsName(name: string, inverse: boolean): string {
+    return `${inverse ? 'RB' : 'RF'}${this.fnIndex.get(name)}`
+  }
+
+  site(code: string, loc: SourceLocation | undefined, message: (...v: unknown[]) => string): number {
+    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    return this.sites.length - 1
+  }
+
+  /** The whole module: result buffers, every function in both directions, and an export table. */
+  generate(): string {
+    const parts: string[] = ['"use strict";']
+    for (const f of this.program.functions.values()) {
+      for (const inv of [false, true]) {
+        parts.push(`const ${this.resultsName(f.name, inv)} = new Float64Array(${Math.max(1, f.params.length)});`)
+      }
+    }
+    for (const f of this.program.functions.values()) {
+      parts.push(new FunctionEmitter(this, this.program, f, false, this.options).emit())
+      parts.push(new FunctionEmitter(this, this.program, this.inverses.get(f.name)!, true, this.options).emit())
+    }
+    const table = [...this.program.functions.keys()].map(
+      (n) => `${JSON.stringify(n)}: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
+    )
+    parts.push(`return {${table.join(', ')}};`)
+    return parts.join('\n')
+  }
+
+  prim(name: string, fn: (...a: number[]) => number): number {
+    let k = this.primIndex.get(name)
+    if (k === undefined) { k = this.prims.length; this.prims.push(fn); this.primIndex.set(name, k) }
+    return k
+  }
+}
+
+class FunctionEmitter {
+  private lines: string[] = []
+  private indent = 1
+  private names = new Map<string, string>()
+  private counter = 0
+  private unchecked = 0
+
+  constructor(
+    private readonly gen: CodeGenerator,
+    private readonly program: Program,
+    private readonly f: FunctionDef,
+    private readonly inverse: boolean,
+    private readonly options: CompileOptions,
+  ) {}
+
+  private get checking() { return this.options.checks && this.unchecked === 0 }
+  private line(s: string) { this.lines.push('  '.repeat(this.indent) + s) }
+  private fresh(prefix = 't') { return `${prefix}${this.counter++}` }
+  private js(name: string): string {
+    const n = this.names.get(name)
+    if (!n) throw new Error(`codegen: unbound name ${name}`)
+    return n
+  }
+  private bind(name: string, prefix = 'v'): string {
+    const n = this.fresh(prefix)
+    this.names.set(name, n)
+    return n
+  }
+
+  emit(): string {
+    const params = this.f.params.map((p, i) => { const n = `p${i}`; this.names.set(p.name, n); return n })
+    for (const s of this.f.body) this.stmt(s)
+    const R = this.gen.resultsName(this.f.name, this.inverse)
+    this.f.params.forEach((p, i) => {
+      if (p.type.kind !== 'scalar') return
+      this.line(`${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`)
+    })
+    return `function ${this.gen.fnName(this.f.name, this.inverse)}(${params.join(', ')}) {\n${this.lines.join('\n')}\n}`
+  }
+
+  // ---------- expressions ----------
+
+  private round(t: ScalarTypeName | undefined, code: string): string {
+    if (!t || t === 'bool') return code
+    const r = this.program.registry.findNumberSystem(t)?.round
+    return r ? r.cpu(code) : code
+  }
+
+  private indexCode(arr: string, index: Expr, loc?: SourceLocation, arrName?: string): string {
+    const i = this.expr(index)
+    if (!this.checking) return i
+    const site = this.gen.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+    return `((${i}) >>> 0 < ${arr}.length ? (${i}) : rt.fail(${site}, ${i}, ${arr}.length))`
+  }
+
+  expr(e: Expr): string {
+    switch (e.kind) {
+      case 'num': return this.round(e.type, num(e.value)) === num(e.value) ? num(e.value) : num(this.roundValue(e.type, e.value))
+      case 'bool': return e.value ? 'true' : 'false'
+      case 'var': return this.js(e.name)
+      case 'index': {
+        const a = this.js(e.array.name)
+        const code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
+        return e.type === 'bool' ? `(${code} !== 0)` : code
+      }
+      case 'field': throw new Error(`cpu backend: field \`.${e.field}\` must be lowered before code generation`)
+      case 'unary': return e.op === '!' ? `(!${this.expr(e.arg)})` : this.round(e.type, `(-${this.expr(e.arg)})`)
+      case 'binary': return this.binary(e)
+      case 'call': return this.call(e)
+    }
+  }
+
+  private roundValue(t: ScalarTypeName | undefined, v: number): number {
+    const r = t ? this.program.registry.findNumberSystem(t)?.round : undefined
+    return r ? r.evaluate(v) : v
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>): string {
+    const a = this.expr(e.left), b = this.expr(e.right), t = e.type
+    switch (e.op) {
+      case '&&': case '||': case '<': case '<=': case '>': case '>=': return `(${a} ${e.op} ${b})`
+      case '==': return `(${a} === ${b})`
+      case '!=': return `(${a} !== ${b})`
+    }
+    if (t === 'bool') {
+      if (e.op === '^') return `(${a} !== ${b})`
+      if (e.op === '&') return `(${a} && ${b})`
+      if (e.op === '|') return `(${a} || ${b})`
+    }
+    if (t === 'i32') {
+      switch (e.op) {
+        case '*': return `Math.imul(${a}, ${b})`
+        case '^': case '&': case '|': return `(${a} ${e.op} ${b})`
+        case '**': return `(Math.pow(${a}, ${b}) | 0)`
+        default: return `((${a} ${e.op} ${b}) | 0)`
+      }
+    }
+    if (e.op === '**') return this.round(t, `Math.pow(${a}, ${b})`)
+    return this.round(t, `(${a} ${e.op} ${b})`)
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>): string {
+    const args = () => e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
+    const name = e.callee
+    if (name.startsWith('$host')) return `(+rt.hosts[${Number(name.slice(5))}](${args().join(', ')}))`
+    switch (name) {
+      case 'f64': return `(+${this.expr(e.args[0]!)})`
+      case 'f32': return `Math.fround(${this.expr(e.args[0]!)})`
+      case 'i32': return `(Math.trunc(${this.expr(e.args[0]!)}) | 0)`
+      case 'div': return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
+      case 'len': return `${this.js((e.args[0] as { name: string }).name)}.length`
+      case 'convert': {
+        const ns = this.program.registry.numberSystem(e.type!)
+        const x = `(+${this.expr(e.args[0]!)})`
+        if (!ns.fromHost) return x
+        const k = this.gen.prim(`$convert$${ns.name}`, ns.fromHost)
+        return `rt.prims[${k}](${x})`
+      }
+    }
+    const spec = this.program.registry.pure(name)
+    const a = args()
+    if (spec.emit?.cpu) return this.round(e.type, `(${spec.emit.cpu(...a)})`)
+    return this.round(e.type, `rt.prims[${this.gen.prim(name, spec.evaluate)}](${a.join(', ')})`)
+  }
+
+  // ---------- dataviews ----------
+
+  private read(dv: Dataview | Arg): string {
+    if (dv.kind === 'neg') return this.round(dv.type, `(-${this.read(dv.target)})`)
+    return this.expr(dv as Expr)
+  }
+
+  /** Emits `dataview = value` (value is JS code already of the right type). */
+  private write(dv: Dataview | Arg, value: string): void {
+    switch (dv.kind) {
+      case 'var': this.line(`${this.js(dv.name)} = ${value};`); return
+      case 'index': {
+        const a = this.js(dv.array.name)
+        this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}] = ${value};`)
+        return
+      }
+      case 'neg': this.write(dv.target, this.round(dv.type, `(-(${value}))`)); return
+      default: throw new Error(`cpu backend: cannot write to ${dv.kind}`)
+    }
+  }
+
+  // ---------- statements ----------
+
+  private block(body: Stmt[]): void {
+    for (const s of body) this.stmt(s)
+  }
+
+  private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
+    if (!pairs || !this.checking) return
+    for (const [a, b] of pairs) {
+      const site = this.gen.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      this.line(`if (${this.expr(a)} === ${this.expr(b)}) rt.fail(${site}, ${this.expr(a)});`)
+    }
+  }
+
+  private stmt(s: Stmt): void {
+    switch (s.kind) {
+      case 'update': {
+        this.distinct(s.distinct, s.loc)
+        const t = (s.target as { type?: ScalarTypeName }).type
+        const old = this.read(s.target)
+        const v = this.expr(s.value)
+        let code: string
+        switch (s.op) {
+          case '+=': case '-=':
+            code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
+            break
+          case '^=': code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`; break
+          default: {
+            const ns = this.program.registry.numberSystem(t!) as { update?: (op: string, a: number, b: number) => number; emitUpdate?: { cpu?: (op: string, a: string, b: string) => string } }
+            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(s.op, old, v)
+            else code = `rt.prims[${this.gen.prim(`$update$${t}$${s.op}`, (a: number, b: number) => ns.update!(s.op, a, b))}](${old}, ${v})`
+          }
+        }
+        this.write(s.target, code)
+        return
+      }
+      case 'callstmt': return this.callStmt(s)
+      case 'alloc': {
+        const v = this.bind(s.name)
+        if (s.value.kind === 'emptystack') this.line(`let ${v} = [];`)
+        else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
+          const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
+          this.line(`let ${v} = new ${ctor}(${this.expr(s.value.args[0]!)});`)
+        } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
+        return
+      }
+      case 'dealloc': {
+        const v = this.js(s.name)
+        if (this.checking) {
+          const t = s.type!
+          const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
+          let ok: string
+          let describe: (cur: unknown, want: unknown) => string
+          if (s.value.kind === 'emptystack') {
+            ok = `${v}.length === 0`
+            describe = (cur) => `it holds a stack of ${(cur as unknown[]).length} values, but \`${s.name} -> []\` expects an empty stack`
+          } else if (t.kind === 'array') {
+            ok = `rt.allZero(${v}, ${this.expr((s.value as { args: Expr[] }).args[0]!)})`
+            describe = (_c, want) => `it holds an array that is not zeros(${want}), but \`${s.name} -> ${shown}\` expects zeros(${want})`
+          } else {
+            const w = this.expr(s.value)
+            const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
+            ok = ns && !ns.exact ? `rt.near(${v}, ${w})` : `${v} === ${w}`
+            describe = (cur, want) => `it holds ${cur}, but \`${s.name} -> ${shown}\` expects ${want}`
+          }
+          const want = s.value.kind === 'emptystack' ? '0' : t.kind === 'array' ? this.expr((s.value as { args: Expr[] }).args[0]!) : this.expr(s.value)
+          const site = this.gen.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: ${describe(cur, w)}`)
+          this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
+        }
+        this.names.delete(s.name)
+        return
+      }
+      case 'if': {
+        const pre = this.fresh('c')
+        this.line(`const ${pre} = ${this.expr(s.pre)};`)
+        this.line(`if (${pre}) {`)
+        this.indent++; this.scoped(() => this.block(s.then)); this.indent--
+        if (s.else.length) {
+          this.line('} else {')
+          this.indent++; this.scoped(() => this.block(s.else)); this.indent--
+        }
+        this.line('}')
+        if (this.checking && s.post) {
+          const site = this.gen.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(s.post!)}\` of this \`if\` is ${post} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p}`)
+          this.line(`if (${this.expr(s.post)} !== ${pre}) rt.fail(${site}, !${pre}, ${pre});`)
+        }
+        return
+      }
+      case 'while': {
+        if (this.checking) {
+          const site = this.gen.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+          this.line(`if (${this.expr(s.post)}) rt.fail(${site});`)
+        }
+        this.line(`while (${this.expr(s.pre)}) {`)
+        this.indent++
+        this.scoped(() => this.block(s.body))
+        if (this.checking) {
+          const site = this.gen.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+          this.line(`if (!${this.expr(s.post)}) rt.fail(${site});`)
+        }
+        this.indent--
+        this.line('}')
+        return
+      }
+      case 'for': return this.forStmt(s)
+      case 'push': {
+        const st = this.js(s.stack.name)
+        this.line(`${st}.push(${this.read(s.value)});`)
+        this.write(s.value, (s.value as { type?: string }).type === 'bool' ? 'false' : '0')
+        return
+      }
+      case 'pop': {
+        const st = this.js(s.stack.name)
+        const site = this.gen.site('runtime/empty-stack', s.loc, () => `pop from the empty stack \`${s.stack.name}\``)
+        this.line(`if (${st}.length === 0) rt.fail(${site});`)
+        if (this.checking) {
+          const cur = this.read(s.value)
+          const site2 = this.gen.site('runtime/pop-nonzero', s.loc, (v) => `\`pop(${s.stack.name}, ${printExpr(s.value)})\` needs \`${printExpr(s.value)}\` to be zero, but it holds ${v}`)
+          this.line(`if (${cur} !== 0 && ${cur} !== false) rt.fail(${site2}, ${cur});`)
+        }
+        this.write(s.value, `${st}.pop()`)
+        return
+      }
+      case 'safe': this.line(`${this.expr(s.expr)};`); return
+      case 'unchecked': {
+        this.unchecked++
+        this.line('{')
+        this.indent++; this.scoped(() => this.block(s.body)); this.indent--
+        this.line('}')
+        this.unchecked--
+        return
+      }
+      default: throw new Error(`cpu backend: \`${s.kind}\` is not core IR (preprocess first)`)
+    }
+  }
+
+  private scoped(f: () => void): void {
+    const saved = new Map(this.names)
+    f()
+    this.names = saved
+  }
+
+  private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
+    const a = this.fresh('a'), b = this.fresh('b'), st = this.fresh('s'), n = this.fresh('n'), k = this.fresh('k')
+    this.line(`const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`)
+    if (s.step && !(s.step.kind === 'num')) {
+      const site = this.gen.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
+      this.line(`if (${st} === 0) rt.fail(${site});`)
+    }
+    const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    const body = () => {
+      this.indent++
+      this.scoped(() => {
+        this.names.set(s.variable, this.fresh('i'))
+        const iv = this.js(s.variable)
+        this.line(`const ${iv} = ${s.reverse ? `${a} + (${n} - 1 - ${k}) * ${st}` : `${a} + ${k} * ${st}`};`)
+        this.block(s.body)
+      })
+      this.indent--
+    }
+    if (stepConst === 1 && !s.reverse) {
+      // the common case: a plain counting loop
+      const iv = this.fresh('i')
+      this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
+      this.indent++
+      this.scoped(() => { this.names.set(s.variable, iv); this.block(s.body) })
+      this.indent--
+      this.line('}')
+    } else {
+      // count of values a, a+st, ... before (or up to) b
+      this.line(`let ${n} = 0;`)
+      this.line(`if (${st} > 0 ? ${a} ${s.inclusive ? '<=' : '<'} ${b} : ${a} ${s.inclusive ? '>=' : '>'} ${b}) { ${n} = Math.floor(Math.abs(${b} - ${a}) / Math.abs(${st})) + 1;${s.inclusive ? '' : ` if (${a} + (${n} - 1) * ${st} === ${b}) ${n}--;`} }`)
+      this.line(`for (let ${k} = 0; ${k} < ${n}; ${k}++) {`)
+      body()
+      this.line('}')
+    }
+    if (this.checking) {
+      const site = this.gen.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
+      const a2 = this.expr(s.start), b2 = this.expr(s.stop), s2 = s.step ? this.expr(s.step) : '1'
+      this.line(`if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`)
+    }
+  }
+
+  private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
+    this.distinct(s.distinct, s.loc)
+    if (s.target === 'bijection') {
+      let spec = this.program.registry.bijection(s.callee)
+      if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+      const temps = s.args.map((a) => {
+        const t = this.fresh('t')
+        this.line(`const ${t} = ${this.read(a)};`)
+        return t
+      })
+      const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
+      if (spec.emit?.cpu) {
+        const vals = spec.emit.cpu(...temps)
+        outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
+      } else {
+        const k = this.gen.bijections.length
+        this.gen.bijections.push(spec.apply)
+        const r = this.fresh('r')
+        this.line(`const ${r} = rt.bijections[${k}](${temps.join(', ')});`)
+        outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, `${r}[${j}]`)))
+      }
+      return
+    }
+    const callee = this.program.functions.get(s.callee)!
+    const w = this.program.writes.get(s.callee)!
+    const args = s.args.map((a, i) => (callee.params[i]!.type.kind === 'scalar' ? this.read(a) : this.js((a as { name: string }).name)))
+    this.line(`${this.gen.fnName(s.callee, s.inverse)}(${args.join(', ')});`)
+    const R = this.gen.resultsName(s.callee, s.inverse)
+    s.args.forEach((a, i) => {
+      const p = callee.params[i]!
+      if (!w[i] || p.type.kind !== 'scalar') return
+      this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : `${R}[${i}]`)
+    })
+  }
+}
+
+/** The runtime object for a generated program. */
+export function makeRuntime(gen: CodeGenerator, program: Program, options: CompileOptions): Runtime {
+  return {
+    hosts: program.hosts,
+    prims: gen.prims,
+    bijections: gen.bijections,
+    systems: [],
+    fail(site: number, ...values: unknown[]): never {
+      const s = gen.sites[site]!
+      throw new InvertibilityError(s.code, s.message(...values), s.loc)
+    },
+    near(a: number, b: number) {
+      return a === b || Math.abs(a - b) <= options.tolerance * Math.max(1, Math.abs(b))
+    },
+    allZero(a: ArrayLike<number>, n: number) {
+      if (a.length !== n) return false
+      for (let i = 0; i < a.length; i++) if (a[i] !== 0) return false
+      return true
+    },
+  }
+}
+
+export type { Type }

@@ -1,0 +1,65 @@
+import { createRegistry as createBaseRegistry, parse, type Module, type Registry } from '@tenet/ir'
+import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+
+/**
+ * A new registry with the standard instruction set, the standard number systems and the
+ * `cpu` and `interpreter` backends. Register your own primitives into it and pass it to
+ * `rev.with({ registry })`.
+ */
+export function createRegistry(): Registry {
+  return createBaseRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+}
+
+/** The registry `rev` uses unless told otherwise. */
+export const defaultRegistry: Registry = createRegistry()
+
+/** Options of `rev.with(...)`. */
+export interface RevOptions {
+  /** `'cpu'` (default: generated JavaScript) or `'interpreter'` (no eval), or any registered backend. */
+  backend?: 'cpu' | 'interpreter' | (string & {})
+  /** Run-time reversibility checks (default true). */
+  checks?: boolean
+  /** Tolerance of float deallocation checks (default 1e-8). */
+  tolerance?: number
+  /** The registry to resolve primitives, number systems and backends in (default `defaultRegistry`). */
+  registry?: Registry
+}
+
+/** The `rev` tag: compiles Tenet source into a module of reversible functions. */
+export interface Rev {
+  (strings: TemplateStringsArray, ...values: unknown[]): TenetModule
+  /** The same tag with other options: ``rev.with({ backend: 'interpreter' })`...` ``. */
+  with(options: RevOptions): Rev
+  /** Compiles a module built with the builder API (`build.fn(...)`). */
+  fromIR(module: Module): TenetModule
+}
+
+function makeRev(options: RevOptions): Rev {
+  const registry = options.registry ?? defaultRegistry
+  const config = {
+    registry,
+    ...(options.backend ? { backend: options.backend } : {}),
+    ...(options.checks !== undefined ? { checks: options.checks } : {}),
+    ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
+  }
+  const tag = (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
+    let text = strings[0]!
+    for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
+    return compileModule(parse({ text, name: 'rev template' }, values), config)
+  }
+  return Object.assign(tag, {
+    with: (more: RevOptions) => makeRev({ ...options, ...more }),
+    fromIR: (module: Module) => compileModule(module, config),
+  })
+}
+
+/**
+ * Compiles reversible functions written in Tenet syntax:
+ * ```ts
+ * const m = rev`fn f(y: f64, x: f64) { y += x * x }`
+ * m.f(0, 3)          // [9, 3]
+ * m.f.inverse(9, 3)  // [0, 3]
+ * ```
+ */
+export const rev: Rev = makeRev({})
