@@ -53,9 +53,13 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
     : () => {
         for (let i = 0; i < inner; i++) fn()
       }
+  // calls slower than the whole time budget are already warm (check + calibration ran them):
+  // take the minimum of 3 samples and skip tinybench's warm-up, so a quick run stays quick
+  const slow = single * inner > options.timeMs
   const bench = new Bench({
     time: options.timeMs,
-    iterations: options.minSamples,
+    iterations: slow ? 3 : options.minSamples,
+    warmup: !slow,
     warmupTime: options.warmupMs,
     warmupIterations: 1,
     retainSamples: true,
