@@ -104,7 +104,7 @@ class Parser {
       if (this.tok.kind === 'eof') this.fail('`}` to close the block')
       body.push(this.stmt())
       if (this.is('}')) break
-      if (this.tok.kind === 'eof') this.fail('`}` to close the block')
+      if ((this.tok.kind as string) === 'eof') this.fail('`}` to close the block')
       if (this.tok.kind !== 'newline' && !this.is(';')) this.fail('a line break or `;` after the statement')
       this.skipNewlines()
     }

@@ -166,6 +166,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
     try {
       core(...vals)
     } catch (e) {
+      const arraysWritten = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
       if (InvertibilityError.isInstance(e) && checks) {
         for (let i = 0; i < params.length; i++) {
           if (!writes[i] || params[i]!.type.kind === 'scalar') continue
@@ -174,10 +175,9 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
           else (a as Float64Array).set(snapshots[i] as Float64Array)
         }
         e.restored = true
-        e.message += '\n(the array arguments were restored to their values before the call)'
+        if (arraysWritten) e.message += '\n(the array arguments were restored to their values before the call)'
       } else if (e instanceof Error) {
-        const written = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
-        if (written) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        if (arraysWritten) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
       throw e
     }
