@@ -167,17 +167,17 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
       core(...vals)
     } catch (e) {
       const arraysWritten = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
-      if (InvertibilityError.isInstance(e) && checks) {
+      if (checks) {
         for (let i = 0; i < params.length; i++) {
           if (!writes[i] || params[i]!.type.kind === 'scalar') continue
           const a = vals[i]
           if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
           else (a as Float64Array).set(snapshots[i] as Float64Array)
         }
-        e.restored = true
-        if (arraysWritten) e.message += '\n(the array arguments were restored to their values before the call)'
-      } else if (e instanceof Error) {
-        if (arraysWritten) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        if (InvertibilityError.isInstance(e)) e.restored = true
+        if (arraysWritten && e instanceof Error) e.message += '\n(the array arguments were restored to their values before the call)'
+      } else if (arraysWritten && e instanceof Error) {
+        e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
       throw e
     }
