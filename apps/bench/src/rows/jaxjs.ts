@@ -1,2 +1,224 @@
+/**
+ * jax-js rows on the `wasm` device, float64 arrays. Written as a jax user would: vectorised,
+ * `jit(grad(f))` / `jit(hessian(f))`, every array passed as an argument (jit would round JS
+ * number literals to float32), `.ref` wherever an array is used more than once (move semantics).
+ * Its wasm exp/log are single precision, so errors near 1e-7 relative are expected and reported.
+ */
+import { gmmIcfSize } from '../data/gmm-data.js'
+import { checkClose } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
-export const jaxRows = defineRowFamily({ family: 'jax-js', rows: {} })
+import type { PreparedRow } from '../harness/types.js'
+import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
+import { JAX_ROW, JAX_TOLERANCE, loadJax, type Jax } from '../peers/jaxjs.js'
+import { besselTermCount, gmmQIndex } from './tfjs.js'
+
+const name = JAX_ROW
+
+// jax-js arrays are used through a loose type here: its generic signatures (tracers vs arrays)
+// add nothing to the benchmark code but noise.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type A = any
+
+const f64 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
+  jax.numpy.array(Float64Array.from(data), { shape, dtype: jax.numpy.float64 })
+const i32 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
+  jax.numpy.array(Int32Array.from(data), { shape, dtype: jax.numpy.int32 })
+
+/** Read results (arrays or tuples of arrays) into one flat float64 vector. */
+function flatten(out: A): Float64Array {
+  const list: A[] = Array.isArray(out) ? out : [out]
+  const parts = list.map((a) => a.dataSync() as ArrayLike<number>)
+  const res = new Float64Array(parts.reduce((s, p) => s + p.length, 0))
+  let o = 0
+  for (const p of parts) {
+    res.set(p, o)
+    o += p.length
+  }
+  return res
+}
+
+function prepared(call: () => A, check: (v: Float64Array) => ReturnType<PreparedRow['check']>, dispose: A[]): PreparedRow {
+  return {
+    run: () => void flatten(call()),
+    check: () => check(flatten(call())),
+    dispose: () => {
+      for (const a of dispose) a.dispose()
+    },
+  }
+}
+
+function besselJax(jax: Jax, z: A, consts: A, nu: number, terms: number): A {
+  const np = jax.numpy
+  // consts = [1/ν!, 1/(k(k+ν)) for k = 1..terms] as float64
+  const half = np.multiply(z, 0.5)
+  let s = np.multiply(np.power(half.ref, nu), consts.ref.slice(0))
+  let out = s.ref
+  const h2 = np.negative(np.square(half))
+  for (let k = 1; k <= terms; k++) {
+    s = np.multiply(np.multiply(s, h2.ref), consts.ref.slice(k))
+    out = np.add(out, s.ref)
+  }
+  s.dispose()
+  h2.dispose()
+  consts.dispose()
+  return out
+}
+
+function besselConstants(nu: number, terms: number): Float64Array {
+  let f = 1
+  for (let i = 2; i <= nu; i++) f *= i
+  return Float64Array.from({ length: terms + 1 }, (_, k) => (k === 0 ? 1 / f : 1 / (k * (k + nu))))
+}
+
+function embeddingJax(jax: Jax, x: A, idx: A, margin: A): A {
+  const np = jax.numpy
+  // idx = [e1a, e1b, e2a, e2b] concatenated (15, 15, 30, 30)
+  const dist = (a: A, b: A): A => np.sqrt(np.sum(np.square(np.subtract(np.take(x.ref, a, 0), np.take(x.ref, b, 0))), 1))
+  const d1 = dist(idx.ref.slice([0, 15]), idx.ref.slice([15, 30]))
+  const d2 = dist(idx.ref.slice([30, 60]), idx.slice([60, 90]))
+  x.dispose()
+  const m1 = np.mean(d1.ref)
+  const m2 = np.mean(d2.ref)
+  const v1 = np.divide(np.sum(np.square(np.subtract(d1, m1.ref))), 14)
+  const v2 = np.divide(np.sum(np.square(np.subtract(d2, m2.ref))), 29)
+  const t = np.add(np.subtract(m1, m2), margin)
+  return np.subtract(np.add(np.add(v1, v2), np.exp(jax.nn.relu(t))), 1)
+}
+
+/** 0/1 matrix S (icfSize × d²) with [exp(logdiag) | lower] · S = Q row-major. */
+function gmmSelection(d: number): Float64Array {
+  const icfSz = gmmIcfSize(d)
+  const idx = gmmQIndex(d)
+  const S = new Float64Array(icfSz * d * d)
+  for (let e = 0; e < d * d; e++) if (idx[e] < icfSz) S[idx[e] * d * d + e] = 1
+  return S
+}
+
+const EMBEDDING_INDEX = [
+  ...PETERSEN_EDGES.map((e) => e[0]),
+  ...PETERSEN_EDGES.map((e) => e[1]),
+  ...PETERSEN_NON_EDGES.map((e) => e[0]),
+  ...PETERSEN_NON_EDGES.map((e) => e[1]),
+]
+
+export const jaxRows = defineRowFamily({
+  family: 'jax-js',
+  rows: {
+    bessel: [
+      {
+        name,
+        kind: 'gradient',
+        async setup(c) {
+          const jax = await loadJax()
+          const terms = besselTermCount(c.nu, c.z)
+          const g = jax.jit(jax.grad((z: A, k: A) => besselJax(jax, z, k, c.nu, terms)))
+          const z = f64(jax, [c.z], [])
+          const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
+          return prepared(() => g(z.ref, k.ref), (v) => checkClose(v, [c.derivative], JAX_TOLERANCE, 'dJ/dz'), [z, k])
+        },
+      },
+      {
+        name,
+        kind: 'hessian',
+        async setup(c) {
+          const jax = await loadJax()
+          const terms = besselTermCount(c.nu, c.z)
+          const g = jax.jit(jax.grad(jax.grad((z: A, k: A) => besselJax(jax, z, k, c.nu, terms))))
+          const z = f64(jax, [c.z], [])
+          const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
+          return prepared(() => g(z.ref, k.ref), (v) => checkClose(v, [c.second], JAX_TOLERANCE, 'd²J/dz²'), [z, k])
+        },
+      },
+    ],
+    'graph-embedding': [
+      {
+        name,
+        kind: 'gradient',
+        async setup(c) {
+          const jax = await loadJax()
+          const g = jax.jit(jax.grad((x: A, idx: A, margin: A) => embeddingJax(jax, x, idx, margin)))
+          const x = f64(jax, c.x, [10, c.k])
+          const idx = i32(jax, EMBEDDING_INDEX, [90])
+          const margin = f64(jax, [0.1], [])
+          return prepared(() => g(x.ref, idx.ref, margin.ref), (v) => checkClose(v, c.gradient(), JAX_TOLERANCE, 'gradient'), [x, idx, margin])
+        },
+      },
+      {
+        name,
+        kind: 'hessian',
+        async setup(c) {
+          const jax = await loadJax()
+          const x = f64(jax, c.x, [10 * c.k])
+          const idx = i32(jax, EMBEDDING_INDEX, [90])
+          const margin = f64(jax, [0.1], [])
+          // hessian takes a one-argument function: the index and margin arrays are closed over
+          // (with .ref, since each use consumes)
+          // (not jitted: under jit, jax-js 0.1.25 rejects the second-order transpose of `take`)
+          const h = jax.hessian((xf: A) => embeddingJax(jax, jax.numpy.reshape(xf, [10, c.k]), idx.ref, margin.ref))
+          return prepared(() => h(x.ref), (v) => checkClose(v, c.hessian(), JAX_TOLERANCE * 10, 'Hessian'), [x, idx, margin])
+        },
+      },
+    ],
+    gmm: [
+      {
+        name,
+        kind: 'gradient',
+        async setup(c) {
+          const jax = await loadJax()
+          const np = jax.numpy
+          const { d, k, n } = c.inst
+          if (d < 2) return { na: 'd = 1 has no off-diagonal factors' }
+          const icfSz = gmmIcfSize(d)
+          const { gamma, m } = c.inst.wishart
+          // the objective without its additive constant (irrelevant to the gradient)
+          const objective = (alphas: A, means: A, icf: A, x: A, select: A, scal: A): A => {
+            const logdiag = icf.ref.slice([], [0, d])
+            const lower = icf.slice([], [d])
+            const qdiag = np.exp(logdiag.ref)
+            const sumQ = np.sum(logdiag, 1)
+            // Q (row-major d × d) = [exp(logdiag) | lower] · S with a constant 0/1 selection matrix
+            const Q = np.reshape(np.matmul(np.concatenate([qdiag.ref, lower.ref], 1), select), [k, d, d])
+            const xc = np.subtract(np.expandDims(x, 0), np.expandDims(means, 1))
+            const y = np.matmul(xc, np.swapaxes(Q, 1, 2))
+            const main = np.subtract(np.expandDims(np.add(alphas.ref, sumQ.ref), 1), np.multiply(np.sum(np.square(y), 2), 0.5))
+            const slse = np.sum(jax.nn.logsumexp(main, 0))
+            const lseA = jax.nn.logsumexp(alphas)
+            // scal = [n, ½γ², m] as float64
+            const frob = np.add(np.sum(np.square(qdiag), 1), np.sum(np.square(lower), 1))
+            const prior = np.sum(np.subtract(np.multiply(frob, scal.ref.slice(1)), np.multiply(sumQ, scal.ref.slice(2))))
+            return np.add(np.subtract(slse, np.multiply(lseA, scal.slice(0))), prior)
+          }
+          const g: A = jax.jit(jax.grad(objective, { argnums: [0, 1, 2] }))
+          const args = [
+            f64(jax, c.inst.alphas, [k]),
+            f64(jax, c.inst.means, [k, d]),
+            f64(jax, c.inst.icf, [k, icfSz]),
+            f64(jax, c.inst.x, [n, d]),
+            f64(jax, gmmSelection(d), [icfSz, d * d]),
+            f64(jax, [n, 0.5 * gamma * gamma, m], [3]),
+          ]
+          return prepared(
+            () => g(...args.map((a) => a.ref)),
+            (v) => checkClose(v, c.gradient(), JAX_TOLERANCE, 'gradient'),
+            args,
+          )
+        },
+      },
+    ],
+    'sparse-dot': [
+      { name, kind: 'gradient', setup: () => ({ na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum to build sparse operands from their values' }) },
+    ],
+    'sparse-mul': [
+      { name, kind: 'gradient', setup: () => ({ na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum for y[row] += …' }) },
+    ],
+    ba: [
+      { name, kind: 'jacobian', setup: () => ({ na: 'not written yet for jax-js (TF.js row shows the per-observation reverse-pass formulation)' }) },
+    ],
+    unitary: [
+      { name, kind: 'gradient', setup: () => ({ na: 'not written for jax-js: M(M−1)/2 sequential two-row rotations' }) },
+    ],
+    leapfrog: [
+      { name, kind: 'objective', setup: () => ({ na: 'not written for jax-js: a time-stepping loop of tiny kernels' }) },
+    ],
+  },
+})
