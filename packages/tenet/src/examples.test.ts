@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { rev } from './index.js'
-import { bennettSource, complexLogSource, fibonacciSource, multiplierSource, sparseDotSource, unitarySource } from './examples/index.js'
+import { bennettSource, complexLogSource, fibonacciSource, multiplierSource, sparseDotMergeSource, sparseDotSource, unitarySource } from './examples/index.js'
 
 const backends = ['cpu', 'interpreter'] as const
 
@@ -74,6 +74,17 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
     expect(r).toBeCloseTo(0.5 + denseDot(rows, cols, a, b), 12)
     const back = m.sparse_dot!.inverse(r, ...args.slice(1)) as number[]
     expect(back[0]).toBeCloseTo(0.5, 12)
+  })
+
+  it('the keeper-free sparse dot (merge with post-conditions) agrees and uncalls', () => {
+    const m = tag([sparseDotMergeSource] as unknown as TemplateStringsArray)
+    for (const [rows, cols, dens, seed] of [[60, 50, 0.1, 3], [30, 40, 0.3, 4], [10, 10, 0.0, 5], [20, 5, 1.0, 6]] as const) {
+      const a = randomCsc(rows, cols, dens, seed), b = randomCsc(rows, cols, dens * 0.7, seed + 10)
+      const args = [0.5, rows, cols, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval]
+      const [r] = m.sparse_dot_merge!(...args) as number[]
+      expect(r).toBeCloseTo(0.5 + denseDot(rows, cols, a, b), 12)
+      expect((m.sparse_dot_merge!.inverse(r, ...args.slice(1)) as number[])[0]).toBeCloseTo(0.5, 12)
+    }
   })
 
   it('the unitary matrix multiply i_umm preserves the norm and its inverse restores x', () => {
