@@ -1,0 +1,15 @@
+/**
+ * @tenet/testing: a seeded generator of random reversible programs, the backend conformance
+ * runner, and finite-difference checkers.
+ */
+export { Random } from './random.js'
+export {
+  randomProgram, randomArgs,
+  type RandomProgram, type RandomProgramOptions, type GeneratorFeatures, type Signature, type ParamSpec,
+  type ScalarParamSpec, type ArrayParamSpec,
+} from './generate.js'
+export {
+  runConformance, conformanceProblems, programProblems, roundTripProblems, backendUnderTest, referenceBackend, sameBits, cloneArgs, showArgs,
+  type BackendUnderTest, type ConformanceResult,
+} from './conformance.js'
+export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
