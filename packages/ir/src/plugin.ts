@@ -72,8 +72,15 @@ export interface BijectionSpec {
   inverse: 'self' | string
   /**
    * The adjoint rule, as a reversible snippet in Tenet syntax over the argument names given in
-   * `adjoint.params` plus gradient names `g_<param>`. Run during the backward sweep after the
-   * values have been restored (see DESIGN §6).
+   * `adjoint.params` (one per argument, in order) plus a gradient name `g_<param>` for each
+   * floating-point argument. During the backward sweep the AD transform first restores the
+   * values by running the inverse bijection, then runs the snippet: it reads the restored values
+   * and must update only the gradients, turning the gradients of the outputs (`g_<inout>`) into
+   * those of the inputs and accumulating (`+=`) into the gradients of `in` arguments. The snippet
+   * may allocate and deallocate its own ancillas. `@tenet/ad` compiles it once per argument-type
+   * combination into a helper function `$adj$<NAME>$<types>(params…, g_params…)` and calls it
+   * (see DESIGN §6). Example, ROT(a, b, t):
+   * `g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)` then `IROT(g_a, g_b, t)`.
    */
   adjoint?: { params: string[]; source: string }
   /** Jacobian of the forward map w.r.t. all arguments, rows = inout outputs (alternative rule). */

@@ -9,5 +9,7 @@ export const AddConst: BijectionSpec = {
   roles: ['inout', 'in'],
   apply: (a, c) => [a + c],
   inverse: 'SubConst',
+  // adjoint: ∂(a + c)/∂c = 1; g_a passes through
+  adjoint: { params: ['a', 'c'], source: 'g_c += g_a' },
   emit: { cpu: (a, c) => [`(${a}) + (${c})`] },
 }

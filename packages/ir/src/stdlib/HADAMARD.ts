@@ -10,5 +10,7 @@ export const HADAMARD: BijectionSpec = {
   types: ['float', 'float'],
   apply: (a, b) => [(a + b) * Math.SQRT1_2, (a - b) * Math.SQRT1_2],
   inverse: 'self',
+  // adjoint: the Hadamard matrix is symmetric and orthogonal: its own transpose
+  adjoint: { params: ['a', 'b'], source: 'HADAMARD(g_a, g_b)' },
   emit: { cpu: (a, b) => [`((${a}) + (${b})) * Math.SQRT1_2`, `((${a}) - (${b})) * Math.SQRT1_2`] },
 }

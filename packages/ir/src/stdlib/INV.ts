@@ -10,5 +10,7 @@ export const INV: BijectionSpec = {
   types: ['float'],
   apply: (a) => [1 / a],
   inverse: 'self',
+  // adjoint: g_a ← −g_a / a² (with a restored), through an ancilla that is uncomputed exactly
+  adjoint: { params: ['a'], source: 's <- 0.0\nSWAP(s, g_a)\ng_a -= s / (a * a)\ns += g_a * (a * a)\ns -> 0.0' },
   emit: { cpu: (a) => [`1 / (${a})`] },
 }

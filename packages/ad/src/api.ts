@@ -1,0 +1,442 @@
+/**
+ * The public AD functions: `gradient`, `grad`, `jacobian`, `hessian`, `hvp`, `checkGrad`. Each
+ * gradient is one forward run of the function and one run of its compiled adjoint: the values go
+ * back to the inputs while the gradients accumulate. No tape, no per-scalar objects.
+ */
+import { TenetError, type CompiledFunction } from '@tenet/ir'
+import type { TenetFunction } from '@tenet/reversible'
+import { compileAdjoint, type CompiledAdjoint } from './compile.js'
+
+/** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
+export type Gradient = Array<number | Float64Array | Float32Array | null>
+
+/** Which argument holds the loss. */
+export interface LossOptions {
+  /** Index of the float scalar argument that holds the loss (NiLang's `Val(i)`, 0-based). */
+  loss: number
+}
+
+type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
+const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
+
+const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
+
+/** Drives one compiled adjoint: owns copies of the arguments and the gradient buffers, reused. */
+class Sweep {
+  readonly fwd: unknown[]
+  private readonly adj: unknown[]
+  private readonly bufs: Array<TypedArray | undefined>
+  private readonly gbufs: Array<Float64Array | Float32Array | undefined>
+  private readonly isBool: boolean[]
+  private readonly fromHost: Array<((x: number) => number) | undefined>
+  private readonly sink: number
+  private readonly adjointCore: CompiledFunction
+
+  constructor(readonly c: CompiledAdjoint) {
+    const n = c.params.length
+    this.fwd = new Array<unknown>(n).fill(0)
+    this.sink = n + c.slots.filter((s) => s).length
+    this.adj = new Array<unknown>(this.sink + 1).fill(0)
+    this.bufs = new Array(n).fill(undefined)
+    this.gbufs = new Array(n).fill(undefined)
+    this.isBool = c.params.map((p) => p.type.kind === 'scalar' && p.type.name === 'bool')
+    this.fromHost = c.params.map((p) => (p.type.kind === 'scalar' ? c.info.registry.findNumberSystem(p.type.name)?.fromHost : undefined))
+    this.adjointCore = c.adjoint.core
+  }
+
+  get name(): string { return this.c.info.name }
+
+  /** Copies the caller's arguments (arrays into owned buffers, so the caller's are left as passed). */
+  load(args: ArrayLike<unknown>): void {
+    const params = this.c.params
+    if (args.length !== params.length) argError(`\`${this.name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!, a = args[i]
+      if (p.type.kind === 'scalar') {
+        if (this.isBool[i]) {
+          if (typeof a !== 'boolean') argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a boolean`)
+          this.fwd[i] = a
+        } else {
+          if (typeof a !== 'number') argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a number`)
+          const fh = this.fromHost[i]
+          this.fwd[i] = fh ? fh(a as number) : a
+        }
+      } else if (p.type.kind === 'array') {
+        const ctor = CTORS[this.c.info.registry.numberSystem(p.type.elem).arrayType]
+        if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a ${ctor.name}`)
+        let b = this.bufs[i]
+        if (!b || b.length !== (a as TypedArray).length) b = this.bufs[i] = new ctor((a as TypedArray).length)
+        b.set(a as never)
+        this.fwd[i] = b
+      } else {
+        if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a JS array (a stack)`)
+        this.fwd[i] = (a as unknown[]).slice()
+      }
+    }
+  }
+
+  /** Runs the function forwards on the loaded values (scalars take their new values). */
+  forward(): void {
+    const core = this.c.forward
+    core.apply(undefined, this.fwd)
+    this.takeScalars(core.results)
+  }
+
+  private takeScalars(res: Float64Array): void {
+    const params = this.c.params
+    for (let i = 0; i < params.length; i++) {
+      if (params[i]!.type.kind !== 'scalar') continue
+      this.fwd[i] = this.isBool[i] ? res[i] !== 0 : res[i]
+    }
+  }
+
+  /** Sets up the adjoint's arguments: the current values and all gradients zero. */
+  clear(): void {
+    const { slots, params } = this.c
+    for (let i = 0; i < params.length; i++) {
+      this.adj[i] = this.fwd[i]
+      const s = slots[i]
+      if (!s) continue
+      if (s.kind === 'scalar') this.adj[s.index] = 0
+      else if (s.kind === 'array') {
+        const v = this.fwd[i] as Float64Array | Float32Array
+        let g = this.gbufs[i]
+        if (!g || g.length !== v.length) g = this.gbufs[i] = new (v.constructor as Float64ArrayConstructor)(v.length)
+        else g.fill(0)
+        this.adj[s.index] = g
+      } else this.adj[s.index] = new Array<number>((this.fwd[i] as unknown[]).length).fill(0)
+    }
+    this.adj[this.sink] = 0
+  }
+
+  /** Seeds the gradient of parameter `param` (element `index` of an array) with `value`. */
+  seed(param: number, index: number, value: number): void {
+    const s = this.c.slots[param]
+    if (!s || s.kind === 'stack') argError(`argument ${param + 1} of \`${this.name}\` has no gradient to seed (it is not a float scalar or array)`)
+    if (s!.kind === 'scalar') this.adj[s!.index] = value
+    else (this.adj[s!.index] as Float64Array)[index] = value
+  }
+
+  /** Runs the adjoint: values return to the inputs, gradients accumulate. */
+  backward(): void {
+    const core = this.adjointCore
+    core.apply(undefined, this.adj)
+    this.takeScalars(core.results)
+  }
+
+  /** The gradient of parameter i after `backward` (scalar or the reused buffer); null if none. */
+  gradientOf(i: number): number | Float64Array | Float32Array | null {
+    const s = this.c.slots[i]
+    if (!s || s.kind === 'stack') return null
+    if (s.kind === 'scalar') return this.adjointCore.results[s.index]!
+    return this.gbufs[i]!
+  }
+
+  /** Reads a float scalar of the current values (a scalar parameter, or an element of an array one). */
+  value(param: number, index: number): number {
+    const v = this.fwd[param]
+    return typeof v === 'number' ? v : (v as Float64Array)[index]!
+  }
+}
+
+function checkLoss(c: CompiledAdjoint, loss: number): void {
+  const p = c.params[loss]
+  if (!Number.isInteger(loss) || !p) argError(`\`loss\` must be the index of an argument of \`${c.info.name}\` (0..${c.params.length - 1}), got ${loss}`)
+  if (p!.type.kind !== 'scalar' || !c.slots[loss]) argError(`\`loss\` must be a float scalar argument, but argument ${loss} (\`${p!.name}\`) of \`${c.info.name}\` is ${p!.type.kind === 'scalar' ? p!.type.name : p!.type.kind}`)
+}
+
+/** A reusable gradient function made by `grad`. */
+export interface GradientFunction {
+  /**
+   * Runs `f` forwards on copies of `args`, seeds the loss gradient with 1 and runs the adjoint.
+   * Returns one gradient per argument. The returned array and its typed arrays are reused by
+   * the next call (copy them to keep them); nothing is allocated per call in steady state.
+   */
+  (...args: unknown[]): Gradient
+  /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
+  readonly adjoint: TenetFunction
+  /** The loss value of the last call (the loss argument after the forward run). */
+  readonly lastLoss: number
+}
+
+/**
+ * Compiles the gradient of `f` with respect to all its float arguments, once; the result is
+ * callable many times. `loss` is the index of the scalar argument that holds the loss.
+ * ```ts
+ * const g = grad(m.norm, { loss: 0 })
+ * g(0, 0, x)  // [1, dnorm/dy, Float64Array dnorm/dx] (buffers reused between calls)
+ * ```
+ */
+export function grad(f: TenetFunction, options: LossOptions): GradientFunction {
+  const c = compileAdjoint(f)
+  checkLoss(c, options.loss)
+  const sweep = new Sweep(c)
+  const out: Gradient = new Array(c.params.length).fill(null)
+  const loss = options.loss
+  let lastLoss = NaN
+  const g = (...args: unknown[]): Gradient => {
+    sweep.load(args)
+    sweep.forward()
+    lastLoss = sweep.fwd[loss] as number
+    sweep.clear()
+    sweep.seed(loss, 0, 1)
+    sweep.backward()
+    for (let i = 0; i < out.length; i++) out[i] = sweep.gradientOf(i)
+    return out
+  }
+  Object.defineProperty(g, 'adjoint', { value: c.adjoint })
+  Object.defineProperty(g, 'lastLoss', { get: () => lastLoss })
+  return g as GradientFunction
+}
+
+function copyGradient(g: Gradient): Gradient {
+  return g.map((x) => (x === null || typeof x === 'number' ? x : x.slice()))
+}
+
+/**
+ * The gradient of the loss argument with respect to every argument of `f` at `args`: a number
+ * for each float scalar, a `Float64Array` (`Float32Array` for f32) for each float array, null for
+ * integer, bool and stack arguments. The caller's arrays are left as passed.
+ * ```ts
+ * gradient(m.f, [0, 3], { loss: 0 })  // for y += x * x: [1, 6]
+ * ```
+ */
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions): Gradient {
+  return copyGradient(grad(f, options)(...args))
+}
+
+/** Which arguments a Jacobian relates. */
+export interface JacobianOptions {
+  /** Indices of the float arguments differentiated with respect to (default: all float arguments). */
+  inputs?: number[]
+  /** Indices of the float arguments whose final values are differentiated (default: all written float arguments). */
+  outputs?: number[]
+}
+
+function floatParams(c: CompiledAdjoint): number[] {
+  return c.params.flatMap((p, i) => (c.slots[i] && p.type.kind !== 'stack' ? [i] : []))
+}
+
+function sizes(sweep: Sweep, params: number[]): number[] {
+  return params.map((i) => { const v = sweep.fwd[i]; return typeof v === 'number' ? 1 : (v as Float64Array).length })
+}
+
+/**
+ * The Jacobian of the final values of `outputs` with respect to the initial values of `inputs`,
+ * as a row-major `Float64Array`: one row per output scalar (arrays flattened in order), one column
+ * per input scalar. One reverse sweep per row.
+ */
+export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
+  const c = compileAdjoint(f)
+  const written = c.info.program.writes.get(c.info.name)!
+  const inputs = options.inputs ?? floatParams(c)
+  const outputs = options.outputs ?? floatParams(c).filter((i) => written[i])
+  for (const i of [...inputs, ...outputs]) {
+    if (!c.slots[i] || c.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no derivative`)
+  }
+  const sweep = new Sweep(c)
+  sweep.load(args)
+  const inSizes = sizes(sweep, inputs), outSizes = sizes(sweep, outputs)
+  const cols = inSizes.reduce((a, b) => a + b, 0), rows = outSizes.reduce((a, b) => a + b, 0)
+  const J = new Float64Array(rows * cols)
+  let r = 0
+  outputs.forEach((o, oi) => {
+    for (let e = 0; e < outSizes[oi]!; e++, r++) {
+      sweep.load(args)
+      sweep.forward()
+      sweep.clear()
+      sweep.seed(o, e, 1)
+      sweep.backward()
+      let col = 0
+      inputs.forEach((inp) => {
+        const g = sweep.gradientOf(inp)!
+        if (typeof g === 'number') J[r * cols + col++] = g
+        else for (let k = 0; k < g.length; k++) J[r * cols + col++] = g[k]!
+      })
+    }
+  })
+  return J
+}
+
+/** Options of `hessian`. */
+export interface HessianOptions extends LossOptions {
+  /** Indices of the float arguments the Hessian is taken over (default: all float arguments but the loss). */
+  wrt?: number[]
+  /** Relative step of the central differences of the gradient (default 1e-5). */
+  step?: number
+}
+
+function cloneArgs(args: unknown[]): unknown[] {
+  return args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : Array.isArray(a) ? a.slice() : a))
+}
+
+/** The float scalars of `params` in `args`, flattened: read and write access by flat position. */
+function flatAccess(args: unknown[], params: number[]): { n: number; get(k: number): number; set(k: number, v: number): void } {
+  const where: Array<[number, number]> = []
+  for (const p of params) {
+    const a = args[p]
+    if (typeof a === 'number') where.push([p, -1])
+    else for (let e = 0; e < (a as Float64Array).length; e++) where.push([p, e])
+  }
+  return {
+    n: where.length,
+    get: (k) => { const [p, e] = where[k]!; return e < 0 ? (args[p] as number) : (args[p] as Float64Array)[e]! },
+    set: (k, v) => { const [p, e] = where[k]!; if (e < 0) args[p] = v; else (args[p] as Float64Array)[e] = v },
+  }
+}
+
+function flatGradient(g: Gradient, params: number[], out: Float64Array, offset = 0): void {
+  let k = offset
+  for (const p of params) {
+    const x = g[p]
+    if (typeof x === 'number') out[k++] = x
+    else if (x) for (let e = 0; e < x.length; e++) out[k++] = x[e]!
+  }
+}
+
+/**
+ * The dense symmetric Hessian of the loss over the scalars of `wrt` (arrays flattened), row-major.
+ * Computed by central differences of the exact (adjoint) gradient, one pair of gradient sweeps
+ * per column, then symmetrised: accurate to about 1e-9 relative for smooth programs, not exact.
+ * (Forward-over-reverse through a tangent transform of the adjoint is the exact alternative.)
+ */
+export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
+  const c = compileAdjoint(f)
+  checkLoss(c, options.loss)
+  const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
+  const g = grad(f, options)
+  const work = cloneArgs(args)
+  const x = flatAccess(work, wrt)
+  const n = x.n
+  const H = new Float64Array(n * n)
+  const plus = new Float64Array(n), minus = new Float64Array(n)
+  const rel = options.step ?? 1e-5
+  for (let j = 0; j < n; j++) {
+    const x0 = x.get(j)
+    const h = rel * Math.max(1, Math.abs(x0))
+    x.set(j, x0 + h); flatGradient(g(...work), wrt, plus)
+    x.set(j, x0 - h); flatGradient(g(...work), wrt, minus)
+    x.set(j, x0)
+    for (let i = 0; i < n; i++) H[i * n + j] = (plus[i]! - minus[i]!) / (2 * h)
+  }
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const s = (H[i * n + j]! + H[j * n + i]!) / 2
+      H[i * n + j] = s; H[j * n + i] = s
+    }
+  }
+  return H
+}
+
+/** Options of `hvp`. */
+export interface HvpOptions extends LossOptions {
+  /** The direction, shaped like the arguments: a number per float scalar, an array per float array, null elsewhere. */
+  v: Array<number | ArrayLike<number> | null | undefined>
+  /** Relative step of the central difference of the gradient (default 1e-5). */
+  step?: number
+}
+
+/**
+ * The Hessian-vector product H·v of the loss, shaped like `gradient`'s result: the central
+ * difference of the exact gradient along v (one pair of gradient sweeps, no Hessian formed).
+ */
+export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
+  const c = compileAdjoint(f)
+  checkLoss(c, options.loss)
+  const g = grad(f, options)
+  const params = floatParams(c)
+  let xmax = 0, vmax = 0
+  for (const p of params) {
+    const a = args[p], v = options.v[p]
+    if (typeof a === 'number') xmax = Math.max(xmax, Math.abs(a))
+    else for (const e of a as Float64Array) xmax = Math.max(xmax, Math.abs(e))
+    if (typeof v === 'number') vmax = Math.max(vmax, Math.abs(v))
+    else if (v) for (let k = 0; k < v.length; k++) vmax = Math.max(vmax, Math.abs(v[k]!))
+  }
+  const out: Gradient = copyGradient(g(...args)).map((x) => (x === null ? null : typeof x === 'number' ? 0 : x.fill(0)))
+  if (vmax === 0) return out
+  const h = (options.step ?? 1e-5) * Math.max(1, xmax) / vmax
+  const shifted = (sign: number): unknown[] => cloneArgs(args).map((a, p) => {
+    const v = options.v[p]
+    if (!params.includes(p) || v === null || v === undefined) return a
+    if (typeof a === 'number') return a + sign * h * (v as number)
+    const arr = a as Float64Array
+    for (let k = 0; k < arr.length; k++) arr[k] = arr[k]! + sign * h * (v as ArrayLike<number>)[k]!
+    return arr
+  })
+  const gp = copyGradient(g(...shifted(1)))
+  const gm = g(...shifted(-1))
+  return out.map((o, p) => {
+    const a = gp[p], b = gm[p]
+    if (o === null || a === null || b === null) return null
+    if (typeof o === 'number') return ((a as number) - (b as number)) / (2 * h)
+    for (let k = 0; k < o.length; k++) o[k] = ((a as Float64Array)[k]! - (b as Float64Array)[k]!) / (2 * h)
+    return o
+  })
+}
+
+/** Options of `checkGrad`. */
+export interface CheckGradOptions extends LossOptions {
+  /** Absolute tolerance (default 1e-6). */
+  atol?: number
+  /** Relative tolerance, times |finite difference| (default 1e-6). */
+  rtol?: number
+  /** Relative finite-difference step (default 1e-6). */
+  step?: number
+}
+
+/** What `checkGrad` found. */
+export interface CheckGradResult {
+  ok: boolean
+  /** The largest |ad − fd| over all float input scalars. */
+  maxError: number
+  /** Where the largest error is: argument index, element index (0 for a scalar), both values. */
+  worst: { arg: number; index: number; ad: number; fd: number } | null
+}
+
+/**
+ * Compares the adjoint gradient with central finite differences of the loss, for every float
+ * scalar of every float argument. Each finite-difference run goes forwards on a perturbed copy
+ * and is undone with the inverse, so the copy returns to the inputs between runs.
+ */
+export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradOptions): CheckGradResult {
+  const c = compileAdjoint(f)
+  checkLoss(c, options.loss)
+  const atol = options.atol ?? 1e-6, rtol = options.rtol ?? 1e-6, rel = options.step ?? 1e-6
+  const ad = gradient(f, args, options)
+  const work = cloneArgs(args)
+  const fwd = c.forward, inv = c.inverse
+  const invArgs = work.slice()
+  const run = (): number => {
+    fwd.apply(undefined, work)
+    const lossValue = fwd.results[options.loss]!
+    for (let i = 0; i < work.length; i++) {
+      const p = c.params[i]!
+      invArgs[i] = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? fwd.results[i] !== 0 : fwd.results[i]) : work[i]
+    }
+    inv.apply(undefined, invArgs)
+    return lossValue
+  }
+  let ok = true, maxError = 0
+  let worst: CheckGradResult['worst'] = null
+  for (const p of floatParams(c)) {
+    const a = work[p]
+    const count = typeof a === 'number' ? 1 : (a as Float64Array).length
+    for (let e = 0; e < count; e++) {
+      const get = () => (typeof a === 'number' ? (work[p] as number) : (a as Float64Array)[e]!)
+      const set = (v: number) => { if (typeof a === 'number') work[p] = v; else (a as Float64Array)[e] = v }
+      const x0 = get()
+      const h = rel * Math.max(1, Math.abs(x0))
+      set(x0 + h); const up = run()
+      set(x0 - h); const down = run()
+      set(x0)
+      const fd = (up - down) / (2 * h)
+      const g = ad[p]!
+      const adv = typeof g === 'number' ? g : g[e]!
+      const err = Math.abs(adv - fd)
+      if (!(err <= atol + rtol * Math.abs(fd))) ok = false
+      if (!(err <= maxError) || worst === null) { maxError = Number.isNaN(err) ? Infinity : Math.max(maxError, err); worst = { arg: p, index: e, ad: adv, fd } }
+    }
+  }
+  return { ok, maxError, worst }
+}

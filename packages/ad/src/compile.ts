@@ -1,0 +1,69 @@
+/**
+ * Compiles the adjoint of a Tenet function: generate the adjoint IR (and that of every callee),
+ * then check, invert and compile it with the backend and options of the original function.
+ * One compilation per (function, direction), cached.
+ */
+import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param } from '@tenet/ir'
+import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
+import { registryPartials } from './expr.js'
+import { AdjointBuilder, gradientSlots, type GradientSlot } from './transform.js'
+
+/** A compiled adjoint and what is needed to drive it. */
+export interface CompiledAdjoint {
+  /** The differentiated function's parameters. */
+  params: Param[]
+  /** Per parameter: where its gradient goes in the adjoint (null: no gradient). */
+  slots: Array<GradientSlot | null>
+  /** The compiled adjoint: parameters (values…, gradients…, sink). */
+  adjoint: TenetFunction
+  /** Every generated function (adjoints of callees and snippet helpers included), as core IR. */
+  functions: FunctionDef[]
+  /** The forward core of the differentiated function. */
+  forward: CompiledFunction
+  /** The inverse core of the differentiated function. */
+  inverse: CompiledFunction
+  info: TenetFunctionInfo
+}
+
+const cache = new WeakMap<TenetFunction, CompiledAdjoint>()
+const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
+
+/** The `TenetFunctionInfo` of a Tenet function, or a clear error for anything else. */
+export function infoOf(f: TenetFunction): TenetFunctionInfo {
+  const info = (f as Partial<TenetFunction> | undefined)?.[TENET_FUNCTION as never] as TenetFunctionInfo | undefined
+  if (typeof f !== 'function' || !info) throw new TypeError('expected a Tenet function (from `rev` or `compileModule`), e.g. `m.f`')
+  return info
+}
+
+/**
+ * The adjoint of `f` (for `m.f.inverse`, the adjoint of the inverse), generated once and compiled
+ * with the same backend, checks and tolerance as `f`. Its parameters are f's parameters, then one
+ * gradient per float parameter (`g_<name>`: f64 → f64, f64[] → f64[], stack<f64> → stack<f64>),
+ * then the scalar sink `g$sink` that collects gradients with respect to constants.
+ */
+export function compileAdjoint(f: TenetFunction): CompiledAdjoint {
+  const hit = cache.get(f)
+  if (hit) return hit
+  const info = infoOf(f)
+  const registry = info.registry.clone()
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard))
+  const name = builder.request(info.name, info.inverse)
+  const functions = builder.build()
+  // the program's functions are already linked: hide interpolated Tenet functions from the linker
+  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
+  const module = compileModule({ kind: 'module', functions, hosts }, {
+    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
+  })
+  const params = f.ir.params
+  const out: CompiledAdjoint = {
+    params,
+    slots: gradientSlots(params, info.registry),
+    adjoint: module[name]!,
+    functions,
+    forward: f.core,
+    inverse: f.inverse.core,
+    info,
+  }
+  cache.set(f, out)
+  return out
+}

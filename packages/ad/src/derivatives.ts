@@ -1,0 +1,55 @@
+/**
+ * Derivative rules of the standard pure primitives, used by the adjoint transform when the
+ * registered spec is the standard library's own (a spec with `partialExprs` always wins).
+ * Each rule gives ∂f/∂argᵢ as a Tenet expression, emitted inline as straight-line code, or, where
+ * the derivative needs a branch (abs, min, max, pow's exponent), a scalar function that is
+ * registered as an allocation-free helper primitive.
+ */
+import type { Expr } from '@tenet/ir'
+import { bin, call, clone, lit, mul, neg } from './expr.js'
+
+/** A partial derivative evaluated by a helper primitive (no allocation per call). */
+export interface HelperPartial {
+  evaluate: (...args: number[]) => number
+  cpu?: (...args: string[]) => string
+}
+
+/** The partials of one primitive at the given argument expressions (copies, free to reuse once). */
+export type PartialRule = (args: Expr[]) => Array<Expr | HelperPartial>
+
+const c = clone
+const one = () => lit(1)
+
+export const standardPartials: Record<string, PartialRule> = {
+  sin: ([x]) => [call('cos', c(x!))],
+  cos: ([x]) => [neg(call('sin', c(x!)))],
+  tan: ([x]) => [bin('+', one(), mul(call('tan', c(x!)), call('tan', c(x!))))],
+  exp: ([x]) => [call('exp', c(x!))],
+  log: ([x]) => [bin('/', one(), c(x!))],
+  sinh: ([x]) => [call('cosh', c(x!))],
+  cosh: ([x]) => [call('sinh', c(x!))],
+  tanh: ([x]) => [bin('-', one(), mul(call('tanh', c(x!)), call('tanh', c(x!))))],
+  asin: ([x]) => [bin('/', one(), call('sqrt', bin('-', one(), mul(c(x!), c(x!)))))],
+  acos: ([x]) => [neg(bin('/', one(), call('sqrt', bin('-', one(), mul(c(x!), c(x!))))))],
+  atan: ([x]) => [bin('/', one(), bin('+', one(), mul(c(x!), c(x!))))],
+  atan2: ([y, x]) => {
+    const r = () => bin('+', mul(c(x!), c(x!)), mul(c(y!), c(y!)))
+    return [bin('/', c(x!), r()), neg(bin('/', c(y!), r()))]
+  },
+  abs2: ([x]) => [mul(lit(2), c(x!))],
+  sqrt: ([x]) => [bin('/', lit(0.5), call('sqrt', c(x!)))],
+  identity: () => [one()],
+  abs: () => [{ evaluate: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0), cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)` }],
+  min: () => [
+    { evaluate: (a, b) => (a <= b ? 1 : 0), cpu: (a, b) => `((${a}) <= (${b}) ? 1 : 0)` },
+    { evaluate: (a, b) => (a <= b ? 0 : 1), cpu: (a, b) => `((${a}) <= (${b}) ? 0 : 1)` },
+  ],
+  max: () => [
+    { evaluate: (a, b) => (a >= b ? 1 : 0), cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)` },
+    { evaluate: (a, b) => (a >= b ? 0 : 1), cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)` },
+  ],
+  pow: ([x, p]) => [
+    mul(c(p!), call('pow', c(x!), bin('-', c(p!), one()))),
+    { evaluate: (x, p) => (x > 0 ? Math.pow(x, p) * Math.log(x) : 0), cpu: (x, p) => `((${x}) > 0 ? Math.pow((${x}), (${p})) * Math.log((${x})) : 0)` },
+  ],
+}

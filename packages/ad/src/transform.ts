@@ -1,0 +1,389 @@
+/**
+ * The adjoint transform (DESIGN §6): core IR function → core IR function. The adjoint of `f`
+ * walks f's statements backwards, each replaced by its adjoint rule, so that running `f` and then
+ * its adjoint brings the values back to the inputs while accumulating gradients. The result is
+ * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
+ */
+import {
+  TenetStaticError, parse, printExpr,
+  type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
+  type Registry, type Stmt, type Type,
+} from '@tenet/ir'
+import { invert, invertStmt, preprocess } from '@tenet/reversible'
+import {
+  add, at, clone, differentiate, isFloatType, lit, readsFloat, ref, typeOf,
+  type Contribution, type PartialsResolver,
+} from './expr.js'
+
+/** Name of the adjoint of function `name` (of its inverse when `inverse`). */
+export function adjointName(name: string, inverse: boolean): string {
+  return inverse ? `${name}$inv$adj` : `${name}$adj`
+}
+
+/** Name of the scalar parameter that absorbs gradients with respect to constants. */
+export const SINK = 'g$sink'
+
+/** How a parameter's gradient travels: its kind and the adjoint parameter that holds it. */
+export interface GradientSlot {
+  kind: 'scalar' | 'array' | 'stack'
+  /** Index of the gradient parameter in the adjoint's parameter list. */
+  index: number
+  type: Type
+}
+
+/** Whether a value type has a gradient (float scalars, arrays and stacks of floats). */
+export function hasGradient(t: Type, registry: Registry): boolean {
+  return isFloatType(registry, t.kind === 'scalar' ? t.name : t.elem)
+}
+
+/** The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient). */
+export function gradientSlots(params: Param[], registry: Registry): Array<GradientSlot | null> {
+  let k = params.length
+  return params.map((p) => (hasGradient(p.type, registry) ? { kind: p.type.kind, index: k++, type: p.type } : null))
+}
+
+const fail = (msg: string, loc?: Expr['loc']): never => {
+  throw new TenetStaticError('ad/unsupported', msg, loc)
+}
+
+function allNames(f: FunctionDef): Set<string> {
+  const names = new Set(f.params.map((p) => p.name))
+  const visit = (body: Stmt[]) => {
+    for (const s of body) {
+      if (s.kind === 'alloc') names.add(s.name)
+      if (s.kind === 'for') names.add(s.variable)
+      if (s.kind === 'if') { visit(s.then); visit(s.else) }
+      if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
+    }
+  }
+  visit(f.body)
+  return names
+}
+
+/**
+ * Generates adjoints on demand: `request` names the adjoint of a (function, direction) and queues
+ * it; `build` generates every queued adjoint (callees included, so recursion works) plus the
+ * helper functions of bijection adjoint snippets.
+ */
+export class AdjointBuilder {
+  private readonly queue: Array<{ name: string; inverse: boolean }> = []
+  private readonly generated = new Map<string, FunctionDef>()
+  readonly helpers = new Map<string, FunctionDef>()
+
+  constructor(
+    readonly program: Program,
+    readonly inverses: Map<string, FunctionDef>,
+    readonly registry: Registry,
+    readonly partials: PartialsResolver,
+  ) {}
+
+  /** The adjoint's name; queues its generation. */
+  request(name: string, inverse: boolean): string {
+    const adj = adjointName(name, inverse)
+    if (!this.generated.has(adj) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
+      if (!this.program.functions.has(name)) fail(`no function \`${name}\` to differentiate`)
+      this.queue.push({ name, inverse })
+    }
+    return adj
+  }
+
+  /** Generates everything queued; returns the adjoint functions and helpers. */
+  build(): FunctionDef[] {
+    while (this.queue.length) {
+      const { name, inverse } = this.queue.shift()!
+      const adj = adjointName(name, inverse)
+      if (this.generated.has(adj)) continue
+      const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
+      this.generated.set(adj, new FunctionAdjoint(this, f, adj).build())
+    }
+    return [...this.generated.values(), ...this.helpers.values()]
+  }
+
+  /** The helper function that runs the adjoint snippet of bijection `spec` for these argument types. */
+  snippetHelper(spec: BijectionSpec, argTypes: string[], loc: Expr['loc']): string {
+    const name = `$adj$${spec.name}$${argTypes.join('_')}`
+    if (this.helpers.has(name)) return name
+    const rule = spec.adjoint!
+    if (rule.params.length !== spec.roles.length) {
+      fail(`the adjoint rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`, loc)
+    }
+    const params = rule.params.map((p, i) => `${p}: ${argTypes[i]}`)
+    rule.params.forEach((p, i) => { if (isFloatType(this.registry, argTypes[i])) params.push(`g_${p}: ${argTypes[i]}`) })
+    const text = `fn adjoint_snippet(${params.join(', ')}) {\n${rule.source}\n}`
+    let f: FunctionDef
+    try {
+      f = parse({ text, name: `adjoint rule of ${spec.name}` }).functions[0]!
+    } catch (e) {
+      if (e instanceof Error) e.message = `in the adjoint rule of bijection \`${spec.name}\`: ${e.message}`
+      throw e
+    }
+    this.helpers.set(name, { ...preprocess(f), name })
+    return name
+  }
+}
+
+type Grad = Dataview
+
+/** The adjoint of one function. */
+class FunctionAdjoint {
+  private readonly prefix: string
+  private counter = 0
+  private readonly registry: Registry
+  private readonly floatArrays = new Set<string>()
+
+  constructor(private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string) {
+    this.registry = builder.registry
+    const names = allNames(f)
+    this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
+  }
+
+  build(): FunctionDef {
+    const slots = gradientSlots(this.f.params, this.registry)
+    const gradParams: Param[] = []
+    this.f.params.forEach((p, i) => { if (slots[i]) gradParams.push({ name: this.g(p.name), type: p.type }) })
+    return {
+      kind: 'fn',
+      name: this.name,
+      params: [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }],
+      body: this.body(this.f.body),
+      ...(this.f.loc ? { loc: this.f.loc } : {}),
+    }
+  }
+
+  private g(name: string): string { return this.prefix + name }
+  private fresh(kind: string): string { return `$${kind}${this.counter++}` }
+  private isFloat(t: string | undefined): boolean { return isFloatType(this.registry, t) }
+
+  /** The gradient dataview of a value dataview. */
+  private grad(dv: Dataview | Arg): Grad {
+    switch (dv.kind) {
+      case 'var': return ref(this.g(dv.name))
+      case 'index': return at(this.g(dv.array.name), clone(dv.index))
+      case 'neg': return { kind: 'neg', target: this.grad(dv.target) }
+      default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry gradients)`, dv.loc)
+    }
+  }
+
+  private body(body: Stmt[]): Stmt[] {
+    const out: Stmt[] = []
+    for (let i = body.length - 1; i >= 0; i--) out.push(...this.stmt(body[i]!))
+    return out
+  }
+
+  private stmt(s: Stmt): Stmt[] {
+    switch (s.kind) {
+      case 'update': return this.update(s)
+      case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
+      case 'alloc': return this.alloc(s)
+      case 'dealloc': return this.dealloc(s)
+      case 'if':
+        return [{ ...s, pre: clone(s.post ?? s.pre), post: s.post ? clone(s.pre) : null, then: this.body(s.then), else: this.body(s.else) }]
+      case 'while':
+        return [{ ...s, pre: clone(s.post), post: clone(s.pre), body: this.body(s.body) }]
+      case 'for':
+        return [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, reverse: !s.reverse, body: this.body(s.body) }]
+      case 'push': case 'pop': {
+        const elem = (s.stack.type as { elem?: string } | undefined)?.elem
+        const inv = invertStmt(clone(s))
+        if (!this.isFloat(elem)) return [inv]
+        const gs = ref(this.g(s.stack.name))
+        const gx = this.grad(s.value)
+        // push(s, x) leaves x = 0, a constant: its gradient is dropped before the stacked one returns
+        if (s.kind === 'push') return [inv, this.drop(clone(gx), true), { kind: 'pop', stack: gs, value: gx, ...loc(s) }]
+        return [inv, { kind: 'push', stack: gs, value: gx, ...loc(s) }]
+      }
+      case 'safe': return [clone(s)]
+      case 'unchecked': return [{ ...s, body: this.body(s.body) }]
+      default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
+    }
+  }
+
+  /** `y op= e`: restore y, then `g_x op= g_y · ∂e/∂x` for every float location x read by e. */
+  private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
+    const restore = invertStmt(clone(s))
+    delete (restore as { distinct?: unknown }).distinct
+    if (!this.isFloat(typeOf(s.target))) return [restore]
+    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on a float yet`, s.loc)
+    let target: Dataview = s.target
+    let sign = s.op === '+=' ? 1 : -1
+    while (target.kind === 'neg') { target = target.target; sign = -sign }
+    return [restore, ...this.accumulate(s.value, this.grad(target) as Expr, sign, s.loc)]
+  }
+
+  /** `g_x ±= seed · ∂e/∂x` for the float locations x read by e (occurrences of one location summed). */
+  private accumulate(e: Expr, seed: Expr, sign: number, at?: Expr['loc']): Stmt[] {
+    const terms: Contribution[] = differentiate(e, seed, this.registry, this.builder.partials)
+    const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
+    for (const t of terms) {
+      const key = printExpr(t.leaf)
+      const prev = grouped.get(key)
+      if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
+      else grouped.set(key, { leaf: t.leaf, coefficient: t.coefficient })
+    }
+    return [...grouped.values()].map(({ leaf, coefficient }) => ({
+      kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.grad(leaf), value: coefficient, ...(at ? { loc: at } : {}),
+    }) as Stmt)
+  }
+
+  /**
+   * Moves the value of a gradient dataview into the sink and leaves it zero, without run-time
+   * checks (the value is the gradient with respect to a constant: the ancilla theorem).
+   */
+  private drop(dv: Grad, toSink: boolean, arrayLength?: Expr): Stmt {
+    const t = this.fresh('t')
+    const elemType = typeOf(dv) ?? 'f64'
+    const body = (target: Dataview): Stmt[] => {
+      const tt = typeOf(target) ?? elemType
+      return [
+        { kind: 'alloc', name: t, declared: { kind: 'scalar', name: tt }, value: lit(0) },
+        { kind: 'callstmt', callee: 'SWAP', args: [ref(t), target], inverse: false },
+        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(SINK), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
+        { kind: 'dealloc', name: t, value: lit(0) },
+      ]
+    }
+    if (!arrayLength) return { kind: 'unchecked', body: body(dv) }
+    const name = (dv as { name: string }).name
+    const i = this.fresh('i')
+    const elem = at(name, ref(i))
+    ;(elem as { type?: string }).type = elemType
+    return { kind: 'unchecked', body: [{ kind: 'for', variable: i, start: { kind: 'num', value: 0, isFloat: false }, stop: arrayLength, step: null, inclusive: false, body: body(elem) }] }
+  }
+
+  private alloc(s: Extract<Stmt, { kind: 'alloc' }>): Stmt[] {
+    const t = s.type!
+    const inv = invertStmt(clone(s))
+    if (!hasGradient(t, this.registry)) return [inv]
+    const gx = this.g(s.name)
+    if (t.kind === 'stack') return [inv, { kind: 'dealloc', name: gx, value: { kind: 'emptystack' } }]
+    if (t.kind === 'array') {
+      const n = (s.value as Extract<Expr, { kind: 'call' }>).args[0]!
+      const gref = ref(gx); (gref as { type?: string }).type = t.elem
+      return [inv, this.drop(gref, true, clone(n)), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [clone(n)] } }]
+    }
+    const value = s.value as Expr
+    const gref = ref(gx); (gref as { type?: string }).type = t.name
+    const dropped = [this.drop(gref, true), { kind: 'dealloc', name: gx, value: lit(0) } as Stmt]
+    if (!readsFloat(value, this.registry)) return [inv, ...dropped]
+    // x <- e is x <- 0; x += e: its adjoint propagates g_x into what e reads, then frees x at 0
+    return [
+      { kind: 'update', op: '-=', target: ref(s.name), value: clone(value), ...loc(s) },
+      ...this.accumulate(value, ref(gx), 1, s.loc),
+      { kind: 'dealloc', name: s.name, value: lit(0), ...loc(s) },
+      ...dropped,
+    ]
+  }
+
+  private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): Stmt[] {
+    const t = s.type!
+    const inv = invertStmt(clone(s))
+    if (!hasGradient(t, this.registry)) return [inv]
+    const gx = this.g(s.name)
+    const value: Expr | { kind: 'emptystack' } = t.kind === 'stack' ? { kind: 'emptystack' }
+      : t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)] }
+        : lit(0)
+    return [inv, { kind: 'alloc', name: gx, declared: t, value } as Stmt]
+  }
+
+  /**
+   * Gradient arguments for a call: the gradient dataview of each differentiable argument.
+   * A constant float expression gets a temporary gradient (dropped into the sink afterwards); an
+   * expression that reads floats is an error; a location whose gradient is already passed (a
+   * read-only argument repeated) gets a temporary that is added back after the call.
+   */
+  private gradientArgs(s: CallStmt, kinds: Array<Type | null>, written: boolean[]): { args: Arg[]; before: Stmt[]; after: Stmt[] } {
+    const args: Arg[] = [], before: Stmt[] = [], after: Stmt[] = []
+    const seen = new Set<string>()
+    s.args.forEach((a, i) => {
+      const t = kinds[i]
+      if (!t) return
+      const temp = (): string => {
+        const c = this.fresh('c')
+        before.push({ kind: 'alloc', name: c, declared: t, value: t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [this.grad(a) as Expr] }] } : lit(0) } as Stmt)
+        return c
+      }
+      const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
+      if (!isView) {
+        if (t.kind !== 'scalar' || readsFloat(a as Expr, this.registry)) {
+          fail(`argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`, which reads floating-point values: its gradient has nowhere to go; compute it into a variable (an ancilla) and pass the variable`, a.loc ?? s.loc)
+        }
+        const c = temp()
+        args.push(ref(c))
+        after.push(this.drop(withType(ref(c), (t as { name: string }).name), true), { kind: 'dealloc', name: c, value: lit(0) })
+        return
+      }
+      const gv = this.grad(a)
+      const root = (a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name)
+      if (seen.has(root) && !written[i]) {
+        const c = temp()
+        args.push(ref(c))
+        if (t.kind === 'scalar') {
+          after.push(
+            { kind: 'update', op: '+=', target: gv, value: ref(c) },
+            this.drop(withType(ref(c), t.name), false),
+            { kind: 'dealloc', name: c, value: lit(0) },
+          )
+        } else if (t.kind === 'array') {
+          const k = this.fresh('i')
+          const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(c)] })
+          after.push(
+            { kind: 'for', variable: k, start: { kind: 'num', value: 0, isFloat: false }, stop: n(), step: null, inclusive: false, body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }] },
+            this.drop(withType(ref(c), t.elem), false, n()),
+            { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } },
+          )
+        } else fail(`the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`, s.loc)
+        return
+      }
+      seen.add(root)
+      args.push(gv)
+    })
+    return { args, before, after }
+  }
+
+  /** `g(args)` → `g$adj(args, gradients, sink)`; `~g(args)` → the adjoint of g's inverse. */
+  private call(s: CallStmt): Stmt[] {
+    const callee = this.builder.program.functions.get(s.callee)!
+    const written = this.builder.program.writes.get(s.callee)!
+    const adj = this.builder.request(s.callee, s.inverse)
+    const kinds = callee.params.map((p) => (hasGradient(p.type, this.registry) ? p.type : null))
+    const { args, before, after } = this.gradientArgs(s, kinds, written)
+    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(SINK)], inverse: false, ...loc(s) }, ...after]
+  }
+
+  private bijection(s: CallStmt): Stmt[] {
+    const spec0 = this.registry.bijection(s.callee)
+    const spec = s.inverse && spec0.inverse !== 'self' ? this.registry.bijection(spec0.inverse) : spec0
+    const restore = invertStmt(clone(s))
+    delete (restore as { distinct?: unknown }).distinct
+    const types = s.args.map((a) => typeOf(a) ?? 'f64')
+    if (!types.some((t) => this.isFloat(t))) return [restore]
+    if (spec.name === 'SWAP' && spec === this.registry.findPrimitive('SWAP')) {
+      return [restore, { kind: 'callstmt', callee: 'SWAP', args: [this.grad(s.args[0]!), this.grad(s.args[1]!)], inverse: false, ...loc(s) }]
+    }
+    if (spec.name === 'NEG' && spec === this.registry.findPrimitive('NEG')) {
+      return [restore, { kind: 'callstmt', callee: 'NEG', args: [this.grad(s.args[0]!)], inverse: false, ...loc(s) }]
+    }
+    if (!spec.adjoint) {
+      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
+    }
+    const helper = this.builder.snippetHelper(spec, types, s.loc)
+    const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
+    const { args, before, after } = this.gradientArgs(s, kinds, spec.roles.map((r) => r === 'inout'))
+    return [restore, ...before, { kind: 'callstmt', callee: helper, args: [...s.args.map(clone), ...args], inverse: false, ...loc(s) }, ...after]
+  }
+}
+
+function rootOf(a: Arg): string {
+  if (a.kind === 'var') return a.name
+  if (a.kind === 'index') return a.array.name
+  if (a.kind === 'neg') return rootOf(a.target)
+  return ''
+}
+
+function withType<T extends Expr>(e: T, t: string): T {
+  ;(e as { type?: string }).type = t
+  return e
+}
+
+function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
+  return s.loc ? { loc: s.loc } : {}
+}
