@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest'
+import { checkGrad } from './index.js'
+import { tag } from './test-util.js'
+
+/** A small generator of differentiable straight-line and loop programs over f64 values. */
+function generator(seed: number) {
+  let s = seed >>> 0
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!
+  const scalars = ['y', 'a', 'b', 'c']
+  const coef = () => (rnd() * 1.6 - 0.8).toFixed(3)
+
+  /** A smooth expression over `vars` (never the target). */
+  function expr(vars: string[], depth: number): string {
+    if (depth <= 0 || rnd() < 0.25) return rnd() < 0.2 ? coef() : pick(vars)
+    const l = () => `(${expr(vars, depth - 1)})`
+    switch (Math.floor(rnd() * 12)) {
+      case 0: return `${l()} + ${l()}`
+      case 1: return `${l()} - ${l()}`
+      case 2: return `${l()} * ${l()}`
+      case 3: return `${l()} / (1.5 + ${l()} ** 2)`
+      case 4: return `sin(${l()})`
+      case 5: return `cos(${l()})`
+      case 6: return `tanh(${l()})`
+      case 7: return `exp(0.3 * tanh(${l()}))`
+      case 8: return `atan(${l()})`
+      case 9: { const u = l(); return `sqrt(1.0 + ${u} * ${u})` }
+      case 10: return `log(2.0 + sin(${l()}))`
+      default: return `${coef()} * ${l()}`
+    }
+  }
+
+  function program(): string {
+    const lines: string[] = []
+    const n = 3 + Math.floor(rnd() * 6)
+    for (let k = 0; k < n; k++) {
+      const kind = rnd()
+      if (kind < 0.55) {
+        const target = pick(scalars)
+        const vars = scalars.filter((v) => v !== target)
+        if (rnd() < 0.3) vars.push('x[1]')
+        lines.push(`${target} ${rnd() < 0.7 ? '+=' : '-='} ${expr(vars, 3)}`)
+      } else if (kind < 0.8) {
+        const target = pick(scalars)
+        const vars = [...scalars.filter((v) => v !== target), 'x[i]']
+        lines.push(`for i in 0..len(x) { ${target} += ${expr(vars, 2)} }`)
+      } else if (kind < 0.9) {
+        const vars = scalars
+        lines.push(`for i in len(x) - 1..=0 by -1 { x[i] += ${expr(vars, 2)} }`)
+      } else {
+        const [u, v] = [pick(scalars), pick(scalars)]
+        if (u !== v) lines.push(rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, ${pick(scalars.filter((w) => w !== u && w !== v))})`)
+        else lines.push(`NEG(${u})`)
+      }
+    }
+    lines.push(`y += ${expr(['a', 'b', 'c', 'x[0]'], 2)}`)
+    return `fn f(y: f64, a: f64, b: f64, c: f64, x: f64[]) {\n  ${lines.join('\n  ')}\n}`
+  }
+  return { program, rnd }
+}
+
+describe.each(['cpu', 'interpreter'] as const)('checkGrad on random programs (%s)', (backend) => {
+  const rev = tag({ backend })
+  it('120 random programs: adjoint gradients match central differences', () => {
+    const gen = generator(backend === 'cpu' ? 1234 : 98765)
+    let checked = 0
+    for (let t = 0; t < 120; t++) {
+      const src = gen.program()
+      const m = rev(src)
+      const args = [gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5)]
+      const r = checkGrad(m.f!, args, { loss: 0, atol: 1e-5, rtol: 1e-5 })
+      expect(r.ok, `${src}\n${JSON.stringify(r.worst)}`).toBe(true)
+      checked++
+    }
+    expect(checked).toBe(120)
+  })
+})
