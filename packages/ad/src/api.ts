@@ -150,13 +150,117 @@ export interface GradientFunction {
   /**
    * Runs `f` forwards on copies of `args`, seeds the loss gradient with 1 and runs the adjoint.
    * Returns one gradient per argument. The returned array and its typed arrays are reused by
-   * the next call (copy them to keep them); nothing is allocated per call in steady state.
+   * the next call (copy them to keep them). Scalar gradients are JS numbers, which V8 may box
+   * (a few bytes per call); `run` is the strictly allocation-free form.
    */
   (...args: unknown[]): Gradient
+  /**
+   * The same sweep without building the result: scalar gradients go to `scalars[i]`, array
+   * gradients to `buffers[i]`, the loss value to `lastLoss`. Allocates nothing in steady state.
+   */
+  readonly run: (...args: unknown[]) => void
+  /** Scalar gradients of the last call, by argument index (0 for arguments without one). */
+  readonly scalars: Float64Array
+  /** Array gradients of the last call, by argument index (undefined for non-array arguments); reused. */
+  readonly buffers: ReadonlyArray<Float64Array | Float32Array | undefined>
   /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
   readonly adjoint: TenetFunction
   /** The loss value of the last call (the loss argument after the forward run). */
   readonly lastLoss: number
+}
+
+/** Support object of a generated gradient driver. */
+interface DriverContext {
+  fwd: CompiledFunction
+  adj: CompiledFunction
+  fromHost: Array<((x: number) => number) | undefined>
+  scalars: Float64Array
+  loss: Float64Array
+  buffers: Array<Float64Array | Float32Array | undefined>
+  values: Array<TypedArray | undefined>
+  bad(i: number, a: unknown): never
+  array(i: number, a: unknown): TypedArray
+  gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
+  stack(i: number, a: unknown): unknown[]
+}
+
+/**
+ * Generates a fixed-arity driver for one adjoint: arguments stay in locals and both cores are
+ * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
+ * Identifiers are generated here; no user text reaches the generated source.
+ */
+function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+  const params = c.params
+  const n = params.length
+  const registry = c.info.registry
+  const ctx: DriverContext = {
+    fwd: c.forward,
+    adj: c.adjoint.core,
+    fromHost: params.map((p) => (p.type.kind === 'scalar' ? registry.findNumberSystem(p.type.name)?.fromHost : undefined)),
+    scalars: new Float64Array(n),
+    loss: new Float64Array(1),
+    buffers: new Array(n).fill(undefined),
+    values: new Array(n).fill(undefined),
+    bad(i, a) {
+      if (i < 0) return argError(`\`${c.info.name}\` takes ${n} arguments (${params.map((q) => q.name).join(', ')}), got ${a}`)
+      const p = params[i]!
+      const want = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? 'a boolean' : 'a number') : p.type.kind === 'array' ? `a ${registry.numberSystem(p.type.elem).arrayType}` : 'a JS array (a stack)'
+      return argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` must be ${want}, got ${a === null ? 'null' : (a as object)?.constructor?.name ?? typeof a}`)
+    },
+    array(i, a) {
+      const p = params[i]!
+      const ctor = CTORS[registry.numberSystem((p.type as { elem: string }).elem).arrayType]
+      if (!(a instanceof ctor)) ctx.bad(i, a)
+      let b = ctx.values[i]
+      if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
+      b.set(a as never)
+      return b
+    },
+    gradBuffer(i, v) {
+      let g = ctx.buffers[i]
+      if (!g || g.length !== v.length) g = ctx.buffers[i] = new (v.constructor as Float64ArrayConstructor)(v.length)
+      else g.fill(0)
+      return g
+    },
+    stack(i, a) {
+      if (!Array.isArray(a)) ctx.bad(i, a)
+      return (a as unknown[]).slice()
+    },
+  }
+  const args = params.map((_, i) => `a${i}`)
+  const lines: string[] = []
+  lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
+  const vals: string[] = []
+  params.forEach((p, i) => {
+    const v = `v${i}`
+    vals.push(v)
+    if (p.type.kind === 'scalar') {
+      if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let ${v} = a${i};`)
+      else lines.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
+    } else if (p.type.kind === 'array') lines.push(`const ${v} = ctx.array(${i}, a${i});`)
+    else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
+  })
+  lines.push(`F(${vals.join(', ')});`)
+  params.forEach((p, i) => {
+    if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
+  })
+  lines.push(`ctx.loss[0] = v${loss};`)
+  const grads: string[] = []
+  params.forEach((p, i) => {
+    const s = c.slots[i]
+    if (!s) return
+    if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
+    else if (s.kind === 'array') grads.push(`ctx.gradBuffer(${i}, v${i})`)
+    else grads.push(`new Array(v${i}.length).fill(0)`)
+  })
+  lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
+  params.forEach((_, i) => {
+    const s = c.slots[i]
+    if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
+  })
+  const body = `const F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars;\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const run = new Function('ctx', body)(ctx) as (...a: unknown[]) => void
+  return { run, ctx }
 }
 
 /**
@@ -170,23 +274,25 @@ export interface GradientFunction {
 export function grad(f: TenetFunction, options: LossOptions): GradientFunction {
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
-  const sweep = new Sweep(c)
+  const { run, ctx } = makeDriver(c, options.loss)
   const out: Gradient = new Array(c.params.length).fill(null)
-  const loss = options.loss
-  let lastLoss = NaN
+  const slots = c.slots
   const g = (...args: unknown[]): Gradient => {
-    sweep.load(args)
-    sweep.forward()
-    lastLoss = sweep.fwd[loss] as number
-    sweep.clear()
-    sweep.seed(loss, 0, 1)
-    sweep.backward()
-    for (let i = 0; i < out.length; i++) out[i] = sweep.gradientOf(i)
+    run(...args)
+    for (let i = 0; i < out.length; i++) {
+      const s = slots[i]
+      out[i] = !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? ctx.scalars[i]! : ctx.buffers[i]!
+    }
     return out
   }
-  Object.defineProperty(g, 'adjoint', { value: c.adjoint })
-  Object.defineProperty(g, 'lastLoss', { get: () => lastLoss })
-  return g as GradientFunction
+  Object.defineProperties(g, {
+    run: { value: run },
+    scalars: { value: ctx.scalars },
+    buffers: { value: ctx.buffers },
+    adjoint: { value: c.adjoint },
+    lastLoss: { get: () => ctx.loss[0] },
+  })
+  return g as unknown as GradientFunction
 }
 
 function copyGradient(g: Gradient): Gradient {

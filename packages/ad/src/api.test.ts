@@ -1,0 +1,122 @@
+import { PerformanceObserver } from 'node:perf_hooks'
+import { describe, expect, it } from 'vitest'
+import { grad, gradient, hessian, hvp, jacobian, checkGrad } from './index.js'
+import { rev, tag } from './test-util.js'
+
+async function collectionsDuring(work: () => void): Promise<number> {
+  let count = 0
+  const obs = new PerformanceObserver((list) => { count += list.getEntries().length })
+  obs.observe({ entryTypes: ['gc'] })
+  work()
+  await new Promise((r) => setTimeout(r, 50))
+  obs.disconnect()
+  return count
+}
+
+describe('the public API', () => {
+  const m = rev`
+    fn norm(res: f64, y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] ** 2 }; res += sqrt(y) }
+    fn quad(l: f64, a: f64, b: f64, x: f64[]) {
+      l += a * a * b + sin(a) * b * b
+      for i in 0..len(x) { l += a * x[i] * x[i] + b * x[i] }
+    }`
+
+  it('gradient of the norm at [1, 2, 3] is x/‖x‖', () => {
+    const x = Float64Array.from([1, 2, 3])
+    const g = gradient(m.norm!, [0, 0, x], { loss: 0 })
+    const n = Math.sqrt(14)
+    expect(g[0]).toBe(1)
+    expect(g[1]).toBeCloseTo(1 / (2 * n), 15)
+    Array.from(g[2] as Float64Array).forEach((v, i) => expect(v).toBeCloseTo(x[i]! / n, 15))
+    expect(Array.from(x)).toEqual([1, 2, 3])
+  })
+
+  it('grad is compiled once and reuses its buffers; gradient returns copies', () => {
+    const g = grad(m.norm!, { loss: 0 })
+    const r1 = g(0, 0, Float64Array.from([3, 4]))
+    const a1 = r1[2]
+    expect(g.lastLoss).toBe(5)
+    const r2 = g(0, 0, Float64Array.from([0, 2]))
+    expect(r2).toBe(r1)
+    expect(r2[2]).toBe(a1)
+    expect(Array.from(r2[2] as Float64Array)).toEqual([0, 1])
+    expect(g.adjoint.ir.params.map((p) => p.name)).toEqual(['res', 'y', 'x', 'g_res', 'g_y', 'g_x', 'g$sink'])
+    const c1 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
+    const c2 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
+    expect(c1[2]).not.toBe(c2[2])
+  })
+
+  it('the loss must be a float scalar argument', () => {
+    expect(() => grad(m.norm!, { loss: 2 })).toThrow(/float scalar/)
+    expect(() => grad(m.norm!, { loss: 7 })).toThrow(/index of an argument/)
+  })
+
+  it('hessian is symmetric and matches the analytic one', () => {
+    const [a, b] = [0.7, -1.1]
+    const x = Float64Array.from([0.5, -2])
+    const H = hessian(m.quad!, [0, a, b, x], { loss: 0, wrt: [1, 2, 3] })
+    const n = 4
+    const want = [
+      [2 * b - Math.sin(a) * b * b, 2 * a + 2 * Math.cos(a) * b, 2 * x[0]!, 2 * x[1]!],
+      [2 * a + 2 * Math.cos(a) * b, 2 * Math.sin(a), 1, 1],
+      [2 * x[0]!, 1, 2 * a, 0],
+      [2 * x[1]!, 1, 0, 2 * a],
+    ]
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) expect(H[i * n + j]).toBeCloseTo(want[i]![j]!, 8)
+    const v = [null, 0.3, -0.2, Float64Array.from([1, 0.5])]
+    const hv = hvp(m.quad!, [0, a, b, x], { loss: 0, v })
+    const flatV = [0.3, -0.2, 1, 0.5]
+    const want2 = want.map((row) => row.reduce((s, h, j) => s + h * flatV[j]!, 0))
+    expect(hv[0]).toBeCloseTo(0, 12)
+    expect(hv[1]).toBeCloseTo(want2[0]!, 8)
+    expect(hv[2]).toBeCloseTo(want2[1]!, 8)
+    expect((hv[3] as Float64Array)[0]).toBeCloseTo(want2[2]!, 8)
+    expect((hv[3] as Float64Array)[1]).toBeCloseTo(want2[3]!, 8)
+  })
+
+  it('jacobian defaults: all float inputs, written float outputs', () => {
+    const J = jacobian(m.norm!, [0, 0, Float64Array.from([3, 4])])
+    // outputs: res, y (written); inputs: res, y, x0, x1
+    expect(J.length).toBe(2 * 4)
+    expect(Array.from(J.slice(0, 4)).map((v) => +v.toFixed(12))).toEqual([1, 0.1, 0.6, 0.8])
+    expect(Array.from(J.slice(4))).toEqual([0, 1, 6, 8])
+  })
+
+  it('checkGrad reports the worst entry and catches a wrong derivative', () => {
+    const ok = checkGrad(m.quad!, [0, 0.7, -1.1, Float64Array.from([0.5, -2])], { loss: 0 })
+    expect(ok.ok).toBe(true)
+    expect(ok.maxError).toBeLessThan(1e-6)
+    expect(ok.worst).not.toBeNull()
+  })
+
+  it('the interpreter backend gives the same gradients as the cpu backend', () => {
+    const mi = tag({ backend: 'interpreter' })`fn norm(res: f64, y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] ** 2 }; res += sqrt(y) }`
+    const a = gradient(m.norm!, [0, 0, Float64Array.from([1, 2, 3])], { loss: 0 })
+    const b = gradient(mi.norm!, [0, 0, Float64Array.from([1, 2, 3])], { loss: 0 })
+    expect(b).toEqual(a)
+  })
+})
+
+describe('grad(f) allocates nothing per call in steady state (cpu backend, checks off)', () => {
+  const m = tag({ checks: false })`
+    fn kernel(y: f64, x: f64[], a: f64) {
+      routine { t <- 0.0; t += a * a }
+      for i in 0..len(x) { y += sin(x[i]) * t }
+      ~routine
+    }`
+  const x = Float64Array.from({ length: 16 }, (_, i) => i / 16)
+  const g = grad(m.kernel!, { loss: 0 })
+  it('g.run, 10⁵ gradient sweeps: no garbage collection', async () => {
+    function drive(calls: number): number {
+      let acc = 0
+      for (let i = 0; i < calls; i++) { g.run(0.5, x, 0.25); acc += g.scalars[2]! }
+      return acc
+    }
+    for (let r = 0; r < 20; r++) drive(5_000)
+    await collectionsDuring(() => drive(5_000))
+    let acc = 0
+    const gcs = await collectionsDuring(() => { acc = drive(100_000) })
+    expect(Number.isFinite(acc)).toBe(true)
+    expect(gcs).toBe(0)
+  })
+})
