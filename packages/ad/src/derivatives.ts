@@ -20,6 +20,7 @@ export type PartialRule = (args: Expr[]) => Array<Expr | HelperPartial>
 const c = clone
 const one = () => lit(1)
 
+/** The derivative rules of the standard pure primitives, by name. */
 export const standardPartials: Record<string, PartialRule> = {
   sin: ([x]) => [call('cos', c(x!))],
   cos: ([x]) => [neg(call('sin', c(x!)))],
