@@ -11,7 +11,7 @@ const CONSTRUCTS: Record<string, RegExp> = {
   'negated dataview': /^\s*-\w|\(-\w+[,)]|, -\w/m,
   'if (c, ~)': /if \(.*, ~\)/, 'if with explicit post-condition': /if \((.*), (?!~\)).*\)/, 'else': /} else /, 'else if': /else if/,
   'for a..b': /for i\d in \S+\.\.(?!=)/, 'for a..=b': /\.\.=/, 'for by positive step': /by [1-9]/, 'for by negative step': /by -/,
-  'nested for': /for i1 /,
+  'nested for': /for i1 /, 'for in reverse': /in reverse /, 'run-time step': /by \(/,
   'while (pre, post)': /while \(/, 'x: i32 <- e': /: i32 <- (?!0\b)/, 'x -> e': /-> (?!0\b|\[\])/,
   'routine': /routine \{/, '~routine': /~routine/, '~{ }': /~\{/,
   'call': /^\s*g\(/m, 'uncall': /~g\(/, 'array argument': /g\([^)]*\ba\d\b(?!\[)/,

@@ -505,7 +505,17 @@ class FunctionGenerator {
 
   private for(ctx: Ctx): string[] | undefined {
     const down = this.rng.chance(0.35)
-    const step = down ? this.rng.pick([-1, -1, -2]) : this.rng.pick([1, 1, 1, 2, 3])
+    let step = down ? this.rng.pick([-1, -1, -2]) : this.rng.pick([1, 1, 1, 2, 3])
+    // sometimes a step computed at run time, from a variable frozen in the loop
+    let stepText: string | undefined
+    const stepRoots: string[] = []
+    const scal = this.scalars(ctx)
+    if (scal.length && this.rng.chance(0.12)) {
+      const sv = this.rng.pick(scal)
+      stepText = down ? `(-1 - (${sv.name} & 1))` : `((${sv.name} & 1) + 1)`
+      step = down ? -1 : 1 // the smallest step in magnitude bounds the trip count
+      stepRoots.push(sv.name)
+    }
     const inclusive = this.rng.chance(0.4)
     // counting up: start is the low bound; counting down: start is the high bound
     const start = this.bound(ctx, down ? 'high' : 'low')
@@ -536,13 +546,19 @@ class FunctionGenerator {
       const o1 = -first, o2 = -off - 1
       if (o1 <= o2) v.indexes = new Map([[arr, [Math.max(o1, -2), Math.min(o2, 2)]]])
     }
-    for (const r of [...start.roots, ...stop.roots]) this.read(r)
+    const roots = [...start.roots, ...stop.roots, ...stepRoots]
+    for (const r of roots) this.read(r)
     const inner = this.child(ctx, {
-      addVars: [v], freeze: [...start.roots, ...stop.roots], trips: ctx.trips * Math.max(1, trips), loopDepth: ctx.loopDepth + 1,
+      addVars: [v], freeze: roots, trips: ctx.trips * Math.max(1, trips), loopDepth: ctx.loopDepth + 1,
     })
     const body = this.seq(inner)
-    const stepText = step === 1 && this.rng.chance(0.7) ? '' : ` by ${step}`
-    return withBlock(`for ${name} in ${start.text}${inclusive ? '..=' : '..'}${stop.text}${stepText}`, body)
+    const by = stepText !== undefined ? ` by ${stepText}` : step === 1 && this.rng.chance(0.7) ? '' : ` by ${step}`
+    // `in reverse` runs the same values backwards (how inverses print; also legal source).
+    // Not before a `(`: the parser reads `reverse (...)` as a call (a core bug, which also
+    // breaks printed inverses whose loop start prints with a leading parenthesis, so no
+    // bound here prints that way).
+    const rev = this.rng.chance(0.1) && !start.text.startsWith('(') ? 'reverse ' : ''
+    return withBlock(`for ${name} in ${rev}${start.text}${inclusive ? '..=' : '..'}${stop.text}${by}`, body)
   }
 
   private while(ctx: Ctx): string[] | undefined {
