@@ -73,8 +73,8 @@ export function revolveExtraStepsDP(l: number, s: number): number {
   if (l <= 1) return 0
   if (s < 1) return Infinity
   if (l > dpSteps || s >= dpTable.length) {
-    const L = Math.max(l, 2 * dpSteps)
-    const S = Math.max(s + 1, dpTable.length)
+    const L = l > dpSteps ? Math.max(l, 2 * dpSteps) : dpSteps
+    const S = s >= dpTable.length ? Math.max(s + 1, 2 * dpTable.length) : dpTable.length
     const table: Float64Array[] = []
     for (let ss = 0; ss < S; ss++) {
       const row = new Float64Array(L + 1)
