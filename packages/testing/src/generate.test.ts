@@ -16,6 +16,7 @@ const CONSTRUCTS: Record<string, RegExp> = {
   'routine': /routine \{/, '~routine': /~routine/, '~{ }': /~\{/,
   'call': /^\s*g\(/m, 'uncall': /~g\(/, 'array argument': /g\([^)]*\ba\d\b(?!\[)/,
   'stack': /stack<i32> <- \[\]/, push: /push\(/, pop: /pop\(/, '@unchecked': /@unchecked/,
+  '%': / % /, div: /div\(/, '**': / \*\* /, 'i32(f64(...))': /i32\(f64\(/,
   'literal i32 extremes': /2147483647|-2147483648/,
 }
 

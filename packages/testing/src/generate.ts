@@ -309,6 +309,25 @@ class FunctionGenerator {
         const a = this.expr(ctx, depth - 1, avoid, typed)
         if (!a.literalOnly) return { text: `-(${a.text})`, literalOnly: false }
       }
+      if (this.rng.chance(0.12)) {
+        // integer division and remainder by a non-zero literal, small powers, a float round trip.
+        // Never `div(-x, d)` or `f64(-x)`: a negated dataview as the argument of a pure call
+        // is mis-parsed as a `neg` view (core bug: wrong results or a bogus type error).
+        const d = this.rng.pick([2, 3, 7, -5])
+        const a = this.expr(ctx, depth - 1, avoid, typed)
+        const negated = a.text.startsWith('-(')
+        if (!a.literalOnly || typed) {
+          const text = this.rng.weighted<() => string>([
+            [() => `(${a.text} % ${d})`, 1],
+            [() => (negated ? `(${a.text} % ${d})` : `div(${a.text}, ${d})`), 1],
+            [() => (a.literalOnly ? `(${a.text} % ${d})` : `(${a.text} ** ${this.rng.pick([2, 3])})`), 0.5],
+          ])()
+          return { text, literalOnly: a.literalOnly }
+        }
+        // inside `f64(...)` literals are f64, so the argument has no literal-only sub-expression
+        const v = this.expr(ctx, depth - 1, avoid, false)
+        if (!v.literalOnly && !v.text.startsWith('-(')) return { text: `i32(f64(${v.text}) / ${d}.5)`, literalOnly: false }
+      }
       const op = this.rng.pick(['+', '-', '*', '^', '&', '|', '+', '-'])
       const l = this.expr(ctx, depth - 1, avoid, typed)
       let r = this.expr(ctx, depth - 1, avoid, typed)
