@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, check } from '@tenet/ir'
+import { check, createRegistry, parse, walk } from '@tenet/ir'
 import { preprocess } from '@tenet/reversible'
 import { randomArgs, randomProgram, Random } from './index.js'
 
@@ -47,6 +47,18 @@ describe('randomProgram', () => {
         .toEqual(p.signature.params.map((q) => `${q.name}: ${q.type}`))
       expect(program.functions.size).toBe(p.functions.length)
     }
+  })
+
+  it('writes array statements whose distinct indices are only checked at run time', () => {
+    // `a[i] += a[0]` with i in 1..n: the checker cannot prove i != 0, so it asks for a run-time
+    // check, and the generator knows from the loop range that the check passes
+    const registry = createRegistry()
+    let checked = 0
+    for (let seed = 0; seed < 300; seed++) {
+      const program = check(parse(randomProgram(seed).source).functions.map(preprocess), [], registry)
+      for (const f of program.functions.values()) walk(f.body, (st) => { if ((st as { distinct?: unknown[] }).distinct?.length) checked++ })
+    }
+    expect(checked).toBeGreaterThan(10)
   })
 
   it('leaves out disabled constructs', () => {
