@@ -130,3 +130,26 @@ export function formatAction(a: Action): string {
       return a.from === 'live' ? `free ${a.state}` : `free snapshot ${a.state}`
   }
 }
+
+/**
+ * A recursive schedule generator: it yields actions, or a nested generator to run in place
+ * (a "call"). {@link flatten} runs the recursion with an explicit stack, so each action
+ * costs O(1) however deep the recursion goes (plain `yield*` costs O(depth) per action and
+ * can overflow the call stack on long chains).
+ */
+export type Nested = Generator<Action | Nested, void, undefined>
+
+/** Run a {@link Nested} generator, yielding its actions in order (see there). */
+export function* flatten(root: Nested): Generator<Action, void, undefined> {
+  const stack: Nested[] = [root]
+  while (stack.length > 0) {
+    const r = stack[stack.length - 1]!.next()
+    if (r.done) {
+      stack.pop()
+      continue
+    }
+    const v = r.value
+    if ('kind' in v) yield v
+    else stack.push(v)
+  }
+}

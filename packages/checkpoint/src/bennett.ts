@@ -1,4 +1,4 @@
-import { act, assertPositiveInt, makeSchedule, type Action, type Schedule } from './action.js'
+import { act, assertPositiveInt, flatten, makeSchedule, type Nested, type Schedule } from './action.js'
 
 /** Options of {@link bennettSchedule} and {@link bennettGradientSchedule}. */
 export interface BennettOptions {
@@ -30,27 +30,27 @@ function sectors(a: number, len: number, k: number): number[] {
 }
 
 /** Compute s_{a+len} from s_a, leaving no intermediate state (compute–copy–uncompute). */
-function* compute(a: number, len: number, k: number): Generator<Action> {
+function* compute(a: number, len: number, k: number): Nested {
   if (len === 1) {
     yield act.forward(a + 1)
     return
   }
   const b = sectors(a, len, k)
   const parts = b.length - 1
-  for (let j = 0; j < parts; j++) yield* compute(b[j]!, b[j + 1]! - b[j]!, k) // P process
-  for (let j = parts - 2; j >= 0; j--) yield* uncompute(b[j]!, b[j + 1]! - b[j]!, k) // Q process
+  for (let j = 0; j < parts; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k) // P process
+  for (let j = parts - 2; j >= 0; j--) yield uncompute(b[j]!, b[j + 1]! - b[j]!, k) // Q process
 }
 
 /** The exact inverse of {@link compute}: clear s_{a+len}, given s_a. */
-function* uncompute(a: number, len: number, k: number): Generator<Action> {
+function* uncompute(a: number, len: number, k: number): Nested {
   if (len === 1) {
     yield act.uncompute(a + 1)
     return
   }
   const b = sectors(a, len, k)
   const parts = b.length - 1
-  for (let j = 0; j < parts - 1; j++) yield* compute(b[j]!, b[j + 1]! - b[j]!, k)
-  for (let j = parts - 1; j >= 0; j--) yield* uncompute(b[j]!, b[j + 1]! - b[j]!, k)
+  for (let j = 0; j < parts - 1; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k)
+  for (let j = parts - 1; j >= 0; j--) yield uncompute(b[j]!, b[j + 1]! - b[j]!, k)
 }
 
 /**
@@ -58,24 +58,24 @@ function* uncompute(a: number, len: number, k: number): Generator<Action> {
  * end become uncomputing adjoints, so every step is reversed exactly once, from T down to 1.
  * `boundariesLive`: the sector boundaries are already live (top level without Q process).
  */
-function* reverse(a: number, len: number, k: number, boundariesLive: boolean): Generator<Action> {
+function* reverse(a: number, len: number, k: number, boundariesLive: boolean): Nested {
   if (len === 1) {
     yield act.adjoint(a + 1, true)
     return
   }
   const b = sectors(a, len, k)
   const parts = b.length - 1
-  if (!boundariesLive) for (let j = 0; j < parts - 1; j++) yield* compute(b[j]!, b[j + 1]! - b[j]!, k)
-  for (let j = parts - 1; j >= 0; j--) yield* reverse(b[j]!, b[j + 1]! - b[j]!, k, false)
+  if (!boundariesLive) for (let j = 0; j < parts - 1; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k)
+  for (let j = parts - 1; j >= 0; j--) yield reverse(b[j]!, b[j + 1]! - b[j]!, k, false)
 }
 
-function* top(T: number, k: number, uncomputeTop: boolean): Generator<Action> {
+function* top(T: number, k: number, uncomputeTop: boolean): Nested {
   if (uncomputeTop || T === 1) {
-    yield* compute(0, T, k)
+    yield compute(0, T, k)
     return
   }
   const b = sectors(0, T, k)
-  for (let j = 0; j < b.length - 1; j++) yield* compute(b[j]!, b[j + 1]! - b[j]!, k)
+  for (let j = 0; j < b.length - 1; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k)
 }
 
 function check(options: BennettOptions): { T: number; k: number; uncomputeTop: boolean } {
@@ -95,7 +95,7 @@ function check(options: BennettOptions): { T: number; k: number; uncomputeTop: b
 export function bennettSchedule(options: BennettOptions): Schedule {
   const { T, k, uncomputeTop } = check(options)
   const name = `bennett(k=${k}${uncomputeTop ? '' : ', keep top'})`
-  return makeSchedule(name, T, () => top(T, k, uncomputeTop))
+  return makeSchedule(name, T, () => flatten(top(T, k, uncomputeTop)))
 }
 
 /**
@@ -108,8 +108,12 @@ export function bennettSchedule(options: BennettOptions): Schedule {
 export function bennettGradientSchedule(options: BennettOptions): Schedule {
   const { T, k, uncomputeTop } = check(options)
   const name = `bennett-gradient(k=${k}${uncomputeTop ? '' : ', keep top'})`
-  return makeSchedule(name, T, function* () {
-    yield* top(T, k, uncomputeTop)
-    yield* reverse(0, T, k, !uncomputeTop)
-  })
+  return makeSchedule(name, T, () =>
+    flatten(
+      (function* (): Nested {
+        yield top(T, k, uncomputeTop)
+        yield reverse(0, T, k, !uncomputeTop)
+      })(),
+    ),
+  )
 }

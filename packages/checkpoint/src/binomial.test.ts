@@ -102,6 +102,13 @@ describe('binomialSchedule', () => {
     }
   })
 
+  it('runs long chains in flat generators (no call-stack depth proportional to T)', () => {
+    expect(costOf(binomialSchedule({ steps: 30_000, snapshots: 30_000 })).forward).toBe(30_000)
+    const c = costOf(binomialSchedule({ steps: 100_000, snapshots: 12 }))
+    expect(c.forward).toBe(revolveExtraSteps(100_000, 12) + 1)
+    expect(c.peakStates).toBeLessThanOrEqual(14)
+  })
+
   it('with s ≥ l − 1 nothing is recomputed', () => {
     for (const l of [1, 2, 5, 20]) {
       expect(costOf(binomialSchedule({ steps: l, snapshots: l })).forward).toBe(l)

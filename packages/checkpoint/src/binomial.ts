@@ -1,4 +1,4 @@
-import { act, assertPositiveInt, makeSchedule, type Action, type Schedule } from './action.js'
+import { act, assertPositiveInt, flatten, makeSchedule, type Nested, type Schedule } from './action.js'
 import { revolveSplit } from './closed-forms.js'
 
 /** Options of {@link binomialSchedule}. */
@@ -13,7 +13,7 @@ export interface BinomialOptions {
  * Reverse steps a+1 … a+l. On entry s_a is live and (when l > 1) stored; on exit s_a is
  * live again and still stored. Uses at most `s` snapshots counting s_a's.
  */
-function* reverse(a: number, l: number, s: number, T: number): Generator<Action> {
+function* reverse(a: number, l: number, s: number, T: number): Nested {
   if (l === 1) {
     if (a + 1 === T) {
       // The output: evaluated once so the driver can hand out s_T and seed s̄_T.
@@ -30,11 +30,11 @@ function* reverse(a: number, l: number, s: number, T: number): Generator<Action>
   }
   const tail = l - m
   if (tail > 1) yield act.store(a + m)
-  yield* reverse(a + m, tail, s - 1, T)
+  yield reverse(a + m, tail, s - 1, T)
   if (tail > 1) yield act.drop(a + m)
   yield act.free(a + m)
   yield act.restore(a)
-  yield* reverse(a, m, s, T)
+  yield reverse(a, m, s, T)
 }
 
 /**
@@ -48,9 +48,13 @@ export function binomialSchedule(options: BinomialOptions): Schedule {
   assertPositiveInt(options.steps, 'steps')
   assertPositiveInt(options.snapshots, 'snapshots')
   const { steps: T, snapshots: s } = options
-  return makeSchedule(`binomial(s=${s})`, T, function* () {
-    if (T > 1) yield act.store(0)
-    yield* reverse(0, T, s, T)
-    if (T > 1) yield act.drop(0)
-  })
+  return makeSchedule(`binomial(s=${s})`, T, () =>
+    flatten(
+      (function* (): Nested {
+        if (T > 1) yield act.store(0)
+        yield reverse(0, T, s, T)
+        if (T > 1) yield act.drop(0)
+      })(),
+    ),
+  )
 }

@@ -98,6 +98,16 @@ describe('knillSchedule', () => {
     expect(knill.forward + knill.uncompute).toBeLessThan(bennett.forward + bennett.uncompute)
   })
 
+  it('handles long chains and generous budgets without deep recursion or a cubic table', () => {
+    const t0 = performance.now()
+    const c = costOf(knillSchedule({ steps: 5000, pebbles: 6000 }))
+    expect(c).toMatchObject({ forward: 5000, uncompute: 4999, peakStates: 5001 })
+    const g = costOf(knillGradientSchedule({ steps: 3000, pebbles: 13 }))
+    expect(g.adjoint).toBe(3000)
+    expect(g.forward + g.uncompute + g.adjoint).toBe(2 * knillCost(3000, 13))
+    expect(performance.now() - t0).toBeLessThan(20_000)
+  })
+
   it('refuses a budget that cannot reach T', () => {
     expect(() => knillSchedule({ steps: 9, pebbles: 4 })).toThrow(RangeError)
   })

@@ -1,4 +1,4 @@
-import { act, assertPositiveInt, makeSchedule, type Action, type Schedule } from './action.js'
+import { act, assertPositiveInt, flatten, makeSchedule, type Nested, type Schedule } from './action.js'
 
 /**
  * Knill's optimal pebbling of a chain (Bennett's reversible pebble game): a pebble may be
@@ -55,8 +55,8 @@ class KnillTable {
 const tables = new Map<string, KnillTable>()
 
 function tableFor(n: number, s: number): KnillTable {
-  // With s ≥ n pebbles nothing beats pebbling every node: more pebbles are never needed.
-  const S = Math.min(s, n)
+  // With s ≥ n pebbles the answer is 2n − 1 (see `trivial`); the table needs rows s < n only.
+  const S = Math.max(1, Math.min(s, n - 1))
   const key = `${n}:${S}`
   let t = tables.get(key)
   if (!t) {
@@ -70,52 +70,62 @@ function tableFor(n: number, s: number): KnillTable {
 /**
  * Knill's optimal pebbling cost F(n, s): the fewest forward/uncompute steps that compute
  * s_n from s₀ reversibly, leaving only s₀ and s_n, with at most s states held besides s₀.
- * Infinity where n > 2^(s−1). Dynamic programming, O(min(s, n)·n²) time on first use.
+ * Infinity where n > 2^(s−1). Dynamic programming, O(s·n²) time on first use for s < n (cached); 2n − 1 at once for s ≥ n.
  */
 export function knillCost(n: number, s: number): number {
   if (n <= 0) return 0
   if (s < 1) return Infinity
   if (s - 1 < 53 && n > 2 ** (s - 1)) return Infinity
+  if (trivial(n, s)) return 2 * n - 1
   const t = tableFor(n, s)
-  return t.cost[Math.min(s, n)]![n]!
+  return t.cost[s]![n]!
 }
 
-function* pebble(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
-  if (n === 1) {
-    yield act.forward(a + 1)
+/**
+ * With s ≥ n pebbles the optimum is to pebble every node and clear all but the last:
+ * 2n − 1 moves, the least possible (each node below n goes on and off at least once), and
+ * the only split reaching it is m = 1, so this is also what the recursion would generate.
+ */
+function trivial(n: number, s: number): boolean {
+  return s >= n
+}
+
+function* pebble(t: KnillTable, a: number, n: number, s: number): Nested {
+  if (trivial(n, s)) {
+    for (let i = a + 1; i <= a + n; i++) yield act.forward(i)
+    for (let i = a + n - 1; i > a; i--) yield act.uncompute(i)
     return
   }
-  const ss = Math.min(s, t.maxS)
-  const m = t.split[ss]![n]!
-  yield* pebble(t, a, m, s)
-  yield* pebble(t, a + m, n - m, s - 1)
-  yield* unpebble(t, a, m, s - 1)
+  const m = t.split[s]![n]!
+  yield pebble(t, a, m, s)
+  yield pebble(t, a + m, n - m, s - 1)
+  yield unpebble(t, a, m, s - 1)
 }
 
 /** Inverse of {@link pebble}. */
-function* unpebble(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
-  if (n === 1) {
-    yield act.uncompute(a + 1)
+function* unpebble(t: KnillTable, a: number, n: number, s: number): Nested {
+  if (trivial(n, s)) {
+    for (let i = a + 1; i < a + n; i++) yield act.forward(i)
+    for (let i = a + n; i > a; i--) yield act.uncompute(i)
     return
   }
-  const ss = Math.min(s, t.maxS)
-  const m = t.split[ss]![n]!
-  yield* pebble(t, a, m, s - 1)
-  yield* unpebble(t, a + m, n - m, s - 1)
-  yield* unpebble(t, a, m, s)
+  const m = t.split[s]![n]!
+  yield pebble(t, a, m, s - 1)
+  yield unpebble(t, a + m, n - m, s - 1)
+  yield unpebble(t, a, m, s)
 }
 
 /** {@link unpebble} with the adjoint carried along (each step reversed once, from the end). */
-function* reverse(t: KnillTable, a: number, n: number, s: number): Generator<Action> {
-  if (n === 1) {
-    yield act.adjoint(a + 1, true)
+function* reverse(t: KnillTable, a: number, n: number, s: number): Nested {
+  if (trivial(n, s)) {
+    for (let i = a + 1; i < a + n; i++) yield act.forward(i)
+    for (let i = a + n; i > a; i--) yield act.adjoint(i, true)
     return
   }
-  const ss = Math.min(s, t.maxS)
-  const m = t.split[ss]![n]!
-  yield* pebble(t, a, m, s - 1)
-  yield* reverse(t, a + m, n - m, s - 1)
-  yield* reverse(t, a, m, s)
+  const m = t.split[s]![n]!
+  yield pebble(t, a, m, s - 1)
+  yield reverse(t, a + m, n - m, s - 1)
+  yield reverse(t, a, m, s)
 }
 
 /** Options of {@link knillSchedule}. */
@@ -134,7 +144,8 @@ function prepare(options: KnillOptions): KnillTable {
       `${options.pebbles} pebbles cannot reach step ${options.steps}: need steps ≤ 2^(pebbles−1)`,
     )
   }
-  return tableFor(options.steps, options.pebbles)
+  // The table is consulted only for sub-chains with fewer pebbles than steps.
+  return trivial(options.steps, options.pebbles) ? tableFor(1, 1) : tableFor(options.steps, options.pebbles)
 }
 
 /**
@@ -145,7 +156,7 @@ function prepare(options: KnillOptions): KnillTable {
 export function knillSchedule(options: KnillOptions): Schedule {
   const t = prepare(options)
   const { steps: T, pebbles: s } = options
-  return makeSchedule(`knill(s=${s})`, T, () => pebble(t, 0, T, s))
+  return makeSchedule(`knill(s=${s})`, T, () => flatten(pebble(t, 0, T, s)))
 }
 
 /**
@@ -156,8 +167,12 @@ export function knillSchedule(options: KnillOptions): Schedule {
 export function knillGradientSchedule(options: KnillOptions): Schedule {
   const t = prepare(options)
   const { steps: T, pebbles: s } = options
-  return makeSchedule(`knill-gradient(s=${s})`, T, function* () {
-    yield* pebble(t, 0, T, s)
-    yield* reverse(t, 0, T, s)
-  })
+  return makeSchedule(`knill-gradient(s=${s})`, T, () =>
+    flatten(
+      (function* (): Nested {
+        yield pebble(t, 0, T, s)
+        yield reverse(t, 0, T, s)
+      })(),
+    ),
+  )
 }
