@@ -152,6 +152,8 @@ export interface AllocStmt extends NodeBase {
 export interface DeallocStmt extends NodeBase {
   kind: 'dealloc'
   name: string
+  /** The declared type of the matching allocation (kept so that the inverse allocation is typed). */
+  declared?: Type
   value: Expr | EmptyStack
   type?: Type
 }

@@ -8,7 +8,7 @@
  * ```
  */
 import type {
-  Arg, BinaryOp, Dataview, Expr, FunctionDef, Module, Param, ScalarTypeName, Stmt, Type, UpdateOp, VarRef,
+  Arg, BinaryOp, Dataview, Expr, FieldExpr, FunctionDef, IndexExpr, Module, Param, ScalarTypeName, Stmt, Type, UpdateOp, VarRef,
 } from './ast.js'
 
 type ExprLike = Expr | number | boolean
@@ -37,9 +37,9 @@ export const f = (value: number): Expr => ({ kind: 'num', value, isFloat: true }
 /** An integer literal (i32 where expected, f64 otherwise). */
 export const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 /** An array element `a[i]`. */
-export const at = (array: string | VarRef, index: ExprLike): Dataview => ({ kind: 'index', array: typeof array === 'string' ? v(array) : array, index: lift(index) })
+export const at = (array: string | VarRef, index: ExprLike): IndexExpr => ({ kind: 'index', array: typeof array === 'string' ? v(array) : array, index: lift(index) })
 /** A field `x.name`. */
-export const field = (target: Expr, name: string): Dataview => ({ kind: 'field', target, field: name })
+export const field = (target: Expr, name: string): FieldExpr => ({ kind: 'field', target, field: name })
 /** The negated dataview `-x`. */
 export const neg = (target: Dataview): Dataview => ({ kind: 'neg', target })
 const bin = (op: BinaryOp) => (a: ExprLike, b: ExprLike): Expr => ({ kind: 'binary', op, left: lift(a), right: lift(b) })

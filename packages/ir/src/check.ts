@@ -207,6 +207,16 @@ class FunctionChecker {
     return e.kind === 'num' && !e.isFloat
   }
 
+  /** An expression of integer literals only (`2 + 3`): it takes its type from context. */
+  private isIntConstant(e: Expr): boolean {
+    switch (e.kind) {
+      case 'num': return !e.isFloat
+      case 'unary': return e.op === '-' && this.isIntConstant(e.arg)
+      case 'binary': return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
+      default: return false
+    }
+  }
+
   /** Infers (and records) the scalar type of `e`; `expected` guides integer literals. */
   infer(e: Expr, expected?: ScalarTypeName): ScalarTypeName {
     const t = this.inferInner(e, expected)
@@ -264,7 +274,7 @@ class FunctionChecker {
   }
 
   private inferPair(l: Expr, r: Expr, expected?: ScalarTypeName): [ScalarTypeName, ScalarTypeName] {
-    if (this.isIntLiteral(l) || (l.kind === 'num' && !this.isIntLiteral(r) && r.kind !== 'num')) {
+    if ((this.isIntConstant(l) && !this.isIntConstant(r)) || (l.kind === 'num' && r.kind !== 'num')) {
       const rt = this.infer(r, expected)
       return [this.infer(l, rt), rt]
     }
@@ -293,7 +303,10 @@ class FunctionChecker {
       case '^': case '&': case '|': {
         const [a, b] = this.inferPair(e.left, e.right, expected)
         if (a !== b) this.mismatch(op, a, b, e.loc)
-        if (a !== 'bool' && !this.isInteger(a)) fail('static/type', `\`${op}\` works on bool or i32, not ${a}`, e.loc)
+        if (a !== 'bool' && !this.isInteger(a)) {
+          if (this.isIntConstant(e)) { this.infer(e.left, 'i32'); this.infer(e.right, 'i32'); return 'i32' }
+          fail('static/type', `\`${op}\` works on bool or i32, not ${a}`, e.loc)
+        }
         return a
       }
       case '/': {
@@ -620,9 +633,14 @@ class FunctionChecker {
         t = this.writableType(dv!, `passed to \`${s.callee}\`, which writes it`)
         paths.push({ path: pathOf(dv!)!, written: true })
       } else {
-        if (a.kind === 'neg') { t = this.writableType(a, 'read'); } else t = this.infer(a, wantName)
+        if (a.kind === 'neg') {
+          t = this.infer(a.target as Expr, wantName)
+          a.type = t
+          if (!this.isNumeric(t)) fail('static/type', `cannot negate a ${t}`, a.loc)
+        } else t = this.infer(a, wantName)
         const p = pathOf(a)
         if (p) paths.push({ path: p, written: false })
+        else for (const r of readsOf(a as Expr)) paths.push({ path: r, written: false })
       }
       if (wantName && t !== wantName) fail('static/type-mismatch', `argument ${i + 1} of \`${s.callee}\` must be ${wantName}, not ${t}`, loc)
       if (want === 'float' && !this.isFloat(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be floating point, not ${t}`, loc)

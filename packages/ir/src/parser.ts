@@ -133,7 +133,7 @@ class Parser {
           if (!this.isWord('in')) this.fail('`in` after the loop variable')
           this.next()
           let reverse = false
-          if (this.isWord('reverse') && !(this.peek().kind === 'punct' && ['..', '..=', '('].includes(this.peek().text))) {
+          if (this.isWord('reverse') && !(this.peek().kind === 'punct' && ['..', '..='].includes(this.peek().text))) {
             this.next()
             reverse = true
           }
@@ -235,7 +235,13 @@ class Parser {
     return this.ident('a function name').text
   }
 
+  /** Arguments of a call statement: `-x` is a negated dataview (written back negated). */
   private args(): Arg[] {
+    return this.exprArgs().map(asArg)
+  }
+
+  /** Arguments of a call inside an expression: pure expressions only. */
+  private exprArgs(): Expr[] {
     this.expect('(')
     const args: Expr[] = []
     while (!this.is(')')) {
@@ -243,7 +249,7 @@ class Parser {
       if (!this.is(')')) this.expect(',', '`,` or `)` in the argument list')
     }
     this.next()
-    return args.map(asArg)
+    return args
   }
 
   private ifStmt(): Stmt {
@@ -344,7 +350,7 @@ class Parser {
       if (typeof v === 'number') return { kind: 'num', value: v, isFloat: !Number.isInteger(v) || Object.is(v, -0), loc }
       if (typeof v === 'boolean') return { kind: 'bool', value: v, loc }
       if (this.is('(')) {
-        const args = this.args() as Expr[]
+        const args = this.exprArgs()
         return { kind: 'call', callee: `$host${t.text}`, args, loc }
       }
       return { kind: 'var', name: `$host${t.text}`, loc }
@@ -353,7 +359,7 @@ class Parser {
       this.next()
       if (t.text === 'true' || t.text === 'false') return { kind: 'bool', value: t.text === 'true', loc }
       if (this.is('(')) {
-        const args = this.args() as Expr[]
+        const args = this.exprArgs()
         return { kind: 'call', callee: t.text, args, loc }
       }
       return { kind: 'var', name: t.text, loc }

@@ -8,7 +8,7 @@ import {
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
-import { preprocess } from './preprocess.js'
+import { annotateDeallocs, preprocess } from './preprocess.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
@@ -195,7 +195,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
     return out
   }
   const printed = info.inverse
-    ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(info.surface.body) })
+    ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())) })
     : printFunction(info.surface)
   Object.defineProperties(call, {
     source: { value: printed },

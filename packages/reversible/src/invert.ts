@@ -3,7 +3,7 @@
  * "Basic statements"). Works on surface and core IR alike; expressions are shared, not copied,
  * because they are pure.
  */
-import type { FunctionDef, Stmt, UpdateOp } from '@tenet/ir'
+import type { FunctionDef, Stmt, Type, UpdateOp } from '@tenet/ir'
 
 const INVERSE_OP: Record<UpdateOp, UpdateOp> = { '+=': '-=', '-=': '+=', '^=': '^=', '*=': '/=', '/=': '*=' }
 
@@ -17,8 +17,9 @@ export function invertStmt(s: Stmt): Stmt {
     case 'callstmt': return { ...s, inverse: !s.inverse }
     case 'alloc': return { kind: 'dealloc', name: s.name, value: s.value, ...(s.type ? { type: s.type } : {}), ...(s.loc ? { loc: s.loc } : {}), ...(s.declared ? { declared: s.declared } : {}) } as Stmt
     case 'dealloc': {
-      const d = s as typeof s & { declared?: unknown }
-      return { kind: 'alloc', name: s.name, value: s.value, ...(s.type ? { type: s.type, declared: d.declared ?? s.type } : {}), ...(s.loc ? { loc: s.loc } : {}) } as Stmt
+      const d = s as typeof s & { declared?: Type }
+      const declared = d.declared ?? s.type
+      return { kind: 'alloc', name: s.name, value: s.value, ...(s.type ? { type: s.type } : {}), ...(declared ? { declared } : {}), ...(s.loc ? { loc: s.loc } : {}) } as Stmt
     }
     case 'if': return { ...s, pre: s.post ?? s.pre, post: s.post ? s.pre : null, then: invertBody(s.then), else: invertBody(s.else) }
     case 'while': return { ...s, pre: s.post, post: s.pre, body: invertBody(s.body) }

@@ -2,7 +2,7 @@
  * Preprocessing: expands the sugar of the surface syntax into core IR. `routine { R }` becomes
  * R, the matching `~routine` becomes the inverse of R, and `~{ B }` becomes the inverse of B.
  */
-import { TenetStaticError, type FunctionDef, type SourceLocation, type Stmt } from '@tenet/ir'
+import { TenetStaticError, type FunctionDef, type SourceLocation, type Stmt, type Type } from '@tenet/ir'
 import { invertBody } from './invert.js'
 
 function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
@@ -39,7 +39,24 @@ function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
   return out
 }
 
+/**
+ * Gives every deallocation the declared type of the allocation it closes, so that inverting
+ * it (into an allocation, inside `~{ }` or an undone routine) keeps the type.
+ */
+export function annotateDeallocs(body: Stmt[], declared: Map<string, Type | undefined>): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'alloc': declared.set(s.name, s.declared); return s
+      case 'dealloc': { const d = declared.get(s.name); return d ? ({ ...s, declared: d } as Stmt) : s }
+      case 'if': return { ...s, then: annotateDeallocs(s.then, declared), else: annotateDeallocs(s.else, declared) }
+      case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock':
+        return { ...s, body: annotateDeallocs(s.body, declared) } as Stmt
+      default: return s
+    }
+  })
+}
+
 /** Expands `routine`/`~routine` and `~{ }` in a function; the result is core IR. */
 export function preprocess(f: FunctionDef): FunctionDef {
-  return { ...f, body: expandBlock(f.body, f.loc) }
+  return { ...f, body: expandBlock(annotateDeallocs(f.body, new Map()), f.loc) }
 }
