@@ -310,9 +310,10 @@ class FunctionEmitter {
           this.indent++; this.scoped(() => this.block(s.else)); this.indent--
         }
         this.line('}')
-        if (this.checking && s.post) {
-          const site = this.gen.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(s.post!)}\` of this \`if\` is ${post} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p}`)
-          this.line(`if (${this.expr(s.post)} !== ${pre}) rt.fail(${site}, !${pre}, ${pre});`)
+        if (this.checking) {
+          const postExpr = s.post ?? s.pre
+          const site = this.gen.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p}`)
+          this.line(`if (${this.expr(postExpr)} !== ${pre}) rt.fail(${site}, !${pre}, ${pre});`)
         }
         return
       }

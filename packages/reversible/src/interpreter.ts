@@ -252,9 +252,10 @@ export class Interpreter {
       case 'if': {
         const pre = this.eval(s.pre, fr) as boolean
         this.block(pre ? s.then : s.else, fr)
-        if (this.checking && s.post) {
-          const post = this.eval(s.post, fr) as boolean
-          if (post !== pre) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`if\` is ${post} after the ${pre ? 'then' : 'else'} branch, but the pre-condition was ${pre}`, s.loc)
+        if (this.checking) {
+          const postExpr = s.post ?? s.pre
+          const post = this.eval(postExpr, fr) as boolean
+          if (post !== pre) fail('runtime/post-condition', `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post} after the ${pre ? 'then' : 'else'} branch, but the pre-condition was ${pre}`, s.loc)
         }
         return
       }

@@ -13,3 +13,14 @@ export {
   compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
 } from '@tenet/reversible'
 export { cpuBackend } from '@tenet/backend-cpu'
+export {
+  gradient, grad, jacobian, hessian, hvp, checkGrad,
+  type Gradient, type GradientFunction, type LossOptions, type JacobianOptions, type HessianOptions,
+  type HvpOptions, type CheckGradOptions, type CheckGradResult,
+} from '@tenet/ad'
+export {
+  bennettSchedule, knillSchedule, binomialSchedule, storeAllSchedule, recomputeAllSchedule,
+  costOf, bennettCost, revolveExtraSteps, revolveExtraStepsDP, knillCost, checkpointedGradient,
+  scheduleSvg, type Action, type Schedule, type CostLog,
+} from '@tenet/checkpoint'
+export * as examples from './examples/index.js'

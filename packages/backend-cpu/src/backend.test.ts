@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { cpuBackend } from './index.js'
+
+const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+
+const source = `
+fn kernel(y: f64, z: f32, x: f64[], k: i32[], flags: bool[], n: i32, b: bool) {
+  routine {
+    t <- 0.0
+    t += sin(y) * 2.0 + x[4] ** 2
+  }
+  for i in 0..len(x) - 1 by 2 { x[i] += t * f64(k[i]) }
+  for i in n..=0 by -1 { k[i] ^= i * 7 + 1 }
+  z += f32(t)
+  flags[1] ^= b || x[0] > 1.0
+  if (flags[1], ~) { ROT(x[0], x[1], y) } else { HADAMARD(x[2], x[3]) }
+  ~routine
+  s: stack<f64> <- []
+  push(s, y)
+  y += 1.5
+  ~helper(y, n)
+  pop(s, t2)
+  s -> []
+}
+fn helper(a: f64, m: i32) {
+  w: i32 <- 0
+  while (w < m, w > 0) { a += f64(w); INC(w) }
+  w -> m
+}`
+
+describe('cpu backend', () => {
+  it('agrees with the interpreter bit for bit, forwards and backwards', () => {
+    // pop into a fresh name is not allowed: use a variant that pops back into y
+    const src = source.replace('pop(s, t2)', 'NEG(y)').replace('  push(s, y)\n', '').replace('  s: stack<f64> <- []\n', '').replace('  s -> []\n', '')
+    const results = ['cpu', 'interpreter'].map((backend) => {
+      const m = compileModule(parse(src), { registry, backend })
+      const x = Float64Array.from([0.3, -1.2, 2.5, 0.7, 1.1])
+      const k = Int32Array.from([3, -2, 5, 1, 9])
+      const flags = new Uint8Array(3)
+      const fwd = m.kernel!(0.8, 0.25, x, k, flags, 3, true) as unknown[]
+      const snapshot = [fwd[0], fwd[1], Array.from(x), Array.from(k), Array.from(flags)]
+      const back = m.kernel!.inverse(...fwd) as unknown[]
+      return { snapshot, back: [back[0], back[1], Array.from(x), Array.from(k), Array.from(flags)] }
+    })
+    expect(results[0]).toEqual(results[1])
+    const back = results[0]!.back as [number, number, number[], number[], number[]]
+    expect(back[0]).toBeCloseTo(0.8, 14) // floats: += then -= may leave round-off
+    expect(back[1]).toBeCloseTo(0.25, 6) // f32
+    back[2].forEach((v, i) => expect(v).toBeCloseTo([0.3, -1.2, 2.5, 0.7, 1.1][i]!, 14))
+    expect(back.slice(3)).toEqual([[3, -2, 5, 1, 9], [0, 0, 0]]) // integers and bools: exact
+  })
+
+  it('generates names of its own: user identifiers never reach the generated code', () => {
+    const m = compileModule(parse('fn f(constructor: f64, __proto__: f64) { constructor += __proto__ }'), { registry, backend: 'cpu' })
+    expect(m.f!(1, 2)).toEqual([3, 2])
+  })
+
+  it('writes scalar results into a preallocated buffer', () => {
+    const m = compileModule(parse('fn f(a: f64, b: i32, c: bool) { a += 1.0; INC(b); c ^= true }'), { registry, backend: 'cpu' })
+    const core = m.f!.core
+    core(1, 2, false)
+    expect(Array.from(core.results)).toEqual([2, 3, 1])
+  })
+})
