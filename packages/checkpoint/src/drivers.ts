@@ -162,7 +162,8 @@ export function runSchedule<S, G = S>(
         spare ??= need(chain.allocGradient, 'allocGradient', a)()
         const src = live.get(a.step - 1)!
         const dst = live.get(a.step)
-        adjoint(a.step, src, bar!, spare, dst)
+        // an uncomputing adjoint gets dst only when this action uncomputes it
+        adjoint(a.step, src, bar!, spare, chain.adjointUncomputes && !a.uncomputes ? undefined : dst)
         if (a.uncomputes) {
           if (!chain.adjointUncomputes) need(chain.uncompute, 'uncompute', a)(a.step, dst!, src)
           live.delete(a.step)

@@ -5,6 +5,8 @@ import type { CostLog } from './cost.js'
 import { runSchedule, type Chain } from './drivers.js'
 import { knillGradientSchedule } from './knill.js'
 import { recomputeAllSchedule, storeAllSchedule } from './simple.js'
+import { isTenetFunction, tenetStep } from './tenet-step.js'
+import type { TenetFunction } from '@tenet/reversible'
 
 /**
  * One step s_i = F_i(s_{i−1}) of a chain over `Float64Array` states, i = 1 … T.
@@ -17,6 +19,11 @@ export interface ArrayStep {
   inverse?(dst: Float64Array, src: Float64Array, i: number): void
   /** `srcBar += (∂F_i/∂src)ᵀ dstBar`, evaluated at `src`. */
   vjp(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, i: number): void
+  /**
+   * Optional: `vjp` and the uncompute `dst −= F_i(src)` in one call, as the generated adjoint of
+   * a reversible function does. Used by the reversible schedules when present.
+   */
+  vjpUncompute?(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, dst: Float64Array, i: number): void
 }
 
 /** Which schedule {@link checkpointedGradient} uses. */
@@ -37,6 +44,8 @@ export interface CheckpointedGradientOptions {
   budget?: number
   /** ∂L/∂s_T, the gradient of the loss with respect to the final state. */
   seed: Float64Array
+  /** For a Tenet step `step(dst, src, ...args)`: the extra arguments passed on every step. */
+  args?: readonly unknown[]
 }
 
 /** The result of {@link checkpointedGradient}. */
@@ -81,12 +90,13 @@ export function gradientSchedule(T: number, options: Omit<CheckpointedGradientOp
  * agree to the last bit; the cost log shows the forward steps and memory each used.
  */
 export function checkpointedGradient(
-  step: ArrayStep,
+  stepOrTenet: ArrayStep | TenetFunction,
   s0: Float64Array,
   T: number,
   options: CheckpointedGradientOptions,
 ): CheckpointedGradientResult {
   assertPositiveInt(T, 'T')
+  const step = isTenetFunction(stepOrTenet) ? tenetStep(stepOrTenet, options.args ?? []) : stepOrTenet
   const n = s0.length
   if (options.seed.length !== n) throw new RangeError(`seed has length ${options.seed.length}, state ${n}`)
   const reversible = options.schedule === 'bennett' || options.schedule === 'knill'
@@ -100,7 +110,13 @@ export function checkpointedGradient(
     clearState: (s) => s.fill(0),
     allocGradient: () => new Float64Array(n),
     clearGradient: (g) => g.fill(0),
-    adjoint: (i, src, dstBar, srcBar) => step.vjp(srcBar, src, dstBar, i),
+    ...(reversible && step.vjpUncompute
+      ? {
+          adjointUncomputes: true,
+          adjoint: (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array, dst: Float64Array | undefined) =>
+            dst ? step.vjpUncompute!(srcBar, src, dstBar, dst, i) : step.vjp(srcBar, src, dstBar, i),
+        }
+      : { adjoint: (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => step.vjp(srcBar, src, dstBar, i) }),
   }
   const final = new Float64Array(n)
   const run = runSchedule(chain, gradientSchedule(T, options), {

@@ -58,3 +58,4 @@ export {
   type GradientScheduleName,
 } from './gradient.js'
 export { scheduleSvg, type SvgOptions } from './svg.js'
+export { tenetStep, isTenetFunction } from './tenet-step.js'

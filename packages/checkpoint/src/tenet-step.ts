@@ -1,0 +1,67 @@
+/**
+ * A Tenet reversible function as a chain step: `step(dst, src, ...args)` doing `dst += F(src)`
+ * with `dst` zero on entry. Its compiled inverse uncomputes (`dst -= F(src)`), and its
+ * generated adjoint (from `@tenet/ad`) does the vector–Jacobian product *and* the uncompute
+ * in one run, so reversible schedules need no tape and no extra forward step.
+ */
+import { compileAdjoint } from '@tenet/ad'
+import { TENET_FUNCTION, type TenetFunction } from '@tenet/reversible'
+import type { ArrayStep } from './gradient.js'
+
+/** True for a function made by `rev` / `compileModule`. */
+export function isTenetFunction(f: unknown): f is TenetFunction {
+  return typeof f === 'function' && (f as unknown as Record<symbol, unknown>)[TENET_FUNCTION] !== undefined
+}
+
+/**
+ * Wraps a Tenet function `step(dst: f64[], src: f64[], ...args)` as an {@link ArrayStep}.
+ * `args` are passed after `dst` and `src` on every step (the same for all steps).
+ */
+export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): ArrayStep {
+  const params = step.ir.params
+  if (params.length !== 2 + args.length) {
+    throw new TypeError(`the step \`${step.name}\` has ${params.length} parameters; expected dst, src and ${args.length} extra argument${args.length === 1 ? '' : 's'}`)
+  }
+  for (const k of [0, 1]) {
+    const t = params[k]!.type
+    if (t.kind !== 'array' || t.elem !== 'f64') throw new TypeError(`parameter ${k + 1} (\`${params[k]!.name}\`) of the step must be f64[] (the ${k === 0 ? 'destination' : 'source'} state)`)
+  }
+  const forward = step.core
+  const inverse = step.inverse.core
+  const adj = compileAdjoint(step)
+  const core = adj.adjoint.core
+  // adjoint arguments: values…, one gradient per float parameter, the sink
+  const call: unknown[] = [undefined, undefined, ...args]
+  const gradientIndex: number[] = []
+  adj.slots.forEach((slot, i) => {
+    if (!slot) return
+    gradientIndex[i] = call.length
+    const p = params[i]!
+    if (i < 2) call.push(undefined)
+    else if (p.type.kind === 'array') call.push(new Float64Array((args[i - 2] as ArrayLike<number>).length))
+    else call.push(0)
+  })
+  call.push(0) // g$sink
+  let scratch: Float64Array | undefined
+  const runAdjoint = (dst: Float64Array, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => {
+    call[0] = dst
+    call[1] = src
+    call[gradientIndex[0]!] = dstBar
+    call[gradientIndex[1]!] = srcBar
+    core(...call)
+  }
+  return {
+    forward: (dst, src) => forward(dst, src, ...args),
+    inverse: (dst, src) => inverse(dst, src, ...args),
+    vjp(srcBar, src, dstBar) {
+      // recompute dst = F(src) into a scratch buffer; the adjoint uncomputes it again
+      if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)
+      else scratch.fill(0)
+      forward(scratch, src, ...args)
+      runAdjoint(scratch, src, dstBar, srcBar)
+    },
+    vjpUncompute(srcBar, src, dstBar, dst) {
+      runAdjoint(dst, src, dstBar, srcBar)
+    },
+  }
+}
