@@ -127,7 +127,16 @@ class FunctionEmitter {
   private round(t: ScalarTypeName | undefined, code: string): string {
     if (!t || t === 'bool') return code
     const r = this.program.registry.findNumberSystem(t)?.round
-    return r ? r.cpu(code) : code
+    if (!r) return code
+    if (r.cpu) return r.cpu(code)
+    return `rt.prims[${this.gen.prim(`$round$${t}`, r.evaluate)}](${code})`
+  }
+
+  /** JS code for the plain (host) number a value of type `t` stands for. */
+  private decode(t: ScalarTypeName | undefined, code: string): string {
+    const ns = t && t !== 'bool' ? this.program.registry.findNumberSystem(t) : undefined
+    if (!ns?.toHost) return `(+${code})`
+    return `rt.prims[${this.gen.prim(`$toHost$${t}`, ns.toHost)}](${code})`
   }
 
   private indexCode(arr: string, index: Expr, loc?: SourceLocation, arrName?: string): string {
@@ -139,7 +148,11 @@ class FunctionEmitter {
 
   expr(e: Expr): string {
     switch (e.kind) {
-      case 'num': return this.round(e.type, num(e.value)) === num(e.value) ? num(e.value) : num(this.roundValue(e.type, e.value))
+      case 'num': {
+        const ns = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type) : undefined
+        if (ns?.fromHost) return num(ns.fromHost(e.value))
+        return this.round(e.type, num(e.value)) === num(e.value) ? num(e.value) : num(this.roundValue(e.type, e.value))
+      }
       case 'bool': return e.value ? 'true' : 'false'
       case 'var': return this.js(e.name)
       case 'index': {
@@ -147,8 +160,18 @@ class FunctionEmitter {
         const code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
         return e.type === 'bool' ? `(${code} !== 0)` : code
       }
-      case 'field': throw new Error(`cpu backend: field \`.${e.field}\` must be lowered before code generation`)
-      case 'unary': return e.op === '!' ? `(!${this.expr(e.arg)})` : this.round(e.type, `(-${this.expr(e.arg)})`)
+      case 'field': {
+        const ns = this.program.registry.numberSystem(e.target.type as string)
+        const get = ns.getField!
+        const f = e.field
+        return `rt.prims[${this.gen.prim(`$get$${ns.name}$${f}`, (v: number) => get(v, f))}](${this.expr(e.target)})`
+      }
+      case 'unary': {
+        if (e.op === '!') return `(!${this.expr(e.arg)})`
+        const neg = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
+        if (neg) return `rt.prims[${this.gen.prim(`$neg$${e.type}`, neg)}](${this.expr(e.arg)})`
+        return this.round(e.type, `(-${this.expr(e.arg)})`)
+      }
       case 'binary': return this.binary(e)
       case 'call': return this.call(e)
     }
@@ -171,6 +194,12 @@ class FunctionEmitter {
       if (e.op === '&') return `(${a} && ${b})`
       if (e.op === '|') return `(${a} || ${b})`
     }
+    const ar = t ? this.program.registry.findNumberSystem(t)?.arithmetic : undefined
+    if (ar) {
+      const op = e.op
+      const bb = op === '**' && e.right.type === t ? this.decode(t, b) : b
+      return `rt.prims[${this.gen.prim(`$op$${t}$${op}`, (x: number, y: number) => ar.binary(op, x, y))}](${a}, ${bb})`
+    }
     if (t === 'i32') {
       switch (e.op) {
         case '*': return `Math.imul(${a}, ${b})`
@@ -188,15 +217,15 @@ class FunctionEmitter {
     const name = e.callee
     if (name.startsWith('$host')) return `(+rt.hosts[${Number(name.slice(5))}](${args().join(', ')}))`
     switch (name) {
-      case 'f64': return `(+${this.expr(e.args[0]!)})`
-      case 'f32': return `Math.fround(${this.expr(e.args[0]!)})`
-      case 'i32': return `(Math.trunc(${this.expr(e.args[0]!)}) | 0)`
+      case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
+      case 'f32': return `Math.fround(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))})`
+      case 'i32': return `(Math.trunc(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))}) | 0)`
       case 'div': return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
       case 'len': return `${this.js((e.args[0] as { name: string }).name)}.length`
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
-        const x = `(+${this.expr(e.args[0]!)})`
-        if (!ns.fromHost) return x
+        const x = this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
+        if (!ns.fromHost) return this.round(e.type, x)
         const k = this.gen.prim(`$convert$${ns.name}`, ns.fromHost)
         return `rt.prims[${k}](${x})`
       }
@@ -224,7 +253,16 @@ class FunctionEmitter {
         return
       }
       case 'neg': this.write(dv.target, this.round(dv.type, `(-(${value}))`)); return
-      default: throw new Error(`cpu backend: cannot write to ${dv.kind}`)
+      case 'field': {
+        const ns = this.program.registry.numberSystem(dv.target.type as string)
+        const set = ns.setField
+        if (!set) throw new Error(`cpu backend: the field \`.${dv.field}\` of ${ns.name} is read-only`)
+        const f = dv.field
+        const k = this.gen.prim(`$set$${ns.name}$${f}`, (v: number, x: number) => set(v, f, x))
+        this.write(dv.target as Dataview, `rt.prims[${k}](${this.read(dv.target as Dataview)}, ${value})`)
+        return
+      }
+      default: throw new Error(`cpu backend: cannot write to ${(dv as { kind: string }).kind}`)
     }
   }
 
@@ -256,9 +294,10 @@ class FunctionEmitter {
             break
           case '^=': code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`; break
           default: {
-            const ns = this.program.registry.numberSystem(t!) as { update?: (op: string, a: number, b: number) => number; emitUpdate?: { cpu?: (op: string, a: string, b: string) => string } }
-            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(s.op, old, v)
-            else code = `rt.prims[${this.gen.prim(`$update$${t}$${s.op}`, (a: number, b: number) => ns.update!(s.op, a, b))}](${old}, ${v})`
+            const ns = this.program.registry.numberSystem(t!)
+            const op = s.op
+            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
+            else code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
         }
         this.write(s.target, code)

@@ -200,6 +200,12 @@ class FunctionChecker {
   private isNumeric(t: ScalarTypeName) { return t !== 'bool' }
   private isFloat(t: ScalarTypeName) { return this.registry.findNumberSystem(t)?.float === true }
   private isInteger(t: ScalarTypeName) { return this.registry.findNumberSystem(t)?.integer === true }
+  /** The custom arithmetic of a number system whose representation is not the value (ulog, tropical). */
+  private arith(t: ScalarTypeName) { return this.registry.findNumberSystem(t)?.arithmetic }
+  private checkArith(op: string, t: ScalarTypeName, loc?: SourceLocation): void {
+    const a = this.arith(t)
+    if (a && !(a.ops as string[]).includes(op)) fail('static/operator', a.reject?.(op) ?? `\`${op}\` is not defined on ${t}`, loc)
+  }
 
   // ---------- expressions ----------
 
@@ -227,7 +233,7 @@ class FunctionChecker {
   private inferInner(e: Expr, expected?: ScalarTypeName): ScalarTypeName {
     switch (e.kind) {
       case 'num':
-        if (e.isFloat) return expected && this.isFloat(expected) ? expected : 'f64'
+        if (e.isFloat) return expected && (this.isFloat(expected) || this.arith(expected)) ? expected : 'f64'
         if (expected && expected !== 'bool') {
           if (this.isInteger(expected) && !Number.isInteger(e.value)) return 'f64'
           return expected
@@ -266,6 +272,8 @@ class FunctionChecker {
         }
         const t = this.infer(e.arg, expected)
         if (!this.isNumeric(t)) fail('static/type', `cannot negate a ${t}`, e.loc)
+        const ar = this.arith(t)
+        if (ar && !ar.negate) fail('static/operator', ar.reject?.('-x') ?? `unary \`-\` is not defined on ${t}`, e.loc)
         return t
       }
       case 'binary': return this.inferBinary(e, expected)
@@ -314,7 +322,8 @@ class FunctionChecker {
         const [a, b] = this.inferPair(e.left, e.right, exp)
         if (a !== b) this.mismatch(op, a, b, e.loc)
         if (!this.isNumeric(a)) fail('static/type', `\`/\` needs numbers, not ${a}`, e.loc)
-        return this.isFloat(a) ? a : 'f64'
+        this.checkArith(op, a, e.loc)
+        return this.isFloat(a) || this.arith(a) ? a : 'f64'
       }
       case '**': {
         let a: ScalarTypeName, b: ScalarTypeName
@@ -323,16 +332,18 @@ class FunctionChecker {
           a = this.infer(e.left, expected ?? (this.isFloat(b) ? b : 'f64'))
         } else {
           a = this.infer(e.left, expected)
-          b = this.infer(e.right, this.isInteger(a) ? 'i32' : a)
+          b = this.infer(e.right, this.isInteger(a) ? 'i32' : this.arith(a) ? 'f64' : a)
         }
         if (!this.isNumeric(a) || !this.isNumeric(b)) fail('static/type', `\`**\` needs numbers, not ${a} and ${b}`, e.loc)
-        if (a !== b && b !== 'i32') this.mismatch(op, a, b, e.loc)
+        this.checkArith(op, a, e.loc)
+        if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) this.mismatch(op, a, b, e.loc)
         return a
       }
       default: {
         const [a, b] = this.inferPair(e.left, e.right, expected)
         if (a !== b) this.mismatch(op, a, b, e.loc)
         if (!this.isNumeric(a)) fail('static/type', `\`${op}\` needs numbers, not ${a}`, e.loc)
+        this.checkArith(op, a, e.loc)
         return a
       }
     }
@@ -560,8 +571,14 @@ class FunctionChecker {
     if (!ns.bijectiveUpdates.includes(s.op)) {
       fail('static/not-bijective', ns.rejectUpdate?.(s.op) ?? `\`${s.op}\` is not a reversible update of ${t}`, s.loc)
     }
-    const vt = this.infer(s.value, t)
+    let vt = this.infer(s.value, t)
     if (vt !== t && !(s.op === '*=' || s.op === '/=')) this.mismatch(s.op, t, vt, s.value.loc)
+    if (vt !== t) {
+      // `x *= e` with e of another type: multiply by e converted into x's number system
+      if (vt === 'bool') this.mismatch(s.op, t, vt, s.value.loc)
+      s.value = { kind: 'call', callee: 'convert', args: [s.value], type: t, ...(s.value.loc ? { loc: s.value.loc } : {}) }
+      vt = t
+    }
     const target = pathOf(s.target)!
     const distinct: [Expr, Expr][] = []
     for (const r of readsOf(s.value)) {

@@ -3,7 +3,7 @@
  * extensions: primitives, number systems and backends. The standard library registers itself
  * through exactly these interfaces.
  */
-import type { Expr, FunctionDef, ScalarTypeName } from './ast.js'
+import type { Expr, FunctionDef, ScalarTypeName, Type } from './ast.js'
 import type { Registry } from './registry.js'
 
 /** Code emitters of a pure primitive, one per backend that has a native lowering. */
@@ -113,10 +113,57 @@ export interface NumberSystemSpec {
   fromHost?: (x: number) => number
   /** Converts the internal representation into a host number. */
   toHost?: (x: number) => number
-  /** Rounds the result of arithmetic into the representation (f32: `Math.fround`). */
-  round?: { evaluate: (x: number) => number; cpu: (x: string) => string }
+  /**
+   * Rounds the result of arithmetic into the representation (f32: `Math.fround`), applied on
+   * every write of an update result and to every arithmetic result of this type. It may throw
+   * (fixed-point overflow). Without `cpu`, the cpu backend calls `evaluate` through its runtime table.
+   */
+  round?: { evaluate: (x: number) => number; cpu?: (x: string) => string }
+  /**
+   * Arithmetic on representations that are not the value itself (logarithmic, tropical): the
+   * binary operators this type allows in expressions and what they compute on representations.
+   * Comparisons compare representations directly, so an encoding must preserve order. For `**`
+   * the exponent arrives as a plain number (an i32 or f64 expression, or this type decoded).
+   */
+  arithmetic?: {
+    ops: Array<'+' | '-' | '*' | '/' | '**'>
+    /** Why another operator is rejected (static error). */
+    reject?: (op: string) => string
+    binary: (op: string, a: number, b: number) => number
+    /** Unary minus on the representation; absent means unary minus is rejected. */
+    negate?: (a: number) => number
+  }
+  /** `*=`/`/=` (the updates other than `+=`, `-=`, `^=`) on representations: the new target value. */
+  update?: (op: string, a: number, b: number) => number
+  /** A JS expression for `update` (cpu backend); without it the runtime table calls `update`. */
+  emitUpdate?: { cpu?: (op: string, a: string, b: string) => string }
+  /** Named scalar fields (`t.log`), their types; read with `getField`, written with `setField`. */
+  fields?: Record<string, ScalarTypeName>
+  getField?: (v: number, field: string) => number
+  setField?: (v: number, field: string, x: number) => number
+  /**
+   * Rewrites this type away before checking (complex → pairs of f64), so that backends and AD
+   * see only the types it lowers to. See `NumberSystemLowering`.
+   */
+  lowering?: NumberSystemLowering
   override?: boolean
   description?: string
+}
+
+/**
+ * A lowering of a number system into other types, run by the front door (`compileModule`)
+ * after routine expansion and before `check()`. The host-boundary hooks map one argument of the
+ * lowered type to the positional arguments of the lowered function and back.
+ */
+export interface NumberSystemLowering {
+  /** Rewrites functions (core IR, untyped) so that no value of the lowered type remains. */
+  lower: (functions: FunctionDef[], registry: Registry) => FunctionDef[]
+  /** How many positional arguments one parameter of this type becomes (scalar and array). */
+  arity: (type: Type) => number
+  /** One host argument → its positional arguments (checks the host value). */
+  toArgs: (value: unknown, type: Type, describe: string) => unknown[]
+  /** The lowered results of one parameter → the host value returned for it. */
+  fromResults: (values: unknown[], type: Type) => unknown
 }
 
 /** Options every backend's compile accepts. */

@@ -54,11 +54,23 @@ export class Interpreter {
     return r ? r.evaluate(v as number) : v
   }
 
+  /** A numeric literal of type `t`, in its representation (`fromHost` encodes, e.g. ulog). */
+  private literal(t: ScalarTypeName | undefined, v: number): Value {
+    const ns = t && t !== 'bool' ? this.program.registry.findNumberSystem(t) : undefined
+    return ns?.fromHost ? ns.fromHost(v) : this.round(t, v)
+  }
+
+  /** The plain (host) number a value of type `t` stands for. */
+  private decode(t: ScalarTypeName | undefined, v: Value): number {
+    const ns = t && t !== 'bool' ? this.program.registry.findNumberSystem(t) : undefined
+    return ns?.toHost ? ns.toHost(v as number) : Number(v)
+  }
+
   // ---------- expressions ----------
 
   eval(e: Expr, fr: Frame): Value {
     switch (e.kind) {
-      case 'num': return this.round(e.type, e.value)
+      case 'num': return this.literal(e.type, e.value)
       case 'bool': return e.value
       case 'var': return fr.get(e.name) as Value
       case 'index': {
@@ -69,12 +81,14 @@ export class Interpreter {
         return e.type === 'bool' ? v !== 0 : v
       }
       case 'field': {
-        const ns = this.program.registry.findNumberSystem(e.target.type as string) as { getField?: (v: unknown, f: string) => number } | undefined
-        return ns!.getField!(this.eval(e.target, fr), e.field)
+        const ns = this.program.registry.numberSystem(e.target.type as string)
+        return ns.getField!(this.eval(e.target, fr) as number, e.field)
       }
       case 'unary': {
         const a = this.eval(e.arg, fr)
-        return e.op === '!' ? !a : this.round(e.type, -(a as number))
+        if (e.op === '!') return !a
+        const neg = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
+        return neg ? neg(a as number) : this.round(e.type, -(a as number))
       }
       case 'binary': return this.binary(e, fr)
       case 'call': return this.call(e, fr)
@@ -101,6 +115,8 @@ export class Interpreter {
       if (op === '|') return (a as boolean) || (b as boolean)
     }
     const x = a as number, y = b as number
+    const ar = t ? this.program.registry.findNumberSystem(t)?.arithmetic : undefined
+    if (ar) return ar.binary(op, x, op === '**' && e.right.type === t ? this.decode(t, y) : y)
     if (t === 'i32') {
       switch (op) {
         case '+': return (x + y) | 0
@@ -134,15 +150,15 @@ export class Interpreter {
       return typeof r === 'number' ? r : Number(r)
     }
     switch (name) {
-      case 'f64': return Number(this.eval(e.args[0]!, fr))
-      case 'f32': return Math.fround(Number(this.eval(e.args[0]!, fr)))
-      case 'i32': return Math.trunc(Number(this.eval(e.args[0]!, fr))) | 0
+      case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
+      case 'f32': return Math.fround(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr)))
+      case 'i32': return Math.trunc(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))) | 0
       case 'div': return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
       case 'len': return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
-        const v = Number(this.eval(e.args[0]!, fr))
-        return ns.fromHost ? ns.fromHost(v) : v
+        const v = this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
+        return ns.fromHost ? ns.fromHost(v) : this.round(e.type, v)
       }
     }
     const spec = this.program.registry.pure(name)
@@ -164,13 +180,14 @@ export class Interpreter {
         const arr = fr.get(dv.array.name) as TypedArray
         const i = this.eval(dv.index, fr) as number
         if (!(i >= 0 && i < arr.length)) fail('runtime/out-of-bounds', `index ${i} is out of bounds for \`${dv.array.name}\` (length ${arr.length})`, dv.loc)
-        arr[i] = typeof v === 'boolean' ? (v ? 1 : 0) : v
+        arr[i] = typeof v === 'boolean' ? (v ? 1 : 0) : (this.round(dv.type, v) as number)
         return
       }
       case 'neg': this.write(dv.target, -(v as number), fr); return
       case 'field': {
-        const ns = this.program.registry.findNumberSystem(dv.target.type as string) as { setField?: (v: unknown, f: string, x: number) => unknown } | undefined
-        this.write(dv.target as Dataview, ns!.setField!(this.read(dv.target as Dataview, fr), dv.field, v as number) as Value, fr)
+        const ns = this.program.registry.numberSystem(dv.target.type as string)
+        if (!ns.setField) fail('runtime/field', `the field \`.${dv.field}\` of ${ns.name} is read-only`, dv.loc)
+        this.write(dv.target as Dataview, ns.setField!(this.read(dv.target as Dataview, fr) as number, dv.field, v as number), fr)
         return
       }
       default: throw new Error(`interpreter: cannot write to ${dv.kind}`)
@@ -219,8 +236,9 @@ export class Interpreter {
           case '-=': r = (old as number) - (v as number); break
           case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
           default: {
-            const ns = this.program.registry.numberSystem(s.target.type as string) as { update?: (op: string, a: number, b: number) => number }
-            r = ns.update!(s.op, old as number, v as number)
+            const ns = this.program.registry.numberSystem(s.target.type as string)
+            if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
+            r = ns.update(s.op, old as number, v as number)
           }
         }
         this.write(s.target, r, fr)
