@@ -19,10 +19,10 @@ export interface LossOptions {
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
-const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
+export const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
 
 /** Drives one compiled adjoint: owns copies of the arguments and the gradient buffers, reused. */
-class Sweep {
+export class Sweep {
   readonly fwd: unknown[]
   private readonly adj: unknown[]
   private readonly bufs: Array<TypedArray | undefined>
@@ -139,7 +139,7 @@ class Sweep {
   }
 }
 
-function checkLoss(c: CompiledAdjoint, loss: number): void {
+export function checkLoss(c: CompiledAdjoint, loss: number): void {
   const p = c.params[loss]
   if (!Number.isInteger(loss) || !p) argError(`\`loss\` must be the index of an argument of \`${c.info.name}\` (0..${c.params.length - 1}), got ${loss}`)
   if (p!.type.kind !== 'scalar' || !c.slots[loss]) argError(`\`loss\` must be a float scalar argument, but argument ${loss} (\`${p!.name}\`) of \`${c.info.name}\` is ${p!.type.kind === 'scalar' ? p!.type.name : p!.type.kind}`)
@@ -167,6 +167,20 @@ export interface GradientFunction {
   readonly adjoint: TenetFunction
   /** The loss value of the last call (the loss argument after the forward run). */
   readonly lastLoss: number
+  /**
+   * The inverse of the whole gradient program (`f` then its adjoint): given the arguments and a
+   * gradient as a call left them, runs the adjoint's inverse (the gradients go back to the seed
+   * while the values are recomputed to f's outputs) and then `f`'s inverse (the values return to
+   * the inputs). On copies; returns the arguments, the cleared gradient (1 for the loss, 0
+   * elsewhere) and the sink.
+   *
+   * Ancilla caveat: the adjoint drops the gradient of each ancilla where the forward allocates
+   * it (its value is a gradient with respect to a constant, moved into the sink without checks);
+   * the inverse cannot restore that information, so the gradients are cleared exactly only for
+   * programs whose dropped ancilla gradients are zero (pass the sink that the forward call
+   * accumulated, `sink`, to undo its additions; the default is 0).
+   */
+  readonly inverse: (args: unknown[], gradient: Gradient, sink?: number) => { args: unknown[]; gradient: Gradient; sink: number }
 }
 
 /** Support object of a generated gradient driver. */
@@ -291,11 +305,39 @@ export function grad(f: TenetFunction, options: LossOptions): GradientFunction {
     buffers: { value: ctx.buffers },
     adjoint: { value: c.adjoint },
     lastLoss: { get: () => ctx.loss[0] },
+    inverse: { value: (args: unknown[], gr: Gradient, sink = 0) => inverseGradient(c, args, gr, sink) },
   })
   return g as unknown as GradientFunction
 }
 
-function copyGradient(g: Gradient): Gradient {
+/** Runs the adjoint's inverse and then f's inverse on copies: see `GradientFunction.inverse`. */
+function inverseGradient(c: CompiledAdjoint, args: unknown[], gr: Gradient, sink: number): { args: unknown[]; gradient: Gradient; sink: number } {
+  const sweep = new Sweep(c)
+  sweep.load(args)
+  const n = c.params.length
+  const inv = c.adjoint.inverse.core
+  const adjArgs = new Array<unknown>(n + c.slots.filter((s) => s).length + 1)
+  for (let i = 0; i < n; i++) adjArgs[i] = sweep.fwd[i]
+  c.slots.forEach((s, i) => {
+    if (!s) return
+    const x = gr[i]
+    if (s.kind === 'scalar') adjArgs[s.index] = typeof x === 'number' ? x : argError(`the gradient of argument ${i} must be a number`)
+    else if (s.kind === 'array') adjArgs[s.index] = ArrayBuffer.isView(x) ? (x as Float64Array).slice() : argError(`the gradient of argument ${i} must be a typed array`)
+    else adjArgs[s.index] = new Array<number>((sweep.fwd[i] as unknown[]).length).fill(0)
+  })
+  adjArgs[adjArgs.length - 1] = sink
+  inv.apply(undefined, adjArgs)
+  const res = inv.results
+  const isBool = (i: number) => { const p = c.params[i]!; return p.type.kind === 'scalar' && p.type.name === 'bool' }
+  const vals: unknown[] = adjArgs.slice(0, n).map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? res[i] !== 0 : res[i]) : v))
+  const finv = c.inverse
+  finv.apply(undefined, vals)
+  const out = vals.map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? finv.results[i] !== 0 : finv.results[i]) : v))
+  const gradientOut: Gradient = c.slots.map((s) => (!s || s.kind === 'stack' ? null : s.kind === 'scalar' ? res[s.index]! : (adjArgs[s.index] as Float64Array)))
+  return { args: out, gradient: gradientOut, sink: res[adjArgs.length - 1]! }
+}
+
+export function copyGradient(g: Gradient): Gradient {
   return g.map((x) => (x === null || typeof x === 'number' ? x : x.slice()))
 }
 
@@ -311,195 +353,14 @@ export function gradient(f: TenetFunction, args: unknown[], options: LossOptions
   return copyGradient(grad(f, options)(...args))
 }
 
-/** Which arguments a Jacobian relates. */
-export interface JacobianOptions {
-  /** Indices of the float arguments differentiated with respect to (default: all float arguments). */
-  inputs?: number[]
-  /** Indices of the float arguments whose final values are differentiated (default: all written float arguments). */
-  outputs?: number[]
-}
-
-function floatParams(c: CompiledAdjoint): number[] {
+/** The float scalar and float array parameters of `f` (those with a gradient), by index. */
+export function floatParams(c: CompiledAdjoint): number[] {
   return c.params.flatMap((p, i) => (c.slots[i] && p.type.kind !== 'stack' ? [i] : []))
 }
 
-function sizes(sweep: Sweep, params: number[]): number[] {
-  return params.map((i) => { const v = sweep.fwd[i]; return typeof v === 'number' ? 1 : (v as Float64Array).length })
-}
-
-/**
- * The Jacobian of the final values of `outputs` with respect to the initial values of `inputs`,
- * as a row-major `Float64Array`: one row per output scalar (arrays flattened in order), one column
- * per input scalar. One reverse sweep per row.
- */
-export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
-  const c = compileAdjoint(f)
-  const written = c.info.program.writes.get(c.info.name)!
-  const inputs = options.inputs ?? floatParams(c)
-  const outputs = options.outputs ?? floatParams(c).filter((i) => written[i])
-  for (const i of [...inputs, ...outputs]) {
-    if (!c.slots[i] || c.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no derivative`)
-  }
-  const sweep = new Sweep(c)
-  sweep.load(args)
-  const inSizes = sizes(sweep, inputs), outSizes = sizes(sweep, outputs)
-  const cols = inSizes.reduce((a, b) => a + b, 0), rows = outSizes.reduce((a, b) => a + b, 0)
-  const J = new Float64Array(rows * cols)
-  let r = 0
-  outputs.forEach((o, oi) => {
-    for (let e = 0; e < outSizes[oi]!; e++, r++) {
-      sweep.load(args)
-      sweep.forward()
-      sweep.clear()
-      sweep.seed(o, e, 1)
-      sweep.backward()
-      let col = 0
-      inputs.forEach((inp) => {
-        const g = sweep.gradientOf(inp)!
-        if (typeof g === 'number') J[r * cols + col++] = g
-        else for (let k = 0; k < g.length; k++) J[r * cols + col++] = g[k]!
-      })
-    }
-  })
-  return J
-}
-
-/** Options of `hessian`. */
-export interface HessianOptions extends LossOptions {
-  /** Indices of the float arguments the Hessian is taken over (default: all float arguments but the loss). */
-  wrt?: number[]
-  /** Relative step of the central differences of the gradient (default 1e-3, with Richardson extrapolation). */
-  step?: number
-}
-
-function cloneArgs(args: unknown[]): unknown[] {
+/** Copies of the arguments (typed arrays and stacks copied, scalars as they are). */
+export function cloneArgs(args: unknown[]): unknown[] {
   return args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : Array.isArray(a) ? a.slice() : a))
-}
-
-/** The float scalars of `params` in `args`, flattened: read and write access by flat position. */
-function flatAccess(args: unknown[], params: number[]): { n: number; get(k: number): number; set(k: number, v: number): void } {
-  const where: Array<[number, number]> = []
-  for (const p of params) {
-    const a = args[p]
-    if (typeof a === 'number') where.push([p, -1])
-    else for (let e = 0; e < (a as Float64Array).length; e++) where.push([p, e])
-  }
-  return {
-    n: where.length,
-    get: (k) => { const [p, e] = where[k]!; return e < 0 ? (args[p] as number) : (args[p] as Float64Array)[e]! },
-    set: (k, v) => { const [p, e] = where[k]!; if (e < 0) args[p] = v; else (args[p] as Float64Array)[e] = v },
-  }
-}
-
-function flatGradient(g: Gradient, params: number[], out: Float64Array, offset = 0): void {
-  let k = offset
-  for (const p of params) {
-    const x = g[p]
-    if (typeof x === 'number') out[k++] = x
-    else if (x) for (let e = 0; e < x.length; e++) out[k++] = x[e]!
-  }
-}
-
-/**
- * Richardson extrapolation of a central difference: (4·D(h/2) − D(h)) / 3, accurate to O(h⁴), so
- * a large step (little cancellation) still gives about 1e-10 relative accuracy on smooth programs.
- */
-function richardson(h: number, out: Float64Array, central: (h: number, out: Float64Array) => void): void {
-  const coarse = new Float64Array(out.length)
-  central(h, coarse)
-  central(h / 2, out)
-  for (let i = 0; i < out.length; i++) out[i] = (4 * out[i]! - coarse[i]!) / 3
-}
-
-/**
- * The dense symmetric Hessian of the loss over the scalars of `wrt` (arrays flattened), row-major.
- * Computed by central differences of the exact (adjoint) gradient with Richardson extrapolation
- * (four gradient sweeps per column), then symmetrised: accurate to about 1e-9 relative for smooth
- * programs, not exact.
- * (Forward-over-reverse through a tangent transform of the adjoint is the exact alternative.)
- */
-export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
-  const c = compileAdjoint(f)
-  checkLoss(c, options.loss)
-  const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
-  const g = grad(f, options)
-  const work = cloneArgs(args)
-  const x = flatAccess(work, wrt)
-  const n = x.n
-  const H = new Float64Array(n * n)
-  const gp = new Float64Array(n), gm = new Float64Array(n), col = new Float64Array(n)
-  const rel = options.step ?? 1e-3
-  for (let j = 0; j < n; j++) {
-    const x0 = x.get(j)
-    const h = rel * Math.max(1, Math.abs(x0))
-    richardson(h, col, (t, out) => {
-      x.set(j, x0 + t); flatGradient(g(...work), wrt, gp)
-      x.set(j, x0 - t); flatGradient(g(...work), wrt, gm)
-      for (let i = 0; i < n; i++) out[i] = (gp[i]! - gm[i]!) / (2 * t)
-    })
-    x.set(j, x0)
-    for (let i = 0; i < n; i++) H[i * n + j] = col[i]!
-  }
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const s = (H[i * n + j]! + H[j * n + i]!) / 2
-      H[i * n + j] = s; H[j * n + i] = s
-    }
-  }
-  return H
-}
-
-/** Options of `hvp`. */
-export interface HvpOptions extends LossOptions {
-  /** The direction, shaped like the arguments: a number per float scalar, an array per float array, null elsewhere. */
-  v: Array<number | ArrayLike<number> | null | undefined>
-  /** Relative step of the central difference of the gradient (default 1e-3, with Richardson extrapolation). */
-  step?: number
-}
-
-/**
- * The Hessian-vector product H·v of the loss, shaped like `gradient`'s result: the central
- * difference of the exact gradient along v with Richardson extrapolation (four gradient sweeps,
- * no Hessian formed; accurate to about 1e-9 relative, not exact).
- */
-export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
-  const c = compileAdjoint(f)
-  checkLoss(c, options.loss)
-  const g = grad(f, options)
-  const params = floatParams(c)
-  let xmax = 0, vmax = 0
-  for (const p of params) {
-    const a = args[p], v = options.v[p]
-    if (typeof a === 'number') xmax = Math.max(xmax, Math.abs(a))
-    else for (const e of a as Float64Array) xmax = Math.max(xmax, Math.abs(e))
-    if (typeof v === 'number') vmax = Math.max(vmax, Math.abs(v))
-    else if (v) for (let k = 0; k < v.length; k++) vmax = Math.max(vmax, Math.abs(v[k]!))
-  }
-  const out: Gradient = copyGradient(g(...args)).map((x) => (x === null ? null : typeof x === 'number' ? 0 : x.fill(0)))
-  if (vmax === 0) return out
-  const h = (options.step ?? 1e-3) * Math.max(1, xmax) / vmax
-  const shifted = (t: number): unknown[] => cloneArgs(args).map((a, p) => {
-    const v = options.v[p]
-    if (!params.includes(p) || v === null || v === undefined) return a
-    if (typeof a === 'number') return a + t * (v as number)
-    const arr = a as Float64Array
-    for (let k = 0; k < arr.length; k++) arr[k] = arr[k]! + t * (v as ArrayLike<number>)[k]!
-    return arr
-  })
-  const flat = new Float64Array(out.reduce<number>((n, o) => n + (o === null ? 0 : typeof o === "number" ? 1 : o.length), 0))
-  const gp = new Float64Array(flat.length), gm = new Float64Array(flat.length)
-  richardson(h, flat, (t, res) => {
-    flatGradient(g(...shifted(t)), params, gp)
-    flatGradient(g(...shifted(-t)), params, gm)
-    for (let i = 0; i < res.length; i++) res[i] = (gp[i]! - gm[i]!) / (2 * t)
-  })
-  let k = 0
-  return out.map((o, p) => {
-    if (o === null || !params.includes(p)) return null
-    if (typeof o === 'number') return flat[k++]!
-    for (let e = 0; e < o.length; e++) o[e] = flat[k++]!
-    return o
-  })
 }
 
 /** Options of `checkGrad`. */

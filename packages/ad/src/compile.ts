@@ -7,6 +7,7 @@ import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param
 import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, gradientSlots, type GradientSlot } from './transform.js'
+import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
 
 /** A compiled adjoint and what is needed to drive it. */
 export interface CompiledAdjoint {
@@ -26,7 +27,8 @@ export interface CompiledAdjoint {
 }
 
 const cache = new WeakMap<TenetFunction, CompiledAdjoint>()
-const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
+/** The standard pure primitives by name (their built-in derivative rules apply only to these specs). */
+export const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
 /** The `TenetFunctionInfo` of a Tenet function, or a clear error for anything else. */
 export function infoOf(f: TenetFunction): TenetFunctionInfo {
@@ -65,5 +67,47 @@ export function compileAdjoint(f: TenetFunction): CompiledAdjoint {
     info,
   }
   cache.set(f, out)
+  return out
+}
+
+/** A compiled tangent (forward-mode) function and what is needed to drive it. */
+export interface CompiledTangent {
+  /** The differentiated function's parameters. */
+  params: Param[]
+  /** Per parameter: where its tangent goes in the tangent function (null: no tangent). */
+  slots: Array<TangentSlot | null>
+  /** Directions carried at once. */
+  width: number
+  /** The compiled tangent: parameters (values…, tangents…), see `tangentSlots` for the layout. */
+  tangent: TenetFunction
+  /** Every generated function (tangents of callees included), as core IR. */
+  functions: FunctionDef[]
+  info: TenetFunctionInfo
+}
+
+const tangentCache = new WeakMap<TenetFunction, Map<number, CompiledTangent>>()
+
+/**
+ * The tangent of `f` at width `width` (w directions at once), generated once and compiled with
+ * the same backend, checks and tolerance as `f`. `f` may itself be generated: the tangent of
+ * `compileAdjoint(f).adjoint` is the forward-over-reverse (Hessian-vector) program.
+ */
+export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
+  let byWidth = tangentCache.get(f)
+  const hit = byWidth?.get(width)
+  if (hit) return hit
+  const info = infoOf(f)
+  const registry = info.registry.clone()
+  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
+  const name = builder.request(info.name, info.inverse)
+  const functions = builder.build()
+  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
+  const module = compileModule({ kind: 'module', functions, hosts }, {
+    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
+  })
+  const params = f.ir.params
+  const out: CompiledTangent = { params, slots: tangentSlots(params, info.registry, width), width, tangent: module[name]!, functions, info }
+  if (!byWidth) tangentCache.set(f, (byWidth = new Map()))
+  byWidth.set(width, out)
   return out
 }

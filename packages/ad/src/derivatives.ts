@@ -12,6 +12,12 @@ import { bin, call, clone, lit, mul, neg } from './expr.js'
 export interface HelperPartial {
   evaluate: (...args: number[]) => number
   cpu?: (...args: string[]) => string
+  /**
+   * The helper's own partial derivatives as expressions over its arguments (second-order rules,
+   * used when a tangent transform differentiates an adjoint that calls the helper). Absent: the
+   * helper has no derivative and forward-over-reverse through it is a static error.
+   */
+  partialExprs?: (args: Expr[]) => Expr[]
 }
 
 /** The partials of one primitive at the given argument expressions (copies, free to reuse once). */
@@ -19,6 +25,8 @@ export type PartialRule = (args: Expr[]) => Array<Expr | HelperPartial>
 
 const c = clone
 const one = () => lit(1)
+/** Piecewise-constant helpers (sign, selectors): derivative zero almost everywhere. */
+const flat = (args: Expr[]): Expr[] => args.map(() => lit(0))
 
 /** The derivative rules of the standard pure primitives, by name. */
 export const standardPartials: Record<string, PartialRule> = {
@@ -40,17 +48,25 @@ export const standardPartials: Record<string, PartialRule> = {
   abs2: ([x]) => [mul(lit(2), c(x!))],
   sqrt: ([x]) => [bin('/', lit(0.5), call('sqrt', c(x!)))],
   identity: () => [one()],
-  abs: () => [{ evaluate: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0), cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)` }],
+  abs: () => [{ evaluate: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0), cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)`, partialExprs: flat }],
   min: () => [
-    { evaluate: (a, b) => (a <= b ? 1 : 0), cpu: (a, b) => `((${a}) <= (${b}) ? 1 : 0)` },
-    { evaluate: (a, b) => (a <= b ? 0 : 1), cpu: (a, b) => `((${a}) <= (${b}) ? 0 : 1)` },
+    { evaluate: (a, b) => (a <= b ? 1 : 0), cpu: (a, b) => `((${a}) <= (${b}) ? 1 : 0)`, partialExprs: flat },
+    { evaluate: (a, b) => (a <= b ? 0 : 1), cpu: (a, b) => `((${a}) <= (${b}) ? 0 : 1)`, partialExprs: flat },
   ],
   max: () => [
-    { evaluate: (a, b) => (a >= b ? 1 : 0), cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)` },
-    { evaluate: (a, b) => (a >= b ? 0 : 1), cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)` },
+    { evaluate: (a, b) => (a >= b ? 1 : 0), cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)`, partialExprs: flat },
+    { evaluate: (a, b) => (a >= b ? 0 : 1), cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)`, partialExprs: flat },
   ],
   pow: ([x, p]) => [
     mul(c(p!), call('pow', c(x!), bin('-', c(p!), one()))),
-    { evaluate: (x, p) => (x > 0 ? Math.pow(x, p) * Math.log(x) : 0), cpu: (x, p) => `((${x}) > 0 ? Math.pow((${x}), (${p})) * Math.log((${x})) : 0)` },
+    {
+      evaluate: (x, p) => (x > 0 ? Math.pow(x, p) * Math.log(x) : 0),
+      cpu: (x, p) => `((${x}) > 0 ? Math.pow((${x}), (${p})) * Math.log((${x})) : 0)`,
+      // d/dx (x^p log x) = x^(p−1) (p log x + 1); d/dp = x^p (log x)²  (x > 0)
+      partialExprs: ([x, p]) => [
+        mul(call('pow', c(x!), bin('-', c(p!), one())), bin('+', mul(c(p!), call('log', c(x!))), one())),
+        mul(call('pow', c(x!), c(p!)), mul(call('log', c(x!)), call('log', c(x!)))),
+      ],
+    },
   ],
 }

@@ -1,14 +1,19 @@
 /**
- * `@tenet/ad`: reverse-mode automatic differentiation of Tenet programs by reversibility. The
- * adjoint of a function is another reversible IR function, generated once and compiled by the
- * same backend; a gradient is one forward run plus one adjoint run, with no tape.
+ * `@tenet/ad`: automatic differentiation of Tenet programs by reversibility. The adjoint of a
+ * function is another reversible IR function, generated once and compiled by the same backend;
+ * a gradient is one forward run plus one adjoint run, with no tape. The tangent transform gives
+ * forward mode (`jvp`, forward Jacobians) and, applied to the adjoint, exact Hessians.
  */
 export {
-  gradient, grad, jacobian, hessian, hvp, checkGrad,
-  type Gradient, type GradientFunction, type LossOptions, type JacobianOptions, type HessianOptions,
-  type HvpOptions, type CheckGradOptions, type CheckGradResult,
+  gradient, grad, checkGrad,
+  type Gradient, type GradientFunction, type LossOptions, type CheckGradOptions, type CheckGradResult,
 } from './api.js'
-export { compileAdjoint, type CompiledAdjoint } from './compile.js'
+export {
+  jvp, jacobian, hessian, hvp, DEFAULT_WIDTH,
+  type Direction, type JvpOptions, type JvpResult, type JacobianOptions, type HessianOptions, type HvpOptions,
+} from './forward.js'
+export { compileAdjoint, compileTangent, type CompiledAdjoint, type CompiledTangent } from './compile.js'
 export { AdjointBuilder, adjointName, gradientSlots, SINK, type GradientSlot } from './transform.js'
+export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './tangent.js'
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'
 export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'

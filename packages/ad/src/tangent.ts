@@ -1,0 +1,405 @@
+/**
+ * The tangent (forward-mode) transform: core IR function → core IR function. The tangent of `f`
+ * runs f's statements in order and, beside every float value, carries its directional
+ * derivatives in `w` directions at once (the width). Because the adjoint of a function is
+ * ordinary IR too, the tangent of the adjoint gives exact Hessian-vector products
+ * (forward-over-reverse), w Hessian columns per sweep.
+ *
+ * Layout of the tangents (width w):
+ * - a float scalar `x` gets w scalar slots: `t$x` when w = 1, else `t$0$x … t$<w−1>$x`;
+ * - a float array `a` of length n gets one array `t$a` of length n·w, element-major:
+ *   the tangent of `a[i]` in direction k is `t$a[i·w + k]` (`t$a[i]` when w = 1);
+ * - a float stack `s` gets a stack `t$s` onto which every `push` pushes the w tangents.
+ * Tangent updates are unrolled over the w directions; for w > 1 a partial derivative that is
+ * not trivial is computed once into an ancilla and shared by the w directions.
+ */
+import {
+  TenetStaticError, printExpr, standardPrimitives,
+  type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program, type Registry,
+  type Stmt, type Type,
+} from '@tenet/ir'
+import { invert } from '@tenet/reversible'
+import { add, at, bin, clone, differentiate, isFloatType, lit, mul, neg, readsFloat, ref, typeOf, type Contribution, type PartialsResolver } from './expr.js'
+
+/** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
+export function tangentName(name: string, inverse: boolean, width: number): string {
+  return `${name}${inverse ? '$inv' : ''}$tan${width === 1 ? '' : width}`
+}
+
+/** Where a parameter's tangent travels in the tangent function. */
+export interface TangentSlot {
+  kind: 'scalar' | 'array' | 'stack'
+  /** Index of the (first) tangent parameter; a float scalar has `width` consecutive ones. */
+  index: number
+  type: Type
+}
+
+/** Whether a value type carries tangents (float scalars, arrays and stacks of floats). */
+function hasTangent(t: Type, registry: Registry): boolean {
+  return isFloatType(registry, t.kind === 'scalar' ? t.name : t.elem)
+}
+
+/** The tangent slot of each parameter of `f` in its tangent at width `width` (null: none). */
+export function tangentSlots(params: Param[], registry: Registry, width: number): Array<TangentSlot | null> {
+  let k = params.length
+  return params.map((p) => {
+    if (!hasTangent(p.type, registry)) return null
+    const s = { kind: p.type.kind, index: k, type: p.type }
+    k += p.type.kind === 'scalar' ? width : 1
+    return s
+  })
+}
+
+const fail = (msg: string, loc?: Expr['loc']): never => {
+  throw new TenetStaticError('ad/unsupported', msg, loc)
+}
+
+const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+const STD = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
+
+function names(f: FunctionDef): Set<string> {
+  const out = new Set(f.params.map((p) => p.name))
+  const visit = (body: Stmt[]) => {
+    for (const s of body) {
+      if (s.kind === 'alloc') out.add(s.name)
+      if (s.kind === 'for') out.add(s.variable)
+      if (s.kind === 'if') { visit(s.then); visit(s.else) }
+      if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
+    }
+  }
+  visit(f.body)
+  return out
+}
+
+/**
+ * Generates tangents on demand, like `AdjointBuilder`: `request` names the tangent of a
+ * (function, direction) and queues it; `build` generates everything queued (callees included).
+ */
+export class TangentBuilder {
+  private readonly queue: Array<{ name: string; inverse: boolean }> = []
+  private readonly generated = new Map<string, FunctionDef>()
+
+  constructor(
+    readonly program: Program,
+    readonly inverses: Map<string, FunctionDef>,
+    readonly registry: Registry,
+    readonly partials: PartialsResolver,
+    readonly width: number,
+  ) {
+    if (!Number.isInteger(width) || width < 1) throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
+  }
+
+  /** The tangent's name; queues its generation. */
+  request(name: string, inverse: boolean): string {
+    const t = tangentName(name, inverse, this.width)
+    if (!this.generated.has(t) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
+      if (!this.program.functions.has(name)) fail(`no function \`${name}\` to differentiate`)
+      this.queue.push({ name, inverse })
+    }
+    return t
+  }
+
+  /** Generates everything queued; returns the tangent functions. */
+  build(): FunctionDef[] {
+    while (this.queue.length) {
+      const { name, inverse } = this.queue.shift()!
+      const t = tangentName(name, inverse, this.width)
+      if (this.generated.has(t)) continue
+      const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
+      this.generated.set(t, new FunctionTangent(this, f, t).build())
+    }
+    return [...this.generated.values()]
+  }
+}
+
+/** The tangent of one function. */
+class FunctionTangent {
+  private readonly w: number
+  private readonly registry: Registry
+  private readonly used: Set<string>
+  private counter = 0
+
+  constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
+    this.w = builder.width
+    this.registry = builder.registry
+    this.used = names(f)
+  }
+
+  build(): FunctionDef {
+    const slots = tangentSlots(this.f.params, this.registry, this.w)
+    const extra: Param[] = []
+    this.f.params.forEach((p, i) => {
+      if (!slots[i]) return
+      if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: p.type })
+      else extra.push({ name: this.ta(p.name), type: p.type })
+    })
+    return {
+      kind: 'fn',
+      name: this.name,
+      params: [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...extra],
+      body: this.body(this.f.body),
+      ...(this.f.loc ? { loc: this.f.loc } : {}),
+    }
+  }
+
+  /** Tangent name of scalar `x` in direction k. */
+  private ts(x: string, k: number): string { return this.w === 1 ? `t$${x}` : `t$${k}$${x}` }
+  /** Tangent name of array or stack `x`. */
+  private ta(x: string): string { return `t$${x}` }
+  private fresh(kind: string): string {
+    let n: string
+    do n = `$${kind}${this.counter++}`; while (this.used.has(n))
+    return n
+  }
+  private isFloat(t: string | undefined): boolean { return isFloatType(this.registry, t) }
+
+  /** The tangent dataview of a value dataview in direction k. */
+  private tan(dv: Dataview | Arg, k: number): Dataview {
+    switch (dv.kind) {
+      case 'var': return ref(this.ts(dv.name, k))
+      case 'index': {
+        const idx = this.w === 1 ? clone(dv.index) : bin('+', bin('*', clone(dv.index), int(this.w)), int(k))
+        return at(this.ta(dv.array.name), idx)
+      }
+      case 'neg': return { kind: 'neg', target: this.tan(dv.target, k) }
+      default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry tangents)`, dv.loc)
+    }
+  }
+
+  private body(body: Stmt[]): Stmt[] {
+    return body.flatMap((s) => this.stmt(s))
+  }
+
+  /** The partials of e, one per distinct float location read (occurrences summed). */
+  private terms(e: Expr): Contribution[] {
+    if (!readsFloat(e, this.registry)) return []
+    const grouped = new Map<string, Contribution>()
+    for (const t of differentiate(e, lit(1), this.registry, this.builder.partials)) {
+      const key = printExpr(t.leaf)
+      const prev = grouped.get(key)
+      if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
+      else grouped.set(key, { leaf: t.leaf, coefficient: t.coefficient })
+    }
+    return [...grouped.values()]
+  }
+
+  /** Σ coefficient · tangent(leaf, k), or null when there are no terms. */
+  private combine(terms: Contribution[], coefs: Expr[], k: number): Expr | null {
+    let out: Expr | null = null
+    terms.forEach((t, j) => {
+      const term = mul(clone(coefs[j]!), this.tan(t.leaf, k) as Expr)
+      out = out ? add(out, term) : term
+    })
+    return out
+  }
+
+  /**
+   * Emits `make(k, tangentOf(e, k))` for every direction. For w > 1, non-trivial partials are
+   * evaluated once into ancillas shared by the w directions; those are freed unchecked, so the
+   * whole group sits in an `@unchecked` block (`make` must not allocate).
+   */
+  private withPartials(e: Expr, make: (k: number, tangent: Expr | null) => Stmt[]): Stmt[] {
+    const terms = this.terms(e)
+    const coefs = terms.map((t) => t.coefficient)
+    const pre: Stmt[] = [], post: Stmt[] = []
+    if (this.w > 1) {
+      terms.forEach((t, j) => {
+        const c = t.coefficient
+        if (c.kind === 'num' || c.kind === 'var' || (c.kind === 'unary' && (c.arg.kind === 'num' || c.arg.kind === 'var'))) return
+        const d = this.fresh('dt')
+        pre.push({ kind: 'alloc', name: d, value: clone(c) } as Stmt)
+        post.unshift({ kind: 'dealloc', name: d, value: clone(c) } as Stmt)
+        coefs[j] = ref(d)
+      })
+    }
+    const body: Stmt[] = []
+    for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
+    if (!pre.length) return body
+    return [{ kind: 'unchecked', body: [...pre, ...body, ...post] }]
+  }
+
+  /**
+   * Sets a tangent location to zero without checking its value (the ancilla theorem): `value`
+   * is what it holds in exact arithmetic, never evaluated forwards (the inverse recomputes it).
+   */
+  private zeroOut(dv: Dataview, value: Expr, type: string): Stmt {
+    const z = this.fresh('z')
+    return {
+      kind: 'unchecked',
+      body: [
+        { kind: 'alloc', name: z, declared: { kind: 'scalar', name: type }, value: lit(0) } as Stmt,
+        { kind: 'callstmt', callee: 'SWAP', args: [ref(z), dv], inverse: false },
+        { kind: 'dealloc', name: z, value } as Stmt,
+      ],
+    }
+  }
+
+  /** The tangent of expression e in direction k, without shared partials (for unevaluated positions). */
+  private tangentExpr(e: Expr, k: number): Expr | null {
+    const terms = this.terms(e)
+    return this.combine(terms, terms.map((t) => t.coefficient), k)
+  }
+
+  private stmt(s: Stmt): Stmt[] {
+    switch (s.kind) {
+      case 'update': return this.update(s)
+      case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
+      case 'alloc': return this.alloc(s)
+      case 'dealloc': return this.dealloc(s)
+      case 'if': return [{ ...s, pre: clone(s.pre), post: s.post ? clone(s.post) : null, then: this.body(s.then), else: this.body(s.else) }]
+      case 'while': return [{ ...s, pre: clone(s.pre), post: clone(s.post), body: this.body(s.body) }]
+      case 'for': return [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, body: this.body(s.body) }]
+      case 'push': case 'pop': {
+        const elem = (s.stack.type as { elem?: string } | undefined)?.elem
+        if (!this.isFloat(elem)) return [clone(s)]
+        const ts = ref(this.ta(s.stack.name))
+        const moves: Stmt[] = []
+        for (let k = 0; k < this.w; k++) moves.push({ kind: s.kind, stack: clone(ts), value: this.tan(s.value, k), ...loc(s) } as Stmt)
+        // pop takes the w tangents back in the reverse order of the push
+        return [clone(s), ...(s.kind === 'push' ? moves : moves.reverse())]
+      }
+      case 'safe': return [clone(s)]
+      case 'unchecked': return [{ ...s, body: this.body(s.body) }]
+      default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
+    }
+  }
+
+  /** `y op= e` → the same, then `t$y op= Σ ∂e/∂x · t$x` in each direction. */
+  private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
+    const same = clone(s)
+    if (!this.isFloat(typeOf(s.target))) return [same]
+    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on a float yet`, s.loc)
+    let target: Dataview = s.target
+    let sign = s.op === '+=' ? 1 : -1
+    while (target.kind === 'neg') { target = target.target; sign = -sign }
+    if (target.kind === 'field') fail(`cannot differentiate through the field \`${printExpr(target)}\` yet`, s.loc)
+    return [same, ...this.withPartials(s.value, (k, t) => (t ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt] : []))]
+  }
+
+  private alloc(s: Extract<Stmt, { kind: 'alloc' }>): Stmt[] {
+    const t = s.type!
+    if (!hasTangent(t, this.registry)) return [clone(s)]
+    const tx = this.ta(s.name)
+    if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: t, value: { kind: 'emptystack' } } as Stmt]
+    if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: t, value: this.zeros(s.value as Expr) } as Stmt]
+    const zeros: Stmt[] = []
+    for (let k = 0; k < this.w; k++) zeros.push({ kind: 'alloc', name: this.ts(s.name, k), declared: t, value: lit(0), ...loc(s) } as Stmt)
+    return [clone(s), ...zeros, ...this.withPartials(s.value as Expr, (k, v) => (v ? [{ kind: 'update', op: '+=', target: ref(this.ts(s.name, k)), value: v, ...loc(s) } as Stmt] : []))]
+  }
+
+  /** `zeros(n)` → `zeros(n · w)`. */
+  private zeros(v: Expr): Expr {
+    const n = clone((v as Extract<Expr, { kind: 'call' }>).args[0]!)
+    return { kind: 'call', callee: 'zeros', args: [this.w === 1 ? n : bin('*', n, int(this.w))] }
+  }
+
+  /** Tangent ancillas are zeroed without checks (the ancilla theorem), then freed at zero, before the value. */
+  private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): Stmt[] {
+    const t = s.type!
+    if (!hasTangent(t, this.registry)) return [clone(s)]
+    const out: Stmt[] = []
+    if (t.kind === 'stack') out.push({ kind: 'dealloc', name: this.ta(s.name), declared: t, value: { kind: 'emptystack' } } as Stmt)
+    else if (t.kind === 'array') {
+      const i = this.fresh('i')
+      const tx = this.ta(s.name)
+      out.push(
+        { kind: 'for', variable: i, start: int(0), stop: { kind: 'call', callee: 'len', args: [ref(tx)] }, step: null, inclusive: false, body: [this.zeroOut(at(tx, ref(i)), lit(0), t.elem)] } as Stmt,
+        { kind: 'dealloc', name: tx, declared: t, value: this.zeros(s.value as Expr) } as Stmt,
+      )
+    } else {
+      for (let k = 0; k < this.w; k++) {
+        out.push(
+          this.zeroOut(ref(this.ts(s.name, k)), this.tangentExpr(s.value as Expr, k) ?? lit(0), t.name),
+          { kind: 'dealloc', name: this.ts(s.name, k), declared: t, value: lit(0) } as Stmt,
+        )
+      }
+    }
+    return [...out, clone(s)]
+  }
+
+  /** `g(args)` → `g$tan(args, tangents)`; `~g(args)` → the tangent of g's inverse. */
+  private call(s: CallStmt): Stmt[] {
+    const callee = this.builder.program.functions.get(s.callee)!
+    const name = this.builder.request(s.callee, s.inverse)
+    const before: Stmt[] = [], after: Stmt[] = []
+    const targs: Arg[] = []
+    callee.params.forEach((p, i) => {
+      if (!hasTangent(p.type, this.registry)) return
+      const a = s.args[i]!
+      const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
+      if (p.type.kind !== 'scalar') {
+        if (a.kind !== 'var') fail(`argument ${i + 1} of \`${s.callee}\` must be a variable to carry tangents`, a.loc ?? s.loc)
+        targs.push(ref(this.ta((a as { name: string }).name)))
+        return
+      }
+      for (let k = 0; k < this.w; k++) {
+        if (isView) { targs.push(this.tan(a, k)); continue }
+        const te = this.tangentExpr(a as Expr, k)
+        if (!te) { targs.push(lit(0)); continue }
+        // a read-only expression argument: its tangent goes through a temporary ancilla
+        const c = this.fresh('ct')
+        before.push({ kind: 'alloc', name: c, declared: p.type, value: te } as Stmt)
+        after.unshift(this.zeroOut(ref(c), clone(te), p.type.name), { kind: 'dealloc', name: c, declared: p.type, value: lit(0) } as Stmt)
+        targs.push(ref(c))
+      }
+    })
+    return [...before, { kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...targs], inverse: false, ...loc(s) }, ...after]
+  }
+
+  private bijection(s: CallStmt): Stmt[] {
+    const spec0 = this.registry.bijection(s.callee)
+    const spec = s.inverse && spec0.inverse !== 'self' ? this.registry.bijection(spec0.inverse) : spec0
+    const types = s.args.map((a) => typeOf(a) ?? 'f64')
+    const same = clone(s)
+    if (!types.some((t) => this.isFloat(t))) return [same]
+    const std = STD.get(spec.name) === spec ? spec.name : ''
+    const out: Stmt[] = [same]
+    const a = s.args
+    const bij = (callee: string, args: Arg[]): Stmt => ({ kind: 'callstmt', callee, args, inverse: false, ...loc(s) })
+    const upd = (target: Dataview, op: '+=' | '-=', value: Expr): Stmt => ({ kind: 'update', op, target, value, ...loc(s) } as Stmt)
+    const asExpr = (dv: Arg): Expr => (dv.kind === 'neg' ? neg(asExpr(dv.target)) : clone(dv as Expr))
+    const isView = (x: Arg) => x.kind === 'var' || x.kind === 'index' || x.kind === 'neg'
+    const tanOf = (x: Arg, k: number): Expr | null => (isView(x) ? asExpr(this.tan(x, k)) : this.tangentExpr(x as Expr, k))
+    for (let k = 0; k < this.w; k++) {
+      switch (std) {
+        case 'SWAP': case 'NEG': case 'HADAMARD':
+          out.push(bij(std, a.map((x) => this.tan(x, k))))
+          break
+        case 'ROT': case 'IROT': {
+          // ROT: a' = c·a − s·b, b' = s·a + c·b; ∂a'/∂θ = −b', ∂b'/∂θ = a'  (IROT: the opposite signs)
+          out.push(bij(std, [this.tan(a[0]!, k), this.tan(a[1]!, k), clone(a[2]!)]))
+          const tt = tanOf(a[2]!, k)
+          if (tt) {
+            const rot = std === 'ROT'
+            out.push(upd(this.tan(a[0]!, k), rot ? '-=' : '+=', mul(asExpr(a[1]!), clone(tt))))
+            out.push(upd(this.tan(a[1]!, k), rot ? '+=' : '-=', mul(asExpr(a[0]!), tt)))
+          }
+          break
+        }
+        case 'AddConst': case 'SubConst': {
+          const tc = tanOf(a[1]!, k)
+          if (tc) out.push(upd(this.tan(a[0]!, k), std === 'AddConst' ? '+=' : '-=', tc))
+          break
+        }
+        case 'INV': {
+          // a' = 1/a: t' = −t/a² = −t·a'²; through an ancilla (an update cannot read its target)
+          const tmp = this.fresh('it')
+          const ta = this.tan(a[0]!, k)
+          const sq = () => mul(asExpr(a[0]!), asExpr(a[0]!))
+          out.push({ kind: 'alloc', name: tmp, declared: { kind: 'scalar', name: types[0]! }, value: lit(0) } as Stmt)
+          out.push(bij('SWAP', [ref(tmp), clone(ta)]))
+          out.push(upd(clone(ta), '-=', mul(ref(tmp), sq())))
+          out.push(this.zeroOut(ref(tmp), neg(bin('/', asExpr(ta), sq())), types[0]!), { kind: 'dealloc', name: tmp, value: lit(0) } as Stmt)
+          break
+        }
+        default:
+          return fail(`the bijection \`${spec.name}\` has no tangent rule (forward mode knows SWAP, NEG, ROT, IROT, HADAMARD, INV, AddConst, SubConst)`, s.loc)
+      }
+    }
+    return out
+  }
+}
+
+function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
+  return s.loc ? { loc: s.loc } : {}
+}
