@@ -103,7 +103,7 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
   const backend = options.backend ? registry.backend(options.backend) : registry.defaultBackend()
   const compileOptions = { checks: options.checks ?? true, tolerance: options.tolerance ?? 1e-8, backend: backend.name }
   const surface = new Map(mod.functions.map((f) => [f.name, f]))
-  const core = link(mod.functions.map(preprocess), mod.hosts)
+  const core = lower(link(mod.functions.map(preprocess), mod.hosts), registry)
   const program = check(core, mod.hosts, registry)
   const inverses = new Map([...program.functions.values()].map((f) => [f.name, invert(f)]))
   const compiled = backend.doCompile(program, inverses, compileOptions)
@@ -112,13 +112,57 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
     const info = (inverse: boolean): TenetFunctionInfo => ({
       name: f.name, program, inverses, compiled, options: compileOptions, registry, surface: surface.get(f.name)!, inverse,
     })
-    const fwd = makeFunction(info(false), program.functions.get(f.name)!)
-    const inv = makeFunction(info(true), inverses.get(f.name)!)
+    const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!), f, registry)
+    const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!), f, registry)
     Object.defineProperty(fwd, 'inverse', { value: inv })
     Object.defineProperty(inv, 'inverse', { value: fwd })
     out[f.name] = fwd
   }
   return out
+}
+
+/** Runs the lowering hooks of the registered number systems (complex → pairs of f64). */
+function lower(functions: FunctionDef[], registry: Registry): FunctionDef[] {
+  for (const name of registry.names('number')) {
+    const l = registry.numberSystem(name).lowering
+    if (l) functions = l.lower(functions, registry)
+  }
+  return functions
+}
+
+/**
+ * Wraps a function whose parameters were lowered so that it takes and returns host values of
+ * the surface types (`{ re, im }` for complex), using the number systems' lowering hooks.
+ */
+function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Registry): TenetFunction {
+  const hooks = surface.params.map((p) => registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering)
+  if (!hooks.some(Boolean)) return inner
+  const arities = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
+  const call = (...args: unknown[]): unknown[] => {
+    if (args.length !== surface.params.length) {
+      throw new TenetError('call/arity', `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`)
+    }
+    const flat: unknown[] = []
+    args.forEach((a, i) => {
+      const h = hooks[i]
+      if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArg(surface, i)))
+      else flat.push(a)
+    })
+    const res = inner(...flat)
+    const out: unknown[] = []
+    let k = 0
+    surface.params.forEach((p, i) => {
+      const n = arities[i]!
+      const h = hooks[i]
+      out.push(h ? h.fromResults(res.slice(k, k + n), p.type) : res[k])
+      k += n
+    })
+    return out
+  }
+  for (const key of ['source', 'ir', 'core', TENET_FUNCTION, 'name'] as const) {
+    Object.defineProperty(call, key, { value: (inner as unknown as Record<string | symbol, unknown>)[key] })
+  }
+  return call as unknown as TenetFunction
 }
 
 function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
@@ -128,6 +172,19 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
   const checks = info.options.checks
   const snapshots: Array<ArrayLike<number> & { set?: (a: ArrayLike<number>) => void } | unknown[] | undefined> = []
   const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
+  // arrays of number systems with a host conversion (fixed, ulog) are converted in place on
+  // entry and converted back on exit, so the host always sees real values
+  const converted = params.map((p, i) => (p.type.kind === 'array' && systems[i]!.toHost && systems[i]!.fromHost ? systems[i]! : undefined))
+  const anyConverted = converted.some(Boolean)
+  const convert = (vals: unknown[], back: boolean) => {
+    for (let i = 0; i < params.length; i++) {
+      const ns = converted[i]
+      if (!ns) continue
+      const a = vals[i] as Float64Array
+      const f = back ? ns.toHost! : ns.fromHost!
+      for (let j = 0; j < a.length; j++) a[j] = f(a[j]!)
+    }
+  }
   const call = (...args: unknown[]): unknown[] => {
     if (args.length !== params.length) {
       throw new TenetError('call/arity', `\`${info.name}${info.inverse ? '.inverse' : ''}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
@@ -153,6 +210,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
         vals[i] = a
       }
     }
+    if (anyConverted) convert(vals, false)
     if (checks) {
       for (let i = 0; i < params.length; i++) {
         if (!writes[i] || params[i]!.type.kind === 'scalar') continue
@@ -179,8 +237,10 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
       } else if (arraysWritten && e instanceof Error) {
         e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
+      if (anyConverted) convert(vals, true)
       throw e
     }
+    if (anyConverted) convert(vals, true)
     const res = core.results
     const out = new Array<unknown>(params.length)
     for (let i = 0; i < params.length; i++) {

@@ -14,6 +14,10 @@ export {
 } from '@tenet/reversible'
 export { cpuBackend } from '@tenet/backend-cpu'
 export {
+  complex, complexNumbers, fixed, fixedPoint, ulog, logarithmic, logarithmicOps, tropical, tropicalNumbers,
+  numberSystems, registerNumbers, type FixedPointFormat, type LogarithmicFormat, type TropicalFormat,
+} from '@tenet/numbers'
+export {
   gradient, grad, jacobian, hessian, hvp, checkGrad,
   type Gradient, type GradientFunction, type LossOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult,

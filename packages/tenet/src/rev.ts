@@ -1,14 +1,16 @@
 import { createRegistry as createBaseRegistry, parse, type Module, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { registerNumbers } from '@tenet/numbers'
 
 /**
- * A new registry with the standard instruction set, the standard number systems and the
- * `cpu` and `interpreter` backends. Register your own primitives into it and pass it to
+ * A new registry with the standard instruction set, the standard number systems (f64, f32, i32,
+ * bool), the number systems of `@tenet/numbers` (complex, fixed, ulog, tropical) and the `cpu`
+ * and `interpreter` backends. Register your own primitives into it and pass it to
  * `rev.with({ registry })`.
  */
 export function createRegistry(): Registry {
-  return createBaseRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+  return registerNumbers(createBaseRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
 }
 
 /** The registry `rev` uses unless told otherwise. */

@@ -25,6 +25,8 @@ import { max } from './max.js'
 import { min } from './min.js'
 import { pow } from './pow.js'
 import { sin } from './sin.js'
+import { sincos } from './sincos.js'
+import { sincos_inverse } from './sincos_inverse.js'
 import { sinh } from './sinh.js'
 import { sqrt } from './sqrt.js'
 import { tan } from './tan.js'
@@ -32,7 +34,7 @@ import { tanh } from './tanh.js'
 import { f64, f32, i32, bool } from './number-systems.js'
 
 /** The standard instruction set: pure primitives (for `y += f(x)`) and bijections. */
-export const standardPrimitives: PrimitiveSpec[] = [AddConst, DEC, FLIP, HADAMARD, INC, INV, IROT, NEG, ROT, SWAP, SubConst, abs, abs2, acos, asin, atan, atan2, cos, cosh, exp, identity, log, max, min, pow, sin, sinh, sqrt, tan, tanh, ]
+export const standardPrimitives: PrimitiveSpec[] = [AddConst, DEC, FLIP, HADAMARD, INC, INV, IROT, NEG, ROT, SWAP, SubConst, abs, abs2, acos, asin, atan, atan2, cos, cosh, exp, identity, log, max, min, pow, sin, sincos, sincos_inverse, sinh, sqrt, tan, tanh, ]
 
 /** The number systems every registry starts with. */
 export const standardNumberSystems: NumberSystemSpec[] = [f64, f32, i32, bool]

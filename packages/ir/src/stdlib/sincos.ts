@@ -1,0 +1,19 @@
+import type { BijectionSpec } from '../plugin.js'
+
+/**
+ * `sincos(s, c, x)`: s += sin(x) and c += cos(x) in one instruction (one argument reduction).
+ * Its inverse is `sincos_inverse` (s -= sin x, c -= cos x).
+ */
+export const sincos: BijectionSpec = {
+  specificationVersion: 'v1',
+  name: 'sincos',
+  kind: 'bijection',
+  description: 's += sin(x), c += cos(x)',
+  roles: ['inout', 'inout', 'in'],
+  types: ['float', 'float', 'float'],
+  apply: (s, c, x) => [s + Math.sin(x), c + Math.cos(x)],
+  inverse: 'sincos_inverse',
+  // the outputs' gradients pass through; x collects g_s·cos x − g_c·sin x
+  adjoint: { params: ['s', 'c', 'x'], source: 'g_x += g_s * cos(x) - g_c * sin(x)' },
+  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`] },
+}

@@ -1,0 +1,347 @@
+/**
+ * Complex numbers with f64 parts, implemented as a lowering: before checking, every complex
+ * variable `x` becomes two f64 variables `x$re` and `x$im` (names with `$` cannot collide with
+ * names written in Tenet source), every complex array `z: complex[]` one interleaved f64 array
+ * `z$` (`z[i].re` at `2i`, `z[i].im` at `2i + 1`), and every complex expression a pair of real
+ * expressions. Backends and AD therefore only see f64 code, and AD of complex code is AD of
+ * that real code: the gradient with respect to a complex parameter `x` is the pair
+ * (∂L/∂Re x, ∂L/∂Im x) — reported for the lowered parameters `x$re`, `x$im` — which is
+ * 2·∂L/∂x̄ in Wirtinger terms (the direction of steepest ascent of a real loss L).
+ *
+ * Supported: `+ - * /` (with complex or real operands), unary `-`, `exp`, `log` (principal
+ * branch), `conj`, `complex(re, im)`, the real-valued `abs`, `abs2`, `angle` (atan2(im, re)),
+ * the dataviews `x.re` / `x.im`, `+=`/`-=` on complex targets, `SWAP`/`NEG` (componentwise),
+ * ancillas `c <- complex(0.0, 0.0)` / `c: complex <- 0.0`, and complex arguments of calls.
+ * At the host boundary a complex scalar is `{ re, im }` (a plain number is accepted as real);
+ * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
+ */
+import {
+  TenetError, TenetStaticError,
+  type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
+  type SourceLocation, type Stmt, type Type,
+} from '@tenet/ir'
+
+type Kind = 'scalar' | 'array'
+type Env = Map<string, Kind>
+/** A complex expression as two real ones. */
+interface Pair { re: Expr; im: Expr }
+
+const fail = (msg: string, loc?: SourceLocation): never => {
+  throw new TenetStaticError('static/complex', msg, loc)
+}
+
+const F = (value: number): Expr => ({ kind: 'num', value, isFloat: true })
+const isZero = (e: Expr) => e.kind === 'num' && e.value === 0
+const v = (name: string): Expr => ({ kind: 'var', name })
+const b = (op: '+' | '-' | '*' | '/', l: Expr, r: Expr): Expr => {
+  if (op === '+') { if (isZero(r)) return l; if (isZero(l)) return r }
+  if (op === '-') { if (isZero(r)) return l; if (isZero(l)) return neg(r) }
+  if (op === '*' && (isZero(l) || isZero(r))) return F(0)
+  return { kind: 'binary', op, left: l, right: r }
+}
+const neg = (e: Expr): Expr => (isZero(e) ? e : { kind: 'unary', op: '-', arg: e })
+const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
+const loc = <T extends object>(x: T, l?: SourceLocation): T => (l ? { ...x, loc: l } : x)
+
+/** The lowering of one set of functions for the complex type named `name`. */
+class Lowering {
+  constructor(
+    private readonly name: string,
+    private readonly signatures: Map<string, Param[]>,
+  ) {}
+
+  private kindOf(t: Type | undefined): Kind | undefined {
+    if (!t) return undefined
+    if (t.kind === 'scalar') return t.name === this.name ? 'scalar' : undefined
+    if (t.elem !== this.name) return undefined
+    if (t.kind === 'stack') fail(`stacks of ${this.name} are not supported; push the parts \`.re\` and \`.im\` onto two f64 stacks`)
+    return 'array'
+  }
+
+  fn(f: FunctionDef): FunctionDef {
+    const env: Env = new Map()
+    const params: Param[] = []
+    for (const p of f.params) {
+      const k = this.kindOf(p.type)
+      if (!k) { params.push(p); continue }
+      env.set(p.name, k)
+      if (k === 'scalar') params.push(loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc), loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc))
+      else params.push(loc({ name: `${p.name}$`, type: { kind: 'array', elem: 'f64' } }, p.loc))
+    }
+    return { ...f, params, body: this.block(f.body, env) }
+  }
+
+  private block(body: Stmt[], parent: Env): Stmt[] {
+    const env = new Map(parent)
+    return body.flatMap((s) => this.stmt(s, env))
+  }
+
+  // ---------- expressions ----------
+
+  /** The pair of a complex expression, or undefined when `e` is real. */
+  cx(e: Expr, env: Env): Pair | undefined {
+    switch (e.kind) {
+      case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : undefined
+      case 'index': {
+        if (env.get(e.array.name) !== 'array') return undefined
+        const i = this.real(e.index, env)
+        const arr = { kind: 'var' as const, name: `${e.array.name}$` }
+        const twice = b('*', { kind: 'num', value: 2, isFloat: false }, i)
+        return {
+          re: loc({ kind: 'index', array: arr, index: twice }, e.loc),
+          im: loc({ kind: 'index', array: arr, index: b('+', twice, { kind: 'num', value: 1, isFloat: false }) }, e.loc),
+        }
+      }
+      case 'unary': {
+        if (e.op !== '-') return undefined
+        const p = this.cx(e.arg, env)
+        return p && { re: neg(p.re), im: neg(p.im) }
+      }
+      case 'binary': {
+        const l = this.cx(e.left, env), r = this.cx(e.right, env)
+        if (!l && !r) return undefined
+        const L = l ?? { re: this.real(e.left, env), im: F(0) }
+        const R = r ?? { re: this.real(e.right, env), im: F(0) }
+        switch (e.op) {
+          case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
+          case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
+          case '/': {
+            if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
+            const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
+            return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
+          }
+          default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
+        }
+      }
+      case 'call': {
+        if (e.callee === 'complex') {
+          if (e.args.length !== 2) fail('`complex(re, im)` takes two real arguments', e.loc)
+          return { re: this.real(e.args[0]!, env), im: this.real(e.args[1]!, env) }
+        }
+        const args = e.args.map((a) => this.cx(a, env))
+        if (!args.some(Boolean)) return undefined
+        const z = args[0]
+        if (e.args.length !== 1 || !z) return fail(`\`${e.callee}\` is not defined on ${this.name} arguments (defined: exp, log, conj, abs, abs2, angle, complex)`, e.loc)
+        switch (e.callee) {
+          case 'exp': {
+            const m = call('exp', z.re)
+            return { re: b('*', m, call('cos', z.im)), im: b('*', m, call('sin', z.im)) }
+          }
+          case 'log': return { re: call('log', this.abs(z)), im: call('atan2', z.im, z.re) }
+          case 'conj': return { re: z.re, im: neg(z.im) }
+          case 'abs': case 'abs2': case 'angle': return undefined // real-valued: see real()
+          default: return fail(`\`${e.callee}\` is not defined on ${this.name} (defined: exp, log, conj, abs, abs2, angle, complex)`, e.loc)
+        }
+      }
+      default: return undefined
+    }
+  }
+
+  private abs(z: Pair): Expr { return call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im))) }
+
+  /** Rewrites a real expression (complex values inside it only through real-valued functions). */
+  real(e: Expr, env: Env): Expr {
+    switch (e.kind) {
+      case 'var': if (env.get(e.name)) fail(`\`${e.name}\` is ${this.name}, but a real value is needed here (use \`${e.name}.re\`, \`${e.name}.im\` or \`abs(${e.name})\`)`, e.loc); return e
+      case 'index': {
+        if (env.get(e.array.name)) fail(`\`${e.array.name}[...]\` is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        return { ...e, index: this.real(e.index, env) }
+      }
+      case 'field': {
+        const p = this.cx(e.target, env)
+        if (!p) return { ...e, target: this.real(e.target, env) }
+        if (e.field === 're') return p.re
+        if (e.field === 'im') return p.im
+        return fail(`${this.name} has no field \`${e.field}\` (fields: re, im)`, e.loc)
+      }
+      case 'unary': return { ...e, arg: this.real(e.arg, env) }
+      case 'binary': {
+        if (this.cx(e, env)) fail(`this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        return { ...e, left: this.real(e.left, env), right: this.real(e.right, env) }
+      }
+      case 'call': {
+        if (e.args.length === 1) {
+          const z = this.cx(e.args[0]!, env)
+          if (z) {
+            switch (e.callee) {
+              case 'abs': return loc(this.abs(z), e.loc)
+              case 'abs2': return b('+', b('*', z.re, z.re), b('*', z.im, z.im))
+              case 'angle': return call('atan2', z.im, z.re)
+            }
+          }
+        }
+        if (e.callee === 'complex' || this.cx(e, env)) fail(`this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        // array arguments of host functions (by name) stay as they are
+        return { ...e, args: e.args.map((a) => (a.kind === 'var' && !env.get(a.name) ? a : this.real(a, env))) }
+      }
+      default: return e
+    }
+  }
+
+  /** A dataview's parts: a complex view gives two real views, a real view (incl. `x.re`) one. */
+  private view(dv: Dataview | Arg, env: Env): { pair?: [Dataview, Dataview]; single?: Dataview } {
+    if (dv.kind === 'neg') {
+      const r = this.view(dv.target, env)
+      if (r.pair) return { pair: [loc({ kind: 'neg' as const, target: r.pair[0] }, dv.loc), loc({ kind: 'neg' as const, target: r.pair[1] }, dv.loc)] }
+      return { single: loc({ kind: 'neg' as const, target: r.single! }, dv.loc) }
+    }
+    if (dv.kind === 'field') {
+      const p = this.cx(dv.target, env)
+      if (!p) return { single: dv as Dataview }
+      const part = dv.field === 're' ? p.re : dv.field === 'im' ? p.im : fail(`${this.name} has no field \`${dv.field}\` (fields: re, im)`, dv.loc)
+      return { single: part as Dataview }
+    }
+    const p = this.cx(dv as Expr, env)
+    if (p) return { pair: [p.re as Dataview, p.im as Dataview] }
+    if (dv.kind === 'index') return { single: { ...dv, index: this.real(dv.index, env) } }
+    return { single: dv as Dataview }
+  }
+
+  private isView(a: Arg): boolean {
+    return a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
+  }
+
+  // ---------- statements ----------
+
+  private stmt(s: Stmt, env: Env): Stmt[] {
+    switch (s.kind) {
+      case 'update': {
+        const t = this.view(s.target, env)
+        if (t.pair) {
+          if (s.op !== '+=' && s.op !== '-=') fail(`\`${s.op}\` is not a reversible update of ${this.name}; use \`+=\` or \`-=\``, s.loc)
+          const p = this.cx(s.value, env) ?? { re: this.real(s.value, env), im: F(0) }
+          const out: Stmt[] = [{ ...s, target: t.pair[0], value: p.re }]
+          if (!isZero(p.im)) out.push({ ...s, target: t.pair[1], value: p.im })
+          return out
+        }
+        if (this.cx(s.value, env)) fail(`a ${this.name} value cannot be added to a real target; update \`.re\`/\`.im\` separately, or make the target ${this.name}`, s.value.loc ?? s.loc)
+        return [{ ...s, target: t.single!, value: this.real(s.value, env) }]
+      }
+      case 'alloc': {
+        const declared = this.kindOf(s.declared)
+        if (s.value.kind === 'emptystack') { this.kindOf(s.declared); return [s] }
+        if (s.value.kind === 'call' && s.value.callee === 'zeros') {
+          if (declared !== 'array') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
+          env.set(s.name, 'array')
+          return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...s.value, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(s.value.args[0]!, env))] } }]
+        }
+        const p = this.cx(s.value, env)
+        if (!p && !declared) return [{ ...s, value: this.real(s.value, env) }]
+        const q = p ?? { re: this.real(s.value, env), im: F(0) }
+        env.set(s.name, 'scalar')
+        const f64: Type = { kind: 'scalar', name: 'f64' }
+        return [
+          { ...s, name: `${s.name}$re`, declared: f64, value: q.re.kind === 'num' ? { ...q.re, isFloat: true } : q.re },
+          { ...s, name: `${s.name}$im`, declared: f64, value: q.im.kind === 'num' ? { ...q.im, isFloat: true } : q.im },
+        ]
+      }
+      case 'dealloc': {
+        const k = env.get(s.name)
+        if (!k) {
+          if (s.value.kind === 'emptystack') return [s]
+          if (s.value.kind === 'call' && s.value.callee === 'zeros') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
+          return [{ ...s, value: this.real(s.value, env) }]
+        }
+        env.delete(s.name)
+        if (k === 'array') {
+          const z = s.value as Extract<Expr, { kind: 'call' }>
+          return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...z, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(z.args[0]!, env))] } }]
+        }
+        const q = this.cx(s.value as Expr, env) ?? { re: this.real(s.value as Expr, env), im: F(0) }
+        const f64: Type = { kind: 'scalar', name: 'f64' }
+        return [
+          { ...s, name: `${s.name}$re`, declared: f64, value: q.re.kind === 'num' ? { ...q.re, isFloat: true } : q.re },
+          { ...s, name: `${s.name}$im`, declared: f64, value: q.im.kind === 'num' ? { ...q.im, isFloat: true } : q.im },
+        ]
+      }
+      case 'callstmt': {
+        const params = this.signatures.get(s.callee)
+        if (params) {
+          const args: Arg[] = []
+          s.args.forEach((a, i) => {
+            const k = this.kindOf(params[i]?.type)
+            if (k === 'array') {
+              if (a.kind !== 'var' || env.get(a.name) !== 'array') fail(`argument ${i + 1} of \`${s.callee}\` must be a ${this.name} array, passed by name`, a.loc ?? s.loc)
+              args.push(loc({ kind: 'var', name: `${(a as { name: string }).name}$` }, a.loc))
+            } else if (k === 'scalar') {
+              if (this.isView(a)) {
+                const w = this.view(a, env)
+                if (w.pair) args.push(...w.pair)
+                else args.push(w.single!, F(0))
+              } else {
+                const p = this.cx(a as Expr, env) ?? { re: this.real(a as Expr, env), im: F(0) }
+                args.push(p.re, p.im)
+              }
+            } else if (this.isView(a)) {
+              const w = this.view(a, env)
+              if (w.pair) fail(`argument ${i + 1} of \`${s.callee}\` is real, but a ${this.name} value is passed`, a.loc ?? s.loc)
+              args.push(w.single!)
+            } else if (a.kind === 'var' || a.kind === 'index') args.push(a)
+            else args.push(this.real(a as Expr, env))
+          })
+          return [{ ...s, args }]
+        }
+        // a bijection: componentwise when its arguments are complex (SWAP, NEG)
+        const views = s.args.map((a) => (this.isView(a) ? this.view(a, env) : { single: this.real(a as Expr, env) as Dataview }))
+        if (!views.some((w) => w.pair)) return [{ ...s, args: views.map((w) => w.single!) }]
+        if (!views.every((w) => w.pair)) fail(`\`${s.callee}\` mixes ${this.name} and real arguments; pass \`.re\`/\`.im\` explicitly`, s.loc)
+        return [0, 1].map((j) => ({ ...s, args: views.map((w) => w.pair![j]!) }))
+      }
+      case 'if': return [{ ...s, pre: this.real(s.pre, env), post: s.post && this.real(s.post, env), then: this.block(s.then, env), else: this.block(s.else, env) }]
+      case 'while': return [{ ...s, pre: this.real(s.pre, env), post: this.real(s.post, env), body: this.block(s.body, env) }]
+      case 'for': return [{ ...s, start: this.real(s.start, env), stop: this.real(s.stop, env), step: s.step && this.real(s.step, env), body: this.block(s.body, env) }]
+      case 'push': case 'pop': {
+        const w = this.view(s.value, env)
+        if (w.pair) fail(`push/pop of a ${this.name} value is not supported; push \`.re\` and \`.im\` onto two f64 stacks`, s.loc)
+        return [{ ...s, value: w.single! }]
+      }
+      case 'safe': return [{ ...s, expr: this.real(s.expr, env) }]
+      case 'unchecked': case 'routine': case 'invblock': return [{ ...s, body: this.block(s.body, env) } as Stmt]
+      default: return [s]
+    }
+  }
+}
+
+/**
+ * A complex number system with f64 parts under the type name `name` (default `complex`),
+ * implemented by lowering (see the module comment).
+ */
+export function complexNumbers(name = 'complex'): NumberSystemSpec {
+  return {
+    specificationVersion: 'v1',
+    name,
+    description: 'complex numbers with f64 parts, lowered to pairs of f64 before checking ({ re, im } at the host boundary)',
+    bijectiveUpdates: ['+=', '-='],
+    exact: false,
+    float: true,
+    arrayType: 'Float64Array',
+    fields: { re: 'f64', im: 'f64' },
+    lowering: {
+      lower(functions: FunctionDef[], _registry: Registry) {
+        const mentions = (t: Type) => (t.kind === 'scalar' ? t.name : t.elem) === name
+        const signatures = new Map(functions.map((f) => [f.name, f.params]))
+        const any = functions.some((f) => f.params.some((p) => mentions(p.type)) || JSON.stringify(f.body).includes(`"${name}"`))
+        if (!any) return functions
+        const l = new Lowering(name, signatures)
+        return functions.map((f) => l.fn(f))
+      },
+      arity: (t) => (t.kind === 'scalar' ? 2 : 1),
+      toArgs(value, t, describe) {
+        if (t.kind === 'array') {
+          if (!(value instanceof Float64Array) || value.length % 2 !== 0) {
+            throw new TenetError('call/type', `${describe} must be a Float64Array of interleaved re, im parts (even length)`)
+          }
+          return [value]
+        }
+        if (typeof value === 'number') return [value, 0]
+        const z = value as { re?: unknown; im?: unknown } | null
+        if (!z || typeof z.re !== 'number' || typeof z.im !== 'number') throw new TenetError('call/type', `${describe} must be { re: number, im: number } (or a real number)`)
+        return [z.re, z.im]
+      },
+      fromResults: (values, t) => (t.kind === 'array' ? values[0] : { re: values[0] as number, im: values[1] as number }),
+    },
+  }
+}
+
+/** The standard `complex` type (f64 parts). */
+export const complex: NumberSystemSpec = complexNumbers('complex')
