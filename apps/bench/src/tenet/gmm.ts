@@ -1,0 +1,228 @@
+/**
+ * ADBench's GMM objective in Tenet, term for term as its C++ reference (and `gmmObjectivePlain`).
+ *
+ * `gmm_points` handles the data term of a block of points [i0, i1): for each point and component
+ * it computes y = Q(x − μ) and main = α + Σ log diag Q − ½‖y‖², a running maximum of main, the
+ * shifted sum of exponentials and adds log-sum-exp to `slse`. The intermediates are not thrown
+ * away: they are kept in workspace arrays passed in as zeros (the "garbage" of a reversible
+ * program, which the adjoint uncomputes while it carries the gradients) — so one forward run
+ * and one adjoint run give the gradient, without recomputation.
+ *
+ * `gmm_rest` is the part that does not depend on the points — −n·logsumexp(α) and the Wishart
+ * prior — written in the fully clean style: its log-sum-exp is compute–copy–uncompute
+ * (`routine … ~routine`) on local ancillas, so nothing is left behind.
+ */
+import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
+import { ADBENCH_PI, logGammaDistribution } from '../objectives/gmm.js'
+import { grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
+import { compile, fn } from './compile.js'
+
+/**
+ * The data term, specialised to the dimension d (the source is generated per d, so the rows of
+ * y = Q(x − μ) are single expressions over registers instead of inner loops): for the points
+ * [i0, i1) it keeps xc = x − μ, y, main, a running maximum rm, t = main − max and the shifted
+ * sums s in the workspace arrays, and adds each point's log-sum-exp to `slse`.
+ */
+export function gmmPointsSource(d: number, k: number): string {
+  const S = (d * (d + 1)) / 2
+  // index of L[r][col] (r > col) in the lower-triangle part of icf, column-major as ADBench
+  const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
+  const lines: string[] = []
+  for (let j = 0; j < d; j++) lines.push(`      xc[o + ${j}] += x[xo + ${j}] - means[cd + ${j}]`)
+  for (let r = 0; r < d; r++) {
+    const terms = [`qdiag[cd + ${r}] * xc[o + ${r}]`]
+    for (let col = 0; col < r; col++) terms.push(`icf[ci + ${lower(r, col)}] * xc[o + ${col}]`)
+    lines.push(`      y[o + ${r}] += ${terms.join(' + ')}`)
+  }
+  const sq = Array.from({ length: d }, (_, r) => `y[o + ${r}] * y[o + ${r}]`).join(' + ')
+  lines.push(`      main[pk + c] += alphas[c] + sumq[c] - 0.5 * (${sq})`)
+  return `
+fn gmm_points(slse: f64, i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
+  for i in i0..i1 {
+    p: i32 <- i - i0
+    pk: i32 <- p * ${k}
+    xo: i32 <- i * ${d}
+    for c in 0..${k} {
+      o: i32 <- (pk + c) * ${d}
+      cd: i32 <- c * ${d}
+      ci: i32 <- c * ${S}
+${lines.join('\n')}
+      ci -> c * ${S}
+      cd -> c * ${d}
+      o -> (pk + c) * ${d}
+    }
+    rm[pk] += main[pk]
+    for c in 1..${k} {
+      rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
+    }
+    for c in 0..${k} {
+      t[pk + c] += main[pk + c] - rm[pk + ${k - 1}]
+      s[p] += exp(t[pk + c])
+    }
+    slse += log(s[p]) + rm[pk + ${k - 1}]
+    xo -> i * ${d}
+    pk -> p * ${k}
+    p -> i - i0
+  }
+}
+`
+}
+
+/** exp of the log-diagonal and its per-component sums (once per evaluation, shared by all blocks). */
+export const gmmQSource = `
+fn gmm_q(unused: f64, d: i32, k: i32, icf: f64[], qdiag: f64[], sumq: f64[]) {
+  icfsz: i32 <- div(d * (d + 1), 2)
+  for c in 0..k {
+    for j in 0..d {
+      qdiag[c * d + j] += exp(icf[c * icfsz + j])
+      sumq[c] += icf[c * icfsz + j]
+    }
+  }
+  icfsz -> div(d * (d + 1), 2)
+}
+`
+
+/** −n·logsumexp(α) and the Wishart prior; log-sum-exp is compute–copy–uncompute on ancillas. */
+export const gmmRestSource = `
+fn logsumexp(out: f64, a: f64[], k: i32) {
+  routine {
+    rm: f64[] <- zeros(k)
+    rm[0] += a[0]
+    for c in 1..k {
+      rm[c] += max(rm[c - 1], a[c])
+    }
+    s <- 0.0
+    for c in 0..k {
+      s += exp(a[c] - rm[k - 1])
+    }
+  }
+  out += log(s) + rm[k - 1]
+  ~routine
+}
+
+fn gmm_rest(err: f64, n: f64, d: i32, k: i32, alphas: f64[], icf: f64[], gamma: f64, wm: f64) {
+  routine {
+    lse <- 0.0
+    logsumexp(lse, alphas, k)
+    icfsz: i32 <- div(d * (d + 1), 2)
+  }
+  err -= n * lse
+  for c in 0..k {
+    for j in 0..d {
+      err += 0.5 * gamma * gamma * exp(2.0 * icf[c * icfsz + j]) - wm * icf[c * icfsz + j]
+    }
+    for j in d..icfsz {
+      err += 0.5 * gamma * gamma * icf[c * icfsz + j] * icf[c * icfsz + j]
+    }
+  }
+  ~routine
+}
+`
+
+const modules = new Map<string, TenetModule>()
+/** The compiled GMM functions for (d, k) (cached). */
+export function gmmModule(d: number, k: number): TenetModule {
+  const key = `${d},${k}`
+  let m = modules.get(key)
+  if (!m) modules.set(key, (m = compile(gmmPointsSource(d, k) + gmmQSource + gmmRestSource)))
+  return m
+}
+
+/** The instance-independent part: −n d ½ log(2π) − k·(Wishart normalising constant). */
+export function gmmConstant(inst: GmmInstance): number {
+  const { d, k, n } = inst
+  const { gamma, m } = inst.wishart
+  const nn = d + m + 1
+  const wishart = nn * d * (Math.log(gamma) - 0.5 * Math.log(2)) - logGammaDistribution(0.5 * nn, d)
+  return -n * d * 0.5 * Math.log(2 * ADBENCH_PI) - k * wishart
+}
+
+/** Points per block: the workspace of a block stays in cache. */
+export const GMM_BLOCK = 64
+
+/** A reusable GMM evaluator for one instance shape: objective and gradient, allocation-free. */
+export interface GmmTenet {
+  objective(inst: GmmInstance): number
+  /** gradient in ADBench's order (alphas, means, icf); `out` is reused */
+  gradient(inst: GmmInstance, out?: Float64Array): Float64Array
+}
+
+const zeros = (n: number): Float64Array => new Float64Array(n)
+
+/**
+ * Objective: gmm_q, then gmm_points block by block (the workspace is cleared per block), then
+ * gmm_rest. Gradient: per block one forward run and one run of the generated adjoint of
+ * gmm_points (the parameter gradients, and those of qdiag/sumq, accumulate over the blocks),
+ * then the adjoint of gmm_q seeded with the accumulated qdiag/sumq gradients, plus gmm_rest's.
+ */
+export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTenet {
+  const m = gmmModule(d, k)
+  const points = fn(m, 'gmm_points')
+  const q = fn(m, 'gmm_q')
+  const P = points.core
+  const Q = q.core
+  const R = fn(m, 'gmm_rest').core
+  const A = grad(points, { loss: 0 }).adjoint.core
+  const QA = grad(q, { loss: 0 }).adjoint.core
+  const gRest: GradientFunction = grad(fn(m, 'gmm_rest'), { loss: 0 })
+  const icfSz = gmmIcfSize(d)
+  const qdiag = zeros(k * d), sumq = zeros(k)
+  const gQdiag = zeros(k * d), gSumq = zeros(k)
+  const ws = [zeros(block * k * d), zeros(block * k * d), zeros(block * k), zeros(block * k), zeros(block * k), zeros(block)]
+  const gws = ws.map((a) => zeros(a.length))
+  const [xc, y, main, rm, t, s] = ws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+  const [gxc, gy, gmain, grm, gt, gs] = gws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+  const gAlphas = zeros(k), gMeans = zeros(k * d), gIcf = zeros(k * icfSz), gIcfQ = zeros(k * icfSz)
+  let gX = zeros(0)
+  const prepareQ = (inst: GmmInstance): void => {
+    qdiag.fill(0)
+    sumq.fill(0)
+    Q(0, d, k, inst.icf, qdiag, sumq)
+  }
+  const objective = (inst: GmmInstance): number => {
+    prepareQ(inst)
+    let slse = 0
+    for (let i0 = 0; i0 < inst.n; i0 += block) {
+      for (const a of ws) a.fill(0)
+      P(slse, i0, Math.min(inst.n, i0 + block), inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s)
+      slse = P.results[0]!
+    }
+    R(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
+    return gmmConstant(inst) + slse + R.results[0]!
+  }
+  const gradient = (inst: GmmInstance, out = zeros(gmmParameterCount(d, k))): Float64Array => {
+    if (gX.length !== inst.x.length) gX = zeros(inst.x.length)
+    prepareQ(inst)
+    gAlphas.fill(0)
+    gMeans.fill(0)
+    gIcf.fill(0)
+    gQdiag.fill(0)
+    gSumq.fill(0)
+    for (let i0 = 0; i0 < inst.n; i0 += block) {
+      const i1 = Math.min(inst.n, i0 + block)
+      for (const a of ws) a.fill(0)
+      for (const a of gws) a.fill(0)
+      P(0, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s)
+      // the adjoint: the values, one gradient per float parameter (slse, then the arrays), the sink
+      A(P.results[0]!, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s,
+        1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, gxc, gy, gmain, grm, gt, gs, 0)
+    }
+    // through qdiag = exp(diag), sumq = Σ diag
+    gIcfQ.fill(0)
+    QA(0, d, k, inst.icf, qdiag, sumq, 0, gIcfQ, gQdiag, gSumq, 0)
+    gRest.run(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
+    const ra = gRest.buffers[4]!
+    const ri = gRest.buffers[5]!
+    for (let c = 0; c < k; c++) out[c] = gAlphas[c]! + ra[c]!
+    out.set(gMeans, k)
+    const o = k + k * d
+    for (let j = 0; j < gIcf.length; j++) out[o + j] = gIcf[j]! + gIcfQ[j]! + ri[j]!
+    return out
+  }
+  return { objective, gradient }
+}
+
+export const gmmFunctions = (d: number, k: number): { points: TenetFunction; q: TenetFunction; rest: TenetFunction } => {
+  const m = gmmModule(d, k)
+  return { points: fn(m, 'gmm_points'), q: fn(m, 'gmm_q'), rest: fn(m, 'gmm_rest') }
+}
