@@ -16,4 +16,5 @@ export { compileAdjoint, compileTangent, type CompiledAdjoint, type CompiledTang
 export { AdjointBuilder, adjointName, gradientSlots, SINK, type GradientSlot } from './transform.js'
 export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './tangent.js'
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'
+export { graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges } from './examples/graph-embedding.js'
 export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest'
+import { TenetStaticError } from '@tenet/ir'
+import { printFunction } from '@tenet/ir'
+import type { TenetFunction } from '@tenet/reversible'
+import { compileTangent, grad, gradient, hessian, hvp, jacobian, jvp, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
+import { tag, testRegistry } from './test-util.js'
+
+const backends = ['cpu', 'interpreter'] as const
+
+/** Central differences of the exact gradient over the scalars of `wrt` (the oracle for Hessians). */
+function fdHessian(f: TenetFunction, args: unknown[], loss: number, wrt: number[], h = 1e-5): Float64Array {
+  const at: Array<[number, number]> = []
+  for (const p of wrt) { const a = args[p]; if (typeof a === 'number') at.push([p, -1]); else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e]) }
+  const n = at.length
+  const H = new Float64Array(n * n)
+  const flat = (g: unknown[]) => at.map(([p, e]) => (e < 0 ? (g[p] as number) : (g[p] as Float64Array)[e]!))
+  for (let j = 0; j < n; j++) {
+    const shifted = (t: number) => args.map((a, p) => {
+      const [pj, ej] = at[j]!
+      if (p !== pj) return ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
+      if (ej < 0) return (a as number) + t
+      const c = (a as Float64Array).slice(); c[ej]! += t; return c
+    })
+    const gp = flat(gradient(f, shifted(h), { loss })), gm = flat(gradient(f, shifted(-h), { loss }))
+    for (let i = 0; i < n; i++) H[i * n + j] = (gp[i]! - gm[i]!) / (2 * h)
+  }
+  return H
+}
+
+function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, what = '') {
+  expect(a.length).toBe(b.length)
+  let worst = 0, where = -1
+  for (let i = 0; i < a.length; i++) {
+    const err = Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!))
+    if (!(err <= worst)) { worst = err; where = i }
+  }
+  expect(worst, `${what} worst at ${where}: ${a[where]} vs ${b[where]}`).toBeLessThanOrEqual(tol)
+}
+
+/** Forward and reverse Jacobians agree; the Hessian (two widths) matches FD of the gradient; hvp = H·v. */
+function checkSecondOrder(f: TenetFunction, args: unknown[], loss = 0, tol = 1e-6) {
+  const Jr = jacobian(f, args, { mode: 'reverse' })
+  expectClose(jacobian(f, args, { mode: 'forward', width: 1 }), Jr, 1e-12, 'J fwd w=1')
+  expectClose(jacobian(f, args, { mode: 'forward', width: 3 }), Jr, 1e-12, 'J fwd w=3')
+  const c = f.ir.params
+  const wrt = c.flatMap((p, i) => (i !== loss && p.type.kind !== 'stack' && (p.type.kind === 'scalar' ? p.type.name : p.type.elem) === 'f64' ? [i] : []))
+  const H1 = hessian(f, args, { loss, wrt, width: 1 })
+  const H4 = hessian(f, args, { loss, wrt, width: 4 })
+  expectClose(H4, H1, 1e-12, 'H w=4 vs w=1')
+  expectClose(H1, fdHessian(f, args, loss, wrt), tol, 'H vs FD')
+  // hvp along a fixed direction
+  const v = args.map((a, p) => (!wrt.includes(p) ? null : typeof a === 'number' ? 0.3 + 0.1 * p : Float64Array.from(a as Float64Array, (_, e) => Math.cos(e + p))))
+  const hv = hvp(f, args, { loss, v })
+  const flatV: number[] = []
+  for (const p of wrt) { const x = v[p]!; if (typeof x === 'number') flatV.push(x); else flatV.push(...(x as Float64Array)) }
+  const n = flatV.length
+  const want = Array.from({ length: n }, (_, i) => flatV.reduce((s, x, j) => s + H1[i * n + j]! * x, 0))
+  const got: number[] = []
+  for (const p of wrt) { const x = hv[p]!; if (typeof x === 'number') got.push(x); else got.push(...(x as Float64Array)) }
+  expectClose(got, want, 1e-10, 'hvp')
+}
+
+describe.each(backends)('forward mode and Hessians on the %s backend', (backend) => {
+  const rev = tag({ backend })
+
+  it('jvp: values and directional derivatives; the tangent program is printable IR', () => {
+    const m = rev`fn f(y: f64, x: f64, v: f64[]) { y += x * x; for i in 0..len(v) { v[i] += sin(x) * y } }`
+    const r = jvp(m.f!, [0, 3, Float64Array.from([1, 2])], { v: [0, 1, null] })
+    expect(r.value[0]).toBe(9)
+    expect(r.tangent[0]).toBe(6)
+    expect(r.tangent[1]).toBe(1)
+    const tv = r.tangent[2] as Float64Array
+    expect(tv[0]).toBeCloseTo(Math.cos(3) * 9 + Math.sin(3) * 6, 13)
+    expect(r.tangent[2]).not.toBe(null)
+    // inputs restricts the seeded arguments
+    expect(jvp(m.f!, [0, 3, Float64Array.from([1, 2])], { v: [0, 1, null], inputs: [2] }).tangent[0]).toBe(0)
+    const text = printFunction(compileTangent(m.f!, 2).tangent.ir)
+    expect(text).toContain('t$0$y')
+    expect(text).toContain('t$v[i * 2 + 1]')
+  })
+
+  it('control flow, calls, uncalls, recursion, ancillas, negated views', () => {
+    const m = rev`
+      fn mul(y: f64, a: f64, b: f64) { y += a * b }
+      fn step(y: f64, x: f64) { y += x * x * x }
+      fn power(y: f64, x: f64, n: i32) {
+        if (n > 0, ~) {
+          t <- 0.0
+          power(t, x, n - 1)
+          y += t * x
+          ~power(t, x, n - 1)
+          t -> 0.0
+        } else { y += 1.0 }
+      }
+      fn f(y: f64, x: f64[], s: f64, n: i32) {
+        for i in 0..len(x) { mul(y, x[i], s) }
+        mul(y, -s, x[0])
+        mul(x[1], x[0], x[2])
+        k: i32 <- 0
+        while (k < n, k > 0) { k += 1; y += x[0] * f64(k); x[2] += 0.1 * sin(y) }
+        k -> n
+        if (s > 0.0, ~) { y += s * s * x[1] } else { y -= cos(s) }
+        z <- 0.0
+        step(z, s)
+        ~step(y, z)
+        routine { a <- x[0] * s; b <- 0.0; b += exp(a) + s }
+        y += b * b
+        ~routine
+        p <- 0.0
+        power(p, s, 3)
+        y += p * x[2]
+        ~power(p, s, 3)
+        p -> 0.0
+        z += 0.0
+        ~step(z, s)
+        z -> 0.0
+      }`
+    for (const s of [0.7, -0.4]) checkSecondOrder(m.f!, [0.1, Float64Array.from([0.3, -0.6, 0.5]), s, 3], 0, 1e-5)
+  })
+
+  it('bijections: SWAP, NEG, ROT, IROT, HADAMARD, INV, stacks', () => {
+    const m = rev`fn f(y: f64, a: f64, b: f64, t: f64, x: f64[]) {
+      ROT(a, b, t)
+      SWAP(a, x[0])
+      NEG(b)
+      y += a * b + x[0] * t
+      ~ROT(x[1], a, b)
+      HADAMARD(x[0], x[2])
+      INV(x[2])
+      s: stack<f64> <- []
+      c <- 0.0
+      c += a * t
+      push(s, c)
+      y += x[1] * x[2] * x[0]
+      pop(s, c)
+      y += c * c
+      c -= a * t
+      c -> 0.0
+      s -> []
+    }`
+    checkSecondOrder(m.f!, [0.2, 0.8, -0.3, 0.6, Float64Array.from([0.4, 1.1, 0.9])], 0, 1e-5)
+  })
+
+  it('jacobian mode auto picks forward when inputs are fewer, and both give the same', () => {
+    const m = rev`fn f(v: f64[], x: f64, z: f64) { for i in 0..len(v) { v[i] += sin(x * f64(i)) * z } }`
+    const args = [new Float64Array(6), 0.7, 1.3]
+    const a = jacobian(m.f!, args, { inputs: [1, 2], outputs: [0] })
+    expectClose(a, jacobian(m.f!, args, { inputs: [1, 2], outputs: [0], mode: 'reverse' }), 1e-14)
+    expect(a.length).toBe(12)
+    expect(() => jacobian(m.f!, args, { mode: 'sideways' as never })).toThrow(/mode/)
+  })
+
+  it('a bijection without a tangent rule is a static error', () => {
+    const registry = testRegistry().clone()
+      .registerPrimitive({ specificationVersion: 'v1', name: 'TWICE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [2 * a!], inverse: 'HALVE' })
+      .registerPrimitive({ specificationVersion: 'v1', name: 'HALVE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [a! / 2], inverse: 'TWICE' })
+    const m = tag({ backend, registry })`fn f(y: f64, x: f64) { TWICE(x); y += x }`
+    expect(() => jvp(m.f!, [0, 1], { v: [0, 1] })).toThrow(/no tangent rule/)
+    try { jvp(m.f!, [0, 1], { v: [0, 1] }) } catch (e) { expect(TenetStaticError.isInstance(e)).toBe(true) }
+  })
+
+  it('grad(f).inverse clears the gradients and restores the arguments', () => {
+    const m = rev`fn f(y: f64, x: f64, v: f64[]) {
+      for i in 0..len(v) { y += v[i] * v[i] * x }
+      ROT(x, v[0], y)
+      y += sin(x)
+    }`
+    const args = [0.1, 0.7, Float64Array.from([0.3, -0.5, 0.9])]
+    const g = grad(m.f!, { loss: 0 })
+    const gr = g(...args).map((x) => (x && typeof x !== 'number' ? x.slice() : x))
+    expect(gr[1]).not.toBe(0)
+    const back = g.inverse(args, gr)
+    expect(back.gradient[0]).toBeCloseTo(1, 12)
+    expect(back.gradient[1]).toBeCloseTo(0, 12)
+    for (const e of back.gradient[2] as Float64Array) expect(e).toBeCloseTo(0, 12)
+    expect(back.args[0]).toBeCloseTo(0.1, 12)
+    expect(back.args[1]).toBeCloseTo(0.7, 12)
+    expectClose(back.args[2] as Float64Array, args[2] as Float64Array, 1e-12)
+    // the same through the adjoint's own inverse: (x, ḡ) → (f's outputs, seed)
+    const out = m.f!(...args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)))
+    const inv = g.adjoint.inverse(...args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)), gr[0], gr[1], (gr[2] as Float64Array).slice(), 0)
+    expect(inv[0]).toBeCloseTo(out[0] as number, 12)
+    expect(inv[3]).toBeCloseTo(1, 12)
+    expect(inv[4]).toBeCloseTo(0, 12)
+  })
+
+  it('graph embedding (Petersen, k = 1..10): gradient and full Hessian agree with finite differences', () => {
+    const m = rev(graphEmbeddingSource)
+    const f = m.embedding_loss!
+    const plain = (x: Float64Array, k: number) => {
+      const d = (pairs: Int32Array) => Array.from({ length: pairs.length / 2 }, (_, e) => {
+        let s = 0
+        for (let j = 0; j < k; j++) s += (x[pairs[2 * e]! * k + j]! - x[pairs[2 * e + 1]! * k + j]!) ** 2
+        return Math.sqrt(s)
+      })
+      const a = graphEmbeddingArgs(x, k)
+      const d1 = d(a[7] as Int32Array), d2 = d(a[8] as Int32Array)
+      const mean = (v: number[]) => v.reduce((s, t) => s + t, 0) / v.length
+      const vr = (v: number[]) => { const mu = mean(v); return v.reduce((s, t) => s + (t - mu) ** 2, 0) / (v.length - 1) }
+      return vr(d1) + vr(d2) + Math.exp(Math.max(mean(d1) - mean(d2) + 0.1, 0)) - 1
+    }
+    for (let k = 1; k <= 10; k++) {
+      const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.7 * i + k) + 0.3 * Math.cos(i * i))
+      const args = graphEmbeddingArgs(x, k)
+      expect(f(...graphEmbeddingArgs(x.slice(), k))[0]).toBeCloseTo(plain(x, k), 12)
+      const g = gradient(f, args, { loss: 0 })[1] as Float64Array
+      const h = 1e-6
+      const fd = Float64Array.from(x, (_, i) => {
+        const xp = x.slice(), xm = x.slice(); xp[i]! += h; xm[i]! -= h
+        return (plain(xp, k) - plain(xm, k)) / (2 * h)
+      })
+      expectClose(g, fd, 1e-7, `gradient k=${k}`)
+      if (backend === 'interpreter' && k > 4) continue
+      const H = hessian(f, args, { loss: 0, wrt: [1], width: Math.min(10 * k, 16) })
+      expectClose(H, fdHessian(f, args, 0, [1]), 1e-6, `Hessian k=${k}`)
+    }
+  })
+})
