@@ -183,6 +183,8 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     }
     expect(g[1]).toBeNull()
     expect(g[3]).toBeNull()
+    const r = checkGrad(m.sparse_dot!, [0.3, M, N, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval], { loss: 0, atol: 1e-8, rtol: 1e-8 })
+    expect(r.ok, JSON.stringify(r.worst)).toBe(true)
   })
 
   it('i_umm: gradients w.r.t. the Givens angles and the matrix match finite differences', () => {

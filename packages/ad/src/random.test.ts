@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkGrad } from './index.js'
+import { checkGrad, gradient, hessian } from './index.js'
 import { tag } from './test-util.js'
 
 /** A small generator of differentiable straight-line and loop programs over f64 values. */
@@ -61,17 +61,35 @@ function generator(seed: number) {
 
 describe.each(['cpu', 'interpreter'] as const)('checkGrad on random programs (%s)', (backend) => {
   const rev = tag({ backend })
-  it('120 random programs: adjoint gradients match central differences', () => {
+  it('250 random programs: adjoint gradients match central differences (every 10th: Hessian too)', () => {
     const gen = generator(backend === 'cpu' ? 1234 : 98765)
     let checked = 0
-    for (let t = 0; t < 120; t++) {
+    for (let t = 0; t < 250; t++) {
       const src = gen.program()
       const m = rev(src)
       const args = [gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5)]
       const r = checkGrad(m.f!, args, { loss: 0, atol: 1e-5, rtol: 1e-5 })
       expect(r.ok, `${src}\n${JSON.stringify(r.worst)}`).toBe(true)
+      if (t % 10 === 0) {
+        // forward-over-reverse against central differences of the adjoint gradient
+        const H = hessian(m.f!, args, { loss: 0, width: 3 })
+        const flat = (g: unknown[]) => [g[1], g[2], g[3], ...(g[4] as Float64Array)] as number[]
+        const h = 1e-5
+        for (let j = 0; j < 6; j++) {
+          const shift = (s: number) => args.map((a, p) => {
+            if (j < 3) return p === j + 1 ? (a as number) + s : ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
+            if (p !== 4) return a
+            const c = (a as Float64Array).slice(); c[j - 3]! += s; return c
+          })
+          const gp = flat(gradient(m.f!, shift(h), { loss: 0 })), gm = flat(gradient(m.f!, shift(-h), { loss: 0 }))
+          for (let i = 0; i < 6; i++) {
+            const fd = (gp[i]! - gm[i]!) / (2 * h)
+            expect(Math.abs(H[i * 6 + j]! - fd), `${src}\nH[${i}][${j}] = ${H[i * 6 + j]} vs ${fd}`).toBeLessThan(1e-5 * (1 + Math.abs(fd)))
+          }
+        }
+      }
       checked++
     }
-    expect(checked).toBe(120)
+    expect(checked).toBe(250)
   })
 })
