@@ -23,3 +23,4 @@ export function registerNumbers(registry: Registry): Registry {
   for (const n of numberSystems) registry.registerNumberSystem(n)
   return registry
 }
+export { spinGlassSource, spinGlassBuffers, bruteForceGroundState } from './examples/spin-glass.js'
