@@ -1,0 +1,226 @@
+/**
+ * The smaller workloads as Tenet programs: Bessel J_ν (paper 001), the complex sparse
+ * matrix–vector product, the Petersen graph embedding, the unitary multiply loss and the
+ * reversible leapfrog (paper 000 Appendix F, float64 and float32, clean and "accumulative").
+ * The sparse dot products are the umbrella's `examples`.
+ */
+import { examples, type TenetFunction, type TenetModule } from 'tenet'
+import { compile, fn } from './compile.js'
+
+/**
+ * Seed 001, "The first kind Bessel function": J_ν(z) by its Taylor series, with the approximate
+ * multiplier `imul` (anc is a dirty ancilla) so that the loop needs no tape.
+ */
+export const besselSource = `
+fn imul(out: f64, x: f64, anc: f64) {
+  anc += out * x
+  out -= anc / x
+  SWAP(out, anc)
+}
+fn imul_int(out: i32, x: i32, anc: i32) {
+  anc += out * x
+  out -= div(anc, x)
+  SWAP(out, anc)
+}
+fn ifactorial(out: i32, n: i32) {
+  anc: i32 <- 0
+  out += 1
+  for i in 1..=n { imul_int(out, i, anc) }
+  anc -> 0
+}
+fn ibesselj(out: f64, nu: i32, z: f64) {
+  k: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_nu <- 0.0
+  halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  anc1 <- 0.0
+  anc2 <- 0.0
+  anc3 <- 0.0
+  anc4 <- 0.0
+  anc5 <- 0.0
+  routine {
+    halfz += z / 2.0
+    halfz_power_nu += halfz ** nu
+    halfz_power_2 += halfz ** 2
+    ifactorial(fact_nu, nu)
+    anc1 += halfz_power_nu / f64(fact_nu)
+    out_anc += identity(anc1)
+    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
+      k += 1
+      routine {
+        anc5 += f64(k)
+        anc5 += f64(nu)
+        anc2 -= f64(k) * anc5
+        anc3 += halfz_power_2 / anc2
+      }
+      imul(anc1, anc3, anc4)
+      out_anc += identity(anc1)
+      ~routine
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  anc5 -> 0.0
+  anc4 -> 0.0
+  anc3 -> 0.0
+  anc2 -> 0.0
+  anc1 -> 0.0
+  out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz_power_nu -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  k -> 0
+}`
+
+/**
+ * Complex y ← αAx + βy with α = β = 1 (Julia's \`mul!\` column loop) for a CSC matrix, the complex
+ * numbers given by their parts; \`spmul_loss\` adds ⟨ȳ, y⟩ for the reverse pass.
+ */
+export const sparseMulSource = `
+fn spmul(yre: f64[], yim: f64[], colptr: i32[], rowval: i32[], are: f64[], aim: f64[], xre: f64[], xim: f64[], n: i32) {
+  for j in 0..n {
+    for q in colptr[j]..colptr[j + 1] {
+      yre[rowval[q]] += are[q] * xre[j] - aim[q] * xim[j]
+      yim[rowval[q]] += are[q] * xim[j] + aim[q] * xre[j]
+    }
+  }
+}
+fn spmul_loss(loss: f64, yre: f64[], yim: f64[], colptr: i32[], rowval: i32[], are: f64[], aim: f64[], xre: f64[], xim: f64[], n: i32, bre: f64[], bim: f64[]) {
+  spmul(yre, yim, colptr, rowval, are, aim, xre, xim, n)
+  for i in 0..len(yre) {
+    loss += bre[i] * yre[i] + bim[i] * yim[i]
+  }
+}`
+
+/**
+ * The Petersen graph embedding loss (seed 001), after packages/ad's example: the squared
+ * lengths and lengths are kept in work arrays passed in as zeros; the means and variances are
+ * compute–copy–uncompute.
+ */
+export const embeddingSource = `
+fn lengths(q: f64[], d: f64[], x: f64[], k: i32, pairs: i32[]) {
+  for e in 0..len(d) {
+    for j in 0..k { q[e] += (x[pairs[2 * e] * k + j] - x[pairs[2 * e + 1] * k + j]) ** 2 }
+    d[e] += sqrt(q[e])
+  }
+}
+fn embedding_loss(loss: f64, x: f64[], q1: f64[], d1: f64[], q2: f64[], d2: f64[], k: i32, e1: i32[], e2: i32[]) {
+  lengths(q1, d1, x, k, e1)
+  lengths(q2, d2, x, k, e2)
+  routine {
+    m1 <- 0.0
+    m2 <- 0.0
+    v1 <- 0.0
+    v2 <- 0.0
+    for e in 0..len(d1) { m1 += d1[e] / f64(len(d1)) }
+    for e in 0..len(d2) { m2 += d2[e] / f64(len(d2)) }
+    for e in 0..len(d1) { v1 += (d1[e] - m1) ** 2 / f64(len(d1) - 1) }
+    for e in 0..len(d2) { v2 += (d2[e] - m2) ** 2 / f64(len(d2) - 1) }
+  }
+  loss += v1 + v2 + exp(max(m1 - m2 + 0.1, 0.0)) - 1.0
+  ~routine
+}`
+
+/**
+ * L = Σ c ⊙ U(θ)x with the umbrella's \`i_umm\` (Listing 14, column-major x[i + m·l]). The
+ * gradient needs no memory beyond the parameters: the adjoint un-rotates x as it goes.
+ */
+export const unitaryLossSource = `
+${examples.unitarySource}
+fn umm_loss(loss: f64, x: f64[], theta: f64[], c: f64[], m: i32, n: i32) {
+  i_umm(x, theta, m, n)
+  for i in 0..len(x) { loss += c[i] * x[i] }
+}`
+
+/**
+ * Paper 000 Appendix F: the reversible leapfrog for \`nb\` bodies (x, v body-major, 3 per body).
+ * \`accel\` adds the accelerations to \`a\` with its intermediates in ancillas that \`~routine\`
+ * uncomputes (Listing 25); a step drifts x, computes a, kicks v and uncomputes a. In the
+ * "accumulative" variant (Listing 26) the separation is computed in place on x_j
+ * (x_j −= x_i … x_j += x_i), so its round-off accumulates in the positions.
+ */
+export function leapfrogSource(T: 'f64' | 'f32', accumulative = false): string {
+  const Z = '0.0'
+  const pair = accumulative
+    ? `
+        for c in 0..3 { x[3 * j + c] -= x[3 * i + c] }
+        routine {
+          r2: ${T} <- ${Z}
+          r2 += x[3 * j] * x[3 * j] + x[3 * j + 1] * x[3 * j + 1] + x[3 * j + 2] * x[3 * j + 2]
+          r: ${T} <- ${Z}
+          r += sqrt(r2)
+          s: ${T} <- ${Z}
+          s += g * m[j] / (r2 * r)
+        }
+        for c in 0..3 { a[3 * i + c] += s * x[3 * j + c] }
+        ~routine
+        for c in 0..3 { x[3 * j + c] += x[3 * i + c] }`
+    : `
+        routine {
+          dx: ${T}[] <- zeros(3)
+          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
+          r2: ${T} <- ${Z}
+          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
+          r: ${T} <- ${Z}
+          r += sqrt(r2)
+          s: ${T} <- ${Z}
+          s += g * m[j] / (r2 * r)
+        }
+        for c in 0..3 { a[3 * i + c] += s * dx[c] }
+        ~routine`
+  return `
+fn accel(a: ${T}[], x: ${T}[], m: ${T}[], nb: i32, g: ${T}) {
+  for i in 0..nb {
+    for j in 0..nb {
+      if (i != j, ~) {${pair}
+      }
+    }
+  }
+}
+fn leapfrog_start(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}) {
+  routine {
+    a: ${T}[] <- zeros(3 * nb)
+    accel(a, x, m, nb, g)
+  }
+  for i in 0..3 * nb { v[i] += a[i] * (dt / 2.0) }
+  ~routine
+}
+fn leapfrog(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}, steps: i32) {
+  for t in 0..steps {
+    for i in 0..3 * nb { x[i] += v[i] * dt }
+    routine {
+      a: ${T}[] <- zeros(3 * nb)
+      accel(a, x, m, nb, g)
+    }
+    for i in 0..3 * nb { v[i] += a[i] * dt }
+    ~routine
+  }
+}`
+}
+
+const cache = new Map<string, TenetModule>()
+function cached(key: string, source: () => string): TenetModule {
+  let m = cache.get(key)
+  if (!m) cache.set(key, (m = compile(source())))
+  return m
+}
+
+export const besselFunction = (): TenetFunction => fn(cached('bessel', () => besselSource), 'ibesselj')
+export const sparseDotFunction = (): TenetFunction => fn(cached('sparse-dot', () => examples.sparseDotSource), 'sparse_dot')
+export const sparseDotMergeFunction = (): TenetFunction => fn(cached('sparse-dot-merge', () => examples.sparseDotMergeSource), 'sparse_dot_merge')
+export const sparseMulFunctions = (): { mul: TenetFunction; loss: TenetFunction } => {
+  const m = cached('sparse-mul', () => sparseMulSource)
+  return { mul: fn(m, 'spmul'), loss: fn(m, 'spmul_loss') }
+}
+export const embeddingFunction = (): TenetFunction => fn(cached('embedding', () => embeddingSource), 'embedding_loss')
+export const unitaryFunctions = (): { umm: TenetFunction; loss: TenetFunction } => {
+  const m = cached('unitary', () => unitaryLossSource)
+  return { umm: fn(m, 'i_umm'), loss: fn(m, 'umm_loss') }
+}
+export const leapfrogFunctions = (T: 'f64' | 'f32', accumulative = false): { start: TenetFunction; steps: TenetFunction } => {
+  const m = cached(`leapfrog-${T}-${accumulative}`, () => leapfrogSource(T, accumulative))
+  return { start: fn(m, 'leapfrog_start'), steps: fn(m, 'leapfrog') }
+}
