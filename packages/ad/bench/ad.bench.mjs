@@ -1,0 +1,132 @@
+// Benchmarks of @tenet/ad against plain TypeScript objectives on the same inputs (not timed tests).
+// Run after building (`pnpm -r build` or `npx tsc -p tsconfig.build.json` here and in ir,
+// reversible, backend-cpu):   node packages/ad/bench/ad.bench.mjs [--time-ms 400]
+// Each case reports the tinybench median (p50) per call of the AD computation and of the plain
+// objective, and their ratio, with the goal of issue #4. `runAdBenchmarks()` is exported for the
+// benchmark suite (apps/bench); pass it tinybench's `Bench` class if tinybench is not resolvable.
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { pathToFileURL, fileURLToPath } from 'node:url'
+import { existsSync } from 'node:fs'
+import {
+  grad, hessian, graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges, besselSource, sparseDotSource,
+} from '../dist/index.js'
+
+async function loadBench() {
+  try { return (await import('tinybench')).Bench } catch { /* not a dependency of @tenet/ad */ }
+  const local = new URL('../../../apps/bench/node_modules/tinybench/dist/index.js', import.meta.url)
+  if (existsSync(fileURLToPath(local))) return (await import(local.href)).Bench
+  throw new Error('tinybench not found: install it or pass the Bench class to runAdBenchmarks')
+}
+
+const compile = (src) => compileModule(parse({ text: src, name: 'bench' }), { registry: createRegistry().registerBackend(cpuBackend), backend: 'cpu', checks: false })
+
+// ---- plain objectives ----
+function besselPlain(nu, z) {
+  const h = z / 2
+  let fact = 1
+  for (let i = 1; i <= nu; i++) fact *= i
+  let a = h ** nu / fact, out = a, k = 0
+  while (Math.abs(a) > 1e-8) { k += 1; a *= -(h * h) / (k * (k + nu)); out += a }
+  return out
+}
+
+const E1 = Int32Array.from(petersenEdges.flat()), E2 = Int32Array.from(petersenNonEdges.flat())
+const D1 = new Float64Array(15), D2 = new Float64Array(30)
+function lengthsPlain(x, k, pairs, out) {
+  for (let e = 0; e < out.length; e++) {
+    const a = pairs[2 * e] * k, b = pairs[2 * e + 1] * k
+    let s = 0
+    for (let d = 0; d < k; d++) { const t = x[a + d] - x[b + d]; s += t * t }
+    out[e] = Math.sqrt(s)
+  }
+}
+function embeddingPlain(x, k) {
+  lengthsPlain(x, k, E1, D1); lengthsPlain(x, k, E2, D2)
+  let m1 = 0, m2 = 0, v1 = 0, v2 = 0
+  for (const d of D1) m1 += d
+  for (const d of D2) m2 += d
+  m1 /= 15; m2 /= 30
+  for (const d of D1) v1 += (d - m1) * (d - m1)
+  for (const d of D2) v2 += (d - m2) * (d - m2)
+  const t = m1 - m2 + 0.1
+  return v1 / 14 + v2 / 29 + Math.exp(t > 0 ? t : 0) - 1
+}
+
+function randomCsc(m, n, density, seed) {
+  let s = seed >>> 0
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const colptr = new Int32Array(n + 1), rows = [], vals = []
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < m; i++) if (rnd() < density) { rows.push(i); vals.push(rnd() * 2 - 1) }
+    colptr[j + 1] = rows.length
+  }
+  return { colptr, rowval: Int32Array.from(rows), nzval: Float64Array.from(vals) }
+}
+function sparseDotPlain(n, a, b) {
+  let r = 0
+  for (let j = 0; j < n; j++) {
+    let ia = a.colptr[j], ib = b.colptr[j]
+    const ea = a.colptr[j + 1], eb = b.colptr[j + 1]
+    while (ia < ea && ib < eb) {
+      const ra = a.rowval[ia], rb = b.rowval[ib]
+      if (ra === rb) { r += a.nzval[ia] * b.nzval[ib]; ia++; ib++ } else if (ra < rb) ia++; else ib++
+    }
+  }
+  return r
+}
+
+/** The cases: [name, goal ratio, AD call, plain call]. */
+export function adBenchmarkCases() {
+  const bessel = compile(besselSource)
+  const gb = grad(bessel.ibesselj, { loss: 0 })
+  const emb = compile(graphEmbeddingSource)
+  const ge = grad(emb.embedding_loss, { loss: 0 })
+  const k = 10
+  const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.7 * i + k) + 0.3 * Math.cos(i * i))
+  const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x, k)
+  const hargs = graphEmbeddingArgs(x, k)
+  const sd = compile(sparseDotSource)
+  const gs = grad(sd.sparse_dot, { loss: 0 })
+  const M = 1000, N = 1000
+  const A = randomCsc(M, N, 0.05, 11), B = randomCsc(M, N, 0.05, 23)
+  let sink = 0
+  const cases = [
+    ['Bessel J2(1.0) gradient / objective', 4, () => { gb.run(0, 2, 1.0); sink += gb.scalars[2] }, () => { sink += besselPlain(2, 1.0) }],
+    ['graph embedding k=10 gradient / objective', 3, () => { ge.run(0, x, q1, d1, q2, d2, k, e1, e2); sink += ge.lastLoss }, () => { sink += embeddingPlain(x, k) }],
+    ...[8, 25, 100].map((w) => [`graph embedding k=10 Hessian (width ${w}) / objective`, 250, () => { sink += hessian(emb.embedding_loss, hargs, { loss: 0, wrt: [1], width: w })[0] }, () => { sink += embeddingPlain(x, k) }]),
+    ['sparse dot 1000x1000 (5%) forward+backward / objective', 2.5, () => { gs.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gs.lastLoss }, () => { sink += sparseDotPlain(N, A, B) }],
+  ]
+  return { cases, sink: () => sink }
+}
+
+/** Runs every case with tinybench; returns `{ name, goal, adMs, plainMs, ratio }` per case (medians per call). */
+export async function runAdBenchmarks({ timeMs = 400, Bench } = {}) {
+  const BenchClass = Bench ?? (await loadBench())
+  const { cases } = adBenchmarkCases()
+  const out = []
+  for (const [name, goal, ad, plain] of cases) {
+    const p50 = async (fn) => {
+      // batch fast calls so a sample lasts ≥ ~0.2 ms
+      let inner = 1
+      const t0 = performance.now(); fn(); const single = performance.now() - t0
+      if (single < 0.2) inner = Math.ceil(0.2 / Math.max(single, 1e-5))
+      const bench = new BenchClass({ time: timeMs, warmup: true })
+      bench.add(name, () => { for (let i = 0; i < inner; i++) fn() })
+      await bench.run()
+      return bench.tasks[0].result.latency.p50 / inner
+    }
+    const adMs = await p50(ad), plainMs = await p50(plain)
+    out.push({ name, goal, adMs, plainMs, ratio: adMs / plainMs })
+  }
+  return out
+}
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const i = process.argv.indexOf('--time-ms')
+  const rows = await runAdBenchmarks({ timeMs: i > 0 ? Number(process.argv[i + 1]) : 400 })
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(58)} ${r.ratio.toFixed(2).padStart(8)}×  (goal ≤ ${r.goal}×; ad ${(r.adMs * 1e3).toFixed(2)} µs, plain ${(r.plainMs * 1e3).toFixed(2)} µs)`)
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The papers' programs (seed 001) as Tenet source, our own text: the complex logarithm, the
+ * sparse (CSC) dot product, the unitary matrix multiply by Givens rotations (i_umm), and the
+ * Bessel function J_ν(z) by its Taylor series with the approximate multiplier `imul`. Exported so
+ * that tests and benchmarks compile the same programs.
+ */
+
+/** `complex_log(y_re, y_im, x_re, x_im)`: y += log(x) on complex numbers given by parts. */
+export const complexLogSource = `
+fn complex_log(y_re: f64, y_im: f64, x_re: f64, x_im: f64) {
+  routine {
+    n <- 0.0
+    n += sqrt(x_re * x_re + x_im * x_im)
+  }
+  y_re += log(n)
+  y_im += atan2(x_im, x_re)
+  ~routine
+}`
+
+/** `sparse_dot(r, m, n, acolptr, arowval, anzval, bcolptr, browval, bnzval)`: r += ⟨A, B⟩ for CSC matrices with sorted rows. */
+export const sparseDotSource = `
+fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
+  keeper: bool[] <- zeros(2 * m)
+  for j in 0..n {
+    ia: i32 <- acolptr[j]
+    ib: i32 <- bcolptr[j]
+    @unchecked {
+      for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
+        if (ia < acolptr[j + 1] && ib < bcolptr[j + 1] && arowval[ia] == browval[ib], ~) {
+          r += anzval[ia] * bnzval[ib]
+        }
+        keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
+        if (keeper[i], ~) {
+          ib += 1
+        } else {
+          ia += 1
+        }
+      }
+      ~{
+        for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
+          keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
+          if (keeper[i], ~) {
+            ib += 1
+          } else {
+            ia += 1
+          }
+        }
+      }
+    }
+    ia -> acolptr[j]
+    ib -> bcolptr[j]
+  }
+  keeper -> zeros(2 * m)
+}`
+
+/** `i_umm(x, theta, m, n)` (Givens rotations of each column) and the loss `umm_loss(loss, x, theta, w, m, n)`. */
+export const unitarySource = `
+fn i_umm(x: f64[], theta: f64[], m: i32, n: i32) {
+  for l in 0..n {
+    k: i32 <- 0
+    for j in 0..m {
+      for i in m - 2..=j by -1 {
+        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
+        INC(k)
+      }
+    }
+    k -> len(theta)
+  }
+}
+fn umm_loss(loss: f64, x: f64[], theta: f64[], w: f64[], m: i32, n: i32) {
+  i_umm(x, theta, m, n)
+  for i in 0..len(x) { loss += w[i] * x[i] * x[i] }
+  ~{ i_umm(x, theta, m, n) }
+}`
+
+/**
+ * Seed 001, "The first kind Bessel function": J_ν(z) by its Taylor series, with the approximate
+ * multiplier imul (anc4 is a dirty ancilla) so the loop needs no tape.
+ */
+export const besselSource = `
+fn imul(out: f64, x: f64, anc: f64) {
+  anc += out * x
+  out -= anc / x
+  SWAP(out, anc)
+}
+fn imul_int(out: i32, x: i32, anc: i32) {
+  anc += out * x
+  out -= div(anc, x)
+  SWAP(out, anc)
+}
+fn ifactorial(out: i32, n: i32) {
+  anc: i32 <- 0
+  out += 1
+  for i in 1..=n { imul_int(out, i, anc) }
+  anc -> 0
+}
+fn ibesselj(out: f64, nu: i32, z: f64) {
+  k: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_nu <- 0.0
+  halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  anc1 <- 0.0
+  anc2 <- 0.0
+  anc3 <- 0.0
+  anc4 <- 0.0
+  anc5 <- 0.0
+  routine {
+    halfz += z / 2.0
+    halfz_power_nu += halfz ** nu
+    halfz_power_2 += halfz ** 2
+    ifactorial(fact_nu, nu)
+    anc1 += halfz_power_nu / f64(fact_nu)
+    out_anc += identity(anc1)
+    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
+      k += 1
+      routine {
+        anc5 += f64(k)
+        anc5 += f64(nu)
+        anc2 -= f64(k) * anc5
+        anc3 += halfz_power_2 / anc2
+      }
+      imul(anc1, anc3, anc4)
+      out_anc += identity(anc1)
+      ~routine
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  anc5 -> 0.0
+  anc4 -> 0.0
+  anc3 -> 0.0
+  anc2 -> 0.0
+  anc1 -> 0.0
+  out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz_power_nu -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  k -> 0
+}`
