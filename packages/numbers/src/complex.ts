@@ -12,6 +12,7 @@
  * branch), `conj`, `complex(re, im)`, the real-valued `abs`, `abs2`, `angle` (atan2(im, re)),
  * the dataviews `x.re` / `x.im`, `+=`/`-=` on complex targets, `SWAP`/`NEG` (componentwise),
  * ancillas `c <- complex(0.0, 0.0)` / `c: complex <- 0.0`, and complex arguments of calls.
+ * `len(z)` of a complex array counts complex elements.
  * At the host boundary a complex scalar is `{ re, im }` (a plain number is accepted as real);
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
@@ -36,7 +37,7 @@ const v = (name: string): Expr => ({ kind: 'var', name })
 const b = (op: '+' | '-' | '*' | '/', l: Expr, r: Expr): Expr => {
   if (op === '+') { if (isZero(r)) return l; if (isZero(l)) return r }
   if (op === '-') { if (isZero(r)) return l; if (isZero(l)) return neg(r) }
-  if (op === '*' && (isZero(l) || isZero(r))) return F(0)
+  if (op === '*' && (isZero(l) || isZero(r))) return isZero(l) ? l : r
   return { kind: 'binary', op, left: l, right: r }
 }
 const neg = (e: Expr): Expr => (isZero(e) ? e : { kind: 'unary', op: '-', arg: e })
@@ -114,6 +115,7 @@ class Lowering {
         }
       }
       case 'call': {
+        if (e.callee === 'len') return undefined
         if (e.callee === 'complex') {
           if (e.args.length !== 2) fail('`complex(re, im)` takes two real arguments', e.loc)
           return { re: this.real(e.args[0]!, env), im: this.real(e.args[1]!, env) }
@@ -160,6 +162,11 @@ class Lowering {
         return { ...e, left: this.real(e.left, env), right: this.real(e.right, env) }
       }
       case 'call': {
+        // len(z) of a complex array counts complex elements
+        const a0 = e.args[0]
+        if (e.callee === 'len' && a0?.kind === 'var' && env.get(a0.name) === 'array') {
+          return { kind: 'call', callee: 'div', args: [{ ...e, args: [{ ...a0, name: `${a0.name}$` }] }, { kind: 'num', value: 2, isFloat: false }] }
+        }
         if (e.args.length === 1) {
           const z = this.cx(e.args[0]!, env)
           if (z) {
