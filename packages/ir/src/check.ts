@@ -450,7 +450,12 @@ class FunctionChecker {
       if (!this.isNumeric(t)) fail('static/type', `cannot negate a ${t}`, dv.loc)
       return t
     }
-    return this.infer(dv)
+    const t = this.infer(dv)
+    if (dv.kind === 'field') {
+      const ns = this.registry.findNumberSystem(dv.target.type as string)
+      if (ns && !ns.setField && !ns.lowering) fail('static/read-only-field', `the field \`.${dv.field}\` of ${ns.name} is read-only`, dv.loc)
+    }
+    return t
   }
 
   // ---------- statements ----------

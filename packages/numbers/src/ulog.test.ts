@@ -131,3 +131,9 @@ describe('ulog static errors', () => {
     expect(() => tn('cpu')`fn f(x: ulog, y: ulog) { x *= y % y }`).toThrow(/not defined on ulog/)
   })
 })
+
+describe('ulog fields', () => {
+  it('x.log is read-only (a static error)', () => {
+    expect(() => tn('cpu')`fn f(x: ulog) { x.log += 1.0 }`).toThrow(/read-only/)
+  })
+})
