@@ -1,7 +1,7 @@
 /**
  * @tenet/bench — the benchmark suite's data readers and generators, plain-TS baselines, the
- * harness and its reports. (The Tenet-backed `gmmObjective` / `gmmGradient` / `baObjective` /
- * `baJacobian` are added by the Tenet row family.)
+ * harness and its reports, and the Tenet-backed `gmmObjective` / `gmmGradient` / `baObjective` /
+ * `baJacobian` (Tenet programs on the cpu backend; derivatives by their generated adjoints).
  */
 export { findAdbenchData, repoRoot } from './data/adbench-path.js'
 export {
@@ -109,4 +109,23 @@ export type {
 export { writeReports } from './report/write.js'
 export { formatTextTable } from './report/table.js'
 export { ROW_FAMILIES } from './rows/index.js'
+export { tenetRows, TENET_ROW } from './rows/tenet.js'
+export {
+  baJacobian,
+  baObjective,
+  gmmGradient,
+  gmmObjective,
+  baSource,
+  besselSource,
+  embeddingSource,
+  gmmPointsSource,
+  gmmQSource,
+  gmmRestSource,
+  leapfrogSource,
+  sparseMulSource,
+  unitaryLossSource,
+  createGmmTenet,
+  generatedSource,
+  type GmmTenet,
+} from './tenet/index.js'
 export { QUICK_SET, WORKLOADS, type WorkloadCaseMap, type WorkloadId } from './workloads/index.js'

@@ -19,5 +19,5 @@ export function fn(m: TenetModule, name: string): TenetFunction {
 /** The compiled JavaScript of a function (for looking at what the cpu backend generated). */
 export function generatedSource(f: TenetFunction, name = f.name): string {
   const info = f[TENET_FUNCTION]
-  return info.compiled.sourceOf(name, false)
+  return info.compiled.sourceOf?.(name, false) ?? ''
 }

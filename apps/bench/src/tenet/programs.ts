@@ -6,6 +6,7 @@
  */
 import { examples, type TenetFunction, type TenetModule } from 'tenet'
 import { compile, fn } from './compile.js'
+import { G_SOLAR } from '../objectives/leapfrog.js'
 
 /**
  * Seed 001, "The first kind Bessel function": J_ν(z) by its Taylor series, with the approximate
@@ -224,3 +225,19 @@ export const leapfrogFunctions = (T: 'f64' | 'f32', accumulative = false): { sta
   const m = cached(`leapfrog-${T}-${accumulative}`, () => leapfrogSource(T, accumulative))
   return { start: fn(m, 'leapfrog_start'), steps: fn(m, 'leapfrog') }
 }
+
+/** Run the Tenet leapfrog (start half-kick, then `steps` steps); positions as float64. */
+export function tenetLeapfrog(
+  f: ReturnType<typeof leapfrogFunctions>,
+  T: 'f64' | 'f32',
+  sys: { x: Float64Array; v: Float64Array; mass: Float64Array; bodies: number },
+  dt: number,
+  steps: number,
+): Float64Array {
+  const A = T === 'f64' ? Float64Array : Float32Array
+  const x = A.from(sys.x), v = A.from(sys.v), m = A.from(sys.mass)
+  f.start.core(x, v, m, sys.bodies, G_SOLAR, dt)
+  f.steps.core(x, v, m, sys.bodies, G_SOLAR, dt, steps)
+  return Float64Array.from(x)
+}
+

@@ -1,4 +1,5 @@
 import { checkClose, lazy } from '../harness/check.js'
+import { leapfrogFunctions, tenetLeapfrog } from '../tenet/programs.js'
 import type { CaseSpec, StudyResult, Workload } from '../harness/types.js'
 import {
   leapfrogDoubleDouble,
@@ -91,10 +92,19 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
     // integrate once, sampling along the way (each integrator is deterministic step by step)
     const f64: [number, number][] = []
     const f32: [number, number][] = []
+    // the Tenet programs (paper 000 Fig. 6): reversible (Listing 25) and accumulative (Listing 26)
+    const reversible: ['f64' | 'f32', boolean, [number, number][]][] = [
+      ['f64', false, []],
+      ['f32', false, []],
+      ['f64', true, []],
+      ['f32', true, []],
+    ]
     for (const steps of stepsList) {
       const ref = leapfrogDoubleDouble(sys, DT, steps)
       f64.push([steps, meanPlanetError(leapfrogF64(sys, DT, steps), ref)])
       f32.push([steps, meanPlanetError(leapfrogF32(sys, DT, steps), ref)])
+      for (const [T, accumulative, out] of reversible)
+        out.push([steps, meanPlanetError(tenetLeapfrog(leapfrogFunctions(T, accumulative), T, sys, DT, steps), ref)])
     }
     return {
       title: 'Leapfrog round-off: mean planet position error vs steps',
@@ -105,6 +115,10 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
       series: [
         { name: 'float64 (regular)', points: f64 },
         { name: 'float32 (regular)', points: f32 },
+        ...reversible.map(([T, accumulative, points]) => ({
+          name: `${T === 'f64' ? 'float64' : 'float32'} (${accumulative ? 'accumulative' : 'reversible'}, Tenet)`,
+          points,
+        })),
       ],
     }
   },

@@ -1,0 +1,387 @@
+/**
+ * Tenet rows (cpu backend, generated JavaScript, `checks: false`). Every workload is a Tenet
+ * program (src/tenet/); derivatives come from the generated adjoints (`grad`: one forward run
+ * plus one adjoint run, no tape) and, for Hessians, `hessian` of @tenet/ad. Answers are checked
+ * against the float64 references before timing, with the float64 tolerance.
+ */
+import { grad, hessian } from 'tenet'
+import { checkClose, TOLERANCE } from '../harness/check.js'
+import { defineRowFamily } from '../harness/registry.js'
+import type { CheckResult, PreparedRow } from '../harness/types.js'
+import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
+import { G_SOLAR, leapfrogStartF64, leapfrogStepsF64, meanPlanetError } from '../objectives/leapfrog.js'
+import { checkBaJacobian } from '../workloads/ba.js'
+import { directionalCheck } from '../workloads/gmm.js'
+import { baObjectiveTenet, createBaJacobianTenet } from '../tenet/ba.js'
+import { createGmmTenet } from '../tenet/gmm.js'
+import * as P from '../tenet/programs.js'
+import { tenetLeapfrog } from '../tenet/programs.js'
+import { BA_CAMERA_PARAMS } from '../data/ba-data.js'
+import { besselJPlain } from '../objectives/bessel.js'
+
+export const TENET_ROW = 'Tenet (cpu)'
+const name = TENET_ROW
+const tol = TOLERANCE.f64
+let sink = 0
+
+const E1 = Int32Array.from(PETERSEN_EDGES.flat())
+const E2 = Int32Array.from(PETERSEN_NON_EDGES.flat())
+
+function both(a: CheckResult, b: CheckResult): CheckResult {
+  return a.ok && b.ok ? { ok: true, error: Math.max(a.error, b.error) } : !a.ok ? a : b
+}
+
+export const tenetRows = defineRowFamily({
+  family: 'Tenet',
+  rows: {
+    bessel: [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          const F = P.besselFunction().core
+          return {
+            run: () => {
+              F(0, c.nu, c.z)
+              sink += F.results[0]!
+            },
+            check: () => {
+              F(0, c.nu, c.z)
+              // the same series (atol 1e-8) in plain TS; Tenet's approximate multiplier agrees to ~1e-12
+              return checkClose([F.results[0]!], [besselJPlain(c.nu, c.z)], 1e-10, 'J')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(P.besselFunction(), { loss: 0 })
+          return {
+            run: () => g.run(0, c.nu, c.z),
+            check: () => {
+              g.run(0, c.nu, c.z)
+              return checkClose([g.scalars[2]!], [c.derivative], 1e-7, 'dJ/dz')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'hessian',
+        setup(c) {
+          const f = P.besselFunction()
+          const args = [0, c.nu, c.z]
+          return {
+            run: () => void (sink += hessian(f, args, { loss: 0, wrt: [2] })[0]!),
+            check: () => checkClose(hessian(f, args, { loss: 0, wrt: [2] }), [c.second], 1e-6, 'd²J/dz²'),
+          }
+        },
+      },
+    ],
+    'sparse-dot': [
+      ...(['keeper', 'merge'] as const).flatMap((variant) => {
+        const rowName = variant === 'keeper' ? `${name} branch keeper` : `${name} keeper-free`
+        const f = () => (variant === 'keeper' ? P.sparseDotFunction() : P.sparseDotMergeFunction())
+        const args = (c: { A: { rows: number; cols: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }; B: { colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array } }) =>
+          [0, c.A.rows, c.A.cols, c.A.colPtr, c.A.rowIdx, c.A.values, c.B.colPtr, c.B.rowIdx, c.B.values] as const
+        return [
+          {
+            name: rowName,
+            kind: 'objective' as const,
+            setup(c: Parameters<typeof args>[0] & { value: () => number }): PreparedRow {
+              const F = f().core
+              const a = args(c)
+              return {
+                run: () => {
+                  F(...a)
+                  sink += F.results[0]!
+                },
+                check: () => {
+                  F(...a)
+                  return checkClose([F.results[0]!], [c.value()], tol, 'A·B')
+                },
+              }
+            },
+          },
+          {
+            name: rowName,
+            kind: 'gradient' as const,
+            setup(c: Parameters<typeof args>[0] & { gradient: () => { gA: Float64Array; gB: Float64Array } }): PreparedRow {
+              const g = grad(f(), { loss: 0 })
+              const a = args(c)
+              return {
+                run: () => g.run(...a),
+                check: () => {
+                  g.run(...a)
+                  const ref = c.gradient()
+                  return both(checkClose(g.buffers[5]!, ref.gA, tol, '∂/∂A'), checkClose(g.buffers[8]!, ref.gB, tol, '∂/∂B'))
+                },
+              }
+            },
+          },
+        ]
+      }),
+    ],
+    'sparse-mul': [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          const F = P.sparseMulFunctions().mul.core
+          const n = c.A.cols
+          const yre = c.y0.re.slice(), yim = c.y0.im.slice()
+          const call = () => F(yre, yim, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n)
+          return {
+            run: call,
+            check: () => {
+              yre.set(c.y0.re)
+              yim.set(c.y0.im)
+              call()
+              const y = c.y()
+              return checkClose([...yre, ...yim], [...y.re, ...y.im], 1e-12, 'y')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'inverse',
+        setup(c) {
+          const F = P.sparseMulFunctions().mul.inverse.core
+          const n = c.A.cols
+          const yre = c.y0.re.slice(), yim = c.y0.im.slice()
+          const call = () => F(yre, yim, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n)
+          return {
+            run: call,
+            check: () => {
+              yre.set(c.y().re)
+              yim.set(c.y().im)
+              call()
+              return checkClose([...yre, ...yim], [...c.y0.re, ...c.y0.im], 1e-12, 'y after the generated inverse')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(P.sparseMulFunctions().loss, { loss: 0 })
+          const n = c.A.cols
+          const call = () => g.run(0, c.y0.re, c.y0.im, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n, c.yBar.re, c.yBar.im)
+          return {
+            run: call,
+            check: () => {
+              call()
+              const ref = c.backward()
+              const x = checkClose([...g.buffers[7]!, ...g.buffers[8]!], [...ref.xBar.re, ...ref.xBar.im], tol, 'x̄')
+              const a = checkClose([...g.buffers[5]!, ...g.buffers[6]!], [...ref.aBarRe, ...ref.aBarIm], tol, 'Ā')
+              return both(x, a)
+            },
+          }
+        },
+      },
+    ],
+    'graph-embedding': [
+      {
+        name,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(P.embeddingFunction(), { loss: 0 })
+          const z15 = new Float64Array(15), z30 = new Float64Array(30)
+          const call = () => g.run(0, c.x, z15, z15, z30, z30, c.k, E1, E2)
+          return {
+            run: call,
+            check: () => {
+              call()
+              return checkClose(g.buffers[1]!, c.gradient(), tol, 'gradient')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'hessian',
+        setup(c) {
+          const f = P.embeddingFunction()
+          const args = [0, c.x, new Float64Array(15), new Float64Array(15), new Float64Array(30), new Float64Array(30), c.k, E1, E2]
+          const h = () => hessian(f, args, { loss: 0, wrt: [1] })
+          return {
+            run: () => void (sink += h()[0]!),
+            // the reference is itself central differences of the exact gradient (~1e-8)
+            check: () => checkClose(h(), c.hessian(), 1e-6, 'Hessian'),
+          }
+        },
+      },
+    ],
+    gmm: [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          const t = createGmmTenet(c.inst.d, c.inst.k)
+          return {
+            run: () => void (sink += t.objective(c.inst)),
+            check: () => checkClose([t.objective(c.inst)], [c.objective()], 1e-12, 'objective'),
+          }
+        },
+      },
+      {
+        name,
+        kind: 'gradient',
+        setup(c) {
+          const t = createGmmTenet(c.inst.d, c.inst.k)
+          const out = new Float64Array(c.gradient().length)
+          return {
+            run: () => void t.gradient(c.inst, out),
+            check: () => {
+              const r = checkClose(t.gradient(c.inst, out), c.gradient(), tol, 'gradient')
+              const fd = directionalCheck(c, out)
+              return r.ok && !fd.ok ? { ok: false, error: fd.error, reason: 'directional finite difference' } : r
+            },
+          }
+        },
+      },
+    ],
+    ba: [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          return {
+            run: () => void baObjectiveTenet(c.inst),
+            check: () => {
+              const r = baObjectiveTenet(c.inst)
+              const ref = c.residuals()
+              return both(checkClose(r.reprojErr, ref.reprojErr, 1e-12, 'reprojection error'), checkClose(r.wErr, ref.wErr, 1e-12, 'weight error'))
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'jacobian',
+        setup(c) {
+          const j = createBaJacobianTenet(c.inst)
+          return {
+            run: () => void j.run(),
+            check: () => {
+              const r = checkBaJacobian(c, j.run().vals, tol)
+              return { ...r, reason: r.reason ?? `two adjoint sweeps over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns)` }
+            },
+          }
+        },
+      },
+    ],
+    unitary: [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          const F = P.unitaryFunctions().umm.core
+          const x = toColumnMajor(c.x, c.M, c.N)
+          return {
+            run: () => F(x, c.theta, c.M, c.N),
+            check: () => {
+              const y = toColumnMajor(c.x, c.M, c.N)
+              F(y, c.theta, c.M, c.N)
+              let loss = 0
+              const cc = toColumnMajor(c.c, c.M, c.N)
+              for (let i = 0; i < y.length; i++) loss += cc[i]! * y[i]!
+              let ref = 0
+              const g = c.gradient().gx // Σ c ⊙ Ux = Σ (Uᵀc) ⊙ x
+              for (let i = 0; i < g.length; i++) ref += g[i]! * c.x[i]!
+              return checkClose([loss], [ref], 1e-10, 'Σ c ⊙ U(θ)x')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'inverse',
+        setup(c) {
+          const U = P.unitaryFunctions().umm
+          const x = toColumnMajor(c.x, c.M, c.N)
+          return {
+            run: () => U.inverse.core(x, c.theta, c.M, c.N),
+            check: () => {
+              const y = toColumnMajor(c.x, c.M, c.N)
+              U.core(y, c.theta, c.M, c.N)
+              U.inverse.core(y, c.theta, c.M, c.N)
+              return checkClose(y, toColumnMajor(c.x, c.M, c.N), 1e-12, 'x after U⁻¹U')
+            },
+          }
+        },
+      },
+      {
+        name: `${name} (no tape)`,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(P.unitaryFunctions().loss, { loss: 0 })
+          const x = toColumnMajor(c.x, c.M, c.N)
+          const cc = toColumnMajor(c.c, c.M, c.N)
+          return {
+            run: () => g.run(0, x, c.theta, cc, c.M, c.N),
+            check: () => {
+              g.run(0, x, c.theta, cc, c.M, c.N)
+              const ref = c.gradient()
+              return both(checkClose(g.buffers[2]!, ref.theta, tol, '∂L/∂θ'), checkClose(g.buffers[1]!, toColumnMajor(ref.gx, c.M, c.N), tol, '∂L/∂x'))
+            },
+          }
+        },
+      },
+    ],
+    leapfrog: [
+      ...(['f64', 'f32'] as const).map((T) => ({
+        name: `${name} ${T === 'f64' ? 'float64' : 'float32'}`,
+        kind: 'objective' as const,
+        setup(c: { sys: { x: Float64Array; v: Float64Array; mass: Float64Array; bodies: number }; dt: number; steps: number; reference: () => Float64Array }): PreparedRow {
+          const f = P.leapfrogFunctions(T)
+          const run = (): Float64Array => tenetLeapfrog(f, T, c.sys, c.dt, c.steps)
+          return {
+            run: () => void (sink += run()[3]!),
+            check: () => {
+              const error = meanPlanetError(run(), c.reference())
+              return { ok: error < (T === 'f64' ? 1e-9 : 1e-2), error, reason: 'mean planet position error (AU) vs double-double' }
+            },
+          }
+        },
+      })),
+      {
+        name: `${name} float64`,
+        kind: 'inverse',
+        setup(c) {
+          const f = P.leapfrogFunctions('f64').steps
+          const start = leapfrogStartF64(c.sys, c.dt)
+          const end = { x: start.x.slice(), v: start.v.slice(), a: start.a.slice() }
+          leapfrogStepsF64(end, c.sys.mass, c.dt, c.steps)
+          const x = end.x.slice(), v = end.v.slice()
+          const call = () => {
+            x.set(end.x)
+            v.set(end.v)
+            f.inverse.core(x, v, c.sys.mass, c.sys.bodies, G_SOLAR, c.dt, c.steps)
+          }
+          return {
+            run: call,
+            check: () => {
+              call()
+              const r = checkClose(x, start.x, 1e-10, 'recovered start')
+              return { ...r, reason: r.reason ?? 'start state recovered by the generated inverse' }
+            },
+          }
+        },
+      },
+    ],
+  },
+})
+
+/** Row-major M × N (x[i·N + l]) to the column-major layout of `i_umm` (x[i + M·l]). */
+export function toColumnMajor(a: Float64Array, M: number, N: number): Float64Array {
+  const out = new Float64Array(a.length)
+  for (let i = 0; i < M; i++) for (let l = 0; l < N; l++) out[i + M * l] = a[i * N + l]!
+  return out
+}
+
+export const tenetSink = (): number => sink
