@@ -1,0 +1,151 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { findAdbenchData } from '../data/adbench-path.js'
+import { generateBa, readBa } from '../data/ba-data.js'
+import { generateGmm, readGmm } from '../data/gmm-data.js'
+import { maxScaledError } from '../math/finite-difference.js'
+import { baJacobianPlain, baObjectivePlain } from '../objectives/ba.js'
+import { besselJDerivative, besselJPlain } from '../objectives/bessel.js'
+import { embeddingGradientPlain } from '../objectives/graph-embedding.js'
+import { gmmGradientPlain, gmmObjectivePlain } from '../objectives/gmm.js'
+import { leapfrogDoubleDouble, meanPlanetError, solarSystem } from '../objectives/leapfrog.js'
+import { randomCsc, sparseDotGradientPlain, sparseDotPlain } from '../objectives/sparse.js'
+import { unitaryGradientPlain } from '../objectives/unitary.js'
+import { grad } from 'tenet'
+import { baJacobian, baObjective, gmmGradient, gmmObjective } from './index.js'
+import * as P from './programs.js'
+import { toColumnMajor } from '../rows/tenet.js'
+import { createRng } from '../math/prng.js'
+import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
+
+const adbench = findAdbenchData()
+const withAdbench = adbench ? it : it.skip
+
+// ADBench's unit-test values (test/cpp/modules/common/GmmTests.cpp)
+const GMM_TEST_OBJECTIVE = 8.07380408004975791
+const GMM_TEST_GRADIENT = [
+  1.08662855508652456e-1, -7.41270039523898472e-1, 6.32607184015246071e-1, 1.11692576532787013, 1.63333013551455269e-1,
+  -2.19989824071193142e-2, 2.27778292254236098e-1, 1.20963025612832187, -6.06375920733956339e-2, 2.58529994051162237,
+  1.12632694524213789e-1, 3.85744309849611777e-1, 7.35180573182305508e-2, 5.41836362715595232, -3.21494409677446469e-1,
+  1.71892309775004937, 8.60091090790866875e-1, -9.94640930466322848e-1,
+]
+
+/** max |a − b| / max(|b|, tiny) elementwise, relative. */
+function maxRelative(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let e = 0
+  for (let i = 0; i < b.length; i++) e = Math.max(e, Math.abs(a[i]! - b[i]!) / Math.max(Math.abs(b[i]!), 1e-300))
+  return e
+}
+
+describe('Tenet GMM', () => {
+  withAdbench("ADBench's test.txt: objective and the 18 gradient entries", () => {
+    const inst = readGmm(join(adbench!, 'gmm', 'test.txt'))
+    expect(gmmObjective(inst)).toBeCloseTo(GMM_TEST_OBJECTIVE, 12)
+    const g = gmmGradient(inst)
+    expect(g.length).toBe(18)
+    for (let i = 0; i < 18; i++) expect(g[i]).toBeCloseTo(GMM_TEST_GRADIENT[i]!, 10)
+  })
+
+  it.each([
+    [2, 3, 7],
+    [3, 5, 200],
+    [10, 25, 150],
+  ])('d=%i K=%i n=%i: objective and gradient match the plain ones (≤ 1e-12 relative)', (d, k, n) => {
+    const inst = generateGmm({ d, k, n, seed: d * 100 + k })
+    expect(maxRelative([gmmObjective(inst)], [gmmObjectivePlain(inst)])).toBeLessThanOrEqual(1e-12)
+    // relative to the gradient's scale (entries that cancel to ~0 have no relative accuracy)
+    expect(maxScaledError(gmmGradient(inst), gmmGradientPlain(inst))).toBeLessThanOrEqual(1e-12)
+  })
+})
+
+describe('Tenet BA', () => {
+  withAdbench("ADBench's test.txt: residuals and the Jacobian", () => {
+    const inst = readBa(join(adbench!, 'ba', 'test.txt'))
+    const { reprojErr, wErr } = baObjective(inst)
+    for (let i = 0; i < 10; i++) {
+      expect(reprojErr[2 * i]).toBeCloseTo(-0.269048849235189402, 12)
+      expect(reprojErr[2 * i + 1]).toBeCloseTo(0.259944792677901881, 12)
+      expect(wErr[i]).toBeCloseTo(0.826092651515999976, 12)
+    }
+    const J = baJacobian(inst)
+    expect([J.nrows, J.ncols, J.rows.length, J.cols.length]).toEqual([30, 62, 31, 310])
+    const expected: [number, number][] = [
+      [0, 2.28877202208246757e2], [1, 6.34574811495545418e2], [2, -7.82222866259340549e2],
+      [3, 2.42892615607159668], [4, -1.17828079628011313e1], [5, 2.5416931248774346],
+      [6, -1.03657084958518086], [7, 4.17022000000000004e-1], [8, 0], [9, -3.50739521096005205e2],
+      [10, -9.12107773668008576e2], [11, -2.42892615607159668], [12, 1.17828079628011313e1],
+      [307, -8.34044000000000008e-1], [308, -8.34044000000000008e-1], [309, -8.34044000000000008e-1],
+    ]
+    for (const [i, v] of expected) expect(J.vals[i]).toBeCloseTo(v, 9)
+    const ref = baJacobianPlain(inst)
+    expect(Array.from(J.cols)).toEqual(Array.from(ref.cols))
+    expect(maxScaledError(J.vals, ref.vals)).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('generated instance, both Rodrigues branches: residuals and Jacobian match the plain ones', () => {
+    const inst = generateBa({ n: 4, m: 9, p: 40, seed: 3 })
+    inst.cams.fill(0, 0, 3) // camera 0 has zero rotation: the first-order branch
+    const r = baObjective(inst), rp = baObjectivePlain(inst)
+    expect(maxScaledError(r.reprojErr, rp.reprojErr)).toBeLessThanOrEqual(1e-12)
+    expect(maxScaledError(r.wErr, rp.wErr)).toBe(0)
+    expect(maxScaledError(baJacobian(inst).vals, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-12)
+  })
+})
+
+describe('Tenet programs of the other workloads', () => {
+  it('Bessel J₂(1) and its derivative', () => {
+    const g = grad(P.besselFunction(), { loss: 0 })
+    g.run(0, 2, 1.0)
+    expect(g.lastLoss).toBeCloseTo(besselJPlain(2, 1), 10)
+    expect(g.scalars[2]).toBeCloseTo(besselJDerivative(2, 1), 8)
+  })
+
+  it('sparse dot, with and without the branch keeper', () => {
+    const A = randomCsc(60, 50, 0.1, 1), B = randomCsc(60, 50, 0.1, 2)
+    const ref = sparseDotGradientPlain(A, B)
+    for (const f of [P.sparseDotFunction(), P.sparseDotMergeFunction()]) {
+      const g = grad(f, { loss: 0 })
+      g.run(0, 60, 50, A.colPtr, A.rowIdx, A.values, B.colPtr, B.rowIdx, B.values)
+      expect(g.lastLoss).toBeCloseTo(sparseDotPlain(A, B), 12)
+      expect(maxScaledError(g.buffers[5]!, ref.gA)).toBeLessThanOrEqual(1e-12)
+      expect(maxScaledError(g.buffers[8]!, ref.gB)).toBeLessThanOrEqual(1e-12)
+    }
+  })
+
+  it('graph embedding gradient', () => {
+    const rng = createRng(4)
+    const k = 3
+    const x = Float64Array.from({ length: 10 * k }, rng.normal)
+    const g = grad(P.embeddingFunction(), { loss: 0 })
+    const z15 = new Float64Array(15), z30 = new Float64Array(30)
+    g.run(0, x, z15, z15, z30, z30, k, Int32Array.from(PETERSEN_EDGES.flat()), Int32Array.from(PETERSEN_NON_EDGES.flat()))
+    expect(maxScaledError(g.buffers[1]!, embeddingGradientPlain(x, k))).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('unitary loss gradient without a tape', () => {
+    const M = 6, N = 4
+    const rng = createRng(9)
+    const theta = Float64Array.from({ length: (M * (M - 1)) / 2 }, rng.normal)
+    const x = Float64Array.from({ length: M * N }, rng.normal)
+    const c = Float64Array.from({ length: M * N }, rng.normal)
+    const g = grad(P.unitaryFunctions().loss, { loss: 0 })
+    g.run(0, toColumnMajor(x, M, N), theta, toColumnMajor(c, M, N), M, N)
+    expect(maxScaledError(g.buffers[2]!, unitaryGradientPlain(x, M, N, theta, c).theta)).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('leapfrog: float64 reversible as accurate as the regular one; accumulative worse; float32 worse still', () => {
+    const sys = solarSystem()
+    const ref = leapfrogDoubleDouble(sys, 1, 500)
+    const e = (T: 'f64' | 'f32', acc: boolean) => meanPlanetError(P.tenetLeapfrog(P.leapfrogFunctions(T, acc), T, sys, 1, 500), ref)
+    expect(e('f64', false)).toBeLessThan(1e-12)
+    expect(e('f64', true)).toBeGreaterThan(e('f64', false))
+    expect(e('f32', false)).toBeLessThan(1e-3)
+    expect(e('f32', true)).toBeGreaterThan(e('f32', false))
+    // the generated inverse recovers the start
+    const f = P.leapfrogFunctions('f64').steps
+    const x = sys.x.slice(), v = sys.v.slice()
+    f.core(x, v, sys.mass, 9, 2.959122082855911e-4, 1, 200)
+    f.inverse.core(x, v, sys.mass, 9, 2.959122082855911e-4, 1, 200)
+    expect(maxScaledError(x, sys.x)).toBeLessThan(1e-12)
+  })
+})
