@@ -1,6 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
-import { grad, gradient, hessian, hvp, jacobian, checkGrad } from './index.js'
+import { grad, gradient, hessian, hvp, jacobian, checkGrad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
 import { rev, tag } from './test-util.js'
 
 async function collectionsDuring(work: () => void): Promise<number> {
@@ -116,6 +116,19 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
     await collectionsDuring(() => drive(5_000))
     let acc = 0
     const gcs = await collectionsDuring(() => { acc = drive(100_000) })
+    expect(Number.isFinite(acc)).toBe(true)
+    expect(gcs).toBe(0)
+  })
+  it('g.run on the graph-embedding loss (k = 10), 2·10⁴ sweeps: no garbage collection', async () => {
+    const ge = tag({ checks: false })(graphEmbeddingSource)
+    const gg = grad(ge.embedding_loss!, { loss: 0 })
+    const x10 = Float64Array.from({ length: 100 }, (_, i) => Math.sin(i))
+    const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x10, 10)
+    const drive = (calls: number) => { let acc = 0; for (let i = 0; i < calls; i++) { gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2); acc += gg.lastLoss } return acc }
+    for (let r = 0; r < 10; r++) drive(1000)
+    await collectionsDuring(() => drive(1000))
+    let acc = 0
+    const gcs = await collectionsDuring(() => { acc = drive(20_000) })
     expect(Number.isFinite(acc)).toBe(true)
     expect(gcs).toBe(0)
   })

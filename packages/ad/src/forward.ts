@@ -62,16 +62,29 @@ class TangentRun {
     ct.slots.forEach((s) => { if (s?.kind === 'scalar') for (let k = 0; k < ct.width; k++) this.scalarAt.push(s.index + k) })
   }
 
-  /** Sets the values (arrays and stacks copied) and zeroes every tangent. */
+  /** Sets the values (arrays and stacks copied into reused buffers) and zeroes every tangent. */
   load(values: unknown[]): void {
     const { params, slots } = this.ct
     for (let i = 0; i < params.length; i++) {
       const v = values[i]
-      this.argv[i] = ArrayBuffer.isView(v) ? (v as Float64Array).slice() : Array.isArray(v) ? v.slice() : v
       const s = slots[i]
+      if (ArrayBuffer.isView(v)) {
+        const src = v as Float64Array
+        let b = this.argv[i] as Float64Array
+        if (!ArrayBuffer.isView(b) || b.length !== src.length || b.constructor !== src.constructor) b = new (src.constructor as Float64ArrayConstructor)(src.length)
+        b.set(src)
+        this.argv[i] = b
+        if (s) {
+          let t = this.argv[s.index] as Float64Array
+          if (!ArrayBuffer.isView(t) || t.length !== src.length * this.w) t = new (src.constructor as Float64ArrayConstructor)(src.length * this.w)
+          else t.fill(0)
+          this.argv[s.index] = t
+        }
+        continue
+      }
+      this.argv[i] = Array.isArray(v) ? v.slice() : v
       if (!s) continue
       if (s.kind === 'scalar') for (let k = 0; k < this.w; k++) this.argv[s.index + k] = 0
-      else if (s.kind === 'array') this.argv[s.index] = new ((v as Float64Array).constructor as Float64ArrayConstructor)((v as Float64Array).length * this.w)
       else this.argv[s.index] = new Array<number>((v as unknown[]).length * this.w).fill(0)
     }
   }
@@ -283,6 +296,14 @@ class SecondOrder {
     this.values = sweep.fwd.slice()
   }
 
+  private readonly zeroBufs: Array<Float64Array | undefined> = []
+  /** A zero array like v (shared; only read: the tangent run copies its arguments). */
+  private zeros(i: number, v: Float64Array): Float64Array {
+    let z = this.zeroBufs[i]
+    if (!z || z.length !== v.length || z.constructor !== v.constructor) z = this.zeroBufs[i] = new (v.constructor as Float64ArrayConstructor)(v.length)
+    return z
+  }
+
   /** Loads the inputs with zero tangents (seed them on `t1`, then call `sweep`). */
   start(): void { this.t1.load(this.values) }
 
@@ -297,7 +318,7 @@ class SecondOrder {
       if (!s) return
       const v = t1.argv[i]
       adjVals[s.index] = s.kind === 'scalar' ? (i === this.loss ? 1 : 0)
-        : s.kind === 'array' ? new ((v as Float64Array).constructor as Float64ArrayConstructor)((v as Float64Array).length) : new Array<number>((v as unknown[]).length).fill(0)
+        : s.kind === 'array' ? this.zeros(i, v as Float64Array) : new Array<number>((v as unknown[]).length).fill(0)
     })
     adjVals[adjVals.length - 1] = 0
     t2.load(adjVals)

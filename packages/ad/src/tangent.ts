@@ -118,6 +118,8 @@ class FunctionTangent {
   private readonly registry: Registry
   private readonly used: Set<string>
   private counter = 0
+  /** Inside `withPartials` (w > 1): element bases `i·w` hoisted into integer ancillas, by index text. */
+  private hoisted: { base(index: Expr): Expr; names: Map<string, { name: string; value: Expr }> } | null = null
 
   constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
     this.w = builder.width
@@ -158,8 +160,9 @@ class FunctionTangent {
     switch (dv.kind) {
       case 'var': return ref(this.ts(dv.name, k))
       case 'index': {
-        const idx = this.w === 1 ? clone(dv.index) : bin('+', bin('*', clone(dv.index), int(this.w)), int(k))
-        return at(this.ta(dv.array.name), idx)
+        if (this.w === 1) return at(this.ta(dv.array.name), clone(dv.index))
+        const base = this.hoisted?.base(dv.index) ?? bin('*', clone(dv.index), int(this.w))
+        return at(this.ta(dv.array.name), k === 0 ? base : bin('+', base, int(k)))
       }
       case 'neg': return { kind: 'neg', target: this.tan(dv.target, k) }
       default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry tangents)`, dv.loc)
@@ -213,7 +216,26 @@ class FunctionTangent {
       })
     }
     const body: Stmt[] = []
-    for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
+    if (this.w > 1) {
+      // every direction addresses t$a[i·w + k]: compute i·w once per statement group
+      const names = new Map<string, { name: string; value: Expr }>()
+      this.hoisted = {
+        names,
+        base: (index) => {
+          const key = printExpr(index)
+          let h = names.get(key)
+          if (!h) names.set(key, (h = { name: this.fresh('b'), value: bin('*', clone(index), int(this.w)) }))
+          return ref(h.name)
+        },
+      }
+      try {
+        for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
+      } finally { this.hoisted = null }
+      for (const h of names.values()) {
+        pre.push({ kind: 'alloc', name: h.name, declared: { kind: 'scalar', name: 'i32' }, value: h.value } as Stmt)
+        post.unshift({ kind: 'dealloc', name: h.name, value: clone(h.value) } as Stmt)
+      }
+    } else for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
     if (!pre.length) return body
     return [{ kind: 'unchecked', body: [...pre, ...body, ...post] }]
   }
