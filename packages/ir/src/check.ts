@@ -669,6 +669,11 @@ class FunctionChecker {
       if (want === 'integer' && !this.isInteger(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be an integer, not ${t}`, loc)
       if (typeof want === 'string' && (want === 'numeric' || want === 'float' || want === 'integer')) {
         if (shared === undefined && a.kind !== 'num') shared = t
+        // a generic bijection computes on the plain value: not defined on encoded number systems
+        // (logarithmic, tropical), except SWAP, which only moves values
+        if (!fn && s.callee !== 'SWAP' && this.registry.findNumberSystem(t)?.arithmetic) {
+          fail('static/type', `\`${s.callee}\` is not defined on ${t} (it would act on the encoded representation)`, loc)
+        }
       }
     })
     const distinct: [Expr, Expr][] = []

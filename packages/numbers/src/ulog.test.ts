@@ -130,6 +130,12 @@ describe('ulog static errors', () => {
     expect(() => tn('cpu')`fn f(x: ulog, y: ulog) { x *= sin(y) }`).toThrow(/floating-point/)
     expect(() => tn('cpu')`fn f(x: ulog, y: ulog) { x *= y % y }`).toThrow(/not defined on ulog/)
   })
+  it('generic bijections that compute (INC, NEG, AddConst) are rejected; SWAP moves values', () => {
+    expect(() => tn('cpu')`fn f(x: ulog) { INC(x) }`).toThrow(/`INC` is not defined on ulog/)
+    expect(() => tn('cpu')`fn f(x: ulog) { NEG(x) }`).toThrow(/`NEG` is not defined on ulog/)
+    expect(() => tn('cpu')`fn f(x: tropical, y: tropical) { AddConst(x, y) }`).toThrow(/not defined on tropical/)
+    expect(() => tn('cpu')`fn f(x: ulog, y: ulog) { SWAP(x, y) }`).not.toThrow()
+  })
 })
 
 describe('ulog fields', () => {
