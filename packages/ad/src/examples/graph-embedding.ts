@@ -16,8 +16,12 @@
 export const graphEmbeddingSource = `
 fn lengths(q: f64[], d: f64[], x: f64[], k: i32, pairs: i32[]) {
   for e in 0..len(d) {
-    for j in 0..k { q[e] += (x[pairs[2 * e] * k + j] - x[pairs[2 * e + 1] * k + j]) ** 2 }
+    a: i32 <- pairs[2 * e] * k
+    b: i32 <- pairs[2 * e + 1] * k
+    for j in 0..k { q[e] += (x[a + j] - x[b + j]) ** 2 }
     d[e] += sqrt(q[e])
+    b -> pairs[2 * e + 1] * k
+    a -> pairs[2 * e] * k
   }
 }
 fn embedding_loss(loss: f64, x: f64[], q1: f64[], d1: f64[], q2: f64[], d2: f64[], k: i32, e1: i32[], e2: i32[]) {
