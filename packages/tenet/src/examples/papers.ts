@@ -89,14 +89,16 @@ fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f6
 export const sparseDotMergeSource = `
 fn sparse_dot_merge(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
   for j in 0..n {
-    ia: i32 <- acolptr[j]
-    ib: i32 <- bcolptr[j]
     routine {
+      sa: i32 <- acolptr[j]
+      sb: i32 <- bcolptr[j]
       ea: i32 <- acolptr[j + 1]
       eb: i32 <- bcolptr[j + 1]
     }
-    while (ia < ea || ib < eb, ia > acolptr[j] || ib > bcolptr[j]) {
-      if (ia == ea || ib < eb && browval[ib] < arowval[ia], ib > bcolptr[j] && (ia == acolptr[j] || browval[ib - 1] >= arowval[ia - 1])) {
+    ia: i32 <- sa
+    ib: i32 <- sb
+    while (ia < ea || ib < eb, ia > sa || ib > sb) {
+      if (ia == ea || ib < eb && browval[ib] < arowval[ia], ib > sb && (ia == sa || browval[ib - 1] >= arowval[ia - 1])) {
         ib += 1
       } else {
         if (ib < eb && arowval[ia] == browval[ib], ~) {
@@ -105,9 +107,9 @@ fn sparse_dot_merge(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzv
         ia += 1
       }
     }
+    ia -> ea
+    ib -> eb
     ~routine
-    ia -> acolptr[j + 1]
-    ib -> bcolptr[j + 1]
   }
 }`
 
