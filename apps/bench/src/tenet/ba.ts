@@ -70,9 +70,9 @@ ${projection((n) => n, (j) => `cams[co + ${j}]`, (j) => `X[xo + ${j}]`)}
   }
 }
 
-fn ba_rows(loss: f64, row: i32, p: i32, cam: f64[], pt: f64[], w: f64[], feats: f64[], ws: f64[]) {
-  for i in 0..p {
-    b: i32 <- ${BA_WORKSPACE} * i
+fn ba_rows(loss: f64, row: i32, i0: i32, i1: i32, cam: f64[], pt: f64[], w: f64[], feats: f64[], ws: f64[]) {
+  for i in i0..i1 {
+    b: i32 <- ${BA_WORKSPACE} * (i - i0)
     co: i32 <- 11 * i
     xo: i32 <- 3 * i
 ${projection((n) => `ws[b + ${NAMES.indexOf(n)}]`, (j) => `cam[co + ${j}]`, (j) => `pt[xo + ${j}]`)}
@@ -83,7 +83,7 @@ ${projection((n) => `ws[b + ${NAMES.indexOf(n)}]`, (j) => `cam[co + ${j}]`, (j) 
     }
     xo -> 3 * i
     co -> 11 * i
-    b -> ${BA_WORKSPACE} * i
+    b -> ${BA_WORKSPACE} * (i - i0)
   }
 }
 `
@@ -103,8 +103,14 @@ export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaRe
   return out
 }
 
-/** A reusable Jacobian evaluator for one instance (per-observation copies made once). */
-export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobian } {
+/** Observations per block of the Jacobian sweeps (the workspace of a block stays in cache). */
+export const BA_BLOCK = 256
+
+/**
+ * A reusable Jacobian evaluator for one instance (per-observation copies made once). Block by
+ * block and row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1.
+ */
+export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
   const cam = new Float64Array(C * p)
@@ -114,12 +120,12 @@ export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobi
     pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
   }
   const wc = w.slice()
-  const ws = new Float64Array(BA_WORKSPACE * p)
+  const ws = new Float64Array(BA_WORKSPACE * block)
   const gCam = new Float64Array(C * p)
   const gPt = new Float64Array(3 * p)
   const gW = new Float64Array(p)
   const gFeats = new Float64Array(2 * p)
-  const gWs = new Float64Array(BA_WORKSPACE * p)
+  const gWs = new Float64Array(BA_WORKSPACE * block)
   const rows = fn(baModule(), 'ba_rows')
   const F = rows.core
   const A = grad(rows, { loss: 0 }).adjoint.core
@@ -127,21 +133,24 @@ export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobi
   const vals = J.vals
   const B = BA_BLOCK_COLS
   const run = (): BaSparseJacobian => {
-    for (let row = 0; row < 2; row++) {
-      ws.fill(0)
-      F(0, row, p, cam, pt, wc, feats, ws)
-      gCam.fill(0)
-      gPt.fill(0)
-      gW.fill(0)
-      gWs.fill(0)
-      A(F.results[0]!, row, p, cam, pt, wc, feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
-      for (let i = 0; i < p; i++) {
-        const o = (2 * i + row) * B
-        for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
-        vals[o + C] = gPt[3 * i]!
-        vals[o + C + 1] = gPt[3 * i + 1]!
-        vals[o + C + 2] = gPt[3 * i + 2]!
-        vals[o + C + 3] = gW[i]!
+    for (let i0 = 0; i0 < p; i0 += block) {
+      const i1 = Math.min(p, i0 + block)
+      for (let row = 0; row < 2; row++) {
+        ws.fill(0)
+        F(0, row, i0, i1, cam, pt, wc, feats, ws)
+        gCam.fill(0, C * i0, C * i1)
+        gPt.fill(0, 3 * i0, 3 * i1)
+        gW.fill(0, i0, i1)
+        gWs.fill(0)
+        A(F.results[0]!, row, i0, i1, cam, pt, wc, feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
+        for (let i = i0; i < i1; i++) {
+          const o = (2 * i + row) * B
+          for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
+          vals[o + C] = gPt[3 * i]!
+          vals[o + C + 1] = gPt[3 * i + 1]!
+          vals[o + C + 2] = gPt[3 * i + 2]!
+          vals[o + C + 3] = gW[i]!
+        }
       }
     }
     // weight rows: d(1 − w²)/dw
