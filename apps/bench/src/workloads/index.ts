@@ -1,5 +1,6 @@
 import type { Workload } from '../harness/types.js'
 import { baWorkload, type BaCase } from './ba.js'
+import { checkpointWorkload, type ChainCase } from './checkpoint.js'
 import { besselWorkload, type BesselCase } from './bessel.js'
 import { gmmWorkload, type GmmCase } from './gmm.js'
 import { embeddingWorkload, type EmbeddingCase } from './graph-embedding.js'
@@ -17,6 +18,7 @@ export interface WorkloadCaseMap {
   ba: BaCase
   unitary: UnitaryCase
   leapfrog: LeapfrogCase
+  checkpoint: ChainCase
 }
 
 export type WorkloadId = keyof WorkloadCaseMap
@@ -31,7 +33,8 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   ba: baWorkload,
   unitary: unitaryWorkload,
   leapfrog: leapfrogWorkload,
+  checkpoint: checkpointWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
-export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'leapfrog']
+export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'leapfrog', 'checkpoint']
