@@ -216,6 +216,7 @@ export const jaxRows = defineRowFamily({
         name,
         kind: 'jacobian',
         async setup(c) {
+          if (c.peersSkipped) return { na: c.peersSkipped }
           const jax = await loadJax()
           const np = jax.numpy
           const { p, cams, X, w, obs, feats } = c.inst

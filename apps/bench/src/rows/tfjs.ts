@@ -243,6 +243,7 @@ export const tfRows = defineRowFamily({
         name,
         kind: 'jacobian',
         async setup(c) {
+          if (c.peersSkipped) return { na: c.peersSkipped }
           const tf = await loadTf()
           const { p, cams, X, w, obs, feats } = c.inst
           for (let i = 0; i < cams.length; i += 11)
