@@ -18,9 +18,9 @@ export {
   numberSystems, registerNumbers, type FixedPointFormat, type LogarithmicFormat, type TropicalFormat,
 } from '@tenet/numbers'
 export {
-  gradient, grad, jacobian, hessian, hvp, checkGrad,
+  gradient, grad, jacobian, hessian, hvp, checkGrad, jvp, compileAdjoint, compileTangent,
   type Gradient, type GradientFunction, type LossOptions, type JacobianOptions, type HessianOptions,
-  type HvpOptions, type CheckGradOptions, type CheckGradResult,
+  type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
 export {
   bennettSchedule, knillSchedule, binomialSchedule, storeAllSchedule, recomputeAllSchedule,
