@@ -77,6 +77,8 @@ export interface StudyResult {
   logX: boolean
   logY: boolean
   series: { name: string; points: [number, number][] }[]
+  /** lines of findings printed under the chart and after the text table (e.g. a per-case summary) */
+  notes?: string[]
 }
 
 export const isNotApplicable = (r: PreparedRow | NotApplicable): r is NotApplicable =>

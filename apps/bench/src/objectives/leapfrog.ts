@@ -134,6 +134,11 @@ export function leapfrogF64(sys: SolarSystem, dt: number, steps: number): Float6
 
 /** The same integrator with every operation rounded to float32 (Math.fround). */
 export function leapfrogF32(sys: SolarSystem, dt: number, steps: number): Float64Array {
+  return leapfrogF32Samples(sys, dt, [steps])[0]!
+}
+
+/** {@link leapfrogF32}, integrating once and taking the positions after each of `sampleAt` (ascending) steps. */
+export function leapfrogF32Samples(sys: SolarSystem, dt: number, sampleAt: readonly number[]): Float64Array[] {
   const f = Math.fround
   const n = sys.bodies
   const x = Float32Array.from(sys.x)
@@ -160,16 +165,26 @@ export function leapfrogF32(sys: SolarSystem, dt: number, steps: number): Float6
   acc()
   const half = f(h / 2)
   for (let i = 0; i < v.length; i++) v[i] = f(v[i] + f(a[i] * half))
-  for (let t = 0; t < steps; t++) {
-    for (let i = 0; i < x.length; i++) x[i] = f(x[i] + f(v[i] * h))
-    acc()
-    for (let i = 0; i < v.length; i++) v[i] = f(v[i] + f(a[i] * h))
+  const out: Float64Array[] = []
+  let t = 0
+  for (const steps of sampleAt) {
+    for (; t < steps; t++) {
+      for (let i = 0; i < x.length; i++) x[i] = f(x[i] + f(v[i] * h))
+      acc()
+      for (let i = 0; i < v.length; i++) v[i] = f(v[i] + f(a[i] * h))
+    }
+    out.push(Float64Array.from(x))
   }
-  return Float64Array.from(x)
+  return out
 }
 
 /** The reference: the same integrator in double-double arithmetic (~32 digits). */
 export function leapfrogDoubleDouble(sys: SolarSystem, dt: number, steps: number): Float64Array {
+  return leapfrogDoubleDoubleSamples(sys, dt, [steps])[0]!
+}
+
+/** {@link leapfrogDoubleDouble}, integrating once and taking the positions after each of `sampleAt` (ascending) steps. */
+export function leapfrogDoubleDoubleSamples(sys: SolarSystem, dt: number, sampleAt: readonly number[]): Float64Array[] {
   const n = sys.bodies
   const x: DD[] = Array.from(sys.x, dd)
   const v: DD[] = Array.from(sys.v, dd)
@@ -196,12 +211,17 @@ export function leapfrogDoubleDouble(sys: SolarSystem, dt: number, steps: number
   acc()
   const half = ddDiv(h, dd(2))
   for (let i = 0; i < v.length; i++) v[i] = ddAdd(v[i], ddMul(a[i], half))
-  for (let t = 0; t < steps; t++) {
-    for (let i = 0; i < x.length; i++) x[i] = ddAdd(x[i], ddMul(v[i], h))
-    acc()
-    for (let i = 0; i < v.length; i++) v[i] = ddAdd(v[i], ddMul(a[i], h))
+  const out: Float64Array[] = []
+  let t = 0
+  for (const steps of sampleAt) {
+    for (; t < steps; t++) {
+      for (let i = 0; i < x.length; i++) x[i] = ddAdd(x[i], ddMul(v[i], h))
+      acc()
+      for (let i = 0; i < v.length; i++) v[i] = ddAdd(v[i], ddMul(a[i], h))
+    }
+    out.push(Float64Array.from(x, ddToNumber))
   }
-  return Float64Array.from(x, ddToNumber)
+  return out
 }
 
 /** Mean over the planets (not the Sun) of the Euclidean position error, in AU. */
@@ -215,4 +235,17 @@ export function meanPlanetError(x: Float64Array, reference: Float64Array): numbe
     s += Math.sqrt(dx * dx + dy * dy + dz * dz)
   }
   return s / (bodies - 1)
+}
+
+/** {@link leapfrogF64}, integrating once and taking the positions after each of `sampleAt` (ascending) steps. */
+export function leapfrogF64Samples(sys: SolarSystem, dt: number, sampleAt: readonly number[]): Float64Array[] {
+  const s = leapfrogStartF64(sys, dt)
+  const out: Float64Array[] = []
+  let t = 0
+  for (const steps of sampleAt) {
+    if (steps > t) leapfrogStepsF64(s, sys.mass, dt, steps - t)
+    t = Math.max(t, steps)
+    out.push(s.x.slice())
+  }
+  return out
 }

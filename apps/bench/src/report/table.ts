@@ -67,6 +67,7 @@ export function formatTextTable(result: SuiteResult): string {
     parts.push(line(HEADERS.map(([, t]) => t)))
     parts.push(widths.map((n) => '─'.repeat(n)).join('  '))
     for (const r of rows) parts.push(line(HEADERS.map(([k]) => r[k])))
+    if (w.study?.notes?.length) parts.push('', `${w.study.title}:`, ...w.study.notes.map((n) => `  ${n}`))
   }
   return `${parts.join('\n')}\n`
 }

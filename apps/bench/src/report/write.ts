@@ -50,6 +50,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
       const name = `${w.id}-study.svg`
       put(name, lineChart(w.study))
       md.push(`### ${w.study.title}`, '', `![${w.study.title}](${name})`, '')
+      if (w.study.notes?.length) md.push(...w.study.notes.map((n) => `- ${n}`), '')
       md.push(`| ${w.study.xLabel} | ${w.study.series.map((s) => s.name).join(' | ')} |`, `|---|${w.study.series.map(() => '---').join('|')}|`)
       const xs = [...new Set(w.study.series.flatMap((s) => s.points.map(([x]) => x)))].sort((a, b) => a - b)
       for (const x of xs)

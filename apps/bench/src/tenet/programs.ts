@@ -241,3 +241,24 @@ export function tenetLeapfrog(
   return Float64Array.from(x)
 }
 
+
+/** {@link tenetLeapfrog}, integrating once and taking the positions after each of `sampleAt` (ascending) steps. */
+export function tenetLeapfrogSamples(
+  f: ReturnType<typeof leapfrogFunctions>,
+  T: 'f64' | 'f32',
+  sys: { x: Float64Array; v: Float64Array; mass: Float64Array; bodies: number },
+  dt: number,
+  sampleAt: readonly number[],
+): Float64Array[] {
+  const A = T === 'f64' ? Float64Array : Float32Array
+  const x = A.from(sys.x), v = A.from(sys.v), m = A.from(sys.mass)
+  f.start.core(x, v, m, sys.bodies, G_SOLAR, dt)
+  const out: Float64Array[] = []
+  let t = 0
+  for (const steps of sampleAt) {
+    if (steps > t) f.steps.core(x, v, m, sys.bodies, G_SOLAR, dt, steps - t)
+    t = Math.max(t, steps)
+    out.push(Float64Array.from(x))
+  }
+  return out
+}

@@ -1,10 +1,13 @@
 import { checkClose, lazy } from '../harness/check.js'
-import { leapfrogFunctions, tenetLeapfrog } from '../tenet/programs.js'
+import { leapfrogFunctions, tenetLeapfrogSamples } from '../tenet/programs.js'
 import type { CaseSpec, StudyResult, Workload } from '../harness/types.js'
 import {
   leapfrogDoubleDouble,
+  leapfrogDoubleDoubleSamples,
   leapfrogF32,
+  leapfrogF32Samples,
   leapfrogF64,
+  leapfrogF64Samples,
   leapfrogStartF64,
   leapfrogStepsF64,
   leapfrogStepsInverseF64,
@@ -32,7 +35,7 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
   id: 'leapfrog',
   title: 'Leapfrog solar system (round-off study)',
   description:
-    'Sun + 8 planets, Δt = 1 day. Timed: float64 steps (baseline), float32 steps, and the time-reversed run; study: mean planet position error against a double-double reference versus the number of steps.',
+    'Sun + 8 planets, Δt = 1 day. Timed: float64 steps (baseline), float32 steps, and the time-reversed run; study: mean planet position error against a double-double reference after 2^k steps (k ≤ 16; ≤ 20 with --full), float64 and float32, irreversible (plain TS), reversible and reversible-accumulating (Tenet).',
   cases: (o): CaseSpec<LeapfrogCase>[] =>
     (o.full ? [1000, 10000] : [1000]).map((steps) => ({
       label: `${steps} steps`,
@@ -88,24 +91,17 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
   ],
   study(o): StudyResult {
     const sys = solarSystem()
-    const stepsList = o.full ? [10, 100, 1000, 10000, 100000] : [10, 100, 1000, 10000]
-    // integrate once, sampling along the way (each integrator is deterministic step by step)
-    const f64: [number, number][] = []
-    const f32: [number, number][] = []
+    // 2^k steps, k = 0..20 with --full (≈ 1.5 min, most of it the double-double reference), ..16 quick
+    const stepsList = Array.from({ length: (o.full ? 20 : 16) + 1 }, (_, k) => 2 ** k)
+    // each integrator runs once, sampled along the way (it is deterministic step by step)
+    const ref = leapfrogDoubleDoubleSamples(sys, DT, stepsList)
+    const series = (xs: Float64Array[]): [number, number][] => xs.map((x, i) => [stepsList[i]!, meanPlanetError(x, ref[i]!)])
+    const f64 = series(leapfrogF64Samples(sys, DT, stepsList))
+    const f32 = series(leapfrogF32Samples(sys, DT, stepsList))
     // the Tenet programs (paper 000 Fig. 6): reversible (Listing 25) and accumulative (Listing 26)
-    const reversible: ['f64' | 'f32', boolean, [number, number][]][] = [
-      ['f64', false, []],
-      ['f32', false, []],
-      ['f64', true, []],
-      ['f32', true, []],
-    ]
-    for (const steps of stepsList) {
-      const ref = leapfrogDoubleDouble(sys, DT, steps)
-      f64.push([steps, meanPlanetError(leapfrogF64(sys, DT, steps), ref)])
-      f32.push([steps, meanPlanetError(leapfrogF32(sys, DT, steps), ref)])
-      for (const [T, accumulative, out] of reversible)
-        out.push([steps, meanPlanetError(tenetLeapfrog(leapfrogFunctions(T, accumulative), T, sys, DT, steps), ref)])
-    }
+    const reversible = ([['f64', false], ['f32', false], ['f64', true], ['f32', true]] as const).map(
+      ([T, accumulative]) => [T, accumulative, series(tenetLeapfrogSamples(leapfrogFunctions(T, accumulative), T, sys, DT, stepsList))] as const,
+    )
     return {
       title: 'Leapfrog round-off: mean planet position error vs steps',
       xLabel: 'steps',
@@ -113,8 +109,8 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
       logX: true,
       logY: true,
       series: [
-        { name: 'float64 (regular)', points: f64 },
-        { name: 'float32 (regular)', points: f32 },
+        { name: 'float64 (irreversible)', points: f64 },
+        { name: 'float32 (irreversible)', points: f32 },
         ...reversible.map(([T, accumulative, points]) => ({
           name: `${T === 'f64' ? 'float64' : 'float32'} (${accumulative ? 'accumulative' : 'reversible'}, Tenet)`,
           points,
