@@ -39,3 +39,17 @@ export function besselJDerivative(nu: number, z: number): number {
 export function besselJSecondDerivative(nu: number, z: number): number {
   return 0.25 * (besselJInteger(nu - 2, z) - 2 * besselJInteger(nu, z) + besselJInteger(nu + 2, z))
 }
+
+/** Besselj series terms the plain loop takes at z (so the unrolled graph computes the same sum). */
+export function besselTermCount(nu: number, z: number, atol = 1e-8): number {
+  const half = z / 2
+  let f = 1
+  for (let i = 2; i <= nu; i++) f *= i
+  let s = half ** nu / f
+  let k = 0
+  while (Math.abs(s) > atol) {
+    k++
+    s *= -(half * half) / (k * (k + nu))
+  }
+  return k
+}

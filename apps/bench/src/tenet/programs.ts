@@ -202,6 +202,20 @@ fn leapfrog(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}, steps: 
 }`
 }
 
+/**
+ * The batch of the throughput case: \`ibesselj\` at every z (out[i] += J_ν(z[i])), and the loss
+ * Σ J_ν(z_i) whose gradient is J′_ν(z_i) at every z (one forward run plus one adjoint run).
+ */
+export const besselBatchSource = `
+${besselSource}
+fn ibesselj_batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }
+}
+fn ibesselj_sum(loss: f64, out: f64[], nu: i32, z: f64[]) {
+  ibesselj_batch(out, nu, z)
+  for i in 0..len(out) { loss += identity(out[i]) }
+}`
+
 const cache = new Map<string, TenetModule>()
 function cached(key: string, source: () => string): TenetModule {
   let m = cache.get(key)
@@ -210,6 +224,10 @@ function cached(key: string, source: () => string): TenetModule {
 }
 
 export const besselFunction = (): TenetFunction => fn(cached('bessel', () => besselSource), 'ibesselj')
+export const besselBatchFunctions = (): { batch: TenetFunction; sum: TenetFunction } => {
+  const m = cached('bessel-batch', () => besselBatchSource)
+  return { batch: fn(m, 'ibesselj_batch'), sum: fn(m, 'ibesselj_sum') }
+}
 export const sparseDotFunction = (): TenetFunction => fn(cached('sparse-dot', () => examples.sparseDotSource), 'sparse_dot')
 export const sparseDotMergeFunction = (): TenetFunction => fn(cached('sparse-dot-merge', () => examples.sparseDotMergeSource), 'sparse_dot_merge')
 export const sparseMulFunctions = (): { mul: TenetFunction; loss: TenetFunction } => {
