@@ -21,6 +21,19 @@ const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
 export const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
 
+/** The host conversions of a parameter's element type (fixed: rounding, ulog: encoding), if any. */
+export function hostConversions(c: CompiledAdjoint, i: number): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
+  const t = c.params[i]!.type
+  const ns = c.info.registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
+  return { ...(ns?.fromHost ? { fromHost: ns.fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
+}
+
+/** Copies host values into an internal array, converting each with `fromHost` when given. */
+function copyIn(dst: TypedArray, src: TypedArray, fromHost: ((x: number) => number) | undefined): void {
+  if (!fromHost) { dst.set(src as never); return }
+  for (let j = 0; j < src.length; j++) dst[j] = fromHost(src[j]!)
+}
+
 /** Drives one compiled adjoint: owns copies of the arguments and the gradient buffers, reused. */
 export class Sweep {
   readonly fwd: unknown[]
@@ -29,6 +42,7 @@ export class Sweep {
   private readonly gbufs: Array<Float64Array | Float32Array | undefined>
   private readonly isBool: boolean[]
   private readonly fromHost: Array<((x: number) => number) | undefined>
+  private readonly toHost: Array<((x: number) => number) | undefined>
   private readonly sink: number
   private readonly adjointCore: CompiledFunction
 
@@ -40,7 +54,8 @@ export class Sweep {
     this.bufs = new Array(n).fill(undefined)
     this.gbufs = new Array(n).fill(undefined)
     this.isBool = c.params.map((p) => p.type.kind === 'scalar' && p.type.name === 'bool')
-    this.fromHost = c.params.map((p) => (p.type.kind === 'scalar' ? c.info.registry.findNumberSystem(p.type.name)?.fromHost : undefined))
+    this.fromHost = c.params.map((_, i) => hostConversions(c, i).fromHost)
+    this.toHost = c.params.map((_, i) => hostConversions(c, i).toHost)
     this.adjointCore = c.adjoint.core
   }
 
@@ -66,7 +81,7 @@ export class Sweep {
         if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a ${ctor.name}`)
         let b = this.bufs[i]
         if (!b || b.length !== (a as TypedArray).length) b = this.bufs[i] = new ctor((a as TypedArray).length)
-        b.set(a as never)
+        copyIn(b, a as TypedArray, this.fromHost[i])
         this.fwd[i] = b
       } else {
         if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a JS array (a stack)`)
@@ -132,10 +147,15 @@ export class Sweep {
     return this.gbufs[i]!
   }
 
-  /** Reads a float scalar of the current values (a scalar parameter, or an element of an array one). */
+  /**
+   * Reads a float scalar of the current values (a scalar parameter, or an element of an array
+   * one), as a host number (the real value of a fixed-point or ulog value).
+   */
   value(param: number, index: number): number {
     const v = this.fwd[param]
-    return typeof v === 'number' ? v : (v as Float64Array)[index]!
+    const x = typeof v === 'number' ? v : (v as Float64Array)[index]!
+    const th = this.toHost[param]
+    return th ? th(x) : x
   }
 }
 
@@ -188,6 +208,7 @@ interface DriverContext {
   fwd: CompiledFunction
   adj: CompiledFunction
   fromHost: Array<((x: number) => number) | undefined>
+  toHost: Array<((x: number) => number) | undefined>
   scalars: Float64Array
   loss: Float64Array
   buffers: Array<Float64Array | Float32Array | undefined>
@@ -210,7 +231,8 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
   const ctx: DriverContext = {
     fwd: c.forward,
     adj: c.adjoint.core,
-    fromHost: params.map((p) => (p.type.kind === 'scalar' ? registry.findNumberSystem(p.type.name)?.fromHost : undefined)),
+    fromHost: params.map((_, i) => hostConversions(c, i).fromHost),
+    toHost: params.map((_, i) => hostConversions(c, i).toHost),
     scalars: new Float64Array(n),
     loss: new Float64Array(1),
     buffers: new Array(n).fill(undefined),
@@ -227,12 +249,12 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
       if (!(a instanceof ctor)) ctx.bad(i, a)
       let b = ctx.values[i]
       if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
-      b.set(a as never)
+      copyIn(b, a as TypedArray, ctx.fromHost[i])
       return b
     },
     gradBuffer(i, v) {
       let g = ctx.buffers[i]
-      if (!g || g.length !== v.length) g = ctx.buffers[i] = new (v.constructor as Float64ArrayConstructor)(v.length)
+      if (!g || g.length !== v.length) g = ctx.buffers[i] = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length)
       else g.fill(0)
       return g
     },
@@ -258,7 +280,7 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
   params.forEach((p, i) => {
     if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
   })
-  lines.push(`ctx.loss[0] = v${loss};`)
+  lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
   const grads: string[] = []
   params.forEach((p, i) => {
     const s = c.slots[i]
@@ -332,7 +354,12 @@ function inverseGradient(c: CompiledAdjoint, args: unknown[], gr: Gradient, sink
   const vals: unknown[] = adjArgs.slice(0, n).map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? res[i] !== 0 : res[i]) : v))
   const finv = c.inverse
   finv.apply(undefined, vals)
-  const out = vals.map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? finv.results[i] !== 0 : finv.results[i]) : v))
+  const out = vals.map((v, i) => {
+    const th = hostConversions(c, i).toHost
+    if (c.params[i]!.type.kind === 'scalar') return isBool(i) ? finv.results[i] !== 0 : th ? th(finv.results[i]!) : finv.results[i]
+    if (th && ArrayBuffer.isView(v)) return (v as Float64Array).map(th)
+    return v
+  })
   const gradientOut: Gradient = c.slots.map((s) => (!s || s.kind === 'stack' ? null : s.kind === 'scalar' ? res[s.index]! : (adjArgs[s.index] as Float64Array)))
   return { args: out, gradient: gradientOut, sink: res[adjArgs.length - 1]! }
 }
@@ -394,13 +421,25 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   const ad = gradient(f, args, options)
   const work = cloneArgs(args)
   const fwd = c.forward, inv = c.inverse
+  const conv = c.params.map((_, i) => hostConversions(c, i))
+  const converts = conv.some((h) => h.fromHost)
+  // number systems with a host encoding (fixed, ulog) run on converted copies of the host values
+  const inner = converts ? work.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)) : work
   const invArgs = work.slice()
   const run = (): number => {
-    fwd.apply(undefined, work)
-    const lossValue = fwd.results[options.loss]!
+    if (converts) {
+      for (let i = 0; i < work.length; i++) {
+        const a = work[i], fh = conv[i]!.fromHost
+        if (ArrayBuffer.isView(a)) copyIn(inner[i] as TypedArray, a as TypedArray, fh)
+        else inner[i] = typeof a === 'number' && fh ? fh(a) : a
+      }
+    }
+    fwd.apply(undefined, inner)
+    const raw = fwd.results[options.loss]!
+    const lossValue = conv[options.loss]!.toHost ? conv[options.loss]!.toHost!(raw) : raw
     for (let i = 0; i < work.length; i++) {
       const p = c.params[i]!
-      invArgs[i] = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? fwd.results[i] !== 0 : fwd.results[i]) : work[i]
+      invArgs[i] = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? fwd.results[i] !== 0 : fwd.results[i]) : inner[i]
     }
     inv.apply(undefined, invArgs)
     return lossValue

@@ -51,12 +51,67 @@ export function isFloatType(registry: Registry, t: ScalarTypeName | undefined): 
   return t !== undefined && registry.findNumberSystem(t)?.float === true
 }
 
-/** Whether an expression reads floating-point memory (so it has a nonzero derivative somewhere). */
+/**
+ * Whether a scalar type is differentiable: a floating-point number system, or one that encodes
+ * real numbers (a `toHost` decoding, its own arithmetic and `*=`/`/=` updates: the logarithmic
+ * `ulog`). Tropical numbers (no decoding) are not.
+ */
+export function isDiffType(registry: Registry, t: ScalarTypeName | undefined): boolean {
+  const ns = t === undefined ? undefined : registry.findNumberSystem(t)
+  return ns !== undefined && (ns.float || (ns.toHost !== undefined && ns.update !== undefined && ns.arithmetic !== undefined))
+}
+
+/**
+ * Whether a differentiable type is differentiated through its real value (every type but the
+ * native floats f64 and f32: fixed point, ulog): its gradient is an f64, and the derivative
+ * expressions read its values converted with `f64(...)`.
+ */
+export function isRealViewType(registry: Registry, t: ScalarTypeName | undefined): boolean {
+  return t !== 'f64' && t !== 'f32' && isDiffType(registry, t)
+}
+
+/** The scalar type of the gradient (or tangent) of a value of type `t`: f32 for f32, else f64. */
+export function gradientScalar(t: ScalarTypeName): ScalarTypeName {
+  return t === 'f32' ? 'f32' : 'f64'
+}
+
+/**
+ * The real-valued version of a checked expression: a copy in which every leaf of a real-view type
+ * (fixed, ulog) is read as `f64(leaf)`, `convert(…)` into such a type is the real value of its
+ * argument, and the arithmetic between them is f64 arithmetic. Expressions of f64/f32 only are
+ * returned as copies, unchanged.
+ */
+export function realView(e: Expr, registry: Registry): Expr {
+  const isReal = (x: Expr | Dataview) => isRealViewType(registry, typeOf(x))
+  const asF64 = (x: Expr): Expr => ({ kind: 'call', callee: 'f64', args: [x], type: 'f64', ...(x.loc ? { loc: x.loc } : {}) } as Expr)
+  const go = (x: Expr): Expr => {
+    switch (x.kind) {
+      case 'var': case 'index': return isReal(x) ? asF64(clone(x)) : clone(x)
+      case 'num': return isReal(x) ? { ...x, isFloat: true, type: 'f64' } as Expr : clone(x)
+      case 'unary': return retype({ ...x, arg: go(x.arg) })
+      case 'binary': return retype({ ...x, left: go(x.left), right: go(x.right) })
+      case 'call':
+        if (x.callee === 'convert' && isReal(x)) {
+          const a = go(x.args[0]!)
+          return typeOf(a) === 'f64' ? a : asF64(a)
+        }
+        return retype({ ...x, args: x.args.map(go) })
+      default: return clone(x)
+    }
+  }
+  const retype = (x: Expr): Expr => {
+    if (isReal(x)) (x as { type?: string }).type = 'f64'
+    return x
+  }
+  return go(e)
+}
+
+/** Whether an expression reads differentiable memory (so it has a nonzero derivative somewhere). */
 export function readsFloat(e: Expr, registry: Registry): boolean {
   switch (e.kind) {
     case 'num': case 'bool': return false
-    case 'var': case 'index': return isFloatType(registry, typeOf(e))
-    case 'field': return isFloatType(registry, typeOf(e)) || readsFloat(e.target, registry)
+    case 'var': case 'index': return isDiffType(registry, typeOf(e))
+    case 'field': return isDiffType(registry, typeOf(e)) || readsFloat(e.target, registry)
     case 'unary': return readsFloat(e.arg, registry)
     case 'binary': return readsFloat(e.left, registry) || readsFloat(e.right, registry)
     case 'call':

@@ -11,7 +11,7 @@ import {
 } from '@tenet/ir'
 import { invert, invertStmt, preprocess } from '@tenet/reversible'
 import {
-  add, at, clone, differentiate, isFloatType, lit, readsFloat, ref, typeOf,
+  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, neg, readsFloat, realView, ref, typeOf,
   type Contribution, type PartialsResolver,
 } from './expr.js'
 
@@ -31,15 +31,26 @@ export interface GradientSlot {
   type: Type
 }
 
-/** Whether a value type has a gradient (float scalars, arrays and stacks of floats). */
+/**
+ * Whether a value type has a gradient: scalars, arrays and stacks of a differentiable number
+ * system (f64, f32, fixed point, ulog; see `isDiffType`).
+ */
 export function hasGradient(t: Type, registry: Registry): boolean {
-  return isFloatType(registry, t.kind === 'scalar' ? t.name : t.elem)
+  return isDiffType(registry, t.kind === 'scalar' ? t.name : t.elem)
+}
+
+/**
+ * The type of the gradient of a value of type `t`: the same shape, with f32 elements for f32 and
+ * f64 elements otherwise (a fixed-point or ulog value has an f64 gradient w.r.t. its real value).
+ */
+export function gradientType(t: Type): Type {
+  return t.kind === 'scalar' ? { kind: 'scalar', name: gradientScalar(t.name) } : { ...t, elem: gradientScalar(t.elem) }
 }
 
 /** The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient). */
 export function gradientSlots(params: Param[], registry: Registry): Array<GradientSlot | null> {
   let k = params.length
-  return params.map((p) => (hasGradient(p.type, registry) ? { kind: p.type.kind, index: k++, type: p.type } : null))
+  return params.map((p) => (hasGradient(p.type, registry) ? { kind: p.type.kind, index: k++, type: gradientType(p.type) } : null))
 }
 
 const fail = (msg: string, loc?: Expr['loc']): never => {
@@ -140,7 +151,7 @@ class FunctionAdjoint {
   build(): FunctionDef {
     const slots = gradientSlots(this.f.params, this.registry)
     const gradParams: Param[] = []
-    this.f.params.forEach((p, i) => { if (slots[i]) gradParams.push({ name: this.g(p.name), type: p.type }) })
+    this.f.params.forEach((p, i) => { if (slots[i]) gradParams.push({ name: this.g(p.name), type: gradientType(p.type) }) })
     return {
       kind: 'fn',
       name: this.name,
@@ -152,7 +163,7 @@ class FunctionAdjoint {
 
   private g(name: string): string { return this.prefix + name }
   private fresh(kind: string): string { return `$${kind}${this.counter++}` }
-  private isFloat(t: string | undefined): boolean { return isFloatType(this.registry, t) }
+  private isFloat(t: string | undefined): boolean { return isDiffType(this.registry, t) }
 
   /** The gradient dataview of a value dataview. */
   private grad(dv: Dataview | Arg): Grad {
@@ -202,17 +213,58 @@ class FunctionAdjoint {
   private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const restore = invertStmt(clone(s))
     delete (restore as { distinct?: unknown }).distinct
-    if (!this.isFloat(typeOf(s.target))) return [restore]
-    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on a float yet`, s.loc)
+    const tt = typeOf(s.target)
+    if (!this.isFloat(tt)) return [restore]
     let target: Dataview = s.target
-    let sign = s.op === '+=' ? 1 : -1
+    let sign = 1
     while (target.kind === 'neg') { target = target.target; sign = -sign }
+    if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target, sign)]
+    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (s.op === '-=') sign = -sign
     return [restore, ...this.accumulate(s.value, this.grad(target) as Expr, sign, s.loc)]
+  }
+
+  /**
+   * The adjoint of `y *= e` / `y /= e` on a number system with real semantics Y ← Y·E (Y ← Y/E),
+   * ulog: after y is restored, `g_E += g_y · Y` (`g_E −= g_y · Y/E²` for `/=`), propagated
+   * through the real-valued version of e (its leaves read with `f64(...)`), then `g_y ← g_y · E`
+   * (`g_y / E`). f64 has no reversible scaling, so the scaling goes through an ancilla τ:
+   * `τ += g_y·(k−1); g_y += τ; τ −= g_y·(k−1)/k` with k the factor, after which τ is zero up to
+   * rounding (a few ulps of g_y), and its residue is dropped into the sink like an ancilla's
+   * gradient. The gradient is therefore exact up to that rounding, as an f64 product would be.
+   */
+  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview, sign: number): Stmt[] {
+    const tt = typeOf(s.target)
+    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    const gy = (): Expr => (sign > 0 ? this.grad(target) : { kind: 'neg', target: this.grad(target) }) as Expr
+    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr] })
+    const E = realView(s.value, this.registry)
+    const k = this.fresh('k'), t = this.fresh('t')
+    const f64 = { kind: 'scalar', name: 'f64' } as const
+    const at = s.loc ? { loc: s.loc } : {}
+    const kv = (): Expr => ref(k)
+    const factor: Expr = s.op === '*=' ? clone(E) : bin('/', lit(1), clone(E))
+    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E²
+    const seedE: Expr = s.op === '*=' ? mul(gy(), y()) : neg(bin('/', mul(gy(), y()), bin('*', clone(E), clone(E))))
+    const gTarget = this.grad(target)
+    return [
+      ...this.accumulate(E, seedE, 1, s.loc),
+      { kind: 'alloc', name: k, declared: f64, value: lit(0), ...at },
+      { kind: 'update', op: '+=', target: ref(k), value: factor, ...at },
+      { kind: 'alloc', name: t, declared: f64, value: lit(0), ...at },
+      { kind: 'update', op: '+=', target: ref(t), value: mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), ...at },
+      { kind: 'update', op: '+=', target: clone(gTarget), value: ref(t), ...at },
+      { kind: 'update', op: '-=', target: ref(t), value: bin('/', mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), kv()), ...at },
+      this.drop(withType(ref(t), 'f64'), true),
+      { kind: 'dealloc', name: t, value: lit(0), ...at },
+      { kind: 'update', op: '-=', target: ref(k), value: clone(factor), ...at },
+      { kind: 'dealloc', name: k, value: lit(0), ...at },
+    ] as Stmt[]
   }
 
   /** `g_x ±= seed · ∂e/∂x` for the float locations x read by e (occurrences of one location summed). */
   private accumulate(e: Expr, seed: Expr, sign: number, at?: Expr['loc']): Stmt[] {
-    const terms: Contribution[] = differentiate(e, seed, this.registry, this.builder.partials)
+    const terms: Contribution[] = differentiate(realView(e, this.registry), seed, this.registry, this.builder.partials)
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
       const key = printExpr(t.leaf)
@@ -257,13 +309,17 @@ class FunctionAdjoint {
     if (t.kind === 'stack') return [inv, { kind: 'dealloc', name: gx, value: { kind: 'emptystack' } }]
     if (t.kind === 'array') {
       const n = (s.value as Extract<Expr, { kind: 'call' }>).args[0]!
-      const gref = ref(gx); (gref as { type?: string }).type = t.elem
+      const gref = ref(gx); (gref as { type?: string }).type = gradientScalar(t.elem)
       return [inv, this.drop(gref, true, clone(n)), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [clone(n)] } }]
     }
     const value = s.value as Expr
-    const gref = ref(gx); (gref as { type?: string }).type = t.name
+    const gref = ref(gx); (gref as { type?: string }).type = gradientScalar(t.name)
     const dropped = [this.drop(gref, true), { kind: 'dealloc', name: gx, value: lit(0) } as Stmt]
     if (!readsFloat(value, this.registry)) return [inv, ...dropped]
+    if (!this.registry.numberSystem(t.name).bijectiveUpdates.includes('-=')) {
+      // no `-=` (ulog): x <- e propagates g_x into what e reads, then frees x checked against e
+      return [...this.accumulate(value, ref(gx), 1, s.loc), inv, ...dropped]
+    }
     // x <- e is x <- 0; x += e: its adjoint propagates g_x into what e reads, then frees x at 0
     return [
       { kind: 'update', op: '-=', target: ref(s.name), value: clone(value), ...loc(s) },
@@ -281,7 +337,7 @@ class FunctionAdjoint {
     const value: Expr | { kind: 'emptystack' } = t.kind === 'stack' ? { kind: 'emptystack' }
       : t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)] }
         : lit(0)
-    return [inv, { kind: 'alloc', name: gx, declared: t, value } as Stmt]
+    return [inv, { kind: 'alloc', name: gx, declared: gradientType(t), value } as Stmt]
   }
 
   /**
@@ -298,7 +354,7 @@ class FunctionAdjoint {
       if (!t) return
       const temp = (): string => {
         const c = this.fresh('c')
-        before.push({ kind: 'alloc', name: c, declared: t, value: t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [this.grad(a) as Expr] }] } : lit(0) } as Stmt)
+        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [this.grad(a) as Expr] }] } : lit(0) } as Stmt)
         return c
       }
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
@@ -308,7 +364,7 @@ class FunctionAdjoint {
         }
         const c = temp()
         args.push(ref(c))
-        after.push(this.drop(withType(ref(c), (t as { name: string }).name), true), { kind: 'dealloc', name: c, value: lit(0) })
+        after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), { kind: 'dealloc', name: c, value: lit(0) })
         return
       }
       const gv = this.grad(a)
@@ -319,7 +375,7 @@ class FunctionAdjoint {
         if (t.kind === 'scalar') {
           after.push(
             { kind: 'update', op: '+=', target: gv, value: ref(c) },
-            this.drop(withType(ref(c), t.name), false),
+            this.drop(withType(ref(c), gradientScalar(t.name)), false),
             { kind: 'dealloc', name: c, value: lit(0) },
           )
         } else if (t.kind === 'array') {
@@ -327,7 +383,7 @@ class FunctionAdjoint {
           const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(c)] })
           after.push(
             { kind: 'for', variable: k, start: { kind: 'num', value: 0, isFloat: false }, stop: n(), step: null, inclusive: false, body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }] },
-            this.drop(withType(ref(c), t.elem), false, n()),
+            this.drop(withType(ref(c), gradientScalar(t.elem)), false, n()),
             { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } },
           )
         } else fail(`the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`, s.loc)
