@@ -2,6 +2,7 @@ import { checkClose, lazy } from '../harness/check.js'
 import type { CaseSpec, Workload } from '../harness/types.js'
 import { finiteDifferenceHessian } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
+import { embeddingTrainingStudy } from './embedding-training.js'
 import {
   createEmbeddingWorkspace,
   embeddingGradientPlain,
@@ -36,7 +37,7 @@ export const embeddingWorkload: Workload<EmbeddingCase> = {
   id: 'graph-embedding',
   title: 'Petersen graph embedding',
   description:
-    'Loss = Var(d(L1)) + Var(d(L2)) + exp(relu(mean d(L1) − mean d(L2) + 0.1)) − 1 over 10 vertices in k dimensions; gradient and Hessian (10k parameters).',
+    'Loss = Var(d(L1)) + Var(d(L2)) + exp(relu(mean d(L1) − mean d(L2) + 0.1)) − 1 over 10 vertices in k dimensions; gradient and Hessian (10k parameters). Study: training with Adam (Tenet gradient) for k = 1..10 and Newton (Tenet Hessian) for k = 5.',
   cases: (o): CaseSpec<EmbeddingCase>[] =>
     (o.full ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] : [2, 4, 6, 8, 10]).map((k) => ({
       label: `k=${k}`,
@@ -80,6 +81,8 @@ export const embeddingWorkload: Workload<EmbeddingCase> = {
       },
     },
   ],
+  // training (not timed): Adam with the Tenet gradient for k = 1..10, Newton with the Tenet Hessian
+  study: (o) => embeddingTrainingStudy(o),
 }
 
 export const embeddingSink = (): number => sink
