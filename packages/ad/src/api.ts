@@ -10,10 +10,29 @@ import { compileAdjoint, type CompiledAdjoint } from './compile.js'
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
 
+/**
+ * The gradient of a complex value in the surface view: `re` = ∂L/∂Re z, `im` = ∂L/∂Im z, i.e.
+ * the complex number ḡ_z = ∂L/∂x + i·∂L/∂y for z = x + iy (see "Complex numbers" in the README).
+ */
+export interface ComplexGradient { re: number; im: number }
+
+/**
+ * A gradient per argument of the function *as written* (before complex numbers are lowered to
+ * pairs of f64): like `Gradient`, plus `{ re, im }` for a complex scalar and an array of them for
+ * a complex array.
+ */
+export type SurfaceGradient = Array<number | Float64Array | Float32Array | ComplexGradient | ComplexGradient[] | null>
+
 /** Which argument holds the loss. */
 export interface LossOptions {
-  /** Index of the float scalar argument that holds the loss (NiLang's `Val(i)`, 0-based). */
+  /**
+   * Index of the float scalar argument that holds the loss (NiLang's `Val(i)`, 0-based). With
+   * arguments in the surface view of a function with complex parameters, the index of a
+   * parameter as written; a complex loss parameter means its real part (see `lossPart`).
+   */
   loss: number
+  /** For a complex loss parameter in the surface view: which part is the loss (default `'re'`). */
+  lossPart?: 're' | 'im'
 }
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
@@ -369,14 +388,88 @@ export function copyGradient(g: Gradient): Gradient {
 }
 
 /**
+ * The view of a function with lowered parameters (complex → pairs of f64) as written: maps
+ * surface arguments to the lowered ones and lowered gradients back. Null when no parameter of
+ * `f` is lowered.
+ */
+export interface SurfaceView {
+  /** The surface arguments → the positional arguments of the lowered function. */
+  toLowered(args: unknown[]): unknown[]
+  /** A surface loss (parameter index and part) → the index of the lowered loss argument. */
+  lossIndex(loss: number, part?: 're' | 'im'): number
+  /** Lowered gradients → one per surface parameter (`{ re, im }` for complex scalars). */
+  fromLowered(g: Gradient): SurfaceGradient
+  /** Number of surface parameters. */
+  readonly arity: number
+}
+
+/** The surface view of `f` (see `SurfaceView`), or null when none of its parameters is lowered. */
+export function surfaceView(f: TenetFunction): SurfaceView | null {
+  const info = compileAdjoint(f).info
+  const surface = info.surface
+  const hooks = surface.params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering)
+  if (!hooks.some(Boolean)) return null
+  const widths = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
+  const starts: number[] = []
+  widths.reduce((k, w, i) => { starts[i] = k; return k + w }, 0)
+  return {
+    arity: surface.params.length,
+    toLowered(args) {
+      if (args.length !== surface.params.length) argError(`\`${surface.name}\` takes ${surface.params.length} arguments (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`)
+      return args.flatMap((a, i) => {
+        const h = hooks[i]
+        return h ? h.toArgs(a, surface.params[i]!.type, `argument ${i + 1} (\`${surface.params[i]!.name}\`) of \`${surface.name}\``) : [a]
+      })
+    },
+    lossIndex(loss, part = 're') {
+      const p = surface.params[loss]
+      if (!Number.isInteger(loss) || !p) return argError(`\`loss\` must be the index of a parameter of \`${surface.name}\` (0..${surface.params.length - 1}), got ${loss}`)
+      return starts[loss]! + (hooks[loss] && p.type.kind === 'scalar' && part === 'im' ? 1 : 0)
+    },
+    fromLowered(g) {
+      return surface.params.map((p, i) => {
+        const k = starts[i]!
+        if (!hooks[i]) return g[k]!
+        if (p.type.kind === 'scalar') {
+          const re = g[k], im = g[k + 1]
+          return typeof re === 'number' && typeof im === 'number' ? { re, im } : null
+        }
+        const a = g[k]
+        if (!a || typeof a === 'number') return null
+        const out: ComplexGradient[] = []
+        for (let j = 0; j + 1 < a.length; j += 2) out.push({ re: a[j]!, im: a[j + 1]! })
+        return out
+      })
+    },
+  }
+}
+
+/** Whether `args` are surface arguments of a function with lowered (complex) parameters. */
+function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | null {
+  const view = surfaceView(f)
+  return view && args.length === view.arity ? view : null
+}
+
+/**
  * The gradient of the loss argument with respect to every argument of `f` at `args`: a number
  * for each float scalar, a `Float64Array` (`Float32Array` for f32) for each float array, null for
- * integer, bool and stack arguments. The caller's arrays are left as passed.
+ * integer, bool and stack arguments. The caller's arrays are left as passed. Fixed-point and
+ * ulog arguments are passed as real values and get f64 gradients w.r.t. them.
+ *
+ * For a function with complex parameters, `args` may be given as written (`{ re, im }` per
+ * complex scalar, an interleaved `Float64Array` per complex array, `loss` the index of a
+ * parameter as written, a complex one standing for its real part unless `lossPart: 'im'`): then
+ * the gradient of a complex scalar is `{ re: ∂L/∂Re z, im: ∂L/∂Im z }` and that of a complex
+ * array an array of them. Given the lowered arguments (`z$re, z$im, …`) instead, the result is
+ * per lowered argument.
  * ```ts
  * gradient(m.f, [0, 3], { loss: 0 })  // for y += x * x: [1, 6]
+ * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions): Gradient {
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions): SurfaceGradient {
+  const view = surfaceArgs(f, args)
+  if (view) return view.fromLowered(copyGradient(grad(f, { loss: view.lossIndex(options.loss, options.lossPart) })(...view.toLowered(args))))
   return copyGradient(grad(f, options)(...args))
 }
 
@@ -412,13 +505,21 @@ export interface CheckGradResult {
 /**
  * Compares the adjoint gradient with central finite differences of the loss, for every float
  * scalar of every float argument. Each finite-difference run goes forwards on a perturbed copy
- * and is undone with the inverse, so the copy returns to the inputs between runs.
+ * and is undone with the inverse, so the copy returns to the inputs between runs. Fixed-point
+ * and ulog arguments are perturbed in their real values (use a `step` well above their grid,
+ * e.g. 1e-4 for the default `fixed`). A function with complex parameters may be given its
+ * arguments as written (as for `gradient`); `worst.arg` then indexes the lowered arguments.
  */
 export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradOptions): CheckGradResult {
+  const view = surfaceArgs(f, args)
+  if (view) {
+    const { lossPart: _, ...rest } = options
+    return checkGrad(f, view.toLowered(args), { ...rest, loss: view.lossIndex(options.loss, options.lossPart) })
+  }
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const atol = options.atol ?? 1e-6, rtol = options.rtol ?? 1e-6, rel = options.step ?? 1e-6
-  const ad = gradient(f, args, options)
+  const ad = copyGradient(grad(f, options)(...args))
   const work = cloneArgs(args)
   const fwd = c.forward, inv = c.inverse
   const conv = c.params.map((_, i) => hostConversions(c, i))

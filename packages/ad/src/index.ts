@@ -5,8 +5,8 @@
  * forward mode (`jvp`, forward Jacobians) and, applied to the adjoint, exact Hessians.
  */
 export {
-  gradient, grad, checkGrad,
-  type Gradient, type GradientFunction, type LossOptions, type CheckGradOptions, type CheckGradResult,
+  gradient, grad, checkGrad, surfaceView,
+  type Gradient, type SurfaceGradient, type ComplexGradient, type SurfaceView, type GradientFunction, type LossOptions, type CheckGradOptions, type CheckGradResult,
 } from './api.js'
 export {
   jvp, jacobian, hessian, hvp, DEFAULT_WIDTH,

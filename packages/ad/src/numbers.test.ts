@@ -116,3 +116,71 @@ describe.each(['cpu', 'interpreter'] as const)('fixed-point and ulog programs on
     expect(g.lastLoss).toBeCloseTo(3 * prod, 10)
   })
 })
+
+interface C { re: number; im: number }
+const cmul = (a: C, b: C): C => ({ re: a.re * b.re - a.im * b.im, im: a.re * b.im + a.im * b.re })
+const conj = (a: C): C => ({ re: a.re, im: -a.im })
+const cinv = (a: C): C => { const d = a.re * a.re + a.im * a.im; return { re: a.re / d, im: -a.im / d } }
+
+describe.each(['cpu', 'interpreter'] as const)('complex gradients in the surface view on the %s backend', (backend) => {
+  const rev = tag({ backend, registry })
+  const m = rev`
+    fn clog(y: complex, x: complex) { y += log(x) }
+    fn cprod(y: complex, a: complex, b: complex) { y += a * b }
+    fn csum(loss: f64, z: complex[]) {
+      for i in 0..len(z) { loss += z[i].re * z[i].im }
+    }
+  `
+  /** Finite differences of part `part` of y (the first result) w.r.t. the parts of argument i. */
+  const fdParts = (f: (...a: unknown[]) => unknown[], args: C[], i: number, part: 're' | 'im', h = 1e-6): C => {
+    const at = (d: C) => (f(...args.map((a, k) => (k === i ? { re: a.re + d.re, im: a.im + d.im } : a)))[0] as C)[part]
+    return { re: (at({ re: h, im: 0 }) - at({ re: -h, im: 0 })) / (2 * h), im: (at({ re: 0, im: h }) - at({ re: 0, im: -h })) / (2 * h) }
+  }
+
+  it('log: for L = Re(y), x̄ = conj(1/x) = conj(f′(x))·ȳ with ȳ = 1; for L = Im(y), ȳ = i', () => {
+    const x = { re: 0.6, im: -1.3 }, y = { re: 0.1, im: 0.2 }
+    const g = gradient(m.clog!, [y, x], { loss: 0 }) as C[]
+    expect(g[0]).toEqual({ re: 1, im: 0 })
+    const want = conj(cinv(x))
+    expect(g[1]!.re).toBeCloseTo(want.re, 13)
+    expect(g[1]!.im).toBeCloseTo(want.im, 13)
+    const fd = fdParts(m.clog!, [y, x], 1, 're')
+    expect(g[1]!.re).toBeCloseTo(fd.re, 7)
+    expect(g[1]!.im).toBeCloseTo(fd.im, 7)
+    // L = Im(y): ȳ = ∂L/∂Re y + i ∂L/∂Im y = i, x̄ = conj(1/x)·i
+    const gi = gradient(m.clog!, [y, x], { loss: 0, lossPart: 'im' }) as C[]
+    const wantI = cmul(conj(cinv(x)), { re: 0, im: 1 })
+    const fdI = fdParts(m.clog!, [y, x], 1, 'im')
+    expect(gi[1]!.re).toBeCloseTo(wantI.re, 13)
+    expect(gi[1]!.im).toBeCloseTo(wantI.im, 13)
+    expect(gi[1]!.re).toBeCloseTo(fdI.re, 7)
+    expect(gi[1]!.im).toBeCloseTo(fdI.im, 7)
+    expect(checkGrad(m.clog!, [y, x], { loss: 0, atol: 1e-7 }).ok).toBe(true)
+    // the lowered view is still accepted
+    const lowered = gradient(m.clog!, [0.1, 0.2, x.re, x.im], { loss: 0 }) as number[]
+    expect(lowered[2]).toBe(g[1]!.re)
+    expect(lowered[3]).toBe(g[1]!.im)
+  })
+
+  it('product: ā = conj(b)·ȳ and b̄ = conj(a)·ȳ, against finite differences', () => {
+    const a = { re: 0.7, im: -0.4 }, b = { re: -1.1, im: 2.3 }, y = { re: 0, im: 0 }
+    for (const part of ['re', 'im'] as const) {
+      const ybar = part === 're' ? { re: 1, im: 0 } : { re: 0, im: 1 }
+      const g = gradient(m.cprod!, [y, a, b], { loss: 0, lossPart: part }) as C[]
+      const wa = cmul(conj(b), ybar), wb = cmul(conj(a), ybar)
+      const fa = fdParts(m.cprod!, [y, a, b], 1, part), fb = fdParts(m.cprod!, [y, a, b], 2, part)
+      for (const [got, want, fd] of [[g[1]!, wa, fa], [g[2]!, wb, fb]] as const) {
+        expect(got.re).toBeCloseTo(want.re, 13)
+        expect(got.im).toBeCloseTo(want.im, 13)
+        expect(got.re).toBeCloseTo(fd.re, 7)
+        expect(got.im).toBeCloseTo(fd.im, 7)
+      }
+    }
+  })
+
+  it('complex arrays: one { re, im } per element', () => {
+    const z = new Float64Array([1, 2, -3, 0.5])
+    const g = gradient(m.csum!, [0, z], { loss: 0 })
+    expect(g[1]).toEqual([{ re: 2, im: 1 }, { re: 0.5, im: -3 }])
+  })
+})
