@@ -325,6 +325,9 @@ export const jaxRows = defineRowFamily({
     unitary: [
       { name, kind: 'gradient', setup: () => ({ na: 'not written for jax-js: M(M−1)/2 sequential two-row rotations' }) },
     ],
+    'unitary-rnn': [
+      { name, kind: 'gradient', setup: () => ({ na: 'not written for jax-js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation' }) },
+    ],
     leapfrog: [
       { name, kind: 'objective', setup: () => ({ na: 'not written for jax-js: a time-stepping loop of tiny kernels' }) },
     ],

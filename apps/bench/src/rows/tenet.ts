@@ -12,6 +12,7 @@ import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embeddin
 import { G_SOLAR, leapfrogStartF64, leapfrogStepsF64, meanPlanetError } from '../objectives/leapfrog.js'
 import { checkBaJacobian } from '../workloads/ba.js'
 import { directionalCheck } from '../workloads/gmm.js'
+import { heapGrowth, kib, tapeBytes } from '../workloads/unitary-rnn.js'
 import { baObjectiveTenet, createBaJacobianTenet } from '../tenet/ba.js'
 import { createGmmTenet } from '../tenet/gmm.js'
 import * as P from '../tenet/programs.js'
@@ -413,6 +414,77 @@ export const tenetRows = defineRowFamily({
               g.run(0, x, c.theta, cc, c.M, c.N)
               const ref = c.gradient()
               return both(checkClose(g.buffers[2]!, ref.theta, tol, '∂L/∂θ'), checkClose(g.buffers[1]!, toColumnMajor(ref.gx, c.M, c.N), tol, '∂L/∂x'))
+            },
+          }
+        },
+      },
+    ],
+    'unitary-rnn': [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          const F = P.unitaryRnnFunctions().layers.core
+          const x = toColumnMajor(c.x, c.M, c.N)
+          const y = x.slice()
+          const cc = toColumnMajor(c.c, c.M, c.N)
+          const call = (): number => {
+            y.set(x)
+            F(y, c.theta, c.M, c.N, c.T)
+            let loss = 0
+            for (let i = 0; i < y.length; i++) loss += cc[i]! * y[i]!
+            return loss
+          }
+          return {
+            run: () => void (sink += call()),
+            check: () => checkClose([call()], [c.loss()], 1e-10, 'Σ c ⊙ U(θ)ᵀx'),
+          }
+        },
+      },
+      {
+        name,
+        kind: 'inverse',
+        setup(c) {
+          const U = P.unitaryRnnFunctions().layers
+          const x0 = toColumnMajor(c.x, c.M, c.N)
+          const end = x0.slice()
+          U.core(end, c.theta, c.M, c.N, c.T)
+          const y = end.slice()
+          const call = () => {
+            y.set(end)
+            U.inverse.core(y, c.theta, c.M, c.N, c.T)
+          }
+          return {
+            run: call,
+            check: () => {
+              call()
+              return checkClose(y, x0, 1e-10, 'x₀ recovered by the generated inverse')
+            },
+          }
+        },
+      },
+      {
+        name: `${name} (no stored activations)`,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(P.unitaryRnnFunctions().loss, { loss: 0 })
+          const x = toColumnMajor(c.x, c.M, c.N)
+          const cc = toColumnMajor(c.c, c.M, c.N)
+          const call = () => g.run(0, x, c.theta, cc, c.M, c.N, c.T)
+          return {
+            run: call,
+            check: () => {
+              call()
+              call()
+              // heap growth over one more gradient (the arrays of the gradient program are allocated once, in setup)
+              const grown = heapGrowth(call)
+              const r = checkClose(g.buffers[2]!, c.gradient(), tol, '∂L/∂θ')
+              return {
+                ...r,
+                reason:
+                  r.reason ??
+                  `no stored activations: the adjoint un-rotates x through the ${c.T} layers (heap +${kib(grown)} over one gradient; a tape would hold ${kib(tapeBytes(c.M, c.N, c.T))})`,
+              }
             },
           }
         },

@@ -347,6 +347,9 @@ export const tfRows = defineRowFamily({
     unitary: [
       { name, kind: 'gradient', setup: () => ({ na: 'not written for TF.js: M(M−1)/2 sequential two-row rotations would be one small kernel each' }) },
     ],
+    'unitary-rnn': [
+      { name, kind: 'gradient', setup: () => ({ na: 'not written for TF.js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation' }) },
+    ],
     leapfrog: [
       { name, kind: 'objective', setup: () => ({ na: 'not written for TF.js: float32-only backend; the study needs float64 and a time-stepping loop' }) },
     ],

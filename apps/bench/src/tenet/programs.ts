@@ -137,6 +137,20 @@ fn umm_loss(loss: f64, x: f64[], theta: f64[], c: f64[], m: i32, n: i32) {
 }`
 
 /**
+ * The unitary recurrent step: \`i_umm\` applied \`layers\` times with the same angles, and the loss
+ * Σ c ⊙ x_T. Its gradient keeps no activations: the adjoint un-rotates x layer by layer.
+ */
+export const unitaryRnnSource = `
+${examples.unitarySource}
+fn umm_layers(x: f64[], theta: f64[], m: i32, n: i32, layers: i32) {
+  for t in 0..layers { i_umm(x, theta, m, n) }
+}
+fn umm_layers_loss(loss: f64, x: f64[], theta: f64[], c: f64[], m: i32, n: i32, layers: i32) {
+  umm_layers(x, theta, m, n, layers)
+  for i in 0..len(x) { loss += c[i] * x[i] }
+}`
+
+/**
  * Paper 000 Appendix F: the reversible leapfrog for \`nb\` bodies (x, v body-major, 3 per body).
  * \`accel\` adds the accelerations to \`a\` with its intermediates in ancillas that \`~routine\`
  * uncomputes (Listing 25); a step drifts x, computes a, kicks v and uncomputes a. In the
@@ -238,6 +252,10 @@ export const embeddingFunction = (): TenetFunction => fn(cached('embedding', () 
 export const unitaryFunctions = (): { umm: TenetFunction; loss: TenetFunction } => {
   const m = cached('unitary', () => unitaryLossSource)
   return { umm: fn(m, 'i_umm'), loss: fn(m, 'umm_loss') }
+}
+export const unitaryRnnFunctions = (): { layers: TenetFunction; loss: TenetFunction } => {
+  const m = cached('unitary-rnn', () => unitaryRnnSource)
+  return { layers: fn(m, 'umm_layers'), loss: fn(m, 'umm_layers_loss') }
 }
 export const leapfrogFunctions = (T: 'f64' | 'f32', accumulative = false): { start: TenetFunction; steps: TenetFunction } => {
   const m = cached(`leapfrog-${T}-${accumulative}`, () => leapfrogSource(T, accumulative))

@@ -7,6 +7,7 @@ import { embeddingWorkload, type EmbeddingCase } from './graph-embedding.js'
 import { leapfrogWorkload, type LeapfrogCase } from './leapfrog.js'
 import { sparseDotWorkload, sparseMulWorkload, type SparseDotCase, type SparseMulCase } from './sparse.js'
 import { unitaryWorkload, type UnitaryCase } from './unitary.js'
+import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
 
 /** Workload id → its case type; row families are typed against this map. */
 export interface WorkloadCaseMap {
@@ -17,6 +18,7 @@ export interface WorkloadCaseMap {
   gmm: GmmCase
   ba: BaCase
   unitary: UnitaryCase
+  'unitary-rnn': UnitaryRnnCase
   leapfrog: LeapfrogCase
   checkpoint: ChainCase
 }
@@ -32,9 +34,10 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   gmm: gmmWorkload,
   ba: baWorkload,
   unitary: unitaryWorkload,
+  'unitary-rnn': unitaryRnnWorkload,
   leapfrog: leapfrogWorkload,
   checkpoint: checkpointWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
-export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'leapfrog', 'checkpoint']
+export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint']
