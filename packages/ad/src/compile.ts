@@ -15,6 +15,8 @@ export interface CompiledAdjoint {
   params: Param[]
   /** Per parameter: where its gradient goes in the adjoint (null: no gradient). */
   slots: Array<GradientSlot | null>
+  /** Directions carried by one reverse sweep (1, or w for the vector-mode adjoint). */
+  width: number
   /** The compiled adjoint: parameters (values…, gradients…, sink). */
   adjoint: TenetFunction
   /** Every generated function (adjoints of callees and snippet helpers included), as core IR. */
@@ -26,7 +28,7 @@ export interface CompiledAdjoint {
   info: TenetFunctionInfo
 }
 
-const cache = new WeakMap<TenetFunction, CompiledAdjoint>()
+const cache = new WeakMap<TenetFunction, Map<number, CompiledAdjoint>>()
 /** The standard pure primitives by name (their built-in derivative rules apply only to these specs). */
 export const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
@@ -42,13 +44,20 @@ export function infoOf(f: TenetFunction): TenetFunctionInfo {
  * with the same backend, checks and tolerance as `f`. Its parameters are f's parameters, then one
  * gradient per float parameter (`g_<name>`: f64 → f64, f64[] → f64[], stack<f64> → stack<f64>),
  * then the scalar sink `g$sink` that collects gradients with respect to constants.
+ *
+ * With `width` w > 1 it is the vector-mode adjoint `f$adj<w>`: one reverse sweep carries w
+ * gradient directions (w output seeds at once), each float scalar having w gradient parameters
+ * and each float array of length n one gradient array of length n·w, element-major (see
+ * `GradientSlot`). `jacobian`'s reverse mode uses it for w rows per sweep.
  */
-export function compileAdjoint(f: TenetFunction): CompiledAdjoint {
-  const hit = cache.get(f)
+export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
+  if (!Number.isInteger(width) || width < 1) throw new RangeError(`the adjoint width must be a positive integer, got ${width}`)
+  let byWidth = cache.get(f)
+  const hit = byWidth?.get(width)
   if (hit) return hit
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard))
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
   // the program's functions are already linked: hide interpolated Tenet functions from the linker
@@ -59,14 +68,16 @@ export function compileAdjoint(f: TenetFunction): CompiledAdjoint {
   const params = f.ir.params
   const out: CompiledAdjoint = {
     params,
-    slots: gradientSlots(params, info.registry),
+    slots: gradientSlots(params, info.registry, width),
+    width,
     adjoint: module[name]!,
     functions,
     forward: f.core,
     inverse: f.inverse.core,
     info,
   }
-  cache.set(f, out)
+  if (!byWidth) cache.set(f, (byWidth = new Map()))
+  byWidth.set(width, out)
   return out
 }
 

@@ -7,7 +7,9 @@ import type { Registry } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileTangent, infoOf, type CompiledTangent } from './compile.js'
-import { isFloatType } from './expr.js'
+import { isDiffType, isFloatType } from './expr.js'
+
+const elemName = (t: { kind: string; name?: string; elem?: string }): string => (t.kind === 'scalar' ? t.name! : t.elem!)
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -189,11 +191,12 @@ export interface JacobianOptions {
   /** Indices of the float arguments whose final values are differentiated (default: all written float arguments). */
   outputs?: number[]
   /**
-   * `'forward'`: tangent sweeps, `width` columns each; `'reverse'`: one adjoint sweep per row;
-   * `'auto'` (default): forward when there are no more input scalars than output scalars.
+   * `'forward'`: tangent sweeps, `width` columns each; `'reverse'`: vector-mode adjoint sweeps,
+   * `width` rows each (one forward run plus one run of `f$adj<w>` carrying w output seeds; ulog
+   * arguments allowed); `'auto'` (default): the cheaper by counts (see `jacobianCost`).
    */
   mode?: 'reverse' | 'forward' | 'auto'
-  /** Directions per forward sweep (default 8, at most the number of input scalars). */
+  /** Directions per sweep, columns (forward) or rows (reverse); default 8, capped by their count. */
   width?: number
 }
 
@@ -211,15 +214,16 @@ function positions(values: unknown[], params: number[]): Array<[number, number]>
 /**
  * The Jacobian of the final values of `outputs` with respect to the initial values of `inputs`,
  * as a row-major `Float64Array`: one row per output scalar (arrays flattened in order), one column
- * per input scalar. Forward mode computes `width` columns per tangent sweep; reverse mode one row
- * per adjoint sweep; `mode: 'auto'` (the default) picks forward when the input scalars are no
- * more than the output scalars.
+ * per input scalar. Forward mode computes `width` columns per tangent sweep; reverse mode `width`
+ * rows per sweep of the vector-mode adjoint; `mode: 'auto'` (the default) picks the cheaper by
+ * counts (`jacobianCost`).
  */
 export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
   const info = infoOf(f)
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
-  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && isFloatParam(info.registry, params[i]!.type)
+  // reverse mode differentiates every differentiable type (ulog included); forward mode floats only
+  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && (options.mode === 'reverse' ? isDiffType(info.registry, elemName(params[i]!.type)) : isFloatParam(info.registry, params[i]!.type))
   const floats = params.flatMap((_, i) => (isFloat(i) ? [i] : []))
   const inputs = options.inputs ?? floats
   const outputs = options.outputs ?? floats.filter((i) => written[i])
@@ -228,8 +232,19 @@ export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOpt
   const cols = positions(values, inputs), rows = positions(values, outputs)
   const mode = options.mode ?? 'auto'
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'reverse', 'forward' or 'auto', got ${String(mode)}`)
-  const forward = mode === 'forward' || (mode === 'auto' && cols.length <= rows.length)
-  return forward ? jacobianForward(f, values, cols, rows, options.width) : jacobianReverse(f, args, inputs, outputs, cols.length, rows.length)
+  const forward = mode === 'forward' || (mode === 'auto' && jacobianCost(cols.length, rows.length, options.width) === 'forward')
+  return forward ? jacobianForward(f, values, cols, rows, options.width) : jacobianReverse(f, args, inputs, rows, cols.length, options.width)
+}
+
+/**
+ * Which Jacobian mode is cheaper by counts: forward takes ⌈nc/w⌉ tangent sweeps of cost ≈ 1 + w
+ * (values plus w tangents), reverse ⌈nr/w⌉ sweeps of cost ≈ 2 + w (a forward run, the adjoint's
+ * uncomputation and w gradient directions), w the width capped by the column or row count.
+ */
+export function jacobianCost(nc: number, nr: number, width = DEFAULT_WIDTH): 'forward' | 'reverse' {
+  const wf = Math.max(1, Math.min(width, nc)), wr = Math.max(1, Math.min(width, nr))
+  const f = Math.ceil(nc / wf) * (1 + wf), r = Math.ceil(nr / wr) * (2 + wr)
+  return f <= r ? 'forward' : 'reverse'
 }
 
 function jacobianForward(f: TenetFunction, values: unknown[], cols: Array<[number, number]>, rows: Array<[number, number]>, width?: number): Float64Array {
@@ -249,26 +264,54 @@ function jacobianForward(f: TenetFunction, values: unknown[], cols: Array<[numbe
   return J
 }
 
-function jacobianReverse(f: TenetFunction, args: unknown[], inputs: number[], outputs: number[], nc: number, nr: number): Float64Array {
-  const c = compileAdjoint(f)
-  const sweep = new Sweep(c)
+/**
+ * Reverse-mode Jacobian by the vector-mode adjoint `f$adj<w>`: each sweep runs f forwards, then
+ * one adjoint run carrying w output seeds (w rows) at once.
+ */
+function jacobianReverse(f: TenetFunction, args: unknown[], inputs: number[], rows: Array<[number, number]>, nc: number, width?: number): Float64Array {
+  const nr = rows.length
   const J = new Float64Array(nr * nc)
-  let r = 0
-  sweep.load(args)
-  for (const o of outputs) {
-    const v = sweep.fwd[o]
-    const count = typeof v === 'number' ? 1 : (v as Float64Array).length
-    for (let e = 0; e < count; e++, r++) {
-      sweep.load(args)
-      sweep.forward()
-      sweep.clear()
-      sweep.seed(o, e, 1)
-      sweep.backward()
+  if (nr === 0 || nc === 0) return J
+  const w = Math.max(1, Math.min(width ?? DEFAULT_WIDTH, nr))
+  const c = compileAdjoint(f, w)
+  const sweep = new Sweep(c) // loads (host conversions included) and runs f forwards
+  const n = c.params.length
+  let total = n + 1
+  for (const s of c.slots) if (s) total += s.kind === 'scalar' ? w : 1
+  const argv = new Array<unknown>(total).fill(0)
+  const core = c.adjoint.core
+  for (let r0 = 0; r0 < nr; r0 += w) {
+    sweep.load(args)
+    sweep.forward()
+    for (let i = 0; i < n; i++) {
+      argv[i] = sweep.fwd[i]
+      const s = c.slots[i]
+      if (!s) continue
+      if (s.kind === 'scalar') for (let k = 0; k < w; k++) argv[s.index + k] = 0
+      else if (s.kind === 'array') {
+        const len = (sweep.fwd[i] as ArrayLike<number>).length * w
+        const elem = (s.type as { elem: string }).elem
+        argv[s.index] = elem === 'f32' ? new Float32Array(len) : new Float64Array(len)
+      } else argv[s.index] = new Array<number>((sweep.fwd[i] as unknown[]).length * w).fill(0)
+    }
+    argv[total - 1] = 0
+    for (let k = 0; k < w && r0 + k < nr; k++) {
+      const [p, e] = rows[r0 + k]!
+      const s = c.slots[p]!
+      if (s.kind === 'scalar') argv[s.index + k] = 1
+      else (argv[s.index] as Float64Array)[e * w + k] = 1
+    }
+    core.apply(undefined, argv)
+    for (let k = 0; k < w && r0 + k < nr; k++) {
       let col = 0
+      const row = (r0 + k) * nc
       for (const inp of inputs) {
-        const g = sweep.gradientOf(inp)!
-        if (typeof g === 'number') J[r * nc + col++] = g
-        else for (let k = 0; k < g.length; k++) J[r * nc + col++] = g[k]!
+        const s = c.slots[inp]!
+        if (s.kind === 'scalar') J[row + col++] = core.results[s.index + k]!
+        else {
+          const g = argv[s.index] as Float64Array
+          for (let e = 0; e * w < g.length; e++) J[row + col++] = g[e * w + k]!
+        }
       }
     }
   }

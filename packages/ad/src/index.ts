@@ -9,7 +9,7 @@ export {
   type Gradient, type SurfaceGradient, type ComplexGradient, type SurfaceView, type GradientFunction, type LossOptions, type CheckGradOptions, type CheckGradResult,
 } from './api.js'
 export {
-  jvp, jacobian, hessian, hvp, DEFAULT_WIDTH,
+  jvp, jacobian, jacobianCost, hessian, hvp, DEFAULT_WIDTH,
   type Direction, type JvpOptions, type JvpResult, type JacobianOptions, type HessianOptions, type HvpOptions,
 } from './forward.js'
 export { compileAdjoint, compileTangent, type CompiledAdjoint, type CompiledTangent } from './compile.js'

@@ -15,18 +15,28 @@ import {
   type Contribution, type PartialsResolver,
 } from './expr.js'
 
-/** Name of the adjoint of function `name` (of its inverse when `inverse`). */
-export function adjointName(name: string, inverse: boolean): string {
-  return inverse ? `${name}$inv$adj` : `${name}$adj`
+/**
+ * Name of the adjoint of function `name` (of its inverse when `inverse`); `$adj<w>` for the
+ * vector-mode adjoint of width w > 1.
+ */
+export function adjointName(name: string, inverse: boolean, width = 1): string {
+  const w = width === 1 ? '' : String(width)
+  return inverse ? `${name}$inv$adj${w}` : `${name}$adj${w}`
 }
 
 /** Name of the scalar parameter that absorbs gradients with respect to constants. */
 export const SINK = 'g$sink'
 
-/** How a parameter's gradient travels: its kind and the adjoint parameter that holds it. */
+/**
+ * How a parameter's gradient travels: its kind and the adjoint parameter that holds it. In a
+ * vector-mode adjoint of width w a scalar has w consecutive gradient parameters (one per
+ * direction) and an array of length n one gradient array of length n·w, element-major (the
+ * gradient of `a[i]` in direction k is `g_a[i·w + k]`); a stack's gradient stack holds w
+ * entries per value.
+ */
 export interface GradientSlot {
   kind: 'scalar' | 'array' | 'stack'
-  /** Index of the gradient parameter in the adjoint's parameter list. */
+  /** Index of the (first) gradient parameter in the adjoint's parameter list. */
   index: number
   type: Type
 }
@@ -47,10 +57,18 @@ export function gradientType(t: Type): Type {
   return t.kind === 'scalar' ? { kind: 'scalar', name: gradientScalar(t.name) } : { ...t, elem: gradientScalar(t.elem) }
 }
 
-/** The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient). */
-export function gradientSlots(params: Param[], registry: Registry): Array<GradientSlot | null> {
+/**
+ * The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient);
+ * `width` > 1 for the vector-mode adjoint (w scalar parameters per float scalar).
+ */
+export function gradientSlots(params: Param[], registry: Registry, width = 1): Array<GradientSlot | null> {
   let k = params.length
-  return params.map((p) => (hasGradient(p.type, registry) ? { kind: p.type.kind, index: k++, type: gradientType(p.type) } : null))
+  return params.map((p) => {
+    if (!hasGradient(p.type, registry)) return null
+    const slot: GradientSlot = { kind: p.type.kind, index: k, type: gradientType(p.type) }
+    k += p.type.kind === 'scalar' ? width : 1
+    return slot
+  })
 }
 
 const fail = (msg: string, loc?: Expr['loc']): never => {
@@ -86,11 +104,13 @@ export class AdjointBuilder {
     readonly inverses: Map<string, FunctionDef>,
     readonly registry: Registry,
     readonly partials: PartialsResolver,
+    /** Directions carried by one reverse sweep (vector mode for w > 1). */
+    readonly width = 1,
   ) {}
 
   /** The adjoint's name; queues its generation. */
   request(name: string, inverse: boolean): string {
-    const adj = adjointName(name, inverse)
+    const adj = adjointName(name, inverse, this.width)
     if (!this.generated.has(adj) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
       if (!this.program.functions.has(name)) fail(`no function \`${name}\` to differentiate`)
       this.queue.push({ name, inverse })
@@ -102,7 +122,7 @@ export class AdjointBuilder {
   build(): FunctionDef[] {
     while (this.queue.length) {
       const { name, inverse } = this.queue.shift()!
-      const adj = adjointName(name, inverse)
+      const adj = adjointName(name, inverse, this.width)
       if (this.generated.has(adj)) continue
       const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
       this.generated.set(adj, new FunctionAdjoint(this, f, adj).build())
@@ -140,10 +160,14 @@ class FunctionAdjoint {
   private readonly prefix: string
   private counter = 0
   private readonly registry: Registry
-  private readonly floatArrays = new Set<string>()
+  private readonly w: number
+  /** The directions 0..w−1. */
+  private readonly dirs: number[]
 
   constructor(private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string) {
     this.registry = builder.registry
+    this.w = builder.width
+    this.dirs = Array.from({ length: this.w }, (_, k) => k)
     const names = allNames(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
   }
@@ -151,7 +175,11 @@ class FunctionAdjoint {
   build(): FunctionDef {
     const slots = gradientSlots(this.f.params, this.registry)
     const gradParams: Param[] = []
-    this.f.params.forEach((p, i) => { if (slots[i]) gradParams.push({ name: this.g(p.name), type: gradientType(p.type) }) })
+    this.f.params.forEach((p, i) => {
+      if (!slots[i]) return
+      if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
+      else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
+    })
     return {
       kind: 'fn',
       name: this.name,
@@ -161,16 +189,29 @@ class FunctionAdjoint {
     }
   }
 
+  /** Gradient name of an array or stack (one per variable, n·w elements). */
   private g(name: string): string { return this.prefix + name }
+  /** Gradient name of scalar `name` in direction k. */
+  private gs(name: string, k: number): string { return this.w === 1 ? this.prefix + name : `${this.prefix}${k}$${name}` }
+  /** `zeros(n)` → `zeros(n · w)`. */
+  private wide(n: Expr): Expr { return this.w === 1 ? n : bin('*', n, { kind: 'num', value: this.w, isFloat: false }) }
   private fresh(kind: string): string { return `$${kind}${this.counter++}` }
   private isFloat(t: string | undefined): boolean { return isDiffType(this.registry, t) }
 
-  /** The gradient dataview of a value dataview. */
-  private grad(dv: Dataview | Arg): Grad {
+  /** The gradient dataview of a value dataview in direction k. */
+  private grad(dv: Dataview | Arg, k = 0): Grad {
     switch (dv.kind) {
-      case 'var': return ref(this.g(dv.name))
-      case 'index': return at(this.g(dv.array.name), clone(dv.index))
-      case 'neg': return { kind: 'neg', target: this.grad(dv.target) }
+      case 'var': {
+        const ty = (dv as { type?: unknown }).type
+        if (ty && typeof ty === 'object' && (ty as { kind: string }).kind !== 'scalar') return ref(this.g(dv.name))
+        return ref(this.gs(dv.name, k))
+      }
+      case 'index': {
+        if (this.w === 1) return at(this.g(dv.array.name), clone(dv.index))
+        const base = bin('*', clone(dv.index), { kind: 'num', value: this.w, isFloat: false })
+        return at(this.g(dv.array.name), k === 0 ? base : bin('+', base, { kind: 'num', value: k, isFloat: false }))
+      }
+      case 'neg': return { kind: 'neg', target: this.grad(dv.target, k) }
       default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry gradients)`, dv.loc)
     }
   }
@@ -197,11 +238,14 @@ class FunctionAdjoint {
         const elem = (s.stack.type as { elem?: string } | undefined)?.elem
         const inv = invertStmt(clone(s))
         if (!this.isFloat(elem)) return [inv]
-        const gs = ref(this.g(s.stack.name))
-        const gx = this.grad(s.value)
+        const gs = () => ref(this.g(s.stack.name))
         // push(s, x) leaves x = 0, a constant: its gradient is dropped before the stacked one returns
-        if (s.kind === 'push') return [inv, this.drop(clone(gx), true), { kind: 'pop', stack: gs, value: gx, ...loc(s) }]
-        return [inv, { kind: 'push', stack: gs, value: gx, ...loc(s) }]
+        // (w entries per value: pushed in direction order, popped in reverse)
+        if (s.kind === 'push') {
+          return [inv, ...this.dirs.map((k) => this.drop(this.grad(s.value, k), true)),
+            ...[...this.dirs].reverse().map((k) => ({ kind: 'pop', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
+        }
+        return [inv, ...this.dirs.map((k) => ({ kind: 'push', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
       }
       case 'safe': return [clone(s)]
       case 'unchecked': return [{ ...s, body: this.body(s.body) }]
@@ -221,7 +265,7 @@ class FunctionAdjoint {
     if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target, sign)]
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     if (s.op === '-=') sign = -sign
-    return [restore, ...this.accumulate(s.value, this.grad(target) as Expr, sign, s.loc)]
+    return [restore, ...this.dirs.flatMap((k) => this.accumulate(s.value, this.grad(target, k) as Expr, sign, s.loc, k))]
   }
 
   /**
@@ -236,34 +280,40 @@ class FunctionAdjoint {
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview, sign: number): Stmt[] {
     const tt = typeOf(s.target)
     if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
-    const gy = (): Expr => (sign > 0 ? this.grad(target) : { kind: 'neg', target: this.grad(target) }) as Expr
+    const gy = (k: number): Expr => (sign > 0 ? this.grad(target, k) : { kind: 'neg', target: this.grad(target, k) }) as Expr
     const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr] })
     const E = realView(s.value, this.registry)
-    const k = this.fresh('k'), t = this.fresh('t')
+    const k = this.fresh('k')
     const f64 = { kind: 'scalar', name: 'f64' } as const
     const at = s.loc ? { loc: s.loc } : {}
     const kv = (): Expr => ref(k)
     const factor: Expr = s.op === '*=' ? clone(E) : bin('/', lit(1), clone(E))
     // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E²
-    const seedE: Expr = s.op === '*=' ? mul(gy(), y()) : neg(bin('/', mul(gy(), y()), bin('*', clone(E), clone(E))))
-    const gTarget = this.grad(target)
+    const seedE = (d: number): Expr => (s.op === '*=' ? mul(gy(d), y()) : neg(bin('/', mul(gy(d), y()), bin('*', clone(E), clone(E)))))
+    const scale = (d: number): Stmt[] => {
+      const gTarget = this.grad(target, d)
+      const t = this.fresh('t')
+      return [
+        { kind: 'alloc', name: t, declared: f64, value: lit(0), ...at },
+        { kind: 'update', op: '+=', target: ref(t), value: mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), ...at },
+        { kind: 'update', op: '+=', target: clone(gTarget), value: ref(t), ...at },
+        { kind: 'update', op: '-=', target: ref(t), value: bin('/', mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), kv()), ...at },
+        this.drop(withType(ref(t), 'f64'), true),
+        { kind: 'dealloc', name: t, value: lit(0), ...at },
+      ] as Stmt[]
+    }
     return [
-      ...this.accumulate(E, seedE, 1, s.loc),
+      ...this.dirs.flatMap((d) => this.accumulate(E, seedE(d), 1, s.loc, d)),
       { kind: 'alloc', name: k, declared: f64, value: lit(0), ...at },
       { kind: 'update', op: '+=', target: ref(k), value: factor, ...at },
-      { kind: 'alloc', name: t, declared: f64, value: lit(0), ...at },
-      { kind: 'update', op: '+=', target: ref(t), value: mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), ...at },
-      { kind: 'update', op: '+=', target: clone(gTarget), value: ref(t), ...at },
-      { kind: 'update', op: '-=', target: ref(t), value: bin('/', mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), kv()), ...at },
-      this.drop(withType(ref(t), 'f64'), true),
-      { kind: 'dealloc', name: t, value: lit(0), ...at },
+      ...this.dirs.flatMap(scale),
       { kind: 'update', op: '-=', target: ref(k), value: clone(factor), ...at },
       { kind: 'dealloc', name: k, value: lit(0), ...at },
     ] as Stmt[]
   }
 
   /** `g_x ±= seed · ∂e/∂x` for the float locations x read by e (occurrences of one location summed). */
-  private accumulate(e: Expr, seed: Expr, sign: number, at?: Expr['loc']): Stmt[] {
+  private accumulate(e: Expr, seed: Expr, sign: number, at?: Expr['loc'], k = 0): Stmt[] {
     const terms: Contribution[] = differentiate(realView(e, this.registry), seed, this.registry, this.builder.partials)
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
@@ -273,7 +323,7 @@ class FunctionAdjoint {
       else grouped.set(key, { leaf: t.leaf, coefficient: t.coefficient })
     }
     return [...grouped.values()].map(({ leaf, coefficient }) => ({
-      kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.grad(leaf), value: coefficient, ...(at ? { loc: at } : {}),
+      kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.grad(leaf, k), value: coefficient, ...(at ? { loc: at } : {}),
     }) as Stmt)
   }
 
@@ -310,20 +360,23 @@ class FunctionAdjoint {
     if (t.kind === 'array') {
       const n = (s.value as Extract<Expr, { kind: 'call' }>).args[0]!
       const gref = ref(gx); (gref as { type?: string }).type = gradientScalar(t.elem)
-      return [inv, this.drop(gref, true, clone(n)), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [clone(n)] } }]
+      return [inv, this.drop(gref, true, this.wide(clone(n))), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [this.wide(clone(n))] } }]
     }
     const value = s.value as Expr
-    const gref = ref(gx); (gref as { type?: string }).type = gradientScalar(t.name)
-    const dropped = [this.drop(gref, true), { kind: 'dealloc', name: gx, value: lit(0) } as Stmt]
+    const dropped = this.dirs.flatMap((k) => {
+      const gref = ref(this.gs(s.name, k)); (gref as { type?: string }).type = gradientScalar(t.name)
+      return [this.drop(gref, true), { kind: 'dealloc', name: this.gs(s.name, k), value: lit(0) } as Stmt]
+    })
     if (!readsFloat(value, this.registry)) return [inv, ...dropped]
+    const propagate = this.dirs.flatMap((k) => this.accumulate(value, ref(this.gs(s.name, k)), 1, s.loc, k))
     if (!this.registry.numberSystem(t.name).bijectiveUpdates.includes('-=')) {
       // no `-=` (ulog): x <- e propagates g_x into what e reads, then frees x checked against e
-      return [...this.accumulate(value, ref(gx), 1, s.loc), inv, ...dropped]
+      return [...propagate, inv, ...dropped]
     }
     // x <- e is x <- 0; x += e: its adjoint propagates g_x into what e reads, then frees x at 0
     return [
       { kind: 'update', op: '-=', target: ref(s.name), value: clone(value), ...loc(s) },
-      ...this.accumulate(value, ref(gx), 1, s.loc),
+      ...propagate,
       { kind: 'dealloc', name: s.name, value: lit(0), ...loc(s) },
       ...dropped,
     ]
@@ -334,9 +387,9 @@ class FunctionAdjoint {
     const inv = invertStmt(clone(s))
     if (!hasGradient(t, this.registry)) return [inv]
     const gx = this.g(s.name)
+    if (t.kind === 'scalar') return [inv, ...this.dirs.map((k) => ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: lit(0) }) as Stmt)]
     const value: Expr | { kind: 'emptystack' } = t.kind === 'stack' ? { kind: 'emptystack' }
-      : t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)] }
-        : lit(0)
+      : { kind: 'call', callee: 'zeros', args: [this.wide(clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!))] }
     return [inv, { kind: 'alloc', name: gx, declared: gradientType(t), value } as Stmt]
   }
 
@@ -346,51 +399,56 @@ class FunctionAdjoint {
    * expression that reads floats is an error; a location whose gradient is already passed (a
    * read-only argument repeated) gets a temporary that is added back after the call.
    */
-  private gradientArgs(s: CallStmt, kinds: Array<Type | null>, written: boolean[]): { args: Arg[]; before: Stmt[]; after: Stmt[] } {
+  private gradientArgs(s: CallStmt, kinds: Array<Type | null>, written: boolean[], dirs: number[] = this.dirs): { args: Arg[]; before: Stmt[]; after: Stmt[] } {
     const args: Arg[] = [], before: Stmt[] = [], after: Stmt[] = []
     const seen = new Set<string>()
     s.args.forEach((a, i) => {
       const t = kinds[i]
       if (!t) return
-      const temp = (): string => {
-        const c = this.fresh('c')
-        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: t.kind === 'array' ? { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [this.grad(a) as Expr] }] } : lit(0) } as Stmt)
-        return c
-      }
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
       if (!isView) {
         if (t.kind !== 'scalar' || readsFloat(a as Expr, this.registry)) {
           fail(`argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`, which reads floating-point values: its gradient has nowhere to go; compute it into a variable (an ancilla) and pass the variable`, a.loc ?? s.loc)
         }
-        const c = temp()
-        args.push(ref(c))
-        after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), { kind: 'dealloc', name: c, value: lit(0) })
+        for (const _ of dirs) {
+          const c = this.fresh('c')
+          before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: lit(0) } as Stmt)
+          args.push(ref(c))
+          after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), { kind: 'dealloc', name: c, value: lit(0) })
+        }
         return
       }
-      const gv = this.grad(a)
       const root = (a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name)
-      if (seen.has(root) && !written[i]) {
-        const c = temp()
+      const repeated = seen.has(root) && !written[i]
+      seen.add(root)
+      if (t.kind !== 'scalar') {
+        const gv = t.kind === 'array' && a.kind === 'var' ? ref(this.g(root)) : this.grad(a)
+        if (!repeated) { args.push(gv); return }
+        if (t.kind === 'stack') fail(`the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`, s.loc)
+        const c = this.fresh('c')
+        const k = this.fresh('i')
+        const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(c)] })
+        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } } as Stmt)
         args.push(ref(c))
-        if (t.kind === 'scalar') {
-          after.push(
-            { kind: 'update', op: '+=', target: gv, value: ref(c) },
-            this.drop(withType(ref(c), gradientScalar(t.name)), false),
-            { kind: 'dealloc', name: c, value: lit(0) },
-          )
-        } else if (t.kind === 'array') {
-          const k = this.fresh('i')
-          const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(c)] })
-          after.push(
-            { kind: 'for', variable: k, start: { kind: 'num', value: 0, isFloat: false }, stop: n(), step: null, inclusive: false, body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }] },
-            this.drop(withType(ref(c), gradientScalar(t.elem)), false, n()),
-            { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } },
-          )
-        } else fail(`the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`, s.loc)
+        after.push(
+          { kind: 'for', variable: k, start: { kind: 'num', value: 0, isFloat: false }, stop: n(), step: null, inclusive: false, body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }] },
+          this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), false, n()),
+          { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } },
+        )
         return
       }
-      seen.add(root)
-      args.push(gv)
+      for (const d of dirs) {
+        const gv = this.grad(a, d)
+        if (!repeated) { args.push(gv); continue }
+        const c = this.fresh('c')
+        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: lit(0) } as Stmt)
+        args.push(ref(c))
+        after.push(
+          { kind: 'update', op: '+=', target: gv, value: ref(c) },
+          this.drop(withType(ref(c), gradientScalar(t.name)), false),
+          { kind: 'dealloc', name: c, value: lit(0) },
+        )
+      }
     })
     return { args, before, after }
   }
@@ -413,18 +471,21 @@ class FunctionAdjoint {
     const types = s.args.map((a) => typeOf(a) ?? 'f64')
     if (!types.some((t) => this.isFloat(t))) return [restore]
     if (spec.name === 'SWAP' && spec === this.registry.findPrimitive('SWAP')) {
-      return [restore, { kind: 'callstmt', callee: 'SWAP', args: [this.grad(s.args[0]!), this.grad(s.args[1]!)], inverse: false, ...loc(s) }]
+      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'SWAP', args: [this.grad(s.args[0]!, k), this.grad(s.args[1]!, k)], inverse: false, ...loc(s) }) as Stmt)]
     }
     if (spec.name === 'NEG' && spec === this.registry.findPrimitive('NEG')) {
-      return [restore, { kind: 'callstmt', callee: 'NEG', args: [this.grad(s.args[0]!)], inverse: false, ...loc(s) }]
+      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'NEG', args: [this.grad(s.args[0]!, k)], inverse: false, ...loc(s) }) as Stmt)]
     }
     if (!spec.adjoint) {
       fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
     }
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
-    const { args, before, after } = this.gradientArgs(s, kinds, spec.roles.map((r) => r === 'inout'))
-    return [restore, ...before, { kind: 'callstmt', callee: helper, args: [...s.args.map(clone), ...args], inverse: false, ...loc(s) }, ...after]
+    // the snippet helper takes scalar gradients: one call per direction
+    return [restore, ...this.dirs.flatMap((k) => {
+      const { args, before, after } = this.gradientArgs(s, kinds, spec.roles.map((r) => r === 'inout'), [k])
+      return [...before, { kind: 'callstmt', callee: helper, args: [...s.args.map(clone), ...args], inverse: false, ...loc(s) } as Stmt, ...after]
+    })]
   }
 }
 
