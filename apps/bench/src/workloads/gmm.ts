@@ -32,10 +32,10 @@ const QUICK: [number, number, number][] = [
   [2, 5, 1000],
   [10, 25, 10000],
 ]
-const FULL: [number, number, number][] = [
-  ...[2, 10, 20, 32, 64].flatMap((d) => [5, 25, 100].map((k): [number, number, number] => [d, k, 1000])),
-  ...[2, 10, 20].flatMap((d) => [5, 25, 100, 200].map((k): [number, number, number] => [d, k, 10000])),
-]
+// ADBench's grid: d ∈ {2, 10, 20, 32} × K ∈ {5, 10, 25, 50, 100, 200} × n ∈ {1000, 10000}
+const FULL: [number, number, number][] = [1000, 10000].flatMap((n) =>
+  [2, 10, 20, 32].flatMap((d) => [5, 10, 25, 50, 100, 200].map((k): [number, number, number] => [d, k, n])),
+)
 
 function cases(options: CaseOptions): CaseSpec<GmmCase>[] {
   const sizes = options.full ? FULL : QUICK
