@@ -64,3 +64,41 @@ describe('cpu backend', () => {
     expect(Array.from(core.results)).toEqual([2, 3, 1])
   })
 })
+
+describe('inlining of small leaf functions', () => {
+  const src = `
+fn imul(out: f64, x: f64, anc: f64) {
+  anc += out * x
+  out -= anc / x
+  SWAP(out, anc)
+}
+fn step(a: f64[], i: i32, t: f64) {
+  k: i32 <- i
+  a[k] += t * 2.0
+  k -> i
+}
+fn outer(y: f64, x: f64, z: f64, a: f64[], n: i32) {
+  imul(y, x, z)
+  for i in 0..n { step(a, i, y) }
+  ~imul(y, x, z)
+  step(a, n - 1, -1.5)
+}`
+  it('gives the same results as the interpreter, forwards and backwards', () => {
+    const out = ['cpu', 'interpreter'].map((backend) => {
+      const m = compileModule(parse(src), { registry, backend })
+      const a = new Float64Array([1, 2, 3])
+      const fwd = m.outer!(2, 3, 0, a, 3) as unknown[]
+      const after = Array.from(a)
+      m.outer!.inverse(...fwd)
+      return [fwd.slice(0, 3), after, Array.from(a)]
+    })
+    expect(out[0]).toEqual(out[1])
+  })
+  it('leaves no call to an inlined function in the generated code', () => {
+    const m = compileModule(parse(src), { registry, backend: 'cpu' })
+    const info = m.outer![Symbol.for('tenet.function') as never] as { compiled: { sourceOf(n: string, inv: boolean): string } }
+    const code = info.compiled.sourceOf('outer', false).split('\n').slice(1).join('\n') // the body
+    expect(code).not.toMatch(/\bF[0-9]+\(/)
+    expect(code).not.toMatch(/\bB[0-9]+\(/)
+  })
+})

@@ -1,11 +1,13 @@
 import type { BackendSpec, CompiledFunction, CompiledProgram, CompileOptions, FunctionDef, Program } from '@tenet/ir'
 import { CodeGenerator, makeRuntime } from './codegen.js'
+import { inlineSmallCalls } from './inline.js'
 
 /**
  * Compiles a checked program and its inverses to JavaScript with `new Function`. The result
  * functions take positional arguments and write scalar results into their `results` buffer.
  */
-export function compileToJs(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+export function compileToJs(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+  const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

@@ -170,7 +170,7 @@ class FunctionEmitter {
         if (e.op === '!') return `(!${this.expr(e.arg)})`
         const neg = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
         if (neg) return `rt.prims[${this.gen.prim(`$neg$${e.type}`, neg)}](${this.expr(e.arg)})`
-        return this.round(e.type, `(-${this.expr(e.arg)})`)
+        return this.round(e.type, `(-(${this.expr(e.arg)}))`)
       }
       case 'binary': return this.binary(e)
       case 'call': return this.call(e)
@@ -239,7 +239,7 @@ class FunctionEmitter {
   // ---------- dataviews ----------
 
   private read(dv: Dataview | Arg): string {
-    if (dv.kind === 'neg') return this.round(dv.type, `(-${this.read(dv.target)})`)
+    if (dv.kind === 'neg') return this.round(dv.type, `(-(${this.read(dv.target)}))`)
     return this.expr(dv as Expr)
   }
 

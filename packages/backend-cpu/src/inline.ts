@@ -1,0 +1,162 @@
+/**
+ * Inlining of small leaf functions (DESIGN §8: "inlines small callees"). A call `g(a, x[i])` of a
+ * function whose body calls no other function is replaced by g's body (or its inverse's, for an
+ * uncall) with the parameters substituted by the argument dataviews and g's locals renamed, so
+ * scalars stay in registers instead of crossing a call and a results buffer. A call is inlined
+ * only where that cannot change its meaning: no argument reads a variable another argument
+ * lets g write, written arguments are plain variables or array elements, read-only arguments
+ * are variables, elements or literals, and the call has no run-time aliasing check.
+ */
+import type { Arg, Dataview, Expr, FunctionDef, Program, Stmt } from '@tenet/ir'
+
+const MAX_STATEMENTS = 16
+
+function countStatements(body: Stmt[]): number {
+  let n = 0
+  for (const s of body) {
+    n++
+    if (s.kind === 'if') n += countStatements(s.then) + countStatements(s.else)
+    else if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') n += countStatements(s.body)
+  }
+  return n
+}
+
+function callsFunctions(body: Stmt[]): boolean {
+  return body.some((s) =>
+    (s.kind === 'callstmt' && s.target === 'function') ||
+    (s.kind === 'if' && (callsFunctions(s.then) || callsFunctions(s.else))) ||
+    ((s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') && callsFunctions(s.body)))
+}
+
+/** Names of variables an expression (or dataview) reads, including inside index expressions. */
+function varsRead(e: Expr | Arg, out = new Set<string>()): Set<string> {
+  switch (e.kind) {
+    case 'var': out.add(e.name); break
+    case 'index': out.add(e.array.name); varsRead(e.index, out); break
+    case 'field': varsRead(e.target, out); break
+    case 'neg': varsRead(e.target, out); break
+    case 'unary': varsRead(e.arg, out); break
+    case 'binary': varsRead(e.left, out); varsRead(e.right, out); break
+    case 'call': for (const a of e.args) varsRead(a, out); break
+  }
+  return out
+}
+
+class Substitution {
+  constructor(
+    private readonly params: Map<string, Arg>,
+    private readonly renames: Map<string, string>,
+  ) {}
+
+  name(n: string): string {
+    return this.renames.get(n) ?? n
+  }
+
+  expr(e: Expr): Expr {
+    switch (e.kind) {
+      case 'num': case 'bool': return e
+      case 'var': {
+        const a = this.params.get(e.name)
+        if (a) return a as Expr
+        return this.renames.has(e.name) ? { ...e, name: this.renames.get(e.name)! } : e
+      }
+      case 'index': {
+        const a = this.params.get(e.array.name)
+        const array = a ? (a as Extract<Expr, { kind: 'var' }>) : this.renames.has(e.array.name) ? { ...e.array, name: this.renames.get(e.array.name)! } : e.array
+        return { ...e, array, index: this.expr(e.index) }
+      }
+      case 'field': return { ...e, target: this.expr(e.target) }
+      case 'unary': return { ...e, arg: this.expr(e.arg) }
+      case 'binary': return { ...e, left: this.expr(e.left), right: this.expr(e.right) }
+      case 'call': return { ...e, args: e.args.map((a) => this.expr(a)) }
+    }
+  }
+
+  arg(a: Arg): Arg {
+    return a.kind === 'neg' ? { ...a, target: this.arg(a.target) as Dataview } : this.expr(a)
+  }
+
+  stmts(body: Stmt[]): Stmt[] {
+    return body.map((s) => this.stmt(s))
+  }
+
+  stmt(s: Stmt): Stmt {
+    switch (s.kind) {
+      case 'update': return { ...s, target: this.arg(s.target) as Dataview, value: this.expr(s.value), ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}) }
+      case 'callstmt': return { ...s, args: s.args.map((a) => this.arg(a)), ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}) }
+      case 'alloc': return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
+      case 'dealloc': return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
+      case 'if': return { ...s, pre: this.expr(s.pre), post: s.post ? this.expr(s.post) : null, then: this.stmts(s.then), else: this.stmts(s.else) }
+      case 'while': return { ...s, pre: this.expr(s.pre), post: this.expr(s.post), body: this.stmts(s.body) }
+      case 'for': return { ...s, variable: this.name(s.variable), start: this.expr(s.start), stop: this.expr(s.stop), step: s.step ? this.expr(s.step) : null, body: this.stmts(s.body) }
+      case 'push': case 'pop': return { ...s, stack: this.expr(s.stack) as Extract<Expr, { kind: 'var' }>, value: this.arg(s.value) as Dataview }
+      case 'safe': return { ...s, expr: this.expr(s.expr) }
+      case 'unchecked': return { ...s, body: this.stmts(s.body) }
+      default: return s
+    }
+  }
+}
+
+function localNames(body: Stmt[], out = new Set<string>()): Set<string> {
+  for (const s of body) {
+    if (s.kind === 'alloc') out.add(s.name)
+    else if (s.kind === 'for') { out.add(s.variable); localNames(s.body, out) }
+    else if (s.kind === 'if') { localNames(s.then, out); localNames(s.else, out) }
+    else if (s.kind === 'while' || s.kind === 'unchecked') localNames(s.body, out)
+  }
+  return out
+}
+
+/** Returns the program with small leaf calls inlined (functions and inverses alike). */
+export function inlineSmallCalls(program: Program, inverses: Map<string, FunctionDef>): { program: Program; inverses: Map<string, FunctionDef> } {
+  const inlinable = new Set<string>()
+  for (const f of program.functions.values()) {
+    if (!callsFunctions(f.body) && countStatements(f.body) <= MAX_STATEMENTS) inlinable.add(f.name)
+  }
+  if (!inlinable.size) return { program, inverses }
+  let counter = 0
+
+  const tryInline = (s: Extract<Stmt, { kind: 'callstmt' }>): Stmt[] | undefined => {
+    if (s.target !== 'function' || !inlinable.has(s.callee) || s.distinct) return undefined
+    const g = s.inverse ? inverses.get(s.callee)! : program.functions.get(s.callee)!
+    const written = program.writes.get(s.callee)!
+    const writtenRoots = new Set<string>()
+    for (let i = 0; i < s.args.length; i++) {
+      const a = s.args[i]!
+      if (!written[i]) {
+        if (a.kind !== 'var' && a.kind !== 'index' && a.kind !== 'num' && a.kind !== 'bool') return undefined
+        continue
+      }
+      if (a.kind !== 'var' && a.kind !== 'index') return undefined
+      writtenRoots.add(a.kind === 'var' ? a.name : a.array.name)
+    }
+    // no argument may read (in an index, or as a read-only value) what another argument lets g write
+    for (let i = 0; i < s.args.length; i++) {
+      const a = s.args[i]!
+      const reads = a.kind === 'index' ? varsRead(a.index) : written[i] ? new Set<string>() : varsRead(a)
+      for (const r of reads) if (writtenRoots.has(r)) return undefined
+    }
+    const params = new Map<string, Arg>()
+    g.params.forEach((p, i) => params.set(p.name, s.args[i]!))
+    const k = counter++
+    const renames = new Map<string, string>()
+    for (const n of localNames(g.body)) renames.set(n, `$inl${k}$${n}`)
+    return new Substitution(params, renames).stmts(g.body)
+  }
+
+  const rewrite = (body: Stmt[]): Stmt[] =>
+    body.flatMap((s): Stmt[] => {
+      switch (s.kind) {
+        case 'callstmt': return tryInline(s) ?? [s]
+        case 'if': return [{ ...s, then: rewrite(s.then), else: rewrite(s.else) }]
+        case 'while': case 'for': case 'unchecked': return [{ ...s, body: rewrite(s.body) } as Stmt]
+        default: return [s]
+      }
+    })
+
+  const functions = new Map<string, FunctionDef>()
+  for (const [name, f] of program.functions) functions.set(name, { ...f, body: rewrite(f.body) })
+  const inv = new Map<string, FunctionDef>()
+  for (const [name, f] of inverses) inv.set(name, { ...f, body: rewrite(f.body) })
+  return { program: { ...program, functions }, inverses: inv }
+}
