@@ -124,7 +124,7 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
     for (let i = 0; i < s.args.length; i++) {
       const a = s.args[i]!
       if (!written[i]) {
-        if (a.kind !== 'var' && a.kind !== 'index' && a.kind !== 'num' && a.kind !== 'bool') return undefined
+        if (a.kind === 'neg' || a.kind === 'field') return undefined
         continue
       }
       if (a.kind !== 'var' && a.kind !== 'index') return undefined
@@ -137,11 +137,24 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
       for (const r of reads) if (writtenRoots.has(r)) return undefined
     }
     const params = new Map<string, Arg>()
-    g.params.forEach((p, i) => params.set(p.name, s.args[i]!))
     const k = counter++
+    // a read-only argument that is a compound expression is computed once, into an ancilla
+    const before: Stmt[] = [], after: Stmt[] = []
+    g.params.forEach((p, i) => {
+      const a = s.args[i]!
+      if (written[i] || p.type.kind !== 'scalar' || a.kind === 'var' || a.kind === 'index' || a.kind === 'num' || a.kind === 'bool') {
+        params.set(p.name, a)
+        return
+      }
+      const name = `$inl${k}$arg${i}`
+      const type = { kind: 'scalar' as const, name: p.type.name }
+      before.push({ kind: 'alloc', name, value: a as Expr, type, declared: type, ...(s.loc ? { loc: s.loc } : {}) })
+      after.unshift({ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) })
+      params.set(p.name, { kind: 'var', name, type: p.type.name })
+    })
     const renames = new Map<string, string>()
     for (const n of localNames(g.body)) renames.set(n, `$inl${k}$${n}`)
-    return new Substitution(params, renames).stmts(g.body)
+    return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
   }
 
   const rewrite = (body: Stmt[]): Stmt[] =>
