@@ -5,7 +5,7 @@
  */
 import { TenetError, type CompiledFunction } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
-import { compileAdjoint, type CompiledAdjoint } from './compile.js'
+import { compileAdjoint, compileFused, type CompiledAdjoint } from './compile.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
@@ -243,13 +243,13 @@ interface DriverContext {
  * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
  * Identifiers are generated here; no user text reaches the generated source.
  */
-function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null): { run: (...a: unknown[]) => void; ctx: DriverContext } {
   const params = c.params
   const n = params.length
   const registry = c.info.registry
   const ctx: DriverContext = {
     fwd: c.forward,
-    adj: c.adjoint.core,
+    adj: fused ?? c.adjoint.core,
     fromHost: params.map((_, i) => hostConversions(c, i).fromHost),
     toHost: params.map((_, i) => hostConversions(c, i).toHost),
     scalars: new Float64Array(n),
@@ -295,11 +295,13 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
     } else if (p.type.kind === 'array') lines.push(`const ${v} = ctx.array(${i}, a${i});`)
     else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
   })
-  lines.push(`F(${vals.join(', ')});`)
-  params.forEach((p, i) => {
-    if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
-  })
-  lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
+  if (!fused) {
+    lines.push(`F(${vals.join(', ')});`)
+    params.forEach((p, i) => {
+      if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
+    })
+    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
+  }
   const grads: string[] = []
   params.forEach((p, i) => {
     const s = c.slots[i]
@@ -308,7 +310,12 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
     else if (s.kind === 'array') grads.push(`ctx.gradBuffer(${i}, v${i})`)
     else grads.push(`new Array(v${i}.length).fill(0)`)
   })
-  lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
+  if (fused) {
+    // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
+    const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1
+    lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
+    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
+  } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
   params.forEach((_, i) => {
     const s = c.slots[i]
     if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
@@ -329,7 +336,8 @@ function makeDriver(c: CompiledAdjoint, loss: number): { run: (...a: unknown[]) 
 export function grad(f: TenetFunction, options: LossOptions): GradientFunction {
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
-  const { run, ctx } = makeDriver(c, options.loss)
+  const fused = compileFused(f, options.loss)
+  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null)
   const out: Gradient = new Array(c.params.length).fill(null)
   const slots = c.slots
   const g = (...args: unknown[]): Gradient => {

@@ -81,6 +81,42 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
   return out
 }
 
+const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>()
+
+/**
+ * The fused gradient program of `f` for the loss parameter `loss` (see
+ * `FunctionAdjoint.buildFused`), compiled like the adjoint; null when `f` is not
+ * compute–copy–uncompute at the top level (then the driver runs `f` and its adjoint). Its
+ * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
+ * returns the gradients, leaves the values at the inputs and reports the loss value.
+ */
+export function compileFused(f: TenetFunction, loss: number): TenetFunction | null {
+  let byLoss = fusedCache.get(f)
+  if (byLoss?.has(loss)) return byLoss.get(loss)!
+  const info = infoOf(f)
+  let out: TenetFunction | null = null
+  if (!info.inverse) {
+    const registry = info.registry.clone()
+    const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), 1)
+    builder.request(info.name, false)
+    const fused = builder.fused(info.name, f.ir.params[loss]?.name)
+    if (fused) {
+      // the forward part calls f's callees: compile them beside the adjoints
+      const generated = builder.build()
+      const taken = new Set(generated.map((g) => g.name))
+      const functions = [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), fused]
+      const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
+      const module = compileModule({ kind: 'module', functions, hosts }, {
+        registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
+      })
+      out = module[fused.name]!
+    }
+  }
+  if (!byLoss) fusedCache.set(f, (byLoss = new Map()))
+  byLoss.set(loss, out)
+  return out
+}
+
 /** A compiled tangent (forward-mode) function and what is needed to drive it. */
 export interface CompiledTangent {
   /** The differentiated function's parameters. */

@@ -5,11 +5,11 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr,
+  TenetStaticError, parse, printExpr, printStmt, rootName, walk,
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
-import { invert, invertStmt, preprocess } from '@tenet/reversible'
+import { invert, invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, neg, readsFloat, realView, ref, typeOf,
   type Contribution, type PartialsResolver,
@@ -118,6 +118,17 @@ export class AdjointBuilder {
     return adj
   }
 
+  /**
+   * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
+   * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
+   * `build()` afterwards to generate the callee adjoints it uses.
+   */
+  fused(name: string, loss: string | undefined): FunctionDef | undefined {
+    const f = this.program.functions.get(name)
+    if (!f || this.width !== 1) return undefined
+    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$fused`).buildFused(loss)
+  }
+
   /** Generates everything queued; returns the adjoint functions and helpers. */
   build(): FunctionDef[] {
     while (this.queue.length) {
@@ -186,6 +197,62 @@ class FunctionAdjoint {
       params: [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }],
       body: this.body(this.f.body),
       ...(this.f.loc ? { loc: this.f.loc } : {}),
+    }
+  }
+
+  /**
+   * The fused gradient program: when f's body is `P₀; C; ~P₀` at the top level (a routine and its
+   * ancillas: P₀ writes only ancillas it allocates, calls nothing with host effects), running
+   * `f` and then its adjoint does `P₀; C; ~P₀` and then `P₀` (the adjoint of `~P₀`, with gradients
+   * that are all zero) before `adj(C); adj(P₀)`. The fused program skips the cancelling pair:
+   * `P₀; C; adj(C); adj(P₀)`, with the gradient ancillas of P₀'s live ancillas allocated between.
+   * Parameters: the adjoint's, then `$loss` (written: the loss value after the forward part).
+   * Started with the inputs and the seeded gradients, it leaves the inputs and the gradients.
+   */
+  buildFused(loss: string | undefined): FunctionDef | undefined {
+    const body = this.f.body
+    const n = body.length
+    const text = (ss: Stmt[]) => ss.map((x) => printStmt(x, 0)).join('\n')
+    let k = 0
+    for (let cand = Math.floor(n / 2); cand >= 1 && !k; cand--) {
+      if (text(invertBody(body.slice(0, cand))) === text(body.slice(n - cand))) k = cand
+    }
+    if (!k) return undefined
+    const head = body.slice(0, k)
+    const locals = new Set<string>()
+    walk(head, (x) => { if (x.kind === 'alloc') locals.add(x.name) })
+    let pure = true
+    const writesLocal = (a: Arg) => { const r = rootName(a); if (r === undefined || !locals.has(r)) pure = false }
+    walk(head, (x) => {
+      if (x.kind === 'update') writesLocal(x.target)
+      else if (x.kind === 'callstmt') {
+        const written = x.target === 'function'
+          ? this.builder.program.writes.get(x.callee)!
+          : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+        x.args.forEach((a, i) => { if (written[i]) writesLocal(a) })
+      } else if (x.kind === 'push' || x.kind === 'pop' || x.kind === 'safe') pure = false
+    })
+    if (!pure) return undefined
+    // ancillas of P₀'s top level still live after it: their gradients start at zero here
+    const live = new Map<string, Extract<Stmt, { kind: 'alloc' }>>()
+    for (const x of head) {
+      if (x.kind === 'alloc') live.set(x.name, x)
+      else if (x.kind === 'dealloc') live.delete(x.name)
+    }
+    const gradientAllocs = [...live.values()].flatMap((a) =>
+      this.dealloc({ kind: 'dealloc', name: a.name, value: a.value, ...(a.type ? { type: a.type } : {}) } as Extract<Stmt, { kind: 'dealloc' }>).slice(1))
+    const forward = body.slice(0, n - k)
+    const lossType = loss === undefined ? undefined : this.f.params.find((p) => p.name === loss)?.type
+    const report: Stmt[] = loss === undefined ? [] : [{
+      kind: 'update', op: '+=', target: ref('$loss'),
+      value: lossType?.kind === 'scalar' && lossType.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
+    } as Stmt]
+    const adjoint = this.build()
+    return {
+      ...adjoint,
+      name: this.name,
+      params: [...adjoint.params, ...(loss === undefined ? [] : [{ name: '$loss', type: { kind: 'scalar', name: 'f64' } } as Param])],
+      body: [...forward.map(clone), ...report, ...gradientAllocs, ...this.body(forward)],
     }
   }
 
