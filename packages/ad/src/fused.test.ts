@@ -18,6 +18,11 @@ fn writes_param(out: f64, x: f64) {
   routine { x += 1.0 }
   out += x * x
   ~routine
+}
+fn writes_loss(out: f64, x: f64) {
+  routine { out += 1.0 }
+  x += out * out
+  ~routine
 }`
 
 describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)', (backend) => {
@@ -49,10 +54,21 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     expect(fused).toBeCloseTo(0.21024361588, 9)
   })
 
-  it('is not built when the body has no top-level uncompute, or the routine writes a parameter', () => {
+  it('is not built without a top-level uncompute, or when the routine writes the loss', () => {
     expect(compileFused(m.no_routine!, 0)).toBeNull()
-    expect(compileFused(m.writes_param!, 0)).toBeNull()
+    expect(compileFused(m.writes_loss!, 0)).toBeNull()
+    // with x as the loss the routine writes only `out`: fused, and the same gradient as unfused
+    expect(compileFused(m.writes_loss!, 1)).not.toBeNull()
+    const [go, gx] = grad(m.writes_loss!, { loss: 1 })(2, 0) as number[]
+    expect(gx).toBe(1)
+    expect(go).toBeCloseTo(6, 12) // d/d out of (out + 1)² at out = 2
+    expect(gradient(m.writes_loss!, [2, 0], { loss: 1 })).toEqual([go, gx])
+  })
+
+  it('a routine that writes (and restores) another parameter is fused, with the same gradient', () => {
+    expect(compileFused(m.writes_param!, 0)).not.toBeNull()
     const [, gx] = grad(m.writes_param!, { loss: 0 })(0, 2) as number[]
     expect(gx).toBeCloseTo(6, 12) // d/dx (x + 1)² at x = 2
+    expect(gradient(m.writes_param!, [0, 2], { loss: 0 })[1]).toBeCloseTo(6, 12)
   })
 })

@@ -202,7 +202,7 @@ class FunctionAdjoint {
 
   /**
    * The fused gradient program: when f's body is `P₀; C; ~P₀` at the top level (a routine and its
-   * ancillas: P₀ writes only ancillas it allocates, calls nothing with host effects), running
+   * ancillas; P₀ does not write the loss and has no host effects or stacks), running
    * `f` and then its adjoint does `P₀; C; ~P₀` and then `P₀` (the adjoint of `~P₀`, with gradients
    * that are all zero) before `adj(C); adj(P₀)`. The fused program skips the cancelling pair:
    * `P₀; C; adj(C); adj(P₀)`, with the gradient ancillas of P₀'s live ancillas allocated between.
@@ -217,12 +217,12 @@ class FunctionAdjoint {
     for (let cand = Math.floor(n / 2); cand >= 1 && !k; cand--) {
       if (text(invertBody(body.slice(0, cand))) === text(body.slice(n - cand))) k = cand
     }
-    if (!k) return undefined
+    if (!k || loss === undefined) return undefined
     const head = body.slice(0, k)
-    const locals = new Set<string>()
-    walk(head, (x) => { if (x.kind === 'alloc') locals.add(x.name) })
+    // P₀ may write anything but the loss: at the head of the adjoint every gradient except the
+    // loss's is zero, so the adjoint of ~P₀ changes no gradient and only recomputes P₀
     let pure = true
-    const writesLocal = (a: Arg) => { const r = rootName(a); if (r === undefined || !locals.has(r)) pure = false }
+    const writesLocal = (a: Arg) => { const r = rootName(a); if (r === undefined || r === loss) pure = false }
     walk(head, (x) => {
       if (x.kind === 'update') writesLocal(x.target)
       else if (x.kind === 'callstmt') {
