@@ -1,17 +1,8 @@
-import { PerformanceObserver } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
 import { grad, gradient, hessian, hvp, jacobian, checkGrad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
 import { rev, tag } from './test-util.js'
+import { collectionsDuring } from '@tenet/testing'
 
-async function collectionsDuring(work: () => void): Promise<number> {
-  let count = 0
-  const obs = new PerformanceObserver((list) => { count += list.getEntries().length })
-  obs.observe({ entryTypes: ['gc'] })
-  work()
-  await new Promise((r) => setTimeout(r, 50))
-  obs.disconnect()
-  return count
-}
 
 describe('the public API', () => {
   const m = rev`

@@ -1,17 +1,6 @@
-import { PerformanceObserver } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
 import { rev } from './index.js'
-
-/** Counts the garbage collections (scavenges included) that happen while `work` runs. */
-async function collectionsDuring(work: () => void): Promise<number> {
-  let count = 0
-  const obs = new PerformanceObserver((list) => { count += list.getEntries().length })
-  obs.observe({ entryTypes: ['gc'] })
-  work()
-  await new Promise((r) => setTimeout(r, 50))
-  obs.disconnect()
-  return count
-}
+import { collectionsDuring } from '@tenet/testing'
 
 describe('the cpu backend allocates nothing per call in steady state', () => {
   const m = rev.with({ checks: false })`

@@ -53,8 +53,8 @@ fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f6
   keeper -> zeros(2 * m)
 }`
 
-/** `i_umm(x, theta, m, n)` (Givens rotations of each column) and the loss `umm_loss(loss, x, theta, w, m, n)`. */
-export const unitarySource = `
+/** Listing 14: `i_umm(x, theta, m, n)`, the Givens rotations of each column of x (m×n). */
+export const ummSource = `
 fn i_umm(x: f64[], theta: f64[], m: i32, n: i32) {
   for l in 0..n {
     k: i32 <- 0
@@ -67,6 +67,10 @@ fn i_umm(x: f64[], theta: f64[], m: i32, n: i32) {
     k -> len(theta)
   }
 }
+`
+
+/** `i_umm` and the loss `umm_loss(loss, x, theta, w, m, n)` = Σ w·x² of the rotated x, rotated back. */
+export const unitarySource = `${ummSource}
 fn umm_loss(loss: f64, x: f64[], theta: f64[], w: f64[], m: i32, n: i32) {
   i_umm(x, theta, m, n)
   for i in 0..len(x) { loss += w[i] * x[i] * x[i] }

@@ -1,27 +1,20 @@
 /**
  * The programs of the NiLang papers (seeds 000 and 001), written in Tenet. They are used by the
- * tests, the README's language tour, and the benchmark suite.
+ * tests, the README's language tour, and the benchmark suite. The complex log (with parts), the
+ * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14) and
+ * the Bessel function live in `@tenet/ad` (its tests differentiate them) and are re-exported here.
  */
+import { besselSource, complexLogSource, sparseDotSource, ummSource } from '@tenet/ad'
+
+export { besselSource, complexLogSource, sparseDotSource }
+
+/** Listing 14: `i_umm(x, theta, m, n)`, the Givens rotations of each column of x (m×n). */
+export const unitarySource = ummSource
 
 /** Listing 4: a reversible multiplier, a += b * c. */
 export const multiplierSource = `
 fn multiplier(a: f64, b: f64, c: f64) {
   a += b * c
-}`
-
-/**
- * Listing 5/6: the accumulative complex logarithm y += log(|x|) + i·arg(x), with the complex
- * numbers given by their parts. The ancilla n holds |x| and is uncomputed by ~routine.
- */
-export const complexLogSource = `
-fn complex_log(y_re: f64, y_im: f64, x_re: f64, x_im: f64) {
-  routine {
-    n <- 0.0
-    n += sqrt(x_re * x_re + x_im * x_im)
-  }
-  y_re += log(n)
-  y_im += atan2(x_im, x_re)
-  ~routine
 }`
 
 /** Listing 11: the Fibonacci number computed recursively and reversibly. */
@@ -38,46 +31,6 @@ fn rrfib(out: i32, n: i32) {
     counter -> 0
   }
   out += 1
-}`
-
-/**
- * Listing 22: the Frobenius dot product r += sum(A .* B) of two sparse matrices in compressed
- * sparse column form (0-based). A branch keeper records which list the merge advanced, so the
- * pointer walk can be uncomputed and the keeper cleared column by column.
- */
-export const sparseDotSource = `
-fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
-  keeper: bool[] <- zeros(2 * m)
-  for j in 0..n {
-    ia: i32 <- acolptr[j]
-    ib: i32 <- bcolptr[j]
-    @unchecked {
-      for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
-        if (ia < acolptr[j + 1] && ib < bcolptr[j + 1] && arowval[ia] == browval[ib], ~) {
-          r += anzval[ia] * bnzval[ib]
-        }
-        keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
-        if (keeper[i], ~) {
-          ib += 1
-        } else {
-          ia += 1
-        }
-      }
-      ~{
-        for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
-          keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
-          if (keeper[i], ~) {
-            ib += 1
-          } else {
-            ia += 1
-          }
-        }
-      }
-    }
-    ia -> acolptr[j]
-    ib -> bcolptr[j]
-  }
-  keeper -> zeros(2 * m)
 }`
 
 /**
@@ -110,24 +63,6 @@ fn sparse_dot_merge(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzv
     ia -> ea
     ib -> eb
     ~routine
-  }
-}`
-
-/**
- * Listing 14: the unitary matrix multiply of a unitary-RNN layer: each column of the m×n
- * column-major matrix x is rotated by the m(m−1)/2 Givens rotations with angles theta.
- */
-export const unitarySource = `
-fn i_umm(x: f64[], theta: f64[], m: i32, n: i32) {
-  for l in 0..n {
-    k: i32 <- 0
-    for j in 0..m {
-      for i in m - 2..=j by -1 {
-        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-        INC(k)
-      }
-    }
-    k -> len(theta)
   }
 }`
 
