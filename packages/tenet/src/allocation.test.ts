@@ -22,9 +22,10 @@ describe('the cpu backend allocates nothing per call in steady state', () => {
   const idx = Int32Array.from({ length: 16 }, (_, i) => i)
   const core = m.kernel!.core
 
-  // retried: on a loaded machine the test runner itself may allocate during the window; a core
-  // that allocates per call fails every attempt (10⁶ calls would trigger many collections)
-  it('10⁶ calls of the compiled core: no garbage collection, no heap growth', { retry: 3 }, async () => {
+  // 4·10⁶ calls: a core that allocated even one heap number (16 bytes) per call would fill the
+  // young generation (at most 16 MiB here) four times over and trigger at least 4 scavenges. The
+  // test runner's own messages may cause one or two during the window on a loaded machine.
+  it('4·10⁶ calls of the compiled core: (almost) no garbage collection, no heap growth', { retry: 2 }, async () => {
     // the driver loop lives in its own function, optimised before the measurement, so that
     // only the compiled core (not an unoptimised caller) is being measured
     function drive(calls: number): number {
@@ -36,21 +37,22 @@ describe('the cpu backend allocates nothing per call in steady state', () => {
     await collectionsDuring(() => drive(10_000))
     const before = process.memoryUsage().heapUsed
     let acc = 0
-    const gcs = await collectionsDuring(() => { acc = drive(1_000_000) })
+    const gcs = await collectionsDuring(() => { acc = drive(4_000_000) })
     expect(Number.isFinite(acc)).toBe(true)
     const growth = process.memoryUsage().heapUsed - before
-    expect(gcs).toBe(0)
+    expect(gcs).toBeLessThanOrEqual(2)
     expect(growth).toBeLessThan(1 << 20)
   })
 
-  it('the measurement can fail: a function that allocates per call triggers collections', async () => {
-    const allocating = (v: number) => [v, v + 1, { v }]
+  it('the measurement can fail: a function that allocates one small object per call triggers more than 2', async () => {
+    const allocating = (v: number) => ({ v })
+    const ring: Array<{ v: number }> = new Array(1024) // the objects escape: no allocation sinking
     const gcs = await collectionsDuring(() => {
       let acc = 0
-      for (let i = 0; i < 1_000_000; i++) acc += (allocating(i)[2] as { v: number }).v
+      for (let i = 0; i < 4_000_000; i++) acc += (ring[i & 1023] = allocating(i + 0.5)).v
       expect(acc).toBeGreaterThan(0)
     })
-    expect(gcs).toBeGreaterThan(0)
+    expect(gcs).toBeGreaterThan(2)
   })
 
   it('the results buffer holds the new scalar values', () => {
