@@ -91,15 +91,15 @@ describe('the public API', () => {
 describe('grad(f) allocates nothing per call in steady state (cpu backend, checks off)', () => {
   const m = tag({ checks: false })`
     fn kernel(y: f64, x: f64[], a: f64) {
-      routine { t <- 0.0; t += a * a }
-      for i in 0..len(x) { y += sin(x[i]) * t }
-      ~routine
+      t <- 0.5
+      for i in 0..len(x) { y += sin(x[i]) * a * t }
+      t -> 0.5
     }`
-  const x = Float64Array.from({ length: 16 }, (_, i) => i / 16)
+  const x = Float64Array.from({ length: 4 }, (_, i) => i / 4)
   const g = grad(m.kernel!, { loss: 0 })
   // retried: the test runner itself may allocate during the window on a loaded machine; a
   // sweep that allocates fails every attempt
-  it('g.run, 10⁶ gradient sweeps: no garbage collection', { retry: 3 }, async () => {
+  it('g.run, 4·10⁶ gradient sweeps: (almost) no garbage collection', { retry: 2 }, async () => {
     function drive(calls: number): number {
       let acc = 0
       for (let i = 0; i < calls; i++) { g.run(0.5, x, 0.25); acc += g.scalars[2]! }
@@ -108,9 +108,11 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
     for (let r = 0; r < 20; r++) drive(5_000)
     await collectionsDuring(() => drive(5_000))
     let acc = 0
-    const gcs = await collectionsDuring(() => { acc = drive(1_000_000) }) // 16 bytes per sweep would be 16 MB: several scavenges
+    // 4·10⁶ sweeps: 16 bytes per sweep would be 64 MB, at least 4 scavenges of a 16 MB young
+    // generation; the runner's own messages may cause one or two in the window under load
+    const gcs = await collectionsDuring(() => { acc = drive(4_000_000) })
     expect(Number.isFinite(acc)).toBe(true)
-    expect(gcs).toBeLessThanOrEqual(1) // the test runner may allocate once in the window on a loaded machine
+    expect(gcs).toBeLessThanOrEqual(2) // the test runner may allocate once in the window on a loaded machine
   })
   it('g.run on the graph-embedding loss (k = 10), 2·10⁴ sweeps: no garbage collection', { retry: 3 }, async () => {
     const ge = tag({ checks: false })(graphEmbeddingSource)

@@ -320,7 +320,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     const s = c.slots[i]
     if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
   })
-  const body = `const F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars;\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars;\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   const run = new Function('ctx', body)(ctx) as (...a: unknown[]) => void
   return { run, ctx }
 }

@@ -430,9 +430,16 @@ class FunctionAdjoint {
       return [inv, this.drop(gref, true, this.wide(clone(n))), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [this.wide(clone(n))] } }]
     }
     const value = s.value as Expr
-    const dropped = this.dirs.flatMap((k) => {
-      const gref = ref(this.gs(s.name, k)); (gref as { type?: string }).type = gradientScalar(t.name)
-      return [this.drop(gref, true), { kind: 'dealloc', name: this.gs(s.name, k), value: lit(0) } as Stmt]
+    // the ancilla's gradient is a gradient with respect to a constant: it goes to the sink and
+    // the gradient ancilla is freed without a check (the ancilla theorem)
+    const dropped = this.dirs.flatMap((k): Stmt[] => {
+      const g = this.gs(s.name, k)
+      const gradType = gradientScalar(t.name)
+      const gref = ref(g); (gref as { type?: string }).type = gradType
+      return [
+        { kind: 'update', op: '+=', target: ref(SINK), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
+        { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: lit(0) }] },
+      ]
     })
     if (!readsFloat(value, this.registry)) return [inv, ...dropped]
     const propagate = this.dirs.flatMap((k) => this.accumulate(value, ref(this.gs(s.name, k)), 1, s.loc, k))

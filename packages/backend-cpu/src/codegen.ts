@@ -393,10 +393,9 @@ class FunctionEmitter {
       }
       case 'safe': this.line(`${this.expr(s.expr)};`); return
       case 'unchecked': {
+        // no JS block and no new scope: `@unchecked` only switches the checks off
         this.unchecked++
-        this.line('{')
-        this.indent++; this.scoped(() => this.block(s.body)); this.indent--
-        this.line('}')
+        this.block(s.body)
         this.unchecked--
         return
       }
@@ -423,7 +422,9 @@ class FunctionEmitter {
       this.scoped(() => {
         this.names.set(s.variable, this.fresh('i'))
         const iv = this.js(s.variable)
-        this.line(`const ${iv} = ${s.reverse ? `${a} + (${n} - 1 - ${k}) * ${st}` : `${a} + ${k} * ${st}`};`)
+        // int32 arithmetic keeps the index a small integer (a float index takes V8's generic,
+        // allocating element-access path)
+        this.line(`const ${iv} = ${s.reverse ? `(${a} + Math.imul(${n} - 1 - ${k}, ${st})) | 0` : `(${a} + Math.imul(${k}, ${st})) | 0`};`)
         this.block(s.body)
       })
       this.indent--
@@ -439,7 +440,10 @@ class FunctionEmitter {
     } else {
       // count of values a, a+st, ... before (or up to) b
       this.line(`let ${n} = 0;`)
-      this.line(`if (${st} > 0 ? ${a} ${s.inclusive ? '<=' : '<'} ${b} : ${a} ${s.inclusive ? '>=' : '>'} ${b}) { ${n} = Math.floor(Math.abs(${b} - ${a}) / Math.abs(${st})) + 1;${s.inclusive ? '' : ` if (${a} + (${n} - 1) * ${st} === ${b}) ${n}--;`} }`)
+      // integer arithmetic only (a float count makes V8 box values in the loop): the number of
+      // values a, a+st, … before b (up to b when inclusive)
+      const gap = s.inclusive ? '' : ' - 1'
+      this.line(`if (${st} > 0) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) ${n} = (((${b} - ${a}${gap}) / ${st}) | 0) + 1; } else if (${a} ${s.inclusive ? '>=' : '>'} ${b}) ${n} = (((${a} - ${b}${gap}) / -${st}) | 0) + 1;`)
       this.line(`for (let ${k} = 0; ${k} < ${n}; ${k}++) {`)
       body()
       this.line('}')

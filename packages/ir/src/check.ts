@@ -159,7 +159,7 @@ class FunctionChecker {
       top.set(p.name, { type: p.type, role: 'param', live: true, loc: p.loc, scope: 0 })
     }
     this.scopes = [top]
-    this.block(this.fn.body, false)
+    this.block(this.fn.body, false, undefined, true)
   }
 
   private checkType(t: Type, loc?: SourceLocation): void {
@@ -183,12 +183,16 @@ class FunctionChecker {
     return names
   }
 
-  private block(body: Stmt[], newScope = true, loopVar?: { name: string; loc?: SourceLocation }): void {
+  /**
+   * Checks a block; `newScope` opens a scope for its names, `closes` checks at its end that every
+   * ancilla of the scope was deallocated (a function body closes the parameters' scope).
+   */
+  private block(body: Stmt[], newScope = true, loopVar?: { name: string; loc?: SourceLocation }, closes = newScope): void {
     if (newScope) this.scopes.push(new Map())
     const scope = this.scopes[this.scopes.length - 1]!
     if (loopVar) scope.set(loopVar.name, { type: { kind: 'scalar', name: 'i32' }, role: 'loop', live: true, loc: loopVar.loc, scope: this.scopes.length - 1 })
     for (const s of body) this.stmt(s)
-    for (const [name, b] of scope) {
+    if (closes) for (const [name, b] of scope) {
       if (b.role === 'local' && b.live) {
         fail('static/not-deallocated', `\`${name}\` is still allocated at the end of its scope; deallocate it with \`${name} -> value\``, b.loc)
       }
@@ -552,7 +556,9 @@ class FunctionChecker {
         } else this.infer(s.expr)
         return
       }
-      case 'unchecked': return this.block(s.body)
+      // `@unchecked` only switches checks off: it opens no scope (a statement inside may
+      // deallocate what was allocated outside, as in `@unchecked { x -> 0.0 }`)
+      case 'unchecked': return this.block(s.body, false)
       case 'routine': case 'unroutine': case 'invblock':
         fail('static/internal', `\`${s.kind}\` must be expanded by preprocess() before checking`, s.loc)
     }
