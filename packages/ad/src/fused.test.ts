@@ -19,6 +19,15 @@ fn writes_param(out: f64, x: f64) {
   out += x * x
   ~routine
 }
+fn with_prefix(out: f64, x: f64, w: f64[]) {
+  w[0] += x * 2.0
+  routine {
+    t <- 0.0
+    t += w[0] * w[0]
+  }
+  out += t
+  ~routine
+}
 fn writes_loss(out: f64, x: f64) {
   routine { out += 1.0 }
   x += out * out
@@ -63,6 +72,15 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     expect(gx).toBe(1)
     expect(go).toBeCloseTo(6, 12) // d/d out of (out + 1)² at out = 2
     expect(gradient(m.writes_loss!, [2, 0], { loss: 1 })).toEqual([go, gx])
+  })
+
+  it('a prefix before the routine (Q; P₀; C; ~P₀) is fused too', () => {
+    expect(compileFused(m.with_prefix!, 0)).not.toBeNull()
+    const w = Float64Array.from([0.5])
+    const [, gx, gw] = grad(m.with_prefix!, { loss: 0 })(0, 1.5, w) as [number, number, Float64Array]
+    expect(gx).toBeCloseTo(4 * (0.5 + 3), 12)   // out = (w0 + 2x)²
+    expect(gw[0]).toBeCloseTo(2 * (0.5 + 3), 12)
+    expect(w[0]).toBe(0.5)
   })
 
   it('a routine that writes (and restores) another parameter is fused, with the same gradient', () => {

@@ -201,24 +201,31 @@ class FunctionAdjoint {
   }
 
   /**
-   * The fused gradient program: when f's body is `P₀; C; ~P₀` at the top level (a routine and its
+   * The fused gradient program: when f's body is `Q; P₀; C; ~P₀` at the top level (a routine and its
    * ancillas; P₀ does not write the loss and has no host effects or stacks), running
    * `f` and then its adjoint does `P₀; C; ~P₀` and then `P₀` (the adjoint of `~P₀`, with gradients
    * that are all zero) before `adj(C); adj(P₀)`. The fused program skips the cancelling pair:
-   * `P₀; C; adj(C); adj(P₀)`, with the gradient ancillas of P₀'s live ancillas allocated between.
+   * `Q; P₀; C; adj(C); adj(P₀); adj(Q)`, with the gradient ancillas of P₀'s live ancillas
+   * allocated between.
    * Parameters: the adjoint's, then `$loss` (written: the loss value after the forward part).
    * Started with the inputs and the seeded gradients, it leaves the inputs and the gradients.
    */
   buildFused(loss: string | undefined): FunctionDef | undefined {
     const body = this.f.body
     const n = body.length
-    const text = (ss: Stmt[]) => ss.map((x) => printStmt(x, 0)).join('\n')
-    let k = 0
-    for (let cand = Math.floor(n / 2); cand >= 1 && !k; cand--) {
-      if (text(invertBody(body.slice(0, cand))) === text(body.slice(n - cand))) k = cand
+    // find the longest P₀ = body[j, j+k) whose inverse is the tail body[n−k, n): body = Q; P₀; C; ~P₀
+    const printed = body.map((x) => printStmt(x, 0))
+    const printedInverse = body.map((x) => printStmt(invertStmt(x), 0))
+    let k = 0, j = 0
+    search: for (let cand = Math.floor(n / 2); cand >= 1; cand--) {
+      for (let start = 0; start + 2 * cand <= n; start++) {
+        let match = true
+        for (let t = 0; t < cand && match; t++) match = printed[n - cand + t] === printedInverse[start + cand - 1 - t]
+        if (match) { k = cand; j = start; break search }
+      }
     }
     if (!k || loss === undefined) return undefined
-    const head = body.slice(0, k)
+    const head = body.slice(j, j + k)
     // P₀ may write anything but the loss: at the head of the adjoint every gradient except the
     // loss's is zero, so the adjoint of ~P₀ changes no gradient and only recomputes P₀
     let pure = true
