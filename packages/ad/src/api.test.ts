@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { grad, gradient, hessian, hvp, jacobian, checkGrad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
 import { rev, tag } from './test-util.js'
-import { collectionsDuring } from '@tenet/testing'
+import { collectionsDuring, warmUntilSteady } from '@tenet/testing'
 
 
 describe('the public API', () => {
@@ -106,7 +106,7 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
       return acc
     }
     for (let r = 0; r < 20; r++) drive(5_000)
-    await collectionsDuring(() => drive(5_000))
+    await warmUntilSteady(() => drive(200_000))
     let acc = 0
     // 4·10⁶ sweeps: 16 bytes per sweep would be 64 MB, at least 4 scavenges of a 16 MB young
     // generation; the runner's own messages may cause one or two in the window under load
@@ -121,7 +121,7 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
     const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x10, 10)
     const drive = (calls: number) => { let acc = 0; for (let i = 0; i < calls; i++) { gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2); acc += gg.lastLoss } return acc }
     for (let r = 0; r < 10; r++) drive(1000)
-    await collectionsDuring(() => drive(1000))
+    await warmUntilSteady(() => drive(2000))
     let acc = 0
     const gcs = await collectionsDuring(() => { acc = drive(20_000) })
     expect(Number.isFinite(acc)).toBe(true)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { rev } from './index.js'
-import { collectionsDuring } from '@tenet/testing'
+import { collectionsDuring, warmUntilSteady } from '@tenet/testing'
 
 describe('the cpu backend allocates nothing per call in steady state', () => {
   const m = rev.with({ checks: false })`
@@ -34,7 +34,7 @@ describe('the cpu backend allocates nothing per call in steady state', () => {
       return acc
     }
     for (let r = 0; r < 20; r++) drive(10_000)
-    await collectionsDuring(() => drive(10_000))
+    await warmUntilSteady(() => drive(200_000))
     const before = process.memoryUsage().heapUsed
     let acc = 0
     const gcs = await collectionsDuring(() => { acc = drive(4_000_000) })

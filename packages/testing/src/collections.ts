@@ -14,3 +14,15 @@ export async function collectionsDuring(work: () => void): Promise<number> {
   obs.disconnect()
   return count
 }
+
+/**
+ * Runs `work` until one run causes no garbage collection (at most `rounds` runs), so that the
+ * code under test is optimised before it is measured: on a loaded machine V8's background
+ * compiler can finish late, and unoptimised code boxes numbers. Returns the number of runs.
+ */
+export async function warmUntilSteady(work: () => void, rounds = 30): Promise<number> {
+  for (let r = 1; r <= rounds; r++) {
+    if ((await collectionsDuring(work)) === 0) return r
+  }
+  return rounds
+}

@@ -13,4 +13,4 @@ export {
   type BackendUnderTest, type ConformanceResult,
 } from './conformance.js'
 export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
-export { collectionsDuring } from './collections.js'
+export { collectionsDuring, warmUntilSteady } from './collections.js'
