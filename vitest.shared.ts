@@ -6,6 +6,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // allocation tests run alone after the suite (vitest.alloc.config.ts at the root)
+    exclude: ['**/node_modules/**', '**/*.alloc.test.ts'],
     testTimeout: 60_000,
     pool: 'threads',
   },
