@@ -4,9 +4,9 @@
  * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14) and
  * the Bessel function live in `@tenet/ad` (its tests differentiate them) and are re-exported here.
  */
-import { besselSource, complexLogSource, sparseDotSource, ummSource } from '@tenet/ad'
+import { besselSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
 
-export { besselSource, complexLogSource, sparseDotSource }
+export { besselSource, complexLogSource, sparseDotMergeSource, sparseDotSource }
 
 /** Listing 14: `i_umm(x, theta, m, n)`, the Givens rotations of each column of x (m×n). */
 export const unitarySource = ummSource
@@ -31,39 +31,6 @@ fn rrfib(out: i32, n: i32) {
     counter -> 0
   }
   out += 1
-}`
-
-/**
- * The same Frobenius dot product written with reversible thinking instead of a branch keeper:
- * the post-condition of the merge's `if` recognises which list advanced (the element moved last
- * is the larger one; ties move A first), so nothing is stored and nothing must be uncomputed
- * per column. With checks off the post-conditions are not evaluated at all.
- */
-export const sparseDotMergeSource = `
-fn sparse_dot_merge(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
-  for j in 0..n {
-    routine {
-      sa: i32 <- acolptr[j]
-      sb: i32 <- bcolptr[j]
-      ea: i32 <- acolptr[j + 1]
-      eb: i32 <- bcolptr[j + 1]
-    }
-    ia: i32 <- sa
-    ib: i32 <- sb
-    while (ia < ea || ib < eb, ia > sa || ib > sb) {
-      if (ia == ea || ib < eb && browval[ib] < arowval[ia], ib > sb && (ia == sa || browval[ib - 1] >= arowval[ia - 1])) {
-        ib += 1
-      } else {
-        if (ib < eb && arowval[ia] == browval[ib], ~) {
-          r += anzval[ia] * bnzval[ib]
-        }
-        ia += 1
-      }
-    }
-    ia -> ea
-    ib -> eb
-    ~routine
-  }
 }`
 
 /**
