@@ -3,8 +3,8 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param } from '@tenet/ir'
-import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
+import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry } from '@tenet/ir'
+import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, gradientSlots, type GradientSlot } from './transform.js'
 import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
@@ -40,6 +40,18 @@ export function infoOf(f: TenetFunction): TenetFunctionInfo {
 }
 
 /**
+ * Compiles generated core IR functions with the backend, checks and tolerance of the function
+ * they were generated from. The program's functions are already linked, so interpolated Tenet
+ * functions are hidden from the linker.
+ */
+function compileGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
+  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
+  return compileModule({ kind: 'module', functions, hosts }, {
+    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
+  })
+}
+
+/**
  * The adjoint of `f` (for `m.f.inverse`, the adjoint of the inverse), generated once and compiled
  * with the same backend, checks and tolerance as `f`. Its parameters are f's parameters, then one
  * gradient per float parameter (`g_<name>`: f64 → f64, f64[] → f64[], stack<f64> → stack<f64>),
@@ -60,11 +72,7 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
   const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
-  // the program's functions are already linked: hide interpolated Tenet functions from the linker
-  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
-  const module = compileModule({ kind: 'module', functions, hosts }, {
-    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
-  })
+  const module = compileGenerated(info, registry, functions)
   const params = f.ir.params
   const out: CompiledAdjoint = {
     params,
@@ -105,10 +113,7 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
       const generated = builder.build()
       const taken = new Set(generated.map((g) => g.name))
       const functions = [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), fused]
-      const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
-      const module = compileModule({ kind: 'module', functions, hosts }, {
-        registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
-      })
+      const module = compileGenerated(info, registry, functions)
       out = module[fused.name]!
     }
   }
@@ -148,10 +153,7 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
   const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
-  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
-  const module = compileModule({ kind: 'module', functions, hosts }, {
-    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
-  })
+  const module = compileGenerated(info, registry, functions)
   const params = f.ir.params
   const out: CompiledTangent = { params, slots: tangentSlots(params, info.registry, width), width, tangent: module[name]!, functions, info }
   if (!byWidth) tangentCache.set(f, (byWidth = new Map()))
