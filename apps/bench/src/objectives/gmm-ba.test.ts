@@ -14,6 +14,7 @@ import {
   baWithParameters,
 } from './ba.js'
 import { gmmGradientPlain, gmmObjectivePlain, gmmPackParameters, gmmWithParameters } from './gmm.js'
+import { BA_TEST_JACOBIAN_SHAPE, BA_TEST_JACOBIAN_VALUES, BA_TEST_REPROJECTION, BA_TEST_WEIGHT_ERROR, GMM_TEST_GRADIENT, GMM_TEST_OBJECTIVE } from '../data/adbench-test-values.js'
 
 const adbench = findAdbenchData()
 if (!adbench)
@@ -22,14 +23,6 @@ if (!adbench)
   )
 const withAdbench = adbench ? it : it.skip
 
-// ADBench's unit-test values (test/cpp/modules/common/GmmTests.cpp, BaTests.cpp)
-const GMM_TEST_OBJECTIVE = 8.07380408004975791
-const GMM_TEST_GRADIENT = [
-  1.08662855508652456e-1, -7.41270039523898472e-1, 6.32607184015246071e-1, 1.11692576532787013, 1.63333013551455269e-1,
-  -2.19989824071193142e-2, 2.27778292254236098e-1, 1.20963025612832187, -6.06375920733956339e-2, 2.58529994051162237,
-  1.12632694524213789e-1, 3.85744309849611777e-1, 7.35180573182305508e-2, 5.41836362715595232, -3.21494409677446469e-1,
-  1.71892309775004937, 8.60091090790866875e-1, -9.94640930466322848e-1,
-]
 
 const tmp = mkdtempSync(join(tmpdir(), 'tenet-bench-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -85,20 +78,13 @@ describe('BA', () => {
     expect(Array.from(inst.obs.subarray(0, 6))).toEqual([0, 0, 1, 1, 0, 2])
     const { reprojErr, wErr } = baObjectivePlain(inst)
     for (let i = 0; i < 10; i++) {
-      expect(reprojErr[2 * i]).toBeCloseTo(-0.269048849235189402, 9)
-      expect(reprojErr[2 * i + 1]).toBeCloseTo(0.259944792677901881, 9)
-      expect(wErr[i]).toBeCloseTo(0.826092651515999976, 12)
+      expect(reprojErr[2 * i]).toBeCloseTo(BA_TEST_REPROJECTION[0], 9)
+      expect(reprojErr[2 * i + 1]).toBeCloseTo(BA_TEST_REPROJECTION[1], 9)
+      expect(wErr[i]).toBeCloseTo(BA_TEST_WEIGHT_ERROR, 12)
     }
     const J = baJacobianPlain(inst)
-    expect([J.nrows, J.ncols, J.rows.length, J.cols.length]).toEqual([30, 62, 31, 310])
-    const expected: [number, number][] = [
-      [0, 2.28877202208246757e2], [1, 6.34574811495545418e2], [2, -7.82222866259340549e2],
-      [3, 2.42892615607159668], [4, -1.17828079628011313e1], [5, 2.5416931248774346],
-      [6, -1.03657084958518086], [7, 4.17022000000000004e-1], [8, 0], [9, -3.50739521096005205e2],
-      [10, -9.12107773668008576e2], [11, -2.42892615607159668], [12, 1.17828079628011313e1],
-      [307, -8.34044000000000008e-1], [308, -8.34044000000000008e-1], [309, -8.34044000000000008e-1],
-    ]
-    for (const [i, v] of expected) expect(J.vals[i]).toBeCloseTo(v, 6)
+    expect([J.nrows, J.ncols, J.rows.length, J.cols.length]).toEqual([...BA_TEST_JACOBIAN_SHAPE])
+    for (const [i, v] of BA_TEST_JACOBIAN_VALUES) expect(J.vals[i]).toBeCloseTo(v, 6)
   })
 
   withAdbench('reads a real BA file (ba1) with the replication rule', () => {

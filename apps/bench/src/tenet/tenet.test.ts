@@ -17,18 +17,11 @@ import * as P from './programs.js'
 import { toColumnMajor } from '../rows/tenet.js'
 import { createRng } from '../math/prng.js'
 import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
+import { BA_TEST_JACOBIAN_SHAPE, BA_TEST_JACOBIAN_VALUES, BA_TEST_REPROJECTION, BA_TEST_WEIGHT_ERROR, GMM_TEST_GRADIENT, GMM_TEST_OBJECTIVE } from '../data/adbench-test-values.js'
 
 const adbench = findAdbenchData()
 const withAdbench = adbench ? it : it.skip
 
-// ADBench's unit-test values (test/cpp/modules/common/GmmTests.cpp)
-const GMM_TEST_OBJECTIVE = 8.07380408004975791
-const GMM_TEST_GRADIENT = [
-  1.08662855508652456e-1, -7.41270039523898472e-1, 6.32607184015246071e-1, 1.11692576532787013, 1.63333013551455269e-1,
-  -2.19989824071193142e-2, 2.27778292254236098e-1, 1.20963025612832187, -6.06375920733956339e-2, 2.58529994051162237,
-  1.12632694524213789e-1, 3.85744309849611777e-1, 7.35180573182305508e-2, 5.41836362715595232, -3.21494409677446469e-1,
-  1.71892309775004937, 8.60091090790866875e-1, -9.94640930466322848e-1,
-]
 
 /** max |a − b| / max(|b|, tiny) elementwise, relative. */
 function maxRelative(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -63,20 +56,13 @@ describe('Tenet BA', () => {
     const inst = readBa(join(adbench!, 'ba', 'test.txt'))
     const { reprojErr, wErr } = baObjective(inst)
     for (let i = 0; i < 10; i++) {
-      expect(reprojErr[2 * i]).toBeCloseTo(-0.269048849235189402, 12)
-      expect(reprojErr[2 * i + 1]).toBeCloseTo(0.259944792677901881, 12)
-      expect(wErr[i]).toBeCloseTo(0.826092651515999976, 12)
+      expect(reprojErr[2 * i]).toBeCloseTo(BA_TEST_REPROJECTION[0], 12)
+      expect(reprojErr[2 * i + 1]).toBeCloseTo(BA_TEST_REPROJECTION[1], 12)
+      expect(wErr[i]).toBeCloseTo(BA_TEST_WEIGHT_ERROR, 12)
     }
     const J = baJacobian(inst)
-    expect([J.nrows, J.ncols, J.rows.length, J.cols.length]).toEqual([30, 62, 31, 310])
-    const expected: [number, number][] = [
-      [0, 2.28877202208246757e2], [1, 6.34574811495545418e2], [2, -7.82222866259340549e2],
-      [3, 2.42892615607159668], [4, -1.17828079628011313e1], [5, 2.5416931248774346],
-      [6, -1.03657084958518086], [7, 4.17022000000000004e-1], [8, 0], [9, -3.50739521096005205e2],
-      [10, -9.12107773668008576e2], [11, -2.42892615607159668], [12, 1.17828079628011313e1],
-      [307, -8.34044000000000008e-1], [308, -8.34044000000000008e-1], [309, -8.34044000000000008e-1],
-    ]
-    for (const [i, v] of expected) expect(J.vals[i]).toBeCloseTo(v, 9)
+    expect([J.nrows, J.ncols, J.rows.length, J.cols.length]).toEqual([...BA_TEST_JACOBIAN_SHAPE])
+    for (const [i, v] of BA_TEST_JACOBIAN_VALUES) expect(J.vals[i]).toBeCloseTo(v, 9)
     const ref = baJacobianPlain(inst)
     expect(Array.from(J.cols)).toEqual(Array.from(ref.cols))
     expect(maxScaledError(J.vals, ref.vals)).toBeLessThanOrEqual(1e-12)
