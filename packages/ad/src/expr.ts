@@ -5,7 +5,7 @@
  */
 import {
   TenetStaticError, printExpr,
-  type BinaryOp, type Dataview, type Expr, type IndexExpr, type Registry, type ScalarTypeName, type VarRef,
+  type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type Registry, type ScalarTypeName, type Stmt, type VarRef,
 } from '@tenet/ir'
 import { standardPartials, type PartialRule } from './derivatives.js'
 
@@ -241,4 +241,19 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
   callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
   return out
+}
+
+/** Every name a function binds: parameters, ancillas and loop variables (for fresh-name prefixes). */
+export function namesIn(f: FunctionDef): Set<string> {
+  const names = new Set(f.params.map((p) => p.name))
+  const visit = (body: Stmt[]) => {
+    for (const s of body) {
+      if (s.kind === 'alloc') names.add(s.name)
+      if (s.kind === 'for') names.add(s.variable)
+      if (s.kind === 'if') { visit(s.then); visit(s.else) }
+      if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
+    }
+  }
+  visit(f.body)
+  return names
 }

@@ -19,7 +19,7 @@ import {
   type Stmt, type Type,
 } from '@tenet/ir'
 import { invert } from '@tenet/reversible'
-import { add, at, bin, clone, differentiate, isFloatType, lit, mul, neg, readsFloat, ref, typeOf, type Contribution, type PartialsResolver } from './expr.js'
+import { add, at, bin, clone, differentiate, isFloatType, lit, mul, namesIn, neg, readsFloat, ref, typeOf, type Contribution, type PartialsResolver } from './expr.js'
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
 export function tangentName(name: string, inverse: boolean, width: number): string {
@@ -57,19 +57,6 @@ const fail = (msg: string, loc?: Expr['loc']): never => {
 const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const STD = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
-function names(f: FunctionDef): Set<string> {
-  const out = new Set(f.params.map((p) => p.name))
-  const visit = (body: Stmt[]) => {
-    for (const s of body) {
-      if (s.kind === 'alloc') out.add(s.name)
-      if (s.kind === 'for') out.add(s.variable)
-      if (s.kind === 'if') { visit(s.then); visit(s.else) }
-      if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
-    }
-  }
-  visit(f.body)
-  return out
-}
 
 /**
  * Generates tangents on demand, like `AdjointBuilder`: `request` names the tangent of a
@@ -124,7 +111,7 @@ class FunctionTangent {
   constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
     this.w = builder.width
     this.registry = builder.registry
-    this.used = names(f)
+    this.used = namesIn(f)
   }
 
   build(): FunctionDef {

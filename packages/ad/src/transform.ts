@@ -11,7 +11,7 @@ import {
 } from '@tenet/ir'
 import { invert, invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import {
-  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, neg, readsFloat, realView, ref, typeOf,
+  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realView, ref, typeOf,
   type Contribution, type PartialsResolver,
 } from './expr.js'
 
@@ -75,19 +75,6 @@ const fail = (msg: string, loc?: Expr['loc']): never => {
   throw new TenetStaticError('ad/unsupported', msg, loc)
 }
 
-function allNames(f: FunctionDef): Set<string> {
-  const names = new Set(f.params.map((p) => p.name))
-  const visit = (body: Stmt[]) => {
-    for (const s of body) {
-      if (s.kind === 'alloc') names.add(s.name)
-      if (s.kind === 'for') names.add(s.variable)
-      if (s.kind === 'if') { visit(s.then); visit(s.else) }
-      if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
-    }
-  }
-  visit(f.body)
-  return names
-}
 
 /**
  * Generates adjoints on demand: `request` names the adjoint of a (function, direction) and queues
@@ -179,7 +166,7 @@ class FunctionAdjoint {
     this.registry = builder.registry
     this.w = builder.width
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
-    const names = allNames(f)
+    const names = namesIn(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
   }
 
