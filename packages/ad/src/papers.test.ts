@@ -3,18 +3,7 @@ import { checkGrad, gradient, hessian, hvp, jacobian } from './index.js'
 import { tag } from './test-util.js'
 
 import { besselSource, complexLogSource, sparseDotSource, unitarySource } from './examples/papers.js'
-
-function randomCsc(m: number, n: number, density: number, seed: number) {
-  let s = seed >>> 0
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-  const colptr = new Int32Array(n + 1)
-  const rows: number[] = [], vals: number[] = []
-  for (let j = 0; j < n; j++) {
-    for (let i = 0; i < m; i++) if (rnd() < density) { rows.push(i); vals.push(rnd() * 2 - 1) }
-    colptr[j + 1] = rows.length
-  }
-  return { colptr, rowval: Int32Array.from(rows), nzval: Float64Array.from(vals) }
-}
+import { randomCsc } from '@tenet/testing'
 
 describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s backend', (backend) => {
   const rev = tag({ backend })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { rev } from './index.js'
 import { bennettSource, complexLogSource, fibonacciSource, multiplierSource, sparseDotMergeSource, sparseDotSource, unitarySource } from './examples/index.js'
+import { randomCsc } from '@tenet/testing'
 
 const backends = ['cpu', 'interpreter'] as const
 
@@ -9,18 +10,6 @@ function fib(n: number): number {
   let a = 1, b = 1
   for (let i = 1; i < n; i++) [a, b] = [b, a + b]
   return n === 0 ? 1 : b
-}
-
-function randomCsc(m: number, n: number, density: number, seed: number) {
-  let s = seed >>> 0
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-  const colptr = new Int32Array(n + 1)
-  const rows: number[] = [], vals: number[] = []
-  for (let j = 0; j < n; j++) {
-    for (let i = 0; i < m; i++) if (rnd() < density) { rows.push(i); vals.push(rnd() * 2 - 1) }
-    colptr[j + 1] = rows.length
-  }
-  return { colptr, rowval: Int32Array.from(rows), nzval: Float64Array.from(vals) }
 }
 
 function denseDot(m: number, n: number, a: ReturnType<typeof randomCsc>, b: ReturnType<typeof randomCsc>): number {

@@ -14,3 +14,4 @@ export {
 } from './conformance.js'
 export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
 export { collectionsDuring, warmUntilSteady } from './collections.js'
+export { randomCsc, type CscMatrix } from './sparse.js'
