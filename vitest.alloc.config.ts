@@ -10,6 +10,10 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.alloc.test.ts'],
     fileParallelism: false,
+    // child processes with natives syntax and synchronous optimisation: the tests force V8 to
+    // optimise the code they measure before measuring
+    pool: 'forks',
+    execArgv: ['--allow-natives-syntax', '--no-concurrent-recompilation'],
     testTimeout: 120_000,
   },
 })

@@ -16,13 +16,25 @@ export async function collectionsDuring(work: () => void): Promise<number> {
 }
 
 /**
- * Runs `work` until one run causes no garbage collection (at most `rounds` runs), so that the
- * code under test is optimised before it is measured: on a loaded machine V8's background
- * compiler can finish late, and unoptimised code boxes numbers. Returns the number of runs.
+ * Has V8 optimise `fn` now (TurboFan), calling `call` to give it type feedback, and returns whether
+ * it is optimised. Needs `node --allow-natives-syntax` (the allocation-test config passes it);
+ * throws a clear error otherwise. Forcing optimisation makes the allocation tests deterministic:
+ * whether V8's background compiler finishes in time no longer matters.
  */
-export async function warmUntilSteady(work: () => void, rounds = 30): Promise<number> {
-  for (let r = 1; r <= rounds; r++) {
-    if ((await collectionsDuring(work)) === 0) return r
+export function optimizeNow(fn: Function, call: () => void): boolean {
+  let natives: (f: Function, c: () => void) => number
+  try {
+    natives = new Function('f', 'c', '%PrepareFunctionForOptimization(f); c(); c(); %OptimizeFunctionOnNextCall(f); c(); return %GetOptimizationStatus(f)') as typeof natives
+  } catch {
+    throw new Error('optimizeNow needs node --allow-natives-syntax (run the allocation tests with vitest.alloc.config.ts)')
   }
-  return rounds
+  return isOptimized(natives(fn, call))
 }
+
+/** Whether `fn` is currently optimised (needs --allow-natives-syntax). */
+export function optimized(fn: Function): boolean {
+  return isOptimized((new Function('f', 'return %GetOptimizationStatus(f)') as (f: Function) => number)(fn))
+}
+
+// V8's optimisation status bit "optimised" (kOptimized = 1 << 4)
+const isOptimized = (status: number) => (status & 16) !== 0

@@ -13,5 +13,5 @@ export {
   type BackendUnderTest, type ConformanceResult,
 } from './conformance.js'
 export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
-export { collectionsDuring, warmUntilSteady } from './collections.js'
+export { collectionsDuring, optimized, optimizeNow } from './collections.js'
 export { randomCsc, type CscMatrix } from './sparse.js'
