@@ -86,3 +86,30 @@ describe('the public API', () => {
     expect(b).toEqual(a)
   })
 })
+
+describe('the gradient driver copies only the arrays f writes', () => {
+  const m = rev`
+    fn scale(l: f64, w: f64[], x: f64[], idx: i32[], k: i32[]) {
+      for i in 0..len(idx) { w[i] += x[idx[i]] * 2.0 }
+      for i in 0..len(idx) { l += w[i] * x[idx[i]] }
+      for i in 0..len(k) { k[i] += 1 }
+    }`
+
+  it('uses read-only arrays as passed, copies written ones, and leaves every argument as passed', async () => {
+    const { compileAdjoint } = await import('./compile.js')
+    const { sharedArrays } = await import('./api.js')
+    expect(sharedArrays(compileAdjoint(m.scale!))).toEqual([false, false, true, true, false])
+    const x = Float64Array.from([0.5, -1.5, 2]), w = Float64Array.from([1, 1]), idx = Int32Array.from([2, 0]), k = Int32Array.from([7])
+    const g = grad(m.scale!, { loss: 0 })
+    for (let rep = 0; rep < 3; rep++) {
+      const out = g(0, w, x, idx, k)
+      // l = Σ (w_i + 2 x_j) x_j  →  ∂l/∂w_i = x_j, ∂l/∂x_j = w_i + 4 x_j
+      expect(Array.from(out[1] as Float64Array)).toEqual([2, 0.5])
+      expect(Array.from(out[2] as Float64Array)).toEqual([1 + 4 * 0.5, 0, 1 + 4 * 2])
+      expect(Array.from(w)).toEqual([1, 1])
+      expect(Array.from(x)).toEqual([0.5, -1.5, 2])
+      expect(Array.from(k)).toEqual([7])
+    }
+    expect(checkGrad(m.scale!, [0, w, x, idx, k], { loss: 0, atol: 1e-6 }).ok).toBe(true)
+  })
+})

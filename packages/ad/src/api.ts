@@ -44,7 +44,19 @@ export const argError = (msg: string): never => { throw new TenetError('ad/argum
 export function hostConversions(c: CompiledAdjoint, i: number): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
   const t = c.params[i]!.type
   const ns = c.info.registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
-  return { ...(ns?.fromHost ? { fromHost: ns.fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
+  // host arrays of i32/f32 already hold the representation: copied as they are
+  const fromHost = ns?.fromHost && !(t.kind === 'array' && ns.hostArraysExact) ? ns.fromHost : undefined
+  return { ...(fromHost ? { fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
+}
+
+/**
+ * Per parameter: whether the driver may run `f` and its adjoint on the caller's own array (no
+ * copy): `f` never writes it (nor do its adjoint and fused programs, which write only what `f`
+ * writes, and gradients) and its elements need no conversion.
+ */
+export function sharedArrays(c: CompiledAdjoint): boolean[] {
+  const written = c.info.program.writes.get(c.info.name)
+  return c.params.map((p, i) => p.type.kind === 'array' && written !== undefined && written[i] === false && !hostConversions(c, i).fromHost)
 }
 
 /** Copies host values into an internal array, converting each with `fromHost` when given. */
@@ -187,7 +199,8 @@ export function checkLoss(c: CompiledAdjoint, loss: number): void {
 /** A reusable gradient function made by `grad`. */
 export interface GradientFunction {
   /**
-   * Runs `f` forwards on copies of `args`, seeds the loss gradient with 1 and runs the adjoint.
+   * Runs `f` forwards on copies of `args` (arrays that `f` only reads are used as they are),
+   * seeds the loss gradient with 1 and runs the adjoint.
    * Returns one gradient per argument. The returned array and its typed arrays are reused by
    * the next call (copy them to keep them). Scalar gradients are JS numbers, which V8 may box
    * (a few bytes per call); `run` is the strictly allocation-free form.
@@ -247,6 +260,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   const params = c.params
   const n = params.length
   const registry = c.info.registry
+  const shared = sharedArrays(c)
   const ctx: DriverContext = {
     fwd: c.forward,
     adj: fused ?? c.adjoint.core,
@@ -266,6 +280,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       const p = params[i]!
       const ctor = CTORS[registry.numberSystem((p.type as { elem: string }).elem).arrayType]
       if (!(a instanceof ctor)) ctx.bad(i, a)
+      if (shared[i]) return a as TypedArray
       let b = ctx.values[i]
       if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
       copyIn(b, a as TypedArray, ctx.fromHost[i])

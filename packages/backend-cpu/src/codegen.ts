@@ -10,6 +10,7 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { sharedSubexpressions, type Shared } from './cse.js'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -113,7 +114,7 @@ class FunctionEmitter {
 
   emit(): string {
     const params = this.f.params.map((p, i) => { const n = `p${i}`; this.names.set(p.name, n); return n })
-    for (const s of this.f.body) this.stmt(s)
+    this.block(this.f.body)
     const R = this.gen.resultsName(this.f.name, this.inverse)
     this.f.params.forEach((p, i) => {
       if (p.type.kind !== 'scalar') return
@@ -147,6 +148,17 @@ class FunctionEmitter {
   }
 
   expr(e: Expr): string {
+    const sh = this.shared?.get(e)
+    if (!sh) return this.exprCode(e)
+    if (sh.temp) return sh.temp
+    const code = this.exprCode(e)
+    const t = this.fresh('c')
+    this.line(`const ${t} = ${code};`)
+    sh.temp = t
+    return t
+  }
+
+  private exprCode(e: Expr): string {
     switch (e.kind) {
       case 'num': {
         const ns = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type) : undefined
@@ -208,6 +220,8 @@ class FunctionEmitter {
         default: return `((${a} ${e.op} ${b}) | 0)`
       }
     }
+    // x ** 2 of a name (a variable or a shared value) is x * x: the same double, no call
+    if (e.op === '**' && e.right.kind === 'num' && e.right.value === 2 && /^[A-Za-z_$][\w$]*$/.test(a)) return this.round(t, `(${a} * ${a})`)
     if (e.op === '**') return this.round(t, `Math.pow(${a}, ${b})`)
     return this.round(t, `(${a} ${e.op} ${b})`)
   }
@@ -268,8 +282,23 @@ class FunctionEmitter {
 
   // ---------- statements ----------
 
+  /** Values computed once in the statement being emitted (see cse.ts). */
+  private shared: Map<Expr, Shared> | undefined
+
   private block(body: Stmt[]): void {
-    for (const s of body) this.stmt(s)
+    for (let i = 0; i < body.length;) {
+      if (body[i]!.kind !== 'update') { this.stmt(body[i++]!); continue }
+      let j = i
+      while (j < body.length && body[j]!.kind === 'update') j++
+      const run = body.slice(i, j) as Array<Extract<Stmt, { kind: 'update' }>>
+      const maps = sharedSubexpressions(run)
+      run.forEach((s, k) => {
+        this.shared = maps[k]
+        this.stmt(s)
+      })
+      this.shared = undefined
+      i = j
+    }
   }
 
   private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {

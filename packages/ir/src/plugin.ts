@@ -111,6 +111,12 @@ export interface NumberSystemSpec {
   arrayType: 'Float64Array' | 'Float32Array' | 'Int32Array' | 'Uint8Array'
   /** Converts a host number into the internal representation (e.g. rounding to the grid). */
   fromHost?: (x: number) => number
+  /**
+   * Whether the elements of a host array of `arrayType` are already in the internal
+   * representation (`fromHost` is the identity on them, as `x | 0` is on an Int32Array), so
+   * host arrays need no element-wise conversion. Default false.
+   */
+  hostArraysExact?: boolean
   /** Converts the internal representation into a host number. */
   toHost?: (x: number) => number
   /**

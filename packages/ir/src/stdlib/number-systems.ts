@@ -28,6 +28,7 @@ export const f32: NumberSystemSpec = {
   float: true,
   arrayType: 'Float32Array',
   fromHost: Math.fround,
+  hostArraysExact: true,
   round: { evaluate: Math.fround, cpu: (x) => `Math.fround(${x})` },
 }
 
@@ -43,6 +44,7 @@ export const i32: NumberSystemSpec = {
   integer: true,
   arrayType: 'Int32Array',
   fromHost: (x) => x | 0,
+  hostArraysExact: true,
   round: { evaluate: (x) => x | 0, cpu: (x) => `((${x}) | 0)` },
 }
 

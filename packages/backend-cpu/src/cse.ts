@@ -1,0 +1,96 @@
+/**
+ * Common subexpressions of a straight-line run of updates, for the code generator.
+ *
+ * Within a run of consecutive `y op= e` statements, an expression that occurs again before any
+ * statement writes a variable or array it reads has the same value both times (expressions are
+ * pure, and distinct names are distinct memory: the checker rejects aliased writes, and the
+ * drivers never pass one array twice). The generator computes it once into a `const`. This is
+ * what V8 cannot do by itself across stores into typed arrays (it cannot prove that two arrays
+ * do not alias), and it is where reverse and forward-over-reverse programs repeat themselves: the
+ * uncompute of `q += (x[a] - x[b]) ** 2` and its two gradient updates all read `x[a] - x[b]`,
+ * and a tangent at width w repeats each partial derivative w times.
+ */
+import { rootName, type Expr, type Stmt } from '@tenet/ir'
+
+/** One shared value: the generated `const` once the first occurrence has been emitted. */
+export interface Shared { temp?: string }
+
+type Update = Extract<Stmt, { kind: 'update' }>
+
+/** A structural key of an expression (kind, operator, type and children). */
+function key(e: Expr): string {
+  switch (e.kind) {
+    case 'num': return `${e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
+    case 'bool': return String(e.value)
+    case 'var': return `$${e.name}`
+    case 'index': return `${e.array.name}[${key(e.index)}]:${e.type ?? ''}`
+    case 'field': return `(${key(e.target)}).${e.field}`
+    case 'unary': return `${e.op}(${key(e.arg)}):${e.type ?? ''}`
+    case 'binary': return `(${key(e.left)} ${e.op} ${key(e.right)}):${e.type ?? ''}`
+    case 'call': return `${e.callee}(${e.args.map(key).join(', ')}):${e.type ?? ''}`
+  }
+}
+
+/** The variables and arrays an expression reads. */
+function reads(e: Expr, out: Set<string>): Set<string> {
+  switch (e.kind) {
+    case 'var': out.add(e.name); break
+    case 'index': out.add(e.array.name); reads(e.index, out); break
+    case 'field': reads(e.target, out); break
+    case 'unary': reads(e.arg, out); break
+    case 'binary': reads(e.left, out); reads(e.right, out); break
+    case 'call': for (const a of e.args) reads(a, out); break
+  }
+  return out
+}
+
+/** Whether an expression is worth a `const` (a load or arithmetic, not a name or literal). */
+function candidate(e: Expr): boolean {
+  switch (e.kind) {
+    case 'index': case 'binary': return true
+    case 'unary': return e.op === '-' && e.arg.kind !== 'num' && e.arg.kind !== 'var'
+    case 'call': return !e.callee.startsWith('$host') && e.callee !== 'len'
+    default: return false
+  }
+}
+
+/**
+ * For each statement of `run`, the nodes of its value to compute once: nodes that map to the
+ * same `Shared` have the same value. Only values that occur at least twice are returned.
+ */
+export function sharedSubexpressions(run: Update[]): Array<Map<Expr, Shared>> {
+  interface Entry { shared: Shared; deps: Set<string>; count: number }
+  const available = new Map<string, Entry>()
+  const perStmt: Array<Map<Expr, Entry>> = []
+  for (const s of run) {
+    const nodes = new Map<Expr, Entry>()
+    const visit = (e: Expr): void => {
+      // the right operand of && and || is not always evaluated: nothing below them moves
+      if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) return
+      if (candidate(e)) {
+        const k = key(e)
+        const hit = available.get(k)
+        if (hit) { hit.count++; nodes.set(e, hit); return }
+        const entry: Entry = { shared: {}, deps: reads(e, new Set()), count: 1 }
+        available.set(k, entry)
+        nodes.set(e, entry)
+      }
+      switch (e.kind) {
+        case 'index': visit(e.index); break
+        case 'field': visit(e.target); break
+        case 'unary': visit(e.arg); break
+        case 'binary': visit(e.left); visit(e.right); break
+        case 'call': for (const a of e.args) visit(a); break
+      }
+    }
+    visit(s.value)
+    perStmt.push(nodes)
+    const written = rootName(s.target)
+    for (const [k, entry] of available) if (written === undefined || entry.deps.has(written)) available.delete(k)
+  }
+  return perStmt.map((nodes) => {
+    const out = new Map<Expr, Shared>()
+    for (const [e, entry] of nodes) if (entry.count > 1) out.set(e, entry.shared)
+    return out
+  })
+}
