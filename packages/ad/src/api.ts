@@ -340,6 +340,18 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   return { run, ctx }
 }
 
+/** Options of `grad`. */
+export interface GradOptions extends LossOptions {
+  /**
+   * Whether to use a fused gradient program when one applies (default true): the one-pass
+   * program for a loss accumulated from values `f` never writes, or the program that skips the
+   * uncompute–recompute pair of a top-level routine (see `compileFused`). With false, every call
+   * runs `f` forwards and then its adjoint (the two sweeps of the paper). The gradients agree up
+   * to the order in which floating-point sums are added.
+   */
+  fuse?: boolean
+}
+
 /**
  * Compiles the gradient of `f` with respect to all its float arguments, once; the result is
  * callable many times. `loss` is the index of the scalar argument that holds the loss.
@@ -348,10 +360,10 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
  * g(0, 0, x)  // [1, dnorm/dy, Float64Array dnorm/dx] (buffers reused between calls)
  * ```
  */
-export function grad(f: TenetFunction, options: LossOptions): GradientFunction {
+export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
-  const fused = compileFused(f, options.loss)
+  const fused = options.fuse === false ? null : compileFused(f, options.loss)
   const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null)
   const out: Gradient = new Array(c.params.length).fill(null)
   const slots = c.slots

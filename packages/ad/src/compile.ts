@@ -92,9 +92,11 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
 const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>()
 
 /**
- * The fused gradient program of `f` for the loss parameter `loss` (see
- * `FunctionAdjoint.buildFused`), compiled like the adjoint; null when `f` is not
- * compute–copy–uncompute at the top level (then the driver runs `f` and its adjoint). Its
+ * The fused gradient program of `f` for the loss parameter `loss`, compiled like the adjoint:
+ * the one-pass program when f only accumulates the loss from values it never writes (see
+ * `FunctionAdjoint.buildOnePass`), else the program that skips the cancelling uncompute and
+ * recompute of a top-level routine (see `FunctionAdjoint.buildFused`); null when neither
+ * applies (then the driver runs `f` and its adjoint). Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
  * returns the gradients, leaves the values at the inputs and reports the loss value.
  */
@@ -106,8 +108,10 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
   if (!info.inverse) {
     const registry = info.registry.clone()
     const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), 1)
-    builder.request(info.name, false)
-    const fused = builder.fused(info.name, f.ir.params[loss]?.name)
+    const lossName = f.ir.params[loss]?.name
+    const onePass = builder.onePass(info.name, lossName)
+    if (!onePass) builder.request(info.name, false)
+    const fused = onePass ?? builder.fused(info.name, lossName)
     if (fused) {
       // the forward part calls f's callees: compile them beside the adjoints
       const generated = builder.build()

@@ -13,7 +13,7 @@ fn norm_like(out: f64, x: f64[], s: f64) {
   ~routine
   t -> 0.0
 }
-fn no_routine(out: f64, x: f64) { out += x * x }
+fn no_routine(out: f64, x: f64) { x += 1.0; out += x * x }
 fn writes_param(out: f64, x: f64) {
   routine { x += 1.0 }
   out += x * x
@@ -63,7 +63,7 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     expect(fused).toBeCloseTo(0.21024361588, 9)
   })
 
-  it('is not built without a top-level uncompute, or when the routine writes the loss', () => {
+  it('is not built without a top-level uncompute (nor one-pass), or when the routine writes the loss', () => {
     expect(compileFused(m.no_routine!, 0)).toBeNull()
     expect(compileFused(m.writes_loss!, 0)).toBeNull()
     // with x as the loss the routine writes only `out`: fused, and the same gradient as unfused
@@ -88,5 +88,80 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     const [, gx] = grad(m.writes_param!, { loss: 0 })(0, 2) as number[]
     expect(gx).toBeCloseTo(6, 12) // d/dx (x + 1)² at x = 2
     expect(gradient(m.writes_param!, [0, 2], { loss: 0 })[1]).toBeCloseTo(6, 12)
+  })
+})
+
+const onePassSource = `
+fn dot(out: f64, a: f64[], b: f64[], idx: i32[]) {
+  k: i32 <- 0
+  for i in 0..len(idx) {
+    if (idx[i] >= 0, ~) { out += a[idx[i]] * sin(b[i]) } else { out -= 2.0 * a[i] }
+    k += idx[i]
+  }
+  k -= sum(idx)
+  k -> 0
+}
+fn sum_helper(s: i32, idx: i32[]) { for i in 0..len(idx) { s += idx[i] } }
+fn reads_loss(out: f64, x: f64, y: f64) { out += x * x; y += out }
+fn reads_written(out: f64, x: f64, w: f64[]) { w[0] += x; out += w[0] * x }
+fn reads_ancilla(out: f64, x: f64) {
+  t <- 0.0
+  t += x * 3.0
+  out += t * t
+  t -= x * 3.0
+  t -> 0.0
+}
+fn passes_loss(out: f64, x: f64) { out += x; sq(out, x) }
+fn sq(o: f64, x: f64) { o += x * x }
+fn int_callee(out: f64, x: f64[], s: i32, idx: i32[]) {
+  sum_helper(s, idx)
+  out += x[s] * x[0]
+  ~sum_helper(s, idx)
+}`
+
+describe.each(['cpu', 'interpreter'])('the one-pass gradient program (%s backend)', (backend) => {
+  const m = tag({ backend })(onePassSource.replace('k -= sum(idx)', 'for i in 0..len(idx) { k -= idx[i] }'))
+
+  it('is built when the loss only accumulates values f never writes, and agrees with the two sweeps', () => {
+    const a = Float64Array.from([0.5, -1.25, 2, 0.75]), b = Float64Array.from([0.3, 1.1, -0.4, 2.2]), idx = Int32Array.from([2, -1, 0, 2])
+    expect(compileFused(m.dot!, 0)).not.toBeNull()
+    const one = grad(m.dot!, { loss: 0 })
+    const two = grad(m.dot!, { loss: 0, fuse: false })
+    const g1 = one(0.5, a, b, idx), l1 = one.lastLoss
+    const g2 = two(0.5, a, b, idx), l2 = two.lastLoss
+    expect(l1).toBeCloseTo(l2, 14)
+    expect(g1[0]).toBe(1)
+    for (const p of [1, 2]) {
+      const x1 = g1[p] as Float64Array, x2 = g2[p] as Float64Array
+      for (let i = 0; i < 4; i++) expect(x1[i]).toBeCloseTo(x2[i]!, 14)
+    }
+    // by hand: ∂/∂a[j] = Σ_{idx[i]=j} sin(b[i]) − 2·[idx[i]<0, i=j]; ∂/∂b[i] = a[idx[i]] cos(b[i])
+    const ga = g1[1] as Float64Array, gb = g1[2] as Float64Array
+    expect(ga[2]).toBeCloseTo(Math.sin(0.3) + Math.sin(2.2), 14)
+    expect(ga[0]).toBeCloseTo(Math.sin(-0.4), 14)
+    expect(ga[1]).toBeCloseTo(-2, 14)
+    expect(gb[0]).toBeCloseTo(2 * Math.cos(0.3), 14)
+    expect(gb[1]).toBe(0)
+    expect(Array.from(a)).toEqual([0.5, -1.25, 2, 0.75])
+    expect(l1).toBeCloseTo(0.5 + 2 * Math.sin(0.3) - 2 * -1.25 + 0.5 * Math.sin(-0.4) + 2 * Math.sin(2.2), 14)
+  })
+
+  it('with an integer-only callee too', () => {
+    expect(compileFused(m.int_callee!, 0)).not.toBeNull()
+    const x = Float64Array.from([1.5, 2, -3])
+    const g = grad(m.int_callee!, { loss: 0 })(0, x, 0, Int32Array.from([1, 1]))
+    expect(Array.from(g[1] as Float64Array)).toEqual([-3, 0, 1.5])
+  })
+
+  it('is not built when the loss is read or passed, or a loss term reads a written float or ancilla', () => {
+    for (const name of ['reads_loss', 'reads_written', 'reads_ancilla', 'passes_loss']) {
+      const g1 = grad(m[name]!, { loss: 0 }), g2 = grad(m[name]!, { loss: 0, fuse: false })
+      const args = name === 'reads_written' ? () => [0.5, 1.5, Float64Array.from([0.25])] : () => [0.5, 1.5, 0.75].slice(0, m[name]!.ir.params.length)
+      const a1 = g1(...args()), a2 = g2(...args())
+      // whatever program is used, the gradient is the two-sweep one
+      expect(a1.map((v) => (typeof v === 'number' ? v : Array.from(v ?? [])))).toEqual(a2.map((v) => (typeof v === 'number' ? v : Array.from(v ?? []))))
+      const built = compileFused(m[name]!, 0)
+      expect(built === null || !built.ir.name.endsWith('$onepass')).toBe(true)
+    }
   })
 })

@@ -6,7 +6,7 @@
  */
 export {
   gradient, grad, checkGrad, surfaceView,
-  type Gradient, type SurfaceGradient, type ComplexGradient, type SurfaceView, type GradientFunction, type LossOptions, type CheckGradOptions, type CheckGradResult,
+  type Gradient, type SurfaceGradient, type ComplexGradient, type SurfaceView, type GradientFunction, type LossOptions, type GradOptions, type CheckGradOptions, type CheckGradResult,
 } from './api.js'
 export {
   jvp, jacobian, jacobianCost, hessian, hvp, DEFAULT_WIDTH,

@@ -116,6 +116,17 @@ export class AdjointBuilder {
     return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$fused`).buildFused(loss)
   }
 
+  /**
+   * The one-pass gradient program of `name` for the loss parameter `loss` (forward direction,
+   * width 1), or undefined when the loss is not a plain accumulation. See
+   * `FunctionAdjoint.buildOnePass`.
+   */
+  onePass(name: string, loss: string | undefined): FunctionDef | undefined {
+    const f = this.program.functions.get(name)
+    if (!f || this.width !== 1 || loss === undefined) return undefined
+    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
+  }
+
   /** Generates everything queued; returns the adjoint functions and helpers. */
   build(): FunctionDef[] {
     while (this.queue.length) {
@@ -170,7 +181,8 @@ class FunctionAdjoint {
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
   }
 
-  build(): FunctionDef {
+  /** The adjoint's parameters: f's, then the gradients, then the sink. */
+  private adjointParams(): Param[] {
     const slots = gradientSlots(this.f.params, this.registry)
     const gradParams: Param[] = []
     this.f.params.forEach((p, i) => {
@@ -178,10 +190,14 @@ class FunctionAdjoint {
       if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
       else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
     })
+    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }]
+  }
+
+  build(): FunctionDef {
     return {
       kind: 'fn',
       name: this.name,
-      params: [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }],
+      params: this.adjointParams(),
       body: this.body(this.f.body),
       ...(this.f.loc ? { loc: this.f.loc } : {}),
     }
@@ -247,6 +263,120 @@ class FunctionAdjoint {
       name: this.name,
       params: [...adjoint.params, ...(loss === undefined ? [] : [{ name: '$loss', type: { kind: 'scalar', name: 'f64' } } as Param])],
       body: [...forward.map(clone), ...report, ...gradientAllocs, ...this.body(forward)],
+    }
+  }
+
+  /**
+   * The one-pass gradient program, for a loss that f only accumulates from values f never writes:
+   * the loss is written only by `loss += e` / `loss -= e` (nowhere read, passed or swapped), and
+   * no float variable, array or ancilla that such an `e` reads is written anywhere in f (calls
+   * may write integers only; no `@safe` host effects). Then no gradient but the loss's is ever nonzero in the adjoint, the
+   * loss's stays at its seed, and each `g_x ±= g_loss · ∂e/∂x` of the adjoint depends only on
+   * values that are the same at that point of the forward run. So they run right after their
+   * update, in forward order, and the backward sweep disappears: `f` with the gradient updates
+   * inserted, then `$loss += loss`. The sums are the adjoint's, added in the opposite order.
+   * Parameters: the adjoint's, then `$loss`, like the fused program. Leaves the values at f's
+   * outputs (the driver runs it on copies).
+   */
+  buildOnePass(loss: string): FunctionDef | undefined {
+    const lossParam = this.f.params.find((p) => p.name === loss)
+    if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32')) return undefined
+    const written = new Set<string>()
+    let ok = true
+    const isFloat = (t: Type | string | undefined) => t !== undefined && this.isFloat(typeof t === 'string' ? t : t.kind === 'scalar' ? t.name : t.elem)
+    const lossUpdates = new Set<Stmt>()
+    walk(this.f.body, (x) => {
+      if (!ok) return
+      switch (x.kind) {
+        case 'update': {
+          const r = rootName(x.target)
+          if (r === loss) {
+            if (x.target.kind !== 'var' || (x.op !== '+=' && x.op !== '-=')) ok = false
+            else lossUpdates.add(x)
+          } else if (r === undefined) ok = false
+          else if (isFloat(typeOf(x.target))) written.add(r)
+          break
+        }
+        case 'alloc': if (isFloat(x.type)) written.add(x.name); break
+        case 'callstmt': {
+          const w = x.target === 'function' ? this.builder.program.writes.get(x.callee) : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+          if (!w) { ok = false; break }
+          x.args.forEach((a, i) => {
+            if (!w[i]) return
+            const r = rootName(a)
+            if (r === undefined || r === loss || isFloat((a as { type?: Type | string }).type)) ok = false
+          })
+          break
+        }
+        case 'push': case 'pop': if (isFloat(typeOf(x.value)) || rootName(x.value) === loss) ok = false; break
+        // host effects run in both sweeps of the two-sweep gradient: keep that behaviour
+        case 'safe': ok = false; break
+      }
+    })
+    if (!ok || lossUpdates.size === 0) return undefined
+    // the loss is read nowhere, and no loss update reads a written float
+    const readsName = (e: Expr, names: (n: string) => boolean): boolean => {
+      switch (e.kind) {
+        case 'var': return names(e.name)
+        case 'index': return names(e.array.name) || readsName(e.index, names)
+        case 'field': return readsName(e.target, names)
+        case 'unary': return readsName(e.arg, names)
+        case 'binary': return readsName(e.left, names) || readsName(e.right, names)
+        case 'call': return e.args.some((a) => readsName(a, names))
+        default: return false
+      }
+    }
+    const readsFloatIn = (e: Expr, names: Set<string>): boolean => {
+      switch (e.kind) {
+        case 'var': return names.has(e.name) && isFloat(typeOf(e))
+        case 'index': return (names.has(e.array.name) && isFloat(typeOf(e))) || readsFloatIn(e.index, names)
+        case 'field': return readsFloatIn(e.target, names)
+        case 'unary': return readsFloatIn(e.arg, names)
+        case 'binary': return readsFloatIn(e.left, names) || readsFloatIn(e.right, names)
+        case 'call': return e.args.some((a) => readsFloatIn(a, names))
+        default: return false
+      }
+    }
+    const isLoss = (n: string) => n === loss
+    walk(this.f.body, (x) => {
+      if (!ok) return
+      const exprs: Expr[] = []
+      switch (x.kind) {
+        case 'update': exprs.push(x.value); if (x.target.kind === 'index') exprs.push(x.target.index); break
+        case 'callstmt': for (const a of x.args) { if (a.kind === 'neg') { if (rootName(a) === loss) ok = false } else exprs.push(a as Expr) } break
+        case 'alloc': case 'dealloc': if (x.value.kind !== 'emptystack') exprs.push(x.value); break
+        case 'if': exprs.push(x.pre); if (x.post) exprs.push(x.post); break
+        case 'while': exprs.push(x.pre, x.post); break
+        case 'for': exprs.push(x.start, x.stop); if (x.step) exprs.push(x.step); break
+        case 'safe': exprs.push(x.expr); break
+        case 'push': case 'pop': exprs.push(x.value as Expr); break
+      }
+      if (exprs.some((e) => readsName(e, isLoss))) ok = false
+      if (x.kind === 'update' && lossUpdates.has(x) && readsFloatIn(x.value, written)) ok = false
+    })
+    if (!ok) return undefined
+    const gLoss = ref(this.gs(loss, 0))
+    const withGradients = (body: Stmt[]): Stmt[] => body.flatMap((x): Stmt[] => {
+      switch (x.kind) {
+        case 'update':
+          return lossUpdates.has(x) ? [clone(x), ...this.accumulate(x.value, clone(gLoss) as Expr, x.op === '+=' ? 1 : -1, x.loc)] : [clone(x)]
+        case 'if': return [{ ...x, pre: clone(x.pre), post: x.post ? clone(x.post) : null, then: withGradients(x.then), else: withGradients(x.else) }]
+        case 'while': return [{ ...x, pre: clone(x.pre), post: clone(x.post), body: withGradients(x.body) }]
+        case 'for': return [{ ...x, start: clone(x.start), stop: clone(x.stop), step: x.step ? clone(x.step) : null, body: withGradients(x.body) }]
+        case 'unchecked': return [{ ...x, body: withGradients(x.body) }]
+        default: return [clone(x)]
+      }
+    })
+    const report: Stmt = {
+      kind: 'update', op: '+=', target: ref('$loss'),
+      value: lossParam.type.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
+    } as Stmt
+    return {
+      kind: 'fn',
+      name: this.name,
+      params: [...this.adjointParams(), { name: '$loss', type: { kind: 'scalar', name: 'f64' } }],
+      body: [...withGradients(this.f.body), report],
+      ...(this.f.loc ? { loc: this.f.loc } : {}),
     }
   }
 

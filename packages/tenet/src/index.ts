@@ -19,7 +19,7 @@ export {
 } from '@tenet/numbers'
 export {
   gradient, grad, jacobian, hessian, hvp, checkGrad, jvp, compileAdjoint, compileTangent,
-  type Gradient, type GradientFunction, type LossOptions, type JacobianOptions, type HessianOptions,
+  type Gradient, type GradientFunction, type LossOptions, type GradOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
 export {
