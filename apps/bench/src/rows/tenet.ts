@@ -191,11 +191,12 @@ export const tenetRows = defineRowFamily({
               }
             },
           },
-          {
-            name: rowName,
+          // grad's default (the one-pass program), and the paper's forward then backward sweep
+          ...[true, false].map((fuse) => ({
+            name: fuse ? rowName : `${rowName}, two sweeps`,
             kind: 'gradient' as const,
             setup(c: Parameters<typeof args>[0] & { gradient: () => { gA: Float64Array; gB: Float64Array } }): PreparedRow {
-              const g = grad(f(), { loss: 0 })
+              const g = grad(f(), { loss: 0, fuse })
               const a = args(c)
               return {
                 run: () => g.run(...a),
@@ -206,7 +207,7 @@ export const tenetRows = defineRowFamily({
                 },
               }
             },
-          },
+          })),
         ]
       }),
     ],
