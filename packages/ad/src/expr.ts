@@ -192,7 +192,9 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
         case '*': go(l, mul(seed, clone(r))); go(r, mul(seed, clone(l))); return out
         case '/':
           go(l, bin('/', seed, clone(r)))
-          go(r, neg(bin('/', mul(seed, clone(l)), bin('*', clone(r), clone(r)))))
+          // −seed·l/r² as −(seed/r)·(l/r): both quotients are computed anyway (the partial for l,
+          // the value itself), so the generated code shares them instead of dividing again
+          go(r, neg(mul(bin('/', seed, clone(r)), bin('/', clone(l), clone(r)))))
           return out
         case '%':
           // l % r = l - trunc(l / r) · r (JS semantics)

@@ -10,7 +10,7 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { sharedSubexpressions, type Shared } from './cse.js'
+import { inRun, sharedSubexpressions, type Shared } from './cse.js'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -221,7 +221,15 @@ class FunctionEmitter {
       }
     }
     // x ** 2 of a name (a variable or a shared value) is x * x: the same double, no call
-    if (e.op === '**' && e.right.kind === 'num' && e.right.value === 2 && /^[A-Za-z_$][\w$]*$/.test(a)) return this.round(t, `(${a} * ${a})`)
+    if (e.op === '**' && e.right.kind === 'num' && e.right.value === 2) {
+      if (/^[A-Za-z_$][\w$]*$/.test(a)) return this.round(t, `(${a} * ${a})`)
+      if (this.shared) {
+        // in a run of updates a line before the statement is evaluated right before it
+        const c = this.fresh('c')
+        this.line(`const ${c} = ${a};`)
+        return this.round(t, `(${c} * ${c})`)
+      }
+    }
     if (e.op === '**') return this.round(t, `Math.pow(${a}, ${b})`)
     return this.round(t, `(${a} ${e.op} ${b})`)
   }
@@ -287,10 +295,10 @@ class FunctionEmitter {
 
   private block(body: Stmt[]): void {
     for (let i = 0; i < body.length;) {
-      if (body[i]!.kind !== 'update') { this.stmt(body[i++]!); continue }
+      if (!inRun(body[i]!)) { this.stmt(body[i++]!); continue }
       let j = i
-      while (j < body.length && body[j]!.kind === 'update') j++
-      const run = body.slice(i, j) as Array<Extract<Stmt, { kind: 'update' }>>
+      while (j < body.length && inRun(body[j]!)) j++
+      const run = body.slice(i, j).filter(inRun)
       const maps = sharedSubexpressions(run)
       run.forEach((s, k) => {
         this.shared = maps[k]
@@ -458,10 +466,12 @@ class FunctionEmitter {
       })
       this.indent--
     }
-    if (stepConst === 1 && !s.reverse) {
-      // the common case: a plain counting loop
+    if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
+      // the common cases: a plain counting loop, up or down
       const iv = this.fresh('i')
-      this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
+      if (stepConst === 1 && !s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
+      else if (stepConst === 1) this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} - 1`}; ${iv} >= ${a}; ${iv}--) {`)
+      else this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
       this.indent++
       this.scoped(() => { this.names.set(s.variable, iv); this.block(s.body) })
       this.indent--

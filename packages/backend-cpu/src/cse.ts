@@ -1,7 +1,7 @@
 /**
  * Common subexpressions of a straight-line run of updates, for the code generator.
  *
- * Within a run of consecutive `y op= e` statements, an expression that occurs again before any
+ * Within a run of consecutive `y op= e` statements (and bijection calls between them), an expression that occurs again before any
  * statement writes a variable or array it reads has the same value both times (expressions are
  * pure, and distinct names are distinct memory: the checker rejects aliased writes, and the
  * drivers never pass one array twice). The generator computes it once into a `const`. This is
@@ -16,6 +16,12 @@ import { rootName, type Expr, type Stmt } from '@tenet/ir'
 export interface Shared { temp?: string }
 
 type Update = Extract<Stmt, { kind: 'update' }>
+type Bijection = Extract<Stmt, { kind: 'callstmt' }>
+
+/** Whether a statement belongs in a run: an update, or a bijection call (`SWAP`, `ROT`, …) that only writes its arguments. */
+export function inRun(s: Stmt): s is Update | Bijection {
+  return s.kind === 'update' || (s.kind === 'callstmt' && s.target === 'bijection')
+}
 
 /** A structural key of an expression (kind, operator, type and children). */
 function key(e: Expr): string {
@@ -58,7 +64,7 @@ function candidate(e: Expr): boolean {
  * For each statement of `run`, the nodes of its value to compute once: nodes that map to the
  * same `Shared` have the same value. Only values that occur at least twice are returned.
  */
-export function sharedSubexpressions(run: Update[]): Array<Map<Expr, Shared>> {
+export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<Expr, Shared>> {
   interface Entry { shared: Shared; deps: Set<string>; count: number }
   const available = new Map<string, Entry>()
   const perStmt: Array<Map<Expr, Entry>> = []
@@ -83,10 +89,12 @@ export function sharedSubexpressions(run: Update[]): Array<Map<Expr, Shared>> {
         case 'call': for (const a of e.args) visit(a); break
       }
     }
-    visit(s.value)
+    if (s.kind === 'update') visit(s.value)
     perStmt.push(nodes)
-    const written = rootName(s.target)
-    for (const [k, entry] of available) if (written === undefined || entry.deps.has(written)) available.delete(k)
+    // a bijection may write any of its arguments (nothing of it is shared)
+    const written = s.kind === 'update' ? [rootName(s.target)] : s.args.map((a) => rootName(a))
+    if (written.includes(undefined)) available.clear()
+    for (const [k, entry] of available) if (written.some((w) => entry.deps.has(w!))) available.delete(k)
   }
   return perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()

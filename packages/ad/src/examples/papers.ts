@@ -112,7 +112,9 @@ fn umm_loss(loss: f64, x: f64[], theta: f64[], w: f64[], m: i32, n: i32) {
 
 /**
  * Seed 001, "The first kind Bessel function": J_ν(z) by its Taylor series, with the approximate
- * multiplier imul (anc4 is a dirty ancilla) so the loop needs no tape.
+ * multiplier imul (anc4 is a dirty ancilla) so the loop needs no tape. The ratio of consecutive
+ * terms, −(z/2)²/(k(k+ν)), is one compound expression where the paper's listing builds it in the
+ * ancillas anc5 and anc2.
  */
 export const besselSource = `
 fn imul(out: f64, x: f64, anc: f64) {
@@ -139,10 +141,8 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
   halfz_power_2 <- 0.0
   out_anc <- 0.0
   anc1 <- 0.0
-  anc2 <- 0.0
   anc3 <- 0.0
   anc4 <- 0.0
-  anc5 <- 0.0
   routine {
     halfz += z / 2.0
     halfz_power_nu += halfz ** nu
@@ -153,10 +153,7 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
     while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
       k += 1
       routine {
-        anc5 += f64(k)
-        anc5 += f64(nu)
-        anc2 -= f64(k) * anc5
-        anc3 += halfz_power_2 / anc2
+        anc3 -= halfz_power_2 / (f64(k) * f64(k + nu))
       }
       imul(anc1, anc3, anc4)
       out_anc += identity(anc1)
@@ -165,10 +162,8 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
   }
   out += identity(out_anc)
   ~routine
-  anc5 -> 0.0
   anc4 -> 0.0
   anc3 -> 0.0
-  anc2 -> 0.0
   anc1 -> 0.0
   out_anc -> 0.0
   halfz_power_2 -> 0.0
