@@ -307,8 +307,19 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     if (p.type.kind === 'scalar') {
       if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let ${v} = a${i};`)
       else lines.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
-    } else if (p.type.kind === 'array') lines.push(`const ${v} = ctx.array(${i}, a${i});`)
-    else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
+    } else if (p.type.kind === 'array') {
+      // specialised per parameter, so that every check, copy and fill below sees one array type
+      const ctor = `C${i}`
+      lines.push(`if (!(a${i} instanceof ${ctor})) ctx.bad(${i}, a${i});`)
+      if (shared[i]) lines.push(`const ${v} = a${i};`)
+      else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
+      else {
+        lines.push(`let ${v} = ctx.values[${i}];`)
+        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.values[${i}] = new ${ctor}(a${i}.length);`)
+        // a loop: cheaper than the \`set\` builtin for the short arrays of scalar code, as fast for long ones
+        lines.push(`for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j];`)
+      }
+    } else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
   })
   if (!fused) {
     lines.push(`F(${vals.join(', ')});`)
@@ -322,7 +333,11 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     const s = c.slots[i]
     if (!s) return
     if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
-    else if (s.kind === 'array') grads.push(`ctx.gradBuffer(${i}, v${i})`)
+    else if (s.kind === 'array') {
+      lines.push(`let g${i} = ctx.buffers[${i}];`)
+      lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
+      grads.push(`g${i}`)
+    }
     else grads.push(`new Array(v${i}.length).fill(0)`)
   })
   if (fused) {
@@ -335,7 +350,8 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     const s = c.slots[i]
     if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
   })
-  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars;\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
+  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   const run = new Function('ctx', body)(ctx) as (...a: unknown[]) => void
   return { run, ctx }
 }
