@@ -6,7 +6,8 @@
 import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
-import { AdjointBuilder, gradientSlots, type GradientSlot } from './transform.js'
+import { AdjointBuilder, SINK, gradientSlots, type GradientSlot } from './transform.js'
+import { dropDeadUpdates } from './dead.js'
 import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
 
 /** A compiled adjoint and what is needed to drive it. */
@@ -96,9 +97,11 @@ const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>
  * the one-pass program when f only accumulates the loss from values it never writes (see
  * `FunctionAdjoint.buildOnePass`), else the program that skips the cancelling uncompute and
  * recompute of a top-level routine (see `FunctionAdjoint.buildFused`); null when neither
- * applies (then the driver runs `f` and its adjoint). Its
+ * applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
+ * checks, updates whose results neither the gradients nor the loss value need are dropped (see
+ * `dropDeadUpdates`), and the values are left unspecified. Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
- * returns the gradients, leaves the values at the inputs and reports the loss value.
+ * returns the gradients, leaves the values at the inputs (with checks) and reports the loss value.
  */
 export function compileFused(f: TenetFunction, loss: number): TenetFunction | null {
   let byLoss = fusedCache.get(f)
@@ -111,7 +114,12 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
     const lossName = f.ir.params[loss]?.name
     const onePass = builder.onePass(info.name, lossName)
     if (!onePass) builder.request(info.name, false)
-    const fused = onePass ?? builder.fused(info.name, lossName)
+    let fused = onePass ?? builder.fused(info.name, lossName)
+    if (fused && info.options.checks === false) {
+      // only the gradients and the loss value are read back: drop the updates nothing reads
+      const observed = new Set(fused.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
+      fused = dropDeadUpdates(fused, observed)
+    }
     if (fused) {
       // the forward part calls f's callees: compile them beside the adjoints
       const generated = builder.build()
