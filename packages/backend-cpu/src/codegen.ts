@@ -10,7 +10,7 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { inRun, sharedSubexpressions, type Shared } from './cse.js'
+import { inRun, promotableElements, sharedSubexpressions, type Shared } from './cse.js'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -168,6 +168,8 @@ class FunctionEmitter {
       case 'bool': return e.value ? 'true' : 'false'
       case 'var': return this.js(e.name)
       case 'index': {
+        const local = this.promoted?.get(e.array.name)
+        if (local) return local
         const a = this.js(e.array.name)
         const code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
         return e.type === 'bool' ? `(${code} !== 0)` : code
@@ -270,6 +272,8 @@ class FunctionEmitter {
     switch (dv.kind) {
       case 'var': this.line(`${this.js(dv.name)} = ${value};`); return
       case 'index': {
+        const local = this.promoted?.get(dv.array.name)
+        if (local) { this.line(`${local} = ${value};`); return }
         const a = this.js(dv.array.name)
         this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}] = ${value};`)
         return
@@ -290,6 +294,8 @@ class FunctionEmitter {
 
   // ---------- statements ----------
 
+  /** Array elements held in locals while the current loop runs, by array name (see cse.ts). */
+  private promoted: Map<string, string> | undefined
   /** Values computed once in the statement being emitted (see cse.ts). */
   private shared: Map<Expr, Shared> | undefined
 
@@ -454,6 +460,24 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    // array elements the loop keeps in locals (only without checks: the load before the loop
+    // would check an index that a loop running zero times never uses)
+    const saved = this.promoted
+    const stores: string[] = []
+    if (!this.checking) {
+      const els = promotableElements(s.variable, s.body)
+      if (els.size) {
+        const map = new Map(saved ?? [])
+        for (const [name, e] of els) {
+          const arr = this.js(name), ix = this.fresh('x'), r = this.fresh('r')
+          this.line(`const ${ix} = ${this.expr(e.index)};`)
+          this.line(`let ${r} = ${arr}[${ix}];`)
+          map.set(name, r)
+          stores.push(`${arr}[${ix}] = ${r};`)
+        }
+        this.promoted = map
+      }
+    }
     const body = () => {
       this.indent++
       this.scoped(() => {
@@ -487,6 +511,8 @@ class FunctionEmitter {
       body()
       this.line('}')
     }
+    this.promoted = saved
+    for (const st of stores) this.line(st)
     if (this.checking) {
       const site = this.gen.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
       const a2 = this.expr(s.start), b2 = this.expr(s.stop), s2 = s.step ? this.expr(s.step) : '1'

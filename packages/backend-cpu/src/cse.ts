@@ -24,7 +24,7 @@ export function inRun(s: Stmt): s is Update | Bijection {
 }
 
 /** A structural key of an expression (kind, operator, type and children). */
-function key(e: Expr): string {
+export function key(e: Expr): string {
   switch (e.kind) {
     case 'num': return `${e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
     case 'bool': return String(e.value)
@@ -101,4 +101,51 @@ export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<
     for (const [e, entry] of nodes) if (entry.count > 1) out.set(e, entry.shared)
     return out
   })
+}
+
+/**
+ * Array elements of a loop that can live in a local while it runs (scalar promotion): in a loop
+ * body made of updates only, an element `a[i]` that is the only way the body touches `a`, with an
+ * index that reads neither the loop variable nor anything the body writes. The accumulation
+ * `q[e] += …` of an inner loop then runs in a register instead of through memory (V8 must
+ * otherwise assume that the stores may alias the other arrays' loads). Returns the element
+ * expression per array name.
+ */
+export function promotableElements(loopVariable: string, body: Stmt[]): Map<string, Extract<Expr, { kind: 'index' }>> {
+  const out = new Map<string, Extract<Expr, { kind: 'index' }>>()
+  if (body.length === 0 || !body.every((s) => s.kind === 'update')) return out
+  const updates = body as Update[]
+  const written = new Set<string>([loopVariable])
+  for (const s of updates) { const r = rootName(s.target); if (r === undefined) return out; written.add(r) }
+  // every occurrence of each array in the body, by key ('' for a use that is not an element)
+  const uses = new Map<string, Set<string>>()
+  const elements = new Map<string, Extract<Expr, { kind: 'index' }>>()
+  const note = (name: string, k: string) => { let u = uses.get(name); if (!u) uses.set(name, (u = new Set())); u.add(k) }
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case 'var': note(e.name, ''); break
+      case 'index': { const k = key(e); note(e.array.name, k); elements.set(e.array.name, e); visit(e.index); break }
+      case 'field': visit(e.target); break
+      case 'unary': visit(e.arg); break
+      case 'binary': visit(e.left); visit(e.right); break
+      case 'call': for (const a of e.args) visit(a); break
+    }
+  }
+  const visitTarget = (dv: Update['target']): void => {
+    switch (dv.kind) {
+      case 'neg': visitTarget(dv.target); break
+      case 'var': note(dv.name, ''); break
+      case 'index': visit(dv); break
+      default: note(rootName(dv) ?? '', '')
+    }
+  }
+  for (const s of updates) { visitTarget(s.target); visit(s.value) }
+  for (const [name, ks] of uses) {
+    const e = elements.get(name)
+    if (!e || ks.size !== 1 || ks.has('') || e.type === 'bool' || !written.has(name)) continue
+    const idx = reads(e.index, new Set())
+    if ([...idx].some((n) => written.has(n))) continue
+    out.set(name, e)
+  }
+  return out
 }

@@ -9,7 +9,9 @@ import {
 const PROGRAMS = 2000
 const BATCH = 250
 
-const backends: BackendUnderTest[] = [referenceBackend(), backendUnderTest(cpuBackend)]
+// the cpu backend twice: with run-time checks, and without (its optimisations that need the
+// checks off, such as keeping array elements of a loop in locals, run only there)
+const backends: BackendUnderTest[] = [referenceBackend(), backendUnderTest(cpuBackend), { ...backendUnderTest(cpuBackend, { checks: false }), name: 'cpu (checks off)' }]
 
 describe(`${PROGRAMS} random programs: inverse(forward(x)) === x on every backend, backends agree bit for bit`, () => {
   for (let first = 0; first < PROGRAMS; first += BATCH) {
