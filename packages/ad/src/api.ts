@@ -280,17 +280,14 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       const p = params[i]!
       const ctor = CTORS[registry.numberSystem((p.type as { elem: string }).elem).arrayType]
       if (!(a instanceof ctor)) ctx.bad(i, a)
-      if (shared[i]) return a as TypedArray
       let b = ctx.values[i]
       if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
       copyIn(b, a as TypedArray, ctx.fromHost[i])
       return b
     },
     gradBuffer(i, v) {
-      let g = ctx.buffers[i]
-      if (!g || g.length !== v.length) g = ctx.buffers[i] = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length)
-      else g.fill(0)
-      return g
+      // a new zero buffer (the driver zeroes a reused one itself)
+      return (ctx.buffers[i] = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length))
     },
     stack(i, a) {
       if (!Array.isArray(a)) ctx.bad(i, a)

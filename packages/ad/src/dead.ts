@@ -10,24 +10,12 @@
  * The result is no longer reversible (an ancilla is not back at zero when it is deallocated), so
  * it is only used when run-time checks are off.
  */
-import { rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
-
-function readsOf(e: Expr | Arg, out: Set<string>): void {
-  switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); readsOf(e.index, out); break
-    case 'field': readsOf(e.target, out); break
-    case 'neg': readsOf(e.target, out); break
-    case 'unary': readsOf(e.arg, out); break
-    case 'binary': readsOf(e.left, out); readsOf(e.right, out); break
-    case 'call': for (const a of e.args) readsOf(a, out); break
-  }
-}
+import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
 
 /** Index expressions inside a dataview (what writing it reads). */
 function addressReads(dv: Expr | Arg, out: Set<string>): void {
   switch (dv.kind) {
-    case 'index': readsOf(dv.index, out); break
+    case 'index': readNames(dv.index, out); break
     case 'field': addressReads(dv.target, out); break
     case 'neg': addressReads(dv.target, out); break
   }
@@ -58,14 +46,14 @@ function stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; 
       const root = rootName(s.target)
       if (root !== undefined && !after.has(root)) return { live: after, stmt: null }
       const live = new Set(after)
-      readsOf(s.value, live)
+      readNames(s.value, live)
       addressReads(s.target, live)
       return { live, stmt: s }
     }
     case 'alloc': {
       const live = new Set(after)
       live.delete(s.name)
-      if (s.value.kind !== 'emptystack') readsOf(s.value, live)
+      if (s.value.kind !== 'emptystack') readNames(s.value, live)
       return { live, stmt: s }
     }
     // without run-time checks a deallocation reads nothing
@@ -74,20 +62,20 @@ function stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; 
       // a bijection whose written arguments are all dead is dropped; any other call keeps all it touches
       if (s.target === 'bijection' && s.args.every((a) => { const r = rootName(a); return r !== undefined && !after.has(r) })) return { live: after, stmt: null }
       const live = new Set(after)
-      for (const a of s.args) readsOf(a, live)
+      for (const a of s.args) readNames(a, live)
       return { live, stmt: s }
     }
     case 'if': {
       const t = sweep(s.then, after, drop), e = sweep(s.else, after, drop)
       const live = union(t.live, e.live)
-      readsOf(s.pre, live)
+      readNames(s.pre, live)
       return { live, stmt: drop ? { ...s, then: t.body, else: e.body } : s }
     }
     case 'while': case 'for': {
       // the loop head: live after the loop, or at the start of another iteration
       const control = new Set<string>()
-      if (s.kind === 'while') readsOf(s.pre, control)
-      else { readsOf(s.start, control); readsOf(s.stop, control); if (s.step) readsOf(s.step, control) }
+      if (s.kind === 'while') readNames(s.pre, control)
+      else { readNames(s.start, control); readNames(s.stop, control); if (s.step) readNames(s.step, control) }
       let head = union(after, control)
       for (;;) {
         const next = union(union(after, control), sweep(s.body, head, false).live)
@@ -98,7 +86,7 @@ function stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; 
       }
       const body = drop ? sweep(s.body, head, true).body : s.body
       const live = new Set(head)
-      if (s.kind === 'for') { live.delete(s.variable); readsOf(s.start, live); readsOf(s.stop, live); if (s.step) readsOf(s.step, live) }
+      if (s.kind === 'for') { live.delete(s.variable); readNames(s.start, live); readNames(s.stop, live); if (s.step) readNames(s.step, live) }
       return { live, stmt: drop ? { ...s, body } as Stmt : s }
     }
     case 'unchecked': {
@@ -108,7 +96,7 @@ function stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; 
     default: {
       // push, pop, @safe: keep, and everything they mention is live
       const live = new Set(after)
-      const visit = (e: Expr | Arg | undefined) => { if (e) readsOf(e, live) }
+      const visit = (e: Expr | Arg | undefined) => { if (e) readNames(e, live) }
       if (s.kind === 'push' || s.kind === 'pop') { live.add(s.stack.name); visit(s.value) }
       else if (s.kind === 'safe') visit(s.expr)
       return { live, stmt: s }

@@ -5,7 +5,7 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr, printStmt, rootName, walk,
+  TenetStaticError, parse, printExpr, printStmt, readNames, rootName, walk,
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
@@ -314,30 +314,8 @@ class FunctionAdjoint {
       }
     })
     if (!ok || lossUpdates.size === 0) return undefined
-    // the loss is read nowhere, and no loss update reads a written float
-    const readsName = (e: Expr, names: (n: string) => boolean): boolean => {
-      switch (e.kind) {
-        case 'var': return names(e.name)
-        case 'index': return names(e.array.name) || readsName(e.index, names)
-        case 'field': return readsName(e.target, names)
-        case 'unary': return readsName(e.arg, names)
-        case 'binary': return readsName(e.left, names) || readsName(e.right, names)
-        case 'call': return e.args.some((a) => readsName(a, names))
-        default: return false
-      }
-    }
-    const readsFloatIn = (e: Expr, names: Set<string>): boolean => {
-      switch (e.kind) {
-        case 'var': return names.has(e.name) && isFloat(typeOf(e))
-        case 'index': return (names.has(e.array.name) && isFloat(typeOf(e))) || readsFloatIn(e.index, names)
-        case 'field': return readsFloatIn(e.target, names)
-        case 'unary': return readsFloatIn(e.arg, names)
-        case 'binary': return readsFloatIn(e.left, names) || readsFloatIn(e.right, names)
-        case 'call': return e.args.some((a) => readsFloatIn(a, names))
-        default: return false
-      }
-    }
-    const isLoss = (n: string) => n === loss
+    // the loss is read nowhere, and no loss update reads a written float (by name: a name that
+    // is written as a float is read as one, except for a reused ancilla name, where this refuses)
     walk(this.f.body, (x) => {
       if (!ok) return
       const exprs: Expr[] = []
@@ -351,8 +329,8 @@ class FunctionAdjoint {
         case 'safe': exprs.push(x.expr); break
         case 'push': case 'pop': exprs.push(x.value as Expr); break
       }
-      if (exprs.some((e) => readsName(e, isLoss))) ok = false
-      if (x.kind === 'update' && lossUpdates.has(x) && readsFloatIn(x.value, written)) ok = false
+      if (exprs.some((e) => readNames(e).has(loss))) ok = false
+      if (x.kind === 'update' && lossUpdates.has(x) && [...readNames(x.value)].some((n) => written.has(n))) ok = false
     })
     if (!ok) return undefined
     const gLoss = ref(this.gs(loss, 0))

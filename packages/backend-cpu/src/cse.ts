@@ -10,7 +10,7 @@
  * uncompute of `q += (x[a] - x[b]) ** 2` and its two gradient updates all read `x[a] - x[b]`,
  * and a tangent at width w repeats each partial derivative w times.
  */
-import { rootName, type Expr, type Stmt } from '@tenet/ir'
+import { readNames, rootName, type Expr, type Stmt } from '@tenet/ir'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared { temp?: string }
@@ -35,19 +35,6 @@ export function key(e: Expr): string {
     case 'binary': return `(${key(e.left)} ${e.op} ${key(e.right)}):${e.type ?? ''}`
     case 'call': return `${e.callee}(${e.args.map(key).join(', ')}):${e.type ?? ''}`
   }
-}
-
-/** The variables and arrays an expression reads. */
-function reads(e: Expr, out: Set<string>): Set<string> {
-  switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); reads(e.index, out); break
-    case 'field': reads(e.target, out); break
-    case 'unary': reads(e.arg, out); break
-    case 'binary': reads(e.left, out); reads(e.right, out); break
-    case 'call': for (const a of e.args) reads(a, out); break
-  }
-  return out
 }
 
 /** Whether an expression is worth a `const` (a load or arithmetic, not a name or literal). */
@@ -77,7 +64,7 @@ export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<
         const k = key(e)
         const hit = available.get(k)
         if (hit) { hit.count++; nodes.set(e, hit); return }
-        const entry: Entry = { shared: {}, deps: reads(e, new Set()), count: 1 }
+        const entry: Entry = { shared: {}, deps: readNames(e), count: 1 }
         available.set(k, entry)
         nodes.set(e, entry)
       }
@@ -143,7 +130,7 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Map<stri
   for (const [name, ks] of uses) {
     const e = elements.get(name)
     if (!e || ks.size !== 1 || ks.has('') || e.type === 'bool' || !written.has(name)) continue
-    const idx = reads(e.index, new Set())
+    const idx = readNames(e.index)
     if ([...idx].some((n) => written.has(n))) continue
     out.set(name, e)
   }

@@ -82,6 +82,20 @@ export function walk(body: Stmt[], visit: (s: Stmt) => void): void {
   }
 }
 
+/** Adds to `out` the variables and arrays an expression (or argument) reads; returns `out`. */
+export function readNames(e: Expr | Arg, out: Set<string> = new Set()): Set<string> {
+  switch (e.kind) {
+    case 'var': out.add(e.name); break
+    case 'index': out.add(e.array.name); readNames(e.index, out); break
+    case 'field': readNames(e.target, out); break
+    case 'neg': readNames(e.target, out); break
+    case 'unary': readNames(e.arg, out); break
+    case 'binary': readNames(e.left, out); readNames(e.right, out); break
+    case 'call': for (const a of e.args) readNames(a, out); break
+  }
+  return out
+}
+
 /** The variable a dataview (or argument) is rooted in, if it is a dataview. */
 export function rootName(e: Expr | Arg): string | undefined {
   switch (e.kind) {
