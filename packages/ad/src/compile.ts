@@ -3,11 +3,12 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry } from '@tenet/ir'
+import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, type GradientSlot } from './transform.js'
-import { dropDeadUpdates } from './dead.js'
+import { dropDeadUpdatesIn } from './dead.js'
+import { ref } from './expr.js'
 import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
 
 /** A compiled adjoint and what is needed to drive it. */
@@ -92,6 +93,50 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
 
 const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>()
 
+/** A gradient program as IR: the entry, every function it may call, and the registry to compile them with. */
+interface GradientProgramIR {
+  entry: FunctionDef
+  functions: FunctionDef[]
+  registry: Registry
+}
+
+/**
+ * The gradient program of `f` (forward direction) for the loss parameter `loss`, as IR: the
+ * one-pass program, else the routine-fused one (see `compileFused`); with `plain`, else `f` then
+ * its adjoint in one function. Parameters: the adjoint's, then `$loss`. Null when none applies.
+ */
+function gradientProgram(f: TenetFunction, loss: number, plain: boolean): GradientProgramIR | null {
+  const info = infoOf(f)
+  if (info.inverse) return null
+  const registry = info.registry.clone()
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), 1)
+  const lossParam = f.ir.params[loss]
+  const lossName = lossParam?.name
+  const onePass = builder.onePass(info.name, lossName)
+  const adj = onePass ? undefined : builder.request(info.name, false)
+  let entry = onePass ?? builder.fused(info.name, lossName)
+  const generated = builder.build()
+  if (!entry) {
+    if (!plain || !lossParam || lossParam.type.kind !== 'scalar') return null
+    // f, the loss value, then the adjoint
+    const adjoint = generated.find((g) => g.name === adj)!
+    const call = (callee: string, params: Param[]): Stmt => ({ kind: 'callstmt', callee, args: params.map((p) => ref(p.name)), inverse: false }) as Stmt
+    entry = {
+      kind: 'fn',
+      name: `${adj}$grad`,
+      params: [...adjoint.params, { name: '$loss', type: { kind: 'scalar', name: 'f64' } }],
+      body: [
+        call(info.name, f.ir.params),
+        { kind: 'update', op: '+=', target: ref('$loss'), value: lossParam.type.name === 'f64' ? ref(lossParam.name) : { kind: 'call', callee: 'f64', args: [ref(lossParam.name)] } } as Stmt,
+        call(adj!, adjoint.params),
+      ],
+    }
+  }
+  // the forward part calls f's callees (and the plain program f itself): compiled beside the adjoints
+  const taken = new Set(generated.map((g) => g.name))
+  return { entry, functions: [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), entry], registry }
+}
+
 /**
  * The fused gradient program of `f` for the loss parameter `loss`, compiled like the adjoint:
  * the one-pass program when f only accumulates the loss from values it never writes (see
@@ -99,7 +144,7 @@ const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>
  * recompute of a top-level routine (see `FunctionAdjoint.buildFused`); null when neither
  * applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
  * checks, updates whose results neither the gradients nor the loss value need are dropped (see
- * `dropDeadUpdates`), and the values are left unspecified. Its
+ * `dropDeadUpdatesIn`), and the values are left unspecified. Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
  * returns the gradients, leaves the values at the inputs (with checks) and reports the loss value.
  */
@@ -108,26 +153,15 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
   if (byLoss?.has(loss)) return byLoss.get(loss)!
   const info = infoOf(f)
   let out: TenetFunction | null = null
-  if (!info.inverse) {
-    const registry = info.registry.clone()
-    const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), 1)
-    const lossName = f.ir.params[loss]?.name
-    const onePass = builder.onePass(info.name, lossName)
-    if (!onePass) builder.request(info.name, false)
-    let fused = onePass ?? builder.fused(info.name, lossName)
-    if (fused && info.options.checks === false) {
+  const gp = gradientProgram(f, loss, false)
+  if (gp) {
+    let { entry, functions } = gp
+    if (info.options.checks === false) {
       // only the gradients and the loss value are read back: drop the updates nothing reads
-      const observed = new Set(fused.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
-      fused = dropDeadUpdates(fused, observed)
+      const observed = new Set(entry.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
+      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed))
     }
-    if (fused) {
-      // the forward part calls f's callees: compile them beside the adjoints
-      const generated = builder.build()
-      const taken = new Set(generated.map((g) => g.name))
-      const functions = [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), fused]
-      const module = compileGenerated(info, registry, functions)
-      out = module[fused.name]!
-    }
+    out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
   if (!byLoss) fusedCache.set(f, (byLoss = new Map()))
   byLoss.set(loss, out)
@@ -170,5 +204,74 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
   const out: CompiledTangent = { params, slots: tangentSlots(params, info.registry, width), width, tangent: module[name]!, functions, info }
   if (!byWidth) tangentCache.set(f, (byWidth = new Map()))
   byWidth.set(width, out)
+  return out
+}
+
+/** A compiled second-order program (the tangent of a gradient program) and what is needed to drive it. */
+export interface CompiledSecondOrder {
+  /** The differentiated function's parameters. */
+  params: Param[]
+  /** Per parameter of f: where its gradient is among the gradient program's parameters (as in the adjoint). */
+  gradientSlots: Array<GradientSlot | null>
+  /** The gradient program's parameters: the adjoint's (values…, gradients…, sink), then `$loss`. */
+  programParams: Param[]
+  /** Per parameter of the gradient program: where its tangent goes in `program` (see `tangentSlots`). */
+  slots: Array<TangentSlot | null>
+  /** Directions carried at once. */
+  width: number
+  /**
+   * The tangent of the gradient program: parameters (gradient-program parameters…, tangents…).
+   * Started with the inputs, seeded gradients and input tangents v₁…v_w, the tangents of the
+   * gradients are H·v₁ … H·v_w. Without run-time checks everything else it leaves is unspecified.
+   */
+  program: TenetFunction
+  /** Every function of `program`'s module, as core IR. */
+  functions: FunctionDef[]
+}
+
+const secondOrderCache = new WeakMap<TenetFunction, Map<string, CompiledSecondOrder>>()
+
+/**
+ * The forward-over-reverse program of `f` for the loss parameter `loss` at width `width`: the
+ * tangent transform of f's gradient program (the fused or one-pass program where one applies,
+ * else f followed by its adjoint), so that one run carries w Hessian-vector products. Compiled
+ * with the backend, checks and tolerance of `f`; without checks, the updates that the gradient
+ * tangents do not need (the loss, the gradients themselves, the uncomputation of values) are
+ * dropped (see `dropDeadUpdatesIn`).
+ */
+export function compileSecondOrder(f: TenetFunction, loss: number, width: number): CompiledSecondOrder {
+  if (!Number.isInteger(width) || width < 1) throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
+  const key = `${loss}/${width}`
+  let byKey = secondOrderCache.get(f)
+  const hit = byKey?.get(key)
+  if (hit) return hit
+  const info = infoOf(f)
+  const gp = gradientProgram(f, loss, true)
+  if (!gp) throw new TypeError(`no gradient program for \`${info.name}\` (an inverse function, or a loss that is not a scalar)`)
+  // the gradient program is compiled (checked, inverted) so that the tangent transform can read it
+  const g = compileGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
+  const gInfo = infoOf(g)
+  const registry = gInfo.registry.clone()
+  const builder = new TangentBuilder(gInfo.program, gInfo.inverses, registry, registryPartials(registry, standard), width)
+  const name = builder.request(gp.entry.name, false)
+  let functions = builder.build()
+  const programParams = gp.entry.params
+  const slots = tangentSlots(programParams, gInfo.registry, width)
+  const gradSlots = gradientSlots(f.ir.params, info.registry)
+  if (info.options.checks === false) {
+    // only the tangents of the gradients are read back
+    const entry = functions.find((x) => x.name === name)!
+    const observed = new Set<string>()
+    gradSlots.forEach((s) => {
+      const t = s && slots[s.index]
+      if (!t) return
+      for (let k = 0; k < (t.kind === 'scalar' ? width : 1); k++) observed.add(entry.params[t.index + k]!.name)
+    })
+    functions = dropDeadUpdatesIn(functions, entry, observed).functions
+  }
+  const program = compileGenerated(gInfo, registry, functions)[name]!
+  const out: CompiledSecondOrder = { params: f.ir.params, gradientSlots: gradSlots, programParams, slots, width, program, functions }
+  if (!byKey) secondOrderCache.set(f, (byKey = new Map()))
+  byKey.set(key, out)
   return out
 }

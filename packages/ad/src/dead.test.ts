@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parse, printStmt, walk } from '@tenet/ir'
 import { preprocess } from '@tenet/reversible'
-import { dropDeadUpdates } from './dead.js'
+import { dropDeadUpdates, dropDeadUpdatesIn, privateArrays } from './dead.js'
 import { compileFused, grad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
 import { besselSource } from './examples/papers.js'
 import { tag } from './test-util.js'
@@ -37,6 +37,69 @@ describe('dead-update elimination (fused gradient programs without checks)', () 
     }`, ['g'])
     expect(out).not.toMatch(/a\[i\] -= x|SWAP/)
     expect(out).toMatch(/g \+= x \* y/)
+  })
+})
+
+describe('loop-private arrays and call specialisation', () => {
+  const fns = (src: string) => parse({ text: src, name: 'dead' }).functions.map((f) => {
+    const g = preprocess(f)
+    walk(g.body, (s) => { if (s.kind === 'callstmt') s.target = s.callee === 'SWAP' ? 'bijection' : 'function' })
+    return g
+  })
+  const loopOf = (src: string) => fns(src)[0]!.body.find((s) => s.kind === 'for') as Extract<ReturnType<typeof fns>[0]['body'][0], { kind: 'for' }>
+
+  it('finds the arrays each iteration touches only at its own elements i·c + k', () => {
+    const priv = privateArrays(loopOf(`fn f(a: f64[], b: f64[], c: f64[], d: f64[], t: f64[], x: f64) {
+      for i in 0..3 {
+        a[i] += x
+        b[i] += a[i] * x
+        c[i] += b[i + 1]
+        t[i * 2] += x
+        t[i * 2 + 1] += x
+        d[i * 2] += x
+        d[i] += x
+        x += c[0] + f64(len(a))
+      }
+    }`))
+    // b is read at i + 1 (another iteration's element), c at 0, d with two strides
+    expect([...priv].sort()).toEqual(['a', 't'])
+    // i·c held in an integer ancilla the body allocates; an ancilla that changes does not count
+    const held = privateArrays(loopOf(`fn f(t: f64[], u: f64[], x: f64) {
+      for i in 0..3 {
+        j: i32 <- i * 4
+        t[j + 3] += x
+        j -> i * 4
+        m: i32 <- i * 4
+        m += 1
+        u[m] += x
+        m -= 1
+        m -> i * 4
+      }
+    }`))
+    expect([...held]).toEqual(['t'])
+  })
+
+  it('an update of a loop-private array is dead when only its own iteration could read it', () => {
+    const out = body(`fn f(g: f64, q: f64[], x: f64[]) {
+      for i in 0..len(q) {
+        q[i] += x[i] * x[i]
+        g += sqrt(q[i])
+        q[i] -= x[i] * x[i]
+      }
+    }`, ['g'])
+    expect(out).toMatch(/q\[i\] \+= x\[i\] \* x\[i\]/)
+    expect(out).not.toMatch(/q\[i\] -=/)
+  })
+
+  it('specialises callees for what the caller reads afterwards', () => {
+    const [h, f] = fns(`fn h(a: f64[], b: f64[], y: f64) { for i in 0..len(a) { a[i] += y; b[i] += y * 2.0 } }
+      fn f(g: f64, a: f64[], b: f64[], y: f64) { h(a, b, y); g += a[0] }`)
+    const r = dropDeadUpdatesIn([h!, f!], f!, new Set(['g']))
+    const spec = r.functions.find((x) => x.name.startsWith('h$live'))!
+    expect(r.entry.body.map((s) => printStmt(s, 0)).join('\n')).toContain(spec.name)
+    const text = spec.body.map((s) => printStmt(s, 0)).join('\n')
+    expect(text).toMatch(/a\[i\] \+= y/)
+    expect(text).not.toMatch(/b\[i\]/)
   })
 })
 

@@ -1,113 +1,294 @@
 /**
- * Dead-update elimination for fused gradient programs. The gradient driver runs a fused program
- * on its own copies and reads back only the gradients and the loss value: the values that the
- * adjoint part restores (uncomputes) are never looked at. An update whose target is not read
- * afterwards (by a later statement, a loop condition or a later iteration) therefore does
- * nothing observable and is dropped. The analysis is the usual backward liveness over
- * structured code, with whole variables and whole arrays as the unit (an array element counts as
- * its array); calls, stacks and host effects keep everything they touch.
+ * Dead-update elimination for gradient programs run without checks. The drivers run a fused
+ * gradient program (or the tangent of one, for Hessians) on their own copies and read back only
+ * the gradients (or their tangents) and the loss value: the values that the adjoint part restores
+ * (uncomputes) are never looked at. An update whose target is not read afterwards (by a later
+ * statement, a loop condition or a later iteration) therefore does nothing observable and is
+ * dropped. The analysis is the usual backward liveness over structured code, with whole variables
+ * and whole arrays as the unit (an array element counts as its array), refined in two ways:
  *
- * The result is no longer reversible (an ancilla is not back at zero when it is deallocated), so
- * it is only used when run-time checks are off.
+ * - **Calls** are specialised: a call of a function of the program gets a copy of the callee
+ *   (`<name>$live<n>`) whose observed parameters are those whose arguments are live after the
+ *   call, with the callee's own dead updates dropped; the arguments live before the call are those
+ *   whose parameters the copy reads. Inverse calls keep everything they touch.
+ * - **Loop-private arrays**: in `for i …`, an array whose every access in the body is an element
+ *   `a[i·c + k]` (0 ≤ k < c, one c per array; `i·c` possibly held in an integer ancilla that the
+ *   body allocates and never changes) touches different elements in different iterations, so an
+ *   update in one iteration is never read by another: only reads in the same iteration or after
+ *   the loop keep it.
+ *
+ * Stacks and host effects keep everything they touch. The result is no longer reversible (an
+ * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
+ * are off.
  */
-import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+import { rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+
+type ForStmt = Extract<Stmt, { kind: 'for' }>
+
+/**
+ * The variables and arrays whose values an expression reads: `readNames`, except that `len(a)`
+ * reads no element of a (an array's length never changes).
+ */
+function reads(e: Expr | Arg, out: Set<string>): Set<string> {
+  switch (e.kind) {
+    case 'var': out.add(e.name); break
+    case 'index': out.add(e.array.name); reads(e.index, out); break
+    case 'field': case 'neg': reads(e.target, out); break
+    case 'unary': reads(e.arg, out); break
+    case 'binary': reads(e.left, out); reads(e.right, out); break
+    case 'call': if (e.callee !== 'len') for (const a of e.args) reads(a, out); else for (const a of e.args) if (a.kind !== 'var') reads(a, out); break
+  }
+  return out
+}
 
 /** Index expressions inside a dataview (what writing it reads). */
 function addressReads(dv: Expr | Arg, out: Set<string>): void {
   switch (dv.kind) {
-    case 'index': readNames(dv.index, out); break
+    case 'index': reads(dv.index, out); break
     case 'field': addressReads(dv.target, out); break
     case 'neg': addressReads(dv.target, out); break
   }
 }
 
 const union = (a: Set<string>, b: Set<string>): Set<string> => { const u = new Set(a); for (const x of b) u.add(x); return u }
+const minus = (a: Set<string>, b: Set<string>): Set<string> => { const u = new Set(a); for (const x of b) u.delete(x); return u }
 const same = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x))
 
-/**
- * Liveness before `body` given liveness after it; with `drop`, returns the body without its dead
- * updates too.
- */
-function sweep(body: Stmt[], after: Set<string>, drop: boolean): { live: Set<string>; body: Stmt[] } {
-  let live = after
-  const kept: Stmt[] = []
-  for (let i = body.length - 1; i >= 0; i--) {
-    const s = body[i]!
-    const r = stmt(s, live, drop)
-    live = r.live
-    if (r.stmt) kept.push(r.stmt)
+/** Every expression and argument a statement mentions directly (not those of nested bodies). */
+function exprsOf(s: Stmt): Array<Expr | Arg> {
+  switch (s.kind) {
+    case 'update': return [s.target, s.value]
+    case 'callstmt': return s.args
+    case 'alloc': case 'dealloc': return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
+    case 'if': return s.post ? [s.pre, s.post] : [s.pre]
+    case 'while': return [s.pre, s.post]
+    case 'for': return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
+    case 'push': case 'pop': return [s.stack, s.value]
+    case 'safe': return [s.expr]
+    default: return []
   }
-  return { live, body: kept.reverse() }
 }
 
-function stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; stmt: Stmt | null } {
+function nested(s: Stmt): Stmt[][] {
   switch (s.kind) {
-    case 'update': {
-      const root = rootName(s.target)
-      if (root !== undefined && !after.has(root)) return { live: after, stmt: null }
-      const live = new Set(after)
-      readNames(s.value, live)
-      addressReads(s.target, live)
-      return { live, stmt: s }
+    case 'if': return [s.then, s.else]
+    case 'while': case 'for': case 'unchecked': return [s.body]
+    default: return []
+  }
+}
+
+function eachStmt(body: Stmt[], visit: (s: Stmt) => void): void {
+  for (const s of body) { visit(s); for (const b of nested(s)) eachStmt(b, visit) }
+}
+
+const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> => e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
+
+/**
+ * The arrays of `for i …` that each iteration accesses only at its own elements `a[i·c + k]`
+ * (0 ≤ k < c, the same c for all accesses of a): see the module comment.
+ */
+export function privateArrays(loop: ForStmt): Set<string> {
+  const i = loop.variable
+  let ok = true
+  // integer ancillas the body allocates as i·c and never changes: name → c
+  const bases = new Map<string, number>()
+  const spoiled = new Set<string>()
+  const stride = (e: Expr): number | null => {
+    if (e.kind === 'var') return e.name === i ? 1 : null
+    if (e.kind !== 'binary' || e.op !== '*') return null
+    if (e.left.kind === 'var' && e.left.name === i && isInt(e.right, 1)) return e.right.value
+    if (e.right.kind === 'var' && e.right.name === i && isInt(e.left, 1)) return e.left.value
+    return null
+  }
+  eachStmt(loop.body, (s) => {
+    if (s.kind === 'for' && s.variable === i) ok = false
+    if (s.kind === 'alloc') {
+      const c = s.value.kind === 'emptystack' ? null : stride(s.value as Expr)
+      if (c === null || (bases.has(s.name) && bases.get(s.name) !== c)) spoiled.add(s.name)
+      else bases.set(s.name, c)
     }
-    case 'alloc': {
-      const live = new Set(after)
-      live.delete(s.name)
-      if (s.value.kind !== 'emptystack') readNames(s.value, live)
-      return { live, stmt: s }
+    const written = s.kind === 'update' ? [s.target] : s.kind === 'callstmt' ? s.args : s.kind === 'push' || s.kind === 'pop' ? [s.value] : []
+    for (const a of written) { const r = rootName(a); if (r === i) ok = false; if (r !== undefined) spoiled.add(r) }
+  })
+  if (!ok) return new Set()
+  for (const v of spoiled) bases.delete(v)
+  /** (c, k) of an index of the form i·c + k, or null. */
+  const classify = (e: Expr): [number, number] | null => {
+    if (e.kind === 'var' && bases.has(e.name)) return [bases.get(e.name)!, 0]
+    const c = stride(e)
+    if (c !== null) return [c, 0]
+    if (e.kind === 'binary' && e.op === '+') {
+      const [x, k] = isInt(e.right, 0) ? [e.left, e.right.value] : isInt(e.left, 0) ? [e.right, e.left.value] : [null, 0]
+      const b = x ? classify(x) : null
+      if (b && b[1] === 0 && k < b[0]) return [b[0], k]
     }
-    // without run-time checks a deallocation reads nothing
-    case 'dealloc': return { live: after, stmt: s }
-    case 'callstmt': {
-      // a bijection whose written arguments are all dead is dropped; any other call keeps all it touches
-      if (s.target === 'bijection' && s.args.every((a) => { const r = rootName(a); return r !== undefined && !after.has(r) })) return { live: after, stmt: null }
-      const live = new Set(after)
-      for (const a of s.args) readNames(a, live)
-      return { live, stmt: s }
-    }
-    case 'if': {
-      const t = sweep(s.then, after, drop), e = sweep(s.else, after, drop)
-      const live = union(t.live, e.live)
-      readNames(s.pre, live)
-      return { live, stmt: drop ? { ...s, then: t.body, else: e.body } : s }
-    }
-    case 'while': case 'for': {
-      // the loop head: live after the loop, or at the start of another iteration
-      const control = new Set<string>()
-      if (s.kind === 'while') readNames(s.pre, control)
-      else { readNames(s.start, control); readNames(s.stop, control); if (s.step) readNames(s.step, control) }
-      let head = union(after, control)
-      for (;;) {
-        const next = union(union(after, control), sweep(s.body, head, false).live)
-        if (s.kind === 'for') next.delete(s.variable)
-        const merged = union(head, next)
-        if (same(merged, head)) break
-        head = merged
+    return null
+  }
+  const strides = new Map<string, number | null>()
+  const bad = new Set<string>()
+  const visit = (e: Expr | Arg): void => {
+    switch (e.kind) {
+      case 'index': {
+        const ck = classify(e.index)
+        const prev = strides.get(e.array.name)
+        if (!ck || (prev !== undefined && prev !== ck[0])) bad.add(e.array.name)
+        else strides.set(e.array.name, ck[0])
+        visit(e.index)
+        break
       }
-      const body = drop ? sweep(s.body, head, true).body : s.body
-      const live = new Set(head)
-      if (s.kind === 'for') { live.delete(s.variable); readNames(s.start, live); readNames(s.stop, live); if (s.step) readNames(s.step, live) }
-      return { live, stmt: drop ? { ...s, body } as Stmt : s }
+      case 'var': bad.add(e.name); break
+      case 'field': case 'neg': visit(e.target); break
+      case 'unary': visit(e.arg); break
+      case 'binary': visit(e.left); visit(e.right); break
+      // the length of an array is not one of its elements
+      case 'call': for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a); break
     }
-    case 'unchecked': {
-      const r = sweep(s.body, after, drop)
-      return { live: r.live, stmt: drop ? { ...s, body: r.body } : s }
+  }
+  eachStmt(loop.body, (s) => { for (const e of exprsOf(s)) visit(e) })
+  return new Set([...strides.keys()].filter((a) => !bad.has(a)))
+}
+
+/** Liveness and dead-update elimination over one program (a set of functions that call each other). */
+class DeadUpdates {
+  private readonly specialised = new Map<string, { name: string; liveIn: boolean[] }>()
+  readonly out: FunctionDef[] = []
+
+  constructor(private readonly functions: ReadonlyMap<string, FunctionDef>) {}
+
+  /** `f` without its dead updates when only the parameters named in `observed` are read after it. */
+  run(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
+    return { ...f, body: this.sweep(f.body, new Set(observed), true).body }
+  }
+
+  /** The copy of `name` specialised for the observed parameters (memoised); its live-in parameters. */
+  private specialise(name: string, observed: boolean[]): { name: string; liveIn: boolean[] } {
+    const key = `${name}|${observed.map((b) => (b ? 1 : 0)).join('')}`
+    const hit = this.specialised.get(key)
+    if (hit) return hit
+    const f = this.functions.get(name)!
+    // while its body is analysed (recursion), the copy counts as reading every parameter
+    const entry = { name: `${name}$live${this.specialised.size}`, liveIn: f.params.map(() => true) }
+    this.specialised.set(key, entry)
+    const r = this.sweep(f.body, new Set(f.params.filter((_, i) => observed[i]).map((p) => p.name)), true)
+    entry.liveIn = f.params.map((p) => r.live.has(p.name))
+    this.out.push({ ...f, name: entry.name, body: r.body })
+    return entry
+  }
+
+  /**
+   * Liveness before `body` given liveness after it; with `drop`, returns the body without its dead
+   * updates too.
+   */
+  private sweep(body: Stmt[], after: Set<string>, drop: boolean): { live: Set<string>; body: Stmt[] } {
+    let live = after
+    const kept: Stmt[] = []
+    for (let i = body.length - 1; i >= 0; i--) {
+      const r = this.stmt(body[i]!, live, drop)
+      live = r.live
+      if (r.stmt) kept.push(r.stmt)
     }
-    default: {
-      // push, pop, @safe: keep, and everything they mention is live
-      const live = new Set(after)
-      const visit = (e: Expr | Arg | undefined) => { if (e) readNames(e, live) }
-      if (s.kind === 'push' || s.kind === 'pop') { live.add(s.stack.name); visit(s.value) }
-      else if (s.kind === 'safe') visit(s.expr)
-      return { live, stmt: s }
+    return { live, body: kept.reverse() }
+  }
+
+  private stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; stmt: Stmt | null } {
+    switch (s.kind) {
+      case 'update': {
+        const root = rootName(s.target)
+        if (root !== undefined && !after.has(root)) return { live: after, stmt: null }
+        const live = new Set(after)
+        reads(s.value, live)
+        addressReads(s.target, live)
+        return { live, stmt: s }
+      }
+      case 'alloc': {
+        const live = new Set(after)
+        live.delete(s.name)
+        if (s.value.kind !== 'emptystack') reads(s.value, live)
+        return { live, stmt: s }
+      }
+      // without run-time checks a deallocation reads nothing
+      case 'dealloc': return { live: after, stmt: s }
+      case 'callstmt': {
+        if (s.target === 'bijection') {
+          // a bijection whose written arguments are all dead is dropped
+          if (s.args.every((a) => { const r = rootName(a); return r !== undefined && !after.has(r) })) return { live: after, stmt: null }
+        } else if (!s.inverse && this.functions.has(s.callee)) {
+          const callee = this.functions.get(s.callee)!
+          const observed = s.args.map((a) => { const r = rootName(a); return r !== undefined && after.has(r) })
+          if (callee.params.length === s.args.length) {
+            const spec = this.specialise(s.callee, observed)
+            const live = new Set(after)
+            s.args.forEach((a, i) => {
+              const r = rootName(a)
+              if (r === undefined || a.kind === 'unary') reads(a, live)
+              else { addressReads(a, live); if (spec.liveIn[i]) live.add(r) }
+            })
+            return { live, stmt: drop ? { ...s, callee: spec.name } : s }
+          }
+        }
+        // any other call keeps everything it touches
+        const live = new Set(after)
+        for (const a of s.args) reads(a, live)
+        return { live, stmt: s }
+      }
+      case 'if': {
+        const t = this.sweep(s.then, after, drop), e = this.sweep(s.else, after, drop)
+        const live = union(t.live, e.live)
+        reads(s.pre, live)
+        return { live, stmt: drop ? { ...s, then: t.body, else: e.body } : s }
+      }
+      case 'while': case 'for': {
+        // the loop head: live after the loop, or at the start of another iteration (where the
+        // loop-private arrays of a `for` are other elements, see `privateArrays`)
+        const control = new Set<string>()
+        if (s.kind === 'while') reads(s.pre, control)
+        else { reads(s.start, control); reads(s.stop, control); if (s.step) reads(s.step, control) }
+        const priv = s.kind === 'for' ? privateArrays(s) : new Set<string>()
+        let head = union(after, control)
+        for (;;) {
+          const next = union(union(after, control), minus(this.sweep(s.body, head, false).live, priv))
+          if (s.kind === 'for') next.delete(s.variable)
+          const merged = union(head, next)
+          if (same(merged, head)) break
+          head = merged
+        }
+        const r = this.sweep(s.body, head, drop)
+        const live = union(head, r.live)
+        if (s.kind === 'for') { live.delete(s.variable); for (const x of control) live.add(x) }
+        return { live, stmt: drop ? { ...s, body: r.body } as Stmt : s }
+      }
+      case 'unchecked': {
+        const r = this.sweep(s.body, after, drop)
+        return { live: r.live, stmt: drop ? { ...s, body: r.body } : s }
+      }
+      default: {
+        // push, pop, @safe: keep, and everything they mention is live
+        const live = new Set(after)
+        const visit = (e: Expr | Arg | undefined) => { if (e) reads(e, live) }
+        if (s.kind === 'push' || s.kind === 'pop') { live.add(s.stack.name); visit(s.value) }
+        else if (s.kind === 'safe') visit(s.expr)
+        return { live, stmt: s }
+      }
     }
   }
 }
 
 /**
  * `f` without the updates whose results nothing reads before the end, where only the
- * parameters named in `observed` are read after the end.
+ * parameters named in `observed` are read after the end. Calls keep everything they touch.
  */
 export function dropDeadUpdates(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
-  return { ...f, body: sweep(f.body, new Set(observed), true).body }
+  return new DeadUpdates(new Map()).run(f, observed)
+}
+
+/**
+ * Dead-update elimination over a program: `entry` (one of `functions`) without its dead updates
+ * when only the parameters named in `observed` are read after it, its calls of functions in
+ * `functions` redirected to copies specialised the same way (see the module comment). Returns the
+ * new entry and every function it may call: `functions` (inverse calls use them) plus the copies.
+ */
+export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>): { entry: FunctionDef; functions: FunctionDef[] } {
+  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])))
+  const e = du.run(entry, observed)
+  return { entry: e, functions: [...functions.filter((g) => g.name !== entry.name), ...du.out, e] }
 }

@@ -5,7 +5,8 @@ import type { TenetFunction } from '@tenet/reversible'
 import { compileTangent, grad, gradient, hessian, hvp, jacobian, jvp, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
 import { tag, testRegistry } from './test-util.js'
 
-const backends = ['cpu', 'interpreter'] as const
+// the cpu backend also without run-time checks: the second-order programs then drop dead updates
+const backends = ['cpu', 'interpreter', 'cpu without checks'] as const
 
 /** Central differences of the exact gradient over the scalars of `wrt` (the oracle for Hessians). */
 function fdHessian(f: TenetFunction, args: unknown[], loss: number, wrt: number[], h = 1e-5): Float64Array {
@@ -60,8 +61,9 @@ function checkSecondOrder(f: TenetFunction, args: unknown[], loss = 0, tol = 1e-
   expectClose(got, want, 1e-10, 'hvp')
 }
 
-describe.each(backends)('forward mode and Hessians on the %s backend', (backend) => {
-  const rev = tag({ backend })
+describe.each(backends)('forward mode and Hessians on the %s backend', (label) => {
+  const backend = label === 'interpreter' ? 'interpreter' : 'cpu'
+  const rev = tag({ backend, checks: label !== 'cpu without checks' })
 
   it('jvp: values and directional derivatives; the tangent program is printable IR', () => {
     const m = rev`fn f(y: f64, x: f64, v: f64[]) { y += x * x; for i in 0..len(v) { v[i] += sin(x) * y } }`

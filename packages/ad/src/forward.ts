@@ -6,7 +6,7 @@
 import type { Registry } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
-import { compileAdjoint, compileTangent, infoOf, type CompiledTangent } from './compile.js'
+import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { isDiffType, isFloatType } from './expr.js'
 
 const elemName = (t: { kind: string; name?: string; elem?: string }): string => (t.kind === 'scalar' ? t.name! : t.elem!)
@@ -319,60 +319,128 @@ function jacobianReverse(f: TenetFunction, args: unknown[], inputs: number[], ro
 }
 
 /**
- * Forward-over-reverse: the tangent of `f` (values and w tangent directions to the outputs), then
- * the tangent of f's adjoint seeded with the loss gradient 1: the tangents of the gradients are
- * Hessian columns. `seed(run, k)` sets the input tangents of direction k; `read(adj)` collects.
+ * Drives one compiled second-order program (`compileSecondOrder`): owns copies of the inputs, the
+ * gradient and tangent buffers and the positional argument array, all reused between sweeps and
+ * (through `secondOrderRun`) between calls.
  */
-class SecondOrder {
-  readonly c
-  readonly t1: TangentRun
-  readonly t2: TangentRun
-  private readonly values: unknown[]
+class SecondOrderRun {
+  readonly w: number
+  /** The loaded inputs, per parameter of f (own copies of arrays; stacks copied per sweep). */
+  readonly values: unknown[] = []
+  private readonly argv: unknown[]
+  private readonly written: boolean[]
+  private readonly n: number
+  private readonly sink: number
+  busy = false
 
-  constructor(f: TenetFunction, args: unknown[], readonly loss: number, readonly w: number) {
-    this.c = compileAdjoint(f)
-    checkLoss(this.c, loss)
-    this.t1 = new TangentRun(compileTangent(f, w))
-    this.t2 = new TangentRun(compileTangent(this.c.adjoint, w))
-    const sweep = new Sweep(this.c)
-    sweep.load(args)
-    this.values = sweep.fwd.slice()
+  constructor(readonly so: CompiledSecondOrder, private readonly f: TenetFunction, private readonly loss: number) {
+    this.w = so.width
+    this.n = so.params.length
+    this.sink = this.n + so.gradientSlots.filter((s) => s).length
+    let total = so.programParams.length
+    for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
+    this.argv = new Array<unknown>(total).fill(0)
+    const info = infoOf(f)
+    const writes = info.program.writes.get(info.name)
+    this.written = so.params.map((_, i) => writes?.[i] !== false)
   }
 
-  private readonly zeroBufs: Array<Float64Array | undefined> = []
-  /** A zero array like v (shared; only read: the tangent run copies its arguments). */
-  private zeros(i: number, v: Float64Array): Float64Array {
-    let z = this.zeroBufs[i]
-    if (!z || z.length !== v.length || z.constructor !== v.constructor) z = this.zeroBufs[i] = new (v.constructor as Float64ArrayConstructor)(v.length)
-    return z
+  /** Checks and copies the caller's arguments (they stay as passed). */
+  load(args: ArrayLike<unknown>): void {
+    const vals = loadArgs(this.f, args)
+    for (let i = 0; i < this.n; i++) this.values[i] = vals[i]
   }
 
-  /** Loads the inputs with zero tangents (seed them on `t1`, then call `sweep`). */
-  start(): void { this.t1.load(this.values) }
+  /** A buffer at argv[j] like `proto` with `len` elements, all zero (reused when it fits). */
+  private zeros(j: number, proto: unknown, len: number): void {
+    const b = this.argv[j] as Float64Array
+    if (ArrayBuffer.isView(b) && b.length === len && b.constructor === (proto as object).constructor) b.fill(0)
+    else this.argv[j] = new ((proto as Float64Array).constructor as Float64ArrayConstructor)(len)
+  }
 
-  /** Runs both tangent sweeps; afterwards `gradTangent(p, e, k)` is (H·direction k) at (p, e). */
-  sweep(): void {
-    const { c, t1, t2 } = this
-    t1.run()
-    const n = c.params.length
-    const adjVals = new Array<unknown>(t2.ct.params.length)
-    for (let i = 0; i < n; i++) adjVals[i] = t1.argv[i]
-    c.slots.forEach((s, i) => {
+  /** Sets the values to the inputs, the loss gradient to 1 and every other gradient and every tangent to 0. */
+  start(): void {
+    const { so, argv, values, w } = this
+    for (let i = 0; i < this.n; i++) {
+      const v = values[i]
+      if (ArrayBuffer.isView(v)) {
+        if (!this.written[i]) { argv[i] = v; continue }
+        const src = v as Float64Array
+        let b = argv[i] as Float64Array
+        if (!ArrayBuffer.isView(b) || b.length !== src.length || b.constructor !== src.constructor) b = argv[i] = new (src.constructor as Float64ArrayConstructor)(src.length)
+        for (let j = 0; j < src.length; j++) b[j] = src[j]!
+      } else argv[i] = Array.isArray(v) ? v.slice() : v
+    }
+    so.gradientSlots.forEach((s, i) => {
       if (!s) return
-      const v = t1.argv[i]
-      adjVals[s.index] = s.kind === 'scalar' ? (i === this.loss ? 1 : 0)
-        : s.kind === 'array' ? this.zeros(i, v as Float64Array) : new Array<number>((v as unknown[]).length).fill(0)
+      const v = values[i]
+      if (s.kind === 'scalar') argv[s.index] = i === this.loss ? 1 : 0
+      else if (s.kind === 'array') this.zeros(s.index, v, (v as Float64Array).length)
+      else argv[s.index] = new Array<number>((v as unknown[]).length).fill(0)
     })
-    adjVals[adjVals.length - 1] = 0
-    t2.load(adjVals)
-    for (let i = 0; i < n; i++) if (c.slots[i]) t2.copyTangent(t1, i, i)
-    t2.run()
+    argv[this.sink] = 0
+    argv[this.sink + 1] = 0
+    so.slots.forEach((t, j) => {
+      if (!t) return
+      const v = argv[j]
+      if (t.kind === 'scalar') for (let k = 0; k < w; k++) argv[t.index + k] = 0
+      else if (t.kind === 'array') this.zeros(t.index, v, (v as Float64Array).length * w)
+      else argv[t.index] = new Array<number>((v as unknown[]).length * w).fill(0)
+    })
   }
 
-  /** The tangent (direction k) of the gradient of parameter p, element e. */
-  gradTangent(p: number, e: number, k: number): number { return this.t2.tangent(this.c.slots[p]!.index, e, k) }
-  /** The gradient of parameter p, element e (of the last sweep). */
-  gradient(p: number, e: number): number { return this.t2.value(this.c.slots[p]!.index, e) }
+  /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
+  seed(p: number, e: number, k: number, value: number): void {
+    const t = this.so.slots[p]
+    if (!t) argError(`argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need f64 or f32 values`)
+    else if (t.kind === 'scalar') this.argv[t.index + k] = value
+    else (this.argv[t.index] as Float64Array)[e * this.w + k] = value
+  }
+
+  run(): void {
+    this.so.program.core.apply(undefined, this.argv)
+  }
+
+  /** After `run`: the tangent (direction k) of the gradient of parameter p of f, element e, i.e. (H·vₖ) there. */
+  gradTangent(p: number, e: number, k: number): number {
+    const t = this.so.slots[this.so.gradientSlots[p]!.index]!
+    return t.kind === 'scalar' ? this.so.program.core.results[t.index + k]! : (this.argv[t.index] as Float64Array)[e * this.w + k]!
+  }
+
+  /**
+   * After `run`: copies directions 0…count−1 of the gradient tangents of the parameters `wrt` (their
+   * scalars in order) into column c0… of the row-major n×n matrix H.
+   */
+  columns(wrt: number[], H: Float64Array, n: number, c0: number, count: number): void {
+    const { so, w } = this
+    const res = so.program.core.results
+    let row = 0
+    for (const p of wrt) {
+      const t = so.slots[so.gradientSlots[p]!.index]!
+      if (t.kind === 'scalar') {
+        for (let k = 0; k < count; k++) H[row * n + c0 + k] = res[t.index + k]!
+        row++
+        continue
+      }
+      const b = this.argv[t.index] as Float64Array
+      const len = b.length / w
+      for (let e = 0; e < len; e++, row++) {
+        const o = row * n + c0, src = e * w
+        for (let k = 0; k < count; k++) H[o + k] = b[src + k]!
+      }
+    }
+  }
+}
+
+const runs = new WeakMap<CompiledSecondOrder, SecondOrderRun>()
+
+/** The driver of f's second-order program at width w, loaded with `args` (reused between calls when free). */
+function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: number): SecondOrderRun {
+  const so = compileSecondOrder(f, loss, w)
+  let run = runs.get(so)
+  if (!run || run.busy) { run = new SecondOrderRun(so, f, loss); if (!runs.has(so)) runs.set(so, run) }
+  run.load(args)
+  return run
 }
 
 /** Options of `hessian`. */
@@ -394,22 +462,23 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
   for (const i of wrt) if (!c.slots[i] || c.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no Hessian`)
-  const sweep = new Sweep(c)
-  sweep.load(args)
-  const pos = positions(sweep.fwd, wrt)
+  const run = secondOrderRun(f, args, options.loss, Math.max(1, options.width ?? DEFAULT_WIDTH))
+  const pos = positions(run.values, wrt)
   const n = pos.length
   const H = new Float64Array(n * n)
   if (n === 0) return H
-  const w = Math.max(1, Math.min(options.width ?? DEFAULT_WIDTH, n))
-  const so = new SecondOrder(f, args, options.loss, w)
-  for (let c0 = 0; c0 < n; c0 += w) {
-    so.start()
-    for (let k = 0; k < w && c0 + k < n; k++) { const [p, e] = pos[c0 + k]!; so.t1.seed(p, e, k, 1) }
-    so.sweep()
-    pos.forEach(([p, e], i) => {
-      for (let k = 0; k < w && c0 + k < n; k++) H[i * n + c0 + k] = so.gradTangent(p, e, k)
-    })
-  }
+  const w = Math.min(run.w, n)
+  const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w)
+  r.busy = true
+  try {
+    for (let c0 = 0; c0 < n; c0 += w) {
+      r.start()
+      const count = Math.min(w, n - c0)
+      for (let k = 0; k < count; k++) { const [p, e] = pos[c0 + k]!; r.seed(p, e, k, 1) }
+      r.run()
+      r.columns(wrt, H, n, c0, count)
+    }
+  } finally { r.busy = false }
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const s = (H[i * n + j]! + H[j * n + i]!) / 2
@@ -431,24 +500,28 @@ export interface HvpOptions extends LossOptions {
  * Hessian is formed.
  */
 export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
-  const so = new SecondOrder(f, args, options.loss, 1)
-  const c = so.c
-  so.start()
-  for (const p of floatParams(c)) {
-    const d = options.v[p]
-    if (d === null || d === undefined) continue
-    if (typeof d === 'number') so.t1.seed(p, 0, 0, d)
-    else for (let e = 0; e < (so.t1.argv[p] as ArrayLike<number>).length; e++) so.t1.seed(p, e, 0, d[e] ?? 0)
-  }
-  so.sweep()
-  return c.params.map((p, i) => {
-    const s = c.slots[i]
-    if (!s || s.kind === 'stack') return null
-    if (s.kind === 'scalar') return so.gradTangent(i, 0, 0)
-    const len = (so.t1.argv[i] as ArrayLike<number>).length
-    const out = new ((so.t1.argv[i] as Float64Array).constructor as Float64ArrayConstructor)(len)
-    for (let e = 0; e < len; e++) out[e] = so.gradTangent(i, e, 0)
-    return out
-  })
+  const c = compileAdjoint(f)
+  checkLoss(c, options.loss)
+  const r = secondOrderRun(f, args, options.loss, 1)
+  r.busy = true
+  try {
+    r.start()
+    for (const p of floatParams(c)) {
+      const d = options.v[p]
+      if (d === null || d === undefined) continue
+      if (typeof d === 'number') r.seed(p, 0, 0, d)
+      else for (let e = 0; e < (r.values[p] as ArrayLike<number>).length; e++) r.seed(p, e, 0, d[e] ?? 0)
+    }
+    r.run()
+    return c.params.map((p, i) => {
+      const s = c.slots[i]
+      if (!s || s.kind === 'stack') return null
+      if (s.kind === 'scalar') return r.gradTangent(i, 0, 0)
+      const v = r.values[i] as Float64Array
+      const out = new (v.constructor as Float64ArrayConstructor)(v.length)
+      for (let e = 0; e < v.length; e++) out[e] = r.gradTangent(i, e, 0)
+      return out
+    })
+  } finally { r.busy = false }
 }
 

@@ -59,10 +59,11 @@ function generator(seed: number) {
   return { program, rnd }
 }
 
-describe.each(['cpu', 'interpreter'] as const)('checkGrad on random programs (%s)', (backend) => {
-  const rev = tag({ backend })
+describe.each(['cpu', 'interpreter', 'cpu without checks'] as const)('checkGrad on random programs (%s)', (label) => {
+  const backend = label === 'interpreter' ? 'interpreter' : 'cpu'
+  const rev = tag({ backend, checks: label !== 'cpu without checks' })
   it('250 random programs: adjoint gradients match central differences (every 10th: Hessian too)', () => {
-    const gen = generator(backend === 'cpu' ? 1234 : 98765)
+    const gen = generator(label === 'cpu' ? 1234 : label === 'interpreter' ? 98765 : 4321)
     let checked = 0
     for (let t = 0; t < 250; t++) {
       const src = gen.program()
