@@ -105,8 +105,6 @@ class FunctionTangent {
   private readonly registry: Registry
   private readonly used: Set<string>
   private counter = 0
-  /** Inside `withPartials` (w > 1): element bases `i·w` hoisted into integer ancillas, by index text. */
-  private hoisted: { base(index: Expr): Expr; names: Map<string, { name: string; value: Expr }> } | null = null
 
   constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
     this.w = builder.width
@@ -148,7 +146,7 @@ class FunctionTangent {
       case 'var': return ref(this.ts(dv.name, k))
       case 'index': {
         if (this.w === 1) return at(this.ta(dv.array.name), clone(dv.index))
-        const base = this.hoisted?.base(dv.index) ?? bin('*', clone(dv.index), int(this.w))
+        const base = bin('*', clone(dv.index), int(this.w))
         return at(this.ta(dv.array.name), k === 0 ? base : bin('+', base, int(k)))
       }
       case 'neg': return { kind: 'neg', target: this.tan(dv.target, k) }
@@ -173,56 +171,109 @@ class FunctionTangent {
     return [...grouped.values()]
   }
 
-  /** Σ coefficient · tangent(leaf, k), or null when there are no terms. */
-  private combine(terms: Contribution[], coefs: Expr[], k: number): Expr | null {
-    let out: Expr | null = null
-    terms.forEach((t, j) => {
-      const term = mul(clone(coefs[j]!), this.tan(t.leaf, k) as Expr)
-      out = out ? add(out, term) : term
-    })
-    return out
+  /**
+   * The tangent of e as a tree that follows e's structure (forward mode on the expression):
+   * `(x[a] − x[b])²` gives 2(x[a] − x[b]) · (ẋ[a] − ẋ[b]), with the tangent of a subexpression
+   * formed once and the same text wherever the subexpression recurs (so the code generator can
+   * share it between statements). Null when e reads no float.
+   */
+  private tree(e: Expr): Tan | null {
+    if (!readsFloat(e, this.registry)) return null
+    const sum = (...ts: Array<[1 | -1, Tan | null]>): Tan | null => {
+      const terms = ts.filter((x): x is [1 | -1, Tan] => x[1] !== null).map(([sign, t]) => ({ sign, t }))
+      return terms.length === 0 ? null : terms.length === 1 && terms[0]!.sign === 1 ? terms[0]!.t : { kind: 'sum', terms }
+    }
+    const scale = (c: Expr, t: Tan | null): Tan | null => {
+      if (!t) return null
+      if (c.kind === 'num' && c.value === 1) return t
+      return t.kind === 'scale' ? { kind: 'scale', coef: mul(c, t.coef), t: t.t } : { kind: 'scale', coef: c, t }
+    }
+    switch (e.kind) {
+      case 'var': case 'index': return { kind: 'leaf', leaf: e }
+      case 'unary': return e.op === '-' ? sum([-1, this.tree(e.arg)]) : null
+      case 'binary': {
+        const l = e.left, r = e.right
+        switch (e.op) {
+          case '+': return sum([1, this.tree(l)], [1, this.tree(r)])
+          case '-': return sum([1, this.tree(l)], [-1, this.tree(r)])
+          case '*':
+            if (printExpr(l) === printExpr(r)) return scale(mul(lit(2), clone(l)), this.tree(l))
+            return sum([1, scale(clone(r), this.tree(l))], [1, scale(clone(l), this.tree(r))])
+          case '/': {
+            // (l/r)' = l'/r − (l/r)·r'/r
+            const tr = this.tree(r)
+            return sum([1, scale(bin('/', lit(1), clone(r)), this.tree(l))], [-1, tr && scale(bin('/', bin('/', clone(l), clone(r)), clone(r)), tr)])
+          }
+          default: break
+        }
+        break
+      }
+      case 'call':
+        if (e.callee === 'f64' || e.callee === 'f32' || e.callee === 'convert') return this.tree(e.args[0]!)
+        if (e.callee === 'i32' || e.callee === 'div' || e.callee === 'len') return null
+        if (!e.callee.startsWith('$host')) {
+          const ps = this.builder.partials.partials(e.callee, e.args.map(clone), e.loc)
+          return sum(...e.args.map((a, k): [1, Tan | null] => [1, readsFloat(a, this.registry) ? scale(ps[k]!, this.tree(a)) : null]))
+        }
+        break
+      default: break
+    }
+    // anything else (powers, %, host calls and their errors): by the partials of each leaf
+    return this.grouped(e)
+  }
+
+  /** The tangent of e as Σ ∂e/∂x · ẋ over the distinct float locations x it reads. */
+  private grouped(e: Expr): Tan | null {
+    const terms = this.terms(e).map((t) => ({ sign: 1 as const, t: (t.coefficient.kind === 'num' && t.coefficient.value === 1 ? { kind: 'leaf', leaf: t.leaf } : { kind: 'scale', coef: t.coefficient, t: { kind: 'leaf', leaf: t.leaf } }) as Tan }))
+    return terms.length === 0 ? null : terms.length === 1 ? terms[0]!.t : { kind: 'sum', terms }
+  }
+
+  /** The tangent tree of e with the fewest operations per direction: by e's structure or by its partials. */
+  private tangentTree(e: Expr): Tan | null {
+    const a = this.tree(e), b = this.grouped(e)
+    return a && b && cost(a) <= cost(b) ? a : b
+  }
+
+  /** The tangent tree in direction k, with each coefficient replaced by `coef(node)`. */
+  private instantiate(t: Tan, k: number, coef: (node: Extract<Tan, { kind: 'scale' }>) => Expr): Expr {
+    switch (t.kind) {
+      case 'leaf': return this.tan(t.leaf, k) as Expr
+      case 'scale': return mul(coef(t), this.instantiate(t.t, k, coef))
+      case 'sum': {
+        let out: Expr | null = null
+        for (const { sign, t: x } of t.terms) {
+          const v = this.instantiate(x, k, coef)
+          out = out === null ? (sign > 0 ? v : neg(v)) : bin(sign > 0 ? '+' : '-', out, v)
+        }
+        return out!
+      }
+    }
   }
 
   /**
-   * Emits `make(k, tangentOf(e, k))` for every direction. For w > 1, non-trivial partials are
-   * evaluated once into ancillas shared by the w directions; those are freed unchecked, so the
-   * whole group sits in an `@unchecked` block (`make` must not allocate).
+   * Emits `make(k, tangentOf(e, k))` for every direction. For w > 1, coefficients that are not
+   * trivial are evaluated once into ancillas shared by the w directions; those are freed
+   * unchecked, so the whole group sits in an `@unchecked` block (`make` must not allocate).
    */
   private withPartials(e: Expr, make: (k: number, tangent: Expr | null) => Stmt[]): Stmt[] {
-    const terms = this.terms(e)
-    const coefs = terms.map((t) => t.coefficient)
+    const t = this.tangentTree(e)
+    const body: Stmt[] = []
+    if (!t) { for (let k = 0; k < this.w; k++) body.push(...make(k, null)); return body }
     const pre: Stmt[] = [], post: Stmt[] = []
-    if (this.w > 1) {
-      terms.forEach((t, j) => {
-        const c = t.coefficient
-        if (c.kind === 'num' || c.kind === 'var' || (c.kind === 'unary' && (c.arg.kind === 'num' || c.arg.kind === 'var'))) return
+    const names = new Map<Tan, Expr>()
+    const coef = (node: Extract<Tan, { kind: 'scale' }>): Expr => {
+      const c = node.coef
+      if (this.w === 1 || c.kind === 'num' || c.kind === 'var' || (c.kind === 'unary' && (c.arg.kind === 'num' || c.arg.kind === 'var'))) return clone(c)
+      let r = names.get(node)
+      if (!r) {
         const d = this.fresh('dt')
         pre.push({ kind: 'alloc', name: d, value: clone(c) } as Stmt)
         post.unshift({ kind: 'dealloc', name: d, value: clone(c) } as Stmt)
-        coefs[j] = ref(d)
-      })
+        names.set(node, (r = ref(d)))
+      }
+      return clone(r)
     }
-    const body: Stmt[] = []
-    if (this.w > 1) {
-      // every direction addresses t$a[i·w + k]: compute i·w once per statement group
-      const names = new Map<string, { name: string; value: Expr }>()
-      this.hoisted = {
-        names,
-        base: (index) => {
-          const key = printExpr(index)
-          let h = names.get(key)
-          if (!h) names.set(key, (h = { name: this.fresh('b'), value: bin('*', clone(index), int(this.w)) }))
-          return ref(h.name)
-        },
-      }
-      try {
-        for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
-      } finally { this.hoisted = null }
-      for (const h of names.values()) {
-        pre.push({ kind: 'alloc', name: h.name, declared: { kind: 'scalar', name: 'i32' }, value: h.value } as Stmt)
-        post.unshift({ kind: 'dealloc', name: h.name, value: clone(h.value) } as Stmt)
-      }
-    } else for (let k = 0; k < this.w; k++) body.push(...make(k, this.combine(terms, coefs, k)))
+    for (let k = 0; k < this.w; k++) body.push(...make(k, this.instantiate(t, k, coef)))
     if (!pre.length) return body
     return [{ kind: 'unchecked', body: [...pre, ...body, ...post] }]
   }
@@ -243,10 +294,10 @@ class FunctionTangent {
     }
   }
 
-  /** The tangent of expression e in direction k, without shared partials (for unevaluated positions). */
+  /** The tangent of expression e in direction k, without shared coefficients (for unevaluated positions). */
   private tangentExpr(e: Expr, k: number): Expr | null {
-    const terms = this.terms(e)
-    return this.combine(terms, terms.map((t) => t.coefficient), k)
+    const t = this.tangentTree(e)
+    return t && this.instantiate(t, k, (node) => clone(node.coef))
   }
 
   private stmt(s: Stmt): Stmt[] {
@@ -406,6 +457,24 @@ class FunctionTangent {
       }
     }
     return out
+  }
+}
+
+/**
+ * A tangent expression before it is written out per direction: the tangent of a float location,
+ * a signed sum, or a tangent times a coefficient (a value expression, the same in every direction).
+ */
+type Tan =
+  | { kind: 'leaf'; leaf: Dataview }
+  | { kind: 'sum'; terms: Array<{ sign: 1 | -1; t: Tan }> }
+  | { kind: 'scale'; coef: Expr; t: Tan }
+
+/** Operations per direction of a tangent tree (loads, multiplications, additions). */
+function cost(t: Tan): number {
+  switch (t.kind) {
+    case 'leaf': return 1
+    case 'scale': return 1 + cost(t.t)
+    case 'sum': return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
   }
 }
 

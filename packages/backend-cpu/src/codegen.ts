@@ -10,7 +10,7 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { inRun, promotableElements, sharedSubexpressions, type Shared } from './cse.js'
+import { flatten, inRun, key, promotableElements, sharedSubexpressions, type RunStmt, type Shared } from './cse.js'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -168,7 +168,7 @@ class FunctionEmitter {
       case 'bool': return e.value ? 'true' : 'false'
       case 'var': return this.js(e.name)
       case 'index': {
-        const local = this.promoted?.get(e.array.name)
+        const local = this.promoted?.get(e.array.name)?.get(key(e.index))
         if (local) return local
         const a = this.js(e.array.name)
         const code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
@@ -272,7 +272,7 @@ class FunctionEmitter {
     switch (dv.kind) {
       case 'var': this.line(`${this.js(dv.name)} = ${value};`); return
       case 'index': {
-        const local = this.promoted?.get(dv.array.name)
+        const local = this.promoted?.get(dv.array.name)?.get(key(dv.index))
         if (local) { this.line(`${local} = ${value};`); return }
         const a = this.js(dv.array.name)
         this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}] = ${value};`)
@@ -294,22 +294,27 @@ class FunctionEmitter {
 
   // ---------- statements ----------
 
-  /** Array elements held in locals while the current loop runs, by array name (see cse.ts). */
-  private promoted: Map<string, string> | undefined
+  /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
+  private promoted: Map<string, Map<string, string>> | undefined
   /** Values computed once in the statement being emitted (see cse.ts). */
   private shared: Map<Expr, Shared> | undefined
 
   private block(body: Stmt[]): void {
-    for (let i = 0; i < body.length;) {
-      if (!inRun(body[i]!)) { this.stmt(body[i++]!); continue }
+    // runs of straight-line statements share their common subexpressions (see cse.ts); the
+    // \`@unchecked\` blocks are opened so that a run goes on through them
+    const flat = flatten(body)
+    const emit = (i: number) => {
+      const { s, unchecked } = flat[i]!
+      this.unchecked += unchecked
+      this.stmt(s)
+      this.unchecked -= unchecked
+    }
+    for (let i = 0; i < flat.length;) {
+      if (!inRun(flat[i]!.s)) { emit(i++); continue }
       let j = i
-      while (j < body.length && inRun(body[j]!)) j++
-      const run = body.slice(i, j).filter(inRun)
-      const maps = sharedSubexpressions(run)
-      run.forEach((s, k) => {
-        this.shared = maps[k]
-        this.stmt(s)
-      })
+      while (j < flat.length && inRun(flat[j]!.s)) j++
+      const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
+      for (let k = i; k < j; k++) { this.shared = maps[k - i]; emit(k) }
       this.shared = undefined
       i = j
     }
@@ -466,14 +471,16 @@ class FunctionEmitter {
     const stores: string[] = []
     if (!this.checking) {
       const els = promotableElements(s.variable, s.body)
-      if (els.size) {
+      if (els.length) {
         const map = new Map(saved ?? [])
-        for (const [name, e] of els) {
+        for (const { name, element, write } of els) {
           const arr = this.js(name), ix = this.fresh('x'), r = this.fresh('r')
-          this.line(`const ${ix} = ${this.expr(e.index)};`)
+          this.line(`const ${ix} = ${this.expr(element.index)};`)
           this.line(`let ${r} = ${arr}[${ix}];`)
-          map.set(name, r)
-          stores.push(`${arr}[${ix}] = ${r};`)
+          const m = new Map(map.get(name) ?? [])
+          m.set(key(element.index), r)
+          map.set(name, m)
+          if (write) stores.push(`${arr}[${ix}] = ${r};`)
         }
         this.promoted = map
       }

@@ -1,7 +1,8 @@
 /**
  * Common subexpressions of a straight-line run of updates, for the code generator.
  *
- * Within a run of consecutive `y op= e` statements (and bijection calls between them), an expression that occurs again before any
+ * Within a run of consecutive `y op= e` statements (with the bijection calls, scalar ancilla
+ * allocations and deallocations between them, `@unchecked` blocks opened), an expression that occurs again before any
  * statement writes a variable or array it reads has the same value both times (expressions are
  * pure, and distinct names are distinct memory: the checker rejects aliased writes, and the
  * drivers never pass one array twice). The generator computes it once into a `const`. This is
@@ -17,10 +18,34 @@ export interface Shared { temp?: string }
 
 type Update = Extract<Stmt, { kind: 'update' }>
 type Bijection = Extract<Stmt, { kind: 'callstmt' }>
+type Alloc = Extract<Stmt, { kind: 'alloc' }>
+type Dealloc = Extract<Stmt, { kind: 'dealloc' }>
+/** A statement of a run. */
+export type RunStmt = Update | Bijection | Alloc | Dealloc
 
-/** Whether a statement belongs in a run: an update, or a bijection call (`SWAP`, `ROT`, …) that only writes its arguments. */
-export function inRun(s: Stmt): s is Update | Bijection {
-  return s.kind === 'update' || (s.kind === 'callstmt' && s.target === 'bijection')
+/** A statement of a block with the `@unchecked` blocks around it opened: how many there were. */
+export interface Flat { s: Stmt; unchecked: number }
+
+/**
+ * The statements of `body` with its `@unchecked` blocks opened (recursively; they make no JS
+ * scope), each with the number of `@unchecked` blocks it sat in.
+ */
+export function flatten(body: Stmt[], depth = 0, out: Flat[] = []): Flat[] {
+  for (const s of body) {
+    if (s.kind === 'unchecked') flatten(s.body, depth + 1, out)
+    else out.push({ s, unchecked: depth })
+  }
+  return out
+}
+
+const scalarAlloc = (s: Alloc | Dealloc): boolean => s.value.kind !== 'emptystack' && !(s.value.kind === 'call' && s.value.callee === 'zeros')
+
+/**
+ * Whether a statement belongs in a run: an update, a bijection call (`SWAP`, `ROT`, …) that only
+ * writes its arguments, or the allocation or deallocation of a scalar ancilla.
+ */
+export function inRun(s: Stmt): s is RunStmt {
+  return s.kind === 'update' || (s.kind === 'callstmt' && s.target === 'bijection') || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
 }
 
 /** A structural key of an expression (kind, operator, type and children). */
@@ -51,7 +76,7 @@ function candidate(e: Expr): boolean {
  * For each statement of `run`, the nodes of its value to compute once: nodes that map to the
  * same `Shared` have the same value. Only values that occur at least twice are returned.
  */
-export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<Expr, Shared>> {
+export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
   interface Entry { shared: Shared; deps: Set<string>; count: number }
   const available = new Map<string, Entry>()
   const perStmt: Array<Map<Expr, Entry>> = []
@@ -76,10 +101,12 @@ export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<
         case 'call': for (const a of e.args) visit(a); break
       }
     }
-    if (s.kind === 'update') visit(s.value)
+    // (a deallocation's value is only evaluated by its check: nothing of it is shared)
+    if (s.kind === 'update' || s.kind === 'alloc') visit(s.value as Expr)
     perStmt.push(nodes)
-    // a bijection may write any of its arguments (nothing of it is shared)
-    const written = s.kind === 'update' ? [rootName(s.target)] : s.args.map((a) => rootName(a))
+    // a bijection may write any of its arguments (nothing of it is shared); an allocation or
+    // deallocation (re)binds its name
+    const written = s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
     if (written.includes(undefined)) available.clear()
     for (const [k, entry] of available) if (written.some((w) => entry.deps.has(w!))) available.delete(k)
   }
@@ -90,28 +117,51 @@ export function sharedSubexpressions(run: Array<Update | Bijection>): Array<Map<
   })
 }
 
+/** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
+export interface Promotion { name: string; element: Extract<Expr, { kind: 'index' }>; write: boolean }
+
+/** An index as base + constant offset (the key of the base). */
+function offsetOf(e: Expr): [string, number] {
+  if (e.kind === 'binary' && e.op === '+') {
+    if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
+    if (e.left.kind === 'num' && Number.isInteger(e.left.value)) return [key(e.right), e.left.value]
+  }
+  return [key(e), 0]
+}
+
 /**
- * Array elements of a loop that can live in a local while it runs (scalar promotion): in a loop
- * body made of updates only, an element `a[i]` that is the only way the body touches `a`, with an
- * index that reads neither the loop variable nor anything the body writes. The accumulation
- * `q[e] += …` of an inner loop then runs in a register instead of through memory (V8 must
- * otherwise assume that the stores may alias the other arrays' loads). Returns the element
- * expression per array name.
+ * Array elements of a loop that can live in locals while it runs (scalar promotion): in a loop
+ * body made of updates and scalar ancillas only (`@unchecked` blocks opened), the elements of an
+ * array that the body touches only through elements whose indices read neither the loop variable
+ * nor anything the body writes. An array the body writes qualifies when its elements are provably
+ * different (one base index plus distinct constant offsets, as in the w directions `t[i·w + k]`
+ * of a tangent): the accumulation `q[e] += …` of an inner loop then runs in registers instead of
+ * through memory (V8 must otherwise assume that the stores may alias the other arrays' loads). An
+ * array the body only reads qualifies with any such elements (loaded once before the loop).
  */
-export function promotableElements(loopVariable: string, body: Stmt[]): Map<string, Extract<Expr, { kind: 'index' }>> {
-  const out = new Map<string, Extract<Expr, { kind: 'index' }>>()
-  if (body.length === 0 || !body.every((s) => s.kind === 'update')) return out
-  const updates = body as Update[]
+export function promotableElements(loopVariable: string, body: Stmt[]): Promotion[] {
+  const flat = flatten(body).map((x) => x.s)
+  if (flat.length === 0 || !flat.every((s) => s.kind === 'update' || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)))) return []
   const written = new Set<string>([loopVariable])
-  for (const s of updates) { const r = rootName(s.target); if (r === undefined) return out; written.add(r) }
-  // every occurrence of each array in the body, by key ('' for a use that is not an element)
-  const uses = new Map<string, Set<string>>()
-  const elements = new Map<string, Extract<Expr, { kind: 'index' }>>()
-  const note = (name: string, k: string) => { let u = uses.get(name); if (!u) uses.set(name, (u = new Set())); u.add(k) }
+  for (const s of flat) {
+    if (s.kind !== 'update') { written.add((s as Alloc).name); continue }
+    const r = rootName(s.target)
+    if (r === undefined) return []
+    written.add(r)
+  }
+  // every element of each array the body uses, by key ('' for a use that is not an element)
+  const uses = new Map<string, Map<string, Extract<Expr, { kind: 'index' }>>>()
+  const bare = new Set<string>()
   const visit = (e: Expr): void => {
     switch (e.kind) {
-      case 'var': note(e.name, ''); break
-      case 'index': { const k = key(e); note(e.array.name, k); elements.set(e.array.name, e); visit(e.index); break }
+      case 'var': bare.add(e.name); break
+      case 'index': {
+        let u = uses.get(e.array.name)
+        if (!u) uses.set(e.array.name, (u = new Map()))
+        u.set(key(e.index), e)
+        visit(e.index)
+        break
+      }
       case 'field': visit(e.target); break
       case 'unary': visit(e.arg); break
       case 'binary': visit(e.left); visit(e.right); break
@@ -121,18 +171,25 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Map<stri
   const visitTarget = (dv: Update['target']): void => {
     switch (dv.kind) {
       case 'neg': visitTarget(dv.target); break
-      case 'var': note(dv.name, ''); break
+      case 'var': bare.add(dv.name); break
       case 'index': visit(dv); break
-      default: note(rootName(dv) ?? '', '')
+      default: bare.add(rootName(dv) ?? '')
     }
   }
-  for (const s of updates) { visitTarget(s.target); visit(s.value) }
-  for (const [name, ks] of uses) {
-    const e = elements.get(name)
-    if (!e || ks.size !== 1 || ks.has('') || e.type === 'bool' || !written.has(name)) continue
-    const idx = readNames(e.index)
-    if ([...idx].some((n) => written.has(n))) continue
-    out.set(name, e)
+  for (const s of flat) {
+    if (s.kind === 'update') { visitTarget(s.target); visit(s.value) }
+    else if (s.kind === 'alloc') visit(s.value as Expr)
+  }
+  const out: Promotion[] = []
+  for (const [name, els] of uses) {
+    const list = [...els.values()]
+    if (bare.has(name) || list.some((e) => e.type === 'bool' || [...readNames(e.index)].some((n) => written.has(n)))) continue
+    const write = written.has(name)
+    if (write && list.length > 1) {
+      const parts = list.map((e) => offsetOf(e.index))
+      if (new Set(parts.map((p) => p[0])).size !== 1 || new Set(parts.map((p) => p[1])).size !== parts.length) continue
+    }
+    for (const element of list) out.push({ name, element, write })
   }
   return out
 }
