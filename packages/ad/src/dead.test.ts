@@ -91,6 +91,19 @@ describe('loop-private arrays and call specialisation', () => {
     expect(out).not.toMatch(/q\[i\] -=/)
   })
 
+  it('drops a scalar ancilla nothing reads, with its deallocation, but keeps one a kept call passes', () => {
+    const out = body(`fn f(g: f64, x: f64) {
+      t <- x * 2.0
+      g += x
+      t -> x * 2.0
+    }`, ['g'])
+    expect(out).not.toMatch(/\bt\b/)
+    const [h, f] = fns(`fn h(a: f64, b: f64) { a += 1.0 }
+      fn f(g: f64, x: f64) { t <- x * 2.0; h(g, t); t -> x * 2.0 }`)
+    const r = dropDeadUpdatesIn([h!, f!], f!, new Set(['g']))
+    expect(r.entry.body.map((x) => printStmt(x, 0)).join('\n')).toMatch(/t <- x \* 2/)
+  })
+
   it('specialises callees for what the caller reads afterwards', () => {
     const [h, f] = fns(`fn h(a: f64[], b: f64[], y: f64) { for i in 0..len(a) { a[i] += y; b[i] += y * 2.0 } }
       fn f(g: f64, a: f64[], b: f64[], y: f64) { h(a, b, y); g += a[0] }`)

@@ -21,7 +21,7 @@
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
  */
-import { rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -79,6 +79,14 @@ function nested(s: Stmt): Stmt[][] {
 
 function eachStmt(body: Stmt[], visit: (s: Stmt) => void): void {
   for (const s of body) { visit(s); for (const b of nested(s)) eachStmt(b, visit) }
+}
+
+/** Whether a statement (or one nested in it) names `name` anywhere. */
+function mentions(s: Stmt, name: string): boolean {
+  if ((s.kind === 'alloc' || s.kind === 'dealloc') && s.name === name) return true
+  if (s.kind === 'for' && s.variable === name) return true
+  if (exprsOf(s).some((e) => readNames(e).has(name))) return true
+  return nested(s).some((b) => b.some((x) => mentions(x, name)))
 }
 
 const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> => e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
@@ -180,14 +188,31 @@ class DeadUpdates {
    * updates too.
    */
   private sweep(body: Stmt[], after: Set<string>, drop: boolean): { live: Set<string>; body: Stmt[] } {
+    // the deallocation that ends each scalar ancilla of this body: dropped with a dead allocation
+    const ends = new Map<number, number>()
+    const open = new Map<string, number>()
+    body.forEach((s, i) => {
+      if (s.kind === 'alloc' && s.value.kind !== 'emptystack' && !(s.value.kind === 'call' && s.value.callee === 'zeros')) open.set(s.name, i)
+      else if (s.kind === 'dealloc' && open.has(s.name)) { ends.set(open.get(s.name)!, i); open.delete(s.name) }
+    })
     let live = after
-    const kept: Stmt[] = []
+    const kept: Array<Stmt | null> = []
+    const keptAt = new Map<number, number>()
     for (let i = body.length - 1; i >= 0; i--) {
-      const r = this.stmt(body[i]!, live, drop)
+      const s = body[i]!
+      const end = ends.get(i)
+      // (deallocations are always kept: `kept` holds this ancilla's, then the statements of its scope)
+      const at = end === undefined ? undefined : keptAt.get(end)
+      if (s.kind === 'alloc' && at !== undefined && !live.has(s.name) && !kept.slice(at + 1).some((k) => k && mentions(k, s.name))) {
+        // an ancilla nothing reads (and no kept statement passes): neither it nor its deallocation is needed
+        kept[at] = null
+        continue
+      }
+      const r = this.stmt(s, live, drop)
       live = r.live
-      if (r.stmt) kept.push(r.stmt)
+      if (r.stmt) { keptAt.set(i, kept.length); kept.push(r.stmt) }
     }
-    return { live, body: kept.reverse() }
+    return { live, body: kept.filter((x): x is Stmt => x !== null).reverse() }
   }
 
   private stmt(s: Stmt, after: Set<string>, drop: boolean): { live: Set<string>; stmt: Stmt | null } {
