@@ -10,8 +10,9 @@
  * - a float array `a` of length n gets one array `t$a` of length n·w, element-major:
  *   the tangent of `a[i]` in direction k is `t$a[i·w + k]` (`t$a[i]` when w = 1);
  * - a float stack `s` gets a stack `t$s` onto which every `push` pushes the w tangents.
- * Tangent updates are unrolled over the w directions; for w > 1 a partial derivative that is
- * not trivial is computed once into an ancilla and shared by the w directions.
+ * Tangent updates are unrolled over the w directions, each repeating the same coefficients
+ * (the cpu backend computes a repeated subexpression once). The tangent of an expression follows
+ * its structure where that takes fewer operations per direction than Σ ∂e/∂x · ẋ.
  */
 import {
   TenetStaticError, printExpr, standardPrimitives,
@@ -204,6 +205,12 @@ class FunctionTangent {
             const tr = this.tree(r)
             return sum([1, scale(bin('/', lit(1), clone(r)), this.tree(l))], [-1, tr && scale(bin('/', bin('/', clone(l), clone(r)), clone(r)), tr)])
           }
+          case '**':
+            if (r.kind === 'num') {
+              const p = r.value
+              return scale(p === 1 ? lit(1) : p === 2 ? mul(lit(2), clone(l)) : mul(lit(p), bin('**', clone(l), lit(p - 1))), this.tree(l))
+            }
+            break
           default: break
         }
         break
@@ -251,31 +258,15 @@ class FunctionTangent {
   }
 
   /**
-   * Emits `make(k, tangentOf(e, k))` for every direction. For w > 1, coefficients that are not
-   * trivial are evaluated once into ancillas shared by the w directions; those are freed
-   * unchecked, so the whole group sits in an `@unchecked` block (`make` must not allocate).
+   * Emits `make(k, tangentOf(e, k))` for every direction. The w directions repeat the same
+   * coefficients (value expressions): a backend that shares common subexpressions (the cpu
+   * backend) computes each once.
    */
   private withPartials(e: Expr, make: (k: number, tangent: Expr | null) => Stmt[]): Stmt[] {
     const t = this.tangentTree(e)
     const body: Stmt[] = []
-    if (!t) { for (let k = 0; k < this.w; k++) body.push(...make(k, null)); return body }
-    const pre: Stmt[] = [], post: Stmt[] = []
-    const names = new Map<Tan, Expr>()
-    const coef = (node: Extract<Tan, { kind: 'scale' }>): Expr => {
-      const c = node.coef
-      if (this.w === 1 || c.kind === 'num' || c.kind === 'var' || (c.kind === 'unary' && (c.arg.kind === 'num' || c.arg.kind === 'var'))) return clone(c)
-      let r = names.get(node)
-      if (!r) {
-        const d = this.fresh('dt')
-        pre.push({ kind: 'alloc', name: d, value: clone(c) } as Stmt)
-        post.unshift({ kind: 'dealloc', name: d, value: clone(c) } as Stmt)
-        names.set(node, (r = ref(d)))
-      }
-      return clone(r)
-    }
-    for (let k = 0; k < this.w; k++) body.push(...make(k, this.instantiate(t, k, coef)))
-    if (!pre.length) return body
-    return [{ kind: 'unchecked', body: [...pre, ...body, ...post] }]
+    for (let k = 0; k < this.w; k++) body.push(...make(k, t && this.instantiate(t, k, (node) => clone(node.coef))))
+    return body
   }
 
   /**

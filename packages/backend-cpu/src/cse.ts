@@ -101,8 +101,13 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
         case 'call': for (const a of e.args) visit(a); break
       }
     }
+    // the index of an updated element is read too (for the load and the store)
+    const visitAddress = (dv: Update['target']): void => {
+      if (dv.kind === 'index') visit(dv.index)
+      else if (dv.kind === 'neg' || dv.kind === 'field') visitAddress(dv.target as Update['target'])
+    }
     // (a deallocation's value is only evaluated by its check: nothing of it is shared)
-    if (s.kind === 'update' || s.kind === 'alloc') visit(s.value as Expr)
+    if (s.kind === 'update') { visitAddress(s.target); visit(s.value) } else if (s.kind === 'alloc') visit(s.value as Expr)
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name
