@@ -48,4 +48,41 @@ describe('common subexpressions of straight-line updates (cpu backend)', () => {
       expect(run('cpu')).toEqual(run('interpreter'))
     }
   })
+
+  // a run goes on through scalar ancillas and @unchecked blocks; a loop keeps several distinct
+  // accumulated elements and the invariant elements it only reads in locals
+  const more = `
+fn shared(g: f64[], x: f64[], a: i32, b: i32, s: f64) {
+  @unchecked {
+    t <- s * (x[a] - x[b])
+    g[a] += t + s * (x[a] - x[b])
+    t -> s * (x[a] - x[b])
+  }
+  g[b] -= s * (x[a] - x[b])
+}
+fn acc(t: f64[], x: f64[], e: i32) {
+  for j in 0..len(x) {
+    t[e * 2] += x[j] * x[e]
+    t[e * 2 + 1] += x[j] * 2.0
+  }
+}`
+
+  it('shares through ancillas and @unchecked blocks, and promotes several elements of a loop', () => {
+    const m = compileModule(parse({ text: more, name: 'cse' }), { registry, backend: 'cpu', checks: false })
+    const code = body(m, 'shared')
+    expect(code.match(/\(p1\[p2\] - p1\[p3\]\)/g)).toHaveLength(1)
+    const loop = body(m, 'acc')
+    // t[e·2], t[e·2 + 1] and x[e] are loaded before the loop; the two of t are stored after it
+    expect(loop.match(/let r\d+ = p[01]\[/g)).toHaveLength(3)
+    expect(loop.match(/p0\[x\d+\] = r\d+;/g)).toHaveLength(2)
+    const run = (backend: string, checks: boolean) => {
+      const mm = compileModule(parse({ text: more, name: 'cse' }), { registry, backend, checks })
+      const g = new Float64Array([1, 2, 3]), x = new Float64Array([0.3, -0.7, 1.9]), t = new Float64Array(6)
+      ;(mm.shared as (...a: unknown[]) => unknown)(g, x, 0, 2, 0.125)
+      ;(mm.acc as (...a: unknown[]) => unknown)(t, x, 1)
+      return [Array.from(g), Array.from(t)]
+    }
+    expect(run('cpu', false)).toEqual(run('interpreter', true))
+    expect(run('cpu', true)).toEqual(run('interpreter', true))
+  })
 })

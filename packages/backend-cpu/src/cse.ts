@@ -141,8 +141,8 @@ function offsetOf(e: Expr): [string, number] {
  * nor anything the body writes. An array the body writes qualifies when its elements are provably
  * different (one base index plus distinct constant offsets, as in the w directions `t[i·w + k]`
  * of a tangent): the accumulation `q[e] += …` of an inner loop then runs in registers instead of
- * through memory (V8 must otherwise assume that the stores may alias the other arrays' loads). An
- * array the body only reads qualifies with any such elements (loaded once before the loop).
+ * through memory (V8 must otherwise assume that the stores may alias the other arrays' loads). Of
+ * an array the body only reads, the elements with such indices are loaded once before the loop.
  */
 export function promotableElements(loopVariable: string, body: Stmt[]): Promotion[] {
   const flat = flatten(body).map((x) => x.s)
@@ -187,9 +187,12 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
   }
   const out: Promotion[] = []
   for (const [name, els] of uses) {
-    const list = [...els.values()]
-    if (bare.has(name) || list.some((e) => e.type === 'bool' || [...readNames(e.index)].some((n) => written.has(n)))) continue
+    const all = [...els.values()]
+    const invariant = (e: Extract<Expr, { kind: 'index' }>) => e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
     const write = written.has(name)
+    // an array the body writes: all its elements or none; one it only reads: its invariant ones
+    const list = write ? all : all.filter(invariant)
+    if (bare.has(name) || !list.every(invariant)) continue
     if (write && list.length > 1) {
       const parts = list.map((e) => offsetOf(e.index))
       if (new Set(parts.map((p) => p[0])).size !== 1 || new Set(parts.map((p) => p[1])).size !== parts.length) continue
