@@ -159,7 +159,7 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
     if (info.options.checks === false) {
       // only the gradients and the loss value are read back: drop the updates nothing reads
       const observed = new Set(entry.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
-      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed))
+      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, (n) => gp.registry.findPrimitive(n)?.kind === 'bijection'))
     }
     out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
@@ -267,7 +267,7 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
       if (!t) return
       for (let k = 0; k < (t.kind === 'scalar' ? width : 1); k++) observed.add(entry.params[t.index + k]!.name)
     })
-    functions = dropDeadUpdatesIn(functions, entry, observed).functions
+    functions = dropDeadUpdatesIn(functions, entry, observed, (n) => registry.findPrimitive(n)?.kind === 'bijection').functions
   }
   const program = compileGenerated(gInfo, registry, functions)[name]!
   const out: CompiledSecondOrder = { params: f.ir.params, gradientSlots: gradSlots, programParams, slots, width, program, functions }

@@ -161,7 +161,7 @@ class DeadUpdates {
   private readonly specialised = new Map<string, { name: string; liveIn: boolean[] }>()
   readonly out: FunctionDef[] = []
 
-  constructor(private readonly functions: ReadonlyMap<string, FunctionDef>) {}
+  constructor(private readonly functions: ReadonlyMap<string, FunctionDef>, private readonly isBijection: (name: string) => boolean) {}
 
   /** `f` without its dead updates when only the parameters named in `observed` are read after it. */
   run(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
@@ -234,7 +234,9 @@ class DeadUpdates {
       // without run-time checks a deallocation reads nothing
       case 'dealloc': return { live: after, stmt: s }
       case 'callstmt': {
-        if (s.target === 'bijection') {
+        // generated IR that the checker has not seen yet has no \`target\`
+        const bijection = s.target === 'bijection' || (s.target === undefined && !this.functions.has(s.callee) && this.isBijection(s.callee))
+        if (bijection) {
           // a bijection whose written arguments are all dead is dropped
           if (s.args.every((a) => { const r = rootName(a); return r !== undefined && !after.has(r) })) return { live: after, stmt: null }
         } else if (!s.inverse && this.functions.has(s.callee)) {
@@ -303,7 +305,7 @@ class DeadUpdates {
  * parameters named in `observed` are read after the end. Calls keep everything they touch.
  */
 export function dropDeadUpdates(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
-  return new DeadUpdates(new Map()).run(f, observed)
+  return new DeadUpdates(new Map(), () => false).run(f, observed)
 }
 
 /**
@@ -311,9 +313,11 @@ export function dropDeadUpdates(f: FunctionDef, observed: ReadonlySet<string>): 
  * when only the parameters named in `observed` are read after it, its calls of functions in
  * `functions` redirected to copies specialised the same way (see the module comment). Returns the
  * new entry and every function it may call: `functions` (inverse calls use them) plus the copies.
+ * `isBijection` tells the registered bijections among the callees of calls the checker has not
+ * resolved yet (generated IR).
  */
-export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>): { entry: FunctionDef; functions: FunctionDef[] } {
-  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])))
+export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>, isBijection: (name: string) => boolean = () => false): { entry: FunctionDef; functions: FunctionDef[] } {
+  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])), isBijection)
   const e = du.run(entry, observed)
   return { entry: e, functions: [...functions.filter((g) => g.name !== entry.name), ...du.out, e] }
 }
