@@ -328,9 +328,14 @@ class SecondOrderRun {
   /** The loaded inputs, per parameter of f (own copies of arrays; stacks copied per sweep). */
   readonly values: unknown[] = []
   private readonly argv: unknown[]
+  /** Per argument of the program: whether it writes it (an array it only reads needs no reset). */
   private readonly written: boolean[]
   private readonly n: number
   private readonly sink: number
+  /** Seeded elements of arrays the program does not write: (argument, element), reset by `start`. */
+  private readonly seeded: number[] = []
+  /** Calls the program with `argv` positionally (no `apply` of a long argument list). */
+  private readonly call: () => void
   busy = false
 
   constructor(readonly so: CompiledSecondOrder, private readonly f: TenetFunction, private readonly loss: number) {
@@ -340,9 +345,11 @@ class SecondOrderRun {
     let total = so.programParams.length
     for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
     this.argv = new Array<unknown>(total).fill(0)
-    const info = infoOf(f)
+    const info = infoOf(so.program)
     const writes = info.program.writes.get(info.name)
-    this.written = so.params.map((_, i) => writes?.[i] !== false)
+    this.written = this.argv.map((_, j) => writes?.[j] !== false)
+    // identifiers only: no user text reaches the generated source
+    this.call = new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(so.program.core, this.argv) as () => void
   }
 
   /** Checks and copies the caller's arguments (they stay as passed). */
@@ -354,20 +361,26 @@ class SecondOrderRun {
   /** A buffer at argv[j] like `proto` with `len` elements, all zero (reused when it fits). */
   private zeros(j: number, proto: unknown, len: number): void {
     const b = this.argv[j] as Float64Array
-    if (ArrayBuffer.isView(b) && b.length === len && b.constructor === (proto as object).constructor) b.fill(0)
-    else this.argv[j] = new ((proto as Float64Array).constructor as Float64ArrayConstructor)(len)
+    if (ArrayBuffer.isView(b) && b.length === len && b.constructor === (proto as object).constructor) {
+      if (this.written[j]) b.fill(0)
+    } else this.argv[j] = new ((proto as Float64Array).constructor as Float64ArrayConstructor)(len)
   }
 
   /** Sets the values to the inputs, the loss gradient to 1 and every other gradient and every tangent to 0. */
   start(): void {
-    const { so, argv, values, w } = this
+    const { so, argv, values, w, seeded } = this
+    for (let i = 0; i < seeded.length; i += 2) {
+      const b = argv[seeded[i]!] as Float64Array
+      if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
+    }
+    seeded.length = 0
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (ArrayBuffer.isView(v)) {
         if (!this.written[i]) { argv[i] = v; continue }
         const src = v as Float64Array
         let b = argv[i] as Float64Array
-        if (!ArrayBuffer.isView(b) || b.length !== src.length || b.constructor !== src.constructor) b = argv[i] = new (src.constructor as Float64ArrayConstructor)(src.length)
+        if (!ArrayBuffer.isView(b) || b === src || b.length !== src.length || b.constructor !== src.constructor) b = argv[i] = new (src.constructor as Float64ArrayConstructor)(src.length)
         for (let j = 0; j < src.length; j++) b[j] = src[j]!
       } else argv[i] = Array.isArray(v) ? v.slice() : v
     }
@@ -394,11 +407,14 @@ class SecondOrderRun {
     const t = this.so.slots[p]
     if (!t) argError(`argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need f64 or f32 values`)
     else if (t.kind === 'scalar') this.argv[t.index + k] = value
-    else (this.argv[t.index] as Float64Array)[e * this.w + k] = value
+    else {
+      (this.argv[t.index] as Float64Array)[e * this.w + k] = value
+      if (!this.written[t.index]) this.seeded.push(t.index, e * this.w + k)
+    }
   }
 
   run(): void {
-    this.so.program.core.apply(undefined, this.argv)
+    this.call()
   }
 
   /** After `run`: the tangent (direction k) of the gradient of parameter p of f, element e, i.e. (H·vₖ) there. */
