@@ -158,7 +158,7 @@ export function privateArrays(loop: ForStmt): Set<string> {
 
 /** Liveness and dead-update elimination over one program (a set of functions that call each other). */
 class DeadUpdates {
-  private readonly specialised = new Map<string, { name: string; liveIn: boolean[] }>()
+  private readonly specialised = new Map<string, { name: string; liveIn: boolean[]; empty: boolean }>()
   readonly out: FunctionDef[] = []
 
   constructor(private readonly functions: ReadonlyMap<string, FunctionDef>, private readonly isBijection: (name: string) => boolean) {}
@@ -169,16 +169,18 @@ class DeadUpdates {
   }
 
   /** The copy of `name` specialised for the observed parameters (memoised); its live-in parameters. */
-  private specialise(name: string, observed: boolean[]): { name: string; liveIn: boolean[] } {
+  private specialise(name: string, observed: boolean[]): { name: string; liveIn: boolean[]; empty: boolean } {
     const key = `${name}|${observed.map((b) => (b ? 1 : 0)).join('')}`
     const hit = this.specialised.get(key)
     if (hit) return hit
     const f = this.functions.get(name)!
     // while its body is analysed (recursion), the copy counts as reading every parameter
-    const entry = { name: `${name}$live${this.specialised.size}`, liveIn: f.params.map(() => true) }
+    const entry = { name: `${name}$live${this.specialised.size}`, liveIn: f.params.map(() => true), empty: false }
     this.specialised.set(key, entry)
     const r = this.sweep(f.body, new Set(f.params.filter((_, i) => observed[i]).map((p) => p.name)), true)
     entry.liveIn = f.params.map((p) => r.live.has(p.name))
+    // a copy that does nothing observable: its calls are dropped
+    entry.empty = r.body.length === 0
     this.out.push({ ...f, name: entry.name, body: r.body })
     return entry
   }
@@ -244,6 +246,7 @@ class DeadUpdates {
           const observed = s.args.map((a) => { const r = rootName(a); return r !== undefined && after.has(r) })
           if (callee.params.length === s.args.length) {
             const spec = this.specialise(s.callee, observed)
+            if (spec.empty) return { live: after, stmt: null }
             const live = new Set(after)
             s.args.forEach((a, i) => {
               const r = rootName(a)
@@ -260,6 +263,8 @@ class DeadUpdates {
       }
       case 'if': {
         const t = this.sweep(s.then, after, drop), e = this.sweep(s.else, after, drop)
+        // without checks the conditions only choose a branch: with nothing in either, nothing is left
+        if (t.body.length === 0 && e.body.length === 0 && drop) return { live: after, stmt: null }
         const live = union(t.live, e.live)
         reads(s.pre, live)
         return { live, stmt: drop ? { ...s, then: t.body, else: e.body } : s }
@@ -280,13 +285,15 @@ class DeadUpdates {
           head = merged
         }
         const r = this.sweep(s.body, head, drop)
+        // a counting loop with nothing left in its body does nothing (a while loop may not end)
+        if (s.kind === 'for' && drop && r.body.length === 0) return { live: after, stmt: null }
         const live = union(head, r.live)
         if (s.kind === 'for') { live.delete(s.variable); for (const x of control) live.add(x) }
         return { live, stmt: drop ? { ...s, body: r.body } as Stmt : s }
       }
       case 'unchecked': {
         const r = this.sweep(s.body, after, drop)
-        return { live: r.live, stmt: drop ? { ...s, body: r.body } : s }
+        return { live: r.live, stmt: drop ? (r.body.length ? { ...s, body: r.body } : null) : s }
       }
       default: {
         // push, pop, @safe: keep, and everything they mention is live
