@@ -32,33 +32,11 @@ fn spmul_loss(loss: f64, yre: f64[], yim: f64[], colptr: i32[], rowval: i32[], a
 }`
 
 /**
- * The Petersen graph embedding loss (seed 001), after packages/ad's example: the squared
- * lengths and lengths are kept in work arrays passed in as zeros; the means and variances are
- * compute–copy–uncompute.
+ * The Petersen graph embedding loss (seed 001): packages/ad's example, the program its own
+ * benchmark differentiates (the squared lengths and lengths kept in work arrays passed in as
+ * zeros; the means and variances compute–copy–uncompute).
  */
-export const embeddingSource = `
-fn lengths(q: f64[], d: f64[], x: f64[], k: i32, pairs: i32[]) {
-  for e in 0..len(d) {
-    for j in 0..k { q[e] += (x[pairs[2 * e] * k + j] - x[pairs[2 * e + 1] * k + j]) ** 2 }
-    d[e] += sqrt(q[e])
-  }
-}
-fn embedding_loss(loss: f64, x: f64[], q1: f64[], d1: f64[], q2: f64[], d2: f64[], k: i32, e1: i32[], e2: i32[]) {
-  lengths(q1, d1, x, k, e1)
-  lengths(q2, d2, x, k, e2)
-  routine {
-    m1 <- 0.0
-    m2 <- 0.0
-    v1 <- 0.0
-    v2 <- 0.0
-    for e in 0..len(d1) { m1 += d1[e] / f64(len(d1)) }
-    for e in 0..len(d2) { m2 += d2[e] / f64(len(d2)) }
-    for e in 0..len(d1) { v1 += (d1[e] - m1) ** 2 / f64(len(d1) - 1) }
-    for e in 0..len(d2) { v2 += (d2[e] - m2) ** 2 / f64(len(d2) - 1) }
-  }
-  loss += v1 + v2 + exp(max(m1 - m2 + 0.1, 0.0)) - 1.0
-  ~routine
-}`
+export const embeddingSource = examples.graphEmbeddingSource
 
 /**
  * L = Σ c ⊙ U(θ)x with the umbrella's \`i_umm\` (Listing 14, column-major x[i + m·l]). The

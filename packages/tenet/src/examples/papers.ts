@@ -2,11 +2,12 @@
  * The programs of the NiLang papers (seeds 000 and 001), written in Tenet. They are used by the
  * tests, the README's language tour, and the benchmark suite. The complex log (with parts), the
  * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14) and
- * the Bessel function live in `@tenet/ad` (its tests differentiate them) and are re-exported here.
+ * the Bessel function and the Petersen-graph embedding loss live in `@tenet/ad` (its tests
+ * differentiate them) and are re-exported here.
  */
-import { besselSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
+import { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
 
-export { besselSource, complexLogSource, sparseDotMergeSource, sparseDotSource }
+export { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource }
 
 /** Listing 14: `i_umm(x, theta, m, n)`, the Givens rotations of each column of x (m×n). */
 export const unitarySource = ummSource
