@@ -159,7 +159,7 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
     if (info.options.checks === false) {
       // only the gradients and the loss value are read back: drop the updates nothing reads
       const observed = new Set(entry.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
-      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, (n) => gp.registry.findPrimitive(n)?.kind === 'bijection'))
+      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, gp.registry))
     }
     out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
@@ -194,17 +194,22 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
   let byWidth = tangentCache.get(f)
   const hit = byWidth?.get(width)
   if (hit) return hit
-  const info = infoOf(f)
-  const registry = info.registry.clone()
-  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
-  const name = builder.request(info.name, info.inverse)
-  const functions = builder.build()
+  const { info, registry, name, functions } = tangentFunctions(f, width)
   const module = compileGenerated(info, registry, functions)
   const params = f.ir.params
   const out: CompiledTangent = { params, slots: tangentSlots(params, info.registry, width), width, tangent: module[name]!, functions, info }
   if (!byWidth) tangentCache.set(f, (byWidth = new Map()))
   byWidth.set(width, out)
   return out
+}
+
+/** The tangent IR of `f` at width `width` (its callees' included), not compiled yet, and the registry to compile it with. */
+function tangentFunctions(f: TenetFunction, width: number): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
+  const info = infoOf(f)
+  const registry = info.registry.clone()
+  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
+  const name = builder.request(info.name, info.inverse)
+  return { info, registry, name, functions: builder.build() }
 }
 
 /** A compiled second-order program (the tangent of a gradient program) and what is needed to drive it. */
@@ -250,11 +255,8 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
   if (!gp) throw new TypeError(`no gradient program for \`${info.name}\` (an inverse function, or a loss that is not a scalar)`)
   // the gradient program is compiled (checked, inverted) so that the tangent transform can read it
   const g = compileGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
-  const gInfo = infoOf(g)
-  const registry = gInfo.registry.clone()
-  const builder = new TangentBuilder(gInfo.program, gInfo.inverses, registry, registryPartials(registry, standard), width)
-  const name = builder.request(gp.entry.name, false)
-  let functions = builder.build()
+  const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width)
+  let functions = tangents
   const programParams = gp.entry.params
   const slots = tangentSlots(programParams, gInfo.registry, width)
   const gradSlots = gradientSlots(f.ir.params, info.registry)
@@ -267,7 +269,7 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
       if (!t) return
       for (let k = 0; k < (t.kind === 'scalar' ? width : 1); k++) observed.add(entry.params[t.index + k]!.name)
     })
-    functions = dropDeadUpdatesIn(functions, entry, observed, (n) => registry.findPrimitive(n)?.kind === 'bijection').functions
+    functions = dropDeadUpdatesIn(functions, entry, observed, registry).functions
   }
   const program = compileGenerated(gInfo, registry, functions)[name]!
   const out: CompiledSecondOrder = { params: f.ir.params, gradientSlots: gradSlots, programParams, slots, width, program, functions }

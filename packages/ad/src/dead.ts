@@ -21,7 +21,7 @@
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
  */
-import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Registry, type Stmt } from '@tenet/ir'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -320,11 +320,11 @@ export function dropDeadUpdates(f: FunctionDef, observed: ReadonlySet<string>): 
  * when only the parameters named in `observed` are read after it, its calls of functions in
  * `functions` redirected to copies specialised the same way (see the module comment). Returns the
  * new entry and every function it may call: `functions` (inverse calls use them) plus the copies.
- * `isBijection` tells the registered bijections among the callees of calls the checker has not
- * resolved yet (generated IR).
+ * `registry` tells the bijections among the callees of calls the checker has not resolved yet
+ * (generated IR).
  */
-export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>, isBijection: (name: string) => boolean = () => false): { entry: FunctionDef; functions: FunctionDef[] } {
-  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])), isBijection)
+export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>, registry?: Registry): { entry: FunctionDef; functions: FunctionDef[] } {
+  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])), (n) => registry?.findPrimitive(n)?.kind === 'bijection')
   const e = du.run(entry, observed)
   return { entry: e, functions: [...functions.filter((g) => g.name !== entry.name), ...du.out, e] }
 }

@@ -19,7 +19,7 @@ import {
   type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program, type Registry,
   type Stmt, type Type,
 } from '@tenet/ir'
-import { invert } from '@tenet/reversible'
+import { OnDemandTransform } from './on-demand.js'
 import { add, at, bin, clone, differentiate, isFloatType, lit, mul, namesIn, neg, readsFloat, ref, typeOf, type Contribution, type PartialsResolver } from './expr.js'
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
@@ -59,45 +59,21 @@ const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const STD = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
 
-/**
- * Generates tangents on demand, like `AdjointBuilder`: `request` names the tangent of a
- * (function, direction) and queues it; `build` generates everything queued (callees included).
- */
-export class TangentBuilder {
-  private readonly queue: Array<{ name: string; inverse: boolean }> = []
-  private readonly generated = new Map<string, FunctionDef>()
-
+/** Generates tangents on demand (see `OnDemandTransform`), callees included. */
+export class TangentBuilder extends OnDemandTransform {
   constructor(
-    readonly program: Program,
-    readonly inverses: Map<string, FunctionDef>,
+    program: Program,
+    inverses: Map<string, FunctionDef>,
     readonly registry: Registry,
     readonly partials: PartialsResolver,
     readonly width: number,
   ) {
+    super(program, inverses)
     if (!Number.isInteger(width) || width < 1) throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
   }
 
-  /** The tangent's name; queues its generation. */
-  request(name: string, inverse: boolean): string {
-    const t = tangentName(name, inverse, this.width)
-    if (!this.generated.has(t) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
-      if (!this.program.functions.has(name)) fail(`no function \`${name}\` to differentiate`)
-      this.queue.push({ name, inverse })
-    }
-    return t
-  }
-
-  /** Generates everything queued; returns the tangent functions. */
-  build(): FunctionDef[] {
-    while (this.queue.length) {
-      const { name, inverse } = this.queue.shift()!
-      const t = tangentName(name, inverse, this.width)
-      if (this.generated.has(t)) continue
-      const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
-      this.generated.set(t, new FunctionTangent(this, f, t).build())
-    }
-    return [...this.generated.values()]
-  }
+  protected nameOf(name: string, inverse: boolean): string { return tangentName(name, inverse, this.width) }
+  protected transform(f: FunctionDef, name: string): FunctionDef { return new FunctionTangent(this, f, name).build() }
 }
 
 /** The tangent of one function. */

@@ -9,7 +9,8 @@ import {
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
-import { invert, invertBody, invertStmt, preprocess } from '@tenet/reversible'
+import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
+import { OnDemandTransform } from './on-demand.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realView, ref, typeOf,
   type Contribution, type PartialsResolver,
@@ -77,33 +78,25 @@ const fail = (msg: string, loc?: Expr['loc']): never => {
 
 
 /**
- * Generates adjoints on demand: `request` names the adjoint of a (function, direction) and queues
- * it; `build` generates every queued adjoint (callees included, so recursion works) plus the
- * helper functions of bijection adjoint snippets.
+ * Generates adjoints on demand (see `OnDemandTransform`), callees included so that recursion
+ * works, plus the helper functions of bijection adjoint snippets.
  */
-export class AdjointBuilder {
-  private readonly queue: Array<{ name: string; inverse: boolean }> = []
-  private readonly generated = new Map<string, FunctionDef>()
+export class AdjointBuilder extends OnDemandTransform {
   readonly helpers = new Map<string, FunctionDef>()
 
   constructor(
-    readonly program: Program,
-    readonly inverses: Map<string, FunctionDef>,
+    program: Program,
+    inverses: Map<string, FunctionDef>,
     readonly registry: Registry,
     readonly partials: PartialsResolver,
     /** Directions carried by one reverse sweep (vector mode for w > 1). */
     readonly width = 1,
-  ) {}
-
-  /** The adjoint's name; queues its generation. */
-  request(name: string, inverse: boolean): string {
-    const adj = adjointName(name, inverse, this.width)
-    if (!this.generated.has(adj) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
-      if (!this.program.functions.has(name)) fail(`no function \`${name}\` to differentiate`)
-      this.queue.push({ name, inverse })
-    }
-    return adj
+  ) {
+    super(program, inverses)
   }
+
+  protected nameOf(name: string, inverse: boolean): string { return adjointName(name, inverse, this.width) }
+  protected transform(f: FunctionDef, name: string): FunctionDef { return new FunctionAdjoint(this, f, name).build() }
 
   /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
@@ -128,15 +121,8 @@ export class AdjointBuilder {
   }
 
   /** Generates everything queued; returns the adjoint functions and helpers. */
-  build(): FunctionDef[] {
-    while (this.queue.length) {
-      const { name, inverse } = this.queue.shift()!
-      const adj = adjointName(name, inverse, this.width)
-      if (this.generated.has(adj)) continue
-      const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
-      this.generated.set(adj, new FunctionAdjoint(this, f, adj).build())
-    }
-    return [...this.generated.values(), ...this.helpers.values()]
+  override build(): FunctionDef[] {
+    return [...super.build(), ...this.helpers.values()]
   }
 
   /** The helper function that runs the adjoint snippet of bijection `spec` for these argument types. */
