@@ -104,20 +104,6 @@ class TangentRun {
     return s.kind === 'scalar' ? (this.argv[s.index + k] as number) : (this.argv[s.index] as Float64Array)[e * this.w + k]!
   }
 
-  /** The value of parameter p (element e of an array). */
-  value(p: number, e: number): number {
-    const v = this.argv[p]
-    return typeof v === 'number' ? v : (v as Float64Array)[e]!
-  }
-
-  /** Copies the tangents of parameter p of `other` (same width and layout) into parameter q here. */
-  copyTangent(other: TangentRun, p: number, q: number): void {
-    const a = other.ct.slots[p]!, b = this.ct.slots[q]!
-    if (a.kind === 'scalar') for (let k = 0; k < this.w; k++) this.argv[b.index + k] = other.argv[a.index + k]
-    else if (a.kind === 'array') (this.argv[b.index] as Float64Array).set(other.argv[a.index] as Float64Array)
-    else this.argv[b.index] = (other.argv[a.index] as unknown[]).slice()
-  }
-
   run(): void {
     const core = this.ct.tangent.core
     core.apply(undefined, this.argv)
