@@ -17,7 +17,6 @@ export interface Runtime {
   hosts: unknown[]
   prims: Array<(...a: number[]) => number>
   bijections: Array<(...a: number[]) => number[]>
-  systems: Array<{ update?: (op: string, a: number, b: number) => number; round?: (x: number) => number }>
   fail: (site: number, ...values: unknown[]) => never
   near: (a: number, b: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
@@ -76,6 +75,13 @@ export class CodeGenerator {
     return parts.join('\n')
   }
 
+  /** The index of a plugin bijection's \`apply\` in \`rt.bijections\` (one entry per function). */
+  bijection(fn: (...a: number[]) => number[]): number {
+    let k = this.bijections.indexOf(fn)
+    if (k < 0) { k = this.bijections.length; this.bijections.push(fn) }
+    return k
+  }
+
   prim(name: string, fn: (...a: number[]) => number): number {
     let k = this.primIndex.get(name)
     if (k === undefined) { k = this.prims.length; this.prims.push(fn); this.primIndex.set(name, k) }
@@ -112,9 +118,13 @@ class FunctionEmitter {
     return n
   }
 
+  /** The local that bounds-checked computed indices go through (declared when used). */
+  private scratch: string | undefined
+
   emit(): string {
     const params = this.f.params.map((p, i) => { const n = `p${i}`; this.names.set(p.name, n); return n })
     this.block(this.f.body)
+    if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
     const R = this.gen.resultsName(this.f.name, this.inverse)
     this.f.params.forEach((p, i) => {
       if (p.type.kind !== 'scalar') return
@@ -144,7 +154,11 @@ class FunctionEmitter {
     const i = this.expr(index)
     if (!this.checking) return i
     const site = this.gen.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
-    return `((${i}) >>> 0 < ${arr}.length ? (${i}) : rt.fail(${site}, ${i}, ${arr}.length))`
+    if (/^[\w$]+$/.test(i)) return `(${i} >>> 0 < ${arr}.length ? ${i} : rt.fail(${site}, ${i}, ${arr}.length))`
+    // a computed index is evaluated once, into the function's scratch local (a nested index
+    // finishes with it before the outer one assigns it)
+    const x = (this.scratch ??= this.fresh('ix'))
+    return `((${x} = ${i}) >>> 0 < ${arr}.length ? ${x} : rt.fail(${site}, ${x}, ${arr}.length))`
   }
 
   expr(e: Expr): string {
@@ -163,7 +177,7 @@ class FunctionEmitter {
       case 'num': {
         const ns = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type) : undefined
         if (ns?.fromHost) return num(ns.fromHost(e.value))
-        return this.round(e.type, num(e.value)) === num(e.value) ? num(e.value) : num(this.roundValue(e.type, e.value))
+        return num(this.roundValue(e.type, e.value))
       }
       case 'bool': return e.value ? 'true' : 'false'
       case 'var': return this.js(e.name)
@@ -367,20 +381,22 @@ class FunctionEmitter {
           const t = s.type!
           const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
           let ok: string
+          // the value expected (JS code), computed once for the test and the message
+          let want = '0'
           let describe: (cur: unknown, want: unknown) => string
           if (s.value.kind === 'emptystack') {
             ok = `${v}.length === 0`
             describe = (cur) => `it holds a stack of ${(cur as unknown[]).length} values, but \`${s.name} -> []\` expects an empty stack`
           } else if (t.kind === 'array') {
-            ok = `rt.allZero(${v}, ${this.expr((s.value as { args: Expr[] }).args[0]!)})`
-            describe = (_c, want) => `it holds an array that is not zeros(${want}), but \`${s.name} -> ${shown}\` expects zeros(${want})`
+            want = this.expr((s.value as { args: Expr[] }).args[0]!)
+            ok = `rt.allZero(${v}, ${want})`
+            describe = (_c, n) => `it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`
           } else {
-            const w = this.expr(s.value)
+            want = this.expr(s.value)
             const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
-            ok = ns && !ns.exact ? `rt.near(${v}, ${w})` : `${v} === ${w}`
-            describe = (cur, want) => `it holds ${cur}, but \`${s.name} -> ${shown}\` expects ${want}`
+            ok = ns && !ns.exact ? `rt.near(${v}, ${want})` : `${v} === ${want}`
+            describe = (cur, w) => `it holds ${cur}, but \`${s.name} -> ${shown}\` expects ${w}`
           }
-          const want = s.value.kind === 'emptystack' ? '0' : t.kind === 'array' ? this.expr((s.value as { args: Expr[] }).args[0]!) : this.expr(s.value)
           const site = this.gen.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: ${describe(cur, w)}`)
           this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
         }
@@ -542,8 +558,7 @@ class FunctionEmitter {
         const vals = spec.emit.cpu(...temps)
         outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
       } else {
-        const k = this.gen.bijections.length
-        this.gen.bijections.push(spec.apply)
+        const k = this.gen.bijection(spec.apply)
         const r = this.fresh('r')
         this.line(`const ${r} = rt.bijections[${k}](${temps.join(', ')});`)
         outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, `${r}[${j}]`)))
@@ -569,7 +584,6 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     hosts: program.hosts,
     prims: gen.prims,
     bijections: gen.bijections,
-    systems: [],
     fail(site: number, ...values: unknown[]): never {
       const s = gen.sites[site]!
       throw new InvertibilityError(s.code, s.message(...values), s.loc)

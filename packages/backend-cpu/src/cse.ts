@@ -111,9 +111,9 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name
-    const written = s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
-    if (written.includes(undefined)) available.clear()
-    for (const [k, entry] of available) if (written.some((w) => entry.deps.has(w!))) available.delete(k)
+    // (an argument that is not a dataview is a value, never written)
+    const written = (s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]).filter((w): w is string => w !== undefined)
+    for (const [k, entry] of available) if (written.some((w) => entry.deps.has(w))) available.delete(k)
   }
   return perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()

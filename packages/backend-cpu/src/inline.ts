@@ -4,42 +4,24 @@
  * uncall) with the parameters substituted by the argument dataviews and g's locals renamed, so
  * scalars stay in registers instead of crossing a call and a results buffer. A call is inlined
  * only where that cannot change its meaning: no argument reads a variable another argument
- * lets g write, written arguments are plain variables or array elements, read-only arguments
- * are variables, elements or literals, and the call has no run-time aliasing check.
+ * lets g write, written arguments are plain variables or array elements, and the call has no
+ * run-time aliasing check. A read-only argument that is a compound expression is computed once
+ * into an ancilla (freed unchecked: nothing the callee writes can change it).
  */
-import type { Arg, Dataview, Expr, FunctionDef, Program, Stmt } from '@tenet/ir'
+import { readNames, walk, type Arg, type Dataview, type Expr, type FunctionDef, type Program, type Stmt } from '@tenet/ir'
 
 const MAX_STATEMENTS = 16
 
 function countStatements(body: Stmt[]): number {
   let n = 0
-  for (const s of body) {
-    n++
-    if (s.kind === 'if') n += countStatements(s.then) + countStatements(s.else)
-    else if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') n += countStatements(s.body)
-  }
+  walk(body, () => { n++ })
   return n
 }
 
 function callsFunctions(body: Stmt[]): boolean {
-  return body.some((s) =>
-    (s.kind === 'callstmt' && s.target === 'function') ||
-    (s.kind === 'if' && (callsFunctions(s.then) || callsFunctions(s.else))) ||
-    ((s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') && callsFunctions(s.body)))
-}
-
-/** Names of variables an expression (or dataview) reads, including inside index expressions. */
-function varsRead(e: Expr | Arg, out = new Set<string>()): Set<string> {
-  switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); varsRead(e.index, out); break
-    case 'field': varsRead(e.target, out); break
-    case 'neg': varsRead(e.target, out); break
-    case 'unary': varsRead(e.arg, out); break
-    case 'binary': varsRead(e.left, out); varsRead(e.right, out); break
-    case 'call': for (const a of e.args) varsRead(a, out); break
-  }
-  return out
+  let calls = false
+  walk(body, (s) => { if (s.kind === 'callstmt' && s.target === 'function') calls = true })
+  return calls
 }
 
 class Substitution {
@@ -97,13 +79,9 @@ class Substitution {
   }
 }
 
-function localNames(body: Stmt[], out = new Set<string>()): Set<string> {
-  for (const s of body) {
-    if (s.kind === 'alloc') out.add(s.name)
-    else if (s.kind === 'for') { out.add(s.variable); localNames(s.body, out) }
-    else if (s.kind === 'if') { localNames(s.then, out); localNames(s.else, out) }
-    else if (s.kind === 'while' || s.kind === 'unchecked') localNames(s.body, out)
-  }
+function localNames(body: Stmt[]): Set<string> {
+  const out = new Set<string>()
+  walk(body, (s) => { if (s.kind === 'alloc') out.add(s.name); else if (s.kind === 'for') out.add(s.variable) })
   return out
 }
 
@@ -133,7 +111,7 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
     // no argument may read (in an index, or as a read-only value) what another argument lets g write
     for (let i = 0; i < s.args.length; i++) {
       const a = s.args[i]!
-      const reads = a.kind === 'index' ? varsRead(a.index) : written[i] ? new Set<string>() : varsRead(a)
+      const reads = a.kind === 'index' ? readNames(a.index) : written[i] ? new Set<string>() : readNames(a)
       for (const r of reads) if (writtenRoots.has(r)) return undefined
     }
     const params = new Map<string, Arg>()
@@ -149,7 +127,8 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
       const name = `$inl${k}$arg${i}`
       const type = { kind: 'scalar' as const, name: p.type.name }
       before.push({ kind: 'alloc', name, value: a as Expr, type, declared: type, ...(s.loc ? { loc: s.loc } : {}) })
-      after.unshift({ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) })
+      // unchecked: the callee writes nothing the argument reads (refused above), so it cannot change
+      after.unshift({ kind: 'unchecked', body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }] })
       params.set(p.name, { kind: 'var', name, type: p.type.name })
     })
     const renames = new Map<string, string>()

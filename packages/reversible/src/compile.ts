@@ -13,6 +13,11 @@ import { annotateDeallocs, preprocess } from './preprocess.js'
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
 
+/** True for a Tenet function, i.e. one made by `rev` / `compileModule` (it carries {@link TENET_FUNCTION}). */
+export function isTenetFunction(x: unknown): x is TenetFunction {
+  return typeof x === 'function' && (x as unknown as Record<symbol, unknown>)[TENET_FUNCTION] !== undefined
+}
+
 /** Options of `compileModule` (and of `rev.with(...)`). */
 export interface TenetOptions {
   registry: Registry
@@ -57,10 +62,14 @@ export type TenetModule = Record<string, TenetFunction>
 
 const ARRAY_CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
-function renameCalls(body: Stmt[], rename: Map<string, string>): Stmt[] {
+/** Renames callees; a target marked `inverse` (an interpolated `f.inverse`) flips the direction of the call. */
+function renameCalls(body: Stmt[], rename: Map<string, { name: string; inverse: boolean }>): Stmt[] {
   return body.map((s): Stmt => {
     switch (s.kind) {
-      case 'callstmt': return rename.has(s.callee) ? { ...s, callee: rename.get(s.callee)! } : s
+      case 'callstmt': {
+        const r = rename.get(s.callee)
+        return r ? { ...s, callee: r.name, inverse: s.inverse !== r.inverse } : s
+      }
       case 'if': return { ...s, then: renameCalls(s.then, rename), else: renameCalls(s.else, rename) }
       case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock':
         return { ...s, body: renameCalls(s.body, rename) } as Stmt
@@ -72,16 +81,16 @@ function renameCalls(body: Stmt[], rename: Map<string, string>): Stmt[] {
 /** Pulls interpolated Tenet functions (`${g}` used as a callee) into this module under private names. */
 function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
   const extra: FunctionDef[] = []
-  const hostRename = new Map<string, string>()
+  const hostRename = new Map<string, { name: string; inverse: boolean }>()
   hosts.forEach((h, n) => {
     const info = (h as Partial<TenetFunction> | null | undefined)?.[TENET_FUNCTION as never] as TenetFunctionInfo | undefined
     if (typeof h !== 'function' || !info) return
     const prefix = `$ext${n}$`
-    const rename = new Map<string, string>()
-    for (const name of info.program.functions.keys()) rename.set(name, prefix + name)
+    const rename = new Map<string, { name: string; inverse: boolean }>()
+    for (const name of info.program.functions.keys()) rename.set(name, { name: prefix + name, inverse: false })
     for (const f of info.program.functions.values()) extra.push({ ...f, name: prefix + f.name, body: renameCalls(f.body, rename) })
-    hostRename.set(`$host${n}`, prefix + info.name)
-    if (info.inverse) hostRename.set(`$host${n}`, prefix + info.name) // uncall is expressed by the caller
+    // `${f.inverse}(…)` calls f backwards; `~${f.inverse}(…)` forwards
+    hostRename.set(`$host${n}`, { name: prefix + info.name, inverse: info.inverse })
   })
   if (!hostRename.size) return functions
   return [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra]

@@ -24,6 +24,13 @@ describe.each(['cpu', 'interpreter'])('interpolated host values (%s backend)', (
     expect(m.f!.inverse(a, b)).toEqual([1, 3])
   })
 
+  it('an interpolated inverse runs backwards, and uncalled forwards', () => {
+    const lib = tag`fn inc(y: f64) { y += 1.0 }`
+    const m = tag`fn f(y: f64, z: f64) { ${lib.inc.inverse}(y); ~${lib.inc.inverse}(z) }`
+    expect(m.f!(0, 0)).toEqual([-1, 1])
+    expect(m.f!.inverse(-1, 1)).toEqual([0, 0])
+  })
+
   it('a plain JS function is a pure host function in expressions and in @safe', () => {
     const seen: number[] = []
     const log = (v: number) => { seen.push(v) }
