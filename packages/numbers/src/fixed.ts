@@ -28,16 +28,26 @@ export interface FixedPointFormat {
  * Throws an `InvertibilityError` on overflow or NaN.
  */
 export function fixedRound(x: number, fractionBits: number, integerBits: number, name = 'fixed'): number {
-  const scale = 2 ** fractionBits
-  const k = x * scale
-  const r = (k < 0 ? -Math.round(-k) : Math.round(k)) / scale
-  if (!(Math.abs(r) < 2 ** integerBits)) {
-    throw new InvertibilityError(
-      'runtime/fixed-overflow',
-      `${name} overflow: ${x} is outside the range (−2^${integerBits}, 2^${integerBits}) of ${name} (${integerBits} integer bits, ${fractionBits} fraction bits); an update that wrapped around could not be undone`,
-    )
+  return fixedRounder(fractionBits, integerBits, name)(x)
+}
+
+/**
+ * `fixedRound` for one format, with its scale and bound computed once: the number systems call
+ * it on every arithmetic result.
+ */
+export function fixedRounder(fractionBits: number, integerBits: number, name = 'fixed'): (x: number) => number {
+  const scale = 2 ** fractionBits, bound = 2 ** integerBits
+  return (x) => {
+    const k = x * scale
+    const r = (k < 0 ? -Math.round(-k) : Math.round(k)) / scale
+    if (!(Math.abs(r) < bound)) {
+      throw new InvertibilityError(
+        'runtime/fixed-overflow',
+        `${name} overflow: ${x} is outside the range (−2^${integerBits}, 2^${integerBits}) of ${name} (${integerBits} integer bits, ${fractionBits} fraction bits); an update that wrapped around could not be undone`,
+      )
+    }
+    return r === 0 ? 0 : r
   }
-  return r === 0 ? 0 : r
 }
 
 /**
@@ -50,7 +60,7 @@ export function fixedPoint(format: FixedPointFormat): NumberSystemSpec {
   if (!Number.isInteger(F) || !Number.isInteger(I) || F < 0 || I < 1 || I + F > 53) {
     throw new RangeError(`fixed-point format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`)
   }
-  const round = (x: number) => fixedRound(x, F, I, name)
+  const round = fixedRounder(F, I, name)
   return {
     specificationVersion: 'v1',
     name,

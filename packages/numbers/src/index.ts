@@ -11,7 +11,7 @@ import { tropical } from './tropical.js'
 import { ulog } from './ulog.js'
 
 export { complex, complexNumbers } from './complex.js'
-export { fixed, fixedPoint, fixedRound, type FixedPointFormat } from './fixed.js'
+export { fixed, fixedPoint, fixedRound, fixedRounder, type FixedPointFormat } from './fixed.js'
 export { ulog, logarithmic, logarithmicOps, type LogarithmicFormat, type LogarithmicOps } from './ulog.js'
 export { tropical, tropicalNumbers, type TropicalFormat } from './tropical.js'
 

@@ -10,7 +10,7 @@
  * In expressions: `a + b` is max, `a * b` is a + b, `a / b` is a − b, `a ** r` is r·a.
  */
 import { InvertibilityError, type NumberSystemSpec } from '@tenet/ir'
-import { fixedRound } from './fixed.js'
+import { fixedRounder } from './fixed.js'
 
 /** Parameters of a tropical number system. */
 export interface TropicalFormat {
@@ -28,7 +28,8 @@ export function tropicalNumbers(format: TropicalFormat): NumberSystemSpec {
   if (!Number.isInteger(F) || !Number.isInteger(I) || F < 0 || I < 1 || I + F > 53) {
     throw new RangeError(`tropical format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`)
   }
-  const round = (x: number) => (x === -Infinity ? x : fixedRound(x, F, I, name))
+  const grid = fixedRounder(F, I, name)
+  const round = (x: number) => (x === -Infinity ? x : grid(x))
   const zeroFactor = (op: string): never => {
     throw new InvertibilityError('runtime/tropical-zero', `${name}: \`${op}\` by the tropical zero (−Infinity) cannot be undone`)
   }

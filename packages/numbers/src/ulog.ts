@@ -15,7 +15,7 @@
  * The field `x.log` reads L as an f64 (−Infinity for zero); it is read-only.
  */
 import { InvertibilityError, type NumberSystemSpec } from '@tenet/ir'
-import { fixedRound } from './fixed.js'
+import { fixedRounder } from './fixed.js'
 
 /** Parameters of a logarithmic number system. */
 export interface LogarithmicFormat {
@@ -47,10 +47,11 @@ export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
   const range = (what: string): never => {
     throw new InvertibilityError('runtime/ulog-range', `${name}: ${what} is outside the range of ${name} (|log| < 2^${R}); the result could not be undone, so it is an error rather than a rounding to 0 or ∞`)
   }
+  const grid = fixedRounder(F, R + 1, name)
   const roundLog = (L: number): number => {
     if (Number.isNaN(L)) throw new InvertibilityError('runtime/ulog-nan', `${name}: the result is not a number (NaN)`)
     if (!(Math.abs(L) < OFF)) range(`a value with log ${L}`)
-    return fixedRound(L, F, R + 1, name)
+    return grid(L)
   }
   const enc = (negative: boolean, L: number): number => {
     if (!(Math.abs(L) < OFF)) range(`a value with log ${L}`)

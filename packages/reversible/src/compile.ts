@@ -3,9 +3,9 @@
  * in callables with the public API (`m.f(...)`, `m.f.inverse(...)`, `.source`, `.ir`, `.core`).
  */
 import {
-  InvertibilityError, TenetError, check, printFunction,
+  InvertibilityError, TenetError, check, printFunction, typeToString,
   type CompileOptions, type CompiledFunction, type CompiledProgram, type FunctionDef, type Module, type Program,
-  type Registry, type Stmt, type Type,
+  type Registry, type Stmt,
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
 import { annotateDeallocs, preprocess } from './preprocess.js'
@@ -97,10 +97,7 @@ function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
 }
 
 function describeArg(f: FunctionDef, i: number): string {
-  return `argument ${i + 1} (\`${f.params[i]!.name}: ${typeText(f.params[i]!.type)}\`) of \`${f.name}\``
-}
-function typeText(t: Type): string {
-  return t.kind === 'scalar' ? t.name : t.kind === 'array' ? `${t.elem}[]` : `stack<${t.elem}>`
+  return `argument ${i + 1} (\`${f.params[i]!.name}: ${typeToString(f.params[i]!.type)}\`) of \`${f.name}\``
 }
 
 /**

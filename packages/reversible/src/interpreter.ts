@@ -4,7 +4,7 @@
  * forbidden. Small and obviously correct beats fast here.
  */
 import {
-  InvertibilityError, printExpr, typeToString,
+  InvertibilityError, printExpr,
   type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
   type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -397,4 +397,3 @@ export const interpreterBackend: BackendSpec = {
   doCompile: interpretProgram,
 }
 
-export { typeToString }

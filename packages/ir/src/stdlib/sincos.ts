@@ -1,7 +1,8 @@
 import type { BijectionSpec } from '../plugin.js'
 
 /**
- * `sincos(s, c, x)`: s += sin(x) and c += cos(x) in one instruction (one argument reduction).
+ * `sincos(s, c, x)`: s += sin(x) and c += cos(x) in one instruction (the cpu backend evaluates
+ * `Math.sin` and `Math.cos`; a backend with a joint sincos can share the argument reduction).
  * Its inverse is `sincos_inverse` (s -= sin x, c -= cos x).
  */
 export const sincos: BijectionSpec = {
