@@ -59,9 +59,6 @@ export type Action =
   | FreeAction
   | AdjointAction
 
-/** The `kind` tags of {@link Action}. */
-export type ActionKind = Action['kind']
-
 /**
  * A re-iterable action stream with the facts a driver or checker needs.
  * Every iteration yields the same actions (schedules are generated lazily).
@@ -73,6 +70,11 @@ export interface Schedule extends Iterable<Action> {
   readonly steps: number
   /** State indices live before the first action (usually `[0]`, the input). */
   readonly initial: readonly number[]
+}
+
+/** True when `x` is a {@link Schedule} (it carries its chain length), not a bare action stream. */
+export function isSchedule(x: Iterable<Action>): x is Schedule {
+  return typeof (x as Partial<Schedule>).steps === 'number'
 }
 
 /** Build a {@link Schedule} from a generator function (called afresh on every iteration). */

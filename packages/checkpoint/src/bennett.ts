@@ -1,4 +1,4 @@
-import { act, assertPositiveInt, flatten, makeSchedule, type Nested, type Schedule } from './action.js'
+import { act, assertPositiveInt, flatten, makeSchedule, type Action, type Nested, type Schedule } from './action.js'
 
 /** Options of {@link bennettSchedule} and {@link bennettGradientSchedule}. */
 export interface BennettOptions {
@@ -8,9 +8,10 @@ export interface BennettOptions {
   k: number
   /**
    * Run the top-level Q process, i.e. uncompute the k−1 top-level boundary states so that
-   * only the input and the output are left (default `true`). With `false` they stay live:
-   * the forward run then costs k·(2k−1)ⁿ⁻¹ steps instead of (2k−1)ⁿ, and a following
-   * adjoint sweep need not recompute them.
+   * only the input and the output are left (default `true` here; note that
+   * {@link checkpointedGradient} and {@link gradientSchedule} default it to `false`).
+   * With `false` they stay live: the forward run then costs k·(2k−1)ⁿ⁻¹ steps instead of
+   * (2k−1)ⁿ, and a following adjoint sweep need not recompute them.
    */
   uncomputeTop?: boolean
 }
@@ -41,33 +42,32 @@ function* compute(a: number, len: number, k: number): Nested {
   for (let j = parts - 2; j >= 0; j--) yield uncompute(b[j]!, b[j + 1]! - b[j]!, k) // Q process
 }
 
-/** The exact inverse of {@link compute}: clear s_{a+len}, given s_a. */
-function* uncompute(a: number, len: number, k: number): Nested {
-  if (len === 1) {
-    yield act.uncompute(a + 1)
-    return
-  }
-  const b = sectors(a, len, k)
-  const parts = b.length - 1
-  for (let j = 0; j < parts - 1; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k)
-  for (let j = parts - 1; j >= 0; j--) yield uncompute(b[j]!, b[j + 1]! - b[j]!, k)
-}
-
 /**
- * {@link uncompute} with the adjoint carried along: the leaves that clear the chain from the
- * end become uncomputing adjoints, so every step is reversed exactly once, from T down to 1.
- * `boundariesLive`: the sector boundaries are already live (top level without Q process).
+ * The exact inverse of {@link compute}: clear s_{a+len}, given s_a. `leaf(i)` clears s_i at the
+ * leaves of the recursion that clear the chain from the end: `act.uncompute`, or
+ * {@link uncomputingAdjoint} to carry the adjoint along (every step is then reversed exactly
+ * once, from a+len down to a+1). `boundariesLive`: the sector boundaries are already live
+ * (the top level of a gradient sweep without Q process).
  */
-function* reverse(a: number, len: number, k: number, boundariesLive: boolean): Nested {
+function* uncompute(
+  a: number,
+  len: number,
+  k: number,
+  leaf: (step: number) => Action = act.uncompute,
+  boundariesLive = false,
+): Nested {
   if (len === 1) {
-    yield act.adjoint(a + 1, true)
+    yield leaf(a + 1)
     return
   }
   const b = sectors(a, len, k)
   const parts = b.length - 1
   if (!boundariesLive) for (let j = 0; j < parts - 1; j++) yield compute(b[j]!, b[j + 1]! - b[j]!, k)
-  for (let j = parts - 1; j >= 0; j--) yield reverse(b[j]!, b[j + 1]! - b[j]!, k, false)
+  for (let j = parts - 1; j >= 0; j--) yield uncompute(b[j]!, b[j + 1]! - b[j]!, k, leaf)
 }
+
+/** The leaf of the gradient sweep: reverse step i and uncompute s_i. */
+const uncomputingAdjoint = (step: number): Action => act.adjoint(step, true)
 
 function* top(T: number, k: number, uncomputeTop: boolean): Nested {
   if (uncomputeTop || T === 1) {
@@ -112,7 +112,7 @@ export function bennettGradientSchedule(options: BennettOptions): Schedule {
     flatten(
       (function* (): Nested {
         yield top(T, k, uncomputeTop)
-        yield reverse(0, T, k, !uncomputeTop)
+        yield uncompute(0, T, k, uncomputingAdjoint, !uncomputeTop)
       })(),
     ),
   )

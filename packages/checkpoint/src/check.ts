@@ -1,4 +1,4 @@
-import { formatAction, type Action, type Schedule } from './action.js'
+import { formatAction, isSchedule, type Action } from './action.js'
 
 /** A schedule broke the memory model: which action, where, and why. */
 export class ScheduleError extends Error {
@@ -69,84 +69,75 @@ export class ScheduleSimulator {
     this.steps = options.steps
     this.reversible = options.reversible ?? false
     for (const s of options.initial ?? [0]) {
-      this.checkIndex(s, 0, undefined)
+      this.checkIndex(s)
       this.live.add(s)
       this.highest = Math.max(this.highest, s)
     }
     this.cost.peakStates = this.live.size
   }
 
-  /** The step the next adjoint must be for, or `undefined` before the sweep starts. */
-  get expectedAdjoint(): number | undefined {
-    return this.nextAdjoint
-  }
-
   /** Apply one action; throws {@link ScheduleError} if it is not allowed now. */
   apply(a: Action): void {
-    const i = this.index
-    const fail = (msg: string): never => {
-      throw new ScheduleError(msg, i, a)
-    }
     if (this.reversible && (a.kind === 'store' || a.kind === 'restore' || a.kind === 'free')) {
-      fail('a reversible schedule may not store, restore or free states')
+      this.fail('a reversible schedule may not store, restore or free states', a)
     }
     switch (a.kind) {
       case 'forward': {
-        this.checkStep(a.step, i, a)
-        if (!this.live.has(a.step - 1)) fail(`forward reads state ${a.step - 1}, which is not live`)
-        if (this.live.has(a.step)) fail(`state ${a.step} is already live`)
+        this.checkStep(a.step, a)
+        if (!this.live.has(a.step - 1)) this.fail(`forward reads state ${a.step - 1}, which is not live`, a)
+        if (this.live.has(a.step)) this.fail(`state ${a.step} is already live`, a)
         this.live.add(a.step)
         this.highest = Math.max(this.highest, a.step)
         this.cost.forward++
         break
       }
       case 'uncompute': {
-        this.checkStep(a.step, i, a)
-        if (!this.live.has(a.step - 1)) fail(`uncompute reads state ${a.step - 1}, which is not live`)
-        if (!this.live.has(a.step)) fail(`uncompute clears state ${a.step}, which is not live`)
+        this.checkStep(a.step, a)
+        if (!this.live.has(a.step - 1)) this.fail(`uncompute reads state ${a.step - 1}, which is not live`, a)
+        if (!this.live.has(a.step)) this.fail(`uncompute clears state ${a.step}, which is not live`, a)
         this.live.delete(a.step)
         this.cost.uncompute++
         break
       }
       case 'store': {
-        this.checkIndex(a.state, i, a)
-        if (!this.live.has(a.state)) fail(`store copies state ${a.state}, which is not live`)
-        if (this.stored.has(a.state)) fail(`state ${a.state} is already stored`)
+        this.checkIndex(a.state, a)
+        if (!this.live.has(a.state)) this.fail(`store copies state ${a.state}, which is not live`, a)
+        if (this.stored.has(a.state)) this.fail(`state ${a.state} is already stored`, a)
         this.stored.add(a.state)
         this.cost.stores++
         break
       }
       case 'restore': {
-        this.checkIndex(a.state, i, a)
-        if (!this.stored.has(a.state)) fail(`restore reads state ${a.state}, which is not stored`)
-        if (this.live.has(a.state)) fail(`state ${a.state} is already live`)
+        this.checkIndex(a.state, a)
+        if (!this.stored.has(a.state)) this.fail(`restore reads state ${a.state}, which is not stored`, a)
+        if (this.live.has(a.state)) this.fail(`state ${a.state} is already live`, a)
         this.live.add(a.state)
         this.cost.restores++
         break
       }
       case 'free': {
-        this.checkIndex(a.state, i, a)
+        this.checkIndex(a.state, a)
         const pool = a.from === 'live' ? this.live : this.stored
-        if (!pool.has(a.state)) fail(`free of state ${a.state}, which is not ${a.from === 'live' ? 'live' : 'stored'}`)
+        if (!pool.has(a.state)) this.fail(`free of state ${a.state}, which is not ${a.from === 'live' ? 'live' : 'stored'}`, a)
         pool.delete(a.state)
         this.frees++
         break
       }
       case 'adjoint': {
-        this.checkStep(a.step, i, a)
+        this.checkStep(a.step, a)
         if (this.nextAdjoint === undefined) {
           const top = this.steps ?? this.highest
           if (this.steps !== undefined && this.highest < this.steps) {
-            fail(`the adjoint sweep starts before the output state ${this.steps} was computed`)
+            this.fail(`the adjoint sweep starts before the output state ${this.steps} was computed`, a)
           }
           this.nextAdjoint = top
         }
         if (a.step !== this.nextAdjoint) {
-          fail(`adjoint sweep out of order: expected step ${this.nextAdjoint}, got ${a.step}`)
+          this.fail(`adjoint sweep out of order: expected step ${this.nextAdjoint}, got ${a.step}`, a)
         }
-        if (!this.live.has(a.step - 1)) fail(`adjoint reads state ${a.step - 1}, which is not live`)
+        if (!this.live.has(a.step - 1)) this.fail(`adjoint reads state ${a.step - 1}, which is not live`, a)
         if (a.uncomputes) {
-          if (!this.live.has(a.step)) fail(`uncomputing adjoint clears state ${a.step}, which is not live`)
+          if (!this.live.has(a.step)) this.fail(`uncomputing adjoint clears state ${a.step}, which is not live`, a)
           this.live.delete(a.step)
         }
         this.nextAdjoint = a.step - 1
@@ -155,7 +146,7 @@ export class ScheduleSimulator {
       }
       default: {
         const unknown: never = a
-        fail(`unknown action ${JSON.stringify(unknown)}`)
+        this.fail(`unknown action ${JSON.stringify(unknown)}`, a)
       }
     }
     const held = this.live.size + this.stored.size
@@ -173,15 +164,19 @@ export class ScheduleSimulator {
     }
   }
 
-  private checkStep(step: number, i: number, a: Action): void {
+  private fail(message: string, a: Action | undefined): never {
+    throw new ScheduleError(message, this.index, a)
+  }
+
+  private checkStep(step: number, a: Action): void {
     if (!Number.isInteger(step) || step < 1 || (this.steps !== undefined && step > this.steps)) {
-      throw new ScheduleError(`step ${step} out of range 1…${this.steps ?? '∞'}`, i, a)
+      this.fail(`step ${step} out of range 1…${this.steps ?? '∞'}`, a)
     }
   }
 
-  private checkIndex(state: number, i: number, a: Action | undefined): void {
+  private checkIndex(state: number, a?: Action): void {
     if (!Number.isInteger(state) || state < 0 || (this.steps !== undefined && state > this.steps)) {
-      throw new ScheduleError(`state ${state} out of range 0…${this.steps ?? '∞'}`, i, a)
+      this.fail(`state ${state} out of range 0…${this.steps ?? '∞'}`, a)
     }
   }
 }
@@ -212,10 +207,6 @@ export interface ScheduleReport {
   live: number[]
   /** Snapshots at the end, ascending. */
   stored: number[]
-}
-
-function isSchedule(x: Iterable<Action>): x is Schedule {
-  return typeof (x as Partial<Schedule>).steps === 'number'
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Action, Schedule } from './action.js'
-import { ScheduleSimulator, type ScheduleCost } from './check.js'
+import type { Action } from './action.js'
+import { checkSchedule, type ScheduleCost } from './check.js'
 
 export type { ScheduleCost } from './check.js'
 
@@ -15,15 +15,9 @@ export interface CostLog extends ScheduleCost {
  * Count what a schedule does without running it: forward steps, uncomputes, adjoints,
  * snapshot stores and restores, and the peak number of state buffers held at once
  * (live working states, input and output included, plus snapshots).
- * The schedule is simulated, so an invalid one throws {@link ScheduleError}.
+ * The schedule is simulated (this is `checkSchedule(schedule).cost`), so an invalid one throws
+ * {@link ScheduleError}.
  */
 export function costOf(schedule: Iterable<Action>): ScheduleCost {
-  const s = schedule as Partial<Schedule>
-  const sim = new ScheduleSimulator({
-    steps: typeof s.steps === 'number' ? s.steps : undefined,
-    initial: s.initial ?? [0],
-  })
-  for (const a of schedule) sim.apply(a)
-  sim.finish()
-  return { ...sim.cost }
+  return checkSchedule(schedule).cost
 }

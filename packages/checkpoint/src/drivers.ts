@@ -1,4 +1,4 @@
-import type { Action, Schedule } from './action.js'
+import { isSchedule, type Action, type RestoreAction, type Schedule, type StoreAction } from './action.js'
 import { ScheduleSimulator } from './check.js'
 import type { CostLog } from './cost.js'
 
@@ -83,8 +83,8 @@ export function runSchedule<S, G = S>(
   options: RunOptions<S, G>,
 ): RunResult<S, G> {
   const start = performance.now()
-  const meta = schedule as Partial<Schedule>
-  const T = options.steps ?? meta.steps
+  const meta = isSchedule(schedule) ? schedule : undefined
+  const T = options.steps ?? meta?.steps
   if (T === undefined) throw new TypeError('chain length unknown: pass `steps` or a Schedule')
   const initial: Map<number, S> =
     options.initial instanceof Map ? new Map(options.initial) : new Map([[0, options.initial as S]])
@@ -97,6 +97,9 @@ export function runSchedule<S, G = S>(
   let spare: G | undefined
   let seeded = false
 
+  // optional callbacks, read once; `need` checks one is there when an action uses it
+  const { uncompute, copyState, allocGradient, clearGradient, adjoint, adjointUncomputes } = chain
+
   const take = (): S => pool.pop() ?? chain.allocState()
   const release = (state: S, zero: boolean): void => {
     if (userOwned.has(state)) return
@@ -107,10 +110,16 @@ export function runSchedule<S, G = S>(
     } else chain.freeState?.(state)
   }
   const seedWith = (output: S, action: Action): void => {
-    const alloc = need(chain.allocGradient, 'allocGradient', action)
-    bar = alloc()
+    bar = need(allocGradient, 'allocGradient', action)()
     need(options.seed, 'seed', action)(output, bar)
     seeded = true
+  }
+  /** `store` (live → snapshot) and `restore` (snapshot → live): copy state `a.state` into a fresh buffer. */
+  const copyInto = (to: Map<number, S>, from: Map<number, S>, a: StoreAction | RestoreAction): void => {
+    const copy = need(copyState, 'copyState', a)
+    const state = take()
+    copy(state, from.get(a.state)!)
+    to.set(a.state, state)
   }
 
   for (const a of schedule) {
@@ -125,25 +134,17 @@ export function runSchedule<S, G = S>(
       }
       case 'uncompute': {
         const dst = live.get(a.step)!
-        need(chain.uncompute, 'uncompute', a)(a.step, dst, live.get(a.step - 1)!)
+        need(uncompute, 'uncompute', a)(a.step, dst, live.get(a.step - 1)!)
         live.delete(a.step)
         release(dst, true)
         break
       }
-      case 'store': {
-        const copy = need(chain.copyState, 'copyState', a)
-        const snap = take()
-        copy(snap, live.get(a.state)!)
-        snapshots.set(a.state, snap)
+      case 'store':
+        copyInto(snapshots, live, a)
         break
-      }
-      case 'restore': {
-        const copy = need(chain.copyState, 'copyState', a)
-        const state = take()
-        copy(state, snapshots.get(a.state)!)
-        live.set(a.state, state)
+      case 'restore':
+        copyInto(live, snapshots, a)
         break
-      }
       case 'free': {
         const holder = a.from === 'live' ? live : snapshots
         const state = holder.get(a.state)!
@@ -152,24 +153,24 @@ export function runSchedule<S, G = S>(
         break
       }
       case 'adjoint': {
-        const adjoint = need(chain.adjoint, 'adjoint', a)
-        const clearGradient = need(chain.clearGradient, 'clearGradient', a)
+        const adjointFn = need(adjoint, 'adjoint', a)
+        const clear = need(clearGradient, 'clearGradient', a)
         if (!seeded) {
           const output = live.get(T)
           if (output === undefined) throw new TypeError('adjoint sweep started but s_T was never available to seed')
           seedWith(output, a)
         }
-        spare ??= need(chain.allocGradient, 'allocGradient', a)()
+        spare ??= need(allocGradient, 'allocGradient', a)()
         const src = live.get(a.step - 1)!
         const dst = live.get(a.step)
         // an uncomputing adjoint gets dst only when this action uncomputes it
-        adjoint(a.step, src, bar!, spare, chain.adjointUncomputes && !a.uncomputes ? undefined : dst)
+        adjointFn(a.step, src, bar!, spare, adjointUncomputes && !a.uncomputes ? undefined : dst)
         if (a.uncomputes) {
-          if (!chain.adjointUncomputes) need(chain.uncompute, 'uncompute', a)(a.step, dst!, src)
+          if (!adjointUncomputes) need(uncompute, 'uncompute', a)(a.step, dst!, src)
           live.delete(a.step)
           release(dst!, true)
         }
-        clearGradient(bar!)
+        clear(bar!)
         const t = bar
         bar = spare
         spare = t
@@ -183,7 +184,7 @@ export function runSchedule<S, G = S>(
   return {
     states: live,
     gradient: sim.cost.adjoint > 0 ? bar : undefined,
-    cost: { ...sim.cost, schedule: meta.name ?? 'schedule', wallTimeMs: performance.now() - start },
+    cost: { ...sim.cost, schedule: meta?.name ?? 'schedule', wallTimeMs: performance.now() - start },
   }
 }
 

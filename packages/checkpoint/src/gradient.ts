@@ -1,5 +1,5 @@
 import { assertPositiveInt, type Schedule } from './action.js'
-import { bennettGradientSchedule } from './bennett.js'
+import { bennettGradientSchedule, type BennettOptions } from './bennett.js'
 import { binomialSchedule } from './binomial.js'
 import type { CostLog } from './cost.js'
 import { runSchedule, type Chain } from './drivers.js'
@@ -35,7 +35,11 @@ export interface CheckpointedGradientOptions {
   schedule: GradientScheduleName
   /** Bennett's k (default 2). */
   k?: number
-  /** Bennett: uncompute the top-level boundary states after the forward run (default false). */
+  /**
+   * Bennett: uncompute the top-level boundary states after the forward run. Default `false`
+   * here (unlike {@link BennettOptions.uncomputeTop}, which defaults to `true`): keeping them
+   * live saves the adjoint sweep from recomputing them.
+   */
   uncomputeTop?: boolean
   /**
    * Memory budget: Knill's pebbles (default: the fewest that reach T, ⌈log₂T⌉ + 1) or the

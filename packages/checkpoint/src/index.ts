@@ -8,7 +8,6 @@ export {
   formatAction,
   makeSchedule,
   type Action,
-  type ActionKind,
   type AdjointAction,
   type ForwardAction,
   type FreeAction,

@@ -1,4 +1,4 @@
-import { act, assertPositiveInt, flatten, makeSchedule, type Nested, type Schedule } from './action.js'
+import { act, assertPositiveInt, flatten, makeSchedule, type Action, type Nested, type Schedule } from './action.js'
 
 /**
  * Knill's optimal pebbling of a chain (Bennett's reversible pebble game): a pebble may be
@@ -102,31 +102,25 @@ function* pebble(t: KnillTable, a: number, n: number, s: number): Nested {
   yield unpebble(t, a, m, s - 1)
 }
 
-/** Inverse of {@link pebble}. */
-function* unpebble(t: KnillTable, a: number, n: number, s: number): Nested {
+/**
+ * Inverse of {@link pebble}. `leaf(i)` clears s_i where the chain is cleared from the end:
+ * `act.uncompute`, or {@link uncomputingAdjoint} to carry the adjoint along (each step is then
+ * reversed exactly once, from a+n down to a+1).
+ */
+function* unpebble(t: KnillTable, a: number, n: number, s: number, leaf: (step: number) => Action = act.uncompute): Nested {
   if (trivial(n, s)) {
     for (let i = a + 1; i < a + n; i++) yield act.forward(i)
-    for (let i = a + n; i > a; i--) yield act.uncompute(i)
+    for (let i = a + n; i > a; i--) yield leaf(i)
     return
   }
   const m = t.split[s]![n]!
   yield pebble(t, a, m, s - 1)
-  yield unpebble(t, a + m, n - m, s - 1)
-  yield unpebble(t, a, m, s)
+  yield unpebble(t, a + m, n - m, s - 1, leaf)
+  yield unpebble(t, a, m, s, leaf)
 }
 
-/** {@link unpebble} with the adjoint carried along (each step reversed once, from the end). */
-function* reverse(t: KnillTable, a: number, n: number, s: number): Nested {
-  if (trivial(n, s)) {
-    for (let i = a + 1; i < a + n; i++) yield act.forward(i)
-    for (let i = a + n; i > a; i--) yield act.adjoint(i, true)
-    return
-  }
-  const m = t.split[s]![n]!
-  yield pebble(t, a, m, s - 1)
-  yield reverse(t, a + m, n - m, s - 1)
-  yield reverse(t, a, m, s)
-}
+/** The leaf of the gradient sweep: reverse step i and uncompute s_i. */
+const uncomputingAdjoint = (step: number): Action => act.adjoint(step, true)
 
 /** Options of {@link knillSchedule}. */
 export interface KnillOptions {
@@ -171,7 +165,7 @@ export function knillGradientSchedule(options: KnillOptions): Schedule {
     flatten(
       (function* (): Nested {
         yield pebble(t, 0, T, s)
-        yield reverse(t, 0, T, s)
+        yield unpebble(t, 0, T, s, uncomputingAdjoint)
       })(),
     ),
   )

@@ -1,4 +1,4 @@
-import type { Action, Schedule } from './action.js'
+import { isSchedule, type Action } from './action.js'
 import { ScheduleSimulator } from './check.js'
 
 /** Options of {@link scheduleSvg}. */
@@ -42,7 +42,7 @@ function fmt(x: number): string {
  * (snapshots in lilac). Returns a self-contained SVG document as a string.
  */
 export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}): string {
-  const meta = schedule as Partial<Schedule>
+  const meta = isSchedule(schedule) ? schedule : undefined
   const W = options.width ?? 720
   const H = options.height ?? 360
   const maxActions = options.maxActions ?? 20_000
@@ -56,7 +56,7 @@ export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}
     }
     actions.push(a)
   }
-  let T = meta.steps ?? 1
+  let T = meta?.steps ?? 1
   for (const a of actions) T = Math.max(T, a.kind === 'store' || a.kind === 'restore' || a.kind === 'free' ? a.state : a.step)
   const n = Math.max(actions.length, 1)
   const left = 48
@@ -70,7 +70,7 @@ export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}
   const mark = Math.max(1.5, Math.min(5, dx * 0.45, dy * 0.45))
   const stroke = Math.max(0.6, Math.min(2, dx * 0.6))
   const parts: string[] = []
-  const title = options.title ?? meta.name ?? 'schedule'
+  const title = options.title ?? meta?.name ?? 'schedule'
   const totalW = left + W + 16
   const totalH = top + H + bottom + legendH
 
@@ -83,7 +83,7 @@ export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}
 
   if (showMemory) {
     // One rectangle per (state, interval it stayed held): cheap even for long schedules.
-    const sim = new ScheduleSimulator({ initial: meta.initial ?? [0] })
+    const sim = new ScheduleSimulator({ initial: meta?.initial ?? [0] })
     const since = new Map<string, number>()
     const open = (key: string, t: number): void => {
       if (!since.has(key)) since.set(key, t)

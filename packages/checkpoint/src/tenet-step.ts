@@ -5,13 +5,10 @@
  * in one run, so reversible schedules need no tape and no extra forward step.
  */
 import { compileAdjoint } from '@tenet/ad'
-import { TENET_FUNCTION, type TenetFunction } from '@tenet/reversible'
+import type { TenetFunction } from '@tenet/reversible'
 import type { ArrayStep } from './gradient.js'
 
-/** True for a function made by `rev` / `compileModule`. */
-export function isTenetFunction(f: unknown): f is TenetFunction {
-  return typeof f === 'function' && (f as unknown as Record<symbol, unknown>)[TENET_FUNCTION] !== undefined
-}
+export { isTenetFunction } from '@tenet/reversible'
 
 /**
  * Wraps a Tenet function `step(dst: f64[], src: f64[], ...args)` as an {@link ArrayStep}.
@@ -26,28 +23,30 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
     const t = params[k]!.type
     if (t.kind !== 'array' || t.elem !== 'f64') throw new TypeError(`parameter ${k + 1} (\`${params[k]!.name}\`) of the step must be f64[] (the ${k === 0 ? 'destination' : 'source'} state)`)
   }
-  const forward = step.core
-  const inverse = step.inverse.core
   const adj = compileAdjoint(step)
+  const { forward, inverse } = adj
   const core = adj.adjoint.core
-  // adjoint arguments: values…, one gradient per float parameter, the sink
+  // adjoint arguments: the values, one gradient per float parameter (at its slot's index), the
+  // sink g$sink last. The extra arguments' gradients are zero buffers, never read.
   const call: unknown[] = [undefined, undefined, ...args]
-  const gradientIndex: number[] = []
   adj.slots.forEach((slot, i) => {
-    if (!slot) return
-    gradientIndex[i] = call.length
-    const p = params[i]!
-    if (i < 2) call.push(undefined)
-    else if (p.type.kind === 'array') call.push(new Float64Array((args[i - 2] as ArrayLike<number>).length))
-    else call.push(0)
+    if (!slot || i < 2) return
+    const n = slot.kind === 'scalar' ? 0 : (args[i - 2] as ArrayLike<unknown>).length
+    call[slot.index] =
+      slot.kind === 'scalar' ? 0
+      : slot.kind === 'stack' ? new Array<number>(n).fill(0)
+      : slot.type.kind === 'array' && slot.type.elem === 'f32' ? new Float32Array(n)
+      : new Float64Array(n)
   })
-  call.push(0) // g$sink
+  call[adj.adjoint.ir.params.length - 1] = 0 // g$sink
+  const dstBarAt = adj.slots[0]!.index
+  const srcBarAt = adj.slots[1]!.index
   let scratch: Float64Array | undefined
   const runAdjoint = (dst: Float64Array, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => {
     call[0] = dst
     call[1] = src
-    call[gradientIndex[0]!] = dstBar
-    call[gradientIndex[1]!] = srcBar
+    call[dstBarAt] = dstBar
+    call[srcBarAt] = srcBar
     core(...call)
   }
   return {
