@@ -24,7 +24,8 @@ options:
   --rows <names>     only rows whose name or family contains one of these (comma-separated)
   --out <dir>        where to write results.json, report.md and the SVG charts
                      (default: <repo>/bench/results)
-  --no-study         skip the leapfrog error-vs-steps study
+  --no-study         skip the workloads' studies (leapfrog error vs steps, graph-embedding
+                     training, checkpoint time vs memory)
   --quiet            no progress output
   --help             this text
 `

@@ -60,7 +60,7 @@ export interface SuiteResult {
 export interface RunOptions extends CaseOptions {
   measure?: MeasureOptions
   progress?: Progress
-  /** run the workloads' studies (leapfrog error-vs-steps) */
+  /** run the workloads' studies (leapfrog, graph-embedding, checkpoint); default true */
   studies?: boolean
 }
 

@@ -44,24 +44,14 @@ export function finiteDifferenceJacobian(
   return { rows, cols, values }
 }
 
-/** Hessian by central differences of an exact gradient (row-major, symmetrised). */
+/** Hessian by central differences of an exact gradient: its Jacobian, symmetrised (row-major). */
 export function finiteDifferenceHessian(
   gradient: (x: Float64Array) => Float64Array,
   x: Float64Array,
   h = 1e-5,
 ): Float64Array {
   const n = x.length
-  const H = new Float64Array(n * n)
-  for (let j = 0; j < n; j++) {
-    const xj = x[j]
-    const step = h * Math.max(1, Math.abs(xj))
-    x[j] = xj + step
-    const gp = gradient(x).slice()
-    x[j] = xj - step
-    const gm = gradient(x)
-    x[j] = xj
-    for (let i = 0; i < n; i++) H[i * n + j] = (gp[i] - gm[i]) / (2 * step)
-  }
+  const H = finiteDifferenceJacobian(gradient, x, h).values
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
       const s = 0.5 * (H[i * n + j] + H[j * n + i])

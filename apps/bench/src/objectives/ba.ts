@@ -114,25 +114,26 @@ export function createBaJacobian(inst: BaInstance): BaSparseJacobian {
 
 /**
  * Hand-derived Jacobian of {@link baObjectivePlain} (chain rule through the projection, with the
- * Rodrigues derivative for both branches), written into ADBench's CSR layout. Used only as a
- * check for other engines.
+ * Rodrigues derivative for both branches), written into ADBench's CSR layout. It is the float64
+ * reference the other engines are checked against, and the suite's plain-TS Jacobian row; it
+ * writes each observation's 2 × 15 block straight into `vals` and allocates nothing per call
+ * when `out` is given.
  */
 export function baJacobianPlain(inst: BaInstance, out?: BaSparseJacobian): BaSparseJacobian {
   const J = out ?? createBaJacobian(inst)
   const { p, cams, X, w, obs, feats } = inst
   const vals = J.vals
-  // 2 × 15 block, row-major
-  const B = new Float64Array(2 * BA_BLOCK_COLS)
-  for (let i = 0; i < p; i++) {
-    reprojectionBlock(cams, obs[2 * i] * BA_CAMERA_PARAMS, X, obs[2 * i + 1] * 3, w[i], feats, 2 * i, B)
-    vals.set(B, 2 * BA_BLOCK_COLS * i)
-  }
+  for (let i = 0; i < p; i++)
+    reprojectionBlock(cams, obs[2 * i] * BA_CAMERA_PARAMS, X, obs[2 * i + 1] * 3, w[i], feats, 2 * i, vals, 2 * BA_BLOCK_COLS * i)
   const base = 2 * BA_BLOCK_COLS * p
   for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]
   return J
 }
 
-/** Per-observation 2 × 15 Jacobian block: ∂(err_x, err_y)/∂(cam[11], X[3], w). */
+/**
+ * Per-observation 2 × 15 Jacobian block ∂(err_x, err_y)/∂(cam[11], X[3], w), written row-major
+ * into `vals[o .. o + 30)`.
+ */
 function reprojectionBlock(
   cams: Float64Array,
   co: number,
@@ -141,7 +142,8 @@ function reprojectionBlock(
   wi: number,
   feats: Float64Array,
   fo: number,
-  B: Float64Array,
+  vals: Float64Array,
+  o: number,
 ): void {
   const r0 = cams[co]
   const r1 = cams[co + 1]
@@ -149,25 +151,27 @@ function reprojectionBlock(
   const p0 = X[xo] - cams[co + 3]
   const p1 = X[xo + 1] - cams[co + 4]
   const p2 = X[xo + 2] - cams[co + 5]
-  // Xcam = R(r) (X − C); R (∂Xcam/∂X) row-major in R00..R22, ∂Xcam/∂r_a in D[a][*]
+  // Xcam = R(r) (X − C); R (∂Xcam/∂X) row-major in R00..R22
   let c0: number, c1: number, c2: number
   let R00: number, R01: number, R02: number, R10: number, R11: number, R12: number, R20: number, R21: number, R22: number
-  let D00: number, D01: number, D02: number, D10: number, D11: number, D12: number, D20: number, D21: number, D22: number
+  // Rodrigues quantities, used again for ∂Xcam/∂r below (θ ≠ 0 only)
+  let cs = 0, sn = 0, inv = 0, w0 = 0, w1 = 0, w2 = 0, wp = 0, omc = 0, tmp = 0, x0 = 0, x1 = 0, x2 = 0
   const sqtheta = r0 * r0 + r1 * r1 + r2 * r2
-  if (sqtheta !== 0) {
+  const rotating = sqtheta !== 0
+  if (rotating) {
     const theta = Math.sqrt(sqtheta)
-    const cs = Math.cos(theta)
-    const sn = Math.sin(theta)
-    const inv = 1 / theta
-    const w0 = r0 * inv
-    const w1 = r1 * inv
-    const w2 = r2 * inv
-    const wp = w0 * p0 + w1 * p1 + w2 * p2
-    const omc = 1 - cs
-    const tmp = wp * omc
-    const x0 = w1 * p2 - w2 * p1
-    const x1 = w2 * p0 - w0 * p2
-    const x2 = w0 * p1 - w1 * p0
+    cs = Math.cos(theta)
+    sn = Math.sin(theta)
+    inv = 1 / theta
+    w0 = r0 * inv
+    w1 = r1 * inv
+    w2 = r2 * inv
+    wp = w0 * p0 + w1 * p1 + w2 * p2
+    omc = 1 - cs
+    tmp = wp * omc
+    x0 = w1 * p2 - w2 * p1
+    x1 = w2 * p0 - w0 * p2
+    x2 = w0 * p1 - w1 * p0
     c0 = p0 * cs + x0 * sn + w0 * tmp
     c1 = p1 * cs + x1 * sn + w1 * tmp
     c2 = p2 * cs + x2 * sn + w2 * tmp
@@ -181,28 +185,6 @@ function reprojectionBlock(
     R20 = -sn * w1 + omc * w2 * w0
     R21 = sn * w0 + omc * w2 * w1
     R22 = cs + omc * w2 * w2
-    // ∂Xcam/∂r_a: dθ = w_a, dw = (e_a − w w_a)/θ
-    const dir = (a: number): [number, number, number] => {
-      const wa = a === 0 ? w0 : a === 1 ? w1 : w2
-      const dtheta = wa
-      const dw0 = ((a === 0 ? 1 : 0) - w0 * wa) * inv
-      const dw1 = ((a === 1 ? 1 : 0) - w1 * wa) * inv
-      const dw2 = ((a === 2 ? 1 : 0) - w2 * wa) * inv
-      const dcs = -sn * dtheta
-      const dsn = cs * dtheta
-      const dx0 = dw1 * p2 - dw2 * p1
-      const dx1 = dw2 * p0 - dw0 * p2
-      const dx2 = dw0 * p1 - dw1 * p0
-      const dtmp = (dw0 * p0 + dw1 * p1 + dw2 * p2) * omc + wp * sn * dtheta
-      return [
-        p0 * dcs + dx0 * sn + x0 * dsn + dw0 * tmp + w0 * dtmp,
-        p1 * dcs + dx1 * sn + x1 * dsn + dw1 * tmp + w1 * dtmp,
-        p2 * dcs + dx2 * sn + x2 * dsn + dw2 * tmp + w2 * dtmp,
-      ]
-    }
-    ;[D00, D01, D02] = dir(0)
-    ;[D10, D11, D12] = dir(1)
-    ;[D20, D21, D22] = dir(2)
   } else {
     c0 = p0 + (r1 * p2 - r2 * p1)
     c1 = p1 + (r2 * p0 - r0 * p2)
@@ -211,10 +193,6 @@ function reprojectionBlock(
     R00 = 1; R01 = -r2; R02 = r1
     R10 = r2; R11 = 1; R12 = -r0
     R20 = -r1; R21 = r0; R22 = 1
-    // ∂Xcam/∂r_a = e_a × (X − C)
-    D00 = 0; D01 = -p2; D02 = p1
-    D10 = p2; D11 = 0; D12 = -p0
-    D20 = -p1; D21 = p0; D22 = 0
   }
   const iz = 1 / c2
   const u = c0 * iz
@@ -241,34 +219,59 @@ function reprojectionBlock(
   const G11 = s * Avv * iz
   const G12 = -s * (Auv * u + Avv * v) * iz
   const C = BA_BLOCK_COLS
+  // rotation columns: G · ∂Xcam/∂r_a
+  if (rotating) {
+    // ∂Xcam/∂r_a: dθ = w_a, dw = (e_a − w w_a)/θ
+    for (let a = 0; a < 3; a++) {
+      const wa = a === 0 ? w0 : a === 1 ? w1 : w2
+      const dw0 = ((a === 0 ? 1 : 0) - w0 * wa) * inv
+      const dw1 = ((a === 1 ? 1 : 0) - w1 * wa) * inv
+      const dw2 = ((a === 2 ? 1 : 0) - w2 * wa) * inv
+      const dcs = -sn * wa
+      const dsn = cs * wa
+      const dx0 = dw1 * p2 - dw2 * p1
+      const dx1 = dw2 * p0 - dw0 * p2
+      const dx2 = dw0 * p1 - dw1 * p0
+      const dtmp = (dw0 * p0 + dw1 * p1 + dw2 * p2) * omc + wp * sn * wa
+      const D0 = p0 * dcs + dx0 * sn + x0 * dsn + dw0 * tmp + w0 * dtmp
+      const D1 = p1 * dcs + dx1 * sn + x1 * dsn + dw1 * tmp + w1 * dtmp
+      const D2 = p2 * dcs + dx2 * sn + x2 * dsn + dw2 * tmp + w2 * dtmp
+      vals[o + a] = G00 * D0 + G01 * D1 + G02 * D2
+      vals[o + C + a] = G10 * D0 + G11 * D1 + G12 * D2
+    }
+  } else {
+    // ∂Xcam/∂r_a = e_a × (X − C): (0, −p2, p1), (p2, 0, −p0), (−p1, p0, 0)
+    vals[o] = G02 * p1 - G01 * p2
+    vals[o + 1] = G00 * p2 - G02 * p0
+    vals[o + 2] = G01 * p0 - G00 * p1
+    vals[o + C] = G12 * p1 - G11 * p2
+    vals[o + C + 1] = G10 * p2 - G12 * p0
+    vals[o + C + 2] = G11 * p0 - G10 * p1
+  }
   for (let row = 0; row < 2; row++) {
     const g0 = row === 0 ? G00 : G10
     const g1 = row === 0 ? G01 : G11
     const g2 = row === 0 ? G02 : G12
-    const o = row * C
-    // rotation
-    B[o] = g0 * D00 + g1 * D01 + g2 * D02
-    B[o + 1] = g0 * D10 + g1 * D11 + g2 * D12
-    B[o + 2] = g0 * D20 + g1 * D21 + g2 * D22
+    const b = o + row * C
     // point = G R, centre = −G R
     const gx = g0 * R00 + g1 * R10 + g2 * R20
     const gy = g0 * R01 + g1 * R11 + g2 * R21
     const gz = g0 * R02 + g1 * R12 + g2 * R22
-    B[o + 3] = -gx
-    B[o + 4] = -gy
-    B[o + 5] = -gz
+    vals[b + 3] = -gx
+    vals[b + 4] = -gy
+    vals[b + 5] = -gz
     const dd = row === 0 ? du : dv
     const uv = row === 0 ? u : v
-    B[o + 6] = wi * dd // focal length
-    B[o + 7] = row === 0 ? wi : 0 // u0
-    B[o + 8] = row === 0 ? 0 : wi // v0
-    B[o + 9] = s * uv * rsq // k1
-    B[o + 10] = s * uv * rsq * rsq // k2
-    B[o + 11] = gx
-    B[o + 12] = gy
-    B[o + 13] = gz
+    vals[b + 6] = wi * dd // focal length
+    vals[b + 7] = row === 0 ? wi : 0 // u0
+    vals[b + 8] = row === 0 ? 0 : wi // v0
+    vals[b + 9] = s * uv * rsq // k1
+    vals[b + 10] = s * uv * rsq * rsq // k2
+    vals[b + 11] = gx
+    vals[b + 12] = gy
+    vals[b + 13] = gz
     const proj = dd * f + cams[co + 7 + row]
-    B[o + 14] = proj - feats[fo + row] // weight
+    vals[b + 14] = proj - feats[fo + row] // weight
   }
 }
 

@@ -16,7 +16,8 @@ export function besselJPlain(nu: number, z: number, atol = 1e-8): number {
   return out
 }
 
-function factorial(n: number): number {
+/** n! for a non-negative integer n (exact in float64 up to 22!). */
+export function factorial(n: number): number {
   let f = 1
   for (let i = 2; i <= n; i++) f *= i
   return f
@@ -43,9 +44,7 @@ export function besselJSecondDerivative(nu: number, z: number): number {
 /** Besselj series terms the plain loop takes at z (so the unrolled graph computes the same sum). */
 export function besselTermCount(nu: number, z: number, atol = 1e-8): number {
   const half = z / 2
-  let f = 1
-  for (let i = 2; i <= nu; i++) f *= i
-  let s = half ** nu / f
+  let s = half ** nu / factorial(nu)
   let k = 0
   while (Math.abs(s) > atol) {
     k++

@@ -11,8 +11,8 @@ export function logGammaDistribution(a: number, p: number): number {
   return out
 }
 
-/** The instance-independent constant of the Wishart prior, per component. */
-function wishartConstant(d: number, gamma: number, m: number): number {
+/** The instance-independent constant of the Wishart prior, per component (m: degrees of freedom beyond d + 1). */
+export function wishartConstant(d: number, gamma: number, m: number): number {
   const n = d + m + 1
   return n * d * (Math.log(gamma) - 0.5 * Math.log(2)) - logGammaDistribution(0.5 * n, d)
 }

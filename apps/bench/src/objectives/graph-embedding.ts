@@ -21,10 +21,12 @@ export const PETERSEN_NON_EDGES: readonly (readonly [number, number])[] = (() =>
   return out
 })()
 
-export const PETERSEN_VERTICES = 10
-
-const E1 = Int32Array.from(PETERSEN_EDGES.flat())
-const E2 = Int32Array.from(PETERSEN_NON_EDGES.flat())
+/**
+ * The edge and non-edge lists flattened to [a₀, b₀, a₁, b₁, …] — the `e1`, `e2` arguments of the
+ * Tenet program and the layout the plain kernels read. Shared, never written.
+ */
+export const PETERSEN_E1 = Int32Array.from(PETERSEN_EDGES.flat())
+export const PETERSEN_E2 = Int32Array.from(PETERSEN_NON_EDGES.flat())
 
 function distances(x: Float64Array, k: number, pairs: Int32Array, out: Float64Array): void {
   for (let e = 0; e < out.length; e++) {
@@ -57,12 +59,12 @@ export interface EmbeddingWorkspace {
 }
 
 export function createEmbeddingWorkspace(): EmbeddingWorkspace {
-  return { d1: new Float64Array(E1.length / 2), d2: new Float64Array(E2.length / 2) }
+  return { d1: new Float64Array(PETERSEN_E1.length / 2), d2: new Float64Array(PETERSEN_E2.length / 2) }
 }
 
 export function embeddingLossPlain(x: Float64Array, k: number, ws: EmbeddingWorkspace = createEmbeddingWorkspace()): number {
-  distances(x, k, E1, ws.d1)
-  distances(x, k, E2, ws.d2)
+  distances(x, k, PETERSEN_E1, ws.d1)
+  distances(x, k, PETERSEN_E2, ws.d2)
   const m1 = meanOf(ws.d1)
   const m2 = meanOf(ws.d2)
   const t = m1 - m2 + 0.1
@@ -77,8 +79,8 @@ export function embeddingGradientPlain(
   ws: EmbeddingWorkspace = createEmbeddingWorkspace(),
 ): Float64Array {
   out.fill(0)
-  distances(x, k, E1, ws.d1)
-  distances(x, k, E2, ws.d2)
+  distances(x, k, PETERSEN_E1, ws.d1)
+  distances(x, k, PETERSEN_E2, ws.d2)
   const m1 = meanOf(ws.d1)
   const m2 = meanOf(ws.d2)
   const t = m1 - m2 + 0.1
@@ -97,7 +99,7 @@ export function embeddingGradientPlain(
       }
     }
   }
-  accumulate(E1, ws.d1, m1, 1)
-  accumulate(E2, ws.d2, m2, -1)
+  accumulate(PETERSEN_E1, ws.d1, m1, 1)
+  accumulate(PETERSEN_E2, ws.d2, m2, -1)
   return out
 }

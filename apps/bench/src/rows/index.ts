@@ -4,7 +4,7 @@ import { tenetRows } from './tenet.js'
 import { tfRows } from './tfjs.js'
 
 /**
- * The row families beyond each workload's own plain-TS rows. Adding an engine (e.g. Tenet) is
+ * The row families beyond each workload's own plain-TS rows. Adding an engine is
  * one file under `src/rows/` exporting a `defineRowFamily(...)`, plus one entry here.
  */
 export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows]

@@ -10,7 +10,9 @@ import { defineRowFamily } from '../harness/registry.js'
 import type { PreparedRow } from '../harness/types.js'
 import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
 import { JAX_ROW, JAX_TOLERANCE, loadJax, type Jax } from '../peers/jaxjs.js'
-import { besselBatchTermCount, besselTermCount, gmmQIndex } from './tfjs.js'
+import { readFlat } from '../peers/read.js'
+import { besselTermCount, factorial } from '../objectives/bessel.js'
+import { besselBatchTermCount, gmmQIndex } from './tfjs.js'
 
 const name = JAX_ROW
 
@@ -24,23 +26,10 @@ const f64 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
 const i32 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
   jax.numpy.array(Int32Array.from(data), { shape, dtype: jax.numpy.int32 })
 
-/** Read results (arrays or tuples of arrays) into one flat float64 vector. */
-function flatten(out: A): Float64Array {
-  const list: A[] = Array.isArray(out) ? out : [out]
-  const parts = list.map((a) => a.dataSync() as ArrayLike<number>)
-  const res = new Float64Array(parts.reduce((s, p) => s + p.length, 0))
-  let o = 0
-  for (const p of parts) {
-    res.set(p, o)
-    o += p.length
-  }
-  return res
-}
-
 function prepared(call: () => A, check: (v: Float64Array) => ReturnType<PreparedRow['check']>, dispose: A[]): PreparedRow {
   return {
-    run: () => void flatten(call()),
-    check: () => check(flatten(call())),
+    run: () => void readFlat(call()),
+    check: () => check(readFlat(call())),
     dispose: () => {
       for (const a of dispose) a.dispose()
     },
@@ -65,8 +54,7 @@ function besselJax(jax: Jax, z: A, consts: A, nu: number, terms: number): A {
 }
 
 function besselConstants(nu: number, terms: number): Float64Array {
-  let f = 1
-  for (let i = 2; i <= nu; i++) f *= i
+  const f = factorial(nu)
   return Float64Array.from({ length: terms + 1 }, (_, k) => (k === 0 ? 1 / f : 1 / (k * (k + nu))))
 }
 

@@ -7,14 +7,13 @@ import { gmmIcfSize } from '../data/gmm-data.js'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
 import type { NotApplicable, PreparedRow } from '../harness/types.js'
-import { ADBENCH_PI, logGammaDistribution } from '../objectives/gmm.js'
+import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
 import { BA_BLOCK_COLS } from '../objectives/ba.js'
 import { PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
-import { besselTermCount } from '../objectives/bessel.js'
-
-export { besselTermCount }
+import { besselTermCount, factorial } from '../objectives/bessel.js'
 import { loadTf, TF_ROW, type Tf } from '../peers/tfjs.js'
-import type { Tensor, Scalar, Tensor1D, Tensor2D } from '@tensorflow/tfjs'
+import { readFlat } from '../peers/read.js'
+import type { Tensor, Scalar, Tensor1D } from '@tensorflow/tfjs'
 
 const name = TF_ROW
 
@@ -39,9 +38,7 @@ export function besselBatchTermCount(nu: number, zs: ArrayLike<number>, atol = 1
 
 function besselTf(tf: Tf, z: Tensor, nu: number, terms: number): Tensor {
   const half = tf.div(z, 2)
-  let f = 1
-  for (let i = 2; i <= nu; i++) f *= i
-  let s = tf.div(tf.pow(half, nu), f)
+  let s = tf.div(tf.pow(half, nu), factorial(nu))
   let out = s
   const h2 = tf.neg(tf.square(half))
   for (let k = 1; k <= terms; k++) {
@@ -61,17 +58,6 @@ function tidyValue<T>(tf: Tf, fn: () => T): T {
 }
 
 const f32 = (a: ArrayLike<number>): Float32Array => Float32Array.from(a)
-
-const flatData = (ts: Tensor[]): Float64Array => {
-  const parts = ts.map((t) => t.dataSync())
-  const out = new Float64Array(parts.reduce((s, p) => s + p.length, 0))
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
-}
 
 export const tfRows = defineRowFamily({
   family: 'TF.js',
@@ -174,7 +160,7 @@ export const tfRows = defineRowFamily({
             const yi = tf.add(y0i, tf.unsortedSegmentSum(tf.add(tf.mul(vr, gi), tf.mul(vi, gr)), rowT, n))
             return tf.add(tf.sum(tf.mul(ybr, yr)), tf.sum(tf.mul(ybi, yi)))
           })
-          const once = (): Float64Array => tidyValue(tf, () => flatData(grads([xr, xi, ar, ai])))
+          const once = (): Float64Array => tidyValue(tf, () => readFlat(grads([xr, xi, ar, ai])))
           return {
             run: () => void once(),
             check: () => {
@@ -212,14 +198,16 @@ export const tfRows = defineRowFamily({
           const loss = embeddingLossTf(tf, c.k)
           const size = 10 * c.k
           const g = tf.grad(loss.f)
-          // no jacobian in TF.js: one second-order pass per Hessian row
-          const rows = Array.from({ length: size }, (_, i) => tf.grad((x: Tensor) => tf.sum(tf.mul(g(x).reshape([size]), tf.oneHot(i, size).toFloat()))))
+          // no jacobian in TF.js: one second-order pass per Hessian row, e_i · ∇L(x) with the
+          // unit vectors e_i built once here
+          const basis = tf.tidy(() => Array.from({ length: size }, (_, i) => tf.oneHot(i, size).toFloat()))
+          const rows = basis.map((e) => tf.grad((x: Tensor) => tf.sum(tf.mul(g(x).reshape([size]), e))))
           const x = tf.tensor2d(f32(c.x), [10, c.k])
-          const once = (): Float64Array => tidyValue(tf, () => flatData(rows.map((r) => r(x))))
+          const once = (): Float64Array => tidyValue(tf, () => readFlat(rows.map((r) => r(x))))
           return {
             run: () => void once(),
             check: () => checkClose(once(), c.hessian(), TOLERANCE.f32 * 5, 'Hessian'),
-            dispose: () => tf.dispose([x, ...loss.constants]),
+            dispose: () => tf.dispose([x, ...basis, ...loss.constants]),
           }
         },
       },
@@ -237,9 +225,7 @@ export const tfRows = defineRowFamily({
           const qIndex = tf.tensor1d(gmmQIndex(d), 'int32')
           const zeros = tf.zeros([k, 1])
           const { gamma, m } = c.inst.wishart
-          const nw = d + m + 1
-          const C = nw * d * (Math.log(gamma) - 0.5 * Math.log(2)) - logGammaDistribution(0.5 * nw, d)
-          const constant = -n * d * 0.5 * Math.log(2 * ADBENCH_PI) - k * C
+          const constant = -n * d * 0.5 * Math.log(2 * ADBENCH_PI) - k * wishartConstant(d, gamma, m)
           const objective = (alphas: Tensor, means: Tensor, icf: Tensor): Scalar => {
             const logdiag = tf.slice(icf, [0, 0], [k, d])
             const lower = tf.slice(icf, [0, d], [k, icfSz - d])
@@ -259,7 +245,7 @@ export const tfRows = defineRowFamily({
           const alphas = tf.tensor1d(f32(c.inst.alphas))
           const means = tf.tensor2d(f32(c.inst.means), [k, d])
           const icf = tf.tensor2d(f32(c.inst.icf), [k, icfSz])
-          const once = (): Float64Array => tidyValue(tf, () => flatData(grads([alphas, means, icf])))
+          const once = (): Float64Array => tidyValue(tf, () => readFlat(grads([alphas, means, icf])))
           return {
             run: () => void once(),
             check: () => checkClose(once(), c.gradient(), TOLERANCE.f32, 'gradient'),
@@ -279,14 +265,18 @@ export const tfRows = defineRowFamily({
           for (let i = 0; i < cams.length; i += 11)
             if (cams[i] === 0 && cams[i + 1] === 0 && cams[i + 2] === 0)
               return { na: 'a camera with zero rotation needs the first-order branch, not written for TF.js' }
-          const camIdx = new Int32Array(p)
-          const ptIdx = new Int32Array(p)
-          for (let i = 0; i < p; i++) (camIdx[i] = obs[2 * i]), (ptIdx[i] = obs[2 * i + 1])
-          const camT = tf.tensor2d(f32(cams), [cams.length / 11, 11])
-          const XT = tf.tensor2d(f32(X), [X.length / 3, 3])
+          // per-observation parameters, copied once here (as for jax-js and Tenet): the Jacobian
+          // block of observation i is the gradient of Σ err_row with respect to its own copy of
+          // its camera, point and weight
+          const camCopy = new Float32Array(11 * p)
+          const ptCopy = new Float32Array(3 * p)
+          for (let i = 0; i < p; i++) {
+            camCopy.set(cams.subarray(11 * obs[2 * i], 11 * obs[2 * i] + 11), 11 * i)
+            ptCopy.set(X.subarray(3 * obs[2 * i + 1], 3 * obs[2 * i + 1] + 3), 3 * i)
+          }
+          const camO = tf.tensor2d(camCopy, [p, 11])
+          const ptO = tf.tensor2d(ptCopy, [p, 3])
           const wT = tf.tensor1d(f32(w))
-          const ci = tf.tensor1d(camIdx, 'int32')
-          const pi = tf.tensor1d(ptIdx, 'int32')
           const fx = tf.tensor1d(f32(feats.filter((_, i) => i % 2 === 0)))
           const fy = tf.tensor1d(f32(feats.filter((_, i) => i % 2 === 1)))
           const residual = (row: 0 | 1) => (cam: Tensor, pt: Tensor, wo: Tensor): Scalar => {
@@ -319,8 +309,6 @@ export const tfRows = defineRowFamily({
           const vals = new Float64Array(2 * BA_BLOCK_COLS * p + p)
           const once = (): Float64Array =>
             tidyValue(tf, () => {
-              const camO = tf.gather(camT, ci)
-              const ptO = tf.gather(XT, pi)
               for (const [row, g] of [[0, g0], [1, g1]] as const) {
                 const [gc, gp, gwo] = g([camO, ptO, wT]).map((t) => t.dataSync())
                 for (let i = 0; i < p; i++) {
@@ -339,7 +327,7 @@ export const tfRows = defineRowFamily({
               const r = checkClose(once(), c.jacobian().vals, TOLERANCE.f32, 'Jacobian')
               return { ...r, reason: r.reason ?? 'two reverse passes over per-observation parameters' }
             },
-            dispose: () => tf.dispose([camT, XT, wT, ci, pi, fx, fy]),
+            dispose: () => tf.dispose([camO, ptO, wT, fx, fy]),
           }
         },
       },

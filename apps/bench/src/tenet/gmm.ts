@@ -13,7 +13,7 @@
  * (`routine … ~routine`) on local ancillas, so nothing is left behind.
  */
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
-import { ADBENCH_PI, logGammaDistribution } from '../objectives/gmm.js'
+import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
 import { grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
 import { compile, fn } from './compile.js'
 
@@ -132,9 +132,7 @@ export function gmmModule(d: number, k: number): TenetModule {
 export function gmmConstant(inst: GmmInstance): number {
   const { d, k, n } = inst
   const { gamma, m } = inst.wishart
-  const nn = d + m + 1
-  const wishart = nn * d * (Math.log(gamma) - 0.5 * Math.log(2)) - logGammaDistribution(0.5 * nn, d)
-  return -n * d * 0.5 * Math.log(2 * ADBENCH_PI) - k * wishart
+  return -n * d * 0.5 * Math.log(2 * ADBENCH_PI) - k * wishartConstant(d, gamma, m)
 }
 
 /** Points per block: the workspace of a block stays in cache. */

@@ -1,6 +1,6 @@
 import { checkClose, lazy } from '../harness/check.js'
 import type { CaseSpec, Workload } from '../harness/types.js'
-import { besselJDerivative, besselJPlain, besselJSecondDerivative, besselTermCount } from '../objectives/bessel.js'
+import { besselJDerivative, besselJPlain, besselJSecondDerivative, besselTermCount, factorial } from '../objectives/bessel.js'
 import { finiteDifferenceGradient } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
 
@@ -39,13 +39,13 @@ export function besselBatch(n: number, nu: number, seed = 2): BesselBatch {
   }
 }
 
+/** Timed results are added here (a module variable the closures write), so their work is never dead code. */
 let sink = 0
 
 /** The series with a fixed number of terms after the first (smooth in z, unlike the atol stop). */
 function besselJTerms(nu: number, z: number, terms: number): number {
   const half = z / 2
-  let s = half ** nu
-  for (let i = 2; i <= nu; i++) s /= i
+  let s = half ** nu / factorial(nu)
   let out = s
   for (let k = 1; k <= terms; k++) {
     s *= -(half * half) / (k * (k + nu))
@@ -123,5 +123,3 @@ export const besselWorkload: Workload<BesselCase> = {
     },
   ],
 }
-
-export const besselSink = (): number => sink

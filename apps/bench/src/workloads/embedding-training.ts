@@ -8,11 +8,9 @@
  */
 import { grad, hessian, type GradientFunction } from 'tenet'
 import { createRng } from '../math/prng.js'
-import { createEmbeddingWorkspace, embeddingLossPlain, PETERSEN_EDGES, PETERSEN_NON_EDGES } from '../objectives/graph-embedding.js'
+import { createEmbeddingWorkspace, embeddingLossPlain, PETERSEN_E1 as E1, PETERSEN_E2 as E2 } from '../objectives/graph-embedding.js'
 import { embeddingFunction } from '../tenet/programs.js'
 
-const E1 = Int32Array.from(PETERSEN_EDGES.flat())
-const E2 = Int32Array.from(PETERSEN_NON_EDGES.flat())
 /** Vertices held fixed during training (their coordinates are the first FIXED·k parameters). */
 const FIXED = 2
 
