@@ -5,13 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  InvertibilityError, rev, TENET_FUNCTION, TenetError, TenetStaticError, TenetSyntaxError, type Rev, type TenetModule,
+  InvertibilityError, rev, TENET_FUNCTION, TenetError, TenetStaticError, TenetSyntaxError, type Rev,
 } from './index.js'
-
-/** Compiles `source` with `tag` as if it were written `` tag`source` ``. */
-function compile(source: string, tag: Rev = rev): TenetModule {
-  return tag(Object.assign([source], { raw: [source] }) as unknown as TemplateStringsArray)
-}
+import { compile } from './test-util.js'
 
 /** The error `f` throws (fails the test when it throws nothing). */
 function thrown(f: () => unknown): TenetError {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { rev } from './index.js'
-import { bennettSource, complexLogSource, fibonacciSource, multiplierSource, sparseDotMergeSource, sparseDotSource, unitarySource } from './examples/index.js'
+import { bennettSource, complexLogSource, fibonacciSource, multiplierSource, sparseDotMergeSource, sparseDotSource, ummSource } from './examples/index.js'
 import { randomCsc } from '@tenet/testing'
+import { compile, template } from './test-util.js'
 
 const backends = ['cpu', 'interpreter'] as const
 
@@ -27,13 +28,13 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
   const tag = rev.with({ backend })
 
   it('multiplier(2, 3, 5) == [17, 3, 5] and back', () => {
-    const m = tag([multiplierSource] as unknown as TemplateStringsArray)
+    const m = compile(multiplierSource, tag)
     expect(m.multiplier!(2, 3, 5)).toEqual([17, 3, 5])
     expect(m.multiplier!.inverse(17, 3, 5)).toEqual([2, 3, 5])
   })
 
   it('complex log equals Math.log/Math.atan2 on the parts, and uncomputes', () => {
-    const m = tag([complexLogSource] as unknown as TemplateStringsArray)
+    const m = compile(complexLogSource, tag)
     for (const [re, im] of [[3, 4], [-1, 0.5], [0.2, -7], [-2, -2]] as const) {
       const [yr, yi, xr, xi] = m.complex_log!(0.25, -0.5, re, im) as number[]
       expect(yr).toBeCloseTo(0.25 + Math.log(Math.hypot(re, im)), 14)
@@ -46,7 +47,7 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
   })
 
   it('rrfib computes Fibonacci numbers and its inverse returns to zero', () => {
-    const m = tag([fibonacciSource] as unknown as TemplateStringsArray)
+    const m = compile(fibonacciSource, tag)
     for (const n of [0, 1, 2, 5, 10, 15]) {
       const [out] = m.rrfib!(0, n) as number[]
       expect(out).toBe(fib(n))
@@ -55,7 +56,7 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
   })
 
   it('sparse dot product with a branch keeper matches a dense reference and uncalls', () => {
-    const m = tag([sparseDotSource] as unknown as TemplateStringsArray)
+    const m = compile(sparseDotSource, tag)
     const rows = 60, cols = 50
     const a = randomCsc(rows, cols, 0.1, 1), b = randomCsc(rows, cols, 0.1, 2)
     const args = [0.5, rows, cols, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval]
@@ -66,7 +67,7 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
   })
 
   it('the keeper-free sparse dot (merge with post-conditions) agrees and uncalls', () => {
-    const m = tag([sparseDotMergeSource] as unknown as TemplateStringsArray)
+    const m = compile(sparseDotMergeSource, tag)
     for (const [rows, cols, dens, seed] of [[60, 50, 0.1, 3], [30, 40, 0.3, 4], [10, 10, 0.0, 5], [20, 5, 1.0, 6]] as const) {
       const a = randomCsc(rows, cols, dens, seed), b = randomCsc(rows, cols, dens * 0.7, seed + 10)
       const args = [0.5, rows, cols, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval]
@@ -77,7 +78,7 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
   })
 
   it('the unitary matrix multiply i_umm preserves the norm and its inverse restores x', () => {
-    const m = tag([unitarySource] as unknown as TemplateStringsArray)
+    const m = compile(ummSource, tag)
     const M = 6, N = 3
     const x = Float64Array.from({ length: M * N }, (_, i) => Math.sin(i + 1))
     const theta = Float64Array.from({ length: (M * (M - 1)) / 2 }, (_, i) => 0.3 * i - 1)
@@ -102,7 +103,7 @@ describe.each(backends)('the papers\' programs on the %s backend', (backend) => 
     }
     const src = bennettSource('${0}', '${1}')
     const parts = src.split(/\$\{[01]\}/)
-    const m = tag(parts as unknown as TemplateStringsArray, countStep, countLive)
+    const m = tag(template(...parts), countStep, countLive)
     const k = 4, n = 4, N = k ** n
     const state = new Float64Array(N + 1)
     state[0] = 1

@@ -22,9 +22,16 @@ export {
   type Gradient, type GradientFunction, type LossOptions, type GradOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
+// checkpointing: the front door, the schedules (and their options), costs and closed forms; the
+// drivers over other state types, the checker and the action constructors stay in @tenet/checkpoint
 export {
-  bennettSchedule, knillSchedule, binomialSchedule, storeAllSchedule, recomputeAllSchedule,
-  costOf, bennettCost, revolveExtraSteps, revolveExtraStepsDP, knillCost, checkpointedGradient,
-  scheduleSvg, type Action, type Schedule, type CostLog,
+  checkpointedGradient, gradientSchedule,
+  bennettSchedule, bennettGradientSchedule, knillSchedule, knillGradientSchedule, binomialSchedule,
+  storeAllSchedule, recomputeAllSchedule, invertSchedule, reversibleGradientSchedule,
+  costOf, scheduleSvg,
+  bennettCost, knillCost, binomial, eta, revolveExtraSteps, revolveExtraStepsDP, revolveRepetitions, revolveSplit,
+  type ArrayStep, type CheckpointedGradientOptions, type CheckpointedGradientResult, type GradientScheduleName,
+  type BennettOptions, type KnillOptions, type BinomialOptions, type ChainOptions,
+  type Action, type Schedule, type ScheduleCost, type CostLog, type SvgOptions,
 } from '@tenet/checkpoint'
 export * as examples from './examples/index.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import {
-  backendUnderTest, conformanceProblems, programProblems, randomProgram, referenceBackend, runConformance,
+  backendUnderTest, conformanceProblems, programProblems, randomProgram, referenceBackend, runConformance, sameBits,
   type BackendUnderTest,
 } from './index.js'
 
@@ -69,6 +69,17 @@ describe('runConformance', () => {
     const results = runConformance({ source: 'fn f(y: i32) { y += y }', entry: 'f' }, [1], backends)
     expect(results.every((r) => r.error !== undefined && !r.roundTrip)).toBe(true)
     expect(conformanceProblems(results)[0]).toMatch(/interpreter: threw TenetStaticError/)
+  })
+
+  it('sameBits: numbers by Object.is, typed arrays byte for byte (NaN payloads count there)', () => {
+    expect(sameBits(Number.NaN, 0 / 0)).toBe(true)
+    expect(sameBits(-0, 0)).toBe(false)
+    const a = new Float64Array([Number.NaN]), b = new Float64Array(1)
+    new DataView(b.buffer).setBigUint64(0, 0x7ff8000000000001n, true)
+    expect(Number.isNaN(b[0])).toBe(true)
+    expect(sameBits(a, b)).toBe(false)
+    expect(sameBits([1, a], [1, a.slice()])).toBe(true)
+    expect(sameBits(new Int32Array(1), new Uint32Array(1))).toBe(false)
   })
 
   it('compares -0 and 0 as different bits', () => {

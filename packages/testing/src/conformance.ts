@@ -33,6 +33,11 @@ export function backendUnderTest(spec: BackendSpec, options: { registry?: Regist
   }
 }
 
+/** `b` as a backend under test (a backend plugin is wrapped with the standard registry). */
+function asBackendUnderTest(b: BackendUnderTest | BackendSpec): BackendUnderTest {
+  return 'compile' in b ? b : backendUnderTest(b)
+}
+
 /** The reference interpreter as a backend under test. */
 export const referenceBackend = (options?: { registry?: Registry; checks?: boolean }): BackendUnderTest =>
   backendUnderTest(interpreterBackend, options)
@@ -57,14 +62,12 @@ export function cloneArgs(args: readonly unknown[]): unknown[] {
   return args.map((a) => (ArrayBuffer.isView(a) ? (a as unknown as { slice(): unknown }).slice() : Array.isArray(a) ? cloneArgs(a) : a))
 }
 
-/** Bit-for-bit equality of values: `Object.is` on numbers (so -0 ≠ 0, NaN = NaN), element-wise on arrays. */
+/**
+ * Bit-for-bit equality of values: typed arrays byte for byte (so NaN payloads and the sign of
+ * zero count), plain arrays element-wise, anything else (numbers included) by `Object.is`, so
+ * -0 ≠ 0 but any NaN equals any other: a JS number does not reliably keep its NaN payload.
+ */
 export function sameBits(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Object.is(a, b)) return true
-    // NaNs with different payloads are still "the same value" to JS; compare their bits
-    if (Number.isNaN(a) && Number.isNaN(b)) return true
-    return false
-  }
   if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b)) {
     if (a.constructor !== b.constructor || a.byteLength !== b.byteLength) return false
     const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength), y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
@@ -91,7 +94,7 @@ export function runConformance(
   backends: ReadonlyArray<BackendUnderTest | BackendSpec>,
 ): ConformanceResult[] {
   return backends.map((b) => {
-    const bt = 'compile' in b ? b : backendUnderTest(b)
+    const bt = asBackendUnderTest(b)
     const input = cloneArgs(args)
     const result: ConformanceResult = { backend: bt.name, input, roundTrip: false }
     try {
@@ -129,6 +132,11 @@ export function conformanceProblems(results: readonly ConformanceResult[]): stri
   return problems
 }
 
+/** The `k`th random argument list of a generated program (the same in every check). */
+function argSet(program: RandomProgram, k: number): Array<number | Int32Array> {
+  return randomArgs(program.signature, program.seed * 7919 + k)
+}
+
 /**
  * Every conformance problem of a generated program on `backends`, over `argSets` random
  * argument lists: errors, failed round trips, disagreement with the first backend (put the
@@ -140,9 +148,9 @@ export function programProblems(
   options: { argSets?: number } = {},
 ): string[] {
   const problems: string[] = []
+  const bts = backends.map(asBackendUnderTest) // wrapped once: each wrapper caches its compiled programs
   for (let k = 0; k < (options.argSets ?? 1); k++) {
-    const args = randomArgs(program.signature, program.seed * 7919 + k)
-    problems.push(...conformanceProblems(runConformance(program, args, backends)))
+    problems.push(...conformanceProblems(runConformance(program, argSet(program, k), bts)))
   }
   return problems
 }
@@ -155,7 +163,7 @@ export function programProblems(
  *   as the inverse, bit for bit (and their inverses as the originals).
  */
 export function roundTripProblems(program: RandomProgram, backend: BackendUnderTest | BackendSpec, options: { argSets?: number } = {}): string[] {
-  const bt = 'compile' in backend ? backend : backendUnderTest(backend)
+  const bt = asBackendUnderTest(backend)
   const problems: string[] = []
   try {
     const m = bt.compile(program.source)
@@ -169,7 +177,7 @@ export function roundTripProblems(program: RandomProgram, backend: BackendUnderT
     const both = bt.compile([program.source, ...names.map((n) => m[n]!.inverse.source)].join('\n\n'))
     const f = m[program.entry]!, fInverse = both[`${program.entry}_inverse`]!
     for (let k = 0; k < (options.argSets ?? 1); k++) {
-      const args = randomArgs(program.signature, program.seed * 7919 + k)
+      const args = argSet(program, k)
       const out = cloneArgs(f(...cloneArgs(args)))
       const back = fInverse(...cloneArgs(out))
       if (!sameBits(back, args)) problems.push(`the reparsed \`${program.entry}_inverse\` does not undo \`${program.entry}\`: x = ${showArgs(args)}, f(x) = ${showArgs(out)}, f_inverse(f(x)) = ${showArgs(back)}`)

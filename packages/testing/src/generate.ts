@@ -129,13 +129,6 @@ interface Ctx {
   loopDepth: number
   /** Statements here may call the helper. */
   calls: boolean
-  /**
-   * Inside a `routine` or `~{ }` body, which preprocessing inverts before type checking: there
-   * a deallocation against a literal (`t -> 0`, `s -> []`) would become an untyped allocation
-   * (a core bug), so every ancilla value here reads a variable (allocations too: nested
-   * inversions turn them into deallocations and back).
-   */
-  inverted: boolean
 }
 
 interface HelperInfo {
@@ -170,6 +163,11 @@ function withBlock(head: string, body: string[], tail = ''): string[] {
   const b = block(body)
   if (b.length === 1) return [`${head} ${b[0]}${tail}`]
   return [`${head} ${b[0]}`, ...b.slice(1, -1), `${b[b.length - 1]}${tail}`]
+}
+
+/** `if ... }` followed by ` else ` and the first line of `els` (a block or a nested `if`), then its other lines. */
+function withElse(lines: string[], els: string[]): string[] {
+  return [...lines.slice(0, -1), `${lines[lines.length - 1]} else ${els[0]}`, ...els.slice(1)]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,26 +262,26 @@ class FunctionGenerator {
     return out
   }
 
-  /** A readable reference that is distinct from every reference in `avoid`. */
-  private readable(ctx: Ctx, avoid: Ref[]): Ref | undefined {
+  /** The scalars and in-bounds array elements of the variables `use` accepts, distinct from every reference in `avoid`. */
+  private refs(ctx: Ctx, avoid: Ref[], use: (v: Var) => boolean): Ref[] {
     const cands: Ref[] = []
     for (const v of ctx.vars.values()) {
+      if (!use(v)) continue
       if (v.kind === 'scalar') cands.push({ root: v.name, text: v.name })
       else for (const i of this.indices(ctx, v)) cands.push({ root: v.name, index: i, text: `${v.name}[${i.text}]` })
     }
-    const ok = cands.filter((c) => avoid.every((a) => distinct(a, c)))
+    return cands.filter((c) => avoid.every((a) => distinct(a, c)))
+  }
+
+  /** A readable reference that is distinct from every reference in `avoid`. */
+  private readable(ctx: Ctx, avoid: Ref[]): Ref | undefined {
+    const ok = this.refs(ctx, avoid, () => true)
     return ok.length ? this.rng.pick(ok) : undefined
   }
 
   /** A writable reference distinct from `avoid`; `neg` allows a negated view. */
   private writable(ctx: Ctx, avoid: Ref[], neg = false): Ref | undefined {
-    const cands: Ref[] = []
-    for (const v of ctx.vars.values()) {
-      if (v.loop || ctx.frozen.has(v.name)) continue
-      if (v.kind === 'scalar') cands.push({ root: v.name, text: v.name })
-      else for (const i of this.indices(ctx, v)) cands.push({ root: v.name, index: i, text: `${v.name}[${i.text}]` })
-    }
-    const ok = cands.filter((c) => avoid.every((a) => distinct(a, c)))
+    const ok = this.refs(ctx, avoid, (v) => !v.loop && !ctx.frozen.has(v.name))
     if (!ok.length) return undefined
     const r = this.rng.pick(ok)
     if (neg && this.features.negViews && this.rng.chance(0.08)) return { ...r, text: `-${r.text}` }
@@ -299,44 +297,35 @@ class FunctionGenerator {
   }
 
   /**
-   * A pure i32 expression that reads nothing in `avoid`. `typed`: the context gives an i32
-   * type to literals (update right-hand sides, arguments); without it (conditions) the
-   * expression must never contain a literal-only sub-expression other than a single literal.
+   * A pure i32 expression that reads nothing in `avoid` (`literalOnly`: it reads no variable).
+   * Integer literals, and literal-only sub-expressions such as `(1 ^ 2)`, take their type from
+   * the other operand or from context, so the same expressions serve update right-hand sides,
+   * arguments, conditions and the inside of `f64(...)`.
    */
-  private expr(ctx: Ctx, depth: number, avoid: Ref[], typed: boolean): Expr {
+  private expr(ctx: Ctx, depth: number, avoid: Ref[]): Expr {
     if (depth > 0 && this.rng.chance(0.5)) {
       if (this.rng.chance(0.1)) {
-        const a = this.expr(ctx, depth - 1, avoid, typed)
+        const a = this.expr(ctx, depth - 1, avoid)
         if (!a.literalOnly) return { text: `-(${a.text})`, literalOnly: false }
       }
       if (this.rng.chance(0.12)) {
-        // integer division and remainder by a non-zero literal, small powers, a float round trip.
-        // Never `div(-x, d)` or `f64(-x)`: a negated dataview as the argument of a pure call
-        // is mis-parsed as a `neg` view (core bug: wrong results or a bogus type error).
+        // integer division and remainder by a non-zero literal, small powers, a float round
+        // trip; the argument of `div` and `f64` may be negated (`div(-(x), 3)`, `f64(-(x))`)
         const d = this.rng.pick([2, 3, 7, -5])
-        const a = this.expr(ctx, depth - 1, avoid, typed)
-        const negated = a.text.startsWith('-(')
-        if (!a.literalOnly || typed) {
-          const text = this.rng.weighted<() => string>([
-            [() => `(${a.text} % ${d})`, 1],
-            [() => (negated ? `(${a.text} % ${d})` : `div(${a.text}, ${d})`), 1],
-            [() => (a.literalOnly ? `(${a.text} % ${d})` : `(${a.text} ** ${this.rng.pick([2, 3])})`), 0.5],
-          ])()
-          return { text, literalOnly: a.literalOnly }
-        }
-        // inside `f64(...)` literals are f64, so the argument has no literal-only sub-expression
-        const v = this.expr(ctx, depth - 1, avoid, false)
-        if (!v.literalOnly && !v.text.startsWith('-(')) return { text: `i32(f64(${v.text}) / ${d}.5)`, literalOnly: false }
+        const a = this.expr(ctx, depth - 1, avoid)
+        return this.rng.weighted<() => Expr>([
+          [() => ({ text: `(${a.text} % ${d})`, literalOnly: a.literalOnly }), 1],
+          [() => ({ text: `div(${a.text}, ${d})`, literalOnly: a.literalOnly }), 1],
+          // never a literal-only base: `**` is not an integer constant to the checker, so where
+          // no type is expected `(3 ** 2)` is f64 and `(3 ** 2) + x > 0` is rejected
+          // ("`+` between f64 and i32"), unlike `(3 * 2) + x > 0`
+          [() => ({ text: `(${a.text} ** ${this.rng.pick([2, 3])})`, literalOnly: false }), a.literalOnly ? 0 : 0.5],
+          [() => ({ text: `i32(f64(${a.text}) / ${d}.5)`, literalOnly: a.literalOnly }), 0.5],
+        ])()
       }
       const op = this.rng.pick(['+', '-', '*', '^', '&', '|', '+', '-'])
-      const l = this.expr(ctx, depth - 1, avoid, typed)
-      let r = this.expr(ctx, depth - 1, avoid, typed)
-      if (l.literalOnly && r.literalOnly && !typed) {
-        const ref = this.readable(ctx, avoid)
-        if (!ref) return l
-        this.readRef(ref)
-        r = { text: ref.text, literalOnly: false }
-      }
+      const l = this.expr(ctx, depth - 1, avoid)
+      const r = this.expr(ctx, depth - 1, avoid)
       return { text: `(${l.text} ${op} ${r.text})`, literalOnly: l.literalOnly && r.literalOnly }
     }
     if (this.rng.chance(0.25)) return { text: this.literal(), literalOnly: true }
@@ -349,7 +338,7 @@ class FunctionGenerator {
   /** An expression that reads at least one variable (for conditions and loop bounds). */
   private varExpr(ctx: Ctx, depth: number): Expr | undefined {
     for (let tries = 0; tries < 4; tries++) {
-      const e = this.expr(ctx, depth, [], false)
+      const e = this.expr(ctx, depth, [])
       if (!e.literalOnly) return e
     }
     const ref = this.readable(ctx, [])
@@ -362,7 +351,8 @@ class FunctionGenerator {
   private cond(ctx: Ctx): [string, Set<string>] | undefined {
     const [text, roots] = this.tracked(() => {
       const one = (): string | undefined => {
-        const e = this.varExpr(ctx, 1)
+        // sometimes deep enough for a literal-only operand: `((2 + 3) * x) > 0`
+        const e = this.varExpr(ctx, this.rng.chance(0.25) ? 2 : 1)
         if (!e) return undefined
         return this.rng.weighted<() => string>([
           [() => `${e.text} ${this.rng.pick(['<', '<=', '>', '>=', '==', '!='])} ${this.rng.int(-5, 5)}`, 4],
@@ -392,7 +382,6 @@ class FunctionGenerator {
       trips: patch.trips ?? ctx.trips,
       loopDepth: patch.loopDepth ?? ctx.loopDepth,
       calls: patch.calls ?? ctx.calls,
-      inverted: patch.inverted ?? ctx.inverted,
     }
   }
 
@@ -408,14 +397,14 @@ class FunctionGenerator {
       ['swap', f.swap ? 1.2 : 0],
       ['unary', f.unary ? 1.2 : 0],
       ['if', f.if && nest ? 1.3 : 0],
-      ['flagif', f.if && f.ancilla && nest && !ctx.inverted ? 0.5 : 0],
+      ['flagif', f.if && f.ancilla && nest ? 0.5 : 0],
       ['for', f.for && nest && ctx.trips < this.maxTrips ? 1.5 : 0],
-      ['while', f.while && f.ancilla && nest && !ctx.inverted && ctx.trips < this.maxTrips ? 0.7 : 0],
+      ['while', f.while && f.ancilla && nest && ctx.trips < this.maxTrips ? 0.7 : 0],
       ['ancilla', f.ancilla && nest ? 0.8 : 0],
       ['routine', f.routine && f.ancilla && nest ? 0.9 : 0],
-      ['invblock', f.inverseBlock && f.ancilla && nest && !ctx.inverted ? 0.6 : 0],
+      ['invblock', f.inverseBlock && f.ancilla && nest ? 0.6 : 0],
       ['call', f.call && ctx.calls && this.helper ? 1.6 : 0],
-      ['stack', f.stack && nest && !ctx.inverted ? 0.6 : 0],
+      ['stack', f.stack && nest ? 0.6 : 0],
       ['unchecked', f.unchecked && nest ? 0.2 : 0],
     ])
     const out = this[kind](ctx)
@@ -427,7 +416,7 @@ class FunctionGenerator {
     if (!t) return [] // nothing writable here (every variable frozen)
     this.wrote(t.root)
     if (t.index?.base) this.read(t.index.base)
-    const e = this.expr(ctx, this.rng.int(0, 2), [t], true)
+    const e = this.expr(ctx, this.rng.int(0, 2), [t])
     return [`${t.text} ${this.rng.pick(['+=', '-=', '^=', '+=', '-='])} ${e.text}`]
   }
 
@@ -459,17 +448,9 @@ class FunctionGenerator {
     if (this.rng.chance(0.25) && ctx.depth + 1 < this.maxDepth) {
       // else if: the nested `if` lives in the else branch
       const nested = this.if(inner)
-      if (nested) {
-        const lines = withBlock(head, then)
-        lines[lines.length - 1] += ` else ${nested[0]}`
-        return [...lines, ...nested.slice(1)]
-      }
+      if (nested) return withElse(withBlock(head, then), nested)
     }
-    const els = this.seq(inner)
-    const lines = withBlock(head, then)
-    const e = block(els)
-    lines[lines.length - 1] += ` else ${e[0]}`
-    return [...lines, ...e.slice(1)]
+    return withElse(withBlock(head, then), block(this.seq(inner)))
   }
 
   /** An `if` whose post-condition differs from its pre-condition (a flag ancilla). */
@@ -481,12 +462,8 @@ class FunctionGenerator {
     const inner = this.child(ctx, { freeze: [...roots, flag], addVars: [{ name: flag, kind: 'scalar', interval: [0, 1] }] })
     const then = this.seq(inner)
     const els = this.rng.chance(0.5) ? this.seq(inner) : []
-    const first = withBlock(`if (${text}, ${flag} == 1)`, [`${flag} += 1`, ...then])
-    if (els.length) {
-      const e = block(els)
-      first[first.length - 1] += ` else ${e[0]}`
-      first.push(...e.slice(1))
-    }
+    const head = withBlock(`if (${text}, ${flag} == 1)`, [`${flag} += 1`, ...then])
+    const first = els.length ? withElse(head, block(els)) : head
     return [
       `${flag}: i32 <- 0`,
       ...first,
@@ -572,11 +549,9 @@ class FunctionGenerator {
     })
     const body = this.seq(inner)
     const by = stepText !== undefined ? ` by ${stepText}` : step === 1 && this.rng.chance(0.7) ? '' : ` by ${step}`
-    // `in reverse` runs the same values backwards (how inverses print; also legal source).
-    // Not before a `(`: the parser reads `reverse (...)` as a call (a core bug, which also
-    // breaks printed inverses whose loop start prints with a leading parenthesis, so no
-    // bound here prints that way).
-    const rev = this.rng.chance(0.1) && !start.text.startsWith('(') ? 'reverse ' : ''
+    // `in reverse` runs the same values backwards (how inverses print; also legal source),
+    // also before a start that begins with `(`: `for i in reverse (x & 1)..4`
+    const rev = this.rng.chance(0.1) ? 'reverse ' : ''
     return withBlock(`for ${name} in ${rev}${start.text}${inclusive ? '..=' : '..'}${stop.text}${by}`, body)
   }
 
@@ -613,8 +588,7 @@ class FunctionGenerator {
 
   private ancilla(ctx: Ctx): string[] | undefined {
     const t = this.fresh('t')
-    const [e, roots] = this.tracked(() => (ctx.inverted ? this.varExpr(ctx, this.rng.int(0, 2)) : this.expr(ctx, this.rng.int(0, 2), [], true)))
-    if (!e) return undefined
+    const [e, roots] = this.tracked(() => this.expr(ctx, this.rng.int(0, 2), []))
     const inner = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], freeze: [...roots, t] })
     const body = this.seq(inner)
     return [`${t}: i32 <- ${e.text}`, ...body, `${t} -> ${e.text}`]
@@ -623,8 +597,8 @@ class FunctionGenerator {
   private routine(ctx: Ctx): string[] | undefined {
     const t = this.fresh('t')
     const [r, touched] = this.tracked(() => {
-      const init = this.rng.chance(0.5) && !ctx.inverted ? '0' : this.varExpr(ctx, 1)?.text ?? '0'
-      const inner = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], inverted: true })
+      const init = this.rng.chance(0.5) ? '0' : this.varExpr(ctx, 1)?.text ?? '0'
+      const inner = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }] })
       return [`${t}: i32 <- ${init}`, ...this.seq(inner, 2)]
     })
     touched.add(t)
@@ -635,7 +609,7 @@ class FunctionGenerator {
 
   private invblock(ctx: Ctx): string[] | undefined {
     const t = this.fresh('t')
-    const withT = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], depth: ctx.depth, inverted: true })
+    const withT = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], depth: ctx.depth })
     const [b, touched] = this.tracked(() => this.seq(withT, 2))
     touched.add(t)
     const after = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], freeze: touched, depth: ctx.depth })
@@ -673,12 +647,8 @@ class FunctionGenerator {
     // read-only scalars: any expression that reads nothing the call writes
     for (const [i, p] of params.entries()) {
       if (p.type !== 'i32' || h.written[i]) continue
-      let text = this.expr(ctx, this.rng.int(0, 1), written, true).text
-      // `-(i)` as an argument is a negated dataview, which the checker wrongly treats as
-      // written even for a read-only parameter (a core bug): write `0 - i` for loop variables
-      const m = /^-\((\w+)\)$/.exec(text)
-      if (m && ctx.vars.get(m[1]!)?.loop) text = `(0 - ${m[1]})`
-      args[i] = text
+      // (`-(x)` here is a negated dataview, also of a loop variable or a frozen variable)
+      args[i] = this.expr(ctx, this.rng.int(0, 1), written).text
     }
     return [`${this.rng.chance(0.3) ? '~' : ''}g(${args.join(', ')})`]
   }
@@ -712,6 +682,13 @@ function paramText(p: ParamSpec): string {
   return `${p.name}: ${p.type}`
 }
 
+/** The variables of a function's parameters. */
+function paramVars(params: readonly ParamSpec[]): Map<string, Var> {
+  return new Map(params.map((p): [string, Var] => [p.name, p.type === 'i32'
+    ? { name: p.name, kind: 'scalar' }
+    : { name: p.name, kind: 'array', minLength: p.length, maxLength: p.maxLength }]))
+}
+
 /**
  * Generates a random valid reversible program over i32 from `seed`: an entry function `f`
  * and usually a helper `g` that `f` calls and uncalls. The same seed and options always give
@@ -735,14 +712,9 @@ export function randomProgram(seed: number, opts: RandomProgramOptions = {}): Ra
       const min = rng.int(1, 3)
       params.splice(rng.int(0, params.length), 0, { name: 'c0', type: 'i32[]', length: min, maxLength: MAX_ARRAY_LENGTH })
     }
-    const vars = new Map<string, Var>()
-    for (const p of params) {
-      vars.set(p.name, p.type === 'i32'
-        ? { name: p.name, kind: 'scalar' }
-        : { name: p.name, kind: 'array', minLength: p.length, maxLength: p.maxLength })
-    }
+    const vars = paramVars(params)
     const gen = new FunctionGenerator(rng, features, Math.max(2, Math.round(budget / 3)), Math.min(maxDepth, 2), Math.max(4, Math.round(maxTrips / 4)), undefined)
-    const body = gen.body({ vars, frozen: new Set(), depth: 0, trips: 1, loopDepth: 0, calls: false, inverted: false })
+    const body = gen.body({ vars, frozen: new Set(), depth: 0, trips: 1, loopDepth: 0, calls: false })
     const signature: Signature = { name: 'g', params }
     helper = { signature, written: params.map((p) => gen.written.has(p.name)) }
     helperText = [`fn g(${params.map(paramText).join(', ')}) {`, ...indent(body), '}'].join('\n')
@@ -759,14 +731,9 @@ export function randomProgram(seed: number, opts: RandomProgramOptions = {}): Ra
       params.splice(rng.int(0, params.length), 0, { name: `a${k}`, type: 'i32[]', length: n, maxLength: n })
     }
   }
-  const vars = new Map<string, Var>()
-  for (const p of params) {
-    vars.set(p.name, p.type === 'i32'
-      ? { name: p.name, kind: 'scalar' }
-      : { name: p.name, kind: 'array', minLength: p.length, maxLength: p.maxLength })
-  }
+  const vars = paramVars(params)
   const gen = new FunctionGenerator(rng, features, budget, maxDepth, maxTrips, helper)
-  const body = gen.body({ vars, frozen: new Set(), depth: 0, trips: 1, loopDepth: 0, calls: helper !== undefined, inverted: false })
+  const body = gen.body({ vars, frozen: new Set(), depth: 0, trips: 1, loopDepth: 0, calls: helper !== undefined })
   const fText = [`fn f(${params.map(paramText).join(', ')}) {`, ...indent(body), '}'].join('\n')
   const signature: Signature = { name: 'f', params }
   const texts = helperText ? (rng.chance(0.5) ? [helperText, fText] : [fText, helperText]) : [fText]

@@ -1,15 +1,19 @@
 /**
  * The programs of the NiLang papers (seeds 000 and 001), written in Tenet. They are used by the
  * tests, the README's language tour, and the benchmark suite. The complex log (with parts), the
- * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14) and
- * the Bessel function and the Petersen-graph embedding loss live in `@tenet/ad` (its tests
- * differentiate them) and are re-exported here.
+ * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14,
+ * `ummSource`) and the Bessel function and the Petersen-graph embedding loss live in `@tenet/ad`
+ * (its tests differentiate them) and are re-exported here under the same names.
  */
 import { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
 
-export { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource }
+export { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource }
 
-/** Listing 14: `i_umm(x, theta, m, n)`, the Givens rotations of each column of x (m×n). */
+/**
+ * The same text as `ummSource`: `i_umm(x, theta, m, n)` only (the benchmark suite appends its own
+ * losses to it). Not `@tenet/ad`'s `unitarySource`, which is `ummSource` plus the loss `umm_loss`.
+ * @deprecated Use `ummSource`.
+ */
 export const unitarySource = ummSource
 
 /** Listing 4: a reversible multiplier, a += b * c. */
