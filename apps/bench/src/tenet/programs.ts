@@ -43,7 +43,7 @@ export const embeddingSource = examples.graphEmbeddingSource
  * gradient needs no memory beyond the parameters: the adjoint un-rotates x as it goes.
  */
 export const unitaryLossSource = `
-${examples.unitarySource}
+${examples.ummSource}
 fn umm_loss(loss: f64, x: f64[], theta: f64[], c: f64[], m: i32, n: i32) {
   i_umm(x, theta, m, n)
   for i in 0..len(x) { loss += c[i] * x[i] }
@@ -54,7 +54,7 @@ fn umm_loss(loss: f64, x: f64[], theta: f64[], c: f64[], m: i32, n: i32) {
  * Σ c ⊙ x_T. Its gradient keeps no activations: the adjoint un-rotates x layer by layer.
  */
 export const unitaryRnnSource = `
-${examples.unitarySource}
+${examples.ummSource}
 fn umm_layers(x: f64[], theta: f64[], m: i32, n: i32, layers: i32) {
   for t in 0..layers { i_umm(x, theta, m, n) }
 }
