@@ -236,7 +236,7 @@ class FunctionChecker {
     switch (e.kind) {
       case 'num': return !e.isFloat
       case 'unary': return e.op === '-' && this.isIntConstant(e.arg)
-      case 'binary': return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
+      case 'binary': return ['+', '-', '*', '**', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
       default: return false
     }
   }

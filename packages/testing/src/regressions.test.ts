@@ -38,6 +38,17 @@ describe.each(backends.map((b) => [b.name, b] as const))('regressions found by t
     const m = backend.compile('fn f(x: i32, y: i32) {\n  if ((2 + 3) * x > 0, ~) {\n    y += 1\n  }\n}')
     expect(m.f!(1, 0)).toEqual([1, 1])
   })
+  // The same with `**`, which was missing from the checker's list of literal-only operators:
+  // `(3 ** 2) + x > 0` failed with "`+` between f64 and i32".
+  it('`(3 ** 2) + x` in a condition with x: i32', () => {
+    const m = backend.compile('fn f(x: i32, y: i32) {\n  if ((3 ** 2) + x > 0, ~) {\n    y += 3 ** 2\n  }\n}')
+    expect(m.f!(-5, 0)).toEqual([-5, 9])
+    expect(m.f!(-10, 0)).toEqual([-10, 0])
+  })
+  it('`(2 ** 3) * x` with x: f64 is a float product', () => {
+    const m = backend.compile('fn f(y: f64, x: f64) {\n  y += (2 ** 3) * x\n}')
+    expect(m.f!(0, 0.5)).toEqual([4, 0.5])
+  })
 
   // Inside a conversion the expected type leaks into literal-only operands the same way:
   // `f64((1 ^ 2) + x)` with x: i32 fails with "`^` works on bool or i32, not f64".
