@@ -128,8 +128,9 @@ describe('checkpointedGradient on a 1-D diffusion chain (100 cells, periodic, 10
     for (const [name, cost] of Object.entries(c)) {
       expect(cost.adjoint, name).toBe(STEPS)
       expect(cost.wallTimeMs).toBeGreaterThanOrEqual(0)
-      // The driver's counts are the schedule's.
-      const { schedule: _s, wallTimeMs: _w, ...counts } = cost
+      // The driver's counts are the schedule's (a plain vjp recomputes nothing).
+      const { schedule: _s, wallTimeMs: _w, adjointForward, ...counts } = cost
+      expect(adjointForward, name).toBe(0)
       expect(counts).toEqual(costOf(gradientSchedule(STEPS, { schedule: name as GradientScheduleName, k: 4, budget: name === 'binomial' ? 10 : 9 })))
     }
     expect(c['store-all']!).toMatchObject({ forward: 100, uncompute: 0, peakStates: 101, stores: 0 })

@@ -20,6 +20,11 @@ export interface ArrayStep {
   /** `srcBar += (∂F_i/∂src)ᵀ dstBar`, evaluated at `src`. */
   vjp(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, i: number): void
   /**
+   * Set when `vjp` runs the forward step itself once (a Tenet step's adjoint needs s_i and
+   * recomputes it from s_{i−1}); {@link checkpointedGradient} counts those runs in its cost log.
+   */
+  readonly vjpRecomputes?: boolean
+  /**
    * Optional: `vjp` and the uncompute `dst −= F_i(src)` in one call, as the generated adjoint of
    * a reversible function does. Used by the reversible schedules when present.
    */
@@ -52,6 +57,16 @@ export interface CheckpointedGradientOptions {
   args?: readonly unknown[]
 }
 
+/** The cost log of {@link checkpointedGradient}: the schedule's counts plus the steps run inside adjoints. */
+export interface GradientCostLog extends CostLog {
+  /**
+   * Forward steps run inside the adjoint callbacks, outside the schedule: a step whose `vjp`
+   * recomputes s_i (a Tenet step, when the schedule does not hand its adjoint a live s_i to
+   * uncompute) runs one per adjoint. The forward work of the run is `forward + adjointForward`.
+   */
+  adjointForward: number
+}
+
 /** The result of {@link checkpointedGradient}. */
 export interface CheckpointedGradientResult {
   /** s_T. */
@@ -59,7 +74,7 @@ export interface CheckpointedGradientResult {
   /** ∂L/∂s₀ = J₁ᵀ J₂ᵀ … J_Tᵀ seed, with J_i the Jacobian of F_i at s_{i−1}. */
   gradient: Float64Array
   /** What the run cost (peak states counts working states and snapshots). */
-  cost: CostLog
+  cost: GradientCostLog
 }
 
 function log2Ceil(T: number): number {
@@ -105,6 +120,11 @@ export function checkpointedGradient(
   if (options.seed.length !== n) throw new RangeError(`seed has length ${options.seed.length}, state ${n}`)
   const reversible = options.schedule === 'bennett' || options.schedule === 'knill'
   const inverse = step.inverse
+  let adjointForward = 0
+  const vjp = (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => {
+    if (step.vjpRecomputes) adjointForward++
+    step.vjp(srcBar, src, dstBar, i)
+  }
   if (reversible && !inverse) throw new TypeError(`the '${options.schedule}' schedule needs step.inverse`)
   const chain: Chain<Float64Array> = {
     allocState: () => new Float64Array(n),
@@ -118,9 +138,9 @@ export function checkpointedGradient(
       ? {
           adjointUncomputes: true,
           adjoint: (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array, dst: Float64Array | undefined) =>
-            dst ? step.vjpUncompute!(srcBar, src, dstBar, dst, i) : step.vjp(srcBar, src, dstBar, i),
+            dst ? step.vjpUncompute!(srcBar, src, dstBar, dst, i) : vjp(i, src, dstBar, srcBar),
         }
-      : { adjoint: (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => step.vjp(srcBar, src, dstBar, i) }),
+      : { adjoint: vjp }),
   }
   const final = new Float64Array(n)
   const run = runSchedule(chain, gradientSchedule(T, options), {
@@ -131,5 +151,5 @@ export function checkpointedGradient(
       outputBar.set(options.seed)
     },
   })
-  return { final, gradient: run.gradient!, cost: run.cost }
+  return { final, gradient: run.gradient!, cost: { ...run.cost, adjointForward } }
 }

@@ -54,6 +54,7 @@ export {
   type ArrayStep,
   type CheckpointedGradientOptions,
   type CheckpointedGradientResult,
+  type GradientCostLog,
   type GradientScheduleName,
 } from './gradient.js'
 export { scheduleSvg, type SvgOptions } from './svg.js'

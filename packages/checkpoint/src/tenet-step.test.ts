@@ -71,6 +71,21 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
     expect(runs.binomial.cost.forward).toBeGreaterThan(T)
   })
 
+  it('counts the forward step each checkpointing adjoint recomputes, and none under the reversible schedules', () => {
+    // store-all and binomial free s_i before its adjoint, so the Tenet adjoint recomputes it
+    expect(runs['store-all'].cost.adjointForward).toBe(T)
+    expect(runs.binomial.cost.adjointForward).toBe(T)
+    // Bennett's and Knill's adjoints get s_i live and uncompute it: no step outside the schedule
+    expect(runs.bennett.cost.adjointForward).toBe(0)
+    expect(runs.knill.cost.adjointForward).toBe(0)
+  })
+
+  it('recompute-all: T(T+1)/2 forward steps in all, T of them inside the adjoints', () => {
+    const r = checkpointedGradient(step, s0, 10, { schedule: 'recompute-all', seed, args: [c] })
+    expect(r.cost.forward).toBe(45 + 1)
+    expect(r.cost.adjointForward).toBe(10)
+  })
+
   it('leaves s₀ and the seed as passed', () => {
     expect(s0[40]).toBe(1 + 0.1 * Math.sin(40))
     expect(seed[0]).toBe(1)

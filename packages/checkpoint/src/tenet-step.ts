@@ -2,7 +2,9 @@
  * A Tenet reversible function as a chain step: `step(dst, src, ...args)` doing `dst += F(src)`
  * with `dst` zero on entry. Its compiled inverse uncomputes (`dst -= F(src)`), and its
  * generated adjoint (from `@tenet/ad`) does the vector–Jacobian product *and* the uncompute
- * in one run, so reversible schedules need no tape and no extra forward step.
+ * in one run, so reversible schedules need no tape and no extra forward step. Under a schedule
+ * that frees s_i before its adjoint (store-all, binomial, recompute-all), `vjp` recomputes s_i
+ * first: one forward step per adjoint, counted in `checkpointedGradient`'s `adjointForward`.
  */
 import { compileAdjoint } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
@@ -52,6 +54,7 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
   return {
     forward: (dst, src) => forward(dst, src, ...args),
     inverse: (dst, src) => inverse(dst, src, ...args),
+    vjpRecomputes: true,
     vjp(srcBar, src, dstBar) {
       // recompute dst = F(src) into a scratch buffer; the adjoint uncomputes it again
       if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)

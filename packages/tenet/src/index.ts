@@ -30,7 +30,7 @@ export {
   storeAllSchedule, recomputeAllSchedule, invertSchedule, reversibleGradientSchedule,
   costOf, scheduleSvg,
   bennettCost, knillCost, binomial, eta, revolveExtraSteps, revolveExtraStepsDP, revolveRepetitions, revolveSplit,
-  type ArrayStep, type CheckpointedGradientOptions, type CheckpointedGradientResult, type GradientScheduleName,
+  type ArrayStep, type CheckpointedGradientOptions, type CheckpointedGradientResult, type GradientCostLog, type GradientScheduleName,
   type BennettOptions, type KnillOptions, type BinomialOptions, type ChainOptions,
   type Action, type Schedule, type ScheduleCost, type CostLog, type SvgOptions,
 } from '@tenet/checkpoint'
