@@ -108,6 +108,16 @@ describe('fixed point', () => {
       expect(() => m.f!(1e6, 0)).toThrow(/fixed overflow/) // at the host boundary too
     })
 
+    it(`${backend}: array arguments are rounded to the grid on entry and hold real values after the call`, () => {
+      const m = tn(backend)`fn f(y: fixed[], x: fixed[]) { for i in 0..len(x) { y[i] += x[i] * 3.0 } }`
+      const x = new Float64Array([0.1, -1 / 3]), y = new Float64Array(2)
+      m.f!(y, x)
+      expect(Array.from(x)).toEqual([q(0.1), q(-1 / 3)])
+      expect(Array.from(y)).toEqual([q(q(0.1) * 3), q(q(-1 / 3) * 3)])
+      m.f!.inverse(y, x)
+      expect(Array.from(y)).toEqual([0, 0])
+    })
+
     it(`${backend}: y += f(x) is rounded to the grid, and -= rounds the same way (exact inverse)`, () => {
       const m = tn(backend)`fn f(y: fixed, x: fixed) { y += sin(x) * exp(x) / 7.0 }`
       for (const x of [0.1, 0.7, -1.3, 2.2]) {

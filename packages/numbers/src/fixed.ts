@@ -73,8 +73,8 @@ export function fixedPoint(format: FixedPointFormat): NumberSystemSpec {
     exact: true,
     float: true,
     arrayType: 'Float64Array',
+    // a value is its own representation: host arrays are rounded on entry and need no conversion back
     fromHost: round,
-    toHost: (x) => x,
     // the cpu backend calls `round` through its runtime table (it may throw on overflow)
     round: { evaluate: round },
   }

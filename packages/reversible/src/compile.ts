@@ -178,16 +178,17 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
   const checks = info.options.checks
   const snapshots: Array<ArrayLike<number> & { set?: (a: ArrayLike<number>) => void } | unknown[] | undefined> = []
   const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
-  // arrays of number systems with a host conversion (fixed, ulog) are converted in place on
-  // entry and converted back on exit, so the host always sees real values
-  const converted = params.map((p, i) => (p.type.kind === 'array' && systems[i]!.toHost && systems[i]!.fromHost ? systems[i]! : undefined))
-  const anyConverted = converted.some(Boolean)
-  const convert = (vals: unknown[], back: boolean) => {
+  // arrays of number systems with a host conversion are converted in place: on entry where host
+  // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
+  // the representation is not the value (ulog), so the host always sees real values
+  const entry = params.map((p, i) => (p.type.kind === 'array' && !systems[i]!.hostArraysExact ? systems[i]!.fromHost : undefined))
+  const exit = params.map((p, i) => (p.type.kind === 'array' ? systems[i]!.toHost : undefined))
+  const anyEntry = entry.some(Boolean), anyExit = exit.some(Boolean)
+  const convert = (vals: unknown[], by: Array<((x: number) => number) | undefined>) => {
     for (let i = 0; i < params.length; i++) {
-      const ns = converted[i]
-      if (!ns) continue
+      const f = by[i]
+      if (!f) continue
       const a = vals[i] as Float64Array
-      const f = back ? ns.toHost! : ns.fromHost!
       for (let j = 0; j < a.length; j++) a[j] = f(a[j]!)
     }
   }
@@ -216,7 +217,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
         vals[i] = a
       }
     }
-    if (anyConverted) convert(vals, false)
+    if (anyEntry) convert(vals, entry)
     if (checks) {
       for (let i = 0; i < params.length; i++) {
         if (!writes[i] || params[i]!.type.kind === 'scalar') continue
@@ -243,10 +244,10 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
       } else if (arraysWritten && e instanceof Error) {
         e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
-      if (anyConverted) convert(vals, true)
+      if (anyExit) convert(vals, exit)
       throw e
     }
-    if (anyConverted) convert(vals, true)
+    if (anyExit) convert(vals, exit)
     const res = core.results
     const out = new Array<unknown>(params.length)
     for (let i = 0; i < params.length; i++) {
