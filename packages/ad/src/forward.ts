@@ -7,7 +7,7 @@ import type { Registry } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
-import { isDiffType, isFloatType } from './expr.js'
+import { isDiffType } from './expr.js'
 
 const elemName = (t: { kind: string; name?: string; elem?: string }): string => (t.kind === 'scalar' ? t.name! : t.elem!)
 
@@ -32,9 +32,14 @@ function loadArgs(f: TenetFunction, args: ArrayLike<unknown>): unknown[] {
       return fh ? fh(a as number) : a
     }
     if (p.type.kind === 'array') {
-      const ctor = CTORS[info.registry.numberSystem(p.type.elem).arrayType]
+      const ns = info.registry.numberSystem(p.type.elem)
+      const ctor = CTORS[ns.arrayType]
       if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a ${ctor.name}`)
-      return (a as TypedArray).slice()
+      const copy = (a as TypedArray).slice()
+      // host values into the representation (fixed rounds to its grid, ulog encodes)
+      const fh = ns.hostArraysExact ? undefined : ns.fromHost
+      if (fh) for (let j = 0; j < copy.length; j++) copy[j] = fh(copy[j]!)
+      return copy
     }
     if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a JS array (a stack)`)
     return (a as unknown[]).slice()
@@ -131,8 +136,9 @@ export interface JvpResult {
   tangent: Gradient
 }
 
-function isFloatParam(registry: Registry, t: { kind: string; name?: string; elem?: string }): boolean {
-  return isFloatType(registry, t.kind === 'scalar' ? t.name : t.elem)
+/** Whether a parameter type carries derivatives (f64, f32, fixed point, ulog; see `isDiffType`). */
+function isDiffParam(registry: Registry, t: { kind: string; name?: string; elem?: string }): boolean {
+  return isDiffType(registry, t.kind === 'scalar' ? t.name : t.elem)
 }
 
 /**
@@ -158,13 +164,16 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
   run.run()
   const value = ct.params.map((p, i) => {
     const v = run.argv[i]
-    if (p.type.kind !== 'scalar' || typeof v !== 'number') return v
-    const th = info.registry.findNumberSystem(p.type.name)?.toHost
-    return th ? th(v) : v
+    if (p.type.kind === 'stack') return v
+    const th = info.registry.findNumberSystem(elemName(p.type))?.toHost
+    if (!th) return v
+    if (typeof v === 'number') return th(v)
+    // an array of a number system whose representation is not its value (ulog): decoded copy
+    return ArrayBuffer.isView(v) ? (v as Float64Array).map(th) : v
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]
-    if (!s || s.kind === 'stack' || !isFloatParam(info.registry, p.type)) return null
+    if (!s || s.kind === 'stack' || !isDiffParam(info.registry, p.type)) return null
     return s.kind === 'scalar' ? (run.argv[s.index] as number) : (run.argv[s.index] as Float64Array)
   })
   return { value, tangent }
@@ -178,8 +187,8 @@ export interface JacobianOptions {
   outputs?: number[]
   /**
    * `'forward'`: tangent sweeps, `width` columns each; `'reverse'`: vector-mode adjoint sweeps,
-   * `width` rows each (one forward run plus one run of `f$adj<w>` carrying w output seeds; ulog
-   * arguments allowed); `'auto'` (default): the cheaper by counts (see `jacobianCost`).
+   * `width` rows each (one forward run plus one run of `f$adj<w>` carrying w output seeds); both
+   * take f64, f32, fixed and ulog arguments; `'auto'` (default): the cheaper by counts (see `jacobianCost`).
    */
   mode?: 'reverse' | 'forward' | 'auto'
   /** Directions per sweep, columns (forward) or rows (reverse); default 8, capped by their count. */
@@ -208,8 +217,8 @@ export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOpt
   const info = infoOf(f)
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
-  // reverse mode differentiates every differentiable type (ulog included); forward mode floats only
-  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && (options.mode === 'reverse' ? isDiffType(info.registry, elemName(params[i]!.type)) : isFloatParam(info.registry, params[i]!.type))
+  // both modes differentiate every differentiable type (f64, f32, fixed point, ulog)
+  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && isDiffParam(info.registry, params[i]!.type)
   const floats = params.flatMap((_, i) => (isFloat(i) ? [i] : []))
   const inputs = options.inputs ?? floats
   const outputs = options.outputs ?? floats.filter((i) => written[i])

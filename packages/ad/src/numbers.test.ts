@@ -3,7 +3,7 @@ import { createRegistry } from '@tenet/ir'
 import { registerNumbers } from '@tenet/numbers'
 import { interpreterBackend } from '@tenet/reversible'
 import { describe, expect, it } from 'vitest'
-import { checkGrad, grad, gradient } from './index.js'
+import { checkGrad, grad, gradient, hessian, hvp, jacobian, jvp } from './index.js'
 import { tag } from './test-util.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
@@ -114,6 +114,65 @@ describe.each(['cpu', 'interpreter'] as const)('fixed-point and ulog programs on
     expect(out[2]).toBeCloseTo(prod, 10)
     expect([...a]).toEqual([1.5, -0.5, 2.0, 0.75])
     expect(g.lastLoss).toBeCloseTo(3 * prod, 10)
+  })
+})
+
+describe.each(['cpu', 'interpreter'] as const)('forward mode and second order on fixed-point and ulog programs (%s backend)', (backend) => {
+  const rev = tag({ backend, registry })
+  const m = rev`
+    fn fmix(y: fixed, x: fixed[], c: f64) {
+      for i in 0..len(x) { y += sin(x[i]) * x[i] * convert(c) }
+    }
+    fn uprod(y: ulog, x: ulog[], z: fixed[]) {
+      for i in 0..len(x) { y *= x[i] }
+      for i in 0..len(z) { y /= exp(f64(z[i]) * 0.5) }
+    }
+    fn uloss(loss: f64, x: ulog[], z: fixed[]) {
+      t: ulog <- 1.0
+      for i in 0..len(x) { t *= x[i] * x[i] }
+      loss += f64(t) * f64(z[0]) + f64(z[1]) ** 3
+      ~{ for i in 0..len(x) { t *= x[i] * x[i] } }
+      t -> 1.0
+    }
+  `
+  const x = new Float64Array([1.5, 0.7]), z = new Float64Array([0.3, -0.2])
+
+  it('jvp: f64 tangents of fixed and ulog values, against finite differences; the arguments stay as passed', () => {
+    const v = [0, new Float64Array([0.4, -1.1]), 0.7]
+    const r = jvp(m.fmix!, [0.25, x, 1.3], { v })
+    const along = (h: number) => m.fmix!(0.25, x.map((xi, i) => xi + h * (v[1] as Float64Array)[i]!), 1.3 + h * 0.7)[0] as number
+    expect(r.tangent[0] as number).toBeCloseTo((along(1e-5) - along(-1e-5)) / 2e-5, 6)
+    expect(r.value[0]).toBe(m.fmix!(0.25, x.slice(), 1.3)[0])
+    const ru = jvp(m.uprod!, [2, x, z], { v: [1, new Float64Array([1, 0]), new Float64Array([0, 1])] })
+    const y = (dy: number, dx: number, dz: number) => m.uprod!(2 + dy, new Float64Array([1.5 + dx, 0.7]), new Float64Array([0.3, -0.2 + dz]))[0] as number
+    const h = 1e-6
+    expect(ru.tangent[0] as number).toBeCloseTo((y(h, h, h) - y(-h, -h, -h)) / (2 * h), 6)
+    expect(ru.value[0] as number).toBeCloseTo(2 * 1.5 * 0.7 / Math.exp(0.05), 10)
+    expect(ru.value[1]).toEqual(new Float64Array(m.uprod!(2, x.slice(), z.slice())[1] as Float64Array))
+    expect([...x, ...z]).toEqual([1.5, 0.7, 0.3, -0.2])
+  })
+
+  it('jacobian: forward columns equal reverse rows', () => {
+    const fwd = jacobian(m.uprod!, [2, x, z], { inputs: [0, 1, 2], outputs: [0], mode: 'forward' })
+    const bwd = jacobian(m.uprod!, [2, x, z], { inputs: [0, 1, 2], outputs: [0], mode: 'reverse' })
+    expect(fwd.length).toBe(5)
+    fwd.forEach((v, i) => expect(v).toBeCloseTo(bwd[i]!, 10))
+  })
+
+  it('hessian and hvp: forward-over-reverse through *= on ulog and fixed reads, against the closed form', () => {
+    // L = (x0·x1)²·z0 + z1³
+    const H = hessian(m.uloss!, [0, x, z], { loss: 0, wrt: [1, 2] })
+    const [x0, x1, z0, z1] = [1.5, 0.7, 0.3, -0.2]
+    const want = [
+      2 * x1 * x1 * z0, 4 * x0 * x1 * z0, 2 * x0 * x1 * x1, 0,
+      4 * x0 * x1 * z0, 2 * x0 * x0 * z0, 2 * x0 * x0 * x1, 0,
+      2 * x0 * x1 * x1, 2 * x0 * x0 * x1, 0, 0,
+      0, 0, 0, 6 * z1,
+    ]
+    want.forEach((w, i) => expect(H[i]).toBeCloseTo(w, 9))
+    const hv = hvp(m.uloss!, [0, x, z], { loss: 0, v: [0, new Float64Array([1, 0]), new Float64Array([0, 1])] })
+    expect((hv[1] as Float64Array)[0]).toBeCloseTo(want[0]! + want[3]!, 9)
+    expect((hv[2] as Float64Array)[1]).toBeCloseTo(want[12]! + want[15]!, 9)
   })
 })
 

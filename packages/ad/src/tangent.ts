@@ -20,7 +20,10 @@ import {
   type Stmt, type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
-import { add, at, bin, clone, differentiate, isFloatType, lit, mul, namesIn, neg, readsFloat, ref, typeOf, type Contribution, type PartialsResolver } from './expr.js'
+import {
+  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realView, ref, typeOf,
+  type Contribution, type PartialsResolver,
+} from './expr.js'
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
 export function tangentName(name: string, inverse: boolean, width: number): string {
@@ -35,9 +38,20 @@ export interface TangentSlot {
   type: Type
 }
 
-/** Whether a value type carries tangents (float scalars, arrays and stacks of floats). */
+/**
+ * Whether a value type carries tangents: scalars, arrays and stacks of a differentiable number
+ * system (f64, f32, fixed point, ulog; see `isDiffType`).
+ */
 function hasTangent(t: Type, registry: Registry): boolean {
-  return isFloatType(registry, t.kind === 'scalar' ? t.name : t.elem)
+  return isDiffType(registry, t.kind === 'scalar' ? t.name : t.elem)
+}
+
+/**
+ * The type of the tangent of a value of type `t`: the same shape, f32 for f32 and f64 otherwise
+ * (a fixed-point or ulog value has an f64 tangent: the derivative of its real value).
+ */
+function tangentType(t: Type): Type {
+  return t.kind === 'scalar' ? { kind: 'scalar', name: gradientScalar(t.name) } : { ...t, elem: gradientScalar(t.elem) } as Type
 }
 
 /** The tangent slot of each parameter of `f` in its tangent at width `width` (null: none). */
@@ -94,8 +108,9 @@ class FunctionTangent {
     const extra: Param[] = []
     this.f.params.forEach((p, i) => {
       if (!slots[i]) return
-      if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: p.type })
-      else extra.push({ name: this.ta(p.name), type: p.type })
+      const t = tangentType(p.type)
+      if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: t })
+      else extra.push({ name: this.ta(p.name), type: t })
     })
     return {
       kind: 'fn',
@@ -115,7 +130,7 @@ class FunctionTangent {
     do n = `$${kind}${this.counter++}`; while (this.used.has(n))
     return n
   }
-  private isFloat(t: string | undefined): boolean { return isFloatType(this.registry, t) }
+  private isFloat(t: string | undefined): boolean { return isDiffType(this.registry, t) }
 
   /** The tangent dataview of a value dataview in direction k. */
   private tan(dv: Dataview | Arg, k: number): Dataview {
@@ -211,8 +226,13 @@ class FunctionTangent {
     return terms.length === 0 ? null : terms.length === 1 ? terms[0]!.t : { kind: 'sum', terms }
   }
 
-  /** The tangent tree of e with the fewest operations per direction: by e's structure or by its partials. */
-  private tangentTree(e: Expr): Tan | null {
+  /**
+   * The tangent tree of e with the fewest operations per direction: by e's structure or by its
+   * partials. Values of fixed-point and ulog types are read as reals (`realView`), so every
+   * coefficient is f64 arithmetic.
+   */
+  private tangentTree(e0: Expr): Tan | null {
+    const e = realView(e0, this.registry)
     const a = this.tree(e), b = this.grouped(e)
     return a && b && cost(a) <= cost(b) ? a : b
   }
@@ -295,7 +315,8 @@ class FunctionTangent {
   private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const same = clone(s)
     if (!this.isFloat(typeOf(s.target))) return [same]
-    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on a float yet`, s.loc)
+    if (s.op === '*=' || s.op === '/=') return [...this.scaleUpdate(s), same]
+    if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${typeOf(s.target)}`, s.loc)
     let target: Dataview = s.target
     let sign = s.op === '+=' ? 1 : -1
     while (target.kind === 'neg') { target = target.target; sign = -sign }
@@ -303,14 +324,60 @@ class FunctionTangent {
     return [same, ...this.withPartials(s.value, (k, t) => (t ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt] : []))]
   }
 
+  /**
+   * The tangent of `y *= e` / `y /= e` on a number system with real semantics Y ← Y·E (Y ← Y/E),
+   * ulog, emitted before the update itself (it reads the old Y): Ẏ ← Ẏ·F + Y·Ė (F = E), or
+   * Ẏ ← Ẏ·F − (Y/E²)·Ė (F = 1/E). f64 has no reversible scaling, so Ẏ·F goes through an ancilla
+   * τ: `τ += Ẏ·(F−1); Ẏ += τ`, after which τ = Ẏ·(F−1)/F in exact arithmetic and is zeroed without
+   * a check (as an ancilla's tangent is), exact up to the rounding of an f64 product.
+   */
+  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
+    const tt = typeOf(s.target)
+    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (s.target.kind === 'neg' || s.target.kind === 'field') fail(`cannot differentiate \`${s.op}\` on \`${printExpr(s.target as Expr)}\``, s.loc)
+    const target = s.target
+    const at = loc(s)
+    const f64 = { kind: 'scalar', name: 'f64' } as const
+    const E = realView(s.value, this.registry)
+    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
+    const kf = this.fresh('kf')
+    const factor = (): Expr => (s.op === '*=' ? clone(E) : bin('/', lit(1), clone(E)))
+    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E²
+    const dE = (): Expr => (s.op === '*=' ? y() : neg(bin('/', y(), mul(clone(E), clone(E)))))
+    const out: Stmt[] = [
+      { kind: 'alloc', name: kf, declared: f64, value: lit(0), ...at } as Stmt,
+      { kind: 'update', op: '+=', target: ref(kf), value: factor(), ...at } as Stmt,
+    ]
+    const tree = this.tangentTree(E)
+    for (let k = 0; k < this.w; k++) {
+      const ty = this.tan(target, k)
+      const tau = this.fresh('tau')
+      const km1 = (): Expr => bin('-', ref(kf), lit(1))
+      out.push(
+        { kind: 'alloc', name: tau, declared: f64, value: lit(0), ...at } as Stmt,
+        { kind: 'update', op: '+=', target: ref(tau), value: mul(clone(ty) as Expr, km1()), ...at } as Stmt,
+        { kind: 'update', op: '+=', target: clone(ty), value: ref(tau), ...at } as Stmt,
+        this.zeroOut(ref(tau), bin('/', mul(clone(ty) as Expr, km1()), ref(kf)), 'f64'),
+        { kind: 'dealloc', name: tau, value: lit(0), ...at } as Stmt,
+      )
+      if (tree) out.push({ kind: 'update', op: '+=', target: clone(ty), value: mul(dE(), this.instantiate(tree, k, (node) => clone(node.coef))), ...at } as Stmt)
+    }
+    out.push(
+      { kind: 'update', op: '-=', target: ref(kf), value: factor(), ...at } as Stmt,
+      { kind: 'dealloc', name: kf, value: lit(0), ...at } as Stmt,
+    )
+    return out
+  }
+
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): Stmt[] {
     const t = s.type!
     if (!hasTangent(t, this.registry)) return [clone(s)]
     const tx = this.ta(s.name)
-    if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: t, value: { kind: 'emptystack' } } as Stmt]
-    if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: t, value: this.zeros(s.value as Expr) } as Stmt]
+    const tt = tangentType(t)
+    if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: { kind: 'emptystack' } } as Stmt]
+    if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt]
     const zeros: Stmt[] = []
-    for (let k = 0; k < this.w; k++) zeros.push({ kind: 'alloc', name: this.ts(s.name, k), declared: t, value: lit(0), ...loc(s) } as Stmt)
+    for (let k = 0; k < this.w; k++) zeros.push({ kind: 'alloc', name: this.ts(s.name, k), declared: tt, value: lit(0), ...loc(s) } as Stmt)
     return [clone(s), ...zeros, ...this.withPartials(s.value as Expr, (k, v) => (v ? [{ kind: 'update', op: '+=', target: ref(this.ts(s.name, k)), value: v, ...loc(s) } as Stmt] : []))]
   }
 
@@ -325,19 +392,20 @@ class FunctionTangent {
     const t = s.type!
     if (!hasTangent(t, this.registry)) return [clone(s)]
     const out: Stmt[] = []
-    if (t.kind === 'stack') out.push({ kind: 'dealloc', name: this.ta(s.name), declared: t, value: { kind: 'emptystack' } } as Stmt)
+    const tt = tangentType(t)
+    if (t.kind === 'stack') out.push({ kind: 'dealloc', name: this.ta(s.name), declared: tt, value: { kind: 'emptystack' } } as Stmt)
     else if (t.kind === 'array') {
       const i = this.fresh('i')
       const tx = this.ta(s.name)
       out.push(
-        { kind: 'for', variable: i, start: int(0), stop: { kind: 'call', callee: 'len', args: [ref(tx)] }, step: null, inclusive: false, body: [this.zeroOut(at(tx, ref(i)), lit(0), t.elem)] } as Stmt,
-        { kind: 'dealloc', name: tx, declared: t, value: this.zeros(s.value as Expr) } as Stmt,
+        { kind: 'for', variable: i, start: int(0), stop: { kind: 'call', callee: 'len', args: [ref(tx)] }, step: null, inclusive: false, body: [this.zeroOut(at(tx, ref(i)), lit(0), gradientScalar(t.elem))] } as Stmt,
+        { kind: 'dealloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt,
       )
     } else {
       for (let k = 0; k < this.w; k++) {
         out.push(
-          this.zeroOut(ref(this.ts(s.name, k)), this.tangentExpr(s.value as Expr, k) ?? lit(0), t.name),
-          { kind: 'dealloc', name: this.ts(s.name, k), declared: t, value: lit(0) } as Stmt,
+          this.zeroOut(ref(this.ts(s.name, k)), this.tangentExpr(s.value as Expr, k) ?? lit(0), gradientScalar(t.name)),
+          { kind: 'dealloc', name: this.ts(s.name, k), declared: tt, value: lit(0) } as Stmt,
         )
       }
     }
@@ -365,8 +433,9 @@ class FunctionTangent {
         if (!te) { targs.push(lit(0)); continue }
         // a read-only expression argument: its tangent goes through a temporary ancilla
         const c = this.fresh('ct')
-        before.push({ kind: 'alloc', name: c, declared: p.type, value: te } as Stmt)
-        after.unshift(this.zeroOut(ref(c), clone(te), p.type.name), { kind: 'dealloc', name: c, declared: p.type, value: lit(0) } as Stmt)
+        const ct = tangentType(p.type)
+        before.push({ kind: 'alloc', name: c, declared: ct, value: te } as Stmt)
+        after.unshift(this.zeroOut(ref(c), clone(te), gradientScalar(p.type.name)), { kind: 'dealloc', name: c, declared: ct, value: lit(0) } as Stmt)
         targs.push(ref(c))
       }
     })
@@ -413,10 +482,10 @@ class FunctionTangent {
           const tmp = this.fresh('it')
           const ta = this.tan(a[0]!, k)
           const sq = () => mul(asExpr(a[0]!), asExpr(a[0]!))
-          out.push({ kind: 'alloc', name: tmp, declared: { kind: 'scalar', name: types[0]! }, value: lit(0) } as Stmt)
+          out.push({ kind: 'alloc', name: tmp, declared: { kind: 'scalar', name: gradientScalar(types[0]!) }, value: lit(0) } as Stmt)
           out.push(bij('SWAP', [ref(tmp), clone(ta)]))
           out.push(upd(clone(ta), '-=', mul(ref(tmp), sq())))
-          out.push(this.zeroOut(ref(tmp), neg(bin('/', asExpr(ta), sq())), types[0]!), { kind: 'dealloc', name: tmp, value: lit(0) } as Stmt)
+          out.push(this.zeroOut(ref(tmp), neg(bin('/', asExpr(ta), sq())), gradientScalar(types[0]!)), { kind: 'dealloc', name: tmp, value: lit(0) } as Stmt)
           break
         }
         default:
