@@ -27,22 +27,28 @@ fn lengths(q: f64[], d: f64[], x: f64[], k: i32, pairs: i32[]) {
 fn embedding_loss(loss: f64, x: f64[], q1: f64[], d1: f64[], q2: f64[], d2: f64[], k: i32, e1: i32[], e2: i32[]) {
   lengths(q1, d1, x, k, e1)
   lengths(q2, d2, x, k, e2)
+  s1 <- 0.0
+  s2 <- 0.0
   m1 <- 0.0
   m2 <- 0.0
   v1 <- 0.0
   v2 <- 0.0
   routine {
-    for e in 0..len(d1) { m1 += d1[e] / f64(len(d1)) }
-    for e in 0..len(d2) { m2 += d2[e] / f64(len(d2)) }
-    for e in 0..len(d1) { v1 += (d1[e] - m1) ** 2 / f64(len(d1) - 1) }
-    for e in 0..len(d2) { v2 += (d2[e] - m2) ** 2 / f64(len(d2) - 1) }
+    for e in 0..len(d1) { s1 += d1[e] }
+    for e in 0..len(d2) { s2 += d2[e] }
+    m1 += s1 / f64(len(d1))
+    m2 += s2 / f64(len(d2))
+    for e in 0..len(d1) { v1 += (d1[e] - m1) ** 2 }
+    for e in 0..len(d2) { v2 += (d2[e] - m2) ** 2 }
   }
-  loss += v1 + v2 + exp(max(m1 - m2 + 0.1, 0.0)) - 1.0
+  loss += v1 / f64(len(d1) - 1) + v2 / f64(len(d2) - 1) + exp(max(m1 - m2 + 0.1, 0.0)) - 1.0
   ~routine
   v2 -> 0.0
   v1 -> 0.0
   m2 -> 0.0
   m1 -> 0.0
+  s2 -> 0.0
+  s1 -> 0.0
 }`
 
 /** The 15 edges of the Petersen graph (0-based): outer 5-cycle, spokes, inner pentagram. */
