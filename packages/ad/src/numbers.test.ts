@@ -117,8 +117,9 @@ describe.each(['cpu', 'interpreter'] as const)('fixed-point and ulog programs on
   })
 })
 
-describe.each(['cpu', 'interpreter'] as const)('forward mode and second order on fixed-point and ulog programs (%s backend)', (backend) => {
-  const rev = tag({ backend, registry })
+describe.each([['cpu', true], ['interpreter', true], ['cpu', false]] as const)('forward mode and second order on fixed-point and ulog programs (%s backend, checks %s)', (backend, checks) => {
+  // without checks the second-order program also goes through dead-update elimination
+  const rev = tag({ backend, registry, checks })
   const m = rev`
     fn fmix(y: fixed, x: fixed[], c: f64) {
       for i in 0..len(x) { y += sin(x[i]) * x[i] * convert(c) }
