@@ -106,6 +106,31 @@ export function realView(e: Expr, registry: Registry): Expr {
   return go(e)
 }
 
+/** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */
+export function realF64(e: Expr, registry: Registry): Expr {
+  const r = realView(e, registry)
+  const t = typeOf(r)
+  return t === undefined || t === 'f64' ? r : ({ kind: 'call', callee: 'f64', args: [r], type: 'f64', ...(r.loc ? { loc: r.loc } : {}) } as Expr)
+}
+
+/**
+ * `d ← d·E` (`d ← d/E` for `/=`) on an f64 derivative location d (a gradient or a tangent), which
+ * has no reversible scaling: d moves into a fresh ancilla τ (`SWAP`), `d += τ·E` (`τ/E`) rounds
+ * once, exactly as an f64 product would, and τ is freed without a check; in reverse, τ is
+ * recomputed from d (as d/E, or d·E). `tau` must be a fresh name.
+ */
+export function scaleDerivative(d: Dataview, op: '*=' | '/=', E: Expr, tau: string, at: { loc?: NonNullable<Expr['loc']> }): Stmt[] {
+  const f64 = { kind: 'scalar', name: 'f64' } as const
+  const t = (): Expr => ({ kind: 'var', name: tau, type: 'f64' } as Expr)
+  const dv = (): Expr => clone(d) as Expr
+  return [
+    { kind: 'alloc', name: tau, declared: f64, value: { kind: 'num', value: 0, isFloat: true }, ...at },
+    { kind: 'callstmt', callee: 'SWAP', args: [t() as Dataview, clone(d)], inverse: false, ...at },
+    { kind: 'update', op: '+=', target: clone(d), value: bin(op === '*=' ? '*' : '/', t(), clone(E)), ...at },
+    { kind: 'unchecked', body: [{ kind: 'dealloc', name: tau, value: bin(op === '*=' ? '/' : '*', dv(), clone(E)), ...at }] },
+  ] as Stmt[]
+}
+
 /** Whether an expression reads differentiable memory (so it has a nonzero derivative somewhere). */
 export function readsFloat(e: Expr, registry: Registry): boolean {
   switch (e.kind) {
@@ -226,7 +251,8 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
     case 'call': {
       const c = e.callee
       if (c === 'f64' || c === 'f32' || c === 'convert') {
-        go(e.args[0]!, seed)
+        // a conversion between f64 and f32: the inner derivatives are in the argument's precision
+        go(e.args[0]!, convertedSeed(seed, typeOf(e), typeOf(e.args[0]!)))
         return out
       }
       if (c === 'i32' || c === 'div' || c === 'len') return out
@@ -243,6 +269,16 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
   callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
   return out
+}
+
+/**
+ * The seed of a conversion's argument: the conversion's seed converted to the argument's
+ * derivative precision where that differs (f32 ↔ f64), else the seed itself.
+ */
+export function convertedSeed(seed: Expr, outer: ScalarTypeName | undefined, inner: ScalarTypeName | undefined): Expr {
+  if (outer === undefined || inner === undefined) return seed
+  const to = gradientScalar(inner)
+  return gradientScalar(outer) === to ? seed : call(to, seed)
 }
 
 /** Every name a function binds: parameters, ancillas and loop variables (for fresh-name prefixes). */

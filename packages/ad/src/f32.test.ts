@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gradient } from './index.js'
+import { gradient, hessian, jvp } from './index.js'
 import { tag } from './test-util.js'
 
 describe.each(['cpu', 'interpreter'] as const)('f32 programs (%s)', (backend) => {
@@ -19,5 +19,18 @@ describe.each(['cpu', 'interpreter'] as const)('f32 programs (%s)', (backend) =>
     expect(g[1]).toBeCloseTo(c * 2 * 0.5 * S - s, 5)
     expect(g[2]).toBeInstanceOf(Float32Array)
     expect((g[2] as Float32Array)[1]).toBeCloseTo(c * Math.cos(1) * 0.25, 5)
+  })
+
+  it('mixed f32 and f64: derivatives cross the conversions in both modes (each side in its own precision)', () => {
+    const m = tag({ backend })`fn up(y: f64, x: f32, z: f32) { y += f64(x * z) * 2.0 + f64(x) }
+      fn down(y: f32, x: f64) { y += f32(x * x) }`
+    const [x, z] = [Math.fround(1.5), Math.fround(-0.75)]
+    const g = gradient(m.up!, [0, x, z], { loss: 0 })
+    expect(g[1]).toBeCloseTo(2 * z + 1, 6)
+    expect(g[2]).toBeCloseTo(2 * x, 6)
+    expect(jvp(m.up!, [0, x, z], { v: [0, 1, 1] }).tangent[0]).toBeCloseTo(2 * z + 1 + 2 * x, 6)
+    expect(gradient(m.down!, [0, 0.3], { loss: 0 })[1]).toBeCloseTo(0.6, 6)
+    expect(jvp(m.down!, [0, 0.3], { v: [0, 1] }).tangent[0]).toBeCloseTo(0.6, 6)
+    expect(hessian(m.down!, [0, 0.3], { loss: 0, wrt: [1] })[0]).toBeCloseTo(2, 6)
   })
 })

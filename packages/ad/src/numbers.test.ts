@@ -153,6 +153,47 @@ describe.each([['cpu', true], ['interpreter', true], ['cpu', false]] as const)('
     expect([...x, ...z]).toEqual([1.5, 0.7, 0.3, -0.2])
   })
 
+  it('ulog *= and /= scale derivatives with one rounding: tiny and huge factors, a negated target, an f32 factor', () => {
+    const s = rev`
+      fn two(y: ulog, a: ulog, b: ulog) { y *= a
+        y *= b }
+      fn quot(y: ulog, x: ulog) { y /= x }
+      fn negated(y: ulog, x: ulog) { -y *= x }
+      fn single(y: ulog, x: f32) { y *= x }
+    `
+    // y·a·b with b = 1e-17: ∂/∂a = y·b, which a scaling through b − 1 ≈ −1 would round to 0
+    const t = jvp(s.two!, [1, 1, 1e-17], { v: [0, 1, 0] }).tangent[0] as number
+    expect(Math.abs(t / 1e-17 - 1)).toBeLessThan(1e-12)
+    const g = gradient(s.two!, [1, 1, 1e-17], { loss: 0 }) as number[]
+    expect(Math.abs(g[1]! / 1e-17 - 1)).toBeLessThan(1e-12)
+    // y/x at 1e250/1e200: ∂/∂y = 1e-200, ∂/∂x = −y/x² = −1e-150 (x² overflows f64)
+    for (const mode of ['forward', 'reverse'] as const) {
+      const J = jacobian(s.quot!, [1e250, 1e200], { inputs: [0, 1], outputs: [0], mode })
+      expect(Math.abs(J[0]! / 1e-200 - 1)).toBeLessThan(1e-10)
+      expect(Math.abs(J[1]! / -1e-150 - 1)).toBeLessThan(1e-10)
+    }
+    // (−y)·x = −(y·x): the same derivatives as y *= x
+    expect(jvp(s.negated!, [1.5, 2], { v: [1, 1] }).tangent[0]).toBeCloseTo(2 + 1.5, 10)
+    const gn = gradient(s.negated!, [1.5, 2], { loss: 0 }) as number[]
+    expect(gn[0]).toBeCloseTo(2, 10)
+    expect(gn[1]).toBeCloseTo(1.5, 10)
+    const gs = gradient(s.single!, [1.5, 2], { loss: 0 }) as number[]
+    expect(gs[1]).toBeCloseTo(1.5, 6)
+    expect(jvp(s.single!, [1.5, 2], { v: [1, 1] }).tangent[0]).toBeCloseTo(3.5, 6)
+  })
+
+  it('fixed ROT and INV in forward mode agree with the f64 program', () => {
+    const r = rev`
+      fn rfix(a: fixed, b: fixed, t: fixed) { ROT(a, b, t) }
+      fn rf64(a: f64, b: f64, t: f64) { ROT(a, b, t) }
+      fn ifix(a: fixed) { INV(a) }
+    `
+    const v = [0.3, -0.2, 1]
+    const tf = jvp(r.rfix!, [1, 0.5, 0.3], { v }).tangent as number[], t64 = jvp(r.rf64!, [1, 0.5, 0.3], { v }).tangent as number[]
+    tf.forEach((x, i) => expect(x).toBeCloseTo(t64[i]!, 9))
+    expect(jvp(r.ifix!, [0.5], { v: [1] }).tangent[0]).toBeCloseTo(-4, 9)
+  })
+
   it('jacobian: forward columns equal reverse rows', () => {
     const fwd = jacobian(m.uprod!, [2, x, z], { inputs: [0, 1, 2], outputs: [0], mode: 'forward' })
     const bwd = jacobian(m.uprod!, [2, x, z], { inputs: [0, 1, 2], outputs: [0], mode: 'reverse' })

@@ -21,7 +21,7 @@ import {
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
 import {
-  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realView, ref, typeOf,
+  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
 } from './expr.js'
 
@@ -207,7 +207,11 @@ class FunctionTangent {
         break
       }
       case 'call':
-        if (e.callee === 'f64' || e.callee === 'f32' || e.callee === 'convert') return this.tree(e.args[0]!)
+        if (e.callee === 'f64' || e.callee === 'f32' || e.callee === 'convert') {
+          // between f64 and f32 the tangent is converted like the value
+          const inner = this.tree(e.args[0]!), to = gradientScalar(typeOf(e) ?? 'f64')
+          return inner && gradientScalar(typeOf(e.args[0]!) ?? to) !== to ? { kind: 'convert', to, t: inner } : inner
+        }
         if (e.callee === 'i32' || e.callee === 'div' || e.callee === 'len') return null
         if (!e.callee.startsWith('$host')) {
           const ps = this.builder.partials.partials(e.callee, e.args.map(clone), e.loc)
@@ -233,7 +237,10 @@ class FunctionTangent {
    */
   private tangentTree(e0: Expr): Tan | null {
     const e = realView(e0, this.registry)
-    const a = this.tree(e), b = this.grouped(e)
+    const a = this.tree(e)
+    // with a conversion between f64 and f32 inside, only the structural tangent keeps the types apart
+    if (a && converts(a)) return a
+    const b = this.grouped(e)
     return a && b && cost(a) <= cost(b) ? a : b
   }
 
@@ -242,6 +249,7 @@ class FunctionTangent {
     switch (t.kind) {
       case 'leaf': return this.tan(t.leaf, k) as Expr
       case 'scale': return mul(coef(t), this.instantiate(t.t, k, coef))
+      case 'convert': return { kind: 'call', callee: t.to, args: [this.instantiate(t.t, k, coef)] } as Expr
       case 'sum': {
         let out: Expr | null = null
         for (const { sign, t: x } of t.terms) {
@@ -326,46 +334,29 @@ class FunctionTangent {
 
   /**
    * The tangent of `y *= e` / `y /= e` on a number system with real semantics Y ← Y·E (Y ← Y/E),
-   * ulog, emitted before the update itself (it reads the old Y): Ẏ ← Ẏ·F + Y·Ė (F = E), or
-   * Ẏ ← Ẏ·F − (Y/E²)·Ė (F = 1/E). f64 has no reversible scaling, so Ẏ·F goes through an ancilla
-   * τ: `τ += Ẏ·(F−1); Ẏ += τ`, after which τ = Ẏ·(F−1)/F in exact arithmetic and is zeroed without
-   * a check (as an ancilla's tangent is), exact up to the rounding of an f64 product.
+   * ulog, emitted before the update itself (it reads the old Y): Ẏ ← Ẏ·E + Y·Ė, or
+   * Ẏ ← Ẏ/E − (Y/E/E)·Ė, Ė the tangent of the real-valued e. The scaling of Ẏ is
+   * `scaleDerivative` (one rounding, as an f64 product). A negated target scales the same way.
    */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const tt = typeOf(s.target)
     if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
-    if (s.target.kind === 'neg' || s.target.kind === 'field') fail(`cannot differentiate \`${s.op}\` on \`${printExpr(s.target as Expr)}\``, s.loc)
-    const target = s.target
+    let target: Dataview = s.target
+    while (target.kind === 'neg') target = target.target
+    if (target.kind === 'field') fail(`cannot differentiate \`${s.op}\` on \`${printExpr(s.target as Expr)}\``, s.loc)
+    const op = s.op as '*=' | '/='
     const at = loc(s)
-    const f64 = { kind: 'scalar', name: 'f64' } as const
-    const E = realView(s.value, this.registry)
+    const E = realF64(s.value, this.registry)
     const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
-    const kf = this.fresh('kf')
-    const factor = (): Expr => (s.op === '*=' ? clone(E) : bin('/', lit(1), clone(E)))
-    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E²
-    const dE = (): Expr => (s.op === '*=' ? y() : neg(bin('/', y(), mul(clone(E), clone(E)))))
-    const out: Stmt[] = [
-      { kind: 'alloc', name: kf, declared: f64, value: lit(0), ...at } as Stmt,
-      { kind: 'update', op: '+=', target: ref(kf), value: factor(), ...at } as Stmt,
-    ]
+    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E² (as Y/E/E: E² overflows long before Y/E/E does)
+    const dE = (): Expr => (op === '*=' ? y() : neg(bin('/', bin('/', y(), clone(E)), clone(E))))
     const tree = this.tangentTree(E)
+    const out: Stmt[] = []
     for (let k = 0; k < this.w; k++) {
       const ty = this.tan(target, k)
-      const tau = this.fresh('tau')
-      const km1 = (): Expr => bin('-', ref(kf), lit(1))
-      out.push(
-        { kind: 'alloc', name: tau, declared: f64, value: lit(0), ...at } as Stmt,
-        { kind: 'update', op: '+=', target: ref(tau), value: mul(clone(ty) as Expr, km1()), ...at } as Stmt,
-        { kind: 'update', op: '+=', target: clone(ty), value: ref(tau), ...at } as Stmt,
-        this.zeroOut(ref(tau), bin('/', mul(clone(ty) as Expr, km1()), ref(kf)), 'f64'),
-        { kind: 'dealloc', name: tau, value: lit(0), ...at } as Stmt,
-      )
+      out.push(...scaleDerivative(ty, op, E, this.fresh('tau'), at))
       if (tree) out.push({ kind: 'update', op: '+=', target: clone(ty), value: mul(dE(), this.instantiate(tree, k, (node) => clone(node.coef))), ...at } as Stmt)
     }
-    out.push(
-      { kind: 'update', op: '-=', target: ref(kf), value: factor(), ...at } as Stmt,
-      { kind: 'dealloc', name: kf, value: lit(0), ...at } as Stmt,
-    )
     return out
   }
 
@@ -454,6 +445,8 @@ class FunctionTangent {
     const bij = (callee: string, args: Arg[]): Stmt => ({ kind: 'callstmt', callee, args, inverse: false, ...loc(s) })
     const upd = (target: Dataview, op: '+=' | '-=', value: Expr): Stmt => ({ kind: 'update', op, target, value, ...loc(s) } as Stmt)
     const asExpr = (dv: Arg): Expr => (dv.kind === 'neg' ? neg(asExpr(dv.target)) : clone(dv as Expr))
+    // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
+    const real = (dv: Arg): Expr => realF64(asExpr(dv), this.registry)
     const isView = (x: Arg) => x.kind === 'var' || x.kind === 'index' || x.kind === 'neg'
     const tanOf = (x: Arg, k: number): Expr | null => (isView(x) ? asExpr(this.tan(x, k)) : this.tangentExpr(x as Expr, k))
     for (let k = 0; k < this.w; k++) {
@@ -463,12 +456,12 @@ class FunctionTangent {
           break
         case 'ROT': case 'IROT': {
           // ROT: a' = c·a − s·b, b' = s·a + c·b; ∂a'/∂θ = −b', ∂b'/∂θ = a'  (IROT: the opposite signs)
-          out.push(bij(std, [this.tan(a[0]!, k), this.tan(a[1]!, k), clone(a[2]!)]))
+          out.push(bij(std, [this.tan(a[0]!, k), this.tan(a[1]!, k), real(a[2]!) as Arg]))
           const tt = tanOf(a[2]!, k)
           if (tt) {
             const rot = std === 'ROT'
-            out.push(upd(this.tan(a[0]!, k), rot ? '-=' : '+=', mul(asExpr(a[1]!), clone(tt))))
-            out.push(upd(this.tan(a[1]!, k), rot ? '+=' : '-=', mul(asExpr(a[0]!), tt)))
+            out.push(upd(this.tan(a[0]!, k), rot ? '-=' : '+=', mul(real(a[1]!), clone(tt))))
+            out.push(upd(this.tan(a[1]!, k), rot ? '+=' : '-=', mul(real(a[0]!), tt)))
           }
           break
         }
@@ -481,7 +474,7 @@ class FunctionTangent {
           // a' = 1/a: t' = −t/a² = −t·a'²; through an ancilla (an update cannot read its target)
           const tmp = this.fresh('it')
           const ta = this.tan(a[0]!, k)
-          const sq = () => mul(asExpr(a[0]!), asExpr(a[0]!))
+          const sq = () => mul(real(a[0]!), real(a[0]!))
           out.push({ kind: 'alloc', name: tmp, declared: { kind: 'scalar', name: gradientScalar(types[0]!) }, value: lit(0) } as Stmt)
           out.push(bij('SWAP', [ref(tmp), clone(ta)]))
           out.push(upd(clone(ta), '-=', mul(ref(tmp), sq())))
@@ -504,12 +497,24 @@ type Tan =
   | { kind: 'leaf'; leaf: Dataview }
   | { kind: 'sum'; terms: Array<{ sign: 1 | -1; t: Tan }> }
   | { kind: 'scale'; coef: Expr; t: Tan }
+  | { kind: 'convert'; to: string; t: Tan }
+
+/** Whether a tangent tree converts between f64 and f32 somewhere. */
+function converts(t: Tan): boolean {
+  switch (t.kind) {
+    case 'leaf': return false
+    case 'convert': return true
+    case 'scale': return converts(t.t)
+    case 'sum': return t.terms.some((x) => converts(x.t))
+  }
+}
 
 /** Operations per direction of a tangent tree (loads, multiplications, additions). */
 function cost(t: Tan): number {
   switch (t.kind) {
     case 'leaf': return 1
     case 'scale': return 1 + cost(t.t)
+    case 'convert': return 1 + cost(t.t)
     case 'sum': return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
   }
 }

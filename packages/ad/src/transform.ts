@@ -12,7 +12,7 @@ import {
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import {
-  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realView, ref, typeOf,
+  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
 } from './expr.js'
 
@@ -417,7 +417,7 @@ class FunctionAdjoint {
     let target: Dataview = s.target
     let sign = 1
     while (target.kind === 'neg') { target = target.target; sign = -sign }
-    if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target, sign)]
+    if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target)]
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     if (s.op === '-=') sign = -sign
     return [restore, ...this.dirs.flatMap((k) => this.accumulate(s.value, this.grad(target, k) as Expr, sign, s.loc, k))]
@@ -425,45 +425,24 @@ class FunctionAdjoint {
 
   /**
    * The adjoint of `y *= e` / `y /= e` on a number system with real semantics Y ← Y·E (Y ← Y/E),
-   * ulog: after y is restored, `g_E += g_y · Y` (`g_E −= g_y · Y/E²` for `/=`), propagated
+   * ulog: after y is restored, `g_E += g_y · Y` (`g_E −= g_y · Y/E/E` for `/=`), propagated
    * through the real-valued version of e (its leaves read with `f64(...)`), then `g_y ← g_y · E`
-   * (`g_y / E`). f64 has no reversible scaling, so the scaling goes through an ancilla τ:
-   * `τ += g_y·(k−1); g_y += τ; τ −= g_y·(k−1)/k` with k the factor, after which τ is zero up to
-   * rounding (a few ulps of g_y), and its residue is dropped into the sink like an ancilla's
-   * gradient. The gradient is therefore exact up to that rounding, as an f64 product would be.
+   * (`g_y / E`) by `scaleDerivative`: one rounding, as an f64 product. A negated target scales
+   * the same way ((−y)·E = −(y·E)), so the negation is ignored.
    */
-  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview, sign: number): Stmt[] {
+  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview): Stmt[] {
     const tt = typeOf(s.target)
     if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
-    const gy = (k: number): Expr => (sign > 0 ? this.grad(target, k) : { kind: 'neg', target: this.grad(target, k) }) as Expr
-    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr] })
-    const E = realView(s.value, this.registry)
-    const k = this.fresh('k')
-    const f64 = { kind: 'scalar', name: 'f64' } as const
+    const op = s.op as '*=' | '/='
+    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
+    const E = realF64(s.value, this.registry)
     const at = s.loc ? { loc: s.loc } : {}
-    const kv = (): Expr => ref(k)
-    const factor: Expr = s.op === '*=' ? clone(E) : bin('/', lit(1), clone(E))
-    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E²
-    const seedE = (d: number): Expr => (s.op === '*=' ? mul(gy(d), y()) : neg(bin('/', mul(gy(d), y()), bin('*', clone(E), clone(E)))))
-    const scale = (d: number): Stmt[] => {
-      const gTarget = this.grad(target, d)
-      const t = this.fresh('t')
-      return [
-        { kind: 'alloc', name: t, declared: f64, value: lit(0), ...at },
-        { kind: 'update', op: '+=', target: ref(t), value: mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), ...at },
-        { kind: 'update', op: '+=', target: clone(gTarget), value: ref(t), ...at },
-        { kind: 'update', op: '-=', target: ref(t), value: bin('/', mul(clone(gTarget) as Expr, bin('-', kv(), lit(1))), kv()), ...at },
-        this.drop(withType(ref(t), 'f64'), true),
-        { kind: 'dealloc', name: t, value: lit(0), ...at },
-      ] as Stmt[]
-    }
+    const gy = (d: number): Expr => this.grad(target, d) as Expr
+    // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E² (as Y/E/E: E² overflows long before Y/E/E does)
+    const seedE = (d: number): Expr => (op === '*=' ? mul(gy(d), y()) : neg(bin('/', bin('/', mul(gy(d), y()), clone(E)), clone(E))))
     return [
       ...this.dirs.flatMap((d) => this.accumulate(E, seedE(d), 1, s.loc, d)),
-      { kind: 'alloc', name: k, declared: f64, value: lit(0), ...at },
-      { kind: 'update', op: '+=', target: ref(k), value: factor, ...at },
-      ...this.dirs.flatMap(scale),
-      { kind: 'update', op: '-=', target: ref(k), value: clone(factor), ...at },
-      { kind: 'dealloc', name: k, value: lit(0), ...at },
+      ...this.dirs.flatMap((d) => scaleDerivative(this.grad(target, d), op, E, this.fresh('t'), at)),
     ] as Stmt[]
   }
 
