@@ -80,7 +80,7 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
     expect(runs.knill.cost.adjointForward).toBe(0)
   })
 
-  it('recompute-all: T(T+1)/2 forward steps in all, T of them inside the adjoints', () => {
+  it('recompute-all: T(T−1)/2 + 1 forward steps in the schedule, T more inside the adjoints', () => {
     const r = checkpointedGradient(step, s0, 10, { schedule: 'recompute-all', seed, args: [c] })
     expect(r.cost.forward).toBe(45 + 1)
     expect(r.cost.adjointForward).toBe(10)

@@ -236,7 +236,10 @@ class FunctionChecker {
     switch (e.kind) {
       case 'num': return !e.isFloat
       case 'unary': return e.op === '-' && this.isIntConstant(e.arg)
-      case 'binary': return ['+', '-', '*', '**', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
+      case 'binary':
+        // a power only with a non-negative literal exponent: 2 ** -1 is not an integer
+        if (e.op === '**') return this.isIntConstant(e.left) && e.right.kind === 'num' && !e.right.isFloat && e.right.value >= 0
+        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
       default: return false
     }
   }

@@ -116,6 +116,8 @@ describe('fixed point', () => {
       expect(Array.from(y)).toEqual([q(q(0.1) * 3), q(q(-1 / 3) * 3)])
       m.f!.inverse(y, x)
       expect(Array.from(y)).toEqual([0, 0])
+      // a value is its own representation: nothing to convert back after a call
+      expect(registry.numberSystem('fixed').toHost).toBeUndefined()
     })
 
     it(`${backend}: y += f(x) is rounded to the grid, and -= rounds the same way (exact inverse)`, () => {

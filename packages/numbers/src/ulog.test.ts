@@ -121,6 +121,23 @@ for (const backend of ['cpu', 'interpreter']) {
   })
 }
 
+describe('host arrays at the call boundary', () => {
+  for (const backend of ['cpu', 'interpreter']) {
+    it(`${backend}: a value that cannot be converted on entry leaves no other array encoded`, () => {
+      const f = tn(backend)`fn f(y: f64, x: ulog[], t: tropical[]) { y += f64(x[0]) }`.f!
+      const x = new Float64Array([2, 3]), t = new Float64Array([1, 1e9])
+      expect(() => f(0, x, t)).toThrow(/tropical|range|overflow/)
+      // decoded again (to ulog's precision), not left as log-encoded values near 1024
+      expect(x[0]).toBeCloseTo(2, 10)
+      expect(x[1]).toBeCloseTo(3, 10)
+      // a good call still works and decodes x again
+      const [y] = f(0, x, new Float64Array([1, 2])) as number[]
+      expect(y).toBeCloseTo(2, 10)
+      expect(x[0]).toBeCloseTo(2, 10)
+    })
+  }
+})
+
 describe('ulog static errors', () => {
   it('+= says to use *=', () => {
     expect(() => tn('cpu')`fn f(x: ulog, y: ulog) { x += y }`).toThrow(TenetStaticError)

@@ -185,11 +185,27 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
   const exit = params.map((p, i) => (p.type.kind === 'array' ? systems[i]!.toHost : undefined))
   const anyEntry = entry.some(Boolean), anyExit = exit.some(Boolean)
   const convert = (vals: unknown[], by: Array<((x: number) => number) | undefined>) => {
-    for (let i = 0; i < params.length; i++) {
-      const f = by[i]
-      if (!f) continue
-      const a = vals[i] as Float64Array
-      for (let j = 0; j < a.length; j++) a[j] = f(a[j]!)
+    let i = 0, j = 0
+    try {
+      for (i = 0; i < params.length; i++) {
+        const f = by[i]
+        if (!f) continue
+        const a = vals[i] as Float64Array
+        for (j = 0; j < a.length; j++) a[j] = f(a[j]!)
+      }
+    } catch (e) {
+      // a value that cannot be converted (out of range): the elements converted before it are
+      // converted back where the representation is not the value, so no array is left encoded
+      if (by === entry) {
+        for (let p = 0; p <= i && p < params.length; p++) {
+          const back = exit[p]
+          if (!back || !entry[p]) continue
+          const a = vals[p] as Float64Array
+          const end = p < i ? a.length : j
+          for (let q = 0; q < end; q++) a[q] = back(a[q]!)
+        }
+      }
+      throw e
     }
   }
   const call = (...args: unknown[]): unknown[] => {
