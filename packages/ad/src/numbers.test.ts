@@ -192,6 +192,11 @@ describe.each([['cpu', true], ['interpreter', true], ['cpu', false]] as const)('
     const tf = jvp(r.rfix!, [1, 0.5, 0.3], { v }).tangent as number[], t64 = jvp(r.rf64!, [1, 0.5, 0.3], { v }).tangent as number[]
     tf.forEach((x, i) => expect(x).toBeCloseTo(t64[i]!, 9))
     expect(jvp(r.ifix!, [0.5], { v: [1] }).tangent[0]).toBeCloseTo(-4, 9)
+    // reverse mode has only the f64 adjoint snippets of these bijections: a clear error, not a type clash inside generated code
+    try { gradient(r.rfix!, [1, 0.5, 0.3], { loss: 0 }); expect.unreachable() } catch (e) {
+      expect((e as { code?: string }).code).toBe('ad/unsupported')
+      expect((e as Error).message).toMatch(/adjoint rule of `ROT` is written for f64\/f32 values .* on fixed/)
+    }
   })
 
   it('jacobian: forward columns equal reverse rows', () => {

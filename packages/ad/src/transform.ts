@@ -620,6 +620,12 @@ class FunctionAdjoint {
     if (!spec.adjoint) {
       fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
     }
+    const real = types.find((t) => isRealViewType(this.registry, t))
+    if (real) {
+      // the snippet is written in the bijection's value types, with gradients of the same type;
+      // a fixed or ulog value has an f64 gradient, which the snippet's arithmetic cannot mix in
+      fail(`the adjoint rule of \`${spec.name}\` is written for f64/f32 values and cannot differentiate it on ${real} in reverse mode: keep the values this bijection updates in f64, or use forward mode (jvp, or jacobian with mode: 'forward')`, s.loc)
+    }
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
     // the snippet helper takes scalar gradients: one call per direction
