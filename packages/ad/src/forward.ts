@@ -5,11 +5,9 @@
  */
 import type { Registry } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
-import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
+import { Sweep, argError, checkLoss, floatParams, hostConversionsOf, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { isDiffType } from './expr.js'
-
-const elemName = (t: { kind: string; name?: string; elem?: string }): string => (t.kind === 'scalar' ? t.name! : t.elem!)
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -28,16 +26,15 @@ function loadArgs(f: TenetFunction, args: ArrayLike<unknown>): unknown[] {
     if (p.type.kind === 'scalar') {
       if (p.type.name === 'bool') return typeof a === 'boolean' ? a : argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a boolean`)
       if (typeof a !== 'number') argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a number`)
-      const fh = info.registry.findNumberSystem(p.type.name)?.fromHost
+      const fh = hostConversionsOf(info.registry, p.type).fromHost
       return fh ? fh(a as number) : a
     }
     if (p.type.kind === 'array') {
-      const ns = info.registry.numberSystem(p.type.elem)
-      const ctor = CTORS[ns.arrayType]
+      const ctor = CTORS[info.registry.numberSystem(p.type.elem).arrayType]
       if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a ${ctor.name}`)
       const copy = (a as TypedArray).slice()
       // host values into the representation (fixed rounds to its grid, ulog encodes)
-      const fh = ns.hostArraysExact ? undefined : ns.fromHost
+      const fh = hostConversionsOf(info.registry, p.type).fromHost
       if (fh) for (let j = 0; j < copy.length; j++) copy[j] = fh(copy[j]!)
       return copy
     }
@@ -165,7 +162,7 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
   const value = ct.params.map((p, i) => {
     const v = run.argv[i]
     if (p.type.kind === 'stack') return v
-    const th = info.registry.findNumberSystem(elemName(p.type))?.toHost
+    const th = hostConversionsOf(info.registry, p.type).toHost
     if (!th) return v
     if (typeof v === 'number') return th(v)
     // an array of a number system whose representation is not its value (ulog): decoded copy

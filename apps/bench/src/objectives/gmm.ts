@@ -55,6 +55,20 @@ function logSumExp(a: Float64Array, len: number): number {
   return Math.log(s) + mx
 }
 
+/** The diagonals of Q_k = exp(icf diagonal) into `qdiag` (k·d) and their log-sums Σ_j icf_kj into `sumQ`. */
+function diagonals(icf: Float64Array, d: number, k: number, qdiag: Float64Array, sumQ: Float64Array): void {
+  const icfSz = gmmIcfSize(d)
+  for (let c = 0; c < k; c++) {
+    let s = 0
+    for (let j = 0; j < d; j++) {
+      const q = icf[c * icfSz + j]
+      s += q
+      qdiag[c * d + j] = Math.exp(q)
+    }
+    sumQ[c] = s
+  }
+}
+
 /**
  * The GMM objective (ADBench sign convention), term for term as ADBench's C++
  * reference: CONSTANT + Σ_i logsumexp_k(α_k + Σ log Q_k − ½‖Q_k (x_i − μ_k)‖²) − n·logsumexp(α)
@@ -67,15 +81,7 @@ export function gmmObjectivePlain(inst: GmmInstance, ws?: GmmWorkspace): number 
   const xc = w.xc
   const y = w.y
   const icfSz = gmmIcfSize(d)
-  for (let c = 0; c < k; c++) {
-    let s = 0
-    for (let j = 0; j < d; j++) {
-      const q = icf[c * icfSz + j]
-      s += q
-      qdiag[c * d + j] = Math.exp(q)
-    }
-    sumQ[c] = s
-  }
+  diagonals(icf, d, k, qdiag, sumQ)
   let slse = 0
   for (let i = 0; i < n; i++) {
     const xo = i * d
@@ -126,15 +132,7 @@ export function gmmGradientPlain(inst: GmmInstance, out?: Float64Array, ws?: Gmm
   const gAlpha = 0
   const gMean = k
   const gIcf = k + k * d
-  for (let c = 0; c < k; c++) {
-    let s = 0
-    for (let j = 0; j < d; j++) {
-      const q = icf[c * icfSz + j]
-      s += q
-      qdiag[c * d + j] = Math.exp(q)
-    }
-    sumQ[c] = s
-  }
+  diagonals(icf, d, k, qdiag, sumQ)
   for (let i = 0; i < n; i++) {
     const xo = i * d
     for (let c = 0; c < k; c++) {
