@@ -3,7 +3,7 @@ import { TenetStaticError } from '@tenet/ir'
 import { printFunction } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { compileTangent, grad, gradient, hessian, hvp, jacobian, jvp, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
-import { tag, testRegistry } from './test-util.js'
+import { expectClose, tag, testRegistry } from './test-util.js'
 
 // the cpu backend also without run-time checks: the second-order programs then drop dead updates
 const backends = ['cpu', 'interpreter', 'cpu without checks'] as const
@@ -26,16 +26,6 @@ function fdHessian(f: TenetFunction, args: unknown[], loss: number, wrt: number[
     for (let i = 0; i < n; i++) H[i * n + j] = (gp[i]! - gm[i]!) / (2 * h)
   }
   return H
-}
-
-function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, what = '') {
-  expect(a.length).toBe(b.length)
-  let worst = 0, where = -1
-  for (let i = 0; i < a.length; i++) {
-    const err = Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!))
-    if (!(err <= worst)) { worst = err; where = i }
-  }
-  expect(worst, `${what} worst at ${where}: ${a[where]} vs ${b[where]}`).toBeLessThanOrEqual(tol)
 }
 
 /** Forward and reverse Jacobians agree; the Hessian (two widths) matches FD of the gradient; hvp = H·v. */

@@ -2,6 +2,7 @@
 import { createRegistry, parse, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { expect } from 'vitest'
 
 export function testRegistry(): Registry {
   return createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
@@ -25,3 +26,14 @@ export function tag(options: TagOptions = {}) {
 }
 
 export const rev = tag()
+
+/** Every element of `a` within `tol` of `b`, relative to 1 + |b| (names the worst element). */
+export function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, what = '') {
+  expect(a.length).toBe(b.length)
+  let worst = 0, where = -1
+  for (let i = 0; i < a.length; i++) {
+    const err = Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!))
+    if (!(err <= worst)) { worst = err; where = i }
+  }
+  expect(worst, `${what} worst at ${where}: ${a[where]} vs ${b[where]}`).toBeLessThanOrEqual(tol)
+}

@@ -5,17 +5,7 @@ import { interpreterBackend } from '@tenet/reversible'
 import { describe, expect, it } from 'vitest'
 import { compileAdjoint, jacobian } from './index.js'
 import { jacobianCost } from './forward.js'
-import { tag } from './test-util.js'
-
-function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, what = '') {
-  expect(a.length).toBe(b.length)
-  let worst = 0, where = -1
-  for (let i = 0; i < a.length; i++) {
-    const err = Math.abs(a[i]! - b[i]!) / (1 + Math.abs(b[i]!))
-    if (!(err <= worst)) { worst = err; where = i }
-  }
-  expect(worst, `${what} worst at ${where}: ${a[where]} vs ${b[where]}`).toBeLessThanOrEqual(tol)
-}
+import { expectClose, tag } from './test-util.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
