@@ -12,7 +12,12 @@ export interface PureEmitters {
   cpu?: (...args: string[]) => string
   /** WGSL expression (webgpu backend, f32). */
   wgsl?: (...args: string[]) => string
-  /** WebAssembly lowering, interpreted by the wasm backend (an import name or an opcode list). */
+  /**
+   * WebAssembly lowering, interpreted by the wasm backend: the name of a native float
+   * instruction applied to the arguments (`'sqrt'`, `'abs'`, `'neg'`, `'floor'`, `'ceil'`,
+   * `'trunc'`, `'min'`, `'max'`, `'copysign'`, or `'identity'`). Without it the wasm backend
+   * calls `evaluate` as an imported JS function.
+   */
   wasm?: unknown
 }
 
@@ -52,6 +57,11 @@ export interface PurePrimitiveSpec {
 export interface BijectionEmitters {
   cpu?: (...args: string[]) => string[]
   wgsl?: (...args: string[]) => string[]
+  /**
+   * WebAssembly lowering, interpreted by the wasm backend: `{ permute: [j…] }` when the new
+   * value of the k-th `inout` argument is argument `permute[k]` (SWAP: `[1, 0]`). Without it the
+   * wasm backend calls `apply` as an imported JS function.
+   */
   wasm?: unknown
 }
 

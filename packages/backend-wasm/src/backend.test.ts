@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest'
+import { createRegistry, parse, InvertibilityError, RegistryError } from '@tenet/ir'
+import { compileModule } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { backendUnderTest, programProblems, randomProgram, referenceBackend } from '@tenet/testing'
+import { grad, gradient, hessian, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from '@tenet/ad'
+import { registerNumbers } from '@tenet/numbers'
+import { wasmBackend } from './index.js'
+
+const registry = () => registerNumbers(createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend))
+const compile = (text: string, backend = 'wasm', checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
+
+describe('random programs agree bit for bit with the reference interpreter', () => {
+  // stacks are not lowered to wasm (see the README), so the generator leaves them out
+  const backends = [referenceBackend(), backendUnderTest(wasmBackend), { ...backendUnderTest(wasmBackend, { checks: false }), name: 'wasm (checks off)' }]
+  for (let first = 0; first < 1000; first += 250) {
+    it(`seeds ${first}..${first + 249}`, () => {
+      const failures: string[] = []
+      for (let seed = first; seed < first + 250; seed++) {
+        const p = randomProgram(seed, { features: { stack: false } })
+        const problems = programProblems(p, backends, { argSets: 2 })
+        if (problems.length) failures.push(`seed ${seed}:\n${p.source}\n${problems.join('\n')}`)
+      }
+      expect(failures.slice(0, 3).join('\n\n')).toBe('')
+    })
+  }
+})
+
+describe('values and arrays', () => {
+  it('runs f64, f32, i32 and bool scalars and arrays forwards and backwards', () => {
+    const src = `fn f(y: f64, z: f64, a: f32[], n: i32[], b: bool[], s: f32, flag: bool) {
+      for i in 0..len(a) { a[i] += f32(i) * s }
+      n[0] += i32(y * 3.0)
+      if (flag, flag) { z += sqrt(abs(y)) + max(y, 2.0) }
+      b[1] ^= flag
+    }`
+    for (const checks of [true, false]) {
+      const [w, c] = [compile(src, 'wasm', checks), compile(src, 'cpu', checks)]
+      const args = () => [2.5, -1, new Float32Array([0.1, 0.2, 0.3]), new Int32Array([7, 1]), new Uint8Array([0, 0]), 1.25, true] as unknown[]
+      const out = w.f!(...args())
+      expect(out).toEqual(c.f!(...args()))
+      // f32 rounding makes += and -= inexact inverses: compare with the cpu backend's inverse
+      expect(w.f!.inverse(...out)).toEqual(c.f!.inverse(...c.f!(...args())))
+    }
+  })
+
+  it('passes the same array twice as one region, as the cpu backend shares it', () => {
+    const src = 'fn f(y: f64, a: f64[], b: f64[]) { y += a[0] * b[1] }'
+    const x = new Float64Array([2, 3])
+    expect(compile(src).f!(1, x, x)[0]).toBe(7)
+  })
+
+  it('grows its memory for large arguments and large array ancillas', () => {
+    const src = `fn f(y: f64, x: f64[]) {
+      t: f64[] <- zeros(len(x) * 4)
+      for i in 0..len(x) { t[4 * i] += x[i] }
+      for i in 0..len(x) { y += t[4 * i] }
+      for i in 0..len(x) { t[4 * i] -= x[i] }
+      t -> zeros(len(x) * 4)
+    }`
+    const x = Float64Array.from({ length: 100_000 }, (_, i) => i % 7)
+    const want = x.reduce((a, b) => a + b, 0)
+    const m = compile(src)
+    expect(m.f!(0, x)[0]).toBe(want)
+    expect(m.f!(0, x)[0]).toBe(want) // again, after the growth
+  })
+})
+
+describe('run-time checks', () => {
+  it('throws the InvertibilityError of a failed deallocation with its location, arrays untouched', () => {
+    const m = compile('fn f(x: f64[]) {\n  t <- 0.0\n  t += x[0]\n  x[1] += 1.0\n  t -> 0.0\n}')
+    const x = new Float64Array([2, 5])
+    let err: unknown
+    try { m.f!(x) } catch (e) { err = e }
+    expect(InvertibilityError.isInstance(err)).toBe(true)
+    expect((err as InvertibilityError).code).toBe('runtime/dealloc')
+    expect((err as InvertibilityError).line).toBe(5)
+    expect((err as Error).message).toContain('it holds 2, but `t -> 0.0` expects 0')
+    expect(x).toEqual(new Float64Array([2, 5]))
+  })
+
+  it('checks indices, post-conditions and loop ranges like the cpu backend', () => {
+    const cases: Array<[string, unknown[], string]> = [
+      ['fn f(y: f64, x: f64[]) { y += x[3] }', [0, new Float64Array(2)], 'runtime/out-of-bounds'],
+      ['fn f(y: f64, n: i32) { if (n > 0, n > 5) { y += 1.0 } }', [0, 1], 'runtime/post-condition'],
+      ['fn f(n: i32, m: i32) { for i in 0..n { n += m } }', [2, 1], 'runtime/loop-range'],
+    ]
+    for (const [src, args, code] of cases) {
+      const messages = ['wasm', 'cpu'].map((b) => {
+        try { compile(src, b).f!(...args); return 'no error' } catch (e) { return `${(e as InvertibilityError).code}: ${(e as Error).message}` }
+      })
+      expect(messages[0]).toBe(messages[1])
+      expect(messages[0]!.startsWith(code)).toBe(true)
+    }
+  })
+})
+
+describe('what it cannot lower', () => {
+  it('rejects stacks and number systems with their own arithmetic, naming the construct', () => {
+    for (const [src, what] of [
+      ['fn f(x: f64) { s: stack<f64> <- []\n push(s, x)\n pop(s, x)\n s -> [] }', 'stacks'],
+      ['fn f(y: ulog, x: ulog) { y *= x }', 'ulog'],
+    ] as const) {
+      let err: unknown
+      try { compile(src) } catch (e) { err = e }
+      expect(String(err)).toContain(what)
+      expect(RegistryError.isInstance(err)).toBe(true)
+      expect((err as RegistryError).code).toBe('backend/unsupported')
+      expect((err as Error).message).toContain(what)
+    }
+  })
+})
+
+describe('automatic differentiation runs on wasm', () => {
+  it('J₂(1.0) and its derivative (the paper figures)', () => {
+    const m = compile(besselSource, 'wasm', false)
+    const [, , dz] = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0 }) as number[]
+    expect(Math.abs(dz! - 0.2102436)).toBeLessThan(1e-7)
+  })
+
+  it('the graph-embedding gradient and Hessian equal the cpu backend’s', () => {
+    const k = 4
+    const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.3 * i) + 0.2 * i)
+    const [w, c] = [compile(graphEmbeddingSource, 'wasm', false), compile(graphEmbeddingSource, 'cpu', false)]
+    const gw = grad(w.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
+    const gc = grad(c.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
+    for (let i = 0; i < gw.length; i++) expect(gw[i]).toBeCloseTo(gc[i]!, 12)
+    const hw = hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
+    const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
+    for (let i = 0; i < hw.length; i++) expect(hw[i]).toBeCloseTo(hc[i]!, 10)
+  })
+})

@@ -1,0 +1,152 @@
+import type { BackendSpec, CompiledFunction, CompiledProgram, CompileOptions, FunctionDef, Program } from '@tenet/ir'
+import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
+import { encodeModule, type DefinedFunc } from './encoder.js'
+
+/** The linear memory and its views, shared by every wrapper of one compiled program. */
+interface MemoryState {
+  memory: WebAssembly.Memory
+  buffer: ArrayBuffer
+  F64: Float64Array
+  F32: Float32Array
+  I32: Int32Array
+  U8: Uint8Array
+  /** The heap top (a mutable i32 global exported by the module); read only by nested calls. */
+  hp: WebAssembly.Global
+  /** The memory's size in bytes when the views were made. */
+  bytes: number
+  /** Where the first call's arguments go (after the results area). */
+  heapBase: number
+  /** Wrapper calls under way (a host function called from wasm may call into the module again). */
+  depth: number
+}
+
+const VIEW: Record<string, 'F64' | 'F32' | 'I32' | 'U8'> = { f64: 'F64', f32: 'F32', i32: 'I32', bool: 'U8' }
+
+function refresh(s: MemoryState): void {
+  const b = s.memory.buffer
+  s.buffer = b
+  s.bytes = b.byteLength
+  s.F64 = new Float64Array(b); s.F32 = new Float32Array(b); s.I32 = new Int32Array(b); s.U8 = new Uint8Array(b)
+}
+
+/** Grows the memory to hold at least `bytes` bytes. */
+function grow(s: MemoryState, bytes: number): void {
+  const have = s.memory.buffer.byteLength
+  if (bytes > have) s.memory.grow(Math.ceil((bytes - have) / 65536))
+  refresh(s)
+}
+
+/**
+ * A cached subarray of the memory (so copying an array back allocates nothing in steady
+ * state: the same arguments land at the same place on every call).
+ */
+interface ViewCache { buffer: ArrayBuffer | null; at: number; n: number; view: ArrayBufferView | null }
+
+/**
+ * The JS wrapper of one exported thunk: lays the array arguments out in linear memory from the
+ * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
+ * scalar results. Generated per function, with positional parameters (no rest array per call).
+ */
+function makeWrapper(s: MemoryState, f: FunctionDef, writes: boolean[], exported: Function): CompiledFunction {
+  const results = new Float64Array(Math.max(1, f.params.length))
+  const caches: ViewCache[] = f.params.map(() => ({ buffer: null, at: -1, n: -1, view: null }))
+  // a nested call (from a host function that wasm called) starts at the current heap top
+  const lines: string[] = ['const start = s.depth === 0 ? s.heapBase : s.hp.value;', 'let o = start;']
+  const callArgs: string[] = []
+  const copyIn: string[] = [], copyOut: string[] = []
+  const arrays: number[] = []
+  f.params.forEach((p, i) => {
+    if (p.type.kind === 'scalar') { callArgs.push(`p${i}`); return }
+    const el = elemInfo((p.type as { elem: string }).elem)
+    const V = VIEW[(p.type as { elem: string }).elem]!
+    // the same typed array passed twice shares one region, as it shares memory on the cpu backend
+    const same = arrays.filter((j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem)
+    lines.push(`let o${i};`)
+    lines.push(`${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
+    arrays.push(i)
+    copyIn.push(`s.${V}.set(p${i}, o${i} >> ${el.shift});`)
+    if (writes[i]) copyOut.push(`p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
+    callArgs.push(`o${i}`, `p${i}.length`)
+  })
+  // a grown memory detaches the old buffer, and views of a detached buffer have length 0
+  lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
+  lines.push(...copyIn)
+  lines.push(`s.depth++;`)
+  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } finally { if (--s.depth > 0) s.hp.value = start; }`)
+  lines.push('if (s.U8.length === 0) refresh(s);')
+  lines.push(...copyOut)
+  f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
+  const params = f.params.map((_, i) => `p${i}`).join(', ')
+  const src = `return function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
+  const view = (cache: ViewCache, mem: Float64Array, at: number, n: number): ArrayBufferView => {
+    if (cache.buffer !== mem.buffer || cache.at !== at || cache.n !== n) {
+      cache.buffer = mem.buffer as ArrayBuffer; cache.at = at; cache.n = n
+      cache.view = mem.subarray(at, at + n)
+    }
+    return cache.view!
+  }
+  const call = new Function('s', 'fn', 'R', 'c', 'view', 'grow', 'refresh', src)(s, exported, results, caches, view, grow, refresh) as CompiledFunction
+  Object.defineProperty(call, 'results', { value: results })
+  return call
+}
+
+/**
+ * Compiles a checked program and its inverses to one WebAssembly module (compiled and
+ * instantiated synchronously). Each function is called like the cpu backend's: positional
+ * arguments, typed arrays updated in place, scalar results in `results`.
+ */
+export function compileToWasm(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+  const ctx = new ModuleContext(program, options)
+  const defined: DefinedFunc[] = []
+  const fns = [...program.functions.values()]
+  for (const f of fns) {
+    defined.push(new FunctionEmitter(ctx, f, false).emit())
+    defined.push(new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit())
+  }
+  fns.forEach((f, k) => {
+    defined.push(thunk(ctx, f, false, `F${k}`))
+    defined.push(thunk(ctx, inverses.get(f.name)!, true, `B${k}`))
+  })
+  ctx.patchCalls()
+  const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
+  const heapBase = (resultBytes + 15) & -16
+  const bytes = encodeModule({ imports: ctx.imports, functions: defined, memoryPages: 1, globals: [{ init: heapBase, export: 'hp' }] })
+  const env: Record<string, Function> = {}
+  ctx.importFns.forEach((fn, i) => { env[`i${i}`] = fn })
+  env.i0 = (site: number, ...values: number[]) => ctx.fail(site, values)
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
+  const exports = instance.exports as Record<string, unknown>
+  const memory = exports.memory as WebAssembly.Memory
+  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0 } as MemoryState
+  refresh(state)
+  const cache = new Map<string, CompiledFunction>()
+  const index = new Map(fns.map((f, k) => [f.name, k]))
+  return {
+    get(name, inverse) {
+      const key = (inverse ? '~' : '') + name
+      let c = cache.get(key)
+      if (!c) {
+        const k = index.get(name)
+        if (k === undefined) throw new Error(`wasm backend: no function \`${name}\``)
+        const f = inverse ? inverses.get(name)! : program.functions.get(name)!
+        c = makeWrapper(state, f, program.writes.get(name)!, exports[`${inverse ? 'B' : 'F'}${k}`] as Function)
+        cache.set(key, c)
+      }
+      return c
+    },
+  }
+}
+
+/**
+ * The wasm backend plugin: one WebAssembly module per program (f64, f32, i32 and bool values;
+ * transcendental functions imported from JS). Register it and compile with `backend: 'wasm'`.
+ */
+export const wasmBackend: BackendSpec = {
+  specificationVersion: 'v1',
+  name: 'wasm',
+  priority: 5,
+  capabilities: { f64: true, recursion: true, exceptions: true },
+  description: 'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call)',
+  isAvailable: () => typeof WebAssembly === 'object',
+  doCompile: compileToWasm,
+}

@@ -1,0 +1,921 @@
+/**
+ * Code generation: core IR → one WebAssembly function per (function, direction). Scalars are
+ * wasm locals (f64, f32, i32; bool as i32 0/1), an array parameter is two i32 locals (its byte
+ * address in linear memory and its length), and a function returns the final values of its
+ * scalar parameters as multiple results. Array ancillas (`zeros(n)`) are carved from a heap
+ * whose top is the global `hp`. Run-time checks call the imported `fail(site, values…)`, which
+ * throws the same `InvertibilityError` the cpu backend throws. What has no wasm lowering
+ * (number systems with their own arithmetic, stacks, fields) is rejected at compile time with
+ * a `RegistryError` (code `backend/unsupported`) that points at the construct.
+ */
+import {
+  InvertibilityError, RegistryError, printExpr,
+  type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
+  type SourceLocation, type Stmt, type Type,
+} from '@tenet/ir'
+import { Bytes, F32, F64, I32, Op, OpFc, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
+
+/** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
+interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
+
+/** The native opcodes a primitive may name in `emit.wasm` (applied to its float type). */
+const NATIVE: Record<string, { f64: number | null; f32: number | null; arity: number }> = {
+  identity: { f64: null, f32: null, arity: 1 },
+  sqrt: { f64: Op.f64_sqrt, f32: Op.f32_sqrt, arity: 1 },
+  abs: { f64: Op.f64_abs, f32: Op.f32_abs, arity: 1 },
+  neg: { f64: Op.f64_neg, f32: Op.f32_neg, arity: 1 },
+  floor: { f64: Op.f64_floor, f32: Op.f32_floor, arity: 1 },
+  ceil: { f64: Op.f64_ceil, f32: Op.f32_ceil, arity: 1 },
+  trunc: { f64: Op.f64_trunc, f32: Op.f32_trunc, arity: 1 },
+  min: { f64: Op.f64_min, f32: Op.f32_min, arity: 2 },
+  max: { f64: Op.f64_max, f32: Op.f32_max, arity: 2 },
+  copysign: { f64: Op.f64_copysign, f32: Op.f32_copysign, arity: 2 },
+}
+
+/** Bytes of one array element and its load/store opcodes and alignment (log2). */
+interface ElemInfo { size: number; shift: number; load: number; store: number; align: number; vt: ValType }
+const ELEM: Record<string, ElemInfo> = {
+  f64: { size: 8, shift: 3, load: Op.f64_load, store: Op.f64_store, align: 3, vt: F64 },
+  f32: { size: 4, shift: 2, load: Op.f32_load, store: Op.f32_store, align: 2, vt: F32 },
+  i32: { size: 4, shift: 2, load: Op.i32_load, store: Op.i32_store, align: 2, vt: I32 },
+  bool: { size: 1, shift: 0, load: Op.i32_load8_u, store: Op.i32_store8, align: 0, vt: I32 },
+}
+
+/** The scalar types this backend lowers. */
+export const WASM_TYPES = ['f64', 'f32', 'i32', 'bool'] as const
+
+const unsupported = (what: string, loc?: SourceLocation): never => {
+  throw new RegistryError('backend/unsupported', `the wasm backend cannot compile ${what}; compile with the cpu backend instead`, loc)
+}
+
+/** Value type of a scalar type name (rejecting the ones this backend does not lower). */
+export function valType(t: ScalarTypeName | undefined, loc?: SourceLocation): ValType {
+  switch (t) {
+    case 'f64': return F64
+    case 'f32': return F32
+    case 'i32': case 'bool': return I32
+  }
+  return unsupported(`values of type \`${t}\` (it lowers f64, f32, i32 and bool)`, loc)
+}
+
+/** Element layout of an array type. */
+export function elemInfo(t: ScalarTypeName, loc?: SourceLocation): ElemInfo {
+  const e = ELEM[t]
+  if (!e) unsupported(`arrays of \`${t}\``, loc)
+  return e!
+}
+
+/** The wasm parameters of a Tenet parameter list: a scalar is one value, an array its address and length. */
+export function wasmParams(params: FunctionDef['params']): ValType[] {
+  return params.flatMap((p) => {
+    if (p.type.kind === 'scalar') return [valType(p.type.name, p.loc)]
+    if (p.type.kind === 'array') { elemInfo(p.type.elem, p.loc); return [I32, I32] }
+    return unsupported(`the stack parameter \`${p.name}\``, p.loc)
+  })
+}
+
+/** The wasm results of a function: the final value of each scalar parameter, in order. */
+export function wasmResults(params: FunctionDef['params']): ValType[] {
+  return params.filter((p) => p.type.kind === 'scalar').map((p) => valType((p.type as { name: string }).name))
+}
+
+/** What the code generator needs from the JS side: imports by key, run-time check sites. */
+export class ModuleContext {
+  readonly imports: ImportedFunc[] = []
+  readonly importFns: Array<(...a: number[]) => unknown> = []
+  readonly sites: Site[] = []
+  private readonly importIndex = new Map<string, number>()
+  readonly fnIndex = new Map<string, number>()
+  /** Call sites whose target index is patched once the number of imports is known. */
+  readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
+
+  constructor(readonly program: Program, readonly options: CompileOptions) {
+    let k = 0
+    for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+    // import 0: fail(site, six values)
+    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, () => { throw new Error('fail is bound by the backend') })
+  }
+
+  /** The index (among imports) of the import with this key, registering it on first use. */
+  importOf(key: string, type: FuncType, fn: (...a: number[]) => unknown): number {
+    let i = this.importIndex.get(key)
+    if (i === undefined) {
+      i = this.imports.length
+      this.imports.push({ module: 'm', name: `i${i}`, type })
+      this.importFns.push(fn)
+      this.importIndex.set(key, i)
+    }
+    return i
+  }
+
+  site(code: string, loc: SourceLocation | undefined, message: (...v: number[]) => string): number {
+    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    return this.sites.length - 1
+  }
+
+  /** Raises the error of a check site (called by the imported `fail`). */
+  fail(site: number, values: number[]): never {
+    const s = this.sites[site]!
+    throw new InvertibilityError(s.code, s.message(...values), s.loc)
+  }
+
+  /** Index of the defined function (name, direction) among the module's defined functions. */
+  definedIndex(name: string, inverse: boolean): number {
+    return 2 * this.fnIndex.get(name)! + (inverse ? 1 : 0)
+  }
+
+  /** Writes every call's target (imports first, then the defined functions). */
+  patchCalls(): void {
+    const n = this.imports.length
+    for (const c of this.calls) c.body.patchU32(c.at, c.kind === 'import' ? c.target : n + c.target)
+  }
+}
+
+/** A name in scope: a scalar local, or an array's address and length locals. */
+type Binding =
+  | { kind: 'scalar'; local: number; type: ScalarTypeName }
+  | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
+
+const showBool = (t: ScalarTypeName | undefined) => (v: number) => (t === 'bool' ? String(v !== 0) : String(v))
+
+/** Emits one function (one direction) as a wasm function body. */
+export class FunctionEmitter {
+  private readonly body = new Bytes()
+  private readonly locals: ValType[] = []
+  private nextLocal = 0
+  private names = new Map<string, Binding>()
+  private unchecked = 0
+  /** The local holding `hp` on entry (when the function allocates arrays). */
+  private heapMark: number | undefined
+
+  constructor(
+    private readonly ctx: ModuleContext,
+    private readonly f: FunctionDef,
+    private readonly inverse: boolean,
+  ) {}
+
+  private get program() { return this.ctx.program }
+  private get checking() { return this.ctx.options.checks && this.unchecked === 0 }
+
+  emit(): DefinedFunc {
+    const params = wasmParams(this.f.params)
+    this.nextLocal = params.length
+    let k = 0
+    for (const p of this.f.params) {
+      if (p.type.kind === 'scalar') this.names.set(p.name, { kind: 'scalar', local: k++, type: p.type.name })
+      else { this.names.set(p.name, { kind: 'array', ptr: k, len: k + 1, elem: (p.type as { elem: string }).elem }); k += 2 }
+    }
+    this.block(this.f.body)
+    // the heap top on entry is restored on exit (when the function allocates arrays)
+    let prologue: Bytes | undefined
+    if (this.heapMark !== undefined) {
+      prologue = new Bytes().byte(Op.global_get).u32(0).byte(Op.local_set).u32(this.heapMark)
+      this.get(this.heapMark)
+      this.out.byte(Op.global_set).u32(0)
+    }
+    for (const p of this.f.params) {
+      if (p.type.kind === 'scalar') this.get((this.names.get(p.name) as { local: number }).local)
+    }
+    return { type: { params, results: wasmResults(this.f.params) }, locals: this.locals, ...(prologue ? { prologue } : {}), body: this.body }
+  }
+
+  private get out(): Bytes { return this.body }
+
+  private local(t: ValType): number {
+    this.locals.push(t)
+    return this.nextLocal++
+  }
+  private op(...bs: number[]): void { this.out.bytes(bs) }
+  private get(l: number): void { this.out.byte(Op.local_get).u32(l) }
+  private set(l: number): void { this.out.byte(Op.local_set).u32(l) }
+  private tee(l: number): void { this.out.byte(Op.local_tee).u32(l) }
+  private i32(v: number): void { this.out.byte(Op.i32_const).s32(v) }
+  private f64c(v: number): void { this.out.byte(Op.f64_const).f64(v) }
+  private callImport(i: number): void {
+    this.out.byte(Op.call)
+    this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
+    this.out.padU32()
+  }
+  private callFn(name: string, inverse: boolean): void {
+    this.out.byte(Op.call)
+    this.ctx.calls.push({ body: this.out, at: this.out.length, target: this.ctx.definedIndex(name, inverse), kind: 'fn' })
+    this.out.padU32()
+  }
+
+  /** Calls `fail(site, values)`; each value pusher leaves one value of the given type. */
+  private fail(site: number, values: Array<[() => void, ValType]>): void {
+    this.i32(site)
+    for (const [push, t] of values) { push(); this.toF64(t) }
+    for (let i = values.length; i < 6; i++) this.f64c(0)
+    this.callImport(0)
+  }
+
+  private toF64(t: ValType): void {
+    if (t === I32) this.op(Op.f64_convert_i32_s)
+    else if (t === F32) this.op(Op.f64_promote_f32)
+  }
+
+  // ---------- expressions ----------
+
+  private binding(name: string, loc?: SourceLocation): Binding {
+    const b = this.names.get(name)
+    if (!b) throw new Error(`wasm codegen: unbound name ${name}${loc ? ` at ${loc.line}:${loc.column}` : ''}`)
+    return b
+  }
+  private array(name: string, loc?: SourceLocation): Extract<Binding, { kind: 'array' }> {
+    const b = this.binding(name, loc)
+    if (b.kind !== 'array') throw new Error(`wasm codegen: \`${name}\` is not an array`)
+    return b
+  }
+
+  /** Checks that the value type of `t` is lowered (f64, f32, i32, bool). */
+  private vt(t: ScalarTypeName | undefined, loc?: SourceLocation): ValType {
+    return valType(t, loc)
+  }
+
+  /** Pushes the byte address of `arr[index]` (bounds-checked when checking). */
+  private address(arrName: string, index: Expr, loc?: SourceLocation): ElemInfo {
+    const a = this.array(arrName, loc)
+    const el = elemInfo(a.elem, loc)
+    if (this.checking) {
+      const ix = this.local(I32)
+      this.expr(index)
+      this.tee(ix)
+      this.get(a.len)
+      this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
+      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      this.fail(site, [[() => this.get(ix), I32], [() => this.get(a.len), I32]])
+      this.op(Op.end)
+      this.get(a.ptr)
+      this.get(ix)
+    } else {
+      this.get(a.ptr)
+      this.expr(index)
+    }
+    if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+    this.op(Op.i32_add)
+    return el
+  }
+
+  private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
+  private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
+
+  /** Pushes the value of `e`; returns its value type. */
+  expr(e: Expr): ValType {
+    switch (e.kind) {
+      case 'num': {
+        const t = e.type ?? (e.isFloat ? 'f64' : 'i32')
+        const vt = this.vt(t, e.loc)
+        if (vt === F64) this.f64c(e.value)
+        else if (vt === F32) this.out.byte(Op.f32_const).f32(e.value)
+        else this.i32(t === 'bool' ? (e.value ? 1 : 0) : e.value | 0)
+        return vt
+      }
+      case 'bool': this.i32(e.value ? 1 : 0); return I32
+      case 'var': {
+        const b = this.binding(e.name, e.loc)
+        if (b.kind !== 'scalar') throw new Error(`wasm codegen: array \`${e.name}\` used as a value`)
+        this.get(b.local)
+        return this.vt(b.type, e.loc)
+      }
+      case 'index': {
+        const el = this.address(e.array.name, e.index, e.loc)
+        this.load(el)
+        // a bool element is any nonzero byte, as the cpu backend reads it
+        if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) }
+        return el.vt
+      }
+      case 'field': return unsupported(`the field \`.${e.field}\``, e.loc)
+      case 'unary': {
+        const t = this.expr(e.arg)
+        if (e.op === '!') { this.op(Op.i32_eqz); return I32 }
+        this.neg(t, e.type, e.loc)
+        return t
+      }
+      case 'binary': return this.binary(e)
+      case 'call': return this.call(e)
+    }
+  }
+
+  /** Negates the value on the stack. */
+  private neg(t: ValType, type: ScalarTypeName | undefined, loc?: SourceLocation): void {
+    this.numeric(type, loc)
+    if (t === F64) this.op(Op.f64_neg)
+    else if (t === F32) this.op(Op.f32_neg)
+    else { this.i32(-1); this.op(Op.i32_mul) }
+  }
+
+  /** Rejects number systems with their own arithmetic or rounding (fixed, ulog, tropical). */
+  private numeric(t: ScalarTypeName | undefined, loc?: SourceLocation): void {
+    if (t === undefined || (WASM_TYPES as readonly string[]).includes(t)) return
+    unsupported(`arithmetic on \`${t}\``, loc)
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>): ValType {
+    const op = e.op
+    if (op === '&&' || op === '||') {
+      this.expr(e.left)
+      this.op(Op.if, I32)
+      if (op === '&&') { this.expr(e.right); this.op(Op.else); this.i32(0) }
+      else { this.i32(1); this.op(Op.else); this.expr(e.right) }
+      this.op(Op.end)
+      return I32
+    }
+    const lt = e.left.type as ScalarTypeName | undefined
+    this.numeric(lt, e.loc)
+    this.numeric(e.type, e.loc)
+    if (op === '**') return this.power(e)
+    const ta = this.expr(e.left)
+    if (op === '%' && ta !== I32) {
+      // JS remainder on floats: no wasm instruction
+      this.expr(e.right)
+      const i = this.ctx.importOf(`rem:${ta}`, { params: [ta, ta], results: [ta] }, (a, b) => a % b)
+      this.callImport(i)
+      return ta
+    }
+    if (ta === I32 && (op === '/' || op === '%')) {
+      // JS semantics ((a / b) | 0, (a % b) | 0): zero for b = 0, no trap on INT_MIN / -1
+      const a = this.local(I32), b = this.local(I32)
+      this.set(a)
+      this.expr(e.right)
+      this.set(b)
+      this.get(b)
+      this.op(Op.i32_eqz, Op.if, I32)
+      this.i32(0)
+      this.op(Op.else)
+      if (op === '/') {
+        this.get(b); this.i32(-1); this.op(Op.i32_eq, Op.if, I32)
+        this.i32(0); this.get(a); this.op(Op.i32_sub, Op.else)
+        this.get(a); this.get(b); this.op(Op.i32_div_s, Op.end)
+      } else { this.get(a); this.get(b); this.op(Op.i32_rem_s) }
+      this.op(Op.end)
+      return I32
+    }
+    this.expr(e.right)
+    const cmp = (i: number, f: number, g: number) => { this.op(ta === I32 ? i : ta === F32 ? f : g); return I32 as ValType }
+    switch (op) {
+      case '==': return cmp(Op.i32_eq, Op.f32_eq, Op.f64_eq)
+      case '!=': return cmp(Op.i32_ne, Op.f32_ne, Op.f64_ne)
+      case '<': return cmp(Op.i32_lt_s, Op.f32_lt, Op.f64_lt)
+      case '<=': return cmp(Op.i32_le_s, Op.f32_le, Op.f64_le)
+      case '>': return cmp(Op.i32_gt_s, Op.f32_gt, Op.f64_gt)
+      case '>=': return cmp(Op.i32_ge_s, Op.f32_ge, Op.f64_ge)
+      case '^': this.op(Op.i32_xor); return I32
+      case '&': this.op(Op.i32_and); return I32
+      case '|': this.op(Op.i32_or); return I32
+      case '+': return this.arith(ta, Op.i32_add, Op.f32_add, Op.f64_add)
+      case '-': return this.arith(ta, Op.i32_sub, Op.f32_sub, Op.f64_sub)
+      case '*': return this.arith(ta, Op.i32_mul, Op.f32_mul, Op.f64_mul)
+      case '/': return this.arith(ta, Op.i32_div_s, Op.f32_div, Op.f64_div)
+    }
+    return unsupported(`the operator \`${op}\``, e.loc)
+  }
+  private arith(t: ValType, i: number, f: number, g: number): ValType {
+    this.op(t === I32 ? i : t === F32 ? f : g)
+    return t
+  }
+
+  private power(e: Extract<Expr, { kind: 'binary' }>): ValType {
+    const t = this.vt(e.type, e.loc)
+    if (t !== I32 && e.right.kind === 'num' && e.right.value === 2) {
+      // x ** 2 is x * x: the same double as the cpu backend's
+      this.expr(e.left)
+      const x = this.local(t)
+      this.tee(x); this.get(x)
+      this.op(t === F32 ? Op.f32_mul : Op.f64_mul)
+      return t
+    }
+    const a = this.expr(e.left); this.toF64(a)
+    const b = this.expr(e.right); this.toF64(b)
+    if (t === I32) {
+      const i = this.ctx.importOf('pow:i32', { params: [F64, F64], results: [I32] }, (x, y) => Math.pow(x, y) | 0)
+      this.callImport(i)
+      return I32
+    }
+    const i = this.ctx.importOf(`pow:${t}`, { params: [F64, F64], results: [t] }, Math.pow)
+    this.callImport(i)
+    return t
+  }
+
+  /** Converts the value on the stack (type `from`) to the value type of `to`, as JS does. */
+  private convert(from: ScalarTypeName, to: 'f64' | 'f32' | 'i32', loc?: SourceLocation): void {
+    this.numeric(from, loc)
+    const src = this.vt(from, loc)
+    if (to === 'f64') { this.toF64(src); return }
+    if (to === 'f32') {
+      if (src === I32) this.op(Op.f32_convert_i32_s)
+      else if (src === F64) this.op(Op.f32_demote_f64)
+      return
+    }
+    if (src === I32) return
+    if (src === F32) this.op(Op.f64_promote_f32)
+    // Math.trunc(x) | 0: saturating truncation where it agrees, the JS wrap-around elsewhere
+    const x = this.local(F64)
+    this.tee(x)
+    this.op(Op.f64_abs)
+    this.f64c(2147483648)
+    this.op(Op.f64_lt, Op.if, I32)
+    this.get(x)
+    this.op(Op.prefix_fc); this.out.u32(OpFc.i32_trunc_sat_f64_s)
+    this.op(Op.else)
+    this.get(x)
+    this.callImport(this.ctx.importOf('toInt32', { params: [F64], results: [I32] }, (v) => Math.trunc(v) | 0))
+    this.op(Op.end)
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>): ValType {
+    const name = e.callee
+    const argType = (i: number) => e.args[i]!.type as ScalarTypeName
+    switch (name) {
+      case 'f64': case 'f32': case 'i32': case 'convert': {
+        const target = (name === 'convert' ? e.type : name) as string
+        if (target !== 'f64' && target !== 'f32' && target !== 'i32') return unsupported(`conversions to \`${target}\``, e.loc)
+        const to: 'f64' | 'f32' | 'i32' = target
+        this.expr(e.args[0]!)
+        this.convert(argType(0), to, e.loc)
+        return this.vt(to)
+      }
+      case 'div': {
+        // integer division of two i32, as `/` on i32
+        return this.binary({ kind: 'binary', op: '/', left: e.args[0]!, right: e.args[1]!, type: 'i32', ...(e.loc ? { loc: e.loc } : {}) })
+      }
+      case 'len': {
+        this.get(this.array((e.args[0] as { name: string }).name, e.loc).len)
+        return I32
+      }
+      case 'zeros': return unsupported('`zeros` outside an array allocation', e.loc)
+    }
+    const types = e.args.map((a) => {
+      if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
+      const t = a.type as ScalarTypeName
+      this.numeric(t, a.loc)
+      return this.vt(t, a.loc)
+    })
+    const rt = this.vt(e.type, e.loc)
+    if (name.startsWith('$host')) {
+      const h = this.program.hosts[Number(name.slice(5))] as (...a: number[]) => unknown
+      for (const a of e.args) this.expr(a)
+      const i = this.ctx.importOf(`${name}:${types.join(',')}`, { params: types, results: [F64] }, (...a: number[]) => +(h(...a) as number))
+      this.callImport(i)
+      if (rt !== F64) unsupported(`a host call of type ${e.type}`, e.loc)
+      return F64
+    }
+    const spec = this.program.registry.pure(name)
+    this.numeric(e.type, e.loc)
+    const native = typeof spec.emit?.wasm === 'string' ? NATIVE[spec.emit.wasm] : undefined
+    if (native && rt !== I32 && types.every((t) => t === rt) && native.arity === e.args.length) {
+      for (const a of e.args) this.expr(a)
+      const code = rt === F32 ? native.f32 : native.f64
+      if (code !== null) this.op(code)
+      return rt
+    }
+    for (const a of e.args) this.expr(a)
+    const i = this.ctx.importOf(`prim:${name}:${types.join(',')}:${rt}`, { params: types, results: [rt] }, spec.evaluate)
+    this.callImport(i)
+    return rt
+  }
+
+  // ---------- dataviews ----------
+
+  /** Strips negations: the underlying variable or element and whether it is negated. */
+  private base(dv: Dataview | Arg): { base: Dataview; negated: boolean } {
+    let negated = false
+    let d = dv as Dataview
+    while (d.kind === 'neg') { negated = !negated; d = d.target }
+    if (d.kind === 'field') unsupported(`the field \`.${d.field}\``, d.loc)
+    return { base: d, negated }
+  }
+
+  /**
+   * Updates a dataview: `compute` receives the old value on the stack (or nothing when `old` is
+   * false) and must leave the new value. Negated views are read and written negated.
+   */
+  private modify(dv: Dataview | Arg, t: ScalarTypeName, old: boolean, compute: () => void): void {
+    const { base, negated } = this.base(dv)
+    const vt = this.vt(t)
+    const readNeg = () => { if (negated) this.neg(vt, t) }
+    if (base.kind === 'var') {
+      const b = this.binding(base.name, base.loc)
+      if (b.kind !== 'scalar') throw new Error(`wasm codegen: cannot assign the array \`${base.name}\``)
+      if (old) { this.get(b.local); readNeg() }
+      compute()
+      readNeg()
+      this.set(b.local)
+      return
+    }
+    if (base.kind !== 'index') throw new Error(`wasm codegen: cannot write to ${base.kind}`)
+    const el = this.address(base.array.name, base.index, base.loc)
+    const addr = this.local(I32)
+    this.tee(addr)
+    if (old) { this.get(addr); this.load(el); readNeg() }
+    compute()
+    readNeg()
+    this.store(el)
+  }
+
+  /** Pushes the value of an argument or dataview. */
+  private read(dv: Dataview | Arg): ValType {
+    if (dv.kind === 'neg') {
+      const t = this.read(dv.target)
+      this.neg(t, dv.type)
+      return t
+    }
+    return this.expr(dv as Expr)
+  }
+
+  // ---------- statements ----------
+
+  private block(body: Stmt[]): void {
+    for (const s of body) this.stmt(s)
+  }
+
+  private scoped(f: () => void): void {
+    const saved = new Map(this.names)
+    f()
+    this.names = saved
+  }
+
+  private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
+    if (!pairs || !this.checking) return
+    for (const [a, b] of pairs) {
+      const site = this.ctx.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      this.expr(a)
+      const x = this.local(I32)
+      this.tee(x)
+      this.expr(b)
+      this.op(Op.i32_eq, Op.if, 0x40)
+      this.fail(site, [[() => this.get(x), I32]])
+      this.op(Op.end)
+    }
+  }
+
+  private stmt(s: Stmt): void {
+    switch (s.kind) {
+      case 'update': return this.update(s)
+      case 'callstmt': return this.callStmt(s)
+      case 'alloc': return this.alloc(s)
+      case 'dealloc': return this.dealloc(s)
+      case 'if': return this.ifStmt(s)
+      case 'while': return this.whileStmt(s)
+      case 'for': return this.forStmt(s)
+      case 'push': case 'pop': return unsupported('stacks', s.loc)
+      case 'safe': {
+        const t = this.expr(s.expr)
+        void t
+        this.op(Op.drop)
+        return
+      }
+      case 'unchecked': {
+        this.unchecked++
+        this.block(s.body)
+        this.unchecked--
+        return
+      }
+      default: throw new Error(`wasm backend: \`${s.kind}\` is not core IR (preprocess first)`)
+    }
+  }
+
+  private update(s: Extract<Stmt, { kind: 'update' }>): void {
+    this.distinct(s.distinct, s.loc)
+    const t = (s.target as { type?: ScalarTypeName }).type!
+    this.numeric(t, s.loc)
+    const vt = this.vt(t, s.loc)
+    let opcode: number
+    switch (s.op) {
+      case '+=': opcode = vt === I32 ? Op.i32_add : vt === F32 ? Op.f32_add : Op.f64_add; break
+      case '-=': opcode = vt === I32 ? Op.i32_sub : vt === F32 ? Op.f32_sub : Op.f64_sub; break
+      case '^=': opcode = Op.i32_xor; break
+      default: return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
+    }
+    this.modify(s.target, t, true, () => { this.expr(s.value); this.op(opcode) })
+  }
+
+  private alloc(s: Extract<Stmt, { kind: 'alloc' }>): void {
+    const type = s.type as Type
+    if (type.kind === 'stack' || s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
+    if (type.kind === 'array') {
+      const el = elemInfo(type.elem, s.loc)
+      if (s.value.kind !== 'call' || s.value.callee !== 'zeros') return unsupported('this array allocation', s.loc)
+      this.heapMark ??= this.local(I32)
+      const len = this.local(I32), ptr = this.local(I32), top = this.local(I32)
+      this.expr(s.value.args[0]!)
+      this.tee(len)
+      this.i32(0)
+      this.op(Op.i32_lt_s, Op.if, 0x40)
+      const bad = this.ctx.site('runtime/array-length', s.loc, (n) => `cannot allocate \`${s.name}\`: zeros(${n}) needs a length ≥ 0`)
+      this.fail(bad, [[() => this.get(len), I32]])
+      this.op(Op.end)
+      // ptr = hp; top = ptr + round8(len << shift)
+      this.out.byte(Op.global_get).u32(0)
+      this.tee(ptr)
+      this.get(len)
+      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+      this.i32(7); this.op(Op.i32_add); this.i32(-8); this.op(Op.i32_and, Op.i32_add)
+      this.tee(top)
+      // grow the memory when the heap passes its end
+      this.op(Op.memory_size, 0x00)
+      this.i32(16); this.op(Op.i32_shl, Op.i32_gt_u, Op.if, 0x40)
+      this.get(top)
+      this.op(Op.memory_size, 0x00)
+      this.i32(16); this.op(Op.i32_shl, Op.i32_sub)
+      this.i32(65535); this.op(Op.i32_add)
+      this.i32(16); this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
+      this.i32(-1); this.op(Op.i32_eq, Op.if, 0x40)
+      const oom = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): the wasm memory cannot grow further`)
+      this.fail(oom, [[() => this.get(len), I32]])
+      this.op(Op.end, Op.end)
+      // zero it: memory.fill(ptr, 0, len << shift)
+      this.get(ptr); this.i32(0); this.get(len)
+      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+      this.op(Op.prefix_fc); this.out.u32(OpFc.memory_fill).byte(0x00)
+      this.get(top)
+      this.out.byte(Op.global_set).u32(0)
+      this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem })
+      return
+    }
+    this.numeric(type.name, s.loc)
+    const vt = this.vt(type.name, s.loc)
+    const l = this.local(vt)
+    this.expr(s.value as Expr)
+    this.set(l)
+    this.names.set(s.name, { kind: 'scalar', local: l, type: type.name })
+  }
+
+  private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): void {
+    const b = this.binding(s.name, s.loc)
+    if (s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
+    const shown = printExpr(s.value)
+    if (b.kind === 'array') {
+      const el = elemInfo(b.elem, s.loc)
+      if (this.checking) {
+        // zeros(n): the length is n and every element is zero
+        const want = this.local(I32), i = this.local(I32)
+        this.expr((s.value as { args: Expr[] }).args[0]!)
+        this.tee(want)
+        this.get(b.len)
+        this.op(Op.i32_ne, Op.if, 0x40)
+        const site = this.ctx.site('runtime/dealloc', s.loc, (n) => `cannot deallocate \`${s.name}\`: it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`)
+        this.fail(site, [[() => this.get(want), I32]])
+        this.op(Op.end)
+        this.i32(0); this.set(i)
+        this.op(Op.block, 0x40, Op.loop, 0x40)
+        this.get(i); this.get(b.len); this.op(Op.i32_ge_s, Op.br_if, 1)
+        this.get(b.ptr); this.get(i)
+        if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+        this.op(Op.i32_add)
+        this.load(el)
+        if (el.vt === F64) { this.f64c(0); this.op(Op.f64_ne) } else if (el.vt === F32) { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        this.op(Op.if, 0x40)
+        this.fail(site, [[() => this.get(want), I32]])
+        this.op(Op.end)
+        this.get(i); this.i32(1); this.op(Op.i32_add); this.set(i)
+        this.op(Op.br, 0, Op.end, Op.end)
+      }
+      // give the memory back when it is the top of the heap
+      this.get(b.ptr); this.get(b.len)
+      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+      this.i32(7); this.op(Op.i32_add); this.i32(-8); this.op(Op.i32_and, Op.i32_add)
+      this.out.byte(Op.global_get).u32(0)
+      this.op(Op.i32_eq, Op.if, 0x40)
+      this.get(b.ptr); this.out.byte(Op.global_set).u32(0)
+      this.op(Op.end)
+      this.names.delete(s.name)
+      return
+    }
+    if (this.checking) {
+      const vt = this.vt(b.type, s.loc)
+      const ns = this.program.registry.findNumberSystem(b.type)
+      const want = this.local(vt)
+      this.expr(s.value)
+      this.set(want)
+      if (ns && !ns.exact) {
+        // near(cur, want): equal, or within the tolerance relative to max(1, |want|)
+        const cur = this.local(F64), w = this.local(F64)
+        this.get(b.local); this.toF64(vt); this.set(cur)
+        this.get(want); this.toF64(vt); this.set(w)
+        this.get(cur); this.get(w); this.op(Op.f64_eq, Op.if, I32); this.i32(1); this.op(Op.else)
+        this.get(cur); this.get(w); this.op(Op.f64_sub, Op.f64_abs)
+        this.f64c(this.ctx.options.tolerance); this.f64c(1); this.get(w); this.op(Op.f64_abs, Op.f64_max, Op.f64_mul, Op.f64_le)
+        this.op(Op.end)
+      } else {
+        this.get(b.local); this.get(want)
+        this.op(vt === I32 ? Op.i32_eq : vt === F32 ? Op.f32_eq : Op.f64_eq)
+      }
+      this.op(Op.i32_eqz, Op.if, 0x40)
+      const show = showBool(b.type)
+      const site = this.ctx.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: it holds ${show(cur)}, but \`${s.name} -> ${shown}\` expects ${show(w)}`)
+      this.fail(site, [[() => this.get(b.local), vt], [() => this.get(want), vt]])
+      this.op(Op.end)
+    }
+    this.names.delete(s.name)
+  }
+
+  private ifStmt(s: Extract<Stmt, { kind: 'if' }>): void {
+    const pre = this.local(I32)
+    this.expr(s.pre)
+    this.tee(pre)
+    this.op(Op.if, 0x40)
+    this.scoped(() => this.block(s.then))
+    if (s.else.length) {
+      this.op(Op.else)
+      this.scoped(() => this.block(s.else))
+    }
+    this.op(Op.end)
+    if (this.checking) {
+      const postExpr = s.post ?? s.pre
+      const site = this.ctx.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post !== 0} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p !== 0}`)
+      this.expr(postExpr)
+      this.get(pre)
+      this.op(Op.i32_ne, Op.if, 0x40)
+      this.fail(site, [[() => { this.get(pre); this.op(Op.i32_eqz) }, I32], [() => this.get(pre), I32]])
+      this.op(Op.end)
+    }
+  }
+
+  private whileStmt(s: Extract<Stmt, { kind: 'while' }>): void {
+    if (this.checking) {
+      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+      this.expr(s.post)
+      this.op(Op.if, 0x40)
+      this.fail(site, [])
+      this.op(Op.end)
+    }
+    this.op(Op.block, 0x40, Op.loop, 0x40)
+    this.expr(s.pre)
+    this.op(Op.i32_eqz, Op.br_if, 1)
+    this.scoped(() => this.block(s.body))
+    if (this.checking) {
+      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+      this.expr(s.post)
+      this.op(Op.i32_eqz, Op.if, 0x40)
+      this.fail(site, [])
+      this.op(Op.end)
+    }
+    this.op(Op.br, 0, Op.end, Op.end)
+  }
+
+  private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
+    const a = this.local(I32), b = this.local(I32), st = this.local(I32), i = this.local(I32)
+    this.expr(s.start); this.set(a)
+    this.expr(s.stop); this.set(b)
+    if (s.step) this.expr(s.step)
+    else this.i32(1)
+    this.set(st)
+    if (s.step && s.step.kind !== 'num') {
+      const site = this.ctx.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
+      this.get(st)
+      this.op(Op.i32_eqz, Op.if, 0x40)
+      this.fail(site, [])
+      this.op(Op.end)
+    }
+    const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    const body = () => this.scoped(() => {
+      this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
+      this.block(s.body)
+    })
+    const loop = (cond: () => void, next: () => void) => {
+      this.op(Op.block, 0x40, Op.loop, 0x40)
+      cond()
+      this.op(Op.i32_eqz, Op.br_if, 1)
+      body()
+      next()
+      this.op(Op.br, 0, Op.end, Op.end)
+    }
+    const inc = (d: number) => () => { this.get(i); this.i32(d); this.op(Op.i32_add); this.set(i) }
+    if (stepConst === 1 && !s.reverse) {
+      this.get(a); this.set(i)
+      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, inc(1))
+    } else if (stepConst === 1) {
+      this.get(b)
+      if (!s.inclusive) { this.i32(1); this.op(Op.i32_sub) }
+      this.set(i)
+      loop(() => { this.get(i); this.get(a); this.op(Op.i32_ge_s) }, inc(-1))
+    } else if (stepConst === -1 && !s.reverse) {
+      this.get(a); this.set(i)
+      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s) }, inc(-1))
+    } else {
+      // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does
+      const n = this.local(I32), k = this.local(I32)
+      const gap = s.inclusive ? 0 : 1
+      const count = (hi: number, lo: number, neg: boolean) => {
+        this.get(hi); this.op(Op.f64_convert_i32_s); this.get(lo); this.op(Op.f64_convert_i32_s, Op.f64_sub)
+        if (gap) { this.f64c(gap); this.op(Op.f64_sub) }
+        this.get(st); this.op(Op.f64_convert_i32_s)
+        if (neg) this.op(Op.f64_neg)
+        this.op(Op.f64_div, Op.prefix_fc); this.out.u32(OpFc.i32_trunc_sat_f64_s)
+        this.i32(1); this.op(Op.i32_add); this.set(n)
+      }
+      this.i32(0); this.set(n)
+      this.get(st); this.i32(0); this.op(Op.i32_gt_s, Op.if, 0x40)
+      this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40); count(b, a, false); this.op(Op.end)
+      this.op(Op.else)
+      this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s, Op.if, 0x40); count(a, b, true); this.op(Op.end)
+      this.op(Op.end)
+      this.i32(0); this.set(k)
+      this.op(Op.block, 0x40, Op.loop, 0x40)
+      this.get(k); this.get(n); this.op(Op.i32_lt_s, Op.i32_eqz, Op.br_if, 1)
+      // i = a + (reverse ? n - 1 - k : k) * st
+      this.get(a)
+      if (s.reverse) { this.get(n); this.i32(1); this.op(Op.i32_sub); this.get(k); this.op(Op.i32_sub) } else this.get(k)
+      this.get(st); this.op(Op.i32_mul, Op.i32_add); this.set(i)
+      body()
+      this.get(k); this.i32(1); this.op(Op.i32_add); this.set(k)
+      this.op(Op.br, 0, Op.end, Op.end)
+    }
+    if (this.checking) {
+      const site = this.ctx.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
+      const a2 = this.local(I32), b2 = this.local(I32), s2 = this.local(I32)
+      this.expr(s.start); this.set(a2)
+      this.expr(s.stop); this.set(b2)
+      if (s.step) this.expr(s.step)
+      else this.i32(1)
+      this.set(s2)
+      this.get(a2); this.get(a); this.op(Op.i32_ne)
+      this.get(b2); this.get(b); this.op(Op.i32_ne, Op.i32_or)
+      this.get(s2); this.get(st); this.op(Op.i32_ne, Op.i32_or, Op.if, 0x40)
+      this.fail(site, [a, b, st, a2, b2, s2].map((l) => [() => this.get(l), I32] as [() => void, ValType]))
+      this.op(Op.end)
+    }
+  }
+
+  private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
+    this.distinct(s.distinct, s.loc)
+    if (s.target === 'bijection') return this.bijection(s)
+    const callee = this.program.functions.get(s.callee)!
+    const w = this.program.writes.get(s.callee)!
+    s.args.forEach((a, i) => {
+      const p = callee.params[i]!
+      if (p.type.kind === 'scalar') { this.read(a); return }
+      const arr = this.array((a as { name: string }).name, s.loc)
+      this.get(arr.ptr); this.get(arr.len)
+    })
+    this.callFn(s.callee, s.inverse)
+    // the results (every scalar parameter's final value) into locals, last first
+    const scalars = callee.params.map((p, i) => [p, i] as const).filter(([p]) => p.type.kind === 'scalar')
+    const temps = scalars.map(([p]) => this.local(this.vt((p.type as { name: string }).name)))
+    for (let j = temps.length - 1; j >= 0; j--) this.set(temps[j]!)
+    scalars.forEach(([p, i], j) => {
+      if (!w[i]) return
+      this.modify(s.args[i]!, (p.type as { name: string }).name, false, () => this.get(temps[j]!))
+    })
+  }
+
+  private bijection(s: Extract<Stmt, { kind: 'callstmt' }>): void {
+    let spec = this.program.registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+    const types = s.args.map((a) => {
+      const t = (a as { type?: ScalarTypeName }).type!
+      this.numeric(t, a.loc)
+      return t
+    })
+    const temps = s.args.map((a, i) => {
+      const l = this.local(this.vt(types[i]))
+      this.read(a)
+      this.set(l)
+      return l
+    })
+    const outs = s.args.map((a, i) => [a, i] as const).filter(([, i]) => spec.roles[i] === 'inout')
+    const wasm = spec.emit?.wasm as { permute?: number[] } | undefined
+    let results: number[]
+    if (wasm?.permute) {
+      results = wasm.permute.map((j) => temps[j]!)
+    } else {
+      // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
+      const params = types.map((t) => this.vt(t))
+      const res = outs.map(([, i]) => params[i]!)
+      const apply = spec.apply
+      const k = this.ctx.importOf(`bij:${spec.name}:${params.join(',')}`, { params, results: res }, (...a: number[]) => apply(...a))
+      for (const l of temps) this.get(l)
+      this.callImport(k)
+      results = res.map((t) => this.local(t))
+      for (let j = results.length - 1; j >= 0; j--) this.set(results[j]!)
+    }
+    outs.forEach(([a, i], j) => this.modify(a, types[i]!, false, () => this.get(results[j]!)))
+  }
+}
+
+/**
+ * The exported thunk of a function: takes the heap top, then the function's parameters; sets
+ * `hp`, calls the function and stores the final value of scalar parameter i as an f64 at byte
+ * address 8·i (where the JS wrapper reads its results).
+ */
+export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, exportName: string): DefinedFunc {
+  const params = wasmParams(f.params)
+  const results = wasmResults(f.params)
+  const at = f.params.flatMap((p, i) => (p.type.kind === 'scalar' ? [i] : []))
+  const body = new Bytes()
+  body.byte(Op.local_get).u32(0).byte(Op.global_set).u32(0)
+  params.forEach((_, i) => body.byte(Op.local_get).u32(i + 1))
+  body.byte(Op.call)
+  ctx.calls.push({ body, at: body.length, target: ctx.definedIndex(f.name, inverse), kind: 'fn' })
+  body.padU32()
+  const base = params.length + 1
+  for (let j = results.length - 1; j >= 0; j--) body.byte(Op.local_set).u32(base + j)
+  results.forEach((t, j) => {
+    body.byte(Op.i32_const).s32(8 * at[j]!).byte(Op.local_get).u32(base + j)
+    if (t === I32) body.byte(Op.f64_convert_i32_s)
+    else if (t === F32) body.byte(Op.f64_promote_f32)
+    body.byte(Op.f64_store).u32(3).u32(0)
+  })
+  return { type: { params: [I32, ...params], results: [] }, locals: results.slice(), body, export: exportName }
+}

@@ -1,0 +1,1 @@
+export { wasmBackend, compileToWasm } from './backend.js'
