@@ -1,6 +1,5 @@
-import type { BackendSpec, CompiledFunction, CompiledProgram, CompileOptions, FunctionDef, Program } from '@tenet/ir'
+import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { CodeGenerator, makeRuntime } from './codegen.js'
-import { inlineSmallCalls } from './inline.js'
 
 /**
  * Compiles a checked program and its inverses to JavaScript with `new Function`. The result

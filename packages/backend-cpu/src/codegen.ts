@@ -6,11 +6,10 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr,
+  InvertibilityError, printExpr, flatten, inRun, key, promotableElements, sharedSubexpressions, type RunStmt, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { flatten, inRun, key, promotableElements, sharedSubexpressions, type RunStmt, type Shared } from './cse.js'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {

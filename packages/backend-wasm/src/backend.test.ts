@@ -66,6 +66,16 @@ describe('values and arrays', () => {
   })
 })
 
+describe('without run-time checks', () => {
+  it('keeps a loop-invariant element in a local only when the loop runs', () => {
+    // q[n + 5] is past the end of q; the loop runs zero times, so nothing may be read or written
+    const src = 'fn f(q: f64[], x: f64[], n: i32) { for j in 0..n { q[n + 5] += x[j] } }'
+    const q = new Float64Array([1, 2]), x = new Float64Array([3])
+    expect(compile(src, 'wasm', false).f!(q, x, 0)).toEqual([new Float64Array([1, 2]), x, 0])
+    expect(compile(src, 'wasm', false).f!(q, x, 1)[0]).toEqual(new Float64Array([1, 2]))
+  })
+})
+
 describe('run-time checks', () => {
   it('throws the InvertibilityError of a failed deallocation with its location, arrays untouched', () => {
     const m = compile('fn f(x: f64[]) {\n  t <- 0.0\n  t += x[0]\n  x[1] += 1.0\n  t -> 0.0\n}')

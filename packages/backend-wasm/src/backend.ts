@@ -1,4 +1,4 @@
-import type { BackendSpec, CompiledFunction, CompiledProgram, CompileOptions, FunctionDef, Program } from '@tenet/ir'
+import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, type DefinedFunc } from './encoder.js'
 
@@ -95,7 +95,8 @@ function makeWrapper(s: MemoryState, f: FunctionDef, writes: boolean[], exported
  * instantiated synchronously). Each function is called like the cpu backend's: positional
  * arguments, typed arrays updated in place, scalar results in `results`.
  */
-export function compileToWasm(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+  const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
   const ctx = new ModuleContext(program, options)
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]

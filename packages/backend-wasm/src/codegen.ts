@@ -9,7 +9,8 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr,
+  InvertibilityError, RegistryError, printExpr, flatten, inRun, key, promotableElements, sharedSubexpressions,
+  type RunStmt, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -260,8 +261,27 @@ export class FunctionEmitter {
   private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
   private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
 
+  /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
+  private shared: Map<Expr, Shared> | undefined
+  /** Their locals, once computed. */
+  private sharedLocals = new Map<Shared, [number, ValType]>()
+  /** Array elements held in locals while the current loop runs, by array name and index key. */
+  private promoted: Map<string, Map<string, number>> | undefined
+
   /** Pushes the value of `e`; returns its value type. */
   expr(e: Expr): ValType {
+    const sh = this.shared?.get(e)
+    if (!sh) return this.exprCode(e)
+    const have = this.sharedLocals.get(sh)
+    if (have) { this.get(have[0]); return have[1] }
+    const t = this.exprCode(e)
+    const l = this.local(t)
+    this.tee(l)
+    this.sharedLocals.set(sh, [l, t])
+    return t
+  }
+
+  private exprCode(e: Expr): ValType {
     switch (e.kind) {
       case 'num': {
         const t = e.type ?? (e.isFloat ? 'f64' : 'i32')
@@ -279,6 +299,8 @@ export class FunctionEmitter {
         return this.vt(b.type, e.loc)
       }
       case 'index': {
+        const local = this.promoted?.get(e.array.name)?.get(key(e.index))
+        if (local !== undefined) { this.get(local); return elemInfo(this.array(e.array.name).elem).vt }
         const el = this.address(e.array.name, e.index, e.loc)
         this.load(el)
         // a bool element is any nonzero byte, as the cpu backend reads it
@@ -315,10 +337,14 @@ export class FunctionEmitter {
     const op = e.op
     if (op === '&&' || op === '||') {
       this.expr(e.left)
+      // the right operand runs only sometimes: nothing computed there is shared
+      const shared = this.shared
+      this.shared = undefined
       this.op(Op.if, I32)
       if (op === '&&') { this.expr(e.right); this.op(Op.else); this.i32(0) }
       else { this.i32(1); this.op(Op.else); this.expr(e.right) }
       this.op(Op.end)
+      this.shared = shared
       return I32
     }
     const lt = e.left.type as ScalarTypeName | undefined
@@ -504,6 +530,14 @@ export class FunctionEmitter {
       return
     }
     if (base.kind !== 'index') throw new Error(`wasm codegen: cannot write to ${base.kind}`)
+    const local = this.promoted?.get(base.array.name)?.get(key(base.index))
+    if (local !== undefined) {
+      if (old) { this.get(local); readNeg() }
+      compute()
+      readNeg()
+      this.set(local)
+      return
+    }
     const el = this.address(base.array.name, base.index, base.loc)
     const addr = this.local(I32)
     this.tee(addr)
@@ -526,7 +560,24 @@ export class FunctionEmitter {
   // ---------- statements ----------
 
   private block(body: Stmt[]): void {
-    for (const s of body) this.stmt(s)
+    // runs of straight-line statements share their common subexpressions (as on the cpu
+    // backend); \`@unchecked\` blocks are opened so that a run goes on through them
+    const flat = flatten(body)
+    const emit = (i: number) => {
+      const { s, unchecked } = flat[i]!
+      this.unchecked += unchecked
+      this.stmt(s)
+      this.unchecked -= unchecked
+    }
+    for (let i = 0; i < flat.length;) {
+      if (!inRun(flat[i]!.s)) { emit(i++); continue }
+      let j = i
+      while (j < flat.length && inRun(flat[j]!.s)) j++
+      const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
+      for (let k = i; k < j; k++) { this.shared = maps[k - i]; emit(k) }
+      this.shared = undefined
+      i = j
+    }
   }
 
   private scoped(f: () => void): void {
@@ -782,6 +833,35 @@ export class FunctionEmitter {
       this.op(Op.br, 0, Op.end, Op.end)
     }
     const inc = (d: number) => () => { this.get(i); this.i32(d); this.op(Op.i32_add); this.set(i) }
+    // array elements the loop keeps in locals (only without checks, and only in the counting
+    // loops below): loaded before the loop and stored after it when the loop runs at all
+    const saved = this.promoted
+    const stores: Array<() => void> = []
+    const simple = stepConst === 1 || (stepConst === -1 && !s.reverse)
+    const els = !this.checking && simple ? promotableElements(s.variable, s.body) : []
+    if (els.length) {
+      const runs = this.local(I32)
+      this.get(a); this.get(b)
+      this.op(stepConst === 1 ? (s.inclusive ? Op.i32_le_s : Op.i32_lt_s) : (s.inclusive ? Op.i32_ge_s : Op.i32_gt_s))
+      this.set(runs)
+      const map = new Map(saved ?? [])
+      for (const { name, element, write } of els) {
+        const arr = this.array(name, s.loc)
+        const el = elemInfo(arr.elem, s.loc)
+        const addr = this.local(I32), r = this.local(el.vt)
+        this.get(arr.ptr); this.expr(element.index)
+        if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+        this.op(Op.i32_add); this.set(addr)
+        this.get(runs); this.op(Op.if, 0x40)
+        this.get(addr); this.load(el); this.set(r)
+        this.op(Op.end)
+        const m = new Map(map.get(name) ?? [])
+        m.set(key(element.index), r)
+        map.set(name, m)
+        if (write) stores.push(() => { this.get(runs); this.op(Op.if, 0x40); this.get(addr); this.get(r); this.store(el); this.op(Op.end) })
+      }
+      this.promoted = map
+    }
     if (stepConst === 1 && !s.reverse) {
       this.get(a); this.set(i)
       loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, inc(1))
@@ -822,6 +902,8 @@ export class FunctionEmitter {
       this.get(k); this.i32(1); this.op(Op.i32_add); this.set(k)
       this.op(Op.br, 0, Op.end, Op.end)
     }
+    this.promoted = saved
+    for (const st of stores) st()
     if (this.checking) {
       const site = this.ctx.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
       const a2 = this.local(I32), b2 = this.local(I32), s2 = this.local(I32)

@@ -10,3 +10,5 @@ export { check, walk, rootName, readNames, writtenParams, BUILTIN_FUNCTIONS, typ
 export { standardPrimitives, standardNumberSystems } from './stdlib/index.js'
 export { createRegistry } from './create-registry.js'
 export * as build from './builder.js'
+export { inlineSmallCalls } from './inline.js'
+export { flatten, inRun, key, promotableElements, sharedSubexpressions, type Flat, type Promotion, type RunStmt, type Shared } from './cse.js'

@@ -1,17 +1,19 @@
 /**
- * Common subexpressions of a straight-line run of updates, for the code generator.
+ * Common subexpressions of a straight-line run of updates, and array elements a loop can keep in
+ * locals: analyses for the backends' code generators (cpu, wasm).
  *
  * Within a run of consecutive `y op= e` statements (with the bijection calls, scalar ancilla
  * allocations and deallocations between them, `@unchecked` blocks opened), an expression that occurs again before any
  * statement writes a variable or array it reads has the same value both times (expressions are
  * pure, and distinct names are distinct memory: the checker rejects aliased writes, and the
- * drivers never pass one array twice). The generator computes it once into a `const`. This is
+ * drivers never pass one array twice). A code generator computes it once (the cpu backend into a `const`, the wasm backend into a local). This is
  * what V8 cannot do by itself across stores into typed arrays (it cannot prove that two arrays
  * do not alias), and it is where reverse and forward-over-reverse programs repeat themselves: the
  * uncompute of `q += (x[a] - x[b]) ** 2` and its two gradient updates all read `x[a] - x[b]`,
  * and a tangent at width w repeats each partial derivative w times.
  */
-import { readNames, rootName, type Expr, type Stmt } from '@tenet/ir'
+import type { Expr, Stmt } from './ast.js'
+import { readNames, rootName } from './check.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared { temp?: string }

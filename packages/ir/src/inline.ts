@@ -1,5 +1,6 @@
 /**
- * Inlining of small leaf functions (DESIGN §8: "inlines small callees"). A call `g(a, x[i])` of a
+ * Inlining of small leaf functions (DESIGN §8: "inlines small callees"), an IR → IR rewrite the
+ * backends run before code generation. A call `g(a, x[i])` of a
  * function whose body calls no other function is replaced by g's body (or its inverse's, for an
  * uncall) with the parameters substituted by the argument dataviews and g's locals renamed, so
  * scalars stay in registers instead of crossing a call and a results buffer. A call is inlined
@@ -8,7 +9,9 @@
  * run-time aliasing check. A read-only argument that is a compound expression is computed once
  * into an ancilla (freed unchecked: nothing the callee writes can change it).
  */
-import { readNames, walk, type Arg, type Dataview, type Expr, type FunctionDef, type Program, type Stmt } from '@tenet/ir'
+import type { Arg, Dataview, Expr, FunctionDef, Stmt } from './ast.js'
+import { readNames, walk } from './check.js'
+import type { Program } from './plugin.js'
 
 const MAX_STATEMENTS = 16
 
