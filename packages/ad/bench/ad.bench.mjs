@@ -7,6 +7,7 @@
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { existsSync } from 'node:fs'
 import {
@@ -20,7 +21,7 @@ async function loadBench() {
   throw new Error('tinybench not found: install it or pass the Bench class to runAdBenchmarks')
 }
 
-const compile = (src) => compileModule(parse({ text: src, name: 'bench' }), { registry: createRegistry().registerBackend(cpuBackend), backend: 'cpu', checks: false })
+const compile = (src, backend = 'cpu') => compileModule(parse({ text: src, name: 'bench' }), { registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend), backend, checks: false })
 
 // ---- plain objectives ----
 function besselPlain(nu, z) {
@@ -84,6 +85,10 @@ export function adBenchmarkCases() {
   const gb = grad(bessel.ibesselj, { loss: 0 })
   const emb = compile(graphEmbeddingSource)
   const ge = grad(emb.embedding_loss, { loss: 0 })
+  // the same programs on the wasm backend
+  const gbw = grad(compile(besselSource, 'wasm').ibesselj, { loss: 0 })
+  const embw = compile(graphEmbeddingSource, 'wasm')
+  const gew = grad(embw.embedding_loss, { loss: 0 })
   const k = 10
   const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.7 * i + k) + 0.3 * Math.cos(i * i))
   const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x, k)
@@ -104,6 +109,9 @@ export function adBenchmarkCases() {
     ['Bessel J2(1.0) gradient / objective', 4, () => { gb.run(0, 2, 1.0); sink += gb.scalars[2] }, () => { sink += besselPlain(2, 1.0) }],
     ['graph embedding k=10 gradient / objective', 3, () => { ge.run(0, x, q1, d1, q2, d2, k, e1, e2); sink += ge.lastLoss }, embeddingObjective],
     ...[4, 8, 16].map((w) => [`graph embedding k=10 Hessian (width ${w}) / objective`, 250, () => { sink += hessian(emb.embedding_loss, hargs, { loss: 0, wrt: [1], width: w })[0] }, embeddingObjective]),
+    ['Bessel J2(1.0) gradient, wasm backend / objective', 4, () => { gbw.run(0, 2, 1.0); sink += gbw.scalars[2] }, () => { sink += besselPlain(2, 1.0) }],
+    ['graph embedding k=10 gradient, wasm backend / objective', 3, () => { gew.run(0, x, q1, d1, q2, d2, k, e1, e2); sink += gew.lastLoss }, embeddingObjective],
+    ['graph embedding k=10 Hessian (width 8), wasm backend / objective', 250, () => { sink += hessian(embw.embedding_loss, hargs, { loss: 0, wrt: [1], width: 8 })[0] }, embeddingObjective],
     // grad's default: the one-pass program (the loss only accumulates values f never writes)
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (Listing 22, branch keeper)', 2.5, () => { gs.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gs.lastLoss }, sparseObjective],
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (keeper-free merge)', 2.5, () => { gm.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gm.lastLoss }, sparseObjective],

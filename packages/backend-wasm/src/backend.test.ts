@@ -3,7 +3,6 @@ import { createRegistry, parse, InvertibilityError, RegistryError } from '@tenet
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { backendUnderTest, programProblems, randomProgram, referenceBackend } from '@tenet/testing'
-import { grad, gradient, hessian, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from '@tenet/ad'
 import { registerNumbers } from '@tenet/numbers'
 import { wasmBackend } from './index.js'
 
@@ -118,25 +117,5 @@ describe('what it cannot lower', () => {
       expect((err as RegistryError).code).toBe('backend/unsupported')
       expect((err as Error).message).toContain(what)
     }
-  })
-})
-
-describe('automatic differentiation runs on wasm', () => {
-  it('J₂(1.0) and its derivative (the paper figures)', () => {
-    const m = compile(besselSource, 'wasm', false)
-    const [, , dz] = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0 }) as number[]
-    expect(Math.abs(dz! - 0.2102436)).toBeLessThan(1e-7)
-  })
-
-  it('the graph-embedding gradient and Hessian equal the cpu backend’s', () => {
-    const k = 4
-    const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.3 * i) + 0.2 * i)
-    const [w, c] = [compile(graphEmbeddingSource, 'wasm', false), compile(graphEmbeddingSource, 'cpu', false)]
-    const gw = grad(w.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
-    const gc = grad(c.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
-    for (let i = 0; i < gw.length; i++) expect(gw[i]).toBeCloseTo(gc[i]!, 12)
-    const hw = hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
-    const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
-    for (let i = 0; i < hw.length; i++) expect(hw[i]).toBeCloseTo(hc[i]!, 10)
   })
 })

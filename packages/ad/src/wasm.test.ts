@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
+import { checkGrad, grad, gradient, hessian, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
+
+const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
+const compile = (text: string, backend: string, checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
+
+describe('automatic differentiation runs on wasm', () => {
+  it('J₂(1.0) and its derivative (the paper figures)', () => {
+    for (const checks of [true, false]) {
+      const m = compile(besselSource, 'wasm', checks)
+      const [, , dz] = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0 }) as number[]
+      expect(Math.abs(dz! - 0.2102436)).toBeLessThan(1e-7)
+    }
+  })
+
+  it('the graph-embedding gradient and Hessian equal the cpu backend’s', () => {
+    const k = 4
+    const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.3 * i) + 0.2 * i)
+    const [w, c] = [compile(graphEmbeddingSource, 'wasm', false), compile(graphEmbeddingSource, 'cpu', false)]
+    const gw = grad(w.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
+    const gc = grad(c.embedding_loss!, { loss: 0 })(...graphEmbeddingArgs(x, k))[1] as Float64Array
+    for (let i = 0; i < gw.length; i++) expect(gw[i]).toBeCloseTo(gc[i]!, 12)
+    // and against finite differences of the wasm-compiled loss itself, with run-time checks on
+    const checked = compile(graphEmbeddingSource, 'wasm', true)
+    const fd = checkGrad(checked.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, atol: 1e-6 })
+    expect(fd.ok, JSON.stringify(fd.worst)).toBe(true)
+    const hw = hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
+    const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
+    for (let i = 0; i < hw.length; i++) expect(hw[i]).toBeCloseTo(hc[i]!, 10)
+  })
+})
