@@ -65,6 +65,38 @@ describe('values and arrays', () => {
   })
 })
 
+describe('edge cases that once differed from the cpu backend', () => {
+  const same = (src: string, args: () => unknown[], checks = true) => {
+    const run = (b: string) => { try { return compile(src, b, checks).f!(...args()) } catch (e) { return `${(e as { code?: string }).code}` } }
+    expect(run('wasm')).toEqual(run('cpu'))
+    return run('wasm')
+  }
+  it('divides two i32 as doubles', () => {
+    expect(same('fn f(y: f64, a: i32, b: i32) { y += a / b }', () => [0, 7, 2])).toEqual([3.5, 7, 2])
+    expect(same('fn f(y: f64, a: i32, b: i32) { y += a / b }', () => [0, 7, 0])).toEqual([Infinity, 7, 0])
+  })
+  it('keeps the sign of zero through a one-output bijection called in JS', () => {
+    expect(Object.is((same('fn f(x: f64) { NEG(x) }', () => [0]) as number[])[0], -0)).toBe(true)
+  })
+  it('reads a bool element as true or false before updating it', () => {
+    const out = same('fn f(b: bool[], t: bool) { b[0] ^= t }', () => [new Uint8Array([2]), true]) as unknown[]
+    expect(out[0]).toEqual(new Uint8Array([0]))
+  })
+  it('counts loops at the ends of the i32 range as JS does', () => {
+    for (const checks of [true, false]) {
+      expect(same('fn f(y: f64, a: i32, b: i32) { for i in reverse a..b { y += 1.0 } }', () => [0, 2147483645, -2147483648], checks)).toEqual([0, 2147483645, -2147483648])
+      expect(same('fn f(y: f64, a: i32, b: i32) { for i in a..=b { y += 1.0 } }', () => [0, 2147483645, 2147483647], checks)).toEqual([3, 2147483645, 2147483647])
+      expect(same('fn f(y: f64, a: i32, b: i32) { for i in a..=b by -1 { y += 1.0 } }', () => [0, -2147483646, -2147483648], checks)).toEqual([3, -2147483646, -2147483648])
+    }
+  })
+  it('refuses an array ancilla too large for the wasm memory instead of overlapping others', () => {
+    const src = 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  y += t[0]\n  t -> zeros(n)\n}'
+    let err: unknown
+    try { compile(src, 'wasm', false).f!(0, 2 ** 30) } catch (e) { err = e }
+    expect((err as InvertibilityError).code).toBe('runtime/out-of-memory')
+  })
+})
+
 describe('without run-time checks', () => {
   it('keeps a loop-invariant element in a local only when the loop runs', () => {
     // q[n + 5] is past the end of q; the loop runs zero times, so nothing may be read or written

@@ -14,7 +14,7 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { Bytes, F32, F64, I32, Op, OpFc, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
+import { Bytes, F32, F64, I32, I64, Op, OpFc, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
 interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
@@ -136,6 +136,12 @@ export class ModuleContext {
 type Binding =
   | { kind: 'scalar'; local: number; type: ScalarTypeName }
   | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
+
+/** `fn` with its bool arguments (0/1 in wasm) passed as JS booleans, as the cpu backend passes them. */
+function boolArgs<R>(fn: (...a: number[]) => R, types: ScalarTypeName[]): (...a: number[]) => R {
+  if (!types.includes('bool')) return fn
+  return (...a: number[]) => fn(...(a.map((v, i) => (types[i] === 'bool' ? v !== 0 : v)) as unknown as number[]))
+}
 
 const showBool = (t: ScalarTypeName | undefined) => (v: number) => (t === 'bool' ? String(v !== 0) : String(v))
 
@@ -259,6 +265,8 @@ export class FunctionEmitter {
   }
 
   private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
+  /** A loaded bool element is any nonzero byte, as the cpu backend reads it: normalised to 0/1. */
+  private boolByte(el: ElemInfo): void { if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) } }
   private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
 
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
@@ -303,8 +311,7 @@ export class FunctionEmitter {
         if (local !== undefined) { this.get(local); return elemInfo(this.array(e.array.name).elem).vt }
         const el = this.address(e.array.name, e.index, e.loc)
         this.load(el)
-        // a bool element is any nonzero byte, as the cpu backend reads it
-        if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) }
+        this.boolByte(el)
         return el.vt
       }
       case 'field': return unsupported(`the field \`.${e.field}\``, e.loc)
@@ -351,10 +358,16 @@ export class FunctionEmitter {
     this.numeric(lt, e.loc)
     this.numeric(e.type, e.loc)
     if (op === '**') return this.power(e)
-    const ta = this.expr(e.left)
+    const arithmetic = op === '+' || op === '-' || op === '*' || op === '/' || op === '%'
+    // the type the operation runs in: the result's for arithmetic (`i32 / i32` is an f64
+    // division), the wider operand's for a comparison; operands are converted as JS computes them
+    const operand = (x: Expr) => this.vt((x.type as ScalarTypeName | undefined) ?? 'f64', x.loc)
+    const [lv, rv] = [operand(e.left), operand(e.right)]
+    const ta = arithmetic ? this.vt(e.type, e.loc) : lv === F64 || rv === F64 ? F64 : lv === F32 || rv === F32 ? F32 : I32
+    this.convertValue(this.expr(e.left), ta)
     if (op === '%' && ta !== I32) {
       // JS remainder on floats: no wasm instruction
-      this.expr(e.right)
+      this.convertValue(this.expr(e.right), ta)
       const i = this.ctx.importOf(`rem:${ta}`, { params: [ta, ta], results: [ta] }, (a, b) => a % b)
       this.callImport(i)
       return ta
@@ -363,7 +376,7 @@ export class FunctionEmitter {
       // JS semantics ((a / b) | 0, (a % b) | 0): zero for b = 0, no trap on INT_MIN / -1
       const a = this.local(I32), b = this.local(I32)
       this.set(a)
-      this.expr(e.right)
+      this.convertValue(this.expr(e.right), I32)
       this.set(b)
       this.get(b)
       this.op(Op.i32_eqz, Op.if, I32)
@@ -377,7 +390,7 @@ export class FunctionEmitter {
       this.op(Op.end)
       return I32
     }
-    this.expr(e.right)
+    this.convertValue(this.expr(e.right), ta)
     const cmp = (i: number, f: number, g: number) => { this.op(ta === I32 ? i : ta === F32 ? f : g); return I32 as ValType }
     switch (op) {
       case '==': return cmp(Op.i32_eq, Op.f32_eq, Op.f64_eq)
@@ -396,6 +409,14 @@ export class FunctionEmitter {
     }
     return unsupported(`the operator \`${op}\``, e.loc)
   }
+  /** Converts a value on the stack between value types (i32 → float exactly, f64 → f32 rounded). */
+  private convertValue(from: ValType, to: ValType): void {
+    if (from === to) return
+    if (to === F64) this.toF64(from)
+    else if (to === F32) this.op(from === I32 ? Op.f32_convert_i32_s : Op.f32_demote_f64)
+    else throw new Error('wasm codegen: no implicit conversion to i32')
+  }
+
   private arith(t: ValType, i: number, f: number, g: number): ValType {
     this.op(t === I32 ? i : t === F32 ? f : g)
     return t
@@ -471,17 +492,18 @@ export class FunctionEmitter {
       }
       case 'zeros': return unsupported('`zeros` outside an array allocation', e.loc)
     }
-    const types = e.args.map((a) => {
+    const argTypes = e.args.map((a) => {
       if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
       const t = a.type as ScalarTypeName
       this.numeric(t, a.loc)
-      return this.vt(t, a.loc)
+      return t
     })
+    const types = argTypes.map((t) => this.vt(t))
     const rt = this.vt(e.type, e.loc)
     if (name.startsWith('$host')) {
       const h = this.program.hosts[Number(name.slice(5))] as (...a: number[]) => unknown
       for (const a of e.args) this.expr(a)
-      const i = this.ctx.importOf(`${name}:${types.join(',')}`, { params: types, results: [F64] }, (...a: number[]) => +(h(...a) as number))
+      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => +(h(...a) as number), argTypes))
       this.callImport(i)
       if (rt !== F64) unsupported(`a host call of type ${e.type}`, e.loc)
       return F64
@@ -496,7 +518,7 @@ export class FunctionEmitter {
       return rt
     }
     for (const a of e.args) this.expr(a)
-    const i = this.ctx.importOf(`prim:${name}:${types.join(',')}:${rt}`, { params: types, results: [rt] }, spec.evaluate)
+    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
     return rt
   }
@@ -541,7 +563,7 @@ export class FunctionEmitter {
     const el = this.address(base.array.name, base.index, base.loc)
     const addr = this.local(I32)
     this.tee(addr)
-    if (old) { this.get(addr); this.load(el); readNeg() }
+    if (old) { this.get(addr); this.load(el); this.boolByte(el); readNeg() }
     compute()
     readNeg()
     this.store(el)
@@ -655,6 +677,11 @@ export class FunctionEmitter {
       this.op(Op.i32_lt_s, Op.if, 0x40)
       const bad = this.ctx.site('runtime/array-length', s.loc, (n) => `cannot allocate \`${s.name}\`: zeros(${n}) needs a length ≥ 0`)
       this.fail(bad, [[() => this.get(len), I32]])
+      this.op(Op.end)
+      // a size past 2 GiB cannot be addressed (and would wrap below)
+      this.get(len); this.i32((0x7fffffff >> el.shift) - 8); this.op(Op.i32_gt_s, Op.if, 0x40)
+      const huge = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): too large for the wasm memory`)
+      this.fail(huge, [[() => this.get(len), I32]])
       this.op(Op.end)
       // ptr = hp; top = ptr + round8(len << shift)
       this.out.byte(Op.global_get).u32(0)
@@ -853,7 +880,7 @@ export class FunctionEmitter {
         if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
         this.op(Op.i32_add); this.set(addr)
         this.get(runs); this.op(Op.if, 0x40)
-        this.get(addr); this.load(el); this.set(r)
+        this.get(addr); this.load(el); this.boolByte(el); this.set(r)
         this.op(Op.end)
         const m = new Map(map.get(name) ?? [])
         m.set(key(element.index), r)
@@ -862,44 +889,55 @@ export class FunctionEmitter {
       }
       this.promoted = map
     }
+    // the loops count as JS does, in doubles: no bound wraps around at ±2³¹
+    const exitAt = (bound: number) => { this.get(i); this.get(bound); this.op(Op.i32_eq, Op.br_if, 1) }
     if (stepConst === 1 && !s.reverse) {
+      // a, a+1, …, before (or up to) b
       this.get(a); this.set(i)
-      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, inc(1))
+      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, () => { if (s.inclusive) exitAt(b); inc(1)() })
     } else if (stepConst === 1) {
-      this.get(b)
-      if (!s.inclusive) { this.i32(1); this.op(Op.i32_sub) }
-      this.set(i)
-      loop(() => { this.get(i); this.get(a); this.op(Op.i32_ge_s) }, inc(-1))
+      // the same values downwards: b (or b-1), …, a
+      this.get(b); this.set(i)
+      if (s.inclusive) loop(() => { this.get(i); this.get(a); this.op(Op.i32_ge_s) }, () => { exitAt(a); inc(-1)() })
+      else {
+        this.op(Op.block, 0x40, Op.loop, 0x40)
+        this.get(i); this.get(a); this.op(Op.i32_gt_s, Op.i32_eqz, Op.br_if, 1)
+        inc(-1)()
+        body()
+        this.op(Op.br, 0, Op.end, Op.end)
+      }
     } else if (stepConst === -1 && !s.reverse) {
       this.get(a); this.set(i)
-      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s) }, inc(-1))
+      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s) }, () => { if (s.inclusive) exitAt(b); inc(-1)() })
     } else {
-      // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does
-      const n = this.local(I32), k = this.local(I32)
+      // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does and
+      // counted in i64 (it may pass 2³¹); the value is a + k·st in wrapping i32, as Math.imul gives
+      const n = this.local(I64), k = this.local(I64)
       const gap = s.inclusive ? 0 : 1
       const count = (hi: number, lo: number, neg: boolean) => {
         this.get(hi); this.op(Op.f64_convert_i32_s); this.get(lo); this.op(Op.f64_convert_i32_s, Op.f64_sub)
         if (gap) { this.f64c(gap); this.op(Op.f64_sub) }
         this.get(st); this.op(Op.f64_convert_i32_s)
         if (neg) this.op(Op.f64_neg)
-        this.op(Op.f64_div, Op.prefix_fc); this.out.u32(OpFc.i32_trunc_sat_f64_s)
-        this.i32(1); this.op(Op.i32_add); this.set(n)
+        this.op(Op.f64_div, Op.f64_trunc, Op.prefix_fc); this.out.u32(OpFc.i64_trunc_sat_f64_s)
+        this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_add); this.set(n)
       }
-      this.i32(0); this.set(n)
+      this.out.byte(Op.i64_const).s32(0); this.set(n)
       this.get(st); this.i32(0); this.op(Op.i32_gt_s, Op.if, 0x40)
       this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40); count(b, a, false); this.op(Op.end)
       this.op(Op.else)
       this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s, Op.if, 0x40); count(a, b, true); this.op(Op.end)
       this.op(Op.end)
-      this.i32(0); this.set(k)
+      this.out.byte(Op.i64_const).s32(0); this.set(k)
       this.op(Op.block, 0x40, Op.loop, 0x40)
-      this.get(k); this.get(n); this.op(Op.i32_lt_s, Op.i32_eqz, Op.br_if, 1)
+      this.get(k); this.get(n); this.op(Op.i64_lt_s, Op.i32_eqz, Op.br_if, 1)
       // i = a + (reverse ? n - 1 - k : k) * st
       this.get(a)
-      if (s.reverse) { this.get(n); this.i32(1); this.op(Op.i32_sub); this.get(k); this.op(Op.i32_sub) } else this.get(k)
+      if (s.reverse) { this.get(n); this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_sub); this.get(k); this.op(Op.i64_sub) } else this.get(k)
+      this.op(Op.i32_wrap_i64)
       this.get(st); this.op(Op.i32_mul, Op.i32_add); this.set(i)
       body()
-      this.get(k); this.i32(1); this.op(Op.i32_add); this.set(k)
+      this.get(k); this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_add); this.set(k)
       this.op(Op.br, 0, Op.end, Op.end)
     }
     this.promoted = saved
@@ -965,8 +1003,10 @@ export class FunctionEmitter {
       // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
       const params = types.map((t) => this.vt(t))
       const res = outs.map(([, i]) => params[i]!)
-      const apply = spec.apply
-      const k = this.ctx.importOf(`bij:${spec.name}:${params.join(',')}`, { params, results: res }, (...a: number[]) => apply(...a))
+      const apply = boolArgs(spec.apply, types)
+      // one result: take it out of the array (JS would convert the array through its string form)
+      const call = res.length === 1 ? (...a: number[]) => apply(...a)[0] : apply
+      const k = this.ctx.importOf(`bij:${spec.name}:${types.join(',')}`, { params, results: res }, call)
       for (const l of temps) this.get(l)
       this.callImport(k)
       results = res.map((t) => this.local(t))
