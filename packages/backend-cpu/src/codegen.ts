@@ -6,7 +6,7 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr, flatten, inRun, key, promotableElements, sharedSubexpressions, type RunStmt, type Shared,
+  InvertibilityError, printExpr, forEachStatement, key, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -313,24 +313,15 @@ class FunctionEmitter {
   private shared: Map<Expr, Shared> | undefined
 
   private block(body: Stmt[]): void {
-    // runs of straight-line statements share their common subexpressions (see cse.ts); the
-    // \`@unchecked\` blocks are opened so that a run goes on through them
-    const flat = flatten(body)
-    const emit = (i: number) => {
-      const { s, unchecked } = flat[i]!
+    // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
+    // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
+    forEachStatement(body, (s, unchecked, shared) => {
+      this.shared = shared
       this.unchecked += unchecked
       this.stmt(s)
       this.unchecked -= unchecked
-    }
-    for (let i = 0; i < flat.length;) {
-      if (!inRun(flat[i]!.s)) { emit(i++); continue }
-      let j = i
-      while (j < flat.length && inRun(flat[j]!.s)) j++
-      const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
-      for (let k = i; k < j; k++) { this.shared = maps[k - i]; emit(k) }
-      this.shared = undefined
-      i = j
-    }
+    })
+    this.shared = undefined
   }
 
   private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {

@@ -114,7 +114,6 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const bytes = encodeModule({ imports: ctx.imports, functions: defined, memoryPages: 1, globals: [{ init: heapBase, export: 'hp' }] })
   const env: Record<string, Function> = {}
   ctx.importFns.forEach((fn, i) => { env[`i${i}`] = fn })
-  env.i0 = (site: number, ...values: number[]) => ctx.fail(site, values)
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
   const exports = instance.exports as Record<string, unknown>
   const memory = exports.memory as WebAssembly.Memory

@@ -9,8 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, flatten, inRun, key, promotableElements, sharedSubexpressions,
-  type RunStmt, type Shared,
+  InvertibilityError, RegistryError, printExpr, forEachStatement, key, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -94,7 +93,7 @@ export class ModuleContext {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
     // import 0: fail(site, six values)
-    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, () => { throw new Error('fail is bound by the backend') })
+    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) => this.fail(site, values))
   }
 
   /** The index (among imports) of the import with this key, registering it on first use. */
@@ -582,24 +581,15 @@ export class FunctionEmitter {
   // ---------- statements ----------
 
   private block(body: Stmt[]): void {
-    // runs of straight-line statements share their common subexpressions (as on the cpu
-    // backend); \`@unchecked\` blocks are opened so that a run goes on through them
-    const flat = flatten(body)
-    const emit = (i: number) => {
-      const { s, unchecked } = flat[i]!
+    // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
+    // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
+    forEachStatement(body, (s, unchecked, shared) => {
+      this.shared = shared
       this.unchecked += unchecked
       this.stmt(s)
       this.unchecked -= unchecked
-    }
-    for (let i = 0; i < flat.length;) {
-      if (!inRun(flat[i]!.s)) { emit(i++); continue }
-      let j = i
-      while (j < flat.length && inRun(flat[j]!.s)) j++
-      const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
-      for (let k = i; k < j; k++) { this.shared = maps[k - i]; emit(k) }
-      this.shared = undefined
-      i = j
-    }
+    })
+    this.shared = undefined
   }
 
   private scoped(f: () => void): void {
@@ -632,12 +622,7 @@ export class FunctionEmitter {
       case 'while': return this.whileStmt(s)
       case 'for': return this.forStmt(s)
       case 'push': case 'pop': return unsupported('stacks', s.loc)
-      case 'safe': {
-        const t = this.expr(s.expr)
-        void t
-        this.op(Op.drop)
-        return
-      }
+      case 'safe': this.expr(s.expr); this.op(Op.drop); return
       case 'unchecked': {
         this.unchecked++
         this.block(s.body)
@@ -919,7 +904,7 @@ export class FunctionEmitter {
         if (gap) { this.f64c(gap); this.op(Op.f64_sub) }
         this.get(st); this.op(Op.f64_convert_i32_s)
         if (neg) this.op(Op.f64_neg)
-        this.op(Op.f64_div, Op.f64_trunc, Op.prefix_fc); this.out.u32(OpFc.i64_trunc_sat_f64_s)
+        this.op(Op.f64_div, Op.prefix_fc); this.out.u32(OpFc.i64_trunc_sat_f64_s)
         this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_add); this.set(n)
       }
       this.out.byte(Op.i64_const).s32(0); this.set(n)

@@ -124,6 +124,24 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
   })
 }
 
+/**
+ * Walks the statements of a block in order for a code generator, with its `@unchecked` blocks
+ * opened: `visit(s, unchecked, shared)` gets each statement, how many `@unchecked` blocks it sat
+ * in, and, for a statement of a run, the common subexpressions it shares with the rest of its run
+ * (see `sharedSubexpressions`; undefined outside runs).
+ */
+export function forEachStatement(body: Stmt[], visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void): void {
+  const flat = flatten(body)
+  for (let i = 0; i < flat.length;) {
+    if (!inRun(flat[i]!.s)) { visit(flat[i]!.s, flat[i]!.unchecked, undefined); i++; continue }
+    let j = i
+    while (j < flat.length && inRun(flat[j]!.s)) j++
+    const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
+    for (let k = i; k < j; k++) visit(flat[k]!.s, flat[k]!.unchecked, maps[k - i])
+    i = j
+  }
+}
+
 /** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
 export interface Promotion { name: string; element: Extract<Expr, { kind: 'index' }>; write: boolean }
 
