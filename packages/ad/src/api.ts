@@ -3,9 +3,10 @@
  * gradient is one forward run of the function and one run of its compiled adjoint: the values go
  * back to the inputs while the gradients accumulate. No tape, no per-scalar objects.
  */
-import { TenetError, type CompiledFunction, type Registry, type Type } from '@tenet/ir'
+import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileFused, type CompiledAdjoint } from './compile.js'
+import { gradientScalar } from './expr.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
@@ -206,7 +207,8 @@ export interface GradientFunction {
    * Runs `f` forwards on copies of `args` (arrays that `f` only reads are used as they are),
    * seeds the loss gradient with 1 and runs the adjoint.
    * Returns one gradient per argument. The returned array and its typed arrays are reused by
-   * the next call (copy them to keep them). Scalar gradients are JS numbers, which V8 may box
+   * the next call (copy them to keep them; on a backend with resident memory, such as wasm, the
+   * typed arrays are views of that memory, which the next call may detach). Scalar gradients are JS numbers, which V8 may box
    * (a few bytes per call); `run` is the strictly allocation-free form.
    */
   (...args: unknown[]): Gradient
@@ -253,6 +255,12 @@ interface DriverContext {
   array(i: number, a: unknown): TypedArray
   gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
   stack(i: number, a: unknown): unknown[]
+  /** Per array parameter on a backend with resident memory: its values (see `residentArrays`). */
+  res: Array<ResidentArray | undefined>
+  /** The same for its gradient. */
+  gres: Array<ResidentArray | undefined>
+  /** Replaces `res[i]` (`gres[i]` when `grad`) with a zero array of n elements; returns its view. */
+  resize(i: number, n: number, grad: boolean): TypedArray
 }
 
 /**
@@ -297,7 +305,19 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       if (!Array.isArray(a)) ctx.bad(i, a)
       return (a as unknown[]).slice()
     },
+    res: new Array(n).fill(undefined),
+    gres: new Array(n).fill(undefined),
+    resize(i, len, grad) {
+      const list = grad ? ctx.gres : ctx.res
+      list[i]?.release()
+      const elem = (params[i]!.type as { elem: string }).elem
+      const r = list[i] = memory!.allocate(grad ? gradientScalar(elem) : elem, len)
+      return r.array
+    },
   }
+  // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
+  // reads and writes them in place, and nothing is copied back after a call.
+  const memory = ctx.adj.resident
   const args = params.map((_, i) => `a${i}`)
   const lines: string[] = []
   lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
@@ -312,7 +332,11 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
       lines.push(`if (!(a${i} instanceof ${ctor})) ctx.bad(${i}, a${i});`)
-      if (shared[i]) lines.push(`const ${v} = a${i};`)
+      if (memory) {
+        lines.push(`let ${v} = ctx.res[${i}]?.array;`)
+        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length, false);`)
+        lines.push(ctx.fromHost[i] ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);` : `${v}.set(a${i});`)
+      } else if (shared[i]) lines.push(`const ${v} = a${i};`)
       else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
       else {
         lines.push(`let ${v} = ctx.values[${i}];`)
@@ -334,7 +358,11 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     const s = c.slots[i]
     if (!s) return
     if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
-    else if (s.kind === 'array') {
+    else if (s.kind === 'array' && memory) {
+      lines.push(`let g${i} = ctx.gres[${i}]?.array;`)
+      lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.resize(${i}, v${i}.length, true); else g${i}.fill(0);`)
+      grads.push(`g${i}`)
+    } else if (s.kind === 'array') {
       lines.push(`let g${i} = ctx.buffers[${i}];`)
       lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
       grads.push(`g${i}`)
@@ -350,6 +378,8 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   params.forEach((_, i) => {
     const s = c.slots[i]
     if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
+    // the current views: a call that grew the memory detached the earlier ones
+    else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = ctx.gres[${i}].array;`)
   })
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`

@@ -3,7 +3,7 @@
  * rows, whichever is cheaper), and the exact `hvp` and `hessian` by forward-over-reverse: the
  * tangent transform applied to the adjoint, which is ordinary reversible IR.
  */
-import type { Registry } from '@tenet/ir'
+import type { Registry, ResidentArray, ResidentMemory } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, hostConversionsOf, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
@@ -328,6 +328,13 @@ class SecondOrderRun {
   private readonly seeded: number[] = []
   /** Calls the program with `argv` positionally (no `apply` of a long argument list). */
   private readonly call: () => void
+  /**
+   * On a backend with its own memory (wasm): the arrays of `argv` live there, so that a sweep
+   * copies nothing in or out (see `CompiledFunction.resident`).
+   */
+  private readonly memory: ResidentMemory | undefined
+  /** Per argument in resident mode: its array there. */
+  private readonly handles: Array<ResidentArray | undefined>
   busy = false
 
   constructor(readonly so: CompiledSecondOrder, private readonly f: TenetFunction, private readonly loss: number) {
@@ -342,6 +349,28 @@ class SecondOrderRun {
     this.written = this.argv.map((_, j) => writes?.[j] !== false)
     // identifiers only: no user text reaches the generated source
     this.call = new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(so.program.core, this.argv) as () => void
+    this.memory = so.program.core.resident
+    this.handles = this.argv.map(() => undefined)
+  }
+
+  /**
+   * In resident mode: puts at argv[j] the resident array of argument j with `len` elements (its
+   * contents as they were when reused, zero when new) and returns it.
+   */
+  private place(j: number, len: number): TypedArray {
+    let h = this.handles[j]
+    if (!h || h.length !== len) {
+      h?.release()
+      const t = this.so.program.ir.params[j]!.type as { elem: string }
+      h = this.handles[j] = this.memory!.allocate(t.elem, len)
+    }
+    return (this.argv[j] = h.array)
+  }
+
+  /** In resident mode: the current views of the resident arrays (a call may have grown the memory). */
+  private views(): void {
+    const { handles, argv } = this
+    for (let j = 0; j < handles.length; j++) { const h = handles[j]; if (h) argv[j] = h.array }
   }
 
   /** Checks and copies the caller's arguments (they stay as passed). */
@@ -352,6 +381,7 @@ class SecondOrderRun {
 
   /** A buffer at argv[j] like `proto` with `len` elements, all zero (reused when it fits). */
   private zeros(j: number, proto: unknown, len: number): void {
+    if (this.memory) { this.place(j, len).fill(0); return }
     const b = this.argv[j] as Float64Array
     if (ArrayBuffer.isView(b) && b.length === len && b.constructor === (proto as object).constructor) {
       if (this.written[j]) b.fill(0)
@@ -369,6 +399,7 @@ class SecondOrderRun {
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (ArrayBuffer.isView(v)) {
+        if (this.memory) { this.place(i, (v as TypedArray).length).set(v as Float64Array); continue }
         if (!this.written[i]) { argv[i] = v; continue }
         const src = v as Float64Array
         let b = argv[i] as Float64Array
@@ -389,9 +420,12 @@ class SecondOrderRun {
       if (!t) return
       const v = argv[j]
       if (t.kind === 'scalar') for (let k = 0; k < w; k++) argv[t.index + k] = 0
-      else if (t.kind === 'array') this.zeros(t.index, v, (v as Float64Array).length * w)
+      // (in resident mode a later allocation may have detached v: its handle knows the length)
+      else if (t.kind === 'array') this.zeros(t.index, v, (this.handles[j]?.length ?? (v as Float64Array).length) * w)
       else argv[t.index] = new Array<number>((v as unknown[]).length * w).fill(0)
     })
+    // seed() writes into these views
+    if (this.memory) this.views()
   }
 
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
@@ -406,7 +440,9 @@ class SecondOrderRun {
   }
 
   run(): void {
+    if (this.memory) this.views()
     this.call()
+    if (this.memory) this.views()
   }
 
   /** After `run`: the tangent (direction k) of the gradient of parameter p of f, element e, i.e. (H·vₖ) there. */

@@ -32,4 +32,27 @@ describe('automatic differentiation runs on wasm', () => {
     const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
     for (let i = 0; i < hw.length; i++) expect(hw[i]).toBeCloseTo(hc[i]!, 10)
   })
+
+  it('keeps its work arrays in wasm memory: repeated calls, new lengths and a wide Hessian that grows the memory', () => {
+    const [w, c] = [compile(graphEmbeddingSource, 'wasm', false), compile(graphEmbeddingSource, 'cpu', false)]
+    const gw = grad(w.embedding_loss!, { loss: 0 }), gc = grad(c.embedding_loss!, { loss: 0 })
+    for (const k of [3, 3, 5, 2]) {
+      const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.cos(0.7 * i + k))
+      const args = graphEmbeddingArgs(x, k)
+      const a = (gw(...args)[1] as Float64Array).slice(), b = gc(...args)[1] as Float64Array
+      expect(a.length).toBe(10 * k)
+      for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i]!, 12)
+      expect(gw.lastLoss).toBeCloseTo(gc.lastLoss, 12)
+      // the caller's arrays are left as passed
+      expect(Array.from(args[2] as Float64Array).every((v) => v === 0)).toBe(true)
+    }
+    // 40 directions at once: the tangent arrays outgrow the first memory pages
+    const k = 4
+    const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(0.9 * i))
+    for (const width of [40, 7]) {
+      const hw = hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width })
+      const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width: 8 })
+      for (let i = 0; i < hw.length; i++) expect(hw[i]).toBeCloseTo(hc[i]!, 10)
+    }
+  })
 })

@@ -151,3 +151,74 @@ describe('what it cannot lower', () => {
     }
   })
 })
+
+describe('resident arrays', () => {
+  const src = `fn f(y: f64[], x: f64[], n: i32[], s: f64) {
+    for i in 0..len(x) { y[i] += x[i] * s + f64(n[i]) }
+    t: f64[] <- zeros(len(x) * 4096)
+    t[0] += s
+    y[0] += t[0]
+    t[0] -= s
+    t -> zeros(len(x) * 4096)
+  }`
+  const core = () => compile(src, 'wasm', true).f!.core
+
+  it('are used in place, mixed with host arrays, and keep their contents when the memory grows', () => {
+    const f = core()
+    const mem = f.resident!
+    const y = mem.allocate('f64', 3), x = mem.allocate('f64', 3)
+    expect(Array.from(y.array)).toEqual([0, 0, 0])
+    x.array.set([1, 2, 3])
+    const n = new Int32Array([10, 20, 30])
+    const before = y.array
+    // the ancilla of 3·4096 doubles grows the memory during the call: earlier views detach
+    f(y.array, x.array, n, 2)
+    expect(before.length).toBe(0)
+    expect(Array.from(y.array)).toEqual([14, 24, 36])
+    expect(Array.from(x.array)).toEqual([1, 2, 3])
+    // a host array and a resident one in the same call; the inverse undoes it in place
+    const hostY = new Float64Array([1, 1, 1])
+    f(hostY, x.array, n, 1)
+    expect(Array.from(hostY)).toEqual([13, 23, 34])
+    // the inverse, through the same memory, undoes a call in place
+    const m = compileModule(parse({ text: src, name: 'r' }), { registry: registry(), backend: 'wasm' })
+    const g = m.f!.core, gi = m.f!.inverse.core
+    const y2 = g.resident!.allocate('f64', 3), x2 = g.resident!.allocate('f64', 3)
+    x2.array.set([1, 2, 3])
+    g(y2.array, x2.array, n, 2)
+    gi(y2.array, x2.array, n, 2)
+    expect(Array.from(y2.array)).toEqual([0, 0, 0])
+  })
+
+  it('are zeroed when allocated, reuse released memory, and reject bad requests', () => {
+    const mem = core().resident!
+    const a = mem.allocate('f64', 4)
+    a.array.fill(7)
+    const offset = a.array.byteOffset
+    a.release()
+    expect(() => a.array).toThrow(/released/)
+    const b = mem.allocate('i32', 6)
+    expect(b.array.byteOffset).toBe(offset)
+    expect(Array.from(b.array)).toEqual([0, 0, 0, 0, 0, 0])
+    const c = mem.allocate('bool', 5)
+    expect(c.array).toBeInstanceOf(Uint8Array)
+    expect(Array.from(c.array)).toEqual([0, 0, 0, 0, 0])
+    expect(() => mem.allocate('fixed', 2)).toThrow(RangeError)
+    expect(() => mem.allocate('f64', -1)).toThrow(RangeError)
+    expect(() => mem.allocate('f64', 1.5)).toThrow(RangeError)
+  })
+
+  it('cannot be allocated while a call is under way', () => {
+    const reg = registry()
+    let mem: { allocate(e: string, n: number): unknown } | undefined
+    let err: unknown
+    reg.registerPrimitive({
+      specificationVersion: 'v1', name: 'probe', kind: 'pure', arity: 1,
+      evaluate: (x) => { try { mem!.allocate('f64', 1) } catch (e) { err = e } return x! },
+    })
+    const m = compileModule(parse({ text: 'fn g(y: f64, x: f64) { y += probe(x) }', name: 't' }), { registry: reg, backend: 'wasm' })
+    mem = m.g!.core.resident
+    m.g!(0, 2)
+    expect(String(err)).toMatch(/under way/)
+  })
+})

@@ -1,40 +1,7 @@
-import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, type DefinedFunc } from './encoder.js'
-
-/** The linear memory and its views, shared by every wrapper of one compiled program. */
-interface MemoryState {
-  memory: WebAssembly.Memory
-  buffer: ArrayBuffer
-  F64: Float64Array
-  F32: Float32Array
-  I32: Int32Array
-  U8: Uint8Array
-  /** The heap top (a mutable i32 global exported by the module); read only by nested calls. */
-  hp: WebAssembly.Global
-  /** The memory's size in bytes when the views were made. */
-  bytes: number
-  /** Where the first call's arguments go (after the results area). */
-  heapBase: number
-  /** Wrapper calls under way (a host function called from wasm may call into the module again). */
-  depth: number
-}
-
-const VIEW: Record<string, 'F64' | 'F32' | 'I32' | 'U8'> = { f64: 'F64', f32: 'F32', i32: 'I32', bool: 'U8' }
-
-function refresh(s: MemoryState): void {
-  const b = s.memory.buffer
-  s.buffer = b
-  s.bytes = b.byteLength
-  s.F64 = new Float64Array(b); s.F32 = new Float32Array(b); s.I32 = new Int32Array(b); s.U8 = new Uint8Array(b)
-}
-
-/** Grows the memory to hold at least `bytes` bytes. */
-function grow(s: MemoryState, bytes: number): void {
-  const have = s.memory.buffer.byteLength
-  if (bytes > have) s.memory.grow(Math.ceil((bytes - have) / 65536))
-  refresh(s)
-}
+import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
 
 /**
  * A cached subarray of the memory (so copying an array back allocates nothing in steady
@@ -47,7 +14,7 @@ interface ViewCache { buffer: ArrayBuffer | null; at: number; n: number; view: A
  * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
  * scalar results. Generated per function, with positional parameters (no rest array per call).
  */
-function makeWrapper(s: MemoryState, f: FunctionDef, writes: boolean[], exported: Function): CompiledFunction {
+function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, writes: boolean[], exported: Function): CompiledFunction {
   const results = new Float64Array(Math.max(1, f.params.length))
   const caches: ViewCache[] = f.params.map(() => ({ buffer: null, at: -1, n: -1, view: null }))
   // a nested call (from a host function that wasm called) starts at the current heap top
@@ -61,19 +28,20 @@ function makeWrapper(s: MemoryState, f: FunctionDef, writes: boolean[], exported
     const V = VIEW[(p.type as { elem: string }).elem]!
     // the same typed array passed twice shares one region, as it shares memory on the cpu backend
     const same = arrays.filter((j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem)
+    // a resident array (a view of this memory, see \`residentMemory\`) is used where it is
+    lines.push(`const r${i} = p${i}.buffer === s.buffer;`)
     lines.push(`let o${i};`)
-    lines.push(`${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
+    lines.push(`if (r${i}) o${i} = p${i}.byteOffset; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
     arrays.push(i)
-    copyIn.push(`s.${V}.set(p${i}, o${i} >> ${el.shift});`)
-    if (writes[i]) copyOut.push(`p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
+    copyIn.push(`if (!r${i}) s.${V}.set(p${i}, o${i} >> ${el.shift});`)
+    if (writes[i]) copyOut.push(`if (!r${i}) p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
     callArgs.push(`o${i}`, `p${i}.length`)
   })
   // a grown memory detaches the old buffer, and views of a detached buffer have length 0
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
-  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } finally { if (--s.depth > 0) s.hp.value = start; }`)
-  lines.push('if (s.U8.length === 0) refresh(s);')
+  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
   lines.push(...copyOut)
   f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
@@ -86,7 +54,7 @@ function makeWrapper(s: MemoryState, f: FunctionDef, writes: boolean[], exported
     return cache.view!
   }
   const call = new Function('s', 'fn', 'R', 'c', 'view', 'grow', 'refresh', src)(s, exported, results, caches, view, grow, refresh) as CompiledFunction
-  Object.defineProperty(call, 'results', { value: results })
+  Object.defineProperties(call, { results: { value: results }, resident: { value: resident } })
   return call
 }
 
@@ -119,6 +87,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const memory = exports.memory as WebAssembly.Memory
   const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0 } as MemoryState
   refresh(state)
+  const resident = residentMemory(state)
   const cache = new Map<string, CompiledFunction>()
   const index = new Map(fns.map((f, k) => [f.name, k]))
   return {
@@ -129,7 +98,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
         const k = index.get(name)
         if (k === undefined) throw new Error(`wasm backend: no function \`${name}\``)
         const f = inverse ? inverses.get(name)! : program.functions.get(name)!
-        c = makeWrapper(state, f, program.writes.get(name)!, exports[`${inverse ? 'B' : 'F'}${k}`] as Function)
+        c = makeWrapper(state, resident, f, program.writes.get(name)!, exports[`${inverse ? 'B' : 'F'}${k}`] as Function)
         cache.set(key, c)
       }
       return c

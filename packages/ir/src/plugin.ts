@@ -208,6 +208,41 @@ export interface Program {
 export interface CompiledFunction {
   (...args: unknown[]): void
   readonly results: Float64Array
+  /**
+   * Present on backends that run in their own memory (the wasm backend's linear memory): arrays
+   * allocated there are passed to this function, and every other function of its program,
+   * without being copied in or out.
+   */
+  readonly resident?: ResidentMemory
+}
+
+/** The typed array types of array elements on the host (see `NumberSystemSpec.arrayType`). */
+export type HostTypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
+
+/**
+ * Memory of a backend in which arrays can live (see `CompiledFunction.resident`). A call that
+ * gets such an array works on it in place, like the cpu backend on a typed array: a call that
+ * fails part-way leaves it part-updated.
+ */
+export interface ResidentMemory {
+  /**
+   * A zeroed array of `n` elements of `elem` ('f64', 'f32', 'i32' or 'bool') in the backend's
+   * memory. Throws while a call of the program is under way (from a host function).
+   */
+  allocate(elem: string, n: number): ResidentArray
+}
+
+/** An array in a backend's memory (see `ResidentMemory`). */
+export interface ResidentArray {
+  /**
+   * The array as a typed array. Growing the memory (on a call that needs more heap, or on
+   * another allocation) detaches the previous view, so read this again after every call.
+   */
+  readonly array: HostTypedArray
+  /** The number of elements. */
+  readonly length: number
+  /** Gives the memory back for later allocations; the array must not be used afterwards. */
+  release(): void
 }
 
 /** What a backend returns: the compiled forward and inverse of every function. */

@@ -1,0 +1,91 @@
+import type { HostTypedArray, ResidentArray, ResidentMemory } from '@tenet/ir'
+import { elemInfo } from './codegen.js'
+
+/** The linear memory and its views, shared by every wrapper of one compiled program. */
+export interface MemoryState {
+  memory: WebAssembly.Memory
+  buffer: ArrayBuffer
+  F64: Float64Array
+  F32: Float32Array
+  I32: Int32Array
+  U8: Uint8Array
+  /** The heap top (a mutable i32 global exported by the module); read only by nested calls. */
+  hp: WebAssembly.Global
+  /** The memory's size in bytes when the views were made. */
+  bytes: number
+  /**
+   * Where the first call's arguments go: after the results area and the resident arrays (which
+   * move it up as they are allocated).
+   */
+  heapBase: number
+  /** Wrapper calls under way (a host function called from wasm may call into the module again). */
+  depth: number
+}
+
+export const VIEW: Record<string, 'F64' | 'F32' | 'I32' | 'U8'> = { f64: 'F64', f32: 'F32', i32: 'I32', bool: 'U8' }
+
+export function refresh(s: MemoryState): void {
+  const b = s.memory.buffer
+  s.buffer = b
+  s.bytes = b.byteLength
+  s.F64 = new Float64Array(b); s.F32 = new Float32Array(b); s.I32 = new Int32Array(b); s.U8 = new Uint8Array(b)
+}
+
+/** Grows the memory to hold at least `bytes` bytes. */
+export function grow(s: MemoryState, bytes: number): void {
+  const have = s.memory.buffer.byteLength
+  if (bytes > have) s.memory.grow(Math.ceil((bytes - have) / 65536))
+  refresh(s)
+}
+
+/** A region of the resident area: its byte offset and size. */
+interface Block { at: number; bytes: number }
+
+/**
+ * The resident arrays of one module (see `ResidentMemory`): a region between the results area
+ * and the heap, carved from the bottom of the heap. Released blocks are reused by later
+ * allocations that fit (first fit); the region itself never shrinks.
+ */
+export function residentMemory(s: MemoryState): ResidentMemory {
+  const free: Block[] = []
+  return {
+    allocate(elem, n) {
+      if (s.depth > 0) throw new Error('wasm backend: resident arrays cannot be allocated while a call of the module is under way')
+      if (!Number.isInteger(n) || n < 0) throw new RangeError(`a resident array needs a non-negative integer length, got ${n}`)
+      const V = VIEW[elem]
+      if (!V) throw new RangeError(`resident arrays hold f64, f32, i32 or bool elements, not \`${elem}\``)
+      const el = elemInfo(elem as never)
+      const bytes = Math.max(16, (n * el.size + 15) & -16)
+      let k = free.findIndex((b) => b.bytes >= bytes)
+      let block: Block
+      if (k >= 0) { block = free[k]!; free.splice(k, 1) } else {
+        if (s.heapBase + bytes > 2 ** 31) throw new RangeError(`a resident array of ${n} ${elem} elements does not fit in wasm memory`)
+        block = { at: s.heapBase, bytes }
+        s.heapBase += bytes
+        if (s.heapBase > s.bytes || s.U8.length === 0) grow(s, s.heapBase)
+      }
+      const ctor = { F64: Float64Array, F32: Float32Array, I32: Int32Array, U8: Uint8Array }[V]
+      let view: HostTypedArray = new ctor(s.buffer, block.at, n)
+      view.fill(0)
+      let live = true
+      const arr: ResidentArray = {
+        get array() {
+          if (!live) throw new Error('wasm backend: this resident array was released')
+          // a grown memory detaches the view (its length becomes 0)
+          if (view.length !== n || (n === 0 && view.buffer !== s.memory.buffer)) {
+            if (s.U8.length === 0) refresh(s)
+            view = new ctor(s.buffer, block.at, n)
+          }
+          return view
+        },
+        length: n,
+        release() {
+          if (!live) return
+          live = false
+          free.push(block)
+        },
+      }
+      return arr
+    },
+  }
+}
