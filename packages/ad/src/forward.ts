@@ -363,25 +363,50 @@ class SecondOrderRun {
       h?.release()
       const t = this.so.program.ir.params[j]!.type as { elem: string }
       h = this.handles[j] = this.memory!.allocate(t.elem, len)
+      this.placed = true
     }
     return (this.argv[j] = h.array)
   }
 
+  /** Whether `place` allocated since the last `views` (an allocation may grow the memory). */
+  private placed = false
+  /** A resident argument with elements, whose view having length 0 shows that the memory grew. */
+  private probe = -1
+
   /** In resident mode: the current views of the resident arrays (a call may have grown the memory). */
   private views(): void {
     const { handles, argv } = this
-    for (let j = 0; j < handles.length; j++) { const h = handles[j]; if (h) argv[j] = h.array }
+    // a grown memory detaches every view at once: one probe tells
+    if (!this.placed && this.probe >= 0 && (argv[this.probe] as TypedArray).length !== 0) return
+    this.placed = false
+    this.probe = -1
+    for (let j = 0; j < handles.length; j++) {
+      const h = handles[j]
+      if (!h) continue
+      argv[j] = h.array
+      if (this.probe < 0 && h.length > 0) this.probe = j
+    }
   }
+
+  /** In resident mode: whether the loaded values still have to be copied to their resident arrays. */
+  private unplaced = true
 
   /** Checks and copies the caller's arguments (they stay as passed). */
   load(args: ArrayLike<unknown>): void {
     const vals = loadArgs(this.f, args)
     for (let i = 0; i < this.n; i++) this.values[i] = vals[i]
+    this.unplaced = true
   }
 
   /** A buffer at argv[j] like `proto` with `len` elements, all zero (reused when it fits). */
   private zeros(j: number, proto: unknown, len: number): void {
-    if (this.memory) { this.place(j, len).fill(0); return }
+    if (this.memory) {
+      // a new resident array is zero; one the program only reads has only its seeds reset
+      const h = this.handles[j]
+      if (!h || h.length !== len) this.place(j, len)
+      else if (this.written[j]) (this.argv[j] = h.array).fill(0)
+      return
+    }
     const b = this.argv[j] as Float64Array
     if (ArrayBuffer.isView(b) && b.length === len && b.constructor === (proto as object).constructor) {
       if (this.written[j]) b.fill(0)
@@ -399,7 +424,12 @@ class SecondOrderRun {
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (ArrayBuffer.isView(v)) {
-        if (this.memory) { this.place(i, (v as TypedArray).length).set(v as Float64Array); continue }
+        if (this.memory) {
+          // the arrays the program only reads keep their values from one sweep to the next
+          const h = this.handles[i]
+          if (this.unplaced || this.written[i] || !h || h.length !== (v as TypedArray).length) this.place(i, (v as TypedArray).length).set(v as Float64Array)
+          continue
+        }
         if (!this.written[i]) { argv[i] = v; continue }
         const src = v as Float64Array
         let b = argv[i] as Float64Array
@@ -426,6 +456,7 @@ class SecondOrderRun {
     })
     // seed() writes into these views
     if (this.memory) this.views()
+    this.unplaced = false
   }
 
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */

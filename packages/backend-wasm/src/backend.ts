@@ -1,6 +1,6 @@
 import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
-import { encodeModule, type DefinedFunc } from './encoder.js'
+import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
 
 /**
@@ -63,9 +63,9 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  * instantiated synchronously). Each function is called like the cpu backend's: positional
  * arguments, typed arrays updated in place, scalar results in `results`.
  */
-export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): CompiledProgram {
   const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
-  const ctx = new ModuleContext(program, options)
+  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable)
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
   for (const f of fns) {
@@ -106,16 +106,31 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   }
 }
 
+/** Options of the wasm backend (see `createWasmBackend`). */
+export interface WasmOptions {
+  /**
+   * Whether two consecutive f64 updates doing the same arithmetic (such as the directions of a
+   * tangent) run as one f64x2 update, where the engine has WebAssembly SIMD (default true). The
+   * results are the same bit for bit either way.
+   */
+  simd?: boolean
+}
+
+/** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */
+export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
+  return {
+    specificationVersion: 'v1',
+    name: 'wasm',
+    priority: 5,
+    capabilities: { f64: true, recursion: true, exceptions: true },
+    description: 'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
+    isAvailable: () => typeof WebAssembly === 'object',
+    doCompile: (program, inverses, options) => compileToWasm(program, inverses, options, wasmOptions),
+  }
+}
+
 /**
  * The wasm backend plugin: one WebAssembly module per program (f64, f32, i32 and bool values;
  * transcendental functions imported from JS). Register it and compile with `backend: 'wasm'`.
  */
-export const wasmBackend: BackendSpec = {
-  specificationVersion: 'v1',
-  name: 'wasm',
-  priority: 5,
-  capabilities: { f64: true, recursion: true, exceptions: true },
-  description: 'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call)',
-  isAvailable: () => typeof WebAssembly === 'object',
-  doCompile: compileToWasm,
-}
+export const wasmBackend: BackendSpec = createWasmBackend()

@@ -13,7 +13,8 @@ import {
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
-import { Bytes, F32, F64, I32, I64, Op, OpFc, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
+import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
+import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
 interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
@@ -89,7 +90,11 @@ export class ModuleContext {
   /** Call sites whose target index is patched once the number of imports is known. */
   readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
 
-  constructor(readonly program: Program, readonly options: CompileOptions) {
+  /**
+   * @param simd whether consecutive f64 updates that do the same arithmetic run as one f64x2
+   *   update (see `lanes.ts`); false where the engine has no SIMD
+   */
+  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false) {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
     // import 0: fail(site, six values)
@@ -583,13 +588,123 @@ export class FunctionEmitter {
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
-    forEachStatement(body, (s, unchecked, shared) => {
+    const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
+    forEachStatement(body, (s, unchecked, shared) => { items.push([s, unchecked, shared]) })
+    for (let i = 0; i < items.length; i++) {
+      const [s, unchecked, shared] = items[i]!
       this.shared = shared
       this.unchecked += unchecked
-      this.stmt(s)
+      // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
+      // run-time checks: a failed check must name the element the scalar code would name)
+      const next = items[i + 1]
+      const plan = this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
+      if (plan) { this.pair(plan, s, next![0], shared, next![2]); i++ } else this.stmt(s)
       this.unchecked -= unchecked
-    })
+    }
     this.shared = undefined
+  }
+
+  // ---------- lane pairs (f64x2) ----------
+
+  private simd(op: number): void { this.out.byte(Op.prefix_fd).u32(op) }
+
+  private readonly laneContext: LaneContext = {
+    elem: (name) => { const b = this.names.get(name); return b?.kind === 'array' ? b.elem : undefined },
+    promoted: (name, index) => this.promoted?.get(name)?.has(key(index)) ?? false,
+    native: (call) => {
+      const spec = this.program.registry.findPrimitive(call.callee) as { kind?: string; emit?: { wasm?: unknown } } | undefined
+      const op = spec?.kind === 'pure' && typeof spec.emit?.wasm === 'string' ? spec.emit.wasm : undefined
+      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (NATIVE[op]!.arity === call.args.length ? op : undefined) : undefined
+    },
+  }
+
+  /** f64x2 values already computed in this run, by the shared subexpressions of their two lanes. */
+  private readonly vectorShared = new Map<Shared, Map<Shared, number>>()
+
+  /** Emits statements s and t as one f64x2 update (see `planPair`). */
+  private pair(p: PairPlan, s: Stmt, t: Stmt, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
+    const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
+    if (p.target.kind === 'elements') {
+      this.shared = sa
+      this.address(p.target.array, p.target.index)
+      const addr = this.local(I32)
+      this.tee(addr); this.get(addr)
+      this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+      this.lanes(p.value, sa, sb)
+      this.simd(add)
+      this.simd(OpFd.v128_store); this.out.u32(3).u32(0)
+    } else {
+      this.lanes(p.value, sa, sb)
+      const v = this.local(V128)
+      this.set(v)
+      const scalar = p.op === '+=' ? Op.f64_add : Op.f64_sub
+      const write = (st: Stmt, lane: number, shared: Map<Expr, Shared> | undefined) => {
+        this.shared = shared
+        this.modify((st as Extract<Stmt, { kind: 'update' }>).target, 'f64', true, () => {
+          this.get(v); this.simd(OpFd.f64x2_extract_lane); this.out.byte(lane)
+          this.op(scalar)
+        })
+      }
+      write(s, 0, sa)
+      write(t, 1, sb)
+    }
+    this.shared = sa
+  }
+
+  /** Pushes the f64x2 value of a lane plan. */
+  private lanes(l: Lanes, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
+    if (l.kind === 'splat') {
+      this.shared = sa
+      this.toF64(this.expr(l.expr))
+      this.simd(OpFd.f64x2_splat)
+      return
+    }
+    // a pair of shared subexpressions computed before in this run is in a local
+    const ka = sa?.get(l.a), kb = sb?.get(l.b)
+    const cached = ka && kb ? this.vectorShared.get(ka)?.get(kb) : undefined
+    if (cached !== undefined) { this.get(cached); return }
+    switch (l.kind) {
+      case 'scalars':
+        this.shared = sa
+        this.toF64(this.expr(l.a))
+        this.simd(OpFd.f64x2_splat)
+        this.shared = sb
+        this.toF64(this.expr(l.b))
+        this.simd(OpFd.f64x2_replace_lane); this.out.byte(1)
+        break
+      case 'load':
+        this.shared = sa
+        this.address(l.array, l.index)
+        this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+        break
+      case 'binary': {
+        this.lanes(l.left, sa, sb)
+        this.lanes(l.right, sa, sb)
+        const ops = { '+': OpFd.f64x2_add, '-': OpFd.f64x2_sub, '*': OpFd.f64x2_mul, '/': OpFd.f64x2_div }
+        this.simd(ops[l.op])
+        break
+      }
+      case 'square': {
+        this.lanes(l.arg, sa, sb)
+        const x = this.local(V128)
+        this.tee(x); this.get(x)
+        this.simd(OpFd.f64x2_mul)
+        break
+      }
+      case 'native': {
+        for (const x of l.args) this.lanes(x, sa, sb)
+        const ops: Record<VectorNative, number> = { neg: OpFd.f64x2_neg, sqrt: OpFd.f64x2_sqrt, abs: OpFd.f64x2_abs, min: OpFd.f64x2_min, max: OpFd.f64x2_max }
+        this.simd(ops[l.op])
+        break
+      }
+    }
+    if (ka && kb) {
+      const v = this.local(V128)
+      this.tee(v)
+      let m = this.vectorShared.get(ka)
+      if (!m) this.vectorShared.set(ka, (m = new Map()))
+      m.set(kb, v)
+    }
   }
 
   private scoped(f: () => void): void {

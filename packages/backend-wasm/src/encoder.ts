@@ -5,8 +5,8 @@
  */
 
 /** Value types, by their binary code. */
-export const I32 = 0x7f, I64 = 0x7e, F32 = 0x7d, F64 = 0x7c
-export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof F64
+export const I32 = 0x7f, I64 = 0x7e, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b
+export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof F64 | typeof V128
 
 /** The opcodes used by the code generator (single-byte ones; `0xfc` prefixed ones are pairs). */
 export const Op = {
@@ -30,8 +30,27 @@ export const Op = {
   f64_abs: 0x99, f64_neg: 0x9a, f64_ceil: 0x9b, f64_floor: 0x9c, f64_trunc: 0x9d, f64_nearest: 0x9e, f64_sqrt: 0x9f,
   f64_add: 0xa0, f64_sub: 0xa1, f64_mul: 0xa2, f64_div: 0xa3, f64_min: 0xa4, f64_max: 0xa5, f64_copysign: 0xa6,
   i32_wrap_i64: 0xa7, f32_convert_i32_s: 0xb2, f32_demote_f64: 0xb6, f64_convert_i32_s: 0xb7, f64_promote_f32: 0xbb,
-  prefix_fc: 0xfc,
+  prefix_fc: 0xfc, prefix_fd: 0xfd,
 } as const
+
+/** `0xfd`-prefixed (SIMD) sub-opcodes. */
+export const OpFd = {
+  v128_load: 0x00, v128_store: 0x0b, f64x2_splat: 0x14, f64x2_extract_lane: 0x21, f64x2_replace_lane: 0x22,
+  f64x2_abs: 0xec, f64x2_neg: 0xed, f64x2_sqrt: 0xef, f64x2_add: 0xf0, f64x2_sub: 0xf1, f64x2_mul: 0xf2, f64x2_div: 0xf3,
+  f64x2_min: 0xf4, f64x2_max: 0xf5,
+} as const
+
+/** Whether this engine runs WebAssembly SIMD (a function returning `f64x2.splat(0)` validates). */
+export const simdAvailable: boolean = (() => {
+  try {
+    return WebAssembly.validate(new Uint8Array([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+      0x01, 0x05, 0x01, 0x60, 0x00, 0x01, V128,
+      0x03, 0x02, 0x01, 0x00,
+      0x0a, 0x0f, 0x01, 0x0d, 0x00, 0x44, 0, 0, 0, 0, 0, 0, 0, 0, 0xfd, 0x14, 0x0b,
+    ]))
+  } catch { return false }
+})()
 
 /** `0xfc`-prefixed sub-opcodes. */
 export const OpFc = { i32_trunc_sat_f64_s: 0x02, i64_trunc_sat_f64_s: 0x06, memory_fill: 0x0b } as const

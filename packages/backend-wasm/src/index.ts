@@ -1,1 +1,1 @@
-export { wasmBackend, compileToWasm } from './backend.js'
+export { wasmBackend, createWasmBackend, compileToWasm, type WasmOptions } from './backend.js'

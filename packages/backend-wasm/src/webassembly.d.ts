@@ -5,4 +5,5 @@ declare namespace WebAssembly {
   class Instance { constructor(module: Module, imports: Record<string, Record<string, unknown>>); readonly exports: Record<string, unknown> }
   class Memory { readonly buffer: ArrayBuffer; grow(pages: number): number }
   class Global { value: number }
+  function validate(bytes: Uint8Array): boolean
 }
