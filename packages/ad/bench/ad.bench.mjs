@@ -112,7 +112,7 @@ export function adBenchmarkCases() {
     ...[4, 8, 16].map((w) => [`graph embedding k=10 Hessian (width ${w}) / objective`, 250, () => { sink += hessian(emb.embedding_loss, hargs, { loss: 0, wrt: [1], width: w })[0] }, embeddingObjective]),
     ['Bessel J2(1.0) gradient, wasm backend / objective', 4, () => { gbw.run(0, 2, 1.0); sink += gbw.scalars[2] }, besselObjective],
     ['graph embedding k=10 gradient, wasm backend / objective', 3, () => { gew.run(0, x, q1, d1, q2, d2, k, e1, e2); sink += gew.lastLoss }, embeddingObjective],
-    ['graph embedding k=10 Hessian (width 8), wasm backend / objective', 250, () => { sink += hessian(embw.embedding_loss, hargs, { loss: 0, wrt: [1], width: 8 })[0] }, embeddingObjective],
+    ...[8, 16].map((w) => [`graph embedding k=10 Hessian (width ${w}), wasm backend / objective`, 250, () => { sink += hessian(embw.embedding_loss, hargs, { loss: 0, wrt: [1], width: w })[0] }, embeddingObjective]),
     // grad's default: the one-pass program (the loss only accumulates values f never writes)
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (Listing 22, branch keeper)', 2.5, () => { gs.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gs.lastLoss }, sparseObjective],
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (keeper-free merge)', 2.5, () => { gm.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gm.lastLoss }, sparseObjective],

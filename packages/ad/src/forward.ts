@@ -483,25 +483,37 @@ class SecondOrderRun {
   }
 
   /**
-   * After `run`: copies directions 0…count−1 of the gradient tangents of the parameters `wrt` (their
-   * scalars in order) into column c0… of the row-major n×n matrix H.
+   * After `run`: puts directions 0…count−1 of the gradient tangents of the parameters `wrt` (their
+   * scalars in order) into columns c0… of the row-major n×n matrix H, symmetrised as it goes: an
+   * element whose mirror an earlier sweep wrote (a row before c0) becomes the mean of the two, in
+   * both places. The mirrors of the rows of this sweep's own columns are left to the caller
+   * (`hessian` evens them out after each sweep); later rows are evened out by later sweeps.
    */
   columns(wrt: number[], H: Float64Array, n: number, c0: number, count: number): void {
     const { so, w } = this
     const res = so.program.core.results
     let row = 0
+    const put = (r: number, k: number, v: number) => {
+      const c = c0 + k
+      if (r < c0) { const s = (H[c * n + r]! + v) / 2; H[r * n + c] = s; H[c * n + r] = s } else H[r * n + c] = v
+    }
     for (const p of wrt) {
       const t = so.slots[so.gradientSlots[p]!.index]!
       if (t.kind === 'scalar') {
-        for (let k = 0; k < count; k++) H[row * n + c0 + k] = res[t.index + k]!
+        for (let k = 0; k < count; k++) put(row, k, res[t.index + k]!)
         row++
         continue
       }
       const b = this.argv[t.index] as Float64Array
       const len = b.length / w
       for (let e = 0; e < len; e++, row++) {
-        const o = row * n + c0, src = e * w
-        for (let k = 0; k < count; k++) H[o + k] = b[src + k]!
+        const src = e * w
+        if (row >= c0) {
+          const o = row * n + c0
+          for (let k = 0; k < count; k++) H[o + k] = b[src + k]!
+        } else {
+          for (let k = 0, c = c0; k < count; k++, c++) { const s = (H[c * n + row]! + b[src + k]!) / 2; H[row * n + c] = s; H[c * n + row] = s }
+        }
       }
     }
   }
@@ -552,14 +564,15 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
       for (let k = 0; k < count; k++) { const [p, e] = pos[c0 + k]!; r.seed(p, e, k, 1) }
       r.run()
       r.columns(wrt, H, n, c0, count)
+      // the pairs of rows and columns both in this block
+      for (let i = c0; i < c0 + count; i++) {
+        for (let j = i + 1; j < c0 + count; j++) {
+          const s = (H[i * n + j]! + H[j * n + i]!) / 2
+          H[i * n + j] = s; H[j * n + i] = s
+        }
+      }
     }
   } finally { r.busy = false }
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const s = (H[i * n + j]! + H[j * n + i]!) / 2
-      H[i * n + j] = s; H[j * n + i] = s
-    }
-  }
   return H
 }
 
