@@ -63,7 +63,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  * instantiated synchronously). Each function is called like the cpu backend's: positional
  * arguments, typed arrays updated in place, scalar results in `results`.
  */
-export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): CompiledProgram {
+export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): WasmProgram {
   const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
   const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable)
   const defined: DefinedFunc[] = []
@@ -90,7 +90,8 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const resident = residentMemory(state)
   const cache = new Map<string, CompiledFunction>()
   const index = new Map(fns.map((f, k) => [f.name, k]))
-  return {
+  const compiled: WasmProgram = {
+    lanePairs: ctx.lanePairs,
     get(name, inverse) {
       const key = (inverse ? '~' : '') + name
       let c = cache.get(key)
@@ -104,6 +105,13 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
       return c
     },
   }
+  return compiled
+}
+
+/** A program compiled by the wasm backend. */
+export interface WasmProgram extends CompiledProgram {
+  /** How many pairs of updates run as one f64x2 update, in all functions and inverses (a diagnostic). */
+  readonly lanePairs: number
 }
 
 /** Options of the wasm backend (see `createWasmBackend`). */

@@ -87,6 +87,8 @@ export class ModuleContext {
   readonly sites: Site[] = []
   private readonly importIndex = new Map<string, number>()
   readonly fnIndex = new Map<string, number>()
+  /** How many pairs of updates ran as one f64x2 update (see `lanes.ts`). */
+  lanePairs = 0
   /** Call sites whose target index is patched once the number of imports is known. */
   readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
 
@@ -598,7 +600,7 @@ export class FunctionEmitter {
       // run-time checks: a failed check must name the element the scalar code would name)
       const next = items[i + 1]
       const plan = this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
-      if (plan) { this.pair(plan, s, next![0], shared, next![2]); i++ } else this.stmt(s)
+      if (plan) { this.pair(plan, s, next![0], shared, next![2]); this.ctx.lanePairs++; i++ } else this.stmt(s)
       this.unchecked -= unchecked
     }
     this.shared = undefined

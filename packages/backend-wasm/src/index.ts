@@ -1,1 +1,1 @@
-export { wasmBackend, createWasmBackend, compileToWasm, type WasmOptions } from './backend.js'
+export { wasmBackend, createWasmBackend, compileToWasm, type WasmOptions, type WasmProgram } from './backend.js'

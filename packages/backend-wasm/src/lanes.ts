@@ -46,8 +46,9 @@ export interface LaneContext {
   native(call: Extract<Expr, { kind: 'call' }>): VectorNative | undefined
 }
 
-/** An index as base + constant offset. */
+/** An index as base + constant offset (a constant index has the empty base). */
 function offset(e: Expr): [string, number] {
+  if (e.kind === 'num' && Number.isInteger(e.value)) return ['', e.value]
   if (e.kind === 'binary' && e.op === '+') {
     if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
     if (e.left.kind === 'num' && Number.isInteger(e.left.value)) return [key(e.right), e.left.value]
