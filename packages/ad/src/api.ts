@@ -261,6 +261,8 @@ interface DriverContext {
   gres: Array<ResidentArray | undefined>
   /** Replaces `res[i]` (`gres[i]` when `grad`) with a zero array of n elements; returns its view. */
   resize(i: number, n: number, grad: boolean): TypedArray
+  /** Whether `resize` allocated since the driver last took its views (the memory may have grown). */
+  moved: boolean
 }
 
 /**
@@ -305,6 +307,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       if (!Array.isArray(a)) ctx.bad(i, a)
       return (a as unknown[]).slice()
     },
+    moved: false,
     res: new Array(n).fill(undefined),
     gres: new Array(n).fill(undefined),
     resize(i, len, grad) {
@@ -312,6 +315,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       list[i]?.release()
       const elem = (params[i]!.type as { elem: string }).elem
       const r = list[i] = memory!.allocate(grad ? gradientScalar(elem) : elem, len)
+      ctx.moved = true
       return r.array
     },
   }
@@ -346,7 +350,16 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       }
     } else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
   })
+  // an allocation may have grown the memory, which detaches the views taken before it (their
+  // contents stay in the memory): the current ones
+  const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
+  const current = (withGradients: boolean) => {
+    if (!memory) return
+    const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gres[${i}].array;` : ''}`)
+    lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
+  }
   if (!fused) {
+    current(false)
     lines.push(`F(${vals.join(', ')});`)
     params.forEach((p, i) => {
       if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
@@ -360,7 +373,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
     else if (s.kind === 'array' && memory) {
       lines.push(`let g${i} = ctx.gres[${i}]?.array;`)
-      lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.resize(${i}, v${i}.length, true); else g${i}.fill(0);`)
+      lines.push(`if (g${i} === undefined || g${i}.length !== a${i}.length) g${i} = ctx.resize(${i}, a${i}.length, true); else g${i}.fill(0);`)
       grads.push(`g${i}`)
     } else if (s.kind === 'array') {
       lines.push(`let g${i} = ctx.buffers[${i}];`)
@@ -369,6 +382,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     }
     else grads.push(`new Array(v${i}.length).fill(0)`)
   })
+  current(true)
   if (fused) {
     // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
     const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1

@@ -363,29 +363,23 @@ class SecondOrderRun {
       h?.release()
       const t = this.so.program.ir.params[j]!.type as { elem: string }
       h = this.handles[j] = this.memory!.allocate(t.elem, len)
-      this.placed = true
     }
     return (this.argv[j] = h.array)
   }
 
-  /** Whether `place` allocated since the last `views` (an allocation may grow the memory). */
-  private placed = false
-  /** A resident argument with elements, whose view having length 0 shows that the memory grew. */
-  private probe = -1
+  /** The memory's buffer when `views` last took the views (a grown memory has a new one). */
+  private viewsOf: ArrayBufferLike | undefined
 
   /** In resident mode: the current views of the resident arrays (a call may have grown the memory). */
   private views(): void {
     const { handles, argv } = this
-    // a grown memory detaches every view at once: one probe tells
-    if (!this.placed && this.probe >= 0 && (argv[this.probe] as TypedArray).length !== 0) return
-    this.placed = false
-    this.probe = -1
-    for (let j = 0; j < handles.length; j++) {
-      const h = handles[j]
-      if (!h) continue
-      argv[j] = h.array
-      if (this.probe < 0 && h.length > 0) this.probe = j
-    }
+    let first: ResidentArray | undefined
+    for (let j = 0; j < handles.length && !first; j++) first = handles[j]
+    if (!first) return
+    const buffer = first.array.buffer
+    if (buffer === this.viewsOf) return
+    for (let j = 0; j < handles.length; j++) { const h = handles[j]; if (h) argv[j] = h.array }
+    this.viewsOf = buffer
   }
 
   /** In resident mode: whether the loaded values still have to be copied to their resident arrays. */
@@ -416,6 +410,8 @@ class SecondOrderRun {
   /** Sets the values to the inputs, the loss gradient to 1 and every other gradient and every tangent to 0. */
   start(): void {
     const { so, argv, values, w, seeded } = this
+    // (the last call may have grown the memory and thrown before taking the new views)
+    if (this.memory) this.views()
     for (let i = 0; i < seeded.length; i += 2) {
       const b = argv[seeded[i]!] as Float64Array
       if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
@@ -471,9 +467,9 @@ class SecondOrderRun {
   }
 
   run(): void {
-    if (this.memory) this.views()
-    this.call()
-    if (this.memory) this.views()
+    if (!this.memory) { this.call(); return }
+    this.views()
+    try { this.call() } finally { this.views() }
   }
 
   /** After `run`: the tangent (direction k) of the gradient of parameter p of f, element e, i.e. (H·vₖ) there. */

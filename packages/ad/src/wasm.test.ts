@@ -3,7 +3,7 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
-import { checkGrad, grad, gradient, hessian, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
+import { checkGrad, grad, gradient, hessian, hvp, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
 const compile = (text: string, backend: string, checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
@@ -54,5 +54,31 @@ describe('automatic differentiation runs on wasm', () => {
       const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width: 8 })
       for (let i = 0; i < hw.length; i++) expect(hw[i]).toBe(hc[i])
     }
+  })
+
+  it('gradients of long arrays, whose first allocations grow the memory, equal the cpu backend’s', () => {
+    const text = 'fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }'
+    const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
+    const x = Float64Array.from({ length: 3000 }, (_, i) => i), y = Float64Array.from({ length: 3000 }, (_, i) => 2 * i + 1)
+    for (const fuse of [true, false]) {
+      const gw = grad(w.dot!, { loss: 0, fuse })(0, x, y), gc = grad(c.dot!, { loss: 0, fuse })(0, x, y)
+      expect(Array.from(gw[1] as Float64Array)).toEqual(Array.from(gc[1] as Float64Array))
+      expect(Array.from(gw[2] as Float64Array)).toEqual(Array.from(gc[2] as Float64Array))
+    }
+  })
+
+  it('a Hessian after a failed sweep that grew the memory is right', () => {
+    const text = `fn f(out: f64, x: f64[], k: i32, n: i32) {
+      a: f64[] <- zeros(n)
+      out += x[0] * x[1] * x[2] + x[k] * x[k]
+      a -> zeros(n)
+    }`
+    const [w, c] = [compile(text, 'wasm', true), compile(text, 'cpu', true)]
+    const x = Float64Array.from([1, 2, 3])
+    const expected = hessian(c.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })
+    expect(hessian(w.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })).toEqual(expected)
+    // a million-element ancilla grows the memory, then x[7] fails
+    expect(() => hvp(w.f!, [0, x, 7, 1_000_000], { loss: 0, v: [0, Float64Array.from([0, 0, 1]), 0, 0] })).toThrow(/out of bounds/)
+    for (let t = 0; t < 2; t++) expect(hessian(w.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })).toEqual(expected)
   })
 })

@@ -190,6 +190,15 @@ describe('resident arrays', () => {
     expect(Array.from(y2.array)).toEqual([0, 0, 0])
   })
 
+  it('keep their length when copying a host array in grows the memory', () => {
+    const f = compile('fn s(out: f64, x: f64[], y: f64[]) { for i in 0..len(x) { out += x[i] }\n for j in 0..len(y) { out += y[j] } }', 'wasm', false).s!.core
+    const x = f.resident!.allocate('f64', 10)
+    x.array.fill(1)
+    // the first call copies 20000 doubles in: the memory grows after x's offset and length are taken
+    f(0, x.array, new Float64Array(20000).fill(0.5))
+    expect(f.results[0]).toBe(10 + 10000)
+  })
+
   it('are zeroed when allocated, reuse released memory, and reject bad requests', () => {
     const mem = core().resident!
     const a = mem.allocate('f64', 4)

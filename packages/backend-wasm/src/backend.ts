@@ -29,13 +29,14 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
     // the same typed array passed twice shares one region, as it shares memory on the cpu backend
     const same = arrays.filter((j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem)
     // a resident array (a view of this memory, see \`residentMemory\`) is used where it is
-    lines.push(`const r${i} = p${i}.buffer === s.buffer;`)
+    lines.push(`const r${i} = p${i}.buffer === s.buffer, n${i} = p${i}.length;`)
     lines.push(`let o${i};`)
     lines.push(`if (r${i}) o${i} = p${i}.byteOffset; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
     arrays.push(i)
     copyIn.push(`if (!r${i}) s.${V}.set(p${i}, o${i} >> ${el.shift});`)
     if (writes[i]) copyOut.push(`if (!r${i}) p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
-    callArgs.push(`o${i}`, `p${i}.length`)
+    // (the length read before a grow, which detaches a resident view and zeroes its length)
+    callArgs.push(`o${i}`, `n${i}`)
   })
   // a grown memory detaches the old buffer, and views of a detached buffer have length 0
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')

@@ -102,4 +102,22 @@ describe('lane pairs in generated code', () => {
     expect(results[0]).toBe(results[1])
     expect(results[0]).toBe(results[2])
   })
+
+  it('leaves updates that call host functions to the scalar code (calls counted and ordered as there)', () => {
+    const text = `fn f(y: f64[], x: f64[]) {
+      y[0] += \${0}(1.0) * \${0}(3.0) * x[0]
+      y[1] += \${0}(2.0) * \${0}(4.0) * x[1]
+      y[0] += \${0}(1.0) * x[0]
+      y[1] += \${0}(1.0) * x[1]
+    }`
+    const runs = ['wasm', 'cpu'].map((backend) => {
+      const calls: number[] = []
+      const host = (v: number) => { calls.push(v); return calls.length }
+      const m = compileModule(parse({ text, name: 'h' }, [host]), { registry: registry(), backend, checks: false })
+      const y = new Float64Array(2)
+      m.f!(y, Float64Array.from([1, 1]))
+      return JSON.stringify([calls, Array.from(y)])
+    })
+    expect(runs[0]).toBe(runs[1])
+  })
 })

@@ -69,6 +69,17 @@ function plain(t: Dataview): t is Extract<Dataview, { kind: 'var' | 'index' }> {
   return t.kind === 'var' || t.kind === 'index'
 }
 
+/** Whether an expression calls an interpolated host function (which may count its calls). */
+function callsHost(e: Expr): boolean {
+  switch (e.kind) {
+    case 'call': return e.callee.startsWith('$host') || e.args.some((a) => callsHost(a as Expr))
+    case 'binary': return callsHost(e.left) || callsHost(e.right)
+    case 'unary': return callsHost(e.arg)
+    case 'index': return callsHost(e.index)
+    default: return false
+  }
+}
+
 /** Counts the vector instructions of a plan that replace two scalar ones (its benefit). */
 function gain(l: Lanes): number {
   switch (l.kind) {
@@ -119,6 +130,8 @@ export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
   if (s.distinct?.length || t.distinct?.length) return null
   const sa = s.target, ta = t.target
   if (!plain(sa) || !plain(ta) || sa.type !== 'f64' || ta.type !== 'f64' || !isF64(s.value) || !isF64(t.value)) return null
+  // host functions run as often and in the order the scalar code calls them
+  if ([s.value, t.value, ...(sa.kind === 'index' ? [sa.index] : []), ...(ta.kind === 'index' ? [ta.index] : [])].some(callsHost)) return null
   const written = rootName(sa)!
   const reads = readNames(t.value)
   if (reads.has(written) || (ta.kind === 'index' && readNames(ta.index).has(written))) return null

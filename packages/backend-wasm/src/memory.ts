@@ -60,9 +60,10 @@ export function residentMemory(s: MemoryState): ResidentMemory {
       let block: Block
       if (k >= 0) { block = free[k]!; free.splice(k, 1) } else {
         if (s.heapBase + bytes > 2 ** 31) throw new RangeError(`a resident array of ${n} ${elem} elements does not fit in wasm memory`)
+        // grown first: a memory that cannot grow leaves the heap base where it was
+        if (s.heapBase + bytes > s.bytes || s.U8.length === 0) grow(s, s.heapBase + bytes)
         block = { at: s.heapBase, bytes }
         s.heapBase += bytes
-        if (s.heapBase > s.bytes || s.U8.length === 0) grow(s, s.heapBase)
       }
       const ctor = { F64: Float64Array, F32: Float32Array, I32: Int32Array, U8: Uint8Array }[V]
       let view: HostTypedArray = new ctor(s.buffer, block.at, n)
