@@ -208,8 +208,8 @@ export interface GradientFunction {
    * seeds the loss gradient with 1 and runs the adjoint.
    * Returns one gradient per argument. The returned array and its typed arrays are reused by
    * the next call (copy them to keep them; on a backend with resident memory, such as wasm, the
-   * typed arrays are views of that memory, which the next call may detach). Scalar gradients are JS numbers, which V8 may box
-   * (a few bytes per call); `run` is the strictly allocation-free form.
+   * typed arrays are views of that memory, which the next call may detach). Scalar gradients are
+   * JS numbers, which V8 may box (a few bytes per call); `run` is the strictly allocation-free form.
    */
   (...args: unknown[]): Gradient
   /**
@@ -255,7 +255,7 @@ interface DriverContext {
   array(i: number, a: unknown): TypedArray
   gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
   stack(i: number, a: unknown): unknown[]
-  /** Per array parameter on a backend with resident memory: its values (see `residentArrays`). */
+  /** Per array parameter on a backend with resident memory (`CompiledFunction.resident`): its values there. */
   res: Array<ResidentArray | undefined>
   /** The same for its gradient. */
   gres: Array<ResidentArray | undefined>

@@ -504,12 +504,7 @@ class SecondOrderRun {
       const len = b.length / w
       for (let e = 0; e < len; e++, row++) {
         const src = e * w
-        if (row >= c0) {
-          const o = row * n + c0
-          for (let k = 0; k < count; k++) H[o + k] = b[src + k]!
-        } else {
-          for (let k = 0, c = c0; k < count; k++, c++) { const s = (H[c * n + row]! + b[src + k]!) / 2; H[row * n + c] = s; H[c * n + row] = s }
-        }
+        for (let k = 0; k < count; k++) put(row, k, b[src + k]!)
       }
     }
   }

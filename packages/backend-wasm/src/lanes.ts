@@ -9,7 +9,7 @@
  * then splat) or two scalar values (computed separately, then combined); the code generator emits
  * the plan.
  */
-import { key, readNames, rootName, type Dataview, type Expr, type Stmt } from '@tenet/ir'
+import { key, offsetOf, readNames, rootName, type Dataview, type Expr, type Stmt } from '@tenet/ir'
 
 /** A node of a planned f64x2 computation. */
 export type Lanes =
@@ -46,19 +46,9 @@ export interface LaneContext {
   native(call: Extract<Expr, { kind: 'call' }>): VectorNative | undefined
 }
 
-/** An index as base + constant offset (a constant index has the empty base). */
-function offset(e: Expr): [string, number] {
-  if (e.kind === 'num' && Number.isInteger(e.value)) return ['', e.value]
-  if (e.kind === 'binary' && e.op === '+') {
-    if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
-    if (e.left.kind === 'num' && Number.isInteger(e.left.value)) return [key(e.right), e.left.value]
-  }
-  return [key(e), 0]
-}
-
 /** Whether index b is index a + 1 (same base, constant offsets one apart). */
 function nextIndex(a: Expr, b: Expr): boolean {
-  const [ka, ca] = offset(a), [kb, cb] = offset(b)
+  const [ka, ca] = offsetOf(a), [kb, cb] = offsetOf(b)
   return ka === kb && cb === ca + 1
 }
 

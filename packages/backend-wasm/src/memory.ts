@@ -55,8 +55,8 @@ export function residentMemory(s: MemoryState): ResidentMemory {
       const V = VIEW[elem]
       if (!V) throw new RangeError(`resident arrays hold f64, f32, i32 or bool elements, not \`${elem}\``)
       const el = elemInfo(elem as never)
-      const bytes = Math.max(16, (n * el.size + 15) & -16)
-      let k = free.findIndex((b) => b.bytes >= bytes)
+      const bytes = Math.max(16, Math.ceil((n * el.size) / 16) * 16)
+      const k = free.findIndex((b) => b.bytes >= bytes)
       let block: Block
       if (k >= 0) { block = free[k]!; free.splice(k, 1) } else {
         if (s.heapBase + bytes > 2 ** 31) throw new RangeError(`a resident array of ${n} ${elem} elements does not fit in wasm memory`)

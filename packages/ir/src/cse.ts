@@ -145,8 +145,12 @@ export function forEachStatement(body: Stmt[], visit: (s: Stmt, unchecked: numbe
 /** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
 export interface Promotion { name: string; element: Extract<Expr, { kind: 'index' }>; write: boolean }
 
-/** An index as base + constant offset (the key of the base). */
-function offsetOf(e: Expr): [string, number] {
+/**
+ * An index as base + constant offset (the key of the base; a constant index has the empty base):
+ * two indices with the same base and different offsets are different elements.
+ */
+export function offsetOf(e: Expr): [string, number] {
+  if (e.kind === 'num' && Number.isInteger(e.value)) return ['', e.value]
   if (e.kind === 'binary' && e.op === '+') {
     if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
     if (e.left.kind === 'num' && Number.isInteger(e.left.value)) return [key(e.right), e.left.value]
