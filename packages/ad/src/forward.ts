@@ -15,32 +15,57 @@ const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 /** Default number of directions per tangent sweep (Hessian and forward Jacobian columns). */
 export const DEFAULT_WIDTH = 8
 
-/** Checks and converts the caller's arguments (arrays and stacks copied), like a call of `f`. */
-function loadArgs(f: TenetFunction, args: ArrayLike<unknown>): unknown[] {
+/** How to check and convert one argument of f (see `loadArgs`). */
+type ArgLoader = (a: unknown, into: unknown) => unknown
+
+/** Per function: one loader per parameter (the registry lookups done once). */
+const loaders = new WeakMap<TenetFunction, ArgLoader[]>()
+
+function loadersOf(f: TenetFunction): ArgLoader[] {
+  let ls = loaders.get(f)
+  if (ls) return ls
   const info = infoOf(f)
-  const params = f.ir.params
   const name = info.name
-  if (args.length !== params.length) argError(`\`${name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
-  return params.map((p, i) => {
-    const a = args[i]
+  ls = f.ir.params.map((p, i): ArgLoader => {
+    const bad = (what: string): never => argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be ${what}`)
     if (p.type.kind === 'scalar') {
-      if (p.type.name === 'bool') return typeof a === 'boolean' ? a : argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a boolean`)
-      if (typeof a !== 'number') argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a number`)
+      if (p.type.name === 'bool') return (a) => (typeof a === 'boolean' ? a : bad('a boolean'))
       const fh = hostConversionsOf(info.registry, p.type).fromHost
-      return fh ? fh(a as number) : a
+      return (a) => (typeof a !== 'number' ? bad('a number') : fh ? fh(a) : a)
     }
     if (p.type.kind === 'array') {
       const ctor = CTORS[info.registry.numberSystem(p.type.elem).arrayType]
-      if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a ${ctor.name}`)
-      const copy = (a as TypedArray).slice()
       // host values into the representation (fixed rounds to its grid, ulog encodes)
       const fh = hostConversionsOf(info.registry, p.type).fromHost
-      if (fh) for (let j = 0; j < copy.length; j++) copy[j] = fh(copy[j]!)
-      return copy
+      return (a, into) => {
+        if (!(a instanceof ctor)) bad(`a ${ctor.name}`)
+        const src = a as TypedArray
+        const copy = into instanceof ctor && (into as TypedArray).length === src.length && into !== a ? into as TypedArray : new ctor(src.length)
+        if (fh) for (let j = 0; j < src.length; j++) copy[j] = fh(src[j]!)
+        else copy.set(src as never)
+        return copy
+      }
     }
-    if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a JS array (a stack)`)
-    return (a as unknown[]).slice()
+    return (a) => (Array.isArray(a) ? a.slice() : bad('a JS array (a stack)'))
   })
+  loaders.set(f, ls)
+  return ls
+}
+
+/**
+ * Checks and converts the caller's arguments (arrays and stacks copied), like a call of `f`.
+ * With `into` (an earlier result), an array is copied into the one there when it has the same
+ * type and length, and the result is written there.
+ */
+function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]): unknown[] {
+  const ls = loadersOf(f)
+  if (args.length !== ls.length) {
+    const params = f.ir.params
+    argError(`\`${infoOf(f).name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+  }
+  const out = into ?? new Array<unknown>(ls.length)
+  for (let i = 0; i < ls.length; i++) out[i] = ls[i]!(args[i], out[i])
+  return out
 }
 
 /**
@@ -310,6 +335,9 @@ function jacobianReverse(f: TenetFunction, args: unknown[], inputs: number[], ro
   return J
 }
 
+/** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
+interface StartPlan { copies: TypedArray[]; zeros: TypedArray[]; scalars: unknown[] }
+
 /**
  * Drives one compiled second-order program (`compileSecondOrder`): owns copies of the inputs, the
  * gradient and tangent buffers and the positional argument array, all reused between sweeps and
@@ -380,6 +408,8 @@ class SecondOrderRun {
     if (buffer === this.viewsOf) return
     for (let j = 0; j < handles.length; j++) { const h = handles[j]; if (h) argv[j] = h.array }
     this.viewsOf = buffer
+    // the plan holds the old views
+    this.plan = undefined
   }
 
   /** In resident mode: whether the loaded values still have to be copied to their resident arrays. */
@@ -387,8 +417,8 @@ class SecondOrderRun {
 
   /** Checks and copies the caller's arguments (they stay as passed). */
   load(args: ArrayLike<unknown>): void {
-    const vals = loadArgs(this.f, args)
-    for (let i = 0; i < this.n; i++) this.values[i] = vals[i]
+    // (into the arrays of the last call; a failed check leaves the run to be loaded again)
+    loadArgs(this.f, args, this.values)
     this.unplaced = true
   }
 
@@ -417,6 +447,14 @@ class SecondOrderRun {
       if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
     }
     seeded.length = 0
+    const plan = this.plan
+    if (plan && !this.unplaced) {
+      for (let i = 0; i < plan.copies.length; i += 2) plan.copies[i]!.set(plan.copies[i + 1] as never)
+      for (const z of plan.zeros) z.fill(0)
+      const sc = plan.scalars
+      for (let i = 0; i < sc.length; i += 2) argv[sc[i] as number] = sc[i + 1]
+      return
+    }
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (ArrayBuffer.isView(v)) {
@@ -453,7 +491,35 @@ class SecondOrderRun {
     // seed() writes into these views
     if (this.memory) this.views()
     this.unplaced = false
+    this.plan = this.planStart()
   }
+
+  /**
+   * What `start` does, once the buffers are in place: the written arrays to refill from the
+   * values, the written gradient and tangent arrays to zero, and the scalars to set. Undefined
+   * when f has stacks (fresh JS arrays per sweep).
+   */
+  private planStart(): StartPlan | undefined {
+    const { so, argv, values } = this
+    const plan: StartPlan = { copies: [], zeros: [], scalars: [] }
+    for (let i = 0; i < this.n; i++) {
+      const v = values[i]
+      if (Array.isArray(v)) return undefined
+      if (!ArrayBuffer.isView(v)) plan.scalars.push(i, v)
+      else if (this.written[i]) plan.copies.push(argv[i] as TypedArray, v as TypedArray)
+    }
+    const gradientArrays = so.gradientSlots.filter((s) => s?.kind === 'array').map((s) => s!.index)
+    const tangentArrays = so.slots.filter((t) => t?.kind === 'array').map((t) => t!.index)
+    if (so.gradientSlots.some((s) => s?.kind === 'stack') || so.slots.some((t) => t?.kind === 'stack')) return undefined
+    for (const j of [...gradientArrays, ...tangentArrays]) if (this.written[j]) plan.zeros.push(argv[j] as TypedArray)
+    so.gradientSlots.forEach((s, i) => { if (s?.kind === 'scalar') plan.scalars.push(s.index, i === this.loss ? 1 : 0) })
+    plan.scalars.push(this.sink, 0, this.sink + 1, 0)
+    so.slots.forEach((t) => { if (t?.kind === 'scalar') for (let k = 0; k < this.w; k++) plan.scalars.push(t.index + k, 0) })
+    return plan
+  }
+
+  /** The last `planStart`, while its buffers are the ones in `argv`. */
+  private plan: StartPlan | undefined
 
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
   seed(p: number, e: number, k: number, value: number): void {
@@ -480,32 +546,58 @@ class SecondOrderRun {
 
   /**
    * After `run`: puts directions 0…count−1 of the gradient tangents of the parameters `wrt` (their
-   * scalars in order) into columns c0… of the row-major n×n matrix H, symmetrised as it goes: an
-   * element whose mirror an earlier sweep wrote (a row before c0) becomes the mean of the two, in
-   * both places. The mirrors of the rows of this sweep's own columns are left to the caller
-   * (`hessian` evens them out after each sweep); later rows are evened out by later sweeps.
+   * scalars in order) into columns c0… of the row-major n×n matrix H, as computed (`hessian`
+   * symmetrises once all columns are in).
    */
   columns(wrt: number[], H: Float64Array, n: number, c0: number, count: number): void {
     const { so, w } = this
     const res = so.program.core.results
     let row = 0
-    const put = (r: number, k: number, v: number) => {
-      const c = c0 + k
-      if (r < c0) { const s = (H[c * n + r]! + v) / 2; H[r * n + c] = s; H[c * n + r] = s } else H[r * n + c] = v
-    }
     for (const p of wrt) {
       const t = so.slots[so.gradientSlots[p]!.index]!
       if (t.kind === 'scalar') {
-        for (let k = 0; k < count; k++) put(row, k, res[t.index + k]!)
+        for (let k = 0; k < count; k++) H[row * n + c0 + k] = res[t.index + k]!
         row++
         continue
       }
       const b = this.argv[t.index] as Float64Array
       const len = b.length / w
-      for (let e = 0; e < len; e++, row++) {
-        const src = e * w
-        for (let k = 0; k < count; k++) put(row, k, b[src + k]!)
-      }
+      if (count === w) rowCopier(w)(H, b, len, row * n + c0, n)
+      else for (let e = 0; e < len; e++) for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[e * w + k]!
+      row += len
+    }
+  }
+}
+
+type RowCopy = (H: Float64Array, b: ArrayLike<number>, len: number, at: number, n: number) => void
+const rowCopiers = new Map<number, RowCopy>()
+
+/**
+ * A function that copies `len` rows of w values, b[e·w…e·w+w−1] to H[at+e·n…], with the w copies
+ * of a row written out (a loop of 8 or 16 turns per row costs V8 about twice as much).
+ */
+function rowCopier(w: number): RowCopy {
+  let f = rowCopiers.get(w)
+  if (!f) {
+    if (w > 64) {
+      f = (H, b, len, at, n) => { for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]! }
+    } else {
+      const body = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
+      // numbers only: no user text reaches the generated source
+      f = new Function('H', 'b', 'len', 'at', 'n', `for (let e = 0, s = 0, d = at; e < len; e++, s += ${w}, d += n) { ${body} }`) as RowCopy
+    }
+    rowCopiers.set(w, f)
+  }
+  return f
+}
+
+/** Makes the row-major n×n matrix H symmetric: each pair of mirrored elements becomes their mean. */
+function symmetrise(H: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const a = i * n + j, b = j * n + i
+      const s = (H[a]! + H[b]!) / 2
+      H[a] = s; H[b] = s
     }
   }
 }
@@ -555,15 +647,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
       for (let k = 0; k < count; k++) { const [p, e] = pos[c0 + k]!; r.seed(p, e, k, 1) }
       r.run()
       r.columns(wrt, H, n, c0, count)
-      // the pairs of rows and columns both in this block
-      for (let i = c0; i < c0 + count; i++) {
-        for (let j = i + 1; j < c0 + count; j++) {
-          const s = (H[i * n + j]! + H[j * n + i]!) / 2
-          H[i * n + j] = s; H[j * n + i] = s
-        }
-      }
     }
   } finally { r.busy = false }
+  symmetrise(H, n)
   return H
 }
 
