@@ -93,6 +93,7 @@ export function adBenchmarkCases() {
   const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.7 * i + k) + 0.3 * Math.cos(i * i))
   const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x, k)
   const hargs = graphEmbeddingArgs(x, k)
+  const Hout = new Float64Array((10 * k) ** 2)
   const sd = compile(sparseDotSource)
   const gs = grad(sd.sparse_dot, { loss: 0 })
   const gs2 = grad(sd.sparse_dot, { loss: 0, fuse: false })
@@ -113,6 +114,8 @@ export function adBenchmarkCases() {
     ['Bessel J2(1.0) gradient, wasm backend / objective', 4, () => { gbw.run(0, 2, 1.0); sink += gbw.scalars[2] }, besselObjective],
     ['graph embedding k=10 gradient, wasm backend / objective', 3, () => { gew.run(0, x, q1, d1, q2, d2, k, e1, e2); sink += gew.lastLoss }, embeddingObjective],
     ...[8, 16].map((w) => [`graph embedding k=10 Hessian (width ${w}), wasm backend / objective`, 250, () => { sink += hessian(embw.embedding_loss, hargs, { loss: 0, wrt: [1], width: w })[0] }, embeddingObjective]),
+    // the same, written into the caller's array (no 80 kB result allocated per call)
+    ['graph embedding k=10 Hessian (width 8), wasm backend, into `out` / objective', 250, () => { sink += hessian(embw.embedding_loss, hargs, { loss: 0, wrt: [1], width: 8, out: Hout })[0] }, embeddingObjective],
     // grad's default: the one-pass program (the loss only accumulates values f never writes)
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (Listing 22, branch keeper)', 2.5, () => { gs.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gs.lastLoss }, sparseObjective],
     ['sparse dot 1000x1000 (5%) gradient, one pass / objective (keeper-free merge)', 2.5, () => { gm.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); sink += gm.lastLoss }, sparseObjective],

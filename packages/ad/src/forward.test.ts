@@ -38,6 +38,10 @@ function checkSecondOrder(f: TenetFunction, args: unknown[], loss = 0, tol = 1e-
   const H1 = hessian(f, args, { loss, wrt, width: 1 })
   const H4 = hessian(f, args, { loss, wrt, width: 4 })
   expectClose(H4, H1, 1e-12, 'H w=4 vs w=1')
+  // into a caller's array (stale contents), the same bits
+  const out = new Float64Array(H4.length).fill(Number.NaN)
+  expect(hessian(f, args, { loss, wrt, width: 4, out })).toBe(out)
+  expect(Array.from(out)).toEqual(Array.from(H4))
   expectClose(H1, fdHessian(f, args, loss, wrt), tol, 'H vs FD')
   // hvp along a fixed direction
   const v = args.map((a, p) => (!wrt.includes(p) ? null : typeof a === 'number' ? 0.3 + 0.1 * p : Float64Array.from(a as Float64Array, (_, e) => Math.cos(e + p))))
@@ -140,6 +144,17 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     expectClose(a, jacobian(m.f!, args, { inputs: [1, 2], outputs: [0], mode: 'reverse' }), 1e-14)
     expect(a.length).toBe(12)
     expect(() => jacobian(m.f!, args, { mode: 'sideways' as never })).toThrow(/mode/)
+  })
+
+  it('hessian: an \`out\` of the wrong size or type is an error naming the size wanted, and the arguments stay as passed', () => {
+    const m = rev`fn f(y: f64, v: f64[]) { for i in 0..len(v) { y += v[i] * v[i] * v[i] } }`
+    const v = Float64Array.from([1, 2, 3])
+    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float64Array(8) })).toThrow(/`out` must be a Float64Array of 9 elements \(3×3\), got one of 8/)
+    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float32Array(9) as never })).toThrow(/got a Float32Array/)
+    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: [] as never })).toThrow(/got object/)
+    expect(Array.from(v)).toEqual([1, 2, 3])
+    const out = new Float64Array(9)
+    expect(Array.from(hessian(m.f!, [0, v], { loss: 0, wrt: [1], out }))).toEqual([6, 0, 0, 0, 12, 0, 0, 0, 18])
   })
 
   it('a bijection without a tangent rule is a static error', () => {

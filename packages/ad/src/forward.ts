@@ -619,6 +619,11 @@ export interface HessianOptions extends LossOptions {
   wrt?: number[]
   /** Hessian columns per forward-over-reverse sweep (default 8, at most the number of wrt scalars). */
   width?: number
+  /**
+   * Where to write the Hessian (n·n elements for n wrt scalars) instead of a new array, for calls
+   * in a loop; it is returned. After an error its contents are unspecified.
+   */
+  out?: Float64Array
 }
 
 /**
@@ -635,7 +640,12 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const run = secondOrderRun(f, args, options.loss, Math.max(1, options.width ?? DEFAULT_WIDTH))
   const pos = positions(run.values, wrt)
   const n = pos.length
-  const H = new Float64Array(n * n)
+  const out = options.out
+  if (out !== undefined && !(out instanceof Float64Array && out.length === n * n)) {
+    argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n}), got ${out instanceof Float64Array ? `one of ${out.length}` : ArrayBuffer.isView(out) ? `a ${(out as object).constructor.name}` : typeof out}`)
+  }
+  // (every element is written: no zeroing of \`out\`)
+  const H = out ?? new Float64Array(n * n)
   if (n === 0) return H
   const w = Math.min(run.w, n)
   const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w)

@@ -53,6 +53,12 @@ describe('automatic differentiation runs on wasm', () => {
       const hw = hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width })
       const hc = hessian(c.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width: 8 })
       for (let i = 0; i < hw.length; i++) expect(hw[i]).toBe(hc[i])
+      // and into a caller's array, twice (the second call replays the first one's plan)
+      const out = new Float64Array(hw.length).fill(Number.NaN)
+      for (let t = 0; t < 2; t++) {
+        expect(hessian(w.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], width, out })).toBe(out)
+        for (let i = 0; i < hw.length; i++) expect(out[i]).toBe(hc[i])
+      }
     }
   })
 
