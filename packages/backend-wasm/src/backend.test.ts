@@ -105,6 +105,25 @@ describe('without run-time checks', () => {
     expect(compile(src, 'wasm', false).f!(q, x, 0)).toEqual([new Float64Array([1, 2]), x, 0])
     expect(compile(src, 'wasm', false).f!(q, x, 1)[0]).toEqual(new Float64Array([1, 2]))
   })
+
+  it('reads and writes elements at a constant offset from a base index, negative bases included', () => {
+    // (the address of element base + c is that of base, plus c elements in the instruction)
+    const src = `fn f(y: f64[], x: f64[], v: i32[], b: bool[], n: i32) {
+      for i in 0..n {
+        y[(i - 2) + 2] += x[(i - 1) + 3] * f64(v[(2 * i - 1) + 1])
+        y[i * 3 + 2 - 2 * i] -= x[i + 1] - x[(i - 3) + 3]
+        if (b[(i - 1) + 1], b[(i - 1) + 1]) { v[i + 1] += 1 }
+      }
+    }`
+    const args = () => [new Float64Array(7), Float64Array.from([1, 2, 3, 4, 5, 6, 7]), Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), Uint8Array.from([1, 0, 1, 1, 0]), 4]
+    for (const checks of [false, true]) {
+      const [w, c] = [compile(src, 'wasm', checks), compile(src, 'cpu', checks)]
+      const fw = w.f!(...args()), fc = c.f!(...args())
+      expect(fw).toEqual(fc)
+      expect(Array.from(fw[0] as Float64Array)).toEqual([3, 12, 24, 41, -1, -1, 0])
+      expect(w.f!.inverse(...fw)).toEqual(args())
+    }
+  })
 })
 
 describe('run-time checks', () => {

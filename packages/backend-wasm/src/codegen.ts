@@ -9,12 +9,44 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, forEachStatement, key, promotableElements, type Shared,
+  InvertibilityError, RegistryError, printExpr, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type,
+  type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
+
+/**
+ * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
+ * holds it and the element after it (lanes 0 and 1), so that lane pairs use the two as one value.
+ */
+interface Held { local: number; lane: -1 | 0 | 1 }
+
+/**
+ * Of the elements a loop holds in locals, the f64 ones that go in f64x2 locals: an element at
+ * constant offset c from a base index, paired with the one at c + 1 (ascending from the lowest
+ * offset, as lane pairs pair the directions k and k + 1 of a tangent). Maps the first of each
+ * pair to the second.
+ */
+function heldPairs(els: Promotion[], elemOf: (array: string) => string): Map<Promotion, Promotion> {
+  const out = new Map<Promotion, Promotion>()
+  const byBase = new Map<string, Array<[number, Promotion]>>()
+  for (const p of els) {
+    if (elemOf(p.name) !== 'f64') continue
+    const [base, c] = offsetOf(p.element.index)
+    const k = `${p.name}\u0000${base}`
+    let g = byBase.get(k)
+    if (!g) byBase.set(k, (g = []))
+    g.push([c, p])
+  }
+  for (const g of byBase.values()) {
+    g.sort((x, y) => x[0] - y[0])
+    for (let i = 0; i + 1 < g.length; i++) {
+      if (g[i + 1]![0] === g[i]![0] + 1) { out.set(g[i]![1], g[i + 1]![1]); i++ }
+    }
+  }
+  return out
+}
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
 interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
@@ -247,9 +279,16 @@ export class FunctionEmitter {
   }
 
   /** Pushes the byte address of `arr[index]` (bounds-checked when checking). */
-  private address(arrName: string, index: Expr, loc?: SourceLocation): ElemInfo {
+  /**
+   * Pushes the byte address of an element and returns its element info and the constant byte
+   * offset its load or store must add (memarg offset). Without checks, an index `base + c` (c > 0
+   * constant) pushes the address of element `base`, so that the elements around one base share
+   * one address computation (the w directions `t[i·w + k]` of a tangent).
+   */
+  private address(arrName: string, index: Expr, loc?: SourceLocation): { el: ElemInfo; offset: number } {
     const a = this.array(arrName, loc)
     const el = elemInfo(a.elem, loc)
+    let offset = 0
     if (this.checking) {
       const ix = this.local(I32)
       this.expr(index)
@@ -263,24 +302,33 @@ export class FunctionEmitter {
       this.get(ix)
     } else {
       this.get(a.ptr)
-      this.expr(index)
+      const split = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) &&
+        index.right.value > 0 && index.right.value < 2 ** 20
+      this.expr(split ? index.left : index)
+      if (split) offset = (index.right as { value: number }).value * el.size
     }
     if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
     this.op(Op.i32_add)
-    return el
+    return { el, offset }
   }
 
-  private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
+  private load(el: ElemInfo, offset = 0): void { this.out.byte(el.load).u32(el.align).u32(offset) }
   /** A loaded bool element is any nonzero byte, as the cpu backend reads it: normalised to 0/1. */
   private boolByte(el: ElemInfo): void { if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) } }
-  private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
+  private store(el: ElemInfo, offset = 0): void { this.out.byte(el.store).u32(el.align).u32(offset) }
 
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
   private shared: Map<Expr, Shared> | undefined
   /** Their locals, once computed. */
   private sharedLocals = new Map<Shared, [number, ValType]>()
   /** Array elements held in locals while the current loop runs, by array name and index key. */
-  private promoted: Map<string, Map<string, number>> | undefined
+  private promoted: Map<string, Map<string, Held>> | undefined
+
+  /** Pushes the value of an element held in a local. */
+  private getHeld(h: Held): void {
+    this.get(h.local)
+    if (h.lane >= 0) { this.simd(OpFd.f64x2_extract_lane); this.out.byte(h.lane) }
+  }
 
   /** Pushes the value of `e`; returns its value type. */
   expr(e: Expr): ValType {
@@ -313,10 +361,10 @@ export class FunctionEmitter {
         return this.vt(b.type, e.loc)
       }
       case 'index': {
-        const local = this.promoted?.get(e.array.name)?.get(key(e.index))
-        if (local !== undefined) { this.get(local); return elemInfo(this.array(e.array.name).elem).vt }
-        const el = this.address(e.array.name, e.index, e.loc)
-        this.load(el)
+        const held = this.promoted?.get(e.array.name)?.get(key(e.index))
+        if (held !== undefined) { this.getHeld(held); return elemInfo(this.array(e.array.name).elem).vt }
+        const { el, offset } = this.address(e.array.name, e.index, e.loc)
+        this.load(el, offset)
         this.boolByte(el)
         return el.vt
       }
@@ -558,21 +606,24 @@ export class FunctionEmitter {
       return
     }
     if (base.kind !== 'index') throw new Error(`wasm codegen: cannot write to ${base.kind}`)
-    const local = this.promoted?.get(base.array.name)?.get(key(base.index))
-    if (local !== undefined) {
-      if (old) { this.get(local); readNeg() }
+    const held = this.promoted?.get(base.array.name)?.get(key(base.index))
+    if (held !== undefined) {
+      // (a lane of an f64x2 local: the other lane is kept)
+      if (held.lane >= 0) this.get(held.local)
+      if (old) { this.getHeld(held); readNeg() }
       compute()
       readNeg()
-      this.set(local)
+      if (held.lane >= 0) { this.simd(OpFd.f64x2_replace_lane); this.out.byte(held.lane) }
+      this.set(held.local)
       return
     }
-    const el = this.address(base.array.name, base.index, base.loc)
+    const { el, offset } = this.address(base.array.name, base.index, base.loc)
     const addr = this.local(I32)
     this.tee(addr)
-    if (old) { this.get(addr); this.load(el); this.boolByte(el); readNeg() }
+    if (old) { this.get(addr); this.load(el, offset); this.boolByte(el); readNeg() }
     compute()
     readNeg()
-    this.store(el)
+    this.store(el, offset)
   }
 
   /** Pushes the value of an argument or dataview. */
@@ -613,6 +664,11 @@ export class FunctionEmitter {
   private readonly laneContext: LaneContext = {
     elem: (name) => { const b = this.names.get(name); return b?.kind === 'array' ? b.elem : undefined },
     promoted: (name, index) => this.promoted?.get(name)?.has(key(index)) ?? false,
+    heldTogether: (name, a, b) => {
+      const m = this.promoted?.get(name)
+      const ha = m?.get(key(a)), hb = m?.get(key(b))
+      return !!ha && !!hb && ha.local === hb.local && ha.lane === 0 && hb.lane === 1
+    },
     native: (call) => {
       const spec = this.program.registry.findPrimitive(call.callee) as { kind?: string; emit?: { wasm?: unknown } } | undefined
       const op = spec?.kind === 'pure' && typeof spec.emit?.wasm === 'string' ? spec.emit.wasm : undefined
@@ -626,15 +682,22 @@ export class FunctionEmitter {
   /** Emits statements s and t as one f64x2 update (see `planPair`). */
   private pair(p: PairPlan, s: Stmt, t: Stmt, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
     const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
-    if (p.target.kind === 'elements') {
-      this.shared = sa
-      this.address(p.target.array, p.target.index)
-      const addr = this.local(I32)
-      this.tee(addr); this.get(addr)
-      this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+    if (p.target.kind === 'held') {
+      // two elements held as the lanes of one f64x2 local
+      const v = this.promoted!.get(p.target.array)!.get(key(p.target.index))!.local
+      this.get(v)
       this.lanes(p.value, sa, sb)
       this.simd(add)
-      this.simd(OpFd.v128_store); this.out.u32(3).u32(0)
+      this.set(v)
+    } else if (p.target.kind === 'elements') {
+      this.shared = sa
+      const { offset } = this.address(p.target.array, p.target.index)
+      const addr = this.local(I32)
+      this.tee(addr); this.get(addr)
+      this.simd(OpFd.v128_load); this.out.u32(3).u32(offset)
+      this.lanes(p.value, sa, sb)
+      this.simd(add)
+      this.simd(OpFd.v128_store); this.out.u32(3).u32(offset)
     } else {
       this.lanes(p.value, sa, sb)
       const v = this.local(V128)
@@ -674,10 +737,14 @@ export class FunctionEmitter {
         this.toF64(this.expr(l.b))
         this.simd(OpFd.f64x2_replace_lane); this.out.byte(1)
         break
-      case 'load':
+      case 'load': {
         this.shared = sa
-        this.address(l.array, l.index)
-        this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+        const { offset } = this.address(l.array, l.index)
+        this.simd(OpFd.v128_load); this.out.u32(3).u32(offset)
+        break
+      }
+      case 'held':
+        this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
         break
       case 'binary': {
         this.lanes(l.left, sa, sb)
@@ -974,20 +1041,34 @@ export class FunctionEmitter {
       this.op(stepConst === 1 ? (s.inclusive ? Op.i32_le_s : Op.i32_lt_s) : (s.inclusive ? Op.i32_ge_s : Op.i32_gt_s))
       this.set(runs)
       const map = new Map(saved ?? [])
-      for (const { name, element, write } of els) {
+      const lanes = this.ctx.simd ? heldPairs(els, (name) => this.array(name, s.loc).elem) : new Map<Promotion, Promotion>()
+      const second = new Set(lanes.values())
+      for (const p of els) {
+        if (second.has(p)) continue
+        const { name, element, write } = p
         const arr = this.array(name, s.loc)
         const el = elemInfo(arr.elem, s.loc)
-        const addr = this.local(I32), r = this.local(el.vt)
+        const next = lanes.get(p)
+        const addr = this.local(I32), r = this.local(next ? V128 : el.vt)
         this.get(arr.ptr); this.expr(element.index)
         if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
         this.op(Op.i32_add); this.set(addr)
         this.get(runs); this.op(Op.if, 0x40)
-        this.get(addr); this.load(el); this.boolByte(el); this.set(r)
+        this.get(addr)
+        if (next) { this.simd(OpFd.v128_load); this.out.u32(3).u32(0) } else { this.load(el); this.boolByte(el) }
+        this.set(r)
         this.op(Op.end)
         const m = new Map(map.get(name) ?? [])
-        m.set(key(element.index), r)
+        m.set(key(element.index), { local: r, lane: next ? 0 : -1 })
+        if (next) m.set(key(next.element.index), { local: r, lane: 1 })
         map.set(name, m)
-        if (write) stores.push(() => { this.get(runs); this.op(Op.if, 0x40); this.get(addr); this.get(r); this.store(el); this.op(Op.end) })
+        if (write) {
+          stores.push(() => {
+            this.get(runs); this.op(Op.if, 0x40); this.get(addr); this.get(r)
+            if (next) { this.simd(OpFd.v128_store); this.out.u32(3).u32(0) } else this.store(el)
+            this.op(Op.end)
+          })
+        }
       }
       this.promoted = map
     }

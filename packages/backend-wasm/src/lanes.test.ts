@@ -20,11 +20,16 @@ function body(text: string): Stmt[] {
   return Object.values(m)[0]!.ir.body
 }
 
-const context = (promoted: string[] = []): LaneContext => ({
-  elem: (name) => (/^[a-z]$/.test(name) ? 'f64' : undefined),
-  promoted: (name, index: Expr) => promoted.includes(`${name}[${index.kind === 'num' ? index.value : '?'}]`),
-  native: (call) => (call.callee === 'sqrt' ? 'sqrt' : undefined),
-})
+/** Elements named like `t[0]` are held in their own locals; pairs named like `t[0]+t[1]` in one f64x2 local. */
+const context = (promoted: string[] = []): LaneContext => {
+  const name = (array: string, index: Expr) => `${array}[${index.kind === 'num' ? index.value : '?'}]`
+  return {
+    elem: (array) => (/^[a-z]$/.test(array) ? 'f64' : undefined),
+    promoted: (array, index) => promoted.some((p) => p.split('+').includes(name(array, index))),
+    heldTogether: (array, a, b) => promoted.includes(`${name(array, a)}+${name(array, b)}`),
+    native: (call) => (call.callee === 'sqrt' ? 'sqrt' : undefined),
+  }
+}
 
 describe('planPair', () => {
   const params = 'y: f64[], t: f64[], x: f64[], c: f64, u0: f64, u1: f64, i: i32'
@@ -42,9 +47,16 @@ describe('planPair', () => {
     expect(plan('t[i * 2] -= (x[i * 2] - x[i]) ** 2\n t[i * 2 + 1] -= (x[i * 2 + 1] - x[i]) ** 2')?.op).toBe('-=')
   })
 
-  it('writes elements held in locals separately', () => {
+  it('writes elements held in locals separately, or as one f64x2 local when they are its lanes', () => {
     const p = plan('t[0] += x[i * 2] * c\n t[1] += x[i * 2 + 1] * c', context(['t[0]', 't[1]']))
     expect(p?.target.kind).toBe('separate')
+    const q = plan('t[0] += x[i * 2] * y[2]\n t[1] += x[i * 2 + 1] * y[3]', context(['t[0]+t[1]', 'y[2]+y[3]']))
+    expect(q?.target).toMatchObject({ kind: 'held', array: 't' })
+    // the held pair y[2], y[3] is read as one value
+    expect(q?.value).toMatchObject({ kind: 'binary', right: { kind: 'held', array: 'y' } })
+    // held separately, they are two scalars
+    expect(plan('t[0] += x[i * 2] * y[2]\n t[1] += x[i * 2 + 1] * y[3]', context(['t[0]+t[1]', 'y[2]', 'y[3]']))?.value)
+      .toMatchObject({ kind: 'binary', right: { kind: 'scalars' } })
   })
 
   it('leaves alone what would change the results or gain nothing', () => {
@@ -101,6 +113,42 @@ describe('lane pairs in generated code', () => {
     })
     expect(results[0]).toBe(results[1])
     expect(results[0]).toBe(results[2])
+  })
+
+  it('holds adjacent elements a loop keeps in registers as one f64x2 local, with the same bits', () => {
+    // the accumulations of a tangent at width 4 (q[e·4 + k]), the coefficients g[e·4 + k] read in
+    // pairs, one lane updated alone and lanes read inside scalar expressions
+    const text = `fn f(q: f64[], g: f64[], x: f64[], y: f64[], u: f64, e: i32) {
+      for j in 0..len(x) {
+        q[e * 4] += x[j] * g[e * 4] + u
+        q[e * 4 + 1] += x[j] * g[e * 4 + 1] + u
+        q[e * 4 + 2] -= (x[j] - g[e * 4 + 2]) ** 2
+        q[e * 4 + 3] -= (x[j] - g[e * 4 + 3]) ** 2
+        q[e * 4 + 1] += sqrt(abs(q[e * 4 + 2])) * g[e * 4]
+        y[j] += q[e * 4 + 3] * g[e * 4 + 1] - q[e * 4]
+      }
+    }`
+    const args = () => [
+      Float64Array.from({ length: 12 }, (_, i) => 0.1 * i - 0.3),
+      Float64Array.from({ length: 12 }, (_, i) => Math.cos(i)),
+      Float64Array.from({ length: 7 }, (_, i) => Math.sin(2.1 * i)),
+      new Float64Array(7), 0.625, 1,
+    ]
+    const modules = [compile(text, 'wasm', false, true)]
+    expect(lastPairs).toBeGreaterThanOrEqual(2)
+    modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu', false))
+    const results = modules.map((m) => {
+      const a = args()
+      const fwd = m.f!(...a) as unknown[]
+      const back = m.f!.inverse(...(fwd as unknown[])) as unknown[]
+      return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
+    })
+    expect(results[0]).toBe(results[1])
+    expect(results[0]).toBe(results[2])
+    // elements outside the pairs are untouched; a loop that does not run writes nothing
+    const q = Float64Array.from({ length: 12 }, (_, i) => i)
+    modules[0]!.f!(q, new Float64Array(12), new Float64Array(0), new Float64Array(0), 1, 1)
+    expect(Array.from(q)).toEqual(Array.from({ length: 12 }, (_, i) => i))
   })
 
   it('leaves updates that call host functions to the scalar code (calls counted and ordered as there)', () => {

@@ -19,6 +19,8 @@ export type Lanes =
   | { kind: 'scalars'; a: Expr; b: Expr }
   /** `array[index]` and `array[index + 1]`: one 16-byte load. */
   | { kind: 'load'; array: string; index: Expr; a: Expr; b: Expr }
+  /** `array[index]` and `array[index + 1]` held by the loop as the lanes of one f64x2 local. */
+  | { kind: 'held'; array: string; index: Expr; a: Expr; b: Expr }
   | { kind: 'binary'; op: '+' | '-' | '*' | '/'; left: Lanes; right: Lanes; a: Expr; b: Expr }
   /** `x ** 2` in both lanes: x·x, as the scalar code computes it. */
   | { kind: 'square'; arg: Lanes; a: Expr; b: Expr }
@@ -31,7 +33,9 @@ export type VectorNative = 'neg' | 'sqrt' | 'abs' | 'min' | 'max'
 export type PairTarget =
   /** `array[index]` and `array[index + 1]`: one 16-byte load and store. */
   | { kind: 'elements'; array: string; index: Expr }
-  /** Two separate places (scalars, elements held in locals, or elements of different arrays). */
+  /** `array[index]` and `array[index + 1]` held by the loop as the lanes of one f64x2 local. */
+  | { kind: 'held'; array: string; index: Expr }
+  /** Two separate places (scalars, elements held in their own locals, or elements of different arrays). */
   | { kind: 'separate' }
 
 export interface PairPlan { op: '+=' | '-='; target: PairTarget; value: Lanes }
@@ -40,8 +44,10 @@ export interface PairPlan { op: '+=' | '-='; target: PairTarget; value: Lanes }
 export interface LaneContext {
   /** The element type of an array (undefined for a name that is not an array). */
   elem(array: string): string | undefined
-  /** Whether an element is held in a local by the current loop (it is then a scalar). */
+  /** Whether an element is held in a local by the current loop (it is then not in memory). */
   promoted(array: string, index: Expr): boolean
+  /** Whether elements a and b (= a + 1) are held as lanes 0 and 1 of one f64x2 local. */
+  heldTogether(array: string, a: Expr, b: Expr): boolean
   /** The vector instruction of a call whose scalar code uses a native f64 instruction, if any. */
   native(call: Extract<Expr, { kind: 'call' }>): VectorNative | undefined
 }
@@ -75,7 +81,7 @@ function gain(l: Lanes): number {
   switch (l.kind) {
     case 'splat': return 0
     case 'scalars': return -1
-    case 'load': return 2
+    case 'load': case 'held': return 2
     case 'binary': return 1 + gain(l.left) + gain(l.right)
     case 'square': return 1 + gain(l.arg)
     case 'native': return 1 + l.args.reduce((s, x) => s + gain(x), 0)
@@ -102,6 +108,9 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
     if (op && a.args.every((x) => isF64(x as Expr)) && b.args.every((x) => isF64(x as Expr))) {
       return { kind: 'native', op, args: a.args.map((x, i) => zip(x as Expr, b.args[i] as Expr, cx)), ...pair }
     }
+  }
+  if (a.kind === 'index' && b.kind === 'index' && a.array.name === b.array.name && nextIndex(a.index, b.index) && cx.heldTogether(a.array.name, a.index, b.index)) {
+    return { kind: 'held', array: a.array.name, index: a.index, ...pair }
   }
   if (a.kind === 'index' && b.kind === 'index' && a.array.name === b.array.name && cx.elem(a.array.name) === 'f64' &&
     !cx.promoted(a.array.name, a.index) && !cx.promoted(b.array.name, b.index) && nextIndex(a.index, b.index)) {
@@ -130,12 +139,13 @@ export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
     // the same array: only two adjacent elements (one 16-byte store unless held in locals)
     if (cx.elem(sa.array.name) !== 'f64' || !nextIndex(sa.index, ta.index)) return null
     const inLocals = cx.promoted(sa.array.name, sa.index) || cx.promoted(ta.array.name, ta.index)
-    target = inLocals ? { kind: 'separate' } : { kind: 'elements', array: sa.array.name, index: sa.index }
+    target = cx.heldTogether(sa.array.name, sa.index, ta.index) ? { kind: 'held', array: sa.array.name, index: sa.index }
+      : inLocals ? { kind: 'separate' } : { kind: 'elements', array: sa.array.name, index: sa.index }
   } else {
     if (rootName(ta) === written) return null
     target = { kind: 'separate' }
   }
   const value = zip(s.value, t.value, cx)
-  if (value.kind === 'splat' || gain(value) + (target.kind === 'elements' ? 2 : 0) < 2) return null
+  if (value.kind === 'splat' || gain(value) + (target.kind === 'separate' ? 0 : 2) < 2) return null
   return { op: s.op, target, value }
 }
