@@ -33,9 +33,12 @@ export function fixedRound(x: number, fractionBits: number, integerBits: number,
 
 /**
  * `fixedRound` for one format, with its scale and bound computed once: the number systems call
- * it on every arithmetic result.
+ * it on every arithmetic result. `why` ends the overflow message (what the bound protects).
  */
-export function fixedRounder(fractionBits: number, integerBits: number, name = 'fixed'): (x: number) => number {
+export function fixedRounder(
+  fractionBits: number, integerBits: number, name = 'fixed',
+  why = 'an update that wrapped around could not be undone',
+): (x: number) => number {
   const scale = 2 ** fractionBits, bound = 2 ** integerBits
   return (x) => {
     const k = x * scale
@@ -43,7 +46,7 @@ export function fixedRounder(fractionBits: number, integerBits: number, name = '
     if (!(Math.abs(r) < bound)) {
       throw new InvertibilityError(
         'runtime/fixed-overflow',
-        `${name} overflow: ${x} is outside the range (−2^${integerBits}, 2^${integerBits}) of ${name} (${integerBits} integer bits, ${fractionBits} fraction bits); an update that wrapped around could not be undone`,
+        `${name} overflow: ${x} is outside the range (−2^${integerBits}, 2^${integerBits}) of ${name} (${integerBits} integer bits, ${fractionBits} fraction bits); ${why}`,
       )
     }
     return r === 0 ? 0 : r

@@ -53,6 +53,16 @@ for (const backend of ['cpu', 'interpreter']) {
       }
     })
 
+    it('a product past the grid is an overflow that says what the bound protects (no talk of wrapping)', () => {
+      try { m.mul!(2 ** 20, 2 ** 20); expect.unreachable() } catch (e) {
+        expect(InvertibilityError.isInstance(e)).toBe(true)
+        expect((e as InvertibilityError).code).toBe('runtime/fixed-overflow')
+        expect((e as Error).message).toMatch(/tropical overflow: .* outside the range \(−2\^21, 2\^21\) of tropical/)
+        expect((e as Error).message).toMatch(/keeps `\*=` and `\/=` exact/)
+        expect((e as Error).message).not.toMatch(/wrapped/)
+      }
+    })
+
     it('ground-state energy of a spin glass by tropical contraction matches brute force; the inverse cleans up', () => {
       const spin = compile(backend, spinGlassSource).spin_glass!
       let seed = 7

@@ -28,7 +28,8 @@ export function tropicalNumbers(format: TropicalFormat): NumberSystemSpec {
   if (!Number.isInteger(F) || !Number.isInteger(I) || F < 0 || I < 1 || I + F > 53) {
     throw new RangeError(`tropical format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`)
   }
-  const grid = fixedRounder(F, I, name)
+  // (the same error code as fixed point: the grid is a fixed-point one)
+  const grid = fixedRounder(F, I, name, `past it the grid of multiples of 2^-${F} that keeps \`*=\` and \`/=\` exact (and undoable) is not available`)
   const round = (x: number) => (x === -Infinity ? x : grid(x))
   const zeroFactor = (op: string): never => {
     throw new InvertibilityError('runtime/tropical-zero', `${name}: \`${op}\` by the tropical zero (−Infinity) cannot be undone`)
