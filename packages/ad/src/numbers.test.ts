@@ -172,6 +172,16 @@ describe.each([['cpu', true], ['interpreter', true], ['cpu', false]] as const)('
       expect(Math.abs(J[0]! / 1e-200 - 1)).toBeLessThan(1e-10)
       expect(Math.abs(J[1]! / -1e-150 - 1)).toBeLessThan(1e-10)
     }
+    // derivatives are f64 real values (README, "Range of ulog derivatives"): y·a·b with ∂/∂y = a·b
+    // = 1e400 is Infinity and the other two stay exact; in reverse mode also when an intermediate
+    // real value (y·a = 1e400) is beyond f64, while forward mode's tangent reads it as Infinity
+    // (Infinity times a zero tangent is NaN)
+    for (const mode of ['forward', 'reverse'] as const) {
+      expect(Array.from(jacobian(s.two!, [1e-200, 1e200, 1e200], { inputs: [0, 1, 2], outputs: [0], mode }))).toEqual([Infinity, 1, 1])
+    }
+    expect(Array.from(jacobian(s.two!, [1e200, 1e200, 1e-200], { inputs: [0, 1, 2], outputs: [0], mode: 'reverse' }))).toEqual([1, 1, Infinity])
+    expect(gradient(s.two!, [1e200, 1e200, 1e-200], { loss: 0 })).toEqual([1, 1, Infinity])
+    expect(Array.from(jacobian(s.two!, [1e200, 1e200, 1e-200], { inputs: [0, 1, 2], outputs: [0], mode: 'forward' }))).toEqual([NaN, NaN, Infinity])
     // (−y)·x = −(y·x): the same derivatives as y *= x
     expect(jvp(s.negated!, [1.5, 2], { v: [1, 1] }).tangent[0]).toBeCloseTo(2 + 1.5, 10)
     const gn = gradient(s.negated!, [1.5, 2], { loss: 0 }) as number[]
