@@ -123,6 +123,15 @@ describe('without run-time checks', () => {
       expect(Array.from(fw[0] as Float64Array)).toEqual([3, 12, 24, 41, -1, -1, 0])
       expect(w.f!.inverse(...fw)).toEqual(args())
     }
+    // bases far below zero (the first array sits a few bytes into the memory): the same elements
+    const stencil = `fn s(w: f64[], x: f64[], y: f64[]) {
+      for i in 5..len(x) - 5 { for k in -5..6 { y[i] += w[k + 5] * x[i + k] } }
+    }`
+    const sargs = () => [Float64Array.from({ length: 11 }, (_, i) => i - 5), Float64Array.from({ length: 20 }, (_, i) => Math.sin(i)), new Float64Array(20)]
+    expect(compile(stencil, 'wasm', false).s!(...sargs())).toEqual(compile(stencil, 'cpu', false).s!(...sargs()))
+    const far = 'fn f(y: f64, x: i32[], m: i32) { for i in -m..0 { y += f64(x[i + 1000]) } }'
+    const xs = Int32Array.from({ length: 1000 }, (_, i) => i)
+    expect(compile(far, 'wasm', false).f!(0, xs, 1000)[0]).toBe(499500)
   })
 })
 

@@ -280,15 +280,15 @@ export class FunctionEmitter {
 
   /** Pushes the byte address of `arr[index]` (bounds-checked when checking). */
   /**
-   * Pushes the byte address of an element and returns its element info and the constant byte
-   * offset its load or store must add (memarg offset). Without checks, an index `base + c` (c > 0
-   * constant) pushes the address of element `base`, so that the elements around one base share
-   * one address computation (the w directions `t[i·w + k]` of a tangent).
+   * Pushes the byte address of an element and returns its element info. Without checks, an index
+   * `base + c` (c a constant) is addressed as (array + c elements) + base elements: the elements
+   * around one base (the w directions `t[i·w + k]` of a tangent) then share the scaled base, and
+   * the engine hoists the constant part. The sum wraps in i32 like the plain one, so it is the same
+   * address whatever the sign of the base (a memarg offset would not wrap).
    */
-  private address(arrName: string, index: Expr, loc?: SourceLocation): { el: ElemInfo; offset: number } {
+  private address(arrName: string, index: Expr, loc?: SourceLocation): ElemInfo {
     const a = this.array(arrName, loc)
     const el = elemInfo(a.elem, loc)
-    let offset = 0
     if (this.checking) {
       const ix = this.local(I32)
       this.expr(index)
@@ -302,20 +302,19 @@ export class FunctionEmitter {
       this.get(ix)
     } else {
       this.get(a.ptr)
-      const split = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) &&
-        index.right.value > 0 && index.right.value < 2 ** 20
-      this.expr(split ? index.left : index)
-      if (split) offset = (index.right as { value: number }).value * el.size
+      const c = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) ? index.right.value : 0
+      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      this.expr(c !== 0 ? (index as { left: Expr }).left : index)
     }
     if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
     this.op(Op.i32_add)
-    return { el, offset }
+    return el
   }
 
-  private load(el: ElemInfo, offset = 0): void { this.out.byte(el.load).u32(el.align).u32(offset) }
+  private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
   /** A loaded bool element is any nonzero byte, as the cpu backend reads it: normalised to 0/1. */
   private boolByte(el: ElemInfo): void { if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) } }
-  private store(el: ElemInfo, offset = 0): void { this.out.byte(el.store).u32(el.align).u32(offset) }
+  private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
 
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
   private shared: Map<Expr, Shared> | undefined
@@ -363,8 +362,8 @@ export class FunctionEmitter {
       case 'index': {
         const held = this.promoted?.get(e.array.name)?.get(key(e.index))
         if (held !== undefined) { this.getHeld(held); return elemInfo(this.array(e.array.name).elem).vt }
-        const { el, offset } = this.address(e.array.name, e.index, e.loc)
-        this.load(el, offset)
+        const el = this.address(e.array.name, e.index, e.loc)
+        this.load(el)
         this.boolByte(el)
         return el.vt
       }
@@ -617,13 +616,13 @@ export class FunctionEmitter {
       this.set(held.local)
       return
     }
-    const { el, offset } = this.address(base.array.name, base.index, base.loc)
+    const el = this.address(base.array.name, base.index, base.loc)
     const addr = this.local(I32)
     this.tee(addr)
-    if (old) { this.get(addr); this.load(el, offset); this.boolByte(el); readNeg() }
+    if (old) { this.get(addr); this.load(el); this.boolByte(el); readNeg() }
     compute()
     readNeg()
-    this.store(el, offset)
+    this.store(el)
   }
 
   /** Pushes the value of an argument or dataview. */
@@ -691,13 +690,13 @@ export class FunctionEmitter {
       this.set(v)
     } else if (p.target.kind === 'elements') {
       this.shared = sa
-      const { offset } = this.address(p.target.array, p.target.index)
+      this.address(p.target.array, p.target.index)
       const addr = this.local(I32)
       this.tee(addr); this.get(addr)
-      this.simd(OpFd.v128_load); this.out.u32(3).u32(offset)
+      this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
       this.lanes(p.value, sa, sb)
       this.simd(add)
-      this.simd(OpFd.v128_store); this.out.u32(3).u32(offset)
+      this.simd(OpFd.v128_store); this.out.u32(3).u32(0)
     } else {
       this.lanes(p.value, sa, sb)
       const v = this.local(V128)
@@ -737,12 +736,11 @@ export class FunctionEmitter {
         this.toF64(this.expr(l.b))
         this.simd(OpFd.f64x2_replace_lane); this.out.byte(1)
         break
-      case 'load': {
+      case 'load':
         this.shared = sa
-        const { offset } = this.address(l.array, l.index)
-        this.simd(OpFd.v128_load); this.out.u32(3).u32(offset)
+        this.address(l.array, l.index)
+        this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
         break
-      }
       case 'held':
         this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
         break
