@@ -642,7 +642,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const n = pos.length
   const out = options.out
   if (out !== undefined && !(out instanceof Float64Array && out.length === n * n)) {
-    argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n}), got ${out instanceof Float64Array ? `one of ${out.length}` : ArrayBuffer.isView(out) ? `a ${(out as object).constructor.name}` : typeof out}`)
+    argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n}), got ${out instanceof Float64Array ? `one of ${out.length}` : ArrayBuffer.isView(out) ? `a ${(out as object).constructor.name}` : out === null ? 'null' : Array.isArray(out) ? 'an array' : typeof out}`)
   }
   // (every element is written: no zeroing of \`out\`)
   const H = out ?? new Float64Array(n * n)
