@@ -202,11 +202,39 @@ describe.each([['cpu', true], ['interpreter', true], ['cpu', false]] as const)('
     const tf = jvp(r.rfix!, [1, 0.5, 0.3], { v }).tangent as number[], t64 = jvp(r.rf64!, [1, 0.5, 0.3], { v }).tangent as number[]
     tf.forEach((x, i) => expect(x).toBeCloseTo(t64[i]!, 9))
     expect(jvp(r.ifix!, [0.5], { v: [1] }).tangent[0]).toBeCloseTo(-4, 9)
-    // reverse mode has only the f64 adjoint snippets of these bijections: a clear error, not a type clash inside generated code
-    try { gradient(r.rfix!, [1, 0.5, 0.3], { loss: 0 }); expect.unreachable() } catch (e) {
-      expect((e as { code?: string }).code).toBe('ad/unsupported')
-      expect((e as Error).message).toMatch(/adjoint rule of `ROT` is written for f64\/f32 values .* on fixed/)
+    // reverse mode: the f64 adjoint snippets see the real values of fixed arguments in f64
+    // ancillas, so the gradients are those of the f64 program (up to the grid of the values)
+    for (const loss of [0, 1]) {
+      const gf = gradient(r.rfix!, [1, 0.5, 0.3], { loss }) as number[], g64 = gradient(r.rf64!, [1, 0.5, 0.3], { loss }) as number[]
+      gf.forEach((x, i) => expect(x).toBeCloseTo(g64[i]!, 9))
+      const J = jacobian(r.rfix!, [1, 0.5, 0.3], { inputs: [0, 1, 2], outputs: [loss], mode: 'reverse' })
+      const Jf = jacobian(r.rfix!, [1, 0.5, 0.3], { inputs: [0, 1, 2], outputs: [loss], mode: 'forward' })
+      Array.from(J).forEach((x, i) => expect(x).toBeCloseTo(Jf[i]!, 9))
     }
+    expect(gradient(r.ifix!, [0.5], { loss: 0 })[0]).toBeCloseTo(-4, 9)
+  })
+
+  it('reverse mode through INV and ROT on fixed values and arrays, against finite differences', () => {
+    const r = rev`
+      fn finv(y: f64, x: fixed) {
+        INV(x)
+        y += f64(x) * f64(x)
+        INV(x)
+      }
+      fn rarr(y: f64, v: fixed[], t: fixed) {
+        for i in 0..len(v) - 1 { ROT(v[i], v[i + 1], t) }
+        for i in 0..len(v) { y += f64(v[i]) * f64(v[i]) * f64(i + 1) }
+        for i in reverse 0..len(v) - 1 { IROT(v[i], v[i + 1], t) }
+      }
+    `
+    // y = 1/x² at x = 0.8: dy/dx = −2/x³ (0.8 and 1/0.8 are on the fixed grid up to its rounding)
+    const gi = gradient(r.finv!, [0, 0.8], { loss: 0 }) as number[]
+    expect(gi[1]).toBeCloseTo(-2 / 0.8 ** 3, 6)
+    const v = Float64Array.from([0.5, -0.25, 0.75, 1])
+    const c = checkGrad(r.rarr!, [0, v, 0.3], { loss: 0, atol: 1e-5 })
+    expect(c.maxError).toBeLessThan(1e-5)
+    expect(c.ok).toBe(true)
+    expect(Array.from(v)).toEqual([0.5, -0.25, 0.75, 1])
   })
 
   it('jacobian: forward columns equal reverse rows', () => {

@@ -133,9 +133,15 @@ export class AdjointBuilder extends OnDemandTransform {
     if (rule.params.length !== spec.roles.length) {
       fail(`the adjoint rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`, loc)
     }
-    const params = rule.params.map((p, i) => `${p}: ${argTypes[i]}`)
-    rule.params.forEach((p, i) => { if (isFloatType(this.registry, argTypes[i])) params.push(`g_${p}: ${argTypes[i]}`) })
-    const text = `fn adjoint_snippet(${params.join(', ')}) {\n${rule.source}\n}`
+    // a fixed or ulog value has an f64 gradient: the snippet, written in one float type, sees its
+    // real value in an f64 ancilla of the same name (freed against the same value)
+    const real = rule.params.map((_, i) => isRealViewType(this.registry, argTypes[i]))
+    const held = (p: string) => `__tenet_value_${p}`
+    const params = rule.params.map((p, i) => `${real[i] ? held(p) : p}: ${argTypes[i]}`)
+    rule.params.forEach((p, i) => { if (isFloatType(this.registry, argTypes[i])) params.push(`g_${p}: ${real[i] ? gradientScalar(argTypes[i]!) : argTypes[i]}`) })
+    const open = rule.params.flatMap((p, i) => (real[i] ? [`${p} <- f64(${held(p)})`] : []))
+    const close = rule.params.flatMap((p, i) => (real[i] ? [`${p} -> f64(${held(p)})`] : [])).reverse()
+    const text = `fn adjoint_snippet(${params.join(', ')}) {\n${[...open, rule.source, ...close].join('\n')}\n}`
     let f: FunctionDef
     try {
       f = parse({ text, name: `adjoint rule of ${spec.name}` }).functions[0]!
@@ -619,12 +625,6 @@ class FunctionAdjoint {
     }
     if (!spec.adjoint) {
       fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
-    }
-    const real = types.find((t) => isRealViewType(this.registry, t))
-    if (real) {
-      // the snippet is written in the bijection's value types, with gradients of the same type;
-      // a fixed or ulog value has an f64 gradient, which the snippet's arithmetic cannot mix in
-      fail(`the adjoint rule of \`${spec.name}\` is written for f64/f32 values and cannot differentiate it on ${real} in reverse mode: keep the values this bijection updates in f64, or use forward mode (jvp, or jacobian with mode: 'forward')`, s.loc)
     }
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
