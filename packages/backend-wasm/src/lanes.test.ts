@@ -74,6 +74,16 @@ describe('planPair', () => {
   })
 })
 
+/** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
+function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
+  const results = modules.map((m) => {
+    const fwd = m.f!(...args()) as unknown[]
+    const back = m.f!.inverse(...fwd) as unknown[]
+    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
+  })
+  for (const r of results.slice(1)) expect(r).toBe(results[0])
+}
+
 describe('lane pairs in generated code', () => {
   const src = `fn f(y: f64[], t: f64[], x: f64[], c: f64, u0: f64, u1: f64) {
     for i in 0..div(len(x), 2) {
@@ -105,14 +115,7 @@ describe('lane pairs in generated code', () => {
     compile(src, 'wasm', true, true)
     expect(lastPairs).toBe(0)
     modules.push(compile(src, 'cpu', false))
-    const results = modules.map((m) => {
-      const a = args()
-      const fwd = m.f!(...a) as unknown[]
-      const back = m.f!.inverse(...(fwd as unknown[])) as unknown[]
-      return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
-    })
-    expect(results[0]).toBe(results[1])
-    expect(results[0]).toBe(results[2])
+    expectSameRuns(modules, args)
   })
 
   it('holds adjacent elements a loop keeps in registers as one f64x2 local, with the same bits', () => {
@@ -137,14 +140,7 @@ describe('lane pairs in generated code', () => {
     const modules = [compile(text, 'wasm', false, true)]
     expect(lastPairs).toBeGreaterThanOrEqual(2)
     modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu', false))
-    const results = modules.map((m) => {
-      const a = args()
-      const fwd = m.f!(...a) as unknown[]
-      const back = m.f!.inverse(...(fwd as unknown[])) as unknown[]
-      return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
-    })
-    expect(results[0]).toBe(results[1])
-    expect(results[0]).toBe(results[2])
+    expectSameRuns(modules, args)
     // elements outside the pairs are untouched; a loop that does not run writes nothing
     const q = Float64Array.from({ length: 12 }, (_, i) => i)
     modules[0]!.f!(q, new Float64Array(12), new Float64Array(0), new Float64Array(0), 1, 1)
