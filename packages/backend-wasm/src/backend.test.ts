@@ -218,6 +218,28 @@ describe('resident arrays', () => {
     expect(Array.from(y2.array)).toEqual([0, 0, 0])
   })
 
+  it('are recognised call after call, alternating with host arrays and across a grown memory', () => {
+    // the wrapper remembers the last resident view of each parameter and its offset
+    const f = compile('fn f(y: f64[], x: f64[], s: f64) { for i in 0..len(x) { y[i] += x[i] * s } }', 'wasm', false).f!.core
+    const mem = f.resident!
+    const y = mem.allocate('f64', 3), x = mem.allocate('f64', 3)
+    x.array.set([1, 2, 3])
+    const host = new Float64Array([5, 5, 5])
+    f(y.array, x.array, 1)
+    f(host, x.array, 1)
+    f(y.array, x.array, 2)
+    f(y.array, host, 1)
+    expect(Array.from(y.array)).toEqual([9, 13, 17])
+    expect(Array.from(host)).toEqual([6, 7, 8])
+    // a call with a host array of 20000 doubles grows the memory: the old views detach, and the
+    // current ones (new objects at the same offsets) are recognised again
+    const old = y.array
+    f(new Float64Array(20000), new Float64Array(20000), 1)
+    expect(old.length).toBe(0)
+    f(y.array, x.array, 1)
+    expect(Array.from(y.array)).toEqual([10, 15, 20])
+  })
+
   it('keep their length when copying a host array in grows the memory', () => {
     const f = compile('fn s(out: f64, x: f64[], y: f64[]) { for i in 0..len(x) { out += x[i] }\n for j in 0..len(y) { out += y[j] } }', 'wasm', false).s!.core
     const x = f.resident!.allocate('f64', 10)

@@ -19,6 +19,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   const caches: ViewCache[] = f.params.map(() => ({ buffer: null, at: -1, n: -1, view: null }))
   // a nested call (from a host function that wasm called) starts at the current heap top
   const lines: string[] = ['const start = s.depth === 0 ? s.heapBase : s.hp.value;', 'let o = start;']
+  const memo: string[] = []
   const callArgs: string[] = []
   const copyIn: string[] = [], copyOut: string[] = []
   const arrays: number[] = []
@@ -29,9 +30,14 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
     // the same typed array passed twice shares one region, as it shares memory on the cpu backend
     const same = arrays.filter((j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem)
     // a resident array (a view of this memory, see \`residentMemory\`) is used where it is
-    lines.push(`const r${i} = p${i}.buffer === s.buffer, n${i} = p${i}.length;`)
-    lines.push(`let o${i};`)
-    lines.push(`if (r${i}) o${i} = p${i}.byteOffset; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
+    // \`buffer\` and \`byteOffset\` are slow getters (about 15 ns each here): the last resident
+    // view seen in this position is remembered with its offset, valid while the memory has not
+    // grown (a view's offset never changes; a grown memory gives \`s.buffer\` a new identity)
+    memo.push(`let k${i} = null, kb${i} = null, ko${i} = 0;`)
+    lines.push(`const n${i} = p${i}.length;`)
+    lines.push(`let o${i}, r${i} = p${i} === k${i} && kb${i} === s.buffer;`)
+    lines.push(`if (!r${i} && p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; }`)
+    lines.push(`if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
     arrays.push(i)
     copyIn.push(`if (!r${i}) s.${V}.set(p${i}, o${i} >> ${el.shift});`)
     if (writes[i]) copyOut.push(`if (!r${i}) p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
@@ -46,7 +52,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   lines.push(...copyOut)
   f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
-  const src = `return function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
+  const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
   const view = (cache: ViewCache, mem: Float64Array, at: number, n: number): ArrayBufferView => {
     if (cache.buffer !== mem.buffer || cache.at !== at || cache.n !== n) {
       cache.buffer = mem.buffer as ArrayBuffer; cache.at = at; cache.n = n

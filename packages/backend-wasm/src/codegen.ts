@@ -15,6 +15,7 @@ import {
 } from '@tenet/ir'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
+import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -1072,13 +1073,17 @@ export class FunctionEmitter {
     }
     // the loops count as JS does, in doubles: no bound wraps around at ±2³¹
     const exitAt = (bound: number) => { this.get(i); this.get(bound); this.op(Op.i32_eq, Op.br_if, 1) }
+    // iterations two at a time as f64x2 updates first (see \`loop-pairs.ts\`), then the rest
+    const paired = stepConst === 1 && !s.inclusive ? this.loopPairs(s) : null
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
       this.get(a); this.set(i)
+      if (paired) this.pairedIterations(s.variable, paired, i, a, b, false)
       loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, () => { if (s.inclusive) exitAt(b); inc(1)() })
     } else if (stepConst === 1) {
       // the same values downwards: b (or b-1), …, a
       this.get(b); this.set(i)
+      if (paired) this.pairedIterations(s.variable, paired, i, a, b, true)
       if (s.inclusive) loop(() => { this.get(i); this.get(a); this.op(Op.i32_ge_s) }, () => { exitAt(a); inc(-1)() })
       else {
         this.op(Op.block, 0x40, Op.loop, 0x40)
@@ -1137,6 +1142,51 @@ export class FunctionEmitter {
       this.fail(site, [a, b, st, a2, b2, s2].map((l) => [() => this.get(l), I32] as [() => void, ValType]))
       this.op(Op.end)
     }
+  }
+
+  /**
+   * The paired plan of a loop of step 1 (see \`loop-pairs.ts\`), when every statement pair of it
+   * makes one f64x2 update; only without run-time checks (a failed check must name the element the
+   * scalar code would name) and where the engine has SIMD.
+   */
+  private loopPairs(s: Extract<Stmt, { kind: 'for' }>): LoopPairs | null {
+    if (!this.ctx.simd || this.checking) return null
+    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name))
+    if (!plan) return null
+    for (let k = 0; k < plan.body.length; k += 2) if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
+    return plan
+  }
+
+  /**
+   * Runs the iterations of a loop of step 1 two at a time while two are left and the plan's guards
+   * hold, leaving i at the first iteration not run: upwards from i = a, or downwards from i = b
+   * (a pair is then i − 2 and i − 1, in lanes 0 and 1).
+   */
+  private pairedIterations(variable: string, plan: LoopPairs, i: number, a: number, b: number, down: boolean): void {
+    // two iterations left: i < b and i + 1 < b (i + 1 cannot wrap when i < b); downwards i − 1 > a
+    const twoLeft = () => {
+      this.get(i); this.get(down ? a : b); this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.get(i); this.i32(down ? -1 : 1); this.op(Op.i32_add); this.get(down ? a : b); this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.op(Op.i32_and)
+    }
+    const bound = () => this.names.set(variable, { kind: 'scalar', local: i, type: 'i32' })
+    this.op(Op.block, 0x40)
+    twoLeft(); this.op(Op.i32_eqz, Op.br_if, 0)
+    // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
+    this.scoped(() => {
+      bound()
+      for (const [p, q] of plan.guards) {
+        const d = this.local(I32)
+        this.expr(p); this.expr(q); this.op(Op.i32_sub); this.tee(d)
+        this.i32(1); this.op(Op.i32_eq); this.get(d); this.i32(-1); this.op(Op.i32_eq, Op.i32_or, Op.br_if, 0)
+      }
+    })
+    this.op(Op.loop, 0x40)
+    if (down) { this.get(i); this.i32(-2); this.op(Op.i32_add); this.set(i) }
+    this.scoped(() => { bound(); this.block(plan.body) })
+    if (!down) { this.get(i); this.i32(2); this.op(Op.i32_add); this.set(i) }
+    twoLeft(); this.op(Op.br_if, 0)
+    this.op(Op.end, Op.end)
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {

@@ -2,18 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { createRegistry, parse, type Expr, type Stmt } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { createWasmBackend, type WasmProgram } from './index.js'
+import { createWasmBackend } from './index.js'
 import { planPair, type LaneContext } from './lanes.js'
+import { compile, expectSameRuns, lastPairs } from './test-util.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(createWasmBackend({ simd: true }))
-/** Lane pairs emitted by the last wasm compilation of `compile`. */
-let lastPairs = -1
-const compile = (text: string, backend: string, checks = false, simd = true) => {
-  const spec = createWasmBackend({ simd })
-  const wasm = { ...spec, doCompile: (...a: Parameters<typeof spec.doCompile>) => { const p = spec.doCompile(...a) as WasmProgram; lastPairs = p.lanePairs; return p } }
-  return compileModule(parse({ text, name: 'lanes' }), { registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm), backend, checks })
-}
-
 /** The checked body of the only function of `text`. */
 function body(text: string): Stmt[] {
   const m = compileModule(parse({ text, name: 'lanes' }), { registry: registry(), backend: 'cpu' })
@@ -73,16 +66,6 @@ describe('planPair', () => {
     expect(plan('u0 += c\n u1 += x[0]')).toBeNull()
   })
 })
-
-/** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
-function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
-  const results = modules.map((m) => {
-    const fwd = m.f!(...args()) as unknown[]
-    const back = m.f!.inverse(...fwd) as unknown[]
-    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
-  })
-  for (const r of results.slice(1)) expect(r).toBe(results[0])
-}
 
 describe('lane pairs in generated code', () => {
   const src = `fn f(y: f64[], t: f64[], x: f64[], c: f64, u0: f64, u1: f64) {

@@ -1,0 +1,123 @@
+/**
+ * Loop pairing (vectorising a loop by two): a counting loop whose iterations update different
+ * f64 elements, such as the gradient loop `g[a + j] += c · (x[a + j] − x[b + j])`,
+ * `g[b + j] −= …` of an adjoint, runs two iterations at a time as lane pairs (see `lanes.ts`):
+ * iterations j and j + 1 become `S₁(j), S₁(j+1), S₂(j), S₂(j+1), …`, and each of those pairs is
+ * one f64x2 update. Each lane rounds as the scalar instruction does, so the results are bit for
+ * bit those of the scalar loop, provided the new order touches the elements in the same order:
+ * S₂(j) now runs after S₁(j+1), so no element that one of them writes may be one the other reads
+ * or writes. Distinct names are distinct memory in Tenet, so only the accesses of one array can
+ * collide: two accesses `A[p + j]` and `A[q + j]` of the two iterations are one element when
+ * p − q = ±1. Where p − q is a known constant that decides it at compile time; otherwise the loop
+ * checks it once before the paired iterations (`guards`) and runs them one at a time when it is
+ * ±1.
+ *
+ * This module only plans; the code generator emits the paired loop, then the scalar loop for what
+ * is left (an odd last iteration, or all of them when a guard fails).
+ */
+import { key, offsetOf, readNames, type Arg, type Expr, type Stmt } from '@tenet/ir'
+
+/** The plan of a paired loop. */
+export interface LoopPairs {
+  /** The body of one paired iteration, j and j + 1 (`S₁(j), S₁(j+1), S₂(j), …`). */
+  body: Stmt[]
+  /** Index pairs whose difference must not be ±1 (evaluated with the loop variable bound). */
+  guards: Array<[Expr, Expr]>
+}
+
+type Update = Extract<Stmt, { kind: 'update' }>
+type Index = Extract<Expr, { kind: 'index' }>
+
+const mentions = (e: Expr | Arg, v: string) => readNames(e).has(v)
+
+/** Whether an index is `c + v` for a c that does not read v (sums and differences, v once). */
+function linear(e: Expr, v: string): boolean {
+  if (e.kind === 'var') return e.name === v
+  if (e.kind === 'binary' && e.op === '+') return (linear(e.left, v) && !mentions(e.right, v)) || (linear(e.right, v) && !mentions(e.left, v))
+  if (e.kind === 'binary' && e.op === '-') return linear(e.left, v) && !mentions(e.right, v)
+  return false
+}
+
+/** Whether v occurs only as the `v` of linear indices (so iteration j + 1 is every such index plus one). */
+function onlyInLinearIndices(e: Expr | Arg, v: string): boolean {
+  switch (e.kind) {
+    case 'var': return e.name !== v
+    case 'index': return mentions(e.index, v) ? e.index.type === 'i32' && linear(e.index, v) : true
+    case 'unary': return onlyInLinearIndices(e.arg, v)
+    case 'binary': return onlyInLinearIndices(e.left, v) && onlyInLinearIndices(e.right, v)
+    case 'call': return e.args.every((a) => onlyInLinearIndices(a, v))
+    case 'field': case 'neg': return onlyInLinearIndices(e.target, v)
+    default: return true
+  }
+}
+
+/** Every element access of an expression (nested ones included). */
+function accesses(e: Expr | Arg, out: Index[]): Index[] {
+  switch (e.kind) {
+    case 'index': out.push(e); accesses(e.index, out); break
+    case 'unary': accesses(e.arg, out); break
+    case 'binary': accesses(e.left, out); accesses(e.right, out); break
+    case 'call': for (const a of e.args) accesses(a, out); break
+    case 'field': case 'neg': accesses(e.target, out); break
+  }
+  return out
+}
+
+/** A copy of an expression with every index that reads v moved on by `by` (iteration j + by). */
+function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
+  switch (e.kind) {
+    case 'index': {
+      const index = mentions(e.index, v) && by !== 0
+        ? { kind: 'binary', op: '+', left: shifted(e.index, v, 0), right: { kind: 'num', value: by, isFloat: false, type: 'i32' }, type: 'i32' } as Expr
+        : shifted(e.index, v, by)
+      return { ...e, array: { ...e.array }, index }
+    }
+    case 'unary': return { ...e, arg: shifted(e.arg, v, by) }
+    case 'binary': return { ...e, left: shifted(e.left, v, by), right: shifted(e.right, v, by) }
+    case 'call': return { ...e, args: e.args.map((a) => shifted(a, v, by)) }
+    case 'field': case 'neg': return { ...e, target: shifted(e.target as Expr, v, by) } as E
+    default: return { ...e }
+  }
+}
+
+/**
+ * Plans a loop over `variable` (step 1) with this body as paired iterations, or returns null when
+ * the body is not made of updates the pairing keeps exact: only `+=`/`-=` updates of f64 array
+ * elements at indices `c + variable`, with the variable in no other place, and every access of
+ * an array the body writes at such an index. Whether each statement pair really makes one f64x2
+ * update is for the caller to check (`planPair`, which knows what the loop holds in locals).
+ */
+export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: string) => string | undefined): LoopPairs | null {
+  if (body.length === 0 || !body.every((s) => s.kind === 'update')) return null
+  const updates = body as Update[]
+  const written = new Set<string>()
+  for (const s of updates) {
+    const t = s.target
+    if ((s.op !== '+=' && s.op !== '-=') || s.distinct?.length || t.kind !== 'index' || t.type !== 'f64' || elemOf(t.array.name) !== 'f64') return null
+    if (!mentions(t.index, variable) || !onlyInLinearIndices(t, variable) || !onlyInLinearIndices(s.value, variable)) return null
+    written.add(t.array.name)
+  }
+  // the accesses of the written arrays, in statement order (a statement's target first)
+  const all = updates.map((s) => accesses(s.value, accesses(s.target as Index, [])).filter((x) => written.has(x.array.name)))
+  if (!all.flat().every((x) => mentions(x.index, variable))) return null
+  const guards: Array<[Expr, Expr]> = []
+  const seen = new Set<string>()
+  for (const s of updates) {
+    const w = s.target as Index
+    for (const x of all.flat()) {
+      if (x === w || x.array.name !== w.array.name) continue
+      const kw = key(w.index), kx = key(x.index)
+      if (kw === kx) continue
+      const [bw, cw] = offsetOf(w.index), [bx, cx] = offsetOf(x.index)
+      // one base: the constant offsets decide (neighbours collide in every pair)
+      if (bw === bx) { if (Math.abs(cw - cx) === 1) return null; continue }
+      const id = kw < kx ? `${kw}\u0000${kx}` : `${kx}\u0000${kw}`
+      if (!seen.has(id)) { seen.add(id); guards.push([w.index, x.index]) }
+    }
+  }
+  const out: Stmt[] = []
+  for (const s of updates) {
+    for (const by of [0, 1]) out.push({ ...s, target: shifted(s.target, variable, by), value: shifted(s.value, variable, by) })
+  }
+  return { body: out, guards }
+}

@@ -1,0 +1,26 @@
+/** Helpers of the lane tests (not part of the build). */
+import { expect } from 'vitest'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { createWasmBackend, type WasmProgram } from './index.js'
+
+/** Lane pairs emitted by the last wasm compilation of `compile`. */
+export let lastPairs = -1
+
+/** Compiles `text` for a backend ('wasm' with or without SIMD, or 'cpu'), recording `lastPairs`. */
+export const compile = (text: string, backend: string, checks = false, simd = true) => {
+  const spec = createWasmBackend({ simd })
+  const wasm = { ...spec, doCompile: (...a: Parameters<typeof spec.doCompile>) => { const p = spec.doCompile(...a) as WasmProgram; lastPairs = p.lanePairs; return p } }
+  return compileModule(parse({ text, name: 'lanes' }), { registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm), backend, checks })
+}
+
+/** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
+export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
+  const results = modules.map((m) => {
+    const fwd = m.f!(...args()) as unknown[]
+    const back = m.f!.inverse(...fwd) as unknown[]
+    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
+  })
+  for (const r of results.slice(1)) expect(r).toBe(results[0])
+}
