@@ -257,10 +257,26 @@ interface DriverContext {
   stack(i: number, a: unknown): unknown[]
   /** Per array parameter on a backend with resident memory (`CompiledFunction.resident`): its values there. */
   res: Array<ResidentArray | undefined>
-  /** The same for its gradient. */
-  gres: Array<ResidentArray | undefined>
-  /** Replaces `res[i]` (`gres[i]` when `grad`) with a zero array of n elements; returns its view. */
-  resize(i: number, n: number, grad: boolean): TypedArray
+  /**
+   * The gradients of the array parameters on such a backend: one resident block (so that one
+   * \`fill\` zeroes them all), its byte view \`gz\`, the lengths it was laid out for, and the
+   * current view of each gradient in it (\`gv[i]\`).
+   */
+  gblock: ResidentArray | undefined
+  gz: Uint8Array | undefined
+  glens: number[]
+  gv: Array<Float64Array | Float32Array | undefined>
+  /**
+   * Lays the gradient block out for these lengths (one per parameter, −1 for none), reusing it
+   * when they are those of the last call, and takes fresh views of it, all zero.
+   */
+  gradients(lens: number[]): void
+  /** The byte offset of each gradient in the block. */
+  gat: number[]
+  /** Takes fresh views of the block (after a call that grew the memory), keeping the contents. */
+  gviews(): void
+  /** Replaces \`res[i]\` with a zero array of n elements; returns its view. */
+  resize(i: number, n: number): TypedArray
   /** Whether `resize` allocated since the driver last took its views (the memory may have grown). */
   moved: boolean
 }
@@ -309,12 +325,37 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     },
     moved: false,
     res: new Array(n).fill(undefined),
-    gres: new Array(n).fill(undefined),
-    resize(i, len, grad) {
-      const list = grad ? ctx.gres : ctx.res
-      list[i]?.release()
-      const elem = (params[i]!.type as { elem: string }).elem
-      const r = list[i] = memory!.allocate(grad ? gradientScalar(elem) : elem, len)
+    gblock: undefined,
+    gz: undefined,
+    glens: [],
+    gv: new Array(n).fill(undefined),
+    gradients(lens) {
+      const elems = params.map((p) => (p.type.kind === 'array' ? gradientScalar(p.type.elem) : 'f64'))
+      // 16-byte aligned places, as the backend gives separate arrays
+      const at: number[] = []
+      let bytes = 0
+      lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (elems[i] === 'f32' ? 4 : 8)) / 16) * 16 })
+      if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
+        ctx.gblock?.release()
+        ctx.gblock = memory!.allocate('bool', bytes)
+        ctx.glens = lens.slice()
+        ctx.moved = true
+      }
+      ctx.gat = at
+      ctx.gviews()
+      ctx.gz!.fill(0)
+    },
+    gat: [],
+    gviews() {
+      const z = ctx.gz = ctx.gblock!.array as Uint8Array
+      ctx.glens.forEach((len, i) => {
+        const at = z.byteOffset + ctx.gat[i]!
+        if (len >= 0) ctx.gv[i] = gradientScalar((params[i]!.type as { elem: string }).elem) === 'f32' ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+      })
+    },
+    resize(i, len) {
+      ctx.res[i]?.release()
+      const r = ctx.res[i] = memory!.allocate((params[i]!.type as { elem: string }).elem, len)
       ctx.moved = true
       return r.array
     },
@@ -338,7 +379,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       lines.push(`if (!(a${i} instanceof ${ctor})) ctx.bad(${i}, a${i});`)
       if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
-        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length, false);`)
+        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
         lines.push(ctx.fromHost[i] ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);` : `${v}.set(a${i});`)
       } else if (shared[i]) lines.push(`const ${v} = a${i};`)
       else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
@@ -355,7 +396,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
   const current = (withGradients: boolean) => {
     if (!memory) return
-    const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gres[${i}].array;` : ''}`)
+    const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`)
     lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
   }
   if (!fused) {
@@ -367,15 +408,22 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
   }
   const grads: string[] = []
+  // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
+  // have their lengths unless the memory grew, which detaches them all and zeroes their lengths)
+  const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
+  if (inBlock.length) {
+    lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
+    lines.push(`if (ctx.gz === undefined${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
+    lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
+    lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
+    lines.push(`} else ctx.gz.fill(0);`)
+  }
   params.forEach((p, i) => {
     const s = c.slots[i]
     if (!s) return
     if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
-    else if (s.kind === 'array' && memory) {
-      lines.push(`let g${i} = ctx.gres[${i}]?.array;`)
-      lines.push(`if (g${i} === undefined || g${i}.length !== a${i}.length) g${i} = ctx.resize(${i}, a${i}.length, true); else g${i}.fill(0);`)
-      grads.push(`g${i}`)
-    } else if (s.kind === 'array') {
+    else if (s.kind === 'array' && memory) grads.push(`g${i}`)
+    else if (s.kind === 'array') {
       lines.push(`let g${i} = ctx.buffers[${i}];`)
       lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
       grads.push(`g${i}`)
@@ -389,11 +437,13 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
     lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
   } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
+  // a call that grew the memory detached the views (the block's byte view then has length 0)
+  if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
   params.forEach((_, i) => {
     const s = c.slots[i]
     if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
     // the current views: a call that grew the memory detached the earlier ones
-    else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = ctx.gres[${i}].array;`)
+    else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
   })
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`

@@ -62,6 +62,29 @@ describe('automatic differentiation runs on wasm', () => {
     }
   })
 
+  it('zeroes the array gradients (f64 and f32 in one block) on every call, also when a call grows the memory', () => {
+    const text = `fn f(out: f64, x: f64[], y: f32[], z: f64[], n: i32) {
+      t: f64[] <- zeros(n)
+      for i in 0..len(x) { out += x[i] * f64(y[i]) }
+      out += z[0] * z[0] * z[1]
+      t -> zeros(n)
+    }`
+    const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
+    for (const fuse of [true, false]) {
+      const gw = grad(w.f!, { loss: 0, fuse }), gc = grad(c.f!, { loss: 0, fuse })
+      // the third call's ancilla of 300 000 doubles grows the memory during the call
+      for (const [len, n] of [[3, 0], [3, 5], [5, 300_000], [5, 1], [2, 0]] as const) {
+        const args = () => [0, Float64Array.from({ length: len }, (_, i) => i + 1), Float32Array.from({ length: len }, (_, i) => 0.5 * i - 1), Float64Array.from([1.5, -2, 3]), n]
+        const a = gw(...args()), b = gc(...args())
+        for (const i of [1, 2, 3]) {
+          expect((a[i] as Float64Array).length).toBe((b[i] as Float64Array).length)
+          expect(Array.from(a[i] as Float64Array)).toEqual(Array.from(b[i] as Float64Array))
+        }
+        expect(a[2]).toBeInstanceOf(Float32Array)
+      }
+    }
+  })
+
   it('gradients of long arrays, whose first allocations grow the memory, equal the cpu backend’s', () => {
     const text = 'fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }'
     const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]

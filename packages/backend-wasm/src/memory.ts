@@ -41,6 +41,39 @@ export function grow(s: MemoryState, bytes: number): void {
 /** A region of the resident area: its byte offset and size. */
 interface Block { at: number; bytes: number }
 
+type ViewCtor = new (buffer: ArrayBuffer, at: number, n: number) => HostTypedArray
+
+/**
+ * One resident array. A class, so that every \`array\` read goes through one getter of one shape
+ * (an object literal per array gave each its own getter, and V8 called them megamorphically:
+ * about 12 ns a read).
+ */
+class Resident implements ResidentArray {
+  private view: HostTypedArray
+  private live = true
+  constructor(private readonly s: MemoryState, private readonly ctor: ViewCtor, private readonly block: Block, readonly length: number, private readonly free: Block[]) {
+    this.view = new ctor(s.buffer, block.at, length)
+    this.view.fill(0)
+  }
+
+  get array(): HostTypedArray {
+    if (!this.live) throw new Error('wasm backend: this resident array was released')
+    // a grown memory detaches the view (its length becomes 0)
+    const n = this.length
+    if (this.view.length !== n || (n === 0 && this.view.buffer !== this.s.memory.buffer)) {
+      if (this.s.U8.length === 0) refresh(this.s)
+      this.view = new this.ctor(this.s.buffer, this.block.at, n)
+    }
+    return this.view
+  }
+
+  release(): void {
+    if (!this.live) return
+    this.live = false
+    this.free.push(this.block)
+  }
+}
+
 /**
  * The resident arrays of one module (see `ResidentMemory`): a region between the results area
  * and the heap, carved from the bottom of the heap. Released blocks are reused by later
@@ -66,27 +99,7 @@ export function residentMemory(s: MemoryState): ResidentMemory {
         s.heapBase += bytes
       }
       const ctor = { F64: Float64Array, F32: Float32Array, I32: Int32Array, U8: Uint8Array }[V]
-      let view: HostTypedArray = new ctor(s.buffer, block.at, n)
-      view.fill(0)
-      let live = true
-      const arr: ResidentArray = {
-        get array() {
-          if (!live) throw new Error('wasm backend: this resident array was released')
-          // a grown memory detaches the view (its length becomes 0)
-          if (view.length !== n || (n === 0 && view.buffer !== s.memory.buffer)) {
-            if (s.U8.length === 0) refresh(s)
-            view = new ctor(s.buffer, block.at, n)
-          }
-          return view
-        },
-        length: n,
-        release() {
-          if (!live) return
-          live = false
-          free.push(block)
-        },
-      }
-      return arr
+      return new Resident(s, ctor, block, n, free)
     },
   }
 }
