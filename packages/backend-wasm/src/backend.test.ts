@@ -71,6 +71,26 @@ describe('edge cases that once differed from the cpu backend', () => {
     expect(run('wasm')).toEqual(run('cpu'))
     return run('wasm')
   }
+  it('raises to an exponent known only at run time as Math.pow does (2 and 1 without the call)', () => {
+    // special values and many magnitudes; f64 and f32, exponents of both types
+    const xs = [0, -0, Infinity, -Infinity, NaN, 5e-324, -1e-310, 1e300, -3, 0.1, ...Array.from({ length: 40 }, (_, i) => Math.sin(7.3 * i) * 10 ** (i % 9 - 4))]
+    const src = `fn f(y: f64[], s: f32[], x: f64[], n: i32, e: f64) {
+      for i in 0..len(x) {
+        y[4 * i] += x[i] ** n
+        y[4 * i + 1] += x[i] ** e
+        y[4 * i + 2] += x[i] ** (n - 1)
+        y[4 * i + 3] += x[i] ** (e * 0.5)
+        s[i] += f32(x[i]) ** n
+      }
+    }`
+    for (const [n, e] of [[2, 2], [1, 1], [3, 4], [0, -1], [-2, 0.5]]) {
+      const out = same(src, () => [new Float64Array(4 * xs.length).fill(-0), new Float32Array(xs.length).fill(-0), Float64Array.from(xs), n, e], false) as unknown[]
+      const y = out[0] as Float64Array
+      // (y starts at −0, and −0 + x is x, −0 included)
+      for (let i = 0; i < xs.length; i++) expect(y[4 * i]).toBe(Math.pow(xs[i]!, n!))
+    }
+  })
+
   it('divides two i32 as doubles', () => {
     expect(same('fn f(y: f64, a: i32, b: i32) { y += a / b }', () => [0, 7, 2])).toEqual([3.5, 7, 2])
     expect(same('fn f(y: f64, a: i32, b: i32) { y += a / b }', () => [0, 7, 0])).toEqual([Infinity, 7, 0])

@@ -493,8 +493,24 @@ export class FunctionEmitter {
       this.callImport(i)
       return I32
     }
-    const i = this.ctx.importOf(`pow:${t}`, { params: [F64, F64], results: [t] }, Math.pow)
-    this.callImport(i)
+    const pow = this.ctx.importOf('pow:f64', { params: [F64, F64], results: [F64] }, Math.pow)
+    if (e.right.kind === 'num') this.callImport(pow)
+    else {
+      // an exponent known only at run time: x ** 2 is x·x and x ** 1 is x, the doubles Math.pow
+      // gives, without the call out of wasm (the derivative n·x^(n−1) of x^n meets both)
+      const x = this.local(F64), y = this.local(F64)
+      this.set(y); this.set(x)
+      this.get(y); this.f64c(2); this.op(Op.f64_eq, Op.if, F64)
+      this.get(x); this.get(x); this.op(Op.f64_mul)
+      this.op(Op.else)
+      this.get(y); this.f64c(1); this.op(Op.f64_eq, Op.if, F64)
+      this.get(x)
+      this.op(Op.else)
+      this.get(x); this.get(y); this.callImport(pow)
+      this.op(Op.end, Op.end)
+    }
+    // rounded as the import's f32 result would be (round to nearest, ties to even)
+    if (t === F32) this.op(Op.f32_demote_f64)
     return t
   }
 
