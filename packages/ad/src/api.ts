@@ -337,7 +337,8 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (elems[i] === 'f32' ? 4 : 8)) / 16) * 16 })
       if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
         ctx.gblock?.release()
-        ctx.gblock = memory!.allocate('bool', bytes)
+        // never empty, so that a detached view shows in its length (0) even when every gradient is
+        ctx.gblock = memory!.allocate('bool', Math.max(bytes, 16))
         ctx.glens = lens.slice()
         ctx.moved = true
       }
@@ -409,11 +410,12 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   }
   const grads: string[] = []
   // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
-  // have their lengths unless the memory grew, which detaches them all and zeroes their lengths)
+  // have their lengths unless the memory grew, which detaches them all and zeroes their lengths;
+  // the block's own view is never empty, so its length shows that even for empty gradients)
   const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
   if (inBlock.length) {
     lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
-    lines.push(`if (ctx.gz === undefined${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
+    lines.push(`if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
     lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
     lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
     lines.push(`} else ctx.gz.fill(0);`)

@@ -85,6 +85,19 @@ describe('automatic differentiation runs on wasm', () => {
     }
   })
 
+  it('takes fresh views of empty gradients after the memory grew (by another driver or during the call)', () => {
+    const w = compile('fn f(out: f64, x: f64[], n: i32) { t: f64[] <- zeros(n)\n for i in 0..len(x) { out += x[i] * x[i] }\n t -> zeros(n) }', 'wasm', false)
+    const g1 = grad(w.f!, { loss: 0 }), g2 = grad(w.f!, { loss: 0 })
+    expect(g1(0, new Float64Array(0), 0)[1]).toEqual(new Float64Array(0))
+    // another driver of the same module grows the memory: g1's views detach
+    expect((g2(0, new Float64Array(1_000_000), 0)[1] as Float64Array).length).toBe(1_000_000)
+    expect(g1(0, new Float64Array(0), 0)[1]).toEqual(new Float64Array(0))
+    // a call whose ancilla of 3·10⁶ doubles grows the memory, then a plain one
+    expect(g1(0, new Float64Array(0), 3_000_000)[1]).toEqual(new Float64Array(0))
+    expect(g1(0, new Float64Array(0), 0)[1]).toEqual(new Float64Array(0))
+    expect(Array.from(g1(0, Float64Array.from([1, 2]), 0)[1] as Float64Array)).toEqual([2, 4])
+  })
+
   it('gradients of long arrays, whose first allocations grow the memory, equal the cpu backend’s', () => {
     const text = 'fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }'
     const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
