@@ -1188,6 +1188,13 @@ export class FunctionEmitter {
     const bound = () => this.names.set(variable, { kind: 'scalar', local: i, type: 'i32' })
     this.op(Op.block, 0x40)
     twoLeft(); this.op(Op.i32_eqz, Op.br_if, 0)
+    // one typed array passed for two parameters (one region): one iteration at a time
+    for (const [w, x] of plan.apart) {
+      const W = this.array(w), X = this.array(x)
+      const end = (b: typeof W) => { this.get(b.ptr); this.get(b.len); this.i32(elemInfo(b.elem).size); this.op(Op.i32_mul, Op.i32_add) }
+      this.get(W.ptr); end(X); this.op(Op.i32_lt_u)
+      this.get(X.ptr); end(W); this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+    }
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
     this.scoped(() => {
       bound()

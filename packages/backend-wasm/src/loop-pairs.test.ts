@@ -26,6 +26,10 @@ describe('planLoopPairs', () => {
     const targets = p!.body.map((s) => printExpr((s as Extract<Stmt, { kind: 'update' }>).target as never))
     expect(targets).toEqual(['g[a + j]', 'g[a + j + 1]', 'g[b + j]', 'g[b + j + 1]'])
     expect(p!.guards.map(([u, v]) => [printExpr(u), printExpr(v)])).toEqual([['a + j', 'b + j']])
+    // and g must not share memory with x (one typed array passed for both)
+    expect(p!.apart).toEqual([['g', 'x']])
+    // a constant offset folds, so that the two lanes' indices are neighbours for the lane pairs
+    expect(printExpr((plan('g[j + 2] += x[a + j]')!.body[1] as Extract<Stmt, { kind: 'update' }>).target as never)).toBe('g[j + 3]')
     // reads of other arrays need no guard; a known distance other than ±1 neither
     expect(plan('g[j] += x[j] * x[a]\n y[j + 4] += c * x[j + 1]')?.guards).toEqual([])
     expect(plan('g[j] += x[j] * c\n g[j + 2] += c * x[j + 1]')?.guards).toEqual([])
@@ -83,10 +87,36 @@ describe('paired loops in generated code', () => {
     }
   })
 
-  it('pairs no loop with run-time checks, and a loop whose body the pairing would reorder', () => {
+  it('pairs no loop with run-time checks, nor one that reads a neighbour of what it writes', () => {
     compile(src(false), 'wasm', true)
     expect(lastPairs).toBe(0)
-    compile(`fn f(g: f64[], x: f64[], n: i32) { for j in 0..n { g[j] += x[j]\n g[j + 1] += x[j] } }`, 'wasm')
+    const reads = (offset: number) => `fn f(g: f64[], h: f64[], x: f64[], y: f64[], n: i32) { for j in 0..n { g[j] += x[j]\n h[j] += y[j] * g[j + ${offset}] } }`
+    compile(reads(1), 'wasm')
     expect(lastPairs).toBe(0)
+    // two elements further on, g[j + 2] is read before either lane writes it: f and its inverse pair
+    const modules = [compile(reads(2), 'wasm')]
+    expect(lastPairs).toBe(4)
+    modules.push(compile(reads(2), 'wasm', false, false), compile(reads(2), 'cpu'))
+    for (const n of [0, 1, 4, 7]) expectSameRuns(modules, () => [g0.slice(0, 10), g0.slice(10, 20), x0.slice(0, 10), x0.slice(10, 20), n])
+  })
+
+  it('runs one iteration at a time when the host passes one typed array for two parameters', () => {
+    // g and h are one region: the paired order would add h[a + j] before g[j + 1] where they meet
+    const text = `fn f(g: f64[], h: f64[], x: f64[], y: f64[], n: i32, a: i32) { for j in 0..n { g[j] += x[j]\n h[a + j] += y[j] } }`
+    const results = [compile(text, 'wasm'), compile(text, 'cpu')].map((m) => {
+      const g = new Float64Array(5).fill(1e16)
+      m.f!(g, g, new Float64Array(5).fill(1), new Float64Array(5).fill(-1e16), 4, 1)
+      return Array.from(g)
+    })
+    expect(results[0]).toEqual(results[1])
+    expect(results[1]).toEqual([1e16, 1, 1, 1, 0])
+  })
+
+  it('pairs updates at constant offsets (the two lanes of g[j + 2] are g[j + 2] and g[j + 3])', () => {
+    const text = `fn f(g: f64[], x: f64[], n: i32, c: f64) { for j in reverse 0..n { g[j + 2] -= c * x[j + 1]\n g[j + 12] += x[j] * x[j + 1] } }`
+    const modules = [compile(text, 'wasm')]
+    expect(lastPairs).toBe(4)
+    modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu'))
+    for (const n of [0, 1, 5, 10]) expectSameRuns(modules, () => [g0.slice(0, 24), x0.slice(0, 12), n, -0.75])
   })
 })

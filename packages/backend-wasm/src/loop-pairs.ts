@@ -10,7 +10,9 @@
  * collide: two accesses `A[p + j]` and `A[q + j]` of the two iterations are one element when
  * p − q = ±1. Where p − q is a known constant that decides it at compile time; otherwise the loop
  * checks it once before the paired iterations (`guards`) and runs them one at a time when it is
- * ±1.
+ * ±1. The same holds when the host passes one typed array for two parameters (one region, as on
+ * the cpu backend): the loop also checks that a written array's memory overlaps no other array
+ * of the body (`apart`).
  *
  * This module only plans; the code generator emits the paired loop, then the scalar loop for what
  * is left (an odd last iteration, or all of them when a guard fails).
@@ -23,6 +25,12 @@ export interface LoopPairs {
   body: Stmt[]
   /** Index pairs whose difference must not be ±1 (evaluated with the loop variable bound). */
   guards: Array<[Expr, Expr]>
+  /**
+   * Pairs of a written array and another array of the body, whose memory must not overlap: one
+   * typed array passed for two parameters shares one region (as on the cpu backend), and then
+   * the new order could change the results.
+   */
+  apart: Array<[string, string]>
 }
 
 type Update = Extract<Stmt, { kind: 'update' }>
@@ -63,13 +71,19 @@ function accesses(e: Expr | Arg, out: Index[]): Index[] {
   return out
 }
 
+/** `e + by`, folded into a constant term `e = x + c` (so that lane pairs see x + c and x + c + by as neighbours). */
+function plus(e: Expr, by: number): Expr {
+  const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
+  if (e.kind === 'binary' && e.op === '+' && e.right.kind === 'num' && Number.isInteger(e.right.value)) return { ...e, right: num(e.right.value + by) }
+  if (e.kind === 'binary' && e.op === '+' && e.left.kind === 'num' && Number.isInteger(e.left.value)) return { ...e, left: num(e.left.value + by) }
+  return { kind: 'binary', op: '+', left: e, right: num(by), type: 'i32' } as Expr
+}
+
 /** A copy of an expression with every index that reads v moved on by `by` (iteration j + by). */
 function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
   switch (e.kind) {
     case 'index': {
-      const index = mentions(e.index, v) && by !== 0
-        ? { kind: 'binary', op: '+', left: shifted(e.index, v, 0), right: { kind: 'num', value: by, isFloat: false, type: 'i32' }, type: 'i32' } as Expr
-        : shifted(e.index, v, by)
+      const index = mentions(e.index, v) && by !== 0 ? plus(shifted(e.index, v, 0), by) : shifted(e.index, v, by)
       return { ...e, array: { ...e.array }, index }
     }
     case 'unary': return { ...e, arg: shifted(e.arg, v, by) }
@@ -115,9 +129,12 @@ export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: st
       if (!seen.has(id)) { seen.add(id); guards.push([w.index, x.index]) }
     }
   }
+  const names = new Set(updates.flatMap((s) => accesses(s.value, accesses(s.target as Index, [])).map((x) => x.array.name)))
+  const apart: Array<[string, string]> = []
+  for (const w of written) for (const x of names) if (x !== w && !(written.has(x) && x < w)) apart.push([w, x])
   const out: Stmt[] = []
   for (const s of updates) {
     for (const by of [0, 1]) out.push({ ...s, target: shifted(s.target, variable, by), value: shifted(s.value, variable, by) })
   }
-  return { body: out, guards }
+  return { body: out, guards, apart }
 }

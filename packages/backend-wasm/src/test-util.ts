@@ -15,12 +15,15 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
   return compileModule(parse({ text, name: 'lanes' }), { registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm), backend, checks })
 }
 
+/** A number as text that tells −0 from 0 and keeps NaN (whose payload bits wasm leaves open). */
+const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
+
 /** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
 export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
   const results = modules.map((m) => {
     const fwd = m.f!(...args()) as unknown[]
     const back = m.f!.inverse(...fwd) as unknown[]
-    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v))))
+    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))))
   })
   for (const r of results.slice(1)) expect(r).toBe(results[0])
 }
