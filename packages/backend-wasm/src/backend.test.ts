@@ -274,6 +274,9 @@ describe('resident arrays', () => {
     const a = mem.allocate('f64', 4)
     a.array.fill(7)
     const offset = a.array.byteOffset
+    // release works detached from its handle (as a callback), and twice is once
+    const release = a.release
+    release()
     a.release()
     expect(() => a.array).toThrow(/released/)
     const b = mem.allocate('i32', 6)

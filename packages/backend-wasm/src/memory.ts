@@ -67,7 +67,8 @@ class Resident implements ResidentArray {
     return this.view
   }
 
-  release(): void {
+  /** (An own property, so that it works detached from the handle, as a callback.) */
+  readonly release = (): void => {
     if (!this.live) return
     this.live = false
     this.free.push(this.block)
