@@ -8,7 +8,7 @@
  * S₂(j) now runs after S₁(j+1), so no element that one of them writes may be one the other reads
  * or writes. Distinct names are distinct memory in Tenet, so only the accesses of one array can
  * collide: two accesses `A[p + j]` and `A[q + j]` of the two iterations are one element when
- * p − q = ±1. Where p − q is a known constant that decides it at compile time; otherwise the loop
+ * p − q = ±1. A known constant p − q decides it at compile time; otherwise the loop
  * checks it once before the paired iterations (`guards`) and runs them one at a time when it is
  * ±1. The same holds when the host passes one typed array for two parameters (one region, as on
  * the cpu backend): the loop also checks that a written array's memory overlaps no other array
