@@ -291,6 +291,8 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   const n = params.length
   const registry = c.info.registry
   const shared = sharedArrays(c)
+  // which array parameters have f32 gradients (the rest f64), for the gradient block
+  const gradF32 = params.map((p) => p.type.kind === 'array' && gradientScalar(p.type.elem) === 'f32')
   const ctx: DriverContext = {
     fwd: c.forward,
     adj: fused ?? c.adjoint.core,
@@ -330,11 +332,10 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     glens: [],
     gv: new Array(n).fill(undefined),
     gradients(lens) {
-      const elems = params.map((p) => (p.type.kind === 'array' ? gradientScalar(p.type.elem) : 'f64'))
       // 16-byte aligned places, as the backend gives separate arrays
       const at: number[] = []
       let bytes = 0
-      lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (elems[i] === 'f32' ? 4 : 8)) / 16) * 16 })
+      lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (gradF32[i] ? 4 : 8)) / 16) * 16 })
       if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
         ctx.gblock?.release()
         // never empty, so that a detached view shows in its length (0) even when every gradient is
@@ -351,7 +352,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       const z = ctx.gz = ctx.gblock!.array as Uint8Array
       ctx.glens.forEach((len, i) => {
         const at = z.byteOffset + ctx.gat[i]!
-        if (len >= 0) ctx.gv[i] = gradientScalar((params[i]!.type as { elem: string }).elem) === 'f32' ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+        if (len >= 0) ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
       })
     },
     resize(i, len) {

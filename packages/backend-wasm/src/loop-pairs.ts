@@ -111,14 +111,16 @@ export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: st
     if (!mentions(t.index, variable) || !onlyInLinearIndices(t, variable) || !onlyInLinearIndices(s.value, variable)) return null
     written.add(t.array.name)
   }
-  // the accesses of the written arrays, in statement order (a statement's target first)
-  const all = updates.map((s) => accesses(s.value, accesses(s.target as Index, [])).filter((x) => written.has(x.array.name)))
-  if (!all.flat().every((x) => mentions(x.index, variable))) return null
+  // every element access, in statement order (a statement's target first); those of the written
+  // arrays must move with the loop variable
+  const every = updates.flatMap((s) => accesses(s.value, accesses(s.target as Index, [])))
+  const all = every.filter((x) => written.has(x.array.name))
+  if (!all.every((x) => mentions(x.index, variable))) return null
   const guards: Array<[Expr, Expr]> = []
   const seen = new Set<string>()
   for (const s of updates) {
     const w = s.target as Index
-    for (const x of all.flat()) {
+    for (const x of all) {
       if (x === w || x.array.name !== w.array.name) continue
       const kw = key(w.index), kx = key(x.index)
       if (kw === kx) continue
@@ -129,7 +131,7 @@ export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: st
       if (!seen.has(id)) { seen.add(id); guards.push([w.index, x.index]) }
     }
   }
-  const names = new Set(updates.flatMap((s) => accesses(s.value, accesses(s.target as Index, [])).map((x) => x.array.name)))
+  const names = new Set(every.map((x) => x.array.name))
   const apart: Array<[string, string]> = []
   for (const w of written) for (const x of names) if (x !== w && !(written.has(x) && x < w)) apart.push([w, x])
   const out: Stmt[] = []
