@@ -239,6 +239,13 @@ export interface GradientFunction {
    * accumulated, `sink`, to undo its additions; the default is 0).
    */
   readonly inverse: (args: unknown[], gradient: Gradient, sink?: number) => { args: unknown[]; gradient: Gradient; sink: number }
+  /**
+   * On a backend with its own memory (wasm): gives back the memory that the work arrays and
+   * gradients of the last calls hold there, for a gradient function no longer needed (a later
+   * call allocates again). The buffers of earlier results are then no longer valid. Nothing to
+   * do on the cpu backend.
+   */
+  readonly release: () => void
 }
 
 /** Support object of a generated gradient driver. */
@@ -279,6 +286,8 @@ interface DriverContext {
   resize(i: number, n: number): TypedArray
   /** Whether `resize` allocated since the driver last took its views (the memory may have grown). */
   moved: boolean
+  /** Releases every resident array of the driver (see `GradientFunction.release`). */
+  release(): void
 }
 
 /**
@@ -354,6 +363,14 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
         const at = z.byteOffset + ctx.gat[i]!
         if (len >= 0) ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
       })
+    },
+    release() {
+      for (const r of ctx.res) r?.release()
+      ctx.res.fill(undefined)
+      ctx.gblock?.release()
+      ctx.gblock = ctx.gz = undefined
+      ctx.gv.fill(undefined)
+      ctx.buffers.fill(undefined)
     },
     resize(i, len) {
       ctx.res[i]?.release()
@@ -496,6 +513,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     adjoint: { value: c.adjoint },
     lastLoss: { get: () => ctx.loss[0] },
     inverse: { value: (args: unknown[], gr: Gradient, sink = 0) => inverseGradient(c, args, gr, sink) },
+    release: { value: () => ctx.release() },
   })
   return g as unknown as GradientFunction
 }
@@ -618,8 +636,14 @@ function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | null {
  */
 export function gradient(f: TenetFunction, args: unknown[], options: LossOptions): SurfaceGradient {
   const view = surfaceArgs(f, args)
-  if (view) return view.fromLowered(copyGradient(grad(f, { loss: view.lossIndex(options.loss, options.lossPart) })(...view.toLowered(args))))
-  return copyGradient(grad(f, options)(...args))
+  if (view) return view.fromLowered(onceGradient(f, { loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
+  return onceGradient(f, options, args)
+}
+
+/** One call of a fresh \`grad(f)\`: a copy of its gradient, its wasm memory given back. */
+function onceGradient(f: TenetFunction, options: GradOptions, args: unknown[]): Gradient {
+  const g = grad(f, options)
+  try { return copyGradient(g(...args)) } finally { g.release() }
 }
 
 /** The float scalar and float array parameters of `f` (those with a gradient), by index. */
@@ -668,7 +692,7 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const atol = options.atol ?? 1e-6, rtol = options.rtol ?? 1e-6, rel = options.step ?? 1e-6
-  const ad = copyGradient(grad(f, options)(...args))
+  const ad = onceGradient(f, options, args)
   const work = cloneArgs(args)
   const fwd = c.forward, inv = c.inverse
   const conv = c.params.map((_, i) => hostConversions(c, i))

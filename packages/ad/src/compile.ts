@@ -4,7 +4,7 @@
  * One compilation per (function, direction), cached.
  */
 import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
-import { TENET_FUNCTION, compileModule, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
+import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn } from './dead.js'
@@ -47,7 +47,7 @@ export function infoOf(f: TenetFunction): TenetFunctionInfo {
  * functions are hidden from the linker.
  */
 function compileGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
-  const hosts = info.program.hosts.map((h) => (typeof h === 'function' && (h as Partial<TenetFunction>)[TENET_FUNCTION as never] ? null : h))
+  const hosts = info.program.hosts.map((h) => (isTenetFunction(h) ? null : h))
   return compileModule({ kind: 'module', functions, hosts }, {
     registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
   })

@@ -98,6 +98,22 @@ describe('automatic differentiation runs on wasm', () => {
     expect(Array.from(g1(0, Float64Array.from([1, 2]), 0)[1] as Float64Array)).toEqual([2, 4])
   })
 
+  it('gives its wasm memory back on release(), as gradient() and checkGrad() do after their one call', () => {
+    const w = compile('fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }', 'wasm', false)
+    const x = Float64Array.from({ length: 1000 }, (_, i) => i), y = Float64Array.from({ length: 1000 }, (_, i) => 1 - i)
+    const place = () => { const g = grad(w.dot!, { loss: 0 }); g(0, x, y); const at = (g.buffers[2] as Float64Array).byteOffset; g.release(); return at }
+    // a released driver's blocks are reused by the next one (first fit), so repeated one-off
+    // gradients stay in the same memory
+    const first = place()
+    for (let t = 0; t < 5; t++) expect(place()).toBe(first)
+    for (let t = 0; t < 5; t++) expect(Array.from(gradient(w.dot!, [0, x, y], { loss: 0 })[1] as Float64Array)).toEqual(Array.from(y))
+    expect(place()).toBe(first)
+    // a released gradient function still works: it allocates again
+    const g = grad(w.dot!, { loss: 0 })
+    g(0, x, y); g.release()
+    expect(Array.from(g(0, x, y)[2] as Float64Array)).toEqual(Array.from(x))
+  })
+
   it('gradients of long arrays, whose first allocations grow the memory, equal the cpu backend’s', () => {
     const text = 'fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }'
     const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]

@@ -57,6 +57,13 @@ describe('cpu backend', () => {
     expect(m.f!(1, 2)).toEqual([3, 2])
   })
 
+  it('squares a compound base where the expression stands, so && and || still short-circuit', () => {
+    // (x[i] - 1.0) ** 2 is read only when i is in bounds; hoisting it failed the index check
+    const text = 'fn f(flag: bool, x: f64[], i: i32) { flag ^= (i < len(x)) && ((x[i] - 1.0) ** 2 > 0.0)\n flag ^= (i >= len(x)) || ((x[i] + 2.0) ** 2 > 1.0) }'
+    const run = (backend: string, i: number) => compileModule(parse({ text, name: 'sq' }), { registry, backend, checks: true }).f!(false, Float64Array.from([3]), i)
+    for (const i of [0, 5]) expect(run('cpu', i)).toEqual(run('interpreter', i))
+  })
+
   it('writes scalar results into a preallocated buffer', () => {
     const m = compileModule(parse('fn f(a: f64, b: i32, c: bool) { a += 1.0; INC(b); c ^= true }'), { registry, backend: 'cpu' })
     const core = m.f!.core

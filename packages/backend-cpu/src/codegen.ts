@@ -61,6 +61,7 @@ export class CodeGenerator {
     // x ** y for an exponent known only at run time: 2 and 1 (which the derivative n·x^(n−1) of
     // x^n meets) give the doubles Math.pow gives, without the call
     parts.push('function $pow(x, y) { return y === 2 ? x * x : y === 1 ? x : Math.pow(x, y); }')
+    parts.push('function $sq(x) { return x * x; }')
     for (const f of this.program.functions.values()) {
       for (const inv of [false, true]) {
         parts.push(`const ${this.resultsName(f.name, inv)} = new Float64Array(${Math.max(1, f.params.length)});`)
@@ -238,15 +239,10 @@ class FunctionEmitter {
         default: return `((${a} ${e.op} ${b}) | 0)`
       }
     }
-    // x ** 2 of a name (a variable or a shared value) is x * x: the same double, no call
+    // x ** 2 is x * x, the same double without the call: inline for a name (a variable or a
+    // shared value), else through $sq (evaluated where the expression is, as under && and ||)
     if (e.op === '**' && e.right.kind === 'num' && e.right.value === 2) {
-      if (/^[A-Za-z_$][\w$]*$/.test(a)) return this.round(t, `(${a} * ${a})`)
-      if (this.shared) {
-        // in a run of updates a line before the statement is evaluated right before it
-        const c = this.fresh('c')
-        this.line(`const ${c} = ${a};`)
-        return this.round(t, `(${c} * ${c})`)
-      }
+      return this.round(t, /^[A-Za-z_$][\w$]*$/.test(a) ? `(${a} * ${a})` : `$sq(${a})`)
     }
     if (e.op === '**') return this.round(t, e.right.kind === 'num' ? `Math.pow(${a}, ${b})` : `$pow(${a}, ${b})`)
     return this.round(t, `(${a} ${e.op} ${b})`)

@@ -53,9 +53,10 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
   const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
+  // (the state's buffer is the views' buffer: comparing with it spares the slow \`buffer\` getter)
   const view = (cache: ViewCache, mem: Float64Array, at: number, n: number): ArrayBufferView => {
-    if (cache.buffer !== mem.buffer || cache.at !== at || cache.n !== n) {
-      cache.buffer = mem.buffer as ArrayBuffer; cache.at = at; cache.n = n
+    if (cache.buffer !== s.buffer || cache.at !== at || cache.n !== n) {
+      cache.buffer = s.buffer; cache.at = at; cache.n = n
       cache.view = mem.subarray(at, at + n)
     }
     return cache.view!

@@ -279,9 +279,9 @@ export class FunctionEmitter {
     return valType(t, loc)
   }
 
-  /** Pushes the byte address of `arr[index]` (bounds-checked when checking). */
   /**
-   * Pushes the byte address of an element and returns its element info. Without checks, an index
+   * Pushes the byte address of an element (bounds-checked when checking) and returns its element
+   * info. Without checks, an index
    * `base + c` (c a constant) is addressed as (array + c elements) + base elements: the elements
    * around one base (the w directions `t[i·w + k]` of a tangent) then share the scaled base, and
    * the engine hoists the constant part. The sum wraps in i32 like the plain one, so it is the same

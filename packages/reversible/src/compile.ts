@@ -83,8 +83,8 @@ function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
   const extra: FunctionDef[] = []
   const hostRename = new Map<string, { name: string; inverse: boolean }>()
   hosts.forEach((h, n) => {
-    const info = (h as Partial<TenetFunction> | null | undefined)?.[TENET_FUNCTION as never] as TenetFunctionInfo | undefined
-    if (typeof h !== 'function' || !info) return
+    if (!isTenetFunction(h)) return
+    const info = h[TENET_FUNCTION as never] as TenetFunctionInfo
     const prefix = `$ext${n}$`
     const rename = new Map<string, { name: string; inverse: boolean }>()
     for (const name of info.program.functions.keys()) rename.set(name, { name: prefix + name, inverse: false })
