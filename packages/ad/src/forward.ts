@@ -7,7 +7,7 @@ import type { Registry, ResidentArray, ResidentMemory } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, hostConversionsOf, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
-import { isDiffType } from './expr.js'
+import { hasGradient } from './transform.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -158,10 +158,6 @@ export interface JvpResult {
   tangent: Gradient
 }
 
-/** Whether a parameter type carries derivatives (f64, f32, fixed point, ulog; see `isDiffType`). */
-function isDiffParam(registry: Registry, t: { kind: string; name?: string; elem?: string }): boolean {
-  return isDiffType(registry, t.kind === 'scalar' ? t.name : t.elem)
-}
 
 /**
  * The Jacobian-vector product (forward mode): one run of the tangent of `f`, which carries the
@@ -195,7 +191,7 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]
-    if (!s || s.kind === 'stack' || !isDiffParam(info.registry, p.type)) return null
+    if (!s || s.kind === 'stack' || !hasGradient(p.type, info.registry)) return null
     return s.kind === 'scalar' ? (run.argv[s.index] as number) : (run.argv[s.index] as Float64Array)
   })
   return { value, tangent }
@@ -240,7 +236,7 @@ export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOpt
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
   // both modes differentiate every differentiable type (f64, f32, fixed point, ulog)
-  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && isDiffParam(info.registry, params[i]!.type)
+  const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && hasGradient(params[i]!.type, info.registry)
   const floats = params.flatMap((_, i) => (isFloat(i) ? [i] : []))
   const inputs = options.inputs ?? floats
   const outputs = options.outputs ?? floats.filter((i) => written[i])
@@ -524,7 +520,7 @@ class SecondOrderRun {
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
   seed(p: number, e: number, k: number, value: number): void {
     const t = this.so.slots[p]
-    if (!t) argError(`argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need f64 or f32 values`)
+    if (!t) argError(`argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need values of a differentiable number system (f64, f32, fixed point, ulog)`)
     else if (t.kind === 'scalar') this.argv[t.index + k] = value
     else {
       (this.argv[t.index] as Float64Array)[e * this.w + k] = value

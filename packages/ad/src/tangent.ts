@@ -20,6 +20,8 @@ import {
   type Stmt, type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
+// a tangent has the type and presence of a gradient: the same shape, f32 for f32, else f64
+import { gradientType, hasGradient } from './transform.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -38,27 +40,11 @@ export interface TangentSlot {
   type: Type
 }
 
-/**
- * Whether a value type carries tangents: scalars, arrays and stacks of a differentiable number
- * system (f64, f32, fixed point, ulog; see `isDiffType`).
- */
-function hasTangent(t: Type, registry: Registry): boolean {
-  return isDiffType(registry, t.kind === 'scalar' ? t.name : t.elem)
-}
-
-/**
- * The type of the tangent of a value of type `t`: the same shape, f32 for f32 and f64 otherwise
- * (a fixed-point or ulog value has an f64 tangent: the derivative of its real value).
- */
-function tangentType(t: Type): Type {
-  return t.kind === 'scalar' ? { kind: 'scalar', name: gradientScalar(t.name) } : { ...t, elem: gradientScalar(t.elem) } as Type
-}
-
 /** The tangent slot of each parameter of `f` in its tangent at width `width` (null: none). */
 export function tangentSlots(params: Param[], registry: Registry, width: number): Array<TangentSlot | null> {
   let k = params.length
   return params.map((p) => {
-    if (!hasTangent(p.type, registry)) return null
+    if (!hasGradient(p.type, registry)) return null
     const s = { kind: p.type.kind, index: k, type: p.type }
     k += p.type.kind === 'scalar' ? width : 1
     return s
@@ -108,7 +94,7 @@ class FunctionTangent {
     const extra: Param[] = []
     this.f.params.forEach((p, i) => {
       if (!slots[i]) return
-      const t = tangentType(p.type)
+      const t = gradientType(p.type)
       if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: t })
       else extra.push({ name: this.ta(p.name), type: t })
     })
@@ -362,9 +348,9 @@ class FunctionTangent {
 
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): Stmt[] {
     const t = s.type!
-    if (!hasTangent(t, this.registry)) return [clone(s)]
+    if (!hasGradient(t, this.registry)) return [clone(s)]
     const tx = this.ta(s.name)
-    const tt = tangentType(t)
+    const tt = gradientType(t)
     if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: { kind: 'emptystack' } } as Stmt]
     if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt]
     const zeros: Stmt[] = []
@@ -381,9 +367,9 @@ class FunctionTangent {
   /** Tangent ancillas are zeroed without checks (the ancilla theorem), then freed at zero, before the value. */
   private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): Stmt[] {
     const t = s.type!
-    if (!hasTangent(t, this.registry)) return [clone(s)]
+    if (!hasGradient(t, this.registry)) return [clone(s)]
     const out: Stmt[] = []
-    const tt = tangentType(t)
+    const tt = gradientType(t)
     if (t.kind === 'stack') out.push({ kind: 'dealloc', name: this.ta(s.name), declared: tt, value: { kind: 'emptystack' } } as Stmt)
     else if (t.kind === 'array') {
       const i = this.fresh('i')
@@ -410,7 +396,7 @@ class FunctionTangent {
     const before: Stmt[] = [], after: Stmt[] = []
     const targs: Arg[] = []
     callee.params.forEach((p, i) => {
-      if (!hasTangent(p.type, this.registry)) return
+      if (!hasGradient(p.type, this.registry)) return
       const a = s.args[i]!
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
       if (p.type.kind !== 'scalar') {
@@ -424,7 +410,7 @@ class FunctionTangent {
         if (!te) { targs.push(lit(0)); continue }
         // a read-only expression argument: its tangent goes through a temporary ancilla
         const c = this.fresh('ct')
-        const ct = tangentType(p.type)
+        const ct = gradientType(p.type)
         before.push({ kind: 'alloc', name: c, declared: ct, value: te } as Stmt)
         after.unshift(this.zeroOut(ref(c), clone(te), gradientScalar(p.type.name)), { kind: 'dealloc', name: c, declared: ct, value: lit(0) } as Stmt)
         targs.push(ref(c))

@@ -1,6 +1,6 @@
 /**
  * Central finite differences: the independent oracle every derivative in the suite is checked
- * against (never timed). `x` is restored exactly after each probe.
+ * against (timed only as the Bessel finite-difference row). `x` is restored exactly after each probe.
  */
 export function finiteDifferenceGradient(
   f: (x: Float64Array) => number,

@@ -85,7 +85,7 @@ const rows: Row<ChainCase>[] = SCHEDULES.map(({ label, options, maxSteps }) => (
       check: () => {
         const r = run()
         const check = checkClose(r.gradient, c.gradient(), 1e-10, 'gradient')
-        return { ...check, reason: `${check.reason ?? 'gradient vs plain store-all adjoint'}; peak ${r.cost.peakStates} states, ${r.cost.forward} forward + ${r.cost.uncompute} uncompute steps` }
+        return { ...check, reason: `${check.reason ?? 'gradient vs plain store-all adjoint'}; peak ${r.cost.peakStates} states, ${r.cost.forward + r.cost.adjointForward} forward (${r.cost.adjointForward} inside the step's adjoints) + ${r.cost.uncompute} uncompute steps` }
       },
     }
   },
