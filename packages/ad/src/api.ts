@@ -4,7 +4,7 @@
  * back to the inputs while the gradients accumulate. No tape, no per-scalar objects.
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
-import type { TenetFunction } from '@tenet/reversible'
+import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileFused, type CompiledAdjoint } from './compile.js'
 import { gradientScalar } from './expr.js'
 
@@ -40,14 +40,6 @@ type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
 export const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
-
-/** The host conversions of values of type `t` (fixed: rounding, ulog: encoding), if any. */
-export function hostConversionsOf(registry: Registry, t: Type): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
-  const ns = registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
-  // host arrays of i32/f32 already hold the representation: copied as they are
-  const fromHost = ns?.fromHost && !(t.kind === 'array' && ns.hostArraysExact) ? ns.fromHost : undefined
-  return { ...(fromHost ? { fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
-}
 
 /** The host conversions of parameter i of a compiled adjoint (see `hostConversionsOf`). */
 export function hostConversions(c: CompiledAdjoint, i: number): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {

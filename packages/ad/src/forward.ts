@@ -4,8 +4,8 @@
  * tangent transform applied to the adjoint, which is ordinary reversible IR.
  */
 import type { Registry, ResidentArray, ResidentMemory } from '@tenet/ir'
-import type { TenetFunction } from '@tenet/reversible'
-import { Sweep, argError, checkLoss, floatParams, hostConversionsOf, type Gradient, type LossOptions } from './api.js'
+import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
+import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
 

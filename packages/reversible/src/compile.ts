@@ -5,7 +5,7 @@
 import {
   InvertibilityError, TenetError, check, printFunction, typeToString,
   type CompileOptions, type CompiledFunction, type CompiledProgram, type FunctionDef, type Module, type Program,
-  type Registry, type Stmt,
+  type Registry, type Stmt, type Type,
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
 import { annotateDeallocs, preprocess } from './preprocess.js'
@@ -16,6 +16,17 @@ export const TENET_FUNCTION = Symbol.for('tenet.function')
 /** True for a Tenet function, i.e. one made by `rev` / `compileModule` (it carries {@link TENET_FUNCTION}). */
 export function isTenetFunction(x: unknown): x is TenetFunction {
   return typeof x === 'function' && (x as unknown as Record<symbol, unknown>)[TENET_FUNCTION] !== undefined
+}
+
+/**
+ * The host conversions of values of type \`t\` (fixed: rounding, ulog: encoding), if any. Host
+ * arrays of a system whose arrays already hold the representation (\`hostArraysExact\`: i32, f32)
+ * need no \`fromHost\`: they are copied as they are.
+ */
+export function hostConversionsOf(registry: Registry, t: Type): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
+  const ns = registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
+  const fromHost = ns?.fromHost && !(t.kind === 'array' && ns.hostArraysExact) ? ns.fromHost : undefined
+  return { ...(fromHost ? { fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
 }
 
 /** Options of `compileModule` (and of `rev.with(...)`). */
@@ -181,8 +192,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
   // the representation is not the value (ulog), so the host always sees real values
-  const entry = params.map((p, i) => (p.type.kind === 'array' && !systems[i]!.hostArraysExact ? systems[i]!.fromHost : undefined))
-  const exit = params.map((p, i) => (p.type.kind === 'array' ? systems[i]!.toHost : undefined))
+  const entry = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).fromHost : undefined))
+  const exit = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).toHost : undefined))
   const anyEntry = entry.some(Boolean), anyExit = exit.some(Boolean)
   const convert = (vals: unknown[], by: Array<((x: number) => number) | undefined>) => {
     let i = 0, j = 0
