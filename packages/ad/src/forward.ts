@@ -633,7 +633,10 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
   for (const i of wrt) if (!c.slots[i] || c.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no Hessian`)
-  const run = secondOrderRun(f, args, options.loss, Math.max(1, options.width ?? DEFAULT_WIDTH))
+  // no wider than the number of directions, as the arguments give it (so that a small Hessian
+  // compiles and loads one program, not the requested width's first)
+  const directions = wrt.reduce((s, i) => s + (ArrayBuffer.isView(args[i]) ? (args[i] as Float64Array).length : 1), 0)
+  const run = secondOrderRun(f, args, options.loss, Math.max(1, Math.min(options.width ?? DEFAULT_WIDTH, directions)))
   const pos = positions(run.values, wrt)
   const n = pos.length
   const out = options.out
