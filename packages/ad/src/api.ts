@@ -5,7 +5,7 @@
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
-import { compileAdjoint, compileFused, type CompiledAdjoint } from './compile.js'
+import { compileAdjoint, compileForwardGradient, compileFused, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
@@ -287,7 +287,7 @@ interface DriverContext {
  * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
  * Identifiers are generated here; no user text reaches the generated source.
  */
-function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null, forward: CompiledForwardGradient | null = null): { run: (...a: unknown[]) => void; ctx: DriverContext } {
   const params = c.params
   const n = params.length
   const registry = c.info.registry
@@ -296,7 +296,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   const gradF32 = params.map((p) => p.type.kind === 'array' && gradientScalar(p.type.elem) === 'f32')
   const ctx: DriverContext = {
     fwd: c.forward,
-    adj: fused ?? c.adjoint.core,
+    adj: forward?.core ?? fused ?? c.adjoint.core,
     fromHost: params.map((_, i) => hostConversions(c, i).fromHost),
     toHost: params.map((_, i) => hostConversions(c, i).toHost),
     scalars: new Float64Array(n),
@@ -410,53 +410,63 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`)
     lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
   }
-  if (!fused) {
-    current(false)
-    lines.push(`F(${vals.join(', ')});`)
-    params.forEach((p, i) => {
-      if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
-    })
-    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
-  }
-  const grads: string[] = []
-  // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
-  // have their lengths unless the memory grew, which detaches them all and zeroes their lengths;
-  // the block's own view is never empty, so its length shows that even for empty gradients)
-  const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
-  if (inBlock.length) {
-    lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
-    lines.push(`if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
-    lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
-    lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
-    lines.push(`} else ctx.gz.fill(0);`)
-  }
-  params.forEach((p, i) => {
-    const s = c.slots[i]
-    if (!s) return
-    if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
-    else if (s.kind === 'array' && memory) grads.push(`g${i}`)
-    else if (s.kind === 'array') {
-      lines.push(`let g${i} = ctx.buffers[${i}];`)
-      lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
-      grads.push(`g${i}`)
+  if (forward) {
+    // one run of the tangent seeded along the input (see compileForwardGradient): every
+    // parameter is a scalar, so there is nothing else to set up
+    const argv = [...vals, ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : []))]
+    lines.push(`A(${argv.join(', ')});`)
+    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
+    lines.push(`S[${loss}] = 1;`)
+    lines.push(`S[${forward.input}] = Q[${forward.tangentAt[loss]}];`)
+  } else {
+    if (!fused) {
+      current(false)
+      lines.push(`F(${vals.join(', ')});`)
+      params.forEach((p, i) => {
+        if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
+      })
+      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
     }
-    else grads.push(`new Array(v${i}.length).fill(0)`)
-  })
-  current(true)
-  if (fused) {
-    // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
-    const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1
-    lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
-    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
-  } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
-  // a call that grew the memory detached the views (the block's byte view then has length 0)
-  if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
-  params.forEach((_, i) => {
-    const s = c.slots[i]
-    if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
-    // the current views: a call that grew the memory detached the earlier ones
-    else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
-  })
+    const grads: string[] = []
+    // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
+    // have their lengths unless the memory grew, which detaches them all and zeroes their lengths;
+    // the block's own view is never empty, so its length shows that even for empty gradients)
+    const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
+    if (inBlock.length) {
+      lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
+      lines.push(`if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
+      lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
+      lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
+      lines.push(`} else ctx.gz.fill(0);`)
+    }
+    params.forEach((p, i) => {
+      const s = c.slots[i]
+      if (!s) return
+      if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
+      else if (s.kind === 'array' && memory) grads.push(`g${i}`)
+      else if (s.kind === 'array') {
+        lines.push(`let g${i} = ctx.buffers[${i}];`)
+        lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
+        grads.push(`g${i}`)
+      }
+      else grads.push(`new Array(v${i}.length).fill(0)`)
+    })
+    current(true)
+    if (fused) {
+      // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
+      const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1
+      lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
+      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
+    } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
+    // a call that grew the memory detached the views (the block's byte view then has length 0)
+    if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
+    params.forEach((_, i) => {
+      const s = c.slots[i]
+      if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
+      // the current views: a call that grew the memory detached the earlier ones
+      else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
+    })
+  }
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   const run = new Function('ctx', body)(ctx) as (...a: unknown[]) => void
@@ -473,6 +483,18 @@ export interface GradOptions extends LossOptions {
    * to the order in which floating-point sums are added.
    */
   fuse?: boolean
+  /**
+   * Which mode computes the gradient (default `'auto'`). `'reverse'`: `f` and its adjoint (or a
+   * fused gradient program). `'forward'`: one tangent run of `f` seeded along its input; it applies
+   * only to a function whose parameters are all scalars, with exactly one float scalar besides the
+   * loss (f64 or f32), and which only accumulates into the loss (`loss += e`, `loss -= e`, e not
+   * reading it) — a scalar function of one variable, such as the Bessel example; otherwise `grad`
+   * throws. There a tangent run costs about one run of `f`, where reverse mode runs `f` and then
+   * its adjoint. `'auto'` takes forward mode where it applies (and `fuse` is not false), reverse
+   * mode elsewhere. Both give the same gradient up to rounding; `inverse` and `adjoint` are
+   * always the reverse-mode ones.
+   */
+  mode?: 'auto' | 'forward' | 'reverse'
 }
 
 /**
@@ -486,8 +508,14 @@ export interface GradOptions extends LossOptions {
 export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
-  const fused = options.fuse === false ? null : compileFused(f, options.loss)
-  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null)
+  const mode = options.mode ?? 'auto'
+  if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
+  const forward = mode === 'forward' || (mode === 'auto' && options.fuse !== false) ? compileForwardGradient(f, options.loss) : null
+  if (mode === 'forward' && !forward) {
+    argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
+  }
+  const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)
+  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward)
   const out: Gradient = new Array(c.params.length).fill(null)
   const slots = c.slots
   const g = (...args: unknown[]): Gradient => {

@@ -89,6 +89,22 @@ function mentions(s: Stmt, name: string): boolean {
   return nested(s).some((b) => b.some((x) => mentions(x, name)))
 }
 
+/**
+ * Whether the variable `name` is only ever accumulated into in `body`: every statement that names
+ * it (at any depth) is `name += e` or `name -= e` with `e` not reading it. Its final value is then
+ * its initial value plus terms that do not depend on it, so its derivative with respect to its
+ * own initial value is exactly 1 and nothing else depends on that value.
+ */
+export function onlyAccumulates(body: Stmt[], name: string): boolean {
+  return body.every((s) => {
+    if (s.kind === 'update' && (s.op === '+=' || s.op === '-=') && s.target.kind === 'var' && s.target.name === name) return !readNames(s.value).has(name)
+    if ((s.kind === 'alloc' || s.kind === 'dealloc') && s.name === name) return false
+    if (s.kind === 'for' && s.variable === name) return false
+    if (exprsOf(s).some((e) => readNames(e).has(name))) return false
+    return nested(s).every((b) => onlyAccumulates(b, name))
+  })
+}
+
 const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> => e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
 
 /**

@@ -12,7 +12,7 @@ export {
   jvp, jacobian, jacobianCost, hessian, hvp, DEFAULT_WIDTH,
   type Direction, type JvpOptions, type JvpResult, type JacobianOptions, type HessianOptions, type HvpOptions,
 } from './forward.js'
-export { compileAdjoint, compileFused, compileSecondOrder, compileTangent, type CompiledAdjoint, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
+export { compileAdjoint, compileForwardGradient, compileFused, compileSecondOrder, compileTangent, type CompiledAdjoint, type CompiledForwardGradient, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 export { AdjointBuilder, adjointName, gradientSlots, SINK, type GradientSlot } from './transform.js'
 export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './tangent.js'
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'

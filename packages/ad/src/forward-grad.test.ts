@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest'
+import { createRegistry, TenetError } from '@tenet/ir'
+import { interpreterBackend } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
+import { besselSource, checkGrad, compileForwardGradient, grad } from './index.js'
+import { tag } from './test-util.js'
+
+const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
+const configs = [
+  { label: 'cpu', backend: 'cpu', checks: true },
+  { label: 'cpu without checks', backend: 'cpu', checks: false },
+  { label: 'wasm without checks', backend: 'wasm', checks: false },
+  { label: 'interpreter', backend: 'interpreter', checks: true },
+] as const
+
+/** Random functions of one variable x whose loss y is only accumulated into (forward mode applies). */
+function generator(seed: number) {
+  let s = seed >>> 0
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!
+  const ancillas = ['a', 'b', 'c']
+  const coef = () => (rnd() * 1.6 - 0.8).toFixed(3)
+  function expr(vars: string[], depth: number): string {
+    if (depth <= 0 || rnd() < 0.25) return rnd() < 0.2 ? coef() : pick(vars)
+    const l = () => `(${expr(vars, depth - 1)})`
+    switch (Math.floor(rnd() * 9)) {
+      case 0: return `${l()} + ${l()}`
+      case 1: return `${l()} - ${l()}`
+      case 2: return `${l()} * ${l()}`
+      case 3: return `${l()} / (1.5 + ${l()} ** 2)`
+      case 4: return `sin(${l()})`
+      case 5: return `tanh(${l()})`
+      case 6: return `exp(0.3 * tanh(${l()}))`
+      case 7: { const u = l(); return `sqrt(1.0 + ${u} * ${u})` }
+      default: return `${coef()} * ${l()}`
+    }
+  }
+  function program(): string {
+    const lines: string[] = []
+    const n = 2 + Math.floor(rnd() * 5)
+    for (let k = 0; k < n; k++) {
+      const kind = rnd()
+      const target = pick(ancillas)
+      const vars = [...ancillas.filter((v) => v !== target), 'x']
+      if (kind < 0.5) lines.push(`${target} ${rnd() < 0.7 ? '+=' : '-='} ${expr(vars, 3)}`)
+      else if (kind < 0.7) lines.push(`for i in 1..=3 { ${target} += f64(i) * ${expr(vars, 2)} }`)
+      else if (kind < 0.8) lines.push(`h(${target}, ${pick(vars)})`)
+      else {
+        const [u, v] = [pick(ancillas), pick(ancillas)]
+        lines.push(u !== v ? (rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, x)`) : `NEG(${u})`)
+      }
+    }
+    const loss = [`y += ${expr(['a', 'b', 'c', 'x'], 2)}`]
+    if (rnd() < 0.5) loss.push(`for i in 0..2 { y -= ${expr(['a', 'b', 'c', 'x'], 2)} }`)
+    return `fn h(t: f64, u: f64) { t += sin(u) * u }
+fn f(y: f64, x: f64) {
+  a <- 0.0
+  b <- 0.0
+  c <- 0.0
+  routine {
+    ${lines.join('\n    ')}
+  }
+  ${loss.join('\n  ')}
+  ~routine
+  c -> 0.0
+  b -> 0.0
+  a -> 0.0
+}`
+  }
+  return { program, rnd }
+}
+
+describe('grad in forward mode (a function of one variable)', () => {
+  it('applies only to scalars with one float input besides a loss that is only accumulated into', () => {
+    const m = tag()`
+      fn ok(y: f64, n: i32, x: f64) { y += x * f64(n) }
+      fn ok32(y: f32, x: f32) { y -= x * x }
+      fn two_inputs(y: f64, x: f64, z: f64) { y += x * z }
+      fn array_arg(y: f64, x: f64[]) { y += x[0] }
+      fn reads_loss(y: f64, x: f64) { y += x; x += y }
+      fn loss_in_call(y: f64, x: f64) { SWAP(y, x) }
+      fn negates_loss(y: f64, x: f64) { y += x; NEG(y) }
+      fn loss_in_condition(y: f64, x: f64) { if (y > 0.0) { x += 1.0 } }
+      fn only_loss(y: f64, n: i32) { y += f64(n) }`
+    expect(compileForwardGradient(m.ok!, 0)).not.toBeNull()
+    expect(compileForwardGradient(m.ok32!, 0)).not.toBeNull()
+    for (const name of ['two_inputs', 'array_arg', 'reads_loss', 'loss_in_call', 'negates_loss', 'loss_in_condition', 'only_loss']) {
+      expect(compileForwardGradient(m[name]!, 0), name).toBeNull()
+    }
+    // with x as the loss, `ok` accumulates into y, not x
+    expect(compileForwardGradient(m.ok!, 2)).toBeNull()
+    // mode: 'forward' where it does not apply is an argument error naming the function; a bad mode too
+    expect(() => grad(m.two_inputs!, { loss: 0, mode: 'forward' })).toThrow(/forward mode needs .*two_inputs/)
+    expect(() => grad(m.two_inputs!, { loss: 0, mode: 'forward' })).toThrow(TenetError)
+    expect(() => grad(m.ok!, { loss: 0, mode: 'sideways' as never })).toThrow(/`mode` must be/)
+    // where it does not apply, 'auto' is reverse mode: a negated loss has gradient −1 with respect to itself
+    expect(Array.from(grad(m.negates_loss!, { loss: 0 })(1, 3))).toEqual([-1, -1])
+  })
+
+  it('gives what reverse mode gives, and the loss value, on the ν = 2 Bessel function (0.2102436…)', () => {
+    // J₂′ = (J₁ − J₃)/2 from full series: the program stops its series at 1e-8, and its two modes
+    // differentiate the approximate multiplier's rounding differently, so they agree to about that
+    const J = (n: number, z: number) => {
+      let s = 0, t = (z / 2) ** n
+      for (let i = 2; i <= n; i++) t /= i
+      for (let k = 0; k < 60; k++) { s += t; t *= -(z * z / 4) / ((k + 1) * (k + 1 + n)) }
+      return s
+    }
+    for (const c of configs) {
+      const m = tag({ backend: c.backend, checks: c.checks, registry: registry() })(besselSource)
+      expect(compileForwardGradient(m.ibesselj!, 0), c.label).not.toBeNull()
+      const fwd = grad(m.ibesselj!, { loss: 0 }), back = grad(m.ibesselj!, { loss: 0, mode: 'reverse' })
+      expect(grad(m.ibesselj!, { loss: 0, mode: 'forward' })(0.5, 2, 1.0)[2]).toBe(fwd(0.5, 2, 1.0)[2])
+      for (const z of [0.3, 1.0, 2.5]) {
+        const [gy, gnu, gz] = fwd(0.5, 2, z)
+        const [ry, , rz] = back(0.5, 2, z)
+        expect(gy).toBe(1)
+        expect(gnu).toBeNull()
+        expect(ry).toBe(1)
+        expect(Math.abs((gz as number) - (rz as number)), `${c.label} z=${z}`).toBeLessThan(1e-8)
+        expect(Math.abs((gz as number) - (J(1, z) - J(3, z)) / 2), `${c.label} z=${z}`).toBeLessThan(1e-8)
+        expect(fwd.lastLoss).toBe(back.lastLoss)
+        expect(fwd.scalars[2]).toBe(gz)
+      }
+      expect(fwd(0, 2, 1.0)[2] as number).toBeCloseTo(0.2102436, 7)
+    }
+  })
+
+  it('the gradient of an f32 function (f32 rounding in the tangent)', () => {
+    const m = tag()`fn f(y: f32, x: f32) { y += x * x * x }`
+    const [gy, gx] = grad(m.f!, { loss: 0 })(0, 1.5)
+    expect(gy).toBe(1)
+    expect(gx).toBe(Math.fround(6.75))
+  })
+
+  it('on 150 random functions of one variable: forward = reverse, and central differences agree', () => {
+    for (const c of configs) {
+      const rev = tag({ backend: c.backend, checks: c.checks, registry: registry() })
+      const gen = generator(c.label.length * 7919)
+      const count = c.backend === 'cpu' ? 150 : 40
+      for (let t = 0; t < count; t++) {
+        const src = gen.program()
+        const m = rev(src)
+        const x = gen.rnd() * 2 - 1, y = gen.rnd() - 0.5
+        expect(compileForwardGradient(m.f!, 0), src).not.toBeNull()
+        const fwd = grad(m.f!, { loss: 0 })(y, x), back = grad(m.f!, { loss: 0, mode: 'reverse' })(y, x)
+        expect(fwd[0]).toBe(1)
+        expect(Math.abs((fwd[1] as number) - (back[1] as number)), `${c.label}\n${src}`).toBeLessThan(1e-9 * (1 + Math.abs(back[1] as number)))
+        if (t % 5 === 0) {
+          const r = checkGrad(m.f!, [y, x], { loss: 0, atol: 1e-6, rtol: 1e-6 })
+          expect(r.ok, `${c.label}\n${src}\n${JSON.stringify(r.worst)}`).toBe(true)
+        }
+      }
+    }
+  })
+})
