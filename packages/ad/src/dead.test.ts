@@ -30,6 +30,28 @@ describe('dead-update elimination (fused gradient programs without checks)', () 
     expect(out).toMatch(/k -= 1/) // loop-carried: the next test of the condition reads it
   })
 
+  it('drops a loop left counting a variable nobody reads afterwards, and keeps one whose count is read', () => {
+    const src = (tail: string) => `fn f(g: f64, x: f64, k: i32, n: i32) {
+      while (k < 3, k != 0) { k += 1; g += x }
+      while (k != 0, k != 3) { x -= 1.0; k -= 1 }
+      ${tail}
+    }`
+    const dropped = body(src(''), ['g'])
+    // the second loop only counts k down (x is dead): it goes; the first updates g, so it stays
+    expect(dropped).toMatch(/g \+= x/)
+    expect(dropped).not.toMatch(/k -= 1/)
+    expect(dropped.match(/while/g)).toHaveLength(1)
+    // with n reading k after the loop, the countdown is observable and kept
+    const kept = body(src('n += k'), ['g', 'n'])
+    expect(kept).toMatch(/k -= 1/)
+    expect(kept.match(/while/g)).toHaveLength(2)
+    // a loop with a call in its body keeps it (the call may have effects)
+    const called = body(`fn f(g: f64, k: i32) {
+      while (k != 0, k != 3) { h(g); k -= 1 }
+    }`, [])
+    expect(called).toMatch(/while/)
+  })
+
   it('drops a whole loop body when it only restores values, and bijections on dead values', () => {
     const out = body(`fn f(g: f64, x: f64, y: f64, a: f64[]) {
       g += x * y

@@ -172,6 +172,22 @@ export function privateArrays(loop: ForStmt): Set<string> {
   return new Set([...strides.keys()].filter((a) => !bad.has(a)))
 }
 
+/**
+ * Whether `body` only updates variables outside `live` (and its own ancillas): no calls, stack
+ * operations or host effects.
+ */
+function onlyWritesDead(body: Stmt[], live: ReadonlySet<string>): boolean {
+  return body.every((s) => {
+    switch (s.kind) {
+      case 'update': { const r = rootName(s.target); return r !== undefined && !live.has(r) }
+      case 'alloc': case 'dealloc': return s.value.kind !== 'emptystack'
+      case 'if': return onlyWritesDead(s.then, live) && onlyWritesDead(s.else, live)
+      case 'while': case 'for': case 'unchecked': return onlyWritesDead(s.body, live)
+      default: return false
+    }
+  })
+}
+
 /** Liveness and dead-update elimination over one program (a set of functions that call each other). */
 class DeadUpdates {
   private readonly specialised = new Map<string, { name: string; liveIn: boolean[]; empty: boolean }>()
@@ -301,8 +317,10 @@ class DeadUpdates {
           head = merged
         }
         const r = this.sweep(s.body, head, drop)
-        // a counting loop with nothing left in its body does nothing (a while loop may not end)
-        if (s.kind === 'for' && drop && r.body.length === 0) return { live: after, stmt: null }
+        // a loop left updating only what is dead after it (a counting loop with nothing left, the
+        // countdown of an uncompute loop whose body went) does nothing observable. Its control
+        // values are live, so computed as f computes them: it ends when f's own loop does.
+        if (drop && onlyWritesDead(r.body, after)) return { live: after, stmt: null }
         const live = union(head, r.live)
         if (s.kind === 'for') { live.delete(s.variable); for (const x of control) live.add(x) }
         return { live, stmt: drop ? { ...s, body: r.body } as Stmt : s }

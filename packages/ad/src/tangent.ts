@@ -178,8 +178,14 @@ class FunctionTangent {
             if (printExpr(l) === printExpr(r)) return scale(mul(lit(2), clone(l)), this.tree(l))
             return sum([1, scale(clone(r), this.tree(l))], [1, scale(clone(l), this.tree(r))])
           case '/': {
-            // (l/r)' = l'/r − (l/r)·r'/r
+            // (l/r)' = l'/r − (l/r)·r'/r. One direction: (l' − (l/r)·r')/r, one division (l/r is
+            // the value's own); w directions: the coefficients 1/r and l/r/r, two divisions shared
+            // by all directions instead of w
             const tr = this.tree(r)
+            if (this.w === 1) {
+              const inner = sum([1, this.tree(l)], [-1, tr && scale(bin('/', clone(l), clone(r)), tr)])
+              return inner && { kind: 'quot', t: inner, by: clone(r) }
+            }
             return sum([1, scale(bin('/', lit(1), clone(r)), this.tree(l))], [-1, tr && scale(bin('/', bin('/', clone(l), clone(r)), clone(r)), tr)])
           }
           case '**':
@@ -236,6 +242,7 @@ class FunctionTangent {
       case 'leaf': return this.tan(t.leaf, k) as Expr
       case 'scale': return mul(coef(t), this.instantiate(t.t, k, coef))
       case 'convert': return { kind: 'call', callee: t.to, args: [this.instantiate(t.t, k, coef)] } as Expr
+      case 'quot': return bin('/', this.instantiate(t.t, k, coef), clone(t.by))
       case 'sum': {
         let out: Expr | null = null
         for (const { sign, t: x } of t.terms) {
@@ -484,13 +491,14 @@ type Tan =
   | { kind: 'sum'; terms: Array<{ sign: 1 | -1; t: Tan }> }
   | { kind: 'scale'; coef: Expr; t: Tan }
   | { kind: 'convert'; to: string; t: Tan }
+  | { kind: 'quot'; t: Tan; by: Expr }
 
 /** Whether a tangent tree converts between f64 and f32 somewhere. */
 function converts(t: Tan): boolean {
   switch (t.kind) {
     case 'leaf': return false
     case 'convert': return true
-    case 'scale': return converts(t.t)
+    case 'scale': case 'quot': return converts(t.t)
     case 'sum': return t.terms.some((x) => converts(x.t))
   }
 }
@@ -500,7 +508,7 @@ function cost(t: Tan): number {
   switch (t.kind) {
     case 'leaf': return 1
     case 'scale': return 1 + cost(t.t)
-    case 'convert': return 1 + cost(t.t)
+    case 'convert': case 'quot': return 1 + cost(t.t)
     case 'sum': return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
   }
 }
