@@ -128,6 +128,7 @@ export const tenetRows = defineRowFamily({
               },
             }
           }
+          // a function of one variable: grad runs one tangent sweep (forward mode)
           const g = grad(P.besselFunction(), { loss: 0 })
           return {
             run: () => g.run(0, c.nu, c.z),
