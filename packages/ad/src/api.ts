@@ -5,7 +5,7 @@
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
-import { compileAdjoint, compileForwardGradient, compileFused, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
+import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
@@ -512,6 +512,8 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
   const forward = mode === 'forward' || (mode === 'auto' && options.fuse !== false) ? compileForwardGradient(f, options.loss) : null
   if (mode === 'forward' && !forward) {
+    // a function of the right shape whose tangent cannot be built: the tangent's own error says why
+    compileTangent(f, 1)
     argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
   }
   const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)

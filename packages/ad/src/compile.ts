@@ -3,7 +3,7 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
+import { TenetStaticError, standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, type GradientSlot } from './transform.js'
@@ -209,21 +209,32 @@ export function compileForwardGradient(f: TenetFunction, loss: number): Compiled
     !info.inverse && def && lossParam && floats.length === 2 && floats.includes(loss) &&
     params.every((p, i) => p.type.kind === 'scalar' && (!slots[i] || p.type.name === 'f64' || p.type.name === 'f32')) &&
     onlyAccumulates(def.body, lossParam.name)
-  ) {
-    const { registry, name, functions } = tangentFunctions(f, 1)
-    let entry = functions.find((g) => g.name === name)!
-    let all = functions
-    if (info.options.checks === false) {
-      // only the loss and its tangent are read back
-      const observed = new Set([entry.params[loss]!.name, entry.params[slots[loss]!.index]!.name])
-      ;({ entry, functions: all } = dropDeadUpdatesIn(functions, entry, observed, registry))
-    }
-    const core = compileGenerated(info, registry, all)[entry.name]!.core
-    out = { core, input: floats.find((i) => i !== loss)!, tangentAt: slots.map((s) => s?.index ?? -1) }
-  }
+  ) out = buildForwardGradient(f, info, loss, slots, floats)
   if (!byLoss) forwardCache.set(f, (byLoss = new Map()))
   byLoss.set(loss, out)
   return out
+}
+
+/** The forward-mode gradient program of an eligible `f`; null when forward mode cannot differentiate it (a bijection without a tangent rule). */
+function buildForwardGradient(f: TenetFunction, info: TenetFunctionInfo, loss: number, slots: Array<TangentSlot | null>, floats: number[]): CompiledForwardGradient | null {
+  let generated: ReturnType<typeof tangentFunctions>
+  try {
+    generated = tangentFunctions(f, 1)
+  } catch (e) {
+    // reverse mode may still apply (a bijection with an adjoint snippet but no tangent rule)
+    if (TenetStaticError.isInstance(e) && e.code.startsWith('ad/')) return null
+    throw e
+  }
+  const { registry, name, functions } = generated
+  let entry = functions.find((g) => g.name === name)!
+  let all = functions
+  if (info.options.checks === false) {
+    // only the loss and its tangent are read back
+    const observed = new Set([entry.params[loss]!.name, entry.params[slots[loss]!.index]!.name])
+    ;({ entry, functions: all } = dropDeadUpdatesIn(functions, entry, observed, registry))
+  }
+  const core = compileGenerated(info, registry, all)[entry.name]!.core
+  return { core, input: floats.find((i) => i !== loss)!, tangentAt: slots.map((s) => s?.index ?? -1) }
 }
 
 /** A compiled tangent (forward-mode) function and what is needed to drive it. */

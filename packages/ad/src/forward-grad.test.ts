@@ -98,6 +98,26 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(Array.from(grad(m.negates_loss!, { loss: 0 })(1, 3))).toEqual([-1, -1])
   })
 
+  it('falls back to reverse mode for a bijection that has an adjoint snippet but no tangent rule', () => {
+    const reg = registry().clone()
+      .registerPrimitive({ specificationVersion: 'v1', name: 'TWICE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [2 * a!], inverse: 'HALVE', adjoint: { params: ['a'], source: 'TWICE(g_a)' } })
+      .registerPrimitive({ specificationVersion: 'v1', name: 'HALVE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [a! / 2], inverse: 'TWICE', adjoint: { params: ['a'], source: 'HALVE(g_a)' } })
+    const m = tag({ registry: reg })`fn f(y: f64, x: f64) {
+      t <- 0.0
+      t += x * x
+      TWICE(t)
+      y += t
+      HALVE(t)
+      t -= x * x
+      t -> 0.0
+    }`
+    expect(compileForwardGradient(m.f!, 0)).toBeNull()
+    // d(2x²)/dx = 4x
+    expect(Array.from(grad(m.f!, { loss: 0 })(0, 3))).toEqual([1, 12])
+    // asked for, forward mode reports the missing rule
+    expect(() => grad(m.f!, { loss: 0, mode: 'forward' })).toThrow(/no tangent rule/)
+  })
+
   it('gives what reverse mode gives, and the loss value, on the ν = 2 Bessel function (0.2102436…)', () => {
     // J₂′ = (J₁ − J₃)/2 from full series: the program stops its series at 1e-8, and its two modes
     // differentiate the approximate multiplier's rounding differently, so they agree to about that
