@@ -5,7 +5,7 @@
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
-import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
+import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
@@ -197,7 +197,8 @@ export function checkLoss(c: CompiledAdjoint, loss: number): void {
 export interface GradientFunction {
   /**
    * Runs `f` forwards on copies of `args` (arrays that `f` only reads are used as they are),
-   * seeds the loss gradient with 1 and runs the adjoint.
+   * seeds the loss gradient with 1 and runs the adjoint (in forward mode, see `GradOptions.mode`:
+   * one run of `f`'s tangent seeded along its input).
    * Returns one gradient per argument. The returned array and its typed arrays are reused by
    * the next call (copy them to keep them; on a backend with resident memory, such as wasm, the
    * typed arrays are views of that memory, which the next call may detach). Scalar gradients are
@@ -417,7 +418,9 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     lines.push(`A(${argv.join(', ')});`)
     lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
     lines.push(`S[${loss}] = 1;`)
-    lines.push(`S[${forward.input}] = Q[${forward.tangentAt[loss]}];`)
+    // the gradient of an f32 input is an f32 value, as in reverse mode
+    const f32 = gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32'
+    lines.push(`S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`)
   } else {
     if (!fused) {
       current(false)
@@ -513,7 +516,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   const forward = mode === 'forward' || (mode === 'auto' && options.fuse !== false) ? compileForwardGradient(f, options.loss) : null
   if (mode === 'forward' && !forward) {
     // a function of the right shape whose tangent cannot be built: the tangent's own error says why
-    compileTangent(f, 1)
+    if (hasForwardGradientShape(f, options.loss)) compileTangent(f, 1)
     argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
   }
   const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)
@@ -656,9 +659,9 @@ function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | null {
  * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions): SurfaceGradient {
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode'>): SurfaceGradient {
   const view = surfaceArgs(f, args)
-  if (view) return view.fromLowered(onceGradient(f, { loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
+  if (view) return view.fromLowered(onceGradient(f, { loss: view.lossIndex(options.loss, options.lossPart), ...(options.mode ? { mode: options.mode } : {}) }, view.toLowered(args)))
   return onceGradient(f, options, args)
 }
 
@@ -686,6 +689,12 @@ export interface CheckGradOptions extends LossOptions {
   rtol?: number
   /** Relative finite-difference step (default 1e-6). */
   step?: number
+  /**
+   * Which gradients are checked (default `'both'`): the reverse-mode one and, for a function that
+   * `grad` differentiates in forward mode (see `GradOptions.mode`), the forward-mode one too;
+   * `'reverse'` or `'forward'` for one of them.
+   */
+  mode?: 'both' | 'forward' | 'reverse'
 }
 
 /** What `checkGrad` found. */
@@ -693,13 +702,14 @@ export interface CheckGradResult {
   ok: boolean
   /** The largest |ad − fd| over all float input scalars. */
   maxError: number
-  /** Where the largest error is: argument index, element index (0 for a scalar), both values. */
-  worst: { arg: number; index: number; ad: number; fd: number } | null
+  /** Where the largest error is: argument index, element index (0 for a scalar), both values, and the mode whose gradient it is. */
+  worst: { arg: number; index: number; ad: number; fd: number; mode: 'forward' | 'reverse' } | null
 }
 
 /**
- * Compares the adjoint gradient with central finite differences of the loss, for every float
- * scalar of every float argument. Each finite-difference run goes forwards on a perturbed copy
+ * Compares the gradient with central finite differences of the loss, for every float scalar of
+ * every float argument: the adjoint's and, where `grad` uses forward mode, the tangent's too
+ * (`mode`). Each finite-difference run goes forwards on a perturbed copy
  * and is undone with the inverse, so the copy returns to the inputs between runs. Fixed-point
  * and ulog arguments are perturbed in their real values (use a `step` well above their grid,
  * e.g. 1e-4 for the default `fixed`). A function with complex parameters may be given its
@@ -714,7 +724,11 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const atol = options.atol ?? 1e-6, rtol = options.rtol ?? 1e-6, rel = options.step ?? 1e-6
-  const ad = onceGradient(f, options, args)
+  const mode = options.mode ?? 'both'
+  if (mode !== 'both' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'both', 'forward' or 'reverse', got ${String(mode)}`)
+  const ads: Array<['forward' | 'reverse', Gradient]> = []
+  if (mode !== 'forward') ads.push(['reverse', onceGradient(f, { loss: options.loss, mode: 'reverse' }, args)])
+  if (mode === 'forward' || (mode === 'both' && compileForwardGradient(f, options.loss))) ads.push(['forward', onceGradient(f, { loss: options.loss, mode: 'forward' }, args)])
   const work = cloneArgs(args)
   const fwd = c.forward, inv = c.inverse
   const conv = c.params.map((_, i) => hostConversions(c, i))
@@ -754,11 +768,13 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
       set(x0 - h); const down = run()
       set(x0)
       const fd = (up - down) / (2 * h)
-      const g = ad[p]!
-      const adv = typeof g === 'number' ? g : g[e]!
-      const err = Math.abs(adv - fd)
-      if (!(err <= atol + rtol * Math.abs(fd))) ok = false
-      if (!(err <= maxError) || worst === null) { maxError = Number.isNaN(err) ? Infinity : Math.max(maxError, err); worst = { arg: p, index: e, ad: adv, fd } }
+      for (const [m, ad] of ads) {
+        const g = ad[p]!
+        const adv = typeof g === 'number' ? g : g[e]!
+        const err = Math.abs(adv - fd)
+        if (!(err <= atol + rtol * Math.abs(fd))) ok = false
+        if (!(err <= maxError) || worst === null) { maxError = Number.isNaN(err) ? Infinity : Math.max(maxError, err); worst = { arg: p, index: e, ad: adv, fd, mode: m } }
+      }
     }
   }
   return { ok, maxError, worst }

@@ -198,21 +198,30 @@ const forwardCache = new WeakMap<TenetFunction, Map<number, CompiledForwardGradi
 export function compileForwardGradient(f: TenetFunction, loss: number): CompiledForwardGradient | null {
   let byLoss = forwardCache.get(f)
   if (byLoss?.has(loss)) return byLoss.get(loss)!
-  let out: CompiledForwardGradient | null = null
+  const info = infoOf(f)
+  const slots = tangentSlots(f.ir.params, info.registry, 1)
+  const floats = f.ir.params.flatMap((_, i) => (slots[i] ? [i] : []))
+  const out = hasForwardGradientShape(f, loss) ? buildForwardGradient(f, info, loss, slots, floats) : null
+  if (!byLoss) forwardCache.set(f, (byLoss = new Map()))
+  byLoss.set(loss, out)
+  return out
+}
+
+/**
+ * Whether `f` has the shape that forward-mode gradients need (see `compileForwardGradient`):
+ * scalar parameters, two float ones (f64 or f32) of which `loss` is one, the loss only
+ * accumulated into. (Its tangent may still be impossible to build.)
+ */
+export function hasForwardGradientShape(f: TenetFunction, loss: number): boolean {
   const info = infoOf(f)
   const params = f.ir.params
   const slots = tangentSlots(params, info.registry, 1)
   const floats = params.flatMap((_, i) => (slots[i] ? [i] : []))
   const lossParam = params[loss]
   const def = info.program.functions.get(info.name)
-  if (
-    !info.inverse && def && lossParam && floats.length === 2 && floats.includes(loss) &&
+  return !info.inverse && !!def && !!lossParam && floats.length === 2 && floats.includes(loss) &&
     params.every((p, i) => p.type.kind === 'scalar' && (!slots[i] || p.type.name === 'f64' || p.type.name === 'f32')) &&
     onlyAccumulates(def.body, lossParam.name)
-  ) out = buildForwardGradient(f, info, loss, slots, floats)
-  if (!byLoss) forwardCache.set(f, (byLoss = new Map()))
-  byLoss.set(loss, out)
-  return out
 }
 
 /** The forward-mode gradient program of an eligible `f`; null when forward mode cannot differentiate it (a bijection without a tangent rule). */

@@ -115,8 +115,10 @@ describe.each(backends)('control flow on the %s backend', (backend) => {
           t -> 0.0
         } else { y += 1.0 }
       }`
-    const [, gx] = gradient(m.power!, [0, 1.3, 5], { loss: 0 }) as number[]
-    expect(gx).toBeCloseTo(5 * 1.3 ** 4, 12)
+    for (const mode of ['reverse', 'forward'] as const) {
+      const [, gx] = gradient(m.power!, [0, 1.3, 5], { loss: 0, mode }) as number[]
+      expect(gx).toBeCloseTo(5 * 1.3 ** 4, 12)
+    }
     expectGradOk(m.power!, [0, 1.3, 5])
   })
 

@@ -29,7 +29,7 @@ describe.each(['cpu', 'interpreter'] as const)('f32 programs (%s)', (backend) =>
     expect(g[1]).toBeCloseTo(2 * z + 1, 6)
     expect(g[2]).toBeCloseTo(2 * x, 6)
     expect(jvp(m.up!, [0, x, z], { v: [0, 1, 1] }).tangent[0]).toBeCloseTo(2 * z + 1 + 2 * x, 6)
-    expect(gradient(m.down!, [0, 0.3], { loss: 0 })[1]).toBeCloseTo(0.6, 6)
+    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.down!, [0, 0.3], { loss: 0, mode })[1]).toBeCloseTo(0.6, 6)
     expect(jvp(m.down!, [0, 0.3], { v: [0, 1] }).tangent[0]).toBeCloseTo(0.6, 6)
     expect(hessian(m.down!, [0, 0.3], { loss: 0, wrt: [1] })[0]).toBeCloseTo(2, 6)
   })

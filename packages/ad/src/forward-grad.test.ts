@@ -147,11 +147,33 @@ describe('grad in forward mode (a function of one variable)', () => {
     }
   })
 
-  it('the gradient of an f32 function (f32 rounding in the tangent)', () => {
-    const m = tag()`fn f(y: f32, x: f32) { y += x * x * x }`
-    const [gy, gx] = grad(m.f!, { loss: 0 })(0, 1.5)
+  it('checkGrad checks both modes where forward mode applies, and names the mode of its worst error', () => {
+    const m = tag()`fn f(y: f64, x: f64) { y += sin(x) * x }
+      fn h(y: f64, x: f64[]) { y += x[0] * x[0] }`
+    const both = checkGrad(m.f!, [0, 0.7], { loss: 0 })
+    expect(both.ok).toBe(true)
+    expect(['forward', 'reverse']).toContain(both.worst!.mode)
+    expect(checkGrad(m.f!, [0, 0.7], { loss: 0, mode: 'forward' }).worst!.mode).toBe('forward')
+    expect(checkGrad(m.f!, [0, 0.7], { loss: 0, mode: 'reverse' }).worst!.mode).toBe('reverse')
+    // an array function: reverse mode only
+    expect(checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0 }).worst!.mode).toBe('reverse')
+    expect(() => checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0, mode: 'forward' })).toThrow(/forward mode needs/)
+  })
+
+  it('the gradient of an f32 function is an f32 value, as in reverse mode', () => {
+    const m = tag()`fn f(y: f32, x: f32) { y += x * x * x }
+      fn g(y: f64, x: f32) { y -= f64(x) / 3.0 }`
+    const x = Math.fround(1.1)
+    const [gy, gx] = grad(m.f!, { loss: 0 })(0, x)
     expect(gy).toBe(1)
-    expect(gx).toBe(Math.fround(6.75))
+    // 3x² in f32 arithmetic (the tangent of x·x·x, rounded at each step)
+    const xx = Math.fround(x * x)
+    expect(gx).toBe(Math.fround(Math.fround(Math.fround(x + x) * x) + xx))
+    expect(Math.abs((gx as number) - 3 * x * x)).toBeLessThan(1e-6)
+    // an f64 loss of an f32 input: the tangent is f64, the gradient rounded to f32 as reverse mode's is
+    const f = grad(m.g!, { loss: 0 })(0, x)[1], r = grad(m.g!, { loss: 0, mode: 'reverse' })(0, x)[1]
+    expect(f).toBe(Math.fround(-1 / 3))
+    expect(f).toBe(r)
   })
 
   it('on 150 random functions of one variable: forward = reverse, and central differences agree', () => {

@@ -68,10 +68,10 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     expect(compileFused(m.writes_loss!, 0)).toBeNull()
     // with x as the loss the routine writes only `out`: fused, and the same gradient as unfused
     expect(compileFused(m.writes_loss!, 1)).not.toBeNull()
-    const [go, gx] = grad(m.writes_loss!, { loss: 1 })(2, 0) as number[]
+    const [go, gx] = grad(m.writes_loss!, { loss: 1, mode: 'reverse' })(2, 0) as number[]
     expect(gx).toBe(1)
     expect(go).toBeCloseTo(6, 12) // d/d out of (out + 1)² at out = 2
-    expect(gradient(m.writes_loss!, [2, 0], { loss: 1 })).toEqual([go, gx])
+    expect(gradient(m.writes_loss!, [2, 0], { loss: 1, mode: 'reverse' })).toEqual([go, gx])
   })
 
   it('a prefix before the routine (Q; P₀; C; ~P₀) is fused too', () => {
@@ -85,9 +85,9 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
 
   it('a routine that writes (and restores) another parameter is fused, with the same gradient', () => {
     expect(compileFused(m.writes_param!, 0)).not.toBeNull()
-    const [, gx] = grad(m.writes_param!, { loss: 0 })(0, 2) as number[]
+    const [, gx] = grad(m.writes_param!, { loss: 0, mode: 'reverse' })(0, 2) as number[]
     expect(gx).toBeCloseTo(6, 12) // d/dx (x + 1)² at x = 2
-    expect(gradient(m.writes_param!, [0, 2], { loss: 0 })[1]).toBeCloseTo(6, 12)
+    expect(gradient(m.writes_param!, [0, 2], { loss: 0, mode: 'reverse' })[1]).toBeCloseTo(6, 12)
   })
 })
 

@@ -66,11 +66,14 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
   it('Bessel J₂(1.0) by ibesselj, its derivative and second derivative', () => {
     const m = rev(besselSource)
     expect(m.ibesselj!(0, 2, 1.0)[0]).toBeCloseTo(0.11490348493190048, 10)
-    const g = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0 })
-    expect(g[0]).toBe(1)
-    expect(g[1]).toBeNull()
-    // J₂'(1) = (J₁(1) − J₃(1)) / 2
-    expect(Math.abs((g[2] as number) - 0.21024361588113258)).toBeLessThan(1e-8)
+    // grad's forward mode (this is a function of one variable) and the adjoint
+    for (const mode of ['auto', 'reverse'] as const) {
+      const g = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0, mode })
+      expect(g[0]).toBe(1)
+      expect(g[1]).toBeNull()
+      // J₂'(1) = (J₁(1) − J₃(1)) / 2
+      expect(Math.abs((g[2] as number) - 0.21024361588113258)).toBeLessThan(1e-8)
+    }
     // J₂''(1) = (J₀(1) − 2 J₂(1) + J₄(1)) / 4, exact by forward-over-reverse (the papers' figure)
     const H = hessian(m.ibesselj!, [0, 2, 1.0], { loss: 0, wrt: [2] })
     expect(Math.abs(H[0]! - 0.13446683844358093)).toBeLessThan(1e-8)

@@ -63,7 +63,7 @@ describe.each(backends)('pure primitives on the %s backend', (backend) => {
   })
   it('integer conversions have no derivative w.r.t. the integer', () => {
     const m = rev`fn f(y: f64, x: f64, n: i32) { y += f64(n) * x + f64(n * n) }`
-    expect(gradient(m.f!, [0, 2, 3], { loss: 0 })).toEqual([1, 3, null])
+    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.f!, [0, 2, 3], { loss: 0, mode })).toEqual([1, 3, null])
   })
   it('a negative target view and -=', () => {
     const m = rev`fn f(y: f64, x: f64) { NEG(y); y += x * x; NEG(y); y -= 3.0 * x }`

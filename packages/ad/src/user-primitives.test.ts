@@ -38,30 +38,31 @@ describe.each(['cpu', 'interpreter'] as const)('user primitives in a cloned regi
 
   it('cube with `partials`', () => {
     const m = rev`fn f(y: f64, x: f64) { y += cube(x) * 2.0 }`
-    expect(gradient(m.f!, [0, 1.5], { loss: 0 })[1]).toBe(6 * 1.5 * 1.5)
+    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.f!, [0, 1.5], { loss: 0, mode })[1]).toBe(6 * 1.5 * 1.5)
   })
 
   it('besselj0 with partial −J₁', () => {
     const m = rev`fn f(y: f64, x: f64) { y += besselj0(x * x) }`
     const x = 1.3
-    expect(gradient(m.f!, [0, x], { loss: 0 })[1]).toBeCloseTo(-besselSeries(1, x * x) * 2 * x, 13)
+    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.f!, [0, x], { loss: 0, mode })[1]).toBeCloseTo(-besselSeries(1, x * x) * 2 * x, 13)
     expect(checkGrad(m.f!, [0, x], { loss: 0, atol: 1e-8 }).ok).toBe(true)
   })
 
   it('softplus with `partialExprs` is emitted inline', () => {
     const m = rev`fn f(y: f64, x: f64) { y += softplus(x) }`
-    expect(gradient(m.f!, [0, 0.4], { loss: 0 })[1]).toBeCloseTo(1 / (1 + Math.exp(-0.4)), 14)
+    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.f!, [0, 0.4], { loss: 0, mode })[1]).toBeCloseTo(1 / (1 + Math.exp(-0.4)), 14)
   })
 
   it('a primitive without derivative information is a clear error', () => {
     const r = testRegistry().clone().registerPrimitive({ specificationVersion: 'v1', name: 'opaque', kind: 'pure', arity: 1, evaluate: (x) => x })
     const m = tag({ backend, registry: r })`fn f(y: f64, x: f64) { y += opaque(x) }`
-    expect(() => gradient(m.f!, [0, 1], { loss: 0 })).toThrow(/no derivative/)
+    for (const mode of ['reverse', 'forward'] as const) expect(() => gradient(m.f!, [0, 1], { loss: 0, mode })).toThrow(/no derivative/)
   })
 
   it('the original registry is not changed by the helpers', () => {
     const m = rev`fn f(y: f64, x: f64) { y += cube(x) }`
-    gradient(m.f!, [0, 1], { loss: 0 })
+    gradient(m.f!, [0, 1], { loss: 0, mode: 'reverse' })
+    gradient(m.f!, [0, 1], { loss: 0, mode: 'forward' })
     expect(registry.names('pure').some((n) => n.startsWith('__tenet_d_'))).toBe(false)
   })
 })
