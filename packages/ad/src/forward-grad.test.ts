@@ -45,7 +45,9 @@ function generator(seed: number) {
       const vars = [...ancillas.filter((v) => v !== target), 'x']
       if (kind < 0.5) lines.push(`${target} ${rnd() < 0.7 ? '+=' : '-='} ${expr(vars, 3)}`)
       else if (kind < 0.7) lines.push(`for i in 1..=3 { ${target} += f64(i) * ${expr(vars, 2)} }`)
-      else if (kind < 0.8) lines.push(`h(${target}, ${pick(vars)})`)
+      else if (kind < 0.75) lines.push(`h(${target}, ${pick(vars)})`)
+      else if (kind < 0.8) lines.push(`if (x > 0.0) { ${target} += ${expr(vars, 2)} } else { ${target} -= ${expr(vars, 2)} }`)
+      else if (kind < 0.85) lines.push(`while (k < 3, k != 0) { k += 1; ${target} += f64(k) * ${expr(vars, 2)} }`, 'k -= 3')
       else {
         const [u, v] = [pick(ancillas), pick(ancillas)]
         lines.push(u !== v ? (rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, x)`) : `NEG(${u})`)
@@ -55,6 +57,7 @@ function generator(seed: number) {
     if (rnd() < 0.5) loss.push(`for i in 0..2 { y -= ${expr(['a', 'b', 'c', 'x'], 2)} }`)
     return `fn h(t: f64, u: f64) { t += sin(u) * u }
 fn f(y: f64, x: f64) {
+  k: i32 <- 0
   a <- 0.0
   b <- 0.0
   c <- 0.0
@@ -66,6 +69,7 @@ fn f(y: f64, x: f64) {
   c -> 0.0
   b -> 0.0
   a -> 0.0
+  k -> 0
 }`
   }
   return { program, rnd }
