@@ -6,7 +6,7 @@
 import { TenetStaticError, standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
-import { AdjointBuilder, SINK, gradientSlots, type GradientSlot } from './transform.js'
+import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
 import { ref } from './expr.js'
 import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
@@ -198,10 +198,8 @@ const forwardCache = new WeakMap<TenetFunction, Map<number, CompiledForwardGradi
 export function compileForwardGradient(f: TenetFunction, loss: number): CompiledForwardGradient | null {
   let byLoss = forwardCache.get(f)
   if (byLoss?.has(loss)) return byLoss.get(loss)!
-  const info = infoOf(f)
-  const slots = tangentSlots(f.ir.params, info.registry, 1)
-  const floats = f.ir.params.flatMap((_, i) => (slots[i] ? [i] : []))
-  const out = hasForwardGradientShape(f, loss) ? buildForwardGradient(f, info, loss, slots, floats) : null
+  const input = forwardGradientInput(f, loss)
+  const out = input === null ? null : buildForwardGradient(f, loss, input)
   if (!byLoss) forwardCache.set(f, (byLoss = new Map()))
   byLoss.set(loss, out)
   return out
@@ -213,19 +211,25 @@ export function compileForwardGradient(f: TenetFunction, loss: number): Compiled
  * accumulated into. (Its tangent may still be impossible to build.)
  */
 export function hasForwardGradientShape(f: TenetFunction, loss: number): boolean {
+  return forwardGradientInput(f, loss) !== null
+}
+
+/** The index of the input x when `f` has the forward-gradient shape, else null. */
+function forwardGradientInput(f: TenetFunction, loss: number): number | null {
   const info = infoOf(f)
   const params = f.ir.params
-  const slots = tangentSlots(params, info.registry, 1)
-  const floats = params.flatMap((_, i) => (slots[i] ? [i] : []))
+  const floats = params.flatMap((p, i) => (hasGradient(p.type, info.registry) ? [i] : []))
   const lossParam = params[loss]
   const def = info.program.functions.get(info.name)
-  return !info.inverse && !!def && !!lossParam && floats.length === 2 && floats.includes(loss) &&
-    params.every((p, i) => p.type.kind === 'scalar' && (!slots[i] || p.type.name === 'f64' || p.type.name === 'f32')) &&
+  const ok = !info.inverse && !!def && !!lossParam && floats.length === 2 && floats.includes(loss) &&
+    params.every((p, i) => p.type.kind === 'scalar' && (!floats.includes(i) || p.type.name === 'f64' || p.type.name === 'f32')) &&
     onlyAccumulates(def.body, lossParam.name)
+  return ok ? floats.find((i) => i !== loss)! : null
 }
 
 /** The forward-mode gradient program of an eligible `f`; null when forward mode cannot differentiate it (a bijection without a tangent rule). */
-function buildForwardGradient(f: TenetFunction, info: TenetFunctionInfo, loss: number, slots: Array<TangentSlot | null>, floats: number[]): CompiledForwardGradient | null {
+function buildForwardGradient(f: TenetFunction, loss: number, input: number): CompiledForwardGradient | null {
+  const info = infoOf(f)
   let generated: ReturnType<typeof tangentFunctions>
   try {
     generated = tangentFunctions(f, 1)
@@ -235,15 +239,16 @@ function buildForwardGradient(f: TenetFunction, info: TenetFunctionInfo, loss: n
     throw e
   }
   const { registry, name, functions } = generated
+  const tangentAt = tangentSlots(f.ir.params, info.registry, 1).map((s) => s?.index ?? -1)
   let entry = functions.find((g) => g.name === name)!
   let all = functions
   if (info.options.checks === false) {
     // only the loss and its tangent are read back
-    const observed = new Set([entry.params[loss]!.name, entry.params[slots[loss]!.index]!.name])
+    const observed = new Set([entry.params[loss]!.name, entry.params[tangentAt[loss]!]!.name])
     ;({ entry, functions: all } = dropDeadUpdatesIn(functions, entry, observed, registry))
   }
   const core = compileGenerated(info, registry, all)[entry.name]!.core
-  return { core, input: floats.find((i) => i !== loss)!, tangentAt: slots.map((s) => s?.index ?? -1) }
+  return { core, input, tangentAt }
 }
 
 /** A compiled tangent (forward-mode) function and what is needed to drive it. */

@@ -4,7 +4,7 @@ import { interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { besselSource, checkGrad, compileForwardGradient, grad } from './index.js'
-import { tag } from './test-util.js'
+import { randomExpressions, tag } from './test-util.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
 const configs = [
@@ -16,26 +16,8 @@ const configs = [
 
 /** Random functions of one variable x whose loss y is only accumulated into (forward mode applies). */
 function generator(seed: number) {
-  let s = seed >>> 0
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!
+  const { rnd, pick, expr } = randomExpressions(seed)
   const ancillas = ['a', 'b', 'c']
-  const coef = () => (rnd() * 1.6 - 0.8).toFixed(3)
-  function expr(vars: string[], depth: number): string {
-    if (depth <= 0 || rnd() < 0.25) return rnd() < 0.2 ? coef() : pick(vars)
-    const l = () => `(${expr(vars, depth - 1)})`
-    switch (Math.floor(rnd() * 9)) {
-      case 0: return `${l()} + ${l()}`
-      case 1: return `${l()} - ${l()}`
-      case 2: return `${l()} * ${l()}`
-      case 3: return `${l()} / (1.5 + ${l()} ** 2)`
-      case 4: return `sin(${l()})`
-      case 5: return `tanh(${l()})`
-      case 6: return `exp(0.3 * tanh(${l()}))`
-      case 7: { const u = l(); return `sqrt(1.0 + ${u} * ${u})` }
-      default: return `${coef()} * ${l()}`
-    }
-  }
   function program(): string {
     const lines: string[] = []
     const n = 2 + Math.floor(rnd() * 5)

@@ -1,34 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { checkGrad, gradient, hessian } from './index.js'
-import { tag } from './test-util.js'
+import { randomExpressions, tag } from './test-util.js'
 
 /** A small generator of differentiable straight-line and loop programs over f64 values. */
 function generator(seed: number) {
-  let s = seed >>> 0
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!
+  const { rnd, pick, expr } = randomExpressions(seed)
   const scalars = ['y', 'a', 'b', 'c']
-  const coef = () => (rnd() * 1.6 - 0.8).toFixed(3)
-
-  /** A smooth expression over `vars` (never the target). */
-  function expr(vars: string[], depth: number): string {
-    if (depth <= 0 || rnd() < 0.25) return rnd() < 0.2 ? coef() : pick(vars)
-    const l = () => `(${expr(vars, depth - 1)})`
-    switch (Math.floor(rnd() * 12)) {
-      case 0: return `${l()} + ${l()}`
-      case 1: return `${l()} - ${l()}`
-      case 2: return `${l()} * ${l()}`
-      case 3: return `${l()} / (1.5 + ${l()} ** 2)`
-      case 4: return `sin(${l()})`
-      case 5: return `cos(${l()})`
-      case 6: return `tanh(${l()})`
-      case 7: return `exp(0.3 * tanh(${l()}))`
-      case 8: return `atan(${l()})`
-      case 9: { const u = l(); return `sqrt(1.0 + ${u} * ${u})` }
-      case 10: return `log(2.0 + sin(${l()}))`
-      default: return `${coef()} * ${l()}`
-    }
-  }
 
   function program(): string {
     const lines: string[] = []

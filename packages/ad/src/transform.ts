@@ -11,6 +11,7 @@ import {
 } from '@tenet/ir'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
+import { onlyAccumulates } from './dead.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -273,6 +274,8 @@ class FunctionAdjoint {
   buildOnePass(loss: string): FunctionDef | undefined {
     const lossParam = this.f.params.find((p) => p.name === loss)
     if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32')) return undefined
+    // the loss is written only by `loss ±= e`, e not reading it, and read, passed or swapped nowhere
+    if (!onlyAccumulates(this.f.body, loss)) return undefined
     const written = new Set<string>()
     let ok = true
     const isFloat = (t: Type | string | undefined) => t !== undefined && this.isFloat(typeof t === 'string' ? t : t.kind === 'scalar' ? t.name : t.elem)
@@ -282,10 +285,8 @@ class FunctionAdjoint {
       switch (x.kind) {
         case 'update': {
           const r = rootName(x.target)
-          if (r === loss) {
-            if (x.target.kind !== 'var' || (x.op !== '+=' && x.op !== '-=')) ok = false
-            else lossUpdates.add(x)
-          } else if (r === undefined) ok = false
+          if (r === loss) lossUpdates.add(x)
+          else if (r === undefined) ok = false
           else if (isFloat(typeOf(x.target))) written.add(r)
           break
         }
@@ -296,34 +297,19 @@ class FunctionAdjoint {
           x.args.forEach((a, i) => {
             if (!w[i]) return
             const r = rootName(a)
-            if (r === undefined || r === loss || isFloat((a as { type?: Type | string }).type)) ok = false
+            if (r === undefined || isFloat((a as { type?: Type | string }).type)) ok = false
           })
           break
         }
-        case 'push': case 'pop': if (isFloat(typeOf(x.value)) || rootName(x.value) === loss) ok = false; break
+        case 'push': case 'pop': if (isFloat(typeOf(x.value))) ok = false; break
         // host effects run in both sweeps of the two-sweep gradient: keep that behaviour
         case 'safe': ok = false; break
       }
     })
     if (!ok || lossUpdates.size === 0) return undefined
-    // the loss is read nowhere, and no loss update reads a written float (by name: a name that
-    // is written as a float is read as one, except for a reused ancilla name, where this refuses)
-    walk(this.f.body, (x) => {
-      if (!ok) return
-      const exprs: Expr[] = []
-      switch (x.kind) {
-        case 'update': exprs.push(x.value); if (x.target.kind === 'index') exprs.push(x.target.index); break
-        case 'callstmt': for (const a of x.args) { if (a.kind === 'neg') { if (rootName(a) === loss) ok = false } else exprs.push(a as Expr) } break
-        case 'alloc': case 'dealloc': if (x.value.kind !== 'emptystack') exprs.push(x.value); break
-        case 'if': exprs.push(x.pre); if (x.post) exprs.push(x.post); break
-        case 'while': exprs.push(x.pre, x.post); break
-        case 'for': exprs.push(x.start, x.stop); if (x.step) exprs.push(x.step); break
-        case 'safe': exprs.push(x.expr); break
-        case 'push': case 'pop': exprs.push(x.value as Expr); break
-      }
-      if (exprs.some((e) => readNames(e).has(loss))) ok = false
-      if (x.kind === 'update' && lossUpdates.has(x) && [...readNames(x.value)].some((n) => written.has(n))) ok = false
-    })
+    // no loss update reads a written float (by name: a name that is written as a float is read as
+    // one, except for a reused ancilla name, where this refuses)
+    for (const x of lossUpdates) if ([...readNames((x as Extract<Stmt, { kind: 'update' }>).value)].some((n) => written.has(n))) ok = false
     if (!ok) return undefined
     const gLoss = ref(this.gs(loss, 0))
     const withGradients = (body: Stmt[]): Stmt[] => body.flatMap((x): Stmt[] => {
