@@ -17,5 +17,5 @@ export { AdjointBuilder, adjointName, gradientSlots, SINK, type GradientSlot } f
 export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './tangent.js'
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'
 export { graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges } from './examples/graph-embedding.js'
-export { besselSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource, unitarySource } from './examples/papers.js'
+export { besselSource, besselReciprocalSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource, unitarySource } from './examples/papers.js'
 export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'

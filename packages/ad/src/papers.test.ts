@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { checkGrad, gradient, hessian, hvp, jacobian } from './index.js'
 import { tag } from './test-util.js'
 
-import { besselSource, complexLogSource, sparseDotSource, unitarySource } from './examples/papers.js'
+import { besselReciprocalSource, besselSource, complexLogSource, sparseDotSource, unitarySource } from './examples/papers.js'
 import { randomCsc } from '@tenet/testing'
 
 describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s backend', (backend) => {
@@ -63,21 +63,55 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     }
   })
 
-  it('Bessel J₂(1.0) by ibesselj, its derivative and second derivative', () => {
-    const m = rev(besselSource)
-    expect(m.ibesselj!(0, 2, 1.0)[0]).toBeCloseTo(0.11490348493190048, 10)
-    // grad's forward mode (this is a function of one variable) and the adjoint
-    for (const mode of ['auto', 'reverse'] as const) {
-      const g = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0, mode })
-      expect(g[0]).toBe(1)
-      expect(g[1]).toBeNull()
-      // J₂'(1) = (J₁(1) − J₃(1)) / 2
-      expect(Math.abs((g[2] as number) - 0.21024361588113258)).toBeLessThan(1e-8)
+  // the paper's listing, and the variant whose multiplier undoes its product with a reciprocal
+  for (const [label, src] of [['imul', besselSource], ['imul_recip', besselReciprocalSource]] as const) {
+    it(`Bessel J₂(1.0) by ibesselj (${label}), its derivative and second derivative`, () => {
+      const m = rev(src)
+      expect(m.ibesselj!(0, 2, 1.0)[0]).toBeCloseTo(0.11490348493190048, 10)
+      // grad's forward mode (this is a function of one variable) and the adjoint
+      for (const mode of ['auto', 'reverse'] as const) {
+        const g = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0, mode })
+        expect(g[0]).toBe(1)
+        expect(g[1]).toBeNull()
+        // J₂'(1) = (J₁(1) − J₃(1)) / 2
+        expect(Math.abs((g[2] as number) - 0.21024361588113258)).toBeLessThan(1e-8)
+      }
+      // J₂''(1) = (J₀(1) − 2 J₂(1) + J₄(1)) / 4, exact by forward-over-reverse (the papers' figure)
+      const H = hessian(m.ibesselj!, [0, 2, 1.0], { loss: 0, wrt: [2] })
+      expect(Math.abs(H[0]! - 0.13446683844358093)).toBeLessThan(1e-8)
+      const hv = hvp(m.ibesselj!, [0, 2, 1.0], { loss: 0, v: [0, null, 1] })
+      expect(Math.abs((hv[2] as number) - 0.13446683844358093)).toBeLessThan(1e-8)
+      // the arguments come back: the inverse undoes the call
+      expect(m.ibesselj!.inverse(...m.ibesselj!(0.25, 2, 1.0))).toEqual([0.25, 2, 1.0])
+    })
+  }
+
+  it('the reciprocal multiplier agrees with the paper\'s imul; at z = 0 it gives J₀(0) = 1 where imul divides 0 by 0', () => {
+    const a = rev(besselSource), b = rev(besselReciprocalSource)
+    // J_ν from 60 terms of the series, for reference
+    const J = (n: number, z: number) => {
+      let s = 0, t = (z / 2) ** n
+      for (let i = 2; i <= n; i++) t /= i
+      for (let k = 0; k < 60; k++) { s += t; t *= -(z * z / 4) / ((k + 1) * (k + 1 + n)) }
+      return s
     }
-    // J₂''(1) = (J₀(1) − 2 J₂(1) + J₄(1)) / 4, exact by forward-over-reverse (the papers' figure)
-    const H = hessian(m.ibesselj!, [0, 2, 1.0], { loss: 0, wrt: [2] })
-    expect(Math.abs(H[0]! - 0.13446683844358093)).toBeLessThan(1e-8)
-    const hv = hvp(m.ibesselj!, [0, 2, 1.0], { loss: 0, v: [0, null, 1] })
-    expect(Math.abs((hv[2] as number) - 0.13446683844358093)).toBeLessThan(1e-8)
+    for (const nu of [0, 1, 2, 5]) {
+      for (const z of [0.3, 1.0, 2.5]) {
+        const [ya] = a.ibesselj!(0, nu, z), [yb] = b.ibesselj!(0, nu, z)
+        expect(Math.abs((yb as number) - (ya as number)), `ν=${nu} z=${z}`).toBeLessThan(1e-8)
+        expect(Math.abs((yb as number) - J(nu, z)), `ν=${nu} z=${z}`).toBeLessThan(1e-8)
+        const gb = gradient(b.ibesselj!, [0, nu, z], { loss: 0 })[2] as number
+        // J_ν' = (J_{ν−1} − J_{ν+1})/2, J₀' = −J₁
+        const d = nu === 0 ? -J(1, z) : (J(nu - 1, z) - J(nu + 1, z)) / 2
+        expect(Math.abs(gb - d), `ν=${nu} z=${z}`).toBeLessThan(1e-8)
+      }
+    }
+    expect(b.ibesselj!(0, 0, 0)).toEqual([1, 0, 0])
+    expect(b.ibesselj!(0, 2, 0)).toEqual([0, 2, 0])
+    // imul's 0/0 makes the term NaN, which the check of the loop's post-condition reports
+    expect(() => a.ibesselj!(0, 0, 0)).toThrow(/post-condition/)
+    // J₁'(0) = 1/2, J₂'(0) = 0
+    expect(gradient(b.ibesselj!, [0, 1, 0], { loss: 0 })[2]).toBe(0.5)
+    expect(gradient(b.ibesselj!, [0, 2, 0], { loss: 0, mode: 'reverse' })[2]).toBe(0)
   })
 })

@@ -3,15 +3,15 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
-import { checkGrad, grad, gradient, hessian, hvp, besselSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
+import { checkGrad, grad, gradient, hessian, hvp, besselSource, besselReciprocalSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
 const compile = (text: string, backend: string, checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
 
 describe('automatic differentiation runs on wasm', () => {
   it('J₂(1.0) and its derivative (the paper figures)', () => {
-    for (const checks of [true, false]) {
-      const m = compile(besselSource, 'wasm', checks)
+    for (const [src, checks] of [[besselSource, true], [besselSource, false], [besselReciprocalSource, true], [besselReciprocalSource, false]] as const) {
+      const m = compile(src, 'wasm', checks)
       for (const mode of ['auto', 'reverse'] as const) {
         const [, , dz] = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0, mode }) as number[]
         expect(Math.abs(dz! - 0.2102436)).toBeLessThan(1e-7)

@@ -72,6 +72,40 @@ describe('cpu backend', () => {
   })
 })
 
+describe('results of the scalars a function never writes', () => {
+  const bodyOf = (m: Record<string, unknown>, name: string) => {
+    const info = (m[name] as Record<symbol, unknown>)[Symbol.for('tenet.function')] as { compiled: { sourceOf(n: string, inv: boolean): string } }
+    return info.compiled.sourceOf(name, false).split('\n').slice(1)
+  }
+
+  it('are stored on entry, before the body, in a function that cannot reach itself', () => {
+    const m = compileModule(parse('fn f(y: f64, x: f64, n: i32) { for i in 0..n { y += x * f64(i) } }'), { registry, backend: 'cpu' })
+    const body = bodyOf(m, 'f')
+    expect(body[0]).toMatch(/^ {2}RF[0-9]+\[1\] = p1;$/)
+    expect(body[1]).toMatch(/^ {2}RF[0-9]+\[2\] = p2;$/)
+    expect(body.findIndex((l) => /\[0\] = p0;/.test(l))).toBeGreaterThan(body.findIndex((l) => l.includes('for (')))
+    const core = m.f!.core
+    core(0.5, 2, 4)
+    expect(Array.from(core.results)).toEqual([0.5 + 2 * 6, 2, 4])
+  })
+
+  it('stay at the end of a recursive function: an inner call must not leave its own value for the outer call', () => {
+    const src = `
+fn down(acc: f64, n: i32) { if (n > 0, ~) { acc += f64(n); down(acc, n - 1) } }
+fn ping(acc: f64, n: i32) { if (n > 0, ~) { acc += 1.0; pong(acc, n - 1) } }
+fn pong(acc: f64, n: i32) { if (n > 0, ~) { acc += 2.0; ping(acc, n - 1) } }`
+    for (const backend of ['cpu', 'interpreter']) {
+      const m = compileModule(parse(src), { registry, backend })
+      for (const [name, acc] of [['down', 6], ['ping', 4]] as const) {
+        const core = m[name]!.core
+        core(0, 3)
+        expect([backend, name, Array.from(core.results)]).toEqual([backend, name, [acc, 3]])
+        expect(m[name]!(0, 3)).toEqual([acc, 3])
+      }
+    }
+  })
+})
+
 describe('inlining of small leaf functions', () => {
   const src = `
 fn imul(out: f64, x: f64, anc: f64) {

@@ -6,7 +6,7 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr, forEachStatement, key, promotableElements, type Shared,
+  InvertibilityError, printExpr, forEachStatement, key, promotableElements, walk, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -33,6 +33,9 @@ export class CodeGenerator {
   private readonly primIndex = new Map<string, number>()
   private readonly fnIndex = new Map<string, number>()
 
+  /** The functions that can call themselves, directly or through others (in either direction). */
+  readonly recursive: Set<string>
+
   constructor(
     private readonly program: Program,
     private readonly inverses: Map<string, FunctionDef>,
@@ -40,6 +43,7 @@ export class CodeGenerator {
   ) {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+    this.recursive = recursiveFunctions(program, inverses)
   }
 
   /** JS name of the compiled function for (name, direction). */
@@ -129,10 +133,20 @@ class FunctionEmitter {
     this.block(this.f.body)
     if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
     const R = this.gen.resultsName(this.f.name, this.inverse)
+    // A scalar the function never writes has its final value on entry: its result is stored
+    // there, so the parameter need not stay live through the body (a loop that keeps it in a
+    // register, or spills something else for it, runs slower). Not in a recursive function,
+    // whose inner calls store into the same results array before the outer call returns.
+    const written = this.program.writes.get(this.f.name)
+    const early = !this.gen.recursive.has(this.f.name)
+    const entry: string[] = []
     this.f.params.forEach((p, i) => {
       if (p.type.kind !== 'scalar') return
-      this.line(`${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`)
+      const store = `${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`
+      if (early && written && !written[i]) entry.push(`  ${store}`)
+      else this.line(store)
     })
+    this.lines.unshift(...entry)
     return `function ${this.gen.fnName(this.f.name, this.inverse)}(${params.join(', ')}) {\n${this.lines.join('\n')}\n}`
   }
 
@@ -565,6 +579,31 @@ class FunctionEmitter {
       this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : `${R}[${i}]`)
     })
   }
+}
+
+/** The functions of `program` that can reach themselves through calls (forward or inverse ones). */
+function recursiveFunctions(program: Program, inverses: Map<string, FunctionDef>): Set<string> {
+  const callees = new Map<string, Set<string>>()
+  for (const f of program.functions.values()) {
+    const out = new Set<string>()
+    for (const body of [f.body, inverses.get(f.name)?.body ?? []]) {
+      walk(body, (s) => { if (s.kind === 'callstmt' && program.functions.has(s.callee)) out.add(s.callee) })
+    }
+    callees.set(f.name, out)
+  }
+  const recursive = new Set<string>()
+  for (const name of callees.keys()) {
+    const seen = new Set<string>()
+    const todo = [...callees.get(name)!]
+    while (todo.length) {
+      const c = todo.pop()!
+      if (c === name) { recursive.add(name); break }
+      if (seen.has(c)) continue
+      seen.add(c)
+      todo.push(...(callees.get(c) ?? []))
+    }
+  }
+  return recursive
 }
 
 /** The runtime object for a generated program. */

@@ -110,6 +110,20 @@ fn umm_loss(loss: f64, x: f64[], theta: f64[], w: f64[], m: i32, n: i32) {
   ~{ i_umm(x, theta, m, n) }
 }`
 
+/** ν! in place by the integer approximate multiplier (exact for integers): `ifactorial(out, n)`. */
+const factorialSource = `fn imul_int(out: i32, x: i32, anc: i32) {
+  anc += out * x
+  out -= div(anc, x)
+  SWAP(out, anc)
+}
+fn ifactorial(out: i32, n: i32) {
+  anc: i32 <- 0
+  out += 1
+  for i in 1..=n { imul_int(out, i, anc) }
+  anc -> 0
+}
+`
+
 /**
  * Seed 001, "The first kind Bessel function": J_ν(z) by its Taylor series, with the approximate
  * multiplier imul (anc4 is a dirty ancilla) so the loop needs no tape. The ratio of consecutive
@@ -122,18 +136,7 @@ fn imul(out: f64, x: f64, anc: f64) {
   out -= anc / x
   SWAP(out, anc)
 }
-fn imul_int(out: i32, x: i32, anc: i32) {
-  anc += out * x
-  out -= div(anc, x)
-  SWAP(out, anc)
-}
-fn ifactorial(out: i32, n: i32) {
-  anc: i32 <- 0
-  out += 1
-  for i in 1..=n { imul_int(out, i, anc) }
-  anc -> 0
-}
-fn ibesselj(out: f64, nu: i32, z: f64) {
+${factorialSource}fn ibesselj(out: f64, nu: i32, z: f64) {
   k: i32 <- 0
   fact_nu: i32 <- 0
   halfz <- 0.0
@@ -166,6 +169,67 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
   anc3 -> 0.0
   anc1 -> 0.0
   out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz_power_nu -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  k -> 0
+}`
+
+
+/**
+ * J_ν(z) by the same series and the same dirty-ancilla trick, with an approximate multiplier
+ * that undoes its product by multiplying with the reciprocal of the factor, `imul_recip(out, x,
+ * 1/x, anc)`, where the paper's `imul` divides by x. The loop computes the factor
+ * x = −(z/2)²/(k(k+ν)) and its reciprocal −k(k+ν)·(z/2)⁻² from k and the loop-invariant
+ * (z/2)⁻², so the only division left in the loop is 1/(k(k+ν)), which no iteration waits for;
+ * in `imul` the division sits in the chain from one term to the next. The values agree with
+ * `besselSource` to rounding (the two ancillas' residues differ). At z = 0 the reciprocal is
+ * never formed (the `if`), and J₀(0) = 1 comes out exactly, where `imul` divides 0 by 0.
+ */
+export const besselReciprocalSource = `
+fn imul_recip(out: f64, x: f64, xinv: f64, anc: f64) {
+  anc += out * x
+  out -= anc * xinv
+  SWAP(out, anc)
+}
+${factorialSource}
+fn ibesselj(out: f64, nu: i32, z: f64) {
+  k: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_nu <- 0.0
+  halfz_power_2 <- 0.0
+  inv_halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  anc1 <- 0.0
+  anc4 <- 0.0
+  routine {
+    halfz += z / 2.0
+    halfz_power_nu += halfz ** nu
+    halfz_power_2 += halfz ** 2
+    if (halfz_power_2 != 0.0, ~) { inv_halfz_power_2 += 1.0 / halfz_power_2 }
+    ifactorial(fact_nu, nu)
+    anc1 += halfz_power_nu / f64(fact_nu)
+    out_anc += identity(anc1)
+    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
+      k += 1
+      rden <- 1.0 / (f64(k) * f64(k + nu))
+      x <- -(halfz_power_2 * rden)
+      xinv <- -(f64(k) * f64(k + nu) * inv_halfz_power_2)
+      imul_recip(anc1, x, xinv, anc4)
+      out_anc += identity(anc1)
+      xinv -> -(f64(k) * f64(k + nu) * inv_halfz_power_2)
+      x -> -(halfz_power_2 * rden)
+      rden -> 1.0 / (f64(k) * f64(k + nu))
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  anc4 -> 0.0
+  anc1 -> 0.0
+  out_anc -> 0.0
+  inv_halfz_power_2 -> 0.0
   halfz_power_2 -> 0.0
   halfz_power_nu -> 0.0
   halfz -> 0.0

@@ -2,12 +2,13 @@
  * The programs of the NiLang papers (seeds 000 and 001), written in Tenet. They are used by the
  * tests, the README's language tour, and the benchmark suite. The complex log (with parts), the
  * sparse dot product with its branch keeper (Listing 22), the unitary multiply (Listing 14,
- * `ummSource`) and the Bessel function and the Petersen-graph embedding loss live in `@tenet/ad`
+ * `ummSource`), the Bessel function (the paper's listing and a variant whose multiplier undoes by a
+ * reciprocal, `besselReciprocalSource`) and the Petersen-graph embedding loss live in `@tenet/ad`
  * (its tests differentiate them) and are re-exported here under the same names.
  */
-import { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
+import { besselReciprocalSource, besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
 
-export { besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource }
+export { besselReciprocalSource, besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource }
 
 /**
  * The same text as `ummSource`: `i_umm(x, theta, m, n)` only (the benchmark suite appends its own
