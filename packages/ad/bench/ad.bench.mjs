@@ -113,7 +113,7 @@ export function adBenchmarkCases() {
   const gm2 = grad(sdm, { loss: 0, fuse: false })
   const M = 1000, N = 1000
   const A = randomCsc(M, N, 0.05, 11), B = randomCsc(M, N, 0.05, 23)
-  // every case adds its result into a typed array: a captured \`let sink\` holds a double as a heap
+  // every case adds its result into a typed array: a captured `let sink` holds a double as a heap
   // number, and the box allocated on each store (about 4.7 ns here) counted in both sides of every
   // ratio, which made the Bessel rows (a 9 ns objective) look about 1.35× better than they are
   const SINK = new Float64Array(1)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
-import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { compileModule, interpreterBackend, type TenetFunction } from '@tenet/reversible'
 import { cpuBackend } from './index.js'
 
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
@@ -102,6 +102,20 @@ fn pong(acc: f64, n: i32) { if (n > 0, ~) { acc += 2.0; ping(acc, n - 1) } }`
         expect([backend, name, Array.from(core.results)]).toEqual([backend, name, [acc, 3]])
         expect(m[name]!(0, 3)).toEqual([acc, 3])
       }
+    }
+  })
+
+  it('stay at the end of a function that calls out to JS (and of its callers): the callback may call it again', () => {
+    const m: Record<string, TenetFunction> = {}
+    let depth = 0
+    // on its first call, the host function calls the Tenet function again with another n
+    const reenter = (name: string) => () => { if (depth++ === 0) m[name]!(0, 7); return 0 }
+    const src = 'fn f(y: f64, n: i32) { y += f64(n)\n @safe ${0}() }\nfn g(y: f64, n: i32) { f(y, n) }'
+    for (const name of ['f', 'g']) {
+      Object.assign(m, compileModule(parse(src, [reenter(name)]), { registry, backend: 'cpu' }))
+      depth = 0
+      expect([name, m[name]!(0, 3)]).toEqual([name, [3, 3]])
+      expect(depth).toBe(2)
     }
   })
 })

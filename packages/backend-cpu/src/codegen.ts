@@ -33,9 +33,6 @@ export class CodeGenerator {
   private readonly primIndex = new Map<string, number>()
   private readonly fnIndex = new Map<string, number>()
 
-  /** The functions that can call themselves, directly or through others (in either direction). */
-  readonly recursive: Set<string>
-
   constructor(
     private readonly program: Program,
     private readonly inverses: Map<string, FunctionDef>,
@@ -43,7 +40,6 @@ export class CodeGenerator {
   ) {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
-    this.recursive = recursiveFunctions(program, inverses)
   }
 
   /** JS name of the compiled function for (name, direction). */
@@ -71,10 +67,14 @@ export class CodeGenerator {
         parts.push(`const ${this.resultsName(f.name, inv)} = new Float64Array(${Math.max(1, f.params.length)});`)
       }
     }
+    const emitted: EmittedFunction[] = []
     for (const f of this.program.functions.values()) {
-      parts.push(new FunctionEmitter(this, this.program, f, false, this.options).emit())
-      parts.push(new FunctionEmitter(this, this.program, this.inverses.get(f.name)!, true, this.options).emit())
+      emitted.push(new FunctionEmitter(this, this.program, f, false, this.options).emit())
+      emitted.push(new FunctionEmitter(this, this.program, this.inverses.get(f.name)!, true, this.options).emit())
     }
+    const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
+    const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
+    for (const e of emitted) parts.push(e.render(!reentrant.has(e.name)))
     const table = [...this.program.functions.keys()].map(
       (n) => `${JSON.stringify(n)}: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
     )
@@ -128,26 +128,35 @@ class FunctionEmitter {
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
-  emit(): string {
+  /**
+   * The function's code. A scalar the function never writes has its final value on entry, and
+   * `render(true)` stores its result there, so the parameter need not stay live through the body
+   * (a loop that keeps it in a register, or spills something else for it, runs slower).
+   * `render(false)` stores every result at the end: for a function that may be entered again
+   * before it returns (see `reentrantFunctions`), whose inner call stores into the same results
+   * array.
+   */
+  emit(): EmittedFunction {
     const params = this.f.params.map((p, i) => { const n = `p${i}`; this.names.set(p.name, n); return n })
     this.block(this.f.body)
     if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
+    const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
-    // A scalar the function never writes has its final value on entry: its result is stored
-    // there, so the parameter need not stay live through the body (a loop that keeps it in a
-    // register, or spills something else for it, runs slower). Not in a recursive function,
-    // whose inner calls store into the same results array before the outer call returns.
     const written = this.program.writes.get(this.f.name)
-    const early = !this.gen.recursive.has(this.f.name)
-    const entry: string[] = []
+    const entry: string[] = [], exit: string[] = []
     this.f.params.forEach((p, i) => {
       if (p.type.kind !== 'scalar') return
-      const store = `${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`
-      if (early && written && !written[i]) entry.push(`  ${store}`)
-      else this.line(store)
+      const store = `  ${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`
+      if (written && !written[i]) entry.push(store)
+      else exit.push(store)
     })
-    this.lines.unshift(...entry)
-    return `function ${this.gen.fnName(this.f.name, this.inverse)}(${params.join(', ')}) {\n${this.lines.join('\n')}\n}`
+    const head = `function ${this.gen.fnName(this.f.name, this.inverse)}(${params.join(', ')}) {`
+    return {
+      name: this.f.name,
+      // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
+      callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
+      render: (early) => [head, ...(early ? entry : []), body, ...(early ? [] : entry), ...exit, '}'].join('\n'),
+    }
   }
 
   // ---------- expressions ----------
@@ -581,8 +590,20 @@ class FunctionEmitter {
   }
 }
 
-/** The functions of `program` that can reach themselves through calls (forward or inverse ones). */
-function recursiveFunctions(program: Program, inverses: Map<string, FunctionDef>): Set<string> {
+/** One generated function, before its read-only results are placed (see `FunctionEmitter.emit`). */
+interface EmittedFunction {
+  name: string
+  /** Whether its code calls plugin, host or \`@safe\` JS, which could call the program again. */
+  callsOut: boolean
+  render(early: boolean): string
+}
+
+/**
+ * The functions of \`program\` that may be entered again before they return: those that can reach
+ * themselves through calls (in forward or inverse bodies), and those that can reach, or are, a
+ * function in \`callsOut\`, whose JS callbacks could call any function of the program.
+ */
+function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>, callsOut: Set<string>): Set<string> {
   const callees = new Map<string, Set<string>>()
   for (const f of program.functions.values()) {
     const out = new Set<string>()
@@ -591,19 +612,20 @@ function recursiveFunctions(program: Program, inverses: Map<string, FunctionDef>
     }
     callees.set(f.name, out)
   }
-  const recursive = new Set<string>()
+  const reentrant = new Set<string>()
   for (const name of callees.keys()) {
+    if (callsOut.has(name)) { reentrant.add(name); continue }
     const seen = new Set<string>()
     const todo = [...callees.get(name)!]
     while (todo.length) {
       const c = todo.pop()!
-      if (c === name) { recursive.add(name); break }
+      if (c === name || callsOut.has(c)) { reentrant.add(name); break }
       if (seen.has(c)) continue
       seen.add(c)
       todo.push(...(callees.get(c) ?? []))
     }
   }
-  return recursive
+  return reentrant
 }
 
 /** The runtime object for a generated program. */

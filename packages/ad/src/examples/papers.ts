@@ -184,8 +184,11 @@ ${factorialSource}fn ibesselj(out: f64, nu: i32, z: f64) {
  * x = −(z/2)²/(k(k+ν)) and its reciprocal −k(k+ν)·(z/2)⁻² from k and the loop-invariant
  * (z/2)⁻², so the only division left in the loop is 1/(k(k+ν)), which no iteration waits for;
  * in `imul` the division sits in the chain from one term to the next. The values agree with
- * `besselSource` to rounding (the two ancillas' residues differ). At z = 0 the reciprocal is
- * never formed (the `if`), and J₀(0) = 1 comes out exactly, where `imul` divides 0 by 0.
+ * `besselSource` to rounding (the two ancillas' residues differ). The reciprocal is formed only
+ * where (z/2)² > 1e-300, so that it is finite (an infinite one would leave NaN behind in the
+ * uncompute); below that it is 0, the multiplier's uncompute does nothing, the term stays in the
+ * dirty ancilla and the loop ends after it: J_ν(z) is its first term there, which it is to
+ * rounding. So J₀(0) = 1 with run-time checks on, where `imul`'s 0/0 fails the check of its loop.
  */
 export const besselReciprocalSource = `
 fn imul_recip(out: f64, x: f64, xinv: f64, anc: f64) {
@@ -208,7 +211,7 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
     halfz += z / 2.0
     halfz_power_nu += halfz ** nu
     halfz_power_2 += halfz ** 2
-    if (halfz_power_2 != 0.0, ~) { inv_halfz_power_2 += 1.0 / halfz_power_2 }
+    if (halfz_power_2 > 1e-300, ~) { inv_halfz_power_2 += 1.0 / halfz_power_2 }
     ifactorial(fact_nu, nu)
     anc1 += halfz_power_nu / f64(fact_nu)
     out_anc += identity(anc1)
