@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8'
 import { describe, expect, it } from 'vitest'
 import { grad, gradient, hessian, hvp, jacobian, checkGrad } from './index.js'
 import { rev, tag } from './test-util.js'
@@ -34,6 +35,19 @@ describe('the public API', () => {
     const c1 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
     const c2 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
     expect(c1[2]).not.toBe(c2[2])
+  })
+
+  it('every gradient function keeps fast properties, so a hot g.run(…) / g.scalars[i] needs no generic lookup', () => {
+    // a getter made per gradient function gave the second and later ones dictionary properties
+    // (V8), which cost the Bessel gradient about 10 ns per call; V8's own predicate checks it
+    setFlagsFromString('--allow-natives-syntax')
+    const fast = new Function('o', 'return %HasFastProperties(o)') as (o: unknown) => boolean
+    const gs = [grad(m.norm!, { loss: 0 }), grad(m.quad!, { loss: 0 }), grad(m.norm!, { loss: 0, fuse: false })]
+    for (const g of gs) expect(fast(g)).toBe(true)
+    gs[0]!.run(0, 0, Float64Array.from([3, 4]))
+    gs[1]!.run(0, 1, 2, Float64Array.from([1]))
+    gs[2]!.run(0, 0, Float64Array.from([6, 8]))
+    expect(gs.map((g) => g.lastLoss)).toEqual([5, 1 * 1 * 2 + Math.sin(1) * 4 + 1 + 2, 10])
   })
 
   it('the loss must be a float scalar argument', () => {
