@@ -2,7 +2,8 @@
 // Run after building (`pnpm -r build` or `npx tsc -p tsconfig.build.json` here and in ir,
 // reversible, backend-cpu):   node packages/ad/bench/ad.bench.mjs [--time-ms 400] [--only Bessel]
 // Each case reports the tinybench median (p50) per call of the AD computation and of the plain
-// objective, and their ratio, with the goal of issue #4. `runAdBenchmarks()` is exported for the
+// objective (the fastest of three measurements of each, taken in turn), and their ratio, with the
+// goal of issue #4. `runAdBenchmarks()` is exported for the
 // benchmark suite (apps/bench); pass it tinybench's `Bench` class if tinybench is not resolvable.
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
@@ -25,7 +26,7 @@ const compile = (src, backend = 'cpu') => compileModule(parse({ text: src, name:
 
 // ---- plain objectives ----
 // The series as a plain TS programmer would write it, with ν! and (z/2)^ν in one loop (about
-// 1.5× faster here than \`h ** nu / factorial(nu)\`, whose Math.pow is slow).
+// 1.5× faster here than `h ** nu / factorial(nu)`, whose Math.pow is slow).
 function besselPlain(nu, z) {
   const h = z / 2
   let fact = 1, p = 1
@@ -45,7 +46,7 @@ function lengthsPlain(x, k, pairs, out) {
     out[e] = Math.sqrt(s)
   }
 }
-// index loops: \`for (const d of D1)\` made this objective about 1.9× slower and every ratio against it too kind
+// index loops: `for (const d of D1)` made this objective about 1.9× slower and every ratio against it too kind
 function embeddingPlain(x, k) {
   lengthsPlain(x, k, E1, D1); lengthsPlain(x, k, E2, D2)
   let m1 = 0, m2 = 0, v1 = 0, v2 = 0
@@ -151,37 +152,46 @@ export function adBenchmarkCases() {
 }
 
 /**
- * Runs every case (with \`only\`, those whose name contains it) with tinybench; returns
- * \`{ name, goal, adMs, plainMs, ratio }\` per case (medians per call).
+ * Runs every case (with `only`, those whose name contains it) with tinybench; returns
+ * `{ name, goal, adMs, plainMs, ratio }` per case (per call: the fastest of `rounds` medians).
  */
-export async function runAdBenchmarks({ timeMs = 400, Bench, only } = {}) {
+export async function runAdBenchmarks({ timeMs = 400, Bench, only, rounds = 3 } = {}) {
   const BenchClass = Bench ?? (await loadBench())
   const cases = adBenchmarkCases().cases.filter(([name]) => only === undefined || name.includes(only))
   const out = []
-  // each plain objective is measured once, where it first appears, and that median divides every
-  // case that shares it (V8 may optimise one function differently later in the run; the first
-  // measurement is the faster one, so no row is flattered by a slower baseline)
-  const plainMs = new Map()
+  let measurements = 0
+  const p50 = async (name, fn) => {
+    // batch fast calls so a sample lasts ≥ ~0.2 ms, sized from warm calls (a first, cold call
+    // is far slower: batches sized from it stay so short that tinybench's own overhead per
+    // sample counts in every call)
+    let calls = 0
+    const t0 = performance.now()
+    do { fn(); calls++ } while (performance.now() - t0 < 20)
+    const t1 = performance.now()
+    for (let i = 0; i < calls; i++) fn()
+    const single = (performance.now() - t1) / calls
+    const inner = single < 0.2 ? Math.ceil(0.2 / Math.max(single, 1e-6)) : 1
+    // a batch loop of its own per measurement (its own source text, so V8 shares no feedback
+    // between them): each loop calls one function, which V8 may inline there, for the plain
+    // objective and the AD computation alike. With one shared loop, the first function measured
+    // was inlined and later ones were called through a megamorphic site (~3.6 ns per call more)
+    const batch = new Function('fn', 'inner', `// measurement ${++measurements}\nreturn () => { for (let i = 0; i < inner; i++) fn() }`)(fn, inner)
+    const bench = new BenchClass({ time: timeMs, warmup: true })
+    bench.add(name, batch)
+    await bench.run()
+    return bench.tasks[0].result.latency.p50 / inner
+  }
+  // The plain objective and the AD computation are measured in turn, `rounds` times each, and
+  // each side's fastest median counts. On these machines a whole measurement now and then runs
+  // slow (the 9 ns Bessel objective measured 9, 14 or 16 ns in a first measurement, in runs
+  // of the same process), so one measurement per side could flatter a ratio as well as spoil it.
   for (const [name, goal, ad, plain] of cases) {
-    const p50 = async (fn) => {
-      // batch fast calls so a sample lasts ≥ ~0.2 ms, sized from warm calls (a first, cold call
-      // is far slower: batches sized from it stay so short that tinybench's own overhead per
-      // sample counts in every call)
-      let calls = 0
-      const t0 = performance.now()
-      do { fn(); calls++ } while (performance.now() - t0 < 20)
-      const t1 = performance.now()
-      for (let i = 0; i < calls; i++) fn()
-      const single = (performance.now() - t1) / calls
-      const inner = single < 0.2 ? Math.ceil(0.2 / Math.max(single, 1e-6)) : 1
-      const bench = new BenchClass({ time: timeMs, warmup: true })
-      bench.add(name, () => { for (let i = 0; i < inner; i++) fn() })
-      await bench.run()
-      return bench.tasks[0].result.latency.p50 / inner
+    let adMs = Infinity, plainMs = Infinity
+    for (let r = 0; r < rounds; r++) {
+      plainMs = Math.min(plainMs, await p50(name, plain))
+      adMs = Math.min(adMs, await p50(name, ad))
     }
-    if (!plainMs.has(plain)) plainMs.set(plain, await p50(plain))
-    const adMs = await p50(ad), pMs = plainMs.get(plain)
-    out.push({ name, goal, adMs, plainMs: pMs, ratio: adMs / pMs })
+    out.push({ name, goal, adMs, plainMs, ratio: adMs / plainMs })
   }
   return out
 }

@@ -114,6 +114,48 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     for (const s of [0.7, -0.4]) checkSecondOrder(m.f!, [0.1, Float64Array.from([0.3, -0.6, 0.5]), s, 3], 0, 1e-5)
   })
 
+  it('tangents known to be zero (ancillas from integers) are left out only where nothing can have written them', () => {
+    // a starts from an integer, so its tangent is zero until the loop adds x to it: from the
+    // second iteration on, s += a · x needs ȧ. c only ever receives integers. b and d get a
+    // tangent in one branch of an if each. A transform that kept the facts of the loop's entry,
+    // or of one branch, would lose terms here
+    const m = rev`
+      fn f(y: f64, x: f64, n: i32) {
+        a <- 0.0
+        s <- 0.0
+        c <- 0.0
+        b <- 1.0
+        d <- 3.0
+        routine {
+          a += f64(n)
+          for i in 0..n { s += a * x; a += x; c += f64(i) }
+          if (x > 0.0, ~) { b += x * x } else { b -= 0.5 }
+          if (n > 2, ~) { d += 1.0 } else { d += x }
+        }
+        y += s * b + c * x + d * x
+        ~routine
+        d -> 3.0
+        b -> 1.0
+        c -> 0.0
+        s -> 0.0
+        a -> 0.0
+      }`
+    const g = grad(m.f!, { loss: 0, mode: 'forward' })
+    for (const n of [2, 3]) {
+      for (const x of [0.7, -0.4]) {
+        const s = n * n * x + (x * x * n * (n - 1)) / 2, ds = n * n + x * n * (n - 1)
+        const b = x > 0 ? 1 + x * x : 0.5, db = x > 0 ? 2 * x : 0
+        const c = (n * (n - 1)) / 2, d = n > 2 ? 4 : 3 + x, dd = n > 2 ? 0 : 1
+        expect(g(0, x, n)[1]).toBeCloseTo(ds * b + s * db + c + d + dd * x, 12)
+        checkSecondOrder(m.f!, [0.1, x, n], 0, 1e-5)
+      }
+    }
+    // c's tangent never exists in the loop: the tangent program updates no t$c there
+    const loop = /for i in[^{]*\{([^}]*)\}/.exec(printFunction(compileTangent(m.f!, 1).tangent.ir))![1]!
+    expect(loop).toContain('t$s +=')
+    expect(loop).not.toContain('t$c')
+  })
+
   it('bijections: SWAP, NEG, ROT, IROT, HADAMARD, INV, stacks', () => {
     const m = rev`fn f(y: f64, a: f64, b: f64, t: f64, x: f64[]) {
       ROT(a, b, t)

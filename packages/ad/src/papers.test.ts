@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkGrad, gradient, hessian, hvp, jacobian } from './index.js'
+import { printFunction } from '@tenet/ir'
+import { checkGrad, compileTangent, gradient, hessian, hvp, jacobian } from './index.js'
 import { tag } from './test-util.js'
 
 import { besselReciprocalSource, besselSource, complexLogSource, sparseDotSource, unitarySource } from './examples/papers.js'
@@ -123,5 +124,17 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     // J₁'(0) = 1/2, J₂'(0) = 0
     expect(gradient(b.ibesselj!, [0, 1, 0], { loss: 0 })[2]).toBe(0.5)
     expect(gradient(b.ibesselj!, [0, 2, 0], { loss: 0, mode: 'reverse' })[2]).toBe(0)
+  })
+
+  it('the tangent of the reciprocal variant carries no tangents for k, ν and the factors made from them alone', () => {
+    const text = printFunction(compileTangent(rev(besselReciprocalSource).ibesselj!, 1).tangent.ir)
+    // their tangents are allocated at zero, set aside without checks and freed, and read nowhere
+    for (const n of ['k', 'nuf', 'kk', 'rden']) {
+      const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes(`t$${n} `) || l.includes(`t$${n})`) || l.includes(`t$${n},`))
+      expect(lines.length, n).toBeGreaterThan(0)
+      for (const l of lines) expect(l, n).toMatch(new RegExp(`^(t\\$${n}: f64 <- 0\\.0|SWAP\\(\\$z\\d+, t\\$${n}\\)|t\\$${n} -> 0\\.0)$`))
+    }
+    // the factor's tangent has the one term of (z/2)²'s, none of 1/(k(k+ν))'s
+    expect(text).toContain('t$x: f64 <- -(rden * t$halfz_power_2)')
   })
 })

@@ -82,6 +82,12 @@ class FunctionTangent {
   private readonly registry: Registry
   private readonly used: Set<string>
   private counter = 0
+  /**
+   * Float scalars whose tangent is zero here by construction: ancillas allocated from values
+   * that carry none (integers, literals, such ancillas) and not written since, such as
+   * `r <- 1.0 / f64(k)`. Every tangent expression leaves them out (no `ṙ · c` terms of zeros).
+   */
+  private zero = new Set<string>()
 
   constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
     this.w = builder.width
@@ -141,6 +147,7 @@ class FunctionTangent {
     if (!readsFloat(e, this.registry)) return []
     const grouped = new Map<string, Contribution>()
     for (const t of differentiate(e, lit(1), this.registry, this.builder.partials)) {
+      if (this.zero.has(rootName(t.leaf) ?? '')) continue
       const key = printExpr(t.leaf)
       const prev = grouped.get(key)
       if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
@@ -167,7 +174,8 @@ class FunctionTangent {
       return t.kind === 'scale' ? { kind: 'scale', coef: mul(c, t.coef), t: t.t } : { kind: 'scale', coef: c, t }
     }
     switch (e.kind) {
-      case 'var': case 'index': return { kind: 'leaf', leaf: e }
+      case 'var': return this.zero.has(e.name) ? null : { kind: 'leaf', leaf: e }
+      case 'index': return { kind: 'leaf', leaf: e }
       case 'unary': return e.op === '-' ? sum([-1, this.tree(e.arg)]) : null
       case 'binary': {
         const l = e.left, r = e.right
@@ -289,14 +297,45 @@ class FunctionTangent {
   }
 
   private stmt(s: Stmt): Stmt[] {
+    // calls, bijections, pushes, pops and frees end what is known of the tangents they may write
+    // (this.zero); updates and allocations say themselves
+    if (s.kind !== 'update' && s.kind !== 'alloc') for (const x of writtenBy(s)) this.zero.delete(x)
     switch (s.kind) {
       case 'update': return this.update(s)
       case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
       case 'alloc': return this.alloc(s)
       case 'dealloc': return this.dealloc(s)
-      case 'if': return [{ ...s, pre: clone(s.pre), post: s.post ? clone(s.post) : null, then: this.body(s.then), else: this.body(s.else) }]
-      case 'while': return [{ ...s, pre: clone(s.pre), post: clone(s.post), body: this.body(s.body) }]
-      case 'for': return [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, body: this.body(s.body) }]
+      case 'if': {
+        // what holds after an if holds after both branches
+        const entry = this.zero
+        this.zero = new Set(entry)
+        const then = this.body(s.then)
+        const afterThen = this.zero
+        this.zero = new Set(entry)
+        const els = this.body(s.else)
+        this.zero = intersect(afterThen, this.zero)
+        return [{ ...s, pre: clone(s.pre), post: s.post ? clone(s.post) : null, then, else: els }]
+      }
+      case 'while': case 'for': {
+        // a loop body starts from what holds on entry and after every iteration: the greatest
+        // such set, found by shrinking the entry's until one more pass of the body keeps it
+        let start = this.zero
+        for (;;) {
+          const counter = this.counter
+          this.zero = new Set(start)
+          this.body(s.body)
+          this.counter = counter
+          const next = intersect(start, this.zero)
+          if (next.size === start.size) break
+          start = next
+        }
+        this.zero = new Set(start)
+        const body = this.body(s.body)
+        this.zero = start
+        return s.kind === 'while'
+          ? [{ ...s, pre: clone(s.pre), post: clone(s.post), body }]
+          : [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, body }]
+      }
       case 'push': case 'pop': {
         const elem = (s.stack.type as { elem?: string } | undefined)?.elem
         if (!this.isFloat(elem)) return [clone(s)]
@@ -316,13 +355,15 @@ class FunctionTangent {
   private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const same = clone(s)
     if (!this.isFloat(typeOf(s.target))) return [same]
-    if (s.op === '*=' || s.op === '/=') return [...this.scaleUpdate(s), same]
+    if (s.op === '*=' || s.op === '/=') { this.zero.delete(rootName(s.target) ?? ''); return [...this.scaleUpdate(s), same] }
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${typeOf(s.target)}`, s.loc)
     let target: Dataview = s.target
     let sign = s.op === '+=' ? 1 : -1
     while (target.kind === 'neg') { target = target.target; sign = -sign }
     if (target.kind === 'field') fail(`cannot differentiate through the field \`${printExpr(target)}\` yet`, s.loc)
-    return [same, ...this.withPartials(s.value, (k, t) => (t ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt] : []))]
+    const out = this.withPartials(s.value, (k, t) => (t ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt] : []))
+    if (out.length > 0) this.zero.delete(rootName(target) ?? '')
+    return [same, ...out]
   }
 
   /**
@@ -360,9 +401,15 @@ class FunctionTangent {
     const tt = gradientType(t)
     if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: { kind: 'emptystack' } } as Stmt]
     if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt]
-    const zeros: Stmt[] = []
-    for (let k = 0; k < this.w; k++) zeros.push({ kind: 'alloc', name: this.ts(s.name, k), declared: tt, value: lit(0), ...loc(s) } as Stmt)
-    return [clone(s), ...zeros, ...this.withPartials(s.value as Expr, (k, v) => (v ? [{ kind: 'update', op: '+=', target: ref(this.ts(s.name, k)), value: v, ...loc(s) } as Stmt] : []))]
+    // `x <- e` → `ẋ <- ė` in each direction; where e carries no tangent, `ẋ <- 0`, and ẋ is then
+    // known to be zero until something writes it
+    const te = this.tangentTree(s.value as Expr)
+    const allocs: Stmt[] = []
+    for (let k = 0; k < this.w; k++) {
+      allocs.push({ kind: 'alloc', name: this.ts(s.name, k), declared: tt, value: te ? this.instantiate(te, k, (node) => clone(node.coef)) : lit(0), ...loc(s) } as Stmt)
+    }
+    if (!te) this.zero.add(s.name)
+    return [clone(s), ...allocs]
   }
 
   /** `zeros(n)` → `zeros(n · w)`. */
@@ -511,6 +558,31 @@ function cost(t: Tan): number {
     case 'convert': case 'quot': return 1 + cost(t.t)
     case 'sum': return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
   }
+}
+
+/** The variable a scalar location belongs to (`x`, `-x`, `x.re`); undefined for array elements. */
+function rootName(dv: Dataview | Arg): string | undefined {
+  switch (dv.kind) {
+    case 'var': return dv.name
+    case 'neg': return rootName(dv.target)
+    case 'field': return rootName(dv.target as Dataview)
+    default: return undefined
+  }
+}
+
+/** The scalar variables whose tangents a call, bijection, push, pop or free may write. */
+function writtenBy(s: Stmt): string[] {
+  const root = (dv: Dataview | Arg) => rootName(dv)
+  switch (s.kind) {
+    case 'callstmt': return s.args.map(root).filter((n): n is string => n !== undefined)
+    case 'push': case 'pop': { const n = root(s.value); return n === undefined ? [] : [n] }
+    case 'dealloc': return [s.name]
+    default: return []
+  }
+}
+
+function intersect<T>(a: Set<T>, b: Set<T>): Set<T> {
+  return new Set([...a].filter((x) => b.has(x)))
 }
 
 function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
