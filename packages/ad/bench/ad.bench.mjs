@@ -2,8 +2,8 @@
 // Run after building (`pnpm -r build` or `npx tsc -p tsconfig.build.json` here and in ir,
 // reversible, backend-cpu):   node packages/ad/bench/ad.bench.mjs [--time-ms 400] [--only Bessel]
 // Each case reports the tinybench median (p50) per call of the AD computation and of the plain
-// objective (the fastest of three measurements of each, taken in turn), and their ratio, with the
-// goal of issue #4. `runAdBenchmarks()` is exported for the
+// objective, and their ratio, with the goal of issue #4: of three rounds (each measures both in
+// turn), the one with the median ratio, and the spread of the three. `runAdBenchmarks()` is exported for the
 // benchmark suite (apps/bench); pass it tinybench's `Bench` class if tinybench is not resolvable.
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
@@ -118,7 +118,7 @@ export function adBenchmarkCases() {
   // number, and the box allocated on each store (about 4.7 ns here) counted in both sides of every
   // ratio, which made the Bessel rows (a 9 ns objective) look about 1.35× better than they are
   const SINK = new Float64Array(1)
-  // one closure per plain objective: the runner measures each once (see runAdBenchmarks)
+  // one closure per plain objective, shared by the cases that divide by it
   const embeddingObjective = () => { SINK[0] += embeddingPlain(x, k) }
   // ν and z are read from arrays by both sides: with literal arguments V8 folds (z/2)^ν and ν!
   // into the inlined plain objective, which then measures less than the function computes
@@ -153,7 +153,8 @@ export function adBenchmarkCases() {
 
 /**
  * Runs every case (with `only`, those whose name contains it) with tinybench; returns
- * `{ name, goal, adMs, plainMs, ratio }` per case (per call: the fastest of `rounds` medians).
+ * `{ name, goal, adMs, plainMs, ratio, ratios }` per case: the medians per call of the round with
+ * the median ratio, and every round's ratio (sorted).
  */
 export async function runAdBenchmarks({ timeMs = 400, Bench, only, rounds = 3 } = {}) {
   const BenchClass = Bench ?? (await loadBench())
@@ -181,17 +182,19 @@ export async function runAdBenchmarks({ timeMs = 400, Bench, only, rounds = 3 } 
     await bench.run()
     return bench.tasks[0].result.latency.p50 / inner
   }
-  // The plain objective and the AD computation are measured in turn, `rounds` times each, and
-  // each side's fastest median counts. On these machines a whole measurement now and then runs
-  // slow (the 9 ns Bessel objective measured 9, 14 or 16 ns in a first measurement, in runs
-  // of the same process), so one measurement per side could flatter a ratio as well as spoil it.
+  // The plain objective and the AD computation are measured in turn, `rounds` times, and the
+  // round with the median ratio counts (its two medians are reported). On these machines a whole
+  // measurement now and then runs slow (the 9 ns Bessel objective measured 9, 14 or 16 ns in a
+  // first measurement, in runs of the same process): one round could flatter a ratio as well as
+  // spoil it, and the fastest of each side would favour the noisier side.
   for (const [name, goal, ad, plain] of cases) {
-    let adMs = Infinity, plainMs = Infinity
+    const runs = []
     for (let r = 0; r < rounds; r++) {
-      plainMs = Math.min(plainMs, await p50(name, plain))
-      adMs = Math.min(adMs, await p50(name, ad))
+      const plainMs = await p50(name, plain), adMs = await p50(name, ad)
+      runs.push({ adMs, plainMs, ratio: adMs / plainMs })
     }
-    out.push({ name, goal, adMs, plainMs, ratio: adMs / plainMs })
+    runs.sort((a, b) => a.ratio - b.ratio)
+    out.push({ name, goal, ...runs[(rounds - 1) >> 1], ratios: runs.map((r) => r.ratio) })
   }
   return out
 }
@@ -201,6 +204,6 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
   const o = process.argv.indexOf('--only')
   const rows = await runAdBenchmarks({ timeMs: i > 0 ? Number(process.argv[i + 1]) : 400, only: o > 0 ? process.argv[o + 1] : undefined })
   for (const r of rows) {
-    console.log(`${r.name.padEnd(62)} ${r.ratio.toFixed(2).padStart(8)}×  (goal ≤ ${r.goal}×; ad ${(r.adMs * 1e3).toPrecision(3)} µs, plain ${(r.plainMs * 1e3).toPrecision(3)} µs)`)
+    console.log(`${r.name.padEnd(62)} ${r.ratio.toFixed(2).padStart(8)}×  (goal ≤ ${r.goal}×; ad ${(r.adMs * 1e3).toPrecision(3)} µs, plain ${(r.plainMs * 1e3).toPrecision(3)} µs; rounds ${r.ratios.map((x) => x.toFixed(2)).join(' / ')})`)
   }
 }

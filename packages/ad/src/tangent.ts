@@ -320,7 +320,7 @@ class FunctionTangent {
         // a loop body starts from what holds on entry and after every iteration: the greatest
         // such set, found by shrinking the entry's until one more pass of the body keeps it
         let start = this.zero
-        for (;;) {
+        while (start.size > 0) {
           const counter = this.counter
           this.zero = new Set(start)
           this.body(s.body)
@@ -409,6 +409,7 @@ class FunctionTangent {
       allocs.push({ kind: 'alloc', name: this.ts(s.name, k), declared: tt, value: te ? this.instantiate(te, k, (node) => clone(node.coef)) : lit(0), ...loc(s) } as Stmt)
     }
     if (!te) this.zero.add(s.name)
+    else this.zero.delete(s.name)
     return [clone(s), ...allocs]
   }
 

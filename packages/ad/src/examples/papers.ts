@@ -190,7 +190,7 @@ ${factorialSource}fn ibesselj(out: f64, nu: i32, z: f64) {
  * dirty ancilla and the loop ends after it: J_ν(z) is its first term there, which it is to
  * rounding. So J₀(0) = 1 with run-time checks on, where `imul`'s 0/0 fails the check of its loop.
  *
- * The term's index k is an f64 (small integers are exact), as is ν beside it, so the loop does
+ * The term's index k is an f64 (small integers are exact), as is `nuf`, ν's copy, so the loop does
  * no integer-to-float conversion: V8 converts with an instruction that also reads a scratch
  * register, which the loop's swaps write, and that made each iteration wait for the last one's
  * residue before computing its factor (the gradient ran 1.4× slower with an i32 k). Neither k nor
