@@ -12,6 +12,7 @@ export {
 export {
   compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
 } from '@tenet/reversible'
+export { generatedCode } from '@tenet/reversible'
 export { cpuBackend } from '@tenet/backend-cpu'
 export {
   complex, complexNumbers, fixed, fixedPoint, ulog, logarithmic, logarithmicOps, tropical, tropicalNumbers,
