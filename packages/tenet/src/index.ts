@@ -3,6 +3,7 @@
  * with the `rev` tag, run them forwards and backwards.
  */
 export { rev, createRegistry, defaultRegistry, type Rev, type RevOptions } from './rev.js'
+export type { HostType, ModuleOf, ParamTypes, SignatureMap, Signatures, TypedModule } from './typed.js'
 export {
   TenetError, TenetSyntaxError, TenetStaticError, InvertibilityError, RegistryError,
   Registry, emptyRegistry, parse, printFunction, printModule, build,
