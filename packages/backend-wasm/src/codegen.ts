@@ -9,7 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, hostNumber, printExpr, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
@@ -571,9 +571,12 @@ export class FunctionEmitter {
     const types = argTypes.map((t) => this.vt(t))
     const rt = this.vt(e.type, e.loc)
     if (name.startsWith('$host')) {
-      const h = this.program.hosts[Number(name.slice(5))] as (...a: number[]) => unknown
+      const k = Number(name.slice(5))
+      const h = this.program.hosts[k] as (...a: number[]) => unknown
       for (const a of e.args) this.expr(a)
-      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => +(h(...a) as number), argTypes))
+      // one import per call site, so that a value that is not a number is reported where it was returned
+      const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
+      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}@${at}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => hostNumber(h(...a), k, e.loc), argTypes))
       this.callImport(i)
       if (rt !== F64) unsupported(`a host call of type ${e.type}`, e.loc)
       return F64
@@ -591,6 +594,28 @@ export class FunctionEmitter {
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
     return rt
+  }
+
+  /**
+   * \`@safe e\`: a host call is imported without a result (its value is ignored, whatever it
+   * is); any other expression is evaluated and dropped.
+   */
+  private safe(e: Expr): void {
+    if (e.kind !== 'call' || !e.callee.startsWith('$host')) {
+      this.expr(e)
+      this.op(Op.drop)
+      return
+    }
+    const argTypes = e.args.map((a) => {
+      if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to a host function`, a.loc)
+      const t = a.type as ScalarTypeName
+      this.numeric(t, a.loc)
+      return t
+    })
+    for (const a of e.args) this.expr(a)
+    const h = this.program.hosts[Number(e.callee.slice(5))] as (...a: number[]) => unknown
+    const i = this.ctx.importOf(`safe:${e.callee}:${argTypes.join(',')}`, { params: argTypes.map((t) => this.vt(t)), results: [] }, boolArgs((...a: number[]) => { h(...a) }, argTypes))
+    this.callImport(i)
   }
 
   // ---------- dataviews ----------
@@ -821,7 +846,7 @@ export class FunctionEmitter {
       case 'while': return this.whileStmt(s)
       case 'for': return this.forStmt(s)
       case 'push': case 'pop': return unsupported('stacks', s.loc)
-      case 'safe': this.expr(s.expr); this.op(Op.drop); return
+      case 'safe': return this.safe(s.expr)
       case 'unchecked': {
         this.unchecked++
         this.block(s.body)
