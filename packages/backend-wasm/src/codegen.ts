@@ -191,6 +191,8 @@ export class FunctionEmitter {
   private nextLocal = 0
   private names = new Map<string, Binding>()
   private unchecked = 0
+  /** The scratch local of the bounds check of an element address without checks. */
+  private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
   private heapMark: number | undefined
 
@@ -302,10 +304,23 @@ export class FunctionEmitter {
       this.get(a.ptr)
       this.get(ix)
     } else {
-      this.get(a.ptr)
+      // bounds are checked even with checks off (and in \`@unchecked\`): all arguments share one
+      // linear memory, so an index out of range would read or write another argument
       const c = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) ? index.right.value : 0
-      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      // (one scratch local per function: nothing is evaluated between its set and its last get)
+      const bx = (this.boundsLocal ??= this.local(I32))
       this.expr(c !== 0 ? (index as { left: Expr }).left : index)
+      this.set(bx)
+      const full = () => { this.get(bx); if (c !== 0) { this.i32(c); this.op(Op.i32_add) } }
+      full()
+      this.get(a.len)
+      this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
+      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      this.fail(site, [[full, I32], [() => this.get(a.len), I32]])
+      this.op(Op.end)
+      this.get(a.ptr)
+      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      this.get(bx)
     }
     if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
     this.op(Op.i32_add)
