@@ -183,11 +183,15 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
   const value = ct.params.map((p, i) => {
     const v = run.argv[i]
     if (p.type.kind === 'stack') return v
-    const th = hostConversionsOf(info.registry, p.type).toHost
+    const { fromHost: fh, toHost: th } = hostConversionsOf(info.registry, p.type)
     if (!th) return v
-    if (typeof v === 'number') return th(v)
+    // as \`f(...args)\` returns them: a value whose representation the run did not change is the
+    // argument as passed, the others decoded
+    const given = args[i]
+    const back = (r: number, x: unknown) => (fh && typeof x === 'number' && Object.is(r, fh(x)) ? x : th(r))
+    if (typeof v === 'number') return back(v, given)
     // an array of a number system whose representation is not its value (ulog): decoded copy
-    return ArrayBuffer.isView(v) ? (v as Float64Array).map(th) : v
+    return ArrayBuffer.isView(v) ? (v as Float64Array).map((r, j) => back(r, (given as ArrayLike<number> | undefined)?.[j])) : v
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]
