@@ -48,7 +48,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
-  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
+  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw s.oob.value >= 0 ? s.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
   lines.push(...copyOut)
   f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
@@ -87,13 +87,25 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
-  const bytes = encodeModule({ imports: ctx.imports, functions: defined, memoryPages: 1, globals: [{ init: heapBase, export: 'hp' }] })
+  const bytes = encodeModule({
+    imports: ctx.imports, functions: defined, memoryPages: 1,
+    // the heap top, then the record of an out-of-range access (see OOB_SITE)
+    globals: [{ init: heapBase, export: 'hp' }, { init: -1, export: 'oob' }, { init: 0, export: 'oobIndex' }, { init: 0, export: 'oobLength' }],
+  })
   const env: Record<string, Function> = {}
   ctx.importFns.forEach((fn, i) => { env[`i${i}`] = fn })
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
   const exports = instance.exports as Record<string, unknown>
   const memory = exports.memory as WebAssembly.Memory
-  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0 } as MemoryState
+  const oob = exports.oob as WebAssembly.Global
+  const outOfBounds = (): Error => {
+    const site = oob.value as number
+    oob.value = -1
+    try {
+      return ctx.fail(site, [(exports.oobIndex as WebAssembly.Global).value as number, (exports.oobLength as WebAssembly.Global).value as number])
+    } catch (e) { return e as Error }
+  }
+  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0, oob, outOfBounds } as MemoryState
   refresh(state)
   const resident = residentMemory(state)
   const cache = new Map<string, CompiledFunction>()

@@ -20,6 +20,10 @@ export interface MemoryState {
   heapBase: number
   /** Wrapper calls under way (a host function called from wasm may call into the module again). */
   depth: number
+  /** The check site of an out-of-range access that trapped (−1 when none; see \`OOB_SITE\`). */
+  oob: WebAssembly.Global
+  /** Clears \`oob\` and returns the error of the out-of-range access it recorded. */
+  outOfBounds(): Error
 }
 
 export const VIEW: Record<string, 'F64' | 'F32' | 'I32' | 'U8'> = { f64: 'F64', f32: 'F32', i32: 'I32', bool: 'U8' }
