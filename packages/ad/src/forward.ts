@@ -8,6 +8,7 @@ import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
+import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -167,6 +168,10 @@ export interface JvpResult {
  * ```
  */
 export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
+  optionsOf('jvp', options, false)
+  argsOf('jvp', args)
+  if (!Array.isArray(options.v)) argError(`\`jvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  indexList('jvp', 'inputs', options.inputs)
   const ct = compileTangent(f, 1)
   const info = infoOf(f)
   const run = new TangentRun(ct)
@@ -236,6 +241,11 @@ function positions(values: unknown[], params: number[]): Array<[number, number]>
  * counts (`jacobianCost`).
  */
 export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
+  optionsOf('jacobian', options, false)
+  argsOf('jacobian', args)
+  indexList('jacobian', 'inputs', options.inputs)
+  indexList('jacobian', 'outputs', options.outputs)
+  positiveInteger('jacobian', 'width', options.width)
   const info = infoOf(f)
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
@@ -633,6 +643,10 @@ export interface HessianOptions extends LossOptions {
  * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
+  optionsOf('hessian', options, true)
+  argsOf('hessian', args)
+  indexList('hessian', 'wrt', options.wrt)
+  positiveInteger('hessian', 'width', options.width)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
@@ -678,6 +692,9 @@ export interface HvpOptions extends LossOptions {
  * Hessian is formed.
  */
 export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
+  optionsOf('hvp', options, true)
+  argsOf('hvp', args)
+  if (!Array.isArray(options.v)) argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const r = secondOrderRun(f, args, options.loss, 1)

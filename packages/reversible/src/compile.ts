@@ -68,7 +68,12 @@ export interface TenetFunction {
   readonly [TENET_FUNCTION]: TenetFunctionInfo
 }
 
-/** A compiled module: one `TenetFunction` per function name. */
+/**
+ * A compiled module: one `TenetFunction` per function name. It also has a non-enumerable
+ * `dispose()` (when no function is named `dispose`) and `[Symbol.dispose]()`: they give back what
+ * the backend holds (wasm: the instance and its linear memory), after which every function of the
+ * module throws a `TenetError` with code `call/disposed`.
+ */
 export type TenetModule = Record<string, TenetFunction>
 
 const ARRAY_CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -125,16 +130,26 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
   const inverses = new Map([...program.functions.values()].map((f) => [f.name, invert(f)]))
   const compiled = backend.doCompile(program, inverses, compileOptions)
   const out: TenetModule = {}
+  const life = { disposed: false }
   for (const f of mod.functions) {
     const info = (inverse: boolean): TenetFunctionInfo => ({
       name: f.name, program, inverses, compiled, options: compileOptions, registry, surface: surface.get(f.name)!, inverse,
     })
-    const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!), f, registry)
-    const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!), f, registry)
+    const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!, life), f, registry)
+    const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!, life), f, registry)
     Object.defineProperty(fwd, 'inverse', { value: inv })
     Object.defineProperty(inv, 'inverse', { value: fwd })
     out[f.name] = fwd
   }
+  // \`m.dispose()\` (unless the module has a function of that name) and \`m[Symbol.dispose]()\`
+  const dispose = (): void => {
+    if (life.disposed) return
+    life.disposed = true
+    compiled.dispose?.()
+  }
+  if (!('dispose' in out)) Object.defineProperty(out, 'dispose', { value: dispose })
+  const symbol = (Symbol as { dispose?: symbol }).dispose
+  if (symbol) Object.defineProperty(out, symbol, { value: dispose })
   return out
 }
 
@@ -205,7 +220,7 @@ type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unkn
  */
 interface CallFrame { snapshots: Snapshot[]; host: Array<Float64Array | undefined> }
 
-function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
+function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed: boolean }): TenetFunction {
   const core = info.compiled.get(info.name, info.inverse)
   const params = ir.params
   const writes = info.program.writes.get(info.name)!
@@ -284,6 +299,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
     }
   }
   const call = (...args: unknown[]): unknown[] => {
+    if (life.disposed) throw new TenetError('call/disposed', `\`${info.name}\` belongs to a disposed module: compile it again to call it`)
     if (args.length !== params.length) {
       throw new TenetError('call/arity', `\`${info.name}${info.inverse ? '.inverse' : ''}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
     }
