@@ -4,7 +4,7 @@
  * back to the inputs while the gradients accumulate. No tape, no per-scalar objects.
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
-import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
+import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { argsOf, optionsOf, positiveNumber } from './options.js'
@@ -331,6 +331,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       if (i === -2) throw new TenetError('ad/disposed', `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``)
       if (i < 0) return argError(`\`${c.info.name}\` takes ${n} arguments (${params.map((q) => q.name).join(', ')}), got ${a}`)
       const p = params[i]!
+      if (ArrayBuffer.isView(a) && isDetached(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
       const want = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? 'a boolean' : 'a number') : p.type.kind === 'array' ? `a ${registry.numberSystem(p.type.elem).arrayType}` : 'a JS array (a stack)'
       return argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` must be ${want}, got ${a === null ? 'null' : (a as object)?.constructor?.name ?? typeof a}`)
     },
@@ -440,7 +441,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     } else if (p.type.kind === 'array') {
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
-      lines.push(`if (!(a${i} instanceof ${ctor})) ctx.bad(${i}, a${i});`)
+      lines.push(`if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
       if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
         lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
@@ -536,7 +537,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   }
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
-  const run = new Function('ctx', 'token', body)(ctx, ctx.token) as (...a: unknown[]) => void
+  const run = new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
   return { run, ctx }
 }
 
