@@ -1,0 +1,23 @@
+import { rev, type TenetFunction, type TenetModule } from 'tenet'
+
+/** Generated JavaScript without run-time reversibility checks: the fast path for timed runs. */
+const fast = rev.with({ checks: false })
+
+const cache = new Map<string, TenetModule>()
+
+/**
+ * Compiles Tenet source text given as a string (the programs here are generated per size or
+ * template, so they are not tagged-template literals), cached by the text.
+ */
+export function compile(source: string): TenetModule {
+  let m = cache.get(source)
+  if (!m) cache.set(source, (m = fast(Object.assign([source], { raw: [source] }) as unknown as TemplateStringsArray)))
+  return m
+}
+
+/** A function of a compiled module, or a clear error. */
+export function fn(m: TenetModule, name: string): TenetFunction {
+  const f = m[name]
+  if (!f) throw new Error(`Tenet module has no function \`${name}\``)
+  return f
+}

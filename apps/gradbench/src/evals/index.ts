@@ -1,0 +1,10 @@
+/** Every eval module the tool implements, by GradBench module name. */
+import { det } from './det.js'
+import { hello } from './hello.js'
+import { kmeans } from './kmeans.js'
+import { llsq } from './llsq.js'
+import { lse } from './lse.js'
+import { ode } from './ode.js'
+import type { EvalModule } from './types.js'
+
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans }
