@@ -5,6 +5,7 @@ import { kmeans } from './kmeans.js'
 import { llsq } from './llsq.js'
 import { lse } from './lse.js'
 import { ode } from './ode.js'
+import { gmm } from './gmm.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans }
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm }
