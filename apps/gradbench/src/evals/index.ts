@@ -6,6 +6,8 @@ import { llsq } from './llsq.js'
 import { lse } from './lse.js'
 import { ode } from './ode.js'
 import { gmm } from './gmm.js'
+import { ba } from './ba.js'
+import { lstm } from './lstm.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm }
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm }
