@@ -8,6 +8,7 @@ import { ode } from './ode.js'
 import { gmm } from './gmm.js'
 import { ba } from './ba.js'
 import { lstm } from './lstm.js'
+import { ht } from './ht.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm }
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht }
