@@ -15,6 +15,15 @@ export function compile(source: string): TenetModule {
   return m
 }
 
+/**
+ * Compiles source pieces with interpolated values between them, as the `rev` tag would see
+ * `rev\`${pieces[0]}${values[0]}${pieces[1]}…\``: a Tenet function value is a callee (here, the
+ * generated gradient programs of another function). Not cached.
+ */
+export function compileWith(pieces: readonly string[], values: readonly unknown[]): TenetModule {
+  return fast(Object.assign([...pieces], { raw: [...pieces] }) as unknown as TemplateStringsArray, ...values)
+}
+
 /** A function of a compiled module, or a clear error. */
 export function fn(m: TenetModule, name: string): TenetFunction {
   const f = m[name]

@@ -9,6 +9,7 @@ import { gmm } from './gmm.js'
 import { ba } from './ba.js'
 import { lstm } from './lstm.js'
 import { ht } from './ht.js'
+import { particle } from './particle.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht }
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht, particle }
