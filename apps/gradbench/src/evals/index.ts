@@ -10,6 +10,7 @@ import { ba } from './ba.js'
 import { lstm } from './lstm.js'
 import { ht } from './ht.js'
 import { particle } from './particle.js'
+import { saddle } from './saddle.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht, particle }
+export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht, particle, saddle }
