@@ -8,22 +8,21 @@
  * itself. Every intermediate lives in a workspace array: the program is straight-line updates,
  * which is what forward mode wants.
  *
- * The Jacobian is forward mode: one run of the tangent program at width 28 (26 for the simple
- * variant). Directions 2…27 seed θ; directions 0 and 1 seed *every* point's u₀ and u₁ at once —
- * point i's residuals depend on its own `us` only, so the tangent of residual row 3i+k along
- * "all u₀" is exactly ∂/∂u₀ of point i. The tangent arrays are element-major (residual r's
- * direction j at r·w + j), which is the row-major [3c][28] Jacobian itself.
+ * The Jacobian is forward mode: 28 tangent directions (26 for the simple variant), 4 per run of
+ * the width-4 tangent program. Directions 2…27 seed θ; directions 0 and 1 seed *every* point's u₀
+ * and u₁ at once — point i's residuals depend on its own `us` only, so the tangent of residual
+ * row 3i+k along "all u₀" is exactly ∂/∂u₀ of point i. The tangent arrays are element-major
+ * (residual r's direction k at r·4 + k): rows of the dense [3c][28] Jacobian.
  */
 import { compileTangent, type TenetFunction } from 'tenet'
 import { compile, fn } from './compile.js'
 import { InputError, flat, matrix, record, list } from './input.js'
 import type { EvalModule, Prepared } from './types.js'
 
-// R = Rz(ez)·Ry(ey)·Rx(ex) with ex = pose[o], ez = pose[o + 1], ey = pose[o + 2] (ADBench's "xzy")
-const eulerRows = (o: string): string[][] => {
-  const cx = `cos(pose[${o}])`, sx = `sin(pose[${o}])`
-  const cz = `cos(pose[${o} + 1])`, sz = `sin(pose[${o} + 1])`
-  const cy = `cos(pose[${o} + 2])`, sy = `sin(pose[${o} + 2])`
+// R = Rz(ez)·Ry(ey)·Rx(ex) with ex, ez, ey = pose[o], pose[o + 1], pose[o + 2] (ADBench's "xzy"),
+// from their cosines and sines cs[6i …]: (cx, sx, cz, sz, cy, sy)
+const eulerRows = (): string[][] => {
+  const [cx, sx, cz, sz, cy, sy] = [0, 1, 2, 3, 4, 5].map((j) => `cs[6 * i + ${j}]`)
   return [
     [`${cz} * ${cy}`, `${cz} * ${sy} * ${sx} - ${sz} * ${cx}`, `${sz} * ${sx} + ${cz} * ${sy} * ${cx}`],
     [`${sz} * ${cy}`, `${cz} * ${cx} + ${sz} * ${sy} * ${sx}`, `${sz} * ${sy} * ${cx} - ${cz} * ${sx}`],
@@ -31,18 +30,19 @@ const eulerRows = (o: string): string[][] => {
   ]
 }
 
-// Rodrigues' rotation from the angle-axis θ[0..2] (norm in rot[9]): entry (r, c)
+// Rodrigues' rotation from the angle-axis θ[0..2]: rot[9] its norm, rot[10..12] the unit axis,
+// rot[13], rot[14] the cosine and sine; entry (r, c)
 const angleAxis = (r: number, c: number): string => {
-  const a = (i: number): string => `theta[${i}] / rot[9]`
-  const co = 'cos(rot[9])', si = 'sin(rot[9])'
+  const a = (i: number): string => `rot[${10 + i}]`
+  const co = 'rot[13]', si = 'rot[14]'
   if (r === c) return `${a(r)} * ${a(r)} + (1.0 - ${a(r)} * ${a(r)}) * ${co}`
   const k = 3 - r - c // the third axis
   const sign = (r + 1) % 3 === c ? '-' : '+' // (0,1), (1,2), (2,0): −; the others +
   return `${a(r)} * ${a(c)} * (1.0 - ${co}) ${sign} ${a(k)} * ${si}`
 }
 
-const PARAMS = 'theta: f64[], pose: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], bpos: f64[], wts: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
-const ARGS = 'theta, pose, rb, rot, rel, absm, tr, pos, gpos, brel, iba, bpos, wts, parents, nb, nv, mirror'
+const PARAMS = 'theta: f64[], pose: f64[], cs: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], bpos: f64[], wts: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
+const ARGS = 'theta, pose, cs, rb, rot, rel, absm, tr, pos, gpos, brel, iba, bpos, wts, parents, nb, nv, mirror'
 
 export const htSource = `
 fn ht_pose(${PARAMS}) {
@@ -59,7 +59,13 @@ fn ht_pose(${PARAMS}) {
   }
   // relative transforms: base_relatives[i] · [R 0; 0 1]
   for i in 0..nb {
-${eulerRows('3 * (i + 3)').flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}] += ${e}`)).join('\n')}
+    cs[6 * i] += cos(pose[3 * (i + 3)])
+    cs[6 * i + 1] += sin(pose[3 * (i + 3)])
+    cs[6 * i + 2] += cos(pose[3 * (i + 3) + 1])
+    cs[6 * i + 3] += sin(pose[3 * (i + 3) + 1])
+    cs[6 * i + 4] += cos(pose[3 * (i + 3) + 2])
+    cs[6 * i + 5] += sin(pose[3 * (i + 3) + 2])
+${eulerRows().flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}] += ${e}`)).join('\n')}
     for r in 0..4 {
       for c in 0..3 {
         rel[16 * i + 4 * r + c] += brel[16 * i + 4 * r] * rb[9 * i + c] + brel[16 * i + 4 * r + 1] * rb[9 * i + 3 + c] + brel[16 * i + 4 * r + 2] * rb[9 * i + 6 + c]
@@ -104,6 +110,11 @@ ${eulerRows('3 * (i + 3)').flatMap((row, r) => row.map((e, c) => `    rb[9 * i +
     rot[4] += 1.0
     rot[8] += 1.0
   } else {
+    rot[10] += theta[0] / rot[9]
+    rot[11] += theta[1] / rot[9]
+    rot[12] += theta[2] / rot[9]
+    rot[13] += cos(rot[9])
+    rot[14] += sin(rot[9])
 ${[0, 1, 2].flatMap((r) => [0, 1, 2].map((c) => `    rot[${3 * r + c}] += ${angleAxis(r, c)}`)).join('\n')}
   }
   for v in 0..nv {
@@ -164,7 +175,7 @@ function parse(input: unknown): Instance {
   const simple = us.length === 0
   if (!simple && us.length !== 2 * c) throw new InputError(`ht needs us: double[${c}][2] (or empty)`)
   const tris = simple ? new Int32Array(0) : ints(model, 'triangles')
-  const work = [3 * (nb + 3), 9 * nb, 10, 16 * nb, 16 * nb, 16 * nb, 3 * nv, 3 * nv].map((k) => new Float64Array(k))
+  const work = [3 * (nb + 3), 6 * nb, 9 * nb, 15, 16 * nb, 16 * nb, 16 * nb, 3 * nv, 3 * nv].map((k) => new Float64Array(k))
   const consts = [flat(model, 'base_relatives', 16 * nb), flat(model, 'inverse_base_absolutes', 16 * nb), flat(model, 'base_positions', 4 * nv), flat(model, 'weights', nb * nv)]
   const pose = [theta, ...work, ...consts, ints(model, 'parents', nb), nb, nv, model.is_mirrored === true ? 1 : 0]
   return { simple, c, err: new Float64Array(3 * c), us, pts, tris, corr, pose, poseFloats: [theta, ...work, ...consts], work }
@@ -178,6 +189,13 @@ function reset(inst: Instance): void {
   inst.err.fill(0)
   for (const a of inst.work) a.fill(0)
 }
+
+/**
+ * Columns per tangent sweep. Wider sweeps share more of the primal work, but V8 stops optimising
+ * the generated tangent function beyond about this width (its body grows with the width): on
+ * this program width 4 ran at 0.8 ms per column, widths 7–28 at 30–40 ms per column.
+ */
+const WIDTH = 4
 
 const functionOf = (inst: Instance): TenetFunction => fn(compile(htSource), inst.simple ? 'ht_simple' : 'ht')
 
@@ -196,29 +214,41 @@ export const ht: EvalModule = {
   },
   jacobian(input): Prepared {
     const inst = parse(input)
-    const w = inst.simple ? 26 : 28
-    const off = inst.simple ? 0 : 2
-    const t = compileTangent(functionOf(inst), w).tangent.core
-    // tangents of the float arrays, in parameter order: err, (us), pts, then ht_pose's
-    const tErr = new Float64Array(3 * inst.c * w)
-    const tUs = new Float64Array(inst.us.length * w)
-    for (let i = 0; i < inst.c && !inst.simple; i++) {
-      tUs[2 * i * w] = 1 // u₀ of every point along direction 0
-      tUs[(2 * i + 1) * w + 1] = 1 // u₁ along direction 1
-    }
-    const tPts = new Float64Array(inst.pts.length * w)
-    const tPose = inst.poseFloats.map((a) => new Float64Array(a.length * w))
-    const tTheta = tPose[0]!
-    for (let j = 0; j < 26; j++) tTheta[j * w + off + j] = 1
-    const args = [...prefix(inst), ...inst.pose, tErr, ...(inst.simple ? [] : [tUs]), tPts, ...tPose]
+    const D = inst.simple ? 26 : 28 // Jacobian columns
+    const off = inst.simple ? 0 : 2 // θ's first column
+    const t = compileTangent(functionOf(inst), WIDTH).tangent.core
+    const sweeps = Math.ceil(D / WIDTH)
+    const rows = 3 * inst.c
+    // per sweep, the seeds of `us` and θ for its WIDTH columns; the other tangents start at 0
+    const seeds = Array.from({ length: sweeps }, (_, s) => {
+      const tUs = new Float64Array(inst.us.length * WIDTH)
+      const tTheta = new Float64Array(26 * WIDTH)
+      for (let k = 0; k < WIDTH; k++) {
+        const col = s * WIDTH + k
+        if (col >= D) break
+        if (col < off) for (let i = 0; i < inst.c; i++) tUs[(2 * i + col) * WIDTH + k] = 1 // u₀ (u₁) of every point
+        else tTheta[(col - off) * WIDTH + k] = 1
+      }
+      return { tUs, tTheta }
+    })
+    const tErr = new Float64Array(rows * WIDTH)
+    const tPts = new Float64Array(inst.pts.length * WIDTH)
+    const tRest = inst.poseFloats.slice(1).map((a) => new Float64Array(a.length * WIDTH))
+    const J = new Float64Array(rows * D)
     return {
       run: () => {
-        reset(inst)
-        tErr.fill(0)
-        for (let k = 1; k < tPose.length; k++) tPose[k]!.fill(0)
-        t(...args)
+        for (let s = 0; s < sweeps; s++) {
+          reset(inst)
+          tErr.fill(0)
+          for (const a of tRest) a.fill(0)
+          const { tUs, tTheta } = seeds[s]!
+          t(...prefix(inst), ...inst.pose, tErr, ...(inst.simple ? [] : [tUs]), tPts, tTheta, ...tRest)
+          for (let r = 0; r < rows; r++) {
+            for (let k = 0; k < WIDTH && s * WIDTH + k < D; k++) J[r * D + s * WIDTH + k] = tErr[r * WIDTH + k]!
+          }
+        }
       },
-      output: () => matrix(tErr, 3 * inst.c, w),
+      output: () => matrix(J, rows, D),
     }
   },
 }
