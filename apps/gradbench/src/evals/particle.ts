@@ -132,41 +132,58 @@ export function trajectoryFor(inner: 'f' | 'r'): TenetFunction {
   return f
 }
 
+/** The crossing cost and its derivative with respect to w, as the descent uses them. */
+export interface ParticleFunctions {
+  cost(w: number): number
+  derivative(w: number): number
+}
+
 /**
- * A solver of argmin over w of the crossing cost, with the outer and inner derivatives in the
- * modes named (everything compiled before it returns).
+ * The cost and its derivative with the outer and inner derivatives in the modes named
+ * (everything compiled before it returns).
  */
-function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (w0: number) => number {
+export function particleFunctions(outer: 'f' | 'r', inner: 'f' | 'r'): ParticleFunctions {
   const traj = trajectoryFor(inner)
   const pos = new Float64Array(2 * MAX_STEPS + 4), vel = new Float64Array(2 * MAX_STEPS + 4)
+  const tPos = new Float64Array(pos.length), tVel = new Float64Array(pos.length)
   const core = traj.core
-  let steps = 0
-  const value = (w: number): number => {
-    pos.fill(0, 0, 2 * steps + 4)
-    vel.fill(0, 0, 2 * steps + 4)
-    core(0, w, pos, vel, 0)
-    steps = core.results[4] as number
-    if (steps >= MAX_STEPS) throw new Error(`the particle did not reach the ground in ${MAX_STEPS} steps (w = ${w})`)
-    return core.results[0]!
+  // the arrays are cleared up to where the last run wrote (2 entries per step)
+  let written = pos.length
+  const clear = (): void => {
+    for (const a of [pos, vel, tPos, tVel]) a.fill(0, 0, written)
+  }
+  const steps = (t: number, w: number): void => {
+    if (t >= MAX_STEPS) throw new Error(`the particle did not reach the ground in ${MAX_STEPS} steps (w = ${w})`)
+    written = 2 * t + 4
   }
   // outer reverse: the gradient program; outer forward: the tangent program, parameters
   // (cost, w, pos, vel, t, ṫcost, ẇ, ṗos, v̇el), seeded with ẇ = 1
   const g = outer === 'r' ? grad(traj, { loss: 0 }) : null
   const tangent = outer === 'f' ? compileTangent(traj, 1).tangent.core : null
-  const tPos = new Float64Array(pos.length), tVel = new Float64Array(pos.length)
-  const derivative = (w: number): number => {
-    pos.fill(0, 0, 2 * steps + 4)
-    vel.fill(0, 0, 2 * steps + 4)
-    if (g) {
-      g.run(0, w, pos, vel, 0)
-      return g.scalars[1]!
-    }
-    tPos.fill(0, 0, 2 * steps + 4)
-    tVel.fill(0, 0, 2 * steps + 4)
-    tangent!(0, w, pos, vel, 0, 0, 1, tPos, tVel)
-    return tangent!.results[5] as number
+  return {
+    cost(w) {
+      clear()
+      core(0, w, pos, vel, 0)
+      steps(core.results[4]!, w)
+      return core.results[0]!
+    },
+    derivative(w) {
+      clear()
+      if (g) {
+        g.run(0, w, pos, vel, 0) // on its own copies of pos and vel
+        return g.scalars[1]!
+      }
+      tangent!(0, w, pos, vel, 0, 0, 1, tPos, tVel)
+      steps(tangent!.results[4]!, w)
+      return tangent!.results[5]!
+    },
   }
-  return (w0) => argmin({ value: (v) => value(v[0]!), gradient: (v, out) => (out[0] = derivative(v[0]!)) }, [w0])[0]!
+}
+
+/** argmin over w of the crossing cost from w0, by GradBench's descent. */
+function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (w0: number) => number {
+  const f = particleFunctions(outer, inner)
+  return (w0) => argmin({ value: (v) => f.cost(v[0]!), gradient: (v, out) => (out[0] = f.derivative(v[0]!)) }, [w0])[0]!
 }
 
 const modes = (outer: 'f' | 'r', inner: 'f' | 'r') => (input: unknown): Prepared => {

@@ -13,7 +13,7 @@
  * p₁ (outer `f`) gives ∇F, derivatives of the inner derivative included.
  */
 import { compileAdjoint, compileTangent, grad, type TenetFunction } from 'tenet'
-import { argmin, type Steps } from './argmin.js'
+import { argmin, type Objective, type Steps } from './argmin.js'
 import { compile, compileWith, fn } from './compile.js'
 import { flat, list, record } from './input.js'
 import { reparsed } from './particle.js'
@@ -87,8 +87,14 @@ fn inner_grad(g0: f64, g1: f64, a0: f64, a1: f64, b0: f64, b1: f64) {
   return { replay: fn(m, 'replay'), innerGrad: fn(m, 'inner_grad'), f }
 }
 
-/** The solver for (outer, inner) modes, compiled before it returns: start ↦ [p₁*, p₂*]. */
-function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (start: Float64Array) => number[] {
+/** The outer objective F(p₁) = max over p₂ of f(p₁, p₂) (by the inner ascent) and its gradient, and the ascent itself. */
+export interface SaddleFunctions {
+  outer(start: Float64Array): Objective
+  ascent(a: Float64Array, start: Float64Array): Float64Array
+}
+
+/** The saddle functions for (outer, inner) modes, compiled before it returns. */
+export function saddleFunctions(outer: 'f' | 'r', inner: 'f' | 'r'): SaddleFunctions {
   const { replay, innerGrad, f } = moduleFor(inner)
   const F = f.core, G = innerGrad.core
   const value = (a: Float64Array, b: ArrayLike<number>): number => {
@@ -106,8 +112,9 @@ function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (start: Float64Array) => nu
   }, start, steps)
   const g = outer === 'r' ? grad(replay, { loss: 0 }) : null
   const tangent = outer === 'f' ? compileTangent(replay, 2).tangent.core : null
-  return (start) => {
-    const outerObjective = {
+  return {
+    ascent: (a, start) => ascent(a, start),
+    outer: (start) => ({
       value: (a: Float64Array): number => value(a, ascent(a, start)),
       gradient: (a: Float64Array, out: Float64Array): void => {
         const steps: Steps = []
@@ -127,10 +134,16 @@ function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (start: Float64Array) => nu
           out[1] = tangent!.results[7]!
         }
       },
-    }
-    const p1 = argmin(outerObjective, start)
-    const p2 = ascent(p1, start)
-    return [...list(p1), ...list(p2)]
+    }),
+  }
+}
+
+/** The solver for (outer, inner) modes, compiled before it returns: start ↦ [p₁*, p₂*]. */
+function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (start: Float64Array) => number[] {
+  const s = saddleFunctions(outer, inner)
+  return (start) => {
+    const p1 = argmin(s.outer(start), start)
+    return [...list(p1), ...list(s.ascent(p1, start))]
   }
 }
 
