@@ -16,8 +16,8 @@ import { flat, int, matrix, num, record, list } from './input.js'
 import { multivariateLgamma } from './lgamma.js'
 import type { EvalModule, Prepared } from './types.js'
 
-/** The data term for dimension d and k components (see the module comment). */
-export function gmmPointsSource(d: number, k: number): string {
+/** The data term for dimension d (see the module comment); k is a parameter. */
+export function gmmPointsSource(d: number): string {
   const S = (d * (d + 1)) / 2
   // icf[c·S + lower(r, col)] = Q_c[r][col] for r > col (column by column, as GradBench's `l`)
   const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
@@ -31,12 +31,12 @@ export function gmmPointsSource(d: number, k: number): string {
   const sq = Array.from({ length: d }, (_, r) => `y[o + ${r}] * y[o + ${r}]`).join(' + ')
   lines.push(`      main[pk + c] += alphas[c] + sumq[c] - 0.5 * (${sq})`)
   return `
-fn gmm_points(slse: f64, i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
+fn gmm_points(slse: f64, k: i32, i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
   for i in i0..i1 {
     p: i32 <- i - i0
-    pk: i32 <- p * ${k}
+    pk: i32 <- p * k
     xo: i32 <- i * ${d}
-    for c in 0..${k} {
+    for c in 0..k {
       o: i32 <- (pk + c) * ${d}
       cd: i32 <- c * ${d}
       ci: i32 <- c * ${S}
@@ -46,16 +46,16 @@ ${lines.join('\n')}
       o -> (pk + c) * ${d}
     }
     rm[pk] += main[pk]
-    for c in 1..${k} {
+    for c in 1..k {
       rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
     }
-    for c in 0..${k} {
-      t[pk + c] += main[pk + c] - rm[pk + ${k - 1}]
+    for c in 0..k {
+      t[pk + c] += main[pk + c] - rm[pk + k - 1]
       s[p] += exp(t[pk + c])
     }
-    slse += log(s[p]) + rm[pk + ${k - 1}]
+    slse += log(s[p]) + rm[pk + k - 1]
     xo -> i * ${d}
-    pk -> p * ${k}
+    pk -> p * k
     p -> i - i0
   }
 }
@@ -149,7 +149,7 @@ const zeros = (n: number): Float64Array => new Float64Array(n)
 
 /** Objective and gradient evaluators for one (d, k), reusing their buffers. */
 function evaluator(d: number, k: number): { objective(inst: Instance): number; gradient(inst: Instance): Float64Array[] } {
-  const mod = compile(gmmPointsSource(d, k) + gmmSharedSource)
+  const mod = compile(gmmPointsSource(d) + gmmSharedSource)
   const points: TenetFunction = fn(mod, 'gmm_points')
   const P = points.core
   const Q = fn(mod, 'gmm_q').core
@@ -174,7 +174,7 @@ function evaluator(d: number, k: number): { objective(inst: Instance): number; g
       let slse = 0
       for (let i0 = 0; i0 < inst.n; i0 += BLOCK) {
         for (const a of ws) a.fill(0)
-        P(slse, i0, Math.min(inst.n, i0 + BLOCK), inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws)
+        P(slse, k, i0, Math.min(inst.n, i0 + BLOCK), inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws)
         slse = P.results[0]!
       }
       R(0, inst.n, d, k, inst.alphas, inst.icf, inst.gamma, inst.m)
@@ -188,9 +188,9 @@ function evaluator(d: number, k: number): { objective(inst: Instance): number; g
         const i1 = Math.min(inst.n, i0 + BLOCK)
         for (const a of ws) a.fill(0)
         for (const a of gws) a.fill(0)
-        P(0, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws)
+        P(0, k, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws)
         // the adjoint: values, one gradient per float parameter (slse first), then the sink
-        A(P.results[0]!, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws,
+        A(P.results[0]!, k, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws,
           1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, ...gws, 0)
       }
       // through qdiag = exp(q) and sumq = Σq
