@@ -199,9 +199,7 @@ function reset(inst: Instance): void {
 /**
  * Columns per tangent sweep. Wider sweeps share more of the primal work, but the generated
  * tangent function grows with the width and V8 stops optimising it beyond about this width: on
- * this program (a loaded 2-core machine) the whole Jacobian took 4–5× longer at width 7 and
- * 10–15× longer at width 14 than in seven sweeps of width 4; before the skinning constants became
- * host functions, widths 7–28 ran 30–40× slower per column than width 4.
+ * this program (a loaded 2-core machine) widths 7–28 ran 30–40× slower per column than width 4.
  */
 const WIDTH = 4
 
