@@ -14,8 +14,8 @@
  * row 3i+k along "all u₀" is exactly ∂/∂u₀ of point i. The tangent arrays are element-major
  * (residual r's direction k at r·4 + k): rows of the dense [3c][28] Jacobian.
  */
-import { compileTangent, type TenetFunction, type TenetModule } from 'tenet'
-import { compileWith, fn } from './compile.js'
+import { compileTangent, type TenetFunction } from 'tenet'
+import { compile, fn } from './compile.js'
 import { InputError, flat, matrix, record, list } from './input.js'
 import type { EvalModule, Prepared } from './types.js'
 
@@ -41,8 +41,8 @@ const angleAxis = (r: number, c: number): string => {
   return `${a(r)} * ${a(c)} * (1.0 - ${co}) ${sign} ${a(k)} * ${si}`
 }
 
-const PARAMS = 'theta: f64[], pose: f64[], cs: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
-const ARGS = 'theta, pose, cs, rb, rot, rel, absm, tr, pos, gpos, brel, iba, parents, nb, nv, mirror'
+const PARAMS = 'theta: f64[], pose: f64[], cs: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], bpos: f64[], wts: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
+const ARGS = 'theta, pose, cs, rb, rot, rel, absm, tr, pos, gpos, brel, iba, bpos, wts, parents, nb, nv, mirror'
 
 export const htSource = `
 fn ht_pose(${PARAMS}) {
@@ -99,7 +99,7 @@ ${eulerRows().flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}
   for v in 0..nv {
     for i in 0..nb {
       for r in 0..3 {
-        pos[3 * v + r] += WEIGHT(f64(v * nb + i)) * (tr[16 * i + 4 * r] * BASE(f64(4 * v)) + tr[16 * i + 4 * r + 1] * BASE(f64(4 * v + 1)) + tr[16 * i + 4 * r + 2] * BASE(f64(4 * v + 2)) + tr[16 * i + 4 * r + 3] * BASE(f64(4 * v + 3)))
+        pos[3 * v + r] += wts[v * nb + i] * (tr[16 * i + 4 * r] * bpos[4 * v] + tr[16 * i + 4 * r + 1] * bpos[4 * v + 1] + tr[16 * i + 4 * r + 2] * bpos[4 * v + 2] + tr[16 * i + 4 * r + 3] * bpos[4 * v + 3])
       }
     }
   }
@@ -156,8 +156,6 @@ interface Instance {
   /** the float arrays among them, for the tangent's zero seeds */
   poseFloats: Float64Array[]
   work: Float64Array[]
-  weights: Float64Array
-  base: Float64Array
 }
 
 const ints = (o: Record<string, unknown>, key: string, size?: number): Int32Array => Int32Array.from(flat(o, key, size))
@@ -178,12 +176,9 @@ function parse(input: unknown): Instance {
   if (!simple && us.length !== 2 * c) throw new InputError(`ht needs us: double[${c}][2] (or empty)`)
   const tris = simple ? new Int32Array(0) : ints(model, 'triangles')
   const work = [3 * (nb + 3), 6 * nb, 9 * nb, 15, 16 * nb, 16 * nb, 16 * nb, 3 * nv, 3 * nv].map((k) => new Float64Array(k))
-  const consts = [flat(model, 'base_relatives', 16 * nb), flat(model, 'inverse_base_absolutes', 16 * nb)]
+  const consts = [flat(model, 'base_relatives', 16 * nb), flat(model, 'inverse_base_absolutes', 16 * nb), flat(model, 'base_positions', 4 * nv), flat(model, 'weights', nb * nv)]
   const pose = [theta, ...work, ...consts, ints(model, 'parents', nb), nb, nv, model.is_mirrored === true ? 1 : 0]
-  return {
-    simple, c, err: new Float64Array(3 * c), us, pts, tris, corr, pose, poseFloats: [theta, ...work, ...consts], work,
-    weights: flat(model, 'weights', nb * nv), base: flat(model, 'base_positions', 4 * nv),
-  }
+  return { simple, c, err: new Float64Array(3 * c), us, pts, tris, corr, pose, poseFloats: [theta, ...work, ...consts], work }
 }
 
 function prefix(inst: Instance): unknown[] {
@@ -191,7 +186,6 @@ function prefix(inst: Instance): unknown[] {
 }
 
 function reset(inst: Instance): void {
-  useSkin(inst)
   inst.err.fill(0)
   for (const a of inst.work) a.fill(0)
 }
@@ -203,33 +197,7 @@ function reset(inst: Instance): void {
  */
 const WIDTH = 4
 
-/**
- * The model's skinning weights and base positions, read by the program through two host
- * functions (`WEIGHT(j)`, `BASE(j)` in the source) instead of array parameters: they are
- * constants, and a float array parameter would get a tangent array that the tangent program
- * multiplies through (9 partials per skinning update instead of 4). A host function of an
- * integer index has no derivative. Set before every run from the instance being run.
- */
-const skin: { weights: Float64Array; base: Float64Array } = { weights: new Float64Array(0), base: new Float64Array(0) }
-const weight = (j: number): number => skin.weights[j]!
-const base = (j: number): number => skin.base[j]!
-
-let module: TenetModule | undefined
-const htModule = (): TenetModule => {
-  if (!module) {
-    const pieces = htSource.split(/(?=WEIGHT\(|BASE\()/)
-    const values = pieces.slice(1).map((p) => (p.startsWith('WEIGHT') ? weight : base))
-    module = compileWith(pieces.map((p, i) => (i === 0 ? p : p.replace(/^(WEIGHT|BASE)/, ''))), values)
-  }
-  return module
-}
-
-const functionOf = (inst: Instance): TenetFunction => fn(htModule(), inst.simple ? 'ht_simple' : 'ht')
-
-const useSkin = (inst: Instance): void => {
-  skin.weights = inst.weights
-  skin.base = inst.base
-}
+const functionOf = (inst: Instance): TenetFunction => fn(compile(htSource), inst.simple ? 'ht_simple' : 'ht')
 
 export const ht: EvalModule = {
   objective(input): Prepared {
