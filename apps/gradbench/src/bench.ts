@@ -13,6 +13,7 @@
  */
 import { resolve } from 'node:path'
 import { MODULES } from './evals/index.js'
+import { argminStats } from './evals/argmin.js'
 import { particleFunctions } from './evals/particle.js'
 import { saddleFunctions } from './evals/saddle.js'
 import type { Prepared } from './evals/types.js'
@@ -85,7 +86,7 @@ function main(): void {
   const names = args.filter((a, i) => !a.startsWith('--') && !optionValues.has(i))
   const evals = names.length ? names : [...Object.keys(PAIRS), 'particle', 'saddle']
   const rows: Row[] = []
-  const solves: Array<{ eval: string; mode: string; ms: number[] }> = []
+  const solves: Array<{ eval: string; mode: string; ms: number[]; counts: string }> = []
   for (const e of evals) {
     process.stderr.write(`${e} …\n`)
     if (e === 'particle' || e === 'saddle') {
@@ -114,7 +115,9 @@ function main(): void {
           }
         }
         rows.push(row)
-        solves.push({ eval: e, mode, ms: solveMs })
+        argminStats.values = argminStats.gradients = 0
+        solve.run()
+        solves.push({ eval: e, mode, ms: solveMs, counts: `${argminStats.values} / ${argminStats.gradients}` })
       }
       continue
     }
@@ -140,8 +143,8 @@ function main(): void {
     lines.push(`| ${r.eval} | ${r.workload} | ${r.objective} | ${fmt(median(r.objectiveMs))} | ${r.derivative} | ${fmt(median(r.derivativeMs))} | ${median(ratios).toFixed(2)}× (${lo.toFixed(2)}–${hi.toFixed(2)}) |`)
   }
   if (solves.length) {
-    lines.push('', '| eval | mode | full solve (the evaluate GradBench times), ms |', '|---|---|---|')
-    for (const s of solves) lines.push(`| ${s.eval} | ${s.mode} | ${fmt(median(s.ms))} (${fmt(Math.min(...s.ms))}–${fmt(Math.max(...s.ms))}) |`)
+    lines.push('', '| eval | mode | full solve (the evaluate GradBench times), ms | objective / derivative evaluations per solve (all descents) |', '|---|---|---|---|')
+    for (const s of solves) lines.push(`| ${s.eval} | ${s.mode} | ${fmt(median(s.ms))} (${fmt(Math.min(...s.ms))}–${fmt(Math.max(...s.ms))}) | ${s.counts} |`)
   }
   process.stdout.write(lines.join('\n') + '\n')
 }
