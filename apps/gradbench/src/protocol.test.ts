@@ -60,7 +60,7 @@ describe('the tool process', () => {
   })
 
   it.skipIf(!haveData)('gives the same outputs when runs repeat (no state left between runs)', async () => {
-    for (const name of ['lstm', 'ode', 'ht', 'gmm']) {
+    for (const name of ['lstm', 'ode', 'ht', 'gmm', 'det', 'kmeans', 'ba', 'llsq']) {
       const lines = recorded(name).filter((l) => l.message.kind === 'evaluate').slice(0, 2)
       for (const { message, expected } of lines) {
         const m = { ...message, id: 100 + sent, input: { ...(message.input as object), min_runs: 3 } }
