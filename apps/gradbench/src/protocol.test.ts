@@ -57,6 +57,9 @@ describe('the tool process', () => {
     const total = (s.timings as Array<{ name: string; nanoseconds: number }>).filter((t) => t.name === 'evaluate').reduce((a, t) => a + t.nanoseconds, 0)
     expect(total).toBeGreaterThanOrEqual(0.05e9)
     expect(s.output).toBe(18)
+    // older evals name the run count `runs`
+    const o = await send({ id: 10, kind: 'evaluate', module: 'det', function: 'primal', input: { A: input.A, ell: 3, runs: 2 } })
+    expect((o.timings as Array<{ name: string }>).filter((t) => t.name === 'evaluate')).toHaveLength(2)
   })
 
   it.skipIf(!haveData)('gives the same outputs when runs repeat (no state left between runs)', async () => {

@@ -24,11 +24,15 @@ export interface Runs {
   minSeconds: number
 }
 
-/** `min_runs` / `min_seconds` from an input object (hello's bare number has none: one run). */
+/**
+ * `min_runs` / `min_seconds` from an input object (hello's bare number has none: one run). Older
+ * GradBench evals send `runs` instead of `min_runs`; it is read the same way.
+ */
 export function runsOf(input: unknown): Runs {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return { minRuns: 1, minSeconds: 0 }
   const o = input as Record<string, unknown>
-  const minRuns = typeof o.min_runs === 'number' && o.min_runs >= 1 ? Math.floor(o.min_runs) : 1
+  const runs = o.min_runs ?? o.runs
+  const minRuns = typeof runs === 'number' && runs >= 1 ? Math.floor(runs) : 1
   const minSeconds = typeof o.min_seconds === 'number' && o.min_seconds > 0 ? o.min_seconds : 0
   return { minRuns, minSeconds }
 }
