@@ -95,11 +95,13 @@ ${eulerRows().flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}
       }
     }
   }
-  // linear-blend skinning
+  // linear-blend skinning (a vertex has weights for a few bones only: the zeros are skipped)
   for v in 0..nv {
     for i in 0..nb {
-      for r in 0..3 {
-        pos[3 * v + r] += wts[v * nb + i] * (tr[16 * i + 4 * r] * bpos[4 * v] + tr[16 * i + 4 * r + 1] * bpos[4 * v + 1] + tr[16 * i + 4 * r + 2] * bpos[4 * v + 2] + tr[16 * i + 4 * r + 3] * bpos[4 * v + 3])
+      if (wts[v * nb + i] != 0.0, ~) {
+        for r in 0..3 {
+          pos[3 * v + r] += wts[v * nb + i] * (tr[16 * i + 4 * r] * bpos[4 * v] + tr[16 * i + 4 * r + 1] * bpos[4 * v + 1] + tr[16 * i + 4 * r + 2] * bpos[4 * v + 2] + tr[16 * i + 4 * r + 3] * bpos[4 * v + 3])
+        }
       }
     }
   }
