@@ -195,7 +195,8 @@ function reset(inst: Instance): void {
 /**
  * Columns per tangent sweep. Wider sweeps share more of the primal work, but the generated
  * tangent function grows with the width and V8 stops optimising it beyond about this width: on
- * this program (a loaded 2-core machine) widths 7–28 ran 30–40× slower per column than width 4.
+ * this program (a loaded 2-core machine, interleaved runs) width 7 took about 100× longer than
+ * width 4 for the whole Jacobian, widths 14 and 28 no better.
  */
 const WIDTH = 4
 
