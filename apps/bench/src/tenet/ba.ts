@@ -15,78 +15,11 @@ import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.js'
 import { BA_BLOCK_COLS, createBaJacobian, createBaResiduals, type BaResiduals, type BaSparseJacobian } from '../objectives/ba.js'
 import { grad, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
+import { examples } from 'tenet'
 
-/**
- * The projection of one observation as Tenet statements. `v(name)` gives the location of an
- * intermediate, `cam(j)`, `pt(j)` the parameters; the result is left in locations u, v, L.
- */
-function projection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
-  return `
-    ${v('sq')} += ${cam(0)} * ${cam(0)} + ${cam(1)} * ${cam(1)} + ${cam(2)} * ${cam(2)}
-    ${v('p0')} += ${pt(0)} - ${cam(3)}
-    ${v('p1')} += ${pt(1)} - ${cam(4)}
-    ${v('p2')} += ${pt(2)} - ${cam(5)}
-    if (${v('sq')} != 0.0, ~) {
-      ${v('th')} += sqrt(${v('sq')})
-      ${v('cs')} += cos(${v('th')})
-      ${v('sn')} += sin(${v('th')})
-      ${v('w0')} += ${cam(0)} / ${v('th')}
-      ${v('w1')} += ${cam(1)} / ${v('th')}
-      ${v('w2')} += ${cam(2)} / ${v('th')}
-      ${v('tmp')} += (${v('w0')} * ${v('p0')} + ${v('w1')} * ${v('p1')} + ${v('w2')} * ${v('p2')}) * (1.0 - ${v('cs')})
-      ${v('c0')} += ${v('p0')} * ${v('cs')} + (${v('w1')} * ${v('p2')} - ${v('w2')} * ${v('p1')}) * ${v('sn')} + ${v('w0')} * ${v('tmp')}
-      ${v('c1')} += ${v('p1')} * ${v('cs')} + (${v('w2')} * ${v('p0')} - ${v('w0')} * ${v('p2')}) * ${v('sn')} + ${v('w1')} * ${v('tmp')}
-      ${v('c2')} += ${v('p2')} * ${v('cs')} + (${v('w0')} * ${v('p1')} - ${v('w1')} * ${v('p0')}) * ${v('sn')} + ${v('w2')} * ${v('tmp')}
-    } else {
-      ${v('c0')} += ${v('p0')} + (${cam(1)} * ${v('p2')} - ${cam(2)} * ${v('p1')})
-      ${v('c1')} += ${v('p1')} + (${cam(2)} * ${v('p0')} - ${cam(0)} * ${v('p2')})
-      ${v('c2')} += ${v('p2')} + (${cam(0)} * ${v('p1')} - ${cam(1)} * ${v('p0')})
-    }
-    ${v('u')} += ${v('c0')} / ${v('c2')}
-    ${v('v')} += ${v('c1')} / ${v('c2')}
-    ${v('rsq')} += ${v('u')} * ${v('u')} + ${v('v')} * ${v('v')}
-    ${v('L')} += 1.0 + ${cam(9)} * ${v('rsq')} + ${cam(10)} * ${v('rsq')} * ${v('rsq')}`
-}
+/** The BA program is `tenet`'s (`examples.baSource`); its projection helper serves other forms (the f32 GPU kernel). */
+export const { baSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
 
-const NAMES = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
-/** Intermediates kept per observation by `ba_rows`. */
-export const BA_WORKSPACE = NAMES.length
-
-export const baSource = `
-fn ba_objective(reproj: f64[], werr: f64[], cams: f64[], X: f64[], w: f64[], obs: i32[], feats: f64[], p: i32) {
-  for i in 0..p {
-    co: i32 <- 11 * obs[2 * i]
-    xo: i32 <- 3 * obs[2 * i + 1]
-    routine {
-${NAMES.map((n) => `      ${n} <- 0.0`).join('\n')}
-${projection((n) => n, (j) => `cams[co + ${j}]`, (j) => `X[xo + ${j}]`)}
-    }
-    reproj[2 * i] += w[i] * (u * L * cams[co + 6] + cams[co + 7] - feats[2 * i])
-    reproj[2 * i + 1] += w[i] * (v * L * cams[co + 6] + cams[co + 8] - feats[2 * i + 1])
-    ~routine
-    werr[i] += 1.0 - w[i] * w[i]
-    xo -> 3 * obs[2 * i + 1]
-    co -> 11 * obs[2 * i]
-  }
-}
-
-fn ba_rows(loss: f64, row: i32, i0: i32, i1: i32, cam: f64[], pt: f64[], w: f64[], feats: f64[], ws: f64[]) {
-  for i in i0..i1 {
-    b: i32 <- ${BA_WORKSPACE} * (i - i0)
-    co: i32 <- 11 * i
-    xo: i32 <- 3 * i
-${projection((n) => `ws[b + ${NAMES.indexOf(n)}]`, (j) => `cam[co + ${j}]`, (j) => `pt[xo + ${j}]`)}
-    if (row == 0, ~) {
-      loss += w[i] * (ws[b + ${NAMES.indexOf('u')}] * ws[b + ${NAMES.indexOf('L')}] * cam[co + 6] + cam[co + 7] - feats[2 * i])
-    } else {
-      loss += w[i] * (ws[b + ${NAMES.indexOf('v')}] * ws[b + ${NAMES.indexOf('L')}] * cam[co + 6] + cam[co + 8] - feats[2 * i + 1])
-    }
-    xo -> 3 * i
-    co -> 11 * i
-    b -> ${BA_WORKSPACE} * (i - i0)
-  }
-}
-`
 
 const modules = new Map<string, TenetModule>()
 export const baModule = (): TenetModule => {

@@ -14,7 +14,7 @@
  */
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
-import { grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
+import { examples, grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
 
 /**
@@ -69,37 +69,11 @@ ${lines.join('\n')}
 }
 
 /** exp of the log-diagonal and its per-component sums (once per evaluation, shared by all blocks). */
-export const gmmQSource = `
-fn gmm_q(unused: f64, d: i32, k: i32, icf: f64[], qdiag: f64[], sumq: f64[]) {
-  icfsz: i32 <- div(d * (d + 1), 2)
-  for c in 0..k {
-    for j in 0..d {
-      qdiag[c * d + j] += exp(icf[c * icfsz + j])
-      sumq[c] += icf[c * icfsz + j]
-    }
-  }
-  icfsz -> div(d * (d + 1), 2)
-}
-`
+export const gmmQSource = examples.gmmQSource
 
 /** −n·logsumexp(α) and the Wishart prior; log-sum-exp is compute–copy–uncompute on ancillas. */
 export const gmmRestSource = `
-fn logsumexp(out: f64, a: f64[], k: i32) {
-  routine {
-    rm: f64[] <- zeros(k)
-    rm[0] += a[0]
-    for c in 1..k {
-      rm[c] += max(rm[c - 1], a[c])
-    }
-    s <- 0.0
-    for c in 0..k {
-      s += exp(a[c] - rm[k - 1])
-    }
-  }
-  out += log(s) + rm[k - 1]
-  ~routine
-}
-
+${examples.logsumexpSource}
 fn gmm_rest(err: f64, n: f64, d: i32, k: i32, alphas: f64[], icf: f64[], gamma: f64, wm: f64) {
   routine {
     lse <- 0.0

@@ -1,7 +1,7 @@
 /**
  * ba: ADBench's bundle adjustment in GradBench's replicated form (n cameras, m points, p
- * observations; observation i sees camera i mod n and point i mod m). The program follows the
- * bench's (`apps/bench/src/tenet/ba.ts`):
+ * observations; observation i sees camera i mod n and point i mod m). The program is the one
+ * the benchmark suite uses, `examples.baSource` of `tenet`:
  *
  * - `ba_objective`: per observation, Rodrigues rotation (first-order branch at θ = 0), perspective
  *   division, radial distortion, focal length and principal point, in ancillas that `~routine`
@@ -14,79 +14,12 @@
  *
  * Both compute all p observations; the response is GradBench's compressed form.
  */
-import { grad } from 'tenet'
+import { examples, grad } from 'tenet'
 import { compile, fn } from './compile.js'
 import { flat, int, num, record } from './input.js'
 import type { EvalModule, Prepared } from './types.js'
 
-/** The projection of one observation; `v` names an intermediate, `cam`/`pt` the parameters. */
-function projection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
-  return `
-    ${v('sq')} += ${cam(0)} * ${cam(0)} + ${cam(1)} * ${cam(1)} + ${cam(2)} * ${cam(2)}
-    ${v('p0')} += ${pt(0)} - ${cam(3)}
-    ${v('p1')} += ${pt(1)} - ${cam(4)}
-    ${v('p2')} += ${pt(2)} - ${cam(5)}
-    if (${v('sq')} != 0.0, ~) {
-      ${v('th')} += sqrt(${v('sq')})
-      ${v('cs')} += cos(${v('th')})
-      ${v('sn')} += sin(${v('th')})
-      ${v('w0')} += ${cam(0)} / ${v('th')}
-      ${v('w1')} += ${cam(1)} / ${v('th')}
-      ${v('w2')} += ${cam(2)} / ${v('th')}
-      ${v('tmp')} += (${v('w0')} * ${v('p0')} + ${v('w1')} * ${v('p1')} + ${v('w2')} * ${v('p2')}) * (1.0 - ${v('cs')})
-      ${v('c0')} += ${v('p0')} * ${v('cs')} + (${v('w1')} * ${v('p2')} - ${v('w2')} * ${v('p1')}) * ${v('sn')} + ${v('w0')} * ${v('tmp')}
-      ${v('c1')} += ${v('p1')} * ${v('cs')} + (${v('w2')} * ${v('p0')} - ${v('w0')} * ${v('p2')}) * ${v('sn')} + ${v('w1')} * ${v('tmp')}
-      ${v('c2')} += ${v('p2')} * ${v('cs')} + (${v('w0')} * ${v('p1')} - ${v('w1')} * ${v('p0')}) * ${v('sn')} + ${v('w2')} * ${v('tmp')}
-    } else {
-      ${v('c0')} += ${v('p0')} + (${cam(1)} * ${v('p2')} - ${cam(2)} * ${v('p1')})
-      ${v('c1')} += ${v('p1')} + (${cam(2)} * ${v('p0')} - ${cam(0)} * ${v('p2')})
-      ${v('c2')} += ${v('p2')} + (${cam(0)} * ${v('p1')} - ${cam(1)} * ${v('p0')})
-    }
-    ${v('u')} += ${v('c0')} / ${v('c2')}
-    ${v('v')} += ${v('c1')} / ${v('c2')}
-    ${v('rsq')} += ${v('u')} * ${v('u')} + ${v('v')} * ${v('v')}
-    ${v('L')} += 1.0 + ${cam(9)} * ${v('rsq')} + ${cam(10)} * ${v('rsq')} * ${v('rsq')}`
-}
-
-const NAMES = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
-const W = NAMES.length
-const at = (n: string): number => NAMES.indexOf(n)
-
-export const baSource = `
-fn ba_objective(reproj: f64[], werr: f64[], cams: f64[], X: f64[], w: f64[], obs: i32[], feats: f64[], p: i32) {
-  for i in 0..p {
-    co: i32 <- 11 * obs[2 * i]
-    xo: i32 <- 3 * obs[2 * i + 1]
-    routine {
-${NAMES.map((n) => `      ${n} <- 0.0`).join('\n')}
-${projection((n) => n, (j) => `cams[co + ${j}]`, (j) => `X[xo + ${j}]`)}
-    }
-    reproj[2 * i] += w[i] * (u * L * cams[co + 6] + cams[co + 7] - feats[2 * i])
-    reproj[2 * i + 1] += w[i] * (v * L * cams[co + 6] + cams[co + 8] - feats[2 * i + 1])
-    ~routine
-    werr[i] += 1.0 - w[i] * w[i]
-    xo -> 3 * obs[2 * i + 1]
-    co -> 11 * obs[2 * i]
-  }
-}
-
-fn ba_rows(loss: f64, row: i32, i0: i32, i1: i32, cam: f64[], pt: f64[], w: f64[], feats: f64[], ws: f64[]) {
-  for i in i0..i1 {
-    b: i32 <- ${W} * (i - i0)
-    co: i32 <- 11 * i
-    xo: i32 <- 3 * i
-${projection((n) => `ws[b + ${at(n)}]`, (j) => `cam[co + ${j}]`, (j) => `pt[xo + ${j}]`)}
-    if (row == 0, ~) {
-      loss += w[i] * (ws[b + ${at('u')}] * ws[b + ${at('L')}] * cam[co + 6] + cam[co + 7] - feats[2 * i])
-    } else {
-      loss += w[i] * (ws[b + ${at('v')}] * ws[b + ${at('L')}] * cam[co + 6] + cam[co + 8] - feats[2 * i + 1])
-    }
-    xo -> 3 * i
-    co -> 11 * i
-    b -> ${W} * (i - i0)
-  }
-}
-`
+const { baSource, BA_WORKSPACE: W } = examples
 
 interface Instance {
   n: number

@@ -10,7 +10,7 @@
  * - `gmm_q` computes exp(q) and Σq once per evaluation.
  * - `gmm_rest` is −n·logsumexp(α) plus the prior, written compute–copy–uncompute.
  */
-import { grad, type GradientFunction, type TenetFunction } from 'tenet'
+import { examples, grad, type GradientFunction, type TenetFunction } from 'tenet'
 import { compile, fn } from './compile.js'
 import { flat, int, matrix, num, record, list } from './input.js'
 import { multivariateLgamma } from './lgamma.js'
@@ -63,33 +63,8 @@ ${lines.join('\n')}
 }
 
 export const gmmSharedSource = `
-fn gmm_q(unused: f64, d: i32, k: i32, icf: f64[], qdiag: f64[], sumq: f64[]) {
-  icfsz: i32 <- div(d * (d + 1), 2)
-  for c in 0..k {
-    for j in 0..d {
-      qdiag[c * d + j] += exp(icf[c * icfsz + j])
-      sumq[c] += icf[c * icfsz + j]
-    }
-  }
-  icfsz -> div(d * (d + 1), 2)
-}
-
-fn logsumexp(out: f64, a: f64[], k: i32) {
-  routine {
-    rm: f64[] <- zeros(k)
-    rm[0] += a[0]
-    for c in 1..k {
-      rm[c] += max(rm[c - 1], a[c])
-    }
-    s <- 0.0
-    for c in 0..k {
-      s += exp(a[c] - rm[k - 1])
-    }
-  }
-  out += log(s) + rm[k - 1]
-  ~routine
-}
-
+${examples.gmmQSource}
+${examples.logsumexpSource}
 fn gmm_rest(err: f64, n: f64, d: i32, k: i32, alphas: f64[], icf: f64[], gamma: f64, m: f64) {
   routine {
     lse <- 0.0

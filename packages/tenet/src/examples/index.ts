@@ -1,1 +1,2 @@
 export * from './papers.js'
+export * from './adbench.js'
