@@ -111,6 +111,21 @@ describe('vjp / jvp rules: defaults, types and errors', () => {
     expect(dx).toBeInstanceOf(Float64Array)
   })
 
+  it('borrow: arrays f only reads are taken as passed (same results; a wrong type is still rejected)', () => {
+    const x = Float64Array.from([3, 4, 12])
+    const rule = vjp(m.norm!, { wrt: [1], outputs: [0], borrow: true })
+    const r = rule(0, x, 3)
+    expect(r.outputs).toEqual([13])
+    expectClose(r.pullback([1])[0] as Float64Array, [3 / 13, 4 / 13, 12 / 13], 1e-15)
+    expect(Array.from(r.values[1] as Float64Array)).toEqual([3, 4, 12])
+    expect(() => rule(0, [3, 4, 12], 3)).toThrow(/argument 2 \(`x`\) of `norm` must be a Float64Array/)
+    // an array f writes is copied even when borrowing
+    const y = Float64Array.from([1, 2])
+    const t = vjp(m.twice!, { borrow: true })(y)
+    expect(Array.from(y)).toEqual([1, 2])
+    expect(Array.from(t.outputs[0] as Float64Array)).toEqual([1, 4])
+  })
+
   it('defaults: wrt every float argument, outputs every written float argument; f32 arrays get f32 cotangents', () => {
     const r = vjp(m.norm!)
     expect([r.wrt, r.outputs]).toEqual([[0, 1], [0]])

@@ -15,7 +15,7 @@
  */
 import { TenetError, type Param } from '@tenet/ir'
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
-import { Sweep, argError } from './api.js'
+import { Sweep, argError, sharedArrays } from './api.js'
 import { compileAdjoint, compileTangent, infoOf } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { TangentRun, loadArgs } from './forward.js'
@@ -35,6 +35,13 @@ export interface RuleSpec {
    * their cotangents (vjp) are given.
    */
   outputs?: number[]
+  /**
+   * Whether the arrays that `f` only reads (and that need no conversion) are used as passed
+   * instead of copied (default false). The caller must then leave them unchanged until the last
+   * pullback of that forward run. For adapters that own the arrays they pass (e.g. converted from
+   * tensors): it saves one copy per such array and call.
+   */
+  borrow?: boolean
 }
 
 /** The value of a float output, or the (co)tangent of a float argument: a number or an array. */
@@ -50,8 +57,11 @@ export type RuleSeed = number | ArrayLike<number> | null | undefined
 export interface VjpResult {
   /** The final values of the `outputs` arguments, in `spec.outputs` order (arrays are own copies). */
   outputs: RuleValue[]
-  /** The final values of every argument, as a call of `f` returns them (arrays are own copies). */
-  values: unknown[]
+  /**
+   * The final values of every argument, as a call of `f` returns them (arrays are own copies,
+   * made on first access).
+   */
+  readonly values: unknown[]
   /**
    * Cotangents of the outputs (one per output, in `spec.outputs` order) → cotangents of the
    * inputs (one per `wrt` argument, in that order: a number per scalar, a fresh `Float64Array`
@@ -174,14 +184,28 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
   const n = params.length
   const written = c.info.program.writes.get(name)!
   const core = c.adjoint.core
+  // arrays f only reads, which a borrowing rule takes as passed: (parameter, its array type)
+  const borrowed = spec?.borrow === true ? sharedArrays(c).flatMap((shared, i) => (shared ? [i] : [])) : []
+  const ctorOf = (i: number) => ({ Float64Array, Float32Array, Int32Array, Uint8Array })[c.info.registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType]
   const rule = (...args: unknown[]): VjpResult => {
     const sweep = new Sweep(c)
-    sweep.load(args)
+    let load: unknown[] = args
+    const lent: number[] = []
+    if (borrowed.length && args.length === n) {
+      load = args.slice()
+      for (const i of borrowed) {
+        const ctor = ctorOf(i)
+        // (an argument of the wrong type is loaded as given, and rejected there)
+        if (args[i] instanceof ctor) { load[i] = new ctor(0); lent.push(i) }
+      }
+    }
+    sweep.load(load)
+    for (const i of lent) sweep.fwd[i] = args[i]
     sweep.forward()
     // the residuals: the final values, in the representation of f (own buffers of this sweep)
     const final = sweep.fwd.slice()
-    const values = final.map((v, i) => hostValue(f, i, v))
-    const outs = outputs.map((i) => values[i] as RuleValue)
+    let values: unknown[] | undefined
+    const outs = outputs.map((i) => hostValue(f, i, final[i]) as RuleValue)
     const pullback = (cotangents: ReadonlyArray<RuleSeed>): RuleValue[] => {
       checkCount(cotangents, outputs.length, `the cotangents of \`${name}\`'s outputs`, `output (arguments ${outputs.join(', ')})`)
       const seeds = outputs.map((p, k) => readSeed(cotangents[k], final[p], `cotangent ${k} (argument ${p})`, params[p]!))
@@ -215,7 +239,11 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
         return s.kind === 'scalar' ? core.results[s.index]! : (argv[s.index] as Float64Array)
       })
     }
-    return { outputs: outs, values, pullback }
+    return {
+      outputs: outs,
+      get values() { return (values ??= final.map((v, i) => hostValue(f, i, v))) },
+      pullback,
+    }
   }
   Object.defineProperties(rule, { wrt: { value: Object.freeze(wrt.slice()) }, outputs: { value: Object.freeze(outputs.slice()) } })
   return rule as VjpRule
