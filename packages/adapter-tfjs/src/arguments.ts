@@ -50,8 +50,8 @@ const typeName = (p: Param): string => (p.type.kind === 'scalar' ? p.type.name :
 
 /** Resolves `options` against the parameters of `f`, with clear errors for what does not fit. */
 export function planArguments(f: TenetFunction, options: TfOpOptions): ArgumentPlan {
-  const params = (f as { ir?: { params: Param[]; name: string } }).ir?.params
-  if (typeof f !== 'function' || !params) return adapterError('adapter/argument', 'tfOp(f, options): `f` must be a Tenet function (from `rev` or `compileModule`), e.g. `m.norm`')
+  const params = typeof f === 'function' ? (f as { ir?: { params: Param[]; name: string } }).ir?.params : undefined
+  if (!params) return adapterError('adapter/argument', 'tfOp(f, options): `f` must be a Tenet function (from `rev` or `compileModule`), e.g. `m.norm`')
   const name = f.ir.name
   if (typeof options !== 'object' || options === null) adapterError('adapter/argument', `tfOp(f, options): \`options\` must be an object { inputs, outputs, args?, outputShapes?, batch? }`)
   const list = params.map((p, i) => `${i} \`${p.name}\`: ${typeName(p)}`).join(', ')

@@ -6,3 +6,4 @@
 export { tfOp, type TfOp, type TfOpOptions, type ParamRef } from './tf-op.js'
 export { TenetLayer, type TenetLayerArgs, type TenetWeight, type LayerArgs, type Shape } from './layer.js'
 export type { ElementInputs } from './arguments.js'
+export { unitaryRnnLayer, unitaryRnnSource, unitaryRnnPlain, givensAngles } from './examples/unitary-rnn.js'
