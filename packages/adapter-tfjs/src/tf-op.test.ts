@@ -133,7 +133,7 @@ describe('tfOp: a Tenet function as a TF.js op', () => {
     const norm = tfOp(m.norm!, { inputs: ['x'], outputs: ['out'] })
     const target = tf.tensor1d([1, -2, 2])
     const v = tf.variable(tf.tensor1d([0.5, 0.5, 0.5]))
-    const loss = () => tf.add(norm(tf.sub(v, target)), tf.mul(0.01, tf.sum(tf.square(v))))
+    const loss = () => tf.add(norm(tf.sub(v, target)), tf.mul(0.01, tf.sum(tf.square(v)))) as tf.Scalar
     const { value, grads } = tf.variableGrads(loss)
     // d/dv ‖v − t‖ = (v − t)/‖v − t‖, plus 0.02 v
     const d = [0.5 - 1, 0.5 + 2, 0.5 - 2], len = Math.hypot(...d)

@@ -9,6 +9,12 @@ import { vjp, type RuleValue, type VjpRule } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
 import { adapterError, planArguments, type ArgumentPlan, type ElementInputs } from './arguments.js'
 
+/**
+ * The value of a parameter that no tensor feeds: a number, boolean, typed array (or a JS array
+ * for a stack), or a function of one batch element's inputs that returns one.
+ */
+export type ArgSource = number | boolean | ArrayLike<number> | unknown[] | ((inputs: ElementInputs) => unknown)
+
 /** A parameter of the Tenet function, by name or index. */
 export type ParamRef = number | string
 
@@ -27,7 +33,7 @@ export interface TfOpOptions {
    * tables, zeroed output arrays: `{ n: ({ x }) => x.length, y: ({ x }) => new Float64Array(x.length) }`.
    * A float scalar parameter that is neither an input nor given here starts at 0.
    */
-  args?: Readonly<Record<string, unknown>>
+  args?: Readonly<Record<string, ArgSource>>
   /**
    * The TF.js shape of each output, without the batch dimension. Default: `[]` for a scalar; for
    * an array that is also an input, that input's shape; otherwise `[length]`.
