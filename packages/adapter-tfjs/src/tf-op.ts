@@ -157,8 +157,8 @@ function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single:
     : tf.tensor(packed!, B === null ? [total] : [B, total], 'float32')
   const gradFunc = (dy: tf.Tensor): tf.Tensor[] => {
     const d = dy.dataSync() as Float32Array
-    // per input: its gradient, accumulated in f64 when the batch shares it
-    const grads = inputs.map((t, k) => (plan.isInt[k] ? null : batchedAt[k] ? new Float32Array(t.size) : new Float64Array(t.size)))
+    // per input: its gradient, accumulated in f64 when a batch of several shares it
+    const grads = inputs.map((t, k) => (plan.isInt[k] ? null : batchedAt[k] || count === 1 ? new Float32Array(t.size) : new Float64Array(t.size)))
     for (let b = 0; b < count; b++) {
       const cot = offsets.map((o, j) => (plan.isScalarOutput[j] ? d[b * total + o]! : d.subarray(b * total + o, b * total + o + sizeOf(shapes[j]!))))
       const g = pullbacks[b]!(cot)
@@ -167,19 +167,27 @@ function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single:
         if (at < 0) return
         const gk = g[at]!, out = grads[k]!
         const base = batchedAt[k] ? b * elemLen[k]! : 0
-        if (typeof gk === 'number') out[base] = batchedAt[k] ? gk : out[base]! + gk
-        else if (batchedAt[k]) out.set(gk, base)
-        else for (let e = 0; e < gk.length; e++) out[e] = out[e]! + gk[e]!
+        if (typeof gk === 'number') out[base] = batchedAt[k] || count === 1 ? gk : out[base]! + gk
+        else if (batchedAt[k] || count === 1) out.set(gk, base)
+        else accumulate(out as Float64Array, gk)
       })
     }
     return inputs.map((t, k) => {
       const g = grads[k]
       // TF.js wants float32 gradients even for int32 inputs
       if (!g) return tf.zeros(t.shape, 'float32')
-      return tf.tensor(g instanceof Float32Array ? g : Float32Array.from(g), t.shape, 'float32')
+      if (g instanceof Float32Array) return tf.tensor(g, t.shape, 'float32')
+      const g32 = new Float32Array(g.length)
+      g32.set(g)
+      return tf.tensor(g32, t.shape, 'float32')
     })
   }
   return { value, gradFunc }
 }
 
 const sizeOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1)
+
+/** out += g, elementwise (a shared input's gradient summed over the batch). */
+function accumulate(out: Float64Array, g: Float64Array | Float32Array): void {
+  for (let e = 0; e < g.length; e++) out[e]! += g[e]!
+}
