@@ -152,6 +152,58 @@ export const adapterRows = defineRowFamily({
     ],
     'unitary-rnn': [
       {
+        name: `${TF_ROW} (dense U(θ))`,
+        family: 'TF.js',
+        kind: 'gradient',
+        async setup(c) {
+          const tf = await loadTf()
+          const { M, N, T } = c
+          // the TF.js way: U(θ) as a dense matrix, the product of its Givens rotations
+          // G_k = I + (cos θ_k − 1)P_k + sin θ_k Q_k by a tree of batched matMuls, then x ← U x
+          // T times; tf.grad stores what each op needs (the G_k, the partial products, every x_t)
+          const K = c.theta.length
+          let Kp = 1
+          while (Kp < K) Kp *= 2
+          const pd = new Float32Array(Kp * M * M), qd = new Float32Array(Kp * M * M), id = new Float32Array(Kp * M * M)
+          let k = 0
+          for (let j = 0; j < M; j++)
+            for (let i = M - 2; i >= j; i--, k++) {
+              const at = (r: number, col: number) => k * M * M + r * M + col
+              pd[at(i, i)] = 1; pd[at(i + 1, i + 1)] = 1
+              qd[at(i + 1, i)] = 1; qd[at(i, i + 1)] = -1
+            }
+          for (let q = 0; q < Kp; q++) for (let r = 0; r < M; r++) id[q * M * M + r * M + r] = 1
+          const P = tf.tensor3d(pd, [Kp, M, M]), Q = tf.tensor3d(qd, [Kp, M, M]), I = tf.tensor3d(id, [Kp, M, M])
+          const x0 = tf.tensor2d(Float32Array.from(c.x), [M, N]), cc = tf.tensor2d(Float32Array.from(c.c), [M, N])
+          const loss = (theta: Tensor): Tensor => {
+            // angles beyond K are 0: their G is the identity
+            const th = tf.pad(theta, [[0, Kp - K]]).reshape([Kp, 1, 1])
+            let G = tf.add(tf.add(I, tf.mul(tf.sub(tf.cos(th), 1), P)), tf.mul(tf.sin(th), Q))
+            // U = G_{K−1} ⋯ G_0: multiply neighbours, later on the left
+            for (let h = Kp / 2; h >= 1; h /= 2) {
+              const [even, odd] = tf.split(G.reshape([h, 2, M, M]), 2, 1)
+              G = tf.matMul(odd!.reshape([h, M, M]), even!.reshape([h, M, M]))
+            }
+            const U = G.reshape([M, M])
+            let x: Tensor = x0
+            for (let t = 0; t < T; t++) x = tf.matMul(U, x)
+            return tf.sum(tf.mul(cc, x))
+          }
+          const g = tf.grad(loss)
+          const theta = tf.tensor1d(Float32Array.from(c.theta))
+          const once = () => g(theta)
+          const memory = await tfMemory(tf, once)
+          return {
+            run: () => void valueOf(tf, once),
+            check: (): CheckResult => {
+              const r = checkClose(valueOf(tf, once), c.gradient(), TOLERANCE.f32, '∂L/∂θ')
+              return { ...r, reason: r.reason ?? `U(θ) dense (tree of batched matMuls), T matMuls; ${memory}` }
+            },
+            dispose: () => tf.dispose([P, Q, I, x0, cc, theta]),
+          }
+        },
+      },
+      {
         name,
         kind: 'gradient',
         async setup(c) {
