@@ -73,6 +73,7 @@ export class TenetLayer extends tf.layers.Layer {
     })
   }
 
+  /** Creates the weights (TF.js calls it before the first `call`). */
   override build(_inputShape: Shape | Shape[]): void {
     this.vars = this.spec.variables.map((w) => {
       const init = w.initializer ?? (w.shape.length >= 2 ? tf.initializers.glorotUniform({}) : tf.initializers.randomUniform({ minval: -0.5, maxval: 0.5 }))
@@ -81,6 +82,7 @@ export class TenetLayer extends tf.layers.Layer {
     this.built = true
   }
 
+  /** Runs the Tenet function on every batch element of the input(s) with the current weights. */
   override call(inputs: tf.Tensor | tf.Tensor[]): tf.Tensor {
     return tf.tidy(() => {
       const xs = Array.isArray(inputs) ? inputs : [inputs]
@@ -88,11 +90,13 @@ export class TenetLayer extends tf.layers.Layer {
     })
   }
 
+  /** The batch dimension of the input, then `outputShape(inputShape)`. */
   override computeOutputShape(inputShape: Shape | Shape[]): Shape {
     const first = (Array.isArray(inputShape[0]) ? inputShape[0] : inputShape) as Shape
     return [first[0] ?? null, ...this.spec.outputShape(inputShape)]
   }
 
+  /** `'TenetLayer'`. */
   override getClassName(): string {
     return TenetLayer.className
   }

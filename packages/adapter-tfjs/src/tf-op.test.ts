@@ -168,6 +168,7 @@ describe('tfOp: a Tenet function as a TF.js op', () => {
     expect(code(() => tf.tidy(() => norm(tf.tensor1d([1, 2], 'int32'))))).toMatch(/input 0 \(`x`: f64\[\]\) of the op of `norm` must be a float32 tensor, got int32/)
     const two = tfOp(m.two!, { inputs: ['x', 'w'], outputs: ['lo'], args: { hi: ({ x }) => new Float64Array((x as Float64Array).length) }, batch: true })
     expect(code(() => tf.tidy(() => two(tf.zeros([3, 2]), tf.zeros([2]))))).toMatch(/^adapter\/shape: the batched inputs of the op of `two` must share their leading dimension: input 1 \(`w`\) has 2, an earlier one 3/)
+    expect(code(() => tf.tidy(() => two(tf.zeros([0, 2]), tf.zeros([0]))))).toMatch(/^adapter\/shape: the op of `two` got an empty batch/)
     expect(code(() => tf.tidy(() => tfOp(m.norm!, { inputs: ['x'], outputs: ['out'], outputShapes: [[2]] })(tf.zeros([2]))))).toMatch(/outputShapes\[0\] = \[2\] does not fit output `out` of `norm`, which is a scalar/)
   })
 })

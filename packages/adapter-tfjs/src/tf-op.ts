@@ -111,6 +111,7 @@ function checkInputs(plan: ArgumentPlan, inputs: tf.Tensor[]): void {
 /** The forward pass inside `tf.customGrad`: runs the rule per batch element, keeps the pullbacks. */
 function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single: boolean): { value: tf.Tensor; gradFunc: (dy: tf.Tensor) => tf.Tensor[] } {
   const B = plan.batchSize(inputs)
+  if (B === 0) adapterError('adapter/shape', `the op of \`${plan.name}\` got an empty batch (leading dimension 0)`)
   const count = B ?? 1
   const data = inputs.map((t) => t.dataSync() as Float32Array | Int32Array)
   // per input: its element length and shape (without the batch dimension)
