@@ -96,6 +96,21 @@ describe('TenetLayer: the unitary recurrent cell as a TF.js layer', () => {
     model.dispose()
   })
 
+  it('trains inside model.fit (compile with adam and MSE, mini-batches of 8)', async () => {
+    const { xs, ys } = task()
+    const model = tf.sequential({ layers: [unitaryRnnLayer(m.urnn!, { m: M, steps: STEPS, initializer: tf.initializers.zeros() })] })
+    model.compile({ optimizer: tf.train.adam(0.05), loss: 'meanSquaredError' })
+    const x = tf.tensor2d(xs, [B, STEPS * M]), y = tf.tensor2d(ys, [B, M])
+    const before = tf.memory().numTensors
+    const h = await model.fit(x, y, { epochs: 40, batchSize: 8, shuffle: false, verbose: 0 })
+    const losses = h.history.loss as number[]
+    expect(losses[losses.length - 1]!, `loss ${losses[0]} → ${losses[losses.length - 1]}`).toBeLessThan(losses[0]! / 20)
+    // what fit keeps: adam's two moment estimates of θ, nothing per step
+    expect(tf.memory().numTensors - before).toBe(2)
+    tf.dispose([x, y])
+    model.dispose()
+  })
+
   it('composes with standard layers and checks its options', () => {
     const layer = unitaryRnnLayer(m.urnn!, { m: M, steps: STEPS })
     const model = tf.sequential({ layers: [layer, tf.layers.dense({ units: 1 })] })
