@@ -8,6 +8,7 @@
  * the results are the same.
  */
 import { TenetError, type Type } from '@tenet/ir'
+import { isDetached } from '@tenet/reversible'
 import type { DriverContext } from './api.js'
 import type { CompiledForwardGradient } from './compile.js'
 import type { GradientSlot } from './transform.js'
@@ -48,17 +49,23 @@ export interface InterpretedDriverSpec {
   /** Whether the forward-mode input's gradient is an f32 value. */
   forwardF32: boolean
   resident: boolean
+  /**
+   * With the uncompute check on (`GradOptions`'s policy): which parameters `f` writes, whose
+   * recomputed inputs are compared with the caller's values after the sweep; null when off.
+   */
+  checkWritten: readonly boolean[] | null
 }
 
 /** The driver's `run` for `spec`, without generated code. */
 export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]) => void {
-  const { ctx, params, slots, loss, fused, forward, shared, ctors } = spec
+  const { ctx, params, slots, loss, fused, forward, shared, ctors, checkWritten } = spec
   if (spec.resident) {
     throw new TenetError('ad/eval-free', 'a gradient on a backend with resident memory (wasm) needs generated driver code, which this page or process forbids (new Function): use the interpreter backend, rev.with({ backend: \'interpreter\' })')
   }
   const n = params.length
   return function run(...a: unknown[]): void {
     if (a.length !== n) ctx.bad(-1, a.length)
+    if (ctx.disposed) ctx.bad(-2, null)
     const vals = new Array<unknown>(n)
     for (let i = 0; i < n; i++) {
       const p = params[i]!, x = a[i]
@@ -67,7 +74,7 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
         vals[i] = p.type.name !== 'bool' && ctx.fromHost[i] ? ctx.fromHost[i]!(x as number) : x
       } else if (p.type.kind === 'array') {
         const C = ctors[i]!
-        if (!(x instanceof C)) ctx.bad(i, x)
+        if (!(x instanceof C) || ((x as Float64Array).length === 0 && isDetached(x as Float64Array))) ctx.bad(i, x)
         if (shared[i]) vals[i] = x
         else if (ctx.fromHost[i]) vals[i] = ctx.array(i, x)
         else {
@@ -118,6 +125,18 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
       ctx.adj(...vals, ...grads, 0, 0)
       ctx.loss[0] = ctx.toHost[loss] ? ctx.toHost[loss]!(Q[spec.lossSlot]!) : Q[spec.lossSlot]!
     } else ctx.adj(...vals, ...grads, 0)
+    if (checkWritten) {
+      // the sweep recomputed the inputs of every argument f writes: compare with the caller's
+      for (let i = 0; i < n; i++) {
+        if (!checkWritten[i]) continue
+        const p = params[i]!
+        if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
+          const want = a[i] as number
+          const got = ctx.toHost[i] ? ctx.toHost[i]!(Q[i]!) : Q[i]!
+          if (!(got === want || Math.abs(got - want) <= ctx.tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, -1, got, want)
+        } else if (p.type.kind === 'array' && !shared[i]) ctx.checkArray(i, vals[i] as Float64Array, a[i] as Float64Array)
+      }
+    }
     for (let i = 0; i < n; i++) {
       const s = slots[i]
       if (s?.kind === 'scalar') S[i] = Q[s.index]!

@@ -10,6 +10,7 @@ import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type Compil
 import { hasGradient } from './transform.js'
 import { jvpRule, type JvpRule, type RuleSpec } from './vjp.js'
 import { evalAllowed } from './driver-interpreted.js'
+import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -181,11 +182,14 @@ export function jvp(f: TenetFunction, args?: unknown[] | RuleSpec, options?: Jvp
     if (options !== undefined) argError('jvp: call it as jvp(f, args, { v }) for a directional derivative, or jvp(f, { wrt, outputs }) for a rule')
     return jvpRule(f, args)
   }
-  if (options === undefined || typeof options !== 'object') argError('jvp(f, args, options): `options` with the direction `v` is required')
-  return jvpAt(f, args, options!)
+  return jvpAt(f, args, options as JvpOptions)
 }
 
 function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
+  optionsOf('jvp', options, false)
+  argsOf('jvp', args)
+  if (!Array.isArray(options.v)) argError(`\`jvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  indexList('jvp', 'inputs', options.inputs)
   const ct = compileTangent(f, 1)
   const info = infoOf(f)
   const run = new TangentRun(ct)
@@ -202,11 +206,15 @@ function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResul
   const value = ct.params.map((p, i) => {
     const v = run.argv[i]
     if (p.type.kind === 'stack') return v
-    const th = hostConversionsOf(info.registry, p.type).toHost
+    const { fromHost: fh, toHost: th } = hostConversionsOf(info.registry, p.type)
     if (!th) return v
-    if (typeof v === 'number') return th(v)
+    // as \`f(...args)\` returns them: a value whose representation the run did not change is the
+    // argument as passed, the others decoded
+    const given = args[i]
+    const back = (r: number, x: unknown) => (fh && typeof x === 'number' && Object.is(r, fh(x)) ? x : th(r))
+    if (typeof v === 'number') return back(v, given)
     // an array of a number system whose representation is not its value (ulog): decoded copy
-    return ArrayBuffer.isView(v) ? (v as Float64Array).map(th) : v
+    return ArrayBuffer.isView(v) ? (v as Float64Array).map((r, j) => back(r, (given as ArrayLike<number> | undefined)?.[j])) : v
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]
@@ -251,6 +259,11 @@ function positions(values: unknown[], params: number[]): Array<[number, number]>
  * counts (`jacobianCost`).
  */
 export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
+  optionsOf('jacobian', options, false)
+  argsOf('jacobian', args)
+  indexList('jacobian', 'inputs', options.inputs)
+  indexList('jacobian', 'outputs', options.outputs)
+  positiveInteger('jacobian', 'width', options.width)
   const info = infoOf(f)
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
@@ -651,6 +664,10 @@ export interface HessianOptions extends LossOptions {
  * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
+  optionsOf('hessian', options, true)
+  argsOf('hessian', args)
+  indexList('hessian', 'wrt', options.wrt)
+  positiveInteger('hessian', 'width', options.width)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
@@ -696,6 +713,9 @@ export interface HvpOptions extends LossOptions {
  * Hessian is formed.
  */
 export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
+  optionsOf('hvp', options, true)
+  argsOf('hvp', args)
+  if (!Array.isArray(options.v)) argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const r = secondOrderRun(f, args, options.loss, 1)
