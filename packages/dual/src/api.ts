@@ -6,7 +6,7 @@
 import type { Registry } from '@tenet/ir'
 import { Dual } from './dual.js'
 import { DualError } from './errors.js'
-import { build, checkHandle, describe, flattenCotangent, load, matches, mirror, outputsOf, store, type Cotangent, type Plain, type Shape, type Valued } from './structure.js'
+import { build, checkHandle, describe, flattenCotangent, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
 import { HANDLE_BASE, type Real } from './tape.js'
 
 /**
@@ -163,7 +163,7 @@ export interface VjpResult<A extends unknown[], R> {
    * The cotangent of the arguments for a cotangent of the result (a tree of the result's shape;
    * arrays of handles take arrays or `Float64Array`s). May be called any number of times.
    */
-  pullback(cotangent: Valued<R>): Gradients<A>
+  pullback(cotangent: OutputCotangent<R>): Gradients<A>
 }
 
 /**

@@ -40,6 +40,13 @@ export type Valued<T> = T extends Real ? number
   : T extends object ? { -readonly [K in keyof T]: Valued<T[K]> }
   : T
 
+/** A cotangent for a result of handle type `R`: numbers for handles; an array of handles takes a `Float64Array` too. */
+export type OutputCotangent<R> = R extends Real ? number
+  : R extends readonly Real[] ? readonly number[] | Float64Array
+  : R extends readonly unknown[] ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
+  : R extends object ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
+  : R
+
 /** The shape of an input tree. Flat positions (`index`) number the differentiable scalars. */
 export type Shape =
   | { kind: 'scalar'; index: number }

@@ -170,12 +170,12 @@ export function runProgram<T>(d: Ops<T>, p: Program, input: ProgramInput<T>, tra
     }
   }
   exec(p.body)
-  let out = vars[vars.length - 1]!
+  let out: T = vars[vars.length - 1]!
   for (let k = 2; k <= Math.min(p.outputs, vars.length); k++) out = d.add(out, vars[vars.length - k]!)
   return out
 }
 
 /** The 7 scalars of a program input, in the order `runProgram` reads them. */
-export function flatInput(x: ArrayLike<number>): ProgramInput<number> {
+export function flatInput<T>(x: ArrayLike<T>): ProgramInput<T> {
   return { a: x[0]!, b: [x[1]!, x[2]!, x[3]!], c: { d: x[4]!, e: [x[5]!, x[6]!] } }
 }
