@@ -74,14 +74,17 @@ function invoke(f: Function, d: Dual, m: unknown[]): unknown {
   }
 }
 
-/** Runs the function on a scalar result and sweeps once from it; returns the value. */
+/**
+ * Sweeps once from a scalar result; returns its node index (an integer, so that no double crosses
+ * a call boundary: V8 boxes a returned double unless the call is inlined).
+ */
 function sweepScalar(d: Dual, result: unknown): number {
   if (typeof result !== 'number') throw new DualError('dual/not-scalar', `the function must return one handle (\`Real\`) to be differentiated with grad; got ${result === null ? 'null' : Array.isArray(result) ? 'an array (use vjp or jacobian)' : typeof result}`)
   checkHandle(result, d.top, 'result')
   d.clearAdjoints()
   d.adj[result - HANDLE_BASE] = 1
   d.sweep()
-  return d.val[result - HANDLE_BASE]!
+  return result - HANDLE_BASE
 }
 
 function gradientsOf(site: Site, args: unknown[], flat: ArrayLike<number>): unknown {
@@ -95,9 +98,14 @@ export interface GradFunction<A extends unknown[]> {
   /**
    * For a function of one argument: writes the gradient into `out` (a tree of the argument's shape
    * whose containers are reused: `Float64Array`s are filled, numbers in arrays and records are
-   * assigned) and returns the function's value. Allocates nothing in steady state.
+   * assigned) and the function's value into `value`. Allocates nothing in steady state when the
+   * argument's differentiable leaves are `Float64Array`s (inside any records and arrays): a plain
+   * number inside a record is read and written through a keyed property access, which boxes it.
+   * It returns nothing: V8 boxes a returned double whenever it does not inline the call.
    */
-  into(out: Cotangent<A[0]>, x: Plain<A[0]>): number
+  into(out: Cotangent<A[0]>, x: Plain<A[0]>): void
+  /** The function's value at the last `into` (or call). */
+  readonly value: number
 }
 
 /** `valueAndGrad(f)`: both at once. */
@@ -120,20 +128,23 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
   const g = ((...args: unknown[]) => {
     const d = acquire()
     try {
-      sweepScalar(d, invoke(f, d, site.enter(d, args, registry)))
+      last[0] = d.val[sweepScalar(d, invoke(f, d, site.enter(d, args, registry)))]!
       return gradientsOf(site, args, d.adj)
     } finally {
       release()
     }
   }) as GradFunction<A>
-  g.into = (out: unknown, x: unknown): number => {
+  // the value lives in a typed array: storing a double into a property may box it
+  const last = new Float64Array(1)
+  Object.defineProperty(g, 'value', { get: () => last[0]!, enumerable: true })
+  g.into = (out: unknown, x: unknown): void => {
     const d = acquire()
     try {
       site.box[0] = x
-      const value = sweepScalar(d, invoke(f, d, site.enter(d, site.box, registry)))
+      const result = invoke(f, d, site.enter(d, site.box, registry))
       site.box[0] = undefined
+      last[0] = d.val[sweepScalar(d, result)]!
       store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, d.adj)
-      return value
     } finally {
       release()
     }
@@ -147,7 +158,7 @@ export function valueAndGrad<A extends unknown[]>(f: DualFunction<A, Real>, opti
   return ((...args: unknown[]) => {
     const d = acquire()
     try {
-      const value = sweepScalar(d, invoke(f, d, site.enter(d, args, options.registry)))
+      const value = d.val[sweepScalar(d, invoke(f, d, site.enter(d, args, options.registry)))]!
       return { value, grad: gradientsOf(site, args, d.adj) }
     } finally {
       release()

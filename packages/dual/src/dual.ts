@@ -32,113 +32,134 @@ export class Dual extends Tape {
 
   /** x + y */
   add(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    return this.binary(this.val[a]! + this.val[b]!, a, 1, b, 1)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    val[i] = val[a]! + val[b]!
+    return this.edges2(i, a, 1, b, 1)
   }
 
   /** x − y */
   sub(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    return this.binary(this.val[a]! - this.val[b]!, a, 1, b, -1)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    val[i] = val[a]! - val[b]!
+    return this.edges2(i, a, 1, b, -1)
   }
 
   /** x · y */
   mul(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    const va = this.val[a]!, vb = this.val[b]!
-    return this.binary(va * vb, a, vb, b, va)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    const va = val[a]!, vb = val[b]!
+    val[i] = va * vb
+    this.t0[i] = a; this.p0[i] = vb; this.t1[i] = b; this.p1[i] = va
+    return (i + B) as Real
   }
 
   /** x / y */
   div(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    const vb = this.val[b]!
-    const q = this.val[a]! / vb
-    return this.binary(q, a, 1 / vb, b, -q / vb)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    const vb = val[b]!, q = val[a]! / vb
+    val[i] = q
+    this.t0[i] = a; this.p0[i] = 1 / vb; this.t1[i] = b; this.p1[i] = -q / vb
+    return (i + B) as Real
   }
 
   /** −x */
   neg(x: Real): Real {
-    const a = x - B
-    return this.unary(-this.val[a]!, a, -1)
+    const a = x - B, i = this.next(), val = this.val
+    val[i] = -val[a]!
+    return this.edge1(i, a, -1)
   }
 
   /** c · x for a constant c */
   scale(x: Real, c: number): Real {
-    const a = x - B
-    return this.unary(c * this.val[a]!, a, c)
+    const a = x - B, i = this.next(), val = this.val
+    val[i] = c * val[a]!
+    this.t0[i] = a; this.p0[i] = c; this.t1[i] = -1
+    return (i + B) as Real
   }
 
   /** x + c for a constant c */
   offset(x: Real, c: number): Real {
-    const a = x - B
-    return this.unary(this.val[a]! + c, a, 1)
+    const a = x - B, i = this.next(), val = this.val
+    val[i] = val[a]! + c
+    return this.edge1(i, a, 1)
   }
 
   /** x² */
   square(x: Real): Real {
-    const a = x - B
-    const v = this.val[a]!
-    return this.unary(v * v, a, 2 * v)
+    const a = x - B, i = this.next(), val = this.val
+    const v = val[a]!
+    val[i] = v * v
+    this.t0[i] = a; this.p0[i] = 2 * v; this.t1[i] = -1
+    return (i + B) as Real
   }
 
   /** 1 / x */
   inv(x: Real): Real {
-    const a = x - B
-    const r = 1 / this.val[a]!
-    return this.unary(r, a, -r * r)
+    const a = x - B, i = this.next(), val = this.val
+    const r = 1 / val[a]!
+    val[i] = r
+    this.t0[i] = a; this.p0[i] = -r * r; this.t1[i] = -1
+    return (i + B) as Real
   }
 
   /** x ** p for a constant exponent p */
   powConst(x: Real, p: number): Real {
-    const a = x - B
-    const v = this.val[a]!
-    return this.unary(Math.pow(v, p), a, p === 0 ? 0 : p * Math.pow(v, p - 1))
+    const a = x - B, i = this.next(), val = this.val
+    const v = val[a]!
+    val[i] = Math.pow(v, p)
+    this.t0[i] = a; this.p0[i] = p === 0 ? 0 : p * Math.pow(v, p - 1); this.t1[i] = -1
+    return (i + B) as Real
   }
 
   /** x ** p (both differentiable; ∂/∂p is taken as 0 where x ≤ 0, as in the registry's `pow`) */
   pow(x: Real, p: Real): Real {
-    const a = x - B, b = p - B
-    const vx = this.val[a]!, vp = this.val[b]!
+    const a = x - B, b = p - B, i = this.next(), val = this.val
+    const vx = val[a]!, vp = val[b]!
     const v = Math.pow(vx, vp)
-    return this.binary(v, a, vp * Math.pow(vx, vp - 1), b, vx > 0 ? v * Math.log(vx) : 0)
+    val[i] = v
+    this.t0[i] = a; this.p0[i] = vp * Math.pow(vx, vp - 1); this.t1[i] = b; this.p1[i] = vx > 0 ? v * Math.log(vx) : 0
+    return (i + B) as Real
   }
 
-  sin(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.sin(v), a, Math.cos(v)) }
-  cos(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.cos(v), a, -Math.sin(v)) }
-  tan(x: Real): Real { const a = x - B, t = Math.tan(this.val[a]!); return this.unary(t, a, 1 + t * t) }
-  exp(x: Real): Real { const a = x - B, e = Math.exp(this.val[a]!); return this.unary(e, a, e) }
-  log(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.log(v), a, 1 / v) }
-  sqrt(x: Real): Real { const a = x - B, s = Math.sqrt(this.val[a]!); return this.unary(s, a, 0.5 / s) }
-  sinh(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.sinh(v), a, Math.cosh(v)) }
-  cosh(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.cosh(v), a, Math.sinh(v)) }
-  tanh(x: Real): Real { const a = x - B, t = Math.tanh(this.val[a]!); return this.unary(t, a, 1 - t * t) }
-  asin(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.asin(v), a, 1 / Math.sqrt(1 - v * v)) }
-  acos(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.acos(v), a, -1 / Math.sqrt(1 - v * v)) }
-  atan(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.atan(v), a, 1 / (1 + v * v)) }
+  sin(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.sin(v); this.t0[i] = a; this.p0[i] = Math.cos(v); this.t1[i] = -1; return (i + B) as Real }
+  cos(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.cos(v); this.t0[i] = a; this.p0[i] = -Math.sin(v); this.t1[i] = -1; return (i + B) as Real }
+  tan(x: Real): Real { const a = x - B, i = this.next(), val = this.val, t = Math.tan(val[a]!); val[i] = t; this.t0[i] = a; this.p0[i] = 1 + t * t; this.t1[i] = -1; return (i + B) as Real }
+  exp(x: Real): Real { const a = x - B, i = this.next(), val = this.val, e = Math.exp(val[a]!); val[i] = e; this.t0[i] = a; this.p0[i] = e; this.t1[i] = -1; return (i + B) as Real }
+  log(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.log(v); this.t0[i] = a; this.p0[i] = 1 / v; this.t1[i] = -1; return (i + B) as Real }
+  sqrt(x: Real): Real { const a = x - B, i = this.next(), val = this.val, r = Math.sqrt(val[a]!); val[i] = r; this.t0[i] = a; this.p0[i] = 0.5 / r; this.t1[i] = -1; return (i + B) as Real }
+  sinh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.sinh(v); this.t0[i] = a; this.p0[i] = Math.cosh(v); this.t1[i] = -1; return (i + B) as Real }
+  cosh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.cosh(v); this.t0[i] = a; this.p0[i] = Math.sinh(v); this.t1[i] = -1; return (i + B) as Real }
+  tanh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, t = Math.tanh(val[a]!); val[i] = t; this.t0[i] = a; this.p0[i] = 1 - t * t; this.t1[i] = -1; return (i + B) as Real }
+  asin(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.asin(v); this.t0[i] = a; this.p0[i] = 1 / Math.sqrt(1 - v * v); this.t1[i] = -1; return (i + B) as Real }
+  acos(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.acos(v); this.t0[i] = a; this.p0[i] = -1 / Math.sqrt(1 - v * v); this.t1[i] = -1; return (i + B) as Real }
+  atan(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.atan(v); this.t0[i] = a; this.p0[i] = 1 / (1 + v * v); this.t1[i] = -1; return (i + B) as Real }
   /** |x| (derivative sign(x), 0 at 0) */
-  abs(x: Real): Real { const a = x - B, v = this.val[a]!; return this.unary(Math.abs(v), a, v > 0 ? 1 : v < 0 ? -1 : 0) }
+  abs(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.abs(v); this.t0[i] = a; this.p0[i] = v > 0 ? 1 : v < 0 ? -1 : 0; this.t1[i] = -1; return (i + B) as Real }
 
   /** atan2(y, x): the angle of the point (x, y) */
   atan2(y: Real, x: Real): Real {
-    const a = y - B, b = x - B
-    const vy = this.val[a]!, vx = this.val[b]!
+    const a = y - B, b = x - B, i = this.next(), val = this.val
+    const vy = val[a]!, vx = val[b]!
     const r = vx * vx + vy * vy
-    return this.binary(Math.atan2(vy, vx), a, vx / r, b, -vy / r)
+    val[i] = Math.atan2(vy, vx)
+    this.t0[i] = a; this.p0[i] = vx / r; this.t1[i] = b; this.p1[i] = -vy / r
+    return (i + B) as Real
   }
 
   /** min(x, y) (ties go to x) */
   min(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    const first = this.val[a]! <= this.val[b]!
-    return this.binary(first ? this.val[a]! : this.val[b]!, a, first ? 1 : 0, b, first ? 0 : 1)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    const first = val[a]! <= val[b]!
+    val[i] = first ? val[a]! : val[b]!
+    return this.edges2(i, a, first ? 1 : 0, b, first ? 0 : 1)
   }
 
   /** max(x, y) (ties go to x) */
   max(x: Real, y: Real): Real {
-    const a = x - B, b = y - B
-    const first = this.val[a]! >= this.val[b]!
-    return this.binary(first ? this.val[a]! : this.val[b]!, a, first ? 1 : 0, b, first ? 0 : 1)
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    const first = val[a]! >= val[b]!
+    val[i] = first ? val[a]! : val[b]!
+    return this.edges2(i, a, first ? 1 : 0, b, first ? 0 : 1)
   }
 
   /** Σ xs: one node with n edges (not n − 1 additions). */

@@ -20,8 +20,11 @@ import { DualError } from './errors.js'
  */
 export type Real = number & { readonly __tenetDualReal: unique symbol }
 
-/** Handles are offset so that a stray plain number (0, 1, 2.5) is never a valid handle. */
-export const HANDLE_BASE = 1 << 30
+/**
+ * Handles are offset so that a stray plain number (0, 1, 2.5) is never a valid handle. 2²⁹ keeps
+ * every handle a small integer (V8 Smis are 31-bit with pointer compression): a handle never boxes.
+ */
+export const HANDLE_BASE = 1 << 29
 
 /** `t0[i]` markers: no edges, spilled edges, a custom rule. Non-negative values are node indices. */
 export const NO_EDGES = -1
@@ -133,6 +136,7 @@ export class Tape {
   /** Doubles the node arrays (keeping their contents). */
   grow(): void {
     const cap = this.cap * 2
+    if (cap > HANDLE_BASE) throw new DualError('dual/too-large', `a call of more than ${HANDLE_BASE} scalar operations does not fit the arena`)
     const f = (a: Float64Array) => { const b = new Float64Array(cap); b.set(a); return b }
     const n = (a: Int32Array) => { const b = new Int32Array(cap); b.set(a); return b }
     this.val = f(this.val); this.p0 = f(this.p0); this.p1 = f(this.p1); this.adj = new Float64Array(cap)
@@ -147,6 +151,35 @@ export class Tape {
     while (cap < this.spillTop + k) cap *= 2
     const t = new Int32Array(cap); t.set(this.spillT); this.spillT = t
     const p = new Float64Array(cap); p.set(this.spillP); this.spillP = p
+  }
+
+  /**
+   * Claims the next node index (growing the arena when full) and returns it; the caller writes the
+   * node's value and edges. Ops write the typed arrays themselves rather than passing doubles to a
+   * helper: a double argument of a call V8 does not inline is boxed, one allocation per operation.
+   */
+  next(): number {
+    const i = this.top
+    if (i === this.cap) this.grow()
+    this.top = i + 1
+    return i
+  }
+
+  /** Writes a one-edge node's edge (small-integer partials only: see `next`). */
+  edge1(i: number, a: number, pa: number): Real {
+    this.t0[i] = a
+    this.p0[i] = pa
+    this.t1[i] = -1
+    return (i + HANDLE_BASE) as Real
+  }
+
+  /** Writes a two-edge node's edges (small-integer partials only: see `next`). */
+  edges2(i: number, a: number, pa: number, b: number, pb: number): Real {
+    this.t0[i] = a
+    this.p0[i] = pa
+    this.t1[i] = b
+    this.p1[i] = pb
+    return (i + HANDLE_BASE) as Real
   }
 
   /** A node with no edges (an input or a constant). */
