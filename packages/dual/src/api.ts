@@ -60,6 +60,7 @@ class Site {
     d.reset()
     d.registry = registry
     load(this.shape, args, this.mirror, d)
+    d.floor = d.top // the inputs: nothing below them to sweep
     return this.mirror
   }
 }

@@ -7,7 +7,7 @@
  * so a call allocates nothing on the way in.
  */
 import { DualError } from './errors.js'
-import { HANDLE_BASE, NO_EDGES, type Real, type Tape } from './tape.js'
+import { HANDLE_BASE, type Real, type Tape } from './tape.js'
 
 /** A value with differentiable leaves, as the user passes it. */
 export type Tree = number | Float64Array | readonly Tree[] | { readonly [k: string]: Tree } | boolean | string | null | undefined | Int32Array | Uint8Array
@@ -130,8 +130,7 @@ export function load(shape: Shape, value: unknown, m: unknown, tape: Tape): void
   switch (shape.kind) {
     case 'scalar': tape.leaf(value as number); return
     case 'vector': {
-      const v = value as Float64Array
-      for (let k = 0; k < v.length; k++) { const i = tape.next(); tape.val[i] = v[k]!; tape.t0[i] = NO_EDGES }
+      tape.inputs(value as Float64Array)
       return
     }
     case 'array': {

@@ -104,6 +104,8 @@ export class Tape {
   pullbacks: Array<Pullback | undefined> = []
   /** Number of nodes (the per-call id counter). */
   top = 0
+  /** Nodes below this index are inputs (no edges): the sweep stops here. */
+  floor = 0
   spillTop = 0
   ruleTop = 0
   /** Edges followed by the last sweep (an operation count, for tests). */
@@ -127,6 +129,7 @@ export class Tape {
   /** Starts a new call: forgets every node (the arrays are kept). */
   reset(): void {
     this.top = 0
+    this.floor = 0
     this.spillTop = 0
     for (let i = 0; i < this.ruleTop; i++) { this.rules[i] = undefined; this.pullbacks[i] = undefined }
     this.ruleTop = 0
@@ -180,6 +183,16 @@ export class Tape {
     this.t1[i] = b
     this.p1[i] = pb
     return (i + HANDLE_BASE) as Real
+  }
+
+  /** Records the values of `v` as `v.length` input nodes (no edges); returns the first index. */
+  inputs(v: Float64Array): number {
+    const i = this.top, n = v.length
+    while (i + n > this.cap) this.grow()
+    this.val.set(v, i)
+    this.t0.fill(NO_EDGES, i, i + n)
+    this.top = i + n
+    return i
   }
 
   /** A node with no edges (an input or a constant). */
@@ -286,7 +299,8 @@ export class Tape {
   sweep(): void {
     const adj = this.adj, t0 = this.t0, p0 = this.p0, t1 = this.t1, p1 = this.p1
     let edges = 0
-    for (let i = this.top - 1; i >= 0; i--) {
+    const floor = this.floor
+    for (let i = this.top - 1; i >= floor; i--) {
       const a = t0[i]!
       if (a >= 0) {
         const g = adj[i]!
