@@ -8,6 +8,7 @@ import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
+import { jvpRule, type JvpRule, type RuleSpec } from './vjp.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -57,7 +58,7 @@ function loadersOf(f: TenetFunction): ArgLoader[] {
  * With `into` (an earlier result), an array is copied into the one there when it has the same
  * type and length, and the result is written there.
  */
-function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]): unknown[] {
+export function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]): unknown[] {
   const ls = loadersOf(f)
   if (args.length !== ls.length) {
     const params = f.ir.params
@@ -72,7 +73,7 @@ function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]):
  * Drives one compiled tangent: a positional argument array (values, then tangents in the layout
  * of `tangentSlots`) reused between sweeps.
  */
-class TangentRun {
+export class TangentRun {
   readonly argv: unknown[]
   readonly w: number
   private readonly scalarAt: number[] = []
@@ -165,8 +166,25 @@ export interface JvpResult {
  * ```ts
  * jvp(m.f, [0, 3], { v: [0, 1] })  // for y += x * x: { value: [9, 3], tangent: [6, 1] }
  * ```
+ * Called as `jvp(f, spec)` (no arguments array), it returns instead the forward rule of `f`
+ * (ChainRules' `frule`), the twin of `vjp`: see `jvpRule` in `vjp.ts`.
+ * ```ts
+ * const rule = jvp(m.f, { wrt: [1], outputs: [0] })
+ * rule([0, 3], [1])  // { outputs: [9], tangents: [6], values: [9, 3] }
+ * ```
  */
-export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
+export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult
+export function jvp(f: TenetFunction, spec?: RuleSpec): JvpRule
+export function jvp(f: TenetFunction, args?: unknown[] | RuleSpec, options?: JvpOptions): JvpResult | JvpRule {
+  if (!Array.isArray(args)) {
+    if (options !== undefined) argError('jvp: call it as jvp(f, args, { v }) for a directional derivative, or jvp(f, { wrt, outputs }) for a rule')
+    return jvpRule(f, args)
+  }
+  if (options === undefined || typeof options !== 'object') argError('jvp(f, args, options): `options` with the direction `v` is required')
+  return jvpAt(f, args, options!)
+}
+
+function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
   const ct = compileTangent(f, 1)
   const info = infoOf(f)
   const run = new TangentRun(ct)

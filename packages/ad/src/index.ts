@@ -19,3 +19,4 @@ export { differentiate, registryPartials, type Contribution, type PartialsResolv
 export { graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges } from './examples/graph-embedding.js'
 export { besselSource, besselReciprocalSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource, unitarySource } from './examples/papers.js'
 export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'
+export { vjp, jvpRule, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from './vjp.js'

@@ -35,3 +35,4 @@ export {
   type Action, type Schedule, type ScheduleCost, type CostLog, type SvgOptions,
 } from '@tenet/checkpoint'
 export * as examples from './examples/index.js'
+export { vjp, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from '@tenet/ad'

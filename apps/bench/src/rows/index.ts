@@ -2,10 +2,15 @@ import type { RowFamily } from '../harness/registry.js'
 import { jaxRows } from './jaxjs.js'
 import { tenetRows } from './tenet.js'
 import { tfRows } from './tfjs.js'
+import { adapterRows } from './adapter.js'
 import { dualRows } from './dual.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
  * one file under `src/rows/` exporting a `defineRowFamily(...)`, plus one entry here.
  */
-export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows, dualRows]
+export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows]
+// TF.js with Tenet's adjoints plugged in (@tenet/adapter-tfjs), and TF.js's own norm gradient
+ROW_FAMILIES.push(adapterRows)
+// the dual-numbers engine as the tape row (@tenet/dual)
+ROW_FAMILIES.push(dualRows)

@@ -8,6 +8,7 @@ import { leapfrogWorkload, type LeapfrogCase } from './leapfrog.js'
 import { sparseDotWorkload, sparseMulWorkload, type SparseDotCase, type SparseMulCase } from './sparse.js'
 import { unitaryWorkload, type UnitaryCase } from './unitary.js'
 import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
+import { normWorkload, type NormCase } from './norm.js'
 import { dualWorkload, type DualCase } from './dual.js'
 
 /** Workload id → its case type; row families are typed against this map. */
@@ -22,6 +23,7 @@ export interface WorkloadCaseMap {
   'unitary-rnn': UnitaryRnnCase
   leapfrog: LeapfrogCase
   checkpoint: ChainCase
+  norm: NormCase
   dual: DualCase
 }
 
@@ -39,8 +41,13 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   'unitary-rnn': unitaryRnnWorkload,
   leapfrog: leapfrogWorkload,
   checkpoint: checkpointWorkload,
+  norm: normWorkload,
   dual: dualWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
-export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint', 'dual']
+export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint']
+// seed 000 Appendix E in TF.js (the adapter rows): in the quick set too
+QUICK_SET.push('norm')
+// seed 003's Table 1 (the dual-numbers engine)
+QUICK_SET.push('dual')
