@@ -129,7 +129,8 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
   const g = ((...args: unknown[]) => {
     const d = acquire()
     try {
-      last[0] = d.val[sweepScalar(d, invoke(f, d, site.enter(d, args, registry)))]!
+      const at = sweepScalar(d, invoke(f, d, site.enter(d, args, registry))) // (before reading d.val: the call may grow the arena)
+      last[0] = d.val[at]!
       return gradientsOf(site, args, d.adj)
     } finally {
       release()
@@ -144,7 +145,8 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
       site.box[0] = x
       const result = invoke(f, d, site.enter(d, site.box, registry))
       site.box[0] = undefined
-      last[0] = d.val[sweepScalar(d, result)]!
+      const at = sweepScalar(d, result)
+      last[0] = d.val[at]!
       store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, d.adj)
     } finally {
       release()
@@ -159,7 +161,8 @@ export function valueAndGrad<A extends unknown[]>(f: DualFunction<A, Real>, opti
   return ((...args: unknown[]) => {
     const d = acquire()
     try {
-      const value = d.val[sweepScalar(d, invoke(f, d, site.enter(d, args, options.registry)))]!
+      const at = sweepScalar(d, invoke(f, d, site.enter(d, args, options.registry))) // (before reading d.val: the call may grow the arena)
+      const value = d.val[at]!
       return { value, grad: gradientsOf(site, args, d.adj) }
     } finally {
       release()

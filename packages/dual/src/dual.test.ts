@@ -37,8 +37,8 @@ describe('elementary functions: the same values and partials as the registry’s
   })
 
   it('arithmetic and the constant helpers', () => {
-    const f = (d: Dual, x: Real, y: Real) => d.add(d.sub(d.div(d.mul(x, y), d.offset(d.square(y), 1)), d.neg(d.scale(x, 3))), d.add(d.inv(d.offset(x, 4)), d.powConst(y, 3)))
-    const plain = ([x, y]: number[]) => (x! * y!) / (y! * y! + 1) + 3 * x! + 1 / (x! + 4) + y! ** 3
+    const f = (d: Dual, x: Real, y: Real) => d.add(d.sub(d.div(d.mul(x, y), d.offset(d.square(y), 1)), d.neg(d.scale(x, 3))), d.add(d.add(d.inv(d.offset(x, 4)), d.powConst(y, 3)), d.add(d.addScaled(x, y, -2), d.combine(0.5, x, 3, y))))
+    const plain = ([x, y]: number[]) => (x! * y!) / (y! * y! + 1) + 3 * x! + 1 / (x! + 4) + y! ** 3 + (x! - 2 * y!) + (0.5 * x! + 3 * y!)
     const g = grad(f)(0.7, -1.3) as number[]
     const fd = finiteDifference(plain, [0.7, -1.3])
     g.forEach((v, k) => expect(v).toBeCloseTo(fd[k]!, 7))

@@ -84,6 +84,22 @@ export class Dual extends Tape {
     return this.edge1(i, a, 1)
   }
 
+  /** x + c·y for a constant c: one node (an axpy), not a scaling and an addition */
+  addScaled(x: Real, y: Real, c: number): Real {
+    const a = x - B, b = y - B, i = this.next(), val = this.val
+    val[i] = val[a]! + c * val[b]!
+    this.t0[i] = a; this.p0[i] = 1; this.t1[i] = b; this.p1[i] = c
+    return (i + B) as Real
+  }
+
+  /** a·x + b·y for constants a and b: one node */
+  combine(a: number, x: Real, b: number, y: Real): Real {
+    const ia = x - B, ib = y - B, i = this.next(), val = this.val
+    val[i] = a * val[ia]! + b * val[ib]!
+    this.t0[i] = ia; this.p0[i] = a; this.t1[i] = ib; this.p1[i] = b
+    return (i + B) as Real
+  }
+
   /** x² */
   square(x: Real): Real {
     const a = x - B, i = this.next(), val = this.val

@@ -189,8 +189,14 @@ export class Tape {
   inputs(v: Float64Array): number {
     const i = this.top, n = v.length
     while (i + n > this.cap) this.grow()
-    this.val.set(v, i)
-    this.t0.fill(NO_EDGES, i, i + n)
+    const val = this.val, t0 = this.t0
+    if (n <= 32) {
+      // a builtin call costs more than a short loop
+      for (let k = 0; k < n; k++) { val[i + k] = v[k]!; t0[i + k] = NO_EDGES }
+    } else {
+      val.set(v, i)
+      t0.fill(NO_EDGES, i, i + n)
+    }
     this.top = i + n
     return i
   }
@@ -288,7 +294,9 @@ export class Tape {
 
   /** Zeroes the adjoints of every node of this call. */
   clearAdjoints(): void {
-    this.adj.fill(0, 0, this.top)
+    const top = this.top, adj = this.adj
+    if (top <= 64) for (let i = 0; i < top; i++) adj[i] = 0
+    else adj.fill(0, 0, top)
   }
 
   /**

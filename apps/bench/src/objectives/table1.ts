@@ -86,32 +86,26 @@ export function rotatePlain(x: Float64Array, n: number): number {
   }
   return s
 }
-/** One rotation, written with small vector helpers the way a user would. */
-function rotateOne(d: Dual, v: [Real, Real, Real], u: [Real, Real, Real], w: Real): [Real, Real, Real] {
-  const dot = (p: Real[], q: Real[]) => d.add(d.add(d.mul(p[0]!, q[0]!), d.mul(p[1]!, q[1]!)), d.mul(p[2]!, q[2]!))
-  const scale = (k: Real, p: Real[]): [Real, Real, Real] => [d.mul(k, p[0]!), d.mul(k, p[1]!), d.mul(k, p[2]!)]
-  const add = (p: Real[], q: Real[]): [Real, Real, Real] => [d.add(p[0]!, q[0]!), d.add(p[1]!, q[1]!), d.add(p[2]!, q[2]!)]
-  const cross = (p: Real[], q: Real[]): [Real, Real, Real] => [
-    d.sub(d.mul(p[1]!, q[2]!), d.mul(p[2]!, q[1]!)),
-    d.sub(d.mul(p[2]!, q[0]!), d.mul(p[0]!, q[2]!)),
-    d.sub(d.mul(p[0]!, q[1]!), d.mul(p[1]!, q[0]!)),
-  ]
-  return add(add(scale(d.scale(dot(u, v), 2), u), scale(d.sub(d.square(w), dot(u, u)), v)), scale(d.scale(w, 2), cross(u, v)))
+/** One rotation, the same scalar code as `rotatePlain` against the dual API. */
+function rotateOne(d: Dual, vx: Real, vy: Real, vz: Real, ux: Real, uy: Real, uz: Real, w: Real, out: Real[]): Real[] {
+  const a = d.scale(d.add(d.add(d.mul(ux, vx), d.mul(uy, vy)), d.mul(uz, vz)), 2)
+  const b = d.sub(d.square(w), d.add(d.add(d.square(ux), d.square(uy)), d.square(uz)))
+  const c = d.scale(w, 2)
+  out[0] = d.add(d.add(d.mul(a, ux), d.mul(b, vx)), d.mul(c, d.sub(d.mul(uy, vz), d.mul(uz, vy))))
+  out[1] = d.add(d.add(d.mul(a, uy), d.mul(b, vy)), d.mul(c, d.sub(d.mul(uz, vx), d.mul(ux, vz))))
+  out[2] = d.add(d.add(d.mul(a, uz), d.mul(b, vz)), d.mul(c, d.sub(d.mul(ux, vy), d.mul(uy, vx))))
+  return out
 }
+const rotated: Real[] = [0 as Real, 0 as Real, 0 as Real]
 export function rotateDual(d: Dual, x: Real[], n: number): Real {
   let s = d.constant(0)
   for (let k = 0; k < n; k++) {
     const o = 7 * k
-    const r = rotateOne(d, [x[o]!, x[o + 1]!, x[o + 2]!], [x[o + 3]!, x[o + 4]!, x[o + 5]!], x[o + 6]!)
-    s = d.add(s, d.add(d.add(d.scale(r[0], ROT_COTANGENT[0]), d.scale(r[1], ROT_COTANGENT[1])), d.scale(r[2], ROT_COTANGENT[2])))
+    const r = rotateOne(d, x[o]!, x[o + 1]!, x[o + 2]!, x[o + 3]!, x[o + 4]!, x[o + 5]!, x[o + 6]!, rotated)
+    s = d.add(s, d.add(d.combine(ROT_COTANGENT[0], r[0]!, ROT_COTANGENT[1], r[1]!), d.scale(r[2]!, ROT_COTANGENT[2])))
   }
   return s
 }
-/** The rotation of one pair as a vector function (for Jacobian checks): x = [v | q]. */
-export function rotateVector(d: Dual, x: Real[]): Real[] {
-  return rotateOne(d, [x[0]!, x[1]!, x[2]!], [x[3]!, x[4]!, x[5]!], x[6]!)
-}
-
 // ── neural: a small MLP, tanh hidden layers, squared error against targets ────────────────────
 // x = [W₁ (out×in row-major) | b₁ | W₂ | b₂ | …]; the batch inputs and targets are constants
 
@@ -208,9 +202,10 @@ export function particlesDual(d: Dual, x: Real[], n: number, steps: number): Rea
   for (let k = 0; k < n; k++) {
     let px = x[4 * k]!, py = x[4 * k + 1]!, vx = x[4 * k + 2]!, vy = x[4 * k + 3]!
     for (let t = 0; t < steps; t++) {
-      const ax = d.sub(d.scale(px, -0.5), d.scale(vx, 0.2)), ay = d.sub(d.scale(py, -0.5), d.scale(vy, 0.2))
-      px = d.add(px, d.scale(vx, PARTICLE_DT)); py = d.add(py, d.scale(vy, PARTICLE_DT))
-      vx = d.add(vx, d.scale(ax, PARTICLE_DT)); vy = d.add(vy, d.scale(ay, PARTICLE_DT))
+      // linear combinations with constant coefficients are one node each (`combine`, `addScaled`)
+      const ax = d.combine(-0.5, px, -0.2, vx), ay = d.combine(-0.5, py, -0.2, vy)
+      px = d.addScaled(px, vx, PARTICLE_DT); py = d.addScaled(py, vy, PARTICLE_DT)
+      vx = d.addScaled(vx, ax, PARTICLE_DT); vy = d.addScaled(vy, ay, PARTICLE_DT)
     }
     s = d.add(s, d.mul(px, py))
   }
