@@ -16,20 +16,76 @@ export function arrayElementType(e: Expr): string | undefined {
   return undefined
 }
 
+/** A host call's contribution to an array's gradient, emitted by the adjoint as `@safe $pb(seed, args…, g_array)`. */
+export interface HostPullback {
+  /** The generated host function (`$hostN`) that adds seed · ∂h/∂array into the gradient array. */
+  callee: string
+  seed: Expr
+  /** Copies of the call's argument expressions. */
+  args: Expr[]
+  /** The array argument whose gradient array receives the contribution. */
+  target: Expr
+}
+
+// generated helper hosts per (program hosts array, host index, role): created once, appended once
+const generated = new WeakMap<unknown[], Map<string, string>>()
+
+function appendHost(hosts: unknown[], key: string, fn: (...a: unknown[]) => unknown): string {
+  let byKey = generated.get(hosts)
+  if (!byKey) generated.set(hosts, (byKey = new Map()))
+  let name = byKey.get(key)
+  if (name === undefined) {
+    hosts.push(fn)
+    name = `$host${hosts.length - 1}`
+    byKey.set(key, name)
+  }
+  return name
+}
+
+const asArgs = (a: unknown[]): Array<number | Float64Array> => a.map((v) => (typeof v === 'number' || v instanceof Float64Array ? v : Float64Array.from(v as ArrayLike<number>)))
+
 /**
- * The partial derivatives of a call of the host function `host` at the argument expressions `args`:
- * one scalar function per argument (evaluated at the call's argument values by a generated helper
- * primitive). The host must be a dual host function with scalar arguments; anything else is a
- * static error (with the call's location).
+ * The partial derivatives of the call `callee(args)` of an interpolated host function, seeded by
+ * `seed`, for `differentiate`: the coefficient expression of each scalar argument (null for array
+ * arguments, whose contributions go to `collect` as `HostPullback`s for the adjoint to emit). A
+ * host function with only scalar arguments gets its partials from generated helper primitives
+ * (`register`); one with arrays from generated host functions appended to `hosts`. Anything but a
+ * dual host function is a static error, as is an array argument where nothing collects (forward
+ * mode).
  */
-export function dualHostPartials(host: unknown, args: Expr[], loc: Expr['loc']): Array<(...a: number[]) => number> {
-  const info = dualHostInfo(host)
+export function dualHostPartials(
+  hosts: unknown[], callee: string, args: Expr[], seed: Expr, loc: Expr['loc'],
+  register: (k: number, evaluate: (...a: number[]) => number) => string,
+  clone: (e: Expr) => Expr,
+  collect: HostPullback[] | undefined,
+): Array<Expr | null> {
+  const index = Number(callee.slice(5))
+  const info = dualHostInfo(hosts[index])
   if (!info) {
     throw new TenetStaticError('ad/no-derivative', 'an interpolated host function has no derivative; write it against the dual-numbers API and wrap it with `hostFunction` (@tenet/dual), or register it as a pure primitive with `partials` (registry.registerPrimitive), to differentiate through it', loc)
   }
-  const arrays = args.flatMap((a, k) => (arrayElementType(a) !== undefined ? [k] : []))
-  if (arrays.length > 0) {
-    throw new TenetStaticError('ad/host-array', `the dual host function \`${info.name}\` takes an array (argument ${arrays.map((k) => k + 1).join(', ')}); inside a Tenet gradient only scalar arguments of host functions are differentiated so far: pass the elements it reads as scalars`, loc)
+  const isArray = args.map((a) => arrayElementType(a) !== undefined)
+  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs } as Expr)
+  if (!isArray.some(Boolean)) {
+    return args.map((_, k) => call(register(k, (...a: number[]): number => info.gradientAt(a)[k] as number), ...args.map(clone)))
   }
-  return args.map((_, k) => (...a: number[]): number => info.gradientAt(a)[k] as number)
+  if (!collect) {
+    throw new TenetStaticError('ad/host-array', `the dual host function \`${info.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians), not in forward mode`, loc)
+  }
+  const n = args.length
+  return args.map((a, k) => {
+    if (!isArray[k]) {
+      const name = appendHost(hosts, `${index}:partial:${k}`, (...v: unknown[]) => info.gradientAt(asArgs(v))[k] as number)
+      return call(name, ...args.map(clone))
+    }
+    const name = appendHost(hosts, `${index}:pullback:${k}`, (...v: unknown[]) => {
+      const s = v[0] as number, g = v[n + 1] as Float64Array
+      if (s === 0) return 0
+      const gk = info.gradientAt(asArgs(v.slice(1, n + 1)))[k] as Float64Array
+      for (let i = 0; i < g.length; i++) g[i] += s * gk[i]!
+      return 0
+    })
+    collect.push({ callee: name, seed: clone(seed), args: args.map(clone), target: clone(a) })
+    return null
+  })
 }
