@@ -4,6 +4,8 @@ import { tenetRows } from './tenet.js'
 import { tfRows } from './tfjs.js'
 import { adapterRows } from './adapter.js'
 import { dualRows } from './dual.js'
+import { table1JaxRows, table1TfRows } from './table1-peers.js'
+import { table1TenetRows } from './table1-tenet.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -14,3 +16,7 @@ export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows]
 ROW_FAMILIES.push(adapterRows)
 // the dual-numbers engine as the tape row (@tenet/dual)
 ROW_FAMILIES.push(dualRows)
+// TF.js and jax-js on seed 003's Table 1 (workload `dual`)
+ROW_FAMILIES.push(table1TfRows, table1JaxRows)
+// Tenet's reversible version where it is natural (workload `dual`)
+ROW_FAMILIES.push(table1TenetRows)
