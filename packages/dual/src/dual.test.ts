@@ -59,6 +59,9 @@ describe('elementary functions: the same values and partials as the registry’s
     }
     expect(r.value).toBeCloseTo(v, 10)
     expect(() => grad((d, x: Real[]) => d.dot(x, x.slice(1)))([1, 2])).toThrow(/lengths 2 and 1/)
+    // offsets: rows of a flat matrix without copies
+    const m = grad((d, v: Real[]) => d.add(d.dot(v, v, 0, 2, 2), d.linear([5, 7], v, 0, 1, 2)))([1, 2, 3, 4]) as number[]
+    expect(m).toEqual([3, 4 + 5, 1 + 7, 2])
   })
 })
 

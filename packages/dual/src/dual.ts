@@ -137,17 +137,29 @@ export class Dual extends Tape {
     return (i + B) as Real
   }
 
+  /** sin x */
   sin(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.sin(v); this.t0[i] = a; this.p0[i] = Math.cos(v); this.t1[i] = -1; return (i + B) as Real }
+  /** cos x */
   cos(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.cos(v); this.t0[i] = a; this.p0[i] = -Math.sin(v); this.t1[i] = -1; return (i + B) as Real }
+  /** tan x */
   tan(x: Real): Real { const a = x - B, i = this.next(), val = this.val, t = Math.tan(val[a]!); val[i] = t; this.t0[i] = a; this.p0[i] = 1 + t * t; this.t1[i] = -1; return (i + B) as Real }
+  /** eˣ */
   exp(x: Real): Real { const a = x - B, i = this.next(), val = this.val, e = Math.exp(val[a]!); val[i] = e; this.t0[i] = a; this.p0[i] = e; this.t1[i] = -1; return (i + B) as Real }
+  /** ln x */
   log(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.log(v); this.t0[i] = a; this.p0[i] = 1 / v; this.t1[i] = -1; return (i + B) as Real }
+  /** √x */
   sqrt(x: Real): Real { const a = x - B, i = this.next(), val = this.val, r = Math.sqrt(val[a]!); val[i] = r; this.t0[i] = a; this.p0[i] = 0.5 / r; this.t1[i] = -1; return (i + B) as Real }
+  /** sinh x */
   sinh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.sinh(v); this.t0[i] = a; this.p0[i] = Math.cosh(v); this.t1[i] = -1; return (i + B) as Real }
+  /** cosh x */
   cosh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.cosh(v); this.t0[i] = a; this.p0[i] = Math.sinh(v); this.t1[i] = -1; return (i + B) as Real }
+  /** tanh x */
   tanh(x: Real): Real { const a = x - B, i = this.next(), val = this.val, t = Math.tanh(val[a]!); val[i] = t; this.t0[i] = a; this.p0[i] = 1 - t * t; this.t1[i] = -1; return (i + B) as Real }
+  /** arcsin x */
   asin(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.asin(v); this.t0[i] = a; this.p0[i] = 1 / Math.sqrt(1 - v * v); this.t1[i] = -1; return (i + B) as Real }
+  /** arccos x */
   acos(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.acos(v); this.t0[i] = a; this.p0[i] = -1 / Math.sqrt(1 - v * v); this.t1[i] = -1; return (i + B) as Real }
+  /** arctan x */
   atan(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.atan(v); this.t0[i] = a; this.p0[i] = 1 / (1 + v * v); this.t1[i] = -1; return (i + B) as Real }
   /** |x| (derivative sign(x), 0 at 0) */
   abs(x: Real): Real { const a = x - B, i = this.next(), val = this.val, v = val[a]!; val[i] = Math.abs(v); this.t0[i] = a; this.p0[i] = v > 0 ? 1 : v < 0 ? -1 : 0; this.t1[i] = -1; return (i + B) as Real }
@@ -193,15 +205,19 @@ export class Dual extends Tape {
     return this.closeSpilled(acc, s)
   }
 
-  /** Σ xs[k] · ys[k]: one node with 2n edges. */
-  dot(xs: ArrayLike<Real>, ys: ArrayLike<Real>): Real {
-    const n = xs.length
-    if (ys.length !== n) throw new DualError('dual/length', `dot of vectors of lengths ${n} and ${ys.length}`)
+  /**
+   * Σ xs[xStart + k] · ys[yStart + k] for k < n (default: all of `xs` from `xStart`): one node with
+   * 2n edges. The offsets let a row of a matrix stored flat be used without copying it.
+   */
+  dot(xs: ArrayLike<Real>, ys: ArrayLike<Real>, xStart = 0, yStart = 0, n = xs.length - xStart): Real {
+    if (xStart < 0 || yStart < 0 || xStart + n > xs.length || yStart + n > ys.length) {
+      throw new DualError('dual/length', `dot of ${n} elements from ${xStart} and ${yStart} of vectors of lengths ${xs.length} and ${ys.length}`)
+    }
     const s = this.openSpilled(2 * n)
     const st = this.spillT, sp = this.spillP, val = this.val
     let acc = 0
     for (let k = 0; k < n; k++) {
-      const a = xs[k]! - B, b = ys[k]! - B
+      const a = xs[xStart + k]! - B, b = ys[yStart + k]! - B
       const va = val[a]!, vb = val[b]!
       acc += va * vb
       st[s + 2 * k] = a; sp[s + 2 * k] = vb
@@ -210,15 +226,19 @@ export class Dual extends Tape {
     return this.closeSpilled(acc, s)
   }
 
-  /** Σ cs[k] · xs[k] for constant coefficients: one node with n edges. */
-  linear(cs: ArrayLike<number>, xs: ArrayLike<Real>): Real {
-    const n = xs.length
-    if (cs.length !== n) throw new DualError('dual/length', `linear combination of ${cs.length} coefficients and ${n} values`)
+  /**
+   * Σ cs[cStart + k] · xs[xStart + k] for k < n (default: all of `xs` from `xStart`), constant
+   * coefficients: one node with n edges.
+   */
+  linear(cs: ArrayLike<number>, xs: ArrayLike<Real>, cStart = 0, xStart = 0, n = xs.length - xStart): Real {
+    if (cStart < 0 || xStart < 0 || cStart + n > cs.length || xStart + n > xs.length) {
+      throw new DualError('dual/length', `linear combination of ${n} terms from ${cStart} and ${xStart} of ${cs.length} coefficients and ${xs.length} values`)
+    }
     const s = this.openSpilled(n)
     const st = this.spillT, sp = this.spillP, val = this.val
     let acc = 0
     for (let k = 0; k < n; k++) {
-      const a = xs[k]! - B, c = cs[k]!
+      const a = xs[xStart + k]! - B, c = cs[cStart + k]!
       acc += c * val[a]!
       st[s + k] = a
       sp[s + k] = c

@@ -158,7 +158,6 @@ export function mlpDual(d: Dual, x: Real[], data: MlpData): Real {
   const L = layers.length
   let loss = d.constant(0)
   for (let s = 0; s < batch; s++) {
-    // the first layer reads constant inputs: a linear node per neuron (constant coefficients)
     let prev: Real[] = []
     let p = 0
     for (let l = 1; l < L; l++) {
@@ -166,8 +165,9 @@ export function mlpDual(d: Dual, x: Real[], data: MlpData): Real {
       const bias = p + nout * nin
       const next: Real[] = []
       for (let o = 0; o < nout; o++) {
-        const row = x.slice(p + o * nin, p + (o + 1) * nin)
-        const z = d.add(l === 1 ? d.linear(inputs.subarray(s * nin, (s + 1) * nin), row) : d.dot(row, prev), x[bias + o]!)
+        // the first layer reads constant inputs (a linear node), the others a dot product
+        const w = p + o * nin
+        const z = d.add(l === 1 ? d.linear(inputs, x, s * nin, w, nin) : d.dot(x, prev, w, 0, nin), x[bias + o]!)
         next.push(l < L - 1 ? d.tanh(z) : z)
       }
       prev = next

@@ -28,13 +28,13 @@ function flatRow(f: (d: Dual, x: Real[]) => Real, x: Float64Array, reference: ()
 
 /** Σ xᵢ·yᵢ as one n-ary node per dot product (the `d.dot` form of the same functions). */
 function dotNary(d: Dual, x: Real[], n: number): Real {
-  return d.dot(x.slice(0, n), x.slice(n))
+  return d.dot(x, x, 0, n, n)
 }
+const rowDots: Real[] = []
 function sumMatVecNary(d: Dual, x: Real[], n: number): Real {
-  const v = x.slice(n * n)
-  const rows: Real[] = []
-  for (let i = 0; i < n; i++) rows.push(d.dot(x.slice(i * n, (i + 1) * n), v))
-  return d.sum(rows)
+  rowDots.length = n
+  for (let i = 0; i < n; i++) rowDots[i] = d.dot(x, x, i * n, n * n, n)
+  return d.sum(rowDots)
 }
 
 /** J_ν(z) by its series with the atol stop (as `besselJPlain`), against the scalar API. */
