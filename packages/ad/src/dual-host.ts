@@ -42,6 +42,23 @@ function appendHost(hosts: unknown[], key: string, fn: (...a: unknown[]) => unkn
   return name
 }
 
+/** Marks the generated pullback hosts: they accumulate into gradient arrays and have no derivative or inverse of their own. */
+const PULLBACK = Symbol.for('tenet.ad.hostPullback')
+
+/**
+ * Throws for a `@safe` call of a generated pullback host (`hosts` of the program being transformed):
+ * differentiating an adjoint again (Hessians, forward over reverse) through a host function with
+ * array arguments is not supported; its statement would run unchanged and give a wrong result.
+ */
+export function rejectHostPullback(s: { expr: Expr; loc?: Expr['loc'] }, hosts: readonly unknown[]): void {
+  const e = s.expr
+  if (e.kind !== 'call' || !e.callee.startsWith('$host')) return
+  const h = hosts[Number(e.callee.slice(5))]
+  if (typeof h === 'function' && (h as unknown as Record<symbol, unknown>)[PULLBACK] === true) {
+    throw new TenetStaticError('ad/host-array', 'a host function with array arguments is differentiated once (gradients), not twice: second-order derivatives through it are not supported', s.loc ?? e.loc)
+  }
+}
+
 const asArgs = (a: unknown[]): Array<number | Float64Array> => a.map((v) => (typeof v === 'number' || v instanceof Float64Array ? v : Float64Array.from(v as ArrayLike<number>)))
 
 /**
@@ -78,13 +95,15 @@ export function dualHostPartials(
       const name = appendHost(hosts, `${index}:partial:${k}`, (...v: unknown[]) => info.gradientAt(asArgs(v))[k] as number)
       return call(name, ...args.map(clone))
     }
-    const name = appendHost(hosts, `${index}:pullback:${k}`, (...v: unknown[]) => {
+    const pullback = (...v: unknown[]): number => {
       const s = v[0] as number, g = v[n + 1] as Float64Array
       if (s === 0) return 0
       const gk = info.gradientAt(asArgs(v.slice(1, n + 1)))[k] as Float64Array
       for (let i = 0; i < g.length; i++) g[i] += s * gk[i]!
       return 0
-    })
+    }
+    Object.defineProperty(pullback, PULLBACK, { value: true })
+    const name = appendHost(hosts, `${index}:pullback:${k}`, pullback)
     collect.push({ callee: name, seed: clone(seed), args: args.map(clone), target: clone(a) })
     return null
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { grad as dualGrad, hostFunction, jacobian as dualJacobian, type Dual, type Real } from '@tenet/dual'
 import { finiteDifference } from '@tenet/testing'
-import { dualCall, grad, jacobian } from './index.js'
+import { dualCall, grad, hessian, jacobian } from './index.js'
 import { tag, testRegistry } from './test-util.js'
 
 const rev = tag()
@@ -42,6 +42,15 @@ describe('a dual-API host function inside a Tenet program is differentiated thro
     expect(ga).toBeCloseTo(fd[0]!, 7)
     expect(gb).toBeCloseTo(fd[1]!, 7)
     Array.from(gx).forEach((v, i) => expect(v).toBeCloseTo(fd[2 + i]!, 7))
+  })
+  it('second order through a host function with array arguments is a clear error, not a wrong Hessian', () => {
+    const h = hostFunction((d, x: Real[]) => d.mul(x[0]!, d.square(x[1]!)), 'h2')
+    const m2 = rev`fn f(y: f64, x: f64[]) { y += ${h}(x) }`
+    const x = Float64Array.of(0.5, 2)
+    const [, gx] = grad(m2.f!, { loss: 0 })(0, x) as [number, Float64Array]
+    expect(Array.from(gx)).toEqual([4, 2])
+    const caught = (() => { try { hessian(m2.f!, [0, x], { loss: 0 }) } catch (e) { return e } })()
+    expect((caught as { code?: string }).code).toBe('ad/host-array')
   })
   it('a plain JS host function reading an array: a static error now, never a silent zero gradient', () => {
     const h = (x: Float64Array) => x[0]! * x[1]!

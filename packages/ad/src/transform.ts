@@ -12,7 +12,7 @@ import {
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
-import type { HostPullback } from './dual-host.js'
+import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -395,7 +395,7 @@ class FunctionAdjoint {
         }
         return [inv, ...this.dirs.map((k) => ({ kind: 'push', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
       }
-      case 'safe': return [clone(s)]
+      case 'safe': rejectHostPullback(s, this.builder.program.hosts); return [clone(s)]
       case 'unchecked': return [{ ...s, body: this.body(s.body) }]
       default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
     }
