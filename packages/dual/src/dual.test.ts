@@ -223,3 +223,17 @@ describe('errors', () => {
     expect((caught as DualError).code).toBe('dual/input')
   })
 })
+
+describe('the README example', () => {
+  it('runs and agrees with finite differences', () => {
+    const loss = (d: Dual, p: { w: Real[]; b: Real }, x: Real[]) => {
+      let s = d.constant(0)
+      for (let i = 0; i < x.length; i++) s = d.add(s, d.tanh(d.add(d.mul(p.w[i]!, x[i]!), p.b)))
+      return d.value(s) > 0 ? d.square(s) : d.neg(s)
+    }
+    const [gp, gx] = grad(loss)({ w: Float64Array.of(0.1, 0.2), b: 0.3 }, [1, -1]) as [{ w: Float64Array; b: number }, number[]]
+    const plain = ([w0, w1, b, x0, x1]: number[]) => { const s = Math.tanh(w0! * x0! + b!) + Math.tanh(w1! * x1! + b!); return s > 0 ? s * s : -s }
+    const fd = finiteDifference(plain, [0.1, 0.2, 0.3, 1, -1])
+    ;[...gp.w, gp.b, ...gx].forEach((v, k) => expect(v).toBeCloseTo(fd[k]!, 7))
+  })
+})
