@@ -141,6 +141,39 @@ export const dualRows = defineRowFamily({
         },
       },
     ],
+    'sparse-mul': [
+      {
+        name: DUAL_ROW,
+        kind: 'gradient',
+        setup(c) {
+          const { A, x, y0, yBar } = c
+          const n = A.cols, nnz = A.values.length
+          // inputs [Re A | Im A | Re x | Im x]; the loss ⟨ȳ, y0 + A x⟩ (real inner product), so its
+          // gradient is the reverse pass for ȳ
+          const f = (d: Dual, v: Real[]): Real => {
+            const yr: Real[] = [], yi: Real[] = []
+            for (let i = 0; i < n; i++) { yr.push(d.constant(y0.re[i]!)); yi.push(d.constant(y0.im[i]!)) }
+            for (let j = 0; j < n; j++) {
+              const xr = v[2 * nnz + j]!, xi = v[2 * nnz + n + j]!
+              for (let k = A.colPtr[j]!; k < A.colPtr[j + 1]!; k++) {
+                const r = A.rowIdx[k]!, ar = v[k]!, ai = v[nnz + k]!
+                yr[r] = d.add(yr[r]!, d.sub(d.mul(ar, xr), d.mul(ai, xi)))
+                yi[r] = d.add(yi[r]!, d.add(d.mul(ar, xi), d.mul(ai, xr)))
+              }
+            }
+            return d.add(d.linear(yBar.re, yr), d.linear(yBar.im, yi))
+          }
+          const input = new Float64Array(2 * nnz + 2 * n)
+          input.set(A.values); input.set(A.imag, nnz); input.set(x.re, 2 * nnz); input.set(x.im, 2 * nnz + n)
+          return flatRow(f, input, () => {
+            const b = c.backward()
+            const r = new Float64Array(input.length)
+            r.set(b.aBarRe); r.set(b.aBarIm, nnz); r.set(b.xBar.re, 2 * nnz); r.set(b.xBar.im, 2 * nnz + n)
+            return r
+          }, 'x̄, Ā')
+        },
+      },
+    ],
     'graph-embedding': [
       { name: DUAL_ROW, kind: 'gradient', setup: (c) => flatRow((d, x) => embeddingDual(d, x, c.k), c.x, c.gradient) },
     ],
