@@ -71,7 +71,7 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
   if (hit) return hit
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
   const module = compileGenerated(info, registry, functions)
@@ -109,7 +109,7 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   const info = infoOf(f)
   if (info.inverse) return null
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), 1)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), 1)
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName)
@@ -290,7 +290,7 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
 function tangentFunctions(f: TenetFunction, width: number): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard), width)
+  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   return { info, registry, name, functions: builder.build() }
 }

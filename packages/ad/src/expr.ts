@@ -8,6 +8,7 @@ import {
   type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type Registry, type ScalarTypeName, type Stmt, type VarRef,
 } from '@tenet/ir'
 import { standardPartials, type PartialRule } from './derivatives.js'
+import { arrayElementType, dualHostPartials, type HostPullback } from './dual-host.js'
 
 /** A deep copy of an expression (the checker annotates nodes in place; copies keep them apart). */
 export function clone<T>(e: T): T {
@@ -141,6 +142,8 @@ export function readsFloat(e: Expr, registry: Registry): boolean {
     case 'binary': return readsFloat(e.left, registry) || readsFloat(e.right, registry)
     case 'call':
       if (e.callee === 'len' || e.callee === 'i32' || e.callee === 'div') return false
+      // a host function reading a float array reads float memory (its derivative must not be a silent zero)
+      if (e.callee.startsWith('$host') && e.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
       return e.args.some((a) => readsFloat(a, registry))
   }
 }
@@ -155,6 +158,14 @@ export interface Contribution {
 export interface PartialsResolver {
   /** The partial derivatives of `callee` at `args` (copies), as expressions. */
   partials(callee: string, args: Expr[], loc: Expr['loc']): Expr[]
+  /**
+   * The partials of the interpolated host function `callee` (`$hostN`) at `args`, seeded by `seed`
+   * (see `dual-host.ts`): an expression per scalar argument, null per array argument (whose
+   * contribution is pushed to `collect`).
+   */
+  hostPartials?(callee: string, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
+  /** Where array contributions of host calls go while the adjoint transform differentiates (unset: an error). */
+  collect?: HostPullback[]
 }
 
 /**
@@ -162,7 +173,7 @@ export interface PartialsResolver {
  * primitive; else a call of a helper pure primitive that evaluates `partials(...)[k]`, registered
  * into `registry` (a clone owned by the adjoint compilation) under `__tenet_d_<name>_<k>`.
  */
-export function registryPartials(registry: Registry, standard: ReadonlyMap<string, unknown>): PartialsResolver {
+export function registryPartials(registry: Registry, standard: ReadonlyMap<string, unknown>, hosts: unknown[] = []): PartialsResolver {
   const helper = (name: string, k: number, evaluate: (...a: number[]) => number, arity: number, cpu?: (...a: string[]) => string, partialExprs?: (args: Expr[]) => Expr[]): string => {
     const hname = `__tenet_d_${name}_${k}`
     if (!registry.findPrimitive(hname)) {
@@ -176,6 +187,9 @@ export function registryPartials(registry: Registry, standard: ReadonlyMap<strin
     return hname
   }
   return {
+    hostPartials(callee, args, seed, loc) {
+      return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length), clone, this.collect)
+    },
     partials(callee, args, loc) {
       const spec = registry.pure(callee)
       if (spec.partialExprs) return spec.partialExprs(args)
@@ -257,7 +271,12 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
       }
       if (c === 'i32' || c === 'div' || c === 'len') return out
       if (c.startsWith('$host')) {
-        throw new TenetStaticError('ad/no-derivative', `an interpolated host function has no derivative; register it as a pure primitive with \`partials\` (registry.registerPrimitive) to differentiate through it`, e.loc)
+        if (!partials.hostPartials) {
+          throw new TenetStaticError('ad/no-derivative', `an interpolated host function has no derivative; register it as a pure primitive with \`partials\` (registry.registerPrimitive) to differentiate through it`, e.loc)
+        }
+        const ps = partials.hostPartials(c, e.args, seed, e.loc)
+        e.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+        return out
       }
       break
     }

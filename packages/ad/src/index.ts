@@ -20,3 +20,4 @@ export { graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdg
 export { besselSource, besselReciprocalSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource, unitarySource } from './examples/papers.js'
 export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'
 export { vjp, jvpRule, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from './vjp.js'
+export { dualCall, type DualCallArg } from './dual-call.js'

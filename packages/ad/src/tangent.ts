@@ -22,6 +22,7 @@ import {
 import { OnDemandTransform } from './on-demand.js'
 // a tangent has the type and presence of a gradient: the same shape, f32 for f32, else f64
 import { gradientType, hasGradient } from './transform.js'
+import { rejectHostPullback } from './dual-host.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -345,7 +346,7 @@ class FunctionTangent {
         // pop takes the w tangents back in the reverse order of the push
         return [clone(s), ...(s.kind === 'push' ? moves : moves.reverse())]
       }
-      case 'safe': return [clone(s)]
+      case 'safe': rejectHostPullback(s, this.builder.program.hosts); return [clone(s)]
       case 'unchecked': return [{ ...s, body: this.body(s.body) }]
       default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
     }

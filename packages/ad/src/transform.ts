@@ -12,6 +12,7 @@ import {
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
+import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -394,7 +395,7 @@ class FunctionAdjoint {
         }
         return [inv, ...this.dirs.map((k) => ({ kind: 'push', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
       }
-      case 'safe': return [clone(s)]
+      case 'safe': rejectHostPullback(s, this.builder.program.hosts); return [clone(s)]
       case 'unchecked': return [{ ...s, body: this.body(s.body) }]
       default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
     }
@@ -440,7 +441,22 @@ class FunctionAdjoint {
 
   /** `g_x ±= seed · ∂e/∂x` for the float locations x read by e (occurrences of one location summed). */
   private accumulate(e: Expr, seed: Expr, sign: number, at?: Expr['loc'], k = 0): Stmt[] {
-    const terms: Contribution[] = differentiate(realView(e, this.registry), seed, this.registry, this.builder.partials)
+    // host functions with array arguments (dual host functions) contribute by `@safe` pullback calls
+    const collect: HostPullback[] = []
+    const resolver = this.builder.partials
+    const outer = resolver.collect
+    resolver.collect = collect
+    let terms: Contribution[]
+    try {
+      terms = differentiate(realView(e, this.registry), seed, this.registry, resolver)
+    } finally {
+      resolver.collect = outer
+    }
+    const pullbacks = collect.map((p): Stmt => {
+      if (this.w !== 1) fail('a host function with array arguments is differentiated with one gradient direction per sweep only (no vector-mode adjoint)', at)
+      const s = sign > 0 ? p.seed : neg(p.seed)
+      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr] }, ...(at ? { loc: at } : {}) } as Stmt
+    })
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
       const key = printExpr(t.leaf)
@@ -450,7 +466,7 @@ class FunctionAdjoint {
     }
     return [...grouped.values()].map(({ leaf, coefficient }) => ({
       kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.grad(leaf, k), value: coefficient, ...(at ? { loc: at } : {}),
-    }) as Stmt)
+    }) as Stmt).concat(pullbacks)
   }
 
   /**

@@ -4,6 +4,9 @@ import { parallelRows } from './parallel.js'
 import { tenetRows, tenetWasmRows } from './tenet.js'
 import { tfRows } from './tfjs.js'
 import { adapterRows } from './adapter.js'
+import { dualRows } from './dual.js'
+import { table1JaxRows, table1TfRows } from './table1-peers.js'
+import { table1TenetRows } from './table1-tenet.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -12,3 +15,9 @@ import { adapterRows } from './adapter.js'
 export const ROW_FAMILIES: RowFamily[] = [tenetRows, tenetWasmRows, tfRows, jaxRows, parallelRows]
 // TF.js with Tenet's adjoints plugged in (@tenet/adapter-tfjs), and TF.js's own norm gradient
 ROW_FAMILIES.push(adapterRows)
+// the dual-numbers engine as the tape row (@tenet/dual)
+ROW_FAMILIES.push(dualRows)
+// TF.js and jax-js on seed 003's Table 1 (workload `dual`)
+ROW_FAMILIES.push(table1TfRows, table1JaxRows)
+// Tenet's reversible version where it is natural (workload `dual`)
+ROW_FAMILIES.push(table1TenetRows)

@@ -9,6 +9,7 @@ import { sparseDotWorkload, sparseMulWorkload, type SparseDotCase, type SparseMu
 import { unitaryWorkload, type UnitaryCase } from './unitary.js'
 import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
 import { normWorkload, type NormCase } from './norm.js'
+import { dualWorkload, type DualCase } from './dual.js'
 
 /** Workload id → its case type; row families are typed against this map. */
 export interface WorkloadCaseMap {
@@ -23,6 +24,7 @@ export interface WorkloadCaseMap {
   leapfrog: LeapfrogCase
   checkpoint: ChainCase
   norm: NormCase
+  dual: DualCase
 }
 
 export type WorkloadId = keyof WorkloadCaseMap
@@ -40,9 +42,12 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   leapfrog: leapfrogWorkload,
   checkpoint: checkpointWorkload,
   norm: normWorkload,
+  dual: dualWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
 export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint']
 // seed 000 Appendix E in TF.js (the adapter rows): in the quick set too
 QUICK_SET.push('norm')
+// seed 003's Table 1 (the dual-numbers engine)
+QUICK_SET.push('dual')
