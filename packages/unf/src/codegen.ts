@@ -1,0 +1,420 @@
+/**
+ * Code generation: a lambda-free target term (what partial evaluation leaves) → one JS function
+ * built with `new Function`. Tuples are flattened into locals (no allocation), arrays of reals
+ * are Float64Arrays, arrays of tuples are tuples of arrays, arrays of arrays are JS arrays of
+ * Float64Arrays; `map`/`reduce`/`fold`/`scan`/`mapAccum` become loops, scalar lets become
+ * `const` locals. Every name in the generated code is generated (`p0`, `t12`, `f3`): no source
+ * string reaches the code, so none can inject any.
+ */
+import { UnfError } from './errors.js'
+import { BOOL_OPS, type OpTable } from './ops.js'
+import type { Term } from './term.js'
+import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
+
+/** A compile-time value: a JS local or literal per leaf, tuples as lists. */
+type CV = string | CV[]
+interface TV { v: CV; t: Type }
+
+/** The generated function and its source (for inspection and tests). */
+export interface GeneratedFunction {
+  /** the compiled function: arguments in parameter order, result as `toHost` would give it */
+  fn: (...args: unknown[]) => unknown
+  /** the JS source of the function body */
+  source: string
+}
+
+/** Compiles a lambda-free term over typed parameters into a JS function. */
+export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable): GeneratedFunction {
+  const g = new Gen(ops)
+  const env = new Map<string, TV>()
+  const argNames = params.map((_, i) => `p${i}`)
+  params.forEach((p, i) => {
+    g.checkArg(argNames[i]!, p.type, i)
+    env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
+  })
+  const r = g.emit(term, env)
+  g.line(`return ${g.pack(r.v, r.t)};`)
+  const source = g.lines.join('\n')
+  const factory = new Function('fns', 'err', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
+    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never) => (...args: unknown[]) => unknown
+  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) })
+  return { fn, source }
+}
+
+class Gen {
+  lines: string[] = []
+  fns: Array<(...a: number[]) => number> = []
+  private fnIndex = new Map<string, number>()
+  private n = 0
+  private depth = 1
+  private messages: string[] = []
+  constructor(private readonly ops: OpTable) {}
+
+  fresh(base = 't'): string { return `${base}${++this.n}` }
+  line(s: string) { this.lines.push('  '.repeat(this.depth) + s) }
+  indent<T>(f: () => T): T { this.depth++; try { return f() } finally { this.depth-- } }
+
+  /** A run-time input check (only fixed messages: the type text is printed from our own types). */
+  checkArg(name: string, t: Type, i: number) {
+    const what = (msg: string) => { this.messages.push(msg); return JSON.stringify(msg) }
+    if (t.kind === 'R') this.line(`if (typeof ${name} !== 'number') err(${i}, ${what(`expected a number (${printType(t)})`)});`)
+    else if (t.kind === 'array' && t.elem.kind === 'R') this.line(`if (!(${name} instanceof Float64Array)) err(${i}, ${what('expected a Float64Array (R[])')});`)
+    else if (t.kind === 'array' || t.kind === 'tuple') this.line(`if (!Array.isArray(${name})) err(${i}, ${what(`expected an array for ${printType(t)}`)});`)
+  }
+
+  /** The CV of a host argument: tuples (JS arrays) are split into locals; arrays of tuples into arrays per component. */
+  unpack(name: string, t: Type): CV {
+    if (t.kind === 'tuple') return t.items.map((it, i) => { const l = this.fresh(); this.line(`const ${l} = ${name}[${i}];`); return this.unpack(l, it) })
+    if (t.kind === 'array' && t.elem.kind === 'tuple') throw new UnfError('unf/unsupported', 'arrays of tuples as arguments: pass one array per component')
+    return name
+  }
+
+  /** The host value of a CV: tuples become JS arrays. */
+  pack(v: CV, t: Type): string {
+    if (typeof v === 'string') return v
+    const items = (leafTuple(t) as { items: Type[] }).items
+    return `[${v.map((x, i) => this.pack(x, items[i]!)).join(', ')}]`
+  }
+
+  local(expr: string, base = 't'): string {
+    const l = this.fresh(base)
+    this.line(`const ${l} = ${expr};`)
+    return l
+  }
+
+  emit(x: Term, env: ReadonlyMap<string, TV>): TV {
+    switch (x.k) {
+      case 'const': return { v: Number.isFinite(x.value) ? (x.value < 0 || Object.is(x.value, -0) ? `(${x.value})` : String(x.value)) : x.value > 0 ? 'Infinity' : x.value < 0 ? '(-Infinity)' : 'NaN', t: R }
+      case 'bool': return { v: String(x.value), t: B }
+      case 'var': {
+        const b = env.get(x.name)
+        if (!b) throw new UnfError('unf/unbound', `code generation: unbound variable \`${x.name}\``)
+        return b
+      }
+      case 'let': {
+        const val = this.emit(x.value, env)
+        return this.emit(x.body, new Map(env).set(x.name, val))
+      }
+      case 'tuple': {
+        const items = x.items.map((i) => this.emit(i, env))
+        return { v: items.map((i) => i.v), t: tupleType(...items.map((i) => i.t)) }
+      }
+      case 'proj': {
+        const of = this.emit(x.of, env)
+        const t = leafTuple(of.t) as { items: Type[] }
+        return { v: (of.v as CV[])[x.index]!, t: t.items[x.index]! }
+      }
+      case 'op': {
+        const args = x.args.map((a) => this.emit(a, env).v as string)
+        const b = BOOL_OPS.get(x.op)
+        if (b) return { v: this.local(b.js(...args), 'b'), t: B }
+        const o = this.ops.get(x.op)
+        if (o.js) return { v: this.local(o.js(...args)), t: o.result }
+        return { v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`), t: o.result }
+      }
+      case 'if': {
+        const cond = this.emit(x.cond, env).v as string
+        const outs: string[] = []
+        let type: Type = R
+        const assign = (r: TV) => { leaves(r.v).forEach((l, i) => this.line(`${outs[i]} = ${l};`)) }
+        // the result's shape is known after emitting a branch: emit `then` into a buffer first
+        const saved = this.lines
+        this.lines = []
+        const thenR = this.indent(() => this.emit(x.then, env))
+        type = thenR.t
+        for (let i = 0; i < leaves(thenR.v).length; i++) outs.push(this.fresh('r'))
+        this.indent(() => assign(thenR))
+        const thenLines = this.lines
+        this.lines = saved
+        this.line(`let ${outs.join(', ')};`)
+        this.line(`if (${cond}) {`)
+        this.lines.push(...thenLines)
+        this.line('} else {')
+        this.indent(() => assign(this.emit(x.else, env)))
+        this.line('}')
+        return { v: rebuild(thenR.v, outs), t: type }
+      }
+      case 'map': {
+        const arrays = x.arrays.map((a) => this.source(a, env))
+        const n = this.sourceLength(arrays)
+        const j = this.fresh('j')
+        const saved = this.lines
+        this.lines = []
+        const body = this.indent(() => this.indent(() => {
+          const e = new Map(env)
+          x.params.forEach((p, i) => e.set(p, arrays[i]!.elem(j)))
+          return this.emit(x.body, e)
+        }))
+        const bodyLines = this.lines
+        this.lines = saved
+        const out = this.allocate(arrayType(body.t), n)
+        this.line(`for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+        this.lines.push(...bodyLines)
+        this.indent(() => this.store(out, body.v, j))
+        this.line('}')
+        return { v: out, t: arrayType(body.t) }
+      }
+      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        const init = this.emit(x.init, env)
+        const arr = this.source(x.array, env)
+        const n = this.sourceLength([arr])
+        const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+        const accCV = rebuild(init.v, acc)
+        const scan = x.k === 'scanl' || x.k === 'scanr'
+        let states: CV = ''
+        if (scan) {
+          states = this.allocate(arrayType(init.t), `${n} + 1`)
+          this.store(states, accCV, x.k === 'scanl' ? '0' : n)
+        }
+        const j = this.fresh('j')
+        const loop = x.k === 'scanr' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`
+        this.line(loop)
+        this.indent(() => {
+          const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(j))
+          const r = this.emit(x.body, e)
+          leaves(r.v).forEach((l, i) => this.line(`${acc[i]} = ${l};`))
+          if (scan) this.store(states, accCV, x.k === 'scanl' ? `${j} + 1` : j)
+        })
+        this.line('}')
+        return scan ? { v: states, t: arrayType(init.t) } : { v: accCV, t: init.t }
+      }
+      case 'shift1L': case 'shift1R': {
+        const a = this.emit(x.array, env)
+        const v = mapLeaves(a.v, (l) => this.local(x.k === 'shift1L' ? `${l}.subarray ? ${l}.subarray(1) : ${l}.slice(1)` : `${l}.subarray ? ${l}.subarray(0, ${l}.length - 1) : ${l}.slice(0, -1)`))
+        return { v, t: a.t }
+      }
+      case 'pad1L': case 'pad1R': {
+        const a = this.emit(x.array, env)
+        const elemLeaves = leafTypes((a.t as { elem: Type }).elem)
+        const v = mapLeaves(a.v, (l, i) => {
+          const out = this.fresh('pad')
+          if (elemLeaves[i]!.kind === 'R') {
+            this.line(`const ${out} = new Float64Array(${l}.length + 1);`)
+            this.line(`${out}.set(${l}, ${x.k === 'pad1L' ? 1 : 0});`)
+          } else {
+            const z = this.zeroLikeExpr(`${l}[0]`, elemLeaves[i]!)
+            this.line(`const ${out} = ${x.k === 'pad1L' ? `[${z}, ...${l}]` : `[...${l}, ${z}]`};`)
+          }
+          return out
+        })
+        return { v, t: a.t }
+      }
+      case 'first': case 'last': {
+        const a = this.emit(x.array, env)
+        const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
+        return { v: mapLeaves(a.v, (l) => this.local(`${l}[${idx(l)}]`)), t: (a.t as { elem: Type }).elem }
+      }
+      case 'zero': {
+        if (!x.like) throw new UnfError('unf/internal', 'code generation: a zero array without a shape')
+        const like = this.emit(x.like, env)
+        const lt = leafTypes(like.t)
+        return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
+      }
+      case 'add': {
+        const a = this.emit(x.a, env), b = this.emit(x.b, env)
+        const lt = leafTypes(a.t)
+        const bl = leaves(b.v)
+        return { v: mapLeaves(a.v, (l, i) => this.addLeaf(l, bl[i]!, lt[i]!)), t: a.t }
+      }
+      case 'mapAccum': return this.mapAccum(x, env)
+      case 'lam': case 'app':
+        throw new UnfError('unf/internal', 'code generation needs a lambda-free term (run partialEvaluate first)')
+    }
+  }
+
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>): TV {
+    const carry0 = this.emit(x.carryInit, env)
+    const sum0 = this.emit(x.sumInit, env)
+    const arrays = x.arrays.map((a) => this.source(a, env))
+    const n = this.sourceLength(arrays)
+    const carry = leaves(carry0.v).map((l) => { const c = this.fresh('c'); this.line(`let ${c} = ${l};`); return c })
+    const sumTypes = leafTypes(sum0.t)
+    // sums are owned accumulators: a copy of the initial value, added to in place
+    const sums = leaves(sum0.v).map((l, i) => {
+      const s = this.fresh('s')
+      this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
+      return s
+    })
+    const j = this.fresh('j')
+    const saved = this.lines
+    this.lines = []
+    const body = this.indent(() => this.indent(() => {
+      const e = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+      x.params.forEach((p, i) => e.set(p, arrays[i]!.elem(j)))
+      return this.emit(x.body, e)
+    }))
+    const bodyLines = this.lines
+    this.lines = saved
+    const [cOut, sOut, oOut] = body.v as CV[]
+    const outTypes = ((leafTuple(body.t) as { items: Type[] }).items[2] as { items: Type[] }).items
+    const outs = (oOut as CV[]).map((o, i) => this.allocate(arrayType(outTypes[i]!), n))
+    this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+    this.lines.push(...bodyLines)
+    this.indent(() => {
+      leaves(cOut!).forEach((l, i) => this.line(`${carry[i]} = ${l};`))
+      leaves(sOut!).forEach((l, i) => {
+        if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
+        else this.accumulate(sums[i]!, l, sumTypes[i]!)
+      })
+      ;(oOut as CV[]).forEach((o, i) => this.store(outs[i]!, o, j))
+    })
+    this.line('}')
+    const resultType = tupleType(carry0.t, sum0.t, tupleType(...outTypes.map((t) => arrayType(t))))
+    return { v: [rebuild(carry0.v, carry), rebuild(sum0.v, sums), outs], t: resultType }
+  }
+
+  private fnRef(name: string, f: (...a: number[]) => number): string {
+    let i = this.fnIndex.get(name)
+    if (i === undefined) { i = this.fns.length; this.fns.push(f); this.fnIndex.set(name, i) }
+    return `fns[${i}]`
+  }
+
+  /**
+   * An array read element by element by a loop. A `map` term is not materialised: its body is
+   * evaluated inside the consumer's loop (fusion of `reduce f z (map g A)` and `map f (map g A)`).
+   * A map's body runs once per element of the consumer, which reads each element once.
+   */
+  private source(a: Term, env: ReadonlyMap<string, TV>): Source {
+    if (a.k === 'map') {
+      const inner = a.arrays.map((b) => this.source(b, env))
+      const length = this.sourceLength(inner)
+      return {
+        length,
+        elem: (j) => {
+          const e = new Map(env)
+          a.params.forEach((p, i) => e.set(p, inner[i]!.elem(j)))
+          return this.emit(a.body, e)
+        },
+      }
+    }
+    const v = this.emit(a, env)
+    if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
+    return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+  }
+
+  private sourceLength(sources: Source[]): string {
+    const n = sources[0]!.length
+    for (const s of sources.slice(1)) {
+      this.line(`if (${s.length} !== ${n}) throw new RangeError('unf: arrays of different lengths mapped together');`)
+    }
+    return n
+  }
+
+  /** The common length of arrays mapped together (checked once, outside the loop). */
+  private length(arrays: TV[]): string {
+    const n = this.local(`${firstLeaf(arrays[0]!.v)}.length`, 'n')
+    for (const a of arrays.slice(1)) {
+      this.line(`if (${firstLeaf(a.v)}.length !== ${n}) throw new RangeError('unf: arrays of different lengths mapped together');`)
+    }
+    return n
+  }
+
+  /** The element `j` of an array value (per leaf). */
+  private element(a: TV, j: string): TV {
+    const elem = (a.t as { elem: Type }).elem
+    return { v: mapLeaves(a.v, (l) => this.local(`${l}[${j}]`, 'e')), t: elem }
+  }
+
+  /** Output storage for an array of `t` of length n: one array per leaf of the element type. */
+  private allocate(t: Type, n: string): CV {
+    const elem = (t as { elem: Type }).elem
+    const build = (et: Type): CV => {
+      if (et.kind === 'tuple') return et.items.map(build)
+      return this.local(et.kind === 'R' ? `new Float64Array(${n})` : `new Array(${n})`, 'o')
+    }
+    return build(elem)
+  }
+
+  private store(out: CV, v: CV, j: string) {
+    const o = leaves(out), vs = leaves(v)
+    o.forEach((l, i) => this.line(`${l}[${j}] = ${vs[i]};`))
+  }
+
+  private zeroLikeExpr(l: string, t: Type): string {
+    if (t.kind === 'R') return '0'
+    if (t.kind === 'B') return 'false'
+    if (t.kind === 'array' && t.elem.kind === 'R') return `new Float64Array(${l}.length)`
+    return `${l}.map((q) => ${this.zeroLikeExpr('q', (t as { elem: Type }).elem)})`
+  }
+
+  private copyExpr(l: string, t: Type): string {
+    if (t.kind === 'array' && t.elem.kind === 'R') return `Float64Array.from(${l})`
+    if (t.kind === 'array') return `${l}.map((q) => ${this.copyExpr('q', t.elem)})`
+    return l
+  }
+
+  private addLeaf(a: string, b: string, t: Type): string {
+    if (t.kind === 'R') return this.local(`${a} + ${b}`)
+    if (t.kind === 'array' && t.elem.kind === 'R') {
+      const out = this.local(`new Float64Array(${a}.length)`, 'o')
+      const q = this.fresh('q')
+      this.line(`if (${b}.length !== ${a}.length) throw new RangeError('unf: adding arrays of different lengths');`)
+      this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) ${out}[${q}] = ${a}[${q}] + ${b}[${q}];`)
+      return out
+    }
+    const elem = (t as { elem: Type }).elem
+    const out = this.local(`new Array(${a}.length)`, 'o')
+    const q = this.fresh('q')
+    this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) {`)
+    this.indent(() => {
+      const r = this.addLeaf(`${a}[${q}]`, `${b}[${q}]`, elem)
+      this.line(`${out}[${q}] = ${r};`)
+    })
+    this.line('}')
+    return out
+  }
+
+  /** `acc += v` in place on an owned accumulator. */
+  private accumulate(acc: string, v: string, t: Type) {
+    const q = this.fresh('q')
+    if (t.kind === 'array' && t.elem.kind === 'R') {
+      this.line(`for (let ${q} = 0; ${q} < ${acc}.length; ${q}++) ${acc}[${q}] += ${v}[${q}];`)
+      return
+    }
+    this.line(`for (let ${q} = 0; ${q} < ${acc}.length; ${q}++) {`)
+    this.indent(() => this.accumulate(`${acc}[${q}]`, `${v}[${q}]`, (t as { elem: Type }).elem))
+    this.line('}')
+  }
+}
+
+/** An array consumed by a loop: its length, and its element `j` (emitted at the point of use). */
+interface Source {
+  length: string
+  elem: (j: string) => TV
+}
+
+/** A type with arrays of tuples turned into tuples of arrays (the representation). */
+function leafTuple(t: Type): Type {
+  if (t.kind === 'array') {
+    const e = leafTuple(t.elem)
+    if (e.kind === 'tuple') return tupleType(...e.items.map((i) => leafTuple(arrayType(i))))
+    return arrayType(e)
+  }
+  if (t.kind === 'tuple') return tupleType(...t.items.map(leafTuple))
+  return t
+}
+
+/** The leaf types of a representation, in order. */
+function leafTypes(t: Type): Type[] {
+  const r = leafTuple(t)
+  return r.kind === 'tuple' ? r.items.flatMap(leafTypes) : [r]
+}
+
+function leaves(v: CV): string[] {
+  return typeof v === 'string' ? [v] : v.flatMap(leaves)
+}
+function firstLeaf(v: CV): string {
+  const l = leaves(v)
+  if (l.length === 0) throw new UnfError('unf/internal', 'an array of empty tuples has no length')
+  return l[0]!
+}
+function rebuild(shape: CV, flat: string[]): CV {
+  let i = 0
+  const go = (s: CV): CV => (typeof s === 'string' ? flat[i++]! : s.map(go))
+  return go(shape)
+}
+function mapLeaves(v: CV, f: (l: string, i: number) => string): CV {
+  let i = 0
+  const go = (s: CV): CV => (typeof s === 'string' ? f(s, i++) : s.map(go))
+  return go(v)
+}
