@@ -231,7 +231,10 @@ function simplifyOp(x: Extract<Term, { k: 'op' }>, mark: <T>(x: T) => T): Term {
       if (isConst(b!, -1)) return mark(opT('neg', a!))
       // constants to the front, so that c₁·(c₂·e) folds
       if (isConst(b!) && !isConst(a!)) return mark(opT('*', b!, a!))
-      if (a!.k === 'const' && b!.k === 'op' && b!.op === '*' && isConst(b!.args[0]!)) return mark(opT('*', cst(a!.value * (b!.args[0] as { value: number }).value), b!.args[1]!))
+      {
+        const l = a as Term, r = b as Term
+        if (l.k === 'const' && r.k === 'op' && r.op === '*' && r.args[0]!.k === 'const') return mark(opT('*', cst(l.value * r.args[0]!.value), r.args[1]!))
+      }
       if (a!.k === 'op' && a!.op === 'neg') return mark(opT('neg', opT('*', a!.args[0]!, b!)))
       if (b!.k === 'op' && b!.op === 'neg') return mark(opT('neg', opT('*', a!, b!.args[0]!)))
       return x
