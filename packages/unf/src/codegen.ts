@@ -172,7 +172,7 @@ class Gen {
         this.indent(() => {
           const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(j))
           const r = this.emit(x.body, e)
-          leaves(r.v).forEach((l, i) => this.line(`${acc[i]} = ${l};`))
+          this.assignAll(acc, leaves(r.v))
           if (scan) this.store(states, accCV, x.k === 'scanl' ? `${j} + 1` : j)
         })
         this.line('}')
@@ -251,16 +251,24 @@ class Gen {
     this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
     this.lines.push(...bodyLines)
     this.indent(() => {
-      leaves(cOut!).forEach((l, i) => this.line(`${carry[i]} = ${l};`))
       leaves(sOut!).forEach((l, i) => {
         if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
         else this.accumulate(sums[i]!, l, sumTypes[i]!)
       })
       ;(oOut as CV[]).forEach((o, i) => this.store(outs[i]!, o, j))
+      this.assignAll(carry, leaves(cOut!))
     })
     this.line('}')
     const resultType = tupleType(carry0.t, sum0.t, tupleType(...outTypes.map((t) => arrayType(t))))
     return { v: [rebuild(carry0.v, carry), rebuild(sum0.v, sums), outs], t: resultType }
+  }
+
+  /** Parallel assignment `targets := values` (a value may name another target). */
+  private assignAll(targets: string[], values: string[]) {
+    const clash = values.some((v, i) => targets.includes(v) && targets[i] !== v)
+    if (!clash) { values.forEach((v, i) => { if (targets[i] !== v) this.line(`${targets[i]} = ${v};`) }); return }
+    const tmps = values.map((v) => this.local(v, 'tmp'))
+    tmps.forEach((t, i) => this.line(`${targets[i]} = ${t};`))
   }
 
   private fnRef(name: string, f: (...a: number[]) => number): string {

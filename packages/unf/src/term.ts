@@ -305,3 +305,47 @@ export function uniquify(t: Term): Term {
   }
   return go(t, new Map())
 }
+
+/**
+ * Renames generated names (`y#17`) to short sequential ones (`y1`, `y2`, …) in binding order,
+ * for stable, readable printing. User names are kept.
+ */
+export function canonicalNames(t: Term): Term {
+  const map = new Map<string, string>()
+  const counts = new Map<string, number>()
+  const taken = new Set<string>()
+  const collect = (x: Term) => {
+    if (x.k === 'var' && !x.name.includes('#')) taken.add(x.name)
+    children(x).forEach(collect)
+  }
+  collect(t)
+  const name = (n: string): string => {
+    if (!n.includes('#')) return n
+    let m = map.get(n)
+    if (!m) {
+      const base = n.replace(/#\d+$/, '')
+      do { const c = (counts.get(base) ?? 0) + 1; counts.set(base, c); m = `${base}${c}` } while (taken.has(m))
+      taken.add(m)
+      map.set(n, m)
+    }
+    return m
+  }
+  const go = (x: Term): Term => {
+    switch (x.k) {
+      case 'var': return { k: 'var', name: name(x.name) }
+      case 'let': { const n = name(x.name); return { ...x, name: n, value: go(x.value), body: go(x.body) } }
+      case 'lam': { const ps = x.params.map(name); return { ...x, params: ps, body: go(x.body) } }
+      case 'map': { const ps = x.params.map(name); return { ...x, params: ps, arrays: x.arrays.map(go), body: go(x.body) } }
+      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        const a = name(x.acc), e = name(x.elem)
+        return { ...x, acc: a, elem: e, init: go(x.init), array: go(x.array), body: go(x.body) }
+      }
+      case 'mapAccum': {
+        const cy = name(x.carry), ps = x.params.map(name)
+        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body) }
+      }
+      default: return mapChildren(x, go)
+    }
+  }
+  return go(t)
+}
