@@ -11,6 +11,9 @@ import { BOOL_OPS, type OpTable } from './ops.js'
 import type { Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
+/** The marker of a zero whose shape is not known statically (a lazily allocated accumulator). */
+const SHAPELESS = '/*shapeless zero*/null'
+
 /** A compile-time value: a JS local or literal per leaf, tuples as lists. */
 type CV = string | CV[]
 interface TV { v: CV; t: Type }
@@ -35,6 +38,7 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   const r = g.emit(term, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = g.lines.join('\n')
+  if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
   const factory = new Function('fns', 'err', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
     (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never) => (...args: unknown[]) => unknown
   const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) })
@@ -205,8 +209,9 @@ class Gen {
         return { v: mapLeaves(a.v, (l) => this.local(`${l}[${idx(l)}]`)), t: (a.t as { elem: Type }).elem }
       }
       case 'zero': {
-        if (!x.like) throw new UnfError('unf/internal', 'code generation: a zero array without a shape')
+        if (!x.like) return { v: SHAPELESS, t: x.type } // only a mapAccum sum accepts it
         const like = this.emit(x.like, env)
+        if (x.type.kind === 'array' && x.type.elem.kind === 'R') return { v: this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z'), t: x.type }
         const lt = leafTypes(like.t)
         return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
       }
@@ -232,9 +237,11 @@ class Gen {
     // sums are owned accumulators: a copy of the initial value, added to in place
     const sums = leaves(sum0.v).map((l, i) => {
       const s = this.fresh('s')
-      this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
+      if (l === SHAPELESS) this.line(`let ${s} = null;`) // allocated from the first contribution
+      else this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
       return s
     })
+    const lazy = leaves(sum0.v).map((l) => l === SHAPELESS)
     const j = this.fresh('j')
     const saved = this.lines
     this.lines = []
@@ -253,7 +260,11 @@ class Gen {
     this.indent(() => {
       leaves(sOut!).forEach((l, i) => {
         if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
-        else this.accumulate(sums[i]!, l, sumTypes[i]!)
+        else if (lazy[i]) {
+          this.line(`if (${sums[i]} === null) ${sums[i]} = ${this.copyExpr(l, sumTypes[i]!)}; else {`)
+          this.indent(() => this.accumulate(sums[i]!, l, sumTypes[i]!))
+          this.line('}')
+        } else this.accumulate(sums[i]!, l, sumTypes[i]!)
       })
       ;(oOut as CV[]).forEach((o, i) => this.store(outs[i]!, o, j))
       this.assignAll(carry, leaves(cOut!))

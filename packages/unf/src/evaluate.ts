@@ -16,6 +16,9 @@ export class ArrayValue {
   constructor(readonly items: Value[]) {}
 }
 
+/** A zero array whose shape is not known: the unit of `+̂`, taking the shape of what is added to it. */
+export const ZERO: Value = new ArrayValue([])
+
 /** A closure of the target language. */
 export class Closure {
   constructor(readonly params: string[], readonly body: Term, readonly env: Env) {}
@@ -128,8 +131,10 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
         return go(f.body, bindAll(f.env, f.params.map((p, i) => [p, args[i]!])))
       }
       case 'zero': {
-        if (!x.like) throw new UnfError('unf/internal', 'a zero array without a shape reached evaluation')
-        return zeroLike(go(x.like, e), x.type, k)
+        if (!x.like) return ZERO // a zero of unknown shape: the unit of +̂
+        const like = go(x.like, e)
+        if (x.type.kind === 'array' && x.type.elem.kind === 'R' && like instanceof ArrayValue) { k.moves += like.items.length; return new ArrayValue(like.items.map(() => 0)) }
+        return zeroLike(like, x.type, k)
       }
       case 'add': return addValues(go(x.a, e), go(x.b, e), k)
       case 'pad1L': case 'pad1R': {
@@ -184,6 +189,8 @@ function zeroLike(x: Value, _t: Type | undefined, k: Cost): Value {
 
 /** `a +̂ b` on values of one ground type. */
 export function addValues(a: Value, b: Value, k: Cost): Value {
+  if (a === ZERO) return b
+  if (b === ZERO) return a
   if (typeof a === 'number' && typeof b === 'number') { k.moves += 3; k.adds++; return a + b }
   if (a instanceof ArrayValue && b instanceof ArrayValue) {
     if (a.items.length !== b.items.length) throw new UnfError('unf/shape', `adding arrays of lengths ${a.items.length} and ${b.items.length}`)

@@ -11,3 +11,4 @@ export { evaluate, totalCost, fromHost, toHost, ArrayValue, type Value, type Cos
 export { reverseStages, defineProgram, type ReverseStages, type SourceProgram } from './pipeline.js'
 export { generate, type GeneratedFunction } from './codegen.js'
 export { compile, compileVjp, type Compiled, type CompileOptions } from './compile.js'
+export { nao } from './nao.js'

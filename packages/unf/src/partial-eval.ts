@@ -114,7 +114,9 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       return x
     }
     case 'add': {
-      if (isZero(x.a)) return mark(x.b)
+      // 0 +̂ e ⇝ e; of two zeros, keep the one that knows its shape
+      const shapeless = (z: Term) => z.k === 'zero' && !z.like
+      if (isZero(x.a) && !(shapeless(x.b) && !shapeless(x.a))) return mark(x.b)
       if (isZero(x.b)) return mark(x.a)
       if (x.a.k === 'tuple' && x.b.k === 'tuple') {
         const b = x.b
@@ -137,7 +139,8 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       return x
     }
     case 'pad1L': case 'pad1R': case 'shift1L': case 'shift1R':
-      if (x.array.k === 'zero') return mark({ k: 'zero', type: x.array.type })
+      // a shift or pad of zeros is zeros, shaped like the shift or pad of the shape
+      if (x.array.k === 'zero') return mark({ k: 'zero', type: x.array.type, ...(x.array.like ? { like: { k: x.k, array: x.array.like } } : {}) })
       return x
     case 'first': case 'last':
       if (x.array.k === 'zero') return mark(elemZero(x.array))
@@ -189,9 +192,11 @@ function countIn(t: Term, name: string): { count: number; inLoop: boolean } {
   return { count, inLoop }
 }
 
+/** The element of a zero array: 0, or a zero shaped like the first element of the shape (a loop over it is non-empty). */
 function elemZero(z: Extract<Term, { k: 'zero' }>): Term {
   if (z.type.kind !== 'array') throw new Error('internal: element of a non-array zero')
-  return z.type.elem.kind === 'R' ? cst(0) : { k: 'zero', type: z.type.elem }
+  if (z.type.elem.kind === 'R') return cst(0)
+  return { k: 'zero', type: z.type.elem, ...(z.like ? { like: { k: 'first', array: z.like } } : {}) }
 }
 
 function isProductOf(body: Term, a: string, b: string): boolean {
@@ -267,6 +272,8 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
     const i = x.params.indexOf(x.body.name)
     if (i >= 0) return mark(x.arrays[i]!)
   }
+  // ZerosLike: a map with body 0 is the zero array of that length
+  if (isConst(x.body, 0)) return mark({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } }, like: lengthWitness(x.arrays[0]!) })
   const fv = new Set<string>()
   collectVars(x.body, fv)
   // an argument whose elements are known (a zero array, or a map with a constant body) is substituted
@@ -302,7 +309,10 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
     }
     if (keep.length < x.arrays.length) return mark({ ...x, params: keep.map((i) => x.params[i]!), arrays: keep.map((i) => x.arrays[i]!) })
   }
-  if (x.arrays.length === 1 && x.arrays[0]!.k === 'zero' && isZero(x.body)) return mark({ k: 'zero', type: x.arrays[0]!.type })
+  {
+    const a0 = x.arrays[0]!
+    if (x.arrays.length === 1 && a0.k === 'zero' && isConst(x.body, 0) && a0.type.kind === 'array' && a0.type.elem.kind === 'R') return mark(a0)
+  }
   // classic fusion: map (y. e₁) (map (x̄. e₂) Ā) ⇝ map (x̄. let y = e₂ in e₁) Ā
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
@@ -336,18 +346,10 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
   if (x.dir === 'none' && x.body.k === 'tuple' && x.body.items.length === 3) {
     const [, sums, outs] = x.body.items
     if (isZero(sums!) || (sums!.k === 'tuple' && sums!.items.length === 0)) {
-      if (outs!.k === 'tuple' && outs!.items.every((o) => (o.k === 'var' && x.params.includes(o.name)) || isZero(o))) {
-        return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: outs!.items.map((o) => (o.k === 'var' ? x.arrays[x.params.indexOf(o.name)]! : { k: 'zero', type: { kind: 'array', elem: { kind: 'R' } } }) as Term) }] })
+      if (outs!.k === 'tuple' && outs!.items.every((o) => o.k === 'var' && x.params.includes(o.name))) {
+        return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: outs!.items.map((o) => x.arrays[x.params.indexOf((o as { name: string }).name)]!) }] })
       }
     }
-  }
-  // a sweep whose body contributes nothing: the carry and sums pass through, the outputs are zeros
-  if (x.body.k === 'tuple' && x.body.items.length === 3) {
-    const [carry, sums, outs] = x.body.items
-    if (x.dir === 'none' && isZero(sums!) && outs!.k === 'tuple' && outs!.items.every(isZero)) {
-      return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: outs!.items.map(() => ({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } } }) as Term) }] })
-    }
-    void carry
   }
   return x
 }
