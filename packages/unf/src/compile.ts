@@ -7,6 +7,7 @@ import { generate } from './codegen.js'
 import { UnfError } from './errors.js'
 import { OpTable } from './ops.js'
 import { defineProgram, reverseStages, type ReverseStages, type SourceProgram } from './pipeline.js'
+import { parseProgram } from './parse.js'
 import { fresh, v, type Term } from './term.js'
 import { cotangentType, printType, type Type } from './types.js'
 
@@ -62,4 +63,10 @@ export function compileVjp(params: Array<[string, Type]>, body: Term, options: C
   const stages = reverseStages(body, program.params, v(seed), ops)
   const g = generate(stages.optimized, [...program.params, { name: seed, type: cotangentType(program.result) }], ops)
   return { fn: g.fn as (...args: unknown[]) => [unknown, unknown[]], stages, source: g.source }
+}
+
+/** Parses a program in the text syntax (`(A: R[]) => sum(A)`) and compiles it. */
+export function compileText(text: string, options: CompileOptions = {}): Compiled {
+  const { params, body } = parseProgram(text)
+  return compile(params, body, options)
 }
