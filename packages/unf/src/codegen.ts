@@ -245,10 +245,23 @@ class Gen {
     const j = this.fresh('j')
     const saved = this.lines
     this.lines = []
+    // sums given as a tuple literal are accumulated term by term, so that a `map` term adds into
+    // the accumulator in place (no per-element array)
+    let deferred: { terms: Term[]; env: ReadonlyMap<string, TV> } | undefined
     const body = this.indent(() => this.indent(() => {
-      const e = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
-      x.params.forEach((p, i) => e.set(p, arrays[i]!.elem(j)))
-      return this.emit(x.body, e)
+      let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+      x.params.forEach((p, i) => (e as Map<string, TV>).set(p, arrays[i]!.elem(j)))
+      let b = x.body
+      while (b.k === 'let') { const val = this.emit(b.value, e); e = new Map(e).set(b.name, val); b = b.body }
+      const st = b.k === 'tuple' ? b.items[1] : undefined
+      if (b.k === 'tuple' && b.items.length === 3 && st?.k === 'tuple' && st.items.length === sumTypes.length && !lazy.some(Boolean) &&
+        leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length)) {
+        const c = this.emit(b.items[0]!, e)
+        const o = this.emit(b.items[2]!, e)
+        deferred = { terms: st.items, env: e }
+        return { v: [c.v, [], o.v], t: tupleType(c.t, sum0.t, o.t) }
+      }
+      return this.emit(b, e)
     }))
     const bodyLines = this.lines
     this.lines = saved
@@ -258,7 +271,13 @@ class Gen {
     this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
     this.lines.push(...bodyLines)
     this.indent(() => {
-      leaves(sOut!).forEach((l, i) => {
+      if (deferred) {
+        const d = deferred
+        d.terms.forEach((t, i) => {
+          if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${this.emit(t, d.env).v as string};`)
+          else this.accumulateTerm(sums[i]!, t, d.env)
+        })
+      } else leaves(sOut!).forEach((l, i) => {
         if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
         else if (lazy[i]) {
           this.line(`if (${sums[i]} === null) ${sums[i]} = ${this.copyExpr(l, sumTypes[i]!)}; else {`)
@@ -381,6 +400,50 @@ class Gen {
     })
     this.line('}')
     return out
+  }
+
+  /**
+   * `acc +̂= term` in place, fusing the term's loops: a `map` adds element by element (its body
+   * evaluated in the accumulation loop), lets are emitted, zeros add nothing.
+   */
+  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>) {
+    switch (term.k) {
+      case 'zero': return
+      case 'let': {
+        const val = this.emit(term.value, env)
+        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
+        return
+      }
+      case 'add': this.accumulateTerm(acc, term.a, env); this.accumulateTerm(acc, term.b, env); return
+      case 'map': {
+        const sources = term.arrays.map((a) => this.source(a, env))
+        const n = this.sourceLength(sources)
+        this.line(`if (${n} !== ${acc}.length) throw new RangeError('unf: adding arrays of different lengths');`)
+        const q = this.fresh('q')
+        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
+        this.indent(() => {
+          const e = new Map(env)
+          term.params.forEach((p, i) => e.set(p, sources[i]!.elem(q)))
+          let b = term.body
+          let be: ReadonlyMap<string, TV> = e
+          while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
+          if (b.k === 'map' || b.k === 'add' || b.k === 'zero') {
+            const row = this.local(`${acc}[${q}]`, 'row')
+            this.accumulateTerm(row, b, be)
+          } else {
+            const r = this.emit(b, be)
+            if (r.t.kind === 'R') this.line(`${acc}[${q}] += ${r.v as string};`)
+            else this.accumulate(`${acc}[${q}]`, r.v as string, r.t)
+          }
+        })
+        this.line('}')
+        return
+      }
+      default: {
+        const r = this.emit(term, env)
+        this.accumulate(acc, r.v as string, r.t)
+      }
+    }
   }
 
   /** `acc += v` in place on an owned accumulator. */

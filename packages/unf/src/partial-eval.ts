@@ -11,7 +11,7 @@
  * moved (inlined at its single use) or left in place, never copied with its binders.
  */
 import { BOOL_OPS, BUILTIN_OPS } from './ops.js'
-import { children, fresh, mapChildren, substitute, v, type Term } from './term.js'
+import { children, fresh, mapChildren, substitute, uniquify, v, type Term } from './term.js'
 
 /** Options of the partial evaluator. */
 export interface PartialEvalOptions {
@@ -65,7 +65,9 @@ function loopBody(x: Term): Term | undefined {
 
 const isConst = (x: Term, value?: number): x is Extract<Term, { k: 'const' }> => x.k === 'const' && (value === undefined || Object.is(x.value, value) || x.value === value)
 const isZero = (x: Term) => isConst(x, 0) || x.k === 'zero' || (x.k === 'tuple' && x.items.every(isZero))
-const isAtom = (x: Term) => x.k === 'var' || x.k === 'const' || x.k === 'bool' || (x.k === 'zero' && !x.like)
+const isAtom = (x: Term): boolean => x.k === 'var' || x.k === 'const' || x.k === 'bool' || (x.k === 'zero' && (!x.like || isAtom(x.like))) ||
+  // OnesLike(A), a constant map over variables: a length and a value, free to copy
+  (x.k === 'map' && x.arrays.every((a) => a.k === 'var') && (x.body.k === 'const' || (x.body.k === 'var' && !x.params.includes(x.body.name))))
 const cst = (value: number): Term => ({ k: 'const', value })
 const opT = (op: string, ...args: Term[]): Term => ({ k: 'op', op, args })
 
@@ -84,6 +86,7 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     case 'let': {
       const n = uses.count.get(x.name) ?? 0
       if (n === 0) return mark(x.body) // dead code (the language is pure)
+      if (x.body.k === 'var' && x.body.name === x.name) return mark(x.value) // let x = e in x ⇝ e
       // let normalisation
       if (x.value.k === 'let') return mark({ ...x.value, body: { ...x, value: x.value.body } })
       // forward substitution of variables and constants; a continuation used once is inlined
@@ -333,6 +336,25 @@ function lengthWitness(a: Term): Term {
   return a
 }
 
+/** The body of a sweep with its result replaced by output i: lets kept, ⟨c, s, ⟨o…⟩⟩ ⇝ oᵢ. */
+function projectOut(body: Term, i: number): Term {
+  if (body.k === 'let') return { ...body, body: projectOut(body.body, i) }
+  if (body.k === 'tuple' && body.items[2]?.k === 'tuple') return body.items[2].items[i]!
+  return { k: 'proj', index: i, of: { k: 'proj', index: 2, of: body } }
+}
+
+/** No loops and at most 8 scalar operations: cheap enough to recompute once per output. */
+function isCheapBody(body: Term): boolean {
+  let ops = 0, loops = false
+  const go = (x: Term) => {
+    if (x.k === 'op') ops++
+    if (loopBody(x) !== undefined || x.k === 'if') loops = true
+    children(x).forEach(go)
+  }
+  go(body)
+  return !loops && ops <= 8
+}
+
 /** mapAccum with known arrays (zero cotangents, constant maps): the elements are substituted. */
 function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) => T): Term {
   for (let i = 0; i < x.arrays.length; i++) {
@@ -343,10 +365,21 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
     }
   }
   // without carry and sums, a sweep is a map per output: outputs that are parameters are the arrays themselves
-  if (x.dir === 'none' && x.body.k === 'tuple' && x.body.items.length === 3) {
-    const [, sums, outs] = x.body.items
+  let result = x.body
+  while (result.k === 'let') result = result.body
+  if (x.dir === 'none' && result.k === 'tuple' && result.items.length === 3) {
+    const [, sums, outs] = result.items
     if (isZero(sums!) || (sums!.k === 'tuple' && sums!.items.length === 0)) {
-      if (outs!.k === 'tuple' && outs!.items.every((o) => o.k === 'var' && x.params.includes(o.name))) {
+      // a cheap body (no loops, few operations) is split into one map per output, each of which
+      // fuses with its consumer (no intermediate arrays); its shared operations are recomputed
+      if (outs!.k === 'tuple' && outs!.items.length > 1 && isCheapBody(x.body)) {
+        const items = outs!.items.map((_, i) => {
+          const copy = uniquify({ k: 'map', params: x.params, arrays: x.arrays, body: projectOut(x.body, i) }) as Extract<Term, { k: 'map' }>
+          return { ...copy, arrays: x.arrays } as Term
+        })
+        return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items }] })
+      }
+      if (x.body.k === 'tuple' && outs!.k === 'tuple' && outs!.items.every((o) => o.k === 'var' && x.params.includes(o.name))) {
         return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: outs!.items.map((o) => x.arrays[x.params.indexOf((o as { name: string }).name)]!) }] })
       }
     }

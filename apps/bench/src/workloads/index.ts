@@ -8,6 +8,7 @@ import { leapfrogWorkload, type LeapfrogCase } from './leapfrog.js'
 import { sparseDotWorkload, sparseMulWorkload, type SparseDotCase, type SparseMulCase } from './sparse.js'
 import { unitaryWorkload, type UnitaryCase } from './unitary.js'
 import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
+import { unfWorkload, type UnfCase } from './unf.js'
 
 /** Workload id → its case type; row families are typed against this map. */
 export interface WorkloadCaseMap {
@@ -21,6 +22,7 @@ export interface WorkloadCaseMap {
   'unitary-rnn': UnitaryRnnCase
   leapfrog: LeapfrogCase
   checkpoint: ChainCase
+  unf: UnfCase
 }
 
 export type WorkloadId = keyof WorkloadCaseMap
@@ -37,7 +39,8 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   'unitary-rnn': unitaryRnnWorkload,
   leapfrog: leapfrogWorkload,
   checkpoint: checkpointWorkload,
+  unf: unfWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
-export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint']
+export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint', 'unf']
