@@ -8,7 +8,7 @@
  */
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
-import type { Term } from './term.js'
+import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 /** The marker of a zero whose shape is not known statically (a lazily allocated accumulator). */
@@ -139,14 +139,15 @@ class Gen {
         return { v: rebuild(thenR.v, outs), t: type }
       }
       case 'map': {
-        const arrays = x.arrays.map((a) => this.source(a, env))
-        const n = this.sourceLength(arrays)
+        const keep = keptArrays(x.params, x.body, x.arrays)
+        const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
         const saved = this.lines
         this.lines = []
         const body = this.indent(() => this.indent(() => {
           const e = new Map(env)
-          x.params.forEach((p, i) => e.set(p, arrays[i]!.elem(j)))
+          x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(j)) })
           return this.emit(x.body, e)
         }))
         const bodyLines = this.lines
@@ -227,11 +228,17 @@ class Gen {
     }
   }
 
-  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>): TV {
+  /**
+   * A sweep. `dest` (output index → accumulator) makes an output add into an accumulator of the
+   * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
+   * only summed is never materialised).
+   */
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, string> = new Map()): TV {
     const carry0 = this.emit(x.carryInit, env)
     const sum0 = this.emit(x.sumInit, env)
-    const arrays = x.arrays.map((a) => this.source(a, env))
-    const n = this.sourceLength(arrays)
+    const keep = keptArrays(x.params, x.body, x.arrays)
+    const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+    const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
     const carry = leaves(carry0.v).map((l) => { const c = this.fresh('c'); this.line(`let ${c} = ${l};`); return c })
     const sumTypes = leafTypes(sum0.t)
     // sums are owned accumulators: a copy of the initial value, added to in place
@@ -247,33 +254,63 @@ class Gen {
     this.lines = []
     // sums given as a tuple literal are accumulated term by term, so that a `map` term adds into
     // the accumulator in place (no per-element array)
-    let deferred: { terms: Term[]; env: ReadonlyMap<string, TV> } | undefined
+    let deferred: { terms: Array<Term | undefined>; env: ReadonlyMap<string, TV> } | undefined
+    let destTerms: { terms: Map<number, Term>; env: ReadonlyMap<string, TV> } | undefined
+    const sumsFlat = leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length) && !lazy.some(Boolean)
     const body = this.indent(() => this.indent(() => {
       let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
-      x.params.forEach((p, i) => (e as Map<string, TV>).set(p, arrays[i]!.elem(j)))
+      x.params.forEach((p, i) => { if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j)) })
       let b = x.body
-      while (b.k === 'let') { const val = this.emit(b.value, e); e = new Map(e).set(b.name, val); b = b.body }
-      const st = b.k === 'tuple' ? b.items[1] : undefined
-      if (b.k === 'tuple' && b.items.length === 3 && st?.k === 'tuple' && st.items.length === sumTypes.length && !lazy.some(Boolean) &&
-        leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length)) {
+      const final = finalOf(b)
+      const st = final.k === 'tuple' && final.items.length === 3 ? final.items[1] : undefined
+      const useDeferred = st?.k === 'tuple' && st.items.length === sumTypes.length && sumsFlat
+      const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
+      while (b.k === 'let') {
+        // an inner sweep whose outputs are only summed here adds them into our accumulators
+        const inner = new Map<number, string>()
+        if (useDeferred && b.value.k === 'mapAccum') {
+          const name = b.name
+          const picks = sumItems.map((t, i) => ({ i, k: t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1 }))
+            .filter((q) => q.k >= 0 && sumTypes[q.i]!.kind === 'array')
+          if (picks.length > 0 && countVar(b.body, name) === picks.length) {
+            for (const q of picks) { inner.set(q.k, sums[q.i]!); sumItems[q.i] = undefined }
+          }
+        }
+        const val = b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
+        e = new Map(e).set(b.name, val)
+        b = b.body
+      }
+      if (useDeferred && b.k === 'tuple') {
         const c = this.emit(b.items[0]!, e)
-        const o = this.emit(b.items[2]!, e)
-        deferred = { terms: st.items, env: e }
+        const outItems = b.items[2]!
+        let o: TV
+        if (dest.size > 0 && outItems.k === 'tuple') {
+          const terms = new Map<number, Term>()
+          const vs = outItems.items.map((t, k) => {
+            if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: R } }
+            return this.emit(t, e)
+          })
+          destTerms = { terms, env: e }
+          o = { v: vs.map((q) => q.v), t: tupleType(...vs.map((q) => q.t)) }
+        } else o = this.emit(outItems, e)
+        deferred = { terms: sumItems, env: e }
         return { v: [c.v, [], o.v], t: tupleType(c.t, sum0.t, o.t) }
       }
+      if (dest.size > 0) throw new UnfError('unf/internal', 'code generation: destination passing into a sweep of unexpected shape')
       return this.emit(b, e)
     }))
     const bodyLines = this.lines
     this.lines = saved
     const [cOut, sOut, oOut] = body.v as CV[]
     const outTypes = ((leafTuple(body.t) as { items: Type[] }).items[2] as { items: Type[] }).items
-    const outs = (oOut as CV[]).map((o, i) => this.allocate(arrayType(outTypes[i]!), n))
+    const outs = (oOut as CV[]).map((o, i) => (dest.has(i) ? dest.get(i)! : this.allocate(arrayType(outTypes[i]!), n)))
     this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
     this.lines.push(...bodyLines)
     this.indent(() => {
       if (deferred) {
         const d = deferred
         d.terms.forEach((t, i) => {
+          if (!t) return // added by an inner sweep
           if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${this.emit(t, d.env).v as string};`)
           else this.accumulateTerm(sums[i]!, t, d.env)
         })
@@ -285,7 +322,12 @@ class Gen {
           this.line('}')
         } else this.accumulate(sums[i]!, l, sumTypes[i]!)
       })
-      ;(oOut as CV[]).forEach((o, i) => this.store(outs[i]!, o, j))
+      ;(oOut as CV[]).forEach((o, i) => {
+        if (!dest.has(i)) { this.store(outs[i]! as CV, o, j); return }
+        const term = destTerms!.terms.get(i)!
+        if (outTypes[i]!.kind === 'R') this.line(`${dest.get(i)}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
+        else this.accumulateTerm(this.local(`${dest.get(i)}[${j}]`, 'row'), term, destTerms!.env)
+      })
       this.assignAll(carry, leaves(cOut!))
     })
     this.line('}')
@@ -314,13 +356,14 @@ class Gen {
    */
   private source(a: Term, env: ReadonlyMap<string, TV>): Source {
     if (a.k === 'map') {
-      const inner = a.arrays.map((b) => this.source(b, env))
-      const length = this.sourceLength(inner)
+      const keep = keptArrays(a.params, a.body, a.arrays)
+      const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
+      const length = this.sourceLength(inner.filter((b): b is Source => b !== undefined))
       return {
         length,
         elem: (j) => {
           const e = new Map(env)
-          a.params.forEach((p, i) => e.set(p, inner[i]!.elem(j)))
+          a.params.forEach((p, i) => { if (inner[i]) e.set(p, inner[i]!.elem(j)) })
           return this.emit(a.body, e)
         },
       }
@@ -416,14 +459,15 @@ class Gen {
       }
       case 'add': this.accumulateTerm(acc, term.a, env); this.accumulateTerm(acc, term.b, env); return
       case 'map': {
-        const sources = term.arrays.map((a) => this.source(a, env))
-        const n = this.sourceLength(sources)
+        const keep = keptArrays(term.params, term.body, term.arrays)
+        const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
         this.line(`if (${n} !== ${acc}.length) throw new RangeError('unf: adding arrays of different lengths');`)
         const q = this.fresh('q')
         this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
         this.indent(() => {
           const e = new Map(env)
-          term.params.forEach((p, i) => e.set(p, sources[i]!.elem(q)))
+          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(q)) })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
           while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
@@ -457,6 +501,27 @@ class Gen {
     this.indent(() => this.accumulate(`${acc}[${q}]`, `${v}[${q}]`, (t as { elem: Type }).elem))
     this.line('}')
   }
+}
+
+/**
+ * The arrays of a loop that must be read: those whose parameter the body reads, and user
+ * variables (their lengths are checked); a computed array whose elements are unused only gave
+ * a length, which another array gives too.
+ */
+function keptArrays(params: string[], body: Term, arrays: Term[]): number[] {
+  const fv = freeVars(body)
+  const keep = arrays.map((a, i) => (fv.has(params[i]!) || a.k === 'var' ? i : -1)).filter((i) => i >= 0)
+  return keep.length > 0 ? keep : [0]
+}
+
+function finalOf(t: Term): Term {
+  while (t.k === 'let') t = t.body
+  return t
+}
+
+function countVar(t: Term, name: string): number {
+  if (t.k === 'var') return t.name === name ? 1 : 0
+  return children(t).reduce((s, c) => s + countVar(c, name), 0)
 }
 
 /** An array consumed by a loop: its length, and its element `j` (emitted at the point of use). */
