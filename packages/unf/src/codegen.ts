@@ -233,7 +233,7 @@ class Gen {
    * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
    * only summed is never materialised).
    */
-  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, string> = new Map()): TV {
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
     const carry0 = this.emit(x.carryInit, env)
     const sum0 = this.emit(x.sumInit, env)
     const keep = keptArrays(x.params, x.body, x.arrays)
@@ -267,13 +267,14 @@ class Gen {
       const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
       while (b.k === 'let') {
         // an inner sweep whose outputs are only summed here adds them into our accumulators
-        const inner = new Map<number, string>()
+        const inner = new Map<number, { acc: string; elem: Type }>()
         if (useDeferred && b.value.k === 'mapAccum') {
           const name = b.name
           const picks = sumItems.map((t, i) => ({ i, k: t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1 }))
             .filter((q) => q.k >= 0 && sumTypes[q.i]!.kind === 'array')
-          if (picks.length > 0 && countVar(b.body, name) === picks.length) {
-            for (const q of picks) { inner.set(q.k, sums[q.i]!); sumItems[q.i] = undefined }
+          const rest = b.body
+          if (picks.length > 0 && picks.every((q) => countOutUse(rest, name, q.k) === 1) && !bareUse(rest, name)) {
+            for (const q of picks) { inner.set(q.k, { acc: sums[q.i]!, elem: (sumTypes[q.i] as { elem: Type }).elem }); sumItems[q.i] = undefined }
           }
         }
         const val = b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
@@ -287,7 +288,7 @@ class Gen {
         if (dest.size > 0 && outItems.k === 'tuple') {
           const terms = new Map<number, Term>()
           const vs = outItems.items.map((t, k) => {
-            if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: R } }
+            if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: dest.get(k)!.elem } }
             return this.emit(t, e)
           })
           destTerms = { terms, env: e }
@@ -303,7 +304,7 @@ class Gen {
     this.lines = saved
     const [cOut, sOut, oOut] = body.v as CV[]
     const outTypes = ((leafTuple(body.t) as { items: Type[] }).items[2] as { items: Type[] }).items
-    const outs = (oOut as CV[]).map((o, i) => (dest.has(i) ? dest.get(i)! : this.allocate(arrayType(outTypes[i]!), n)))
+    const outs = (oOut as CV[]).map((o, i) => (dest.has(i) ? dest.get(i)!.acc : this.allocate(arrayType(outTypes[i]!), n)))
     this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
     this.lines.push(...bodyLines)
     this.indent(() => {
@@ -325,8 +326,9 @@ class Gen {
       ;(oOut as CV[]).forEach((o, i) => {
         if (!dest.has(i)) { this.store(outs[i]! as CV, o, j); return }
         const term = destTerms!.terms.get(i)!
-        if (outTypes[i]!.kind === 'R') this.line(`${dest.get(i)}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
-        else this.accumulateTerm(this.local(`${dest.get(i)}[${j}]`, 'row'), term, destTerms!.env)
+        const d = dest.get(i)!
+        if (d.elem.kind === 'R') this.line(`${d.acc}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
+        else this.accumulateTerm(this.local(`${d.acc}[${j}]`, 'row'), term, destTerms!.env)
       })
       this.assignAll(carry, leaves(cOut!))
     })
@@ -519,9 +521,17 @@ function finalOf(t: Term): Term {
   return t
 }
 
-function countVar(t: Term, name: string): number {
-  if (t.k === 'var') return t.name === name ? 1 : 0
-  return children(t).reduce((s, c) => s + countVar(c, name), 0)
+/** Occurrences of `π_{k+1} (π3 name)` in t. */
+function countOutUse(t: Term, name: string, k: number): number {
+  if (t.k === 'proj' && t.index === k && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name) return 1
+  return children(t).reduce((s, c) => s + countOutUse(c, name, k), 0)
+}
+
+/** Whether `name` occurs other than under a projection `πᵢ (πⱼ name)`. */
+function bareUse(t: Term, name: string): boolean {
+  if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name) return false
+  if (t.k === 'var') return t.name === name
+  return children(t).some((c) => bareUse(c, name))
 }
 
 /** An array consumed by a loop: its length, and its element `j` (emitted at the point of use). */

@@ -282,7 +282,7 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
   // an argument whose elements are known (a zero array, or a map with a constant body) is substituted
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
-    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isConst(a.body) ? a.body : undefined
+    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
     if (known && x.arrays.length > 1) {
       const p = x.params[i]!
       const keepWitness = a.k === 'map' && !x.arrays.some((b, j) => j !== i && b.k !== 'zero')
@@ -359,7 +359,7 @@ function isCheapBody(body: Term): boolean {
 function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) => T): Term {
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
-    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isConst(a.body) ? a.body : undefined
+    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
     if (known && x.arrays.length > 1) {
       return mark({ ...x, params: x.params.filter((_, j) => j !== i), arrays: x.arrays.filter((_, j) => j !== i), body: substitute(x.body, new Map([[x.params[i]!, known]])) })
     }
