@@ -53,6 +53,7 @@ export const BUILTIN_OPS: ReadonlyMap<string, ScalarOp> = new Map([
   real('cos', 1, 'nlop', Math.cos, (a) => `Math.cos(${a})`, ([a]) => [t.op('neg', t.op('sin', a!))]),
   real('sqrt', 1, 'nlop', Math.sqrt, (a) => `Math.sqrt(${a})`, (_, r) => [t.op('/', t.c(0.5), r)]),
   real('tanh', 1, 'nlop', Math.tanh, (a) => `Math.tanh(${a})`, (_, r) => [t.op('-', t.c(1), t.op('*', r, r))]),
+  real('nograd', 1, 'add', (a) => a, (a) => a, () => [t.c(0)]),
   real('square', 1, 'mult', (a) => a * a, (a) => `(${a} * ${a})`, ([a]) => [t.op('*', t.c(2), a!)]),
   compare('<', (a, b) => a < b, '<'),
   compare('<=', (a, b) => a <= b, '<='),

@@ -357,6 +357,15 @@ function isCheapBody(body: Term): boolean {
 
 /** mapAccum with known arrays (zero cotangents, constant maps): the elements are substituted. */
 function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) => T): Term {
+  // a fold's transpose with a zero cotangent: nothing flows back
+  if (x.linear && isZero(x.carryInit)) {
+    let fin = x.body
+    while (fin.k === 'let') fin = fin.body
+    const nOut = fin.k === 'tuple' && fin.items[2]?.k === 'tuple' ? fin.items[2].items.length : 0
+    if (fin.k === 'tuple' && fin.items[2]?.k === 'tuple') {
+      return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: Array.from({ length: nOut }, () => ({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } } }) as Term) }] })
+    }
+  }
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
     const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined

@@ -43,8 +43,9 @@ export type Term =
    * `body` (over `carry` and `params`) returns ⟨carry′, s, ⟨o₁ … oₘ⟩⟩; the result is
    * ⟨final carry, sumInit +̂ Σ s, ⟨[o₁…], …, [oₘ…]⟩⟩. `dir` is the order: `L` left to right,
    * `R` right to left, `none` with no carry (then equal to `reduce +̂ 0̂ (map …)` and `map`).
+   * `linear`: the body is linear in the carry (a fold's transpose), so a zero carry gives zeros.
    */
-  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[] }
+  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean }
 
 /** Term kinds that only the target language has. */
 export const TARGET_ONLY = new Set(['lam', 'app', 'zero', 'add', 'pad1L', 'pad1R', 'first', 'last', 'mapAccum'])
@@ -123,9 +124,18 @@ export const dot = (a: Term, b: Term): Term => sum(map2(a, b, (x, y) => mul(x, y
  */
 export function logsumexp(a: Term): Term {
   const m = fresh('m')
-  return let_(m, fold(c(-Infinity), a, (acc, x) => if_(gt(x, acc), x, acc)),
-    add(v(m), log(sum(map(a, (x) => exp(sub(x, v(m))))))))
+  const arr = a.k === 'var' ? a : v(fresh('A'))
+  // the value does not depend on m (any shift gives the same result): m carries no gradient
+  const body = let_(m, nograd(fold(c(-Infinity), arr, (acc, x) => if_(gt(x, acc), x, acc))),
+    add(v(m), log(sum(map(arr, (x) => exp(sub(x, v(m))))))))
+  return a.k === 'var' ? body : let_((arr as { name: string }).name, a, body)
 }
+
+/**
+ * `nograd e`: the value of e, through which no gradient flows (a stop-gradient). Sound where the
+ * result does not depend on e's value mathematically (the shift of a log-sum-exp).
+ */
+export const nograd = (e: Term): Term => op('nograd', e)
 
 let counter = 0
 /** A fresh variable name for the builder (`x#3`): never a user name, since users cannot write `#`. */

@@ -222,7 +222,7 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
       const left = x.k === 'scanr'
       const shifted = (t: Term): Term => ({ k: left ? 'shift1L' : 'shift1R', array: t })
       const G = bind('G', {
-        k: 'mapAccum', dir: left ? 'L' : 'R', carry: c, params: withZ ? [x.acc, x.elem, zs] : [x.acc, x.elem], body,
+        k: 'mapAccum', dir: left ? 'L' : 'R', carry: c, ...(x.k === 'fold' ? { linear: true } : {}), params: withZ ? [x.acc, x.elem, zs] : [x.acc, x.elem], body,
         carryInit: x.k === 'fold' ? Z : { k: left ? 'first' : 'last', array: Z },
         sumInit: tup(...F.map((s) => cots[slotOf.get(s.name)!]!)),
         arrays: withZ ? [shifted(states), A, shifted(Z)] : [shifted(states), A],

@@ -3,7 +3,7 @@ import { compile } from './compile.js'
 import { gmmObjective, mlpObjective } from './models.js'
 import { printTerm, canonicalNames } from './term.js'
 test('x', () => {
-  const { params, body } = mlpObjective()
+  const { params, body } = gmmObjective()
   const c = compile(params, body)
   console.log(printTerm(canonicalNames(c.stages.optimized)))
   console.log(c.source.gradient)
