@@ -36,7 +36,15 @@ describe('gradients of the paper\'s examples and the models match finite differe
     const lower = Array.from({ length: k }, () => Array.from({ length: d }, (_, row) => Float64Array.from({ length: d }, (_, col) => (col < row ? r() - 0.5 : 0))))
     const args = [A().subarray(0, k).slice(), Array.from({ length: k }, () => randomValue(R1, r, () => d)), Array.from({ length: k }, () => randomValue(R1, r, () => d)), lower,
       Array.from({ length: n }, () => randomValue(R1, r, () => d)), 1.3, 2, n, 0.25]
-    check(params, body, args, 1e-5)
+    const all = check(params, body, args, 1e-5)
+    // wrt: only the model parameters (the data's cotangents are not computed)
+    const some = compile(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] })
+    const [va, ga] = all.gradient(...args), [vs, gs] = some.gradient(...args)
+    expect(vs).toBe(va)
+    expect(flat(gs.slice(0, 4))).toEqual(flat(ga.slice(0, 4)))
+    expect(gs.slice(4)).toEqual([[], [], [], [], []])
+    expect(some.source.gradient.length).toBeLessThan(all.source.gradient.length)
+    expect(() => compile(params, body, { wrt: ['nope'] })).toThrow(/not a parameter/)
   })
   test('two-layer perceptron', () => {
     const { params, body } = mlpObjective()

@@ -93,6 +93,11 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       if (isAtom(x.value) || (x.value.k === 'lam' && n === 1 && countIn(x.body, x.name).count === 1) || (n === 1 && cheapToMove(x.value) && movable(x.body, x.name))) {
         return mark(substitute(x.body, new Map([[x.name, x.value]])))
       }
+      // dead components of a sweep: sums and outputs nobody projects are not computed
+      if (x.value.k === 'mapAccum') {
+        const pruned = pruneSweep(x.name, x.value, x.body)
+        if (pruned) return mark(pruned)
+      }
       // tuple partial evaluation: a bound tuple becomes one binding per component
       if (x.value.k === 'tuple') {
         const names = x.value.items.map(() => fresh('v'))
@@ -336,6 +341,44 @@ function lengthWitness(a: Term): Term {
   return a
 }
 
+/**
+ * `let G = mapAccum … in body` where body reads G only through `πᵢ (π₂ G)` / `πᵢ (π₃ G)`: the sum
+ * and output components never read are removed (and the projections renumbered).
+ */
+function pruneSweep(name: string, sweep: Extract<Term, { k: 'mapAccum' }>, body: Term): Term | undefined {
+  let fin = sweep.body
+  while (fin.k === 'let') fin = fin.body
+  if (fin.k !== 'tuple' || fin.items.length !== 3 || fin.items[1]!.k !== 'tuple' || fin.items[2]!.k !== 'tuple' || sweep.sumInit.k !== 'tuple') return undefined
+  const nSums = fin.items[1]!.items.length, nOuts = fin.items[2]!.items.length
+  if (sweep.sumInit.items.length !== nSums) return undefined
+  const used = [new Set<number>(), new Set<number>()]
+  let opaque = false
+  const scan = (t: Term) => {
+    if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name && (t.of.index === 1 || t.of.index === 2)) { used[t.of.index - 1]!.add(t.index); return }
+    if (t.k === 'proj' && t.of.k === 'var' && t.of.name === name && t.index === 0) return
+    if (t.k === 'var' && t.name === name) { opaque = true; return }
+    children(t).forEach(scan)
+  }
+  scan(body)
+  if (opaque || (used[0]!.size === nSums && used[1]!.size === nOuts)) return undefined
+  const keepS = [...Array(nSums).keys()].filter((i) => used[0]!.has(i))
+  const keepO = [...Array(nOuts).keys()].filter((i) => used[1]!.has(i))
+  const rebuildFinal = (t: Term): Term => {
+    if (t.k === 'let') return { ...t, body: rebuildFinal(t.body) }
+    const [c, sm, o] = (t as { items: Term[] }).items as [Term, { items: Term[] }, { items: Term[] }]
+    return { k: 'tuple', items: [c, { k: 'tuple', items: keepS.map((i) => sm.items[i]!) }, { k: 'tuple', items: keepO.map((i) => o.items[i]!) }] }
+  }
+  const newSweep: Term = { ...sweep, body: rebuildFinal(sweep.body), sumInit: { k: 'tuple', items: keepS.map((i) => (sweep.sumInit as { items: Term[] }).items[i]!) } }
+  const renumber = (t: Term): Term => {
+    if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name && (t.of.index === 1 || t.of.index === 2)) {
+      const keep = t.of.index === 1 ? keepS : keepO
+      return { ...t, index: keep.indexOf(t.index) }
+    }
+    return mapChildren(t, renumber)
+  }
+  return { k: 'let', name, value: newSweep, body: renumber(body) }
+}
+
 /** The body of a sweep with its result replaced by output i: lets kept, ⟨c, s, ⟨o…⟩⟩ ⇝ oᵢ. */
 function projectOut(body: Term, i: number): Term {
   if (body.k === 'let') return { ...body, body: projectOut(body.body, i) }
@@ -381,7 +424,7 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
     if (isZero(sums!) || (sums!.k === 'tuple' && sums!.items.length === 0)) {
       // a cheap body (no loops, few operations) is split into one map per output, each of which
       // fuses with its consumer (no intermediate arrays); its shared operations are recomputed
-      if (outs!.k === 'tuple' && outs!.items.length > 1 && isCheapBody(x.body)) {
+      if (outs!.k === 'tuple' && (outs!.items.length === 1 || (outs!.items.length > 1 && isCheapBody(x.body)))) {
         const items = outs!.items.map((_, i) => {
           const copy = uniquify({ k: 'map', params: x.params, arrays: x.arrays, body: projectOut(x.body, i) }) as Extract<Term, { k: 'map' }>
           return { ...copy, arrays: x.arrays } as Term

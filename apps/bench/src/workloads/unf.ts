@@ -75,7 +75,7 @@ function gmmUnfCase(d: number, k: number, n: number): UnfCase {
         const means = g[1] as Float64Array[], logdiag = g[2] as Float64Array[], lower = g[3] as Float64Array[][]
         return gmmPackGradient(d, k, g[0] as Float64Array, Float64Array.from(means.flatMap((r) => [...r])), Float64Array.from(logdiag.flatMap((r) => [...r])), (c, row, col) => lower[c]![row]![col]!)
       }
-      return { compiled: compile(params, body), args, flatten }
+      return { compiled: compile(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] }), args, flatten }
     })(),
   }
 }
@@ -93,7 +93,7 @@ function mlpUnfCase(d: number, h: number, o: number, n: number): UnfCase {
       const { params, body } = mlpObjective()
       const args = [rows(m.w1, h, d), m.b1, rows(m.w2, o, h), m.b2, rows(m.xs, n, d), rows(m.ys, n, o)]
       const flatten = (g: unknown[]) => Float64Array.from([...(g[0] as Float64Array[]).flatMap((r) => [...r]), ...(g[1] as Float64Array), ...(g[2] as Float64Array[]).flatMap((r) => [...r]), ...(g[3] as Float64Array)])
-      return { compiled: compile(params, body), args, flatten }
+      return { compiled: compile(params, body, { wrt: ['w1', 'b1', 'w2', 'b2'] }), args, flatten }
     })(),
   }
 }
