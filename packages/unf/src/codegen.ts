@@ -52,6 +52,8 @@ class Gen {
   private n = 0
   private depth = 1
   private messages: string[] = []
+  /** locals holding freshly allocated zero arrays nobody else references yet */
+  fresh_ = new Set<string>()
   constructor(private readonly ops: OpTable) {}
 
   fresh(base = 't'): string { return `${base}${++this.n}` }
@@ -97,6 +99,7 @@ class Gen {
       }
       case 'let': {
         const val = this.emit(x.value, env)
+        for (const l of leaves(val.v)) this.fresh_.delete(l) // a bound value may be read again: not ours to mutate
         return this.emit(x.body, new Map(env).set(x.name, val))
       }
       case 'tuple': {
@@ -212,7 +215,11 @@ class Gen {
       case 'zero': {
         if (!x.like) return { v: SHAPELESS, t: x.type } // only a mapAccum sum accepts it
         const like = this.emit(x.like, env)
-        if (x.type.kind === 'array' && x.type.elem.kind === 'R') return { v: this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z'), t: x.type }
+        if (x.type.kind === 'array' && x.type.elem.kind === 'R') {
+          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z')
+          this.fresh_.add(z)
+          return { v: z, t: x.type }
+        }
         const lt = leafTypes(like.t)
         return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
       }
@@ -245,6 +252,7 @@ class Gen {
     const sums = leaves(sum0.v).map((l, i) => {
       const s = this.fresh('s')
       if (l === SHAPELESS) this.line(`let ${s} = null;`) // allocated from the first contribution
+      else if (this.fresh_.has(l)) { this.fresh_.delete(l); return l } // a fresh zero array is owned already
       else this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
       return s
     })

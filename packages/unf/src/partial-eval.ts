@@ -117,6 +117,11 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     }
     case 'proj': {
       if (x.of.k === 'tuple') return mark(x.of.items[x.index]!)
+      // πᵢ (π₃ (mapAccum_none …)) used in place: only output i is needed, which is a map
+      if (x.of.k === 'proj' && x.of.index === 2 && x.of.of.k === 'mapAccum' && x.of.of.dir === 'none') {
+        const sw = x.of.of
+        return mark(uniquify({ k: 'map', params: sw.params, arrays: sw.arrays, body: projectOut(sw.body, x.index) }))
+      }
       if (x.of.k === 'let') return mark({ ...x.of, body: { ...x, of: x.of.body } })
       if (x.of.k === 'if') return mark({ ...x.of, then: { ...x, of: x.of.then }, else: { ...x, of: x.of.else } })
       return x
