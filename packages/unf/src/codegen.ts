@@ -263,7 +263,7 @@ class Gen {
     // sums given as a tuple literal are accumulated term by term, so that a `map` term adds into
     // the accumulator in place (no per-element array)
     let deferred: { terms: Array<Term | undefined>; env: ReadonlyMap<string, TV> } | undefined
-    let destTerms: { terms: Map<number, Term>; env: ReadonlyMap<string, TV> } | undefined
+    let destTerms: { terms: Map<number, Term>; env: ReadonlyMap<string, TV>; handled: Set<number> } | undefined
     const sumsFlat = leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length) && !lazy.some(Boolean)
     const body = this.indent(() => this.indent(() => {
       let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
@@ -273,16 +273,24 @@ class Gen {
       const st = final.k === 'tuple' && final.items.length === 3 ? final.items[1] : undefined
       const useDeferred = st?.k === 'tuple' && st.items.length === sumTypes.length && sumsFlat
       const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
+      // outputs of ours that add into an enclosing accumulator (destination passing)
+      const outFinal = final.k === 'tuple' && final.items[2]?.k === 'tuple' ? final.items[2].items : []
+      const destItems: Array<Term | undefined> = outFinal.map((t, k) => (dest.has(k) ? t : undefined))
+      const handledDest = new Set<number>()
+      const outputOf = (t: Term | undefined, name: string): number =>
+        t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1
       while (b.k === 'let') {
-        // an inner sweep whose outputs are only summed here adds them into our accumulators
+        // an inner sweep whose outputs are only accumulated here adds them into the accumulators directly
         const inner = new Map<number, { acc: string; elem: Type }>()
         if (useDeferred && b.value.k === 'mapAccum') {
           const name = b.name
-          const picks = sumItems.map((t, i) => ({ i, k: t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1 }))
-            .filter((q) => q.k >= 0 && sumTypes[q.i]!.kind === 'array')
           const rest = b.body
-          if (picks.length > 0 && picks.every((q) => countOutUse(rest, name, q.k) === 1) && !bareUse(rest, name)) {
-            for (const q of picks) { inner.set(q.k, { acc: sums[q.i]!, elem: (sumTypes[q.i] as { elem: Type }).elem }); sumItems[q.i] = undefined }
+          const picks = [
+            ...sumItems.map((t, i) => ({ k: outputOf(t, name), type: sumTypes[i]!, acc: sums[i]!, done: () => { sumItems[i] = undefined } })),
+            ...destItems.map((t, k) => ({ k: outputOf(t, name), type: dest.get(k)?.elem ?? R, acc: dest.has(k) ? `${dest.get(k)!.acc}[${j}]` : '', done: () => { handledDest.add(k) } })),
+          ].filter((q) => q.k >= 0 && q.type.kind === 'array')
+          if (picks.length > 0 && new Set(picks.map((q) => q.k)).size === picks.length && picks.every((q) => countOutUse(rest, name, q.k) === 1) && !bareUse(rest, name)) {
+            for (const q of picks) { inner.set(q.k, { acc: q.acc, elem: (q.type as { elem: Type }).elem }); q.done() }
           }
         }
         const val = b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
@@ -299,7 +307,7 @@ class Gen {
             if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: dest.get(k)!.elem } }
             return this.emit(t, e)
           })
-          destTerms = { terms, env: e }
+          destTerms = { terms, env: e, handled: handledDest }
           o = { v: vs.map((q) => q.v), t: tupleType(...vs.map((q) => q.t)) }
         } else o = this.emit(outItems, e)
         deferred = { terms: sumItems, env: e }
@@ -333,6 +341,7 @@ class Gen {
       })
       ;(oOut as CV[]).forEach((o, i) => {
         if (!dest.has(i)) { this.store(outs[i]! as CV, o, j); return }
+        if (destTerms!.handled.has(i)) return // added by an inner sweep
         const term = destTerms!.terms.get(i)!
         const d = dest.get(i)!
         if (d.elem.kind === 'R') this.line(`${d.acc}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
