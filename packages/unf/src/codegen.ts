@@ -39,9 +39,9 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = g.lines.join('\n')
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
-  const factory = new Function('fns', 'err', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
-    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never) => (...args: unknown[]) => unknown
-  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) })
+  const factory = new Function('fns', 'err', 'shapeErr', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
+    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never) => (...args: unknown[]) => unknown
+  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) }, (what) => { throw new UnfError('unf/shape', what) })
   return { fn, source }
 }
 
@@ -395,7 +395,7 @@ class Gen {
   private sourceLength(sources: Source[]): string {
     const n = sources[0]!.length
     for (const s of sources.slice(1)) {
-      this.line(`if (${s.length} !== ${n}) throw new RangeError('unf: arrays of different lengths mapped together');`)
+      this.line(`if (${s.length} !== ${n}) shapeErr('arrays of different lengths mapped together');`)
     }
     return n
   }
@@ -404,7 +404,7 @@ class Gen {
   private length(arrays: TV[]): string {
     const n = this.local(`${firstLeaf(arrays[0]!.v)}.length`, 'n')
     for (const a of arrays.slice(1)) {
-      this.line(`if (${firstLeaf(a.v)}.length !== ${n}) throw new RangeError('unf: arrays of different lengths mapped together');`)
+      this.line(`if (${firstLeaf(a.v)}.length !== ${n}) shapeErr('arrays of different lengths mapped together');`)
     }
     return n
   }
@@ -448,7 +448,7 @@ class Gen {
     if (t.kind === 'array' && t.elem.kind === 'R') {
       const out = this.local(`new Float64Array(${a}.length)`, 'o')
       const q = this.fresh('q')
-      this.line(`if (${b}.length !== ${a}.length) throw new RangeError('unf: adding arrays of different lengths');`)
+      this.line(`if (${b}.length !== ${a}.length) shapeErr('adding arrays of different lengths');`)
       this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) ${out}[${q}] = ${a}[${q}] + ${b}[${q}];`)
       return out
     }
@@ -481,7 +481,7 @@ class Gen {
         const keep = keptArrays(term.params, term.body, term.arrays)
         const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
-        this.line(`if (${n} !== ${acc}.length) throw new RangeError('unf: adding arrays of different lengths');`)
+        this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
         this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
         this.indent(() => {

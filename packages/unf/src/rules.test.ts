@@ -80,3 +80,8 @@ test('the type checker rejects ill-typed programs with coded errors', () => {
   expect(() => compile([['A', R1]], T.sum(v('A'))).gradient([1, 2])).toThrow(/Float64Array/)
   void tupleType
 })
+
+test('run-time shape errors are UnfErrors with a code', () => {
+  const cp = compile([['A', R1], ['B', R1]], T.dot(v('A'), v('B')))
+  expect(() => cp.gradient(Float64Array.of(1, 2), Float64Array.of(1))).toThrow(expect.objectContaining({ code: 'unf/shape' }))
+})
