@@ -11,6 +11,35 @@ import { BOOL_OPS, type OpTable } from './ops.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
+/** Marks an allocation whose elements are all written before they are read. */
+const FILL = '/*fill*/'
+
+/**
+ * Buffer reuse: an array the generated code fills completely and only ever reads by index (or
+ * through a shifted view read by index) never escapes the call or the loop iteration that made
+ * it, so its storage is kept by the compiled function and reused by the next call or iteration
+ * (reallocated when the length changes). Everything else is a fresh allocation.
+ */
+function reuseBuffers(source: string): string {
+  const decl = /const (o\d+) = new Float64Array\(([^;]*)\) \/\*fill\*\/;/g
+  let k = 0
+  return source.replace(decl, (whole, name: string, size: string) => {
+    if (!onlyIndexed(source, name)) return whole.replace(` ${FILL}`, '')
+    const b = `bufs[${k++}]`
+    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
+  }).replaceAll(` ${FILL}`, '')
+}
+
+/** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
+function onlyIndexed(source: string, name: string): boolean {
+  const view = new RegExp(`const (t\\d+) = ${name}\\.subarray \\? ${name}\\.subarray\\([^)]*\\) : ${name}\\.slice\\([^)]*\\);`, 'g')
+  const views = [...source.matchAll(view)].map((m) => m[1]!)
+  const rest = source.replace(view, '').replace(new RegExp(`const ${name} = new Float64Array\\([^;]*;`), '')
+  const uses = (n: string) => [...rest.matchAll(new RegExp(`\\b${n}\\b(.?)`, 'g'))]
+  const ok = (n: string) => uses(n).every((m) => m[1] === '[' || rest.slice(m.index! + n.length, m.index! + n.length + 7) === '.length')
+  return ok(name) && views.every(ok)
+}
+
 /** The marker of a zero whose shape is not known statically (a lazily allocated accumulator). */
 const SHAPELESS = '/*shapeless zero*/null'
 
@@ -37,11 +66,11 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   })
   const r = g.emit(term, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
-  const source = g.lines.join('\n')
+  const source = reuseBuffers(g.lines.join('\n'))
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
-  const factory = new Function('fns', 'err', 'shapeErr', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
-    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never) => (...args: unknown[]) => unknown
-  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) }, (what) => { throw new UnfError('unf/shape', what) })
+  const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
+    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
+  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) }, (what) => { throw new UnfError('unf/shape', what) }, [])
   return { fn, source }
 }
 
@@ -420,7 +449,8 @@ class Gen {
     const elem = (t as { elem: Type }).elem
     const build = (et: Type): CV => {
       if (et.kind === 'tuple') return et.items.map(build)
-      return this.local(et.kind === 'R' ? `new Float64Array(${n})` : `new Array(${n})`, 'o')
+      // FILL marks an array whose every element the loop writes (a candidate for buffer reuse)
+      return this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
     }
     return build(elem)
   }

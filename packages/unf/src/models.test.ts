@@ -50,6 +50,12 @@ describe('gradients of the paper\'s examples and the models match finite differe
     const { params, body } = mlpObjective()
     const D = 4, H = 3, O = 2, N = 3
     const mat = (rows: number, cols: number) => Array.from({ length: rows }, () => randomValue(R1, r, () => cols))
-    check(params, body, [mat(H, D), randomValue(R1, r, () => H), mat(O, H), randomValue(R1, r, () => O), mat(N, D), mat(N, O)], 1e-5)
+    const c = check(params, body, [mat(H, D), randomValue(R1, r, () => H), mat(O, H), randomValue(R1, r, () => O), mat(N, D), mat(N, O)], 1e-5)
+    expect(c.source.gradient).toContain('bufs[') // intermediate arrays are reused across calls
+    // a second call with other arguments (reused buffers) matches a fresh compilation
+    const args2 = [mat(H, D), randomValue(R1, r, () => H), mat(O, H), randomValue(R1, r, () => O), mat(N + 2, D), mat(N + 2, O)]
+    const first = c.gradient(...args2)
+    expect(flat(c.gradient(...args2))).toEqual(flat(first))
+    expect(flat(first)).toEqual(flat(compile(params, body).gradient(...args2)))
   })
 })
