@@ -67,12 +67,19 @@ export const tuple = (...items: Term[]): Term => ({ k: 'tuple', items })
 export const proj = (index: number, of: Term): Term => ({ k: 'proj', index, of })
 /** A scalar operation or primitive call. */
 export const op = (name: string, ...args: Term[]): Term => ({ k: 'op', op: name, args })
+/** `a + b`. */
 export const add = (a: Term, b: Term): Term => op('+', a, b)
+/** `a − b`. */
 export const sub = (a: Term, b: Term): Term => op('-', a, b)
+/** `a · b`. */
 export const mul = (a: Term, b: Term): Term => op('*', a, b)
+/** `a / b`. */
 export const div = (a: Term, b: Term): Term => op('/', a, b)
+/** `−a`. */
 export const neg = (a: Term): Term => op('neg', a)
+/** `exp a`. */
 export const exp = (a: Term): Term => op('exp', a)
+/** `log a`. */
 export const log = (a: Term): Term => op('log', a)
 /** `map (x. body) A` with a builder callback: `map(A, (x) => mul(x, x))`. */
 export function map(array: Term, f: (x: Term) => Term, name = fresh('x')): Term {
@@ -102,12 +109,16 @@ export const fold = folder('fold')
 export const scanl = folder('scanl')
 /** `scanr (a, x. body) init A`: the n + 1 states of fold-right, `init` last. */
 export const scanr = folder('scanr')
+/** `shift1L A`: A without its first element. */
 export const shift1L = (array: Term): Term => ({ k: 'shift1L', array })
+/** `shift1R A`: A without its last element. */
 export const shift1R = (array: Term): Term => ({ k: 'shift1R', array })
 /** `if cond then a else b`; `cond` is a boolean (a comparison). */
 export const if_ = (cond: Term, then: Term, otherwise: Term): Term => ({ k: 'if', cond, then, else: otherwise })
 /** Comparisons (non-smooth primitives R × R → B). */
+/** `a < b` (B). */
 export const lt = (a: Term, b: Term): Term => op('<', a, b)
+/** `a > b` (B). */
 export const gt = (a: Term, b: Term): Term => op('>', a, b)
 
 // ---------------------------------------------------------------- library of common terms
