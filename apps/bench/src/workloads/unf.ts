@@ -68,7 +68,7 @@ function gmmUnfCase(d: number, k: number, n: number): UnfCase {
       const { params, body } = gmmObjective()
       const icfSz = (d * (d + 1)) / 2
       const args = [
-        inst.alphas, rows(inst.means, k, d), Array.from({ length: k }, (_, c) => inst.icf.subarray(c * icfSz, c * icfSz + d)),
+        inst.alphas, rows(inst.means, k, d), Array.from({ length: k }, (_, c) => inst.icf.slice(c * icfSz, c * icfSz + d)),
         gmmDenseLower(inst), rows(inst.x, n, d), inst.wishart.gamma, inst.wishart.m, n, gmmConstant(inst),
       ]
       const flatten = (g: unknown[]) => {
