@@ -476,7 +476,7 @@ class Gen {
   private addLeaf(a: string, b: string, t: Type): string {
     if (t.kind === 'R') return this.local(`${a} + ${b}`)
     if (t.kind === 'array' && t.elem.kind === 'R') {
-      const out = this.local(`new Float64Array(${a}.length)`, 'o')
+      const out = this.local(`new Float64Array(${a}.length) ${FILL}`, 'o')
       const q = this.fresh('q')
       this.line(`if (${b}.length !== ${a}.length) shapeErr('adding arrays of different lengths');`)
       this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) ${out}[${q}] = ${a}[${q}] + ${b}[${q}];`)
