@@ -7,6 +7,7 @@ import { adapterRows } from './adapter.js'
 import { dualRows } from './dual.js'
 import { table1JaxRows, table1TfRows } from './table1-peers.js'
 import { table1TenetRows } from './table1-tenet.js'
+import { unfPeerRows } from './unf-peers.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -21,3 +22,5 @@ ROW_FAMILIES.push(dualRows)
 ROW_FAMILIES.push(table1TfRows, table1JaxRows)
 // Tenet's reversible version where it is natural (workload `dual`)
 ROW_FAMILIES.push(table1TenetRows)
+// the UNF engine's rows and its peers on its workload (@tenet/unf)
+ROW_FAMILIES.push(unfPeerRows)

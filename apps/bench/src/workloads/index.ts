@@ -10,6 +10,7 @@ import { unitaryWorkload, type UnitaryCase } from './unitary.js'
 import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
 import { normWorkload, type NormCase } from './norm.js'
 import { dualWorkload, type DualCase } from './dual.js'
+import { unfWorkload, type UnfCase } from './unf.js'
 
 /** Workload id → its case type; row families are typed against this map. */
 export interface WorkloadCaseMap {
@@ -25,6 +26,7 @@ export interface WorkloadCaseMap {
   checkpoint: ChainCase
   norm: NormCase
   dual: DualCase
+  unf: UnfCase
 }
 
 export type WorkloadId = keyof WorkloadCaseMap
@@ -43,6 +45,7 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   checkpoint: checkpointWorkload,
   norm: normWorkload,
   dual: dualWorkload,
+  unf: unfWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
@@ -51,3 +54,5 @@ export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'g
 QUICK_SET.push('norm')
 // seed 003's Table 1 (the dual-numbers engine)
 QUICK_SET.push('dual')
+// seed 004's workloads (the UNF engine)
+QUICK_SET.push('unf')

@@ -1,0 +1,624 @@
+/**
+ * Code generation: a lambda-free target term (what partial evaluation leaves) → one JS function
+ * built with `new Function`. Tuples are flattened into locals (no allocation), arrays of reals
+ * are Float64Arrays, arrays of tuples are tuples of arrays, arrays of arrays are JS arrays of
+ * Float64Arrays; `map`/`reduce`/`fold`/`scan`/`mapAccum` become loops, scalar lets become
+ * `const` locals. Every name in the generated code is generated (`p0`, `t12`, `f3`): no source
+ * string reaches the code, so none can inject any.
+ */
+import { UnfError } from './errors.js'
+import { BOOL_OPS, type OpTable } from './ops.js'
+import { children, freeVars, type Term } from './term.js'
+import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
+
+/** Marks an allocation whose elements are all written before they are read. */
+const FILL = '/*fill*/'
+
+/**
+ * Buffer reuse: an array the generated code fills completely and only ever reads by index (or
+ * through a shifted view read by index) never escapes the call or the loop iteration that made
+ * it, so its storage is kept by the compiled function and reused by the next call or iteration
+ * (reallocated when the length changes). Everything else is a fresh allocation.
+ */
+function reuseBuffers(source: string): string {
+  const decl = /const (o\d+) = new Float64Array\(([^;]*)\) \/\*fill\*\/;/g
+  let k = 0
+  return source.replace(decl, (whole, name: string, size: string) => {
+    if (!onlyIndexed(source, name)) return whole.replace(` ${FILL}`, '')
+    const b = `bufs[${k++}]`
+    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
+  }).replaceAll(` ${FILL}`, '')
+}
+
+/** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
+function onlyIndexed(source: string, name: string): boolean {
+  const view = new RegExp(`const (t\\d+) = ${name}\\.subarray \\? ${name}\\.subarray\\([^)]*\\) : ${name}\\.slice\\([^)]*\\);`, 'g')
+  const views = [...source.matchAll(view)].map((m) => m[1]!)
+  const rest = source.replace(view, '').replace(new RegExp(`const ${name} = new Float64Array\\([^;]*;`), '')
+  const uses = (n: string) => [...rest.matchAll(new RegExp(`\\b${n}\\b(.?)`, 'g'))]
+  const ok = (n: string) => uses(n).every((m) => m[1] === '[' || rest.slice(m.index! + n.length, m.index! + n.length + 7) === '.length')
+  return ok(name) && views.every(ok)
+}
+
+/** The marker of a zero whose shape is not known statically (a lazily allocated accumulator). */
+const SHAPELESS = '/*shapeless zero*/null'
+
+/** A compile-time value: a JS local or literal per leaf, tuples as lists. */
+type CV = string | CV[]
+interface TV { v: CV; t: Type }
+
+/** The generated function and its source (for inspection and tests). */
+export interface GeneratedFunction {
+  /** the compiled function: arguments in parameter order, result as `toHost` would give it */
+  fn: (...args: unknown[]) => unknown
+  /** the JS source of the function body */
+  source: string
+}
+
+/** Compiles a lambda-free term over typed parameters into a JS function. */
+export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable): GeneratedFunction {
+  const g = new Gen(ops)
+  const env = new Map<string, TV>()
+  const argNames = params.map((_, i) => `p${i}`)
+  params.forEach((p, i) => {
+    g.checkArg(argNames[i]!, p.type, i)
+    env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
+  })
+  const r = g.emit(term, env)
+  g.line(`return ${g.pack(r.v, r.t)};`)
+  const source = reuseBuffers(g.lines.join('\n'))
+  if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
+  const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
+    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
+  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) }, (what) => { throw new UnfError('unf/shape', what) }, [])
+  return { fn, source }
+}
+
+class Gen {
+  lines: string[] = []
+  fns: Array<(...a: number[]) => number> = []
+  private fnIndex = new Map<string, number>()
+  private n = 0
+  private depth = 1
+  private messages: string[] = []
+  /** locals holding freshly allocated zero arrays nobody else references yet */
+  fresh_ = new Set<string>()
+  constructor(private readonly ops: OpTable) {}
+
+  fresh(base = 't'): string { return `${base}${++this.n}` }
+  line(s: string) { this.lines.push('  '.repeat(this.depth) + s) }
+  indent<T>(f: () => T): T { this.depth++; try { return f() } finally { this.depth-- } }
+
+  /** A run-time input check (only fixed messages: the type text is printed from our own types). */
+  checkArg(name: string, t: Type, i: number) {
+    const what = (msg: string) => { this.messages.push(msg); return JSON.stringify(msg) }
+    if (t.kind === 'R') this.line(`if (typeof ${name} !== 'number') err(${i}, ${what(`expected a number (${printType(t)})`)});`)
+    else if (t.kind === 'array' && t.elem.kind === 'R') this.line(`if (!(${name} instanceof Float64Array)) err(${i}, ${what('expected a Float64Array (R[])')});`)
+    else if (t.kind === 'array' || t.kind === 'tuple') this.line(`if (!Array.isArray(${name})) err(${i}, ${what(`expected an array for ${printType(t)}`)});`)
+  }
+
+  /** The CV of a host argument: tuples (JS arrays) are split into locals; arrays of tuples into arrays per component. */
+  unpack(name: string, t: Type): CV {
+    if (t.kind === 'tuple') return t.items.map((it, i) => { const l = this.fresh(); this.line(`const ${l} = ${name}[${i}];`); return this.unpack(l, it) })
+    if (t.kind === 'array' && t.elem.kind === 'tuple') throw new UnfError('unf/unsupported', 'arrays of tuples as arguments: pass one array per component')
+    return name
+  }
+
+  /** The host value of a CV: tuples become JS arrays. */
+  pack(v: CV, t: Type): string {
+    if (typeof v === 'string') return v
+    const items = (leafTuple(t) as { items: Type[] }).items
+    return `[${v.map((x, i) => this.pack(x, items[i]!)).join(', ')}]`
+  }
+
+  local(expr: string, base = 't'): string {
+    const l = this.fresh(base)
+    this.line(`const ${l} = ${expr};`)
+    return l
+  }
+
+  emit(x: Term, env: ReadonlyMap<string, TV>): TV {
+    switch (x.k) {
+      case 'const': return { v: Number.isFinite(x.value) ? (x.value < 0 || Object.is(x.value, -0) ? `(${x.value})` : String(x.value)) : x.value > 0 ? 'Infinity' : x.value < 0 ? '(-Infinity)' : 'NaN', t: R }
+      case 'bool': return { v: String(x.value), t: B }
+      case 'var': {
+        const b = env.get(x.name)
+        if (!b) throw new UnfError('unf/unbound', `code generation: unbound variable \`${x.name}\``)
+        return b
+      }
+      case 'let': {
+        const val = this.emit(x.value, env)
+        for (const l of leaves(val.v)) this.fresh_.delete(l) // a bound value may be read again: not ours to mutate
+        return this.emit(x.body, new Map(env).set(x.name, val))
+      }
+      case 'tuple': {
+        const items = x.items.map((i) => this.emit(i, env))
+        return { v: items.map((i) => i.v), t: tupleType(...items.map((i) => i.t)) }
+      }
+      case 'proj': {
+        const of = this.emit(x.of, env)
+        const t = leafTuple(of.t) as { items: Type[] }
+        return { v: (of.v as CV[])[x.index]!, t: t.items[x.index]! }
+      }
+      case 'op': {
+        const args = x.args.map((a) => this.emit(a, env).v as string)
+        const b = BOOL_OPS.get(x.op)
+        if (b) return { v: this.local(b.js(...args), 'b'), t: B }
+        const o = this.ops.get(x.op)
+        if (o.js) return { v: this.local(o.js(...args)), t: o.result }
+        return { v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`), t: o.result }
+      }
+      case 'if': {
+        const cond = this.emit(x.cond, env).v as string
+        const outs: string[] = []
+        let type: Type = R
+        const assign = (r: TV) => { leaves(r.v).forEach((l, i) => this.line(`${outs[i]} = ${l};`)) }
+        // the result's shape is known after emitting a branch: emit `then` into a buffer first
+        const saved = this.lines
+        this.lines = []
+        const thenR = this.indent(() => this.emit(x.then, env))
+        type = thenR.t
+        for (let i = 0; i < leaves(thenR.v).length; i++) outs.push(this.fresh('r'))
+        this.indent(() => assign(thenR))
+        const thenLines = this.lines
+        this.lines = saved
+        this.line(`let ${outs.join(', ')};`)
+        this.line(`if (${cond}) {`)
+        this.lines.push(...thenLines)
+        this.line('} else {')
+        this.indent(() => assign(this.emit(x.else, env)))
+        this.line('}')
+        return { v: rebuild(thenR.v, outs), t: type }
+      }
+      case 'map': {
+        const keep = keptArrays(x.params, x.body, x.arrays)
+        const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
+        const j = this.fresh('j')
+        const saved = this.lines
+        this.lines = []
+        const body = this.indent(() => this.indent(() => {
+          const e = new Map(env)
+          x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(j)) })
+          return this.emit(x.body, e)
+        }))
+        const bodyLines = this.lines
+        this.lines = saved
+        const out = this.allocate(arrayType(body.t), n)
+        this.line(`for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+        this.lines.push(...bodyLines)
+        this.indent(() => this.store(out, body.v, j))
+        this.line('}')
+        return { v: out, t: arrayType(body.t) }
+      }
+      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        const init = this.emit(x.init, env)
+        const arr = this.source(x.array, env)
+        const n = this.sourceLength([arr])
+        const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+        const accCV = rebuild(init.v, acc)
+        const scan = x.k === 'scanl' || x.k === 'scanr'
+        let states: CV = ''
+        if (scan) {
+          states = this.allocate(arrayType(init.t), `${n} + 1`)
+          this.store(states, accCV, x.k === 'scanl' ? '0' : n)
+        }
+        const j = this.fresh('j')
+        const loop = x.k === 'scanr' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`
+        this.line(loop)
+        this.indent(() => {
+          const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(j))
+          const r = this.emit(x.body, e)
+          this.assignAll(acc, leaves(r.v))
+          if (scan) this.store(states, accCV, x.k === 'scanl' ? `${j} + 1` : j)
+        })
+        this.line('}')
+        return scan ? { v: states, t: arrayType(init.t) } : { v: accCV, t: init.t }
+      }
+      case 'shift1L': case 'shift1R': {
+        const a = this.emit(x.array, env)
+        const v = mapLeaves(a.v, (l) => this.local(x.k === 'shift1L' ? `${l}.subarray ? ${l}.subarray(1) : ${l}.slice(1)` : `${l}.subarray ? ${l}.subarray(0, ${l}.length - 1) : ${l}.slice(0, -1)`))
+        return { v, t: a.t }
+      }
+      case 'pad1L': case 'pad1R': {
+        const a = this.emit(x.array, env)
+        const elemLeaves = leafTypes((a.t as { elem: Type }).elem)
+        const v = mapLeaves(a.v, (l, i) => {
+          const out = this.fresh('pad')
+          if (elemLeaves[i]!.kind === 'R') {
+            this.line(`const ${out} = new Float64Array(${l}.length + 1);`)
+            this.line(`${out}.set(${l}, ${x.k === 'pad1L' ? 1 : 0});`)
+          } else {
+            const z = this.zeroLikeExpr(`${l}[0]`, elemLeaves[i]!)
+            this.line(`const ${out} = ${x.k === 'pad1L' ? `[${z}, ...${l}]` : `[...${l}, ${z}]`};`)
+          }
+          return out
+        })
+        return { v, t: a.t }
+      }
+      case 'first': case 'last': {
+        const a = this.emit(x.array, env)
+        const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
+        return { v: mapLeaves(a.v, (l) => this.local(`${l}[${idx(l)}]`)), t: (a.t as { elem: Type }).elem }
+      }
+      case 'zero': {
+        if (!x.like) return { v: SHAPELESS, t: x.type } // only a mapAccum sum accepts it
+        const like = this.emit(x.like, env)
+        if (x.type.kind === 'array' && x.type.elem.kind === 'R') {
+          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z')
+          this.fresh_.add(z)
+          return { v: z, t: x.type }
+        }
+        const lt = leafTypes(like.t)
+        return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
+      }
+      case 'add': {
+        const a = this.emit(x.a, env), b = this.emit(x.b, env)
+        const lt = leafTypes(a.t)
+        const bl = leaves(b.v)
+        return { v: mapLeaves(a.v, (l, i) => this.addLeaf(l, bl[i]!, lt[i]!)), t: a.t }
+      }
+      case 'mapAccum': return this.mapAccum(x, env)
+      case 'lam': case 'app':
+        throw new UnfError('unf/internal', 'code generation needs a lambda-free term (run partialEvaluate first)')
+    }
+  }
+
+  /**
+   * A sweep. `dest` (output index → accumulator) makes an output add into an accumulator of the
+   * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
+   * only summed is never materialised).
+   */
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+    const carry0 = this.emit(x.carryInit, env)
+    const sum0 = this.emit(x.sumInit, env)
+    const keep = keptArrays(x.params, x.body, x.arrays)
+    const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+    const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
+    const carry = leaves(carry0.v).map((l) => { const c = this.fresh('c'); this.line(`let ${c} = ${l};`); return c })
+    const sumTypes = leafTypes(sum0.t)
+    // sums are owned accumulators: a copy of the initial value, added to in place
+    const sums = leaves(sum0.v).map((l, i) => {
+      const s = this.fresh('s')
+      if (l === SHAPELESS) this.line(`let ${s} = null;`) // allocated from the first contribution
+      else if (this.fresh_.has(l)) { this.fresh_.delete(l); return l } // a fresh zero array is owned already
+      else this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
+      return s
+    })
+    const lazy = leaves(sum0.v).map((l) => l === SHAPELESS)
+    const j = this.fresh('j')
+    const saved = this.lines
+    this.lines = []
+    // sums given as a tuple literal are accumulated term by term, so that a `map` term adds into
+    // the accumulator in place (no per-element array)
+    let deferred: { terms: Array<Term | undefined>; env: ReadonlyMap<string, TV> } | undefined
+    let destTerms: { terms: Map<number, Term>; env: ReadonlyMap<string, TV>; handled: Set<number> } | undefined
+    const sumsFlat = leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length) && !lazy.some(Boolean)
+    const body = this.indent(() => this.indent(() => {
+      let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+      x.params.forEach((p, i) => { if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j)) })
+      let b = x.body
+      const final = finalOf(b)
+      const st = final.k === 'tuple' && final.items.length === 3 ? final.items[1] : undefined
+      const useDeferred = st?.k === 'tuple' && st.items.length === sumTypes.length && sumsFlat
+      const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
+      // outputs of ours that add into an enclosing accumulator (destination passing)
+      const outFinal = final.k === 'tuple' && final.items[2]?.k === 'tuple' ? final.items[2].items : []
+      const destItems: Array<Term | undefined> = outFinal.map((t, k) => (dest.has(k) ? t : undefined))
+      const handledDest = new Set<number>()
+      const outputOf = (t: Term | undefined, name: string): number =>
+        t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1
+      while (b.k === 'let') {
+        // an inner sweep whose outputs are only accumulated here adds them into the accumulators directly
+        const inner = new Map<number, { acc: string; elem: Type }>()
+        if (useDeferred && b.value.k === 'mapAccum') {
+          const name = b.name
+          const rest = b.body
+          const picks = [
+            ...sumItems.map((t, i) => ({ k: outputOf(t, name), type: sumTypes[i]!, acc: sums[i]!, done: () => { sumItems[i] = undefined } })),
+            ...destItems.map((t, k) => ({ k: outputOf(t, name), type: dest.get(k)?.elem ?? R, acc: dest.has(k) ? `${dest.get(k)!.acc}[${j}]` : '', done: () => { handledDest.add(k) } })),
+          ].filter((q) => q.k >= 0 && q.type.kind === 'array')
+          if (picks.length > 0 && new Set(picks.map((q) => q.k)).size === picks.length && picks.every((q) => countOutUse(rest, name, q.k) === 1) && !bareUse(rest, name)) {
+            for (const q of picks) { inner.set(q.k, { acc: q.acc, elem: (q.type as { elem: Type }).elem }); q.done() }
+          }
+        }
+        const val = b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
+        e = new Map(e).set(b.name, val)
+        b = b.body
+      }
+      if (useDeferred && b.k === 'tuple') {
+        const c = this.emit(b.items[0]!, e)
+        const outItems = b.items[2]!
+        let o: TV
+        if (dest.size > 0 && outItems.k === 'tuple') {
+          const terms = new Map<number, Term>()
+          const vs = outItems.items.map((t, k) => {
+            if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: dest.get(k)!.elem } }
+            return this.emit(t, e)
+          })
+          destTerms = { terms, env: e, handled: handledDest }
+          o = { v: vs.map((q) => q.v), t: tupleType(...vs.map((q) => q.t)) }
+        } else o = this.emit(outItems, e)
+        deferred = { terms: sumItems, env: e }
+        return { v: [c.v, [], o.v], t: tupleType(c.t, sum0.t, o.t) }
+      }
+      if (dest.size > 0) throw new UnfError('unf/internal', 'code generation: destination passing into a sweep of unexpected shape')
+      return this.emit(b, e)
+    }))
+    const bodyLines = this.lines
+    this.lines = saved
+    const [cOut, sOut, oOut] = body.v as CV[]
+    const outTypes = ((leafTuple(body.t) as { items: Type[] }).items[2] as { items: Type[] }).items
+    const outs = (oOut as CV[]).map((o, i) => (dest.has(i) ? dest.get(i)!.acc : this.allocate(arrayType(outTypes[i]!), n)))
+    this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+    this.lines.push(...bodyLines)
+    this.indent(() => {
+      if (deferred) {
+        const d = deferred
+        d.terms.forEach((t, i) => {
+          if (!t) return // added by an inner sweep
+          if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${this.emit(t, d.env).v as string};`)
+          else this.accumulateTerm(sums[i]!, t, d.env)
+        })
+      } else leaves(sOut!).forEach((l, i) => {
+        if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
+        else if (lazy[i]) {
+          this.line(`if (${sums[i]} === null) ${sums[i]} = ${this.copyExpr(l, sumTypes[i]!)}; else {`)
+          this.indent(() => this.accumulate(sums[i]!, l, sumTypes[i]!))
+          this.line('}')
+        } else this.accumulate(sums[i]!, l, sumTypes[i]!)
+      })
+      ;(oOut as CV[]).forEach((o, i) => {
+        if (!dest.has(i)) { this.store(outs[i]! as CV, o, j); return }
+        if (destTerms!.handled.has(i)) return // added by an inner sweep
+        const term = destTerms!.terms.get(i)!
+        const d = dest.get(i)!
+        if (d.elem.kind === 'R') this.line(`${d.acc}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
+        else this.accumulateTerm(this.local(`${d.acc}[${j}]`, 'row'), term, destTerms!.env)
+      })
+      this.assignAll(carry, leaves(cOut!))
+    })
+    this.line('}')
+    const resultType = tupleType(carry0.t, sum0.t, tupleType(...outTypes.map((t) => arrayType(t))))
+    return { v: [rebuild(carry0.v, carry), rebuild(sum0.v, sums), outs], t: resultType }
+  }
+
+  /** Parallel assignment `targets := values` (a value may name another target). */
+  private assignAll(targets: string[], values: string[]) {
+    const clash = values.some((v, i) => targets.includes(v) && targets[i] !== v)
+    if (!clash) { values.forEach((v, i) => { if (targets[i] !== v) this.line(`${targets[i]} = ${v};`) }); return }
+    const tmps = values.map((v) => this.local(v, 'tmp'))
+    tmps.forEach((t, i) => this.line(`${targets[i]} = ${t};`))
+  }
+
+  private fnRef(name: string, f: (...a: number[]) => number): string {
+    let i = this.fnIndex.get(name)
+    if (i === undefined) { i = this.fns.length; this.fns.push(f); this.fnIndex.set(name, i) }
+    return `fns[${i}]`
+  }
+
+  /**
+   * An array read element by element by a loop. A `map` term is not materialised: its body is
+   * evaluated inside the consumer's loop (fusion of `reduce f z (map g A)` and `map f (map g A)`).
+   * A map's body runs once per element of the consumer, which reads each element once.
+   */
+  private source(a: Term, env: ReadonlyMap<string, TV>): Source {
+    if (a.k === 'map') {
+      const keep = keptArrays(a.params, a.body, a.arrays)
+      const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
+      const length = this.sourceLength(inner.filter((b): b is Source => b !== undefined))
+      return {
+        length,
+        elem: (j) => {
+          const e = new Map(env)
+          a.params.forEach((p, i) => { if (inner[i]) e.set(p, inner[i]!.elem(j)) })
+          return this.emit(a.body, e)
+        },
+      }
+    }
+    const v = this.emit(a, env)
+    if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
+    return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+  }
+
+  private sourceLength(sources: Source[]): string {
+    const n = sources[0]!.length
+    for (const s of sources.slice(1)) {
+      this.line(`if (${s.length} !== ${n}) shapeErr('arrays of different lengths mapped together');`)
+    }
+    return n
+  }
+
+  /** The common length of arrays mapped together (checked once, outside the loop). */
+  private length(arrays: TV[]): string {
+    const n = this.local(`${firstLeaf(arrays[0]!.v)}.length`, 'n')
+    for (const a of arrays.slice(1)) {
+      this.line(`if (${firstLeaf(a.v)}.length !== ${n}) shapeErr('arrays of different lengths mapped together');`)
+    }
+    return n
+  }
+
+  /** The element `j` of an array value (per leaf). */
+  private element(a: TV, j: string): TV {
+    const elem = (a.t as { elem: Type }).elem
+    return { v: mapLeaves(a.v, (l) => this.local(`${l}[${j}]`, 'e')), t: elem }
+  }
+
+  /** Output storage for an array of `t` of length n: one array per leaf of the element type. */
+  private allocate(t: Type, n: string): CV {
+    const elem = (t as { elem: Type }).elem
+    const build = (et: Type): CV => {
+      if (et.kind === 'tuple') return et.items.map(build)
+      // FILL marks an array whose every element the loop writes (a candidate for buffer reuse)
+      return this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
+    }
+    return build(elem)
+  }
+
+  private store(out: CV, v: CV, j: string) {
+    const o = leaves(out), vs = leaves(v)
+    o.forEach((l, i) => this.line(`${l}[${j}] = ${vs[i]};`))
+  }
+
+  private zeroLikeExpr(l: string, t: Type): string {
+    if (t.kind === 'R') return '0'
+    if (t.kind === 'B') return 'false'
+    if (t.kind === 'array' && t.elem.kind === 'R') return `new Float64Array(${l}.length)`
+    return `${l}.map((q) => ${this.zeroLikeExpr('q', (t as { elem: Type }).elem)})`
+  }
+
+  private copyExpr(l: string, t: Type): string {
+    if (t.kind === 'array' && t.elem.kind === 'R') return `Float64Array.from(${l})`
+    if (t.kind === 'array') return `${l}.map((q) => ${this.copyExpr('q', t.elem)})`
+    return l
+  }
+
+  private addLeaf(a: string, b: string, t: Type): string {
+    if (t.kind === 'R') return this.local(`${a} + ${b}`)
+    if (t.kind === 'array' && t.elem.kind === 'R') {
+      const out = this.local(`new Float64Array(${a}.length) ${FILL}`, 'o')
+      const q = this.fresh('q')
+      this.line(`if (${b}.length !== ${a}.length) shapeErr('adding arrays of different lengths');`)
+      this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) ${out}[${q}] = ${a}[${q}] + ${b}[${q}];`)
+      return out
+    }
+    const elem = (t as { elem: Type }).elem
+    const out = this.local(`new Array(${a}.length)`, 'o')
+    const q = this.fresh('q')
+    this.line(`for (let ${q} = 0; ${q} < ${a}.length; ${q}++) {`)
+    this.indent(() => {
+      const r = this.addLeaf(`${a}[${q}]`, `${b}[${q}]`, elem)
+      this.line(`${out}[${q}] = ${r};`)
+    })
+    this.line('}')
+    return out
+  }
+
+  /**
+   * `acc +̂= term` in place, fusing the term's loops: a `map` adds element by element (its body
+   * evaluated in the accumulation loop), lets are emitted, zeros add nothing.
+   */
+  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>) {
+    switch (term.k) {
+      case 'zero': return
+      case 'let': {
+        const val = this.emit(term.value, env)
+        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
+        return
+      }
+      case 'add': this.accumulateTerm(acc, term.a, env); this.accumulateTerm(acc, term.b, env); return
+      case 'map': {
+        const keep = keptArrays(term.params, term.body, term.arrays)
+        const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
+        this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        const q = this.fresh('q')
+        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
+        this.indent(() => {
+          const e = new Map(env)
+          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(q)) })
+          let b = term.body
+          let be: ReadonlyMap<string, TV> = e
+          while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
+          if (b.k === 'map' || b.k === 'add' || b.k === 'zero') {
+            const row = this.local(`${acc}[${q}]`, 'row')
+            this.accumulateTerm(row, b, be)
+          } else {
+            const r = this.emit(b, be)
+            if (r.t.kind === 'R') this.line(`${acc}[${q}] += ${r.v as string};`)
+            else this.accumulate(`${acc}[${q}]`, r.v as string, r.t)
+          }
+        })
+        this.line('}')
+        return
+      }
+      default: {
+        const r = this.emit(term, env)
+        this.accumulate(acc, r.v as string, r.t)
+      }
+    }
+  }
+
+  /** `acc += v` in place on an owned accumulator. */
+  private accumulate(acc: string, v: string, t: Type) {
+    const q = this.fresh('q')
+    if (t.kind === 'array' && t.elem.kind === 'R') {
+      this.line(`for (let ${q} = 0; ${q} < ${acc}.length; ${q}++) ${acc}[${q}] += ${v}[${q}];`)
+      return
+    }
+    this.line(`for (let ${q} = 0; ${q} < ${acc}.length; ${q}++) {`)
+    this.indent(() => this.accumulate(`${acc}[${q}]`, `${v}[${q}]`, (t as { elem: Type }).elem))
+    this.line('}')
+  }
+}
+
+/**
+ * The arrays of a loop that must be read: those whose parameter the body reads, and user
+ * variables (their lengths are checked); a computed array whose elements are unused only gave
+ * a length, which another array gives too.
+ */
+function keptArrays(params: string[], body: Term, arrays: Term[]): number[] {
+  const fv = freeVars(body)
+  const keep = arrays.map((a, i) => (fv.has(params[i]!) || a.k === 'var' ? i : -1)).filter((i) => i >= 0)
+  return keep.length > 0 ? keep : [0]
+}
+
+function finalOf(t: Term): Term {
+  while (t.k === 'let') t = t.body
+  return t
+}
+
+/** Occurrences of `π_{k+1} (π3 name)` in t. */
+function countOutUse(t: Term, name: string, k: number): number {
+  if (t.k === 'proj' && t.index === k && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name) return 1
+  return children(t).reduce((s, c) => s + countOutUse(c, name, k), 0)
+}
+
+/** Whether `name` occurs other than under a projection `πᵢ (πⱼ name)`. */
+function bareUse(t: Term, name: string): boolean {
+  if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name) return false
+  if (t.k === 'var') return t.name === name
+  return children(t).some((c) => bareUse(c, name))
+}
+
+/** An array consumed by a loop: its length, and its element `j` (emitted at the point of use). */
+interface Source {
+  length: string
+  elem: (j: string) => TV
+}
+
+/** A type with arrays of tuples turned into tuples of arrays (the representation). */
+function leafTuple(t: Type): Type {
+  if (t.kind === 'array') {
+    const e = leafTuple(t.elem)
+    if (e.kind === 'tuple') return tupleType(...e.items.map((i) => leafTuple(arrayType(i))))
+    return arrayType(e)
+  }
+  if (t.kind === 'tuple') return tupleType(...t.items.map(leafTuple))
+  return t
+}
+
+/** The leaf types of a representation, in order. */
+function leafTypes(t: Type): Type[] {
+  const r = leafTuple(t)
+  return r.kind === 'tuple' ? r.items.flatMap(leafTypes) : [r]
+}
+
+function leaves(v: CV): string[] {
+  return typeof v === 'string' ? [v] : v.flatMap(leaves)
+}
+function firstLeaf(v: CV): string {
+  const l = leaves(v)
+  if (l.length === 0) throw new UnfError('unf/internal', 'an array of empty tuples has no length')
+  return l[0]!
+}
+function rebuild(shape: CV, flat: string[]): CV {
+  let i = 0
+  const go = (s: CV): CV => (typeof s === 'string' ? flat[i++]! : s.map(go))
+  return go(shape)
+}
+function mapLeaves(v: CV, f: (l: string, i: number) => string): CV {
+  let i = 0
+  const go = (s: CV): CV => (typeof s === 'string' ? f(s, i++) : s.map(go))
+  return go(v)
+}
