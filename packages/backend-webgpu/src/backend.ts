@@ -38,7 +38,10 @@ export const webgpuBackend: BackendSpec = {
     }
     return {
       get(name) {
-        throw new TenetError('webgpu/asynchronous', `\`${name}\` cannot be called synchronously on the webgpu backend: map it over a batch with \`await gpuMap(m.${name}, { batch })\` from @tenet/backend-webgpu (compile the module with the cpu backend)`)
+        const fn = () => {
+          throw new TenetError('webgpu/asynchronous', `\`${name}\` cannot be called synchronously on the webgpu backend: map it over a batch with \`await gpuMap(m.${name}, { batch })\` from @tenet/backend-webgpu`)
+        }
+        return Object.assign(fn, { results: new Float64Array(0) })
       },
       sourceOf: (name, inverse) => sources.get(`${inverse ? '~' : ''}${name}`),
     }

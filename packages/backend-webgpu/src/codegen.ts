@@ -114,13 +114,11 @@ interface ArrayRef {
 type Binding = { kind: 'scalar'; place: Place } | { kind: 'array'; arr: ArrayRef }
 
 const PRELUDE = `
-fn tenet_fail(site: u32, value: i32) {
-  tenet_halted = true;
-  if (atomicAdd(&tenet_err[0], 1u) == 0u) {
-    atomicStore(&tenet_err[1], site);
-    atomicStore(&tenet_err[2], tenet_item);
-    atomicStore(&tenet_err[3], bitcast<u32>(value));
-  }
+// branch-free: records the first failed check of this invocation (site + 1 and a value)
+fn tenet_check(ok: bool, site: u32, value: i32) {
+  let first = (!ok) & (tenet_bad == 0u);
+  tenet_bad = select(tenet_bad, site + 1u, first);
+  tenet_bad_value = select(tenet_bad_value, value, first);
 }
 fn tenet_m(i: u32) -> u32 { return tenet_meta[i / 4u][i % 4u]; }
 // Math.trunc(x) | 0: values beyond the i32 range wrap modulo 2^32, NaN and infinities give 0
@@ -169,7 +167,7 @@ fn tenet_fx_round(t: f32) -> f32 {
   if (abs(t) >= 8388608.0) { return t; }
   return sign(t) * floor(abs(t) + 0.5);
 }
-fn tenet_near(a: f32, b: f32, tol: f32) -> bool { return a == b || abs(a - b) <= tol * max(1.0, abs(b)); }
+fn tenet_near(a: f32, b: f32, tol: f32) -> bool { return (a == b) | (abs(a - b) <= tol * max(1.0, abs(b))); }
 `
 
 /** Generates the WGSL of a kernel. */
@@ -192,8 +190,9 @@ class Generator {
     this.checking = spec.checks
   }
 
+  /** A new local name: `_` then a letter and a number, never a WGSL keyword or type (`i32`). */
   private fresh(p: string): string {
-    return `${p}${this.counter++}`
+    return `_${p}${this.counter++}`
   }
   private line(s: string): void {
     this.lines.push('  '.repeat(this.indent) + s)
@@ -220,7 +219,7 @@ class Generator {
       readOnly.push(ro)
       const atomic = p.role === 'shared-gradient' && this.spec.reduction === 'atomic'
       const elemT = atomic ? 'atomic<u32>' : storageType(s)
-      if (p.role !== 'discard') decls.push(`@group(0) @binding(${i + 2}) var<storage, ${ro ? 'read' : 'read_write'}> b${i}: array<${elemT}>;`)
+      if (p.role !== 'discard') decls.push(`@group(0) @binding(${i + 2}) var<storage, ${ro ? 'read' : 'read_write'}> buf${i}: array<${elemT}>;`)
       if (p.role === 'discard') { top.set(p.name, { kind: 'scalar', place: { kind: 'discard' } }); return }
       if (p.shape === 'array') {
         const slot = this.metaSize++
@@ -233,15 +232,15 @@ class Generator {
       }
       this.lengthSlot[i] = -1
       if (p.role === 'shared') {
-        top.set(p.name, { kind: 'scalar', place: { kind: 'value', code: this.fromStorage(s, `b${i}[0]`), s } })
+        top.set(p.name, { kind: 'scalar', place: { kind: 'value', code: this.fromStorage(s, `buf${i}[0]`), s } })
       } else if (atomic) {
         top.set(p.name, { kind: 'scalar', place: { kind: 'atomic', buf: i, s } })
       } else {
         // a per-item scalar (or the item's partial of a shared gradient) lives in a register
         const v = this.fresh('p')
-        const init = p.role === 'shared-gradient' ? '0.0f' : this.fromStorage(s, `b${i}[tenet_item]`)
+        const init = p.role === 'shared-gradient' ? '0.0f' : this.fromStorage(s, `buf${i}[tenet_item]`)
         load.push(`var ${v}: ${wgslType(s)} = ${init};`)
-        if (p.written || p.role === 'shared-gradient') store.push(`b${i}[tenet_item] = ${this.toStorage(s, v)};`)
+        if (p.written || p.role === 'shared-gradient') store.push(`buf${i}[tenet_item] = ${this.toStorage(s, v)};`)
         top.set(p.name, { kind: 'scalar', place: { kind: 'var', v, s } })
       }
     })
@@ -266,7 +265,8 @@ class Generator {
       '@group(0) @binding(1) var<storage, read_write> tenet_err: array<atomic<u32>, 4>;',
       ...decls,
       'var<private> tenet_item: u32;',
-      'var<private> tenet_halted: bool;',
+      'var<private> tenet_bad: u32;',
+      'var<private> tenet_bad_value: i32;',
       '// non-finite constants as run-time values (a constant expression may not be infinite)',
       'var<private> tenet_pinf: u32 = 0x7f800000u;',
       'var<private> tenet_ninf: u32 = 0xff800000u;',
@@ -279,6 +279,11 @@ class Generator {
       '  if (item >= tenet_m(0u)) { return; }',
       '  tenet_item = item;',
       ...this.lines,
+      '  if (tenet_bad != 0u && atomicAdd(&tenet_err[0], 1u) == 0u) {',
+      '    atomicStore(&tenet_err[1], tenet_bad - 1u);',
+      '    atomicStore(&tenet_err[2], tenet_item);',
+      '    atomicStore(&tenet_err[3], bitcast<u32>(tenet_bad_value));',
+      '  }',
       '}',
       '',
     ].join('\n')
@@ -296,11 +301,11 @@ class Generator {
 
   private loadElem(a: ArrayRef, index: string, loc?: SourceLocation): string {
     if (a.atomic) fail('webgpu/shared-gradient-read', `the gradient \`${a.name}\` of a shared parameter is read here; with the atomic reduction each item may only add to it (use reduction: 'tree')`, loc)
-    if (!this.checking) return this.fromStorage(a.s, `b${a.buf}[${a.base} + u32(${index})]`)
+    if (!this.checking) return this.fromStorage(a.s, `buf${a.buf}[${a.base} + u32(${index})]`)
     const site = this.bounds(a, loc)
     const name = `tenet_ld${a.buf}`
     if (!this.helpers.has(name)) {
-      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32) -> ${storageType(a.s)} {\n  if (i < 0 || i >= len) { tenet_fail(site, i); return ${storageType(a.s)}(); }\n  return b${a.buf}[base + u32(i)];\n}`)
+      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32) -> ${storageType(a.s)} {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  return buf${a.buf}[base + select(0u, u32(i), ok)];\n}`)
     }
     return this.fromStorage(a.s, `${name}(${a.base}, ${a.len}, ${index}, ${site}u)`)
   }
@@ -308,11 +313,11 @@ class Generator {
   private storeElem(a: ArrayRef, index: string, value: string, loc?: SourceLocation): void {
     if (a.readOnly) fail('webgpu/internal', `\`${a.name}\` is read-only in this kernel`, loc)
     const v = this.toStorage(a.s, value)
-    if (!this.checking) { this.line(`b${a.buf}[${a.base} + u32(${index})] = ${v};`); return }
+    if (!this.checking) { this.line(`buf${a.buf}[${a.base} + u32(${index})] = ${v};`); return }
     const site = this.bounds(a, loc)
     const name = `tenet_st${a.buf}`
     if (!this.helpers.has(name)) {
-      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32, v: ${storageType(a.s)}) {\n  if (i < 0 || i >= len) { tenet_fail(site, i); return; }\n  b${a.buf}[base + u32(i)] = v;\n}`)
+      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32, v: ${storageType(a.s)}) {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  if (ok) { buf${a.buf}[base + u32(i)] = v; }\n}`)
     }
     this.line(`${name}(${a.base}, ${a.len}, ${index}, ${site}u, ${v});`)
   }
@@ -321,7 +326,7 @@ class Generator {
     const name = `tenet_aadd${buf}`
     if (!this.helpers.has(name)) {
       // compare-and-swap on the bits of an f32: retried until no other item changed it meanwhile
-      this.helpers.set(name, `fn ${name}(i: u32, v: f32) {\n  var old = atomicLoad(&b${buf}[i]);\n  loop {\n    let r = atomicCompareExchangeWeak(&b${buf}[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n    if (r.exchanged) { break; }\n    old = r.old_value;\n  }\n}`)
+      this.helpers.set(name, `fn ${name}(i: u32, v: f32) {\n  var old = atomicLoad(&buf${buf}[i]);\n  loop {\n    let r = atomicCompareExchangeWeak(&buf${buf}[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n    if (r.exchanged) { break; }\n    old = r.old_value;\n  }\n}`)
     }
     this.line(`${name}(${index}, ${value});`)
   }
@@ -383,7 +388,7 @@ class Generator {
       let index = `${p.arr.base} + u32(${p.index})`
       if (this.checking) {
         const site = this.bounds(p.arr)
-        this.line(`if (${p.index} < 0 || ${p.index} >= ${p.arr.len}) { tenet_fail(${site}u, ${p.index}); }`)
+        this.line(`tenet_check(!(${p.index} < 0 || ${p.index} >= ${p.arr.len}), ${site}u, ${p.index});`)
         index = `u32(clamp(${p.index}, 0, max(${p.arr.len} - 1, 0)))`
       }
       this.atomicAdd(p.arr.buf, index, sign > 0 ? value : `-(${value})`)
@@ -496,7 +501,7 @@ class Generator {
     if (!this.helpers.has(name)) {
       const site = this.site('runtime/fixed-overflow', loc, (v) => `${s.name} overflow: a result (${v} · 2^-${s.fractionBits}) is outside the range (−2^${s.integerBits}, 2^${s.integerBits}) of ${s.name}; an update that wrapped around could not be undone`)
       const bound = 2 ** (s.integerBits + s.fractionBits)
-      this.helpers.set(name, `fn ${name}(r: i32) -> i32 {\n  if (r >= ${bound}i || r <= -${bound}i) { tenet_fail(${site}u, r); }\n  return r;\n}`)
+      this.helpers.set(name, `fn ${name}(r: i32) -> i32 {\n  tenet_check(abs(r) < ${bound}i, ${site}u, r);\n  return r;\n}`)
     }
     return `${name}(${code})`
   }
@@ -613,7 +618,7 @@ class Generator {
     for (const [a, b] of pairs) {
       const site = this.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
       const x = this.expr(a, env)
-      this.line(`if (${x} == ${this.expr(b, env)}) { tenet_fail(${site}u, ${x}); }`)
+      this.line(`tenet_check(!(${x} == ${this.expr(b, env)}), ${site}u, ${x});`)
     }
   }
 
@@ -661,7 +666,7 @@ class Generator {
           const shown = printExpr(s.value)
           const site = this.site('runtime/dealloc', s.loc, (v) => `cannot deallocate \`${s.name}\`: it does not hold ${shown} (value bits ${v})`)
           const bits = sc.kind === 'f32' ? `bitcast<i32>(${cur})` : sc.kind === 'bool' ? `select(0i, 1i, ${cur})` : cur
-          this.line(`if (!(${ok})) { tenet_fail(${site}u, ${bits}); }`)
+          this.line(`tenet_check(!(!(${ok})), ${site}u, ${bits});`)
         }
         env.delete(s.name)
         return
@@ -679,23 +684,23 @@ class Generator {
         if (this.checking) {
           const post = s.post ?? s.pre
           const site = this.site('runtime/post-condition', s.loc, (p) => `the post-condition \`${printExpr(post)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` does not match the pre-condition (${p !== 0})`)
-          this.line(`if (${this.expr(post, env)} != ${c}) { tenet_fail(${site}u, select(0i, 1i, ${c})); }`)
+          this.line(`tenet_check(!(${this.expr(post, env)} != ${c}), ${site}u, select(0i, 1i, ${c}));`)
         }
         return
       }
       case 'while': {
         if (this.checking) {
           const site = this.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
-          this.line(`if (${this.expr(s.post, env)}) { tenet_fail(${site}u, 0i); }`)
+          this.line(`tenet_check(!(${this.expr(s.post, env)}), ${site}u, 0i);`)
         }
         this.line('loop {')
         this.indent++
-        this.line('if (tenet_halted) { break; }')
+        this.line('if (tenet_bad != 0u) { break; }')
         this.line(`if (!(${this.expr(s.pre, env)})) { break; }`)
         this.block(s.body, env)
         if (this.checking) {
           const site = this.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
-          this.line(`if (!(${this.expr(s.post, env)})) { tenet_fail(${site}u, 0i); }`)
+          this.line(`tenet_check(!(!(${this.expr(s.post, env)})), ${site}u, 0i);`)
         }
         this.indent--
         this.line('}')
@@ -722,14 +727,14 @@ class Generator {
     this.line(`let ${st} = ${s.step ? this.expr(s.step, env) : '1i'};`)
     if (s.step && s.step.kind !== 'num') {
       const site = this.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
-      this.line(`if (${st} == 0i) { tenet_fail(${site}u, 0i); }`)
+      this.line(`tenet_check(!(${st} == 0i), ${site}u, 0i);`)
     }
     const gap = s.inclusive ? '' : ' - 1i'
     this.line(`var ${n} = 0i;`)
     this.line(`if (${st} > 0i) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) { ${n} = (${b} - ${a}${gap}) / ${st} + 1i; } } else if (${st} < 0i) { if (${a} ${s.inclusive ? '>=' : '>'} ${b}) { ${n} = (${a} - ${b}${gap}) / (-${st}) + 1i; } }`)
     this.line(`for (var ${k} = 0i; ${k} < ${n}; ${k}++) {`)
     this.indent++
-    this.line('if (tenet_halted) { break; }')
+    this.line('if (tenet_bad != 0u) { break; }')
     const iv = this.fresh('i')
     this.line(`let ${iv} = ${a} + ${s.reverse ? `(${n} - 1i - ${k})` : k} * ${st};`)
     const inner = new Map(env)
@@ -739,7 +744,7 @@ class Generator {
     this.line('}')
     if (this.checking) {
       const site = this.site('runtime/loop-range', s.loc, () => `the loop range changed while the loop ran; a reversible loop must leave its range unchanged`)
-      this.line(`if (${this.expr(s.start, env)} != ${a} || ${this.expr(s.stop, env)} != ${b} || ${s.step ? this.expr(s.step, env) : '1i'} != ${st}) { tenet_fail(${site}u, 0i); }`)
+      this.line(`tenet_check(!(${this.expr(s.start, env)} != ${a} || ${this.expr(s.stop, env)} != ${b} || ${s.step ? this.expr(s.step, env) : '1i'} != ${st}), ${site}u, 0i);`)
     }
   }
 

@@ -11,6 +11,8 @@ export interface GpuContext {
   fallback: boolean
   /** Vendor, architecture and description of the adapter, for reports. */
   adapter: string
+  /** The GPU object the device came from (kept referenced: Dawn's Node binding crashes when it is collected). */
+  gpu: GPU
 }
 
 /** `GPUBufferUsage` / `GPUMapMode` flags as numbers (Node has no such globals unless installed). */
@@ -41,5 +43,5 @@ export async function requestGpu(gpu?: GPU): Promise<GpuContext> {
       maxBufferSize: adapter.limits.maxBufferSize,
     },
   })
-  return { device, fallback, adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter' }
+  return { device, fallback, gpu: g, adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter' }
 }
