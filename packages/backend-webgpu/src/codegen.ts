@@ -767,6 +767,8 @@ class Generator {
         return
       }
       if (p.type.kind === 'stack') fail('webgpu/unsupported', 'stacks are not supported on webgpu', s.loc)
+      const bound = a.kind === 'var' ? env.get(a.name) : undefined
+      if (bound?.kind === 'scalar' && bound.place.kind === 'discard') { inner.set(p.name, bound); return }
       if (writes[i]) {
         inner.set(p.name, { kind: 'scalar', place: this.placeOf(a, env) })
       } else {
