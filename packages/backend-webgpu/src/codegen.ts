@@ -587,7 +587,9 @@ class Generator {
     const emit = spec.emit?.wgsl
     if (!emit) {
       const have = Object.keys(spec.emit ?? {}).filter((k) => (spec.emit as Record<string, unknown>)[k])
-      return fail('webgpu/no-lowering', `no WGSL lowering for primitive \`${name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}; give it \`emit.wgsl\`)`, e.loc)
+      const derivative = /^__tenet_d_(.+)_\d+$/.exec(name)
+      const hint = derivative ? `; it is a derivative of \`${derivative[1]}\`, whose \`partials\` are a JS function: give \`${derivative[1]}\` \`partialExprs\` so its adjoint is code the GPU runs` : '; give it `emit.wgsl`'
+      return fail('webgpu/no-lowering', `no WGSL lowering for primitive \`${name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}${hint})`, e.loc)
     }
     const rs = this.scalar(e.type, e.loc)
     const args = e.args.map((a) => {

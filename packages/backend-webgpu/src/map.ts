@@ -242,7 +242,8 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
     for (const [name, g] of progWrites) if (!w.has(name)) w.set(name, g)
     const adjIr = ainfo.program.functions.get(ainfo.name)!
     return generateKernel({
-      registry, functions: funcs, inverses: invs, writes: w, params: gl.params,
+      // the adjoint's registry: it holds the derivative primitives the adjoint transform added
+      registry: ainfo.registry, functions: funcs, inverses: invs, writes: w, params: gl.params,
       steps: [{ fn: forwardIr, args }, { fn: adjIr, args: gl.params.map((p) => p.name) }],
       checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg,
     })
