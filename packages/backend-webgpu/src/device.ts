@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" />
 /**
  * Getting a WebGPU device: `navigator.gpu` in a browser, or a `GPU` object the caller passes
  * (in Node, `create([])` of the `webgpu` package, Dawn). The package itself depends on neither.

@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" />
 /**
  * `@tenet/backend-webgpu`: a Tenet function mapped over a batch becomes a WGSL compute pipeline
  * (forward, inverse, and the adjoint that `@tenet/ad` generates), with the gradients of shared

@@ -50,7 +50,7 @@ export interface GpuMapOptions {
    * gradient per float parameter, then the sink (what `@tenet/ad` generates; the umbrella
    * `tenet/webgpu` builds it for you). Needed for `gradient` and `jacobian`.
    */
-  adjoint?: MappableFunction
+  adjoint?: MappableFunction | (() => MappableFunction)
   /** How gradients of shared parameters are summed over items (default `'tree'`). */
   reduction?: Reduction
   /** Run-time reversibility checks (default: as the function was compiled). */
@@ -201,13 +201,17 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
   const runner = new Runner(gpu, n, wg, info.name)
 
   // ---------- the gradient kernel: f, then its adjoint, in one invocation ----------
+  let adjointFn: MappableFunction | undefined
+  const adjoint = (): MappableFunction | undefined => {
+    if (!adjointFn && options.adjoint) adjointFn = 'ir' in options.adjoint ? options.adjoint : (options.adjoint as () => MappableFunction)()
+    return adjointFn
+  }
   let gradLayout: { params: KernelParam[]; scalars: Array<GpuScalar | undefined>; gradOf: number[] } | undefined
   const gradKernels = new Map<Reduction, Promise<Compiled>>()
   const gradientLayout = () => {
     if (gradLayout) return gradLayout
-    if (!options.adjoint) throw new TenetError('webgpu/no-adjoint', `\`${info.name}\` was mapped without its adjoint: pass \`adjoint\` to gpuMap (the umbrella's \`gpuMap\` from 'tenet/webgpu' builds it with @tenet/ad)`)
-    const ainfo = infoOf(options.adjoint, 'gpuMap adjoint')
-    const adj = options.adjoint.ir
+    if (!adjoint()) throw new TenetError('webgpu/no-adjoint', `\`${info.name}\` was mapped without its adjoint: pass \`adjoint\` to gpuMap (the umbrella's \`gpuMap\` from 'tenet/webgpu' builds it with @tenet/ad)`)
+    const adj = adjoint()!.ir
     const params: KernelParam[] = [...baseParams]
     const sc: Array<GpuScalar | undefined> = [...scalars]
     const gradOf: number[] = fn.params.map(() => -1)
@@ -233,7 +237,7 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
   }
   const gradKernelSource = (reduction: Reduction): Kernel => {
     const gl = gradientLayout()
-    const ainfo = infoOf(options.adjoint!, 'gpuMap adjoint')
+    const ainfo = infoOf(adjoint()!, 'gpuMap adjoint')
     const funcs = new Map(ainfo.program.functions)
     for (const [name, g] of functions) if (!funcs.has(name)) funcs.set(name, g)
     const invs = new Map(ainfo.inverses)

@@ -4,10 +4,10 @@
  * adjoint of a function built with @tenet/ad (a dev dependency: the backend never imports it).
  */
 import { existsSync } from 'node:fs'
-import { createRegistry, parse, standardPrimitives, type Registry } from '@tenet/ir'
+import { createRegistry, parse, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetFunction, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { AdjointBuilder, registryPartials } from '@tenet/ad'
+import { compileAdjoint } from '@tenet/ad'
 import { requestGpu, type GpuContext } from './index.js'
 
 /** Where Debian's chromium package puts the SwiftShader Vulkan driver. */
@@ -48,16 +48,7 @@ export function cpu(source: string, registry: Registry = testRegistry(), checks 
   return compileModule(parse({ text: source, name: 'test program' }), { registry, backend: 'cpu', checks })
 }
 
-/** The adjoint of `f` as a Tenet function (checked IR), the way the umbrella's `gpuMap` builds it. */
+/** The adjoint of `f` as a Tenet function, as the umbrella's `gpuMap` (tenet/webgpu) builds it. */
 export function adjointOf(f: TenetFunction): TenetFunction {
-  const info = f[Symbol.for('tenet.function') as never] as unknown as { registry: Registry; program: never; inverses: never; name: string; program_: never }
-  const registry = info.registry.clone()
-  if (!registry.names('backend').includes('interpreter')) registry.registerBackend(interpreterBackend)
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, new Map(standardPrimitives.map((p) => [p.name, p]))), 1)
-  const name = builder.request(info.name, false)
-  const functions = builder.build()
-  const program = (info as unknown as { program: { functions: Map<string, { name: string }>; hosts: unknown[] } }).program
-  const taken = new Set(functions.map((g) => g.name))
-  const all = [...functions, ...[...program.functions.values()].filter((g) => !taken.has(g.name))]
-  return compileModule({ kind: 'module', functions: all as never, hosts: program.hosts }, { registry, backend: 'interpreter' })[name]!
+  return compileAdjoint(f).adjoint
 }

@@ -1,3 +1,9 @@
+/**
+ * Vitest global setup of the packages whose tests run WebGPU in Node (Dawn, the `webgpu` package):
+ * on machines without a GPU, Dawn finds the SwiftShader Vulkan driver through VK_ICD_FILENAMES.
+ * It runs in the main process, whose environment the test threads (and Dawn inside them) share;
+ * setting it inside a test thread would not reach the native loader.
+ */
 import { existsSync } from 'node:fs'
 
 /** Where Debian's chromium package puts the SwiftShader Vulkan driver. */
