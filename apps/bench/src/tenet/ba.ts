@@ -20,7 +20,7 @@ import { compile, fn } from './compile.js'
  * The projection of one observation as Tenet statements. `v(name)` gives the location of an
  * intermediate, `cam(j)`, `pt(j)` the parameters; the result is left in locations u, v, L.
  */
-function projection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
+export function projection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
   return `
     ${v('sq')} += ${cam(0)} * ${cam(0)} + ${cam(1)} * ${cam(1)} + ${cam(2)} * ${cam(2)}
     ${v('p0')} += ${pt(0)} - ${cam(3)}
@@ -48,7 +48,7 @@ function projection(v: (name: string) => string, cam: (j: number) => string, pt:
     ${v('L')} += 1.0 + ${cam(9)} * ${v('rsq')} + ${cam(10)} * ${v('rsq')} * ${v('rsq')}`
 }
 
-const NAMES = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
+export const NAMES = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
 /** Intermediates kept per observation by `ba_rows`. */
 export const BA_WORKSPACE = NAMES.length
 
