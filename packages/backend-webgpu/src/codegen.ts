@@ -77,14 +77,22 @@ export interface KernelSpec {
 export interface Kernel {
   code: string
   sites: Site[]
-  /** Meta slot (u32 index into the uniform) of each parameter's length, per item or in all. */
+  /** Meta slot (u32 index into the uniform) of each array parameter's length, per item or in all (−1: scalar). */
   lengthSlot: number[]
+  /** Meta slot of each parameter's offset (in elements) in its group's buffer (−1: no buffer). */
+  offsetSlot: number[]
+  /** The buffer group (binding g + 2) of each parameter (−1: none, the sink). */
+  paramGroup: number[]
+  /** The buffers: one per storage type and access. */
+  groups: BufferGroup[]
   /** Number of u32 meta slots. */
   metaSize: number
-  /** Whether each parameter's buffer is read-only in the shader. */
-  readOnly: boolean[]
-  /** Whether each parameter has a buffer (binding i + 2); the sink has none. */
-  bound: boolean[]
+}
+
+/** One storage buffer of a kernel, holding the parameters of one element type and access. */
+export interface BufferGroup {
+  elem: 'f32' | 'i32' | 'u32' | 'atomic'
+  readOnly: boolean
 }
 
 const fail = (code: string, msg: string, loc?: SourceLocation): never => {
@@ -98,7 +106,7 @@ type Place =
   | { kind: 'discard' }
   | { kind: 'elem'; arr: ArrayRef; index: string }
   | { kind: 'neg'; inner: Place; s: GpuScalar }
-  | { kind: 'atomic'; buf: number; s: GpuScalar }
+  | { kind: 'atomic'; buf: number; index: string; s: GpuScalar }
 
 /** An array: a buffer slice [base, base + len). */
 interface ArrayRef {
@@ -184,6 +192,9 @@ class Generator {
   private checking: boolean
   private readonly callStack: string[] = []
   private readonly lengthSlot: number[] = []
+  private readonly offsetSlot: number[] = []
+  private readonly paramGroup: number[] = []
+  private readonly groups: BufferGroup[] = []
   private metaSize = 1
 
   constructor(private readonly spec: KernelSpec) {
@@ -209,38 +220,54 @@ class Generator {
   run(): Kernel {
     const { params, workgroupSize: wg } = this.spec
     const decls: string[] = []
-    const readOnly: boolean[] = []
     const top = new Map<string, Binding>()
     const load: string[] = []
     const store: string[] = []
+    // one binding per storage type and access (WebGPU allows few storage buffers per shader; the
+    // gradient kernel of a function with many parameters has twice as many): each parameter is a
+    // slice of its group's buffer, at an offset the host puts in the meta uniform
+    const groupOf = new Map<string, number>()
     params.forEach((p, i) => {
-      const s = p.role === 'discard' ? { kind: 'f32' as const } : gpuScalar(this.spec.registry, p.elem)
+      if (p.role === 'discard') {
+        this.paramGroup[i] = -1
+        this.offsetSlot[i] = -1
+        this.lengthSlot[i] = -1
+        top.set(p.name, { kind: 'scalar', place: { kind: 'discard' } })
+        return
+      }
+      const s = gpuScalar(this.spec.registry, p.elem)
       const ro = p.role === 'shared' || ((p.role === 'item') && !p.written)
-      readOnly.push(ro)
       const atomic = p.role === 'shared-gradient' && this.spec.reduction === 'atomic'
-      const elemT = atomic ? 'atomic<u32>' : storageType(s)
-      if (p.role !== 'discard') decls.push(`@group(0) @binding(${i + 2}) var<storage, ${ro ? 'read' : 'read_write'}> buf${i}: array<${elemT}>;`)
-      if (p.role === 'discard') { top.set(p.name, { kind: 'scalar', place: { kind: 'discard' } }); return }
+      const key = atomic ? 'atomic<u32>' : `${storageType(s)}/${ro ? 'read' : 'read_write'}`
+      let g = groupOf.get(key)
+      if (g === undefined) {
+        g = this.groups.length
+        groupOf.set(key, g)
+        this.groups.push({ elem: atomic ? 'atomic' : storageType(s), readOnly: ro })
+        decls.push(`@group(0) @binding(${g + 2}) var<storage, ${ro ? 'read' : 'read_write'}> buf${g}: array<${atomic ? 'atomic<u32>' : storageType(s)}>;`)
+      }
+      this.paramGroup[i] = g
+      const off = `tenet_m(${(this.offsetSlot[i] = this.metaSize++)}u)`
       if (p.shape === 'array') {
         const slot = this.metaSize++
         this.lengthSlot[i] = slot
         const len = `i32(tenet_m(${slot}u))`
         const perItem = p.role === 'item' || (p.role === 'shared-gradient' && !atomic)
-        const base = perItem ? `(tenet_item * tenet_m(${slot}u))` : '0u'
-        top.set(p.name, { kind: 'array', arr: { buf: i, base, len, s, atomic, readOnly: ro, name: p.name } })
+        const base = perItem ? `(${off} + tenet_item * tenet_m(${slot}u))` : off
+        top.set(p.name, { kind: 'array', arr: { buf: g, base, len, s, atomic, readOnly: ro, name: p.name } })
         return
       }
       this.lengthSlot[i] = -1
       if (p.role === 'shared') {
-        top.set(p.name, { kind: 'scalar', place: { kind: 'value', code: this.fromStorage(s, `buf${i}[0]`), s } })
+        top.set(p.name, { kind: 'scalar', place: { kind: 'value', code: this.fromStorage(s, `buf${g}[${off}]`), s } })
       } else if (atomic) {
-        top.set(p.name, { kind: 'scalar', place: { kind: 'atomic', buf: i, s } })
+        top.set(p.name, { kind: 'scalar', place: { kind: 'atomic', buf: g, index: off, s } })
       } else {
         // a per-item scalar (or the item's partial of a shared gradient) lives in a register
         const v = this.fresh('p')
-        const init = p.role === 'shared-gradient' ? '0.0f' : this.fromStorage(s, `buf${i}[tenet_item]`)
+        const init = p.role === 'shared-gradient' ? '0.0f' : this.fromStorage(s, `buf${g}[${off} + tenet_item]`)
         load.push(`var ${v}: ${wgslType(s)} = ${init};`)
-        if (p.written || p.role === 'shared-gradient') store.push(`buf${i}[tenet_item] = ${this.toStorage(s, v)};`)
+        if (p.written || p.role === 'shared-gradient') store.push(`buf${g}[${off} + tenet_item] = ${this.toStorage(s, v)};`)
         top.set(p.name, { kind: 'scalar', place: { kind: 'var', v, s } })
       }
     })
@@ -287,7 +314,7 @@ class Generator {
       '}',
       '',
     ].join('\n')
-    return { code, sites: this.sites, lengthSlot: this.lengthSlot, metaSize: this.metaSize, readOnly, bound: params.map((p) => p.role !== 'discard') }
+    return { code, sites: this.sites, lengthSlot: this.lengthSlot, offsetSlot: this.offsetSlot, paramGroup: this.paramGroup, groups: this.groups, metaSize: this.metaSize }
   }
 
   private fromStorage(s: GpuScalar, code: string): string {
@@ -383,13 +410,13 @@ class Generator {
 
   /** Adds `value` (delta, sign applied) into an atomic place; false when `p` is not one. */
   private atomicUpdate(p: Place, value: string, sign: 1 | -1): boolean {
-    if (p.kind === 'atomic') { this.atomicAdd(p.buf, '0u', sign > 0 ? value : `-(${value})`); return true }
+    if (p.kind === 'atomic') { this.atomicAdd(p.buf, p.index, sign > 0 ? value : `-(${value})`); return true }
     if (p.kind === 'elem' && p.arr.atomic) {
       let index = `${p.arr.base} + u32(${p.index})`
       if (this.checking) {
         const site = this.bounds(p.arr)
         this.line(`tenet_check(!(${p.index} < 0 || ${p.index} >= ${p.arr.len}), ${site}u, ${p.index});`)
-        index = `u32(clamp(${p.index}, 0, max(${p.arr.len} - 1, 0)))`
+        index = `${p.arr.base} + u32(clamp(${p.index}, 0, max(${p.arr.len} - 1, 0)))`
       }
       this.atomicAdd(p.arr.buf, index, sign > 0 ? value : `-(${value})`)
       return true

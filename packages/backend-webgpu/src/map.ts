@@ -143,8 +143,8 @@ async function compile(gpu: GpuContext, kernel: Kernel): Promise<Compiled> {
     { binding: 0, visibility: COMPUTE, buffer: { type: 'uniform' } },
     { binding: 1, visibility: COMPUTE, buffer: { type: 'storage' } },
   ]
-  kernel.bound.forEach((bound, i) => {
-    if (bound) entries.push({ binding: i + 2, visibility: COMPUTE, buffer: { type: kernel.readOnly[i] ? 'read-only-storage' : 'storage' } })
+  kernel.groups.forEach((g, i) => {
+    entries.push({ binding: i + 2, visibility: COMPUTE, buffer: { type: g.readOnly ? 'read-only-storage' : 'storage' } })
   })
   const bindGroupLayout = device.createBindGroupLayout({ entries })
   const layout = device.createPipelineLayout({ bindGroupLayouts: [bindGroupLayout] })
@@ -292,7 +292,7 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
     roles,
     batch: n,
     gpu,
-    resident: (...a: unknown[]) => runner.resident(layout, a),
+    resident: (...a: unknown[]) => runner.resident(fwd, layout, a),
     async gradient(a: unknown[], o: { loss: string; reduction?: Reduction }): Promise<GpuGradient> {
       const reduction = o.reduction ?? options.reduction ?? 'tree'
       const li = names.indexOf(o.loss)
@@ -377,9 +377,18 @@ function checkArgs(name: string, layout: Layout, n: number, args: unknown[]): vo
 
 interface ResidentImpl extends GpuResident {
   layout: Layout
-  buffers: Array<GPUBuffer | undefined>
-  lengths: number[]
+  buffers: Buffers
   host: unknown[]
+}
+
+/** The device buffers of a call: one per buffer group, each parameter a slice of one. */
+interface Buffers {
+  groups: GPUBuffer[]
+  /** Per parameter: offset in elements in its group's buffer, and length (elements per item for per-item arrays). */
+  offsets: number[]
+  lengths: number[]
+  /** Per parameter: elements it occupies. */
+  sizes: number[]
 }
 
 /** Buffers, dispatch, errors, readback. */
@@ -403,10 +412,9 @@ class Runner {
   }
 
   private fromDevice(s: GpuScalar, bytes: ArrayBuffer, into: unknown): unknown {
-    const out = into as { set?: (x: ArrayLike<number>) => void; length: number }
     switch (s.kind) {
-      case 'f32': { const v = new Float32Array(bytes); if (typeof into === 'number') return v[0]; (into as Float32Array).set(v.subarray(0, out.length)); return into }
-      case 'i32': { const v = new Int32Array(bytes); if (typeof into === 'number') return v[0]; (into as Int32Array).set(v.subarray(0, out.length)); return into }
+      case 'f32': { const v = new Float32Array(bytes); if (typeof into === 'number') return v[0]; (into as Float32Array).set(v.subarray(0, (into as Float32Array).length)); return into }
+      case 'i32': { const v = new Int32Array(bytes); if (typeof into === 'number') return v[0]; (into as Int32Array).set(v.subarray(0, (into as Int32Array).length)); return into }
       case 'bool': { const v = new Uint32Array(bytes); if (typeof into === 'boolean') return v[0] !== 0; const t = into as Uint8Array; for (let i = 0; i < t.length; i++) t[i] = v[i] ? 1 : 0; return into }
       case 'fixed': {
         const v = new Int32Array(bytes), scale = 2 ** -s.fractionBits
@@ -418,52 +426,48 @@ class Runner {
     }
   }
 
-  private buffer(bytes: number, extra = 0): GPUBuffer {
-    return this.gpu.device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 4) * 4), usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST | extra })
-  }
-
-  /** Creates and fills the buffers of a call. */
-  private upload(layout: Layout, args: unknown[], reduction: Reduction): { buffers: Array<GPUBuffer | undefined>; lengths: number[] } {
+  /** Creates and fills the buffers of a call (shared gradients zeroed: rows per item for the tree). */
+  private upload(kernel: Kernel, layout: Layout, args: unknown[], reduction: Reduction): Buffers {
     const device = this.gpu.device
-    const buffers: Array<GPUBuffer | undefined> = []
-    const lengths: number[] = []
+    const sizes: number[] = [], lengths: number[] = [], offsets: number[] = []
+    const data: Array<ArrayBufferView | undefined> = []
+    const groupSize = kernel.groups.map(() => 0)
     layout.params.forEach((p, i) => {
-      if (p.role === 'discard') { buffers.push(undefined); lengths.push(0); return }
-      const s = layout.scalars[i]!
+      const g = kernel.paramGroup[i]!
+      if (g < 0) { sizes.push(0); lengths.push(0); offsets.push(0); data.push(undefined); return }
       const a = args[i]
       const elems = typeof a === 'number' || typeof a === 'boolean' ? 1 : (a as ArrayLike<number>).length
       lengths.push(p.shape === 'array' ? (p.role === 'item' ? elems / this.n : elems) : elems)
-      if (p.role === 'shared-gradient') {
-        // tree: one partial row per item; atomic: the sum itself
-        const size = reduction === 'tree' ? this.n * elems : elems
-        const b = this.buffer(size * 4)
-        buffers.push(b)
-        return
-      }
-      const data = this.toDevice(s, a, p.name)
-      const b = this.buffer(data.byteLength)
-      device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength)
-      buffers.push(b)
+      const size = p.role === 'shared-gradient' ? (reduction === 'tree' ? this.n * elems : elems) : elems
+      data.push(p.role === 'shared-gradient' ? undefined : this.toDevice(layout.scalars[i]!, a, p.name))
+      sizes.push(size)
+      offsets.push(groupSize[g]!)
+      groupSize[g]! += size
     })
-    return { buffers, lengths }
+    const groups = groupSize.map((elems) => device.createBuffer({ size: Math.max(16, elems * 4), usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST }))
+    data.forEach((d, i) => {
+      if (d && d.byteLength) device.queue.writeBuffer(groups[kernel.paramGroup[i]!]!, offsets[i]! * 4, d.buffer, d.byteOffset, d.byteLength)
+    })
+    return { groups, offsets, lengths, sizes }
   }
 
-  private meta(c: Compiled, lengths: number[]): GPUBuffer {
+  private meta(c: Compiled, b: Buffers): GPUBuffer {
     const m = new Uint32Array(Math.max(4, Math.ceil(c.kernel.metaSize / 4) * 4))
     m[0] = this.n
-    c.kernel.lengthSlot.forEach((slot, i) => { if (slot >= 0) m[slot] = lengths[i]! })
-    const b = this.gpu.device.createBuffer({ size: m.byteLength, usage: Usage.UNIFORM | Usage.COPY_DST })
-    this.gpu.device.queue.writeBuffer(b, 0, m)
-    return b
+    c.kernel.lengthSlot.forEach((slot, i) => { if (slot >= 0) m[slot] = b.lengths[i]! })
+    c.kernel.offsetSlot.forEach((slot, i) => { if (slot >= 0) m[slot] = b.offsets[i]! })
+    const buf = this.gpu.device.createBuffer({ size: m.byteLength, usage: Usage.UNIFORM | Usage.COPY_DST })
+    this.gpu.device.queue.writeBuffer(buf, 0, m)
+    return buf
   }
 
-  /** Encodes the kernel dispatch; returns the error buffer. */
-  private dispatch(encoder: GPUCommandEncoder, c: Compiled, buffers: Array<GPUBuffer | undefined>, lengths: number[]): { err: GPUBuffer; temps: GPUBuffer[] } {
+  /** Encodes the kernel dispatch; returns the error buffer and the temporaries. */
+  private dispatch(encoder: GPUCommandEncoder, c: Compiled, b: Buffers): { err: GPUBuffer; temps: GPUBuffer[] } {
     const device = this.gpu.device
-    const meta = this.meta(c, lengths)
-    const err = this.buffer(16)
+    const meta = this.meta(c, b)
+    const err = device.createBuffer({ size: 16, usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST })
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: meta } }, { binding: 1, resource: { buffer: err } }]
-    buffers.forEach((b, i) => { if (b) entries.push({ binding: i + 2, resource: { buffer: b } }) })
+    b.groups.forEach((g, i) => entries.push({ binding: i + 2, resource: { buffer: g } }))
     const bind = device.createBindGroup({ layout: c.bindGroupLayout, entries })
     const pass = encoder.beginComputePass()
     pass.setPipeline(c.pipeline)
@@ -475,31 +479,32 @@ class Runner {
     return { err, temps: [meta, err] }
   }
 
-  private async readBack(encoder: GPUCommandEncoder, sources: Array<{ buffer: GPUBuffer; bytes: number }>): Promise<ArrayBuffer[]> {
+  /** Submits the encoder with copies of the given ranges into staging buffers; returns their bytes. */
+  private async readBack(encoder: GPUCommandEncoder, sources: Array<{ buffer: GPUBuffer; offset: number; bytes: number }>): Promise<ArrayBuffer[]> {
     const device = this.gpu.device
     const staging = sources.map((s) => {
-      const b = device.createBuffer({ size: Math.max(16, Math.ceil(s.bytes / 4) * 4), usage: MAP_READ | Usage.COPY_DST })
-      encoder.copyBufferToBuffer(s.buffer, 0, b, 0, Math.max(16, Math.ceil(s.bytes / 4) * 4))
+      const b = device.createBuffer({ size: Math.max(16, s.bytes), usage: MAP_READ | Usage.COPY_DST })
+      if (s.bytes > 0) encoder.copyBufferToBuffer(s.buffer, s.offset, b, 0, s.bytes)
       return b
     })
     device.queue.submit([encoder.finish()])
-    const out = await Promise.all(staging.map(async (b, i) => {
+    return Promise.all(staging.map(async (b, i) => {
       await b.mapAsync(MAP_READ)
       const copy = b.getMappedRange().slice(0, sources[i]!.bytes)
       b.unmap()
       b.destroy()
       return copy
     }))
-    return out
   }
 
-  private throwIfFailed(c: Compiled, errBytes: ArrayBuffer): void {
+  private throwIfFailed(c: Compiled, errBytes: ArrayBuffer, resident: boolean): void {
     const e = new Uint32Array(errBytes)
     if (e[0] === 0) return
     const site = c.kernel.sites[e[1]!]
     const value = new Int32Array(errBytes)[3]!
     const item = e[2]!
-    const msg = `${site ? site.message(value) : 'a run-time check failed'} (item ${item} of ${this.n}${e[0]! > 1 ? `; ${e[0]! - 1} more check${e[0] === 2 ? '' : 's'} failed` : ''}; nothing was copied back)`
+    const more = e[0]! > 1 ? `; ${e[0]! - 1} more item${e[0] === 2 ? '' : 's'} failed a check` : ''
+    const msg = `${site ? site.message(value) : 'a run-time check failed'} (item ${item} of ${this.n}${more}; ${resident ? 'the resident buffers may be partly updated' : 'nothing was copied back'})`
     throw new InvertibilityError(site?.code ?? 'runtime/unknown', msg, site?.loc)
   }
 
@@ -507,75 +512,73 @@ class Runner {
   async call(c: Compiled, layout: Layout, args: unknown[], reduction: Reduction, copyBack: boolean): Promise<unknown[]> {
     if (copyBack) checkArgs(this.name, layout, this.n, args)
     const device = this.gpu.device
-    const { buffers, lengths } = this.upload(layout, args, reduction)
+    const b = this.upload(c.kernel, layout, args, reduction)
     const encoder = device.createCommandEncoder()
-    const { err, temps } = this.dispatch(encoder, c, buffers, lengths)
-    const reads: Array<{ buffer: GPUBuffer; bytes: number }> = [{ buffer: err, bytes: 16 }]
+    const { err, temps } = this.dispatch(encoder, c, b)
+    const reads: Array<{ buffer: GPUBuffer; offset: number; bytes: number }> = [{ buffer: err, offset: 0, bytes: 16 }]
     const which: number[] = []
     layout.params.forEach((p, i) => {
       if (p.role === 'discard' || p.role === 'shared') return
       if (p.role === 'item' && !p.written) return
-      const b = buffers[i]!
-      if (p.role === 'shared-gradient') {
-        const width = lengths[i]!
-        if (reduction === 'tree') {
-          const out = this.buffer(width * 4)
-          temps.push(out, ...encodeTreeReduction(device, encoder, b, this.n, width, out))
-          reads.push({ buffer: out, bytes: width * 4 })
-        } else reads.push({ buffer: b, bytes: width * 4 })
+      const g = b.groups[c.kernel.paramGroup[i]!]!
+      if (p.role === 'shared-gradient' && reduction === 'tree') {
+        // the items' partial rows, summed by the fixed-order tree
+        const width = b.lengths[i]!
+        const rows = device.createBuffer({ size: Math.max(16, this.n * width * 4), usage: Usage.STORAGE | Usage.COPY_DST })
+        encoder.copyBufferToBuffer(g, b.offsets[i]! * 4, rows, 0, this.n * width * 4)
+        const out = device.createBuffer({ size: Math.max(16, width * 4), usage: Usage.STORAGE | Usage.COPY_SRC })
+        temps.push(rows, out, ...encodeTreeReduction(device, encoder, rows, this.n, width, out))
+        reads.push({ buffer: out, offset: 0, bytes: width * 4 })
       } else {
-        const elems = p.shape === 'scalar' ? this.n : lengths[i]! * this.n
-        reads.push({ buffer: b, bytes: elems * 4 })
+        reads.push({ buffer: g, offset: b.offsets[i]! * 4, bytes: b.sizes[i]! * 4 })
       }
       which.push(i)
     })
     try {
       const bytes = await this.readBack(encoder, reads)
-      this.throwIfFailed(c, bytes[0]!)
+      this.throwIfFailed(c, bytes[0]!, false)
       const out = [...args]
       which.forEach((i, j) => {
         const p = layout.params[i]!
-        const s = layout.scalars[i]!
         if (p.role === 'shared-gradient') {
           const v = new Float32Array(bytes[j + 1]!)
           out[i] = p.shape === 'scalar' ? v[0]! : v.slice()
-        } else if (copyBack) out[i] = this.fromDevice(s, bytes[j + 1]!, args[i])
-        else out[i] = this.fromDevice(s, bytes[j + 1]!, (args[i] as Float32Array).slice())
+        } else out[i] = this.fromDevice(layout.scalars[i]!, bytes[j + 1]!, copyBack ? args[i] : (args[i] as Float32Array).slice())
       })
-      return out.slice(0, copyBack ? layout.params.length : out.length)
+      return copyBack ? out.slice(0, layout.params.length) : out
     } finally {
-      for (const b of buffers) b?.destroy()
-      for (const b of temps) b.destroy()
+      for (const g of b.groups) g.destroy()
+      for (const t of temps) t.destroy()
     }
   }
 
-  resident(layout: Layout, args: unknown[]): ResidentImpl {
+  resident(c: Compiled, layout: Layout, args: unknown[]): ResidentImpl {
     checkArgs(this.name, layout, this.n, args)
-    const { buffers, lengths } = this.upload(layout, args, 'tree')
+    const buffers = this.upload(c.kernel, layout, args, 'tree')
     const host = args.map((a) => (ArrayBuffer.isView(a) ? (a as Float32Array).slice() : a))
-    const r: ResidentImpl = {
-      layout, buffers, lengths, host,
+    return {
+      layout, buffers, host,
       read: async () => {
         const encoder = this.gpu.device.createCommandEncoder()
         const idx = layout.params.map((_, i) => i).filter((i) => ArrayBuffer.isView(host[i]))
-        const bytes = await this.readBack(encoder, idx.map((i) => ({ buffer: buffers[i]!, bytes: (host[i] as ArrayLike<number>).length * 4 })))
+        const bytes = await this.readBack(encoder, idx.map((i) => ({ buffer: buffers.groups[c.kernel.paramGroup[i]!]!, offset: buffers.offsets[i]! * 4, bytes: buffers.sizes[i]! * 4 })))
         const out = [...host]
         idx.forEach((i, j) => { out[i] = this.fromDevice(layout.scalars[i]!, bytes[j]!, (host[i] as Float32Array).slice()) })
         return out
       },
-      release: () => { for (const b of buffers) b?.destroy() },
+      release: () => { for (const g of buffers.groups) g.destroy() },
     }
-    return r
   }
 
   async runResident(c: Compiled, r: ResidentImpl): Promise<void> {
+    if (c.kernel.groups.length !== r.buffers.groups.length) throw new TenetError('webgpu/resident', 'these resident buffers belong to another kernel')
     const encoder = this.gpu.device.createCommandEncoder()
-    const { err, temps } = this.dispatch(encoder, c, r.buffers, r.lengths)
+    const { err, temps } = this.dispatch(encoder, c, r.buffers)
     try {
-      const [bytes] = await this.readBack(encoder, [{ buffer: err, bytes: 16 }])
-      this.throwIfFailed(c, bytes!)
+      const [bytes] = await this.readBack(encoder, [{ buffer: err, offset: 0, bytes: 16 }])
+      this.throwIfFailed(c, bytes!, true)
     } finally {
-      for (const b of temps) b.destroy()
+      for (const t of temps) t.destroy()
     }
   }
 }
