@@ -83,8 +83,8 @@ describe.skipIf(!ready)('tenet on WebGPU in headless Chromium', () => {
     try {
       const tab = await context.newPage()
       await tab.goto(`http://localhost:${port}/`)
-      await tab.waitForFunction(() => (window as unknown as { __tenet?: unknown }).__tenet !== undefined, undefined, { timeout: 30_000 })
-      const r = await tab.evaluate(() => (window as unknown as { __tenet: Record<string, unknown> }).__tenet)
+      await tab.waitForFunction(() => (globalThis as unknown as { __tenet?: unknown }).__tenet !== undefined, undefined, { timeout: 30_000 })
+      const r = await tab.evaluate(() => (globalThis as unknown as { __tenet: Record<string, unknown> }).__tenet)
       expect(r.error).toBeUndefined()
       console.log(`[tenet] browser WebGPU adapter: ${String(r.adapter)}${r.fallback ? ' (fallback adapter)' : ''}`)
       expect(r.forward).toEqual([0.5, 2, 4.5, 8])
