@@ -550,7 +550,7 @@ class Generator {
     }
     if (s.kind === 'i32') {
       if (e.op === '**') return `tenet_ipow(${a}, ${b})`
-      if (e.op === '/') return fail('webgpu/internal', '`/` of integers', e.loc)
+      if (e.op === '/') return fail('webgpu/internal', '`/` of integers (the checker makes it an f64 division)', e.loc)
       return `(${a} ${e.op} ${b})`
     }
     // f32
@@ -582,7 +582,7 @@ class Generator {
         const s = argS(), x = this.expr(e.args[0]!, env)
         if (s.kind === 'i32') return x
         if (s.kind === 'bool') return `select(0i, 1i, ${x})`
-        if (s.kind === 'fixed') return `tenet_fx_trunc_${s.fractionBits}(${x})` + this.fxTrunc(s.fractionBits)
+        if (s.kind === 'fixed') return `${this.fxTrunc(s.fractionBits)}(${x})`
         return `tenet_f2i(${x})`
       }
       case 'div': {
@@ -629,10 +629,11 @@ class Generator {
     return v
   }
 
+  /** The helper that truncates a fixed-point grid integer with F fraction bits toward zero (as `Math.trunc`). */
   private fxTrunc(f: number): string {
     const name = `tenet_fx_trunc_${f}`
     if (!this.helpers.has(name)) this.helpers.set(name, `fn ${name}(k: i32) -> i32 {\n  if (k >= 0) { return k >> ${f}u; }\n  return -((-k) >> ${f}u);\n}`)
-    return ''
+    return name
   }
 
   // ---------- statements ----------

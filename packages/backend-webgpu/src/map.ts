@@ -47,8 +47,9 @@ export interface GpuMapOptions {
   gpu?: GpuContext
   /**
    * The adjoint of the function, as a Tenet function whose parameters are the function's, one
-   * gradient per float parameter, then the sink (what `@tenet/ad` generates; the umbrella
-   * `tenet/webgpu` builds it for you). Needed for `gradient` and `jacobian`.
+   * gradient per float parameter, then the sink (`compileAdjoint(f).adjoint` of `@tenet/ad`; the
+   * umbrella's `tenet/webgpu` passes it), or a function that builds it on first use. Needed for
+   * `gradient` and `jacobian`.
    */
   adjoint?: MappableFunction | (() => MappableFunction)
   /** How gradients of shared parameters are summed over items (default `'tree'`). */
@@ -317,8 +318,7 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
       const rows = outs.reduce((s, x) => s + x.size, 0)
       const jac: Array<Float32Array | null> = fn.params.map((p, i) => {
         if (!registry.findNumberSystem(elemOf(p.type))?.float) return null
-        const size = roles[p.name] === 'item' ? argumentSize(a[i], baseParams[i]!) : argumentSize(a[i], baseParams[i]!)
-        return new Float32Array(size * rows)
+        return new Float32Array(argumentSize(a[i], baseParams[i]!) * rows)
       })
       let r = 0
       for (const out of outs) {
