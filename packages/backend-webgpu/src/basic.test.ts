@@ -19,5 +19,16 @@ describe.skipIf(!gpu)('gpuMap: forward and inverse', () => {
     }
     await k.inverse(y, x, a)
     for (let i = 0; i < n; i++) expect(Math.abs(y[i]!)).toBeLessThan(1e-5)
+    expect(Array.from(a)).toEqual(Array.from({ length: n }, (_, i) => i))
+  })
+
+  it('maps the inverse of a function: its forward run is the inverse kernel', async () => {
+    const m = cpu('fn f(y: i32, x: i32) { y += x * x; NEG(x) }')
+    const k = await gpuMap(m.f!.inverse, { batch: 3, gpu })
+    const y = Int32Array.from([10, 20, 30]), x = Int32Array.from([1, 2, 3])
+    await k(y, x)
+    expect([y, x]).toEqual([Int32Array.from([9, 16, 21]), Int32Array.from([-1, -2, -3])])
+    await k.inverse(y, x)
+    expect([y, x]).toEqual([Int32Array.from([10, 20, 30]), Int32Array.from([1, 2, 3])])
   })
 })
