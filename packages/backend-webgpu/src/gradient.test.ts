@@ -107,6 +107,20 @@ describe.skipIf(!gpu)('gradients on webgpu', () => {
     }
   })
 
+  it('a shared array with run-time checks on: both reductions give Σ x_i and n', async () => {
+    const mm = cpu('fn f(y: f32, x: f32, w: f32[]) { y += w[0] * x + w[1] * w[1] }')
+    const xs = uniform(300, 7)
+    const kernel = await gpuMap(mm.f!, { batch: 300, perItem: ['x'], adjoint: adjointOf(mm.f!), gpu })
+    const sum = xs.reduce((s, v) => s + v, 0)
+    for (const reduction of ['tree', 'atomic'] as const) {
+      const g = await kernel.gradient([new Float32Array(300), xs, Float32Array.from([2, 0.5])], { loss: 'y', reduction })
+      const gw = g.gradient[2] as Float32Array
+      expect(Math.abs(gw[0]! - sum)).toBeLessThan(1e-3)
+      expect(gw[1]).toBe(300)
+      expect(g.gradient[1]).toEqual(new Float32Array(300).fill(2))
+    }
+  })
+
   it('a batch of 10⁵ Bessel z gives J′_ν(z) at every z', async () => {
     const fb = cpu(besselF32Source, undefined, false).besselj!
     const N = 100_000, nu = 2
