@@ -171,6 +171,15 @@ describe.skipIf(!gpu)('types on webgpu', () => {
     for (let i = 0; i < n; i++) expect([a3[i], x3[i]]).toEqual(m2.g!(before[0]![i], before[1]![i], before[2]![i], ns[i]).slice(0, 2))
   })
 
+  it('the gradient of a fixed-point parameter (f64 in the adjoint) is rejected with the reason', async () => {
+    const r = testRegistry()
+    r.registerNumberSystem(fixedPoint({ name: 'q16', fractionBits: 16, integerBits: 14 }))
+    const m = cpu('fn f(acc: q16, x: q16) { acc += x }', r)
+    const k = await gpuMap(m.f!, { batch: 2, perItem: ['x'], gpu, adjoint: () => adjointOf(m.f!) })
+    await expect(k.gradient([new Float64Array(2), new Float64Array(2)], { loss: 'acc' })).rejects.toThrowError(/per-item f32 scalar/)
+    expect(() => k.gradientWgsl()).toThrowError(/gradient of `acc` \(q16\) is f64.*WGSL has no 64-bit floats/)
+  })
+
   it('a fixed-point overflow is a run-time error, and the arrays are left as they were', async () => {
     const r = testRegistry()
     r.registerNumberSystem(fixedPoint({ name: 'q16', fractionBits: 16, integerBits: 14 }))
