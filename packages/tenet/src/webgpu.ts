@@ -4,7 +4,8 @@
  * subpath is the glue that builds a function's adjoint with `@tenet/ad` (the same IR → IR
  * transform every backend gets) and hands it to the backend's `gpuMap`, built only when a
  * gradient or Jacobian is first asked for. A separate entry point, so that `import 'tenet'` never
- * loads the GPU code.
+ * loads the GPU code; `@tenet/backend-webgpu` is an optional peer dependency of `tenet`, needed
+ * only by this entry point.
  */
 import { compileAdjoint } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
