@@ -153,6 +153,12 @@ export interface NumberSystemSpec {
   update?: (op: string, a: number, b: number) => number
   /** A JS expression for `update` (cpu backend); without it the runtime table calls `update`. */
   emitUpdate?: { cpu?: (op: string, a: string, b: string) => string }
+  /**
+   * Set by fixed-point formats (`@tenet/numbers`' `fixedPoint`): every value is an integer multiple
+   * of 2^−fractionBits with |x| < 2^integerBits, so a backend without f64 (webgpu) can hold it as
+   * that integer, and `+=`/`-=` stay exact there.
+   */
+  fixedPoint?: { fractionBits: number; integerBits: number }
   /** Named scalar fields (`t.log`), their types; read with `getField`, written with `setField`. */
   fields?: Record<string, ScalarTypeName>
   getField?: (v: number, field: string) => number

@@ -76,6 +76,7 @@ export function fixedPoint(format: FixedPointFormat): NumberSystemSpec {
     exact: true,
     float: true,
     arrayType: 'Float64Array',
+    fixedPoint: { fractionBits: F, integerBits: I },
     // a value is its own representation: host arrays are rounded on entry and need no conversion back
     fromHost: round,
     // the cpu backend calls `round` through its runtime table (it may throw on overflow)

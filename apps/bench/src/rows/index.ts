@@ -8,6 +8,7 @@ import { dualRows } from './dual.js'
 import { table1JaxRows, table1TfRows } from './table1-peers.js'
 import { table1TenetRows } from './table1-tenet.js'
 import { unfPeerRows } from './unf-peers.js'
+import { webgpuRows } from './webgpu.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -24,3 +25,5 @@ ROW_FAMILIES.push(table1TfRows, table1JaxRows)
 ROW_FAMILIES.push(table1TenetRows)
 // the UNF engine's rows and its peers on its workload (@tenet/unf)
 ROW_FAMILIES.push(unfPeerRows)
+// Tenet on WebGPU (@tenet/backend-webgpu; emulated where the adapter is SwiftShader)
+ROW_FAMILIES.push(webgpuRows)

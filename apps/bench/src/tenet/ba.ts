@@ -20,7 +20,6 @@ import { examples } from 'tenet'
 /** The BA program is `tenet`'s (`examples.baSource`); its projection helper serves other forms (the f32 GPU kernel). */
 export const { baSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
 
-
 const modules = new Map<string, TenetModule>()
 export const baModule = (): TenetModule => {
   let m = modules.get(benchBackend())

@@ -11,5 +11,5 @@ export const AddConst: BijectionSpec = {
   inverse: 'SubConst',
   // adjoint: ∂(a + c)/∂c = 1; g_a passes through
   adjoint: { params: ['a', 'c'], source: 'g_c += g_a' },
-  emit: { cpu: (a, c) => [`(${a}) + (${c})`] },
+  emit: { cpu: (a, c) => [`(${a}) + (${c})`], wgsl: (a, c) => [`(${a}) + (${c})`] },
 }

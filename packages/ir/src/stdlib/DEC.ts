@@ -9,5 +9,5 @@ export const DEC: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [a - 1],
   inverse: 'INC',
-  emit: { cpu: (a) => [`(${a}) - 1`] },
+  emit: { cpu: (a) => [`(${a}) - 1`], wgsl: (a) => [`(${a}) - 1`] },
 }

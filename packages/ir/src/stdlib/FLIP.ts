@@ -10,5 +10,5 @@ export const FLIP: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [a ? 0 : 1],
   inverse: 'self',
-  emit: { cpu: (a) => [`!(${a})`] },
+  emit: { cpu: (a) => [`!(${a})`], wgsl: (a) => [`!(${a})`] },
 }

@@ -12,5 +12,5 @@ export const HADAMARD: BijectionSpec = {
   inverse: 'self',
   // adjoint: the Hadamard matrix is symmetric and orthogonal: its own transpose
   adjoint: { params: ['a', 'b'], source: 'HADAMARD(g_a, g_b)' },
-  emit: { cpu: (a, b) => [`((${a}) + (${b})) * Math.SQRT1_2`, `((${a}) - (${b})) * Math.SQRT1_2`] },
+  emit: { cpu: (a, b) => [`((${a}) + (${b})) * Math.SQRT1_2`, `((${a}) - (${b})) * Math.SQRT1_2`], wgsl: (a, b) => [`((${a}) + (${b})) * 0.70710678118654752440`, `((${a}) - (${b})) * 0.70710678118654752440`] },
 }

@@ -9,5 +9,5 @@ export const INC: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [a + 1],
   inverse: 'DEC',
-  emit: { cpu: (a) => [`(${a}) + 1`] },
+  emit: { cpu: (a) => [`(${a}) + 1`], wgsl: (a) => [`(${a}) + 1`] },
 }

@@ -9,5 +9,5 @@ export const NEG: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [-a],
   inverse: 'self',
-  emit: { cpu: (a) => [`-(${a})`] },
+  emit: { cpu: (a) => [`-(${a})`], wgsl: (a) => [`-(${a})`] },
 }

@@ -9,5 +9,5 @@ export const SWAP: BijectionSpec = {
   roles: ['inout', 'inout'],
   apply: (a, b) => [b, a],
   inverse: 'self',
-  emit: { cpu: (a, b) => [b, a], wasm: { permute: [1, 0] } },
+  emit: { cpu: (a, b) => [b, a], wasm: { permute: [1, 0] }, wgsl: (a, b) => [b, a] },
 }

@@ -9,5 +9,5 @@ export const abs: PurePrimitiveSpec = {
   description: 'absolute value',
   evaluate: (x) => Math.abs(x),
   partials: (x) => [x > 0 ? 1 : x < 0 ? -1 : 0],
-  emit: { cpu: (x) => `Math.abs(${x})`, wasm: 'abs' },
+  emit: { cpu: (x) => `Math.abs(${x})`, wasm: 'abs', wgsl: (x) => `abs(${x})` },
 }

@@ -9,5 +9,5 @@ export const abs2: PurePrimitiveSpec = {
   description: 'squared absolute value',
   evaluate: (x) => x * x,
   partials: (x) => [2 * x],
-  emit: { cpu: (x) => `((${x}) * (${x}))` },
+  emit: { cpu: (x) => `((${x}) * (${x}))`, wgsl: (x) => `((${x}) * (${x}))` },
 }

@@ -9,5 +9,5 @@ export const identity: PurePrimitiveSpec = {
   description: 'the identity, y += identity(x) adds x',
   evaluate: (x) => x,
   partials: () => [1],
-  emit: { cpu: (x) => `(${x})`, wasm: 'identity' },
+  emit: { cpu: (x) => `(${x})`, wasm: 'identity', wgsl: (x) => `(${x})` },
 }

@@ -9,5 +9,5 @@ export const max: PurePrimitiveSpec = {
   description: 'the larger of two values',
   evaluate: (a, b) => Math.max(a, b),
   partials: (a, b) => (a >= b ? [1, 0] : [0, 1]),
-  emit: { cpu: (a, b) => `Math.max(${a}, ${b})`, wasm: 'max' },
+  emit: { cpu: (a, b) => `Math.max(${a}, ${b})`, wasm: 'max', wgsl: (a, b) => `max(${a}, ${b})` },
 }

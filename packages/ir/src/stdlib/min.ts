@@ -9,5 +9,5 @@ export const min: PurePrimitiveSpec = {
   description: 'the smaller of two values',
   evaluate: (a, b) => Math.min(a, b),
   partials: (a, b) => (a <= b ? [1, 0] : [0, 1]),
-  emit: { cpu: (a, b) => `Math.min(${a}, ${b})`, wasm: 'min' },
+  emit: { cpu: (a, b) => `Math.min(${a}, ${b})`, wasm: 'min', wgsl: (a, b) => `min(${a}, ${b})` },
 }
