@@ -108,6 +108,7 @@ export class Sweep {
       } else if (p.type.kind === 'array') {
         const ctor = CTORS[this.c.info.registry.numberSystem(p.type.elem).arrayType]
         if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a ${ctor.name}`)
+        if ((a as TypedArray).length === 0 && isDetached(a as TypedArray)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` is a view of a detached ArrayBuffer; pass an array with live memory`)
         let b = this.bufs[i]
         if (!b || b.length !== (a as TypedArray).length) b = this.bufs[i] = new ctor((a as TypedArray).length)
         copyIn(b, a as TypedArray, this.fromHost[i])
