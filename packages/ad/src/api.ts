@@ -7,6 +7,7 @@ import { TenetError, type CompiledFunction, type Registry, type ResidentArray, t
 import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
+import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
 import { argsOf, optionsOf, positiveNumber } from './options.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
@@ -251,7 +252,7 @@ export interface GradientFunction {
 }
 
 /** Support object of a generated gradient driver. */
-interface DriverContext {
+export interface DriverContext {
   fwd: CompiledFunction
   adj: CompiledFunction
   fromHost: Array<((x: number) => number) | undefined>
@@ -533,7 +534,15 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   }
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
-  const run = new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
+  const run = evalAllowed()
+    ? new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
+    : interpretedDriver({
+      ctx, params, slots: c.slots, loss, fused: fused !== null, lossSlot: c.params.length + c.slots.filter((x) => x).length + 1, forward, shared,
+      ctors: params.map((p) => (p.type.kind === 'array' ? CTORS[registry.numberSystem(p.type.elem).arrayType] : undefined)),
+      forwardF32: forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
+      resident: memory !== undefined,
+      checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+    })
   return { run, ctx }
 }
 

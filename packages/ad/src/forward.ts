@@ -8,6 +8,7 @@ import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/revers
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
+import { evalAllowed } from './driver-interpreted.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
@@ -387,7 +388,10 @@ class SecondOrderRun {
     const writes = info.program.writes.get(info.name)
     this.written = this.argv.map((_, j) => writes?.[j] !== false)
     // identifiers only: no user text reaches the generated source
-    this.call = new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(so.program.core, this.argv) as () => void
+    const core = so.program.core, argv = this.argv
+    this.call = evalAllowed()
+      ? new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(core, argv) as () => void
+      : () => core(...argv) // no generated code where it is forbidden (strict CSP)
     this.memory = so.program.core.resident
     this.handles = this.argv.map(() => undefined)
   }
@@ -590,7 +594,7 @@ const rowCopiers = new Map<number, RowCopy>()
 function rowCopier(w: number): RowCopy {
   let f = rowCopiers.get(w)
   if (!f) {
-    if (w > 64) {
+    if (w > 64 || !evalAllowed()) {
       f = (H, b, len, at, n) => { for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]! }
     } else {
       const body = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')

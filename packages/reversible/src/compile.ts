@@ -53,12 +53,17 @@ export interface TenetFunctionInfo {
   inverse: boolean
 }
 
-/** A compiled reversible function. Calling it runs it forwards; `.inverse` runs it backwards. */
-export interface TenetFunction {
+/**
+ * A compiled reversible function. Calling it runs it forwards; `.inverse` runs it backwards.
+ * `P` and `R` type its arguments and results where they are known (see `rev.typed` in `tenet`);
+ * by default any arguments are accepted (they are checked at run time).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the untyped default must accept every typed function
+export interface TenetFunction<P extends unknown[] = any[], R extends unknown[] = unknown[]> {
   /** Runs the function; returns the new values of all arguments, in order (arrays updated in place). */
-  (...args: unknown[]): unknown[]
+  (...args: P): R
   /** The inverse function (its `.inverse` is this function again). */
-  readonly inverse: TenetFunction
+  readonly inverse: TenetFunction<P, R>
   /** The function printed in Tenet syntax. */
   readonly source: string
   /** The core IR (routines expanded, typed). */

@@ -5,3 +5,4 @@ export {
   compileModule, hostConversionsOf, isDetached, isTenetFunction, TENET_FUNCTION,
   type TenetFunction, type TenetFunctionInfo, type TenetModule, type TenetOptions,
 } from './compile.js'
+export { generatedCode } from './generated-code.js'
