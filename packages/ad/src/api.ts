@@ -300,6 +300,11 @@ export interface DriverContext {
   held: HeldMemory
   /** The object whose collection frees \`held\`: referenced by the driver and by every gradient view it hands out. */
   token: object
+  /**
+   * Checks that array i came back to the caller's values \`a\` after the adjoint sweep (see
+   * \`GradOptions.uncompute\`); the generated driver inlines the same loop.
+   */
+  checkArray(i: number, v: ArrayLike<number>, a: ArrayLike<number>): void
   /** Raises (or warns about) argument i, element e (−1 for a scalar), which came back as \`got\`, not \`want\`. */
   uncomputed(i: number, e: number, got: number, want: number): void
   /** The relative tolerance of the uncompute check. */
@@ -397,6 +402,13 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     held: { res: [], gblock: undefined },
     token: {},
     tol: check.tolerance,
+    checkArray(i, v, a) {
+      const th = ctx.toHost[i], tol = ctx.tol
+      for (let j = 0; j < a.length; j++) {
+        const got = th ? th(v[j]!) : v[j]!, want = a[j]!
+        if (got !== want && !(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
+      }
+    },
     uncomputed(i, e, got, want) {
       const p = params[i]!
       const what = `argument ${i + 1} (\`${p.name}\`)${e >= 0 ? `, element ${e},` : ''}`
