@@ -109,6 +109,7 @@ export class Sweep {
       } else if (p.type.kind === 'array') {
         const ctor = CTORS[this.c.info.registry.numberSystem(p.type.elem).arrayType]
         if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a ${ctor.name}`)
+        if ((a as TypedArray).length === 0 && isDetached(a as TypedArray)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` is a view of a detached ArrayBuffer; pass an array with live memory`)
         let b = this.bufs[i]
         if (!b || b.length !== (a as TypedArray).length) b = this.bufs[i] = new ctor((a as TypedArray).length)
         copyIn(b, a as TypedArray, this.fromHost[i])
@@ -299,7 +300,10 @@ export interface DriverContext {
   held: HeldMemory
   /** The object whose collection frees \`held\`: referenced by the driver and by every gradient view it hands out. */
   token: object
-  /** Checks that array i came back to the caller's values \`a\` after the adjoint sweep (see \`GradOptions.uncompute\`). */
+  /**
+   * Checks that array i came back to the caller's values \`a\` after the adjoint sweep (see
+   * \`GradOptions.uncompute\`); the generated driver inlines the same loop.
+   */
   checkArray(i: number, v: ArrayLike<number>, a: ArrayLike<number>): void
   /** Raises (or warns about) argument i, element e (−1 for a scalar), which came back as \`got\`, not \`want\`. */
   uncomputed(i: number, e: number, got: number, want: number): void
@@ -402,7 +406,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       const th = ctx.toHost[i], tol = ctx.tol
       for (let j = 0; j < a.length; j++) {
         const got = th ? th(v[j]!) : v[j]!, want = a[j]!
-        if (!(got === want || Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
+        if (got !== want && !(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
       }
     },
     uncomputed(i, e, got, want) {
@@ -526,7 +530,11 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
         if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
           const got = ctx.toHost[i] ? `ctx.toHost[${i}](Q[${i}])` : `Q[${i}]`
           lines.push(`{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`)
-        } else if (p.type.kind === 'array' && !shared[i]) lines.push(`ctx.checkArray(${i}, ${memory ? `ctx.res[${i}].array` : `v${i}`}, a${i});`)
+        } else if (p.type.kind === 'array' && !shared[i]) {
+          // inline, so that each loop sees one array type (an equal element costs one comparison)
+          const got = ctx.toHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
+          lines.push(`{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`)
+        }
       })
     }
     params.forEach((_, i) => {

@@ -4,7 +4,7 @@
  * tangent transform applied to the adjoint, which is ordinary reversible IR.
  */
 import type { Registry, ResidentArray, ResidentMemory } from '@tenet/ir'
-import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
+import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
@@ -42,6 +42,7 @@ function loadersOf(f: TenetFunction): ArgLoader[] {
       const fh = hostConversionsOf(info.registry, p.type).fromHost
       return (a, into) => {
         if (!(a instanceof ctor)) bad(`a ${ctor.name}`)
+        if ((a as TypedArray).length === 0 && isDetached(a as TypedArray)) bad('a view of live memory (its ArrayBuffer was detached)')
         const src = a as TypedArray
         const copy = into instanceof ctor && (into as TypedArray).length === src.length && into !== a ? into as TypedArray : new ctor(src.length)
         if (fh) for (let j = 0; j < src.length; j++) copy[j] = fh(src[j]!)

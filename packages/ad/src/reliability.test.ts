@@ -56,8 +56,17 @@ describe('bad AD options are ad/argument errors that name the option', () => {
     const x = new Float64Array(buffer)
     structuredClone(buffer, { transfer: [buffer] })
     for (const backend of BACKENDS) {
-      const e = thrown(() => gradient(on(backend)`fn f(loss: f64, x: f64[]) { x[0] += 1.0\n loss += x[0] }`.f!, [0, x], { loss: 0 }))
-      expect(TenetError.isInstance(e), `${backend}: ${String(e)}`).toBe(true)
+      const m = on(backend)`fn f(loss: f64, x: f64[]) { x[0] += 1.0\n loss += x[0] * x[0] }`
+      for (const run of [
+        () => gradient(m.f!, [0, x], { loss: 0 }),
+        () => jvp(m.f!, [0, x], { v: [0, null] }),
+        () => hessian(m.f!, [0, x], { loss: 0 }),
+        () => jacobian(m.f!, [0, x]),
+      ]) {
+        const e = thrown(run)
+        expect(TenetError.isInstance(e), `${backend}: ${String(e)}`).toBe(true)
+        expect(e.message).toContain('detached')
+      }
     }
   })
 })

@@ -97,6 +97,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
   let exports = instance.exports as Record<string, unknown>
   const memory = exports.memory as WebAssembly.Memory
+  ctx.memory = memory
   const oob = exports.oob as WebAssembly.Global
   const outOfBounds = (): Error => {
     const site = oob.value as number
@@ -125,6 +126,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
       cache.clear()
       index.clear()
       exports = {}
+      ctx.memory = undefined
     },
     get(name, inverse) {
       const key = (inverse ? '~' : '') + name

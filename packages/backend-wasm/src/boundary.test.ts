@@ -113,6 +113,12 @@ fn callsUnchecked(y: f64) { callee(y) }`
     expect(m.h!(1)).toEqual([2])
     expect(m.h!.inverse(2)).toEqual([1])
     expect(seen).toEqual([2, 2])
+    // an array argument reaches the host function as a typed array of its current values
+    const arrays: number[][] = []
+    const a = compile('fn h(y: f64, x: f64[], b: bool[]) { x[1] += y\n @safe ${0}(x, y, b) }', backend, [(x: Float64Array, y: number, b: Uint8Array) => { arrays.push([...x, y, ...b]) }])
+    a.h!(2, new Float64Array([1, 1]), new Uint8Array([1, 0]))
+    a.h!.inverse(2, new Float64Array([1, 3]), new Uint8Array([0, 1]))
+    expect(arrays).toEqual([[1, 3, 2, 1, 0], [1, 3, 2, 0, 1]])
   })
 
   it('a host function in an expression must return a number: anything else is runtime/host-result at the call', () => {

@@ -117,6 +117,8 @@ export function wasmResults(params: FunctionDef['params']): ValType[] {
 export class ModuleContext {
   readonly imports: ImportedFunc[] = []
   readonly importFns: Array<(...a: number[]) => unknown> = []
+  /** The instance's memory, once instantiated (for host functions that receive arrays). */
+  memory: WebAssembly.Memory | undefined
   readonly sites: Site[] = []
   private readonly importIndex = new Map<string, number>()
   readonly fnIndex = new Map<string, number>()
@@ -181,6 +183,9 @@ export const OOB_SITE = 1, OOB_INDEX = 2, OOB_LENGTH = 3
 type Binding =
   | { kind: 'scalar'; local: number; type: ScalarTypeName }
   | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
+
+/** The typed array that views an array of each element type in linear memory. */
+const VIEWS = { f64: Float64Array, f32: Float32Array, i32: Int32Array, bool: Uint8Array } as const
 
 /** `fn` with its bool arguments (0/1 in wasm) passed as JS booleans, as the cpu backend passes them. */
 function boolArgs<R>(fn: (...a: number[]) => R, types: ScalarTypeName[]): (...a: number[]) => R {
@@ -632,16 +637,40 @@ export class FunctionEmitter {
       this.op(Op.drop)
       return
     }
-    const argTypes = e.args.map((a) => {
-      if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to a host function`, a.loc)
+    // an array argument crosses as its address and length, and reaches the host function as a
+    // typed array viewing the module's memory (as the cpu backend passes the array itself)
+    const params: ValType[] = []
+    const kinds: Array<ScalarTypeName | { elem: string }> = []
+    for (const a of e.args) {
+      if (a.kind === 'var' && typeof a.type === 'object') {
+        const b = this.array(a.name, a.loc)
+        this.get(b.ptr); this.get(b.len)
+        params.push(I32, I32)
+        kinds.push({ elem: b.elem })
+        continue
+      }
       const t = a.type as ScalarTypeName
       this.numeric(t, a.loc)
-      return t
-    })
-    for (const a of e.args) this.expr(a)
-    const h = this.program.hosts[Number(e.callee.slice(5))] as (...a: number[]) => unknown
-    const i = this.ctx.importOf(`safe:${e.callee}:${argTypes.join(',')}`, { params: argTypes.map((t) => this.vt(t)), results: [] }, boolArgs((...a: number[]) => { h(...a) }, argTypes))
-    this.callImport(i)
+      this.expr(a)
+      params.push(this.vt(t))
+      kinds.push(t)
+    }
+    const h = this.program.hosts[Number(e.callee.slice(5))] as (...a: unknown[]) => unknown
+    const ctx = this.ctx
+    const host = (...raw: number[]): void => {
+      const args: unknown[] = []
+      let k = 0
+      for (const t of kinds) {
+        if (typeof t === 'object') {
+          const ctor = VIEWS[t.elem as keyof typeof VIEWS]
+          args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
+          k += 2
+        } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
+      }
+      h(...args)
+    }
+    const key = `safe:${e.callee}:${kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')}`
+    this.callImport(this.ctx.importOf(key, { params, results: [] }, host))
   }
 
   // ---------- dataviews ----------
