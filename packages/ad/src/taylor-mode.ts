@@ -7,7 +7,7 @@
 import type { FunctionDef, Param } from '@tenet/ir'
 import type { TenetFunction, TenetFunctionInfo } from '@tenet/reversible'
 import { argError, type Gradient } from './api.js'
-import { compileGenerated, infoOf } from './compile.js'
+import { compileGenerated, compileTangent, infoOf } from './compile.js'
 import type { Direction } from './forward.js'
 import { TaylorBuilder, taylorSlots, type TaylorSlot } from './taylor.js'
 
@@ -141,4 +141,69 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
     derivatives.push(cj.map((v) => (v === null ? null : typeof v === 'number' ? v * fj : (v as Float64Array).map((x) => x * fj))))
   }
   return { value, coefficients, derivatives }
+}
+
+/**
+ * The k-th directional derivative of every f64 argument's final value along `direction` by
+ * nesting the tangent (forward-mode) transform k times: the reference that Taylor mode replaces.
+ * Level ℓ doubles the program (each value x gets the tangent of every level-(ℓ−1) slot), so the
+ * work grows like 2^k; only the pure k-th derivative is read back (the seeds: each level's
+ * tangent of an input is the direction, every mixed tangent is zero). Shaped like `gradient`'s
+ * result (a number per f64 scalar, an array per f64 array, null elsewhere).
+ */
+export function nestedTangentDerivative(f: TenetFunction, args: unknown[], options: TaylorOptions): Gradient {
+  const { order } = options
+  if (!Number.isInteger(order) || order < 1) throw new RangeError(`the order must be a positive integer, got ${order}`)
+  const program = nestedTangent(f, order)
+  const params = f.ir.params
+  const wrt = new Set(options.wrt ?? params.map((_, i) => i))
+  const argv = program.layout.map(([i, levels]) => {
+    const a = args[i]
+    const copy = (x: unknown) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : Array.isArray(x) ? x.slice() : x)
+    if (levels === 0) return copy(a)
+    const d = wrt.has(i) && popcount(levels) === 1 ? options.direction[i] : undefined
+    if (typeof a === 'number') return typeof d === 'number' ? d : 0
+    if (ArrayBuffer.isView(a)) {
+      const buf = new Float64Array((a as Float64Array).length)
+      if (d !== null && d !== undefined && typeof d !== 'number') buf.set(d as ArrayLike<number>)
+      return buf
+    }
+    return new Array<number>((a as unknown[]).length).fill(0)
+  })
+  const out = program.fn(...argv)
+  const all = (1 << order) - 1
+  return params.map((_, i) => {
+    const at = program.layout.findIndex(([p, levels]) => p === i && levels === all)
+    if (at < 0) return null
+    const v = out[at]
+    return typeof v === 'number' ? v : ArrayBuffer.isView(v) ? (v as Float64Array).slice() : null
+  })
+}
+
+function popcount(n: number): number {
+  let c = 0
+  for (; n; n &= n - 1) c++
+  return c
+}
+
+const nestedCache = new WeakMap<TenetFunction, Map<number, { fn: TenetFunction; layout: Array<[number, number]> }>>()
+
+/** f's tangent nested `order` times; `layout[j]` = (parameter of f, bit set of the levels whose tangent parameter j is). */
+function nestedTangent(f: TenetFunction, order: number): { fn: TenetFunction; layout: Array<[number, number]> } {
+  let byOrder = nestedCache.get(f)
+  const hit = byOrder?.get(order)
+  if (hit) return hit
+  let fn = f
+  let layout: Array<[number, number]> = f.ir.params.map((_, i) => [i, 0])
+  for (let level = 0; level < order; level++) {
+    const ct = compileTangent(fn, 1)
+    const next = layout.slice()
+    ct.slots.forEach((s, j) => { if (s) next[s.index] = [layout[j]![0], layout[j]![1] | (1 << level)] })
+    fn = ct.tangent
+    layout = next
+  }
+  const out = { fn, layout }
+  if (!byOrder) nestedCache.set(f, (byOrder = new Map()))
+  byOrder.set(order, out)
+  return out
 }
