@@ -8,6 +8,7 @@ import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
+import { hessianReverseOverForward } from './second-order.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -620,6 +621,13 @@ export interface HessianOptions extends LossOptions {
    * in a loop; it is returned. After an error its contents are unspecified.
    */
   out?: Float64Array
+  /**
+   * How the columns are computed: `'forward-over-reverse'` (default; the tangent of the adjoint,
+   * `width` columns per sweep) or `'reverse-over-forward'` (the second-order adjoint of seed 002
+   * §III.B, see `secondOrderAdjoint`: one reverse sweep of the tangent program per column, slower
+   * on the graph embedding; `width` is ignored).
+   */
+  method?: 'forward-over-reverse' | 'reverse-over-forward'
 }
 
 /**
@@ -629,6 +637,9 @@ export interface HessianOptions extends LossOptions {
  * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
+  const method = options.method ?? 'forward-over-reverse'
+  if (method === 'reverse-over-forward') return hessianReverseOverForward(f, args, options)
+  if (method !== 'forward-over-reverse') argError(`\`method\` must be 'forward-over-reverse' or 'reverse-over-forward', got ${String(method)}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
