@@ -43,7 +43,9 @@ export function compileTaylor(f: TenetFunction, order: number): CompiledTaylor {
   const builder = new TaylorBuilder(info.program, info.inverses, registry, order)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
-  const module = compileGenerated(info, registry, functions)
+  // callees without f64 parameters are called as they are: compiled beside the Taylor functions
+  const taken = new Set(functions.map((g) => g.name))
+  const module = compileGenerated(info, registry, [...functions, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name))])
   const params = f.ir.params
   const out: CompiledTaylor = { params, slots: taylorSlots(params, info.registry, order), order, taylor: module[name]!, functions, info }
   if (!byOrder) cache.set(f, (byOrder = new Map()))
@@ -188,7 +190,16 @@ function popcount(n: number): number {
 
 const nestedCache = new WeakMap<TenetFunction, Map<number, { fn: TenetFunction; layout: Array<[number, number]> }>>()
 
-/** f's tangent nested `order` times; `layout[j]` = (parameter of f, bit set of the levels whose tangent parameter j is). */
+/**
+ * f's tangent nested `order` times (see `nestedTangentDerivative`), compiled with f's backend:
+ * `layout[j]` is (the parameter of f, the bit set of the levels of which parameter j is the
+ * tangent); level bit set 0 is f's own parameter. For benchmarks that drive the core directly.
+ */
+export function compileNestedTangent(f: TenetFunction, order: number): { fn: TenetFunction; layout: Array<[number, number]> } {
+  if (!Number.isInteger(order) || order < 1) throw new RangeError(`the order must be a positive integer, got ${order}`)
+  return nestedTangent(f, order)
+}
+
 function nestedTangent(f: TenetFunction, order: number): { fn: TenetFunction; layout: Array<[number, number]> } {
   let byOrder = nestedCache.get(f)
   const hit = byOrder?.get(order)

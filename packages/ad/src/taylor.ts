@@ -180,7 +180,7 @@ class FunctionTaylor {
   private scoped(make: (scope: SeriesScope) => Stmt[]): Stmt[] {
     const scope = new SeriesScope(this.fresh)
     const use = make(scope)
-    if (use.length === 0 && scope.empty) return []
+    if (scope.empty) return use
     return [{ kind: 'unchecked', body: [...scope.defs, ...use, ...scope.frees()] } as Stmt]
   }
 
@@ -301,6 +301,8 @@ class FunctionTaylor {
   /** `g(args)` → `g$taylor<k>(args, coefficients)`; `~g(args)` → the Taylor function of g's inverse. */
   private call(s: CallStmt): Stmt[] {
     const callee = this.builder.program.functions.get(s.callee)!
+    // a callee without f64 parameters moves no coefficient: the call stays as it is
+    if (!callee.params.some((p) => carries(p.type, this.registry, p.name, s.loc))) return [clone(s)]
     const name = this.builder.request(s.callee, s.inverse)
     return this.scoped((scope) => {
       const cargs: Arg[] = []

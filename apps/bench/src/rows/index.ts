@@ -2,9 +2,10 @@ import type { RowFamily } from '../harness/registry.js'
 import { jaxRows } from './jaxjs.js'
 import { tenetRows } from './tenet.js'
 import { tfRows } from './tfjs.js'
+import { tenetHigherOrderRows } from './tenet-higher-order.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
  * one file under `src/rows/` exporting a `defineRowFamily(...)`, plus one entry here.
  */
-export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows]
+export const ROW_FAMILIES: RowFamily[] = [tenetRows, tfRows, jaxRows, tenetHigherOrderRows]
