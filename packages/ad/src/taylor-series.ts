@@ -92,11 +92,6 @@ export function lazySeries(scope: SeriesScope, first: Expr | null, next: (j: num
   }
 }
 
-/** A series whose coefficients are given (leaves: a value and its coefficient slots). */
-export function givenSeries(coefs: (j: number) => Expr | null, constant = false): Series {
-  return { constant, coef: (j) => (j === 0 || !constant ? coefs(j) : null) }
-}
-
 /** The constant series of a value expression. */
 export function constantSeries(value: Expr): Series {
   return { constant: true, coef: (j) => (j === 0 ? clone(value) : null) }
@@ -135,9 +130,11 @@ function convolve(a: Series, b: Series, j: number, from: number, to: number, w: 
 
 // —— the rules ——
 
+/** −a, termwise. */
 export function negSeries(a: Series): Series {
   return { constant: a.constant, coef: (j) => { const c = a.coef(j); return c === null ? null : neg(c) } }
 }
+/** a + b (sign 1) or a − b (sign −1), termwise. */
 export function addSeries(a: Series, b: Series, sign: 1 | -1): Series {
   return { constant: a.constant && b.constant, coef: (j) => (sign > 0 ? plus(a.coef(j), b.coef(j)) : minus(a.coef(j), b.coef(j))) }
 }

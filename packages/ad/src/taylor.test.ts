@@ -193,6 +193,8 @@ describe('Taylor mode errors', () => {
   it('refuses types other than f64 and bad orders', () => {
     const m = compile('fn f(y: f32, x: f32) { y += x * x }', 'cpu')
     expect(() => taylor(m.f!, [0, 1], { direction: [0, 1], order: 2 })).toThrow(/f64 values only/)
+    const h = compile('fn h(y: f64, x: f64) { y += f64(f32(x)) }', 'cpu')
+    expect(() => compileTaylor(h.h!, 2)).toThrow(/rounds to f32/)
     const g = compile('fn g(y: f64, x: f64) { y += x }', 'cpu')
     expect(() => taylor(g.g!, [0, 1], { direction: [0, 1], order: 0 })).toThrow(RangeError)
   })

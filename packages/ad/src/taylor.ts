@@ -156,8 +156,11 @@ class FunctionTaylor {
         const { callee } = e
         if (callee === 'f64' || callee === 'convert') {
           const arg = e.args[0]!
-          return this.isF64(arg) ? this.series(arg, scope) : constantSeries(e)
+          if (this.isF64(arg)) return this.series(arg, scope)
+          if (readsF64(arg)) fail(`Taylor mode propagates f64 values only; \`${printExpr(arg)}\` rounds to ${typeOf(arg)}`, e.loc)
+          return constantSeries(e)
         }
+        if (callee === 'f32' && readsF64(e.args[0]!)) fail(`Taylor mode propagates f64 values only; \`${printExpr(e)}\` rounds to f32`, e.loc)
         if (callee === 'i32' || callee === 'div' || callee === 'len' || callee === 'f32') return constantSeries(e)
         const args = e.args.map((a) => this.series(a, scope))
         if (args.every((a) => a.constant)) return constantSeries(e)
@@ -375,6 +378,17 @@ class FunctionTaylor {
       default:
         return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows SWAP, NEG, HADAMARD, ROT and IROT by a constant angle, AddConst, SubConst, sincos)`, s.loc)
     }
+  }
+}
+
+/** Whether an expression reads an f64 location (so it varies along the line). */
+function readsF64(e: Expr): boolean {
+  switch (e.kind) {
+    case 'var': case 'index': return typeOf(e) === 'f64'
+    case 'unary': return readsF64(e.arg)
+    case 'binary': return readsF64(e.left) || readsF64(e.right)
+    case 'call': return e.callee !== 'len' && e.args.some(readsF64)
+    default: return false
   }
 }
 
