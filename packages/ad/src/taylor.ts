@@ -344,14 +344,28 @@ class FunctionTaylor {
         return out
       }
       case 'ROT': case 'IROT': {
-        // a rotation by a constant angle acts on every coefficient alike
-        return [same, ...this.scoped((scope) => {
-          const th = this.series(a[2] as Expr, scope)
-          if (!th.constant) noRule(`no Taylor rule for \`${std}\` with a varying angle (rotate by a constant, or write the rotation as updates)`, s.loc)
-          const out: Stmt[] = []
+        const probe = new SeriesScope(this.fresh)
+        if (this.series(a[2] as Expr, probe).constant) {
+          // a rotation by a constant angle acts on every coefficient alike
+          const out: Stmt[] = [same]
           for (let j = 1; j <= this.k; j++) out.push(bij(std, [this.coefView(a[0]!, j), this.coefView(a[1]!, j), clone(a[2]!)]))
           return out
-        })]
+        }
+        // a varying angle: (a, b) ← R(±θ)(a, b) on the series, undone by R(∓θ)
+        const rotate = (sign: 1 | -1) => (scope: SeriesScope, [x, y]: Series[]): Series[] => {
+          const th = this.series(a[2] as Expr, scope)
+          const c = primitiveSeries(scope, 'cos', [th], { kind: 'call', callee: 'cos', args: [th.coef(0)!] } as Expr)!
+          const sn = primitiveSeries(scope, 'sin', [th], { kind: 'call', callee: 'sin', args: [th.coef(0)!] } as Expr)!
+          const prod = (u: Series, v: Series) => mulSeries(scope, u, v, bin('*', u.coef(0)!, v.coef(0)!))
+          return [addSeries(prod(c, x!), prod(sn, y!), sign > 0 ? -1 : 1), addSeries(prod(c, y!), prod(sn, x!), sign > 0 ? 1 : -1)]
+        }
+        const rot = std === 'ROT' ? 1 : -1
+        return this.inPlace(s, [a[0]!, a[1]!], rotate(rot), rotate(rot > 0 ? -1 : 1))
+      }
+      case 'INV': {
+        // a ← 1/a on the series; its own inverse
+        const recip = (scope: SeriesScope, [x]: Series[]): Series[] => [divSeries(scope, constantSeries(lit(1)), x!, bin('/', lit(1), x!.coef(0)!))]
+        return this.inPlace(s, [a[0]!], recip, recip)
       }
       case 'AddConst': case 'SubConst': case 'sincos': case 'sincos_inverse': {
         // updates of the targets by functions of read-only values
@@ -376,8 +390,41 @@ class FunctionTaylor {
         })]
       }
       default:
-        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows SWAP, NEG, HADAMARD, ROT and IROT by a constant angle, AddConst, SubConst, sincos)`, s.loc)
+        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows SWAP, NEG, HADAMARD, ROT, IROT, INV, AddConst, SubConst, sincos)`, s.loc)
     }
+  }
+
+  /**
+   * A bijection that rewrites its targets' series in place: `next` gives the new series from the
+   * old targets (and the statement's other operands), `back` the old from the new. In one
+   * `@unchecked` block: the new coefficients go to fresh ancillas n_j, computed from the old ones
+   * (whose intermediates are freed while the old values are still there to recompute them);
+   * the value statement runs; each n_j is swapped with its slot, so n_j holds the old coefficient;
+   * and n_j is freed against its value recomputed from the new coefficients by `back`. Every
+   * free can thus be recomputed when the block runs backwards.
+   */
+  private inPlace(s: CallStmt, targets: Arg[], next: (scope: SeriesScope, old: Series[]) => Series[], back: (scope: SeriesScope, now: Series[]) => Series[]): Stmt[] {
+    for (const t of targets) if (t.kind !== 'var' && t.kind !== 'index') fail(`Taylor mode follows \`${s.callee}\` on variables and array elements only`, s.loc)
+    const leaves = (): Series[] => targets.map((t) => this.series(t as Expr, new SeriesScope(this.fresh)))
+    const before = new SeriesScope(this.fresh)
+    const fresh = next(before, leaves())
+    const slots: Array<{ name: string; target: Arg; j: number }> = []
+    const allocs: Stmt[] = []
+    targets.forEach((t, i) => {
+      for (let j = 1; j <= this.k; j++) {
+        const name = this.fresh('n')
+        slots.push({ name, target: t, j })
+        allocs.push({ kind: 'alloc', name, declared: F64, value: fresh[i]!.coef(j) ?? lit(0) } as Stmt)
+      }
+    })
+    const swaps = slots.map(({ name, target, j }) => ({ kind: 'callstmt', callee: 'SWAP', args: [ref(name), this.coefView(target, j)], inverse: false } as Stmt))
+    const after = new SeriesScope(this.fresh)
+    const old = back(after, leaves())
+    const frees = slots.map(({ name, j }, n) => ({ kind: 'dealloc', name, value: old[Math.floor(n / this.k)]!.coef(j) ?? lit(0) } as Stmt))
+    return [{
+      kind: 'unchecked',
+      body: [...before.defs, ...allocs, ...before.frees(), clone(s), ...swaps, ...after.defs, ...frees.reverse(), ...after.frees()],
+    } as Stmt]
   }
 }
 
