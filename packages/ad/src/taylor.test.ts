@@ -211,6 +211,19 @@ fn f(y: f64, x: f64, u: f64, a: f64[]) {
   }
 })
 
+describe('Taylor mode nests', () => {
+  it('the Taylor function of a Taylor function (names kept apart) gives the mixed coefficient', () => {
+    const m = compile('fn f(y: f64, x: f64) { y += exp(x) * sin(x) }', 'cpu')
+    const inner = compileTaylor(m.f!, 2).taylor   // (y, x, c1$y, c2$y, c1$x, c2$x)
+    // x(s, t) = x + s + t: inner seeds c1$x = 1; the outer moves x and c1$x … along t with x only
+    const r = taylor(inner, [0, 0.4, 0, 0, 1, 0], { direction: [0, 1, 0, 0, 0, 0], order: 2 })
+    const d = (k: number) => Math.exp(0.4) * 2 ** (k / 2) * Math.sin(0.4 + (k * Math.PI) / 4)   // (eˣ sin x)⁽ᵏ⁾
+    // ∂/∂t of c1$y (= f′ along s) is f″; the t-coefficient 1 of c2$y (= f″/2) is f‴/2
+    expect(Math.abs((r.coefficients[1]![2] as number) - d(2))).toBeLessThan(1e-12)
+    expect(Math.abs((r.coefficients[1]![3] as number) - d(3) / 2)).toBeLessThan(1e-12)
+  })
+})
+
 describe('Taylor mode errors', () => {
   it('names a primitive without a Taylor rule', () => {
     const reg = registry().registerPrimitive({

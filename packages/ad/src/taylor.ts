@@ -87,7 +87,13 @@ class FunctionTaylor {
     this.k = builder.order
     this.registry = builder.registry
     this.used = namesIn(f)
+    // the Taylor function of a Taylor function already has `c<j>$` names: its own get a longer prefix
+    const names = [...this.used]
+    while (names.some((n) => new RegExp(`^${this.prefix}\\d+\\$`).test(n))) this.prefix += 'c'
   }
+
+  /** The prefix of coefficient names: `c`, or a longer run of `c` where the function already uses `c<j>$` names. */
+  private prefix = 'c'
 
   build(): FunctionDef {
     const extra: Param[] = []
@@ -105,7 +111,7 @@ class FunctionTaylor {
   }
 
   /** Name of coefficient j of variable x. */
-  private cn(x: string, j: number): string { return `c${j}$${x}` }
+  private cn(x: string, j: number): string { return `${this.prefix}${j}$${x}` }
   private fresh = (kind: string): string => {
     let n: string
     do n = `$${kind}${this.counter++}`; while (this.used.has(n))
