@@ -52,5 +52,7 @@ describe('learn by consistency (seed 002, Algorithm 2)', () => {
     const m = tag()(consistencySource)
     expect(() => learnByConsistency(m.f2!, [0, 0.3], { input: {}, target: { 0: 1 } })).toThrow(/takes 3 arguments/)
     expect(() => learnByConsistency(m.f2!, [0, 0.3, 1.6], { input: { 5: 1 }, target: { 0: 1 } })).toThrow(/argument 5/)
+    expect(() => learnByConsistency(m.f2!, [0, 0.3, 1.6], { input: { 1: 0.3 } } as never)).toThrow(/needs `target`/)
+    expect(() => learnByConsistency(m.f2!, [0, 0.3, 1.6], { input: {}, target: { 0: 1 }, tolerance: -1 })).toThrow(/tolerance/)
   })
 })

@@ -16,6 +16,7 @@
 import { TenetError } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { infoOf } from './compile.js'
+import { argsOf, optionsOf, positiveNumber } from './options.js'
 
 /** Values to put at argument positions: index → number, boolean or typed array. */
 export type Assignment = Record<number, number | boolean | ArrayLike<number>>
@@ -91,6 +92,13 @@ function distance(state: unknown[], target: Assignment): number {
  * ```
  */
 export function learnByConsistency(f: TenetFunction, args: unknown[], options: ConsistencyOptions): ConsistencyResult {
+  optionsOf('learnByConsistency', options, false)
+  argsOf('learnByConsistency', args)
+  for (const key of ['input', 'target'] as const) {
+    const v = options[key]
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) argError(`\`learnByConsistency\` needs \`${key}\`, an object from argument index to value (e.g. \`{ 0: 1 }\`)`)
+  }
+  positiveNumber('learnByConsistency', 'tolerance', options.tolerance, true)
   const info = infoOf(f)
   const n = f.ir.params.length
   if (args.length !== n) argError(`\`${info.name}\` takes ${n} arguments, got ${args.length}`)

@@ -19,6 +19,7 @@ import { argError, grad, type Gradient, type GradientFunction, type LossOptions 
 import { compileTangent, infoOf } from './compile.js'
 import type { Direction } from './forward.js'
 import { hasGradient } from './transform.js'
+import { argsOf, indexList, optionsOf } from './options.js'
 
 /** What one second-order adjoint sweep returns. */
 export interface SecondOrderAdjointResult {
@@ -82,6 +83,9 @@ function tangentArgs(so: SecondOrderAdjoint, args: unknown[], v: (i: number) => 
  * ```
  */
 export function secondOrderAdjoint(f: TenetFunction, args: unknown[], options: LossOptions & { v: Direction }): SecondOrderAdjointResult {
+  optionsOf('secondOrderAdjoint', options, true)
+  argsOf('secondOrderAdjoint', args)
+  if (!Array.isArray(options.v)) argError(`\`secondOrderAdjoint\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   const so = compileSecondOrderAdjoint(f, options.loss)
   if (args.length !== so.n) argError(`\`${infoOf(f).name}\` takes ${so.n} arguments, got ${args.length}`)
   const g = so.g(...tangentArgs(so, args, (i) => options.v[i])) as Gradient
@@ -100,6 +104,9 @@ export function secondOrderAdjoint(f: TenetFunction, args: unknown[], options: L
  * second-order adjoint: one reverse-over-forward sweep per column.
  */
 export function hessianReverseOverForward(f: TenetFunction, args: unknown[], options: LossOptions & { wrt?: number[]; out?: Float64Array }): Float64Array {
+  optionsOf('hessian', options, true)
+  argsOf('hessian', args)
+  indexList('hessian', 'wrt', options.wrt)
   const so = compileSecondOrderAdjoint(f, options.loss)
   const info = infoOf(f)
   const wrt = options.wrt ?? so.tangentAt.flatMap((t, i) => (t >= 0 && i !== options.loss && f.ir.params[i]!.type.kind !== 'stack' ? [i] : []))

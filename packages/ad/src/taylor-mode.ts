@@ -10,6 +10,7 @@ import { argError, type Gradient } from './api.js'
 import { compileGenerated, compileTangent, infoOf } from './compile.js'
 import type { Direction } from './forward.js'
 import { TaylorBuilder, taylorSlots, type TaylorSlot } from './taylor.js'
+import { argsOf, indexList, optionsOf } from './options.js'
 
 /** A compiled Taylor function and what is needed to drive it. */
 export interface CompiledTaylor {
@@ -87,6 +88,10 @@ export interface TaylorResult {
  * nested first-order transforms.
  */
 export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions): TaylorResult {
+  optionsOf('taylor', options, false)
+  argsOf('taylor', args)
+  if (!Array.isArray(options.direction)) argError(`\`taylor\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`)
+  indexList('taylor', 'wrt', options.wrt)
   const { order } = options
   const c = compileTaylor(f, order)
   const { params, slots } = c
@@ -154,6 +159,10 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
  * result (a number per f64 scalar, an array per f64 array, null elsewhere).
  */
 export function nestedTangentDerivative(f: TenetFunction, args: unknown[], options: TaylorOptions): Gradient {
+  optionsOf('nestedTangentDerivative', options, false)
+  argsOf('nestedTangentDerivative', args)
+  if (!Array.isArray(options.direction)) argError(`\`nestedTangentDerivative\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`)
+  indexList('nestedTangentDerivative', 'wrt', options.wrt)
   const { order } = options
   if (!Number.isInteger(order) || order < 1) throw new RangeError(`the order must be a positive integer, got ${order}`)
   const program = nestedTangent(f, order)

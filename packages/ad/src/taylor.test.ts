@@ -247,5 +247,7 @@ describe('Taylor mode errors', () => {
     expect(() => compileTaylor(h.h!, 2)).toThrow(/rounds to f32/)
     const g = compile('fn g(y: f64, x: f64) { y += x }', 'cpu')
     expect(() => taylor(g.g!, [0, 1], { direction: [0, 1], order: 0 })).toThrow(RangeError)
+    expect(() => taylor(g.g!, [0, 1], { order: 2 } as never)).toThrow(/needs `direction`/)
+    expect(() => taylor(g.g!, [0, 1], undefined as never)).toThrow(/options object/)
   })
 })
