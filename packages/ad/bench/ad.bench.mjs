@@ -13,6 +13,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url'
 import { existsSync } from 'node:fs'
 import {
   grad, hessian, graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges, besselSource, besselReciprocalSource, sparseDotSource, sparseDotMergeSource,
+  compileTaylor, compileNestedTangent,
 } from '../dist/index.js'
 
 async function loadBench() {
@@ -125,6 +126,21 @@ export function adBenchmarkCases() {
   const NU = new Int32Array([2]), Z = new Float64Array([1.0])
   const besselObjective = () => { SINK[0] += besselPlain(NU[0], Z[0]) }
   const sparseObjective = () => { SINK[0] += sparseDotPlain(N, A, B) }
+  // the k-th derivative of J₂ at 1 by one Taylor sweep of order k, and by the tangent nested k times
+  const direct = (core, argv) => new Function('F', 'a', `return () => F(${argv.map((_, j) => `a[${j}]`).join(', ')})`)(core, argv)
+  const taylorCase = (order) => {
+    const ct = compileTaylor(bessel.ibesselj, order)
+    const argv = new Array(3 + 2 * order).fill(0)
+    argv[1] = 2; argv[2] = 1; argv[ct.slots[2].index] = 1
+    const call = direct(ct.taylor.core, argv), at = ct.slots[0].index + order - 1
+    return () => { call(); SINK[0] += ct.taylor.core.results[at] }
+  }
+  const nestedCase = (order) => {
+    const { fn, layout } = compileNestedTangent(bessel.ibesselj, order)
+    const argv = layout.map(([p, levels]) => (levels === 0 ? [0, 2, 1][p] : p === 2 && (levels & (levels - 1)) === 0 ? 1 : 0))
+    const call = direct(fn.core, argv), at = layout.findIndex(([p, levels]) => p === 0 && levels === (1 << order) - 1)
+    return () => { call(); SINK[0] += fn.core.results[at] }
+  }
   const cases = [
     // grad's default for a function of one variable: forward mode (one tangent run)
     ['Bessel J2(1.0) gradient (imul_recip) / objective', 4, () => { gq.run(0, NU[0], Z[0]); SINK[0] += gq.scalars[2] }, besselObjective],
@@ -147,6 +163,10 @@ export function adBenchmarkCases() {
     // fuse: false, the paper's forward sweep then backward sweep
     ['sparse dot 1000x1000 (5%) forward+backward / objective (Listing 22, branch keeper)', 2.5, () => { gs2.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); SINK[0] += gs2.lastLoss }, sparseObjective],
     ['sparse dot 1000x1000 (5%) forward+backward / objective (keeper-free merge)', 2.5, () => { gm2.run(0, M, N, A.colptr, A.rowval, A.nzval, B.colptr, B.rowval, B.nzval); SINK[0] += gm2.lastLoss }, sparseObjective],
+    // higher orders (seed 002): Taylor mode against nested tangents, and the second-order adjoint
+    ...[2, 4, 8].map((order) => [`Bessel J2(1.0) derivative ${order}, Taylor mode (paper's imul) / objective`, 12 * order * order, taylorCase(order), besselObjective]),
+    ...[2, 4].map((order) => [`Bessel J2(1.0) derivative ${order}, nested tangents (paper's imul) / objective`, 4 * 8 ** order, nestedCase(order), besselObjective]),
+    ['graph embedding k=10 Hessian, second-order adjoint (reverse-over-forward) / objective', 10000, () => { SINK[0] += hessian(emb.embedding_loss, hargs, { loss: 0, wrt: [1], method: 'reverse-over-forward' })[0] }, embeddingObjective],
   ]
   return { cases, sink: () => SINK[0] }
 }

@@ -46,7 +46,7 @@ export function infoOf(f: TenetFunction): TenetFunctionInfo {
  * they were generated from. The program's functions are already linked, so interpolated Tenet
  * functions are hidden from the linker.
  */
-function compileGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
+export function compileGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
   const hosts = info.program.hosts.map((h) => (isTenetFunction(h) ? null : h))
   return compileModule({ kind: 'module', functions, hosts }, {
     registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,

@@ -9,6 +9,7 @@ import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOption
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
 import { jvpRule, type JvpRule, type RuleSpec } from './vjp.js'
+import { hessianReverseOverForward } from './second-order.js'
 import { evalAllowed } from './driver-interpreted.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
@@ -656,6 +657,13 @@ export interface HessianOptions extends LossOptions {
    * in a loop; it is returned. After an error its contents are unspecified.
    */
   out?: Float64Array
+  /**
+   * How the columns are computed: `'forward-over-reverse'` (default; the tangent of the adjoint,
+   * `width` columns per sweep) or `'reverse-over-forward'` (the second-order adjoint of seed 002
+   * §III.B, see `secondOrderAdjoint`: one reverse sweep of the tangent program per column, slower
+   * on the graph embedding; `width` is ignored).
+   */
+  method?: 'forward-over-reverse' | 'reverse-over-forward'
 }
 
 /**
@@ -669,6 +677,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   argsOf('hessian', args)
   indexList('hessian', 'wrt', options.wrt)
   positiveInteger('hessian', 'width', options.width)
+  const method = options.method ?? 'forward-over-reverse'
+  if (method === 'reverse-over-forward') return hessianReverseOverForward(f, args, options)
+  if (method !== 'forward-over-reverse') argError(`\`method\` must be 'forward-over-reverse' or 'reverse-over-forward', got ${String(method)}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)

@@ -94,7 +94,13 @@ class FunctionTangent {
     this.w = builder.width
     this.registry = builder.registry
     this.used = namesIn(f)
+    // a tangent of a tangent (nested forward mode) already has `t$` names: its own go one `t` longer
+    const names = [...this.used]
+    while (names.some((n) => n.startsWith(`${this.prefix}$`))) this.prefix += 't'
   }
+
+  /** The prefix of tangent names: `t`, or a longer run of `t` where the function already uses `t$` names. */
+  private prefix = 't'
 
   build(): FunctionDef {
     const slots = tangentSlots(this.f.params, this.registry, this.w)
@@ -115,9 +121,9 @@ class FunctionTangent {
   }
 
   /** Tangent name of scalar `x` in direction k. */
-  private ts(x: string, k: number): string { return this.w === 1 ? `t$${x}` : `t$${k}$${x}` }
+  private ts(x: string, k: number): string { return this.w === 1 ? `${this.prefix}$${x}` : `${this.prefix}$${k}$${x}` }
   /** Tangent name of array or stack `x`. */
-  private ta(x: string): string { return `t$${x}` }
+  private ta(x: string): string { return `${this.prefix}$${x}` }
   private fresh(kind: string): string {
     let n: string
     do n = `$${kind}${this.counter++}`; while (this.used.has(n))

@@ -24,6 +24,11 @@ export {
   type Gradient, type GradientFunction, type LossOptions, type GradOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
+// higher orders and learning without gradients (seed 002): Taylor mode, the second-order adjoint, learn by consistency
+export {
+  taylor, compileTaylor, nestedTangentDerivative, compileNestedTangent, secondOrderAdjoint, hessianReverseOverForward, learnByConsistency,
+  type TaylorOptions, type TaylorResult, type CompiledTaylor, type SecondOrderAdjointResult, type ConsistencyOptions, type ConsistencyResult,
+} from '@tenet/ad'
 // checkpointing: the front door, the schedules (and their options), costs and closed forms; the
 // drivers over other state types, the checker and the action constructors stay in @tenet/checkpoint
 export {

@@ -4,7 +4,7 @@
  * and from row families (one file per engine under `src/rows/`), so an engine is added as one file.
  */
 
-export type RowKind = 'objective' | 'inverse' | 'gradient' | 'jacobian' | 'hessian'
+export type RowKind = 'objective' | 'inverse' | 'gradient' | 'jacobian' | 'hessian' | 'higher-order'
 
 /** The result of checking a row's answer against the float64 reference. */
 export interface CheckResult {

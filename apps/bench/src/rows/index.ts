@@ -9,6 +9,7 @@ import { table1JaxRows, table1TfRows } from './table1-peers.js'
 import { table1TenetRows } from './table1-tenet.js'
 import { unfPeerRows } from './unf-peers.js'
 import { webgpuRows } from './webgpu.js'
+import { tenetHigherOrderRows } from './tenet-higher-order.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -27,3 +28,5 @@ ROW_FAMILIES.push(table1TenetRows)
 ROW_FAMILIES.push(unfPeerRows)
 // Tenet on WebGPU (@tenet/backend-webgpu; emulated where the adapter is SwiftShader)
 ROW_FAMILIES.push(webgpuRows)
+// Taylor mode, nested tangents and the second-order adjoint (Bessel, graph embedding)
+ROW_FAMILIES.push(tenetHigherOrderRows)

@@ -250,3 +250,44 @@ fn ibesselj(out: f64, nu: i32, z: f64) {
   nuf -> 0.0
   k -> 0.0
 }`
+
+/**
+ * J_ν(z) by the same series and the same stopping rule (the loop ends after the first term with
+ * |term| ≤ 1e-8), with every term kept in its own element of a work array instead of the
+ * approximate multiplier's dirty ancilla: term m is t[m] = t[m−1] · (−(z/2)²/(m(m+ν))), a
+ * plain product, and the terms are uncomputed with the routine. It costs a 64-element array
+ * (enough for the series to converge to 1e-8 for |z| up to about 20) but leaves no rounding
+ * residue behind: in `besselSource` the multiplier's residue of one term is divided by the next
+ * factors (about 1/term by the end of the loop), which is harmless for the value but amplifies
+ * the rounding of high-order derivatives (seen by Taylor mode from the 3rd derivative on).
+ * Used to check higher-order derivatives against the series' term-by-term derivatives.
+ */
+export const besselTermsSource = `
+${factorialSource}fn ibesselj_terms(out: f64, nu: i32, z: f64) {
+  m: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  t: f64[] <- zeros(64)
+  routine {
+    halfz += z / 2.0
+    halfz_power_2 += halfz ** 2
+    ifactorial(fact_nu, nu)
+    t[0] += halfz ** nu / f64(fact_nu)
+    out_anc += identity(t[0])
+    while (abs(t[m]) > 1e-8 && m < 63, m != 0) {
+      m += 1
+      t[m] -= t[m - 1] * halfz_power_2 / (f64(m) * f64(m + nu))
+      out_anc += identity(t[m])
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  t -> zeros(64)
+  out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  m -> 0
+}`
