@@ -10,6 +10,8 @@ const guide = [
   { text: 'Backends', link: '/guide/backends' },
   { text: 'Writing a primitive', link: '/guide/primitives' },
   { text: 'Adapters and other AD engines', link: '/guide/adapters' },
+  { text: 'Dual numbers and unary normal form', link: '/guide/engines' },
+  { text: 'WebGPU', link: '/guide/webgpu' },
   { text: 'Parallel gradients', link: '/guide/parallel' },
   { text: 'Performance tips', link: '/guide/performance' },
   { text: 'Command line', link: '/guide/cli' },
