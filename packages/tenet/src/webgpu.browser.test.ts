@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 const CHROMIUM = '/usr/bin/chromium'
 const packages = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const PACKAGES = ['ir', 'reversible', 'backend-cpu', 'ad', 'backend-webgpu']
+// the packages the page imports and what they import (@tenet/ad uses @tenet/dual for host functions)
+const PACKAGES = ['ir', 'reversible', 'backend-cpu', 'dual', 'ad', 'backend-webgpu']
 const ci = process.env.CI === 'true' || process.env.CI === '1'
 const ready = existsSync(CHROMIUM) && PACKAGES.every((p) => existsSync(join(packages, p, 'dist', 'index.js')))
 if (!ready) {
@@ -83,7 +84,7 @@ describe.skipIf(!ready)('tenet on WebGPU in headless Chromium', () => {
     try {
       const tab = await context.newPage()
       await tab.goto(`http://localhost:${port}/`)
-      await tab.waitForFunction(() => (globalThis as unknown as { __tenet?: unknown }).__tenet !== undefined, undefined, { timeout: 30_000 })
+      await tab.waitForFunction(() => (globalThis as unknown as { __tenet?: unknown }).__tenet !== undefined, undefined, { timeout: 90_000 })
       const r = await tab.evaluate(() => (globalThis as unknown as { __tenet: Record<string, unknown> }).__tenet)
       expect(r.error).toBeUndefined()
       console.log(`[tenet] browser WebGPU adapter: ${String(r.adapter)}${r.fallback ? ' (fallback adapter)' : ''}`)
@@ -96,5 +97,5 @@ describe.skipIf(!ready)('tenet on WebGPU in headless Chromium', () => {
       await context.close()
       server.close()
     }
-  })
+  }, 150_000) // SwiftShader in a page on a busy 2-core machine: shader compiles take seconds
 })
