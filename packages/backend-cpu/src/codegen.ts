@@ -236,8 +236,41 @@ class FunctionEmitter {
     return r ? r.evaluate(v) : v
   }
 
+  /**
+   * A binary expression. Its left spine (`a + b - c + …`, the shape of a long chain) is walked in
+   * a loop, not by recursion, and a run of plain float `+ -` (or `* / %`) is written without
+   * nested parentheses (JS operators of one level associate to the left, as the tree does), so
+   * neither this generator nor V8's parser recurses once per term.
+   */
   private binary(e: Extract<Expr, { kind: 'binary' }>): string {
-    const a = this.expr(e.left), b = this.expr(e.right), t = e.type
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && !this.shared?.get(n)) { spine.push(n); n = n.left }
+    let a = this.expr(n)
+    let run: string[] | undefined
+    let runLevel = 0
+    for (let k = spine.length - 1; k >= 0; k--) {
+      const node = spine[k]!
+      const b = this.expr(node.right)
+      const level = this.plainLevel(node)
+      if (run && level === runLevel) { run.push(` ${node.op} `, b); continue }
+      if (run) { a = `(${run.join('')})`; run = undefined }
+      if (level) { run = [a, ` ${node.op} `, b]; runLevel = level; continue }
+      a = this.binaryCode(node, a, b)
+    }
+    return run ? `(${run.join('')})` : a
+  }
+
+  /** 1 for a float `+`/`-`, 2 for `*` `/` `%`, written `(a op b)` as they are; else 0. */
+  private plainLevel(e: Extract<Expr, { kind: 'binary' }>): number {
+    const level = e.op === '+' || e.op === '-' ? 1 : e.op === '*' || e.op === '/' || e.op === '%' ? 2 : 0
+    if (!level || !e.type || e.type === 'bool' || e.type === 'i32') return 0
+    const ns = this.program.registry.findNumberSystem(e.type)
+    return ns && !ns.arithmetic && !ns.round ? level : 0
+  }
+
+  private binaryCode(e: Extract<Expr, { kind: 'binary' }>, a: string, b: string): string {
+    const t = e.type
     switch (e.op) {
       case '&&': case '||': case '<': case '<=': case '>': case '>=': return `(${a} ${e.op} ${b})`
       case '==': return `(${a} === ${b})`

@@ -412,13 +412,30 @@ export class FunctionEmitter {
     this.numeric(lt, e.loc)
     this.numeric(e.type, e.loc)
     if (op === '**') return this.power(e)
+    // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && !this.shared?.get(n) && n.op !== '&&' && n.op !== '||' && n.op !== '**') {
+      this.numeric(n.left.type as ScalarTypeName | undefined, n.loc)
+      this.numeric(n.type, n.loc)
+      spine.push(n)
+      n = n.left
+    }
+    let t = this.expr(n)
+    for (let k = spine.length - 1; k >= 0; k--) t = this.binaryAfterLeft(spine[k]!, t)
+    return t
+  }
+
+  /** The rest of a binary operation whose left operand (of value type `left`) is on the stack. */
+  private binaryAfterLeft(e: Extract<Expr, { kind: 'binary' }>, left: ValType): ValType {
+    const op = e.op
     const arithmetic = op === '+' || op === '-' || op === '*' || op === '/' || op === '%'
     // the type the operation runs in: the result's for arithmetic (`i32 / i32` is an f64
     // division), the wider operand's for a comparison; operands are converted as JS computes them
     const operand = (x: Expr) => this.vt((x.type as ScalarTypeName | undefined) ?? 'f64', x.loc)
     const [lv, rv] = [operand(e.left), operand(e.right)]
     const ta = arithmetic ? this.vt(e.type, e.loc) : lv === F64 || rv === F64 ? F64 : lv === F32 || rv === F32 ? F32 : I32
-    this.convertValue(this.expr(e.left), ta)
+    this.convertValue(left, ta)
     if (op === '%' && ta !== I32) {
       // JS remainder on floats: no wasm instruction
       this.convertValue(this.expr(e.right), ta)

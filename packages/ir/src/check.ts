@@ -17,6 +17,8 @@ import type { Registry } from './registry.js'
 /** Names the checker knows in expressions besides registered primitives. */
 export const BUILTIN_FUNCTIONS = ['f64', 'f32', 'i32', 'div', 'len', 'convert', 'zeros'] as const
 
+const ARITHMETIC = new Set(['+', '-', '*', '%'])
+
 /** A pair of index expressions that must differ at run time (same array, written and read). */
 export type DistinctPair = [Expr, Expr]
 
@@ -84,14 +86,19 @@ export function walk(body: Stmt[], visit: (s: Stmt) => void): void {
 
 /** Adds to `out` the variables and arrays an expression (or argument) reads; returns `out`. */
 export function readNames(e: Expr | Arg, out: Set<string> = new Set()): Set<string> {
-  switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); readNames(e.index, out); break
-    case 'field': readNames(e.target, out); break
-    case 'neg': readNames(e.target, out); break
-    case 'unary': readNames(e.arg, out); break
-    case 'binary': readNames(e.left, out); readNames(e.right, out); break
-    case 'call': for (const a of e.args) readNames(a, out); break
+  // an explicit stack: a chain of thousands of terms does not recurse per term
+  const todo: Array<Expr | Arg> = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'var': out.add(x.name); break
+      case 'index': out.add(x.array.name); todo.push(x.index); break
+      case 'field': todo.push(x.target); break
+      case 'neg': todo.push(x.target); break
+      case 'unary': todo.push(x.arg); break
+      case 'binary': todo.push(x.right, x.left); break
+      case 'call': for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!); break
+    }
   }
   return out
 }
@@ -120,15 +127,20 @@ function pathOf(e: Expr | Arg): MemPath | undefined {
   }
 }
 
-/** Memory read by an expression (array lengths in `len(a)` are not content reads). */
+/** Memory read by an expression (array lengths in `len(a)` are not content reads), in source order. */
 function readsOf(e: Expr, out: MemPath[] = []): MemPath[] {
-  switch (e.kind) {
-    case 'var': out.push({ root: e.name, loc: e.loc }); break
-    case 'index': out.push({ root: e.array.name, index: e.index, loc: e.loc }); readsOf(e.index, out); break
-    case 'field': { const p = pathOf(e); if (p) { out.push(p); if (p.index) readsOf(p.index, out) } else readsOf(e.target, out); break }
-    case 'unary': readsOf(e.arg, out); break
-    case 'binary': readsOf(e.left, out); readsOf(e.right, out); break
-    case 'call': if (e.callee !== 'len') for (const a of e.args) readsOf(a, out); break
+  // an explicit stack: a chain of thousands of terms does not recurse per term
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'var': out.push({ root: x.name, loc: x.loc }); break
+      case 'index': out.push({ root: x.array.name, index: x.index, loc: x.loc }); todo.push(x.index); break
+      case 'field': { const p = pathOf(x); if (p) { out.push(p); if (p.index) todo.push(p.index) } else todo.push(x.target); break }
+      case 'unary': todo.push(x.arg); break
+      case 'binary': todo.push(x.right, x.left); break
+      case 'call': if (x.callee !== 'len') for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!); break
+    }
   }
   return out
 }
@@ -239,7 +251,8 @@ class FunctionChecker {
       case 'binary':
         // a power only with a non-negative literal exponent: 2 ** -1 is not an integer
         if (e.op === '**') return this.isIntConstant(e.left) && e.right.kind === 'num' && !e.right.isFloat && e.right.value >= 0
-        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
+        // the right operand first: in a long chain `x + a + b + …` it is the short side
+        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.right) && this.isIntConstant(e.left)
       default: return false
     }
   }
@@ -360,14 +373,40 @@ class FunctionChecker {
         if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) this.mismatch(op, a, b, e.loc)
         return a
       }
-      default: {
-        const [a, b] = this.inferPair(e.left, e.right, expected)
-        if (a !== b) this.mismatch(op, a, b, e.loc)
-        if (!this.isNumeric(a)) fail('static/type', `\`${op}\` needs numbers, not ${a}`, e.loc)
-        this.checkArith(op, a, e.loc)
-        return a
-      }
+      default: return this.inferArithmetic(e, expected)
     }
+  }
+
+  /** Whether `inferPair` takes the right operand's type first (a literal on the left). */
+  private rightFirst(l: Expr, r: Expr): boolean {
+    return (this.isIntConstant(l) && !this.isIntConstant(r)) || (l.kind === 'num' && r.kind !== 'num')
+  }
+
+  /**
+   * `+ - * %`. The left spine of a chain `a + b - c + …` is typed in a loop, bottom up, with the
+   * same rules as `inferPair`, so that a chain of thousands of terms does not recurse per term.
+   */
+  private inferArithmetic(e: Extract<Expr, { kind: 'binary' }>, expected?: ScalarTypeName): ScalarTypeName {
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = []
+    let n: Expr = e
+    while (n.kind === 'binary' && ARITHMETIC.has(n.op) && (n === e || !this.rightFirst(n.left, n.right))) {
+      spine.push(n)
+      if (this.rightFirst(n.left, n.right)) break
+      n = n.left
+    }
+    let lt: ScalarTypeName | undefined
+    for (let k = spine.length - 1; k >= 0; k--) {
+      const node = spine[k]!
+      let a: ScalarTypeName, b: ScalarTypeName
+      if (lt === undefined) [a, b] = this.inferPair(node.left, node.right, expected)
+      else { a = lt; b = this.infer(node.right, a) }
+      if (a !== b) this.mismatch(node.op, a, b, node.loc)
+      if (!this.isNumeric(a)) fail('static/type', `\`${node.op}\` needs numbers, not ${a}`, node.loc)
+      this.checkArith(node.op, a, node.loc)
+      if (k > 0) node.type = a
+      lt = a
+    }
+    return lt!
   }
 
   private inferCall(e: Extract<Expr, { kind: 'call' }>, expected?: ScalarTypeName): ScalarTypeName {

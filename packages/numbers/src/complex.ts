@@ -17,7 +17,7 @@
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
 import {
-  TenetError, TenetStaticError,
+  TenetError, TenetStaticError, walk,
   type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -310,6 +310,41 @@ class Lowering {
 }
 
 /**
+ * Whether a body declares an ancilla of the type `name` or calls its constructor `name(re, im)`
+ * (else the lowering has nothing to do). One pass over the statements and their expressions.
+ */
+function mentionsIn(body: Stmt[], name: string, mentions: (t: Type) => boolean): boolean {
+  const exprs: Array<Expr | Arg> = []
+  let found = false
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'alloc': case 'dealloc':
+        if (s.declared && mentions(s.declared)) found = true
+        if (s.value.kind !== 'emptystack') exprs.push(s.value)
+        break
+      case 'update': exprs.push(s.target, s.value); break
+      case 'callstmt': exprs.push(...s.args); break
+      case 'if': exprs.push(s.pre); if (s.post) exprs.push(s.post); break
+      case 'while': exprs.push(s.pre, s.post); break
+      case 'for': exprs.push(s.start, s.stop); if (s.step) exprs.push(s.step); break
+      case 'push': case 'pop': exprs.push(s.value); break
+      case 'safe': exprs.push(s.expr); break
+    }
+  })
+  while (!found && exprs.length) {
+    const e = exprs.pop()!
+    switch (e.kind) {
+      case 'call': if (e.callee === name) found = true; exprs.push(...e.args); break
+      case 'binary': exprs.push(e.left, e.right); break
+      case 'unary': exprs.push(e.arg); break
+      case 'index': exprs.push(e.index); break
+      case 'field': case 'neg': exprs.push(e.target); break
+    }
+  }
+  return found
+}
+
+/**
  * A complex number system with f64 parts under the type name `name` (default `complex`),
  * implemented by lowering (see the module comment).
  */
@@ -327,7 +362,7 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
       lower(functions: FunctionDef[], _registry: Registry) {
         const mentions = (t: Type) => (t.kind === 'scalar' ? t.name : t.elem) === name
         const signatures = new Map(functions.map((f) => [f.name, f.params]))
-        const any = functions.some((f) => f.params.some((p) => mentions(p.type)) || JSON.stringify(f.body).includes(`"${name}"`))
+        const any = functions.some((f) => f.params.some((p) => mentions(p.type)) || mentionsIn(f.body, name, mentions))
         if (!any) return functions
         const l = new Lowering(name, signatures)
         return functions.map((f) => l.fn(f))

@@ -99,7 +99,17 @@ export class Interpreter {
     const op = e.op
     if (op === '&&') return (this.eval(e.left, fr) as boolean) && (this.eval(e.right, fr) as boolean)
     if (op === '||') return (this.eval(e.left, fr) as boolean) || (this.eval(e.right, fr) as boolean)
-    const a = this.eval(e.left, fr), b = this.eval(e.right, fr)
+    // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && n.op !== '&&' && n.op !== '||') { spine.push(n); n = n.left }
+    let a = this.eval(n, fr)
+    for (let k = spine.length - 1; k >= 0; k--) a = this.binaryValue(spine[k]!, a, this.eval(spine[k]!.right, fr))
+    return a
+  }
+
+  private binaryValue(e: Extract<Expr, { kind: 'binary' }>, a: Value, b: Value): Value {
+    const op = e.op
     const t = e.type
     switch (op) {
       case '==': return a === b
