@@ -6,7 +6,7 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr, forEachStatement, key, promotableElements, walk, type Shared,
+  InvertibilityError, printExpr, userNames, forEachStatement, key, promotableElements, walk, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -51,7 +51,7 @@ export class CodeGenerator {
   }
 
   site(code: string, loc: SourceLocation | undefined, message: (...v: unknown[]) => string): number {
-    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
   }
 
@@ -440,7 +440,9 @@ class FunctionEmitter {
             want = this.expr(s.value)
             const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
             ok = ns && !ns.exact ? `rt.near(${v}, ${want})` : `${v} === ${want}`
-            describe = (cur, w) => `it holds ${cur}, but \`${s.name} -> ${shown}\` expects ${w}`
+            // the values the user knows (a ulog value as its real value, not its encoding)
+            const real = (x: unknown) => (ns?.toHost ? ns.toHost(x as number) : x)
+            describe = (cur, w) => `it holds ${real(cur)}, but \`${s.name} -> ${shown}\` expects ${real(w)}`
           }
           const site = this.gen.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: ${describe(cur, w)}`)
           this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)

@@ -9,7 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
@@ -149,7 +149,7 @@ export class ModuleContext {
   }
 
   site(code: string, loc: SourceLocation | undefined, message: (...v: number[]) => string): number {
-    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
   }
 

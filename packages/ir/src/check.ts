@@ -270,6 +270,9 @@ class FunctionChecker {
         if (e.isFloat) return expected && (this.isFloat(expected) || this.arith(expected)) ? expected : 'f64'
         if (expected && expected !== 'bool') {
           if (this.isInteger(expected) && !Number.isInteger(e.value)) return 'f64'
+          if (this.isInteger(expected) && this.registry.findNumberSystem(expected)?.arrayType === 'Int32Array' && (e.value < -0x80000000 || e.value > 0x7fffffff)) {
+            fail('static/literal-range', `the ${expected} literal ${e.value} is out of range (${-0x80000000} to ${0x7fffffff}); it would wrap around`, e.loc)
+          }
           return expected
         }
         return 'f64'
@@ -294,7 +297,8 @@ class FunctionChecker {
       case 'field': {
         const tt = this.infer(e.target)
         const fields = (this.registry.findNumberSystem(tt) as { fields?: Record<string, ScalarTypeName> } | undefined)?.fields
-        const ft = fields?.[e.field]
+        // own properties only: `z.constructor` is not a field
+        const ft = fields && Object.hasOwn(fields, e.field) ? fields[e.field] : undefined
         if (!ft) fail('static/unknown-field', `${tt} has no field \`${e.field}\`${fields ? ` (fields: ${Object.keys(fields).join(', ')})` : ''}`, e.loc)
         return ft!
       }

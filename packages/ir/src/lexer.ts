@@ -127,7 +127,7 @@ export function tokenize(source: SourceText): Token[] {
       while (j < text.length && text[j] !== c && text[j] !== '\n') {
         if (text[j] !== '\\') { value += text[j]; j++; continue }
         const e = text[j + 1] ?? ''
-        if (e in SIMPLE_ESCAPES && !(e === '0' && /[0-9]/.test(text[j + 2] ?? ''))) { value += SIMPLE_ESCAPES[e]; j += 2; continue }
+        if (Object.hasOwn(SIMPLE_ESCAPES, e) && !(e === '0' && /[0-9]/.test(text[j + 2] ?? ''))) { value += SIMPLE_ESCAPES[e]; j += 2; continue }
         const hex = e === 'x' ? /^[0-9A-Fa-f]{2}/.exec(text.slice(j + 2, j + 4))?.[0]
           : e === 'u' ? (/^\{([0-9A-Fa-f]{1,6})\}/.exec(text.slice(j + 2, j + 10)) ?? /^[0-9A-Fa-f]{4}/.exec(text.slice(j + 2, j + 6)))?.[0]
             : undefined

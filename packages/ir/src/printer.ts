@@ -15,7 +15,8 @@ function hostName(name: string): string {
 function numberText(value: number, isFloat: boolean): string {
   if (Number.isNaN(value)) return '(0.0 / 0.0)'
   if (!Number.isFinite(value)) return value > 0 ? '1e999' : '-1e999'
-  let s = String(value)
+  // String(-0) is '0': the sign of a negative zero is written out, so printing round-trips
+  let s = Object.is(value, -0) ? '-0' : String(value)
   if (isFloat && !/[.eE]/.test(s)) s += '.0'
   return s
 }

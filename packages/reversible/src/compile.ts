@@ -133,7 +133,8 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
     const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!), f, registry)
     Object.defineProperty(fwd, 'inverse', { value: inv })
     Object.defineProperty(inv, 'inverse', { value: fwd })
-    out[f.name] = fwd
+    // an own data property even for a name such as `__proto__` (an assignment would set the prototype)
+    Object.defineProperty(out, f.name, { value: fwd, enumerable: true, writable: true, configurable: true })
   }
   return out
 }

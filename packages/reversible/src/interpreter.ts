@@ -269,8 +269,10 @@ export class Interpreter {
           const cur = fr.get(s.name)
           const want = s.value.kind === 'emptystack' ? [] : s.value.kind === 'call' && s.value.callee === 'zeros' ? this.eval(s.value.args[0]!, fr) : this.eval(s.value, fr)
           if (!this.equal(s.type, cur, want)) {
-            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(want)
-            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(cur)
+            // scalars as the values the user knows (a ulog value as its real value, not its encoding)
+            const real = (v: Value) => (s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v)
+            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(real(want as Value))
+            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(real(cur as Value))
             fail('runtime/dealloc', `cannot deallocate \`${s.name}\`: it holds ${holds}, but \`${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}\` expects ${what}`, s.loc)
           }
         }
