@@ -76,7 +76,8 @@ export class CodeGenerator {
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
     for (const e of emitted) parts.push(e.render(!reentrant.has(e.name)))
     const table = [...this.program.functions.keys()].map(
-      (n) => `${JSON.stringify(n)}: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
+      // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
+      (n) => `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
     )
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   check, createRegistry, NESTING_LIMITS, parse, printFunction, sharedSubexpressions, TenetError, TenetStaticError,
-  TenetSyntaxError, type Expr, type RunStmt,
+  TenetSyntaxError, withStackGuard, type Expr, type RunStmt,
 } from './index.js'
 
 /** The Tenet error `f` throws (fails the test for no error or for a raw JS error). */
@@ -61,6 +61,15 @@ describe('nesting limits', () => {
   it('rejects unary operators and exponents nested past the limit', () => {
     expect(thrown(() => parse(`fn f(y: f64, x: f64) { y += ${'-'.repeat(3000)}x }`)).code).toBe('syntax/too-deep')
     expect(thrown(() => parse(`fn f(y: f64, x: f64) { y += x${' ** x'.repeat(3000)} }`)).code).toBe('syntax/too-deep')
+  })
+
+  it('turns a JavaScript stack overflow into a Tenet error (code limit/stack), and lets other errors through', () => {
+    const recurse = (n: number): number => recurse(n + 1) + 1
+    const e = thrown(() => withStackGuard('compiling', () => recurse(0)))
+    expect(e.code).toBe('limit/stack')
+    expect(e.message).toMatch(/^compiling: the program is nested too deeply/)
+    expect(() => withStackGuard('compiling', () => { throw new TypeError('other') })).toThrow(TypeError)
+    expect(withStackGuard('compiling', () => 42)).toBe(42)
   })
 
   it('rejects an expression tree deeper than the tree limit', () => {
