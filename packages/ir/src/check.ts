@@ -40,34 +40,52 @@ const fail = (code: string, msg: string, loc?: SourceLocation): never => {
   throw new TenetStaticError(code, msg, loc)
 }
 
-/** The parameters each function writes (fixed point over calls, so recursion works). */
+/**
+ * The parameters each function writes (a fixed point over calls, so recursion works). One walk of
+ * every body finds the direct writes and the call sites; a worklist then carries writes from each
+ * callee to its callers, so the time is linear in the program, whatever order the functions are in.
+ */
 export function writtenParams(functions: Map<string, FunctionDef>, registry: Registry): Map<string, boolean[]> {
   const writes = new Map<string, boolean[]>()
   for (const f of functions.values()) writes.set(f.name, f.params.map(() => false))
-  let changed = true
-  while (changed) {
-    changed = false
-    for (const f of functions.values()) {
-      const w = writes.get(f.name)!
-      const mark = (dv: Dataview | Arg) => {
-        const root = rootName(dv)
-        const k = root === undefined ? -1 : f.params.findIndex((p) => p.name === root)
-        if (k >= 0 && !w[k]) { w[k] = true; changed = true }
-      }
-      walk(f.body, (s) => {
-        if (s.kind === 'update') mark(s.target)
-        else if (s.kind === 'push' || s.kind === 'pop') { mark(s.stack); mark(s.value) }
-        else if (s.kind === 'callstmt') {
-          const callee = functions.get(s.callee)
-          if (callee) {
-            const cw = writes.get(callee.name)!
-            s.args.forEach((a, i) => { if (cw[i]) mark(a) })
-          } else {
-            const b = registry.findPrimitive(s.callee)
-            if (b?.kind === 'bijection') s.args.forEach((a, i) => { if (b.roles[i] === 'inout') mark(a) })
-          }
+  const index = new Map<FunctionDef, Map<string, number>>()
+  for (const f of functions.values()) index.set(f, new Map(f.params.map((p, k) => [p.name, k] as const).reverse()))
+  /** Marks the parameter a dataview of `f` is rooted in as written; true when that is new. */
+  const mark = (f: FunctionDef, dv: Dataview | Arg): boolean => {
+    const root = rootName(dv)
+    const k = root === undefined ? undefined : index.get(f)!.get(root)
+    const w = writes.get(f.name)!
+    if (k === undefined || w[k]) return false
+    w[k] = true
+    return true
+  }
+  const sites = new Map<string, Array<{ caller: FunctionDef; args: Arg[] }>>()
+  const work: string[] = []
+  for (const f of functions.values()) {
+    let changed = false
+    walk(f.body, (s) => {
+      if (s.kind === 'update') changed = mark(f, s.target) || changed
+      else if (s.kind === 'push' || s.kind === 'pop') { changed = mark(f, s.stack) || changed; changed = mark(f, s.value) || changed }
+      else if (s.kind === 'callstmt') {
+        if (functions.has(s.callee)) {
+          let list = sites.get(s.callee)
+          if (!list) sites.set(s.callee, (list = []))
+          list.push({ caller: f, args: s.args })
+        } else {
+          const b = registry.findPrimitive(s.callee)
+          if (b?.kind === 'bijection') s.args.forEach((a, i) => { if (b.roles[i] === 'inout') changed = mark(f, a) || changed })
         }
-      })
+      }
+    })
+    if (changed) work.push(f.name)
+  }
+  while (work.length) {
+    const callee = work.pop()!
+    const cw = writes.get(callee)!
+    for (const { caller, args } of sites.get(callee) ?? []) {
+      let changed = false
+      args.forEach((a, i) => { if (cw[i]) changed = mark(caller, a) || changed })
+      if (changed) work.push(caller.name)
     }
   }
   return writes

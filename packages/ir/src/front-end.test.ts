@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   check, createRegistry, NESTING_LIMITS, parse, printFunction, sharedSubexpressions, TenetError, TenetStaticError,
-  TenetSyntaxError, withStackGuard, type Expr, type RunStmt,
+  TenetSyntaxError, withStackGuard, writtenParams, type Expr, type RunStmt,
 } from './index.js'
 
 /** The Tenet error `f` throws (fails the test for no error or for a raw JS error). */
@@ -155,6 +155,18 @@ describe('names and literals', () => {
     const again = parse(printed).functions[0]!
     const lit = ((again.body[0] as { value: Expr }).value as { left: Expr }).left as { value: number }
     expect(Object.is(lit.value, -0)).toBe(true)
+  })
+})
+
+describe('written parameters', () => {
+  it('carries writes through a long chain of calls in either order of definition', () => {
+    const n = 2000
+    const fns = Array.from({ length: n }, (_, i) => i === n - 1 ? `fn f${i}(a: f64, b: f64) { a += b }` : `fn f${i}(a: f64, b: f64) { f${i + 1}(a, b) }`)
+    for (const order of [fns, [...fns].reverse()]) {
+      const m = parse(order.join('\n'))
+      const writes = writtenParams(new Map(m.functions.map((f) => [f.name, f])), createRegistry())
+      for (let i = 0; i < n; i++) expect(writes.get(`f${i}`), `f${i}`).toEqual([true, false])
+    }
   })
 })
 
