@@ -4,7 +4,7 @@
  * values, a function may be called `__proto__`, and `.source` keeps the sign of −0.0.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, TenetError, type Registry } from '@tenet/ir'
+import { createRegistry, NESTING_LIMITS, parse, TenetError, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
@@ -44,6 +44,20 @@ describe('a 3,000-term chain', () => {
       expect(y).toBe(0.25 + value)
       const g = grad(m.f!, { loss: 0 })(0, x.slice())
       expect(Array.from(g[1] as Float64Array)).toEqual(Array.from(expected))
+    })
+  }
+})
+
+describe('nesting at the limits', () => {
+  // blocks and parentheses just inside NESTING_LIMITS (500): every pass and backend copes
+  const n = NESTING_LIMITS.block - 1
+  const text = `fn f(y: f64, x: f64) {\n${'if (x > 0.0, ~) {\n'.repeat(n - 1)}y += ${'('.repeat(n - 2)}x * x${')'.repeat(n - 2)}\n${'}\n'.repeat(n - 1)}}`
+  for (const backend of BACKENDS) {
+    it(`runs, inverts and differentiates ${n} nested blocks on ${backend}`, () => {
+      const m = compile(text, backend)
+      expect(m.f!(0, 1.5)).toEqual([2.25, 1.5])
+      expect(m.f!.inverse(2.25, 1.5)).toEqual([0, 1.5])
+      expect(grad(m.f!, { loss: 0 })(0, 1.5)[1]).toBe(3)
     })
   }
 })
