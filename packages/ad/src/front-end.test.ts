@@ -63,6 +63,17 @@ describe('nesting at the limits', () => {
 })
 
 describe('run-time messages', () => {
+  const recursive = 'fn count(y: f64, n: i32) {\n  if (n > 0, n > 0) {\n    y += 1.0\n    m <- n - 1\n    count(y, m)\n    m -> n - 1\n  }\n}'
+  for (const backend of BACKENDS) {
+    it(`reports recursion too deep for the stack as a Tenet error naming the function on ${backend}`, () => {
+      const m = compile(recursive, backend)
+      expect(m.count!(0, 100)).toEqual([100, 100])
+      const e = thrown(() => m.count!(0, 100000))
+      expect(e.code).toBe('runtime/stack-overflow')
+      expect(e.message).toMatch(/^`count`: the recursion is too deep/)
+    })
+  }
+
   // g is small enough to be inlined by cpu and wasm: the message must still say `t`
   const inlined = 'fn g(y: f64) {\n  t <- 0.0\n  t += y\n  t -> 0.0\n}\nfn f(y: f64) { g(y) }'
   for (const backend of BACKENDS) {

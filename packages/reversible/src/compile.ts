@@ -259,6 +259,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
     try {
       core(...vals)
     } catch (e) {
+      if (e instanceof RangeError && /call stack/i.test(e.message)) e = new TenetError('runtime/stack-overflow', `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`)
       const arraysWritten = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
       if (checks) {
         for (let i = 0; i < params.length; i++) {
