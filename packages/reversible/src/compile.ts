@@ -290,11 +290,13 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
     }
     return out
   }
-  const printed = info.inverse
+  // printed on first use: a large module is not printed twice (both directions) while it compiles
+  let printed: string | undefined
+  const print = () => info.inverse
     ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())) })
     : printFunction(info.surface)
   Object.defineProperties(call, {
-    source: { value: printed },
+    source: { get: () => (printed ??= print()) },
     ir: { value: ir },
     core: { value: core },
     [TENET_FUNCTION]: { value: info },
