@@ -94,7 +94,7 @@ export function valType(t: ScalarTypeName | undefined, loc?: SourceLocation): Va
 
 /** Element layout of an array type. */
 export function elemInfo(t: ScalarTypeName, loc?: SourceLocation): ElemInfo {
-  const e = ELEM[t]
+  const e = Object.hasOwn(ELEM, t) ? ELEM[t] : undefined
   if (!e) unsupported(`arrays of \`${t}\``, loc)
   return e!
 }
@@ -597,7 +597,7 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
-    const native = typeof spec.emit?.wasm === 'string' ? NATIVE[spec.emit.wasm] : undefined
+    const native = typeof spec.emit?.wasm === 'string' && Object.hasOwn(NATIVE, spec.emit.wasm) ? NATIVE[spec.emit.wasm] : undefined
     if (native && rt !== I32 && types.every((t) => t === rt) && native.arity === e.args.length) {
       for (const a of e.args) this.expr(a)
       const code = rt === F32 ? native.f32 : native.f64
