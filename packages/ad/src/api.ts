@@ -4,9 +4,11 @@
  * back to the inputs while the gradients accumulate. No tape, no per-scalar objects.
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
-import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
+import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
+import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
+import { argsOf, optionsOf, positiveNumber } from './options.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
@@ -239,10 +241,17 @@ export interface GradientFunction {
    * do on the cpu backend.
    */
   readonly release: () => void
+  /**
+   * Releases the memory like \`release\`, for good: a later call throws a \`TenetError\` with code
+   * \`ad/disposed\`. A gradient function that is dropped without either is freed when the garbage
+   * collector finds it, its \`run\` and every gradient array it returned unreachable (a
+   * \`FinalizationRegistry\`); \`dispose\` frees it at once.
+   */
+  readonly dispose: () => void
 }
 
 /** Support object of a generated gradient driver. */
-interface DriverContext {
+export interface DriverContext {
   fwd: CompiledFunction
   adj: CompiledFunction
   fromHost: Array<((x: number) => number) | undefined>
@@ -281,6 +290,21 @@ interface DriverContext {
   moved: boolean
   /** Releases every resident array of the driver (see `GradientFunction.release`). */
   release(): void
+  /** Set by \`dispose\`: later calls throw. */
+  disposed: boolean
+  /**
+   * The resident arrays the driver holds, in an object of their own: what the finalizer frees
+   * when the gradient function is collected (it must not reach the function, or it never is).
+   */
+  held: HeldMemory
+  /** The object whose collection frees \`held\`: referenced by the driver and by every gradient view it hands out. */
+  token: object
+  /** Checks that array i came back to the caller's values \`a\` after the adjoint sweep (see \`GradOptions.uncompute\`). */
+  checkArray(i: number, v: ArrayLike<number>, a: ArrayLike<number>): void
+  /** Raises (or warns about) argument i, element e (−1 for a scalar), which came back as \`got\`, not \`want\`. */
+  uncomputed(i: number, e: number, got: number, want: number): void
+  /** The relative tolerance of the uncompute check. */
+  tol: number
 }
 
 /**
@@ -288,7 +312,7 @@ interface DriverContext {
  * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
  * Identifiers are generated here; no user text reaches the generated source.
  */
-function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null, forward: CompiledForwardGradient | null = null): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null, forward: CompiledForwardGradient | null = null, check: UncomputeCheck = { policy: 'off', tolerance: 0 }): { run: (...a: unknown[]) => void; ctx: DriverContext } {
   const params = c.params
   const n = params.length
   const registry = c.info.registry
@@ -305,8 +329,10 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     buffers: new Array(n).fill(undefined),
     values: new Array(n).fill(undefined),
     bad(i, a) {
+      if (i === -2) throw new TenetError('ad/disposed', `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``)
       if (i < 0) return argError(`\`${c.info.name}\` takes ${n} arguments (${params.map((q) => q.name).join(', ')}), got ${a}`)
       const p = params[i]!
+      if (ArrayBuffer.isView(a) && isDetached(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
       const want = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? 'a boolean' : 'a number') : p.type.kind === 'array' ? `a ${registry.numberSystem(p.type.elem).arrayType}` : 'a JS array (a stack)'
       return argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` must be ${want}, got ${a === null ? 'null' : (a as object)?.constructor?.name ?? typeof a}`)
     },
@@ -341,7 +367,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
         ctx.gblock?.release()
         // never empty, so that a detached view shows in its length (0) even when every gradient is
-        ctx.gblock = memory!.allocate('bool', Math.max(bytes, 16))
+        ctx.gblock = ctx.held.gblock = memory!.allocate('bool', Math.max(bytes, 16))
         ctx.glens = lens.slice()
         ctx.moved = true
       }
@@ -354,16 +380,40 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       const z = ctx.gz = ctx.gblock!.array as Uint8Array
       ctx.glens.forEach((len, i) => {
         const at = z.byteOffset + ctx.gat[i]!
-        if (len >= 0) ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+        if (len < 0) return
+        const v = ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+        // a gradient handed out keeps its driver's memory alive (see \`GradientFunction.dispose\`)
+        Object.defineProperty(v, KEEP, { value: ctx.token })
       })
     },
     release() {
       for (const r of ctx.res) r?.release()
       ctx.res.fill(undefined)
       ctx.gblock?.release()
-      ctx.gblock = ctx.gz = undefined
+      ctx.gblock = ctx.held.gblock = ctx.gz = undefined
       ctx.gv.fill(undefined)
       ctx.buffers.fill(undefined)
+    },
+    disposed: false,
+    held: { res: [], gblock: undefined },
+    token: {},
+    tol: check.tolerance,
+    checkArray(i, v, a) {
+      const th = ctx.toHost[i], tol = ctx.tol
+      for (let j = 0; j < a.length; j++) {
+        const got = th ? th(v[j]!) : v[j]!, want = a[j]!
+        if (!(got === want || Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
+      }
+    },
+    uncomputed(i, e, got, want) {
+      const p = params[i]!
+      const what = `argument ${i + 1} (\`${p.name}\`)${e >= 0 ? `, element ${e},` : ''}`
+      const message = `the adjoint sweep of \`${c.info.name}\` did not bring ${what} back to its input: it recomputed ${got} where the input was ${want} ` +
+        `(tolerance ${ctx.tol} relative to max(1, |input|)). Uncomputing \`${c.info.name}\` is numerically unstable at these arguments, so the ` +
+        `gradient was taken at other values and may be wrong. Options: reformulate the program (store the value instead of recomputing it), ` +
+        `or \`grad(f, { uncompute: 'warn' | 'off', uncomputeTolerance })\``
+      if (check.policy === 'error') throw new TenetError('ad/uncompute', message)
+      if (!warned) { warned = true; console.warn(`[tenet] ${message} (warned once per gradient function)`) }
     },
     resize(i, len) {
       ctx.res[i]?.release()
@@ -372,12 +422,16 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
       return r.array
     },
   }
+  let warned = false
+  ctx.held.res = ctx.res
   // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
   // reads and writes them in place, and nothing is copied back after a call.
   const memory = ctx.adj.resident
   const args = params.map((_, i) => `a${i}`)
   const lines: string[] = []
   lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
+  // (\`token\`: the driver's memory is freed only once this function is unreachable)
+  lines.push('if (ctx.disposed) ctx.bad(-2, token);')
   const vals: string[] = []
   params.forEach((p, i) => {
     const v = `v${i}`
@@ -388,7 +442,7 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     } else if (p.type.kind === 'array') {
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
-      lines.push(`if (!(a${i} instanceof ${ctor})) ctx.bad(${i}, a${i});`)
+      lines.push(`if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
       if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
         lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
@@ -463,6 +517,18 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
     } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
     // a call that grew the memory detached the views (the block's byte view then has length 0)
     if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
+    if (check.policy !== 'off') {
+      // the sweep recomputed the inputs of every argument that f writes: compare them with the
+      // caller's values (which the driver never changes), one pass over the written arguments
+      const written = c.info.program.writes.get(c.info.name)!
+      params.forEach((p, i) => {
+        if (!written[i]) return
+        if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
+          const got = ctx.toHost[i] ? `ctx.toHost[${i}](Q[${i}])` : `Q[${i}]`
+          lines.push(`{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`)
+        } else if (p.type.kind === 'array' && !shared[i]) lines.push(`ctx.checkArray(${i}, ${memory ? `ctx.res[${i}].array` : `v${i}`}, a${i});`)
+      })
+    }
     params.forEach((_, i) => {
       const s = c.slots[i]
       if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
@@ -472,9 +538,37 @@ function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | 
   }
   const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
-  const run = new Function('ctx', body)(ctx) as (...a: unknown[]) => void
+  const run = evalAllowed()
+    ? new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
+    : interpretedDriver({
+      ctx, params, slots: c.slots, loss, fused: fused !== null, lossSlot: c.params.length + c.slots.filter((x) => x).length + 1, forward, shared,
+      ctors: params.map((p) => (p.type.kind === 'array' ? CTORS[registry.numberSystem(p.type.elem).arrayType] : undefined)),
+      forwardF32: forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
+      resident: memory !== undefined,
+      checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+    })
   return { run, ctx }
 }
+
+/** The resident arrays of a driver (see \`DriverContext.held\`). */
+interface HeldMemory { res: Array<ResidentArray | undefined>; gblock: ResidentArray | undefined }
+
+/** A hidden property of a gradient view that keeps its driver's memory from being freed. */
+const KEEP = Symbol('tenet.gradient.keep')
+
+/**
+ * Frees the resident memory of gradient functions that were dropped without \`release\` or
+ * \`dispose\` (wasm): when the function, its \`run\` and every gradient view it handed out
+ * are unreachable, their blocks go back to the module's free list.
+ */
+const collected = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<HeldMemory>((held) => {
+    for (const r of held.res) r?.release()
+    held.res.fill(undefined)
+    held.gblock?.release()
+    held.gblock = undefined
+  })
+  : undefined
 
 // Every gradient function has the same properties with the same getter, so V8 gives them one
 // shape with fast properties: a getter made per function (a closure over its driver) gave each
@@ -505,7 +599,28 @@ export interface GradOptions extends LossOptions {
    * always the reverse-mode ones.
    */
   mode?: 'auto' | 'forward' | 'reverse'
+  /**
+   * What to do when the adjoint sweep does not bring the arguments back to their inputs
+   * (default \`'error'\`). Reverse mode recomputes values by uncomputing \`f\` instead of storing
+   * them; where that is numerically unstable (a division by a small number, a cancellation),
+   * the recomputed values drift and the gradient is taken at the wrong point, silently. After
+   * every sweep the driver compares the recomputed value of each argument \`f\` writes with the
+   * caller's (one comparison per scalar; forward mode, which does not uncompute, has nothing to
+   * check). \`'error'\` throws a \`TenetError\` with code \`ad/uncompute\`, \`'warn'\` writes one
+   * \`console.warn\` per gradient function and returns the gradient, \`'off'\` skips the check.
+   * The check sees drift at the boundary only: an intermediate value that is recomputed wrongly
+   * and then cancels out is not seen.
+   */
+  uncompute?: 'error' | 'warn' | 'off'
+  /**
+   * The tolerance of that check, relative to max(1, |input|) (default 1e-6: far above the
+   * rounding of a stable uncompute, about 1e-16 to 1e-12 relative, far below a useless gradient).
+   */
+  uncomputeTolerance?: number
 }
+
+/** The uncompute check of a driver (see \`GradOptions.uncompute\`). */
+interface UncomputeCheck { policy: 'error' | 'warn' | 'off'; tolerance: number }
 
 /**
  * Compiles the gradient of `f` with respect to all its float arguments, once; the result is
@@ -516,6 +631,7 @@ export interface GradOptions extends LossOptions {
  * ```
  */
 export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
+  optionsOf('grad', options, true)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const mode = options.mode ?? 'auto'
@@ -527,7 +643,14 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
   }
   const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)
-  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward)
+  const policy = options.uncompute ?? 'error'
+  if (policy !== 'error' && policy !== 'warn' && policy !== 'off') argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
+  const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
+  // what the sweep leaves in the values: the inputs after f and its adjoint, and after the
+  // routine-fused program with checks on; the one-pass program never uncomputes (nothing to
+  // check), and without checks the fused programs drop the restores nobody reads
+  const recomputes = !forward && (!fused || (!fused.name.endsWith('$onepass') && c.info.options.checks))
+  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, { policy: recomputes ? policy : 'off', tolerance })
   const out: Gradient = new Array(c.params.length).fill(null)
   const slots = c.slots
   const g = (...args: unknown[]): Gradient => {
@@ -547,7 +670,9 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     lastLoss: { get: lastLoss },
     inverse: { value: (args: unknown[], gr: Gradient, sink = 0) => inverseGradient(c, args, gr, sink) },
     release: { value: () => ctx.release() },
+    dispose: { value: () => { ctx.release(); ctx.disposed = true; collected?.unregister(ctx.token) } },
   })
+  if (ctx.adj.resident || ctx.fwd.resident) collected?.register(ctx.token, ctx.held, ctx.token)
   return g as unknown as GradientFunction
 }
 
@@ -667,9 +792,14 @@ function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | null {
  * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode'>): SurfaceGradient {
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance'>): SurfaceGradient {
+  optionsOf('gradient', options, true)
+  argsOf('gradient', args)
   const view = surfaceArgs(f, args)
-  if (view) return view.fromLowered(onceGradient(f, { loss: view.lossIndex(options.loss, options.lossPart), ...(options.mode ? { mode: options.mode } : {}) }, view.toLowered(args)))
+  if (view) {
+    const { lossPart: _, ...rest } = options
+    return view.fromLowered(onceGradient(f, { ...rest, loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
+  }
   return onceGradient(f, options, args)
 }
 
@@ -690,7 +820,7 @@ export function cloneArgs(args: unknown[]): unknown[] {
 }
 
 /** Options of `checkGrad`. */
-export interface CheckGradOptions extends LossOptions {
+export interface CheckGradOptions extends LossOptions, Pick<GradOptions, 'uncompute' | 'uncomputeTolerance'> {
   /** Absolute tolerance (default 1e-6). */
   atol?: number
   /** Relative tolerance, times |finite difference| (default 1e-6). */
@@ -724,6 +854,11 @@ export interface CheckGradResult {
  * arguments as written (as for `gradient`); `worst.arg` then indexes the lowered arguments.
  */
 export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradOptions): CheckGradResult {
+  optionsOf('checkGrad', options, true)
+  argsOf('checkGrad', args)
+  positiveNumber('checkGrad', 'step', options.step)
+  positiveNumber('checkGrad', 'atol', options.atol, true)
+  positiveNumber('checkGrad', 'rtol', options.rtol, true)
   const view = surfaceArgs(f, args)
   if (view) {
     const { lossPart: _, ...rest } = options
@@ -735,7 +870,8 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   const mode = options.mode ?? 'both'
   if (mode !== 'both' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'both', 'forward' or 'reverse', got ${String(mode)}`)
   const ads: Array<['forward' | 'reverse', Gradient]> = []
-  if (mode !== 'forward') ads.push(['reverse', onceGradient(f, { loss: options.loss, mode: 'reverse' }, args)])
+  const check = { ...(options.uncompute ? { uncompute: options.uncompute } : {}), ...(options.uncomputeTolerance !== undefined ? { uncomputeTolerance: options.uncomputeTolerance } : {}) }
+  if (mode !== 'forward') ads.push(['reverse', onceGradient(f, { loss: options.loss, mode: 'reverse', ...check }, args)])
   if (mode === 'forward' || (mode === 'both' && compileForwardGradient(f, options.loss))) ads.push(['forward', onceGradient(f, { loss: options.loss, mode: 'forward' }, args)])
   const work = cloneArgs(args)
   const fwd = c.forward, inv = c.inverse

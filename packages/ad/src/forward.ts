@@ -8,6 +8,8 @@ import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { Sweep, argError, checkLoss, floatParams, type Gradient, type LossOptions } from './api.js'
 import { compileAdjoint, compileSecondOrder, compileTangent, infoOf, type CompiledSecondOrder, type CompiledTangent } from './compile.js'
 import { hasGradient } from './transform.js'
+import { evalAllowed } from './driver-interpreted.js'
+import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -167,6 +169,10 @@ export interface JvpResult {
  * ```
  */
 export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
+  optionsOf('jvp', options, false)
+  argsOf('jvp', args)
+  if (!Array.isArray(options.v)) argError(`\`jvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  indexList('jvp', 'inputs', options.inputs)
   const ct = compileTangent(f, 1)
   const info = infoOf(f)
   const run = new TangentRun(ct)
@@ -183,11 +189,15 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
   const value = ct.params.map((p, i) => {
     const v = run.argv[i]
     if (p.type.kind === 'stack') return v
-    const th = hostConversionsOf(info.registry, p.type).toHost
+    const { fromHost: fh, toHost: th } = hostConversionsOf(info.registry, p.type)
     if (!th) return v
-    if (typeof v === 'number') return th(v)
+    // as \`f(...args)\` returns them: a value whose representation the run did not change is the
+    // argument as passed, the others decoded
+    const given = args[i]
+    const back = (r: number, x: unknown) => (fh && typeof x === 'number' && Object.is(r, fh(x)) ? x : th(r))
+    if (typeof v === 'number') return back(v, given)
     // an array of a number system whose representation is not its value (ulog): decoded copy
-    return ArrayBuffer.isView(v) ? (v as Float64Array).map(th) : v
+    return ArrayBuffer.isView(v) ? (v as Float64Array).map((r, j) => back(r, (given as ArrayLike<number> | undefined)?.[j])) : v
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]
@@ -232,6 +242,11 @@ function positions(values: unknown[], params: number[]): Array<[number, number]>
  * counts (`jacobianCost`).
  */
 export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOptions = {}): Float64Array {
+  optionsOf('jacobian', options, false)
+  argsOf('jacobian', args)
+  indexList('jacobian', 'inputs', options.inputs)
+  indexList('jacobian', 'outputs', options.outputs)
+  positiveInteger('jacobian', 'width', options.width)
   const info = infoOf(f)
   const params = f.ir.params
   const written = info.program.writes.get(info.name)!
@@ -372,7 +387,10 @@ class SecondOrderRun {
     const writes = info.program.writes.get(info.name)
     this.written = this.argv.map((_, j) => writes?.[j] !== false)
     // identifiers only: no user text reaches the generated source
-    this.call = new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(so.program.core, this.argv) as () => void
+    const core = so.program.core, argv = this.argv
+    this.call = evalAllowed()
+      ? new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(core, argv) as () => void
+      : () => core(...argv) // no generated code where it is forbidden (strict CSP)
     this.memory = so.program.core.resident
     this.handles = this.argv.map(() => undefined)
   }
@@ -575,7 +593,7 @@ const rowCopiers = new Map<number, RowCopy>()
 function rowCopier(w: number): RowCopy {
   let f = rowCopiers.get(w)
   if (!f) {
-    if (w > 64) {
+    if (w > 64 || !evalAllowed()) {
       f = (H, b, len, at, n) => { for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]! }
     } else {
       const body = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
@@ -629,6 +647,10 @@ export interface HessianOptions extends LossOptions {
  * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
+  optionsOf('hessian', options, true)
+  argsOf('hessian', args)
+  indexList('hessian', 'wrt', options.wrt)
+  positiveInteger('hessian', 'width', options.width)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
@@ -674,6 +696,9 @@ export interface HvpOptions extends LossOptions {
  * Hessian is formed.
  */
 export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
+  optionsOf('hvp', options, true)
+  argsOf('hvp', args)
+  if (!Array.isArray(options.v)) argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const r = secondOrderRun(f, args, options.loss, 1)

@@ -1,4 +1,4 @@
-import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { inlineSmallCalls, TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**
@@ -10,7 +10,17 @@ export function compileToJs(checked: Program, checkedInverses: Map<string, Funct
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)
-  const table = new Function('rt', source)(rt) as Record<string, [Function, Float64Array, Function, Float64Array]>
+  let make: Function
+  try {
+    make = new Function('rt', source)
+  } catch (e) {
+    // a strict Content-Security-Policy, or node --disallow-code-generation-from-strings
+    if (e instanceof EvalError) {
+      throw new TenetError('backend/eval-forbidden', "the cpu backend compiles to JavaScript with new Function, which this page's Content-Security-Policy (or --disallow-code-generation-from-strings) forbids: use the interpreter backend, rev.with({ backend: 'interpreter' }), which generates no code")
+    }
+    throw e
+  }
+  const table = make(rt) as Record<string, [Function, Float64Array, Function, Float64Array]>
   const cache = new Map<string, CompiledFunction>()
   return {
     get(name, inverse) {

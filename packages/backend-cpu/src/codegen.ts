@@ -6,7 +6,7 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr, userNames, forEachStatement, key, promotableElements, walk, type Shared,
+  InvertibilityError, hostNumber, printExpr, userNames, forEachStatement, key, promotableElements, walk, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -17,6 +17,8 @@ export interface Runtime {
   prims: Array<(...a: number[]) => number>
   bijections: Array<(...a: number[]) => number[]>
   fail: (site: number, ...values: unknown[]) => never
+  /** The value of a host call in an expression, which must be a number (\`site\`: its location). */
+  hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
 }
@@ -308,7 +310,12 @@ class FunctionEmitter {
   private call(e: Extract<Expr, { kind: 'call' }>): string {
     const args = () => e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
     const name = e.callee
-    if (name.startsWith('$host')) return `(+rt.hosts[${Number(name.slice(5))}](${args().join(', ')}))`
+    if (name.startsWith('$host')) {
+      // the value must be a number (see \`hostNumber\`): checked where the call site is known
+      const k = Number(name.slice(5))
+      const site = this.gen.site('runtime/host-result', e.loc, () => '')
+      return `rt.hostNumber(rt.hosts[${k}](${args().join(', ')}), ${k}, ${site})`
+    }
     switch (name) {
       case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
       case 'f32': return `Math.fround(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))})`
@@ -503,7 +510,15 @@ class FunctionEmitter {
         this.write(s.value, `${st}.pop()`)
         return
       }
-      case 'safe': this.line(`${this.expr(s.expr)};`); return
+      case 'safe': {
+        // a host call's value is ignored, whatever it is
+        const e = s.expr
+        if (e.kind === 'call' && e.callee.startsWith('$host')) {
+          const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
+          this.line(`rt.hosts[${Number(e.callee.slice(5))}](${args.join(', ')});`)
+        } else this.line(`${this.expr(e)};`)
+        return
+      }
       case 'unchecked': {
         // no JS block and no new scope: `@unchecked` only switches the checks off
         this.unchecked++
@@ -673,6 +688,9 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     fail(site: number, ...values: unknown[]): never {
       const s = gen.sites[site]!
       throw new InvertibilityError(s.code, s.message(...values), s.loc)
+    },
+    hostNumber(value: unknown, index: number, site: number): number {
+      return typeof value === 'number' ? value : hostNumber(value, index, gen.sites[site]!.loc)
     },
     near(a: number, b: number) {
       return a === b || Math.abs(a - b) <= options.tolerance * Math.max(1, Math.abs(b))

@@ -1,4 +1,4 @@
-import { inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { TenetError, inlineSmallCalls, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
@@ -14,7 +14,7 @@ interface ViewCache { buffer: ArrayBuffer | null; at: number; n: number; view: A
  * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
  * scalar results. Generated per function, with positional parameters (no rest array per call).
  */
-function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, writes: boolean[], exported: Function): CompiledFunction {
+function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, writes: boolean[], exported: { fn: Function }): CompiledFunction {
   const results = new Float64Array(Math.max(1, f.params.length))
   const caches: ViewCache[] = f.params.map(() => ({ buffer: null, at: -1, n: -1, view: null }))
   // a nested call (from a host function that wasm called) starts at the current heap top
@@ -48,7 +48,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
-  lines.push(`try { fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
+  lines.push(`try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw s.oob.value >= 0 ? s.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
   lines.push(...copyOut)
   f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
@@ -61,7 +61,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
     }
     return cache.view!
   }
-  const call = new Function('s', 'fn', 'R', 'c', 'view', 'grow', 'refresh', src)(s, exported, results, caches, view, grow, refresh) as CompiledFunction
+  const call = new Function('s', 'x', 'R', 'c', 'view', 'grow', 'refresh', src)(s, exported, results, caches, view, grow, refresh) as CompiledFunction
   Object.defineProperties(call, { results: { value: results }, resident: { value: resident } })
   return call
 }
@@ -87,27 +87,56 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
-  const bytes = encodeModule({ imports: ctx.imports, functions: defined, memoryPages: 1, globals: [{ init: heapBase, export: 'hp' }] })
+  const bytes = encodeModule({
+    imports: ctx.imports, functions: defined, memoryPages: 1,
+    // the heap top, then the record of an out-of-range access (see OOB_SITE)
+    globals: [{ init: heapBase, export: 'hp' }, { init: -1, export: 'oob' }, { init: 0, export: 'oobIndex' }, { init: 0, export: 'oobLength' }],
+  })
   const env: Record<string, Function> = {}
   ctx.importFns.forEach((fn, i) => { env[`i${i}`] = fn })
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
-  const exports = instance.exports as Record<string, unknown>
+  let exports = instance.exports as Record<string, unknown>
   const memory = exports.memory as WebAssembly.Memory
-  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0 } as MemoryState
+  const oob = exports.oob as WebAssembly.Global
+  const outOfBounds = (): Error => {
+    const site = oob.value as number
+    oob.value = -1
+    try {
+      return ctx.fail(site, [(exports.oobIndex as WebAssembly.Global).value as number, (exports.oobLength as WebAssembly.Global).value as number])
+    } catch (e) { return e as Error }
+  }
+  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0, oob, outOfBounds } as MemoryState
   refresh(state)
   const resident = residentMemory(state)
   const cache = new Map<string, CompiledFunction>()
   const index = new Map(fns.map((f, k) => [f.name, k]))
+  // the exported functions the wrappers call, replaced on \`dispose\` (so that nothing keeps the instance)
+  const thunks: Array<{ fn: Function }> = []
+  const gone = (): never => { throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions') }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
+    dispose() {
+      for (const t of thunks) t.fn = gone
+      state.disposed = true
+      // the views and the memory go; a later wrapper call fails before it touches them
+      const empty = new ArrayBuffer(0)
+      state.memory = { buffer: empty, grow: gone } as unknown as WebAssembly.Memory
+      refresh(state)
+      cache.clear()
+      index.clear()
+      exports = {}
+    },
     get(name, inverse) {
       const key = (inverse ? '~' : '') + name
       let c = cache.get(key)
       if (!c) {
         const k = index.get(name)
+        if (state.disposed) gone()
         if (k === undefined) throw new Error(`wasm backend: no function \`${name}\``)
         const f = inverse ? inverses.get(name)! : program.functions.get(name)!
-        c = makeWrapper(state, resident, f, program.writes.get(name)!, exports[`${inverse ? 'B' : 'F'}${k}`] as Function)
+        const exported = { fn: exports[`${inverse ? 'B' : 'F'}${k}`] as Function }
+        thunks.push(exported)
+        c = makeWrapper(state, resident, f, program.writes.get(name)!, exported)
         cache.set(key, c)
       }
       return c

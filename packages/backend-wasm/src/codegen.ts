@@ -9,7 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
@@ -171,6 +171,12 @@ export class ModuleContext {
   }
 }
 
+/**
+ * The globals of a module: 0 is the heap top (\`hp\`); 1–3 record an out-of-range access
+ * without checks (its check site, index and length) before the function traps.
+ */
+export const OOB_SITE = 1, OOB_INDEX = 2, OOB_LENGTH = 3
+
 /** A name in scope: a scalar local, or an array's address and length locals. */
 type Binding =
   | { kind: 'scalar'; local: number; type: ScalarTypeName }
@@ -191,6 +197,8 @@ export class FunctionEmitter {
   private nextLocal = 0
   private names = new Map<string, Binding>()
   private unchecked = 0
+  /** The scratch local of the bounds check of an element address without checks. */
+  private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
   private heapMark: number | undefined
 
@@ -302,10 +310,28 @@ export class FunctionEmitter {
       this.get(a.ptr)
       this.get(ix)
     } else {
-      this.get(a.ptr)
+      // bounds are checked even with checks off (and in \`@unchecked\`): all arguments share one
+      // linear memory, so an index out of range would read or write another argument
       const c = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) ? index.right.value : 0
-      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      // (one scratch local per function: nothing is evaluated between its set and its last get)
+      const bx = (this.boundsLocal ??= this.local(I32))
       this.expr(c !== 0 ? (index as { left: Expr }).left : index)
+      this.set(bx)
+      const full = () => { this.get(bx); if (c !== 0) { this.i32(c); this.op(Op.i32_add) } }
+      full()
+      this.get(a.len)
+      // the cold path is kept small (a call of \`fail\` with its seven arguments at every access
+      // made the graph-embedding gradient about 1.6× slower): it records the site, the index and
+      // the length in globals and traps; the wrapper turns the trap into the site's error
+      this.op(Op.i32_ge_u, Op.if, 0x40)
+      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      this.i32(site); this.out.byte(Op.global_set).u32(OOB_SITE)
+      full(); this.out.byte(Op.global_set).u32(OOB_INDEX)
+      this.get(a.len); this.out.byte(Op.global_set).u32(OOB_LENGTH)
+      this.op(Op.unreachable, Op.end)
+      this.get(a.ptr)
+      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      this.get(bx)
     }
     if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
     this.op(Op.i32_add)
@@ -588,9 +614,12 @@ export class FunctionEmitter {
     const types = argTypes.map((t) => this.vt(t))
     const rt = this.vt(e.type, e.loc)
     if (name.startsWith('$host')) {
-      const h = this.program.hosts[Number(name.slice(5))] as (...a: number[]) => unknown
+      const k = Number(name.slice(5))
+      const h = this.program.hosts[k] as (...a: number[]) => unknown
       for (const a of e.args) this.expr(a)
-      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => +(h(...a) as number), argTypes))
+      // one import per call site, so that a value that is not a number is reported where it was returned
+      const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
+      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}@${at}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => hostNumber(h(...a), k, e.loc), argTypes))
       this.callImport(i)
       if (rt !== F64) unsupported(`a host call of type ${e.type}`, e.loc)
       return F64
@@ -608,6 +637,28 @@ export class FunctionEmitter {
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
     return rt
+  }
+
+  /**
+   * \`@safe e\`: a host call is imported without a result (its value is ignored, whatever it
+   * is); any other expression is evaluated and dropped.
+   */
+  private safe(e: Expr): void {
+    if (e.kind !== 'call' || !e.callee.startsWith('$host')) {
+      this.expr(e)
+      this.op(Op.drop)
+      return
+    }
+    const argTypes = e.args.map((a) => {
+      if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to a host function`, a.loc)
+      const t = a.type as ScalarTypeName
+      this.numeric(t, a.loc)
+      return t
+    })
+    for (const a of e.args) this.expr(a)
+    const h = this.program.hosts[Number(e.callee.slice(5))] as (...a: number[]) => unknown
+    const i = this.ctx.importOf(`safe:${e.callee}:${argTypes.join(',')}`, { params: argTypes.map((t) => this.vt(t)), results: [] }, boolArgs((...a: number[]) => { h(...a) }, argTypes))
+    this.callImport(i)
   }
 
   // ---------- dataviews ----------
@@ -838,7 +889,7 @@ export class FunctionEmitter {
       case 'while': return this.whileStmt(s)
       case 'for': return this.forStmt(s)
       case 'push': case 'pop': return unsupported('stacks', s.loc)
-      case 'safe': this.expr(s.expr); this.op(Op.drop); return
+      case 'safe': return this.safe(s.expr)
       case 'unchecked': {
         this.unchecked++
         this.block(s.body)

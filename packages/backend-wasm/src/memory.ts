@@ -1,4 +1,4 @@
-import type { HostTypedArray, ResidentArray, ResidentMemory } from '@tenet/ir'
+import { TenetError, type HostTypedArray, type ResidentArray, type ResidentMemory } from '@tenet/ir'
 import { elemInfo } from './codegen.js'
 
 /** The linear memory and its views, shared by every wrapper of one compiled program. */
@@ -20,6 +20,12 @@ export interface MemoryState {
   heapBase: number
   /** Wrapper calls under way (a host function called from wasm may call into the module again). */
   depth: number
+  /** The check site of an out-of-range access that trapped (−1 when none; see \`OOB_SITE\`). */
+  oob: WebAssembly.Global
+  /** Clears \`oob\` and returns the error of the out-of-range access it recorded. */
+  outOfBounds(): Error
+  /** Set by the program's \`dispose\`. */
+  disposed?: boolean
 }
 
 export const VIEW: Record<string, 'F64' | 'F32' | 'I32' | 'U8'> = { f64: 'F64', f32: 'F32', i32: 'I32', bool: 'U8' }
@@ -58,6 +64,7 @@ class Resident implements ResidentArray {
 
   get array(): HostTypedArray {
     if (!this.live) throw new Error('wasm backend: this resident array was released')
+    if (this.s.disposed) throw new TenetError('call/disposed', 'this resident array belongs to a disposed module')
     // a grown memory detaches the view (its length becomes 0)
     const n = this.length
     if (this.view.length !== n || (n === 0 && this.view.buffer !== this.s.memory.buffer)) {
@@ -84,6 +91,7 @@ export function residentMemory(s: MemoryState): ResidentMemory {
   const free: Block[] = []
   return {
     allocate(elem, n) {
+      if (s.disposed) throw new TenetError('call/disposed', 'resident arrays cannot be allocated in a disposed module')
       if (s.depth > 0) throw new Error('wasm backend: resident arrays cannot be allocated while a call of the module is under way')
       if (!Number.isInteger(n) || n < 0) throw new RangeError(`a resident array needs a non-negative integer length, got ${n}`)
       const V = VIEW[elem]

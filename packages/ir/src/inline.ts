@@ -147,12 +147,15 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
     return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
   }
 
-  const rewrite = (body: Stmt[]): Stmt[] =>
+  // \`@unchecked\` is lexical: a callee keeps its own checks, so a call inside an unchecked block
+  // stays a call (inlined there, the callee's body would lose its checks)
+  const rewrite = (body: Stmt[], unchecked = false): Stmt[] =>
     body.flatMap((s): Stmt[] => {
       switch (s.kind) {
-        case 'callstmt': return tryInline(s) ?? [s]
-        case 'if': return [{ ...s, then: rewrite(s.then), else: rewrite(s.else) }]
-        case 'while': case 'for': case 'unchecked': return [{ ...s, body: rewrite(s.body) } as Stmt]
+        case 'callstmt': return (unchecked ? undefined : tryInline(s)) ?? [s]
+        case 'if': return [{ ...s, then: rewrite(s.then, unchecked), else: rewrite(s.else, unchecked) }]
+        case 'while': case 'for': return [{ ...s, body: rewrite(s.body, unchecked) } as Stmt]
+        case 'unchecked': return [{ ...s, body: rewrite(s.body, true) }]
         default: return [s]
       }
     })

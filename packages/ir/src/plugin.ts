@@ -250,6 +250,12 @@ export interface CompiledProgram {
   get(name: string, inverse: boolean): CompiledFunction
   /** Generated source text per function, for inspection (absent for interpreters). */
   sourceOf?(name: string, inverse: boolean): string | undefined
+  /**
+   * Gives back what the program holds (wasm: its instance and linear memory, which can then be
+   * garbage-collected even while the module object is still referenced). Later calls of its
+   * functions throw a \`TenetError\` with code \`call/disposed\`. Absent where there is nothing to free.
+   */
+  dispose?(): void
 }
 
 /** A backend: lowers a checked program (and its inverses) to something callable. */

@@ -35,15 +35,15 @@ for (const backend of ['cpu', 'interpreter']) {
       expect(m.prod!(0, 3, 4)[0]).toBe(5)
     })
 
-    it('array arguments are rounded to the grid on entry, like scalars (every element)', () => {
+    it('array arguments are rounded to the grid on entry, like scalars; an element the call leaves unchanged comes back as passed', () => {
       const t = compile(backend, 'fn f(x: tropical[], y: tropical) { x[0] *= y }').f!
       const round = registry.numberSystem('tropical').fromHost!
       expect(round(0.2)).not.toBe(0.2)
       const x = new Float64Array([1 / 3, 0.2]), y = 1 / 7
       t(x, y)
-      expect(Array.from(x)).toEqual([round(round(1 / 3) + round(1 / 7)), round(0.2)])
+      expect(Array.from(x)).toEqual([round(round(1 / 3) + round(1 / 7)), 0.2])
       t.inverse(x, y)
-      expect(Array.from(x)).toEqual([round(1 / 3), round(0.2)])
+      expect(Array.from(x)).toEqual([round(1 / 3), 0.2])
     })
 
     it('*= by the tropical zero is an InvertibilityError', () => {

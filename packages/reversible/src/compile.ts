@@ -53,12 +53,17 @@ export interface TenetFunctionInfo {
   inverse: boolean
 }
 
-/** A compiled reversible function. Calling it runs it forwards; `.inverse` runs it backwards. */
-export interface TenetFunction {
+/**
+ * A compiled reversible function. Calling it runs it forwards; `.inverse` runs it backwards.
+ * `P` and `R` type its arguments and results where they are known (see `rev.typed` in `tenet`);
+ * by default any arguments are accepted (they are checked at run time).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the untyped default must accept every typed function
+export interface TenetFunction<P extends unknown[] = any[], R extends unknown[] = unknown[]> {
   /** Runs the function; returns the new values of all arguments, in order (arrays updated in place). */
-  (...args: unknown[]): unknown[]
+  (...args: P): R
   /** The inverse function (its `.inverse` is this function again). */
-  readonly inverse: TenetFunction
+  readonly inverse: TenetFunction<P, R>
   /** The function printed in Tenet syntax. */
   readonly source: string
   /** The core IR (routines expanded, typed). */
@@ -68,7 +73,12 @@ export interface TenetFunction {
   readonly [TENET_FUNCTION]: TenetFunctionInfo
 }
 
-/** A compiled module: one `TenetFunction` per function name. */
+/**
+ * A compiled module: one `TenetFunction` per function name. It also has a non-enumerable
+ * `dispose()` (when no function is named `dispose`) and `[Symbol.dispose]()`: they give back what
+ * the backend holds (wasm: the instance and its linear memory), after which every function of the
+ * module throws a `TenetError` with code `call/disposed`.
+ */
 export type TenetModule = Record<string, TenetFunction>
 
 const ARRAY_CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
@@ -125,17 +135,27 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
   const inverses = new Map([...program.functions.values()].map((f) => [f.name, invert(f)]))
   const compiled = backend.doCompile(program, inverses, compileOptions)
   const out: TenetModule = {}
+  const life = { disposed: false }
   for (const f of mod.functions) {
     const info = (inverse: boolean): TenetFunctionInfo => ({
       name: f.name, program, inverses, compiled, options: compileOptions, registry, surface: surface.get(f.name)!, inverse,
     })
-    const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!), f, registry)
-    const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!), f, registry)
+    const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!, life), f, registry)
+    const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!, life), f, registry)
     Object.defineProperty(fwd, 'inverse', { value: inv })
     Object.defineProperty(inv, 'inverse', { value: fwd })
     // an own data property even for a name such as `__proto__` (an assignment would set the prototype)
     Object.defineProperty(out, f.name, { value: fwd, enumerable: true, writable: true, configurable: true })
   }
+  // \`m.dispose()\` (unless the module has a function of that name) and \`m[Symbol.dispose]()\`
+  const dispose = (): void => {
+    if (life.disposed) return
+    life.disposed = true
+    compiled.dispose?.()
+  }
+  if (!('dispose' in out)) Object.defineProperty(out, 'dispose', { value: dispose })
+  const symbol = (Symbol as { dispose?: symbol }).dispose
+  if (symbol) Object.defineProperty(out, symbol, { value: dispose })
   return out
 }
 
@@ -183,44 +203,109 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   return call as unknown as TenetFunction
 }
 
-function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
+/**
+ * True for a typed array whose buffer was detached (transferred, or a grown wasm memory's old
+ * buffer): its length reads 0 and most of its methods throw. Cheap for non-empty views.
+ */
+export function isDetached(a: ArrayBufferView): boolean {
+  if (a.byteLength !== 0) return false
+  const b = a.buffer as ArrayBuffer & { detached?: boolean }
+  if (typeof b.detached === 'boolean') return b.detached
+  if (b.byteLength !== 0) return false
+  // (Node 20 has no \`detached\` getter: a view of a detached buffer cannot be made)
+  try { new Uint8Array(b); return false } catch { return true }
+}
+
+type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unknown[] | undefined
+
+/**
+ * What one call (at one depth of reentrancy) keeps to undo itself: the restore snapshot of
+ * each written array and an exact copy of the host values of each array that is converted in
+ * place (fixed, ulog, tropical). Reused by every call at that depth, so the non-reentrant
+ * path allocates nothing in steady state.
+ */
+interface CallFrame { snapshots: Snapshot[]; host: Array<Float64Array | undefined> }
+
+function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed: boolean }): TenetFunction {
   const core = info.compiled.get(info.name, info.inverse)
   const params = ir.params
   const writes = info.program.writes.get(info.name)!
   const checks = info.options.checks
-  const snapshots: Array<ArrayLike<number> & { set?: (a: ArrayLike<number>) => void } | unknown[] | undefined> = []
+  // one frame per depth of reentrancy: a host function called by the program (\`@safe\`, an
+  // interpolated function) may call this same function again, and that call must not overwrite
+  // the snapshot the outer call restores from
+  const frames: CallFrame[] = []
+  let depth = 0
   const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
-  // the representation is not the value (ulog), so the host always sees real values
+  // the representation is not the value (ulog), so the host always sees real values. An exact
+  // copy of the host values is kept: an element whose representation the call did not change is
+  // given back exactly as passed, and a failed call with checks on puts the host values back
   const entry = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).fromHost : undefined))
   const exit = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).toHost : undefined))
-  const anyEntry = entry.some(Boolean), anyExit = exit.some(Boolean)
-  const convert = (vals: unknown[], by: Array<((x: number) => number) | undefined>) => {
-    let i = 0, j = 0
+  const anyEntry = entry.some(Boolean)
+  const exitOnly = exit.map((t, i) => (t && !entry[i] ? t : undefined))
+  const anyExitOnly = exitOnly.some(Boolean)
+  const writesArrays = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
+  /** The first parameter holding the same array as parameter i (itself if none): converted once. */
+  const firstOf = (vals: unknown[], i: number): number => {
+    for (let k = 0; k < i; k++) if (vals[k] === vals[i]) return k
+    return i
+  }
+  /** Converts the host arrays to their representations, keeping exact copies in \`fr.host\`. */
+  const enter = (vals: unknown[], fr: CallFrame): void => {
+    for (let i = 0; i < params.length; i++) {
+      if (!entry[i] || firstOf(vals, i) !== i) continue
+      const a = vals[i] as Float64Array
+      let h = fr.host[i]
+      if (!h || h.length !== a.length) h = fr.host[i] = new Float64Array(a.length)
+      h.set(a)
+    }
     try {
-      for (i = 0; i < params.length; i++) {
-        const f = by[i]
-        if (!f) continue
+      for (let i = 0; i < params.length; i++) {
+        const f = entry[i]
+        if (!f || firstOf(vals, i) !== i) continue
         const a = vals[i] as Float64Array
-        for (j = 0; j < a.length; j++) a[j] = f(a[j]!)
+        for (let j = 0; j < a.length; j++) a[j] = f(a[j]!)
       }
     } catch (e) {
-      // a value that cannot be converted (out of range): the elements converted before it are
-      // converted back where the representation is not the value, so no array is left encoded
-      if (by === entry) {
-        for (let p = 0; p <= i && p < params.length; p++) {
-          const back = exit[p]
-          if (!back || !entry[p]) continue
-          const a = vals[p] as Float64Array
-          const end = p < i ? a.length : j
-          for (let q = 0; q < end; q++) a[q] = back(a[q]!)
-        }
-      }
+      // a value that cannot be converted (out of range): every array gets its host values back
+      putBack(vals, fr)
       throw e
     }
   }
+  const putBack = (vals: unknown[], fr: CallFrame): void => {
+    for (let i = 0; i < params.length; i++) if (entry[i] && firstOf(vals, i) === i) (vals[i] as Float64Array).set(fr.host[i]!)
+  }
+  /**
+   * Converts the arrays back to host values: an element whose representation is the one its host
+   * value had on entry gets that host value (so untouched elements never drift), the others the
+   * real value of their new representation.
+   */
+  const leave = (vals: unknown[], fr: CallFrame): void => {
+    for (let i = 0; i < params.length; i++) {
+      const f = entry[i]
+      if (!f || firstOf(vals, i) !== i) continue
+      const a = vals[i] as Float64Array, h = fr.host[i]!
+      if (!writes[i]) { a.set(h); continue }
+      const back = exit[i]
+      for (let j = 0; j < a.length; j++) {
+        const r = a[j]!, x = h[j]!
+        a[j] = Object.is(r, f(x)) ? x : back ? back(r) : r
+      }
+    }
+    if (anyExitOnly) {
+      for (let i = 0; i < params.length; i++) {
+        const back = exitOnly[i]
+        if (!back) continue
+        const a = vals[i] as Float64Array
+        for (let j = 0; j < a.length; j++) a[j] = back(a[j]!)
+      }
+    }
+  }
   const call = (...args: unknown[]): unknown[] => {
+    if (life.disposed) throw new TenetError('call/disposed', `\`${info.name}\` belongs to a disposed module: compile it again to call it`)
     if (args.length !== params.length) {
       throw new TenetError('call/arity', `\`${info.name}${info.inverse ? '.inverse' : ''}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
     }
@@ -239,16 +324,20 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
       } else if (p.type.kind === 'array') {
         const ctor = ARRAY_CTORS[systems[i]!.arrayType]
         if (!(a instanceof ctor)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a ${ctor.name}, got ${a?.constructor?.name ?? typeof a}`)
+        if (a.length === 0 && isDetached(a)) throw new TenetError('call/detached', `${describeArg(ir, i)} is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
         vals[i] = a
       } else {
         if (!Array.isArray(a)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a JS array (a stack), got ${typeof a}`)
         vals[i] = a
       }
     }
-    if (anyEntry) convert(vals, entry)
+    const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
+    if (anyEntry) enter(vals, fr)
     if (checks) {
+      const snapshots = fr.snapshots
       for (let i = 0; i < params.length; i++) {
-        if (!writes[i] || params[i]!.type.kind === 'scalar') continue
+        // (converted arrays are restored from their exact host copy)
+        if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
         const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
         if (Array.isArray(a)) { snapshots[i] = a.slice(); continue }
         let s = snapshots[i] as Float64Array | undefined
@@ -256,27 +345,31 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
         s.set(a as unknown as Float64Array)
       }
     }
+    depth++
     try {
       core(...vals)
     } catch (e) {
       if (e instanceof RangeError && /call stack/i.test(e.message)) e = new TenetError('runtime/stack-overflow', `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`)
-      const arraysWritten = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
+      depth--
       if (checks) {
+        const snapshots = fr.snapshots
         for (let i = 0; i < params.length; i++) {
-          if (!writes[i] || params[i]!.type.kind === 'scalar') continue
+          if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
           const a = vals[i]
           if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
           else (a as Float64Array).set(snapshots[i] as Float64Array)
         }
+        if (anyEntry) putBack(vals, fr)
         if (InvertibilityError.isInstance(e)) e.restored = true
-        if (arraysWritten && e instanceof Error) e.message += '\n(the array arguments were restored to their values before the call)'
-      } else if (arraysWritten && e instanceof Error) {
-        e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        if (writesArrays && e instanceof Error) e.message += '\n(the array arguments were restored to their values before the call)'
+      } else {
+        if (anyEntry || anyExitOnly) leave(vals, fr)
+        if (writesArrays && e instanceof Error) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
-      if (anyExit) convert(vals, exit)
       throw e
     }
-    if (anyExit) convert(vals, exit)
+    depth--
+    if (anyEntry || anyExitOnly) leave(vals, fr)
     const res = core.results
     const out = new Array<unknown>(params.length)
     for (let i = 0; i < params.length; i++) {
@@ -285,7 +378,9 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef): TenetFunction {
       else if (p.type.name === 'bool') out[i] = res[i] !== 0
       else {
         const ns = systems[i]!
-        out[i] = ns.toHost ? ns.toHost(res[i]!) : res[i]
+        // an encoded scalar (ulog) whose representation did not change comes back exactly as
+        // passed, not decoded (which may differ in the last bits)
+        out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
       }
     }
     return out

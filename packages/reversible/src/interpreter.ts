@@ -4,7 +4,7 @@
  * forbidden. Small and obviously correct beats fast here.
  */
 import {
-  InvertibilityError, printExpr,
+  InvertibilityError, hostNumber, printExpr,
   type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
   type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -38,7 +38,10 @@ export class Interpreter {
     const f = inverse ? this.inverses.get(name)! : this.program.functions.get(name)!
     const frame: Frame = new Map()
     f.params.forEach((p, i) => frame.set(p.name, vals[i]!))
+    // \`@unchecked\` is lexical: it covers the statements written inside it, not the bodies of
+    // the functions they call, which run with their own checks (as on every backend)
     const saved = this.uncheckedDepth
+    this.uncheckedDepth = 0
     try {
       this.block(f.body, frame)
     } finally {
@@ -157,7 +160,7 @@ export class Interpreter {
     if (name.startsWith('$host')) {
       const fn = this.program.hosts[Number(name.slice(5))] as (...a: unknown[]) => unknown
       const r = fn(...e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))))
-      return typeof r === 'number' ? r : Number(r)
+      return hostNumber(r, Number(name.slice(5)), e.loc)
     }
     switch (name) {
       case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
@@ -315,7 +318,11 @@ export class Interpreter {
         return
       }
       case 'safe': {
-        this.eval(s.expr, fr)
+        // a host call's value is ignored, whatever it is
+        if (s.expr.kind === 'call' && s.expr.callee.startsWith('$host')) {
+          const fn = this.program.hosts[Number(s.expr.callee.slice(5))] as (...a: unknown[]) => unknown
+          fn(...s.expr.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))))
+        } else this.eval(s.expr, fr)
         return
       }
       case 'unchecked': {

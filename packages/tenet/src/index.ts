@@ -3,6 +3,7 @@
  * with the `rev` tag, run them forwards and backwards.
  */
 export { rev, createRegistry, defaultRegistry, type Rev, type RevOptions } from './rev.js'
+export type { HostType, ModuleOf, ParamTypes, SignatureMap, Signatures, TypedModule } from './typed.js'
 export {
   TenetError, TenetSyntaxError, TenetStaticError, InvertibilityError, RegistryError,
   Registry, emptyRegistry, parse, printFunction, printModule, build,
@@ -12,6 +13,7 @@ export {
 export {
   compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
 } from '@tenet/reversible'
+export { generatedCode } from '@tenet/reversible'
 export { cpuBackend } from '@tenet/backend-cpu'
 export {
   complex, complexNumbers, fixed, fixedPoint, ulog, logarithmic, logarithmicOps, tropical, tropicalNumbers,

@@ -2,6 +2,7 @@ import { createRegistry as createBaseRegistry, parse, withStackGuard, type Modul
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { registerNumbers } from '@tenet/numbers'
+import type { ModuleOf, SignatureMap, TypedModule } from './typed.js'
 
 /**
  * A new registry with the standard instruction set, the standard number systems (f64, f32, i32,
@@ -31,6 +32,17 @@ export interface RevOptions {
 /** The `rev` tag: compiles Tenet source into a module of reversible functions. */
 export interface Rev {
   (strings: TemplateStringsArray, ...values: unknown[]): TenetModule
+  /**
+   * The tag with a declared signature map, ``rev<{ f: [number, Float64Array] }>`fn f(…) { … }` ``:
+   * the module has exactly those functions, with those argument (and result) types.
+   */
+  <M extends SignatureMap>(strings: TemplateStringsArray, ...values: unknown[]): TypedModule<M>
+  /**
+   * Compiles source text given as a string literal; TypeScript reads the signatures from it, so
+   * `rev.typed('fn f(y: f64, x: f64[]) { … }').f` is typed `(y: number, x: Float64Array) =>
+   * [number, Float64Array]`, and an unknown function name or a wrong argument is a compile error.
+   */
+  typed<const S extends string>(source: S): ModuleOf<S>
   /** The same tag with other options: ``rev.with({ backend: 'interpreter' })`...` ``. */
   with(options: RevOptions): Rev
   /** Compiles a module built with the builder API (`build.fn(...)`). */
@@ -53,7 +65,8 @@ function makeRev(options: RevOptions): Rev {
     for (let i = 0; i < values.length; i++) text += '${' + i + '}' + (parts[i + 1] ?? '')
     return withStackGuard('compiling a rev template', () => compileModule(parse({ text, name: 'rev template' }, values), config))
   }
-  return Object.assign(tag, {
+  return Object.assign(tag as Rev, {
+    typed: <const S extends string>(source: S) => compileModule(parse({ text: source, name: 'rev.typed source' }), config) as unknown as ModuleOf<S>,
     with: (more: RevOptions) => makeRev({ ...options, ...more }),
     fromIR: (module: Module) => withStackGuard('compiling a module', () => compileModule(module, config)),
   })

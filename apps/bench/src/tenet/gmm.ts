@@ -147,75 +147,122 @@ export interface GmmTenet {
 
 const zeros = (n: number): Float64Array => new Float64Array(n)
 
+/** Layout of a points-gradient output: ∂/∂alphas, ∂/∂means, ∂/∂icf, ∂/∂qdiag, ∂/∂sumq, concatenated. */
+export function gmmPointsGradientLength(d: number, k: number): number {
+  return k + k * d + k * gmmIcfSize(d) + k * d + k
+}
+
 /**
- * Objective: gmm_q, then gmm_points block by block (the workspace is cleared per block), then
- * gmm_rest. Gradient: per block one forward run and one run of the generated adjoint of
- * gmm_points (the parameter gradients, and those of qdiag/sumq, accumulate over the blocks),
- * then the adjoint of gmm_q seeded with the accumulated qdiag/sumq gradients, plus gmm_rest's.
+ * The data term's gradient over the points [i0, i1), block by block: per block one forward run
+ * and one run of the generated adjoint of gmm_points. The gradients with respect to alphas,
+ * means, icf, qdiag and sumq are *added* into `out` (layout: `gmmPointsGradientLength`); the
+ * caller chains qdiag/sumq back to icf with the adjoint of gmm_q. `prepare(icf)` computes qdiag
+ * and sumq first (kept in `qdiag`, `sumq`). Its slse is returned (the data term's value).
  */
-export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTenet {
+export interface GmmPointsGradient {
+  prepare(icf: Float64Array): void
+  qdiag: Float64Array
+  sumq: Float64Array
+  run(x: Float64Array, alphas: Float64Array, means: Float64Array, icf: Float64Array, i0: number, i1: number, out: Float64Array): number
+}
+
+export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK): GmmPointsGradient {
   const m = gmmModule(d, k)
   const points = fn(m, 'gmm_points')
-  const q = fn(m, 'gmm_q')
   const P = points.core
-  const Q = q.core
-  const R = fn(m, 'gmm_rest').core
+  const Q = fn(m, 'gmm_q').core
   const A = grad(points, { loss: 0 }).adjoint.core
-  const QA = grad(q, { loss: 0 }).adjoint.core
-  const gRest: GradientFunction = grad(fn(m, 'gmm_rest'), { loss: 0 })
-  const icfSz = gmmIcfSize(d)
+  const S = gmmIcfSize(d)
   const qdiag = zeros(k * d), sumq = zeros(k)
-  const gQdiag = zeros(k * d), gSumq = zeros(k)
   const ws = [zeros(block * k * d), zeros(block * k * d), zeros(block * k), zeros(block * k), zeros(block * k), zeros(block)]
   const gws = ws.map((a) => zeros(a.length))
   const [xc, y, main, rm, t, s] = ws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
   const [gxc, gy, gmain, grm, gt, gs] = gws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
-  const gAlphas = zeros(k), gMeans = zeros(k * d), gIcf = zeros(k * icfSz), gIcfQ = zeros(k * icfSz)
   let gX = zeros(0)
-  const prepareQ = (inst: GmmInstance): void => {
-    qdiag.fill(0)
-    sumq.fill(0)
-    Q(0, d, k, inst.icf, qdiag, sumq)
+  return {
+    qdiag, sumq,
+    prepare(icf) {
+      qdiag.fill(0)
+      sumq.fill(0)
+      Q(0, d, k, icf, qdiag, sumq)
+    },
+    run(x, alphas, means, icf, i0, i1, out) {
+      if (gX.length !== x.length) gX = zeros(x.length)
+      const gAlphas = out.subarray(0, k), gMeans = out.subarray(k, k + k * d), gIcf = out.subarray(k + k * d, k + k * d + k * S)
+      const gQdiag = out.subarray(k + k * d + k * S, k + 2 * k * d + k * S), gSumq = out.subarray(k + 2 * k * d + k * S)
+      let slse = 0
+      for (let b0 = i0; b0 < i1; b0 += block) {
+        const b1 = Math.min(i1, b0 + block)
+        for (const a of ws) a.fill(0)
+        for (const a of gws) a.fill(0)
+        P(0, b0, b1, alphas, means, icf, x, qdiag, sumq, xc, y, main, rm, t, s)
+        slse += P.results[0]!
+        // the adjoint: the values, one gradient per float parameter (slse, then the arrays), the sink
+        A(P.results[0]!, b0, b1, alphas, means, icf, x, qdiag, sumq, xc, y, main, rm, t, s,
+          1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, gxc, gy, gmain, grm, gt, gs, 0)
+      }
+      return slse
+    },
   }
-  const objective = (inst: GmmInstance): number => {
-    prepareQ(inst)
-    let slse = 0
-    for (let i0 = 0; i0 < inst.n; i0 += block) {
-      for (const a of ws) a.fill(0)
-      P(slse, i0, Math.min(inst.n, i0 + block), inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s)
-      slse = P.results[0]!
-    }
-    R(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
-    return gmmConstant(inst) + slse + R.results[0]!
-  }
-  const gradient = (inst: GmmInstance, out = zeros(gmmParameterCount(d, k))): Float64Array => {
-    if (gX.length !== inst.x.length) gX = zeros(inst.x.length)
-    prepareQ(inst)
-    gAlphas.fill(0)
-    gMeans.fill(0)
-    gIcf.fill(0)
-    gQdiag.fill(0)
-    gSumq.fill(0)
-    for (let i0 = 0; i0 < inst.n; i0 += block) {
-      const i1 = Math.min(inst.n, i0 + block)
-      for (const a of ws) a.fill(0)
-      for (const a of gws) a.fill(0)
-      P(0, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s)
-      // the adjoint: the values, one gradient per float parameter (slse, then the arrays), the sink
-      A(P.results[0]!, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, xc, y, main, rm, t, s,
-        1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, gxc, gy, gmain, grm, gt, gs, 0)
-    }
+}
+
+/**
+ * The gradient from the summed points gradient `pts` (layout `gmmPointsGradientLength`): chains
+ * ∂/∂qdiag, ∂/∂sumq back to icf through gmm_q's adjoint, adds gmm_rest's gradient, and writes
+ * ADBench's order (alphas, means, icf) into `out`. `qdiag`/`sumq` are gmm_q's values for inst.
+ */
+export function createGmmGradientFinish(d: number, k: number): (inst: GmmInstance, pts: Float64Array, qdiag: Float64Array, sumq: Float64Array, out: Float64Array) => Float64Array {
+  const m = gmmModule(d, k)
+  const QA = grad(fn(m, 'gmm_q'), { loss: 0 }).adjoint.core
+  const gRest: GradientFunction = grad(fn(m, 'gmm_rest'), { loss: 0 })
+  const S = gmmIcfSize(d)
+  const gIcfQ = zeros(k * S)
+  return (inst, pts, qdiag, sumq, out) => {
+    const gQdiag = pts.subarray(k + k * d + k * S, k + 2 * k * d + k * S), gSumq = pts.subarray(k + 2 * k * d + k * S)
     // through qdiag = exp(diag), sumq = Σ diag
     gIcfQ.fill(0)
     QA(0, d, k, inst.icf, qdiag, sumq, 0, gIcfQ, gQdiag, gSumq, 0)
     gRest.run(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
     const ra = gRest.buffers[4]!
     const ri = gRest.buffers[5]!
-    for (let c = 0; c < k; c++) out[c] = gAlphas[c]! + ra[c]!
-    out.set(gMeans, k)
+    for (let c = 0; c < k; c++) out[c] = pts[c]! + ra[c]!
+    out.set(pts.subarray(k, k + k * d), k)
     const o = k + k * d
-    for (let j = 0; j < gIcf.length; j++) out[o + j] = gIcf[j]! + gIcfQ[j]! + ri[j]!
+    for (let j = 0; j < k * S; j++) out[o + j] = pts[o + j]! + gIcfQ[j]! + ri[j]!
     return out
+  }
+}
+
+/**
+ * Objective: gmm_q, then gmm_points block by block (the workspace is cleared per block), then
+ * gmm_rest. Gradient: the points gradient over all points (`createGmmPointsGradient`), then the
+ * adjoint of gmm_q seeded with the accumulated qdiag/sumq gradients, plus gmm_rest's.
+ */
+export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTenet {
+  const m = gmmModule(d, k)
+  const P = fn(m, 'gmm_points').core
+  const R = fn(m, 'gmm_rest').core
+  const pg = createGmmPointsGradient(d, k, block)
+  const finish = createGmmGradientFinish(d, k)
+  const pts = zeros(gmmPointsGradientLength(d, k))
+  const ws = [zeros(block * k * d), zeros(block * k * d), zeros(block * k), zeros(block * k), zeros(block * k), zeros(block)]
+  const [xc, y, main, rm, t, s] = ws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+  const objective = (inst: GmmInstance): number => {
+    pg.prepare(inst.icf)
+    let slse = 0
+    for (let i0 = 0; i0 < inst.n; i0 += block) {
+      for (const a of ws) a.fill(0)
+      P(slse, i0, Math.min(inst.n, i0 + block), inst.alphas, inst.means, inst.icf, inst.x, pg.qdiag, pg.sumq, xc, y, main, rm, t, s)
+      slse = P.results[0]!
+    }
+    R(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
+    return gmmConstant(inst) + slse + R.results[0]!
+  }
+  const gradient = (inst: GmmInstance, out = zeros(gmmParameterCount(d, k))): Float64Array => {
+    pg.prepare(inst.icf)
+    pts.fill(0)
+    pg.run(inst.x, inst.alphas, inst.means, inst.icf, 0, inst.n, pts)
+    return finish(inst, pts, pg.qdiag, pg.sumq, out)
   }
   return { objective, gradient }
 }

@@ -1,0 +1,51 @@
+/**
+ * The GMM gradient over threads: the points are cut into a fixed number of shards (so the
+ * result does not depend on how many threads there are), each shard's points gradient is one
+ * task of a `@tenet/parallel` pool (the calling thread takes a share), the pool adds them in
+ * shard order, and the calling thread finishes (gmm_q's adjoint, gmm_rest's gradient).
+ */
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { createPool, sharedArray, type Pool } from '@tenet/parallel'
+import { gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
+import { createGmmGradientFinish, createGmmPointsGradient, gmmPointsGradientLength } from '../tenet/gmm.js'
+import type { GmmTask } from './gmm-worker.js'
+
+/** Shards of the points: fixed, so the sum (in shard order) is the same for any thread count. */
+export const GMM_SHARDS = 16
+
+/** The built worker module (beside this file in dist/, or in dist/ when run from src/). */
+function workerModule(): URL {
+  const here = new URL('./gmm-worker.js', import.meta.url)
+  if (existsSync(fileURLToPath(here))) return here
+  return new URL('../../dist/parallel/gmm-worker.js', import.meta.url)
+}
+
+export interface GmmParallel {
+  gradient(inst: GmmInstance, out?: Float64Array): Float64Array
+  readonly threads: number
+  close(): Promise<void>
+}
+
+/** A parallel GMM gradient for one instance (its points are shared with the workers once). */
+export async function createGmmParallel(inst: GmmInstance, workers: number): Promise<GmmParallel> {
+  const { d, k, n } = inst
+  const pool: Pool = await createPool({ module: workerModule(), init: { d, k, x: sharedArray(inst.x) }, workers })
+  const pg = createGmmPointsGradient(d, k)
+  const finish = createGmmGradientFinish(d, k)
+  const len = gmmPointsGradientLength(d, k)
+  const pts = new Float64Array(len)
+  const per = Math.ceil(n / GMM_SHARDS)
+  const tasks: GmmTask[] = []
+  for (let i0 = 0; i0 < n; i0 += per) tasks.push({ i0, i1: Math.min(n, i0 + per), alphas: inst.alphas, means: inst.means, icf: inst.icf })
+  return {
+    threads: pool.workers + 1,
+    gradient(g: GmmInstance, out = new Float64Array(gmmParameterCount(d, k))) {
+      for (const t of tasks) { t.alphas = g.alphas; t.means = g.means; t.icf = g.icf }
+      pool.sum(tasks, len, pts)
+      pg.prepare(g.icf)
+      return finish(g, pts, pg.qdiag, pg.sumq, out)
+    },
+    close: () => pool.close(),
+  }
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest'
+import { gradient, rev, TenetError } from 'tenet'
+import { createPool, sharedArray, tenetGradientPool } from './index.js'
+
+const fixture = new URL('../test/fixtures/scaled-sum.mjs', import.meta.url)
+const tasks = Array.from({ length: 13 }, (_, t) => [t * 1000, 1000 + t])
+
+describe('createPool', () => {
+  it('sums task outputs in task order: the same bits for 1, 2 and 3 workers, and as a loop', async () => {
+    const sums: Float64Array[] = []
+    for (const workers of [1, 2, 3]) {
+      const pool = await createPool({ module: fixture, init: { scale: 0.1 }, workers })
+      sums.push(pool.sum(tasks, 2))
+      sums.push(pool.sum(tasks, 2)) // again, reusing the output block
+      expect(pool.map(tasks, 2).length).toBe(26)
+      await pool.close()
+    }
+    // the reference: each task's output, added in task order
+    const ref = new Float64Array(2)
+    for (const [start, count] of tasks) {
+      let s = 0
+      for (let k = start!; k < start! + count!; k++) s += 1 / (k + 1)
+      ref[0] += s * 0.1
+      ref[1] += count!
+    }
+    for (const s of sums) expect(Array.from(s)).toEqual(Array.from(ref))
+  })
+
+  it('map gives each task its row', async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
+    const rows = pool.map([[0, 1], [1, 1], [2, 1]], 2)
+    expect(Array.from(rows)).toEqual([1, 1, 0.5, 1, 1 / 3, 1])
+    await pool.close()
+  })
+
+  it('a task that throws in a worker, or on the caller, is a Tenet error; setup errors reject', async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
+    // the caller runs the first share, the workers the others: -1 in the last task fails in a worker
+    const bad = [...tasks.slice(0, 5), -1]
+    expect(() => pool.sum(bad, 2)).toThrow(/a task failed in a worker: task -1 refused/)
+    try { pool.sum(bad, 2) } catch (e) { expect(TenetError.isInstance(e)).toBe(true); expect((e as TenetError).code).toBe('fixture/refused') }
+    expect(() => pool.sum([-1, ...tasks], 2)).toThrow(/task -1 refused/)
+    // and the pool still works afterwards
+    expect(pool.sum([[0, 1]], 2)[0]).toBe(1)
+    await pool.close()
+    expect(() => pool.sum(tasks, 2)).toThrow(/closed/)
+    await expect(createPool({ module: fixture, init: { failSetup: true }, workers: 1 })).rejects.toThrow(/setup refused/)
+    await expect(createPool({ module: fixture, workers: 0 })).rejects.toThrow(/positive integer/)
+  })
+})
+
+const source = `
+fn nll(loss: f64, mu: f64, s: f64, x: f64[]) {
+  for i in 0..len(x) {
+    loss += log(1.0 + (x[i] - mu) * (x[i] - mu) / (s * s))
+  }
+}`
+
+describe('tenetGradientPool', () => {
+  const n = 4000, shards = 8
+  const x = Float64Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898) * 3)
+  const parts = Array.from({ length: shards }, (_, k) => sharedArray(x.subarray((k * n) / shards, ((k + 1) * n) / shards)))
+
+  it('the summed shard gradients are the gradient over all the data, bit-identical for any worker count', async () => {
+    const whole = rev.typed(source)
+    const ref = gradient(whole.nll!, [0, 0.3, 1.5, x], { loss: 0 })
+    const results = []
+    for (const workers of [1, 2]) {
+      const pool = await tenetGradientPool({ source, entry: 'nll', loss: 0, workers, checks: false })
+      expect(pool.workers).toBe(workers)
+      results.push(pool.gradient(parts.map((p) => [0, 0.3, 1.5, p])))
+      const per = pool.shardGradients(parts.map((p) => [0, 0.3, 1.5, p]))
+      expect(per).toHaveLength(shards)
+      expect((per[2]!.gradient[3] as Float64Array).length).toBe(n / shards)
+      await pool.close()
+    }
+    const [a, b] = results
+    expect(a!.gradient[1]).toBe(b!.gradient[1])
+    expect(a!.gradient[2]).toBe(b!.gradient[2])
+    expect(a!.loss).toBe(b!.loss)
+    expect(a!.gradient[1] as number).toBeCloseTo(ref[1] as number, 9)
+    expect(a!.gradient[2] as number).toBeCloseTo(ref[2] as number, 9)
+    // the loss: the sum over all points
+    let l = 0
+    for (const v of x) l += Math.log(1 + ((v - 0.3) * (v - 0.3)) / 2.25)
+    expect(a!.loss).toBeCloseTo(l, 8)
+    expect(a!.gradient[0]).toBe(shards) // ∂loss/∂loss, once per shard
+  })
+
+  it('says what is wrong', async () => {
+    await expect(tenetGradientPool({ source, entry: 'nope', loss: 0, workers: 1 })).rejects.toThrow(/no function `nope`/)
+    const pool = await tenetGradientPool({ source, entry: 'nll', loss: 0, workers: 1 })
+    expect(() => pool.gradient([])).toThrow(/no shards/)
+    expect(() => pool.gradient([[0, 0, 1, parts[0]!], [0, 0, 1, sharedArray(3)]])).toThrow(/same argument types and array lengths/)
+    await pool.close()
+  })
+})
