@@ -66,7 +66,7 @@ function makeRev(options: RevOptions): Rev {
     return withStackGuard('compiling a rev template', () => compileModule(parse({ text, name: 'rev template' }, values), config))
   }
   return Object.assign(tag as Rev, {
-    typed: <const S extends string>(source: S) => compileModule(parse({ text: source, name: 'rev.typed source' }), config) as unknown as ModuleOf<S>,
+    typed: <const S extends string>(source: S) => withStackGuard('compiling a rev.typed source', () => compileModule(parse({ text: source, name: 'rev.typed source' }), config)) as unknown as ModuleOf<S>,
     with: (more: RevOptions) => makeRev({ ...options, ...more }),
     fromIR: (module: Module) => withStackGuard('compiling a module', () => compileModule(module, config)),
   })
