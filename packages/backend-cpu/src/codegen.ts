@@ -663,18 +663,55 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
     }
     callees.set(f.name, out)
   }
+  // strongly connected components (Tarjan's algorithm, without recursion): a function reaches
+  // itself when its component has a cycle; components come out callees first, so whether one
+  // reaches a function in `callsOut` is known from those it calls. Linear in the call graph.
+  const index = new Map<string, number>(), low = new Map<string, number>()
+  const stack: string[] = [], onStack = new Set<string>()
+  const component = new Map<string, number>()
+  const cyclic: boolean[] = [], reachesOut: boolean[] = []
+  for (const root of callees.keys()) {
+    if (index.has(root)) continue
+    const frames: Array<{ name: string; next: Iterator<string> }> = []
+    const open = (name: string) => {
+      index.set(name, index.size)
+      low.set(name, index.get(name)!)
+      stack.push(name)
+      onStack.add(name)
+      frames.push({ name, next: callees.get(name)![Symbol.iterator]() })
+    }
+    open(root)
+    while (frames.length) {
+      const top = frames[frames.length - 1]!
+      const step = top.next.next()
+      if (!step.done) {
+        const c = step.value
+        if (!index.has(c)) open(c)
+        else if (onStack.has(c)) low.set(top.name, Math.min(low.get(top.name)!, index.get(c)!))
+        continue
+      }
+      frames.pop()
+      const parent = frames[frames.length - 1]
+      if (parent) low.set(parent.name, Math.min(low.get(parent.name)!, low.get(top.name)!))
+      if (low.get(top.name) !== index.get(top.name)) continue
+      const id = cyclic.length
+      const members: string[] = []
+      let m: string
+      do { m = stack.pop()!; onStack.delete(m); component.set(m, id); members.push(m) } while (m !== top.name)
+      const cycle = members.length > 1 || callees.get(top.name)!.has(top.name)
+      let out = false
+      for (const f of members) {
+        if (callsOut.has(f)) out = true
+        for (const c of callees.get(f)!) if (component.get(c) !== id && reachesOut[component.get(c)!]) out = true
+      }
+      cyclic.push(cycle)
+      reachesOut.push(out)
+    }
+  }
   const reentrant = new Set<string>()
   for (const name of callees.keys()) {
-    if (callsOut.has(name)) { reentrant.add(name); continue }
-    const seen = new Set<string>()
-    const todo = [...callees.get(name)!]
-    while (todo.length) {
-      const c = todo.pop()!
-      if (c === name || callsOut.has(c)) { reentrant.add(name); break }
-      if (seen.has(c)) continue
-      seen.add(c)
-      todo.push(...(callees.get(c) ?? []))
-    }
+    const id = component.get(name)!
+    if (cyclic[id] || reachesOut[id]) reentrant.add(name)
   }
   return reentrant
 }
