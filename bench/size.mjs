@@ -6,9 +6,11 @@
  *   node bench/size.mjs            # the default sizes (about two minutes on an idle 2-core machine)
  *   node bench/size.mjs --quick    # the two smaller sizes of each shape
  *   node bench/size.mjs --json out.json
+ *   node bench/size.mjs --shape calls   # one shape only
  *
  * Shapes: one function of n statements (`straight`), n functions of one statement each
- * (`functions`), one statement whose value is a chain of n terms (`chain`), and `grad` (the
+ * (`functions`), n functions of 18 statements each calling the next (`calls`: too large to be
+ * inlined), one statement whose value is a chain of n terms (`chain`), and `grad` (the
  * gradient function of a straight-line function of n statements, built and called once). Each
  * case runs three times in a fresh registry; the table gives the median, the spread (min–max),
  * the time per statement, and the growth exponent k of time ∝ n^k fitted (least squares on
@@ -24,6 +26,7 @@ import { wasmBackend } from '../packages/backend-wasm/dist/index.js'
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const jsonAt = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined
+const only = args.includes('--shape') ? args[args.indexOf('--shape') + 1] : undefined
 const REPS = 3
 
 const template = (text) => Object.assign([text], { raw: [text] })
@@ -33,6 +36,8 @@ const straight = (n) => {
   return lines.concat('}').join('\n')
 }
 const functions = (n) => Array.from({ length: n }, (_, i) => `fn f${i}(y: f64, x: f64) { y += x * ${i}.5 }`).join('\n')
+const calls = (n) => Array.from({ length: n }, (_, i) =>
+  `fn f${i}(y: f64, x: f64) {\n${'  y += x * 0.5\n'.repeat(17)}${i + 1 < n ? `  f${i + 1}(y, x)\n` : ''}}`).join('\n')
 const chain = (n) => `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`
 const jsStraight = (n) => {
   const lines = ['let y = 0;']
@@ -44,6 +49,7 @@ const pick = (small, full) => (quick ? small : full)
 const cases = [
   ...['cpu', 'wasm', 'interpreter'].map((backend) => ({ shape: 'straight', backend, sizes: pick([1e3, 1e4], [1e3, 1e4, 1e5]), source: straight })),
   ...['cpu', 'wasm'].map((backend) => ({ shape: 'functions', backend, sizes: pick([1e3, 3e3], [1e3, 3e3, 1e4]), source: functions })),
+  ...['cpu', 'wasm'].map((backend) => ({ shape: 'calls', backend, sizes: pick([100, 300], [100, 300, 1000]), source: calls })),
   ...['cpu', 'wasm'].map((backend) => ({ shape: 'chain', backend, sizes: pick([300, 1000], [300, 1000, 3000]), source: chain })),
   { shape: 'grad', backend: 'cpu', sizes: pick([1e3, 3e3], [1e3, 3e3, 1e4]), source: straight, grad: true },
   { shape: 'v8', backend: 'new Function', sizes: pick([1e3, 1e4], [1e3, 1e4, 1e5]), js: jsStraight },
@@ -61,6 +67,7 @@ function once(c, n) {
   const text = c.source(n)
   const t0 = performance.now()
   const m = rev.with({ registry, backend: c.backend })(template(text))
+  if (c.shape === 'calls') m.f0(0, 1) // the run is part of it: a chain of calls recurses
   if (c.grad) grad(m.f, { loss: 0 })(0, new Float64Array(7))
   return performance.now() - t0
 }
@@ -75,9 +82,9 @@ function exponent(points) {
 }
 
 const results = []
-console.log(`| shape | backend | n | median ms | min–max ms | µs per statement |`)
+console.log(`| shape | backend | n | median ms | min–max ms | µs per n |`)
 console.log(`|---|---|---:|---:|---:|---:|`)
-for (const c of cases) {
+for (const c of cases.filter((x) => !only || x.shape === only)) {
   const points = []
   once(c, Math.min(100, c.sizes[0])) // warm up this path of the compiler (JIT) before timing it
   for (const n of c.sizes) {
