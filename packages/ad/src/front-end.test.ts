@@ -48,6 +48,18 @@ describe('a 3,000-term chain', () => {
   }
 })
 
+describe('a long chain in a complex module', () => {
+  it('lowers, compiles and runs 3,000 terms around a complex parameter', () => {
+    const sum = (first: string) => `${first}${Array.from({ length: 2999 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}`
+    const m = compile(`fn f(z: complex, y: f64, x: f64[]) {\n  z.re += ${sum('x[0]')}\n  z += complex(${sum('x[1]')}, y)\n}`, 'cpu')
+    const x = Float64Array.from([1, 2, 3, 4, 5, 6, 7])
+    let s0 = x[0]!, s1 = x[1]!
+    for (let i = 1; i < 3000; i++) { s0 += x[i % 7]!; s1 += x[i % 7]! }
+    const [z] = m.f!({ re: 0.5, im: 0.25 }, 2, x) as [{ re: number; im: number }]
+    expect(z).toEqual({ re: 0.5 + s0 + s1, im: 2.25 })
+  })
+})
+
 describe('nesting at the limits', () => {
   // blocks and parentheses just inside NESTING_LIMITS (500): every pass and backend copes
   const n = NESTING_LIMITS.block - 1

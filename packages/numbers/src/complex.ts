@@ -79,8 +79,52 @@ class Lowering {
 
   // ---------- expressions ----------
 
+  /**
+   * The pairs (undefined: real) of the current statement's nodes: `real` asks `cx` at every
+   * level of an expression, so without this a long chain would be walked once per level.
+   */
+  private pairs = new Map<Expr, Pair | undefined>()
+
   /** The pair of a complex expression, or undefined when `e` is real. */
   cx(e: Expr, env: Env): Pair | undefined {
+    if (this.pairs.has(e)) return this.pairs.get(e)
+    let p: Pair | undefined
+    if (e.kind === 'binary') {
+      // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+      const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+      let n = e.left
+      while (n.kind === 'binary' && !this.pairs.has(n)) { spine.push(n); n = n.left }
+      p = this.cx(n, env)
+      for (let k = spine.length - 1; k >= 0; k--) {
+        const node = spine[k]!
+        p = this.binaryPair(node, p, this.cx(node.right, env), env)
+        this.pairs.set(node, p)
+      }
+      return p
+    }
+    p = this.cxOf(e, env)
+    this.pairs.set(e, p)
+    return p
+  }
+
+  /** The pair of a binary expression whose operands' pairs are `l` and `r` (undefined: real). */
+  private binaryPair(e: Extract<Expr, { kind: 'binary' }>, l: Pair | undefined, r: Pair | undefined, env: Env): Pair | undefined {
+    if (!l && !r) return undefined
+    const L = l ?? { re: this.real(e.left, env), im: F(0) }
+    const R = r ?? { re: this.real(e.right, env), im: F(0) }
+    switch (e.op) {
+      case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
+      case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
+      case '/': {
+        if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
+        const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
+        return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
+      }
+      default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
+    }
+  }
+
+  private cxOf(e: Expr, env: Env): Pair | undefined {
     switch (e.kind) {
       case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : undefined
       case 'index': {
@@ -97,22 +141,6 @@ class Lowering {
         if (e.op !== '-') return undefined
         const p = this.cx(e.arg, env)
         return p && { re: neg(p.re), im: neg(p.im) }
-      }
-      case 'binary': {
-        const l = this.cx(e.left, env), r = this.cx(e.right, env)
-        if (!l && !r) return undefined
-        const L = l ?? { re: this.real(e.left, env), im: F(0) }
-        const R = r ?? { re: this.real(e.right, env), im: F(0) }
-        switch (e.op) {
-          case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
-          case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
-          case '/': {
-            if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
-            const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
-            return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
-          }
-          default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
-        }
       }
       case 'call': {
         if (e.callee === 'len') return undefined
@@ -211,6 +239,8 @@ class Lowering {
   // ---------- statements ----------
 
   private stmt(s: Stmt, env: Env): Stmt[] {
+    // whether a name is complex can change between statements (an allocation binds it)
+    this.pairs = new Map()
     switch (s.kind) {
       case 'update': {
         const t = this.view(s.target, env)
