@@ -7,6 +7,7 @@
 import { grad, hessian, hvp } from 'tenet'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
+import { withBackend } from '../tenet/compile.js'
 import type { CheckResult, PreparedRow } from '../harness/types.js'
 import { PETERSEN_E1 as E1, PETERSEN_E2 as E2 } from '../objectives/graph-embedding.js'
 import { G_SOLAR, leapfrogStartF64, leapfrogStepsF64, meanPlanetError } from '../objectives/leapfrog.js'
@@ -14,7 +15,7 @@ import { checkBaJacobian } from '../workloads/ba.js'
 import { directionalCheck } from '../workloads/gmm.js'
 import { heapGrowth, tapeBytes } from '../workloads/unitary-rnn.js'
 import { formatBytes } from '../report/format.js'
-import { baObjectiveTenet, createBaJacobianTenet } from '../tenet/ba.js'
+import { baModule, baObjectiveTenet, createBaJacobianTenet } from '../tenet/ba.js'
 import { createGmmTenet } from '../tenet/gmm.js'
 import * as P from '../tenet/programs.js'
 import { tenetLeapfrog } from '../tenet/programs.js'
@@ -23,6 +24,7 @@ import { besselJPlain } from '../objectives/bessel.js'
 import { createBaResiduals } from '../objectives/ba.js'
 
 export const TENET_ROW = 'Tenet (cpu)'
+export const TENET_WASM_ROW = 'Tenet (wasm)'
 const name = TENET_ROW
 const tol = TOLERANCE.f64
 /**
@@ -344,10 +346,11 @@ export const tenetRows = defineRowFamily({
         setup(c) {
           // one residual buffer, reused, as the plain baseline does
           const out = createBaResiduals(c.inst.p)
+          const m = baModule()
           return {
-            run: () => void baObjectiveTenet(c.inst, out),
+            run: () => void baObjectiveTenet(c.inst, out, m),
             check: () => {
-              const r = baObjectiveTenet(c.inst, out)
+              const r = baObjectiveTenet(c.inst, out, m)
               const ref = c.residuals()
               return both(checkClose(r.reprojErr, ref.reprojErr, 1e-12, 'reprojection error'), checkClose(r.wErr, ref.wErr, 1e-12, 'weight error'))
             },
@@ -548,3 +551,18 @@ export function toColumnMajor(a: Float64Array, M: number, N: number): Float64Arr
   for (let i = 0; i < M; i++) for (let l = 0; l < N; l++) out[i + M * l] = a[i * N + l]!
   return out
 }
+
+/**
+ * The same rows on the wasm backend: every row's setup compiles its programs with
+ * `backend: 'wasm'` (the caches are per backend), and the row is named "Tenet (wasm)". A program
+ * the wasm backend does not lower (stacks, fixed-point) fails its setup, which the report shows.
+ */
+export const tenetWasmRows = defineRowFamily({
+  family: 'Tenet (wasm)',
+  rows: Object.fromEntries(Object.entries(tenetRows.rows).map(([id, rows]) => [id, rows!.map((row) => ({
+    ...row,
+    name: row.name.replace(TENET_ROW, TENET_WASM_ROW),
+    family: 'Tenet (wasm)',
+    setup: (c: never) => withBackend('wasm', () => row.setup(c)),
+  }))])) as typeof tenetRows.rows,
+})

@@ -14,7 +14,7 @@
 import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.js'
 import { BA_BLOCK_COLS, createBaJacobian, createBaResiduals, type BaResiduals, type BaSparseJacobian } from '../objectives/ba.js'
 import { grad, type TenetFunction, type TenetModule } from 'tenet'
-import { compile, fn } from './compile.js'
+import { benchBackend, compile, fn } from './compile.js'
 
 /**
  * The projection of one observation as Tenet statements. `v(name)` gives the location of an
@@ -88,18 +88,22 @@ ${projection((n) => `ws[b + ${NAMES.indexOf(n)}]`, (j) => `cam[co + ${j}]`, (j) 
 }
 `
 
-let module: TenetModule | undefined
-export const baModule = (): TenetModule => (module ??= compile(baSource))
+const modules = new Map<string, TenetModule>()
+export const baModule = (): TenetModule => {
+  let m = modules.get(benchBackend())
+  if (!m) modules.set(benchBackend(), (m = compile(baSource)))
+  return m
+}
 export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction } => ({
   objective: fn(baModule(), 'ba_objective'),
   rows: fn(baModule(), 'ba_rows'),
 })
 
-/** Reprojection and weight errors by `ba_objective` (Tenet, cpu backend). */
-export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaResiduals(inst.p)): BaResiduals {
+/** Reprojection and weight errors by `ba_objective` (Tenet; the module of the current backend unless given). */
+export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaResiduals(inst.p), m: TenetModule = baModule()): BaResiduals {
   out.reprojErr.fill(0)
   out.wErr.fill(0)
-  fn(baModule(), 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
+  fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
   return out
 }
 

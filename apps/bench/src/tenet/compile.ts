@@ -1,11 +1,31 @@
-import { rev, TENET_FUNCTION, type TenetFunction, type TenetModule } from 'tenet'
+import { createRegistry, rev, TENET_FUNCTION, type TenetFunction, type TenetModule } from 'tenet'
+import { wasmBackend } from '@tenet/backend-wasm'
 
-/** The fast path: generated JavaScript, no run-time reversibility checks. */
+/** The backends the Tenet rows run on: generated JavaScript, or a WebAssembly module. */
+export type BenchBackend = 'cpu' | 'wasm'
+
+let current: BenchBackend = 'cpu'
+/** The backend `compile` uses now (a row family sets it around its rows' setup). */
+export const benchBackend = (): BenchBackend => current
+
+/** Runs `f` with `backend` as the backend of every `compile` it makes (caches are per backend). */
+export function withBackend<T>(backend: BenchBackend, f: () => T): T {
+  const before = current
+  current = backend
+  try {
+    return f()
+  } finally {
+    current = before
+  }
+}
+
+const wasmRegistry = createRegistry().registerBackend(wasmBackend)
+/** The fast path: no run-time reversibility checks. */
 export const fast = rev.with({ checks: false })
 
-/** Compile Tenet source text given as a string (not a template). */
+/** Compile Tenet source text given as a string (not a template), on the current backend. */
 export function compile(source: string, checks = false): TenetModule {
-  const tag = checks ? rev : fast
+  const tag = current === 'wasm' ? rev.with({ checks, backend: 'wasm', registry: wasmRegistry }) : checks ? rev : fast
   return tag(Object.assign([source], { raw: [source] }) as unknown as TemplateStringsArray)
 }
 

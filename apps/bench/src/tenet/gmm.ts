@@ -15,7 +15,7 @@
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
 import { grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
-import { compile, fn } from './compile.js'
+import { benchBackend, compile, fn } from './compile.js'
 
 /**
  * The data term, specialised to the dimension d (the source is generated per d, so the rows of
@@ -122,7 +122,7 @@ fn gmm_rest(err: f64, n: f64, d: i32, k: i32, alphas: f64[], icf: f64[], gamma: 
 const modules = new Map<string, TenetModule>()
 /** The compiled GMM functions for (d, k) (cached). */
 export function gmmModule(d: number, k: number): TenetModule {
-  const key = `${d},${k}`
+  const key = `${benchBackend()}:${d},${k}`
   let m = modules.get(key)
   if (!m) modules.set(key, (m = compile(gmmPointsSource(d, k) + gmmQSource + gmmRestSource)))
   return m

@@ -1,0 +1,192 @@
+/**
+ * ba: ADBench's bundle adjustment in GradBench's replicated form (n cameras, m points, p
+ * observations; observation i sees camera i mod n and point i mod m). The program follows the
+ * bench's (`apps/bench/src/tenet/ba.ts`):
+ *
+ * - `ba_objective`: per observation, Rodrigues rotation (first-order branch at θ = 0), perspective
+ *   division, radial distortion, focal length and principal point, in ancillas that `~routine`
+ *   uncomputes; the weighted reprojection errors and 1 − w² for every observation.
+ * - `ba_rows`: the Jacobian form. Every observation has its own copy of its camera and point, so
+ *   that one forward and one adjoint run of `loss = Σᵢ (row r of observation i's error)` yields
+ *   row r's 15 non-zeros for every observation at once (the rows of different observations have
+ *   disjoint columns in the copies). Two such sweeps per block give all reprojection rows; the
+ *   weight rows are −2w. The intermediates of a block stay in a workspace.
+ *
+ * Both compute all p observations; the response is GradBench's compressed form.
+ */
+import { grad } from 'tenet'
+import { compile, fn } from './compile.js'
+import { flat, int, num, record } from './input.js'
+import type { EvalModule, Prepared } from './types.js'
+
+/** The projection of one observation; `v` names an intermediate, `cam`/`pt` the parameters. */
+function projection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
+  return `
+    ${v('sq')} += ${cam(0)} * ${cam(0)} + ${cam(1)} * ${cam(1)} + ${cam(2)} * ${cam(2)}
+    ${v('p0')} += ${pt(0)} - ${cam(3)}
+    ${v('p1')} += ${pt(1)} - ${cam(4)}
+    ${v('p2')} += ${pt(2)} - ${cam(5)}
+    if (${v('sq')} != 0.0, ~) {
+      ${v('th')} += sqrt(${v('sq')})
+      ${v('cs')} += cos(${v('th')})
+      ${v('sn')} += sin(${v('th')})
+      ${v('w0')} += ${cam(0)} / ${v('th')}
+      ${v('w1')} += ${cam(1)} / ${v('th')}
+      ${v('w2')} += ${cam(2)} / ${v('th')}
+      ${v('tmp')} += (${v('w0')} * ${v('p0')} + ${v('w1')} * ${v('p1')} + ${v('w2')} * ${v('p2')}) * (1.0 - ${v('cs')})
+      ${v('c0')} += ${v('p0')} * ${v('cs')} + (${v('w1')} * ${v('p2')} - ${v('w2')} * ${v('p1')}) * ${v('sn')} + ${v('w0')} * ${v('tmp')}
+      ${v('c1')} += ${v('p1')} * ${v('cs')} + (${v('w2')} * ${v('p0')} - ${v('w0')} * ${v('p2')}) * ${v('sn')} + ${v('w1')} * ${v('tmp')}
+      ${v('c2')} += ${v('p2')} * ${v('cs')} + (${v('w0')} * ${v('p1')} - ${v('w1')} * ${v('p0')}) * ${v('sn')} + ${v('w2')} * ${v('tmp')}
+    } else {
+      ${v('c0')} += ${v('p0')} + (${cam(1)} * ${v('p2')} - ${cam(2)} * ${v('p1')})
+      ${v('c1')} += ${v('p1')} + (${cam(2)} * ${v('p0')} - ${cam(0)} * ${v('p2')})
+      ${v('c2')} += ${v('p2')} + (${cam(0)} * ${v('p1')} - ${cam(1)} * ${v('p0')})
+    }
+    ${v('u')} += ${v('c0')} / ${v('c2')}
+    ${v('v')} += ${v('c1')} / ${v('c2')}
+    ${v('rsq')} += ${v('u')} * ${v('u')} + ${v('v')} * ${v('v')}
+    ${v('L')} += 1.0 + ${cam(9)} * ${v('rsq')} + ${cam(10)} * ${v('rsq')} * ${v('rsq')}`
+}
+
+const NAMES = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
+const W = NAMES.length
+const at = (n: string): number => NAMES.indexOf(n)
+
+export const baSource = `
+fn ba_objective(reproj: f64[], werr: f64[], cams: f64[], X: f64[], w: f64[], obs: i32[], feats: f64[], p: i32) {
+  for i in 0..p {
+    co: i32 <- 11 * obs[2 * i]
+    xo: i32 <- 3 * obs[2 * i + 1]
+    routine {
+${NAMES.map((n) => `      ${n} <- 0.0`).join('\n')}
+${projection((n) => n, (j) => `cams[co + ${j}]`, (j) => `X[xo + ${j}]`)}
+    }
+    reproj[2 * i] += w[i] * (u * L * cams[co + 6] + cams[co + 7] - feats[2 * i])
+    reproj[2 * i + 1] += w[i] * (v * L * cams[co + 6] + cams[co + 8] - feats[2 * i + 1])
+    ~routine
+    werr[i] += 1.0 - w[i] * w[i]
+    xo -> 3 * obs[2 * i + 1]
+    co -> 11 * obs[2 * i]
+  }
+}
+
+fn ba_rows(loss: f64, row: i32, i0: i32, i1: i32, cam: f64[], pt: f64[], w: f64[], feats: f64[], ws: f64[]) {
+  for i in i0..i1 {
+    b: i32 <- ${W} * (i - i0)
+    co: i32 <- 11 * i
+    xo: i32 <- 3 * i
+${projection((n) => `ws[b + ${at(n)}]`, (j) => `cam[co + ${j}]`, (j) => `pt[xo + ${j}]`)}
+    if (row == 0, ~) {
+      loss += w[i] * (ws[b + ${at('u')}] * ws[b + ${at('L')}] * cam[co + 6] + cam[co + 7] - feats[2 * i])
+    } else {
+      loss += w[i] * (ws[b + ${at('v')}] * ws[b + ${at('L')}] * cam[co + 6] + cam[co + 8] - feats[2 * i + 1])
+    }
+    xo -> 3 * i
+    co -> 11 * i
+    b -> ${W} * (i - i0)
+  }
+}
+`
+
+interface Instance {
+  n: number
+  m: number
+  p: number
+  cams: Float64Array
+  X: Float64Array
+  w: Float64Array
+  feats: Float64Array
+  obs: Int32Array
+}
+
+function parse(input: unknown): Instance {
+  const o = record(input)
+  const n = int(o, 'n'), m = int(o, 'm'), p = int(o, 'p')
+  if (n < 1 || m < 1 || p < 1) throw new Error('ba needs n, m, p ≥ 1')
+  const cam = flat(o, 'cam', 11), x = flat(o, 'x', 3), feat = flat(o, 'feat', 2), w0 = num(o, 'w')
+  const cams = new Float64Array(11 * n), X = new Float64Array(3 * m)
+  for (let i = 0; i < n; i++) cams.set(cam, 11 * i)
+  for (let i = 0; i < m; i++) X.set(x, 3 * i)
+  const w = new Float64Array(p).fill(w0)
+  const feats = new Float64Array(2 * p), obs = new Int32Array(2 * p)
+  for (let i = 0; i < p; i++) {
+    feats.set(feat, 2 * i)
+    obs[2 * i] = i % n
+    obs[2 * i + 1] = i % m
+  }
+  return { n, m, p, cams, X, w, feats, obs }
+}
+
+/** Observations per block of the Jacobian sweeps. */
+const BLOCK = 256
+/** Non-zeros per reprojection row: 11 camera, 3 point, 1 weight column. */
+const NZ = 15
+
+export const ba: EvalModule = {
+  objective(input): Prepared {
+    const inst = parse(input)
+    const f = fn(compile(baSource), 'ba_objective').core
+    const reproj = new Float64Array(2 * inst.p), werr = new Float64Array(inst.p)
+    return {
+      run: () => {
+        reproj.fill(0)
+        werr.fill(0)
+        f(reproj, werr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
+      },
+      output: () => ({ reproj_error: { elements: [reproj[0], reproj[1]], repeated: inst.p }, w_err: { element: werr[0], repeated: inst.p } }),
+    }
+  },
+  jacobian(input): Prepared {
+    const inst = parse(input)
+    const { n, m, p } = inst
+    const rows = fn(compile(baSource), 'ba_rows')
+    const F = rows.core
+    const A = grad(rows, { loss: 0 }).adjoint.core
+    // per-observation copies of its camera and point (made once, like ADBench's blocks)
+    const cam = new Float64Array(11 * p), pt = new Float64Array(3 * p)
+    for (let i = 0; i < p; i++) {
+      cam.set(inst.cams.subarray(11 * inst.obs[2 * i]!, 11 * inst.obs[2 * i]! + 11), 11 * i)
+      pt.set(inst.X.subarray(3 * inst.obs[2 * i + 1]!, 3 * inst.obs[2 * i + 1]! + 3), 3 * i)
+    }
+    const ws = new Float64Array(W * BLOCK), gWs = new Float64Array(W * BLOCK)
+    const gCam = new Float64Array(11 * p), gPt = new Float64Array(3 * p), gW = new Float64Array(p), gFeats = new Float64Array(2 * p)
+    // CSR: 2p rows of 15 entries, then p rows of 1
+    const vals = new Float64Array(2 * NZ * p + p)
+    return {
+      run: () => {
+        for (let i0 = 0; i0 < p; i0 += BLOCK) {
+          const i1 = Math.min(p, i0 + BLOCK)
+          for (let row = 0; row < 2; row++) {
+            ws.fill(0)
+            F(0, row, i0, i1, cam, pt, inst.w, inst.feats, ws)
+            gCam.fill(0, 11 * i0, 11 * i1)
+            gPt.fill(0, 3 * i0, 3 * i1)
+            gW.fill(0, i0, i1)
+            gWs.fill(0)
+            A(F.results[0]!, row, i0, i1, cam, pt, inst.w, inst.feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
+            for (let i = i0; i < i1; i++) {
+              const o = (2 * i + row) * NZ
+              for (let j = 0; j < 11; j++) vals[o + j] = gCam[11 * i + j]!
+              vals[o + 11] = gPt[3 * i]!
+              vals[o + 12] = gPt[3 * i + 1]!
+              vals[o + 13] = gPt[3 * i + 2]!
+              vals[o + 14] = gW[i]!
+            }
+          }
+        }
+        for (let i = 0; i < p; i++) vals[2 * NZ * p + i] = -2 * inst.w[i]!
+      },
+      output: () => {
+        // GradBench's compressed CSR: the first 30 row pointers and the last, the first 30 column
+        // indices and values (observation 0's two rows) and the last (the last weight row)
+        const rowPtr = Array.from({ length: 30 }, (_, r) => r * NZ)
+        const colsOf = (i: number): number[] => {
+          const c = inst.obs[2 * i]!, q = inst.obs[2 * i + 1]!
+          return [...Array.from({ length: 11 }, (_, j) => 11 * c + j), 11 * n + 3 * q, 11 * n + 3 * q + 1, 11 * n + 3 * q + 2, 11 * n + 3 * m + i]
+        }
+        const cols = [...colsOf(0), ...colsOf(0), 11 * n + 3 * m + p - 1]
+        return { rows: [...rowPtr, 2 * NZ * p + p], cols: cols.slice(0, 30).concat(cols[30]!), vals: [...Array.from(vals.subarray(0, 30)), vals[vals.length - 1]!] }
+      },
+    }
+  },
+}
