@@ -121,7 +121,19 @@ export function realView(e: Expr, registry: Registry): Expr {
     if (isReal(x)) (x as { type?: string }).type = 'f64'
     return x
   }
-  return go(e)
+  // no node of a real-view type (the usual f64 code): the copy, made without recursion
+  const todo: Expr[] = [e]
+  let any = false
+  while (todo.length && !any) {
+    const x = todo.pop()!
+    if (isReal(x)) any = true
+    else if (x.kind === 'binary') todo.push(x.left, x.right)
+    else if (x.kind === 'unary') todo.push(x.arg)
+    else if (x.kind === 'call') todo.push(...x.args)
+    else if (x.kind === 'index') todo.push(x.index)
+    else if (x.kind === 'field') todo.push(x.target)
+  }
+  return any ? go(e) : clone(e)
 }
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */

@@ -48,6 +48,20 @@ describe('a 3,000-term chain', () => {
   }
 })
 
+describe('a chain at the tree limit', () => {
+  // the tree of x[0] + x[1] + … of n terms is n + 1 levels deep (n − 1 sums, the element, its index)
+  it(`compiles, runs and differentiates ${NESTING_LIMITS.tree - 1} terms on cpu`, () => {
+    const n = NESTING_LIMITS.tree - 1
+    const m = compile(`fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`, 'cpu')
+    const x = Float64Array.from([1, 2, 3, 4, 5, 6, 7])
+    let sum = x[0]!
+    const counts = [1, 0, 0, 0, 0, 0, 0]
+    for (let i = 1; i < n; i++) { sum += x[i % 7]!; counts[i % 7]!++ }
+    expect(m.f!(0, x)[0]).toBe(sum)
+    expect(Array.from(grad(m.f!, { loss: 0 })(0, x)[1] as Float64Array)).toEqual(counts)
+  })
+})
+
 describe('a long chain in a complex module', () => {
   it('lowers, compiles and runs 3,000 terms around a complex parameter', () => {
     const sum = (first: string) => `${first}${Array.from({ length: 2999 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}`

@@ -14,7 +14,7 @@ const LEVEL_OF = new Map<string, number>(LEVELS.flatMap((ops, level) => ops.map(
 /**
  * How deeply expressions and blocks may nest in the source (parentheses, unary operators,
  * exponents, indices and call arguments inside one another; blocks inside blocks), and how deep
- * an expression tree may be (a chain `a + b + c + …` of n terms is n − 1 deep). Deeper programs
+ * an expression tree may be (a chain `a + b + c + …` of n terms is about n deep). Deeper programs
  * get a `TenetSyntaxError` (code `syntax/too-deep`) instead of overflowing the JavaScript stack
  * in the compiler passes, which recurse over the tree.
  */
