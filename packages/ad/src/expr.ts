@@ -10,9 +10,27 @@ import {
 import { standardPartials, type PartialRule } from './derivatives.js'
 import { arrayElementType, dualHostPartials, type HostPullback } from './dual-host.js'
 
-/** A deep copy of an expression (the checker annotates nodes in place; copies keep them apart). */
+/**
+ * A deep copy of an expression (the checker annotates nodes in place; copies keep them apart).
+ * Iterative, so a chain of thousands of terms does not overflow the stack; source locations
+ * are immutable and shared, not copied.
+ */
 export function clone<T>(e: T): T {
-  return structuredClone(e)
+  if (typeof e !== 'object' || e === null) return e
+  const fresh = (v: object): Record<string, unknown> => (Array.isArray(v) ? new Array(v.length) as unknown as Record<string, unknown> : {})
+  const root = fresh(e)
+  const stack: Array<[Record<string, unknown>, Record<string, unknown>]> = [[e as Record<string, unknown>, root]]
+  while (stack.length) {
+    const [from, to] = stack.pop()!
+    for (const k of Object.keys(from)) {
+      const v = from[k]
+      if (typeof v !== 'object' || v === null || k === 'loc') { to[k] = v; continue }
+      const c = fresh(v)
+      to[k] = c
+      stack.push([v as Record<string, unknown>, c])
+    }
+  }
+  return root as T
 }
 
 /** A float literal (typed f64, or f32 where the context is f32). */
@@ -104,7 +122,19 @@ export function realView(e: Expr, registry: Registry): Expr {
     if (isReal(x)) (x as { type?: string }).type = 'f64'
     return x
   }
-  return go(e)
+  // no node of a real-view type (the usual f64 code): the copy, made without recursion
+  const todo: Expr[] = [e]
+  let any = false
+  while (todo.length && !any) {
+    const x = todo.pop()!
+    if (isReal(x)) any = true
+    else if (x.kind === 'binary') todo.push(x.left, x.right)
+    else if (x.kind === 'unary') todo.push(x.arg)
+    else if (x.kind === 'call') todo.push(...x.args)
+    else if (x.kind === 'index') todo.push(x.index)
+    else if (x.kind === 'field') todo.push(x.target)
+  }
+  return any ? go(e) : clone(e)
 }
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */
@@ -134,18 +164,25 @@ export function scaleDerivative(d: Dataview, op: '*=' | '/=', E: Expr, tau: stri
 
 /** Whether an expression reads differentiable memory (so it has a nonzero derivative somewhere). */
 export function readsFloat(e: Expr, registry: Registry): boolean {
-  switch (e.kind) {
-    case 'num': case 'bool': return false
-    case 'var': case 'index': return isDiffType(registry, typeOf(e))
-    case 'field': return isDiffType(registry, typeOf(e)) || readsFloat(e.target, registry)
-    case 'unary': return readsFloat(e.arg, registry)
-    case 'binary': return readsFloat(e.left, registry) || readsFloat(e.right, registry)
-    case 'call':
-      if (e.callee === 'len' || e.callee === 'i32' || e.callee === 'div') return false
-      // a host function reading a float array reads float memory (its derivative must not be a silent zero)
-      if (e.callee.startsWith('$host') && e.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
-      return e.args.some((a) => readsFloat(a, registry))
+  // an explicit stack: a chain of thousands of terms does not recurse per term
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'num': case 'bool': break
+      case 'var': case 'index': if (isDiffType(registry, typeOf(x))) return true; break
+      case 'field': if (isDiffType(registry, typeOf(x))) return true; todo.push(x.target); break
+      case 'unary': todo.push(x.arg); break
+      case 'binary': todo.push(x.right, x.left); break
+      case 'call':
+        if (x.callee === 'len' || x.callee === 'i32' || x.callee === 'div') break
+        // a host function reading a float array reads float memory (its derivative must not be a silent zero)
+        if (x.callee.startsWith('$host') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
+        for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!)
+        break
+    }
   }
+  return false
 }
 
 /** One term of `∂e/∂leaf · seed`: the float memory location read and its coefficient. */
@@ -214,6 +251,16 @@ export function registryPartials(registry: Registry, standard: ReadonlyMap<strin
 export function differentiate(e: Expr, seed: Expr, registry: Registry, partials: PartialsResolver, out: Contribution[] = []): Contribution[] {
   if (!readsFloat(e, registry)) return out
   const go = (x: Expr, s: Expr) => differentiate(x, s, registry, partials, out)
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+    // the left spine of a chain `a + b - c + …` in a loop (every node of it has the same seed):
+    // the leftmost operand first, then the right operands bottom up, as the recursion would
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = []
+    let n: Expr = e
+    while (n.kind === 'binary' && (n.op === '+' || n.op === '-')) { spine.push(n); n = n.left }
+    go(n, seed)
+    for (let k = spine.length - 1; k >= 0; k--) go(spine[k]!.right, spine[k]!.op === '+' ? seed : neg(seed))
+    return out
+  }
   switch (e.kind) {
     case 'var': case 'index':
       out.push({ leaf: e, coefficient: seed })

@@ -6,7 +6,7 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, hostNumber, printExpr, forEachStatement, key, promotableElements, walk, type Shared,
+  InvertibilityError, hostNumber, printExpr, userNames, forEachStatement, key, promotableElements, walk, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -53,7 +53,7 @@ export class CodeGenerator {
   }
 
   site(code: string, loc: SourceLocation | undefined, message: (...v: unknown[]) => string): number {
-    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
   }
 
@@ -78,7 +78,8 @@ export class CodeGenerator {
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
     for (const e of emitted) parts.push(e.render(!reentrant.has(e.name)))
     const table = [...this.program.functions.keys()].map(
-      (n) => `${JSON.stringify(n)}: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
+      // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
+      (n) => `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
     )
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
@@ -238,8 +239,41 @@ class FunctionEmitter {
     return r ? r.evaluate(v) : v
   }
 
+  /**
+   * A binary expression. Its left spine (`a + b - c + …`, the shape of a long chain) is walked in
+   * a loop, not by recursion, and a run of plain float `+ -` (or `* / %`) is written without
+   * nested parentheses (JS operators of one level associate to the left, as the tree does), so
+   * neither this generator nor V8's parser recurses once per term.
+   */
   private binary(e: Extract<Expr, { kind: 'binary' }>): string {
-    const a = this.expr(e.left), b = this.expr(e.right), t = e.type
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && !this.shared?.get(n)) { spine.push(n); n = n.left }
+    let a = this.expr(n)
+    let run: string[] | undefined
+    let runLevel = 0
+    for (let k = spine.length - 1; k >= 0; k--) {
+      const node = spine[k]!
+      const b = this.expr(node.right)
+      const level = this.plainLevel(node)
+      if (run && level === runLevel) { run.push(` ${node.op} `, b); continue }
+      if (run) { a = `(${run.join('')})`; run = undefined }
+      if (level) { run = [a, ` ${node.op} `, b]; runLevel = level; continue }
+      a = this.binaryCode(node, a, b)
+    }
+    return run ? `(${run.join('')})` : a
+  }
+
+  /** 1 for a float `+`/`-`, 2 for `*` `/` `%`, written `(a op b)` as they are; else 0. */
+  private plainLevel(e: Extract<Expr, { kind: 'binary' }>): number {
+    const level = e.op === '+' || e.op === '-' ? 1 : e.op === '*' || e.op === '/' || e.op === '%' ? 2 : 0
+    if (!level || !e.type || e.type === 'bool' || e.type === 'i32') return 0
+    const ns = this.program.registry.findNumberSystem(e.type)
+    return ns && !ns.arithmetic && !ns.round ? level : 0
+  }
+
+  private binaryCode(e: Extract<Expr, { kind: 'binary' }>, a: string, b: string): string {
+    const t = e.type
     switch (e.op) {
       case '&&': case '||': case '<': case '<=': case '>': case '>=': return `(${a} ${e.op} ${b})`
       case '==': return `(${a} === ${b})`
@@ -414,7 +448,9 @@ class FunctionEmitter {
             want = this.expr(s.value)
             const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
             ok = ns && !ns.exact ? `rt.near(${v}, ${want})` : `${v} === ${want}`
-            describe = (cur, w) => `it holds ${cur}, but \`${s.name} -> ${shown}\` expects ${w}`
+            // the values the user knows (a ulog value as its real value, not its encoding)
+            const real = (x: unknown) => (ns?.toHost ? ns.toHost(x as number) : x)
+            describe = (cur, w) => `it holds ${real(cur)}, but \`${s.name} -> ${shown}\` expects ${real(w)}`
           }
           const site = this.gen.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: ${describe(cur, w)}`)
           this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
@@ -627,18 +663,55 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
     }
     callees.set(f.name, out)
   }
+  // strongly connected components (Tarjan's algorithm, without recursion): a function reaches
+  // itself when its component has a cycle; components come out callees first, so whether one
+  // reaches a function in `callsOut` is known from those it calls. Linear in the call graph.
+  const index = new Map<string, number>(), low = new Map<string, number>()
+  const stack: string[] = [], onStack = new Set<string>()
+  const component = new Map<string, number>()
+  const cyclic: boolean[] = [], reachesOut: boolean[] = []
+  for (const root of callees.keys()) {
+    if (index.has(root)) continue
+    const frames: Array<{ name: string; next: Iterator<string> }> = []
+    const open = (name: string) => {
+      index.set(name, index.size)
+      low.set(name, index.get(name)!)
+      stack.push(name)
+      onStack.add(name)
+      frames.push({ name, next: callees.get(name)![Symbol.iterator]() })
+    }
+    open(root)
+    while (frames.length) {
+      const top = frames[frames.length - 1]!
+      const step = top.next.next()
+      if (!step.done) {
+        const c = step.value
+        if (!index.has(c)) open(c)
+        else if (onStack.has(c)) low.set(top.name, Math.min(low.get(top.name)!, index.get(c)!))
+        continue
+      }
+      frames.pop()
+      const parent = frames[frames.length - 1]
+      if (parent) low.set(parent.name, Math.min(low.get(parent.name)!, low.get(top.name)!))
+      if (low.get(top.name) !== index.get(top.name)) continue
+      const id = cyclic.length
+      const members: string[] = []
+      let m: string
+      do { m = stack.pop()!; onStack.delete(m); component.set(m, id); members.push(m) } while (m !== top.name)
+      const cycle = members.length > 1 || callees.get(top.name)!.has(top.name)
+      let out = false
+      for (const f of members) {
+        if (callsOut.has(f)) out = true
+        for (const c of callees.get(f)!) if (component.get(c) !== id && reachesOut[component.get(c)!]) out = true
+      }
+      cyclic.push(cycle)
+      reachesOut.push(out)
+    }
+  }
   const reentrant = new Set<string>()
   for (const name of callees.keys()) {
-    if (callsOut.has(name)) { reentrant.add(name); continue }
-    const seen = new Set<string>()
-    const todo = [...callees.get(name)!]
-    while (todo.length) {
-      const c = todo.pop()!
-      if (c === name || callsOut.has(c)) { reentrant.add(name); break }
-      if (seen.has(c)) continue
-      seen.add(c)
-      todo.push(...(callees.get(c) ?? []))
-    }
+    const id = component.get(name)!
+    if (cyclic[id] || reachesOut[id]) reentrant.add(name)
   }
   return reentrant
 }

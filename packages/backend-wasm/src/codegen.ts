@@ -9,7 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, hostNumber, printExpr, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
@@ -94,7 +94,7 @@ export function valType(t: ScalarTypeName | undefined, loc?: SourceLocation): Va
 
 /** Element layout of an array type. */
 export function elemInfo(t: ScalarTypeName, loc?: SourceLocation): ElemInfo {
-  const e = ELEM[t]
+  const e = Object.hasOwn(ELEM, t) ? ELEM[t] : undefined
   if (!e) unsupported(`arrays of \`${t}\``, loc)
   return e!
 }
@@ -151,7 +151,7 @@ export class ModuleContext {
   }
 
   site(code: string, loc: SourceLocation | undefined, message: (...v: number[]) => string): number {
-    this.sites.push({ code, ...(loc ? { loc } : {}), message })
+    this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
   }
 
@@ -443,13 +443,30 @@ export class FunctionEmitter {
     this.numeric(lt, e.loc)
     this.numeric(e.type, e.loc)
     if (op === '**') return this.power(e)
+    // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && !this.shared?.get(n) && n.op !== '&&' && n.op !== '||' && n.op !== '**') {
+      this.numeric(n.left.type as ScalarTypeName | undefined, n.loc)
+      this.numeric(n.type, n.loc)
+      spine.push(n)
+      n = n.left
+    }
+    let t = this.expr(n)
+    for (let k = spine.length - 1; k >= 0; k--) t = this.binaryAfterLeft(spine[k]!, t)
+    return t
+  }
+
+  /** The rest of a binary operation whose left operand (of value type `left`) is on the stack. */
+  private binaryAfterLeft(e: Extract<Expr, { kind: 'binary' }>, left: ValType): ValType {
+    const op = e.op
     const arithmetic = op === '+' || op === '-' || op === '*' || op === '/' || op === '%'
     // the type the operation runs in: the result's for arithmetic (`i32 / i32` is an f64
     // division), the wider operand's for a comparison; operands are converted as JS computes them
     const operand = (x: Expr) => this.vt((x.type as ScalarTypeName | undefined) ?? 'f64', x.loc)
     const [lv, rv] = [operand(e.left), operand(e.right)]
     const ta = arithmetic ? this.vt(e.type, e.loc) : lv === F64 || rv === F64 ? F64 : lv === F32 || rv === F32 ? F32 : I32
-    this.convertValue(this.expr(e.left), ta)
+    this.convertValue(left, ta)
     if (op === '%' && ta !== I32) {
       // JS remainder on floats: no wasm instruction
       this.convertValue(this.expr(e.right), ta)
@@ -614,7 +631,7 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
-    const native = typeof spec.emit?.wasm === 'string' ? NATIVE[spec.emit.wasm] : undefined
+    const native = typeof spec.emit?.wasm === 'string' && Object.hasOwn(NATIVE, spec.emit.wasm) ? NATIVE[spec.emit.wasm] : undefined
     if (native && rt !== I32 && types.every((t) => t === rt) && native.arity === e.args.length) {
       for (const a of e.args) this.expr(a)
       const code = rt === F32 ? native.f32 : native.f64

@@ -17,6 +17,8 @@ import type { Registry } from './registry.js'
 /** Names the checker knows in expressions besides registered primitives. */
 export const BUILTIN_FUNCTIONS = ['f64', 'f32', 'i32', 'div', 'len', 'convert', 'zeros'] as const
 
+const ARITHMETIC = new Set(['+', '-', '*', '%'])
+
 /** A pair of index expressions that must differ at run time (same array, written and read). */
 export type DistinctPair = [Expr, Expr]
 
@@ -38,34 +40,52 @@ const fail = (code: string, msg: string, loc?: SourceLocation): never => {
   throw new TenetStaticError(code, msg, loc)
 }
 
-/** The parameters each function writes (fixed point over calls, so recursion works). */
+/**
+ * The parameters each function writes (a fixed point over calls, so recursion works). One walk of
+ * every body finds the direct writes and the call sites; a worklist then carries writes from each
+ * callee to its callers, so the time is linear in the program, whatever order the functions are in.
+ */
 export function writtenParams(functions: Map<string, FunctionDef>, registry: Registry): Map<string, boolean[]> {
   const writes = new Map<string, boolean[]>()
   for (const f of functions.values()) writes.set(f.name, f.params.map(() => false))
-  let changed = true
-  while (changed) {
-    changed = false
-    for (const f of functions.values()) {
-      const w = writes.get(f.name)!
-      const mark = (dv: Dataview | Arg) => {
-        const root = rootName(dv)
-        const k = root === undefined ? -1 : f.params.findIndex((p) => p.name === root)
-        if (k >= 0 && !w[k]) { w[k] = true; changed = true }
-      }
-      walk(f.body, (s) => {
-        if (s.kind === 'update') mark(s.target)
-        else if (s.kind === 'push' || s.kind === 'pop') { mark(s.stack); mark(s.value) }
-        else if (s.kind === 'callstmt') {
-          const callee = functions.get(s.callee)
-          if (callee) {
-            const cw = writes.get(callee.name)!
-            s.args.forEach((a, i) => { if (cw[i]) mark(a) })
-          } else {
-            const b = registry.findPrimitive(s.callee)
-            if (b?.kind === 'bijection') s.args.forEach((a, i) => { if (b.roles[i] === 'inout') mark(a) })
-          }
+  const index = new Map<FunctionDef, Map<string, number>>()
+  for (const f of functions.values()) index.set(f, new Map(f.params.map((p, k) => [p.name, k] as const).reverse()))
+  /** Marks the parameter a dataview of `f` is rooted in as written; true when that is new. */
+  const mark = (f: FunctionDef, dv: Dataview | Arg): boolean => {
+    const root = rootName(dv)
+    const k = root === undefined ? undefined : index.get(f)!.get(root)
+    const w = writes.get(f.name)!
+    if (k === undefined || w[k]) return false
+    w[k] = true
+    return true
+  }
+  const sites = new Map<string, Array<{ caller: FunctionDef; args: Arg[] }>>()
+  const work: string[] = []
+  for (const f of functions.values()) {
+    let changed = false
+    walk(f.body, (s) => {
+      if (s.kind === 'update') changed = mark(f, s.target) || changed
+      else if (s.kind === 'push' || s.kind === 'pop') { changed = mark(f, s.stack) || changed; changed = mark(f, s.value) || changed }
+      else if (s.kind === 'callstmt') {
+        if (functions.has(s.callee)) {
+          let list = sites.get(s.callee)
+          if (!list) sites.set(s.callee, (list = []))
+          list.push({ caller: f, args: s.args })
+        } else {
+          const b = registry.findPrimitive(s.callee)
+          if (b?.kind === 'bijection') s.args.forEach((a, i) => { if (b.roles[i] === 'inout') changed = mark(f, a) || changed })
         }
-      })
+      }
+    })
+    if (changed) work.push(f.name)
+  }
+  while (work.length) {
+    const callee = work.pop()!
+    const cw = writes.get(callee)!
+    for (const { caller, args } of sites.get(callee) ?? []) {
+      let changed = false
+      args.forEach((a, i) => { if (cw[i]) changed = mark(caller, a) || changed })
+      if (changed) work.push(caller.name)
     }
   }
   return writes
@@ -84,14 +104,19 @@ export function walk(body: Stmt[], visit: (s: Stmt) => void): void {
 
 /** Adds to `out` the variables and arrays an expression (or argument) reads; returns `out`. */
 export function readNames(e: Expr | Arg, out: Set<string> = new Set()): Set<string> {
-  switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); readNames(e.index, out); break
-    case 'field': readNames(e.target, out); break
-    case 'neg': readNames(e.target, out); break
-    case 'unary': readNames(e.arg, out); break
-    case 'binary': readNames(e.left, out); readNames(e.right, out); break
-    case 'call': for (const a of e.args) readNames(a, out); break
+  // an explicit stack: a chain of thousands of terms does not recurse per term
+  const todo: Array<Expr | Arg> = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'var': out.add(x.name); break
+      case 'index': out.add(x.array.name); todo.push(x.index); break
+      case 'field': todo.push(x.target); break
+      case 'neg': todo.push(x.target); break
+      case 'unary': todo.push(x.arg); break
+      case 'binary': todo.push(x.right, x.left); break
+      case 'call': for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!); break
+    }
   }
   return out
 }
@@ -120,15 +145,20 @@ function pathOf(e: Expr | Arg): MemPath | undefined {
   }
 }
 
-/** Memory read by an expression (array lengths in `len(a)` are not content reads). */
+/** Memory read by an expression (array lengths in `len(a)` are not content reads), in source order. */
 function readsOf(e: Expr, out: MemPath[] = []): MemPath[] {
-  switch (e.kind) {
-    case 'var': out.push({ root: e.name, loc: e.loc }); break
-    case 'index': out.push({ root: e.array.name, index: e.index, loc: e.loc }); readsOf(e.index, out); break
-    case 'field': { const p = pathOf(e); if (p) { out.push(p); if (p.index) readsOf(p.index, out) } else readsOf(e.target, out); break }
-    case 'unary': readsOf(e.arg, out); break
-    case 'binary': readsOf(e.left, out); readsOf(e.right, out); break
-    case 'call': if (e.callee !== 'len') for (const a of e.args) readsOf(a, out); break
+  // an explicit stack: a chain of thousands of terms does not recurse per term
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'var': out.push({ root: x.name, loc: x.loc }); break
+      case 'index': out.push({ root: x.array.name, index: x.index, loc: x.loc }); todo.push(x.index); break
+      case 'field': { const p = pathOf(x); if (p) { out.push(p); if (p.index) todo.push(p.index) } else todo.push(x.target); break }
+      case 'unary': todo.push(x.arg); break
+      case 'binary': todo.push(x.right, x.left); break
+      case 'call': if (x.callee !== 'len') for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!); break
+    }
   }
   return out
 }
@@ -239,7 +269,8 @@ class FunctionChecker {
       case 'binary':
         // a power only with a non-negative literal exponent: 2 ** -1 is not an integer
         if (e.op === '**') return this.isIntConstant(e.left) && e.right.kind === 'num' && !e.right.isFloat && e.right.value >= 0
-        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.left) && this.isIntConstant(e.right)
+        // the right operand first: in a long chain `x + a + b + …` it is the short side
+        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntConstant(e.right) && this.isIntConstant(e.left)
       default: return false
     }
   }
@@ -257,6 +288,9 @@ class FunctionChecker {
         if (e.isFloat) return expected && (this.isFloat(expected) || this.arith(expected)) ? expected : 'f64'
         if (expected && expected !== 'bool') {
           if (this.isInteger(expected) && !Number.isInteger(e.value)) return 'f64'
+          if (this.isInteger(expected) && this.registry.findNumberSystem(expected)?.arrayType === 'Int32Array' && (e.value < -0x80000000 || e.value > 0x7fffffff)) {
+            fail('static/literal-range', `the ${expected} literal ${e.value} is out of range (${-0x80000000} to ${0x7fffffff}); it would wrap around`, e.loc)
+          }
           return expected
         }
         return 'f64'
@@ -281,7 +315,8 @@ class FunctionChecker {
       case 'field': {
         const tt = this.infer(e.target)
         const fields = (this.registry.findNumberSystem(tt) as { fields?: Record<string, ScalarTypeName> } | undefined)?.fields
-        const ft = fields?.[e.field]
+        // own properties only: `z.constructor` is not a field
+        const ft = fields && Object.hasOwn(fields, e.field) ? fields[e.field] : undefined
         if (!ft) fail('static/unknown-field', `${tt} has no field \`${e.field}\`${fields ? ` (fields: ${Object.keys(fields).join(', ')})` : ''}`, e.loc)
         return ft!
       }
@@ -360,14 +395,40 @@ class FunctionChecker {
         if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) this.mismatch(op, a, b, e.loc)
         return a
       }
-      default: {
-        const [a, b] = this.inferPair(e.left, e.right, expected)
-        if (a !== b) this.mismatch(op, a, b, e.loc)
-        if (!this.isNumeric(a)) fail('static/type', `\`${op}\` needs numbers, not ${a}`, e.loc)
-        this.checkArith(op, a, e.loc)
-        return a
-      }
+      default: return this.inferArithmetic(e, expected)
     }
+  }
+
+  /** Whether `inferPair` takes the right operand's type first (a literal on the left). */
+  private rightFirst(l: Expr, r: Expr): boolean {
+    return (this.isIntConstant(l) && !this.isIntConstant(r)) || (l.kind === 'num' && r.kind !== 'num')
+  }
+
+  /**
+   * `+ - * %`. The left spine of a chain `a + b - c + …` is typed in a loop, bottom up, with the
+   * same rules as `inferPair`, so that a chain of thousands of terms does not recurse per term.
+   */
+  private inferArithmetic(e: Extract<Expr, { kind: 'binary' }>, expected?: ScalarTypeName): ScalarTypeName {
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = []
+    let n: Expr = e
+    while (n.kind === 'binary' && ARITHMETIC.has(n.op) && (n === e || !this.rightFirst(n.left, n.right))) {
+      spine.push(n)
+      if (this.rightFirst(n.left, n.right)) break
+      n = n.left
+    }
+    let lt: ScalarTypeName | undefined
+    for (let k = spine.length - 1; k >= 0; k--) {
+      const node = spine[k]!
+      let a: ScalarTypeName, b: ScalarTypeName
+      if (lt === undefined) [a, b] = this.inferPair(node.left, node.right, expected)
+      else { a = lt; b = this.infer(node.right, a) }
+      if (a !== b) this.mismatch(node.op, a, b, node.loc)
+      if (!this.isNumeric(a)) fail('static/type', `\`${node.op}\` needs numbers, not ${a}`, node.loc)
+      this.checkArith(node.op, a, node.loc)
+      if (k > 0) node.type = a
+      lt = a
+    }
+    return lt!
   }
 
   private inferCall(e: Extract<Expr, { kind: 'call' }>, expected?: ScalarTypeName): ScalarTypeName {

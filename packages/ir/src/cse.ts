@@ -74,33 +74,86 @@ function candidate(e: Expr): boolean {
   }
 }
 
+/** The children of an expression node, left to right. */
+function children(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'index': return [e.index]
+    case 'field': return [e.target]
+    case 'unary': return [e.arg]
+    case 'binary': return [e.left, e.right]
+    case 'call': return e.args
+    default: return []
+  }
+}
+
 /**
  * For each statement of `run`, the nodes of its value to compute once: nodes that map to the
  * same `Shared` have the same value. Only values that occur at least twice are returned.
+ *
+ * Value numbering: a node's key is made of its operator, its type and the numbers of its
+ * children, and a variable's or array's key carries the count of writes to it so far in the run.
+ * A write therefore retires every expression that read the old value without a scan of them,
+ * and keys stay short however deep the expression is: the whole run takes linear time.
  */
 export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
-  interface Entry { shared: Shared; deps: Set<string>; count: number }
+  interface Entry { shared: Shared; count: number }
   const available = new Map<string, Entry>()
+  const versions = new Map<string, number>()
+  const numbers = new Map<string, number>()
   const perStmt: Array<Map<Expr, Entry>> = []
+  const nameKey = (name: string) => `${name}#${versions.get(name) ?? 0}`
+  const intern = (k: string): string => {
+    let n = numbers.get(k)
+    if (n === undefined) numbers.set(k, (n = numbers.size))
+    return `@${n}`
+  }
   for (const s of run) {
-    const nodes = new Map<Expr, Entry>()
-    const visit = (e: Expr): void => {
-      // the right operand of && and || is not always evaluated: nothing below them moves
-      if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) return
-      if (candidate(e)) {
-        const k = key(e)
-        const hit = available.get(k)
-        if (hit) { hit.count++; nodes.set(e, hit); return }
-        const entry: Entry = { shared: {}, deps: readNames(e), count: 1 }
-        available.set(k, entry)
-        nodes.set(e, entry)
+    // the keys of every node of the statement, children before parents (no recursion)
+    const keys = new Map<Expr, string>()
+    const keyOf = (root: Expr): void => {
+      const todo: Array<[Expr, boolean]> = [[root, false]]
+      while (todo.length) {
+        const [e, ready] = todo.pop()!
+        if (keys.has(e)) continue
+        if (!ready) {
+          todo.push([e, true])
+          for (const c of children(e)) if (!keys.has(c)) todo.push([c, false])
+          continue
+        }
+        const t = `:${e.type ?? ''}`
+        let k: string
+        switch (e.kind) {
+          case 'num': k = `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}${t}`; break
+          case 'bool': k = String(e.value); break
+          case 'var': k = `$${nameKey(e.name)}`; break
+          case 'index': k = `${nameKey(e.array.name)}[${keys.get(e.index)}]${t}`; break
+          case 'field': k = `(${keys.get(e.target)}).${e.field}`; break
+          case 'unary': k = `${e.op}(${keys.get(e.arg)})${t}`; break
+          case 'binary': k = `(${keys.get(e.left)} ${e.op} ${keys.get(e.right)})${t}`; break
+          case 'call': k = `${e.callee}(${e.args.map((a) => keys.get(a)).join(', ')})${t}`; break
+        }
+        keys.set(e, intern(k))
       }
-      switch (e.kind) {
-        case 'index': visit(e.index); break
-        case 'field': visit(e.target); break
-        case 'unary': visit(e.arg); break
-        case 'binary': visit(e.left); visit(e.right); break
-        case 'call': for (const a of e.args) visit(a); break
+    }
+    const nodes = new Map<Expr, Entry>()
+    // pre-order, left to right; a node found again is not entered
+    const visit = (root: Expr): void => {
+      keyOf(root)
+      const todo: Expr[] = [root]
+      while (todo.length) {
+        const e = todo.pop()!
+        // the right operand of && and || is not always evaluated: nothing below them moves
+        if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) continue
+        if (candidate(e)) {
+          const k = keys.get(e)!
+          const hit = available.get(k)
+          if (hit) { hit.count++; nodes.set(e, hit); continue }
+          const entry: Entry = { shared: {}, count: 1 }
+          available.set(k, entry)
+          nodes.set(e, entry)
+        }
+        const cs = children(e)
+        for (let i = cs.length - 1; i >= 0; i--) todo.push(cs[i]!)
       }
     }
     // the index of an updated element is read too (for the load and the store)
@@ -112,10 +165,10 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
     if (s.kind === 'update') { visitAddress(s.target); visit(s.value) } else if (s.kind === 'alloc') visit(s.value as Expr)
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
-    // deallocation (re)binds its name
+    // deallocation (re)binds its name; either way the name's next version starts
     // (an argument that is not a dataview is a value, never written)
-    const written = (s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]).filter((w): w is string => w !== undefined)
-    for (const [k, entry] of available) if (written.some((w) => entry.deps.has(w))) available.delete(k)
+    const written = s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
+    for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
   }
   return perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()

@@ -60,6 +60,22 @@ export class RegistryError extends TenetError {
   static override isInstance = guard<RegistryError>('RegistryError')
 }
 
+/**
+ * Runs `f`, turning a JavaScript stack overflow inside it (a program nested deeper than the
+ * compiler's passes can recurse, below the parser's limits only when the host's own stack is
+ * already deep) into a `TenetError` with code `limit/stack` that says what was being done.
+ */
+export function withStackGuard<T>(what: string, f: () => T): T {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new TenetError('limit/stack', `${what}: the program is nested too deeply for the JavaScript stack (${e.message}); split long expressions or deep blocks into ancillas or functions`)
+    }
+    throw e
+  }
+}
+
 /** Levenshtein distance, for "did you mean" suggestions. */
 export function editDistance(a: string, b: string): number {
   const d: number[] = Array.from({ length: b.length + 1 }, (_, j) => j)

@@ -15,6 +15,14 @@ import type { Program } from './plugin.js'
 
 const MAX_STATEMENTS = 16
 
+/**
+ * A message with the inliner's names of a callee's locals (`$inl3$t`) turned back into the
+ * names the user wrote (`t`), so that every backend words a run-time error the same way.
+ */
+export function userNames(message: string): string {
+  return message.replace(/\$inl\d+\$/g, '')
+}
+
 function countStatements(body: Stmt[]): number {
   let n = 0
   walk(body, () => { n++ })

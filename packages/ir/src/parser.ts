@@ -9,6 +9,18 @@ import type { SourceLocation, SourceText } from './loc.js'
 const LEVELS: BinaryOp[][] = [
   ['||'], ['&&'], ['|'], ['^'], ['&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%'],
 ]
+/** The level of each binary operator in `LEVELS`. */
+const LEVEL_OF = new Map<string, number>(LEVELS.flatMap((ops, level) => ops.map((op) => [op, level] as const)))
+/**
+ * How deeply expressions and blocks may nest in the source (parentheses, unary operators,
+ * exponents, indices and call arguments inside one another; blocks inside blocks), and how deep
+ * an expression tree may be (a chain `a + b + c + …` of n terms is about n deep). Deeper programs
+ * get a `TenetSyntaxError` (code `syntax/too-deep`) instead of overflowing the JavaScript stack
+ * in the compiler passes, which recurse over the tree.
+ */
+export const NESTING_LIMITS = { expression: 500, block: 500, tree: 10000 } as const
+/** Words that cannot name a function, a parameter, an ancilla or a loop variable. */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set(['true', 'false', 'fn', 'if', 'else', 'while', 'for', 'in', 'routine'])
 const UPDATE_OPS: Record<string, UpdateOp> = { '+=': '+=', '-=': '-=', '^=': '^=', '⊻=': '^=', '*=': '*=', '/=': '/=' }
 const SCALAR_TYPES_HINT = 'a type such as `f64`, `i32`, `bool`, `f64[]` or `stack<f64>`'
 
@@ -23,6 +35,9 @@ export function parse(source: SourceText | string, hosts: unknown[] = []): Modul
 
 class Parser {
   private pos = 0
+  /** Current nesting of expressions (`unary` calls) and of blocks, against `NESTING_LIMITS`. */
+  private nesting = 0
+  private blocks = 0
   constructor(private readonly toks: Token[], private readonly hosts: unknown[]) {}
 
   private get tok(): Token { return this.toks[this.pos]! }
@@ -47,6 +62,15 @@ class Parser {
     if (this.tok.kind !== 'ident') this.fail(what)
     return this.next()
   }
+  /** A name being declared (function, parameter, ancilla, loop variable): not a reserved word. */
+  private declared(what: string): Token {
+    const t = this.ident(what)
+    if (RESERVED_WORDS.has(t.text)) reserved(t.text, what, t.loc)
+    return t
+  }
+  private tooDeep(what: string, limit: number, loc: SourceLocation | undefined): never {
+    throw new TenetSyntaxError('syntax/too-deep', `${what} nested more than ${limit} levels deep (the limit); split it up, e.g. compute parts into ancillas or into a function`, loc)
+  }
   private skipNewlines(): void {
     while (this.tok.kind === 'newline' || this.is(';')) this.pos++
   }
@@ -65,11 +89,11 @@ class Parser {
     const start = this.tok
     if (!this.isWord('fn')) this.fail('`fn` to start a function definition')
     this.next()
-    const name = this.ident('a function name').text
+    const name = this.declared('a function name').text
     this.expect('(')
     const params: Param[] = []
     while (!this.is(')')) {
-      const p = this.ident('a parameter name')
+      const p = this.declared('a parameter name')
       let type: Type = { kind: 'scalar', name: 'f64' }
       if (this.is(':')) { this.next(); type = this.type() }
       params.push({ name: p.text, type, loc: p.loc })
@@ -97,7 +121,8 @@ class Parser {
   }
 
   private block(): Stmt[] {
-    this.expect('{', '`{` to start a block')
+    const open = this.expect('{', '`{` to start a block')
+    if (++this.blocks > NESTING_LIMITS.block) this.tooDeep('blocks', NESTING_LIMITS.block, open.loc)
     const body: Stmt[] = []
     this.skipNewlines()
     while (!this.is('}')) {
@@ -109,6 +134,7 @@ class Parser {
       this.skipNewlines()
     }
     this.next()
+    this.blocks--
     return body
   }
 
@@ -129,7 +155,7 @@ class Parser {
         }
         case 'for': {
           this.next()
-          const variable = this.ident('the loop variable').text
+          const variable = this.declared('the loop variable').text
           if (!this.isWord('in')) this.fail('`in` after the loop variable')
           this.next()
           let reverse = false
@@ -182,6 +208,7 @@ class Parser {
     if (t.kind !== 'ident' && !this.is('-')) this.fail('a statement')
     // typed allocation: `name: type <- value`
     if (t.kind === 'ident' && this.peek().kind === 'punct' && this.peek().text === ':') {
+      if (RESERVED_WORDS.has(t.text)) reserved(t.text, 'an ancilla name', t.loc)
       this.next()
       this.next()
       const declared = this.type()
@@ -210,6 +237,7 @@ class Parser {
         if (target.kind !== 'var') {
           throw new TenetSyntaxError('syntax', 'only a plain name can be allocated or deallocated', target.loc)
         }
+        if (RESERVED_WORDS.has(target.name)) reserved(target.name, 'an ancilla name', target.loc)
         this.next()
         const value = this.allocValue()
         return op.text === '<-' || op.text === '←'
@@ -282,32 +310,63 @@ class Parser {
 
   private dataview(): Dataview {
     const e = this.unary()
+    if (this.nesting === 0) this.checkTree(e)
     const dv = toDataview(e)
     if (!dv) throw new TenetSyntaxError('syntax', 'expected a variable, an array element or a field (a dataview)', e.loc)
     return dv
   }
 
-  expr(): Expr { return this.binary(0) }
+  expr(): Expr {
+    const e = this.binary(0)
+    if (this.nesting === 0) this.checkTree(e)
+    return e
+  }
 
-  private binary(level: number): Expr {
-    if (level === LEVELS.length) return this.unary()
-    let left = this.binary(level + 1)
-    while (this.tok.kind === 'punct' && (LEVELS[level] as string[]).includes(this.tok.text)) {
+  /** Rejects an expression tree deeper than `NESTING_LIMITS.tree` (measured without recursion). */
+  private checkTree(root: Expr): void {
+    const stack: Array<[Expr | Arg, number]> = [[root, 1]]
+    while (stack.length) {
+      const [e, d] = stack.pop()!
+      if (d > NESTING_LIMITS.tree) this.tooDeep('an expression', NESTING_LIMITS.tree, e.loc ?? root.loc!)
+      switch (e.kind) {
+        case 'index': stack.push([e.index, d + 1]); break
+        case 'field': stack.push([e.target, d + 1]); break
+        case 'unary': stack.push([e.arg, d + 1]); break
+        case 'neg': stack.push([e.target, d + 1]); break
+        case 'binary': stack.push([e.left, d + 1], [e.right, d + 1]); break
+        case 'call': for (const a of e.args) stack.push([a, d + 1]); break
+      }
+    }
+  }
+
+  /**
+   * Operators of level `min` or tighter, by precedence climbing: a chain of one level
+   * (`a + b + c + …`) is built in a loop, so its length does not deepen the parser's recursion.
+   */
+  private binary(min: number): Expr {
+    let left = this.unary()
+    for (;;) {
+      const level = this.tok.kind === 'punct' ? LEVEL_OF.get(this.tok.text) : undefined
+      if (level === undefined || level < min) return left
       const op = this.next()
       const right = this.binary(level + 1)
       left = { kind: 'binary', op: op.text as BinaryOp, left, right, loc: op.loc }
     }
-    return left
   }
 
   private unary(): Expr {
-    if (this.is('-') || this.is('!')) {
-      const op = this.next()
-      const arg = this.unary()
-      if (op.text === '-' && arg.kind === 'num') return { ...arg, value: -arg.value, loc: op.loc }
-      return { kind: 'unary', op: op.text as '-' | '!', arg, loc: op.loc }
+    if (++this.nesting > NESTING_LIMITS.expression) this.tooDeep('expressions', NESTING_LIMITS.expression, this.tok.loc)
+    try {
+      if (this.is('-') || this.is('!')) {
+        const op = this.next()
+        const arg = this.unary()
+        if (op.text === '-' && arg.kind === 'num') return { ...arg, value: -arg.value, loc: op.loc }
+        return { kind: 'unary', op: op.text as '-' | '!', arg, loc: op.loc }
+      }
+      return this.power()
+    } finally {
+      this.nesting--
     }
-    return this.power()
   }
 
   private power(): Expr {
@@ -393,6 +452,10 @@ export function toDataview(e: Expr | Arg): Dataview | null {
     default:
       return null
   }
+}
+
+function reserved(name: string, what: string, loc: SourceLocation | undefined): never {
+  throw new TenetSyntaxError('syntax/reserved', `\`${name}\` is a reserved word and cannot be ${what}`, loc)
 }
 
 function asArg(e: Expr): Arg {

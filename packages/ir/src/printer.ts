@@ -15,7 +15,8 @@ function hostName(name: string): string {
 function numberText(value: number, isFloat: boolean): string {
   if (Number.isNaN(value)) return '(0.0 / 0.0)'
   if (!Number.isFinite(value)) return value > 0 ? '1e999' : '-1e999'
-  let s = String(value)
+  // String(-0) is '0': the sign of a negative zero is written out, so printing round-trips
+  let s = Object.is(value, -0) ? '-0' : String(value)
   if (isFloat && !/[.eE]/.test(s)) s += '.0'
   return s
 }
@@ -49,8 +50,17 @@ export function printExpr(e: Expr | Arg): string {
       if (e.op === '**') {
         return `${wrap(e.left, prec(e.left) <= POW)} ** ${wrap(e.right, prec(e.right) < UNARY)}`
       }
+      // the left spine of one precedence level prints without parentheses: walked in a loop, so
+      // a chain of thousands of terms does not recurse per term
       const p = PREC[e.op]!
-      return `${wrap(e.left, prec(e.left) < p)} ${e.op} ${wrap(e.right, prec(e.right) <= p)}`
+      const parts: string[] = []
+      let n: Expr | Arg = e
+      while (n.kind === 'binary' && n.op !== '**' && PREC[n.op] === p) {
+        parts.push(`${n.op} ${wrap(n.right, prec(n.right) <= p)}`)
+        n = n.left
+      }
+      parts.push(wrap(n, prec(n) < p))
+      return parts.reverse().join(' ')
     }
   }
 }

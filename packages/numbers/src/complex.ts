@@ -17,7 +17,7 @@
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
 import {
-  TenetError, TenetStaticError,
+  TenetError, TenetStaticError, walk,
   type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
@@ -79,8 +79,52 @@ class Lowering {
 
   // ---------- expressions ----------
 
+  /**
+   * The pairs (undefined: real) of the current statement's nodes: `real` asks `cx` at every
+   * level of an expression, so without this a long chain would be walked once per level.
+   */
+  private pairs = new Map<Expr, Pair | undefined>()
+
   /** The pair of a complex expression, or undefined when `e` is real. */
   cx(e: Expr, env: Env): Pair | undefined {
+    if (this.pairs.has(e)) return this.pairs.get(e)
+    let p: Pair | undefined
+    if (e.kind === 'binary') {
+      // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+      const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+      let n = e.left
+      while (n.kind === 'binary' && !this.pairs.has(n)) { spine.push(n); n = n.left }
+      p = this.cx(n, env)
+      for (let k = spine.length - 1; k >= 0; k--) {
+        const node = spine[k]!
+        p = this.binaryPair(node, p, this.cx(node.right, env), env)
+        this.pairs.set(node, p)
+      }
+      return p
+    }
+    p = this.cxOf(e, env)
+    this.pairs.set(e, p)
+    return p
+  }
+
+  /** The pair of a binary expression whose operands' pairs are `l` and `r` (undefined: real). */
+  private binaryPair(e: Extract<Expr, { kind: 'binary' }>, l: Pair | undefined, r: Pair | undefined, env: Env): Pair | undefined {
+    if (!l && !r) return undefined
+    const L = l ?? { re: this.real(e.left, env), im: F(0) }
+    const R = r ?? { re: this.real(e.right, env), im: F(0) }
+    switch (e.op) {
+      case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
+      case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
+      case '/': {
+        if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
+        const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
+        return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
+      }
+      default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
+    }
+  }
+
+  private cxOf(e: Expr, env: Env): Pair | undefined {
     switch (e.kind) {
       case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : undefined
       case 'index': {
@@ -97,22 +141,6 @@ class Lowering {
         if (e.op !== '-') return undefined
         const p = this.cx(e.arg, env)
         return p && { re: neg(p.re), im: neg(p.im) }
-      }
-      case 'binary': {
-        const l = this.cx(e.left, env), r = this.cx(e.right, env)
-        if (!l && !r) return undefined
-        const L = l ?? { re: this.real(e.left, env), im: F(0) }
-        const R = r ?? { re: this.real(e.right, env), im: F(0) }
-        switch (e.op) {
-          case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
-          case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
-          case '/': {
-            if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
-            const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
-            return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
-          }
-          default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
-        }
       }
       case 'call': {
         if (e.callee === 'len') return undefined
@@ -211,6 +239,8 @@ class Lowering {
   // ---------- statements ----------
 
   private stmt(s: Stmt, env: Env): Stmt[] {
+    // whether a name is complex can change between statements (an allocation binds it)
+    this.pairs = new Map()
     switch (s.kind) {
       case 'update': {
         const t = this.view(s.target, env)
@@ -310,6 +340,41 @@ class Lowering {
 }
 
 /**
+ * Whether a body declares an ancilla of the type `name` or calls its constructor `name(re, im)`
+ * (else the lowering has nothing to do). One pass over the statements and their expressions.
+ */
+function mentionsIn(body: Stmt[], name: string, mentions: (t: Type) => boolean): boolean {
+  const exprs: Array<Expr | Arg> = []
+  let found = false
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'alloc': case 'dealloc':
+        if (s.declared && mentions(s.declared)) found = true
+        if (s.value.kind !== 'emptystack') exprs.push(s.value)
+        break
+      case 'update': exprs.push(s.target, s.value); break
+      case 'callstmt': exprs.push(...s.args); break
+      case 'if': exprs.push(s.pre); if (s.post) exprs.push(s.post); break
+      case 'while': exprs.push(s.pre, s.post); break
+      case 'for': exprs.push(s.start, s.stop); if (s.step) exprs.push(s.step); break
+      case 'push': case 'pop': exprs.push(s.value); break
+      case 'safe': exprs.push(s.expr); break
+    }
+  })
+  while (!found && exprs.length) {
+    const e = exprs.pop()!
+    switch (e.kind) {
+      case 'call': if (e.callee === name) found = true; exprs.push(...e.args); break
+      case 'binary': exprs.push(e.left, e.right); break
+      case 'unary': exprs.push(e.arg); break
+      case 'index': exprs.push(e.index); break
+      case 'field': case 'neg': exprs.push(e.target); break
+    }
+  }
+  return found
+}
+
+/**
  * A complex number system with f64 parts under the type name `name` (default `complex`),
  * implemented by lowering (see the module comment).
  */
@@ -327,7 +392,7 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
       lower(functions: FunctionDef[], _registry: Registry) {
         const mentions = (t: Type) => (t.kind === 'scalar' ? t.name : t.elem) === name
         const signatures = new Map(functions.map((f) => [f.name, f.params]))
-        const any = functions.some((f) => f.params.some((p) => mentions(p.type)) || JSON.stringify(f.body).includes(`"${name}"`))
+        const any = functions.some((f) => f.params.some((p) => mentions(p.type)) || mentionsIn(f.body, name, mentions))
         if (!any) return functions
         const l = new Lowering(name, signatures)
         return functions.map((f) => l.fn(f))

@@ -144,7 +144,8 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
     const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!, life), f, registry)
     Object.defineProperty(fwd, 'inverse', { value: inv })
     Object.defineProperty(inv, 'inverse', { value: fwd })
-    out[f.name] = fwd
+    // an own data property even for a name such as `__proto__` (an assignment would set the prototype)
+    Object.defineProperty(out, f.name, { value: fwd, enumerable: true, writable: true, configurable: true })
   }
   // \`m.dispose()\` (unless the module has a function of that name) and \`m[Symbol.dispose]()\`
   const dispose = (): void => {
@@ -348,6 +349,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     try {
       core(...vals)
     } catch (e) {
+      if (e instanceof RangeError && /call stack/i.test(e.message)) e = new TenetError('runtime/stack-overflow', `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`)
       depth--
       if (checks) {
         const snapshots = fr.snapshots
@@ -383,11 +385,13 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     }
     return out
   }
-  const printed = info.inverse
+  // printed on first use: a large module is not printed twice (both directions) while it compiles
+  let printed: string | undefined
+  const print = () => info.inverse
     ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())) })
     : printFunction(info.surface)
   Object.defineProperties(call, {
-    source: { value: printed },
+    source: { get: () => (printed ??= print()) },
     ir: { value: ir },
     core: { value: core },
     [TENET_FUNCTION]: { value: info },

@@ -102,7 +102,17 @@ export class Interpreter {
     const op = e.op
     if (op === '&&') return (this.eval(e.left, fr) as boolean) && (this.eval(e.right, fr) as boolean)
     if (op === '||') return (this.eval(e.left, fr) as boolean) || (this.eval(e.right, fr) as boolean)
-    const a = this.eval(e.left, fr), b = this.eval(e.right, fr)
+    // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
+    const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
+    let n = e.left
+    while (n.kind === 'binary' && n.op !== '&&' && n.op !== '||') { spine.push(n); n = n.left }
+    let a = this.eval(n, fr)
+    for (let k = spine.length - 1; k >= 0; k--) a = this.binaryValue(spine[k]!, a, this.eval(spine[k]!.right, fr))
+    return a
+  }
+
+  private binaryValue(e: Extract<Expr, { kind: 'binary' }>, a: Value, b: Value): Value {
+    const op = e.op
     const t = e.type
     switch (op) {
       case '==': return a === b
@@ -262,8 +272,10 @@ export class Interpreter {
           const cur = fr.get(s.name)
           const want = s.value.kind === 'emptystack' ? [] : s.value.kind === 'call' && s.value.callee === 'zeros' ? this.eval(s.value.args[0]!, fr) : this.eval(s.value, fr)
           if (!this.equal(s.type, cur, want)) {
-            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(want)
-            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(cur)
+            // scalars as the values the user knows (a ulog value as its real value, not its encoding)
+            const real = (v: Value) => (s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v)
+            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(real(want as Value))
+            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(real(cur as Value))
             fail('runtime/dealloc', `cannot deallocate \`${s.name}\`: it holds ${holds}, but \`${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}\` expects ${what}`, s.loc)
           }
         }

@@ -1,4 +1,4 @@
-import { createRegistry as createBaseRegistry, parse, type Module, type Registry } from '@tenet/ir'
+import { createRegistry as createBaseRegistry, parse, withStackGuard, type Module, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { registerNumbers } from '@tenet/numbers'
@@ -58,14 +58,17 @@ function makeRev(options: RevOptions): Rev {
     ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
   }
   const tag = (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
-    let text = strings[0]!
-    for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
-    return compileModule(parse({ text, name: 'rev template' }, values), config)
+    // the raw text, as written: the cooked strings are undefined after an escape JavaScript
+    // rejects (`\u`, `\x` in a comment) and turn `\n` into a line break inside a string literal
+    const parts = strings.raw ?? strings
+    let text = parts[0] ?? ''
+    for (let i = 0; i < values.length; i++) text += '${' + i + '}' + (parts[i + 1] ?? '')
+    return withStackGuard('compiling a rev template', () => compileModule(parse({ text, name: 'rev template' }, values), config))
   }
   return Object.assign(tag as Rev, {
-    typed: <const S extends string>(source: S) => compileModule(parse({ text: source, name: 'rev.typed source' }), config) as unknown as ModuleOf<S>,
+    typed: <const S extends string>(source: S) => withStackGuard('compiling a rev.typed source', () => compileModule(parse({ text: source, name: 'rev.typed source' }), config)) as unknown as ModuleOf<S>,
     with: (more: RevOptions) => makeRev({ ...options, ...more }),
-    fromIR: (module: Module) => compileModule(module, config),
+    fromIR: (module: Module) => withStackGuard('compiling a module', () => compileModule(module, config)),
   })
 }
 

@@ -9,7 +9,7 @@
  * `bin.ts` calls it with the real streams.
  */
 import { readFileSync } from 'node:fs'
-import { TenetError, parse, typeToString, type Registry, type Type } from '@tenet/ir'
+import { TenetError, parse, typeToString, withStackGuard, type Registry, type Type } from '@tenet/ir'
 import { compileModule, generatedCode, TENET_FUNCTION, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { compileAdjoint, gradient } from '@tenet/ad'
 import { createRegistry } from '../rev.js'
@@ -101,7 +101,7 @@ async function load(file: string, io: CliIO, options: { backend: string; checks:
   } else if (options.backend !== 'cpu' && options.backend !== 'interpreter') {
     throw new UsageError(`unknown backend \`${options.backend}\` (available: cpu, interpreter, wasm)`)
   }
-  return compileModule(parse({ text, name: file === '-' ? '<stdin>' : file }), { registry, backend: options.backend, checks: options.checks })
+  return withStackGuard(`compiling ${file === '-' ? '<stdin>' : file}`, () => compileModule(parse({ text, name: file === '-' ? '<stdin>' : file }), { registry, backend: options.backend, checks: options.checks }))
 }
 
 function fnOf(m: TenetModule, name: string | undefined): TenetFunction {
