@@ -229,6 +229,9 @@ export function fuzzOne(campaign: Campaign, seed: number, options: Pick<FuzzOpti
           // a static rejection by the AD transform (a construct it documents as not
           // differentiable) is a clear answer, not a wrong one
           if (isTenet(e) && e.name === 'TenetStaticError') { classify('not differentiable'); return [] }
+          // the gradient drivers' own instability check (the recomputed inputs differ from the
+          // inputs): the documented answer for such a program
+          if (isTenet(e) && e.code === 'ad/uncompute') { classify('unstable (reported by the driver)'); return [] }
           return [`gradient threw ${describe(e)}`]
         }
         if (r.skip) { classify(r.skip); return [] }
