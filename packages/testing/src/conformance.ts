@@ -81,7 +81,22 @@ export function sameBits(a: unknown, b: unknown): boolean {
 /** Formats an argument list for failure messages. */
 export function showArgs(args: readonly unknown[] | undefined): string {
   if (!args) return '(none)'
-  return `[${args.map((a) => (ArrayBuffer.isView(a) ? `${a.constructor.name}[${Array.from(a as unknown as ArrayLike<number>).join(', ')}]` : Array.isArray(a) ? showArgs(a) : Object.is(a, -0) ? '-0' : String(a))).join(', ')}]`
+  const one = (a: unknown): string => {
+    if (ArrayBuffer.isView(a)) {
+      try {
+        return `${a.constructor.name}[${Array.from(a as unknown as ArrayLike<number>).join(', ')}]`
+      } catch {
+        return `${a.constructor.name}(detached)`
+      }
+    }
+    if (Array.isArray(a)) return showArgs(a)
+    if (typeof a === 'bigint') return `${a}n`
+    if (typeof a === 'symbol' || typeof a === 'function') return typeof a
+    if (typeof a === 'string') return JSON.stringify(a)
+    if (a !== null && typeof a === 'object') return '{…}'
+    return Object.is(a, -0) ? '-0' : String(a)
+  }
+  return `[${args.map(one).join(', ')}]`
 }
 
 /**

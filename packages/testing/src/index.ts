@@ -15,3 +15,7 @@ export {
 export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
 export { collectionsDuring, optimized, optimizeNow } from './collections.js'
 export { randomCsc, type CscMatrix } from './sparse.js'
+export { randomRealProgram, randomRealArgs, ARRAY_LENGTH, type RealProgram, type RealProgramOptions, type RealType } from './fuzz/typed-program.js'
+export { fuzz, fuzzOne, formatReport, CAMPAIGNS, type Campaign, type FuzzBackend, type FuzzFailure, type FuzzOptions, type FuzzReport, type FuzzGradientCheck } from './fuzz/campaign.js'
+export { minimizeSource } from './fuzz/minimize.js'
+export { mutateSource, mutateArgs } from './fuzz/mutate.js'
