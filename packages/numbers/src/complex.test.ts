@@ -97,6 +97,21 @@ describe('complex static errors and host checks', () => {
     expect(() => compile('cpu', 'fn f(y: complex) { y += y * 2.0 }')).toThrow(/own right-hand side/)
     expect(() => compile('cpu', 'fn f(z: complex[]) { z[0] += z[0].re }')).toThrow(/own right-hand side/)
   })
+  it('a stack of complex is a static error at the declaration that names it (found by the fuzzer)', () => {
+    const located = (text: string, line: number, column: number) => {
+      try {
+        compile('cpu', text)
+      } catch (e) {
+        expect(e).toBeInstanceOf(TenetStaticError)
+        expect((e as TenetStaticError).message).toMatch(/stacks of complex are not supported/)
+        expect([(e as TenetStaticError).line, (e as TenetStaticError).column]).toEqual([line, column])
+        return
+      }
+      throw new Error('compiled')
+    }
+    located('fn f(y: f64,\n  s: stack<complex>) { }', 2, 3)
+    located('fn f(y: f64) {\n  s: stack<complex> <- []\n  s -> []\n}', 2, 3)
+  })
   it('checks host values', () => {
     const m = compile('cpu', 'fn f(y: complex, x: complex) { y += x }')
     expect(() => m.f!({ re: 1 }, { re: 1, im: 1 })).toThrow(/must be \{ re: number, im: number \}/)

@@ -51,11 +51,12 @@ class Lowering {
     private readonly signatures: Map<string, Param[]>,
   ) {}
 
-  private kindOf(t: Type | undefined): Kind | undefined {
+  /** The kind of a type in this lowering; `at` locates the declaration that names it (for the error). */
+  private kindOf(t: Type | undefined, at?: SourceLocation): Kind | undefined {
     if (!t) return undefined
     if (t.kind === 'scalar') return t.name === this.name ? 'scalar' : undefined
     if (t.elem !== this.name) return undefined
-    if (t.kind === 'stack') fail(`stacks of ${this.name} are not supported; push the parts \`.re\` and \`.im\` onto two f64 stacks`)
+    if (t.kind === 'stack') fail(`stacks of ${this.name} are not supported; push the parts \`.re\` and \`.im\` onto two f64 stacks`, at)
     return 'array'
   }
 
@@ -63,7 +64,7 @@ class Lowering {
     const env: Env = new Map()
     const params: Param[] = []
     for (const p of f.params) {
-      const k = this.kindOf(p.type)
+      const k = this.kindOf(p.type, p.loc)
       if (!k) { params.push(p); continue }
       env.set(p.name, k)
       if (k === 'scalar') params.push(loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc), loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc))
@@ -255,8 +256,8 @@ class Lowering {
         return [{ ...s, target: t.single!, value: this.real(s.value, env) }]
       }
       case 'alloc': {
-        const declared = this.kindOf(s.declared)
-        if (s.value.kind === 'emptystack') { this.kindOf(s.declared); return [s] }
+        const declared = this.kindOf(s.declared, s.loc)
+        if (s.value.kind === 'emptystack') return [s]
         if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           if (declared !== 'array') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
           env.set(s.name, 'array')
@@ -296,7 +297,7 @@ class Lowering {
         if (params) {
           const args: Arg[] = []
           s.args.forEach((a, i) => {
-            const k = this.kindOf(params[i]?.type)
+            const k = this.kindOf(params[i]?.type, params[i]?.loc ?? s.loc)
             if (k === 'array') {
               if (a.kind !== 'var' || env.get(a.name) !== 'array') fail(`argument ${i + 1} of \`${s.callee}\` must be a ${this.name} array, passed by name`, a.loc ?? s.loc)
               args.push(loc({ kind: 'var', name: `${(a as { name: string }).name}$` }, a.loc))

@@ -79,7 +79,8 @@ function detached(a: ArrayBufferView & { length: number }): unknown {
 
 /** One random mutation of an argument list (possibly still valid). The input is not changed. */
 export function mutateArgs(args: readonly unknown[], rng: Random): unknown[] {
-  const out = args.map((a) => (ArrayBuffer.isView(a) ? (a as unknown as { slice(): unknown }).slice() : a))
+  // copies, except of an array a previous mutation detached (it stays detached)
+  const out = args.map((a) => (ArrayBuffer.isView(a) && a.byteLength > 0 ? (a as unknown as { slice(): unknown }).slice() : a))
   const i = rng.int(0, Math.max(0, out.length - 1))
   const a = out[i]
   switch (rng.int(0, 6)) {
