@@ -9,7 +9,7 @@ import type { Tensor } from '@tensorflow/tfjs'
 import { grad } from 'tenet'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
-import type { CheckResult } from '../harness/types.js'
+import type { CheckResult, PreparedRow } from '../harness/types.js'
 import { loadTf, TF_ROW, type Tf } from '../peers/tfjs.js'
 import { formatBytes } from '../report/format.js'
 import { compile, fn } from '../tenet/compile.js'
@@ -57,6 +57,22 @@ function valueOf(tf: Tf, g: () => Tensor): Float32Array {
   return out
 }
 
+/**
+ * A TF.js gradient row: `once` computes the gradient tensor; the check compares it with the
+ * float64 reference at float32 tolerance and reports TF.js's memory for one gradient in `note`.
+ */
+async function tfGradientRow(tf: Tf, once: () => Tensor, expected: () => ArrayLike<number>, label: string, note: (memory: string) => string, dispose: () => void): Promise<PreparedRow> {
+  const memory = await tfMemory(tf, once)
+  return {
+    run: () => void valueOf(tf, once),
+    check: (): CheckResult => {
+      const r = checkClose(valueOf(tf, once), expected(), TOLERANCE.f32, label)
+      return { ...r, reason: r.reason ?? note(memory) }
+    },
+    dispose,
+  }
+}
+
 export const adapterRows = defineRowFamily({
   family: 'TF.js + Tenet',
   rows: {
@@ -70,15 +86,7 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((x: Tensor) => tf.norm(x))
           const x = tf.tensor1d(Float32Array.from(c.x))
           const once = () => g(x)
-          const memory = await tfMemory(tf, once)
-          return {
-            run: () => void valueOf(tf, once),
-            check: (): CheckResult => {
-              const r = checkClose(valueOf(tf, once), c.gradient(), TOLERANCE.f32, 'x/‖x‖')
-              return { ...r, reason: r.reason ?? `tf.grad(tf.norm); ${memory}` }
-            },
-            dispose: () => x.dispose(),
-          }
+          return tfGradientRow(tf, once, () => c.gradient(), 'x/‖x‖', (memory) => `tf.grad(tf.norm); ${memory}`, () => x.dispose())
         },
       },
       {
@@ -103,15 +111,7 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((x: Tensor) => norm(x))
           const x = tf.tensor1d(Float32Array.from(c.x))
           const once = () => g(x)
-          const memory = await tfMemory(tf, once)
-          return {
-            run: () => void valueOf(tf, once),
-            check: (): CheckResult => {
-              const r = checkClose(valueOf(tf, once), c.gradient(), TOLERANCE.f32, 'x/‖x‖')
-              return { ...r, reason: r.reason ?? `${memory}; outside TF.js, Tenet's f64 x and x̄ (${formatBytes(16 * c.n)}) until the gradient` }
-            },
-            dispose: () => x.dispose(),
-          }
+          return tfGradientRow(tf, once, () => c.gradient(), 'x/‖x‖', (memory) => `${memory}; outside TF.js, Tenet's f64 x and x̄ (${formatBytes(16 * c.n)}) until the gradient`, () => x.dispose())
         },
       },
     ],
@@ -128,15 +128,7 @@ export const adapterRows = defineRowFamily({
             const g = tf.grad((z: Tensor) => tf.sum(op(z)))
             const z = tf.tensor1d(Float32Array.from(b.zs))
             const once = () => g(z)
-            const memory = await tfMemory(tf, once)
-            return {
-              run: () => void valueOf(tf, once),
-              check: (): CheckResult => {
-                const r = checkClose(valueOf(tf, once), b.derivative(), TOLERANCE.f32, 'dJ/dz')
-                return { ...r, reason: r.reason ?? `one op over 10⁵ z (ibesselj_batch, f64 inside); ${memory}` }
-              },
-              dispose: () => z.dispose(),
-            }
+            return tfGradientRow(tf, once, () => b.derivative(), 'dJ/dz', (memory) => `one op over 10⁵ z (ibesselj_batch, f64 inside); ${memory}`, () => z.dispose())
           }
           const op = tfOp(P.besselFunction(), { inputs: ['z'], outputs: ['out'], args: { nu: c.nu } })
           const g = tf.grad((z: Tensor) => op(z))
@@ -192,15 +184,7 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad(loss)
           const theta = tf.tensor1d(Float32Array.from(c.theta))
           const once = () => g(theta)
-          const memory = await tfMemory(tf, once)
-          return {
-            run: () => void valueOf(tf, once),
-            check: (): CheckResult => {
-              const r = checkClose(valueOf(tf, once), c.gradient(), TOLERANCE.f32, '∂L/∂θ')
-              return { ...r, reason: r.reason ?? `U(θ) dense (tree of batched matMuls), T matMuls; ${memory}` }
-            },
-            dispose: () => tf.dispose([P, Q, I, x0, cc, theta]),
-          }
+          return tfGradientRow(tf, once, () => c.gradient(), '∂L/∂θ', (memory) => `U(θ) dense (tree of batched matMuls), T matMuls; ${memory}`, () => tf.dispose([P, Q, I, x0, cc, theta]))
         },
       },
       {
@@ -217,15 +201,7 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((t: Tensor) => op(t))
           const theta = tf.tensor1d(Float32Array.from(c.theta))
           const once = () => g(theta)
-          const memory = await tfMemory(tf, once)
-          return {
-            run: () => void valueOf(tf, once),
-            check: (): CheckResult => {
-              const r = checkClose(valueOf(tf, once), c.gradient(), TOLERANCE.f32, '∂L/∂θ')
-              return { ...r, reason: r.reason ?? `no stored activations; ${memory}` }
-            },
-            dispose: () => theta.dispose(),
-          }
+          return tfGradientRow(tf, once, () => c.gradient(), '∂L/∂θ', (memory) => `no stored activations; ${memory}`, () => theta.dispose())
         },
       },
     ],
