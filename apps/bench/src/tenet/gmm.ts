@@ -17,56 +17,8 @@ import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
 import { examples, grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
 
-/**
- * The data term, specialised to the dimension d (the source is generated per d, so the rows of
- * y = Q(x − μ) are single expressions over registers instead of inner loops): for the points
- * [i0, i1) it keeps xc = x − μ, y, main, a running maximum rm, t = main − max and the shifted
- * sums s in the workspace arrays, and adds each point's log-sum-exp to `slse`.
- */
-export function gmmPointsSource(d: number, k: number): string {
-  const S = (d * (d + 1)) / 2
-  // index of L[r][col] (r > col) in the lower-triangle part of icf, column-major as ADBench
-  const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
-  const lines: string[] = []
-  for (let j = 0; j < d; j++) lines.push(`      xc[o + ${j}] += x[xo + ${j}] - means[cd + ${j}]`)
-  for (let r = 0; r < d; r++) {
-    const terms = [`qdiag[cd + ${r}] * xc[o + ${r}]`]
-    for (let col = 0; col < r; col++) terms.push(`icf[ci + ${lower(r, col)}] * xc[o + ${col}]`)
-    lines.push(`      y[o + ${r}] += ${terms.join(' + ')}`)
-  }
-  const sq = Array.from({ length: d }, (_, r) => `y[o + ${r}] * y[o + ${r}]`).join(' + ')
-  lines.push(`      main[pk + c] += alphas[c] + sumq[c] - 0.5 * (${sq})`)
-  return `
-fn gmm_points(slse: f64, i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
-  for i in i0..i1 {
-    p: i32 <- i - i0
-    pk: i32 <- p * ${k}
-    xo: i32 <- i * ${d}
-    for c in 0..${k} {
-      o: i32 <- (pk + c) * ${d}
-      cd: i32 <- c * ${d}
-      ci: i32 <- c * ${S}
-${lines.join('\n')}
-      ci -> c * ${S}
-      cd -> c * ${d}
-      o -> (pk + c) * ${d}
-    }
-    rm[pk] += main[pk]
-    for c in 1..${k} {
-      rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
-    }
-    for c in 0..${k} {
-      t[pk + c] += main[pk + c] - rm[pk + ${k - 1}]
-      s[p] += exp(t[pk + c])
-    }
-    slse += log(s[p]) + rm[pk + ${k - 1}]
-    xo -> i * ${d}
-    pk -> p * ${k}
-    p -> i - i0
-  }
-}
-`
-}
+/** The data term for (d, k): `tenet`'s `examples.gmmPointsSource` with k a constant. */
+export const gmmPointsSource = (d: number, k: number): string => examples.gmmPointsSource(d, k)
 
 /** exp of the log-diagonal and its per-component sums (once per evaluation, shared by all blocks). */
 export const gmmQSource = examples.gmmQSource

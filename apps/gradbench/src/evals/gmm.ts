@@ -16,51 +16,8 @@ import { flat, int, matrix, num, record, list } from './input.js'
 import { multivariateLgamma } from './lgamma.js'
 import type { EvalModule, Prepared } from './types.js'
 
-/** The data term for dimension d (see the module comment); k is a parameter. */
-export function gmmPointsSource(d: number): string {
-  const S = (d * (d + 1)) / 2
-  // icf[c·S + lower(r, col)] = Q_c[r][col] for r > col (column by column, as GradBench's `l`)
-  const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
-  const lines: string[] = []
-  for (let j = 0; j < d; j++) lines.push(`      xc[o + ${j}] += x[xo + ${j}] - means[cd + ${j}]`)
-  for (let r = 0; r < d; r++) {
-    const terms = [`qdiag[cd + ${r}] * xc[o + ${r}]`]
-    for (let col = 0; col < r; col++) terms.push(`icf[ci + ${lower(r, col)}] * xc[o + ${col}]`)
-    lines.push(`      y[o + ${r}] += ${terms.join(' + ')}`)
-  }
-  const sq = Array.from({ length: d }, (_, r) => `y[o + ${r}] * y[o + ${r}]`).join(' + ')
-  lines.push(`      main[pk + c] += alphas[c] + sumq[c] - 0.5 * (${sq})`)
-  return `
-fn gmm_points(slse: f64, k: i32, i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
-  for i in i0..i1 {
-    p: i32 <- i - i0
-    pk: i32 <- p * k
-    xo: i32 <- i * ${d}
-    for c in 0..k {
-      o: i32 <- (pk + c) * ${d}
-      cd: i32 <- c * ${d}
-      ci: i32 <- c * ${S}
-${lines.join('\n')}
-      ci -> c * ${S}
-      cd -> c * ${d}
-      o -> (pk + c) * ${d}
-    }
-    rm[pk] += main[pk]
-    for c in 1..k {
-      rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
-    }
-    for c in 0..k {
-      t[pk + c] += main[pk + c] - rm[pk + k - 1]
-      s[p] += exp(t[pk + c])
-    }
-    slse += log(s[p]) + rm[pk + k - 1]
-    xo -> i * ${d}
-    pk -> p * k
-    p -> i - i0
-  }
-}
-`
-}
+/** The data term for dimension d, with k a parameter: `tenet`'s `examples.gmmPointsSource`. */
+export const gmmPointsSource = (d: number): string => examples.gmmPointsSource(d)
 
 export const gmmSharedSource = `
 ${examples.gmmQSource}

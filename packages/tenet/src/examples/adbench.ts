@@ -13,7 +13,7 @@
  *   reprojection error. One forward run plus one adjoint run yields that row's 15 non-zeros for
  *   every observation.
  *
- * GMM. `gmmQSource`: exp of the log-diagonal of each component's Q and its sum, once per
+ * GMM. `gmmPointsSource(d, k?)`: the data term over a block of points; `gmmQSource`: exp of the log-diagonal of each component's Q and its sum, once per
  * evaluation; `logsumexpSource`: log Σ exp(aᵢ), compute–copy–uncompute on local ancillas.
  */
 /**
@@ -123,3 +123,57 @@ fn logsumexp(out: f64, a: f64[], k: i32) {
   ~routine
 }
 `
+
+/**
+ * ADBench's GMM data term for dimension d, generated so that each row of y = Q(x − μ) is one
+ * expression: for the points [i0, i1) it keeps x − μ, y, main, the running maximum and the
+ * shifted exponential sums in workspace arrays (the garbage the adjoint uncomputes) and adds each
+ * point's log-sum-exp to `slse`. With `k` the number of components is a constant of the program;
+ * without it, `k` is the function's second parameter.
+ */
+export function gmmPointsSource(d: number, k?: number): string {
+  const K = k === undefined ? 'k' : String(k)
+  const K1 = k === undefined ? 'k - 1' : String(k - 1)
+  const S = (d * (d + 1)) / 2
+  // icf[c·S + lower(r, col)] = Q_c[r][col] for r > col (column by column, as GradBench's `l`)
+  const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
+  const lines: string[] = []
+  for (let j = 0; j < d; j++) lines.push(`      xc[o + ${j}] += x[xo + ${j}] - means[cd + ${j}]`)
+  for (let r = 0; r < d; r++) {
+    const terms = [`qdiag[cd + ${r}] * xc[o + ${r}]`]
+    for (let col = 0; col < r; col++) terms.push(`icf[ci + ${lower(r, col)}] * xc[o + ${col}]`)
+    lines.push(`      y[o + ${r}] += ${terms.join(' + ')}`)
+  }
+  const sq = Array.from({ length: d }, (_, r) => `y[o + ${r}] * y[o + ${r}]`).join(' + ')
+  lines.push(`      main[pk + c] += alphas[c] + sumq[c] - 0.5 * (${sq})`)
+  return `
+fn gmm_points(slse: f64, ${k === undefined ? 'k: i32, ' : ''}i0: i32, i1: i32, alphas: f64[], means: f64[], icf: f64[], x: f64[], qdiag: f64[], sumq: f64[], xc: f64[], y: f64[], main: f64[], rm: f64[], t: f64[], s: f64[]) {
+  for i in i0..i1 {
+    p: i32 <- i - i0
+    pk: i32 <- p * ${K}
+    xo: i32 <- i * ${d}
+    for c in 0..${K} {
+      o: i32 <- (pk + c) * ${d}
+      cd: i32 <- c * ${d}
+      ci: i32 <- c * ${S}
+${lines.join('\n')}
+      ci -> c * ${S}
+      cd -> c * ${d}
+      o -> (pk + c) * ${d}
+    }
+    rm[pk] += main[pk]
+    for c in 1..${K} {
+      rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
+    }
+    for c in 0..${K} {
+      t[pk + c] += main[pk + c] - rm[pk + ${K1}]
+      s[p] += exp(t[pk + c])
+    }
+    slse += log(s[p]) + rm[pk + ${K1}]
+    xo -> i * ${d}
+    pk -> p * ${K}
+    p -> i - i0
+  }
+}
+`
+}
