@@ -22,15 +22,19 @@ describe('the public API', () => {
     expect(Array.from(x)).toEqual([1, 2, 3])
   })
 
-  it('grad is compiled once and reuses its buffers; gradient returns copies', () => {
+  it('grad is compiled once; each call returns fresh results (run reuses the buffers); gradient returns copies', () => {
     const g = grad(m.norm!, { loss: 0 })
     const r1 = g(0, 0, Float64Array.from([3, 4]))
-    const a1 = r1[2]
+    const a1 = Array.from(r1[2] as Float64Array)
     expect(g.lastLoss).toBe(5)
     const r2 = g(0, 0, Float64Array.from([0, 2]))
-    expect(r2).toBe(r1)
-    expect(r2[2]).toBe(a1)
+    expect(r2).not.toBe(r1)
+    expect(Array.from(r1[2] as Float64Array)).toEqual(a1)
     expect(Array.from(r2[2] as Float64Array)).toEqual([0, 1])
+    g.run(0, 0, Float64Array.from([3, 4]))
+    const b = g.buffers[2]
+    g.run(0, 0, Float64Array.from([0, 2]))
+    expect(g.buffers[2]).toBe(b)
     expect(g.adjoint.ir.params.map((p) => p.name)).toEqual(['res', 'y', 'x', 'g_res', 'g_y', 'g_x', 'g$sink'])
     const c1 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
     const c2 = gradient(m.norm!, [0, 0, Float64Array.from([3, 4])], { loss: 0 })
@@ -125,5 +129,29 @@ describe('the gradient driver copies only the arrays f writes', () => {
       expect(Array.from(k)).toEqual([7])
     }
     expect(checkGrad(m.scale!, [0, w, x, idx, k], { loss: 0, atol: 1e-6 }).ok).toBe(true)
+  })
+})
+
+describe('grad(f)(...) returns fresh results (issue 20)', () => {
+  it('a second call does not change the first result, on cpu and wasm; run stays the allocation-free form', async () => {
+    const { wasmBackend } = await import('@tenet/backend-wasm')
+    const { createRegistry } = await import('@tenet/ir')
+    const { registerNumbers } = await import('@tenet/numbers')
+    const { cpuBackend } = await import('@tenet/backend-cpu')
+    const { compileModule } = await import('@tenet/reversible')
+    const { parse } = await import('@tenet/ir')
+    const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(wasmBackend)
+    for (const backend of ['cpu', 'wasm']) {
+      const m = compileModule(parse({ text: 'fn f(y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] * x[i] } }', name: 't' }), { registry, backend })
+      const g = grad(m.f!, { loss: 0 })
+      const a = g(0, Float64Array.of(1, 2))
+      const b = g(0, Float64Array.of(3, 4))
+      expect(Array.from(a[1] as Float64Array), backend).toEqual([2, 4])
+      expect(Array.from(b[1] as Float64Array), backend).toEqual([6, 8])
+      expect(a[1]).not.toBe(b[1])
+      g.run(0, Float64Array.of(5, 6))
+      expect(Array.from(g.buffers[1]!), backend).toEqual([10, 12])
+      expect(Array.from(a[1] as Float64Array), backend).toEqual([2, 4])
+    }
   })
 })

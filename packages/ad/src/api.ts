@@ -202,10 +202,9 @@ export interface GradientFunction {
    * Runs `f` forwards on copies of `args` (arrays that `f` only reads are used as they are),
    * seeds the loss gradient with 1 and runs the adjoint (in forward mode, see `GradOptions.mode`:
    * one run of `f`'s tangent seeded along its input).
-   * Returns one gradient per argument. The returned array and its typed arrays are reused by
-   * the next call (copy them to keep them; on a backend with resident memory, such as wasm, the
-   * typed arrays are views of that memory, which the next call may detach). Scalar gradients are
-   * JS numbers, which V8 may box (a few bytes per call); `run` is the strictly allocation-free form.
+   * Returns one gradient per argument, fresh on every call: a later call never changes what an
+   * earlier one returned (on the wasm backend the arrays are copies out of the module's memory).
+   * This allocates the result; `run` is the allocation-free form for hot loops.
    */
   (...args: unknown[]): Gradient
   /**
@@ -635,7 +634,7 @@ interface UncomputeCheck { policy: 'error' | 'warn' | 'off'; tolerance: number }
  * callable many times. `loss` is the index of the scalar argument that holds the loss.
  * ```ts
  * const g = grad(m.norm, { loss: 0 })
- * g(0, 0, x)  // [1, dnorm/dy, Float64Array dnorm/dx] (buffers reused between calls)
+ * g(0, 0, x)  // [1, dnorm/dy, Float64Array dnorm/dx] (fresh arrays; g.run(...) allocates nothing)
  * ```
  */
 export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
@@ -659,13 +658,14 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   // check), and without checks the fused programs drop the restores nobody reads
   const recomputes = !forward && (!fused || (!fused.name.endsWith('$onepass') && c.info.options.checks))
   const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, { policy: recomputes ? policy : 'off', tolerance })
-  const out: Gradient = new Array(c.params.length).fill(null)
   const slots = c.slots
+  // fresh results every call (a = g(...); b = g(...) must not alias); `run` is the allocation-free form
   const g = (...args: unknown[]): Gradient => {
     run(...args)
+    const out: Gradient = new Array(slots.length)
     for (let i = 0; i < out.length; i++) {
       const s = slots[i]
-      out[i] = !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? ctx.scalars[i]! : ctx.buffers[i]!
+      out[i] = !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? ctx.scalars[i]! : ctx.buffers[i]!.slice()
     }
     return out
   }

@@ -97,6 +97,14 @@ describe('complex static errors and host checks', () => {
     expect(() => compile('cpu', 'fn f(y: complex) { y += y * 2.0 }')).toThrow(/own right-hand side/)
     expect(() => compile('cpu', 'fn f(z: complex[]) { z[0] += z[0].re }')).toThrow(/own right-hand side/)
   })
+  it('INC and DEC add ±1 to the real part only (issue 20), and undo each other', () => {
+    for (const backend of ['cpu', 'interpreter']) {
+      const m = compile(backend, 'fn f(z: complex) { INC(z) }\nfn g(z: complex) { DEC(z); DEC(z) }')
+      expect(m.f!({ re: 2, im: 1 })[0]).toEqual({ re: 3, im: 1 })
+      expect(m.f!.inverse({ re: 3, im: 1 })[0]).toEqual({ re: 2, im: 1 })
+      expect(m.g!({ re: 2, im: 1 })[0]).toEqual({ re: 0, im: 1 })
+    }
+  })
   it('a stack of complex is a static error at the declaration that names it (found by the fuzzer)', () => {
     const located = (text: string, line: number, column: number) => {
       try {

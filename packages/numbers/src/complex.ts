@@ -323,6 +323,8 @@ class Lowering {
         const views = s.args.map((a) => (this.isView(a) ? this.view(a, env) : { single: this.real(a as Expr, env) as Dataview }))
         if (!views.some((w) => w.pair)) return [{ ...s, args: views.map((w) => w.single!) }]
         if (!views.every((w) => w.pair)) fail(`\`${s.callee}\` mixes ${this.name} and real arguments; pass \`.re\`/\`.im\` explicitly`, s.loc)
+        // INC/DEC add ±1: to the real part only (2 + 1i → 3 + 1i), not componentwise
+        if (s.callee === 'INC' || s.callee === 'DEC') return [{ ...s, args: views.map((w) => w.pair![0]!) }]
         return [0, 1].map((j) => ({ ...s, args: views.map((w) => w.pair![j]!) }))
       }
       case 'if': return [{ ...s, pre: this.real(s.pre, env), post: s.post && this.real(s.post, env), then: this.block(s.then, env), else: this.block(s.else, env) }]
