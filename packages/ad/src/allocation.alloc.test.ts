@@ -74,7 +74,10 @@ async function measure(f: TenetFunction, loss: number, short: () => void, long: 
   for (const c of cores) optimizeNow(c, short)
   expect(optimizeNow(driver, short), 'the driver loop is optimised').toBe(true)
   cores.forEach((c, i) => expect(optimized(c), `compiled function ${i} is optimised`).toBe(true))
-  const gcs = await collectionsDuring(long)
+  // a second measurement when the first is over the limit: a per-call allocation exceeds it every
+  // time, while a collection V8 makes for its own reasons (rare) does not repeat
+  let gcs = await collectionsDuring(long)
+  if (gcs > maxCollections) gcs = Math.min(gcs, await collectionsDuring(long))
   cores.forEach((c, i) => expect(optimized(c), `compiled function ${i} stayed optimised`).toBe(true))
   expect(gcs).toBeLessThanOrEqual(maxCollections)
 }
