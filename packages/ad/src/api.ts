@@ -5,10 +5,11 @@
  */
 import { TenetError, type CompiledFunction, type Registry, type ResidentArray, type Type } from '@tenet/ir'
 import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
-import { compileAdjoint, compileForwardGradient, compileFused, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
+import { compileAdjoint, compileForwardGradient, compileTangent, hasForwardGradientShape, type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
 import { argsOf, optionsOf, positiveNumber } from './options.js'
+import { planGradient, type GradientPlan } from './plan.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
@@ -218,6 +219,11 @@ export interface GradientFunction {
   readonly buffers: ReadonlyArray<Float64Array | Float32Array | undefined>
   /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
   readonly adjoint: TenetFunction
+  /**
+   * Which gradient program runs (forward tangent, one-pass, routine-fused or the two sweeps), why,
+   * why each cheaper one did not apply, and what is checked after a sweep; `String(g.plan)` prints it.
+   */
+  readonly plan: GradientPlan
   /** The loss value of the last call (the loss argument after the forward run). */
   readonly lastLoss: number
   /**
@@ -643,21 +649,18 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   checkLoss(c, options.loss)
   const mode = options.mode ?? 'auto'
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
-  const forward = mode === 'forward' || (mode === 'auto' && options.fuse !== false) ? compileForwardGradient(f, options.loss) : null
+  // the choice of program is planGradient's (plan.ts): the plan says which and why
+  const { plan, forward, fused } = planGradient(f, options)
   if (mode === 'forward' && !forward) {
     // a function of the right shape whose tangent cannot be built: the tangent's own error says why
     if (hasForwardGradientShape(f, options.loss)) compileTangent(f, 1)
     argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
   }
-  const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)
   const policy = options.uncompute ?? 'error'
   if (policy !== 'error' && policy !== 'warn' && policy !== 'off') argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
   const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
-  // what the sweep leaves in the values: the inputs after f and its adjoint, and after the
-  // routine-fused program with checks on; the one-pass program never uncomputes (nothing to
-  // check), and without checks the fused programs drop the restores nobody reads
-  const recomputes = !forward && (!fused || (!fused.name.endsWith('$onepass') && c.info.options.checks))
-  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, { policy: recomputes ? policy : 'off', tolerance })
+  // the plan says whether the program uncomputes (two-sweep, routine-fused with checks): only then is there a drift to check
+  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, { policy: plan.uncomputeCheck === 'off' ? 'off' : policy, tolerance })
   const slots = c.slots
   // fresh results every call (a = g(...); b = g(...) must not alias); `run` is the allocation-free form
   const g = (...args: unknown[]): Gradient => {
@@ -674,6 +677,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     scalars: { value: ctx.scalars },
     buffers: { value: ctx.buffers },
     adjoint: { value: c.adjoint },
+    plan: { value: plan },
     [DRIVER]: { value: ctx },
     lastLoss: { get: lastLoss },
     inverse: { value: (args: unknown[], gr: Gradient, sink = 0) => inverseGradient(c, args, gr, sink) },

@@ -27,3 +27,4 @@ export { secondOrderAdjoint, hessianReverseOverForward, type SecondOrderAdjointR
 export { learnByConsistency, type Assignment, type ConsistencyOptions, type ConsistencyResult } from './consistency.js'
 export { besselTermsSource } from './examples/papers.js'
 export { consistencySource } from './examples/consistency.js'
+export { planGradient, type GradientPlan, type GradientProgramKind, type PlanStep, type PlanOptions, type PlannedGradient } from './plan.js'
