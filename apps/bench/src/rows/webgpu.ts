@@ -153,10 +153,10 @@ export const webgpuRows = defineRowFamily({
   family: 'Tenet (webgpu)',
   rows: {
     bessel: [false, true].map((builtin) => ({
-        name: builtin ? `${WEBGPU_ROW} built-in math` : WEBGPU_ROW,
-        kind: 'gradient' as const,
-        async setup(c: BesselCase) { return besselSetup(c, builtin) },
-      })),
+      name: builtin ? `${WEBGPU_ROW} built-in math` : WEBGPU_ROW,
+      kind: 'gradient' as const,
+      setup: (c: BesselCase) => besselSetup(c, builtin),
+    })),
     gmm: (['tree', 'atomic'] as const).map((reduction) => ({
       name: `${WEBGPU_ROW} ${reduction}`,
       kind: 'gradient' as const,
