@@ -10,8 +10,8 @@
 #   device-check.md/json the precise math routines against Math on this device (max ulp per
 #                        function, and the device built-ins for comparison), and bundles of random
 #                        i32/f32 programs against the cpu backend
-#   report.md, results.json, ratio-*.svg
-#                        the bench rows: batched Bessel gradient, GMM gradient, BA Jacobian for
+#   report.md            the bench reports joined; bessel/, gmm/, ba/ hold each one's
+#                        report.md, results.json and ratio-*.svg: the bench rows: batched Bessel gradient, GMM gradient, BA Jacobian for
 #                        Tenet (cpu), Tenet (wasm), Tenet (webgpu, tree and atomic), jax-js (wasm)
 #                        and jax-js (webgpu), measured in this one run. Rows on a fallback adapter
 #                        say "emulated (SwiftShader)"; otherwise they name the adapter.
@@ -74,11 +74,19 @@ echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-}"
 
 cd "$PACK"
 echo "== device checks (precise math against Math, random programs against the cpu backend)"
-timeout 150 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 40 --per-bundle 10
+timeout 120 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 30 --per-bundle 10
 echo "device-check exit status $?"
 
-echo "== bench (Bessel batch gradient, GMM gradient, BA Jacobian)"
-timeout 300 "$NODE" bench.mjs bessel gmm ba --rows 'Tenet (cpu),Tenet (wasm),Tenet (webgpu),jax-js' --out "$OUT" --no-study
-echo "bench exit status $?"
+# one bench invocation per workload, each with its own time limit, so that a slow one does not
+# take the others' results with it; the reports are joined into $OUT/report.md at the end
+ROWS='Tenet (cpu),Tenet (wasm),Tenet (webgpu),jax-js'
+for w in bessel:60 gmm:90 ba:120; do
+  name=${w%%:*}; limit=${w##*:}
+  echo "== bench $name (limit ${limit} s)"
+  timeout "$limit" "$NODE" bench.mjs "$name" --rows "$ROWS" --out "$OUT/$name" --no-study
+  echo "bench $name exit status $? (124: stopped at the limit)"
+done
+{ echo "# GPU bench"; echo; grep -h -m1 'adapter' "$OUT/device-check.md" 2>/dev/null; echo;
+  for name in bessel gmm ba; do [ -f "$OUT/$name/report.md" ] && cat "$OUT/$name/report.md" && echo; done; } > "$OUT/report.md"
 echo "== wrote $OUT"
-ls -la "$OUT"
+ls -laR "$OUT" | head -40
