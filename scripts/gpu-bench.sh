@@ -86,7 +86,7 @@ for w in bessel:60 gmm:90 ba:120; do
   timeout "$limit" "$NODE" bench.mjs "$name" --rows "$ROWS" --out "$OUT/$name" --no-study
   echo "bench $name exit status $? (124: stopped at the limit)"
 done
-{ echo "# GPU bench"; echo; grep -h -m1 'adapter' "$OUT/device-check.md" 2>/dev/null; echo;
+{ echo "# GPU bench"; echo; head -1 "$OUT/device-check.md" 2>/dev/null; echo;
   for name in bessel gmm ba; do [ -f "$OUT/$name/report.md" ] && cat "$OUT/$name/report.md" && echo; done; } > "$OUT/report.md"
 echo "== wrote $OUT"
 ls -laR "$OUT" | head -40
