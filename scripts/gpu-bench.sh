@@ -74,7 +74,7 @@ echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-}"
 
 cd "$PACK"
 echo "== device checks (precise math against Math, random programs against the cpu backend)"
-timeout 120 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 30 --per-bundle 10
+timeout 100 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 20 --per-bundle 10
 echo "device-check exit status $?"
 
 # one bench invocation per workload, each with its own time limit, so that a slow one does not
