@@ -57,7 +57,13 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
 fi
 ICDS=$(ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null || true)
 echo "ICD files: ${ICDS:-none}"
-if [ -z "${VK_ICD_FILENAMES:-}" ] && ! echo "$ICDS" | grep -qi nvidia; then
+NV_ICD=$(echo "$ICDS" | grep -i nvidia | head -1)
+if [ -z "${VK_ICD_FILENAMES:-}" ] && [ -n "$NV_ICD" ]; then
+  # name it, so that nothing falls back to another driver (the bench rows pick SwiftShader when
+  # VK_ICD_FILENAMES is unset and Debian's chromium is installed)
+  export VK_ICD_FILENAMES="$NV_ICD"
+fi
+if [ -z "${VK_ICD_FILENAMES:-}" ] && [ -z "$NV_ICD" ]; then
   # the NVIDIA Vulkan driver lives in libGLX_nvidia.so.0; containers started without the
   # 'graphics' driver capability have no ICD file for it: write one when the library is there
   GLX=$(ldconfig -p 2>/dev/null | awk '/libGLX_nvidia.so.0/ {print $NF; exit}')
