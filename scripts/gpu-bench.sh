@@ -80,13 +80,13 @@ echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-}"
 
 cd "$PACK"
 echo "== device checks (precise math against Math, random programs against the cpu backend)"
-timeout 100 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 20 --per-bundle 10
+timeout 90 "$NODE" device-check.mjs --out "$OUT" --math 65536 --seconds 20 --per-bundle 10
 echo "device-check exit status $?"
 
 # one bench invocation per workload, each with its own time limit, so that a slow one does not
 # take the others' results with it; the reports are joined into $OUT/report.md at the end
 ROWS='Tenet (cpu),Tenet (wasm),Tenet (webgpu),jax-js'
-for w in bessel:60 gmm:90 ba:120; do
+for w in bessel:75 gmm:100 ba:130; do
   name=${w%%:*}; limit=${w##*:}
   echo "== bench $name (limit ${limit} s)"
   timeout "$limit" "$NODE" bench.mjs "$name" --rows "$ROWS" --out "$OUT/$name" --no-study
