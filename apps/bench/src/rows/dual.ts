@@ -17,8 +17,8 @@ export const DUAL_ROW = 'tape (dual numbers)'
 const sink = new Float64Array(1)
 
 /** A gradient row over a flat Float64Array input. */
-function flatRow(f: (d: Dual, x: Real[]) => Real, x: Float64Array, reference: () => ArrayLike<number>, what = 'gradient', tolerance: number = TOLERANCE.f64): PreparedRow {
-  const g = grad(f)
+function flatRow(f: (d: Dual, x: Real[]) => Real, x: Float64Array, reference: () => ArrayLike<number>, what = 'gradient', tolerance: number = TOLERANCE.f64, stage = false): PreparedRow {
+  const g = grad(f, { stage })
   const out = new Float64Array(x.length)
   return {
     run: () => { g.into(out, x); sink[0] += out[0]! },
@@ -81,6 +81,12 @@ export const dualRows = defineRowFamily({
   rows: {
     dual: [
       { name: DUAL_ROW, kind: 'gradient', setup: (c: DualCase) => flatRow(c.dual, c.x, c.gradient) },
+      {
+        // the same code staged: traced once, compiled to JS with its loops rerolled, guards checked
+        name: `${DUAL_ROW}, staged`,
+        kind: 'gradient',
+        setup: (c: DualCase) => flatRow(c.dual, c.x, c.gradient, 'gradient', TOLERANCE.f64, true),
+      },
       {
         name: `${DUAL_ROW}, n-ary dot`,
         kind: 'gradient',
