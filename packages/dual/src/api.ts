@@ -6,6 +6,7 @@
 import type { Registry } from '@tenet/ir'
 import { Dual } from './dual.js'
 import { DualError } from './errors.js'
+import type { StagedProgram } from './compile.js'
 import { Stage, type StageInfo } from './staged.js'
 import { build, checkHandle, describe, flattenCotangent, gather, hasStatic, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
 import { HANDLE_BASE, type Real } from './tape.js'
@@ -110,6 +111,17 @@ function sweepScalar(d: Dual, result: unknown): number {
   return result - HANDLE_BASE
 }
 
+/**
+ * Runs a staged program on arguments that match its shape: one flat `Float64Array` argument is read
+ * in place, other trees are gathered into the program's input buffer. False if a guard failed.
+ */
+function runStaged(p: StagedProgram, shape: Shape, args: unknown[], gx: Float64Array): boolean {
+  const items = (shape as Extract<Shape, { kind: 'array' }>).items
+  if (items.length === 1 && items[0]!.kind === 'vector') return p.run(args[0] as Float64Array, gx)
+  gather(shape, args, p.xin)
+  return p.run(p.xin, gx)
+}
+
 function gradientsOf(site: Site, args: unknown[], flat: ArrayLike<number>): unknown {
   const shape = site.shape as Extract<Shape, { kind: 'array' }>
   return args.length === 1 ? build(shape.items[0]!, args[0], flat) : build(shape, args, flat)
@@ -157,8 +169,7 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
     if (stage) {
       const p = stage.program
       if (p && matches(site.shape!, args)) {
-        gather(site.shape!, args, p.v)
-        if (p.run()) { last[0] = p.v[p.out]!; return gradientsOf(site, args, p.g) }
+        if (runStaged(p, site.shape!, args, p.gin)) { last[0] = p.v[p.out]!; return gradientsOf(site, args, p.gin) }
         stage.invalidate()
       }
     }
@@ -181,11 +192,13 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
     if (stage) {
       const p = stage.program
       if (p && matches(site.shape!, box)) {
-        gather(site.shape!, box, p.v)
+        const leaf = (site.shape as Extract<Shape, { kind: 'array' }>).items[0]!
+        const direct = leaf.kind === 'vector' && out instanceof Float64Array && out.length === leaf.length
+        const ok = runStaged(p, site.shape!, box, direct ? out : p.gin)
         box[0] = undefined
-        if (p.run()) {
+        if (ok) {
           last[0] = p.v[p.out]!
-          store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, p.g)
+          if (!direct) store(leaf, out, p.gin)
           return
         }
         stage.invalidate()
