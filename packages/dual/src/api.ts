@@ -178,7 +178,7 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
     try {
       const at = sweepScalar(d, invoke(f, d, site.enter(d, args, registry))) // (before reading d.val: the call may grow the arena)
       last[0] = d.val[at]!
-      if (tracing) stage.learn(d as Tracer, at, hasStatic(site.shape!))
+      if (tracing) stage.learn(d as Tracer, at, site.shape!)
       return gradientsOf(site, args, d.adj)
     } finally {
       release()
@@ -188,8 +188,21 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
   if (stage) Object.defineProperty(g, 'stage', { get: () => stage.info(), enumerable: true })
   g.into = (out: unknown, x: unknown): void => {
     const box = site.box
+    if (stage !== undefined) {
+      const p = stage.program
+      // one flat Float64Array argument (the common case): no tree walk
+      if (p !== undefined && stage.flat && x instanceof Float64Array && x.length === p.inputs) {
+        const direct = out instanceof Float64Array && out.length === p.inputs
+        if (p.run(x, direct ? out : p.gin)) {
+          last[0] = p.v[p.out]!
+          if (!direct) store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, p.gin)
+          return
+        }
+        stage.invalidate()
+      }
+    }
     box[0] = x
-    if (stage) {
+    if (stage !== undefined && !stage.flat) {
       const p = stage.program
       if (p && matches(site.shape!, box)) {
         const leaf = (site.shape as Extract<Shape, { kind: 'array' }>).items[0]!
@@ -212,7 +225,7 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
       box[0] = undefined
       const at = sweepScalar(d, result)
       last[0] = d.val[at]!
-      if (tracing) stage.learn(d as Tracer, at, hasStatic(site.shape!))
+      if (tracing) stage.learn(d as Tracer, at, site.shape!)
       store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, d.adj)
     } finally {
       release()

@@ -61,7 +61,47 @@ export class Printer {
    * @param direct whether inputs are read from `X` (else they are copied into `v` first)
    * @param finite whether every pool constant is finite (then linear steps need no zero test)
    */
-  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean) {}
+  /** In an innermost loop body: the nodes kept in local variables (affine id → local index). */
+  private locals: Map<string, number> | undefined
+  private counting = true
+
+  /**
+   * @param C the constant pool
+   * @param tables operand tables of non-affine n-ary nodes
+   * @param F the number of inputs
+   * @param direct whether inputs are read from `X` (else they are copied into `v` first)
+   * @param finite whether every pool constant is finite (then linear steps need no zero test)
+   * @param lastRead per node: the highest node that reads it (forward), or more when it must be stored
+   * @param pinned per node: 1 when it must live in `v`/`g` (read by a guard, an n-ary node, the caller)
+   */
+  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array) {}
+
+  /**
+   * The nodes of an innermost loop body that every iteration both makes and consumes: they become
+   * local variables (registers) instead of `v`/`g` entries. The reverse loop recomputes their
+   * values from the stored ones at the start of each iteration (cheaper than a store and a load).
+   */
+  private localsOf(body: Ins<Tmpl>[], parts: Aff[][]): Map<string, number> {
+    const outs: Aff[] = []
+    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    const locals = new Map<string, number>()
+    if (outs.length === 0) return locals
+    const last = outs[outs.length - 1]!
+    body.forEach((b, j) => {
+      if (b.tmpl.op === 0) return
+      const o = parts[j]![0]!
+      // every iteration (every combination of the enclosing counters): read only inside it
+      let ok = true
+      const walk = (l: number, node: number, end: number): void => {
+        if (!ok) return
+        if (l === this.counts.length) { if (this.pinned[node] || this.lastRead[node]! > end) ok = false; return }
+        for (let k = 0; k < this.counts[l]! && ok; k++) walk(l + 1, node + (o.t[l] ?? 0) * k, end + (last.t[l] ?? 0) * k)
+      }
+      walk(0, o.c, last.c)
+      if (ok) locals.set(this.str(o), j)
+    })
+    return locals
+  }
 
   private str(a: Aff): string {
     let s = String(a.c)
@@ -84,8 +124,9 @@ export class Printer {
     throw new MixedAccess()
   }
 
-  private V(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, false)}[${this.str(a)}]` }
-  private G(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, true)}[${this.str(a)}]` }
+  private local(a: Aff): number | undefined { return this.locals?.get(this.str(a)) }
+  private V(a: Aff): string { const l = this.local(a); if (l !== undefined) return `l${l}`; const [lo, hi] = this.range(a); return `${this.arr(lo, hi, false)}[${this.str(a)}]` }
+  private G(a: Aff): string { const l = this.local(a); if (l !== undefined) return `m${l}`; const [lo, hi] = this.range(a); return `${this.arr(lo, hi, true)}[${this.str(a)}]` }
 
   /** A pool constant: a literal when it is the same on every iteration, else a pool read. */
   private k(a: Aff): string {
@@ -144,12 +185,30 @@ export class Printer {
     let m = 0
     for (const b of it.body) { parts.push(E.slice(m, m + b.params.length)); m += b.params.length }
     let inner = ''
+    const saved = this.locals
+    const innermost = it.body.every((b) => b.kind === 'ins')
+    if (innermost) {
+      const locals = this.localsOf(it.body as Ins<Tmpl>[], parts)
+      this.locals = locals
+      if (locals.size > 0) {
+        const names = [...locals.values()]
+        inner += `let ${names.map((j) => `l${j} = 0`).join(', ')};\n`
+        if (dir === 'reverse') {
+          inner += `let ${names.map((j) => `m${j} = 0`).join(', ')};\n`
+          // recompute the local values of this iteration
+          this.counting = false
+          it.body.forEach((b, j) => { if (locals.has(this.str(parts[j]![0]!)) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!) })
+          this.counting = true
+        }
+      }
+    }
     for (let q = 0; q < it.body.length; q++) {
       const j = dir === 'forward' ? q : it.body.length - 1 - q
       const b = it.body[j]!
       if (b.kind === 'loop') inner += this.loop(parts[j]!, b, dir)
       else inner += dir === 'forward' ? this.fwd(b, parts[j]!) : this.rev(b, parts[j]!)
     }
+    this.locals = saved
     this.counts.pop()
     return dir === 'forward'
       ? `for (let ${k} = 0; ${k} < ${it.count}; ${k}++) {\n${inner}}\n`
@@ -159,7 +218,7 @@ export class Printer {
   /** The forward statement of one instruction. */
   private fwd(it: Ins<Tmpl>, P: Aff[]): string {
     const t = it.tmpl
-    this.instructions++
+    if (this.counting) this.instructions++
     if (t.op === 0) {
       const e = t.expected!
       const a = this.V(P[0]!), b = t.flags === 1 ? '0' : this.V(P[1]!)
@@ -244,7 +303,9 @@ export class Printer {
     const o = this.V(P[0]!), a = this.V(P[1]!), b = bin ? this.V(P[2]!) : ''
     const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
     const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
-    const e = (target: string, set: boolean, val: string) => `${target} ${set ? '=' : '+='} ${val};`
+    // a local adjoint starts at zero and always adds
+    const isLocal = (target: string) => /^m\d+$/.test(target)
+    const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
     let pre = '', body: string
     switch (t.op) {
       case Op.Neg: body = e(ga, setA, '-gi'); break
@@ -282,7 +343,7 @@ export class Printer {
     if (this.finite && LINEAR.has(t.op)) return `{ const gi = ${this.G(P[0]!)}; ${body} }\n`
     // otherwise a zero adjoint is not propagated (as in the interpreter: 0 · ∞ would be NaN), and
     // first contributions are then zeros
-    const zeros = (setA ? `${ga} = 0;` : '') + (setB && bin ? `${gb} = 0;` : '')
+    const zeros = (setA && !isLocal(ga) ? `${ga} = 0;` : '') + (setB && bin && !isLocal(gb) ? `${gb} = 0;` : '')
     return `{ const gi = ${this.G(P[0]!)}; if (gi !== 0) { ${pre}${body} }${zeros ? ` else { ${zeros} }` : ''} }\n`
   }
 

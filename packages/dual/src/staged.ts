@@ -7,6 +7,7 @@
  * leaves in its arguments), or keeps failing its guards, is interpreted from then on.
  */
 import { compileTrace, defaultMaker, type FunctionMaker, type StagedProgram } from './compile.js'
+import { hasStatic, type Shape } from './structure.js'
 import type { Tracer } from './trace.js'
 
 /** Re-traces allowed before a site gives up staging (guards that keep failing, shapes that keep changing). */
@@ -32,6 +33,8 @@ export class Stage {
   /** Set when staging gave up: the reason. */
   off: string | undefined
   traces = 0
+  /** Whether the program's input is one flat `Float64Array` argument (callers skip the tree walk). */
+  flat = false
 
   constructor(private readonly maker: FunctionMaker = defaultMaker) {}
 
@@ -46,9 +49,11 @@ export class Stage {
   }
 
   /** Compiles the trace of the call that just ran on `t` (result node `out`). */
-  learn(t: Tracer, out: number, staticLeaves: boolean): void {
+  learn(t: Tracer, out: number, shape: Shape): void {
     this.traces++
-    if (staticLeaves) { this.off = 'its arguments have static leaves (booleans, strings, integer arrays): they are not guarded'; return }
+    const items = shape.kind === 'array' ? shape.items : []
+    this.flat = items.length === 1 && items[0]!.kind === 'vector'
+    if (hasStatic(shape)) { this.off = 'its arguments have static leaves (booleans, strings, integer arrays): they are not guarded'; return }
     const made = compileTrace(t, out, this.maker)
     if (typeof made === 'string') { this.off = made; this.program = undefined; return }
     this.program = made
