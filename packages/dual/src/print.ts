@@ -33,6 +33,15 @@ export interface Tmpl {
   zero?: number
 }
 
+/** A loop-carried node of an innermost body (see `carriedOf`). */
+interface Carried {
+  j: number
+  o: Aff
+  prev: Aff
+  fromG: boolean
+  uid: number
+}
+
 /** An affine parameter: `c + Σ t[l]·k_l` over the enclosing loop counters. */
 interface Aff {
   c: number
@@ -45,6 +54,10 @@ export class MixedAccess extends Error {}
 export const BINARY = new Set<number>([Op.Add, Op.Sub, Op.Mul, Op.Div, Op.AddScaled, Op.Combine, Op.Pow, Op.Atan2, Op.Min, Op.Max])
 /** Operations whose partials are constants: a zero adjoint gives zero contributions without a test. */
 const LINEAR = new Set<number>([Op.Neg, Op.Scale, Op.Offset, Op.Add, Op.Sub, Op.AddScaled, Op.Combine, Op.Sum, Op.Linear])
+
+/** Operations whose reverse step reads their own value, or their operands' values. */
+const USES_OUTPUT = new Set<number>([Op.Div, Op.Inv, Op.Tan, Op.Exp, Op.Sqrt, Op.Tanh, Op.Pow])
+const USES_OPERANDS = new Set<number>([Op.Mul, Op.Div, Op.Square, Op.PowConst, Op.Pow, Op.Sin, Op.Cos, Op.Log, Op.Sinh, Op.Cosh, Op.Asin, Op.Acos, Op.Atan, Op.Abs, Op.Atan2, Op.Min, Op.Max])
 
 const CHUNK = 6000
 
@@ -63,6 +76,11 @@ export class Printer {
    */
   /** In an innermost loop body: the nodes kept in local variables (affine id → local index). */
   private locals: Map<string, number> | undefined
+  /** In an innermost loop body: loop-carried nodes (their own and their previous-iteration affine ids → index). */
+  private carried: Map<string, number> | undefined
+  private own: Set<string> | undefined
+  private dir: 'forward' | 'reverse' = 'forward'
+  private uid = 0
   private counting = true
 
   /**
@@ -73,8 +91,75 @@ export class Printer {
    * @param finite whether every pool constant is finite (then linear steps need no zero test)
    * @param lastRead per node: the highest node that reads it (forward), or more when it must be stored
    * @param pinned per node: 1 when it must live in `v`/`g` (read by a guard, an n-ary node, the caller)
+   * @param reads per node: how many inline edges read it
+   * @param liveRead per node: the highest live node that reads it (-1: none)
+   * @param out the result node
    */
-  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array) {}
+  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number) {}
+
+  /** Calls `f` for every combination of the enclosing counters but the innermost, with the offset of `a` there. */
+  private outer(a: Aff, f: (offset: number, combo: number[]) => boolean): boolean {
+    const n = this.counts.length - 1
+    const combo: number[] = []
+    const walk = (l: number, off: number): boolean => {
+      if (l === n) return f(off, combo)
+      for (let k = 0; k < this.counts[l]!; k++) { combo[l] = k; if (!walk(l + 1, off + (a.t[l] ?? 0) * k)) return false }
+      return true
+    }
+    return walk(0, a.c)
+  }
+
+  /**
+   * The loop-carried nodes of an innermost body: node j of iteration k is read only in iterations k
+   * and k + 1 (a running sum, a state updated every step), its readers in k + 1 come no later than j
+   * in the body, and the node it replaces (iteration -1's, made before the loop) is read only by the
+   * body's first iteration. Forward, the value stays in a register across iterations (and is stored
+   * for the reverse sweep); in reverse, its adjoint does, so neither chain waits on memory.
+   */
+  private carriedOf(body: Ins<Tmpl>[], parts: Aff[][], locals: Map<string, number>): Carried[] {
+    const l = this.counts.length - 1
+    const count = this.counts[l]!
+    const outs: Aff[] = []
+    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    const result: Carried[] = []
+    if (outs.length === 0 || count < 2) return result
+    const lastOut = outs[outs.length - 1]!
+    const step = lastOut.t[l]!
+    body.forEach((b, j) => {
+      if (b.tmpl.op === 0 || b.tmpl.op === Op.Sum || b.tmpl.op === Op.Dot || b.tmpl.op === Op.Linear) return
+      const o = parts[j]![0]!
+      const key = this.str(o)
+      const d = o.t[l]!
+      if (locals.has(key) || d !== step) return
+      const prev: Aff = { c: o.c - d, t: o.t }
+      const prevKey = this.str(prev)
+      // readers of the previous iteration's node: operand parameters equal to `prev`, none after j
+      let edges = 0
+      for (let i = 0; i < body.length; i++) {
+        const ps = parts[i]!
+        const nodeParams = operandSlots(body[i]!.tmpl)
+        for (const q of nodeParams) if (this.str(ps[q]!) === prevKey) { if (i > j || body[i]!.tmpl.op === 0) return; edges++ }
+      }
+      if (edges === 0) return
+      // (every output of the body has the same outer offsets)
+      let fromG: boolean | undefined
+      const ok = this.outer(o, (off) => {
+        const init = off - d
+        if (init < 0 || this.reads[init] !== edges) return false
+        for (let k = 0; k < count - 1; k++) {
+          const node = off + d * k, end = lastOut.c + (off - o.c) + step * (k + 1)
+          if (this.pinned[node] || this.lastRead[node]! > end) return false
+        }
+        // the last iteration's node: does a live reader after the loop (or the caller) give it an adjoint?
+        const last = off + d * (count - 1), end = lastOut.c + (off - o.c) + step * (count - 1)
+        const g = last === this.out || this.liveRead[last]! > end
+        if (fromG === undefined) fromG = g
+        return fromG === g
+      })
+      if (ok) result.push({ j, o, prev, fromG: fromG!, uid: this.uid++ })
+    })
+    return result
+  }
 
   /**
    * The nodes of an innermost loop body that every iteration both makes and consumes: they become
@@ -125,8 +210,26 @@ export class Printer {
   }
 
   private local(a: Aff): number | undefined { return this.locals?.get(this.str(a)) }
-  private V(a: Aff): string { const l = this.local(a); if (l !== undefined) return `l${l}`; const [lo, hi] = this.range(a); return `${this.arr(lo, hi, false)}[${this.str(a)}]` }
-  private G(a: Aff): string { const l = this.local(a); if (l !== undefined) return `m${l}`; const [lo, hi] = this.range(a); return `${this.arr(lo, hi, true)}[${this.str(a)}]` }
+  private arrV(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, false)}[${this.str(a)}]` }
+  private arrG(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, true)}[${this.str(a)}]` }
+  private V(a: Aff): string {
+    const l = this.local(a)
+    if (l !== undefined) return `l${l}`
+    if (this.dir === 'forward') { const c = this.carried?.get(this.str(a)); if (c !== undefined) return `c${c}` }
+    return this.arrV(a)
+  }
+  private G(a: Aff): string {
+    const l = this.local(a)
+    if (l !== undefined) return `m${l}`
+    const c = this.carried?.get(this.str(a))
+    if (c !== undefined) return `b${c}`
+    return this.arrG(a)
+  }
+  /** Reads an instruction's adjoint into `gi` (a carried adjoint then restarts at zero for the previous iteration). */
+  private readAdj(o: Aff): string {
+    const g = this.G(o)
+    return this.own?.has(this.str(o)) ? `const gi = ${g}; ${g} = 0;` : `const gi = ${g};`
+  }
 
   /** A pool constant: a literal when it is the same on every iteration, else a pool read. */
   private k(a: Aff): string {
@@ -184,12 +287,32 @@ export class Printer {
     const parts: Aff[][] = []
     let m = 0
     for (const b of it.body) { parts.push(E.slice(m, m + b.params.length)); m += b.params.length }
-    let inner = ''
-    const saved = this.locals
+    let inner = '', before = '', after = ''
+    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own
     const innermost = it.body.every((b) => b.kind === 'ins')
+    this.dir = dir
+    let carried: Carried[] = []
     if (innermost) {
-      const locals = this.localsOf(it.body as Ins<Tmpl>[], parts)
+      const body = it.body as Ins<Tmpl>[]
+      const locals = this.localsOf(body, parts)
+      carried = this.carriedOf(body, parts, locals)
       this.locals = locals
+      this.carried = new Map()
+      this.own = new Set()
+      for (const c of carried) { this.carried.set(this.str(c.o), c.uid); this.carried.set(this.str(c.prev), c.uid); this.own.add(this.str(c.o)) }
+      // (around the loop, the counter of this loop does not exist: outer parts only)
+      const at = (a: Aff, k: number): Aff => ({ c: a.c + a.t[l]! * k, t: a.t.slice(0, l) })
+      this.counts.pop()
+      for (const c of carried) {
+        if (dir === 'forward') before += `let c${c.uid} = ${this.arrV(at(c.prev, 0))};\n`
+        else {
+          // the last iteration's node: its adjoint so far comes from readers after the loop (if any are live)
+          before += `let b${c.uid} = ${c.fromG ? this.arrG(at(c.o, it.count - 1)) : '0'};\n`
+          // the node before the loop: every reader of it was this loop's first iteration
+          after += `${this.arrG(at(c.prev, 0))} = b${c.uid};\n`
+        }
+      }
+      this.counts.push(it.count)
       if (locals.size > 0) {
         const names = [...locals.values()]
         inner += `let ${names.map((j) => `l${j} = 0`).join(', ')};\n`
@@ -197,7 +320,22 @@ export class Printer {
           inner += `let ${names.map((j) => `m${j} = 0`).join(', ')};\n`
           // recompute the local values of this iteration
           this.counting = false
-          it.body.forEach((b, j) => { if (locals.has(this.str(parts[j]![0]!)) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!) })
+          this.dir = 'forward'
+          const cs = this.carried
+          this.carried = undefined
+          // (only the values the reverse steps read, and what they are computed from)
+          const need = new Set<string>()
+          for (let j = it.body.length - 1; j >= 0; j--) {
+            const t = (it.body[j] as Ins<Tmpl>).tmpl, ps = parts[j]!
+            if (t.op === 0) continue
+            const key = this.str(ps[0]!)
+            if (t.live && USES_OUTPUT.has(t.op)) need.add(key)
+            if (t.live && USES_OPERANDS.has(t.op)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
+            if (need.has(key)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
+          }
+          it.body.forEach((b, j) => { const key = this.str(parts[j]![0]!); if (locals.has(key) && need.has(key) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!) })
+          this.carried = cs
+          this.dir = dir
           this.counting = true
         }
       }
@@ -206,13 +344,19 @@ export class Printer {
       const j = dir === 'forward' ? q : it.body.length - 1 - q
       const b = it.body[j]!
       if (b.kind === 'loop') inner += this.loop(parts[j]!, b, dir)
-      else inner += dir === 'forward' ? this.fwd(b, parts[j]!) : this.rev(b, parts[j]!)
+      else {
+        inner += dir === 'forward' ? this.fwd(b, parts[j]!) : this.rev(b, parts[j]!)
+        const c = dir === 'forward' ? carried.find((c) => c.j === j) : undefined
+        if (c) inner += `${this.arrV(parts[j]![0]!)} = c${c.uid};\n`
+      }
     }
     this.locals = saved
+    this.carried = savedCarried
+    this.own = savedOwn
     this.counts.pop()
     return dir === 'forward'
-      ? `for (let ${k} = 0; ${k} < ${it.count}; ${k}++) {\n${inner}}\n`
-      : `for (let ${k} = ${it.count - 1}; ${k} >= 0; ${k}--) {\n${inner}}\n`
+      ? `${before}for (let ${k} = 0; ${k} < ${it.count}; ${k}++) {\n${inner}}\n${after}`
+      : `${before}for (let ${k} = ${it.count - 1}; ${k} >= 0; ${k}--) {\n${inner}}\n${after}`
   }
 
   /** The forward statement of one instruction. */
@@ -304,7 +448,7 @@ export class Printer {
     const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
     const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
     // a local adjoint starts at zero and always adds
-    const isLocal = (target: string) => /^m\d+$/.test(target)
+    const isLocal = (target: string) => /^[mb]\d+$/.test(target)
     const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
     let pre = '', body: string
     switch (t.op) {
@@ -340,11 +484,11 @@ export class Printer {
       default: throw new Error(`unknown opcode ${t.op}`)
     }
     // constant partials: a zero adjoint contributes zeros, no test needed
-    if (this.finite && LINEAR.has(t.op)) return `{ const gi = ${this.G(P[0]!)}; ${body} }\n`
+    if (this.finite && LINEAR.has(t.op)) return `{ ${this.readAdj(P[0]!)} ${body} }\n`
     // otherwise a zero adjoint is not propagated (as in the interpreter: 0 · ∞ would be NaN), and
     // first contributions are then zeros
     const zeros = (setA && !isLocal(ga) ? `${ga} = 0;` : '') + (setB && bin && !isLocal(gb) ? `${gb} = 0;` : '')
-    return `{ const gi = ${this.G(P[0]!)}; if (gi !== 0) { ${pre}${body} }${zeros ? ` else { ${zeros} }` : ''} }\n`
+    return `{ ${this.readAdj(P[0]!)} if (gi !== 0) { ${pre}${body} }${zeros ? ` else { ${zeros} }` : ''} }\n`
   }
 
   private naryReverse(t: Tmpl, P: Aff[]): string {
@@ -371,10 +515,18 @@ export class Printer {
     }
     // mixed lists: their first contributions are zeroed first (also when the adjoint is zero)
     const zeroFirst = t.zero === undefined ? '' : `{ const zt = T[${t.zero}]; for (let j = 0; j < zt.length; j++) ${this.tableArr(t.zero, true)}[zt[j]] = 0; } `
-    const gi = `const gi = ${this.G(P[0]!)};`
+    const gi = this.readAdj(P[0]!)
     if (this.finite && LINEAR.has(t.op)) return `{ ${zeroFirst}${gi} ${pre}for (let j = 0; j < ${n}; j++) { ${body} } }\n`
     const onZeroBody = (t.ma === 0 ? zeroA : '') + (t.op === Op.Dot && t.mb === 0 ? zeroB : '')
     const onZero = onZeroBody ? ` else { ${pre}for (let j = 0; j < ${n}; j++) { ${onZeroBody} } }` : ''
     return `{ ${zeroFirst}${gi} if (gi !== 0) { ${pre}for (let j = 0; j < ${n}; j++) { ${body} } }${onZero} }\n`
   }
+}
+
+/** The parameter positions of an instruction that are node operands (not its output, not constants). */
+function operandSlots(t: Tmpl): number[] {
+  if (t.op === 0) return t.flags === 1 ? [0] : [0, 1]
+  if (t.op === Op.Const) return []
+  if (t.op === Op.Sum || t.op === Op.Dot || t.op === Op.Linear) return []
+  return BINARY.has(t.op) ? [1, 2] : [1]
 }
