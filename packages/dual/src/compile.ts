@@ -183,16 +183,17 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
 
   // what the printer may keep in registers: nodes read only by later nodes of their own loop
   // iteration (not by guards, n-ary nodes or the caller)
-  const lastRead = new Int32Array(top), pinned = new Uint8Array(top), reads = new Int32Array(top), liveRead = new Int32Array(top).fill(-1)
+  const lastRead = new Int32Array(top), pinned = new Uint8Array(top), reads = new Int32Array(top), liveRead = new Int32Array(top).fill(-1), firstRead = new Int32Array(top).fill(top)
   pinned[out] = 1
   for (const gd of guards) { pinned[gd.a] = 1; if (gd.b >= 0) pinned[gd.b] = 1 }
   for (let i = F; i < top; i++) {
     const a = t.t0[i]!
     if (a >= 0) {
       lastRead[a] = i; reads[a]++
+      if (firstRead[a] === top) firstRead[a] = i
       if (live[i]) liveRead[a] = i
       const b = t.t1[i]!
-      if (b >= 0) { lastRead[b] = i; reads[b]++; if (live[i]) liveRead[b] = i }
+      if (b >= 0) { lastRead[b] = i; reads[b]++; if (live[i]) liveRead[b] = i; if (firstRead[b] === top) firstRead[b] = i }
     }
     else if (a === SPILLED) { const s = t.t1[i]!, n = t.spillT[s]!; for (let k = s + 1; k <= s + n; k++) pinned[t.spillT[k]!] = 1 }
   }
@@ -200,7 +201,7 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
   const C = Float64Array.from(pool.values)
   const finite = C.every((c) => Number.isFinite(c))
   const print = (direct: boolean): { source: string; printer: Printer } => {
-    const printer = new Printer(C, tables, F, direct, finite, lastRead, pinned, reads, liveRead, out)
+    const printer = new Printer(C, tables, F, direct, finite, lastRead, pinned, reads, liveRead, out, firstRead)
     const gIn = direct ? 'GX' : 'g'
     // inputs the result does not depend on get a zero gradient; then the seed
     let seed = ''

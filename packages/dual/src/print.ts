@@ -40,6 +40,8 @@ interface Carried {
   prev: Aff
   fromG: boolean
   uid: number
+  /** Whether the reverse sweep reads its values (else only the last iteration's is stored, after the loop). */
+  store: boolean
 }
 
 /** An affine parameter: `c + Σ t[l]·k_l` over the enclosing loop counters. */
@@ -79,6 +81,8 @@ export class Printer {
   /** In an innermost loop body: loop-carried nodes (their own and their previous-iteration affine ids → index). */
   private carried: Map<string, number> | undefined
   private own: Set<string> | undefined
+  /** In an innermost loop body, reverse: inputs read only by this iteration (their adjoints are locals). */
+  private inputs: Map<string, number> | undefined
   private dir: 'forward' | 'reverse' = 'forward'
   private uid = 0
   private counting = true
@@ -94,8 +98,9 @@ export class Printer {
    * @param reads per node: how many inline edges read it
    * @param liveRead per node: the highest live node that reads it (-1: none)
    * @param out the result node
+   * @param firstRead per node: the lowest node that reads it
    */
-  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number) {}
+  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number, private readonly firstRead: Int32Array) {}
 
   /** Calls `f` for every combination of the enclosing counters but the innermost, with the offset of `a` there. */
   private outer(a: Aff, f: (offset: number, combo: number[]) => boolean): boolean {
@@ -107,6 +112,40 @@ export class Printer {
       return true
     }
     return walk(0, a.c)
+  }
+
+  /**
+   * The inputs an innermost body reads that no other iteration (and nothing else) reads, such as
+   * the quaternion of one rotation: in the reverse loop their adjoints accumulate in locals and are
+   * written once per iteration.
+   */
+  private inputsOf(body: Ins<Tmpl>[], parts: Aff[][]): Map<string, Aff> {
+    const l = this.counts.length - 1
+    const outs: Aff[] = []
+    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    const found = new Map<string, Aff>()
+    if (outs.length === 0) return found
+    const first = outs[0]!, last = outs[outs.length - 1]!
+    const seen = new Set<string>()
+    body.forEach((b, i) => {
+      for (const q of operandSlots(b.tmpl)) {
+        const a = parts[i]![q]!, key = this.str(a)
+        if (seen.has(key) || b.tmpl.op === 0) continue
+        seen.add(key)
+        const [lo, hi] = this.range(a)
+        if (lo < 0 || hi >= this.F) continue
+        const ok = this.outer(a, (off) => {
+          for (let k = 0; k < this.counts[l]!; k++) {
+            const node = off + (a.t[l] ?? 0) * k, shift = off - a.c
+            const start = first.c + shift + first.t[l]! * k, end = last.c + shift + last.t[l]! * k
+            if (this.pinned[node] || this.firstRead[node]! < start || this.lastRead[node]! > end) return false
+          }
+          return true
+        })
+        if (ok) found.set(key, a)
+      }
+    })
+    return found
   }
 
   /**
@@ -156,7 +195,14 @@ export class Printer {
         if (fromG === undefined) fromG = g
         return fromG === g
       })
-      if (ok) result.push({ j, o, prev, fromG: fromG!, uid: this.uid++ })
+      // values read back by the reverse sweep: by a non-linear reader, or by the node's own partial
+      let store = USES_OUTPUT.has(b.tmpl.op)
+      for (let i = 0; i < body.length && !store; i++) {
+        const bt = body[i]!.tmpl
+        if (LINEAR.has(bt.op) || bt.op === Op.Const) continue
+        for (const q of operandSlots(bt)) { const k = this.str(parts[i]![q]!); if (k === key || k === prevKey) store = true }
+      }
+      if (ok) result.push({ j, o, prev, fromG: fromG!, uid: this.uid++, store })
     })
     return result
   }
@@ -221,6 +267,8 @@ export class Printer {
   private G(a: Aff): string {
     const l = this.local(a)
     if (l !== undefined) return `m${l}`
+    const n = this.inputs?.get(this.str(a))
+    if (n !== undefined) return `n${n}`
     const c = this.carried?.get(this.str(a))
     if (c !== undefined) return `b${c}`
     return this.arrG(a)
@@ -287,8 +335,8 @@ export class Printer {
     const parts: Aff[][] = []
     let m = 0
     for (const b of it.body) { parts.push(E.slice(m, m + b.params.length)); m += b.params.length }
-    let inner = '', before = '', after = ''
-    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own
+    let inner = '', before = '', after = '', closing = ''
+    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own, savedInputs = this.inputs
     const innermost = it.body.every((b) => b.kind === 'ins')
     this.dir = dir
     let carried: Carried[] = []
@@ -304,8 +352,10 @@ export class Printer {
       const at = (a: Aff, k: number): Aff => ({ c: a.c + a.t[l]! * k, t: a.t.slice(0, l) })
       this.counts.pop()
       for (const c of carried) {
-        if (dir === 'forward') before += `let c${c.uid} = ${this.arrV(at(c.prev, 0))};\n`
-        else {
+        if (dir === 'forward') {
+          before += `let c${c.uid} = ${this.arrV(at(c.prev, 0))};\n`
+          if (!c.store) after += `${this.arrV(at(c.o, it.count - 1))} = c${c.uid};\n`
+        } else {
           // the last iteration's node: its adjoint so far comes from readers after the loop (if any are live)
           before += `let b${c.uid} = ${c.fromG ? this.arrG(at(c.o, it.count - 1)) : '0'};\n`
           // the node before the loop: every reader of it was this loop's first iteration
@@ -313,6 +363,16 @@ export class Printer {
         }
       }
       this.counts.push(it.count)
+      if (dir === 'reverse') {
+        const ins = this.inputsOf(body, parts)
+        this.inputs = new Map()
+        for (const [key, a] of ins) {
+          const id = this.uid++
+          this.inputs.set(key, id)
+          inner += `let n${id} = 0;\n`
+          closing += `${this.arrG(a)} = n${id};\n`
+        }
+      }
       if (locals.size > 0) {
         const names = [...locals.values()]
         inner += `let ${names.map((j) => `l${j} = 0`).join(', ')};\n`
@@ -347,12 +407,14 @@ export class Printer {
       else {
         inner += dir === 'forward' ? this.fwd(b, parts[j]!) : this.rev(b, parts[j]!)
         const c = dir === 'forward' ? carried.find((c) => c.j === j) : undefined
-        if (c) inner += `${this.arrV(parts[j]![0]!)} = c${c.uid};\n`
+        if (c && c.store) inner += `${this.arrV(parts[j]![0]!)} = c${c.uid};\n`
       }
     }
+    inner += closing
     this.locals = saved
     this.carried = savedCarried
     this.own = savedOwn
+    this.inputs = savedInputs
     this.counts.pop()
     return dir === 'forward'
       ? `${before}for (let ${k} = 0; ${k} < ${it.count}; ${k}++) {\n${inner}}\n${after}`
@@ -448,7 +510,7 @@ export class Printer {
     const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
     const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
     // a local adjoint starts at zero and always adds
-    const isLocal = (target: string) => /^[mb]\d+$/.test(target)
+    const isLocal = (target: string) => /^[mbn]\d+$/.test(target)
     const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
     let pre = '', body: string
     switch (t.op) {
