@@ -124,6 +124,14 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
     const key = keys.id(`${tmpl.op}|${tmpl.expected}|${tmpl.live ? 1 : 0}|${tmpl.flags}|${tmpl.n}|${tmpl.sa}|${tmpl.sb}|${tmpl.table}|${tmpl.ma}|${tmpl.mb}|${tmpl.zero}`)
     items.push({ kind: 'ins', key, params, tmpl })
   }
+  // unary and binary nodes: one template and key per (operation, liveness, flags), made once
+  const simple: Array<{ tmpl: Tmpl; key: number } | undefined> = []
+  const simpleIns = (op: number, isLive: boolean, flags: number, params: number[]): void => {
+    const code = op * 8 + (isLive ? 4 : 0) + flags
+    let c = simple[code]
+    if (!c) { const tmpl: Tmpl = { op, live: isLive, flags }; ins(tmpl, params); simple[code] = { tmpl, key: items[items.length - 1]!.key }; return }
+    items.push({ kind: 'ins', key: c.key, params, tmpl: c.tmpl })
+  }
   let g = 0
   const guards = t.guards
   const emitGuards = (upTo: number): void => {
@@ -143,7 +151,7 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
       const params = BINARY.has(op) ? [i, a, b] : [i, a]
       if (op === Op.Scale || op === Op.Offset || op === Op.PowConst || op === Op.AddScaled) params.push(pool.scalar(t.k0[i]!))
       if (op === Op.Combine) params.push(pool.scalar(t.k0[i]!), pool.scalar(t.k1[i]!))
-      ins({ op, live: isLive, flags }, params)
+      simpleIns(op, isLive, flags, params)
       continue
     }
     // n-ary: sum, dot, linear
