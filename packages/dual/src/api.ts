@@ -7,7 +7,7 @@ import type { Registry } from '@tenet/ir'
 import { Dual } from './dual.js'
 import { DualError } from './errors.js'
 import type { StagedProgram } from './compile.js'
-import { Stage, type StageInfo } from './staged.js'
+import { flatEntry, Stage, type StageInfo } from './staged.js'
 import { build, checkHandle, describe, flattenCotangent, gather, hasStatic, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
 import { HANDLE_BASE, type Real } from './tape.js'
 import { Tracer } from './trace.js'
@@ -230,6 +230,12 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
     } finally {
       release()
     }
+  }
+  if (stage) {
+    // an entry of its own for this gradient (fresh code, so V8's feedback at its call of the compiled
+    // program sees this function's programs only and can inline them); the generic one otherwise
+    const own = flatEntry(stage, last, g.into as (out: unknown, x: unknown) => void)
+    if (own) g.into = own
   }
   return g
 }

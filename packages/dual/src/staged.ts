@@ -70,3 +70,17 @@ export class Stage {
     }
   }
 }
+
+/**
+ * The `into` entry of one staged gradient for one flat `Float64Array` argument and gradient, as code
+ * of its own (see `grad`); any other call goes to `slow`. Undefined where code generation is off.
+ */
+export function flatEntry(stage: Stage, last: Float64Array, slow: (out: unknown, x: unknown) => void): ((out: unknown, x: unknown) => void) | undefined {
+  const made = defaultMaker(['stage', 'last', 'slow'], `'use strict';
+return function into(out, x) {
+  const p = stage.program;
+  if (p !== undefined && stage.flat && x instanceof Float64Array && out instanceof Float64Array && x.length === p.inputs && out.length === p.inputs && p.run(x, out)) { last[0] = p.v[p.out]; return; }
+  slow(out, x);
+};`)
+  return typeof made === 'string' ? undefined : (made(stage, last, slow) as (out: unknown, x: unknown) => void)
+}
