@@ -115,6 +115,23 @@ export class Printer {
   }
 
   /**
+   * The values (affine ids) the reverse loop of an innermost body reads: for a reverse step's
+   * partials, and, transitively, to recompute those of them that are locals.
+   */
+  private neededOf(body: Ins<Tmpl>[], parts: Aff[][]): Set<string> {
+    const need = new Set<string>()
+    for (let j = body.length - 1; j >= 0; j--) {
+      const t = body[j]!.tmpl, ps = parts[j]!
+      if (t.op === 0) continue
+      const key = this.str(ps[0]!)
+      if (t.live && USES_OUTPUT.has(t.op)) need.add(key)
+      if (t.live && USES_OPERANDS.has(t.op)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
+      if (need.has(key)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
+    }
+    return need
+  }
+
+  /**
    * The inputs an innermost body reads that no other iteration (and nothing else) reads, such as
    * the quaternion of one rotation: in the reverse loop their adjoints accumulate in locals and are
    * written once per iteration.
@@ -155,7 +172,7 @@ export class Printer {
    * body's first iteration. Forward, the value stays in a register across iterations (and is stored
    * for the reverse sweep); in reverse, its adjoint does, so neither chain waits on memory.
    */
-  private carriedOf(body: Ins<Tmpl>[], parts: Aff[][], locals: Map<string, number>): Carried[] {
+  private carriedOf(body: Ins<Tmpl>[], parts: Aff[][], locals: Map<string, number>, need: Set<string>): Carried[] {
     const l = this.counts.length - 1
     const count = this.counts[l]!
     const outs: Aff[] = []
@@ -195,13 +212,8 @@ export class Printer {
         if (fromG === undefined) fromG = g
         return fromG === g
       })
-      // values read back by the reverse sweep: by a non-linear reader, or by the node's own partial
-      let store = USES_OUTPUT.has(b.tmpl.op)
-      for (let i = 0; i < body.length && !store; i++) {
-        const bt = body[i]!.tmpl
-        if (LINEAR.has(bt.op) || bt.op === Op.Const) continue
-        for (const q of operandSlots(bt)) { const k = this.str(parts[i]![q]!); if (k === key || k === prevKey) store = true }
-      }
+      // values the reverse loop reads (directly, or to recompute a local): stored every iteration
+      const store = need.has(key) || need.has(prevKey)
       if (ok) result.push({ j, o, prev, fromG: fromG!, uid: this.uid++, store })
     })
     return result
@@ -340,10 +352,12 @@ export class Printer {
     const innermost = it.body.every((b) => b.kind === 'ins')
     this.dir = dir
     let carried: Carried[] = []
+    let need = new Set<string>()
     if (innermost) {
       const body = it.body as Ins<Tmpl>[]
       const locals = this.localsOf(body, parts)
-      carried = this.carriedOf(body, parts, locals)
+      need = this.neededOf(body, parts)
+      carried = this.carriedOf(body, parts, locals, need)
       this.locals = locals
       this.carried = new Map()
       this.own = new Set()
@@ -383,16 +397,6 @@ export class Printer {
           this.dir = 'forward'
           const cs = this.carried
           this.carried = undefined
-          // (only the values the reverse steps read, and what they are computed from)
-          const need = new Set<string>()
-          for (let j = it.body.length - 1; j >= 0; j--) {
-            const t = (it.body[j] as Ins<Tmpl>).tmpl, ps = parts[j]!
-            if (t.op === 0) continue
-            const key = this.str(ps[0]!)
-            if (t.live && USES_OUTPUT.has(t.op)) need.add(key)
-            if (t.live && USES_OPERANDS.has(t.op)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
-            if (need.has(key)) for (const q of operandSlots(t)) need.add(this.str(ps[q]!))
-          }
           it.body.forEach((b, j) => { const key = this.str(parts[j]![0]!); if (locals.has(key) && need.has(key) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!) })
           this.carried = cs
           this.dir = dir
