@@ -5,7 +5,7 @@
  * Template Haskell. The recorded nodes become instructions (operation, node ids, constants in a
  * pool), the instruction sequence is rerolled into loops (`reroll.ts`), and the loops are printed
  * as JS: forward in id order, then the reverse sweep in descending id order, with the partials
- * recomputed from the stored values. Only nodes the result depends on take part in the sweep; an
+ * recomputed from the stored values (or, inside loops, from registers: `print.ts`). Only nodes the result depends on take part in the sweep; an
  * adjoint's first contribution is assigned rather than added, so no adjoint array is cleared.
  *
  * The generated function checks every recorded guard (`d.sign`, `d.compare`) on the new values and
@@ -192,8 +192,10 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
   // what the printer may keep in registers: nodes read only by later nodes of their own loop
   // iteration (not by guards, n-ary nodes or the caller)
   const lastRead = new Int32Array(top), pinned = new Uint8Array(top), reads = new Int32Array(top), liveRead = new Int32Array(top).fill(-1), firstRead = new Int32Array(top).fill(top)
-  pinned[out] = 1
-  for (const gd of guards) { pinned[gd.a] = 1; if (gd.b >= 0) pinned[gd.b] = 1 }
+  // pinnedBy: 1 = only by guards (values), 2 = by an n-ary node or the caller (adjoints too)
+  const pinnedBy = new Uint8Array(top)
+  pinned[out] = 1; pinnedBy[out] = 2
+  for (const gd of guards) for (const e of gd.b >= 0 ? [gd.a, gd.b] : [gd.a]) { pinned[e] = 1; if (!pinnedBy[e]) pinnedBy[e] = 1 }
   for (let i = F; i < top; i++) {
     const a = t.t0[i]!
     if (a >= 0) {
@@ -203,13 +205,13 @@ export function compileTrace(t: Tracer, out: number, makeFunction: FunctionMaker
       const b = t.t1[i]!
       if (b >= 0) { lastRead[b] = i; reads[b]++; if (live[i]) liveRead[b] = i; if (firstRead[b] === top) firstRead[b] = i }
     }
-    else if (a === SPILLED) { const s = t.t1[i]!, n = t.spillT[s]!; for (let k = s + 1; k <= s + n; k++) pinned[t.spillT[k]!] = 1 }
+    else if (a === SPILLED) { const s = t.t1[i]!, n = t.spillT[s]!; for (let k = s + 1; k <= s + n; k++) { pinned[t.spillT[k]!] = 1; pinnedBy[t.spillT[k]!] = 2 } }
   }
   const rolled = reroll(items, keys)
   const C = Float64Array.from(pool.values)
   const finite = C.every((c) => Number.isFinite(c))
   const print = (direct: boolean): { source: string; printer: Printer } => {
-    const printer = new Printer(C, tables, F, direct, finite, lastRead, pinned, reads, liveRead, out, firstRead)
+    const printer = new Printer(C, tables, F, direct, finite, lastRead, pinned, reads, liveRead, out, firstRead, pinnedBy)
     const gIn = direct ? 'GX' : 'g'
     // inputs the result does not depend on get a zero gradient; then the seed
     let seed = ''

@@ -99,8 +99,14 @@ export class Printer {
    * @param liveRead per node: the highest live node that reads it (-1: none)
    * @param out the result node
    * @param firstRead per node: the lowest node that reads it
+   * @param pinnedBy per node: 1 when only guards pin it
    */
-  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number, private readonly firstRead: Int32Array) {}
+  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number, private readonly firstRead: Int32Array, private readonly pinnedBy: Uint8Array) {}
+
+  /** Whether a pinned node is pinned only because a guard reads it (its adjoint is unaffected). */
+  private guardOnly(node: number): boolean {
+    return this.pinnedBy[node] === 1
+  }
 
   /** Calls `f` for every combination of the enclosing counters but the innermost, with the offset of `a` there. */
   private outer(a: Aff, f: (offset: number, combo: number[]) => boolean): boolean {
@@ -201,7 +207,8 @@ export class Printer {
       let fromG: boolean | undefined
       const ok = this.outer(o, (off) => {
         const init = off - d
-        if (init < 0 || this.reads[init] !== edges) return false
+        // (no reader but these edges: not an n-ary node, not the caller; a guard reads values only)
+        if (init < 0 || this.reads[init] !== edges || (this.pinned[init] && !this.guardOnly(init))) return false
         for (let k = 0; k < count - 1; k++) {
           const node = off + d * k, end = lastOut.c + (off - o.c) + step * (k + 1)
           if (this.pinned[node] || this.lastRead[node]! > end) return false

@@ -209,6 +209,13 @@ describe('staged gradients (grad(f, { stage: true }))', () => {
     sameAsInterpreter((d: Dual, x: Real[]) => d.add(d.scale(x[0]!, Infinity), d.offset(x[1]!, -Infinity)), [rnd(2, 1)])
     // a node used twice by one operation, and a dot product of a vector with itself
     sameAsInterpreter((d: Dual, x: Real[]) => { let s = d.mul(x[0]!, x[0]!); for (let i = 1; i < 8; i++) s = d.add(s, d.mul(x[i]!, x[i]!)); return d.add(s, d.dot(x, x)) }, [rnd(8, 3)])
+    // a loop's running sum starts from a node that an n-ary node reads after the loop too
+    sameAsInterpreter((d: Dual, x: Real[]) => {
+      const s0 = d.mul(x[0]!, x[1]!)
+      let s = s0
+      for (let k = 0; k < 10; k++) s = d.add(s, d.mul(x[2 + k]!, x[2 + k]!))
+      return d.add(s, d.sum([s0, x[0]!, s0]))
+    }, [rnd(12, 1), rnd(12, 2)])
     // every elementary operation, in a loop
     const all = (d: Dual, x: Real[]) => {
       let s = d.constant(0.5)
