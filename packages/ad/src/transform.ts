@@ -5,10 +5,11 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr, printStmt, readNames, rootName, walk,
+  TenetStaticError, parse, printExpr, printStmt,
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
+import { readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'

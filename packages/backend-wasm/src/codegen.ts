@@ -9,10 +9,11 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, printExpr,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, type Promotion,
+  type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
