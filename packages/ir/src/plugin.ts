@@ -343,8 +343,12 @@ export interface BackendSpec {
   /** Higher wins when no backend is named. */
   priority: number
   capabilities: { f64: boolean; recursion: boolean; exceptions: boolean }
-  /** Whether the backend can run here (WebGPU probes an adapter). */
-  isAvailable?: () => boolean | Promise<boolean>
+  /**
+   * A cheap synchronous check that the backend can run here (wasm: `WebAssembly` exists; webgpu:
+   * `navigator.gpu` exists, while whether an adapter can be had is known only when one is
+   * requested). `Registry.defaultBackend()` passes over a backend that answers false.
+   */
+  isAvailable?: () => boolean
   /**
    * Compiles a program. `inverses` holds the inverse of each function (same names), produced
    * by `@tenet/reversible`'s `invert`.
