@@ -3,7 +3,7 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { TenetStaticError, standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
+import { TenetStaticError, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
@@ -31,8 +31,6 @@ export interface CompiledAdjoint {
 }
 
 const cache = new WeakMap<TenetFunction, Map<number, CompiledAdjoint>>()
-/** The standard pure primitives by name (their built-in derivative rules apply only to these specs). */
-export const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
 /** The `TenetFunctionInfo` of a Tenet function, or a clear error for anything else. */
 export function infoOf(f: TenetFunction): TenetFunctionInfo {
@@ -71,7 +69,7 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
   if (hit) return hit
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
   const module = compileGenerated(info, registry, functions)
@@ -109,7 +107,7 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   const info = infoOf(f)
   if (info.inverse) return null
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), 1)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), 1)
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName)
@@ -290,7 +288,7 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
 function tangentFunctions(f: TenetFunction, width: number): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
+  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   return { info, registry, name, functions: builder.build() }
 }

@@ -18,7 +18,6 @@ export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './t
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'
 export { graphEmbeddingSource, graphEmbeddingArgs, petersenEdges, petersenNonEdges } from './examples/graph-embedding.js'
 export { besselSource, besselReciprocalSource, complexLogSource, sparseDotMergeSource, sparseDotSource, ummSource, unitarySource } from './examples/papers.js'
-export { standardPartials, type PartialRule, type HelperPartial } from './derivatives.js'
 export { vjp, jvpRule, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from './vjp.js'
 export { dualCall, type DualCallArg } from './dual-call.js'
 export { taylor, compileTaylor, nestedTangentDerivative, compileNestedTangent, type TaylorOptions, type TaylorResult, type CompiledTaylor } from './taylor-mode.js'

@@ -5,10 +5,11 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr, printStmt, readNames, rootName, walk,
+  TenetStaticError, parse, printExpr, printStmt,
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
+import { readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
@@ -619,14 +620,12 @@ class FunctionAdjoint {
     delete (restore as { distinct?: unknown }).distinct
     const types = s.args.map((a) => typeOf(a) ?? 'f64')
     if (!types.some((t) => this.isFloat(t))) return [restore]
-    if (spec.name === 'SWAP' && spec === this.registry.findPrimitive('SWAP')) {
-      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'SWAP', args: [this.grad(s.args[0]!, k), this.grad(s.args[1]!, k)], inverse: false, ...loc(s) }) as Stmt)]
-    }
-    if (spec.name === 'NEG' && spec === this.registry.findPrimitive('NEG')) {
-      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'NEG', args: [this.grad(s.args[0]!, k)], inverse: false, ...loc(s) }) as Stmt)]
+    if (spec.selfAdjoint) {
+      // linear and its own transpose (SWAP, NEG, HADAMARD): the gradients go through the bijection itself
+      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: spec.name, args: s.args.map((a) => this.grad(a, k)), inverse: false, ...loc(s) }) as Stmt)]
     }
     if (!spec.adjoint) {
-      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
+      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) to differentiate through it`, s.loc)
     }
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))

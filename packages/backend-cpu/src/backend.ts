@@ -1,4 +1,5 @@
-import { inlineSmallCalls, TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { inlineSmallCalls } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**

@@ -6,10 +6,11 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, hostNumber, printExpr, userNames, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck, forEachStatement, key, promotableElements, walk, type Shared,
+  InvertibilityError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber, userNames, forEachStatement, key, promotableElements, walk, type Shared } from '@tenet/ir/backend'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {

@@ -9,13 +9,15 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, type Promotion,
+  type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -51,20 +53,6 @@ function heldPairs(els: Promotion[], elemOf: (array: string) => string): Map<Pro
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
 interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
-
-/** The native opcodes a primitive may name in `emit.wasm` (applied to its float type). */
-const NATIVE: Record<string, { f64: number | null; f32: number | null; arity: number }> = {
-  identity: { f64: null, f32: null, arity: 1 },
-  sqrt: { f64: Op.f64_sqrt, f32: Op.f32_sqrt, arity: 1 },
-  abs: { f64: Op.f64_abs, f32: Op.f32_abs, arity: 1 },
-  neg: { f64: Op.f64_neg, f32: Op.f32_neg, arity: 1 },
-  floor: { f64: Op.f64_floor, f32: Op.f32_floor, arity: 1 },
-  ceil: { f64: Op.f64_ceil, f32: Op.f32_ceil, arity: 1 },
-  trunc: { f64: Op.f64_trunc, f32: Op.f32_trunc, arity: 1 },
-  min: { f64: Op.f64_min, f32: Op.f32_min, arity: 2 },
-  max: { f64: Op.f64_max, f32: Op.f32_max, arity: 2 },
-  copysign: { f64: Op.f64_copysign, f32: Op.f32_copysign, arity: 2 },
-}
 
 /** Bytes of one array element and its load/store opcodes and alignment (log2). */
 interface ElemInfo { size: number; shift: number; load: number; store: number; align: number; vt: ValType }
@@ -259,6 +247,16 @@ export class FunctionEmitter {
   private tee(l: number): void { this.out.byte(Op.local_tee).u32(l) }
   private i32(v: number): void { this.out.byte(Op.i32_const).s32(v) }
   private f64c(v: number): void { this.out.byte(Op.f64_const).f64(v) }
+  /** Where a primitive's own wasm lowering writes (see `primitive-lowering.ts`). */
+  private readonly lowering: LoweringSink = {
+    op: (code) => this.op(code),
+    get: (l) => this.get(l),
+    constant: (t, v) => { if (t === F32) this.out.byte(Op.f32_const).f32(v); else this.f64c(v) },
+    math: (name, t) => {
+      const f = MATH[name]
+      this.callImport(this.ctx.importOf(`math:${name}:${t === F32 ? 'f32' : 'f64'}`, { params: Array.from({ length: f.arity }, () => t), results: [t] }, f.js))
+    },
+  }
   private callImport(i: number): void {
     this.out.byte(Op.call)
     this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
@@ -640,12 +638,27 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
-    const native = typeof spec.emit?.wasm === 'string' && Object.hasOwn(NATIVE, spec.emit.wasm) ? NATIVE[spec.emit.wasm] : undefined
-    if (native && rt !== I32 && types.every((t) => t === rt) && native.arity === e.args.length) {
-      for (const a of e.args) this.expr(a)
-      const code = rt === F32 ? native.f32 : native.f64
-      if (code !== null) this.op(code)
-      return rt
+    // the primitive's own lowering (its file's `emit.wasm`), where arguments and result share a float type
+    const lower = spec.emit?.wasm
+    if (lower !== undefined && rt !== I32 && types.every((t) => t === rt)) {
+      const native = nativeOp(lower)
+      if (native && native.arity === e.args.length) {
+        for (const a of e.args) this.expr(a)
+        const code = rt === F32 ? native.f32 : native.f64
+        if (code !== null) this.op(code)
+        return rt
+      }
+      if (typeof lower === 'object' && Object.hasOwn(MATH, lower.math) && MATH[lower.math].arity === e.args.length) {
+        for (const a of e.args) this.expr(a)
+        this.lowering.math(lower.math, rt)
+        return rt
+      }
+      // a lowering function: f64 only (in f32 the JS function rounds once, as the cpu backend does)
+      if (typeof lower === 'function' && rt === F64) {
+        const args = e.args.map((a) => { this.expr(a); const l = this.local(rt); this.set(l); return l })
+        runLowering(name, lower, rt, args, 1, this.lowering)
+        return rt
+      }
     }
     for (const a of e.args) this.expr(a)
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
@@ -792,9 +805,9 @@ export class FunctionEmitter {
       return !!ha && !!hb && ha.local === hb.local && ha.lane === 0 && hb.lane === 1
     },
     native: (call) => {
-      const spec = this.program.registry.findPrimitive(call.callee) as { kind?: string; emit?: { wasm?: unknown } } | undefined
+      const spec = this.program.registry.findPrimitive(call.callee)
       const op = spec?.kind === 'pure' && typeof spec.emit?.wasm === 'string' ? spec.emit.wasm : undefined
-      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (NATIVE[op]!.arity === call.args.length ? op : undefined) : undefined
+      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (nativeOp(op)!.arity === call.args.length ? op : undefined) : undefined
     },
   }
 
@@ -1356,10 +1369,15 @@ export class FunctionEmitter {
       return l
     })
     const outs = s.args.map((a, i) => [a, i] as const).filter(([, i]) => spec.roles[i] === 'inout')
-    const wasm = spec.emit?.wasm as { permute?: number[] } | undefined
+    const wasm = spec.emit?.wasm
     let results: number[]
-    if (wasm?.permute) {
+    if (typeof wasm === 'object' && wasm.permute) {
       results = wasm.permute.map((j) => temps[j]!)
+    } else if (typeof wasm === 'function' && types.every((t) => t === 'f64')) {
+      // the bijection's own lowering (f64: in f32 the JS function rounds once, as the cpu backend does)
+      runLowering(spec.name, wasm, F64, temps, outs.length, this.lowering)
+      results = outs.map(() => this.local(F64))
+      for (let j = results.length - 1; j >= 0; j--) this.set(results[j]!)
     } else {
       // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
       const params = types.map((t) => this.vt(t))

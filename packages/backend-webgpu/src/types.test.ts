@@ -36,8 +36,8 @@ describe('static errors (no device needed)', () => {
     try { m() } catch (e) { expect((e as TenetError).code).toBe('webgpu/f64') }
   })
 
-  it('the backend plugin probes for an adapter: none without navigator.gpu', async () => {
-    expect(await webgpuBackend.isAvailable!()).toBe(typeof (globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === 'object')
+  it('the backend plugin is available where navigator.gpu is', () => {
+    expect(webgpuBackend.isAvailable!()).toBe(typeof (globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu === 'object')
   })
 
   it('the backend plugin shows the WGSL and points at gpuMap when called', () => {

@@ -99,11 +99,13 @@ export class Registry {
     return b
   }
 
-  /** The registered backend with the highest priority. */
+  /** The registered backend with the highest priority among those available here (`isAvailable`). */
   defaultBackend(): BackendSpec {
     const all = [...this.backends.values()].sort((a, b) => b.priority - a.priority)
     if (!all.length) throw new RegistryError('registry/unknown-backend', 'no backend is registered in this registry')
-    return all[0]!
+    const here = all.find((b) => b.isAvailable?.() !== false)
+    if (!here) throw new RegistryError('registry/unknown-backend', `no registered backend is available here (registered: ${all.map((b) => b.name).join(', ')})`)
+    return here
   }
 
   /** Names of registered primitives (optionally of one kind), number systems or backends. */

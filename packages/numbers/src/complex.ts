@@ -17,10 +17,11 @@
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
 import {
-  TenetError, TenetStaticError, walk,
+  TenetError, TenetStaticError,
   type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { walk } from '@tenet/ir/backend'
 
 type Kind = 'scalar' | 'array'
 type Env = Map<string, Kind>

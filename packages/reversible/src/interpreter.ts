@@ -4,10 +4,11 @@
  * forbidden. Small and obviously correct beats fast here.
  */
 import {
-  InvertibilityError, hostNumber, printExpr, runtimeError, validLength,
+  InvertibilityError, printExpr, runtimeError, validLength,
   type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
   type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber } from '@tenet/ir/backend'
 
 type Value = number | boolean
 type Memory = Value | ArrayLike<number> | number[]

@@ -10,6 +10,8 @@ export {
   type PrimitiveSpec, type PurePrimitiveSpec, type BijectionSpec, type NumberSystemSpec, type BackendSpec,
   type FunctionDef, type Module, type Stmt, type Expr, type Type,
 } from '@tenet/ir'
+// one primitive, one file: the builders the standard library's primitives are written with
+export { pure, unary, binary, bijection, selfInverse, type PureOptions, type BijectionOptions, type PiecewisePartial } from '@tenet/ir'
 export {
   compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
 } from '@tenet/reversible'

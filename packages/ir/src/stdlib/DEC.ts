@@ -1,13 +1,12 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /** `DEC`: subtracts one */
-export const DEC: BijectionSpec = {
-  specificationVersion: 'v1',
+export const DEC = bijection({
   name: 'DEC',
-  kind: 'bijection',
   description: 'subtracts one',
+  params: ['a'],
   roles: ['inout'],
   apply: (a) => [a - 1],
   inverse: 'INC',
   emit: { cpu: (a) => [`(${a}) - 1`], wgsl: (a) => [`(${a}) - 1`] },
-}
+})

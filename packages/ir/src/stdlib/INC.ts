@@ -1,13 +1,12 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /** `INC`: adds one */
-export const INC: BijectionSpec = {
-  specificationVersion: 'v1',
+export const INC = bijection({
   name: 'INC',
-  kind: 'bijection',
   description: 'adds one',
+  params: ['a'],
   roles: ['inout'],
   apply: (a) => [a + 1],
   inverse: 'DEC',
   emit: { cpu: (a) => [`(${a}) + 1`], wgsl: (a) => [`(${a}) + 1`] },
-}
+})
