@@ -13,6 +13,8 @@ import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
+/** Marks a zero array (accumulated into in place): reusable like a filled one, cleared on reuse. */
+const ZERO = '/*zero*/'
 
 /**
  * Buffer reuse: an array the generated code fills completely and only ever reads by index (or
@@ -21,13 +23,15 @@ const FILL = '/*fill*/'
  * (reallocated when the length changes). Everything else is a fresh allocation.
  */
 function reuseBuffers(source: string): string {
-  const decl = /const (o\d+) = new Float64Array\(([^;]*)\) \/\*fill\*\/;/g
+  const decl = /const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/g
   let k = 0
-  return source.replace(decl, (whole, name: string, size: string) => {
-    if (!onlyIndexed(source, name)) return whole.replace(` ${FILL}`, '')
+  return source.replace(decl, (whole, name: string, size: string, kind: string) => {
+    if (!onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
     const b = `bufs[${k++}]`
-    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
-  }).replaceAll(` ${FILL}`, '')
+    // a reused zero is cleared (a fresh allocation is zeroed by the engine)
+    const reuse = kind === 'zero' ? `${b}.fill(0)` : b
+    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+  }).replaceAll(` ${FILL}`, '').replaceAll(` ${ZERO}`, '')
 }
 
 /** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
@@ -245,7 +249,7 @@ class Gen {
         if (!x.like) return { v: SHAPELESS, t: x.type } // only a mapAccum sum accepts it
         const like = this.emit(x.like, env)
         if (x.type.kind === 'array' && x.type.elem.kind === 'R') {
-          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z')
+          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length) ${ZERO}`, 'z')
           this.fresh_.add(z)
           return { v: z, t: x.type }
         }
@@ -415,6 +419,13 @@ class Gen {
           return this.emit(a.body, e)
         },
       }
+    }
+    if (a.k === 'shift1L' || a.k === 'shift1R') {
+      // a shifted array read by index: an offset into the array, no view
+      const inner = this.emit(a.array, env)
+      // (the length of a view: an empty array stays empty)
+      const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
+      return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
     }
     const v = this.emit(a, env)
     if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
