@@ -8,6 +8,7 @@
  */
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
+import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
@@ -68,7 +69,7 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(term, env)
+  const r = g.emit(shareScans(term), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = reuseBuffers(g.lines.join('\n'))
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
@@ -176,7 +177,10 @@ class Gen {
       }
       case 'map': {
         const keep = keptArrays(x.params, x.body, x.arrays)
-        const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        // one scan among the arrays is not materialised: its states are produced by the map's
+        // own loop, run in the scan's direction (map–scan fusion)
+        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
+        const arrays = x.arrays.map((a, i) => (!keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env)))
         const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
         const saved = this.lines
@@ -189,9 +193,10 @@ class Gen {
         const bodyLines = this.lines
         this.lines = saved
         const out = this.allocate(arrayType(body.t), n)
-        this.line(`for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+        const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
+        this.line(scan?.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
         this.lines.push(...bodyLines)
-        this.indent(() => this.store(out, body.v, j))
+        this.indent(() => { this.store(out, body.v, j); scan?.advance?.(j) })
         this.line('}')
         return { v: out, t: arrayType(body.t) }
       }
@@ -432,6 +437,33 @@ class Gen {
     return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
   }
 
+  /**
+   * The states of a scan as a source for a map that runs in the scan's direction: the state of
+   * index j is a local, advanced after the map's iteration j (the states are never stored).
+   */
+  private scanSource(x: ScanTerm, env: ReadonlyMap<string, TV>): Source {
+    const init = this.emit(x.init, env)
+    const arr = this.source(x.array, env)
+    const m = arr.length
+    const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+    const accCV = rebuild(init.v, acc)
+    const left = x.k === 'scanl'
+    return {
+      length: this.local(`${m} + 1`, 'n'),
+      dir: left ? 'L' : 'R',
+      elem: () => ({ v: accCV, t: init.t }),
+      advance: (j) => {
+        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1])
+        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+        this.indent(() => {
+          const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(left ? j : `${j} - 1`))
+          this.assignAll(acc, leaves(this.emit(x.body, e).v))
+        })
+        this.line('}')
+      },
+    }
+  }
+
   private sourceLength(sources: Source[]): string {
     const n = sources[0]!.length
     for (const s of sources.slice(1)) {
@@ -596,7 +628,12 @@ function bareUse(t: Term, name: string): boolean {
 interface Source {
   length: string
   elem: (j: string) => TV
+  /** a scan's states: the loop must run in this direction and call `advance` after each element */
+  dir?: 'L' | 'R'
+  advance?: (j: string) => void
 }
+
+type ScanTerm = Extract<Term, { k: 'reduce' | 'fold' | 'scanl' | 'scanr' }>
 
 /** A type with arrays of tuples turned into tuples of arrays (the representation). */
 function leafTuple(t: Type): Type {

@@ -370,3 +370,42 @@ export function canonicalNames(t: Term): Term {
   }
   return go(t)
 }
+
+/**
+ * Whether two terms are equal up to the names of their bound variables (α-equivalence). Free
+ * variables must have the same names.
+ */
+export function alphaEqual(a: Term, b: Term): boolean {
+  const go = (x: Term, y: Term, m: ReadonlyMap<string, string>): boolean => {
+    if (x.k !== y.k) return false
+    const bind = (xs: string[], ys: string[]) => { const m2 = new Map(m); xs.forEach((n, i) => m2.set(n, ys[i]!)); return m2 }
+    switch (x.k) {
+      case 'const': case 'bool': return Object.is(x.value, (y as typeof x).value)
+      case 'var': return (m.get(x.name) ?? x.name) === (y as typeof x).name
+      case 'let': { const z = y as typeof x; return go(x.value, z.value, m) && go(x.body, z.body, bind([x.name], [z.name])) }
+      case 'lam': { const z = y as typeof x; return x.params.length === z.params.length && go(x.body, z.body, bind(x.params, z.params)) }
+      case 'map': {
+        const z = y as typeof x
+        return x.params.length === z.params.length && x.arrays.length === z.arrays.length && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) && go(x.body, z.body, bind(x.params, z.params))
+      }
+      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        const z = y as typeof x
+        return go(x.init, z.init, m) && go(x.array, z.array, m) && go(x.body, z.body, bind([x.acc, x.elem], [z.acc, z.elem]))
+      }
+      case 'mapAccum': {
+        const z = y as typeof x
+        return x.dir === z.dir && !!x.linear === !!z.linear && x.params.length === z.params.length && x.arrays.length === z.arrays.length &&
+          go(x.carryInit, z.carryInit, m) && go(x.sumInit, z.sumInit, m) && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) &&
+          go(x.body, z.body, bind([x.carry, ...x.params], [z.carry, ...z.params]))
+      }
+      case 'op': { const z = y as typeof x; return x.op === z.op && x.args.length === z.args.length && x.args.every((t, i) => go(t, z.args[i]!, m)) }
+      case 'proj': return x.index === (y as typeof x).index && go(x.of, (y as typeof x).of, m)
+      case 'zero': { const z = y as typeof x; return JSON.stringify(x.type) === JSON.stringify(z.type) && !!x.like === !!z.like && (!x.like || go(x.like, z.like!, m)) }
+      default: {
+        const cx = children(x), cy = children(y)
+        return cx.length === cy.length && cx.every((t, i) => go(t, cy[i]!, m))
+      }
+    }
+  }
+  return go(a, b, new Map())
+}
