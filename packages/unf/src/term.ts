@@ -44,8 +44,10 @@ export type Term =
    * ⟨final carry, sumInit +̂ Σ s, ⟨[o₁…], …, [oₘ…]⟩⟩. `dir` is the order: `L` left to right,
    * `R` right to left, `none` with no carry (then equal to `reduce +̂ 0̂ (map …)` and `map`).
    * `linear`: the body is linear in the carry (a fold's transpose), so a zero carry gives zeros.
+   * `primal`: the sweep is the transpose of the map bound to this variable, and its last output
+   * is that map's body, element by element (partial evaluation reuses it; see `primal-reuse.ts`).
    */
-  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean }
+  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean; primal?: string }
 
 /** Term kinds that only the target language has. */
 export const TARGET_ONLY = new Set(['lam', 'app', 'zero', 'add', 'pad1L', 'pad1R', 'first', 'last', 'mapAccum'])
@@ -275,6 +277,12 @@ export function substitute(t: Term, s: ReadonlyMap<string, Term>): Term {
   if (s.size === 0) return t
   const go = (x: Term): Term => {
     if (x.k === 'var') return s.get(x.name) ?? x
+    if (x.k === 'mapAccum' && x.primal !== undefined && s.has(x.primal)) {
+      // the tag follows a renaming; a primal replaced by anything else is no longer known
+      const r = s.get(x.primal)!
+      const { primal: _, ...rest } = x
+      return mapChildren(r.k === 'var' ? { ...x, primal: r.name } : rest, go)
+    }
     return mapChildren(x, go)
   }
   return go(t)
@@ -319,7 +327,8 @@ export function uniquify(t: Term): Term {
       }
       case 'mapAccum': {
         const [s2, [cy, ...ps]] = bind([x.carry, ...x.params])
-        return { ...x, carry: cy!, params: ps, carryInit: go(x.carryInit, s), sumInit: go(x.sumInit, s), arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2) }
+        const tag = x.primal !== undefined ? s.get(x.primal) : undefined
+        return { ...x, carry: cy!, params: ps, carryInit: go(x.carryInit, s), sumInit: go(x.sumInit, s), arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2), ...(tag?.k === 'var' ? { primal: tag.name } : {}) }
       }
       default: return mapChildren(x, (c) => go(c, s))
     }
@@ -363,7 +372,7 @@ export function canonicalNames(t: Term): Term {
       }
       case 'mapAccum': {
         const cy = name(x.carry), ps = x.params.map(name)
-        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body) }
+        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body), ...(x.primal !== undefined ? { primal: name(x.primal) } : {}) }
       }
       default: return mapChildren(x, go)
     }
