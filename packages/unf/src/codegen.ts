@@ -201,6 +201,7 @@ class Gen {
         return { v: out, t: arrayType(body.t) }
       }
       case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        if (x.k === 'reduce') { const u = this.unrolledReduce(x, env); if (u) return u }
         const init = this.emit(x.init, env)
         const arr = this.source(x.array, env)
         const n = this.sourceLength([arr])
@@ -435,6 +436,50 @@ class Gen {
     const v = this.emit(a, env)
     if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
     return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+  }
+
+  /**
+   * `reduce (+)` and `reduce (·)` over loop-free elements: four partial results, so that the
+   * additions (or multiplications) of successive elements do not wait for each other. The
+   * paper's `reduce` takes an associative operator (its rule for the gradient relies on it), so
+   * any grouping is its meaning; the result differs from a left-to-right loop by rounding only.
+   */
+  private unrolledReduce(x: ScanTerm, env: ReadonlyMap<string, TV>): TV | undefined {
+    const b = x.body
+    if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
+    const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
+    if (!(names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem)) return undefined
+    const op = b.op
+    const unit = op === '+' ? '0' : '1'
+    const saved = this.lines
+    this.lines = []
+    const init = this.emit(x.init, env)
+    const arr = this.source(x.array, env)
+    const n = this.sourceLength([arr])
+    const setup = this.lines
+    // the element's code must be loop-free (it is emitted five times)
+    this.lines = []
+    const probe = arr.elem('0')
+    const loopFree = !this.lines.some((l) => /\bfor \(/.test(l)) && init.t.kind === 'R' && probe.t.kind === 'R'
+    this.lines = saved
+    if (!loopFree) return undefined
+    this.lines.push(...setup)
+    const a = [this.fresh('acc'), this.fresh('acc'), this.fresh('acc'), this.fresh('acc')]
+    this.line(`let ${a[0]} = ${init.v as string}, ${a[1]} = ${unit}, ${a[2]} = ${unit}, ${a[3]} = ${unit};`)
+    const j = this.fresh('j')
+    this.line(`let ${j} = 0;`)
+    this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
+    this.indent(() => {
+      for (let k = 0; k < 4; k++) {
+        const e = arr.elem(k === 0 ? j : `${j} + ${k}`).v as string
+        this.line(`${a[k]} = ${a[k]} ${op} ${e};`)
+      }
+    })
+    this.line('}')
+    this.line(`for (; ${j} < ${n}; ${j}++) {`)
+    this.indent(() => { const e = arr.elem(j).v as string; this.line(`${a[0]} = ${a[0]} ${op} ${e};`) })
+    this.line('}')
+    return { v: this.local(`(${a[0]} ${op} ${a[1]}) ${op} (${a[2]} ${op} ${a[3]})`), t: R }
   }
 
   /**
