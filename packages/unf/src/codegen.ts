@@ -23,15 +23,18 @@ const ZERO = '/*zero*/'
  * it, so its storage is kept by the compiled function and reused by the next call or iteration
  * (reallocated when the length changes). Everything else is a fresh allocation.
  */
-function reuseBuffers(source: string): string {
-  const decl = /const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/g
+function reuseBuffers(source: string, reuseResults = false): string {
+  const decl = /^( *)const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/gm
   let k = 0
-  return source.replace(decl, (whole, name: string, size: string, kind: string) => {
-    if (!onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
+  return source.replace(decl, (whole, indent: string, name: string, size: string, kind: string) => {
+    // with `reuseResults`, an array allocated once per call (outside every loop) may escape
+    // into the result: the next call overwrites it
+    const once = reuseResults && indent.length === 2
+    if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
     const b = `bufs[${k++}]`
     // a reused zero is cleared (a fresh allocation is zeroed by the engine)
     const reuse = kind === 'zero' ? `${b}.fill(0)` : b
-    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+    return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
   }).replaceAll(` ${FILL}`, '').replaceAll(` ${ZERO}`, '')
 }
 
@@ -60,8 +63,12 @@ export interface GeneratedFunction {
   source: string
 }
 
-/** Compiles a lambda-free term over typed parameters into a JS function. */
-export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable): GeneratedFunction {
+/**
+ * Compiles a lambda-free term over typed parameters into a JS function. With `reuseResults`,
+ * arrays of reals allocated once per call are kept by the function and reused by the next call,
+ * also when they are part of the result (which the next call then overwrites).
+ */
+export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable, options: { reuseResults?: boolean } = {}): GeneratedFunction {
   const g = new Gen(ops)
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
@@ -71,7 +78,7 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   })
   const r = g.emit(shareScans(term), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
-  const source = reuseBuffers(g.lines.join('\n'))
+  const source = reuseBuffers(g.lines.join('\n'), options.reuseResults)
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
   const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
     (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
