@@ -201,6 +201,22 @@ class Gen {
         this.lines = saved
         const out = this.allocate(arrayType(body.t), n)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
+        if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
+          // a loop-free body is unrolled by four (its elements are independent)
+          const element = (at: string) => {
+            const e = new Map(env)
+            x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(at)) })
+            this.store(out, this.emit(x.body, e).v, at)
+          }
+          this.line(`let ${j} = 0;`)
+          this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
+          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`) })
+          this.line('}')
+          this.line(`for (; ${j} < ${n}; ${j}++) {`)
+          this.indent(() => element(j))
+          this.line('}')
+          return { v: out, t: arrayType(body.t) }
+        }
         this.line(scan?.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
         this.lines.push(...bodyLines)
         this.indent(() => { this.store(out, body.v, j); scan?.advance?.(j) })
@@ -608,22 +624,40 @@ class Gen {
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
         this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
-        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
-        this.indent(() => {
+        const element = (at: string) => {
           const e = new Map(env)
-          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(q)) })
+          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(at)) })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
           while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
           if (b.k === 'map' || b.k === 'add' || b.k === 'zero') {
-            const row = this.local(`${acc}[${q}]`, 'row')
+            const row = this.local(`${acc}[${at}]`, 'row')
             this.accumulateTerm(row, b, be)
           } else {
             const r = this.emit(b, be)
-            if (r.t.kind === 'R') this.line(`${acc}[${q}] += ${r.v as string};`)
-            else this.accumulate(`${acc}[${q}]`, r.v as string, r.t)
+            if (r.t.kind === 'R') this.line(`${acc}[${at}] += ${r.v as string};`)
+            else this.accumulate(`${acc}[${at}]`, r.v as string, r.t)
           }
-        })
+        }
+        // a loop-free element is unrolled by four (the additions into the accumulator are
+        // independent: fewer loop tests and increments per element)
+        const saved = this.lines
+        this.lines = []
+        element(q)
+        const loopFree = !this.lines.some((l) => /\bfor \(/.test(l))
+        this.lines = saved
+        if (loopFree) {
+          this.line(`let ${q} = 0;`)
+          this.line(`for (; ${q} + 3 < ${n}; ${q} += 4) {`)
+          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? q : `${q} + ${k}`) })
+          this.line('}')
+          this.line(`for (; ${q} < ${n}; ${q}++) {`)
+          this.indent(() => element(q))
+          this.line('}')
+          return
+        }
+        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
+        this.indent(() => element(q))
         this.line('}')
         return
       }
