@@ -38,6 +38,29 @@ function reuseBuffers(source: string, reuseResults = false): string {
   }).replaceAll(` ${FILL}`, '').replaceAll(` ${ZERO}`, '')
 }
 
+/**
+ * Each top-level loop that contains other loops becomes an arrow function called at once. V8
+ * optimises a long first call's loop on the stack (OSR) before the code after the loop has run;
+ * that code then deoptimises the cached loop code on every later call (seen on the GMM gradient:
+ * hundreds of deoptimisations, 2–3× slower). In a function of its own, nothing follows the loop.
+ * The loop's counter is declared in its header; what it reads and writes outside are the
+ * function's locals (arrays, and the few accumulators of the outer loop).
+ */
+function outlineOuterLoops(source: string): string {
+  const lines = source.split('\n')
+  const out: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^  for \(let /.test(lines[i]!)) { out.push(lines[i]!); continue }
+    let end = i + 1
+    while (end < lines.length && lines[end] !== '  }') end++
+    const loop = lines.slice(i, end + 1)
+    if (loop.slice(1).some((l) => /\bfor \(/.test(l))) out.push('  (() => {', ...loop.map((l) => `  ${l}`), '  })();')
+    else out.push(...loop)
+    i = end
+  }
+  return out.join('\n')
+}
+
 /** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
 function onlyIndexed(source: string, name: string): boolean {
   const view = new RegExp(`const (t\\d+) = ${name}\\.subarray \\? ${name}\\.subarray\\([^)]*\\) : ${name}\\.slice\\([^)]*\\);`, 'g')
@@ -78,7 +101,7 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   })
   const r = g.emit(shareScans(term), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
-  const source = reuseBuffers(g.lines.join('\n'), options.reuseResults)
+  const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
   const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
     (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
@@ -93,6 +116,8 @@ class Gen {
   private n = 0
   private depth = 1
   private messages: string[] = []
+  /** the length of each array the code allocates for a loop's output (a local or an expression over locals) */
+  lengths = new Map<string, string>()
   /** locals holding freshly allocated zero arrays nobody else references yet */
   fresh_ = new Set<string>()
   constructor(private readonly ops: OpTable) {}
@@ -458,7 +483,11 @@ class Gen {
     }
     const v = this.emit(a, env)
     if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
-    return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+    // an array this code allocated has a length known as a local: no property read (a read of
+    // `.length` after a long loop is what V8's on-stack-replaced code of that loop lacks type
+    // feedback for, and deoptimises on, call after call)
+    const known = this.lengths.get(firstLeaf(v.v))
+    return { length: known ?? this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
   }
 
   /**
@@ -561,7 +590,9 @@ class Gen {
     const build = (et: Type): CV => {
       if (et.kind === 'tuple') return et.items.map(build)
       // FILL marks an array whose every element the loop writes (a candidate for buffer reuse)
-      return this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
+      const o = this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
+      this.lengths.set(o, n)
+      return o
     }
     return build(elem)
   }
