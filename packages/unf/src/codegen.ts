@@ -50,7 +50,7 @@ function outlineOuterLoops(source: string): string {
   const lines = source.split('\n')
   const out: string[] = []
   for (let i = 0; i < lines.length; i++) {
-    if (!/^  for \(let /.test(lines[i]!)) { out.push(lines[i]!); continue }
+    if (!/^  for \(let .*\{$/.test(lines[i]!)) { out.push(lines[i]!); continue }
     let end = i + 1
     while (end < lines.length && lines[end] !== '  }') end++
     const loop = lines.slice(i, end + 1)
