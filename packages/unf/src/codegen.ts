@@ -474,6 +474,20 @@ class Gen {
         },
       }
     }
+    if (a.k === 'add') {
+      // a sum of two arrays read by index: added element by element, never stored
+      const l = this.source(a.a, env), r = this.source(a.b, env)
+      if (l.dir || r.dir) throw new UnfError('unf/internal', 'code generation: a scan inside a sum')
+      this.line(`if (${r.length} !== ${l.length}) shapeErr('adding arrays of different lengths');`)
+      return {
+        length: l.length,
+        elem: (j) => {
+          const x = l.elem(j), y = r.elem(j)
+          if (x.t.kind !== 'R') return { v: this.addLeaf(x.v as string, y.v as string, x.t), t: x.t }
+          return { v: this.local(`${x.v as string} + ${y.v as string}`), t: R }
+        },
+      }
+    }
     if (a.k === 'shift1L' || a.k === 'shift1R') {
       // a shifted array read by index: an offset into the array, no view
       const inner = this.emit(a.array, env)
