@@ -24,8 +24,10 @@ const ZERO = '/*zero*/'
  * (reallocated when the length changes). Everything else is a fresh allocation.
  */
 function reuseBuffers(source: string, reuseResults = false): string {
+  const rows = reuseRows(source)
+  source = rows.source
   const decl = /^( *)const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/gm
-  let k = 0
+  let k = rows.next
   return source.replace(decl, (whole, indent: string, name: string, size: string, kind: string) => {
     // with `reuseResults`, an array allocated once per call (outside every loop) may escape
     // into the result: the next call overwrites it
@@ -59,6 +61,50 @@ function outlineOuterLoops(source: string): string {
     i = end
   }
   return out.join('\n')
+}
+
+/** Marks an array of rows (arrays of reals) that a loop fills, one row per element. */
+const ROWS = '/*rows*/'
+
+/**
+ * Buffer reuse for arrays of rows: an array of rows whose uses are stores of rows the loop has
+ * just filled (`o[j] = r`), reads of rows that are themselves only indexed, and its length, keeps
+ * its storage and its rows across calls and iterations: each row is refilled in place. Returns
+ * the source and the next free buffer index.
+ */
+function reuseRows(source: string): { source: string; next: number } {
+  const decl = /^( *)const (o\d+) = new Array\(([^;]*)\) \/\*rows\*\/;/gm
+  let k = 0
+  const edits: Array<[string, string]> = []
+  for (const m of source.matchAll(decl)) {
+    const [whole, indent, name, size] = m as unknown as [string, string, string, string]
+    const rest = source.replace(whole, '')
+    const stores: Array<{ row: string; at: string }> = []
+    let ok = true
+    for (const u of rest.matchAll(new RegExp(`\\b${name}\\b`, 'g'))) {
+      const after = rest.slice(u.index! + name.length)
+      const before = rest.slice(Math.max(0, u.index! - 40), u.index!)
+      const store = /^\[(\w+)\] = (o\d+);/.exec(after)
+      if (store) { stores.push({ row: store[2]!, at: store[1]! }); continue }
+      const read = /const (e\d+) = $/.exec(before)
+      if (read && /^\[\w+\];/.test(after) && onlyIndexed(source.replace(`const ${read[1]!} = `, ''), read[1]!)) continue
+      if (after.startsWith('.length')) continue
+      ok = false
+      break
+    }
+    const rowDecl = (row: string) => new RegExp(`const ${row} = new Float64Array\\(([^;]*)\\) \\/\\*fill\\*\\/;`).exec(source)
+    ok &&= stores.length > 0 && stores.every(({ row, at }) => rowDecl(row) !== null && onlyIndexed(source.replace(`${name}[${at}] = ${row};`, ''), row))
+    if (!ok) continue
+    const b = `bufs[${k++}]`
+    edits.push([whole, `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Array(${size}));`])
+    for (const { row, at } of stores) {
+      const d = rowDecl(row)!
+      const r = `${name}[${at}]`
+      edits.push([d[0], `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`])
+    }
+  }
+  for (const [from, to] of edits) source = source.replace(from, to)
+  return { source: source.replaceAll(` ${ROWS}`, ''), next: k }
 }
 
 /** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
@@ -604,7 +650,8 @@ class Gen {
     const build = (et: Type): CV => {
       if (et.kind === 'tuple') return et.items.map(build)
       // FILL marks an array whose every element the loop writes (a candidate for buffer reuse)
-      const o = this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
+      const rows = et.kind === 'array' && et.elem.kind === 'R' ? ` ${ROWS}` : ''
+      const o = this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})${rows}`, 'o')
       this.lengths.set(o, n)
       return o
     }

@@ -94,6 +94,33 @@ describe('primal reuse between a map and its transpose', () => {
     expect(reusePrimals(cp.stages.optimized)).toEqual(cp.stages.optimized)
   })
 
+  test('the map stores the arrays its transpose would recompute (residuals), in buffers kept across calls', () => {
+    // per point x, a log-sum-exp over components m of Σ tanh(x − m)²: the components' cotangents
+    // depend on all of them (the softmax), so the transpose cannot compute them; it reads the
+    // stored tanh(x − m) instead of computing them again
+    const body = T.sum(T.map(v('X'), (x) => T.logsumexp(T.map(v('M'), (m) => T.sum(T.map(T.map2(x, m, (a, b) => T.op('tanh', T.sub(a, b))), (t) => T.mul(t, t)))))))
+    const r = rng(17)
+    const data = (points: number) => [randomValue(R2, r, (d) => (d === 0 ? points : 3)), randomValue(R2, r, (d) => (d === 0 ? 4 : 3))]
+    const args = data(5)
+    const cp = agrees([['X', R2], ['M', R2]], body, args)
+    expect(mathCalls('tanh', () => cp.gradient(...args))).toBe(5 * 4 * 3)
+    // no allocation grows with the data (the gradient w.r.t. M only: X's has a row per point):
+    // rows are refilled in place from the second call on
+    const wrtM = compile([['X', R2], ['M', R2]], body, { wrt: ['M'] })
+    const allocations = (a: unknown[]) => {
+      const Real = globalThis.Float64Array
+      let count = 0
+      globalThis.Float64Array = new Proxy(Real, { construct(t, xs) { count++; return new t(...(xs as [number])) } })
+      try { wrtM.gradient(...a) } finally { globalThis.Float64Array = Real }
+      return count
+    }
+    const small = data(3), large = data(12)
+    wrtM.gradient(...small)
+    const forSmall = allocations(small)
+    wrtM.gradient(...large)
+    expect(allocations(large)).toBe(forSmall)
+  })
+
   test('maps inside maps: nested transposes (GMM-like) agree with the interpreter', () => {
     const X = [Float64Array.of(0.1, 0.5, -0.3), Float64Array.of(1.2, -0.4, 0.2)]
     const M = [Float64Array.of(0.3, 0.1, 0.7), Float64Array.of(-0.5, 0.6, 0.2), Float64Array.of(0.05, -0.2, 0.4)]

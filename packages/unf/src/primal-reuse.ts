@@ -16,7 +16,7 @@
  * outputs nobody reads. Binders are unique (the pipeline's invariant), so lets can be reordered
  * by their data dependences alone.
  */
-import { children, fresh, freeVars, mapChildren, v, type Term } from './term.js'
+import { alphaEqual, children, fresh, freeVars, mapChildren, uniquify, v, type Term } from './term.js'
 
 type Sweep = Extract<Term, { k: 'mapAccum' }>
 
@@ -104,6 +104,9 @@ function scope(t: Term): Term {
       lets.splice(0, g + 1, ...reordered)
       continue
     }
+    // the map stores the intermediate arrays the sweep would recompute (residuals)
+    const stored = storeResiduals(lets, b, g)
+    if (stored) { lets.splice(b, g - b + 1, ...stored); g = b + stored.length - 1; continue }
     // the sweep reads B: its value's binding in the body becomes B's element
     const last = res.outs[res.outs.length - 1]!
     if (last.k !== 'var') continue
@@ -118,6 +121,65 @@ function scope(t: Term): Term {
     if (replaced) lets[g] = { name: lets[g]!.name, value: { ...sw, params: [...sw.params, param], arrays: [...sw.arrays, v(sw.primal)], body } }
   }
   return lets.reduceRight<Term>((body, l) => ({ k: 'let', name: l.name, value: l.value, body }), fin)
+}
+
+/**
+ * The third rewrite, where the sweep depends on B: `B = map f Ā` becomes a sweep F over Ā that
+ * returns, per element, f's value and the intermediate arrays of the forward pass that the
+ * transpose would compute again (loops whose inputs are all known where B is bound); the
+ * transpose reads them as extra arrays instead (what a tape stores, by name). Returns the lets
+ * that replace lets[b..g], or undefined.
+ */
+function storeResiduals(lets: Array<{ name: string; value: Term }>, b: number, g: number): Array<{ name: string; value: Term }> | undefined {
+  const bm = lets[b]!.value, sw = lets[g]!.value as Sweep
+  if (bm.k !== 'map' || sw.dir !== 'none' || sw.carryInit.k !== 'tuple' || sw.carryInit.items.length !== 0) return undefined
+  const nA = bm.arrays.length
+  if (sw.arrays.length < nA || !bm.arrays.every((a, i) => alphaEqual(a, sw.arrays[i]!))) return undefined
+  // names not available where B is bound, and the sweep's own non-element inputs
+  const blocked = new Set([...lets.slice(b).map((l) => l.name), ...sw.params.slice(nA), sw.carry])
+  const spine: Array<{ name: string; value: Term }> = []
+  let fin = sw.body
+  while (fin.k === 'let') { spine.push({ name: fin.name, value: fin.value }); fin = fin.body }
+  const inSpine = new Set(spine.map((l) => l.name))
+  // forward lets: computable from the elements of Ā and what is known at B
+  const forward = new Set<string>()
+  const computable = (t: Term) => [...freeVars(t)].every((n) => !blocked.has(n) && (!inSpine.has(n) || forward.has(n)))
+  for (const l of spine) if (computable(l.value)) forward.add(l.name)
+  const res = sweepResult(sw.body)
+  if (!res) return undefined
+  const primalOut = res.outs[res.outs.length - 1]!
+  if (!computable(primalOut)) return undefined
+  // residuals: forward loops that the rest of the body reads
+  const usedByRest = new Set<string>()
+  for (const l of spine) if (!forward.has(l.name)) freeVars(l.value, usedByRest)
+  freeVars(res.carry, usedByRest)
+  freeVars(res.sums, usedByRest)
+  res.outs.slice(0, -1).forEach((o) => freeVars(o, usedByRest))
+  const kept = spine.filter((l) => forward.has(l.name) && usedByRest.has(l.name) && isLoop(l.value))
+  if (kept.length === 0) return undefined
+  const fBody = spine.filter((l) => forward.has(l.name)).reduceRight<Term>((body, l) => ({ k: 'let', name: l.name, value: l.value, body }),
+    { k: 'tuple', items: [{ k: 'tuple', items: [] }, { k: 'tuple', items: [] }, { k: 'tuple', items: [primalOut, ...kept.map((l) => v(l.name))] }] })
+  const F = uniquify({ k: 'mapAccum', dir: 'none', carry: fresh('u'), params: sw.params.slice(0, nA), body: fBody, carryInit: { k: 'tuple', items: [] }, sumInit: { k: 'tuple', items: [] }, arrays: bm.arrays })
+  const fName = fresh('F')
+  const out = (i: number): Term => ({ k: 'proj', index: i, of: { k: 'proj', index: 2, of: v(fName) } })
+  const params = kept.map(() => fresh('r'))
+  const swap = (t: Term): Term => {
+    if (t.k !== 'let') return t
+    const i = kept.findIndex((l) => l.name === t.name)
+    return { ...t, value: i >= 0 ? v(params[i]!) : t.value, body: swap(t.body) }
+  }
+  const { primal: _, ...untagged } = sw
+  return [
+    { name: fName, value: F },
+    { name: lets[b]!.name, value: out(0) },
+    ...lets.slice(b + 1, g),
+    { name: lets[g]!.name, value: { ...untagged, params: [...sw.params, ...params], arrays: [...sw.arrays, ...kept.map((_, i) => out(i + 1))], body: swap(sw.body) } },
+  ]
+}
+
+/** A loop (an array built or reduced): worth storing rather than recomputing. */
+function isLoop(t: Term): boolean {
+  return t.k === 'map' || t.k === 'reduce' || t.k === 'fold' || t.k === 'scanl' || t.k === 'scanr' || t.k === 'mapAccum'
 }
 
 /** Nested spines: loop and lambda bodies, branches, let-free subterms. */
