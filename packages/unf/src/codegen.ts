@@ -373,7 +373,9 @@ class Gen {
    * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
    * only summed is never materialised).
    */
-  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, destIn: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+    // an accumulator given as an element of an enclosing one (`s[j]`) is looked up once, not per element
+    const dest = new Map([...destIn].map(([k, d]) => [k, /^\w+$/.test(d.acc) ? d : { ...d, acc: this.local(d.acc, 'row') }]))
     const carry0 = this.emit(x.carryInit, env)
     const sum0 = this.emit(x.sumInit, env)
     const keep = keptArrays(x.params, x.body, x.arrays)
