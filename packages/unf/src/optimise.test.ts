@@ -228,5 +228,3 @@ describe('partial evaluation keeps its results on the paper\'s examples', () => 
     expect(partialEvaluate(cp.stages.optimized)).toEqual(cp.stages.optimized)
   })
 })
-
-void R

@@ -17,8 +17,6 @@ export function shareScans(t: Term): Term {
   return inScope(t)
 }
 
-type Folder = Extract<Term, { k: 'reduce' | 'fold' | 'scanl' | 'scanr' }>
-
 const isAtom = (x: Term) => x.k === 'var' || x.k === 'const'
 
 /** The children of x evaluated in x's scope (not loop or lambda bodies, not branches). */
@@ -95,5 +93,3 @@ function nested(x: Term): Term {
   const same = new Set(sameScope(x))
   return mapChildren(x, (c) => (same.has(c) ? nested(c) : inScope(c)))
 }
-
-export type { Folder }
