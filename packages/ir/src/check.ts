@@ -615,6 +615,7 @@ class FunctionChecker {
         }
         if (s.step?.kind === 'num' && s.step.value === 0) fail('static/zero-step', 'a loop step cannot be 0', s.step.loc)
         if (this.lookup(s.variable)?.live) fail('static/realloc', `the loop variable \`${s.variable}\` shadows an existing name`, s.loc)
+        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.loc)
         this.block(s.body, true, { name: s.variable, loc: s.loc })
         return
       }
@@ -640,6 +641,32 @@ class FunctionChecker {
       case 'routine': case 'unroutine': case 'invblock':
         fail('static/internal', `\`${s.kind}\` must be expanded by preprocess() before checking`, s.loc)
     }
+  }
+
+  /** `for x in arr`: `x` is a new name, and the body writes neither `arr` nor (so) `x`. */
+  private readOnlyLoop(r: { array: string; element: string }, body: Stmt[], loc?: SourceLocation): void {
+    const { array, element } = r
+    const b = this.lookup(element)
+    if (b?.live) fail('static/realloc', `the element \`${element}\` of \`for ${element} in ${array}\` shadows an existing name`, loc)
+    const ab = this.varBinding(array, loc)
+    if (ab.type.kind !== 'array') fail('static/not-array', `\`for ${element} in ${array}\` loops over an array, but \`${array}\` is ${typeToString(ab.type)}`, loc)
+    const written = (dv: Dataview | Arg, where?: SourceLocation): void => {
+      if (rootName(dv) === array) {
+        fail('static/write-read-only', `\`for ${element} in ${array}\` only reads \`${array}\`: its body cannot write \`${element}\` or any element of \`${array}\` (use an index loop \`for i in 0..len(${array})\` to update it)`, dv.loc ?? where)
+      }
+    }
+    walk(body, (s) => {
+      if (s.kind === 'update') written(s.target, s.loc)
+      else if (s.kind === 'push' || s.kind === 'pop') written(s.value, s.loc)
+      else if (s.kind === 'callstmt') {
+        const fn = this.functions.get(s.callee)
+        const w = fn ? this.writes.get(fn.name) : undefined
+        const spec = fn ? undefined : this.registry.findPrimitive(s.callee)
+        s.args.forEach((a, i) => {
+          if (w?.[i] || (spec?.kind === 'bijection' && spec.roles[i] === 'inout')) written(a, s.loc)
+        })
+      }
+    })
   }
 
   private zerosArg(e: Extract<Expr, { kind: 'call' }>): void {
