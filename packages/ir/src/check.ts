@@ -252,17 +252,18 @@ class FunctionChecker {
   }
 
   /**
-   * Whether a value of type `from` converts implicitly where a `to` is needed: i32 → f64 (exact),
+   * Whether a value of type `from` converts implicitly where a `to` is needed: i32 → f64 and
+ * f32 → f64 (exact),
    * and a plain number (i32, f32, f64) into a number system (`convert`, rounded into the system:
    * a deterministic rounding, so forward-then-inverse stays exact).
    */
   private implicit(from: ScalarTypeName, to: ScalarTypeName): boolean {
     if (from === to) return false
-    if (from === 'i32' && to === 'f64') return true
+    if ((from === 'i32' || from === 'f32') && to === 'f64') return true
     return this.isSystem(to) && (from === 'i32' || from === 'f32' || from === 'f64')
   }
 
-  /** `e` (typed `from`) converted to `to`: `f64(e)` for i32 → f64, else `convert(e)`. */
+  /** `e` converted to `to`: `f64(e)` for i32/f32 → f64, else `convert(e)`. */
   private converted(e: Expr, to: ScalarTypeName): Expr {
     return { kind: 'call', callee: to === 'f64' ? 'f64' : 'convert', args: [e], type: to, ...(e.loc ? { loc: e.loc } : {}) }
   }
@@ -742,6 +743,7 @@ class FunctionChecker {
         return
       }
       case 'for': {
+        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.loc)
         for (const [e, what] of [[s.start, 'start'], [s.stop, 'end'], [s.step, 'step']] as const) {
           if (!e) continue
           const t = this.infer(e, 'i32')
@@ -749,7 +751,6 @@ class FunctionChecker {
         }
         if (s.step?.kind === 'num' && s.step.value === 0) fail('static/zero-step', 'a loop step cannot be 0', s.step.loc)
         if (this.lookup(s.variable)?.live) fail('static/realloc', `the loop variable \`${s.variable}\` shadows an existing name`, s.loc)
-        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.loc)
         this.block(s.body, true, { name: s.variable, loc: s.loc })
         return
       }
