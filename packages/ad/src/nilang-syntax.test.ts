@@ -350,3 +350,50 @@ describe('*= and /= on f64, with a run-time check that the factor is nonzero', (
     expect(thrown(() => compile('fn f(y: i32, x: i32) { y *= x }', 'cpu')).code).toBe('static/not-bijective')
   })
 })
+
+describe('mutated sources with the new forms', () => {
+  // a fixed-seed generator (xorshift), so a failure is reproducible
+  let state = 0x2f6b3a1d
+  const rand = (n: number) => { state ^= state << 13; state ^= state >>> 17; state ^= state << 5; return (state >>> 0) % n }
+  const base = `fn g(o: f64, a: f64) { o += a; a += 1.0; a -= 1.0 }
+fn f(y: f64, x: f64[], z: f64[], s: stack<f64>, n: i32) {
+  routine { y += x[0] } ~routine
+  for i in 0..n { y += x[i] } if (y > 3, ~) { y -= 1.0 }
+  m, k <- 2, 0
+  k += n
+  for v in x { y += v * m }
+  z[..] += 2.0 * x[..]
+  t <- 0.0
+  t += x[1]
+  push(s, t)
+  y += top(s)
+  pop(s, t)
+  t -= x[1]
+  t -> 0.0
+  g(y, 2)
+  y *= 2.0
+  k -= n
+  m, k -> 2, 0
+}`
+  const TOKENS = ['[..]', '..', ',', '{', '}', '<-', '->', 'top(s)', 'top(', 'for v in', 'in', 'reverse', '*=', '/=', '~', 'x[..]', '2', '0.0', ';', '\n']
+  it('compile or fail with a Tenet error (no crash, no hang) on cpu and interpreter', () => {
+    // the unmutated source is valid
+    const ok = compile(base, 'cpu').f!(0, f64s(1, 2), f64s(0, 0), [], 2) as [number]
+    expect(ok[0]).toBe(26)
+    for (let t = 0; t < 300; t++) {
+      let src = base
+      for (let k = 1 + rand(2); k > 0; k--) {
+        const a = rand(src.length)
+        src = rand(2) ? src.slice(0, a) + src.slice(a + 1 + rand(5)) : `${src.slice(0, a)} ${TOKENS[rand(TOKENS.length)]} ${src.slice(a)}`
+      }
+      for (const b of ['cpu', 'interpreter']) {
+        try {
+          compile(src, b)
+        } catch (e) {
+          if (!TenetError.isInstance(e)) throw new Error(`a raw error for\n${src}\n${String(e)}`)
+          expect(typeof (e as TenetError).code).toBe('string')
+        }
+      }
+    }
+  })
+})
