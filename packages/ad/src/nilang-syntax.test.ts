@@ -129,6 +129,12 @@ fn g(s: f64, t: f64, w: f64) { s += t * w }`
       gradOk(m, 'f', [0.25, x, 3])
     })
   }
+  it('i32 bases and f32 operands are promoted too (interpreter and cpu)', () => {
+    for (const b of JS) {
+      const m = compile('fn f(y: f64, x: f64, i: i32, h: f32) {\n  y += i ** x + h * x\n}', b)
+      expect(m.f!(0, 0.5, 4, 0.25)).toEqual([2 + 0.125, 0.5, 4, 0.25])
+    }
+  })
   it('lossy conversions stay explicit: f64 → i32 and i32 → f32 are errors', () => {
     expect(thrown(() => compile('fn f(i: i32, y: f64) { i += y }', 'cpu')).code).toBe('static/type-mismatch')
     expect(thrown(() => compile('fn f(y: f32, x: f32, i: i32) { y += x * i }', 'cpu')).code).toBe('static/type-mismatch')
@@ -175,6 +181,39 @@ fn twice(s: ulog) { s *= 2.0 }`, b)
       expect(e.code).toMatch(/^static\//)
       expect(e.message).toMatch(hint)
       expect(() => compile(good, 'cpu')).not.toThrow()
+    })
+  }
+})
+
+describe('the printed source of the new forms', () => {
+  const src = `fn f(y: f64, x: f64[], z: f64[], s: stack<f64>) {
+  routine { k <- 0; k += len(x) } y += x[k - 1]; ~routine
+  m, n <- 2.0, 1.0
+  for v in x { y += v * m + n }
+  m, n -> 2.0, 1.0
+  z[..] += 0.5 * x[..]
+  t <- 0.0
+  t += 1.5
+  push(s, t)
+  y += top(s)
+  pop(s, t)
+  t -= 1.5
+  t -> 0.0
+  y += 1.0
+  y *= 2.0
+}`
+  for (const b of JS) {
+    it(`.source of a function and of its inverse compile to the same behaviour (${b})`, () => {
+      const m = compile(src, b)
+      const again = compile(m.f!.source, b)
+      const inv = compile(m.f!.inverse.source, b)
+      const args = (): unknown[] => [0.5, f64s(1, 2, 3), f64s(0, 0, 0), []]
+      const out = m.f!(...args())
+      expect(again.f!(...args())).toEqual(out)
+      expect(out[0]).toBe(2 * (0.5 + 3 + (1 + 2 + 3) * 2 + 3 + 1.5 + 1))
+      const back = inv.f_inverse!(...(out.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v))))
+      expect(back[0]).toBe(0.5)
+      expect(Array.from(back[2] as Float64Array)).toEqual([0, 0, 0])
     })
   }
 })

@@ -499,7 +499,11 @@ class FunctionChecker {
         }
         if (!this.isNumeric(a) || !this.isNumeric(b)) fail('static/type', `\`**\` needs numbers, not ${a} and ${b}`, e.loc)
         this.checkArith(op, a, e.loc)
-        if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) this.mismatch(op, a, b, e.loc)
+        if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) {
+          if (this.implicit(b, a)) e.right = this.converted(e.right, a)
+          else if (this.implicit(a, b)) { e.left = this.converted(e.left, b); return b }
+          else this.mismatch(op, a, b, e.loc)
+        }
         return a
       }
       default: return this.inferArithmetic(e, expected)
