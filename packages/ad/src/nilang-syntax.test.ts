@@ -174,6 +174,9 @@ fn twice(s: ulog) { s *= 2.0 }`, b)
     ['fn f(y: fixed, x: ulog, n: fixed) { y += n * x }', 'fn f(y: fixed, x: ulog, n: fixed) { y += n * convert(x) }', /`convert\(\.\.\.\)`/],
     ['fn f(y: f64, u: ulog) { y += sin(u) }', 'fn f(y: f64, u: ulog) { y += sin(f64(u)) }', /`f64\(\.\.\.\)`/],
     ['fn f(y: i32, x: f64[]) { y += i32(x[0]) * x[1] }', 'fn f(y: i32, x: f64[]) { y += i32(x[0]) * i32(x[1]) }', /`i32\(\.\.\.\)`/],
+    ['fn f(y: i32, x: f64) { y += div(x, 2) }', 'fn f(y: i32, x: f64) { y += div(i32(x), 2) }', /`i32\(\.\.\.\)`/],
+    ['fn f(y: f64, x: f64) { for i in 0..x { y += 1.0 } }', 'fn f(y: f64, x: f64) { for i in 0..i32(x) { y += 1.0 } }', /`i32\(\.\.\.\)`/],
+    ['fn f(y: f64, x: f64[], z: f64) { y += x[z] }', 'fn f(y: f64, x: f64[], z: f64) { y += x[i32(z)] }', /`i32\(\.\.\.\)`/],
   ]
   for (const [bad, good, hint] of hints) {
     it(`the hint for \`${bad}\` works`, () => {
@@ -347,6 +350,11 @@ fn loss(l: f64, y: f64[], a: f64, x: f64[]) {
       expect(e.message).toMatch(/`len\(y\)`: it holds 2, but `len\(y\) -> len\(x\)` expects 3/)
     })
   }
+  it('reading the target elementwise is the usual static error', () => {
+    const e = thrown(() => compile('fn f(y: f64[]) { y[..] += 2.0 * y[..] }', 'cpu'))
+    expect(e.code).toBe('static/self-read')
+    expect(e.message).toMatch(/`y\[\$elem\d+\]` is read in its own right-hand side/)
+  })
   it('`x[..]` outside an update or a call is an error', () => {
     expect(thrown(() => compile('fn f(x: f64[]) { if (x[..] > 0.0, ~) { } }', 'cpu')).code).toBe('static/spread')
   })

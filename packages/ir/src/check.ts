@@ -573,7 +573,7 @@ class FunctionChecker {
       case 'div': {
         arity(2)
         const [a, b] = this.inferPair(e.args[0]!, e.args[1]!, 'i32')
-        if (a !== 'i32' || b !== 'i32') fail('static/type', `\`div\` is integer division of two i32, not ${a} and ${b}`, e.loc)
+        if (a !== 'i32' || b !== 'i32') fail('static/type', `\`div\` is integer division of two i32, not ${a} and ${b}: convert with \`i32(...)\` (rounds toward zero), or divide with \`/\` (real division)`, e.loc)
         return 'i32'
       }
       case 'len': {
@@ -751,7 +751,7 @@ class FunctionChecker {
         for (const [e, what] of [[s.start, 'start'], [s.stop, 'end'], [s.step, 'step']] as const) {
           if (!e) continue
           const t = this.infer(e, 'i32')
-          if (t !== 'i32') fail('static/type', `the loop ${what} must be i32, not ${t}`, e.loc)
+          if (t !== 'i32') fail('static/type', `the loop ${what} must be i32, not ${t}${t === 'bool' ? '' : ': convert with `i32(...)` (rounds toward zero)'}`, e.loc)
         }
         if (s.step?.kind === 'num' && s.step.value === 0) fail('static/zero-step', 'a loop step cannot be 0', s.step.loc)
         if (this.lookup(s.variable)?.live) fail('static/realloc', `the loop variable \`${s.variable}\` shadows an existing name`, s.loc)
