@@ -254,6 +254,18 @@ describe('for x in arr: read-only element loops', () => {
       gradOk(m, 'f', [0.5, x, 2])
     })
   }
+  for (const b of ALL) {
+    it(`loops over complex arrays, elementwise too (${b})`, () => {
+      const m = compile(`fn f(s: complex, zs: complex[], ws: complex[]) {
+  for z in zs { s += z }
+  ws[..] += 2.0 * zs[..]
+}`, b)
+      const [s, , ws] = m.f!({ re: 0.5, im: 0 }, f64s(1, 2, 3, 4), f64s(0, 1, 0, 0)) as [{ re: number; im: number }, Float64Array, Float64Array]
+      expect(s).toEqual({ re: 4.5, im: 6 })
+      expect(Array.from(ws)).toEqual([2, 5, 6, 8])
+      expect(thrown(() => compile('fn f(s: complex, zs: complex[]) { for z in zs { s += z; zs[0] += s } }', b)).code).toBe('static/write-read-only')
+    })
+  }
   it('rejects a body that writes the array or the element, and an element that shadows a name', () => {
     for (const body of ['x[0] += 1.0', 'SWAP(v, s)', 'g(v)', 'v += 1.0']) {
       const e = thrown(() => compile(`fn g(a: f64) { a += 1.0 }\nfn f(s: f64, x: f64[]) { for v in x { s += v; ${body} } }`, 'cpu'))

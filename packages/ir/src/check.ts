@@ -747,7 +747,7 @@ class FunctionChecker {
         return
       }
       case 'for': {
-        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.loc)
+        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.stop, s.loc)
         for (const [e, what] of [[s.start, 'start'], [s.stop, 'end'], [s.step, 'step']] as const) {
           if (!e) continue
           const t = this.infer(e, 'i32')
@@ -786,14 +786,18 @@ class FunctionChecker {
   }
 
   /** `for x in arr`: `x` is a new name, and the body writes neither `arr` nor (so) `x`. */
-  private readOnlyLoop(r: { array: string; element: string }, body: Stmt[], loc?: SourceLocation): void {
+  private readOnlyLoop(r: { array: string; element: string }, body: Stmt[], stop: Expr, loc?: SourceLocation): void {
     const { array, element } = r
     const b = this.lookup(element)
     if (b?.live) fail('static/realloc', `the element \`${element}\` of \`for ${element} in ${array}\` shadows an existing name`, loc)
-    const ab = this.varBinding(array, loc)
+    // the array as the checked program names it: a lowering may have renamed it (a complex array
+    // is a float array of twice the length), and the loop's end, `len(array)`, was renamed with it
+    const lowered = [...readNames(stop)].find((n) => n !== array && this.lookup(n)?.type.kind === 'array')
+    const real = this.lookup(array) ? array : lowered ?? array
+    const ab = this.varBinding(real, loc)
     if (ab.type.kind !== 'array') fail('static/not-array', `\`for ${element} in ${array}\` loops over an array, but \`${array}\` is ${typeToString(ab.type)}`, loc)
     const written = (dv: Dataview | Arg, where?: SourceLocation): void => {
-      if (rootName(dv) === array) {
+      if (rootName(dv) === real) {
         fail('static/write-read-only', `\`for ${element} in ${array}\` only reads \`${array}\`: its body cannot write \`${element}\` or any element of \`${array}\` (use an index loop \`for i in 0..len(${array})\` to update it)`, dv.loc ?? where)
       }
     }
