@@ -104,6 +104,49 @@ fn pair(y: f64, x: f64[]) {
   }
 })
 
+describe('integer literals in NiLang programs', () => {
+  // NiLang's Fibonacci (the paper's Listing 11) with an undeclared counter, and the other ways a
+  // use decides: an i32 argument the callee writes, an i32 stack, a comparison with an i32
+  const src = `fn rrfib(out: i32, n: i32) {
+  if (n >= 1, ~) {
+    counter <- 0
+    counter += n
+    while (counter > 1, counter != n) {
+      rrfib(out, counter - 1)
+      counter -= 2
+    }
+    counter -= n % 2
+    counter -> 0
+  }
+  out += 1
+}
+fn bump(k: i32) { k += 1 }
+fn uses(y: f64, x: f64[], n: i32) {
+  a <- 0
+  bump(a)
+  y += x[a]
+  bump(a)
+  b <- 0
+  b += 3
+  if (b > n, ~) { y += 1.0 }
+  b -= 3
+  b -> 0
+  ~bump(a)
+  ~bump(a)
+  a -> 0
+}`
+  for (const b of ALL) {
+    it(`counter <- 0 is an i32 where the program needs one (${b})`, () => {
+      const m = compile(src, b)
+      expect(m.rrfib!(0, 20)).toEqual([10946, 20])
+      expect(m.rrfib!.inverse(10946, 20)).toEqual([0, 20])
+      const allocs = m.uses!.ir.body.filter((s) => s.kind === 'alloc').map((s) => (s as { type?: { name: string } }).type?.name)
+      expect(allocs).toEqual(['i32', 'i32'])
+      expect(m.uses!(0, f64s(5, 7), 2)).toEqual([8, f64s(5, 7), 2])
+    })
+  }
+})
+
 describe('exact promotions: i32 → f64 where a float is needed', () => {
   const src = `fn f(s: f64, x: f64[], i: i32) {
   s += x[0] / len(x)
