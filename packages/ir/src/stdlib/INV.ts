@@ -12,5 +12,5 @@ export const INV: BijectionSpec = {
   inverse: 'self',
   // adjoint: g_a ← −g_a / a² (with a restored), through an ancilla that is uncomputed exactly
   adjoint: { params: ['a'], source: 's <- 0.0\nSWAP(s, g_a)\ng_a -= s / (a * a)\ns += g_a * (a * a)\ns -> 0.0' },
-  emit: { cpu: (a) => [`1 / (${a})`], wgsl: (a) => [`1.0 / (${a})`] },
+  emit: { cpu: (a) => [`1 / (${a})`], wgsl: (a) => [`tenet_div(1.0, ${a})`] },
 }

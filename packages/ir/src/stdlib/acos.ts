@@ -9,5 +9,5 @@ export const acos: PurePrimitiveSpec = {
   description: 'inverse cosine',
   evaluate: (x) => Math.acos(x),
   partials: (x) => [-1 / Math.sqrt(1 - x * x)],
-  emit: { cpu: (x) => `Math.acos(${x})`, wgsl: (x) => `acos(${x})` },
+  emit: { cpu: (x) => `Math.acos(${x})`, wgsl: (x) => `tenet_acos(${x})` },
 }

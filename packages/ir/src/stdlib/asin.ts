@@ -9,5 +9,5 @@ export const asin: PurePrimitiveSpec = {
   description: 'inverse sine',
   evaluate: (x) => Math.asin(x),
   partials: (x) => [1 / Math.sqrt(1 - x * x)],
-  emit: { cpu: (x) => `Math.asin(${x})`, wgsl: (x) => `asin(${x})` },
+  emit: { cpu: (x) => `Math.asin(${x})`, wgsl: (x) => `tenet_asin(${x})` },
 }

@@ -9,5 +9,5 @@ export const atan: PurePrimitiveSpec = {
   description: 'inverse tangent',
   evaluate: (x) => Math.atan(x),
   partials: (x) => [1 / (1 + x * x)],
-  emit: { cpu: (x) => `Math.atan(${x})`, wgsl: (x) => `atan(${x})` },
+  emit: { cpu: (x) => `Math.atan(${x})`, wgsl: (x) => `tenet_atan(${x})` },
 }

@@ -9,5 +9,5 @@ export const atan2: PurePrimitiveSpec = {
   description: 'the angle of the point (x, y): atan2(y, x)',
   evaluate: (y, x) => Math.atan2(y, x),
   partials: (y, x) => { const r = x * x + y * y; return [x / r, -y / r] },
-  emit: { cpu: (y, x) => `Math.atan2(${y}, ${x})`, wgsl: (y, x) => `atan2(${y}, ${x})` },
+  emit: { cpu: (y, x) => `Math.atan2(${y}, ${x})`, wgsl: (y, x) => `tenet_atan2(${y}, ${x})` },
 }

@@ -9,5 +9,5 @@ export const cos: PurePrimitiveSpec = {
   description: 'cosine',
   evaluate: (x) => Math.cos(x),
   partials: (x) => [-Math.sin(x)],
-  emit: { cpu: (x) => `Math.cos(${x})`, wgsl: (x) => `cos(${x})` },
+  emit: { cpu: (x) => `Math.cos(${x})`, wgsl: (x) => `tenet_cos(${x})` },
 }

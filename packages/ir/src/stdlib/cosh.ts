@@ -9,5 +9,5 @@ export const cosh: PurePrimitiveSpec = {
   description: 'hyperbolic cosine',
   evaluate: (x) => Math.cosh(x),
   partials: (x) => [Math.sinh(x)],
-  emit: { cpu: (x) => `Math.cosh(${x})`, wgsl: (x) => `cosh(${x})` },
+  emit: { cpu: (x) => `Math.cosh(${x})`, wgsl: (x) => `tenet_cosh(${x})` },
 }

@@ -9,5 +9,5 @@ export const exp: PurePrimitiveSpec = {
   description: 'natural exponential',
   evaluate: (x) => Math.exp(x),
   partials: (x) => [Math.exp(x)],
-  emit: { cpu: (x) => `Math.exp(${x})`, wgsl: (x) => `exp(${x})` },
+  emit: { cpu: (x) => `Math.exp(${x})`, wgsl: (x) => `tenet_exp(${x})` },
 }

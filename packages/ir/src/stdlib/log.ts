@@ -9,5 +9,5 @@ export const log: PurePrimitiveSpec = {
   description: 'natural logarithm',
   evaluate: (x) => Math.log(x),
   partials: (x) => [1 / x],
-  emit: { cpu: (x) => `Math.log(${x})`, wgsl: (x) => `log(${x})` },
+  emit: { cpu: (x) => `Math.log(${x})`, wgsl: (x) => `tenet_log(${x})` },
 }

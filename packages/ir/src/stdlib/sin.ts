@@ -9,5 +9,5 @@ export const sin: PurePrimitiveSpec = {
   description: 'sine',
   evaluate: (x) => Math.sin(x),
   partials: (x) => [Math.cos(x)],
-  emit: { cpu: (x) => `Math.sin(${x})`, wgsl: (x) => `sin(${x})` },
+  emit: { cpu: (x) => `Math.sin(${x})`, wgsl: (x) => `tenet_sin(${x})` },
 }

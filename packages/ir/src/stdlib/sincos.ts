@@ -16,5 +16,5 @@ export const sincos: BijectionSpec = {
   inverse: 'sincos_inverse',
   // the outputs' gradients pass through; x collects g_s·cos x − g_c·sin x
   adjoint: { params: ['s', 'c', 'x'], source: 'g_x += g_s * cos(x) - g_c * sin(x)' },
-  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`], wgsl: (s, c, x) => [`${s} + sin(${x})`, `${c} + cos(${x})`] },
+  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`], wgsl: (s, c, x) => [`${s} + tenet_sin(${x})`, `${c} + tenet_cos(${x})`] },
 }

@@ -11,5 +11,5 @@ export const sincos_inverse: BijectionSpec = {
   apply: (s, c, x) => [s - Math.sin(x), c - Math.cos(x)],
   inverse: 'sincos',
   adjoint: { params: ['s', 'c', 'x'], source: 'g_x -= g_s * cos(x) - g_c * sin(x)' },
-  emit: { cpu: (s, c, x) => [`${s} - Math.sin(${x})`, `${c} - Math.cos(${x})`], wgsl: (s, c, x) => [`${s} - sin(${x})`, `${c} - cos(${x})`] },
+  emit: { cpu: (s, c, x) => [`${s} - Math.sin(${x})`, `${c} - Math.cos(${x})`], wgsl: (s, c, x) => [`${s} - tenet_sin(${x})`, `${c} - tenet_cos(${x})`] },
 }

@@ -9,5 +9,5 @@ export const sinh: PurePrimitiveSpec = {
   description: 'hyperbolic sine',
   evaluate: (x) => Math.sinh(x),
   partials: (x) => [Math.cosh(x)],
-  emit: { cpu: (x) => `Math.sinh(${x})`, wgsl: (x) => `sinh(${x})` },
+  emit: { cpu: (x) => `Math.sinh(${x})`, wgsl: (x) => `tenet_sinh(${x})` },
 }

@@ -9,5 +9,5 @@ export const sqrt: PurePrimitiveSpec = {
   description: 'square root',
   evaluate: (x) => Math.sqrt(x),
   partials: (x) => [0.5 / Math.sqrt(x)],
-  emit: { cpu: (x) => `Math.sqrt(${x})`, wasm: 'sqrt', wgsl: (x) => `sqrt(${x})` },
+  emit: { cpu: (x) => `Math.sqrt(${x})`, wasm: 'sqrt', wgsl: (x) => `tenet_sqrt(${x})` },
 }

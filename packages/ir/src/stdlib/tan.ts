@@ -9,5 +9,5 @@ export const tan: PurePrimitiveSpec = {
   description: 'tangent',
   evaluate: (x) => Math.tan(x),
   partials: (x) => [1 + Math.tan(x) ** 2],
-  emit: { cpu: (x) => `Math.tan(${x})`, wgsl: (x) => `tan(${x})` },
+  emit: { cpu: (x) => `Math.tan(${x})`, wgsl: (x) => `tenet_tan(${x})` },
 }

@@ -9,5 +9,5 @@ export const tanh: PurePrimitiveSpec = {
   description: 'hyperbolic tangent',
   evaluate: (x) => Math.tanh(x),
   partials: (x) => [1 - Math.tanh(x) ** 2],
-  emit: { cpu: (x) => `Math.tanh(${x})`, wgsl: (x) => `tanh(${x})` },
+  emit: { cpu: (x) => `Math.tanh(${x})`, wgsl: (x) => `tenet_tanh(${x})` },
 }
