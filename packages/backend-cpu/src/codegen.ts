@@ -427,7 +427,7 @@ class FunctionEmitter {
               const f = this.fresh('k')
               this.line(`const ${f} = ${v};`)
               if (this.checking) {
-                const site = this.gen.site('runtime/zero-factor', s.loc, (x) => `\`${printExpr(s.target)} ${op} ${printExpr(s.value)}\`: the factor is ${x === 0 ? 'zero' : String(x)}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`)
+                const site = this.gen.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
                 this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
               }
               code = this.round(t, `(${old} ${op[0]} ${f})`)

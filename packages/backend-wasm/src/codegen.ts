@@ -963,7 +963,7 @@ export class FunctionEmitter {
     this.set(k)
     if (this.checking) {
       const op = s.op
-      const site = this.ctx.site('runtime/zero-factor', s.loc, (x) => `\`${printExpr(s.target)} ${op} ${printExpr(s.value)}\`: the factor is ${x === 0 ? 'zero' : String(x)}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`)
+      const site = this.ctx.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
       // fails unless k ≠ 0 and k − k = 0 (false for ±∞ and NaN)
       const F = vt === F64
       this.get(k)

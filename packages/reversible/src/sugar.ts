@@ -110,7 +110,7 @@ class Sugar {
   /** Element types of the stacks named in the function (parameters and declared allocations). */
   private stacks = new Map<string, ScalarTypeName>()
 
-  constructor(private readonly f: FunctionDef) {
+  constructor(f: FunctionDef) {
     const note = (name: string, t: Type | undefined) => { if (t?.kind === 'stack') this.stacks.set(name, t.elem) }
     for (const p of f.params) note(p.name, p.type)
     const visit = (body: Stmt[]) => {
