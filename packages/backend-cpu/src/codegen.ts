@@ -423,7 +423,16 @@ class FunctionEmitter {
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op
-            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
+            if (ns.float) {
+              // `*=`/`/=` on a float: the factor must be nonzero and finite to be undone
+              const f = this.fresh('k')
+              this.line(`const ${f} = ${v};`)
+              if (this.checking) {
+                const site = this.gen.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
+                this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
+              }
+              code = this.round(t, `(${old} ${op[0]} ${f})`)
+            } else if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
             else code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
         }

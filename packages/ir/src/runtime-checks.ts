@@ -15,6 +15,7 @@
  * | `runtime/zero-step`, `runtime/loop-range` | a loop step of 0; a range changed by the loop body |
  * | `runtime/array-length`, `runtime/out-of-memory` | `zeros(n)` with n < 0 (or not an integer); too large |
  * | `runtime/host-result` | a host function's value is not a number (see `host-result.ts`) |
+ * | `runtime/zero-factor` | `y *= e` or `y /= e` on an f64 with e zero or not finite (it could not be undone) |
  */
 import { InvertibilityError } from './errors.js'
 import type { SourceLocation } from './loc.js'
@@ -47,6 +48,9 @@ export const RUNTIME_CHECKS = {
   arrayLength: (name: string, n: unknown) => `cannot allocate \`${name}\`: zeros(${n}) needs a whole number ≥ 0`,
   tooLarge: (name: string, n: unknown) => `cannot allocate \`${name}\` (zeros(${n})): too large for the wasm memory`,
   cannotGrow: (name: string, n: unknown) => `cannot allocate \`${name}\` (zeros(${n})): the wasm memory cannot grow further`,
+  /** `y *= e` / `y /= e` on a float (printed `stmt`) by a factor that is zero or not finite */
+  zeroFactor: (stmt: string, factor: unknown) =>
+    `\`${stmt}\`: the factor is ${factor === 0 ? 'zero' : factor}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`,
 } as const
 
 /** The code of each catalog entry. */
@@ -66,6 +70,7 @@ export const RUNTIME_CHECK_CODES = {
   arrayLength: 'runtime/array-length',
   tooLarge: 'runtime/out-of-memory',
   cannotGrow: 'runtime/out-of-memory',
+  zeroFactor: 'runtime/zero-factor',
 } as const satisfies Record<keyof typeof RUNTIME_CHECKS, string>
 
 /** A catalog entry's name. */

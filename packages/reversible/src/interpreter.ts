@@ -251,6 +251,7 @@ export class Interpreter {
           case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
           default: {
             const ns = this.program.registry.numberSystem(s.target.type as string)
+            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number))) throw runtimeError('zeroFactor', s.loc, `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v)
             if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
             r = ns.update(s.op, old as number, v as number)
           }
@@ -418,4 +419,5 @@ export const interpreterBackend: BackendSpec = {
   description: 'reference interpreter of the core IR (no eval; for strict CSP pages and as the test oracle)',
   doCompile: interpretProgram,
 }
+
 

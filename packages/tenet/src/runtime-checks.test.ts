@@ -34,6 +34,7 @@ const cases: Record<RuntimeCheck, { src: string; call: (m: TenetModule) => unkno
   arrayLength: { src: 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t -> zeros(n)\n}', call: (m) => m.f!(0, -1) },
   tooLarge: { only: 'wasm: its linear memory addresses 2 GiB (a JS typed array of that length is a JS RangeError nowhere)' },
   cannotGrow: { only: 'wasm: its linear memory has a maximum; a JS engine has no such limit to test' },
+  zeroFactor: { src: 'fn f(y: f64, x: f64) { y *= x * 2.0 }', call: (m) => m.f!(1, 0) },
 }
 
 /** `code | message` of what `f` throws (a TenetError with a location). */
