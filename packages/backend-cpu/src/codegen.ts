@@ -21,6 +21,7 @@ export interface Runtime {
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
+  allNear: (a: ArrayLike<number>, n: number) => boolean
 }
 
 interface Site { code: string; loc?: SourceLocation; message: (...v: unknown[]) => string }
@@ -442,7 +443,9 @@ class FunctionEmitter {
             describe = (cur) => `it holds a stack of ${(cur as unknown[]).length} values, but \`${s.name} -> []\` expects an empty stack`
           } else if (t.kind === 'array') {
             want = this.expr((s.value as { args: Expr[] }).args[0]!)
-            ok = `rt.allZero(${v}, ${want})`
+            // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+            const ens = this.program.registry.findNumberSystem((t as { elem: string }).elem)
+            ok = ens && !ens.exact ? `rt.allNear(${v}, ${want})` : `rt.allZero(${v}, ${want})`
             describe = (_c, n) => `it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`
           } else {
             want = this.expr(s.value)
@@ -735,6 +738,11 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     allZero(a: ArrayLike<number>, n: number) {
       if (a.length !== n) return false
       for (let i = 0; i < a.length; i++) if (a[i] !== 0) return false
+      return true
+    },
+    allNear(a: ArrayLike<number>, n: number) {
+      if (a.length !== n) return false
+      for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i]!) <= options.tolerance)) return false
       return true
     },
   }

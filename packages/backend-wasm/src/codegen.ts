@@ -1023,7 +1023,14 @@ export class FunctionEmitter {
         if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
         this.op(Op.i32_add)
         this.load(el)
-        if (el.vt === F64) { this.f64c(0); this.op(Op.f64_ne) } else if (el.vt === F32) { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
+        const ens = this.program.registry.findNumberSystem(b.elem)
+        const near = !!ens && !ens.exact
+        if (el.vt === F64) {
+          if (near) { this.op(Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.f64c(0); this.op(Op.f64_ne) }
+        } else if (el.vt === F32) {
+          if (near) { this.op(Op.f64_promote_f32, Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        }
         this.op(Op.if, 0x40)
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)

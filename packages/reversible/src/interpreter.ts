@@ -226,7 +226,10 @@ export class Interpreter {
       const x = a as ArrayLike<number>
       const n = b as number
       if (x.length !== n) return false
-      for (let i = 0; i < x.length; i++) if (x[i] !== 0) return false
+      // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+      const ens = this.program.registry.findNumberSystem(t.elem)
+      const tol = ens && !ens.exact ? this.options.tolerance : 0
+      for (let i = 0; i < x.length; i++) if (!(Math.abs(x[i]!) <= tol)) return false
       return true
     }
     if (t?.kind === 'stack') return (a as unknown[]).length === 0
