@@ -5,10 +5,10 @@
  */
 import {
   TenetStaticError, printExpr,
-  type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type Registry, type ScalarTypeName, type Stmt, type VarRef,
+  type BinaryOp, type PurePrimitiveSpec, type Dataview, type Expr, type FunctionDef, type IndexExpr, type Registry, type ScalarTypeName, type Stmt, type VarRef,
 } from '@tenet/ir'
 import { standardPartials, type PartialRule } from './derivatives.js'
-import { arrayElementType, dualHostPartials, type HostPullback } from './dual-host.js'
+import { arrayElementType, arrayPrimitivePartials, dualHostPartials, type HostPullback } from './dual-host.js'
 
 /**
  * A deep copy of an expression (the checker annotates nodes in place; copies keep them apart).
@@ -177,7 +177,7 @@ export function readsFloat(e: Expr, registry: Registry): boolean {
       case 'call':
         if (x.callee === 'len' || x.callee === 'i32' || x.callee === 'div') break
         // a host function reading a float array reads float memory (its derivative must not be a silent zero)
-        if (x.callee.startsWith('$host') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
+        if ((x.callee.startsWith('$host') || registry.findPrimitive(x.callee)?.kind === 'pure') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
         for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!)
         break
     }
@@ -201,6 +201,11 @@ export interface PartialsResolver {
    * contribution is pushed to `collect`).
    */
   hostPartials?(callee: string, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
+  /**
+   * The partials of a registered primitive with array arguments (`argKinds`) at `args`, seeded by
+   * `seed`: an expression per scalar argument, null per array argument (contribution to `collect`).
+   */
+  arrayPartials?(spec: PurePrimitiveSpec, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
   /** Where array contributions of host calls go while the adjoint transform differentiates (unset: an error). */
   collect?: HostPullback[]
 }
@@ -226,6 +231,9 @@ export function registryPartials(registry: Registry, standard: ReadonlyMap<strin
   return {
     hostPartials(callee, args, seed, loc) {
       return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length), clone, this.collect)
+    },
+    arrayPartials(spec, args, seed, loc) {
+      return arrayPrimitivePartials(hosts as unknown[], spec, args, seed, loc, clone, this.collect)
     },
     partials(callee, args, loc) {
       const spec = registry.pure(callee)
@@ -332,6 +340,14 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   }
   // a registered pure primitive
   const callExpr = e as Extract<Expr, { kind: 'call' }>
+  const spec = registry.findPrimitive(callExpr.callee)
+  if (spec?.kind === 'pure' && spec.argKinds?.includes('array')) {
+    // array arguments (`det(A)`): whole-array contributions go to `collect` (see dual-host.ts)
+    if (!partials.arrayPartials) throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: it cannot be differentiated here`, callExpr.loc)
+    const ps = partials.arrayPartials(spec, callExpr.args, seed, callExpr.loc)
+    callExpr.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+    return out
+  }
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
   callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
   return out

@@ -513,6 +513,8 @@ class FunctionTangent {
           }
           break
         }
+        case 'INC': case 'DEC':
+          break // a ± 1: the tangent passes through unchanged
         case 'AddConst': case 'SubConst': {
           const tc = tanOf(a[1]!, k)
           if (tc) out.push(upd(this.tan(a[0]!, k), std === 'AddConst' ? '+=' : '-=', tc))
@@ -530,7 +532,7 @@ class FunctionTangent {
           break
         }
         default:
-          return fail(`the bijection \`${spec.name}\` has no tangent rule (forward mode knows SWAP, NEG, ROT, IROT, HADAMARD, INV, AddConst, SubConst)`, s.loc)
+          return fail(`the bijection \`${spec.name}\` has no tangent rule (forward mode knows SWAP, NEG, ROT, IROT, HADAMARD, INV, INC, DEC, AddConst, SubConst)`, s.loc)
       }
     }
     return out

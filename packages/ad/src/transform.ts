@@ -628,6 +628,8 @@ class FunctionAdjoint {
     if (!spec.adjoint) {
       fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
     }
+    // an empty snippet: the gradients pass through unchanged (INC, DEC: the derivative is 1)
+    if (spec.adjoint!.source.trim() === '') return [restore]
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
     // the snippet helper takes scalar gradients: one call per direction

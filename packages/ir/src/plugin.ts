@@ -45,6 +45,13 @@ export interface PurePrimitiveSpec {
    * default accepts f64/f32 arguments (integer literals coerce) and returns the float type.
    */
   signature?: (argTypes: ScalarTypeName[]) => ScalarTypeName | `error:${string}`
+  /**
+   * Which arguments are whole arrays (`'array'`: an `f64[]` passed by name, as `det(A)`); the
+   * others are scalars. An array argument reaches `evaluate` and `partials` as the Float64Array
+   * itself, and `partials` returns, at its position, a Float64Array of ∂f/∂A[i] (one per element).
+   * Default: all scalar. Build such a spec with `arrayPrimitive`, which types both.
+   */
+  argKinds?: ReadonlyArray<'scalar' | 'array'>
   /** Native lowerings per backend. */
   emit?: PureEmitters
   /** Replace an existing primitive of the same name. */

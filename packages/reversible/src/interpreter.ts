@@ -175,7 +175,8 @@ export class Interpreter {
       }
     }
     const spec = this.program.registry.pure(name)
-    const args = e.args.map((a) => this.eval(a, fr) as number)
+    // an array argument (a primitive with `argKinds`) is the array itself
+    const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr)) as number)
     return this.round(e.type, spec.evaluate(...args))
   }
 

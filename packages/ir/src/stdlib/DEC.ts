@@ -9,5 +9,7 @@ export const DEC: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [a - 1],
   inverse: 'INC',
+  // adjoint: the derivative is 1, so the gradient passes through unchanged (an empty snippet)
+  adjoint: { params: ['a'], source: '' },
   emit: { cpu: (a) => [`(${a}) - 1`], wgsl: (a) => [`(${a}) - 1`] },
 }

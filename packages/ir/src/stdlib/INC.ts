@@ -9,5 +9,7 @@ export const INC: BijectionSpec = {
   roles: ['inout'],
   apply: (a) => [a + 1],
   inverse: 'DEC',
+  // adjoint: the derivative is 1, so the gradient passes through unchanged (an empty snippet)
+  adjoint: { params: ['a'], source: '' },
   emit: { cpu: (a) => [`(${a}) + 1`], wgsl: (a) => [`(${a}) + 1`] },
 }
