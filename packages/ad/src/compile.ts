@@ -153,7 +153,11 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
   if (byLoss?.has(loss)) return byLoss.get(loss)!
   const info = infoOf(f)
   let out: TenetFunction | null = null
-  const gp = gradientProgram(f, loss, false)
+  // a stack parameter: its gradient stack must have one entry per value the forward run leaves on
+  // it, known only after that run, so the driver runs f and then its adjoint (NiLang's "AD over
+  // pop": pushing onto a stack parameter a value the loss reads)
+  const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
+  const gp = stacks ? null : gradientProgram(f, loss, false)
   if (gp) {
     let { entry, functions } = gp
     if (info.options.checks === false) {

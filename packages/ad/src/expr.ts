@@ -115,6 +115,12 @@ export function realView(e: Expr, registry: Registry): Expr {
           return typeOf(a) === 'f64' ? a : asF64(a)
         }
         return retype({ ...x, args: x.args.map(go) })
+      case 'field': {
+        // a field of a real-view value (ulog's `x.log`) as its number system's function of the real value
+        const ns = isReal(x.target) ? registry.findNumberSystem(typeOf(x.target)!) : undefined
+        const rf = ns?.realFields?.[x.field]
+        return rf ? typedF64(rf(asF64(go(x.target)))) : clone(x)
+      }
       default: return clone(x)
     }
   }
@@ -135,6 +141,20 @@ export function realView(e: Expr, registry: Registry): Expr {
     else if (x.kind === 'field') todo.push(x.target)
   }
   return any ? go(e) : clone(e)
+}
+
+/** Marks every untyped node of an expression built by a number system (`realFields`) as f64. */
+function typedF64(e: Expr): Expr {
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    if ((x as { type?: unknown }).type === undefined) (x as { type?: string }).type = 'f64'
+    if (x.kind === 'num') (x as { isFloat: boolean }).isFloat = true
+    else if (x.kind === 'binary') todo.push(x.left, x.right)
+    else if (x.kind === 'unary') todo.push(x.arg)
+    else if (x.kind === 'call') todo.push(...x.args)
+  }
+  return e
 }
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */

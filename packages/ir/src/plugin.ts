@@ -169,6 +169,12 @@ export interface NumberSystemSpec {
   /** Named scalar fields (`t.log`), their types; read with `getField`, written with `setField`. */
   fields?: Record<string, ScalarTypeName>
   getField?: (v: number, field: string) => number
+  /**
+   * Each field as an f64 expression of the value's real value, for differentiation: AD reads
+   * `x.f` as `realFields.f(f64(x))` (ulog: `x.log` is log|x|). Fields without one cannot be
+   * differentiated through.
+   */
+  realFields?: Record<string, (real: Expr) => Expr>
   setField?: (v: number, field: string, x: number) => number
   /**
    * Rewrites this type away before checking (complex → pairs of f64), so that backends and AD
