@@ -173,7 +173,14 @@ class FunctionAdjoint {
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
     const names = namesIn(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
+    // the adjoint of an adjoint has a parameter `g$sink` already: its own sink takes a new name
+    let sink = SINK
+    for (let k = 2; names.has(sink); k++) sink = `${SINK}${k}`
+    this.sink = sink
   }
+
+  /** The name of the sink parameter (`g$sink`, unless f has a parameter of that name). */
+  private readonly sink: string
 
   /** The adjoint's parameters: f's, then the gradients, then the sink. */
   private adjointParams(): Param[] {
@@ -184,7 +191,7 @@ class FunctionAdjoint {
       if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
       else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
     })
-    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }]
+    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: this.sink, type: { kind: 'scalar', name: 'f64' } }]
   }
 
   build(): FunctionDef {
@@ -481,7 +488,7 @@ class FunctionAdjoint {
       return [
         { kind: 'alloc', name: t, declared: { kind: 'scalar', name: tt }, value: lit(0) },
         { kind: 'callstmt', callee: 'SWAP', args: [ref(t), target], inverse: false },
-        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(SINK), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
+        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(this.sink), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
         { kind: 'dealloc', name: t, value: lit(0) },
       ]
     }
@@ -512,7 +519,7 @@ class FunctionAdjoint {
       const gradType = gradientScalar(t.name)
       const gref = ref(g); (gref as { type?: string }).type = gradType
       return [
-        { kind: 'update', op: '+=', target: ref(SINK), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
+        { kind: 'update', op: '+=', target: ref(this.sink), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
         { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: lit(0) }] },
       ]
     })
@@ -609,7 +616,7 @@ class FunctionAdjoint {
     const adj = this.builder.request(s.callee, s.inverse)
     const kinds = callee.params.map((p) => (hasGradient(p.type, this.registry) ? p.type : null))
     const { args, before, after } = this.gradientArgs(s, kinds, written)
-    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(SINK)], inverse: false, ...loc(s) }, ...after]
+    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(this.sink)], inverse: false, ...loc(s) }, ...after]
   }
 
   private bijection(s: CallStmt): Stmt[] {
