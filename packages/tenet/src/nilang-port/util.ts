@@ -3,10 +3,10 @@
  * the wasm backend, finite differences of a Tenet function through its own forward runs, and a
  * plain-TS complex reference.
  */
-import { expect } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { finiteDifference } from '@tenet/testing'
-import { createRegistry, gradient, rev, type Rev, type TenetModule } from '../index.js'
+import { createRegistry, gradient, rev, InvertibilityError, type Rev, type TenetModule } from '../index.js'
 import { template } from '../test-util.js'
 
 /** Every backend; the wasm backend lowers neither stacks nor the fixed-point type (its README says so). */
@@ -125,4 +125,28 @@ export const cx = {
 export function expectComplexClose(got: unknown, want: C, tol = 1e-12): void {
   const g = got as C
   expect(close(g.re, want.re, tol) && close(g.im, want.im, tol), `got ${g.re} + ${g.im}i, want ${want.re} + ${want.im}i`).toBe(true)
+}
+
+/**
+ * One ported program: `source` compiled on each of `backends`, then `check` (values against an
+ * independent reference, the inverse, gradients against finite differences).
+ */
+export function port(name: string, backends: readonly BackendName[], source: string, check: (m: TenetModule, backend: BackendName) => void): void {
+  describe(name, () => {
+    for (const b of backends) it(b, () => check(compileOn(b, source), b))
+  })
+}
+
+/** Expects `fn` to throw an `InvertibilityError` with the given code. */
+export function expectInvertibilityError(fn: () => unknown, code: string): void {
+  let caught: unknown
+  try { fn() } catch (e) { caught = e }
+  expect(InvertibilityError.isInstance(caught), `expected an InvertibilityError, got ${String(caught)}`).toBe(true)
+  expect((caught as InvertibilityError).code).toBe(code)
+}
+
+/** Expects every number of `got` to agree with `want` within `tol` (relative above 1). */
+export function expectAllClose(got: ArrayLike<number>, want: ArrayLike<number>, tol = 1e-12): void {
+  expect(got.length).toBe(want.length)
+  for (let i = 0; i < want.length; i++) expect(close(got[i]!, want[i]!, tol), `[${i}]: got ${got[i]}, want ${want[i]}`).toBe(true)
 }
