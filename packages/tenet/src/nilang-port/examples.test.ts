@@ -226,7 +226,7 @@ port('Box–Muller: uniform to normal and back, and the log-Jacobian of the dens
     const z = m.boxmuller!(u, v) as number[]
     expectAllClose(m.boxmuller!.inverse(z[0]!, z[1]!) as number[], [u, v], 1e-12)
     // log |det ∂z/∂u| = log(1 / (p(z1) p(z2))) for the standard normal density p
-    const J = jacobian(m.boxmuller!, [u, v], { outputs: [0, 1], wrt: [0, 1] })
+    const J = jacobian(m.boxmuller!, [u, v], { outputs: [0, 1], inputs: [0, 1] })
     const pdf = (t: number) => Math.exp(-t * t / 2) / Math.sqrt(TWO_PI)
     expect(Math.log(Math.abs(J[0]! * J[3]! - J[1]! * J[2]!))).toBeCloseTo(Math.log(1 / (pdf(z[0]!) * pdf(z[1]!))), 10)
   }

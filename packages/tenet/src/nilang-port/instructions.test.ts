@@ -156,7 +156,7 @@ port('gradient through SWAP with the elements (AD over pipe)', ALL, `
 port('Jacobian of ROT', ALL, `
   fn f(a: f64, b: f64, t: f64) { ROT(a, b, t) }`, (m) => {
   const [a, b, t] = [0.3, -1.2, 0.8]
-  const J = jacobian(m.f!, [a, b, t], { outputs: [0, 1], wrt: [0, 1, 2] })
+  const J = jacobian(m.f!, [a, b, t], { outputs: [0, 1], inputs: [0, 1, 2] })
   const [c, s] = [Math.cos(t), Math.sin(t)]
   const ap = c * a - s * b, bp = s * a + c * b
   expectAllClose(J, [c, -s, -bp, s, c, ap], 1e-14)
