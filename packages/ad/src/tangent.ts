@@ -381,7 +381,7 @@ class FunctionTangent {
    */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const tt = typeOf(s.target)
-    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (!isRealViewType(this.registry, tt) && tt !== 'f64') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     let target: Dataview = s.target
     while (target.kind === 'neg') target = target.target
     if (target.kind === 'field') fail(`cannot differentiate \`${s.op}\` on \`${printExpr(s.target as Expr)}\``, s.loc)

@@ -432,7 +432,7 @@ class FunctionAdjoint {
    */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview): Stmt[] {
     const tt = typeOf(s.target)
-    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (!isRealViewType(this.registry, tt) && tt !== 'f64') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     const op = s.op as '*=' | '/='
     const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
     const E = realF64(s.value, this.registry)

@@ -412,7 +412,16 @@ class FunctionEmitter {
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op
-            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
+            if (ns.float) {
+              // `*=`/`/=` on a float: the factor must be nonzero and finite to be undone
+              const f = this.fresh('k')
+              this.line(`const ${f} = ${v};`)
+              if (this.checking) {
+                const site = this.gen.site('runtime/zero-factor', s.loc, (x) => `\`${printExpr(s.target)} ${op} ${printExpr(s.value)}\`: the factor is ${x === 0 ? 'zero' : String(x)}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`)
+                this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
+              }
+              code = this.round(t, `(${old} ${op[0]} ${f})`)
+            } else if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
             else code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
         }

@@ -992,9 +992,36 @@ export class FunctionEmitter {
       case '+=': opcode = vt === I32 ? Op.i32_add : vt === F32 ? Op.f32_add : Op.f64_add; break
       case '-=': opcode = vt === I32 ? Op.i32_sub : vt === F32 ? Op.f32_sub : Op.f64_sub; break
       case '^=': opcode = Op.i32_xor; break
+      case '*=': case '/=':
+        if (vt !== F64 && vt !== F32) return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
+        return this.scaleUpdate(s, t, vt)
       default: return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
     this.modify(s.target, t, true, () => { this.expr(s.value); this.op(opcode) })
+  }
+
+  /** `y *= e` / `y /= e` on a float: e is evaluated once, checked nonzero and finite, then applied. */
+  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, t: ScalarTypeName, vt: ValType): void {
+    const k = this.local(vt)
+    this.expr(s.value)
+    this.set(k)
+    if (this.checking) {
+      const op = s.op
+      const site = this.ctx.site('runtime/zero-factor', s.loc, (x) => `\`${printExpr(s.target)} ${op} ${printExpr(s.value)}\`: the factor is ${x === 0 ? 'zero' : String(x)}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`)
+      // fails unless k ≠ 0 and k − k = 0 (false for ±∞ and NaN)
+      const F = vt === F64
+      this.get(k)
+      if (F) this.f64c(0); else this.out.byte(Op.f32_const).f32(0)
+      this.op(F ? Op.f64_eq : Op.f32_eq)
+      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.op(F ? Op.f64_ne : Op.f32_ne)
+      this.op(Op.i32_or, Op.if, 0x40)
+      this.fail(site, [[() => this.get(k), vt]])
+      this.op(Op.end)
+    }
+    const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : (vt === F64 ? Op.f64_div : Op.f32_div)
+    this.modify(s.target, t, true, () => { this.get(k); this.op(opcode) })
   }
 
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): void {

@@ -254,6 +254,7 @@ export class Interpreter {
           case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
           default: {
             const ns = this.program.registry.numberSystem(s.target.type as string)
+            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number))) fail('runtime/zero-factor', zeroFactor(`${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v as number), s.loc)
             if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
             r = ns.update(s.op, old as number, v as number)
           }
@@ -420,3 +421,11 @@ export const interpreterBackend: BackendSpec = {
   doCompile: interpretProgram,
 }
 
+
+/**
+ * The message of a `*=`/`/=` on a float by a factor that cannot be undone (zero, or not finite);
+ * the cpu and wasm backends raise the same `runtime/zero-factor` with the same words.
+ */
+function zeroFactor(stmt: string, v: number): string {
+  return `\`${stmt}\`: the factor is ${v === 0 ? 'zero' : show(v)}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`
+}
