@@ -101,7 +101,7 @@ function naiveUmm(x: Float64Array, theta: Float64Array): void {
 
 port('unitary: N(N−1)/2 Givens rotations, their inverse and gradients', ALL, `
   fn umm(x: f64[], theta: f64[]) {
-    k: i32 <- 0
+    k <- 0
     for j in 0..len(x) {
       for i in len(x) - 2..=j by -1 {
         k += 1
@@ -383,7 +383,7 @@ port('FFT: recursive radix-2 with HADAMARD butterflies and ROT twiddles (unitary
 port('statistics: mean, variance and the normal log-density', ALL, `
   fn mean_sum(out: f64, sum: f64, x: f64[]) {
     for i in 0..len(x) { sum += x[i] }
-    out += sum / f64(len(x))
+    out += sum / len(x)
   }
   fn var_mean_sum(v: f64, varsum: f64, mean: f64, sum: f64, x: f64[]) {
     mean_sum(mean, sum, x)

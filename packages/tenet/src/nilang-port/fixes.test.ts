@@ -98,7 +98,7 @@ describe.each(NO_WASM)('AD over a push onto a stack parameter (%s)', (backend) =
       fn mean(out: f64, x: f64[], st: stack<f64>) {
         anc <- 0.0
         for i in 0..len(x) { anc += x[i] }
-        out += anc / f64(len(x))
+        out += anc / len(x)
         push(st, anc)
         anc -> 0.0
       }`)

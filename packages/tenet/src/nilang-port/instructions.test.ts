@@ -47,6 +47,18 @@ port('ROT and IROT', ALL, `
   expectAllClose(m.rot!(back[0]!, back[1]!, 1.1) as number[], [0.3, -0.7, 1.1], 1e-15)
 })
 
+// "mulint": x *= y and x /= y on f64 with an integer factor (new form: *= on f64, checked non-zero)
+port('mulint and divint: *= and /= on f64', ALL, `
+  fn mulint(x: f64, y: i32) { x *= y }
+  fn divint(x: f64, y: i32) { x /= y }`, (m) => {
+  expect(m.mulint!(3.3, 2)).toEqual([6.6, 2])
+  expect(m.mulint!.inverse(6.6, 2)).toEqual([3.3, 2])
+  expect(m.divint!(3.3, 2)).toEqual([1.65, 2])
+  expect(() => m.mulint!(3.3, 0)).toThrow()
+  expect(gradient(m.mulint!, [1.5, 2], { loss: 0 })[0]).toBe(2)
+  expect(gradient(m.divint!, [1.5, 2], { loss: 0 })[0]).toBe(0.5)
+})
+
 // HADAMARD (the butterfly of the FFT example) is its own inverse
 port('HADAMARD', ALL, `
   fn h(a: f64, b: f64) { HADAMARD(a, b) }`, (m) => {
@@ -146,7 +158,7 @@ port('gradient through SWAP with the elements (AD over pipe)', ALL, `
       anc += identity(x[i])
       SWAP(anc, x[i])
     }
-    out += anc / f64(len(x))
+    out += anc / len(x)
   }`, (m) => {
   const x = Float64Array.of(1, 2, 3, 4)
   expectGradientMatchesFd(m.mean!, [0, 0, x], 0)

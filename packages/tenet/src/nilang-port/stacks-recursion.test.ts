@@ -20,6 +20,14 @@ port('push and pop on a stack parameter', NO_WASM, `
   expectInvertibilityError(() => m.pop1!(0.4, [0.3]), 'runtime/pop-nonzero')
 })
 
+// reading the top of a stack without popping it (new form: top(s)), NiLang's loaddata
+port('reading the top of a stack', NO_WASM, `
+  fn peek(y: f64, st: stack<f64>) { y += top(st) * 2.0 }`, (m) => {
+  expect(m.peek!(1, [3, 4])).toEqual([9, [3, 4]])
+  expect(m.peek!.inverse(9, [3, 4])).toEqual([1, [3, 4]])
+  expectInvertibilityError(() => m.peek!(0, []), 'runtime/empty-stack')
+})
+
 // "stack operations", the function `test`: square into an ancilla, push x, swap the square in
 port('square into an ancilla, push the input, swap', NO_WASM, `
   fn test(x: f64, st: stack<f64>) {
@@ -184,9 +192,10 @@ port('a product that underflows f64 stays finite in ulog', NO_WASM, `
 })
 
 // the `fixedlog.jl` idea and the `*, /` testset: fixed-point += is exact, x / 2 of an integer is 0.5
+// (new forms: a fixed target rounds its f64 right-hand side; i32 / i32 is real division)
 port('fixed point: exact accumulation and exact undo', NO_WASM, `
-  fn half(out: fixed, x: i32) { out += convert(f64(x) / 2.0) }
-  fn acc(s: fixed, x: f64[]) { for i in 0..len(x) { s += convert(sin(x[i]) * 3.0) } }`, (m) => {
+  fn half(out: fixed, x: i32) { out += x / 2 }
+  fn acc(s: fixed, x: f64[]) { for v in x { s += sin(v) * 3.0 } }`, (m) => {
   expect(m.half!(0, 1)).toEqual([0.5, 1])
   expect(m.half!.inverse(0.5, 1)).toEqual([0, 1])
   const x = Float64Array.from({ length: 100 }, (_, i) => 0.37 * i)

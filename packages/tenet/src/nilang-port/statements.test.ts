@@ -133,14 +133,10 @@ port('routine ... ~routine with nothing between', ALL, `
   expect(m.test!(0, 1)).toEqual([0, 1])
 })
 
-// "inverse a prog": ~{ } blocks run backwards
+// "inverse a prog": ~{ } blocks run backwards (new form: a closing } ends its statement)
 port('inverse blocks ~{ }', ALL, `
   fn test(out: f64, x: f64) {
-    ~{
-      out += x
-      out += x
-    }
-    ~{ for i in 0..3 { out += x } }
+    ~{ out += x; out += x } ~{ for i in 0..3 { out += x } }
   }`, (m) => {
   expect(m.test!(0, 1)).toEqual([-5, 1])
   expect(m.test!.inverse(-5, 1)).toEqual([0, 1])
@@ -181,45 +177,37 @@ port('else-if chain', ALL, `
   expectInvertibilityError(() => m.f2!(-1, 0), 'runtime/post-condition')
 })
 
-// "for x in range": summing the items of an array, inverse subtracts them
+// "for x in range": summing the items of an array, inverse subtracts them (new form: for v in y)
 port('loop over the items of an array', ALL, `
-  fn f(x: f64, y: f64[]) { for i in 0..len(y) { x += y[i] } }`, (m) => {
+  fn f(x: f64, y: f64[]) { for v in y { x += v } }`, (m) => {
   const y = Float64Array.of(1, 2, 5)
   expect(m.f!(0, y)[0]).toBe(8)
   expect(m.f!.inverse(8, y)[0]).toBe(0)
 })
 
-// "macro": two zero ancillas
+// "macro": two zero ancillas (new form: a, b <- 0.0, 0.0)
 port('two zero ancillas in a product', ALL, `
   fn f(x: f64) {
-    a <- 0.0
-    b <- 0.0
+    a, b <- 0.0, 0.0
     x += a * b
-    b -> 0.0
-    a -> 0.0
+    a, b -> 0.0, 0.0
   }`, (m) => {
   expect(m.f!(3)).toEqual([3])
 })
 
-// "allocation multiple vars": sizes of a matrix as ancillas, y += m·n twice
+// "allocation multiple vars": sizes of a matrix as ancillas, y += m·n twice (new form: m, n <- …)
 port('ancillas holding sizes, deallocated against the same sizes', ALL, `
   fn f(y: i32, rows: i32[], cols: i32[]) {
-    m: i32 <- len(rows)
-    n: i32 <- len(cols)
+    m, n <- len(rows), len(cols)
     y += m * n
-    l: i32 <- len(rows)
-    k: i32 <- len(cols)
+    l, k <- len(rows), len(cols)
     y += l * k
-    k -> len(cols)
-    l -> len(rows)
-    n -> len(cols)
-    m -> len(rows)
+    l, k -> len(rows), len(cols)
+    m, n -> len(rows), len(cols)
   }
   fn g(rows: i32[], cols: i32[]) {
-    m: i32 <- len(rows)
-    n: i32 <- len(cols)
-    n -> 5
-    m -> 7
+    m, n <- len(rows), len(cols)
+    m, n -> 7, 5
   }`, (m) => {
   const r = new Int32Array(2), c = new Int32Array(4)
   expect(m.f!(0, r, c)[0]).toBe(16)
@@ -264,14 +252,12 @@ port('xor of logical expressions', ALL, `
   expect(m.f!.inverse(true)).toEqual([false])
 })
 
-// "broadcast": a .+= b, then out .+= a .* b, as loops
-port('elementwise updates as loops', ALL, `
-  fn test1(a: f64[], b: f64[]) { for i in 0..len(a) { a[i] += b[i] } }
+// "broadcast": a .+= b, then out .+= a .* b (new form: elementwise statements x[..])
+port('elementwise updates', ALL, `
+  fn test1(a: f64[], b: f64[]) { a[..] += b[..] }
   fn test2(a: f64[], b: f64[], out: f64[]) {
-    for i in 0..len(a) {
-      a[i] += b[i]
-      out[i] += a[i] * b[i]
-    }
+    a[..] += b[..]
+    out[..] += a[..] * b[..]
   }`, (m) => {
   const x = Float64Array.of(3, 1), y = Float64Array.of(4, 2)
   m.test1!(x, y)
@@ -286,7 +272,7 @@ port('elementwise updates as loops', ALL, `
   expect(Array.from(x)).toEqual([3, 1])
 })
 
-// "broadcast arr": functions of several arrays mapped elementwise (f1: negation through an ancilla; f4)
+// "broadcast arr": functions mapped elementwise (f1: negation through an ancilla; f4), new form f(x[..])
 port('elementwise functions through an ancilla', ALL, `
   fn f1(x: f64) {
     l <- 0.0
@@ -299,8 +285,8 @@ port('elementwise functions through an ancilla', ALL, `
     x += y + z
     a += y + x
   }
-  fn map1(x: f64[]) { for i in 0..len(x) { f1(x[i]) } }
-  fn map4(x: f64[], y: f64[], z: f64[], a: f64[]) { for i in 0..len(x) { f4(x[i], y[i], z[i], a[i]) } }`, (m) => {
+  fn map1(x: f64[]) { f1(x[..]) }
+  fn map4(x: f64[], y: f64[], z: f64[], a: f64[]) { f4(x[..], y[..], z[..], a[..]) }`, (m) => {
   const a = Float64Array.of(0.3, -1.2, 2.5), b = Float64Array.of(1, 2, 3), c = Float64Array.of(-0.5, 0.25, 4), d = Float64Array.of(7, 8, 9)
   const aa = a.slice()
   m.map1!(aa)
@@ -317,4 +303,28 @@ port('elementwise functions through an ancilla', ALL, `
 port('nested calls of constants in an expression', ALL, `
   fn f(x: f64, y: f64) { x += sin(exp(0.4)) + y }`, (m) => {
   expect(m.f!(0, 1)[0]).toBe(Math.sin(Math.exp(0.4)) + 1)
+})
+
+// a literal passed for a written parameter is an implicit ancilla (allocated, passed, freed against it)
+port('a literal for a written parameter', ALL, `
+  fn g(o: f64, a: f64) {
+    a += 1.0
+    o += a * 2.0
+    a -= 1.0
+  }
+  fn f(o: f64) { g(o, 2.0) }`, (m) => {
+  expect(m.f!(1)).toEqual([7])
+  expect(m.f!.inverse(7)).toEqual([1])
+})
+
+// integer literals take their type from use: k <- 0 then k += n and x[k] make k an i32
+port('an ancilla typed by its use', ALL, `
+  fn f(y: f64, x: f64[], n: i32) {
+    k <- 0
+    k += n
+    y += x[k] * k
+    k -= n
+    k -> 0
+  }`, (m) => {
+  expect(m.f!(0, Float64Array.of(1, 2, 3), 2)[0]).toBe(6)
 })
