@@ -96,10 +96,11 @@ export function dualHostPartials(
       return call(name, ...args.map(clone))
     }
     const pullback = (...v: unknown[]): number => {
-      const s = v[0] as number, g = v[n + 1] as Float64Array
+      // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
+      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
       if (s === 0) return 0
       const gk = info.gradientAt(asArgs(v.slice(1, n + 1)))[k] as Float64Array
-      for (let i = 0; i < g.length; i++) g[i] += s * gk[i]!
+      for (let i = 0; i < gk.length; i++) g[i * w + dir] += s * gk[i]!
       return 0
     }
     Object.defineProperty(pullback, PULLBACK, { value: true })
@@ -127,7 +128,7 @@ export function arrayPrimitivePartials(
     throw new TenetStaticError('ad/no-derivative', `the pure primitive \`${spec.name}\` has no derivative: register it with \`partials\` (arrayPrimitive) to differentiate through it`, loc)
   }
   if (!collect) {
-    throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians), not in forward mode (jvp, forward Jacobians, Hessians)`, loc)
+    throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians, vjp), not in forward mode (jvp, forward Jacobians, Hessians)`, loc)
   }
   const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs } as Expr)
   const n = args.length
@@ -136,13 +137,15 @@ export function arrayPrimitivePartials(
       return call(appendHost(hosts, `prim:${spec.name}:partial:${k}`, (...v: unknown[]) => partials(...v)[k] as number), ...args.map(clone))
     }
     const pullback = (...v: unknown[]): number => {
-      const s = v[0] as number, g = v[n + 1] as Float64Array
+      // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
+      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
       if (s === 0) return 0
       const p = partials(...v.slice(1, n + 1))[k] as ArrayLike<number>
-      if (!p || p.length !== g.length) {
-        throw new TenetError('ad/partials', `\`partials\` of \`${spec.name}\` must return, for array argument ${k + 1}, an array of ${g.length} partial derivatives (one per element)`)
+      const len = (v[k + 1] as ArrayLike<number>).length
+      if (!p || p.length !== len) {
+        throw new TenetError('ad/partials', `\`partials\` of \`${spec.name}\` must return, for array argument ${k + 1}, an array of ${len} partial derivatives (one per element)`)
       }
-      for (let i = 0; i < g.length; i++) g[i] += s * p[i]!
+      for (let i = 0; i < len; i++) g[i * w + dir] += s * p[i]!
       return 0
     }
     Object.defineProperty(pullback, PULLBACK, { value: true })

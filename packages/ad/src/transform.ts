@@ -460,9 +460,11 @@ class FunctionAdjoint {
       resolver.collect = outer
     }
     const pullbacks = collect.map((p): Stmt => {
-      if (this.w !== 1) fail('a host function with array arguments is differentiated with one gradient direction per sweep only (no vector-mode adjoint)', at)
       const s = sign > 0 ? p.seed : neg(p.seed)
-      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr] }, ...(at ? { loc: at } : {}) } as Stmt
+      // in vector mode the array gradient holds w directions per element: the pullback adds to g[i·w + k]
+      const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+      const dir = this.w !== 1 ? [int(k), int(this.w)] : []
+      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr, ...dir] }, ...(at ? { loc: at } : {}) } as Stmt
     })
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
