@@ -14,7 +14,7 @@
  * ancillas `c <- complex(0.0, 0.0)` / `c: complex <- 0.0`, and complex arguments of calls.
  * `len(z)` of a complex array counts complex elements. Also `identity`, `sin`, `cos`, `tanh`, `sqrt`
  * (principal root) and `**` with a real or complex exponent (principal branch, exp(w·log z)), and
- * stacks of complex (`s: stack<complex>`: one f64 stack holding re then im of each value; a JS
+ * stacks of complex (`s: stack<complex>`: one f64 stack of the same name holding re then im of each value; a JS
  * array of `{ re, im }` at the host boundary).
  * At the host boundary a complex scalar is `{ re, im }` (a plain number is accepted as real);
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
@@ -80,7 +80,8 @@ class Lowering {
       if (!k) { params.push(p); continue }
       env.set(p.name, k)
       if (k === 'scalar') params.push(loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc), loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc))
-      else params.push(loc({ name: `${p.name}$`, type: { kind: k, elem: 'f64' } }, p.loc))
+      // a stack keeps its name (errors name it as written); an array becomes the interleaved `z$`
+      else params.push(loc({ name: k === 'stack' ? p.name : `${p.name}$`, type: { kind: k, elem: 'f64' } }, p.loc))
     }
     return { ...f, params, body: this.block(f.body, env) }
   }
@@ -308,7 +309,7 @@ class Lowering {
           if (declared !== 'stack') return [s]
           // a stack of complex: one f64 stack holding re, im of each value (im on top)
           env.set(s.name, 'stack')
-          return [{ ...s, name: `${s.name}$`, declared: { kind: 'stack', elem: 'f64' } }]
+          return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
         }
         if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           if (declared !== 'array') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
@@ -333,7 +334,7 @@ class Lowering {
           return [{ ...s, value: this.real(s.value, env) }]
         }
         env.delete(s.name)
-        if (k === 'stack') return [{ ...s, name: `${s.name}$`, declared: { kind: 'stack', elem: 'f64' } }]
+        if (k === 'stack') return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
         if (k === 'array') {
           const z = s.value as Extract<Expr, { kind: 'call' }>
           return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...z, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(z.args[0]!, env))] } }]
@@ -353,7 +354,7 @@ class Lowering {
             const k = this.kindOf(params[i]?.type, params[i]?.loc ?? s.loc)
             if (k === 'array' || k === 'stack') {
               if (a.kind !== 'var' || env.get(a.name) !== k) fail(`argument ${i + 1} of \`${s.callee}\` must be a ${k === 'array' ? `${this.name} array` : `stack of ${this.name}`}, passed by name`, a.loc ?? s.loc)
-              args.push(loc({ kind: 'var', name: `${(a as { name: string }).name}$` }, a.loc))
+              args.push(loc({ kind: 'var', name: k === 'stack' ? (a as { name: string }).name : `${(a as { name: string }).name}$` }, a.loc))
             } else if (k === 'scalar') {
               if (this.isView(a)) {
                 const w = this.view(a, env)
@@ -392,7 +393,7 @@ class Lowering {
         }
         if (!w.pair) fail(`\`${s.stack.name}\` is a stack of ${this.name}, but a real value is moved; move a ${this.name} variable`, s.loc)
         // re below im: push re then im, pop im then re
-        const st = { ...s.stack, name: `${s.stack.name}$` }
+        const st = { ...s.stack }
         const [re, im] = w.pair!
         return s.kind === 'push'
           ? [{ ...s, stack: st, value: re }, { ...s, stack: { ...st }, value: im }]
