@@ -4,7 +4,7 @@
  * supports the program.
  */
 import { describe, expect, it } from 'vitest'
-import { arrayPrimitive, compileAdjoint, createRegistry, det, dot, gradient, hessian, jvp, logsumexp, rev, TenetError } from '../index.js'
+import { arrayPrimitive, compileAdjoint, createRegistry, det, dot, grad, gradient, hessian, jvp, logsumexp, rev, TenetError } from '../index.js'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { template } from '../test-util.js'
 import { ALL, NO_WASM, compileOn, cx, expectComplexClose, expectGradientMatchesFd, fdGradient } from './util.js'
@@ -63,6 +63,16 @@ describe.each(ALL)('host functions and array primitives (%s)', (backend) => {
     const fd = fdGradient(m.f!, [0, A], 0, [0])
     g.forEach((v, k) => expect(Math.abs(v - fd[k]!)).toBeLessThan(1e-7))
     expect(g.some((v) => Math.abs(v) > 1)).toBe(true)
+  })
+
+  it('inside a routine, through the fused gradient programs, with checks on and off', () => {
+    for (const checks of [true, false]) {
+      const m = rev.with({ backend, registry: arrays, checks })`fn f(y: f64, A: f64[], x: f64[]) { routine { t <- 0.0; t += det(A) } y += t * t + logsumexp(x); ~routine }`
+      const g = grad(m.f!, { loss: 0 })(0, Float64Array.of(1, 2, 3, 4), Float64Array.of(0, 1))
+      // 2·det(A)·cofactors, and the softmax of x
+      expect(Array.from(g[1] as Float64Array)).toEqual([-16, 12, 8, -4])
+      expect(Array.from(g[2] as Float64Array)).toEqual([1 / (1 + Math.E), Math.E / (1 + Math.E)].map((v) => expect.closeTo(v, 15)))
+    }
   })
 
   it('an array primitive is reverse mode only: forward mode names it', () => {
