@@ -624,6 +624,14 @@ export interface GradOptions extends LossOptions {
    * rounding of a stable uncompute, about 1e-16 to 1e-12 relative, far below a useless gradient).
    */
   uncomputeTolerance?: number
+  /**
+   * Indices of float arguments held constant (default none): no gradient is computed for them
+   * (null in the result) and nothing is accumulated into them, as for data a loss only reads.
+   * Only arguments that `f` never writes can be constants (others pass their gradients on:
+   * an `ad/argument` error). With constants the gradient runs `f` and then its adjoint (no fused
+   * program, no forward mode).
+   */
+  constants?: number[]
 }
 
 /** The uncompute check of a driver (see \`GradOptions.uncompute\`). */
@@ -639,17 +647,22 @@ interface UncomputeCheck { policy: 'error' | 'warn' | 'off'; tolerance: number }
  */
 export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   optionsOf('grad', options, true)
-  const c = compileAdjoint(f)
+  const constants = options.constants ?? []
+  if (!Array.isArray(constants)) argError(`\`constants\` must be an array of argument indices, got ${typeof constants}`)
+  if (constants.includes(options.loss)) argError(`the loss (argument ${options.loss}) cannot be held constant`)
+  const c = compileAdjoint(f, 1, constants)
   checkLoss(c, options.loss)
+  const held = constants.length > 0
   const mode = options.mode ?? 'auto'
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
-  const forward = mode === 'forward' || (mode === 'auto' && options.fuse !== false) ? compileForwardGradient(f, options.loss) : null
+  if (held && mode === 'forward') argError('`constants` need reverse mode: use mode \'reverse\' or \'auto\'')
+  const forward = !held && (mode === 'forward' || (mode === 'auto' && options.fuse !== false)) ? compileForwardGradient(f, options.loss) : null
   if (mode === 'forward' && !forward) {
     // a function of the right shape whose tangent cannot be built: the tangent's own error says why
     if (hasForwardGradientShape(f, options.loss)) compileTangent(f, 1)
     argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
   }
-  const fused = forward || options.fuse === false ? null : compileFused(f, options.loss)
+  const fused = forward || held || options.fuse === false ? null : compileFused(f, options.loss)
   const policy = options.uncompute ?? 'error'
   if (policy !== 'error' && policy !== 'warn' && policy !== 'off') argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
   const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
@@ -800,11 +813,12 @@ function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | null {
  * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance'>): SurfaceGradient {
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance' | 'constants'>): SurfaceGradient {
   optionsOf('gradient', options, true)
   argsOf('gradient', args)
   const view = surfaceArgs(f, args)
   if (view) {
+    if (options.constants?.length) argError('`constants` are not supported for functions with complex parameters yet')
     const { lossPart: _, ...rest } = options
     return view.fromLowered(onceGradient(f, { ...rest, loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
   }

@@ -64,10 +64,10 @@ export function gradientType(t: Type): Type {
  * The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient);
  * `width` > 1 for the vector-mode adjoint (w scalar parameters per float scalar).
  */
-export function gradientSlots(params: Param[], registry: Registry, width = 1): Array<GradientSlot | null> {
+export function gradientSlots(params: Param[], registry: Registry, width = 1, constants: ReadonlySet<number> = new Set()): Array<GradientSlot | null> {
   let k = params.length
-  return params.map((p) => {
-    if (!hasGradient(p.type, registry)) return null
+  return params.map((p, i) => {
+    if (!hasGradient(p.type, registry) || constants.has(i)) return null
     const slot: GradientSlot = { kind: p.type.kind, index: k, type: gradientType(p.type) }
     k += p.type.kind === 'scalar' ? width : 1
     return slot
@@ -122,6 +122,20 @@ export class AdjointBuilder extends OnDemandTransform {
     return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
   }
 
+  /**
+   * The adjoint of `name` (forward direction, width 1) with the parameters `constants` held
+   * constant: they get no gradient parameter and nothing accumulates into them (a callee that
+   * would receive their gradient gets a scratch one, dropped after the call). They must be
+   * parameters the function never writes (checked by the caller). Named `…$const`, kept with the
+   * helpers; callees (recursion included) use their ordinary adjoints.
+   */
+  withConstants(name: string, constants: ReadonlySet<string>): string {
+    const f = this.program.functions.get(name)!
+    const adj = `${adjointName(name, false, 1)}$const`
+    this.helpers.set(adj, new FunctionAdjoint(this, f, adj, constants).build())
+    return adj
+  }
+
   /** Generates everything queued; returns the adjoint functions and helpers. */
   override build(): FunctionDef[] {
     return [...super.build(), ...this.helpers.values()]
@@ -167,7 +181,11 @@ class FunctionAdjoint {
   /** The directions 0..w−1. */
   private readonly dirs: number[]
 
-  constructor(private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string) {
+  constructor(
+    private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string,
+    /** Parameters held constant (no gradient; see `AdjointBuilder.withConstants`). */
+    private readonly constants: ReadonlySet<string> = new Set(),
+  ) {
     this.registry = builder.registry
     this.w = builder.width
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
@@ -187,7 +205,7 @@ class FunctionAdjoint {
     const slots = gradientSlots(this.f.params, this.registry)
     const gradParams: Param[] = []
     this.f.params.forEach((p, i) => {
-      if (!slots[i]) return
+      if (!slots[i] || this.constants.has(p.name)) return
       if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
       else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
     })
@@ -355,6 +373,7 @@ class FunctionAdjoint {
 
   /** The gradient dataview of a value dataview in direction k. */
   private grad(dv: Dataview | Arg, k = 0): Grad {
+    if (this.constants.size && this.constants.has(rootOf(dv))) fail(`\`${rootOf(dv)}\` is held constant, but its gradient is needed here`, dv.loc)
     switch (dv.kind) {
       case 'var': {
         const ty = (dv as { type?: unknown }).type
@@ -459,7 +478,9 @@ class FunctionAdjoint {
     } finally {
       resolver.collect = outer
     }
-    const pullbacks = collect.map((p): Stmt => {
+    // contributions to parameters held constant are not computed
+    const held = (e: Expr | Dataview) => this.constants.size > 0 && this.constants.has(rootOf(e as Arg))
+    const pullbacks = collect.filter((p) => !held(p.target)).map((p): Stmt => {
       const s = sign > 0 ? p.seed : neg(p.seed)
       // in vector mode the array gradient holds w directions per element: the pullback adds to g[i·w + k]
       const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
@@ -468,6 +489,7 @@ class FunctionAdjoint {
     })
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
+      if (held(t.leaf)) continue
       const key = printExpr(t.leaf)
       const prev = grouped.get(key)
       if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
@@ -577,6 +599,29 @@ class FunctionAdjoint {
         return
       }
       const root = (a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name)
+      if (this.constants.has(root)) {
+        // a parameter held constant: the callee's contribution goes to a scratch gradient, dropped
+        const c = this.fresh('c')
+        if (t.kind === 'scalar' || a.kind !== 'var') {
+          const st = t.kind === 'scalar' ? t.name : (t as { elem: string }).elem
+          for (const _ of dirs) {
+            const cd = this.fresh('c')
+            before.push({ kind: 'alloc', name: cd, declared: { kind: 'scalar', name: gradientScalar(st) }, value: lit(0) } as Stmt)
+            args.push(ref(cd))
+            after.push(this.drop(withType(ref(cd), gradientScalar(st)), true), { kind: 'dealloc', name: cd, value: lit(0) })
+          }
+          return
+        }
+        if (t.kind === 'stack') fail(`the stack \`${root}\` cannot be held constant`, s.loc)
+        const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(root)] })
+        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: { kind: 'call', callee: 'zeros', args: [n()] } } as Stmt)
+        args.push(ref(c))
+        after.push(
+          this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), true, { kind: 'call', callee: 'len', args: [ref(c)] }),
+          { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [n()] } },
+        )
+        return
+      }
       const repeated = seen.has(root) && !written[i]
       seen.add(root)
       if (t.kind !== 'scalar') {
