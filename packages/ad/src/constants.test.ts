@@ -42,6 +42,14 @@ describe.each(['cpu', 'interpreter'] as const)('arguments held constant (%s)', (
     expect(r).toEqual([1, 12, null, null])
   })
 
+  it('the plan says why the two-sweep program runs (constants; stack parameters)', () => {
+    const plan = grad(m.fit!, { loss: 0, constants: [2] }).plan
+    expect(plan.program).toBe('two-sweep')
+    expect(plan.toString()).toMatch(/held constant/)
+    const s = rev`fn f(out: f64, x: f64, st: stack<f64>) { out += x * x; push(st, x) }`
+    expect(grad(s.f!, { loss: 0, mode: 'reverse' }).plan.toString()).toMatch(/stack parameter/)
+  })
+
   it('only arguments the function only reads; never the loss', () => {
     expect(() => gradient(m.writes!, [0, 1, 2], { loss: 0, constants: [2] })).toThrow(/written by `writes`, so it cannot be held constant/)
     expect(() => gradient(m.fit!, [0, x, data, 1], { loss: 0, constants: [0] })).toThrow(/loss .* cannot be held constant/)

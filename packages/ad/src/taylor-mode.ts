@@ -6,9 +6,9 @@
  */
 import type { FunctionDef, Param } from '@tenet/ir'
 import type { TenetFunction, TenetFunctionInfo } from '@tenet/reversible'
-import { argError, type Gradient } from './api.js'
+import { argError, type Gradient } from './arguments.js'
 import { compileGenerated, compileTangent, infoOf } from './compile.js'
-import type { Direction } from './forward.js'
+import type { Direction } from './jvp.js'
 import { TaylorBuilder, taylorSlots, type TaylorSlot } from './taylor.js'
 import { argsOf, indexList, optionsOf } from './options.js'
 

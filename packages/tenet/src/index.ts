@@ -24,6 +24,7 @@ export {
   type Gradient, type GradientFunction, type LossOptions, type GradOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
+export type { GradientPlan, GradientProgramKind, PlanStep } from '@tenet/ad'
 // higher orders and learning without gradients (seed 002): Taylor mode, the second-order adjoint, learn by consistency
 export {
   taylor, compileTaylor, nestedTangentDerivative, compileNestedTangent, secondOrderAdjoint, hessianReverseOverForward, learnByConsistency,
