@@ -15,8 +15,12 @@ describe.each(['cpu', 'interpreter'] as const)('array arguments in vector-mode a
   const want = [4 + 4, -3 + 4, -2, 1, 2, 4, 6, 8]
 
   it('a reverse Jacobian of two outputs in one sweep (width 2) adds each direction into its own slots', () => {
-    expect(Array.from(jacobian(m.f!, [0, 0, A], { outputs: [0, 1], inputs: [2], mode: 'reverse', width: 2 }))).toEqual(want)
-    expect(Array.from(jacobian(m.f!, [0, 0, A], { outputs: [0, 1], inputs: [2], mode: 'reverse', width: 1 }))).toEqual(want)
+    expect(Array.from(jacobian(m.f!, [0, 0, A], { outputs: [0, 1], inputs: [2], mode: 'reverse', width: 2 }))).toEqual(
+      want,
+    )
+    expect(Array.from(jacobian(m.f!, [0, 0, A], { outputs: [0, 1], inputs: [2], mode: 'reverse', width: 1 }))).toEqual(
+      want,
+    )
   })
 
   it('agrees with the gradients of each output', () => {

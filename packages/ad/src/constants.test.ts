@@ -19,7 +19,8 @@ describe.each(['cpu', 'interpreter'] as const)('arguments held constant (%s)', (
       }
     }
     fn writes(out: f64, x: f64, c: f64) { c += x; out += c * c; c -= x }`
-  const x = Float64Array.of(0.5, -1, 2), data = Float64Array.of(1, 0.25, -0.5)
+  const x = Float64Array.of(0.5, -1, 2),
+    data = Float64Array.of(1, 0.25, -0.5)
 
   it('no gradient for them, the same gradients for the others (updates, calls, whole arrays)', () => {
     const all = gradient(m.fit!, [0, x, data, 1.5], { loss: 0 })
@@ -51,8 +52,12 @@ describe.each(['cpu', 'interpreter'] as const)('arguments held constant (%s)', (
   })
 
   it('only arguments the function only reads; never the loss', () => {
-    expect(() => gradient(m.writes!, [0, 1, 2], { loss: 0, constants: [2] })).toThrow(/written by `writes`, so it cannot be held constant/)
-    expect(() => gradient(m.fit!, [0, x, data, 1], { loss: 0, constants: [0] })).toThrow(/loss .* cannot be held constant/)
+    expect(() => gradient(m.writes!, [0, 1, 2], { loss: 0, constants: [2] })).toThrow(
+      /written by `writes`, so it cannot be held constant/,
+    )
+    expect(() => gradient(m.fit!, [0, x, data, 1], { loss: 0, constants: [0] })).toThrow(
+      /loss .* cannot be held constant/,
+    )
     expect(() => gradient(m.rec!, [0, 2, 3, 4], { loss: 0, constants: [3] })).toThrow(/not a float scalar or array/)
     expect(() => gradient(m.rot!, [1, 2, 0.7], { loss: 0, constants: [2], mode: 'forward' })).toThrow(/reverse mode/)
   })

@@ -9,7 +9,9 @@ import type { PurePrimitiveSpec } from './plugin.js'
 export type ArgKind = 'scalar' | 'array'
 
 /** The host value of each argument kind: a Float64Array for an array, a number for a scalar. */
-export type ArgValues<K extends readonly ArgKind[]> = { -readonly [I in keyof K]: K[I] extends 'array' ? Float64Array : number }
+export type ArgValues<K extends readonly ArgKind[]> = {
+  -readonly [I in keyof K]: K[I] extends 'array' ? Float64Array : number
+}
 
 /** The definition of an array primitive (see `arrayPrimitive`). */
 export interface ArrayPrimitiveDef<K extends readonly ArgKind[]> {

@@ -4,7 +4,11 @@ import { TenetError } from '../errors.js'
 /** The order n of a square matrix stored row-major in an array of n² elements. */
 function order(A: Float64Array): number {
   const n = Math.round(Math.sqrt(A.length))
-  if (n * n !== A.length) throw new TenetError('runtime/length', `\`det\` needs a square matrix (n² elements, row-major), got ${A.length} elements`)
+  if (n * n !== A.length)
+    throw new TenetError(
+      'runtime/length',
+      `\`det\` needs a square matrix (n² elements, row-major), got ${A.length} elements`,
+    )
   return n
 }
 
@@ -17,7 +21,11 @@ function determinant(A: Float64Array, n: number): number {
     for (let r = c + 1; r < n; r++) if (Math.abs(a[r * n + c]!) > Math.abs(a[p * n + c]!)) p = r
     if (a[p * n + c] === 0) return 0
     if (p !== c) {
-      for (let j = 0; j < n; j++) { const t = a[c * n + j]!; a[c * n + j] = a[p * n + j]!; a[p * n + j] = t }
+      for (let j = 0; j < n; j++) {
+        const t = a[c * n + j]!
+        a[c * n + j] = a[p * n + j]!
+        a[p * n + j] = t
+      }
       d = -d
     }
     const pivot = a[c * n + c]!
@@ -33,7 +41,10 @@ function determinant(A: Float64Array, n: number): number {
 /** The cofactor matrix of `A` (∂det/∂Aᵢⱼ = Cᵢⱼ), from the (n−1)×(n−1) minors: also right where A is singular. */
 function cofactors(A: Float64Array, n: number): Float64Array {
   const C = new Float64Array(n * n)
-  if (n === 1) { C[0] = 1; return C }
+  if (n === 1) {
+    C[0] = 1
+    return C
+  }
   const m = new Float64Array((n - 1) * (n - 1))
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {

@@ -11,7 +11,8 @@ export const dot = arrayPrimitive({
   args: ['array', 'array'],
   description: 'the dot product of two f64 arrays of one length',
   evaluate: (x, y) => {
-    if (x.length !== y.length) throw new TenetError('runtime/length', `\`dot\` needs two arrays of one length, got ${x.length} and ${y.length}`)
+    if (x.length !== y.length)
+      throw new TenetError('runtime/length', `\`dot\` needs two arrays of one length, got ${x.length} and ${y.length}`)
     let s = 0
     for (let i = 0; i < x.length; i++) s += x[i]! * y[i]!
     return s

@@ -21,6 +21,18 @@ export const gaussian_log: PurePrimitiveSpec = {
   evaluate: gaussianLog,
   partials: (x) => [1 / (1 + Math.exp(-x))],
   // as an expression, so that second derivatives (Hessians, forward over reverse) see through it
-  partialExprs: ([x]) => [{ kind: 'binary', op: '/', left: f(1), right: { kind: 'binary', op: '+', left: f(1), right: { kind: 'call', callee: 'exp', args: [{ kind: 'unary', op: '-', arg: x! }] } } }],
+  partialExprs: ([x]) => [
+    {
+      kind: 'binary',
+      op: '/',
+      left: f(1),
+      right: {
+        kind: 'binary',
+        op: '+',
+        left: f(1),
+        right: { kind: 'call', callee: 'exp', args: [{ kind: 'unary', op: '-', arg: x! }] },
+      },
+    },
+  ],
   emit: { wgsl: (x) => `select(log(1.0 + exp(${x})), (${x}) + log(1.0 + exp(-(${x}))), (${x}) > 0.0)` },
 }

@@ -9,7 +9,8 @@ export function floatOrI32(name: string): (types: ScalarTypeName[]) => ScalarTyp
   return (types) => {
     const t0 = types[0] ?? 'f64'
     if (t0 === 'bool') return `error: \`${name}\` takes numbers, not bool`
-    for (const t of types) if (t !== t0) return `error: the arguments of \`${name}\` must have one type, not ${t0} and ${t}`
+    for (const t of types)
+      if (t !== t0) return `error: the arguments of \`${name}\` must have one type, not ${t0} and ${t}`
     return t0
   }
 }

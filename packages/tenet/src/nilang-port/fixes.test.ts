@@ -4,12 +4,29 @@
  * supports the program.
  */
 import { describe, expect, it } from 'vitest'
-import { arrayPrimitive, compileAdjoint, createRegistry, det, dot, grad, gradient, hessian, jvp, logsumexp, rev, TenetError } from '../index.js'
+import {
+  arrayPrimitive,
+  compileAdjoint,
+  createRegistry,
+  det,
+  dot,
+  grad,
+  gradient,
+  hessian,
+  jvp,
+  logsumexp,
+  rev,
+  TenetError,
+} from '../index.js'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { template } from '../test-util.js'
 import { ALL, NO_WASM, compileOn, cx, expectComplexClose, expectGradientMatchesFd, fdGradient } from './util.js'
 
-const arrays = createRegistry().registerBackend(wasmBackend).registerPrimitive(det).registerPrimitive(dot).registerPrimitive(logsumexp)
+const arrays = createRegistry()
+  .registerBackend(wasmBackend)
+  .registerPrimitive(det)
+  .registerPrimitive(dot)
+  .registerPrimitive(logsumexp)
 const withArrays = (backend: string, source: string) => rev.with({ backend, registry: arrays })(template(source))
 
 /** det of a row-major n×n matrix by Laplace expansion (the reference; not the primitive's LU). */
@@ -30,7 +47,14 @@ describe.each(ALL)('host functions and array primitives (%s)', (backend) => {
     const arr = rev.with({ backend, registry: arrays })`fn f(out: f64, A: f64[]) { out += ${det2}(A) }`
     const sca = rev.with({ backend, registry: arrays })`fn f(out: f64, x: f64) { out += ${Math.sin}(x) }`
     expect(arr.f!(0, Float64Array.of(1, 2, 3, 4))[0]).toBe(-2) // the forward run is fine
-    const errorOf = (fn: () => unknown) => { try { fn(); return undefined } catch (e) { return e as TenetError } }
+    const errorOf = (fn: () => unknown) => {
+      try {
+        fn()
+        return undefined
+      } catch (e) {
+        return e as TenetError
+      }
+    }
     const ea = errorOf(() => gradient(arr.f!, [0, Float64Array.of(1, 2, 3, 4)], { loss: 0 }))
     const es = errorOf(() => gradient(sca.f!, [0, 1], { loss: 0 }))
     expect(ea?.code).toBe('ad/no-derivative')
@@ -39,11 +63,16 @@ describe.each(ALL)('host functions and array primitives (%s)', (backend) => {
   })
 
   it('det, dot and logsumexp take arrays: values and gradients (closed forms and finite differences)', () => {
-    const m = withArrays(backend, `
+    const m = withArrays(
+      backend,
+      `
       fn f(out: f64, A: f64[], x: f64[], s: f64) {
         out += det(A) * s + dot(x, x) - logsumexp(x)
-      }`)
-    const A = Float64Array.of(2, -1, 0.5, 0.3, 1.7, -0.2, 1.1, 0.4, 0.9), x = Float64Array.of(0.3, -1.2, 2.1), s = 1.5
+      }`,
+    )
+    const A = Float64Array.of(2, -1, 0.5, 0.3, 1.7, -0.2, 1.1, 0.4, 0.9),
+      x = Float64Array.of(0.3, -1.2, 2.1),
+      s = 1.5
     const lse = Math.log(Math.exp(0.3) + Math.exp(-1.2) + Math.exp(2.1))
     const [out] = m.f!(0, A, x, s) as number[]
     expect(out).toBeCloseTo(laplace(A, 3) * s + (0.09 + 1.44 + 4.41) - lse, 12)
@@ -67,26 +96,38 @@ describe.each(ALL)('host functions and array primitives (%s)', (backend) => {
 
   it('inside a routine, through the fused gradient programs, with checks on and off', () => {
     for (const checks of [true, false]) {
-      const m = rev.with({ backend, registry: arrays, checks })`fn f(y: f64, A: f64[], x: f64[]) { routine { t <- 0.0; t += det(A) } y += t * t + logsumexp(x); ~routine }`
+      const m = rev.with({
+        backend,
+        registry: arrays,
+        checks,
+      })`fn f(y: f64, A: f64[], x: f64[]) { routine { t <- 0.0; t += det(A) } y += t * t + logsumexp(x); ~routine }`
       const g = grad(m.f!, { loss: 0 })(0, Float64Array.of(1, 2, 3, 4), Float64Array.of(0, 1))
       // 2·det(A)·cofactors, and the softmax of x
       expect(Array.from(g[1] as Float64Array)).toEqual([-16, 12, 8, -4])
-      expect(Array.from(g[2] as Float64Array)).toEqual([1 / (1 + Math.E), Math.E / (1 + Math.E)].map((v) => expect.closeTo(v, 15)))
+      expect(Array.from(g[2] as Float64Array)).toEqual(
+        [1 / (1 + Math.E), Math.E / (1 + Math.E)].map((v) => expect.closeTo(v, 15)),
+      )
     }
   })
 
   it('an array primitive is reverse mode only: forward mode names it', () => {
     const m = withArrays(backend, 'fn f(out: f64, x: f64[]) { out += logsumexp(x) }')
-    expect(() => jvp(m.f!, [0, Float64Array.of(1, 2)], { v: [0, Float64Array.of(1, 0)] })).toThrow(/`logsumexp` takes an array: its derivative is taken in reverse mode only/)
+    expect(() => jvp(m.f!, [0, Float64Array.of(1, 2)], { v: [0, Float64Array.of(1, 0)] })).toThrow(
+      /`logsumexp` takes an array: its derivative is taken in reverse mode only/,
+    )
   })
 })
 
 describe('array primitives: definitions and static errors', () => {
   it('arrayPrimitive types the arguments; the registry checks argKinds; the checker wants an f64[] by name', () => {
     const norm1 = arrayPrimitive({
-      name: 'norm1', args: ['array', 'scalar'],
+      name: 'norm1',
+      args: ['array', 'scalar'],
       evaluate: (v, p) => v.reduce((s, x) => s + Math.abs(x) ** p, 0),
-      partials: (v, p) => [v.map((x) => p * Math.abs(x) ** (p - 1) * Math.sign(x)), v.reduce((s, x) => s + (x === 0 ? 0 : Math.abs(x) ** p * Math.log(Math.abs(x))), 0)],
+      partials: (v, p) => [
+        v.map((x) => p * Math.abs(x) ** (p - 1) * Math.sign(x)),
+        v.reduce((s, x) => s + (x === 0 ? 0 : Math.abs(x) ** p * Math.log(Math.abs(x))), 0),
+      ],
     })
     const r = createRegistry().registerPrimitive(norm1)
     const m = rev.with({ registry: r })`fn f(out: f64, v: f64[], p: f64) { out += norm1(v, p) }`
@@ -94,30 +135,48 @@ describe('array primitives: definitions and static errors', () => {
     expect(m.f!(0, v, 3)[0]).toBeCloseTo(3.375 + 0.125 + 8, 12)
     expectGradientMatchesFd(m.f!, [0, v, 3], 0)
     expect(() => createRegistry().registerPrimitive({ ...norm1, name: 'bad', argKinds: ['array'] })).toThrow(/argKinds/)
-    expect(() => rev.with({ registry: r })`fn f(out: f64, v: f64[]) { out += norm1(v[0], 2.0) }`).toThrow(/argument 1 of `norm1` is an array: pass an f64\[\] variable by name/)
-    expect(() => rev.with({ registry: r })`fn f(out: f64, v: i32[]) { out += norm1(v, 2.0) }`).toThrow(/must be an f64\[\] array, not i32\[\]/)
-    const wrong = arrayPrimitive({ name: 'wrong', args: ['array'], evaluate: (v) => v[0]!, partials: () => [new Float64Array(1)] })
-    const w = rev.with({ registry: createRegistry().registerPrimitive(wrong) })`fn f(out: f64, v: f64[]) { out += wrong(v) }`
-    expect(() => gradient(w.f!, [0, Float64Array.of(1, 2)], { loss: 0 })).toThrow(/`partials` of `wrong` must return, for array argument 1, an array of 2/)
+    expect(() => rev.with({ registry: r })`fn f(out: f64, v: f64[]) { out += norm1(v[0], 2.0) }`).toThrow(
+      /argument 1 of `norm1` is an array: pass an f64\[\] variable by name/,
+    )
+    expect(() => rev.with({ registry: r })`fn f(out: f64, v: i32[]) { out += norm1(v, 2.0) }`).toThrow(
+      /must be an f64\[\] array, not i32\[\]/,
+    )
+    const wrong = arrayPrimitive({
+      name: 'wrong',
+      args: ['array'],
+      evaluate: (v) => v[0]!,
+      partials: () => [new Float64Array(1)],
+    })
+    const w = rev.with({
+      registry: createRegistry().registerPrimitive(wrong),
+    })`fn f(out: f64, v: f64[]) { out += wrong(v) }`
+    expect(() => gradient(w.f!, [0, Float64Array.of(1, 2)], { loss: 0 })).toThrow(
+      /`partials` of `wrong` must return, for array argument 1, an array of 2/,
+    )
   })
 })
 
 describe.each(NO_WASM)('AD over a push onto a stack parameter (%s)', (backend) => {
   it("NiLang's `mean` that pushes its accumulator: the loss reads the pushed value", () => {
-    const m = compileOn(backend, `
+    const m = compileOn(
+      backend,
+      `
       fn mean(out: f64, x: f64[], st: stack<f64>) {
         anc <- 0.0
         for i in 0..len(x) { anc += x[i] }
         out += anc / len(x)
         push(st, anc)
         anc -> 0.0
-      }`)
+      }`,
+    )
     const x = Float64Array.of(1, 2, 3, 4)
     expect(m.mean!(0, x, [])).toEqual([2.5, x, [10]])
     const g = gradient(m.mean!, [0, x, []], { loss: 0 })
     expect(Array.from(g[1] as Float64Array)).toEqual([0.25, 0.25, 0.25, 0.25])
     // a stack that already holds values, and a pop of the pushed value inside the function
-    const p = compileOn(backend, `
+    const p = compileOn(
+      backend,
+      `
       fn f(out: f64, x: f64, st: stack<f64>) {
         y <- 0.0
         y += x * x
@@ -128,7 +187,8 @@ describe.each(NO_WASM)('AD over a push onto a stack parameter (%s)', (backend) =
         out += z * 3.0
         push(st, z)
         z -> 0.0
-      }`)
+      }`,
+    )
     expect(gradient(p.f!, [0, 1.5, [7]], { loss: 0 })[1]).toBeCloseTo(9, 14)
   })
 })
@@ -136,13 +196,21 @@ describe.each(NO_WASM)('AD over a push onto a stack parameter (%s)', (backend) =
 describe.each(ALL)('deallocating a float array ancilla uses the scalar tolerance (%s)', (backend) => {
   it("NiLang's QR residue (5.6e-17) passes; 1e-6 fails; i32 arrays stay exact", () => {
     for (const T of ['f64', 'f32']) {
-      const src = (r: string) => `fn f(x: ${T}) { a: ${T}[] <- zeros(2); a[1] += x * ${T}(0.1); a[1] -= x * ${T}(0.1) + ${T}(${r}); a -> zeros(2) }`
+      const src = (r: string) =>
+        `fn f(x: ${T}) { a: ${T}[] <- zeros(2); a[1] += x * ${T}(0.1); a[1] -= x * ${T}(0.1) + ${T}(${r}); a -> zeros(2) }`
       expect(compileOn(backend, src('5.6e-17')).f!(3)).toEqual([3])
       expect(() => compileOn(backend, src('1e-6')).f!(3)).toThrow(/cannot deallocate `a`/)
       // the scalar rule, for comparison
-      expect(compileOn(backend, `fn f(x: ${T}) { a: ${T} <- 0.0; a += x * ${T}(0.1); a -= x * ${T}(0.1) + ${T}(5.6e-17); a -> 0.0 }`).f!(3)).toEqual([3])
+      expect(
+        compileOn(
+          backend,
+          `fn f(x: ${T}) { a: ${T} <- 0.0; a += x * ${T}(0.1); a -= x * ${T}(0.1) + ${T}(5.6e-17); a -> 0.0 }`,
+        ).f!(3),
+      ).toEqual([3])
     }
-    expect(() => compileOn(backend, 'fn f(k: i32) { a: i32[] <- zeros(2); a[0] += k; a -> zeros(2) }').f!(1)).toThrow(/cannot deallocate `a`/)
+    expect(() => compileOn(backend, 'fn f(k: i32) { a: i32[] <- zeros(2); a[0] += k; a -> zeros(2) }').f!(1)).toThrow(
+      /cannot deallocate `a`/,
+    )
   })
 })
 
@@ -167,10 +235,15 @@ describe.each(ALL)('new instructions (%s)', (backend) => {
     const f = compileOn(backend, 'fn f(y: f64, x: f64) { y += sign(x) * 2.0 + x }')
     expect([-3, 0, 2].map((x) => f.f!(0, x)[0])).toEqual([-5, 0, 4])
     expect(gradient(f.f!, [0, -3], { loss: 0 })[1]).toBe(1) // sign contributes nothing
-    const m = compileOn(backend, 'fn f(y: i32, a: i32, b: i32) { y += max(a, b) * 100 + min(a, 3) * 10 + abs(a) + sign(b) * 1000 }')
+    const m = compileOn(
+      backend,
+      'fn f(y: i32, a: i32, b: i32) { y += max(a, b) * 100 + min(a, 3) * 10 + abs(a) + sign(b) * 1000 }',
+    )
     expect(m.f!(0, -4, 2)).toEqual([2 * 100 - 40 + 4 + 1000, -4, 2])
     expect(m.f!.inverse(1164, -4, 2)).toEqual([0, -4, 2])
-    expect(() => compileOn(backend, 'fn f(y: i32, a: i32, b: f64) { y += max(a, b) }')).toThrow(/arguments of `max` must have one type, not i32 and f64/)
+    expect(() => compileOn(backend, 'fn f(y: i32, a: i32, b: f64) { y += max(a, b) }')).toThrow(
+      /arguments of `max` must have one type, not i32 and f64/,
+    )
   })
 
   it('INC and DEC on f64 are differentiable (derivative 1), in reverse and forward mode', () => {
@@ -182,7 +255,8 @@ describe.each(ALL)('new instructions (%s)', (backend) => {
   })
 
   it('a ulog field read inside a differentiated expression: x.log has derivative 1/x', () => {
-    if (backend === 'wasm') return expect(() => compileOn(backend, 'fn f(y: f64, x: ulog) { y += x.log * 2.0 }')).toThrow(TenetError)
+    if (backend === 'wasm')
+      return expect(() => compileOn(backend, 'fn f(y: f64, x: ulog) { y += x.log * 2.0 }')).toThrow(TenetError)
     const m = compileOn(backend, 'fn f(y: f64, x: ulog) { y += x.log * 2.0 + f64(x) }')
     expect(m.f!(0, 3)[0]).toBeCloseTo(2 * Math.log(3) + 3, 10)
     expect(gradient(m.f!, [0, 3], { loss: 0 })[1]).toBeCloseTo(2 / 3 + 1, 10)
@@ -199,9 +273,12 @@ describe.each(ALL)('new instructions (%s)', (backend) => {
 })
 
 describe.each(ALL)('complex instructions (%s)', (backend) => {
-  const z = cx.of(0.7, -0.4), w = cx.of(0.3, 0.2)
+  const z = cx.of(0.7, -0.4),
+    w = cx.of(0.3, 0.2)
   it('identity, sin, cos, tanh, sqrt and ** against a plain-TS reference', () => {
-    const m = compileOn(backend, `
+    const m = compileOn(
+      backend,
+      `
       fn f(a: complex, b: complex, c: complex, d: complex, e: complex, g: complex, h: complex, k: complex, x: complex, w: complex) {
         a += identity(x)
         b += sin(x)
@@ -211,7 +288,8 @@ describe.each(ALL)('complex instructions (%s)', (backend) => {
         g += x ** w
         h += x ** 1.5
         k += x ** 3
-      }`)
+      }`,
+    )
     const zero = cx.of(0)
     const r = m.f!(zero, zero, zero, zero, zero, zero, zero, zero, z, w) as unknown[]
     expectComplexClose(r[0], z)
@@ -233,15 +311,28 @@ describe.each(ALL)('complex instructions (%s)', (backend) => {
   })
 
   it('their gradients match finite differences', () => {
-    for (const e of ['identity(x)', 'sin(x)', 'cos(x)', 'tanh(x)', 'sqrt(x)', 'x ** w', 'x ** 1.5', 'x ** 2', 'w ** x']) {
-      const m = compileOn(backend, `
+    for (const e of [
+      'identity(x)',
+      'sin(x)',
+      'cos(x)',
+      'tanh(x)',
+      'sqrt(x)',
+      'x ** w',
+      'x ** 1.5',
+      'x ** 2',
+      'w ** x',
+    ]) {
+      const m = compileOn(
+        backend,
+        `
         fn f(l: f64, x: complex, w: complex) {
           y: complex <- complex(0.0, 0.0)
           y += ${e}
           l += 0.8 * y.re - 1.3 * y.im
           y -= ${e}
           y -> complex(0.0, 0.0)
-        }`)
+        }`,
+      )
       expectGradientMatchesFd(m.f!, [0, z, w], 0)
     }
   })
@@ -249,18 +340,23 @@ describe.each(ALL)('complex instructions (%s)', (backend) => {
 
 describe.each(NO_WASM)('stacks of complex (%s)', (backend) => {
   it('push and pop move both parts; a JS array of { re, im } at the host boundary; inverse', () => {
-    const m = compileOn(backend, `
+    const m = compileOn(
+      backend,
+      `
       fn f(x: complex, y: complex, st: stack<complex>) {
         push(st, x)
         t: stack<complex> <- []
         push(t, y)
         pop(t, x)
         t -> []
-      }`)
+      }`,
+    )
     const r = m.f!(cx.of(1, 2), cx.of(3, -4), [cx.of(5, 6)])
     expect(r).toEqual([cx.of(3, -4), cx.of(0, 0), [cx.of(5, 6), cx.of(1, 2)]])
     expect(m.f!.inverse(...r)).toEqual([cx.of(1, 2), cx.of(3, -4), [cx.of(5, 6)]])
-    expect(() => compileOn(backend, 'fn f(x: f64, st: stack<complex>) { push(st, x) }')).toThrow(/is a stack of complex, but a real value is moved/)
+    expect(() => compileOn(backend, 'fn f(x: f64, st: stack<complex>) { push(st, x) }')).toThrow(
+      /is a stack of complex, but a real value is moved/,
+    )
     expect(() => m.f!(cx.of(0), cx.of(0), [{ re: 1 }])).toThrow(/must hold \{ re: number, im: number \} values/)
   })
 })

@@ -19,7 +19,8 @@ export type BackendName = (typeof ALL)[number]
 export const registry = createRegistry().registerBackend(wasmBackend)
 
 /** The `rev` tag on `backend`. */
-export const on = (backend: BackendName, options: { checks?: boolean } = {}): Rev => rev.with({ backend, registry, ...options })
+export const on = (backend: BackendName, options: { checks?: boolean } = {}): Rev =>
+  rev.with({ backend, registry, ...options })
 
 /** Compiles `source` on `backend` (as `` on(backend)`source` ``). */
 export const compileOn = (backend: BackendName, source: string, options: { checks?: boolean } = {}): TenetModule =>
@@ -29,7 +30,15 @@ type Arg = number | Float64Array | { re: number; im: number } | unknown[]
 
 /** A deep copy of arguments (typed arrays, complex values and stacks). */
 export function copyArgs(args: readonly Arg[]): Arg[] {
-  return args.map((a) => (a instanceof Float64Array ? a.slice() : Array.isArray(a) ? structuredClone(a) : typeof a === 'object' ? { ...a } : a))
+  return args.map((a) =>
+    a instanceof Float64Array
+      ? a.slice()
+      : Array.isArray(a)
+        ? structuredClone(a)
+        : typeof a === 'object'
+          ? { ...a }
+          : a,
+  )
 }
 
 /** The float inputs of `args` as one vector (scalars, array elements, complex parts), and the way back. */
@@ -46,7 +55,11 @@ function flatten(args: readonly Arg[], skip: ReadonlySet<number>): { x: number[]
     return args.map((a, i) => {
       if (skip.has(i) || Array.isArray(a)) return Array.isArray(a) ? structuredClone(a) : a
       if (typeof a === 'number') return v[k++]!
-      if (a instanceof Float64Array) { const b = Float64Array.from(v.slice(k, k + a.length)); k += a.length; return b }
+      if (a instanceof Float64Array) {
+        const b = Float64Array.from(v.slice(k, k + a.length))
+        k += a.length
+        return b
+      }
       const z = { re: v[k]!, im: v[k + 1]! }
       k += 2
       return z
@@ -66,13 +79,24 @@ function lossOf(r: unknown[], loss: number): number {
  * array elements, complex parts, in order), by forward runs of `f` itself; `skip` lists
  * arguments held constant (integers, the loss).
  */
-export function fdGradient(f: (...a: unknown[]) => unknown[], args: readonly Arg[], loss: number, skip: readonly number[] = [], h?: number): number[] {
+export function fdGradient(
+  f: (...a: unknown[]) => unknown[],
+  args: readonly Arg[],
+  loss: number,
+  skip: readonly number[] = [],
+  h?: number,
+): number[] {
   const { x, rebuild } = flatten(args, new Set(skip))
   return finiteDifference((v) => lossOf(f(...rebuild(v)), loss), x, h)
 }
 
 /** The reverse-mode gradient of `f` flattened like `fdGradient` (constants skipped). */
-export function adGradient(f: (...a: unknown[]) => unknown[], args: readonly Arg[], loss: number, skip: readonly number[] = []): number[] {
+export function adGradient(
+  f: (...a: unknown[]) => unknown[],
+  args: readonly Arg[],
+  loss: number,
+  skip: readonly number[] = [],
+): number[] {
   const g = gradient(f as never, copyArgs(args), { loss })
   const out: number[] = []
   g.forEach((v, i) => {
@@ -89,11 +113,21 @@ export function adGradient(f: (...a: unknown[]) => unknown[], args: readonly Arg
  * Checks the reverse-mode gradient of result `loss` against central differences, elementwise
  * within `tol` (absolute for small values, relative for large ones).
  */
-export function expectGradientMatchesFd(f: (...a: unknown[]) => unknown[], args: readonly Arg[], loss: number, skip: readonly number[] = [], tol = 1e-6): number[] {
+export function expectGradientMatchesFd(
+  f: (...a: unknown[]) => unknown[],
+  args: readonly Arg[],
+  loss: number,
+  skip: readonly number[] = [],
+  tol = 1e-6,
+): number[] {
   const ad = adGradient(f, args, loss, [loss, ...skip])
   const fd = fdGradient(f, args, loss, [loss, ...skip])
   expect(ad.length).toBe(fd.length)
-  ad.forEach((a, k) => expect(Math.abs(a - fd[k]!), `∂/∂input ${k}: AD ${a}, FD ${fd[k]}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(fd[k]!))))
+  ad.forEach((a, k) =>
+    expect(Math.abs(a - fd[k]!), `∂/∂input ${k}: AD ${a}, FD ${fd[k]}`).toBeLessThanOrEqual(
+      tol * Math.max(1, Math.abs(fd[k]!)),
+    ),
+  )
   return ad
 }
 
@@ -101,37 +135,58 @@ export function expectGradientMatchesFd(f: (...a: unknown[]) => unknown[], args:
 export const close = (a: number, b: number, tol = 1e-12): boolean => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b))
 
 /** A complex number of the plain-TS reference. */
-export interface C { re: number; im: number }
+export interface C {
+  re: number
+  im: number
+}
 /** Plain-TS complex arithmetic, the reference of the complex programs (principal branches). */
 export const cx = {
   of: (re: number, im = 0): C => ({ re, im }),
   add: (a: C, b: C): C => ({ re: a.re + b.re, im: a.im + b.im }),
   sub: (a: C, b: C): C => ({ re: a.re - b.re, im: a.im - b.im }),
   mul: (a: C, b: C): C => ({ re: a.re * b.re - a.im * b.im, im: a.re * b.im + a.im * b.re }),
-  div: (a: C, b: C): C => { const d = b.re * b.re + b.im * b.im; return { re: (a.re * b.re + a.im * b.im) / d, im: (a.im * b.re - a.re * b.im) / d } },
+  div: (a: C, b: C): C => {
+    const d = b.re * b.re + b.im * b.im
+    return { re: (a.re * b.re + a.im * b.im) / d, im: (a.im * b.re - a.re * b.im) / d }
+  },
   abs: (a: C): number => Math.hypot(a.re, a.im),
   exp: (a: C): C => ({ re: Math.exp(a.re) * Math.cos(a.im), im: Math.exp(a.re) * Math.sin(a.im) }),
   log: (a: C): C => ({ re: Math.log(Math.hypot(a.re, a.im)), im: Math.atan2(a.im, a.re) }),
   sin: (a: C): C => ({ re: Math.sin(a.re) * Math.cosh(a.im), im: Math.cos(a.re) * Math.sinh(a.im) }),
   cos: (a: C): C => ({ re: Math.cos(a.re) * Math.cosh(a.im), im: -Math.sin(a.re) * Math.sinh(a.im) }),
   /** tanh z = (e^{2z} − 1) / (e^{2z} + 1): another formula than the lowering's. */
-  tanh: (a: C): C => { const e = cx.exp({ re: 2 * a.re, im: 2 * a.im }); return cx.div(cx.sub(e, cx.of(1)), cx.add(e, cx.of(1))) },
+  tanh: (a: C): C => {
+    const e = cx.exp({ re: 2 * a.re, im: 2 * a.im })
+    return cx.div(cx.sub(e, cx.of(1)), cx.add(e, cx.of(1)))
+  },
   /** The principal root by the polar form: another formula than the lowering's. */
-  sqrt: (a: C): C => { const r = Math.sqrt(cx.abs(a)), t = Math.atan2(a.im, a.re) / 2; return { re: r * Math.cos(t), im: r * Math.sin(t) } },
+  sqrt: (a: C): C => {
+    const r = Math.sqrt(cx.abs(a)),
+      t = Math.atan2(a.im, a.re) / 2
+    return { re: r * Math.cos(t), im: r * Math.sin(t) }
+  },
   pow: (a: C, w: C): C => cx.exp(cx.mul(w, cx.log(a))),
 }
 
 /** Expects two complex values to agree within `tol`. */
 export function expectComplexClose(got: unknown, want: C, tol = 1e-12): void {
   const g = got as C
-  expect(close(g.re, want.re, tol) && close(g.im, want.im, tol), `got ${g.re} + ${g.im}i, want ${want.re} + ${want.im}i`).toBe(true)
+  expect(
+    close(g.re, want.re, tol) && close(g.im, want.im, tol),
+    `got ${g.re} + ${g.im}i, want ${want.re} + ${want.im}i`,
+  ).toBe(true)
 }
 
 /**
  * One ported program: `source` compiled on each of `backends`, then `check` (values against an
  * independent reference, the inverse, gradients against finite differences).
  */
-export function port(name: string, backends: readonly BackendName[], source: string, check: (m: TenetModule, backend: BackendName) => void): void {
+export function port(
+  name: string,
+  backends: readonly BackendName[],
+  source: string,
+  check: (m: TenetModule, backend: BackendName) => void,
+): void {
   describe(name, () => {
     for (const b of backends) it(b, () => check(compileOn(b, source), b))
   })
@@ -140,7 +195,11 @@ export function port(name: string, backends: readonly BackendName[], source: str
 /** Expects `fn` to throw an `InvertibilityError` with the given code. */
 export function expectInvertibilityError(fn: () => unknown, code: string): void {
   let caught: unknown
-  try { fn() } catch (e) { caught = e }
+  try {
+    fn()
+  } catch (e) {
+    caught = e
+  }
   expect(InvertibilityError.isInstance(caught), `expected an InvertibilityError, got ${String(caught)}`).toBe(true)
   expect((caught as InvertibilityError).code).toBe(code)
 }
@@ -148,5 +207,6 @@ export function expectInvertibilityError(fn: () => unknown, code: string): void 
 /** Expects every number of `got` to agree with `want` within `tol` (relative above 1). */
 export function expectAllClose(got: ArrayLike<number>, want: ArrayLike<number>, tol = 1e-12): void {
   expect(got.length).toBe(want.length)
-  for (let i = 0; i < want.length; i++) expect(close(got[i]!, want[i]!, tol), `[${i}]: got ${got[i]}, want ${want[i]}`).toBe(true)
+  for (let i = 0; i < want.length; i++)
+    expect(close(got[i]!, want[i]!, tol), `[${i}]: got ${got[i]}, want ${want[i]}`).toBe(true)
 }
