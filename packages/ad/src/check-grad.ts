@@ -1,4 +1,6 @@
-
+/**
+ * `checkGrad`: a gradient against central finite differences.
+ */
 import { type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileForwardGradient } from './compile.js'
 import { argsOf, optionsOf, positiveNumber } from './options.js'

@@ -4,11 +4,11 @@
  * `driver-interpreted.ts` where code generation is blocked. `grad` wraps one.
  */
 import { TenetError, type CompiledFunction, type ResidentArray } from '@tenet/ir'
-import { isDetached } from '@tenet/reversible'
+import { argumentError, arityError, hostParams, isDetached } from '@tenet/reversible'
 import { type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
-import { argError, copyIn, CTORS, hostConversions, sharedArrays, type TypedArray } from './arguments.js'
+import { copyIn, CTORS, hostConversions, sharedArrays, type TypedArray } from './arguments.js'
 
 /** Support object of a generated gradient driver. */
 export interface DriverContext {
@@ -80,6 +80,7 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
   const n = params.length
   const registry = c.info.registry
   const shared = sharedArrays(c)
+  const hps = hostParams(registry, params)
   // which array parameters have f32 gradients (the rest f64), for the gradient block
   const gradF32 = params.map((p) => p.type.kind === 'array' && gradientScalar(p.type.elem) === 'f32')
   const ctx: DriverContext = {
@@ -93,11 +94,8 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     values: new Array(n).fill(undefined),
     bad(i, a) {
       if (i === -2) throw new TenetError('ad/disposed', `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``)
-      if (i < 0) return argError(`\`${c.info.name}\` takes ${n} arguments (${params.map((q) => q.name).join(', ')}), got ${a}`)
-      const p = params[i]!
-      if (ArrayBuffer.isView(a) && isDetached(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
-      const want = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? 'a boolean' : 'a number') : p.type.kind === 'array' ? `a ${registry.numberSystem(p.type.elem).arrayType}` : 'a JS array (a stack)'
-      return argError(`argument ${i + 1} (\`${p.name}\`) of \`${c.info.name}\` must be ${want}, got ${a === null ? 'null' : (a as object)?.constructor?.name ?? typeof a}`)
+      if (i < 0) return arityError(c.info.name, params, a as number)
+      return argumentError(c.info.name, params, hps[i]!, i, a)
     },
     array(i, a) {
       const p = params[i]!

@@ -1,4 +1,7 @@
-
+/**
+ * `grad`: the compiled gradient function of a Tenet function, reusable. The program it runs is
+ * chosen by `planGradient` (plan.ts) and driven by a driver of `driver.ts`.
+ */
 import { type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileTangent, hasForwardGradientShape, type CompiledAdjoint } from './compile.js'
 import { optionsOf, positiveNumber } from './options.js'

@@ -1,4 +1,7 @@
-
+/**
+ * `gradient`: one gradient of a Tenet function, in the surface view of its parameters (complex
+ * numbers as `{ re, im }`), and the surface view itself.
+ */
 import { type TenetFunction } from '@tenet/reversible'
 import { compileAdjoint } from './compile.js'
 import { argsOf, optionsOf } from './options.js'

@@ -1,4 +1,7 @@
-
+/**
+ * `jacobian`: forward columns (tangent sweeps) or reverse rows (adjoint sweeps), whichever is
+ * cheaper by `jacobianCost`.
+ */
 import type { TenetFunction } from '@tenet/reversible'
 import { argError } from './arguments.js'
 import { Sweep } from './sweep.js'

@@ -1,4 +1,7 @@
-
+/**
+ * `jvp`: forward mode, one tangent sweep carrying w directions at once (and, with a rule spec,
+ * the jvp rule of a function for `@tenet/dual`).
+ */
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
 import { argError, type Gradient } from './arguments.js'
 import { compileTangent, infoOf } from './compile.js'

@@ -4,7 +4,7 @@
  * (`grad` uses the generated drivers of `driver.ts` instead, which allocate nothing per call.)
  */
 import { type CompiledFunction } from '@tenet/ir'
-import { isDetached } from '@tenet/reversible'
+import { arityError, checkArgument, hostParams, type HostParam } from '@tenet/reversible'
 import { type CompiledAdjoint } from './compile.js'
 import { argError, copyIn, CTORS, hostConversions, type TypedArray } from './arguments.js'
 
@@ -19,6 +19,7 @@ export class Sweep {
   private readonly toHost: Array<((x: number) => number) | undefined>
   private readonly sink: number
   private readonly adjointCore: CompiledFunction
+  private readonly hps: HostParam[]
 
   constructor(readonly c: CompiledAdjoint) {
     const n = c.params.length
@@ -31,6 +32,7 @@ export class Sweep {
     this.fromHost = c.params.map((_, i) => hostConversions(c, i).fromHost)
     this.toHost = c.params.map((_, i) => hostConversions(c, i).toHost)
     this.adjointCore = c.adjoint.core
+    this.hps = hostParams(c.info.registry, c.params)
   }
 
   get name(): string { return this.c.info.name }
@@ -38,30 +40,20 @@ export class Sweep {
   /** Copies the caller's arguments (arrays into owned buffers, so the caller's are left as passed). */
   load(args: ArrayLike<unknown>): void {
     const params = this.c.params
-    if (args.length !== params.length) argError(`\`${this.name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+    if (args.length !== params.length) arityError(this.name, params, args.length)
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!, a = args[i]
+      checkArgument(this.name, params, this.hps[i]!, i, a)
       if (p.type.kind === 'scalar') {
-        if (this.isBool[i]) {
-          if (typeof a !== 'boolean') argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a boolean`)
-          this.fwd[i] = a
-        } else {
-          if (typeof a !== 'number') argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a number`)
-          const fh = this.fromHost[i]
-          this.fwd[i] = fh ? fh(a as number) : a
-        }
+        const fh = this.fromHost[i]
+        this.fwd[i] = fh ? fh(a as number) : a
       } else if (p.type.kind === 'array') {
         const ctor = CTORS[this.c.info.registry.numberSystem(p.type.elem).arrayType]
-        if (!(a instanceof ctor)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a ${ctor.name}`)
-        if ((a as TypedArray).length === 0 && isDetached(a as TypedArray)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` is a view of a detached ArrayBuffer; pass an array with live memory`)
         let b = this.bufs[i]
         if (!b || b.length !== (a as TypedArray).length) b = this.bufs[i] = new ctor((a as TypedArray).length)
         copyIn(b, a as TypedArray, this.fromHost[i])
         this.fwd[i] = b
-      } else {
-        if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${this.name}\` must be a JS array (a stack)`)
-        this.fwd[i] = (a as unknown[]).slice()
-      }
+      } else this.fwd[i] = (a as unknown[]).slice()
     }
   }
 

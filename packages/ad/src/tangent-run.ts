@@ -1,10 +1,9 @@
-
-import { hostConversionsOf, isDetached, type TenetFunction } from '@tenet/reversible'
-import { argError } from './arguments.js'
+/**
+ * `TangentRun`: the compiled tangent of a function driven on loaded arguments (values and w
+ * tangent directions at once), and the argument loaders it shares with the Jacobian and Hessian.
+ */
+import { arityError, checkArgument, copyToRepresentation, hostParams, type HostArray, type TenetFunction } from '@tenet/reversible'
 import { infoOf, type CompiledTangent } from './compile.js'
-import { CTORS, type TypedArray } from './arguments.js'
-
-
 
 /** Default number of directions per tangent sweep (Hessian and forward Jacobian columns). */
 export const DEFAULT_WIDTH = 8
@@ -20,28 +19,18 @@ function loadersOf(f: TenetFunction): ArgLoader[] {
   if (ls) return ls
   const info = infoOf(f)
   const name = info.name
-  ls = f.ir.params.map((p, i): ArgLoader => {
-    const bad = (what: string): never => argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be ${what}`)
-    if (p.type.kind === 'scalar') {
-      if (p.type.name === 'bool') return (a) => (typeof a === 'boolean' ? a : bad('a boolean'))
-      const fh = hostConversionsOf(info.registry, p.type).fromHost
-      return (a) => (typeof a !== 'number' ? bad('a number') : fh ? fh(a) : a)
+  const params = f.ir.params
+  const hps = hostParams(info.registry, params)
+  ls = params.map((_, i): ArgLoader => {
+    const hp = hps[i]!
+    return (a, into) => {
+      checkArgument(name, params, hp, i, a)
+      // host values into the representation (fixed rounds to its grid, ulog encodes); arrays and stacks copied
+      if (hp.kind === 'number') return hp.fromHost ? hp.fromHost(a as number) : a
+      if (hp.kind === 'array') return copyToRepresentation(a as HostArray, hp, into)
+      if (hp.kind === 'stack') return (a as unknown[]).slice()
+      return a
     }
-    if (p.type.kind === 'array') {
-      const ctor = CTORS[info.registry.numberSystem(p.type.elem).arrayType]
-      // host values into the representation (fixed rounds to its grid, ulog encodes)
-      const fh = hostConversionsOf(info.registry, p.type).fromHost
-      return (a, into) => {
-        if (!(a instanceof ctor)) bad(`a ${ctor.name}`)
-        if ((a as TypedArray).length === 0 && isDetached(a as TypedArray)) bad('a view of live memory (its ArrayBuffer was detached)')
-        const src = a as TypedArray
-        const copy = into instanceof ctor && (into as TypedArray).length === src.length && into !== a ? into as TypedArray : new ctor(src.length)
-        if (fh) for (let j = 0; j < src.length; j++) copy[j] = fh(src[j]!)
-        else copy.set(src as never)
-        return copy
-      }
-    }
-    return (a) => (Array.isArray(a) ? a.slice() : bad('a JS array (a stack)'))
   })
   loaders.set(f, ls)
   return ls
@@ -54,10 +43,7 @@ function loadersOf(f: TenetFunction): ArgLoader[] {
  */
 export function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]): unknown[] {
   const ls = loadersOf(f)
-  if (args.length !== ls.length) {
-    const params = f.ir.params
-    argError(`\`${infoOf(f).name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
-  }
+  if (args.length !== ls.length) arityError(infoOf(f).name, f.ir.params, args.length)
   const out = into ?? new Array<unknown>(ls.length)
   for (let i = 0; i < ls.length; i++) out[i] = ls[i]!(args[i], out[i])
   return out

@@ -9,7 +9,7 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type, type Promotion,
 } from '@tenet/ir'
@@ -153,6 +153,15 @@ export class ModuleContext {
   site(code: string, loc: SourceLocation | undefined, message: (...v: number[]) => string): number {
     this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
+  }
+
+  /**
+   * A failure site of catalog check `check` (see `RUNTIME_CHECKS`): `args` turns the values the
+   * module passes when it fails into the catalog message's arguments.
+   */
+  check<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, args: (...v: number[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>): number {
+    const message = RUNTIME_CHECKS[check] as (...a: unknown[]) => string
+    return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
 
   /** Raises the error of a check site (called by the imported `fail`). */
@@ -309,7 +318,7 @@ export class FunctionEmitter {
       this.tee(ix)
       this.get(a.len)
       this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
-      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
       this.fail(site, [[() => this.get(ix), I32], [() => this.get(a.len), I32]])
       this.op(Op.end)
       this.get(a.ptr)
@@ -329,7 +338,7 @@ export class FunctionEmitter {
       // made the graph-embedding gradient about 1.6× slower): it records the site, the index and
       // the length in globals and traps; the wrapper turns the trap into the site's error
       this.op(Op.i32_ge_u, Op.if, 0x40)
-      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
       this.i32(site); this.out.byte(Op.global_set).u32(OOB_SITE)
       full(); this.out.byte(Op.global_set).u32(OOB_INDEX)
       this.get(a.len); this.out.byte(Op.global_set).u32(OOB_LENGTH)
@@ -950,7 +959,7 @@ export class FunctionEmitter {
   private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
-      const site = this.ctx.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      const site = this.ctx.check('alias', loc, (i) => [printExpr(a), printExpr(b), i])
       this.expr(a)
       const x = this.local(I32)
       this.tee(x)
@@ -1036,12 +1045,12 @@ export class FunctionEmitter {
       this.tee(len)
       this.i32(0)
       this.op(Op.i32_lt_s, Op.if, 0x40)
-      const bad = this.ctx.site('runtime/array-length', s.loc, (n) => `cannot allocate \`${s.name}\`: zeros(${n}) needs a length ≥ 0`)
+      const bad = this.ctx.check('arrayLength', s.loc, (n) => [s.name, n])
       this.fail(bad, [[() => this.get(len), I32]])
       this.op(Op.end)
       // a size past 2 GiB cannot be addressed (and would wrap below)
       this.get(len); this.i32((0x7fffffff >> el.shift) - 8); this.op(Op.i32_gt_s, Op.if, 0x40)
-      const huge = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): too large for the wasm memory`)
+      const huge = this.ctx.check('tooLarge', s.loc, (n) => [s.name, n])
       this.fail(huge, [[() => this.get(len), I32]])
       this.op(Op.end)
       // ptr = hp; top = ptr + round8(len << shift)
@@ -1060,7 +1069,7 @@ export class FunctionEmitter {
       this.i32(65535); this.op(Op.i32_add)
       this.i32(16); this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
       this.i32(-1); this.op(Op.i32_eq, Op.if, 0x40)
-      const oom = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): the wasm memory cannot grow further`)
+      const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
       // zero it: memory.fill(ptr, 0, len << shift)
@@ -1093,7 +1102,7 @@ export class FunctionEmitter {
         this.tee(want)
         this.get(b.len)
         this.op(Op.i32_ne, Op.if, 0x40)
-        const site = this.ctx.site('runtime/dealloc', s.loc, (n) => `cannot deallocate \`${s.name}\`: it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`)
+        const site = this.ctx.check('deallocArray', s.loc, (n) => [s.name, shown, n])
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)
         this.i32(0); this.set(i)
@@ -1148,8 +1157,9 @@ export class FunctionEmitter {
         this.op(vt === I32 ? Op.i32_eq : vt === F32 ? Op.f32_eq : Op.f64_eq)
       }
       this.op(Op.i32_eqz, Op.if, 0x40)
-      const show = showBool(b.type)
-      const site = this.ctx.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: it holds ${show(cur)}, but \`${s.name} -> ${shown}\` expects ${show(w)}`)
+      const shownValue = showBool(b.type)
+      const show = (x: number) => (ns?.toHost ? ns.toHost(x) : shownValue(x))
+      const site = this.ctx.check('dealloc', s.loc, (cur, w) => [s.name, shown, show(cur), show(w)])
       this.fail(site, [[() => this.get(b.local), vt], [() => this.get(want), vt]])
       this.op(Op.end)
     }
@@ -1169,7 +1179,7 @@ export class FunctionEmitter {
     this.op(Op.end)
     if (this.checking) {
       const postExpr = s.post ?? s.pre
-      const site = this.ctx.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post !== 0} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p !== 0}`)
+      const site = this.ctx.check('postIf', s.loc, (post, p) => [printExpr(postExpr), !s.post, post !== 0, p !== 0])
       this.expr(postExpr)
       this.get(pre)
       this.op(Op.i32_ne, Op.if, 0x40)
@@ -1180,7 +1190,7 @@ export class FunctionEmitter {
 
   private whileStmt(s: Extract<Stmt, { kind: 'while' }>): void {
     if (this.checking) {
-      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+      const site = this.ctx.check('postWhileStart', s.loc, () => [printExpr(s.post)])
       this.expr(s.post)
       this.op(Op.if, 0x40)
       this.fail(site, [])
@@ -1191,7 +1201,7 @@ export class FunctionEmitter {
     this.op(Op.i32_eqz, Op.br_if, 1)
     this.scoped(() => this.block(s.body))
     if (this.checking) {
-      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+      const site = this.ctx.check('postWhileIteration', s.loc, () => [printExpr(s.post)])
       this.expr(s.post)
       this.op(Op.i32_eqz, Op.if, 0x40)
       this.fail(site, [])
@@ -1208,7 +1218,7 @@ export class FunctionEmitter {
     else this.i32(1)
     this.set(st)
     if (s.step && s.step.kind !== 'num') {
-      const site = this.ctx.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
+      const site = this.ctx.check('zeroStep', s.loc, () => [])
       this.get(st)
       this.op(Op.i32_eqz, Op.if, 0x40)
       this.fail(site, [])
@@ -1329,7 +1339,7 @@ export class FunctionEmitter {
     this.promoted = saved
     for (const st of stores) st()
     if (this.checking) {
-      const site = this.ctx.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
+      const site = this.ctx.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
       const a2 = this.local(I32), b2 = this.local(I32), s2 = this.local(I32)
       this.expr(s.start); this.set(a2)
       this.expr(s.stop); this.set(b2)
