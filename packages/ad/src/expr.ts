@@ -7,7 +7,7 @@ import {
   TenetStaticError, printExpr,
   type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type PartialFunction, type PureEmitters, type PurePrimitiveSpec, type Registry, type ScalarTypeName, type Stmt, type VarRef,
 } from '@tenet/ir'
-import { arrayElementType, dualHostPartials, type HostPullback } from './dual-host.js'
+import { arrayElementType, arrayPrimitivePartials, dualHostPartials, type HostPullback } from './dual-host.js'
 
 /**
  * A deep copy of an expression (the checker annotates nodes in place; copies keep them apart).
@@ -114,6 +114,12 @@ export function realView(e: Expr, registry: Registry): Expr {
           return typeOf(a) === 'f64' ? a : asF64(a)
         }
         return retype({ ...x, args: x.args.map(go) })
+      case 'field': {
+        // a field of a real-view value (ulog's `x.log`) as its number system's function of the real value
+        const ns = isReal(x.target) ? registry.findNumberSystem(typeOf(x.target)!) : undefined
+        const rf = ns?.realFields?.[x.field]
+        return rf ? typedF64(rf(asF64(go(x.target)))) : clone(x)
+      }
       default: return clone(x)
     }
   }
@@ -134,6 +140,20 @@ export function realView(e: Expr, registry: Registry): Expr {
     else if (x.kind === 'field') todo.push(x.target)
   }
   return any ? go(e) : clone(e)
+}
+
+/** Marks every untyped node of an expression built by a number system (`realFields`) as f64. */
+function typedF64(e: Expr): Expr {
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    if ((x as { type?: unknown }).type === undefined) (x as { type?: string }).type = 'f64'
+    if (x.kind === 'num') (x as { isFloat: boolean }).isFloat = true
+    else if (x.kind === 'binary') todo.push(x.left, x.right)
+    else if (x.kind === 'unary') todo.push(x.arg)
+    else if (x.kind === 'call') todo.push(...x.args)
+  }
+  return e
 }
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */
@@ -176,7 +196,7 @@ export function readsFloat(e: Expr, registry: Registry): boolean {
       case 'call':
         if (x.callee === 'len' || x.callee === 'i32' || x.callee === 'div') break
         // a host function reading a float array reads float memory (its derivative must not be a silent zero)
-        if (x.callee.startsWith('$host') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
+        if ((x.callee.startsWith('$host') || registry.findPrimitive(x.callee)?.kind === 'pure') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
         for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!)
         break
     }
@@ -200,6 +220,11 @@ export interface PartialsResolver {
    * contribution is pushed to `collect`).
    */
   hostPartials?(callee: string, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
+  /**
+   * The partials of a registered primitive with array arguments (`argKinds`) at `args`, seeded by
+   * `seed`: an expression per scalar argument, null per array argument (contribution to `collect`).
+   */
+  arrayPartials?(spec: PurePrimitiveSpec, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
   /** Where array contributions of host calls go while the adjoint transform differentiates (unset: an error). */
   collect?: HostPullback[]
 }
@@ -229,6 +254,9 @@ export function registryPartials(registry: Registry, hosts: unknown[] = []): Par
   return {
     hostPartials(callee, args, seed, loc) {
       return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length, 'an interpolated host function'), clone, this.collect)
+    },
+    arrayPartials(spec, args, seed, loc) {
+      return arrayPrimitivePartials(hosts as unknown[], spec, args, seed, loc, clone, this.collect)
     },
     partials(callee, args, loc) {
       const spec = registry.pure(callee)
@@ -346,6 +374,14 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   }
   // a registered pure primitive
   const callExpr = e as Extract<Expr, { kind: 'call' }>
+  const spec = registry.findPrimitive(callExpr.callee)
+  if (spec?.kind === 'pure' && spec.argKinds?.includes('array')) {
+    // array arguments (`det(A)`): whole-array contributions go to `collect` (see dual-host.ts)
+    if (!partials.arrayPartials) throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: it cannot be differentiated here`, callExpr.loc)
+    const ps = partials.arrayPartials(spec, callExpr.args, seed, callExpr.loc)
+    callExpr.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+    return out
+  }
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
   callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
   return out

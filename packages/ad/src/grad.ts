@@ -109,6 +109,14 @@ export interface GradOptions extends LossOptions {
    * rounding of a stable uncompute, about 1e-16 to 1e-12 relative, far below a useless gradient).
    */
   uncomputeTolerance?: number
+  /**
+   * Indices of float arguments held constant (default none): no gradient is computed for them
+   * (null in the result) and nothing is accumulated into them, as for data a loss only reads.
+   * Only arguments that `f` never writes can be constants (others pass their gradients on:
+   * an `ad/argument` error). With constants the gradient runs `f` and then its adjoint (the
+   * two-sweep program; no fused program, no forward mode).
+   */
+  constants?: number[]
 }
 
 /**
@@ -121,10 +129,14 @@ export interface GradOptions extends LossOptions {
  */
 export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   optionsOf('grad', options, true)
-  const c = compileAdjoint(f)
+  const constants = options.constants ?? []
+  if (!Array.isArray(constants)) argError(`\`constants\` must be an array of argument indices, got ${typeof constants}`)
+  if (constants.includes(options.loss)) argError(`the loss (argument ${options.loss}) cannot be held constant`)
+  const c = compileAdjoint(f, 1, constants)
   checkLoss(c, options.loss)
   const mode = options.mode ?? 'auto'
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
+  if (constants.length && mode === 'forward') argError('`constants` need reverse mode: use mode \'reverse\' or \'auto\'')
   // the choice of program is planGradient's (plan.ts): the plan says which and why
   const { plan, forward, fused } = planGradient(f, options)
   if (mode === 'forward' && !forward) {

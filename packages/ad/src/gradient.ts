@@ -92,11 +92,12 @@ export function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | nu
  * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance'>): SurfaceGradient {
+export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance' | 'constants'>): SurfaceGradient {
   optionsOf('gradient', options, true)
   argsOf('gradient', args)
   const view = surfaceArgs(f, args)
   if (view) {
+    if (options.constants?.length) argError('`constants` are not supported for functions with complex parameters yet')
     const { lossPart: _, ...rest } = options
     return view.fromLowered(onceGradient(f, { ...rest, loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
   }

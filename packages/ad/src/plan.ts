@@ -53,6 +53,8 @@ export interface PlanOptions {
   mode?: 'auto' | 'forward' | 'reverse'
   fuse?: boolean
   uncompute?: 'error' | 'warn' | 'off'
+  /** Arguments held constant (see `GradOptions.constants`): only the two-sweep program has their variant. */
+  constants?: readonly number[]
 }
 
 /** The plan and the compiled program it chose (null where the driver runs `f` and its adjoint). */
@@ -72,6 +74,8 @@ const WHY = {
   fusedNo: "f's top level is not a compute–copy–uncompute routine",
   fusedTaken: "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
   inverse: 'f is an inverse (`~f`): the fused programs are built for forward functions',
+  constants: 'arguments are held constant (`constants`): only the two-sweep program has that variant',
+  stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
   twoSweep: 'always applies: f forwards, then its adjoint',
 }
 
@@ -85,7 +89,10 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
   const considered: PlanStep[] = []
   const info = infoOf(f)
   let forward: CompiledForwardGradient | null = null
-  if (mode === 'reverse' || (mode === 'auto' && options.fuse === false)) {
+  const held = (options.constants?.length ?? 0) > 0
+  if (held) {
+    considered.push({ program: 'forward', applies: false, why: WHY.constants })
+  } else if (mode === 'reverse' || (mode === 'auto' && options.fuse === false)) {
     considered.push({ program: 'forward', applies: false, why: mode === 'reverse' ? WHY.forwardOff(mode) : WHY.fuseOff })
   } else {
     forward = compileForwardGradient(f, options.loss)
@@ -98,6 +105,10 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
       considered.push({ program: 'one-pass', applies: false, why: WHY.fuseOff }, { program: 'routine-fused', applies: false, why: WHY.fuseOff })
     } else if (info.inverse) {
       considered.push({ program: 'one-pass', applies: false, why: WHY.inverse }, { program: 'routine-fused', applies: false, why: WHY.inverse })
+    } else if (held) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.constants }, { program: 'routine-fused', applies: false, why: WHY.constants })
+    } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.stacks }, { program: 'routine-fused', applies: false, why: WHY.stacks })
     } else {
       fused = compileFused(f, options.loss)
       const onePass = fused !== null && fused.name.endsWith('$onepass')

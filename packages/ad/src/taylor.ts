@@ -350,6 +350,7 @@ class FunctionTaylor {
       return out
     }
     switch (std) {
+      case 'INC': case 'DEC': return [same] // a ± 1 changes only the value, not the higher coefficients
       case 'ROT': case 'IROT': {
         const probe = new SeriesScope(this.fresh)
         if (this.series(a[2] as Expr, probe).constant) {
@@ -397,7 +398,7 @@ class FunctionTaylor {
         })]
       }
       default:
-        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, AddConst, SubConst, sincos)`, s.loc)
+        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, INC, DEC, AddConst, SubConst, sincos)`, s.loc)
     }
   }
 

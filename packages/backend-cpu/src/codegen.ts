@@ -22,6 +22,7 @@ export interface Runtime {
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
+  allNear: (a: ArrayLike<number>, n: number) => boolean
   /** `n` when it is a valid array length (a whole number ≥ 0), else the `runtime/array-length` error of `site`. */
   length: (n: number, site: number) => number
 }
@@ -465,7 +466,9 @@ class FunctionEmitter {
             site = this.gen.check('deallocStack', s.loc, (cur) => [s.name, (cur as unknown[]).length])
           } else if (t.kind === 'array') {
             want = this.expr((s.value as { args: Expr[] }).args[0]!)
-            ok = `rt.allZero(${v}, ${want})`
+            // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+            const ens = this.program.registry.findNumberSystem((t as { elem: string }).elem)
+            ok = ens && !ens.exact ? `rt.allNear(${v}, ${want})` : `rt.allZero(${v}, ${want})`
             site = this.gen.check('deallocArray', s.loc, (_c, n) => [s.name, shown, n])
           } else {
             want = this.expr(s.value)
@@ -762,6 +765,11 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     allZero(a: ArrayLike<number>, n: number) {
       if (a.length !== n) return false
       for (let i = 0; i < a.length; i++) if (a[i] !== 0) return false
+      return true
+    },
+    allNear(a: ArrayLike<number>, n: number) {
+      if (a.length !== n) return false
+      for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i]!) <= options.tolerance)) return false
       return true
     },
   }

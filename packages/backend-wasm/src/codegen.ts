@@ -617,6 +617,9 @@ export class FunctionEmitter {
       }
       case 'zeros': return unsupported('`zeros` outside an array allocation', e.loc)
     }
+    if (e.args.some((a) => a.kind === 'var' && typeof a.type === 'object') && (name.startsWith('$host') || this.program.registry.findPrimitive(name)?.kind === 'pure')) {
+      return this.arrayCall(e)
+    }
     const argTypes = e.args.map((a) => {
       if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
       const t = a.type as ScalarTypeName
@@ -664,6 +667,56 @@ export class FunctionEmitter {
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
     return rt
+  }
+
+  /**
+   * A call with array arguments (a host function, or a primitive with \`argKinds\`, as \`det(A)\`):
+   * each array crosses as its address and length and reaches the JS function as a typed array
+   * viewing the module's memory (as the cpu backend passes the array itself); the result is f64.
+   */
+  private arrayCall(e: Extract<Expr, { kind: 'call' }>): ValType {
+    const params: ValType[] = []
+    const kinds: Array<ScalarTypeName | { elem: string }> = []
+    for (const a of e.args) {
+      if (a.kind === 'var' && typeof a.type === 'object') {
+        const b = this.array(a.name, a.loc)
+        this.get(b.ptr); this.get(b.len)
+        params.push(I32, I32)
+        kinds.push({ elem: b.elem })
+        continue
+      }
+      const t = a.type as ScalarTypeName
+      this.numeric(t, a.loc)
+      this.expr(a)
+      params.push(this.vt(t))
+      kinds.push(t)
+    }
+    if (this.vt(e.type, e.loc) !== F64) unsupported(`a call with array arguments of type ${e.type}`, e.loc)
+    const name = e.callee
+    let fn: (...a: unknown[]) => number
+    if (name.startsWith('$host')) {
+      const k = Number(name.slice(5))
+      const h = this.program.hosts[k] as (...a: unknown[]) => unknown
+      fn = (...a) => hostNumber(h(...a), k, e.loc)
+    } else fn = this.program.registry.pure(name).evaluate as unknown as (...a: unknown[]) => number
+    const ctx = this.ctx
+    const wrapper = (...raw: number[]): number => {
+      const args: unknown[] = []
+      let k = 0
+      for (const t of kinds) {
+        if (typeof t === 'object') {
+          const ctor = VIEWS[t.elem as keyof typeof VIEWS]
+          args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
+          k += 2
+        } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
+      }
+      return fn(...args)
+    }
+    // one import per call site, so that a value that is not a number is reported where it was returned
+    const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
+    const key = `arrays:${name}:${kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')}@${at}`
+    this.callImport(this.ctx.importOf(key, { params, results: [F64] }, wrapper))
+    return F64
   }
 
   /**
@@ -1072,7 +1125,14 @@ export class FunctionEmitter {
         if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
         this.op(Op.i32_add)
         this.load(el)
-        if (el.vt === F64) { this.f64c(0); this.op(Op.f64_ne) } else if (el.vt === F32) { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
+        const ens = this.program.registry.findNumberSystem(b.elem)
+        const near = !!ens && !ens.exact
+        if (el.vt === F64) {
+          if (near) { this.op(Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.f64c(0); this.op(Op.f64_ne) }
+        } else if (el.vt === F32) {
+          if (near) { this.op(Op.f64_promote_f32, Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        }
         this.op(Op.if, 0x40)
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)

@@ -10,7 +10,7 @@ import {
 } from './ast.js'
 import { TenetStaticError, suggest } from './errors.js'
 import type { SourceLocation } from './loc.js'
-import type { Program } from './plugin.js'
+import type { PrimitiveSpec, Program } from './plugin.js'
 import { printExpr } from './printer.js'
 import type { Registry } from './registry.js'
 
@@ -596,6 +596,7 @@ class FunctionChecker {
     }
     const p = spec as Extract<typeof spec, { kind: 'pure' }>
     arity(p.arity)
+    if (p.argKinds?.includes('array')) return this.inferArrayCall(p, e)
     // the float type: the first non-literal argument's, else the expected one, else f64
     const firstTyped = e.args.find((a) => a.kind !== 'num')
     let floatT: ScalarTypeName | undefined = expected && this.isFloat(expected) ? expected : undefined
@@ -619,6 +620,25 @@ class FunctionChecker {
       }
     })
     return t0
+  }
+
+  /**
+   * A primitive with array arguments (`det(A)`): each array argument is a float array passed by
+   * name, each scalar argument an f64; the result is f64.
+   */
+  private inferArrayCall(p: Extract<PrimitiveSpec, { kind: 'pure' }>, e: Extract<Expr, { kind: 'call' }>): ScalarTypeName {
+    e.args.forEach((a, k) => {
+      if (p.argKinds![k] === 'array') {
+        if (a.kind !== 'var') fail('static/type', `argument ${k + 1} of \`${p.name}\` is an array: pass an f64[] variable by name`, a.loc ?? e.loc)
+        const b = this.varBinding((a as { name: string }).name, a.loc)
+        if (b.type.kind !== 'array' || b.type.elem !== 'f64') fail('static/type', `argument ${k + 1} of \`${p.name}\` must be an f64[] array, not ${typeToString(b.type)}`, a.loc ?? e.loc)
+        ;(a as { type?: Type }).type = b.type
+        return
+      }
+      const t = this.infer(a, 'f64')
+      if (t !== 'f64') fail('static/type', `argument ${k + 1} of \`${p.name}\` must be f64, not ${t}; convert with \`f64(...)\``, a.loc ?? e.loc)
+    })
+    return 'f64'
   }
 
   private inferHostArg(a: Expr): void {

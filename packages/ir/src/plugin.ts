@@ -105,6 +105,13 @@ export interface PurePrimitiveSpec {
    * default accepts f64/f32 arguments (integer literals coerce) and returns the float type.
    */
   signature?: (argTypes: ScalarTypeName[]) => ScalarTypeName | `error:${string}`
+  /**
+   * Which arguments are whole arrays (`'array'`: an `f64[]` passed by name, as `det(A)`); the
+   * others are scalars. An array argument reaches `evaluate` and `partials` as the Float64Array
+   * itself, and `partials` returns, at its position, a Float64Array of ∂f/∂A[i] (one per element).
+   * Default: all scalar. Build such a spec with `arrayPrimitive`, which types both.
+   */
+  argKinds?: ReadonlyArray<'scalar' | 'array'>
   /** Native lowerings per backend. */
   emit?: PureEmitters
   /** Replace an existing primitive of the same name. */
@@ -234,6 +241,12 @@ export interface NumberSystemSpec {
   /** Named scalar fields (`t.log`), their types; read with `getField`, written with `setField`. */
   fields?: Record<string, ScalarTypeName>
   getField?: (v: number, field: string) => number
+  /**
+   * Each field as an f64 expression of the value's real value, for differentiation: AD reads
+   * `x.f` as `realFields.f(f64(x))` (ulog: `x.log` is log|x|). Fields without one cannot be
+   * differentiated through.
+   */
+  realFields?: Record<string, (real: Expr) => Expr>
   setField?: (v: number, field: string, x: number) => number
   /**
    * Rewrites this type away before checking (complex → pairs of f64), so that backends and AD

@@ -31,6 +31,9 @@ export class Registry {
     if (spec.kind === 'pure' && (typeof spec.evaluate !== 'function' || !Number.isInteger(spec.arity))) {
       throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\` needs an integer \`arity\` and an \`evaluate\` function`)
     }
+    if (spec.kind === 'pure' && spec.argKinds && (spec.argKinds.length !== spec.arity || spec.argKinds.some((k) => k !== 'scalar' && k !== 'array'))) {
+      throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\`: \`argKinds\` must list 'scalar' or 'array' for each of its ${spec.arity} arguments`)
+    }
     if (spec.kind === 'bijection' && (typeof spec.apply !== 'function' || !Array.isArray(spec.roles))) {
       throw new RegistryError('registry/spec', `bijection \`${spec.name}\` needs \`roles\` and an \`apply\` function`)
     }

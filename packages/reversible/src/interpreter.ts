@@ -176,7 +176,8 @@ export class Interpreter {
       }
     }
     const spec = this.program.registry.pure(name)
-    const args = e.args.map((a) => this.eval(a, fr) as number)
+    // an array argument (a primitive with `argKinds`) is the array itself
+    const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr)) as number)
     return this.round(e.type, spec.evaluate(...args))
   }
 
@@ -227,7 +228,10 @@ export class Interpreter {
       const x = a as ArrayLike<number>
       const n = b as number
       if (x.length !== n) return false
-      for (let i = 0; i < x.length; i++) if (x[i] !== 0) return false
+      // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+      const ens = this.program.registry.findNumberSystem(t.elem)
+      const tol = ens && !ens.exact ? this.options.tolerance : 0
+      for (let i = 0; i < x.length; i++) if (!(Math.abs(x[i]!) <= tol)) return false
       return true
     }
     if (t?.kind === 'stack') return (a as unknown[]).length === 0

@@ -46,3 +46,5 @@ export {
 } from '@tenet/checkpoint'
 export * as examples from './examples/index.js'
 export { vjp, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from '@tenet/ad'
+// primitives with array arguments: the builder, and det/dot/logsumexp to register (registry.registerPrimitive)
+export { arrayPrimitive, det, dot, logsumexp, type ArgKind, type ArgValues, type ArrayPrimitiveDef } from '@tenet/ir'

@@ -1,4 +1,5 @@
 import { binary } from '../primitive.js'
+import { floatOrI32 } from './signatures.js'
 
 /** `max`: the larger of two values */
 export const max = binary({
@@ -10,5 +11,7 @@ export const max = binary({
     { piecewise: (a, b) => (a >= b ? 1 : 0), emit: { cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)` }, partials: ['0.0', '0.0'] },
     { piecewise: (a, b) => (a >= b ? 0 : 1), emit: { cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)` }, partials: ['0.0', '0.0'] },
   ],
+  // on i32 too (the result wraps like every i32 operation: abs(-2³¹) is -2³¹)
+  signature: floatOrI32('max'),
   emit: { cpu: (a, b) => `Math.max(${a}, ${b})`, wasm: 'max', wgsl: (a, b) => `max(${a}, ${b})` },
 })
