@@ -2,6 +2,7 @@ import { TenetError, inlineSmallCalls, type BackendSpec, type CompiledFunction, 
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
+import type { MathChoice } from './math/index.js'
 
 /**
  * A cached subarray of the memory (so copying an array back allocates nothing in steady
@@ -73,7 +74,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  */
 export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): WasmProgram {
   const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
-  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable)
+  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable, wasmOptions.math ?? 'auto')
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
   for (const f of fns) {
@@ -84,6 +85,8 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
     defined.push(thunk(ctx, f, false, `F${k}`))
     defined.push(thunk(ctx, inverses.get(f.name)!, true, `B${k}`))
   })
+  // the math routines the functions call (each once), after the functions and thunks
+  defined.push(...ctx.math.functions())
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
@@ -161,6 +164,13 @@ export interface WasmOptions {
    * results are the same bit for bit either way.
    */
   simd?: boolean
+  /**
+   * Where the transcendental functions (`sin`, `exp`, `pow`, `**`, …) are computed: `'auto'`
+   * (the default) in the module for those that measured faster there, `'module'` all in the
+   * module, `'import'` all by calls out to JS's `Math` (see the README for the choice and the
+   * accuracy of the routines).
+   */
+  math?: MathChoice
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */
@@ -178,6 +188,6 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
 
 /**
  * The wasm backend plugin: one WebAssembly module per program (f64, f32, i32 and bool values;
- * transcendental functions imported from JS). Register it and compile with `backend: 'wasm'`.
+ * transcendental functions computed in the module, see `WasmOptions.math`). Register it and compile with `backend: 'wasm'`.
  */
 export const wasmBackend: BackendSpec = createWasmBackend()

@@ -11,11 +11,12 @@
 import {
   InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, type Promotion,
+  type SourceLocation, type Stmt, type Type, type Promotion, standardPrimitives,
 } from '@tenet/ir'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { MathLibrary, inModule, type MathChoice } from './math/index.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -113,6 +114,9 @@ export function wasmResults(params: FunctionDef['params']): ValType[] {
   return params.filter((p) => p.type.kind === 'scalar').map((p) => valType((p.type as { name: string }).name))
 }
 
+/** The standard \`pow\` primitive (what \`**\` computes). */
+const POW = standardPrimitives.find((p) => p.name === 'pow')
+
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 export class ModuleContext {
   readonly imports: ImportedFunc[] = []
@@ -126,14 +130,17 @@ export class ModuleContext {
   lanePairs = 0
   /** Call sites whose target index is patched once the number of imports is known. */
   readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
+  /** The math routines this module computes itself (defined after the functions and thunks). */
+  readonly math: MathLibrary
 
   /**
    * @param simd whether consecutive f64 updates that do the same arithmetic run as one f64x2
    *   update (see `lanes.ts`); false where the engine has no SIMD
    */
-  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false) {
+  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false, readonly mathChoice: MathChoice = 'auto') {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+    this.math = new MathLibrary(4 * k, (body, at, target) => this.calls.push({ body, at, target, kind: 'fn' }))
     // import 0: fail(site, six values)
     this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) => this.fail(site, values))
   }
@@ -159,6 +166,14 @@ export class ModuleContext {
   fail(site: number, values: number[]): never {
     const s = this.sites[site]!
     throw new InvertibilityError(s.code, s.message(...values), s.loc)
+  }
+
+  /**
+   * The defined-function index of the in-module routine for the primitive \`spec\` (a standard
+   * one: \`sin\`, \`exp\`, \`pow\`, …), or undefined where it calls out to JS (see \`math/\`).
+   */
+  mathRoutine(spec: unknown, name: string): number | undefined {
+    return inModule(spec, name, this.mathChoice) ? this.math.use(name) : undefined
   }
 
   /** Index of the defined function (name, direction) among the module's defined functions. */
@@ -254,6 +269,20 @@ export class FunctionEmitter {
     this.out.byte(Op.call)
     this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
     this.out.padU32()
+  }
+  /** Calls the defined function with this index (an in-module math routine). */
+  private callDefined(index: number): void {
+    this.out.byte(Op.call)
+    this.ctx.calls.push({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
+    this.out.padU32()
+  }
+  /** Evaluates \`args\` as f64 and calls the math routine \`index\`; the result has type \`rt\` (f64 or f32). */
+  private callMath(index: number, args: Expr[], rt: ValType): ValType {
+    for (const a of args) this.toF64(this.expr(a))
+    this.callDefined(index)
+    // rounded as an import's f32 result would be (round to nearest, ties to even)
+    if (rt === F32) this.op(Op.f32_demote_f64)
+    return rt
   }
   private callFn(name: string, inverse: boolean): void {
     this.out.byte(Op.call)
@@ -534,6 +563,8 @@ export class FunctionEmitter {
       this.op(t === F32 ? Op.f32_mul : Op.f64_mul)
       return t
     }
+    const routine = t !== I32 ? this.ctx.mathRoutine(POW, 'pow') : undefined
+    if (routine !== undefined && e.right.kind === 'num') return this.callMath(routine, [e.left, e.right], t)
     const a = this.expr(e.left); this.toF64(a)
     const b = this.expr(e.right); this.toF64(b)
     if (t === I32) {
@@ -541,8 +572,9 @@ export class FunctionEmitter {
       this.callImport(i)
       return I32
     }
-    const pow = this.ctx.importOf('pow:f64', { params: [F64, F64], results: [F64] }, Math.pow)
-    if (e.right.kind === 'num') this.callImport(pow)
+    const pow = routine ?? this.ctx.importOf('pow:f64', { params: [F64, F64], results: [F64] }, Math.pow)
+    const callPow = () => (routine !== undefined ? this.callDefined(pow) : this.callImport(pow))
+    if (e.right.kind === 'num') callPow()
     else {
       // an exponent known only at run time: x ** 2 is x·x and x ** 1 is x, the doubles Math.pow
       // gives, without the call out of wasm (the derivative n·x^(n−1) of x^n meets both)
@@ -554,7 +586,7 @@ export class FunctionEmitter {
       this.get(y); this.f64c(1); this.op(Op.f64_eq, Op.if, F64)
       this.get(x)
       this.op(Op.else)
-      this.get(x); this.get(y); this.callImport(pow)
+      this.get(x); this.get(y); callPow()
       this.op(Op.end, Op.end)
     }
     // rounded as the import's f32 result would be (round to nearest, ties to even)
@@ -638,6 +670,8 @@ export class FunctionEmitter {
       if (code !== null) this.op(code)
       return rt
     }
+    const routine = rt !== I32 && types.every((t) => t !== I32) ? this.ctx.mathRoutine(spec, name) : undefined
+    if (routine !== undefined) return this.callMath(routine, e.args, rt)
     for (const a of e.args) this.expr(a)
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
