@@ -1,18 +1,20 @@
 // Benchmark (not a timed test) of the transcendental functions on the wasm backend: computed in
-// the module (`math: 'module'`) against the call out to JS (`math: 'import'`: the primitive's
-// `evaluate`, a closure calling Math.*), and against an import of the `Math` function itself (a
-// user override of the primitive whose `evaluate` is `Math.sin`, so V8 may call it directly).
-// Run after building: node packages/backend-wasm/bench/math.bench.mjs [--rounds 5] [--only sin,exp]
-// Each row: ns per element of `y[i] += f(x[i])` over 4096 resident elements (checks off), the
-// median of the rounds (variants interleaved within a round), and the in-module time over the
-// best call out.
+// the module (`math: 'module'`) against the call out to JS (`math: 'import'`, which imports the
+// `Math` function itself), and against the call out this backend made before (an import of the
+// primitive's `evaluate`, a closure calling Math.*: a user override of the primitive).
+// Run after building: node packages/backend-wasm/bench/math.bench.mjs [--rounds 15] [--only sin,exp]
+// Each round times every variant for --ms milliseconds in turn, on `y[i] += f(x[i])` over 4096
+// resident elements (checks off); the table gives the median ns per element and the median and
+// range of the per-round ratios (module / import), so that a load that changes between rounds
+// moves both sides of a ratio alike.
 import { createRegistry, parse, standardPrimitives } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { createWasmBackend } from '../dist/index.js'
 
 const args = process.argv.slice(2)
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt }
-const rounds = Number(opt('--rounds', '5'))
+const rounds = Number(opt('--rounds', '15'))
+const ms = Number(opt('--ms', '40'))
 const only = opt('--only', '')?.split(',').filter(Boolean)
 
 /** name, inputs for x (and z for two-argument functions). */
@@ -21,15 +23,15 @@ const CASES = [
   ['exp', (u) => 40 * u - 20], ['log', (u) => 100 * u + 1e-3], ['atan', (u) => 20 * u - 10],
   ['asin', (u) => 2 * u - 1], ['acos', (u) => 2 * u - 1], ['sinh', (u) => 10 * u - 5], ['cosh', (u) => 10 * u - 5], ['tanh', (u) => 10 * u - 5],
   ['atan2', (u) => 20 * u - 10, (u) => 20 * u - 10], ['pow', (u) => 10 * u + 1e-3, (u) => 6 * u - 3],
-  ['**', (u) => 10 * u + 1e-3, null],
+  ['**', (u) => 10 * u + 1e-3],
 ]
 
 const N = 4096
 function setup(name, fx, fz, variant) {
   const registry = createRegistry()
-  if (variant === 'direct') {
+  if (variant === 'closure') {
     const spec = standardPrimitives.find((p) => p.name === (name === '**' ? 'pow' : name))
-    registry.registerPrimitive({ ...spec, evaluate: Math[spec.name], override: true })
+    registry.registerPrimitive({ ...spec, evaluate: (...a) => spec.evaluate(...a), override: true })
   }
   registry.registerBackend(createWasmBackend({ math: variant === 'module' ? 'module' : 'import' }))
   const body = name === '**' ? 'y[i] += x[i] ** 2.5' : fz ? `y[i] += ${name}(x[i], z[i])` : `y[i] += ${name}(x[i])`
@@ -44,8 +46,7 @@ function setup(name, fx, fz, variant) {
   return () => f(y.array, x.array, z.array)
 }
 
-function time(run, ms = 150) {
-  for (let k = 0; k < 5; k++) run()
+function time(run) {
   let n = 0
   const t0 = performance.now()
   let t = t0
@@ -54,14 +55,16 @@ function time(run, ms = 150) {
 }
 
 const median = (a) => { const b = [...a].sort((p, q) => p - q); return b[b.length >> 1] }
-console.log(`wasm math: ns per element, median of ${rounds} rounds (min–max); ratio = module / best call-out`)
-console.log('function | module | import (closure) | import (Math.f) | ratio')
+const VARIANTS = ['module', 'import', 'closure']
+console.log(`wasm math: ns per element (median of ${rounds} rounds of ${ms} ms); module/import ratio: median (min–max) of the rounds`)
+console.log('function | module | import (Math.f) | import (evaluate, before) | module / import | module / before')
 for (const [name, fx, fz] of CASES) {
   if (only.length && !only.includes(name)) continue
-  const runs = { module: setup(name, fx, fz, 'module'), closure: setup(name, fx, fz, 'closure'), direct: setup(name, fx, fz, 'direct') }
-  const times = { module: [], closure: [], direct: [] }
-  for (let r = 0; r < rounds; r++) for (const v of Object.keys(runs)) times[v].push(time(runs[v]))
-  const show = (v) => `${median(times[v]).toFixed(1)} (${Math.min(...times[v]).toFixed(1)}–${Math.max(...times[v]).toFixed(1)})`
-  const ratio = median(times.module) / Math.min(median(times.closure), median(times.direct))
-  console.log(`${name} | ${show('module')} | ${show('closure')} | ${show('direct')} | ${ratio.toFixed(2)}`)
+  const runs = Object.fromEntries(VARIANTS.map((v) => [v, setup(name, fx, fz, v)]))
+  for (const v of VARIANTS) for (let k = 0; k < 20; k++) runs[v]() // warm up (tier up)
+  const times = Object.fromEntries(VARIANTS.map((v) => [v, []]))
+  for (let r = 0; r < rounds; r++) for (const v of VARIANTS) times[v].push(time(runs[v]))
+  const ratio = (a, b) => times[a].map((t, k) => t / times[b][k])
+  const show = (rs) => `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`
+  console.log(`${name} | ${median(times.module).toFixed(1)} | ${median(times.import).toFixed(1)} | ${median(times.closure).toFixed(1)} | ${show(ratio('module', 'import'))} | ${show(ratio('module', 'closure'))}`)
 }

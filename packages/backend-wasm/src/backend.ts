@@ -119,6 +119,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const gone = (): never => { throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions') }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
+    mathRoutines: ctx.math.names(),
     dispose() {
       for (const t of thunks) t.fn = gone
       state.disposed = true
@@ -154,6 +155,8 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
 export interface WasmProgram extends CompiledProgram {
   /** How many pairs of updates run as one f64x2 update, in all functions and inverses (a diagnostic). */
   readonly lanePairs: number
+  /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
+  readonly mathRoutines: readonly string[]
 }
 
 /** Options of the wasm backend (see `createWasmBackend`). */

