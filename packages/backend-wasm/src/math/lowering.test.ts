@@ -64,18 +64,19 @@ describe('programs with transcendental primitives on wasm', () => {
     expect(m.f!(0, 0.5)[0]).toBe(1 + Math.exp(0.5))
   })
 
-  it('computes ROT, IROT, sincos and HADAMARD in the module with the cpu backend\'s doubles', () => {
-    const text = `fn f(a: f64[], b: f64[], t: f64[]) {
+  it.each(['f64', 'f32'])('computes ROT, IROT, sincos and HADAMARD in the module with the cpu backend\'s values (%s)', (elem) => {
+    const text = `fn f(a: ${elem}[], b: ${elem}[], t: ${elem}[]) {
       for i in 0..len(a) {
         ROT(a[i], b[i], t[i])
-        sincos(a[i], b[i], t[i] * 3.0)
-        IROT(b[i], a[i], t[i] + 1.0)
+        sincos(a[i], b[i], t[i] * ${elem}(3.0))
+        IROT(b[i], a[i], t[i] + ${elem}(1.0))
         HADAMARD(a[i], b[i])
         ~sincos(b[i], a[i], t[i])
       }
     }`
     for (const checks of [true, false]) {
-      const args = () => [inputs(300, 2), inputs(300, 5).reverse(), inputs(300, 40)]
+      const Arr = elem === 'f64' ? Float64Array : Float32Array
+      const args = () => [Arr.from(inputs(300, 2)), Arr.from(inputs(300, 5).reverse()), Arr.from(inputs(300, 40))]
       const cpu = compile(text, 'cpu', 'auto', checks), wasm = compile(text, 'wasm', 'auto', checks)
       expect(program(wasm).mathRoutines).toEqual(expect.arrayContaining(['sin', 'cos']))
       const out = wasm.f!(...args())
