@@ -1369,7 +1369,7 @@ export class FunctionEmitter {
 
   /**
    * The outputs of a bijection computed in the module (see \`math/bijections.ts\`): the arguments
-   * as f64, sin and cos of the angle (the third argument) once each, each output rounded to its
+   * as f64, sin and cos of the angle (the third argument) from one reduction, each output rounded to its
    * argument's type (as an import's result would be). Returns the locals holding the outputs.
    */
   private mathBijection(lowered: MathBijection, temps: number[], types: ValType[], outs: number[]): number[] {
@@ -1377,14 +1377,13 @@ export class FunctionEmitter {
     const args = temps.map((_, i) => arg(i))
     let sin: Ex = args[0]!, cos: Ex = args[0]!
     if (lowered.angle) {
-      const of = (name: string): Ex => {
-        const l = this.local(F64)
-        args[2]!.w(this.out)
-        this.callDefined(this.ctx.math.use(name))
-        this.set(l)
-        return { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(l) } }
-      }
-      sin = of('sin'); cos = of('cos')
+      // both from one argument reduction
+      const s = this.local(F64), c = this.local(F64)
+      args[2]!.w(this.out)
+      this.callDefined(this.ctx.math.use('__sincos'))
+      this.set(c); this.set(s)
+      sin = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(s) } }
+      cos = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(c) } }
     }
     const values = lowered.outputs(args, sin, cos)
     const results = outs.map((i, j) => {

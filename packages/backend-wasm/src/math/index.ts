@@ -12,7 +12,7 @@ import { buildExp, buildExpm1 } from './exp.js'
 import { buildCosh, buildSinh, buildTanh } from './hyperbolic.js'
 import { buildLog } from './log.js'
 import { buildPow } from './pow.js'
-import { build2opi, buildCos, buildRemPio2Huge, buildSin, buildTan } from './trig.js'
+import { build2opi, buildCos, buildRemPio2Huge, buildSin, buildSincos, buildTan } from './trig.js'
 
 /** One routine: its wasm signature and the builder of its body. */
 export interface MathRoutine { readonly params: T[]; readonly results: T[]; readonly build: (r: Routine) => void }
@@ -38,6 +38,7 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
   cosh: { ...f1, build: buildCosh },
   tanh: { ...f1, build: buildTanh },
   pow: { params: ['f64', 'f64'], results: ['f64'], build: buildPow },
+  __sincos: { params: ['f64'], results: ['f64', 'f64'], build: buildSincos },
   __rem_pio2_huge: { params: ['f64'], results: ['i32', 'f64', 'f64'], build: buildRemPio2Huge },
   __2opi: { params: ['i32'], results: ['i64'], build: build2opi },
 }

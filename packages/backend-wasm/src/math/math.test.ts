@@ -92,6 +92,16 @@ describe('in-module math routines agree with Math.* within 1 ulp', () => {
     })
   }
 
+  it('computes sin and cos in one (__sincos) as sin and cos do', () => {
+    const m = mathModule(['__sincos', 'sin', 'cos']) as unknown as Record<string, (x: number) => number[]>
+    const xs = inputs1('sincos').slice(0, 30000)
+    for (const x of xs) {
+      const [s, c] = m.__sincos!(x) as [number, number]
+      expect(Object.is(s, (m.sin as unknown as (x: number) => number)(x)) || Number.isNaN(s), `sin ${x}`).toBe(true)
+      expect(Object.is(c, (m.cos as unknown as (x: number) => number)(x)) || Number.isNaN(c), `cos ${x}`).toBe(true)
+    }
+  })
+
   it('keeps the signs of zero and infinities where Math.* does (0 ulp at the special values)', () => {
     for (const name of NAMES) {
       const fn = module[name]!, ref = MATH_REFERENCE[name]!

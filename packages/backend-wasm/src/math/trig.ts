@@ -38,30 +38,39 @@ export const NPIO2_HW: number[] = Array.from({ length: 32 }, (_, k) => {
   return d.getUint32(0)
 })
 
-/** Returns ±sin(x + y) for |x + y| ≤ π/4 (y the tail of x; `tail` false when y is 0). */
-function retSin(r: Routine, x: Var, y: Ex, tail: boolean, negate: boolean): void {
-  const sign = (e: Ex) => (negate ? neg(e) : e)
-  r.if(lt(ix(x), 0x3e400000), () => r.ret(sign(x)))
+/** sin(x + y) for |x + y| ≤ π/4 (y the tail of x; `tail` false when y is 0). */
+function kSin(r: Routine, x: Var, y: Ex, tail: boolean): Ex {
   const z = r.let(mul(x, x))
   const v = r.let(mul(z, x))
   const p = r.let(horner(z, S.slice(1)))
-  if (!tail) r.ret(sign(add(x, mul(v, add(f(S[0]!), mul(z, p))))))
-  else r.ret(sign(sub(x, sub(sub(mul(z, sub(mul(f(0.5), y), mul(v, p))), y), mul(v, f(S[0]!))))))
+  const poly = !tail ? add(x, mul(v, add(f(S[0]!), mul(z, p))))
+    : sub(x, sub(sub(mul(z, sub(mul(f(0.5), y), mul(v, p))), y), mul(v, f(S[0]!))))
+  return cond(lt(ix(x), 0x3e400000), x, poly)
+}
+
+/** cos(x + y) for |x + y| ≤ π/4. */
+function kCos(r: Routine, x: Var, y: Ex): Ex {
+  const k = r.let(ix(x))
+  const z = r.let(mul(x, x))
+  const p = r.let(mul(z, horner(z, C)))
+  const tail = r.let(sub(mul(z, p), mul(x, y)))
+  // beyond 0.3, 1 − z/2 as (1 − qx) − (z/2 − qx) with qx ≈ x²/4 taken exactly
+  const qx = r.let(cond(gt(k, 0x3fe90000), f(0.28125), fromHi(sub(k, 0x00200000))))
+  const near = sub(f(1), sub(mul(f(0.5), z), tail))
+  const far = sub(sub(f(1), qx), sub(sub(mul(f(0.5), z), qx), tail))
+  return cond(lt(k, 0x3e400000), f(1), cond(lt(k, 0x3fd33333), near, far))
+}
+
+/** Returns ±sin(x + y) for |x + y| ≤ π/4. */
+function retSin(r: Routine, x: Var, y: Ex, tail: boolean, negate: boolean): void {
+  const v = kSin(r, x, y, tail)
+  r.ret(negate ? neg(v) : v)
 }
 
 /** Returns ±cos(x + y) for |x + y| ≤ π/4. */
 function retCos(r: Routine, x: Var, y: Ex, negate: boolean): void {
-  const sign = (e: Ex) => (negate ? neg(e) : e)
-  const k = r.let(ix(x))
-  r.if(lt(k, 0x3e400000), () => r.ret(f(negate ? -1 : 1)))
-  const z = r.let(mul(x, x))
-  const p = r.let(mul(z, horner(z, C)))
-  const tail = sub(mul(z, p), mul(x, y))
-  r.if(lt(k, 0x3fd33333), () => r.ret(sign(sub(f(1), sub(mul(f(0.5), z), tail)))))
-  // 1 − z/2 as (1 − x²/4·…) with a quarter of it taken exactly first
-  const qx = r.let(cond(gt(k, 0x3fe90000), f(0.28125), fromHi(sub(k, 0x00200000))))
-  const hz = r.let(sub(mul(f(0.5), z), qx))
-  r.ret(sign(sub(sub(f(1), qx), sub(hz, tail))))
+  const v = kCos(r, x, y)
+  r.ret(negate ? neg(v) : v)
 }
 
 /** Returns tan(x + y) (odd = 1) or −1/tan(x + y) (odd = −1) for |x + y| ≤ π/4. */
@@ -144,6 +153,25 @@ export function buildTan(r: Routine): void {
   const n = r.var('i32'), y0 = r.var('f64'), y1 = r.var('f64')
   remPio2(r, x, hx, k, n, y0, y1)
   retTan(r, y0, y1, sub(1, shl(and(n, 1), 1)))
+}
+
+/** `__sincos(x) → (sin x, cos x)`: one reduction for both (ROT, IROT and sincos use it). */
+export function buildSincos(r: Routine): void {
+  const x = r.param(0)
+  const hx = r.let(hi(x)), k = r.let(and(hx, 0x7fffffff))
+  r.if(le(k, 0x3fe921fb), () => {
+    const s = r.let(kSin(r, x, f(0), false))
+    r.ret(s, kCos(r, x, f(0)))
+  })
+  r.if(ge(k, 0x7ff00000), () => r.ret(sub(x, x), sub(x, x)))
+  const n = r.var('i32'), y0 = r.var('f64'), y1 = r.var('f64')
+  remPio2(r, x, hx, k, n, y0, y1)
+  const s = r.let(kSin(r, y0, y1, true)), c = r.let(kCos(r, y0, y1))
+  const q = r.let(and(n, 3))
+  r.if(eq(q, 0), () => r.ret(s, c))
+  r.if(eq(q, 1), () => r.ret(c, neg(s)))
+  r.if(eq(q, 2), () => r.ret(neg(s), neg(c)))
+  r.ret(neg(c), s)
 }
 
 /**
