@@ -7,7 +7,7 @@
  * ones of Sun's fdlibm (coefficients from its published tables), so the results are those of
  * the engines that use it (V8 among them).
  */
-import { twoOverPiWords, WORDS } from './two-over-pi.js'
+import { twoOverPiWords } from './two-over-pi.js'
 import {
   Routine, abs, add, and, cond, clearLo, clz64, div, eq, extu, f, f64i, f64u64, fromHi, ge, gt, hi, horner, i, i32f, l, le, lo, lt,
   mul, ne, neg, or, pow2, shl, shr, shru, sub, wrap, bits, type Ex, type Var,
@@ -30,13 +30,6 @@ const PIO2_2 = 6.07710050630396597660e-11, PIO2_2T = 2.02226624879595063154e-21
 const PIO2_3 = 2.02226624871116645580e-21, PIO2_3T = 8.47842766036889956997e-32
 // π/2 as a double-double, and the high half of its Veltkamp split (26 bits)
 const PIO2_HI = Math.PI / 2, PIO2_LO = 6.123233995736766e-17
-
-/** High words of the doubles nearest n·π/2 for n = 1…32 (where cancellation may be large). */
-export const NPIO2_HW: number[] = Array.from({ length: 32 }, (_, k) => {
-  const d = new DataView(new ArrayBuffer(8))
-  d.setFloat64(0, (k + 1) * (Math.PI / 2))
-  return d.getUint32(0)
-})
 
 /** sin(x + y) for |x + y| ≤ π/4 (y the tail of x; `tail` false when y is 0). */
 function kSin(r: Routine, x: Var, y: Ex, tail: boolean): Ex {
