@@ -4,7 +4,7 @@
  * they call.
  */
 import { standardPrimitives } from '@tenet/ir'
-import type { Bytes, DefinedFunc } from '../encoder.js'
+import { Bytes, type DefinedFunc } from '../encoder.js'
 import { Routine, type T } from './builder.js'
 import { buildAsin, buildAcos } from './asin.js'
 import { buildAtan, buildAtan2 } from './atan.js'
@@ -81,14 +81,32 @@ export class MathLibrary {
   functions(): DefinedFunc[] {
     const out: DefinedFunc[] = []
     for (let k = 0; k < this.used.length; k++) {
-      const spec = MATH_ROUTINES[this.used[k]!]!
-      const r = new Routine(spec.params, spec.results)
-      spec.build(r)
-      for (const c of r.calls) this.onCall(c.body, c.at, this.use(c.name))
-      out.push(r.done())
+      const built = builtRoutine(this.used[k]!)
+      // a copy of the body, its calls pointed at this module's routines
+      const body = new Bytes().bytes(built.bytes)
+      for (const c of built.calls) this.onCall(body, c.at, this.use(c.name))
+      out.push({ type: built.type, locals: built.locals, body })
     }
     return out
   }
+}
+
+/** A routine's body as built once (the same bytes in every module but for its call targets). */
+interface Built { type: DefinedFunc['type']; locals: DefinedFunc['locals']; bytes: Uint8Array; calls: Array<{ at: number; name: string }> }
+const BUILT = new Map<string, Built>()
+
+/** The body of the routine \`name\`, built on first use (about a millisecond for sin's family). */
+function builtRoutine(name: string): Built {
+  let b = BUILT.get(name)
+  if (!b) {
+    const spec = MATH_ROUTINES[name]!
+    const r = new Routine(spec.params, spec.results)
+    spec.build(r)
+    const f = r.done()
+    b = { type: f.type, locals: f.locals, bytes: f.body.view().slice(), calls: r.calls.map((c) => ({ at: c.at, name: c.name })) }
+    BUILT.set(name, b)
+  }
+  return b
 }
 
 /**
