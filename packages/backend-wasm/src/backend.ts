@@ -3,6 +3,7 @@ import { inlineSmallCalls } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
+import type { MathChoice } from './math/index.js'
 
 /**
  * A cached subarray of the memory (so copying an array back allocates nothing in steady
@@ -74,7 +75,7 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  */
 export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): WasmProgram {
   const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
-  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable)
+  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable, wasmOptions.math ?? 'auto')
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
   for (const f of fns) {
@@ -85,6 +86,8 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
     defined.push(thunk(ctx, f, false, `F${k}`))
     defined.push(thunk(ctx, inverses.get(f.name)!, true, `B${k}`))
   })
+  // the math routines the functions call (each once), after the functions and thunks
+  defined.push(...ctx.math.functions())
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
@@ -117,6 +120,7 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const gone = (): never => { throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions') }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
+    mathRoutines: ctx.math.names(),
     dispose() {
       for (const t of thunks) t.fn = gone
       state.disposed = true
@@ -152,6 +156,8 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
 export interface WasmProgram extends CompiledProgram {
   /** How many pairs of updates run as one f64x2 update, in all functions and inverses (a diagnostic). */
   readonly lanePairs: number
+  /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
+  readonly mathRoutines: readonly string[]
 }
 
 /** Options of the wasm backend (see `createWasmBackend`). */
@@ -162,6 +168,13 @@ export interface WasmOptions {
    * results are the same bit for bit either way.
    */
   simd?: boolean
+  /**
+   * Where the transcendental functions (`sin`, `exp`, `pow`, `**`, …) are computed: `'auto'`
+   * (the default) in the module for those that measured faster there, `'module'` all in the
+   * module, `'import'` all by calls out to JS's `Math` (see the README for the choice and the
+   * accuracy of the routines).
+   */
+  math?: MathChoice
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */
@@ -179,6 +192,6 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
 
 /**
  * The wasm backend plugin: one WebAssembly module per program (f64, f32, i32 and bool values;
- * transcendental functions imported from JS). Register it and compile with `backend: 'wasm'`.
+ * transcendental functions computed in the module, see `WasmOptions.math`). Register it and compile with `backend: 'wasm'`.
  */
 export const wasmBackend: BackendSpec = createWasmBackend()

@@ -11,13 +11,16 @@
 import {
   InvertibilityError, RegistryError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type,
+  type SourceLocation, type Stmt, type Type, standardPrimitives,
 } from '@tenet/ir'
 import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
+import { MathLibrary, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
+import { mathBijection, type MathBijection } from './math/bijections.js'
+import type { Ex } from './math/builder.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -101,6 +104,9 @@ export function wasmResults(params: FunctionDef['params']): ValType[] {
   return params.filter((p) => p.type.kind === 'scalar').map((p) => valType((p.type as { name: string }).name))
 }
 
+/** The standard \`pow\` primitive (what \`**\` computes). */
+const POW = standardPrimitives.find((p) => p.name === 'pow')
+
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 export class ModuleContext {
   readonly imports: ImportedFunc[] = []
@@ -114,14 +120,17 @@ export class ModuleContext {
   lanePairs = 0
   /** Call sites whose target index is patched once the number of imports is known. */
   readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
+  /** The math routines this module computes itself (defined after the functions and thunks). */
+  readonly math: MathLibrary
 
   /**
    * @param simd whether consecutive f64 updates that do the same arithmetic run as one f64x2
    *   update (see `lanes.ts`); false where the engine has no SIMD
    */
-  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false) {
+  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false, readonly mathChoice: MathChoice = 'auto') {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+    this.math = new MathLibrary(4 * k, (body, at, target) => this.calls.push({ body, at, target, kind: 'fn' }))
     // import 0: fail(site, six values)
     this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) => this.fail(site, values))
   }
@@ -156,6 +165,14 @@ export class ModuleContext {
   fail(site: number, values: number[]): never {
     const s = this.sites[site]!
     throw new InvertibilityError(s.code, s.message(...values), s.loc)
+  }
+
+  /**
+   * The defined-function index of the in-module routine for the primitive \`spec\` (a standard
+   * one: \`sin\`, \`exp\`, \`pow\`, …), or undefined where it calls out to JS (see \`math/\`).
+   */
+  mathRoutine(spec: unknown, name: string): number | undefined {
+    return inModule(spec, name, this.mathChoice) ? this.math.use(name) : undefined
   }
 
   /** Index of the defined function (name, direction) among the module's defined functions. */
@@ -253,6 +270,9 @@ export class FunctionEmitter {
     get: (l) => this.get(l),
     constant: (t, v) => { if (t === F32) this.out.byte(Op.f32_const).f32(v); else this.f64c(v) },
     math: (name, t) => {
+      // f64 operands are on the stack: the module's routine where the benchmark chose it (math/)
+      const routine = t === F64 && inModuleByName(name, this.ctx.mathChoice) ? this.ctx.math.use(name) : undefined
+      if (routine !== undefined) return this.callDefined(routine)
       const f = MATH[name]
       this.callImport(this.ctx.importOf(`math:${name}:${t === F32 ? 'f32' : 'f64'}`, { params: Array.from({ length: f.arity }, () => t), results: [t] }, f.js))
     },
@@ -261,6 +281,20 @@ export class FunctionEmitter {
     this.out.byte(Op.call)
     this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
     this.out.padU32()
+  }
+  /** Calls the defined function with this index (an in-module math routine). */
+  private callDefined(index: number): void {
+    this.out.byte(Op.call)
+    this.ctx.calls.push({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
+    this.out.padU32()
+  }
+  /** Evaluates \`args\` as f64 and calls the math routine \`index\`; the result has type \`rt\` (f64 or f32). */
+  private callMath(index: number, args: Expr[], rt: ValType): ValType {
+    for (const a of args) this.toF64(this.expr(a))
+    this.callDefined(index)
+    // rounded as an import's f32 result would be (round to nearest, ties to even)
+    if (rt === F32) this.op(Op.f32_demote_f64)
+    return rt
   }
   private callFn(name: string, inverse: boolean): void {
     this.out.byte(Op.call)
@@ -541,6 +575,8 @@ export class FunctionEmitter {
       this.op(t === F32 ? Op.f32_mul : Op.f64_mul)
       return t
     }
+    const routine = t !== I32 ? this.ctx.mathRoutine(POW, 'pow') : undefined
+    if (routine !== undefined && e.right.kind === 'num') return this.callMath(routine, [e.left, e.right], t)
     const a = this.expr(e.left); this.toF64(a)
     const b = this.expr(e.right); this.toF64(b)
     if (t === I32) {
@@ -548,8 +584,9 @@ export class FunctionEmitter {
       this.callImport(i)
       return I32
     }
-    const pow = this.ctx.importOf('pow:f64', { params: [F64, F64], results: [F64] }, Math.pow)
-    if (e.right.kind === 'num') this.callImport(pow)
+    const pow = routine ?? this.ctx.importOf('pow:f64', { params: [F64, F64], results: [F64] }, Math.pow)
+    const callPow = () => (routine !== undefined ? this.callDefined(pow) : this.callImport(pow))
+    if (e.right.kind === 'num') callPow()
     else {
       // an exponent known only at run time: x ** 2 is x·x and x ** 1 is x, the doubles Math.pow
       // gives, without the call out of wasm (the derivative n·x^(n−1) of x^n meets both)
@@ -561,7 +598,7 @@ export class FunctionEmitter {
       this.get(y); this.f64c(1); this.op(Op.f64_eq, Op.if, F64)
       this.get(x)
       this.op(Op.else)
-      this.get(x); this.get(y); this.callImport(pow)
+      this.get(x); this.get(y); callPow()
       this.op(Op.end, Op.end)
     }
     // rounded as the import's f32 result would be (round to nearest, ties to even)
@@ -641,6 +678,9 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
+    // a standard transcendental function computed in the module (math/), where the benchmark chose it
+    const routine = rt !== I32 && types.every((t) => t !== I32) ? this.ctx.mathRoutine(spec, name) : undefined
+    if (routine !== undefined) return this.callMath(routine, e.args, rt)
     // the primitive's own lowering (its file's `emit.wasm`), where arguments and result share a float type
     const lower = spec.emit?.wasm
     if (lower !== undefined && rt !== I32 && types.every((t) => t === rt)) {
@@ -664,7 +704,7 @@ export class FunctionEmitter {
       }
     }
     for (const a of e.args) this.expr(a)
-    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
+    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(mathImport(spec, name) ?? spec.evaluate, argTypes))
     this.callImport(i)
     return rt
   }
@@ -1441,6 +1481,35 @@ export class FunctionEmitter {
     })
   }
 
+  /**
+   * The outputs of a bijection computed in the module (see \`math/bijections.ts\`): the arguments
+   * as f64, sin and cos of the angle (the third argument) from one reduction, each output rounded to its
+   * argument's type (as an import's result would be). Returns the locals holding the outputs.
+   */
+  private mathBijection(lowered: MathBijection, temps: number[], types: ValType[], outs: number[]): number[] {
+    const arg = (i: number): Ex => ({ t: 'f64', w: (o) => { o.byte(Op.local_get).u32(temps[i]!); if (types[i] === F32) o.byte(Op.f64_promote_f32); else if (types[i] === I32) o.byte(Op.f64_convert_i32_s) } })
+    const args = temps.map((_, i) => arg(i))
+    let sin: Ex = args[0]!, cos: Ex = args[0]!
+    if (lowered.angle) {
+      // both from one argument reduction
+      const s = this.local(F64), c = this.local(F64)
+      args[2]!.w(this.out)
+      this.callDefined(this.ctx.math.use('__sincos'))
+      this.set(c); this.set(s)
+      sin = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(s) } }
+      cos = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(c) } }
+    }
+    const values = lowered.outputs(args, sin, cos)
+    const results = outs.map((i, j) => {
+      values[j]!.w(this.out)
+      if (types[i] === F32) this.op(Op.f32_demote_f64)
+      const l = this.local(types[i] === F32 ? F32 : F64)
+      this.set(l)
+      return l
+    })
+    return results
+  }
+
   private bijection(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     let spec = this.program.registry.bijection(s.callee)
     if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
@@ -1458,8 +1527,12 @@ export class FunctionEmitter {
     const outs = s.args.map((a, i) => [a, i] as const).filter(([, i]) => spec.roles[i] === 'inout')
     const wasm = spec.emit?.wasm
     let results: number[]
+    const lowered = mathBijection(spec, this.ctx.mathChoice)
     if (typeof wasm === 'object' && wasm.permute) {
       results = wasm.permute.map((j) => temps[j]!)
+    } else if (lowered && types.every((t) => this.vt(t) !== I32)) {
+      // a standard bijection computed in the module (math/bijections.ts), with the cpu backend's arithmetic
+      results = this.mathBijection(lowered, temps, types.map((t) => this.vt(t)), outs.map(([, i]) => i))
     } else if (typeof wasm === 'function' && types.every((t) => t === 'f64')) {
       // the bijection's own lowering (f64: in f32 the JS function rounds once, as the cpu backend does)
       runLowering(spec.name, wasm, F64, temps, outs.length, this.lowering)

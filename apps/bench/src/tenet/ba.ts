@@ -101,6 +101,11 @@ export function baWeightRows(inst: BaInstance, vals: Float64Array): void {
 
 /** A reusable Jacobian evaluator for one instance (`createBaJacobianRows` over all observations, then the weight rows). */
 export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
+  // wasm copies every array argument of a call in and out: give it block-sized arrays (see blockLocalRun)
+  if (benchBackend() === 'wasm') {
+    const rows = fn(baModule(), 'ba_rows')
+    return { run: blockLocalRun(inst, block, rows.core, grad(rows, { loss: 0 }).adjoint.core) }
+  }
   const rows = createBaJacobianRows(inst, block)
   const J = createBaJacobian(inst)
   const run = (): BaSparseJacobian => {
@@ -109,4 +114,52 @@ export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run
     return J
   }
   return { run }
+}
+
+/**
+ * The Jacobian sweep of `createBaJacobianTenet` for the wasm backend: each block's cameras,
+ * points, weights and features are copied into arrays of one block and the functions run on
+ * observations 0…n of those, because a wasm call copies every array argument into its memory and
+ * the written ones back (the whole instance's arrays, several MB, made each block's two calls
+ * about 20× slower than on the cpu backend). The same Jacobian.
+ */
+function blockLocalRun(inst: BaInstance, block: number, F: TenetFunction['core'], A: TenetFunction['core']): () => BaSparseJacobian {
+  const { p, cams, X, w, obs, feats } = inst
+  const C = BA_CAMERA_PARAMS
+  const cam = new Float64Array(C * block), pt = new Float64Array(3 * block), wc = new Float64Array(block), ft = new Float64Array(2 * block)
+  const ws = new Float64Array(BA_WORKSPACE * block), gWs = new Float64Array(BA_WORKSPACE * block)
+  const gCam = new Float64Array(C * block), gPt = new Float64Array(3 * block), gW = new Float64Array(block), gFeats = new Float64Array(2 * block)
+  const J = createBaJacobian(inst)
+  const vals = J.vals
+  const B = BA_BLOCK_COLS
+  return () => {
+    for (let i0 = 0; i0 < p; i0 += block) {
+      const n = Math.min(p, i0 + block) - i0
+      for (let i = 0; i < n; i++) {
+        const c = obs[2 * (i0 + i)]!, x = obs[2 * (i0 + i) + 1]!
+        for (let j = 0; j < C; j++) cam[C * i + j] = cams[C * c + j]!
+        for (let j = 0; j < 3; j++) pt[3 * i + j] = X[3 * x + j]!
+        wc[i] = w[i0 + i]!
+        ft[2 * i] = feats[2 * (i0 + i)]!
+        ft[2 * i + 1] = feats[2 * (i0 + i) + 1]!
+      }
+      for (let row = 0; row < 2; row++) {
+        ws.fill(0)
+        F(0, row, 0, n, cam, pt, wc, ft, ws)
+        gCam.fill(0); gPt.fill(0); gW.fill(0); gWs.fill(0)
+        A(F.results[0]!, row, 0, n, cam, pt, wc, ft, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
+        for (let i = 0; i < n; i++) {
+          const o = (2 * (i0 + i) + row) * B
+          for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
+          vals[o + C] = gPt[3 * i]!
+          vals[o + C + 1] = gPt[3 * i + 1]!
+          vals[o + C + 2] = gPt[3 * i + 2]!
+          vals[o + C + 3] = gW[i]!
+        }
+      }
+    }
+    const base = 2 * B * p
+    for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]!
+    return J
+  }
 }
