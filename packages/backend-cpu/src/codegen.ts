@@ -606,6 +606,27 @@ class FunctionEmitter {
     }
   }
 
+  /**
+   * Common subexpressions of a bijection's emitted new values: a `Math` function of the same
+   * argument locals that occurs more than once (ROT's `Math.cos(t)` and `Math.sin(t)`, twice
+   * each) is computed once into a `const`. The arguments are the generated locals the emitter
+   * was given, so the text identifies the value; every `Math` function but `random` is pure.
+   */
+  private shareMathCalls(values: string[]): string[] {
+    const pattern = /\bMath\.([a-z][a-z0-9]*)\(([\w$]+(?:, ?[\w$]+)*)\)/g
+    const counts = new Map<string, number>()
+    for (const v of values) for (const m of v.matchAll(pattern)) if (m[1] !== 'random') counts.set(m[0], (counts.get(m[0]) ?? 0) + 1)
+    const temps = new Map<string, string>()
+    for (const [call, n] of counts) {
+      if (n < 2) continue
+      const t = this.fresh('m')
+      this.line(`const ${t} = ${call};`)
+      temps.set(call, t)
+    }
+    if (!temps.size) return values
+    return values.map((v) => v.replace(pattern, (call) => temps.get(call) ?? call))
+  }
+
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     this.distinct(s.distinct, s.loc)
     if (s.target === 'bijection') {
@@ -618,7 +639,7 @@ class FunctionEmitter {
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
       if (spec.emit?.cpu) {
-        const vals = spec.emit.cpu(...temps)
+        const vals = this.shareMathCalls(spec.emit.cpu(...temps))
         outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
       } else {
         const k = this.gen.bijection(spec.apply)

@@ -13,3 +13,7 @@ export * as build from './builder.js'
 export { inlineSmallCalls, userNames } from './inline.js'
 export { flatten, forEachStatement, inRun, key, offsetOf, promotableElements, sharedSubexpressions, type Flat, type Promotion, type RunStmt, type Shared } from './cse.js'
 export { hostNumber } from './host-result.js'
+export {
+  optimize, PASS_NAMES, unrollLoops, unrollBlock, literalTrips, scalarReplaceArrays, scalarArraysBlock, deadAncillas,
+  dropDeadAncillaWrites, effectfulFunctions, rewriteBlock, rewriteExpr, type PassName, type DeadAncillasContext, type NodeRewriter,
+} from './passes/index.js'
