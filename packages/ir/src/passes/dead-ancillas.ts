@@ -146,7 +146,8 @@ class DeadAncillas {
     const out: Stmt[] = []
     for (let k = body.length - 1; k >= 0; k--) {
       const s = body[k]!
-      if (s.kind !== 'alloc' && s.kind !== 'dealloc' && !this.effectful(s)) {
+      // (an `@unchecked` block is no scope: its allocations and deallocations are the block's own)
+      if (s.kind !== 'alloc' && s.kind !== 'dealloc' && s.kind !== 'unchecked' && !this.effectful(s)) {
         const w = this.writes(s)
         if (w && ![...w].some((n) => live.has(n))) continue
       }

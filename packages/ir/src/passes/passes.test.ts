@@ -222,6 +222,20 @@ fn f(y: f64, x: f64) {
     expect(body(dead(p, 'f'))).toBe(body(fn(p, 'f')))
   })
 
+  it('keeps an allocation inside @unchecked (no scope) that later statements use', () => {
+    const p = checked(`fn f(y: f64, x: f64) {
+  @unchecked { t <- 0.0 }
+  y += t * x
+  t += x
+  t -> x
+}`)
+    expect(body(dead(p, 'f'))).toBe(`@unchecked {
+  t <- 0.0
+}
+y += t * x
+t -> x`)
+  })
+
   it('keeps an update whose ancilla a later iteration of the loop reads', () => {
     const p = checked(`fn f(y: f64, x: f64[]) {
   t <- 0.0
