@@ -76,7 +76,12 @@ export class CodeGenerator {
     }
     const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
-    for (const e of emitted) parts.push(e.render(!reentrant.has(e.name)))
+    for (const e of emitted) {
+      const early = !reentrant.has(e.name)
+      // the pooled array ancillas of a function that is never entered twice at once
+      if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
+      parts.push(e.render(early))
+    }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
       (n) => `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
@@ -90,6 +95,12 @@ export class CodeGenerator {
     let k = this.bijections.indexOf(fn)
     if (k < 0) { k = this.bijections.length; this.bijections.push(fn) }
     return k
+  }
+
+  private poolCount = 0
+  /** A fresh module-level name for the pool of one array-allocation site. */
+  pool(): string {
+    return `PL${this.poolCount++}`
   }
 
   prim(name: string, fn: (...a: number[]) => number): number {
@@ -128,6 +139,9 @@ class FunctionEmitter {
     return n
   }
 
+  /** The pools of this function's array allocation sites (see `pooled`). */
+  private pools: string[] = []
+
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
@@ -158,7 +172,8 @@ class FunctionEmitter {
       name: this.f.name,
       // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
       callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
-      render: (early) => [head, ...(early ? entry : []), body, ...(early ? [] : entry), ...exit, '}'].join('\n'),
+      pools: this.pools,
+      render: (early) => [head, ...(early ? entry : []), pooled(body, early), ...(early ? [] : entry), ...exit, '}'].join('\n'),
     }
   }
 
@@ -424,7 +439,10 @@ class FunctionEmitter {
         if (s.value.kind === 'emptystack') this.line(`let ${v} = [];`)
         else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
-          this.line(`let ${v} = new ${ctor}(${this.expr(s.value.args[0]!)});`)
+          const n = this.fresh('n'), pool = this.gen.pool()
+          this.pools.push(pool)
+          this.line(`const ${n} = ${this.expr(s.value.args[0]!)};`)
+          this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
         return
       }
@@ -662,9 +680,29 @@ class FunctionEmitter {
   }
 }
 
+/** Marks an array allocation in emitted code until `pooled` decides how it allocates. */
+const POOL = '\u0001'
+
+/**
+ * The code of a function with its array allocations (`zeros(n)`) written out. A function that is
+ * never entered again before it returns (`pooled` true) reuses one array per allocation site, kept
+ * in a module-level variable: zero-filled when the length is the same as last time, allocated
+ * again otherwise. An array ancilla is deallocated before its site runs again and never escapes
+ * the program (callees only write into it), so no two live ancillas share a pool; an ancilla in a
+ * loop then costs a fill instead of an allocation per iteration. Otherwise every allocation makes
+ * a new array.
+ */
+function pooled(body: string, pool: boolean): string {
+  const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
+  return body.replace(site, (_m, p: string, ctor: string, n: string) =>
+    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`)
+}
+
 /** One generated function, before its read-only results are placed (see `FunctionEmitter.emit`). */
 interface EmittedFunction {
   name: string
+  /** The module-level pool variables of its array allocation sites. */
+  pools: string[]
   /** Whether its code calls plugin, host or \`@safe\` JS, which could call the program again. */
   callsOut: boolean
   render(early: boolean): string
