@@ -139,6 +139,15 @@ class FunctionEmitter {
     return n
   }
 
+  /**
+   * (array, loop variable) pairs, as `array\0variable`, where the variable is proven to be an
+   * index of the array: the loop `for v in k..len(a)` (k a literal ≥ 0) over a parameter array,
+   * whose length cannot change. Its element accesses `a[v]` need no bounds check.
+   */
+  private inBounds = new Set<string>()
+  /** Parameter arrays the function never allocates or deallocates (their length is fixed). */
+  private fixedArrays: Set<string> | undefined
+
   /** The pools of this function's array allocation sites (see `pooled`). */
   private pools: string[] = []
 
@@ -197,6 +206,7 @@ class FunctionEmitter {
   private indexCode(arr: string, index: Expr, loc?: SourceLocation, arrName?: string): string {
     const i = this.expr(index)
     if (!this.checking) return i
+    if (index.kind === 'var' && this.inBounds.has(`${arrName}\u0000${index.name}`)) return i
     const site = this.gen.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
     if (/^[\w$]+$/.test(i)) return `(${i} >>> 0 < ${arr}.length ? ${i} : rt.fail(${site}, ${i}, ${arr}.length))`
     // a computed index is evaluated once, into the function's scratch local (a nested index
@@ -562,6 +572,7 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    const proven = this.provenIndex(s, stepConst)
     // array elements the loop keeps in locals (only without checks: the load before the loop
     // would check an index that a loop running zero times never uses)
     const saved = this.promoted
@@ -594,6 +605,7 @@ class FunctionEmitter {
       })
       this.indent--
     }
+    if (proven) this.inBounds.add(proven)
     if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
       // the common cases: a plain counting loop, up or down
       const iv = this.fresh('i')
@@ -615,6 +627,7 @@ class FunctionEmitter {
       body()
       this.line('}')
     }
+    if (proven) this.inBounds.delete(proven)
     this.promoted = saved
     for (const st of stores) this.line(st)
     if (this.checking) {
@@ -643,6 +656,19 @@ class FunctionEmitter {
     }
     if (!temps.size) return values
     return values.map((v) => v.replace(pattern, (call) => temps.get(call) ?? call))
+  }
+
+  /** The `array\0variable` pair a loop proves in bounds (see `inBounds`), if any. */
+  private provenIndex(s: Extract<Stmt, { kind: 'for' }>, step: number | undefined): string | undefined {
+    if (step !== 1 || s.inclusive || s.start.kind !== 'num' || !Number.isInteger(s.start.value) || s.start.value < 0) return undefined
+    const stop = s.stop
+    if (stop.kind !== 'call' || stop.callee !== 'len' || stop.args[0]?.kind !== 'var') return undefined
+    if (!this.fixedArrays) {
+      const fixed = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
+      walk(this.f.body, (x) => { if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name) })
+      this.fixedArrays = fixed
+    }
+    return this.fixedArrays.has(stop.args[0].name) ? `${stop.args[0].name}\u0000${s.variable}` : undefined
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {

@@ -119,4 +119,20 @@ describe('optimised cpu code', () => {
     expect(run('cpu', false)).toEqual(run('interpreter', false))
     expect(run('cpu', true)).toEqual(run('interpreter', true))
   })
+
+  it('with checks: drops the bounds check of a[i] in `for i in k..len(a)` over a parameter array, only there', () => {
+    const text = `fn f(s: f64, a: f64[], b: f64[]) {
+  for i in 1..len(a) { s += a[i] * a[i - 1] + b[i] }
+}`
+    const m = compile(text, 'cpu', true)
+    const f = code(m, 'f')
+    // a[i] unchecked; a[i − 1] and b[i] (another array) checked
+    expect(f).toMatch(/p1\[i\d+\] \*/)
+    expect(f.match(/rt\.fail\(/g)!.length).toBe(2 + 1)
+    const a = Float64Array.from([1, 2, 3, 4]), b = Float64Array.from([0.5, 0.25, 0.125])
+    expect(() => (m.f as (...x: unknown[]) => unknown)(0, a, b)).toThrow(/out of bounds/)
+    const ok = Float64Array.from([0.5, 0.25, 0.125, 1])
+    const run = (backend: string) => (compile(text, backend, true).f as (...x: unknown[]) => unknown[])(0, a, ok)[0]
+    expect(run('cpu')).toBe(run('interpreter'))
+  })
 })
