@@ -1,15 +1,12 @@
 /**
  * Tenet on several threads (`@tenet/parallel`): the GMM gradient with its points sharded over a
  * pool of worker threads plus the calling thread, the shard gradients added in shard order
- * (deterministic: the same bits for any number of threads); the BA Jacobian with its observations
- * sharded the same way (each observation's rows computed exactly as on one thread).
+ * (deterministic: the same bits for any number of threads).
  */
 import { availableParallelism } from 'node:os'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
 import { createGmmParallel } from '../parallel/gmm.js'
-import { createBaParallel } from '../parallel/ba.js'
-import { checkBaJacobian } from '../workloads/ba.js'
 
 const threads = Math.max(2, availableParallelism())
 
@@ -26,20 +23,6 @@ export const parallelRows = defineRowFamily({
           return {
             run: () => void p.gradient(c.inst, out),
             check: () => checkClose(p.gradient(c.inst, out), c.gradient(), TOLERANCE.f64, 'gradient'),
-            dispose: () => void p.close(),
-          }
-        },
-      },
-    ],
-    ba: [
-      {
-        name: `Tenet (cpu, ${threads} threads)`,
-        kind: 'jacobian',
-        async setup(c) {
-          const p = await createBaParallel(c.inst, threads - 1)
-          return {
-            run: () => void p.run(),
-            check: () => checkBaJacobian(c, p.run().vals, TOLERANCE.f64),
             dispose: () => void p.close(),
           }
         },

@@ -42,9 +42,12 @@ export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaRe
 /** Observations per block of the Jacobian sweeps (the workspace of a block stays in cache). */
 export const BA_BLOCK = 256
 
-/** Each observation's own copy of its camera and point (ADBench's per-observation blocks). */
-export function baObservationCopies(inst: BaInstance): { cam: Float64Array; pt: Float64Array } {
-  const { p, cams, X, obs } = inst
+/**
+ * A reusable Jacobian evaluator for one instance (per-observation copies made once). Block by
+ * block and row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1.
+ */
+export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
+  const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
   const cam = new Float64Array(C * p)
   const pt = new Float64Array(3 * p)
@@ -52,22 +55,7 @@ export function baObservationCopies(inst: BaInstance): { cam: Float64Array; pt: 
     cam.set(cams.subarray(C * obs[2 * i]!, C * obs[2 * i]! + C), C * i)
     pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
   }
-  return { cam, pt }
-}
-
-/** What `createBaRangeJacobian` works on: p observations, their copies, weights and features. */
-export interface BaRangeInit { p: number; cam: Float64Array; pt: Float64Array; w: Float64Array; feats: Float64Array }
-
-/**
- * The reprojection rows of the Jacobian for a range of observations: `range(i0, i1, vals, at)`
- * writes observation i's two rows (`BA_BLOCK_COLS` values each) at `vals[at + 2·(i − i0)·B]`.
- * Block by block and row by row: a forward run of `ba_rows`, then its generated adjoint seeded
- * with 1. Reusable; allocates nothing per call.
- */
-export function createBaRangeJacobian(init: BaRangeInit, block = BA_BLOCK): (i0: number, i1: number, vals: Float64Array, at: number) => void {
-  const { p, cam, pt, feats } = init
-  const C = BA_CAMERA_PARAMS
-  const wc = init.w.slice()
+  const wc = w.slice()
   const ws = new Float64Array(BA_WORKSPACE * block)
   const gCam = new Float64Array(C * p)
   const gPt = new Float64Array(3 * p)
@@ -77,10 +65,12 @@ export function createBaRangeJacobian(init: BaRangeInit, block = BA_BLOCK): (i0:
   const rows = fn(baModule(), 'ba_rows')
   const F = rows.core
   const A = grad(rows, { loss: 0 }).adjoint.core
+  const J = createBaJacobian(inst)
+  const vals = J.vals
   const B = BA_BLOCK_COLS
-  return (from, to, vals, at) => {
-    for (let i0 = from; i0 < to; i0 += block) {
-      const i1 = Math.min(to, i0 + block)
+  const run = (): BaSparseJacobian => {
+    for (let i0 = 0; i0 < p; i0 += block) {
+      const i1 = Math.min(p, i0 + block)
       for (let row = 0; row < 2; row++) {
         ws.fill(0)
         F(0, row, i0, i1, cam, pt, wc, feats, ws)
@@ -90,7 +80,7 @@ export function createBaRangeJacobian(init: BaRangeInit, block = BA_BLOCK): (i0:
         gWs.fill(0)
         A(F.results[0]!, row, i0, i1, cam, pt, wc, feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
         for (let i = i0; i < i1; i++) {
-          const o = at + (2 * (i - from) + row) * B
+          const o = (2 * i + row) * B
           for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
           vals[o + C] = gPt[3 * i]!
           vals[o + C + 1] = gPt[3 * i + 1]!
@@ -99,23 +89,8 @@ export function createBaRangeJacobian(init: BaRangeInit, block = BA_BLOCK): (i0:
         }
       }
     }
-  }
-}
-
-/**
- * A reusable Jacobian evaluator for one instance (per-observation copies made once): the
- * reprojection rows by `createBaRangeJacobian` over all observations, then the weight rows.
- */
-export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
-  const { p, w } = inst
-  const { cam, pt } = baObservationCopies(inst)
-  const range = createBaRangeJacobian({ p, cam, pt, w, feats: inst.feats }, block)
-  const J = createBaJacobian(inst)
-  const vals = J.vals
-  const run = (): BaSparseJacobian => {
-    range(0, p, vals, 0)
     // weight rows: d(1 − w²)/dw
-    const base = 2 * BA_BLOCK_COLS * p
+    const base = 2 * B * p
     for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]!
     return J
   }
