@@ -1,5 +1,5 @@
 import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
-import { inlineSmallCalls } from '@tenet/ir/backend'
+import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**
@@ -7,7 +7,8 @@ import { CodeGenerator, makeRuntime } from './codegen.js'
  * functions take positional arguments and write scalar results into their `results` buffer.
  */
 export function compileToJs(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
-  const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
+  const inlined = inlineSmallCalls(checked, checkedInverses)
+  const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

@@ -89,7 +89,12 @@ export class CodeGenerator {
     }
     const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
-    for (const e of emitted) parts.push(e.render(!reentrant.has(e.name)))
+    for (const e of emitted) {
+      const early = !reentrant.has(e.name)
+      // the pooled array ancillas of a function that is never entered twice at once
+      if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
+      parts.push(e.render(early))
+    }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
       (n) => `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
@@ -103,6 +108,12 @@ export class CodeGenerator {
     let k = this.bijections.indexOf(fn)
     if (k < 0) { k = this.bijections.length; this.bijections.push(fn) }
     return k
+  }
+
+  private poolCount = 0
+  /** A fresh module-level name for the pool of one array-allocation site. */
+  pool(): string {
+    return `PL${this.poolCount++}`
   }
 
   prim(name: string, fn: (...a: number[]) => number): number {
@@ -141,6 +152,18 @@ class FunctionEmitter {
     return n
   }
 
+  /**
+   * (array, loop variable) pairs, as `array\0variable`, where the variable is proven to be an
+   * index of the array: the loop `for v in k..len(a)` (k a literal ≥ 0) over a parameter array,
+   * whose length cannot change. Its element accesses `a[v]` need no bounds check.
+   */
+  private inBounds = new Set<string>()
+  /** Parameter arrays the function never allocates or deallocates (their length is fixed). */
+  private fixedArrays: Set<string> | undefined
+
+  /** The pools of this function's array allocation sites (see `pooled`). */
+  private pools: string[] = []
+
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
@@ -171,7 +194,8 @@ class FunctionEmitter {
       name: this.f.name,
       // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
       callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
-      render: (early) => [head, ...(early ? entry : []), body, ...(early ? [] : entry), ...exit, '}'].join('\n'),
+      pools: this.pools,
+      render: (early) => [head, ...(early ? entry : []), pooled(body, early), ...(early ? [] : entry), ...exit, '}'].join('\n'),
     }
   }
 
@@ -195,6 +219,7 @@ class FunctionEmitter {
   private indexCode(arr: string, index: Expr, loc?: SourceLocation, arrName?: string): string {
     const i = this.expr(index)
     if (!this.checking) return i
+    if (index.kind === 'var' && this.inBounds.has(`${arrName}\u0000${index.name}`)) return i
     const site = this.gen.check('outOfBounds', loc, (v, n) => [arrName ?? arr, v, n])
     if (/^[\w$]+$/.test(i)) return `(${i} >>> 0 < ${arr}.length ? ${i} : rt.fail(${site}, ${i}, ${arr}.length))`
     // a computed index is evaluated once, into the function's scratch local (a nested index
@@ -448,7 +473,10 @@ class FunctionEmitter {
           const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
           // a length that is not a whole number ≥ 0 is the catalog's error, not a JS RangeError
           const site = this.gen.check('arrayLength', s.loc, (n) => [s.name, n])
-          this.line(`let ${v} = new ${ctor}(rt.length(${this.expr(s.value.args[0]!)}, ${site}));`)
+          const n = this.fresh('n'), pool = this.gen.pool()
+          this.pools.push(pool)
+          this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
+          this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
         return
       }
@@ -569,6 +597,7 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    const proven = this.provenIndex(s, stepConst)
     // array elements the loop keeps in locals (only without checks: the load before the loop
     // would check an index that a loop running zero times never uses)
     const saved = this.promoted
@@ -601,6 +630,7 @@ class FunctionEmitter {
       })
       this.indent--
     }
+    if (proven) this.inBounds.add(proven)
     if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
       // the common cases: a plain counting loop, up or down
       const iv = this.fresh('i')
@@ -622,6 +652,7 @@ class FunctionEmitter {
       body()
       this.line('}')
     }
+    if (proven) this.inBounds.delete(proven)
     this.promoted = saved
     for (const st of stores) this.line(st)
     if (this.checking) {
@@ -629,6 +660,40 @@ class FunctionEmitter {
       const a2 = this.expr(s.start), b2 = this.expr(s.stop), s2 = s.step ? this.expr(s.step) : '1'
       this.line(`if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`)
     }
+  }
+
+  /**
+   * Common subexpressions of a bijection's emitted new values: a `Math` function of the same
+   * argument locals that occurs more than once (ROT's `Math.cos(t)` and `Math.sin(t)`, twice
+   * each) is computed once into a `const`. The arguments are the generated locals the emitter
+   * was given, so the text identifies the value; every `Math` function but `random` is pure.
+   */
+  private shareMathCalls(values: string[]): string[] {
+    const pattern = /\bMath\.([a-z][a-z0-9]*)\(([\w$]+(?:, ?[\w$]+)*)\)/g
+    const counts = new Map<string, number>()
+    for (const v of values) for (const m of v.matchAll(pattern)) if (m[1] !== 'random') counts.set(m[0], (counts.get(m[0]) ?? 0) + 1)
+    const temps = new Map<string, string>()
+    for (const [call, n] of counts) {
+      if (n < 2) continue
+      const t = this.fresh('m')
+      this.line(`const ${t} = ${call};`)
+      temps.set(call, t)
+    }
+    if (!temps.size) return values
+    return values.map((v) => v.replace(pattern, (call) => temps.get(call) ?? call))
+  }
+
+  /** The `array\0variable` pair a loop proves in bounds (see `inBounds`), if any. */
+  private provenIndex(s: Extract<Stmt, { kind: 'for' }>, step: number | undefined): string | undefined {
+    if (step !== 1 || s.inclusive || s.start.kind !== 'num' || !Number.isInteger(s.start.value) || s.start.value < 0) return undefined
+    const stop = s.stop
+    if (stop.kind !== 'call' || stop.callee !== 'len' || stop.args[0]?.kind !== 'var') return undefined
+    if (!this.fixedArrays) {
+      const fixed = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
+      walk(this.f.body, (x) => { if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name) })
+      this.fixedArrays = fixed
+    }
+    return this.fixedArrays.has(stop.args[0].name) ? `${stop.args[0].name}\u0000${s.variable}` : undefined
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
@@ -643,7 +708,7 @@ class FunctionEmitter {
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
       if (spec.emit?.cpu) {
-        const vals = spec.emit.cpu(...temps)
+        const vals = this.shareMathCalls(spec.emit.cpu(...temps))
         outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
       } else {
         const k = this.gen.bijection(spec.apply)
@@ -666,9 +731,29 @@ class FunctionEmitter {
   }
 }
 
+/** Marks an array allocation in emitted code until `pooled` decides how it allocates. */
+const POOL = '\u0001'
+
+/**
+ * The code of a function with its array allocations (`zeros(n)`) written out. A function that is
+ * never entered again before it returns (`pooled` true) reuses one array per allocation site, kept
+ * in a module-level variable: zero-filled when the length is the same as last time, allocated
+ * again otherwise. An array ancilla is deallocated before its site runs again and never escapes
+ * the program (callees only write into it), so no two live ancillas share a pool; an ancilla in a
+ * loop then costs a fill instead of an allocation per iteration. Otherwise every allocation makes
+ * a new array.
+ */
+function pooled(body: string, pool: boolean): string {
+  const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
+  return body.replace(site, (_m, p: string, ctor: string, n: string) =>
+    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`)
+}
+
 /** One generated function, before its read-only results are placed (see `FunctionEmitter.emit`). */
 interface EmittedFunction {
   name: string
+  /** The module-level pool variables of its array allocation sites. */
+  pools: string[]
   /** Whether its code calls plugin, host or \`@safe\` JS, which could call the program again. */
   callsOut: boolean
   render(early: boolean): string

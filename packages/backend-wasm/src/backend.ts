@@ -1,5 +1,5 @@
 import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
-import { inlineSmallCalls } from '@tenet/ir/backend'
+import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
@@ -74,7 +74,8 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  * arguments, typed arrays updated in place, scalar results in `results`.
  */
 export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): WasmProgram {
-  const { program, inverses } = inlineSmallCalls(checked, checkedInverses)
+  const inlined = inlineSmallCalls(checked, checkedInverses)
+  const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
   const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable, wasmOptions.math ?? 'auto')
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]

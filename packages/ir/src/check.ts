@@ -171,13 +171,26 @@ function readsOf(e: Expr, out: MemPath[] = []): MemPath[] {
   return out
 }
 
+/**
+ * An index as an integer sum of terms plus a constant: the terms (each printed, with its
+ * coefficient, sorted) and the constant. `i + 1 + m * l` and `i + m * l` have the same terms and
+ * constants 1 and 0, so they are different elements wherever the terms sit in the sum.
+ */
 function splitOffset(e: Expr): [string, number] {
-  if (e.kind === 'num') return ['', e.value]
-  if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.right.kind === 'num') {
-    const [b, c] = splitOffset(e.left)
-    return [b, e.op === '+' ? c + e.right.value : c - e.right.value]
+  const terms = new Map<string, number>()
+  let constant = 0
+  // an explicit stack of (expression, sign): a long chain does not recurse per term
+  const todo: Array<[Expr, number]> = [[e, 1]]
+  while (todo.length) {
+    const [x, sign] = todo.pop()!
+    if (x.kind === 'num') { constant += sign * x.value; continue }
+    if (x.kind === 'binary' && (x.op === '+' || x.op === '-')) { todo.push([x.left, sign], [x.right, x.op === '+' ? sign : -sign]); continue }
+    if (x.kind === 'unary' && x.op === '-') { todo.push([x.arg, -sign]); continue }
+    const t = printExpr(x)
+    terms.set(t, (terms.get(t) ?? 0) + sign)
   }
-  return [printExpr(e), 0]
+  const base = [...terms].filter(([, c]) => c !== 0).map(([t, c]) => `${c}*(${t})`).sort().join(' + ')
+  return [base, constant | 0]
 }
 
 /** 'same' | 'disjoint' | 'maybe' (needs a run-time check of the two indices). */

@@ -1,0 +1,43 @@
+/**
+ * The IR → IR optimisation passes the code generators (cpu, wasm) run after inlining, each a
+ * small module named for what it does, each testable on its own:
+ *
+ * - `unroll` — short loops with a literal range become copies of their body (always: exact);
+ * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
+ * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
+ *   of a `~routine` first among them (checks off).
+ *
+ * The two that run only without checks would weaken what a check sees (a float scalar's
+ * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
+ * check verifies).
+ */
+import type { CompileOptions, Program } from '../plugin.js'
+import type { FunctionDef } from '../ast.js'
+import { unrollLoops } from './unroll.js'
+import { scalarReplaceArrays } from './scalar-arrays.js'
+import { deadAncillas } from './dead-ancillas.js'
+
+export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
+export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
+export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
+export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
+
+/** The names of the passes, in the order `optimize` runs them. */
+export const PASS_NAMES = ['unroll', 'scalar-arrays', 'dead-ancillas'] as const
+export type PassName = (typeof PASS_NAMES)[number]
+
+/**
+ * Runs the optimisation passes on a checked program and its inverses (every function of both):
+ * those that apply under `options` (see the module comment), or only those named in `only`.
+ */
+export function optimize(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions, only?: readonly PassName[]): { program: Program; inverses: Map<string, FunctionDef> } {
+  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || !options.checks)
+  const each = (f: (d: FunctionDef) => FunctionDef) => {
+    program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
+    inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
+  }
+  if (on('unroll')) each(unrollLoops)
+  if (on('scalar-arrays')) each(scalarReplaceArrays)
+  if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
+  return { program, inverses }
+}

@@ -1,0 +1,76 @@
+/**
+ * Pass `unroll`: a `for` loop whose range is made of integer literals and runs a few times
+ * (`for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }`) becomes that many copies of its
+ * body with the loop variable replaced by each value. The copies index small arrays at constant
+ * positions, which is what `scalar-arrays` needs to keep such an array in locals, and the loop's
+ * counter and range checks go (a literal range cannot change while the loop runs). The order of
+ * the copies is the loop's order, so the result is the same to the last bit.
+ */
+import type { Expr, FunctionDef, Stmt } from '../ast.js'
+import { walk } from '../check.js'
+import { rewriteBlock } from './rewrite.js'
+
+/** Loops of at most this many iterations are unrolled. */
+export const UNROLL_MAX_TRIPS = 4
+/** … when their body has at most this many statements (nested ones included). */
+export const UNROLL_MAX_STATEMENTS = 6
+
+type ForStmt = Extract<Stmt, { kind: 'for' }>
+
+const intLiteral = (e: Expr | null): number | undefined => (e && e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined)
+
+/** The values a loop's variable takes, in order, when its range is literal and short; else undefined. */
+export function literalTrips(s: ForStmt): number[] | undefined {
+  const a = intLiteral(s.start), b = intLiteral(s.stop), step = s.step ? intLiteral(s.step) : 1
+  if (a === undefined || b === undefined || step === undefined || step === 0) return undefined
+  const values: number[] = []
+  for (let v = a; step > 0 ? (s.inclusive ? v <= b : v < b) : (s.inclusive ? v >= b : v > b); v += step) {
+    values.push(v)
+    if (values.length > UNROLL_MAX_TRIPS) return undefined
+  }
+  return s.reverse ? values.reverse() : values
+}
+
+function size(body: Stmt[]): number {
+  let n = 0
+  walk(body, () => { n++ })
+  return n
+}
+
+/** The body of one iteration with the loop variable replaced by `value`. */
+function instance(s: ForStmt, value: number): Stmt[] {
+  const literal: Expr = { kind: 'num', value, isFloat: false, type: 'i32', ...(s.loc ? { loc: s.loc } : {}) }
+  const zero = (e: Expr) => e.kind === 'num' && e.value === 0
+  return rewriteBlock(
+    s.body,
+    (e) => {
+      if (e.kind === 'var' && e.name === s.variable) return literal
+      // an integer `k + 0` (the first copy of `x[3 * j + c]`) is k
+      if (e.kind === 'binary' && e.op === '+' && e.type === 'i32') return zero(e.right) ? e.left : zero(e.left) ? e.right : e
+      return e
+    },
+    (x) => x.kind === 'for' && x.variable === s.variable,
+  )
+}
+
+/** `body` with its short literal loops unrolled (innermost first). */
+export function unrollBlock(body: Stmt[]): Stmt[] {
+  return body.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'if': return [{ ...s, then: unrollBlock(s.then), else: unrollBlock(s.else) }]
+      case 'while': case 'unchecked': return [{ ...s, body: unrollBlock(s.body) } as Stmt]
+      case 'for': {
+        const inner = unrollBlock(s.body)
+        const trips = literalTrips(s)
+        if (!trips || size(inner) > UNROLL_MAX_STATEMENTS) return [{ ...s, body: inner }]
+        return trips.flatMap((v) => instance({ ...s, body: inner }, v))
+      }
+      default: return [s]
+    }
+  })
+}
+
+/** The function with its short literal loops unrolled. */
+export function unrollLoops(f: FunctionDef): FunctionDef {
+  return { ...f, body: unrollBlock(f.body) }
+}
