@@ -520,8 +520,10 @@ export class Printer {
     const o = this.V(P[0]!), a = this.V(P[1]!), b = bin ? this.V(P[2]!) : ''
     const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
     const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
-    // a local adjoint starts at zero and always adds
-    const isLocal = (target: string) => /^[mbn]\d+$/.test(target)
+    // a carried adjoint restarts at zero every iteration and always adds; a body's own locals (`m`,
+    // `n`) take their first contribution by assignment, as the arrays do (they are read by this
+    // iteration only, so its first contribution there is the node's first)
+    const isLocal = (target: string) => /^b\d+$/.test(target)
     const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
     let pre = '', body: string
     switch (t.op) {
