@@ -83,6 +83,12 @@ export class Printer {
   private own: Set<string> | undefined
   /** In an innermost loop body, reverse: inputs read only by this iteration (their adjoints are locals). */
   private inputs: Map<string, number> | undefined
+  /**
+   * In an innermost loop body: the input values it reads, each read once at the top of the body
+   * into a constant. Inputs are never written, so the read can move; V8 does not merge repeated
+   * typed-array reads itself once the body stores into an array, and re-reads them all.
+   */
+  private hoisted: Map<string, { name: string; read: string }> | undefined
   private dir: 'forward' | 'reverse' = 'forward'
   private uid = 0
   private counting = true
@@ -280,6 +286,15 @@ export class Printer {
   private V(a: Aff): string {
     const l = this.local(a)
     if (l !== undefined) return `l${l}`
+    if (this.hoisted !== undefined) {
+      const [lo, hi] = this.range(a)
+      if (lo >= 0 && hi < this.F) {
+        const key = this.str(a)
+        let h = this.hoisted.get(key)
+        if (h === undefined) { h = { name: `x${this.uid++}`, read: this.arrV(a) }; this.hoisted.set(key, h) }
+        return h.name
+      }
+    }
     if (this.dir === 'forward') { const c = this.carried?.get(this.str(a)); if (c !== undefined) return `c${c}` }
     return this.arrV(a)
   }
@@ -355,7 +370,7 @@ export class Printer {
     let m = 0
     for (const b of it.body) { parts.push(E.slice(m, m + b.params.length)); m += b.params.length }
     let inner = '', before = '', after = '', closing = ''
-    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own, savedInputs = this.inputs
+    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own, savedInputs = this.inputs, savedHoisted = this.hoisted
     const innermost = it.body.every((b) => b.kind === 'ins')
     this.dir = dir
     let carried: Carried[] = []
@@ -366,6 +381,7 @@ export class Printer {
       need = this.neededOf(body, parts)
       carried = this.carriedOf(body, parts, locals, need)
       this.locals = locals
+      this.hoisted = new Map()
       this.carried = new Map()
       this.own = new Set()
       for (const c of carried) { this.carried.set(this.str(c.o), c.uid); this.carried.set(this.str(c.prev), c.uid); this.own.add(this.str(c.o)) }
@@ -422,6 +438,8 @@ export class Printer {
       }
     }
     inner += closing
+    if (this.hoisted !== undefined && this.hoisted.size > 0) inner = `const ${[...this.hoisted.values()].map((h) => `${h.name} = ${h.read}`).join(', ')};\n${inner}`
+    this.hoisted = savedHoisted
     this.locals = saved
     this.carried = savedCarried
     this.own = savedOwn
@@ -520,8 +538,10 @@ export class Printer {
     const o = this.V(P[0]!), a = this.V(P[1]!), b = bin ? this.V(P[2]!) : ''
     const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
     const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
-    // a local adjoint starts at zero and always adds
-    const isLocal = (target: string) => /^[mbn]\d+$/.test(target)
+    // a carried adjoint restarts at zero every iteration and always adds; a body's own locals (`m`,
+    // `n`) take their first contribution by assignment, as the arrays do (they are read by this
+    // iteration only, so its first contribution there is the node's first)
+    const isLocal = (target: string) => /^b\d+$/.test(target)
     const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
     let pre = '', body: string
     switch (t.op) {

@@ -89,6 +89,15 @@ describe('staged gradients (grad(f, { stage: true }))', () => {
     expect(g.stage?.traces).toBe(1)
   })
 
+  it('loop bodies with zero adjoints and infinite inputs: the same gradient as the interpreter', () => {
+    // rotations whose vector is zero (zero adjoints reach the products' locals), one infinite
+    // quaternion component (0 · ∞ where an adjoint is zero), an all-zero rotation
+    const x = rnd(42, 7)
+    x.fill(0, 0, 3); x[7 + 4] = Infinity; x.fill(0, 14, 21); x[28 + 6] = -Infinity
+    const g = sameAsInterpreter(rotate(6), [x, rnd(42, 8), x])
+    expect(g.stage?.state).toBe('compiled')
+  })
+
   it('the staged gradient matches finite differences (rotate_vec_by_quat, particles)', () => {
     for (const [f, n] of [[rotate(3), 21], [particles(2, 30), 8]] as const) {
       const g = grad(f, { stage: true })
