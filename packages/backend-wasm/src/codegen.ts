@@ -11,7 +11,7 @@
 import {
   InvertibilityError, RegistryError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, standardPrimitives,
+  type SourceLocation, type Stmt, type Type, type PurePrimitiveSpec, standardPrimitives,
 } from '@tenet/ir'
 import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
@@ -106,6 +106,8 @@ export function wasmResults(params: FunctionDef['params']): ValType[] {
 
 /** The standard \`pow\` primitive (what \`**\` computes). */
 const POW = standardPrimitives.find((p) => p.name === 'pow')
+/** The standard pure primitives by name (to tell a user's override that copied one's lowering). */
+const STANDARD_PURE = new Map(standardPrimitives.filter((p) => p.kind === 'pure').map((p) => [p.name, p as PurePrimitiveSpec]))
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 export class ModuleContext {
@@ -681,8 +683,11 @@ export class FunctionEmitter {
     // a standard transcendental function computed in the module (math/), where the benchmark chose it
     const routine = rt !== I32 && types.every((t) => t !== I32) ? this.ctx.mathRoutine(spec, name) : undefined
     if (routine !== undefined) return this.callMath(routine, e.args, rt)
-    // the primitive's own lowering (its file's `emit.wasm`), where arguments and result share a float type
-    const lower = spec.emit?.wasm
+    // the primitive's own lowering (its file's `emit.wasm`), where arguments and result share a float
+    // type; a user's override that copied a standard primitive's lowering (`{ ...sin, evaluate }`)
+    // has none of its own: its `evaluate` is what it means
+    const standard = STANDARD_PURE.get(name)
+    const lower = spec !== standard && standard?.emit?.wasm === spec.emit?.wasm ? undefined : spec.emit?.wasm
     if (lower !== undefined && rt !== I32 && types.every((t) => t === rt)) {
       const native = nativeOp(lower)
       if (native && native.arity === e.args.length) {
