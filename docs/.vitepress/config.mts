@@ -4,6 +4,7 @@ const guide = [
   { text: 'Install', link: '/guide/install' },
   { text: 'A first program', link: '/guide/first-program' },
   { text: 'The language', link: '/guide/language' },
+  { text: 'Standard instructions', link: '/guide/instructions' },
   { text: 'Number systems', link: '/guide/number-systems' },
   { text: 'Automatic differentiation', link: '/guide/ad' },
   { text: 'Checkpointing', link: '/guide/checkpointing' },

@@ -7,7 +7,8 @@
  * uncompute of `routine { R } … ~routine` appears as R's gates mirrored, so the picture shows
  * the compute–copy–uncompute symmetry.
  */
-import { printExpr, readNames, rootName, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+import { printExpr, type Arg, type Expr, type FunctionDef, type Stmt } from '@tenet/ir'
+import { readNames, rootName } from '@tenet/ir/backend'
 
 /** One gate: what it writes and reads, its label, and whether it is part of an uncompute. */
 export interface Gate {

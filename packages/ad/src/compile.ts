@@ -3,7 +3,7 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { TenetStaticError, standardPrimitives, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
+import { TenetError, TenetStaticError, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
 import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
@@ -31,8 +31,6 @@ export interface CompiledAdjoint {
 }
 
 const cache = new WeakMap<TenetFunction, Map<number, CompiledAdjoint>>()
-/** The standard pure primitives by name (their built-in derivative rules apply only to these specs). */
-export const standard = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
 /** The `TenetFunctionInfo` of a Tenet function, or a clear error for anything else. */
 export function infoOf(f: TenetFunction): TenetFunctionInfo {
@@ -64,14 +62,15 @@ export function compileGenerated(info: TenetFunctionInfo, registry: Registry, fu
  * and each float array of length n one gradient array of length n·w, element-major (see
  * `GradientSlot`). `jacobian`'s reverse mode uses it for w rows per sweep.
  */
-export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
+export function compileAdjoint(f: TenetFunction, width = 1, constants: readonly number[] = []): CompiledAdjoint {
   if (!Number.isInteger(width) || width < 1) throw new RangeError(`the adjoint width must be a positive integer, got ${width}`)
+  if (constants.length) return compileConstantAdjoint(f, constants)
   let byWidth = cache.get(f)
   const hit = byWidth?.get(width)
   if (hit) return hit
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
   const module = compileGenerated(info, registry, functions)
@@ -88,6 +87,49 @@ export function compileAdjoint(f: TenetFunction, width = 1): CompiledAdjoint {
   }
   if (!byWidth) cache.set(f, (byWidth = new Map()))
   byWidth.set(width, out)
+  return out
+}
+
+const constantCache = new WeakMap<TenetFunction, Map<string, CompiledAdjoint>>()
+
+/**
+ * The adjoint of `f` with the arguments `constants` (indices) held constant: no gradient
+ * parameters for them, nothing accumulated into them (see `AdjointBuilder.withConstants`). Only
+ * float arguments that `f` never writes can be held constant (else an `ad/argument` error): a
+ * written one passes its gradient on to others.
+ */
+function compileConstantAdjoint(f: TenetFunction, constants: readonly number[]): CompiledAdjoint {
+  const info = infoOf(f)
+  const params = f.ir.params
+  const set = new Set<number>()
+  for (const i of constants) {
+    const p = params[i]
+    if (!Number.isInteger(i) || !p) throw new TenetError('ad/argument', `\`constants\` lists argument ${String(i)}, but \`${info.name}\` has arguments 0..${params.length - 1}`)
+    if (!hasGradient(p.type, info.registry) || p.type.kind === 'stack') throw new TenetError('ad/argument', `\`constants\` lists argument ${i} (\`${p.name}\`), which is not a float scalar or array: it has no gradient anyway`)
+    if (info.inverse || info.program.writes.get(info.name)![i]) throw new TenetError('ad/argument', `argument ${i} (\`${p.name}\`) is written by \`${info.name}\`${info.inverse ? ' (an inverse)' : ''}, so it cannot be held constant: only arguments the function only reads can`)
+    set.add(i)
+  }
+  const key = [...set].sort((a, b) => a - b).join(',')
+  let byKey = constantCache.get(f)
+  const hit = byKey?.get(key)
+  if (hit) return hit
+  const registry = info.registry.clone()
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), 1)
+  const name = builder.withConstants(info.name, new Set([...set].map((i) => params[i]!.name)))
+  const functions = builder.build()
+  const module = compileGenerated(info, registry, functions)
+  const out: CompiledAdjoint = {
+    params,
+    slots: gradientSlots(params, info.registry, 1, set),
+    width: 1,
+    adjoint: module[name]!,
+    functions,
+    forward: f.core,
+    inverse: f.inverse.core,
+    info,
+  }
+  if (!byKey) constantCache.set(f, (byKey = new Map()))
+  byKey.set(key, out)
   return out
 }
 
@@ -109,7 +151,7 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   const info = infoOf(f)
   if (info.inverse) return null
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), 1)
+  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), 1)
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName)
@@ -153,7 +195,11 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
   if (byLoss?.has(loss)) return byLoss.get(loss)!
   const info = infoOf(f)
   let out: TenetFunction | null = null
-  const gp = gradientProgram(f, loss, false)
+  // a stack parameter: its gradient stack must have one entry per value the forward run leaves on
+  // it, known only after that run, so the driver runs f and then its adjoint (NiLang's "AD over
+  // pop": pushing onto a stack parameter a value the loss reads)
+  const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
+  const gp = stacks ? null : gradientProgram(f, loss, false)
   if (gp) {
     let { entry, functions } = gp
     if (info.options.checks === false) {
@@ -290,7 +336,7 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
 function tangentFunctions(f: TenetFunction, width: number): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, standard, info.program.hosts), width)
+  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
   const name = builder.request(info.name, info.inverse)
   return { info, registry, name, functions: builder.build() }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { consistencySource } from './examples/consistency.js'
 import { learnByConsistency } from './consistency.js'
-import { gradient } from './api.js'
+import { gradient } from './gradient.js'
 import { tag } from './test-util.js'
 
 describe('learn by consistency (seed 002, Algorithm 2)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parse, printStmt, walk } from '@tenet/ir'
+import { parse, printStmt } from '@tenet/ir'
+import { walk } from '@tenet/ir/backend'
 import { preprocess } from '@tenet/reversible'
 import { dropDeadUpdates, dropDeadUpdatesIn, privateArrays } from './dead.js'
 import { compileFused, grad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'

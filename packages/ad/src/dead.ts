@@ -21,7 +21,8 @@
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
  */
-import { readNames, rootName, type Arg, type Expr, type FunctionDef, type Registry, type Stmt } from '@tenet/ir'
+import { type Arg, type Expr, type FunctionDef, type Registry, type Stmt } from '@tenet/ir'
+import { readNames, rootName } from '@tenet/ir/backend'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 

@@ -1,7 +1,7 @@
 /**
  * The gradient driver without code generation, for where `new Function` is forbidden (a page
  * with a strict Content-Security-Policy, `node --disallow-code-generation-from-strings`). It
- * does what the generated driver of `api.ts` does — check and convert the arguments, run the
+ * does what the generated driver of `driver.ts` does — check and convert the arguments, run the
  * forward core, seed and zero the gradients, run the adjoint (or the fused or forward-mode
  * program) and read the scalar gradients — by looping over the parameters at run time instead
  * of specialising a function for them. Slower, and it allocates its argument lists per call;
@@ -9,7 +9,7 @@
  */
 import { TenetError, type Type } from '@tenet/ir'
 import { isDetached } from '@tenet/reversible'
-import type { DriverContext } from './api.js'
+import type { DriverContext } from './driver.js'
 import type { CompiledForwardGradient } from './compile.js'
 import type { GradientSlot } from './transform.js'
 

@@ -6,7 +6,7 @@
  * last one). Any other host function read by a derivative is a static error, arrays included (an
  * array argument used to get a silent zero gradient).
  */
-import { TenetStaticError, type Expr } from '@tenet/ir'
+import { TenetError, TenetStaticError, type Expr, type PurePrimitiveSpec } from '@tenet/ir'
 import { dualHostInfo } from '@tenet/dual'
 
 /** The element type of an array-typed host argument (set by the checker), or undefined. */
@@ -96,14 +96,60 @@ export function dualHostPartials(
       return call(name, ...args.map(clone))
     }
     const pullback = (...v: unknown[]): number => {
-      const s = v[0] as number, g = v[n + 1] as Float64Array
+      // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
+      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
       if (s === 0) return 0
       const gk = info.gradientAt(asArgs(v.slice(1, n + 1)))[k] as Float64Array
-      for (let i = 0; i < g.length; i++) g[i] += s * gk[i]!
+      for (let i = 0; i < gk.length; i++) g[i * w + dir] += s * gk[i]!
       return 0
     }
     Object.defineProperty(pullback, PULLBACK, { value: true })
     const name = appendHost(hosts, `${index}:pullback:${k}`, pullback)
+    collect.push({ callee: name, seed: clone(seed), args: args.map(clone), target: clone(a) })
+    return null
+  })
+}
+
+/**
+ * The partial derivatives of a call of a registered pure primitive with array arguments
+ * (`argKinds`, e.g. `det(A)`), seeded by `seed`, for `differentiate`: the coefficient expression
+ * of each scalar argument (a call of a generated host function evaluating `partials(...)[k]`), and
+ * null for each array argument, whose whole contribution `seed · ∂f/∂A` goes to `collect` as a
+ * `HostPullback` (one call of `partials` per array and adjoint step). Reverse mode only: with
+ * nothing collecting (forward mode) it is a static error naming the primitive.
+ */
+export function arrayPrimitivePartials(
+  hosts: unknown[], spec: PurePrimitiveSpec, args: Expr[], seed: Expr, loc: Expr['loc'],
+  clone: (e: Expr) => Expr,
+  collect: HostPullback[] | undefined,
+): Array<Expr | null> {
+  const partials = spec.partials as unknown as ((...a: unknown[]) => ArrayLike<unknown>) | undefined
+  if (!partials) {
+    throw new TenetStaticError('ad/no-derivative', `the pure primitive \`${spec.name}\` has no derivative: register it with \`partials\` (arrayPrimitive) to differentiate through it`, loc)
+  }
+  if (!collect) {
+    throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians, vjp), not in forward mode (jvp, forward Jacobians, Hessians)`, loc)
+  }
+  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs } as Expr)
+  const n = args.length
+  return args.map((a, k) => {
+    if (spec.argKinds![k] !== 'array') {
+      return call(appendHost(hosts, `prim:${spec.name}:partial:${k}`, (...v: unknown[]) => partials(...v)[k] as number), ...args.map(clone))
+    }
+    const pullback = (...v: unknown[]): number => {
+      // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
+      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
+      if (s === 0) return 0
+      const p = partials(...v.slice(1, n + 1))[k] as ArrayLike<number>
+      const len = (v[k + 1] as ArrayLike<number>).length
+      if (!p || p.length !== len) {
+        throw new TenetError('ad/partials', `\`partials\` of \`${spec.name}\` must return, for array argument ${k + 1}, an array of ${len} partial derivatives (one per element)`)
+      }
+      for (let i = 0; i < len; i++) g[i * w + dir] += s * p[i]!
+      return 0
+    }
+    Object.defineProperty(pullback, PULLBACK, { value: true })
+    const name = appendHost(hosts, `prim:${spec.name}:pullback:${k}`, pullback)
     collect.push({ callee: name, seed: clone(seed), args: args.map(clone), target: clone(a) })
     return null
   })

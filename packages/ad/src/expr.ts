@@ -5,10 +5,9 @@
  */
 import {
   TenetStaticError, printExpr,
-  type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type Registry, type ScalarTypeName, type Stmt, type VarRef,
+  type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type PartialFunction, type PureEmitters, type PurePrimitiveSpec, type Registry, type ScalarTypeName, type Stmt, type VarRef,
 } from '@tenet/ir'
-import { standardPartials, type PartialRule } from './derivatives.js'
-import { arrayElementType, dualHostPartials, type HostPullback } from './dual-host.js'
+import { arrayElementType, arrayPrimitivePartials, dualHostPartials, type HostPullback } from './dual-host.js'
 
 /**
  * A deep copy of an expression (the checker annotates nodes in place; copies keep them apart).
@@ -115,6 +114,12 @@ export function realView(e: Expr, registry: Registry): Expr {
           return typeOf(a) === 'f64' ? a : asF64(a)
         }
         return retype({ ...x, args: x.args.map(go) })
+      case 'field': {
+        // a field of a real-view value (ulog's `x.log`) as its number system's function of the real value
+        const ns = isReal(x.target) ? registry.findNumberSystem(typeOf(x.target)!) : undefined
+        const rf = ns?.realFields?.[x.field]
+        return rf ? typedF64(rf(asF64(go(x.target)))) : clone(x)
+      }
       default: return clone(x)
     }
   }
@@ -135,6 +140,20 @@ export function realView(e: Expr, registry: Registry): Expr {
     else if (x.kind === 'field') todo.push(x.target)
   }
   return any ? go(e) : clone(e)
+}
+
+/** Marks every untyped node of an expression built by a number system (`realFields`) as f64. */
+function typedF64(e: Expr): Expr {
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    if ((x as { type?: unknown }).type === undefined) (x as { type?: string }).type = 'f64'
+    if (x.kind === 'num') (x as { isFloat: boolean }).isFloat = true
+    else if (x.kind === 'binary') todo.push(x.left, x.right)
+    else if (x.kind === 'unary') todo.push(x.arg)
+    else if (x.kind === 'call') todo.push(...x.args)
+  }
+  return e
 }
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */
@@ -177,7 +196,7 @@ export function readsFloat(e: Expr, registry: Registry): boolean {
       case 'call':
         if (x.callee === 'len' || x.callee === 'i32' || x.callee === 'div') break
         // a host function reading a float array reads float memory (its derivative must not be a silent zero)
-        if (x.callee.startsWith('$host') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
+        if ((x.callee.startsWith('$host') || registry.findPrimitive(x.callee)?.kind === 'pure') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
         for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!)
         break
     }
@@ -201,46 +220,69 @@ export interface PartialsResolver {
    * contribution is pushed to `collect`).
    */
   hostPartials?(callee: string, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
+  /**
+   * The partials of a registered primitive with array arguments (`argKinds`) at `args`, seeded by
+   * `seed`: an expression per scalar argument, null per array argument (contribution to `collect`).
+   */
+  arrayPartials?(spec: PurePrimitiveSpec, args: Expr[], seed: Expr, loc: Expr['loc']): Array<Expr | null>
   /** Where array contributions of host calls go while the adjoint transform differentiates (unset: an error). */
   collect?: HostPullback[]
 }
 
 /**
- * Partials from the registry: `partialExprs` of the spec; else the built-in rule for a standard
- * primitive; else a call of a helper pure primitive that evaluates `partials(...)[k]`, registered
- * into `registry` (a clone owned by the adjoint compilation) under `__tenet_d_<name>_<k>`.
+ * Partials from the registry: the spec's `partialExprs` (expressions inlined; a `PartialFunction`
+ * entry becomes a call of a helper pure primitive `__tenet_d_<name>_<k>`, registered into
+ * `registry`, a clone owned by the compilation); else, from numeric `partials`, such a helper
+ * for each argument. A helper without partial expressions of its own cannot be differentiated
+ * again: differentiating it is an error naming the user's primitive.
  */
-export function registryPartials(registry: Registry, standard: ReadonlyMap<string, unknown>, hosts: unknown[] = []): PartialsResolver {
-  const helper = (name: string, k: number, evaluate: (...a: number[]) => number, arity: number, cpu?: (...a: string[]) => string, partialExprs?: (args: Expr[]) => Expr[]): string => {
+export function registryPartials(registry: Registry, hosts: unknown[] = []): PartialsResolver {
+  const helper = (name: string, k: number, evaluate: (...a: number[]) => number, arity: number, origin: string, emit?: PureEmitters, partialExprs?: (args: Expr[]) => Expr[]): string => {
     const hname = `__tenet_d_${name}_${k}`
     if (!registry.findPrimitive(hname)) {
-      registry.registerPrimitive({
+      const spec: PurePrimitiveSpec = {
         specificationVersion: 'v1', name: hname, kind: 'pure', arity, evaluate,
         description: `∂${name}/∂arg${k} (generated by @tenet/ad)`,
-        ...(cpu ? { emit: { cpu } } : {}),
+        ...(emit ? { emit } : {}),
         ...(partialExprs ? { partialExprs } : {}),
-      })
+      }
+      derivativeOf.set(spec, origin)
+      registry.registerPrimitive(spec)
     }
     return hname
   }
   return {
     hostPartials(callee, args, seed, loc) {
-      return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length), clone, this.collect)
+      return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length, 'an interpolated host function'), clone, this.collect)
+    },
+    arrayPartials(spec, args, seed, loc) {
+      return arrayPrimitivePartials(hosts as unknown[], spec, args, seed, loc, clone, this.collect)
     },
     partials(callee, args, loc) {
       const spec = registry.pure(callee)
-      if (spec.partialExprs) return spec.partialExprs(args)
-      const rule: PartialRule | undefined = standard.get(callee) === spec ? standardPartials[callee] : undefined
-      if (rule) {
-        return rule(args).map((p, k) => ('evaluate' in p ? call(helper(callee, k, p.evaluate, spec.arity, p.cpu, p.partialExprs), ...args.map(clone)) : p))
+      if (spec.partialExprs) {
+        return spec.partialExprs(args).map((p, k) => (isPartialFunction(p) ? call(helper(callee, k, p.evaluate, spec.arity, derivativeOf.get(spec) ?? `the primitive \`${callee}\``, p.emit, p.partialExprs), ...args.map(clone)) : p))
       }
       if (!spec.partials) {
+        const of = derivativeOf.get(spec)
+        if (of !== undefined) {
+          throw new TenetStaticError('ad/no-derivative', `${of} has no second derivative: a partial of it is a JS function (numeric \`partials\`), so only its gradient exists; write its partials as expressions (\`partials: ['…']\` with \`pure\`/\`unary\`/\`binary\`, or \`partialExprs\`) for forward mode through its gradient, Hessians and \`hvp\``, loc)
+        }
         throw new TenetStaticError('ad/no-derivative', `the pure primitive \`${callee}\` has no derivative: register it with \`partials\` or \`partialExprs\` to differentiate through it`, loc)
       }
       const partials = spec.partials
-      return args.map((_, k) => call(helper(callee, k, (...a: number[]) => partials(...a)[k]!, spec.arity), ...args.map(clone)))
+      const origin = derivativeOf.get(spec) ?? `the primitive \`${callee}\``
+      return args.map((_, k) => call(helper(callee, k, (...a: number[]) => partials(...a)[k]!, spec.arity, origin), ...args.map(clone)))
     },
   }
+}
+
+/** The primitive (or host function) behind each helper primitive `registryPartials` generates, for errors. */
+const derivativeOf = new WeakMap<PurePrimitiveSpec, string>()
+
+/** Whether a partial is a `PartialFunction` (evaluated by a helper) rather than an expression. */
+function isPartialFunction(p: Expr | PartialFunction): p is PartialFunction {
+  return typeof (p as PartialFunction).evaluate === 'function'
 }
 
 /**
@@ -332,6 +374,14 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   }
   // a registered pure primitive
   const callExpr = e as Extract<Expr, { kind: 'call' }>
+  const spec = registry.findPrimitive(callExpr.callee)
+  if (spec?.kind === 'pure' && spec.argKinds?.includes('array')) {
+    // array arguments (`det(A)`): whole-array contributions go to `collect` (see dual-host.ts)
+    if (!partials.arrayPartials) throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: it cannot be differentiated here`, callExpr.loc)
+    const ps = partials.arrayPartials(spec, callExpr.args, seed, callExpr.loc)
+    callExpr.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+    return out
+  }
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
   callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
   return out

@@ -2,7 +2,7 @@
  * Validation of the options objects of the AD functions, so that a missing or malformed option
  * is a `TenetError` (code `ad/argument`) that names it, never a TypeError or a NaN.
  */
-import { argError } from './api.js'
+import { argError } from './arguments.js'
 
 /** The options object of `fn`, which must be a plain object (with `loss` where `needsLoss`). */
 export function optionsOf<T extends object>(fn: string, options: T | undefined, needsLoss: boolean): T {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { graphEmbeddingArgs, graphEmbeddingSource } from './examples/graph-embedding.js'
-import { gradient } from './api.js'
-import { hessian, hvp } from './forward.js'
+import { gradient } from './gradient.js'
+import { hessian, hvp } from './hessian.js'
 import { hessianReverseOverForward, secondOrderAdjoint } from './second-order.js'
 import { randomExpressions, tag } from './test-util.js'
 

@@ -15,9 +15,10 @@
  * would carry w² adjoint pairs of which only w are nonzero).
  */
 import type { TenetFunction } from '@tenet/reversible'
-import { argError, grad, type Gradient, type GradientFunction, type LossOptions } from './api.js'
+import { argError, type Gradient, type LossOptions } from './arguments.js'
+import { grad, type GradientFunction } from './grad.js'
 import { compileTangent, infoOf } from './compile.js'
-import type { Direction } from './forward.js'
+import type { Direction } from './jvp.js'
 import { hasGradient } from './transform.js'
 import { argsOf, indexList, optionsOf } from './options.js'
 

@@ -15,7 +15,7 @@
  * its structure where that takes fewer operations per direction than Σ ∂e/∂x · ẋ.
  */
 import {
-  TenetStaticError, printExpr, standardPrimitives,
+  TenetStaticError, printExpr,
   type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program, type Registry,
   type Stmt, type Type,
 } from '@tenet/ir'
@@ -23,6 +23,7 @@ import { OnDemandTransform } from './on-demand.js'
 // a tangent has the type and presence of a gradient: the same shape, f32 for f32, else f64
 import { gradientType, hasGradient } from './transform.js'
 import { rejectHostPullback } from './dual-host.js'
+import { instantiateTangentRule } from './tangent-rule.js'
 import {
   add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
   type Contribution, type PartialsResolver,
@@ -57,7 +58,6 @@ const fail = (msg: string, loc?: Expr['loc']): never => {
 }
 
 const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
-const STD = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 
 
 /** Generates tangents on demand (see `OnDemandTransform`), callees included. */
@@ -381,7 +381,7 @@ class FunctionTangent {
    */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const tt = typeOf(s.target)
-    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (!isRealViewType(this.registry, tt) && tt !== 'f64') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     let target: Dataview = s.target
     while (target.kind === 'neg') target = target.target
     if (target.kind === 'field') fail(`cannot differentiate \`${s.op}\` on \`${printExpr(s.target as Expr)}\``, s.loc)
@@ -487,51 +487,27 @@ class FunctionTangent {
     const types = s.args.map((a) => typeOf(a) ?? 'f64')
     const same = clone(s)
     if (!types.some((t) => this.isFloat(t))) return [same]
-    const std = STD.get(spec.name) === spec ? spec.name : ''
     const out: Stmt[] = [same]
     const a = s.args
-    const bij = (callee: string, args: Arg[]): Stmt => ({ kind: 'callstmt', callee, args, inverse: false, ...loc(s) })
-    const upd = (target: Dataview, op: '+=' | '-=', value: Expr): Stmt => ({ kind: 'update', op, target, value, ...loc(s) } as Stmt)
+    if (spec.selfAdjoint) {
+      // linear: the tangents go through the bijection itself
+      for (let k = 0; k < this.w; k++) out.push({ kind: 'callstmt', callee: spec.name, args: a.map((x) => this.tan(x, k)), inverse: false, ...loc(s) })
+      return out
+    }
+    if (!spec.tangent) {
+      return fail(`the bijection \`${spec.name}\` has no tangent rule: give its spec a \`tangent\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) for forward mode, jvp, Hessians and hvp through it`, s.loc)
+    }
     const asExpr = (dv: Arg): Expr => (dv.kind === 'neg' ? neg(asExpr(dv.target)) : clone(dv as Expr))
-    // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
-    const real = (dv: Arg): Expr => realF64(asExpr(dv), this.registry)
     const isView = (x: Arg) => x.kind === 'var' || x.kind === 'index' || x.kind === 'neg'
-    const tanOf = (x: Arg, k: number): Expr | null => (isView(x) ? asExpr(this.tan(x, k)) : this.tangentExpr(x as Expr, k))
+    const firstFloat = types.find((t) => this.isFloat(t))!
     for (let k = 0; k < this.w; k++) {
-      switch (std) {
-        case 'SWAP': case 'NEG': case 'HADAMARD':
-          out.push(bij(std, a.map((x) => this.tan(x, k))))
-          break
-        case 'ROT': case 'IROT': {
-          // ROT: a' = c·a − s·b, b' = s·a + c·b; ∂a'/∂θ = −b', ∂b'/∂θ = a'  (IROT: the opposite signs)
-          out.push(bij(std, [this.tan(a[0]!, k), this.tan(a[1]!, k), real(a[2]!) as Arg]))
-          const tt = tanOf(a[2]!, k)
-          if (tt) {
-            const rot = std === 'ROT'
-            out.push(upd(this.tan(a[0]!, k), rot ? '-=' : '+=', mul(real(a[1]!), clone(tt))))
-            out.push(upd(this.tan(a[1]!, k), rot ? '+=' : '-=', mul(real(a[0]!), tt)))
-          }
-          break
-        }
-        case 'AddConst': case 'SubConst': {
-          const tc = tanOf(a[1]!, k)
-          if (tc) out.push(upd(this.tan(a[0]!, k), std === 'AddConst' ? '+=' : '-=', tc))
-          break
-        }
-        case 'INV': {
-          // a' = 1/a: t' = −t/a² = −t·a'²; through an ancilla (an update cannot read its target)
-          const tmp = this.fresh('it')
-          const ta = this.tan(a[0]!, k)
-          const sq = () => mul(real(a[0]!), real(a[0]!))
-          out.push({ kind: 'alloc', name: tmp, declared: { kind: 'scalar', name: gradientScalar(types[0]!) }, value: lit(0) } as Stmt)
-          out.push(bij('SWAP', [ref(tmp), clone(ta)]))
-          out.push(upd(clone(ta), '-=', mul(ref(tmp), sq())))
-          out.push(this.zeroOut(ref(tmp), neg(bin('/', asExpr(ta), sq())), gradientScalar(types[0]!)), { kind: 'dealloc', name: tmp, value: lit(0) } as Stmt)
-          break
-        }
-        default:
-          return fail(`the bijection \`${spec.name}\` has no tangent rule (forward mode knows SWAP, NEG, ROT, IROT, HADAMARD, INV, AddConst, SubConst)`, s.loc)
-      }
+      out.push(...instantiateTangentRule(spec, {
+        // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
+        value: (i) => realF64(asExpr(a[i]!), this.registry),
+        tangent: (i) => (!this.isFloat(types[i]) ? null : isView(a[i]!) ? this.tan(a[i]!, k) : this.tangentExpr(a[i] as Expr, k)),
+        fresh: () => this.fresh('r'),
+        ancilla: { kind: 'scalar', name: gradientScalar(firstFloat) },
+      }, s.loc))
     }
     return out
   }

@@ -5,10 +5,10 @@
  * the k-th derivative of a function of one variable) from one sweep.
  */
 import type { FunctionDef, Param } from '@tenet/ir'
-import type { TenetFunction, TenetFunctionInfo } from '@tenet/reversible'
-import { argError, type Gradient } from './api.js'
+import { arityError, checkArgument, hostParams, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
+import { argError, type Gradient } from './arguments.js'
 import { compileGenerated, compileTangent, infoOf } from './compile.js'
-import type { Direction } from './forward.js'
+import type { Direction } from './jvp.js'
 import { TaylorBuilder, taylorSlots, type TaylorSlot } from './taylor.js'
 import { argsOf, indexList, optionsOf } from './options.js'
 
@@ -96,23 +96,17 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
   const c = compileTaylor(f, order)
   const { params, slots } = c
   const name = c.info.name
-  if (args.length !== params.length) argError(`\`${name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+  // the host boundary's checks (the Taylor function converts number systems' values itself)
+  if (args.length !== params.length) arityError(name, params, args.length)
+  const hps = hostParams(c.info.registry, params)
   const wrt = new Set(options.wrt ?? params.map((_, i) => i))
   let total = params.length
   for (const s of slots) if (s) total += order
   const argv = new Array<unknown>(total)
   params.forEach((p, i) => {
     const a = args[i]
-    if (p.type.kind === 'scalar') {
-      if (p.type.name === 'bool' ? typeof a !== 'boolean' : typeof a !== 'number') argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a ${p.type.name === 'bool' ? 'boolean' : 'number'}`)
-      argv[i] = a
-    } else if (p.type.kind === 'array') {
-      if (!ArrayBuffer.isView(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a typed array`)
-      argv[i] = (a as Float64Array).slice()
-    } else {
-      if (!Array.isArray(a)) argError(`argument ${i + 1} (\`${p.name}\`) of \`${name}\` must be a JS array (a stack)`)
-      argv[i] = (a as unknown[]).slice()
-    }
+    checkArgument(name, params, hps[i]!, i, a)
+    argv[i] = ArrayBuffer.isView(a) ? (a as Float64Array).slice() : Array.isArray(a) ? a.slice() : a
     const s = slots[i]
     if (!s) return
     const d = wrt.has(i) ? options.direction[i] : undefined

@@ -343,12 +343,14 @@ class FunctionTaylor {
     const std = STD.get(spec.name) === spec ? spec.name : ''
     const a = s.args
     const bij = (callee: string, args: Arg[]): Stmt => ({ kind: 'callstmt', callee, args, inverse: false, ...loc(s) })
+    if (spec.selfAdjoint) {
+      // a linear map acts on every coefficient alike
+      const out: Stmt[] = [same]
+      for (let j = 1; j <= this.k; j++) out.push(bij(spec.name, a.map((x) => this.coefView(x, j))))
+      return out
+    }
     switch (std) {
-      case 'SWAP': case 'NEG': case 'HADAMARD': {
-        const out: Stmt[] = [same]
-        for (let j = 1; j <= this.k; j++) out.push(bij(std, a.map((x) => this.coefView(x, j))))
-        return out
-      }
+      case 'INC': case 'DEC': return [same] // a ± 1 changes only the value, not the higher coefficients
       case 'ROT': case 'IROT': {
         const probe = new SeriesScope(this.fresh)
         if (this.series(a[2] as Expr, probe).constant) {
@@ -396,7 +398,7 @@ class FunctionTaylor {
         })]
       }
       default:
-        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows SWAP, NEG, HADAMARD, ROT, IROT, INV, AddConst, SubConst, sincos)`, s.loc)
+        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, INC, DEC, AddConst, SubConst, sincos)`, s.loc)
     }
   }
 

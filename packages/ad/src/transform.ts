@@ -5,10 +5,11 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr, printStmt, readNames, rootName, walk,
+  TenetStaticError, parse, printExpr, printStmt,
   type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
+import { readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
@@ -64,10 +65,10 @@ export function gradientType(t: Type): Type {
  * The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient);
  * `width` > 1 for the vector-mode adjoint (w scalar parameters per float scalar).
  */
-export function gradientSlots(params: Param[], registry: Registry, width = 1): Array<GradientSlot | null> {
+export function gradientSlots(params: Param[], registry: Registry, width = 1, constants: ReadonlySet<number> = new Set()): Array<GradientSlot | null> {
   let k = params.length
-  return params.map((p) => {
-    if (!hasGradient(p.type, registry)) return null
+  return params.map((p, i) => {
+    if (!hasGradient(p.type, registry) || constants.has(i)) return null
     const slot: GradientSlot = { kind: p.type.kind, index: k, type: gradientType(p.type) }
     k += p.type.kind === 'scalar' ? width : 1
     return slot
@@ -122,6 +123,20 @@ export class AdjointBuilder extends OnDemandTransform {
     return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
   }
 
+  /**
+   * The adjoint of `name` (forward direction, width 1) with the parameters `constants` held
+   * constant: they get no gradient parameter and nothing accumulates into them (a callee that
+   * would receive their gradient gets a scratch one, dropped after the call). They must be
+   * parameters the function never writes (checked by the caller). Named `…$const`, kept with the
+   * helpers; callees (recursion included) use their ordinary adjoints.
+   */
+  withConstants(name: string, constants: ReadonlySet<string>): string {
+    const f = this.program.functions.get(name)!
+    const adj = `${adjointName(name, false, 1)}$const`
+    this.helpers.set(adj, new FunctionAdjoint(this, f, adj, constants).build())
+    return adj
+  }
+
   /** Generates everything queued; returns the adjoint functions and helpers. */
   override build(): FunctionDef[] {
     return [...super.build(), ...this.helpers.values()]
@@ -167,24 +182,35 @@ class FunctionAdjoint {
   /** The directions 0..w−1. */
   private readonly dirs: number[]
 
-  constructor(private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string) {
+  constructor(
+    private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string,
+    /** Parameters held constant (no gradient; see `AdjointBuilder.withConstants`). */
+    private readonly constants: ReadonlySet<string> = new Set(),
+  ) {
     this.registry = builder.registry
     this.w = builder.width
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
     const names = namesIn(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
+    // the adjoint of an adjoint has a parameter `g$sink` already: its own sink takes a new name
+    let sink = SINK
+    for (let k = 2; names.has(sink); k++) sink = `${SINK}${k}`
+    this.sink = sink
   }
+
+  /** The name of the sink parameter (`g$sink`, unless f has a parameter of that name). */
+  private readonly sink: string
 
   /** The adjoint's parameters: f's, then the gradients, then the sink. */
   private adjointParams(): Param[] {
     const slots = gradientSlots(this.f.params, this.registry)
     const gradParams: Param[] = []
     this.f.params.forEach((p, i) => {
-      if (!slots[i]) return
+      if (!slots[i] || this.constants.has(p.name)) return
       if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
       else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
     })
-    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: SINK, type: { kind: 'scalar', name: 'f64' } }]
+    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: this.sink, type: { kind: 'scalar', name: 'f64' } }]
   }
 
   build(): FunctionDef {
@@ -348,6 +374,7 @@ class FunctionAdjoint {
 
   /** The gradient dataview of a value dataview in direction k. */
   private grad(dv: Dataview | Arg, k = 0): Grad {
+    if (this.constants.size && this.constants.has(rootOf(dv))) fail(`\`${rootOf(dv)}\` is held constant, but its gradient is needed here`, dv.loc)
     switch (dv.kind) {
       case 'var': {
         const ty = (dv as { type?: unknown }).type
@@ -425,7 +452,7 @@ class FunctionAdjoint {
    */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, target: Dataview): Stmt[] {
     const tt = typeOf(s.target)
-    if (!isRealViewType(this.registry, tt)) fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
+    if (!isRealViewType(this.registry, tt) && tt !== 'f64') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     const op = s.op as '*=' | '/='
     const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
     const E = realF64(s.value, this.registry)
@@ -452,13 +479,18 @@ class FunctionAdjoint {
     } finally {
       resolver.collect = outer
     }
-    const pullbacks = collect.map((p): Stmt => {
-      if (this.w !== 1) fail('a host function with array arguments is differentiated with one gradient direction per sweep only (no vector-mode adjoint)', at)
+    // contributions to parameters held constant are not computed
+    const held = (e: Expr | Dataview) => this.constants.size > 0 && this.constants.has(rootOf(e as Arg))
+    const pullbacks = collect.filter((p) => !held(p.target)).map((p): Stmt => {
       const s = sign > 0 ? p.seed : neg(p.seed)
-      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr] }, ...(at ? { loc: at } : {}) } as Stmt
+      // in vector mode the array gradient holds w directions per element: the pullback adds to g[i·w + k]
+      const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+      const dir = this.w !== 1 ? [int(k), int(this.w)] : []
+      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr, ...dir] }, ...(at ? { loc: at } : {}) } as Stmt
     })
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
+      if (held(t.leaf)) continue
       const key = printExpr(t.leaf)
       const prev = grouped.get(key)
       if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
@@ -481,7 +513,7 @@ class FunctionAdjoint {
       return [
         { kind: 'alloc', name: t, declared: { kind: 'scalar', name: tt }, value: lit(0) },
         { kind: 'callstmt', callee: 'SWAP', args: [ref(t), target], inverse: false },
-        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(SINK), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
+        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(this.sink), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
         { kind: 'dealloc', name: t, value: lit(0) },
       ]
     }
@@ -512,7 +544,7 @@ class FunctionAdjoint {
       const gradType = gradientScalar(t.name)
       const gref = ref(g); (gref as { type?: string }).type = gradType
       return [
-        { kind: 'update', op: '+=', target: ref(SINK), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
+        { kind: 'update', op: '+=', target: ref(this.sink), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
         { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: lit(0) }] },
       ]
     })
@@ -568,6 +600,29 @@ class FunctionAdjoint {
         return
       }
       const root = (a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name)
+      if (this.constants.has(root)) {
+        // a parameter held constant: the callee's contribution goes to a scratch gradient, dropped
+        const c = this.fresh('c')
+        if (t.kind === 'scalar' || a.kind !== 'var') {
+          const st = t.kind === 'scalar' ? t.name : (t as { elem: string }).elem
+          for (const _ of dirs) {
+            const cd = this.fresh('c')
+            before.push({ kind: 'alloc', name: cd, declared: { kind: 'scalar', name: gradientScalar(st) }, value: lit(0) } as Stmt)
+            args.push(ref(cd))
+            after.push(this.drop(withType(ref(cd), gradientScalar(st)), true), { kind: 'dealloc', name: cd, value: lit(0) })
+          }
+          return
+        }
+        if (t.kind === 'stack') fail(`the stack \`${root}\` cannot be held constant`, s.loc)
+        const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(root)] })
+        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: { kind: 'call', callee: 'zeros', args: [n()] } } as Stmt)
+        args.push(ref(c))
+        after.push(
+          this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), true, { kind: 'call', callee: 'len', args: [ref(c)] }),
+          { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [n()] } },
+        )
+        return
+      }
       const repeated = seen.has(root) && !written[i]
       seen.add(root)
       if (t.kind !== 'scalar') {
@@ -609,7 +664,7 @@ class FunctionAdjoint {
     const adj = this.builder.request(s.callee, s.inverse)
     const kinds = callee.params.map((p) => (hasGradient(p.type, this.registry) ? p.type : null))
     const { args, before, after } = this.gradientArgs(s, kinds, written)
-    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(SINK)], inverse: false, ...loc(s) }, ...after]
+    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(this.sink)], inverse: false, ...loc(s) }, ...after]
   }
 
   private bijection(s: CallStmt): Stmt[] {
@@ -619,15 +674,15 @@ class FunctionAdjoint {
     delete (restore as { distinct?: unknown }).distinct
     const types = s.args.map((a) => typeOf(a) ?? 'f64')
     if (!types.some((t) => this.isFloat(t))) return [restore]
-    if (spec.name === 'SWAP' && spec === this.registry.findPrimitive('SWAP')) {
-      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'SWAP', args: [this.grad(s.args[0]!, k), this.grad(s.args[1]!, k)], inverse: false, ...loc(s) }) as Stmt)]
-    }
-    if (spec.name === 'NEG' && spec === this.registry.findPrimitive('NEG')) {
-      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: 'NEG', args: [this.grad(s.args[0]!, k)], inverse: false, ...loc(s) }) as Stmt)]
+    if (spec.selfAdjoint) {
+      // linear and its own transpose (SWAP, NEG, HADAMARD): the gradients go through the bijection itself
+      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: spec.name, args: s.args.map((a) => this.grad(a, k)), inverse: false, ...loc(s) }) as Stmt)]
     }
     if (!spec.adjoint) {
-      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet to differentiate through it`, s.loc)
+      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) to differentiate through it`, s.loc)
     }
+    // an empty snippet: the gradients pass through unchanged (INC, DEC: the derivative is 1)
+    if (spec.adjoint!.source.trim() === '') return [restore]
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
     // the snippet helper takes scalar gradients: one call per direction

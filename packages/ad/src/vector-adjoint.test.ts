@@ -4,7 +4,7 @@ import { registerNumbers } from '@tenet/numbers'
 import { interpreterBackend } from '@tenet/reversible'
 import { describe, expect, it } from 'vitest'
 import { compileAdjoint, jacobian } from './index.js'
-import { jacobianCost } from './forward.js'
+import { jacobianCost } from './jacobian.js'
 import { expectClose, tag } from './test-util.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)

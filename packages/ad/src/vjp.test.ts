@@ -121,7 +121,7 @@ describe('vjp / jvp rules: defaults, types and errors', () => {
     expect(r.outputs).toEqual([13])
     expectClose(r.pullback([1])[0] as Float64Array, [3 / 13, 4 / 13, 12 / 13], 1e-15)
     expect(Array.from(r.values[1] as Float64Array)).toEqual([3, 4, 12])
-    expect(() => rule(0, [3, 4, 12], 3)).toThrow(/argument 2 \(`x`\) of `norm` must be a Float64Array/)
+    expect(() => rule(0, [3, 4, 12], 3)).toThrow(/argument 2 \(`x: f64\[\]`\) of `norm` must be a Float64Array/)
     // an array f writes is copied even when borrowing
     const y = Float64Array.from([1, 2])
     const t = vjp(m.twice!, { borrow: true })(y)
@@ -180,7 +180,7 @@ describe('vjp / jvp rules: defaults, types and errors', () => {
     expect(code(() => vjp(m.norm!, { wrt: [2] }))).toMatch(/^ad\/argument: vjp\(f, spec\): `spec.wrt` names argument 2 \(`n`: i32\) of `norm`, which has no derivative \(float arguments: 0 `out`, 1 `x`\)/)
     expect(code(() => jvp(m.norm!, { outputs: [7] }))).toMatch(/`spec.outputs` has 7, which is not an argument index of `norm` \(0..2: out, x, n\)/)
     expect(code(() => vjp(m.norm!, { wrt: [1, 1] }))).toMatch(/names argument 1 twice/)
-    expect(code(() => vjp(m.norm!)(0, [3, 4], 2))).toMatch(/argument 2 \(`x`\) of `norm` must be a Float64Array/)
+    expect(code(() => vjp(m.norm!)(0, [3, 4], 2))).toMatch(/argument 2 \(`x: f64\[\]`\) of `norm` must be a Float64Array/)
     // the directional-derivative form of jvp is unchanged
     expect(jvp(m.norm!, [0, Float64Array.from([3, 4]), 2], { v: [0, [1, 0], null] }).tangent[0]).toBeCloseTo(0.6, 14)
   })

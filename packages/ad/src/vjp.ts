@@ -15,10 +15,11 @@
  */
 import { TenetError, type Param } from '@tenet/ir'
 import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
-import { Sweep, argError, sharedArrays } from './api.js'
+import { argError, sharedArrays } from './arguments.js'
+import { Sweep } from './sweep.js'
 import { compileAdjoint, compileTangent, infoOf } from './compile.js'
 import { gradientScalar } from './expr.js'
-import { TangentRun, loadArgs } from './forward.js'
+import { TangentRun, loadArgs } from './tangent-run.js'
 import { hasGradient } from './transform.js'
 
 /** Which arguments of `f` a rule relates (indices into `f`'s parameters, 0-based). */

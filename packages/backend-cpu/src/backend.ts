@@ -1,4 +1,5 @@
-import { inlineSmallCalls, optimize, TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**

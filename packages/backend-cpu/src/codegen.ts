@@ -6,10 +6,11 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, hostNumber, printExpr, userNames, forEachStatement, key, promotableElements, walk, type Shared,
+  InvertibilityError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber, userNames, forEachStatement, key, promotableElements, walk, type Shared } from '@tenet/ir/backend'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -21,6 +22,9 @@ export interface Runtime {
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
+  allNear: (a: ArrayLike<number>, n: number) => boolean
+  /** `n` when it is a valid array length (a whole number ≥ 0), else the `runtime/array-length` error of `site`. */
+  length: (n: number, site: number) => number
 }
 
 interface Site { code: string; loc?: SourceLocation; message: (...v: unknown[]) => string }
@@ -55,6 +59,15 @@ export class CodeGenerator {
   site(code: string, loc: SourceLocation | undefined, message: (...v: unknown[]) => string): number {
     this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
+  }
+
+  /**
+   * A failure site of catalog check `check` (see `RUNTIME_CHECKS`): `args` turns the values the
+   * generated code passes when it fails into the catalog message's arguments.
+   */
+  check<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, args: (...v: unknown[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>): number {
+    const message = RUNTIME_CHECKS[check] as (...a: unknown[]) => string
+    return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
 
   /** The whole module: result buffers, every function in both directions, and an export table. */
@@ -207,7 +220,7 @@ class FunctionEmitter {
     const i = this.expr(index)
     if (!this.checking) return i
     if (index.kind === 'var' && this.inBounds.has(`${arrName}\u0000${index.name}`)) return i
-    const site = this.gen.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+    const site = this.gen.check('outOfBounds', loc, (v, n) => [arrName ?? arr, v, n])
     if (/^[\w$]+$/.test(i)) return `(${i} >>> 0 < ${arr}.length ? ${i} : rt.fail(${site}, ${i}, ${arr}.length))`
     // a computed index is evaluated once, into the function's scratch local (a nested index
     // finishes with it before the outer one assigns it)
@@ -415,7 +428,7 @@ class FunctionEmitter {
   private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
-      const site = this.gen.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      const site = this.gen.check('alias', loc, (i) => [printExpr(a), printExpr(b), i])
       this.line(`if (${this.expr(a)} === ${this.expr(b)}) rt.fail(${site}, ${this.expr(a)});`)
     }
   }
@@ -436,7 +449,16 @@ class FunctionEmitter {
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op
-            if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
+            if (ns.float) {
+              // `*=`/`/=` on a float: the factor must be nonzero and finite to be undone
+              const f = this.fresh('k')
+              this.line(`const ${f} = ${v};`)
+              if (this.checking) {
+                const site = this.gen.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
+                this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
+              }
+              code = this.round(t, `(${old} ${op[0]} ${f})`)
+            } else if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
             else code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
         }
@@ -449,9 +471,11 @@ class FunctionEmitter {
         if (s.value.kind === 'emptystack') this.line(`let ${v} = [];`)
         else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
+          // a length that is not a whole number ≥ 0 is the catalog's error, not a JS RangeError
+          const site = this.gen.check('arrayLength', s.loc, (n) => [s.name, n])
           const n = this.fresh('n'), pool = this.gen.pool()
           this.pools.push(pool)
-          this.line(`const ${n} = ${this.expr(s.value.args[0]!)};`)
+          this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
         return
@@ -464,23 +488,24 @@ class FunctionEmitter {
           let ok: string
           // the value expected (JS code), computed once for the test and the message
           let want = '0'
-          let describe: (cur: unknown, want: unknown) => string
+          let site: number
           if (s.value.kind === 'emptystack') {
             ok = `${v}.length === 0`
-            describe = (cur) => `it holds a stack of ${(cur as unknown[]).length} values, but \`${s.name} -> []\` expects an empty stack`
+            site = this.gen.check('deallocStack', s.loc, (cur) => [s.name, (cur as unknown[]).length])
           } else if (t.kind === 'array') {
             want = this.expr((s.value as { args: Expr[] }).args[0]!)
-            ok = `rt.allZero(${v}, ${want})`
-            describe = (_c, n) => `it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`
+            // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+            const ens = this.program.registry.findNumberSystem((t as { elem: string }).elem)
+            ok = ens && !ens.exact ? `rt.allNear(${v}, ${want})` : `rt.allZero(${v}, ${want})`
+            site = this.gen.check('deallocArray', s.loc, (_c, n) => [s.name, shown, n])
           } else {
             want = this.expr(s.value)
             const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
             ok = ns && !ns.exact ? `rt.near(${v}, ${want})` : `${v} === ${want}`
             // the values the user knows (a ulog value as its real value, not its encoding)
             const real = (x: unknown) => (ns?.toHost ? ns.toHost(x as number) : x)
-            describe = (cur, w) => `it holds ${real(cur)}, but \`${s.name} -> ${shown}\` expects ${real(w)}`
+            site = this.gen.check('dealloc', s.loc, (cur, w) => [s.name, shown, real(cur), real(w)])
           }
-          const site = this.gen.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: ${describe(cur, w)}`)
           this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
         }
         this.names.delete(s.name)
@@ -498,21 +523,21 @@ class FunctionEmitter {
         this.line('}')
         if (this.checking) {
           const postExpr = s.post ?? s.pre
-          const site = this.gen.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p}`)
+          const site = this.gen.check('postIf', s.loc, (post, p) => [printExpr(postExpr), !s.post, post, p])
           this.line(`if (${this.expr(postExpr)} !== ${pre}) rt.fail(${site}, !${pre}, ${pre});`)
         }
         return
       }
       case 'while': {
         if (this.checking) {
-          const site = this.gen.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+          const site = this.gen.check('postWhileStart', s.loc, () => [printExpr(s.post)])
           this.line(`if (${this.expr(s.post)}) rt.fail(${site});`)
         }
         this.line(`while (${this.expr(s.pre)}) {`)
         this.indent++
         this.scoped(() => this.block(s.body))
         if (this.checking) {
-          const site = this.gen.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+          const site = this.gen.check('postWhileIteration', s.loc, () => [printExpr(s.post)])
           this.line(`if (!${this.expr(s.post)}) rt.fail(${site});`)
         }
         this.indent--
@@ -528,11 +553,11 @@ class FunctionEmitter {
       }
       case 'pop': {
         const st = this.js(s.stack.name)
-        const site = this.gen.site('runtime/empty-stack', s.loc, () => `pop from the empty stack \`${s.stack.name}\``)
+        const site = this.gen.check('emptyStack', s.loc, () => [s.stack.name])
         this.line(`if (${st}.length === 0) rt.fail(${site});`)
         if (this.checking) {
           const cur = this.read(s.value)
-          const site2 = this.gen.site('runtime/pop-nonzero', s.loc, (v) => `\`pop(${s.stack.name}, ${printExpr(s.value)})\` needs \`${printExpr(s.value)}\` to be zero, but it holds ${v}`)
+          const site2 = this.gen.check('popNonzero', s.loc, (v) => [s.stack.name, printExpr(s.value), v])
           this.line(`if (${cur} !== 0 && ${cur} !== false) rt.fail(${site2}, ${cur});`)
         }
         this.write(s.value, `${st}.pop()`)
@@ -568,7 +593,7 @@ class FunctionEmitter {
     const a = this.fresh('a'), b = this.fresh('b'), st = this.fresh('s'), n = this.fresh('n'), k = this.fresh('k')
     this.line(`const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`)
     if (s.step && !(s.step.kind === 'num')) {
-      const site = this.gen.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
+      const site = this.gen.check('zeroStep', s.loc, () => [])
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
@@ -631,7 +656,7 @@ class FunctionEmitter {
     this.promoted = saved
     for (const st of stores) this.line(st)
     if (this.checking) {
-      const site = this.gen.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
+      const site = this.gen.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
       const a2 = this.expr(s.start), b2 = this.expr(s.stop), s2 = s.step ? this.expr(s.step) : '1'
       this.line(`if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`)
     }
@@ -817,9 +842,19 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     near(a: number, b: number) {
       return a === b || Math.abs(a - b) <= options.tolerance * Math.max(1, Math.abs(b))
     },
+    length(n: number, site: number): number {
+      if (Number.isInteger(n) && n >= 0) return n
+      const s = gen.sites[site]!
+      throw new InvertibilityError(s.code, s.message(n), s.loc)
+    },
     allZero(a: ArrayLike<number>, n: number) {
       if (a.length !== n) return false
       for (let i = 0; i < a.length; i++) if (a[i] !== 0) return false
+      return true
+    },
+    allNear(a: ArrayLike<number>, n: number) {
+      if (a.length !== n) return false
+      for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i]!) <= options.tolerance)) return false
       return true
     },
   }

@@ -9,13 +9,15 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, hostNumber, printExpr, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared,
+  InvertibilityError, RegistryError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
   type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, type Promotion,
+  type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
 import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -51,20 +53,6 @@ function heldPairs(els: Promotion[], elemOf: (array: string) => string): Map<Pro
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
 interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
-
-/** The native opcodes a primitive may name in `emit.wasm` (applied to its float type). */
-const NATIVE: Record<string, { f64: number | null; f32: number | null; arity: number }> = {
-  identity: { f64: null, f32: null, arity: 1 },
-  sqrt: { f64: Op.f64_sqrt, f32: Op.f32_sqrt, arity: 1 },
-  abs: { f64: Op.f64_abs, f32: Op.f32_abs, arity: 1 },
-  neg: { f64: Op.f64_neg, f32: Op.f32_neg, arity: 1 },
-  floor: { f64: Op.f64_floor, f32: Op.f32_floor, arity: 1 },
-  ceil: { f64: Op.f64_ceil, f32: Op.f32_ceil, arity: 1 },
-  trunc: { f64: Op.f64_trunc, f32: Op.f32_trunc, arity: 1 },
-  min: { f64: Op.f64_min, f32: Op.f32_min, arity: 2 },
-  max: { f64: Op.f64_max, f32: Op.f32_max, arity: 2 },
-  copysign: { f64: Op.f64_copysign, f32: Op.f32_copysign, arity: 2 },
-}
 
 /** Bytes of one array element and its load/store opcodes and alignment (log2). */
 interface ElemInfo { size: number; shift: number; load: number; store: number; align: number; vt: ValType }
@@ -153,6 +141,15 @@ export class ModuleContext {
   site(code: string, loc: SourceLocation | undefined, message: (...v: number[]) => string): number {
     this.sites.push({ code, ...(loc ? { loc } : {}), message: (...v) => userNames(message(...v)) })
     return this.sites.length - 1
+  }
+
+  /**
+   * A failure site of catalog check `check` (see `RUNTIME_CHECKS`): `args` turns the values the
+   * module passes when it fails into the catalog message's arguments.
+   */
+  check<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, args: (...v: number[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>): number {
+    const message = RUNTIME_CHECKS[check] as (...a: unknown[]) => string
+    return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
 
   /** Raises the error of a check site (called by the imported `fail`). */
@@ -250,6 +247,16 @@ export class FunctionEmitter {
   private tee(l: number): void { this.out.byte(Op.local_tee).u32(l) }
   private i32(v: number): void { this.out.byte(Op.i32_const).s32(v) }
   private f64c(v: number): void { this.out.byte(Op.f64_const).f64(v) }
+  /** Where a primitive's own wasm lowering writes (see `primitive-lowering.ts`). */
+  private readonly lowering: LoweringSink = {
+    op: (code) => this.op(code),
+    get: (l) => this.get(l),
+    constant: (t, v) => { if (t === F32) this.out.byte(Op.f32_const).f32(v); else this.f64c(v) },
+    math: (name, t) => {
+      const f = MATH[name]
+      this.callImport(this.ctx.importOf(`math:${name}:${t === F32 ? 'f32' : 'f64'}`, { params: Array.from({ length: f.arity }, () => t), results: [t] }, f.js))
+    },
+  }
   private callImport(i: number): void {
     this.out.byte(Op.call)
     this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
@@ -309,7 +316,7 @@ export class FunctionEmitter {
       this.tee(ix)
       this.get(a.len)
       this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
-      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
       this.fail(site, [[() => this.get(ix), I32], [() => this.get(a.len), I32]])
       this.op(Op.end)
       this.get(a.ptr)
@@ -329,7 +336,7 @@ export class FunctionEmitter {
       // made the graph-embedding gradient about 1.6× slower): it records the site, the index and
       // the length in globals and traps; the wrapper turns the trap into the site's error
       this.op(Op.i32_ge_u, Op.if, 0x40)
-      const site = this.ctx.site('runtime/out-of-bounds', loc, (v, n) => `index ${v} is out of bounds for \`${arrName}\` (length ${n})`)
+      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
       this.i32(site); this.out.byte(Op.global_set).u32(OOB_SITE)
       full(); this.out.byte(Op.global_set).u32(OOB_INDEX)
       this.get(a.len); this.out.byte(Op.global_set).u32(OOB_LENGTH)
@@ -610,6 +617,9 @@ export class FunctionEmitter {
       }
       case 'zeros': return unsupported('`zeros` outside an array allocation', e.loc)
     }
+    if (e.args.some((a) => a.kind === 'var' && typeof a.type === 'object') && (name.startsWith('$host') || this.program.registry.findPrimitive(name)?.kind === 'pure')) {
+      return this.arrayCall(e)
+    }
     const argTypes = e.args.map((a) => {
       if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
       const t = a.type as ScalarTypeName
@@ -631,17 +641,82 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
-    const native = typeof spec.emit?.wasm === 'string' && Object.hasOwn(NATIVE, spec.emit.wasm) ? NATIVE[spec.emit.wasm] : undefined
-    if (native && rt !== I32 && types.every((t) => t === rt) && native.arity === e.args.length) {
-      for (const a of e.args) this.expr(a)
-      const code = rt === F32 ? native.f32 : native.f64
-      if (code !== null) this.op(code)
-      return rt
+    // the primitive's own lowering (its file's `emit.wasm`), where arguments and result share a float type
+    const lower = spec.emit?.wasm
+    if (lower !== undefined && rt !== I32 && types.every((t) => t === rt)) {
+      const native = nativeOp(lower)
+      if (native && native.arity === e.args.length) {
+        for (const a of e.args) this.expr(a)
+        const code = rt === F32 ? native.f32 : native.f64
+        if (code !== null) this.op(code)
+        return rt
+      }
+      if (typeof lower === 'object' && Object.hasOwn(MATH, lower.math) && MATH[lower.math].arity === e.args.length) {
+        for (const a of e.args) this.expr(a)
+        this.lowering.math(lower.math, rt)
+        return rt
+      }
+      // a lowering function: f64 only (in f32 the JS function rounds once, as the cpu backend does)
+      if (typeof lower === 'function' && rt === F64) {
+        const args = e.args.map((a) => { this.expr(a); const l = this.local(rt); this.set(l); return l })
+        runLowering(name, lower, rt, args, 1, this.lowering)
+        return rt
+      }
     }
     for (const a of e.args) this.expr(a)
     const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(spec.evaluate, argTypes))
     this.callImport(i)
     return rt
+  }
+
+  /**
+   * A call with array arguments (a host function, or a primitive with \`argKinds\`, as \`det(A)\`):
+   * each array crosses as its address and length and reaches the JS function as a typed array
+   * viewing the module's memory (as the cpu backend passes the array itself); the result is f64.
+   */
+  private arrayCall(e: Extract<Expr, { kind: 'call' }>): ValType {
+    const params: ValType[] = []
+    const kinds: Array<ScalarTypeName | { elem: string }> = []
+    for (const a of e.args) {
+      if (a.kind === 'var' && typeof a.type === 'object') {
+        const b = this.array(a.name, a.loc)
+        this.get(b.ptr); this.get(b.len)
+        params.push(I32, I32)
+        kinds.push({ elem: b.elem })
+        continue
+      }
+      const t = a.type as ScalarTypeName
+      this.numeric(t, a.loc)
+      this.expr(a)
+      params.push(this.vt(t))
+      kinds.push(t)
+    }
+    if (this.vt(e.type, e.loc) !== F64) unsupported(`a call with array arguments of type ${e.type}`, e.loc)
+    const name = e.callee
+    let fn: (...a: unknown[]) => number
+    if (name.startsWith('$host')) {
+      const k = Number(name.slice(5))
+      const h = this.program.hosts[k] as (...a: unknown[]) => unknown
+      fn = (...a) => hostNumber(h(...a), k, e.loc)
+    } else fn = this.program.registry.pure(name).evaluate as unknown as (...a: unknown[]) => number
+    const ctx = this.ctx
+    const wrapper = (...raw: number[]): number => {
+      const args: unknown[] = []
+      let k = 0
+      for (const t of kinds) {
+        if (typeof t === 'object') {
+          const ctor = VIEWS[t.elem as keyof typeof VIEWS]
+          args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
+          k += 2
+        } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
+      }
+      return fn(...args)
+    }
+    // one import per call site, so that a value that is not a number is reported where it was returned
+    const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
+    const key = `arrays:${name}:${kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')}@${at}`
+    this.callImport(this.ctx.importOf(key, { params, results: [F64] }, wrapper))
+    return F64
   }
 
   /**
@@ -783,9 +858,9 @@ export class FunctionEmitter {
       return !!ha && !!hb && ha.local === hb.local && ha.lane === 0 && hb.lane === 1
     },
     native: (call) => {
-      const spec = this.program.registry.findPrimitive(call.callee) as { kind?: string; emit?: { wasm?: unknown } } | undefined
+      const spec = this.program.registry.findPrimitive(call.callee)
       const op = spec?.kind === 'pure' && typeof spec.emit?.wasm === 'string' ? spec.emit.wasm : undefined
-      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (NATIVE[op]!.arity === call.args.length ? op : undefined) : undefined
+      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (nativeOp(op)!.arity === call.args.length ? op : undefined) : undefined
     },
   }
 
@@ -897,7 +972,7 @@ export class FunctionEmitter {
   private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
-      const site = this.ctx.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      const site = this.ctx.check('alias', loc, (i) => [printExpr(a), printExpr(b), i])
       this.expr(a)
       const x = this.local(I32)
       this.tee(x)
@@ -939,9 +1014,36 @@ export class FunctionEmitter {
       case '+=': opcode = vt === I32 ? Op.i32_add : vt === F32 ? Op.f32_add : Op.f64_add; break
       case '-=': opcode = vt === I32 ? Op.i32_sub : vt === F32 ? Op.f32_sub : Op.f64_sub; break
       case '^=': opcode = Op.i32_xor; break
+      case '*=': case '/=':
+        if (vt !== F64 && vt !== F32) return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
+        return this.scaleUpdate(s, t, vt)
       default: return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
     this.modify(s.target, t, true, () => { this.expr(s.value); this.op(opcode) })
+  }
+
+  /** `y *= e` / `y /= e` on a float: e is evaluated once, checked nonzero and finite, then applied. */
+  private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, t: ScalarTypeName, vt: ValType): void {
+    const k = this.local(vt)
+    this.expr(s.value)
+    this.set(k)
+    if (this.checking) {
+      const op = s.op
+      const site = this.ctx.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
+      // fails unless k ≠ 0 and k − k = 0 (false for ±∞ and NaN)
+      const F = vt === F64
+      this.get(k)
+      if (F) this.f64c(0); else this.out.byte(Op.f32_const).f32(0)
+      this.op(F ? Op.f64_eq : Op.f32_eq)
+      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.op(F ? Op.f64_ne : Op.f32_ne)
+      this.op(Op.i32_or, Op.if, 0x40)
+      this.fail(site, [[() => this.get(k), vt]])
+      this.op(Op.end)
+    }
+    const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : (vt === F64 ? Op.f64_div : Op.f32_div)
+    this.modify(s.target, t, true, () => { this.get(k); this.op(opcode) })
   }
 
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): void {
@@ -956,12 +1058,12 @@ export class FunctionEmitter {
       this.tee(len)
       this.i32(0)
       this.op(Op.i32_lt_s, Op.if, 0x40)
-      const bad = this.ctx.site('runtime/array-length', s.loc, (n) => `cannot allocate \`${s.name}\`: zeros(${n}) needs a length ≥ 0`)
+      const bad = this.ctx.check('arrayLength', s.loc, (n) => [s.name, n])
       this.fail(bad, [[() => this.get(len), I32]])
       this.op(Op.end)
       // a size past 2 GiB cannot be addressed (and would wrap below)
       this.get(len); this.i32((0x7fffffff >> el.shift) - 8); this.op(Op.i32_gt_s, Op.if, 0x40)
-      const huge = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): too large for the wasm memory`)
+      const huge = this.ctx.check('tooLarge', s.loc, (n) => [s.name, n])
       this.fail(huge, [[() => this.get(len), I32]])
       this.op(Op.end)
       // ptr = hp; top = ptr + round8(len << shift)
@@ -980,7 +1082,7 @@ export class FunctionEmitter {
       this.i32(65535); this.op(Op.i32_add)
       this.i32(16); this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
       this.i32(-1); this.op(Op.i32_eq, Op.if, 0x40)
-      const oom = this.ctx.site('runtime/out-of-memory', s.loc, (n) => `cannot allocate \`${s.name}\` (zeros(${n})): the wasm memory cannot grow further`)
+      const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
       // zero it: memory.fill(ptr, 0, len << shift)
@@ -1013,7 +1115,7 @@ export class FunctionEmitter {
         this.tee(want)
         this.get(b.len)
         this.op(Op.i32_ne, Op.if, 0x40)
-        const site = this.ctx.site('runtime/dealloc', s.loc, (n) => `cannot deallocate \`${s.name}\`: it holds an array that is not zeros(${n}), but \`${s.name} -> ${shown}\` expects zeros(${n})`)
+        const site = this.ctx.check('deallocArray', s.loc, (n) => [s.name, shown, n])
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)
         this.i32(0); this.set(i)
@@ -1023,7 +1125,14 @@ export class FunctionEmitter {
         if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
         this.op(Op.i32_add)
         this.load(el)
-        if (el.vt === F64) { this.f64c(0); this.op(Op.f64_ne) } else if (el.vt === F32) { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
+        const ens = this.program.registry.findNumberSystem(b.elem)
+        const near = !!ens && !ens.exact
+        if (el.vt === F64) {
+          if (near) { this.op(Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.f64c(0); this.op(Op.f64_ne) }
+        } else if (el.vt === F32) {
+          if (near) { this.op(Op.f64_promote_f32, Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+        }
         this.op(Op.if, 0x40)
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)
@@ -1061,8 +1170,9 @@ export class FunctionEmitter {
         this.op(vt === I32 ? Op.i32_eq : vt === F32 ? Op.f32_eq : Op.f64_eq)
       }
       this.op(Op.i32_eqz, Op.if, 0x40)
-      const show = showBool(b.type)
-      const site = this.ctx.site('runtime/dealloc', s.loc, (cur, w) => `cannot deallocate \`${s.name}\`: it holds ${show(cur)}, but \`${s.name} -> ${shown}\` expects ${show(w)}`)
+      const shownValue = showBool(b.type)
+      const show = (x: number) => (ns?.toHost ? ns.toHost(x) : shownValue(x))
+      const site = this.ctx.check('dealloc', s.loc, (cur, w) => [s.name, shown, show(cur), show(w)])
       this.fail(site, [[() => this.get(b.local), vt], [() => this.get(want), vt]])
       this.op(Op.end)
     }
@@ -1082,7 +1192,7 @@ export class FunctionEmitter {
     this.op(Op.end)
     if (this.checking) {
       const postExpr = s.post ?? s.pre
-      const site = this.ctx.site('runtime/post-condition', s.loc, (post, p) => `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post !== 0} after the ${p ? 'then' : 'else'} branch, but the pre-condition was ${p !== 0}`)
+      const site = this.ctx.check('postIf', s.loc, (post, p) => [printExpr(postExpr), !s.post, post !== 0, p !== 0])
       this.expr(postExpr)
       this.get(pre)
       this.op(Op.i32_ne, Op.if, 0x40)
@@ -1093,7 +1203,7 @@ export class FunctionEmitter {
 
   private whileStmt(s: Extract<Stmt, { kind: 'while' }>): void {
     if (this.checking) {
-      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+      const site = this.ctx.check('postWhileStart', s.loc, () => [printExpr(s.post)])
       this.expr(s.post)
       this.op(Op.if, 0x40)
       this.fail(site, [])
@@ -1104,7 +1214,7 @@ export class FunctionEmitter {
     this.op(Op.i32_eqz, Op.br_if, 1)
     this.scoped(() => this.block(s.body))
     if (this.checking) {
-      const site = this.ctx.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+      const site = this.ctx.check('postWhileIteration', s.loc, () => [printExpr(s.post)])
       this.expr(s.post)
       this.op(Op.i32_eqz, Op.if, 0x40)
       this.fail(site, [])
@@ -1121,7 +1231,7 @@ export class FunctionEmitter {
     else this.i32(1)
     this.set(st)
     if (s.step && s.step.kind !== 'num') {
-      const site = this.ctx.site('runtime/zero-step', s.loc, () => 'the loop step is 0')
+      const site = this.ctx.check('zeroStep', s.loc, () => [])
       this.get(st)
       this.op(Op.i32_eqz, Op.if, 0x40)
       this.fail(site, [])
@@ -1242,7 +1352,7 @@ export class FunctionEmitter {
     this.promoted = saved
     for (const st of stores) st()
     if (this.checking) {
-      const site = this.ctx.site('runtime/loop-range', s.loc, (a0, b0, s0, a1, b1, s1) => `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`)
+      const site = this.ctx.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
       const a2 = this.local(I32), b2 = this.local(I32), s2 = this.local(I32)
       this.expr(s.start); this.set(a2)
       this.expr(s.stop); this.set(b2)
@@ -1346,10 +1456,15 @@ export class FunctionEmitter {
       return l
     })
     const outs = s.args.map((a, i) => [a, i] as const).filter(([, i]) => spec.roles[i] === 'inout')
-    const wasm = spec.emit?.wasm as { permute?: number[] } | undefined
+    const wasm = spec.emit?.wasm
     let results: number[]
-    if (wasm?.permute) {
+    if (typeof wasm === 'object' && wasm.permute) {
       results = wasm.permute.map((j) => temps[j]!)
+    } else if (typeof wasm === 'function' && types.every((t) => t === 'f64')) {
+      // the bijection's own lowering (f64: in f32 the JS function rounds once, as the cpu backend does)
+      runLowering(spec.name, wasm, F64, temps, outs.length, this.lowering)
+      results = outs.map(() => this.local(F64))
+      for (let j = results.length - 1; j >= 0; j--) this.set(results[j]!)
     } else {
       // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
       const params = types.map((t) => this.vt(t))

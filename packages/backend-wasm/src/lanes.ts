@@ -9,7 +9,8 @@
  * then splat) or two scalar values (computed separately, then combined); the code generator emits
  * the plan.
  */
-import { key, offsetOf, readNames, rootName, type Dataview, type Expr, type Stmt } from '@tenet/ir'
+import { type Dataview, type Expr, type Stmt } from '@tenet/ir'
+import { key, offsetOf, readNames, rootName } from '@tenet/ir/backend'
 
 /** A node of a planned f64x2 computation. */
 export type Lanes =

@@ -17,7 +17,8 @@
  * This module only plans; the code generator emits the paired loop, then the scalar loop for what
  * is left (an odd last iteration, or all of them when a guard fails).
  */
-import { key, offsetOf, readNames, type Arg, type Expr, type Stmt } from '@tenet/ir'
+import { type Arg, type Expr, type Stmt } from '@tenet/ir'
+import { key, offsetOf, readNames } from '@tenet/ir/backend'
 
 /** The plan of a paired loop. */
 export interface LoopPairs {

@@ -14,11 +14,8 @@ export const webgpuBackend: BackendSpec = {
   priority: 1,
   capabilities: { f64: false, recursion: false, exceptions: false },
   description: 'WGSL compute pipelines: a function mapped over a batch (use gpuMap; f32, i32, bool, fixed point on i32)',
-  isAvailable: async () => {
-    const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu
-    if (!gpu) return false
-    return (await gpu.requestAdapter()) !== null
-  },
+  // whether an adapter can be had is known only when one is requested (gpuMap does)
+  isAvailable: () => typeof (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu === 'object',
   doCompile(program, inverses, options): CompiledProgram {
     const sources = new Map<string, string>()
     for (const direction of [false, true]) {

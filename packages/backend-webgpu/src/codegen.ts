@@ -14,6 +14,7 @@ import {
   TenetStaticError, printExpr,
   type Arg, type BijectionSpec, type Dataview, type Expr, type FunctionDef, type Registry, type ScalarTypeName, type SourceLocation, type Stmt,
 } from '@tenet/ir'
+import { mathLibrary } from './precise-math.js'
 import { f32Literal, fixedToInt, gpuScalar, i32Literal, storageType, wgslType, type GpuScalar } from './scalars.js'
 
 /** How a kernel parameter is laid out in memory. */
@@ -71,6 +72,12 @@ export interface KernelSpec {
   tolerance: number
   reduction: Reduction
   workgroupSize: number
+  /**
+   * f32 transcendentals, `/` and `sqrt` by this package's routines, within one ulp of the
+   * correctly rounded result (default), or by the device's built-ins (`false`: faster, with
+   * WGSL's loose error bounds). See `precise-math.ts`.
+   */
+  precise?: boolean
 }
 
 /** A generated shader and how to bind and read it. */
@@ -156,19 +163,6 @@ fn tenet_ipow(a: i32, b: i32) -> i32 {
     e = e >> 1;
   }
   return r;
-}
-// Math.pow on f32: a negative base with an integer exponent is defined
-fn tenet_pow(x: f32, p: f32) -> f32 {
-  if (p == 0.0) { return 1.0; }
-  if (p == 1.0) { return x; }
-  if (p == 2.0) { return x * x; }
-  if (x == 0.0) { return select(bitcast<f32>(tenet_pinf), 0.0, p > 0.0); }
-  if (x < 0.0) {
-    if (p != trunc(p)) { return bitcast<f32>(tenet_nan); }
-    let r = pow(-x, p);
-    return select(r, -r, abs(p % 2.0) == 1.0);
-  }
-  return pow(x, p);
 }
 // a fixed-point grid integer from a real value: round half away from zero
 fn tenet_fx_round(t: f32) -> f32 {
@@ -287,6 +281,7 @@ class Generator {
     }
     for (const l of store) this.line(l)
     const metaVec = Math.max(1, Math.ceil(this.metaSize / 4))
+    const math = mathLibrary([...this.lines, ...this.helpers.values()].join('\n'), this.spec.precise ?? true)
     const code = [
       `@group(0) @binding(0) var<uniform> tenet_meta: array<vec4<u32>, ${metaVec}>;`,
       '@group(0) @binding(1) var<storage, read_write> tenet_err: array<atomic<u32>, 4>;',
@@ -294,17 +289,21 @@ class Generator {
       'var<private> tenet_item: u32;',
       'var<private> tenet_bad: u32;',
       'var<private> tenet_bad_value: i32;',
+      '// false at run time, but the compiler cannot know it (see the math routines)',
+      'var<private> tenet_opaque: bool;',
       '// non-finite constants as run-time values (a constant expression may not be infinite)',
       'var<private> tenet_pinf: u32 = 0x7f800000u;',
       'var<private> tenet_ninf: u32 = 0xff800000u;',
       'var<private> tenet_nan: u32 = 0x7fc00000u;',
       PRELUDE,
+      math,
       ...this.helpers.values(),
       `@compute @workgroup_size(${wg})`,
       'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
       `  let item = gid.x + gid.y * nwg.x * ${wg}u;`,
       '  if (item >= tenet_m(0u)) { return; }',
       '  tenet_item = item;',
+      '  tenet_opaque = tenet_m(0u) == 0xffffffffu;',
       ...this.lines,
       '  if (tenet_bad != 0u && atomicAdd(&tenet_err[0], 1u) == 0u) {',
       '    atomicStore(&tenet_err[1], tenet_bad - 1u);',
@@ -558,6 +557,7 @@ class Generator {
       if (e.right.kind === 'num' && e.right.value === 2) return `((${a}) * (${a}))`
       return `tenet_pow(${a}, ${e.right.type === 'f32' ? b : `f32(${b})`})`
     }
+    if (e.op === '/') return `tenet_div(${a}, ${b})`
     return `(${a} ${e.op} ${b})`
   }
 

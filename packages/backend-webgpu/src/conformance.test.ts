@@ -1,65 +1,61 @@
 /**
- * The conformance suite of @tenet/testing on webgpu, for its i32 subset: random reversible
- * programs (stacks off; programs that convert to f64 left out, WGSL has none), each run on a
- * batch of argument sets in one dispatch, must give the cpu backend's results bit for bit and
- * come back to their inputs under the inverse.
+ * The conformance suite of @tenet/testing on webgpu, for its f32/i32 subset. Random reversible
+ * programs are bundled (`bundlePrograms`: one shader runs a batch of programs, each item one of
+ * them, so the per-pipeline compile cost is paid once per bundle) and run on batches of
+ * argument sets; the cpu backend runs each program alone as the reference.
+ *
+ * - i32 programs (`randomProgram`, stacks off; those that convert to f64 are left out, WGSL has
+ *   none): forward results bit for bit, and the inverse gives back the inputs bit for bit.
+ * - f32 programs (`randomRealProgram` with type f32: sums, products, sin, cos, tanh, atan,
+ *   ROT, loops over an array, ifs, whiles, routines, calls and uncalls):
+ *   forward and inverse results within one ulp per operation of the cpu backend's f32 results.
+ *   The rule, per value: |webgpu − cpu| ≤ ops · ulp(scale), where ops counts the float
+ *   operations the program text contains times the most trips its loops make, and scale is the
+ *   largest magnitude among the item's inputs, outputs and 1. Each operation on either side is
+ *   within half an ulp (+ − × ÷ sqrt: correctly rounded; the math routines within one ulp of the
+ *   correctly rounded value, as `precise-math.test.ts` checks), and sums pass an absolute error
+ *   on unchanged, so a difference of one operation's rounding reaches a result as at most one
+ *   ulp of the values it was computed from. Products by values above 1 can grow it, which the
+ *   scale bounds for these programs (their values are sums of terms of magnitude ≲ the inputs');
+ *   non-finite results must agree exactly (NaN with NaN).
+ *
+ * `WEBGPU_CONFORMANCE_I32` and `WEBGPU_CONFORMANCE_F32` set the number of programs of each kind.
  */
 import { describe, expect, it } from 'vitest'
-import { randomArgs, randomProgram, sameBits, showArgs } from '@tenet/testing'
-import { gpuMap } from './index.js'
-import { cpu, testGpu } from './test-util.js'
+import { conformanceStats, f32Bundle, i32Bundle, ITEMS } from './device-checks.js'
+import { testGpu } from './test-util.js'
 
 const gpu = await testGpu()
 
-/** Programs tried (those with an f64 conversion are skipped and counted). */
-const PROGRAMS = Number(process.env.WEBGPU_CONFORMANCE_PROGRAMS ?? 30)
-/** Argument sets per program: the items of one batch. */
-const ITEMS = 4
+/**
+ * Programs of each kind. SwiftShader compiles shaders slowly (about 1 s per i32 program and 5 s
+ * per f32 one on a loaded 2-core machine: the precise math routines are inlined at every call),
+ * so the suite runs a few; the README reports longer runs (`device-check.cli.ts`).
+ */
+const PROGRAMS_I32 = Number(process.env.WEBGPU_CONFORMANCE_I32 ?? 20)
+const PROGRAMS_F32 = Number(process.env.WEBGPU_CONFORMANCE_F32 ?? 5)
+/** Programs per bundle (one forward and one inverse pipeline each). */
+const PER_BUNDLE = 5
 
-/** Packs per-item argument lists into batch arguments (scalars into arrays of n, arrays back to back). */
-function pack(sets: Array<Array<number | Int32Array>>): Int32Array[] {
-  return sets[0]!.map((_, j) => {
-    const parts = sets.map((s) => s[j]!)
-    if (typeof parts[0] === 'number') return Int32Array.from(parts as number[])
-    const L = (parts[0] as Int32Array).length
-    const out = new Int32Array(L * parts.length)
-    parts.forEach((p, k) => out.set(p as Int32Array, k * L))
-    return out
-  })
-}
+const batches = (count: number): number[][] =>
+  Array.from({ length: Math.ceil(count / PER_BUNDLE) }, (_, b) => Array.from({ length: Math.min(PER_BUNDLE, count - b * PER_BUNDLE) }, (_, i) => b * PER_BUNDLE + i))
 
-/** Programs per test (each compiles two pipelines, about half a second each on SwiftShader when idle). */
-const BATCH = 6
-
-describe.skipIf(!gpu)('conformance: random i32 programs on webgpu agree with cpu bit for bit', () => {
-  let run = 0, skipped = 0
-  for (let first = 0; first < PROGRAMS; first += BATCH) {
-    it(`seeds ${first}..${Math.min(PROGRAMS, first + BATCH) - 1}, ${ITEMS} items each`, async () => {
-      const failures: string[] = []
-      for (let seed = first; seed < Math.min(PROGRAMS, first + BATCH); seed++) {
-        const p = randomProgram(seed, { features: { stack: false } })
-        if (p.source.includes('f64(')) { skipped++; continue }
-        run++
-        const m = cpu(p.source)
-        const f = m[p.entry]!
-        const sets = Array.from({ length: ITEMS }, (_, k) => randomArgs(p.signature, seed * 7919 + k) as Array<number | Int32Array>)
-        const want = sets.map((s) => f(...s.map((a) => (typeof a === 'number' ? a : a.slice()))) as Array<number | Int32Array>)
-        const k = await gpuMap(f, { batch: ITEMS, perItem: f.ir.params.map((q) => q.name), gpu })
-        const input = pack(sets)
-        const args = input.map((a) => a.slice())
-        await k(...args)
-        const expected = pack(want)
-        const bad = args.findIndex((a, j) => !sameBits(a, expected[j]))
-        if (bad >= 0) { failures.push(`seed ${seed}: forward differs in \`${f.ir.params[bad]!.name}\`: webgpu ${showArgs([args[bad]])} vs cpu ${showArgs([expected[bad]])}\n${p.source}`); continue }
-        await k.inverse(...args)
-        if (!args.every((a, j) => sameBits(a, input[j]))) failures.push(`seed ${seed}: inverse(forward(x)) != x: ${showArgs(args)} vs ${showArgs(input)}\n${p.source}`)
-      }
-      expect(failures.slice(0, 3).join('\n\n')).toBe('')
-    }, 240_000)
+describe.skipIf(!gpu)('conformance on webgpu: bundles of random programs against the cpu backend', () => {
+  const stats = conformanceStats()
+  for (const seeds of batches(PROGRAMS_I32)) {
+    it(`i32 programs ${seeds[0]}..${seeds.at(-1)}: bit for bit, forward and inverse`, async () => {
+      expect((await i32Bundle(gpu!, seeds, stats)).slice(0, 2).join('\n\n')).toBe('')
+    }, 300_000)
   }
-  it('ran most programs (the rest convert to f64)', () => {
-    console.log(`[backend-webgpu] conformance: ${run} random programs run on webgpu, ${skipped} left out (they convert to f64)`)
-    expect(run + skipped).toBe(PROGRAMS)
-    expect(run).toBeGreaterThan(PROGRAMS / 2)
+  for (const seeds of batches(PROGRAMS_F32)) {
+    it(`f32 programs ${seeds[0]}..${seeds.at(-1)}: within one ulp per operation, forward and inverse`, async () => {
+      expect((await f32Bundle(gpu!, seeds, stats)).slice(0, 2).join('\n\n')).toBe('')
+    }, 300_000)
+  }
+  it('ran the programs (i32 ones that convert to f64 are left out)', () => {
+    console.log(`[backend-webgpu] conformance: ${stats.i32.run} i32 programs bit for bit (${stats.i32.skipped} left out: f64), ${stats.f32.run} f32 programs × ${ITEMS} items × forward and inverse: ${stats.f32.exact} of ${stats.f32.compared} bit for bit, largest difference ${stats.f32.worst.toPrecision(3)} ulp of the scale`)
+    expect(stats.i32.run + stats.i32.skipped).toBe(PROGRAMS_I32)
+    expect(stats.i32.run).toBeGreaterThan(PROGRAMS_I32 / 2)
+    expect(stats.f32.run).toBe(PROGRAMS_F32)
   })
 })

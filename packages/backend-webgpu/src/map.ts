@@ -58,6 +58,12 @@ export interface GpuMapOptions {
   checks?: boolean
   /** Invocations per workgroup (default 64). */
   workgroupSize?: number
+  /**
+   * f32 transcendentals, `/` and `sqrt` within one ulp of the correctly rounded result, by this
+   * package's own routines (default `true`); `false` uses the device's built-ins (faster, with
+   * WGSL's loose error bounds: several ulp, or 2⁻¹¹ absolute for `sin`).
+   */
+  precise?: boolean
 }
 
 /** Device buffers that stay on the GPU between calls (see `MappedKernel.resident`). */
@@ -187,12 +193,13 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
   const gpu = options.gpu ?? (await requestGpu())
   const checks = options.checks ?? info.options.checks
   const wg = options.workgroupSize ?? 64
+  const precise = options.precise ?? true
   const baseParams: KernelParam[] = fn.params.map((p, i) => ({
     name: p.name, role: roles[p.name]!, shape: p.type.kind === 'array' ? 'array' : 'scalar', elem: elemOf(p.type), written: writes[i]!,
   }))
   const functions = info.program.functions, inverses = info.inverses, progWrites = info.program.writes
   const kernelFor = (step: KernelStep, params: KernelParam[], funcs: Map<string, FunctionDef>, invs: Map<string, FunctionDef>, w: Map<string, boolean[]>, reduction: Reduction): Kernel =>
-    generateKernel({ registry, functions: funcs, inverses: invs, writes: w, params, steps: [step], checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg })
+    generateKernel({ registry, functions: funcs, inverses: invs, writes: w, params, steps: [step], checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg, precise })
   const inverseIr = info.inverse ? functions.get(info.name)! : inverses.get(info.name)!
   const forwardIr = info.inverse ? inverses.get(info.name)! : functions.get(info.name)!
   const args = fn.params.map((p) => p.name)
@@ -250,7 +257,7 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
       // the adjoint's registry: it holds the derivative primitives the adjoint transform added
       registry: ainfo.registry, functions: funcs, inverses: invs, writes: w, params: gl.params,
       steps: [{ fn: forwardIr, args }, { fn: adjIr, args: gl.params.map((p) => p.name) }],
-      checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg,
+      checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg, precise,
     })
   }
   const gradKernel = (reduction: Reduction): Promise<Compiled> => {

@@ -6,8 +6,11 @@
 import type { Registry } from '@tenet/ir'
 import { Dual } from './dual.js'
 import { DualError } from './errors.js'
-import { build, checkHandle, describe, flattenCotangent, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
+import type { StagedProgram } from './compile.js'
+import { flatEntry, Stage, type StageInfo } from './staged.js'
+import { build, checkHandle, describe, flattenCotangent, gather, hasStatic, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
 import { HANDLE_BASE, type Real } from './tape.js'
+import { Tracer } from './trace.js'
 
 /**
  * A function written against the dual API: `d` first, then its parameters as handle trees (`Real`,
@@ -25,6 +28,17 @@ export type Gradients<P extends unknown[]> = P extends [infer X] ? Cotangent<X> 
 export interface DualOptions {
   /** The registry `d.apply(name, …)` reads primitives from (default: a standard registry). */
   registry?: Registry
+  /**
+   * `grad` and `valueAndGrad` only: stage the function (seed 003's staging, at run time). The first
+   * call for an input shape runs `f` on a tracing engine; the recorded computation is compiled to JS
+   * (loops rerolled) and later calls of that shape run the compiled forward and reverse code without
+   * calling `f`. Sound when `f`'s computation depends only on its arguments and on the outcomes of
+   * `d.sign` / `d.compare` (recorded as guards: a call whose outcomes differ re-traces): constants
+   * captured from closures are frozen at tracing time. A function that reads values with `d.value`,
+   * applies registry primitives or custom rules, or takes static leaves, is interpreted as usual (see
+   * `.stage` on the result); so is every call where code generation from strings is disallowed.
+   */
+  stage?: boolean
 }
 
 // One arena per nesting depth: a dual-engine function may itself call grad (of another function),
@@ -34,6 +48,15 @@ let depth = 0
 
 function acquire(): Dual {
   const d = pool[depth] ?? (pool[depth] = new Dual())
+  depth++
+  return d
+}
+
+// the tracing engines of staged sites, one per nesting depth as well
+const tracers: Array<Tracer | undefined> = []
+
+function acquireTracer(): Tracer {
+  const d = tracers[depth] ?? (tracers[depth] = new Tracer())
   depth++
   return d
 }
@@ -88,6 +111,17 @@ function sweepScalar(d: Dual, result: unknown): number {
   return result - HANDLE_BASE
 }
 
+/**
+ * Runs a staged program on arguments that match its shape: one flat `Float64Array` argument is read
+ * in place, other trees are gathered into the program's input buffer. False if a guard failed.
+ */
+function runStaged(p: StagedProgram, shape: Shape, args: unknown[], gx: Float64Array): boolean {
+  const items = (shape as Extract<Shape, { kind: 'array' }>).items
+  if (items.length === 1 && items[0]!.kind === 'vector') return p.run(args[0] as Float64Array, gx)
+  gather(shape, args, p.xin)
+  return p.run(p.xin, gx)
+}
+
 function gradientsOf(site: Site, args: unknown[], flat: ArrayLike<number>): unknown {
   const shape = site.shape as Extract<Shape, { kind: 'array' }>
   return args.length === 1 ? build(shape.items[0]!, args[0], flat) : build(shape, args, flat)
@@ -107,6 +141,8 @@ export interface GradFunction<A extends unknown[]> {
   into(out: Cotangent<A[0]>, x: Plain<A[0]>): void
   /** The function's value at the last `into` (or call). */
   readonly value: number
+  /** With `{ stage: true }`: whether calls run compiled code, and why not (absent otherwise). */
+  readonly stage?: StageInfo
 }
 
 /** `valueAndGrad(f)`: both at once. */
@@ -126,37 +162,90 @@ export interface ValueAndGradFunction<A extends unknown[]> {
 export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: DualOptions = {}): GradFunction<A> {
   const site = new Site()
   const registry = options.registry
+  const stage = options.stage ? new Stage() : undefined
+  // the value lives in a typed array: storing a double into a property may box it
+  const last = new Float64Array(1)
   const g = ((...args: unknown[]) => {
-    const d = acquire()
+    if (stage) {
+      const p = stage.program
+      if (p && matches(site.shape!, args)) {
+        if (runStaged(p, site.shape!, args, p.gin)) { last[0] = p.v[p.out]!; return gradientsOf(site, args, p.gin) }
+        stage.invalidate()
+      }
+    }
+    const tracing = stage !== undefined && stage.tracing
+    const d = tracing ? acquireTracer() : acquire()
     try {
       const at = sweepScalar(d, invoke(f, d, site.enter(d, args, registry))) // (before reading d.val: the call may grow the arena)
       last[0] = d.val[at]!
+      if (tracing) stage.learn(d as Tracer, at, site.shape!)
       return gradientsOf(site, args, d.adj)
     } finally {
       release()
     }
   }) as GradFunction<A>
-  // the value lives in a typed array: storing a double into a property may box it
-  const last = new Float64Array(1)
   Object.defineProperty(g, 'value', { get: () => last[0]!, enumerable: true })
+  if (stage) Object.defineProperty(g, 'stage', { get: () => stage.info(), enumerable: true })
   g.into = (out: unknown, x: unknown): void => {
-    const d = acquire()
+    const box = site.box
+    if (stage !== undefined) {
+      const p = stage.program
+      // one flat Float64Array argument (the common case): no tree walk
+      if (p !== undefined && stage.flat && x instanceof Float64Array && x.length === p.inputs) {
+        const direct = out instanceof Float64Array && out.length === p.inputs
+        if (p.run(x, direct ? out : p.gin)) {
+          last[0] = p.v[p.out]!
+          if (!direct) store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, p.gin)
+          return
+        }
+        stage.invalidate()
+      }
+    }
+    box[0] = x
+    if (stage !== undefined && !stage.flat) {
+      const p = stage.program
+      if (p && matches(site.shape!, box)) {
+        const leaf = (site.shape as Extract<Shape, { kind: 'array' }>).items[0]!
+        const direct = leaf.kind === 'vector' && out instanceof Float64Array && out.length === leaf.length
+        const ok = runStaged(p, site.shape!, box, direct ? out : p.gin)
+        box[0] = undefined
+        if (ok) {
+          last[0] = p.v[p.out]!
+          if (!direct) store(leaf, out, p.gin)
+          return
+        }
+        stage.invalidate()
+        box[0] = x
+      }
+    }
+    const tracing = stage !== undefined && stage.tracing
+    const d = tracing ? acquireTracer() : acquire()
     try {
-      site.box[0] = x
-      const result = invoke(f, d, site.enter(d, site.box, registry))
-      site.box[0] = undefined
+      const result = invoke(f, d, site.enter(d, box, registry))
+      box[0] = undefined
       const at = sweepScalar(d, result)
       last[0] = d.val[at]!
+      if (tracing) stage.learn(d as Tracer, at, site.shape!)
       store((site.shape as Extract<Shape, { kind: 'array' }>).items[0]!, out, d.adj)
     } finally {
       release()
     }
+  }
+  if (stage) {
+    // an entry of its own for this gradient (fresh code, so V8's feedback at its call of the compiled
+    // program sees this function's programs only and can inline them); the generic one otherwise
+    const own = flatEntry(stage, last, g.into as (out: unknown, x: unknown) => void)
+    if (own) g.into = own
   }
   return g
 }
 
 /** The value and the gradient of a scalar-valued dual-engine function (see `grad`). */
 export function valueAndGrad<A extends unknown[]>(f: DualFunction<A, Real>, options: DualOptions = {}): ValueAndGradFunction<A> {
+  if (options.stage) {
+    const g = grad(f, options)
+    return ((...args: PlainArgs<A>) => { const gr = g(...args); return { value: g.value, grad: gr } }) as ValueAndGradFunction<A>
+  }
   const site = new Site()
   return ((...args: unknown[]) => {
     const d = acquire()

@@ -25,6 +25,22 @@ export class Dual extends Tape {
     return this.val[x - B]!
   }
 
+  /**
+   * The sign of a handle's value: -1, 0 or 1 (NaN for NaN). Use it (or `compare`) rather than
+   * `value` for branches: a staged gradient (`grad(f, { stage: true })`) records each sign it
+   * returned as a guard and re-traces when a later call's sign differs, whereas a `value` read
+   * makes the function unstageable.
+   */
+  sign(x: Real): number {
+    return Math.sign(this.val[x - B]!)
+  }
+
+  /** Compares two handles' values: -1 (x < y), 0 (equal), 1 (x > y), NaN (unordered). A guard, like `sign`. */
+  compare(x: Real, y: Real): number {
+    const a = this.val[x - B]!, b = this.val[y - B]!
+    return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN
+  }
+
   /** A constant: a node without edges (its derivative is not collected). */
   constant(c: number): Real {
     return this.leaf(c)

@@ -244,3 +244,34 @@ export function flattenCotangent(cot: unknown, result: unknown, out: number[], p
   if (!isRecord(cot)) throw new DualError('dual/cotangent', `${path}: expected a record with keys ${Object.keys(r).join(', ')}`)
   for (const key of Object.keys(r)) flattenCotangent(cot[key], r[key], out, `${path}.${key}`)
 }
+
+/** Writes the differentiable leaves of `value` (which matches `shape`) into `flat[index …]`; allocates nothing. */
+export function gather(shape: Shape, value: unknown, flat: Float64Array): void {
+  switch (shape.kind) {
+    case 'scalar': flat[shape.index] = value as number; return
+    case 'vector': {
+      const v = value as Float64Array, at = shape.index, n = shape.length
+      if (n > 32) flat.set(v, at)
+      else for (let k = 0; k < n; k++) flat[at + k] = v[k]!
+      return
+    }
+    case 'array': {
+      const v = value as unknown[]
+      for (let k = 0; k < shape.items.length; k++) gather(shape.items[k]!, v[k], flat)
+      return
+    }
+    case 'record': {
+      const v = value as Record<string, unknown>
+      for (let k = 0; k < shape.keys.length; k++) gather(shape.items[k]!, v[shape.keys[k]!], flat)
+      return
+    }
+    case 'static': return
+  }
+}
+
+/** Whether a shape has static leaves (booleans, strings, integer arrays, null). */
+export function hasStatic(shape: Shape): boolean {
+  if (shape.kind === 'static') return true
+  if (shape.kind === 'array' || shape.kind === 'record') return shape.items.some(hasStatic)
+  return false
+}

@@ -9,6 +9,8 @@ import { Random } from '@tenet/testing'
 /** The scalar operations a test program may use, over any scalar representation T. */
 export interface Ops<T> {
   value(x: T): number
+  /** Optional: a comparison that a staged engine records as a guard (else `value` is used). */
+  compare?(x: T, y: T): number
   constant(c: number): T
   add(x: T, y: T): T
   sub(x: T, y: T): T
@@ -148,7 +150,7 @@ export function runProgram<T>(d: Ops<T>, p: Program, input: ProgramInput<T>, tra
         case 'if': {
           // branches are on values; both sides push the same number of variables (padded)
           const before = vars.length
-          const taken = d.value(vars[s.x]!) > d.value(vars[s.y]!)
+          const taken = d.compare ? d.compare(vars[s.x]!, vars[s.y]!) > 0 : d.value(vars[s.x]!) > d.value(vars[s.y]!)
           trace?.push(taken ? 1 : 0)
           exec(taken ? s.then : s.else)
           const other = count(taken ? s.else : s.then)

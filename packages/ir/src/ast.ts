@@ -187,6 +187,16 @@ export interface ForStmt extends NodeBase {
   inclusive: boolean
   /** Iterate the same values in reverse order (the inverse of a loop; printed `in reverse`). */
   reverse?: boolean
+  /**
+   * Sugar `for x in arr { }`: `variable` is the element and `each` the array (`start` is 0 and
+   * `stop` is `len(arr)`); preprocess turns it into an index loop that reads `arr[i]`.
+   */
+  each?: VarRef
+  /**
+   * Set by preprocess on the index loop of `for x in arr`: the body must not write the array
+   * (checked statically).
+   */
+  readOnly?: { array: string; element: string }
   body: Stmt[]
 }
 /** `push(stack, x)`: moves x onto the stack and zeroes x. */

@@ -5,12 +5,12 @@
  * `TenetStaticError` with the source location of the first problem.
  */
 import {
-  typeToString, type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type ScalarTypeName,
+  typeToString, type AllocStmt, type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type ScalarTypeName,
   type Stmt, type Type,
 } from './ast.js'
 import { TenetStaticError, suggest } from './errors.js'
 import type { SourceLocation } from './loc.js'
-import type { Program } from './plugin.js'
+import type { PrimitiveSpec, Program } from './plugin.js'
 import { printExpr } from './printer.js'
 import type { Registry } from './registry.js'
 
@@ -31,6 +31,14 @@ interface Binding {
   type: Type
   role: 'param' | 'local' | 'loop'
   live: boolean
+  /**
+   * An ancilla allocated with an integer literal and no declared type (`k <- 0`) whose type is
+   * not decided yet: it is f64 for now, becomes i32 at the first use that needs an i32, and stays
+   * f64 when nothing decides (see `FunctionChecker.decide`).
+   */
+  pending?: AllocStmt
+  /** Uses typed with the provisional f64 before the type was decided. */
+  provisional?: number
   loc?: SourceLocation
   deadAt?: SourceLocation
   scope: number
@@ -196,9 +204,14 @@ function overlap(a: MemPath, b: MemPath): 'same' | 'disjoint' | 'maybe' {
   return 'maybe'
 }
 
+/** Integer-literal ancillas whose type a use decided (see `FunctionChecker.decide`). */
+type Decisions = Map<AllocStmt, ScalarTypeName>
+
 class FunctionChecker {
   private scopes: Map<string, Binding>[] = []
   private depth = 0
+  /** Set when a type was decided after uses typed with the provisional f64: check again. */
+  redo = false
 
   constructor(
     private readonly fn: FunctionDef,
@@ -206,7 +219,77 @@ class FunctionChecker {
     private readonly writes: Map<string, boolean[]>,
     private readonly registry: Registry,
     private readonly hosts: unknown[],
+    private readonly decisions: Decisions = new Map(),
   ) {}
+
+  /**
+   * Fixes the type of an integer-literal ancilla (`k <- 0`) at a use that needs it (an index, a
+   * loop bound, an i32 operand or argument, `^=`). The allocation is retyped at once; if earlier
+   * uses were typed with the provisional f64, the function is checked again with the decision.
+   */
+  private decide(b: Binding, t: ScalarTypeName): void {
+    const s = b.pending
+    if (!s) return
+    delete b.pending
+    this.decisions.set(s, t)
+    if (t === 'f64') return
+    b.type = { kind: 'scalar', name: t }
+    s.type = b.type
+    if (s.value.kind !== 'emptystack') this.infer(s.value, t)
+    if (b.provisional) this.redo = true
+  }
+
+  /** The binding of a plain name that is an undecided integer-literal ancilla. */
+  private pendingVar(e: Expr | Arg): Binding | undefined {
+    if (e.kind !== 'var') return undefined
+    const b = this.lookup(e.name)
+    return b?.live && b.pending ? b : undefined
+  }
+
+  /** An expression of integer literals and undecided integer-literal ancillas: its type comes from context. */
+  private isIntLike(e: Expr): boolean {
+    switch (e.kind) {
+      case 'num': return !e.isFloat
+      case 'var': return this.pendingVar(e) !== undefined
+      case 'unary': return e.op === '-' && this.isIntLike(e.arg)
+      case 'binary':
+        if (e.op === '**') return this.isIntLike(e.left) && e.right.kind === 'num' && !e.right.isFloat && e.right.value >= 0
+        return ['+', '-', '*', '%', '^', '&', '|'].includes(e.op) && this.isIntLike(e.right) && this.isIntLike(e.left)
+      default: return false
+    }
+  }
+
+  /** Whether a type is a number system other than the native f64, f32, i32 and bool (fixed, ulog, tropical, …). */
+  private isSystem(t: ScalarTypeName): boolean {
+    return t !== 'f64' && t !== 'f32' && t !== 'i32' && t !== 'bool' && this.registry.findNumberSystem(t) !== undefined
+  }
+
+  /**
+   * Whether a value of type `from` converts implicitly where a `to` is needed: i32 → f64 and
+ * f32 → f64 (exact),
+   * and a plain number (i32, f32, f64) into a number system (`convert`, rounded into the system:
+   * a deterministic rounding, so forward-then-inverse stays exact).
+   */
+  private implicit(from: ScalarTypeName, to: ScalarTypeName): boolean {
+    if (from === to) return false
+    if ((from === 'i32' || from === 'f32') && to === 'f64') return true
+    return this.isSystem(to) && (from === 'i32' || from === 'f32' || from === 'f64')
+  }
+
+  /** `e` converted to `to`: `f64(e)` for i32/f32 → f64, else `convert(e)`. */
+  private converted(e: Expr, to: ScalarTypeName): Expr {
+    return { kind: 'call', callee: to === 'f64' ? 'f64' : 'convert', args: [e], type: to, ...(e.loc ? { loc: e.loc } : {}) }
+  }
+
+  /** The explicit conversion that turns a `from` into a `to`, for error hints. */
+  private hint(from: ScalarTypeName, to: ScalarTypeName): string {
+    if (from === 'bool' || to === 'bool') return 'bool and numbers do not convert into each other (compare a number, e.g. `x != 0`, to get a bool)'
+    if (this.isSystem(to)) return `convert the ${from} side into ${to} with \`convert(...)\` (in a context that fixes the type, e.g. \`y += convert(x)\`)`
+    if (this.isSystem(from)) return `read the ${from} value as ${to} with \`${to === 'i32' ? 'i32' : to}(...)\``
+    if (to === 'i32') return 'convert the float side with `i32(...)` (rounds toward zero)'
+    if (to === 'f32') return `convert the ${from} side with \`f32(...)\` (rounds to single precision)`
+    return `convert the ${from} side with \`${to}(...)\``
+  }
 
   check(): void {
     const top = new Map<string, Binding>()
@@ -311,6 +394,10 @@ class FunctionChecker {
         return 'bool'
       case 'var': {
         const b = this.varBinding(e.name, e.loc)
+        if (b.pending) {
+          if (expected !== undefined && this.isInteger(expected)) this.decide(b, expected)
+          else b.provisional = (b.provisional ?? 0) + 1
+        }
         if (b.type.kind !== 'scalar') {
           fail('static/array-as-scalar', `\`${e.name}\` is ${b.type.kind === 'array' ? 'an array' : 'a stack'} (${typeToString(b.type)}); use an element such as \`${e.name}[i]\``, e.loc)
         }
@@ -351,7 +438,7 @@ class FunctionChecker {
   }
 
   private inferPair(l: Expr, r: Expr, expected?: ScalarTypeName): [ScalarTypeName, ScalarTypeName] {
-    if ((this.isIntConstant(l) && !this.isIntConstant(r)) || (l.kind === 'num' && r.kind !== 'num')) {
+    if (this.rightFirst(l, r)) {
       const rt = this.infer(r, expected)
       return [this.infer(l, rt), rt]
     }
@@ -359,8 +446,28 @@ class FunctionChecker {
     return [lt, this.infer(r, lt)]
   }
 
-  private mismatch(op: string, a: ScalarTypeName, b: ScalarTypeName, loc?: SourceLocation): never {
-    return fail('static/type-mismatch', `\`${op}\` between ${a} and ${b}: convert one side explicitly, e.g. \`f64(...)\` or \`i32(...)\``, loc)
+  /**
+   * The operands of a binary node brought to one type: an implicit conversion (i32 → f64, a plain
+   * number into a number system) is inserted on the side that needs it; otherwise a mismatch.
+   */
+  private unify(e: Extract<Expr, { kind: 'binary' }>, a: ScalarTypeName, b: ScalarTypeName): ScalarTypeName {
+    if (a === b) return a
+    if (this.implicit(b, a)) { e.right = this.converted(e.right, a); return a }
+    if (this.implicit(a, b)) { e.left = this.converted(e.left, b); return b }
+    return this.mismatch(e.op, a, b, e.loc)
+  }
+
+  /**
+   * A type mismatch between `a` (the target, or the left operand) and `b`, with a conversion that
+   * works when followed: into the target's type for updates, allocations and arguments
+   * (`directional`); for the operands of a binary operator, the i32 or plain side is converted.
+   */
+  private mismatch(op: string, a: ScalarTypeName, b: ScalarTypeName, loc?: SourceLocation, directional = false): never {
+    let how: string
+    if (directional || a === 'bool' || b === 'bool' || this.isSystem(a)) how = this.hint(b, a)
+    else if (this.isSystem(b) || a === 'i32') how = this.hint(a, b)
+    else how = this.hint(b, a)
+    return fail('static/type-mismatch', `\`${op}\` between ${a} and ${b}: ${how}`, loc)
   }
 
   private inferBinary(e: Extract<Expr, { kind: 'binary' }>, expected?: ScalarTypeName): ScalarTypeName {
@@ -372,8 +479,8 @@ class FunctionChecker {
         return 'bool'
       }
       case '==': case '!=': case '<': case '<=': case '>': case '>=': {
-        const [a, b] = this.inferPair(e.left, e.right)
-        if (a !== b) this.mismatch(op, a, b, e.loc)
+        const [a0, b0] = this.inferPair(e.left, e.right)
+        const a = this.unify(e, a0, b0)
         if (a === 'bool' && op !== '==' && op !== '!=') fail('static/type', `\`${op}\` does not compare bools`, e.loc)
         return 'bool'
       }
@@ -388,8 +495,8 @@ class FunctionChecker {
       }
       case '/': {
         const exp = expected && this.isFloat(expected) ? expected : undefined
-        const [a, b] = this.inferPair(e.left, e.right, exp)
-        if (a !== b) this.mismatch(op, a, b, e.loc)
+        const [a0, b0] = this.inferPair(e.left, e.right, exp)
+        const a = this.unify(e, a0, b0)
         if (!this.isNumeric(a)) fail('static/type', `\`/\` needs numbers, not ${a}`, e.loc)
         this.checkArith(op, a, e.loc)
         return this.isFloat(a) || this.arith(a) ? a : 'f64'
@@ -405,7 +512,11 @@ class FunctionChecker {
         }
         if (!this.isNumeric(a) || !this.isNumeric(b)) fail('static/type', `\`**\` needs numbers, not ${a} and ${b}`, e.loc)
         this.checkArith(op, a, e.loc)
-        if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) this.mismatch(op, a, b, e.loc)
+        if (a !== b && b !== 'i32' && !(this.arith(a) && b === 'f64')) {
+          if (this.implicit(b, a)) e.right = this.converted(e.right, a)
+          else if (this.implicit(a, b)) { e.left = this.converted(e.left, b); return b }
+          else this.mismatch(op, a, b, e.loc)
+        }
         return a
       }
       default: return this.inferArithmetic(e, expected)
@@ -414,7 +525,9 @@ class FunctionChecker {
 
   /** Whether `inferPair` takes the right operand's type first (a literal on the left). */
   private rightFirst(l: Expr, r: Expr): boolean {
-    return (this.isIntConstant(l) && !this.isIntConstant(r)) || (l.kind === 'num' && r.kind !== 'num')
+    return (this.isIntLike(l) && !this.isIntLike(r)) || (l.kind === 'num' && r.kind !== 'num')
+      // `convert(x) * y`: the target type of convert comes from the other side
+      || (l.kind === 'call' && l.callee === 'convert' && l.type === undefined && !(r.kind === 'call' && r.callee === 'convert'))
   }
 
   /**
@@ -435,7 +548,7 @@ class FunctionChecker {
       let a: ScalarTypeName, b: ScalarTypeName
       if (lt === undefined) [a, b] = this.inferPair(node.left, node.right, expected)
       else { a = lt; b = this.infer(node.right, a) }
-      if (a !== b) this.mismatch(node.op, a, b, node.loc)
+      a = this.unify(node, a, b)
       if (!this.isNumeric(a)) fail('static/type', `\`${node.op}\` needs numbers, not ${a}`, node.loc)
       this.checkArith(node.op, a, node.loc)
       if (k > 0) node.type = a
@@ -464,14 +577,16 @@ class FunctionChecker {
       }
       case 'convert': {
         arity(1)
-        if (!expected) fail('static/type', '`convert(x)` needs a target type from context (use it as `y += convert(x)`)', e.loc)
+        // (an implicit conversion, or one typed in an earlier pass, keeps its type)
+        const to = expected ?? e.type
+        if (!to) fail('static/type', '`convert(x)` needs a target type from context (use it as `y += convert(x)`, or `a * convert(x)`)', e.loc)
         this.infer(e.args[0]!)
-        return expected!
+        return to!
       }
       case 'div': {
         arity(2)
         const [a, b] = this.inferPair(e.args[0]!, e.args[1]!, 'i32')
-        if (a !== 'i32' || b !== 'i32') fail('static/type', `\`div\` is integer division of two i32, not ${a} and ${b}`, e.loc)
+        if (a !== 'i32' || b !== 'i32') fail('static/type', `\`div\` is integer division of two i32, not ${a} and ${b}: convert with \`i32(...)\` (rounds toward zero), or divide with \`/\` (real division)`, e.loc)
         return 'i32'
       }
       case 'len': {
@@ -494,6 +609,7 @@ class FunctionChecker {
     }
     const p = spec as Extract<typeof spec, { kind: 'pure' }>
     arity(p.arity)
+    if (p.argKinds?.includes('array')) return this.inferArrayCall(p, e)
     // the float type: the first non-literal argument's, else the expected one, else f64
     const firstTyped = e.args.find((a) => a.kind !== 'num')
     let floatT: ScalarTypeName | undefined = expected && this.isFloat(expected) ? expected : undefined
@@ -505,12 +621,37 @@ class FunctionChecker {
       if (r.startsWith('error:')) fail('static/type', `\`${name}\`: ${r.slice(6).trim()}`, e.loc)
       return r
     }
-    const t0 = types[0] ?? 'f64'
-    for (const t of types) {
-      if (!this.isFloat(t)) fail('static/type', `\`${name}\` takes floating-point arguments, not ${t}; convert with \`f64(...)\``, e.loc)
-      if (t !== t0) this.mismatch(name, t0, t, e.loc)
-    }
+    // i32 arguments are promoted to f64 (exact); then a plain argument meets a number system
+    // argument by conversion into the system
+    types.forEach((t, k) => { if (t === 'i32') { e.args[k] = this.converted(e.args[k]!, 'f64'); types[k] = 'f64' } })
+    const t0 = types.find((t) => this.isSystem(t)) ?? types[0] ?? 'f64'
+    types.forEach((t, k) => {
+      if (!this.isFloat(t)) fail('static/type', `\`${name}\` takes floating-point arguments, not ${t}${t === 'bool' ? '' : '; convert with `f64(...)`'}`, e.args[k]!.loc ?? e.loc)
+      if (t !== t0) {
+        if (!this.implicit(t, t0)) this.mismatch(name, t0, t, e.loc)
+        e.args[k] = this.converted(e.args[k]!, t0)
+      }
+    })
     return t0
+  }
+
+  /**
+   * A primitive with array arguments (`det(A)`): each array argument is a float array passed by
+   * name, each scalar argument an f64; the result is f64.
+   */
+  private inferArrayCall(p: Extract<PrimitiveSpec, { kind: 'pure' }>, e: Extract<Expr, { kind: 'call' }>): ScalarTypeName {
+    e.args.forEach((a, k) => {
+      if (p.argKinds![k] === 'array') {
+        if (a.kind !== 'var') fail('static/type', `argument ${k + 1} of \`${p.name}\` is an array: pass an f64[] variable by name`, a.loc ?? e.loc)
+        const b = this.varBinding((a as { name: string }).name, a.loc)
+        if (b.type.kind !== 'array' || b.type.elem !== 'f64') fail('static/type', `argument ${k + 1} of \`${p.name}\` must be an f64[] array, not ${typeToString(b.type)}`, a.loc ?? e.loc)
+        ;(a as { type?: Type }).type = b.type
+        return
+      }
+      const t = this.infer(a, 'f64')
+      if (t !== 'f64') fail('static/type', `argument ${k + 1} of \`${p.name}\` must be f64, not ${t}; convert with \`f64(...)\``, a.loc ?? e.loc)
+    })
+    return 'f64'
   }
 
   private inferHostArg(a: Expr): void {
@@ -574,10 +715,22 @@ class FunctionChecker {
           type = s.declared!
         } else {
           if (s.declared && s.declared.kind !== 'scalar') fail('static/type', `a ${typeToString(s.declared)} ancilla is initialised with ${s.declared.kind === 'stack' ? '`[]`' : '`zeros(n)`'}`, s.loc)
-          const want = s.declared?.kind === 'scalar' ? s.declared.name : undefined
-          const t = this.infer(s.value, want)
-          if (want && t !== want) fail('static/type-mismatch', `\`${s.name}\` is declared ${want} but initialised with a ${t}`, s.value.loc)
+          // an integer literal without a declared type: decided by a later use (or f64)
+          const decided = s.declared ? undefined : this.decisions.get(s)
+          const pending = !s.declared && decided === undefined && this.isIntConstant(s.value)
+          const want = s.declared?.kind === 'scalar' ? s.declared.name : decided
+          let t = this.infer(s.value, want)
+          if (want && t !== want) {
+            if (!this.implicit(t, want)) fail('static/type-mismatch', `\`${s.name}\` is declared ${want} but initialised with a ${t}: ${this.hint(t, want)}`, s.value.loc)
+            s.value = this.converted(s.value, want)
+            t = want
+          }
           type = { kind: 'scalar', name: t }
+          if (pending) {
+            s.type = type
+            scope.set(s.name, { type, role: 'local', live: true, loc: s.loc, scope: this.scopes.length - 1, pending: s })
+            return
+          }
         }
         s.type = type
         scope.set(s.name, { type, role: 'local', live: true, loc: s.loc, scope: this.scopes.length - 1 })
@@ -589,6 +742,8 @@ class FunctionChecker {
         if (!b!.live) fail('static/use-after-dealloc', `\`${s.name}\` was already deallocated (at ${b!.deadAt?.line}:${b!.deadAt?.column})`, s.loc)
         if (b!.role !== 'local') fail('static/dealloc-param', `\`${s.name}\` is a ${b!.role === 'param' ? 'parameter' : 'loop variable'}; only ancillas allocated with \`<-\` can be deallocated`, s.loc)
         if (b!.scope !== this.scopes.length - 1) fail('static/dealloc-scope', `\`${s.name}\` was allocated in an enclosing block (at ${b!.loc?.line}:${b!.loc?.column}); deallocate it in that block`, s.loc)
+        // an integer-literal ancilla that nothing decided ends as f64
+        if (b!.pending) this.decide(b!, 'f64')
         const t = b!.type
         if (s.value.kind === 'emptystack') {
           if (t.kind !== 'stack') fail('static/type', `\`[]\` is the empty stack, but \`${s.name}\` is ${typeToString(t)}`, s.loc)
@@ -597,8 +752,12 @@ class FunctionChecker {
           this.zerosArg(s.value)
         } else {
           if (t.kind !== 'scalar') fail('static/type', `deallocate ${typeToString(t)} \`${s.name}\` against ${t.kind === 'stack' ? '`[]`' : '`zeros(n)`'}`, s.loc)
-          const vt = this.infer(s.value, (t as { name: string }).name)
-          if (vt !== (t as { name: string }).name) this.mismatch('->', (t as { name: string }).name, vt, s.value.loc)
+          const tn = (t as { name: string }).name
+          const vt = this.infer(s.value, tn)
+          if (vt !== tn) {
+            if (!this.implicit(vt, tn)) this.mismatch('->', tn, vt, s.value.loc, true)
+            s.value = this.converted(s.value, tn)
+          }
           const r = readsOf(s.value).find((p) => p.root === s.name)
           if (r) fail('static/self-read', `the value that \`${s.name}\` is checked against cannot read \`${s.name}\` itself`, r.loc)
         }
@@ -621,10 +780,11 @@ class FunctionChecker {
         return
       }
       case 'for': {
+        if (s.readOnly) this.readOnlyLoop(s.readOnly, s.body, s.stop, s.loc)
         for (const [e, what] of [[s.start, 'start'], [s.stop, 'end'], [s.step, 'step']] as const) {
           if (!e) continue
           const t = this.infer(e, 'i32')
-          if (t !== 'i32') fail('static/type', `the loop ${what} must be i32, not ${t}`, e.loc)
+          if (t !== 'i32') fail('static/type', `the loop ${what} must be i32, not ${t}${t === 'bool' ? '' : ': convert with `i32(...)` (rounds toward zero)'}`, e.loc)
         }
         if (s.step?.kind === 'num' && s.step.value === 0) fail('static/zero-step', 'a loop step cannot be 0', s.step.loc)
         if (this.lookup(s.variable)?.live) fail('static/realloc', `the loop variable \`${s.variable}\` shadows an existing name`, s.loc)
@@ -635,8 +795,11 @@ class FunctionChecker {
         const b = this.varBinding(s.stack.name, s.stack.loc)
         if (b.type.kind !== 'stack') fail('static/type', `\`${s.stack.name}\` is ${typeToString(b.type)}, not a stack`, s.stack.loc)
         s.stack.type = b.type
+        const elem = (b.type as { elem: string }).elem
+        const pb = this.pendingVar(s.value)
+        if (pb) this.decide(pb, elem === 'i32' ? 'i32' : 'f64')
         const t = this.writableType(s.value, s.kind)
-        if (t !== (b.type as { elem: string }).elem) this.mismatch(s.kind, (b.type as { elem: string }).elem, t, s.value.loc)
+        if (t !== elem) fail('static/type-mismatch', `\`${s.kind}\` on a ${typeToString(b.type)} moves an ${elem} variable, not ${t} (${s.kind === 'push' ? 'copy the value into' : 'pop into'} an ${elem} ancilla, e.g. \`t: ${elem} <- ${elem === 'i32' ? '0' : elem === 'bool' ? 'false' : '0.0'}\`)`, s.value.loc)
         return
       }
       case 'safe': {
@@ -655,6 +818,36 @@ class FunctionChecker {
     }
   }
 
+  /** `for x in arr`: `x` is a new name, and the body writes neither `arr` nor (so) `x`. */
+  private readOnlyLoop(r: { array: string; element: string }, body: Stmt[], stop: Expr, loc?: SourceLocation): void {
+    const { array, element } = r
+    const b = this.lookup(element)
+    if (b?.live) fail('static/realloc', `the element \`${element}\` of \`for ${element} in ${array}\` shadows an existing name`, loc)
+    // the array as the checked program names it: a lowering may have renamed it (a complex array
+    // is a float array of twice the length), and the loop's end, `len(array)`, was renamed with it
+    const lowered = [...readNames(stop)].find((n) => n !== array && this.lookup(n)?.type.kind === 'array')
+    const real = this.lookup(array) ? array : lowered ?? array
+    const ab = this.varBinding(real, loc)
+    if (ab.type.kind !== 'array') fail('static/not-array', `\`for ${element} in ${array}\` loops over an array, but \`${array}\` is ${typeToString(ab.type)}`, loc)
+    const written = (dv: Dataview | Arg, where?: SourceLocation): void => {
+      if (rootName(dv) === real) {
+        fail('static/write-read-only', `\`for ${element} in ${array}\` only reads \`${array}\`: its body cannot write \`${element}\` or any element of \`${array}\` (use an index loop \`for i in 0..len(${array})\` to update it)`, dv.loc ?? where)
+      }
+    }
+    walk(body, (s) => {
+      if (s.kind === 'update') written(s.target, s.loc)
+      else if (s.kind === 'push' || s.kind === 'pop') written(s.value, s.loc)
+      else if (s.kind === 'callstmt') {
+        const fn = this.functions.get(s.callee)
+        const w = fn ? this.writes.get(fn.name) : undefined
+        const spec = fn ? undefined : this.registry.findPrimitive(s.callee)
+        s.args.forEach((a, i) => {
+          if (w?.[i] || (spec?.kind === 'bijection' && spec.roles[i] === 'inout')) written(a, s.loc)
+        })
+      }
+    })
+  }
+
   private zerosArg(e: Extract<Expr, { kind: 'call' }>): void {
     if (e.args.length !== 1) fail('static/arity', '`zeros` takes one argument (the length)', e.loc)
     const t = this.infer(e.args[0]!, 'i32')
@@ -668,17 +861,29 @@ class FunctionChecker {
   }
 
   private update(s: Extract<Stmt, { kind: 'update' }>): void {
+    // an undecided integer-literal target (`k <- 0`) takes its type from the operator or the value
+    const pb = this.pendingVar(s.target)
+    if (pb) {
+      if (s.op === '^=') this.decide(pb, 'i32')
+      else if (s.op === '*=' || s.op === '/=') this.decide(pb, 'f64')
+      else if (!this.isIntLike(s.value)) {
+        const vt0 = this.infer(s.value)
+        this.decide(pb, vt0 === 'i32' ? 'i32' : 'f64')
+      } else pb.provisional = (pb.provisional ?? 0) + 1
+    }
     const t = this.writableType(s.target, `\`${s.op}\``)
     const ns = this.ns(t)
     if (!ns.bijectiveUpdates.includes(s.op)) {
       fail('static/not-bijective', ns.rejectUpdate?.(s.op) ?? `\`${s.op}\` is not a reversible update of ${t}`, s.loc)
     }
     let vt = this.infer(s.value, t)
-    if (vt !== t && !(s.op === '*=' || s.op === '/=')) this.mismatch(s.op, t, vt, s.value.loc)
     if (vt !== t) {
-      // `x *= e` with e of another type: multiply by e converted into x's number system
-      if (vt === 'bool') this.mismatch(s.op, t, vt, s.value.loc)
-      s.value = { kind: 'call', callee: 'convert', args: [s.value], type: t, ...(s.value.loc ? { loc: s.value.loc } : {}) }
+      // the value converts into the target's type where that is implicit (i32 → f64, a plain number
+      // into a number system: the value added is the right-hand side rounded into the system, so
+      // forward-then-inverse stays exact), and for `*=`/`/=` by any number
+      const scale = (s.op === '*=' || s.op === '/=') && vt !== 'bool' && t !== 'i32'
+      if (!this.implicit(vt, t) && !scale) this.mismatch(s.op, t, vt, s.value.loc, true)
+      s.value = this.converted(s.value, t)
       vt = t
     }
     const target = pathOf(s.target)!
@@ -744,6 +949,11 @@ class FunctionChecker {
       if (!wantName && want !== 'numeric' && want !== 'float' && want !== 'integer') wantName = want as string
       let t: ScalarTypeName
       if (written[i]) {
+        const pb = this.pendingVar(a)
+        if (pb) {
+          if (wantName && (this.isInteger(wantName) || wantName === 'f64')) this.decide(pb, wantName)
+          else pb.provisional = (pb.provisional ?? 0) + 1
+        }
         const dv = a.kind === 'neg' || a.kind === 'var' || a.kind === 'index' || a.kind === 'field' ? (a as Dataview) : undefined
         if (!dv) {
           const pname = fn ? `parameter \`${fn.params[i]!.name}\`` : `argument ${i + 1}`
@@ -761,7 +971,15 @@ class FunctionChecker {
         if (p) paths.push({ path: p, written: false })
         else for (const r of readsOf(a as Expr)) paths.push({ path: r, written: false })
       }
-      if (wantName && t !== wantName) fail('static/type-mismatch', `argument ${i + 1} of \`${s.callee}\` must be ${wantName}, not ${t}`, loc)
+      if (wantName && t !== wantName) {
+        // a value passed to a parameter it does not write converts implicitly (i32 → f64, into a number system)
+        if (!written[i] && a.kind !== 'neg' && this.implicit(t, wantName)) {
+          s.args[i] = this.converted(a as Expr, wantName)
+          t = wantName
+        } else {
+          fail('static/type-mismatch', `argument ${i + 1} of \`${s.callee}\` must be ${wantName}, not ${t}${written[i] ? ` (it is written: pass a ${wantName} variable)` : `: ${this.hint(t, wantName)}`}`, loc)
+        }
+      }
       if (want === 'float' && !this.isFloat(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be floating point, not ${t}`, loc)
       if (want === 'integer' && !this.isInteger(t)) fail('static/type', `argument ${i + 1} of \`${s.callee}\` must be an integer, not ${t}`, loc)
       if (typeof want === 'string' && (want === 'numeric' || want === 'float' || want === 'integer')) {
@@ -788,6 +1006,87 @@ class FunctionChecker {
   }
 }
 
+/** A literal argument: a number or a bool, possibly negated. */
+function literalValue(a: Arg): Expr | undefined {
+  if (a.kind === 'num' || a.kind === 'bool') return a
+  if (a.kind === 'unary' && a.op === '-' && a.arg.kind === 'num') return a
+  return undefined
+}
+
+/**
+ * A literal passed to a parameter the callee writes (`g(o, 2, 0)` where g writes its second
+ * parameter) becomes an implicit ancilla: allocated with the literal before the call, passed, and
+ * deallocated against the same literal after it (a run-time error if the callee changed it).
+ * The ancilla's name (`2 passed to g`) is what a failed deallocation names.
+ */
+function literalArguments(body: Stmt[], functions: Map<string, FunctionDef>, writes: Map<string, boolean[]>, registry: Registry): Stmt[] {
+  let changed = false
+  const out: Stmt[] = []
+  for (const s of body) {
+    let t: Stmt = s
+    switch (s.kind) {
+      case 'if': {
+        const then = literalArguments(s.then, functions, writes, registry), els = literalArguments(s.else, functions, writes, registry)
+        if (then !== s.then || els !== s.else) t = { ...s, then, else: els }
+        break
+      }
+      case 'while': case 'for': case 'unchecked': {
+        const b = literalArguments(s.body, functions, writes, registry)
+        if (b !== s.body) t = { ...s, body: b } as Stmt
+        break
+      }
+      case 'callstmt': {
+        const fn = functions.get(s.callee)
+        const spec = fn ? undefined : registry.findPrimitive(s.callee)
+        const w = fn ? writes.get(fn.name) : spec?.kind === 'bijection' ? spec.roles.map((r) => r === 'inout') : undefined
+        if (!w || s.args.length !== w.length) break
+        const before: Stmt[] = [], after: Stmt[] = []
+        const args = s.args.map((a, i) => {
+          const lit = w[i] ? literalValue(a) : undefined
+          if (!lit) return a
+          const p = fn?.params[i]
+          const name = `${printExpr(lit)} passed to ${s.callee}${p ? ` as ${p.name}` : ` (argument ${i + 1})`}`
+          const declared = p?.type.kind === 'scalar' ? p.type : undefined
+          const at = lit.loc ? { loc: lit.loc } : s.loc ? { loc: s.loc } : {}
+          before.push({ kind: 'alloc', name, ...(declared ? { declared } : {}), value: lit, ...at })
+          after.unshift({ kind: 'dealloc', name, ...(declared ? { declared } : {}), value: lit, ...at })
+          return { kind: 'var', name, ...at } as Expr
+        })
+        if (before.length) {
+          changed = true
+          out.push(...before, { ...s, args }, ...after)
+          continue
+        }
+        break
+      }
+    }
+    if (t !== s) changed = true
+    out.push(t)
+  }
+  return changed ? out : body
+}
+
+/**
+ * Checks one function. An integer-literal ancilla (`k <- 0`) whose type a use decides after uses
+ * that were typed with the provisional f64 makes the function be checked again with what was
+ * decided (a static error in a pass that decided something is also retried): each pass decides at
+ * least one more ancilla, so this ends.
+ */
+function checkFunction(f: FunctionDef, table: Map<string, FunctionDef>, writes: Map<string, boolean[]>, registry: Registry, hosts: unknown[]): void {
+  const decisions: Decisions = new Map()
+  for (;;) {
+    const before = decisions.size
+    const checker = new FunctionChecker(f, table, writes, registry, hosts, decisions)
+    try {
+      checker.check()
+    } catch (e) {
+      if (decisions.size > before && [...decisions.values()].some((t) => t !== 'f64')) continue
+      throw e
+    }
+    if (!checker.redo) return
+  }
+}
+
 /**
  * Checks a set of preprocessed functions against the static rules and the registry, and
  * returns the program a backend compiles. Expressions get their `type`; calls their `target`.
@@ -800,6 +1099,7 @@ export function check(functions: FunctionDef[], hosts: unknown[], registry: Regi
     table.set(f.name, f)
   }
   const writes = writtenParams(table, registry)
-  for (const f of table.values()) new FunctionChecker(f, table, writes, registry, hosts).check()
+  for (const f of table.values()) f.body = literalArguments(f.body, table, writes, registry)
+  for (const f of table.values()) checkFunction(f, table, writes, registry, hosts)
   return { functions: table, hosts, writes, registry }
 }

@@ -19,6 +19,8 @@ const LEVEL_OF = new Map<string, number>(LEVELS.flatMap((ops, level) => ops.map(
  * in the compiler passes, which recurse over the tree.
  */
 export const NESTING_LIMITS = { expression: 500, block: 500, tree: 10000 } as const
+/** The index of `x[..]` (every element) is a variable of this name, which no source name can have. */
+export const SPREAD = '..'
 /** Words that cannot name a function, a parameter, an ancilla or a loop variable. */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set(['true', 'false', 'fn', 'if', 'else', 'while', 'for', 'in', 'routine'])
 const UPDATE_OPS: Record<string, UpdateOp> = { '+=': '+=', '-=': '-=', '^=': '^=', '⊻=': '^=', '*=': '*=', '/=': '/=' }
@@ -127,10 +129,15 @@ class Parser {
     this.skipNewlines()
     while (!this.is('}')) {
       if (this.tok.kind === 'eof') this.fail('`}` to close the block')
-      body.push(this.stmt())
+      const s = this.stmt()
+      if (Array.isArray(s)) body.push(...s)
+      else body.push(s)
       if (this.is('}')) break
       if ((this.tok.kind as string) === 'eof') this.fail('`}` to close the block')
-      if (this.tok.kind !== 'newline' && !this.is(';')) this.fail('a line break or `;` after the statement')
+      // a `}` that closes a block also ends its statement (DESIGN §4): `routine { … } ~routine`
+      const prev = this.toks[this.pos - 1]!
+      const closed = prev.kind === 'punct' && prev.text === '}'
+      if (!closed && this.tok.kind !== 'newline' && !this.is(';')) this.fail('a line break or `;` after the statement')
       this.skipNewlines()
     }
     this.next()
@@ -138,7 +145,7 @@ class Parser {
     return body
   }
 
-  private stmt(): Stmt {
+  private stmt(): Stmt | Stmt[] {
     const t = this.tok
     const loc = t.loc
     if (t.kind === 'ident') {
@@ -159,12 +166,18 @@ class Parser {
           if (!this.isWord('in')) this.fail('`in` after the loop variable')
           this.next()
           let reverse = false
-          if (this.isWord('reverse') && !(this.peek().kind === 'punct' && ['..', '..='].includes(this.peek().text))) {
+          if (this.isWord('reverse') && !(this.peek().kind === 'punct' && ['..', '..=', '{'].includes(this.peek().text))) {
             this.next()
             reverse = true
           }
           const start = this.expr()
-          if (!this.is('..') && !this.is('..=')) this.fail('`..` or `..=` in the loop range')
+          // `for x in arr { }`: a read-only loop over the elements of an array
+          if (start.kind === 'var' && this.is('{')) {
+            const zero: Expr = { kind: 'num', value: 0, isFloat: false, ...(start.loc ? { loc: start.loc } : {}) }
+            const len: Expr = { kind: 'call', callee: 'len', args: [start], ...(start.loc ? { loc: start.loc } : {}) }
+            return { kind: 'for', variable, start: zero, stop: len, step: null, inclusive: false, each: start, ...(reverse ? { reverse } : {}), body: this.block(), loc }
+          }
+          if (!this.is('..') && !this.is('..=')) this.fail('`..` or `..=` in the loop range (or `{` after an array name: `for x in arr { }`)')
           const inclusive = this.next().text === '..='
           const stop = this.expr()
           let step: Expr | null = null
@@ -222,6 +235,7 @@ class Parser {
       return { kind: 'callstmt', callee: t.text, args: this.args(), inverse: false, loc }
     }
     const target = this.dataview()
+    if (this.is(',') && target.kind === 'var') return this.multiAlloc(target)
     const op = this.tok
     if (op.kind === 'punct') {
       if (op.text in UPDATE_OPS) {
@@ -246,6 +260,29 @@ class Parser {
       }
     }
     return this.fail('`+=`, `-=`, `^=`, `*=`, `/=`, `<->`, `<-` or `->` after the target', op)
+  }
+
+  /** `m, n <- 2, 4` (several ancillas at once) and `m, n -> 2, 4`: one statement per name, in order. */
+  private multiAlloc(first: VarRef): Stmt[] {
+    const names: VarRef[] = [first]
+    while (this.is(',')) {
+      this.next()
+      names.push(this.varRef())
+    }
+    for (const n of names) if (RESERVED_WORDS.has(n.name)) reserved(n.name, 'an ancilla name', n.loc)
+    const op = this.tok
+    if (!(op.kind === 'punct' && ['<-', '←', '->', '→'].includes(op.text))) this.fail('`<-` or `->` after a list of names (`m, n <- 2, 4`)')
+    this.next()
+    const values: Array<Expr | EmptyStack> = [this.allocValue()]
+    while (this.is(',')) {
+      this.next()
+      values.push(this.allocValue())
+    }
+    if (values.length !== names.length) {
+      throw new TenetSyntaxError('syntax', `${names.length} names but ${values.length} value${values.length === 1 ? '' : 's'}: write one value per name (\`${names.map((n) => n.name).join(', ')} ${op.text} …\`)`, op.loc)
+    }
+    const alloc = op.text === '<-' || op.text === '←'
+    return names.map((n, k): Stmt => ({ kind: alloc ? 'alloc' : 'dealloc', name: n.name, value: values[k]!, ...(n.loc ? { loc: n.loc } : {}) }))
   }
 
   private allocValue(): Expr | EmptyStack {
@@ -385,6 +422,13 @@ class Parser {
       if (this.is('[')) {
         const loc = this.next().loc
         if (e.kind !== 'var') throw new TenetSyntaxError('syntax', 'only a named array can be indexed', loc)
+        // `x[..]`: every element (an elementwise statement, expanded by preprocess)
+        if (this.is('..') && this.peek().kind === 'punct' && this.peek().text === ']') {
+          const at = this.next().loc
+          this.next()
+          e = { kind: 'index', array: e, index: { kind: 'var', name: SPREAD, loc: at }, loc: e.loc }
+          continue
+        }
         const index = this.expr()
         this.expect(']', '`]` to close the index')
         e = { kind: 'index', array: e, index, loc: e.loc }

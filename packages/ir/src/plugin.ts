@@ -6,19 +6,76 @@
 import type { Expr, FunctionDef, ScalarTypeName, Type } from './ast.js'
 import type { Registry } from './registry.js'
 
+/** A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). */
+export type WasmFloatOp = 'sqrt' | 'abs' | 'neg' | 'floor' | 'ceil' | 'trunc' | 'nearest' | 'min' | 'max' | 'copysign' | 'add' | 'sub' | 'mul' | 'div'
+
+/**
+ * A function of the wasm backend's math library (elementary functions the backend provides in
+ * the module, or, where it has no such function, by calling the JS `Math` function of the
+ * same name).
+ */
+export type WasmMathFunction = 'sin' | 'cos' | 'tan' | 'exp' | 'log' | 'pow' | 'atan' | 'atan2' | 'asin' | 'acos' | 'sinh' | 'cosh' | 'tanh'
+
+/**
+ * The instruction builder the wasm backend hands to a primitive's `emit.wasm` function. It is a
+ * stack machine: `arg` and `const` push a value, `op` and `math` consume their operands and
+ * push the result. Every value has the float type `type`.
+ */
+export interface WasmEmitter {
+  /** The float type of the arguments and of the results (`'f64'` or `'f32'`). */
+  readonly type: 'f64' | 'f32'
+  /** Pushes argument k. */
+  arg(k: number): void
+  /** Pushes a constant. */
+  const(x: number): void
+  /** Applies a native float instruction to the top value (unary) or the top two (binary). */
+  op(name: WasmFloatOp): void
+  /** Applies the backend's math-library function `name` to the top value(s) (two for `pow`, `atan2`). */
+  math(name: WasmMathFunction): void
+}
+
+/**
+ * A pure primitive's wasm lowering: a native instruction applied to its arguments (`'sqrt'`,
+ * `'abs'`, `'min'`, … or `'identity'`), a math-library function applied to them
+ * (`{ math: 'sin' }`), or a function that builds the value with a `WasmEmitter` (it must leave
+ * exactly one value). Used when the arguments and the result share one float type; otherwise,
+ * and without a lowering, the backend calls `evaluate` as an imported JS function.
+ */
+export type PureWasmLowering = WasmFloatOp | 'identity' | { math: WasmMathFunction } | ((w: WasmEmitter) => void)
+
+/**
+ * A bijection's wasm lowering: `{ permute: [j…] }` when the new value of the k-th `inout`
+ * argument is argument `permute[k]` (SWAP: `[1, 0]`, any type), or a function that pushes the new
+ * values of the `inout` arguments in order with a `WasmEmitter` (used when every argument has the
+ * same float type). Otherwise the backend calls `apply` as an imported JS function.
+ */
+export type BijectionWasmLowering = { permute: number[] } | ((w: WasmEmitter) => void)
+
 /** Code emitters of a pure primitive, one per backend that has a native lowering. */
 export interface PureEmitters {
   /** JS expression computing the value from argument expressions (cpu backend). */
   cpu?: (...args: string[]) => string
   /** WGSL expression (webgpu backend, f32). */
   wgsl?: (...args: string[]) => string
+  /** WebAssembly lowering (wasm backend): see `PureWasmLowering`. */
+  wasm?: PureWasmLowering
+}
+
+/**
+ * A partial derivative that no expression writes (a piecewise one: ∂abs, ∂min, ∂max): a scalar
+ * function of the primitive's arguments, which `@tenet/ad` registers as a helper pure primitive
+ * and calls from the derivative code (no allocation per call).
+ */
+export interface PartialFunction {
+  evaluate: (...args: number[]) => number
+  /** Lowerings of the helper (without one, a backend calls `evaluate`). */
+  emit?: PureEmitters
   /**
-   * WebAssembly lowering, interpreted by the wasm backend: the name of a native float
-   * instruction applied to the arguments (`'sqrt'`, `'abs'`, `'neg'`, `'floor'`, `'ceil'`,
-   * `'trunc'`, `'min'`, `'max'`, `'copysign'`, or `'identity'`). Without it the wasm backend
-   * calls `evaluate` as an imported JS function.
+   * The helper's own partial derivatives over the same arguments (second order: forward mode
+   * through a gradient that calls it). Absent: forward-over-reverse through it is an error that
+   * names the primitive.
    */
-  wasm?: unknown
+  partialExprs?: (args: Expr[]) => Expr[]
 }
 
 /**
@@ -37,14 +94,24 @@ export interface PurePrimitiveSpec {
   partials?: (...args: number[]) => number[]
   /**
    * The partial derivatives as Tenet expressions over the argument expressions, so the adjoint
-   * transform can emit straight-line code (preferred over `partials` when present).
+   * and tangent transforms emit straight-line code, and second derivatives (Hessians, forward
+   * mode through a gradient) exist (preferred over `partials` when present). An entry may be a
+   * `PartialFunction` where no expression writes the partial. `pure`/`unary`/`binary` build it
+   * from partials written as Tenet expression text.
    */
-  partialExprs?: (args: Expr[]) => Expr[]
+  partialExprs?: (args: Expr[]) => Array<Expr | PartialFunction>
   /**
    * Result type from argument types; return a string starting with `error:` to reject. The
    * default accepts f64/f32 arguments (integer literals coerce) and returns the float type.
    */
   signature?: (argTypes: ScalarTypeName[]) => ScalarTypeName | `error:${string}`
+  /**
+   * Which arguments are whole arrays (`'array'`: an `f64[]` passed by name, as `det(A)`); the
+   * others are scalars. An array argument reaches `evaluate` and `partials` as the Float64Array
+   * itself, and `partials` returns, at its position, a Float64Array of ∂f/∂A[i] (one per element).
+   * Default: all scalar. Build such a spec with `arrayPrimitive`, which types both.
+   */
+  argKinds?: ReadonlyArray<'scalar' | 'array'>
   /** Native lowerings per backend. */
   emit?: PureEmitters
   /** Replace an existing primitive of the same name. */
@@ -57,12 +124,8 @@ export interface PurePrimitiveSpec {
 export interface BijectionEmitters {
   cpu?: (...args: string[]) => string[]
   wgsl?: (...args: string[]) => string[]
-  /**
-   * WebAssembly lowering, interpreted by the wasm backend: `{ permute: [j…] }` when the new
-   * value of the k-th `inout` argument is argument `permute[k]` (SWAP: `[1, 0]`). Without it the
-   * wasm backend calls `apply` as an imported JS function.
-   */
-  wasm?: unknown
+  /** WebAssembly lowering (wasm backend): see `BijectionWasmLowering`. */
+  wasm?: BijectionWasmLowering
 }
 
 /**
@@ -93,8 +156,24 @@ export interface BijectionSpec {
    * `g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)` then `IROT(g_a, g_b, t)`.
    */
   adjoint?: { params: string[]; source: string }
-  /** Jacobian of the forward map w.r.t. all arguments, rows = inout outputs (alternative rule). */
-  jacobian?: (...args: number[]) => number[][]
+  /**
+   * The tangent (forward-mode) rule, as a snippet in Tenet syntax over the argument names in
+   * `tangent.params` plus a tangent name `t_<param>` for each argument. It runs after the
+   * bijection, reading the arguments' new values, and must turn the tangents of the `inout`
+   * arguments (`t_<inout>`, which hold the tangents of the old values) into those of the new
+   * values; the tangents of `in` arguments are read-only. The forward transform substitutes
+   * the arguments into it, so it costs what the statements cost; ancillas it allocates hold
+   * tangents (they take the tangent type). Forward mode, `jvp`, Hessians and `hvp` through
+   * the bijection need it. Example, ROT(a, b, t): `ROT(t_a, t_b, t)`, `t_a -= b * t_t`,
+   * `t_b += a * t_t`.
+   */
+  tangent?: { params: string[]; source: string }
+  /**
+   * The bijection is linear in its arguments (all `inout`) and its own transpose (SWAP, NEG,
+   * HADAMARD): its tangent applies it to the tangents, and its adjoint (after the values are
+   * restored) to the gradients. No `adjoint` or `tangent` snippet is needed.
+   */
+  selfAdjoint?: boolean
   emit?: BijectionEmitters
   override?: boolean
   description?: string
@@ -162,6 +241,12 @@ export interface NumberSystemSpec {
   /** Named scalar fields (`t.log`), their types; read with `getField`, written with `setField`. */
   fields?: Record<string, ScalarTypeName>
   getField?: (v: number, field: string) => number
+  /**
+   * Each field as an f64 expression of the value's real value, for differentiation: AD reads
+   * `x.f` as `realFields.f(f64(x))` (ulog: `x.log` is log|x|). Fields without one cannot be
+   * differentiated through.
+   */
+  realFields?: Record<string, (real: Expr) => Expr>
   setField?: (v: number, field: string, x: number) => number
   /**
    * Rewrites this type away before checking (complex → pairs of f64), so that backends and AD
@@ -271,8 +356,12 @@ export interface BackendSpec {
   /** Higher wins when no backend is named. */
   priority: number
   capabilities: { f64: boolean; recursion: boolean; exceptions: boolean }
-  /** Whether the backend can run here (WebGPU probes an adapter). */
-  isAvailable?: () => boolean | Promise<boolean>
+  /**
+   * A cheap synchronous check that the backend can run here (wasm: `WebAssembly` exists; webgpu:
+   * `navigator.gpu` exists, while whether an adapter can be had is known only when one is
+   * requested). `Registry.defaultBackend()` passes over a backend that answers false.
+   */
+  isAvailable?: () => boolean
   /**
    * Compiles a program. `inverses` holds the inverse of each function (same names), produced
    * by `@tenet/reversible`'s `invert`.

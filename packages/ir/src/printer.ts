@@ -93,6 +93,7 @@ export function printStmt(s: Stmt, indent = 1): string {
     }
     case 'while': return `${pad}while (${printExpr(s.pre)}, ${printExpr(s.post)}) ${blockText(s.body, indent)}`
     case 'for': {
+      if (s.each) return `${pad}for ${s.variable} in ${s.reverse ? 'reverse ' : ''}${printExpr(s.each)} ${blockText(s.body, indent)}`
       const step = s.step ? ` by ${printExpr(s.step)}` : ''
       return `${pad}for ${s.variable} in ${s.reverse ? 'reverse ' : ''}${printExpr(s.start)}${s.inclusive ? '..=' : '..'}${printExpr(s.stop)}${step} ${blockText(s.body, indent)}`
     }

@@ -31,6 +31,9 @@ export class Registry {
     if (spec.kind === 'pure' && (typeof spec.evaluate !== 'function' || !Number.isInteger(spec.arity))) {
       throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\` needs an integer \`arity\` and an \`evaluate\` function`)
     }
+    if (spec.kind === 'pure' && spec.argKinds && (spec.argKinds.length !== spec.arity || spec.argKinds.some((k) => k !== 'scalar' && k !== 'array'))) {
+      throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\`: \`argKinds\` must list 'scalar' or 'array' for each of its ${spec.arity} arguments`)
+    }
     if (spec.kind === 'bijection' && (typeof spec.apply !== 'function' || !Array.isArray(spec.roles))) {
       throw new RegistryError('registry/spec', `bijection \`${spec.name}\` needs \`roles\` and an \`apply\` function`)
     }
@@ -99,11 +102,13 @@ export class Registry {
     return b
   }
 
-  /** The registered backend with the highest priority. */
+  /** The registered backend with the highest priority among those available here (`isAvailable`). */
   defaultBackend(): BackendSpec {
     const all = [...this.backends.values()].sort((a, b) => b.priority - a.priority)
     if (!all.length) throw new RegistryError('registry/unknown-backend', 'no backend is registered in this registry')
-    return all[0]!
+    const here = all.find((b) => b.isAvailable?.() !== false)
+    if (!here) throw new RegistryError('registry/unknown-backend', `no registered backend is available here (registered: ${all.map((b) => b.name).join(', ')})`)
+    return here
   }
 
   /** Names of registered primitives (optionally of one kind), number systems or backends. */

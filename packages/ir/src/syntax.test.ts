@@ -100,3 +100,39 @@ describe('builder API', () => {
     expect(strip(built)).toEqual(strip(fromText.functions[0]))
   })
 })
+
+describe('the forms of issue 20', () => {
+  const src = `
+fn forms(y: f64, x: f64[], z: f64[], s: stack<f64>) {
+  routine { y += x[0] } ~routine
+  for i in 0..3 { y += x[i] } if (y > 3, ~) { y -= 1.0 }
+  m, n <- 2, 4
+  m, n -> 2, 4
+  for v in x { y += v }
+  for v in reverse x { y -= v }
+  z[..] += 2.0 * x[..]
+  SWAP(z[..], x[..])
+  y += top(s)
+  y *= 2.0
+  y /= 2.0
+}`
+  it('parse, print and parse again to the same tree', () => {
+    const m = parse(src)
+    const printed = printModule(m)
+    expect(printed).toContain('for v in x {')
+    expect(printed).toContain('for v in reverse x {')
+    expect(printed).toContain('z[..] += 2.0 * x[..]')
+    const again = parse(printed)
+    expect(strip(again)).toEqual(strip(m))
+  })
+  it('`m, n <- 2, 4` is one allocation per name, in order', () => {
+    const body = parse('fn f() { m, n <- 2, 4; m, n -> 2, 4 }').functions[0]!.body
+    expect(body.map((s) => `${s.kind} ${(s as { name: string }).name}`)).toEqual(['alloc m', 'alloc n', 'dealloc m', 'dealloc n'])
+  })
+  it('malformed forms are syntax errors with a location', () => {
+    expect(() => parse('fn f() { m, n <- 2 }')).toThrow(/2 names but 1 value/)
+    expect(() => parse('fn f() { m, x[0] <- 2, 3 }')).toThrow(TenetSyntaxError)
+    expect(() => parse('fn f(x: f64[]) { for v in x y += v }')).toThrow(/`\.\.` or `\.\.=` in the loop range/)
+    expect(() => parse('fn f(x: f64[]) { x[..1] += 1.0 }')).toThrow(TenetSyntaxError)
+  })
+})

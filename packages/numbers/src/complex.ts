@@ -12,17 +12,21 @@
  * branch), `conj`, `complex(re, im)`, the real-valued `abs`, `abs2`, `angle` (atan2(im, re)),
  * the dataviews `x.re` / `x.im`, `+=`/`-=` on complex targets, `SWAP`/`NEG` (componentwise),
  * ancillas `c <- complex(0.0, 0.0)` / `c: complex <- 0.0`, and complex arguments of calls.
- * `len(z)` of a complex array counts complex elements.
+ * `len(z)` of a complex array counts complex elements. Also `identity`, `sin`, `cos`, `tanh`, `sqrt`
+ * (principal root) and `**` with a real or complex exponent (principal branch, exp(w·log z)), and
+ * stacks of complex (`s: stack<complex>`: one f64 stack of the same name holding re then im of each value; a JS
+ * array of `{ re, im }` at the host boundary).
  * At the host boundary a complex scalar is `{ re, im }` (a plain number is accepted as real);
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
 import {
-  TenetError, TenetStaticError, walk,
+  TenetError, TenetStaticError,
   type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
   type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { walk } from '@tenet/ir/backend'
 
-type Kind = 'scalar' | 'array'
+type Kind = 'scalar' | 'array' | 'stack'
 type Env = Map<string, Kind>
 /** A complex expression as two real ones. */
 interface Pair { re: Expr; im: Expr }
@@ -44,6 +48,15 @@ const neg = (e: Expr): Expr => (isZero(e) ? e : { kind: 'unary', op: '-', arg: e
 const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
 const loc = <T extends object>(x: T, l?: SourceLocation): T => (l ? { ...x, loc: l } : x)
 
+/** exp(z) = e^a (cos b + i sin b). */
+const expPair = (z: Pair): Pair => {
+  const m = call('exp', z.re)
+  return { re: b('*', m, call('cos', z.im)), im: b('*', m, call('sin', z.im)) }
+}
+/** The principal log: log|z| + i·angle(z). */
+const logPair = (z: Pair): Pair => ({ re: call('log', call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im)))), im: call('atan2', z.im, z.re) })
+const mulPair = (l: Pair, r: Pair): Pair => ({ re: b('-', b('*', l.re, r.re), b('*', l.im, r.im)), im: b('+', b('*', l.re, r.im), b('*', l.im, r.re)) })
+
 /** The lowering of one set of functions for the complex type named `name`. */
 class Lowering {
   constructor(
@@ -56,7 +69,7 @@ class Lowering {
     if (!t) return undefined
     if (t.kind === 'scalar') return t.name === this.name ? 'scalar' : undefined
     if (t.elem !== this.name) return undefined
-    if (t.kind === 'stack') fail(`stacks of ${this.name} are not supported; push the parts \`.re\` and \`.im\` onto two f64 stacks`, at)
+    if (t.kind === 'stack') return 'stack'
     return 'array'
   }
 
@@ -68,7 +81,8 @@ class Lowering {
       if (!k) { params.push(p); continue }
       env.set(p.name, k)
       if (k === 'scalar') params.push(loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc), loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc))
-      else params.push(loc({ name: `${p.name}$`, type: { kind: 'array', elem: 'f64' } }, p.loc))
+      // a stack keeps its name (errors name it as written); an array becomes the interleaved `z$`
+      else params.push(loc({ name: k === 'stack' ? p.name : `${p.name}$`, type: { kind: k, elem: 'f64' } }, p.loc))
     }
     return { ...f, params, body: this.block(f.body, env) }
   }
@@ -115,6 +129,23 @@ class Lowering {
     const R = r ?? { re: this.real(e.right, env), im: F(0) }
     switch (e.op) {
       case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
+      case '**': {
+        if (!r && e.right.kind === 'num' && Number.isInteger(e.right.value) && e.right.value >= 1 && e.right.value <= 8) {
+          // a small integer literal: repeated products, exact where they are (z ** 2 of 1 + 2i is −3 + 4i)
+          let z = L
+          for (let k = 1; k < e.right.value; k++) z = mulPair(z, L)
+          return z
+        }
+        if (!r) {
+          // a real exponent p: |z|^p (cos pθ + i sin pθ), θ = angle(z) (principal branch)
+          const p = R.re
+          const rp = call('pow', b('+', b('*', L.re, L.re), b('*', L.im, L.im)), b('*', p, F(0.5)))
+          const pt = b('*', p, call('atan2', L.im, L.re))
+          return { re: b('*', rp, call('cos', pt)), im: b('*', rp, call('sin', pt)) }
+        }
+        // a complex exponent w: exp(w · log z), the principal branch (a real base counts as complex)
+        return expPair(mulPair(R, logPair(L)))
+      }
       case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
       case '/': {
         if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
@@ -127,7 +158,7 @@ class Lowering {
 
   private cxOf(e: Expr, env: Env): Pair | undefined {
     switch (e.kind) {
-      case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : undefined
+      case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : env.get(e.name) === 'stack' ? fail(`\`${e.name}\` is a stack of ${this.name}; move values with \`push\` and \`pop\``, e.loc) : undefined
       case 'index': {
         if (env.get(e.array.name) !== 'array') return undefined
         const i = this.real(e.index, env)
@@ -152,16 +183,34 @@ class Lowering {
         const args = e.args.map((a) => this.cx(a, env))
         if (!args.some(Boolean)) return undefined
         const z = args[0]
-        if (e.args.length !== 1 || !z) return fail(`\`${e.callee}\` is not defined on ${this.name} arguments (defined: exp, log, conj, abs, abs2, angle, complex)`, e.loc)
+        if (e.args.length !== 1 || !z) return fail(`\`${e.callee}\` is not defined on ${this.name} arguments (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`, e.loc)
         switch (e.callee) {
-          case 'exp': {
-            const m = call('exp', z.re)
-            return { re: b('*', m, call('cos', z.im)), im: b('*', m, call('sin', z.im)) }
-          }
-          case 'log': return { re: call('log', this.abs(z)), im: call('atan2', z.im, z.re) }
+          case 'exp': return expPair(z)
+          case 'log': return logPair(z)
           case 'conj': return { re: z.re, im: neg(z.im) }
+          case 'identity': return z
+          // sin(a + bi) = sin a cosh b + i cos a sinh b; cos(a + bi) = cos a cosh b − i sin a sinh b
+          case 'sin': return { re: b('*', call('sin', z.re), call('cosh', z.im)), im: b('*', call('cos', z.re), call('sinh', z.im)) }
+          case 'cos': return { re: b('*', call('cos', z.re), call('cosh', z.im)), im: neg(b('*', call('sin', z.re), call('sinh', z.im))) }
+          case 'tanh': {
+            // tanh(a + bi) = (sinh 2a + i sin 2b) / (cosh 2a + cos 2b)
+            const a2 = b('*', F(2), z.re), b2 = b('*', F(2), z.im)
+            const den = b('+', call('cosh', a2), call('cos', b2))
+            return { re: b('/', call('sinh', a2), den), im: b('/', call('sin', b2), den) }
+          }
+          case 'sqrt': {
+            // the principal root: re = √((|z| + a)/2), im = ±√((|z| − a)/2) with the sign of b
+            // (+ for b = 0, so that √−4 = 2i); max(…, 0) keeps a rounding residue out of √
+            const r = this.abs(z)
+            const sg = call('sign', z.im)
+            const s = b('-', b('+', sg, F(1)), call('abs', sg))
+            return {
+              re: call('sqrt', call('max', b('*', b('+', r, z.re), F(0.5)), F(0))),
+              im: b('*', s, call('sqrt', call('max', b('*', b('-', r, z.re), F(0.5)), F(0)))),
+            }
+          }
           case 'abs': case 'abs2': case 'angle': return undefined // real-valued: see real()
-          default: return fail(`\`${e.callee}\` is not defined on ${this.name} (defined: exp, log, conj, abs, abs2, angle, complex)`, e.loc)
+          default: return fail(`\`${e.callee}\` is not defined on ${this.name} (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`, e.loc)
         }
       }
       default: return undefined
@@ -257,7 +306,12 @@ class Lowering {
       }
       case 'alloc': {
         const declared = this.kindOf(s.declared, s.loc)
-        if (s.value.kind === 'emptystack') return [s]
+        if (s.value.kind === 'emptystack') {
+          if (declared !== 'stack') return [s]
+          // a stack of complex: one f64 stack holding re, im of each value (im on top)
+          env.set(s.name, 'stack')
+          return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
+        }
         if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           if (declared !== 'array') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
           env.set(s.name, 'array')
@@ -281,6 +335,7 @@ class Lowering {
           return [{ ...s, value: this.real(s.value, env) }]
         }
         env.delete(s.name)
+        if (k === 'stack') return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
         if (k === 'array') {
           const z = s.value as Extract<Expr, { kind: 'call' }>
           return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...z, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(z.args[0]!, env))] } }]
@@ -298,9 +353,9 @@ class Lowering {
           const args: Arg[] = []
           s.args.forEach((a, i) => {
             const k = this.kindOf(params[i]?.type, params[i]?.loc ?? s.loc)
-            if (k === 'array') {
-              if (a.kind !== 'var' || env.get(a.name) !== 'array') fail(`argument ${i + 1} of \`${s.callee}\` must be a ${this.name} array, passed by name`, a.loc ?? s.loc)
-              args.push(loc({ kind: 'var', name: `${(a as { name: string }).name}$` }, a.loc))
+            if (k === 'array' || k === 'stack') {
+              if (a.kind !== 'var' || env.get(a.name) !== k) fail(`argument ${i + 1} of \`${s.callee}\` must be a ${k === 'array' ? `${this.name} array` : `stack of ${this.name}`}, passed by name`, a.loc ?? s.loc)
+              args.push(loc({ kind: 'var', name: k === 'stack' ? (a as { name: string }).name : `${(a as { name: string }).name}$` }, a.loc))
             } else if (k === 'scalar') {
               if (this.isView(a)) {
                 const w = this.view(a, env)
@@ -332,8 +387,18 @@ class Lowering {
       case 'for': return [{ ...s, start: this.real(s.start, env), stop: this.real(s.stop, env), step: s.step && this.real(s.step, env), body: this.block(s.body, env) }]
       case 'push': case 'pop': {
         const w = this.view(s.value, env)
-        if (w.pair) fail(`push/pop of a ${this.name} value is not supported; push \`.re\` and \`.im\` onto two f64 stacks`, s.loc)
-        return [{ ...s, value: w.single! }]
+        const complexStack = env.get(s.stack.name) === 'stack'
+        if (!complexStack) {
+          if (w.pair) fail(`\`${s.stack.name}\` is not a stack of ${this.name}, but a ${this.name} value is moved; declare it \`${s.stack.name}: stack<${this.name}> <- []\``, s.loc)
+          return [{ ...s, value: w.single! }]
+        }
+        if (!w.pair) fail(`\`${s.stack.name}\` is a stack of ${this.name}, but a real value is moved; move a ${this.name} variable`, s.loc)
+        // re below im: push re then im, pop im then re
+        const st = { ...s.stack }
+        const [re, im] = w.pair!
+        return s.kind === 'push'
+          ? [{ ...s, stack: st, value: re }, { ...s, stack: { ...st }, value: im }]
+          : [{ ...s, stack: st, value: im }, { ...s, stack: { ...st }, value: re }]
       }
       case 'safe': return [{ ...s, expr: this.real(s.expr, env) }]
       case 'unchecked': case 'routine': case 'invblock': return [{ ...s, body: this.block(s.body, env) } as Stmt]
@@ -402,6 +467,18 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
       },
       arity: (t) => (t.kind === 'scalar' ? 2 : 1),
       toArgs(value, t, describe) {
+        if (t.kind === 'stack') {
+          // a JS array of { re, im } (or real numbers): one f64 stack of re, im pairs
+          if (!Array.isArray(value)) throw new TenetError('call/type', `${describe} must be a JS array of { re, im } values (a stack of ${name})`)
+          const flat: number[] = []
+          for (const z of value as unknown[]) {
+            if (typeof z === 'number') { flat.push(z, 0); continue }
+            const c = z as { re?: unknown; im?: unknown } | null
+            if (!c || typeof c.re !== 'number' || typeof c.im !== 'number') throw new TenetError('call/type', `${describe} must hold { re: number, im: number } values (or real numbers)`)
+            flat.push(c.re, c.im)
+          }
+          return [flat]
+        }
         if (t.kind === 'array') {
           if (!(value instanceof Float64Array) || value.length % 2 !== 0) {
             throw new TenetError('call/type', `${describe} must be a Float64Array of interleaved re, im parts (even length)`)
@@ -413,7 +490,16 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
         if (!z || typeof z.re !== 'number' || typeof z.im !== 'number') throw new TenetError('call/type', `${describe} must be { re: number, im: number } (or a real number)`)
         return [z.re, z.im]
       },
-      fromResults: (values, t) => (t.kind === 'array' ? values[0] : { re: values[0] as number, im: values[1] as number }),
+      fromResults: (values, t) => {
+        if (t.kind === 'array') return values[0]
+        if (t.kind === 'stack') {
+          const flat = values[0] as number[]
+          const out: Array<{ re: number; im: number }> = []
+          for (let i = 0; i + 1 < flat.length; i += 2) out.push({ re: flat[i]!, im: flat[i + 1]! })
+          return out
+        }
+        return { re: values[0] as number, im: values[1] as number }
+      },
     },
   }
 }

@@ -14,7 +14,7 @@
  * Leaving that range throws an `InvertibilityError` (`runtime/ulog-range`), never saturates.
  * The field `x.log` reads L as an f64 (−Infinity for zero); it is read-only.
  */
-import { InvertibilityError, type NumberSystemSpec } from '@tenet/ir'
+import { InvertibilityError, type Expr, type NumberSystemSpec } from '@tenet/ir'
 import { fixedRounder } from './fixed.js'
 
 /** Parameters of a logarithmic number system. */
@@ -148,6 +148,8 @@ export function logarithmic(format: LogarithmicFormat): NumberSystemSpec {
     },
     fields: { log: 'f64' },
     getField: (c) => o.log(c),
+    // for AD: x.log = log|x| of the real value x (∂/∂x = 1/x)
+    realFields: { log: (x: Expr): Expr => ({ kind: 'call', callee: 'log', args: [{ kind: 'call', callee: 'abs', args: [x] }] }) },
   }
 }
 

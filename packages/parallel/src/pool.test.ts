@@ -95,3 +95,10 @@ describe('tenetGradientPool', () => {
     await pool.close()
   })
 })
+
+describe('createWebPool outside a browser', () => {
+  it('says to use the Node pool where there are no Web Workers', async () => {
+    const { createWebPool } = await import('./web.js')
+    await expect(createWebPool({ module: 'file:///nowhere.mjs' })).rejects.toThrow(/Web Workers are not available here: in Node, use `createPool`/)
+  })
+})

@@ -15,6 +15,7 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { TenetError } from '@tenet/ir'
+import { sumRows } from './layout.js'
 
 /** What a worker module exports: `setup(init)` returns the task function. */
 export type TaskFunction = (task: unknown, out: Float64Array) => void
@@ -160,10 +161,8 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     sum(tasks, outLength, out = new Float64Array(outLength)) {
       const block = run(tasks, outLength)
       if (out.length !== outLength) parallelError(`\`out\` has ${out.length} elements, the tasks give ${outLength}`)
-      out.fill(0)
       // in task order: the bits do not depend on the number of workers or on timing
-      for (let t = 0; t < tasks.length; t++) for (let j = 0; j < outLength; j++) out[j] += block[t * outLength + j]!
-      return out
+      return sumRows(block, tasks.length, outLength, out)
     },
     async close() {
       closed = true

@@ -3,12 +3,13 @@
  * in callables with the public API (`m.f(...)`, `m.f.inverse(...)`, `.source`, `.ir`, `.core`).
  */
 import {
-  InvertibilityError, TenetError, check, printFunction, typeToString,
+  InvertibilityError, TenetError, check, printFunction,
   type CompileOptions, type CompiledFunction, type CompiledProgram, type FunctionDef, type Module, type Program,
   type Registry, type Stmt, type Type,
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
 import { annotateDeallocs, preprocess } from './preprocess.js'
+import { arityError, checkArgument, describeArgument, hostConversionsOf, hostParams } from './host-boundary.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
@@ -16,17 +17,6 @@ export const TENET_FUNCTION = Symbol.for('tenet.function')
 /** True for a Tenet function, i.e. one made by `rev` / `compileModule` (it carries {@link TENET_FUNCTION}). */
 export function isTenetFunction(x: unknown): x is TenetFunction {
   return typeof x === 'function' && (x as unknown as Record<symbol, unknown>)[TENET_FUNCTION] !== undefined
-}
-
-/**
- * The host conversions of values of type \`t\` (fixed: rounding, ulog: encoding), if any. Host
- * arrays of a system whose arrays already hold the representation (\`hostArraysExact\`: i32, f32)
- * need no \`fromHost\`: they are copied as they are.
- */
-export function hostConversionsOf(registry: Registry, t: Type): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
-  const ns = registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
-  const fromHost = ns?.fromHost && !(t.kind === 'array' && ns.hostArraysExact) ? ns.fromHost : undefined
-  return { ...(fromHost ? { fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
 }
 
 /** Options of `compileModule` (and of `rev.with(...)`). */
@@ -81,7 +71,6 @@ export interface TenetFunction<P extends unknown[] = any[], R extends unknown[] 
  */
 export type TenetModule = Record<string, TenetFunction>
 
-const ARRAY_CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
 /** Renames callees; a target marked `inverse` (an interpolated `f.inverse`) flips the direction of the call. */
 function renameCalls(body: Stmt[], rename: Map<string, { name: string; inverse: boolean }>): Stmt[] {
@@ -117,9 +106,6 @@ function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
   return [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra]
 }
 
-function describeArg(f: FunctionDef, i: number): string {
-  return `argument ${i + 1} (\`${f.params[i]!.name}: ${typeToString(f.params[i]!.type)}\`) of \`${f.name}\``
-}
 
 /**
  * Compiles a surface module (from `parse` or the builder) with the given registry and backend.
@@ -183,7 +169,7 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
     const flat: unknown[] = []
     args.forEach((a, i) => {
       const h = hooks[i]
-      if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArg(surface, i)))
+      if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArgument(surface.name, surface.params, i)))
       else flat.push(a)
     })
     const res = inner(...flat)
@@ -203,18 +189,6 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   return call as unknown as TenetFunction
 }
 
-/**
- * True for a typed array whose buffer was detached (transferred, or a grown wasm memory's old
- * buffer): its length reads 0 and most of its methods throw. Cheap for non-empty views.
- */
-export function isDetached(a: ArrayBufferView): boolean {
-  if (a.byteLength !== 0) return false
-  const b = a.buffer as ArrayBuffer & { detached?: boolean }
-  if (typeof b.detached === 'boolean') return b.detached
-  if (b.byteLength !== 0) return false
-  // (Node 20 has no \`detached\` getter: a view of a detached buffer cannot be made)
-  try { new Uint8Array(b); return false } catch { return true }
-}
 
 type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unknown[] | undefined
 
@@ -237,6 +211,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   const frames: CallFrame[] = []
   let depth = 0
   const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
+  const hps = hostParams(info.registry, params)
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
   // the representation is not the value (ulog), so the host always sees real values. An exact
@@ -306,30 +281,12 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   }
   const call = (...args: unknown[]): unknown[] => {
     if (life.disposed) throw new TenetError('call/disposed', `\`${info.name}\` belongs to a disposed module: compile it again to call it`)
-    if (args.length !== params.length) {
-      throw new TenetError('call/arity', `\`${info.name}${info.inverse ? '.inverse' : ''}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
-    }
+    if (args.length !== params.length) arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
     const vals = new Array<unknown>(params.length)
     for (let i = 0; i < params.length; i++) {
-      const p = params[i]!, a = args[i]
-      if (p.type.kind === 'scalar') {
-        if (p.type.name === 'bool') {
-          if (typeof a !== 'boolean') throw new TenetError('call/type', `${describeArg(ir, i)} must be a boolean, got ${typeof a}`)
-          vals[i] = a
-        } else {
-          if (typeof a !== 'number') throw new TenetError('call/type', `${describeArg(ir, i)} must be a number, got ${a === null ? 'null' : typeof a}`)
-          const ns = systems[i]!
-          vals[i] = ns.fromHost ? ns.fromHost(a) : a
-        }
-      } else if (p.type.kind === 'array') {
-        const ctor = ARRAY_CTORS[systems[i]!.arrayType]
-        if (!(a instanceof ctor)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a ${ctor.name}, got ${a?.constructor?.name ?? typeof a}`)
-        if (a.length === 0 && isDetached(a)) throw new TenetError('call/detached', `${describeArg(ir, i)} is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
-        vals[i] = a
-      } else {
-        if (!Array.isArray(a)) throw new TenetError('call/type', `${describeArg(ir, i)} must be a JS array (a stack), got ${typeof a}`)
-        vals[i] = a
-      }
+      const hp = hps[i]!, a = args[i]
+      checkArgument(ir.name, params, hp, i, a)
+      vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
     }
     const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
     if (anyEntry) enter(vals, fr)

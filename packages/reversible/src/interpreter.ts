@@ -4,10 +4,11 @@
  * forbidden. Small and obviously correct beats fast here.
  */
 import {
-  InvertibilityError, hostNumber, printExpr,
+  InvertibilityError, printExpr, runtimeError, validLength,
   type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
   type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
 } from '@tenet/ir'
+import { hostNumber } from '@tenet/ir/backend'
 
 type Value = number | boolean
 type Memory = Value | ArrayLike<number> | number[]
@@ -79,7 +80,7 @@ export class Interpreter {
       case 'index': {
         const arr = fr.get(e.array.name) as TypedArray
         const i = this.eval(e.index, fr) as number
-        if (!(i >= 0 && i < arr.length)) fail('runtime/out-of-bounds', `index ${i} is out of bounds for \`${e.array.name}\` (length ${arr.length})`, e.loc)
+        if (!(i >= 0 && i < arr.length)) throw runtimeError('outOfBounds', e.loc, e.array.name, i, arr.length)
         const v = arr[i]!
         return e.type === 'bool' ? v !== 0 : v
       }
@@ -175,7 +176,8 @@ export class Interpreter {
       }
     }
     const spec = this.program.registry.pure(name)
-    const args = e.args.map((a) => this.eval(a, fr) as number)
+    // an array argument (a primitive with `argKinds`) is the array itself
+    const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr)) as number)
     return this.round(e.type, spec.evaluate(...args))
   }
 
@@ -192,7 +194,7 @@ export class Interpreter {
       case 'index': {
         const arr = fr.get(dv.array.name) as TypedArray
         const i = this.eval(dv.index, fr) as number
-        if (!(i >= 0 && i < arr.length)) fail('runtime/out-of-bounds', `index ${i} is out of bounds for \`${dv.array.name}\` (length ${arr.length})`, dv.loc)
+        if (!(i >= 0 && i < arr.length)) throw runtimeError('outOfBounds', dv.loc, dv.array.name, i, arr.length)
         arr[i] = typeof v === 'boolean' ? (v ? 1 : 0) : (this.round(dv.type, v) as number)
         return
       }
@@ -217,7 +219,7 @@ export class Interpreter {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
       const i = this.eval(a, fr), j = this.eval(b, fr)
-      if (i === j) fail('runtime/alias', `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`, loc)
+      if (i === j) throw runtimeError('alias', loc, printExpr(a), printExpr(b), i)
     }
   }
 
@@ -226,7 +228,10 @@ export class Interpreter {
       const x = a as ArrayLike<number>
       const n = b as number
       if (x.length !== n) return false
-      for (let i = 0; i < x.length; i++) if (x[i] !== 0) return false
+      // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+      const ens = this.program.registry.findNumberSystem(t.elem)
+      const tol = ens && !ens.exact ? this.options.tolerance : 0
+      for (let i = 0; i < x.length; i++) if (!(Math.abs(x[i]!) <= tol)) return false
       return true
     }
     if (t?.kind === 'stack') return (a as unknown[]).length === 0
@@ -250,6 +255,7 @@ export class Interpreter {
           case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
           default: {
             const ns = this.program.registry.numberSystem(s.target.type as string)
+            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number))) throw runtimeError('zeroFactor', s.loc, `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v)
             if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
             r = ns.update(s.op, old as number, v as number)
           }
@@ -262,6 +268,7 @@ export class Interpreter {
         if (s.value.kind === 'emptystack') fr.set(s.name, [])
         else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           const n = this.eval(s.value.args[0]!, fr) as number
+          if (!validLength(n)) throw runtimeError('arrayLength', s.loc, s.name, show(n))
           const ctor = { Float64Array, Float32Array, Int32Array, Uint8Array }[this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType]
           fr.set(s.name, new ctor(n))
         } else fr.set(s.name, this.round((s.type as { name: string }).name, this.eval(s.value, fr)))
@@ -272,11 +279,12 @@ export class Interpreter {
           const cur = fr.get(s.name)
           const want = s.value.kind === 'emptystack' ? [] : s.value.kind === 'call' && s.value.callee === 'zeros' ? this.eval(s.value.args[0]!, fr) : this.eval(s.value, fr)
           if (!this.equal(s.type, cur, want)) {
+            const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
+            if (s.type?.kind === 'array') throw runtimeError('deallocArray', s.loc, s.name, shown, show(want))
+            if (s.type?.kind === 'stack') throw runtimeError('deallocStack', s.loc, s.name, (cur as unknown[]).length)
             // scalars as the values the user knows (a ulog value as its real value, not its encoding)
             const real = (v: Value) => (s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v)
-            const what = s.type?.kind === 'array' ? `zeros(${show(want)})` : s.type?.kind === 'stack' ? 'an empty stack' : show(real(want as Value))
-            const holds = s.type?.kind === 'array' ? 'an array that is not all zeros (or has another length)' : show(real(cur as Value))
-            fail('runtime/dealloc', `cannot deallocate \`${s.name}\`: it holds ${holds}, but \`${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}\` expects ${what}`, s.loc)
+            throw runtimeError('dealloc', s.loc, s.name, shown, show(real(cur as Value)), show(real(want as Value)))
           }
         }
         fr.delete(s.name)
@@ -288,15 +296,15 @@ export class Interpreter {
         if (this.checking) {
           const postExpr = s.post ?? s.pre
           const post = this.eval(postExpr, fr) as boolean
-          if (post !== pre) fail('runtime/post-condition', `the post-condition \`${printExpr(postExpr)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` is ${post} after the ${pre ? 'then' : 'else'} branch, but the pre-condition was ${pre}`, s.loc)
+          if (post !== pre) throw runtimeError('postIf', s.loc, printExpr(postExpr), !s.post, post, pre)
         }
         return
       }
       case 'while': {
-        if (this.checking && this.eval(s.post, fr)) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`, s.loc)
+        if (this.checking && this.eval(s.post, fr)) throw runtimeError('postWhileStart', s.loc, printExpr(s.post))
         while (this.eval(s.pre, fr)) {
           this.block(s.body, fr)
-          if (this.checking && !this.eval(s.post, fr)) fail('runtime/post-condition', `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`, s.loc)
+          if (this.checking && !this.eval(s.post, fr)) throw runtimeError('postWhileIteration', s.loc, printExpr(s.post))
         }
         return
       }
@@ -309,10 +317,10 @@ export class Interpreter {
       }
       case 'pop': {
         const st = fr.get(s.stack.name) as Value[]
-        if (st.length === 0) fail('runtime/empty-stack', `pop from the empty stack \`${s.stack.name}\``, s.loc)
+        if (st.length === 0) throw runtimeError('emptyStack', s.loc, s.stack.name)
         if (this.checking) {
           const cur = this.read(s.value, fr)
-          if (cur !== 0 && cur !== false) fail('runtime/pop-nonzero', `\`pop(${s.stack.name}, ${printExpr(s.value)})\` needs \`${printExpr(s.value)}\` to be zero, but it holds ${show(cur)}`, s.loc)
+          if (cur !== 0 && cur !== false) throw runtimeError('popNonzero', s.loc, s.stack.name, printExpr(s.value), show(cur))
         }
         this.write(s.value, st.pop()!, fr)
         return
@@ -338,7 +346,7 @@ export class Interpreter {
     const a = this.eval(s.start, fr) as number
     const b = this.eval(s.stop, fr) as number
     const step = s.step ? (this.eval(s.step, fr) as number) : 1
-    if (step === 0) fail('runtime/zero-step', 'the loop step is 0', s.loc)
+    if (step === 0) throw runtimeError('zeroStep', s.loc)
     // the values a, a+step, ... before b (or up to b when inclusive)
     const inRange = (i: number) => (step > 0 ? (s.inclusive ? i <= b : i < b) : s.inclusive ? i >= b : i > b)
     let count = 0
@@ -356,7 +364,7 @@ export class Interpreter {
     if (this.checking) {
       const a2 = this.eval(s.start, fr), b2 = this.eval(s.stop, fr), st2 = s.step ? this.eval(s.step, fr) : 1
       if (a2 !== a || b2 !== b || st2 !== step) {
-        fail('runtime/loop-range', `the loop range changed while the loop ran (from ${a}..${b} by ${step} to ${a2}..${b2} by ${st2}); a reversible loop must leave its range unchanged`, s.loc)
+        throw runtimeError('loopRange', s.loc, a, b, step, a2, b2, st2)
       }
     }
   }
@@ -415,4 +423,5 @@ export const interpreterBackend: BackendSpec = {
   description: 'reference interpreter of the core IR (no eval; for strict CSP pages and as the test oracle)',
   doCompile: interpretProgram,
 }
+
 

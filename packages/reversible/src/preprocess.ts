@@ -4,6 +4,7 @@
  */
 import { TenetStaticError, type FunctionDef, type SourceLocation, type Stmt, type Type } from '@tenet/ir'
 import { invertBody } from './invert.js'
+import { expandSugar } from './sugar.js'
 
 function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
   const out: Stmt[] = []
@@ -56,7 +57,10 @@ export function annotateDeallocs(body: Stmt[], declared: Map<string, Type | unde
   })
 }
 
-/** Expands `routine`/`~routine` and `~{ }` in a function; the result is core IR. */
+/**
+ * Expands `routine`/`~routine`, `~{ }`, `for x in arr`, elementwise statements (`[..]`) and
+ * `top(s)` in a function; the result is core IR.
+ */
 export function preprocess(f: FunctionDef): FunctionDef {
-  return { ...f, body: expandBlock(annotateDeallocs(f.body, new Map()), f.loc) }
+  return { ...f, body: expandBlock(annotateDeallocs(expandSugar(f).body, new Map()), f.loc) }
 }

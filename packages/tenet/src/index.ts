@@ -10,6 +10,8 @@ export {
   type PrimitiveSpec, type PurePrimitiveSpec, type BijectionSpec, type NumberSystemSpec, type BackendSpec,
   type FunctionDef, type Module, type Stmt, type Expr, type Type,
 } from '@tenet/ir'
+// one primitive, one file: the builders the standard library's primitives are written with
+export { pure, unary, binary, bijection, selfInverse, type PureOptions, type BijectionOptions, type PiecewisePartial } from '@tenet/ir'
 export {
   compileModule, invert, TENET_FUNCTION, type TenetFunction, type TenetModule,
 } from '@tenet/reversible'
@@ -24,6 +26,7 @@ export {
   type Gradient, type GradientFunction, type LossOptions, type GradOptions, type JacobianOptions, type HessianOptions,
   type HvpOptions, type CheckGradOptions, type CheckGradResult, type JvpOptions, type JvpResult,
 } from '@tenet/ad'
+export type { GradientPlan, GradientProgramKind, PlanStep } from '@tenet/ad'
 // higher orders and learning without gradients (seed 002): Taylor mode, the second-order adjoint, learn by consistency
 export {
   taylor, compileTaylor, nestedTangentDerivative, compileNestedTangent, secondOrderAdjoint, hessianReverseOverForward, learnByConsistency,
@@ -43,3 +46,5 @@ export {
 } from '@tenet/checkpoint'
 export * as examples from './examples/index.js'
 export { vjp, type RuleSpec, type RuleValue, type RuleSeed, type VjpRule, type VjpResult, type JvpRule, type JvpRuleResult } from '@tenet/ad'
+// primitives with array arguments: the builder, and det/dot/logsumexp to register (registry.registerPrimitive)
+export { arrayPrimitive, det, dot, logsumexp, type ArgKind, type ArgValues, type ArrayPrimitiveDef } from '@tenet/ir'

@@ -47,7 +47,8 @@ try {
 `
 
 function html(): string {
-  const imports = Object.fromEntries(PACKAGES.map((p) => [`@tenet/${p}`, `/packages/${p}/dist/index.js`]))
+  // the backends import compiler helpers from the subpath @tenet/ir/backend
+  const imports = { ...Object.fromEntries(PACKAGES.map((p) => [`@tenet/${p}`, `/packages/${p}/dist/index.js`])), '@tenet/ir/backend': '/packages/ir/dist/backend.js' }
   return `<!doctype html><meta charset="utf-8"><title>tenet webgpu</title>
 <script type="importmap">${JSON.stringify({ imports })}</script>
 <script type="module" src="/page.js"></script>`

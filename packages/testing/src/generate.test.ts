@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, walk } from '@tenet/ir'
+import { check, createRegistry, parse } from '@tenet/ir'
+import { walk } from '@tenet/ir/backend'
 import { preprocess } from '@tenet/reversible'
 import { randomArgs, randomProgram, Random } from './index.js'
 

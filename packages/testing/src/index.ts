@@ -19,3 +19,4 @@ export { randomRealProgram, randomRealArgs, ARRAY_LENGTH, type RealProgram, type
 export { fuzz, fuzzOne, formatReport, CAMPAIGNS, type Campaign, type FuzzBackend, type FuzzFailure, type FuzzOptions, type FuzzReport, type FuzzGradientCheck } from './fuzz/campaign.js'
 export { minimizeSource } from './fuzz/minimize.js'
 export { mutateSource, mutateArgs } from './fuzz/mutate.js'
+export { bundlePrograms, type BundleMember, type ProgramBundle } from './bundle.js'

@@ -8,11 +8,14 @@
  */
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
+import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
+/** Marks a zero array (accumulated into in place): reusable like a filled one, cleared on reuse. */
+const ZERO = '/*zero*/'
 
 /**
  * Buffer reuse: an array the generated code fills completely and only ever reads by index (or
@@ -20,14 +23,88 @@ const FILL = '/*fill*/'
  * it, so its storage is kept by the compiled function and reused by the next call or iteration
  * (reallocated when the length changes). Everything else is a fresh allocation.
  */
-function reuseBuffers(source: string): string {
-  const decl = /const (o\d+) = new Float64Array\(([^;]*)\) \/\*fill\*\/;/g
-  let k = 0
-  return source.replace(decl, (whole, name: string, size: string) => {
-    if (!onlyIndexed(source, name)) return whole.replace(` ${FILL}`, '')
+function reuseBuffers(source: string, reuseResults = false): string {
+  const rows = reuseRows(source)
+  source = rows.source
+  const decl = /^( *)const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/gm
+  let k = rows.next
+  return source.replace(decl, (whole, indent: string, name: string, size: string, kind: string) => {
+    // with `reuseResults`, an array allocated once per call (outside every loop) may escape
+    // into the result: the next call overwrites it
+    const once = reuseResults && indent.length === 2
+    if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
     const b = `bufs[${k++}]`
-    return `const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
-  }).replaceAll(` ${FILL}`, '')
+    // a reused zero is cleared (a fresh allocation is zeroed by the engine)
+    const reuse = kind === 'zero' ? `${b}.fill(0)` : b
+    return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+  }).replaceAll(` ${FILL}`, '').replaceAll(` ${ZERO}`, '')
+}
+
+/**
+ * Each top-level loop that contains other loops becomes an arrow function called at once. V8
+ * optimises a long first call's loop on the stack (OSR) before the code after the loop has run;
+ * that code then deoptimises the cached loop code on every later call (seen on the GMM gradient:
+ * hundreds of deoptimisations, 2–3× slower). In a function of its own, nothing follows the loop.
+ * The loop's counter is declared in its header; what it reads and writes outside are the
+ * function's locals (arrays, and the few accumulators of the outer loop).
+ */
+function outlineOuterLoops(source: string): string {
+  const lines = source.split('\n')
+  const out: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^  for \(let .*\{$/.test(lines[i]!)) { out.push(lines[i]!); continue }
+    let end = i + 1
+    while (end < lines.length && lines[end] !== '  }') end++
+    const loop = lines.slice(i, end + 1)
+    if (loop.slice(1).some((l) => /\bfor \(/.test(l))) out.push('  (() => {', ...loop.map((l) => `  ${l}`), '  })();')
+    else out.push(...loop)
+    i = end
+  }
+  return out.join('\n')
+}
+
+/** Marks an array of rows (arrays of reals) that a loop fills, one row per element. */
+const ROWS = '/*rows*/'
+
+/**
+ * Buffer reuse for arrays of rows: an array of rows whose uses are stores of rows the loop has
+ * just filled (`o[j] = r`), reads of rows that are themselves only indexed, and its length, keeps
+ * its storage and its rows across calls and iterations: each row is refilled in place. Returns
+ * the source and the next free buffer index.
+ */
+function reuseRows(source: string): { source: string; next: number } {
+  const decl = /^( *)const (o\d+) = new Array\(([^;]*)\) \/\*rows\*\/;/gm
+  let k = 0
+  const edits: Array<[string, string]> = []
+  for (const m of source.matchAll(decl)) {
+    const [whole, indent, name, size] = m as unknown as [string, string, string, string]
+    const rest = source.replace(whole, '')
+    const stores: Array<{ row: string; at: string }> = []
+    let ok = true
+    for (const u of rest.matchAll(new RegExp(`\\b${name}\\b`, 'g'))) {
+      const after = rest.slice(u.index! + name.length)
+      const before = rest.slice(Math.max(0, u.index! - 40), u.index!)
+      const store = /^\[(\w+)\] = (o\d+);/.exec(after)
+      if (store) { stores.push({ row: store[2]!, at: store[1]! }); continue }
+      const read = /const (e\d+) = $/.exec(before)
+      if (read && /^\[\w+\];/.test(after) && onlyIndexed(source.replace(`const ${read[1]!} = `, ''), read[1]!)) continue
+      if (after.startsWith('.length')) continue
+      ok = false
+      break
+    }
+    const rowDecl = (row: string) => new RegExp(`const ${row} = new Float64Array\\(([^;]*)\\) \\/\\*fill\\*\\/;`).exec(source)
+    ok &&= stores.length > 0 && stores.every(({ row, at }) => rowDecl(row) !== null && onlyIndexed(source.replace(`${name}[${at}] = ${row};`, ''), row))
+    if (!ok) continue
+    const b = `bufs[${k++}]`
+    edits.push([whole, `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Array(${size}));`])
+    for (const { row, at } of stores) {
+      const d = rowDecl(row)!
+      const r = `${name}[${at}]`
+      edits.push([d[0], `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`])
+    }
+  }
+  for (const [from, to] of edits) source = source.replace(from, to)
+  return { source: source.replaceAll(` ${ROWS}`, ''), next: k }
 }
 
 /** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
@@ -55,8 +132,12 @@ export interface GeneratedFunction {
   source: string
 }
 
-/** Compiles a lambda-free term over typed parameters into a JS function. */
-export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable): GeneratedFunction {
+/**
+ * Compiles a lambda-free term over typed parameters into a JS function. With `reuseResults`,
+ * arrays of reals allocated once per call are kept by the function and reused by the next call,
+ * also when they are part of the result (which the next call then overwrites).
+ */
+export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable, options: { reuseResults?: boolean } = {}): GeneratedFunction {
   const g = new Gen(ops)
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
@@ -64,9 +145,9 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(term, env)
+  const r = g.emit(shareScans(term), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
-  const source = reuseBuffers(g.lines.join('\n'))
+  const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
   const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
     (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
@@ -81,6 +162,8 @@ class Gen {
   private n = 0
   private depth = 1
   private messages: string[] = []
+  /** the length of each array the code allocates for a loop's output (a local or an expression over locals) */
+  lengths = new Map<string, string>()
   /** locals holding freshly allocated zero arrays nobody else references yet */
   fresh_ = new Set<string>()
   constructor(private readonly ops: OpTable) {}
@@ -172,7 +255,10 @@ class Gen {
       }
       case 'map': {
         const keep = keptArrays(x.params, x.body, x.arrays)
-        const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
+        // one scan among the arrays is not materialised: its states are produced by the map's
+        // own loop, run in the scan's direction (map–scan fusion)
+        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
+        const arrays = x.arrays.map((a, i) => (!keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env)))
         const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
         const saved = this.lines
@@ -185,13 +271,31 @@ class Gen {
         const bodyLines = this.lines
         this.lines = saved
         const out = this.allocate(arrayType(body.t), n)
-        this.line(`for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+        const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
+        if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
+          // a loop-free body is unrolled by four (its elements are independent)
+          const element = (at: string) => {
+            const e = new Map(env)
+            x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(at)) })
+            this.store(out, this.emit(x.body, e).v, at)
+          }
+          this.line(`let ${j} = 0;`)
+          this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
+          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`) })
+          this.line('}')
+          this.line(`for (; ${j} < ${n}; ${j}++) {`)
+          this.indent(() => element(j))
+          this.line('}')
+          return { v: out, t: arrayType(body.t) }
+        }
+        this.line(scan?.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
         this.lines.push(...bodyLines)
-        this.indent(() => this.store(out, body.v, j))
+        this.indent(() => { this.store(out, body.v, j); scan?.advance?.(j) })
         this.line('}')
         return { v: out, t: arrayType(body.t) }
       }
       case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        if (x.k === 'reduce') { const u = this.unrolledReduce(x, env); if (u) return u }
         const init = this.emit(x.init, env)
         const arr = this.source(x.array, env)
         const n = this.sourceLength([arr])
@@ -245,7 +349,7 @@ class Gen {
         if (!x.like) return { v: SHAPELESS, t: x.type } // only a mapAccum sum accepts it
         const like = this.emit(x.like, env)
         if (x.type.kind === 'array' && x.type.elem.kind === 'R') {
-          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length)`, 'z')
+          const z = this.local(`new Float64Array(${firstLeaf(like.v)}.length) ${ZERO}`, 'z')
           this.fresh_.add(z)
           return { v: z, t: x.type }
         }
@@ -269,7 +373,9 @@ class Gen {
    * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
    * only summed is never materialised).
    */
-  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, dest: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, destIn: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+    // an accumulator given as an element of an enclosing one (`s[j]`) is looked up once, not per element
+    const dest = new Map([...destIn].map(([k, d]) => [k, /^\w+$/.test(d.acc) ? d : { ...d, acc: this.local(d.acc, 'row') }]))
     const carry0 = this.emit(x.carryInit, env)
     const sum0 = this.emit(x.sumInit, env)
     const keep = keptArrays(x.params, x.body, x.arrays)
@@ -416,9 +522,105 @@ class Gen {
         },
       }
     }
+    if (a.k === 'add') {
+      // a sum of two arrays read by index: added element by element, never stored
+      const l = this.source(a.a, env), r = this.source(a.b, env)
+      if (l.dir || r.dir) throw new UnfError('unf/internal', 'code generation: a scan inside a sum')
+      this.line(`if (${r.length} !== ${l.length}) shapeErr('adding arrays of different lengths');`)
+      return {
+        length: l.length,
+        elem: (j) => {
+          const x = l.elem(j), y = r.elem(j)
+          if (x.t.kind !== 'R') return { v: this.addLeaf(x.v as string, y.v as string, x.t), t: x.t }
+          return { v: this.local(`${x.v as string} + ${y.v as string}`), t: R }
+        },
+      }
+    }
+    if (a.k === 'shift1L' || a.k === 'shift1R') {
+      // a shifted array read by index: an offset into the array, no view
+      const inner = this.emit(a.array, env)
+      // (the length of a view: an empty array stays empty)
+      const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
+      return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
+    }
     const v = this.emit(a, env)
     if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
-    return { length: this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+    // an array this code allocated has a length known as a local: no property read (a read of
+    // `.length` after a long loop is what V8's on-stack-replaced code of that loop lacks type
+    // feedback for, and deoptimises on, call after call)
+    const known = this.lengths.get(firstLeaf(v.v))
+    return { length: known ?? this.local(`${firstLeaf(v.v)}.length`, 'n'), elem: (j) => this.element(v, j) }
+  }
+
+  /**
+   * `reduce (+)` and `reduce (·)` over loop-free elements: four partial results, so that the
+   * additions (or multiplications) of successive elements do not wait for each other. The
+   * paper's `reduce` takes an associative operator (its rule for the gradient relies on it), so
+   * any grouping is its meaning; the result differs from a left-to-right loop by rounding only.
+   */
+  private unrolledReduce(x: ScanTerm, env: ReadonlyMap<string, TV>): TV | undefined {
+    const b = x.body
+    if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
+    const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
+    if (!(names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem)) return undefined
+    const op = b.op
+    const unit = op === '+' ? '0' : '1'
+    const saved = this.lines
+    this.lines = []
+    const init = this.emit(x.init, env)
+    const arr = this.source(x.array, env)
+    const n = this.sourceLength([arr])
+    const setup = this.lines
+    // the element's code must be loop-free (it is emitted five times)
+    this.lines = []
+    const probe = arr.elem('0')
+    const loopFree = !this.lines.some((l) => /\bfor \(/.test(l)) && init.t.kind === 'R' && probe.t.kind === 'R'
+    this.lines = saved
+    if (!loopFree) return undefined
+    this.lines.push(...setup)
+    const a = [this.fresh('acc'), this.fresh('acc'), this.fresh('acc'), this.fresh('acc')]
+    this.line(`let ${a[0]} = ${init.v as string}, ${a[1]} = ${unit}, ${a[2]} = ${unit}, ${a[3]} = ${unit};`)
+    const j = this.fresh('j')
+    this.line(`let ${j} = 0;`)
+    this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
+    this.indent(() => {
+      for (let k = 0; k < 4; k++) {
+        const e = arr.elem(k === 0 ? j : `${j} + ${k}`).v as string
+        this.line(`${a[k]} = ${a[k]} ${op} ${e};`)
+      }
+    })
+    this.line('}')
+    this.line(`for (; ${j} < ${n}; ${j}++) {`)
+    this.indent(() => { const e = arr.elem(j).v as string; this.line(`${a[0]} = ${a[0]} ${op} ${e};`) })
+    this.line('}')
+    return { v: this.local(`(${a[0]} ${op} ${a[1]}) ${op} (${a[2]} ${op} ${a[3]})`), t: R }
+  }
+
+  /**
+   * The states of a scan as a source for a map that runs in the scan's direction: the state of
+   * index j is a local, advanced after the map's iteration j (the states are never stored).
+   */
+  private scanSource(x: ScanTerm, env: ReadonlyMap<string, TV>): Source {
+    const init = this.emit(x.init, env)
+    const arr = this.source(x.array, env)
+    const m = arr.length
+    const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+    const accCV = rebuild(init.v, acc)
+    const left = x.k === 'scanl'
+    return {
+      length: this.local(`${m} + 1`, 'n'),
+      dir: left ? 'L' : 'R',
+      elem: () => ({ v: accCV, t: init.t }),
+      advance: (j) => {
+        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1])
+        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+        this.indent(() => {
+          const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(left ? j : `${j} - 1`))
+          this.assignAll(acc, leaves(this.emit(x.body, e).v))
+        })
+        this.line('}')
+      },
+    }
   }
 
   private sourceLength(sources: Source[]): string {
@@ -450,7 +652,10 @@ class Gen {
     const build = (et: Type): CV => {
       if (et.kind === 'tuple') return et.items.map(build)
       // FILL marks an array whose every element the loop writes (a candidate for buffer reuse)
-      return this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})`, 'o')
+      const rows = et.kind === 'array' && et.elem.kind === 'R' ? ` ${ROWS}` : ''
+      const o = this.local(et.kind === 'R' ? `new Float64Array(${n}) ${FILL}` : `new Array(${n})${rows}`, 'o')
+      this.lengths.set(o, n)
+      return o
     }
     return build(elem)
   }
@@ -513,22 +718,40 @@ class Gen {
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
         this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
-        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
-        this.indent(() => {
+        const element = (at: string) => {
           const e = new Map(env)
-          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(q)) })
+          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(at)) })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
           while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
           if (b.k === 'map' || b.k === 'add' || b.k === 'zero') {
-            const row = this.local(`${acc}[${q}]`, 'row')
+            const row = this.local(`${acc}[${at}]`, 'row')
             this.accumulateTerm(row, b, be)
           } else {
             const r = this.emit(b, be)
-            if (r.t.kind === 'R') this.line(`${acc}[${q}] += ${r.v as string};`)
-            else this.accumulate(`${acc}[${q}]`, r.v as string, r.t)
+            if (r.t.kind === 'R') this.line(`${acc}[${at}] += ${r.v as string};`)
+            else this.accumulate(`${acc}[${at}]`, r.v as string, r.t)
           }
-        })
+        }
+        // a loop-free element is unrolled by four (the additions into the accumulator are
+        // independent: fewer loop tests and increments per element)
+        const saved = this.lines
+        this.lines = []
+        element(q)
+        const loopFree = !this.lines.some((l) => /\bfor \(/.test(l))
+        this.lines = saved
+        if (loopFree) {
+          this.line(`let ${q} = 0;`)
+          this.line(`for (; ${q} + 3 < ${n}; ${q} += 4) {`)
+          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? q : `${q} + ${k}`) })
+          this.line('}')
+          this.line(`for (; ${q} < ${n}; ${q}++) {`)
+          this.indent(() => element(q))
+          this.line('}')
+          return
+        }
+        this.line(`for (let ${q} = 0; ${q} < ${n}; ${q}++) {`)
+        this.indent(() => element(q))
         this.line('}')
         return
       }
@@ -585,7 +808,12 @@ function bareUse(t: Term, name: string): boolean {
 interface Source {
   length: string
   elem: (j: string) => TV
+  /** a scan's states: the loop must run in this direction and call `advance` after each element */
+  dir?: 'L' | 'R'
+  advance?: (j: string) => void
 }
+
+type ScanTerm = Extract<Term, { k: 'reduce' | 'fold' | 'scanl' | 'scanr' }>
 
 /** A type with arrays of tuples turned into tuples of arrays (the representation). */
 function leafTuple(t: Type): Type {

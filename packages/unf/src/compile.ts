@@ -22,6 +22,12 @@ export interface CompileOptions {
    * choice of ρ and Y as a projection onto a subset of Γ (§3.3).
    */
   wrt?: string[]
+  /**
+   * Arrays of the gradient that are computed once per call (not per element) live in buffers the
+   * compiled function keeps: no allocation per call, but the next call overwrites the arrays the
+   * previous one returned (copy what you keep). Default false: every call returns fresh arrays.
+   */
+  reuseResults?: boolean
 }
 
 /** A compiled program: its value, its gradient, every stage of the transform, and the JS. */
@@ -56,7 +62,7 @@ export function compile(params: Array<[string, Type]>, body: Term, options: Comp
     const projected = projectGradient(stages.optimized, program.params.map((p) => keep.has(p.name)))
     stages = { ...stages, optimized: partialEvaluate(projected) }
   }
-  const grad = generate(stages.optimized, program.params, ops)
+  const grad = generate(stages.optimized, program.params, ops, { reuseResults: options.reuseResults ?? false })
   return {
     program, ops, stages,
     value: value.fn,

@@ -7,6 +7,8 @@ export { toUnf, printUnf, printPrim, type UnfProgram, type Prim, type Slot } fro
 export { reverseUnf, printTargetUnf, type TargetUnf, type TargetStep } from './reverse.js'
 export { fromUnf, type VjpOf } from './unf-inverse.js'
 export { partialEvaluate, type PartialEvalOptions } from './partial-eval.js'
+export { reusePrimals } from './primal-reuse.js'
+export { shareScans } from './share-scans.js'
 export { evaluate, totalCost, fromHost, toHost, ArrayValue, type Value, type Cost } from './evaluate.js'
 export { reverseStages, defineProgram, type ReverseStages, type SourceProgram } from './pipeline.js'
 export { generate, type GeneratedFunction } from './codegen.js'

@@ -102,7 +102,13 @@ export class OpTable {
     const partials = (args: Term[]): Term[] => {
       if (spec.partialExprs) {
         const placeholders: Expr[] = args.map((_, i) => ({ kind: 'var', name: `$arg${i}` }))
-        return spec.partialExprs(placeholders).map((e) => exprToTerm(e, args, this))
+        return spec.partialExprs(placeholders).map((e, k) => {
+          if (!('evaluate' in e)) return exprToTerm(e, args, this)
+          // a piecewise partial (a function, not an expression): an operation of its own
+          const dname = `∂${k}${name}`
+          if (!this.derived.has(dname)) this.derived.set(dname, { name: dname, arity: spec.arity, result: R, cost: 'nlop', evaluate: e.evaluate })
+          return { k: 'op', op: dname, args } as Term
+        })
       }
       if (spec.partials) {
         const numeric = spec.partials

@@ -11,6 +11,7 @@
  * moved (inlined at its single use) or left in place, never copied with its binders.
  */
 import { BOOL_OPS, BUILTIN_OPS } from './ops.js'
+import { dropPrimal, primalNames, primalWorthReusing, reusePrimals } from './primal-reuse.js'
 import { children, fresh, mapChildren, substitute, uniquify, v, type Term } from './term.js'
 
 /** Options of the partial evaluator. */
@@ -23,10 +24,18 @@ export interface PartialEvalOptions {
 
 /** Partially evaluates a term to a fixpoint of the rewrite rules. */
 export function partialEvaluate(t: Term, options: PartialEvalOptions = {}): Term {
+  // two rounds to a fixpoint: the first keeps the primal maps that transposes are tagged with,
+  // the rewrite between them reuses primal values (primal-reuse.ts), the second cleans up
+  const first = rewriteToFixpoint(t, options)
+  return rewriteToFixpoint(reusePrimals(first), options)
+}
+
+function rewriteToFixpoint(t: Term, options: PartialEvalOptions): Term {
   const algebraic = options.algebraic ?? true
   let cur = t
   for (let round = 0; round < (options.maxRounds ?? 50); round++) {
     const uses = countUses(cur)
+    uses.keep = primalNames(cur)
     let changed = false
     const mark = <T>(x: T): T => { changed = true; return x }
     const rw = (x: Term): Term => simplify(mapChildren(x, rw), uses, algebraic, mark)
@@ -36,8 +45,11 @@ export function partialEvaluate(t: Term, options: PartialEvalOptions = {}): Term
   return cur
 }
 
-/** Occurrences of each variable, and whether some occurrence sits inside a loop body or lambda. */
-interface Uses { count: Map<string, number>; inLoop: Set<string> }
+/**
+ * Occurrences of each variable, and whether some occurrence sits inside a loop body or lambda;
+ * `keep`: lets not to be substituted away (primal maps a transpose refers to).
+ */
+interface Uses { count: Map<string, number>; inLoop: Set<string>; keep?: Set<string> }
 
 function countUses(t: Term): Uses {
   const count = new Map<string, number>()
@@ -90,7 +102,8 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       // let normalisation
       if (x.value.k === 'let') return mark({ ...x.value, body: { ...x, value: x.value.body } })
       // forward substitution of variables and constants; a continuation used once is inlined
-      if (isAtom(x.value) || (x.value.k === 'lam' && n === 1 && countIn(x.body, x.name).count === 1) || (n === 1 && cheapToMove(x.value) && movable(x.body, x.name))) {
+      const tagged = uses.keep?.has(x.name) || (x.value.k === 'mapAccum' && x.value.primal !== undefined)
+      if (!tagged && (isAtom(x.value) || (x.value.k === 'lam' && n === 1 && countIn(x.body, x.name).count === 1) || (n === 1 && cheapToMove(x.value) && movable(x.body, x.name)))) {
         return mark(substitute(x.body, new Map([[x.name, x.value]])))
       }
       // dead components of a sweep: sums and outputs nobody projects are not computed
@@ -118,7 +131,7 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     case 'proj': {
       if (x.of.k === 'tuple') return mark(x.of.items[x.index]!)
       // πᵢ (π₃ (mapAccum_none …)) used in place: only output i is needed, which is a map
-      if (x.of.k === 'proj' && x.of.index === 2 && x.of.of.k === 'mapAccum' && x.of.of.dir === 'none') {
+      if (x.of.k === 'proj' && x.of.index === 2 && x.of.of.k === 'mapAccum' && x.of.of.dir === 'none' && x.of.of.primal === undefined) {
         const sw = x.of.of
         return mark(uniquify({ k: 'map', params: sw.params, arrays: sw.arrays, body: projectOut(sw.body, x.index) }))
       }
@@ -367,6 +380,7 @@ function pruneSweep(name: string, sweep: Extract<Term, { k: 'mapAccum' }>, body:
     children(t).forEach(scan)
   }
   scan(body)
+  if (sweep.primal !== undefined) used[1]!.add(nOuts - 1) // kept until primal-reuse.ts has seen it
   if (opaque || (used[0]!.size === nSums && used[1]!.size === nOuts)) return undefined
   const keepS = [...Array(nSums).keys()].filter((i) => used[0]!.has(i))
   const keepO = [...Array(nOuts).keys()].filter((i) => used[1]!.has(i))
@@ -423,10 +437,23 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
       return mark({ ...x, params: x.params.filter((_, j) => j !== i), arrays: x.arrays.filter((_, j) => j !== i), body: substitute(x.body, new Map([[x.params[i]!, known]])) })
     }
   }
+  // a sweep that the rules below turn into maps needs no primal output: it is dropped first
+  if (x.primal !== undefined && x.dir === 'none') {
+    const r = finalOf(x.body)
+    if (r.k === 'tuple' && r.items.length === 3 && r.items[2]!.k === 'tuple') {
+      const sums = r.items[1]!, outs = r.items[2].items.slice(0, -1)
+      const noSums = isZero(sums) || (sums.k === 'tuple' && sums.items.length === 0)
+      const splits = outs.length === 1 || (outs.length > 1 && isCheapBody(x.body)) || outs.every((o) => o.k === 'var' && x.params.includes(o.name))
+      const last = outs.length > 0 ? r.items[2].items[outs.length]! : undefined
+      // (decided once the value is a variable or constant: a projection may still resolve to one)
+      const settled = last !== undefined && (last.k === 'var' || last.k === 'const')
+      if (noSums && splits && settled && !primalWorthReusing(x)) return mark(dropPrimal(x))
+    }
+  }
   // without carry and sums, a sweep is a map per output: outputs that are parameters are the arrays themselves
   let result = x.body
   while (result.k === 'let') result = result.body
-  if (x.dir === 'none' && result.k === 'tuple' && result.items.length === 3) {
+  if (x.dir === 'none' && x.primal === undefined && result.k === 'tuple' && result.items.length === 3) {
     const [, sums, outs] = result.items
     if (isZero(sums!) || (sums!.k === 'tuple' && sums!.items.length === 0)) {
       // a cheap body (no loops, few operations) is split into one map per output, each of which
@@ -444,4 +471,9 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
     }
   }
   return x
+}
+
+function finalOf(t: Term): Term {
+  while (t.k === 'let') t = t.body
+  return t
 }

@@ -44,8 +44,10 @@ export type Term =
    * ⟨final carry, sumInit +̂ Σ s, ⟨[o₁…], …, [oₘ…]⟩⟩. `dir` is the order: `L` left to right,
    * `R` right to left, `none` with no carry (then equal to `reduce +̂ 0̂ (map …)` and `map`).
    * `linear`: the body is linear in the carry (a fold's transpose), so a zero carry gives zeros.
+   * `primal`: the sweep is the transpose of the map bound to this variable, and its last output
+   * is that map's body, element by element (partial evaluation reuses it; see `primal-reuse.ts`).
    */
-  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean }
+  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean; primal?: string }
 
 /** Term kinds that only the target language has. */
 export const TARGET_ONLY = new Set(['lam', 'app', 'zero', 'add', 'pad1L', 'pad1R', 'first', 'last', 'mapAccum'])
@@ -275,6 +277,12 @@ export function substitute(t: Term, s: ReadonlyMap<string, Term>): Term {
   if (s.size === 0) return t
   const go = (x: Term): Term => {
     if (x.k === 'var') return s.get(x.name) ?? x
+    if (x.k === 'mapAccum' && x.primal !== undefined && s.has(x.primal)) {
+      // the tag follows a renaming; a primal replaced by anything else is no longer known
+      const r = s.get(x.primal)!
+      const { primal: _, ...rest } = x
+      return mapChildren(r.k === 'var' ? { ...x, primal: r.name } : rest, go)
+    }
     return mapChildren(x, go)
   }
   return go(t)
@@ -319,7 +327,8 @@ export function uniquify(t: Term): Term {
       }
       case 'mapAccum': {
         const [s2, [cy, ...ps]] = bind([x.carry, ...x.params])
-        return { ...x, carry: cy!, params: ps, carryInit: go(x.carryInit, s), sumInit: go(x.sumInit, s), arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2) }
+        const tag = x.primal !== undefined ? s.get(x.primal) : undefined
+        return { ...x, carry: cy!, params: ps, carryInit: go(x.carryInit, s), sumInit: go(x.sumInit, s), arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2), ...(tag?.k === 'var' ? { primal: tag.name } : {}) }
       }
       default: return mapChildren(x, (c) => go(c, s))
     }
@@ -363,10 +372,49 @@ export function canonicalNames(t: Term): Term {
       }
       case 'mapAccum': {
         const cy = name(x.carry), ps = x.params.map(name)
-        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body) }
+        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body), ...(x.primal !== undefined ? { primal: name(x.primal) } : {}) }
       }
       default: return mapChildren(x, go)
     }
   }
   return go(t)
+}
+
+/**
+ * Whether two terms are equal up to the names of their bound variables (α-equivalence). Free
+ * variables must have the same names.
+ */
+export function alphaEqual(a: Term, b: Term): boolean {
+  const go = (x: Term, y: Term, m: ReadonlyMap<string, string>): boolean => {
+    if (x.k !== y.k) return false
+    const bind = (xs: string[], ys: string[]) => { const m2 = new Map(m); xs.forEach((n, i) => m2.set(n, ys[i]!)); return m2 }
+    switch (x.k) {
+      case 'const': case 'bool': return Object.is(x.value, (y as typeof x).value)
+      case 'var': return (m.get(x.name) ?? x.name) === (y as typeof x).name
+      case 'let': { const z = y as typeof x; return go(x.value, z.value, m) && go(x.body, z.body, bind([x.name], [z.name])) }
+      case 'lam': { const z = y as typeof x; return x.params.length === z.params.length && go(x.body, z.body, bind(x.params, z.params)) }
+      case 'map': {
+        const z = y as typeof x
+        return x.params.length === z.params.length && x.arrays.length === z.arrays.length && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) && go(x.body, z.body, bind(x.params, z.params))
+      }
+      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+        const z = y as typeof x
+        return go(x.init, z.init, m) && go(x.array, z.array, m) && go(x.body, z.body, bind([x.acc, x.elem], [z.acc, z.elem]))
+      }
+      case 'mapAccum': {
+        const z = y as typeof x
+        return x.dir === z.dir && !!x.linear === !!z.linear && x.params.length === z.params.length && x.arrays.length === z.arrays.length &&
+          go(x.carryInit, z.carryInit, m) && go(x.sumInit, z.sumInit, m) && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) &&
+          go(x.body, z.body, bind([x.carry, ...x.params], [z.carry, ...z.params]))
+      }
+      case 'op': { const z = y as typeof x; return x.op === z.op && x.args.length === z.args.length && x.args.every((t, i) => go(t, z.args[i]!, m)) }
+      case 'proj': return x.index === (y as typeof x).index && go(x.of, (y as typeof x).of, m)
+      case 'zero': { const z = y as typeof x; return JSON.stringify(x.type) === JSON.stringify(z.type) && !!x.like === !!z.like && (!x.like || go(x.like, z.like!, m)) }
+      default: {
+        const cx = children(x), cy = children(y)
+        return cx.length === cy.length && cx.every((t, i) => go(t, cy[i]!, m))
+      }
+    }
+  }
+  return go(a, b, new Map())
 }

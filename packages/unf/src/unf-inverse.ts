@@ -175,10 +175,12 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
       const r = fresh('r')
       const body: Term = {
         k: 'let', name: r, value: vjp(x.body, [...F, ...params], v(z)),
-        body: tup(tup(), tup(...F.map((_, j) => pi(j, pi(1, v(r))))), tup(...params.map((_, j) => pi(F.length + j, pi(1, v(r)))))),
+        // the outputs: the cotangents of the elements, and last the body's value (the primal
+        // element, which partial evaluation may take from here instead of computing it twice)
+        body: tup(tup(), tup(...F.map((_, j) => pi(j, pi(1, v(r))))), tup(...params.map((_, j) => pi(F.length + j, pi(1, v(r)))), pi(0, v(r)))),
       }
       const G = bind('G', {
-        k: 'mapAccum', dir: 'none', carry: fresh('u'), params: [...x.params, z], body, carryInit: tup(),
+        k: 'mapAccum', dir: 'none', carry: fresh('u'), params: [...x.params, z], body, carryInit: tup(), primal: pr.out.name,
         sumInit: tup(...F.map((s) => cots[slotOf.get(s.name)!]!)),
         arrays: [...x.arrays.map((_, j) => v(input(j).name)), Z],
       })

@@ -15,5 +15,11 @@ describe('seed 003 Table 1: each dual-API version computes the plain objective, 
     const idx = Array.from({ length: Math.min(8, c.x.length) }, (_, k) => Math.floor((k * c.x.length) / Math.min(8, c.x.length)))
     const fd = finiteDifferenceGradient((v) => c.objective(v), c.x.slice())
     for (const i of idx) expect(Math.abs(g[i]! - fd[i]!)).toBeLessThan(1e-6 * (1 + Math.abs(fd[i]!)))
+    // the staged row's gradient (compiled code, second call) is the interpreter's, to the bit
+    const staged = grad(c.dual, { stage: true })
+    staged(c.x)
+    const s = staged(c.x) as Float64Array
+    expect(staged.stage?.state).toBe('compiled')
+    for (let i = 0; i < g.length; i++) expect(s[i] === g[i], `component ${i}: ${s[i]} vs ${g[i]}`).toBe(true)
   })
 })

@@ -9,6 +9,7 @@ import { table1JaxRows, table1TfRows } from './table1-peers.js'
 import { table1TenetRows } from './table1-tenet.js'
 import { unfPeerRows } from './unf-peers.js'
 import { webgpuRows } from './webgpu.js'
+import { jaxWebgpuRows } from './jaxjs-webgpu.js'
 import { tenetHigherOrderRows } from './tenet-higher-order.js'
 
 /**
@@ -30,3 +31,5 @@ ROW_FAMILIES.push(unfPeerRows)
 ROW_FAMILIES.push(webgpuRows)
 // Taylor mode, nested tangents and the second-order adjoint (Bessel, graph embedding)
 ROW_FAMILIES.push(tenetHigherOrderRows)
+// jax-js on its webgpu device (float32; emulated where the adapter is SwiftShader)
+ROW_FAMILIES.push(jaxWebgpuRows)

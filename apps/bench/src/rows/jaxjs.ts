@@ -36,7 +36,7 @@ function prepared(call: () => A, check: (v: Float64Array) => ReturnType<Prepared
   }
 }
 
-function besselJax(jax: Jax, z: A, consts: A, nu: number, terms: number): A {
+export function besselJax(jax: Jax, z: A, consts: A, nu: number, terms: number): A {
   const np = jax.numpy
   // consts = [1/ν!, 1/(k(k+ν)) for k = 1..terms] as float64
   const half = np.multiply(z, 0.5)
@@ -53,7 +53,7 @@ function besselJax(jax: Jax, z: A, consts: A, nu: number, terms: number): A {
   return out
 }
 
-function besselConstants(nu: number, terms: number): Float64Array {
+export function besselConstants(nu: number, terms: number): Float64Array {
   const f = factorial(nu)
   return Float64Array.from({ length: terms + 1 }, (_, k) => (k === 0 ? 1 / f : 1 / (k * (k + nu))))
 }
@@ -74,12 +74,74 @@ function embeddingJax(jax: Jax, x: A, idx: A, margin: A): A {
 }
 
 /** 0/1 matrix S (icfSize × d²) with [exp(logdiag) | lower] · S = Q row-major. */
-function gmmSelection(d: number): Float64Array {
+export function gmmSelection(d: number): Float64Array {
   const icfSz = gmmIcfSize(d)
   const idx = gmmQIndex(d)
   const S = new Float64Array(icfSz * d * d)
   for (let e = 0; e < d * d; e++) if (idx[e] < icfSz) S[idx[e] * d * d + e] = 1
   return S
+}
+
+/**
+ * The GMM objective without its additive constant (irrelevant to the gradient), vectorised over
+ * points: (alphas, means, icf, x, select, scal) ↦ value, with `select` the 0/1 matrix of
+ * `gmmSelection(d)` and scal = [n, ½γ², m].
+ */
+export function gmmJaxObjective(jax: Jax, d: number, k: number): (alphas: A, means: A, icf: A, x: A, select: A, scal: A) => A {
+  const np = jax.numpy
+  return (alphas: A, means: A, icf: A, x: A, select: A, scal: A): A => {
+    const logdiag = icf.ref.slice([], [0, d])
+    const lower = icf.slice([], [d])
+    const qdiag = np.exp(logdiag.ref)
+    const sumQ = np.sum(logdiag, 1)
+    // Q (row-major d × d) = [exp(logdiag) | lower] · S with a constant 0/1 selection matrix
+    const Q = np.reshape(np.matmul(np.concatenate([qdiag.ref, lower.ref], 1), select), [k, d, d])
+    const xc = np.subtract(np.expandDims(x, 0), np.expandDims(means, 1))
+    const y = np.matmul(xc, np.swapaxes(Q, 1, 2))
+    const main = np.subtract(np.expandDims(np.add(alphas.ref, sumQ.ref), 1), np.multiply(np.sum(np.square(y), 2), 0.5))
+    const slse = np.sum(jax.nn.logsumexp(main, 0))
+    const lseA = jax.nn.logsumexp(alphas)
+    // scal = [n, ½γ², m] as float64
+    const frob = np.add(np.sum(np.square(qdiag), 1), np.sum(np.square(lower), 1))
+    const prior = np.sum(np.subtract(np.multiply(frob, scal.ref.slice(1)), np.multiply(sumQ, scal.ref.slice(2))))
+    return np.add(np.subtract(slse, np.multiply(lseA, scal.slice(0))), prior)
+  }
+}
+
+/**
+ * One residual row (0: x, 1: y) of BA, summed over observations and weighted: (cam, pt, w, feat,
+ * one) ↦ Σ_i w_i (proj_i − feat_i), each observation with its own copy of its camera and point.
+ */
+export function baJaxResidual(jax: Jax, row: 0 | 1): (cam: A, pt: A, wo: A, feat: A, one: A) => A {
+  const np = jax.numpy
+  return (cam: A, pt: A, wo: A, feat: A, one: A): A => {
+    const col = (j: number): A => cam.ref.slice([], j)
+    const p0 = np.subtract(pt.ref.slice([], 0), col(3))
+    const p1 = np.subtract(pt.ref.slice([], 1), col(4))
+    const p2 = np.subtract(pt.slice([], 2), col(5))
+    const theta = np.sqrt(np.add(np.add(np.square(col(0)), np.square(col(1))), np.square(col(2))))
+    const [w0, w1, w2] = [0, 1, 2].map((j) => np.divide(col(j), theta.ref))
+    const cs = np.cos(theta.ref)
+    const sn = np.sin(theta)
+    const tmp = np.multiply(
+      np.add(np.add(np.multiply(w0.ref, p0.ref), np.multiply(w1.ref, p1.ref)), np.multiply(w2.ref, p2.ref)),
+      np.subtract(one.ref, cs.ref),
+    )
+    const rot = (pa: A, wb: A, pc: A, wc: A, pb: A, wa: A): A =>
+      np.add(
+        np.add(np.multiply(pa.ref, cs.ref), np.multiply(np.subtract(np.multiply(wb.ref, pc.ref), np.multiply(wc.ref, pb.ref)), sn.ref)),
+        np.multiply(wa.ref, tmp.ref),
+      )
+    const c0 = rot(p0, w1, p2, w2, p1, w0)
+    const c1 = rot(p1, w2, p0, w0, p2, w1)
+    const c2 = rot(p2, w0, p1, w1, p0, w2)
+    const u = np.divide(c0, c2.ref)
+    const v = np.divide(c1, c2)
+    const rsq = np.add(np.square(u.ref), np.square(v.ref))
+    const L = np.add(np.add(one, np.multiply(col(9), rsq.ref)), np.multiply(col(10), np.square(rsq)))
+    const proj = row === 0 ? np.add(np.multiply(np.multiply(u, L), col(6)), col(7)) : np.add(np.multiply(np.multiply(v, L), col(6)), col(8))
+    return np.sum(np.multiply(wo, np.subtract(proj, feat)))
+  }
 }
 
 const EMBEDDING_INDEX = [
@@ -183,24 +245,7 @@ export const jaxRows = defineRowFamily({
           if (d < 2) return { na: 'd = 1 has no off-diagonal factors' }
           const icfSz = gmmIcfSize(d)
           const { gamma, m } = c.inst.wishart
-          // the objective without its additive constant (irrelevant to the gradient)
-          const objective = (alphas: A, means: A, icf: A, x: A, select: A, scal: A): A => {
-            const logdiag = icf.ref.slice([], [0, d])
-            const lower = icf.slice([], [d])
-            const qdiag = np.exp(logdiag.ref)
-            const sumQ = np.sum(logdiag, 1)
-            // Q (row-major d × d) = [exp(logdiag) | lower] · S with a constant 0/1 selection matrix
-            const Q = np.reshape(np.matmul(np.concatenate([qdiag.ref, lower.ref], 1), select), [k, d, d])
-            const xc = np.subtract(np.expandDims(x, 0), np.expandDims(means, 1))
-            const y = np.matmul(xc, np.swapaxes(Q, 1, 2))
-            const main = np.subtract(np.expandDims(np.add(alphas.ref, sumQ.ref), 1), np.multiply(np.sum(np.square(y), 2), 0.5))
-            const slse = np.sum(jax.nn.logsumexp(main, 0))
-            const lseA = jax.nn.logsumexp(alphas)
-            // scal = [n, ½γ², m] as float64
-            const frob = np.add(np.sum(np.square(qdiag), 1), np.sum(np.square(lower), 1))
-            const prior = np.sum(np.subtract(np.multiply(frob, scal.ref.slice(1)), np.multiply(sumQ, scal.ref.slice(2))))
-            return np.add(np.subtract(slse, np.multiply(lseA, scal.slice(0))), prior)
-          }
+          const objective = gmmJaxObjective(jax, d, k)
           const g: A = jax.jit(jax.grad(objective, { argnums: [0, 1, 2] }))
           const args = [
             f64(jax, c.inst.alphas, [k]),
@@ -244,34 +289,7 @@ export const jaxRows = defineRowFamily({
             camO.set(cams.subarray(11 * obs[2 * i], 11 * obs[2 * i] + 11), 11 * i)
             ptO.set(X.subarray(3 * obs[2 * i + 1], 3 * obs[2 * i + 1] + 3), 3 * i)
           }
-          const residual = (row: 0 | 1) => (cam: A, pt: A, wo: A, feat: A, one: A): A => {
-            const col = (j: number): A => cam.ref.slice([], j)
-            const p0 = np.subtract(pt.ref.slice([], 0), col(3))
-            const p1 = np.subtract(pt.ref.slice([], 1), col(4))
-            const p2 = np.subtract(pt.slice([], 2), col(5))
-            const theta = np.sqrt(np.add(np.add(np.square(col(0)), np.square(col(1))), np.square(col(2))))
-            const [w0, w1, w2] = [0, 1, 2].map((j) => np.divide(col(j), theta.ref))
-            const cs = np.cos(theta.ref)
-            const sn = np.sin(theta)
-            const tmp = np.multiply(
-              np.add(np.add(np.multiply(w0.ref, p0.ref), np.multiply(w1.ref, p1.ref)), np.multiply(w2.ref, p2.ref)),
-              np.subtract(one.ref, cs.ref),
-            )
-            const rot = (pa: A, wb: A, pc: A, wc: A, pb: A, wa: A): A =>
-              np.add(
-                np.add(np.multiply(pa.ref, cs.ref), np.multiply(np.subtract(np.multiply(wb.ref, pc.ref), np.multiply(wc.ref, pb.ref)), sn.ref)),
-                np.multiply(wa.ref, tmp.ref),
-              )
-            const c0 = rot(p0, w1, p2, w2, p1, w0)
-            const c1 = rot(p1, w2, p0, w0, p2, w1)
-            const c2 = rot(p2, w0, p1, w1, p0, w2)
-            const u = np.divide(c0, c2.ref)
-            const v = np.divide(c1, c2)
-            const rsq = np.add(np.square(u.ref), np.square(v.ref))
-            const L = np.add(np.add(one, np.multiply(col(9), rsq.ref)), np.multiply(col(10), np.square(rsq)))
-            const proj = row === 0 ? np.add(np.multiply(np.multiply(u, L), col(6)), col(7)) : np.add(np.multiply(np.multiply(v, L), col(6)), col(8))
-            return np.sum(np.multiply(wo, np.subtract(proj, feat)))
-          }
+          const residual = (row: 0 | 1) => baJaxResidual(jax, row)
           const g0: A = jax.jit(jax.grad(residual(0), { argnums: [0, 1, 2] }))
           const g1: A = jax.jit(jax.grad(residual(1), { argnums: [0, 1, 2] }))
           const args = [

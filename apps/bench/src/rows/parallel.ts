@@ -1,12 +1,22 @@
 /**
- * Tenet on several threads (`@tenet/parallel`): the GMM gradient with its points sharded over a
- * pool of worker threads plus the calling thread, the shard gradients added in shard order
- * (deterministic: the same bits for any number of threads).
+ * Tenet on several threads (`@tenet/parallel`), a pool of worker threads plus the calling thread:
+ * - the GMM gradient with its points sharded, the shard gradients added in shard order
+ *   (deterministic: the same bits for any number of threads);
+ * - the BA Jacobian with its observations in ranges, each range's rows written by one task;
+ * - the batched Bessel gradient (J′ at 10⁵ z) with the z in shards, through
+ *   `tenetGradientPool` (each shard's gradient is its own slice of J′: no reduction).
  */
 import { availableParallelism } from 'node:os'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
 import { createGmmParallel } from '../parallel/gmm.js'
+import { createBaParallel } from '../parallel/ba.js'
+import { sharedArray, tenetGradientPool } from '@tenet/parallel'
+import { besselBatchSource } from '../tenet/programs.js'
+import { checkBaJacobian } from '../workloads/ba.js'
+
+/** Shards of the Bessel batch (fixed, so the work per task does not depend on the thread count). */
+const BESSEL_SHARDS = 16
 
 const threads = Math.max(2, availableParallelism())
 
@@ -24,6 +34,52 @@ export const parallelRows = defineRowFamily({
             run: () => void p.gradient(c.inst, out),
             check: () => checkClose(p.gradient(c.inst, out), c.gradient(), TOLERANCE.f64, 'gradient'),
             dispose: () => void p.close(),
+          }
+        },
+      },
+    ],
+    ba: [
+      {
+        name: `Tenet (cpu, ${threads} threads)`,
+        kind: 'jacobian',
+        async setup(c) {
+          const p = await createBaParallel(c.inst, threads - 1)
+          return {
+            run: () => void p.run(),
+            check: () => checkBaJacobian(c, p.run().vals, TOLERANCE.f64),
+            dispose: () => void p.close(),
+          }
+        },
+      },
+    ],
+    bessel: [
+      {
+        name: `Tenet (cpu, ${threads} threads)`,
+        kind: 'gradient',
+        async setup(c) {
+          const b = c.batch
+          if (!b) return { na: 'one z: nothing to share out (the batch case has the threads row)' }
+          const pool = await tenetGradientPool({ source: besselBatchSource, entry: 'ibesselj_sum', loss: 0, checks: false, workers: threads - 1 })
+          const n = b.zs.length, per = Math.ceil(n / BESSEL_SHARDS)
+          const shards: unknown[][] = []
+          for (let i0 = 0; i0 < n; i0 += per) {
+            const i1 = Math.min(n, i0 + per)
+            shards.push([0, sharedArray(i1 - i0), c.nu, sharedArray(b.zs.subarray(i0, i1))])
+          }
+          const dz = new Float64Array(n)
+          const run = () => {
+            let o = 0
+            for (const r of pool.shardGradients(shards)) {
+              const g = r.gradient[3] as Float64Array
+              dz.set(g, o)
+              o += g.length
+            }
+            return dz
+          }
+          return {
+            run: () => void run(),
+            check: () => checkClose(run(), b.derivative(), 1e-7, 'dJ/dz'),
+            dispose: () => void pool.close(),
           }
         },
       },

@@ -10,7 +10,7 @@ import { JAX_ROW, loadJax } from '../peers/jaxjs.js'
 import { readFlat } from '../peers/read.js'
 import { loadTf, TF_ROW } from '../peers/tfjs.js'
 import { gmmConstant, gmmDenseLower, gmmPackGradient } from '../objectives/unf.js'
-import { directionalCheck, type UnfCase } from '../workloads/unf.js'
+import { directionalCheck, warmUp, type UnfCase } from '../workloads/unf.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type A = any
@@ -88,6 +88,7 @@ const jaxRow: Row<UnfCase> = {
       }
     }
     const call = () => readFlat(g(...args.map((a) => a.ref)))
+    warmUp(call)
     const row: PreparedRow = {
       run: () => void call(),
       check: () => directionalCheck(c, flatten(call()), JAX_TOL),
@@ -144,6 +145,7 @@ const tfRow: Row<UnfCase> = {
       tf.tidy(() => { out = readFlat(grads(inputs) as never) })
       return out
     }
+    warmUp(once)
     return {
       run: () => void once(),
       check: () => directionalCheck(c, once(), TF_TOL),

@@ -16,6 +16,7 @@ import type { CheckResult, NotApplicable, PreparedRow } from '../harness/types.j
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { BA_BLOCK_COLS } from '../objectives/ba.js'
 import { checkBaJacobian } from '../workloads/ba.js'
+import type { BesselCase } from '../workloads/bessel.js'
 import { compile, fn } from '../tenet/compile.js'
 import { gmmModule } from '../tenet/gmm.js'
 import { NAMES as BA_NAMES, projection } from '../tenet/ba.js'
@@ -48,6 +49,25 @@ const emulatedOnly = (gpu: GpuContext, first: boolean): NotApplicable | undefine
   gpu.fallback && !first ? { na: 'emulated (SwiftShader): only the first case runs on a fallback adapter' } : undefined
 
 const withNote = (r: CheckResult, gpu: GpuContext, extra?: string): CheckResult => ({ ...r, reason: [r.reason, extra, note(gpu)].filter(Boolean).join('; ') })
+
+// ---------- Bessel: one item per z ----------
+
+/** The batched Bessel gradient; `builtin`: the device's exp/log (precise: false), to show what the precise routines cost. */
+async function besselSetup(c: BesselCase, builtin: boolean): Promise<PreparedRow | NotApplicable> {
+  const b = c.batch
+  if (!b) return { na: 'webgpu maps a function over a batch: see the 10⁵-z case' }
+  const gpu = await device()
+  if (typeof gpu === 'string') return { na: gpu }
+  const f = fn(compile(besselF32Source), 'besselj')
+  const N = b.zs.length
+  const z = Float32Array.from(b.zs)
+  const kernel = await gpuMap(f, { batch: N, perItem: ['out', 'z'], shared: ['nu'], gpu, precise: !builtin })
+  const gradient = async () => (await kernel.gradient([new Float32Array(N), c.nu, z], { loss: 'out' })).gradient[2] as Float32Array
+  return {
+    run: async () => void (await gradient()),
+    check: async () => withNote(checkClose(await gradient(), b.derivative(), TOLERANCE.f32, 'dJ/dz'), gpu, `J′ at each of ${N} z in one dispatch (f32 series of 24 terms${builtin ? '; the device\'s exp and log' : ''})`),
+  }
+}
 
 // ---------- GMM: one item per point, α, μ, icf shared ----------
 
@@ -132,27 +152,11 @@ let baKernel: { f: TenetFunction; kernel?: MappedKernel; p?: number } | undefine
 export const webgpuRows = defineRowFamily({
   family: 'Tenet (webgpu)',
   rows: {
-    bessel: [
-      {
-        name: WEBGPU_ROW,
-        kind: 'gradient',
-        async setup(c) {
-          const b = c.batch
-          if (!b) return { na: 'webgpu maps a function over a batch: see the 10⁵-z case' }
-          const gpu = await device()
-          if (typeof gpu === 'string') return { na: gpu }
-          const f = fn(compile(besselF32Source), 'besselj')
-          const N = b.zs.length
-          const z = Float32Array.from(b.zs)
-          const kernel = await gpuMap(f, { batch: N, perItem: ['out', 'z'], shared: ['nu'], gpu })
-          const gradient = async () => (await kernel.gradient([new Float32Array(N), c.nu, z], { loss: 'out' })).gradient[2] as Float32Array
-          return {
-            run: async () => void (await gradient()),
-            check: async () => withNote(checkClose(await gradient(), b.derivative(), TOLERANCE.f32, 'dJ/dz'), gpu, `J′ at each of ${N} z in one dispatch (f32 series of 24 terms)`),
-          }
-        },
-      },
-    ],
+    bessel: [false, true].map((builtin) => ({
+      name: builtin ? `${WEBGPU_ROW} built-in math` : WEBGPU_ROW,
+      kind: 'gradient' as const,
+      setup: (c: BesselCase) => besselSetup(c, builtin),
+    })),
     gmm: (['tree', 'atomic'] as const).map((reduction) => ({
       name: `${WEBGPU_ROW} ${reduction}`,
       kind: 'gradient' as const,

@@ -43,10 +43,13 @@ export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaRe
 export const BA_BLOCK = 256
 
 /**
- * A reusable Jacobian evaluator for one instance (per-observation copies made once). Block by
- * block and row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1.
+ * The Jacobian's observation rows for ranges of observations, for one instance (per-observation
+ * copies made once): `rows(i0, i1, vals, base)` writes rows x and y of observations [i0, i1) into
+ * `vals` at observation `i − base` (ADBench's layout, `BA_BLOCK_COLS` per row), block by block and
+ * row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1. The worker
+ * threads of the parallel rows use this on their ranges.
  */
-export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
+export function createBaJacobianRows(inst: BaInstance, block = BA_BLOCK): (i0: number, i1: number, vals: Float64Array, base: number) => void {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
   const cam = new Float64Array(C * p)
@@ -65,12 +68,10 @@ export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run
   const rows = fn(baModule(), 'ba_rows')
   const F = rows.core
   const A = grad(rows, { loss: 0 }).adjoint.core
-  const J = createBaJacobian(inst)
-  const vals = J.vals
   const B = BA_BLOCK_COLS
-  const run = (): BaSparseJacobian => {
-    for (let i0 = 0; i0 < p; i0 += block) {
-      const i1 = Math.min(p, i0 + block)
+  return (from, to, vals, base) => {
+    for (let i0 = from; i0 < to; i0 += block) {
+      const i1 = Math.min(to, i0 + block)
       for (let row = 0; row < 2; row++) {
         ws.fill(0)
         F(0, row, i0, i1, cam, pt, wc, feats, ws)
@@ -80,7 +81,7 @@ export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run
         gWs.fill(0)
         A(F.results[0]!, row, i0, i1, cam, pt, wc, feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
         for (let i = i0; i < i1; i++) {
-          const o = (2 * i + row) * B
+          const o = (2 * (i - base) + row) * B
           for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
           vals[o + C] = gPt[3 * i]!
           vals[o + C + 1] = gPt[3 * i + 1]!
@@ -89,9 +90,22 @@ export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run
         }
       }
     }
-    // weight rows: d(1 − w²)/dw
-    const base = 2 * B * p
-    for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]!
+  }
+}
+
+/** The weight rows of the Jacobian, d(1 − w²)/dw, after the 2p observation rows. */
+export function baWeightRows(inst: BaInstance, vals: Float64Array): void {
+  const base = 2 * BA_BLOCK_COLS * inst.p
+  for (let i = 0; i < inst.p; i++) vals[base + i] = -2 * inst.w[i]!
+}
+
+/** A reusable Jacobian evaluator for one instance (`createBaJacobianRows` over all observations, then the weight rows). */
+export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
+  const rows = createBaJacobianRows(inst, block)
+  const J = createBaJacobian(inst)
+  const run = (): BaSparseJacobian => {
+    rows(0, inst.p, J.vals, 0)
+    baWeightRows(inst, J.vals)
     return J
   }
   return { run }

@@ -25,6 +25,21 @@ export interface DualCase {
 
 const sink = new Float64Array(1)
 
+/**
+ * `() => { sink[0] += f(x) }` as code of its own per case: the call of `f` then has feedback for this
+ * case only and V8 may inline it, as in a program that calls one objective. (A closure shared by all
+ * cases calls six objectives through one site, which adds a call of a few ns: most of the cost of
+ * the 4 ns scalar multiplication.) Every row of this family is measured the same way.
+ */
+export function ownRun<X>(f: (x: X) => number, x: X): () => void {
+  return new Function('f', 'x', 'sink', "'use strict'; return () => { sink[0] += f(x) }")(f, x, sink) as () => void
+}
+
+/** `() => { into(out, x); sink[0] += out[0] }` as code of its own per row and case (see `ownRun`). */
+export function ownGradientRun(into: (out: Float64Array, x: Float64Array) => void, out: Float64Array, x: Float64Array): () => void {
+  return new Function('into', 'out', 'x', 'sink', "'use strict'; return () => { into(out, x); sink[0] += out[0] }")(into, out, x, sink) as () => void
+}
+
 function make(id: Table1Id, sizes: Table1Sizes, x: Float64Array, objective: (x: Float64Array) => number, dual: (d: Dual, x: Real[]) => Real, exact?: () => Float64Array, mlp?: MlpData): DualCase {
   return { id, sizes, x, objective, dual, gradient: lazy(exact ?? (() => finiteDifferenceGradient(objective, x.slice()))), ...(mlp ? { mlp } : {}) }
 }
@@ -94,7 +109,7 @@ export const dualWorkload: Workload<DualCase> = {
   cases: table1Cases,
   baseline: {
     name: 'plain TS objective',
-    setup: (c) => ({ run: () => void (sink[0] += c.objective(c.x)) }),
+    setup: (c) => ({ run: ownRun(c.objective, c.x) }),
   },
   rows: [],
 }

@@ -4,7 +4,7 @@
  * evaluation → JS). Baseline: the plain-TS objective. Peers (jax-js, TF.js) are in
  * `rows/unf-peers.ts`; a dual-numbers row (`@tenet/dual`) belongs there too once that engine lands.
  */
-import { compile, dotObjective, gmmObjective, logsumexp, mlpObjective, prod, v, type Compiled } from '@tenet/unf'
+import { compile, dotObjective, gmmObjective, logsumexp, mlpObjective, prod, v, type Compiled, type CompileOptions } from '@tenet/unf'
 import type { CaseOptions, CaseSpec, CheckResult, Workload } from '../harness/types.js'
 import { createRng } from '../math/prng.js'
 import {
@@ -25,7 +25,7 @@ export interface UnfCase {
   /** the plain-TS objective at other parameters (directional finite-difference checks) */
   objectiveAt: (flat: Float64Array) => number
   /** the compiled UNF program, its arguments, and its gradient flattened like `params` */
-  unf: () => { compiled: Compiled; args: unknown[]; flatten: (grads: unknown[]) => Float64Array }
+  unf: () => { compiled: Compiled; args: unknown[]; flatten: (grads: unknown[]) => Float64Array; reused: () => Compiled }
   /** raw data for the peers */
   vectors?: { a: Float64Array; b?: Float64Array }
   gmm?: GmmInstance
@@ -44,6 +44,12 @@ function ownCopy(x: unknown): unknown {
   return x
 }
 
+/** The program compiled as users get it, and (lazily) with `reuseResults`. */
+function compiledPair(params: Parameters<typeof compile>[0], body: Parameters<typeof compile>[1], options: CompileOptions = {}) {
+  let reused: Compiled | undefined
+  return { compiled: compile(params, body, options), reused: () => reused ??= compile(params, body, { ...options, reuseResults: true }) }
+}
+
 function vectorCase(name: 'dot' | 'prod' | 'logsumexp', n: number): UnfCase {
   const rng = createRng(n + name.length)
   const a = Float64Array.from({ length: n }, () => (name === 'prod' ? 1 + 0.001 * rng.normal() : rng.normal()))
@@ -57,10 +63,10 @@ function vectorCase(name: 'dot' | 'prod' | 'logsumexp', n: number): UnfCase {
     unf: () => cached ??= (() => {
       if (name === 'dot') {
         const { params: ps, body } = dotObjective()
-        return { compiled: compile(ps, body), args: [a, b], flatten: (g) => Float64Array.from([...(g[0] as Float64Array), ...(g[1] as Float64Array)]) }
+        return { ...compiledPair(ps, body), args: [a, b], flatten: (g) => Float64Array.from([...(g[0] as Float64Array), ...(g[1] as Float64Array)]) }
       }
       const body = name === 'prod' ? prod(v('A')) : logsumexp(v('A'))
-      return { compiled: compile([['A', R1]], body), args: [a], flatten: (g) => g[0] as Float64Array }
+      return { ...compiledPair([['A', R1]], body), args: [a], flatten: (g) => g[0] as Float64Array }
     })(),
   }
 }
@@ -85,7 +91,7 @@ function gmmUnfCase(d: number, k: number, n: number): UnfCase {
         const means = g[1] as Float64Array[], logdiag = g[2] as Float64Array[], lower = g[3] as Float64Array[][]
         return gmmPackGradient(d, k, g[0] as Float64Array, Float64Array.from(means.flatMap((r) => [...r])), Float64Array.from(logdiag.flatMap((r) => [...r])), (c, row, col) => lower[c]![row]![col]!)
       }
-      return { compiled: compile(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] }), args: args.map(ownCopy), flatten }
+      return { ...compiledPair(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] }), args: args.map(ownCopy), flatten }
     })(),
   }
 }
@@ -103,7 +109,7 @@ function mlpUnfCase(d: number, h: number, o: number, n: number): UnfCase {
       const { params, body } = mlpObjective()
       const args = [rows(m.w1, h, d), m.b1, rows(m.w2, o, h), m.b2, rows(m.xs, n, d), rows(m.ys, n, o)]
       const flatten = (g: unknown[]) => Float64Array.from([...(g[0] as Float64Array[]).flatMap((r) => [...r]), ...(g[1] as Float64Array), ...(g[2] as Float64Array[]).flatMap((r) => [...r]), ...(g[3] as Float64Array)])
-      return { compiled: compile(params, body, { wrt: ['w1', 'b1', 'w2', 'b2'] }), args: args.map(ownCopy), flatten }
+      return { ...compiledPair(params, body, { wrt: ['w1', 'b1', 'w2', 'b2'] }), args: args.map(ownCopy), flatten }
     })(),
   }
 }
@@ -140,6 +146,29 @@ function cases(options: CaseOptions): CaseSpec<UnfCase>[] {
   ]
 }
 
+/** The warm-up budget per row, ms (tests that only check the rows set it to 0). */
+export const warmUpBudget = { ms: 2000 }
+
+/**
+ * Steady state before timing, for every row of this family alike (baseline, UNF rows, peers):
+ * V8 takes up to seconds to compile a large generated function with its optimising compiler on
+ * a loaded machine, longer than the harness's quick warm-up, and a row timed before that
+ * measures the interpreter. Calls repeat in batches of at least 50 ms until two successive
+ * batches agree within 10 % per call, at most `maxMs` (`warmUpBudget`, 2 s).
+ */
+export function warmUp(run: () => unknown, maxMs = warmUpBudget.ms): void {
+  const start = performance.now()
+  let prev = Infinity
+  while (performance.now() - start < maxMs) {
+    const t0 = performance.now()
+    let calls = 0
+    do { run(); calls++ } while (performance.now() - t0 < 50)
+    const per = (performance.now() - t0) / calls
+    if (Math.abs(per - prev) < 0.1 * Math.min(per, prev)) return
+    prev = per
+  }
+}
+
 /** Timed results are added here, so their work is never dead code. */
 const sink = new Float64Array(1)
 
@@ -150,7 +179,11 @@ export const unfWorkload: Workload<UnfCase> = {
   cases,
   baseline: {
     name: 'plain TS objective',
-    setup: (c) => ({ run: () => { sink[0] += c.objective() } }),
+    setup: (c) => {
+      const run = () => { sink[0] += c.objective() }
+      warmUp(run)
+      return { run }
+    },
   },
   rows: [
     {
@@ -159,8 +192,10 @@ export const unfWorkload: Workload<UnfCase> = {
       kind: 'objective',
       setup(c) {
         const { compiled, args } = c.unf()
+        const run = () => { sink[0] += compiled.value(...args) as number }
+        warmUp(run)
         return {
-          run: () => { sink[0] += compiled.value(...args) as number },
+          run,
           check: () => {
             const v = compiled.value(...args) as number, ref = c.objective()
             const error = Math.abs(v - ref) / Math.max(1, Math.abs(ref))
@@ -175,8 +210,27 @@ export const unfWorkload: Workload<UnfCase> = {
       kind: 'gradient',
       setup(c) {
         const { compiled, args, flatten } = c.unf()
+        const run = () => { sink[0] += compiled.gradient(...args)[0] }
+        warmUp(run)
         return {
-          run: () => { sink[0] += compiled.gradient(...args)[0] },
+          run,
+          check: () => directionalCheck(c, flatten(compiled.gradient(...args)[1])),
+        }
+      },
+    },
+    {
+      // the same gradient compiled with `reuseResults`: the arrays computed once per call (the
+      // gradient of prod and logsumexp) are buffers kept across calls instead of fresh ones
+      name: 'UNF gradient (reused results)',
+      family: 'UNF',
+      kind: 'gradient',
+      setup(c) {
+        const { args, flatten } = c.unf()
+        const compiled = c.unf().reused()
+        const run = () => { sink[0] += compiled.gradient(...args)[0] }
+        warmUp(run)
+        return {
+          run,
           check: () => directionalCheck(c, flatten(compiled.gradient(...args)[1])),
         }
       },

@@ -1,13 +1,16 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /** `DEC`: subtracts one */
-export const DEC: BijectionSpec = {
-  specificationVersion: 'v1',
+export const DEC = bijection({
   name: 'DEC',
-  kind: 'bijection',
   description: 'subtracts one',
+  params: ['a'],
   roles: ['inout'],
   apply: (a) => [a - 1],
   inverse: 'INC',
+  // adjoint: the derivative is 1, so the gradient passes through unchanged (an empty snippet)
+  adjoint: '',
+  // tangent: a ± 1 leaves the tangent as it is (an empty snippet; not selfAdjoint, which would add 1 to it)
+  tangent: '',
   emit: { cpu: (a) => [`(${a}) - 1`], wgsl: (a) => [`(${a}) - 1`] },
-}
+})

@@ -1,14 +1,12 @@
-import type { BijectionSpec } from '../plugin.js'
+import { selfInverse } from '../primitive.js'
 
 /** `FLIP`: logical not of a bool */
-export const FLIP: BijectionSpec = {
-  specificationVersion: 'v1',
+export const FLIP = selfInverse({
   name: 'FLIP',
-  kind: 'bijection',
   description: 'logical not of a bool',
-  types: ['bool'],
+  params: ['a'],
   roles: ['inout'],
+  types: ['bool'],
   apply: (a) => [a ? 0 : 1],
-  inverse: 'self',
   emit: { cpu: (a) => [`!(${a})`], wgsl: (a) => [`!(${a})`] },
-}
+})

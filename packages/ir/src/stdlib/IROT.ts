@@ -1,16 +1,20 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /** `IROT`: rotates (a, b) by −θ (the inverse of ROT) */
-export const IROT: BijectionSpec = {
-  specificationVersion: 'v1',
+export const IROT = bijection({
   name: 'IROT',
-  kind: 'bijection',
   description: 'rotates (a, b) by −θ (the inverse of ROT)',
+  params: ['a', 'b', 't'],
   roles: ['inout', 'inout', 'in'],
   types: ['float', 'float', 'float'],
   apply: (a, b, t) => [Math.cos(t) * a + Math.sin(t) * b, -Math.sin(t) * a + Math.cos(t) * b],
   inverse: 'ROT',
   // adjoint: ∂/∂θ of the rotated pair, then the transposed rotation (ROT) of the gradients
-  adjoint: { params: ['a', 'b', 't'], source: 'g_t += g_a * (cos(t) * b - sin(t) * a) - g_b * (cos(t) * a + sin(t) * b)\nROT(g_a, g_b, t)' },
-  emit: { cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) + Math.sin(${t}) * (${b})`, `Math.cos(${t}) * (${b}) - Math.sin(${t}) * (${a})`], wgsl: (a, b, t) => [`cos(${t}) * (${a}) + sin(${t}) * (${b})`, `cos(${t}) * (${b}) - sin(${t}) * (${a})`] },
-}
+  adjoint: 'g_t += g_a * (cos(t) * b - sin(t) * a) - g_b * (cos(t) * a + sin(t) * b)\nROT(g_a, g_b, t)',
+  // tangent: the rotation of the tangents, plus ∂a'/∂θ = b', ∂b'/∂θ = −a'
+  tangent: 'IROT(t_a, t_b, t)\nt_a += b * t_t\nt_b -= a * t_t',
+  emit: {
+    cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) + Math.sin(${t}) * (${b})`, `Math.cos(${t}) * (${b}) - Math.sin(${t}) * (${a})`],
+    wgsl: (a, b, t) => [`tenet_cos(${t}) * (${a}) + tenet_sin(${t}) * (${b})`, `tenet_cos(${t}) * (${b}) - tenet_sin(${t}) * (${a})`],
+  },
+})

@@ -1,13 +1,12 @@
-import type { BijectionSpec } from '../plugin.js'
+import { selfInverse } from '../primitive.js'
 
 /** `NEG`: negates a value */
-export const NEG: BijectionSpec = {
-  specificationVersion: 'v1',
+export const NEG = selfInverse({
   name: 'NEG',
-  kind: 'bijection',
   description: 'negates a value',
+  params: ['a'],
   roles: ['inout'],
   apply: (a) => [-a],
-  inverse: 'self',
-  emit: { cpu: (a) => [`-(${a})`], wgsl: (a) => [`-(${a})`] },
-}
+  selfAdjoint: true,
+  emit: { cpu: (a) => [`-(${a})`], wasm: (w) => { w.arg(0); w.op('neg') }, wgsl: (a) => [`-(${a})`] },
+})

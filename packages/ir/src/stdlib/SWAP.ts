@@ -1,13 +1,12 @@
-import type { BijectionSpec } from '../plugin.js'
+import { selfInverse } from '../primitive.js'
 
 /** `SWAP`: exchanges two values (also written a <-> b) */
-export const SWAP: BijectionSpec = {
-  specificationVersion: 'v1',
+export const SWAP = selfInverse({
   name: 'SWAP',
-  kind: 'bijection',
   description: 'exchanges two values (also written a <-> b)',
+  params: ['a', 'b'],
   roles: ['inout', 'inout'],
   apply: (a, b) => [b, a],
-  inverse: 'self',
+  selfAdjoint: true,
   emit: { cpu: (a, b) => [b, a], wasm: { permute: [1, 0] }, wgsl: (a, b) => [b, a] },
-}
+})

@@ -1,15 +1,15 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /** `SubConst`: subtracts a read-only value */
-export const SubConst: BijectionSpec = {
-  specificationVersion: 'v1',
+export const SubConst = bijection({
   name: 'SubConst',
-  kind: 'bijection',
   description: 'subtracts a read-only value',
+  params: ['a', 'c'],
   roles: ['inout', 'in'],
   apply: (a, c) => [a - c],
   inverse: 'AddConst',
-  // adjoint: ∂(a − c)/∂c = −1; g_a passes through
-  adjoint: { params: ['a', 'c'], source: 'g_c -= g_a' },
-  emit: { cpu: (a, c) => [`(${a}) - (${c})`], wgsl: (a, c) => [`(${a}) - (${c})`] },
-}
+  // ∂(a − c)/∂c = −1; g_a passes through
+  adjoint: 'g_c -= g_a',
+  tangent: 't_a -= t_c',
+  emit: { cpu: (a, c) => [`(${a}) - (${c})`], wasm: (w) => { w.arg(0); w.arg(1); w.op('sub') }, wgsl: (a, c) => [`(${a}) - (${c})`] },
+})

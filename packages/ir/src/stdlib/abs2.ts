@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `abs2`: squared absolute value */
-export const abs2: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const abs2 = unary({
   name: 'abs2',
-  kind: 'pure',
-  arity: 1,
   description: 'squared absolute value',
   evaluate: (x) => x * x,
-  partials: (x) => [2 * x],
-  emit: { cpu: (x) => `((${x}) * (${x}))`, wgsl: (x) => `((${x}) * (${x}))` },
-}
+  partials: ['2.0 * x'],
+  emit: { cpu: (x) => `((${x}) * (${x}))`, wasm: (w) => { w.arg(0); w.arg(0); w.op('mul') }, wgsl: (x) => `((${x}) * (${x}))` },
+})

@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `acos`: inverse cosine */
-export const acos: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const acos = unary({
   name: 'acos',
-  kind: 'pure',
-  arity: 1,
   description: 'inverse cosine',
   evaluate: (x) => Math.acos(x),
-  partials: (x) => [-1 / Math.sqrt(1 - x * x)],
-  emit: { cpu: (x) => `Math.acos(${x})`, wgsl: (x) => `acos(${x})` },
-}
+  partials: ['-(1.0 / sqrt(1.0 - x * x))'],
+  emit: { cpu: (x) => `Math.acos(${x})`, wasm: { math: 'acos' }, wgsl: (x) => `tenet_acos(${x})` },
+})

@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `asin`: inverse sine */
-export const asin: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const asin = unary({
   name: 'asin',
-  kind: 'pure',
-  arity: 1,
   description: 'inverse sine',
   evaluate: (x) => Math.asin(x),
-  partials: (x) => [1 / Math.sqrt(1 - x * x)],
-  emit: { cpu: (x) => `Math.asin(${x})`, wgsl: (x) => `asin(${x})` },
-}
+  partials: ['1.0 / sqrt(1.0 - x * x)'],
+  emit: { cpu: (x) => `Math.asin(${x})`, wasm: { math: 'asin' }, wgsl: (x) => `tenet_asin(${x})` },
+})

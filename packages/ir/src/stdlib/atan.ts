@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `atan`: inverse tangent */
-export const atan: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const atan = unary({
   name: 'atan',
-  kind: 'pure',
-  arity: 1,
   description: 'inverse tangent',
   evaluate: (x) => Math.atan(x),
-  partials: (x) => [1 / (1 + x * x)],
-  emit: { cpu: (x) => `Math.atan(${x})`, wgsl: (x) => `atan(${x})` },
-}
+  partials: ['1.0 / (1.0 + x * x)'],
+  emit: { cpu: (x) => `Math.atan(${x})`, wasm: { math: 'atan' }, wgsl: (x) => `tenet_atan(${x})` },
+})

@@ -1,13 +1,11 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { binary } from '../primitive.js'
 
 /** `atan2`: the angle of the point (x, y): atan2(y, x) */
-export const atan2: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const atan2 = binary({
   name: 'atan2',
-  kind: 'pure',
-  arity: 2,
   description: 'the angle of the point (x, y): atan2(y, x)',
+  params: ['y', 'x'],
   evaluate: (y, x) => Math.atan2(y, x),
-  partials: (y, x) => { const r = x * x + y * y; return [x / r, -y / r] },
-  emit: { cpu: (y, x) => `Math.atan2(${y}, ${x})`, wgsl: (y, x) => `atan2(${y}, ${x})` },
-}
+  partials: ['x / (x * x + y * y)', '-(y / (x * x + y * y))'],
+  emit: { cpu: (y, x) => `Math.atan2(${y}, ${x})`, wasm: { math: 'atan2' }, wgsl: (y, x) => `tenet_atan2(${y}, ${x})` },
+})

@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `cos`: cosine */
-export const cos: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const cos = unary({
   name: 'cos',
-  kind: 'pure',
-  arity: 1,
   description: 'cosine',
   evaluate: (x) => Math.cos(x),
-  partials: (x) => [-Math.sin(x)],
-  emit: { cpu: (x) => `Math.cos(${x})`, wgsl: (x) => `cos(${x})` },
-}
+  partials: ['-sin(x)'],
+  emit: { cpu: (x) => `Math.cos(${x})`, wasm: { math: 'cos' }, wgsl: (x) => `tenet_cos(${x})` },
+})

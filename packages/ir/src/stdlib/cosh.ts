@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `cosh`: hyperbolic cosine */
-export const cosh: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const cosh = unary({
   name: 'cosh',
-  kind: 'pure',
-  arity: 1,
   description: 'hyperbolic cosine',
   evaluate: (x) => Math.cosh(x),
-  partials: (x) => [Math.sinh(x)],
-  emit: { cpu: (x) => `Math.cosh(${x})`, wgsl: (x) => `cosh(${x})` },
-}
+  partials: ['sinh(x)'],
+  emit: { cpu: (x) => `Math.cosh(${x})`, wasm: { math: 'cosh' }, wgsl: (x) => `tenet_cosh(${x})` },
+})

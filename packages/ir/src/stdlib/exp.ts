@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `exp`: natural exponential */
-export const exp: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const exp = unary({
   name: 'exp',
-  kind: 'pure',
-  arity: 1,
   description: 'natural exponential',
   evaluate: (x) => Math.exp(x),
-  partials: (x) => [Math.exp(x)],
-  emit: { cpu: (x) => `Math.exp(${x})`, wgsl: (x) => `exp(${x})` },
-}
+  partials: ['exp(x)'],
+  emit: { cpu: (x) => `Math.exp(${x})`, wasm: { math: 'exp' }, wgsl: (x) => `tenet_exp(${x})` },
+})

@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `identity`: the identity, y += identity(x) adds x */
-export const identity: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const identity = unary({
   name: 'identity',
-  kind: 'pure',
-  arity: 1,
   description: 'the identity, y += identity(x) adds x',
   evaluate: (x) => x,
-  partials: () => [1],
+  partials: ['1.0'],
   emit: { cpu: (x) => `(${x})`, wasm: 'identity', wgsl: (x) => `(${x})` },
-}
+})

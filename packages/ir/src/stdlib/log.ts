@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `log`: natural logarithm */
-export const log: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const log = unary({
   name: 'log',
-  kind: 'pure',
-  arity: 1,
   description: 'natural logarithm',
   evaluate: (x) => Math.log(x),
-  partials: (x) => [1 / x],
-  emit: { cpu: (x) => `Math.log(${x})`, wgsl: (x) => `log(${x})` },
-}
+  partials: ['1.0 / x'],
+  emit: { cpu: (x) => `Math.log(${x})`, wasm: { math: 'log' }, wgsl: (x) => `tenet_log(${x})` },
+})

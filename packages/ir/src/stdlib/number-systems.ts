@@ -9,9 +9,12 @@ const notBijective = (name: string) => (op: string) =>
 export const f64: NumberSystemSpec = {
   specificationVersion: 'v1',
   name: 'f64',
-  description: 'IEEE-754 double precision (the default); rounding in +=/-= is ignored, as in the papers',
-  bijectiveUpdates: ['+=', '-='],
+  description: 'IEEE-754 double precision (the default); rounding in +=/-= (and *=//=, which check for a zero factor) is ignored, as in the papers',
+  // `*=`/`/=` by a nonzero finite factor (checked at run time, `runtime/zero-factor`): reversible
+  // up to rounding, as NiLang's MulEq on floats
+  bijectiveUpdates: ['+=', '-=', '*=', '/='],
   rejectUpdate: notBijective('f64'),
+  update: (op, a, b) => (op === '*=' ? a * b : a / b),
   exact: false,
   float: true,
   arrayType: 'Float64Array',

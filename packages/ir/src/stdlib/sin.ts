@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `sin`: sine */
-export const sin: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const sin = unary({
   name: 'sin',
-  kind: 'pure',
-  arity: 1,
   description: 'sine',
   evaluate: (x) => Math.sin(x),
-  partials: (x) => [Math.cos(x)],
-  emit: { cpu: (x) => `Math.sin(${x})`, wgsl: (x) => `sin(${x})` },
-}
+  partials: ['cos(x)'],
+  emit: { cpu: (x) => `Math.sin(${x})`, wasm: { math: 'sin' }, wgsl: (x) => `tenet_sin(${x})` },
+})

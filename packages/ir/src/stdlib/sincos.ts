@@ -1,20 +1,20 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
 /**
  * `sincos(s, c, x)`: s += sin(x) and c += cos(x) in one instruction (the cpu backend evaluates
  * `Math.sin` and `Math.cos`; a backend with a joint sincos can share the argument reduction).
  * Its inverse is `sincos_inverse` (s -= sin x, c -= cos x).
  */
-export const sincos: BijectionSpec = {
-  specificationVersion: 'v1',
+export const sincos = bijection({
   name: 'sincos',
-  kind: 'bijection',
   description: 's += sin(x), c += cos(x)',
+  params: ['s', 'c', 'x'],
   roles: ['inout', 'inout', 'in'],
   types: ['float', 'float', 'float'],
   apply: (s, c, x) => [s + Math.sin(x), c + Math.cos(x)],
   inverse: 'sincos_inverse',
   // the outputs' gradients pass through; x collects g_s·cos x − g_c·sin x
-  adjoint: { params: ['s', 'c', 'x'], source: 'g_x += g_s * cos(x) - g_c * sin(x)' },
-  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`], wgsl: (s, c, x) => [`${s} + sin(${x})`, `${c} + cos(${x})`] },
-}
+  adjoint: 'g_x += g_s * cos(x) - g_c * sin(x)',
+  tangent: 't_s += cos(x) * t_x\nt_c -= sin(x) * t_x',
+  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`], wgsl: (s, c, x) => [`${s} + tenet_sin(${x})`, `${c} + tenet_cos(${x})`] },
+})

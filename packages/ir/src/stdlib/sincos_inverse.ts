@@ -1,15 +1,15 @@
-import type { BijectionSpec } from '../plugin.js'
+import { bijection } from '../primitive.js'
 
-/** `sincos_inverse(s, c, x)`: s -= sin(x) and c -= cos(x), the inverse of `sincos`. */
-export const sincos_inverse: BijectionSpec = {
-  specificationVersion: 'v1',
+/** `sincos_inverse`: s -= sin(x), c -= cos(x) (the inverse of sincos) */
+export const sincos_inverse = bijection({
   name: 'sincos_inverse',
-  kind: 'bijection',
   description: 's -= sin(x), c -= cos(x) (the inverse of sincos)',
+  params: ['s', 'c', 'x'],
   roles: ['inout', 'inout', 'in'],
   types: ['float', 'float', 'float'],
   apply: (s, c, x) => [s - Math.sin(x), c - Math.cos(x)],
   inverse: 'sincos',
-  adjoint: { params: ['s', 'c', 'x'], source: 'g_x -= g_s * cos(x) - g_c * sin(x)' },
-  emit: { cpu: (s, c, x) => [`${s} - Math.sin(${x})`, `${c} - Math.cos(${x})`], wgsl: (s, c, x) => [`${s} - sin(${x})`, `${c} - cos(${x})`] },
-}
+  adjoint: 'g_x -= g_s * cos(x) - g_c * sin(x)',
+  tangent: 't_s -= cos(x) * t_x\nt_c += sin(x) * t_x',
+  emit: { cpu: (s, c, x) => [`${s} - Math.sin(${x})`, `${c} - Math.cos(${x})`], wgsl: (s, c, x) => [`${s} - tenet_sin(${x})`, `${c} - tenet_cos(${x})`] },
+})

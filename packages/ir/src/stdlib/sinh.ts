@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `sinh`: hyperbolic sine */
-export const sinh: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const sinh = unary({
   name: 'sinh',
-  kind: 'pure',
-  arity: 1,
   description: 'hyperbolic sine',
   evaluate: (x) => Math.sinh(x),
-  partials: (x) => [Math.cosh(x)],
-  emit: { cpu: (x) => `Math.sinh(${x})`, wgsl: (x) => `sinh(${x})` },
-}
+  partials: ['cosh(x)'],
+  emit: { cpu: (x) => `Math.sinh(${x})`, wasm: { math: 'sinh' }, wgsl: (x) => `tenet_sinh(${x})` },
+})

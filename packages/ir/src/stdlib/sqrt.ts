@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `sqrt`: square root */
-export const sqrt: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const sqrt = unary({
   name: 'sqrt',
-  kind: 'pure',
-  arity: 1,
   description: 'square root',
   evaluate: (x) => Math.sqrt(x),
-  partials: (x) => [0.5 / Math.sqrt(x)],
-  emit: { cpu: (x) => `Math.sqrt(${x})`, wasm: 'sqrt', wgsl: (x) => `sqrt(${x})` },
-}
+  partials: ['0.5 / sqrt(x)'],
+  emit: { cpu: (x) => `Math.sqrt(${x})`, wasm: 'sqrt', wgsl: (x) => `tenet_sqrt(${x})` },
+})

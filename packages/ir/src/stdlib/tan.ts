@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `tan`: tangent */
-export const tan: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const tan = unary({
   name: 'tan',
-  kind: 'pure',
-  arity: 1,
   description: 'tangent',
   evaluate: (x) => Math.tan(x),
-  partials: (x) => [1 + Math.tan(x) ** 2],
-  emit: { cpu: (x) => `Math.tan(${x})`, wgsl: (x) => `tan(${x})` },
-}
+  partials: ['1.0 + tan(x) * tan(x)'],
+  emit: { cpu: (x) => `Math.tan(${x})`, wasm: { math: 'tan' }, wgsl: (x) => `tenet_tan(${x})` },
+})

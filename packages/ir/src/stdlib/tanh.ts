@@ -1,13 +1,10 @@
-import type { PurePrimitiveSpec } from '../plugin.js'
+import { unary } from '../primitive.js'
 
 /** `tanh`: hyperbolic tangent */
-export const tanh: PurePrimitiveSpec = {
-  specificationVersion: 'v1',
+export const tanh = unary({
   name: 'tanh',
-  kind: 'pure',
-  arity: 1,
   description: 'hyperbolic tangent',
   evaluate: (x) => Math.tanh(x),
-  partials: (x) => [1 - Math.tanh(x) ** 2],
-  emit: { cpu: (x) => `Math.tanh(${x})`, wgsl: (x) => `tanh(${x})` },
-}
+  partials: ['1.0 - tanh(x) * tanh(x)'],
+  emit: { cpu: (x) => `Math.tanh(${x})`, wasm: { math: 'tanh' }, wgsl: (x) => `tenet_tanh(${x})` },
+})

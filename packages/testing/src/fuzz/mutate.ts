@@ -14,6 +14,8 @@ const TOKENS = [
   '__proto__', 'constructor', 'toString', 'prototype', 'true', 'false', 'fn', 'if', 'else', 'while', 'for', 'in',
   'f64', 'i32', 'bool', 'fixed', 'ulog', 'complex', 'stack<f64>', 'f64[]', 'zeros(3)', 'len(x)', 'sin', 'SWAP', 'ROT', 'NEG',
   '😀', '\t', '\u00a0', '\u2028', 'é', 'x.re', 'x.log', '.constructor', 'div(1, 0)', '(1 / 0)', 'i32(1e300)',
+  // the forms of issue 20
+  '[..]', 'x[..]', 'top(s)', 'top(x)', 'a, b <-', 'a, b ->', ', 2', 'for v in x', 'in reverse', '*= 0.0', '/= 0.0', '} ~routine',
 ]
 
 /** One random mutation of `source` (possibly still valid). */

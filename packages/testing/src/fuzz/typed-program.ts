@@ -1,6 +1,6 @@
 /**
  * A seeded generator of random, valid, reversible Tenet programs over a real-valued scalar
- * type (`f64` or `fixed`), for the fuzzer. It complements `randomProgram` (i32, every
+ * type (`f64`, `f32` or `fixed`), for the fuzzer and the conformance runs of backends without f64. It complements `randomProgram` (i32, every
  * construct, exact): here the values are reals, so the programs also exercise the float
  * semantics of each backend (`sin`, `cos`, products, rotations) and can be differentiated.
  *
@@ -12,7 +12,7 @@
  * on them has the same value in the forward and the inverse run, whatever the rounding), and
  * `x` has `ARRAY_LENGTH` elements. It may call a helper `g(a: T, b: T, v: T[])` (calls and
  * uncalls) and a recursive `r(d: i32, a: T, b: T)`. Constructs: `+=`/`-=` with pure
- * expressions, `SWAP`, `NEG`, `ROT` (f64), `for` over the array (with `x[i]`), `if` on `p`, `n`
+ * expressions, `SWAP`, `NEG`, `ROT` (f64, f32), `for` over the array (with `x[i]`), `if` on `p`, `n`
  * and loop variables, `while` with an i32 counter, ancillas computed in `routine { } ~routine`,
  * stacks (`push`/`pop`, when `stacks` is on), calls, uncalls and recursion.
  *
@@ -23,7 +23,7 @@
 import { Random } from '../random.js'
 
 /** The real-valued scalar types the generator writes programs over. */
-export type RealType = 'f64' | 'fixed'
+export type RealType = 'f64' | 'f32' | 'fixed'
 
 /** Options of `randomRealProgram`. */
 export interface RealProgramOptions {
@@ -35,6 +35,13 @@ export interface RealProgramOptions {
   recursion?: boolean
   /** Statement budget of `f` (default 14). */
   maxStatements?: number
+  /**
+   * The unary functions expressions call (default `['sin', 'cos']`). A wider set (`exp`,
+   * `tanh`, `atan`, …) exercises more of a backend's math library.
+   */
+  functions?: string[]
+  /** Also emit `/` in expressions (default false; a division by a value near 0 grows fast). */
+  division?: boolean
 }
 
 /** A generated real-valued program. */
@@ -95,8 +102,8 @@ class RealGenerator {
     noArray ||= !s.array
     if (depth > 0 && this.rng.chance(0.55)) {
       const k = this.rng.int(0, 9)
-      if (k < 2) return `${this.rng.pick(['sin', 'cos'])}(${this.expr(s, depth - 1, avoid, noArray)})`
-      const op = this.rng.pick(['+', '-', '*', '*'])
+      if (k < 2) return `${this.rng.pick(this.opts.functions)}(${this.expr(s, depth - 1, avoid, noArray)})`
+      const op = this.rng.pick(this.opts.division ? ['+', '-', '*', '*', '/'] : ['+', '-', '*', '*'])
       return `(${this.expr(s, depth - 1, avoid, noArray)} ${op} ${this.expr(s, depth - 1, avoid, noArray)})`
     }
     const vars = s.readable.filter((v) => v !== avoid)
@@ -127,7 +134,7 @@ class RealGenerator {
       ['update', 6],
       ['swap', s.writable.length >= 2 ? 1 : 0],
       ['neg', s.writable.length ? 0.6 : 0],
-      ['rot', this.type === 'f64' && s.writable.length >= 2 ? 0.8 : 0],
+      ['rot', this.type !== 'fixed' && s.writable.length >= 2 ? 0.8 : 0],
       ['for', nest && s.array ? 1.6 : 0],
       ['if', nest ? 1.2 : 0],
       ['while', nest ? 0.6 : 0],
@@ -247,7 +254,10 @@ class RealGenerator {
  */
 export function randomRealProgram(seed: number, options: RealProgramOptions = {}): RealProgram {
   const type = options.type ?? 'f64'
-  const opts = { stacks: options.stacks ?? true, recursion: options.recursion ?? true, maxStatements: options.maxStatements ?? 14 }
+  const opts = {
+    stacks: options.stacks ?? true, recursion: options.recursion ?? true, maxStatements: options.maxStatements ?? 14,
+    functions: options.functions ?? ['sin', 'cos'], division: options.division ?? false,
+  }
   const rng = new Random(seed)
   const fns: string[] = []
   const useG = rng.chance(0.5), useR = opts.recursion && rng.chance(0.4)

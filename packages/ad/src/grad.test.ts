@@ -115,7 +115,7 @@ describe('the gradient driver copies only the arrays f writes', () => {
 
   it('uses read-only arrays as passed, copies written ones, and leaves every argument as passed', async () => {
     const { compileAdjoint } = await import('./compile.js')
-    const { sharedArrays } = await import('./api.js')
+    const { sharedArrays } = await import('./arguments.js')
     expect(sharedArrays(compileAdjoint(m.scale!))).toEqual([false, false, true, true, false])
     const x = Float64Array.from([0.5, -1.5, 2]), w = Float64Array.from([1, 1]), idx = Int32Array.from([2, 0]), k = Int32Array.from([7])
     const g = grad(m.scale!, { loss: 0 })

@@ -1,0 +1,346 @@
+/**
+ * The gradient drivers: a generated fixed-arity function per adjoint (arguments in locals, both
+ * programs called positionally, nothing allocated per call), or the code-free driver of
+ * `driver-interpreted.ts` where code generation is blocked. `grad` wraps one.
+ */
+import { TenetError, type CompiledFunction, type ResidentArray } from '@tenet/ir'
+import { argumentError, arityError, hostParams, isDetached } from '@tenet/reversible'
+import { type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
+import { gradientScalar } from './expr.js'
+import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
+import { copyIn, CTORS, hostConversions, sharedArrays, type TypedArray } from './arguments.js'
+
+/** Support object of a generated gradient driver. */
+export interface DriverContext {
+  fwd: CompiledFunction
+  adj: CompiledFunction
+  fromHost: Array<((x: number) => number) | undefined>
+  toHost: Array<((x: number) => number) | undefined>
+  scalars: Float64Array
+  loss: Float64Array
+  buffers: Array<Float64Array | Float32Array | undefined>
+  values: Array<TypedArray | undefined>
+  bad(i: number, a: unknown): never
+  array(i: number, a: unknown): TypedArray
+  gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
+  stack(i: number, a: unknown): unknown[]
+  /** Per array parameter on a backend with resident memory (`CompiledFunction.resident`): its values there. */
+  res: Array<ResidentArray | undefined>
+  /**
+   * The gradients of the array parameters on such a backend: one resident block (so that one
+   * \`fill\` zeroes them all), its byte view \`gz\`, the lengths it was laid out for, and the
+   * current view of each gradient in it (\`gv[i]\`).
+   */
+  gblock: ResidentArray | undefined
+  gz: Uint8Array | undefined
+  glens: number[]
+  gv: Array<Float64Array | Float32Array | undefined>
+  /**
+   * Lays the gradient block out for these lengths (one per parameter, −1 for none), reusing it
+   * when they are those of the last call, and takes fresh views of it, all zero.
+   */
+  gradients(lens: number[]): void
+  /** The byte offset of each gradient in the block. */
+  gat: number[]
+  /** Takes fresh views of the block (after a call that grew the memory), keeping the contents. */
+  gviews(): void
+  /** Replaces \`res[i]\` with a zero array of n elements; returns its view. */
+  resize(i: number, n: number): TypedArray
+  /** Whether `resize` allocated since the driver last took its views (the memory may have grown). */
+  moved: boolean
+  /** Releases every resident array of the driver (see `GradientFunction.release`). */
+  release(): void
+  /** Set by \`dispose\`: later calls throw. */
+  disposed: boolean
+  /**
+   * The resident arrays the driver holds, in an object of their own: what the finalizer frees
+   * when the gradient function is collected (it must not reach the function, or it never is).
+   */
+  held: HeldMemory
+  /** The object whose collection frees \`held\`: referenced by the driver and by every gradient view it hands out. */
+  token: object
+  /**
+   * Checks that array i came back to the caller's values \`a\` after the adjoint sweep (see
+   * \`GradOptions.uncompute\`); the generated driver inlines the same loop.
+   */
+  checkArray(i: number, v: ArrayLike<number>, a: ArrayLike<number>): void
+  /** Raises (or warns about) argument i, element e (−1 for a scalar), which came back as \`got\`, not \`want\`. */
+  uncomputed(i: number, e: number, got: number, want: number): void
+  /** The relative tolerance of the uncompute check. */
+  tol: number
+}
+
+/**
+ * Generates a fixed-arity driver for one adjoint: arguments stay in locals and both cores are
+ * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
+ * Identifiers are generated here; no user text reaches the generated source.
+ */
+export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null, forward: CompiledForwardGradient | null = null, check: UncomputeCheck = { policy: 'off', tolerance: 0 }): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+  const params = c.params
+  const n = params.length
+  const registry = c.info.registry
+  const shared = sharedArrays(c)
+  const hps = hostParams(registry, params)
+  // which array parameters have f32 gradients (the rest f64), for the gradient block
+  const gradF32 = params.map((p) => p.type.kind === 'array' && gradientScalar(p.type.elem) === 'f32')
+  const ctx: DriverContext = {
+    fwd: c.forward,
+    adj: forward?.core ?? fused ?? c.adjoint.core,
+    fromHost: params.map((_, i) => hostConversions(c, i).fromHost),
+    toHost: params.map((_, i) => hostConversions(c, i).toHost),
+    scalars: new Float64Array(n),
+    loss: new Float64Array(1),
+    buffers: new Array(n).fill(undefined),
+    values: new Array(n).fill(undefined),
+    bad(i, a) {
+      if (i === -2) throw new TenetError('ad/disposed', `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``)
+      if (i < 0) return arityError(c.info.name, params, a as number)
+      return argumentError(c.info.name, params, hps[i]!, i, a)
+    },
+    array(i, a) {
+      const p = params[i]!
+      const ctor = CTORS[registry.numberSystem((p.type as { elem: string }).elem).arrayType]
+      if (!(a instanceof ctor)) ctx.bad(i, a)
+      let b = ctx.values[i]
+      if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
+      copyIn(b, a as TypedArray, ctx.fromHost[i])
+      return b
+    },
+    gradBuffer(i, v) {
+      // a new zero buffer (the driver zeroes a reused one itself)
+      return (ctx.buffers[i] = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length))
+    },
+    stack(i, a) {
+      if (!Array.isArray(a)) ctx.bad(i, a)
+      return (a as unknown[]).slice()
+    },
+    moved: false,
+    res: new Array(n).fill(undefined),
+    gblock: undefined,
+    gz: undefined,
+    glens: [],
+    gv: new Array(n).fill(undefined),
+    gradients(lens) {
+      // 16-byte aligned places, as the backend gives separate arrays
+      const at: number[] = []
+      let bytes = 0
+      lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (gradF32[i] ? 4 : 8)) / 16) * 16 })
+      if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
+        ctx.gblock?.release()
+        // never empty, so that a detached view shows in its length (0) even when every gradient is
+        ctx.gblock = ctx.held.gblock = memory!.allocate('bool', Math.max(bytes, 16))
+        ctx.glens = lens.slice()
+        ctx.moved = true
+      }
+      ctx.gat = at
+      ctx.gviews()
+      ctx.gz!.fill(0)
+    },
+    gat: [],
+    gviews() {
+      const z = ctx.gz = ctx.gblock!.array as Uint8Array
+      ctx.glens.forEach((len, i) => {
+        const at = z.byteOffset + ctx.gat[i]!
+        if (len < 0) return
+        const v = ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+        // a gradient handed out keeps its driver's memory alive (see \`GradientFunction.dispose\`)
+        Object.defineProperty(v, KEEP, { value: ctx.token })
+      })
+    },
+    release() {
+      for (const r of ctx.res) r?.release()
+      ctx.res.fill(undefined)
+      ctx.gblock?.release()
+      ctx.gblock = ctx.held.gblock = ctx.gz = undefined
+      ctx.gv.fill(undefined)
+      ctx.buffers.fill(undefined)
+    },
+    disposed: false,
+    held: { res: [], gblock: undefined },
+    token: {},
+    tol: check.tolerance,
+    checkArray(i, v, a) {
+      const th = ctx.toHost[i], tol = ctx.tol
+      for (let j = 0; j < a.length; j++) {
+        const got = th ? th(v[j]!) : v[j]!, want = a[j]!
+        if (got !== want && !(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
+      }
+    },
+    uncomputed(i, e, got, want) {
+      const p = params[i]!
+      const what = `argument ${i + 1} (\`${p.name}\`)${e >= 0 ? `, element ${e},` : ''}`
+      const message = `the adjoint sweep of \`${c.info.name}\` did not bring ${what} back to its input: it recomputed ${got} where the input was ${want} ` +
+        `(tolerance ${ctx.tol} relative to max(1, |input|)). Uncomputing \`${c.info.name}\` is numerically unstable at these arguments, so the ` +
+        `gradient was taken at other values and may be wrong. Options: reformulate the program (store the value instead of recomputing it), ` +
+        `or \`grad(f, { uncompute: 'warn' | 'off', uncomputeTolerance })\``
+      if (check.policy === 'error') throw new TenetError('ad/uncompute', message)
+      if (!warned) { warned = true; console.warn(`[tenet] ${message} (warned once per gradient function)`) }
+    },
+    resize(i, len) {
+      ctx.res[i]?.release()
+      const r = ctx.res[i] = memory!.allocate((params[i]!.type as { elem: string }).elem, len)
+      ctx.moved = true
+      return r.array
+    },
+  }
+  let warned = false
+  ctx.held.res = ctx.res
+  // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
+  // reads and writes them in place, and nothing is copied back after a call.
+  const memory = ctx.adj.resident
+  const args = params.map((_, i) => `a${i}`)
+  const lines: string[] = []
+  lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
+  // (\`token\`: the driver's memory is freed only once this function is unreachable)
+  lines.push('if (ctx.disposed) ctx.bad(-2, token);')
+  const vals: string[] = []
+  params.forEach((p, i) => {
+    const v = `v${i}`
+    vals.push(v)
+    if (p.type.kind === 'scalar') {
+      if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let ${v} = a${i};`)
+      else lines.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
+    } else if (p.type.kind === 'array') {
+      // specialised per parameter, so that every check, copy and fill below sees one array type
+      const ctor = `C${i}`
+      lines.push(`if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
+      if (memory) {
+        lines.push(`let ${v} = ctx.res[${i}]?.array;`)
+        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
+        lines.push(ctx.fromHost[i] ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);` : `${v}.set(a${i});`)
+      } else if (shared[i]) lines.push(`const ${v} = a${i};`)
+      else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
+      else {
+        lines.push(`let ${v} = ctx.values[${i}];`)
+        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.values[${i}] = new ${ctor}(a${i}.length);`)
+        // a loop: cheaper than the \`set\` builtin for the short arrays of scalar code, as fast for long ones
+        lines.push(`for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j];`)
+      }
+    } else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
+  })
+  // an allocation may have grown the memory, which detaches the views taken before it (their
+  // contents stay in the memory): the current ones
+  const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
+  const current = (withGradients: boolean) => {
+    if (!memory) return
+    const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`)
+    lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
+  }
+  if (forward) {
+    // one run of the tangent seeded along the input (see compileForwardGradient): every
+    // parameter is a scalar, so there is nothing else to set up
+    const argv = [...vals, ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : []))]
+    lines.push(`A(${argv.join(', ')});`)
+    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
+    lines.push(`S[${loss}] = 1;`)
+    // the gradient of an f32 input is an f32 value, as in reverse mode
+    const f32 = gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32'
+    lines.push(`S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`)
+  } else {
+    if (!fused) {
+      current(false)
+      lines.push(`F(${vals.join(', ')});`)
+      params.forEach((p, i) => {
+        if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
+      })
+      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
+    }
+    const grads: string[] = []
+    // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
+    // have their lengths unless the memory grew, which detaches them all and zeroes their lengths;
+    // the block's own view is never empty, so its length shows that even for empty gradients)
+    const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
+    if (inBlock.length) {
+      lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
+      lines.push(`if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
+      lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
+      lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
+      lines.push(`} else ctx.gz.fill(0);`)
+    }
+    params.forEach((p, i) => {
+      const s = c.slots[i]
+      if (!s) return
+      if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
+      else if (s.kind === 'array' && memory) grads.push(`g${i}`)
+      else if (s.kind === 'array') {
+        lines.push(`let g${i} = ctx.buffers[${i}];`)
+        lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
+        grads.push(`g${i}`)
+      }
+      else grads.push(`new Array(v${i}.length).fill(0)`)
+    })
+    current(true)
+    if (fused) {
+      // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
+      const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1
+      lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
+      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
+    } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
+    // a call that grew the memory detached the views (the block's byte view then has length 0)
+    if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
+    if (check.policy !== 'off') {
+      // the sweep recomputed the inputs of every argument that f writes: compare them with the
+      // caller's values (which the driver never changes), one pass over the written arguments
+      const written = c.info.program.writes.get(c.info.name)!
+      params.forEach((p, i) => {
+        if (!written[i]) return
+        if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
+          const got = ctx.toHost[i] ? `ctx.toHost[${i}](Q[${i}])` : `Q[${i}]`
+          lines.push(`{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`)
+        } else if (p.type.kind === 'array' && !shared[i]) {
+          // inline, so that each loop sees one array type (an equal element costs one comparison)
+          const got = ctx.toHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
+          lines.push(`{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`)
+        }
+      })
+    }
+    params.forEach((_, i) => {
+      const s = c.slots[i]
+      if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
+      // the current views: a call that grew the memory detached the earlier ones
+      else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
+    })
+  }
+  const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
+  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const run = evalAllowed()
+    ? new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
+    : interpretedDriver({
+      ctx, params, slots: c.slots, loss, fused: fused !== null, lossSlot: c.params.length + c.slots.filter((x) => x).length + 1, forward, shared,
+      ctors: params.map((p) => (p.type.kind === 'array' ? CTORS[registry.numberSystem(p.type.elem).arrayType] : undefined)),
+      forwardF32: forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
+      resident: memory !== undefined,
+      checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+    })
+  return { run, ctx }
+}
+
+/** The resident arrays of a driver (see \`DriverContext.held\`). */
+export interface HeldMemory { res: Array<ResidentArray | undefined>; gblock: ResidentArray | undefined }
+
+/** A hidden property of a gradient view that keeps its driver's memory from being freed. */
+const KEEP = Symbol('tenet.gradient.keep')
+
+/**
+ * Frees the resident memory of gradient functions that were dropped without \`release\` or
+ * \`dispose\` (wasm): when the function, its \`run\` and every gradient view it handed out
+ * are unreachable, their blocks go back to the module's free list.
+ */
+export const collected = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<HeldMemory>((held) => {
+    for (const r of held.res) r?.release()
+    held.res.fill(undefined)
+    held.gblock?.release()
+    held.gblock = undefined
+  })
+  : undefined
+
+// Every gradient function has the same properties with the same getter, so V8 gives them one
+// shape with fast properties: a getter made per function (a closure over its driver) gave each
+// later gradient function slow (dictionary) properties, and a hot `g.run(…)`, `g.scalars[i]`
+// then went through a generic property lookup (about 10 ns per call on the Bessel gradient).
+export const DRIVER = Symbol('tenet.gradient.driver')
+export function lastLoss(this: { [DRIVER]: DriverContext }): number { return this[DRIVER].loss[0]! }
+
+/** The uncompute check of a driver (see \`GradOptions.uncompute\`). */
+export interface UncomputeCheck { policy: 'error' | 'warn' | 'off'; tolerance: number }

@@ -1,0 +1,140 @@
+/**
+ * The one place where a gradient program is chosen. `grad` (and every function built on it:
+ * `gradient`, `checkGrad`, the pools of `@tenet/parallel`) asks `planGradient` which of four
+ * programs computes the gradient of `f`, and the answer — the program, why it was taken, why each
+ * cheaper one was not, and what the driver checks after a sweep — is kept as a `GradientPlan`
+ * that the user can print (`grad(f, …).plan`).
+ *
+ * The programs, cheapest first:
+ * - `forward`: one tangent run of `f` seeded along its only float input (see
+ *   `compileForwardGradient`): a scalar function of one variable.
+ * - `one-pass`: a single pass that accumulates the gradients while `f` runs (see
+ *   `FunctionAdjoint.buildOnePass`): `f` only accumulates the loss from values it never writes.
+ * - `routine-fused`: `f`'s top-level compute–copy–uncompute routine with the cancelling uncompute
+ *   and recompute dropped (see `FunctionAdjoint.buildFused`).
+ * - `two-sweep`: `f` forwards, then its adjoint (the paper's program; always applies).
+ */
+import type { TenetFunction } from '@tenet/reversible'
+import { compileForwardGradient, compileFused, hasForwardGradientShape, infoOf, type CompiledForwardGradient } from './compile.js'
+
+/** The gradient programs, cheapest first. */
+export type GradientProgramKind = 'forward' | 'one-pass' | 'routine-fused' | 'two-sweep'
+
+/** One program the planner looked at: whether it applies, and why (or why not). */
+export interface PlanStep {
+  readonly program: GradientProgramKind
+  readonly applies: boolean
+  readonly why: string
+}
+
+/** The choice of a gradient program for one function and loss (see `planGradient`). */
+export interface GradientPlan {
+  /** The program that runs. */
+  readonly program: GradientProgramKind
+  /** The function and the index of its loss argument. */
+  readonly function: string
+  readonly loss: number
+  /** The programs considered, in the order they were tried (the last one is the choice). */
+  readonly considered: readonly PlanStep[]
+  /**
+   * The check after every sweep that the recomputed arguments equal the inputs (see
+   * `GradOptions.uncompute`): the policy asked for, or `'off'` where the program never uncomputes.
+   */
+  readonly uncomputeCheck: 'error' | 'warn' | 'off'
+  /** Whether updates that neither the gradients nor the loss need were dropped (only without run-time checks). */
+  readonly deadUpdatesDropped: boolean
+  /** A few lines for people: the program, why, and what was ruled out. */
+  toString(): string
+}
+
+/** What `planGradient` is told (the options of `grad` that bear on the choice). */
+export interface PlanOptions {
+  loss: number
+  mode?: 'auto' | 'forward' | 'reverse'
+  fuse?: boolean
+  uncompute?: 'error' | 'warn' | 'off'
+  /** Arguments held constant (see `GradOptions.constants`): only the two-sweep program has their variant. */
+  constants?: readonly number[]
+}
+
+/** The plan and the compiled program it chose (null where the driver runs `f` and its adjoint). */
+export interface PlannedGradient {
+  plan: GradientPlan
+  forward: CompiledForwardGradient | null
+  fused: TenetFunction | null
+}
+
+const WHY = {
+  forwardOff: (mode: string) => `mode '${mode}'`,
+  fuseOff: 'fuse: false',
+  forwardShape: 'not a function of scalars with one float argument besides the loss, only accumulated into the loss',
+  forwardTaken: 'a scalar function of one float argument: one tangent run costs about one run of f',
+  onePassNo: 'f does more than accumulate the loss from values it never writes',
+  onePassTaken: 'f only accumulates the loss from values it never writes: gradients accumulate in the same pass',
+  fusedNo: "f's top level is not a compute–copy–uncompute routine",
+  fusedTaken: "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
+  inverse: 'f is an inverse (`~f`): the fused programs are built for forward functions',
+  constants: 'arguments are held constant (`constants`): only the two-sweep program has that variant',
+  stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
+  twoSweep: 'always applies: f forwards, then its adjoint',
+}
+
+/**
+ * Chooses the gradient program of `f` for `options.loss` and compiles it (cached per function and
+ * loss). `mode: 'forward'` that does not apply is the caller's error to raise (the plan says
+ * why); `fuse: false` rules out every fused program.
+ */
+export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGradient {
+  const mode = options.mode ?? 'auto'
+  const considered: PlanStep[] = []
+  const info = infoOf(f)
+  let forward: CompiledForwardGradient | null = null
+  const held = (options.constants?.length ?? 0) > 0
+  if (held) {
+    considered.push({ program: 'forward', applies: false, why: WHY.constants })
+  } else if (mode === 'reverse' || (mode === 'auto' && options.fuse === false)) {
+    considered.push({ program: 'forward', applies: false, why: mode === 'reverse' ? WHY.forwardOff(mode) : WHY.fuseOff })
+  } else {
+    forward = compileForwardGradient(f, options.loss)
+    const shape = forward !== null || hasForwardGradientShape(f, options.loss)
+    considered.push({ program: 'forward', applies: forward !== null, why: forward ? WHY.forwardTaken : shape ? 'its tangent cannot be built' : WHY.forwardShape })
+  }
+  let fused: TenetFunction | null = null
+  if (!forward && mode !== 'forward') {
+    if (options.fuse === false) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.fuseOff }, { program: 'routine-fused', applies: false, why: WHY.fuseOff })
+    } else if (info.inverse) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.inverse }, { program: 'routine-fused', applies: false, why: WHY.inverse })
+    } else if (held) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.constants }, { program: 'routine-fused', applies: false, why: WHY.constants })
+    } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
+      considered.push({ program: 'one-pass', applies: false, why: WHY.stacks }, { program: 'routine-fused', applies: false, why: WHY.stacks })
+    } else {
+      fused = compileFused(f, options.loss)
+      const onePass = fused !== null && fused.name.endsWith('$onepass')
+      considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })
+      if (!onePass) considered.push({ program: 'routine-fused', applies: fused !== null, why: fused ? WHY.fusedTaken : WHY.fusedNo })
+    }
+    if (!fused) considered.push({ program: 'two-sweep', applies: true, why: WHY.twoSweep })
+  }
+  const chosen = considered.find((s) => s.applies)?.program ?? 'forward'
+  const checks = info.options.checks !== false
+  // what the sweep leaves in the values: the inputs after f and its adjoint, and after the
+  // routine-fused program with checks on; forward mode and the one-pass program never uncompute
+  const recomputes = chosen === 'two-sweep' || (chosen === 'routine-fused' && checks)
+  const plan: GradientPlan = {
+    program: chosen,
+    function: info.name,
+    loss: options.loss,
+    considered,
+    uncomputeCheck: recomputes ? (options.uncompute ?? 'error') : 'off',
+    deadUpdatesDropped: !checks && chosen !== 'two-sweep',
+    toString() {
+      const lines = [`gradient of \`${this.function}\` (loss: argument ${this.loss}): ${this.program}`]
+      for (const s of this.considered) lines.push(`  ${s.applies ? '✓' : '✗'} ${s.program}: ${s.why}`)
+      lines.push(`  uncompute check: ${this.uncomputeCheck}${this.deadUpdatesDropped ? '; updates nothing reads are dropped (checks off)' : ''}`)
+      return lines.join('\n')
+    },
+  }
+  return { plan: Object.freeze(plan), forward, fused }
+}

@@ -1,0 +1,17 @@
+/**
+ * `@tenet/ir/backend`: compiler helpers for backend and transform authors — the IR walkers, the
+ * inliner that backends run before code generation, the common-subexpression and array-promotion
+ * analyses the cpu and wasm code generators share, the IR → IR optimisation passes they run
+ * (`optimize`, see `passes/`), and the check of host-function results. Users
+ * of Tenet need none of this; `@tenet/ir` itself exports the IR, the syntax, the registry and the
+ * plugin interfaces.
+ * @module
+ */
+export { walk, rootName, readNames, writtenParams } from './check.js'
+export { inlineSmallCalls, userNames } from './inline.js'
+export { flatten, forEachStatement, inRun, key, offsetOf, promotableElements, sharedSubexpressions, type Flat, type Promotion, type RunStmt, type Shared } from './cse.js'
+export { hostNumber } from './host-result.js'
+export {
+  optimize, PASS_NAMES, unrollLoops, unrollBlock, literalTrips, scalarReplaceArrays, scalarArraysBlock, deadAncillas,
+  dropDeadAncillaWrites, effectfulFunctions, rewriteBlock, rewriteExpr, type PassName, type DeadAncillasContext, type NodeRewriter,
+} from './passes/index.js'

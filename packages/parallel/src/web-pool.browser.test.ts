@@ -1,0 +1,136 @@
+/**
+ * The browser pools in headless Chromium (Debian's `chromium`, driven by playwright-core): a tiny
+ * local server serves the built packages (bare `@tenet/…`/`tenet` imports rewritten to their
+ * `dist/index.js`, so module workers need no import map) and a page that runs `createWebPool`
+ * and `webGradientPool`. Checks the task-order reduction (same bits for 1, 2 and 3 workers, and
+ * as the Node pool), errors, and a Tenet gradient against the Node pool's. Skips locally (one
+ * line) without chromium; fails under CI.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { dirname, join, normalize, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createPool, sharedArray, tenetGradientPool } from './index.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const here = dirname(fileURLToPath(import.meta.url))
+const packages = join(here, '..', '..')
+const ci = process.env.CI === 'true' || process.env.CI === '1'
+const built = readdirSync(packages).filter((p) => existsSync(join(packages, p, 'dist', 'index.js')))
+const ready = existsSync(CHROMIUM) && ['parallel', 'tenet', 'ir', 'reversible', 'ad'].every((p) => built.includes(p))
+if (!ready) {
+  if (ci) throw new Error(`the browser pool test needs ${CHROMIUM} and the built packages under CI`)
+  console.log(`[parallel] skipping the browser pool test: needs ${CHROMIUM} (apt-get install chromium) and the packages built`)
+}
+
+const source = `
+fn nll(loss: f64, mu: f64, s: f64, x: f64[]) {
+  for i in 0..len(x) { loss += log(1.0 + (x[i] - mu) * (x[i] - mu) / (s * s)) }
+}`
+const tasks = Array.from({ length: 13 }, (_, t) => [t * 1000, 1000 + t])
+const points = Array.from({ length: 6 }, (_, s) => Array.from({ length: 50 }, (_, i) => Math.sin(7 * (s * 50 + i)) * 3))
+
+const page = `
+import { createWebPool, webGradientPool } from '/packages/parallel/dist/web.js'
+const out = {}
+try {
+  const tasks = ${JSON.stringify(tasks)}
+  out.sums = []
+  for (const workers of [1, 2, 3]) {
+    const pool = await createWebPool({ module: '/fixture.mjs', init: { scale: 0.1 }, workers })
+    const [a, b] = await Promise.all([pool.sum(tasks, 2), pool.sum(tasks, 2)]) // two calls in flight at once
+    out.sums.push(Array.from(a), Array.from(b))
+    if (workers === 2) {
+      out.rows = Array.from(await pool.map([[0, 1], [1, 1], [2, 1]], 2))
+      try { await pool.sum([...tasks.slice(0, 10), -1], 2) } catch (e) { out.taskError = { message: e.message, code: e.code } }
+      out.after = Array.from(await pool.sum([[0, 1]], 2))
+    }
+    pool.close()
+    if (workers === 3) { try { await pool.sum(tasks, 2) } catch (e) { out.closed = e.message } }
+  }
+  try { await createWebPool({ module: '/fixture.mjs', init: { failSetup: true }, workers: 1 }) } catch (e) { out.setupError = e.message }
+  const points = ${JSON.stringify(points)}
+  const shards = points.map((xs) => [0, 0.3, 1.7, Float64Array.from(xs)])
+  for (const workers of [1, 3]) {
+    const g = await webGradientPool({ source: ${JSON.stringify(source)}, entry: 'nll', loss: 0, workers, checks: false })
+    const r = await g.gradient(shards)
+    out['grad' + workers] = { loss: r.loss, mu: r.gradient[1], s: r.gradient[2] }
+    g.close()
+  }
+} catch (e) {
+  out.error = String(e && e.stack || e)
+}
+window.__pool = out
+`
+
+const toUrl = (spec: string) => (spec === 'tenet' ? '/packages/tenet/dist/index.js' : `/packages/${spec.slice('@tenet/'.length)}/dist/index.js`)
+/** Bare imports of Tenet's packages become paths the server answers. */
+const rewrite = (js: string) => js.replace(/(from\s*|import\(\s*)(['"])(tenet|@tenet\/[\w-]+)\2/g, (_, pre: string, q: string, spec: string) => `${pre}${q}${toUrl(spec)}${q}`)
+
+function serve(): Promise<Server> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const send = (type: string, body: string | Buffer) => { res.writeHead(200, { 'content-type': type }); res.end(body) }
+    if (url.pathname === '/') return send('text/html', '<!doctype html><meta charset="utf-8"><title>pool</title><script type="module" src="/page.js"></script>')
+    if (url.pathname === '/page.js') return send('text/javascript', page)
+    if (url.pathname === '/fixture.mjs') return send('text/javascript', readFileSync(join(here, '..', 'test', 'fixtures', 'scaled-sum.mjs')))
+    const m = /^\/packages\/([\w-]+)\/dist\/(.+\.js)$/.exec(url.pathname)
+    const file = m && built.includes(m[1]!) ? normalize(join(packages, m[1]!, 'dist', m[2]!)) : undefined
+    if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file)) return send('text/javascript', rewrite(readFileSync(file, 'utf8')))
+    res.writeHead(404)
+    res.end()
+  })
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
+}
+
+describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
+  const profile = mkdtempSync(join(tmpdir(), 'tenet-pool-chromium-'))
+  afterAll(() => rmSync(profile, { recursive: true, force: true }))
+
+  it('sum in task order on Web Workers (same bits for 1–3 workers and as the Node pool), errors, Tenet gradients', async () => {
+    const { chromium } = await import('playwright-core')
+    const server = await serve()
+    const port = (server.address() as { port: number }).port
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    })
+    try {
+      const tab = await context.newPage()
+      await tab.goto(`http://localhost:${port}/`)
+      await tab.waitForFunction(() => (globalThis as unknown as { __pool?: unknown }).__pool !== undefined, undefined, { timeout: 90_000 })
+      const r = await tab.evaluate(() => (globalThis as unknown as { __pool: Record<string, any> }).__pool)
+      expect(r.error).toBeUndefined()
+      // the Node pool on the same tasks: the same bits
+      const node = await createPool({ module: new URL('../test/fixtures/scaled-sum.mjs', import.meta.url), init: { scale: 0.1 }, workers: 2 })
+      const ref = Array.from(node.sum(tasks, 2))
+      await node.close()
+      expect(r.sums).toHaveLength(6)
+      for (const s of r.sums) expect(s).toEqual(ref)
+      expect(r.rows).toEqual([1 * 0.1, 1, 0.5 * 0.1, 1, (1 / 3) * 0.1, 1]) // init scale 0.1
+      expect(r.taskError).toEqual({ message: 'a task failed in a worker: task -1 refused', code: 'fixture/refused' })
+      expect(r.after).toEqual([0.1, 1]) // the pool still works after a failed call
+      expect(r.closed).toMatch(/closed/)
+      expect(r.setupError).toMatch(/worker setup failed: setup refused/)
+      // Tenet gradients: 1 and 3 Web Workers agree to the bit; the Node pool agrees to rounding
+      expect(r.grad3).toEqual(r.grad1)
+      const pool = await tenetGradientPool({ source, entry: 'nll', loss: 0, workers: 2, checks: false })
+      const g = pool.gradient(points.map((xs) => [0, 0.3, 1.7, sharedArray(xs)]))
+      await pool.close()
+      expect(r.grad1.loss).toBeCloseTo(g.loss, 10)
+      expect(r.grad1.mu).toBeCloseTo(g.gradient[1] as number, 10)
+      expect(r.grad1.s).toBeCloseTo(g.gradient[2] as number, 10)
+      // and against a finite difference of the loss
+      const loss = (mu: number, s: number) => points.flat().reduce((a, x) => a + Math.log(1 + ((x - mu) * (x - mu)) / (s * s)), 0)
+      const h = 1e-6
+      expect(r.grad1.mu).toBeCloseTo((loss(0.3 + h, 1.7) - loss(0.3 - h, 1.7)) / (2 * h), 5)
+      expect(r.grad1.s).toBeCloseTo((loss(0.3, 1.7 + h) - loss(0.3, 1.7 - h)) / (2 * h), 5)
+    } finally {
+      await context.close()
+      server.close()
+    }
+  }, 150_000)
+})

@@ -1,0 +1,87 @@
+/**
+ * The host boundary's error parity: one mistake, one error code and one message, whatever entry
+ * point sees it first — a call and its inverse on every backend, `gradient`, `grad` (the call and
+ * the allocation-free `run`), `checkGrad`, `jvp`, `jacobian`, `hessian`, `hvp`, `taylor` and a
+ * vjp rule.
+ */
+import { describe, expect, it } from 'vitest'
+import { wasmBackend } from '@tenet/backend-wasm'
+import {
+  checkGrad, createRegistry, grad, gradient, hessian, hvp, jacobian, jvp, rev, taylor, TenetError, vjp, type TenetFunction,
+} from './index.js'
+
+const source = 'fn f(y: f64, x: f64[], n: i32, flag: bool) { for i in 0..n { if (flag) { y += x[i] * x[i] } } }'
+const registry = createRegistry().registerBackend(wasmBackend)
+const modules = {
+  cpu: rev.with({ backend: 'cpu' })([source] as unknown as TemplateStringsArray),
+  interpreter: rev.with({ backend: 'interpreter' })([source] as unknown as TemplateStringsArray),
+  wasm: rev.with({ backend: 'wasm', registry })([source] as unknown as TemplateStringsArray),
+}
+
+/** The code and message of what `f` throws (fails when it throws nothing or not a TenetError). */
+function error(f: () => unknown): string {
+  try {
+    f()
+  } catch (e) {
+    if (!TenetError.isInstance(e)) throw e
+    return `${(e as TenetError).code}: ${(e as TenetError).message}`
+  }
+  throw new Error('expected an error, but none was thrown')
+}
+
+/** Every entry point, given a function and a bad argument list. */
+function entryPoints(f: TenetFunction): Array<[string, (args: unknown[]) => unknown]> {
+  return [
+    ['call', (a) => f(...a)],
+    ['gradient', (a) => gradient(f, a, { loss: 0 })],
+    ['grad', (a) => grad(f, { loss: 0 })(...a)],
+    ['grad.run', (a) => grad(f, { loss: 0 }).run(...a)],
+    ['checkGrad', (a) => checkGrad(f, a, { loss: 0 })],
+    ['jvp', (a) => jvp(f, a, { v: [0, new Float64Array(2), null, null] })],
+    ['jacobian', (a) => jacobian(f, a)],
+    ['hessian', (a) => hessian(f, a, { loss: 0 })],
+    ['hvp', (a) => hvp(f, a, { loss: 0, v: [0, new Float64Array(2), null, null] })],
+    ['taylor', (a) => taylor(f, a, { order: 2, direction: [0, new Float64Array(2), null, null] })],
+    ['vjp rule', (a) => vjp(f)(...a)],
+  ]
+}
+
+function detached(n: number): Float64Array {
+  const a = new Float64Array(n)
+  structuredClone(a.buffer, { transfer: [a.buffer] })
+  return a
+}
+
+const mistakes: Array<[string, () => unknown[], RegExp]> = [
+  ['too few arguments', () => [0, new Float64Array(2), 2], /^call\/arity: `f` takes 4 arguments \(y, x, n, flag\), got 3$/],
+  ['a string for f64', () => ['0', new Float64Array(2), 2, true], /^call\/type: argument 1 \(`y: f64`\) of `f` must be a number, got a string$/],
+  ['a Float32Array for f64[]', () => [0, new Float32Array(2), 2, true], /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Float32Array$/],
+  ['a plain array for f64[]', () => [0, [1, 2], 2, true], /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Array$/],
+  ['a number for bool', () => [0, new Float64Array(2), 2, 1], /^call\/type: argument 4 \(`flag: bool`\) of `f` must be a boolean, got a number$/],
+  ['null for i32', () => [0, new Float64Array(2), null, true], /^call\/type: argument 3 \(`n: i32`\) of `f` must be a number, got null$/],
+  ['a detached array', () => [0, detached(2), 2, true], /^call\/detached: argument 2 \(`x: f64\[\]`\) of `f` is a view of a detached ArrayBuffer/],
+]
+
+describe('the host boundary: one error per mistake at every entry point and on every backend', () => {
+  for (const [backend, m] of Object.entries(modules)) {
+    it(`${backend}: the same code and message everywhere`, () => {
+      const f = m.f!
+      for (const [what, args, want] of mistakes) {
+        for (const [entry, call] of entryPoints(f)) {
+          const got = error(() => call(args()))
+          expect(got, `${what} through ${entry}`).toMatch(want)
+        }
+        // the inverse names itself
+        expect(error(() => f.inverse(...args())), `${what} through the inverse`).toMatch(
+          new RegExp(want.source.replace('`f` takes', '`f.inverse` takes')),
+        )
+      }
+    })
+  }
+
+  it('the right arguments pass every entry point', () => {
+    const f = modules.cpu.f!
+    const args = () => [0, Float64Array.from([1, 2]), 2, true]
+    for (const [entry, call] of entryPoints(f)) expect(() => call(args()), entry).not.toThrow()
+  })
+})
