@@ -1,7 +1,8 @@
 /**
  * `@tenet/ir/backend`: compiler helpers for backend and transform authors — the IR walkers, the
- * inliner and the optimisation passes (`optimize`) that backends run before code generation, the common-subexpression and array-promotion
- * analyses the cpu and wasm code generators share, and the check of host-function results. Users
+ * inliner that backends run before code generation, the common-subexpression and array-promotion
+ * analyses the cpu and wasm code generators share, the IR → IR optimisation passes they run
+ * (`optimize`, see `passes/`), and the check of host-function results. Users
  * of Tenet need none of this; `@tenet/ir` itself exports the IR, the syntax, the registry and the
  * plugin interfaces.
  * @module
