@@ -166,7 +166,14 @@ function realProblems(p: RealProgram, backends: FuzzBackend[], args: unknown[], 
       else if (p.type === 'f64') problems.push(`${r.backend}: threw ${describe(r.error)} on a valid f64 program`)
       continue
     }
-    if (ref.error !== undefined) { problems.push(`${r.backend} ran where ${ref.backend} threw ${describe(ref.error)}`); continue }
+    if (ref.error !== undefined) {
+      // without checks a backend drops statements whose results nothing reads (the dead-ancillas
+      // pass, documented in the cpu and wasm READMEs), so a run-time error inside them (a fixed
+      // overflow in an uncompute) is not raised: running is then allowed, with nothing to compare
+      if (eligible[results.indexOf(r)]!.checks === false && isTenet(ref.error) && ref.error.name === 'InvertibilityError') { classify('error in dead code (checks off)'); continue }
+      problems.push(`${r.backend} ran where ${ref.backend} threw ${describe(ref.error)}`)
+      continue
+    }
     if (r !== ref && !sameBits(r.forward, ref.forward)) problems.push(`${r.backend} and ${ref.backend} disagree: ${showArgs(r.forward)} vs ${showArgs(ref.forward)}`)
     if (p.type === 'fixed') {
       if (!r.roundTrip) problems.push(`${r.backend}: inverse(forward(x)) != x (fixed is exact): x = ${showArgs(r.input)}, got ${showArgs(r.inverse)}`)

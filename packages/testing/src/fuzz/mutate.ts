@@ -96,7 +96,8 @@ export function mutateArgs(args: readonly unknown[], rng: Random, options: { ext
     case 3: out[i] = options.extremeNumbers === false ? rng.pick([-0, 1.5, -1]) : rng.pick([Number.NaN, Number.POSITIVE_INFINITY, -0, 2 ** 31, -(2 ** 31) - 1, 1.5, 1e300]); return out
     case 4:
       if (ArrayBuffer.isView(a)) {
-        const t = a as unknown as Float64Array
+        // (an array an earlier mutation detached reads as empty: copy from an empty one, not from it)
+        const t = (a.byteLength > 0 ? a : new Float64Array(0)) as unknown as Float64Array
         out[i] = rng.pick<() => unknown>([
           () => Array.from(t), () => Float32Array.from(t), () => Int32Array.from(t), () => t.subarray(1),
           () => detached(t), () => new Float64Array(0), () => Uint8Array.from(t),
