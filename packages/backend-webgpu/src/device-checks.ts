@@ -79,17 +79,26 @@ const unary = (f: (x: number) => number, xs: () => number[]): Pick<Case, 'arity'
   arity: 1, reference: (x) => f(x), inputs: () => [...xs(), ...SPECIAL].map((x) => [x, 0]),
 })
 
+/**
+ * sinh and cosh where e^|x| overflows f32 but the result does not (|x| in (88.72, 89.42)), the
+ * switch of their algorithms at |x| = 88, and the f32 neighbours of the overflow threshold ln(2·FLT_MAX).
+ */
+function nearOverflow(n: number, seed: number): number[] {
+  const xs = [...uniform(n / 16, seed, 87.5, 89.6), ...around(88, 16), ...around(88.72283935546875, 16), ...around(89.41598629223294, 32)]
+  return [...xs, ...xs.map((x) => -x)]
+}
+
 /** The functions checked, with their inputs (`N` random ones per function plus the hard cases). */
 export function accuracyCases(N: number): Case[] {
   return [
   { name: 'sin', ...unary(Math.sin, () => [...logUniform(N, 1, 0, 254), ...uniform(N / 4, 2, -10, 10), ...nearPiOver2(N / 16, 3)]) },
   { name: 'cos', ...unary(Math.cos, () => [...logUniform(N, 4, 0, 254), ...uniform(N / 4, 5, -10, 10), ...nearPiOver2(N / 16, 6)]) },
-  { name: 'tan', ...unary(Math.tan, () => [...logUniform(N, 7, 0, 254), ...uniform(N / 4, 8, -10, 10), ...nearPiOver2(N / 16, 9)]) },
+  { name: 'tan', ...unary(Math.tan, () => [...logUniform(N, 7, 0, 254), ...uniform(N / 4, 8, -10, 10), ...nearPiOver2(N / 16, 9), ...uniform(N / 8, 40, -1.6, 1.6)]) },
   { name: 'exp', ...unary(Math.exp, () => [...uniform(N, 10, -110, 95), ...logUniform(N / 4, 11, 0, 130), ...around(88.72283935546875, 8), ...around(-87.33654, 8), ...around(-103.27893, 8)]) },
   { name: 'log', ...unary(Math.log, () => [...logUniform(N, 12, 0, 254, false), ...uniform(N / 4, 13, 0.5, 2), ...around(1, 64)]) },
-  { name: 'sinh', ...unary(Math.sinh, () => [...uniform(N, 14, -92, 92), ...logUniform(N / 4, 15, 0, 130)]) },
-  { name: 'cosh', ...unary(Math.cosh, () => [...uniform(N, 16, -92, 92), ...logUniform(N / 4, 17, 0, 130)]) },
-  { name: 'tanh', ...unary(Math.tanh, () => [...uniform(N, 18, -12, 12), ...logUniform(N / 4, 19, 0, 135)]) },
+  { name: 'sinh', ...unary(Math.sinh, () => [...uniform(N, 14, -92, 92), ...logUniform(N / 4, 15, 0, 130), ...nearOverflow(N, 41)]) },
+  { name: 'cosh', ...unary(Math.cosh, () => [...uniform(N, 16, -92, 92), ...logUniform(N / 4, 17, 0, 130), ...nearOverflow(N, 42)]) },
+  { name: 'tanh', ...unary(Math.tanh, () => [...uniform(N, 18, -12, 12), ...logUniform(N / 4, 19, 0, 135), ...uniform(N / 8, 43, -1, 1), ...around(9.010913, 32), ...around(10, 16), ...around(-10, 16)]) },
   { name: 'atan', ...unary(Math.atan, () => [...logUniform(N, 20, 0, 254), ...uniform(N / 4, 21, -3, 3)]) },
   { name: 'asin', ...unary(Math.asin, () => [...uniform(N, 22, -1, 1), ...logUniform(N / 4, 23, 0, 126), ...around(1, 64), ...around(-1, 64), 1.5]) },
   { name: 'acos', ...unary(Math.acos, () => [...uniform(N, 24, -1, 1), ...logUniform(N / 4, 25, 0, 126), ...around(1, 64), ...around(-1, 64), -1.5]) },

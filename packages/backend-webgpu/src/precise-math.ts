@@ -109,6 +109,9 @@ fn tm_is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800
 // a + b behind a condition the compiler cannot decide (tenet_opaque is false at run time), so
 // that it cannot rewrite (a + b) - a as b: SwiftShader's JIT does when a is a constant
 fn tm_sum(a: f32, b: f32) -> f32 { return select(a + b, 0.0, tenet_opaque); }
+// the same guard for any value whose rounding error is computed later (a quotient, a root):
+// without it a compiler may rewrite b · (a / b) as a, or sqrt(x) · sqrt(x) as x
+fn tm_opq(a: f32) -> f32 { return select(a, 0.0, tenet_opaque); }
 fn tm_two_sum(a: f32, b: f32) -> vec2<f32> {
   let s = tm_sum(a, b);
   let bb = s - a;
@@ -148,29 +151,41 @@ fn tm_mul_f(a: vec2<f32>, b: f32) -> vec2<f32> {
 fn tm_div_f(a: f32, b: f32) -> f32 {
   let fa = frexp(a);
   let fb = frexp(b);
-  let q0 = fa.fract / fb.fract;
+  let q0 = tm_opq(fa.fract / fb.fract);
   let p = tm_two_prod(q0, fb.fract);
   let r = (fa.fract - p.x) - p.y;
   return tm_ldexp(q0 + r / fb.fract, fa.exp - fb.exp);
 }
+// a / b for double-f32 a, b with b.x normal and finite: both scaled to [0.5, 1) first, so that the
+// device's division (WGSL allows 2.5 ulp; a GPU may return 0 for a divisor above 2^126) and the
+// residuals stay in range; the quotient is corrected twice by exact residuals
 fn tm_div(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-  let q1 = a.x / b.x;
-  let r = tm_add(a, -tm_mul_f(b, q1));
-  let q2 = r.x / b.x;
-  let r2 = tm_add(r, -tm_mul_f(b, q2));
-  return tm_fast_two_sum(q1, q2 + r2.x / b.x);
+  if (a.x == 0.0) { return vec2<f32>(a.x / b.x, 0.0); }
+  let fa = frexp(a.x);
+  let fb = frexp(b.x);
+  let an = vec2<f32>(fa.fract, tm_ldexp(a.y, -fa.exp));
+  let bn = vec2<f32>(fb.fract, tm_ldexp(b.y, -fb.exp));
+  let q1 = tm_opq(an.x / bn.x);
+  let r = tm_add(an, -tm_mul_f(bn, q1));
+  let q2 = tm_opq(r.x / bn.x);
+  let r2 = tm_add(r, -tm_mul_f(bn, q2));
+  let q = tm_fast_two_sum(q1, q2 + r2.x / bn.x);
+  let e = fa.exp - fb.exp;
+  return vec2<f32>(tm_ldexp(q.x, e), tm_ldexp(q.y, e));
 }
 fn tm_sqrt2(a: vec2<f32>) -> vec2<f32> {
   if (a.x <= 0.0) { return vec2<f32>(0.0, 0.0); }
-  let s = sqrt(a.x);
+  let s = tm_opq(sqrt(a.x));
   let p = tm_two_prod(s, s);
   return tm_fast_two_sum(s, (((a.x - p.x) - p.y) + a.y) / (2.0 * s));
 }
-// x · 2^k for k in [-252, 254] (two exact scalings; one rounding if the result is subnormal)
+// x · 2^k for k in [-252, 254] (two exact scalings; one rounding if the result is subnormal).
+// The first product is kept apart: a compiler that multiplied the two powers first would
+// overflow (2^128) or underflow where x · 2^k is finite and normal
 fn tm_pow2(k: i32) -> f32 { return bitcast<f32>(u32(k + 127) << 23u); }
 fn tm_ldexp(x: f32, k: i32) -> f32 {
   let k1 = k / 2;
-  return x * tm_pow2(k1) * tm_pow2(k - k1);
+  return tm_opq(x * tm_pow2(k1)) * tm_pow2(k - k1);
 }
 `
 
@@ -588,7 +603,7 @@ fn tenet_sqrt(x: f32) -> f32 {
   let odd = (f.exp & 1) != 0;
   let m = select(f.fract, f.fract * 2.0, odd);
   let e = select(f.exp, f.exp - 1, odd);
-  let s = sqrt(m);
+  let s = tm_opq(sqrt(m));
   let p = tm_two_prod(s, s);
   return tm_ldexp(s + ((m - p.x) - p.y) / (2.0 * s), e / 2);
 }`,
