@@ -24,6 +24,8 @@ options:
   --rows <names>     only rows whose name or family contains one of these (comma-separated)
   --out <dir>        where to write results.json, report.md and the SVG charts
                      (default: <repo>/bench/results)
+  --budget <s>       time budget in seconds: rows not started by then are reported n/a
+                     (the report is still written)
   --no-study         skip the workloads' studies (leapfrog error vs steps, graph-embedding
                      training, checkpoint time vs memory)
   --quiet            no progress output
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
       rows: { type: 'string' },
       out: { type: 'string' },
       'no-study': { type: 'boolean', default: false },
+      budget: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
     ...(values.adbench ? { adbenchDir: resolve(values.adbench) } : {}),
     progress,
     studies: !values['no-study'],
+    ...(values.budget ? { budgetMs: Number(values.budget) * 1000 } : {}),
   })
   process.stdout.write(formatTextTable(result))
   const outDir = resolve(values.out ?? resolve(repoRoot, 'bench', 'results'))

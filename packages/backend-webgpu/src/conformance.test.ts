@@ -6,18 +6,12 @@
  *
  * - i32 programs (`randomProgram`, stacks off; those that convert to f64 are left out, WGSL has
  *   none): forward results bit for bit, and the inverse gives back the inputs bit for bit.
- * - f32 programs (`randomRealProgram` with type f32: sums, products, sin, cos, tanh, atan,
- *   ROT, loops over an array, ifs, whiles, routines, calls and uncalls):
- *   forward and inverse results within one ulp per operation of the cpu backend's f32 results.
- *   The rule, per value: |webgpu − cpu| ≤ ops · ulp(scale), where ops counts the float
- *   operations the program text contains times the most trips its loops make, and scale is the
- *   largest magnitude among the item's inputs, outputs and 1. Each operation on either side is
- *   within half an ulp (+ − × ÷ sqrt: correctly rounded; the math routines within one ulp of the
- *   correctly rounded value, as `precise-math.test.ts` checks), and sums pass an absolute error
- *   on unchanged, so a difference of one operation's rounding reaches a result as at most one
- *   ulp of the values it was computed from. Products by values above 1 can grow it, which the
- *   scale bounds for these programs (their values are sums of terms of magnitude ≲ the inputs');
- *   non-finite results must agree exactly (NaN with NaN).
+ * - f32 programs (`randomRealProgram` with type f32: sums, products, sin, cos, tanh, atan, ROT,
+ *   loops over an array, ifs, whiles, routines, calls and uncalls): forward results against the
+ *   cpu's from the same arguments, and the inverse of the device's forward results against the
+ *   cpu's inverse of the same values, within one ulp per operation: |webgpu − cpu| ≤ ops ·
+ *   ulp(scale) · max(1, κ), with κ the computation's measured amplification (see the package
+ *   README, "Conformance", for why).
  *
  * `WEBGPU_CONFORMANCE_I32` and `WEBGPU_CONFORMANCE_F32` set the number of programs of each kind.
  */

@@ -220,6 +220,41 @@ export interface Member extends BundleMember {
   inverse: Value[][]
   /** Bound on the float operations one run performs (f32). */
   ops: number
+  /** The cpu backend's forward and inverse run on one argument set (f32 members). */
+  run?: (args: Value[]) => Value[]
+  runInverse?: (args: Value[]) => Value[]
+}
+
+/** Indices of the f32 arguments a perturbation may move: w0, w1, w2 and x (not p and n, which conditions read). */
+const MOVABLE = [0, 1, 2, 5]
+
+/**
+ * How much `run` amplifies a small change of its f32 arguments: the largest change of a result
+ * over the largest change of an argument, for two random perturbations of relative size 2⁻¹²
+ * (a numerical condition number; 1 when nothing amplifies).
+ */
+function amplification(run: (args: Value[]) => Value[], args: Value[], seed: number): number {
+  const base = flat(run(args))
+  let s = (seed * 2654435761) >>> 0
+  const sign = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s & 0x80000000 ? -1 : 1 }
+  let worst = 1
+  for (let trial = 0; trial < 2; trial++) {
+    let moved = 0
+    const nudge = (v: number) => {
+      const w = Math.fround(v + sign() * 2 ** -12 * Math.max(Math.abs(v), 2 ** -8))
+      moved = Math.max(moved, Math.abs(w - v))
+      return w
+    }
+    const perturbed = args.map((a, j) => {
+      if (!MOVABLE.includes(j)) return typeof a === 'number' ? a : a.slice()
+      return typeof a === 'number' ? nudge(a) : (a as Float32Array).map(nudge)
+    })
+    const out = flat(run(perturbed))
+    let change = 0
+    out.forEach((v, i) => { if (Number.isFinite(v) && Number.isFinite(base[i]!)) change = Math.max(change, Math.abs(v - base[i]!)) })
+    if (moved > 0) worst = Math.max(worst, change / moved)
+  }
+  return worst
 }
 
 /** Packs members' argument sets into bundle arguments: `sel`, then each member's parameters for every item. */
@@ -267,13 +302,15 @@ function opsBound(source: string): number {
 }
 
 /**
- * Compares f32 values by the rule of the module comment; returns the largest difference in ulps
- * of the scale (0: bit for bit), or Infinity when it breaks the rule.
+ * Compares f32 values: |webgpu − cpu| ≤ ops · ulp(scale) · max(1, κ) per value, where scale is
+ * the largest magnitude among the inputs and the expected results (at least 1) and κ the
+ * amplification of the computation (`amplification`). Returns the largest difference in ulps of
+ * the scale divided by max(1, κ) (0: bit for bit) and whether every value kept the rule.
  */
-function f32Difference(got: Value[], want: Value[], inputs: Value[], ops: number): { ulps: number; ok: boolean } {
+function f32Difference(got: Value[], want: Value[], inputs: Value[], ops: number, kappa: number): { ulps: number; ok: boolean } {
   const g = flat(got), w = flat(want)
   const scale = Math.max(1, ...flat(inputs).map(Math.abs).filter(Number.isFinite), ...w.map(Math.abs).filter(Number.isFinite))
-  const unit = ulpOf(scale)
+  const unit = ulpOf(scale) * Math.max(1, kappa)
   let worst = 0, ok = true
   g.forEach((x, i) => {
     const y = w[i]!
@@ -318,7 +355,9 @@ export function f32Member(seed: number): Member {
   const inv = (f as unknown as { inverse: (...a: unknown[]) => unknown }).inverse
   const inverse = forward.map((s) => inv(...copy(s)) as Value[])
   const params = ['w0', 'w1', 'w2', 'p', 'n', 'x'].map((name) => ({ name, type: name === 'n' ? 'i32' : name === 'x' ? 'f32[]' : 'f32' }))
-  return { source: p.source, entry: p.entry, params, seed, sets, forward, inverse, ops: opsBound(p.source) }
+  const run = (a: Value[]) => f(...copy(a)) as Value[]
+  const runInverse = (a: Value[]) => inv(...copy(a)) as Value[]
+  return { source: p.source, entry: p.entry, params, seed, sets, forward, inverse, ops: opsBound(p.source), run, runInverse }
 }
 
 /** Totals of conformance runs. */
@@ -366,22 +405,26 @@ export async function f32Bundle(gpu: GpuContext, seeds: number[], stats: Conform
   const args = pack(members, (m, i) => m.sets[i]!, true)
   await k(...args)
   const failures: string[] = []
-  const check = (what: string, want: (m: Member, i: number) => Value[]) => {
+  /** Compares the device's results with the cpu's from the same arguments (`from`), by the rule of `f32Difference`. */
+  const check = (what: string, from: (m: Member, i: number) => Value[], run: (m: Member) => (a: Value[]) => Value[], want: (m: Member, i: number) => Value[]) => {
     members.forEach((m, q) => {
       for (let i = 0; i < ITEMS; i++) {
         const got = unpack(args, members, q, i)
-        const d = f32Difference(got, want(m, i), m.sets[i]!, m.ops)
+        const kappa = amplification(run(m), from(m, i), m.seed * 31 + i)
+        const d = f32Difference(got, want(m, i), from(m, i), m.ops, kappa)
         stats.f32.worst = Math.max(stats.f32.worst, d.ulps)
         stats.f32.compared++
         if (d.ulps === 0 && d.ok) stats.f32.exact++
-        if (!d.ok) failures.push(`seed ${m.seed}, item ${i}, ${what}: webgpu ${JSON.stringify(flat(got))} vs cpu ${JSON.stringify(flat(want(m, i)))} (ops bound ${m.ops})\n${m.source}`)
+        if (!d.ok) failures.push(`seed ${m.seed}, item ${i}, ${what}: webgpu ${JSON.stringify(flat(got))} vs cpu ${JSON.stringify(flat(want(m, i)))} (ops bound ${m.ops}, amplification ${kappa.toPrecision(3)})\n${m.source}`)
       }
     })
   }
-  check('forward', (m, i) => m.forward[i]!)
-  // the inverse of the device's own forward results, against the cpu's inverse of its own
+  check('forward', (m, i) => m.sets[i]!, (m) => m.run!, (m, i) => m.forward[i]!)
+  // the inverse from the device's own forward results, against the cpu's inverse from the same values
+  const fromDevice = members.map((_, q) => Array.from({ length: ITEMS }, (_, i) => unpack(args, members, q, i)))
+  const cpuInverse = members.map((m, q) => fromDevice[q]!.map((a) => m.runInverse!(a)))
   await k.inverse(...args)
-  check('inverse', (m, i) => m.inverse[i]!)
+  check('inverse', (m, i) => fromDevice[members.indexOf(m)]![i]!, (m) => m.runInverse!, (m, i) => cpuInverse[members.indexOf(m)]![i]!)
   stats.f32.run += members.length
   return failures
 }

@@ -67,6 +67,25 @@ describe('harness', () => {
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('| case |')
   })
 
+  it('a spent time budget reports the rows not started n/a (the run still completes)', async () => {
+    let ran = 0
+    const slow: Workload<{ v: number }> = {
+      id: 'slow',
+      title: 'Slow',
+      cases: () => [{ label: 'one', params: {}, make: () => ({ v: 1 }) }, { label: 'two', params: {}, make: () => ({ v: 2 }) }],
+      baseline: { name: 'plain TS objective', setup: (c) => ({ run: () => void Math.sqrt(c.v) }) },
+      rows: [{
+        name: 'waits', kind: 'gradient',
+        setup: () => ({ run: () => void ran++, check: async () => { await new Promise((r) => setTimeout(r, 1500)); return { ok: true, error: 0 } } }),
+      }],
+    }
+    const result = await runSuite([slow], { full: false, measure: tiny, budgetMs: 1000 })
+    const rows = result.workloads[0].rows
+    expect(rows.map((r) => r.status)).toEqual(['ok', 'n/a'])
+    expect(rows[1].reason).toMatch(/time budget/)
+    expect(ran).toBeGreaterThan(0)
+  })
+
   it('runs a real workload on a tiny case, checking the plain-TS gradient first', async () => {
     const w = { ...gmmWorkload, cases: () => [{ label: 'tiny', params: {}, make: () => gmmCase(generateGmm({ d: 3, k: 2, n: 10, seed: 1 })) }] }
     const result = await runSuite([w], { full: false, measure: tiny })

@@ -62,6 +62,8 @@ export interface RunOptions extends CaseOptions {
   progress?: Progress
   /** run the workloads' studies (leapfrog, graph-embedding, checkpoint); default true */
   studies?: boolean
+  /** Time budget of the whole run in ms: rows (and cases) not started by then are reported n/a. */
+  budgetMs?: number
 }
 
 const maybeGc = (): void => {
@@ -118,6 +120,10 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
           family: row.family ?? row.name,
           kind: row.kind,
           case: spec.label,
+        }
+        if (options.budgetMs !== undefined && performance.now() - t0 > options.budgetMs) {
+          rowResults.push({ ...base, status: 'n/a', reason: `not run: the time budget (--budget ${Math.round(options.budgetMs / 1000)} s) was spent` })
+          continue
         }
         let prepared
         const h0 = process.memoryUsage().heapUsed
