@@ -36,9 +36,13 @@ const straight = (n) => {
   return lines.concat('}').join('\n')
 }
 const functions = (n) => Array.from({ length: n }, (_, i) => `fn f${i}(y: f64, x: f64) { y += x * ${i}.5 }`).join('\n')
-const calls = (n) => Array.from({ length: n }, (_, i) =>
-  `fn f${i}(y: f64, x: f64) {\n${'  y += x * 0.5\n'.repeat(17)}${i + 1 < n ? `  f${i + 1}(y, x)\n` : ''}}`).join('\n')
-const chain = (n) => `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`
+const calls = (n) =>
+  Array.from(
+    { length: n },
+    (_, i) => `fn f${i}(y: f64, x: f64) {\n${'  y += x * 0.5\n'.repeat(17)}${i + 1 < n ? `  f${i + 1}(y, x)\n` : ''}}`,
+  ).join('\n')
+const chain = (n) =>
+  `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`
 const jsStraight = (n) => {
   const lines = ['let y = 0;']
   for (let i = 0; i < n; i++) lines.push(`y += x[${i % 7}] * ${(i % 13) + 1}.5;`)
@@ -47,10 +51,30 @@ const jsStraight = (n) => {
 
 const pick = (small, full) => (quick ? small : full)
 const cases = [
-  ...['cpu', 'wasm', 'interpreter'].map((backend) => ({ shape: 'straight', backend, sizes: pick([1e3, 1e4], [1e3, 1e4, 1e5]), source: straight })),
-  ...['cpu', 'wasm'].map((backend) => ({ shape: 'functions', backend, sizes: pick([1e3, 3e3], [1e3, 3e3, 1e4]), source: functions })),
-  ...['cpu', 'wasm'].map((backend) => ({ shape: 'calls', backend, sizes: pick([100, 300], [100, 300, 1000]), source: calls })),
-  ...['cpu', 'wasm'].map((backend) => ({ shape: 'chain', backend, sizes: pick([300, 1000], [300, 1000, 3000]), source: chain })),
+  ...['cpu', 'wasm', 'interpreter'].map((backend) => ({
+    shape: 'straight',
+    backend,
+    sizes: pick([1e3, 1e4], [1e3, 1e4, 1e5]),
+    source: straight,
+  })),
+  ...['cpu', 'wasm'].map((backend) => ({
+    shape: 'functions',
+    backend,
+    sizes: pick([1e3, 3e3], [1e3, 3e3, 1e4]),
+    source: functions,
+  })),
+  ...['cpu', 'wasm'].map((backend) => ({
+    shape: 'calls',
+    backend,
+    sizes: pick([100, 300], [100, 300, 1000]),
+    source: calls,
+  })),
+  ...['cpu', 'wasm'].map((backend) => ({
+    shape: 'chain',
+    backend,
+    sizes: pick([300, 1000], [300, 1000, 3000]),
+    source: chain,
+  })),
   { shape: 'grad', backend: 'cpu', sizes: pick([1e3, 3e3], [1e3, 3e3, 1e4]), source: straight, grad: true },
   { shape: 'v8', backend: 'new Function', sizes: pick([1e3, 1e4], [1e3, 1e4, 1e5]), js: jsStraight },
 ]
@@ -74,10 +98,16 @@ function once(c, n) {
 
 /** Slope of log(t) against log(n), least squares. */
 function exponent(points) {
-  const xs = points.map((p) => Math.log(p.n)), ys = points.map((p) => Math.log(p.median))
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length
-  let sxy = 0, sxx = 0
-  xs.forEach((x, i) => { sxy += (x - mx) * (ys[i] - my); sxx += (x - mx) ** 2 })
+  const xs = points.map((p) => Math.log(p.n)),
+    ys = points.map((p) => Math.log(p.median))
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length,
+    my = ys.reduce((a, b) => a + b, 0) / ys.length
+  let sxy = 0,
+    sxx = 0
+  xs.forEach((x, i) => {
+    sxy += (x - mx) * (ys[i] - my)
+    sxx += (x - mx) ** 2
+  })
   return sxy / sxx
 }
 
@@ -93,7 +123,9 @@ for (const c of cases.filter((x) => !only || x.shape === only)) {
     times.sort((a, b) => a - b)
     const p = { n, median: times[1], min: times[0], max: times[REPS - 1] }
     points.push(p)
-    console.log(`| ${c.shape} | ${c.backend} | ${n} | ${p.median.toFixed(0)} | ${p.min.toFixed(0)}–${p.max.toFixed(0)} | ${(1000 * p.median / n).toFixed(1)} |`)
+    console.log(
+      `| ${c.shape} | ${c.backend} | ${n} | ${p.median.toFixed(0)} | ${p.min.toFixed(0)}–${p.max.toFixed(0)} | ${((1000 * p.median) / n).toFixed(1)} |`,
+    )
   }
   const k = exponent(points)
   results.push({ shape: c.shape, backend: c.backend, points, exponent: k })
@@ -101,4 +133,8 @@ for (const c of cases.filter((x) => !only || x.shape === only)) {
 console.log('\n| shape | backend | growth exponent k (time ∝ n^k) |')
 console.log('|---|---|---:|')
 for (const r of results) console.log(`| ${r.shape} | ${r.backend} | ${r.exponent.toFixed(2)} |`)
-if (jsonAt) writeFileSync(jsonAt, JSON.stringify({ node: process.version, date: new Date().toISOString(), reps: REPS, results }, null, 2))
+if (jsonAt)
+  writeFileSync(
+    jsonAt,
+    JSON.stringify({ node: process.version, date: new Date().toISOString(), reps: REPS, results }, null, 2),
+  )

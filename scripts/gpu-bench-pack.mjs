@@ -35,7 +35,8 @@ if (!existsSync(cli)) {
 
 // start afresh, but keep a node.xz made before (compressing node takes minutes)
 mkdirSync(out, { recursive: true })
-for (const f of readdirSync(out)) if (f !== 'node.xz' || !withNode) rmSync(join(out, f), { recursive: true, force: true })
+for (const f of readdirSync(out))
+  if (f !== 'node.xz' || !withNode) rmSync(join(out, f), { recursive: true, force: true })
 
 const esbuild = require('esbuild')
 // CommonJS dependencies inside an ES module bundle need `require`, `__filename`, `__dirname`
@@ -47,8 +48,15 @@ const banner = [
   "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
 ].join('\n')
 const common = {
-  bundle: true, platform: 'node', format: 'esm', target: 'node18', minify: true, legalComments: 'none',
-  external: ['webgpu'], banner: { js: banner }, logLevel: 'warning',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node18',
+  minify: true,
+  legalComments: 'none',
+  external: ['webgpu'],
+  banner: { js: banner },
+  logLevel: 'warning',
 }
 await esbuild.build({ ...common, entryPoints: [cli], outfile: join(out, 'bench.mjs') })
 await esbuild.build({
@@ -60,10 +68,13 @@ await esbuild.build({
 })
 
 // the webgpu package: its entry and the linux-x64 Dawn binary only
-const webgpuDir = dirname(realpathSync(require.resolve('webgpu/package.json', { paths: [join(root, 'packages/backend-webgpu')] })))
+const webgpuDir = dirname(
+  realpathSync(require.resolve('webgpu/package.json', { paths: [join(root, 'packages/backend-webgpu')] })),
+)
 const dst = join(out, 'node_modules/webgpu')
 mkdirSync(join(dst, 'dist/linux-x64'), { recursive: true })
-for (const f of ['index.js', 'package.json', 'LICENSE.md']) if (existsSync(join(webgpuDir, f))) copyFileSync(join(webgpuDir, f), join(dst, f))
+for (const f of ['index.js', 'package.json', 'LICENSE.md'])
+  if (existsSync(join(webgpuDir, f))) copyFileSync(join(webgpuDir, f), join(dst, f))
 copyFileSync(join(webgpuDir, 'dist/linux-x64/dawn.node'), join(dst, 'dist/linux-x64/dawn.node'))
 
 // a Vulkan loader for machines that have the NVIDIA driver's ICD but no loader
@@ -80,8 +91,11 @@ if (withNode && !existsSync(join(out, 'node.xz'))) {
   execFileSync('sh', ['-c', `xz -T0 -6 -c "${process.execPath}" > "${join(out, 'node.xz')}"`], { stdio: 'inherit' })
 }
 
-const size = (p) => (statSync(p).isDirectory() ? readdirSync(p).reduce((s, f) => s + size(join(p, f)), 0) : statSync(p).size)
+const size = (p) =>
+  statSync(p).isDirectory() ? readdirSync(p).reduce((s, f) => s + size(join(p, f)), 0) : statSync(p).size
 const mib = size(out) / 2 ** 20
-console.log(`gpu-bench-pack: wrote ${out} (${mib.toFixed(1)} MiB${withNode ? `, node ${process.version} included` : ''})`)
+console.log(
+  `gpu-bench-pack: wrote ${out} (${mib.toFixed(1)} MiB${withNode ? `, node ${process.version} included` : ''})`,
+)
 for (const f of readdirSync(out)) console.log(`  ${f}  ${(size(join(out, f)) / 2 ** 20).toFixed(1)} MiB`)
 if (mib > 64) console.log('gpu-bench-pack: over 64 MiB: leave out --with-node, or carry node separately')

@@ -32,18 +32,39 @@ const BASE_KEYWORDS = ['tenet', 'reversible-computing', 'automatic-differentiati
 /** What `pkg` in `dir` should have; the problems found when `fix` is false. */
 function apply(dir, pkg, fix) {
   const problems = []
-  const want = (cond, what, change) => { if (!cond) { problems.push(what); if (fix) change() } }
-  want(pkg.repository?.directory === dir, 'repository', () => { pkg.repository = { type: 'git', url: `git+${REPO}.git`, directory: dir } })
-  want(typeof pkg.homepage === 'string', 'homepage', () => { pkg.homepage = `${REPO}/tree/main/${dir}#readme` })
-  want(typeof pkg.bugs?.url === 'string', 'bugs', () => { pkg.bugs = { url: `${REPO}/issues` } })
-  want(Array.isArray(pkg.keywords) && pkg.keywords.length > 0, 'keywords', () => { pkg.keywords = BASE_KEYWORDS })
-  want(pkg.exports?.['./package.json'] === './package.json', 'exports ./package.json', () => { pkg.exports = { ...pkg.exports, './package.json': './package.json' } })
+  const want = (cond, what, change) => {
+    if (!cond) {
+      problems.push(what)
+      if (fix) change()
+    }
+  }
+  want(pkg.repository?.directory === dir, 'repository', () => {
+    pkg.repository = { type: 'git', url: `git+${REPO}.git`, directory: dir }
+  })
+  want(typeof pkg.homepage === 'string', 'homepage', () => {
+    pkg.homepage = `${REPO}/tree/main/${dir}#readme`
+  })
+  want(typeof pkg.bugs?.url === 'string', 'bugs', () => {
+    pkg.bugs = { url: `${REPO}/issues` }
+  })
+  want(Array.isArray(pkg.keywords) && pkg.keywords.length > 0, 'keywords', () => {
+    pkg.keywords = BASE_KEYWORDS
+  })
+  want(pkg.exports?.['./package.json'] === './package.json', 'exports ./package.json', () => {
+    pkg.exports = { ...pkg.exports, './package.json': './package.json' }
+  })
   const files = pkg.files ?? []
   for (const f of ['dist', '!src/**/*.test.ts', '!src/**/*.test-d.ts', 'CHANGELOG.md']) {
-    want(files.includes(f), `files ${f}`, () => { pkg.files = [...(pkg.files ?? []).filter((x) => x !== f), f] })
+    want(files.includes(f), `files ${f}`, () => {
+      pkg.files = [...(pkg.files ?? []).filter((x) => x !== f), f]
+    })
   }
-  want(pkg.publishConfig?.access === 'public' && pkg.publishConfig?.provenance === true, 'publishConfig', () => { pkg.publishConfig = { access: 'public', provenance: true } })
-  want(existsSync(join(root, dir, 'LICENSE')), 'LICENSE', () => copyFileSync(join(root, 'LICENSE'), join(root, dir, 'LICENSE')))
+  want(pkg.publishConfig?.access === 'public' && pkg.publishConfig?.provenance === true, 'publishConfig', () => {
+    pkg.publishConfig = { access: 'public', provenance: true }
+  })
+  want(existsSync(join(root, dir, 'LICENSE')), 'LICENSE', () =>
+    copyFileSync(join(root, 'LICENSE'), join(root, dir, 'LICENSE')),
+  )
   const readme = join(root, dir, 'README.md')
   const text = existsSync(readme) ? readFileSync(readme, 'utf8') : ''
   want(text.includes(`npm i ${pkg.name}`), 'README install section', () => {

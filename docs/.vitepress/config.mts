@@ -20,7 +20,8 @@ const guide = [
 
 export default defineConfig({
   title: 'Tenet',
-  description: 'A reversible programming language embedded in TypeScript, and automatic differentiation by running programs backwards.',
+  description:
+    'A reversible programming language embedded in TypeScript, and automatic differentiation by running programs backwards.',
   cleanUrls: true,
   // every link is checked at build time: a dead link fails the build
   ignoreDeadLinks: false,
@@ -32,7 +33,10 @@ export default defineConfig({
     ],
     sidebar: {
       '/guide/': [{ text: 'Guide', items: guide }],
-      '/api/': [{ text: 'API reference', link: '/api/' }, { text: 'Guide', items: guide }],
+      '/api/': [
+        { text: 'API reference', link: '/api/' },
+        { text: 'Guide', items: guide },
+      ],
     },
     search: { provider: 'local' },
   },

@@ -16,7 +16,11 @@ rmSync(work, { recursive: true, force: true })
 mkdirSync(work, { recursive: true })
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-interface Block { file: string; line: number; code: string }
+interface Block {
+  file: string
+  line: number
+  code: string
+}
 
 /** The ```ts blocks of a Markdown file, with the line each starts on. */
 export function blocksOf(file: string, text: string): Block[] {
@@ -36,10 +40,13 @@ export function blocksOf(file: string, text: string): Block[] {
 
 /** Turns `EXPR //=> VALUE` lines into assertions. */
 export function instrument(code: string): string {
-  return code.split('\n').map((l, k) => {
-    const m = /^(\s*)(.+?)\s*\/\/=>\s*(.+)$/.exec(l)
-    return m ? `${m[1]}__check(${m[2]}, ${m[3]}, ${k + 1})` : l
-  }).join('\n')
+  return code
+    .split('\n')
+    .map((l, k) => {
+      const m = /^(\s*)(.+?)\s*\/\/=>\s*(.+)$/.exec(l)
+      return m ? `${m[1]}__check(${m[2]}, ${m[3]}, ${k + 1})` : l
+    })
+    .join('\n')
 }
 
 /** Deep equality with a relative tolerance on numbers; typed arrays equal plain arrays. */
@@ -49,11 +56,16 @@ function same(a: unknown, b: unknown): boolean {
     return a === b || Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))
   }
   const list = (v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v)
-  const x = list(a), y = list(b)
+  const x = list(a),
+    y = list(b)
   if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => same(v, y[i]))
   if (x && y && typeof x === 'object' && typeof y === 'object') {
-    const kx = Object.keys(x), ky = Object.keys(y)
-    return kx.length === ky.length && kx.every((k) => same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]))
+    const kx = Object.keys(x),
+      ky = Object.keys(y)
+    return (
+      kx.length === ky.length &&
+      kx.every((k) => same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]))
+    )
   }
   return Object.is(x, y)
 }
@@ -67,7 +79,9 @@ function __check(actual, expected, line) {
 
 ;(globalThis as Record<string, unknown>).__docsSame = same
 
-const files = readdirSync(guide).filter((f) => f.endsWith('.md')).sort()
+const files = readdirSync(guide)
+  .filter((f) => f.endsWith('.md'))
+  .sort()
 const all = files.flatMap((f) => blocksOf(f, readFileSync(join(guide, f), 'utf8')))
 
 describe('the guide', () => {

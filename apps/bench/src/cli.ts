@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     const wanted = values.rows.split(',').map((s) => s.trim().toLowerCase())
     workloads = workloads.map((w) => ({
       ...w,
-      rows: w.rows.filter((r) => wanted.some((x) => r.name.toLowerCase().includes(x) || (r.family ?? '').toLowerCase().includes(x))),
+      rows: w.rows.filter((r) =>
+        wanted.some((x) => r.name.toLowerCase().includes(x) || (r.family ?? '').toLowerCase().includes(x)),
+      ),
     }))
   }
   const progress = createProgress(process.stderr, !values.quiet)

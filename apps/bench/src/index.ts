@@ -92,7 +92,14 @@ export {
 } from './objectives/unitary.js'
 export { checkClose, lazy, TOLERANCE } from './harness/check.js'
 export { assembleWorkloads, defineRowFamily, type RowFamily } from './harness/registry.js'
-export { runSuite, type CaseResult, type RowResult, type RowStatus, type SuiteResult, type WorkloadResult } from './harness/runner.js'
+export {
+  runSuite,
+  type CaseResult,
+  type RowResult,
+  type RowStatus,
+  type SuiteResult,
+  type WorkloadResult,
+} from './harness/runner.js'
 export { measure, FULL_MEASURE, QUICK_MEASURE, type Measurement, type MeasureOptions } from './harness/measure.js'
 export type {
   Baseline,

@@ -21,9 +21,16 @@ import { dataDir, recorded } from './replay.js'
 
 /** The (objective, derivative) function names of each eval. */
 const PAIRS: Record<string, [string, string]> = {
-  hello: ['square', 'double'], llsq: ['primal', 'gradient'], lse: ['primal', 'gradient'], det: ['primal', 'gradient'],
-  ode: ['primal', 'gradient'], gmm: ['objective', 'jacobian'], lstm: ['objective', 'jacobian'], kmeans: ['cost', 'dir'],
-  ba: ['objective', 'jacobian'], ht: ['objective', 'jacobian'],
+  hello: ['square', 'double'],
+  llsq: ['primal', 'gradient'],
+  lse: ['primal', 'gradient'],
+  det: ['primal', 'gradient'],
+  ode: ['primal', 'gradient'],
+  gmm: ['objective', 'jacobian'],
+  lstm: ['objective', 'jacobian'],
+  kmeans: ['cost', 'dir'],
+  ba: ['objective', 'jacobian'],
+  ht: ['objective', 'jacobian'],
 }
 
 /**
@@ -47,7 +54,8 @@ function timeOf(run: () => void, timeMs: number): number {
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
-const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(4) : ms.toExponential(2))
+const fmt = (ms: number): string =>
+  ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(4) : ms.toExponential(2)
 
 interface Row {
   eval: string
@@ -58,15 +66,23 @@ interface Row {
   derivativeMs: number[]
 }
 
-function pairs(evalName: string, dir: string): Array<{ workload: string; obj: () => Prepared; der: () => Prepared; names: [string, string] }> {
+function pairs(
+  evalName: string,
+  dir: string,
+): Array<{ workload: string; obj: () => Prepared; der: () => Prepared; names: [string, string] }> {
   const mod = MODULES[evalName]!
   const [o, d] = PAIRS[evalName]!
-  const msgs = recorded(evalName, dir).map((l) => l.message).filter((m) => m.kind === 'evaluate')
+  const msgs = recorded(evalName, dir)
+    .map((l) => l.message)
+    .filter((m) => m.kind === 'evaluate')
   const out: ReturnType<typeof pairs> = []
   for (const m of msgs) {
     if (m.function !== o) continue
     const label = String(m.description ?? `input ${String(m.input)}`)
-    const dm = msgs.find((x) => x.function === d && (x.description === m.description && (evalName !== 'hello' || x.id === (m.id as number) + 2)))
+    const dm = msgs.find(
+      (x) =>
+        x.function === d && x.description === m.description && (evalName !== 'hello' || x.id === (m.id as number) + 2),
+    )
     if (!dm) continue
     out.push({ workload: label, obj: () => mod[o]!(m.input), der: () => mod[d]!(dm.input), names: [o, d] })
   }
@@ -105,7 +121,9 @@ function main(): void {
             solveMs.push(timeOf(() => solve.run(), timeMs))
           }
         } else {
-          const start = Float64Array.from([1, 1]), a = Float64Array.from([0.5, 0.5]), g = new Float64Array(2)
+          const start = Float64Array.from([1, 1]),
+            a = Float64Array.from([0.5, 0.5]),
+            g = new Float64Array(2)
           const F = saddleFunctions(outer, inner).outer(start)
           Object.assign(row, { objective: 'F(p₁) (inner ascent)', derivative: `∇F (outer ${outer}, inner ${inner})` })
           for (let r = 0; r < rounds; r++) {
@@ -122,8 +140,16 @@ function main(): void {
       continue
     }
     for (const p of pairs(e, dir)) {
-      const obj = p.obj(), der = p.der()
-      const row: Row = { eval: e, workload: p.workload, objective: p.names[0], derivative: p.names[1], objectiveMs: [], derivativeMs: [] }
+      const obj = p.obj(),
+        der = p.der()
+      const row: Row = {
+        eval: e,
+        workload: p.workload,
+        objective: p.names[0],
+        derivative: p.names[1],
+        objectiveMs: [],
+        derivativeMs: [],
+      }
       for (let r = 0; r < rounds; r++) {
         row.objectiveMs.push(timeOf(obj.run, timeMs))
         row.derivativeMs.push(timeOf(der.run, timeMs))
@@ -139,12 +165,22 @@ function main(): void {
   ]
   for (const r of rows) {
     const ratios = r.derivativeMs.map((d, i) => d / r.objectiveMs[i]!)
-    const lo = Math.min(...ratios), hi = Math.max(...ratios)
-    lines.push(`| ${r.eval} | ${r.workload} | ${r.objective} | ${fmt(median(r.objectiveMs))} | ${r.derivative} | ${fmt(median(r.derivativeMs))} | ${median(ratios).toFixed(2)}× (${lo.toFixed(2)}–${hi.toFixed(2)}) |`)
+    const lo = Math.min(...ratios),
+      hi = Math.max(...ratios)
+    lines.push(
+      `| ${r.eval} | ${r.workload} | ${r.objective} | ${fmt(median(r.objectiveMs))} | ${r.derivative} | ${fmt(median(r.derivativeMs))} | ${median(ratios).toFixed(2)}× (${lo.toFixed(2)}–${hi.toFixed(2)}) |`,
+    )
   }
   if (solves.length) {
-    lines.push('', '| eval | mode | full solve (the evaluate GradBench times), ms | objective / derivative evaluations per solve (all descents) |', '|---|---|---|---|')
-    for (const s of solves) lines.push(`| ${s.eval} | ${s.mode} | ${fmt(median(s.ms))} (${fmt(Math.min(...s.ms))}–${fmt(Math.max(...s.ms))}) | ${s.counts} |`)
+    lines.push(
+      '',
+      '| eval | mode | full solve (the evaluate GradBench times), ms | objective / derivative evaluations per solve (all descents) |',
+      '|---|---|---|---|',
+    )
+    for (const s of solves)
+      lines.push(
+        `| ${s.eval} | ${s.mode} | ${fmt(median(s.ms))} (${fmt(Math.min(...s.ms))}–${fmt(Math.max(...s.ms))}) | ${s.counts} |`,
+      )
   }
   process.stdout.write(lines.join('\n') + '\n')
 }

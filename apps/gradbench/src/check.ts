@@ -10,7 +10,12 @@ import { compareOutputs } from './compare.js'
 const EXACT = new Set(['rows', 'cols', 'repeated'])
 
 /** A description of what is wrong with `response`, or null when it passes. */
-export function checkResponse(evalName: string, message: Record<string, unknown>, expected: Record<string, unknown>, response: Record<string, unknown>): string | null {
+export function checkResponse(
+  evalName: string,
+  message: Record<string, unknown>,
+  expected: Record<string, unknown>,
+  response: Record<string, unknown>,
+): string | null {
   if (response.id !== message.id) return `response id ${String(response.id)} for message id ${String(message.id)}`
   switch (message.kind) {
     case 'start':
@@ -29,7 +34,9 @@ export function checkResponse(evalName: string, message: Record<string, unknown>
         const x = input as number
         const want = message.function === 'square' ? x * x : 2 * x
         const out = response.output
-        return typeof out === 'number' && Math.abs(out - want) <= 1e-8 + 1e-5 * Math.abs(want) ? null : `hello ${String(message.function)}(${x}) = ${String(out)}, want ${want}`
+        return typeof out === 'number' && Math.abs(out - want) <= 1e-8 + 1e-5 * Math.abs(want)
+          ? null
+          : `hello ${String(message.function)}(${x}) = ${String(out)}, want ${want}`
       }
       const m = compareOutputs(response.output, expected.output, 1e-4, EXACT)
       return m ? `${m.path}: ${m.reason}` : null

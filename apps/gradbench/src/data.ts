@@ -4,5 +4,6 @@ import { dataDir } from './replay.js'
 
 /** The recorded sessions are present (`../shared/data/gradbench` next to the repository). */
 export const haveData = existsSync(dataDir)
-if (!haveData && process.env.CI === 'true') throw new Error(`the recorded GradBench sessions are missing: ${dataDir} (CI must provide them)`)
+if (!haveData && process.env.CI === 'true')
+  throw new Error(`the recorded GradBench sessions are missing: ${dataDir} (CI must provide them)`)
 if (!haveData) console.warn(`skipping the GradBench replay tests: no data at ${dataDir}`)

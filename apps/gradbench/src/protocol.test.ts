@@ -41,7 +41,13 @@ describe('the tool process', () => {
     const c = await send({ id: 6, kind: 'evaluate', module: 'det', function: 'primal', input: { A: [], ell: 0 } })
     expect(c).toEqual({ id: 6, success: false, error: 'det needs ell ≥ 1' })
     // the tool goes on after a failure
-    const d = await send({ id: 7, kind: 'evaluate', module: 'det', function: 'primal', input: { A: [1, 2, 3, 4], ell: 2, min_runs: 1, min_seconds: 0 } })
+    const d = await send({
+      id: 7,
+      kind: 'evaluate',
+      module: 'det',
+      function: 'primal',
+      input: { A: [1, 2, 3, 4], ell: 2, min_runs: 1, min_seconds: 0 },
+    })
     expect(d).toMatchObject({ id: 7, success: true, output: -2 })
   })
 
@@ -53,25 +59,45 @@ describe('the tool process', () => {
     for (const t of runs) expect(Number.isInteger(t.nanoseconds)).toBe(true)
     // the cofactors of [[2,1,0],[1,3,1],[0,1,4]]
     expect(r.output).toEqual([11, -4, 1, -4, 8, -2, 1, -2, 5])
-    const s = await send({ id: 9, kind: 'evaluate', module: 'det', function: 'primal', input: { ...input, min_runs: 1, min_seconds: 0.05 } })
-    const total = (s.timings as Array<{ name: string; nanoseconds: number }>).filter((t) => t.name === 'evaluate').reduce((a, t) => a + t.nanoseconds, 0)
+    const s = await send({
+      id: 9,
+      kind: 'evaluate',
+      module: 'det',
+      function: 'primal',
+      input: { ...input, min_runs: 1, min_seconds: 0.05 },
+    })
+    const total = (s.timings as Array<{ name: string; nanoseconds: number }>)
+      .filter((t) => t.name === 'evaluate')
+      .reduce((a, t) => a + t.nanoseconds, 0)
     expect(total).toBeGreaterThanOrEqual(0.05e9)
     expect(s.output).toBe(18)
     // older evals name the run count `runs`
-    const o = await send({ id: 10, kind: 'evaluate', module: 'det', function: 'primal', input: { A: input.A, ell: 3, runs: 2 } })
+    const o = await send({
+      id: 10,
+      kind: 'evaluate',
+      module: 'det',
+      function: 'primal',
+      input: { A: input.A, ell: 3, runs: 2 },
+    })
     expect((o.timings as Array<{ name: string }>).filter((t) => t.name === 'evaluate')).toHaveLength(2)
   })
 
-  it.skipIf(!haveData)('gives the same outputs when runs repeat (no state left between runs)', async () => {
-    for (const name of ['lstm', 'ode', 'ht', 'gmm', 'det', 'kmeans', 'ba', 'llsq']) {
-      const lines = recorded(name).filter((l) => l.message.kind === 'evaluate').slice(0, 2)
-      for (const { message, expected } of lines) {
-        const m = { ...message, id: 100 + sent, input: { ...(message.input as object), min_runs: 3 } }
-        const r = await send(m)
-        expect(checkResponse(name, m, expected, r)).toBeNull()
+  it.skipIf(!haveData)(
+    'gives the same outputs when runs repeat (no state left between runs)',
+    async () => {
+      for (const name of ['lstm', 'ode', 'ht', 'gmm', 'det', 'kmeans', 'ba', 'llsq']) {
+        const lines = recorded(name)
+          .filter((l) => l.message.kind === 'evaluate')
+          .slice(0, 2)
+        for (const { message, expected } of lines) {
+          const m = { ...message, id: 100 + sent, input: { ...(message.input as object), min_runs: 3 } }
+          const r = await send(m)
+          expect(checkResponse(name, m, expected, r)).toBeNull()
+        }
       }
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 
   it('takes a million values on one line (lse), without stack or heap trouble', async () => {
     const n = 1_000_000
@@ -80,10 +106,22 @@ describe('the tool process', () => {
     for (const v of x) max = Math.max(max, v)
     let s = 0
     for (const v of x) s += Math.exp(v - max)
-    const r = await send({ id: 200, kind: 'evaluate', module: 'lse', function: 'primal', input: { x, min_runs: 1, min_seconds: 0 } })
+    const r = await send({
+      id: 200,
+      kind: 'evaluate',
+      module: 'lse',
+      function: 'primal',
+      input: { x, min_runs: 1, min_seconds: 0 },
+    })
     expect(r.success).toBe(true)
     expect(r.output as number).toBeCloseTo(max + Math.log(s), 9)
-    const g = await send({ id: 201, kind: 'evaluate', module: 'lse', function: 'gradient', input: { x, min_runs: 1, min_seconds: 0 } })
+    const g = await send({
+      id: 201,
+      kind: 'evaluate',
+      module: 'lse',
+      function: 'gradient',
+      input: { x, min_runs: 1, min_seconds: 0 },
+    })
     const out = g.output as number[]
     expect(out).toHaveLength(n)
     expect(out[7]!).toBeCloseTo(Math.exp(x[7]! - max) / s, 15)

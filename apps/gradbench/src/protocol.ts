@@ -41,11 +41,15 @@ export function runsOf(input: unknown): Runs {
 export class Tool {
   private readonly defined = new Set<string>()
 
-  constructor(private readonly modules: Readonly<Record<string, EvalModule>>, private readonly name = 'tenet') {}
+  constructor(
+    private readonly modules: Readonly<Record<string, EvalModule>>,
+    private readonly name = 'tenet',
+  ) {}
 
   /** The response to one parsed message. Never throws: failures become `success: false`. */
   handle(msg: unknown): Response {
-    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { success: false, error: 'a message must be a JSON object' }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg))
+      return { success: false, error: 'a message must be a JSON object' }
     const m = msg as Record<string, unknown>
     const id = m.id
     switch (m.kind) {
@@ -54,7 +58,11 @@ export class Tool {
       case 'define': {
         const name = String(m.module)
         if (!Object.hasOwn(this.modules, name)) {
-          return { id, success: false, error: `module \`${name}\` is not implemented (available: ${Object.keys(this.modules).join(', ')})` }
+          return {
+            id,
+            success: false,
+            error: `module \`${name}\` is not implemented (available: ${Object.keys(this.modules).join(', ')})`,
+          }
         }
         this.defined.add(name)
         return { id, success: true }
@@ -74,7 +82,11 @@ export class Tool {
     if (!mod) return { success: false, error: `module \`${name}\` is not implemented` }
     const fname = String(m.function)
     const f = Object.hasOwn(mod, fname) ? mod[fname] : undefined
-    if (!f) return { success: false, error: `module \`${name}\` has no function \`${fname}\` (available: ${Object.keys(mod).join(', ')})` }
+    if (!f)
+      return {
+        success: false,
+        error: `module \`${name}\` has no function \`${fname}\` (available: ${Object.keys(mod).join(', ')})`,
+      }
     try {
       const t0 = process.hrtime.bigint()
       const prepared = f(m.input)

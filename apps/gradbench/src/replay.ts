@@ -21,8 +21,14 @@ export const dataDir = resolve(repoRoot, '../shared/data/gradbench')
 export const mainJs = resolve(here, '../dist/main.js')
 
 /** The recorded lines of one eval. */
-export function recorded(evalName: string, dir = dataDir): Array<{ message: Record<string, unknown>; expected: Record<string, unknown> }> {
-  return readFileSync(join(dir, `${evalName}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
+export function recorded(
+  evalName: string,
+  dir = dataDir,
+): Array<{ message: Record<string, unknown>; expected: Record<string, unknown> }> {
+  return readFileSync(join(dir, `${evalName}.jsonl`), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
 }
 
 /** Replays one eval; returns the failures (empty when every response passes) and the wall time. */
@@ -34,7 +40,10 @@ export async function replay(evalName: string, dir = dataDir): Promise<{ failure
     for (const { message, expected } of recorded(evalName, dir)) {
       const response = await tool.send(message)
       const problem = checkResponse(evalName, message, expected, response)
-      if (problem) failures.push(`${evalName} #${String(message.id)} ${String(message.kind)} ${String(message.function ?? '')} ${String(message.description ?? '')}: ${problem}`)
+      if (problem)
+        failures.push(
+          `${evalName} #${String(message.id)} ${String(message.kind)} ${String(message.function ?? '')} ${String(message.description ?? '')}: ${problem}`,
+        )
     }
   } finally {
     await tool.close()
@@ -47,12 +56,16 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const at = args.indexOf('--data')
   const dir = at >= 0 ? resolve(args[at + 1]!) : dataDir
   const names = args.filter((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1))
-  const evals = names.length ? names : ['hello', 'llsq', 'lse', 'det', 'ode', 'gmm', 'lstm', 'kmeans', 'ba', 'ht', 'particle', 'saddle']
+  const evals = names.length
+    ? names
+    : ['hello', 'llsq', 'lse', 'det', 'ode', 'gmm', 'lstm', 'kmeans', 'ba', 'ht', 'particle', 'saddle']
   let bad = 0
   for (const e of evals) {
     const { failures, ms } = await replay(e, dir)
     bad += failures.length
-    process.stdout.write(`${e}: ${failures.length ? `${failures.length} FAILED` : 'ok'} (${(ms / 1000).toFixed(1)} s)\n`)
+    process.stdout.write(
+      `${e}: ${failures.length ? `${failures.length} FAILED` : 'ok'} (${(ms / 1000).toFixed(1)} s)\n`,
+    )
     for (const f of failures.slice(0, 10)) process.stdout.write(`  ${f}\n`)
   }
   process.exitCode = bad ? 1 : 0

@@ -24,11 +24,13 @@ export function startTool(command: string, args: string[]): ToolSession {
   let err = ''
   let exited = false
   child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    exited = true
-    for (const w of waiting.splice(0)) w('')
-    resolve(code)
-  }))
+  const exit = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      exited = true
+      for (const w of waiting.splice(0)) w('')
+      resolve(code)
+    }),
+  )
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
     lines.push(line)
     const w = waiting.shift()

@@ -6,8 +6,19 @@
  * its line and caret), never as an exception.
  */
 import {
-  TENET_FUNCTION, bennettGradientSchedule, binomialSchedule, checkGrad, compileAdjoint, costOf, createRegistry, gradient, rev,
-  scheduleSvg, TenetError, type TenetFunction, type TenetModule,
+  TENET_FUNCTION,
+  bennettGradientSchedule,
+  binomialSchedule,
+  checkGrad,
+  compileAdjoint,
+  costOf,
+  createRegistry,
+  gradient,
+  rev,
+  scheduleSvg,
+  TenetError,
+  type TenetFunction,
+  type TenetModule,
 } from 'tenet'
 import type { FunctionDef, Type } from '@tenet/ir'
 import { memoryGraphSvg } from './graph.js'
@@ -19,7 +30,11 @@ let evalOk: boolean | undefined
 /** Whether this page may generate code (`new Function`): false under a strict CSP. */
 export function codeGenerationAllowed(): boolean {
   if (evalOk === undefined) {
-    try { evalOk = typeof new Function('return 1') === 'function' } catch { evalOk = false }
+    try {
+      evalOk = typeof new Function('return 1') === 'function'
+    } catch {
+      evalOk = false
+    }
   }
   return evalOk
 }
@@ -53,7 +68,11 @@ export async function compileSource(source: string, choice: BackendChoice): Prom
     return { ok: true, module, names: Object.keys(module), backend }
   } catch (e) {
     const err = e as { line?: number; column?: number }
-    return { ok: false, error: describeError(e), ...(typeof err.line === 'number' ? { line: err.line, column: err.column } : {}) }
+    return {
+      ok: false,
+      error: describeError(e),
+      ...(typeof err.line === 'number' ? { line: err.line, column: err.column } : {}),
+    }
   }
 }
 
@@ -61,7 +80,12 @@ const info = (f: TenetFunction) => f[TENET_FUNCTION] as { surface: FunctionDef; 
 
 /** The parameters of a function as written. */
 export function paramsOf(f: TenetFunction): Array<{ name: string; type: Type; text: string }> {
-  return info(f).surface.params.map((p) => ({ name: p.name, type: p.type, text: p.type.kind === 'scalar' ? p.type.name : p.type.kind === 'array' ? `${p.type.elem}[]` : `stack<${p.type.elem}>` }))
+  return info(f).surface.params.map((p) => ({
+    name: p.name,
+    type: p.type,
+    text:
+      p.type.kind === 'scalar' ? p.type.name : p.type.kind === 'array' ? `${p.type.elem}[]` : `stack<${p.type.elem}>`,
+  }))
 }
 
 /** Printed inverse and adjoint of a function (or why there is none). */
@@ -76,7 +100,9 @@ export function printed(f: TenetFunction): { inverse: string; adjoint: string } 
 }
 
 const typedArrays: Record<string, (xs: number[]) => unknown> = {
-  'f64[]': (xs) => new Float64Array(xs), 'f32[]': (xs) => new Float32Array(xs), 'i32[]': (xs) => new Int32Array(xs),
+  'f64[]': (xs) => new Float64Array(xs),
+  'f32[]': (xs) => new Float32Array(xs),
+  'i32[]': (xs) => new Int32Array(xs),
   'bool[]': (xs) => new Uint8Array(xs.map((x) => (x ? 1 : 0))),
 }
 
@@ -86,7 +112,10 @@ export function readArgs(f: TenetFunction, texts: string[]): unknown[] {
     const text = (texts[i] ?? '').trim()
     let v: unknown
     try {
-      v = JSON.parse(text.replace(/-?Infinity|NaN/g, (m) => `"${m}"`), (_k, x) => (x === 'NaN' ? Number.NaN : x === 'Infinity' ? Infinity : x === '-Infinity' ? -Infinity : x))
+      v = JSON.parse(
+        text.replace(/-?Infinity|NaN/g, (m) => `"${m}"`),
+        (_k, x) => (x === 'NaN' ? Number.NaN : x === 'Infinity' ? Infinity : x === '-Infinity' ? -Infinity : x),
+      )
     } catch {
       throw new Error(`${p.name}: cannot read "${text}" (a number, true/false, [1, 2, 3] or {"re": 1, "im": 0})`)
     }
@@ -102,35 +131,61 @@ export function readArgs(f: TenetFunction, texts: string[]): unknown[] {
 
 /** Formats values for the results panel. */
 export function formatValue(v: unknown): string {
-  if (ArrayBuffer.isView(v)) return `[${Array.from(v as unknown as ArrayLike<number>).map(formatValue).join(', ')}]`
+  if (ArrayBuffer.isView(v))
+    return `[${Array.from(v as unknown as ArrayLike<number>)
+      .map(formatValue)
+      .join(', ')}]`
   if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`
-  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : Number.isInteger(v) ? String(v) : v.toPrecision(12).replace(/\.?0+(e|$)/, '$1')
-  if (v && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${formatValue(x)}`).join(', ')} }`
+  if (typeof v === 'number')
+    return Object.is(v, -0) ? '-0' : Number.isInteger(v) ? String(v) : v.toPrecision(12).replace(/\.?0+(e|$)/, '$1')
+  if (v && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k}: ${formatValue(x)}`)
+      .join(', ')} }`
   return String(v)
 }
 
 /** Runs `f` (or its inverse) on the argument texts: `name = value` lines, or the error. */
-export function runFunction(f: TenetFunction, texts: string[], inverse: boolean): { ok: boolean; text: string; values?: unknown[] } {
+export function runFunction(
+  f: TenetFunction,
+  texts: string[],
+  inverse: boolean,
+): { ok: boolean; text: string; values?: unknown[] } {
   try {
     const args = readArgs(f, texts)
     const out = (inverse ? f.inverse : f)(...args)
-    return { ok: true, values: out, text: paramsOf(f).map((p, i) => `${p.name} = ${formatValue(out[i])}`).join('\n') }
+    return {
+      ok: true,
+      values: out,
+      text: paramsOf(f)
+        .map((p, i) => `${p.name} = ${formatValue(out[i])}`)
+        .join('\n'),
+    }
   } catch (e) {
     return { ok: false, text: describeError(e) }
   }
 }
 
 /** The gradient of the scalar parameter `loss` and its finite-difference check. */
-export function gradientOf(f: TenetFunction, texts: string[], loss: number): { ok: boolean; text: string; fdOk?: boolean } {
+export function gradientOf(
+  f: TenetFunction,
+  texts: string[],
+  loss: number,
+): { ok: boolean; text: string; fdOk?: boolean } {
   try {
     const args = readArgs(f, texts)
     const g = gradient(f, args, { loss })
     const ps = paramsOf(f)
-    const lines = ps.flatMap((p, i) => (g[i] === null || g[i] === undefined ? [] : [`∂${ps[loss]!.name}/∂${p.name} = ${formatValue(g[i])}`]))
+    const lines = ps.flatMap((p, i) =>
+      g[i] === null || g[i] === undefined ? [] : [`∂${ps[loss]!.name}/∂${p.name} = ${formatValue(g[i])}`],
+    )
     const check = checkGrad(f, args, { loss })
-    lines.push('', check.ok
-      ? `finite differences agree (largest difference ${check.maxError.toExponential(2)})`
-      : `finite differences DISAGREE: largest difference ${check.maxError.toExponential(2)} at argument ${check.worst?.arg}, element ${check.worst?.index} (AD ${check.worst?.ad}, FD ${check.worst?.fd})`)
+    lines.push(
+      '',
+      check.ok
+        ? `finite differences agree (largest difference ${check.maxError.toExponential(2)})`
+        : `finite differences DISAGREE: largest difference ${check.maxError.toExponential(2)} at argument ${check.worst?.arg}, element ${check.worst?.index} (AD ${check.worst?.ad}, FD ${check.worst?.fd})`,
+    )
     return { ok: true, text: lines.join('\n'), fdOk: check.ok }
   } catch (e) {
     return { ok: false, text: describeError(e) }
@@ -143,8 +198,15 @@ export function graphOf(f: TenetFunction): string {
 }
 
 /** A checkpointing schedule for a chain of `steps` steps, as SVG with its cost. */
-export function scheduleOf(kind: 'bennett' | 'revolve', steps: number, parameter: number): { svg: string; cost: string } {
-  const s = kind === 'bennett' ? bennettGradientSchedule({ steps, k: Math.max(2, parameter) }) : binomialSchedule({ steps, snapshots: Math.max(1, parameter) })
+export function scheduleOf(
+  kind: 'bennett' | 'revolve',
+  steps: number,
+  parameter: number,
+): { svg: string; cost: string } {
+  const s =
+    kind === 'bennett'
+      ? bennettGradientSchedule({ steps, k: Math.max(2, parameter) })
+      : binomialSchedule({ steps, snapshots: Math.max(1, parameter) })
   const c = costOf(s)
   return {
     svg: scheduleSvg(s, { width: 640, height: 280 }),

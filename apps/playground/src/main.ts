@@ -1,7 +1,15 @@
 /** The playground page: an editor, and live panels for what the engine computes. */
 import {
-  codeGenerationAllowed, compileSource, graphOf, gradientOf, paramsOf, printed, runFunction, scheduleOf,
-  type BackendChoice, type Compiled,
+  codeGenerationAllowed,
+  compileSource,
+  graphOf,
+  gradientOf,
+  paramsOf,
+  printed,
+  runFunction,
+  scheduleOf,
+  type BackendChoice,
+  type Compiled,
 } from './engine.js'
 import { EXAMPLES } from './examples.js'
 
@@ -20,7 +28,9 @@ let generation = 0
 const argTexts = new Map<string, string[]>()
 
 EXAMPLES.forEach((e, i) => exampleSelect.add(new Option(e.title, String(i))))
-$('csp-note').textContent = codeGenerationAllowed() ? '' : 'This page forbids generated code (Content-Security-Policy): programs run on the interpreter.'
+$('csp-note').textContent = codeGenerationAllowed()
+  ? ''
+  : 'This page forbids generated code (Content-Security-Policy): programs run on the interpreter.'
 
 function current() {
   if (!compiled?.ok) return undefined
@@ -39,7 +49,9 @@ function renderArgs() {
     const input = document.createElement('input')
     input.id = `arg-${i}`
     input.value = saved[i] ?? (p.text.endsWith('[]') ? '[1, 2, 3]' : '1')
-    input.addEventListener('input', () => { argTexts.set(fnSelect.value, texts()) })
+    input.addEventListener('input', () => {
+      argTexts.set(fnSelect.value, texts())
+    })
     label.append(input)
     argsBox.append(label)
     if (p.text === 'f64' || p.text === 'f32') lossSelect.add(new Option(p.name, String(i)))
@@ -82,7 +94,10 @@ async function recompile() {
 }
 
 let timer: ReturnType<typeof setTimeout> | undefined
-editor.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(recompile, 250) })
+editor.addEventListener('input', () => {
+  clearTimeout(timer)
+  timer = setTimeout(recompile, 250)
+})
 backendSelect.addEventListener('change', recompile)
 fnSelect.addEventListener('change', renderFunction)
 
@@ -91,12 +106,21 @@ function show(id: string, r: { ok: boolean; text: string }) {
   el.textContent = r.text
   el.className = r.ok ? 'out' : 'out bad'
 }
-$('run-forward').addEventListener('click', () => { const f = current(); if (f) show('run-out', runFunction(f, texts(), false)) })
-$('run-inverse').addEventListener('click', () => { const f = current(); if (f) show('run-out', runFunction(f, texts(), true)) })
+$('run-forward').addEventListener('click', () => {
+  const f = current()
+  if (f) show('run-out', runFunction(f, texts(), false))
+})
+$('run-inverse').addEventListener('click', () => {
+  const f = current()
+  if (f) show('run-out', runFunction(f, texts(), true))
+})
 $('run-grad').addEventListener('click', () => {
   const f = current()
   if (!f) return
-  if (!lossSelect.value) { show('grad-out', { ok: false, text: 'this function has no f64/f32 scalar parameter to be the loss' }); return }
+  if (!lossSelect.value) {
+    show('grad-out', { ok: false, text: 'this function has no f64/f32 scalar parameter to be the loss' })
+    return
+  }
   show('grad-out', gradientOf(f, texts(), Number(lossSelect.value)))
 })
 

@@ -21,11 +21,18 @@ const shots = join(root, 'test-results')
 const executable = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const haveBrowser = existsSync(executable)
 if (!haveBrowser) {
-  if (process.env.CI) throw new Error(`playground e2e: no Chromium at ${executable} (CI must install Debian's chromium)`)
+  if (process.env.CI)
+    throw new Error(`playground e2e: no Chromium at ${executable} (CI must install Debian's chromium)`)
   console.warn(`playground e2e skipped: no Chromium at ${executable} (apt-get install chromium, or set CHROMIUM_PATH)`)
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.svg': 'image/svg+xml' }
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+}
 
 /** Serves dist/ at / and again at /csp/ with a strict CSP header. */
 function serve(): Promise<{ server: Server; url: string }> {
@@ -35,15 +42,20 @@ function serve(): Promise<{ server: Server; url: string }> {
     if (csp) path = path.slice(4)
     if (path.endsWith('/')) path += 'index.html'
     const file = normalize(join(dist, path))
-    if (!file.startsWith(dist) || !existsSync(file)) { res.writeHead(404).end('not found'); return }
+    if (!file.startsWith(dist) || !existsSync(file)) {
+      res.writeHead(404).end('not found')
+      return
+    }
     const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }
     if (csp) headers['content-security-policy'] = "script-src 'self'"
     res.writeHead(200, headers).end(readFileSync(file))
   })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => {
-    const a = server.address() as { port: number }
-    ok({ server, url: `http://localhost:${a.port}` })
-  }))
+  return new Promise((ok) =>
+    server.listen(0, '127.0.0.1', () => {
+      const a = server.address() as { port: number }
+      ok({ server, url: `http://localhost:${a.port}` })
+    }),
+  )
 }
 
 describe.skipIf(!haveBrowser)('playground in headless Chromium', () => {
@@ -51,12 +63,24 @@ describe.skipIf(!haveBrowser)('playground in headless Chromium', () => {
   const pageErrors: string[] = []
 
   beforeAll(async () => {
-    expect(existsSync(join(dist, 'index.html')), 'the playground is built before its tests (turbo: test depends on build)').toBe(true)
+    expect(
+      existsSync(join(dist, 'index.html')),
+      'the playground is built before its tests (turbo: test depends on build)',
+    ).toBe(true)
     mkdirSync(shots, { recursive: true })
     ;({ server, url } = await serve())
     browser = await chromium.launch({
       executablePath: executable,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     })
   })
   afterAll(async () => {
@@ -98,7 +122,7 @@ describe.skipIf(!haveBrowser)('playground in headless Chromium', () => {
     await expect.poll(() => page.isVisible('#errors')).toBe(true)
     const err = await page.textContent('#errors')
     expect(err).toMatch(/read in its own right-hand side/)
-    expect(err).toMatch(/\n2 \|   y \+= y\n\s+\^/)
+    expect(err).toMatch(/\n2 \| {3}y \+= y\n\s+\^/)
     await page.screenshot({ path: join(shots, `${shot}-error.png`), fullPage: true })
   }
 
@@ -123,7 +147,7 @@ describe.skipIf(!haveBrowser)('playground in headless Chromium', () => {
     await page.close()
   })
 
-  it('under a strict CSP (script-src \'self\'): the interpreter runs forward, inverse and the gradient', async () => {
+  it("under a strict CSP (script-src 'self'): the interpreter runs forward, inverse and the gradient", async () => {
     const page = await open('/csp/')
     expect(await page.textContent('#csp-note')).toMatch(/Content-Security-Policy/)
     await exercise(page, 'interpreter', 'csp')

@@ -22,12 +22,15 @@ describe('engine', () => {
     const c = await compileSource('fn f(y: f64) {\n  y += y\n}', 'interpreter')
     expect(c.ok).toBe(false)
     if (c.ok) return
-    expect(c.error).toMatch(/\n2 \|   y \+= y\n\s+\^/)
+    expect(c.error).toMatch(/\n2 \| {3}y \+= y\n\s+\^/)
     expect(c.line).toBe(2)
     const ok = await compileSource('fn f(y: f64, x: f64) { y += x }', 'wasm')
     if (!ok.ok) throw new Error(ok.error)
     expect(ok.backend).toBe('wasm')
-    expect(runFunction(ok.module.f!, ['1', 'x'], false)).toEqual({ ok: false, text: expect.stringMatching(/x: cannot read "x"/) })
+    expect(runFunction(ok.module.f!, ['1', 'x'], false)).toEqual({
+      ok: false,
+      text: expect.stringMatching(/x: cannot read "x"/),
+    })
     expect(() => readArgs(ok.module.f!, ['1', '[1]'])).not.toThrow()
   })
 

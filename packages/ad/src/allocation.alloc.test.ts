@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { collectionsDuring, optimized, optimizeNow } from '@tenet/testing'
-import { besselSource, compileAdjoint, compileForwardGradient, compileFused, grad, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
+import {
+  besselSource,
+  compileAdjoint,
+  compileForwardGradient,
+  compileFused,
+  grad,
+  graphEmbeddingArgs,
+  graphEmbeddingSource,
+} from './index.js'
 import type { TenetFunction } from '@tenet/reversible'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { tag, testRegistry } from './test-util.js'
@@ -22,18 +30,40 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
   it('g.run, 4·10⁶ gradient sweeps: (almost) no garbage collection', async () => {
     function drive(calls: number): number {
       let acc = 0
-      for (let i = 0; i < calls; i++) { g.run(0.5, x, 0.25); acc += g.scalars[2]! }
+      for (let i = 0; i < calls; i++) {
+        g.run(0.5, x, 0.25)
+        acc += g.scalars[2]!
+      }
       return acc
     }
-    await measure(m.kernel!, 0, () => drive(1000), () => drive(4_000_000), drive)
+    await measure(
+      m.kernel!,
+      0,
+      () => drive(1000),
+      () => drive(4_000_000),
+      drive,
+    )
   })
 
   it('g.run on the Bessel function in forward mode, 4·10⁶ sweeps: (almost) no garbage collection', async () => {
     const b = tag({ checks: false })(besselSource)
     const gb = grad(b.ibesselj!, { loss: 0 })
     expect(compileForwardGradient(b.ibesselj!, 0)).not.toBeNull()
-    const drive = (calls: number) => { let acc = 0; for (let i = 0; i < calls; i++) { gb.run(0, 2, 1.0); acc += gb.scalars[2]! } return acc }
-    await measure(b.ibesselj!, 0, () => drive(1000), () => drive(4_000_000), drive)
+    const drive = (calls: number) => {
+      let acc = 0
+      for (let i = 0; i < calls; i++) {
+        gb.run(0, 2, 1.0)
+        acc += gb.scalars[2]!
+      }
+      return acc
+    }
+    await measure(
+      b.ibesselj!,
+      0,
+      () => drive(1000),
+      () => drive(4_000_000),
+      drive,
+    )
   })
 
   it('g.run on the graph-embedding loss (k = 10), 4·10⁵ sweeps: (almost) no garbage collection', async () => {
@@ -41,21 +71,50 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
     const gg = grad(ge.embedding_loss!, { loss: 0 })
     const x10 = Float64Array.from({ length: 100 }, (_, i) => Math.sin(i))
     const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x10, 10)
-    const drive = (calls: number) => { let acc = 0; for (let i = 0; i < calls; i++) { gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2); acc += gg.lastLoss } return acc }
-    await measure(ge.embedding_loss!, 0, () => drive(100), () => drive(400_000), drive)
+    const drive = (calls: number) => {
+      let acc = 0
+      for (let i = 0; i < calls; i++) {
+        gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2)
+        acc += gg.lastLoss
+      }
+      return acc
+    }
+    await measure(
+      ge.embedding_loss!,
+      0,
+      () => drive(100),
+      () => drive(400_000),
+      drive,
+    )
   })
 
   it('g.run on the graph-embedding loss (k = 10) on the wasm backend, 4·10⁵ sweeps: (almost) no garbage collection', async () => {
     // the arrays and their gradients live in wasm memory; the driver keeps its views between calls
-    const ge = tag({ checks: false, backend: 'wasm', registry: testRegistry().registerBackend(wasmBackend) })(graphEmbeddingSource)
+    const ge = tag({ checks: false, backend: 'wasm', registry: testRegistry().registerBackend(wasmBackend) })(
+      graphEmbeddingSource,
+    )
     const gg = grad(ge.embedding_loss!, { loss: 0 })
     const x10 = Float64Array.from({ length: 100 }, (_, i) => Math.sin(i))
     const [, , q1, d1, q2, d2, , e1, e2] = graphEmbeddingArgs(x10, 10)
-    const drive = (calls: number) => { let acc = 0; for (let i = 0; i < calls; i++) { gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2); acc += gg.lastLoss } return acc }
+    const drive = (calls: number) => {
+      let acc = 0
+      for (let i = 0; i < calls; i++) {
+        gg.run(0, x10, q1, d1, q2, d2, 10, e1, e2)
+        acc += gg.lastLoss
+      }
+      return acc
+    }
     // up to 3 here: this path allocates a little (4 collections over 4·10⁶ sweeps, the same on
     // the code before this session's reliability work: an open defect), so 4·10⁵ sweeps see 2 or
     // 3; the case still catches an array or a closure per sweep (tens of collections)
-    await measure(ge.embedding_loss!, 0, () => drive(100), () => drive(400_000), drive, 3)
+    await measure(
+      ge.embedding_loss!,
+      0,
+      () => drive(100),
+      () => drive(400_000),
+      drive,
+      3,
+    )
   })
 })
 
@@ -65,7 +124,14 @@ describe('grad(f) allocates nothing per call in steady state (cpu backend, check
  * run. 16 bytes per sweep would fill a 16 MiB young generation several times over; the test
  * runner's own messages may cause one or two collections in the window.
  */
-async function measure(f: TenetFunction, loss: number, short: () => void, long: () => void, driver: Function, maxCollections = 2): Promise<void> {
+async function measure(
+  f: TenetFunction,
+  loss: number,
+  short: () => void,
+  long: () => void,
+  driver: Function,
+  maxCollections = 2,
+): Promise<void> {
   // the program grad runs: forward mode where it applies, else the fused or the two sweeps
   const forward = compileForwardGradient(f, loss)
   const fused = forward ? null : compileFused(f, loss)

@@ -5,7 +5,7 @@
  */
 import { TenetError } from '@tenet/ir'
 import { hostConversionsOf } from '@tenet/reversible'
-import { type CompiledAdjoint } from './compile.js'
+import type { CompiledAdjoint } from './compile.js'
 
 /** A gradient per argument: a number for a float scalar, a typed array for a float array, null otherwise. */
 export type Gradient = Array<number | Float64Array | Float32Array | null>
@@ -14,7 +14,10 @@ export type Gradient = Array<number | Float64Array | Float32Array | null>
  * The gradient of a complex value in the surface view: `re` = ∂L/∂Re z, `im` = ∂L/∂Im z, i.e.
  * the complex number ḡ_z = ∂L/∂x + i·∂L/∂y for z = x + iy (see "Complex numbers" in the README).
  */
-export interface ComplexGradient { re: number; im: number }
+export interface ComplexGradient {
+  re: number
+  im: number
+}
 
 /**
  * A gradient per argument of the function *as written* (before complex numbers are lowered to
@@ -38,10 +41,15 @@ export interface LossOptions {
 export type TypedArray = Float64Array | Float32Array | Int32Array | Uint8Array
 export const CTORS = { Float64Array, Float32Array, Int32Array, Uint8Array } as const
 
-export const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
+export const argError = (msg: string): never => {
+  throw new TenetError('ad/argument', msg)
+}
 
 /** The host conversions of parameter i of a compiled adjoint (see `hostConversionsOf`). */
-export function hostConversions(c: CompiledAdjoint, i: number): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
+export function hostConversions(
+  c: CompiledAdjoint,
+  i: number,
+): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
   return hostConversionsOf(c.info.registry, c.params[i]!.type)
 }
 
@@ -52,19 +60,29 @@ export function hostConversions(c: CompiledAdjoint, i: number): { fromHost?: (x:
  */
 export function sharedArrays(c: CompiledAdjoint): boolean[] {
   const written = c.info.program.writes.get(c.info.name)
-  return c.params.map((p, i) => p.type.kind === 'array' && written !== undefined && written[i] === false && !hostConversions(c, i).fromHost)
+  return c.params.map(
+    (p, i) =>
+      p.type.kind === 'array' && written !== undefined && written[i] === false && !hostConversions(c, i).fromHost,
+  )
 }
 
 /** Copies host values into an internal array, converting each with `fromHost` when given. */
 export function copyIn(dst: TypedArray, src: TypedArray, fromHost: ((x: number) => number) | undefined): void {
-  if (!fromHost) { dst.set(src as never); return }
+  if (!fromHost) {
+    dst.set(src as never)
+    return
+  }
   for (let j = 0; j < src.length; j++) dst[j] = fromHost(src[j]!)
 }
 
 export function checkLoss(c: CompiledAdjoint, loss: number): void {
   const p = c.params[loss]
-  if (!Number.isInteger(loss) || !p) argError(`\`loss\` must be the index of an argument of \`${c.info.name}\` (0..${c.params.length - 1}), got ${loss}`)
-  if (p!.type.kind !== 'scalar' || !c.slots[loss]) argError(`\`loss\` must be a float scalar argument, but argument ${loss} (\`${p!.name}\`) of \`${c.info.name}\` is ${p!.type.kind === 'scalar' ? p!.type.name : p!.type.kind}`)
+  if (!Number.isInteger(loss) || !p)
+    argError(`\`loss\` must be the index of an argument of \`${c.info.name}\` (0..${c.params.length - 1}), got ${loss}`)
+  if (p!.type.kind !== 'scalar' || !c.slots[loss])
+    argError(
+      `\`loss\` must be a float scalar argument, but argument ${loss} (\`${p!.name}\`) of \`${c.info.name}\` is ${p!.type.kind === 'scalar' ? p!.type.name : p!.type.kind}`,
+    )
 }
 
 /** The float scalar and float array parameters of `f` (those with a gradient), by index. */

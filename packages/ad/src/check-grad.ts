@@ -1,11 +1,21 @@
 /**
  * `checkGrad`: a gradient against central finite differences.
  */
-import { type TenetFunction } from '@tenet/reversible'
+import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileForwardGradient } from './compile.js'
 import { argsOf, optionsOf, positiveNumber } from './options.js'
-import { argError, checkLoss, cloneArgs, copyIn, floatParams, hostConversions, type Gradient, type LossOptions, type TypedArray } from './arguments.js'
-import { type GradOptions } from './grad.js'
+import {
+  argError,
+  checkLoss,
+  cloneArgs,
+  copyIn,
+  floatParams,
+  hostConversions,
+  type Gradient,
+  type LossOptions,
+  type TypedArray,
+} from './arguments.js'
+import type { GradOptions } from './grad.js'
 import { onceGradient, surfaceArgs } from './gradient.js'
 
 /** Options of `checkGrad`. */
@@ -55,15 +65,24 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   }
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
-  const atol = options.atol ?? 1e-6, rtol = options.rtol ?? 1e-6, rel = options.step ?? 1e-6
+  const atol = options.atol ?? 1e-6,
+    rtol = options.rtol ?? 1e-6,
+    rel = options.step ?? 1e-6
   const mode = options.mode ?? 'both'
-  if (mode !== 'both' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'both', 'forward' or 'reverse', got ${String(mode)}`)
+  if (mode !== 'both' && mode !== 'forward' && mode !== 'reverse')
+    argError(`\`mode\` must be 'both', 'forward' or 'reverse', got ${String(mode)}`)
   const ads: Array<['forward' | 'reverse', Gradient]> = []
-  const check = { ...(options.uncompute ? { uncompute: options.uncompute } : {}), ...(options.uncomputeTolerance !== undefined ? { uncomputeTolerance: options.uncomputeTolerance } : {}) }
-  if (mode !== 'forward') ads.push(['reverse', onceGradient(f, { loss: options.loss, mode: 'reverse', ...check }, args)])
-  if (mode === 'forward' || (mode === 'both' && compileForwardGradient(f, options.loss))) ads.push(['forward', onceGradient(f, { loss: options.loss, mode: 'forward' }, args)])
+  const check = {
+    ...(options.uncompute ? { uncompute: options.uncompute } : {}),
+    ...(options.uncomputeTolerance !== undefined ? { uncomputeTolerance: options.uncomputeTolerance } : {}),
+  }
+  if (mode !== 'forward')
+    ads.push(['reverse', onceGradient(f, { loss: options.loss, mode: 'reverse', ...check }, args)])
+  if (mode === 'forward' || (mode === 'both' && compileForwardGradient(f, options.loss)))
+    ads.push(['forward', onceGradient(f, { loss: options.loss, mode: 'forward' }, args)])
   const work = cloneArgs(args)
-  const fwd = c.forward, inv = c.inverse
+  const fwd = c.forward,
+    inv = c.inverse
   const conv = c.params.map((_, i) => hostConversions(c, i))
   const converts = conv.some((h) => h.fromHost)
   // number systems with a host encoding (fixed, ulog) run on converted copies of the host values
@@ -72,7 +91,8 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
   const run = (): number => {
     if (converts) {
       for (let i = 0; i < work.length; i++) {
-        const a = work[i], fh = conv[i]!.fromHost
+        const a = work[i],
+          fh = conv[i]!.fromHost
         if (ArrayBuffer.isView(a)) copyIn(inner[i] as TypedArray, a as TypedArray, fh)
         else inner[i] = typeof a === 'number' && fh ? fh(a) : a
       }
@@ -82,23 +102,30 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
     const lossValue = conv[options.loss]!.toHost ? conv[options.loss]!.toHost!(raw) : raw
     for (let i = 0; i < work.length; i++) {
       const p = c.params[i]!
-      invArgs[i] = p.type.kind === 'scalar' ? (p.type.name === 'bool' ? fwd.results[i] !== 0 : fwd.results[i]) : inner[i]
+      invArgs[i] =
+        p.type.kind === 'scalar' ? (p.type.name === 'bool' ? fwd.results[i] !== 0 : fwd.results[i]) : inner[i]
     }
     inv.apply(undefined, invArgs)
     return lossValue
   }
-  let ok = true, maxError = 0
+  let ok = true,
+    maxError = 0
   let worst: CheckGradResult['worst'] = null
   for (const p of floatParams(c)) {
     const a = work[p]
     const count = typeof a === 'number' ? 1 : (a as Float64Array).length
     for (let e = 0; e < count; e++) {
       const get = () => (typeof a === 'number' ? (work[p] as number) : (a as Float64Array)[e]!)
-      const set = (v: number) => { if (typeof a === 'number') work[p] = v; else (a as Float64Array)[e] = v }
+      const set = (v: number) => {
+        if (typeof a === 'number') work[p] = v
+        else (a as Float64Array)[e] = v
+      }
       const x0 = get()
       const h = rel * Math.max(1, Math.abs(x0))
-      set(x0 + h); const up = run()
-      set(x0 - h); const down = run()
+      set(x0 + h)
+      const up = run()
+      set(x0 - h)
+      const down = run()
       set(x0)
       const fd = (up - down) / (2 * h)
       for (const [m, ad] of ads) {
@@ -106,7 +133,10 @@ export function checkGrad(f: TenetFunction, args: unknown[], options: CheckGradO
         const adv = typeof g === 'number' ? g : g[e]!
         const err = Math.abs(adv - fd)
         if (!(err <= atol + rtol * Math.abs(fd))) ok = false
-        if (!(err <= maxError) || worst === null) { maxError = Number.isNaN(err) ? Infinity : Math.max(maxError, err); worst = { arg: p, index: e, ad: adv, fd, mode: m } }
+        if (!(err <= maxError) || worst === null) {
+          maxError = Number.isNaN(err) ? Infinity : Math.max(maxError, err)
+          worst = { arg: p, index: e, ad: adv, fd, mode: m }
+        }
       }
     }
   }

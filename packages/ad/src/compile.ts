@@ -3,8 +3,23 @@
  * then check, invert and compile it with the backend and options of the original function.
  * One compilation per (function, direction), cached.
  */
-import { TenetError, TenetStaticError, type CompiledFunction, type FunctionDef, type Param, type Registry, type Stmt } from '@tenet/ir'
-import { TENET_FUNCTION, compileModule, isTenetFunction, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
+import {
+  TenetError,
+  TenetStaticError,
+  type CompiledFunction,
+  type FunctionDef,
+  type Param,
+  type Registry,
+  type Stmt,
+} from '@tenet/ir'
+import {
+  TENET_FUNCTION,
+  compileModule,
+  isTenetFunction,
+  type TenetFunction,
+  type TenetFunctionInfo,
+  type TenetModule,
+} from '@tenet/reversible'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
@@ -35,7 +50,8 @@ const cache = new WeakMap<TenetFunction, Map<number, CompiledAdjoint>>()
 /** The `TenetFunctionInfo` of a Tenet function, or a clear error for anything else. */
 export function infoOf(f: TenetFunction): TenetFunctionInfo {
   const info = (f as Partial<TenetFunction> | undefined)?.[TENET_FUNCTION as never] as TenetFunctionInfo | undefined
-  if (typeof f !== 'function' || !info) throw new TypeError('expected a Tenet function (from `rev` or `compileModule`), e.g. `m.f`')
+  if (typeof f !== 'function' || !info)
+    throw new TypeError('expected a Tenet function (from `rev` or `compileModule`), e.g. `m.f`')
   return info
 }
 
@@ -46,9 +62,15 @@ export function infoOf(f: TenetFunction): TenetFunctionInfo {
  */
 export function compileGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
   const hosts = info.program.hosts.map((h) => (isTenetFunction(h) ? null : h))
-  return compileModule({ kind: 'module', functions, hosts }, {
-    registry, backend: info.options.backend, checks: info.options.checks, tolerance: info.options.tolerance,
-  })
+  return compileModule(
+    { kind: 'module', functions, hosts },
+    {
+      registry,
+      backend: info.options.backend,
+      checks: info.options.checks,
+      tolerance: info.options.tolerance,
+    },
+  )
 }
 
 /**
@@ -63,14 +85,21 @@ export function compileGenerated(info: TenetFunctionInfo, registry: Registry, fu
  * `GradientSlot`). `jacobian`'s reverse mode uses it for w rows per sweep.
  */
 export function compileAdjoint(f: TenetFunction, width = 1, constants: readonly number[] = []): CompiledAdjoint {
-  if (!Number.isInteger(width) || width < 1) throw new RangeError(`the adjoint width must be a positive integer, got ${width}`)
+  if (!Number.isInteger(width) || width < 1)
+    throw new RangeError(`the adjoint width must be a positive integer, got ${width}`)
   if (constants.length) return compileConstantAdjoint(f, constants)
   let byWidth = cache.get(f)
   const hit = byWidth?.get(width)
   if (hit) return hit
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
+  const builder = new AdjointBuilder(
+    info.program,
+    info.inverses,
+    registry,
+    registryPartials(registry, info.program.hosts),
+    width,
+  )
   const name = builder.request(info.name, info.inverse)
   const functions = builder.build()
   const module = compileGenerated(info, registry, functions)
@@ -104,9 +133,21 @@ function compileConstantAdjoint(f: TenetFunction, constants: readonly number[]):
   const set = new Set<number>()
   for (const i of constants) {
     const p = params[i]
-    if (!Number.isInteger(i) || !p) throw new TenetError('ad/argument', `\`constants\` lists argument ${String(i)}, but \`${info.name}\` has arguments 0..${params.length - 1}`)
-    if (!hasGradient(p.type, info.registry) || p.type.kind === 'stack') throw new TenetError('ad/argument', `\`constants\` lists argument ${i} (\`${p.name}\`), which is not a float scalar or array: it has no gradient anyway`)
-    if (info.inverse || info.program.writes.get(info.name)![i]) throw new TenetError('ad/argument', `argument ${i} (\`${p.name}\`) is written by \`${info.name}\`${info.inverse ? ' (an inverse)' : ''}, so it cannot be held constant: only arguments the function only reads can`)
+    if (!Number.isInteger(i) || !p)
+      throw new TenetError(
+        'ad/argument',
+        `\`constants\` lists argument ${String(i)}, but \`${info.name}\` has arguments 0..${params.length - 1}`,
+      )
+    if (!hasGradient(p.type, info.registry) || p.type.kind === 'stack')
+      throw new TenetError(
+        'ad/argument',
+        `\`constants\` lists argument ${i} (\`${p.name}\`), which is not a float scalar or array: it has no gradient anyway`,
+      )
+    if (info.inverse || info.program.writes.get(info.name)![i])
+      throw new TenetError(
+        'ad/argument',
+        `argument ${i} (\`${p.name}\`) is written by \`${info.name}\`${info.inverse ? ' (an inverse)' : ''}, so it cannot be held constant: only arguments the function only reads can`,
+      )
     set.add(i)
   }
   const key = [...set].sort((a, b) => a - b).join(',')
@@ -114,7 +155,13 @@ function compileConstantAdjoint(f: TenetFunction, constants: readonly number[]):
   const hit = byKey?.get(key)
   if (hit) return hit
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), 1)
+  const builder = new AdjointBuilder(
+    info.program,
+    info.inverses,
+    registry,
+    registryPartials(registry, info.program.hosts),
+    1,
+  )
   const name = builder.withConstants(info.name, new Set([...set].map((i) => params[i]!.name)))
   const functions = builder.build()
   const module = compileGenerated(info, registry, functions)
@@ -151,7 +198,13 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   const info = infoOf(f)
   if (info.inverse) return null
   const registry = info.registry.clone()
-  const builder = new AdjointBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), 1)
+  const builder = new AdjointBuilder(
+    info.program,
+    info.inverses,
+    registry,
+    registryPartials(registry, info.program.hosts),
+    1,
+  )
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName)
@@ -162,21 +215,34 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
     if (!plain || !lossParam || lossParam.type.kind !== 'scalar') return null
     // f, the loss value, then the adjoint
     const adjoint = generated.find((g) => g.name === adj)!
-    const call = (callee: string, params: Param[]): Stmt => ({ kind: 'callstmt', callee, args: params.map((p) => ref(p.name)), inverse: false }) as Stmt
+    const call = (callee: string, params: Param[]): Stmt =>
+      ({ kind: 'callstmt', callee, args: params.map((p) => ref(p.name)), inverse: false }) as Stmt
     entry = {
       kind: 'fn',
       name: `${adj}$grad`,
       params: [...adjoint.params, { name: '$loss', type: { kind: 'scalar', name: 'f64' } }],
       body: [
         call(info.name, f.ir.params),
-        { kind: 'update', op: '+=', target: ref('$loss'), value: lossParam.type.name === 'f64' ? ref(lossParam.name) : { kind: 'call', callee: 'f64', args: [ref(lossParam.name)] } } as Stmt,
+        {
+          kind: 'update',
+          op: '+=',
+          target: ref('$loss'),
+          value:
+            lossParam.type.name === 'f64'
+              ? ref(lossParam.name)
+              : { kind: 'call', callee: 'f64', args: [ref(lossParam.name)] },
+        } as Stmt,
         call(adj!, adjoint.params),
       ],
     }
   }
   // the forward part calls f's callees (and the plain program f itself): compiled beside the adjoints
   const taken = new Set(generated.map((g) => g.name))
-  return { entry, functions: [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), entry], registry }
+  return {
+    entry,
+    functions: [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), entry],
+    registry,
+  }
 }
 
 /**
@@ -204,7 +270,12 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
     let { entry, functions } = gp
     if (info.options.checks === false) {
       // only the gradients and the loss value are read back: drop the updates nothing reads
-      const observed = new Set(entry.params.slice(f.ir.params.length).map((p) => p.name).filter((n) => n !== SINK))
+      const observed = new Set(
+        entry.params
+          .slice(f.ir.params.length)
+          .map((p) => p.name)
+          .filter((n) => n !== SINK),
+      )
       ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, gp.registry))
     }
     out = compileGenerated(info, gp.registry, functions)[entry.name]!
@@ -267,8 +338,15 @@ function forwardGradientInput(f: TenetFunction, loss: number): number | null {
   const floats = params.flatMap((p, i) => (hasGradient(p.type, info.registry) ? [i] : []))
   const lossParam = params[loss]
   const def = info.program.functions.get(info.name)
-  const ok = !info.inverse && !!def && !!lossParam && floats.length === 2 && floats.includes(loss) &&
-    params.every((p, i) => p.type.kind === 'scalar' && (!floats.includes(i) || p.type.name === 'f64' || p.type.name === 'f32')) &&
+  const ok =
+    !info.inverse &&
+    !!def &&
+    !!lossParam &&
+    floats.length === 2 &&
+    floats.includes(loss) &&
+    params.every(
+      (p, i) => p.type.kind === 'scalar' && (!floats.includes(i) || p.type.name === 'f64' || p.type.name === 'f32'),
+    ) &&
     onlyAccumulates(def.body, lossParam.name)
   return ok ? floats.find((i) => i !== loss)! : null
 }
@@ -326,17 +404,33 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
   const { info, registry, name, functions } = tangentFunctions(f, width)
   const module = compileGenerated(info, registry, functions)
   const params = f.ir.params
-  const out: CompiledTangent = { params, slots: tangentSlots(params, info.registry, width), width, tangent: module[name]!, functions, info }
+  const out: CompiledTangent = {
+    params,
+    slots: tangentSlots(params, info.registry, width),
+    width,
+    tangent: module[name]!,
+    functions,
+    info,
+  }
   if (!byWidth) tangentCache.set(f, (byWidth = new Map()))
   byWidth.set(width, out)
   return out
 }
 
 /** The tangent IR of `f` at width `width` (its callees' included), not compiled yet, and the registry to compile it with. */
-function tangentFunctions(f: TenetFunction, width: number): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
+function tangentFunctions(
+  f: TenetFunction,
+  width: number,
+): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
-  const builder = new TangentBuilder(info.program, info.inverses, registry, registryPartials(registry, info.program.hosts), width)
+  const builder = new TangentBuilder(
+    info.program,
+    info.inverses,
+    registry,
+    registryPartials(registry, info.program.hosts),
+    width,
+  )
   const name = builder.request(info.name, info.inverse)
   return { info, registry, name, functions: builder.build() }
 }
@@ -374,14 +468,18 @@ const secondOrderCache = new WeakMap<TenetFunction, Map<string, CompiledSecondOr
  * dropped (see `dropDeadUpdatesIn`).
  */
 export function compileSecondOrder(f: TenetFunction, loss: number, width: number): CompiledSecondOrder {
-  if (!Number.isInteger(width) || width < 1) throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
+  if (!Number.isInteger(width) || width < 1)
+    throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
   const key = `${loss}/${width}`
   let byKey = secondOrderCache.get(f)
   const hit = byKey?.get(key)
   if (hit) return hit
   const info = infoOf(f)
   const gp = gradientProgram(f, loss, true)
-  if (!gp) throw new TypeError(`no gradient program for \`${info.name}\` (an inverse function, or a loss that is not a scalar)`)
+  if (!gp)
+    throw new TypeError(
+      `no gradient program for \`${info.name}\` (an inverse function, or a loss that is not a scalar)`,
+    )
   // the gradient program is compiled (checked, inverted) so that the tangent transform can read it
   const g = compileGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
   const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width)
@@ -401,7 +499,15 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
     functions = dropDeadUpdatesIn(functions, entry, observed, registry).functions
   }
   const program = compileGenerated(gInfo, registry, functions)[name]!
-  const out: CompiledSecondOrder = { params: f.ir.params, gradientSlots: gradSlots, programParams, slots, width, program, functions }
+  const out: CompiledSecondOrder = {
+    params: f.ir.params,
+    gradientSlots: gradSlots,
+    programParams,
+    slots,
+    width,
+    program,
+    functions,
+  }
   if (!byKey) secondOrderCache.set(f, (byKey = new Map()))
   byKey.set(key, out)
   return out

@@ -47,7 +47,9 @@ export interface ConsistencyResult {
   converged: boolean
 }
 
-const argError = (msg: string): never => { throw new TenetError('ad/argument', msg) }
+const argError = (msg: string): never => {
+  throw new TenetError('ad/argument', msg)
+}
 
 function copy(v: unknown): unknown {
   return ArrayBuffer.isView(v) ? (v as Float64Array).slice() : Array.isArray(v) ? v.slice() : v
@@ -56,11 +58,13 @@ function copy(v: unknown): unknown {
 function assign(state: unknown[], what: Assignment, name: string, which: string): void {
   for (const [key, value] of Object.entries(what)) {
     const i = Number(key)
-    if (!Number.isInteger(i) || i < 0 || i >= state.length) argError(`\`${which}\` names argument ${key}, but \`${name}\` takes ${state.length}`)
+    if (!Number.isInteger(i) || i < 0 || i >= state.length)
+      argError(`\`${which}\` names argument ${key}, but \`${name}\` takes ${state.length}`)
     const cur = state[i]
     if (ArrayBuffer.isView(cur)) {
       const src = value as ArrayLike<number>
-      if (typeof value !== 'object' || src.length !== (cur as Float64Array).length) argError(`\`${which}[${i}]\` must be an array of ${(cur as Float64Array).length} numbers`)
+      if (typeof value !== 'object' || src.length !== (cur as Float64Array).length)
+        argError(`\`${which}[${i}]\` must be an array of ${(cur as Float64Array).length} numbers`)
       ;(cur as Float64Array).set(src)
     } else if (typeof cur !== typeof value) argError(`\`${which}[${i}]\` must be a ${typeof cur}`)
     else state[i] = value
@@ -73,7 +77,8 @@ function distance(state: unknown[], target: Assignment): number {
     const got = state[Number(key)]
     if (typeof want === 'boolean') worst = Math.max(worst, got === want ? 0 : 1)
     else if (typeof want === 'number') worst = Math.max(worst, Math.abs((got as number) - want))
-    else for (let j = 0; j < want.length; j++) worst = Math.max(worst, Math.abs((got as ArrayLike<number>)[j]! - want[j]!))
+    else
+      for (let j = 0; j < want.length; j++) worst = Math.max(worst, Math.abs((got as ArrayLike<number>)[j]! - want[j]!))
     if (Number.isNaN(worst)) return NaN
   }
   return worst
@@ -96,7 +101,8 @@ export function learnByConsistency(f: TenetFunction, args: unknown[], options: C
   argsOf('learnByConsistency', args)
   for (const key of ['input', 'target'] as const) {
     const v = options[key]
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) argError(`\`learnByConsistency\` needs \`${key}\`, an object from argument index to value (e.g. \`{ 0: 1 }\`)`)
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      argError(`\`learnByConsistency\` needs \`${key}\`, an object from argument index to value (e.g. \`{ 0: 1 }\`)`)
   }
   positiveNumber('learnByConsistency', 'tolerance', options.tolerance, true)
   const info = infoOf(f)
@@ -104,7 +110,8 @@ export function learnByConsistency(f: TenetFunction, args: unknown[], options: C
   if (args.length !== n) argError(`\`${info.name}\` takes ${n} arguments, got ${args.length}`)
   const maxSteps = options.maxSteps ?? 200
   const tolerance = options.tolerance ?? 0
-  if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new RangeError(`maxSteps must be a non-negative integer, got ${maxSteps}`)
+  if (!Number.isInteger(maxSteps) || maxSteps < 0)
+    throw new RangeError(`maxSteps must be a non-negative integer, got ${maxSteps}`)
   let state = args.map(copy)
   assign(state, options.input, info.name, 'input')
   const forward = (s: unknown[]) => f(...s).map(copy)

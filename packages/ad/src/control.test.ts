@@ -88,7 +88,11 @@ describe.each(backends)('control flow on the %s backend', (backend) => {
       fn mul(y: f64, a: f64) { y += a * a }
       fn f(y: f64, x: f64) { mul(y, x * 2.0) }`
     expect(() => gradient(m.f!, [0, 1], { loss: 0 })).toThrow(/pass the variable/)
-    try { gradient(m.f!, [0, 1], { loss: 0 }) } catch (e) { expect(TenetStaticError.isInstance(e)).toBe(true) }
+    try {
+      gradient(m.f!, [0, 1], { loss: 0 })
+    } catch (e) {
+      expect(TenetStaticError.isInstance(e)).toBe(true)
+    }
   })
 
   it('uncalls differentiate the inverse', () => {
@@ -158,7 +162,9 @@ describe.each(backends)('control flow on the %s backend', (backend) => {
   it('@safe statements run in the adjoint too; @unchecked blocks are differentiated', () => {
     let calls = 0
     const m = rev`fn f(y: f64, x: f64) {
-      @safe ${() => { calls++ }}()
+      @safe ${() => {
+        calls++
+      }}()
       @unchecked { y += x * x }
     }`
     expect(Array.from(grad(m.f!, { loss: 0, mode: 'reverse' })(0, 3))).toEqual([1, 6])
@@ -180,7 +186,8 @@ describe.each(backends)('control flow on the %s backend', (backend) => {
   it('jacobian of a rotation', () => {
     const m = rev`fn f(a: f64, b: f64, t: f64) { ROT(a, b, t) }`
     const J = jacobian(m.f!, [1, 2, 0.3], { inputs: [0, 1], outputs: [0, 1] })
-    const c = Math.cos(0.3), s = Math.sin(0.3)
+    const c = Math.cos(0.3),
+      s = Math.sin(0.3)
     expect(Array.from(J).map((v) => +v.toFixed(14))).toEqual([c, -s, s, c].map((v) => +v.toFixed(14)))
   })
 })

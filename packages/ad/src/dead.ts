@@ -21,7 +21,7 @@
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
  */
-import { type Arg, type Expr, type FunctionDef, type Registry, type Stmt } from '@tenet/ir'
+import type { Arg, Expr, FunctionDef, Registry, Stmt } from '@tenet/ir'
 import { readNames, rootName } from '@tenet/ir/backend'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
@@ -32,12 +32,28 @@ type ForStmt = Extract<Stmt, { kind: 'for' }>
  */
 function reads(e: Expr | Arg, out: Set<string>): Set<string> {
   switch (e.kind) {
-    case 'var': out.add(e.name); break
-    case 'index': out.add(e.array.name); reads(e.index, out); break
-    case 'field': case 'neg': reads(e.target, out); break
-    case 'unary': reads(e.arg, out); break
-    case 'binary': reads(e.left, out); reads(e.right, out); break
-    case 'call': if (e.callee !== 'len') for (const a of e.args) reads(a, out); else for (const a of e.args) if (a.kind !== 'var') reads(a, out); break
+    case 'var':
+      out.add(e.name)
+      break
+    case 'index':
+      out.add(e.array.name)
+      reads(e.index, out)
+      break
+    case 'field':
+    case 'neg':
+      reads(e.target, out)
+      break
+    case 'unary':
+      reads(e.arg, out)
+      break
+    case 'binary':
+      reads(e.left, out)
+      reads(e.right, out)
+      break
+    case 'call':
+      if (e.callee !== 'len') for (const a of e.args) reads(a, out)
+      else for (const a of e.args) if (a.kind !== 'var') reads(a, out)
+      break
   }
   return out
 }
@@ -45,41 +61,74 @@ function reads(e: Expr | Arg, out: Set<string>): Set<string> {
 /** Index expressions inside a dataview (what writing it reads). */
 function addressReads(dv: Expr | Arg, out: Set<string>): void {
   switch (dv.kind) {
-    case 'index': reads(dv.index, out); break
-    case 'field': addressReads(dv.target, out); break
-    case 'neg': addressReads(dv.target, out); break
+    case 'index':
+      reads(dv.index, out)
+      break
+    case 'field':
+      addressReads(dv.target, out)
+      break
+    case 'neg':
+      addressReads(dv.target, out)
+      break
   }
 }
 
-const union = (a: Set<string>, b: Set<string>): Set<string> => { const u = new Set(a); for (const x of b) u.add(x); return u }
-const minus = (a: Set<string>, b: Set<string>): Set<string> => { const u = new Set(a); for (const x of b) u.delete(x); return u }
+const union = (a: Set<string>, b: Set<string>): Set<string> => {
+  const u = new Set(a)
+  for (const x of b) u.add(x)
+  return u
+}
+const minus = (a: Set<string>, b: Set<string>): Set<string> => {
+  const u = new Set(a)
+  for (const x of b) u.delete(x)
+  return u
+}
 const same = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x))
 
 /** Every expression and argument a statement mentions directly (not those of nested bodies). */
 function exprsOf(s: Stmt): Array<Expr | Arg> {
   switch (s.kind) {
-    case 'update': return [s.target, s.value]
-    case 'callstmt': return s.args
-    case 'alloc': case 'dealloc': return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
-    case 'if': return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while': return [s.pre, s.post]
-    case 'for': return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push': case 'pop': return [s.stack, s.value]
-    case 'safe': return [s.expr]
-    default: return []
+    case 'update':
+      return [s.target, s.value]
+    case 'callstmt':
+      return s.args
+    case 'alloc':
+    case 'dealloc':
+      return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
+    case 'if':
+      return s.post ? [s.pre, s.post] : [s.pre]
+    case 'while':
+      return [s.pre, s.post]
+    case 'for':
+      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
+    case 'push':
+    case 'pop':
+      return [s.stack, s.value]
+    case 'safe':
+      return [s.expr]
+    default:
+      return []
   }
 }
 
 function nested(s: Stmt): Stmt[][] {
   switch (s.kind) {
-    case 'if': return [s.then, s.else]
-    case 'while': case 'for': case 'unchecked': return [s.body]
-    default: return []
+    case 'if':
+      return [s.then, s.else]
+    case 'while':
+    case 'for':
+    case 'unchecked':
+      return [s.body]
+    default:
+      return []
   }
 }
 
 function eachStmt(body: Stmt[], visit: (s: Stmt) => void): void {
-  for (const s of body) { visit(s); for (const b of nested(s)) eachStmt(b, visit) }
+  for (const s of body) {
+    visit(s)
+    for (const b of nested(s)) eachStmt(b, visit)
+  }
 }
 
 /** Whether a statement (or one nested in it) names `name` anywhere. */
@@ -98,7 +147,8 @@ function mentions(s: Stmt, name: string): boolean {
  */
 export function onlyAccumulates(body: Stmt[], name: string): boolean {
   return body.every((s) => {
-    if (s.kind === 'update' && (s.op === '+=' || s.op === '-=') && s.target.kind === 'var' && s.target.name === name) return !readNames(s.value).has(name)
+    if (s.kind === 'update' && (s.op === '+=' || s.op === '-=') && s.target.kind === 'var' && s.target.name === name)
+      return !readNames(s.value).has(name)
     if ((s.kind === 'alloc' || s.kind === 'dealloc') && s.name === name) return false
     if (s.kind === 'for' && s.variable === name) return false
     if (exprsOf(s).some((e) => readNames(e).has(name))) return false
@@ -106,7 +156,8 @@ export function onlyAccumulates(body: Stmt[], name: string): boolean {
   })
 }
 
-const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> => e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
+const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> =>
+  e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
 
 /**
  * The arrays of `for i …` that each iteration accesses only at its own elements `a[i·c + k]`
@@ -132,8 +183,19 @@ export function privateArrays(loop: ForStmt): Set<string> {
       if (c === null || (bases.has(s.name) && bases.get(s.name) !== c)) spoiled.add(s.name)
       else bases.set(s.name, c)
     }
-    const written = s.kind === 'update' ? [s.target] : s.kind === 'callstmt' ? s.args : s.kind === 'push' || s.kind === 'pop' ? [s.value] : []
-    for (const a of written) { const r = rootName(a); if (r === i) ok = false; if (r !== undefined) spoiled.add(r) }
+    const written =
+      s.kind === 'update'
+        ? [s.target]
+        : s.kind === 'callstmt'
+          ? s.args
+          : s.kind === 'push' || s.kind === 'pop'
+            ? [s.value]
+            : []
+    for (const a of written) {
+      const r = rootName(a)
+      if (r === i) ok = false
+      if (r !== undefined) spoiled.add(r)
+    }
   })
   if (!ok) return new Set()
   for (const v of spoiled) bases.delete(v)
@@ -143,7 +205,11 @@ export function privateArrays(loop: ForStmt): Set<string> {
     const c = stride(e)
     if (c !== null) return [c, 0]
     if (e.kind === 'binary' && e.op === '+') {
-      const [x, k] = isInt(e.right, 0) ? [e.left, e.right.value] : isInt(e.left, 0) ? [e.right, e.left.value] : [null, 0]
+      const [x, k] = isInt(e.right, 0)
+        ? [e.left, e.right.value]
+        : isInt(e.left, 0)
+          ? [e.right, e.left.value]
+          : [null, 0]
       const b = x ? classify(x) : null
       if (b && b[1] === 0 && k < b[0]) return [b[0], k]
     }
@@ -161,15 +227,29 @@ export function privateArrays(loop: ForStmt): Set<string> {
         visit(e.index)
         break
       }
-      case 'var': bad.add(e.name); break
-      case 'field': case 'neg': visit(e.target); break
-      case 'unary': visit(e.arg); break
-      case 'binary': visit(e.left); visit(e.right); break
+      case 'var':
+        bad.add(e.name)
+        break
+      case 'field':
+      case 'neg':
+        visit(e.target)
+        break
+      case 'unary':
+        visit(e.arg)
+        break
+      case 'binary':
+        visit(e.left)
+        visit(e.right)
+        break
       // the length of an array is not one of its elements
-      case 'call': for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a); break
+      case 'call':
+        for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a)
+        break
     }
   }
-  eachStmt(loop.body, (s) => { for (const e of exprsOf(s)) visit(e) })
+  eachStmt(loop.body, (s) => {
+    for (const e of exprsOf(s)) visit(e)
+  })
   return new Set([...strides.keys()].filter((a) => !bad.has(a)))
 }
 
@@ -180,11 +260,21 @@ export function privateArrays(loop: ForStmt): Set<string> {
 function onlyWritesDead(body: Stmt[], live: ReadonlySet<string>): boolean {
   return body.every((s) => {
     switch (s.kind) {
-      case 'update': { const r = rootName(s.target); return r !== undefined && !live.has(r) }
-      case 'alloc': case 'dealloc': return s.value.kind !== 'emptystack'
-      case 'if': return onlyWritesDead(s.then, live) && onlyWritesDead(s.else, live)
-      case 'while': case 'for': case 'unchecked': return onlyWritesDead(s.body, live)
-      default: return false
+      case 'update': {
+        const r = rootName(s.target)
+        return r !== undefined && !live.has(r)
+      }
+      case 'alloc':
+      case 'dealloc':
+        return s.value.kind !== 'emptystack'
+      case 'if':
+        return onlyWritesDead(s.then, live) && onlyWritesDead(s.else, live)
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        return onlyWritesDead(s.body, live)
+      default:
+        return false
     }
   })
 }
@@ -194,7 +284,10 @@ class DeadUpdates {
   private readonly specialised = new Map<string, { name: string; liveIn: boolean[]; empty: boolean }>()
   readonly out: FunctionDef[] = []
 
-  constructor(private readonly functions: ReadonlyMap<string, FunctionDef>, private readonly isBijection: (name: string) => boolean) {}
+  constructor(
+    private readonly functions: ReadonlyMap<string, FunctionDef>,
+    private readonly isBijection: (name: string) => boolean,
+  ) {}
 
   /** `f` without its dead updates when only the parameters named in `observed` are read after it. */
   run(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
@@ -227,8 +320,16 @@ class DeadUpdates {
     const ends = new Map<number, number>()
     const open = new Map<string, number>()
     body.forEach((s, i) => {
-      if (s.kind === 'alloc' && s.value.kind !== 'emptystack' && !(s.value.kind === 'call' && s.value.callee === 'zeros')) open.set(s.name, i)
-      else if (s.kind === 'dealloc' && open.has(s.name)) { ends.set(open.get(s.name)!, i); open.delete(s.name) }
+      if (
+        s.kind === 'alloc' &&
+        s.value.kind !== 'emptystack' &&
+        !(s.value.kind === 'call' && s.value.callee === 'zeros')
+      )
+        open.set(s.name, i)
+      else if (s.kind === 'dealloc' && open.has(s.name)) {
+        ends.set(open.get(s.name)!, i)
+        open.delete(s.name)
+      }
     })
     let live = after
     const kept: Array<Stmt | null> = []
@@ -238,14 +339,22 @@ class DeadUpdates {
       const end = ends.get(i)
       // (deallocations are always kept: `kept` holds this ancilla's, then the statements of its scope)
       const at = end === undefined ? undefined : keptAt.get(end)
-      if (s.kind === 'alloc' && at !== undefined && !live.has(s.name) && !kept.slice(at + 1).some((k) => k && mentions(k, s.name))) {
+      if (
+        s.kind === 'alloc' &&
+        at !== undefined &&
+        !live.has(s.name) &&
+        !kept.slice(at + 1).some((k) => k && mentions(k, s.name))
+      ) {
         // an ancilla nothing reads (and no kept statement passes): neither it nor its deallocation is needed
         kept[at] = null
         continue
       }
       const r = this.stmt(s, live, drop)
       live = r.live
-      if (r.stmt) { keptAt.set(i, kept.length); kept.push(r.stmt) }
+      if (r.stmt) {
+        keptAt.set(i, kept.length)
+        kept.push(r.stmt)
+      }
     }
     return { live, body: kept.filter((x): x is Stmt => x !== null).reverse() }
   }
@@ -267,16 +376,28 @@ class DeadUpdates {
         return { live, stmt: s }
       }
       // without run-time checks a deallocation reads nothing
-      case 'dealloc': return { live: after, stmt: s }
+      case 'dealloc':
+        return { live: after, stmt: s }
       case 'callstmt': {
         // generated IR that the checker has not seen yet has no \`target\`
-        const bijection = s.target === 'bijection' || (s.target === undefined && !this.functions.has(s.callee) && this.isBijection(s.callee))
+        const bijection =
+          s.target === 'bijection' ||
+          (s.target === undefined && !this.functions.has(s.callee) && this.isBijection(s.callee))
         if (bijection) {
           // a bijection whose written arguments are all dead is dropped
-          if (s.args.every((a) => { const r = rootName(a); return r !== undefined && !after.has(r) })) return { live: after, stmt: null }
+          if (
+            s.args.every((a) => {
+              const r = rootName(a)
+              return r !== undefined && !after.has(r)
+            })
+          )
+            return { live: after, stmt: null }
         } else if (!s.inverse && this.functions.has(s.callee)) {
           const callee = this.functions.get(s.callee)!
-          const observed = s.args.map((a) => { const r = rootName(a); return r !== undefined && after.has(r) })
+          const observed = s.args.map((a) => {
+            const r = rootName(a)
+            return r !== undefined && after.has(r)
+          })
           if (callee.params.length === s.args.length) {
             const spec = this.specialise(s.callee, observed)
             if (spec.empty) return { live: after, stmt: null }
@@ -284,7 +405,10 @@ class DeadUpdates {
             s.args.forEach((a, i) => {
               const r = rootName(a)
               if (r === undefined || a.kind === 'unary') reads(a, live)
-              else { addressReads(a, live); if (spec.liveIn[i]) live.add(r) }
+              else {
+                addressReads(a, live)
+                if (spec.liveIn[i]) live.add(r)
+              }
             })
             return { live, stmt: drop ? { ...s, callee: spec.name } : s }
           }
@@ -295,19 +419,25 @@ class DeadUpdates {
         return { live, stmt: s }
       }
       case 'if': {
-        const t = this.sweep(s.then, after, drop), e = this.sweep(s.else, after, drop)
+        const t = this.sweep(s.then, after, drop),
+          e = this.sweep(s.else, after, drop)
         // without checks the conditions only choose a branch: with nothing in either, nothing is left
         if (t.body.length === 0 && e.body.length === 0 && drop) return { live: after, stmt: null }
         const live = union(t.live, e.live)
         reads(s.pre, live)
         return { live, stmt: drop ? { ...s, then: t.body, else: e.body } : s }
       }
-      case 'while': case 'for': {
+      case 'while':
+      case 'for': {
         // the loop head: live after the loop, or at the start of another iteration (where the
         // loop-private arrays of a `for` are other elements, see `privateArrays`)
         const control = new Set<string>()
         if (s.kind === 'while') reads(s.pre, control)
-        else { reads(s.start, control); reads(s.stop, control); if (s.step) reads(s.step, control) }
+        else {
+          reads(s.start, control)
+          reads(s.stop, control)
+          if (s.step) reads(s.step, control)
+        }
         const priv = s.kind === 'for' ? privateArrays(s) : new Set<string>()
         let head = union(after, control)
         for (;;) {
@@ -323,8 +453,11 @@ class DeadUpdates {
         // values are live, so computed as f computes them: it ends when f's own loop does.
         if (drop && onlyWritesDead(r.body, after)) return { live: after, stmt: null }
         const live = union(head, r.live)
-        if (s.kind === 'for') { live.delete(s.variable); for (const x of control) live.add(x) }
-        return { live, stmt: drop ? { ...s, body: r.body } as Stmt : s }
+        if (s.kind === 'for') {
+          live.delete(s.variable)
+          for (const x of control) live.add(x)
+        }
+        return { live, stmt: drop ? ({ ...s, body: r.body } as Stmt) : s }
       }
       case 'unchecked': {
         const r = this.sweep(s.body, after, drop)
@@ -333,9 +466,13 @@ class DeadUpdates {
       default: {
         // push, pop, @safe: keep, and everything they mention is live
         const live = new Set(after)
-        const visit = (e: Expr | Arg | undefined) => { if (e) reads(e, live) }
-        if (s.kind === 'push' || s.kind === 'pop') { live.add(s.stack.name); visit(s.value) }
-        else if (s.kind === 'safe') visit(s.expr)
+        const visit = (e: Expr | Arg | undefined) => {
+          if (e) reads(e, live)
+        }
+        if (s.kind === 'push' || s.kind === 'pop') {
+          live.add(s.stack.name)
+          visit(s.value)
+        } else if (s.kind === 'safe') visit(s.expr)
         return { live, stmt: s }
       }
     }
@@ -358,8 +495,16 @@ export function dropDeadUpdates(f: FunctionDef, observed: ReadonlySet<string>): 
  * `registry` tells the bijections among the callees of calls the checker has not resolved yet
  * (generated IR).
  */
-export function dropDeadUpdatesIn(functions: FunctionDef[], entry: FunctionDef, observed: ReadonlySet<string>, registry?: Registry): { entry: FunctionDef; functions: FunctionDef[] } {
-  const du = new DeadUpdates(new Map(functions.map((g) => [g.name, g])), (n) => registry?.findPrimitive(n)?.kind === 'bijection')
+export function dropDeadUpdatesIn(
+  functions: FunctionDef[],
+  entry: FunctionDef,
+  observed: ReadonlySet<string>,
+  registry?: Registry,
+): { entry: FunctionDef; functions: FunctionDef[] } {
+  const du = new DeadUpdates(
+    new Map(functions.map((g) => [g.name, g])),
+    (n) => registry?.findPrimitive(n)?.kind === 'bijection',
+  )
   const e = du.run(entry, observed)
   return { entry: e, functions: [...functions.filter((g) => g.name !== entry.name), ...du.out, e] }
 }

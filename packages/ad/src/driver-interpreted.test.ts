@@ -50,17 +50,40 @@ describe('the interpreted gradient driver gives what the generated one gives', (
       loss += sin(x)
       for k in 0..16 { y += 2.0 * x; x += y }
     }`)
-    const [e1, e2] = both(() => { try { grad(m.f!, { loss: 0 })(0, 0.3, 0.1); return '' } catch (e) { return `${(e as { code?: string }).code}: ${(e as Error).message}` } })
+    const [e1, e2] = both(() => {
+      try {
+        grad(m.f!, { loss: 0 })(0, 0.3, 0.1)
+        return ''
+      } catch (e) {
+        return `${(e as { code?: string }).code}: ${(e as Error).message}`
+      }
+    })
     expect(e1).toMatch(/^ad\/uncompute: /)
     expect(e2).toBe(e1)
-    const [d1, d2] = both(() => { const g = grad(m.f!, { loss: 0, uncompute: 'off' }); g.dispose(); try { g(0, 0.3, 0.1); return '' } catch (e) { return (e as { code?: string }).code } })
+    const [d1, d2] = both(() => {
+      const g = grad(m.f!, { loss: 0, uncompute: 'off' })
+      g.dispose()
+      try {
+        g(0, 0.3, 0.1)
+        return ''
+      } catch (e) {
+        return (e as { code?: string }).code
+      }
+    })
     expect(d1).toBe('ad/disposed')
     expect(d2).toBe(d1)
   })
 
   it('checks arguments the same way', () => {
     const m = rev('fn f(y: f64, x: f64[]) { y += x[0] }')
-    const [e1, e2] = both(() => { try { grad(m.f!, { loss: 0 })(0, [1]); return '' } catch (e) { return (e as Error).message } })
+    const [e1, e2] = both(() => {
+      try {
+        grad(m.f!, { loss: 0 })(0, [1])
+        return ''
+      } catch (e) {
+        return (e as Error).message
+      }
+    })
     expect(e1).toMatch(/must be a Float64Array/)
     expect(e2).toBe(e1)
   })

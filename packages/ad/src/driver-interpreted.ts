@@ -60,7 +60,10 @@ export interface InterpretedDriverSpec {
 export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]) => void {
   const { ctx, params, slots, loss, fused, forward, shared, ctors, checkWritten } = spec
   if (spec.resident) {
-    throw new TenetError('ad/eval-free', 'a gradient on a backend with resident memory (wasm) needs generated driver code, which this page or process forbids (new Function): use the interpreter backend, rev.with({ backend: \'interpreter\' })')
+    throw new TenetError(
+      'ad/eval-free',
+      "a gradient on a backend with resident memory (wasm) needs generated driver code, which this page or process forbids (new Function): use the interpreter backend, rev.with({ backend: 'interpreter' })",
+    )
   }
   const n = params.length
   return function run(...a: unknown[]): void {
@@ -68,9 +71,12 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
     if (ctx.disposed) ctx.bad(-2, null)
     const vals = new Array<unknown>(n)
     for (let i = 0; i < n; i++) {
-      const p = params[i]!, x = a[i]
+      const p = params[i]!,
+        x = a[i]
       if (p.type.kind === 'scalar') {
-        if (p.type.name === 'bool') { if (typeof x !== 'boolean') ctx.bad(i, x) } else if (typeof x !== 'number') ctx.bad(i, x)
+        if (p.type.name === 'bool') {
+          if (typeof x !== 'boolean') ctx.bad(i, x)
+        } else if (typeof x !== 'number') ctx.bad(i, x)
         vals[i] = p.type.name !== 'bool' && ctx.fromHost[i] ? ctx.fromHost[i]!(x as number) : x
       } else if (p.type.kind === 'array') {
         const C = ctors[i]!
@@ -133,8 +139,10 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
         if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
           const want = a[i] as number
           const got = ctx.toHost[i] ? ctx.toHost[i]!(Q[i]!) : Q[i]!
-          if (!(got === want || Math.abs(got - want) <= ctx.tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, -1, got, want)
-        } else if (p.type.kind === 'array' && !shared[i]) ctx.checkArray(i, vals[i] as Float64Array, a[i] as Float64Array)
+          if (!(got === want || Math.abs(got - want) <= ctx.tol * Math.max(1, Math.abs(want))))
+            ctx.uncomputed(i, -1, got, want)
+        } else if (p.type.kind === 'array' && !shared[i])
+          ctx.checkArray(i, vals[i] as Float64Array, a[i] as Float64Array)
       }
     }
     for (let i = 0; i < n; i++) {

@@ -5,7 +5,7 @@
  */
 import { TenetError, type CompiledFunction, type ResidentArray } from '@tenet/ir'
 import { argumentError, arityError, hostParams, isDetached } from '@tenet/reversible'
-import { type CompiledAdjoint, type CompiledForwardGradient } from './compile.js'
+import type { CompiledAdjoint, CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
 import { copyIn, CTORS, hostConversions, sharedArrays, type TypedArray } from './arguments.js'
@@ -75,7 +75,13 @@ export interface DriverContext {
  * called positionally, so a gradient sweep allocates nothing (no argument arrays, no boxing).
  * Identifiers are generated here; no user text reaches the generated source.
  */
-export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunction | null = null, forward: CompiledForwardGradient | null = null, check: UncomputeCheck = { policy: 'off', tolerance: 0 }): { run: (...a: unknown[]) => void; ctx: DriverContext } {
+export function makeDriver(
+  c: CompiledAdjoint,
+  loss: number,
+  fused: CompiledFunction | null = null,
+  forward: CompiledForwardGradient | null = null,
+  check: UncomputeCheck = { policy: 'off', tolerance: 0 },
+): { run: (...a: unknown[]) => void; ctx: DriverContext } {
   const params = c.params
   const n = params.length
   const registry = c.info.registry
@@ -93,7 +99,11 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     buffers: new Array(n).fill(undefined),
     values: new Array(n).fill(undefined),
     bad(i, a) {
-      if (i === -2) throw new TenetError('ad/disposed', `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``)
+      if (i === -2)
+        throw new TenetError(
+          'ad/disposed',
+          `this gradient function of \`${c.info.name}\` was disposed; make a new one with \`grad\``,
+        )
       if (i < 0) return arityError(c.info.name, params, a as number)
       return argumentError(c.info.name, params, hps[i]!, i, a)
     },
@@ -124,7 +134,10 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
       // 16-byte aligned places, as the backend gives separate arrays
       const at: number[] = []
       let bytes = 0
-      lens.forEach((len, i) => { at[i] = bytes; if (len >= 0) bytes += Math.ceil((len * (gradF32[i] ? 4 : 8)) / 16) * 16 })
+      lens.forEach((len, i) => {
+        at[i] = bytes
+        if (len >= 0) bytes += Math.ceil((len * (gradF32[i] ? 4 : 8)) / 16) * 16
+      })
       if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
         ctx.gblock?.release()
         // never empty, so that a detached view shows in its length (0) even when every gradient is
@@ -138,11 +151,11 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     },
     gat: [],
     gviews() {
-      const z = ctx.gz = ctx.gblock!.array as Uint8Array
+      const z = (ctx.gz = ctx.gblock!.array as Uint8Array)
       ctx.glens.forEach((len, i) => {
         const at = z.byteOffset + ctx.gat[i]!
         if (len < 0) return
-        const v = ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len)
+        const v = (ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len))
         // a gradient handed out keeps its driver's memory alive (see \`GradientFunction.dispose\`)
         Object.defineProperty(v, KEEP, { value: ctx.token })
       })
@@ -160,25 +173,32 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     token: {},
     tol: check.tolerance,
     checkArray(i, v, a) {
-      const th = ctx.toHost[i], tol = ctx.tol
+      const th = ctx.toHost[i],
+        tol = ctx.tol
       for (let j = 0; j < a.length; j++) {
-        const got = th ? th(v[j]!) : v[j]!, want = a[j]!
-        if (got !== want && !(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) ctx.uncomputed(i, j, got, want)
+        const got = th ? th(v[j]!) : v[j]!,
+          want = a[j]!
+        if (got !== want && !(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want))))
+          ctx.uncomputed(i, j, got, want)
       }
     },
     uncomputed(i, e, got, want) {
       const p = params[i]!
       const what = `argument ${i + 1} (\`${p.name}\`)${e >= 0 ? `, element ${e},` : ''}`
-      const message = `the adjoint sweep of \`${c.info.name}\` did not bring ${what} back to its input: it recomputed ${got} where the input was ${want} ` +
+      const message =
+        `the adjoint sweep of \`${c.info.name}\` did not bring ${what} back to its input: it recomputed ${got} where the input was ${want} ` +
         `(tolerance ${ctx.tol} relative to max(1, |input|)). Uncomputing \`${c.info.name}\` is numerically unstable at these arguments, so the ` +
         `gradient was taken at other values and may be wrong. Options: reformulate the program (store the value instead of recomputing it), ` +
         `or \`grad(f, { uncompute: 'warn' | 'off', uncomputeTolerance })\``
       if (check.policy === 'error') throw new TenetError('ad/uncompute', message)
-      if (!warned) { warned = true; console.warn(`[tenet] ${message} (warned once per gradient function)`) }
+      if (!warned) {
+        warned = true
+        console.warn(`[tenet] ${message} (warned once per gradient function)`)
+      }
     },
     resize(i, len) {
       ctx.res[i]?.release()
-      const r = ctx.res[i] = memory!.allocate((params[i]!.type as { elem: string }).elem, len)
+      const r = (ctx.res[i] = memory!.allocate((params[i]!.type as { elem: string }).elem, len))
       ctx.moved = true
       return r.array
     },
@@ -199,7 +219,10 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     vals.push(v)
     if (p.type.kind === 'scalar') {
       if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let ${v} = a${i};`)
-      else lines.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
+      else
+        lines.push(
+          `if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`,
+        )
     } else if (p.type.kind === 'array') {
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
@@ -207,12 +230,18 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
       if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
         lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
-        lines.push(ctx.fromHost[i] ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);` : `${v}.set(a${i});`)
+        lines.push(
+          ctx.fromHost[i]
+            ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
+            : `${v}.set(a${i});`,
+        )
       } else if (shared[i]) lines.push(`const ${v} = a${i};`)
       else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
       else {
         lines.push(`let ${v} = ctx.values[${i}];`)
-        lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.values[${i}] = new ${ctor}(a${i}.length);`)
+        lines.push(
+          `if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.values[${i}] = new ${ctor}(a${i}.length);`,
+        )
         // a loop: cheaper than the \`set\` builtin for the short arrays of scalar code, as fast for long ones
         lines.push(`for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j];`)
       }
@@ -223,19 +252,27 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
   const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
   const current = (withGradients: boolean) => {
     if (!memory) return
-    const refs = arrays.map((i) => `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`)
+    const refs = arrays.map(
+      (i) =>
+        `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`,
+    )
     lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
   }
   if (forward) {
     // one run of the tangent seeded along the input (see compileForwardGradient): every
     // parameter is a scalar, so there is nothing else to set up
-    const argv = [...vals, ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : []))]
+    const argv = [
+      ...vals,
+      ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : [])),
+    ]
     lines.push(`A(${argv.join(', ')});`)
     lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
     lines.push(`S[${loss}] = 1;`)
     // the gradient of an f32 input is an f32 value, as in reverse mode
     const f32 = gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32'
-    lines.push(`S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`)
+    lines.push(
+      `S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`,
+    )
   } else {
     if (!fused) {
       current(false)
@@ -252,8 +289,12 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
     const inBlock = memory ? params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : [])) : []
     if (inBlock.length) {
       lines.push(`let ${inBlock.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
-      lines.push(`if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`)
-      lines.push(`  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
+      lines.push(
+        `if (ctx.gz === undefined || ctx.gz.length === 0${inBlock.map((i) => ` || g${i}.length !== a${i}.length`).join('')}) {`,
+      )
+      lines.push(
+        `  ctx.gradients([${params.map((_, i) => (inBlock.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`,
+      )
       lines.push(`  ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')}`)
       lines.push(`} else ctx.gz.fill(0);`)
     }
@@ -264,10 +305,11 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
       else if (s.kind === 'array' && memory) grads.push(`g${i}`)
       else if (s.kind === 'array') {
         lines.push(`let g${i} = ctx.buffers[${i}];`)
-        lines.push(`if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`)
+        lines.push(
+          `if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`,
+        )
         grads.push(`g${i}`)
-      }
-      else grads.push(`new Array(v${i}.length).fill(0)`)
+      } else grads.push(`new Array(v${i}.length).fill(0)`)
     })
     current(true)
     if (fused) {
@@ -277,7 +319,10 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
       lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
     } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
     // a call that grew the memory detached the views (the block's byte view then has length 0)
-    if (inBlock.length) lines.push(`if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`)
+    if (inBlock.length)
+      lines.push(
+        `if (ctx.gz.length !== ctx.gblock.length) { ctx.gviews(); ${inBlock.map((i) => `g${i} = ctx.gv[${i}];`).join(' ')} }`,
+      )
     if (check.policy !== 'off') {
       // the sweep recomputed the inputs of every argument that f writes: compare them with the
       // caller's values (which the driver never changes), one pass over the written arguments
@@ -286,11 +331,15 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
         if (!written[i]) return
         if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
           const got = ctx.toHost[i] ? `ctx.toHost[${i}](Q[${i}])` : `Q[${i}]`
-          lines.push(`{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`)
+          lines.push(
+            `{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`,
+          )
         } else if (p.type.kind === 'array' && !shared[i]) {
           // inline, so that each loop sees one array type (an equal element costs one comparison)
           const got = ctx.toHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
-          lines.push(`{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`)
+          lines.push(
+            `{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`,
+          )
         }
       })
     }
@@ -301,22 +350,37 @@ export function makeDriver(c: CompiledAdjoint, loss: number, fused: CompiledFunc
       else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
     })
   }
-  const ctors = params.map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : '')).join('')
+  const ctors = params
+    .map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : ''))
+    .join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   const run = evalAllowed()
-    ? new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void
+    ? (new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void)
     : interpretedDriver({
-      ctx, params, slots: c.slots, loss, fused: fused !== null, lossSlot: c.params.length + c.slots.filter((x) => x).length + 1, forward, shared,
-      ctors: params.map((p) => (p.type.kind === 'array' ? CTORS[registry.numberSystem(p.type.elem).arrayType] : undefined)),
-      forwardF32: forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
-      resident: memory !== undefined,
-      checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
-    })
+        ctx,
+        params,
+        slots: c.slots,
+        loss,
+        fused: fused !== null,
+        lossSlot: c.params.length + c.slots.filter((x) => x).length + 1,
+        forward,
+        shared,
+        ctors: params.map((p) =>
+          p.type.kind === 'array' ? CTORS[registry.numberSystem(p.type.elem).arrayType] : undefined,
+        ),
+        forwardF32:
+          forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
+        resident: memory !== undefined,
+        checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+      })
   return { run, ctx }
 }
 
 /** The resident arrays of a driver (see \`DriverContext.held\`). */
-export interface HeldMemory { res: Array<ResidentArray | undefined>; gblock: ResidentArray | undefined }
+export interface HeldMemory {
+  res: Array<ResidentArray | undefined>
+  gblock: ResidentArray | undefined
+}
 
 /** A hidden property of a gradient view that keeps its driver's memory from being freed. */
 const KEEP = Symbol('tenet.gradient.keep')
@@ -326,21 +390,27 @@ const KEEP = Symbol('tenet.gradient.keep')
  * \`dispose\` (wasm): when the function, its \`run\` and every gradient view it handed out
  * are unreachable, their blocks go back to the module's free list.
  */
-export const collected = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<HeldMemory>((held) => {
-    for (const r of held.res) r?.release()
-    held.res.fill(undefined)
-    held.gblock?.release()
-    held.gblock = undefined
-  })
-  : undefined
+export const collected =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<HeldMemory>((held) => {
+        for (const r of held.res) r?.release()
+        held.res.fill(undefined)
+        held.gblock?.release()
+        held.gblock = undefined
+      })
+    : undefined
 
 // Every gradient function has the same properties with the same getter, so V8 gives them one
 // shape with fast properties: a getter made per function (a closure over its driver) gave each
 // later gradient function slow (dictionary) properties, and a hot `g.run(…)`, `g.scalars[i]`
 // then went through a generic property lookup (about 10 ns per call on the Bessel gradient).
 export const DRIVER = Symbol('tenet.gradient.driver')
-export function lastLoss(this: { [DRIVER]: DriverContext }): number { return this[DRIVER].loss[0]! }
+export function lastLoss(this: { [DRIVER]: DriverContext }): number {
+  return this[DRIVER].loss[0]!
+}
 
 /** The uncompute check of a driver (see \`GradOptions.uncompute\`). */
-export interface UncomputeCheck { policy: 'error' | 'warn' | 'off'; tolerance: number }
+export interface UncomputeCheck {
+  policy: 'error' | 'warn' | 'off'
+  tolerance: number
+}

@@ -31,7 +31,11 @@ export function dualCall(f: TenetFunction, spec?: RuleSpec): (d: Dual, ...args: 
   const params = f.ir.params
   const wrt = new Set(rule.wrt)
   return (d, ...args) => {
-    if (args.length !== params.length) throw new DualError('dual/tenet-arity', `\`${info.name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`)
+    if (args.length !== params.length)
+      throw new DualError(
+        'dual/tenet-arity',
+        `\`${info.name}\` takes ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`,
+      )
     // the differentiated inputs, flattened, and where each argument's values start
     const xs: Real[] = []
     const starts: number[] = []
@@ -40,7 +44,11 @@ export function dualCall(f: TenetFunction, spec?: RuleSpec): (d: Dual, ...args: 
       starts.push(xs.length)
       if (typeof a === 'number' && isHandle(a, d)) xs.push(a as Real)
       else if (Array.isArray(a) && a.every((h) => typeof h === 'number' && isHandle(h, d))) xs.push(...(a as Real[]))
-      else throw new DualError('dual/tenet-argument', `argument ${i} (\`${params[i]!.name}\`) of \`${info.name}\` is differentiated (spec.wrt): pass a handle (Real) or an array of handles of this call, got ${describe(a)}`)
+      else
+        throw new DualError(
+          'dual/tenet-argument',
+          `argument ${i} (\`${params[i]!.name}\`) of \`${info.name}\` is differentiated (spec.wrt): pass a handle (Real) or an array of handles of this call, got ${describe(a)}`,
+        )
     }
     // plain values of the other arguments (handles give their values)
     const plain = args.map((a, i) => {
@@ -49,19 +57,30 @@ export function dualCall(f: TenetFunction, spec?: RuleSpec): (d: Dual, ...args: 
       if (typeof a === 'number' && params[i]!.type.kind === 'scalar' && isHandle(a, d)) return d.value(a as Real)
       return a
     })
-    const lengths = rule.outputs.map((i) => (params[i]!.type.kind === 'array' ? (args[i] as ArrayLike<unknown>).length : -1))
+    const lengths = rule.outputs.map((i) =>
+      params[i]!.type.kind === 'array' ? (args[i] as ArrayLike<unknown>).length : -1,
+    )
     const m = lengths.reduce((s, n) => s + Math.max(n, 1), 0)
     const r = defineRule({
-      name: info.name, inputs: xs.length, outputs: m,
+      name: info.name,
+      inputs: xs.length,
+      outputs: m,
       forward: (x, y) => {
         const callArgs = plain.slice()
         rule.wrt.forEach((i, k) => {
           const a = args[i]
-          callArgs[i] = typeof a === 'number' ? x[starts[k]!]! : x.slice(starts[k]!, starts[k]! + (a as ArrayLike<unknown>).length)
+          callArgs[i] =
+            typeof a === 'number' ? x[starts[k]!]! : x.slice(starts[k]!, starts[k]! + (a as ArrayLike<unknown>).length)
         })
         const res = rule(...callArgs)
         let o = 0
-        res.outputs.forEach((v) => { if (typeof v === 'number') y[o++] = v; else { y.set(v, o); o += v.length } })
+        res.outputs.forEach((v) => {
+          if (typeof v === 'number') y[o++] = v
+          else {
+            y.set(v, o)
+            o += v.length
+          }
+        })
         return (ybar, xbar) => {
           let q = 0
           const seeds: RuleSeed[] = lengths.map((n) => (n < 0 ? ybar[q++]! : ybar.slice(q, (q += n))))

@@ -55,11 +55,16 @@ export function rejectHostPullback(s: { expr: Expr; loc?: Expr['loc'] }, hosts: 
   if (e.kind !== 'call' || !e.callee.startsWith('$host')) return
   const h = hosts[Number(e.callee.slice(5))]
   if (typeof h === 'function' && (h as unknown as Record<symbol, unknown>)[PULLBACK] === true) {
-    throw new TenetStaticError('ad/host-array', 'a host function with array arguments is differentiated once (gradients), not twice: second-order derivatives through it are not supported', s.loc ?? e.loc)
+    throw new TenetStaticError(
+      'ad/host-array',
+      'a host function with array arguments is differentiated once (gradients), not twice: second-order derivatives through it are not supported',
+      s.loc ?? e.loc,
+    )
   }
 }
 
-const asArgs = (a: unknown[]): Array<number | Float64Array> => a.map((v) => (typeof v === 'number' || v instanceof Float64Array ? v : Float64Array.from(v as ArrayLike<number>)))
+const asArgs = (a: unknown[]): Array<number | Float64Array> =>
+  a.map((v) => (typeof v === 'number' || v instanceof Float64Array ? v : Float64Array.from(v as ArrayLike<number>)))
 
 /**
  * The partial derivatives of the call `callee(args)` of an interpolated host function, seeded by
@@ -71,7 +76,11 @@ const asArgs = (a: unknown[]): Array<number | Float64Array> => a.map((v) => (typ
  * mode).
  */
 export function dualHostPartials(
-  hosts: unknown[], callee: string, args: Expr[], seed: Expr, loc: Expr['loc'],
+  hosts: unknown[],
+  callee: string,
+  args: Expr[],
+  seed: Expr,
+  loc: Expr['loc'],
   register: (k: number, evaluate: (...a: number[]) => number) => string,
   clone: (e: Expr) => Expr,
   collect: HostPullback[] | undefined,
@@ -79,25 +88,45 @@ export function dualHostPartials(
   const index = Number(callee.slice(5))
   const info = dualHostInfo(hosts[index])
   if (!info) {
-    throw new TenetStaticError('ad/no-derivative', 'an interpolated host function has no derivative; write it against the dual-numbers API and wrap it with `hostFunction` (@tenet/dual), or register it as a pure primitive with `partials` (registry.registerPrimitive), to differentiate through it', loc)
+    throw new TenetStaticError(
+      'ad/no-derivative',
+      'an interpolated host function has no derivative; write it against the dual-numbers API and wrap it with `hostFunction` (@tenet/dual), or register it as a pure primitive with `partials` (registry.registerPrimitive), to differentiate through it',
+      loc,
+    )
   }
   const isArray = args.map((a) => arrayElementType(a) !== undefined)
-  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs } as Expr)
+  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs }) as Expr
   if (!isArray.some(Boolean)) {
-    return args.map((_, k) => call(register(k, (...a: number[]): number => info.gradientAt(a)[k] as number), ...args.map(clone)))
+    return args.map((_, k) =>
+      call(
+        register(k, (...a: number[]): number => info.gradientAt(a)[k] as number),
+        ...args.map(clone),
+      ),
+    )
   }
   if (!collect) {
-    throw new TenetStaticError('ad/host-array', `the dual host function \`${info.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians), not in forward mode`, loc)
+    throw new TenetStaticError(
+      'ad/host-array',
+      `the dual host function \`${info.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians), not in forward mode`,
+      loc,
+    )
   }
   const n = args.length
   return args.map((a, k) => {
     if (!isArray[k]) {
-      const name = appendHost(hosts, `${index}:partial:${k}`, (...v: unknown[]) => info.gradientAt(asArgs(v))[k] as number)
+      const name = appendHost(
+        hosts,
+        `${index}:partial:${k}`,
+        (...v: unknown[]) => info.gradientAt(asArgs(v))[k] as number,
+      )
       return call(name, ...args.map(clone))
     }
     const pullback = (...v: unknown[]): number => {
       // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
-      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
+      const s = v[0] as number,
+        g = v[n + 1] as Float64Array,
+        dir = (v[n + 2] as number | undefined) ?? 0,
+        w = (v[n + 3] as number | undefined) ?? 1
       if (s === 0) return 0
       const gk = info.gradientAt(asArgs(v.slice(1, n + 1)))[k] as Float64Array
       for (let i = 0; i < gk.length; i++) g[i * w + dir] += s * gk[i]!
@@ -119,31 +148,52 @@ export function dualHostPartials(
  * nothing collecting (forward mode) it is a static error naming the primitive.
  */
 export function arrayPrimitivePartials(
-  hosts: unknown[], spec: PurePrimitiveSpec, args: Expr[], seed: Expr, loc: Expr['loc'],
+  hosts: unknown[],
+  spec: PurePrimitiveSpec,
+  args: Expr[],
+  seed: Expr,
+  loc: Expr['loc'],
   clone: (e: Expr) => Expr,
   collect: HostPullback[] | undefined,
 ): Array<Expr | null> {
   const partials = spec.partials as unknown as ((...a: unknown[]) => ArrayLike<unknown>) | undefined
   if (!partials) {
-    throw new TenetStaticError('ad/no-derivative', `the pure primitive \`${spec.name}\` has no derivative: register it with \`partials\` (arrayPrimitive) to differentiate through it`, loc)
+    throw new TenetStaticError(
+      'ad/no-derivative',
+      `the pure primitive \`${spec.name}\` has no derivative: register it with \`partials\` (arrayPrimitive) to differentiate through it`,
+      loc,
+    )
   }
   if (!collect) {
-    throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians, vjp), not in forward mode (jvp, forward Jacobians, Hessians)`, loc)
+    throw new TenetStaticError(
+      'ad/array-primitive',
+      `the primitive \`${spec.name}\` takes an array: its derivative is taken in reverse mode only (gradients, reverse Jacobians, vjp), not in forward mode (jvp, forward Jacobians, Hessians)`,
+      loc,
+    )
   }
-  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs } as Expr)
+  const call = (name: string, ...xs: Expr[]): Expr => ({ kind: 'call', callee: name, args: xs }) as Expr
   const n = args.length
   return args.map((a, k) => {
     if (spec.argKinds![k] !== 'array') {
-      return call(appendHost(hosts, `prim:${spec.name}:partial:${k}`, (...v: unknown[]) => partials(...v)[k] as number), ...args.map(clone))
+      return call(
+        appendHost(hosts, `prim:${spec.name}:partial:${k}`, (...v: unknown[]) => partials(...v)[k] as number),
+        ...args.map(clone),
+      )
     }
     const pullback = (...v: unknown[]): number => {
       // (seed, args…, gradient array[, direction, width]): a vector-mode gradient holds w directions per element
-      const s = v[0] as number, g = v[n + 1] as Float64Array, dir = (v[n + 2] as number | undefined) ?? 0, w = (v[n + 3] as number | undefined) ?? 1
+      const s = v[0] as number,
+        g = v[n + 1] as Float64Array,
+        dir = (v[n + 2] as number | undefined) ?? 0,
+        w = (v[n + 3] as number | undefined) ?? 1
       if (s === 0) return 0
       const p = partials(...v.slice(1, n + 1))[k] as ArrayLike<number>
       const len = (v[k + 1] as ArrayLike<number>).length
       if (!p || p.length !== len) {
-        throw new TenetError('ad/partials', `\`partials\` of \`${spec.name}\` must return, for array argument ${k + 1}, an array of ${len} partial derivatives (one per element)`)
+        throw new TenetError(
+          'ad/partials',
+          `\`partials\` of \`${spec.name}\` must return, for array argument ${k + 1}, an array of ${len} partial derivatives (one per element)`,
+        )
       }
       for (let i = 0; i < len; i++) g[i * w + dir] += s * p[i]!
       return 0

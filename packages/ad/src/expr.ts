@@ -4,8 +4,20 @@
  * pure expression tree into straight-line partial-derivative expressions.
  */
 import {
-  TenetStaticError, printExpr,
-  type BinaryOp, type Dataview, type Expr, type FunctionDef, type IndexExpr, type PartialFunction, type PureEmitters, type PurePrimitiveSpec, type Registry, type ScalarTypeName, type Stmt, type VarRef,
+  TenetStaticError,
+  printExpr,
+  type BinaryOp,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type IndexExpr,
+  type PartialFunction,
+  type PureEmitters,
+  type PurePrimitiveSpec,
+  type Registry,
+  type ScalarTypeName,
+  type Stmt,
+  type VarRef,
 } from '@tenet/ir'
 import { arrayElementType, arrayPrimitivePartials, dualHostPartials, type HostPullback } from './dual-host.js'
 
@@ -16,14 +28,18 @@ import { arrayElementType, arrayPrimitivePartials, dualHostPartials, type HostPu
  */
 export function clone<T>(e: T): T {
   if (typeof e !== 'object' || e === null) return e
-  const fresh = (v: object): Record<string, unknown> => (Array.isArray(v) ? new Array(v.length) as unknown as Record<string, unknown> : {})
+  const fresh = (v: object): Record<string, unknown> =>
+    Array.isArray(v) ? (new Array(v.length) as unknown as Record<string, unknown>) : {}
   const root = fresh(e)
   const stack: Array<[Record<string, unknown>, Record<string, unknown>]> = [[e as Record<string, unknown>, root]]
   while (stack.length) {
     const [from, to] = stack.pop()!
     for (const k of Object.keys(from)) {
       const v = from[k]
-      if (typeof v !== 'object' || v === null || k === 'loc') { to[k] = v; continue }
+      if (typeof v !== 'object' || v === null || k === 'loc') {
+        to[k] = v
+        continue
+      }
       const c = fresh(v)
       to[k] = c
       stack.push([v as Record<string, unknown>, c])
@@ -76,7 +92,10 @@ export function isFloatType(registry: Registry, t: ScalarTypeName | undefined): 
  */
 export function isDiffType(registry: Registry, t: ScalarTypeName | undefined): boolean {
   const ns = t === undefined ? undefined : registry.findNumberSystem(t)
-  return ns !== undefined && (ns.float || (ns.toHost !== undefined && ns.update !== undefined && ns.arithmetic !== undefined))
+  return (
+    ns !== undefined &&
+    (ns.float || (ns.toHost !== undefined && ns.update !== undefined && ns.arithmetic !== undefined))
+  )
 }
 
 /**
@@ -101,13 +120,19 @@ export function gradientScalar(t: ScalarTypeName): ScalarTypeName {
  */
 export function realView(e: Expr, registry: Registry): Expr {
   const isReal = (x: Expr | Dataview) => isRealViewType(registry, typeOf(x))
-  const asF64 = (x: Expr): Expr => ({ kind: 'call', callee: 'f64', args: [x], type: 'f64', ...(x.loc ? { loc: x.loc } : {}) } as Expr)
+  const asF64 = (x: Expr): Expr =>
+    ({ kind: 'call', callee: 'f64', args: [x], type: 'f64', ...(x.loc ? { loc: x.loc } : {}) }) as Expr
   const go = (x: Expr): Expr => {
     switch (x.kind) {
-      case 'var': case 'index': return isReal(x) ? asF64(clone(x)) : clone(x)
-      case 'num': return isReal(x) ? { ...x, isFloat: true, type: 'f64' } as Expr : clone(x)
-      case 'unary': return retype({ ...x, arg: go(x.arg) })
-      case 'binary': return retype({ ...x, left: go(x.left), right: go(x.right) })
+      case 'var':
+      case 'index':
+        return isReal(x) ? asF64(clone(x)) : clone(x)
+      case 'num':
+        return isReal(x) ? ({ ...x, isFloat: true, type: 'f64' } as Expr) : clone(x)
+      case 'unary':
+        return retype({ ...x, arg: go(x.arg) })
+      case 'binary':
+        return retype({ ...x, left: go(x.left), right: go(x.right) })
       case 'call':
         if (x.callee === 'convert' && isReal(x)) {
           const a = go(x.args[0]!)
@@ -120,7 +145,8 @@ export function realView(e: Expr, registry: Registry): Expr {
         const rf = ns?.realFields?.[x.field]
         return rf ? typedF64(rf(asF64(go(x.target)))) : clone(x)
       }
-      default: return clone(x)
+      default:
+        return clone(x)
     }
   }
   const retype = (x: Expr): Expr => {
@@ -160,7 +186,9 @@ function typedF64(e: Expr): Expr {
 export function realF64(e: Expr, registry: Registry): Expr {
   const r = realView(e, registry)
   const t = typeOf(r)
-  return t === undefined || t === 'f64' ? r : ({ kind: 'call', callee: 'f64', args: [r], type: 'f64', ...(r.loc ? { loc: r.loc } : {}) } as Expr)
+  return t === undefined || t === 'f64'
+    ? r
+    : ({ kind: 'call', callee: 'f64', args: [r], type: 'f64', ...(r.loc ? { loc: r.loc } : {}) } as Expr)
 }
 
 /**
@@ -169,15 +197,24 @@ export function realF64(e: Expr, registry: Registry): Expr {
  * once, exactly as an f64 product would, and τ is freed without a check; in reverse, τ is
  * recomputed from d (as d/E, or d·E). `tau` must be a fresh name.
  */
-export function scaleDerivative(d: Dataview, op: '*=' | '/=', E: Expr, tau: string, at: { loc?: NonNullable<Expr['loc']> }): Stmt[] {
+export function scaleDerivative(
+  d: Dataview,
+  op: '*=' | '/=',
+  E: Expr,
+  tau: string,
+  at: { loc?: NonNullable<Expr['loc']> },
+): Stmt[] {
   const f64 = { kind: 'scalar', name: 'f64' } as const
-  const t = (): Expr => ({ kind: 'var', name: tau, type: 'f64' } as Expr)
+  const t = (): Expr => ({ kind: 'var', name: tau, type: 'f64' }) as Expr
   const dv = (): Expr => clone(d) as Expr
   return [
     { kind: 'alloc', name: tau, declared: f64, value: { kind: 'num', value: 0, isFloat: true }, ...at },
     { kind: 'callstmt', callee: 'SWAP', args: [t() as Dataview, clone(d)], inverse: false, ...at },
     { kind: 'update', op: '+=', target: clone(d), value: bin(op === '*=' ? '*' : '/', t(), clone(E)), ...at },
-    { kind: 'unchecked', body: [{ kind: 'dealloc', name: tau, value: bin(op === '*=' ? '/' : '*', dv(), clone(E)), ...at }] },
+    {
+      kind: 'unchecked',
+      body: [{ kind: 'dealloc', name: tau, value: bin(op === '*=' ? '/' : '*', dv(), clone(E)), ...at }],
+    },
   ] as Stmt[]
 }
 
@@ -188,15 +225,34 @@ export function readsFloat(e: Expr, registry: Registry): boolean {
   while (todo.length) {
     const x = todo.pop()!
     switch (x.kind) {
-      case 'num': case 'bool': break
-      case 'var': case 'index': if (isDiffType(registry, typeOf(x))) return true; break
-      case 'field': if (isDiffType(registry, typeOf(x))) return true; todo.push(x.target); break
-      case 'unary': todo.push(x.arg); break
-      case 'binary': todo.push(x.right, x.left); break
+      case 'num':
+      case 'bool':
+        break
+      case 'var':
+      case 'index':
+        if (isDiffType(registry, typeOf(x))) return true
+        break
+      case 'field':
+        if (isDiffType(registry, typeOf(x))) return true
+        todo.push(x.target)
+        break
+      case 'unary':
+        todo.push(x.arg)
+        break
+      case 'binary':
+        todo.push(x.right, x.left)
+        break
       case 'call':
         if (x.callee === 'len' || x.callee === 'i32' || x.callee === 'div') break
         // a host function reading a float array reads float memory (its derivative must not be a silent zero)
-        if ((x.callee.startsWith('$host') || registry.findPrimitive(x.callee)?.kind === 'pure') && x.args.some((a) => { const t = arrayElementType(a); return t !== undefined && isDiffType(registry, t) })) return true
+        if (
+          (x.callee.startsWith('$host') || registry.findPrimitive(x.callee)?.kind === 'pure') &&
+          x.args.some((a) => {
+            const t = arrayElementType(a)
+            return t !== undefined && isDiffType(registry, t)
+          })
+        )
+          return true
         for (let k = x.args.length - 1; k >= 0; k--) todo.push(x.args[k]!)
         break
     }
@@ -237,11 +293,23 @@ export interface PartialsResolver {
  * again: differentiating it is an error naming the user's primitive.
  */
 export function registryPartials(registry: Registry, hosts: unknown[] = []): PartialsResolver {
-  const helper = (name: string, k: number, evaluate: (...a: number[]) => number, arity: number, origin: string, emit?: PureEmitters, partialExprs?: (args: Expr[]) => Expr[]): string => {
+  const helper = (
+    name: string,
+    k: number,
+    evaluate: (...a: number[]) => number,
+    arity: number,
+    origin: string,
+    emit?: PureEmitters,
+    partialExprs?: (args: Expr[]) => Expr[],
+  ): string => {
     const hname = `__tenet_d_${name}_${k}`
     if (!registry.findPrimitive(hname)) {
       const spec: PurePrimitiveSpec = {
-        specificationVersion: 'v1', name: hname, kind: 'pure', arity, evaluate,
+        specificationVersion: 'v1',
+        name: hname,
+        kind: 'pure',
+        arity,
+        evaluate,
         description: `∂${name}/∂arg${k} (generated by @tenet/ad)`,
         ...(emit ? { emit } : {}),
         ...(partialExprs ? { partialExprs } : {}),
@@ -253,7 +321,16 @@ export function registryPartials(registry: Registry, hosts: unknown[] = []): Par
   }
   return {
     hostPartials(callee, args, seed, loc) {
-      return dualHostPartials(hosts as unknown[], callee, args, seed, loc, (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length, 'an interpolated host function'), clone, this.collect)
+      return dualHostPartials(
+        hosts as unknown[],
+        callee,
+        args,
+        seed,
+        loc,
+        (k, evaluate) => helper(`dual${callee.slice(1)}`, k, evaluate, args.length, 'an interpolated host function'),
+        clone,
+        this.collect,
+      )
     },
     arrayPartials(spec, args, seed, loc) {
       return arrayPrimitivePartials(hosts as unknown[], spec, args, seed, loc, clone, this.collect)
@@ -261,18 +338,48 @@ export function registryPartials(registry: Registry, hosts: unknown[] = []): Par
     partials(callee, args, loc) {
       const spec = registry.pure(callee)
       if (spec.partialExprs) {
-        return spec.partialExprs(args).map((p, k) => (isPartialFunction(p) ? call(helper(callee, k, p.evaluate, spec.arity, derivativeOf.get(spec) ?? `the primitive \`${callee}\``, p.emit, p.partialExprs), ...args.map(clone)) : p))
+        return spec
+          .partialExprs(args)
+          .map((p, k) =>
+            isPartialFunction(p)
+              ? call(
+                  helper(
+                    callee,
+                    k,
+                    p.evaluate,
+                    spec.arity,
+                    derivativeOf.get(spec) ?? `the primitive \`${callee}\``,
+                    p.emit,
+                    p.partialExprs,
+                  ),
+                  ...args.map(clone),
+                )
+              : p,
+          )
       }
       if (!spec.partials) {
         const of = derivativeOf.get(spec)
         if (of !== undefined) {
-          throw new TenetStaticError('ad/no-derivative', `${of} has no second derivative: a partial of it is a JS function (numeric \`partials\`), so only its gradient exists; write its partials as expressions (\`partials: ['…']\` with \`pure\`/\`unary\`/\`binary\`, or \`partialExprs\`) for forward mode through its gradient, Hessians and \`hvp\``, loc)
+          throw new TenetStaticError(
+            'ad/no-derivative',
+            `${of} has no second derivative: a partial of it is a JS function (numeric \`partials\`), so only its gradient exists; write its partials as expressions (\`partials: ['…']\` with \`pure\`/\`unary\`/\`binary\`, or \`partialExprs\`) for forward mode through its gradient, Hessians and \`hvp\``,
+            loc,
+          )
         }
-        throw new TenetStaticError('ad/no-derivative', `the pure primitive \`${callee}\` has no derivative: register it with \`partials\` or \`partialExprs\` to differentiate through it`, loc)
+        throw new TenetStaticError(
+          'ad/no-derivative',
+          `the pure primitive \`${callee}\` has no derivative: register it with \`partials\` or \`partialExprs\` to differentiate through it`,
+          loc,
+        )
       }
       const partials = spec.partials
       const origin = derivativeOf.get(spec) ?? `the primitive \`${callee}\``
-      return args.map((_, k) => call(helper(callee, k, (...a: number[]) => partials(...a)[k]!, spec.arity, origin), ...args.map(clone)))
+      return args.map((_, k) =>
+        call(
+          helper(callee, k, (...a: number[]) => partials(...a)[k]!, spec.arity, origin),
+          ...args.map(clone),
+        ),
+      )
     },
   }
 }
@@ -290,7 +397,13 @@ function isPartialFunction(p: Expr | PartialFunction): p is PartialFunction {
  * memory location read by `e`, the coefficient `seed · ∂e/∂(that occurrence)` as an expression.
  * Subexpressions that read no float memory are constants and contribute nothing.
  */
-export function differentiate(e: Expr, seed: Expr, registry: Registry, partials: PartialsResolver, out: Contribution[] = []): Contribution[] {
+export function differentiate(
+  e: Expr,
+  seed: Expr,
+  registry: Registry,
+  partials: PartialsResolver,
+  out: Contribution[] = [],
+): Contribution[] {
   if (!readsFloat(e, registry)) return out
   const go = (x: Expr, s: Expr) => differentiate(x, s, registry, partials, out)
   if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
@@ -298,26 +411,44 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
     // the leftmost operand first, then the right operands bottom up, as the recursion would
     const spine: Array<Extract<Expr, { kind: 'binary' }>> = []
     let n: Expr = e
-    while (n.kind === 'binary' && (n.op === '+' || n.op === '-')) { spine.push(n); n = n.left }
+    while (n.kind === 'binary' && (n.op === '+' || n.op === '-')) {
+      spine.push(n)
+      n = n.left
+    }
     go(n, seed)
     for (let k = spine.length - 1; k >= 0; k--) go(spine[k]!.right, spine[k]!.op === '+' ? seed : neg(seed))
     return out
   }
   switch (e.kind) {
-    case 'var': case 'index':
+    case 'var':
+    case 'index':
       out.push({ leaf: e, coefficient: seed })
       return out
     case 'field':
-      throw new TenetStaticError('ad/unsupported', `cannot differentiate through the field \`${printExpr(e)}\` yet`, e.loc)
+      throw new TenetStaticError(
+        'ad/unsupported',
+        `cannot differentiate through the field \`${printExpr(e)}\` yet`,
+        e.loc,
+      )
     case 'unary':
       if (e.op === '-') go(e.arg, neg(seed))
       return out
     case 'binary': {
-      const l = e.left, r = e.right
+      const l = e.left,
+        r = e.right
       switch (e.op) {
-        case '+': go(l, seed); go(r, seed); return out
-        case '-': go(l, seed); go(r, neg(seed)); return out
-        case '*': go(l, mul(seed, clone(r))); go(r, mul(seed, clone(l))); return out
+        case '+':
+          go(l, seed)
+          go(r, seed)
+          return out
+        case '-':
+          go(l, seed)
+          go(r, neg(seed))
+          return out
+        case '*':
+          go(l, mul(seed, clone(r)))
+          go(r, mul(seed, clone(l)))
+          return out
         case '/':
           go(l, bin('/', seed, clone(r)))
           // −seed·l/r² as −(seed/r)·(l/r): both quotients are computed anyway (the partial for l,
@@ -340,7 +471,16 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
           const rt = typeOf(r)
           if (!isFloatType(registry, rt)) {
             // integer exponent n: n · l^(n−1)
-            go(l, mul(seed, mul(call(ft, clone(r)), bin('**', clone(l), bin('-', clone(r), { kind: 'num', value: 1, isFloat: false })))))
+            go(
+              l,
+              mul(
+                seed,
+                mul(
+                  call(ft, clone(r)),
+                  bin('**', clone(l), bin('-', clone(r), { kind: 'num', value: 1, isFloat: false })),
+                ),
+              ),
+            )
             return out
           }
           go(l, mul(seed, mul(clone(r), bin('**', clone(l), bin('-', clone(r), lit(1))))))
@@ -361,10 +501,17 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
       if (c === 'i32' || c === 'div' || c === 'len') return out
       if (c.startsWith('$host')) {
         if (!partials.hostPartials) {
-          throw new TenetStaticError('ad/no-derivative', `an interpolated host function has no derivative; register it as a pure primitive with \`partials\` (registry.registerPrimitive) to differentiate through it`, e.loc)
+          throw new TenetStaticError(
+            'ad/no-derivative',
+            `an interpolated host function has no derivative; register it as a pure primitive with \`partials\` (registry.registerPrimitive) to differentiate through it`,
+            e.loc,
+          )
         }
         const ps = partials.hostPartials(c, e.args, seed, e.loc)
-        e.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+        e.args.forEach((a, k) => {
+          const p = ps[k]
+          if (p && readsFloat(a, registry)) go(a, mul(seed, p))
+        })
         return out
       }
       break
@@ -377,13 +524,23 @@ export function differentiate(e: Expr, seed: Expr, registry: Registry, partials:
   const spec = registry.findPrimitive(callExpr.callee)
   if (spec?.kind === 'pure' && spec.argKinds?.includes('array')) {
     // array arguments (`det(A)`): whole-array contributions go to `collect` (see dual-host.ts)
-    if (!partials.arrayPartials) throw new TenetStaticError('ad/array-primitive', `the primitive \`${spec.name}\` takes an array: it cannot be differentiated here`, callExpr.loc)
+    if (!partials.arrayPartials)
+      throw new TenetStaticError(
+        'ad/array-primitive',
+        `the primitive \`${spec.name}\` takes an array: it cannot be differentiated here`,
+        callExpr.loc,
+      )
     const ps = partials.arrayPartials(spec, callExpr.args, seed, callExpr.loc)
-    callExpr.args.forEach((a, k) => { const p = ps[k]; if (p && readsFloat(a, registry)) go(a, mul(seed, p)) })
+    callExpr.args.forEach((a, k) => {
+      const p = ps[k]
+      if (p && readsFloat(a, registry)) go(a, mul(seed, p))
+    })
     return out
   }
   const ps = partials.partials(callExpr.callee, callExpr.args.map(clone), callExpr.loc)
-  callExpr.args.forEach((a, k) => { if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!)) })
+  callExpr.args.forEach((a, k) => {
+    if (readsFloat(a, registry)) go(a, mul(seed, ps[k]!))
+  })
   return out
 }
 
@@ -404,7 +561,10 @@ export function namesIn(f: FunctionDef): Set<string> {
     for (const s of body) {
       if (s.kind === 'alloc') names.add(s.name)
       if (s.kind === 'for') names.add(s.variable)
-      if (s.kind === 'if') { visit(s.then); visit(s.else) }
+      if (s.kind === 'if') {
+        visit(s.then)
+        visit(s.else)
+      }
       if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') visit(s.body)
     }
   }

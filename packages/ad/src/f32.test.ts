@@ -13,7 +13,8 @@ describe.each(['cpu', 'interpreter'] as const)('f32 programs (%s)', (backend) =>
       ROT(y, a, 0.5)
     }`
     const g = gradient(m.f!, [0, 0.5, Float32Array.from([0.25, 1])], { loss: 0 })
-    const c = Math.cos(0.5), s = Math.sin(0.5)
+    const c = Math.cos(0.5),
+      s = Math.sin(0.5)
     // after ROT, y' = c·y − s·a with y = (sin 0.25 + sin 1)·a²
     const S = Math.sin(0.25) + Math.sin(1)
     expect(g[1]).toBeCloseTo(c * 2 * 0.5 * S - s, 5)
@@ -29,7 +30,8 @@ describe.each(['cpu', 'interpreter'] as const)('f32 programs (%s)', (backend) =>
     expect(g[1]).toBeCloseTo(2 * z + 1, 6)
     expect(g[2]).toBeCloseTo(2 * x, 6)
     expect(jvp(m.up!, [0, x, z], { v: [0, 1, 1] }).tangent[0]).toBeCloseTo(2 * z + 1 + 2 * x, 6)
-    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.down!, [0, 0.3], { loss: 0, mode })[1]).toBeCloseTo(0.6, 6)
+    for (const mode of ['reverse', 'forward'] as const)
+      expect(gradient(m.down!, [0, 0.3], { loss: 0, mode })[1]).toBeCloseTo(0.6, 6)
     expect(jvp(m.down!, [0, 0.3], { v: [0, 1] }).tangent[0]).toBeCloseTo(0.6, 6)
     expect(hessian(m.down!, [0, 0.3], { loss: 0, wrt: [1] })[0]).toBeCloseTo(2, 6)
   })

@@ -6,7 +6,7 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, TenetError } from '@tenet/ir'
+import { createRegistry, parse, type TenetError } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { compileAdjoint, compileFused, grad } from './index.js'
@@ -28,7 +28,10 @@ const y = x.map((v) => 3 * v)
 
 /** A fresh module (its own memory and free list), its gradient's memory size, and one-shot gradients. */
 function setup() {
-  const m = compileModule(parse({ text: 'fn f(loss: f64, x: f64[]) { for i in 0..len(x) { loss += x[i] * x[i] } }', name: 'fin' }), { registry: createRegistry().registerBackend(wasmBackend), backend: 'wasm' })
+  const m = compileModule(
+    parse({ text: 'fn f(loss: f64, x: f64[]) { for i in 0..len(x) { loss += x[i] * x[i] } }', name: 'fin' }),
+    { registry: createRegistry().registerBackend(wasmBackend), backend: 'wasm' },
+  )
   /** The size of the linear memory of the module that runs the gradient (the fused program's) now. */
   const memoryBytes = (): number => {
     const r = (compileFused(m.f!, 0) ?? compileAdjoint(m.f!).adjoint).core.resident!.allocate('f64', 0)
@@ -64,7 +67,11 @@ describe('the memory of gradient functions on wasm', () => {
     const { m, memoryBytes, oneGradient } = setup()
     // blocks on the free list first, so that nothing below grows the memory (which would detach
     // every view, the held one included, as the README says)
-    let warm: unknown[] = Array.from({ length: 6 }, () => { const g = grad(m.f!, { loss: 0 }); g(0, x); return g })
+    let warm: unknown[] = Array.from({ length: 6 }, () => {
+      const g = grad(m.f!, { loss: 0 })
+      g(0, x)
+      return g
+    })
     expect(warm.length).toBe(6)
     warm = []
     await collect()
@@ -87,7 +94,12 @@ describe('the memory of gradient functions on wasm', () => {
       const h = grad(m.f!, { loss: 0 })
       h(0, x)
       h.dispose()
-      try { h(0, x); expect.unreachable() } catch (e) { expect((e as TenetError).code).toBe('ad/disposed') }
+      try {
+        h(0, x)
+        expect.unreachable()
+      } catch (e) {
+        expect((e as TenetError).code).toBe('ad/disposed')
+      }
     }
     expect(memoryBytes() - before).toBeLessThan(4 * 2 ** 20)
   })

@@ -6,7 +6,8 @@ import { wasmBackend } from '@tenet/backend-wasm'
 import { besselReciprocalSource, besselSource, checkGrad, compileForwardGradient, grad } from './index.js'
 import { randomExpressions, tag } from './test-util.js'
 
-const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
+const registry = () =>
+  createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
 const configs = [
   { label: 'cpu', backend: 'cpu', checks: true },
   { label: 'cpu without checks', backend: 'cpu', checks: false },
@@ -28,8 +29,10 @@ function generator(seed: number) {
       if (kind < 0.5) lines.push(`${target} ${rnd() < 0.7 ? '+=' : '-='} ${expr(vars, 3)}`)
       else if (kind < 0.7) lines.push(`for i in 1..=3 { ${target} += f64(i) * ${expr(vars, 2)} }`)
       else if (kind < 0.75) lines.push(`h(${target}, ${pick(vars)})`)
-      else if (kind < 0.8) lines.push(`if (x > 0.0) { ${target} += ${expr(vars, 2)} } else { ${target} -= ${expr(vars, 2)} }`)
-      else if (kind < 0.85) lines.push(`while (k < 3, k != 0) { k += 1; ${target} += f64(k) * ${expr(vars, 2)} }`, 'k -= 3')
+      else if (kind < 0.8)
+        lines.push(`if (x > 0.0) { ${target} += ${expr(vars, 2)} } else { ${target} -= ${expr(vars, 2)} }`)
+      else if (kind < 0.85)
+        lines.push(`while (k < 3, k != 0) { k += 1; ${target} += f64(k) * ${expr(vars, 2)} }`, 'k -= 3')
       else {
         const [u, v] = [pick(ancillas), pick(ancillas)]
         lines.push(u !== v ? (rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, x)`) : `NEG(${u})`)
@@ -71,7 +74,15 @@ describe('grad in forward mode (a function of one variable)', () => {
       fn only_loss(y: f64, n: i32) { y += f64(n) }`
     expect(compileForwardGradient(m.ok!, 0)).not.toBeNull()
     expect(compileForwardGradient(m.ok32!, 0)).not.toBeNull()
-    for (const name of ['two_inputs', 'array_arg', 'reads_loss', 'loss_in_call', 'negates_loss', 'loss_in_condition', 'only_loss']) {
+    for (const name of [
+      'two_inputs',
+      'array_arg',
+      'reads_loss',
+      'loss_in_call',
+      'negates_loss',
+      'loss_in_condition',
+      'only_loss',
+    ]) {
       expect(compileForwardGradient(m[name]!, 0), name).toBeNull()
     }
     // with x as the loss, `ok` accumulates into y, not x
@@ -85,9 +96,28 @@ describe('grad in forward mode (a function of one variable)', () => {
   })
 
   it('falls back to reverse mode for a bijection that has an adjoint snippet but no tangent rule', () => {
-    const reg = registry().clone()
-      .registerPrimitive({ specificationVersion: 'v1', name: 'TWICE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [2 * a!], inverse: 'HALVE', adjoint: { params: ['a'], source: 'TWICE(g_a)' } })
-      .registerPrimitive({ specificationVersion: 'v1', name: 'HALVE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [a! / 2], inverse: 'TWICE', adjoint: { params: ['a'], source: 'HALVE(g_a)' } })
+    const reg = registry()
+      .clone()
+      .registerPrimitive({
+        specificationVersion: 'v1',
+        name: 'TWICE',
+        kind: 'bijection',
+        roles: ['inout'],
+        types: ['float'],
+        apply: (a) => [2 * a!],
+        inverse: 'HALVE',
+        adjoint: { params: ['a'], source: 'TWICE(g_a)' },
+      })
+      .registerPrimitive({
+        specificationVersion: 'v1',
+        name: 'HALVE',
+        kind: 'bijection',
+        roles: ['inout'],
+        types: ['float'],
+        apply: (a) => [a! / 2],
+        inverse: 'TWICE',
+        adjoint: { params: ['a'], source: 'HALVE(g_a)' },
+      })
     const m = tag({ registry: reg })`fn f(y: f64, x: f64) {
       t <- 0.0
       t += x * x
@@ -104,19 +134,27 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(() => grad(m.f!, { loss: 0, mode: 'forward' })).toThrow(/no tangent rule/)
   })
 
-  it.each([['imul', besselSource], ['imul_recip', besselReciprocalSource]])('gives what reverse mode gives, and the loss value, on the ν = 2 Bessel function (%s; 0.2102436…)', (_, src) => {
+  it.each([
+    ['imul', besselSource],
+    ['imul_recip', besselReciprocalSource],
+  ])('gives what reverse mode gives, and the loss value, on the ν = 2 Bessel function (%s; 0.2102436…)', (_, src) => {
     // J₂′ = (J₁ − J₃)/2 from full series: the program stops its series at 1e-8, and its two modes
     // differentiate the approximate multiplier's rounding differently, so they agree to about that
     const J = (n: number, z: number) => {
-      let s = 0, t = (z / 2) ** n
+      let s = 0,
+        t = (z / 2) ** n
       for (let i = 2; i <= n; i++) t /= i
-      for (let k = 0; k < 60; k++) { s += t; t *= -(z * z / 4) / ((k + 1) * (k + 1 + n)) }
+      for (let k = 0; k < 60; k++) {
+        s += t
+        t *= -((z * z) / 4) / ((k + 1) * (k + 1 + n))
+      }
       return s
     }
     for (const c of configs) {
       const m = tag({ backend: c.backend, checks: c.checks, registry: registry() })(src)
       expect(compileForwardGradient(m.ibesselj!, 0), c.label).not.toBeNull()
-      const fwd = grad(m.ibesselj!, { loss: 0 }), back = grad(m.ibesselj!, { loss: 0, mode: 'reverse' })
+      const fwd = grad(m.ibesselj!, { loss: 0 }),
+        back = grad(m.ibesselj!, { loss: 0, mode: 'reverse' })
       expect(grad(m.ibesselj!, { loss: 0, mode: 'forward' })(0.5, 2, 1.0)[2]).toBe(fwd(0.5, 2, 1.0)[2])
       for (const z of [0.3, 1.0, 2.5]) {
         const [gy, gnu, gz] = fwd(0.5, 2, z)
@@ -143,7 +181,9 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(checkGrad(m.f!, [0, 0.7], { loss: 0, mode: 'reverse' }).worst!.mode).toBe('reverse')
     // an array function: reverse mode only
     expect(checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0 }).worst!.mode).toBe('reverse')
-    expect(() => checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0, mode: 'forward' })).toThrow(/forward mode needs/)
+    expect(() => checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0, mode: 'forward' })).toThrow(
+      /forward mode needs/,
+    )
   })
 
   it('the gradient of an f32 function is an f32 value, as in reverse mode', () => {
@@ -157,7 +197,8 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(gx).toBe(Math.fround(Math.fround(Math.fround(x + x) * x) + xx))
     expect(Math.abs((gx as number) - 3 * x * x)).toBeLessThan(1e-6)
     // an f64 loss of an f32 input: the tangent is f64, the gradient rounded to f32 as reverse mode's is
-    const f = grad(m.g!, { loss: 0 })(0, x)[1], r = grad(m.g!, { loss: 0, mode: 'reverse' })(0, x)[1]
+    const f = grad(m.g!, { loss: 0 })(0, x)[1],
+      r = grad(m.g!, { loss: 0, mode: 'reverse' })(0, x)[1]
     expect(f).toBe(Math.fround(-1 / 3))
     expect(f).toBe(r)
   })
@@ -170,11 +211,15 @@ describe('grad in forward mode (a function of one variable)', () => {
       for (let t = 0; t < count; t++) {
         const src = gen.program()
         const m = rev(src)
-        const x = gen.rnd() * 2 - 1, y = gen.rnd() - 0.5
+        const x = gen.rnd() * 2 - 1,
+          y = gen.rnd() - 0.5
         expect(compileForwardGradient(m.f!, 0), src).not.toBeNull()
-        const fwd = grad(m.f!, { loss: 0 })(y, x), back = grad(m.f!, { loss: 0, mode: 'reverse' })(y, x)
+        const fwd = grad(m.f!, { loss: 0 })(y, x),
+          back = grad(m.f!, { loss: 0, mode: 'reverse' })(y, x)
         expect(fwd[0]).toBe(1)
-        expect(Math.abs((fwd[1] as number) - (back[1] as number)), `${c.label}\n${src}`).toBeLessThan(1e-9 * (1 + Math.abs(back[1] as number)))
+        expect(Math.abs((fwd[1] as number) - (back[1] as number)), `${c.label}\n${src}`).toBeLessThan(
+          1e-9 * (1 + Math.abs(back[1] as number)),
+        )
         if (t % 5 === 0) {
           const r = checkGrad(m.f!, [y, x], { loss: 0, atol: 1e-6, rtol: 1e-6 })
           expect(r.ok, `${c.label}\n${src}\n${JSON.stringify(r.worst)}`).toBe(true)

@@ -12,8 +12,13 @@ import { registerNumbers } from '@tenet/numbers'
 import { grad } from './index.js'
 
 const BACKENDS = ['interpreter', 'cpu', 'wasm'] as const
-const registry = (): Registry => registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
-const compile = (text: string, backend: string): TenetModule => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend })
+const registry = (): Registry =>
+  registerNumbers(createRegistry())
+    .registerBackend(cpuBackend)
+    .registerBackend(wasmBackend)
+    .registerBackend(interpreterBackend)
+const compile = (text: string, backend: string): TenetModule =>
+  compileModule(parse({ text, name: 'test' }), { registry: registry(), backend })
 
 /** The Tenet error `f` throws (fails the test for no error or for a raw JS error). */
 function thrown(f: () => unknown): TenetError {
@@ -30,12 +35,18 @@ describe('a 3,000-term chain', () => {
   // y += x[0] ± x[1] ± x[2] ± …, the signs and indices from a fixed pattern
   const n = 3000
   const terms = Array.from({ length: n }, (_, k) => ({ sign: k === 0 || k % 3 !== 2 ? 1 : -1, index: (k * 5) % 7 }))
-  const text = `fn f(y: f64, x: f64[]) {\n  y += x[0]${terms.slice(1).map((t) => ` ${t.sign > 0 ? '+' : '-'} x[${t.index}]`).join('')}\n}`
+  const text = `fn f(y: f64, x: f64[]) {\n  y += x[0]${terms
+    .slice(1)
+    .map((t) => ` ${t.sign > 0 ? '+' : '-'} x[${t.index}]`)
+    .join('')}\n}`
   const x = Float64Array.from([0.5, -1.25, 2.125, 3.5, -0.75, 1e-3, 7.25])
   // the value, summed left to right as the tree says, and the gradient by counting signs
   let value = 0
   const expected = new Float64Array(7)
-  terms.forEach((t, k) => { value = k === 0 ? x[t.index]! : value + t.sign * x[t.index]!; expected[t.index]! += t.sign })
+  terms.forEach((t, k) => {
+    value = k === 0 ? x[t.index]! : value + t.sign * x[t.index]!
+    expected[t.index]! += t.sign
+  })
 
   for (const backend of BACKENDS) {
     it(`compiles, runs bit-exactly and differentiates on ${backend}`, () => {
@@ -52,11 +63,17 @@ describe('a chain at the tree limit', () => {
   // the tree of x[0] + x[1] + … of n terms is n + 1 levels deep (n − 1 sums, the element, its index)
   it(`compiles, runs and differentiates ${NESTING_LIMITS.tree - 1} terms on cpu`, () => {
     const n = NESTING_LIMITS.tree - 1
-    const m = compile(`fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`, 'cpu')
+    const m = compile(
+      `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`,
+      'cpu',
+    )
     const x = Float64Array.from([1, 2, 3, 4, 5, 6, 7])
     let sum = x[0]!
     const counts = [1, 0, 0, 0, 0, 0, 0]
-    for (let i = 1; i < n; i++) { sum += x[i % 7]!; counts[i % 7]!++ }
+    for (let i = 1; i < n; i++) {
+      sum += x[i % 7]!
+      counts[i % 7]!++
+    }
     expect(m.f!(0, x)[0]).toBe(sum)
     expect(Array.from(grad(m.f!, { loss: 0 })(0, x)[1] as Float64Array)).toEqual(counts)
   })
@@ -65,10 +82,17 @@ describe('a chain at the tree limit', () => {
 describe('a long chain in a complex module', () => {
   it('lowers, compiles and runs 3,000 terms around a complex parameter', () => {
     const sum = (first: string) => `${first}${Array.from({ length: 2999 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}`
-    const m = compile(`fn f(z: complex, y: f64, x: f64[]) {\n  z.re += ${sum('x[0]')}\n  z += complex(${sum('x[1]')}, y)\n}`, 'cpu')
+    const m = compile(
+      `fn f(z: complex, y: f64, x: f64[]) {\n  z.re += ${sum('x[0]')}\n  z += complex(${sum('x[1]')}, y)\n}`,
+      'cpu',
+    )
     const x = Float64Array.from([1, 2, 3, 4, 5, 6, 7])
-    let s0 = x[0]!, s1 = x[1]!
-    for (let i = 1; i < 3000; i++) { s0 += x[i % 7]!; s1 += x[i % 7]! }
+    let s0 = x[0]!,
+      s1 = x[1]!
+    for (let i = 1; i < 3000; i++) {
+      s0 += x[i % 7]!
+      s1 += x[i % 7]!
+    }
     const [z] = m.f!({ re: 0.5, im: 0.25 }, 2, x) as [{ re: number; im: number }]
     expect(z).toEqual({ re: 0.5 + s0 + s1, im: 2.25 })
   })
@@ -89,7 +113,8 @@ describe('nesting at the limits', () => {
 })
 
 describe('run-time messages', () => {
-  const recursive = 'fn count(y: f64, n: i32) {\n  if (n > 0, n > 0) {\n    y += 1.0\n    m <- n - 1\n    count(y, m)\n    m -> n - 1\n  }\n}'
+  const recursive =
+    'fn count(y: f64, n: i32) {\n  if (n > 0, n > 0) {\n    y += 1.0\n    m <- n - 1\n    count(y, m)\n    m -> n - 1\n  }\n}'
   for (const backend of BACKENDS) {
     it(`reports recursion too deep for the stack as a Tenet error naming the function on ${backend}`, () => {
       const m = compile(recursive, backend)

@@ -44,7 +44,8 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     const viaFused = grad(m.norm_like!, { loss: 0 })(0.25, x, 1.5)
     const reference = gradient(m.norm_like!, [0.25, x, 1.5], { loss: 0 }) // forward run + adjoint run
     expect(viaFused[0]).toBe(reference[0])
-    for (let i = 0; i < 3; i++) expect((viaFused[1] as Float64Array)[i]).toBeCloseTo((reference[1] as Float64Array)[i]!, 14)
+    for (let i = 0; i < 3; i++)
+      expect((viaFused[1] as Float64Array)[i]).toBeCloseTo((reference[1] as Float64Array)[i]!, 14)
     expect(viaFused[2]).toBeCloseTo(reference[2] as number, 14)
     expect(Array.from(x)).toEqual([1, -2, 3])
   })
@@ -78,7 +79,7 @@ describe.each(['cpu', 'interpreter'])('the fused gradient program (%s backend)',
     expect(compileFused(m.with_prefix!, 0)).not.toBeNull()
     const w = Float64Array.from([0.5])
     const [, gx, gw] = grad(m.with_prefix!, { loss: 0 })(0, 1.5, w) as [number, number, Float64Array]
-    expect(gx).toBeCloseTo(4 * (0.5 + 3), 12)   // out = (w0 + 2x)²
+    expect(gx).toBeCloseTo(4 * (0.5 + 3), 12) // out = (w0 + 2x)²
     expect(gw[0]).toBeCloseTo(2 * (0.5 + 3), 12)
     expect(w[0]).toBe(0.5)
   })
@@ -123,20 +124,26 @@ describe.each(['cpu', 'interpreter'])('the one-pass gradient program (%s backend
   const m = tag({ backend })(onePassSource.replace('k -= sum(idx)', 'for i in 0..len(idx) { k -= idx[i] }'))
 
   it('is built when the loss only accumulates values f never writes, and agrees with the two sweeps', () => {
-    const a = Float64Array.from([0.5, -1.25, 2, 0.75]), b = Float64Array.from([0.3, 1.1, -0.4, 2.2]), idx = Int32Array.from([2, -1, 0, 2])
+    const a = Float64Array.from([0.5, -1.25, 2, 0.75]),
+      b = Float64Array.from([0.3, 1.1, -0.4, 2.2]),
+      idx = Int32Array.from([2, -1, 0, 2])
     expect(compileFused(m.dot!, 0)).not.toBeNull()
     const one = grad(m.dot!, { loss: 0 })
     const two = grad(m.dot!, { loss: 0, fuse: false })
-    const g1 = one(0.5, a, b, idx), l1 = one.lastLoss
-    const g2 = two(0.5, a, b, idx), l2 = two.lastLoss
+    const g1 = one(0.5, a, b, idx),
+      l1 = one.lastLoss
+    const g2 = two(0.5, a, b, idx),
+      l2 = two.lastLoss
     expect(l1).toBeCloseTo(l2, 14)
     expect(g1[0]).toBe(1)
     for (const p of [1, 2]) {
-      const x1 = g1[p] as Float64Array, x2 = g2[p] as Float64Array
+      const x1 = g1[p] as Float64Array,
+        x2 = g2[p] as Float64Array
       for (let i = 0; i < 4; i++) expect(x1[i]).toBeCloseTo(x2[i]!, 14)
     }
     // by hand: ∂/∂a[j] = Σ_{idx[i]=j} sin(b[i]) − 2·[idx[i]<0, i=j]; ∂/∂b[i] = a[idx[i]] cos(b[i])
-    const ga = g1[1] as Float64Array, gb = g1[2] as Float64Array
+    const ga = g1[1] as Float64Array,
+      gb = g1[2] as Float64Array
     expect(ga[2]).toBeCloseTo(Math.sin(0.3) + Math.sin(2.2), 14)
     expect(ga[0]).toBeCloseTo(Math.sin(-0.4), 14)
     expect(ga[1]).toBeCloseTo(-2, 14)
@@ -155,11 +162,18 @@ describe.each(['cpu', 'interpreter'])('the one-pass gradient program (%s backend
 
   it('is not built when the loss is read or passed, or a loss term reads a written float or ancilla', () => {
     for (const name of ['reads_loss', 'reads_written', 'reads_ancilla', 'passes_loss']) {
-      const g1 = grad(m[name]!, { loss: 0 }), g2 = grad(m[name]!, { loss: 0, fuse: false })
-      const args = name === 'reads_written' ? () => [0.5, 1.5, Float64Array.from([0.25])] : () => [0.5, 1.5, 0.75].slice(0, m[name]!.ir.params.length)
-      const a1 = g1(...args()), a2 = g2(...args())
+      const g1 = grad(m[name]!, { loss: 0 }),
+        g2 = grad(m[name]!, { loss: 0, fuse: false })
+      const args =
+        name === 'reads_written'
+          ? () => [0.5, 1.5, Float64Array.from([0.25])]
+          : () => [0.5, 1.5, 0.75].slice(0, m[name]!.ir.params.length)
+      const a1 = g1(...args()),
+        a2 = g2(...args())
       // whatever program is used, the gradient is the two-sweep one
-      expect(a1.map((v) => (typeof v === 'number' ? v : Array.from(v ?? [])))).toEqual(a2.map((v) => (typeof v === 'number' ? v : Array.from(v ?? []))))
+      expect(a1.map((v) => (typeof v === 'number' ? v : Array.from(v ?? [])))).toEqual(
+        a2.map((v) => (typeof v === 'number' ? v : Array.from(v ?? []))),
+      )
       const built = compileFused(m[name]!, 0)
       expect(built === null || !built.ir.name.endsWith('$onepass')).toBe(true)
     }

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest'
 import { grad, gradient, hessian, hvp, jacobian, checkGrad } from './index.js'
 import { rev, tag } from './test-util.js'
 
-
 describe('the public API', () => {
   const m = rev`
     fn norm(res: f64, y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] ** 2 }; res += sqrt(y) }
@@ -98,7 +97,9 @@ describe('the public API', () => {
   })
 
   it('the interpreter backend gives the same gradients as the cpu backend', () => {
-    const mi = tag({ backend: 'interpreter' })`fn norm(res: f64, y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] ** 2 }; res += sqrt(y) }`
+    const mi = tag({
+      backend: 'interpreter',
+    })`fn norm(res: f64, y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] ** 2 }; res += sqrt(y) }`
     const a = gradient(m.norm!, [0, 0, Float64Array.from([1, 2, 3])], { loss: 0 })
     const b = gradient(mi.norm!, [0, 0, Float64Array.from([1, 2, 3])], { loss: 0 })
     expect(b).toEqual(a)
@@ -117,7 +118,10 @@ describe('the gradient driver copies only the arrays f writes', () => {
     const { compileAdjoint } = await import('./compile.js')
     const { sharedArrays } = await import('./arguments.js')
     expect(sharedArrays(compileAdjoint(m.scale!))).toEqual([false, false, true, true, false])
-    const x = Float64Array.from([0.5, -1.5, 2]), w = Float64Array.from([1, 1]), idx = Int32Array.from([2, 0]), k = Int32Array.from([7])
+    const x = Float64Array.from([0.5, -1.5, 2]),
+      w = Float64Array.from([1, 1]),
+      idx = Int32Array.from([2, 0]),
+      k = Int32Array.from([7])
     const g = grad(m.scale!, { loss: 0 })
     for (let rep = 0; rep < 3; rep++) {
       const out = g(0, w, x, idx, k)
@@ -142,7 +146,10 @@ describe('grad(f)(...) returns fresh results (issue 20)', () => {
     const { parse } = await import('@tenet/ir')
     const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(wasmBackend)
     for (const backend of ['cpu', 'wasm']) {
-      const m = compileModule(parse({ text: 'fn f(y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] * x[i] } }', name: 't' }), { registry, backend })
+      const m = compileModule(
+        parse({ text: 'fn f(y: f64, x: f64[]) { for i in 0..len(x) { y += x[i] * x[i] } }', name: 't' }),
+        { registry, backend },
+      )
       const g = grad(m.f!, { loss: 0 })
       const a = g(0, Float64Array.of(1, 2))
       const b = g(0, Float64Array.of(3, 4))

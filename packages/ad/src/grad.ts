@@ -2,7 +2,7 @@
  * `grad`: the compiled gradient function of a Tenet function, reusable. The program it runs is
  * chosen by `planGradient` (plan.ts) and driven by a driver of `driver.ts`.
  */
-import { type TenetFunction } from '@tenet/reversible'
+import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileTangent, hasForwardGradientShape, type CompiledAdjoint } from './compile.js'
 import { optionsOf, positiveNumber } from './options.js'
 import { argError, checkLoss, hostConversions, type Gradient, type LossOptions } from './arguments.js'
@@ -52,7 +52,11 @@ export interface GradientFunction {
    * programs whose dropped ancilla gradients are zero (pass the sink that the forward call
    * accumulated, `sink`, to undo its additions; the default is 0).
    */
-  readonly inverse: (args: unknown[], gradient: Gradient, sink?: number) => { args: unknown[]; gradient: Gradient; sink: number }
+  readonly inverse: (
+    args: unknown[],
+    gradient: Gradient,
+    sink?: number,
+  ) => { args: unknown[]; gradient: Gradient; sink: number }
   /**
    * On a backend with its own memory (wasm): gives back the memory that the work arrays and
    * gradients of the last calls hold there, for a gradient function no longer needed (a later
@@ -135,20 +139,27 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   const c = compileAdjoint(f, 1, constants)
   checkLoss(c, options.loss)
   const mode = options.mode ?? 'auto'
-  if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
-  if (constants.length && mode === 'forward') argError('`constants` need reverse mode: use mode \'reverse\' or \'auto\'')
+  if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse')
+    argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
+  if (constants.length && mode === 'forward') argError("`constants` need reverse mode: use mode 'reverse' or 'auto'")
   // the choice of program is planGradient's (plan.ts): the plan says which and why
   const { plan, forward, fused } = planGradient(f, options)
   if (mode === 'forward' && !forward) {
     // a function of the right shape whose tangent cannot be built: the tangent's own error says why
     if (hasForwardGradientShape(f, options.loss)) compileTangent(f, 1)
-    argError(`forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`)
+    argError(
+      `forward mode needs a function of scalars with one float argument besides the loss, which it only accumulates into (\`loss += e\`); \`${c.info.name}\` is not one: use mode 'reverse' or 'auto'`,
+    )
   }
   const policy = options.uncompute ?? 'error'
-  if (policy !== 'error' && policy !== 'warn' && policy !== 'off') argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
+  if (policy !== 'error' && policy !== 'warn' && policy !== 'off')
+    argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
   const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
   // the plan says whether the program uncomputes (two-sweep, routine-fused with checks): only then is there a drift to check
-  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, { policy: plan.uncomputeCheck === 'off' ? 'off' : policy, tolerance })
+  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, {
+    policy: plan.uncomputeCheck === 'off' ? 'off' : policy,
+    tolerance,
+  })
   const slots = c.slots
   // fresh results every call (a = g(...); b = g(...) must not alias); `run` is the allocation-free form
   const g = (...args: unknown[]): Gradient => {
@@ -170,14 +181,25 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     lastLoss: { get: lastLoss },
     inverse: { value: (args: unknown[], gr: Gradient, sink = 0) => inverseGradient(c, args, gr, sink) },
     release: { value: () => ctx.release() },
-    dispose: { value: () => { ctx.release(); ctx.disposed = true; collected?.unregister(ctx.token) } },
+    dispose: {
+      value: () => {
+        ctx.release()
+        ctx.disposed = true
+        collected?.unregister(ctx.token)
+      },
+    },
   })
   if (ctx.adj.resident || ctx.fwd.resident) collected?.register(ctx.token, ctx.held, ctx.token)
   return g as unknown as GradientFunction
 }
 
 /** Runs the adjoint's inverse and then f's inverse on copies: see `GradientFunction.inverse`. */
-function inverseGradient(c: CompiledAdjoint, args: unknown[], gr: Gradient, sink: number): { args: unknown[]; gradient: Gradient; sink: number } {
+function inverseGradient(
+  c: CompiledAdjoint,
+  args: unknown[],
+  gr: Gradient,
+  sink: number,
+): { args: unknown[]; gradient: Gradient; sink: number } {
   const sweep = new Sweep(c)
   sweep.load(args)
   const n = c.params.length
@@ -187,23 +209,35 @@ function inverseGradient(c: CompiledAdjoint, args: unknown[], gr: Gradient, sink
   c.slots.forEach((s, i) => {
     if (!s) return
     const x = gr[i]
-    if (s.kind === 'scalar') adjArgs[s.index] = typeof x === 'number' ? x : argError(`the gradient of argument ${i} must be a number`)
-    else if (s.kind === 'array') adjArgs[s.index] = ArrayBuffer.isView(x) ? (x as Float64Array).slice() : argError(`the gradient of argument ${i} must be a typed array`)
+    if (s.kind === 'scalar')
+      adjArgs[s.index] = typeof x === 'number' ? x : argError(`the gradient of argument ${i} must be a number`)
+    else if (s.kind === 'array')
+      adjArgs[s.index] = ArrayBuffer.isView(x)
+        ? (x as Float64Array).slice()
+        : argError(`the gradient of argument ${i} must be a typed array`)
     else adjArgs[s.index] = new Array<number>((sweep.fwd[i] as unknown[]).length).fill(0)
   })
   adjArgs[adjArgs.length - 1] = sink
   inv.apply(undefined, adjArgs)
   const res = inv.results
-  const isBool = (i: number) => { const p = c.params[i]!; return p.type.kind === 'scalar' && p.type.name === 'bool' }
-  const vals: unknown[] = adjArgs.slice(0, n).map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? res[i] !== 0 : res[i]) : v))
+  const isBool = (i: number) => {
+    const p = c.params[i]!
+    return p.type.kind === 'scalar' && p.type.name === 'bool'
+  }
+  const vals: unknown[] = adjArgs
+    .slice(0, n)
+    .map((v, i) => (c.params[i]!.type.kind === 'scalar' ? (isBool(i) ? res[i] !== 0 : res[i]) : v))
   const finv = c.inverse
   finv.apply(undefined, vals)
   const out = vals.map((v, i) => {
     const th = hostConversions(c, i).toHost
-    if (c.params[i]!.type.kind === 'scalar') return isBool(i) ? finv.results[i] !== 0 : th ? th(finv.results[i]!) : finv.results[i]
+    if (c.params[i]!.type.kind === 'scalar')
+      return isBool(i) ? finv.results[i] !== 0 : th ? th(finv.results[i]!) : finv.results[i]
     if (th && ArrayBuffer.isView(v)) return (v as Float64Array).map(th)
     return v
   })
-  const gradientOut: Gradient = c.slots.map((s) => (!s || s.kind === 'stack' ? null : s.kind === 'scalar' ? res[s.index]! : (adjArgs[s.index] as Float64Array)))
+  const gradientOut: Gradient = c.slots.map((s) =>
+    !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? res[s.index]! : (adjArgs[s.index] as Float64Array),
+  )
   return { args: out, gradient: gradientOut, sink: res[adjArgs.length - 1]! }
 }

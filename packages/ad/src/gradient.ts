@@ -2,7 +2,7 @@
  * `gradient`: one gradient of a Tenet function, in the surface view of its parameters (complex
  * numbers as `{ re, im }`), and the surface view itself.
  */
-import { type TenetFunction } from '@tenet/reversible'
+import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint } from './compile.js'
 import { argsOf, optionsOf } from './options.js'
 import { argError, type ComplexGradient, type Gradient, type LossOptions, type SurfaceGradient } from './arguments.js'
@@ -32,23 +32,40 @@ export interface SurfaceView {
 export function surfaceView(f: TenetFunction): SurfaceView | null {
   const info = compileAdjoint(f).info
   const surface = info.surface
-  const hooks = surface.params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering)
+  const hooks = surface.params.map(
+    (p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering,
+  )
   if (!hooks.some(Boolean)) return null
   const widths = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
   const starts: number[] = []
-  widths.reduce((k, w, i) => { starts[i] = k; return k + w }, 0)
+  widths.reduce((k, w, i) => {
+    starts[i] = k
+    return k + w
+  }, 0)
   return {
     arity: surface.params.length,
     toLowered(args) {
-      if (args.length !== surface.params.length) argError(`\`${surface.name}\` takes ${surface.params.length} arguments (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`)
+      if (args.length !== surface.params.length)
+        argError(
+          `\`${surface.name}\` takes ${surface.params.length} arguments (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
+        )
       return args.flatMap((a, i) => {
         const h = hooks[i]
-        return h ? h.toArgs(a, surface.params[i]!.type, `argument ${i + 1} (\`${surface.params[i]!.name}\`) of \`${surface.name}\``) : [a]
+        return h
+          ? h.toArgs(
+              a,
+              surface.params[i]!.type,
+              `argument ${i + 1} (\`${surface.params[i]!.name}\`) of \`${surface.name}\``,
+            )
+          : [a]
       })
     },
     lossIndex(loss, part = 're') {
       const p = surface.params[loss]
-      if (!Number.isInteger(loss) || !p) return argError(`\`loss\` must be the index of a parameter of \`${surface.name}\` (0..${surface.params.length - 1}), got ${loss}`)
+      if (!Number.isInteger(loss) || !p)
+        return argError(
+          `\`loss\` must be the index of a parameter of \`${surface.name}\` (0..${surface.params.length - 1}), got ${loss}`,
+        )
       return starts[loss]! + (hooks[loss] && p.type.kind === 'scalar' && part === 'im' ? 1 : 0)
     },
     fromLowered(g) {
@@ -56,7 +73,8 @@ export function surfaceView(f: TenetFunction): SurfaceView | null {
         const k = starts[i]!
         if (!hooks[i]) return g[k]!
         if (p.type.kind === 'scalar') {
-          const re = g[k], im = g[k + 1]
+          const re = g[k],
+            im = g[k + 1]
           return typeof re === 'number' && typeof im === 'number' ? { re, im } : null
         }
         const a = g[k]
@@ -92,14 +110,20 @@ export function surfaceArgs(f: TenetFunction, args: unknown[]): SurfaceView | nu
  * gradient(m.clog, [{ re: 0, im: 0 }, { re: 0.6, im: -1.3 }], { loss: 0 })  // y += log(x): x̄ = conj(1/x)
  * ```
  */
-export function gradient(f: TenetFunction, args: unknown[], options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance' | 'constants'>): SurfaceGradient {
+export function gradient(
+  f: TenetFunction,
+  args: unknown[],
+  options: LossOptions & Pick<GradOptions, 'mode' | 'uncompute' | 'uncomputeTolerance' | 'constants'>,
+): SurfaceGradient {
   optionsOf('gradient', options, true)
   argsOf('gradient', args)
   const view = surfaceArgs(f, args)
   if (view) {
     if (options.constants?.length) argError('`constants` are not supported for functions with complex parameters yet')
     const { lossPart: _, ...rest } = options
-    return view.fromLowered(onceGradient(f, { ...rest, loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)))
+    return view.fromLowered(
+      onceGradient(f, { ...rest, loss: view.lossIndex(options.loss, options.lossPart) }, view.toLowered(args)),
+    )
   }
   return onceGradient(f, options, args)
 }
@@ -107,5 +131,9 @@ export function gradient(f: TenetFunction, args: unknown[], options: LossOptions
 /** One call of a fresh \`grad(f)\`: a copy of its gradient, its wasm memory given back. */
 export function onceGradient(f: TenetFunction, options: GradOptions, args: unknown[]): Gradient {
   const g = grad(f, options)
-  try { return copyGradient(g(...args)) } finally { g.release() }
+  try {
+    return copyGradient(g(...args))
+  } finally {
+    g.release()
+  }
 }

@@ -15,7 +15,11 @@ import { positions } from './jacobian.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 /** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
-interface StartPlan { copies: TypedArray[]; zeros: TypedArray[]; scalars: unknown[] }
+interface StartPlan {
+  copies: TypedArray[]
+  zeros: TypedArray[]
+  scalars: unknown[]
+}
 
 /**
  * Drives one compiled second-order program (`compileSecondOrder`): owns copies of the inputs, the
@@ -44,7 +48,11 @@ class SecondOrderRun {
   private readonly handles: Array<ResidentArray | undefined>
   busy = false
 
-  constructor(readonly so: CompiledSecondOrder, private readonly f: TenetFunction, private readonly loss: number) {
+  constructor(
+    readonly so: CompiledSecondOrder,
+    private readonly f: TenetFunction,
+    private readonly loss: number,
+  ) {
     this.w = so.width
     this.n = so.params.length
     this.sink = this.n + so.gradientSlots.filter((s) => s).length
@@ -55,9 +63,13 @@ class SecondOrderRun {
     const writes = info.program.writes.get(info.name)
     this.written = this.argv.map((_, j) => writes?.[j] !== false)
     // identifiers only: no user text reaches the generated source
-    const core = so.program.core, argv = this.argv
+    const core = so.program.core,
+      argv = this.argv
     this.call = evalAllowed()
-      ? new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(core, argv) as () => void
+      ? (new Function('F', 'a', `return function call() { F(${this.argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(
+          core,
+          argv,
+        ) as () => void)
       : () => core(...argv) // no generated code where it is forbidden (strict CSP)
     this.memory = so.program.core.resident
     this.handles = this.argv.map(() => undefined)
@@ -88,7 +100,10 @@ class SecondOrderRun {
     if (!first) return
     const buffer = first.array.buffer
     if (buffer === this.viewsOf) return
-    for (let j = 0; j < handles.length; j++) { const h = handles[j]; if (h) argv[j] = h.array }
+    for (let j = 0; j < handles.length; j++) {
+      const h = handles[j]
+      if (h) argv[j] = h.array
+    }
     this.viewsOf = buffer
     // the plan holds the old views
     this.plan = undefined
@@ -143,13 +158,18 @@ class SecondOrderRun {
         if (this.memory) {
           // the arrays the program only reads keep their values from one sweep to the next
           const h = this.handles[i]
-          if (this.unplaced || this.written[i] || !h || h.length !== (v as TypedArray).length) this.place(i, (v as TypedArray).length).set(v as Float64Array)
+          if (this.unplaced || this.written[i] || !h || h.length !== (v as TypedArray).length)
+            this.place(i, (v as TypedArray).length).set(v as Float64Array)
           continue
         }
-        if (!this.written[i]) { argv[i] = v; continue }
+        if (!this.written[i]) {
+          argv[i] = v
+          continue
+        }
         const src = v as Float64Array
         let b = argv[i] as Float64Array
-        if (!ArrayBuffer.isView(b) || b === src || b.length !== src.length || b.constructor !== src.constructor) b = argv[i] = new (src.constructor as Float64ArrayConstructor)(src.length)
+        if (!ArrayBuffer.isView(b) || b === src || b.length !== src.length || b.constructor !== src.constructor)
+          b = argv[i] = new (src.constructor as Float64ArrayConstructor)(src.length)
         for (let j = 0; j < src.length; j++) b[j] = src[j]!
       } else argv[i] = Array.isArray(v) ? v.slice() : v
     }
@@ -194,9 +214,13 @@ class SecondOrderRun {
     const tangentArrays = so.slots.filter((t) => t?.kind === 'array').map((t) => t!.index)
     if (so.gradientSlots.some((s) => s?.kind === 'stack') || so.slots.some((t) => t?.kind === 'stack')) return undefined
     for (const j of [...gradientArrays, ...tangentArrays]) if (this.written[j]) plan.zeros.push(argv[j] as TypedArray)
-    so.gradientSlots.forEach((s, i) => { if (s?.kind === 'scalar') plan.scalars.push(s.index, i === this.loss ? 1 : 0) })
+    so.gradientSlots.forEach((s, i) => {
+      if (s?.kind === 'scalar') plan.scalars.push(s.index, i === this.loss ? 1 : 0)
+    })
     plan.scalars.push(this.sink, 0, this.sink + 1, 0)
-    so.slots.forEach((t) => { if (t?.kind === 'scalar') for (let k = 0; k < this.w; k++) plan.scalars.push(t.index + k, 0) })
+    so.slots.forEach((t) => {
+      if (t?.kind === 'scalar') for (let k = 0; k < this.w; k++) plan.scalars.push(t.index + k, 0)
+    })
     return plan
   }
 
@@ -206,24 +230,36 @@ class SecondOrderRun {
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
   seed(p: number, e: number, k: number, value: number): void {
     const t = this.so.slots[p]
-    if (!t) argError(`argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need values of a differentiable number system (f64, f32, fixed point, ulog)`)
+    if (!t)
+      argError(
+        `argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need values of a differentiable number system (f64, f32, fixed point, ulog)`,
+      )
     else if (t.kind === 'scalar') this.argv[t.index + k] = value
     else {
-      (this.argv[t.index] as Float64Array)[e * this.w + k] = value
+      ;(this.argv[t.index] as Float64Array)[e * this.w + k] = value
       if (!this.written[t.index]) this.seeded.push(t.index, e * this.w + k)
     }
   }
 
   run(): void {
-    if (!this.memory) { this.call(); return }
+    if (!this.memory) {
+      this.call()
+      return
+    }
     this.views()
-    try { this.call() } finally { this.views() }
+    try {
+      this.call()
+    } finally {
+      this.views()
+    }
   }
 
   /** After `run`: the tangent (direction k) of the gradient of parameter p of f, element e, i.e. (H·vₖ) there. */
   gradTangent(p: number, e: number, k: number): number {
     const t = this.so.slots[this.so.gradientSlots[p]!.index]!
-    return t.kind === 'scalar' ? this.so.program.core.results[t.index + k]! : (this.argv[t.index] as Float64Array)[e * this.w + k]!
+    return t.kind === 'scalar'
+      ? this.so.program.core.results[t.index + k]!
+      : (this.argv[t.index] as Float64Array)[e * this.w + k]!
   }
 
   /**
@@ -262,11 +298,20 @@ function rowCopier(w: number): RowCopy {
   let f = rowCopiers.get(w)
   if (!f) {
     if (w > 64 || !evalAllowed()) {
-      f = (H, b, len, at, n) => { for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]! }
+      f = (H, b, len, at, n) => {
+        for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]!
+      }
     } else {
       const body = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
       // numbers only: no user text reaches the generated source
-      f = new Function('H', 'b', 'len', 'at', 'n', `for (let e = 0, s = 0, d = at; e < len; e++, s += ${w}, d += n) { ${body} }`) as RowCopy
+      f = new Function(
+        'H',
+        'b',
+        'len',
+        'at',
+        'n',
+        `for (let e = 0, s = 0, d = at; e < len; e++, s += ${w}, d += n) { ${body} }`,
+      ) as RowCopy
     }
     rowCopiers.set(w, f)
   }
@@ -277,9 +322,11 @@ function rowCopier(w: number): RowCopy {
 function symmetrise(H: Float64Array, n: number): void {
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      const a = i * n + j, b = j * n + i
+      const a = i * n + j,
+        b = j * n + i
       const s = (H[a]! + H[b]!) / 2
-      H[a] = s; H[b] = s
+      H[a] = s
+      H[b] = s
     }
   }
 }
@@ -290,7 +337,10 @@ const runs = new WeakMap<CompiledSecondOrder, SecondOrderRun>()
 function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: number): SecondOrderRun {
   const so = compileSecondOrder(f, loss, w)
   let run = runs.get(so)
-  if (!run || run.busy) { run = new SecondOrderRun(so, f, loss); if (!runs.has(so)) runs.set(so, run) }
+  if (!run || run.busy) {
+    run = new SecondOrderRun(so, f, loss)
+    if (!runs.has(so)) runs.set(so, run)
+  }
   run.load(args)
   return run
 }
@@ -328,11 +378,14 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   positiveInteger('hessian', 'width', options.width)
   const method = options.method ?? 'forward-over-reverse'
   if (method === 'reverse-over-forward') return hessianReverseOverForward(f, args, options)
-  if (method !== 'forward-over-reverse') argError(`\`method\` must be 'forward-over-reverse' or 'reverse-over-forward', got ${String(method)}`)
+  if (method !== 'forward-over-reverse')
+    argError(`\`method\` must be 'forward-over-reverse' or 'reverse-over-forward', got ${String(method)}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
-  for (const i of wrt) if (!c.slots[i] || c.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no Hessian`)
+  for (const i of wrt)
+    if (!c.slots[i] || c.params[i]!.type.kind === 'stack')
+      argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no Hessian`)
   // no wider than the number of directions, as the arguments give it (so that a small Hessian
   // compiles and loads one program, not the requested width's first)
   const directions = wrt.reduce((s, i) => s + (ArrayBuffer.isView(args[i]) ? (args[i] as Float64Array).length : 1), 0)
@@ -341,7 +394,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const n = pos.length
   const out = options.out
   if (out !== undefined && !(out instanceof Float64Array && out.length === n * n)) {
-    argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n}), got ${out instanceof Float64Array ? `one of ${out.length}` : ArrayBuffer.isView(out) ? `a ${(out as object).constructor.name}` : out === null ? 'null' : Array.isArray(out) ? 'an array' : typeof out}`)
+    argError(
+      `\`out\` must be a Float64Array of ${n * n} elements (${n}×${n}), got ${out instanceof Float64Array ? `one of ${out.length}` : ArrayBuffer.isView(out) ? `a ${(out as object).constructor.name}` : out === null ? 'null' : Array.isArray(out) ? 'an array' : typeof out}`,
+    )
   }
   // (every element is written: no zeroing of \`out\`)
   const H = out ?? new Float64Array(n * n)
@@ -353,11 +408,16 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
     for (let c0 = 0; c0 < n; c0 += w) {
       r.start()
       const count = Math.min(w, n - c0)
-      for (let k = 0; k < count; k++) { const [p, e] = pos[c0 + k]!; r.seed(p, e, k, 1) }
+      for (let k = 0; k < count; k++) {
+        const [p, e] = pos[c0 + k]!
+        r.seed(p, e, k, 1)
+      }
       r.run()
       r.columns(wrt, H, n, c0, count)
     }
-  } finally { r.busy = false }
+  } finally {
+    r.busy = false
+  }
   symmetrise(H, n)
   return H
 }
@@ -376,7 +436,8 @@ export interface HvpOptions extends LossOptions {
 export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gradient {
   optionsOf('hvp', options, true)
   argsOf('hvp', args)
-  if (!Array.isArray(options.v)) argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  if (!Array.isArray(options.v))
+    argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   const c = compileAdjoint(f)
   checkLoss(c, options.loss)
   const r = secondOrderRun(f, args, options.loss, 1)
@@ -399,5 +460,7 @@ export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gra
       for (let e = 0; e < v.length; e++) out[e] = r.gradTangent(i, e, 0)
       return out
     })
-  } finally { r.busy = false }
+  } finally {
+    r.busy = false
+  }
 }

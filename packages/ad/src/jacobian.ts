@@ -58,13 +58,20 @@ export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOpt
   const floats = params.flatMap((_, i) => (isFloat(i) ? [i] : []))
   const inputs = options.inputs ?? floats
   const outputs = options.outputs ?? floats.filter((i) => written[i])
-  for (const i of [...inputs, ...outputs]) if (!params[i] || !isFloat(i)) argError(`argument ${i} of \`${info.name}\` is not a float scalar or float array, so it has no derivative`)
+  for (const i of [...inputs, ...outputs])
+    if (!params[i] || !isFloat(i))
+      argError(`argument ${i} of \`${info.name}\` is not a float scalar or float array, so it has no derivative`)
   const values = loadArgs(f, args)
-  const cols = positions(values, inputs), rows = positions(values, outputs)
+  const cols = positions(values, inputs),
+    rows = positions(values, outputs)
   const mode = options.mode ?? 'auto'
-  if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse') argError(`\`mode\` must be 'reverse', 'forward' or 'auto', got ${String(mode)}`)
-  const forward = mode === 'forward' || (mode === 'auto' && jacobianCost(cols.length, rows.length, options.width) === 'forward')
-  return forward ? jacobianForward(f, values, cols, rows, options.width) : jacobianReverse(f, args, inputs, rows, cols.length, options.width)
+  if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse')
+    argError(`\`mode\` must be 'reverse', 'forward' or 'auto', got ${String(mode)}`)
+  const forward =
+    mode === 'forward' || (mode === 'auto' && jacobianCost(cols.length, rows.length, options.width) === 'forward')
+  return forward
+    ? jacobianForward(f, values, cols, rows, options.width)
+    : jacobianReverse(f, args, inputs, rows, cols.length, options.width)
 }
 
 /**
@@ -73,20 +80,32 @@ export function jacobian(f: TenetFunction, args: unknown[], options: JacobianOpt
  * uncomputation and w gradient directions), w the width capped by the column or row count.
  */
 export function jacobianCost(nc: number, nr: number, width = DEFAULT_WIDTH): 'forward' | 'reverse' {
-  const wf = Math.max(1, Math.min(width, nc)), wr = Math.max(1, Math.min(width, nr))
-  const f = Math.ceil(nc / wf) * (1 + wf), r = Math.ceil(nr / wr) * (2 + wr)
+  const wf = Math.max(1, Math.min(width, nc)),
+    wr = Math.max(1, Math.min(width, nr))
+  const f = Math.ceil(nc / wf) * (1 + wf),
+    r = Math.ceil(nr / wr) * (2 + wr)
   return f <= r ? 'forward' : 'reverse'
 }
 
-function jacobianForward(f: TenetFunction, values: unknown[], cols: Array<[number, number]>, rows: Array<[number, number]>, width?: number): Float64Array {
-  const nc = cols.length, nr = rows.length
+function jacobianForward(
+  f: TenetFunction,
+  values: unknown[],
+  cols: Array<[number, number]>,
+  rows: Array<[number, number]>,
+  width?: number,
+): Float64Array {
+  const nc = cols.length,
+    nr = rows.length
   const J = new Float64Array(nr * nc)
   if (nc === 0) return J
   const w = Math.max(1, Math.min(width ?? DEFAULT_WIDTH, nc))
   const run = new TangentRun(compileTangent(f, w))
   for (let c0 = 0; c0 < nc; c0 += w) {
     run.load(values)
-    for (let k = 0; k < w && c0 + k < nc; k++) { const [p, e] = cols[c0 + k]!; run.seed(p, e, k, 1) }
+    for (let k = 0; k < w && c0 + k < nc; k++) {
+      const [p, e] = cols[c0 + k]!
+      run.seed(p, e, k, 1)
+    }
     run.run()
     rows.forEach(([p, e], r) => {
       for (let k = 0; k < w && c0 + k < nc; k++) J[r * nc + c0 + k] = run.tangent(p, e, k)
@@ -99,7 +118,14 @@ function jacobianForward(f: TenetFunction, values: unknown[], cols: Array<[numbe
  * Reverse-mode Jacobian by the vector-mode adjoint `f$adj<w>`: each sweep runs f forwards, then
  * one adjoint run carrying w output seeds (w rows) at once.
  */
-function jacobianReverse(f: TenetFunction, args: unknown[], inputs: number[], rows: Array<[number, number]>, nc: number, width?: number): Float64Array {
+function jacobianReverse(
+  f: TenetFunction,
+  args: unknown[],
+  inputs: number[],
+  rows: Array<[number, number]>,
+  nc: number,
+  width?: number,
+): Float64Array {
   const nr = rows.length
   const J = new Float64Array(nr * nc)
   if (nr === 0 || nc === 0) return J

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest'
 import { TenetStaticError } from '@tenet/ir'
 import { printFunction } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
-import { compileTangent, grad, gradient, hessian, hvp, jacobian, jvp, graphEmbeddingArgs, graphEmbeddingSource } from './index.js'
+import {
+  compileTangent,
+  grad,
+  gradient,
+  hessian,
+  hvp,
+  jacobian,
+  jvp,
+  graphEmbeddingArgs,
+  graphEmbeddingSource,
+} from './index.js'
 import { expectClose, tag, testRegistry } from './test-util.js'
 
 // the cpu backend also without run-time checks: the second-order programs then drop dead updates
@@ -11,18 +21,26 @@ const backends = ['cpu', 'interpreter', 'cpu without checks'] as const
 /** Central differences of the exact gradient over the scalars of `wrt` (the oracle for Hessians). */
 function fdHessian(f: TenetFunction, args: unknown[], loss: number, wrt: number[], h = 1e-5): Float64Array {
   const at: Array<[number, number]> = []
-  for (const p of wrt) { const a = args[p]; if (typeof a === 'number') at.push([p, -1]); else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e]) }
+  for (const p of wrt) {
+    const a = args[p]
+    if (typeof a === 'number') at.push([p, -1])
+    else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e])
+  }
   const n = at.length
   const H = new Float64Array(n * n)
   const flat = (g: unknown[]) => at.map(([p, e]) => (e < 0 ? (g[p] as number) : (g[p] as Float64Array)[e]!))
   for (let j = 0; j < n; j++) {
-    const shifted = (t: number) => args.map((a, p) => {
-      const [pj, ej] = at[j]!
-      if (p !== pj) return ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
-      if (ej < 0) return (a as number) + t
-      const c = (a as Float64Array).slice(); c[ej]! += t; return c
-    })
-    const gp = flat(gradient(f, shifted(h), { loss })), gm = flat(gradient(f, shifted(-h), { loss }))
+    const shifted = (t: number) =>
+      args.map((a, p) => {
+        const [pj, ej] = at[j]!
+        if (p !== pj) return ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
+        if (ej < 0) return (a as number) + t
+        const c = (a as Float64Array).slice()
+        c[ej]! += t
+        return c
+      })
+    const gp = flat(gradient(f, shifted(h), { loss })),
+      gm = flat(gradient(f, shifted(-h), { loss }))
     for (let i = 0; i < n; i++) H[i * n + j] = (gp[i]! - gm[i]!) / (2 * h)
   }
   return H
@@ -34,7 +52,11 @@ function checkSecondOrder(f: TenetFunction, args: unknown[], loss = 0, tol = 1e-
   expectClose(jacobian(f, args, { mode: 'forward', width: 1 }), Jr, 1e-12, 'J fwd w=1')
   expectClose(jacobian(f, args, { mode: 'forward', width: 3 }), Jr, 1e-12, 'J fwd w=3')
   const c = f.ir.params
-  const wrt = c.flatMap((p, i) => (i !== loss && p.type.kind !== 'stack' && (p.type.kind === 'scalar' ? p.type.name : p.type.elem) === 'f64' ? [i] : []))
+  const wrt = c.flatMap((p, i) =>
+    i !== loss && p.type.kind !== 'stack' && (p.type.kind === 'scalar' ? p.type.name : p.type.elem) === 'f64'
+      ? [i]
+      : [],
+  )
   const H1 = hessian(f, args, { loss, wrt, width: 1 })
   const H4 = hessian(f, args, { loss, wrt, width: 4 })
   expectClose(H4, H1, 1e-12, 'H w=4 vs w=1')
@@ -44,14 +66,28 @@ function checkSecondOrder(f: TenetFunction, args: unknown[], loss = 0, tol = 1e-
   expect(Array.from(out)).toEqual(Array.from(H4))
   expectClose(H1, fdHessian(f, args, loss, wrt), tol, 'H vs FD')
   // hvp along a fixed direction
-  const v = args.map((a, p) => (!wrt.includes(p) ? null : typeof a === 'number' ? 0.3 + 0.1 * p : Float64Array.from(a as Float64Array, (_, e) => Math.cos(e + p))))
+  const v = args.map((a, p) =>
+    !wrt.includes(p)
+      ? null
+      : typeof a === 'number'
+        ? 0.3 + 0.1 * p
+        : Float64Array.from(a as Float64Array, (_, e) => Math.cos(e + p)),
+  )
   const hv = hvp(f, args, { loss, v })
   const flatV: number[] = []
-  for (const p of wrt) { const x = v[p]!; if (typeof x === 'number') flatV.push(x); else flatV.push(...(x as Float64Array)) }
+  for (const p of wrt) {
+    const x = v[p]!
+    if (typeof x === 'number') flatV.push(x)
+    else flatV.push(...(x as Float64Array))
+  }
   const n = flatV.length
   const want = Array.from({ length: n }, (_, i) => flatV.reduce((s, x, j) => s + H1[i * n + j]! * x, 0))
   const got: number[] = []
-  for (const p of wrt) { const x = hv[p]!; if (typeof x === 'number') got.push(x); else got.push(...(x as Float64Array)) }
+  for (const p of wrt) {
+    const x = hv[p]!
+    if (typeof x === 'number') got.push(x)
+    else got.push(...(x as Float64Array))
+  }
   expectClose(got, want, 1e-10, 'hvp')
 }
 
@@ -143,9 +179,13 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     const g = grad(m.f!, { loss: 0, mode: 'forward' })
     for (const n of [2, 3]) {
       for (const x of [0.7, -0.4]) {
-        const s = n * n * x + (x * x * n * (n - 1)) / 2, ds = n * n + x * n * (n - 1)
-        const b = x > 0 ? 1 + x * x : 0.5, db = x > 0 ? 2 * x : 0
-        const c = (n * (n - 1)) / 2, d = n > 2 ? 4 : 3 + x, dd = n > 2 ? 0 : 1
+        const s = n * n * x + (x * x * n * (n - 1)) / 2,
+          ds = n * n + x * n * (n - 1)
+        const b = x > 0 ? 1 + x * x : 0.5,
+          db = x > 0 ? 2 * x : 0
+        const c = (n * (n - 1)) / 2,
+          d = n > 2 ? 4 : 3 + x,
+          dd = n > 2 ? 0 : 1
         expect(g(0, x, n)[1]).toBeCloseTo(ds * b + s * db + c + d + dd * x, 12)
         checkSecondOrder(m.f!, [0.1, x, n], 0, 1e-5)
       }
@@ -189,11 +229,15 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     expect(() => jacobian(m.f!, args, { mode: 'sideways' as never })).toThrow(/mode/)
   })
 
-  it('hessian: an \`out\` of the wrong size or type is an error naming the size wanted, and the arguments stay as passed', () => {
+  it('hessian: an `out` of the wrong size or type is an error naming the size wanted, and the arguments stay as passed', () => {
     const m = rev`fn f(y: f64, v: f64[]) { for i in 0..len(v) { y += v[i] * v[i] * v[i] } }`
     const v = Float64Array.from([1, 2, 3])
-    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float64Array(8) })).toThrow(/`out` must be a Float64Array of 9 elements \(3×3\), got one of 8/)
-    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float32Array(9) as never })).toThrow(/got a Float32Array/)
+    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float64Array(8) })).toThrow(
+      /`out` must be a Float64Array of 9 elements \(3×3\), got one of 8/,
+    )
+    expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: new Float32Array(9) as never })).toThrow(
+      /got a Float32Array/,
+    )
     expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: [] as never })).toThrow(/got an array/)
     expect(() => hessian(m.f!, [0, v], { loss: 0, wrt: [1], out: null as never })).toThrow(/got null/)
     expect(Array.from(v)).toEqual([1, 2, 3])
@@ -202,12 +246,33 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
   })
 
   it('a bijection without a tangent rule is a static error', () => {
-    const registry = testRegistry().clone()
-      .registerPrimitive({ specificationVersion: 'v1', name: 'TWICE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [2 * a!], inverse: 'HALVE' })
-      .registerPrimitive({ specificationVersion: 'v1', name: 'HALVE', kind: 'bijection', roles: ['inout'], types: ['float'], apply: (a) => [a! / 2], inverse: 'TWICE' })
+    const registry = testRegistry()
+      .clone()
+      .registerPrimitive({
+        specificationVersion: 'v1',
+        name: 'TWICE',
+        kind: 'bijection',
+        roles: ['inout'],
+        types: ['float'],
+        apply: (a) => [2 * a!],
+        inverse: 'HALVE',
+      })
+      .registerPrimitive({
+        specificationVersion: 'v1',
+        name: 'HALVE',
+        kind: 'bijection',
+        roles: ['inout'],
+        types: ['float'],
+        apply: (a) => [a! / 2],
+        inverse: 'TWICE',
+      })
     const m = tag({ backend, registry })`fn f(y: f64, x: f64) { TWICE(x); y += x }`
     expect(() => jvp(m.f!, [0, 1], { v: [0, 1] })).toThrow(/no tangent rule/)
-    try { jvp(m.f!, [0, 1], { v: [0, 1] }) } catch (e) { expect(TenetStaticError.isInstance(e)).toBe(true) }
+    try {
+      jvp(m.f!, [0, 1], { v: [0, 1] })
+    } catch (e) {
+      expect(TenetStaticError.isInstance(e)).toBe(true)
+    }
   })
 
   it('grad(f).inverse clears the gradients and restores the arguments', () => {
@@ -229,7 +294,13 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     expectClose(back.args[2] as Float64Array, args[2] as Float64Array, 1e-12)
     // the same through the adjoint's own inverse: (x, ḡ) → (f's outputs, seed)
     const out = m.f!(...args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)))
-    const inv = g.adjoint.inverse(...args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)), gr[0], gr[1], (gr[2] as Float64Array).slice(), 0)
+    const inv = g.adjoint.inverse(
+      ...args.map((a) => (ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a)),
+      gr[0],
+      gr[1],
+      (gr[2] as Float64Array).slice(),
+      0,
+    )
     expect(inv[0]).toBeCloseTo(out[0] as number, 12)
     expect(inv[3]).toBeCloseTo(1, 12)
     expect(inv[4]).toBeCloseTo(0, 12)
@@ -239,15 +310,20 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     const m = rev(graphEmbeddingSource)
     const f = m.embedding_loss!
     const plain = (x: Float64Array, k: number) => {
-      const d = (pairs: Int32Array) => Array.from({ length: pairs.length / 2 }, (_, e) => {
-        let s = 0
-        for (let j = 0; j < k; j++) s += (x[pairs[2 * e]! * k + j]! - x[pairs[2 * e + 1]! * k + j]!) ** 2
-        return Math.sqrt(s)
-      })
+      const d = (pairs: Int32Array) =>
+        Array.from({ length: pairs.length / 2 }, (_, e) => {
+          let s = 0
+          for (let j = 0; j < k; j++) s += (x[pairs[2 * e]! * k + j]! - x[pairs[2 * e + 1]! * k + j]!) ** 2
+          return Math.sqrt(s)
+        })
       const a = graphEmbeddingArgs(x, k)
-      const d1 = d(a[7] as Int32Array), d2 = d(a[8] as Int32Array)
+      const d1 = d(a[7] as Int32Array),
+        d2 = d(a[8] as Int32Array)
       const mean = (v: number[]) => v.reduce((s, t) => s + t, 0) / v.length
-      const vr = (v: number[]) => { const mu = mean(v); return v.reduce((s, t) => s + (t - mu) ** 2, 0) / (v.length - 1) }
+      const vr = (v: number[]) => {
+        const mu = mean(v)
+        return v.reduce((s, t) => s + (t - mu) ** 2, 0) / (v.length - 1)
+      }
       return vr(d1) + vr(d2) + Math.exp(Math.max(mean(d1) - mean(d2) + 0.1, 0)) - 1
     }
     for (let k = 1; k <= 10; k++) {
@@ -257,7 +333,10 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
       const g = gradient(f, args, { loss: 0 })[1] as Float64Array
       const h = 1e-6
       const fd = Float64Array.from(x, (_, i) => {
-        const xp = x.slice(), xm = x.slice(); xp[i]! += h; xm[i]! -= h
+        const xp = x.slice(),
+          xm = x.slice()
+        xp[i]! += h
+        xm[i]! -= h
         return (plain(xp, k) - plain(xm, k)) / (2 * h)
       })
       expectClose(g, fd, 1e-7, `gradient k=${k}`)

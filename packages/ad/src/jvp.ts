@@ -29,7 +29,6 @@ export interface JvpResult {
   tangent: Gradient
 }
 
-
 /**
  * The Jacobian-vector product (forward mode): one run of the tangent of `f`, which carries the
  * directional derivative along `v` beside every float value.
@@ -47,7 +46,10 @@ export function jvp(f: TenetFunction, args: unknown[], options: JvpOptions): Jvp
 export function jvp(f: TenetFunction, spec?: RuleSpec): JvpRule
 export function jvp(f: TenetFunction, args?: unknown[] | RuleSpec, options?: JvpOptions): JvpResult | JvpRule {
   if (!Array.isArray(args)) {
-    if (options !== undefined) argError('jvp: call it as jvp(f, args, { v }) for a directional derivative, or jvp(f, { wrt, outputs }) for a rule')
+    if (options !== undefined)
+      argError(
+        'jvp: call it as jvp(f, args, { v }) for a directional derivative, or jvp(f, { wrt, outputs }) for a rule',
+      )
     return jvpRule(f, args)
   }
   return jvpAt(f, args, options as JvpOptions)
@@ -56,7 +58,8 @@ export function jvp(f: TenetFunction, args?: unknown[] | RuleSpec, options?: Jvp
 function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResult {
   optionsOf('jvp', options, false)
   argsOf('jvp', args)
-  if (!Array.isArray(options.v)) argError(`\`jvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  if (!Array.isArray(options.v))
+    argError(`\`jvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
   indexList('jvp', 'inputs', options.inputs)
   const ct = compileTangent(f, 1)
   const info = infoOf(f)
@@ -64,11 +67,13 @@ function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResul
   run.load(loadArgs(f, args))
   const inputs = options.inputs ?? ct.params.map((_, i) => i)
   for (const p of inputs) {
-    const s = ct.slots[p], d = options.v[p]
+    const s = ct.slots[p],
+      d = options.v[p]
     if (!s || d === null || d === undefined) continue
     if (s.kind === 'stack') argError(`argument ${p} of \`${info.name}\` is a stack: forward mode does not seed stacks`)
     if (s.kind === 'scalar') run.seed(p, 0, 0, d as number)
-    else for (let e = 0; e < (run.argv[p] as Float64Array).length; e++) run.seed(p, e, 0, (d as ArrayLike<number>)[e] ?? 0)
+    else
+      for (let e = 0; e < (run.argv[p] as Float64Array).length; e++) run.seed(p, e, 0, (d as ArrayLike<number>)[e] ?? 0)
   }
   run.run()
   const value = ct.params.map((p, i) => {
@@ -82,7 +87,9 @@ function jvpAt(f: TenetFunction, args: unknown[], options: JvpOptions): JvpResul
     const back = (r: number, x: unknown) => (fh && typeof x === 'number' && Object.is(r, fh(x)) ? x : th(r))
     if (typeof v === 'number') return back(v, given)
     // an array of a number system whose representation is not its value (ulog): decoded copy
-    return ArrayBuffer.isView(v) ? (v as Float64Array).map((r, j) => back(r, (given as ArrayLike<number> | undefined)?.[j])) : v
+    return ArrayBuffer.isView(v)
+      ? (v as Float64Array).map((r, j) => back(r, (given as ArrayLike<number> | undefined)?.[j]))
+      : v
   })
   const tangent: Gradient = ct.params.map((p, i) => {
     const s = ct.slots[i]

@@ -15,7 +15,11 @@ import { checkGrad, grad, hessian } from './index.js'
 const ALL = ['interpreter', 'cpu', 'wasm'] as const
 /** Backends with stacks and the number systems fixed and ulog (wasm has neither). */
 const JS = ['interpreter', 'cpu'] as const
-const registry = (): Registry => registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
+const registry = (): Registry =>
+  registerNumbers(createRegistry())
+    .registerBackend(cpuBackend)
+    .registerBackend(wasmBackend)
+    .registerBackend(interpreterBackend)
 const compile = (text: string, backend: string, checks = true): TenetModule =>
   compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
 const f64s = (...x: number[]) => Float64Array.from(x)
@@ -86,7 +90,8 @@ fn pair(y: f64, x: f64[]) {
   for (const b of ALL) {
     it(`k <- 0 then k += n (n: i32) or x[k] makes k an i32; else f64 (${b})`, () => {
       const m = compile(src, b)
-      const types = (name: string) => m[name]!.ir.body.filter((s) => s.kind === 'alloc').map((s) => (s as { type?: { name: string } }).type?.name)
+      const types = (name: string) =>
+        m[name]!.ir.body.filter((s) => s.kind === 'alloc').map((s) => (s as { type?: { name: string } }).type?.name)
       expect(types('f')).toEqual(['i32'])
       expect(types('late')).toEqual(['i32'])
       expect(types('undecided')).toEqual(['f64'])
@@ -140,7 +145,9 @@ fn uses(y: f64, x: f64[], n: i32) {
       const m = compile(src, b)
       expect(m.rrfib!(0, 20)).toEqual([10946, 20])
       expect(m.rrfib!.inverse(10946, 20)).toEqual([0, 20])
-      const allocs = m.uses!.ir.body.filter((s) => s.kind === 'alloc').map((s) => (s as { type?: { name: string } }).type?.name)
+      const allocs = m
+        .uses!.ir.body.filter((s) => s.kind === 'alloc')
+        .map((s) => (s as { type?: { name: string } }).type?.name)
       expect(allocs).toEqual(['i32', 'i32'])
       expect(m.uses!(0, f64s(5, 7), 2)).toEqual([8, f64s(5, 7), 2])
     })
@@ -180,7 +187,9 @@ fn g(s: f64, t: f64, w: f64) { s += t * w }`
   })
   it('lossy conversions stay explicit: f64 → i32 and i32 → f32 are errors', () => {
     expect(thrown(() => compile('fn f(i: i32, y: f64) { i += y }', 'cpu')).code).toBe('static/type-mismatch')
-    expect(thrown(() => compile('fn f(y: f32, x: f32, i: i32) { y += x * i }', 'cpu')).code).toBe('static/type-mismatch')
+    expect(thrown(() => compile('fn f(y: f32, x: f32, i: i32) { y += x * i }', 'cpu')).code).toBe(
+      'static/type-mismatch',
+    )
     expect(thrown(() => compile('fn f(x: f64[], y: f64) { y += x[1.0] }', 'cpu')).code).toBe('static/type')
   })
 })
@@ -188,10 +197,13 @@ fn g(s: f64, t: f64, w: f64) { s += t * w }`
 describe('a number-system target converts its right-hand side', () => {
   for (const b of JS) {
     it(`acc += sin(x) * 3.0 with acc: fixed, s *= lx / k with s, lx: ulog, k: i32 (${b})`, () => {
-      const m = compile(`fn f(acc: fixed, x: f64) { acc += sin(x) * 3.0 }
+      const m = compile(
+        `fn f(acc: fixed, x: f64) { acc += sin(x) * 3.0 }
 fn g(s: ulog, lx: ulog, k: i32) { s *= lx / k }
 fn there(s: ulog, lx: ulog, k: i32) { g(s, lx, k); s *= 2.0; ~g(s, lx, k) }
-fn twice(s: ulog) { s *= 2.0 }`, b)
+fn twice(s: ulog) { s *= 2.0 }`,
+        b,
+      )
       const r = m.f!(0.125, 0.7) as [number, number]
       // the value added is the right-hand side rounded into fixed (40 fraction bits)
       expect(r[0]).toBe(0.125 + fixedRound(Math.sin(0.7) * 3, 40, 13))
@@ -212,14 +224,38 @@ fn twice(s: ulog) { s *= 2.0 }`, b)
     ['fn f(i: i32, y: f64) { i += y }', 'fn f(i: i32, y: f64) { i += i32(y) }', /`i32\(\.\.\.\)`/],
     ['fn f(y: f32, x: f64) { y += x }', 'fn f(y: f32, x: f64) { y += f32(x) }', /`f32\(\.\.\.\)`/],
     ['fn f(y: f64, x: fixed) { y += x }', 'fn f(y: f64, x: fixed) { y += f64(x) }', /`f64\(\.\.\.\)`/],
-    ['fn f(y: f64, x: f32, n: i32) { y += x * n }', 'fn f(y: f64, x: f32, n: i32) { y += x * f32(n) }', /`f32\(\.\.\.\)`/],
-    ['fn f(y: f32, x: f64, n: i32) { y += f32(x) * n }', 'fn f(y: f32, x: f64, n: i32) { y += f32(x) * f32(n) }', /`f32\(\.\.\.\)`/],
-    ['fn f(y: fixed, x: ulog, n: fixed) { y += n * x }', 'fn f(y: fixed, x: ulog, n: fixed) { y += n * convert(x) }', /`convert\(\.\.\.\)`/],
+    [
+      'fn f(y: f64, x: f32, n: i32) { y += x * n }',
+      'fn f(y: f64, x: f32, n: i32) { y += x * f32(n) }',
+      /`f32\(\.\.\.\)`/,
+    ],
+    [
+      'fn f(y: f32, x: f64, n: i32) { y += f32(x) * n }',
+      'fn f(y: f32, x: f64, n: i32) { y += f32(x) * f32(n) }',
+      /`f32\(\.\.\.\)`/,
+    ],
+    [
+      'fn f(y: fixed, x: ulog, n: fixed) { y += n * x }',
+      'fn f(y: fixed, x: ulog, n: fixed) { y += n * convert(x) }',
+      /`convert\(\.\.\.\)`/,
+    ],
     ['fn f(y: f64, u: ulog) { y += sin(u) }', 'fn f(y: f64, u: ulog) { y += sin(f64(u)) }', /`f64\(\.\.\.\)`/],
-    ['fn f(y: i32, x: f64[]) { y += i32(x[0]) * x[1] }', 'fn f(y: i32, x: f64[]) { y += i32(x[0]) * i32(x[1]) }', /`i32\(\.\.\.\)`/],
+    [
+      'fn f(y: i32, x: f64[]) { y += i32(x[0]) * x[1] }',
+      'fn f(y: i32, x: f64[]) { y += i32(x[0]) * i32(x[1]) }',
+      /`i32\(\.\.\.\)`/,
+    ],
     ['fn f(y: i32, x: f64) { y += div(x, 2) }', 'fn f(y: i32, x: f64) { y += div(i32(x), 2) }', /`i32\(\.\.\.\)`/],
-    ['fn f(y: f64, x: f64) { for i in 0..x { y += 1.0 } }', 'fn f(y: f64, x: f64) { for i in 0..i32(x) { y += 1.0 } }', /`i32\(\.\.\.\)`/],
-    ['fn f(y: f64, x: f64[], z: f64) { y += x[z] }', 'fn f(y: f64, x: f64[], z: f64) { y += x[i32(z)] }', /`i32\(\.\.\.\)`/],
+    [
+      'fn f(y: f64, x: f64) { for i in 0..x { y += 1.0 } }',
+      'fn f(y: f64, x: f64) { for i in 0..i32(x) { y += 1.0 } }',
+      /`i32\(\.\.\.\)`/,
+    ],
+    [
+      'fn f(y: f64, x: f64[], z: f64) { y += x[z] }',
+      'fn f(y: f64, x: f64[], z: f64) { y += x[i32(z)] }',
+      /`i32\(\.\.\.\)`/,
+    ],
   ]
   for (const [bad, good, hint] of hints) {
     it(`the hint for \`${bad}\` works`, () => {
@@ -257,7 +293,7 @@ describe('the printed source of the new forms', () => {
       const out = m.f!(...args())
       expect(again.f!(...args())).toEqual(out)
       expect(out[0]).toBe(2 * (0.5 + 3 + (1 + 2 + 3) * 2 + 3 + 1.5 + 1))
-      const back = inv.f_inverse!(...(out.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v))))
+      const back = inv.f_inverse!(...out.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v)))
       expect(back[0]).toBe(0.5)
       expect(Array.from(back[2] as Float64Array)).toEqual([0, 0, 0])
     })
@@ -299,19 +335,30 @@ describe('for x in arr: read-only element loops', () => {
   }
   for (const b of ALL) {
     it(`loops over complex arrays, elementwise too (${b})`, () => {
-      const m = compile(`fn f(s: complex, zs: complex[], ws: complex[]) {
+      const m = compile(
+        `fn f(s: complex, zs: complex[], ws: complex[]) {
   for z in zs { s += z }
   ws[..] += 2.0 * zs[..]
-}`, b)
-      const [s, , ws] = m.f!({ re: 0.5, im: 0 }, f64s(1, 2, 3, 4), f64s(0, 1, 0, 0)) as [{ re: number; im: number }, Float64Array, Float64Array]
+}`,
+        b,
+      )
+      const [s, , ws] = m.f!({ re: 0.5, im: 0 }, f64s(1, 2, 3, 4), f64s(0, 1, 0, 0)) as [
+        { re: number; im: number },
+        Float64Array,
+        Float64Array,
+      ]
       expect(s).toEqual({ re: 4.5, im: 6 })
       expect(Array.from(ws)).toEqual([2, 5, 6, 8])
-      expect(thrown(() => compile('fn f(s: complex, zs: complex[]) { for z in zs { s += z; zs[0] += s } }', b)).code).toBe('static/write-read-only')
+      expect(
+        thrown(() => compile('fn f(s: complex, zs: complex[]) { for z in zs { s += z; zs[0] += s } }', b)).code,
+      ).toBe('static/write-read-only')
     })
   }
   it('rejects a body that writes the array or the element, and an element that shadows a name', () => {
     for (const body of ['x[0] += 1.0', 'SWAP(v, s)', 'g(v)', 'v += 1.0']) {
-      const e = thrown(() => compile(`fn g(a: f64) { a += 1.0 }\nfn f(s: f64, x: f64[]) { for v in x { s += v; ${body} } }`, 'cpu'))
+      const e = thrown(() =>
+        compile(`fn g(a: f64) { a += 1.0 }\nfn f(s: f64, x: f64[]) { for v in x { s += v; ${body} } }`, 'cpu'),
+      )
       expect(e.code).toBe('static/write-read-only')
       expect(e.message).toMatch(/only reads `x`/)
     }
@@ -337,9 +384,13 @@ describe('top(s) reads the top of a stack', () => {
     })
   }
   it('is an error in a condition, and on an empty stack', () => {
-    expect(thrown(() => compile('fn f(y: f64, st: stack<f64>) { if (top(st) > 0.0, ~) { } }', 'cpu')).code).toBe('static/top')
+    expect(thrown(() => compile('fn f(y: f64, st: stack<f64>) { if (top(st) > 0.0, ~) { } }', 'cpu')).code).toBe(
+      'static/top',
+    )
     expect(thrown(() => compile('fn f(y: f64, st: f64) { y += top(st) }', 'cpu')).code).toBe('static/top')
-    expect(thrown(() => compile('fn f(y: f64, st: stack<f64>) { y += top(st) }', 'cpu').f!(0, [])).code).toBe('runtime/empty-stack')
+    expect(thrown(() => compile('fn f(y: f64, st: stack<f64>) { y += top(st) }', 'cpu').f!(0, [])).code).toBe(
+      'runtime/empty-stack',
+    )
   })
   it('wasm rejects stacks with a clear error', () => {
     expect(thrown(() => compile(src, 'wasm')).message).toMatch(/stack/)
@@ -385,17 +436,24 @@ fn loss(l: f64, y: f64[], a: f64, x: f64[]) {
   for (const b of ALL) {
     it(`updates and calls over every element, inverse and adjoint (${b})`, () => {
       const m = compile(src, b)
-      const y = f64s(1, 2, 3), x = f64s(0.5, -1, 4)
+      const y = f64s(1, 2, 3),
+        x = f64s(0.5, -1, 4)
       expect(Array.from(m.axpy!(y.slice(), 2, x)[0] as Float64Array)).toEqual([2, 0, 11])
       expect(Array.from(m.axpy!.inverse(f64s(2, 0, 11), 2, x)[0] as Float64Array)).toEqual([1, 2, 3])
       const [sx, sy] = m.swap!(x.slice(), y.slice()) as Float64Array[]
-      expect([Array.from(sx!), Array.from(sy!)]).toEqual([[1, 2, 3], [0.5, -1, 4]])
+      expect([Array.from(sx!), Array.from(sy!)]).toEqual([
+        [1, 2, 3],
+        [0.5, -1, 4],
+      ])
       expect(Array.from(m.call!(y.slice(), x)[0] as Float64Array)).toEqual([1.25, 3, 19])
       // l = Σ (y + a·x + x²)²: closed form and finite differences
       const g = grad(m.loss!, { loss: 0 })(0, y.slice(), 2, x) as [number, Float64Array, number, Float64Array]
       const u = Array.from(y, (v, k) => v + 2 * x[k]! + x[k]! ** 2)
       expect(Array.from(g[1])).toEqual(u.map((v) => 2 * v))
-      expect(g[2]).toBeCloseTo(u.reduce((acc, v, k) => acc + 2 * v * x[k]!, 0), 12)
+      expect(g[2]).toBeCloseTo(
+        u.reduce((acc, v, k) => acc + 2 * v * x[k]!, 0),
+        12,
+      )
       gradOk(m, 'loss', [0, y.slice(), 2, x])
     })
     it(`arrays of different lengths are a run-time error (${b})`, () => {
@@ -424,13 +482,13 @@ describe('*= and /= on f64, with a run-time check that the factor is nonzero', (
     it(`multiplies, divides, inverts up to rounding and differentiates (${b})`, () => {
       const m = compile(src, b)
       const [y] = m.f!(1.5, 2, 3) as [number]
-      expect(y).toBe(1.5 * 6 / Math.sin(2))
+      expect(y).toBe((1.5 * 6) / Math.sin(2))
       expect(m.f!.inverse(y, 2, 3)[0]).toBeCloseTo(1.5, 14)
       const g = grad(m.f!, { loss: 0 })(1.5, 2, 3) as number[]
       // y = y₀·x·z / sin x
       expect(g[0]).toBeCloseTo(6 / Math.sin(2), 12)
-      expect(g[1]).toBeCloseTo(1.5 * 3 * (Math.sin(2) - 2 * Math.cos(2)) / Math.sin(2) ** 2, 12)
-      expect(g[2]).toBeCloseTo(1.5 * 2 / Math.sin(2), 12)
+      expect(g[1]).toBeCloseTo((1.5 * 3 * (Math.sin(2) - 2 * Math.cos(2))) / Math.sin(2) ** 2, 12)
+      expect(g[2]).toBeCloseTo((1.5 * 2) / Math.sin(2), 12)
       gradOk(m, 'f', [1.5, 2, 3])
       // second order through the scaling (forward over reverse) against differences of the gradient
       const H = hessian(m.f!, [1.5, 2, 3], { loss: 0, wrt: [0, 1, 2] })
@@ -441,7 +499,11 @@ describe('*= and /= on f64, with a run-time check that the factor is nonzero', (
     })
     it(`a zero or non-finite factor is an InvertibilityError (${b})`, () => {
       const m = compile(src, b)
-      for (const [x, z] of [[2, 0], [2, Infinity], [Math.PI * 0, 3]] as const) {
+      for (const [x, z] of [
+        [2, 0],
+        [2, Infinity],
+        [Math.PI * 0, 3],
+      ] as const) {
         const e = thrown(() => m.f!(1.5, x, z))
         expect(e.code).toBe('runtime/zero-factor')
         expect(e.message).toMatch(/`y \*= x \* z`: the factor is/)
@@ -456,7 +518,12 @@ describe('*= and /= on f64, with a run-time check that the factor is nonzero', (
 describe('mutated sources with the new forms', () => {
   // a fixed-seed generator (xorshift), so a failure is reproducible
   let state = 0x2f6b3a1d
-  const rand = (n: number) => { state ^= state << 13; state ^= state >>> 17; state ^= state << 5; return (state >>> 0) % n }
+  const rand = (n: number) => {
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    return (state >>> 0) % n
+  }
   const base = `fn g(o: f64, a: f64) { o += a; a += 1.0; a -= 1.0 }
 fn f(y: f64, x: f64[], z: f64[], s: stack<f64>, n: i32) {
   routine { y += x[0] } ~routine
@@ -477,7 +544,28 @@ fn f(y: f64, x: f64[], z: f64[], s: stack<f64>, n: i32) {
   k -= n
   m, k -> 2, 0
 }`
-  const TOKENS = ['[..]', '..', ',', '{', '}', '<-', '->', 'top(s)', 'top(', 'for v in', 'in', 'reverse', '*=', '/=', '~', 'x[..]', '2', '0.0', ';', '\n']
+  const TOKENS = [
+    '[..]',
+    '..',
+    ',',
+    '{',
+    '}',
+    '<-',
+    '->',
+    'top(s)',
+    'top(',
+    'for v in',
+    'in',
+    'reverse',
+    '*=',
+    '/=',
+    '~',
+    'x[..]',
+    '2',
+    '0.0',
+    ';',
+    '\n',
+  ]
   it('compile or fail with a Tenet error (no crash, no hang) on cpu and interpreter', () => {
     // the unmutated source is valid
     const ok = compile(base, 'cpu').f!(0, f64s(1, 2), f64s(0, 0), [], 2) as [number]
@@ -486,7 +574,9 @@ fn f(y: f64, x: f64[], z: f64[], s: stack<f64>, n: i32) {
       let src = base
       for (let k = 1 + rand(2); k > 0; k--) {
         const a = rand(src.length)
-        src = rand(2) ? src.slice(0, a) + src.slice(a + 1 + rand(5)) : `${src.slice(0, a)} ${TOKENS[rand(TOKENS.length)]} ${src.slice(a)}`
+        src = rand(2)
+          ? src.slice(0, a) + src.slice(a + 1 + rand(5))
+          : `${src.slice(0, a)} ${TOKENS[rand(TOKENS.length)]} ${src.slice(a)}`
       }
       for (const b of ['cpu', 'interpreter']) {
         try {

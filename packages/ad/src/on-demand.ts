@@ -10,7 +10,10 @@ export abstract class OnDemandTransform {
   private readonly queue: Array<{ name: string; inverse: boolean }> = []
   private readonly generated = new Map<string, FunctionDef>()
 
-  constructor(readonly program: Program, readonly inverses: Map<string, FunctionDef>) {}
+  constructor(
+    readonly program: Program,
+    readonly inverses: Map<string, FunctionDef>,
+  ) {}
 
   /** The name of the transformed version of function `name` (of its inverse when `inverse`). */
   protected abstract nameOf(name: string, inverse: boolean): string
@@ -21,7 +24,8 @@ export abstract class OnDemandTransform {
   request(name: string, inverse: boolean): string {
     const t = this.nameOf(name, inverse)
     if (!this.generated.has(t) && !this.queue.some((q) => q.name === name && q.inverse === inverse)) {
-      if (!this.program.functions.has(name)) throw new TenetStaticError('ad/unsupported', `no function \`${name}\` to differentiate`)
+      if (!this.program.functions.has(name))
+        throw new TenetStaticError('ad/unsupported', `no function \`${name}\` to differentiate`)
       this.queue.push({ name, inverse })
     }
     return t
@@ -33,7 +37,9 @@ export abstract class OnDemandTransform {
       const { name, inverse } = this.queue.shift()!
       const t = this.nameOf(name, inverse)
       if (this.generated.has(t)) continue
-      const f = inverse ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!)) : this.program.functions.get(name)!
+      const f = inverse
+        ? (this.inverses.get(name) ?? invert(this.program.functions.get(name)!))
+        : this.program.functions.get(name)!
       this.generated.set(t, this.transform(f, t))
     }
     return [...this.generated.values()]

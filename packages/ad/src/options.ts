@@ -8,22 +8,27 @@ import { argError } from './arguments.js'
 export function optionsOf<T extends object>(fn: string, options: T | undefined, needsLoss: boolean): T {
   if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options
-    return argError(`\`${fn}\` needs an options object${needsLoss ? ' with `loss` (the index of the loss argument), e.g. `{ loss: 0 }`' : ''}, got ${got}`)
+    return argError(
+      `\`${fn}\` needs an options object${needsLoss ? ' with `loss` (the index of the loss argument), e.g. `{ loss: 0 }`' : ''}, got ${got}`,
+    )
   }
-  if (needsLoss && (options as { loss?: unknown }).loss === undefined) argError(`\`${fn}\` needs \`loss\` in its options (the index of the loss argument), e.g. \`{ loss: 0 }\``)
+  if (needsLoss && (options as { loss?: unknown }).loss === undefined)
+    argError(`\`${fn}\` needs \`loss\` in its options (the index of the loss argument), e.g. \`{ loss: 0 }\``)
   return options
 }
 
 /** The arguments array of `fn`. */
 export function argsOf(fn: string, args: unknown): unknown[] {
-  if (!Array.isArray(args)) argError(`\`${fn}\` takes the function's arguments as an array, got ${args === null ? 'null' : typeof args}`)
+  if (!Array.isArray(args))
+    argError(`\`${fn}\` takes the function's arguments as an array, got ${args === null ? 'null' : typeof args}`)
   return args as unknown[]
 }
 
 /** `value` if it is undefined or a positive integer (a width). */
 export function positiveInteger(fn: string, name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) argError(`\`${name}\` of \`${fn}\` must be a positive integer, got ${show(value)}`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    argError(`\`${name}\` of \`${fn}\` must be a positive integer, got ${show(value)}`)
   return value as number
 }
 

@@ -3,15 +3,22 @@ import { printFunction } from '@tenet/ir'
 import { checkGrad, compileTangent, gradient, hessian, hvp, jacobian } from './index.js'
 import { tag } from './test-util.js'
 
-import { besselReciprocalSource, besselSource, complexLogSource, sparseDotSource, unitarySource } from './examples/papers.js'
+import {
+  besselReciprocalSource,
+  besselSource,
+  complexLogSource,
+  sparseDotSource,
+  unitarySource,
+} from './examples/papers.js'
 import { randomCsc } from '@tenet/testing'
 
-describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s backend', (backend) => {
+describe.each(['cpu', 'interpreter'] as const)("the papers' programs on the %s backend", (backend) => {
   const rev = tag({ backend })
 
   it('complex log: ∂Re/∂x = x/|x|², ∂Im/∂x from atan2', () => {
     const m = rev(complexLogSource)
-    const [xr, xi] = [0.6, -1.3], r2 = xr * xr + xi * xi
+    const [xr, xi] = [0.6, -1.3],
+      r2 = xr * xr + xi * xi
     const g0 = gradient(m.complex_log!, [0, 0, xr, xi], { loss: 0 }) as number[]
     expect(g0[2]).toBeCloseTo(xr / r2, 14)
     expect(g0[3]).toBeCloseTo(xi / r2, 14)
@@ -24,9 +31,11 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
   it('sparse dot: ∂r/∂A.nzval are the matching B entries (and vice versa)', () => {
     const m = rev(sparseDotSource)
     const [M, N] = [7, 6]
-    const a = randomCsc(M, N, 0.5, 11), b = randomCsc(M, N, 0.5, 23)
+    const a = randomCsc(M, N, 0.5, 11),
+      b = randomCsc(M, N, 0.5, 23)
     const g = gradient(m.sparse_dot!, [0, M, N, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval], { loss: 0 })
-    const ga = g[5] as Float64Array, gb = g[8] as Float64Array
+    const ga = g[5] as Float64Array,
+      gb = g[8] as Float64Array
     for (let j = 0; j < N; j++) {
       for (let p = a.colptr[j]!; p < a.colptr[j + 1]!; p++) {
         let want = 0
@@ -41,7 +50,11 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     }
     expect(g[1]).toBeNull()
     expect(g[3]).toBeNull()
-    const r = checkGrad(m.sparse_dot!, [0.3, M, N, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval], { loss: 0, atol: 1e-8, rtol: 1e-8 })
+    const r = checkGrad(m.sparse_dot!, [0.3, M, N, a.colptr, a.rowval, a.nzval, b.colptr, b.rowval, b.nzval], {
+      loss: 0,
+      atol: 1e-8,
+      rtol: 1e-8,
+    })
     expect(r.ok, JSON.stringify(r.worst)).toBe(true)
   })
 
@@ -57,15 +70,24 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     const J = jacobian(m.i_umm!, [x, theta, M, N], { inputs: [1], outputs: [0] })
     const h = 1e-6
     for (let k = 0; k < theta.length; k++) {
-      const tp = theta.slice(), tm = theta.slice(); tp[k]! += h; tm[k]! -= h
-      const xp = x.slice(), xm = x.slice()
-      m.i_umm!(xp, tp, M, N); m.i_umm!(xm, tm, M, N)
-      for (let r2 = 0; r2 < x.length; r2++) expect(J[r2 * theta.length + k]).toBeCloseTo((xp[r2]! - xm[r2]!) / (2 * h), 7)
+      const tp = theta.slice(),
+        tm = theta.slice()
+      tp[k]! += h
+      tm[k]! -= h
+      const xp = x.slice(),
+        xm = x.slice()
+      m.i_umm!(xp, tp, M, N)
+      m.i_umm!(xm, tm, M, N)
+      for (let r2 = 0; r2 < x.length; r2++)
+        expect(J[r2 * theta.length + k]).toBeCloseTo((xp[r2]! - xm[r2]!) / (2 * h), 7)
     }
   })
 
   // the paper's listing, and the variant whose multiplier undoes its product with a reciprocal
-  for (const [label, src] of [['imul', besselSource], ['imul_recip', besselReciprocalSource]] as const) {
+  for (const [label, src] of [
+    ['imul', besselSource],
+    ['imul_recip', besselReciprocalSource],
+  ] as const) {
     it(`Bessel J₂(1.0) by ibesselj (${label}), its derivative and second derivative`, () => {
       const m = rev(src)
       expect(m.ibesselj!(0, 2, 1.0)[0]).toBeCloseTo(0.11490348493190048, 10)
@@ -87,18 +109,24 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     })
   }
 
-  it('the reciprocal multiplier agrees with the paper\'s imul; at z = 0 it gives J₀(0) = 1 where imul divides 0 by 0', () => {
-    const a = rev(besselSource), b = rev(besselReciprocalSource)
+  it("the reciprocal multiplier agrees with the paper's imul; at z = 0 it gives J₀(0) = 1 where imul divides 0 by 0", () => {
+    const a = rev(besselSource),
+      b = rev(besselReciprocalSource)
     // J_ν from 60 terms of the series, for reference
     const J = (n: number, z: number) => {
-      let s = 0, t = (z / 2) ** n
+      let s = 0,
+        t = (z / 2) ** n
       for (let i = 2; i <= n; i++) t /= i
-      for (let k = 0; k < 60; k++) { s += t; t *= -(z * z / 4) / ((k + 1) * (k + 1 + n)) }
+      for (let k = 0; k < 60; k++) {
+        s += t
+        t *= -((z * z) / 4) / ((k + 1) * (k + 1 + n))
+      }
       return s
     }
     for (const nu of [0, 1, 2, 5]) {
       for (const z of [0.3, 1.0, 2.5]) {
-        const [ya] = a.ibesselj!(0, nu, z), [yb] = b.ibesselj!(0, nu, z)
+        const [ya] = a.ibesselj!(0, nu, z),
+          [yb] = b.ibesselj!(0, nu, z)
         expect(Math.abs((yb as number) - (ya as number)), `ν=${nu} z=${z}`).toBeLessThan(1e-8)
         expect(Math.abs((yb as number) - J(nu, z)), `ν=${nu} z=${z}`).toBeLessThan(1e-8)
         const gb = gradient(b.ibesselj!, [0, nu, z], { loss: 0 })[2] as number
@@ -130,9 +158,13 @@ describe.each(['cpu', 'interpreter'] as const)('the papers\' programs on the %s 
     const text = printFunction(compileTangent(rev(besselReciprocalSource).ibesselj!, 1).tangent.ir)
     // their tangents are allocated at zero, set aside without checks and freed, and read nowhere
     for (const n of ['k', 'nuf', 'kk', 'rden']) {
-      const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes(`t$${n} `) || l.includes(`t$${n})`) || l.includes(`t$${n},`))
+      const lines = text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.includes(`t$${n} `) || l.includes(`t$${n})`) || l.includes(`t$${n},`))
       expect(lines.length, n).toBeGreaterThan(0)
-      for (const l of lines) expect(l, n).toMatch(new RegExp(`^(t\\$${n}: f64 <- 0\\.0|SWAP\\(\\$z\\d+, t\\$${n}\\)|t\\$${n} -> 0\\.0)$`))
+      for (const l of lines)
+        expect(l, n).toMatch(new RegExp(`^(t\\$${n}: f64 <- 0\\.0|SWAP\\(\\$z\\d+, t\\$${n}\\)|t\\$${n} -> 0\\.0)$`))
     }
     // the factor's tangent has the one term of (z/2)²'s, none of 1/(k(k+ν))'s
     expect(text).toContain('t$x: f64 <- -(rden * t$halfz_power_2)')

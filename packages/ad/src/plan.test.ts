@@ -42,7 +42,9 @@ describe('planGradient: one visible choice of gradient program', () => {
     const g = grad(m.one_var, { loss: 0 })
     expect(g.plan.program).toBe('forward')
     expect(g.plan.uncomputeCheck).toBe('off')
-    expect(String(g.plan)).toMatch(/^gradient of `one_var` \(loss: argument 0\): forward\n {2}✓ forward: a scalar function of one float argument/)
+    expect(String(g.plan)).toMatch(
+      /^gradient of `one_var` \(loss: argument 0\): forward\n {2}✓ forward: a scalar function of one float argument/,
+    )
     const [, dx] = g(0, 0.7)
     expect(dx).toBeCloseTo(Math.sin(0.7) + 0.7 * Math.cos(0.7), 12)
     // mode 'reverse' rules forward mode out and says so
@@ -55,7 +57,10 @@ describe('planGradient: one visible choice of gradient program', () => {
   it('takes the one-pass program where the loss only accumulates values f never writes', () => {
     const g = grad(m.sum_sq, { loss: 0 })
     expect(g.plan.program).toBe('one-pass')
-    expect(g.plan.considered.map((s) => [s.program, s.applies])).toEqual([['forward', false], ['one-pass', true]])
+    expect(g.plan.considered.map((s) => [s.program, s.applies])).toEqual([
+      ['forward', false],
+      ['one-pass', true],
+    ])
     expect(g.plan.considered[0]!.why).toMatch(/not a function of scalars/)
     const x = Float64Array.from([1, -2, 3])
     expect(Array.from(g(0, x)[1] as Float64Array)).toEqual([2, -4, 6])
@@ -71,7 +76,8 @@ describe('planGradient: one visible choice of gradient program', () => {
     expect(h.plan.uncomputeCheck).toBe('off')
     expect(h.plan.deadUpdatesDropped).toBe(true)
     expect(String(h.plan)).toMatch(/updates nothing reads are dropped/)
-    const x = Float64Array.from([0.5, 1.5, -1]), s = 1.3
+    const x = Float64Array.from([0.5, 1.5, -1]),
+      s = 1.3
     const gx = g(0, x, s)[1] as Float64Array
     for (let j = 0; j < 3; j++) expect(gx[j]).toBeCloseTo(fd(m.norm_like.core, [0, x, s], 0, 1, j), 6)
     expect(Array.from(h(0, x, s)[1] as Float64Array)).toEqual(Array.from(gx))

@@ -15,7 +15,13 @@
  * - `two-sweep`: `f` forwards, then its adjoint (the paper's program; always applies).
  */
 import type { TenetFunction } from '@tenet/reversible'
-import { compileForwardGradient, compileFused, hasForwardGradientShape, infoOf, type CompiledForwardGradient } from './compile.js'
+import {
+  compileForwardGradient,
+  compileFused,
+  hasForwardGradientShape,
+  infoOf,
+  type CompiledForwardGradient,
+} from './compile.js'
 
 /** The gradient programs, cheapest first. */
 export type GradientProgramKind = 'forward' | 'one-pass' | 'routine-fused' | 'two-sweep'
@@ -72,7 +78,8 @@ const WHY = {
   onePassNo: 'f does more than accumulate the loss from values it never writes',
   onePassTaken: 'f only accumulates the loss from values it never writes: gradients accumulate in the same pass',
   fusedNo: "f's top level is not a compute–copy–uncompute routine",
-  fusedTaken: "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
+  fusedTaken:
+    "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
   inverse: 'f is an inverse (`~f`): the fused programs are built for forward functions',
   constants: 'arguments are held constant (`constants`): only the two-sweep program has that variant',
   stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
@@ -93,27 +100,52 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
   if (held) {
     considered.push({ program: 'forward', applies: false, why: WHY.constants })
   } else if (mode === 'reverse' || (mode === 'auto' && options.fuse === false)) {
-    considered.push({ program: 'forward', applies: false, why: mode === 'reverse' ? WHY.forwardOff(mode) : WHY.fuseOff })
+    considered.push({
+      program: 'forward',
+      applies: false,
+      why: mode === 'reverse' ? WHY.forwardOff(mode) : WHY.fuseOff,
+    })
   } else {
     forward = compileForwardGradient(f, options.loss)
     const shape = forward !== null || hasForwardGradientShape(f, options.loss)
-    considered.push({ program: 'forward', applies: forward !== null, why: forward ? WHY.forwardTaken : shape ? 'its tangent cannot be built' : WHY.forwardShape })
+    considered.push({
+      program: 'forward',
+      applies: forward !== null,
+      why: forward ? WHY.forwardTaken : shape ? 'its tangent cannot be built' : WHY.forwardShape,
+    })
   }
   let fused: TenetFunction | null = null
   if (!forward && mode !== 'forward') {
     if (options.fuse === false) {
-      considered.push({ program: 'one-pass', applies: false, why: WHY.fuseOff }, { program: 'routine-fused', applies: false, why: WHY.fuseOff })
+      considered.push(
+        { program: 'one-pass', applies: false, why: WHY.fuseOff },
+        { program: 'routine-fused', applies: false, why: WHY.fuseOff },
+      )
     } else if (info.inverse) {
-      considered.push({ program: 'one-pass', applies: false, why: WHY.inverse }, { program: 'routine-fused', applies: false, why: WHY.inverse })
+      considered.push(
+        { program: 'one-pass', applies: false, why: WHY.inverse },
+        { program: 'routine-fused', applies: false, why: WHY.inverse },
+      )
     } else if (held) {
-      considered.push({ program: 'one-pass', applies: false, why: WHY.constants }, { program: 'routine-fused', applies: false, why: WHY.constants })
+      considered.push(
+        { program: 'one-pass', applies: false, why: WHY.constants },
+        { program: 'routine-fused', applies: false, why: WHY.constants },
+      )
     } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
-      considered.push({ program: 'one-pass', applies: false, why: WHY.stacks }, { program: 'routine-fused', applies: false, why: WHY.stacks })
+      considered.push(
+        { program: 'one-pass', applies: false, why: WHY.stacks },
+        { program: 'routine-fused', applies: false, why: WHY.stacks },
+      )
     } else {
       fused = compileFused(f, options.loss)
       const onePass = fused !== null && fused.name.endsWith('$onepass')
       considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })
-      if (!onePass) considered.push({ program: 'routine-fused', applies: fused !== null, why: fused ? WHY.fusedTaken : WHY.fusedNo })
+      if (!onePass)
+        considered.push({
+          program: 'routine-fused',
+          applies: fused !== null,
+          why: fused ? WHY.fusedTaken : WHY.fusedNo,
+        })
     }
     if (!fused) considered.push({ program: 'two-sweep', applies: true, why: WHY.twoSweep })
   }
@@ -132,7 +164,9 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
     toString() {
       const lines = [`gradient of \`${this.function}\` (loss: argument ${this.loss}): ${this.program}`]
       for (const s of this.considered) lines.push(`  ${s.applies ? '✓' : '✗'} ${s.program}: ${s.why}`)
-      lines.push(`  uncompute check: ${this.uncomputeCheck}${this.deadUpdatesDropped ? '; updates nothing reads are dropped (checks off)' : ''}`)
+      lines.push(
+        `  uncompute check: ${this.uncomputeCheck}${this.deadUpdatesDropped ? '; updates nothing reads are dropped (checks off)' : ''}`,
+      )
       return lines.join('\n')
     },
   }

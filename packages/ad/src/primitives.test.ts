@@ -28,15 +28,75 @@ const unary: Array<[string, number[]]> = [
   ['a % 0.75', [0.1, 1.3, 2.9]],
 ]
 const binary: Array<[string, Array<[number, number]>]> = [
-  ['atan2(a, b)', [[1, 2], [-1, 0.5], [0.3, -2], [-2, -1]]],
-  ['min(a, b)', [[1, 2], [3, -1], [-0.5, 0.5]]],
-  ['max(a, b)', [[1, 2], [3, -1], [-0.5, 0.5]]],
-  ['pow(a, b)', [[0.5, 2], [2, 0.3], [3, -1.5]]],
-  ['a ** b', [[0.5, 2], [2, 0.3], [3, -1.5]]],
-  ['a * b', [[0.5, 2], [-2, 0.3]]],
-  ['a / b', [[0.5, 2], [-2, 0.3]]],
-  ['a - b * sin(a * b)', [[0.5, 2], [-2, 0.3]]],
-  ['a % b', [[2.5, 0.7], [-3.1, 1.3]]],
+  [
+    'atan2(a, b)',
+    [
+      [1, 2],
+      [-1, 0.5],
+      [0.3, -2],
+      [-2, -1],
+    ],
+  ],
+  [
+    'min(a, b)',
+    [
+      [1, 2],
+      [3, -1],
+      [-0.5, 0.5],
+    ],
+  ],
+  [
+    'max(a, b)',
+    [
+      [1, 2],
+      [3, -1],
+      [-0.5, 0.5],
+    ],
+  ],
+  [
+    'pow(a, b)',
+    [
+      [0.5, 2],
+      [2, 0.3],
+      [3, -1.5],
+    ],
+  ],
+  [
+    'a ** b',
+    [
+      [0.5, 2],
+      [2, 0.3],
+      [3, -1.5],
+    ],
+  ],
+  [
+    'a * b',
+    [
+      [0.5, 2],
+      [-2, 0.3],
+    ],
+  ],
+  [
+    'a / b',
+    [
+      [0.5, 2],
+      [-2, 0.3],
+    ],
+  ],
+  [
+    'a - b * sin(a * b)',
+    [
+      [0.5, 2],
+      [-2, 0.3],
+    ],
+  ],
+  [
+    'a % b',
+    [
+      [2.5, 0.7],
+      [-3.1, 1.3],
+    ],
+  ],
 ]
 
 describe.each(backends)('pure primitives on the %s backend', (backend) => {
@@ -63,7 +123,8 @@ describe.each(backends)('pure primitives on the %s backend', (backend) => {
   })
   it('integer conversions have no derivative w.r.t. the integer', () => {
     const m = rev`fn f(y: f64, x: f64, n: i32) { y += f64(n) * x + f64(n * n) }`
-    for (const mode of ['reverse', 'forward'] as const) expect(gradient(m.f!, [0, 2, 3], { loss: 0, mode })).toEqual([1, 3, null])
+    for (const mode of ['reverse', 'forward'] as const)
+      expect(gradient(m.f!, [0, 2, 3], { loss: 0, mode })).toEqual([1, 3, null])
   })
   it('a negative target view and -=', () => {
     const m = rev`fn f(y: f64, x: f64) { NEG(y); y += x * x; NEG(y); y -= 3.0 * x }`

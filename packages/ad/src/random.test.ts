@@ -26,7 +26,10 @@ function generator(seed: number) {
         lines.push(`for i in len(x) - 1..=0 by -1 { x[i] += ${expr(vars, 2)} }`)
       } else {
         const [u, v] = [pick(scalars), pick(scalars)]
-        if (u !== v) lines.push(rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, ${pick(scalars.filter((w) => w !== u && w !== v))})`)
+        if (u !== v)
+          lines.push(
+            rnd() < 0.5 ? `SWAP(${u}, ${v})` : `ROT(${u}, ${v}, ${pick(scalars.filter((w) => w !== u && w !== v))})`,
+          )
         else lines.push(`NEG(${u})`)
       }
     }
@@ -45,7 +48,13 @@ describe.each(['cpu', 'interpreter', 'cpu without checks'] as const)('checkGrad 
     for (let t = 0; t < 250; t++) {
       const src = gen.program()
       const m = rev(src)
-      const args = [gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5)]
+      const args = [
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5),
+      ]
       const r = checkGrad(m.f!, args, { loss: 0, atol: 1e-5, rtol: 1e-5 })
       expect(r.ok, `${src}\n${JSON.stringify(r.worst)}`).toBe(true)
       if (t % 10 === 0) {
@@ -54,15 +63,22 @@ describe.each(['cpu', 'interpreter', 'cpu without checks'] as const)('checkGrad 
         const flat = (g: unknown[]) => [g[1], g[2], g[3], ...(g[4] as Float64Array)] as number[]
         const h = 1e-5
         for (let j = 0; j < 6; j++) {
-          const shift = (s: number) => args.map((a, p) => {
-            if (j < 3) return p === j + 1 ? (a as number) + s : ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
-            if (p !== 4) return a
-            const c = (a as Float64Array).slice(); c[j - 3]! += s; return c
-          })
-          const gp = flat(gradient(m.f!, shift(h), { loss: 0 })), gm = flat(gradient(m.f!, shift(-h), { loss: 0 }))
+          const shift = (s: number) =>
+            args.map((a, p) => {
+              if (j < 3)
+                return p === j + 1 ? (a as number) + s : ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
+              if (p !== 4) return a
+              const c = (a as Float64Array).slice()
+              c[j - 3]! += s
+              return c
+            })
+          const gp = flat(gradient(m.f!, shift(h), { loss: 0 })),
+            gm = flat(gradient(m.f!, shift(-h), { loss: 0 }))
           for (let i = 0; i < 6; i++) {
             const fd = (gp[i]! - gm[i]!) / (2 * h)
-            expect(Math.abs(H[i * 6 + j]! - fd), `${src}\nH[${i}][${j}] = ${H[i * 6 + j]} vs ${fd}`).toBeLessThan(1e-5 * (1 + Math.abs(fd)))
+            expect(Math.abs(H[i * 6 + j]! - fd), `${src}\nH[${i}][${j}] = ${H[i * 6 + j]} vs ${fd}`).toBeLessThan(
+              1e-5 * (1 + Math.abs(fd)),
+            )
           }
         }
       }

@@ -10,37 +10,72 @@ import { checkGrad, grad, gradient, hessian, hvp, jacobian, jvp } from './index.
 import { tag, testRegistry } from './test-util.js'
 
 const BACKENDS = ['interpreter', 'cpu', 'wasm'] as const
-const on = (backend: string, checks = true) => tag({ backend, checks, registry: testRegistry().registerBackend(wasmBackend) })
+const on = (backend: string, checks = true) =>
+  tag({ backend, checks, registry: testRegistry().registerBackend(wasmBackend) })
 
 /** The error `run` throws (fails the test when it returns). */
 function thrown(run: () => unknown): TenetError {
-  try { run() } catch (e) { return e as TenetError }
+  try {
+    run()
+  } catch (e) {
+    return e as TenetError
+  }
   return expect.unreachable('expected an error') as never
 }
 
-afterEach(() => { vi.restoreAllMocks() })
+afterEach(() => {
+  vi.restoreAllMocks()
+})
 
 describe('bad AD options are ad/argument errors that name the option', () => {
   const m = on('cpu')`fn f(loss: f64, x: f64[], s: f64) { for i in 0..len(x) { loss += x[i] * x[i] * s } }`
   const args = () => [0, Float64Array.from([0.5, -1]), 2]
   const cases: Array<[string, () => unknown, RegExp]> = [
-    ['gradient without options', () => (gradient as (...a: unknown[]) => unknown)(m.f!, args()), /`gradient` needs an options object with `loss`/],
+    [
+      'gradient without options',
+      () => (gradient as (...a: unknown[]) => unknown)(m.f!, args()),
+      /`gradient` needs an options object with `loss`/,
+    ],
     ['gradient with null options', () => gradient(m.f!, args(), null as never), /got null/],
     ['gradient without loss', () => gradient(m.f!, args(), {} as never), /needs `loss`/],
     ['gradient with arguments that are not an array', () => gradient(m.f!, 3 as never, { loss: 0 }), /as an array/],
     ['grad without options', () => (grad as (...a: unknown[]) => unknown)(m.f!), /`grad` needs an options object/],
-    ['checkGrad with step 0', () => checkGrad(m.f!, args(), { loss: 0, step: 0 }), /`step` of `checkGrad` must be a finite number > 0, got 0/],
+    [
+      'checkGrad with step 0',
+      () => checkGrad(m.f!, args(), { loss: 0, step: 0 }),
+      /`step` of `checkGrad` must be a finite number > 0, got 0/,
+    ],
     ['checkGrad with a negative step', () => checkGrad(m.f!, args(), { loss: 0, step: -1e-6 }), /`step`/],
-    ['checkGrad with a NaN tolerance', () => checkGrad(m.f!, args(), { loss: 0, atol: Number.NaN }), /`atol` of `checkGrad`/],
-    ['hessian with width 0', () => hessian(m.f!, args(), { loss: 0, width: 0 }), /`width` of `hessian` must be a positive integer, got 0/],
+    [
+      'checkGrad with a NaN tolerance',
+      () => checkGrad(m.f!, args(), { loss: 0, atol: Number.NaN }),
+      /`atol` of `checkGrad`/,
+    ],
+    [
+      'hessian with width 0',
+      () => hessian(m.f!, args(), { loss: 0, width: 0 }),
+      /`width` of `hessian` must be a positive integer, got 0/,
+    ],
     ['hessian with width 1.5', () => hessian(m.f!, args(), { loss: 0, width: 1.5 }), /`width`/],
-    ['hessian with wrt a string', () => hessian(m.f!, args(), { loss: 0, wrt: 'x' as never }), /`wrt` of `hessian` must be an array of argument indices \(e\.g\. `\[1\]`\), got "x"/],
+    [
+      'hessian with wrt a string',
+      () => hessian(m.f!, args(), { loss: 0, wrt: 'x' as never }),
+      /`wrt` of `hessian` must be an array of argument indices \(e\.g\. `\[1\]`\), got "x"/,
+    ],
     ['jacobian with width 0', () => jacobian(m.f!, args(), { width: 0 }), /`width` of `jacobian`/],
     ['jacobian with inputs a number', () => jacobian(m.f!, args(), { inputs: 1 as never }), /`inputs` of `jacobian`/],
     ['jvp without a direction', () => jvp(m.f!, args(), {} as never), /`jvp` needs `v`/],
     ['hvp without a direction', () => hvp(m.f!, args(), { loss: 0 } as never), /`hvp` needs `v`/],
-    ['grad with an unknown uncompute policy', () => grad(m.f!, { loss: 0, uncompute: 'maybe' as never }), /`uncompute` must be 'error', 'warn' or 'off'/],
-    ['grad with a negative uncompute tolerance', () => grad(m.f!, { loss: 0, uncomputeTolerance: -1 }), /`uncomputeTolerance`/],
+    [
+      'grad with an unknown uncompute policy',
+      () => grad(m.f!, { loss: 0, uncompute: 'maybe' as never }),
+      /`uncompute` must be 'error', 'warn' or 'off'/,
+    ],
+    [
+      'grad with a negative uncompute tolerance',
+      () => grad(m.f!, { loss: 0, uncomputeTolerance: -1 }),
+      /`uncomputeTolerance`/,
+    ],
   ]
   for (const [what, run, message] of cases) {
     it(what, () => {
@@ -89,7 +124,9 @@ describe.each(BACKENDS)('an unstable uncompute on %s', (backend) => {
   it('is an ad/uncompute error by default, naming an argument and both values', () => {
     const e = thrown(() => gradient(m.f!, args(), { loss: 0 }))
     expect(e.code).toBe('ad/uncompute')
-    expect(e.message).toMatch(/did not bring argument \d \(`\w+`\) back to its input: it recomputed \S+ where the input was \S+/)
+    expect(e.message).toMatch(
+      /did not bring argument \d \(`\w+`\) back to its input: it recomputed \S+ where the input was \S+/,
+    )
     expect(e.message).toContain('numerically unstable')
     expect(thrown(() => grad(m.f!, { loss: 0 })(...args())).code).toBe('ad/uncompute')
     expect(thrown(() => checkGrad(m.f!, args(), { loss: 0 })).code).toBe('ad/uncompute')
@@ -125,8 +162,10 @@ describe.each(BACKENDS)('an unstable uncompute on %s', (backend) => {
 describe('gradients on wasm without checks never read past an array', () => {
   it('an out-of-range index in the program is runtime/out-of-bounds, in the forward run and in the adjoint', () => {
     const m = on('wasm', false)`fn f(loss: f64, x: f64[], y: f64[], i: i32) { loss += x[i] * y[0] }`
-    const x = Float64Array.from([1, 2]), y = Float64Array.from([3, 4])
+    const x = Float64Array.from([1, 2]),
+      y = Float64Array.from([3, 4])
     expect(gradient(m.f!, [0, x, y, 1], { loss: 0 })[1]).toEqual(Float64Array.from([0, 3]))
-    for (const i of [2, -1]) expect(thrown(() => gradient(m.f!, [0, x, y, i], { loss: 0 })).code).toBe('runtime/out-of-bounds')
+    for (const i of [2, -1])
+      expect(thrown(() => gradient(m.f!, [0, x, y, i], { loss: 0 })).code).toBe('runtime/out-of-bounds')
   })
 })

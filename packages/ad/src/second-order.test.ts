@@ -44,8 +44,12 @@ describe('the second-order adjoint (reverse-over-forward, seed 002 §III.B)', ()
       const ref = hvp(m.f!, args, { loss: 0, v })
       const g = gradient(m.f!, args, { loss: 0 })
       for (const i of [1, 2]) {
-        expect(Math.abs((r.hvp[i] as number) - (ref[i] as number))).toBeLessThanOrEqual(1e-10 * (1 + Math.abs(ref[i] as number)))
-        expect(Math.abs((r.gradient[i] as number) - (g[i] as number))).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(g[i] as number)))
+        expect(Math.abs((r.hvp[i] as number) - (ref[i] as number))).toBeLessThanOrEqual(
+          1e-10 * (1 + Math.abs(ref[i] as number)),
+        )
+        expect(Math.abs((r.gradient[i] as number) - (g[i] as number))).toBeLessThanOrEqual(
+          1e-12 * (1 + Math.abs(g[i] as number)),
+        )
       }
       expect(worst(r.hvp[3] as Float64Array, ref[3] as Float64Array)).toBeLessThanOrEqual(1e-10)
     }
@@ -57,9 +61,15 @@ describe('the second-order adjoint (reverse-over-forward, seed 002 §III.B)', ()
       for (const k of [2, 5]) {
         const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.sin(1.3 * i) + 0.2 * i)
         const H1 = hessian(m.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })
-        const H2 = hessian(m.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1], method: 'reverse-over-forward' })
+        const H2 = hessian(m.embedding_loss!, graphEmbeddingArgs(x, k), {
+          loss: 0,
+          wrt: [1],
+          method: 'reverse-over-forward',
+        })
         expect(worst(H2, H1)).toBeLessThanOrEqual(1e-10)
-        expect(hessianReverseOverForward(m.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })).toEqual(H2)
+        expect(hessianReverseOverForward(m.embedding_loss!, graphEmbeddingArgs(x, k), { loss: 0, wrt: [1] })).toEqual(
+          H2,
+        )
       }
     })
   }

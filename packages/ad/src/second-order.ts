@@ -48,7 +48,8 @@ function compileSecondOrderAdjoint(f: TenetFunction, loss: number): SecondOrderA
   const info = infoOf(f)
   const params = f.ir.params
   const lp = params[loss]
-  if (!lp || lp.type.kind !== 'scalar' || !hasGradient(lp.type, info.registry)) argError(`the loss (argument ${loss}) of \`${info.name}\` must be a float scalar`)
+  if (!lp || lp.type.kind !== 'scalar' || !hasGradient(lp.type, info.registry))
+    argError(`the loss (argument ${loss}) of \`${info.name}\` must be a float scalar`)
   const ct = compileTangent(f, 1)
   const tangentAt = ct.slots.map((s) => s?.index ?? -1)
   const out: SecondOrderAdjoint = { g: grad(ct.tangent, { loss: tangentAt[loss]! }), tangentAt, n: params.length }
@@ -58,7 +59,11 @@ function compileSecondOrderAdjoint(f: TenetFunction, loss: number): SecondOrderA
 }
 
 /** The arguments of f's tangent program: f's arguments, then the tangents (v where given, else zeros). */
-function tangentArgs(so: SecondOrderAdjoint, args: unknown[], v: (i: number) => number | ArrayLike<number> | null | undefined): unknown[] {
+function tangentArgs(
+  so: SecondOrderAdjoint,
+  args: unknown[],
+  v: (i: number) => number | ArrayLike<number> | null | undefined,
+): unknown[] {
   const argv = new Array<unknown>(so.tangentAt.reduce((m, t) => Math.max(m, t + 1), so.n))
   for (let i = 0; i < so.n; i++) {
     const a = args[i]
@@ -83,19 +88,28 @@ function tangentArgs(so: SecondOrderAdjoint, args: unknown[], v: (i: number) => 
  * secondOrderAdjoint(m.f, [0, 3], { loss: 0, v: [0, 1] })  // for loss += x³: { hvp: [·, 18], gradient: [1, 27] }
  * ```
  */
-export function secondOrderAdjoint(f: TenetFunction, args: unknown[], options: LossOptions & { v: Direction }): SecondOrderAdjointResult {
+export function secondOrderAdjoint(
+  f: TenetFunction,
+  args: unknown[],
+  options: LossOptions & { v: Direction },
+): SecondOrderAdjointResult {
   optionsOf('secondOrderAdjoint', options, true)
   argsOf('secondOrderAdjoint', args)
-  if (!Array.isArray(options.v)) argError(`\`secondOrderAdjoint\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
+  if (!Array.isArray(options.v))
+    argError(
+      `\`secondOrderAdjoint\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`,
+    )
   const so = compileSecondOrderAdjoint(f, options.loss)
   if (args.length !== so.n) argError(`\`${infoOf(f).name}\` takes ${so.n} arguments, got ${args.length}`)
   const g = so.g(...tangentArgs(so, args, (i) => options.v[i])) as Gradient
-  const copy = (x: unknown) => (x === null || x === undefined ? null : typeof x === 'number' ? x : (x as Float64Array).slice())
-  const hvp: Gradient = [], gradient: Gradient = []
+  const copy = (x: unknown) =>
+    x === null || x === undefined ? null : typeof x === 'number' ? x : (x as Float64Array).slice()
+  const hvp: Gradient = [],
+    gradient: Gradient = []
   for (let i = 0; i < so.n; i++) {
     const t = so.tangentAt[i]!
-    hvp.push(t < 0 ? null : copy(g[i]) as Gradient[number])
-    gradient.push(t < 0 ? null : copy(g[t]) as Gradient[number])
+    hvp.push(t < 0 ? null : (copy(g[i]) as Gradient[number]))
+    gradient.push(t < 0 ? null : (copy(g[t]) as Gradient[number]))
   }
   return { hvp, gradient }
 }
@@ -104,14 +118,22 @@ export function secondOrderAdjoint(f: TenetFunction, args: unknown[], options: L
  * The dense Hessian over the scalars of `wrt` (row-major, symmetrised like `hessian`'s) by the
  * second-order adjoint: one reverse-over-forward sweep per column.
  */
-export function hessianReverseOverForward(f: TenetFunction, args: unknown[], options: LossOptions & { wrt?: number[]; out?: Float64Array }): Float64Array {
+export function hessianReverseOverForward(
+  f: TenetFunction,
+  args: unknown[],
+  options: LossOptions & { wrt?: number[]; out?: Float64Array },
+): Float64Array {
   optionsOf('hessian', options, true)
   argsOf('hessian', args)
   indexList('hessian', 'wrt', options.wrt)
   const so = compileSecondOrderAdjoint(f, options.loss)
   const info = infoOf(f)
-  const wrt = options.wrt ?? so.tangentAt.flatMap((t, i) => (t >= 0 && i !== options.loss && f.ir.params[i]!.type.kind !== 'stack' ? [i] : []))
-  for (const i of wrt) if (so.tangentAt[i]! < 0 || f.ir.params[i]!.type.kind === 'stack') argError(`argument ${i} of \`${info.name}\` is not a float scalar or float array, so it has no Hessian`)
+  const wrt =
+    options.wrt ??
+    so.tangentAt.flatMap((t, i) => (t >= 0 && i !== options.loss && f.ir.params[i]!.type.kind !== 'stack' ? [i] : []))
+  for (const i of wrt)
+    if (so.tangentAt[i]! < 0 || f.ir.params[i]!.type.kind === 'stack')
+      argError(`argument ${i} of \`${info.name}\` is not a float scalar or float array, so it has no Hessian`)
   const pos: Array<[number, number]> = []
   for (const p of wrt) {
     const a = args[p]
@@ -119,7 +141,8 @@ export function hessianReverseOverForward(f: TenetFunction, args: unknown[], opt
     else for (let e = 0; e < (a as ArrayLike<number>).length; e++) pos.push([p, e])
   }
   const n = pos.length
-  if (options.out !== undefined && !(options.out instanceof Float64Array && options.out.length === n * n)) argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n})`)
+  if (options.out !== undefined && !(options.out instanceof Float64Array && options.out.length === n * n))
+    argError(`\`out\` must be a Float64Array of ${n * n} elements (${n}×${n})`)
   const H = options.out ?? new Float64Array(n * n)
   // one argument list, its tangents rewritten per column (the gradient function copies its inputs)
   const argv = tangentArgs(so, args, () => null)
@@ -139,13 +162,17 @@ export function hessianReverseOverForward(f: TenetFunction, args: unknown[], opt
     for (const q of wrt) {
       const gq = g[q]
       if (typeof gq === 'number') H[row++ * n + c] = gq
-      else { const b = gq as Float64Array; for (let i = 0; i < b.length; i++) H[row++ * n + c] = b[i]! }
+      else {
+        const b = gq as Float64Array
+        for (let i = 0; i < b.length; i++) H[row++ * n + c] = b[i]!
+      }
     }
   }
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const s = (H[i * n + j]! + H[j * n + i]!) / 2
-      H[i * n + j] = s; H[j * n + i] = s
+      H[i * n + j] = s
+      H[j * n + i] = s
     }
   }
   return H

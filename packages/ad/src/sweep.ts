@@ -3,9 +3,9 @@
  * the building block of the Jacobian, Hessian and vjp functions, which seed many directions.
  * (`grad` uses the generated drivers of `driver.ts` instead, which allocate nothing per call.)
  */
-import { type CompiledFunction } from '@tenet/ir'
+import type { CompiledFunction } from '@tenet/ir'
 import { arityError, checkArgument, hostParams, type HostParam } from '@tenet/reversible'
-import { type CompiledAdjoint } from './compile.js'
+import type { CompiledAdjoint } from './compile.js'
 import { argError, copyIn, CTORS, hostConversions, type TypedArray } from './arguments.js'
 
 /** Drives one compiled adjoint: owns copies of the arguments and the gradient buffers, reused. */
@@ -35,14 +35,17 @@ export class Sweep {
     this.hps = hostParams(c.info.registry, c.params)
   }
 
-  get name(): string { return this.c.info.name }
+  get name(): string {
+    return this.c.info.name
+  }
 
   /** Copies the caller's arguments (arrays into owned buffers, so the caller's are left as passed). */
   load(args: ArrayLike<unknown>): void {
     const params = this.c.params
     if (args.length !== params.length) arityError(this.name, params, args.length)
     for (let i = 0; i < params.length; i++) {
-      const p = params[i]!, a = args[i]
+      const p = params[i]!,
+        a = args[i]
       checkArgument(this.name, params, this.hps[i]!, i, a)
       if (p.type.kind === 'scalar') {
         const fh = this.fromHost[i]
@@ -94,7 +97,8 @@ export class Sweep {
   /** Seeds the gradient of parameter `param` (element `index` of an array) with `value`. */
   seed(param: number, index: number, value: number): void {
     const s = this.c.slots[param]
-    if (!s || s.kind === 'stack') argError(`argument ${param + 1} of \`${this.name}\` has no gradient to seed (it is not a float scalar or array)`)
+    if (!s || s.kind === 'stack')
+      argError(`argument ${param + 1} of \`${this.name}\` has no gradient to seed (it is not a float scalar or array)`)
     if (s!.kind === 'scalar') this.adj[s!.index] = value
     else (this.adj[s!.index] as Float64Array)[index] = value
   }

@@ -5,7 +5,16 @@
  * rule costs what its statements cost (no helper call). Updates whose value is a product with a
  * zero tangent (a constant angle of `ROT`) are dropped.
  */
-import { TenetStaticError, parse, type Arg, type BijectionSpec, type Dataview, type Expr, type Stmt, type Type } from '@tenet/ir'
+import {
+  TenetStaticError,
+  parse,
+  type Arg,
+  type BijectionSpec,
+  type Dataview,
+  type Expr,
+  type Stmt,
+  type Type,
+} from '@tenet/ir'
 import { preprocess } from '@tenet/reversible'
 import { clone, lit, neg } from './expr.js'
 
@@ -32,10 +41,18 @@ function ruleBody(spec: BijectionSpec): Stmt[] {
   let body = parsed.get(spec)
   if (body) return body
   const rule = spec.tangent!
-  if (rule.params.length !== spec.roles.length) fail(`the tangent rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`)
+  if (rule.params.length !== spec.roles.length)
+    fail(
+      `the tangent rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`,
+    )
   const params = [...rule.params, ...rule.params.map((p) => `t_${p}`)].map((p) => `${p}: f64`)
   try {
-    body = preprocess(parse({ text: `fn tangent_rule(${params.join(', ')}) {\n${rule.source}\n}`, name: `tangent rule of ${spec.name}` }).functions[0]!).body
+    body = preprocess(
+      parse({
+        text: `fn tangent_rule(${params.join(', ')}) {\n${rule.source}\n}`,
+        name: `tangent rule of ${spec.name}`,
+      }).functions[0]!,
+    ).body
   } catch (e) {
     if (e instanceof Error) e.message = `in the tangent rule of bijection \`${spec.name}\`: ${e.message}`
     throw e
@@ -47,14 +64,17 @@ function ruleBody(spec: BijectionSpec): Stmt[] {
 /** Whether an expression is zero by its form (a literal zero, or a product, quotient or negation of one). */
 function isZero(e: Expr): boolean {
   switch (e.kind) {
-    case 'num': return e.value === 0
-    case 'unary': return e.op === '-' && isZero(e.arg)
+    case 'num':
+      return e.value === 0
+    case 'unary':
+      return e.op === '-' && isZero(e.arg)
     case 'binary':
       if (e.op === '*') return isZero(e.left) || isZero(e.right)
       if (e.op === '/') return isZero(e.left)
       if (e.op === '+' || e.op === '-') return isZero(e.left) && isZero(e.right)
       return false
-    default: return false
+    default:
+      return false
   }
 }
 
@@ -79,31 +99,46 @@ export function instantiateTangentRule(spec: BijectionSpec, b: RuleBinding, loc:
     if (i >= 0) return b.value(i)
     if (name.startsWith('t_')) {
       const j = params.indexOf(name.slice(2))
-      if (j >= 0) { const t = b.tangent(j); return t === null ? lit(0) : asExpr(t) }
+      if (j >= 0) {
+        const t = b.tangent(j)
+        return t === null ? lit(0) : asExpr(t)
+      }
     }
     return bad(`reads \`${name}\`, which is neither a parameter, a tangent \`t_<param>\` nor one of its ancillas`)
   }
   const write = (dv: Dataview): Dataview => {
     if (dv.kind === 'neg') return { kind: 'neg', target: write(dv.target) }
-    if (dv.kind !== 'var') return bad(`writes \`${dv.kind === 'index' ? dv.array.name : '…'}[…]\`: a rule updates scalar tangents and its own ancillas only`)
+    if (dv.kind !== 'var')
+      return bad(
+        `writes \`${dv.kind === 'index' ? dv.array.name : '…'}[…]\`: a rule updates scalar tangents and its own ancillas only`,
+      )
     const l = locals.get(dv.name)
     if (l !== undefined) return { kind: 'var', name: l }
-    if (params.includes(dv.name)) return bad(`writes its argument \`${dv.name}\`: a tangent rule may update only tangents (\`t_${dv.name}\`)`)
+    if (params.includes(dv.name))
+      return bad(`writes its argument \`${dv.name}\`: a tangent rule may update only tangents (\`t_${dv.name}\`)`)
     const j = dv.name.startsWith('t_') ? params.indexOf(dv.name.slice(2)) : -1
     if (j < 0) return bad(`writes \`${dv.name}\`, which is neither a tangent \`t_<param>\` nor one of its ancillas`)
-    if (spec.roles[j] !== 'inout') return bad(`writes \`${dv.name}\`, the tangent of the read-only argument \`${params[j]}\``)
+    if (spec.roles[j] !== 'inout')
+      return bad(`writes \`${dv.name}\`, the tangent of the read-only argument \`${params[j]}\``)
     const t = b.tangent(j)
     if (t === null || !isView(t as Arg)) return bad(`writes \`${dv.name}\`, which has no tangent here`)
     return clone(t as Dataview)
   }
   const expr = (e: Expr): Expr => {
     switch (e.kind) {
-      case 'var': return read(e.name)
-      case 'num': case 'bool': return { ...e }
-      case 'unary': return { kind: 'unary', op: e.op, arg: expr(e.arg) }
-      case 'binary': return { kind: 'binary', op: e.op, left: expr(e.left), right: expr(e.right) }
-      case 'call': return { kind: 'call', callee: e.callee, args: e.args.map(expr) }
-      default: return bad(`uses \`${e.kind}\` expressions, which a tangent rule cannot`)
+      case 'var':
+        return read(e.name)
+      case 'num':
+      case 'bool':
+        return { ...e }
+      case 'unary':
+        return { kind: 'unary', op: e.op, arg: expr(e.arg) }
+      case 'binary':
+        return { kind: 'binary', op: e.op, left: expr(e.left), right: expr(e.right) }
+      case 'call':
+        return { kind: 'call', callee: e.callee, args: e.args.map(expr) }
+      default:
+        return bad(`uses \`${e.kind}\` expressions, which a tangent rule cannot`)
     }
   }
   const stmt = (s: Stmt): Stmt[] => {
@@ -142,8 +177,12 @@ export function instantiateTangentRule(spec: BijectionSpec, b: RuleBinding, loc:
         locals.delete(s.name)
         return [{ kind: 'dealloc', name, declared: b.ancilla, value, ...where } as Stmt]
       }
-      case 'unchecked': return [{ kind: 'unchecked', body: s.body.flatMap(stmt), ...where } as Stmt]
-      default: return bad(`uses a \`${s.kind}\` statement: a tangent rule is straight-line code (updates, bijection calls, ancillas)`)
+      case 'unchecked':
+        return [{ kind: 'unchecked', body: s.body.flatMap(stmt), ...where } as Stmt]
+      default:
+        return bad(
+          `uses a \`${s.kind}\` statement: a tangent rule is straight-line code (updates, bijection calls, ancillas)`,
+        )
     }
   }
   return ruleBody(spec).flatMap(stmt)

@@ -2,7 +2,14 @@
  * `TangentRun`: the compiled tangent of a function driven on loaded arguments (values and w
  * tangent directions at once), and the argument loaders it shares with the Jacobian and Hessian.
  */
-import { arityError, checkArgument, copyToRepresentation, hostParams, type HostArray, type TenetFunction } from '@tenet/reversible'
+import {
+  arityError,
+  checkArgument,
+  copyToRepresentation,
+  hostParams,
+  type HostArray,
+  type TenetFunction,
+} from '@tenet/reversible'
 import { infoOf, type CompiledTangent } from './compile.js'
 
 /** Default number of directions per tangent sweep (Hessian and forward Jacobian columns). */
@@ -69,7 +76,9 @@ export class TangentRun {
       this.scalarAt.push(i)
       if (p.type.name === 'bool') this.boolAt.add(i)
     })
-    ct.slots.forEach((s) => { if (s?.kind === 'scalar') for (let k = 0; k < ct.width; k++) this.scalarAt.push(s.index + k) })
+    ct.slots.forEach((s) => {
+      if (s?.kind === 'scalar') for (let k = 0; k < ct.width; k++) this.scalarAt.push(s.index + k)
+    })
   }
 
   /** Sets the values (arrays and stacks copied into reused buffers) and zeroes every tangent. */
@@ -81,12 +90,14 @@ export class TangentRun {
       if (ArrayBuffer.isView(v)) {
         const src = v as Float64Array
         let b = this.argv[i] as Float64Array
-        if (!ArrayBuffer.isView(b) || b.length !== src.length || b.constructor !== src.constructor) b = new (src.constructor as Float64ArrayConstructor)(src.length)
+        if (!ArrayBuffer.isView(b) || b.length !== src.length || b.constructor !== src.constructor)
+          b = new (src.constructor as Float64ArrayConstructor)(src.length)
         b.set(src)
         this.argv[i] = b
         if (s) {
           let t = this.argv[s.index] as Float64Array
-          if (!ArrayBuffer.isView(t) || t.length !== src.length * this.w) t = new (src.constructor as Float64ArrayConstructor)(src.length * this.w)
+          if (!ArrayBuffer.isView(t) || t.length !== src.length * this.w)
+            t = new (src.constructor as Float64ArrayConstructor)(src.length * this.w)
           else t.fill(0)
           this.argv[s.index] = t
         }
@@ -109,7 +120,9 @@ export class TangentRun {
   /** The tangent of parameter p (element e) in direction k after `run`. */
   tangent(p: number, e: number, k: number): number {
     const s = this.ct.slots[p]!
-    return s.kind === 'scalar' ? (this.argv[s.index + k] as number) : (this.argv[s.index] as Float64Array)[e * this.w + k]!
+    return s.kind === 'scalar'
+      ? (this.argv[s.index + k] as number)
+      : (this.argv[s.index] as Float64Array)[e * this.w + k]!
   }
 
   run(): void {

@@ -15,9 +15,18 @@
  * its structure where that takes fewer operations per direction than Σ ∂e/∂x · ẋ.
  */
 import {
-  TenetStaticError, printExpr,
-  type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program, type Registry,
-  type Stmt, type Type,
+  TenetStaticError,
+  printExpr,
+  type Arg,
+  type CallStmt,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Param,
+  type Program,
+  type Registry,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
 // a tangent has the type and presence of a gradient: the same shape, f32 for f32, else f64
@@ -25,8 +34,26 @@ import { gradientType, hasGradient } from './transform.js'
 import { rejectHostPullback } from './dual-host.js'
 import { instantiateTangentRule } from './tangent-rule.js'
 import {
-  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
-  type Contribution, type PartialsResolver,
+  add,
+  at,
+  bin,
+  clone,
+  differentiate,
+  gradientScalar,
+  isDiffType,
+  isRealViewType,
+  lit,
+  mul,
+  namesIn,
+  neg,
+  readsFloat,
+  realF64,
+  realView,
+  ref,
+  scaleDerivative,
+  typeOf,
+  type Contribution,
+  type PartialsResolver,
 } from './expr.js'
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
@@ -59,7 +86,6 @@ const fail = (msg: string, loc?: Expr['loc']): never => {
 
 const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 
-
 /** Generates tangents on demand (see `OnDemandTransform`), callees included. */
 export class TangentBuilder extends OnDemandTransform {
   constructor(
@@ -70,11 +96,16 @@ export class TangentBuilder extends OnDemandTransform {
     readonly width: number,
   ) {
     super(program, inverses)
-    if (!Number.isInteger(width) || width < 1) throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
+    if (!Number.isInteger(width) || width < 1)
+      throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
   }
 
-  protected nameOf(name: string, inverse: boolean): string { return tangentName(name, inverse, this.width) }
-  protected transform(f: FunctionDef, name: string): FunctionDef { return new FunctionTangent(this, f, name).build() }
+  protected nameOf(name: string, inverse: boolean): string {
+    return tangentName(name, inverse, this.width)
+  }
+  protected transform(f: FunctionDef, name: string): FunctionDef {
+    return new FunctionTangent(this, f, name).build()
+  }
 }
 
 /** The tangent of one function. */
@@ -90,7 +121,11 @@ class FunctionTangent {
    */
   private zero = new Set<string>()
 
-  constructor(private readonly builder: TangentBuilder, private readonly f: FunctionDef, private readonly name: string) {
+  constructor(
+    private readonly builder: TangentBuilder,
+    private readonly f: FunctionDef,
+    private readonly name: string,
+  ) {
     this.w = builder.width
     this.registry = builder.registry
     this.used = namesIn(f)
@@ -121,27 +156,40 @@ class FunctionTangent {
   }
 
   /** Tangent name of scalar `x` in direction k. */
-  private ts(x: string, k: number): string { return this.w === 1 ? `${this.prefix}$${x}` : `${this.prefix}$${k}$${x}` }
+  private ts(x: string, k: number): string {
+    return this.w === 1 ? `${this.prefix}$${x}` : `${this.prefix}$${k}$${x}`
+  }
   /** Tangent name of array or stack `x`. */
-  private ta(x: string): string { return `${this.prefix}$${x}` }
+  private ta(x: string): string {
+    return `${this.prefix}$${x}`
+  }
   private fresh(kind: string): string {
     let n: string
-    do n = `$${kind}${this.counter++}`; while (this.used.has(n))
+    do n = `$${kind}${this.counter++}`
+    while (this.used.has(n))
     return n
   }
-  private isFloat(t: string | undefined): boolean { return isDiffType(this.registry, t) }
+  private isFloat(t: string | undefined): boolean {
+    return isDiffType(this.registry, t)
+  }
 
   /** The tangent dataview of a value dataview in direction k. */
   private tan(dv: Dataview | Arg, k: number): Dataview {
     switch (dv.kind) {
-      case 'var': return ref(this.ts(dv.name, k))
+      case 'var':
+        return ref(this.ts(dv.name, k))
       case 'index': {
         if (this.w === 1) return at(this.ta(dv.array.name), clone(dv.index))
         const base = bin('*', clone(dv.index), int(this.w))
         return at(this.ta(dv.array.name), k === 0 ? base : bin('+', base, int(k)))
       }
-      case 'neg': return { kind: 'neg', target: this.tan(dv.target, k) }
-      default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry tangents)`, dv.loc)
+      case 'neg':
+        return { kind: 'neg', target: this.tan(dv.target, k) }
+      default:
+        return fail(
+          `cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry tangents)`,
+          dv.loc,
+        )
     }
   }
 
@@ -173,7 +221,11 @@ class FunctionTangent {
     if (!readsFloat(e, this.registry)) return null
     const sum = (...ts: Array<[1 | -1, Tan | null]>): Tan | null => {
       const terms = ts.filter((x): x is [1 | -1, Tan] => x[1] !== null).map(([sign, t]) => ({ sign, t }))
-      return terms.length === 0 ? null : terms.length === 1 && terms[0]!.sign === 1 ? terms[0]!.t : { kind: 'sum', terms }
+      return terms.length === 0
+        ? null
+        : terms.length === 1 && terms[0]!.sign === 1
+          ? terms[0]!.t
+          : { kind: 'sum', terms }
     }
     const scale = (c: Expr, t: Tan | null): Tan | null => {
       if (!t) return null
@@ -181,14 +233,20 @@ class FunctionTangent {
       return t.kind === 'scale' ? { kind: 'scale', coef: mul(c, t.coef), t: t.t } : { kind: 'scale', coef: c, t }
     }
     switch (e.kind) {
-      case 'var': return this.zero.has(e.name) ? null : { kind: 'leaf', leaf: e }
-      case 'index': return { kind: 'leaf', leaf: e }
-      case 'unary': return e.op === '-' ? sum([-1, this.tree(e.arg)]) : null
+      case 'var':
+        return this.zero.has(e.name) ? null : { kind: 'leaf', leaf: e }
+      case 'index':
+        return { kind: 'leaf', leaf: e }
+      case 'unary':
+        return e.op === '-' ? sum([-1, this.tree(e.arg)]) : null
       case 'binary': {
-        const l = e.left, r = e.right
+        const l = e.left,
+          r = e.right
         switch (e.op) {
-          case '+': return sum([1, this.tree(l)], [1, this.tree(r)])
-          case '-': return sum([1, this.tree(l)], [-1, this.tree(r)])
+          case '+':
+            return sum([1, this.tree(l)], [1, this.tree(r)])
+          case '-':
+            return sum([1, this.tree(l)], [-1, this.tree(r)])
           case '*':
             if (printExpr(l) === printExpr(r)) return scale(mul(lit(2), clone(l)), this.tree(l))
             return sum([1, scale(clone(r), this.tree(l))], [1, scale(clone(l), this.tree(r))])
@@ -201,31 +259,45 @@ class FunctionTangent {
               const inner = sum([1, this.tree(l)], [-1, tr && scale(bin('/', clone(l), clone(r)), tr)])
               return inner && { kind: 'quot', t: inner, by: clone(r) }
             }
-            return sum([1, scale(bin('/', lit(1), clone(r)), this.tree(l))], [-1, tr && scale(bin('/', bin('/', clone(l), clone(r)), clone(r)), tr)])
+            return sum(
+              [1, scale(bin('/', lit(1), clone(r)), this.tree(l))],
+              [-1, tr && scale(bin('/', bin('/', clone(l), clone(r)), clone(r)), tr)],
+            )
           }
           case '**':
             if (r.kind === 'num') {
               const p = r.value
-              return scale(p === 1 ? lit(1) : p === 2 ? mul(lit(2), clone(l)) : mul(lit(p), bin('**', clone(l), lit(p - 1))), this.tree(l))
+              return scale(
+                p === 1 ? lit(1) : p === 2 ? mul(lit(2), clone(l)) : mul(lit(p), bin('**', clone(l), lit(p - 1))),
+                this.tree(l),
+              )
             }
             break
-          default: break
+          default:
+            break
         }
         break
       }
       case 'call':
         if (e.callee === 'f64' || e.callee === 'f32' || e.callee === 'convert') {
           // between f64 and f32 the tangent is converted like the value
-          const inner = this.tree(e.args[0]!), to = gradientScalar(typeOf(e) ?? 'f64')
+          const inner = this.tree(e.args[0]!),
+            to = gradientScalar(typeOf(e) ?? 'f64')
           return inner && gradientScalar(typeOf(e.args[0]!) ?? to) !== to ? { kind: 'convert', to, t: inner } : inner
         }
         if (e.callee === 'i32' || e.callee === 'div' || e.callee === 'len') return null
         if (!e.callee.startsWith('$host')) {
           const ps = this.builder.partials.partials(e.callee, e.args.map(clone), e.loc)
-          return sum(...e.args.map((a, k): [1, Tan | null] => [1, readsFloat(a, this.registry) ? scale(ps[k]!, this.tree(a)) : null]))
+          return sum(
+            ...e.args.map((a, k): [1, Tan | null] => [
+              1,
+              readsFloat(a, this.registry) ? scale(ps[k]!, this.tree(a)) : null,
+            ]),
+          )
         }
         break
-      default: break
+      default:
+        break
     }
     // anything else (powers, %, host calls and their errors): by the partials of each leaf
     return this.grouped(e)
@@ -233,7 +305,12 @@ class FunctionTangent {
 
   /** The tangent of e as Σ ∂e/∂x · ẋ over the distinct float locations x it reads. */
   private grouped(e: Expr): Tan | null {
-    const terms = this.terms(e).map((t) => ({ sign: 1 as const, t: (t.coefficient.kind === 'num' && t.coefficient.value === 1 ? { kind: 'leaf', leaf: t.leaf } : { kind: 'scale', coef: t.coefficient, t: { kind: 'leaf', leaf: t.leaf } }) as Tan }))
+    const terms = this.terms(e).map((t) => ({
+      sign: 1 as const,
+      t: (t.coefficient.kind === 'num' && t.coefficient.value === 1
+        ? { kind: 'leaf', leaf: t.leaf }
+        : { kind: 'scale', coef: t.coefficient, t: { kind: 'leaf', leaf: t.leaf } }) as Tan,
+    }))
     return terms.length === 0 ? null : terms.length === 1 ? terms[0]!.t : { kind: 'sum', terms }
   }
 
@@ -254,10 +331,14 @@ class FunctionTangent {
   /** The tangent tree in direction k, with each coefficient replaced by `coef(node)`. */
   private instantiate(t: Tan, k: number, coef: (node: Extract<Tan, { kind: 'scale' }>) => Expr): Expr {
     switch (t.kind) {
-      case 'leaf': return this.tan(t.leaf, k) as Expr
-      case 'scale': return mul(coef(t), this.instantiate(t.t, k, coef))
-      case 'convert': return { kind: 'call', callee: t.to, args: [this.instantiate(t.t, k, coef)] } as Expr
-      case 'quot': return bin('/', this.instantiate(t.t, k, coef), clone(t.by))
+      case 'leaf':
+        return this.tan(t.leaf, k) as Expr
+      case 'scale':
+        return mul(coef(t), this.instantiate(t.t, k, coef))
+      case 'convert':
+        return { kind: 'call', callee: t.to, args: [this.instantiate(t.t, k, coef)] } as Expr
+      case 'quot':
+        return bin('/', this.instantiate(t.t, k, coef), clone(t.by))
       case 'sum': {
         let out: Expr | null = null
         for (const { sign, t: x } of t.terms) {
@@ -308,10 +389,14 @@ class FunctionTangent {
     // (this.zero); updates and allocations say themselves
     if (s.kind !== 'update' && s.kind !== 'alloc') for (const x of writtenBy(s)) this.zero.delete(x)
     switch (s.kind) {
-      case 'update': return this.update(s)
-      case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
-      case 'alloc': return this.alloc(s)
-      case 'dealloc': return this.dealloc(s)
+      case 'update':
+        return this.update(s)
+      case 'callstmt':
+        return s.target === 'function' ? this.call(s) : this.bijection(s)
+      case 'alloc':
+        return this.alloc(s)
+      case 'dealloc':
+        return this.dealloc(s)
       case 'if': {
         // what holds after an if holds after both branches
         const entry = this.zero
@@ -323,7 +408,8 @@ class FunctionTangent {
         this.zero = intersect(afterThen, this.zero)
         return [{ ...s, pre: clone(s.pre), post: s.post ? clone(s.post) : null, then, else: els }]
       }
-      case 'while': case 'for': {
+      case 'while':
+      case 'for': {
         // a loop body starts from what holds on entry and after every iteration: the greatest
         // such set, found by shrinking the entry's until one more pass of the body keeps it
         let start = this.zero
@@ -343,18 +429,24 @@ class FunctionTangent {
           ? [{ ...s, pre: clone(s.pre), post: clone(s.post), body }]
           : [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, body }]
       }
-      case 'push': case 'pop': {
+      case 'push':
+      case 'pop': {
         const elem = (s.stack.type as { elem?: string } | undefined)?.elem
         if (!this.isFloat(elem)) return [clone(s)]
         const ts = ref(this.ta(s.stack.name))
         const moves: Stmt[] = []
-        for (let k = 0; k < this.w; k++) moves.push({ kind: s.kind, stack: clone(ts), value: this.tan(s.value, k), ...loc(s) } as Stmt)
+        for (let k = 0; k < this.w; k++)
+          moves.push({ kind: s.kind, stack: clone(ts), value: this.tan(s.value, k), ...loc(s) } as Stmt)
         // pop takes the w tangents back in the reverse order of the push
         return [clone(s), ...(s.kind === 'push' ? moves : moves.reverse())]
       }
-      case 'safe': rejectHostPullback(s, this.builder.program.hosts); return [clone(s)]
-      case 'unchecked': return [{ ...s, body: this.body(s.body) }]
-      default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
+      case 'safe':
+        rejectHostPullback(s, this.builder.program.hosts)
+        return [clone(s)]
+      case 'unchecked':
+        return [{ ...s, body: this.body(s.body) }]
+      default:
+        return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
     }
   }
 
@@ -362,13 +454,23 @@ class FunctionTangent {
   private update(s: Extract<Stmt, { kind: 'update' }>): Stmt[] {
     const same = clone(s)
     if (!this.isFloat(typeOf(s.target))) return [same]
-    if (s.op === '*=' || s.op === '/=') { this.zero.delete(rootName(s.target) ?? ''); return [...this.scaleUpdate(s), same] }
+    if (s.op === '*=' || s.op === '/=') {
+      this.zero.delete(rootName(s.target) ?? '')
+      return [...this.scaleUpdate(s), same]
+    }
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${typeOf(s.target)}`, s.loc)
     let target: Dataview = s.target
     let sign = s.op === '+=' ? 1 : -1
-    while (target.kind === 'neg') { target = target.target; sign = -sign }
+    while (target.kind === 'neg') {
+      target = target.target
+      sign = -sign
+    }
     if (target.kind === 'field') fail(`cannot differentiate through the field \`${printExpr(target)}\` yet`, s.loc)
-    const out = this.withPartials(s.value, (k, t) => (t ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt] : []))
+    const out = this.withPartials(s.value, (k, t) =>
+      t
+        ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt]
+        : [],
+    )
     if (out.length > 0) this.zero.delete(rootName(target) ?? '')
     return [same, ...out]
   }
@@ -388,7 +490,7 @@ class FunctionTangent {
     const op = s.op as '*=' | '/='
     const at = loc(s)
     const E = realF64(s.value, this.registry)
-    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
+    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' }) as Expr
     // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E² (as Y/E/E: E² overflows long before Y/E/E does)
     const dE = (): Expr => (op === '*=' ? y() : neg(bin('/', bin('/', y(), clone(E)), clone(E))))
     const tree = this.tangentTree(E)
@@ -396,7 +498,17 @@ class FunctionTangent {
     for (let k = 0; k < this.w; k++) {
       const ty = this.tan(target, k)
       out.push(...scaleDerivative(ty, op, E, this.fresh('tau'), at))
-      if (tree) out.push({ kind: 'update', op: '+=', target: clone(ty), value: mul(dE(), this.instantiate(tree, k, (node) => clone(node.coef))), ...at } as Stmt)
+      if (tree)
+        out.push({
+          kind: 'update',
+          op: '+=',
+          target: clone(ty),
+          value: mul(
+            dE(),
+            this.instantiate(tree, k, (node) => clone(node.coef)),
+          ),
+          ...at,
+        } as Stmt)
     }
     return out
   }
@@ -406,14 +518,22 @@ class FunctionTangent {
     if (!hasGradient(t, this.registry)) return [clone(s)]
     const tx = this.ta(s.name)
     const tt = gradientType(t)
-    if (t.kind === 'stack') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: { kind: 'emptystack' } } as Stmt]
-    if (t.kind === 'array') return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt]
+    if (t.kind === 'stack')
+      return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: { kind: 'emptystack' } } as Stmt]
+    if (t.kind === 'array')
+      return [clone(s), { kind: 'alloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt]
     // `x <- e` → `ẋ <- ė` in each direction; where e carries no tangent, `ẋ <- 0`, and ẋ is then
     // known to be zero until something writes it
     const te = this.tangentTree(s.value as Expr)
     const allocs: Stmt[] = []
     for (let k = 0; k < this.w; k++) {
-      allocs.push({ kind: 'alloc', name: this.ts(s.name, k), declared: tt, value: te ? this.instantiate(te, k, (node) => clone(node.coef)) : lit(0), ...loc(s) } as Stmt)
+      allocs.push({
+        kind: 'alloc',
+        name: this.ts(s.name, k),
+        declared: tt,
+        value: te ? this.instantiate(te, k, (node) => clone(node.coef)) : lit(0),
+        ...loc(s),
+      } as Stmt)
     }
     if (!te) this.zero.add(s.name)
     else this.zero.delete(s.name)
@@ -432,12 +552,21 @@ class FunctionTangent {
     if (!hasGradient(t, this.registry)) return [clone(s)]
     const out: Stmt[] = []
     const tt = gradientType(t)
-    if (t.kind === 'stack') out.push({ kind: 'dealloc', name: this.ta(s.name), declared: tt, value: { kind: 'emptystack' } } as Stmt)
+    if (t.kind === 'stack')
+      out.push({ kind: 'dealloc', name: this.ta(s.name), declared: tt, value: { kind: 'emptystack' } } as Stmt)
     else if (t.kind === 'array') {
       const i = this.fresh('i')
       const tx = this.ta(s.name)
       out.push(
-        { kind: 'for', variable: i, start: int(0), stop: { kind: 'call', callee: 'len', args: [ref(tx)] }, step: null, inclusive: false, body: [this.zeroOut(at(tx, ref(i)), lit(0), gradientScalar(t.elem))] } as Stmt,
+        {
+          kind: 'for',
+          variable: i,
+          start: int(0),
+          stop: { kind: 'call', callee: 'len', args: [ref(tx)] },
+          step: null,
+          inclusive: false,
+          body: [this.zeroOut(at(tx, ref(i)), lit(0), gradientScalar(t.elem))],
+        } as Stmt,
         { kind: 'dealloc', name: tx, declared: tt, value: this.zeros(s.value as Expr) } as Stmt,
       )
     } else {
@@ -455,30 +584,47 @@ class FunctionTangent {
   private call(s: CallStmt): Stmt[] {
     const callee = this.builder.program.functions.get(s.callee)!
     const name = this.builder.request(s.callee, s.inverse)
-    const before: Stmt[] = [], after: Stmt[] = []
+    const before: Stmt[] = [],
+      after: Stmt[] = []
     const targs: Arg[] = []
     callee.params.forEach((p, i) => {
       if (!hasGradient(p.type, this.registry)) return
       const a = s.args[i]!
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
       if (p.type.kind !== 'scalar') {
-        if (a.kind !== 'var') fail(`argument ${i + 1} of \`${s.callee}\` must be a variable to carry tangents`, a.loc ?? s.loc)
+        if (a.kind !== 'var')
+          fail(`argument ${i + 1} of \`${s.callee}\` must be a variable to carry tangents`, a.loc ?? s.loc)
         targs.push(ref(this.ta((a as { name: string }).name)))
         return
       }
       for (let k = 0; k < this.w; k++) {
-        if (isView) { targs.push(this.tan(a, k)); continue }
+        if (isView) {
+          targs.push(this.tan(a, k))
+          continue
+        }
         const te = this.tangentExpr(a as Expr, k)
-        if (!te) { targs.push(lit(0)); continue }
+        if (!te) {
+          targs.push(lit(0))
+          continue
+        }
         // a read-only expression argument: its tangent goes through a temporary ancilla
         const c = this.fresh('ct')
         const ct = gradientType(p.type)
         before.push({ kind: 'alloc', name: c, declared: ct, value: te } as Stmt)
-        after.unshift(this.zeroOut(ref(c), clone(te), gradientScalar(p.type.name)), { kind: 'dealloc', name: c, declared: ct, value: lit(0) } as Stmt)
+        after.unshift(this.zeroOut(ref(c), clone(te), gradientScalar(p.type.name)), {
+          kind: 'dealloc',
+          name: c,
+          declared: ct,
+          value: lit(0),
+        } as Stmt)
         targs.push(ref(c))
       }
     })
-    return [...before, { kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...targs], inverse: false, ...loc(s) }, ...after]
+    return [
+      ...before,
+      { kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...targs], inverse: false, ...loc(s) },
+      ...after,
+    ]
   }
 
   private bijection(s: CallStmt): Stmt[] {
@@ -491,23 +637,34 @@ class FunctionTangent {
     const a = s.args
     if (spec.selfAdjoint) {
       // linear: the tangents go through the bijection itself
-      for (let k = 0; k < this.w; k++) out.push({ kind: 'callstmt', callee: spec.name, args: a.map((x) => this.tan(x, k)), inverse: false, ...loc(s) })
+      for (let k = 0; k < this.w; k++)
+        out.push({ kind: 'callstmt', callee: spec.name, args: a.map((x) => this.tan(x, k)), inverse: false, ...loc(s) })
       return out
     }
     if (!spec.tangent) {
-      return fail(`the bijection \`${spec.name}\` has no tangent rule: give its spec a \`tangent\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) for forward mode, jvp, Hessians and hvp through it`, s.loc)
+      return fail(
+        `the bijection \`${spec.name}\` has no tangent rule: give its spec a \`tangent\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) for forward mode, jvp, Hessians and hvp through it`,
+        s.loc,
+      )
     }
     const asExpr = (dv: Arg): Expr => (dv.kind === 'neg' ? neg(asExpr(dv.target)) : clone(dv as Expr))
     const isView = (x: Arg) => x.kind === 'var' || x.kind === 'index' || x.kind === 'neg'
     const firstFloat = types.find((t) => this.isFloat(t))!
     for (let k = 0; k < this.w; k++) {
-      out.push(...instantiateTangentRule(spec, {
-        // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
-        value: (i) => realF64(asExpr(a[i]!), this.registry),
-        tangent: (i) => (!this.isFloat(types[i]) ? null : isView(a[i]!) ? this.tan(a[i]!, k) : this.tangentExpr(a[i] as Expr, k)),
-        fresh: () => this.fresh('r'),
-        ancilla: { kind: 'scalar', name: gradientScalar(firstFloat) },
-      }, s.loc))
+      out.push(
+        ...instantiateTangentRule(
+          spec,
+          {
+            // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
+            value: (i) => realF64(asExpr(a[i]!), this.registry),
+            tangent: (i) =>
+              !this.isFloat(types[i]) ? null : isView(a[i]!) ? this.tan(a[i]!, k) : this.tangentExpr(a[i] as Expr, k),
+            fresh: () => this.fresh('r'),
+            ancilla: { kind: 'scalar', name: gradientScalar(firstFloat) },
+          },
+          s.loc,
+        ),
+      )
     }
     return out
   }
@@ -527,30 +684,44 @@ type Tan =
 /** Whether a tangent tree converts between f64 and f32 somewhere. */
 function converts(t: Tan): boolean {
   switch (t.kind) {
-    case 'leaf': return false
-    case 'convert': return true
-    case 'scale': case 'quot': return converts(t.t)
-    case 'sum': return t.terms.some((x) => converts(x.t))
+    case 'leaf':
+      return false
+    case 'convert':
+      return true
+    case 'scale':
+    case 'quot':
+      return converts(t.t)
+    case 'sum':
+      return t.terms.some((x) => converts(x.t))
   }
 }
 
 /** Operations per direction of a tangent tree (loads, multiplications, additions). */
 function cost(t: Tan): number {
   switch (t.kind) {
-    case 'leaf': return 1
-    case 'scale': return 1 + cost(t.t)
-    case 'convert': case 'quot': return 1 + cost(t.t)
-    case 'sum': return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
+    case 'leaf':
+      return 1
+    case 'scale':
+      return 1 + cost(t.t)
+    case 'convert':
+    case 'quot':
+      return 1 + cost(t.t)
+    case 'sum':
+      return t.terms.length - 1 + t.terms.reduce((n, x) => n + cost(x.t), 0)
   }
 }
 
 /** The variable a scalar location belongs to (`x`, `-x`, `x.re`); undefined for array elements. */
 function rootName(dv: Dataview | Arg): string | undefined {
   switch (dv.kind) {
-    case 'var': return dv.name
-    case 'neg': return rootName(dv.target)
-    case 'field': return rootName(dv.target as Dataview)
-    default: return undefined
+    case 'var':
+      return dv.name
+    case 'neg':
+      return rootName(dv.target)
+    case 'field':
+      return rootName(dv.target as Dataview)
+    default:
+      return undefined
   }
 }
 
@@ -558,10 +729,17 @@ function rootName(dv: Dataview | Arg): string | undefined {
 function writtenBy(s: Stmt): string[] {
   const root = (dv: Dataview | Arg) => rootName(dv)
   switch (s.kind) {
-    case 'callstmt': return s.args.map(root).filter((n): n is string => n !== undefined)
-    case 'push': case 'pop': { const n = root(s.value); return n === undefined ? [] : [n] }
-    case 'dealloc': return [s.name]
-    default: return []
+    case 'callstmt':
+      return s.args.map(root).filter((n): n is string => n !== undefined)
+    case 'push':
+    case 'pop': {
+      const n = root(s.value)
+      return n === undefined ? [] : [n]
+    }
+    case 'dealloc':
+      return [s.name]
+    default:
+      return []
   }
 }
 

@@ -35,7 +35,8 @@ const cache = new WeakMap<TenetFunction, Map<number, CompiledTaylor>>()
  * is a `TenetStaticError` with code `ad/taylor-rule` naming it.
  */
 export function compileTaylor(f: TenetFunction, order: number): CompiledTaylor {
-  if (!Number.isInteger(order) || order < 1) throw new RangeError(`the Taylor order must be a positive integer, got ${order}`)
+  if (!Number.isInteger(order) || order < 1)
+    throw new RangeError(`the Taylor order must be a positive integer, got ${order}`)
   let byOrder = cache.get(f)
   const hit = byOrder?.get(order)
   if (hit) return hit
@@ -46,9 +47,19 @@ export function compileTaylor(f: TenetFunction, order: number): CompiledTaylor {
   const functions = builder.build()
   // callees without f64 parameters are called as they are: compiled beside the Taylor functions
   const taken = new Set(functions.map((g) => g.name))
-  const module = compileGenerated(info, registry, [...functions, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name))])
+  const module = compileGenerated(info, registry, [
+    ...functions,
+    ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)),
+  ])
   const params = f.ir.params
-  const out: CompiledTaylor = { params, slots: taylorSlots(params, info.registry, order), order, taylor: module[name]!, functions, info }
+  const out: CompiledTaylor = {
+    params,
+    slots: taylorSlots(params, info.registry, order),
+    order,
+    taylor: module[name]!,
+    functions,
+    info,
+  }
   if (!byOrder) cache.set(f, (byOrder = new Map()))
   byOrder.set(order, out)
   return out
@@ -90,7 +101,8 @@ export interface TaylorResult {
 export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions): TaylorResult {
   optionsOf('taylor', options, false)
   argsOf('taylor', args)
-  if (!Array.isArray(options.direction)) argError(`\`taylor\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`)
+  if (!Array.isArray(options.direction))
+    argError(`\`taylor\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`)
   indexList('taylor', 'wrt', options.wrt)
   const { order } = options
   const c = compileTaylor(f, order)
@@ -117,7 +129,8 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
         const len = (a as Float64Array).length
         const buf = new Float64Array(len)
         if (j === 1 && d !== null && d !== undefined) {
-          if (typeof d === 'number' || (d as ArrayLike<number>).length !== len) argError(`direction ${i} of \`${name}\` must be an array of ${len} numbers`)
+          if (typeof d === 'number' || (d as ArrayLike<number>).length !== len)
+            argError(`direction ${i} of \`${name}\` must be an array of ${len} numbers`)
           for (let e = 0; e < len; e++) buf[e] = (d as ArrayLike<number>)[e]!
         }
         argv[at] = buf
@@ -139,7 +152,9 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
       return typeof v === 'number' ? v : (v as Float64Array).slice()
     })
     coefficients.push(cj)
-    derivatives.push(cj.map((v) => (v === null ? null : typeof v === 'number' ? v * fj : (v as Float64Array).map((x) => x * fj))))
+    derivatives.push(
+      cj.map((v) => (v === null ? null : typeof v === 'number' ? v * fj : (v as Float64Array).map((x) => x * fj))),
+    )
   }
   return { value, coefficients, derivatives }
 }
@@ -155,7 +170,10 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
 export function nestedTangentDerivative(f: TenetFunction, args: unknown[], options: TaylorOptions): Gradient {
   optionsOf('nestedTangentDerivative', options, false)
   argsOf('nestedTangentDerivative', args)
-  if (!Array.isArray(options.direction)) argError(`\`nestedTangentDerivative\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`)
+  if (!Array.isArray(options.direction))
+    argError(
+      `\`nestedTangentDerivative\` needs \`direction\`, an array shaped like the arguments, got ${typeof options.direction}`,
+    )
   indexList('nestedTangentDerivative', 'wrt', options.wrt)
   const { order } = options
   if (!Number.isInteger(order) || order < 1) throw new RangeError(`the order must be a positive integer, got ${order}`)
@@ -164,7 +182,8 @@ export function nestedTangentDerivative(f: TenetFunction, args: unknown[], optio
   const wrt = new Set(options.wrt ?? params.map((_, i) => i))
   const argv = program.layout.map(([i, levels]) => {
     const a = args[i]
-    const copy = (x: unknown) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : Array.isArray(x) ? x.slice() : x)
+    const copy = (x: unknown) =>
+      ArrayBuffer.isView(x) ? (x as Float64Array).slice() : Array.isArray(x) ? x.slice() : x
     if (levels === 0) return copy(a)
     const d = wrt.has(i) && popcount(levels) === 1 ? options.direction[i] : undefined
     if (typeof a === 'number') return typeof d === 'number' ? d : 0
@@ -198,7 +217,10 @@ const nestedCache = new WeakMap<TenetFunction, Map<number, { fn: TenetFunction; 
  * `layout[j]` is (the parameter of f, the bit set of the levels of which parameter j is the
  * tangent); level bit set 0 is f's own parameter. For benchmarks that drive the core directly.
  */
-export function compileNestedTangent(f: TenetFunction, order: number): { fn: TenetFunction; layout: Array<[number, number]> } {
+export function compileNestedTangent(
+  f: TenetFunction,
+  order: number,
+): { fn: TenetFunction; layout: Array<[number, number]> } {
   if (!Number.isInteger(order) || order < 1) throw new RangeError(`the order must be a positive integer, got ${order}`)
   return nestedTangent(f, order)
 }
@@ -212,7 +234,9 @@ function nestedTangent(f: TenetFunction, order: number): { fn: TenetFunction; la
   for (let level = 0; level < order; level++) {
     const ct = compileTangent(fn, 1)
     const next = layout.slice()
-    ct.slots.forEach((s, j) => { if (s) next[s.index] = [layout[j]![0], layout[j]![1] | (1 << level)] })
+    ct.slots.forEach((s, j) => {
+      if (s) next[s.index] = [layout[j]![0], layout[j]![1] | (1 << level)]
+    })
     fn = ct.tangent
     layout = next
   }

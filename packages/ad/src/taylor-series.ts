@@ -50,11 +50,18 @@ export class SeriesScope {
    */
   selector(cond: Expr, ifTrue: number, ifFalse: number): Expr {
     const name = this.fresh('sel')
-    const change = (op: '+=' | '-='): Stmt => ({
-      kind: 'if', pre: clone(cond), post: null,
-      then: [{ kind: 'update', op, target: ref(name), value: lit(ifTrue - ifFalse) } as Stmt], else: [],
-    } as Stmt)
-    this.defs.push({ kind: 'alloc', name, declared: { kind: 'scalar', name: 'f64' }, value: lit(ifFalse) } as Stmt, change('+='))
+    const change = (op: '+=' | '-='): Stmt =>
+      ({
+        kind: 'if',
+        pre: clone(cond),
+        post: null,
+        then: [{ kind: 'update', op, target: ref(name), value: lit(ifTrue - ifFalse) } as Stmt],
+        else: [],
+      }) as Stmt
+    this.defs.push(
+      { kind: 'alloc', name, declared: { kind: 'scalar', name: 'f64' }, value: lit(ifFalse) } as Stmt,
+      change('+='),
+    )
     this.undo.push([change('-='), { kind: 'dealloc', name, value: lit(ifFalse) } as Stmt])
     return ref(name)
   }
@@ -62,17 +69,25 @@ export class SeriesScope {
   /** The statements that free every temp, newest first. */
   frees(): Stmt[] {
     const out: Stmt[] = []
-    for (let i = this.temps.length - 1; i >= 0; i--) out.push({ kind: 'dealloc', name: this.temps[i]!.name, value: clone(this.temps[i]!.value) } as Stmt)
+    for (let i = this.temps.length - 1; i >= 0; i--)
+      out.push({ kind: 'dealloc', name: this.temps[i]!.name, value: clone(this.temps[i]!.value) } as Stmt)
     // selectors were allocated before the temps that read them: freed after
     for (let i = this.undo.length - 1; i >= 0; i--) out.push(...this.undo[i]!)
     return out
   }
 
-  get empty(): boolean { return this.defs.length === 0 }
+  get empty(): boolean {
+    return this.defs.length === 0
+  }
 }
 
 /** A series given coefficient by coefficient; each formed once (in an ancilla when not an atom). */
-export function lazySeries(scope: SeriesScope, first: Expr | null, next: (j: number) => Expr | null, constant = false): Series {
+export function lazySeries(
+  scope: SeriesScope,
+  first: Expr | null,
+  next: (j: number) => Expr | null,
+  constant = false,
+): Series {
   // the value (coefficient 0) is formed only when read: the higher ones seldom need it
   let value: Expr | null | undefined
   const cache: Array<Expr | null> = [null]
@@ -122,7 +137,14 @@ function divideBy(a: Expr | null, j: number): Expr | null {
 }
 
 /** Σ_{i=from..to} w(i) · a_i · b_{j−i}, nulls dropped. */
-function convolve(a: Series, b: Series, j: number, from: number, to: number, w: (i: number) => number = () => 1): Expr | null {
+function convolve(
+  a: Series,
+  b: Series,
+  j: number,
+  from: number,
+  to: number,
+  w: (i: number) => number = () => 1,
+): Expr | null {
   let out: Expr | null = null
   for (let i = from; i <= to; i++) out = plus(out, scaled(w(i), times(a.coef(i), b.coef(j - i))))
   return out
@@ -132,11 +154,20 @@ function convolve(a: Series, b: Series, j: number, from: number, to: number, w: 
 
 /** −a, termwise. */
 export function negSeries(a: Series): Series {
-  return { constant: a.constant, coef: (j) => { const c = a.coef(j); return c === null ? null : neg(c) } }
+  return {
+    constant: a.constant,
+    coef: (j) => {
+      const c = a.coef(j)
+      return c === null ? null : neg(c)
+    },
+  }
 }
 /** a + b (sign 1) or a − b (sign −1), termwise. */
 export function addSeries(a: Series, b: Series, sign: 1 | -1): Series {
-  return { constant: a.constant && b.constant, coef: (j) => (sign > 0 ? plus(a.coef(j), b.coef(j)) : minus(a.coef(j), b.coef(j))) }
+  return {
+    constant: a.constant && b.constant,
+    coef: (j) => (sign > 0 ? plus(a.coef(j), b.coef(j)) : minus(a.coef(j), b.coef(j))),
+  }
 }
 
 /** a·b by Cauchy convolution (one factor constant: a scaling). */
@@ -164,7 +195,13 @@ function integrate(scope: SeriesScope, a: Series, value: Expr, psi: (z: Series) 
   let p: Series | undefined
   const z: Series = lazySeries(scope, value, (j) => {
     p ??= psi(z)
-    return divideBy(scaled(sign, convolve(a, p, j, 1, j, (i) => i)), j)
+    return divideBy(
+      scaled(
+        sign,
+        convolve(a, p, j, 1, j, (i) => i),
+      ),
+      j,
+    )
   })
   return z
 }
@@ -172,13 +209,16 @@ function integrate(scope: SeriesScope, a: Series, value: Expr, psi: (z: Series) 
 /** z with ψ·z′ = a′: z_j = (j·a_j − Σ_{i=1..j−1} i·z_i·ψ_{j−i}) / (j·ψ₀). */
 function solve(scope: SeriesScope, a: Series, value: Expr, psi: Series, sign = 1): Series {
   const z: Series = lazySeries(scope, value, (j) => {
-    const rhs = minus(scaled(sign * j, a.coef(j)), convolve(z, psi, j, 1, j - 1, (i) => i))
+    const rhs = minus(
+      scaled(sign * j, a.coef(j)),
+      convolve(z, psi, j, 1, j - 1, (i) => i),
+    )
     return over(rhs, j === 1 ? psi.coef(0)! : bin('*', lit(j), psi.coef(0)!))
   })
   return z
 }
 
-const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args } as Expr)
+const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args }) as Expr
 const one = constantSeries(lit(1))
 
 /** sin and cos of a together (each one's ODE reads the other). */
@@ -195,22 +235,39 @@ export function primitiveSeries(scope: SeriesScope, name: string, args: Series[]
   if (args.every((x) => x.constant)) return constantSeries(value)
   const a0 = () => a.coef(0)!
   switch (name) {
-    case 'identity': return a
-    case 'exp': return integrate(scope, a, value, (z) => z)
-    case 'log': return solve(scope, a, value, a)
-    case 'sin': return sinCos(scope, a, false)[0]
-    case 'cos': return sinCos(scope, a, false)[1]
-    case 'sinh': return sinCos(scope, a, true)[0]
-    case 'cosh': return sinCos(scope, a, true)[1]
-    case 'tan': return integrate(scope, a, value, (z) => addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), 1))
-    case 'tanh': return integrate(scope, a, value, (z) => addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), -1))
+    case 'identity':
+      return a
+    case 'exp':
+      return integrate(scope, a, value, (z) => z)
+    case 'log':
+      return solve(scope, a, value, a)
+    case 'sin':
+      return sinCos(scope, a, false)[0]
+    case 'cos':
+      return sinCos(scope, a, false)[1]
+    case 'sinh':
+      return sinCos(scope, a, true)[0]
+    case 'cosh':
+      return sinCos(scope, a, true)[1]
+    case 'tan':
+      return integrate(scope, a, value, (z) =>
+        addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), 1),
+      )
+    case 'tanh':
+      return integrate(scope, a, value, (z) =>
+        addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), -1),
+      )
     case 'sqrt': {
       // z² = a: z_j = (a_j − Σ_{i=1..j−1} z_i z_{j−i}) / (2 z₀)
-      const z: Series = lazySeries(scope, value, (j) => over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)))
+      const z: Series = lazySeries(scope, value, (j) =>
+        over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)),
+      )
       return z
     }
-    case 'atan': return solve(scope, a, value, addSeries(one, mulSeries(scope, a, a, bin('*', a0(), a0())), 1))
-    case 'asin': case 'acos': {
+    case 'atan':
+      return solve(scope, a, value, addSeries(one, mulSeries(scope, a, a, bin('*', a0(), a0())), 1))
+    case 'asin':
+    case 'acos': {
       const q = sqrtOf(scope, addSeries(one, mulSeries(scope, a, a, bin('*', a0(), a0())), -1))
       return solve(scope, a, value, q, name === 'asin' ? 1 : -1)
     }
@@ -218,33 +275,57 @@ export function primitiveSeries(scope: SeriesScope, name: string, args: Series[]
       const s = scope.selector(bin('<', a0(), lit(0)), -1, 1)
       return lazySeries(scope, value, (j) => times(clone(s), a.coef(j)))
     }
-    case 'abs2': return mulSeries(scope, a, a, value)
-    case 'max': case 'min': {
+    case 'abs2':
+      return mulSeries(scope, a, a, value)
+    case 'max':
+    case 'min': {
       const b = args[1]!
       // s = 1 where a is chosen: max picks a when a ≥ b, min when a ≤ b
       const s = scope.selector(bin(name === 'max' ? '>=' : '<=', a0(), b.coef(0)!), 1, 0)
-      return lazySeries(scope, value, (j) => plus(times(clone(s), a.coef(j)), times(minus(lit(1), clone(s)), b.coef(j))))
+      return lazySeries(scope, value, (j) =>
+        plus(times(clone(s), a.coef(j)), times(minus(lit(1), clone(s)), b.coef(j))),
+      )
     }
-    case 'pow': return powSeries(scope, a, args[1]!, value)
+    case 'pow':
+      return powSeries(scope, a, args[1]!, value)
     case 'atan2': {
       // z = atan2(y, x): (x² + y²)·z′ = x·y′ − y·x′
       const [y, x] = args as [Series, Series]
-      const q = addSeries(mulSeries(scope, x, x, bin('*', x.coef(0)!, x.coef(0)!)), mulSeries(scope, y, y, bin('*', y.coef(0)!, y.coef(0)!)), 1)
+      const q = addSeries(
+        mulSeries(scope, x, x, bin('*', x.coef(0)!, x.coef(0)!)),
+        mulSeries(scope, y, y, bin('*', y.coef(0)!, y.coef(0)!)),
+        1,
+      )
       // w_m, the coefficient m of x·y′ − y·x′ ((u′)_m = (m+1)·u_{m+1})
       const w = (m: number): Expr | null => {
         let out: Expr | null = null
-        for (let l = 0; l <= m; l++) out = plus(out, scaled(m - l + 1, minus(times(x.coef(l), y.coef(m - l + 1)), times(y.coef(l), x.coef(m - l + 1)))))
+        for (let l = 0; l <= m; l++)
+          out = plus(
+            out,
+            scaled(m - l + 1, minus(times(x.coef(l), y.coef(m - l + 1)), times(y.coef(l), x.coef(m - l + 1)))),
+          )
         return out
       }
-      const z: Series = lazySeries(scope, value, (j) => over(minus(w(j - 1), convolve(z, q, j, 1, j - 1, (i) => i)), j === 1 ? q.coef(0)! : bin('*', lit(j), q.coef(0)!)))
+      const z: Series = lazySeries(scope, value, (j) =>
+        over(
+          minus(
+            w(j - 1),
+            convolve(z, q, j, 1, j - 1, (i) => i),
+          ),
+          j === 1 ? q.coef(0)! : bin('*', lit(j), q.coef(0)!),
+        ),
+      )
       return z
     }
-    default: return undefined
+    default:
+      return undefined
   }
 }
 
 function sqrtOf(scope: SeriesScope, a: Series): Series {
-  const z: Series = lazySeries(scope, call('sqrt', a.coef(0)!), (j) => over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)))
+  const z: Series = lazySeries(scope, call('sqrt', a.coef(0)!), (j) =>
+    over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)),
+  )
   return z
 }
 
@@ -264,7 +345,10 @@ export function powSeries(scope: SeriesScope, a: Series, p: Series, value: Expr)
         const t = times(a.coef(i), z.coef(j - i))
         if (t === null) continue
         // ((p+1)·i − j) as an expression of p
-        const w = pe.kind === 'num' ? lit((pe.value + 1) * i - j) : bin('-', bin('*', bin('+', clone(pf), lit(1)), lit(i)), lit(j))
+        const w =
+          pe.kind === 'num'
+            ? lit((pe.value + 1) * i - j)
+            : bin('-', bin('*', bin('+', clone(pf), lit(1)), lit(i)), lit(j))
         sum = plus(sum, bin('*', w, t))
       }
       return over(sum, bin('*', lit(j), a.coef(0)!))

@@ -17,14 +17,34 @@
  * so the Taylor function stays reversible IR that every backend compiles.
  */
 import {
-  TenetStaticError, printExpr, standardPrimitives,
-  type Arg, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program, type Registry, type Stmt, type Type,
+  TenetStaticError,
+  printExpr,
+  standardPrimitives,
+  type Arg,
+  type CallStmt,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Param,
+  type Program,
+  type Registry,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
 import { at, bin, clone, lit, namesIn, ref, typeOf } from './expr.js'
 import { hasGradient } from './transform.js'
 import {
-  SeriesScope, addSeries, constantSeries, divSeries, mulSeries, negSeries, noRule, powSeries, primitiveSeries, type Series,
+  SeriesScope,
+  addSeries,
+  constantSeries,
+  divSeries,
+  mulSeries,
+  negSeries,
+  noRule,
+  powSeries,
+  primitiveSeries,
+  type Series,
 } from './taylor-series.js'
 
 /** Name of the order-k Taylor function of `name` (of its inverse when `inverse`). */
@@ -67,13 +87,23 @@ const F64: Type = { kind: 'scalar', name: 'f64' }
 
 /** Generates Taylor functions on demand (see `OnDemandTransform`), callees included. */
 export class TaylorBuilder extends OnDemandTransform {
-  constructor(program: Program, inverses: Map<string, FunctionDef>, readonly registry: Registry, readonly order: number) {
+  constructor(
+    program: Program,
+    inverses: Map<string, FunctionDef>,
+    readonly registry: Registry,
+    readonly order: number,
+  ) {
     super(program, inverses)
-    if (!Number.isInteger(order) || order < 1) throw new RangeError(`the Taylor order must be a positive integer, got ${order}`)
+    if (!Number.isInteger(order) || order < 1)
+      throw new RangeError(`the Taylor order must be a positive integer, got ${order}`)
   }
 
-  protected nameOf(name: string, inverse: boolean): string { return taylorName(name, inverse, this.order) }
-  protected transform(f: FunctionDef, name: string): FunctionDef { return new FunctionTaylor(this, f, name).build() }
+  protected nameOf(name: string, inverse: boolean): string {
+    return taylorName(name, inverse, this.order)
+  }
+  protected transform(f: FunctionDef, name: string): FunctionDef {
+    return new FunctionTaylor(this, f, name).build()
+  }
 }
 
 /** The Taylor function of one function. */
@@ -83,7 +113,11 @@ class FunctionTaylor {
   private readonly used: Set<string>
   private counter = 0
 
-  constructor(private readonly builder: TaylorBuilder, private readonly f: FunctionDef, private readonly name: string) {
+  constructor(
+    private readonly builder: TaylorBuilder,
+    private readonly f: FunctionDef,
+    private readonly name: string,
+  ) {
     this.k = builder.order
     this.registry = builder.registry
     this.used = namesIn(f)
@@ -111,51 +145,76 @@ class FunctionTaylor {
   }
 
   /** Name of coefficient j of variable x. */
-  private cn(x: string, j: number): string { return `${this.prefix}${j}$${x}` }
+  private cn(x: string, j: number): string {
+    return `${this.prefix}${j}$${x}`
+  }
   private fresh = (kind: string): string => {
     let n: string
-    do n = `$${kind}${this.counter++}`; while (this.used.has(n))
+    do n = `$${kind}${this.counter++}`
+    while (this.used.has(n))
     return n
   }
-  private isF64(e: Expr | Dataview): boolean { return typeOf(e) === 'f64' }
+  private isF64(e: Expr | Dataview): boolean {
+    return typeOf(e) === 'f64'
+  }
 
   /** Coefficient j of a value dataview (sign of negated views kept). */
   private coefView(dv: Dataview | Arg, j: number): Dataview {
     switch (dv.kind) {
-      case 'var': return ref(this.cn(dv.name, j))
-      case 'index': return at(this.cn(dv.array.name, j), clone(dv.index))
-      case 'neg': return { kind: 'neg', target: this.coefView(dv.target, j) }
-      default: return fail(`Taylor mode cannot follow \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry coefficients)`, dv.loc)
+      case 'var':
+        return ref(this.cn(dv.name, j))
+      case 'index':
+        return at(this.cn(dv.array.name, j), clone(dv.index))
+      case 'neg':
+        return { kind: 'neg', target: this.coefView(dv.target, j) }
+      default:
+        return fail(
+          `Taylor mode cannot follow \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry coefficients)`,
+          dv.loc,
+        )
     }
   }
 
   /** The Taylor series of a (checked) expression; intermediate coefficients go to `scope`. */
   private series(e: Expr, scope: SeriesScope): Series {
     switch (e.kind) {
-      case 'num': case 'bool': return constantSeries(e)
-      case 'var': case 'index': {
+      case 'num':
+      case 'bool':
+        return constantSeries(e)
+      case 'var':
+      case 'index': {
         if (!this.isF64(e)) {
-          if (this.registry.findNumberSystem(typeOf(e) ?? '')?.float) fail(`Taylor mode propagates f64 values only; \`${printExpr(e)}\` is ${typeOf(e)}`, e.loc)
+          if (this.registry.findNumberSystem(typeOf(e) ?? '')?.float)
+            fail(`Taylor mode propagates f64 values only; \`${printExpr(e)}\` is ${typeOf(e)}`, e.loc)
           return constantSeries(e)
         }
         const leaf = clone(e)
-        return { constant: false, coef: (j) => (j === 0 ? clone(leaf) : this.coefView(leaf as Dataview, j) as Expr) }
+        return { constant: false, coef: (j) => (j === 0 ? clone(leaf) : (this.coefView(leaf as Dataview, j) as Expr)) }
       }
-      case 'field': return fail(`Taylor mode cannot follow the field \`${printExpr(e)}\``, e.loc)
-      case 'unary': return e.op === '-' ? negSeries(this.series(e.arg, scope)) : constantSeries(e)
+      case 'field':
+        return fail(`Taylor mode cannot follow the field \`${printExpr(e)}\``, e.loc)
+      case 'unary':
+        return e.op === '-' ? negSeries(this.series(e.arg, scope)) : constantSeries(e)
       case 'binary': {
         const { op } = e
         if (op !== '+' && op !== '-' && op !== '*' && op !== '/' && op !== '**' && op !== '%') return constantSeries(e)
-        const a = this.series(e.left, scope), b = this.series(e.right, scope)
+        const a = this.series(e.left, scope),
+          b = this.series(e.right, scope)
         if (a.constant && b.constant) return constantSeries(e)
         const value = () => bin(op, a.coef(0)!, b.coef(0)!)
         switch (op) {
-          case '+': return addSeries(a, b, 1)
-          case '-': return addSeries(a, b, -1)
-          case '*': return mulSeries(scope, a, b, value())
-          case '/': return divSeries(scope, a, b, value())
-          case '**': return powSeries(scope, a, b, value())
-          default: return noRule(`Taylor mode has no rule for \`%\` on a varying f64 value (in \`${printExpr(e)}\`)`, e.loc)
+          case '+':
+            return addSeries(a, b, 1)
+          case '-':
+            return addSeries(a, b, -1)
+          case '*':
+            return mulSeries(scope, a, b, value())
+          case '/':
+            return divSeries(scope, a, b, value())
+          case '**':
+            return powSeries(scope, a, b, value())
+          default:
+            return noRule(`Taylor mode has no rule for \`%\` on a varying f64 value (in \`${printExpr(e)}\`)`, e.loc)
         }
       }
       case 'call': {
@@ -163,19 +222,27 @@ class FunctionTaylor {
         if (callee === 'f64' || callee === 'convert') {
           const arg = e.args[0]!
           if (this.isF64(arg)) return this.series(arg, scope)
-          if (readsF64(arg)) fail(`Taylor mode propagates f64 values only; \`${printExpr(arg)}\` rounds to ${typeOf(arg)}`, e.loc)
+          if (readsF64(arg))
+            fail(`Taylor mode propagates f64 values only; \`${printExpr(arg)}\` rounds to ${typeOf(arg)}`, e.loc)
           return constantSeries(e)
         }
-        if (callee === 'f32' && readsF64(e.args[0]!)) fail(`Taylor mode propagates f64 values only; \`${printExpr(e)}\` rounds to f32`, e.loc)
+        if (callee === 'f32' && readsF64(e.args[0]!))
+          fail(`Taylor mode propagates f64 values only; \`${printExpr(e)}\` rounds to f32`, e.loc)
         if (callee === 'i32' || callee === 'div' || callee === 'len' || callee === 'f32') return constantSeries(e)
         const args = e.args.map((a) => this.series(a, scope))
         if (args.every((a) => a.constant)) return constantSeries(e)
         const spec = this.registry.findPrimitive(callee) as unknown
         const standard = !callee.startsWith('$host') && spec !== undefined && STD.get(callee) === spec
-        const out = standard ? primitiveSeries(scope, callee, args, { kind: 'call', callee, args: args.map((a) => a.coef(0)!) } as Expr) : undefined
+        const out = standard
+          ? primitiveSeries(scope, callee, args, { kind: 'call', callee, args: args.map((a) => a.coef(0)!) } as Expr)
+          : undefined
         if (!out) {
-          const known = 'identity, exp, log, sin, cos, tan, sinh, cosh, tanh, sqrt, atan, asin, acos, atan2, abs, abs2, max, min, pow'
-          return noRule(`no Taylor rule for the primitive \`${callee.startsWith('$host') ? 'host function' : callee}\` (Taylor mode knows ${known}, + − * / and **)`, e.loc)
+          const known =
+            'identity, exp, log, sin, cos, tan, sinh, cosh, tanh, sqrt, atan, asin, acos, atan2, abs, abs2, max, min, pow'
+          return noRule(
+            `no Taylor rule for the primitive \`${callee.startsWith('$host') ? 'host function' : callee}\` (Taylor mode knows ${known}, + − * / and **)`,
+            e.loc,
+          )
         }
         return out
       }
@@ -199,23 +266,57 @@ class FunctionTaylor {
 
   private stmt(s: Stmt): Stmt[] {
     switch (s.kind) {
-      case 'update': return this.update(s)
-      case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
-      case 'alloc': return this.alloc(s)
-      case 'dealloc': return this.dealloc(s)
-      case 'if': return [{ ...s, pre: clone(s.pre), post: s.post ? clone(s.post) : null, then: this.body(s.then), else: this.body(s.else) }]
-      case 'while': return [{ ...s, pre: clone(s.pre), post: clone(s.post), body: this.body(s.body) }]
-      case 'for': return [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, body: this.body(s.body) }]
-      case 'push': case 'pop': {
+      case 'update':
+        return this.update(s)
+      case 'callstmt':
+        return s.target === 'function' ? this.call(s) : this.bijection(s)
+      case 'alloc':
+        return this.alloc(s)
+      case 'dealloc':
+        return this.dealloc(s)
+      case 'if':
+        return [
+          {
+            ...s,
+            pre: clone(s.pre),
+            post: s.post ? clone(s.post) : null,
+            then: this.body(s.then),
+            else: this.body(s.else),
+          },
+        ]
+      case 'while':
+        return [{ ...s, pre: clone(s.pre), post: clone(s.post), body: this.body(s.body) }]
+      case 'for':
+        return [
+          {
+            ...s,
+            start: clone(s.start),
+            stop: clone(s.stop),
+            step: s.step ? clone(s.step) : null,
+            body: this.body(s.body),
+          },
+        ]
+      case 'push':
+      case 'pop': {
         const elem = (s.stack.type as { elem?: string } | undefined)?.elem
-        if (elem === undefined || !carries({ kind: 'stack', elem } as Type, this.registry, s.stack.name, s.loc)) return [clone(s)]
+        if (elem === undefined || !carries({ kind: 'stack', elem } as Type, this.registry, s.stack.name, s.loc))
+          return [clone(s)]
         const moves: Stmt[] = []
-        for (let j = 1; j <= this.k; j++) moves.push({ kind: s.kind, stack: ref(this.cn(s.stack.name, j)), value: this.coefView(s.value, j), ...loc(s) } as Stmt)
+        for (let j = 1; j <= this.k; j++)
+          moves.push({
+            kind: s.kind,
+            stack: ref(this.cn(s.stack.name, j)),
+            value: this.coefView(s.value, j),
+            ...loc(s),
+          } as Stmt)
         return [clone(s), ...moves]
       }
-      case 'safe': return [clone(s)]
-      case 'unchecked': return [{ ...s, body: this.body(s.body) }]
-      default: return fail(`\`${s.kind}\` must be expanded before Taylor propagation`, s.loc)
+      case 'safe':
+        return [clone(s)]
+      case 'unchecked':
+        return [{ ...s, body: this.body(s.body) }]
+      default:
+        return fail(`\`${s.kind}\` must be expanded before Taylor propagation`, s.loc)
     }
   }
 
@@ -231,14 +332,24 @@ class FunctionTaylor {
     if (s.op !== '+=' && s.op !== '-=') fail(`Taylor mode cannot follow \`${s.op}\` on f64`, s.loc)
     let target: Dataview = s.target
     let sign = s.op === '+=' ? 1 : -1
-    while (target.kind === 'neg') { target = target.target; sign = -sign }
+    while (target.kind === 'neg') {
+      target = target.target
+      sign = -sign
+    }
     const rest = this.scoped((scope) => {
       const ser = this.series(s.value, scope)
       const out: Stmt[] = []
       if (ser.constant) return out
       for (let j = 1; j <= this.k; j++) {
         const c = ser.coef(j)
-        if (c) out.push({ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.coefView(target, j), value: c, ...loc(s) } as Stmt)
+        if (c)
+          out.push({
+            kind: 'update',
+            op: sign > 0 ? '+=' : '-=',
+            target: this.coefView(target, j),
+            value: c,
+            ...loc(s),
+          } as Stmt)
       }
       return out
     })
@@ -249,10 +360,18 @@ class FunctionTaylor {
     const t = s.type!
     if (!carries(t, this.registry, s.name, s.loc)) return [clone(s)]
     const names = Array.from({ length: this.k }, (_, j) => this.cn(s.name, j + 1))
-    if (t.kind === 'stack') return [clone(s), ...names.map((n) => ({ kind: 'alloc', name: n, declared: clone(t), value: { kind: 'emptystack' } } as Stmt))]
-    if (t.kind === 'array') return [clone(s), ...names.map((n) => ({ kind: 'alloc', name: n, declared: clone(t), value: clone(s.value) } as Stmt))]
+    if (t.kind === 'stack')
+      return [
+        clone(s),
+        ...names.map((n) => ({ kind: 'alloc', name: n, declared: clone(t), value: { kind: 'emptystack' } }) as Stmt),
+      ]
+    if (t.kind === 'array')
+      return [
+        clone(s),
+        ...names.map((n) => ({ kind: 'alloc', name: n, declared: clone(t), value: clone(s.value) }) as Stmt),
+      ]
     // x <- e: the coefficients start at zero and receive e's
-    const allocs = names.map((n) => ({ kind: 'alloc', name: n, declared: F64, value: lit(0), ...loc(s) } as Stmt))
+    const allocs = names.map((n) => ({ kind: 'alloc', name: n, declared: F64, value: lit(0), ...loc(s) }) as Stmt)
     const fill = this.scoped((scope) => {
       const ser = this.series(s.value as Expr, scope)
       const out: Stmt[] = []
@@ -274,20 +393,34 @@ class FunctionTaylor {
     const t = s.type!
     if (!carries(t, this.registry, s.name, s.loc)) return [clone(s)]
     const names = Array.from({ length: this.k }, (_, j) => this.cn(s.name, j + 1))
-    if (t.kind === 'stack') return [...names.map((n) => ({ kind: 'dealloc', name: n, value: { kind: 'emptystack' } } as Stmt)), clone(s)]
+    if (t.kind === 'stack')
+      return [...names.map((n) => ({ kind: 'dealloc', name: n, value: { kind: 'emptystack' } }) as Stmt), clone(s)]
     if (t.kind === 'array') {
       const out: Stmt[] = []
       for (const n of names) {
         const i = this.fresh('i')
         const z = this.fresh('z')
-        out.push({
-          kind: 'for', variable: i, start: { kind: 'num', value: 0, isFloat: false }, stop: { kind: 'call', callee: 'len', args: [ref(n)] }, step: null, inclusive: false,
-          body: [{ kind: 'unchecked', body: [
-            { kind: 'alloc', name: z, declared: F64, value: lit(0) } as Stmt,
-            { kind: 'callstmt', callee: 'SWAP', args: [ref(z), at(n, ref(i))], inverse: false } as Stmt,
-            { kind: 'dealloc', name: z, value: lit(0) } as Stmt,
-          ] }],
-        } as Stmt, { kind: 'dealloc', name: n, value: clone(s.value) } as Stmt)
+        out.push(
+          {
+            kind: 'for',
+            variable: i,
+            start: { kind: 'num', value: 0, isFloat: false },
+            stop: { kind: 'call', callee: 'len', args: [ref(n)] },
+            step: null,
+            inclusive: false,
+            body: [
+              {
+                kind: 'unchecked',
+                body: [
+                  { kind: 'alloc', name: z, declared: F64, value: lit(0) } as Stmt,
+                  { kind: 'callstmt', callee: 'SWAP', args: [ref(z), at(n, ref(i))], inverse: false } as Stmt,
+                  { kind: 'dealloc', name: z, value: lit(0) } as Stmt,
+                ],
+              },
+            ],
+          } as Stmt,
+          { kind: 'dealloc', name: n, value: clone(s.value) } as Stmt,
+        )
       }
       return [...out, clone(s)]
     }
@@ -304,7 +437,7 @@ class FunctionTaylor {
       }
       return out
     })
-    return [...empty, ...names.map((n) => ({ kind: 'dealloc', name: n, value: lit(0), ...loc(s) } as Stmt)), clone(s)]
+    return [...empty, ...names.map((n) => ({ kind: 'dealloc', name: n, value: lit(0), ...loc(s) }) as Stmt), clone(s)]
   }
 
   /** `g(args)` → `g$taylor<k>(args, coefficients)`; `~g(args)` → the Taylor function of g's inverse. */
@@ -319,7 +452,8 @@ class FunctionTaylor {
         if (!carries(p.type, this.registry, p.name, s.loc)) return
         const a = s.args[i]!
         if (p.type.kind !== 'scalar') {
-          if (a.kind !== 'var') fail(`argument ${i + 1} of \`${s.callee}\` must be a variable to carry Taylor coefficients`, a.loc ?? s.loc)
+          if (a.kind !== 'var')
+            fail(`argument ${i + 1} of \`${s.callee}\` must be a variable to carry Taylor coefficients`, a.loc ?? s.loc)
           for (let j = 1; j <= this.k; j++) cargs.push(ref(this.cn((a as { name: string }).name, j)))
           return
         }
@@ -331,7 +465,9 @@ class FunctionTaylor {
         const ser = this.series(a as Expr, scope)
         for (let j = 1; j <= this.k; j++) cargs.push((ser.constant ? null : ser.coef(j)) ?? lit(0))
       })
-      return [{ kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...cargs], inverse: false, ...loc(s) } as Stmt]
+      return [
+        { kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...cargs], inverse: false, ...loc(s) } as Stmt,
+      ]
     })
   }
 
@@ -346,59 +482,89 @@ class FunctionTaylor {
     if (spec.selfAdjoint) {
       // a linear map acts on every coefficient alike
       const out: Stmt[] = [same]
-      for (let j = 1; j <= this.k; j++) out.push(bij(spec.name, a.map((x) => this.coefView(x, j))))
+      for (let j = 1; j <= this.k; j++)
+        out.push(
+          bij(
+            spec.name,
+            a.map((x) => this.coefView(x, j)),
+          ),
+        )
       return out
     }
     switch (std) {
-      case 'INC': case 'DEC': return [same] // a ± 1 changes only the value, not the higher coefficients
-      case 'ROT': case 'IROT': {
+      case 'INC':
+      case 'DEC':
+        return [same] // a ± 1 changes only the value, not the higher coefficients
+      case 'ROT':
+      case 'IROT': {
         const probe = new SeriesScope(this.fresh)
         if (this.series(a[2] as Expr, probe).constant) {
           // a rotation by a constant angle acts on every coefficient alike
           const out: Stmt[] = [same]
-          for (let j = 1; j <= this.k; j++) out.push(bij(std, [this.coefView(a[0]!, j), this.coefView(a[1]!, j), clone(a[2]!)]))
+          for (let j = 1; j <= this.k; j++)
+            out.push(bij(std, [this.coefView(a[0]!, j), this.coefView(a[1]!, j), clone(a[2]!)]))
           return out
         }
         // a varying angle: (a, b) ← R(±θ)(a, b) on the series, undone by R(∓θ)
-        const rotate = (sign: 1 | -1) => (scope: SeriesScope, [x, y]: Series[]): Series[] => {
-          const th = this.series(a[2] as Expr, scope)
-          const c = primitiveSeries(scope, 'cos', [th], { kind: 'call', callee: 'cos', args: [th.coef(0)!] } as Expr)!
-          const sn = primitiveSeries(scope, 'sin', [th], { kind: 'call', callee: 'sin', args: [th.coef(0)!] } as Expr)!
-          const prod = (u: Series, v: Series) => mulSeries(scope, u, v, bin('*', u.coef(0)!, v.coef(0)!))
-          return [addSeries(prod(c, x!), prod(sn, y!), sign > 0 ? -1 : 1), addSeries(prod(c, y!), prod(sn, x!), sign > 0 ? 1 : -1)]
-        }
+        const rotate =
+          (sign: 1 | -1) =>
+          (scope: SeriesScope, [x, y]: Series[]): Series[] => {
+            const th = this.series(a[2] as Expr, scope)
+            const c = primitiveSeries(scope, 'cos', [th], { kind: 'call', callee: 'cos', args: [th.coef(0)!] } as Expr)!
+            const sn = primitiveSeries(scope, 'sin', [th], {
+              kind: 'call',
+              callee: 'sin',
+              args: [th.coef(0)!],
+            } as Expr)!
+            const prod = (u: Series, v: Series) => mulSeries(scope, u, v, bin('*', u.coef(0)!, v.coef(0)!))
+            return [
+              addSeries(prod(c, x!), prod(sn, y!), sign > 0 ? -1 : 1),
+              addSeries(prod(c, y!), prod(sn, x!), sign > 0 ? 1 : -1),
+            ]
+          }
         const rot = std === 'ROT' ? 1 : -1
         return this.inPlace(s, [a[0]!, a[1]!], rotate(rot), rotate(rot > 0 ? -1 : 1))
       }
       case 'INV': {
         // a ← 1/a on the series; its own inverse
-        const recip = (scope: SeriesScope, [x]: Series[]): Series[] => [divSeries(scope, constantSeries(lit(1)), x!, bin('/', lit(1), x!.coef(0)!))]
+        const recip = (scope: SeriesScope, [x]: Series[]): Series[] => [
+          divSeries(scope, constantSeries(lit(1)), x!, bin('/', lit(1), x!.coef(0)!)),
+        ]
         return this.inPlace(s, [a[0]!], recip, recip)
       }
-      case 'AddConst': case 'SubConst': case 'sincos': case 'sincos_inverse': {
+      case 'AddConst':
+      case 'SubConst':
+      case 'sincos':
+      case 'sincos_inverse': {
         // updates of the targets by functions of read-only values
         const op = std === 'AddConst' || std === 'sincos' ? '+=' : '-='
-        return [same, ...this.scoped((scope) => {
-          const out: Stmt[] = []
-          const emit = (target: Arg, ser: Series) => {
-            if (ser.constant) return
-            for (let j = 1; j <= this.k; j++) {
-              const c = ser.coef(j)
-              if (c) out.push({ kind: 'update', op, target: this.coefView(target, j), value: c, ...loc(s) } as Stmt)
+        return [
+          same,
+          ...this.scoped((scope) => {
+            const out: Stmt[] = []
+            const emit = (target: Arg, ser: Series) => {
+              if (ser.constant) return
+              for (let j = 1; j <= this.k; j++) {
+                const c = ser.coef(j)
+                if (c) out.push({ kind: 'update', op, target: this.coefView(target, j), value: c, ...loc(s) } as Stmt)
+              }
             }
-          }
-          if (std === 'AddConst' || std === 'SubConst') emit(a[0]!, this.series(a[1] as Expr, scope))
-          else {
-            const x = this.series(a[2] as Expr, scope)
-            const x0 = () => x.coef(0)!
-            emit(a[0]!, primitiveSeries(scope, 'sin', [x], { kind: 'call', callee: 'sin', args: [x0()] } as Expr)!)
-            emit(a[1]!, primitiveSeries(scope, 'cos', [x], { kind: 'call', callee: 'cos', args: [x0()] } as Expr)!)
-          }
-          return out
-        })]
+            if (std === 'AddConst' || std === 'SubConst') emit(a[0]!, this.series(a[1] as Expr, scope))
+            else {
+              const x = this.series(a[2] as Expr, scope)
+              const x0 = () => x.coef(0)!
+              emit(a[0]!, primitiveSeries(scope, 'sin', [x], { kind: 'call', callee: 'sin', args: [x0()] } as Expr)!)
+              emit(a[1]!, primitiveSeries(scope, 'cos', [x], { kind: 'call', callee: 'cos', args: [x0()] } as Expr)!)
+            }
+            return out
+          }),
+        ]
       }
       default:
-        return noRule(`no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, INC, DEC, AddConst, SubConst, sincos)`, s.loc)
+        return noRule(
+          `no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, INC, DEC, AddConst, SubConst, sincos)`,
+          s.loc,
+        )
     }
   }
 
@@ -411,8 +577,15 @@ class FunctionTaylor {
    * and n_j is freed against its value recomputed from the new coefficients by `back`. Every
    * free can thus be recomputed when the block runs backwards.
    */
-  private inPlace(s: CallStmt, targets: Arg[], next: (scope: SeriesScope, old: Series[]) => Series[], back: (scope: SeriesScope, now: Series[]) => Series[]): Stmt[] {
-    for (const t of targets) if (t.kind !== 'var' && t.kind !== 'index') fail(`Taylor mode follows \`${s.callee}\` on variables and array elements only`, s.loc)
+  private inPlace(
+    s: CallStmt,
+    targets: Arg[],
+    next: (scope: SeriesScope, old: Series[]) => Series[],
+    back: (scope: SeriesScope, now: Series[]) => Series[],
+  ): Stmt[] {
+    for (const t of targets)
+      if (t.kind !== 'var' && t.kind !== 'index')
+        fail(`Taylor mode follows \`${s.callee}\` on variables and array elements only`, s.loc)
     const leaves = (): Series[] => targets.map((t) => this.series(t as Expr, new SeriesScope(this.fresh)))
     const before = new SeriesScope(this.fresh)
     const fresh = next(before, leaves())
@@ -425,25 +598,47 @@ class FunctionTaylor {
         allocs.push({ kind: 'alloc', name, declared: F64, value: fresh[i]!.coef(j) ?? lit(0) } as Stmt)
       }
     })
-    const swaps = slots.map(({ name, target, j }) => ({ kind: 'callstmt', callee: 'SWAP', args: [ref(name), this.coefView(target, j)], inverse: false } as Stmt))
+    const swaps = slots.map(
+      ({ name, target, j }) =>
+        ({ kind: 'callstmt', callee: 'SWAP', args: [ref(name), this.coefView(target, j)], inverse: false }) as Stmt,
+    )
     const after = new SeriesScope(this.fresh)
     const old = back(after, leaves())
-    const frees = slots.map(({ name, j }, n) => ({ kind: 'dealloc', name, value: old[Math.floor(n / this.k)]!.coef(j) ?? lit(0) } as Stmt))
-    return [{
-      kind: 'unchecked',
-      body: [...before.defs, ...allocs, ...before.frees(), clone(s), ...swaps, ...after.defs, ...frees.reverse(), ...after.frees()],
-    } as Stmt]
+    const frees = slots.map(
+      ({ name, j }, n) => ({ kind: 'dealloc', name, value: old[Math.floor(n / this.k)]!.coef(j) ?? lit(0) }) as Stmt,
+    )
+    return [
+      {
+        kind: 'unchecked',
+        body: [
+          ...before.defs,
+          ...allocs,
+          ...before.frees(),
+          clone(s),
+          ...swaps,
+          ...after.defs,
+          ...frees.reverse(),
+          ...after.frees(),
+        ],
+      } as Stmt,
+    ]
   }
 }
 
 /** Whether an expression reads an f64 location (so it varies along the line). */
 function readsF64(e: Expr): boolean {
   switch (e.kind) {
-    case 'var': case 'index': return typeOf(e) === 'f64'
-    case 'unary': return readsF64(e.arg)
-    case 'binary': return readsF64(e.left) || readsF64(e.right)
-    case 'call': return e.callee !== 'len' && e.args.some(readsF64)
-    default: return false
+    case 'var':
+    case 'index':
+      return typeOf(e) === 'f64'
+    case 'unary':
+      return readsF64(e.arg)
+    case 'binary':
+      return readsF64(e.left) || readsF64(e.right)
+    case 'call':
+      return e.callee !== 'len' && e.args.some(readsF64)
+    default:
+      return false
   }
 }
 

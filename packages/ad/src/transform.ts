@@ -5,9 +5,21 @@
  * ordinary Tenet: it is checked, inverted and compiled by any backend like a function the user wrote.
  */
 import {
-  TenetStaticError, parse, printExpr, printStmt,
-  type Arg, type BijectionSpec, type CallStmt, type Dataview, type Expr, type FunctionDef, type Param, type Program,
-  type Registry, type Stmt, type Type,
+  TenetStaticError,
+  parse,
+  printExpr,
+  printStmt,
+  type Arg,
+  type BijectionSpec,
+  type CallStmt,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Param,
+  type Program,
+  type Registry,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
@@ -15,8 +27,27 @@ import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
 import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
-  add, at, bin, clone, differentiate, gradientScalar, isDiffType, isFloatType, isRealViewType, lit, mul, namesIn, neg, readsFloat, realF64, realView, ref, scaleDerivative, typeOf,
-  type Contribution, type PartialsResolver,
+  add,
+  at,
+  bin,
+  clone,
+  differentiate,
+  gradientScalar,
+  isDiffType,
+  isFloatType,
+  isRealViewType,
+  lit,
+  mul,
+  namesIn,
+  neg,
+  readsFloat,
+  realF64,
+  realView,
+  ref,
+  scaleDerivative,
+  typeOf,
+  type Contribution,
+  type PartialsResolver,
 } from './expr.js'
 
 /**
@@ -65,7 +96,12 @@ export function gradientType(t: Type): Type {
  * The gradient slot of each parameter of `f` in its adjoint (null where there is no gradient);
  * `width` > 1 for the vector-mode adjoint (w scalar parameters per float scalar).
  */
-export function gradientSlots(params: Param[], registry: Registry, width = 1, constants: ReadonlySet<number> = new Set()): Array<GradientSlot | null> {
+export function gradientSlots(
+  params: Param[],
+  registry: Registry,
+  width = 1,
+  constants: ReadonlySet<number> = new Set(),
+): Array<GradientSlot | null> {
   let k = params.length
   return params.map((p, i) => {
     if (!hasGradient(p.type, registry) || constants.has(i)) return null
@@ -78,7 +114,6 @@ export function gradientSlots(params: Param[], registry: Registry, width = 1, co
 const fail = (msg: string, loc?: Expr['loc']): never => {
   throw new TenetStaticError('ad/unsupported', msg, loc)
 }
-
 
 /**
  * Generates adjoints on demand (see `OnDemandTransform`), callees included so that recursion
@@ -98,8 +133,12 @@ export class AdjointBuilder extends OnDemandTransform {
     super(program, inverses)
   }
 
-  protected nameOf(name: string, inverse: boolean): string { return adjointName(name, inverse, this.width) }
-  protected transform(f: FunctionDef, name: string): FunctionDef { return new FunctionAdjoint(this, f, name).build() }
+  protected nameOf(name: string, inverse: boolean): string {
+    return adjointName(name, inverse, this.width)
+  }
+  protected transform(f: FunctionDef, name: string): FunctionDef {
+    return new FunctionAdjoint(this, f, name).build()
+  }
 
   /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
@@ -148,14 +187,20 @@ export class AdjointBuilder extends OnDemandTransform {
     if (this.helpers.has(name)) return name
     const rule = spec.adjoint!
     if (rule.params.length !== spec.roles.length) {
-      fail(`the adjoint rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`, loc)
+      fail(
+        `the adjoint rule of \`${spec.name}\` names ${rule.params.length} parameters, but \`${spec.name}\` takes ${spec.roles.length}`,
+        loc,
+      )
     }
     // a fixed or ulog value has an f64 gradient: the snippet, written in one float type, sees its
     // real value in an f64 ancilla of the same name (freed against the same value)
     const real = rule.params.map((_, i) => isRealViewType(this.registry, argTypes[i]))
     const held = (p: string) => `__tenet_value_${p}`
     const params = rule.params.map((p, i) => `${real[i] ? held(p) : p}: ${argTypes[i]}`)
-    rule.params.forEach((p, i) => { if (isFloatType(this.registry, argTypes[i])) params.push(`g_${p}: ${real[i] ? gradientScalar(argTypes[i]!) : argTypes[i]}`) })
+    rule.params.forEach((p, i) => {
+      if (isFloatType(this.registry, argTypes[i]))
+        params.push(`g_${p}: ${real[i] ? gradientScalar(argTypes[i]!) : argTypes[i]}`)
+    })
     const open = rule.params.flatMap((p, i) => (real[i] ? [`${p} <- f64(${held(p)})`] : []))
     const close = rule.params.flatMap((p, i) => (real[i] ? [`${p} -> f64(${held(p)})`] : [])).reverse()
     const text = `fn adjoint_snippet(${params.join(', ')}) {\n${[...open, rule.source, ...close].join('\n')}\n}`
@@ -183,7 +228,9 @@ class FunctionAdjoint {
   private readonly dirs: number[]
 
   constructor(
-    private readonly builder: AdjointBuilder, private readonly f: FunctionDef, private readonly name: string,
+    private readonly builder: AdjointBuilder,
+    private readonly f: FunctionDef,
+    private readonly name: string,
     /** Parameters held constant (no gradient; see `AdjointBuilder.withConstants`). */
     private readonly constants: ReadonlySet<string> = new Set(),
   ) {
@@ -207,10 +254,15 @@ class FunctionAdjoint {
     const gradParams: Param[] = []
     this.f.params.forEach((p, i) => {
       if (!slots[i] || this.constants.has(p.name)) return
-      if (p.type.kind === 'scalar') for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
+      if (p.type.kind === 'scalar')
+        for (const k of this.dirs) gradParams.push({ name: this.gs(p.name, k), type: gradientType(p.type) })
       else gradParams.push({ name: this.g(p.name), type: gradientType(p.type) })
     })
-    return [...this.f.params.map((p) => ({ name: p.name, type: p.type })), ...gradParams, { name: this.sink, type: { kind: 'scalar', name: 'f64' } }]
+    return [
+      ...this.f.params.map((p) => ({ name: p.name, type: p.type })),
+      ...gradParams,
+      { name: this.sink, type: { kind: 'scalar', name: 'f64' } },
+    ]
   }
 
   build(): FunctionDef {
@@ -239,12 +291,17 @@ class FunctionAdjoint {
     // find the longest P₀ = body[j, j+k) whose inverse is the tail body[n−k, n): body = Q; P₀; C; ~P₀
     const printed = body.map((x) => printStmt(x, 0))
     const printedInverse = body.map((x) => printStmt(invertStmt(x), 0))
-    let k = 0, j = 0
+    let k = 0,
+      j = 0
     search: for (let cand = Math.floor(n / 2); cand >= 1; cand--) {
       for (let start = 0; start + 2 * cand <= n; start++) {
         let match = true
         for (let t = 0; t < cand && match; t++) match = printed[n - cand + t] === printedInverse[start + cand - 1 - t]
-        if (match) { k = cand; j = start; break search }
+        if (match) {
+          k = cand
+          j = start
+          break search
+        }
       }
     }
     if (!k || loss === undefined) return undefined
@@ -252,14 +309,20 @@ class FunctionAdjoint {
     // P₀ may write anything but the loss: at the head of the adjoint every gradient except the
     // loss's is zero, so the adjoint of ~P₀ changes no gradient and only recomputes P₀
     let pure = true
-    const writesLocal = (a: Arg) => { const r = rootName(a); if (r === undefined || r === loss) pure = false }
+    const writesLocal = (a: Arg) => {
+      const r = rootName(a)
+      if (r === undefined || r === loss) pure = false
+    }
     walk(head, (x) => {
       if (x.kind === 'update') writesLocal(x.target)
       else if (x.kind === 'callstmt') {
-        const written = x.target === 'function'
-          ? this.builder.program.writes.get(x.callee)!
-          : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
-        x.args.forEach((a, i) => { if (written[i]) writesLocal(a) })
+        const written =
+          x.target === 'function'
+            ? this.builder.program.writes.get(x.callee)!
+            : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+        x.args.forEach((a, i) => {
+          if (written[i]) writesLocal(a)
+        })
       } else if (x.kind === 'push' || x.kind === 'pop' || x.kind === 'safe') pure = false
     })
     if (!pure) return undefined
@@ -270,18 +333,35 @@ class FunctionAdjoint {
       else if (x.kind === 'dealloc') live.delete(x.name)
     }
     const gradientAllocs = [...live.values()].flatMap((a) =>
-      this.dealloc({ kind: 'dealloc', name: a.name, value: a.value, ...(a.type ? { type: a.type } : {}) } as Extract<Stmt, { kind: 'dealloc' }>).slice(1))
+      this.dealloc({ kind: 'dealloc', name: a.name, value: a.value, ...(a.type ? { type: a.type } : {}) } as Extract<
+        Stmt,
+        { kind: 'dealloc' }
+      >).slice(1),
+    )
     const forward = body.slice(0, n - k)
     const lossType = loss === undefined ? undefined : this.f.params.find((p) => p.name === loss)?.type
-    const report: Stmt[] = loss === undefined ? [] : [{
-      kind: 'update', op: '+=', target: ref('$loss'),
-      value: lossType?.kind === 'scalar' && lossType.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
-    } as Stmt]
+    const report: Stmt[] =
+      loss === undefined
+        ? []
+        : [
+            {
+              kind: 'update',
+              op: '+=',
+              target: ref('$loss'),
+              value:
+                lossType?.kind === 'scalar' && lossType.name === 'f64'
+                  ? ref(loss)
+                  : { kind: 'call', callee: 'f64', args: [ref(loss)] },
+            } as Stmt,
+          ]
     const adjoint = this.build()
     return {
       ...adjoint,
       name: this.name,
-      params: [...adjoint.params, ...(loss === undefined ? [] : [{ name: '$loss', type: { kind: 'scalar', name: 'f64' } } as Param])],
+      params: [
+        ...adjoint.params,
+        ...(loss === undefined ? [] : [{ name: '$loss', type: { kind: 'scalar', name: 'f64' } } as Param]),
+      ],
       body: [...forward.map(clone), ...report, ...gradientAllocs, ...this.body(forward)],
     }
   }
@@ -300,12 +380,14 @@ class FunctionAdjoint {
    */
   buildOnePass(loss: string): FunctionDef | undefined {
     const lossParam = this.f.params.find((p) => p.name === loss)
-    if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32')) return undefined
+    if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32'))
+      return undefined
     // the loss is written only by `loss ±= e`, e not reading it, and read, passed or swapped nowhere
     if (!onlyAccumulates(this.f.body, loss)) return undefined
     const written = new Set<string>()
     let ok = true
-    const isFloat = (t: Type | string | undefined) => t !== undefined && this.isFloat(typeof t === 'string' ? t : t.kind === 'scalar' ? t.name : t.elem)
+    const isFloat = (t: Type | string | undefined) =>
+      t !== undefined && this.isFloat(typeof t === 'string' ? t : t.kind === 'scalar' ? t.name : t.elem)
     const lossUpdates = new Set<Stmt>()
     walk(this.f.body, (x) => {
       if (!ok) return
@@ -317,10 +399,18 @@ class FunctionAdjoint {
           else if (isFloat(typeOf(x.target))) written.add(r)
           break
         }
-        case 'alloc': if (isFloat(x.type)) written.add(x.name); break
+        case 'alloc':
+          if (isFloat(x.type)) written.add(x.name)
+          break
         case 'callstmt': {
-          const w = x.target === 'function' ? this.builder.program.writes.get(x.callee) : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
-          if (!w) { ok = false; break }
+          const w =
+            x.target === 'function'
+              ? this.builder.program.writes.get(x.callee)
+              : this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+          if (!w) {
+            ok = false
+            break
+          }
           x.args.forEach((a, i) => {
             if (!w[i]) return
             const r = rootName(a)
@@ -328,30 +418,62 @@ class FunctionAdjoint {
           })
           break
         }
-        case 'push': case 'pop': if (isFloat(typeOf(x.value))) ok = false; break
+        case 'push':
+        case 'pop':
+          if (isFloat(typeOf(x.value))) ok = false
+          break
         // host effects run in both sweeps of the two-sweep gradient: keep that behaviour
-        case 'safe': ok = false; break
+        case 'safe':
+          ok = false
+          break
       }
     })
     if (!ok || lossUpdates.size === 0) return undefined
     // no loss update reads a written float (by name: a name that is written as a float is read as
     // one, except for a reused ancilla name, where this refuses)
-    for (const x of lossUpdates) if ([...readNames((x as Extract<Stmt, { kind: 'update' }>).value)].some((n) => written.has(n))) ok = false
+    for (const x of lossUpdates)
+      if ([...readNames((x as Extract<Stmt, { kind: 'update' }>).value)].some((n) => written.has(n))) ok = false
     if (!ok) return undefined
     const gLoss = ref(this.gs(loss, 0))
-    const withGradients = (body: Stmt[]): Stmt[] => body.flatMap((x): Stmt[] => {
-      switch (x.kind) {
-        case 'update':
-          return lossUpdates.has(x) ? [clone(x), ...this.accumulate(x.value, clone(gLoss) as Expr, x.op === '+=' ? 1 : -1, x.loc)] : [clone(x)]
-        case 'if': return [{ ...x, pre: clone(x.pre), post: x.post ? clone(x.post) : null, then: withGradients(x.then), else: withGradients(x.else) }]
-        case 'while': return [{ ...x, pre: clone(x.pre), post: clone(x.post), body: withGradients(x.body) }]
-        case 'for': return [{ ...x, start: clone(x.start), stop: clone(x.stop), step: x.step ? clone(x.step) : null, body: withGradients(x.body) }]
-        case 'unchecked': return [{ ...x, body: withGradients(x.body) }]
-        default: return [clone(x)]
-      }
-    })
+    const withGradients = (body: Stmt[]): Stmt[] =>
+      body.flatMap((x): Stmt[] => {
+        switch (x.kind) {
+          case 'update':
+            return lossUpdates.has(x)
+              ? [clone(x), ...this.accumulate(x.value, clone(gLoss) as Expr, x.op === '+=' ? 1 : -1, x.loc)]
+              : [clone(x)]
+          case 'if':
+            return [
+              {
+                ...x,
+                pre: clone(x.pre),
+                post: x.post ? clone(x.post) : null,
+                then: withGradients(x.then),
+                else: withGradients(x.else),
+              },
+            ]
+          case 'while':
+            return [{ ...x, pre: clone(x.pre), post: clone(x.post), body: withGradients(x.body) }]
+          case 'for':
+            return [
+              {
+                ...x,
+                start: clone(x.start),
+                stop: clone(x.stop),
+                step: x.step ? clone(x.step) : null,
+                body: withGradients(x.body),
+              },
+            ]
+          case 'unchecked':
+            return [{ ...x, body: withGradients(x.body) }]
+          default:
+            return [clone(x)]
+        }
+      })
     const report: Stmt = {
-      kind: 'update', op: '+=', target: ref('$loss'),
+      kind: 'update',
+      op: '+=',
+      target: ref('$loss'),
       value: lossParam.type.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
     } as Stmt
     return {
@@ -364,17 +486,28 @@ class FunctionAdjoint {
   }
 
   /** Gradient name of an array or stack (one per variable, n·w elements). */
-  private g(name: string): string { return this.prefix + name }
+  private g(name: string): string {
+    return this.prefix + name
+  }
   /** Gradient name of scalar `name` in direction k. */
-  private gs(name: string, k: number): string { return this.w === 1 ? this.prefix + name : `${this.prefix}${k}$${name}` }
+  private gs(name: string, k: number): string {
+    return this.w === 1 ? this.prefix + name : `${this.prefix}${k}$${name}`
+  }
   /** `zeros(n)` → `zeros(n · w)`. */
-  private wide(n: Expr): Expr { return this.w === 1 ? n : bin('*', n, { kind: 'num', value: this.w, isFloat: false }) }
-  private fresh(kind: string): string { return `$${kind}${this.counter++}` }
-  private isFloat(t: string | undefined): boolean { return isDiffType(this.registry, t) }
+  private wide(n: Expr): Expr {
+    return this.w === 1 ? n : bin('*', n, { kind: 'num', value: this.w, isFloat: false })
+  }
+  private fresh(kind: string): string {
+    return `$${kind}${this.counter++}`
+  }
+  private isFloat(t: string | undefined): boolean {
+    return isDiffType(this.registry, t)
+  }
 
   /** The gradient dataview of a value dataview in direction k. */
   private grad(dv: Dataview | Arg, k = 0): Grad {
-    if (this.constants.size && this.constants.has(rootOf(dv))) fail(`\`${rootOf(dv)}\` is held constant, but its gradient is needed here`, dv.loc)
+    if (this.constants.size && this.constants.has(rootOf(dv)))
+      fail(`\`${rootOf(dv)}\` is held constant, but its gradient is needed here`, dv.loc)
     switch (dv.kind) {
       case 'var': {
         const ty = (dv as { type?: unknown }).type
@@ -386,8 +519,13 @@ class FunctionAdjoint {
         const base = bin('*', clone(dv.index), { kind: 'num', value: this.w, isFloat: false })
         return at(this.g(dv.array.name), k === 0 ? base : bin('+', base, { kind: 'num', value: k, isFloat: false }))
       }
-      case 'neg': return { kind: 'neg', target: this.grad(dv.target, k) }
-      default: return fail(`cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry gradients)`, dv.loc)
+      case 'neg':
+        return { kind: 'neg', target: this.grad(dv.target, k) }
+      default:
+        return fail(
+          `cannot differentiate through \`${printExpr(dv as Expr)}\` (only variables, array elements and negated views carry gradients)`,
+          dv.loc,
+        )
     }
   }
 
@@ -399,17 +537,39 @@ class FunctionAdjoint {
 
   private stmt(s: Stmt): Stmt[] {
     switch (s.kind) {
-      case 'update': return this.update(s)
-      case 'callstmt': return s.target === 'function' ? this.call(s) : this.bijection(s)
-      case 'alloc': return this.alloc(s)
-      case 'dealloc': return this.dealloc(s)
+      case 'update':
+        return this.update(s)
+      case 'callstmt':
+        return s.target === 'function' ? this.call(s) : this.bijection(s)
+      case 'alloc':
+        return this.alloc(s)
+      case 'dealloc':
+        return this.dealloc(s)
       case 'if':
-        return [{ ...s, pre: clone(s.post ?? s.pre), post: s.post ? clone(s.pre) : null, then: this.body(s.then), else: this.body(s.else) }]
+        return [
+          {
+            ...s,
+            pre: clone(s.post ?? s.pre),
+            post: s.post ? clone(s.pre) : null,
+            then: this.body(s.then),
+            else: this.body(s.else),
+          },
+        ]
       case 'while':
         return [{ ...s, pre: clone(s.post), post: clone(s.pre), body: this.body(s.body) }]
       case 'for':
-        return [{ ...s, start: clone(s.start), stop: clone(s.stop), step: s.step ? clone(s.step) : null, reverse: !s.reverse, body: this.body(s.body) }]
-      case 'push': case 'pop': {
+        return [
+          {
+            ...s,
+            start: clone(s.start),
+            stop: clone(s.stop),
+            step: s.step ? clone(s.step) : null,
+            reverse: !s.reverse,
+            body: this.body(s.body),
+          },
+        ]
+      case 'push':
+      case 'pop': {
         const elem = (s.stack.type as { elem?: string } | undefined)?.elem
         const inv = invertStmt(clone(s))
         if (!this.isFloat(elem)) return [inv]
@@ -417,14 +577,26 @@ class FunctionAdjoint {
         // push(s, x) leaves x = 0, a constant: its gradient is dropped before the stacked one returns
         // (w entries per value: pushed in direction order, popped in reverse)
         if (s.kind === 'push') {
-          return [inv, ...this.dirs.map((k) => this.drop(this.grad(s.value, k), true)),
-            ...[...this.dirs].reverse().map((k) => ({ kind: 'pop', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
+          return [
+            inv,
+            ...this.dirs.map((k) => this.drop(this.grad(s.value, k), true)),
+            ...[...this.dirs]
+              .reverse()
+              .map((k) => ({ kind: 'pop', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt),
+          ]
         }
-        return [inv, ...this.dirs.map((k) => ({ kind: 'push', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt)]
+        return [
+          inv,
+          ...this.dirs.map((k) => ({ kind: 'push', stack: gs(), value: this.grad(s.value, k), ...loc(s) }) as Stmt),
+        ]
       }
-      case 'safe': rejectHostPullback(s, this.builder.program.hosts); return [clone(s)]
-      case 'unchecked': return [{ ...s, body: this.body(s.body) }]
-      default: return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
+      case 'safe':
+        rejectHostPullback(s, this.builder.program.hosts)
+        return [clone(s)]
+      case 'unchecked':
+        return [{ ...s, body: this.body(s.body) }]
+      default:
+        return fail(`\`${s.kind}\` must be expanded before differentiation`, s.loc)
     }
   }
 
@@ -436,11 +608,17 @@ class FunctionAdjoint {
     if (!this.isFloat(tt)) return [restore]
     let target: Dataview = s.target
     let sign = 1
-    while (target.kind === 'neg') { target = target.target; sign = -sign }
+    while (target.kind === 'neg') {
+      target = target.target
+      sign = -sign
+    }
     if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target)]
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     if (s.op === '-=') sign = -sign
-    return [restore, ...this.dirs.flatMap((k) => this.accumulate(s.value, this.grad(target, k) as Expr, sign, s.loc, k))]
+    return [
+      restore,
+      ...this.dirs.flatMap((k) => this.accumulate(s.value, this.grad(target, k) as Expr, sign, s.loc, k)),
+    ]
   }
 
   /**
@@ -454,12 +632,13 @@ class FunctionAdjoint {
     const tt = typeOf(s.target)
     if (!isRealViewType(this.registry, tt) && tt !== 'f64') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     const op = s.op as '*=' | '/='
-    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' } as Expr)
+    const y = (): Expr => ({ kind: 'call', callee: 'f64', args: [clone(target) as Expr], type: 'f64' }) as Expr
     const E = realF64(s.value, this.registry)
     const at = s.loc ? { loc: s.loc } : {}
     const gy = (d: number): Expr => this.grad(target, d) as Expr
     // ∂(Y·E)/∂E = Y, ∂(Y/E)/∂E = −Y/E² (as Y/E/E: E² overflows long before Y/E/E does)
-    const seedE = (d: number): Expr => (op === '*=' ? mul(gy(d), y()) : neg(bin('/', bin('/', mul(gy(d), y()), clone(E)), clone(E))))
+    const seedE = (d: number): Expr =>
+      op === '*=' ? mul(gy(d), y()) : neg(bin('/', bin('/', mul(gy(d), y()), clone(E)), clone(E)))
     return [
       ...this.dirs.flatMap((d) => this.accumulate(E, seedE(d), 1, s.loc, d)),
       ...this.dirs.flatMap((d) => scaleDerivative(this.grad(target, d), op, E, this.fresh('t'), at)),
@@ -481,13 +660,23 @@ class FunctionAdjoint {
     }
     // contributions to parameters held constant are not computed
     const held = (e: Expr | Dataview) => this.constants.size > 0 && this.constants.has(rootOf(e as Arg))
-    const pullbacks = collect.filter((p) => !held(p.target)).map((p): Stmt => {
-      const s = sign > 0 ? p.seed : neg(p.seed)
-      // in vector mode the array gradient holds w directions per element: the pullback adds to g[i·w + k]
-      const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
-      const dir = this.w !== 1 ? [int(k), int(this.w)] : []
-      return { kind: 'safe', expr: { kind: 'call', callee: p.callee, args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr, ...dir] }, ...(at ? { loc: at } : {}) } as Stmt
-    })
+    const pullbacks = collect
+      .filter((p) => !held(p.target))
+      .map((p): Stmt => {
+        const s = sign > 0 ? p.seed : neg(p.seed)
+        // in vector mode the array gradient holds w directions per element: the pullback adds to g[i·w + k]
+        const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+        const dir = this.w !== 1 ? [int(k), int(this.w)] : []
+        return {
+          kind: 'safe',
+          expr: {
+            kind: 'call',
+            callee: p.callee,
+            args: [s, ...p.args, this.grad(p.target as Dataview, k) as Expr, ...dir],
+          },
+          ...(at ? { loc: at } : {}),
+        } as Stmt
+      })
     const grouped = new Map<string, { leaf: Contribution['leaf']; coefficient: Expr }>()
     for (const t of terms) {
       if (held(t.leaf)) continue
@@ -496,9 +685,18 @@ class FunctionAdjoint {
       if (prev) prev.coefficient = add(prev.coefficient, t.coefficient)
       else grouped.set(key, { leaf: t.leaf, coefficient: t.coefficient })
     }
-    return [...grouped.values()].map(({ leaf, coefficient }) => ({
-      kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.grad(leaf, k), value: coefficient, ...(at ? { loc: at } : {}),
-    }) as Stmt).concat(pullbacks)
+    return [...grouped.values()]
+      .map(
+        ({ leaf, coefficient }) =>
+          ({
+            kind: 'update',
+            op: sign > 0 ? '+=' : '-=',
+            target: this.grad(leaf, k),
+            value: coefficient,
+            ...(at ? { loc: at } : {}),
+          }) as Stmt,
+      )
+      .concat(pullbacks)
   }
 
   /**
@@ -513,7 +711,16 @@ class FunctionAdjoint {
       return [
         { kind: 'alloc', name: t, declared: { kind: 'scalar', name: tt }, value: lit(0) },
         { kind: 'callstmt', callee: 'SWAP', args: [ref(t), target], inverse: false },
-        ...(toSink ? [{ kind: 'update', op: '+=', target: ref(this.sink), value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] } } as Stmt] : []),
+        ...(toSink
+          ? [
+              {
+                kind: 'update',
+                op: '+=',
+                target: ref(this.sink),
+                value: tt === 'f64' ? ref(t) : { kind: 'call', callee: 'f64', args: [ref(t)] },
+              } as Stmt,
+            ]
+          : []),
         { kind: 'dealloc', name: t, value: lit(0) },
       ]
     }
@@ -522,7 +729,20 @@ class FunctionAdjoint {
     const i = this.fresh('i')
     const elem = at(name, ref(i))
     ;(elem as { type?: string }).type = elemType
-    return { kind: 'unchecked', body: [{ kind: 'for', variable: i, start: { kind: 'num', value: 0, isFloat: false }, stop: arrayLength, step: null, inclusive: false, body: body(elem) }] }
+    return {
+      kind: 'unchecked',
+      body: [
+        {
+          kind: 'for',
+          variable: i,
+          start: { kind: 'num', value: 0, isFloat: false },
+          stop: arrayLength,
+          step: null,
+          inclusive: false,
+          body: body(elem),
+        },
+      ],
+    }
   }
 
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): Stmt[] {
@@ -533,8 +753,13 @@ class FunctionAdjoint {
     if (t.kind === 'stack') return [inv, { kind: 'dealloc', name: gx, value: { kind: 'emptystack' } }]
     if (t.kind === 'array') {
       const n = (s.value as Extract<Expr, { kind: 'call' }>).args[0]!
-      const gref = ref(gx); (gref as { type?: string }).type = gradientScalar(t.elem)
-      return [inv, this.drop(gref, true, this.wide(clone(n))), { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [this.wide(clone(n))] } }]
+      const gref = ref(gx)
+      ;(gref as { type?: string }).type = gradientScalar(t.elem)
+      return [
+        inv,
+        this.drop(gref, true, this.wide(clone(n))),
+        { kind: 'dealloc', name: gx, value: { kind: 'call', callee: 'zeros', args: [this.wide(clone(n))] } },
+      ]
     }
     const value = s.value as Expr
     // the ancilla's gradient is a gradient with respect to a constant: it goes to the sink and
@@ -542,9 +767,15 @@ class FunctionAdjoint {
     const dropped = this.dirs.flatMap((k): Stmt[] => {
       const g = this.gs(s.name, k)
       const gradType = gradientScalar(t.name)
-      const gref = ref(g); (gref as { type?: string }).type = gradType
+      const gref = ref(g)
+      ;(gref as { type?: string }).type = gradType
       return [
-        { kind: 'update', op: '+=', target: ref(this.sink), value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] } } as Stmt,
+        {
+          kind: 'update',
+          op: '+=',
+          target: ref(this.sink),
+          value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] },
+        } as Stmt,
         { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: lit(0) }] },
       ]
     })
@@ -568,9 +799,21 @@ class FunctionAdjoint {
     const inv = invertStmt(clone(s))
     if (!hasGradient(t, this.registry)) return [inv]
     const gx = this.g(s.name)
-    if (t.kind === 'scalar') return [inv, ...this.dirs.map((k) => ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: lit(0) }) as Stmt)]
-    const value: Expr | { kind: 'emptystack' } = t.kind === 'stack' ? { kind: 'emptystack' }
-      : { kind: 'call', callee: 'zeros', args: [this.wide(clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!))] }
+    if (t.kind === 'scalar')
+      return [
+        inv,
+        ...this.dirs.map(
+          (k) => ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: lit(0) }) as Stmt,
+        ),
+      ]
+    const value: Expr | { kind: 'emptystack' } =
+      t.kind === 'stack'
+        ? { kind: 'emptystack' }
+        : {
+            kind: 'call',
+            callee: 'zeros',
+            args: [this.wide(clone((s.value as Extract<Expr, { kind: 'call' }>).args[0]!))],
+          }
     return [inv, { kind: 'alloc', name: gx, declared: gradientType(t), value } as Stmt]
   }
 
@@ -580,8 +823,15 @@ class FunctionAdjoint {
    * expression that reads floats is an error; a location whose gradient is already passed (a
    * read-only argument repeated) gets a temporary that is added back after the call.
    */
-  private gradientArgs(s: CallStmt, kinds: Array<Type | null>, written: boolean[], dirs: number[] = this.dirs): { args: Arg[]; before: Stmt[]; after: Stmt[] } {
-    const args: Arg[] = [], before: Stmt[] = [], after: Stmt[] = []
+  private gradientArgs(
+    s: CallStmt,
+    kinds: Array<Type | null>,
+    written: boolean[],
+    dirs: number[] = this.dirs,
+  ): { args: Arg[]; before: Stmt[]; after: Stmt[] } {
+    const args: Arg[] = [],
+      before: Stmt[] = [],
+      after: Stmt[] = []
     const seen = new Set<string>()
     s.args.forEach((a, i) => {
       const t = kinds[i]
@@ -589,17 +839,24 @@ class FunctionAdjoint {
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
       if (!isView) {
         if (t.kind !== 'scalar' || readsFloat(a as Expr, this.registry)) {
-          fail(`argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`, which reads floating-point values: its gradient has nowhere to go; compute it into a variable (an ancilla) and pass the variable`, a.loc ?? s.loc)
+          fail(
+            `argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`, which reads floating-point values: its gradient has nowhere to go; compute it into a variable (an ancilla) and pass the variable`,
+            a.loc ?? s.loc,
+          )
         }
         for (const _ of dirs) {
           const c = this.fresh('c')
           before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: lit(0) } as Stmt)
           args.push(ref(c))
-          after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), { kind: 'dealloc', name: c, value: lit(0) })
+          after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), {
+            kind: 'dealloc',
+            name: c,
+            value: lit(0),
+          })
         }
         return
       }
-      const root = (a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name)
+      const root = a.kind === 'neg' ? rootOf(a) : a.kind === 'var' ? a.name : a.array.name
       if (this.constants.has(root)) {
         // a parameter held constant: the callee's contribution goes to a scratch gradient, dropped
         const c = this.fresh('c')
@@ -607,18 +864,36 @@ class FunctionAdjoint {
           const st = t.kind === 'scalar' ? t.name : (t as { elem: string }).elem
           for (const _ of dirs) {
             const cd = this.fresh('c')
-            before.push({ kind: 'alloc', name: cd, declared: { kind: 'scalar', name: gradientScalar(st) }, value: lit(0) } as Stmt)
+            before.push({
+              kind: 'alloc',
+              name: cd,
+              declared: { kind: 'scalar', name: gradientScalar(st) },
+              value: lit(0),
+            } as Stmt)
             args.push(ref(cd))
-            after.push(this.drop(withType(ref(cd), gradientScalar(st)), true), { kind: 'dealloc', name: cd, value: lit(0) })
+            after.push(this.drop(withType(ref(cd), gradientScalar(st)), true), {
+              kind: 'dealloc',
+              name: cd,
+              value: lit(0),
+            })
           }
           return
         }
         if (t.kind === 'stack') fail(`the stack \`${root}\` cannot be held constant`, s.loc)
         const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(root)] })
-        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: { kind: 'call', callee: 'zeros', args: [n()] } } as Stmt)
+        before.push({
+          kind: 'alloc',
+          name: c,
+          declared: gradientType(t),
+          value: { kind: 'call', callee: 'zeros', args: [n()] },
+        } as Stmt)
         args.push(ref(c))
         after.push(
-          this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), true, { kind: 'call', callee: 'len', args: [ref(c)] }),
+          this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), true, {
+            kind: 'call',
+            callee: 'len',
+            args: [ref(c)],
+          }),
           { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [n()] } },
         )
         return
@@ -627,23 +902,54 @@ class FunctionAdjoint {
       seen.add(root)
       if (t.kind !== 'scalar') {
         const gv = t.kind === 'array' && a.kind === 'var' ? ref(this.g(root)) : this.grad(a)
-        if (!repeated) { args.push(gv); return }
-        if (t.kind === 'stack') fail(`the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`, s.loc)
+        if (!repeated) {
+          args.push(gv)
+          return
+        }
+        if (t.kind === 'stack')
+          fail(
+            `the same stack \`${root}\` is passed twice to \`${s.callee}\`; differentiating that is not supported`,
+            s.loc,
+          )
         const c = this.fresh('c')
         const k = this.fresh('i')
         const n = (): Expr => ({ kind: 'call', callee: 'len', args: [ref(c)] })
-        before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } } as Stmt)
+        before.push({
+          kind: 'alloc',
+          name: c,
+          declared: gradientType(t),
+          value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] },
+        } as Stmt)
         args.push(ref(c))
         after.push(
-          { kind: 'for', variable: k, start: { kind: 'num', value: 0, isFloat: false }, stop: n(), step: null, inclusive: false, body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }] },
+          {
+            kind: 'for',
+            variable: k,
+            start: { kind: 'num', value: 0, isFloat: false },
+            stop: n(),
+            step: null,
+            inclusive: false,
+            body: [{ kind: 'update', op: '+=', target: at(this.g(root), ref(k)), value: at(c, ref(k)) }],
+          },
           this.drop(withType(ref(c), gradientScalar((t as { elem: string }).elem)), false, n()),
-          { kind: 'dealloc', name: c, value: { kind: 'call', callee: 'zeros', args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }] } },
+          {
+            kind: 'dealloc',
+            name: c,
+            value: {
+              kind: 'call',
+              callee: 'zeros',
+              args: [{ kind: 'call', callee: 'len', args: [ref(this.g(root))] }],
+            },
+          },
         )
         return
       }
       for (const d of dirs) {
         const gv = this.grad(a, d)
-        if (!repeated) { args.push(gv); continue }
+        if (!repeated) {
+          args.push(gv)
+          continue
+        }
         const c = this.fresh('c')
         before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: lit(0) } as Stmt)
         args.push(ref(c))
@@ -664,7 +970,17 @@ class FunctionAdjoint {
     const adj = this.builder.request(s.callee, s.inverse)
     const kinds = callee.params.map((p) => (hasGradient(p.type, this.registry) ? p.type : null))
     const { args, before, after } = this.gradientArgs(s, kinds, written)
-    return [...before, { kind: 'callstmt', callee: adj, args: [...s.args.map(clone), ...args, ref(this.sink)], inverse: false, ...loc(s) }, ...after]
+    return [
+      ...before,
+      {
+        kind: 'callstmt',
+        callee: adj,
+        args: [...s.args.map(clone), ...args, ref(this.sink)],
+        inverse: false,
+        ...loc(s),
+      },
+      ...after,
+    ]
   }
 
   private bijection(s: CallStmt): Stmt[] {
@@ -676,20 +992,53 @@ class FunctionAdjoint {
     if (!types.some((t) => this.isFloat(t))) return [restore]
     if (spec.selfAdjoint) {
       // linear and its own transpose (SWAP, NEG, HADAMARD): the gradients go through the bijection itself
-      return [restore, ...this.dirs.map((k) => ({ kind: 'callstmt', callee: spec.name, args: s.args.map((a) => this.grad(a, k)), inverse: false, ...loc(s) }) as Stmt)]
+      return [
+        restore,
+        ...this.dirs.map(
+          (k) =>
+            ({
+              kind: 'callstmt',
+              callee: spec.name,
+              args: s.args.map((a) => this.grad(a, k)),
+              inverse: false,
+              ...loc(s),
+            }) as Stmt,
+        ),
+      ]
     }
     if (!spec.adjoint) {
-      fail(`the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) to differentiate through it`, s.loc)
+      fail(
+        `the bijection \`${spec.name}\` has no adjoint rule: give its spec an \`adjoint\` snippet (or mark a linear, self-transposed one \`selfAdjoint\`) to differentiate through it`,
+        s.loc,
+      )
     }
     // an empty snippet: the gradients pass through unchanged (INC, DEC: the derivative is 1)
     if (spec.adjoint!.source.trim() === '') return [restore]
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
     // the snippet helper takes scalar gradients: one call per direction
-    return [restore, ...this.dirs.flatMap((k) => {
-      const { args, before, after } = this.gradientArgs(s, kinds, spec.roles.map((r) => r === 'inout'), [k])
-      return [...before, { kind: 'callstmt', callee: helper, args: [...s.args.map(clone), ...args], inverse: false, ...loc(s) } as Stmt, ...after]
-    })]
+    return [
+      restore,
+      ...this.dirs.flatMap((k) => {
+        const { args, before, after } = this.gradientArgs(
+          s,
+          kinds,
+          spec.roles.map((r) => r === 'inout'),
+          [k],
+        )
+        return [
+          ...before,
+          {
+            kind: 'callstmt',
+            callee: helper,
+            args: [...s.args.map(clone), ...args],
+            inverse: false,
+            ...loc(s),
+          } as Stmt,
+          ...after,
+        ]
+      }),
+    ]
   }
 }
 

@@ -66,7 +66,8 @@ describe.each(['cpu', 'interpreter'] as const)('vector-mode adjoint (%s)', (back
     for (const [name, args] of cases) {
       const f = m[name]!
       const Jf = jacobian(f, args, { mode: 'forward', width: 2 })
-      for (const width of [1, 2, 3, 8]) expectClose(jacobian(f, args, { mode: 'reverse', width }), Jf, 1e-12, `${String(name)} w=${width}`)
+      for (const width of [1, 2, 3, 8])
+        expectClose(jacobian(f, args, { mode: 'reverse', width }), Jf, 1e-12, `${String(name)} w=${width}`)
       expectClose(jacobian(f, args), Jf, 1e-12, `${String(name)} auto`)
     }
   })
@@ -78,9 +79,12 @@ describe.each(['cpu', 'interpreter'] as const)('vector-mode adjoint (%s)', (back
     expectClose(J4, J1, 1e-12, 'ulog w=4 vs w=1')
     const h = 1e-6
     for (let j = 0; j < 4; j++) {
-      const up = args.slice(); up[j]! += h
-      const dn = args.slice(); dn[j]! -= h
-      const ru = m.ul!(...up) as number[], rd = m.ul!(...dn) as number[]
+      const up = args.slice()
+      up[j]! += h
+      const dn = args.slice()
+      dn[j]! -= h
+      const ru = m.ul!(...up) as number[],
+        rd = m.ul!(...dn) as number[]
       for (let i = 0; i < 4; i++) expect(Math.abs(J4[i * 4 + j]! - (ru[i]! - rd[i]!) / (2 * h))).toBeLessThan(1e-6)
     }
   })
@@ -89,7 +93,9 @@ describe.each(['cpu', 'interpreter'] as const)('vector-mode adjoint (%s)', (back
     const c = compileAdjoint(m.mix!, 3)
     expect(c.width).toBe(3)
     const text = printFunction(c.adjoint.ir)
-    expect(text).toContain('fn mix$adj3(y: f64[], x: f64[], s: f64, g_y: f64[], g_x: f64[], g_0$s: f64, g_1$s: f64, g_2$s: f64, g$sink: f64)')
+    expect(text).toContain(
+      'fn mix$adj3(y: f64[], x: f64[], s: f64, g_y: f64[], g_x: f64[], g_0$s: f64, g_1$s: f64, g_2$s: f64, g$sink: f64)',
+    )
     expect(c.slots.map((s) => s?.index)).toEqual([3, 4, 5])
   })
 })

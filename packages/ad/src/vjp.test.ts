@@ -41,7 +41,8 @@ function generator(seed: number) {
 }
 
 /** Flattens per-argument values (numbers and arrays) into one list of scalars. */
-const flat = (vs: ReadonlyArray<number | ArrayLike<number>>): number[] => vs.flatMap((v) => (typeof v === 'number' ? [v] : Array.from(v)))
+const flat = (vs: ReadonlyArray<number | ArrayLike<number>>): number[] =>
+  vs.flatMap((v) => (typeof v === 'number' ? [v] : Array.from(v)))
 
 describe.each(['cpu', 'interpreter'] as const)('vjp and jvp rules on random programs (%s)', (backend) => {
   const tenet = tag({ backend })
@@ -50,7 +51,14 @@ describe.each(['cpu', 'interpreter'] as const)('vjp and jvp rules on random prog
     for (let t = 0; t < 40; t++) {
       const src = gen.program()
       const m = tenet(src)
-      const args = [gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, gen.rnd() - 0.5, Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5), 3]
+      const args = [
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        gen.rnd() - 0.5,
+        Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5),
+        3,
+      ]
       // a random choice of inputs and outputs among the float arguments
       const floats = [0, 1, 2, 3, 4]
       const wrt = floats.filter(() => gen.rnd() < 0.6)
@@ -60,7 +68,10 @@ describe.each(['cpu', 'interpreter'] as const)('vjp and jvp rules on random prog
       const J = jacobian(m.f!, args, { inputs: wrt, outputs })
       const nIn = flat(wrt.map((i) => args[i] as number | Float64Array)).length
       const nOut = flat(outputs.map((i) => args[i] as number | Float64Array)).length
-      const shaped = (idx: number[]) => idx.map((i) => (typeof args[i] === 'number' ? gen.rnd() - 0.5 : Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5)))
+      const shaped = (idx: number[]) =>
+        idx.map((i) =>
+          typeof args[i] === 'number' ? gen.rnd() - 0.5 : Float64Array.from({ length: 3 }, () => gen.rnd() - 0.5),
+        )
 
       const before = (args[4] as Float64Array).slice()
       const { outputs: outs, values, pullback } = vjp(m.f!, { wrt, outputs })(...args)
@@ -158,29 +169,52 @@ describe('vjp / jvp rules: defaults, types and errors', () => {
   })
 
   const code = (fn: () => unknown): string => {
-    try { fn() } catch (e) { expect(TenetError.isInstance(e), String(e)).toBe(true); return `${(e as TenetError).code}: ${(e as Error).message}` }
+    try {
+      fn()
+    } catch (e) {
+      expect(TenetError.isInstance(e), String(e)).toBe(true)
+      return `${(e as TenetError).code}: ${(e as Error).message}`
+    }
     throw new Error('expected an error')
   }
 
   it('wrong cotangent shapes: clear errors that say what is expected', () => {
     const { pullback } = vjp(m.norm!, { wrt: [1], outputs: [0] })(0, Float64Array.from([3, 4]), 2)
-    expect(code(() => pullback([]))).toMatch(/^ad\/shape: the cotangents of `norm`'s outputs must have 1 entries \(one per output \(arguments 0\)\), got 0/)
+    expect(code(() => pullback([]))).toMatch(
+      /^ad\/shape: the cotangents of `norm`'s outputs must have 1 entries \(one per output \(arguments 0\)\), got 0/,
+    )
     expect(code(() => pullback([1, 2]))).toMatch(/must have 1 entries.*got 2/)
-    expect(code(() => pullback([[1, 2]]))).toMatch(/^ad\/shape: cotangent 0 \(argument 0\) for scalar `out` must be a number, got an array of 2/)
+    expect(code(() => pullback([[1, 2]]))).toMatch(
+      /^ad\/shape: cotangent 0 \(argument 0\) for scalar `out` must be a number, got an array of 2/,
+    )
     expect(code(() => pullback(1 as never))).toMatch(/must be an array with one entry per output/)
     const tw = vjp(m.twice!)(Float64Array.from([1, 2]))
-    expect(code(() => tw.pullback([[1, 2, 3]]))).toMatch(/^ad\/shape: cotangent 0 \(argument 0\) for array `x` must have 2 elements \(the length of `x`\), got 3/)
-    expect(code(() => tw.pullback([5]))).toMatch(/for array `x` must be an array of 2 numbers \(its length\), got the number 5/)
+    expect(code(() => tw.pullback([[1, 2, 3]]))).toMatch(
+      /^ad\/shape: cotangent 0 \(argument 0\) for array `x` must have 2 elements \(the length of `x`\), got 3/,
+    )
+    expect(code(() => tw.pullback([5]))).toMatch(
+      /for array `x` must be an array of 2 numbers \(its length\), got the number 5/,
+    )
   })
 
   it('wrong tangent shapes and specs: clear errors', () => {
     const j = jvp(m.norm!, { wrt: [1], outputs: [0] })
-    expect(code(() => j([0, Float64Array.from([3, 4]), 2], [[1]]))).toMatch(/^ad\/shape: tangent 0 \(argument 1\) for array `x` must have 2 elements/)
-    expect(code(() => j([0, Float64Array.from([3, 4]), 2], []))).toMatch(/^ad\/shape: the tangents of `norm`'s inputs must have 1 entries/)
-    expect(code(() => vjp(m.norm!, { wrt: [2] }))).toMatch(/^ad\/argument: vjp\(f, spec\): `spec.wrt` names argument 2 \(`n`: i32\) of `norm`, which has no derivative \(float arguments: 0 `out`, 1 `x`\)/)
-    expect(code(() => jvp(m.norm!, { outputs: [7] }))).toMatch(/`spec.outputs` has 7, which is not an argument index of `norm` \(0..2: out, x, n\)/)
+    expect(code(() => j([0, Float64Array.from([3, 4]), 2], [[1]]))).toMatch(
+      /^ad\/shape: tangent 0 \(argument 1\) for array `x` must have 2 elements/,
+    )
+    expect(code(() => j([0, Float64Array.from([3, 4]), 2], []))).toMatch(
+      /^ad\/shape: the tangents of `norm`'s inputs must have 1 entries/,
+    )
+    expect(code(() => vjp(m.norm!, { wrt: [2] }))).toMatch(
+      /^ad\/argument: vjp\(f, spec\): `spec.wrt` names argument 2 \(`n`: i32\) of `norm`, which has no derivative \(float arguments: 0 `out`, 1 `x`\)/,
+    )
+    expect(code(() => jvp(m.norm!, { outputs: [7] }))).toMatch(
+      /`spec.outputs` has 7, which is not an argument index of `norm` \(0..2: out, x, n\)/,
+    )
     expect(code(() => vjp(m.norm!, { wrt: [1, 1] }))).toMatch(/names argument 1 twice/)
-    expect(code(() => vjp(m.norm!)(0, [3, 4], 2))).toMatch(/argument 2 \(`x: f64\[\]`\) of `norm` must be a Float64Array/)
+    expect(code(() => vjp(m.norm!)(0, [3, 4], 2))).toMatch(
+      /argument 2 \(`x: f64\[\]`\) of `norm` must be a Float64Array/,
+    )
     // the directional-derivative form of jvp is unchanged
     expect(jvp(m.norm!, [0, Float64Array.from([3, 4]), 2], { v: [0, [1, 0], null] }).tangent[0]).toBeCloseTo(0.6, 14)
   })
@@ -193,14 +227,21 @@ describe('vjp / jvp rules on the wasm backend', () => {
       for i in 0..n { y += x[i] * x[i] * w[i] }
     }`
     const registry = createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
-    const [w, c] = ['wasm', 'cpu'].map((backend) => compileModule(parse({ text: src, name: 'test' }), { registry, backend }).f!)
+    const [w, c] = ['wasm', 'cpu'].map(
+      (backend) => compileModule(parse({ text: src, name: 'test' }), { registry, backend }).f!,
+    )
     const args = () => [0.5, Float64Array.from([0.1, -0.2, 0.3]), Float64Array.from([0.7, 0.4, -0.9]), 3]
     const [rw, rc] = [w!, c!].map((f) => vjp(f, { wrt: [1, 2], outputs: [0, 1], borrow: true })(...args()))
     expectClose(flat(rw!.outputs), flat(rc!.outputs), 1e-14, 'outputs')
     const u = [1.5, [1, -1, 2]]
     expectClose(flat(rw!.pullback(u)), flat(rc!.pullback(u)), 1e-13, 'pullback')
     expectClose(flat(rw!.pullback(u)), flat(rc!.pullback(u)), 1e-13, 'second pullback')
-    const [jw, jc] = [w!, c!].map((f) => jvp(f, { wrt: [1, 2], outputs: [0, 1] })(args(), [[1, 0, 0], [0, 1, 0]]))
+    const [jw, jc] = [w!, c!].map((f) =>
+      jvp(f, { wrt: [1, 2], outputs: [0, 1] })(args(), [
+        [1, 0, 0],
+        [0, 1, 0],
+      ]),
+    )
     expectClose(flat(jw!.tangents), flat(jc!.tangents), 1e-13, 'tangents')
   })
 })

@@ -100,24 +100,45 @@ export interface JvpRule {
   readonly outputs: readonly number[]
 }
 
-const shapeError = (msg: string): never => { throw new TenetError('ad/shape', msg) }
+const shapeError = (msg: string): never => {
+  throw new TenetError('ad/shape', msg)
+}
 
 /** Resolves and checks `spec` against the parameters of `f`. */
-function resolveSpec(f: TenetFunction, spec: RuleSpec | undefined, what: string): { wrt: number[]; outputs: number[]; params: Param[]; name: string } {
+function resolveSpec(
+  f: TenetFunction,
+  spec: RuleSpec | undefined,
+  what: string,
+): { wrt: number[]; outputs: number[]; params: Param[]; name: string } {
   const info = infoOf(f)
   const params = f.ir.params
   const name = info.name
-  if (spec !== undefined && (typeof spec !== 'object' || spec === null || Array.isArray(spec))) argError(`${what}(f, spec): \`spec\` must be an object { wrt?, outputs? }, got ${Array.isArray(spec) ? 'an array' : String(spec)}`)
+  if (spec !== undefined && (typeof spec !== 'object' || spec === null || Array.isArray(spec)))
+    argError(
+      `${what}(f, spec): \`spec\` must be an object { wrt?, outputs? }, got ${Array.isArray(spec) ? 'an array' : String(spec)}`,
+    )
   const isFloat = (i: number) => params[i]!.type.kind !== 'stack' && hasGradient(params[i]!.type, info.registry)
-  const describe = (i: number) => { const p = params[i]!; return `argument ${i} (\`${p.name}\`: ${p.type.kind === 'scalar' ? p.type.name : p.type.kind === 'array' ? `${p.type.elem}[]` : 'stack'})` }
+  const describe = (i: number) => {
+    const p = params[i]!
+    return `argument ${i} (\`${p.name}\`: ${p.type.kind === 'scalar' ? p.type.name : p.type.kind === 'array' ? `${p.type.elem}[]` : 'stack'})`
+  }
   const floats = params.flatMap((_, i) => (isFloat(i) ? [i] : []))
   const written = info.program.writes.get(name)!
   const check = (key: 'wrt' | 'outputs', list: unknown): number[] => {
-    if (!Array.isArray(list)) return argError(`${what}(f, spec): \`spec.${key}\` must be an array of argument indices of \`${name}\`, got ${String(list)}`)
+    if (!Array.isArray(list))
+      return argError(
+        `${what}(f, spec): \`spec.${key}\` must be an array of argument indices of \`${name}\`, got ${String(list)}`,
+      )
     const seen = new Set<number>()
     for (const i of list) {
-      if (!Number.isInteger(i) || i < 0 || i >= params.length) argError(`${what}(f, spec): \`spec.${key}\` has ${String(i)}, which is not an argument index of \`${name}\` (0..${params.length - 1}: ${params.map((p) => p.name).join(', ')})`)
-      if (!isFloat(i)) argError(`${what}(f, spec): \`spec.${key}\` names ${describe(i)} of \`${name}\`, which has no derivative (float arguments: ${floats.map((k) => `${k} \`${params[k]!.name}\``).join(', ') || 'none'})`)
+      if (!Number.isInteger(i) || i < 0 || i >= params.length)
+        argError(
+          `${what}(f, spec): \`spec.${key}\` has ${String(i)}, which is not an argument index of \`${name}\` (0..${params.length - 1}: ${params.map((p) => p.name).join(', ')})`,
+        )
+      if (!isFloat(i))
+        argError(
+          `${what}(f, spec): \`spec.${key}\` names ${describe(i)} of \`${name}\`, which has no derivative (float arguments: ${floats.map((k) => `${k} \`${params[k]!.name}\``).join(', ') || 'none'})`,
+        )
       if (seen.has(i)) argError(`${what}(f, spec): \`spec.${key}\` names argument ${i} twice`)
       seen.add(i)
     }
@@ -132,12 +153,19 @@ function resolveSpec(f: TenetFunction, spec: RuleSpec | undefined, what: string)
 function readSeed(seed: RuleSeed, value: unknown, what: string, p: Param): number | ArrayLike<number> | null {
   if (seed === null || seed === undefined) return null
   if (typeof value === 'number') {
-    if (typeof seed !== 'number') shapeError(`${what} for scalar \`${p.name}\` must be a number, got ${describeValue(seed)}`)
+    if (typeof seed !== 'number')
+      shapeError(`${what} for scalar \`${p.name}\` must be a number, got ${describeValue(seed)}`)
     return seed as number
   }
   const len = (value as ArrayLike<number>).length
-  if (typeof seed === 'number' || typeof (seed as ArrayLike<number>).length !== 'number') shapeError(`${what} for array \`${p.name}\` must be an array of ${len} numbers (its length), got ${describeValue(seed)}`)
-  if ((seed as ArrayLike<number>).length !== len) shapeError(`${what} for array \`${p.name}\` must have ${len} elements (the length of \`${p.name}\`), got ${(seed as ArrayLike<number>).length}`)
+  if (typeof seed === 'number' || typeof (seed as ArrayLike<number>).length !== 'number')
+    shapeError(
+      `${what} for array \`${p.name}\` must be an array of ${len} numbers (its length), got ${describeValue(seed)}`,
+    )
+  if ((seed as ArrayLike<number>).length !== len)
+    shapeError(
+      `${what} for array \`${p.name}\` must have ${len} elements (the length of \`${p.name}\`), got ${(seed as ArrayLike<number>).length}`,
+    )
   return seed as ArrayLike<number>
 }
 
@@ -149,8 +177,18 @@ function describeValue(v: unknown): string {
 }
 
 function checkCount(seeds: unknown, n: number, what: string, names: string): void {
-  if (!Array.isArray(seeds) && !(typeof seeds === 'object' && seeds !== null && typeof (seeds as ArrayLike<unknown>).length === 'number' && !ArrayBuffer.isView(seeds))) shapeError(`${what} must be an array with one entry per ${names}, got ${describeValue(seeds)}`)
-  if ((seeds as ArrayLike<unknown>).length !== n) shapeError(`${what} must have ${n} entries (one per ${names}), got ${(seeds as ArrayLike<unknown>).length}`)
+  if (
+    !Array.isArray(seeds) &&
+    !(
+      typeof seeds === 'object' &&
+      seeds !== null &&
+      typeof (seeds as ArrayLike<unknown>).length === 'number' &&
+      !ArrayBuffer.isView(seeds)
+    )
+  )
+    shapeError(`${what} must be an array with one entry per ${names}, got ${describeValue(seeds)}`)
+  if ((seeds as ArrayLike<unknown>).length !== n)
+    shapeError(`${what} must have ${n} entries (one per ${names}), got ${(seeds as ArrayLike<unknown>).length}`)
 }
 
 /** The host value of parameter i's current value (decoded for fixed/ulog; arrays copied). */
@@ -187,7 +225,10 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
   const core = c.adjoint.core
   // arrays f only reads, which a borrowing rule takes as passed: (parameter, its array type)
   const borrowed = spec?.borrow === true ? sharedArrays(c).flatMap((shared, i) => (shared ? [i] : [])) : []
-  const ctorOf = (i: number) => ({ Float64Array, Float32Array, Int32Array, Uint8Array })[c.info.registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType]
+  const ctorOf = (i: number) =>
+    ({ Float64Array, Float32Array, Int32Array, Uint8Array })[
+      c.info.registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType
+    ]
   const rule = (...args: unknown[]): VjpResult => {
     const sweep = new Sweep(c)
     let load: unknown[] = args
@@ -197,7 +238,10 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
       for (const i of borrowed) {
         const ctor = ctorOf(i)
         // (an argument of the wrong type is loaded as given, and rejected there)
-        if (args[i] instanceof ctor) { load[i] = new ctor(0); lent.push(i) }
+        if (args[i] instanceof ctor) {
+          load[i] = new ctor(0)
+          lent.push(i)
+        }
       }
     }
     sweep.load(load)
@@ -208,8 +252,15 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
     let values: unknown[] | undefined
     const outs = outputs.map((i) => hostValue(f, i, final[i]) as RuleValue)
     const pullback = (cotangents: ReadonlyArray<RuleSeed>): RuleValue[] => {
-      checkCount(cotangents, outputs.length, `the cotangents of \`${name}\`'s outputs`, `output (arguments ${outputs.join(', ')})`)
-      const seeds = outputs.map((p, k) => readSeed(cotangents[k], final[p], `cotangent ${k} (argument ${p})`, params[p]!))
+      checkCount(
+        cotangents,
+        outputs.length,
+        `the cotangents of \`${name}\`'s outputs`,
+        `output (arguments ${outputs.join(', ')})`,
+      )
+      const seeds = outputs.map((p, k) =>
+        readSeed(cotangents[k], final[p], `cotangent ${k} (argument ${p})`, params[p]!),
+      )
       const argv = new Array<unknown>(n + c.slots.filter((s) => s).length + 1)
       for (let i = 0; i < n; i++) {
         const v = final[i]
@@ -220,7 +271,10 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
         if (s.kind === 'scalar') argv[s.index] = 0
         else if (s.kind === 'array') {
           const len = (v as ArrayLike<number>).length
-          argv[s.index] = gradientScalar((params[i]!.type as { elem: 'f32' }).elem) === 'f32' ? new Float32Array(len) : new Float64Array(len)
+          argv[s.index] =
+            gradientScalar((params[i]!.type as { elem: 'f32' }).elem) === 'f32'
+              ? new Float32Array(len)
+              : new Float64Array(len)
         } else argv[s.index] = new Array<number>((v as unknown[]).length).fill(0)
       }
       argv[argv.length - 1] = 0
@@ -242,11 +296,16 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
     }
     return {
       outputs: outs,
-      get values() { return (values ??= final.map((v, i) => hostValue(f, i, v))) },
+      get values() {
+        return (values ??= final.map((v, i) => hostValue(f, i, v)))
+      },
       pullback,
     }
   }
-  Object.defineProperties(rule, { wrt: { value: Object.freeze(wrt.slice()) }, outputs: { value: Object.freeze(outputs.slice()) } })
+  Object.defineProperties(rule, {
+    wrt: { value: Object.freeze(wrt.slice()) },
+    outputs: { value: Object.freeze(outputs.slice()) },
+  })
   return rule as VjpRule
 }
 
@@ -260,7 +319,10 @@ export function jvpRule(f: TenetFunction, spec?: RuleSpec): JvpRule {
   const { wrt, outputs, params, name } = resolveSpec(f, spec, 'jvp')
   const ct = compileTangent(f, 1)
   const rule = (args: unknown[], tangents: ReadonlyArray<RuleSeed>): JvpRuleResult => {
-    if (!Array.isArray(args)) argError(`a jvp rule of \`${name}\` takes (args, tangents): \`args\` must be an array of the ${params.length} arguments, got ${describeValue(args)}`)
+    if (!Array.isArray(args))
+      argError(
+        `a jvp rule of \`${name}\` takes (args, tangents): \`args\` must be an array of the ${params.length} arguments, got ${describeValue(args)}`,
+      )
     checkCount(tangents, wrt.length, `the tangents of \`${name}\`'s inputs`, `input (arguments ${wrt.join(', ')})`)
     const run = new TangentRun(ct)
     const loaded = loadArgs(f, args)
@@ -281,6 +343,9 @@ export function jvpRule(f: TenetFunction, spec?: RuleSpec): JvpRule {
     })
     return { outputs: outs, values, tangents: tans }
   }
-  Object.defineProperties(rule, { wrt: { value: Object.freeze(wrt.slice()) }, outputs: { value: Object.freeze(outputs.slice()) } })
+  Object.defineProperties(rule, {
+    wrt: { value: Object.freeze(wrt.slice()) },
+    outputs: { value: Object.freeze(outputs.slice()) },
+  })
   return rule as JvpRule
 }

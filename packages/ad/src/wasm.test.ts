@@ -3,14 +3,30 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
-import { checkGrad, grad, gradient, hessian, hvp, besselSource, besselReciprocalSource, graphEmbeddingSource, graphEmbeddingArgs } from './index.js'
+import {
+  checkGrad,
+  grad,
+  gradient,
+  hessian,
+  hvp,
+  besselSource,
+  besselReciprocalSource,
+  graphEmbeddingSource,
+  graphEmbeddingArgs,
+} from './index.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
-const compile = (text: string, backend: string, checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
+const compile = (text: string, backend: string, checks = true) =>
+  compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
 
 describe('automatic differentiation runs on wasm', () => {
   it('J₂(1.0) and its derivative (the paper figures)', () => {
-    for (const [src, checks] of [[besselSource, true], [besselSource, false], [besselReciprocalSource, true], [besselReciprocalSource, false]] as const) {
+    for (const [src, checks] of [
+      [besselSource, true],
+      [besselSource, false],
+      [besselReciprocalSource, true],
+      [besselReciprocalSource, false],
+    ] as const) {
       const m = compile(src, 'wasm', checks)
       for (const mode of ['auto', 'reverse'] as const) {
         const [, , dz] = gradient(m.ibesselj!, [0, 2, 1.0], { loss: 0, mode }) as number[]
@@ -37,11 +53,13 @@ describe('automatic differentiation runs on wasm', () => {
 
   it('keeps its work arrays in wasm memory: repeated calls, new lengths and a wide Hessian that grows the memory', () => {
     const [w, c] = [compile(graphEmbeddingSource, 'wasm', false), compile(graphEmbeddingSource, 'cpu', false)]
-    const gw = grad(w.embedding_loss!, { loss: 0 }), gc = grad(c.embedding_loss!, { loss: 0 })
+    const gw = grad(w.embedding_loss!, { loss: 0 }),
+      gc = grad(c.embedding_loss!, { loss: 0 })
     for (const k of [3, 3, 5, 2]) {
       const x = Float64Array.from({ length: 10 * k }, (_, i) => Math.cos(0.7 * i + k))
       const args = graphEmbeddingArgs(x, k)
-      const a = (gw(...args)[1] as Float64Array).slice(), b = gc(...args)[1] as Float64Array
+      const a = (gw(...args)[1] as Float64Array).slice(),
+        b = gc(...args)[1] as Float64Array
       expect(a.length).toBe(10 * k)
       for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i]!, 12)
       expect(gw.lastLoss).toBeCloseTo(gc.lastLoss, 12)
@@ -73,11 +91,25 @@ describe('automatic differentiation runs on wasm', () => {
     }`
     const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
     for (const fuse of [true, false]) {
-      const gw = grad(w.f!, { loss: 0, fuse }), gc = grad(c.f!, { loss: 0, fuse })
+      const gw = grad(w.f!, { loss: 0, fuse }),
+        gc = grad(c.f!, { loss: 0, fuse })
       // the third call's ancilla of 300 000 doubles grows the memory during the call
-      for (const [len, n] of [[3, 0], [3, 5], [5, 300_000], [5, 1], [2, 0]] as const) {
-        const args = () => [0, Float64Array.from({ length: len }, (_, i) => i + 1), Float32Array.from({ length: len }, (_, i) => 0.5 * i - 1), Float64Array.from([1.5, -2, 3]), n]
-        const a = gw(...args()), b = gc(...args())
+      for (const [len, n] of [
+        [3, 0],
+        [3, 5],
+        [5, 300_000],
+        [5, 1],
+        [2, 0],
+      ] as const) {
+        const args = () => [
+          0,
+          Float64Array.from({ length: len }, (_, i) => i + 1),
+          Float32Array.from({ length: len }, (_, i) => 0.5 * i - 1),
+          Float64Array.from([1.5, -2, 3]),
+          n,
+        ]
+        const a = gw(...args()),
+          b = gc(...args())
         for (const i of [1, 2, 3]) {
           expect((a[i] as Float64Array).length).toBe((b[i] as Float64Array).length)
           expect(Array.from(a[i] as Float64Array)).toEqual(Array.from(b[i] as Float64Array))
@@ -88,8 +120,13 @@ describe('automatic differentiation runs on wasm', () => {
   })
 
   it('takes fresh views of empty gradients after the memory grew (by another driver or during the call)', () => {
-    const w = compile('fn f(out: f64, x: f64[], n: i32) { t: f64[] <- zeros(n)\n for i in 0..len(x) { out += x[i] * x[i] }\n t -> zeros(n) }', 'wasm', false)
-    const g1 = grad(w.f!, { loss: 0 }), g2 = grad(w.f!, { loss: 0 })
+    const w = compile(
+      'fn f(out: f64, x: f64[], n: i32) { t: f64[] <- zeros(n)\n for i in 0..len(x) { out += x[i] * x[i] }\n t -> zeros(n) }',
+      'wasm',
+      false,
+    )
+    const g1 = grad(w.f!, { loss: 0 }),
+      g2 = grad(w.f!, { loss: 0 })
     expect(g1(0, new Float64Array(0), 0)[1]).toEqual(new Float64Array(0))
     // another driver of the same module grows the memory: g1's views detach
     expect((g2(0, new Float64Array(1_000_000), 0)[1] as Float64Array).length).toBe(1_000_000)
@@ -102,26 +139,37 @@ describe('automatic differentiation runs on wasm', () => {
 
   it('gives its wasm memory back on release(), as gradient() and checkGrad() do after their one call', () => {
     const w = compile('fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }', 'wasm', false)
-    const x = Float64Array.from({ length: 1000 }, (_, i) => i), y = Float64Array.from({ length: 1000 }, (_, i) => 1 - i)
-    const place = () => { const g = grad(w.dot!, { loss: 0 }); g(0, x, y); const at = (g.buffers[2] as Float64Array).byteOffset; g.release(); return at }
+    const x = Float64Array.from({ length: 1000 }, (_, i) => i),
+      y = Float64Array.from({ length: 1000 }, (_, i) => 1 - i)
+    const place = () => {
+      const g = grad(w.dot!, { loss: 0 })
+      g(0, x, y)
+      const at = (g.buffers[2] as Float64Array).byteOffset
+      g.release()
+      return at
+    }
     // a released driver's blocks are reused by the next one (first fit), so repeated one-off
     // gradients stay in the same memory
     const first = place()
     for (let t = 0; t < 5; t++) expect(place()).toBe(first)
-    for (let t = 0; t < 5; t++) expect(Array.from(gradient(w.dot!, [0, x, y], { loss: 0 })[1] as Float64Array)).toEqual(Array.from(y))
+    for (let t = 0; t < 5; t++)
+      expect(Array.from(gradient(w.dot!, [0, x, y], { loss: 0 })[1] as Float64Array)).toEqual(Array.from(y))
     expect(place()).toBe(first)
     // a released gradient function still works: it allocates again
     const g = grad(w.dot!, { loss: 0 })
-    g(0, x, y); g.release()
+    g(0, x, y)
+    g.release()
     expect(Array.from(g(0, x, y)[2] as Float64Array)).toEqual(Array.from(x))
   })
 
   it('gradients of long arrays, whose first allocations grow the memory, equal the cpu backend’s', () => {
     const text = 'fn dot(r: f64, x: f64[], y: f64[]) { for i in 0..len(x) { r += x[i] * y[i] } }'
     const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
-    const x = Float64Array.from({ length: 3000 }, (_, i) => i), y = Float64Array.from({ length: 3000 }, (_, i) => 2 * i + 1)
+    const x = Float64Array.from({ length: 3000 }, (_, i) => i),
+      y = Float64Array.from({ length: 3000 }, (_, i) => 2 * i + 1)
     for (const fuse of [true, false]) {
-      const gw = grad(w.dot!, { loss: 0, fuse })(0, x, y), gc = grad(c.dot!, { loss: 0, fuse })(0, x, y)
+      const gw = grad(w.dot!, { loss: 0, fuse })(0, x, y),
+        gc = grad(c.dot!, { loss: 0, fuse })(0, x, y)
       expect(Array.from(gw[1] as Float64Array)).toEqual(Array.from(gc[1] as Float64Array))
       expect(Array.from(gw[2] as Float64Array)).toEqual(Array.from(gc[2] as Float64Array))
     }
@@ -138,7 +186,9 @@ describe('automatic differentiation runs on wasm', () => {
     const expected = hessian(c.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })
     expect(hessian(w.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })).toEqual(expected)
     // a million-element ancilla grows the memory, then x[7] fails
-    expect(() => hvp(w.f!, [0, x, 7, 1_000_000], { loss: 0, v: [0, Float64Array.from([0, 0, 1]), 0, 0] })).toThrow(/out of bounds/)
+    expect(() => hvp(w.f!, [0, x, 7, 1_000_000], { loss: 0, v: [0, Float64Array.from([0, 0, 1]), 0, 0] })).toThrow(
+      /out of bounds/,
+    )
     for (let t = 0; t < 2; t++) expect(hessian(w.f!, [0, x, 0, 1], { loss: 0, wrt: [1], width: 1 })).toEqual(expected)
   })
 })

@@ -62,8 +62,10 @@ export class TenetLayer extends tf.layers.Layer {
   constructor(args: TenetLayerArgs) {
     const { fn, inputs, output, variables, args: given, outputShape, ...base } = args
     super(base)
-    if (!Array.isArray(variables)) adapterError('adapter/argument', 'TenetLayer: `variables` must be an array of { param, shape }')
-    if (typeof outputShape !== 'function') adapterError('adapter/argument', 'TenetLayer: `outputShape` must be a function of the input shape')
+    if (!Array.isArray(variables))
+      adapterError('adapter/argument', 'TenetLayer: `variables` must be an array of { param, shape }')
+    if (typeof outputShape !== 'function')
+      adapterError('adapter/argument', 'TenetLayer: `outputShape` must be a function of the input shape')
     this.spec = args
     this.op = tfOp(fn, {
       inputs: [...inputs, ...variables.map((w) => w.param)],
@@ -76,7 +78,11 @@ export class TenetLayer extends tf.layers.Layer {
   /** Creates the weights (TF.js calls it before the first `call`). */
   override build(_inputShape: Shape | Shape[]): void {
     this.vars = this.spec.variables.map((w) => {
-      const init = w.initializer ?? (w.shape.length >= 2 ? tf.initializers.glorotUniform({}) : tf.initializers.randomUniform({ minval: -0.5, maxval: 0.5 }))
+      const init =
+        w.initializer ??
+        (w.shape.length >= 2
+          ? tf.initializers.glorotUniform({})
+          : tf.initializers.randomUniform({ minval: -0.5, maxval: 0.5 }))
       return this.addWeight(w.param, w.shape, 'float32', init, undefined, w.trainable ?? true)
     })
     this.built = true

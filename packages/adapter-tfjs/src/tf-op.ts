@@ -72,7 +72,10 @@ export interface TfOp<R extends tf.Tensor | tf.Tensor[] = tf.Tensor | tf.Tensor[
  * take int32 tensors and get zero gradients. The op reads its inputs with `dataSync()` (a
  * synchronous download on GPU backends).
  */
-export function tfOp<const O extends readonly ParamRef[]>(f: TenetFunction, options: TfOpOptions & { outputs: O }): TfOp<O extends readonly [ParamRef] ? tf.Tensor : tf.Tensor[]> {
+export function tfOp<const O extends readonly ParamRef[]>(
+  f: TenetFunction,
+  options: TfOpOptions & { outputs: O },
+): TfOp<O extends readonly [ParamRef] ? tf.Tensor : tf.Tensor[]> {
   const plan = planArguments(f, options)
   const rule = vjp(f, { wrt: plan.wrt, outputs: plan.outputs, borrow: true })
   const single = plan.outputs.length === 1
@@ -90,7 +93,9 @@ export function tfOp<const O extends readonly ParamRef[]>(f: TenetFunction, opti
       const batched = plan.batchSize(inputs) !== null
       const sizes = plan.lastShapes!.map(sizeOf)
       const parts = tf.split(packed, sizes, batched ? 1 : 0)
-      return parts.map((p, k) => p.reshape(batched ? [packed.shape[0]!, ...plan.lastShapes![k]!] : [...plan.lastShapes![k]!]))
+      return parts.map((p, k) =>
+        p.reshape(batched ? [packed.shape[0]!, ...plan.lastShapes![k]!] : [...plan.lastShapes![k]!]),
+      )
     })
   }
   Object.defineProperties(op, { fn: { value: f }, rule: { value: rule } })
@@ -98,18 +103,35 @@ export function tfOp<const O extends readonly ParamRef[]>(f: TenetFunction, opti
 }
 
 function checkInputs(plan: ArgumentPlan, inputs: tf.Tensor[]): void {
-  if (inputs.length !== plan.inputs.length) adapterError('adapter/argument', `the op of \`${plan.name}\` takes ${plan.inputs.length} tensors (${plan.inputs.map((p) => plan.params[p]!.name).join(', ')}), got ${inputs.length}`)
+  if (inputs.length !== plan.inputs.length)
+    adapterError(
+      'adapter/argument',
+      `the op of \`${plan.name}\` takes ${plan.inputs.length} tensors (${plan.inputs.map((p) => plan.params[p]!.name).join(', ')}), got ${inputs.length}`,
+    )
   inputs.forEach((t, k) => {
     const p = plan.params[plan.inputs[k]!]!
-    if (!(t instanceof tf.Tensor)) adapterError('adapter/argument', `input ${k} (\`${p.name}\`) of the op of \`${plan.name}\` must be a tf.Tensor, got ${t === null ? 'null' : typeof t}`)
+    if (!(t instanceof tf.Tensor))
+      adapterError(
+        'adapter/argument',
+        `input ${k} (\`${p.name}\`) of the op of \`${plan.name}\` must be a tf.Tensor, got ${t === null ? 'null' : typeof t}`,
+      )
     const want = plan.isInt[k] ? 'int32' : 'float32'
-    if (t.dtype !== want) adapterError('adapter/argument', `input ${k} (\`${p.name}\`: ${plan.typeName(plan.inputs[k]!)}) of the op of \`${plan.name}\` must be a ${want} tensor, got ${t.dtype}`)
+    if (t.dtype !== want)
+      adapterError(
+        'adapter/argument',
+        `input ${k} (\`${p.name}\`: ${plan.typeName(plan.inputs[k]!)}) of the op of \`${plan.name}\` must be a ${want} tensor, got ${t.dtype}`,
+      )
   })
   plan.batchSize(inputs)
 }
 
 /** The forward pass inside `tf.customGrad`: runs the rule per batch element, keeps the pullbacks. */
-function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single: boolean): { value: tf.Tensor; gradFunc: (dy: tf.Tensor) => tf.Tensor[] } {
+function forward(
+  plan: ArgumentPlan,
+  rule: VjpRule,
+  inputs: tf.Tensor[],
+  single: boolean,
+): { value: tf.Tensor; gradFunc: (dy: tf.Tensor) => tf.Tensor[] } {
   const B = plan.batchSize(inputs)
   if (B === 0) adapterError('adapter/shape', `the op of \`${plan.name}\` got an empty batch (leading dimension 0)`)
   const count = B ?? 1
@@ -139,7 +161,10 @@ function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single:
     if (b === 0) {
       shapes = plan.outputShapes(r.outputs, elemShape)
       offsets = []
-      for (const o of r.outputs) { offsets.push(total); total += typeof o === 'number' ? 1 : o.length }
+      for (const o of r.outputs) {
+        offsets.push(total)
+        total += typeof o === 'number' ? 1 : o.length
+      }
       packed = new Float32Array(count * total)
     }
     r.outputs.forEach((o, j) => {
@@ -147,7 +172,11 @@ function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single:
       if (typeof o === 'number') packed![at] = o
       else {
         const want = j + 1 < offsets.length ? offsets[j + 1]! - offsets[j]! : total - offsets[j]!
-        if (o.length !== want) adapterError('adapter/shape', `output ${j} (\`${plan.params[plan.outputs[j]!]!.name}\`) of \`${plan.name}\` has ${o.length} elements in batch element ${b}, but ${want} in element 0: every element of a batch must give outputs of the same sizes`)
+        if (o.length !== want)
+          adapterError(
+            'adapter/shape',
+            `output ${j} (\`${plan.params[plan.outputs[j]!]!.name}\`) of \`${plan.name}\` has ${o.length} elements in batch element ${b}, but ${want} in element 0: every element of a batch must give outputs of the same sizes`,
+          )
         packed!.set(o, at)
       }
     })
@@ -159,14 +188,19 @@ function forward(plan: ArgumentPlan, rule: VjpRule, inputs: tf.Tensor[], single:
   const gradFunc = (dy: tf.Tensor): tf.Tensor[] => {
     const d = dy.dataSync() as Float32Array
     // per input: its gradient, accumulated in f64 when a batch of several shares it
-    const grads = inputs.map((t, k) => (plan.isInt[k] ? null : batchedAt[k] || count === 1 ? new Float32Array(t.size) : new Float64Array(t.size)))
+    const grads = inputs.map((t, k) =>
+      plan.isInt[k] ? null : batchedAt[k] || count === 1 ? new Float32Array(t.size) : new Float64Array(t.size),
+    )
     for (let b = 0; b < count; b++) {
-      const cot = offsets.map((o, j) => (plan.isScalarOutput[j] ? d[b * total + o]! : d.subarray(b * total + o, b * total + o + sizeOf(shapes[j]!))))
+      const cot = offsets.map((o, j) =>
+        plan.isScalarOutput[j] ? d[b * total + o]! : d.subarray(b * total + o, b * total + o + sizeOf(shapes[j]!)),
+      )
       const g = pullbacks[b]!(cot)
       inputs.forEach((_, k) => {
         const at = plan.wrtPosition[k]!
         if (at < 0) return
-        const gk = g[at]!, out = grads[k]!
+        const gk = g[at]!,
+          out = grads[k]!
         const base = batchedAt[k] ? b * elemLen[k]! : 0
         if (typeof gk === 'number') out[base] = batchedAt[k] || count === 1 ? gk : out[base]! + gk
         else if (batchedAt[k] || count === 1) out.set(gk, base)

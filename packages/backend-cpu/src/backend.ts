@@ -1,4 +1,12 @@
-import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import {
+  TenetError,
+  type BackendSpec,
+  type CompiledFunction,
+  type CompiledProgram,
+  type CompileOptions,
+  type FunctionDef,
+  type Program,
+} from '@tenet/ir'
 import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
@@ -6,7 +14,11 @@ import { CodeGenerator, makeRuntime } from './codegen.js'
  * Compiles a checked program and its inverses to JavaScript with `new Function`. The result
  * functions take positional arguments and write scalar results into their `results` buffer.
  */
-export function compileToJs(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+export function compileToJs(
+  checked: Program,
+  checkedInverses: Map<string, FunctionDef>,
+  options: CompileOptions,
+): CompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
   const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
@@ -18,7 +30,10 @@ export function compileToJs(checked: Program, checkedInverses: Map<string, Funct
   } catch (e) {
     // a strict Content-Security-Policy, or node --disallow-code-generation-from-strings
     if (e instanceof EvalError) {
-      throw new TenetError('backend/eval-forbidden', "the cpu backend compiles to JavaScript with new Function, which this page's Content-Security-Policy (or --disallow-code-generation-from-strings) forbids: use the interpreter backend, rev.with({ backend: 'interpreter' }), which generates no code")
+      throw new TenetError(
+        'backend/eval-forbidden',
+        "the cpu backend compiles to JavaScript with new Function, which this page's Content-Security-Policy (or --disallow-code-generation-from-strings) forbids: use the interpreter backend, rev.with({ backend: 'interpreter' }), which generates no code",
+      )
     }
     throw e
   }

@@ -6,9 +6,21 @@
  * that is not a number goes through the runtime table `rt`, so no source string can inject code.
  */
 import {
-  InvertibilityError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
-  type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type,
+  InvertibilityError,
+  printExpr,
+  RUNTIME_CHECKS,
+  RUNTIME_CHECK_CODES,
+  type RuntimeCheck,
+  type Arg,
+  type CompileOptions,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Program,
+  type ScalarTypeName,
+  type SourceLocation,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { hostNumber, userNames, forEachStatement, key, promotableElements, walk, type Shared } from '@tenet/ir/backend'
 
@@ -27,9 +39,14 @@ export interface Runtime {
   length: (n: number, site: number) => number
 }
 
-interface Site { code: string; loc?: SourceLocation; message: (...v: unknown[]) => string }
+interface Site {
+  code: string
+  loc?: SourceLocation
+  message: (...v: unknown[]) => string
+}
 
-const num = (v: number): string => (Object.is(v, -0) ? '-0' : Number.isFinite(v) ? String(v) : v > 0 ? 'Infinity' : Number.isNaN(v) ? 'NaN' : '-Infinity')
+const num = (v: number): string =>
+  Object.is(v, -0) ? '-0' : Number.isFinite(v) ? String(v) : v > 0 ? 'Infinity' : Number.isNaN(v) ? 'NaN' : '-Infinity'
 
 /** Generates the JS source of a whole program; `sites` collects the run-time check messages. */
 export class CodeGenerator {
@@ -65,7 +82,11 @@ export class CodeGenerator {
    * A failure site of catalog check `check` (see `RUNTIME_CHECKS`): `args` turns the values the
    * generated code passes when it fails into the catalog message's arguments.
    */
-  check<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, args: (...v: unknown[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>): number {
+  check<K extends RuntimeCheck>(
+    check: K,
+    loc: SourceLocation | undefined,
+    args: (...v: unknown[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>,
+  ): number {
     const message = RUNTIME_CHECKS[check] as (...a: unknown[]) => string
     return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
@@ -97,7 +118,8 @@ export class CodeGenerator {
     }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
-      (n) => `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
+      (n) =>
+        `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
     )
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
@@ -106,7 +128,10 @@ export class CodeGenerator {
   /** The index of a plugin bijection's \`apply\` in \`rt.bijections\` (one entry per function). */
   bijection(fn: (...a: number[]) => number[]): number {
     let k = this.bijections.indexOf(fn)
-    if (k < 0) { k = this.bijections.length; this.bijections.push(fn) }
+    if (k < 0) {
+      k = this.bijections.length
+      this.bijections.push(fn)
+    }
     return k
   }
 
@@ -118,7 +143,11 @@ export class CodeGenerator {
 
   prim(name: string, fn: (...a: number[]) => number): number {
     let k = this.primIndex.get(name)
-    if (k === undefined) { k = this.prims.length; this.prims.push(fn); this.primIndex.set(name, k) }
+    if (k === undefined) {
+      k = this.prims.length
+      this.prims.push(fn)
+      this.primIndex.set(name, k)
+    }
     return k
   }
 }
@@ -138,9 +167,15 @@ class FunctionEmitter {
     private readonly options: CompileOptions,
   ) {}
 
-  private get checking() { return this.options.checks && this.unchecked === 0 }
-  private line(s: string) { this.lines.push('  '.repeat(this.indent) + s) }
-  private fresh(prefix = 't') { return `${prefix}${this.counter++}` }
+  private get checking() {
+    return this.options.checks && this.unchecked === 0
+  }
+  private line(s: string) {
+    this.lines.push('  '.repeat(this.indent) + s)
+  }
+  private fresh(prefix = 't') {
+    return `${prefix}${this.counter++}`
+  }
   private js(name: string): string {
     const n = this.names.get(name)
     if (!n) throw new Error(`codegen: unbound name ${name}`)
@@ -176,13 +211,18 @@ class FunctionEmitter {
    * array.
    */
   emit(): EmittedFunction {
-    const params = this.f.params.map((p, i) => { const n = `p${i}`; this.names.set(p.name, n); return n })
+    const params = this.f.params.map((p, i) => {
+      const n = `p${i}`
+      this.names.set(p.name, n)
+      return n
+    })
     this.block(this.f.body)
     if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
     const written = this.program.writes.get(this.f.name)
-    const entry: string[] = [], exit: string[] = []
+    const entry: string[] = [],
+      exit: string[] = []
     this.f.params.forEach((p, i) => {
       if (p.type.kind !== 'scalar') return
       const store = `  ${R}[${i}] = ${p.type.name === 'bool' ? `(p${i} ? 1 : 0)` : `p${i}`};`
@@ -195,7 +235,8 @@ class FunctionEmitter {
       // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
       callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
       pools: this.pools,
-      render: (early) => [head, ...(early ? entry : []), pooled(body, early), ...(early ? [] : entry), ...exit, '}'].join('\n'),
+      render: (early) =>
+        [head, ...(early ? entry : []), pooled(body, early), ...(early ? [] : entry), ...exit, '}'].join('\n'),
     }
   }
 
@@ -246,8 +287,10 @@ class FunctionEmitter {
         if (ns?.fromHost) return num(ns.fromHost(e.value))
         return num(this.roundValue(e.type, e.value))
       }
-      case 'bool': return e.value ? 'true' : 'false'
-      case 'var': return this.js(e.name)
+      case 'bool':
+        return e.value ? 'true' : 'false'
+      case 'var':
+        return this.js(e.name)
       case 'index': {
         const local = this.promoted?.get(e.array.name)?.get(key(e.index))
         if (local) return local
@@ -263,12 +306,15 @@ class FunctionEmitter {
       }
       case 'unary': {
         if (e.op === '!') return `(!${this.expr(e.arg)})`
-        const neg = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
+        const neg =
+          e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
         if (neg) return `rt.prims[${this.gen.prim(`$neg$${e.type}`, neg)}](${this.expr(e.arg)})`
         return this.round(e.type, `(-(${this.expr(e.arg)}))`)
       }
-      case 'binary': return this.binary(e)
-      case 'call': return this.call(e)
+      case 'binary':
+        return this.binary(e)
+      case 'call':
+        return this.call(e)
     }
   }
 
@@ -286,7 +332,10 @@ class FunctionEmitter {
   private binary(e: Extract<Expr, { kind: 'binary' }>): string {
     const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
     let n = e.left
-    while (n.kind === 'binary' && !this.shared?.get(n)) { spine.push(n); n = n.left }
+    while (n.kind === 'binary' && !this.shared?.get(n)) {
+      spine.push(n)
+      n = n.left
+    }
     let a = this.expr(n)
     let run: string[] | undefined
     let runLevel = 0
@@ -294,9 +343,19 @@ class FunctionEmitter {
       const node = spine[k]!
       const b = this.expr(node.right)
       const level = this.plainLevel(node)
-      if (run && level === runLevel) { run.push(` ${node.op} `, b); continue }
-      if (run) { a = `(${run.join('')})`; run = undefined }
-      if (level) { run = [a, ` ${node.op} `, b]; runLevel = level; continue }
+      if (run && level === runLevel) {
+        run.push(` ${node.op} `, b)
+        continue
+      }
+      if (run) {
+        a = `(${run.join('')})`
+        run = undefined
+      }
+      if (level) {
+        run = [a, ` ${node.op} `, b]
+        runLevel = level
+        continue
+      }
       a = this.binaryCode(node, a, b)
     }
     return run ? `(${run.join('')})` : a
@@ -313,9 +372,17 @@ class FunctionEmitter {
   private binaryCode(e: Extract<Expr, { kind: 'binary' }>, a: string, b: string): string {
     const t = e.type
     switch (e.op) {
-      case '&&': case '||': case '<': case '<=': case '>': case '>=': return `(${a} ${e.op} ${b})`
-      case '==': return `(${a} === ${b})`
-      case '!=': return `(${a} !== ${b})`
+      case '&&':
+      case '||':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+        return `(${a} ${e.op} ${b})`
+      case '==':
+        return `(${a} === ${b})`
+      case '!=':
+        return `(${a} !== ${b})`
     }
     if (t === 'bool') {
       if (e.op === '^') return `(${a} !== ${b})`
@@ -330,10 +397,16 @@ class FunctionEmitter {
     }
     if (t === 'i32') {
       switch (e.op) {
-        case '*': return `Math.imul(${a}, ${b})`
-        case '^': case '&': case '|': return `(${a} ${e.op} ${b})`
-        case '**': return `(Math.pow(${a}, ${b}) | 0)`
-        default: return `((${a} ${e.op} ${b}) | 0)`
+        case '*':
+          return `Math.imul(${a}, ${b})`
+        case '^':
+        case '&':
+        case '|':
+          return `(${a} ${e.op} ${b})`
+        case '**':
+          return `(Math.pow(${a}, ${b}) | 0)`
+        default:
+          return `((${a} ${e.op} ${b}) | 0)`
       }
     }
     // x ** 2 is x * x, the same double without the call: inline for a name (a variable or a
@@ -346,7 +419,8 @@ class FunctionEmitter {
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>): string {
-    const args = () => e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
+    const args = () =>
+      e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
     const name = e.callee
     if (name.startsWith('$host')) {
       // the value must be a number (see \`hostNumber\`): checked where the call site is known
@@ -355,11 +429,16 @@ class FunctionEmitter {
       return `rt.hostNumber(rt.hosts[${k}](${args().join(', ')}), ${k}, ${site})`
     }
     switch (name) {
-      case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
-      case 'f32': return `Math.fround(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))})`
-      case 'i32': return `(Math.trunc(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))}) | 0)`
-      case 'div': return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
-      case 'len': return `${this.js((e.args[0] as { name: string }).name)}.length`
+      case 'f64':
+        return this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
+      case 'f32':
+        return `Math.fround(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))})`
+      case 'i32':
+        return `(Math.trunc(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))}) | 0)`
+      case 'div':
+        return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
+      case 'len':
+        return `${this.js((e.args[0] as { name: string }).name)}.length`
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
         const x = this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
@@ -384,15 +463,22 @@ class FunctionEmitter {
   /** Emits `dataview = value` (value is JS code already of the right type). */
   private write(dv: Dataview | Arg, value: string): void {
     switch (dv.kind) {
-      case 'var': this.line(`${this.js(dv.name)} = ${value};`); return
+      case 'var':
+        this.line(`${this.js(dv.name)} = ${value};`)
+        return
       case 'index': {
         const local = this.promoted?.get(dv.array.name)?.get(key(dv.index))
-        if (local) { this.line(`${local} = ${value};`); return }
+        if (local) {
+          this.line(`${local} = ${value};`)
+          return
+        }
         const a = this.js(dv.array.name)
         this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}] = ${value};`)
         return
       }
-      case 'neg': this.write(dv.target, this.round(dv.type, `(-(${value}))`)); return
+      case 'neg':
+        this.write(dv.target, this.round(dv.type, `(-(${value}))`))
+        return
       case 'field': {
         const ns = this.program.registry.numberSystem(dv.target.type as string)
         const set = ns.setField
@@ -402,7 +488,8 @@ class FunctionEmitter {
         this.write(dv.target as Dataview, `rt.prims[${k}](${this.read(dv.target as Dataview)}, ${value})`)
         return
       }
-      default: throw new Error(`cpu backend: cannot write to ${(dv as { kind: string }).kind}`)
+      default:
+        throw new Error(`cpu backend: cannot write to ${(dv as { kind: string }).kind}`)
     }
   }
 
@@ -442,10 +529,13 @@ class FunctionEmitter {
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
-          case '+=': case '-=':
+          case '+=':
+          case '-=':
             code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
-          case '^=': code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`; break
+          case '^=':
+            code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`
+            break
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op
@@ -454,18 +544,23 @@ class FunctionEmitter {
               const f = this.fresh('k')
               this.line(`const ${f} = ${v};`)
               if (this.checking) {
-                const site = this.gen.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
+                const site = this.gen.check('zeroFactor', s.loc, (x) => [
+                  `${printExpr(s.target)} ${op} ${printExpr(s.value)}`,
+                  x,
+                ])
                 this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
               }
               code = this.round(t, `(${old} ${op[0]} ${f})`)
             } else if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
-            else code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
+            else
+              code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
         }
         this.write(s.target, code)
         return
       }
-      case 'callstmt': return this.callStmt(s)
+      case 'callstmt':
+        return this.callStmt(s)
       case 'alloc': {
         const v = this.bind(s.name)
         if (s.value.kind === 'emptystack') this.line(`let ${v} = [];`)
@@ -473,7 +568,8 @@ class FunctionEmitter {
           const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
           // a length that is not a whole number ≥ 0 is the catalog's error, not a JS RangeError
           const site = this.gen.check('arrayLength', s.loc, (n) => [s.name, n])
-          const n = this.fresh('n'), pool = this.gen.pool()
+          const n = this.fresh('n'),
+            pool = this.gen.pool()
           this.pools.push(pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
@@ -515,10 +611,14 @@ class FunctionEmitter {
         const pre = this.fresh('c')
         this.line(`const ${pre} = ${this.expr(s.pre)};`)
         this.line(`if (${pre}) {`)
-        this.indent++; this.scoped(() => this.block(s.then)); this.indent--
+        this.indent++
+        this.scoped(() => this.block(s.then))
+        this.indent--
         if (s.else.length) {
           this.line('} else {')
-          this.indent++; this.scoped(() => this.block(s.else)); this.indent--
+          this.indent++
+          this.scoped(() => this.block(s.else))
+          this.indent--
         }
         this.line('}')
         if (this.checking) {
@@ -544,7 +644,8 @@ class FunctionEmitter {
         this.line('}')
         return
       }
-      case 'for': return this.forStmt(s)
+      case 'for':
+        return this.forStmt(s)
       case 'push': {
         const st = this.js(s.stack.name)
         this.line(`${st}.push(${this.read(s.value)});`)
@@ -567,7 +668,9 @@ class FunctionEmitter {
         // a host call's value is ignored, whatever it is
         const e = s.expr
         if (e.kind === 'call' && e.callee.startsWith('$host')) {
-          const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a)))
+          const args = e.args.map((a) =>
+            a.kind === 'var' && typeof a.type === 'object' ? this.js(a.name) : this.expr(a),
+          )
           this.line(`rt.hosts[${Number(e.callee.slice(5))}](${args.join(', ')});`)
         } else this.line(`${this.expr(e)};`)
         return
@@ -579,7 +682,8 @@ class FunctionEmitter {
         this.unchecked--
         return
       }
-      default: throw new Error(`cpu backend: \`${s.kind}\` is not core IR (preprocess first)`)
+      default:
+        throw new Error(`cpu backend: \`${s.kind}\` is not core IR (preprocess first)`)
     }
   }
 
@@ -590,8 +694,14 @@ class FunctionEmitter {
   }
 
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
-    const a = this.fresh('a'), b = this.fresh('b'), st = this.fresh('s'), n = this.fresh('n'), k = this.fresh('k')
-    this.line(`const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`)
+    const a = this.fresh('a'),
+      b = this.fresh('b'),
+      st = this.fresh('s'),
+      n = this.fresh('n'),
+      k = this.fresh('k')
+    this.line(
+      `const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`,
+    )
     if (s.step && !(s.step.kind === 'num')) {
       const site = this.gen.check('zeroStep', s.loc, () => [])
       this.line(`if (${st} === 0) rt.fail(${site});`)
@@ -607,7 +717,9 @@ class FunctionEmitter {
       if (els.length) {
         const map = new Map(saved ?? [])
         for (const { name, element, write } of els) {
-          const arr = this.js(name), ix = this.fresh('x'), r = this.fresh('r')
+          const arr = this.js(name),
+            ix = this.fresh('x'),
+            r = this.fresh('r')
           this.line(`const ${ix} = ${this.expr(element.index)};`)
           this.line(`let ${r} = ${arr}[${ix}];`)
           const m = new Map(map.get(name) ?? [])
@@ -625,7 +737,9 @@ class FunctionEmitter {
         const iv = this.js(s.variable)
         // int32 arithmetic keeps the index a small integer (a float index takes V8's generic,
         // allocating element-access path)
-        this.line(`const ${iv} = ${s.reverse ? `(${a} + Math.imul(${n} - 1 - ${k}, ${st})) | 0` : `(${a} + Math.imul(${k}, ${st})) | 0`};`)
+        this.line(
+          `const ${iv} = ${s.reverse ? `(${a} + Math.imul(${n} - 1 - ${k}, ${st})) | 0` : `(${a} + Math.imul(${k}, ${st})) | 0`};`,
+        )
         this.block(s.body)
       })
       this.indent--
@@ -634,11 +748,15 @@ class FunctionEmitter {
     if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
       // the common cases: a plain counting loop, up or down
       const iv = this.fresh('i')
-      if (stepConst === 1 && !s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
+      if (stepConst === 1 && !s.reverse)
+        this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
       else if (stepConst === 1) this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} - 1`}; ${iv} >= ${a}; ${iv}--) {`)
       else this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
       this.indent++
-      this.scoped(() => { this.names.set(s.variable, iv); this.block(s.body) })
+      this.scoped(() => {
+        this.names.set(s.variable, iv)
+        this.block(s.body)
+      })
       this.indent--
       this.line('}')
     } else {
@@ -647,7 +765,9 @@ class FunctionEmitter {
       // integer arithmetic only (a float count makes V8 box values in the loop): the number of
       // values a, a+st, … before b (up to b when inclusive)
       const gap = s.inclusive ? '' : ' - 1'
-      this.line(`if (${st} > 0) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) ${n} = (((${b} - ${a}${gap}) / ${st}) | 0) + 1; } else if (${a} ${s.inclusive ? '>=' : '>'} ${b}) ${n} = (((${a} - ${b}${gap}) / -${st}) | 0) + 1;`)
+      this.line(
+        `if (${st} > 0) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) ${n} = (((${b} - ${a}${gap}) / ${st}) | 0) + 1; } else if (${a} ${s.inclusive ? '>=' : '>'} ${b}) ${n} = (((${a} - ${b}${gap}) / -${st}) | 0) + 1;`,
+      )
       this.line(`for (let ${k} = 0; ${k} < ${n}; ${k}++) {`)
       body()
       this.line('}')
@@ -657,8 +777,12 @@ class FunctionEmitter {
     for (const st of stores) this.line(st)
     if (this.checking) {
       const site = this.gen.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
-      const a2 = this.expr(s.start), b2 = this.expr(s.stop), s2 = s.step ? this.expr(s.step) : '1'
-      this.line(`if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`)
+      const a2 = this.expr(s.start),
+        b2 = this.expr(s.stop),
+        s2 = s.step ? this.expr(s.step) : '1'
+      this.line(
+        `if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`,
+      )
     }
   }
 
@@ -671,7 +795,8 @@ class FunctionEmitter {
   private shareMathCalls(values: string[]): string[] {
     const pattern = /\bMath\.([a-z][a-z0-9]*)\(([\w$]+(?:, ?[\w$]+)*)\)/g
     const counts = new Map<string, number>()
-    for (const v of values) for (const m of v.matchAll(pattern)) if (m[1] !== 'random') counts.set(m[0], (counts.get(m[0]) ?? 0) + 1)
+    for (const v of values)
+      for (const m of v.matchAll(pattern)) if (m[1] !== 'random') counts.set(m[0], (counts.get(m[0]) ?? 0) + 1)
     const temps = new Map<string, string>()
     for (const [call, n] of counts) {
       if (n < 2) continue
@@ -685,12 +810,15 @@ class FunctionEmitter {
 
   /** The `array\0variable` pair a loop proves in bounds (see `inBounds`), if any. */
   private provenIndex(s: Extract<Stmt, { kind: 'for' }>, step: number | undefined): string | undefined {
-    if (step !== 1 || s.inclusive || s.start.kind !== 'num' || !Number.isInteger(s.start.value) || s.start.value < 0) return undefined
+    if (step !== 1 || s.inclusive || s.start.kind !== 'num' || !Number.isInteger(s.start.value) || s.start.value < 0)
+      return undefined
     const stop = s.stop
     if (stop.kind !== 'call' || stop.callee !== 'len' || stop.args[0]?.kind !== 'var') return undefined
     if (!this.fixedArrays) {
       const fixed = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
-      walk(this.f.body, (x) => { if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name) })
+      walk(this.f.body, (x) => {
+        if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name)
+      })
       this.fixedArrays = fixed
     }
     return this.fixedArrays.has(stop.args[0].name) ? `${stop.args[0].name}\u0000${s.variable}` : undefined
@@ -720,7 +848,9 @@ class FunctionEmitter {
     }
     const callee = this.program.functions.get(s.callee)!
     const w = this.program.writes.get(s.callee)!
-    const args = s.args.map((a, i) => (callee.params[i]!.type.kind === 'scalar' ? this.read(a) : this.js((a as { name: string }).name)))
+    const args = s.args.map((a, i) =>
+      callee.params[i]!.type.kind === 'scalar' ? this.read(a) : this.js((a as { name: string }).name),
+    )
     this.line(`${this.gen.fnName(s.callee, s.inverse)}(${args.join(', ')});`)
     const R = this.gen.resultsName(s.callee, s.inverse)
     s.args.forEach((a, i) => {
@@ -746,7 +876,8 @@ const POOL = '\u0001'
 function pooled(body: string, pool: boolean): string {
   const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
   return body.replace(site, (_m, p: string, ctor: string, n: string) =>
-    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`)
+    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`,
+  )
 }
 
 /** One generated function, before its read-only results are placed (see `FunctionEmitter.emit`). */
@@ -769,17 +900,22 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
   for (const f of program.functions.values()) {
     const out = new Set<string>()
     for (const body of [f.body, inverses.get(f.name)?.body ?? []]) {
-      walk(body, (s) => { if (s.kind === 'callstmt' && program.functions.has(s.callee)) out.add(s.callee) })
+      walk(body, (s) => {
+        if (s.kind === 'callstmt' && program.functions.has(s.callee)) out.add(s.callee)
+      })
     }
     callees.set(f.name, out)
   }
   // strongly connected components (Tarjan's algorithm, without recursion): a function reaches
   // itself when its component has a cycle; components come out callees first, so whether one
   // reaches a function in `callsOut` is known from those it calls. Linear in the call graph.
-  const index = new Map<string, number>(), low = new Map<string, number>()
-  const stack: string[] = [], onStack = new Set<string>()
+  const index = new Map<string, number>(),
+    low = new Map<string, number>()
+  const stack: string[] = [],
+    onStack = new Set<string>()
   const component = new Map<string, number>()
-  const cyclic: boolean[] = [], reachesOut: boolean[] = []
+  const cyclic: boolean[] = [],
+    reachesOut: boolean[] = []
   for (const root of callees.keys()) {
     if (index.has(root)) continue
     const frames: Array<{ name: string; next: Iterator<string> }> = []
@@ -807,7 +943,12 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
       const id = cyclic.length
       const members: string[] = []
       let m: string
-      do { m = stack.pop()!; onStack.delete(m); component.set(m, id); members.push(m) } while (m !== top.name)
+      do {
+        m = stack.pop()!
+        onStack.delete(m)
+        component.set(m, id)
+        members.push(m)
+      } while (m !== top.name)
       const cycle = members.length > 1 || callees.get(top.name)!.has(top.name)
       let out = false
       for (const f of members) {

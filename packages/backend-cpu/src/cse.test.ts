@@ -20,7 +20,9 @@ fn kernel(q: f64[], g: f64[], x: f64[], a: i32, b: i32, e: i32, s: f64) {
 }`
 
 function body(m: Record<string, unknown>, name: string, inverse = false): string {
-  const info = (m[name] as Record<symbol, unknown>)[Symbol.for('tenet.function')] as { compiled: { sourceOf(n: string, inv: boolean): string } }
+  const info = (m[name] as Record<symbol, unknown>)[Symbol.for('tenet.function')] as {
+    compiled: { sourceOf(n: string, inv: boolean): string }
+  }
   return info.compiled.sourceOf(name, inverse)
 }
 
@@ -39,7 +41,9 @@ describe('common subexpressions of straight-line updates (cpu backend)', () => {
     for (const checks of [false, true]) {
       const run = (backend: string) => {
         const m = compileModule(parse({ text: source, name: 'cse' }), { registry, backend, checks })
-        const q = new Float64Array([0.25, -1, 2]), g = new Float64Array([1, 2, 3]), x = new Float64Array([0.3, -0.7, 1.9])
+        const q = new Float64Array([0.25, -1, 2]),
+          g = new Float64Array([1, 2, 3]),
+          x = new Float64Array([0.3, -0.7, 1.9])
         const fwd = (m.kernel as (...a: unknown[]) => unknown[])(q, g, x, 0, 2, 1, 0.125)
         const after = [Array.from(q), Array.from(g), Array.from(x), fwd[6]]
         const back = (m.kernel as unknown as { inverse: (...a: unknown[]) => unknown[] }).inverse(...fwd)
@@ -77,7 +81,9 @@ fn acc(t: f64[], x: f64[], e: i32) {
     expect(loop.match(/p0\[x\d+\] = r\d+;/g)).toHaveLength(2)
     const run = (backend: string, checks: boolean) => {
       const mm = compileModule(parse({ text: more, name: 'cse' }), { registry, backend, checks })
-      const g = new Float64Array([1, 2, 3]), x = new Float64Array([0.3, -0.7, 1.9]), t = new Float64Array(6)
+      const g = new Float64Array([1, 2, 3]),
+        x = new Float64Array([0.3, -0.7, 1.9]),
+        t = new Float64Array(6)
       ;(mm.shared as (...a: unknown[]) => unknown)(g, x, 0, 2, 0.125)
       ;(mm.acc as (...a: unknown[]) => unknown)(t, x, 1)
       return [Array.from(g), Array.from(t)]

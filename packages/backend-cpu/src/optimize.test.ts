@@ -10,10 +10,13 @@ import { cpuBackend } from './index.js'
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
 function code(m: Record<string, unknown>, name: string, inverse = false): string {
-  const info = (m[name] as Record<symbol, unknown>)[Symbol.for('tenet.function')] as { compiled: { sourceOf(n: string, inv: boolean): string } }
+  const info = (m[name] as Record<symbol, unknown>)[Symbol.for('tenet.function')] as {
+    compiled: { sourceOf(n: string, inv: boolean): string }
+  }
   return info.compiled.sourceOf(name, inverse)
 }
-const compile = (text: string, backend: string, checks: boolean) => compileModule(parse({ text, name: 'optimize' }), { registry, backend, checks })
+const compile = (text: string, backend: string, checks: boolean) =>
+  compileModule(parse({ text, name: 'optimize' }), { registry, backend, checks })
 
 // the leapfrog's accelerations (paper 000 Appendix F): a 3-element array ancilla per pair
 const accel = `
@@ -95,19 +98,20 @@ describe('optimised cpu code', () => {
 
   it('gives the interpreter’s results bit for bit, checks on and off, forwards and backwards', () => {
     const run = (backend: string, checks: boolean) => {
-      const mm = compile(accel, backend, checks) as Record<string, (...a: unknown[]) => unknown[]> & Record<string, { inverse: (...a: unknown[]) => unknown[] }>
+      const mm = compile(accel, backend, checks) as Record<string, (...a: unknown[]) => unknown[]> &
+        Record<string, { inverse: (...a: unknown[]) => unknown[] }>
       const { x, v, m } = bodies()
       const out: number[][] = []
       // (with checks, the accelerations' uncompute leaves round-off that the exact array check
       // rejects, as it should: that part runs without checks only)
       if (!checks) {
-      // twice: the second call reuses the pooled array (and a different length reallocates it)
-      mm.steps!(x, v, m, 4, 1.5, 0.01, 5)
-      out.push(Array.from(x), Array.from(v))
-      mm.steps!(x, v, m, 3, 1.5, 0.01, 3)
-      out.push(Array.from(x), Array.from(v))
-      mm.steps!.inverse(x, v, m, 4, 1.5, 0.01, 2)
-      out.push(Array.from(x), Array.from(v))
+        // twice: the second call reuses the pooled array (and a different length reallocates it)
+        mm.steps!(x, v, m, 4, 1.5, 0.01, 5)
+        out.push(Array.from(x), Array.from(v))
+        mm.steps!(x, v, m, 3, 1.5, 0.01, 3)
+        out.push(Array.from(x), Array.from(v))
+        mm.steps!.inverse(x, v, m, 4, 1.5, 0.01, 2)
+        out.push(Array.from(x), Array.from(v))
       }
       const theta = Float64Array.from([0.3, -1.2, 2.5, 0.01, 4, -0.7])
       mm.rotate!(x, theta)
@@ -128,7 +132,8 @@ describe('optimised cpu code', () => {
     // a[i] unchecked; a[i − 1] and b[i] (another array) checked
     expect(f).toMatch(/p1\[i\d+\] \*/)
     expect(f.match(/rt\.fail\(/g)!.length).toBe(2 + 1)
-    const a = Float64Array.from([1, 2, 3, 4]), b = Float64Array.from([0.5, 0.25, 0.125])
+    const a = Float64Array.from([1, 2, 3, 4]),
+      b = Float64Array.from([0.5, 0.25, 0.125])
     expect(() => (m.f as (...x: unknown[]) => unknown)(0, a, b)).toThrow(/out of bounds/)
     const ok = Float64Array.from([0.5, 0.25, 0.125, 1])
     const run = (backend: string) => (compile(text, backend, true).f as (...x: unknown[]) => unknown[])(0, a, ok)[0]

@@ -7,11 +7,16 @@ import { registerNumbers } from '@tenet/numbers'
 import { wasmBackend } from './index.js'
 
 const registry = () => registerNumbers(createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend))
-const compile = (text: string, backend = 'wasm', checks = true) => compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
+const compile = (text: string, backend = 'wasm', checks = true) =>
+  compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
 
 describe('random programs agree bit for bit with the reference interpreter', () => {
   // stacks are not lowered to wasm (see the README), so the generator leaves them out
-  const backends = [referenceBackend(), backendUnderTest(wasmBackend), { ...backendUnderTest(wasmBackend, { checks: false }), name: 'wasm (checks off)' }]
+  const backends = [
+    referenceBackend(),
+    backendUnderTest(wasmBackend),
+    { ...backendUnderTest(wasmBackend, { checks: false }), name: 'wasm (checks off)' },
+  ]
   for (let first = 0; first < 1000; first += 250) {
     it(`seeds ${first}..${first + 249}`, () => {
       const failures: string[] = []
@@ -35,7 +40,16 @@ describe('values and arrays', () => {
     }`
     for (const checks of [true, false]) {
       const [w, c] = [compile(src, 'wasm', checks), compile(src, 'cpu', checks)]
-      const args = () => [2.5, -1, new Float32Array([0.1, 0.2, 0.3]), new Int32Array([7, 1]), new Uint8Array([0, 0]), 1.25, true] as unknown[]
+      const args = () =>
+        [
+          2.5,
+          -1,
+          new Float32Array([0.1, 0.2, 0.3]),
+          new Int32Array([7, 1]),
+          new Uint8Array([0, 0]),
+          1.25,
+          true,
+        ] as unknown[]
       const out = w.f!(...args())
       expect(out).toEqual(c.f!(...args()))
       // f32 rounding makes += and -= inexact inverses: compare with the cpu backend's inverse
@@ -67,13 +81,31 @@ describe('values and arrays', () => {
 
 describe('edge cases that once differed from the cpu backend', () => {
   const same = (src: string, args: () => unknown[], checks = true) => {
-    const run = (b: string) => { try { return compile(src, b, checks).f!(...args()) } catch (e) { return `${(e as { code?: string }).code}` } }
+    const run = (b: string) => {
+      try {
+        return compile(src, b, checks).f!(...args())
+      } catch (e) {
+        return `${(e as { code?: string }).code}`
+      }
+    }
     expect(run('wasm')).toEqual(run('cpu'))
     return run('wasm')
   }
   it('raises to an exponent known only at run time as Math.pow does (2 and 1 without the call)', () => {
     // special values and many magnitudes; f64 and f32, exponents of both types
-    const xs = [0, -0, Infinity, -Infinity, NaN, 5e-324, -1e-310, 1e300, -3, 0.1, ...Array.from({ length: 40 }, (_, i) => Math.sin(7.3 * i) * 10 ** (i % 9 - 4))]
+    const xs = [
+      0,
+      -0,
+      Infinity,
+      -Infinity,
+      NaN,
+      5e-324,
+      -1e-310,
+      1e300,
+      -3,
+      0.1,
+      ...Array.from({ length: 40 }, (_, i) => Math.sin(7.3 * i) * 10 ** ((i % 9) - 4)),
+    ]
     const src = `fn f(y: f64[], s: f32[], x: f64[], n: i32, e: f64) {
       for i in 0..len(x) {
         y[4 * i] += x[i] ** n
@@ -83,8 +115,24 @@ describe('edge cases that once differed from the cpu backend', () => {
         s[i] += f32(x[i]) ** n
       }
     }`
-    for (const [n, e] of [[2, 2], [1, 1], [3, 4], [0, -1], [-2, 0.5]]) {
-      const out = same(src, () => [new Float64Array(4 * xs.length).fill(-0), new Float32Array(xs.length).fill(-0), Float64Array.from(xs), n, e], false) as unknown[]
+    for (const [n, e] of [
+      [2, 2],
+      [1, 1],
+      [3, 4],
+      [0, -1],
+      [-2, 0.5],
+    ]) {
+      const out = same(
+        src,
+        () => [
+          new Float64Array(4 * xs.length).fill(-0),
+          new Float32Array(xs.length).fill(-0),
+          Float64Array.from(xs),
+          n,
+          e,
+        ],
+        false,
+      ) as unknown[]
       const y = out[0] as Float64Array
       // (y starts at −0, and −0 + x is x, −0 included)
       for (let i = 0; i < xs.length; i++) expect(y[4 * i]).toBe(Math.pow(xs[i]!, n!))
@@ -104,15 +152,33 @@ describe('edge cases that once differed from the cpu backend', () => {
   })
   it('counts loops at the ends of the i32 range as JS does', () => {
     for (const checks of [true, false]) {
-      expect(same('fn f(y: f64, a: i32, b: i32) { for i in reverse a..b { y += 1.0 } }', () => [0, 2147483645, -2147483648], checks)).toEqual([0, 2147483645, -2147483648])
-      expect(same('fn f(y: f64, a: i32, b: i32) { for i in a..=b { y += 1.0 } }', () => [0, 2147483645, 2147483647], checks)).toEqual([3, 2147483645, 2147483647])
-      expect(same('fn f(y: f64, a: i32, b: i32) { for i in a..=b by -1 { y += 1.0 } }', () => [0, -2147483646, -2147483648], checks)).toEqual([3, -2147483646, -2147483648])
+      expect(
+        same(
+          'fn f(y: f64, a: i32, b: i32) { for i in reverse a..b { y += 1.0 } }',
+          () => [0, 2147483645, -2147483648],
+          checks,
+        ),
+      ).toEqual([0, 2147483645, -2147483648])
+      expect(
+        same('fn f(y: f64, a: i32, b: i32) { for i in a..=b { y += 1.0 } }', () => [0, 2147483645, 2147483647], checks),
+      ).toEqual([3, 2147483645, 2147483647])
+      expect(
+        same(
+          'fn f(y: f64, a: i32, b: i32) { for i in a..=b by -1 { y += 1.0 } }',
+          () => [0, -2147483646, -2147483648],
+          checks,
+        ),
+      ).toEqual([3, -2147483646, -2147483648])
     }
   })
   it('refuses an array ancilla too large for the wasm memory instead of overlapping others', () => {
     const src = 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  y += t[0]\n  t -> zeros(n)\n}'
     let err: unknown
-    try { compile(src, 'wasm', false).f!(0, 2 ** 30) } catch (e) { err = e }
+    try {
+      compile(src, 'wasm', false).f!(0, 2 ** 30)
+    } catch (e) {
+      err = e
+    }
     expect((err as InvertibilityError).code).toBe('runtime/out-of-memory')
   })
 })
@@ -121,7 +187,8 @@ describe('without run-time checks', () => {
   it('keeps a loop-invariant element in a local only when the loop runs', () => {
     // q[n + 5] is past the end of q; the loop runs zero times, so nothing may be read or written
     const src = 'fn f(q: f64[], x: f64[], n: i32) { for j in 0..n { q[n + 5] += x[j] } }'
-    const q = new Float64Array([1, 2]), x = new Float64Array([3])
+    const q = new Float64Array([1, 2]),
+      x = new Float64Array([3])
     expect(compile(src, 'wasm', false).f!(q, x, 0)).toEqual([new Float64Array([1, 2]), x, 0])
     expect(compile(src, 'wasm', false).f!(q, x, 1)[0]).toEqual(new Float64Array([1, 2]))
   })
@@ -135,10 +202,17 @@ describe('without run-time checks', () => {
         if (b[(i - 1) + 1], b[(i - 1) + 1]) { v[i + 1] += 1 }
       }
     }`
-    const args = () => [new Float64Array(7), Float64Array.from([1, 2, 3, 4, 5, 6, 7]), Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), Uint8Array.from([1, 0, 1, 1, 0]), 4]
+    const args = () => [
+      new Float64Array(7),
+      Float64Array.from([1, 2, 3, 4, 5, 6, 7]),
+      Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+      Uint8Array.from([1, 0, 1, 1, 0]),
+      4,
+    ]
     for (const checks of [false, true]) {
       const [w, c] = [compile(src, 'wasm', checks), compile(src, 'cpu', checks)]
-      const fw = w.f!(...args()), fc = c.f!(...args())
+      const fw = w.f!(...args()),
+        fc = c.f!(...args())
       expect(fw).toEqual(fc)
       expect(Array.from(fw[0] as Float64Array)).toEqual([3, 12, 24, 41, -1, -1, 0])
       expect(w.f!.inverse(...fw)).toEqual(args())
@@ -147,7 +221,11 @@ describe('without run-time checks', () => {
     const stencil = `fn s(w: f64[], x: f64[], y: f64[]) {
       for i in 5..len(x) - 5 { for k in -5..6 { y[i] += w[k + 5] * x[i + k] } }
     }`
-    const sargs = () => [Float64Array.from({ length: 11 }, (_, i) => i - 5), Float64Array.from({ length: 20 }, (_, i) => Math.sin(i)), new Float64Array(20)]
+    const sargs = () => [
+      Float64Array.from({ length: 11 }, (_, i) => i - 5),
+      Float64Array.from({ length: 20 }, (_, i) => Math.sin(i)),
+      new Float64Array(20),
+    ]
     expect(compile(stencil, 'wasm', false).s!(...sargs())).toEqual(compile(stencil, 'cpu', false).s!(...sargs()))
     const far = 'fn f(y: f64, x: i32[], m: i32) { for i in -m..0 { y += f64(x[i + 1000]) } }'
     const xs = Int32Array.from({ length: 1000 }, (_, i) => i)
@@ -160,7 +238,11 @@ describe('run-time checks', () => {
     const m = compile('fn f(x: f64[]) {\n  t <- 0.0\n  t += x[0]\n  x[1] += 1.0\n  t -> 0.0\n}')
     const x = new Float64Array([2, 5])
     let err: unknown
-    try { m.f!(x) } catch (e) { err = e }
+    try {
+      m.f!(x)
+    } catch (e) {
+      err = e
+    }
     expect(InvertibilityError.isInstance(err)).toBe(true)
     expect((err as InvertibilityError).code).toBe('runtime/dealloc')
     expect((err as InvertibilityError).line).toBe(5)
@@ -176,7 +258,12 @@ describe('run-time checks', () => {
     ]
     for (const [src, args, code] of cases) {
       const messages = ['wasm', 'cpu'].map((b) => {
-        try { compile(src, b).f!(...args); return 'no error' } catch (e) { return `${(e as InvertibilityError).code}: ${(e as Error).message}` }
+        try {
+          compile(src, b).f!(...args)
+          return 'no error'
+        } catch (e) {
+          return `${(e as InvertibilityError).code}: ${(e as Error).message}`
+        }
       })
       expect(messages[0]).toBe(messages[1])
       expect(messages[0]!.startsWith(code)).toBe(true)
@@ -191,7 +278,11 @@ describe('what it cannot lower', () => {
       ['fn f(y: ulog, x: ulog) { y *= x }', 'ulog'],
     ] as const) {
       let err: unknown
-      try { compile(src) } catch (e) { err = e }
+      try {
+        compile(src)
+      } catch (e) {
+        err = e
+      }
       expect(String(err)).toContain(what)
       expect(RegistryError.isInstance(err)).toBe(true)
       expect((err as RegistryError).code).toBe('backend/unsupported')
@@ -214,7 +305,8 @@ describe('resident arrays', () => {
   it('are used in place, mixed with host arrays, and keep their contents when the memory grows', () => {
     const f = core()
     const mem = f.resident!
-    const y = mem.allocate('f64', 3), x = mem.allocate('f64', 3)
+    const y = mem.allocate('f64', 3),
+      x = mem.allocate('f64', 3)
     expect(Array.from(y.array)).toEqual([0, 0, 0])
     x.array.set([1, 2, 3])
     const n = new Int32Array([10, 20, 30])
@@ -230,8 +322,10 @@ describe('resident arrays', () => {
     expect(Array.from(hostY)).toEqual([13, 23, 34])
     // the inverse, through the same memory, undoes a call in place
     const m = compileModule(parse({ text: src, name: 'r' }), { registry: registry(), backend: 'wasm' })
-    const g = m.f!.core, gi = m.f!.inverse.core
-    const y2 = g.resident!.allocate('f64', 3), x2 = g.resident!.allocate('f64', 3)
+    const g = m.f!.core,
+      gi = m.f!.inverse.core
+    const y2 = g.resident!.allocate('f64', 3),
+      x2 = g.resident!.allocate('f64', 3)
     x2.array.set([1, 2, 3])
     g(y2.array, x2.array, n, 2)
     gi(y2.array, x2.array, n, 2)
@@ -240,9 +334,11 @@ describe('resident arrays', () => {
 
   it('are recognised call after call, alternating with host arrays and across a grown memory', () => {
     // the wrapper remembers the last resident view of each parameter and its offset
-    const f = compile('fn f(y: f64[], x: f64[], s: f64) { for i in 0..len(x) { y[i] += x[i] * s } }', 'wasm', false).f!.core
+    const f = compile('fn f(y: f64[], x: f64[], s: f64) { for i in 0..len(x) { y[i] += x[i] * s } }', 'wasm', false).f!
+      .core
     const mem = f.resident!
-    const y = mem.allocate('f64', 3), x = mem.allocate('f64', 3)
+    const y = mem.allocate('f64', 3),
+      x = mem.allocate('f64', 3)
     x.array.set([1, 2, 3])
     const host = new Float64Array([5, 5, 5])
     f(y.array, x.array, 1)
@@ -261,7 +357,11 @@ describe('resident arrays', () => {
   })
 
   it('keep their length when copying a host array in grows the memory', () => {
-    const f = compile('fn s(out: f64, x: f64[], y: f64[]) { for i in 0..len(x) { out += x[i] }\n for j in 0..len(y) { out += y[j] } }', 'wasm', false).s!.core
+    const f = compile(
+      'fn s(out: f64, x: f64[], y: f64[]) { for i in 0..len(x) { out += x[i] }\n for j in 0..len(y) { out += y[j] } }',
+      'wasm',
+      false,
+    ).s!.core
     const x = f.resident!.allocate('f64', 10)
     x.array.fill(1)
     // the first call copies 20000 doubles in: the memory grows after x's offset and length are taken
@@ -295,10 +395,23 @@ describe('resident arrays', () => {
     let mem: { allocate(e: string, n: number): unknown } | undefined
     let err: unknown
     reg.registerPrimitive({
-      specificationVersion: 'v1', name: 'probe', kind: 'pure', arity: 1,
-      evaluate: (x) => { try { mem!.allocate('f64', 1) } catch (e) { err = e } return x! },
+      specificationVersion: 'v1',
+      name: 'probe',
+      kind: 'pure',
+      arity: 1,
+      evaluate: (x) => {
+        try {
+          mem!.allocate('f64', 1)
+        } catch (e) {
+          err = e
+        }
+        return x!
+      },
     })
-    const m = compileModule(parse({ text: 'fn g(y: f64, x: f64) { y += probe(x) }', name: 't' }), { registry: reg, backend: 'wasm' })
+    const m = compileModule(parse({ text: 'fn g(y: f64, x: f64) { y += probe(x) }', name: 't' }), {
+      registry: reg,
+      backend: 'wasm',
+    })
     mem = m.g!.core.resident
     m.g!(0, 2)
     expect(String(err)).toMatch(/under way/)

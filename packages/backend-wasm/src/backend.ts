@@ -1,4 +1,13 @@
-import { TenetError, type BackendSpec, type CompiledFunction, type CompiledProgram, type ResidentMemory, type CompileOptions, type FunctionDef, type Program } from '@tenet/ir'
+import {
+  TenetError,
+  type BackendSpec,
+  type CompiledFunction,
+  type CompiledProgram,
+  type ResidentMemory,
+  type CompileOptions,
+  type FunctionDef,
+  type Program,
+} from '@tenet/ir'
 import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
@@ -9,28 +18,45 @@ import type { MathChoice } from './math/index.js'
  * A cached subarray of the memory (so copying an array back allocates nothing in steady
  * state: the same arguments land at the same place on every call).
  */
-interface ViewCache { buffer: ArrayBuffer | null; at: number; n: number; view: ArrayBufferView | null }
+interface ViewCache {
+  buffer: ArrayBuffer | null
+  at: number
+  n: number
+  view: ArrayBufferView | null
+}
 
 /**
  * The JS wrapper of one exported thunk: lays the array arguments out in linear memory from the
  * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
  * scalar results. Generated per function, with positional parameters (no rest array per call).
  */
-function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, writes: boolean[], exported: { fn: Function }): CompiledFunction {
+function makeWrapper(
+  s: MemoryState,
+  resident: ResidentMemory,
+  f: FunctionDef,
+  writes: boolean[],
+  exported: { fn: Function },
+): CompiledFunction {
   const results = new Float64Array(Math.max(1, f.params.length))
   const caches: ViewCache[] = f.params.map(() => ({ buffer: null, at: -1, n: -1, view: null }))
   // a nested call (from a host function that wasm called) starts at the current heap top
   const lines: string[] = ['const start = s.depth === 0 ? s.heapBase : s.hp.value;', 'let o = start;']
   const memo: string[] = []
   const callArgs: string[] = []
-  const copyIn: string[] = [], copyOut: string[] = []
+  const copyIn: string[] = [],
+    copyOut: string[] = []
   const arrays: number[] = []
   f.params.forEach((p, i) => {
-    if (p.type.kind === 'scalar') { callArgs.push(`p${i}`); return }
+    if (p.type.kind === 'scalar') {
+      callArgs.push(`p${i}`)
+      return
+    }
     const el = elemInfo((p.type as { elem: string }).elem)
     const V = VIEW[(p.type as { elem: string }).elem]!
     // the same typed array passed twice shares one region, as it shares memory on the cpu backend
-    const same = arrays.filter((j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem)
+    const same = arrays.filter(
+      (j) => (f.params[j]!.type as { elem: string }).elem === (p.type as { elem: string }).elem,
+    )
     // a resident array (a view of this memory, see \`residentMemory\`) is used where it is
     // \`buffer\` and \`byteOffset\` are slow getters (about 15 ns each here): the last resident
     // view seen in this position is remembered with its offset, valid while the memory has not
@@ -38,8 +64,12 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
     memo.push(`let k${i} = null, kb${i} = null, ko${i} = 0;`)
     lines.push(`const n${i} = p${i}.length;`)
     lines.push(`let o${i}, r${i} = p${i} === k${i} && kb${i} === s.buffer;`)
-    lines.push(`if (!r${i} && p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; }`)
-    lines.push(`if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`)
+    lines.push(
+      `if (!r${i} && p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; }`,
+    )
+    lines.push(
+      `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`,
+    )
     arrays.push(i)
     copyIn.push(`if (!r${i}) s.${V}.set(p${i}, o${i} >> ${el.shift});`)
     if (writes[i]) copyOut.push(`if (!r${i}) p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
@@ -50,20 +80,34 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
-  lines.push(`try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw s.oob.value >= 0 ? s.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`)
+  lines.push(
+    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw s.oob.value >= 0 ? s.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`,
+  )
   lines.push(...copyOut)
-  f.params.forEach((p, i) => { if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`) })
+  f.params.forEach((p, i) => {
+    if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`)
+  })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
   const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
   // (the state's buffer is the views' buffer: comparing with it spares the slow \`buffer\` getter)
   const view = (cache: ViewCache, mem: Float64Array, at: number, n: number): ArrayBufferView => {
     if (cache.buffer !== s.buffer || cache.at !== at || cache.n !== n) {
-      cache.buffer = s.buffer; cache.at = at; cache.n = n
+      cache.buffer = s.buffer
+      cache.at = at
+      cache.n = n
       cache.view = mem.subarray(at, at + n)
     }
     return cache.view!
   }
-  const call = new Function('s', 'x', 'R', 'c', 'view', 'grow', 'refresh', src)(s, exported, results, caches, view, grow, refresh) as CompiledFunction
+  const call = new Function('s', 'x', 'R', 'c', 'view', 'grow', 'refresh', src)(
+    s,
+    exported,
+    results,
+    caches,
+    view,
+    grow,
+    refresh,
+  ) as CompiledFunction
   Object.defineProperties(call, { results: { value: results }, resident: { value: resident } })
   return call
 }
@@ -73,10 +117,20 @@ function makeWrapper(s: MemoryState, resident: ResidentMemory, f: FunctionDef, w
  * instantiated synchronously). Each function is called like the cpu backend's: positional
  * arguments, typed arrays updated in place, scalar results in `results`.
  */
-export function compileToWasm(checked: Program, checkedInverses: Map<string, FunctionDef>, options: CompileOptions, wasmOptions: WasmOptions = {}): WasmProgram {
+export function compileToWasm(
+  checked: Program,
+  checkedInverses: Map<string, FunctionDef>,
+  options: CompileOptions,
+  wasmOptions: WasmOptions = {},
+): WasmProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
   const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
-  const ctx = new ModuleContext(program, options, (wasmOptions.simd ?? true) && simdAvailable, wasmOptions.math ?? 'auto')
+  const ctx = new ModuleContext(
+    program,
+    options,
+    (wasmOptions.simd ?? true) && simdAvailable,
+    wasmOptions.math ?? 'auto',
+  )
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
   for (const f of fns) {
@@ -93,12 +147,21 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
   const bytes = encodeModule({
-    imports: ctx.imports, functions: defined, memoryPages: 1,
+    imports: ctx.imports,
+    functions: defined,
+    memoryPages: 1,
     // the heap top, then the record of an out-of-range access (see OOB_SITE)
-    globals: [{ init: heapBase, export: 'hp' }, { init: -1, export: 'oob' }, { init: 0, export: 'oobIndex' }, { init: 0, export: 'oobLength' }],
+    globals: [
+      { init: heapBase, export: 'hp' },
+      { init: -1, export: 'oob' },
+      { init: 0, export: 'oobIndex' },
+      { init: 0, export: 'oobLength' },
+    ],
   })
   const env: Record<string, Function> = {}
-  ctx.importFns.forEach((fn, i) => { env[`i${i}`] = fn })
+  ctx.importFns.forEach((fn, i) => {
+    env[`i${i}`] = fn
+  })
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
   let exports = instance.exports as Record<string, unknown>
   const memory = exports.memory as WebAssembly.Memory
@@ -108,8 +171,13 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
     const site = oob.value as number
     oob.value = -1
     try {
-      return ctx.fail(site, [(exports.oobIndex as WebAssembly.Global).value as number, (exports.oobLength as WebAssembly.Global).value as number])
-    } catch (e) { return e as Error }
+      return ctx.fail(site, [
+        (exports.oobIndex as WebAssembly.Global).value as number,
+        (exports.oobLength as WebAssembly.Global).value as number,
+      ])
+    } catch (e) {
+      return e as Error
+    }
   }
   const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0, oob, outOfBounds } as MemoryState
   refresh(state)
@@ -118,7 +186,9 @@ export function compileToWasm(checked: Program, checkedInverses: Map<string, Fun
   const index = new Map(fns.map((f, k) => [f.name, k]))
   // the exported functions the wrappers call, replaced on \`dispose\` (so that nothing keeps the instance)
   const thunks: Array<{ fn: Function }> = []
-  const gone = (): never => { throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions') }
+  const gone = (): never => {
+    throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions')
+  }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
     mathRoutines: ctx.math.names(),
@@ -185,7 +255,8 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
     name: 'wasm',
     priority: 5,
     capabilities: { f64: true, recursion: true, exceptions: true },
-    description: 'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
+    description:
+      'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
     isAvailable: () => typeof WebAssembly === 'object',
     doCompile: (program, inverses, options) => compileToWasm(program, inverses, options, wasmOptions),
   }

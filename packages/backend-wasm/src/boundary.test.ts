@@ -11,13 +11,20 @@ import { registerNumbers } from '@tenet/numbers'
 import { wasmBackend } from './index.js'
 
 const BACKENDS = ['interpreter', 'cpu', 'wasm'] as const
-const registry = () => registerNumbers(createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend))
+const registry = () =>
+  registerNumbers(
+    createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend),
+  )
 const compile = (text: string, backend: string, hosts: unknown[] = [], checks = true): TenetModule =>
   compileModule(parse({ text, name: 'boundary' }, hosts), { registry: registry(), backend, checks })
 
 /** The error `run` throws (fails the test when it returns). */
 function thrown(run: () => unknown): Error & { code?: string; line?: number; restored?: boolean } {
-  try { run() } catch (e) { return e as Error }
+  try {
+    run()
+  } catch (e) {
+    return e as Error
+  }
   return expect.unreachable('expected an error') as never
 }
 
@@ -37,7 +44,9 @@ describe.each(BACKENDS)('the host boundary on %s', (backend) => {
     let m: TenetModule
     const inner = new Float64Array([100, 200, 300])
     let depth = 0
-    const callback = () => { if (depth++ === 0) m.f!(inner, 0) }
+    const callback = () => {
+      if (depth++ === 0) m.f!(inner, 0)
+    }
     m = compile(src, backend, [callback])
     const outer = new Float64Array([1, 2, 3])
     const e = thrown(() => m.f!(outer, 0))
@@ -50,7 +59,17 @@ describe.each(BACKENDS)('the host boundary on %s', (backend) => {
     const failing = new Float64Array([7, 8, 9])
     let caught: unknown
     depth = 0
-    const m2 = compile(src, backend, [() => { if (depth++ === 0) { try { m2.f!(failing, 0) } catch (err) { caught = err } } }])
+    const m2 = compile(src, backend, [
+      () => {
+        if (depth++ === 0) {
+          try {
+            m2.f!(failing, 0)
+          } catch (err) {
+            caught = err
+          }
+        }
+      },
+    ])
     const ok = new Float64Array([100, 0, 0])
     m2.f!(ok, 0)
     expect(Array.from(ok)).toEqual([101, 0, 0])
@@ -59,8 +78,14 @@ describe.each(BACKENDS)('the host boundary on %s', (backend) => {
   })
 
   it('without checks an index out of range never reads or writes another argument', () => {
-    const m = compile('fn g(x: f64[], y: f64[], i: i32) { x[i] += 1.0\n y[0] += 1.0 }\nfn r(x: f64[], y: f64[], i: i32) { y[1] += x[i] }', backend, [], false)
-    const x = new Float64Array(2), y = new Float64Array(2)
+    const m = compile(
+      'fn g(x: f64[], y: f64[], i: i32) { x[i] += 1.0\n y[0] += 1.0 }\nfn r(x: f64[], y: f64[], i: i32) { y[1] += x[i] }',
+      backend,
+      [],
+      false,
+    )
+    const x = new Float64Array(2),
+      y = new Float64Array(2)
     if (backend === 'cpu') {
       // the cpu backend drops the write (a typed array ignores it) and reads NaN: y is never x's neighbour
       m.g!(x, y, 2)
@@ -71,7 +96,12 @@ describe.each(BACKENDS)('the host boundary on %s', (backend) => {
     } else {
       // the interpreter and wasm raise the bounds error even with checks off (before the fix,
       // wasm added 1 to y[0], the element after x in its memory, and copied it back)
-      for (const [f, i] of [[m.g!, 2], [m.g!, -1], [m.r!, 2], [m.r!, 1 << 30]] as const) {
+      for (const [f, i] of [
+        [m.g!, 2],
+        [m.g!, -1],
+        [m.r!, 2],
+        [m.r!, 1 << 30],
+      ] as const) {
         const e = thrown(() => f(x, y, i))
         expect(e.code).toBe('runtime/out-of-bounds')
         expect(e.message).toContain(`index ${i} is out of bounds for \`x\` (length 2)`)
@@ -109,20 +139,37 @@ fn callsUnchecked(y: f64) { callee(y) }`
 
   it('@safe runs a host function in both directions and ignores its value (even a BigInt)', () => {
     const seen: number[] = []
-    const m = compile('fn h(y: f64) { y += 1.0\n @safe ${0}(y)\n @safe ${1}() }', backend, [(v: number) => { seen.push(v) }, () => 10n])
+    const m = compile('fn h(y: f64) { y += 1.0\n @safe ${0}(y)\n @safe ${1}() }', backend, [
+      (v: number) => {
+        seen.push(v)
+      },
+      () => 10n,
+    ])
     expect(m.h!(1)).toEqual([2])
     expect(m.h!.inverse(2)).toEqual([1])
     expect(seen).toEqual([2, 2])
     // an array argument reaches the host function as a typed array of its current values
     const arrays: number[][] = []
-    const a = compile('fn h(y: f64, x: f64[], b: bool[]) { x[1] += y\n @safe ${0}(x, y, b) }', backend, [(x: Float64Array, y: number, b: Uint8Array) => { arrays.push([...x, y, ...b]) }])
+    const a = compile('fn h(y: f64, x: f64[], b: bool[]) { x[1] += y\n @safe ${0}(x, y, b) }', backend, [
+      (x: Float64Array, y: number, b: Uint8Array) => {
+        arrays.push([...x, y, ...b])
+      },
+    ])
     a.h!(2, new Float64Array([1, 1]), new Uint8Array([1, 0]))
     a.h!.inverse(2, new Float64Array([1, 3]), new Uint8Array([0, 1]))
-    expect(arrays).toEqual([[1, 3, 2, 1, 0], [1, 3, 2, 0, 1]])
+    expect(arrays).toEqual([
+      [1, 3, 2, 1, 0],
+      [1, 3, 2, 0, 1],
+    ])
   })
 
   it('a host function in an expression must return a number: anything else is runtime/host-result at the call', () => {
-    for (const [value, shown] of [[10n, 'a bigint (10n)'], ['3', 'a string'], [undefined, 'undefined'], [null, 'null']] as const) {
+    for (const [value, shown] of [
+      [10n, 'a bigint (10n)'],
+      ['3', 'a string'],
+      [undefined, 'undefined'],
+      [null, 'null'],
+    ] as const) {
       const m = compile('fn k(y: f64, x: f64[]) {\n  x[0] += 1.0\n  y += ${0}(1.0)\n}', backend, [() => value])
       const x = new Float64Array([5])
       const e = thrown(() => m.k!(0, x))

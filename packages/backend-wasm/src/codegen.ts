@@ -9,12 +9,50 @@
  * a `RegistryError` (code `backend/unsupported`) that points at the construct.
  */
 import {
-  InvertibilityError, RegistryError, printExpr, RUNTIME_CHECKS, RUNTIME_CHECK_CODES, type RuntimeCheck,
-  type Arg, type CompileOptions, type Dataview, type Expr, type FunctionDef, type Program, type ScalarTypeName,
-  type SourceLocation, type Stmt, type Type, type PurePrimitiveSpec, standardPrimitives,
+  InvertibilityError,
+  RegistryError,
+  printExpr,
+  RUNTIME_CHECKS,
+  RUNTIME_CHECK_CODES,
+  type RuntimeCheck,
+  type Arg,
+  type CompileOptions,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Program,
+  type ScalarTypeName,
+  type SourceLocation,
+  type Stmt,
+  type Type,
+  type PurePrimitiveSpec,
+  standardPrimitives,
 } from '@tenet/ir'
-import { hostNumber, userNames, forEachStatement, key, offsetOf, promotableElements, type Shared, type Promotion } from '@tenet/ir/backend'
-import { Bytes, F32, F64, I32, I64, Op, OpFc, OpFd, V128, type DefinedFunc, type FuncType, type ImportedFunc, type ValType } from './encoder.js'
+import {
+  hostNumber,
+  userNames,
+  forEachStatement,
+  key,
+  offsetOf,
+  promotableElements,
+  type Shared,
+  type Promotion,
+} from '@tenet/ir/backend'
+import {
+  Bytes,
+  F32,
+  F64,
+  I32,
+  I64,
+  Op,
+  OpFc,
+  OpFd,
+  V128,
+  type DefinedFunc,
+  type FuncType,
+  type ImportedFunc,
+  type ValType,
+} from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
@@ -26,7 +64,10 @@ import type { Ex } from './math/builder.js'
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
  * holds it and the element after it (lanes 0 and 1), so that lane pairs use the two as one value.
  */
-interface Held { local: number; lane: -1 | 0 | 1 }
+interface Held {
+  local: number
+  lane: -1 | 0 | 1
+}
 
 /**
  * Of the elements a loop holds in locals, the f64 ones that go in f64x2 locals: an element at
@@ -48,17 +89,31 @@ function heldPairs(els: Promotion[], elemOf: (array: string) => string): Map<Pro
   for (const g of byBase.values()) {
     g.sort((x, y) => x[0] - y[0])
     for (let i = 0; i + 1 < g.length; i++) {
-      if (g[i + 1]![0] === g[i]![0] + 1) { out.set(g[i]![1], g[i + 1]![1]); i++ }
+      if (g[i + 1]![0] === g[i]![0] + 1) {
+        out.set(g[i]![1], g[i + 1]![1])
+        i++
+      }
     }
   }
   return out
 }
 
 /** A run-time check: its error code, where it is, and its message from the values passed to `fail`. */
-interface Site { code: string; loc?: SourceLocation; message: (...v: number[]) => string }
+interface Site {
+  code: string
+  loc?: SourceLocation
+  message: (...v: number[]) => string
+}
 
 /** Bytes of one array element and its load/store opcodes and alignment (log2). */
-interface ElemInfo { size: number; shift: number; load: number; store: number; align: number; vt: ValType }
+interface ElemInfo {
+  size: number
+  shift: number
+  load: number
+  store: number
+  align: number
+  vt: ValType
+}
 const ELEM: Record<string, ElemInfo> = {
   f64: { size: 8, shift: 3, load: Op.f64_load, store: Op.f64_store, align: 3, vt: F64 },
   f32: { size: 4, shift: 2, load: Op.f32_load, store: Op.f32_store, align: 2, vt: F32 },
@@ -70,15 +125,23 @@ const ELEM: Record<string, ElemInfo> = {
 export const WASM_TYPES = ['f64', 'f32', 'i32', 'bool'] as const
 
 const unsupported = (what: string, loc?: SourceLocation): never => {
-  throw new RegistryError('backend/unsupported', `the wasm backend cannot compile ${what}; compile with the cpu backend instead`, loc)
+  throw new RegistryError(
+    'backend/unsupported',
+    `the wasm backend cannot compile ${what}; compile with the cpu backend instead`,
+    loc,
+  )
 }
 
 /** Value type of a scalar type name (rejecting the ones this backend does not lower). */
 export function valType(t: ScalarTypeName | undefined, loc?: SourceLocation): ValType {
   switch (t) {
-    case 'f64': return F64
-    case 'f32': return F32
-    case 'i32': case 'bool': return I32
+    case 'f64':
+      return F64
+    case 'f32':
+      return F32
+    case 'i32':
+    case 'bool':
+      return I32
   }
   return unsupported(`values of type \`${t}\` (it lowers f64, f32, i32 and bool)`, loc)
 }
@@ -94,7 +157,10 @@ export function elemInfo(t: ScalarTypeName, loc?: SourceLocation): ElemInfo {
 export function wasmParams(params: FunctionDef['params']): ValType[] {
   return params.flatMap((p) => {
     if (p.type.kind === 'scalar') return [valType(p.type.name, p.loc)]
-    if (p.type.kind === 'array') { elemInfo(p.type.elem, p.loc); return [I32, I32] }
+    if (p.type.kind === 'array') {
+      elemInfo(p.type.elem, p.loc)
+      return [I32, I32]
+    }
     return unsupported(`the stack parameter \`${p.name}\``, p.loc)
   })
 }
@@ -107,7 +173,9 @@ export function wasmResults(params: FunctionDef['params']): ValType[] {
 /** The standard \`pow\` primitive (what \`**\` computes). */
 const POW = standardPrimitives.find((p) => p.name === 'pow')
 /** The standard pure primitives by name (to tell a user's override that copied one's lowering). */
-const STANDARD_PURE = new Map(standardPrimitives.filter((p) => p.kind === 'pure').map((p) => [p.name, p as PurePrimitiveSpec]))
+const STANDARD_PURE = new Map(
+  standardPrimitives.filter((p) => p.kind === 'pure').map((p) => [p.name, p as PurePrimitiveSpec]),
+)
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 export class ModuleContext {
@@ -129,12 +197,19 @@ export class ModuleContext {
    * @param simd whether consecutive f64 updates that do the same arithmetic run as one f64x2
    *   update (see `lanes.ts`); false where the engine has no SIMD
    */
-  constructor(readonly program: Program, readonly options: CompileOptions, readonly simd = false, readonly mathChoice: MathChoice = 'auto') {
+  constructor(
+    readonly program: Program,
+    readonly options: CompileOptions,
+    readonly simd = false,
+    readonly mathChoice: MathChoice = 'auto',
+  ) {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
     this.math = new MathLibrary(4 * k, (body, at, target) => this.calls.push({ body, at, target, kind: 'fn' }))
     // import 0: fail(site, six values)
-    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) => this.fail(site, values))
+    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) =>
+      this.fail(site, values),
+    )
   }
 
   /** The index (among imports) of the import with this key, registering it on first use. */
@@ -158,7 +233,11 @@ export class ModuleContext {
    * A failure site of catalog check `check` (see `RUNTIME_CHECKS`): `args` turns the values the
    * module passes when it fails into the catalog message's arguments.
    */
-  check<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, args: (...v: number[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>): number {
+  check<K extends RuntimeCheck>(
+    check: K,
+    loc: SourceLocation | undefined,
+    args: (...v: number[]) => Parameters<(typeof RUNTIME_CHECKS)[K]>,
+  ): number {
     const message = RUNTIME_CHECKS[check] as (...a: unknown[]) => string
     return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
@@ -193,7 +272,9 @@ export class ModuleContext {
  * The globals of a module: 0 is the heap top (\`hp\`); 1–3 record an out-of-range access
  * without checks (its check site, index and length) before the function traps.
  */
-export const OOB_SITE = 1, OOB_INDEX = 2, OOB_LENGTH = 3
+export const OOB_SITE = 1,
+  OOB_INDEX = 2,
+  OOB_LENGTH = 3
 
 /** A name in scope: a scalar local, or an array's address and length locals. */
 type Binding =
@@ -229,8 +310,12 @@ export class FunctionEmitter {
     private readonly inverse: boolean,
   ) {}
 
-  private get program() { return this.ctx.program }
-  private get checking() { return this.ctx.options.checks && this.unchecked === 0 }
+  private get program() {
+    return this.ctx.program
+  }
+  private get checking() {
+    return this.ctx.options.checks && this.unchecked === 0
+  }
 
   emit(): DefinedFunc {
     const params = wasmParams(this.f.params)
@@ -238,7 +323,10 @@ export class FunctionEmitter {
     let k = 0
     for (const p of this.f.params) {
       if (p.type.kind === 'scalar') this.names.set(p.name, { kind: 'scalar', local: k++, type: p.type.name })
-      else { this.names.set(p.name, { kind: 'array', ptr: k, len: k + 1, elem: (p.type as { elem: string }).elem }); k += 2 }
+      else {
+        this.names.set(p.name, { kind: 'array', ptr: k, len: k + 1, elem: (p.type as { elem: string }).elem })
+        k += 2
+      }
     }
     this.block(this.f.body)
     // the heap top on entry is restored on exit (when the function allocates arrays)
@@ -251,32 +339,60 @@ export class FunctionEmitter {
     for (const p of this.f.params) {
       if (p.type.kind === 'scalar') this.get((this.names.get(p.name) as { local: number }).local)
     }
-    return { type: { params, results: wasmResults(this.f.params) }, locals: this.locals, ...(prologue ? { prologue } : {}), body: this.body }
+    return {
+      type: { params, results: wasmResults(this.f.params) },
+      locals: this.locals,
+      ...(prologue ? { prologue } : {}),
+      body: this.body,
+    }
   }
 
-  private get out(): Bytes { return this.body }
+  private get out(): Bytes {
+    return this.body
+  }
 
   private local(t: ValType): number {
     this.locals.push(t)
     return this.nextLocal++
   }
-  private op(...bs: number[]): void { this.out.bytes(bs) }
-  private get(l: number): void { this.out.byte(Op.local_get).u32(l) }
-  private set(l: number): void { this.out.byte(Op.local_set).u32(l) }
-  private tee(l: number): void { this.out.byte(Op.local_tee).u32(l) }
-  private i32(v: number): void { this.out.byte(Op.i32_const).s32(v) }
-  private f64c(v: number): void { this.out.byte(Op.f64_const).f64(v) }
+  private op(...bs: number[]): void {
+    this.out.bytes(bs)
+  }
+  private get(l: number): void {
+    this.out.byte(Op.local_get).u32(l)
+  }
+  private set(l: number): void {
+    this.out.byte(Op.local_set).u32(l)
+  }
+  private tee(l: number): void {
+    this.out.byte(Op.local_tee).u32(l)
+  }
+  private i32(v: number): void {
+    this.out.byte(Op.i32_const).s32(v)
+  }
+  private f64c(v: number): void {
+    this.out.byte(Op.f64_const).f64(v)
+  }
   /** Where a primitive's own wasm lowering writes (see `primitive-lowering.ts`). */
   private readonly lowering: LoweringSink = {
     op: (code) => this.op(code),
     get: (l) => this.get(l),
-    constant: (t, v) => { if (t === F32) this.out.byte(Op.f32_const).f32(v); else this.f64c(v) },
+    constant: (t, v) => {
+      if (t === F32) this.out.byte(Op.f32_const).f32(v)
+      else this.f64c(v)
+    },
     math: (name, t) => {
       // f64 operands are on the stack: the module's routine where the benchmark chose it (math/)
       const routine = t === F64 && inModuleByName(name, this.ctx.mathChoice) ? this.ctx.math.use(name) : undefined
       if (routine !== undefined) return this.callDefined(routine)
       const f = MATH[name]
-      this.callImport(this.ctx.importOf(`math:${name}:${t === F32 ? 'f32' : 'f64'}`, { params: Array.from({ length: f.arity }, () => t), results: [t] }, f.js))
+      this.callImport(
+        this.ctx.importOf(
+          `math:${name}:${t === F32 ? 'f32' : 'f64'}`,
+          { params: Array.from({ length: f.arity }, () => t), results: [t] },
+          f.js,
+        ),
+      )
     },
   }
   private callImport(i: number): void {
@@ -300,14 +416,22 @@ export class FunctionEmitter {
   }
   private callFn(name: string, inverse: boolean): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({ body: this.out, at: this.out.length, target: this.ctx.definedIndex(name, inverse), kind: 'fn' })
+    this.ctx.calls.push({
+      body: this.out,
+      at: this.out.length,
+      target: this.ctx.definedIndex(name, inverse),
+      kind: 'fn',
+    })
     this.out.padU32()
   }
 
   /** Calls `fail(site, values)`; each value pusher leaves one value of the given type. */
   private fail(site: number, values: Array<[() => void, ValType]>): void {
     this.i32(site)
-    for (const [push, t] of values) { push(); this.toF64(t) }
+    for (const [push, t] of values) {
+      push()
+      this.toF64(t)
+    }
     for (let i = values.length; i < 6; i++) this.f64c(0)
     this.callImport(0)
   }
@@ -353,19 +477,31 @@ export class FunctionEmitter {
       this.get(a.len)
       this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
       const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
-      this.fail(site, [[() => this.get(ix), I32], [() => this.get(a.len), I32]])
+      this.fail(site, [
+        [() => this.get(ix), I32],
+        [() => this.get(a.len), I32],
+      ])
       this.op(Op.end)
       this.get(a.ptr)
       this.get(ix)
     } else {
       // bounds are checked even with checks off (and in \`@unchecked\`): all arguments share one
       // linear memory, so an index out of range would read or write another argument
-      const c = index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value) ? index.right.value : 0
+      const c =
+        index.kind === 'binary' && index.op === '+' && index.right.kind === 'num' && Number.isInteger(index.right.value)
+          ? index.right.value
+          : 0
       // (one scratch local per function: nothing is evaluated between its set and its last get)
       const bx = (this.boundsLocal ??= this.local(I32))
       this.expr(c !== 0 ? (index as { left: Expr }).left : index)
       this.set(bx)
-      const full = () => { this.get(bx); if (c !== 0) { this.i32(c); this.op(Op.i32_add) } }
+      const full = () => {
+        this.get(bx)
+        if (c !== 0) {
+          this.i32(c)
+          this.op(Op.i32_add)
+        }
+      }
       full()
       this.get(a.len)
       // the cold path is kept small (a call of \`fail\` with its seven arguments at every access
@@ -373,23 +509,41 @@ export class FunctionEmitter {
       // the length in globals and traps; the wrapper turns the trap into the site's error
       this.op(Op.i32_ge_u, Op.if, 0x40)
       const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
-      this.i32(site); this.out.byte(Op.global_set).u32(OOB_SITE)
-      full(); this.out.byte(Op.global_set).u32(OOB_INDEX)
-      this.get(a.len); this.out.byte(Op.global_set).u32(OOB_LENGTH)
+      this.i32(site)
+      this.out.byte(Op.global_set).u32(OOB_SITE)
+      full()
+      this.out.byte(Op.global_set).u32(OOB_INDEX)
+      this.get(a.len)
+      this.out.byte(Op.global_set).u32(OOB_LENGTH)
       this.op(Op.unreachable, Op.end)
       this.get(a.ptr)
-      if (c !== 0) { this.i32(Math.imul(c, el.size)); this.op(Op.i32_add) }
+      if (c !== 0) {
+        this.i32(Math.imul(c, el.size))
+        this.op(Op.i32_add)
+      }
       this.get(bx)
     }
-    if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+    if (el.shift) {
+      this.i32(el.shift)
+      this.op(Op.i32_shl)
+    }
     this.op(Op.i32_add)
     return el
   }
 
-  private load(el: ElemInfo): void { this.out.byte(el.load).u32(el.align).u32(0) }
+  private load(el: ElemInfo): void {
+    this.out.byte(el.load).u32(el.align).u32(0)
+  }
   /** A loaded bool element is any nonzero byte, as the cpu backend reads it: normalised to 0/1. */
-  private boolByte(el: ElemInfo): void { if (el.size === 1) { this.i32(0); this.op(Op.i32_ne) } }
-  private store(el: ElemInfo): void { this.out.byte(el.store).u32(el.align).u32(0) }
+  private boolByte(el: ElemInfo): void {
+    if (el.size === 1) {
+      this.i32(0)
+      this.op(Op.i32_ne)
+    }
+  }
+  private store(el: ElemInfo): void {
+    this.out.byte(el.store).u32(el.align).u32(0)
+  }
 
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
   private shared: Map<Expr, Shared> | undefined
@@ -401,7 +555,10 @@ export class FunctionEmitter {
   /** Pushes the value of an element held in a local. */
   private getHeld(h: Held): void {
     this.get(h.local)
-    if (h.lane >= 0) { this.simd(OpFd.f64x2_extract_lane); this.out.byte(h.lane) }
+    if (h.lane >= 0) {
+      this.simd(OpFd.f64x2_extract_lane)
+      this.out.byte(h.lane)
+    }
   }
 
   /** Pushes the value of `e`; returns its value type. */
@@ -409,7 +566,10 @@ export class FunctionEmitter {
     const sh = this.shared?.get(e)
     if (!sh) return this.exprCode(e)
     const have = this.sharedLocals.get(sh)
-    if (have) { this.get(have[0]); return have[1] }
+    if (have) {
+      this.get(have[0])
+      return have[1]
+    }
     const t = this.exprCode(e)
     const l = this.local(t)
     this.tee(l)
@@ -427,7 +587,9 @@ export class FunctionEmitter {
         else this.i32(t === 'bool' ? (e.value ? 1 : 0) : e.value | 0)
         return vt
       }
-      case 'bool': this.i32(e.value ? 1 : 0); return I32
+      case 'bool':
+        this.i32(e.value ? 1 : 0)
+        return I32
       case 'var': {
         const b = this.binding(e.name, e.loc)
         if (b.kind !== 'scalar') throw new Error(`wasm codegen: array \`${e.name}\` used as a value`)
@@ -436,21 +598,30 @@ export class FunctionEmitter {
       }
       case 'index': {
         const held = this.promoted?.get(e.array.name)?.get(key(e.index))
-        if (held !== undefined) { this.getHeld(held); return elemInfo(this.array(e.array.name).elem).vt }
+        if (held !== undefined) {
+          this.getHeld(held)
+          return elemInfo(this.array(e.array.name).elem).vt
+        }
         const el = this.address(e.array.name, e.index, e.loc)
         this.load(el)
         this.boolByte(el)
         return el.vt
       }
-      case 'field': return unsupported(`the field \`.${e.field}\``, e.loc)
+      case 'field':
+        return unsupported(`the field \`.${e.field}\``, e.loc)
       case 'unary': {
         const t = this.expr(e.arg)
-        if (e.op === '!') { this.op(Op.i32_eqz); return I32 }
+        if (e.op === '!') {
+          this.op(Op.i32_eqz)
+          return I32
+        }
         this.neg(t, e.type, e.loc)
         return t
       }
-      case 'binary': return this.binary(e)
-      case 'call': return this.call(e)
+      case 'binary':
+        return this.binary(e)
+      case 'call':
+        return this.call(e)
     }
   }
 
@@ -459,7 +630,10 @@ export class FunctionEmitter {
     this.numeric(type, loc)
     if (t === F64) this.op(Op.f64_neg)
     else if (t === F32) this.op(Op.f32_neg)
-    else { this.i32(-1); this.op(Op.i32_mul) }
+    else {
+      this.i32(-1)
+      this.op(Op.i32_mul)
+    }
   }
 
   /** Rejects number systems with their own arithmetic or rounding (fixed, ulog, tropical). */
@@ -476,8 +650,15 @@ export class FunctionEmitter {
       const shared = this.shared
       this.shared = undefined
       this.op(Op.if, I32)
-      if (op === '&&') { this.expr(e.right); this.op(Op.else); this.i32(0) }
-      else { this.i32(1); this.op(Op.else); this.expr(e.right) }
+      if (op === '&&') {
+        this.expr(e.right)
+        this.op(Op.else)
+        this.i32(0)
+      } else {
+        this.i32(1)
+        this.op(Op.else)
+        this.expr(e.right)
+      }
       this.op(Op.end)
       this.shared = shared
       return I32
@@ -508,7 +689,13 @@ export class FunctionEmitter {
     // division), the wider operand's for a comparison; operands are converted as JS computes them
     const operand = (x: Expr) => this.vt((x.type as ScalarTypeName | undefined) ?? 'f64', x.loc)
     const [lv, rv] = [operand(e.left), operand(e.right)]
-    const ta = arithmetic ? this.vt(e.type, e.loc) : lv === F64 || rv === F64 ? F64 : lv === F32 || rv === F32 ? F32 : I32
+    const ta = arithmetic
+      ? this.vt(e.type, e.loc)
+      : lv === F64 || rv === F64
+        ? F64
+        : lv === F32 || rv === F32
+          ? F32
+          : I32
     this.convertValue(left, ta)
     if (op === '%' && ta !== I32) {
       // JS remainder on floats: no wasm instruction
@@ -519,7 +706,8 @@ export class FunctionEmitter {
     }
     if (ta === I32 && (op === '/' || op === '%')) {
       // JS semantics ((a / b) | 0, (a % b) | 0): zero for b = 0, no trap on INT_MIN / -1
-      const a = this.local(I32), b = this.local(I32)
+      const a = this.local(I32),
+        b = this.local(I32)
       this.set(a)
       this.convertValue(this.expr(e.right), I32)
       this.set(b)
@@ -528,29 +716,58 @@ export class FunctionEmitter {
       this.i32(0)
       this.op(Op.else)
       if (op === '/') {
-        this.get(b); this.i32(-1); this.op(Op.i32_eq, Op.if, I32)
-        this.i32(0); this.get(a); this.op(Op.i32_sub, Op.else)
-        this.get(a); this.get(b); this.op(Op.i32_div_s, Op.end)
-      } else { this.get(a); this.get(b); this.op(Op.i32_rem_s) }
+        this.get(b)
+        this.i32(-1)
+        this.op(Op.i32_eq, Op.if, I32)
+        this.i32(0)
+        this.get(a)
+        this.op(Op.i32_sub, Op.else)
+        this.get(a)
+        this.get(b)
+        this.op(Op.i32_div_s, Op.end)
+      } else {
+        this.get(a)
+        this.get(b)
+        this.op(Op.i32_rem_s)
+      }
       this.op(Op.end)
       return I32
     }
     this.convertValue(this.expr(e.right), ta)
-    const cmp = (i: number, f: number, g: number) => { this.op(ta === I32 ? i : ta === F32 ? f : g); return I32 as ValType }
+    const cmp = (i: number, f: number, g: number) => {
+      this.op(ta === I32 ? i : ta === F32 ? f : g)
+      return I32 as ValType
+    }
     switch (op) {
-      case '==': return cmp(Op.i32_eq, Op.f32_eq, Op.f64_eq)
-      case '!=': return cmp(Op.i32_ne, Op.f32_ne, Op.f64_ne)
-      case '<': return cmp(Op.i32_lt_s, Op.f32_lt, Op.f64_lt)
-      case '<=': return cmp(Op.i32_le_s, Op.f32_le, Op.f64_le)
-      case '>': return cmp(Op.i32_gt_s, Op.f32_gt, Op.f64_gt)
-      case '>=': return cmp(Op.i32_ge_s, Op.f32_ge, Op.f64_ge)
-      case '^': this.op(Op.i32_xor); return I32
-      case '&': this.op(Op.i32_and); return I32
-      case '|': this.op(Op.i32_or); return I32
-      case '+': return this.arith(ta, Op.i32_add, Op.f32_add, Op.f64_add)
-      case '-': return this.arith(ta, Op.i32_sub, Op.f32_sub, Op.f64_sub)
-      case '*': return this.arith(ta, Op.i32_mul, Op.f32_mul, Op.f64_mul)
-      case '/': return this.arith(ta, Op.i32_div_s, Op.f32_div, Op.f64_div)
+      case '==':
+        return cmp(Op.i32_eq, Op.f32_eq, Op.f64_eq)
+      case '!=':
+        return cmp(Op.i32_ne, Op.f32_ne, Op.f64_ne)
+      case '<':
+        return cmp(Op.i32_lt_s, Op.f32_lt, Op.f64_lt)
+      case '<=':
+        return cmp(Op.i32_le_s, Op.f32_le, Op.f64_le)
+      case '>':
+        return cmp(Op.i32_gt_s, Op.f32_gt, Op.f64_gt)
+      case '>=':
+        return cmp(Op.i32_ge_s, Op.f32_ge, Op.f64_ge)
+      case '^':
+        this.op(Op.i32_xor)
+        return I32
+      case '&':
+        this.op(Op.i32_and)
+        return I32
+      case '|':
+        this.op(Op.i32_or)
+        return I32
+      case '+':
+        return this.arith(ta, Op.i32_add, Op.f32_add, Op.f64_add)
+      case '-':
+        return this.arith(ta, Op.i32_sub, Op.f32_sub, Op.f64_sub)
+      case '*':
+        return this.arith(ta, Op.i32_mul, Op.f32_mul, Op.f64_mul)
+      case '/':
+        return this.arith(ta, Op.i32_div_s, Op.f32_div, Op.f64_div)
     }
     return unsupported(`the operator \`${op}\``, e.loc)
   }
@@ -573,14 +790,17 @@ export class FunctionEmitter {
       // x ** 2 is x * x: the same double as the cpu backend's
       this.expr(e.left)
       const x = this.local(t)
-      this.tee(x); this.get(x)
+      this.tee(x)
+      this.get(x)
       this.op(t === F32 ? Op.f32_mul : Op.f64_mul)
       return t
     }
     const routine = t !== I32 ? this.ctx.mathRoutine(POW, 'pow') : undefined
     if (routine !== undefined && e.right.kind === 'num') return this.callMath(routine, [e.left, e.right], t)
-    const a = this.expr(e.left); this.toF64(a)
-    const b = this.expr(e.right); this.toF64(b)
+    const a = this.expr(e.left)
+    this.toF64(a)
+    const b = this.expr(e.right)
+    this.toF64(b)
     if (t === I32) {
       const i = this.ctx.importOf('pow:i32', { params: [F64, F64], results: [I32] }, (x, y) => Math.pow(x, y) | 0)
       this.callImport(i)
@@ -592,15 +812,25 @@ export class FunctionEmitter {
     else {
       // an exponent known only at run time: x ** 2 is x·x and x ** 1 is x, the doubles Math.pow
       // gives, without the call out of wasm (the derivative n·x^(n−1) of x^n meets both)
-      const x = this.local(F64), y = this.local(F64)
-      this.set(y); this.set(x)
-      this.get(y); this.f64c(2); this.op(Op.f64_eq, Op.if, F64)
-      this.get(x); this.get(x); this.op(Op.f64_mul)
+      const x = this.local(F64),
+        y = this.local(F64)
+      this.set(y)
+      this.set(x)
+      this.get(y)
+      this.f64c(2)
+      this.op(Op.f64_eq, Op.if, F64)
+      this.get(x)
+      this.get(x)
+      this.op(Op.f64_mul)
       this.op(Op.else)
-      this.get(y); this.f64c(1); this.op(Op.f64_eq, Op.if, F64)
+      this.get(y)
+      this.f64c(1)
+      this.op(Op.f64_eq, Op.if, F64)
       this.get(x)
       this.op(Op.else)
-      this.get(x); this.get(y); callPow()
+      this.get(x)
+      this.get(y)
+      callPow()
       this.op(Op.end, Op.end)
     }
     // rounded as the import's f32 result would be (round to nearest, ties to even)
@@ -612,7 +842,10 @@ export class FunctionEmitter {
   private convert(from: ScalarTypeName, to: 'f64' | 'f32' | 'i32', loc?: SourceLocation): void {
     this.numeric(from, loc)
     const src = this.vt(from, loc)
-    if (to === 'f64') { this.toF64(src); return }
+    if (to === 'f64') {
+      this.toF64(src)
+      return
+    }
     if (to === 'f32') {
       if (src === I32) this.op(Op.f32_convert_i32_s)
       else if (src === F64) this.op(Op.f32_demote_f64)
@@ -627,7 +860,8 @@ export class FunctionEmitter {
     this.f64c(2147483648)
     this.op(Op.f64_lt, Op.if, I32)
     this.get(x)
-    this.op(Op.prefix_fc); this.out.u32(OpFc.i32_trunc_sat_f64_s)
+    this.op(Op.prefix_fc)
+    this.out.u32(OpFc.i32_trunc_sat_f64_s)
     this.op(Op.else)
     this.get(x)
     this.callImport(this.ctx.importOf('toInt32', { params: [F64], results: [I32] }, (v) => Math.trunc(v) | 0))
@@ -638,9 +872,13 @@ export class FunctionEmitter {
     const name = e.callee
     const argType = (i: number) => e.args[i]!.type as ScalarTypeName
     switch (name) {
-      case 'f64': case 'f32': case 'i32': case 'convert': {
+      case 'f64':
+      case 'f32':
+      case 'i32':
+      case 'convert': {
         const target = (name === 'convert' ? e.type : name) as string
-        if (target !== 'f64' && target !== 'f32' && target !== 'i32') return unsupported(`conversions to \`${target}\``, e.loc)
+        if (target !== 'f64' && target !== 'f32' && target !== 'i32')
+          return unsupported(`conversions to \`${target}\``, e.loc)
         const to: 'f64' | 'f32' | 'i32' = target
         this.expr(e.args[0]!)
         this.convert(argType(0), to, e.loc)
@@ -648,19 +886,31 @@ export class FunctionEmitter {
       }
       case 'div': {
         // integer division of two i32, as `/` on i32
-        return this.binary({ kind: 'binary', op: '/', left: e.args[0]!, right: e.args[1]!, type: 'i32', ...(e.loc ? { loc: e.loc } : {}) })
+        return this.binary({
+          kind: 'binary',
+          op: '/',
+          left: e.args[0]!,
+          right: e.args[1]!,
+          type: 'i32',
+          ...(e.loc ? { loc: e.loc } : {}),
+        })
       }
       case 'len': {
         this.get(this.array((e.args[0] as { name: string }).name, e.loc).len)
         return I32
       }
-      case 'zeros': return unsupported('`zeros` outside an array allocation', e.loc)
+      case 'zeros':
+        return unsupported('`zeros` outside an array allocation', e.loc)
     }
-    if (e.args.some((a) => a.kind === 'var' && typeof a.type === 'object') && (name.startsWith('$host') || this.program.registry.findPrimitive(name)?.kind === 'pure')) {
+    if (
+      e.args.some((a) => a.kind === 'var' && typeof a.type === 'object') &&
+      (name.startsWith('$host') || this.program.registry.findPrimitive(name)?.kind === 'pure')
+    ) {
       return this.arrayCall(e)
     }
     const argTypes = e.args.map((a) => {
-      if (a.kind === 'var' && typeof a.type === 'object') return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
+      if (a.kind === 'var' && typeof a.type === 'object')
+        return unsupported(`passing the array \`${a.name}\` to \`${name}\``, a.loc)
       const t = a.type as ScalarTypeName
       this.numeric(t, a.loc)
       return t
@@ -673,7 +923,11 @@ export class FunctionEmitter {
       for (const a of e.args) this.expr(a)
       // one import per call site, so that a value that is not a number is reported where it was returned
       const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
-      const i = this.ctx.importOf(`${name}:${argTypes.join(',')}@${at}`, { params: types, results: [F64] }, boolArgs((...a: number[]) => hostNumber(h(...a), k, e.loc), argTypes))
+      const i = this.ctx.importOf(
+        `${name}:${argTypes.join(',')}@${at}`,
+        { params: types, results: [F64] },
+        boolArgs((...a: number[]) => hostNumber(h(...a), k, e.loc), argTypes),
+      )
       this.callImport(i)
       if (rt !== F64) unsupported(`a host call of type ${e.type}`, e.loc)
       return F64
@@ -703,13 +957,22 @@ export class FunctionEmitter {
       }
       // a lowering function: f64 only (in f32 the JS function rounds once, as the cpu backend does)
       if (typeof lower === 'function' && rt === F64) {
-        const args = e.args.map((a) => { this.expr(a); const l = this.local(rt); this.set(l); return l })
+        const args = e.args.map((a) => {
+          this.expr(a)
+          const l = this.local(rt)
+          this.set(l)
+          return l
+        })
         runLowering(name, lower, rt, args, 1, this.lowering)
         return rt
       }
     }
     for (const a of e.args) this.expr(a)
-    const i = this.ctx.importOf(`prim:${name}:${argTypes.join(',')}:${rt}`, { params: types, results: [rt] }, boolArgs(mathImport(spec, name) ?? spec.evaluate, argTypes))
+    const i = this.ctx.importOf(
+      `prim:${name}:${argTypes.join(',')}:${rt}`,
+      { params: types, results: [rt] },
+      boolArgs(mathImport(spec, name) ?? spec.evaluate, argTypes),
+    )
     this.callImport(i)
     return rt
   }
@@ -725,7 +988,8 @@ export class FunctionEmitter {
     for (const a of e.args) {
       if (a.kind === 'var' && typeof a.type === 'object') {
         const b = this.array(a.name, a.loc)
-        this.get(b.ptr); this.get(b.len)
+        this.get(b.ptr)
+        this.get(b.len)
         params.push(I32, I32)
         kinds.push({ elem: b.elem })
         continue
@@ -781,7 +1045,8 @@ export class FunctionEmitter {
     for (const a of e.args) {
       if (a.kind === 'var' && typeof a.type === 'object') {
         const b = this.array(a.name, a.loc)
-        this.get(b.ptr); this.get(b.len)
+        this.get(b.ptr)
+        this.get(b.len)
         params.push(I32, I32)
         kinds.push({ elem: b.elem })
         continue
@@ -816,7 +1081,10 @@ export class FunctionEmitter {
   private base(dv: Dataview | Arg): { base: Dataview; negated: boolean } {
     let negated = false
     let d = dv as Dataview
-    while (d.kind === 'neg') { negated = !negated; d = d.target }
+    while (d.kind === 'neg') {
+      negated = !negated
+      d = d.target
+    }
     if (d.kind === 'field') unsupported(`the field \`.${d.field}\``, d.loc)
     return { base: d, negated }
   }
@@ -828,11 +1096,16 @@ export class FunctionEmitter {
   private modify(dv: Dataview | Arg, t: ScalarTypeName, old: boolean, compute: () => void): void {
     const { base, negated } = this.base(dv)
     const vt = this.vt(t)
-    const readNeg = () => { if (negated) this.neg(vt, t) }
+    const readNeg = () => {
+      if (negated) this.neg(vt, t)
+    }
     if (base.kind === 'var') {
       const b = this.binding(base.name, base.loc)
       if (b.kind !== 'scalar') throw new Error(`wasm codegen: cannot assign the array \`${base.name}\``)
-      if (old) { this.get(b.local); readNeg() }
+      if (old) {
+        this.get(b.local)
+        readNeg()
+      }
       compute()
       readNeg()
       this.set(b.local)
@@ -843,17 +1116,28 @@ export class FunctionEmitter {
     if (held !== undefined) {
       // (a lane of an f64x2 local: the other lane is kept)
       if (held.lane >= 0) this.get(held.local)
-      if (old) { this.getHeld(held); readNeg() }
+      if (old) {
+        this.getHeld(held)
+        readNeg()
+      }
       compute()
       readNeg()
-      if (held.lane >= 0) { this.simd(OpFd.f64x2_replace_lane); this.out.byte(held.lane) }
+      if (held.lane >= 0) {
+        this.simd(OpFd.f64x2_replace_lane)
+        this.out.byte(held.lane)
+      }
       this.set(held.local)
       return
     }
     const el = this.address(base.array.name, base.index, base.loc)
     const addr = this.local(I32)
     this.tee(addr)
-    if (old) { this.get(addr); this.load(el); this.boolByte(el); readNeg() }
+    if (old) {
+      this.get(addr)
+      this.load(el)
+      this.boolByte(el)
+      readNeg()
+    }
     compute()
     readNeg()
     this.store(el)
@@ -875,7 +1159,9 @@ export class FunctionEmitter {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
     const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
-    forEachStatement(body, (s, unchecked, shared) => { items.push([s, unchecked, shared]) })
+    forEachStatement(body, (s, unchecked, shared) => {
+      items.push([s, unchecked, shared])
+    })
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       this.shared = shared
@@ -883,8 +1169,13 @@ export class FunctionEmitter {
       // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
       // run-time checks: a failed check must name the element the scalar code would name)
       const next = items[i + 1]
-      const plan = this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
-      if (plan) { this.pair(plan, s, next![0], shared, next![2]); this.ctx.lanePairs++; i++ } else this.stmt(s)
+      const plan =
+        this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
+      if (plan) {
+        this.pair(plan, s, next![0], shared, next![2])
+        this.ctx.lanePairs++
+        i++
+      } else this.stmt(s)
       this.unchecked -= unchecked
     }
     this.shared = undefined
@@ -892,20 +1183,30 @@ export class FunctionEmitter {
 
   // ---------- lane pairs (f64x2) ----------
 
-  private simd(op: number): void { this.out.byte(Op.prefix_fd).u32(op) }
+  private simd(op: number): void {
+    this.out.byte(Op.prefix_fd).u32(op)
+  }
 
   private readonly laneContext: LaneContext = {
-    elem: (name) => { const b = this.names.get(name); return b?.kind === 'array' ? b.elem : undefined },
+    elem: (name) => {
+      const b = this.names.get(name)
+      return b?.kind === 'array' ? b.elem : undefined
+    },
     promoted: (name, index) => this.promoted?.get(name)?.has(key(index)) ?? false,
     heldTogether: (name, a, b) => {
       const m = this.promoted?.get(name)
-      const ha = m?.get(key(a)), hb = m?.get(key(b))
+      const ha = m?.get(key(a)),
+        hb = m?.get(key(b))
       return !!ha && !!hb && ha.local === hb.local && ha.lane === 0 && hb.lane === 1
     },
     native: (call) => {
       const spec = this.program.registry.findPrimitive(call.callee)
       const op = spec?.kind === 'pure' && typeof spec.emit?.wasm === 'string' ? spec.emit.wasm : undefined
-      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max' ? (nativeOp(op)!.arity === call.args.length ? op : undefined) : undefined
+      return op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max'
+        ? nativeOp(op)!.arity === call.args.length
+          ? op
+          : undefined
+        : undefined
     },
   }
 
@@ -913,7 +1214,13 @@ export class FunctionEmitter {
   private readonly vectorShared = new Map<Shared, Map<Shared, number>>()
 
   /** Emits statements s and t as one f64x2 update (see `planPair`). */
-  private pair(p: PairPlan, s: Stmt, t: Stmt, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
+  private pair(
+    p: PairPlan,
+    s: Stmt,
+    t: Stmt,
+    sa: Map<Expr, Shared> | undefined,
+    sb: Map<Expr, Shared> | undefined,
+  ): void {
     const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
     if (p.target.kind === 'held') {
       // two elements held as the lanes of one f64x2 local
@@ -926,11 +1233,14 @@ export class FunctionEmitter {
       this.shared = sa
       this.address(p.target.array, p.target.index)
       const addr = this.local(I32)
-      this.tee(addr); this.get(addr)
-      this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+      this.tee(addr)
+      this.get(addr)
+      this.simd(OpFd.v128_load)
+      this.out.u32(3).u32(0)
       this.lanes(p.value, sa, sb)
       this.simd(add)
-      this.simd(OpFd.v128_store); this.out.u32(3).u32(0)
+      this.simd(OpFd.v128_store)
+      this.out.u32(3).u32(0)
     } else {
       this.lanes(p.value, sa, sb)
       const v = this.local(V128)
@@ -939,7 +1249,9 @@ export class FunctionEmitter {
       const write = (st: Stmt, lane: number, shared: Map<Expr, Shared> | undefined) => {
         this.shared = shared
         this.modify((st as Extract<Stmt, { kind: 'update' }>).target, 'f64', true, () => {
-          this.get(v); this.simd(OpFd.f64x2_extract_lane); this.out.byte(lane)
+          this.get(v)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(lane)
           this.op(scalar)
         })
       }
@@ -958,9 +1270,13 @@ export class FunctionEmitter {
       return
     }
     // a pair of shared subexpressions computed before in this run is in a local
-    const ka = sa?.get(l.a), kb = sb?.get(l.b)
+    const ka = sa?.get(l.a),
+      kb = sb?.get(l.b)
     const cached = ka && kb ? this.vectorShared.get(ka)?.get(kb) : undefined
-    if (cached !== undefined) { this.get(cached); return }
+    if (cached !== undefined) {
+      this.get(cached)
+      return
+    }
     switch (l.kind) {
       case 'scalars':
         this.shared = sa
@@ -968,12 +1284,14 @@ export class FunctionEmitter {
         this.simd(OpFd.f64x2_splat)
         this.shared = sb
         this.toF64(this.expr(l.b))
-        this.simd(OpFd.f64x2_replace_lane); this.out.byte(1)
+        this.simd(OpFd.f64x2_replace_lane)
+        this.out.byte(1)
         break
       case 'load':
         this.shared = sa
         this.address(l.array, l.index)
-        this.simd(OpFd.v128_load); this.out.u32(3).u32(0)
+        this.simd(OpFd.v128_load)
+        this.out.u32(3).u32(0)
         break
       case 'held':
         this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
@@ -988,13 +1306,20 @@ export class FunctionEmitter {
       case 'square': {
         this.lanes(l.arg, sa, sb)
         const x = this.local(V128)
-        this.tee(x); this.get(x)
+        this.tee(x)
+        this.get(x)
         this.simd(OpFd.f64x2_mul)
         break
       }
       case 'native': {
         for (const x of l.args) this.lanes(x, sa, sb)
-        const ops: Record<VectorNative, number> = { neg: OpFd.f64x2_neg, sqrt: OpFd.f64x2_sqrt, abs: OpFd.f64x2_abs, min: OpFd.f64x2_min, max: OpFd.f64x2_max }
+        const ops: Record<VectorNative, number> = {
+          neg: OpFd.f64x2_neg,
+          sqrt: OpFd.f64x2_sqrt,
+          abs: OpFd.f64x2_abs,
+          min: OpFd.f64x2_min,
+          max: OpFd.f64x2_max,
+        }
         this.simd(ops[l.op])
         break
       }
@@ -1030,22 +1355,33 @@ export class FunctionEmitter {
 
   private stmt(s: Stmt): void {
     switch (s.kind) {
-      case 'update': return this.update(s)
-      case 'callstmt': return this.callStmt(s)
-      case 'alloc': return this.alloc(s)
-      case 'dealloc': return this.dealloc(s)
-      case 'if': return this.ifStmt(s)
-      case 'while': return this.whileStmt(s)
-      case 'for': return this.forStmt(s)
-      case 'push': case 'pop': return unsupported('stacks', s.loc)
-      case 'safe': return this.safe(s.expr)
+      case 'update':
+        return this.update(s)
+      case 'callstmt':
+        return this.callStmt(s)
+      case 'alloc':
+        return this.alloc(s)
+      case 'dealloc':
+        return this.dealloc(s)
+      case 'if':
+        return this.ifStmt(s)
+      case 'while':
+        return this.whileStmt(s)
+      case 'for':
+        return this.forStmt(s)
+      case 'push':
+      case 'pop':
+        return unsupported('stacks', s.loc)
+      case 'safe':
+        return this.safe(s.expr)
       case 'unchecked': {
         this.unchecked++
         this.block(s.body)
         this.unchecked--
         return
       }
-      default: throw new Error(`wasm backend: \`${s.kind}\` is not core IR (preprocess first)`)
+      default:
+        throw new Error(`wasm backend: \`${s.kind}\` is not core IR (preprocess first)`)
     }
   }
 
@@ -1056,15 +1392,26 @@ export class FunctionEmitter {
     const vt = this.vt(t, s.loc)
     let opcode: number
     switch (s.op) {
-      case '+=': opcode = vt === I32 ? Op.i32_add : vt === F32 ? Op.f32_add : Op.f64_add; break
-      case '-=': opcode = vt === I32 ? Op.i32_sub : vt === F32 ? Op.f32_sub : Op.f64_sub; break
-      case '^=': opcode = Op.i32_xor; break
-      case '*=': case '/=':
+      case '+=':
+        opcode = vt === I32 ? Op.i32_add : vt === F32 ? Op.f32_add : Op.f64_add
+        break
+      case '-=':
+        opcode = vt === I32 ? Op.i32_sub : vt === F32 ? Op.f32_sub : Op.f64_sub
+        break
+      case '^=':
+        opcode = Op.i32_xor
+        break
+      case '*=':
+      case '/=':
         if (vt !== F64 && vt !== F32) return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
         return this.scaleUpdate(s, t, vt)
-      default: return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
+      default:
+        return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
-    this.modify(s.target, t, true, () => { this.expr(s.value); this.op(opcode) })
+    this.modify(s.target, t, true, () => {
+      this.expr(s.value)
+      this.op(opcode)
+    })
   }
 
   /** `y *= e` / `y /= e` on a float: e is evaluated once, checked nonzero and finite, then applied. */
@@ -1078,17 +1425,25 @@ export class FunctionEmitter {
       // fails unless k ≠ 0 and k − k = 0 (false for ±∞ and NaN)
       const F = vt === F64
       this.get(k)
-      if (F) this.f64c(0); else this.out.byte(Op.f32_const).f32(0)
+      if (F) this.f64c(0)
+      else this.out.byte(Op.f32_const).f32(0)
       this.op(F ? Op.f64_eq : Op.f32_eq)
-      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
-      this.get(k); this.get(k); this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.get(k)
+      this.get(k)
+      this.op(F ? Op.f64_sub : Op.f32_sub)
+      this.get(k)
+      this.get(k)
+      this.op(F ? Op.f64_sub : Op.f32_sub)
       this.op(F ? Op.f64_ne : Op.f32_ne)
       this.op(Op.i32_or, Op.if, 0x40)
       this.fail(site, [[() => this.get(k), vt]])
       this.op(Op.end)
     }
-    const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : (vt === F64 ? Op.f64_div : Op.f32_div)
-    this.modify(s.target, t, true, () => { this.get(k); this.op(opcode) })
+    const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : vt === F64 ? Op.f64_div : Op.f32_div
+    this.modify(s.target, t, true, () => {
+      this.get(k)
+      this.op(opcode)
+    })
   }
 
   private alloc(s: Extract<Stmt, { kind: 'alloc' }>): void {
@@ -1098,7 +1453,9 @@ export class FunctionEmitter {
       const el = elemInfo(type.elem, s.loc)
       if (s.value.kind !== 'call' || s.value.callee !== 'zeros') return unsupported('this array allocation', s.loc)
       this.heapMark ??= this.local(I32)
-      const len = this.local(I32), ptr = this.local(I32), top = this.local(I32)
+      const len = this.local(I32),
+        ptr = this.local(I32),
+        top = this.local(I32)
       this.expr(s.value.args[0]!)
       this.tee(len)
       this.i32(0)
@@ -1107,7 +1464,9 @@ export class FunctionEmitter {
       this.fail(bad, [[() => this.get(len), I32]])
       this.op(Op.end)
       // a size past 2 GiB cannot be addressed (and would wrap below)
-      this.get(len); this.i32((0x7fffffff >> el.shift) - 8); this.op(Op.i32_gt_s, Op.if, 0x40)
+      this.get(len)
+      this.i32((0x7fffffff >> el.shift) - 8)
+      this.op(Op.i32_gt_s, Op.if, 0x40)
       const huge = this.ctx.check('tooLarge', s.loc, (n) => [s.name, n])
       this.fail(huge, [[() => this.get(len), I32]])
       this.op(Op.end)
@@ -1115,25 +1474,42 @@ export class FunctionEmitter {
       this.out.byte(Op.global_get).u32(0)
       this.tee(ptr)
       this.get(len)
-      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
-      this.i32(7); this.op(Op.i32_add); this.i32(-8); this.op(Op.i32_and, Op.i32_add)
+      if (el.shift) {
+        this.i32(el.shift)
+        this.op(Op.i32_shl)
+      }
+      this.i32(7)
+      this.op(Op.i32_add)
+      this.i32(-8)
+      this.op(Op.i32_and, Op.i32_add)
       this.tee(top)
       // grow the memory when the heap passes its end
       this.op(Op.memory_size, 0x00)
-      this.i32(16); this.op(Op.i32_shl, Op.i32_gt_u, Op.if, 0x40)
+      this.i32(16)
+      this.op(Op.i32_shl, Op.i32_gt_u, Op.if, 0x40)
       this.get(top)
       this.op(Op.memory_size, 0x00)
-      this.i32(16); this.op(Op.i32_shl, Op.i32_sub)
-      this.i32(65535); this.op(Op.i32_add)
-      this.i32(16); this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
-      this.i32(-1); this.op(Op.i32_eq, Op.if, 0x40)
+      this.i32(16)
+      this.op(Op.i32_shl, Op.i32_sub)
+      this.i32(65535)
+      this.op(Op.i32_add)
+      this.i32(16)
+      this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
+      this.i32(-1)
+      this.op(Op.i32_eq, Op.if, 0x40)
       const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
       // zero it: memory.fill(ptr, 0, len << shift)
-      this.get(ptr); this.i32(0); this.get(len)
-      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
-      this.op(Op.prefix_fc); this.out.u32(OpFc.memory_fill).byte(0x00)
+      this.get(ptr)
+      this.i32(0)
+      this.get(len)
+      if (el.shift) {
+        this.i32(el.shift)
+        this.op(Op.i32_shl)
+      }
+      this.op(Op.prefix_fc)
+      this.out.u32(OpFc.memory_fill).byte(0x00)
       this.get(top)
       this.out.byte(Op.global_set).u32(0)
       this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem })
@@ -1155,7 +1531,8 @@ export class FunctionEmitter {
       const el = elemInfo(b.elem, s.loc)
       if (this.checking) {
         // zeros(n): the length is n and every element is zero
-        const want = this.local(I32), i = this.local(I32)
+        const want = this.local(I32),
+          i = this.local(I32)
         this.expr((s.value as { args: Expr[] }).args[0]!)
         this.tee(want)
         this.get(b.len)
@@ -1163,34 +1540,66 @@ export class FunctionEmitter {
         const site = this.ctx.check('deallocArray', s.loc, (n) => [s.name, shown, n])
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)
-        this.i32(0); this.set(i)
+        this.i32(0)
+        this.set(i)
         this.op(Op.block, 0x40, Op.loop, 0x40)
-        this.get(i); this.get(b.len); this.op(Op.i32_ge_s, Op.br_if, 1)
-        this.get(b.ptr); this.get(i)
-        if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
+        this.get(i)
+        this.get(b.len)
+        this.op(Op.i32_ge_s, Op.br_if, 1)
+        this.get(b.ptr)
+        this.get(i)
+        if (el.shift) {
+          this.i32(el.shift)
+          this.op(Op.i32_shl)
+        }
         this.op(Op.i32_add)
         this.load(el)
         // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
         const ens = this.program.registry.findNumberSystem(b.elem)
         const near = !!ens && !ens.exact
         if (el.vt === F64) {
-          if (near) { this.op(Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.f64c(0); this.op(Op.f64_ne) }
+          if (near) {
+            this.op(Op.f64_abs)
+            this.f64c(this.ctx.options.tolerance)
+            this.op(Op.f64_le, Op.i32_eqz)
+          } else {
+            this.f64c(0)
+            this.op(Op.f64_ne)
+          }
         } else if (el.vt === F32) {
-          if (near) { this.op(Op.f64_promote_f32, Op.f64_abs); this.f64c(this.ctx.options.tolerance); this.op(Op.f64_le, Op.i32_eqz) } else { this.out.byte(Op.f32_const).f32(0); this.op(Op.f32_ne) }
+          if (near) {
+            this.op(Op.f64_promote_f32, Op.f64_abs)
+            this.f64c(this.ctx.options.tolerance)
+            this.op(Op.f64_le, Op.i32_eqz)
+          } else {
+            this.out.byte(Op.f32_const).f32(0)
+            this.op(Op.f32_ne)
+          }
         }
         this.op(Op.if, 0x40)
         this.fail(site, [[() => this.get(want), I32]])
         this.op(Op.end)
-        this.get(i); this.i32(1); this.op(Op.i32_add); this.set(i)
+        this.get(i)
+        this.i32(1)
+        this.op(Op.i32_add)
+        this.set(i)
         this.op(Op.br, 0, Op.end, Op.end)
       }
       // give the memory back when it is the top of the heap
-      this.get(b.ptr); this.get(b.len)
-      if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
-      this.i32(7); this.op(Op.i32_add); this.i32(-8); this.op(Op.i32_and, Op.i32_add)
+      this.get(b.ptr)
+      this.get(b.len)
+      if (el.shift) {
+        this.i32(el.shift)
+        this.op(Op.i32_shl)
+      }
+      this.i32(7)
+      this.op(Op.i32_add)
+      this.i32(-8)
+      this.op(Op.i32_and, Op.i32_add)
       this.out.byte(Op.global_get).u32(0)
       this.op(Op.i32_eq, Op.if, 0x40)
-      this.get(b.ptr); this.out.byte(Op.global_set).u32(0)
+      this.get(b.ptr)
+      this.out.byte(Op.global_set).u32(0)
       this.op(Op.end)
       this.names.delete(s.name)
       return
@@ -1203,22 +1612,40 @@ export class FunctionEmitter {
       this.set(want)
       if (ns && !ns.exact) {
         // near(cur, want): equal, or within the tolerance relative to max(1, |want|)
-        const cur = this.local(F64), w = this.local(F64)
-        this.get(b.local); this.toF64(vt); this.set(cur)
-        this.get(want); this.toF64(vt); this.set(w)
-        this.get(cur); this.get(w); this.op(Op.f64_eq, Op.if, I32); this.i32(1); this.op(Op.else)
-        this.get(cur); this.get(w); this.op(Op.f64_sub, Op.f64_abs)
-        this.f64c(this.ctx.options.tolerance); this.f64c(1); this.get(w); this.op(Op.f64_abs, Op.f64_max, Op.f64_mul, Op.f64_le)
+        const cur = this.local(F64),
+          w = this.local(F64)
+        this.get(b.local)
+        this.toF64(vt)
+        this.set(cur)
+        this.get(want)
+        this.toF64(vt)
+        this.set(w)
+        this.get(cur)
+        this.get(w)
+        this.op(Op.f64_eq, Op.if, I32)
+        this.i32(1)
+        this.op(Op.else)
+        this.get(cur)
+        this.get(w)
+        this.op(Op.f64_sub, Op.f64_abs)
+        this.f64c(this.ctx.options.tolerance)
+        this.f64c(1)
+        this.get(w)
+        this.op(Op.f64_abs, Op.f64_max, Op.f64_mul, Op.f64_le)
         this.op(Op.end)
       } else {
-        this.get(b.local); this.get(want)
+        this.get(b.local)
+        this.get(want)
         this.op(vt === I32 ? Op.i32_eq : vt === F32 ? Op.f32_eq : Op.f64_eq)
       }
       this.op(Op.i32_eqz, Op.if, 0x40)
       const shownValue = showBool(b.type)
       const show = (x: number) => (ns?.toHost ? ns.toHost(x) : shownValue(x))
       const site = this.ctx.check('dealloc', s.loc, (cur, w) => [s.name, shown, show(cur), show(w)])
-      this.fail(site, [[() => this.get(b.local), vt], [() => this.get(want), vt]])
+      this.fail(site, [
+        [() => this.get(b.local), vt],
+        [() => this.get(want), vt],
+      ])
       this.op(Op.end)
     }
     this.names.delete(s.name)
@@ -1241,7 +1668,16 @@ export class FunctionEmitter {
       this.expr(postExpr)
       this.get(pre)
       this.op(Op.i32_ne, Op.if, 0x40)
-      this.fail(site, [[() => { this.get(pre); this.op(Op.i32_eqz) }, I32], [() => this.get(pre), I32]])
+      this.fail(site, [
+        [
+          () => {
+            this.get(pre)
+            this.op(Op.i32_eqz)
+          },
+          I32,
+        ],
+        [() => this.get(pre), I32],
+      ])
       this.op(Op.end)
     }
   }
@@ -1269,9 +1705,14 @@ export class FunctionEmitter {
   }
 
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
-    const a = this.local(I32), b = this.local(I32), st = this.local(I32), i = this.local(I32)
-    this.expr(s.start); this.set(a)
-    this.expr(s.stop); this.set(b)
+    const a = this.local(I32),
+      b = this.local(I32),
+      st = this.local(I32),
+      i = this.local(I32)
+    this.expr(s.start)
+    this.set(a)
+    this.expr(s.stop)
+    this.set(b)
     if (s.step) this.expr(s.step)
     else this.i32(1)
     this.set(st)
@@ -1283,10 +1724,11 @@ export class FunctionEmitter {
       this.op(Op.end)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
-    const body = () => this.scoped(() => {
-      this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
-      this.block(s.body)
-    })
+    const body = () =>
+      this.scoped(() => {
+        this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
+        this.block(s.body)
+      })
     const loop = (cond: () => void, next: () => void) => {
       this.op(Op.block, 0x40, Op.loop, 0x40)
       cond()
@@ -1295,7 +1737,12 @@ export class FunctionEmitter {
       next()
       this.op(Op.br, 0, Op.end, Op.end)
     }
-    const inc = (d: number) => () => { this.get(i); this.i32(d); this.op(Op.i32_add); this.set(i) }
+    const inc = (d: number) => () => {
+      this.get(i)
+      this.i32(d)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
     // array elements the loop keeps in locals (only without checks, and only in the counting
     // loops below): loaded before the loop and stored after it when the loop runs at all
     const saved = this.promoted
@@ -1304,11 +1751,14 @@ export class FunctionEmitter {
     const els = !this.checking && simple ? promotableElements(s.variable, s.body) : []
     if (els.length) {
       const runs = this.local(I32)
-      this.get(a); this.get(b)
-      this.op(stepConst === 1 ? (s.inclusive ? Op.i32_le_s : Op.i32_lt_s) : (s.inclusive ? Op.i32_ge_s : Op.i32_gt_s))
+      this.get(a)
+      this.get(b)
+      this.op(stepConst === 1 ? (s.inclusive ? Op.i32_le_s : Op.i32_lt_s) : s.inclusive ? Op.i32_ge_s : Op.i32_gt_s)
       this.set(runs)
       const map = new Map(saved ?? [])
-      const lanes = this.ctx.simd ? heldPairs(els, (name) => this.array(name, s.loc).elem) : new Map<Promotion, Promotion>()
+      const lanes = this.ctx.simd
+        ? heldPairs(els, (name) => this.array(name, s.loc).elem)
+        : new Map<Promotion, Promotion>()
       const second = new Set(lanes.values())
       for (const p of els) {
         if (second.has(p)) continue
@@ -1316,13 +1766,26 @@ export class FunctionEmitter {
         const arr = this.array(name, s.loc)
         const el = elemInfo(arr.elem, s.loc)
         const next = lanes.get(p)
-        const addr = this.local(I32), r = this.local(next ? V128 : el.vt)
-        this.get(arr.ptr); this.expr(element.index)
-        if (el.shift) { this.i32(el.shift); this.op(Op.i32_shl) }
-        this.op(Op.i32_add); this.set(addr)
-        this.get(runs); this.op(Op.if, 0x40)
+        const addr = this.local(I32),
+          r = this.local(next ? V128 : el.vt)
+        this.get(arr.ptr)
+        this.expr(element.index)
+        if (el.shift) {
+          this.i32(el.shift)
+          this.op(Op.i32_shl)
+        }
+        this.op(Op.i32_add)
+        this.set(addr)
+        this.get(runs)
+        this.op(Op.if, 0x40)
         this.get(addr)
-        if (next) { this.simd(OpFd.v128_load); this.out.u32(3).u32(0) } else { this.load(el); this.boolByte(el) }
+        if (next) {
+          this.simd(OpFd.v128_load)
+          this.out.u32(3).u32(0)
+        } else {
+          this.load(el)
+          this.boolByte(el)
+        }
         this.set(r)
         this.op(Op.end)
         const m = new Map(map.get(name) ?? [])
@@ -1331,8 +1794,14 @@ export class FunctionEmitter {
         map.set(name, m)
         if (write) {
           stores.push(() => {
-            this.get(runs); this.op(Op.if, 0x40); this.get(addr); this.get(r)
-            if (next) { this.simd(OpFd.v128_store); this.out.u32(3).u32(0) } else this.store(el)
+            this.get(runs)
+            this.op(Op.if, 0x40)
+            this.get(addr)
+            this.get(r)
+            if (next) {
+              this.simd(OpFd.v128_store)
+              this.out.u32(3).u32(0)
+            } else this.store(el)
             this.op(Op.end)
           })
         }
@@ -1340,74 +1809,163 @@ export class FunctionEmitter {
       this.promoted = map
     }
     // the loops count as JS does, in doubles: no bound wraps around at ±2³¹
-    const exitAt = (bound: number) => { this.get(i); this.get(bound); this.op(Op.i32_eq, Op.br_if, 1) }
+    const exitAt = (bound: number) => {
+      this.get(i)
+      this.get(bound)
+      this.op(Op.i32_eq, Op.br_if, 1)
+    }
     // iterations two at a time as f64x2 updates first (see \`loop-pairs.ts\`), then the rest
     const paired = stepConst === 1 && !s.inclusive ? this.loopPairs(s) : null
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
-      this.get(a); this.set(i)
+      this.get(a)
+      this.set(i)
       if (paired) this.pairedIterations(s.variable, paired, i, a, b, false)
-      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s) }, () => { if (s.inclusive) exitAt(b); inc(1)() })
+      loop(
+        () => {
+          this.get(i)
+          this.get(b)
+          this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s)
+        },
+        () => {
+          if (s.inclusive) exitAt(b)
+          inc(1)()
+        },
+      )
     } else if (stepConst === 1) {
       // the same values downwards: b (or b-1), …, a
-      this.get(b); this.set(i)
+      this.get(b)
+      this.set(i)
       if (paired) this.pairedIterations(s.variable, paired, i, a, b, true)
-      if (s.inclusive) loop(() => { this.get(i); this.get(a); this.op(Op.i32_ge_s) }, () => { exitAt(a); inc(-1)() })
+      if (s.inclusive)
+        loop(
+          () => {
+            this.get(i)
+            this.get(a)
+            this.op(Op.i32_ge_s)
+          },
+          () => {
+            exitAt(a)
+            inc(-1)()
+          },
+        )
       else {
         this.op(Op.block, 0x40, Op.loop, 0x40)
-        this.get(i); this.get(a); this.op(Op.i32_gt_s, Op.i32_eqz, Op.br_if, 1)
+        this.get(i)
+        this.get(a)
+        this.op(Op.i32_gt_s, Op.i32_eqz, Op.br_if, 1)
         inc(-1)()
         body()
         this.op(Op.br, 0, Op.end, Op.end)
       }
     } else if (stepConst === -1 && !s.reverse) {
-      this.get(a); this.set(i)
-      loop(() => { this.get(i); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s) }, () => { if (s.inclusive) exitAt(b); inc(-1)() })
+      this.get(a)
+      this.set(i)
+      loop(
+        () => {
+          this.get(i)
+          this.get(b)
+          this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s)
+        },
+        () => {
+          if (s.inclusive) exitAt(b)
+          inc(-1)()
+        },
+      )
     } else {
       // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does and
       // counted in i64 (it may pass 2³¹); the value is a + k·st in wrapping i32, as Math.imul gives
-      const n = this.local(I64), k = this.local(I64)
+      const n = this.local(I64),
+        k = this.local(I64)
       const gap = s.inclusive ? 0 : 1
       const count = (hi: number, lo: number, neg: boolean) => {
-        this.get(hi); this.op(Op.f64_convert_i32_s); this.get(lo); this.op(Op.f64_convert_i32_s, Op.f64_sub)
-        if (gap) { this.f64c(gap); this.op(Op.f64_sub) }
-        this.get(st); this.op(Op.f64_convert_i32_s)
+        this.get(hi)
+        this.op(Op.f64_convert_i32_s)
+        this.get(lo)
+        this.op(Op.f64_convert_i32_s, Op.f64_sub)
+        if (gap) {
+          this.f64c(gap)
+          this.op(Op.f64_sub)
+        }
+        this.get(st)
+        this.op(Op.f64_convert_i32_s)
         if (neg) this.op(Op.f64_neg)
-        this.op(Op.f64_div, Op.prefix_fc); this.out.u32(OpFc.i64_trunc_sat_f64_s)
-        this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_add); this.set(n)
+        this.op(Op.f64_div, Op.prefix_fc)
+        this.out.u32(OpFc.i64_trunc_sat_f64_s)
+        this.out.byte(Op.i64_const).s32(1)
+        this.op(Op.i64_add)
+        this.set(n)
       }
-      this.out.byte(Op.i64_const).s32(0); this.set(n)
-      this.get(st); this.i32(0); this.op(Op.i32_gt_s, Op.if, 0x40)
-      this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40); count(b, a, false); this.op(Op.end)
-      this.op(Op.else)
-      this.get(a); this.get(b); this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s, Op.if, 0x40); count(a, b, true); this.op(Op.end)
+      this.out.byte(Op.i64_const).s32(0)
+      this.set(n)
+      this.get(st)
+      this.i32(0)
+      this.op(Op.i32_gt_s, Op.if, 0x40)
+      this.get(a)
+      this.get(b)
+      this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40)
+      count(b, a, false)
       this.op(Op.end)
-      this.out.byte(Op.i64_const).s32(0); this.set(k)
+      this.op(Op.else)
+      this.get(a)
+      this.get(b)
+      this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s, Op.if, 0x40)
+      count(a, b, true)
+      this.op(Op.end)
+      this.op(Op.end)
+      this.out.byte(Op.i64_const).s32(0)
+      this.set(k)
       this.op(Op.block, 0x40, Op.loop, 0x40)
-      this.get(k); this.get(n); this.op(Op.i64_lt_s, Op.i32_eqz, Op.br_if, 1)
+      this.get(k)
+      this.get(n)
+      this.op(Op.i64_lt_s, Op.i32_eqz, Op.br_if, 1)
       // i = a + (reverse ? n - 1 - k : k) * st
       this.get(a)
-      if (s.reverse) { this.get(n); this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_sub); this.get(k); this.op(Op.i64_sub) } else this.get(k)
+      if (s.reverse) {
+        this.get(n)
+        this.out.byte(Op.i64_const).s32(1)
+        this.op(Op.i64_sub)
+        this.get(k)
+        this.op(Op.i64_sub)
+      } else this.get(k)
       this.op(Op.i32_wrap_i64)
-      this.get(st); this.op(Op.i32_mul, Op.i32_add); this.set(i)
+      this.get(st)
+      this.op(Op.i32_mul, Op.i32_add)
+      this.set(i)
       body()
-      this.get(k); this.out.byte(Op.i64_const).s32(1); this.op(Op.i64_add); this.set(k)
+      this.get(k)
+      this.out.byte(Op.i64_const).s32(1)
+      this.op(Op.i64_add)
+      this.set(k)
       this.op(Op.br, 0, Op.end, Op.end)
     }
     this.promoted = saved
     for (const st of stores) st()
     if (this.checking) {
       const site = this.ctx.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
-      const a2 = this.local(I32), b2 = this.local(I32), s2 = this.local(I32)
-      this.expr(s.start); this.set(a2)
-      this.expr(s.stop); this.set(b2)
+      const a2 = this.local(I32),
+        b2 = this.local(I32),
+        s2 = this.local(I32)
+      this.expr(s.start)
+      this.set(a2)
+      this.expr(s.stop)
+      this.set(b2)
       if (s.step) this.expr(s.step)
       else this.i32(1)
       this.set(s2)
-      this.get(a2); this.get(a); this.op(Op.i32_ne)
-      this.get(b2); this.get(b); this.op(Op.i32_ne, Op.i32_or)
-      this.get(s2); this.get(st); this.op(Op.i32_ne, Op.i32_or, Op.if, 0x40)
-      this.fail(site, [a, b, st, a2, b2, s2].map((l) => [() => this.get(l), I32] as [() => void, ValType]))
+      this.get(a2)
+      this.get(a)
+      this.op(Op.i32_ne)
+      this.get(b2)
+      this.get(b)
+      this.op(Op.i32_ne, Op.i32_or)
+      this.get(s2)
+      this.get(st)
+      this.op(Op.i32_ne, Op.i32_or, Op.if, 0x40)
+      this.fail(
+        site,
+        [a, b, st, a2, b2, s2].map((l) => [() => this.get(l), I32] as [() => void, ValType]),
+      )
       this.op(Op.end)
     }
   }
@@ -1421,7 +1979,8 @@ export class FunctionEmitter {
     if (!this.ctx.simd || this.checking) return null
     const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name))
     if (!plan) return null
-    for (let k = 0; k < plan.body.length; k += 2) if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
+    for (let k = 0; k < plan.body.length; k += 2)
+      if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
     return plan
   }
 
@@ -1433,34 +1992,72 @@ export class FunctionEmitter {
   private pairedIterations(variable: string, plan: LoopPairs, i: number, a: number, b: number, down: boolean): void {
     // two iterations left: i < b and i + 1 < b (i + 1 cannot wrap when i < b); downwards i − 1 > a
     const twoLeft = () => {
-      this.get(i); this.get(down ? a : b); this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
-      this.get(i); this.i32(down ? -1 : 1); this.op(Op.i32_add); this.get(down ? a : b); this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.get(i)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.get(i)
+      this.i32(down ? -1 : 1)
+      this.op(Op.i32_add)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
       this.op(Op.i32_and)
     }
     const bound = () => this.names.set(variable, { kind: 'scalar', local: i, type: 'i32' })
     this.op(Op.block, 0x40)
-    twoLeft(); this.op(Op.i32_eqz, Op.br_if, 0)
+    twoLeft()
+    this.op(Op.i32_eqz, Op.br_if, 0)
     // one typed array passed for two parameters (one region): one iteration at a time
     for (const [w, x] of plan.apart) {
-      const W = this.array(w), X = this.array(x)
-      const end = (b: typeof W) => { this.get(b.ptr); this.get(b.len); this.i32(elemInfo(b.elem).size); this.op(Op.i32_mul, Op.i32_add) }
-      this.get(W.ptr); end(X); this.op(Op.i32_lt_u)
-      this.get(X.ptr); end(W); this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+      const W = this.array(w),
+        X = this.array(x)
+      const end = (b: typeof W) => {
+        this.get(b.ptr)
+        this.get(b.len)
+        this.i32(elemInfo(b.elem).size)
+        this.op(Op.i32_mul, Op.i32_add)
+      }
+      this.get(W.ptr)
+      end(X)
+      this.op(Op.i32_lt_u)
+      this.get(X.ptr)
+      end(W)
+      this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
     }
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
     this.scoped(() => {
       bound()
       for (const [p, q] of plan.guards) {
         const d = this.local(I32)
-        this.expr(p); this.expr(q); this.op(Op.i32_sub); this.tee(d)
-        this.i32(1); this.op(Op.i32_eq); this.get(d); this.i32(-1); this.op(Op.i32_eq, Op.i32_or, Op.br_if, 0)
+        this.expr(p)
+        this.expr(q)
+        this.op(Op.i32_sub)
+        this.tee(d)
+        this.i32(1)
+        this.op(Op.i32_eq)
+        this.get(d)
+        this.i32(-1)
+        this.op(Op.i32_eq, Op.i32_or, Op.br_if, 0)
       }
     })
     this.op(Op.loop, 0x40)
-    if (down) { this.get(i); this.i32(-2); this.op(Op.i32_add); this.set(i) }
-    this.scoped(() => { bound(); this.block(plan.body) })
-    if (!down) { this.get(i); this.i32(2); this.op(Op.i32_add); this.set(i) }
-    twoLeft(); this.op(Op.br_if, 0)
+    if (down) {
+      this.get(i)
+      this.i32(-2)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    this.scoped(() => {
+      bound()
+      this.block(plan.body)
+    })
+    if (!down) {
+      this.get(i)
+      this.i32(2)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    twoLeft()
+    this.op(Op.br_if, 0)
     this.op(Op.end, Op.end)
   }
 
@@ -1471,9 +2068,13 @@ export class FunctionEmitter {
     const w = this.program.writes.get(s.callee)!
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
-      if (p.type.kind === 'scalar') { this.read(a); return }
+      if (p.type.kind === 'scalar') {
+        this.read(a)
+        return
+      }
       const arr = this.array((a as { name: string }).name, s.loc)
-      this.get(arr.ptr); this.get(arr.len)
+      this.get(arr.ptr)
+      this.get(arr.len)
     })
     this.callFn(s.callee, s.inverse)
     // the results (every scalar parameter's final value) into locals, last first
@@ -1492,17 +2093,37 @@ export class FunctionEmitter {
    * argument's type (as an import's result would be). Returns the locals holding the outputs.
    */
   private mathBijection(lowered: MathBijection, temps: number[], types: ValType[], outs: number[]): number[] {
-    const arg = (i: number): Ex => ({ t: 'f64', w: (o) => { o.byte(Op.local_get).u32(temps[i]!); if (types[i] === F32) o.byte(Op.f64_promote_f32); else if (types[i] === I32) o.byte(Op.f64_convert_i32_s) } })
+    const arg = (i: number): Ex => ({
+      t: 'f64',
+      w: (o) => {
+        o.byte(Op.local_get).u32(temps[i]!)
+        if (types[i] === F32) o.byte(Op.f64_promote_f32)
+        else if (types[i] === I32) o.byte(Op.f64_convert_i32_s)
+      },
+    })
     const args = temps.map((_, i) => arg(i))
-    let sin: Ex = args[0]!, cos: Ex = args[0]!
+    let sin: Ex = args[0]!,
+      cos: Ex = args[0]!
     if (lowered.angle) {
       // both from one argument reduction
-      const s = this.local(F64), c = this.local(F64)
+      const s = this.local(F64),
+        c = this.local(F64)
       args[2]!.w(this.out)
       this.callDefined(this.ctx.math.use('__sincos'))
-      this.set(c); this.set(s)
-      sin = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(s) } }
-      cos = { t: 'f64', w: (o) => { o.byte(Op.local_get).u32(c) } }
+      this.set(c)
+      this.set(s)
+      sin = {
+        t: 'f64',
+        w: (o) => {
+          o.byte(Op.local_get).u32(s)
+        },
+      }
+      cos = {
+        t: 'f64',
+        w: (o) => {
+          o.byte(Op.local_get).u32(c)
+        },
+      }
     }
     const values = lowered.outputs(args, sin, cos)
     const results = outs.map((i, j) => {
@@ -1537,7 +2158,12 @@ export class FunctionEmitter {
       results = wasm.permute.map((j) => temps[j]!)
     } else if (lowered && types.every((t) => this.vt(t) !== I32)) {
       // a standard bijection computed in the module (math/bijections.ts), with the cpu backend's arithmetic
-      results = this.mathBijection(lowered, temps, types.map((t) => this.vt(t)), outs.map(([, i]) => i))
+      results = this.mathBijection(
+        lowered,
+        temps,
+        types.map((t) => this.vt(t)),
+        outs.map(([, i]) => i),
+      )
     } else if (typeof wasm === 'function' && types.every((t) => t === 'f64')) {
       // the bijection's own lowering (f64: in f32 the JS function rounds once, as the cpu backend does)
       runLowering(spec.name, wasm, F64, temps, outs.length, this.lowering)
@@ -1578,7 +2204,11 @@ export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, expo
   const base = params.length + 1
   for (let j = results.length - 1; j >= 0; j--) body.byte(Op.local_set).u32(base + j)
   results.forEach((t, j) => {
-    body.byte(Op.i32_const).s32(8 * at[j]!).byte(Op.local_get).u32(base + j)
+    body
+      .byte(Op.i32_const)
+      .s32(8 * at[j]!)
+      .byte(Op.local_get)
+      .u32(base + j)
     if (t === I32) body.byte(Op.f64_convert_i32_s)
     else if (t === F32) body.byte(Op.f64_promote_f32)
     body.byte(Op.f64_store).u32(3).u32(0)

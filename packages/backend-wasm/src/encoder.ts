@@ -5,51 +5,184 @@
  */
 
 /** Value types, by their binary code. */
-export const I32 = 0x7f, I64 = 0x7e, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b
+export const I32 = 0x7f,
+  I64 = 0x7e,
+  F32 = 0x7d,
+  F64 = 0x7c,
+  V128 = 0x7b
 export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof F64 | typeof V128
 
 /** The opcodes used by the code generator (single-byte ones; `0xfc` prefixed ones are pairs). */
 export const Op = {
-  unreachable: 0x00, block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, br_if: 0x0d, return: 0x0f,
-  call: 0x10, drop: 0x1a, select: 0x1b,
-  local_get: 0x20, local_set: 0x21, local_tee: 0x22, global_get: 0x23, global_set: 0x24,
-  i32_load: 0x28, f32_load: 0x2a, f64_load: 0x2b, i32_load8_u: 0x2d,
-  i32_store: 0x36, f32_store: 0x38, f64_store: 0x39, i32_store8: 0x3a,
-  memory_size: 0x3f, memory_grow: 0x40,
-  i32_const: 0x41, i64_const: 0x42, f32_const: 0x43, f64_const: 0x44,
-  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47, i32_lt_s: 0x48, i32_lt_u: 0x49, i32_gt_s: 0x4a, i32_gt_u: 0x4b,
-  i32_le_s: 0x4c, i32_le_u: 0x4d, i32_ge_s: 0x4e, i32_ge_u: 0x4f,
+  unreachable: 0x00,
+  block: 0x02,
+  loop: 0x03,
+  if: 0x04,
+  else: 0x05,
+  end: 0x0b,
+  br: 0x0c,
+  br_if: 0x0d,
+  return: 0x0f,
+  call: 0x10,
+  drop: 0x1a,
+  select: 0x1b,
+  local_get: 0x20,
+  local_set: 0x21,
+  local_tee: 0x22,
+  global_get: 0x23,
+  global_set: 0x24,
+  i32_load: 0x28,
+  f32_load: 0x2a,
+  f64_load: 0x2b,
+  i32_load8_u: 0x2d,
+  i32_store: 0x36,
+  f32_store: 0x38,
+  f64_store: 0x39,
+  i32_store8: 0x3a,
+  memory_size: 0x3f,
+  memory_grow: 0x40,
+  i32_const: 0x41,
+  i64_const: 0x42,
+  f32_const: 0x43,
+  f64_const: 0x44,
+  i32_eqz: 0x45,
+  i32_eq: 0x46,
+  i32_ne: 0x47,
+  i32_lt_s: 0x48,
+  i32_lt_u: 0x49,
+  i32_gt_s: 0x4a,
+  i32_gt_u: 0x4b,
+  i32_le_s: 0x4c,
+  i32_le_u: 0x4d,
+  i32_ge_s: 0x4e,
+  i32_ge_u: 0x4f,
   i64_lt_s: 0x53,
-  f32_eq: 0x5b, f32_ne: 0x5c, f32_lt: 0x5d, f32_gt: 0x5e, f32_le: 0x5f, f32_ge: 0x60,
-  f64_eq: 0x61, f64_ne: 0x62, f64_lt: 0x63, f64_gt: 0x64, f64_le: 0x65, f64_ge: 0x66,
-  i32_add: 0x6a, i32_sub: 0x6b, i32_mul: 0x6c, i32_div_s: 0x6d, i32_rem_s: 0x6f,
-  i64_add: 0x7c, i64_sub: 0x7d,
-  i32_and: 0x71, i32_or: 0x72, i32_xor: 0x73, i32_shl: 0x74, i32_shr_s: 0x75, i32_shr_u: 0x76,
-  f32_abs: 0x8b, f32_neg: 0x8c, f32_ceil: 0x8d, f32_floor: 0x8e, f32_trunc: 0x8f, f32_nearest: 0x90, f32_sqrt: 0x91,
-  f32_add: 0x92, f32_sub: 0x93, f32_mul: 0x94, f32_div: 0x95, f32_min: 0x96, f32_max: 0x97, f32_copysign: 0x98,
-  f64_abs: 0x99, f64_neg: 0x9a, f64_ceil: 0x9b, f64_floor: 0x9c, f64_trunc: 0x9d, f64_nearest: 0x9e, f64_sqrt: 0x9f,
-  f64_add: 0xa0, f64_sub: 0xa1, f64_mul: 0xa2, f64_div: 0xa3, f64_min: 0xa4, f64_max: 0xa5, f64_copysign: 0xa6,
-  i32_wrap_i64: 0xa7, f32_convert_i32_s: 0xb2, f32_demote_f64: 0xb6, f64_convert_i32_s: 0xb7, f64_promote_f32: 0xbb,
-  prefix_fc: 0xfc, prefix_fd: 0xfd,
+  f32_eq: 0x5b,
+  f32_ne: 0x5c,
+  f32_lt: 0x5d,
+  f32_gt: 0x5e,
+  f32_le: 0x5f,
+  f32_ge: 0x60,
+  f64_eq: 0x61,
+  f64_ne: 0x62,
+  f64_lt: 0x63,
+  f64_gt: 0x64,
+  f64_le: 0x65,
+  f64_ge: 0x66,
+  i32_add: 0x6a,
+  i32_sub: 0x6b,
+  i32_mul: 0x6c,
+  i32_div_s: 0x6d,
+  i32_rem_s: 0x6f,
+  i64_add: 0x7c,
+  i64_sub: 0x7d,
+  i32_and: 0x71,
+  i32_or: 0x72,
+  i32_xor: 0x73,
+  i32_shl: 0x74,
+  i32_shr_s: 0x75,
+  i32_shr_u: 0x76,
+  f32_abs: 0x8b,
+  f32_neg: 0x8c,
+  f32_ceil: 0x8d,
+  f32_floor: 0x8e,
+  f32_trunc: 0x8f,
+  f32_nearest: 0x90,
+  f32_sqrt: 0x91,
+  f32_add: 0x92,
+  f32_sub: 0x93,
+  f32_mul: 0x94,
+  f32_div: 0x95,
+  f32_min: 0x96,
+  f32_max: 0x97,
+  f32_copysign: 0x98,
+  f64_abs: 0x99,
+  f64_neg: 0x9a,
+  f64_ceil: 0x9b,
+  f64_floor: 0x9c,
+  f64_trunc: 0x9d,
+  f64_nearest: 0x9e,
+  f64_sqrt: 0x9f,
+  f64_add: 0xa0,
+  f64_sub: 0xa1,
+  f64_mul: 0xa2,
+  f64_div: 0xa3,
+  f64_min: 0xa4,
+  f64_max: 0xa5,
+  f64_copysign: 0xa6,
+  i32_wrap_i64: 0xa7,
+  f32_convert_i32_s: 0xb2,
+  f32_demote_f64: 0xb6,
+  f64_convert_i32_s: 0xb7,
+  f64_promote_f32: 0xbb,
+  prefix_fc: 0xfc,
+  prefix_fd: 0xfd,
 } as const
 
 /** `0xfd`-prefixed (SIMD) sub-opcodes. */
 export const OpFd = {
-  v128_load: 0x00, v128_store: 0x0b, f64x2_splat: 0x14, f64x2_extract_lane: 0x21, f64x2_replace_lane: 0x22,
-  f64x2_abs: 0xec, f64x2_neg: 0xed, f64x2_sqrt: 0xef, f64x2_add: 0xf0, f64x2_sub: 0xf1, f64x2_mul: 0xf2, f64x2_div: 0xf3,
-  f64x2_min: 0xf4, f64x2_max: 0xf5,
+  v128_load: 0x00,
+  v128_store: 0x0b,
+  f64x2_splat: 0x14,
+  f64x2_extract_lane: 0x21,
+  f64x2_replace_lane: 0x22,
+  f64x2_abs: 0xec,
+  f64x2_neg: 0xed,
+  f64x2_sqrt: 0xef,
+  f64x2_add: 0xf0,
+  f64x2_sub: 0xf1,
+  f64x2_mul: 0xf2,
+  f64x2_div: 0xf3,
+  f64x2_min: 0xf4,
+  f64x2_max: 0xf5,
 } as const
 
 /** Whether this engine runs WebAssembly SIMD (a function returning `f64x2.splat(0)` validates). */
 export const simdAvailable: boolean = (() => {
   try {
-    return WebAssembly.validate(new Uint8Array([
-      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-      0x01, 0x05, 0x01, 0x60, 0x00, 0x01, V128,
-      0x03, 0x02, 0x01, 0x00,
-      0x0a, 0x0f, 0x01, 0x0d, 0x00, 0x44, 0, 0, 0, 0, 0, 0, 0, 0, 0xfd, 0x14, 0x0b,
-    ]))
-  } catch { return false }
+    return WebAssembly.validate(
+      new Uint8Array([
+        0x00,
+        0x61,
+        0x73,
+        0x6d,
+        0x01,
+        0x00,
+        0x00,
+        0x00,
+        0x01,
+        0x05,
+        0x01,
+        0x60,
+        0x00,
+        0x01,
+        V128,
+        0x03,
+        0x02,
+        0x01,
+        0x00,
+        0x0a,
+        0x0f,
+        0x01,
+        0x0d,
+        0x00,
+        0x44,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0xfd,
+        0x14,
+        0x0b,
+      ]),
+    )
+  } catch {
+    return false
+  }
 })()
 
 /** `0xfc`-prefixed sub-opcodes. */
@@ -131,16 +264,32 @@ export class Bytes {
 }
 
 /** A function type. */
-export interface FuncType { params: ValType[]; results: ValType[] }
+export interface FuncType {
+  params: ValType[]
+  results: ValType[]
+}
 
 /** An imported function. */
-export interface ImportedFunc { module: string; name: string; type: FuncType }
+export interface ImportedFunc {
+  module: string
+  name: string
+  type: FuncType
+}
 
 /** A defined function: its type, extra locals, and its body (without the final `end`). */
-export interface DefinedFunc { type: FuncType; locals: ValType[]; prologue?: Bytes; body: Bytes; export?: string }
+export interface DefinedFunc {
+  type: FuncType
+  locals: ValType[]
+  prologue?: Bytes
+  body: Bytes
+  export?: string
+}
 
 /** A mutable i32 global with its initial value, optionally exported. */
-export interface GlobalI32 { init: number; export?: string }
+export interface GlobalI32 {
+  init: number
+  export?: string
+}
 
 /** The parts of a module; function indices count imports first. */
 export interface ModuleParts {
@@ -160,7 +309,11 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
   const typeOf = (t: FuncType): number => {
     const k = typeKey(t)
     let i = typeIndex.get(k)
-    if (i === undefined) { i = types.length; types.push(t); typeIndex.set(k, i) }
+    if (i === undefined) {
+      i = types.length
+      types.push(t)
+      typeIndex.set(k, i)
+    }
     return i
   }
   const importTypes = parts.imports.map((f) => typeOf(f.type))
@@ -197,8 +350,12 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
   }
   section(7, (b) => {
     const exports: Array<[string, number, number]> = [['memory', 0x02, 0]]
-    parts.functions.forEach((f, i) => { if (f.export) exports.push([f.export, 0x00, parts.imports.length + i]) })
-    parts.globals.forEach((g, i) => { if (g.export) exports.push([g.export, 0x03, i]) })
+    parts.functions.forEach((f, i) => {
+      if (f.export) exports.push([f.export, 0x00, parts.imports.length + i])
+    })
+    parts.globals.forEach((g, i) => {
+      if (g.export) exports.push([g.export, 0x03, i])
+    })
     b.u32(exports.length)
     for (const [name, kind, index] of exports) b.name(name).byte(kind).u32(index)
   })

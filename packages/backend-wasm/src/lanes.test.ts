@@ -6,7 +6,10 @@ import { createWasmBackend } from './index.js'
 import { planPair, type LaneContext } from './lanes.js'
 import { compile, expectSameRuns, lastPairs } from './test-util.js'
 
-const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(createWasmBackend({ simd: true }))
+const registry = () =>
+  createRegistry()
+    .registerBackend(cpuBackend)
+    .registerBackend(createWasmBackend({ simd: true }))
 /** The checked body of the only function of `text`. */
 function body(text: string): Stmt[] {
   const m = compileModule(parse({ text, name: 'lanes' }), { registry: registry(), backend: 'cpu' })
@@ -48,8 +51,9 @@ describe('planPair', () => {
     // the held pair y[2], y[3] is read as one value
     expect(q?.value).toMatchObject({ kind: 'binary', right: { kind: 'held', array: 'y' } })
     // held separately, they are two scalars
-    expect(plan('t[0] += x[i * 2] * y[2]\n t[1] += x[i * 2 + 1] * y[3]', context(['t[0]+t[1]', 'y[2]', 'y[3]']))?.value)
-      .toMatchObject({ kind: 'binary', right: { kind: 'scalars' } })
+    expect(
+      plan('t[0] += x[i * 2] * y[2]\n t[1] += x[i * 2 + 1] * y[3]', context(['t[0]+t[1]', 'y[2]', 'y[3]']))?.value,
+    ).toMatchObject({ kind: 'binary', right: { kind: 'scalars' } })
   })
 
   it('leaves alone what would change the results or gain nothing', () => {
@@ -84,7 +88,9 @@ describe('lane pairs in generated code', () => {
     new Float64Array([0.5, -0.25]),
     Float64Array.from({ length: 10 }, (_, i) => Math.sin(i) * 3),
     Float64Array.from({ length: 10 }, (_, i) => Math.cos(1.7 * i) - 0.2 * i),
-    1.375, 0.5, -2,
+    1.375,
+    0.5,
+    -2,
   ]
 
   it('computes the same bits as the scalar code and the cpu backend, forwards and backwards', () => {
@@ -118,7 +124,9 @@ describe('lane pairs in generated code', () => {
       Float64Array.from({ length: 12 }, (_, i) => 0.1 * i - 0.3),
       Float64Array.from({ length: 12 }, (_, i) => Math.cos(i)),
       Float64Array.from({ length: 7 }, (_, i) => Math.sin(2.1 * i)),
-      new Float64Array(7), 0.625, 1,
+      new Float64Array(7),
+      0.625,
+      1,
     ]
     const modules = [compile(text, 'wasm', false, true)]
     expect(lastPairs).toBeGreaterThanOrEqual(2)
@@ -139,7 +147,10 @@ describe('lane pairs in generated code', () => {
     }`
     const runs = ['wasm', 'cpu'].map((backend) => {
       const calls: number[] = []
-      const host = (v: number) => { calls.push(v); return calls.length }
+      const host = (v: number) => {
+        calls.push(v)
+        return calls.length
+      }
       const m = compileModule(parse({ text, name: 'h' }, [host]), { registry: registry(), backend, checks: false })
       const y = new Float64Array(2)
       m.f!(y, Float64Array.from([1, 1]))

@@ -9,7 +9,7 @@
  * then splat) or two scalar values (computed separately, then combined); the code generator emits
  * the plan.
  */
-import { type Dataview, type Expr, type Stmt } from '@tenet/ir'
+import type { Dataview, Expr, Stmt } from '@tenet/ir'
 import { key, offsetOf, readNames, rootName } from '@tenet/ir/backend'
 
 /** A node of a planned f64x2 computation. */
@@ -39,7 +39,11 @@ export type PairTarget =
   /** Two separate places (scalars, elements held in their own locals, or elements of different arrays). */
   | { kind: 'separate' }
 
-export interface PairPlan { op: '+=' | '-='; target: PairTarget; value: Lanes }
+export interface PairPlan {
+  op: '+=' | '-='
+  target: PairTarget
+  value: Lanes
+}
 
 /** What the planner needs to know of the code generator's state. */
 export interface LaneContext {
@@ -55,7 +59,8 @@ export interface LaneContext {
 
 /** Whether index b is index a + 1 (same base, constant offsets one apart). */
 function nextIndex(a: Expr, b: Expr): boolean {
-  const [ka, ca] = offsetOf(a), [kb, cb] = offsetOf(b)
+  const [ka, ca] = offsetOf(a),
+    [kb, cb] = offsetOf(b)
   return ka === kb && cb === ca + 1
 }
 
@@ -69,23 +74,35 @@ function plain(t: Dataview): t is Extract<Dataview, { kind: 'var' | 'index' }> {
 /** Whether an expression calls an interpolated host function (which may count its calls). */
 function callsHost(e: Expr): boolean {
   switch (e.kind) {
-    case 'call': return e.callee.startsWith('$host') || e.args.some((a) => callsHost(a as Expr))
-    case 'binary': return callsHost(e.left) || callsHost(e.right)
-    case 'unary': return callsHost(e.arg)
-    case 'index': return callsHost(e.index)
-    default: return false
+    case 'call':
+      return e.callee.startsWith('$host') || e.args.some((a) => callsHost(a as Expr))
+    case 'binary':
+      return callsHost(e.left) || callsHost(e.right)
+    case 'unary':
+      return callsHost(e.arg)
+    case 'index':
+      return callsHost(e.index)
+    default:
+      return false
   }
 }
 
 /** Counts the vector instructions of a plan that replace two scalar ones (its benefit). */
 function gain(l: Lanes): number {
   switch (l.kind) {
-    case 'splat': return 0
-    case 'scalars': return -1
-    case 'load': case 'held': return 2
-    case 'binary': return 1 + gain(l.left) + gain(l.right)
-    case 'square': return 1 + gain(l.arg)
-    case 'native': return 1 + l.args.reduce((s, x) => s + gain(x), 0)
+    case 'splat':
+      return 0
+    case 'scalars':
+      return -1
+    case 'load':
+    case 'held':
+      return 2
+    case 'binary':
+      return 1 + gain(l.left) + gain(l.right)
+    case 'square':
+      return 1 + gain(l.arg)
+    case 'native':
+      return 1 + l.args.reduce((s, x) => s + gain(x), 0)
   }
 }
 
@@ -94,10 +111,23 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
   const pair = { a, b }
   if (!isF64(a) || !isF64(b)) return { kind: 'scalars', ...pair }
   if (a.kind === 'binary' && b.kind === 'binary' && a.op === b.op) {
-    if ((a.op === '+' || a.op === '-' || a.op === '*' || a.op === '/') && isF64(a.left) && isF64(a.right) && isF64(b.left) && isF64(b.right)) {
+    if (
+      (a.op === '+' || a.op === '-' || a.op === '*' || a.op === '/') &&
+      isF64(a.left) &&
+      isF64(a.right) &&
+      isF64(b.left) &&
+      isF64(b.right)
+    ) {
       return { kind: 'binary', op: a.op, left: zip(a.left, b.left, cx), right: zip(a.right, b.right, cx), ...pair }
     }
-    if (a.op === '**' && a.right.kind === 'num' && a.right.value === 2 && key(a.right) === key(b.right) && isF64(a.left) && isF64(b.left)) {
+    if (
+      a.op === '**' &&
+      a.right.kind === 'num' &&
+      a.right.value === 2 &&
+      key(a.right) === key(b.right) &&
+      isF64(a.left) &&
+      isF64(b.left)
+    ) {
       return { kind: 'square', arg: zip(a.left, b.left, cx), ...pair }
     }
   }
@@ -110,11 +140,24 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
       return { kind: 'native', op, args: a.args.map((x, i) => zip(x as Expr, b.args[i] as Expr, cx)), ...pair }
     }
   }
-  if (a.kind === 'index' && b.kind === 'index' && a.array.name === b.array.name && nextIndex(a.index, b.index) && cx.heldTogether(a.array.name, a.index, b.index)) {
+  if (
+    a.kind === 'index' &&
+    b.kind === 'index' &&
+    a.array.name === b.array.name &&
+    nextIndex(a.index, b.index) &&
+    cx.heldTogether(a.array.name, a.index, b.index)
+  ) {
     return { kind: 'held', array: a.array.name, index: a.index, ...pair }
   }
-  if (a.kind === 'index' && b.kind === 'index' && a.array.name === b.array.name && cx.elem(a.array.name) === 'f64' &&
-    !cx.promoted(a.array.name, a.index) && !cx.promoted(b.array.name, b.index) && nextIndex(a.index, b.index)) {
+  if (
+    a.kind === 'index' &&
+    b.kind === 'index' &&
+    a.array.name === b.array.name &&
+    cx.elem(a.array.name) === 'f64' &&
+    !cx.promoted(a.array.name, a.index) &&
+    !cx.promoted(b.array.name, b.index) &&
+    nextIndex(a.index, b.index)
+  ) {
     return { kind: 'load', array: a.array.name, index: a.index, ...pair }
   }
   return { kind: 'scalars', ...pair }
@@ -128,10 +171,17 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
 export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
   if (s.kind !== 'update' || t.kind !== 'update' || s.op !== t.op || (s.op !== '+=' && s.op !== '-=')) return null
   if (s.distinct?.length || t.distinct?.length) return null
-  const sa = s.target, ta = t.target
-  if (!plain(sa) || !plain(ta) || sa.type !== 'f64' || ta.type !== 'f64' || !isF64(s.value) || !isF64(t.value)) return null
+  const sa = s.target,
+    ta = t.target
+  if (!plain(sa) || !plain(ta) || sa.type !== 'f64' || ta.type !== 'f64' || !isF64(s.value) || !isF64(t.value))
+    return null
   // host functions run as often and in the order the scalar code calls them
-  if ([s.value, t.value, ...(sa.kind === 'index' ? [sa.index] : []), ...(ta.kind === 'index' ? [ta.index] : [])].some(callsHost)) return null
+  if (
+    [s.value, t.value, ...(sa.kind === 'index' ? [sa.index] : []), ...(ta.kind === 'index' ? [ta.index] : [])].some(
+      callsHost,
+    )
+  )
+    return null
   const written = rootName(sa)!
   const reads = readNames(t.value)
   if (reads.has(written) || (ta.kind === 'index' && readNames(ta.index).has(written))) return null
@@ -140,8 +190,11 @@ export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
     // the same array: only two adjacent elements (one 16-byte store unless held in locals)
     if (cx.elem(sa.array.name) !== 'f64' || !nextIndex(sa.index, ta.index)) return null
     const inLocals = cx.promoted(sa.array.name, sa.index) || cx.promoted(ta.array.name, ta.index)
-    target = cx.heldTogether(sa.array.name, sa.index, ta.index) ? { kind: 'held', array: sa.array.name, index: sa.index }
-      : inLocals ? { kind: 'separate' } : { kind: 'elements', array: sa.array.name, index: sa.index }
+    target = cx.heldTogether(sa.array.name, sa.index, ta.index)
+      ? { kind: 'held', array: sa.array.name, index: sa.index }
+      : inLocals
+        ? { kind: 'separate' }
+        : { kind: 'elements', array: sa.array.name, index: sa.index }
   } else {
     if (rootName(ta) === written) return null
     target = { kind: 'separate' }

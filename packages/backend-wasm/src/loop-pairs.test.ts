@@ -7,7 +7,10 @@ import { compile, expectSameRuns, lastPairs } from './test-util.js'
 
 /** The body of the first loop of the only function of `text` (checked). */
 function loopBody(text: string): { variable: string; body: Stmt[] } {
-  const m = compileModule(parse({ text, name: 'pairs' }), { registry: createRegistry().registerBackend(cpuBackend), backend: 'cpu' })
+  const m = compileModule(parse({ text, name: 'pairs' }), {
+    registry: createRegistry().registerBackend(cpuBackend),
+    backend: 'cpu',
+  })
   const loop = Object.values(m)[0]!.ir.body.find((s) => s.kind === 'for') as Extract<Stmt, { kind: 'for' }>
   return { variable: loop.variable, body: loop.body }
 }
@@ -29,7 +32,9 @@ describe('planLoopPairs', () => {
     // and g must not share memory with x (one typed array passed for both)
     expect(p!.apart).toEqual([['g', 'x']])
     // a constant offset folds, so that the two lanes' indices are neighbours for the lane pairs
-    expect(printExpr((plan('g[j + 2] += x[a + j]')!.body[1] as Extract<Stmt, { kind: 'update' }>).target as never)).toBe('g[j + 3]')
+    expect(
+      printExpr((plan('g[j + 2] += x[a + j]')!.body[1] as Extract<Stmt, { kind: 'update' }>).target as never),
+    ).toBe('g[j + 3]')
     // reads of other arrays need no guard; a known distance other than ±1 neither
     expect(plan('g[j] += x[j] * x[a]\n y[j + 4] += c * x[j + 1]')?.guards).toEqual([])
     expect(plan('g[j] += x[j] * c\n g[j + 2] += c * x[j + 1]')?.guards).toEqual([])
@@ -69,7 +74,16 @@ describe('paired loops in generated code', () => {
       // f and its inverse (which runs the loop the other way) each pair their two statements
       expect(lastPairs).toBe(4)
       modules.push(compile(src(reverse), 'wasm', false, false), compile(src(reverse), 'cpu'))
-      for (const [a, b] of [[0, 20], [20, 0], [3, 4], [4, 3], [5, 5], [0, 2], [10, 12], [17, 0]]) {
+      for (const [a, b] of [
+        [0, 20],
+        [20, 0],
+        [3, 4],
+        [4, 3],
+        [5, 5],
+        [0, 2],
+        [10, 12],
+        [17, 0],
+      ]) {
         for (const n of [0, 1, 2, 3, 7, 10, 11]) {
           expectSameRuns(modules, () => [g0.slice(), x0.slice(), a, b, n, 1.5])
         }
@@ -80,9 +94,14 @@ describe('paired loops in generated code', () => {
   it('runs neighbouring rows (b = a ± 1) one iteration at a time: pairing them would reorder the sums', () => {
     // the scalar order adds the two updates of one element in a different order than the pairs
     // would, so the results differ from a forced pairing; the guard keeps the scalar order
-    const wasm = compile(src(false), 'wasm'), cpu = compile(src(false), 'cpu')
-    for (const [a, b] of [[3, 4], [4, 3]]) {
-      const run = (m: typeof wasm) => Array.from((m.f!(g0.slice(), x0.slice(), a, b, 16, 1.5) as unknown[])[0] as Float64Array)
+    const wasm = compile(src(false), 'wasm'),
+      cpu = compile(src(false), 'cpu')
+    for (const [a, b] of [
+      [3, 4],
+      [4, 3],
+    ]) {
+      const run = (m: typeof wasm) =>
+        Array.from((m.f!(g0.slice(), x0.slice(), a, b, 16, 1.5) as unknown[])[0] as Float64Array)
       expect(run(wasm)).toEqual(run(cpu))
     }
   })
@@ -90,14 +109,16 @@ describe('paired loops in generated code', () => {
   it('pairs no loop with run-time checks, nor one that reads a neighbour of what it writes', () => {
     compile(src(false), 'wasm', true)
     expect(lastPairs).toBe(0)
-    const reads = (offset: number) => `fn f(g: f64[], h: f64[], x: f64[], y: f64[], n: i32) { for j in 0..n { g[j] += x[j]\n h[j] += y[j] * g[j + ${offset}] } }`
+    const reads = (offset: number) =>
+      `fn f(g: f64[], h: f64[], x: f64[], y: f64[], n: i32) { for j in 0..n { g[j] += x[j]\n h[j] += y[j] * g[j + ${offset}] } }`
     compile(reads(1), 'wasm')
     expect(lastPairs).toBe(0)
     // two elements further on, g[j + 2] is read before either lane writes it: f and its inverse pair
     const modules = [compile(reads(2), 'wasm')]
     expect(lastPairs).toBe(4)
     modules.push(compile(reads(2), 'wasm', false, false), compile(reads(2), 'cpu'))
-    for (const n of [0, 1, 4, 7]) expectSameRuns(modules, () => [g0.slice(0, 10), g0.slice(10, 20), x0.slice(0, 10), x0.slice(10, 20), n])
+    for (const n of [0, 1, 4, 7])
+      expectSameRuns(modules, () => [g0.slice(0, 10), g0.slice(10, 20), x0.slice(0, 10), x0.slice(10, 20), n])
   })
 
   it('runs one iteration at a time when the host passes one typed array for two parameters', () => {

@@ -17,7 +17,7 @@
  * This module only plans; the code generator emits the paired loop, then the scalar loop for what
  * is left (an odd last iteration, or all of them when a guard fails).
  */
-import { type Arg, type Expr, type Stmt } from '@tenet/ir'
+import type { Arg, Expr, Stmt } from '@tenet/ir'
 import { key, offsetOf, readNames } from '@tenet/ir/backend'
 
 /** The plan of a paired loop. */
@@ -42,7 +42,8 @@ const mentions = (e: Expr | Arg, v: string) => readNames(e).has(v)
 /** Whether an index is `c + v` for a c that does not read v (sums and differences, v once). */
 function linear(e: Expr, v: string): boolean {
   if (e.kind === 'var') return e.name === v
-  if (e.kind === 'binary' && e.op === '+') return (linear(e.left, v) && !mentions(e.right, v)) || (linear(e.right, v) && !mentions(e.left, v))
+  if (e.kind === 'binary' && e.op === '+')
+    return (linear(e.left, v) && !mentions(e.right, v)) || (linear(e.right, v) && !mentions(e.left, v))
   if (e.kind === 'binary' && e.op === '-') return linear(e.left, v) && !mentions(e.right, v)
   return false
 }
@@ -50,24 +51,45 @@ function linear(e: Expr, v: string): boolean {
 /** Whether v occurs only as the `v` of linear indices (so iteration j + 1 is every such index plus one). */
 function onlyInLinearIndices(e: Expr | Arg, v: string): boolean {
   switch (e.kind) {
-    case 'var': return e.name !== v
-    case 'index': return mentions(e.index, v) ? e.index.type === 'i32' && linear(e.index, v) : true
-    case 'unary': return onlyInLinearIndices(e.arg, v)
-    case 'binary': return onlyInLinearIndices(e.left, v) && onlyInLinearIndices(e.right, v)
-    case 'call': return e.args.every((a) => onlyInLinearIndices(a, v))
-    case 'field': case 'neg': return onlyInLinearIndices(e.target, v)
-    default: return true
+    case 'var':
+      return e.name !== v
+    case 'index':
+      return mentions(e.index, v) ? e.index.type === 'i32' && linear(e.index, v) : true
+    case 'unary':
+      return onlyInLinearIndices(e.arg, v)
+    case 'binary':
+      return onlyInLinearIndices(e.left, v) && onlyInLinearIndices(e.right, v)
+    case 'call':
+      return e.args.every((a) => onlyInLinearIndices(a, v))
+    case 'field':
+    case 'neg':
+      return onlyInLinearIndices(e.target, v)
+    default:
+      return true
   }
 }
 
 /** Every element access of an expression (nested ones included). */
 function accesses(e: Expr | Arg, out: Index[]): Index[] {
   switch (e.kind) {
-    case 'index': out.push(e); accesses(e.index, out); break
-    case 'unary': accesses(e.arg, out); break
-    case 'binary': accesses(e.left, out); accesses(e.right, out); break
-    case 'call': for (const a of e.args) accesses(a, out); break
-    case 'field': case 'neg': accesses(e.target, out); break
+    case 'index':
+      out.push(e)
+      accesses(e.index, out)
+      break
+    case 'unary':
+      accesses(e.arg, out)
+      break
+    case 'binary':
+      accesses(e.left, out)
+      accesses(e.right, out)
+      break
+    case 'call':
+      for (const a of e.args) accesses(a, out)
+      break
+    case 'field':
+    case 'neg':
+      accesses(e.target, out)
+      break
   }
   return out
 }
@@ -75,8 +97,10 @@ function accesses(e: Expr | Arg, out: Index[]): Index[] {
 /** `e + by`, folded into a constant term `e = x + c` (so that lane pairs see x + c and x + c + by as neighbours). */
 function plus(e: Expr, by: number): Expr {
   const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
-  if (e.kind === 'binary' && e.op === '+' && e.right.kind === 'num' && Number.isInteger(e.right.value)) return { ...e, right: num(e.right.value + by) }
-  if (e.kind === 'binary' && e.op === '+' && e.left.kind === 'num' && Number.isInteger(e.left.value)) return { ...e, left: num(e.left.value + by) }
+  if (e.kind === 'binary' && e.op === '+' && e.right.kind === 'num' && Number.isInteger(e.right.value))
+    return { ...e, right: num(e.right.value + by) }
+  if (e.kind === 'binary' && e.op === '+' && e.left.kind === 'num' && Number.isInteger(e.left.value))
+    return { ...e, left: num(e.left.value + by) }
   return { kind: 'binary', op: '+', left: e, right: num(by), type: 'i32' } as Expr
 }
 
@@ -87,11 +111,17 @@ function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
       const index = mentions(e.index, v) && by !== 0 ? plus(shifted(e.index, v, 0), by) : shifted(e.index, v, by)
       return { ...e, array: { ...e.array }, index }
     }
-    case 'unary': return { ...e, arg: shifted(e.arg, v, by) }
-    case 'binary': return { ...e, left: shifted(e.left, v, by), right: shifted(e.right, v, by) }
-    case 'call': return { ...e, args: e.args.map((a) => shifted(a, v, by)) }
-    case 'field': case 'neg': return { ...e, target: shifted(e.target as Expr, v, by) } as E
-    default: return { ...e }
+    case 'unary':
+      return { ...e, arg: shifted(e.arg, v, by) }
+    case 'binary':
+      return { ...e, left: shifted(e.left, v, by), right: shifted(e.right, v, by) }
+    case 'call':
+      return { ...e, args: e.args.map((a) => shifted(a, v, by)) }
+    case 'field':
+    case 'neg':
+      return { ...e, target: shifted(e.target as Expr, v, by) } as E
+    default:
+      return { ...e }
   }
 }
 
@@ -102,14 +132,26 @@ function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
  * an array the body writes at such an index. Whether each statement pair really makes one f64x2
  * update is for the caller to check (`planPair`, which knows what the loop holds in locals).
  */
-export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: string) => string | undefined): LoopPairs | null {
+export function planLoopPairs(
+  variable: string,
+  body: Stmt[],
+  elemOf: (array: string) => string | undefined,
+): LoopPairs | null {
   if (body.length === 0 || !body.every((s) => s.kind === 'update')) return null
   const updates = body as Update[]
   const written = new Set<string>()
   for (const s of updates) {
     const t = s.target
-    if ((s.op !== '+=' && s.op !== '-=') || s.distinct?.length || t.kind !== 'index' || t.type !== 'f64' || elemOf(t.array.name) !== 'f64') return null
-    if (!mentions(t.index, variable) || !onlyInLinearIndices(t, variable) || !onlyInLinearIndices(s.value, variable)) return null
+    if (
+      (s.op !== '+=' && s.op !== '-=') ||
+      s.distinct?.length ||
+      t.kind !== 'index' ||
+      t.type !== 'f64' ||
+      elemOf(t.array.name) !== 'f64'
+    )
+      return null
+    if (!mentions(t.index, variable) || !onlyInLinearIndices(t, variable) || !onlyInLinearIndices(s.value, variable))
+      return null
     written.add(t.array.name)
   }
   // every element access, in statement order (a statement's target first); those of the written
@@ -123,13 +165,21 @@ export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: st
     const w = s.target as Index
     for (const x of all) {
       if (x === w || x.array.name !== w.array.name) continue
-      const kw = key(w.index), kx = key(x.index)
+      const kw = key(w.index),
+        kx = key(x.index)
       if (kw === kx) continue
-      const [bw, cw] = offsetOf(w.index), [bx, cx] = offsetOf(x.index)
+      const [bw, cw] = offsetOf(w.index),
+        [bx, cx] = offsetOf(x.index)
       // one base: the constant offsets decide (neighbours collide in every pair)
-      if (bw === bx) { if (Math.abs(cw - cx) === 1) return null; continue }
+      if (bw === bx) {
+        if (Math.abs(cw - cx) === 1) return null
+        continue
+      }
       const id = kw < kx ? `${kw}\u0000${kx}` : `${kx}\u0000${kw}`
-      if (!seen.has(id)) { seen.add(id); guards.push([w.index, x.index]) }
+      if (!seen.has(id)) {
+        seen.add(id)
+        guards.push([w.index, x.index])
+      }
     }
   }
   const names = new Set(every.map((x) => x.array.name))
@@ -137,7 +187,8 @@ export function planLoopPairs(variable: string, body: Stmt[], elemOf: (array: st
   for (const w of written) for (const x of names) if (x !== w && !(written.has(x) && x < w)) apart.push([w, x])
   const out: Stmt[] = []
   for (const s of updates) {
-    for (const by of [0, 1]) out.push({ ...s, target: shifted(s.target, variable, by), value: shifted(s.value, variable, by) })
+    for (const by of [0, 1])
+      out.push({ ...s, target: shifted(s.target, variable, by), value: shifted(s.value, variable, by) })
   }
   return { body: out, guards, apart }
 }

@@ -34,7 +34,10 @@ export function refresh(s: MemoryState): void {
   const b = s.memory.buffer
   s.buffer = b
   s.bytes = b.byteLength
-  s.F64 = new Float64Array(b); s.F32 = new Float32Array(b); s.I32 = new Int32Array(b); s.U8 = new Uint8Array(b)
+  s.F64 = new Float64Array(b)
+  s.F32 = new Float32Array(b)
+  s.I32 = new Int32Array(b)
+  s.U8 = new Uint8Array(b)
 }
 
 /** Grows the memory to hold at least `bytes` bytes. */
@@ -45,7 +48,10 @@ export function grow(s: MemoryState, bytes: number): void {
 }
 
 /** A region of the resident area: its byte offset and size. */
-interface Block { at: number; bytes: number }
+interface Block {
+  at: number
+  bytes: number
+}
 
 type ViewCtor = new (buffer: ArrayBuffer, at: number, n: number) => HostTypedArray
 
@@ -57,7 +63,13 @@ type ViewCtor = new (buffer: ArrayBuffer, at: number, n: number) => HostTypedArr
 class Resident implements ResidentArray {
   private view: HostTypedArray
   private live = true
-  constructor(private readonly s: MemoryState, private readonly ctor: ViewCtor, private readonly block: Block, readonly length: number, private readonly free: Block[]) {
+  constructor(
+    private readonly s: MemoryState,
+    private readonly ctor: ViewCtor,
+    private readonly block: Block,
+    readonly length: number,
+    private readonly free: Block[],
+  ) {
     this.view = new ctor(s.buffer, block.at, length)
     this.view.fill(0)
   }
@@ -92,16 +104,22 @@ export function residentMemory(s: MemoryState): ResidentMemory {
   return {
     allocate(elem, n) {
       if (s.disposed) throw new TenetError('call/disposed', 'resident arrays cannot be allocated in a disposed module')
-      if (s.depth > 0) throw new Error('wasm backend: resident arrays cannot be allocated while a call of the module is under way')
-      if (!Number.isInteger(n) || n < 0) throw new RangeError(`a resident array needs a non-negative integer length, got ${n}`)
+      if (s.depth > 0)
+        throw new Error('wasm backend: resident arrays cannot be allocated while a call of the module is under way')
+      if (!Number.isInteger(n) || n < 0)
+        throw new RangeError(`a resident array needs a non-negative integer length, got ${n}`)
       const V = VIEW[elem]
       if (!V) throw new RangeError(`resident arrays hold f64, f32, i32 or bool elements, not \`${elem}\``)
       const el = elemInfo(elem as never)
       const bytes = Math.max(16, Math.ceil((n * el.size) / 16) * 16)
       const k = free.findIndex((b) => b.bytes >= bytes)
       let block: Block
-      if (k >= 0) { block = free[k]!; free.splice(k, 1) } else {
-        if (s.heapBase + bytes > 2 ** 31) throw new RangeError(`a resident array of ${n} ${elem} elements does not fit in wasm memory`)
+      if (k >= 0) {
+        block = free[k]!
+        free.splice(k, 1)
+      } else {
+        if (s.heapBase + bytes > 2 ** 31)
+          throw new RangeError(`a resident array of ${n} ${elem} elements does not fit in wasm memory`)
         // grown first: a memory that cannot grow leaves the heap base where it was
         if (s.heapBase + bytes > s.bytes || s.U8.length === 0) grow(s, s.heapBase + bytes)
         block = { at: s.heapBase, bytes }

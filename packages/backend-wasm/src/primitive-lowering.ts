@@ -38,10 +38,18 @@ export function nativeOp(name: unknown): (typeof NATIVE)[keyof typeof NATIVE] | 
  * change.)
  */
 export const MATH: Record<WasmMathFunction, { arity: number; js: (...a: number[]) => number }> = {
-  sin: { arity: 1, js: Math.sin }, cos: { arity: 1, js: Math.cos }, tan: { arity: 1, js: Math.tan },
-  exp: { arity: 1, js: Math.exp }, log: { arity: 1, js: Math.log }, pow: { arity: 2, js: Math.pow },
-  atan: { arity: 1, js: Math.atan }, atan2: { arity: 2, js: Math.atan2 }, asin: { arity: 1, js: Math.asin },
-  acos: { arity: 1, js: Math.acos }, sinh: { arity: 1, js: Math.sinh }, cosh: { arity: 1, js: Math.cosh },
+  sin: { arity: 1, js: Math.sin },
+  cos: { arity: 1, js: Math.cos },
+  tan: { arity: 1, js: Math.tan },
+  exp: { arity: 1, js: Math.exp },
+  log: { arity: 1, js: Math.log },
+  pow: { arity: 2, js: Math.pow },
+  atan: { arity: 1, js: Math.atan },
+  atan2: { arity: 2, js: Math.atan2 },
+  asin: { arity: 1, js: Math.asin },
+  acos: { arity: 1, js: Math.acos },
+  sinh: { arity: 1, js: Math.sinh },
+  cosh: { arity: 1, js: Math.cosh },
   tanh: { arity: 1, js: Math.tanh },
 }
 
@@ -58,13 +66,22 @@ export interface LoweringSink {
  * Runs the lowering function `lower` of primitive `primitive` with its arguments in `args`
  * (locals of type `t`); it must leave `results` values. Errors name the primitive.
  */
-export function runLowering(primitive: string, lower: (w: WasmEmitter) => void, t: ValType, args: number[], results: number, sink: LoweringSink): void {
+export function runLowering(
+  primitive: string,
+  lower: (w: WasmEmitter) => void,
+  t: ValType,
+  args: number[],
+  results: number,
+  sink: LoweringSink,
+): void {
   const type = t === F32 ? 'f32' : 'f64'
   let depth = 0
   const fail = (why: string): never => {
     throw new RegistryError('backend/lowering', `the wasm lowering of primitive \`${primitive}\` ${why}`)
   }
-  const need = (n: number, what: string) => { if (depth < n) fail(`applies ${what} to ${depth} value${depth === 1 ? '' : 's'}; it needs ${n}`) }
+  const need = (n: number, what: string) => {
+    if (depth < n) fail(`applies ${what} to ${depth} value${depth === 1 ? '' : 's'}; it needs ${n}`)
+  }
   const w: WasmEmitter = {
     type,
     arg(k) {
@@ -72,16 +89,23 @@ export function runLowering(primitive: string, lower: (w: WasmEmitter) => void, 
       sink.get(args[k]!)
       depth++
     },
-    const(x) { sink.constant(t, x); depth++ },
+    const(x) {
+      sink.constant(t, x)
+      depth++
+    },
     op(name) {
       const n = nativeOp(name)
-      if (!n || (name as string) === 'identity') return fail(`names \`${String(name)}\`, which is not a wasm float instruction`)
+      if (!n || (name as string) === 'identity')
+        return fail(`names \`${String(name)}\`, which is not a wasm float instruction`)
       need(n.arity, `\`${name}\``)
       sink.op((t === F32 ? n.f32 : n.f64)!)
       depth -= n.arity - 1
     },
     math(name) {
-      if (!Object.hasOwn(MATH, name)) fail(`calls \`${String(name)}\`, which the wasm math library does not have (it has ${Object.keys(MATH).join(', ')})`)
+      if (!Object.hasOwn(MATH, name))
+        fail(
+          `calls \`${String(name)}\`, which the wasm math library does not have (it has ${Object.keys(MATH).join(', ')})`,
+        )
       need(MATH[name].arity, `\`${name}\``)
       sink.math(name, t)
       depth -= MATH[name].arity - 1
@@ -90,4 +114,3 @@ export function runLowering(primitive: string, lower: (w: WasmEmitter) => void, 
   lower(w)
   if (depth !== results) fail(`leaves ${depth} value${depth === 1 ? '' : 's'}; it must leave ${results}`)
 }
-

@@ -11,8 +11,19 @@ export let lastPairs = -1
 /** Compiles `text` for a backend ('wasm' with or without SIMD, or 'cpu'), recording `lastPairs`. */
 export const compile = (text: string, backend: string, checks = false, simd = true) => {
   const spec = createWasmBackend({ simd })
-  const wasm = { ...spec, doCompile: (...a: Parameters<typeof spec.doCompile>) => { const p = spec.doCompile(...a) as WasmProgram; lastPairs = p.lanePairs; return p } }
-  return compileModule(parse({ text, name: 'lanes' }), { registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm), backend, checks })
+  const wasm = {
+    ...spec,
+    doCompile: (...a: Parameters<typeof spec.doCompile>) => {
+      const p = spec.doCompile(...a) as WasmProgram
+      lastPairs = p.lanePairs
+      return p
+    },
+  }
+  return compileModule(parse({ text, name: 'lanes' }), {
+    registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm),
+    backend,
+    checks,
+  })
 }
 
 /** A number as text that tells −0 from 0 and keeps NaN (whose payload bits wasm leaves open). */
@@ -23,7 +34,9 @@ export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args:
   const results = modules.map((m) => {
     const fwd = m.f!(...args()) as unknown[]
     const back = m.f!.inverse(...fwd) as unknown[]
-    return JSON.stringify([fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))))
+    return JSON.stringify(
+      [fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
+    )
   })
   for (const r of results.slice(1)) expect(r).toBe(results[0])
 }

@@ -13,7 +13,8 @@ export const webgpuBackend: BackendSpec = {
   name: 'webgpu',
   priority: 1,
   capabilities: { f64: false, recursion: false, exceptions: false },
-  description: 'WGSL compute pipelines: a function mapped over a batch (use gpuMap; f32, i32, bool, fixed point on i32)',
+  description:
+    'WGSL compute pipelines: a function mapped over a batch (use gpuMap; f32, i32, bool, fixed point on i32)',
   // whether an adapter can be had is known only when one is requested (gpuMap does)
   isAvailable: () => typeof (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu === 'object',
   doCompile(program, inverses, options): CompiledProgram {
@@ -23,12 +24,23 @@ export const webgpuBackend: BackendSpec = {
         const fn = direction ? inverses.get(f.name)! : f
         const writes = program.writes.get(f.name)!
         const params: KernelParam[] = f.params.map((p, i) => ({
-          name: p.name, role: writes[i] ? 'item' : 'shared', shape: p.type.kind === 'array' ? 'array' : 'scalar',
-          elem: p.type.kind === 'scalar' ? p.type.name : p.type.elem, written: writes[i]!,
+          name: p.name,
+          role: writes[i] ? 'item' : 'shared',
+          shape: p.type.kind === 'array' ? 'array' : 'scalar',
+          elem: p.type.kind === 'scalar' ? p.type.name : p.type.elem,
+          written: writes[i]!,
         }))
         const k = generateKernel({
-          registry: program.registry, functions: program.functions, inverses, writes: program.writes, params,
-          steps: [{ fn, args: f.params.map((p) => p.name) }], checks: options.checks, tolerance: options.tolerance, reduction: 'tree', workgroupSize: 64,
+          registry: program.registry,
+          functions: program.functions,
+          inverses,
+          writes: program.writes,
+          params,
+          steps: [{ fn, args: f.params.map((p) => p.name) }],
+          checks: options.checks,
+          tolerance: options.tolerance,
+          reduction: 'tree',
+          workgroupSize: 64,
         })
         sources.set(`${direction ? '~' : ''}${f.name}`, k.code)
       }
@@ -36,7 +48,10 @@ export const webgpuBackend: BackendSpec = {
     return {
       get(name) {
         const fn = () => {
-          throw new TenetError('webgpu/asynchronous', `\`${name}\` cannot be called synchronously on the webgpu backend: map it over a batch with \`await gpuMap(m.${name}, { batch })\` from @tenet/backend-webgpu`)
+          throw new TenetError(
+            'webgpu/asynchronous',
+            `\`${name}\` cannot be called synchronously on the webgpu backend: map it over a batch with \`await gpuMap(m.${name}, { batch })\` from @tenet/backend-webgpu`,
+          )
         }
         return Object.assign(fn, { results: new Float64Array(0) })
       },

@@ -8,7 +8,9 @@ describe.skipIf(!gpu)('gpuMap: forward and inverse', () => {
   it('runs an f32 function over a batch and undoes it', async () => {
     const m = cpu(`fn f(y: f32, x: f32, a: f32) { y += x * a + sin(x); a -= 1.5 }`)
     const n = 100
-    const y = new Float32Array(n), x = Float32Array.from({ length: n }, (_, i) => i * 0.01), a = Float32Array.from({ length: n }, (_, i) => i)
+    const y = new Float32Array(n),
+      x = Float32Array.from({ length: n }, (_, i) => i * 0.01),
+      a = Float32Array.from({ length: n }, (_, i) => i)
     const k = await gpuMap(m.f!, { batch: n, perItem: ['x'], gpu })
     expect(k.roles).toEqual({ y: 'item', x: 'item', a: 'item' })
     const [yy] = await k(y, x, a)
@@ -25,7 +27,8 @@ describe.skipIf(!gpu)('gpuMap: forward and inverse', () => {
   it('maps the inverse of a function: its forward run is the inverse kernel', async () => {
     const m = cpu('fn f(y: i32, x: i32) { y += x * x; NEG(x) }')
     const k = await gpuMap(m.f!.inverse, { batch: 3, gpu })
-    const y = Int32Array.from([10, 20, 30]), x = Int32Array.from([1, 2, 3])
+    const y = Int32Array.from([10, 20, 30]),
+      x = Int32Array.from([1, 2, 3])
     await k(y, x)
     expect([y, x]).toEqual([Int32Array.from([9, 16, 21]), Int32Array.from([-1, -2, -3])])
     await k.inverse(y, x)

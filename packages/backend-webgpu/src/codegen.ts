@@ -11,8 +11,17 @@
  * the dispatch (see `Site`).
  */
 import {
-  TenetStaticError, printExpr,
-  type Arg, type BijectionSpec, type Dataview, type Expr, type FunctionDef, type Registry, type ScalarTypeName, type SourceLocation, type Stmt,
+  TenetStaticError,
+  printExpr,
+  type Arg,
+  type BijectionSpec,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Registry,
+  type ScalarTypeName,
+  type SourceLocation,
+  type Stmt,
 } from '@tenet/ir'
 import { mathLibrary } from './precise-math.js'
 import { f32Literal, fixedToInt, gpuScalar, i32Literal, storageType, wgslType, type GpuScalar } from './scalars.js'
@@ -230,7 +239,7 @@ class Generator {
         return
       }
       const s = gpuScalar(this.spec.registry, p.elem)
-      const ro = p.role === 'shared' || ((p.role === 'item') && !p.written)
+      const ro = p.role === 'shared' || (p.role === 'item' && !p.written)
       const atomic = p.role === 'shared-gradient' && this.spec.reduction === 'atomic'
       const key = atomic ? 'atomic<u32>' : `${storageType(s)}/${ro ? 'read' : 'read_write'}`
       let g = groupOf.get(key)
@@ -238,7 +247,9 @@ class Generator {
         g = this.groups.length
         groupOf.set(key, g)
         this.groups.push({ elem: atomic ? 'atomic' : storageType(s), readOnly: ro })
-        decls.push(`@group(0) @binding(${g + 2}) var<storage, ${ro ? 'read' : 'read_write'}> buf${g}: array<${atomic ? 'atomic<u32>' : storageType(s)}>;`)
+        decls.push(
+          `@group(0) @binding(${g + 2}) var<storage, ${ro ? 'read' : 'read_write'}> buf${g}: array<${atomic ? 'atomic<u32>' : storageType(s)}>;`,
+        )
       }
       this.paramGroup[i] = g
       const off = `tenet_m(${(this.offsetSlot[i] = this.metaSize++)}u)`
@@ -261,7 +272,8 @@ class Generator {
         const v = this.fresh('p')
         const init = p.role === 'shared-gradient' ? '0.0f' : this.fromStorage(s, `buf${g}[${off} + tenet_item]`)
         load.push(`var ${v}: ${wgslType(s)} = ${init};`)
-        if (p.written || p.role === 'shared-gradient') store.push(`buf${g}[${off} + tenet_item] = ${this.toStorage(s, v)};`)
+        if (p.written || p.role === 'shared-gradient')
+          store.push(`buf${g}[${off} + tenet_item] = ${this.toStorage(s, v)};`)
         top.set(p.name, { kind: 'scalar', place: { kind: 'var', v, s } })
       }
     })
@@ -270,7 +282,8 @@ class Generator {
       const env = new Map<string, Binding>()
       step.fn.params.forEach((p, k) => {
         const b = top.get(step.args[k]!)
-        if (!b) fail('webgpu/internal', `kernel step \`${step.fn.name}\` names an unknown parameter \`${step.args[k]}\``)
+        if (!b)
+          fail('webgpu/internal', `kernel step \`${step.fn.name}\` names an unknown parameter \`${step.args[k]}\``)
         env.set(p.name, b!)
       })
       this.line('{')
@@ -313,7 +326,15 @@ class Generator {
       '}',
       '',
     ].join('\n')
-    return { code, sites: this.sites, lengthSlot: this.lengthSlot, offsetSlot: this.offsetSlot, paramGroup: this.paramGroup, groups: this.groups, metaSize: this.metaSize }
+    return {
+      code,
+      sites: this.sites,
+      lengthSlot: this.lengthSlot,
+      offsetSlot: this.offsetSlot,
+      paramGroup: this.paramGroup,
+      groups: this.groups,
+      metaSize: this.metaSize,
+    }
   }
 
   private fromStorage(s: GpuScalar, code: string): string {
@@ -326,12 +347,20 @@ class Generator {
   // ---------- arrays ----------
 
   private loadElem(a: ArrayRef, index: string, loc?: SourceLocation): string {
-    if (a.atomic) fail('webgpu/shared-gradient-read', `the gradient \`${a.name}\` of a shared parameter is read here; with the atomic reduction each item may only add to it (use reduction: 'tree')`, loc)
+    if (a.atomic)
+      fail(
+        'webgpu/shared-gradient-read',
+        `the gradient \`${a.name}\` of a shared parameter is read here; with the atomic reduction each item may only add to it (use reduction: 'tree')`,
+        loc,
+      )
     if (!this.checking) return this.fromStorage(a.s, `buf${a.buf}[${a.base} + u32(${index})]`)
     const site = this.bounds(a, loc)
     const name = `tenet_ld${a.buf}`
     if (!this.helpers.has(name)) {
-      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32) -> ${storageType(a.s)} {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  return buf${a.buf}[base + select(0u, u32(i), ok)];\n}`)
+      this.helpers.set(
+        name,
+        `fn ${name}(base: u32, len: i32, i: i32, site: u32) -> ${storageType(a.s)} {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  return buf${a.buf}[base + select(0u, u32(i), ok)];\n}`,
+      )
     }
     return this.fromStorage(a.s, `${name}(${a.base}, ${a.len}, ${index}, ${site}u)`)
   }
@@ -339,11 +368,17 @@ class Generator {
   private storeElem(a: ArrayRef, index: string, value: string, loc?: SourceLocation): void {
     if (a.readOnly) fail('webgpu/internal', `\`${a.name}\` is read-only in this kernel`, loc)
     const v = this.toStorage(a.s, value)
-    if (!this.checking) { this.line(`buf${a.buf}[${a.base} + u32(${index})] = ${v};`); return }
+    if (!this.checking) {
+      this.line(`buf${a.buf}[${a.base} + u32(${index})] = ${v};`)
+      return
+    }
     const site = this.bounds(a, loc)
     const name = `tenet_st${a.buf}`
     if (!this.helpers.has(name)) {
-      this.helpers.set(name, `fn ${name}(base: u32, len: i32, i: i32, site: u32, v: ${storageType(a.s)}) {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  if (ok) { buf${a.buf}[base + u32(i)] = v; }\n}`)
+      this.helpers.set(
+        name,
+        `fn ${name}(base: u32, len: i32, i: i32, site: u32, v: ${storageType(a.s)}) {\n  let ok = u32(i) < u32(len);\n  tenet_check(ok, site, i);\n  if (ok) { buf${a.buf}[base + u32(i)] = v; }\n}`,
+      )
     }
     this.line(`${name}(${a.base}, ${a.len}, ${index}, ${site}u, ${v});`)
   }
@@ -352,7 +387,10 @@ class Generator {
     const name = `tenet_aadd${buf}`
     if (!this.helpers.has(name)) {
       // compare-and-swap on the bits of an f32: retried until no other item changed it meanwhile
-      this.helpers.set(name, `fn ${name}(i: u32, v: f32) {\n  var old = atomicLoad(&buf${buf}[i]);\n  loop {\n    let r = atomicCompareExchangeWeak(&buf${buf}[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n    if (r.exchanged) { break; }\n    old = r.old_value;\n  }\n}`)
+      this.helpers.set(
+        name,
+        `fn ${name}(i: u32, v: f32) {\n  var old = atomicLoad(&buf${buf}[i]);\n  loop {\n    let r = atomicCompareExchangeWeak(&buf${buf}[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n    if (r.exchanged) { break; }\n    old = r.old_value;\n  }\n}`,
+      )
     }
     this.line(`${name}(${index}, ${value});`)
   }
@@ -372,7 +410,8 @@ class Generator {
       }
       case 'index': {
         const b = env.get(dv.array.name)
-        if (!b || b.kind !== 'array') return fail('webgpu/internal', `\`${dv.array.name}\` is not an array here`, dv.loc)
+        if (!b || b.kind !== 'array')
+          return fail('webgpu/internal', `\`${dv.array.name}\` is not an array here`, dv.loc)
         const ix = this.fresh('ix')
         this.line(`let ${ix} = ${this.expr(dv.index, env)};`)
         return { kind: 'elem', arr: b.arr, index: ix }
@@ -381,35 +420,67 @@ class Generator {
         const inner = this.placeOf(dv.target, env)
         return { kind: 'neg', inner, s: this.scalar(dv.type, dv.loc) }
       }
-      default: return fail('webgpu/unsupported', `the webgpu backend cannot write to \`${printExpr(dv as Expr)}\` (fields are not supported)`, dv.loc)
+      default:
+        return fail(
+          'webgpu/unsupported',
+          `the webgpu backend cannot write to \`${printExpr(dv as Expr)}\` (fields are not supported)`,
+          dv.loc,
+        )
     }
   }
 
   private readPlace(p: Place, loc?: SourceLocation): string {
     switch (p.kind) {
-      case 'var': return p.v
-      case 'value': return p.code
-      case 'discard': return fail('webgpu/internal', 'a discarded parameter (the adjoint\'s sink) is read', loc)
-      case 'elem': return this.loadElem(p.arr, p.index, loc)
-      case 'neg': return `(-(${this.readPlace(p.inner, loc)}))`
-      case 'atomic': return fail('webgpu/shared-gradient-read', 'the gradient of a shared parameter is read here; with the atomic reduction each item may only add to it (use reduction: \'tree\')', loc)
+      case 'var':
+        return p.v
+      case 'value':
+        return p.code
+      case 'discard':
+        return fail('webgpu/internal', "a discarded parameter (the adjoint's sink) is read", loc)
+      case 'elem':
+        return this.loadElem(p.arr, p.index, loc)
+      case 'neg':
+        return `(-(${this.readPlace(p.inner, loc)}))`
+      case 'atomic':
+        return fail(
+          'webgpu/shared-gradient-read',
+          "the gradient of a shared parameter is read here; with the atomic reduction each item may only add to it (use reduction: 'tree')",
+          loc,
+        )
     }
   }
 
   private writePlace(p: Place, value: string, loc?: SourceLocation): void {
     switch (p.kind) {
-      case 'var': this.line(`${p.v} = ${value};`); return
-      case 'value': fail('webgpu/internal', 'a read-only value is written', loc); return
-      case 'discard': return
-      case 'elem': this.storeElem(p.arr, p.index, value, loc); return
-      case 'neg': this.writePlace(p.inner, `(-(${value}))`, loc); return
-      case 'atomic': fail('webgpu/shared-gradient-read', 'the gradient of a shared parameter is overwritten here; with the atomic reduction each item may only add to it', loc)
+      case 'var':
+        this.line(`${p.v} = ${value};`)
+        return
+      case 'value':
+        fail('webgpu/internal', 'a read-only value is written', loc)
+        return
+      case 'discard':
+        return
+      case 'elem':
+        this.storeElem(p.arr, p.index, value, loc)
+        return
+      case 'neg':
+        this.writePlace(p.inner, `(-(${value}))`, loc)
+        return
+      case 'atomic':
+        fail(
+          'webgpu/shared-gradient-read',
+          'the gradient of a shared parameter is overwritten here; with the atomic reduction each item may only add to it',
+          loc,
+        )
     }
   }
 
   /** Adds `value` (delta, sign applied) into an atomic place; false when `p` is not one. */
   private atomicUpdate(p: Place, value: string, sign: 1 | -1): boolean {
-    if (p.kind === 'atomic') { this.atomicAdd(p.buf, p.index, sign > 0 ? value : `-(${value})`); return true }
+    if (p.kind === 'atomic') {
+      this.atomicAdd(p.buf, p.index, sign > 0 ? value : `-(${value})`)
+      return true
+    }
     if (p.kind === 'elem' && p.arr.atomic) {
       let index = `${p.arr.base} + u32(${p.index})`
       if (this.checking) {
@@ -429,8 +500,10 @@ class Generator {
   /** The value of a literal-only i32/bool expression, folded with JS semantics (WGSL rejects overflow in constants). */
   private constant(e: Expr): number | boolean | undefined {
     switch (e.kind) {
-      case 'num': return e.type === 'i32' ? e.value | 0 : undefined
-      case 'bool': return e.value
+      case 'num':
+        return e.type === 'i32' ? e.value | 0 : undefined
+      case 'bool':
+        return e.value
       case 'unary': {
         const a = this.constant(e.arg)
         if (a === undefined) return undefined
@@ -439,43 +512,69 @@ class Generator {
       }
       case 'binary': {
         if (e.type !== 'i32' && e.type !== 'bool') return undefined
-        const a = this.constant(e.left), b = this.constant(e.right)
+        const a = this.constant(e.left),
+          b = this.constant(e.right)
         if (a === undefined || b === undefined) return undefined
         if (typeof a === 'boolean' || typeof b === 'boolean') {
           if (typeof a !== 'boolean' || typeof b !== 'boolean') return undefined
           switch (e.op) {
-            case '&&': case '&': return a && b
-            case '||': case '|': return a || b
-            case '^': case '!=': return a !== b
-            case '==': return a === b
-            default: return undefined
+            case '&&':
+            case '&':
+              return a && b
+            case '||':
+            case '|':
+              return a || b
+            case '^':
+            case '!=':
+              return a !== b
+            case '==':
+              return a === b
+            default:
+              return undefined
           }
         }
         switch (e.op) {
-          case '+': return (a + b) | 0
-          case '-': return (a - b) | 0
-          case '*': return Math.imul(a, b)
-          case '%': return (a % b) | 0
-          case '**': return Math.pow(a, b) | 0
-          case '^': return a ^ b
-          case '&': return a & b
-          case '|': return a | b
-          case '<': return a < b
-          case '<=': return a <= b
-          case '>': return a > b
-          case '>=': return a >= b
-          case '==': return a === b
-          case '!=': return a !== b
-          default: return undefined
+          case '+':
+            return (a + b) | 0
+          case '-':
+            return (a - b) | 0
+          case '*':
+            return Math.imul(a, b)
+          case '%':
+            return (a % b) | 0
+          case '**':
+            return Math.pow(a, b) | 0
+          case '^':
+            return a ^ b
+          case '&':
+            return a & b
+          case '|':
+            return a | b
+          case '<':
+            return a < b
+          case '<=':
+            return a <= b
+          case '>':
+            return a > b
+          case '>=':
+            return a >= b
+          case '==':
+            return a === b
+          case '!=':
+            return a !== b
+          default:
+            return undefined
         }
       }
       case 'call': {
         if (e.callee !== 'div' || e.type !== 'i32') return undefined
-        const a = this.constant(e.args[0]!), b = this.constant(e.args[1]!)
+        const a = this.constant(e.args[0]!),
+          b = this.constant(e.args[1]!)
         if (typeof a !== 'number' || typeof b !== 'number') return undefined
         return Math.trunc(a / b) | 0
       }
-      default: return undefined
+      default:
+        return undefined
     }
   }
 
@@ -486,8 +585,10 @@ class Generator {
       if (typeof c === 'number') return i32Literal(c)
     }
     switch (e.kind) {
-      case 'num': return this.literal(e.value, this.scalar(e.type, e.loc), e.loc)
-      case 'bool': return e.value ? 'true' : 'false'
+      case 'num':
+        return this.literal(e.value, this.scalar(e.type, e.loc), e.loc)
+      case 'bool':
+        return e.value ? 'true' : 'false'
       case 'var': {
         const b = env.get(e.name)
         if (!b) return fail('webgpu/internal', `unknown name \`${e.name}\``, e.loc)
@@ -499,24 +600,35 @@ class Generator {
         if (!b || b.kind !== 'array') return fail('webgpu/internal', `\`${e.array.name}\` is not an array here`, e.loc)
         return this.loadElem(b.arr, this.expr(e.index, env), e.loc)
       }
-      case 'field': return fail('webgpu/unsupported', `the webgpu backend does not support fields (\`.${e.field}\`)`, e.loc)
+      case 'field':
+        return fail('webgpu/unsupported', `the webgpu backend does not support fields (\`.${e.field}\`)`, e.loc)
       case 'unary': {
         const a = this.expr(e.arg, env)
         return e.op === '!' ? `(!${a})` : `(-(${a}))`
       }
-      case 'binary': return this.binary(e, env)
-      case 'call': return this.call(e, env)
+      case 'binary':
+        return this.binary(e, env)
+      case 'call':
+        return this.call(e, env)
     }
   }
 
   private literal(v: number, s: GpuScalar, loc?: SourceLocation): string {
     switch (s.kind) {
-      case 'f32': return f32Literal(v)
-      case 'i32': return i32Literal(v)
-      case 'bool': return v ? 'true' : 'false'
+      case 'f32':
+        return f32Literal(v)
+      case 'i32':
+        return i32Literal(v)
+      case 'bool':
+        return v ? 'true' : 'false'
       case 'fixed': {
         const k = fixedToInt(v, s)
-        if (k === undefined) return fail('runtime/fixed-overflow', `${s.name} overflow: the constant ${v} is outside the range of ${s.name}`, loc)
+        if (k === undefined)
+          return fail(
+            'runtime/fixed-overflow',
+            `${s.name} overflow: the constant ${v} is outside the range of ${s.name}`,
+            loc,
+          )
         return i32Literal(k)
       }
     }
@@ -525,17 +637,33 @@ class Generator {
   private fixedCheck(s: Extract<GpuScalar, { kind: 'fixed' }>, code: string, loc?: SourceLocation): string {
     const name = `tenet_fx_${s.name}`
     if (!this.helpers.has(name)) {
-      const site = this.site('runtime/fixed-overflow', loc, (v) => `${s.name} overflow: a result (${v} · 2^-${s.fractionBits}) is outside the range (−2^${s.integerBits}, 2^${s.integerBits}) of ${s.name}; an update that wrapped around could not be undone`)
+      const site = this.site(
+        'runtime/fixed-overflow',
+        loc,
+        (v) =>
+          `${s.name} overflow: a result (${v} · 2^-${s.fractionBits}) is outside the range (−2^${s.integerBits}, 2^${s.integerBits}) of ${s.name}; an update that wrapped around could not be undone`,
+      )
       const bound = 2 ** (s.integerBits + s.fractionBits)
-      this.helpers.set(name, `fn ${name}(r: i32) -> i32 {\n  tenet_check(abs(r) < ${bound}i, ${site}u, r);\n  return r;\n}`)
+      this.helpers.set(
+        name,
+        `fn ${name}(r: i32) -> i32 {\n  tenet_check(abs(r) < ${bound}i, ${site}u, r);\n  return r;\n}`,
+      )
     }
     return `${name}(${code})`
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, env: Map<string, Binding>): string {
-    const a = this.expr(e.left, env), b = this.expr(e.right, env)
+    const a = this.expr(e.left, env),
+      b = this.expr(e.right, env)
     switch (e.op) {
-      case '&&': case '||': case '<': case '<=': case '>': case '>=': case '==': case '!=':
+      case '&&':
+      case '||':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+      case '==':
+      case '!=':
         return `(${a} ${e.op} ${b})`
     }
     const s = this.scalar(e.type, e.loc)
@@ -545,7 +673,11 @@ class Generator {
     }
     if (s.kind === 'fixed') {
       if (e.op === '+' || e.op === '-') return this.fixedCheck(s, `${a} ${e.op} ${b}`, e.loc)
-      return fail('webgpu/unsupported', `\`${e.op}\` on the fixed-point type \`${s.name}\` is not supported on webgpu (only + and - are exact there)`, e.loc)
+      return fail(
+        'webgpu/unsupported',
+        `\`${e.op}\` on the fixed-point type \`${s.name}\` is not supported on webgpu (only + and - are exact there)`,
+        e.loc,
+      )
     }
     if (s.kind === 'i32') {
       if (e.op === '**') return `tenet_ipow(${a}, ${b})`
@@ -564,29 +696,42 @@ class Generator {
   /** The f32 value of an expression of representation `s` (code `c`). */
   private toF32(s: GpuScalar, c: string): string {
     switch (s.kind) {
-      case 'f32': return c
-      case 'i32': return `f32(${c})`
-      case 'bool': return `select(0.0f, 1.0f, ${c})`
-      case 'fixed': return `(f32(${c}) * ${f32Literal(2 ** -s.fractionBits)})`
+      case 'f32':
+        return c
+      case 'i32':
+        return `f32(${c})`
+      case 'bool':
+        return `select(0.0f, 1.0f, ${c})`
+      case 'fixed':
+        return `(f32(${c}) * ${f32Literal(2 ** -s.fractionBits)})`
     }
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, env: Map<string, Binding>): string {
     const name = e.callee
-    if (name.startsWith('$host')) return fail('webgpu/unsupported', 'a host (JavaScript) function cannot run on the GPU', e.loc)
+    if (name.startsWith('$host'))
+      return fail('webgpu/unsupported', 'a host (JavaScript) function cannot run on the GPU', e.loc)
     const argS = () => this.scalar(e.args[0]!.type as ScalarTypeName, e.loc)
     switch (name) {
-      case 'f64': return fail('webgpu/f64', 'the webgpu backend has no f64: WGSL has no 64-bit floats (`f64(...)` converts to f64)', e.loc)
-      case 'f32': return this.toF32(argS(), this.expr(e.args[0]!, env))
+      case 'f64':
+        return fail(
+          'webgpu/f64',
+          'the webgpu backend has no f64: WGSL has no 64-bit floats (`f64(...)` converts to f64)',
+          e.loc,
+        )
+      case 'f32':
+        return this.toF32(argS(), this.expr(e.args[0]!, env))
       case 'i32': {
-        const s = argS(), x = this.expr(e.args[0]!, env)
+        const s = argS(),
+          x = this.expr(e.args[0]!, env)
         if (s.kind === 'i32') return x
         if (s.kind === 'bool') return `select(0i, 1i, ${x})`
         if (s.kind === 'fixed') return `${this.fxTrunc(s.fractionBits)}(${x})`
         return `tenet_f2i(${x})`
       }
       case 'div': {
-        const a = this.expr(e.args[0]!, env), b = this.expr(e.args[1]!, env)
+        const a = this.expr(e.args[0]!, env),
+          b = this.expr(e.args[1]!, env)
         const t = this.fresh('d')
         this.line(`let ${t} = ${b};`)
         return `select((${a}) / ${t}, 0i, ${t} == 0i)`
@@ -597,26 +742,38 @@ class Generator {
         return b.arr.len
       }
       case 'convert': {
-        const to = this.scalar(e.type, e.loc), from = argS()
+        const to = this.scalar(e.type, e.loc),
+          from = argS()
         const x = this.expr(e.args[0]!, env)
         if (to.kind === 'fixed') {
           if (from.kind === 'fixed' && from.fractionBits === to.fractionBits) return x
           if (from.kind === 'i32') return this.fixedCheck(to, `(${x}) * ${2 ** to.fractionBits}i`, e.loc)
-          return this.fixedCheck(to, `tenet_f2i(tenet_fx_round(${this.toF32(from, x)} * ${f32Literal(2 ** to.fractionBits)}))`, e.loc)
+          return this.fixedCheck(
+            to,
+            `tenet_f2i(tenet_fx_round(${this.toF32(from, x)} * ${f32Literal(2 ** to.fractionBits)}))`,
+            e.loc,
+          )
         }
         if (to.kind === 'f32') return this.toF32(from, x)
         if (to.kind === 'i32') return from.kind === 'i32' ? x : `tenet_f2i(${this.toF32(from, x)})`
         return fail('webgpu/unsupported', `conversion to ${e.type} on webgpu`, e.loc)
       }
-      case 'zeros': return fail('webgpu/unsupported', 'local arrays (`zeros(n)`) are not supported on webgpu', e.loc)
+      case 'zeros':
+        return fail('webgpu/unsupported', 'local arrays (`zeros(n)`) are not supported on webgpu', e.loc)
     }
     const spec = this.spec.registry.pure(name)
     const emit = spec.emit?.wgsl
     if (!emit) {
       const have = Object.keys(spec.emit ?? {}).filter((k) => (spec.emit as Record<string, unknown>)[k])
       const derivative = /^__tenet_d_(.+)_\d+$/.exec(name)
-      const hint = derivative ? `; it is a derivative of \`${derivative[1]}\`, whose \`partials\` are a JS function: give \`${derivative[1]}\` \`partialExprs\` so its adjoint is code the GPU runs` : '; give it `emit.wgsl`'
-      return fail('webgpu/no-lowering', `no WGSL lowering for primitive \`${name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}${hint})`, e.loc)
+      const hint = derivative
+        ? `; it is a derivative of \`${derivative[1]}\`, whose \`partials\` are a JS function: give \`${derivative[1]}\` \`partialExprs\` so its adjoint is code the GPU runs`
+        : '; give it `emit.wgsl`'
+      return fail(
+        'webgpu/no-lowering',
+        `no WGSL lowering for primitive \`${name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}${hint})`,
+        e.loc,
+      )
     }
     const rs = this.scalar(e.type, e.loc)
     const args = e.args.map((a) => {
@@ -625,14 +782,19 @@ class Generator {
       return s.kind === 'fixed' ? this.toF32(s, x) : x
     })
     const v = `(${emit(...args)})`
-    if (rs.kind === 'fixed') return this.fixedCheck(rs, `tenet_f2i(tenet_fx_round(${v} * ${f32Literal(2 ** rs.fractionBits)}))`, e.loc)
+    if (rs.kind === 'fixed')
+      return this.fixedCheck(rs, `tenet_f2i(tenet_fx_round(${v} * ${f32Literal(2 ** rs.fractionBits)}))`, e.loc)
     return v
   }
 
   /** The helper that truncates a fixed-point grid integer with F fraction bits toward zero (as `Math.trunc`). */
   private fxTrunc(f: number): string {
     const name = `tenet_fx_trunc_${f}`
-    if (!this.helpers.has(name)) this.helpers.set(name, `fn ${name}(k: i32) -> i32 {\n  if (k >= 0) { return k >> ${f}u; }\n  return -((-k) >> ${f}u);\n}`)
+    if (!this.helpers.has(name))
+      this.helpers.set(
+        name,
+        `fn ${name}(k: i32) -> i32 {\n  if (k >= 0) { return k >> ${f}u; }\n  return -((-k) >> ${f}u);\n}`,
+      )
     return name
   }
 
@@ -646,7 +808,12 @@ class Generator {
   private distinct(pairs: Array<[Expr, Expr]> | undefined, env: Map<string, Binding>, loc?: SourceLocation): void {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
-      const site = this.site('runtime/alias', loc, (i) => `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`)
+      const site = this.site(
+        'runtime/alias',
+        loc,
+        (i) =>
+          `\`[${printExpr(a)}]\` and \`[${printExpr(b)}]\` are the same element (index ${i}), so the statement would read the memory it writes`,
+      )
       const x = this.expr(a, env)
       this.line(`tenet_check(!(${x} == ${this.expr(b, env)}), ${site}u, ${x});`)
     }
@@ -664,19 +831,28 @@ class Generator {
         const old = this.readPlace(target, s.loc)
         let code: string
         switch (s.op) {
-          case '+=': case '-=':
+          case '+=':
+          case '-=':
             code = t.kind === 'fixed' ? this.fixedCheck(t, `${old} ${s.op[0]} ${v}`, s.loc) : `${old} ${s.op[0]} ${v}`
             break
-          case '^=': code = t.kind === 'bool' ? `${old} != ${v}` : `${old} ^ ${v}`; break
-          default: return void fail('webgpu/unsupported', `\`${s.op}\` is not supported on webgpu`, s.loc)
+          case '^=':
+            code = t.kind === 'bool' ? `${old} != ${v}` : `${old} ^ ${v}`
+            break
+          default:
+            return void fail('webgpu/unsupported', `\`${s.op}\` is not supported on webgpu`, s.loc)
         }
         this.writePlace(target, code, s.loc)
         return
       }
-      case 'callstmt': return this.callStmt(s, env)
+      case 'callstmt':
+        return this.callStmt(s, env)
       case 'alloc': {
         if (s.value.kind === 'emptystack' || s.type?.kind !== 'scalar') {
-          return void fail('webgpu/unsupported', `only scalar ancillas run on webgpu (\`${s.name}\` is ${s.value.kind === 'emptystack' ? 'a stack' : 'an array'})`, s.loc)
+          return void fail(
+            'webgpu/unsupported',
+            `only scalar ancillas run on webgpu (\`${s.name}\` is ${s.value.kind === 'emptystack' ? 'a stack' : 'an array'})`,
+            s.loc,
+          )
         }
         const sc = this.scalar(s.type.name, s.loc)
         const v = this.fresh('v')
@@ -685,16 +861,25 @@ class Generator {
         return
       }
       case 'dealloc': {
-        if (s.value.kind === 'emptystack') return void fail('webgpu/unsupported', 'stacks are not supported on webgpu', s.loc)
+        if (s.value.kind === 'emptystack')
+          return void fail('webgpu/unsupported', 'stacks are not supported on webgpu', s.loc)
         const b = env.get(s.name)
         if (this.checking && b?.kind === 'scalar') {
-          const sc = this.scalar((s.type as { name?: string } | undefined)?.name ?? (b.place as { s?: GpuScalar }).s?.kind, s.loc)
+          const sc = this.scalar(
+            (s.type as { name?: string } | undefined)?.name ?? (b.place as { s?: GpuScalar }).s?.kind,
+            s.loc,
+          )
           const cur = this.readPlace(b.place, s.loc)
           const want = this.fresh('w')
           this.line(`let ${want} = ${this.expr(s.value, env)};`)
-          const ok = sc.kind === 'f32' ? `tenet_near(${cur}, ${want}, ${f32Literal(this.spec.tolerance)})` : `${cur} == ${want}`
+          const ok =
+            sc.kind === 'f32' ? `tenet_near(${cur}, ${want}, ${f32Literal(this.spec.tolerance)})` : `${cur} == ${want}`
           const shown = printExpr(s.value)
-          const site = this.site('runtime/dealloc', s.loc, (v) => `cannot deallocate \`${s.name}\`: it does not hold ${shown} (value bits ${v})`)
+          const site = this.site(
+            'runtime/dealloc',
+            s.loc,
+            (v) => `cannot deallocate \`${s.name}\`: it does not hold ${shown} (value bits ${v})`,
+          )
           const bits = sc.kind === 'f32' ? `bitcast<i32>(${cur})` : sc.kind === 'bool' ? `select(0i, 1i, ${cur})` : cur
           this.line(`tenet_check(!(!(${ok})), ${site}u, ${bits});`)
         }
@@ -705,22 +890,35 @@ class Generator {
         const c = this.fresh('c')
         this.line(`let ${c} = ${this.expr(s.pre, env)};`)
         this.line(`if (${c}) {`)
-        this.indent++; this.block(s.then, env); this.indent--
+        this.indent++
+        this.block(s.then, env)
+        this.indent--
         if (s.else.length) {
           this.line('} else {')
-          this.indent++; this.block(s.else, env); this.indent--
+          this.indent++
+          this.block(s.else, env)
+          this.indent--
         }
         this.line('}')
         if (this.checking) {
           const post = s.post ?? s.pre
-          const site = this.site('runtime/post-condition', s.loc, (p) => `the post-condition \`${printExpr(post)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` does not match the pre-condition (${p !== 0})`)
+          const site = this.site(
+            'runtime/post-condition',
+            s.loc,
+            (p) =>
+              `the post-condition \`${printExpr(post)}\`${s.post ? '' : ' (`~`: the pre-condition again)'} of this \`if\` does not match the pre-condition (${p !== 0})`,
+          )
           this.line(`tenet_check(!(${this.expr(post, env)} != ${c}), ${site}u, select(0i, 1i, ${c}));`)
         }
         return
       }
       case 'while': {
         if (this.checking) {
-          const site = this.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`)
+          const site = this.site(
+            'runtime/post-condition',
+            s.loc,
+            () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be false when the loop starts`,
+          )
           this.line(`tenet_check(!(${this.expr(s.post, env)}), ${site}u, 0i);`)
         }
         this.line('loop {')
@@ -729,16 +927,24 @@ class Generator {
         this.line(`if (!(${this.expr(s.pre, env)})) { break; }`)
         this.block(s.body, env)
         if (this.checking) {
-          const site = this.site('runtime/post-condition', s.loc, () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`)
+          const site = this.site(
+            'runtime/post-condition',
+            s.loc,
+            () => `the post-condition \`${printExpr(s.post)}\` of this \`while\` must be true after every iteration`,
+          )
           this.line(`tenet_check(!(!(${this.expr(s.post, env)})), ${site}u, 0i);`)
         }
         this.indent--
         this.line('}')
         return
       }
-      case 'for': return this.forStmt(s, env)
-      case 'push': case 'pop': return void fail('webgpu/unsupported', 'stacks (push/pop) are not supported on webgpu', s.loc)
-      case 'safe': return void fail('webgpu/unsupported', '`@safe` host side effects cannot run on the GPU', s.loc)
+      case 'for':
+        return this.forStmt(s, env)
+      case 'push':
+      case 'pop':
+        return void fail('webgpu/unsupported', 'stacks (push/pop) are not supported on webgpu', s.loc)
+      case 'safe':
+        return void fail('webgpu/unsupported', '`@safe` host side effects cannot run on the GPU', s.loc)
       case 'unchecked': {
         const saved = this.checking
         this.checking = false
@@ -746,12 +952,17 @@ class Generator {
         this.checking = saved
         return
       }
-      default: return void fail('webgpu/internal', `\`${s.kind}\` is not core IR (preprocess first)`, s.loc)
+      default:
+        return void fail('webgpu/internal', `\`${s.kind}\` is not core IR (preprocess first)`, s.loc)
     }
   }
 
   private forStmt(s: Extract<Stmt, { kind: 'for' }>, env: Map<string, Binding>): void {
-    const a = this.fresh('a'), b = this.fresh('b'), st = this.fresh('s'), n = this.fresh('n'), k = this.fresh('k')
+    const a = this.fresh('a'),
+      b = this.fresh('b'),
+      st = this.fresh('s'),
+      n = this.fresh('n'),
+      k = this.fresh('k')
     this.line(`let ${a} = ${this.expr(s.start, env)};`)
     this.line(`let ${b} = ${this.expr(s.stop, env)};`)
     this.line(`let ${st} = ${s.step ? this.expr(s.step, env) : '1i'};`)
@@ -761,7 +972,9 @@ class Generator {
     }
     const gap = s.inclusive ? '' : ' - 1i'
     this.line(`var ${n} = 0i;`)
-    this.line(`if (${st} > 0i) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) { ${n} = (${b} - ${a}${gap}) / ${st} + 1i; } } else if (${st} < 0i) { if (${a} ${s.inclusive ? '>=' : '>'} ${b}) { ${n} = (${a} - ${b}${gap}) / (-${st}) + 1i; } }`)
+    this.line(
+      `if (${st} > 0i) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) { ${n} = (${b} - ${a}${gap}) / ${st} + 1i; } } else if (${st} < 0i) { if (${a} ${s.inclusive ? '>=' : '>'} ${b}) { ${n} = (${a} - ${b}${gap}) / (-${st}) + 1i; } }`,
+    )
     this.line(`for (var ${k} = 0i; ${k} < ${n}; ${k}++) {`)
     this.indent++
     this.line('if (tenet_bad != 0u) { break; }')
@@ -773,8 +986,14 @@ class Generator {
     this.indent--
     this.line('}')
     if (this.checking) {
-      const site = this.site('runtime/loop-range', s.loc, () => `the loop range changed while the loop ran; a reversible loop must leave its range unchanged`)
-      this.line(`tenet_check(!(${this.expr(s.start, env)} != ${a} || ${this.expr(s.stop, env)} != ${b} || ${s.step ? this.expr(s.step, env) : '1i'} != ${st}), ${site}u, 0i);`)
+      const site = this.site(
+        'runtime/loop-range',
+        s.loc,
+        () => `the loop range changed while the loop ran; a reversible loop must leave its range unchanged`,
+      )
+      this.line(
+        `tenet_check(!(${this.expr(s.start, env)} != ${a} || ${this.expr(s.stop, env)} != ${b} || ${s.step ? this.expr(s.step, env) : '1i'} != ${st}), ${site}u, 0i);`,
+      )
     }
   }
 
@@ -782,29 +1001,40 @@ class Generator {
     this.distinct(s.distinct, env, s.loc)
     if (s.target === 'bijection') return this.bijection(s, env)
     if (this.callStack.includes(`${s.callee}/${s.inverse}`)) {
-      return void fail('webgpu/recursion', `\`${s.callee}\` calls itself: the webgpu backend inlines every call, and WGSL has no recursion`, s.loc)
+      return void fail(
+        'webgpu/recursion',
+        `\`${s.callee}\` calls itself: the webgpu backend inlines every call, and WGSL has no recursion`,
+        s.loc,
+      )
     }
     const callee = s.inverse ? this.spec.inverses.get(s.callee) : this.spec.functions.get(s.callee)
-    if (!callee) return void fail('webgpu/internal', `no function \`${s.callee}\`${s.inverse ? ' (inverse)' : ''}`, s.loc)
+    if (!callee)
+      return void fail('webgpu/internal', `no function \`${s.callee}\`${s.inverse ? ' (inverse)' : ''}`, s.loc)
     const writes = this.spec.writes.get(s.callee) ?? callee.params.map(() => true)
     const inner = new Map<string, Binding>()
     callee.params.forEach((p, i) => {
       const a = s.args[i]!
       if (p.type.kind === 'array') {
         const b = env.get((a as { name: string }).name)
-        if (!b || b.kind !== 'array') fail('webgpu/internal', `argument ${i + 1} of \`${s.callee}\` is not an array`, s.loc)
+        if (!b || b.kind !== 'array')
+          fail('webgpu/internal', `argument ${i + 1} of \`${s.callee}\` is not an array`, s.loc)
         inner.set(p.name, b!)
         return
       }
       if (p.type.kind === 'stack') fail('webgpu/unsupported', 'stacks are not supported on webgpu', s.loc)
       const bound = a.kind === 'var' ? env.get(a.name) : undefined
-      if (bound?.kind === 'scalar' && bound.place.kind === 'discard') { inner.set(p.name, bound); return }
+      if (bound?.kind === 'scalar' && bound.place.kind === 'discard') {
+        inner.set(p.name, bound)
+        return
+      }
       if (writes[i]) {
         inner.set(p.name, { kind: 'scalar', place: this.placeOf(a, env) })
       } else {
         const sc = this.scalar((p.type as { name: string }).name, s.loc)
         const v = this.fresh('t')
-        this.line(`let ${v} = ${a.kind === 'neg' ? this.readPlace(this.placeOf(a, env), s.loc) : this.expr(a as Expr, env)};`)
+        this.line(
+          `let ${v} = ${a.kind === 'neg' ? this.readPlace(this.placeOf(a, env), s.loc) : this.expr(a as Expr, env)};`,
+        )
         inner.set(p.name, { kind: 'scalar', place: { kind: 'value', code: v, s: sc } })
       }
     })
@@ -823,17 +1053,27 @@ class Generator {
     const emit = spec.emit?.wgsl
     if (!emit) {
       const have = Object.keys(spec.emit ?? {}).filter((k) => (spec.emit as Record<string, unknown>)[k])
-      return void fail('webgpu/no-lowering', `no WGSL lowering for primitive \`${spec.name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}; give it \`emit.wgsl\`)`, s.loc)
+      return void fail(
+        'webgpu/no-lowering',
+        `no WGSL lowering for primitive \`${spec.name}\` on backend \`webgpu\` (it has: ${have.length ? have.join(', ') : 'none'}; give it \`emit.wgsl\`)`,
+        s.loc,
+      )
     }
     const places = s.args.map((a, i) => (spec.roles[i] === 'inout' ? this.placeOf(a, env) : undefined))
     const fixedArg = s.args.find((a) => this.scalar((a as { type?: string }).type, s.loc).kind === 'fixed')
     if (fixedArg && spec.name !== 'SWAP' && spec.name !== 'NEG') {
-      return void fail('webgpu/unsupported', `\`${spec.name}\` on a fixed-point value is not supported on webgpu (only SWAP and NEG act on its grid integer exactly)`, s.loc)
+      return void fail(
+        'webgpu/unsupported',
+        `\`${spec.name}\` on a fixed-point value is not supported on webgpu (only SWAP and NEG act on its grid integer exactly)`,
+        s.loc,
+      )
     }
     const temps = s.args.map((a, i) => {
       const t = this.fresh('t')
       const p = places[i]
-      this.line(`let ${t} = ${p ? this.readPlace(p, s.loc) : a.kind === 'neg' ? this.readPlace(this.placeOf(a, env), s.loc) : this.expr(a as Expr, env)};`)
+      this.line(
+        `let ${t} = ${p ? this.readPlace(p, s.loc) : a.kind === 'neg' ? this.readPlace(this.placeOf(a, env), s.loc) : this.expr(a as Expr, env)};`,
+      )
       return t
     })
     const vals = emit(...temps)

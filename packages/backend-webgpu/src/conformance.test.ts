@@ -32,7 +32,9 @@ const PROGRAMS_F32 = Number(process.env.WEBGPU_CONFORMANCE_F32 ?? 5)
 const PER_BUNDLE = 5
 
 const batches = (count: number): number[][] =>
-  Array.from({ length: Math.ceil(count / PER_BUNDLE) }, (_, b) => Array.from({ length: Math.min(PER_BUNDLE, count - b * PER_BUNDLE) }, (_, i) => b * PER_BUNDLE + i))
+  Array.from({ length: Math.ceil(count / PER_BUNDLE) }, (_, b) =>
+    Array.from({ length: Math.min(PER_BUNDLE, count - b * PER_BUNDLE) }, (_, i) => b * PER_BUNDLE + i),
+  )
 
 describe.skipIf(!gpu)('conformance on webgpu: bundles of random programs against the cpu backend', () => {
   const stats = conformanceStats()
@@ -47,7 +49,9 @@ describe.skipIf(!gpu)('conformance on webgpu: bundles of random programs against
     }, 300_000)
   }
   it('ran the programs (i32 ones that convert to f64 are left out)', () => {
-    console.log(`[backend-webgpu] conformance: ${stats.i32.run} i32 programs bit for bit (${stats.i32.skipped} left out: f64), ${stats.f32.run} f32 programs × ${ITEMS} items × forward and inverse: ${stats.f32.exact} of ${stats.f32.compared} bit for bit, largest difference ${stats.f32.worst.toPrecision(3)} ulp of the scale`)
+    console.log(
+      `[backend-webgpu] conformance: ${stats.i32.run} i32 programs bit for bit (${stats.i32.skipped} left out: f64), ${stats.f32.run} f32 programs × ${ITEMS} items × forward and inverse: ${stats.f32.exact} of ${stats.f32.compared} bit for bit, largest difference ${stats.f32.worst.toPrecision(3)} ulp of the scale`,
+    )
     expect(stats.i32.run + stats.i32.skipped).toBe(PROGRAMS_I32)
     expect(stats.i32.run).toBeGreaterThan(PROGRAMS_I32 / 2)
     expect(stats.f32.run).toBe(PROGRAMS_F32)

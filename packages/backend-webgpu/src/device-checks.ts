@@ -4,7 +4,15 @@
  * conformance runs of bundled random programs against the cpu backend. Test-only code (it
  * compiles with the cpu backend): not part of the package build.
  */
-import { bundlePrograms, randomArgs, randomProgram, randomRealArgs, randomRealProgram, sameBits, type BundleMember } from '@tenet/testing'
+import {
+  bundlePrograms,
+  randomArgs,
+  randomProgram,
+  randomRealArgs,
+  randomRealProgram,
+  sameBits,
+  type BundleMember,
+} from '@tenet/testing'
 import { gpuMap, type GpuContext } from './index.js'
 import { cpu } from './test-util.js'
 
@@ -22,9 +30,11 @@ export function ulpDistance(a: number, b: number): number {
 function words(seed: number): () => number {
   let s = seed >>> 0 || 1
   return () => {
-    s ^= s << 13; s >>>= 0
+    s ^= s << 13
+    s >>>= 0
     s ^= s >>> 17
-    s ^= s << 5; s >>>= 0
+    s ^= s << 5
+    s >>>= 0
     return s
   }
 }
@@ -32,10 +42,11 @@ function words(seed: number): () => number {
 /** f32 values with random sign (when `signed`), biased exponent uniform in [e0, e1] (0: subnormal), random significand. */
 function logUniform(n: number, seed: number, e0: number, e1: number, signed = true): number[] {
   const w = words(seed)
-  const f = new Float32Array(1), u = new Uint32Array(f.buffer)
+  const f = new Float32Array(1),
+    u = new Uint32Array(f.buffer)
   return Array.from({ length: n }, () => {
     const e = e0 + (w() % (e1 - e0 + 1))
-    u[0] = ((signed && (w() & 1) ? 1 : 0) << 31 | (e << 23) | (w() & 0x7fffff)) >>> 0
+    u[0] = (((signed && w() & 1 ? 1 : 0) << 31) | (e << 23) | (w() & 0x7fffff)) >>> 0
     return f[0]!
   })
 }
@@ -47,14 +58,33 @@ function uniform(n: number, seed: number, lo: number, hi: number): number[] {
 
 /** The f32 neighbours of x (k steps each way). */
 function around(x: number, k: number): number[] {
-  const f = new Float32Array([x]), i = new Int32Array(f.buffer)
+  const f = new Float32Array([x]),
+    i = new Int32Array(f.buffer)
   const base = i[0]!
   const out: number[] = []
-  for (let d = -k; d <= k; d++) { i[0] = base + d; out.push(f[0]!) }
+  for (let d = -k; d <= k; d++) {
+    i[0] = base + d
+    out.push(f[0]!)
+  }
   return out
 }
 
-const SPECIAL = [0, -0, Infinity, -Infinity, NaN, 1, -1, 2 ** -149, -(2 ** -149), 2 ** -126, 3.4028234663852886e38, -3.4028234663852886e38, 0.5, -0.5]
+const SPECIAL = [
+  0,
+  -0,
+  Infinity,
+  -Infinity,
+  NaN,
+  1,
+  -1,
+  2 ** -149,
+  -(2 ** -149),
+  2 ** -126,
+  3.4028234663852886e38,
+  -3.4028234663852886e38,
+  0.5,
+  -0.5,
+]
 
 /** f32 values next to multiples of π/2 (the hard cases of the argument reduction), small and huge. */
 function nearPiOver2(n: number, seed: number): number[] {
@@ -62,7 +92,7 @@ function nearPiOver2(n: number, seed: number): number[] {
   const out: number[] = []
   for (let i = 0; i < n; i++) {
     const k = i < n / 2 ? 1 + (w() % 100000) : (w() / 2 ** 32) * 2 ** (w() % 100)
-    out.push(...around(Math.fround(Math.round(k) * Math.PI / 2), 1))
+    out.push(...around(Math.fround((Math.round(k) * Math.PI) / 2), 1))
   }
   return out
 }
@@ -76,7 +106,9 @@ export interface Case {
 }
 
 const unary = (f: (x: number) => number, xs: () => number[]): Pick<Case, 'arity' | 'reference' | 'inputs'> => ({
-  arity: 1, reference: (x) => f(x), inputs: () => [...xs(), ...SPECIAL].map((x) => [x, 0]),
+  arity: 1,
+  reference: (x) => f(x),
+  inputs: () => [...xs(), ...SPECIAL].map((x) => [x, 0]),
 })
 
 /**
@@ -84,63 +116,152 @@ const unary = (f: (x: number) => number, xs: () => number[]): Pick<Case, 'arity'
  * switch of their algorithms at |x| = 88, and the f32 neighbours of the overflow threshold ln(2·FLT_MAX).
  */
 function nearOverflow(n: number, seed: number): number[] {
-  const xs = [...uniform(n / 16, seed, 87.5, 89.6), ...around(88, 16), ...around(88.72283935546875, 16), ...around(89.41598629223294, 32)]
+  const xs = [
+    ...uniform(n / 16, seed, 87.5, 89.6),
+    ...around(88, 16),
+    ...around(88.72283935546875, 16),
+    ...around(89.41598629223294, 32),
+  ]
   return [...xs, ...xs.map((x) => -x)]
 }
 
 /** The functions checked, with their inputs (`N` random ones per function plus the hard cases). */
 export function accuracyCases(N: number): Case[] {
   return [
-  { name: 'sin', ...unary(Math.sin, () => [...logUniform(N, 1, 0, 254), ...uniform(N / 4, 2, -10, 10), ...nearPiOver2(N / 16, 3)]) },
-  { name: 'cos', ...unary(Math.cos, () => [...logUniform(N, 4, 0, 254), ...uniform(N / 4, 5, -10, 10), ...nearPiOver2(N / 16, 6)]) },
-  { name: 'tan', ...unary(Math.tan, () => [...logUniform(N, 7, 0, 254), ...uniform(N / 4, 8, -10, 10), ...nearPiOver2(N / 16, 9), ...uniform(N / 8, 40, -1.6, 1.6)]) },
-  { name: 'exp', ...unary(Math.exp, () => [...uniform(N, 10, -110, 95), ...logUniform(N / 4, 11, 0, 130), ...around(88.72283935546875, 8), ...around(-87.33654, 8), ...around(-103.27893, 8)]) },
-  { name: 'log', ...unary(Math.log, () => [...logUniform(N, 12, 0, 254, false), ...uniform(N / 4, 13, 0.5, 2), ...around(1, 64)]) },
-  { name: 'sinh', ...unary(Math.sinh, () => [...uniform(N, 14, -92, 92), ...logUniform(N / 4, 15, 0, 130), ...nearOverflow(N, 41)]) },
-  { name: 'cosh', ...unary(Math.cosh, () => [...uniform(N, 16, -92, 92), ...logUniform(N / 4, 17, 0, 130), ...nearOverflow(N, 42)]) },
-  { name: 'tanh', ...unary(Math.tanh, () => [...uniform(N, 18, -12, 12), ...logUniform(N / 4, 19, 0, 135), ...uniform(N / 8, 43, -1, 1), ...around(9.010913, 32), ...around(10, 16), ...around(-10, 16)]) },
-  { name: 'atan', ...unary(Math.atan, () => [...logUniform(N, 20, 0, 254), ...uniform(N / 4, 21, -3, 3)]) },
-  { name: 'asin', ...unary(Math.asin, () => [...uniform(N, 22, -1, 1), ...logUniform(N / 4, 23, 0, 126), ...around(1, 64), ...around(-1, 64), 1.5]) },
-  { name: 'acos', ...unary(Math.acos, () => [...uniform(N, 24, -1, 1), ...logUniform(N / 4, 25, 0, 126), ...around(1, 64), ...around(-1, 64), -1.5]) },
-  { name: 'sqrt', ...unary(Math.sqrt, () => [...logUniform(N, 26, 0, 254, false), -4]) },
-  {
-    name: 'atan2', arity: 2, reference: (y, x) => Math.atan2(y, x),
-    inputs: () => {
-      const a = logUniform(N, 27, 0, 254), b = logUniform(N, 28, 0, 254)
-      const c = uniform(N / 4, 29, -5, 5), d = uniform(N / 4, 30, -5, 5)
-      const grid = SPECIAL.flatMap((y) => SPECIAL.map((x) => [y, x] as [number, number]))
-      return [...a.map((y, i) => [y, b[i]!] as [number, number]), ...c.map((y, i) => [y, d[i]!] as [number, number]), ...grid]
+    {
+      name: 'sin',
+      ...unary(Math.sin, () => [...logUniform(N, 1, 0, 254), ...uniform(N / 4, 2, -10, 10), ...nearPiOver2(N / 16, 3)]),
     },
-  },
-  {
-    name: 'div', arity: 2, reference: (a, b) => a / b,
-    inputs: () => {
-      const a = logUniform(N, 31, 1, 254), b = logUniform(N, 32, 1, 254)
-      return a.map((y, i) => [y, b[i]!] as [number, number])
+    {
+      name: 'cos',
+      ...unary(Math.cos, () => [...logUniform(N, 4, 0, 254), ...uniform(N / 4, 5, -10, 10), ...nearPiOver2(N / 16, 6)]),
     },
-  },
-  {
-    name: 'pow', arity: 2, reference: (x, p) => Math.pow(x, p),
-    inputs: () => {
-      const x = logUniform(N, 33, 100, 150, false), p = uniform(N, 34, -40, 40)
-      const nx = uniform(N / 4, 35, -20, 20), np = uniform(N / 4, 36, -30, 30).map(Math.round)
-      const near1 = around(1, 200), big = uniform(near1.length, 37, -2e6, 2e6)
-      const wide = logUniform(N / 4, 38, 1, 254, false), wp = uniform(N / 4, 39, -3, 3)
-      const grid = [...SPECIAL, 3, -3, 0.25, 2.5].flatMap((a) => [...SPECIAL, 3, -3, 0.25, 2.5].map((b) => [a, b] as [number, number]))
-      return [
-        ...x.map((a, i) => [a, p[i]!] as [number, number]), ...nx.map((a, i) => [a, np[i]!] as [number, number]),
-        ...near1.map((a, i) => [a, big[i]!] as [number, number]), ...wide.map((a, i) => [a, wp[i]!] as [number, number]), ...grid,
-      ]
+    {
+      name: 'tan',
+      ...unary(Math.tan, () => [
+        ...logUniform(N, 7, 0, 254),
+        ...uniform(N / 4, 8, -10, 10),
+        ...nearPiOver2(N / 16, 9),
+        ...uniform(N / 8, 40, -1.6, 1.6),
+      ]),
     },
-  },
-]
+    {
+      name: 'exp',
+      ...unary(Math.exp, () => [
+        ...uniform(N, 10, -110, 95),
+        ...logUniform(N / 4, 11, 0, 130),
+        ...around(88.72283935546875, 8),
+        ...around(-87.33654, 8),
+        ...around(-103.27893, 8),
+      ]),
+    },
+    {
+      name: 'log',
+      ...unary(Math.log, () => [...logUniform(N, 12, 0, 254, false), ...uniform(N / 4, 13, 0.5, 2), ...around(1, 64)]),
+    },
+    {
+      name: 'sinh',
+      ...unary(Math.sinh, () => [...uniform(N, 14, -92, 92), ...logUniform(N / 4, 15, 0, 130), ...nearOverflow(N, 41)]),
+    },
+    {
+      name: 'cosh',
+      ...unary(Math.cosh, () => [...uniform(N, 16, -92, 92), ...logUniform(N / 4, 17, 0, 130), ...nearOverflow(N, 42)]),
+    },
+    {
+      name: 'tanh',
+      ...unary(Math.tanh, () => [
+        ...uniform(N, 18, -12, 12),
+        ...logUniform(N / 4, 19, 0, 135),
+        ...uniform(N / 8, 43, -1, 1),
+        ...around(9.010913, 32),
+        ...around(10, 16),
+        ...around(-10, 16),
+      ]),
+    },
+    { name: 'atan', ...unary(Math.atan, () => [...logUniform(N, 20, 0, 254), ...uniform(N / 4, 21, -3, 3)]) },
+    {
+      name: 'asin',
+      ...unary(Math.asin, () => [
+        ...uniform(N, 22, -1, 1),
+        ...logUniform(N / 4, 23, 0, 126),
+        ...around(1, 64),
+        ...around(-1, 64),
+        1.5,
+      ]),
+    },
+    {
+      name: 'acos',
+      ...unary(Math.acos, () => [
+        ...uniform(N, 24, -1, 1),
+        ...logUniform(N / 4, 25, 0, 126),
+        ...around(1, 64),
+        ...around(-1, 64),
+        -1.5,
+      ]),
+    },
+    { name: 'sqrt', ...unary(Math.sqrt, () => [...logUniform(N, 26, 0, 254, false), -4]) },
+    {
+      name: 'atan2',
+      arity: 2,
+      reference: (y, x) => Math.atan2(y, x),
+      inputs: () => {
+        const a = logUniform(N, 27, 0, 254),
+          b = logUniform(N, 28, 0, 254)
+        const c = uniform(N / 4, 29, -5, 5),
+          d = uniform(N / 4, 30, -5, 5)
+        const grid = SPECIAL.flatMap((y) => SPECIAL.map((x) => [y, x] as [number, number]))
+        return [
+          ...a.map((y, i) => [y, b[i]!] as [number, number]),
+          ...c.map((y, i) => [y, d[i]!] as [number, number]),
+          ...grid,
+        ]
+      },
+    },
+    {
+      name: 'div',
+      arity: 2,
+      reference: (a, b) => a / b,
+      inputs: () => {
+        const a = logUniform(N, 31, 1, 254),
+          b = logUniform(N, 32, 1, 254)
+        return a.map((y, i) => [y, b[i]!] as [number, number])
+      },
+    },
+    {
+      name: 'pow',
+      arity: 2,
+      reference: (x, p) => Math.pow(x, p),
+      inputs: () => {
+        const x = logUniform(N, 33, 100, 150, false),
+          p = uniform(N, 34, -40, 40)
+        const nx = uniform(N / 4, 35, -20, 20),
+          np = uniform(N / 4, 36, -30, 30).map(Math.round)
+        const near1 = around(1, 200),
+          big = uniform(near1.length, 37, -2e6, 2e6)
+        const wide = logUniform(N / 4, 38, 1, 254, false),
+          wp = uniform(N / 4, 39, -3, 3)
+        const grid = [...SPECIAL, 3, -3, 0.25, 2.5].flatMap((a) =>
+          [...SPECIAL, 3, -3, 0.25, 2.5].map((b) => [a, b] as [number, number]),
+        )
+        return [
+          ...x.map((a, i) => [a, p[i]!] as [number, number]),
+          ...nx.map((a, i) => [a, np[i]!] as [number, number]),
+          ...near1.map((a, i) => [a, big[i]!] as [number, number]),
+          ...wide.map((a, i) => [a, wp[i]!] as [number, number]),
+          ...grid,
+        ]
+      },
+    },
+  ]
 }
 
 /** The Tenet source computing one function of the case's arguments into `y`. */
 export function sourceOf(c: Case): string {
   if (c.name === 'div') return 'fn f(y: f32, a: f32, b: f32) { y += a / b }'
   if (c.name === 'pow') return 'fn f(y: f32, a: f32, b: f32) { y += a ** b }'
-  return c.arity === 1 ? `fn f(y: f32, a: f32) { y += ${c.name}(a) }` : `fn f(y: f32, a: f32, b: f32) { y += ${c.name}(a, b) }`
+  return c.arity === 1
+    ? `fn f(y: f32, a: f32) { y += ${c.name}(a) }`
+    : `fn f(y: f32, a: f32, b: f32) { y += ${c.name}(a, b) }`
 }
 
 /** A subnormal as a zero of its sign. */
@@ -179,10 +300,15 @@ export async function measureAccuracy(gpu: GpuContext, c: Case, ftz: boolean, pr
   const n = inputs.length
   const f = cpu(sourceOf(c), undefined, false).f!
   const k = await gpuMap(f, { batch: n, perItem: c.arity === 1 ? ['y', 'a'] : ['y', 'a', 'b'], gpu, precise })
-  const y = new Float32Array(n), a = Float32Array.from(inputs, (p) => p[0]), b = Float32Array.from(inputs, (p) => p[1])
+  const y = new Float32Array(n),
+    a = Float32Array.from(inputs, (p) => p[0]),
+    b = Float32Array.from(inputs, (p) => p[1])
   if (c.arity === 1) await k(y, a)
   else await k(y, a, b)
-  let worst = 0, at = -1, ones = 0, flushed = 0
+  let worst = 0,
+    at = -1,
+    ones = 0,
+    flushed = 0
   const bad: string[] = []
   for (let i = 0; i < n; i++) {
     const want = Math.fround(c.reference(a[i]!, b[i]!))
@@ -190,11 +316,18 @@ export async function measureAccuracy(gpu: GpuContext, c: Case, ftz: boolean, pr
     if (d > 1 && ftz) {
       // the device flushes subnormals: compare with the function of the flushed arguments, flushed
       const d2 = ulpDistance(flush(y[i]!), flush(Math.fround(c.reference(flush(a[i]!), flush(b[i]!)))))
-      if (d2 <= 1) { flushed++; d = d2 }
+      if (d2 <= 1) {
+        flushed++
+        d = d2
+      }
     }
     if (d === 1) ones++
-    if (d > worst) { worst = d; at = i }
-    if (d > 1 && bad.length < 5) bad.push(`${c.name}(${a[i]}${c.arity === 2 ? `, ${b[i]}` : ''}) = ${y[i]} on webgpu, ${want} wanted (${d} ulp)`)
+    if (d > worst) {
+      worst = d
+      at = i
+    }
+    if (d > 1 && bad.length < 5)
+      bad.push(`${c.name}(${a[i]}${c.arity === 2 ? `, ${b[i]}` : ''}) = ${y[i]} on webgpu, ${want} wanted (${d} ulp)`)
   }
   const args = at >= 0 ? `${a[at]}${c.arity === 2 ? `, ${b[at]}` : ''}` : ''
   return { name: c.name, inputs: n, maxUlp: worst, at: args, ones, flushed, bad }
@@ -236,7 +369,10 @@ const MOVABLE = [0, 1, 2, 5]
 function amplification(run: (args: Value[]) => Value[], args: Value[], seed: number): number {
   const base = flat(run(args))
   let s = (seed * 2654435761) >>> 0
-  const sign = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s & 0x80000000 ? -1 : 1 }
+  const sign = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s & 0x80000000 ? -1 : 1
+  }
   let worst = 1
   for (let trial = 0; trial < 2; trial++) {
     let moved = 0
@@ -251,7 +387,9 @@ function amplification(run: (args: Value[]) => Value[], args: Value[], seed: num
     })
     const out = flat(run(perturbed))
     let change = 0
-    out.forEach((v, i) => { if (Number.isFinite(v) && Number.isFinite(base[i]!)) change = Math.max(change, Math.abs(v - base[i]!)) })
+    out.forEach((v, i) => {
+      if (Number.isFinite(v) && Number.isFinite(base[i]!)) change = Math.max(change, Math.abs(v - base[i]!))
+    })
     if (moved > 0) worst = Math.max(worst, change / moved)
   }
   return worst
@@ -288,7 +426,9 @@ function unpack(args: Value[], members: Member[], k: number, i: number): Value[]
   return members[k]!.params.map((_, p) => {
     const a = args[j + p] as Int32Array | Float32Array
     const L = a.length / (members.length * ITEMS)
-    return L === 1 && typeof members[k]!.sets[0]![p] === 'number' ? a[k * ITEMS + i]! : a.slice((k * ITEMS + i) * L, (k * ITEMS + i + 1) * L)
+    return L === 1 && typeof members[k]!.sets[0]![p] === 'number'
+      ? a[k * ITEMS + i]!
+      : a.slice((k * ITEMS + i) * L, (k * ITEMS + i + 1) * L)
   })
 }
 
@@ -307,11 +447,23 @@ function opsBound(source: string): number {
  * amplification of the computation (`amplification`). Returns the largest difference in ulps of
  * the scale divided by max(1, κ) (0: bit for bit) and whether every value kept the rule.
  */
-function f32Difference(got: Value[], want: Value[], inputs: Value[], ops: number, kappa: number): { ulps: number; ok: boolean } {
-  const g = flat(got), w = flat(want)
-  const scale = Math.max(1, ...flat(inputs).map(Math.abs).filter(Number.isFinite), ...w.map(Math.abs).filter(Number.isFinite))
+function f32Difference(
+  got: Value[],
+  want: Value[],
+  inputs: Value[],
+  ops: number,
+  kappa: number,
+): { ulps: number; ok: boolean } {
+  const g = flat(got),
+    w = flat(want)
+  const scale = Math.max(
+    1,
+    ...flat(inputs).map(Math.abs).filter(Number.isFinite),
+    ...w.map(Math.abs).filter(Number.isFinite),
+  )
   const unit = ulpOf(scale) * Math.max(1, kappa)
-  let worst = 0, ok = true
+  let worst = 0,
+    ok = true
   g.forEach((x, i) => {
     const y = w[i]!
     if (x === y) return
@@ -343,7 +495,13 @@ export function i32Member(seed: number): Member | undefined {
 }
 
 export function f32Member(seed: number): Member {
-  const p = randomRealProgram(seed, { type: 'f32', stacks: false, recursion: false, functions: FUNCTIONS, division: false })
+  const p = randomRealProgram(seed, {
+    type: 'f32',
+    stacks: false,
+    recursion: false,
+    functions: FUNCTIONS,
+    division: false,
+  })
   const m = cpu(p.source, undefined, false)
   const f = m[p.entry]!
   const sets = Array.from({ length: ITEMS }, (_, k) => {
@@ -354,10 +512,24 @@ export function f32Member(seed: number): Member {
   const forward = sets.map((s) => f(...copy(s)) as Value[])
   const inv = (f as unknown as { inverse: (...a: unknown[]) => unknown }).inverse
   const inverse = forward.map((s) => inv(...copy(s)) as Value[])
-  const params = ['w0', 'w1', 'w2', 'p', 'n', 'x'].map((name) => ({ name, type: name === 'n' ? 'i32' : name === 'x' ? 'f32[]' : 'f32' }))
+  const params = ['w0', 'w1', 'w2', 'p', 'n', 'x'].map((name) => ({
+    name,
+    type: name === 'n' ? 'i32' : name === 'x' ? 'f32[]' : 'f32',
+  }))
   const run = (a: Value[]) => f(...copy(a)) as Value[]
   const runInverse = (a: Value[]) => inv(...copy(a)) as Value[]
-  return { source: p.source, entry: p.entry, params, seed, sets, forward, inverse, ops: opsBound(p.source), run, runInverse }
+  return {
+    source: p.source,
+    entry: p.entry,
+    params,
+    seed,
+    sets,
+    forward,
+    inverse,
+    ops: opsBound(p.source),
+    run,
+    runInverse,
+  }
 }
 
 /** Totals of conformance runs. */
@@ -367,7 +539,10 @@ export interface ConformanceStats {
 }
 
 /** A fresh set of totals. */
-export const conformanceStats = (): ConformanceStats => ({ i32: { run: 0, skipped: 0 }, f32: { run: 0, exact: 0, compared: 0, worst: 0 } })
+export const conformanceStats = (): ConformanceStats => ({
+  i32: { run: 0, skipped: 0 },
+  f32: { run: 0, exact: 0, compared: 0, worst: 0 },
+})
 
 /** Runs the i32 programs of `seeds` as one bundle: forward bit for bit, inverse back to the inputs bit for bit. Returns the failures. */
 export async function i32Bundle(gpu: GpuContext, seeds: number[], stats: ConformanceStats): Promise<string[]> {
@@ -377,20 +552,27 @@ export async function i32Bundle(gpu: GpuContext, seeds: number[], stats: Conform
   if (!members.length) return []
   const b = bundlePrograms(members)
   const f = cpu(b.source, undefined, false).bundle!
-  const k = await gpuMap(f, { batch: members.length * ITEMS, perItem: f.ir.params.map((q) => q.name), gpu, checks: false })
+  const k = await gpuMap(f, {
+    batch: members.length * ITEMS,
+    perItem: f.ir.params.map((q) => q.name),
+    gpu,
+    checks: false,
+  })
   const args = pack(members, (m, i) => m.sets[i]!, false)
   await k(...args)
   const failures: string[] = []
   members.forEach((m, q) => {
     for (let i = 0; i < ITEMS; i++) {
       const got = unpack(args, members, q, i)
-      if (!got.every((v, j) => sameBits(v, m.forward[i]![j]))) failures.push(`seed ${m.seed}, item ${i}: forward differs\n${m.source}`)
+      if (!got.every((v, j) => sameBits(v, m.forward[i]![j])))
+        failures.push(`seed ${m.seed}, item ${i}: forward differs\n${m.source}`)
     }
   })
   await k.inverse(...args)
   members.forEach((m, q) => {
     for (let i = 0; i < ITEMS; i++) {
-      if (!unpack(args, members, q, i).every((v, j) => sameBits(v, m.sets[i]![j]))) failures.push(`seed ${m.seed}, item ${i}: inverse(forward(x)) != x\n${m.source}`)
+      if (!unpack(args, members, q, i).every((v, j) => sameBits(v, m.sets[i]![j])))
+        failures.push(`seed ${m.seed}, item ${i}: inverse(forward(x)) != x\n${m.source}`)
     }
   })
   return failures
@@ -401,12 +583,22 @@ export async function f32Bundle(gpu: GpuContext, seeds: number[], stats: Conform
   const members = seeds.map(f32Member)
   const b = bundlePrograms(members)
   const f = cpu(b.source, undefined, false).bundle!
-  const k = await gpuMap(f, { batch: members.length * ITEMS, perItem: f.ir.params.map((q) => q.name), gpu, checks: false })
+  const k = await gpuMap(f, {
+    batch: members.length * ITEMS,
+    perItem: f.ir.params.map((q) => q.name),
+    gpu,
+    checks: false,
+  })
   const args = pack(members, (m, i) => m.sets[i]!, true)
   await k(...args)
   const failures: string[] = []
   /** Compares the device's results with the cpu's from the same arguments (`from`), by the rule of `f32Difference`. */
-  const check = (what: string, from: (m: Member, i: number) => Value[], run: (m: Member) => (a: Value[]) => Value[], want: (m: Member, i: number) => Value[]) => {
+  const check = (
+    what: string,
+    from: (m: Member, i: number) => Value[],
+    run: (m: Member) => (a: Value[]) => Value[],
+    want: (m: Member, i: number) => Value[],
+  ) => {
     members.forEach((m, q) => {
       for (let i = 0; i < ITEMS; i++) {
         const got = unpack(args, members, q, i)
@@ -415,16 +607,29 @@ export async function f32Bundle(gpu: GpuContext, seeds: number[], stats: Conform
         stats.f32.worst = Math.max(stats.f32.worst, d.ulps)
         stats.f32.compared++
         if (d.ulps === 0 && d.ok) stats.f32.exact++
-        if (!d.ok) failures.push(`seed ${m.seed}, item ${i}, ${what}: webgpu ${JSON.stringify(flat(got))} vs cpu ${JSON.stringify(flat(want(m, i)))} (ops bound ${m.ops}, amplification ${kappa.toPrecision(3)})\n${m.source}`)
+        if (!d.ok)
+          failures.push(
+            `seed ${m.seed}, item ${i}, ${what}: webgpu ${JSON.stringify(flat(got))} vs cpu ${JSON.stringify(flat(want(m, i)))} (ops bound ${m.ops}, amplification ${kappa.toPrecision(3)})\n${m.source}`,
+          )
       }
     })
   }
-  check('forward', (m, i) => m.sets[i]!, (m) => m.run!, (m, i) => m.forward[i]!)
+  check(
+    'forward',
+    (m, i) => m.sets[i]!,
+    (m) => m.run!,
+    (m, i) => m.forward[i]!,
+  )
   // the inverse from the device's own forward results, against the cpu's inverse from the same values
   const fromDevice = members.map((_, q) => Array.from({ length: ITEMS }, (_, i) => unpack(args, members, q, i)))
   const cpuInverse = members.map((m, q) => fromDevice[q]!.map((a) => m.runInverse!(a)))
   await k.inverse(...args)
-  check('inverse', (m, i) => fromDevice[members.indexOf(m)]![i]!, (m) => m.runInverse!, (m, i) => cpuInverse[members.indexOf(m)]![i]!)
+  check(
+    'inverse',
+    (m, i) => fromDevice[members.indexOf(m)]![i]!,
+    (m) => m.runInverse!,
+    (m, i) => cpuInverse[members.indexOf(m)]![i]!,
+  )
   stats.f32.run += members.length
   return failures
 }

@@ -28,15 +28,24 @@ export const MAP_READ = 0x1
 export async function requestGpu(gpu?: GPU): Promise<GpuContext> {
   const g = gpu ?? (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu
   if (!g) {
-    throw new TenetError('webgpu/no-gpu', 'no WebGPU here: in a browser use one with WebGPU enabled; in Node pass `create([])` of the `webgpu` package (Dawn) to `requestGpu`')
+    throw new TenetError(
+      'webgpu/no-gpu',
+      'no WebGPU here: in a browser use one with WebGPU enabled; in Node pass `create([])` of the `webgpu` package (Dawn) to `requestGpu`',
+    )
   }
   const adapter = await g.requestAdapter()
   if (!adapter) {
-    throw new TenetError('webgpu/no-adapter', 'WebGPU found no adapter (on Linux without a GPU, point VK_ICD_FILENAMES at the SwiftShader ICD, e.g. /usr/lib/chromium/vk_swiftshader_icd.json from Debian\'s chromium)')
+    throw new TenetError(
+      'webgpu/no-adapter',
+      "WebGPU found no adapter (on Linux without a GPU, point VK_ICD_FILENAMES at the SwiftShader ICD, e.g. /usr/lib/chromium/vk_swiftshader_icd.json from Debian's chromium)",
+    )
   }
   const info = (adapter as GPUAdapter & { info?: GPUAdapterInfo }).info
-  const fallback = Boolean((info as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ?? (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter)
-    || /swiftshader|llvmpipe|lavapipe|software/i.test(`${info?.vendor} ${info?.architecture} ${info?.description}`)
+  const fallback =
+    Boolean(
+      (info as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ??
+        (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter,
+    ) || /swiftshader|llvmpipe|lavapipe|software/i.test(`${info?.vendor} ${info?.architecture} ${info?.description}`)
   const device = await adapter.requestDevice({
     requiredLimits: {
       maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage,
@@ -44,5 +53,10 @@ export async function requestGpu(gpu?: GPU): Promise<GpuContext> {
       maxBufferSize: adapter.limits.maxBufferSize,
     },
   })
-  return { device, fallback, gpu: g, adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter' }
+  return {
+    device,
+    fallback,
+    gpu: g,
+    adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter',
+  }
 }

@@ -37,14 +37,18 @@ function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
 }
 
 describe.skipIf(!gpu)('gradients on webgpu', () => {
-  const n = 200, d = 2, k = 3
-  const x = uniform(n * d, 1, -2, 2), means = uniform(k * d, 2, -1.5, 1.5)
+  const n = 200,
+    d = 2,
+    k = 3
+  const x = uniform(n * d, 1, -2, 2),
+    means = uniform(k * d, 2, -1.5, 1.5)
   // f32 sums do not uncompute to exactly zero: the float tolerance of the checks is for f64, so run unchecked
   const m = cpu(gmmSource, undefined, false)
   const f = m.term!
 
   // the independent reference, in f64: ∂/∂μ_j Σ_i log Σ_j' e^{−½‖x_i−μ_j'‖²} = Σ_i w_ij (x_i − μ_j)
-  const exact = new Float64Array(k * d), exactX = new Float64Array(n * d)
+  const exact = new Float64Array(k * d),
+    exactX = new Float64Array(n * d)
   for (let i = 0; i < n; i++) {
     const w = Array.from({ length: k }, (_, j) => {
       let s = 0
@@ -67,31 +71,50 @@ describe.skipIf(!gpu)('gradients on webgpu', () => {
     for (let j = 0; j < k * d; j++) cpuMeans[j] += gm[j]!
   }
 
-  it.each(['tree', 'atomic'] as const)('shared means: the %s reduction gives the cpu gradient (GMM-like terms)', async (reduction) => {
-    const kernel = await gpuMap(f, { batch: n, perItem: ['loss', 'x'], shared: ['means', 'k'], adjoint: adjointOf(f), gpu, checks: false })
-    const loss = new Float32Array(n)
-    const g = await kernel.gradient([loss, x, means, k], { loss: 'loss', reduction })
-    expect(g.reduction).toBe(reduction)
-    const gm = g.gradient[2] as Float32Array
-    expect(gm).toBeInstanceOf(Float32Array)
-    for (let j = 0; j < k * d; j++) {
-      expect(Math.abs(gm[j]! - cpuMeans[j]!)).toBeLessThan(2e-4 * (1 + Math.abs(cpuMeans[j]!)))
-      expect(Math.abs(gm[j]! - exact[j]!)).toBeLessThan(2e-4 * (1 + Math.abs(exact[j]!)))
-    }
-    // per-item gradients of the per-item points
-    const gx = g.gradient[1] as Float32Array
-    expect(gx.length).toBe(n * d)
-    for (let i = 0; i < n * d; i++) expect(Math.abs(gx[i]! - exactX[i]!)).toBeLessThan(1e-4)
-    expect(g.gradient[3]).toBeNull() // k is an i32
-    expect(loss.every((v) => v === 0)).toBe(true) // the caller's arrays are left alone
-  })
+  it.each(['tree', 'atomic'] as const)(
+    'shared means: the %s reduction gives the cpu gradient (GMM-like terms)',
+    async (reduction) => {
+      const kernel = await gpuMap(f, {
+        batch: n,
+        perItem: ['loss', 'x'],
+        shared: ['means', 'k'],
+        adjoint: adjointOf(f),
+        gpu,
+        checks: false,
+      })
+      const loss = new Float32Array(n)
+      const g = await kernel.gradient([loss, x, means, k], { loss: 'loss', reduction })
+      expect(g.reduction).toBe(reduction)
+      const gm = g.gradient[2] as Float32Array
+      expect(gm).toBeInstanceOf(Float32Array)
+      for (let j = 0; j < k * d; j++) {
+        expect(Math.abs(gm[j]! - cpuMeans[j]!)).toBeLessThan(2e-4 * (1 + Math.abs(cpuMeans[j]!)))
+        expect(Math.abs(gm[j]! - exact[j]!)).toBeLessThan(2e-4 * (1 + Math.abs(exact[j]!)))
+      }
+      // per-item gradients of the per-item points
+      const gx = g.gradient[1] as Float32Array
+      expect(gx.length).toBe(n * d)
+      for (let i = 0; i < n * d; i++) expect(Math.abs(gx[i]! - exactX[i]!)).toBeLessThan(1e-4)
+      expect(g.gradient[3]).toBeNull() // k is an i32
+      expect(loss.every((v) => v === 0)).toBe(true) // the caller's arrays are left alone
+    },
+  )
 
   it('the tree reduction is deterministic: the same bits on every run', async () => {
-    const kernel = await gpuMap(f, { batch: n, perItem: ['loss', 'x'], shared: ['means', 'k'], adjoint: adjointOf(f), gpu, checks: false })
+    const kernel = await gpuMap(f, {
+      batch: n,
+      perItem: ['loss', 'x'],
+      shared: ['means', 'k'],
+      adjoint: adjointOf(f),
+      gpu,
+      checks: false,
+    })
     const a = await kernel.gradient([new Float32Array(n), x, means, k], { loss: 'loss' })
     const b = await kernel.gradient([new Float32Array(n), x, means, k], { loss: 'loss' })
     expect(a.reduction).toBe('tree')
-    expect(new Uint32Array((a.gradient[2] as Float32Array).buffer)).toEqual(new Uint32Array((b.gradient[2] as Float32Array).buffer))
+    expect(new Uint32Array((a.gradient[2] as Float32Array).buffer)).toEqual(
+      new Uint32Array((b.gradient[2] as Float32Array).buffer),
+    )
   })
 
   it('a shared scalar: the per-item gradients of y += a·x_i are x_i, the shared a gets Σ x_i (both reductions)', async () => {
@@ -113,7 +136,10 @@ describe.skipIf(!gpu)('gradients on webgpu', () => {
     const kernel = await gpuMap(mm.f!, { batch: 300, perItem: ['x'], adjoint: adjointOf(mm.f!), gpu })
     const sum = xs.reduce((s, v) => s + v, 0)
     for (const reduction of ['tree', 'atomic'] as const) {
-      const g = await kernel.gradient([new Float32Array(300), xs, Float32Array.from([2, 0.5])], { loss: 'y', reduction })
+      const g = await kernel.gradient([new Float32Array(300), xs, Float32Array.from([2, 0.5])], {
+        loss: 'y',
+        reduction,
+      })
       const gw = g.gradient[2] as Float32Array
       expect(Math.abs(gw[0]! - sum)).toBeLessThan(1e-3)
       expect(gw[1]).toBe(300)
@@ -123,16 +149,26 @@ describe.skipIf(!gpu)('gradients on webgpu', () => {
 
   it('a batch of 10⁵ Bessel z gives J′_ν(z) at every z', async () => {
     const fb = cpu(besselF32Source, undefined, false).besselj!
-    const N = 100_000, nu = 2
+    const N = 100_000,
+      nu = 2
     const z = Float32Array.from({ length: N }, (_, i) => 0.1 + (i / N) * 4)
     // the device's exp/log: 10⁵ items of 48 of each take tens of seconds on SwiftShader with the
     // precise routines (the GMM tests above run those through gradients)
-    const kernel = await gpuMap(fb, { batch: N, perItem: ['out', 'z'], shared: ['nu'], adjoint: adjointOf(fb), gpu, checks: false, precise: false })
+    const kernel = await gpuMap(fb, {
+      batch: N,
+      perItem: ['out', 'z'],
+      shared: ['nu'],
+      adjoint: adjointOf(fb),
+      gpu,
+      checks: false,
+      precise: false,
+    })
     const out = new Float32Array(N)
     await kernel(out, nu, z)
     const g = await kernel.gradient([new Float32Array(N), nu, z], { loss: 'out' })
     const gz = g.gradient[2] as Float32Array
-    let worst = 0, worstValue = 0
+    let worst = 0,
+      worstValue = 0
     for (let i = 0; i < N; i++) {
       const zi = z[i]!
       worst = Math.max(worst, Math.abs(gz[i]! - besselDerivative(nu, zi)))
@@ -148,8 +184,12 @@ function besselJ(nu: number, z: number): number {
   if (nu < 0) return (nu % 2 === 0 ? 1 : -1) * besselJ(-nu, z)
   let fact = 1
   for (let i = 2; i <= nu; i++) fact *= i
-  let s = (z / 2) ** nu / fact, out = s
-  for (let k = 1; k < 60; k++) { s *= -(z * z / 4) / (k * (k + nu)); out += s }
+  let s = (z / 2) ** nu / fact,
+    out = s
+  for (let k = 1; k < 60; k++) {
+    s *= -((z * z) / 4) / (k * (k + nu))
+    out += s
+  }
   return out
 }
 /** J′_ν = (J_{ν−1} − J_{ν+1}) / 2. */

@@ -3,10 +3,24 @@
  * forward run, its inverse and (given its adjoint) its gradient. See the package README.
  */
 import {
-  InvertibilityError, TenetError, TenetStaticError, suggest,
-  type FunctionDef, type Program, type Registry, type ScalarTypeName, type Type,
+  InvertibilityError,
+  TenetError,
+  TenetStaticError,
+  suggest,
+  type FunctionDef,
+  type Program,
+  type Registry,
+  type ScalarTypeName,
+  type Type,
 } from '@tenet/ir'
-import { generateKernel, type Kernel, type KernelParam, type KernelStep, type ParamRole, type Reduction } from './codegen.js'
+import {
+  generateKernel,
+  type Kernel,
+  type KernelParam,
+  type KernelStep,
+  type ParamRole,
+  type Reduction,
+} from './codegen.js'
 import { MAP_READ, Usage, requestGpu, type GpuContext } from './device.js'
 import { encodeTreeReduction } from './reduce.js'
 import { fixedToInt, gpuScalar, type GpuScalar } from './scalars.js'
@@ -31,7 +45,8 @@ const INFO = Symbol.for('tenet.function')
 
 function infoOf(f: MappableFunction, what: string): FunctionInfo {
   const info = (f as unknown as Record<symbol, FunctionInfo | undefined>)?.[INFO]
-  if (typeof f !== 'function' || !info) throw new TypeError(`${what}: expected a Tenet function (from \`rev\` or \`compileModule\`), e.g. \`m.f\``)
+  if (typeof f !== 'function' || !info)
+    throw new TypeError(`${what}: expected a Tenet function (from \`rev\` or \`compileModule\`), e.g. \`m.f\``)
   return info
 }
 
@@ -151,7 +166,11 @@ async function compile(gpu: GpuContext, kernel: Kernel): Promise<Compiled> {
     { binding: 1, visibility: COMPUTE, buffer: { type: 'storage' } },
   ]
   kernel.groups.forEach((g, i) => {
-    entries.push({ binding: i + 2, visibility: COMPUTE, buffer: { type: g.readOnly ? 'read-only-storage' : 'storage' } })
+    entries.push({
+      binding: i + 2,
+      visibility: COMPUTE,
+      buffer: { type: g.readOnly ? 'read-only-storage' : 'storage' },
+    })
   })
   const bindGroupLayout = device.createBindGroupLayout({ entries })
   const layout = device.createPipelineLayout({ bindGroupLayouts: [bindGroupLayout] })
@@ -178,15 +197,30 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
   const names = fn.params.map((p) => p.name)
   for (const list of [options.perItem ?? [], options.shared ?? []]) {
     for (const name of list) {
-      if (!names.includes(name)) throw new TenetError('webgpu/unknown-parameter', `\`${info.name}\` has no parameter \`${name}\`${suggest(name, names)} (its parameters: ${names.join(', ')})`)
+      if (!names.includes(name))
+        throw new TenetError(
+          'webgpu/unknown-parameter',
+          `\`${info.name}\` has no parameter \`${name}\`${suggest(name, names)} (its parameters: ${names.join(', ')})`,
+        )
     }
   }
   const roles: Record<string, 'item' | 'shared'> = {}
   fn.params.forEach((p, i) => {
-    const item = options.perItem?.includes(p.name), shared = options.shared?.includes(p.name)
-    if (item && shared) throw new TenetError('webgpu/parameter-role', `\`${p.name}\` is declared both per item and shared`)
-    if (shared && writes[i]) throw new TenetError('webgpu/parameter-role', `\`${p.name}\` cannot be shared: \`${info.name}\` writes it, and every item would write the same memory (declare it per item)`)
-    if (p.type.kind === 'stack') throw new TenetStaticError('webgpu/unsupported', `\`${p.name}\` is a stack: stacks are not supported on webgpu`, p.loc)
+    const item = options.perItem?.includes(p.name),
+      shared = options.shared?.includes(p.name)
+    if (item && shared)
+      throw new TenetError('webgpu/parameter-role', `\`${p.name}\` is declared both per item and shared`)
+    if (shared && writes[i])
+      throw new TenetError(
+        'webgpu/parameter-role',
+        `\`${p.name}\` cannot be shared: \`${info.name}\` writes it, and every item would write the same memory (declare it per item)`,
+      )
+    if (p.type.kind === 'stack')
+      throw new TenetStaticError(
+        'webgpu/unsupported',
+        `\`${p.name}\` is a stack: stacks are not supported on webgpu`,
+        p.loc,
+      )
     roles[p.name] = item ? 'item' : shared ? 'shared' : writes[i] ? 'item' : 'shared'
   })
   const scalars = fn.params.map((p) => gpuScalar(registry, elemOf(p.type), p.loc))
@@ -195,30 +229,66 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
   const wg = options.workgroupSize ?? 64
   const precise = options.precise ?? true
   const baseParams: KernelParam[] = fn.params.map((p, i) => ({
-    name: p.name, role: roles[p.name]!, shape: p.type.kind === 'array' ? 'array' : 'scalar', elem: elemOf(p.type), written: writes[i]!,
+    name: p.name,
+    role: roles[p.name]!,
+    shape: p.type.kind === 'array' ? 'array' : 'scalar',
+    elem: elemOf(p.type),
+    written: writes[i]!,
   }))
-  const functions = info.program.functions, inverses = info.inverses, progWrites = info.program.writes
-  const kernelFor = (step: KernelStep, params: KernelParam[], funcs: Map<string, FunctionDef>, invs: Map<string, FunctionDef>, w: Map<string, boolean[]>, reduction: Reduction): Kernel =>
-    generateKernel({ registry, functions: funcs, inverses: invs, writes: w, params, steps: [step], checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg, precise })
+  const functions = info.program.functions,
+    inverses = info.inverses,
+    progWrites = info.program.writes
+  const kernelFor = (
+    step: KernelStep,
+    params: KernelParam[],
+    funcs: Map<string, FunctionDef>,
+    invs: Map<string, FunctionDef>,
+    w: Map<string, boolean[]>,
+    reduction: Reduction,
+  ): Kernel =>
+    generateKernel({
+      registry,
+      functions: funcs,
+      inverses: invs,
+      writes: w,
+      params,
+      steps: [step],
+      checks,
+      tolerance: info.options.tolerance,
+      reduction,
+      workgroupSize: wg,
+      precise,
+    })
   const inverseIr = info.inverse ? functions.get(info.name)! : inverses.get(info.name)!
   const forwardIr = info.inverse ? inverses.get(info.name)! : functions.get(info.name)!
   const args = fn.params.map((p) => p.name)
-  const fwd = await compile(gpu, kernelFor({ fn: forwardIr, args }, baseParams, functions, inverses, progWrites, 'tree'))
-  const inv = await compile(gpu, kernelFor({ fn: inverseIr, args }, baseParams, functions, inverses, progWrites, 'tree'))
+  const fwd = await compile(
+    gpu,
+    kernelFor({ fn: forwardIr, args }, baseParams, functions, inverses, progWrites, 'tree'),
+  )
+  const inv = await compile(
+    gpu,
+    kernelFor({ fn: inverseIr, args }, baseParams, functions, inverses, progWrites, 'tree'),
+  )
   const layout: Layout = { params: baseParams, scalars }
   const runner = new Runner(gpu, n, wg, info.name)
 
   // ---------- the gradient kernel: f, then its adjoint, in one invocation ----------
   let adjointFn: MappableFunction | undefined
   const adjoint = (): MappableFunction | undefined => {
-    if (!adjointFn && options.adjoint) adjointFn = 'ir' in options.adjoint ? options.adjoint : (options.adjoint as () => MappableFunction)()
+    if (!adjointFn && options.adjoint)
+      adjointFn = 'ir' in options.adjoint ? options.adjoint : (options.adjoint as () => MappableFunction)()
     return adjointFn
   }
   let gradLayout: { params: KernelParam[]; scalars: Array<GpuScalar | undefined>; gradOf: number[] } | undefined
   const gradKernels = new Map<Reduction, Promise<Compiled>>()
   const gradientLayout = () => {
     if (gradLayout) return gradLayout
-    if (!adjoint()) throw new TenetError('webgpu/no-adjoint', `\`${info.name}\` was mapped without its adjoint: pass \`adjoint\` to gpuMap (the umbrella's \`gpuMap\` from 'tenet/webgpu' builds it with @tenet/ad)`)
+    if (!adjoint())
+      throw new TenetError(
+        'webgpu/no-adjoint',
+        `\`${info.name}\` was mapped without its adjoint: pass \`adjoint\` to gpuMap (the umbrella's \`gpuMap\` from 'tenet/webgpu' builds it with @tenet/ad)`,
+      )
     const adj = adjoint()!.ir
     const params: KernelParam[] = [...baseParams]
     const sc: Array<GpuScalar | undefined> = [...scalars]
@@ -228,11 +298,26 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
       const ns = registry.findNumberSystem(elemOf(p.type))
       if (!ns?.float) return
       const g = adj.params[k]
-      if (!g) throw new TenetError('webgpu/adjoint', `the adjoint \`${adj.name}\` has no gradient parameter for \`${p.name}\``)
+      if (!g)
+        throw new TenetError(
+          'webgpu/adjoint',
+          `the adjoint \`${adj.name}\` has no gradient parameter for \`${p.name}\``,
+        )
       const gt = elemOf(g.type)
-      if (gt !== 'f32') throw new TenetStaticError('webgpu/f64', `the gradient of \`${p.name}\` (${ns.name}) is ${gt}, and the webgpu backend has no f64: WGSL has no 64-bit floats (declare \`${p.name}\` f32)`, p.loc)
+      if (gt !== 'f32')
+        throw new TenetStaticError(
+          'webgpu/f64',
+          `the gradient of \`${p.name}\` (${ns.name}) is ${gt}, and the webgpu backend has no f64: WGSL has no 64-bit floats (declare \`${p.name}\` f32)`,
+          p.loc,
+        )
       gradOf[i] = params.length
-      params.push({ name: g.name, role: roles[p.name] === 'item' ? 'item' : 'shared-gradient', shape: p.type.kind === 'array' ? 'array' : 'scalar', elem: 'f32', written: true })
+      params.push({
+        name: g.name,
+        role: roles[p.name] === 'item' ? 'item' : 'shared-gradient',
+        shape: p.type.kind === 'array' ? 'array' : 'scalar',
+        elem: 'f32',
+        written: true,
+      })
       sc.push({ kind: 'f32' })
       k++
     })
@@ -255,25 +340,46 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
     const adjIr = ainfo.program.functions.get(ainfo.name)!
     return generateKernel({
       // the adjoint's registry: it holds the derivative primitives the adjoint transform added
-      registry: ainfo.registry, functions: funcs, inverses: invs, writes: w, params: gl.params,
-      steps: [{ fn: forwardIr, args }, { fn: adjIr, args: gl.params.map((p) => p.name) }],
-      checks, tolerance: info.options.tolerance, reduction, workgroupSize: wg, precise,
+      registry: ainfo.registry,
+      functions: funcs,
+      inverses: invs,
+      writes: w,
+      params: gl.params,
+      steps: [
+        { fn: forwardIr, args },
+        { fn: adjIr, args: gl.params.map((p) => p.name) },
+      ],
+      checks,
+      tolerance: info.options.tolerance,
+      reduction,
+      workgroupSize: wg,
+      precise,
     })
   }
   const gradKernel = (reduction: Reduction): Promise<Compiled> => {
     let c = gradKernels.get(reduction)
-    if (!c) { c = compile(gpu, gradKernelSource(reduction)); gradKernels.set(reduction, c) }
+    if (!c) {
+      c = compile(gpu, gradKernelSource(reduction))
+      gradKernels.set(reduction, c)
+    }
     return c
   }
 
   /** Runs the gradient kernel once with the given per-item seeds of each output. */
-  const gradientRun = async (hostArgs: unknown[], seeds: Map<number, Float32Array>, reduction: Reduction): Promise<Array<Float32Array | number | null>> => {
+  const gradientRun = async (
+    hostArgs: unknown[],
+    seeds: Map<number, Float32Array>,
+    reduction: Reduction,
+  ): Promise<Array<Float32Array | number | null>> => {
     const gl = gradientLayout()
     const c = await gradKernel(reduction)
     const full: unknown[] = [...hostArgs]
     gl.params.slice(hostArgs.length).forEach((p, j) => {
       const i = hostArgs.length + j
-      if (p.role === 'discard') { full[i] = 0; return }
+      if (p.role === 'discard') {
+        full[i] = 0
+        return
+      }
       const of = gl.gradOf.indexOf(i)
       const size = argumentSize(hostArgs[of], baseParams[of]!)
       if (p.role === 'item') full[i] = seeds.get(of) ?? new Float32Array(size)
@@ -304,10 +410,17 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
     async gradient(a: unknown[], o: { loss: string; reduction?: Reduction }): Promise<GpuGradient> {
       const reduction = o.reduction ?? options.reduction ?? 'tree'
       const li = names.indexOf(o.loss)
-      if (li < 0) throw new TenetError('webgpu/unknown-parameter', `\`${info.name}\` has no parameter \`${o.loss}\`${suggest(o.loss, names)}`)
+      if (li < 0)
+        throw new TenetError(
+          'webgpu/unknown-parameter',
+          `\`${info.name}\` has no parameter \`${o.loss}\`${suggest(o.loss, names)}`,
+        )
       const lp = fn.params[li]!
       if (roles[o.loss] !== 'item' || lp.type.kind !== 'scalar' || scalars[li]!.kind !== 'f32') {
-        throw new TenetError('webgpu/loss', `the loss \`${o.loss}\` must be a per-item f32 scalar (the gradient is that of the sum of the items' losses)`)
+        throw new TenetError(
+          'webgpu/loss',
+          `the loss \`${o.loss}\` must be a per-item f32 scalar (the gradient is that of the sum of the items' losses)`,
+        )
       }
       checkArgs(info.name, layout, n, a)
       const gradient = await gradientRun(a, new Map([[li, new Float32Array(n).fill(1)]]), reduction)
@@ -318,8 +431,13 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
       checkArgs(info.name, layout, n, a)
       const outs = o.outputs.map((name) => {
         const i = names.indexOf(name)
-        if (i < 0) throw new TenetError('webgpu/unknown-parameter', `\`${info.name}\` has no parameter \`${name}\`${suggest(name, names)}`)
-        if (roles[name] !== 'item' || scalars[i]!.kind !== 'f32') throw new TenetError('webgpu/loss', `the output \`${name}\` must be a per-item f32 parameter`)
+        if (i < 0)
+          throw new TenetError(
+            'webgpu/unknown-parameter',
+            `\`${info.name}\` has no parameter \`${name}\`${suggest(name, names)}`,
+          )
+        if (roles[name] !== 'item' || scalars[i]!.kind !== 'f32')
+          throw new TenetError('webgpu/loss', `the output \`${name}\` must be a per-item f32 parameter`)
         return { i, size: argumentSize(a[i], baseParams[i]!) / n }
       })
       const rows = outs.reduce((s, x) => s + x.size, 0)
@@ -332,13 +450,18 @@ export async function gpuMap(f: MappableFunction, options: GpuMapOptions): Promi
         for (let e = 0; e < out.size; e++, r++) {
           const seed = new Float32Array(n * out.size)
           for (let item = 0; item < n; item++) seed[item * out.size + e] = 1
-          const g = await gradientRun(a.map((x) => (ArrayBuffer.isView(x) ? (x as Float32Array).slice() : x)), new Map([[out.i, seed]]), reduction)
+          const g = await gradientRun(
+            a.map((x) => (ArrayBuffer.isView(x) ? (x as Float32Array).slice() : x)),
+            new Map([[out.i, seed]]),
+            reduction,
+          )
           g.forEach((gi, i) => {
             const J = jac[i]
             if (!J || gi === null) return
             if (roles[fn.params[i]!.name] === 'item') {
               const per = (gi as Float32Array).length / n
-              for (let item = 0; item < n; item++) J.set((gi as Float32Array).subarray(item * per, (item + 1) * per), (item * rows + r) * per)
+              for (let item = 0; item < n; item++)
+                J.set((gi as Float32Array).subarray(item * per, (item + 1) * per), (item * rows + r) * per)
             } else if (typeof gi === 'number') J[r] = gi
             else J.set(gi, r * gi.length)
           })
@@ -358,26 +481,45 @@ function argumentSize(a: unknown, p: KernelParam): number {
   return (a as ArrayLike<number>).length
 }
 
-const HOST_ARRAY: Record<string, string> = { f32: 'Float32Array', i32: 'Int32Array', bool: 'Uint8Array', fixed: 'Float64Array' }
+const HOST_ARRAY: Record<string, string> = {
+  f32: 'Float32Array',
+  i32: 'Int32Array',
+  bool: 'Uint8Array',
+  fixed: 'Float64Array',
+}
 
 /** Checks the host arguments of a call against the layout (clear errors, before anything runs). */
 function checkArgs(name: string, layout: Layout, n: number, args: unknown[]): void {
   const ps = layout.params.filter((p) => p.role === 'item' || p.role === 'shared')
-  if (args.length !== ps.length) throw new TenetError('call/arity', `the mapped \`${name}\` takes ${ps.length} arguments (${ps.map((p) => p.name).join(', ')}), got ${args.length}`)
+  if (args.length !== ps.length)
+    throw new TenetError(
+      'call/arity',
+      `the mapped \`${name}\` takes ${ps.length} arguments (${ps.map((p) => p.name).join(', ')}), got ${args.length}`,
+    )
   ps.forEach((p, i) => {
     const a = args[i]
     const s = layout.scalars[i]!
     const want = HOST_ARRAY[s.kind]!
     if (p.role === 'shared' && p.shape === 'scalar') {
-      if (s.kind === 'bool' ? typeof a !== 'boolean' : typeof a !== 'number') throw new TenetError('call/type', `the shared \`${p.name}\` must be a ${s.kind === 'bool' ? 'boolean' : 'number'}, got ${typeof a}`)
+      if (s.kind === 'bool' ? typeof a !== 'boolean' : typeof a !== 'number')
+        throw new TenetError(
+          'call/type',
+          `the shared \`${p.name}\` must be a ${s.kind === 'bool' ? 'boolean' : 'number'}, got ${typeof a}`,
+        )
       return
     }
     if (!ArrayBuffer.isView(a) || a.constructor.name !== want) {
-      throw new TenetError('call/type', `${p.role === 'item' ? 'the per-item' : 'the shared'} \`${p.name}\` must be a ${want}${p.role === 'item' && p.shape === 'scalar' ? ` of ${n} values (one per item)` : ''}, got ${(a as object | undefined)?.constructor?.name ?? typeof a}`)
+      throw new TenetError(
+        'call/type',
+        `${p.role === 'item' ? 'the per-item' : 'the shared'} \`${p.name}\` must be a ${want}${p.role === 'item' && p.shape === 'scalar' ? ` of ${n} values (one per item)` : ''}, got ${(a as object | undefined)?.constructor?.name ?? typeof a}`,
+      )
     }
     const len = (a as unknown as ArrayLike<number>).length
     if (p.role === 'item' && (p.shape === 'scalar' ? len !== n : len % n !== 0)) {
-      throw new TenetError('call/length', `the per-item \`${p.name}\` has ${len} elements; it needs ${p.shape === 'scalar' ? `${n} (one per item)` : `n·L = ${n}·L (n arrays of one length L, back to back)`}`)
+      throw new TenetError(
+        'call/length',
+        `the per-item \`${p.name}\` has ${len} elements; it needs ${p.shape === 'scalar' ? `${n} (one per item)` : `n·L = ${n}·L (n arrays of one length L, back to back)`}`,
+      )
     }
   })
 }
@@ -400,17 +542,37 @@ interface Buffers {
 
 /** Buffers, dispatch, errors, readback. */
 class Runner {
-  constructor(private readonly gpu: GpuContext, private readonly n: number, private readonly wg: number, private readonly name: string) {}
+  constructor(
+    private readonly gpu: GpuContext,
+    private readonly n: number,
+    private readonly wg: number,
+    private readonly name: string,
+  ) {}
 
   private toDevice(s: GpuScalar, a: unknown, name: string): ArrayBufferView {
-    if (typeof a === 'number' || typeof a === 'boolean') return this.toDevice(s, s.kind === 'f32' ? new Float32Array([a as number]) : s.kind === 'i32' ? new Int32Array([a as number]) : s.kind === 'bool' ? new Uint8Array([a ? 1 : 0]) : new Float64Array([a as number]), name)
+    if (typeof a === 'number' || typeof a === 'boolean')
+      return this.toDevice(
+        s,
+        s.kind === 'f32'
+          ? new Float32Array([a as number])
+          : s.kind === 'i32'
+            ? new Int32Array([a as number])
+            : s.kind === 'bool'
+              ? new Uint8Array([a ? 1 : 0])
+              : new Float64Array([a as number]),
+        name,
+      )
     if (s.kind === 'bool') return Uint32Array.from(a as Uint8Array, (x) => (x ? 1 : 0))
     if (s.kind === 'fixed') {
       const x = a as Float64Array
       const out = new Int32Array(x.length)
       for (let i = 0; i < x.length; i++) {
         const k = fixedToInt(x[i]!, s)
-        if (k === undefined) throw new InvertibilityError('runtime/fixed-overflow', `${s.name} overflow: ${x[i]} (\`${name}\`[${i}]) is outside the range (−2^${s.integerBits}, 2^${s.integerBits}) of ${s.name}`)
+        if (k === undefined)
+          throw new InvertibilityError(
+            'runtime/fixed-overflow',
+            `${s.name} overflow: ${x[i]} (\`${name}\`[${i}]) is outside the range (−2^${s.integerBits}, 2^${s.integerBits}) of ${s.name}`,
+          )
         out[i] = k
       }
       return out
@@ -420,11 +582,28 @@ class Runner {
 
   private fromDevice(s: GpuScalar, bytes: ArrayBuffer, into: unknown): unknown {
     switch (s.kind) {
-      case 'f32': { const v = new Float32Array(bytes); if (typeof into === 'number') return v[0]; (into as Float32Array).set(v.subarray(0, (into as Float32Array).length)); return into }
-      case 'i32': { const v = new Int32Array(bytes); if (typeof into === 'number') return v[0]; (into as Int32Array).set(v.subarray(0, (into as Int32Array).length)); return into }
-      case 'bool': { const v = new Uint32Array(bytes); if (typeof into === 'boolean') return v[0] !== 0; const t = into as Uint8Array; for (let i = 0; i < t.length; i++) t[i] = v[i] ? 1 : 0; return into }
+      case 'f32': {
+        const v = new Float32Array(bytes)
+        if (typeof into === 'number') return v[0]
+        ;(into as Float32Array).set(v.subarray(0, (into as Float32Array).length))
+        return into
+      }
+      case 'i32': {
+        const v = new Int32Array(bytes)
+        if (typeof into === 'number') return v[0]
+        ;(into as Int32Array).set(v.subarray(0, (into as Int32Array).length))
+        return into
+      }
+      case 'bool': {
+        const v = new Uint32Array(bytes)
+        if (typeof into === 'boolean') return v[0] !== 0
+        const t = into as Uint8Array
+        for (let i = 0; i < t.length; i++) t[i] = v[i] ? 1 : 0
+        return into
+      }
       case 'fixed': {
-        const v = new Int32Array(bytes), scale = 2 ** -s.fractionBits
+        const v = new Int32Array(bytes),
+          scale = 2 ** -s.fractionBits
         if (typeof into === 'number') return v[0]! * scale
         const t = into as Float64Array
         for (let i = 0; i < t.length; i++) t[i] = v[i]! * scale
@@ -436,12 +615,20 @@ class Runner {
   /** Creates and fills the buffers of a call (shared gradients zeroed: rows per item for the tree). */
   private upload(kernel: Kernel, layout: Layout, args: unknown[], reduction: Reduction): Buffers {
     const device = this.gpu.device
-    const sizes: number[] = [], lengths: number[] = [], offsets: number[] = []
+    const sizes: number[] = [],
+      lengths: number[] = [],
+      offsets: number[] = []
     const data: Array<ArrayBufferView | undefined> = []
     const groupSize = kernel.groups.map(() => 0)
     layout.params.forEach((p, i) => {
       const g = kernel.paramGroup[i]!
-      if (g < 0) { sizes.push(0); lengths.push(0); offsets.push(0); data.push(undefined); return }
+      if (g < 0) {
+        sizes.push(0)
+        lengths.push(0)
+        offsets.push(0)
+        data.push(undefined)
+        return
+      }
       const a = args[i]
       const elems = typeof a === 'number' || typeof a === 'boolean' ? 1 : (a as ArrayLike<number>).length
       lengths.push(p.shape === 'array' ? (p.role === 'item' ? elems / this.n : elems) : elems)
@@ -451,9 +638,12 @@ class Runner {
       offsets.push(groupSize[g]!)
       groupSize[g]! += size
     })
-    const groups = groupSize.map((elems) => device.createBuffer({ size: Math.max(16, elems * 4), usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST }))
+    const groups = groupSize.map((elems) =>
+      device.createBuffer({ size: Math.max(16, elems * 4), usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST }),
+    )
     data.forEach((d, i) => {
-      if (d && d.byteLength) device.queue.writeBuffer(groups[kernel.paramGroup[i]!]!, offsets[i]! * 4, d.buffer, d.byteOffset, d.byteLength)
+      if (d && d.byteLength)
+        device.queue.writeBuffer(groups[kernel.paramGroup[i]!]!, offsets[i]! * 4, d.buffer, d.byteOffset, d.byteLength)
     })
     return { groups, offsets, lengths, sizes }
   }
@@ -461,8 +651,12 @@ class Runner {
   private meta(c: Compiled, b: Buffers): GPUBuffer {
     const m = new Uint32Array(Math.max(4, Math.ceil(c.kernel.metaSize / 4) * 4))
     m[0] = this.n
-    c.kernel.lengthSlot.forEach((slot, i) => { if (slot >= 0) m[slot] = b.lengths[i]! })
-    c.kernel.offsetSlot.forEach((slot, i) => { if (slot >= 0) m[slot] = b.offsets[i]! })
+    c.kernel.lengthSlot.forEach((slot, i) => {
+      if (slot >= 0) m[slot] = b.lengths[i]!
+    })
+    c.kernel.offsetSlot.forEach((slot, i) => {
+      if (slot >= 0) m[slot] = b.offsets[i]!
+    })
     const buf = this.gpu.device.createBuffer({ size: m.byteLength, usage: Usage.UNIFORM | Usage.COPY_DST })
     this.gpu.device.queue.writeBuffer(buf, 0, m)
     return buf
@@ -473,7 +667,10 @@ class Runner {
     const device = this.gpu.device
     const meta = this.meta(c, b)
     const err = device.createBuffer({ size: 16, usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST })
-    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: meta } }, { binding: 1, resource: { buffer: err } }]
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: meta } },
+      { binding: 1, resource: { buffer: err } },
+    ]
     b.groups.forEach((g, i) => entries.push({ binding: i + 2, resource: { buffer: g } }))
     const bind = device.createBindGroup({ layout: c.bindGroupLayout, entries })
     const pass = encoder.beginComputePass()
@@ -487,7 +684,10 @@ class Runner {
   }
 
   /** Submits the encoder with copies of the given ranges into staging buffers; returns their bytes. */
-  private async readBack(encoder: GPUCommandEncoder, sources: Array<{ buffer: GPUBuffer; offset: number; bytes: number }>): Promise<ArrayBuffer[]> {
+  private async readBack(
+    encoder: GPUCommandEncoder,
+    sources: Array<{ buffer: GPUBuffer; offset: number; bytes: number }>,
+  ): Promise<ArrayBuffer[]> {
     const device = this.gpu.device
     const staging = sources.map((s) => {
       const b = device.createBuffer({ size: Math.max(16, s.bytes), usage: MAP_READ | Usage.COPY_DST })
@@ -495,13 +695,15 @@ class Runner {
       return b
     })
     device.queue.submit([encoder.finish()])
-    return Promise.all(staging.map(async (b, i) => {
-      await b.mapAsync(MAP_READ)
-      const copy = b.getMappedRange().slice(0, sources[i]!.bytes)
-      b.unmap()
-      b.destroy()
-      return copy
-    }))
+    return Promise.all(
+      staging.map(async (b, i) => {
+        await b.mapAsync(MAP_READ)
+        const copy = b.getMappedRange().slice(0, sources[i]!.bytes)
+        b.unmap()
+        b.destroy()
+        return copy
+      }),
+    )
   }
 
   private throwIfFailed(c: Compiled, errBytes: ArrayBuffer, resident: boolean): void {
@@ -516,7 +718,13 @@ class Runner {
   }
 
   /** One call on host values; `copyBack` writes per-item results into the caller's arrays. */
-  async call(c: Compiled, layout: Layout, args: unknown[], reduction: Reduction, copyBack: boolean): Promise<unknown[]> {
+  async call(
+    c: Compiled,
+    layout: Layout,
+    args: unknown[],
+    reduction: Reduction,
+    copyBack: boolean,
+  ): Promise<unknown[]> {
     if (copyBack) checkArgs(this.name, layout, this.n, args)
     const device = this.gpu.device
     const b = this.upload(c.kernel, layout, args, reduction)
@@ -531,7 +739,10 @@ class Runner {
       if (p.role === 'shared-gradient' && reduction === 'tree') {
         // the items' partial rows, summed by the fixed-order tree
         const width = b.lengths[i]!
-        const rows = device.createBuffer({ size: Math.max(16, this.n * width * 4), usage: Usage.STORAGE | Usage.COPY_DST })
+        const rows = device.createBuffer({
+          size: Math.max(16, this.n * width * 4),
+          usage: Usage.STORAGE | Usage.COPY_DST,
+        })
         encoder.copyBufferToBuffer(g, b.offsets[i]! * 4, rows, 0, this.n * width * 4)
         const out = device.createBuffer({ size: Math.max(16, width * 4), usage: Usage.STORAGE | Usage.COPY_SRC })
         temps.push(rows, out, ...encodeTreeReduction(device, encoder, rows, this.n, width, out))
@@ -550,7 +761,12 @@ class Runner {
         if (p.role === 'shared-gradient') {
           const v = new Float32Array(bytes[j + 1]!)
           out[i] = p.shape === 'scalar' ? v[0]! : v.slice()
-        } else out[i] = this.fromDevice(layout.scalars[i]!, bytes[j + 1]!, copyBack ? args[i] : (args[i] as Float32Array).slice())
+        } else
+          out[i] = this.fromDevice(
+            layout.scalars[i]!,
+            bytes[j + 1]!,
+            copyBack ? args[i] : (args[i] as Float32Array).slice(),
+          )
       })
       return copyBack ? out.slice(0, layout.params.length) : out
     } finally {
@@ -564,21 +780,35 @@ class Runner {
     const buffers = this.upload(c.kernel, layout, args, 'tree')
     const host = args.map((a) => (ArrayBuffer.isView(a) ? (a as Float32Array).slice() : a))
     return {
-      layout, buffers, host,
+      layout,
+      buffers,
+      host,
       read: async () => {
         const encoder = this.gpu.device.createCommandEncoder()
         const idx = layout.params.map((_, i) => i).filter((i) => ArrayBuffer.isView(host[i]))
-        const bytes = await this.readBack(encoder, idx.map((i) => ({ buffer: buffers.groups[c.kernel.paramGroup[i]!]!, offset: buffers.offsets[i]! * 4, bytes: buffers.sizes[i]! * 4 })))
+        const bytes = await this.readBack(
+          encoder,
+          idx.map((i) => ({
+            buffer: buffers.groups[c.kernel.paramGroup[i]!]!,
+            offset: buffers.offsets[i]! * 4,
+            bytes: buffers.sizes[i]! * 4,
+          })),
+        )
         const out = [...host]
-        idx.forEach((i, j) => { out[i] = this.fromDevice(layout.scalars[i]!, bytes[j]!, (host[i] as Float32Array).slice()) })
+        idx.forEach((i, j) => {
+          out[i] = this.fromDevice(layout.scalars[i]!, bytes[j]!, (host[i] as Float32Array).slice())
+        })
         return out
       },
-      release: () => { for (const g of buffers.groups) g.destroy() },
+      release: () => {
+        for (const g of buffers.groups) g.destroy()
+      },
     }
   }
 
   async runResident(c: Compiled, r: ResidentImpl): Promise<void> {
-    if (c.kernel.groups.length !== r.buffers.groups.length) throw new TenetError('webgpu/resident', 'these resident buffers belong to another kernel')
+    if (c.kernel.groups.length !== r.buffers.groups.length)
+      throw new TenetError('webgpu/resident', 'these resident buffers belong to another kernel')
     const encoder = this.gpu.device.createCommandEncoder()
     const { err, temps } = this.dispatch(encoder, c, r.buffers)
     try {

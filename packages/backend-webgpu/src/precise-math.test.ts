@@ -19,19 +19,28 @@ describe('the 2/π table', () => {
   it('holds the bits of 2/π (0.a2f9836e4e441529fc2757d1f534ddc0db62…)', () => {
     const w = twoOverPiWords(8)
     expect(w[0]).toBe(0)
-    expect(w.slice(1, 5).map((x) => x.toString(16).padStart(8, '0')).join('')).toBe('a2f9836e4e441529fc2757d1f534ddc0')
+    expect(
+      w
+        .slice(1, 5)
+        .map((x) => x.toString(16).padStart(8, '0'))
+        .join(''),
+    ).toBe('a2f9836e4e441529fc2757d1f534ddc0')
   })
 })
 
 describe.skipIf(!gpu)('precise f32 math on webgpu: within one ulp of Math.fround(Math.f(x))', () => {
   it('reports whether the device flushes subnormals', () => {
-    console.log(`[precise-math] this device ${ftz ? 'flushes subnormal f32 values to zero (compared as such)' : 'keeps subnormal f32 values'}`)
+    console.log(
+      `[precise-math] this device ${ftz ? 'flushes subnormal f32 values to zero (compared as such)' : 'keeps subnormal f32 values'}`,
+    )
     expect(typeof ftz).toBe('boolean')
   })
   for (const c of accuracyCases(N)) {
     it(c.name, async () => {
       const r = await measureAccuracy(gpu!, c, ftz)
-      console.log(`[precise-math] ${r.name}: ${r.inputs} inputs, max ${r.maxUlp} ulp${r.at ? ` at ${r.at}` : ''}, ${r.ones} at 1 ulp, ${r.flushed} with subnormals flushed`)
+      console.log(
+        `[precise-math] ${r.name}: ${r.inputs} inputs, max ${r.maxUlp} ulp${r.at ? ` at ${r.at}` : ''}, ${r.ones} at 1 ulp, ${r.flushed} with subnormals flushed`,
+      )
       expect(r.bad).toEqual([])
     }, 120_000)
   }

@@ -54,7 +54,10 @@ function piScaled(bits: number): bigint {
   const guard = 32n
   const one = 1n << (BigInt(bits) + guard)
   const atanInv = (k: bigint): bigint => {
-    let sum = 0n, term = one / k, n = 1n, sign = 1n
+    let sum = 0n,
+      term = one / k,
+      n = 1n,
+      sign = 1n
     const k2 = k * k
     while (term !== 0n) {
       sum += sign * (term / n)
@@ -74,7 +77,7 @@ function piScaled(bits: number): bigint {
 export function twoOverPiWords(words = 8): number[] {
   const bits = 32 * (words - 1)
   const pi = piScaled(bits + 64)
-  const v = ((1n << BigInt(2 * bits + 64 + 1)) / pi) // 2/π · 2^bits (pi carries bits+64 fraction bits)
+  const v = (1n << BigInt(2 * bits + 64 + 1)) / pi // 2/π · 2^bits (pi carries bits+64 fraction bits)
   const out = [0]
   for (let i = words - 2; i >= 0; i--) out.push(Number((v >> BigInt(32 * i)) & 0xffffffffn))
   return out
@@ -87,8 +90,11 @@ const [PIO2_HI, PIO2_LO] = split(Math.PI / 2)
 const [PI_HI, PI_LO] = split(Math.PI)
 
 /** Reciprocals r_j ≈ 1/(1 + j/32), j = −9…13, and −log r_j in double-f32. */
-const LOG_J0 = -9, LOG_J1 = 13
-const LOG_R = Array.from({ length: LOG_J1 - LOG_J0 + 1 }, (_, i) => (i + LOG_J0 === 0 ? 1 : Math.fround(1 / (1 + (i + LOG_J0) / 32))))
+const LOG_J0 = -9,
+  LOG_J1 = 13
+const LOG_R = Array.from({ length: LOG_J1 - LOG_J0 + 1 }, (_, i) =>
+  i + LOG_J0 === 0 ? 1 : Math.fround(1 / (1 + (i + LOG_J0) / 32)),
+)
 const LOG_NEG = LOG_R.map((r) => split(-Math.log(r)))
 /** atan(j/8), j = 0…8, in double-f32. */
 const ATAN_TAB = Array.from({ length: 9 }, (_, j) => split(Math.atan(j / 8)))

@@ -38,7 +38,10 @@ const pipelines = new WeakMap<GPUDevice, GPUComputePipeline>()
 function pipeline(device: GPUDevice): GPUComputePipeline {
   let p = pipelines.get(device)
   if (!p) {
-    p = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' } })
+    p = device.createComputePipeline({
+      layout: 'auto',
+      compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' },
+    })
     pipelines.set(device, p)
   }
   return p
@@ -48,21 +51,35 @@ function pipeline(device: GPUDevice): GPUComputePipeline {
  * Encodes the passes that sum `rows` partial rows of `width` f32 in `partials` into one row,
  * written to `out` (at offset 0). Returns the temporary buffers, to destroy after submission.
  */
-export function encodeTreeReduction(device: GPUDevice, encoder: GPUCommandEncoder, partials: GPUBuffer, rows: number, width: number, out: GPUBuffer): GPUBuffer[] {
+export function encodeTreeReduction(
+  device: GPUDevice,
+  encoder: GPUCommandEncoder,
+  partials: GPUBuffer,
+  rows: number,
+  width: number,
+  out: GPUBuffer,
+): GPUBuffer[] {
   const temps: GPUBuffer[] = []
   const p = pipeline(device)
   let src = partials
   let n = rows
   do {
     const blocks = Math.ceil(n / REDUCE_BLOCK)
-    const dst = blocks === 1 ? out : device.createBuffer({ size: Math.max(16, blocks * width * 4), usage: Usage.STORAGE | Usage.COPY_SRC })
+    const dst =
+      blocks === 1
+        ? out
+        : device.createBuffer({ size: Math.max(16, blocks * width * 4), usage: Usage.STORAGE | Usage.COPY_SRC })
     if (dst !== out) temps.push(dst)
     const dims = device.createBuffer({ size: 16, usage: Usage.UNIFORM | Usage.COPY_DST })
     device.queue.writeBuffer(dims, 0, new Uint32Array([n, width, 0, 0]))
     temps.push(dims)
     const bind = device.createBindGroup({
       layout: p.getBindGroupLayout(0),
-      entries: [{ binding: 0, resource: { buffer: dims } }, { binding: 1, resource: { buffer: src } }, { binding: 2, resource: { buffer: dst } }],
+      entries: [
+        { binding: 0, resource: { buffer: dims } },
+        { binding: 1, resource: { buffer: src } },
+        { binding: 2, resource: { buffer: dst } },
+      ],
     })
     const pass = encoder.beginComputePass()
     pass.setPipeline(p)

@@ -2,7 +2,13 @@
  * How each Tenet scalar type lives on the GPU: f32, i32 and bool natively, a fixed-point type as
  * the i32 multiple of its grid step. f64 is rejected: WGSL has no f64.
  */
-import { TenetStaticError, type NumberSystemSpec, type Registry, type ScalarTypeName, type SourceLocation } from '@tenet/ir'
+import {
+  TenetStaticError,
+  type NumberSystemSpec,
+  type Registry,
+  type ScalarTypeName,
+  type SourceLocation,
+} from '@tenet/ir'
 
 /** A scalar type's GPU representation. */
 export type GpuScalar =
@@ -18,17 +24,29 @@ export const MAX_FIXED_BITS = 30
 export function gpuScalar(registry: Registry, t: ScalarTypeName, loc?: SourceLocation): GpuScalar {
   if (t === 'f32' || t === 'i32' || t === 'bool') return { kind: t as 'f32' | 'i32' | 'bool' }
   if (t === 'f64') {
-    throw new TenetStaticError('webgpu/f64', 'the webgpu backend has no f64: WGSL has no 64-bit floats. Declare the values f32 (or a fixed-point type for exact sums)', loc)
+    throw new TenetStaticError(
+      'webgpu/f64',
+      'the webgpu backend has no f64: WGSL has no 64-bit floats. Declare the values f32 (or a fixed-point type for exact sums)',
+      loc,
+    )
   }
   const ns: NumberSystemSpec | undefined = registry.findNumberSystem(t)
   const fp = ns?.fixedPoint
   if (fp) {
     if (fp.fractionBits + fp.integerBits > MAX_FIXED_BITS) {
-      throw new TenetStaticError('webgpu/fixed-format', `the webgpu backend holds a fixed-point value in an i32, which needs integerBits + fractionBits ≤ ${MAX_FIXED_BITS}; \`${t}\` has ${fp.integerBits} + ${fp.fractionBits} (use e.g. fixedPoint({ name: 'q16', fractionBits: 16, integerBits: 14 }))`, loc)
+      throw new TenetStaticError(
+        'webgpu/fixed-format',
+        `the webgpu backend holds a fixed-point value in an i32, which needs integerBits + fractionBits ≤ ${MAX_FIXED_BITS}; \`${t}\` has ${fp.integerBits} + ${fp.fractionBits} (use e.g. fixedPoint({ name: 'q16', fractionBits: 16, integerBits: 14 }))`,
+        loc,
+      )
     }
     return { kind: 'fixed', name: t, fractionBits: fp.fractionBits, integerBits: fp.integerBits }
   }
-  throw new TenetStaticError('webgpu/type', `the webgpu backend has no representation for \`${t}\` (it runs f32, i32, bool and fixed-point types with at most ${MAX_FIXED_BITS} bits)`, loc)
+  throw new TenetStaticError(
+    'webgpu/type',
+    `the webgpu backend has no representation for \`${t}\` (it runs f32, i32, bool and fixed-point types with at most ${MAX_FIXED_BITS} bits)`,
+    loc,
+  )
 }
 
 /** The WGSL type of a value of this representation (in registers). */

@@ -27,8 +27,11 @@ export function testGpu(): Promise<GpuContext | undefined> {
       return await requestGpu(create([]) as unknown as GPU)
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e)
-      if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`webgpu tests need an adapter under CI: ${why}`)
-      console.log(`[backend-webgpu] skipping GPU tests: no WebGPU adapter here (${why}); install Debian's chromium and libvulkan1 for SwiftShader`)
+      if (process.env.CI === 'true' || process.env.CI === '1')
+        throw new Error(`webgpu tests need an adapter under CI: ${why}`)
+      console.log(
+        `[backend-webgpu] skipping GPU tests: no WebGPU adapter here (${why}); install Debian's chromium and libvulkan1 for SwiftShader`,
+      )
       return undefined
     }
   })()

@@ -51,13 +51,7 @@ export interface AdjointAction {
 }
 
 /** One instruction of a schedule; discriminated by `kind`. */
-export type Action =
-  | ForwardAction
-  | UncomputeAction
-  | StoreAction
-  | RestoreAction
-  | FreeAction
-  | AdjointAction
+export type Action = ForwardAction | UncomputeAction | StoreAction | RestoreAction | FreeAction | AdjointAction
 
 /**
  * A re-iterable action stream with the facts a driver or checker needs.

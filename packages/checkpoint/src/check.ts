@@ -118,7 +118,8 @@ export class ScheduleSimulator {
       case 'free': {
         this.checkIndex(a.state, a)
         const pool = a.from === 'live' ? this.live : this.stored
-        if (!pool.has(a.state)) this.fail(`free of state ${a.state}, which is not ${a.from === 'live' ? 'live' : 'stored'}`, a)
+        if (!pool.has(a.state))
+          this.fail(`free of state ${a.state}, which is not ${a.from === 'live' ? 'live' : 'stored'}`, a)
         pool.delete(a.state)
         this.frees++
         break

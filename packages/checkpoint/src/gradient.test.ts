@@ -44,11 +44,13 @@ const diffusion: ArrayStep = {
 const nonlinear: ArrayStep = {
   forward(dst, src, k) {
     const n = src.length
-    for (let i = 0; i < n; i++) dst[i]! += src[i]! + 0.1 * Math.sin(0.05 * k * src[(i + 1) % n]!) * src[(i + n - 1) % n]!
+    for (let i = 0; i < n; i++)
+      dst[i]! += src[i]! + 0.1 * Math.sin(0.05 * k * src[(i + 1) % n]!) * src[(i + n - 1) % n]!
   },
   inverse(dst, src, k) {
     const n = src.length
-    for (let i = 0; i < n; i++) dst[i]! -= src[i]! + 0.1 * Math.sin(0.05 * k * src[(i + 1) % n]!) * src[(i + n - 1) % n]!
+    for (let i = 0; i < n; i++)
+      dst[i]! -= src[i]! + 0.1 * Math.sin(0.05 * k * src[(i + 1) % n]!) * src[(i + n - 1) % n]!
   },
   vjp(srcBar, src, dstBar, k) {
     const n = src.length
@@ -88,7 +90,14 @@ function randomVector(n: number, seed: number): Float64Array {
 
 const dot = (a: Float64Array, b: Float64Array): number => a.reduce((acc, x, i) => acc + x * b[i]!, 0)
 
-function finiteDifference(step: ArrayStep, s0: Float64Array, T: number, w: Float64Array, j: number, eps: number): number {
+function finiteDifference(
+  step: ArrayStep,
+  s0: Float64Array,
+  T: number,
+  w: Float64Array,
+  j: number,
+  eps: number,
+): number {
   const plus = Float64Array.from(s0)
   const minus = Float64Array.from(s0)
   plus[j]! += eps
@@ -112,7 +121,8 @@ describe('checkpointedGradient on a 1-D diffusion chain (100 cells, periodic, 10
     const plain = runPlain(diffusion, s0, STEPS)
     for (const [name, run] of Object.entries(runs)) {
       expect(run.final, name).toEqual(plain)
-      for (let j = 0; j < CELLS; j++) expect(Math.abs(run.gradient[j]! - reference.gradient[j]!)).toBeLessThanOrEqual(1e-12)
+      for (let j = 0; j < CELLS; j++)
+        expect(Math.abs(run.gradient[j]! - reference.gradient[j]!)).toBeLessThanOrEqual(1e-12)
       expect(run.gradient, name).toEqual(reference.gradient)
     }
   })
@@ -131,7 +141,15 @@ describe('checkpointedGradient on a 1-D diffusion chain (100 cells, periodic, 10
       // The driver's counts are the schedule's (a plain vjp recomputes nothing).
       const { schedule: _s, wallTimeMs: _w, adjointForward, ...counts } = cost
       expect(adjointForward, name).toBe(0)
-      expect(counts).toEqual(costOf(gradientSchedule(STEPS, { schedule: name as GradientScheduleName, k: 4, budget: name === 'binomial' ? 10 : 9 })))
+      expect(counts).toEqual(
+        costOf(
+          gradientSchedule(STEPS, {
+            schedule: name as GradientScheduleName,
+            k: 4,
+            budget: name === 'binomial' ? 10 : 9,
+          }),
+        ),
+      )
     }
     expect(c['store-all']!).toMatchObject({ forward: 100, uncompute: 0, peakStates: 101, stores: 0 })
     expect(c['recompute-all']!).toMatchObject({ forward: 4951, peakStates: 3 })
@@ -146,7 +164,9 @@ describe('checkpointedGradient on a 1-D diffusion chain (100 cells, periodic, 10
     const knillForward = costOf(knillSchedule({ steps: STEPS, pebbles }))
     const bennettForward = costOf(bennettSchedule({ steps: STEPS, k: 4 }))
     expect(knillForward.peakStates).toBeLessThanOrEqual(bennettForward.peakStates)
-    expect(knillForward.forward + knillForward.uncompute).toBeLessThan(bennettForward.forward + bennettForward.uncompute)
+    expect(knillForward.forward + knillForward.uncompute).toBeLessThan(
+      bennettForward.forward + bennettForward.uncompute,
+    )
   })
 })
 

@@ -137,8 +137,13 @@ export function checkpointedGradient(
     ...(reversible && step.vjpUncompute
       ? {
           adjointUncomputes: true,
-          adjoint: (i: number, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array, dst: Float64Array | undefined) =>
-            dst ? step.vjpUncompute!(srcBar, src, dstBar, dst, i) : vjp(i, src, dstBar, srcBar),
+          adjoint: (
+            i: number,
+            src: Float64Array,
+            dstBar: Float64Array,
+            srcBar: Float64Array,
+            dst: Float64Array | undefined,
+          ) => (dst ? step.vjpUncompute!(srcBar, src, dstBar, dst, i) : vjp(i, src, dstBar, srcBar)),
         }
       : { adjoint: vjp }),
   }

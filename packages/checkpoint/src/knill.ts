@@ -107,7 +107,13 @@ function* pebble(t: KnillTable, a: number, n: number, s: number): Nested {
  * `act.uncompute`, or {@link uncomputingAdjoint} to carry the adjoint along (each step is then
  * reversed exactly once, from a+n down to a+1).
  */
-function* unpebble(t: KnillTable, a: number, n: number, s: number, leaf: (step: number) => Action = act.uncompute): Nested {
+function* unpebble(
+  t: KnillTable,
+  a: number,
+  n: number,
+  s: number,
+  leaf: (step: number) => Action = act.uncompute,
+): Nested {
   if (trivial(n, s)) {
     for (let i = a + 1; i < a + n; i++) yield act.forward(i)
     for (let i = a + n; i > a; i--) yield leaf(i)
@@ -134,9 +140,7 @@ function prepare(options: KnillOptions): KnillTable {
   assertPositiveInt(options.steps, 'steps')
   assertPositiveInt(options.pebbles, 'pebbles')
   if (!Number.isFinite(knillCost(options.steps, options.pebbles))) {
-    throw new RangeError(
-      `${options.pebbles} pebbles cannot reach step ${options.steps}: need steps ≤ 2^(pebbles−1)`,
-    )
+    throw new RangeError(`${options.pebbles} pebbles cannot reach step ${options.steps}: need steps ≤ 2^(pebbles−1)`)
   }
   // The table is consulted only for sub-chains with fewer pebbles than steps.
   return trivial(options.steps, options.pebbles) ? tableFor(1, 1) : tableFor(options.steps, options.pebbles)

@@ -17,7 +17,8 @@ describe('scheduleSvg', () => {
     expect(count(svg, /stroke="#d62728"/g)).toBe(cost.uncompute)
     expect(count(svg, /stroke="#2ca02c"/g)).toBe(cost.adjoint)
     expect(svg).toContain('<title>bennett-gradient(k=2)</title>')
-    for (const label of ['forward', 'uncompute', 'adjoint', 'store', 'restore', 'free']) expect(svg).toContain(`>${label}</text>`)
+    for (const label of ['forward', 'uncompute', 'adjoint', 'store', 'restore', 'free'])
+      expect(svg).toContain(`>${label}</text>`)
   })
 
   it('marks stores, restores and frees of a checkpointing schedule (seed 000 Fig. 1a)', () => {

@@ -57,7 +57,8 @@ export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}
     actions.push(a)
   }
   let T = meta?.steps ?? 1
-  for (const a of actions) T = Math.max(T, a.kind === 'store' || a.kind === 'restore' || a.kind === 'free' ? a.state : a.step)
+  for (const a of actions)
+    T = Math.max(T, a.kind === 'store' || a.kind === 'restore' || a.kind === 'free' ? a.state : a.step)
   const n = Math.max(actions.length, 1)
   const left = 48
   const top = 36
@@ -154,7 +155,9 @@ export function scheduleSvg(schedule: Iterable<Action>, options: SvgOptions = {}
         )
         break
       case 'restore':
-        parts.push(`<circle cx="${fmt(x(t + 0.5))}" cy="${fmt(y(a.state))}" r="${fmt(mark)}" fill="${COLORS.restore}"/>`)
+        parts.push(
+          `<circle cx="${fmt(x(t + 0.5))}" cy="${fmt(y(a.state))}" r="${fmt(mark)}" fill="${COLORS.restore}"/>`,
+        )
         break
       case 'free': {
         const cx = x(t + 0.5)

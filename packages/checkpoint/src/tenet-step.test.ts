@@ -31,7 +31,9 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
   const m = compileModule(parse(diffusionSource), { registry, backend })
   const step = m.diffusion!
   // 100 cells, 100 steps, dt·α/h² = 0.2 (stable)
-  const n = 100, T = 100, c = 0.2
+  const n = 100,
+    T = 100,
+    c = 0.2
   const s0 = Float64Array.from({ length: n }, (_, i) => Math.exp(-((i - 40) ** 2) / 50) + 0.1 * Math.sin(i))
   const seed = Float64Array.from({ length: n }, (_, i) => Math.cos(i / 7))
   const loss = (s: Float64Array) => s.reduce((acc, v, i) => acc + v * seed[i]!, 0)
@@ -50,10 +52,12 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
 
   it('store-all, Bennett (k = 4), Knill and binomial gradients agree to 1e-12 and equal finite differences', () => {
     const ref = runs['store-all'].gradient
-    for (const r of Object.values(runs)) for (let i = 0; i < n; i++) expect(Math.abs(r.gradient[i]! - ref[i]!)).toBeLessThan(1e-12)
+    for (const r of Object.values(runs))
+      for (let i = 0; i < n; i++) expect(Math.abs(r.gradient[i]! - ref[i]!)).toBeLessThan(1e-12)
     const h = 1e-6
     for (const i of [0, 17, 40, 99]) {
-      const plus = s0.slice(), minus = s0.slice()
+      const plus = s0.slice(),
+        minus = s0.slice()
       plus[i]! += h
       minus[i]! -= h
       const fd = (loss(plainChain(plus, T, c)) - loss(plainChain(minus, T, c))) / (2 * h)

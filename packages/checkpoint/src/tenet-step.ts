@@ -19,11 +19,16 @@ export { isTenetFunction } from '@tenet/reversible'
 export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): ArrayStep {
   const params = step.ir.params
   if (params.length !== 2 + args.length) {
-    throw new TypeError(`the step \`${step.name}\` has ${params.length} parameters; expected dst, src and ${args.length} extra argument${args.length === 1 ? '' : 's'}`)
+    throw new TypeError(
+      `the step \`${step.name}\` has ${params.length} parameters; expected dst, src and ${args.length} extra argument${args.length === 1 ? '' : 's'}`,
+    )
   }
   for (const k of [0, 1]) {
     const t = params[k]!.type
-    if (t.kind !== 'array' || t.elem !== 'f64') throw new TypeError(`parameter ${k + 1} (\`${params[k]!.name}\`) of the step must be f64[] (the ${k === 0 ? 'destination' : 'source'} state)`)
+    if (t.kind !== 'array' || t.elem !== 'f64')
+      throw new TypeError(
+        `parameter ${k + 1} (\`${params[k]!.name}\`) of the step must be f64[] (the ${k === 0 ? 'destination' : 'source'} state)`,
+      )
   }
   const adj = compileAdjoint(step)
   const { forward, inverse } = adj
@@ -35,10 +40,13 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
     if (!slot || i < 2) return
     const n = slot.kind === 'scalar' ? 0 : (args[i - 2] as ArrayLike<unknown>).length
     call[slot.index] =
-      slot.kind === 'scalar' ? 0
-      : slot.kind === 'stack' ? new Array<number>(n).fill(0)
-      : slot.type.kind === 'array' && slot.type.elem === 'f32' ? new Float32Array(n)
-      : new Float64Array(n)
+      slot.kind === 'scalar'
+        ? 0
+        : slot.kind === 'stack'
+          ? new Array<number>(n).fill(0)
+          : slot.type.kind === 'array' && slot.type.elem === 'f32'
+            ? new Float32Array(n)
+            : new Float64Array(n)
   })
   call[adj.adjoint.ir.params.length - 1] = 0 // g$sink
   const dstBarAt = adj.slots[0]!.index

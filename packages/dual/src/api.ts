@@ -8,7 +8,24 @@ import { Dual } from './dual.js'
 import { DualError } from './errors.js'
 import type { StagedProgram } from './compile.js'
 import { flatEntry, Stage, type StageInfo } from './staged.js'
-import { build, checkHandle, describe, flattenCotangent, gather, hasStatic, load, matches, mirror, outputsOf, store, type Cotangent, type OutputCotangent, type Plain, type Shape, type Valued } from './structure.js'
+import {
+  build,
+  checkHandle,
+  describe,
+  flattenCotangent,
+  gather,
+  hasStatic,
+  load,
+  matches,
+  mirror,
+  outputsOf,
+  store,
+  type Cotangent,
+  type OutputCotangent,
+  type Plain,
+  type Shape,
+  type Valued,
+} from './structure.js'
 import { HANDLE_BASE, type Real } from './tape.js'
 import { Tracer } from './trace.js'
 
@@ -90,11 +107,16 @@ class Site {
 
 function invoke(f: Function, d: Dual, m: unknown[]): unknown {
   switch (m.length) {
-    case 0: return f(d)
-    case 1: return f(d, m[0])
-    case 2: return f(d, m[0], m[1])
-    case 3: return f(d, m[0], m[1], m[2])
-    default: return f(d, ...m)
+    case 0:
+      return f(d)
+    case 1:
+      return f(d, m[0])
+    case 2:
+      return f(d, m[0], m[1])
+    case 3:
+      return f(d, m[0], m[1], m[2])
+    default:
+      return f(d, ...m)
   }
 }
 
@@ -103,7 +125,11 @@ function invoke(f: Function, d: Dual, m: unknown[]): unknown {
  * a call boundary: V8 boxes a returned double unless the call is inlined).
  */
 function sweepScalar(d: Dual, result: unknown): number {
-  if (typeof result !== 'number') throw new DualError('dual/not-scalar', `the function must return one handle (\`Real\`) to be differentiated with grad; got ${result === null ? 'null' : Array.isArray(result) ? 'an array (use vjp or jacobian)' : typeof result}`)
+  if (typeof result !== 'number')
+    throw new DualError(
+      'dual/not-scalar',
+      `the function must return one handle (\`Real\`) to be differentiated with grad; got ${result === null ? 'null' : Array.isArray(result) ? 'an array (use vjp or jacobian)' : typeof result}`,
+    )
   checkHandle(result, d.top, 'result')
   d.clearAdjoints()
   d.adj[result - HANDLE_BASE] = 1
@@ -169,7 +195,10 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
     if (stage) {
       const p = stage.program
       if (p && matches(site.shape!, args)) {
-        if (runStaged(p, site.shape!, args, p.gin)) { last[0] = p.v[p.out]!; return gradientsOf(site, args, p.gin) }
+        if (runStaged(p, site.shape!, args, p.gin)) {
+          last[0] = p.v[p.out]!
+          return gradientsOf(site, args, p.gin)
+        }
         stage.invalidate()
       }
     }
@@ -241,10 +270,16 @@ export function grad<A extends unknown[]>(f: DualFunction<A, Real>, options: Dua
 }
 
 /** The value and the gradient of a scalar-valued dual-engine function (see `grad`). */
-export function valueAndGrad<A extends unknown[]>(f: DualFunction<A, Real>, options: DualOptions = {}): ValueAndGradFunction<A> {
+export function valueAndGrad<A extends unknown[]>(
+  f: DualFunction<A, Real>,
+  options: DualOptions = {},
+): ValueAndGradFunction<A> {
   if (options.stage) {
     const g = grad(f, options)
-    return ((...args: PlainArgs<A>) => { const gr = g(...args); return { value: g.value, grad: gr } }) as ValueAndGradFunction<A>
+    return ((...args: PlainArgs<A>) => {
+      const gr = g(...args)
+      return { value: g.value, grad: gr }
+    }) as ValueAndGradFunction<A>
   }
   const site = new Site()
   return ((...args: unknown[]) => {
@@ -275,7 +310,10 @@ export interface VjpResult<A extends unknown[], R> {
  * one forward run, then one reverse sweep per `pullback` call. The pullback keeps the call's arena
  * alive (the next call of any transformation gets a fresh one), so it stays valid after later calls.
  */
-export function vjp<A extends unknown[], R>(f: DualFunction<A, R>, options: DualOptions = {}): (...args: PlainArgs<A>) => VjpResult<A, R> {
+export function vjp<A extends unknown[], R>(
+  f: DualFunction<A, R>,
+  options: DualOptions = {},
+): (...args: PlainArgs<A>) => VjpResult<A, R> {
   const site = new Site()
   return ((...args: unknown[]) => {
     const d = acquire()
@@ -292,7 +330,8 @@ export function vjp<A extends unknown[], R>(f: DualFunction<A, R>, options: Dual
       return {
         value,
         pullback: (cotangent: unknown) => {
-          if (d.generation !== gen) throw new DualError('dual/stale-pullback', 'this pullback belongs to a call whose arena was reused')
+          if (d.generation !== gen)
+            throw new DualError('dual/stale-pullback', 'this pullback belongs to a call whose arena was reused')
           cot.length = 0
           flattenCotangent(cotangent, result, cot)
           d.clearAdjoints()
@@ -309,17 +348,23 @@ export function vjp<A extends unknown[], R>(f: DualFunction<A, R>, options: Dual
 }
 
 /** The Jacobian: the result's tree with each output scalar replaced by its gradient tree. */
-export type Jacobian<A extends unknown[], R> = R extends Real ? Gradients<A>
-  : R extends readonly unknown[] ? { -readonly [K in keyof R]: Jacobian<A, R[K]> }
-  : R extends object ? { -readonly [K in keyof R]: Jacobian<A, R[K]> }
-  : never
+export type Jacobian<A extends unknown[], R> = R extends Real
+  ? Gradients<A>
+  : R extends readonly unknown[]
+    ? { -readonly [K in keyof R]: Jacobian<A, R[K]> }
+    : R extends object
+      ? { -readonly [K in keyof R]: Jacobian<A, R[K]> }
+      : never
 
 /**
  * The Jacobian of a dual-engine function by repeated reverse sweeps over one recorded forward run:
  * one sweep per output scalar. Returns the result's tree with every output scalar replaced by the
  * gradient of that output (with respect to the arguments, as `grad` returns it), and the value.
  */
-export function jacobian<A extends unknown[], R>(f: DualFunction<A, R>, options: DualOptions = {}): (...args: PlainArgs<A>) => { value: Valued<R>; jacobian: Jacobian<A, R> } {
+export function jacobian<A extends unknown[], R>(
+  f: DualFunction<A, R>,
+  options: DualOptions = {},
+): (...args: PlainArgs<A>) => { value: Valued<R>; jacobian: Jacobian<A, R> } {
   const site = new Site()
   return ((...args: unknown[]) => {
     const d = acquire()
@@ -344,13 +389,19 @@ export function jacobian<A extends unknown[], R>(f: DualFunction<A, R>, options:
  * Evaluates a dual-engine function on plain values (recording its arena, without a sweep) and
  * returns its result with handles replaced by values.
  */
-export function evaluate<A extends unknown[], R>(f: DualFunction<A, R>, options: DualOptions = {}): (...args: PlainArgs<A>) => Valued<R> {
+export function evaluate<A extends unknown[], R>(
+  f: DualFunction<A, R>,
+  options: DualOptions = {},
+): (...args: PlainArgs<A>) => Valued<R> {
   const site = new Site()
   return ((...args: unknown[]) => {
     const d = acquire()
     try {
       const result = invoke(f, d, site.enter(d, args, options.registry))
-      if (typeof result === 'number') { checkHandle(result, d.top, 'result'); return d.val[result - HANDLE_BASE]! }
+      if (typeof result === 'number') {
+        checkHandle(result, d.top, 'result')
+        return d.val[result - HANDLE_BASE]!
+      }
       const { handles, rebuild } = outputsOf(result, d.top)
       return rebuild((k) => d.val[handles[k]! - HANDLE_BASE]!)
     } finally {

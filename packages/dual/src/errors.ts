@@ -6,5 +6,6 @@ import { TenetError } from '@tenet/ir'
  * (`dual/...`).
  */
 export class DualError extends TenetError {
-  static override isInstance = (e: unknown): e is DualError => TenetError.isInstance(e) && (e as Error).name === 'DualError'
+  static override isInstance = (e: unknown): e is DualError =>
+    TenetError.isInstance(e) && (e as Error).name === 'DualError'
 }

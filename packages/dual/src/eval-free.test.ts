@@ -24,7 +24,11 @@ console.log(JSON.stringify(out))
 `
 
 describe('eval-free (node --disallow-code-generation-from-strings)', () => {
-  const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], { encoding: 'utf8' })
+  const run = spawnSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  )
   const out = run.status === 0 ? JSON.parse(run.stdout) : undefined
 
   it('the child ran with code generation forbidden', () => {
@@ -38,7 +42,8 @@ describe('eval-free (node --disallow-code-generation-from-strings)', () => {
     expect(out.stage.reason).toMatch(/code generation from strings is disallowed/)
     expect(out.staged[0]).toEqual(out.plain)
     expect(out.staged[1]).toEqual(out.plain)
-    const s = 0.5 * 1.5 - 0.25 - 2 * 0.75, t = 1 - Math.tanh(s) ** 2
+    const s = 0.5 * 1.5 - 0.25 - 2 * 0.75,
+      t = 1 - Math.tanh(s) ** 2
     expect(out.plain[0]).toBeCloseTo(s > 0 ? t * 1.5 : 1.5, 14)
   })
 })

@@ -25,7 +25,9 @@ export interface DualHostInfo {
 }
 
 /** A host function made by `hostFunction`. */
-export type DualHostFunction<P extends unknown[]> = ((...args: { [K in keyof P]: P[K] extends Real ? number : Float64Array }) => number) & {
+export type DualHostFunction<P extends unknown[]> = ((
+  ...args: { [K in keyof P]: P[K] extends Real ? number : Float64Array }
+) => number) & {
   readonly [DUAL_HOST]: DualHostInfo
 }
 
@@ -41,7 +43,10 @@ export type DualHostFunction<P extends unknown[]> = ((...args: { [K in keyof P]:
  * grad(m.f, { loss: 0 })(0, x) // ∂y/∂x through the dual engine
  * ```
  */
-export function hostFunction<P extends Array<Real | Real[]>>(f: (d: Dual, ...args: P) => Real, name = f.name || 'host function'): DualHostFunction<P> {
+export function hostFunction<P extends Array<Real | Real[]>>(
+  f: (d: Dual, ...args: P) => Real,
+  name = f.name || 'host function',
+): DualHostFunction<P> {
   const value = evaluate(f as never) as unknown as (...args: unknown[]) => number
   const g = grad(f as never) as unknown as (...args: unknown[]) => unknown
   let lastArgs: Array<number | Float64Array> | undefined
@@ -49,8 +54,14 @@ export function hostFunction<P extends Array<Real | Real[]>>(f: (d: Dual, ...arg
   const same = (args: ReadonlyArray<number | Float64Array>): boolean => {
     if (!lastArgs || lastArgs.length !== args.length) return false
     for (let k = 0; k < args.length; k++) {
-      const a = args[k]!, b = lastArgs[k]!
-      if (typeof a === 'number' ? a !== b : !(b instanceof Float64Array) || a.length !== b.length || a.some((v, i) => v !== b[i])) return false
+      const a = args[k]!,
+        b = lastArgs[k]!
+      if (
+        typeof a === 'number'
+          ? a !== b
+          : !(b instanceof Float64Array) || a.length !== b.length || a.some((v, i) => v !== b[i])
+      )
+        return false
     }
     return true
   }
@@ -58,7 +69,12 @@ export function hostFunction<P extends Array<Real | Real[]>>(f: (d: Dual, ...arg
     name,
     gradientAt(args) {
       if (same(args)) return lastGrad
-      for (const a of args) if (typeof a !== 'number' && !(a instanceof Float64Array)) throw new DualError('dual/host-argument', `${name}: a dual host function takes numbers and Float64Arrays, got ${typeof a}`)
+      for (const a of args)
+        if (typeof a !== 'number' && !(a instanceof Float64Array))
+          throw new DualError(
+            'dual/host-argument',
+            `${name}: a dual host function takes numbers and Float64Arrays, got ${typeof a}`,
+          )
       const r = g(...args)
       lastGrad = args.length === 1 ? [r as number | Float64Array] : (r as Array<number | Float64Array>)
       lastArgs = args.map((a) => (typeof a === 'number' ? a : a.slice()))
@@ -73,5 +89,7 @@ export function hostFunction<P extends Array<Real | Real[]>>(f: (d: Dual, ...arg
 
 /** The dual definition of a host function made by `hostFunction`, or undefined for any other value. */
 export function dualHostInfo(v: unknown): DualHostInfo | undefined {
-  return typeof v === 'function' ? ((v as unknown as Record<symbol, unknown>)[DUAL_HOST] as DualHostInfo | undefined) : undefined
+  return typeof v === 'function'
+    ? ((v as unknown as Record<symbol, unknown>)[DUAL_HOST] as DualHostInfo | undefined)
+    : undefined
 }

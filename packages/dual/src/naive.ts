@@ -23,7 +23,9 @@ export class Naive {
 
   constructor(readonly n: number) {}
 
-  private zero(): Float64Array { return new Float64Array(this.n) }
+  private zero(): Float64Array {
+    return new Float64Array(this.n)
+  }
   private plus(a: Float64Array, b: Float64Array): Float64Array {
     this.additions++
     const out = new Float64Array(this.n)
@@ -33,34 +35,95 @@ export class Naive {
 
   /** The k-th input: its backpropagator is the one-hot injection. */
   input(k: number, v: number): NaiveReal {
-    return { v, bp: (g) => { this.calls++; const c = this.zero(); c[k] = g; return c } }
+    return {
+      v,
+      bp: (g) => {
+        this.calls++
+        const c = this.zero()
+        c[k] = g
+        return c
+      },
+    }
   }
   private lift1(v: number, x: NaiveReal, dx: number): NaiveReal {
-    return { v, bp: (g) => { this.calls++; return x.bp(g * dx) } }
+    return {
+      v,
+      bp: (g) => {
+        this.calls++
+        return x.bp(g * dx)
+      },
+    }
   }
   private lift2(v: number, x: NaiveReal, dx: number, y: NaiveReal, dy: number): NaiveReal {
-    return { v, bp: (g) => { this.calls++; return this.plus(x.bp(g * dx), y.bp(g * dy)) } }
+    return {
+      v,
+      bp: (g) => {
+        this.calls++
+        return this.plus(x.bp(g * dx), y.bp(g * dy))
+      },
+    }
   }
 
-  value(x: NaiveReal): number { return x.v }
-  constant(c: number): NaiveReal { return { v: c, bp: () => { this.calls++; return this.zero() } } }
-  add(x: NaiveReal, y: NaiveReal): NaiveReal { return this.lift2(x.v + y.v, x, 1, y, 1) }
-  sub(x: NaiveReal, y: NaiveReal): NaiveReal { return this.lift2(x.v - y.v, x, 1, y, -1) }
-  mul(x: NaiveReal, y: NaiveReal): NaiveReal { return this.lift2(x.v * y.v, x, y.v, y, x.v) }
-  div(x: NaiveReal, y: NaiveReal): NaiveReal { return this.lift2(x.v / y.v, x, 1 / y.v, y, -x.v / (y.v * y.v)) }
-  neg(x: NaiveReal): NaiveReal { return this.lift1(-x.v, x, -1) }
-  scale(x: NaiveReal, c: number): NaiveReal { return this.lift1(c * x.v, x, c) }
-  offset(x: NaiveReal, c: number): NaiveReal { return this.lift1(x.v + c, x, 1) }
-  square(x: NaiveReal): NaiveReal { return this.lift1(x.v * x.v, x, 2 * x.v) }
-  sin(x: NaiveReal): NaiveReal { return this.lift1(Math.sin(x.v), x, Math.cos(x.v)) }
-  cos(x: NaiveReal): NaiveReal { return this.lift1(Math.cos(x.v), x, -Math.sin(x.v)) }
-  exp(x: NaiveReal): NaiveReal { return this.lift1(Math.exp(x.v), x, Math.exp(x.v)) }
-  log(x: NaiveReal): NaiveReal { return this.lift1(Math.log(x.v), x, 1 / x.v) }
-  sqrt(x: NaiveReal): NaiveReal { return this.lift1(Math.sqrt(x.v), x, 0.5 / Math.sqrt(x.v)) }
-  tanh(x: NaiveReal): NaiveReal { return this.lift1(Math.tanh(x.v), x, 1 - Math.tanh(x.v) ** 2) }
+  value(x: NaiveReal): number {
+    return x.v
+  }
+  constant(c: number): NaiveReal {
+    return {
+      v: c,
+      bp: () => {
+        this.calls++
+        return this.zero()
+      },
+    }
+  }
+  add(x: NaiveReal, y: NaiveReal): NaiveReal {
+    return this.lift2(x.v + y.v, x, 1, y, 1)
+  }
+  sub(x: NaiveReal, y: NaiveReal): NaiveReal {
+    return this.lift2(x.v - y.v, x, 1, y, -1)
+  }
+  mul(x: NaiveReal, y: NaiveReal): NaiveReal {
+    return this.lift2(x.v * y.v, x, y.v, y, x.v)
+  }
+  div(x: NaiveReal, y: NaiveReal): NaiveReal {
+    return this.lift2(x.v / y.v, x, 1 / y.v, y, -x.v / (y.v * y.v))
+  }
+  neg(x: NaiveReal): NaiveReal {
+    return this.lift1(-x.v, x, -1)
+  }
+  scale(x: NaiveReal, c: number): NaiveReal {
+    return this.lift1(c * x.v, x, c)
+  }
+  offset(x: NaiveReal, c: number): NaiveReal {
+    return this.lift1(x.v + c, x, 1)
+  }
+  square(x: NaiveReal): NaiveReal {
+    return this.lift1(x.v * x.v, x, 2 * x.v)
+  }
+  sin(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.sin(x.v), x, Math.cos(x.v))
+  }
+  cos(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.cos(x.v), x, -Math.sin(x.v))
+  }
+  exp(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.exp(x.v), x, Math.exp(x.v))
+  }
+  log(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.log(x.v), x, 1 / x.v)
+  }
+  sqrt(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.sqrt(x.v), x, 0.5 / Math.sqrt(x.v))
+  }
+  tanh(x: NaiveReal): NaiveReal {
+    return this.lift1(Math.tanh(x.v), x, 1 - Math.tanh(x.v) ** 2)
+  }
 
   /** The gradient of `f` at `x`: one call of the result's backpropagator with cotangent 1. */
-  static grad(f: (d: Naive, x: NaiveReal[]) => NaiveReal, x: ArrayLike<number>): { value: number; grad: Float64Array; calls: number; additions: number } {
+  static grad(
+    f: (d: Naive, x: NaiveReal[]) => NaiveReal,
+    x: ArrayLike<number>,
+  ): { value: number; grad: Float64Array; calls: number; additions: number } {
     const d = new Naive(x.length)
     const xs = Array.from(x, (v, k) => d.input(k, v))
     const y = f(d, xs)

@@ -53,13 +53,52 @@ interface Aff {
 /** Thrown when an access mixes inputs and other nodes: print again with the inputs copied into `v`. */
 export class MixedAccess extends Error {}
 
-export const BINARY = new Set<number>([Op.Add, Op.Sub, Op.Mul, Op.Div, Op.AddScaled, Op.Combine, Op.Pow, Op.Atan2, Op.Min, Op.Max])
+export const BINARY = new Set<number>([
+  Op.Add,
+  Op.Sub,
+  Op.Mul,
+  Op.Div,
+  Op.AddScaled,
+  Op.Combine,
+  Op.Pow,
+  Op.Atan2,
+  Op.Min,
+  Op.Max,
+])
 /** Operations whose partials are constants: a zero adjoint gives zero contributions without a test. */
-const LINEAR = new Set<number>([Op.Neg, Op.Scale, Op.Offset, Op.Add, Op.Sub, Op.AddScaled, Op.Combine, Op.Sum, Op.Linear])
+const LINEAR = new Set<number>([
+  Op.Neg,
+  Op.Scale,
+  Op.Offset,
+  Op.Add,
+  Op.Sub,
+  Op.AddScaled,
+  Op.Combine,
+  Op.Sum,
+  Op.Linear,
+])
 
 /** Operations whose reverse step reads their own value, or their operands' values. */
 const USES_OUTPUT = new Set<number>([Op.Div, Op.Inv, Op.Tan, Op.Exp, Op.Sqrt, Op.Tanh, Op.Pow])
-const USES_OPERANDS = new Set<number>([Op.Mul, Op.Div, Op.Square, Op.PowConst, Op.Pow, Op.Sin, Op.Cos, Op.Log, Op.Sinh, Op.Cosh, Op.Asin, Op.Acos, Op.Atan, Op.Abs, Op.Atan2, Op.Min, Op.Max])
+const USES_OPERANDS = new Set<number>([
+  Op.Mul,
+  Op.Div,
+  Op.Square,
+  Op.PowConst,
+  Op.Pow,
+  Op.Sin,
+  Op.Cos,
+  Op.Log,
+  Op.Sinh,
+  Op.Cosh,
+  Op.Asin,
+  Op.Acos,
+  Op.Atan,
+  Op.Abs,
+  Op.Atan2,
+  Op.Min,
+  Op.Max,
+])
 
 const CHUNK = 6000
 
@@ -107,7 +146,20 @@ export class Printer {
    * @param firstRead per node: the lowest node that reads it
    * @param pinnedBy per node: 1 when only guards pin it
    */
-  constructor(private readonly C: Float64Array, private readonly tables: Int32Array[], private readonly F: number, private readonly direct: boolean, private readonly finite: boolean, private readonly lastRead: Int32Array, private readonly pinned: Uint8Array, private readonly reads: Int32Array, private readonly liveRead: Int32Array, private readonly out: number, private readonly firstRead: Int32Array, private readonly pinnedBy: Uint8Array) {}
+  constructor(
+    private readonly C: Float64Array,
+    private readonly tables: Int32Array[],
+    private readonly F: number,
+    private readonly direct: boolean,
+    private readonly finite: boolean,
+    private readonly lastRead: Int32Array,
+    private readonly pinned: Uint8Array,
+    private readonly reads: Int32Array,
+    private readonly liveRead: Int32Array,
+    private readonly out: number,
+    private readonly firstRead: Int32Array,
+    private readonly pinnedBy: Uint8Array,
+  ) {}
 
   /** Whether a pinned node is pinned only because a guard reads it (its adjoint is unaffected). */
   private guardOnly(node: number): boolean {
@@ -120,7 +172,10 @@ export class Printer {
     const combo: number[] = []
     const walk = (l: number, off: number): boolean => {
       if (l === n) return f(off, combo)
-      for (let k = 0; k < this.counts[l]!; k++) { combo[l] = k; if (!walk(l + 1, off + (a.t[l] ?? 0) * k)) return false }
+      for (let k = 0; k < this.counts[l]!; k++) {
+        combo[l] = k
+        if (!walk(l + 1, off + (a.t[l] ?? 0) * k)) return false
+      }
       return true
     }
     return walk(0, a.c)
@@ -133,7 +188,8 @@ export class Printer {
   private neededOf(body: Ins<Tmpl>[], parts: Aff[][]): Set<string> {
     const need = new Set<string>()
     for (let j = body.length - 1; j >= 0; j--) {
-      const t = body[j]!.tmpl, ps = parts[j]!
+      const t = body[j]!.tmpl,
+        ps = parts[j]!
       if (t.op === 0) continue
       const key = this.str(ps[0]!)
       if (t.live && USES_OUTPUT.has(t.op)) need.add(key)
@@ -151,22 +207,28 @@ export class Printer {
   private inputsOf(body: Ins<Tmpl>[], parts: Aff[][]): Map<string, Aff> {
     const l = this.counts.length - 1
     const outs: Aff[] = []
-    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    body.forEach((b, j) => {
+      if (b.tmpl.op !== 0) outs.push(parts[j]![0]!)
+    })
     const found = new Map<string, Aff>()
     if (outs.length === 0) return found
-    const first = outs[0]!, last = outs[outs.length - 1]!
+    const first = outs[0]!,
+      last = outs[outs.length - 1]!
     const seen = new Set<string>()
     body.forEach((b, i) => {
       for (const q of operandSlots(b.tmpl)) {
-        const a = parts[i]![q]!, key = this.str(a)
+        const a = parts[i]![q]!,
+          key = this.str(a)
         if (seen.has(key) || b.tmpl.op === 0) continue
         seen.add(key)
         const [lo, hi] = this.range(a)
         if (lo < 0 || hi >= this.F) continue
         const ok = this.outer(a, (off) => {
           for (let k = 0; k < this.counts[l]!; k++) {
-            const node = off + (a.t[l] ?? 0) * k, shift = off - a.c
-            const start = first.c + shift + first.t[l]! * k, end = last.c + shift + last.t[l]! * k
+            const node = off + (a.t[l] ?? 0) * k,
+              shift = off - a.c
+            const start = first.c + shift + first.t[l]! * k,
+              end = last.c + shift + last.t[l]! * k
             if (this.pinned[node] || this.firstRead[node]! < start || this.lastRead[node]! > end) return false
           }
           return true
@@ -188,7 +250,9 @@ export class Printer {
     const l = this.counts.length - 1
     const count = this.counts[l]!
     const outs: Aff[] = []
-    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    body.forEach((b, j) => {
+      if (b.tmpl.op !== 0) outs.push(parts[j]![0]!)
+    })
     const result: Carried[] = []
     if (outs.length === 0 || count < 2) return result
     const lastOut = outs[outs.length - 1]!
@@ -206,7 +270,11 @@ export class Printer {
       for (let i = 0; i < body.length; i++) {
         const ps = parts[i]!
         const nodeParams = operandSlots(body[i]!.tmpl)
-        for (const q of nodeParams) if (this.str(ps[q]!) === prevKey) { if (i > j || body[i]!.tmpl.op === 0) return; edges++ }
+        for (const q of nodeParams)
+          if (this.str(ps[q]!) === prevKey) {
+            if (i > j || body[i]!.tmpl.op === 0) return
+            edges++
+          }
       }
       if (edges === 0) return
       // (every output of the body has the same outer offsets)
@@ -216,11 +284,13 @@ export class Printer {
         // (no reader but these edges: not an n-ary node, not the caller; a guard reads values only)
         if (init < 0 || this.reads[init] !== edges || (this.pinned[init] && !this.guardOnly(init))) return false
         for (let k = 0; k < count - 1; k++) {
-          const node = off + d * k, end = lastOut.c + (off - o.c) + step * (k + 1)
+          const node = off + d * k,
+            end = lastOut.c + (off - o.c) + step * (k + 1)
           if (this.pinned[node] || this.lastRead[node]! > end) return false
         }
         // the last iteration's node: does a live reader after the loop (or the caller) give it an adjoint?
-        const last = off + d * (count - 1), end = lastOut.c + (off - o.c) + step * (count - 1)
+        const last = off + d * (count - 1),
+          end = lastOut.c + (off - o.c) + step * (count - 1)
         const g = last === this.out || this.liveRead[last]! > end
         if (fromG === undefined) fromG = g
         return fromG === g
@@ -239,7 +309,9 @@ export class Printer {
    */
   private localsOf(body: Ins<Tmpl>[], parts: Aff[][]): Map<string, number> {
     const outs: Aff[] = []
-    body.forEach((b, j) => { if (b.tmpl.op !== 0) outs.push(parts[j]![0]!) })
+    body.forEach((b, j) => {
+      if (b.tmpl.op !== 0) outs.push(parts[j]![0]!)
+    })
     const locals = new Map<string, number>()
     if (outs.length === 0) return locals
     const last = outs[outs.length - 1]!
@@ -250,8 +322,12 @@ export class Printer {
       let ok = true
       const walk = (l: number, node: number, end: number): void => {
         if (!ok) return
-        if (l === this.counts.length) { if (this.pinned[node] || this.lastRead[node]! > end) ok = false; return }
-        for (let k = 0; k < this.counts[l]! && ok; k++) walk(l + 1, node + (o.t[l] ?? 0) * k, end + (last.t[l] ?? 0) * k)
+        if (l === this.counts.length) {
+          if (this.pinned[node] || this.lastRead[node]! > end) ok = false
+          return
+        }
+        for (let k = 0; k < this.counts[l]! && ok; k++)
+          walk(l + 1, node + (o.t[l] ?? 0) * k, end + (last.t[l] ?? 0) * k)
       }
       walk(0, o.c, last.c)
       if (ok) locals.set(this.str(o), j)
@@ -261,15 +337,24 @@ export class Printer {
 
   private str(a: Aff): string {
     let s = String(a.c)
-    a.t.forEach((t, l) => { if (t > 0) s += ` + ${t} * k${l}`; else if (t < 0) s += ` - ${-t} * k${l}` })
+    a.t.forEach((t, l) => {
+      if (t > 0) s += ` + ${t} * k${l}`
+      else if (t < 0) s += ` - ${-t} * k${l}`
+    })
     return s
   }
 
   private range(a: Aff, j = 0, n = 1): [number, number] {
-    let lo = a.c, hi = a.c
-    a.t.forEach((t, l) => { const span = t * (this.counts[l]! - 1); if (span < 0) lo += span; else hi += span })
+    let lo = a.c,
+      hi = a.c
+    a.t.forEach((t, l) => {
+      const span = t * (this.counts[l]! - 1)
+      if (span < 0) lo += span
+      else hi += span
+    })
     const span = j * (n - 1)
-    if (span < 0) lo += span; else hi += span
+    if (span < 0) lo += span
+    else hi += span
     return [lo, hi]
   }
 
@@ -280,9 +365,17 @@ export class Printer {
     throw new MixedAccess()
   }
 
-  private local(a: Aff): number | undefined { return this.locals?.get(this.str(a)) }
-  private arrV(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, false)}[${this.str(a)}]` }
-  private arrG(a: Aff): string { const [lo, hi] = this.range(a); return `${this.arr(lo, hi, true)}[${this.str(a)}]` }
+  private local(a: Aff): number | undefined {
+    return this.locals?.get(this.str(a))
+  }
+  private arrV(a: Aff): string {
+    const [lo, hi] = this.range(a)
+    return `${this.arr(lo, hi, false)}[${this.str(a)}]`
+  }
+  private arrG(a: Aff): string {
+    const [lo, hi] = this.range(a)
+    return `${this.arr(lo, hi, true)}[${this.str(a)}]`
+  }
   private V(a: Aff): string {
     const l = this.local(a)
     if (l !== undefined) return `l${l}`
@@ -291,11 +384,17 @@ export class Printer {
       if (lo >= 0 && hi < this.F) {
         const key = this.str(a)
         let h = this.hoisted.get(key)
-        if (h === undefined) { h = { name: `x${this.uid++}`, read: this.arrV(a) }; this.hoisted.set(key, h) }
+        if (h === undefined) {
+          h = { name: `x${this.uid++}`, read: this.arrV(a) }
+          this.hoisted.set(key, h)
+        }
         return h.name
       }
     }
-    if (this.dir === 'forward') { const c = this.carried?.get(this.str(a)); if (c !== undefined) return `c${c}` }
+    if (this.dir === 'forward') {
+      const c = this.carried?.get(this.str(a))
+      if (c !== undefined) return `c${c}`
+    }
     return this.arrV(a)
   }
   private G(a: Aff): string {
@@ -316,12 +415,19 @@ export class Printer {
   /** A pool constant: a literal when it is the same on every iteration, else a pool read. */
   private k(a: Aff): string {
     const C = this.C
-    let first: number | undefined, same = true, combos = 1
+    let first: number | undefined,
+      same = true,
+      combos = 1
     for (let l = 0; l < a.t.length; l++) if (a.t[l] !== 0) combos *= this.counts[l]!
     if (combos <= 4096) {
       const walk = (l: number, idx: number): void => {
         if (!same) return
-        if (l === a.t.length) { const c = C[idx]!; if (first === undefined) first = c; else if (!Object.is(c, first)) same = false; return }
+        if (l === a.t.length) {
+          const c = C[idx]!
+          if (first === undefined) first = c
+          else if (!Object.is(c, first)) same = false
+          return
+        }
         const t = a.t[l]!
         if (t === 0) walk(l + 1, idx)
         else for (let k = 0; k < this.counts[l]!; k++) walk(l + 1, idx + t * k)
@@ -341,7 +447,9 @@ export class Printer {
     const flush = (kind: 'f' | 'r'): void => {
       if (!cur) return
       const name = `${kind}${chunks.length}`
-      chunks.push(`function ${name}(X, GX) {\nconst v = V, g = G, C = K;\n${cur}${kind === 'f' ? 'return true;\n' : ''}}\n`)
+      chunks.push(
+        `function ${name}(X, GX) {\nconst v = V, g = G, C = K;\n${cur}${kind === 'f' ? 'return true;\n' : ''}}\n`,
+      )
       calls.push(kind === 'f' ? `if (!${name}(X, GX)) return false;` : `${name}(X, GX);`)
       cur = ''
     }
@@ -363,14 +471,29 @@ export class Printer {
   private loop(P: Aff[], it: Loop<Tmpl>, dir: 'forward' | 'reverse'): string {
     const l = this.counts.length
     const k = `k${l}`
-    const E = P.map((p, m): Aff => { const t = p.t.slice(); while (t.length < l) t.push(0); t.push(it.deltas[m]!); return { c: p.c, t } })
+    const E = P.map((p, m): Aff => {
+      const t = p.t.slice()
+      while (t.length < l) t.push(0)
+      t.push(it.deltas[m]!)
+      return { c: p.c, t }
+    })
     this.counts.push(it.count)
     if (dir === 'forward') this.loops++
     const parts: Aff[][] = []
     let m = 0
-    for (const b of it.body) { parts.push(E.slice(m, m + b.params.length)); m += b.params.length }
-    let inner = '', before = '', after = '', closing = ''
-    const saved = this.locals, savedCarried = this.carried, savedOwn = this.own, savedInputs = this.inputs, savedHoisted = this.hoisted
+    for (const b of it.body) {
+      parts.push(E.slice(m, m + b.params.length))
+      m += b.params.length
+    }
+    let inner = '',
+      before = '',
+      after = '',
+      closing = ''
+    const saved = this.locals,
+      savedCarried = this.carried,
+      savedOwn = this.own,
+      savedInputs = this.inputs,
+      savedHoisted = this.hoisted
     const innermost = it.body.every((b) => b.kind === 'ins')
     this.dir = dir
     let carried: Carried[] = []
@@ -384,7 +507,11 @@ export class Printer {
       this.hoisted = new Map()
       this.carried = new Map()
       this.own = new Set()
-      for (const c of carried) { this.carried.set(this.str(c.o), c.uid); this.carried.set(this.str(c.prev), c.uid); this.own.add(this.str(c.o)) }
+      for (const c of carried) {
+        this.carried.set(this.str(c.o), c.uid)
+        this.carried.set(this.str(c.prev), c.uid)
+        this.own.add(this.str(c.o))
+      }
       // (around the loop, the counter of this loop does not exist: outer parts only)
       const at = (a: Aff, k: number): Aff => ({ c: a.c + a.t[l]! * k, t: a.t.slice(0, l) })
       this.counts.pop()
@@ -420,7 +547,10 @@ export class Printer {
           this.dir = 'forward'
           const cs = this.carried
           this.carried = undefined
-          it.body.forEach((b, j) => { const key = this.str(parts[j]![0]!); if (locals.has(key) && need.has(key) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!) })
+          it.body.forEach((b, j) => {
+            const key = this.str(parts[j]![0]!)
+            if (locals.has(key) && need.has(key) && b.tmpl.op !== 0) inner += this.fwd(b as Ins<Tmpl>, parts[j]!)
+          })
           this.carried = cs
           this.dir = dir
           this.counting = true
@@ -438,7 +568,8 @@ export class Printer {
       }
     }
     inner += closing
-    if (this.hoisted !== undefined && this.hoisted.size > 0) inner = `const ${[...this.hoisted.values()].map((h) => `${h.name} = ${h.read}`).join(', ')};\n${inner}`
+    if (this.hoisted !== undefined && this.hoisted.size > 0)
+      inner = `const ${[...this.hoisted.values()].map((h) => `${h.name} = ${h.read}`).join(', ')};\n${inner}`
     this.hoisted = savedHoisted
     this.locals = saved
     this.carried = savedCarried
@@ -456,43 +587,75 @@ export class Printer {
     if (this.counting) this.instructions++
     if (t.op === 0) {
       const e = t.expected!
-      const a = this.V(P[0]!), b = t.flags === 1 ? '0' : this.V(P[1]!)
+      const a = this.V(P[0]!),
+        b = t.flags === 1 ? '0' : this.V(P[1]!)
       return `if (!(${a} ${e > 0 ? '>' : e < 0 ? '<' : '==='} ${b})) return false;\n`
     }
     if (t.op === Op.Sum || t.op === Op.Dot || t.op === Op.Linear) return this.naryForward(t, P)
-    const o = this.V(P[0]!), a = P.length > 1 ? this.V(P[1]!) : ''
+    const o = this.V(P[0]!),
+      a = P.length > 1 ? this.V(P[1]!) : ''
     const b = BINARY.has(t.op) ? this.V(P[2]!) : ''
     switch (t.op) {
-      case Op.Const: return `${o} = ${this.k(P[1]!)};\n`
-      case Op.Neg: return `${o} = -${a};\n`
-      case Op.Scale: return `${o} = ${this.k(P[2]!)} * ${a};\n`
-      case Op.Offset: return `${o} = ${a} + ${this.k(P[2]!)};\n`
-      case Op.Add: return `${o} = ${a} + ${b};\n`
-      case Op.Sub: return `${o} = ${a} - ${b};\n`
-      case Op.Mul: return `${o} = ${a} * ${b};\n`
-      case Op.Div: return `${o} = ${a} / ${b};\n`
-      case Op.AddScaled: return `${o} = ${a} + ${this.k(P[3]!)} * ${b};\n`
-      case Op.Combine: return `${o} = ${this.k(P[3]!)} * ${a} + ${this.k(P[4]!)} * ${b};\n`
-      case Op.Square: return `{ const x = ${a}; ${o} = x * x; }\n`
-      case Op.Inv: return `${o} = 1 / ${a};\n`
-      case Op.PowConst: return `${o} = Math.pow(${a}, ${this.k(P[2]!)});\n`
-      case Op.Pow: return `${o} = Math.pow(${a}, ${b});\n`
-      case Op.Sin: return `${o} = Math.sin(${a});\n`
-      case Op.Cos: return `${o} = Math.cos(${a});\n`
-      case Op.Tan: return `${o} = Math.tan(${a});\n`
-      case Op.Exp: return `${o} = Math.exp(${a});\n`
-      case Op.Log: return `${o} = Math.log(${a});\n`
-      case Op.Sqrt: return `${o} = Math.sqrt(${a});\n`
-      case Op.Sinh: return `${o} = Math.sinh(${a});\n`
-      case Op.Cosh: return `${o} = Math.cosh(${a});\n`
-      case Op.Tanh: return `${o} = Math.tanh(${a});\n`
-      case Op.Asin: return `${o} = Math.asin(${a});\n`
-      case Op.Acos: return `${o} = Math.acos(${a});\n`
-      case Op.Atan: return `${o} = Math.atan(${a});\n`
-      case Op.Abs: return `${o} = Math.abs(${a});\n`
-      case Op.Atan2: return `${o} = Math.atan2(${a}, ${b});\n`
-      case Op.Min: return `{ const x = ${a}, y = ${b}; ${o} = x <= y ? x : y; }\n`
-      case Op.Max: return `{ const x = ${a}, y = ${b}; ${o} = x >= y ? x : y; }\n`
+      case Op.Const:
+        return `${o} = ${this.k(P[1]!)};\n`
+      case Op.Neg:
+        return `${o} = -${a};\n`
+      case Op.Scale:
+        return `${o} = ${this.k(P[2]!)} * ${a};\n`
+      case Op.Offset:
+        return `${o} = ${a} + ${this.k(P[2]!)};\n`
+      case Op.Add:
+        return `${o} = ${a} + ${b};\n`
+      case Op.Sub:
+        return `${o} = ${a} - ${b};\n`
+      case Op.Mul:
+        return `${o} = ${a} * ${b};\n`
+      case Op.Div:
+        return `${o} = ${a} / ${b};\n`
+      case Op.AddScaled:
+        return `${o} = ${a} + ${this.k(P[3]!)} * ${b};\n`
+      case Op.Combine:
+        return `${o} = ${this.k(P[3]!)} * ${a} + ${this.k(P[4]!)} * ${b};\n`
+      case Op.Square:
+        return `{ const x = ${a}; ${o} = x * x; }\n`
+      case Op.Inv:
+        return `${o} = 1 / ${a};\n`
+      case Op.PowConst:
+        return `${o} = Math.pow(${a}, ${this.k(P[2]!)});\n`
+      case Op.Pow:
+        return `${o} = Math.pow(${a}, ${b});\n`
+      case Op.Sin:
+        return `${o} = Math.sin(${a});\n`
+      case Op.Cos:
+        return `${o} = Math.cos(${a});\n`
+      case Op.Tan:
+        return `${o} = Math.tan(${a});\n`
+      case Op.Exp:
+        return `${o} = Math.exp(${a});\n`
+      case Op.Log:
+        return `${o} = Math.log(${a});\n`
+      case Op.Sqrt:
+        return `${o} = Math.sqrt(${a});\n`
+      case Op.Sinh:
+        return `${o} = Math.sinh(${a});\n`
+      case Op.Cosh:
+        return `${o} = Math.cosh(${a});\n`
+      case Op.Tanh:
+        return `${o} = Math.tanh(${a});\n`
+      case Op.Asin:
+        return `${o} = Math.asin(${a});\n`
+      case Op.Acos:
+        return `${o} = Math.acos(${a});\n`
+      case Op.Atan:
+        return `${o} = Math.atan(${a});\n`
+      case Op.Abs:
+        return `${o} = Math.abs(${a});\n`
+      case Op.Atan2:
+        return `${o} = Math.atan2(${a}, ${b});\n`
+      case Op.Min:
+        return `{ const x = ${a}, y = ${b}; ${o} = x <= y ? x : y; }\n`
+      case Op.Max:
+        return `{ const x = ${a}, y = ${b}; ${o} = x >= y ? x : y; }\n`
     }
     throw new Error(`unknown opcode ${t.op}`)
   }
@@ -506,14 +669,19 @@ export class Printer {
   /** The array of a table's nodes. */
   private tableArr(id: number, adj: boolean): string {
     const tb = this.tables[id]!
-    let lo = Infinity, hi = -Infinity
-    for (const e of tb) { if (e < lo) lo = e; if (e > hi) hi = e }
+    let lo = Infinity,
+      hi = -Infinity
+    for (const e of tb) {
+      if (e < lo) lo = e
+      if (e > hi) hi = e
+    }
     return this.arr(lo, hi, adj)
   }
 
   private naryForward(t: Tmpl, P: Aff[]): string {
     const n = t.n!
-    let term: string, pre = ''
+    let term: string,
+      pre = ''
     if (t.table === undefined) {
       const x = this.term(P[1]!, t.sa!, n, false)
       if (t.op === Op.Sum) term = x
@@ -535,46 +703,123 @@ export class Printer {
     if (!t.live || t.op === 0 || t.op === Op.Const) return ''
     if (t.op === Op.Sum || t.op === Op.Dot || t.op === Op.Linear) return this.naryReverse(t, P)
     const bin = BINARY.has(t.op)
-    const o = this.V(P[0]!), a = this.V(P[1]!), b = bin ? this.V(P[2]!) : ''
-    const ga = this.G(P[1]!), gb = bin ? this.G(P[2]!) : ''
-    const setA = (t.flags & 1) !== 0, setB = (t.flags & 2) !== 0
+    const o = this.V(P[0]!),
+      a = this.V(P[1]!),
+      b = bin ? this.V(P[2]!) : ''
+    const ga = this.G(P[1]!),
+      gb = bin ? this.G(P[2]!) : ''
+    const setA = (t.flags & 1) !== 0,
+      setB = (t.flags & 2) !== 0
     // a carried adjoint restarts at zero every iteration and always adds; a body's own locals (`m`,
     // `n`) take their first contribution by assignment, as the arrays do (they are read by this
     // iteration only, so its first contribution there is the node's first)
     const isLocal = (target: string) => /^b\d+$/.test(target)
     const e = (target: string, set: boolean, val: string) => `${target} ${set && !isLocal(target) ? '=' : '+='} ${val};`
-    let pre = '', body: string
+    let pre = '',
+      body: string
     switch (t.op) {
-      case Op.Neg: body = e(ga, setA, '-gi'); break
-      case Op.Scale: body = e(ga, setA, `gi * ${this.k(P[2]!)}`); break
-      case Op.Offset: body = e(ga, setA, 'gi'); break
-      case Op.Add: body = e(ga, setA, 'gi') + e(gb, setB, 'gi'); break
-      case Op.Sub: body = e(ga, setA, 'gi') + e(gb, setB, '-gi'); break
-      case Op.Mul: body = e(ga, setA, `gi * ${b}`) + e(gb, setB, `gi * ${a}`); break
-      case Op.Div: pre = `const y = ${b}; `; body = e(ga, setA, 'gi * (1 / y)') + e(gb, setB, `gi * (-${o} / y)`); break
-      case Op.AddScaled: body = e(ga, setA, 'gi') + e(gb, setB, `gi * ${this.k(P[3]!)}`); break
-      case Op.Combine: body = e(ga, setA, `gi * ${this.k(P[3]!)}`) + e(gb, setB, `gi * ${this.k(P[4]!)}`); break
-      case Op.Square: body = e(ga, setA, `gi * (2 * ${a})`); break
-      case Op.Inv: pre = `const r = ${o}; `; body = e(ga, setA, 'gi * (-r * r)'); break
-      case Op.PowConst: pre = `const p = ${this.k(P[2]!)}; `; body = e(ga, setA, `gi * (p === 0 ? 0 : p * Math.pow(${a}, p - 1))`); break
-      case Op.Pow: pre = `const x = ${a}, p = ${b}; `; body = e(ga, setA, 'gi * (p * Math.pow(x, p - 1))') + e(gb, setB, `gi * (x > 0 ? ${o} * Math.log(x) : 0)`); break
-      case Op.Sin: body = e(ga, setA, `gi * Math.cos(${a})`); break
-      case Op.Cos: body = e(ga, setA, `gi * -Math.sin(${a})`); break
-      case Op.Tan: pre = `const r = ${o}; `; body = e(ga, setA, 'gi * (1 + r * r)'); break
-      case Op.Exp: body = e(ga, setA, `gi * ${o}`); break
-      case Op.Log: body = e(ga, setA, `gi * (1 / ${a})`); break
-      case Op.Sqrt: body = e(ga, setA, `gi * (0.5 / ${o})`); break
-      case Op.Sinh: body = e(ga, setA, `gi * Math.cosh(${a})`); break
-      case Op.Cosh: body = e(ga, setA, `gi * Math.sinh(${a})`); break
-      case Op.Tanh: pre = `const r = ${o}; `; body = e(ga, setA, 'gi * (1 - r * r)'); break
-      case Op.Asin: pre = `const x = ${a}; `; body = e(ga, setA, 'gi * (1 / Math.sqrt(1 - x * x))'); break
-      case Op.Acos: pre = `const x = ${a}; `; body = e(ga, setA, 'gi * (-1 / Math.sqrt(1 - x * x))'); break
-      case Op.Atan: pre = `const x = ${a}; `; body = e(ga, setA, 'gi * (1 / (1 + x * x))'); break
-      case Op.Abs: pre = `const x = ${a}; `; body = e(ga, setA, 'gi * (x > 0 ? 1 : x < 0 ? -1 : 0)'); break
-      case Op.Atan2: pre = `const y = ${a}, x = ${b}, r = x * x + y * y; `; body = e(ga, setA, 'gi * (x / r)') + e(gb, setB, 'gi * (-y / r)'); break
-      case Op.Min: pre = `const f = ${a} <= ${b}; `; body = e(ga, setA, 'gi * (f ? 1 : 0)') + e(gb, setB, 'gi * (f ? 0 : 1)'); break
-      case Op.Max: pre = `const f = ${a} >= ${b}; `; body = e(ga, setA, 'gi * (f ? 1 : 0)') + e(gb, setB, 'gi * (f ? 0 : 1)'); break
-      default: throw new Error(`unknown opcode ${t.op}`)
+      case Op.Neg:
+        body = e(ga, setA, '-gi')
+        break
+      case Op.Scale:
+        body = e(ga, setA, `gi * ${this.k(P[2]!)}`)
+        break
+      case Op.Offset:
+        body = e(ga, setA, 'gi')
+        break
+      case Op.Add:
+        body = e(ga, setA, 'gi') + e(gb, setB, 'gi')
+        break
+      case Op.Sub:
+        body = e(ga, setA, 'gi') + e(gb, setB, '-gi')
+        break
+      case Op.Mul:
+        body = e(ga, setA, `gi * ${b}`) + e(gb, setB, `gi * ${a}`)
+        break
+      case Op.Div:
+        pre = `const y = ${b}; `
+        body = e(ga, setA, 'gi * (1 / y)') + e(gb, setB, `gi * (-${o} / y)`)
+        break
+      case Op.AddScaled:
+        body = e(ga, setA, 'gi') + e(gb, setB, `gi * ${this.k(P[3]!)}`)
+        break
+      case Op.Combine:
+        body = e(ga, setA, `gi * ${this.k(P[3]!)}`) + e(gb, setB, `gi * ${this.k(P[4]!)}`)
+        break
+      case Op.Square:
+        body = e(ga, setA, `gi * (2 * ${a})`)
+        break
+      case Op.Inv:
+        pre = `const r = ${o}; `
+        body = e(ga, setA, 'gi * (-r * r)')
+        break
+      case Op.PowConst:
+        pre = `const p = ${this.k(P[2]!)}; `
+        body = e(ga, setA, `gi * (p === 0 ? 0 : p * Math.pow(${a}, p - 1))`)
+        break
+      case Op.Pow:
+        pre = `const x = ${a}, p = ${b}; `
+        body = e(ga, setA, 'gi * (p * Math.pow(x, p - 1))') + e(gb, setB, `gi * (x > 0 ? ${o} * Math.log(x) : 0)`)
+        break
+      case Op.Sin:
+        body = e(ga, setA, `gi * Math.cos(${a})`)
+        break
+      case Op.Cos:
+        body = e(ga, setA, `gi * -Math.sin(${a})`)
+        break
+      case Op.Tan:
+        pre = `const r = ${o}; `
+        body = e(ga, setA, 'gi * (1 + r * r)')
+        break
+      case Op.Exp:
+        body = e(ga, setA, `gi * ${o}`)
+        break
+      case Op.Log:
+        body = e(ga, setA, `gi * (1 / ${a})`)
+        break
+      case Op.Sqrt:
+        body = e(ga, setA, `gi * (0.5 / ${o})`)
+        break
+      case Op.Sinh:
+        body = e(ga, setA, `gi * Math.cosh(${a})`)
+        break
+      case Op.Cosh:
+        body = e(ga, setA, `gi * Math.sinh(${a})`)
+        break
+      case Op.Tanh:
+        pre = `const r = ${o}; `
+        body = e(ga, setA, 'gi * (1 - r * r)')
+        break
+      case Op.Asin:
+        pre = `const x = ${a}; `
+        body = e(ga, setA, 'gi * (1 / Math.sqrt(1 - x * x))')
+        break
+      case Op.Acos:
+        pre = `const x = ${a}; `
+        body = e(ga, setA, 'gi * (-1 / Math.sqrt(1 - x * x))')
+        break
+      case Op.Atan:
+        pre = `const x = ${a}; `
+        body = e(ga, setA, 'gi * (1 / (1 + x * x))')
+        break
+      case Op.Abs:
+        pre = `const x = ${a}; `
+        body = e(ga, setA, 'gi * (x > 0 ? 1 : x < 0 ? -1 : 0)')
+        break
+      case Op.Atan2:
+        pre = `const y = ${a}, x = ${b}, r = x * x + y * y; `
+        body = e(ga, setA, 'gi * (x / r)') + e(gb, setB, 'gi * (-y / r)')
+        break
+      case Op.Min:
+        pre = `const f = ${a} <= ${b}; `
+        body = e(ga, setA, 'gi * (f ? 1 : 0)') + e(gb, setB, 'gi * (f ? 0 : 1)')
+        break
+      case Op.Max:
+        pre = `const f = ${a} >= ${b}; `
+        body = e(ga, setA, 'gi * (f ? 1 : 0)') + e(gb, setB, 'gi * (f ? 0 : 1)')
+        break
+      default:
+        throw new Error(`unknown opcode ${t.op}`)
     }
     // constant partials: a zero adjoint contributes zeros, no test needed
     if (this.finite && LINEAR.has(t.op)) return `{ ${this.readAdj(P[0]!)} ${body} }\n`
@@ -586,8 +831,12 @@ export class Printer {
 
   private naryReverse(t: Tmpl, P: Aff[]): string {
     const n = t.n!
-    const opA = t.ma === 0 ? '=' : '+=', opB = t.mb === 0 ? '=' : '+='
-    let pre = '', body: string, zeroA: string, zeroB = ''
+    const opA = t.ma === 0 ? '=' : '+=',
+      opB = t.mb === 0 ? '=' : '+='
+    let pre = '',
+      body: string,
+      zeroA: string,
+      zeroB = ''
     if (t.table === undefined) {
       const ga = this.term(P[1]!, t.sa!, n, true)
       zeroA = `${ga} = 0;`
@@ -598,18 +847,29 @@ export class Printer {
         zeroB = `${gb} = 0;`
       } else body = `${ga} ${opA} gi * C[${this.str(P[2]!)} + j];`
     } else {
-      const va = this.tableArr(t.table, false), ga = this.tableArr(t.table, true)
+      const va = this.tableArr(t.table, false),
+        ga = this.tableArr(t.table, true)
       pre = `const tb = T[${t.table}]; `
-      if (t.op === Op.Sum) { body = `${ga}[tb[j]] ${opA} gi;`; zeroA = `${ga}[tb[j]] = 0;` }
-      else if (t.op === Op.Dot) {
+      if (t.op === Op.Sum) {
+        body = `${ga}[tb[j]] ${opA} gi;`
+        zeroA = `${ga}[tb[j]] = 0;`
+      } else if (t.op === Op.Dot) {
         body = `const a = tb[2 * j], b = tb[2 * j + 1], x = ${va}[a], y = ${va}[b]; ${ga}[a] ${opA} gi * y; ${ga}[b] ${opB} gi * x;`
-        zeroA = `${ga}[tb[2 * j]] = 0;`; zeroB = `${ga}[tb[2 * j + 1]] = 0;`
-      } else { body = `${ga}[tb[j]] ${opA} gi * C[${this.str(P[1]!)} + j];`; zeroA = `${ga}[tb[j]] = 0;` }
+        zeroA = `${ga}[tb[2 * j]] = 0;`
+        zeroB = `${ga}[tb[2 * j + 1]] = 0;`
+      } else {
+        body = `${ga}[tb[j]] ${opA} gi * C[${this.str(P[1]!)} + j];`
+        zeroA = `${ga}[tb[j]] = 0;`
+      }
     }
     // mixed lists: their first contributions are zeroed first (also when the adjoint is zero)
-    const zeroFirst = t.zero === undefined ? '' : `{ const zt = T[${t.zero}]; for (let j = 0; j < zt.length; j++) ${this.tableArr(t.zero, true)}[zt[j]] = 0; } `
+    const zeroFirst =
+      t.zero === undefined
+        ? ''
+        : `{ const zt = T[${t.zero}]; for (let j = 0; j < zt.length; j++) ${this.tableArr(t.zero, true)}[zt[j]] = 0; } `
     const gi = this.readAdj(P[0]!)
-    if (this.finite && LINEAR.has(t.op)) return `{ ${zeroFirst}${gi} ${pre}for (let j = 0; j < ${n}; j++) { ${body} } }\n`
+    if (this.finite && LINEAR.has(t.op))
+      return `{ ${zeroFirst}${gi} ${pre}for (let j = 0; j < ${n}; j++) { ${body} } }\n`
     const onZeroBody = (t.ma === 0 ? zeroA : '') + (t.op === Op.Dot && t.mb === 0 ? zeroB : '')
     const onZero = onZeroBody ? ` else { ${pre}for (let j = 0; j < ${n}; j++) { ${onZeroBody} } }` : ''
     return `{ ${zeroFirst}${gi} if (gi !== 0) { ${pre}for (let j = 0; j < ${n}; j++) { ${body} } }${onZero} }\n`

@@ -12,10 +12,14 @@ function finiteDifferences(p: Program, x: number[], h = 1e-6): Array<number | nu
   runProgram(plain, p, flatInput(x), trace0)
   return x.map((xi, i) => {
     const step = h * Math.max(1, Math.abs(xi))
-    const up = x.slice(), down = x.slice()
-    up[i] = xi + step; down[i] = xi - step
-    const tu: number[] = [], td: number[] = []
-    const fu = runProgram(plain, p, flatInput(up), tu), fd = runProgram(plain, p, flatInput(down), td)
+    const up = x.slice(),
+      down = x.slice()
+    up[i] = xi + step
+    down[i] = xi - step
+    const tu: number[] = [],
+      td: number[] = []
+    const fu = runProgram(plain, p, flatInput(up), tu),
+      fd = runProgram(plain, p, flatInput(down), td)
     if (tu.join() !== trace0.join() || td.join() !== trace0.join()) return null
     return (fu - fd) / (up[i]! - down[i]!)
   })
@@ -35,7 +39,9 @@ describe('gradients of random plain-TS programs (loops, branches on values, recu
     fd.forEach((v, i) => {
       if (v === null) return
       compared++
-      expect(Math.abs(ours[i]! - v), `∂/∂x${i}: ${ours[i]} vs finite difference ${v}`).toBeLessThan(1e-5 * Math.max(1, Math.abs(v)))
+      expect(Math.abs(ours[i]! - v), `∂/∂x${i}: ${ours[i]} vs finite difference ${v}`).toBeLessThan(
+        1e-5 * Math.max(1, Math.abs(v)),
+      )
     })
     expect(compared).toBeGreaterThanOrEqual(6)
     // the naive algorithm of seed 003 §3 gives the same numbers (up to rounding of the summation order)
@@ -45,7 +51,15 @@ describe('gradients of random plain-TS programs (loops, branches on values, recu
 
   it('the programs exercise every construct', () => {
     const kinds = new Set<string>()
-    const visit = (b: Program['body']) => b.forEach((s) => { kinds.add(s.kind); if (s.kind === 'if') { visit(s.then); visit(s.else) } if (s.kind === 'loop') visit(s.body) })
+    const visit = (b: Program['body']) =>
+      b.forEach((s) => {
+        kinds.add(s.kind)
+        if (s.kind === 'if') {
+          visit(s.then)
+          visit(s.else)
+        }
+        if (s.kind === 'loop') visit(s.body)
+      })
     for (let seed = 1000; seed < 1060; seed++) visit(randomProgram(seed, 10).body)
     expect([...kinds].sort()).toEqual(['binary', 'if', 'loop', 'recurse', 'unary'])
   })

@@ -38,7 +38,10 @@ export class Keys {
   /** The integer for a key string. */
   id(key: string): number {
     let k = this.map.get(key)
-    if (k === undefined) { k = this.map.size; this.map.set(key, k) }
+    if (k === undefined) {
+      k = this.map.size
+      this.map.set(key, k)
+    }
     return k
   }
 }
@@ -54,38 +57,64 @@ function pass<T>(items: Item<T>[], maxPeriod: number, keys: Keys): Item<T>[] {
   const n = items.length
   let i = 0
   while (i < n) {
-    let bestP = 0, bestCount = 0, bestCover = 0
+    let bestP = 0,
+      bestCount = 0,
+      bestCover = 0
     let bestDeltas: number[] | undefined
     const lim = Math.min(maxPeriod, (n - i) >> 1)
     for (let p = 1; p <= lim; p++) {
       if (items[i + p]!.key !== items[i]!.key) continue
       let same = true
-      for (let j = 1; j < p; j++) if (items[i + j]!.key !== items[i + p + j]!.key) { same = false; break }
+      for (let j = 1; j < p; j++)
+        if (items[i + j]!.key !== items[i + p + j]!.key) {
+          same = false
+          break
+        }
       if (!same) continue
       const deltas: number[] = []
       let groupWeight = 0
       for (let j = 0; j < p; j++) {
-        const a = items[i + j]!.params, b = items[i + p + j]!.params
+        const a = items[i + j]!.params,
+          b = items[i + p + j]!.params
         for (let m = 0; m < a.length; m++) deltas.push(b[m]! - a[m]!)
         groupWeight += weightOf(items[i + j]!)
       }
       let count = 2
       for (; i + (count + 1) * p <= n; count++) {
-        let ok = true, m = 0
+        let ok = true,
+          m = 0
         for (let j = 0; j < p && ok; j++) {
-          const first = items[i + j]!, it = items[i + count * p + j]!
-          if (it.key !== first.key) { ok = false; break }
-          const a = first.params, b = it.params
-          for (let q = 0; q < a.length; q++, m++) if (b[q] !== a[q]! + count * deltas[m]!) { ok = false; break }
+          const first = items[i + j]!,
+            it = items[i + count * p + j]!
+          if (it.key !== first.key) {
+            ok = false
+            break
+          }
+          const a = first.params,
+            b = it.params
+          for (let q = 0; q < a.length; q++, m++)
+            if (b[q] !== a[q]! + count * deltas[m]!) {
+              ok = false
+              break
+            }
         }
         if (!ok) break
       }
       // short loops of small bodies run faster unrolled
       if (count < 3 && groupWeight < 32) continue
       const cover = count * groupWeight
-      if (cover > bestCover) { bestP = p; bestCount = count; bestCover = cover; bestDeltas = deltas }
+      if (cover > bestCover) {
+        bestP = p
+        bestCount = count
+        bestCover = cover
+        bestDeltas = deltas
+      }
     }
-    if (bestP === 0) { out.push(items[i]!); i++; continue }
+    if (bestP === 0) {
+      out.push(items[i]!)
+      i++
+      continue
+    }
     const body = items.slice(i, i + bestP)
     const params: number[] = []
     for (const it of body) params.push(...it.params)

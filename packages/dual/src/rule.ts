@@ -34,8 +34,17 @@ export interface RuleSpec {
  * ```
  */
 export function defineRule(spec: RuleSpec): DualRule {
-  if (!Number.isInteger(spec.inputs) || spec.inputs < 0) throw new DualError('dual/rule', `rule \`${spec.name}\`: inputs must be a non-negative integer, got ${spec.inputs}`)
-  if (!Number.isInteger(spec.outputs) || spec.outputs < 1) throw new DualError('dual/rule', `rule \`${spec.name}\`: outputs must be a positive integer, got ${spec.outputs}`)
-  if (typeof spec.forward !== 'function') throw new DualError('dual/rule', `rule \`${spec.name}\` has no forward function`)
-  return { name: spec.name, inputs: spec.inputs, outputs: spec.outputs, forward: spec.forward, ...(spec.pullback ? { pullback: spec.pullback } : {}) }
+  if (!Number.isInteger(spec.inputs) || spec.inputs < 0)
+    throw new DualError('dual/rule', `rule \`${spec.name}\`: inputs must be a non-negative integer, got ${spec.inputs}`)
+  if (!Number.isInteger(spec.outputs) || spec.outputs < 1)
+    throw new DualError('dual/rule', `rule \`${spec.name}\`: outputs must be a positive integer, got ${spec.outputs}`)
+  if (typeof spec.forward !== 'function')
+    throw new DualError('dual/rule', `rule \`${spec.name}\` has no forward function`)
+  return {
+    name: spec.name,
+    inputs: spec.inputs,
+    outputs: spec.outputs,
+    forward: spec.forward,
+    ...(spec.pullback ? { pullback: spec.pullback } : {}),
+  }
 }

@@ -53,11 +53,21 @@ export class Stage {
     this.traces++
     const items = shape.kind === 'array' ? shape.items : []
     this.flat = items.length === 1 && items[0]!.kind === 'vector'
-    if (hasStatic(shape)) { this.off = 'its arguments have static leaves (booleans, strings, integer arrays): they are not guarded'; return }
+    if (hasStatic(shape)) {
+      this.off = 'its arguments have static leaves (booleans, strings, integer arrays): they are not guarded'
+      return
+    }
     const made = compileTrace(t, out, this.maker)
-    if (typeof made === 'string') { this.off = made; this.program = undefined; return }
+    if (typeof made === 'string') {
+      this.off = made
+      this.program = undefined
+      return
+    }
     this.program = made
-    if (this.traces > MAX_TRACES) { this.off = `it was traced ${this.traces} times (guards or shapes keep changing)`; this.program = undefined }
+    if (this.traces > MAX_TRACES) {
+      this.off = `it was traced ${this.traces} times (guards or shapes keep changing)`
+      this.program = undefined
+    }
   }
 
   info(): StageInfo {
@@ -75,12 +85,19 @@ export class Stage {
  * The `into` entry of one staged gradient for one flat `Float64Array` argument and gradient, as code
  * of its own (see `grad`); any other call goes to `slow`. Undefined where code generation is off.
  */
-export function flatEntry(stage: Stage, last: Float64Array, slow: (out: unknown, x: unknown) => void): ((out: unknown, x: unknown) => void) | undefined {
-  const made = defaultMaker(['stage', 'last', 'slow'], `'use strict';
+export function flatEntry(
+  stage: Stage,
+  last: Float64Array,
+  slow: (out: unknown, x: unknown) => void,
+): ((out: unknown, x: unknown) => void) | undefined {
+  const made = defaultMaker(
+    ['stage', 'last', 'slow'],
+    `'use strict';
 return function into(out, x) {
   const p = stage.program;
   if (p !== undefined && stage.flat && x instanceof Float64Array && out instanceof Float64Array && x.length === p.inputs && out.length === p.inputs && p.run(x, out)) { last[0] = p.v[p.out]; return; }
   slow(out, x);
-};`)
+};`,
+  )
   return typeof made === 'string' ? undefined : (made(stage, last, slow) as (out: unknown, x: unknown) => void)
 }

@@ -10,7 +10,17 @@ import { DualError } from './errors.js'
 import { HANDLE_BASE, type Real, type Tape } from './tape.js'
 
 /** A value with differentiable leaves, as the user passes it. */
-export type Tree = number | Float64Array | readonly Tree[] | { readonly [k: string]: Tree } | boolean | string | null | undefined | Int32Array | Uint8Array
+export type Tree =
+  | number
+  | Float64Array
+  | readonly Tree[]
+  | { readonly [k: string]: Tree }
+  | boolean
+  | string
+  | null
+  | undefined
+  | Int32Array
+  | Uint8Array
 
 /**
  * The plain value a dual-engine function's parameter of handle type `P` is called with: `Real` →
@@ -18,34 +28,52 @@ export type Tree = number | Float64Array | readonly Tree[] | { readonly [k: stri
  * types (booleans, strings, integer arrays) unchanged. Every number argument is differentiated, so a
  * parameter typed `number` (not `Real`) is refused: pass constants through a closure instead.
  */
-export type Plain<P> = P extends Real ? number
-  : P extends number ? never // a plain number parameter would receive a handle: capture constants in a closure
-  : P extends readonly Real[] ? Float64Array | readonly number[]
-  : P extends Int32Array | Uint8Array | boolean | string | null | undefined | ((...a: never[]) => unknown) ? P
-  : P extends readonly unknown[] ? { readonly [K in keyof P]: Plain<P[K]> }
-  : P extends object ? { readonly [K in keyof P]: Plain<P[K]> }
-  : P
+export type Plain<P> = P extends Real
+  ? number
+  : P extends number
+    ? never // a plain number parameter would receive a handle: capture constants in a closure
+    : P extends readonly Real[]
+      ? Float64Array | readonly number[]
+      : P extends Int32Array | Uint8Array | boolean | string | null | undefined | ((...a: never[]) => unknown)
+        ? P
+        : P extends readonly unknown[]
+          ? { readonly [K in keyof P]: Plain<P[K]> }
+          : P extends object
+            ? { readonly [K in keyof P]: Plain<P[K]> }
+            : P
 
 /** The gradient (cotangent) of a parameter of handle type `P`: its plain structure, numbers for handles. */
-export type Cotangent<P> = P extends Real ? number
-  : P extends readonly Real[] ? Float64Array | number[]
-  : P extends Int32Array | Uint8Array | boolean | string | null | undefined ? P
-  : P extends readonly unknown[] ? { -readonly [K in keyof P]: Cotangent<P[K]> }
-  : P extends object ? { -readonly [K in keyof P]: Cotangent<P[K]> }
-  : P
+export type Cotangent<P> = P extends Real
+  ? number
+  : P extends readonly Real[]
+    ? Float64Array | number[]
+    : P extends Int32Array | Uint8Array | boolean | string | null | undefined
+      ? P
+      : P extends readonly unknown[]
+        ? { -readonly [K in keyof P]: Cotangent<P[K]> }
+        : P extends object
+          ? { -readonly [K in keyof P]: Cotangent<P[K]> }
+          : P
 
 /** The plain-number structure of a function result made of handles (`Real` → number). */
-export type Valued<T> = T extends Real ? number
-  : T extends readonly unknown[] ? { -readonly [K in keyof T]: Valued<T[K]> }
-  : T extends object ? { -readonly [K in keyof T]: Valued<T[K]> }
-  : T
+export type Valued<T> = T extends Real
+  ? number
+  : T extends readonly unknown[]
+    ? { -readonly [K in keyof T]: Valued<T[K]> }
+    : T extends object
+      ? { -readonly [K in keyof T]: Valued<T[K]> }
+      : T
 
 /** A cotangent for a result of handle type `R`: numbers for handles; an array of handles takes a `Float64Array` too. */
-export type OutputCotangent<R> = R extends Real ? number
-  : R extends readonly Real[] ? readonly number[] | Float64Array
-  : R extends readonly unknown[] ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
-  : R extends object ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
-  : R
+export type OutputCotangent<R> = R extends Real
+  ? number
+  : R extends readonly Real[]
+    ? readonly number[] | Float64Array
+    : R extends readonly unknown[]
+      ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
+      : R extends object
+        ? { readonly [K in keyof R]: OutputCotangent<R[K]> }
+        : R
 
 /** The shape of an input tree. Flat positions (`index`) number the differentiable scalars. */
 export type Shape =
@@ -64,43 +92,78 @@ const isRecord = (v: unknown): v is Record<string, unknown> => {
 /** Describes `value` (numbering its scalars from `start`); returns the shape and the next index. */
 export function describe(value: unknown, start: number, path = 'argument'): { shape: Shape; next: number } {
   if (typeof value === 'number') return { shape: { kind: 'scalar', index: start }, next: start + 1 }
-  if (value instanceof Float64Array) return { shape: { kind: 'vector', index: start, length: value.length }, next: start + value.length }
+  if (value instanceof Float64Array)
+    return { shape: { kind: 'vector', index: start, length: value.length }, next: start + value.length }
   if (Array.isArray(value)) {
     const items: Shape[] = []
     let next = start
-    value.forEach((v, k) => { const d = describe(v, next, `${path}[${k}]`); items.push(d.shape); next = d.next })
+    value.forEach((v, k) => {
+      const d = describe(v, next, `${path}[${k}]`)
+      items.push(d.shape)
+      next = d.next
+    })
     return { shape: { kind: 'array', items }, next }
   }
   if (isRecord(value)) {
     const keys = Object.keys(value)
     const items: Shape[] = []
     let next = start
-    for (const k of keys) { const d = describe(value[k], next, `${path}.${k}`); items.push(d.shape); next = d.next }
+    for (const k of keys) {
+      const d = describe(value[k], next, `${path}.${k}`)
+      items.push(d.shape)
+      next = d.next
+    }
     return { shape: { kind: 'record', keys, items }, next }
   }
-  if (value === null || value === undefined || typeof value === 'boolean' || typeof value === 'string' || value instanceof Int32Array || value instanceof Uint8Array) {
+  if (
+    value === null ||
+    value === undefined ||
+    typeof value === 'boolean' ||
+    typeof value === 'string' ||
+    value instanceof Int32Array ||
+    value instanceof Uint8Array
+  ) {
     return { shape: { kind: 'static' }, next: start }
   }
-  if (ArrayBuffer.isView(value)) throw new DualError('dual/input', `${path}: a ${value.constructor.name} is neither differentiable (use a Float64Array) nor a static integer array (Int32Array, Uint8Array)`)
-  throw new DualError('dual/input', `${path}: expected a number, a Float64Array, an array or a plain record, got ${typeof value === 'object' ? value.constructor?.name ?? 'object' : typeof value}`)
+  if (ArrayBuffer.isView(value))
+    throw new DualError(
+      'dual/input',
+      `${path}: a ${value.constructor.name} is neither differentiable (use a Float64Array) nor a static integer array (Int32Array, Uint8Array)`,
+    )
+  throw new DualError(
+    'dual/input',
+    `${path}: expected a number, a Float64Array, an array or a plain record, got ${typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value}`,
+  )
 }
 
 /** The handle structure for a shape (static leaves filled in by `load`). */
 export function mirror(shape: Shape): unknown {
   switch (shape.kind) {
-    case 'scalar': return shape.index + HANDLE_BASE
-    case 'vector': return Array.from({ length: shape.length }, (_, k) => shape.index + k + HANDLE_BASE)
-    case 'array': return shape.items.map(mirror)
-    case 'record': { const o: Record<string, unknown> = {}; shape.keys.forEach((k, i) => { o[k] = mirror(shape.items[i]!) }); return o }
-    case 'static': return undefined
+    case 'scalar':
+      return shape.index + HANDLE_BASE
+    case 'vector':
+      return Array.from({ length: shape.length }, (_, k) => shape.index + k + HANDLE_BASE)
+    case 'array':
+      return shape.items.map(mirror)
+    case 'record': {
+      const o: Record<string, unknown> = {}
+      shape.keys.forEach((k, i) => {
+        o[k] = mirror(shape.items[i]!)
+      })
+      return o
+    }
+    case 'static':
+      return undefined
   }
 }
 
 /** Whether `value` has exactly this shape (same keys, lengths and leaf kinds); allocates nothing. */
 export function matches(shape: Shape, value: unknown): boolean {
   switch (shape.kind) {
-    case 'scalar': return typeof value === 'number'
-    case 'vector': return value instanceof Float64Array && value.length === shape.length
+    case 'scalar':
+      return typeof value === 'number'
+    case 'vector':
+      return value instanceof Float64Array && value.length === shape.length
     case 'array': {
       if (!Array.isArray(value) || value.length !== shape.items.length) return false
       for (let k = 0; k < value.length; k++) if (!matches(shape.items[k]!, value[k])) return false
@@ -118,7 +181,8 @@ export function matches(shape: Shape, value: unknown): boolean {
       }
       return true
     }
-    case 'static': return !(typeof value === 'number' || value instanceof Float64Array || Array.isArray(value) || isRecord(value))
+    case 'static':
+      return !(typeof value === 'number' || value instanceof Float64Array || Array.isArray(value) || isRecord(value))
   }
 }
 
@@ -128,13 +192,16 @@ export function matches(shape: Shape, value: unknown): boolean {
  */
 export function load(shape: Shape, value: unknown, m: unknown, tape: Tape): void {
   switch (shape.kind) {
-    case 'scalar': tape.leaf(value as number); return
+    case 'scalar':
+      tape.leaf(value as number)
+      return
     case 'vector': {
       tape.inputs(value as Float64Array)
       return
     }
     case 'array': {
-      const v = value as unknown[], mm = m as unknown[]
+      const v = value as unknown[],
+        mm = m as unknown[]
       for (let k = 0; k < v.length; k++) {
         const s = shape.items[k]!
         if (s.kind === 'static') mm[k] = v[k]
@@ -143,26 +210,42 @@ export function load(shape: Shape, value: unknown, m: unknown, tape: Tape): void
       return
     }
     case 'record': {
-      const v = value as Record<string, unknown>, mm = m as Record<string, unknown>
+      const v = value as Record<string, unknown>,
+        mm = m as Record<string, unknown>
       for (let k = 0; k < shape.keys.length; k++) {
-        const s = shape.items[k]!, key = shape.keys[k]!
+        const s = shape.items[k]!,
+          key = shape.keys[k]!
         if (s.kind === 'static') mm[key] = v[key]
         else load(s, v[key], mm[key], tape)
       }
       return
     }
-    case 'static': return
+    case 'static':
+      return
   }
 }
 
 /** A new tree shaped like `value` whose differentiable leaves are `flat[index …]` (static leaves kept). */
 export function build(shape: Shape, value: unknown, flat: ArrayLike<number>): unknown {
   switch (shape.kind) {
-    case 'scalar': return flat[shape.index]!
-    case 'vector': { const out = new Float64Array(shape.length); for (let k = 0; k < shape.length; k++) out[k] = flat[shape.index + k]!; return out }
-    case 'array': return shape.items.map((s, k) => build(s, (value as unknown[])[k], flat))
-    case 'record': { const o: Record<string, unknown> = {}; shape.keys.forEach((key, k) => { o[key] = build(shape.items[k]!, (value as Record<string, unknown>)[key], flat) }); return o }
-    case 'static': return value
+    case 'scalar':
+      return flat[shape.index]!
+    case 'vector': {
+      const out = new Float64Array(shape.length)
+      for (let k = 0; k < shape.length; k++) out[k] = flat[shape.index + k]!
+      return out
+    }
+    case 'array':
+      return shape.items.map((s, k) => build(s, (value as unknown[])[k], flat))
+    case 'record': {
+      const o: Record<string, unknown> = {}
+      shape.keys.forEach((key, k) => {
+        o[key] = build(shape.items[k]!, (value as Record<string, unknown>)[key], flat)
+      })
+      return o
+    }
+    case 'static':
+      return value
   }
 }
 
@@ -172,7 +255,11 @@ export function build(shape: Shape, value: unknown, flat: ArrayLike<number>): un
  */
 export function store(shape: Shape, out: unknown, flat: ArrayLike<number>): void {
   switch (shape.kind) {
-    case 'vector': { const o = out as Float64Array; for (let k = 0; k < shape.length; k++) o[k] = flat[shape.index + k]!; return }
+    case 'vector': {
+      const o = out as Float64Array
+      for (let k = 0; k < shape.length; k++) o[k] = flat[shape.index + k]!
+      return
+    }
     case 'array': {
       const o = out as unknown[]
       for (let k = 0; k < shape.items.length; k++) {
@@ -191,7 +278,8 @@ export function store(shape: Shape, out: unknown, flat: ArrayLike<number>): void
       }
       return
     }
-    default: return
+    default:
+      return
   }
 }
 
@@ -199,7 +287,11 @@ export function store(shape: Shape, out: unknown, flat: ArrayLike<number>): void
  * The handles of a function's result, in flat order (a handle, or arrays and records of them), and
  * a function rebuilding that structure from per-handle numbers.
  */
-export function outputsOf(result: unknown, top: number, path = 'result'): { handles: number[]; rebuild: (values: (k: number) => unknown) => unknown } {
+export function outputsOf(
+  result: unknown,
+  top: number,
+  path = 'result',
+): { handles: number[]; rebuild: (values: (k: number) => unknown) => unknown } {
   const handles: number[] = []
   const walk = (v: unknown, p: string): ((values: (k: number) => unknown) => unknown) => {
     if (typeof v === 'number') {
@@ -207,13 +299,25 @@ export function outputsOf(result: unknown, top: number, path = 'result'): { hand
       const k = handles.push(v) - 1
       return (values) => values(k)
     }
-    if (Array.isArray(v)) { const parts = v.map((x, i) => walk(x, `${p}[${i}]`)); return (values) => parts.map((f) => f(values)) }
+    if (Array.isArray(v)) {
+      const parts = v.map((x, i) => walk(x, `${p}[${i}]`))
+      return (values) => parts.map((f) => f(values))
+    }
     if (isRecord(v)) {
       const keys = Object.keys(v)
       const parts = keys.map((key) => walk(v[key], `${p}.${key}`))
-      return (values) => { const o: Record<string, unknown> = {}; keys.forEach((key, i) => { o[key] = parts[i]!(values) }); return o }
+      return (values) => {
+        const o: Record<string, unknown> = {}
+        keys.forEach((key, i) => {
+          o[key] = parts[i]!(values)
+        })
+        return o
+      }
     }
-    throw new DualError('dual/output', `${p}: a dual-engine function must return handles (\`Real\`), or arrays and records of them; got ${v === null ? 'null' : typeof v}`)
+    throw new DualError(
+      'dual/output',
+      `${p}: a dual-engine function must return handles (\`Real\`), or arrays and records of them; got ${v === null ? 'null' : typeof v}`,
+    )
   }
   const rebuild = walk(result, path)
   return { handles, rebuild }
@@ -223,7 +327,10 @@ export function outputsOf(result: unknown, top: number, path = 'result'): { hand
 export function checkHandle(h: number, top: number, path: string): void {
   const i = h - HANDLE_BASE
   if (!(Number.isInteger(i) && i >= 0 && i < top)) {
-    throw new DualError('dual/not-a-handle', `${path}: ${h} is not a handle of this call; wrap constants with \`d.constant(c)\` and compute results with \`d\``)
+    throw new DualError(
+      'dual/not-a-handle',
+      `${path}: ${h} is not a handle of this call; wrap constants with \`d.constant(c)\` and compute results with \`d\``,
+    )
   }
 }
 
@@ -236,21 +343,27 @@ export function flattenCotangent(cot: unknown, result: unknown, out: number[], p
   }
   if (Array.isArray(result)) {
     const c = cot as ArrayLike<unknown>
-    if (!(Array.isArray(c) || c instanceof Float64Array) || c.length !== result.length) throw new DualError('dual/cotangent', `${path}: expected an array of length ${result.length}`)
+    if (!(Array.isArray(c) || c instanceof Float64Array) || c.length !== result.length)
+      throw new DualError('dual/cotangent', `${path}: expected an array of length ${result.length}`)
     for (let k = 0; k < result.length; k++) flattenCotangent(c[k], result[k], out, `${path}[${k}]`)
     return
   }
   const r = result as Record<string, unknown>
-  if (!isRecord(cot)) throw new DualError('dual/cotangent', `${path}: expected a record with keys ${Object.keys(r).join(', ')}`)
+  if (!isRecord(cot))
+    throw new DualError('dual/cotangent', `${path}: expected a record with keys ${Object.keys(r).join(', ')}`)
   for (const key of Object.keys(r)) flattenCotangent(cot[key], r[key], out, `${path}.${key}`)
 }
 
 /** Writes the differentiable leaves of `value` (which matches `shape`) into `flat[index …]`; allocates nothing. */
 export function gather(shape: Shape, value: unknown, flat: Float64Array): void {
   switch (shape.kind) {
-    case 'scalar': flat[shape.index] = value as number; return
+    case 'scalar':
+      flat[shape.index] = value as number
+      return
     case 'vector': {
-      const v = value as Float64Array, at = shape.index, n = shape.length
+      const v = value as Float64Array,
+        at = shape.index,
+        n = shape.length
       if (n > 32) flat.set(v, at)
       else for (let k = 0; k < n; k++) flat[at + k] = v[k]!
       return
@@ -265,7 +378,8 @@ export function gather(shape: Shape, value: unknown, flat: Float64Array): void {
       for (let k = 0; k < shape.keys.length; k++) gather(shape.items[k]!, v[shape.keys[k]!], flat)
       return
     }
-    case 'static': return
+    case 'static':
+      return
   }
 }
 

@@ -70,7 +70,12 @@ const scratch = new WeakMap<DualRule, RuleScratch>()
 function scratchOf(rule: DualRule): RuleScratch {
   let s = scratch.get(rule)
   if (!s) {
-    s = { x: new Float64Array(rule.inputs), y: new Float64Array(rule.outputs), ybar: new Float64Array(rule.outputs), xbar: new Float64Array(rule.inputs) }
+    s = {
+      x: new Float64Array(rule.inputs),
+      y: new Float64Array(rule.outputs),
+      ybar: new Float64Array(rule.outputs),
+      xbar: new Float64Array(rule.inputs),
+    }
     scratch.set(rule, s)
   }
   return s
@@ -131,7 +136,10 @@ export class Tape {
     this.top = 0
     this.floor = 0
     this.spillTop = 0
-    for (let i = 0; i < this.ruleTop; i++) { this.rules[i] = undefined; this.pullbacks[i] = undefined }
+    for (let i = 0; i < this.ruleTop; i++) {
+      this.rules[i] = undefined
+      this.pullbacks[i] = undefined
+    }
     this.ruleTop = 0
     this.generation++
   }
@@ -139,11 +147,27 @@ export class Tape {
   /** Doubles the node arrays (keeping their contents). */
   grow(): void {
     const cap = this.cap * 2
-    if (cap > HANDLE_BASE) throw new DualError('dual/too-large', `a call of more than ${HANDLE_BASE} scalar operations does not fit the arena`)
-    const f = (a: Float64Array) => { const b = new Float64Array(cap); b.set(a); return b }
-    const n = (a: Int32Array) => { const b = new Int32Array(cap); b.set(a); return b }
-    this.val = f(this.val); this.p0 = f(this.p0); this.p1 = f(this.p1); this.adj = new Float64Array(cap)
-    this.t0 = n(this.t0); this.t1 = n(this.t1)
+    if (cap > HANDLE_BASE)
+      throw new DualError(
+        'dual/too-large',
+        `a call of more than ${HANDLE_BASE} scalar operations does not fit the arena`,
+      )
+    const f = (a: Float64Array) => {
+      const b = new Float64Array(cap)
+      b.set(a)
+      return b
+    }
+    const n = (a: Int32Array) => {
+      const b = new Int32Array(cap)
+      b.set(a)
+      return b
+    }
+    this.val = f(this.val)
+    this.p0 = f(this.p0)
+    this.p1 = f(this.p1)
+    this.adj = new Float64Array(cap)
+    this.t0 = n(this.t0)
+    this.t1 = n(this.t1)
     this.cap = cap
   }
 
@@ -152,8 +176,12 @@ export class Tape {
     if (this.spillTop + k <= this.spillT.length) return
     let cap = this.spillT.length * 2
     while (cap < this.spillTop + k) cap *= 2
-    const t = new Int32Array(cap); t.set(this.spillT); this.spillT = t
-    const p = new Float64Array(cap); p.set(this.spillP); this.spillP = p
+    const t = new Int32Array(cap)
+    t.set(this.spillT)
+    this.spillT = t
+    const p = new Float64Array(cap)
+    p.set(this.spillP)
+    this.spillP = p
   }
 
   /**
@@ -187,12 +215,17 @@ export class Tape {
 
   /** Records the values of `v` as `v.length` input nodes (no edges); returns the first index. */
   inputs(v: Float64Array): number {
-    const i = this.top, n = v.length
+    const i = this.top,
+      n = v.length
     while (i + n > this.cap) this.grow()
-    const val = this.val, t0 = this.t0
+    const val = this.val,
+      t0 = this.t0
     if (n <= 32) {
       // a builtin call costs more than a short loop
-      for (let k = 0; k < n; k++) { val[i + k] = v[k]!; t0[i + k] = NO_EDGES }
+      for (let k = 0; k < n; k++) {
+        val[i + k] = v[k]!
+        t0[i + k] = NO_EDGES
+      }
     } else {
       val.set(v, i)
       t0.fill(NO_EDGES, i, i + n)
@@ -264,12 +297,17 @@ export class Tape {
    * which carries the rule; writes the output handles into `ys` and returns it.
    */
   custom(rule: DualRule, xs: ArrayLike<Real>, ys: Real[]): Real[] {
-    if (xs.length !== rule.inputs) throw new DualError('dual/rule-arity', `the rule \`${rule.name}\` takes ${rule.inputs} inputs, got ${xs.length}`)
+    if (xs.length !== rule.inputs)
+      throw new DualError('dual/rule-arity', `the rule \`${rule.name}\` takes ${rule.inputs} inputs, got ${xs.length}`)
     const s = scratchOf(rule)
     const val = this.val
     for (let k = 0; k < rule.inputs; k++) s.x[k] = val[xs[k]! - HANDLE_BASE]!
     const pb = rule.forward(s.x, s.y)
-    if (!pb && !rule.pullback) throw new DualError('dual/rule-no-pullback', `the rule \`${rule.name}\` returned no pullback from \`forward\` and has no \`pullback\``)
+    if (!pb && !rule.pullback)
+      throw new DualError(
+        'dual/rule-no-pullback',
+        `the rule \`${rule.name}\` returned no pullback from \`forward\` and has no \`pullback\``,
+      )
     // inputs in the spill area: [count, inputs…]
     this.reserveSpill(rule.inputs + 1)
     const start = this.spillTop
@@ -285,7 +323,11 @@ export class Tape {
       if (i === this.cap) this.grow()
       this.val[i] = s.y[k]!
       if (k < m - 1) this.t0[i] = NO_EDGES
-      else { this.t0[i] = CUSTOM; this.t1[i] = start; this.p1[i] = r }
+      else {
+        this.t0[i] = CUSTOM
+        this.t1[i] = start
+        this.p1[i] = r
+      }
       this.top = i + 1
       ys[k] = (i + HANDLE_BASE) as Real
     }
@@ -294,7 +336,8 @@ export class Tape {
 
   /** Zeroes the adjoints of every node of this call. */
   clearAdjoints(): void {
-    const top = this.top, adj = this.adj
+    const top = this.top,
+      adj = this.adj
     if (top <= 64) for (let i = 0; i < top; i++) adj[i] = 0
     else adj.fill(0, 0, top)
   }
@@ -305,7 +348,11 @@ export class Tape {
    * of the seeded combination of outputs with respect to node i.
    */
   sweep(): void {
-    const adj = this.adj, t0 = this.t0, p0 = this.p0, t1 = this.t1, p1 = this.p1
+    const adj = this.adj,
+      t0 = this.t0,
+      p0 = this.p0,
+      t1 = this.t1,
+      p1 = this.p1
     let edges = 0
     const floor = this.floor
     for (let i = this.top - 1; i >= floor; i--) {
@@ -315,11 +362,15 @@ export class Tape {
         if (g === 0) continue
         adj[a] += g * p0[i]!
         const b = t1[i]!
-        if (b >= 0) { adj[b] += g * p1[i]!; edges += 2 } else edges++
+        if (b >= 0) {
+          adj[b] += g * p1[i]!
+          edges += 2
+        } else edges++
       } else if (a === SPILLED) {
         const g = adj[i]!
         if (g === 0) continue
-        const st = this.spillT, sp = this.spillP
+        const st = this.spillT,
+          sp = this.spillP
         const s = t1[i]!
         const n = st[s]!
         for (let k = s + 1; k <= s + n; k++) adj[st[k]!] += g * sp[k]!
@@ -339,7 +390,11 @@ export class Tape {
     const m = rule.outputs
     const first = i - m + 1
     let any = false
-    for (let k = 0; k < m; k++) { const g = this.adj[first + k]!; s.ybar[k] = g; if (g !== 0) any = true }
+    for (let k = 0; k < m; k++) {
+      const g = this.adj[first + k]!
+      s.ybar[k] = g
+      if (g !== 0) any = true
+    }
     if (!any) return 0
     const st = this.spillT
     const start = this.t1[i]!

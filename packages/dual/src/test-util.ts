@@ -30,10 +30,22 @@ export interface Ops<T> {
 
 /** Plain numbers: the objective itself, for finite differences. */
 export const plain: Ops<number> = {
-  value: (x) => x, constant: (c) => c,
-  add: (x, y) => x + y, sub: (x, y) => x - y, mul: (x, y) => x * y, div: (x, y) => x / y,
-  neg: (x) => -x, scale: (x, c) => c * x, offset: (x, c) => x + c, square: (x) => x * x,
-  sin: Math.sin, cos: Math.cos, exp: Math.exp, log: Math.log, sqrt: Math.sqrt, tanh: Math.tanh,
+  value: (x) => x,
+  constant: (c) => c,
+  add: (x, y) => x + y,
+  sub: (x, y) => x - y,
+  mul: (x, y) => x * y,
+  div: (x, y) => x / y,
+  neg: (x) => -x,
+  scale: (x, c) => c * x,
+  offset: (x, c) => x + c,
+  square: (x) => x * x,
+  sin: Math.sin,
+  cos: Math.cos,
+  exp: Math.exp,
+  log: Math.log,
+  sqrt: Math.sqrt,
+  tanh: Math.tanh,
 }
 
 /** The input record every random program takes. */
@@ -81,7 +93,8 @@ export function randomProgram(seed: number, size = 8): Program {
       const r = rng.next()
       const pick = () => rng.int(0, vars - 1)
       if (depth < 2 && r < 0.12) {
-        const x = pick(), y = pick()
+        const x = pick(),
+          y = pick()
         const before = vars
         const then = block(rng.int(1, 3), depth + 1)
         const afterThen = vars
@@ -120,23 +133,36 @@ export function runProgram<T>(d: Ops<T>, p: Program, input: ProgramInput<T>, tra
   const vars: T[] = [input.a, ...input.b, input.c.d, input.c.e[0], input.c.e[1]]
   const unary = (op: Unary, x: T, c: number): T => {
     switch (op) {
-      case 'sin': return d.sin(x)
-      case 'cos': return d.cos(x)
-      case 'tanh': return d.tanh(x)
-      case 'square': return d.square(d.tanh(x))
-      case 'safeLog': return d.log(d.offset(d.square(x), 1))
-      case 'safeSqrt': return d.sqrt(d.offset(d.square(x), 0.5))
-      case 'safeExp': return d.exp(d.tanh(x))
-      case 'neg': return d.neg(x)
-      case 'scale': return d.scale(x, c)
+      case 'sin':
+        return d.sin(x)
+      case 'cos':
+        return d.cos(x)
+      case 'tanh':
+        return d.tanh(x)
+      case 'square':
+        return d.square(d.tanh(x))
+      case 'safeLog':
+        return d.log(d.offset(d.square(x), 1))
+      case 'safeSqrt':
+        return d.sqrt(d.offset(d.square(x), 0.5))
+      case 'safeExp':
+        return d.exp(d.tanh(x))
+      case 'neg':
+        return d.neg(x)
+      case 'scale':
+        return d.scale(x, c)
     }
   }
   const binary = (op: Binary, x: T, y: T): T => {
     switch (op) {
-      case 'add': return d.add(x, y)
-      case 'sub': return d.sub(x, y)
-      case 'mul': return d.tanh(d.mul(x, y))
-      case 'safeDiv': return d.div(x, d.offset(d.square(y), 1))
+      case 'add':
+        return d.add(x, y)
+      case 'sub':
+        return d.sub(x, y)
+      case 'mul':
+        return d.tanh(d.mul(x, y))
+      case 'safeDiv':
+        return d.div(x, d.offset(d.square(y), 1))
     }
   }
   // a recursive function of plain JS: f(0, x) = x, f(n, x) = sin(f(n − 1, x)) · x + x
@@ -144,9 +170,15 @@ export function runProgram<T>(d: Ops<T>, p: Program, input: ProgramInput<T>, tra
   const exec = (body: Stmt[]): void => {
     for (const s of body) {
       switch (s.kind) {
-        case 'unary': vars.push(unary(s.op, vars[s.x]!, s.c)); break
-        case 'binary': vars.push(binary(s.op, vars[s.x]!, vars[s.y]!)); break
-        case 'recurse': vars.push(d.tanh(recurse(s.depth, vars[s.x]!))); break
+        case 'unary':
+          vars.push(unary(s.op, vars[s.x]!, s.c))
+          break
+        case 'binary':
+          vars.push(binary(s.op, vars[s.x]!, vars[s.y]!))
+          break
+        case 'recurse':
+          vars.push(d.tanh(recurse(s.depth, vars[s.x]!)))
+          break
         case 'if': {
           // branches are on values; both sides push the same number of variables (padded)
           const before = vars.length

@@ -16,9 +16,23 @@ export type Type =
   | { kind: 'stack'; elem: ScalarTypeName }
 
 export type BinaryOp =
-  | '+' | '-' | '*' | '/' | '%' | '**'
-  | '==' | '!=' | '<' | '<=' | '>' | '>='
-  | '&&' | '||' | '^' | '&' | '|'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '**'
+  | '=='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '&&'
+  | '||'
+  | '^'
+  | '&'
+  | '|'
 
 export type UnaryOp = '-' | '!'
 
@@ -27,15 +41,7 @@ interface NodeBase {
 }
 
 /** Pure expressions. After checking, every expression carries its `type`. */
-export type Expr =
-  | NumberLit
-  | BoolLit
-  | VarRef
-  | IndexExpr
-  | FieldExpr
-  | UnaryExpr
-  | BinaryExpr
-  | CallExpr
+export type Expr = NumberLit | BoolLit | VarRef | IndexExpr | FieldExpr | UnaryExpr | BinaryExpr | CallExpr
 
 export interface NumberLit extends NodeBase {
   kind: 'num'

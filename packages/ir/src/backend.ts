@@ -9,9 +9,34 @@
  */
 export { walk, rootName, readNames, writtenParams } from './check.js'
 export { inlineSmallCalls, userNames } from './inline.js'
-export { flatten, forEachStatement, inRun, key, offsetOf, promotableElements, sharedSubexpressions, type Flat, type Promotion, type RunStmt, type Shared } from './cse.js'
+export {
+  flatten,
+  forEachStatement,
+  inRun,
+  key,
+  offsetOf,
+  promotableElements,
+  sharedSubexpressions,
+  type Flat,
+  type Promotion,
+  type RunStmt,
+  type Shared,
+} from './cse.js'
 export { hostNumber } from './host-result.js'
 export {
-  optimize, PASS_NAMES, unrollLoops, unrollBlock, literalTrips, scalarReplaceArrays, scalarArraysBlock, deadAncillas,
-  dropDeadAncillaWrites, effectfulFunctions, rewriteBlock, rewriteExpr, type PassName, type DeadAncillasContext, type NodeRewriter,
+  optimize,
+  PASS_NAMES,
+  unrollLoops,
+  unrollBlock,
+  literalTrips,
+  scalarReplaceArrays,
+  scalarArraysBlock,
+  deadAncillas,
+  dropDeadAncillaWrites,
+  effectfulFunctions,
+  rewriteBlock,
+  rewriteExpr,
+  type PassName,
+  type DeadAncillasContext,
+  type NodeRewriter,
 } from './passes/index.js'

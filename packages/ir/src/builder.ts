@@ -8,12 +8,29 @@
  * ```
  */
 import type {
-  Arg, BinaryOp, Dataview, Expr, FieldExpr, FunctionDef, IndexExpr, Module, Param, ScalarTypeName, Stmt, Type, UpdateOp, VarRef,
+  Arg,
+  BinaryOp,
+  Dataview,
+  Expr,
+  FieldExpr,
+  FunctionDef,
+  IndexExpr,
+  Module,
+  Param,
+  ScalarTypeName,
+  Stmt,
+  Type,
+  UpdateOp,
+  VarRef,
 } from './ast.js'
 
 type ExprLike = Expr | number | boolean
 const lift = (e: ExprLike): Expr =>
-  typeof e === 'number' ? { kind: 'num', value: e, isFloat: !Number.isInteger(e) } : typeof e === 'boolean' ? { kind: 'bool', value: e } : e
+  typeof e === 'number'
+    ? { kind: 'num', value: e, isFloat: !Number.isInteger(e) }
+    : typeof e === 'boolean'
+      ? { kind: 'bool', value: e }
+      : e
 
 /** A type from its written form: `'f64'`, `'i32[]'`, `'stack<f64>'`. */
 export function type(t: string): Type {
@@ -27,7 +44,11 @@ export const param = (name: string, t = 'f64'): Param => ({ name, type: type(t) 
 /** A function definition. */
 export const fn = (name: string, params: Param[], body: Stmt[]): FunctionDef => ({ kind: 'fn', name, params, body })
 /** A module of functions (with optional interpolated host values). */
-export const module = (functions: FunctionDef[], hosts: unknown[] = []): Module => ({ kind: 'module', functions, hosts })
+export const module = (functions: FunctionDef[], hosts: unknown[] = []): Module => ({
+  kind: 'module',
+  functions,
+  hosts,
+})
 
 // expressions
 /** A variable reference. */
@@ -37,15 +58,33 @@ export const f = (value: number): Expr => ({ kind: 'num', value, isFloat: true }
 /** An integer literal (i32 where expected, f64 otherwise). */
 export const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 /** An array element `a[i]`. */
-export const at = (array: string | VarRef, index: ExprLike): IndexExpr => ({ kind: 'index', array: typeof array === 'string' ? v(array) : array, index: lift(index) })
+export const at = (array: string | VarRef, index: ExprLike): IndexExpr => ({
+  kind: 'index',
+  array: typeof array === 'string' ? v(array) : array,
+  index: lift(index),
+})
 /** A field `x.name`. */
 export const field = (target: Expr, name: string): FieldExpr => ({ kind: 'field', target, field: name })
 /** The negated dataview `-x`. */
 export const neg = (target: Dataview): Dataview => ({ kind: 'neg', target })
-const bin = (op: BinaryOp) => (a: ExprLike, b: ExprLike): Expr => ({ kind: 'binary', op, left: lift(a), right: lift(b) })
-export const add = bin('+'), sub = bin('-'), mul = bin('*'), div = bin('/'), mod = bin('%'), pow = bin('**')
-export const eq = bin('=='), ne = bin('!='), lt = bin('<'), le = bin('<='), gt = bin('>'), ge = bin('>=')
-export const and = bin('&&'), or = bin('||'), xor = bin('^')
+const bin =
+  (op: BinaryOp) =>
+  (a: ExprLike, b: ExprLike): Expr => ({ kind: 'binary', op, left: lift(a), right: lift(b) })
+export const add = bin('+'),
+  sub = bin('-'),
+  mul = bin('*'),
+  div = bin('/'),
+  mod = bin('%'),
+  pow = bin('**')
+export const eq = bin('=='),
+  ne = bin('!='),
+  lt = bin('<'),
+  le = bin('<='),
+  gt = bin('>'),
+  ge = bin('>=')
+export const and = bin('&&'),
+  or = bin('||'),
+  xor = bin('^')
 /** Unary minus of an expression. */
 export const negate = (a: ExprLike): Expr => ({ kind: 'unary', op: '-', arg: lift(a) })
 /** Logical not. */
@@ -54,7 +93,9 @@ export const not = (a: ExprLike): Expr => ({ kind: 'unary', op: '!', arg: lift(a
 export const call = (callee: string, ...args: ExprLike[]): Expr => ({ kind: 'call', callee, args: args.map(lift) })
 
 // statements
-const upd = (op: UpdateOp) => (target: Dataview, value: ExprLike): Stmt => ({ kind: 'update', op, target, value: lift(value) })
+const upd =
+  (op: UpdateOp) =>
+  (target: Dataview, value: ExprLike): Stmt => ({ kind: 'update', op, target, value: lift(value) })
 /** `target += value` */
 export const plusEq = upd('+=')
 /** `target -= value` */
@@ -66,22 +107,60 @@ export const timesEq = upd('*=')
 /** `target /= value` */
 export const divEq = upd('/=')
 /** A call of a reversible function or bijection: `callStmt('f', [a, b])`. */
-export const callStmt = (callee: string, args: Array<Arg | number>): Stmt => ({ kind: 'callstmt', callee, args: args.map((a) => (typeof a === 'number' ? lift(a) : a)), inverse: false })
+export const callStmt = (callee: string, args: Array<Arg | number>): Stmt => ({
+  kind: 'callstmt',
+  callee,
+  args: args.map((a) => (typeof a === 'number' ? lift(a) : a)),
+  inverse: false,
+})
 /** An uncall `~f(args)`. */
-export const uncall = (callee: string, args: Array<Arg | number>): Stmt => ({ kind: 'callstmt', callee, args: args.map((a) => (typeof a === 'number' ? lift(a) : a)), inverse: true })
+export const uncall = (callee: string, args: Array<Arg | number>): Stmt => ({
+  kind: 'callstmt',
+  callee,
+  args: args.map((a) => (typeof a === 'number' ? lift(a) : a)),
+  inverse: true,
+})
 /** `SWAP(a, b)` */
 export const swap = (a: Dataview, b: Dataview): Stmt => callStmt('SWAP', [a, b])
 /** `name <- value` (optionally typed). */
-export const alloc = (name: string, value: ExprLike, t?: string): Stmt => ({ kind: 'alloc', name, value: lift(value), ...(t ? { declared: type(t) } : {}) })
+export const alloc = (name: string, value: ExprLike, t?: string): Stmt => ({
+  kind: 'alloc',
+  name,
+  value: lift(value),
+  ...(t ? { declared: type(t) } : {}),
+})
 /** `name -> value` */
 export const dealloc = (name: string, value: ExprLike): Stmt => ({ kind: 'dealloc', name, value: lift(value) })
 /** `if (pre, post) { then } else { else }`; `post` undefined means `~`. */
-export const if_ = (pre: ExprLike, post: ExprLike | undefined, then: Stmt[], otherwise: Stmt[] = []): Stmt => ({ kind: 'if', pre: lift(pre), post: post === undefined ? null : lift(post), then, else: otherwise })
+export const if_ = (pre: ExprLike, post: ExprLike | undefined, then: Stmt[], otherwise: Stmt[] = []): Stmt => ({
+  kind: 'if',
+  pre: lift(pre),
+  post: post === undefined ? null : lift(post),
+  then,
+  else: otherwise,
+})
 /** `while (pre, post) { body }` */
-export const while_ = (pre: ExprLike, post: ExprLike, body: Stmt[]): Stmt => ({ kind: 'while', pre: lift(pre), post: lift(post), body })
+export const while_ = (pre: ExprLike, post: ExprLike, body: Stmt[]): Stmt => ({
+  kind: 'while',
+  pre: lift(pre),
+  post: lift(post),
+  body,
+})
 /** `for variable in start..stop by step` (`inclusive` for `..=`). */
-export const for_ = (variable: string, start: ExprLike, stop: ExprLike, body: Stmt[], opts: { step?: ExprLike; inclusive?: boolean } = {}): Stmt => ({
-  kind: 'for', variable, start: lift(start), stop: lift(stop), step: opts.step === undefined ? null : lift(opts.step), inclusive: !!opts.inclusive, body,
+export const for_ = (
+  variable: string,
+  start: ExprLike,
+  stop: ExprLike,
+  body: Stmt[],
+  opts: { step?: ExprLike; inclusive?: boolean } = {},
+): Stmt => ({
+  kind: 'for',
+  variable,
+  start: lift(start),
+  stop: lift(stop),
+  step: opts.step === undefined ? null : lift(opts.step),
+  inclusive: !!opts.inclusive,
+  body,
 })
 /** `routine { body }` */
 export const routine = (body: Stmt[]): Stmt => ({ kind: 'routine', body })

@@ -16,7 +16,9 @@ import type { Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
-export interface Shared { temp?: string }
+export interface Shared {
+  temp?: string
+}
 
 type Update = Extract<Stmt, { kind: 'update' }>
 type Bijection = Extract<Stmt, { kind: 'callstmt' }>
@@ -26,7 +28,10 @@ type Dealloc = Extract<Stmt, { kind: 'dealloc' }>
 export type RunStmt = Update | Bijection | Alloc | Dealloc
 
 /** A statement of a block with the `@unchecked` blocks around it opened: how many there were. */
-export interface Flat { s: Stmt; unchecked: number }
+export interface Flat {
+  s: Stmt
+  unchecked: number
+}
 
 /**
  * The statements of `body` with its `@unchecked` blocks opened (recursively; they make no JS
@@ -40,49 +45,73 @@ export function flatten(body: Stmt[], depth = 0, out: Flat[] = []): Flat[] {
   return out
 }
 
-const scalarAlloc = (s: Alloc | Dealloc): boolean => s.value.kind !== 'emptystack' && !(s.value.kind === 'call' && s.value.callee === 'zeros')
+const scalarAlloc = (s: Alloc | Dealloc): boolean =>
+  s.value.kind !== 'emptystack' && !(s.value.kind === 'call' && s.value.callee === 'zeros')
 
 /**
  * Whether a statement belongs in a run: an update, a bijection call (`SWAP`, `ROT`, …) that only
  * writes its arguments, or the allocation or deallocation of a scalar ancilla.
  */
 export function inRun(s: Stmt): s is RunStmt {
-  return s.kind === 'update' || (s.kind === 'callstmt' && s.target === 'bijection') || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
+  return (
+    s.kind === 'update' ||
+    (s.kind === 'callstmt' && s.target === 'bijection') ||
+    ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
+  )
 }
 
 /** A structural key of an expression (kind, operator, type and children). */
 export function key(e: Expr): string {
   switch (e.kind) {
-    case 'num': return `${e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
-    case 'bool': return String(e.value)
-    case 'var': return `$${e.name}`
-    case 'index': return `${e.array.name}[${key(e.index)}]:${e.type ?? ''}`
-    case 'field': return `(${key(e.target)}).${e.field}`
-    case 'unary': return `${e.op}(${key(e.arg)}):${e.type ?? ''}`
-    case 'binary': return `(${key(e.left)} ${e.op} ${key(e.right)}):${e.type ?? ''}`
-    case 'call': return `${e.callee}(${e.args.map(key).join(', ')}):${e.type ?? ''}`
+    case 'num':
+      return `${e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
+    case 'bool':
+      return String(e.value)
+    case 'var':
+      return `$${e.name}`
+    case 'index':
+      return `${e.array.name}[${key(e.index)}]:${e.type ?? ''}`
+    case 'field':
+      return `(${key(e.target)}).${e.field}`
+    case 'unary':
+      return `${e.op}(${key(e.arg)}):${e.type ?? ''}`
+    case 'binary':
+      return `(${key(e.left)} ${e.op} ${key(e.right)}):${e.type ?? ''}`
+    case 'call':
+      return `${e.callee}(${e.args.map(key).join(', ')}):${e.type ?? ''}`
   }
 }
 
 /** Whether an expression is worth a `const` (a load or arithmetic, not a name or literal). */
 function candidate(e: Expr): boolean {
   switch (e.kind) {
-    case 'index': case 'binary': return true
-    case 'unary': return e.op === '-' && e.arg.kind !== 'num' && e.arg.kind !== 'var'
-    case 'call': return !e.callee.startsWith('$host') && e.callee !== 'len'
-    default: return false
+    case 'index':
+    case 'binary':
+      return true
+    case 'unary':
+      return e.op === '-' && e.arg.kind !== 'num' && e.arg.kind !== 'var'
+    case 'call':
+      return !e.callee.startsWith('$host') && e.callee !== 'len'
+    default:
+      return false
   }
 }
 
 /** The children of an expression node, left to right. */
 function children(e: Expr): Expr[] {
   switch (e.kind) {
-    case 'index': return [e.index]
-    case 'field': return [e.target]
-    case 'unary': return [e.arg]
-    case 'binary': return [e.left, e.right]
-    case 'call': return e.args
-    default: return []
+    case 'index':
+      return [e.index]
+    case 'field':
+      return [e.target]
+    case 'unary':
+      return [e.arg]
+    case 'binary':
+      return [e.left, e.right]
+    case 'call':
+      return e.args
+    default:
+      return []
   }
 }
 
@@ -96,7 +125,10 @@ function children(e: Expr): Expr[] {
  * and keys stay short however deep the expression is: the whole run takes linear time.
  */
 export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
-  interface Entry { shared: Shared; count: number }
+  interface Entry {
+    shared: Shared
+    count: number
+  }
   const available = new Map<string, Entry>()
   const versions = new Map<string, number>()
   const numbers = new Map<string, number>()
@@ -123,14 +155,30 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
         const t = `:${e.type ?? ''}`
         let k: string
         switch (e.kind) {
-          case 'num': k = `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}${t}`; break
-          case 'bool': k = String(e.value); break
-          case 'var': k = `$${nameKey(e.name)}`; break
-          case 'index': k = `${nameKey(e.array.name)}[${keys.get(e.index)}]${t}`; break
-          case 'field': k = `(${keys.get(e.target)}).${e.field}`; break
-          case 'unary': k = `${e.op}(${keys.get(e.arg)})${t}`; break
-          case 'binary': k = `(${keys.get(e.left)} ${e.op} ${keys.get(e.right)})${t}`; break
-          case 'call': k = `${e.callee}(${e.args.map((a) => keys.get(a)).join(', ')})${t}`; break
+          case 'num':
+            k = `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}${t}`
+            break
+          case 'bool':
+            k = String(e.value)
+            break
+          case 'var':
+            k = `$${nameKey(e.name)}`
+            break
+          case 'index':
+            k = `${nameKey(e.array.name)}[${keys.get(e.index)}]${t}`
+            break
+          case 'field':
+            k = `(${keys.get(e.target)}).${e.field}`
+            break
+          case 'unary':
+            k = `${e.op}(${keys.get(e.arg)})${t}`
+            break
+          case 'binary':
+            k = `(${keys.get(e.left)} ${e.op} ${keys.get(e.right)})${t}`
+            break
+          case 'call':
+            k = `${e.callee}(${e.args.map((a) => keys.get(a)).join(', ')})${t}`
+            break
         }
         keys.set(e, intern(k))
       }
@@ -147,7 +195,11 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
         if (candidate(e)) {
           const k = keys.get(e)!
           const hit = available.get(k)
-          if (hit) { hit.count++; nodes.set(e, hit); continue }
+          if (hit) {
+            hit.count++
+            nodes.set(e, hit)
+            continue
+          }
           const entry: Entry = { shared: {}, count: 1 }
           available.set(k, entry)
           nodes.set(e, entry)
@@ -162,12 +214,16 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
       else if (dv.kind === 'neg' || dv.kind === 'field') visitAddress(dv.target as Update['target'])
     }
     // (a deallocation's value is only evaluated by its check: nothing of it is shared)
-    if (s.kind === 'update') { visitAddress(s.target); visit(s.value) } else if (s.kind === 'alloc') visit(s.value as Expr)
+    if (s.kind === 'update') {
+      visitAddress(s.target)
+      visit(s.value)
+    } else if (s.kind === 'alloc') visit(s.value as Expr)
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name; either way the name's next version starts
     // (an argument that is not a dataview is a value, never written)
-    const written = s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
+    const written =
+      s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
   }
   return perStmt.map((nodes) => {
@@ -183,10 +239,17 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
  * in, and, for a statement of a run, the common subexpressions it shares with the rest of its run
  * (see `sharedSubexpressions`; undefined outside runs).
  */
-export function forEachStatement(body: Stmt[], visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void): void {
+export function forEachStatement(
+  body: Stmt[],
+  visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void,
+): void {
   const flat = flatten(body)
-  for (let i = 0; i < flat.length;) {
-    if (!inRun(flat[i]!.s)) { visit(flat[i]!.s, flat[i]!.unchecked, undefined); i++; continue }
+  for (let i = 0; i < flat.length; ) {
+    if (!inRun(flat[i]!.s)) {
+      visit(flat[i]!.s, flat[i]!.unchecked, undefined)
+      i++
+      continue
+    }
     let j = i
     while (j < flat.length && inRun(flat[j]!.s)) j++
     const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
@@ -196,7 +259,11 @@ export function forEachStatement(body: Stmt[], visit: (s: Stmt, unchecked: numbe
 }
 
 /** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
-export interface Promotion { name: string; element: Extract<Expr, { kind: 'index' }>; write: boolean }
+export interface Promotion {
+  name: string
+  element: Extract<Expr, { kind: 'index' }>
+  write: boolean
+}
 
 /**
  * An index as base + constant offset (the key of the base; a constant index has the empty base):
@@ -223,10 +290,17 @@ export function offsetOf(e: Expr): [string, number] {
  */
 export function promotableElements(loopVariable: string, body: Stmt[]): Promotion[] {
   const flat = flatten(body).map((x) => x.s)
-  if (flat.length === 0 || !flat.every((s) => s.kind === 'update' || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)))) return []
+  if (
+    flat.length === 0 ||
+    !flat.every((s) => s.kind === 'update' || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)))
+  )
+    return []
   const written = new Set<string>([loopVariable])
   for (const s of flat) {
-    if (s.kind !== 'update') { written.add((s as Alloc).name); continue }
+    if (s.kind !== 'update') {
+      written.add((s as Alloc).name)
+      continue
+    }
     const r = rootName(s.target)
     if (r === undefined) return []
     written.add(r)
@@ -236,7 +310,9 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
   const bare = new Set<string>()
   const visit = (e: Expr): void => {
     switch (e.kind) {
-      case 'var': bare.add(e.name); break
+      case 'var':
+        bare.add(e.name)
+        break
       case 'index': {
         let u = uses.get(e.array.name)
         if (!u) uses.set(e.array.name, (u = new Map()))
@@ -244,28 +320,47 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
         visit(e.index)
         break
       }
-      case 'field': visit(e.target); break
-      case 'unary': visit(e.arg); break
-      case 'binary': visit(e.left); visit(e.right); break
-      case 'call': for (const a of e.args) visit(a); break
+      case 'field':
+        visit(e.target)
+        break
+      case 'unary':
+        visit(e.arg)
+        break
+      case 'binary':
+        visit(e.left)
+        visit(e.right)
+        break
+      case 'call':
+        for (const a of e.args) visit(a)
+        break
     }
   }
   const visitTarget = (dv: Update['target']): void => {
     switch (dv.kind) {
-      case 'neg': visitTarget(dv.target); break
-      case 'var': bare.add(dv.name); break
-      case 'index': visit(dv); break
-      default: bare.add(rootName(dv) ?? '')
+      case 'neg':
+        visitTarget(dv.target)
+        break
+      case 'var':
+        bare.add(dv.name)
+        break
+      case 'index':
+        visit(dv)
+        break
+      default:
+        bare.add(rootName(dv) ?? '')
     }
   }
   for (const s of flat) {
-    if (s.kind === 'update') { visitTarget(s.target); visit(s.value) }
-    else if (s.kind === 'alloc') visit(s.value as Expr)
+    if (s.kind === 'update') {
+      visitTarget(s.target)
+      visit(s.value)
+    } else if (s.kind === 'alloc') visit(s.value as Expr)
   }
   const out: Promotion[] = []
   for (const [name, els] of uses) {
     const all = [...els.values()]
-    const invariant = (e: Extract<Expr, { kind: 'index' }>) => e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
+    const invariant = (e: Extract<Expr, { kind: 'index' }>) =>
+      e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
     const write = written.has(name)
     // an array the body writes: all its elements or none; one it only reads: its invariant ones
     const list = write ? all : all.filter(invariant)

@@ -70,7 +70,10 @@ export function withStackGuard<T>(what: string, f: () => T): T {
     return f()
   } catch (e) {
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new TenetError('limit/stack', `${what}: the program is nested too deeply for the JavaScript stack (${e.message}); split long expressions or deep blocks into ancillas or functions`)
+      throw new TenetError(
+        'limit/stack',
+        `${what}: the program is nested too deeply for the JavaScript stack (${e.message}); split long expressions or deep blocks into ancillas or functions`,
+      )
     }
     throw e
   }

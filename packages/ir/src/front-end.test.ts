@@ -5,8 +5,19 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  check, createRegistry, NESTING_LIMITS, parse, printFunction, sharedSubexpressions, TenetError, TenetStaticError,
-  TenetSyntaxError, withStackGuard, writtenParams, type Expr, type RunStmt,
+  check,
+  createRegistry,
+  NESTING_LIMITS,
+  parse,
+  printFunction,
+  sharedSubexpressions,
+  TenetError,
+  TenetStaticError,
+  TenetSyntaxError,
+  withStackGuard,
+  writtenParams,
+  type Expr,
+  type RunStmt,
 } from './index.js'
 
 /** The Tenet error `f` throws (fails the test for no error or for a raw JS error). */
@@ -20,7 +31,8 @@ function thrown(f: () => unknown): TenetError {
   throw new Error('expected a Tenet error, but none was thrown')
 }
 
-const chain = (n: number) => `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`
+const chain = (n: number) =>
+  `fn f(y: f64, x: f64[]) {\n  y += x[0]${Array.from({ length: n - 1 }, (_, i) => ` + x[${(i + 1) % 7}]`).join('')}\n}`
 const checked = (text: string) => {
   const m = parse(text)
   return check(m.functions, m.hosts, createRegistry())
@@ -30,7 +42,8 @@ describe('nesting limits', () => {
   it('parses and checks a 3,000-term chain (its length does not deepen the recursion)', () => {
     const p = checked(chain(3000))
     let depth = 0
-    for (let e: Expr = (p.functions.get('f')!.body[0] as { value: Expr }).value; e.kind === 'binary'; e = e.left) depth++
+    for (let e: Expr = (p.functions.get('f')!.body[0] as { value: Expr }).value; e.kind === 'binary'; e = e.left)
+      depth++
     expect(depth).toBe(2999)
   })
 
@@ -68,7 +81,11 @@ describe('nesting limits', () => {
     const e = thrown(() => withStackGuard('compiling', () => recurse(0)))
     expect(e.code).toBe('limit/stack')
     expect(e.message).toMatch(/^compiling: the program is nested too deeply/)
-    expect(() => withStackGuard('compiling', () => { throw new TypeError('other') })).toThrow(TypeError)
+    expect(() =>
+      withStackGuard('compiling', () => {
+        throw new TypeError('other')
+      }),
+    ).toThrow(TypeError)
     expect(withStackGuard('compiling', () => 42)).toBe(42)
   })
 
@@ -101,7 +118,12 @@ describe('lexer and locations', () => {
   })
 
   it('gives syntax errors with a location for bad escapes in strings, never a raw JSON error', () => {
-    for (const [src, col] of [['"\\q"', 8], ['"\\x4"', 8], ['"\\u12"', 8], ["'\\u{110000}'", 8]] as const) {
+    for (const [src, col] of [
+      ['"\\q"', 8],
+      ['"\\x4"', 8],
+      ['"\\u12"', 8],
+      ["'\\u{110000}'", 8],
+    ] as const) {
       const e = thrown(() => parse(`fn f() { ${src} }`))
       expect(TenetSyntaxError.isInstance(e)).toBe(true)
       expect([e.line, e.column]).toEqual([1, col + 3])
@@ -124,8 +146,11 @@ describe('lexer and locations', () => {
 describe('names and literals', () => {
   it('rejects reserved words as parameter, function, ancilla and loop-variable names', () => {
     for (const text of [
-      'fn f(true: f64) { }', 'fn f(y: f64, false: f64) { }', 'fn if(y: f64) { }',
-      'fn f(y: f64) { true: f64 <- 0.0 }', 'fn f(y: f64) { for in in 0..3 { } }',
+      'fn f(true: f64) { }',
+      'fn f(y: f64, false: f64) { }',
+      'fn if(y: f64) { }',
+      'fn f(y: f64) { true: f64 <- 0.0 }',
+      'fn f(y: f64) { for in in 0..3 { } }',
       'fn f(y: f64) { in <- 0.0 }',
     ]) {
       const e = thrown(() => parse(text))
@@ -161,7 +186,9 @@ describe('names and literals', () => {
 describe('written parameters', () => {
   it('carries writes through a long chain of calls in either order of definition', () => {
     const n = 2000
-    const fns = Array.from({ length: n }, (_, i) => i === n - 1 ? `fn f${i}(a: f64, b: f64) { a += b }` : `fn f${i}(a: f64, b: f64) { f${i + 1}(a, b) }`)
+    const fns = Array.from({ length: n }, (_, i) =>
+      i === n - 1 ? `fn f${i}(a: f64, b: f64) { a += b }` : `fn f${i}(a: f64, b: f64) { f${i + 1}(a, b) }`,
+    )
     for (const order of [fns, [...fns].reverse()]) {
       const m = parse(order.join('\n'))
       const writes = writtenParams(new Map(m.functions.map((f) => [f.name, f])), createRegistry())
@@ -172,7 +199,9 @@ describe('written parameters', () => {
 
 describe('common subexpressions', () => {
   it('tells -0.0 from 0.0, and retires a value when a name it reads is written', () => {
-    const p = checked('fn f(y: f64, z: f64, w: f64, x: f64) {\n  y += x * 0.0\n  z += x * -0.0\n  w += x * 0.0\n  x += 1.0\n  y += x * 0.0\n}')
+    const p = checked(
+      'fn f(y: f64, z: f64, w: f64, x: f64) {\n  y += x * 0.0\n  z += x * -0.0\n  w += x * 0.0\n  x += 1.0\n  y += x * 0.0\n}',
+    )
     const run = p.functions.get('f')!.body as RunStmt[]
     const shared = sharedSubexpressions(run)
     const value = (k: number) => (run[k] as { value: Expr }).value

@@ -20,5 +20,9 @@ function describe(v: unknown): string {
  */
 export function hostNumber(value: unknown, index: number, loc?: SourceLocation): number {
   if (typeof value === 'number') return value
-  throw new TenetError('runtime/host-result', `the host function \`\${${index}}\` returned ${describe(value)}; a host function used in an expression must return a number`, loc)
+  throw new TenetError(
+    'runtime/host-result',
+    `the host function \`\${${index}}\` returned ${describe(value)}; a host function used in an expression must return a number`,
+    loc,
+  )
 }

@@ -14,11 +14,32 @@ export { standardPrimitives, standardNumberSystems } from './stdlib/index.js'
 export { det, dot, logsumexp } from './stdlib/index.js'
 export { createRegistry } from './create-registry.js'
 export * as build from './builder.js'
-export { pure, unary, binary, bijection, selfInverse, type PureOptions, type BijectionOptions, type PiecewisePartial } from './primitive.js'
+export {
+  pure,
+  unary,
+  binary,
+  bijection,
+  selfInverse,
+  type PureOptions,
+  type BijectionOptions,
+  type PiecewisePartial,
+} from './primitive.js'
 /** @deprecated compiler helpers live in `@tenet/ir/backend`; these root re-exports go in the next minor release. */
 export { inlineSmallCalls, userNames } from './inline.js'
 /** @deprecated compiler helpers live in `@tenet/ir/backend`; these root re-exports go in the next minor release. */
-export { flatten, forEachStatement, inRun, key, offsetOf, promotableElements, sharedSubexpressions, type Flat, type Promotion, type RunStmt, type Shared } from './cse.js'
+export {
+  flatten,
+  forEachStatement,
+  inRun,
+  key,
+  offsetOf,
+  promotableElements,
+  sharedSubexpressions,
+  type Flat,
+  type Promotion,
+  type RunStmt,
+  type Shared,
+} from './cse.js'
 /** @deprecated compiler helpers live in `@tenet/ir/backend`; these root re-exports go in the next minor release. */
 export { hostNumber } from './host-result.js'
 export { arrayPrimitive, type ArgKind, type ArgValues, type ArrayPrimitiveDef } from './array-primitive.js'

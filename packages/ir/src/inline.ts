@@ -25,13 +25,17 @@ export function userNames(message: string): string {
 
 function countStatements(body: Stmt[]): number {
   let n = 0
-  walk(body, () => { n++ })
+  walk(body, () => {
+    n++
+  })
   return n
 }
 
 function callsFunctions(body: Stmt[]): boolean {
   let calls = false
-  walk(body, (s) => { if (s.kind === 'callstmt' && s.target === 'function') calls = true })
+  walk(body, (s) => {
+    if (s.kind === 'callstmt' && s.target === 'function') calls = true
+  })
   return calls
 }
 
@@ -47,7 +51,9 @@ class Substitution {
 
   expr(e: Expr): Expr {
     switch (e.kind) {
-      case 'num': case 'bool': return e
+      case 'num':
+      case 'bool':
+        return e
       case 'var': {
         const a = this.params.get(e.name)
         if (a) return a as Expr
@@ -55,13 +61,21 @@ class Substitution {
       }
       case 'index': {
         const a = this.params.get(e.array.name)
-        const array = a ? (a as Extract<Expr, { kind: 'var' }>) : this.renames.has(e.array.name) ? { ...e.array, name: this.renames.get(e.array.name)! } : e.array
+        const array = a
+          ? (a as Extract<Expr, { kind: 'var' }>)
+          : this.renames.has(e.array.name)
+            ? { ...e.array, name: this.renames.get(e.array.name)! }
+            : e.array
         return { ...e, array, index: this.expr(e.index) }
       }
-      case 'field': return { ...e, target: this.expr(e.target) }
-      case 'unary': return { ...e, arg: this.expr(e.arg) }
-      case 'binary': return { ...e, left: this.expr(e.left), right: this.expr(e.right) }
-      case 'call': return { ...e, args: e.args.map((a) => this.expr(a)) }
+      case 'field':
+        return { ...e, target: this.expr(e.target) }
+      case 'unary':
+        return { ...e, arg: this.expr(e.arg) }
+      case 'binary':
+        return { ...e, left: this.expr(e.left), right: this.expr(e.right) }
+      case 'call':
+        return { ...e, args: e.args.map((a) => this.expr(a)) }
     }
   }
 
@@ -75,29 +89,73 @@ class Substitution {
 
   stmt(s: Stmt): Stmt {
     switch (s.kind) {
-      case 'update': return { ...s, target: this.arg(s.target) as Dataview, value: this.expr(s.value), ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}) }
-      case 'callstmt': return { ...s, args: s.args.map((a) => this.arg(a)), ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}) }
-      case 'alloc': return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
-      case 'dealloc': return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
-      case 'if': return { ...s, pre: this.expr(s.pre), post: s.post ? this.expr(s.post) : null, then: this.stmts(s.then), else: this.stmts(s.else) }
-      case 'while': return { ...s, pre: this.expr(s.pre), post: this.expr(s.post), body: this.stmts(s.body) }
-      case 'for': return { ...s, variable: this.name(s.variable), start: this.expr(s.start), stop: this.expr(s.stop), step: s.step ? this.expr(s.step) : null, body: this.stmts(s.body) }
-      case 'push': case 'pop': return { ...s, stack: this.expr(s.stack) as Extract<Expr, { kind: 'var' }>, value: this.arg(s.value) as Dataview }
-      case 'safe': return { ...s, expr: this.expr(s.expr) }
-      case 'unchecked': return { ...s, body: this.stmts(s.body) }
-      default: return s
+      case 'update':
+        return {
+          ...s,
+          target: this.arg(s.target) as Dataview,
+          value: this.expr(s.value),
+          ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}),
+        }
+      case 'callstmt':
+        return {
+          ...s,
+          args: s.args.map((a) => this.arg(a)),
+          ...(s.distinct ? { distinct: s.distinct.map(([a, b]) => [this.expr(a), this.expr(b)] as [Expr, Expr]) } : {}),
+        }
+      case 'alloc':
+        return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
+      case 'dealloc':
+        return { ...s, name: this.name(s.name), value: s.value.kind === 'emptystack' ? s.value : this.expr(s.value) }
+      case 'if':
+        return {
+          ...s,
+          pre: this.expr(s.pre),
+          post: s.post ? this.expr(s.post) : null,
+          then: this.stmts(s.then),
+          else: this.stmts(s.else),
+        }
+      case 'while':
+        return { ...s, pre: this.expr(s.pre), post: this.expr(s.post), body: this.stmts(s.body) }
+      case 'for':
+        return {
+          ...s,
+          variable: this.name(s.variable),
+          start: this.expr(s.start),
+          stop: this.expr(s.stop),
+          step: s.step ? this.expr(s.step) : null,
+          body: this.stmts(s.body),
+        }
+      case 'push':
+      case 'pop':
+        return {
+          ...s,
+          stack: this.expr(s.stack) as Extract<Expr, { kind: 'var' }>,
+          value: this.arg(s.value) as Dataview,
+        }
+      case 'safe':
+        return { ...s, expr: this.expr(s.expr) }
+      case 'unchecked':
+        return { ...s, body: this.stmts(s.body) }
+      default:
+        return s
     }
   }
 }
 
 function localNames(body: Stmt[]): Set<string> {
   const out = new Set<string>()
-  walk(body, (s) => { if (s.kind === 'alloc') out.add(s.name); else if (s.kind === 'for') out.add(s.variable) })
+  walk(body, (s) => {
+    if (s.kind === 'alloc') out.add(s.name)
+    else if (s.kind === 'for') out.add(s.variable)
+  })
   return out
 }
 
 /** Returns the program with small leaf calls inlined (functions and inverses alike). */
-export function inlineSmallCalls(program: Program, inverses: Map<string, FunctionDef>): { program: Program; inverses: Map<string, FunctionDef> } {
+export function inlineSmallCalls(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+): { program: Program; inverses: Map<string, FunctionDef> } {
   const inlinable = new Set<string>()
   for (const f of program.functions.values()) {
     if (!callsFunctions(f.body) && countStatements(f.body) <= MAX_STATEMENTS) inlinable.add(f.name)
@@ -128,10 +186,18 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
     const params = new Map<string, Arg>()
     const k = counter++
     // a read-only argument that is a compound expression is computed once, into an ancilla
-    const before: Stmt[] = [], after: Stmt[] = []
+    const before: Stmt[] = [],
+      after: Stmt[] = []
     g.params.forEach((p, i) => {
       const a = s.args[i]!
-      if (written[i] || p.type.kind !== 'scalar' || a.kind === 'var' || a.kind === 'index' || a.kind === 'num' || a.kind === 'bool') {
+      if (
+        written[i] ||
+        p.type.kind !== 'scalar' ||
+        a.kind === 'var' ||
+        a.kind === 'index' ||
+        a.kind === 'num' ||
+        a.kind === 'bool'
+      ) {
         params.set(p.name, a)
         return
       }
@@ -139,7 +205,10 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
       const type = { kind: 'scalar' as const, name: p.type.name }
       before.push({ kind: 'alloc', name, value: a as Expr, type, declared: type, ...(s.loc ? { loc: s.loc } : {}) })
       // unchecked: the callee writes nothing the argument reads (refused above), so it cannot change
-      after.unshift({ kind: 'unchecked', body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }] })
+      after.unshift({
+        kind: 'unchecked',
+        body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }],
+      })
       params.set(p.name, { kind: 'var', name, type: p.type.name })
     })
     const renames = new Map<string, string>()
@@ -152,11 +221,17 @@ export function inlineSmallCalls(program: Program, inverses: Map<string, Functio
   const rewrite = (body: Stmt[], unchecked = false): Stmt[] =>
     body.flatMap((s): Stmt[] => {
       switch (s.kind) {
-        case 'callstmt': return (unchecked ? undefined : tryInline(s)) ?? [s]
-        case 'if': return [{ ...s, then: rewrite(s.then, unchecked), else: rewrite(s.else, unchecked) }]
-        case 'while': case 'for': return [{ ...s, body: rewrite(s.body, unchecked) } as Stmt]
-        case 'unchecked': return [{ ...s, body: rewrite(s.body, true) }]
-        default: return [s]
+        case 'callstmt':
+          return (unchecked ? undefined : tryInline(s)) ?? [s]
+        case 'if':
+          return [{ ...s, then: rewrite(s.then, unchecked), else: rewrite(s.else, unchecked) }]
+        case 'while':
+        case 'for':
+          return [{ ...s, body: rewrite(s.body, unchecked) } as Stmt]
+        case 'unchecked':
+          return [{ ...s, body: rewrite(s.body, true) }]
+        default:
+          return [s]
       }
     })
 

@@ -12,11 +12,51 @@ export interface Token {
 
 // Longest first, so that `<->` wins over `<-` and `..=` over `..`.
 const PUNCT = [
-  '<->', '..=', '**',
-  '+=', '-=', '^=', '*=', '/=', '<-', '->', '==', '!=', '<=', '>=', '&&', '||', '..',
-  '←', '→', '↔', '⊻=',
-  '+', '-', '*', '/', '%', '^', '&', '|', '!', '<', '>', '=', '~', '(', ')', '[', ']', '{', '}',
-  ',', ';', ':', '.', '@',
+  '<->',
+  '..=',
+  '**',
+  '+=',
+  '-=',
+  '^=',
+  '*=',
+  '/=',
+  '<-',
+  '->',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '..',
+  '←',
+  '→',
+  '↔',
+  '⊻=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '^',
+  '&',
+  '|',
+  '!',
+  '<',
+  '>',
+  '=',
+  '~',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ';',
+  ':',
+  '.',
+  '@',
 ]
 /** The punctuators by their first character, longest first (one lookup per token). */
 const PUNCT_BY_FIRST = new Map<string, string[]>()
@@ -28,15 +68,63 @@ for (const p of PUNCT) {
 
 // After these a newline does not end the statement (the expression goes on).
 const CONTINUES = new Set([
-  '+', '-', '*', '/', '%', '**', '^', '&', '|', '&&', '||', '==', '!=', '<', '<=', '>', '>=',
-  ',', '(', '[', '+=', '-=', '^=', '*=', '/=', '<-', '->', '←', '→', '<->', '↔', '⊻=', '=', '..', '..=', ':', '.', '!', '~', '@',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '**',
+  '^',
+  '&',
+  '|',
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  ',',
+  '(',
+  '[',
+  '+=',
+  '-=',
+  '^=',
+  '*=',
+  '/=',
+  '<-',
+  '->',
+  '←',
+  '→',
+  '<->',
+  '↔',
+  '⊻=',
+  '=',
+  '..',
+  '..=',
+  ':',
+  '.',
+  '!',
+  '~',
+  '@',
 ])
 
 const NUMBER = /(?:\d+(?:\.(?!\.)\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
 const INTERP = /\$\{(\d+)\}/y
 const SIMPLE_ESCAPES: Record<string, string> = {
-  n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0', '\\': '\\', "'": "'", '"': '"', '/': '/',
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '/': '/',
 }
 
 /** Splits Tenet source into tokens; `${N}` becomes an `interp` token for host value N. */
@@ -55,7 +143,10 @@ export function tokenize(source: SourceText): Token[] {
     lineStart = scanned = at
     surrogates = 0
   }
-  const isLow = (k: number) => { const c = text.charCodeAt(k); return c >= 0xdc00 && c <= 0xdfff }
+  const isLow = (k: number) => {
+    const c = text.charCodeAt(k)
+    return c >= 0xdc00 && c <= 0xdfff
+  }
   const loc = (at: number): SourceLocation => {
     let s: number
     if (at >= scanned) {
@@ -81,7 +172,10 @@ export function tokenize(source: SourceText): Token[] {
       newLine(i)
       continue
     }
-    if (c === ' ' || c === '\t' || c === '\r') { i++; continue }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++
+      continue
+    }
     if (c === '/' && text[i + 1] === '/') {
       while (i < text.length && text[i] !== '\n') i++
       continue
@@ -125,17 +219,34 @@ export function tokenize(source: SourceText): Token[] {
       let value = ''
       let j = i + 1
       while (j < text.length && text[j] !== c && text[j] !== '\n') {
-        if (text[j] !== '\\') { value += text[j]; j++; continue }
+        if (text[j] !== '\\') {
+          value += text[j]
+          j++
+          continue
+        }
         const e = text[j + 1] ?? ''
-        if (Object.hasOwn(SIMPLE_ESCAPES, e) && !(e === '0' && /[0-9]/.test(text[j + 2] ?? ''))) { value += SIMPLE_ESCAPES[e]; j += 2; continue }
-        const hex = e === 'x' ? /^[0-9A-Fa-f]{2}/.exec(text.slice(j + 2, j + 4))?.[0]
-          : e === 'u' ? (/^\{([0-9A-Fa-f]{1,6})\}/.exec(text.slice(j + 2, j + 10)) ?? /^[0-9A-Fa-f]{4}/.exec(text.slice(j + 2, j + 6)))?.[0]
-            : undefined
+        if (Object.hasOwn(SIMPLE_ESCAPES, e) && !(e === '0' && /[0-9]/.test(text[j + 2] ?? ''))) {
+          value += SIMPLE_ESCAPES[e]
+          j += 2
+          continue
+        }
+        const hex =
+          e === 'x'
+            ? /^[0-9A-Fa-f]{2}/.exec(text.slice(j + 2, j + 4))?.[0]
+            : e === 'u'
+              ? (/^\{([0-9A-Fa-f]{1,6})\}/.exec(text.slice(j + 2, j + 10)) ??
+                  /^[0-9A-Fa-f]{4}/.exec(text.slice(j + 2, j + 6)))?.[0]
+              : undefined
         const cp = hex === undefined ? NaN : parseInt(hex.replace(/[{}]/g, ''), 16)
         if (!(cp <= 0x10ffff)) {
-          fail(j, e === 'x' || e === 'u'
-            ? `malformed escape \`\\${e}\` in a string literal (write \`\\x\` with 2 hex digits, \`\\u\` with 4 or \`\\u{...}\`)`
-            : e === '' || e === '\n' ? 'unterminated string literal' : `unknown escape \`\\${e}\` in a string literal`)
+          fail(
+            j,
+            e === 'x' || e === 'u'
+              ? `malformed escape \`\\${e}\` in a string literal (write \`\\x\` with 2 hex digits, \`\\u\` with 4 or \`\\u{...}\`)`
+              : e === '' || e === '\n'
+                ? 'unterminated string literal'
+                : `unknown escape \`\\${e}\` in a string literal`,
+          )
         }
         value += String.fromCodePoint(cp)
         j += 2 + hex!.length
@@ -148,7 +259,10 @@ export function tokenize(source: SourceText): Token[] {
     const p = PUNCT_BY_FIRST.get(c)?.find((q) => text.startsWith(q, i))
     if (!p) {
       const ch = String.fromCodePoint(text.codePointAt(i)!)
-      fail(i, `unexpected character \`${ch}\`${ch === '\\' ? ' (a backslash is only allowed in comments and strings)' : ''}`)
+      fail(
+        i,
+        `unexpected character \`${ch}\`${ch === '\\' ? ' (a backslash is only allowed in comments and strings)' : ''}`,
+      )
     }
     if (p === '(' || p === '[') depth++
     if ((p === ')' || p === ']') && depth > 0) depth--

@@ -22,7 +22,12 @@ export interface SourceText {
 /** A location in parsed text; the text is shared through the class, never an own property. */
 class TextLocation implements SourceLocation {
   readonly #source: SourceText
-  constructor(public line: number, public column: number, public offset: number, source: SourceText) {
+  constructor(
+    public line: number,
+    public column: number,
+    public offset: number,
+    source: SourceText,
+  ) {
     this.#source = source
   }
   get source(): SourceText {
@@ -44,10 +49,16 @@ function displayWidth(ch: string): number {
   const cp = ch.codePointAt(0)!
   if (/^\p{Extended_Pictographic}$/u.test(ch) && cp >= 0x1f000) return 2
   if (
-    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x3fffd)
-  ) return 2
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  )
+    return 2
   return 1
 }
 

@@ -1,5 +1,16 @@
 import type {
-  Arg, BinaryOp, Dataview, EmptyStack, Expr, FunctionDef, Module, Param, Stmt, Type, UpdateOp, VarRef,
+  Arg,
+  BinaryOp,
+  Dataview,
+  EmptyStack,
+  Expr,
+  FunctionDef,
+  Module,
+  Param,
+  Stmt,
+  Type,
+  UpdateOp,
+  VarRef,
 } from './ast.js'
 import { TenetSyntaxError } from './errors.js'
 import { tokenize, type Token } from './lexer.js'
@@ -7,7 +18,15 @@ import type { SourceLocation, SourceText } from './loc.js'
 
 /** Binary operator precedence, lowest first (JS-like; `**` binds tightest, right-associative). */
 const LEVELS: BinaryOp[][] = [
-  ['||'], ['&&'], ['|'], ['^'], ['&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%'],
+  ['||'],
+  ['&&'],
+  ['|'],
+  ['^'],
+  ['&'],
+  ['==', '!='],
+  ['<', '<=', '>', '>='],
+  ['+', '-'],
+  ['*', '/', '%'],
 ]
 /** The level of each binary operator in `LEVELS`. */
 const LEVEL_OF = new Map<string, number>(LEVELS.flatMap((ops, level) => ops.map((op) => [op, level] as const)))
@@ -22,7 +41,17 @@ export const NESTING_LIMITS = { expression: 500, block: 500, tree: 10000 } as co
 /** The index of `x[..]` (every element) is a variable of this name, which no source name can have. */
 export const SPREAD = '..'
 /** Words that cannot name a function, a parameter, an ancilla or a loop variable. */
-export const RESERVED_WORDS: ReadonlySet<string> = new Set(['true', 'false', 'fn', 'if', 'else', 'while', 'for', 'in', 'routine'])
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'true',
+  'false',
+  'fn',
+  'if',
+  'else',
+  'while',
+  'for',
+  'in',
+  'routine',
+])
 const UPDATE_OPS: Record<string, UpdateOp> = { '+=': '+=', '-=': '-=', '^=': '^=', '⊻=': '^=', '*=': '*=', '/=': '/=' }
 const SCALAR_TYPES_HINT = 'a type such as `f64`, `i32`, `bool`, `f64[]` or `stack<f64>`'
 
@@ -40,13 +69,26 @@ class Parser {
   /** Current nesting of expressions (`unary` calls) and of blocks, against `NESTING_LIMITS`. */
   private nesting = 0
   private blocks = 0
-  constructor(private readonly toks: Token[], private readonly hosts: unknown[]) {}
+  constructor(
+    private readonly toks: Token[],
+    private readonly hosts: unknown[],
+  ) {}
 
-  private get tok(): Token { return this.toks[this.pos]! }
-  private peek(n = 1): Token { return this.toks[Math.min(this.pos + n, this.toks.length - 1)]! }
-  private next(): Token { return this.toks[this.pos++]! }
-  private is(text: string): boolean { return this.tok.kind === 'punct' && this.tok.text === text }
-  private isWord(text: string): boolean { return this.tok.kind === 'ident' && this.tok.text === text }
+  private get tok(): Token {
+    return this.toks[this.pos]!
+  }
+  private peek(n = 1): Token {
+    return this.toks[Math.min(this.pos + n, this.toks.length - 1)]!
+  }
+  private next(): Token {
+    return this.toks[this.pos++]!
+  }
+  private is(text: string): boolean {
+    return this.tok.kind === 'punct' && this.tok.text === text
+  }
+  private isWord(text: string): boolean {
+    return this.tok.kind === 'ident' && this.tok.text === text
+  }
   private describe(t: Token): string {
     if (t.kind === 'eof') return 'the end of the source'
     if (t.kind === 'newline') return 'a line break'
@@ -71,7 +113,11 @@ class Parser {
     return t
   }
   private tooDeep(what: string, limit: number, loc: SourceLocation | undefined): never {
-    throw new TenetSyntaxError('syntax/too-deep', `${what} nested more than ${limit} levels deep (the limit); split it up, e.g. compute parts into ancillas or into a function`, loc)
+    throw new TenetSyntaxError(
+      'syntax/too-deep',
+      `${what} nested more than ${limit} levels deep (the limit); split it up, e.g. compute parts into ancillas or into a function`,
+      loc,
+    )
   }
   private skipNewlines(): void {
     while (this.tok.kind === 'newline' || this.is(';')) this.pos++
@@ -97,7 +143,10 @@ class Parser {
     while (!this.is(')')) {
       const p = this.declared('a parameter name')
       let type: Type = { kind: 'scalar', name: 'f64' }
-      if (this.is(':')) { this.next(); type = this.type() }
+      if (this.is(':')) {
+        this.next()
+        type = this.type()
+      }
       params.push({ name: p.text, type, loc: p.loc })
       if (!this.is(')')) this.expect(',', '`,` or `)` after a parameter')
     }
@@ -150,7 +199,8 @@ class Parser {
     const loc = t.loc
     if (t.kind === 'ident') {
       switch (t.text) {
-        case 'if': return this.ifStmt()
+        case 'if':
+          return this.ifStmt()
         case 'while': {
           this.next()
           this.expect('(', '`(` before the pre- and post-condition of `while`')
@@ -166,7 +216,10 @@ class Parser {
           if (!this.isWord('in')) this.fail('`in` after the loop variable')
           this.next()
           let reverse = false
-          if (this.isWord('reverse') && !(this.peek().kind === 'punct' && ['..', '..=', '{'].includes(this.peek().text))) {
+          if (
+            this.isWord('reverse') &&
+            !(this.peek().kind === 'punct' && ['..', '..=', '{'].includes(this.peek().text))
+          ) {
             this.next()
             reverse = true
           }
@@ -175,14 +228,39 @@ class Parser {
           if (start.kind === 'var' && this.is('{')) {
             const zero: Expr = { kind: 'num', value: 0, isFloat: false, ...(start.loc ? { loc: start.loc } : {}) }
             const len: Expr = { kind: 'call', callee: 'len', args: [start], ...(start.loc ? { loc: start.loc } : {}) }
-            return { kind: 'for', variable, start: zero, stop: len, step: null, inclusive: false, each: start, ...(reverse ? { reverse } : {}), body: this.block(), loc }
+            return {
+              kind: 'for',
+              variable,
+              start: zero,
+              stop: len,
+              step: null,
+              inclusive: false,
+              each: start,
+              ...(reverse ? { reverse } : {}),
+              body: this.block(),
+              loc,
+            }
           }
-          if (!this.is('..') && !this.is('..=')) this.fail('`..` or `..=` in the loop range (or `{` after an array name: `for x in arr { }`)')
+          if (!this.is('..') && !this.is('..='))
+            this.fail('`..` or `..=` in the loop range (or `{` after an array name: `for x in arr { }`)')
           const inclusive = this.next().text === '..='
           const stop = this.expr()
           let step: Expr | null = null
-          if (this.isWord('by')) { this.next(); step = this.expr() }
-          return { kind: 'for', variable, start, stop, step, inclusive, ...(reverse ? { reverse } : {}), body: this.block(), loc }
+          if (this.isWord('by')) {
+            this.next()
+            step = this.expr()
+          }
+          return {
+            kind: 'for',
+            variable,
+            start,
+            stop,
+            step,
+            inclusive,
+            ...(reverse ? { reverse } : {}),
+            body: this.block(),
+            loc,
+          }
         }
         case 'routine':
           this.next()
@@ -209,7 +287,10 @@ class Parser {
     }
     if (this.is('~')) {
       this.next()
-      if (this.isWord('routine')) { this.next(); return { kind: 'unroutine', loc } }
+      if (this.isWord('routine')) {
+        this.next()
+        return { kind: 'unroutine', loc }
+      }
       if (this.is('{')) return { kind: 'invblock', body: this.block(), loc }
       const callee = this.calleeName()
       return { kind: 'callstmt', callee, args: this.args(), inverse: true, loc }
@@ -271,7 +352,8 @@ class Parser {
     }
     for (const n of names) if (RESERVED_WORDS.has(n.name)) reserved(n.name, 'an ancilla name', n.loc)
     const op = this.tok
-    if (!(op.kind === 'punct' && ['<-', '←', '->', '→'].includes(op.text))) this.fail('`<-` or `->` after a list of names (`m, n <- 2, 4`)')
+    if (!(op.kind === 'punct' && ['<-', '←', '->', '→'].includes(op.text)))
+      this.fail('`<-` or `->` after a list of names (`m, n <- 2, 4`)')
     this.next()
     const values: Array<Expr | EmptyStack> = [this.allocValue()]
     while (this.is(',')) {
@@ -279,10 +361,21 @@ class Parser {
       values.push(this.allocValue())
     }
     if (values.length !== names.length) {
-      throw new TenetSyntaxError('syntax', `${names.length} names but ${values.length} value${values.length === 1 ? '' : 's'}: write one value per name (\`${names.map((n) => n.name).join(', ')} ${op.text} …\`)`, op.loc)
+      throw new TenetSyntaxError(
+        'syntax',
+        `${names.length} names but ${values.length} value${values.length === 1 ? '' : 's'}: write one value per name (\`${names.map((n) => n.name).join(', ')} ${op.text} …\`)`,
+        op.loc,
+      )
     }
     const alloc = op.text === '<-' || op.text === '←'
-    return names.map((n, k): Stmt => ({ kind: alloc ? 'alloc' : 'dealloc', name: n.name, value: values[k]!, ...(n.loc ? { loc: n.loc } : {}) }))
+    return names.map(
+      (n, k): Stmt => ({
+        kind: alloc ? 'alloc' : 'dealloc',
+        name: n.name,
+        value: values[k]!,
+        ...(n.loc ? { loc: n.loc } : {}),
+      }),
+    )
   }
 
   private allocValue(): Expr | EmptyStack {
@@ -296,7 +389,10 @@ class Parser {
 
   private calleeName(): string {
     const t = this.tok
-    if (t.kind === 'interp') { this.next(); return `$host${t.text}` }
+    if (t.kind === 'interp') {
+      this.next()
+      return `$host${t.text}`
+    }
     return this.ident('a function name').text
   }
 
@@ -349,7 +445,8 @@ class Parser {
     const e = this.unary()
     if (this.nesting === 0) this.checkTree(e)
     const dv = toDataview(e)
-    if (!dv) throw new TenetSyntaxError('syntax', 'expected a variable, an array element or a field (a dataview)', e.loc)
+    if (!dv)
+      throw new TenetSyntaxError('syntax', 'expected a variable, an array element or a field (a dataview)', e.loc)
     return dv
   }
 
@@ -366,12 +463,24 @@ class Parser {
       const [e, d] = stack.pop()!
       if (d > NESTING_LIMITS.tree) this.tooDeep('an expression', NESTING_LIMITS.tree, e.loc ?? root.loc!)
       switch (e.kind) {
-        case 'index': stack.push([e.index, d + 1]); break
-        case 'field': stack.push([e.target, d + 1]); break
-        case 'unary': stack.push([e.arg, d + 1]); break
-        case 'neg': stack.push([e.target, d + 1]); break
-        case 'binary': stack.push([e.left, d + 1], [e.right, d + 1]); break
-        case 'call': for (const a of e.args) stack.push([a, d + 1]); break
+        case 'index':
+          stack.push([e.index, d + 1])
+          break
+        case 'field':
+          stack.push([e.target, d + 1])
+          break
+        case 'unary':
+          stack.push([e.arg, d + 1])
+          break
+        case 'neg':
+          stack.push([e.target, d + 1])
+          break
+        case 'binary':
+          stack.push([e.left, d + 1], [e.right, d + 1])
+          break
+        case 'call':
+          for (const a of e.args) stack.push([a, d + 1])
+          break
       }
     }
   }
@@ -450,7 +559,8 @@ class Parser {
     if (t.kind === 'interp') {
       this.next()
       const v = this.hosts[Number(t.text)]
-      if (typeof v === 'number') return { kind: 'num', value: v, isFloat: !Number.isInteger(v) || Object.is(v, -0), loc }
+      if (typeof v === 'number')
+        return { kind: 'num', value: v, isFloat: !Number.isInteger(v) || Object.is(v, -0), loc }
       if (typeof v === 'boolean') return { kind: 'bool', value: v, loc }
       if (this.is('(')) {
         const args = this.exprArgs()

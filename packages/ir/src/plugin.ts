@@ -7,14 +7,41 @@ import type { Expr, FunctionDef, ScalarTypeName, Type } from './ast.js'
 import type { Registry } from './registry.js'
 
 /** A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). */
-export type WasmFloatOp = 'sqrt' | 'abs' | 'neg' | 'floor' | 'ceil' | 'trunc' | 'nearest' | 'min' | 'max' | 'copysign' | 'add' | 'sub' | 'mul' | 'div'
+export type WasmFloatOp =
+  | 'sqrt'
+  | 'abs'
+  | 'neg'
+  | 'floor'
+  | 'ceil'
+  | 'trunc'
+  | 'nearest'
+  | 'min'
+  | 'max'
+  | 'copysign'
+  | 'add'
+  | 'sub'
+  | 'mul'
+  | 'div'
 
 /**
  * A function of the wasm backend's math library (elementary functions the backend provides in
  * the module, or, where it has no such function, by calling the JS `Math` function of the
  * same name).
  */
-export type WasmMathFunction = 'sin' | 'cos' | 'tan' | 'exp' | 'log' | 'pow' | 'atan' | 'atan2' | 'asin' | 'acos' | 'sinh' | 'cosh' | 'tanh'
+export type WasmMathFunction =
+  | 'sin'
+  | 'cos'
+  | 'tan'
+  | 'exp'
+  | 'log'
+  | 'pow'
+  | 'atan'
+  | 'atan2'
+  | 'asin'
+  | 'acos'
+  | 'sinh'
+  | 'cosh'
+  | 'tanh'
 
 /**
  * The instruction builder the wasm backend hands to a primitive's `emit.wasm` function. It is a

@@ -9,9 +9,17 @@ const v = (name: string): Expr => ({ kind: 'var', name })
 
 describe('primitive builders', () => {
   it('partials as text become expressions over the arguments and numeric partials', () => {
-    const p = binary({ name: 'hyp', params: ['a', 'b'], evaluate: Math.hypot, partials: ['a / sqrt(a * a + b * b)', 'b / sqrt(a * a + b * b)'] })
+    const p = binary({
+      name: 'hyp',
+      params: ['a', 'b'],
+      evaluate: Math.hypot,
+      partials: ['a / sqrt(a * a + b * b)', 'b / sqrt(a * a + b * b)'],
+    })
     expect(p.arity).toBe(2)
-    const [da, db] = p.partialExprs!([v('u'), { kind: 'binary', op: '*', left: v('w'), right: { kind: 'num', value: 2, isFloat: true } }]) as Expr[]
+    const [da, db] = p.partialExprs!([
+      v('u'),
+      { kind: 'binary', op: '*', left: v('w'), right: { kind: 'num', value: 2, isFloat: true } },
+    ]) as Expr[]
     expect(printExpr(da!)).toBe('u / sqrt(u * u + w * 2.0 * (w * 2.0))')
     expect(printExpr(db!)).toBe('w * 2.0 / sqrt(u * u + w * 2.0 * (w * 2.0))')
     expect(p.partials!(3, 4)).toEqual([0.6, 0.8])
@@ -20,13 +28,18 @@ describe('primitive builders', () => {
   it('each instantiation is a fresh tree (the checker annotates nodes in place)', () => {
     const p = unary({ name: 'sq', evaluate: (x) => x * x, partials: ['2.0 * x'] })
     const arg = v('y')
-    const e1 = p.partialExprs!([arg])[0] as Expr, e2 = p.partialExprs!([arg])[0] as Expr
+    const e1 = p.partialExprs!([arg])[0] as Expr,
+      e2 = p.partialExprs!([arg])[0] as Expr
     expect(e1).not.toBe(e2)
     expect((e1 as { right: Expr }).right).not.toBe(arg)
   })
 
   it('a piecewise partial is a function with its own partials', () => {
-    const p = unary({ name: 'relu', evaluate: (x) => Math.max(x, 0), partials: [{ piecewise: (x) => (x > 0 ? 1 : 0), partials: ['0.0'] }] })
+    const p = unary({
+      name: 'relu',
+      evaluate: (x) => Math.max(x, 0),
+      partials: [{ piecewise: (x) => (x > 0 ? 1 : 0), partials: ['0.0'] }],
+    })
     const f = p.partialExprs!([v('x')])[0] as PartialFunction
     expect(f.evaluate(2)).toBe(1)
     expect(printExpr(f.partialExprs!([v('z')])[0]!)).toBe('0.0')
@@ -46,11 +59,21 @@ describe('primitive builders', () => {
   })
 
   it('errors name the primitive', () => {
-    expect(() => unary({ name: 'bad', evaluate: (x) => x, partials: ['3.0 * * x'] })).toThrow(/partial 1 of primitive `bad`/)
-    expect(() => unary({ name: 'bad', evaluate: (x) => x, partials: ['3.0 * z'] })).toThrow(/partial 1 of primitive `bad` \("3.0 \* z"\) reads `z`, which is not one of its parameters \(x\)/)
-    expect(() => pure({ name: 'bad', params: ['x', 'y'], evaluate: (x) => x, partials: ['1.0'] })).toThrow(/`bad` has 2 parameters but 1 partial/)
-    expect(() => bijection({ name: 'B', params: ['a'], roles: ['inout'], apply: (a) => [a], inverse: 'self', tangent: 't_a +=' })).toThrow(/tangent rule of primitive `B`/)
-    expect(() => selfInverse({ name: 'B', params: ['a', 't'], roles: ['inout', 'in'], apply: (a) => [a], selfAdjoint: true })).toThrow(/every argument must be `inout`/)
+    expect(() => unary({ name: 'bad', evaluate: (x) => x, partials: ['3.0 * * x'] })).toThrow(
+      /partial 1 of primitive `bad`/,
+    )
+    expect(() => unary({ name: 'bad', evaluate: (x) => x, partials: ['3.0 * z'] })).toThrow(
+      /partial 1 of primitive `bad` \("3.0 \* z"\) reads `z`, which is not one of its parameters \(x\)/,
+    )
+    expect(() => pure({ name: 'bad', params: ['x', 'y'], evaluate: (x) => x, partials: ['1.0'] })).toThrow(
+      /`bad` has 2 parameters but 1 partial/,
+    )
+    expect(() =>
+      bijection({ name: 'B', params: ['a'], roles: ['inout'], apply: (a) => [a], inverse: 'self', tangent: 't_a +=' }),
+    ).toThrow(/tangent rule of primitive `B`/)
+    expect(() =>
+      selfInverse({ name: 'B', params: ['a', 't'], roles: ['inout', 'in'], apply: (a) => [a], selfAdjoint: true }),
+    ).toThrow(/every argument must be `inout`/)
     try {
       unary({ name: 'bad', evaluate: (x) => x, partials: ['('] })
     } catch (e) {

@@ -73,14 +73,21 @@ export function pure(o: PureOptions): PurePrimitiveSpec {
   if (typeof ps === 'function') return { ...spec, partials: ps }
   if (!ps) return spec
   if (ps.length !== o.params.length) {
-    throw new RegistryError('registry/spec', `primitive \`${o.name}\` has ${o.params.length} parameter${o.params.length === 1 ? '' : 's'} but ${ps.length} partial${ps.length === 1 ? '' : 's'}`)
+    throw new RegistryError(
+      'registry/spec',
+      `primitive \`${o.name}\` has ${o.params.length} parameter${o.params.length === 1 ? '' : 's'} but ${ps.length} partial${ps.length === 1 ? '' : 's'}`,
+    )
   }
-  const rules = ps.map((p, k) => (typeof p === 'string' ? partialExpression(o.name, o.params, p, k) : piecewise(o.name, o.params, p, k)))
+  const rules = ps.map((p, k) =>
+    typeof p === 'string' ? partialExpression(o.name, o.params, p, k) : piecewise(o.name, o.params, p, k),
+  )
   const numeric = rules.map((r) => r.numeric)
   return {
     ...spec,
     partialExprs: (args) => rules.map((r) => r.expr(args)),
-    ...(numeric.every((f) => f !== undefined) ? { partials: numericPartials(numeric as Array<(a: number[]) => number>) } : {}),
+    ...(numeric.every((f) => f !== undefined)
+      ? { partials: numericPartials(numeric as Array<(a: number[]) => number>) }
+      : {}),
   }
 }
 
@@ -113,10 +120,16 @@ export interface BijectionOptions {
  */
 export function bijection(o: BijectionOptions): BijectionSpec {
   if (o.roles.length !== o.params.length) {
-    throw new RegistryError('registry/spec', `bijection \`${o.name}\` has ${o.params.length} parameters but ${o.roles.length} roles`)
+    throw new RegistryError(
+      'registry/spec',
+      `bijection \`${o.name}\` has ${o.params.length} parameters but ${o.roles.length} roles`,
+    )
   }
   if (o.selfAdjoint && o.roles.some((r) => r !== 'inout')) {
-    throw new RegistryError('registry/spec', `bijection \`${o.name}\` is \`selfAdjoint\`, so every argument must be \`inout\``)
+    throw new RegistryError(
+      'registry/spec',
+      `bijection \`${o.name}\` is \`selfAdjoint\`, so every argument must be \`inout\``,
+    )
   }
   const rule = (kind: 'adjoint' | 'tangent', text: string | undefined, prefix: string) => {
     if (text === undefined) return {}
@@ -159,7 +172,8 @@ function parseChecked(name: string, what: string, text: string) {
   try {
     return parse({ text, name: `${what} of ${name}` })
   } catch (e) {
-    if (TenetError.isInstance(e)) throw new RegistryError('registry/spec', `in the ${what} of primitive \`${name}\`: ${e.message}`)
+    if (TenetError.isInstance(e))
+      throw new RegistryError('registry/spec', `in the ${what} of primitive \`${name}\`: ${e.message}`)
     throw e
   }
 }
@@ -167,14 +181,25 @@ function parseChecked(name: string, what: string, text: string) {
 /** Parses partial `k` of primitive `name`, written as expression text over `params`. */
 function template(name: string, params: string[], text: string, k: number): Expr {
   const sink = '__tenet_partial'
-  const m = parseChecked(name, `partial ${k + 1}`, `fn partial(${[...params, sink].map((p) => `${p}: f64`).join(', ')}) {\n${sink} += (${text})\n}`)
+  const m = parseChecked(
+    name,
+    `partial ${k + 1}`,
+    `fn partial(${[...params, sink].map((p) => `${p}: f64`).join(', ')}) {\n${sink} += (${text})\n}`,
+  )
   const body: Stmt[] = m.functions[0]!.body
   const s = body[0]
-  if (body.length !== 1 || s?.kind !== 'update') throw new RegistryError('registry/spec', `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) is not one expression`)
+  if (body.length !== 1 || s?.kind !== 'update')
+    throw new RegistryError(
+      'registry/spec',
+      `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) is not one expression`,
+    )
   const e = s.value
   const bad = freeNames(e).filter((v) => !params.includes(v))
   if (bad.length) {
-    throw new RegistryError('registry/spec', `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) reads \`${bad[0]}\`, which is not one of its parameters (${params.join(', ')})`)
+    throw new RegistryError(
+      'registry/spec',
+      `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) reads \`${bad[0]}\`, which is not one of its parameters (${params.join(', ')})`,
+    )
   }
   return e
 }
@@ -202,13 +227,28 @@ function numericPartials(fs: Array<(a: number[]) => number>): (...args: number[]
 /** Names read by an expression (variables and arrays). */
 function freeNames(e: Expr, out: string[] = []): string[] {
   switch (e.kind) {
-    case 'var': out.push(e.name); break
-    case 'index': out.push(e.array.name); freeNames(e.index, out); break
-    case 'field': freeNames(e.target, out); break
-    case 'unary': freeNames(e.arg, out); break
-    case 'binary': freeNames(e.left, out); freeNames(e.right, out); break
-    case 'call': for (const a of e.args) freeNames(a, out); break
-    default: break
+    case 'var':
+      out.push(e.name)
+      break
+    case 'index':
+      out.push(e.array.name)
+      freeNames(e.index, out)
+      break
+    case 'field':
+      freeNames(e.target, out)
+      break
+    case 'unary':
+      freeNames(e.arg, out)
+      break
+    case 'binary':
+      freeNames(e.left, out)
+      freeNames(e.right, out)
+      break
+    case 'call':
+      for (const a of e.args) freeNames(a, out)
+      break
+    default:
+      break
   }
   return out
 }
@@ -221,13 +261,20 @@ function substitute(t: Expr, params: string[], args: Expr[]): Expr {
         const i = params.indexOf(e.name)
         return i >= 0 ? copy(args[i]!) : { kind: 'var', name: e.name }
       }
-      case 'num': return { kind: 'num', value: e.value, isFloat: e.isFloat }
-      case 'bool': return { kind: 'bool', value: e.value }
-      case 'unary': return { kind: 'unary', op: e.op, arg: go(e.arg) }
-      case 'binary': return { kind: 'binary', op: e.op, left: go(e.left), right: go(e.right) }
-      case 'call': return { kind: 'call', callee: e.callee, args: e.args.map(go) }
-      case 'index': return { kind: 'index', array: { kind: 'var', name: e.array.name }, index: go(e.index) }
-      case 'field': return { kind: 'field', target: go(e.target), field: e.field }
+      case 'num':
+        return { kind: 'num', value: e.value, isFloat: e.isFloat }
+      case 'bool':
+        return { kind: 'bool', value: e.value }
+      case 'unary':
+        return { kind: 'unary', op: e.op, arg: go(e.arg) }
+      case 'binary':
+        return { kind: 'binary', op: e.op, left: go(e.left), right: go(e.right) }
+      case 'call':
+        return { kind: 'call', callee: e.callee, args: e.args.map(go) }
+      case 'index':
+        return { kind: 'index', array: { kind: 'var', name: e.array.name }, index: go(e.index) }
+      case 'field':
+        return { kind: 'field', target: go(e.target), field: e.field }
     }
   }
   return go(t)
@@ -244,32 +291,62 @@ function copy<T>(x: T): T {
 
 /** The JS functions numeric partials may call (the standard elementary functions). */
 const MATH: Record<string, (...a: number[]) => number> = {
-  sin: Math.sin, cos: Math.cos, tan: Math.tan, exp: Math.exp, log: Math.log, sqrt: Math.sqrt, abs: Math.abs,
-  sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh, asin: Math.asin, acos: Math.acos, atan: Math.atan,
-  atan2: Math.atan2, pow: Math.pow, min: Math.min, max: Math.max,
-  f64: (x) => x, identity: (x) => x, f32: Math.fround, abs2: (x) => x * x,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  exp: Math.exp,
+  log: Math.log,
+  sqrt: Math.sqrt,
+  abs: Math.abs,
+  sinh: Math.sinh,
+  cosh: Math.cosh,
+  tanh: Math.tanh,
+  asin: Math.asin,
+  acos: Math.acos,
+  atan: Math.atan,
+  atan2: Math.atan2,
+  pow: Math.pow,
+  min: Math.min,
+  max: Math.max,
+  f64: (x) => x,
+  identity: (x) => x,
+  f32: Math.fround,
+  abs2: (x) => x * x,
 }
 
 /** The template as a closure over the argument vector (no code generation), or undefined when it calls a function not in `MATH`. */
 function compileNumeric(t: Expr, params: string[]): ((a: number[]) => number) | undefined {
   const go = (e: Expr): ((a: number[]) => number) | undefined => {
     switch (e.kind) {
-      case 'num': { const v = e.value; return () => v }
-      case 'var': { const i = params.indexOf(e.name); return i < 0 ? undefined : (a) => a[i]! }
+      case 'num': {
+        const v = e.value
+        return () => v
+      }
+      case 'var': {
+        const i = params.indexOf(e.name)
+        return i < 0 ? undefined : (a) => a[i]!
+      }
       case 'unary': {
         const f = go(e.arg)
         return f && e.op === '-' ? (a) => -f(a) : undefined
       }
       case 'binary': {
-        const l = go(e.left), r = go(e.right)
+        const l = go(e.left),
+          r = go(e.right)
         if (!l || !r) return undefined
         switch (e.op) {
-          case '+': return (a) => l(a) + r(a)
-          case '-': return (a) => l(a) - r(a)
-          case '*': return (a) => l(a) * r(a)
-          case '/': return (a) => l(a) / r(a)
-          case '**': return (a) => Math.pow(l(a), r(a))
-          default: return undefined
+          case '+':
+            return (a) => l(a) + r(a)
+          case '-':
+            return (a) => l(a) - r(a)
+          case '*':
+            return (a) => l(a) * r(a)
+          case '/':
+            return (a) => l(a) / r(a)
+          case '**':
+            return (a) => Math.pow(l(a), r(a))
+          default:
+            return undefined
         }
       }
       case 'call': {
@@ -277,11 +354,18 @@ function compileNumeric(t: Expr, params: string[]): ((a: number[]) => number) | 
         const as = e.args.map(go)
         if (!f || as.some((x) => !x)) return undefined
         const fs = as as Array<(a: number[]) => number>
-        if (fs.length === 1) { const [x] = fs; return (a) => f(x!(a)) }
-        if (fs.length === 2) { const [x, y] = fs; return (a) => f(x!(a), y!(a)) }
+        if (fs.length === 1) {
+          const [x] = fs
+          return (a) => f(x!(a))
+        }
+        if (fs.length === 2) {
+          const [x, y] = fs
+          return (a) => f(x!(a), y!(a))
+        }
         return (a) => f(...fs.map((g) => g(a)))
       }
-      default: return undefined
+      default:
+        return undefined
     }
   }
   return go(t)

@@ -1,8 +1,22 @@
 import { typeToString, type Arg, type Expr, type FunctionDef, type Module, type Stmt } from './ast.js'
 
 const PREC: Record<string, number> = {
-  '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6, '<': 7, '<=': 7, '>': 7, '>=': 7,
-  '+': 8, '-': 8, '*': 9, '/': 9, '%': 9,
+  '||': 1,
+  '&&': 2,
+  '|': 3,
+  '^': 4,
+  '&': 5,
+  '==': 6,
+  '!=': 6,
+  '<': 7,
+  '<=': 7,
+  '>': 7,
+  '>=': 7,
+  '+': 8,
+  '-': 8,
+  '*': 9,
+  '/': 9,
+  '%': 9,
 }
 const UNARY = 10
 const POW = 11
@@ -23,10 +37,15 @@ function numberText(value: number, isFloat: boolean): string {
 
 function prec(e: Expr | Arg): number {
   switch (e.kind) {
-    case 'binary': return e.op === '**' ? POW : PREC[e.op]!
-    case 'unary': case 'neg': return UNARY
-    case 'num': return e.value < 0 || Object.is(e.value, -0) ? UNARY : ATOM
-    default: return ATOM
+    case 'binary':
+      return e.op === '**' ? POW : PREC[e.op]!
+    case 'unary':
+    case 'neg':
+      return UNARY
+    case 'num':
+      return e.value < 0 || Object.is(e.value, -0) ? UNARY : ATOM
+    default:
+      return ATOM
   }
 }
 
@@ -34,18 +53,25 @@ function prec(e: Expr | Arg): number {
 export function printExpr(e: Expr | Arg): string {
   const wrap = (x: Expr | Arg, need: boolean) => (need ? `(${printExpr(x)})` : printExpr(x))
   switch (e.kind) {
-    case 'num': return numberText(e.value, e.isFloat)
-    case 'bool': return String(e.value)
-    case 'var': return hostName(e.name)
-    case 'index': return `${printExpr(e.array)}[${printExpr(e.index)}]`
-    case 'field': return `${wrap(e.target, prec(e.target) < ATOM)}.${e.field}`
-    case 'neg': return `-${wrap(e.target, prec(e.target) < ATOM)}`
+    case 'num':
+      return numberText(e.value, e.isFloat)
+    case 'bool':
+      return String(e.value)
+    case 'var':
+      return hostName(e.name)
+    case 'index':
+      return `${printExpr(e.array)}[${printExpr(e.index)}]`
+    case 'field':
+      return `${wrap(e.target, prec(e.target) < ATOM)}.${e.field}`
+    case 'neg':
+      return `-${wrap(e.target, prec(e.target) < ATOM)}`
     case 'unary': {
       const inner = e.arg
       const need = prec(inner) < UNARY || (inner.kind === 'num' && inner.value < 0) || inner.kind === 'unary'
       return `${e.op}${wrap(inner, need)}`
     }
-    case 'call': return `${hostName(e.callee)}(${e.args.map(printExpr).join(', ')})`
+    case 'call':
+      return `${hostName(e.callee)}(${e.args.map(printExpr).join(', ')})`
     case 'binary': {
       if (e.op === '**') {
         return `${wrap(e.left, prec(e.left) <= POW)} ** ${wrap(e.right, prec(e.right) < UNARY)}`
@@ -79,31 +105,42 @@ function blockText(body: Stmt[], indent: number): string {
 export function printStmt(s: Stmt, indent = 1): string {
   const pad = '  '.repeat(indent)
   switch (s.kind) {
-    case 'update': return `${pad}${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`
+    case 'update':
+      return `${pad}${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`
     case 'callstmt':
       return `${pad}${s.inverse ? '~' : ''}${hostName(s.callee)}(${s.args.map(printExpr).join(', ')})`
     case 'alloc': {
       const v = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
       return `${pad}${s.name}${s.declared ? ': ' + typeToString(s.declared) : ''} <- ${v}`
     }
-    case 'dealloc': return `${pad}${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}`
+    case 'dealloc':
+      return `${pad}${s.name} -> ${s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)}`
     case 'if': {
       const head = `${pad}if (${printExpr(s.pre)}, ${s.post ? printExpr(s.post) : '~'}) ${blockText(s.then, indent)}`
       return s.else.length ? `${head} else ${blockText(s.else, indent)}` : head
     }
-    case 'while': return `${pad}while (${printExpr(s.pre)}, ${printExpr(s.post)}) ${blockText(s.body, indent)}`
+    case 'while':
+      return `${pad}while (${printExpr(s.pre)}, ${printExpr(s.post)}) ${blockText(s.body, indent)}`
     case 'for': {
-      if (s.each) return `${pad}for ${s.variable} in ${s.reverse ? 'reverse ' : ''}${printExpr(s.each)} ${blockText(s.body, indent)}`
+      if (s.each)
+        return `${pad}for ${s.variable} in ${s.reverse ? 'reverse ' : ''}${printExpr(s.each)} ${blockText(s.body, indent)}`
       const step = s.step ? ` by ${printExpr(s.step)}` : ''
       return `${pad}for ${s.variable} in ${s.reverse ? 'reverse ' : ''}${printExpr(s.start)}${s.inclusive ? '..=' : '..'}${printExpr(s.stop)}${step} ${blockText(s.body, indent)}`
     }
-    case 'push': return `${pad}push(${printExpr(s.stack)}, ${printExpr(s.value)})`
-    case 'pop': return `${pad}pop(${printExpr(s.stack)}, ${printExpr(s.value)})`
-    case 'safe': return `${pad}@safe ${printExpr(s.expr)}`
-    case 'unchecked': return `${pad}@unchecked ${blockText(s.body, indent)}`
-    case 'routine': return `${pad}routine ${blockText(s.body, indent)}`
-    case 'unroutine': return `${pad}~routine`
-    case 'invblock': return `${pad}~${blockText(s.body, indent)}`
+    case 'push':
+      return `${pad}push(${printExpr(s.stack)}, ${printExpr(s.value)})`
+    case 'pop':
+      return `${pad}pop(${printExpr(s.stack)}, ${printExpr(s.value)})`
+    case 'safe':
+      return `${pad}@safe ${printExpr(s.expr)}`
+    case 'unchecked':
+      return `${pad}@unchecked ${blockText(s.body, indent)}`
+    case 'routine':
+      return `${pad}routine ${blockText(s.body, indent)}`
+    case 'unroutine':
+      return `${pad}~routine`
+    case 'invblock':
+      return `${pad}~${blockText(s.body, indent)}`
   }
 }
 

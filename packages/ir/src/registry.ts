@@ -26,19 +26,35 @@ export class Registry {
   registerPrimitive(spec: PrimitiveSpec): this {
     checkVersion('primitive', spec)
     if (spec.kind !== 'pure' && spec.kind !== 'bijection') {
-      throw new RegistryError('registry/kind', `primitive \`${(spec as { name: string }).name}\` has kind ${JSON.stringify((spec as { kind: unknown }).kind)}; expected 'pure' or 'bijection'`)
+      throw new RegistryError(
+        'registry/kind',
+        `primitive \`${(spec as { name: string }).name}\` has kind ${JSON.stringify((spec as { kind: unknown }).kind)}; expected 'pure' or 'bijection'`,
+      )
     }
     if (spec.kind === 'pure' && (typeof spec.evaluate !== 'function' || !Number.isInteger(spec.arity))) {
-      throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\` needs an integer \`arity\` and an \`evaluate\` function`)
+      throw new RegistryError(
+        'registry/spec',
+        `pure primitive \`${spec.name}\` needs an integer \`arity\` and an \`evaluate\` function`,
+      )
     }
-    if (spec.kind === 'pure' && spec.argKinds && (spec.argKinds.length !== spec.arity || spec.argKinds.some((k) => k !== 'scalar' && k !== 'array'))) {
-      throw new RegistryError('registry/spec', `pure primitive \`${spec.name}\`: \`argKinds\` must list 'scalar' or 'array' for each of its ${spec.arity} arguments`)
+    if (
+      spec.kind === 'pure' &&
+      spec.argKinds &&
+      (spec.argKinds.length !== spec.arity || spec.argKinds.some((k) => k !== 'scalar' && k !== 'array'))
+    ) {
+      throw new RegistryError(
+        'registry/spec',
+        `pure primitive \`${spec.name}\`: \`argKinds\` must list 'scalar' or 'array' for each of its ${spec.arity} arguments`,
+      )
     }
     if (spec.kind === 'bijection' && (typeof spec.apply !== 'function' || !Array.isArray(spec.roles))) {
       throw new RegistryError('registry/spec', `bijection \`${spec.name}\` needs \`roles\` and an \`apply\` function`)
     }
     if (this.primitives.has(spec.name) && !spec.override) {
-      throw new RegistryError('registry/duplicate', `a primitive named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`)
+      throw new RegistryError(
+        'registry/duplicate',
+        `a primitive named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`,
+      )
     }
     this.primitives.set(spec.name, spec)
     return this
@@ -48,7 +64,10 @@ export class Registry {
   registerNumberSystem(spec: NumberSystemSpec): this {
     checkVersion('number system', spec)
     if (this.numberSystems.has(spec.name) && !spec.override) {
-      throw new RegistryError('registry/duplicate', `a number system named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`)
+      throw new RegistryError(
+        'registry/duplicate',
+        `a number system named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`,
+      )
     }
     this.numberSystems.set(spec.name, spec)
     return this
@@ -58,7 +77,10 @@ export class Registry {
   registerBackend(spec: BackendSpec): this {
     checkVersion('backend', spec)
     if (this.backends.has(spec.name) && !spec.override) {
-      throw new RegistryError('registry/duplicate', `a backend named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`)
+      throw new RegistryError(
+        'registry/duplicate',
+        `a backend named \`${spec.name}\` is already registered (pass \`override: true\` to replace it)`,
+      )
     }
     this.backends.set(spec.name, spec)
     return this
@@ -72,14 +94,22 @@ export class Registry {
   /** The pure primitive named `name`; throws, listing what exists, when there is none. */
   pure(name: string): PurePrimitiveSpec {
     const p = this.primitives.get(name)
-    if (!p || p.kind !== 'pure') throw new RegistryError('registry/unknown-primitive', `no pure primitive \`${name}\`${suggest(name, this.names('pure'))}`)
+    if (!p || p.kind !== 'pure')
+      throw new RegistryError(
+        'registry/unknown-primitive',
+        `no pure primitive \`${name}\`${suggest(name, this.names('pure'))}`,
+      )
     return p
   }
 
   /** The bijection named `name`; throws, listing what exists, when there is none. */
   bijection(name: string): BijectionSpec {
     const p = this.primitives.get(name)
-    if (!p || p.kind !== 'bijection') throw new RegistryError('registry/unknown-primitive', `no bijection \`${name}\`${suggest(name, this.names('bijection'))}`)
+    if (!p || p.kind !== 'bijection')
+      throw new RegistryError(
+        'registry/unknown-primitive',
+        `no bijection \`${name}\`${suggest(name, this.names('bijection'))}`,
+      )
     return p
   }
 
@@ -91,14 +121,22 @@ export class Registry {
   /** The number system named `name`; throws, listing what exists, when there is none. */
   numberSystem(name: string): NumberSystemSpec {
     const n = this.numberSystems.get(name)
-    if (!n) throw new RegistryError('registry/unknown-type', `no number system \`${name}\` (available: ${[...this.numberSystems.keys()].join(', ')})`)
+    if (!n)
+      throw new RegistryError(
+        'registry/unknown-type',
+        `no number system \`${name}\` (available: ${[...this.numberSystems.keys()].join(', ')})`,
+      )
     return n
   }
 
   /** The backend named `name`; throws, listing what exists, when there is none. */
   backend(name: string): BackendSpec {
     const b = this.backends.get(name)
-    if (!b) throw new RegistryError('registry/unknown-backend', `no backend \`${name}\` (available: ${[...this.backends.keys()].join(', ') || 'none'})`)
+    if (!b)
+      throw new RegistryError(
+        'registry/unknown-backend',
+        `no backend \`${name}\` (available: ${[...this.backends.keys()].join(', ') || 'none'})`,
+      )
     return b
   }
 
@@ -107,7 +145,11 @@ export class Registry {
     const all = [...this.backends.values()].sort((a, b) => b.priority - a.priority)
     if (!all.length) throw new RegistryError('registry/unknown-backend', 'no backend is registered in this registry')
     const here = all.find((b) => b.isAvailable?.() !== false)
-    if (!here) throw new RegistryError('registry/unknown-backend', `no registered backend is available here (registered: ${all.map((b) => b.name).join(', ')})`)
+    if (!here)
+      throw new RegistryError(
+        'registry/unknown-backend',
+        `no registered backend is available here (registered: ${all.map((b) => b.name).join(', ')})`,
+      )
     return here
   }
 

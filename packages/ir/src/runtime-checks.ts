@@ -23,31 +23,40 @@ import type { SourceLocation } from './loc.js'
 /** The message of each run-time check, by code. */
 export const RUNTIME_CHECKS = {
   /** index `index` of `array` (of length `length`) does not exist */
-  outOfBounds: (array: string, index: unknown, length: unknown) => `index ${index} is out of bounds for \`${array}\` (length ${length})`,
+  outOfBounds: (array: string, index: unknown, length: unknown) =>
+    `index ${index} is out of bounds for \`${array}\` (length ${length})`,
   /** two printed indices `a`, `b` of one statement name the same element `index` */
-  alias: (a: string, b: string, index: unknown) => `\`[${a}]\` and \`[${b}]\` are the same element (index ${index}), so the statement would read the memory it writes`,
+  alias: (a: string, b: string, index: unknown) =>
+    `\`[${a}]\` and \`[${b}]\` are the same element (index ${index}), so the statement would read the memory it writes`,
   /** a scalar ancilla holds `holds` where `name -> shown` expects `expects` (both as the user knows them) */
-  dealloc: (name: string, shown: string, holds: unknown, expects: unknown) => `cannot deallocate \`${name}\`: it holds ${holds}, but \`${name} -> ${shown}\` expects ${expects}`,
+  dealloc: (name: string, shown: string, holds: unknown, expects: unknown) =>
+    `cannot deallocate \`${name}\`: it holds ${holds}, but \`${name} -> ${shown}\` expects ${expects}`,
   /** an array ancilla is not zeros(n) (or has another length) */
-  deallocArray: (name: string, shown: string, n: unknown) => `cannot deallocate \`${name}\`: it holds an array that is not zeros(${n}), but \`${name} -> ${shown}\` expects zeros(${n})`,
+  deallocArray: (name: string, shown: string, n: unknown) =>
+    `cannot deallocate \`${name}\`: it holds an array that is not zeros(${n}), but \`${name} -> ${shown}\` expects zeros(${n})`,
   /** a stack ancilla is not empty */
-  deallocStack: (name: string, count: unknown) => `cannot deallocate \`${name}\`: it holds a stack of ${count} values, but \`${name} -> []\` expects an empty stack`,
+  deallocStack: (name: string, count: unknown) =>
+    `cannot deallocate \`${name}\`: it holds a stack of ${count} values, but \`${name} -> []\` expects an empty stack`,
   /** an `if`'s post-condition `post` (the pre-condition again when `tilde`) is `value` after a branch, where the pre-condition was `pre` */
   postIf: (post: string, tilde: boolean, value: unknown, pre: unknown) =>
     `the post-condition \`${post}\`${tilde ? ' (`~`: the pre-condition again)' : ''} of this \`if\` is ${value} after the ${pre ? 'then' : 'else'} branch, but the pre-condition was ${pre}`,
   /** a `while`'s post-condition holds before the first iteration */
-  postWhileStart: (post: string) => `the post-condition \`${post}\` of this \`while\` must be false when the loop starts`,
+  postWhileStart: (post: string) =>
+    `the post-condition \`${post}\` of this \`while\` must be false when the loop starts`,
   /** a `while`'s post-condition is false after an iteration */
-  postWhileIteration: (post: string) => `the post-condition \`${post}\` of this \`while\` must be true after every iteration`,
+  postWhileIteration: (post: string) =>
+    `the post-condition \`${post}\` of this \`while\` must be true after every iteration`,
   emptyStack: (stack: string) => `pop from the empty stack \`${stack}\``,
   /** `pop(stack, value)` into a variable holding `holds` */
-  popNonzero: (stack: string, value: string, holds: unknown) => `\`pop(${stack}, ${value})\` needs \`${value}\` to be zero, but it holds ${holds}`,
+  popNonzero: (stack: string, value: string, holds: unknown) =>
+    `\`pop(${stack}, ${value})\` needs \`${value}\` to be zero, but it holds ${holds}`,
   zeroStep: () => 'the loop step is 0',
   loopRange: (a0: unknown, b0: unknown, s0: unknown, a1: unknown, b1: unknown, s1: unknown) =>
     `the loop range changed while the loop ran (from ${a0}..${b0} by ${s0} to ${a1}..${b1} by ${s1}); a reversible loop must leave its range unchanged`,
   arrayLength: (name: string, n: unknown) => `cannot allocate \`${name}\`: zeros(${n}) needs a whole number ≥ 0`,
   tooLarge: (name: string, n: unknown) => `cannot allocate \`${name}\` (zeros(${n})): too large for the wasm memory`,
-  cannotGrow: (name: string, n: unknown) => `cannot allocate \`${name}\` (zeros(${n})): the wasm memory cannot grow further`,
+  cannotGrow: (name: string, n: unknown) =>
+    `cannot allocate \`${name}\` (zeros(${n})): the wasm memory cannot grow further`,
   /** `y *= e` / `y /= e` on a float (printed `stmt`) by a factor that is zero or not finite */
   zeroFactor: (stmt: string, factor: unknown) =>
     `\`${stmt}\`: the factor is ${factor === 0 ? 'zero' : factor}, so this could not be undone (a float is multiplied or divided only by a nonzero finite factor)`,
@@ -77,7 +86,11 @@ export const RUNTIME_CHECK_CODES = {
 export type RuntimeCheck = keyof typeof RUNTIME_CHECKS
 
 /** The error (an `InvertibilityError`) of check `check` with the message's arguments, at `loc`. */
-export function runtimeError<K extends RuntimeCheck>(check: K, loc: SourceLocation | undefined, ...args: Parameters<(typeof RUNTIME_CHECKS)[K]>): InvertibilityError {
+export function runtimeError<K extends RuntimeCheck>(
+  check: K,
+  loc: SourceLocation | undefined,
+  ...args: Parameters<(typeof RUNTIME_CHECKS)[K]>
+): InvertibilityError {
   const message = (RUNTIME_CHECKS[check] as (...a: unknown[]) => string)(...args)
   return new InvertibilityError(RUNTIME_CHECK_CODES[check], message, loc)
 }

@@ -90,12 +90,18 @@ describe('builder API', () => {
     SWAP(x[0], x[1])
   }
 }`)
-    const built = b.fn('f', [b.param('y'), b.param('x', 'f64[]'), b.param('n', 'i32')], [
-      b.routine([b.alloc('t', b.f(0)), b.plusEq(b.v('t'), b.mul(b.at('x', 0), b.at('x', 0)))]),
-      b.for_('i', 0, b.v('n'), [b.plusEq(b.v('y'), b.add(b.call('sin', b.v('t')), b.call('f64', b.v('i'))))], { step: 2 }),
-      b.unroutine(),
-      b.if_(b.gt(b.v('n'), 0), undefined, [b.swap(b.at('x', 0), b.at('x', 1))]),
-    ])
+    const built = b.fn(
+      'f',
+      [b.param('y'), b.param('x', 'f64[]'), b.param('n', 'i32')],
+      [
+        b.routine([b.alloc('t', b.f(0)), b.plusEq(b.v('t'), b.mul(b.at('x', 0), b.at('x', 0)))]),
+        b.for_('i', 0, b.v('n'), [b.plusEq(b.v('y'), b.add(b.call('sin', b.v('t')), b.call('f64', b.v('i'))))], {
+          step: 2,
+        }),
+        b.unroutine(),
+        b.if_(b.gt(b.v('n'), 0), undefined, [b.swap(b.at('x', 0), b.at('x', 1))]),
+      ],
+    )
     expect(printFunction(built)).toBe(printFunction(fromText.functions[0]!))
     expect(strip(built)).toEqual(strip(fromText.functions[0]))
   })
@@ -127,7 +133,12 @@ fn forms(y: f64, x: f64[], z: f64[], s: stack<f64>) {
   })
   it('`m, n <- 2, 4` is one allocation per name, in order', () => {
     const body = parse('fn f() { m, n <- 2, 4; m, n -> 2, 4 }').functions[0]!.body
-    expect(body.map((s) => `${s.kind} ${(s as { name: string }).name}`)).toEqual(['alloc m', 'alloc n', 'dealloc m', 'dealloc n'])
+    expect(body.map((s) => `${s.kind} ${(s as { name: string }).name}`)).toEqual([
+      'alloc m',
+      'alloc n',
+      'dealloc m',
+      'dealloc n',
+    ])
   })
   it('malformed forms are syntax errors with a location', () => {
     expect(() => parse('fn f() { m, n <- 2 }')).toThrow(/2 names but 1 value/)

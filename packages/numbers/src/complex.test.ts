@@ -5,11 +5,18 @@ import { describe, expect, it } from 'vitest'
 import { registerNumbers } from './index.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
-const compile = (backend: string, text: string): TenetModule => compileModule(parse({ text, name: 'test' }, []), { registry, backend })
+const compile = (backend: string, text: string): TenetModule =>
+  compileModule(parse({ text, name: 'test' }, []), { registry, backend })
 
-interface C { re: number; im: number }
+interface C {
+  re: number
+  im: number
+}
 const cmul = (a: C, b: C): C => ({ re: a.re * b.re - a.im * b.im, im: a.re * b.im + a.im * b.re })
-const cdiv = (a: C, b: C): C => { const d = b.re * b.re + b.im * b.im; return { re: (a.re * b.re + a.im * b.im) / d, im: (a.im * b.re - a.re * b.im) / d } }
+const cdiv = (a: C, b: C): C => {
+  const d = b.re * b.re + b.im * b.im
+  return { re: (a.re * b.re + a.im * b.im) / d, im: (a.im * b.re - a.re * b.im) / d }
+}
 const cexp = (a: C): C => ({ re: Math.exp(a.re) * Math.cos(a.im), im: Math.exp(a.re) * Math.sin(a.im) })
 const close = (a: unknown, b: C, digits = 12) => {
   expect((a as C).re).toBeCloseTo(b.re, digits)
@@ -50,18 +57,31 @@ for (const backend of ['cpu', 'interpreter']) {
   describe(`complex (${backend})`, () => {
     const m = compile(backend, source)
     it('complex log against Math.log / Math.atan2, and back', () => {
-      for (const x of [{ re: 1, im: 2 }, { re: -3, im: 0.5 }, { re: 0.1, im: -4 }, { re: -2, im: -1e-3 }]) {
+      for (const x of [
+        { re: 1, im: 2 },
+        { re: -3, im: 0.5 },
+        { re: 0.1, im: -4 },
+        { re: -2, im: -1e-3 },
+      ]) {
         const [y, xx] = m.complex_log!({ re: 0.5, im: -0.25 }, x)
         close(y, { re: 0.5 + Math.log(Math.hypot(x.re, x.im)), im: -0.25 + Math.atan2(x.im, x.re) }, 14)
         expect(xx).toEqual(x)
         close(m.complex_log!.inverse(y, xx)[0], { re: 0.5, im: -0.25 }, 14)
-        close(m.clog2!({ re: 0, im: 0 }, x)[0], { re: Math.log(Math.hypot(x.re, x.im)), im: Math.atan2(x.im, x.re) }, 14)
+        close(
+          m.clog2!({ re: 0, im: 0 }, x)[0],
+          { re: Math.log(Math.hypot(x.re, x.im)), im: Math.atan2(x.im, x.re) },
+          14,
+        )
       }
     })
     it('+ − * / conj exp with real operands', () => {
-      const a = { re: 0.3, im: -1.2 }, b = { re: 2, im: 0.7 }, s = 1.25
+      const a = { re: 0.3, im: -1.2 },
+        b = { re: 2, im: 0.7 },
+        s = 1.25
       const conj = { re: a.re, im: -a.im }
-      const ab = cmul(a, b), q = cdiv(conj, b), e = cexp(a)
+      const ab = cmul(a, b),
+        q = cdiv(conj, b),
+        e = cexp(a)
       const want = { re: 1 + ab.re - q.re + s * a.re + e.re - 2, im: -1 + ab.im - q.im + s * a.im + e.im }
       const [y] = m.arith!({ re: 1, im: -1 }, a, b, s)
       close(y, want, 13)
@@ -80,7 +100,10 @@ for (const backend of ['cpu', 'interpreter']) {
       expect([...z]).toEqual([1.5, 3.5, 3.5, 6.5])
       m.scale!.inverse(z, { re: 0.5, im: 1 })
       expect([...z]).toEqual([1, 2, 3, 4])
-      expect(m.swap!({ re: 1, im: 2 }, { re: 3, im: 4 })).toEqual([{ re: 3, im: 4 }, { re: -1, im: -2 }])
+      expect(m.swap!({ re: 1, im: 2 }, { re: 3, im: 4 })).toEqual([
+        { re: 3, im: 4 },
+        { re: -1, im: -2 },
+      ])
     })
     it('lowers to f64 IR: names with $ that cannot collide with user names', () => {
       expect(m.complex_log!.ir.params.map((p) => p.name)).toEqual(['y$re', 'y$im', 'x$re', 'x$im'])
@@ -91,9 +114,13 @@ for (const backend of ['cpu', 'interpreter']) {
 
 describe('complex static errors and host checks', () => {
   it('rejects non-reversible updates and real targets', () => {
-    expect(() => compile('cpu', 'fn f(y: complex, x: complex) { y *= x }')).toThrow(/not a reversible update of complex/)
+    expect(() => compile('cpu', 'fn f(y: complex, x: complex) { y *= x }')).toThrow(
+      /not a reversible update of complex/,
+    )
     expect(() => compile('cpu', 'fn f(y: f64, x: complex) { y += x }')).toThrow(TenetStaticError)
-    expect(() => compile('cpu', 'fn f(y: complex, x: complex) { y += atan(x) }')).toThrow(/`atan` is not defined on complex/)
+    expect(() => compile('cpu', 'fn f(y: complex, x: complex) { y += atan(x) }')).toThrow(
+      /`atan` is not defined on complex/,
+    )
     expect(() => compile('cpu', 'fn f(y: complex) { y += y * 2.0 }')).toThrow(/own right-hand side/)
     expect(() => compile('cpu', 'fn f(z: complex[]) { z[0] += z[0].re }')).toThrow(/own right-hand side/)
   })
@@ -122,6 +149,9 @@ describe('complex static errors and host checks', () => {
   it('checks host values', () => {
     const m = compile('cpu', 'fn f(y: complex, x: complex) { y += x }')
     expect(() => m.f!({ re: 1 }, { re: 1, im: 1 })).toThrow(/must be \{ re: number, im: number \}/)
-    expect(m.f!(1, 2)).toEqual([{ re: 3, im: 0 }, { re: 2, im: 0 }])
+    expect(m.f!(1, 2)).toEqual([
+      { re: 3, im: 0 },
+      { re: 2, im: 0 },
+    ])
   })
 })

@@ -20,16 +20,28 @@
  * a complex array is a Float64Array of interleaved parts (length 2n), updated in place.
  */
 import {
-  TenetError, TenetStaticError,
-  type Arg, type Dataview, type Expr, type FunctionDef, type NumberSystemSpec, type Param, type Registry,
-  type SourceLocation, type Stmt, type Type,
+  TenetError,
+  TenetStaticError,
+  type Arg,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type NumberSystemSpec,
+  type Param,
+  type Registry,
+  type SourceLocation,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { walk } from '@tenet/ir/backend'
 
 type Kind = 'scalar' | 'array' | 'stack'
 type Env = Map<string, Kind>
 /** A complex expression as two real ones. */
-interface Pair { re: Expr; im: Expr }
+interface Pair {
+  re: Expr
+  im: Expr
+}
 
 const fail = (msg: string, loc?: SourceLocation): never => {
   throw new TenetStaticError('static/complex', msg, loc)
@@ -39,8 +51,14 @@ const F = (value: number): Expr => ({ kind: 'num', value, isFloat: true })
 const isZero = (e: Expr) => e.kind === 'num' && e.value === 0
 const v = (name: string): Expr => ({ kind: 'var', name })
 const b = (op: '+' | '-' | '*' | '/', l: Expr, r: Expr): Expr => {
-  if (op === '+') { if (isZero(r)) return l; if (isZero(l)) return r }
-  if (op === '-') { if (isZero(r)) return l; if (isZero(l)) return neg(r) }
+  if (op === '+') {
+    if (isZero(r)) return l
+    if (isZero(l)) return r
+  }
+  if (op === '-') {
+    if (isZero(r)) return l
+    if (isZero(l)) return neg(r)
+  }
   if (op === '*' && (isZero(l) || isZero(r))) return isZero(l) ? l : r
   return { kind: 'binary', op, left: l, right: r }
 }
@@ -54,8 +72,14 @@ const expPair = (z: Pair): Pair => {
   return { re: b('*', m, call('cos', z.im)), im: b('*', m, call('sin', z.im)) }
 }
 /** The principal log: log|z| + i·angle(z). */
-const logPair = (z: Pair): Pair => ({ re: call('log', call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im)))), im: call('atan2', z.im, z.re) })
-const mulPair = (l: Pair, r: Pair): Pair => ({ re: b('-', b('*', l.re, r.re), b('*', l.im, r.im)), im: b('+', b('*', l.re, r.im), b('*', l.im, r.re)) })
+const logPair = (z: Pair): Pair => ({
+  re: call('log', call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im)))),
+  im: call('atan2', z.im, z.re),
+})
+const mulPair = (l: Pair, r: Pair): Pair => ({
+  re: b('-', b('*', l.re, r.re), b('*', l.im, r.im)),
+  im: b('+', b('*', l.re, r.im), b('*', l.im, r.re)),
+})
 
 /** The lowering of one set of functions for the complex type named `name`. */
 class Lowering {
@@ -78,9 +102,16 @@ class Lowering {
     const params: Param[] = []
     for (const p of f.params) {
       const k = this.kindOf(p.type, p.loc)
-      if (!k) { params.push(p); continue }
+      if (!k) {
+        params.push(p)
+        continue
+      }
       env.set(p.name, k)
-      if (k === 'scalar') params.push(loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc), loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc))
+      if (k === 'scalar')
+        params.push(
+          loc({ name: `${p.name}$re`, type: { kind: 'scalar', name: 'f64' } }, p.loc),
+          loc({ name: `${p.name}$im`, type: { kind: 'scalar', name: 'f64' } }, p.loc),
+        )
       // a stack keeps its name (errors name it as written); an array becomes the interleaved `z$`
       else params.push(loc({ name: k === 'stack' ? p.name : `${p.name}$`, type: { kind: k, elem: 'f64' } }, p.loc))
     }
@@ -108,7 +139,10 @@ class Lowering {
       // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
       const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
       let n = e.left
-      while (n.kind === 'binary' && !this.pairs.has(n)) { spine.push(n); n = n.left }
+      while (n.kind === 'binary' && !this.pairs.has(n)) {
+        spine.push(n)
+        n = n.left
+      }
       p = this.cx(n, env)
       for (let k = spine.length - 1; k >= 0; k--) {
         const node = spine[k]!
@@ -123,14 +157,27 @@ class Lowering {
   }
 
   /** The pair of a binary expression whose operands' pairs are `l` and `r` (undefined: real). */
-  private binaryPair(e: Extract<Expr, { kind: 'binary' }>, l: Pair | undefined, r: Pair | undefined, env: Env): Pair | undefined {
+  private binaryPair(
+    e: Extract<Expr, { kind: 'binary' }>,
+    l: Pair | undefined,
+    r: Pair | undefined,
+    env: Env,
+  ): Pair | undefined {
     if (!l && !r) return undefined
     const L = l ?? { re: this.real(e.left, env), im: F(0) }
     const R = r ?? { re: this.real(e.right, env), im: F(0) }
     switch (e.op) {
-      case '+': case '-': return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
+      case '+':
+      case '-':
+        return { re: b(e.op, L.re, R.re), im: b(e.op, L.im, R.im) }
       case '**': {
-        if (!r && e.right.kind === 'num' && Number.isInteger(e.right.value) && e.right.value >= 1 && e.right.value <= 8) {
+        if (
+          !r &&
+          e.right.kind === 'num' &&
+          Number.isInteger(e.right.value) &&
+          e.right.value >= 1 &&
+          e.right.value <= 8
+        ) {
           // a small integer literal: repeated products, exact where they are (z ** 2 of 1 + 2i is −3 + 4i)
           let z = L
           for (let k = 1; k < e.right.value; k++) z = mulPair(z, L)
@@ -146,19 +193,37 @@ class Lowering {
         // a complex exponent w: exp(w · log z), the principal branch (a real base counts as complex)
         return expPair(mulPair(R, logPair(L)))
       }
-      case '*': return { re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)), im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)) }
+      case '*':
+        return {
+          re: b('-', b('*', L.re, R.re), b('*', L.im, R.im)),
+          im: b('+', b('*', L.re, R.im), b('*', L.im, R.re)),
+        }
       case '/': {
         if (!r) return { re: b('/', L.re, R.re), im: b('/', L.im, R.re) }
         const den = b('+', b('*', R.re, R.re), b('*', R.im, R.im))
-        return { re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den), im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den) }
+        return {
+          re: b('/', b('+', b('*', L.re, R.re), b('*', L.im, R.im)), den),
+          im: b('/', b('-', b('*', L.im, R.re), b('*', L.re, R.im)), den),
+        }
       }
-      default: return fail(`\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`, e.loc)
+      default:
+        return fail(
+          `\`${e.op}\` is not defined on ${this.name} (use \`+ - * /\`, \`exp\`, \`log\`; compare \`abs(x)\`, \`x.re\` or \`x.im\`)`,
+          e.loc,
+        )
     }
   }
 
   private cxOf(e: Expr, env: Env): Pair | undefined {
     switch (e.kind) {
-      case 'var': return env.get(e.name) === 'scalar' ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) } : env.get(e.name) === 'array' ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc) : env.get(e.name) === 'stack' ? fail(`\`${e.name}\` is a stack of ${this.name}; move values with \`push\` and \`pop\``, e.loc) : undefined
+      case 'var':
+        return env.get(e.name) === 'scalar'
+          ? { re: loc(v(`${e.name}$re`), e.loc), im: loc(v(`${e.name}$im`), e.loc) }
+          : env.get(e.name) === 'array'
+            ? fail(`\`${e.name}\` is a ${this.name} array; use an element such as \`${e.name}[i]\``, e.loc)
+            : env.get(e.name) === 'stack'
+              ? fail(`\`${e.name}\` is a stack of ${this.name}; move values with \`push\` and \`pop\``, e.loc)
+              : undefined
       case 'index': {
         if (env.get(e.array.name) !== 'array') return undefined
         const i = this.real(e.index, env)
@@ -166,7 +231,10 @@ class Lowering {
         const twice = b('*', { kind: 'num', value: 2, isFloat: false }, i)
         return {
           re: loc({ kind: 'index', array: arr, index: twice }, e.loc),
-          im: loc({ kind: 'index', array: arr, index: b('+', twice, { kind: 'num', value: 1, isFloat: false }) }, e.loc),
+          im: loc(
+            { kind: 'index', array: arr, index: b('+', twice, { kind: 'num', value: 1, isFloat: false }) },
+            e.loc,
+          ),
         }
       }
       case 'unary': {
@@ -183,18 +251,35 @@ class Lowering {
         const args = e.args.map((a) => this.cx(a, env))
         if (!args.some(Boolean)) return undefined
         const z = args[0]
-        if (e.args.length !== 1 || !z) return fail(`\`${e.callee}\` is not defined on ${this.name} arguments (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`, e.loc)
+        if (e.args.length !== 1 || !z)
+          return fail(
+            `\`${e.callee}\` is not defined on ${this.name} arguments (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`,
+            e.loc,
+          )
         switch (e.callee) {
-          case 'exp': return expPair(z)
-          case 'log': return logPair(z)
-          case 'conj': return { re: z.re, im: neg(z.im) }
-          case 'identity': return z
+          case 'exp':
+            return expPair(z)
+          case 'log':
+            return logPair(z)
+          case 'conj':
+            return { re: z.re, im: neg(z.im) }
+          case 'identity':
+            return z
           // sin(a + bi) = sin a cosh b + i cos a sinh b; cos(a + bi) = cos a cosh b − i sin a sinh b
-          case 'sin': return { re: b('*', call('sin', z.re), call('cosh', z.im)), im: b('*', call('cos', z.re), call('sinh', z.im)) }
-          case 'cos': return { re: b('*', call('cos', z.re), call('cosh', z.im)), im: neg(b('*', call('sin', z.re), call('sinh', z.im))) }
+          case 'sin':
+            return {
+              re: b('*', call('sin', z.re), call('cosh', z.im)),
+              im: b('*', call('cos', z.re), call('sinh', z.im)),
+            }
+          case 'cos':
+            return {
+              re: b('*', call('cos', z.re), call('cosh', z.im)),
+              im: neg(b('*', call('sin', z.re), call('sinh', z.im))),
+            }
           case 'tanh': {
             // tanh(a + bi) = (sinh 2a + i sin 2b) / (cosh 2a + cos 2b)
-            const a2 = b('*', F(2), z.re), b2 = b('*', F(2), z.im)
+            const a2 = b('*', F(2), z.re),
+              b2 = b('*', F(2), z.im)
             const den = b('+', call('cosh', a2), call('cos', b2))
             return { re: b('/', call('sinh', a2), den), im: b('/', call('sin', b2), den) }
           }
@@ -209,22 +294,42 @@ class Lowering {
               im: b('*', s, call('sqrt', call('max', b('*', b('-', r, z.re), F(0.5)), F(0)))),
             }
           }
-          case 'abs': case 'abs2': case 'angle': return undefined // real-valued: see real()
-          default: return fail(`\`${e.callee}\` is not defined on ${this.name} (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`, e.loc)
+          case 'abs':
+          case 'abs2':
+          case 'angle':
+            return undefined // real-valued: see real()
+          default:
+            return fail(
+              `\`${e.callee}\` is not defined on ${this.name} (defined: exp, log, sin, cos, tanh, sqrt, identity, conj, abs, abs2, angle, complex, and \`**\`)`,
+              e.loc,
+            )
         }
       }
-      default: return undefined
+      default:
+        return undefined
     }
   }
 
-  private abs(z: Pair): Expr { return call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im))) }
+  private abs(z: Pair): Expr {
+    return call('sqrt', b('+', b('*', z.re, z.re), b('*', z.im, z.im)))
+  }
 
   /** Rewrites a real expression (complex values inside it only through real-valued functions). */
   real(e: Expr, env: Env): Expr {
     switch (e.kind) {
-      case 'var': if (env.get(e.name)) fail(`\`${e.name}\` is ${this.name}, but a real value is needed here (use \`${e.name}.re\`, \`${e.name}.im\` or \`abs(${e.name})\`)`, e.loc); return e
+      case 'var':
+        if (env.get(e.name))
+          fail(
+            `\`${e.name}\` is ${this.name}, but a real value is needed here (use \`${e.name}.re\`, \`${e.name}.im\` or \`abs(${e.name})\`)`,
+            e.loc,
+          )
+        return e
       case 'index': {
-        if (env.get(e.array.name)) fail(`\`${e.array.name}[...]\` is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        if (env.get(e.array.name))
+          fail(
+            `\`${e.array.name}[...]\` is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`,
+            e.loc,
+          )
         return { ...e, index: this.real(e.index, env) }
       }
       case 'field': {
@@ -234,32 +339,52 @@ class Lowering {
         if (e.field === 'im') return p.im
         return fail(`${this.name} has no field \`${e.field}\` (fields: re, im)`, e.loc)
       }
-      case 'unary': return { ...e, arg: this.real(e.arg, env) }
+      case 'unary':
+        return { ...e, arg: this.real(e.arg, env) }
       case 'binary': {
-        if (this.cx(e, env)) fail(`this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        if (this.cx(e, env))
+          fail(
+            `this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`,
+            e.loc,
+          )
         return { ...e, left: this.real(e.left, env), right: this.real(e.right, env) }
       }
       case 'call': {
         // len(z) of a complex array counts complex elements
         const a0 = e.args[0]
         if (e.callee === 'len' && a0?.kind === 'var' && env.get(a0.name) === 'array') {
-          return { kind: 'call', callee: 'div', args: [{ ...e, args: [{ ...a0, name: `${a0.name}$` }] }, { kind: 'num', value: 2, isFloat: false }] }
+          return {
+            kind: 'call',
+            callee: 'div',
+            args: [
+              { ...e, args: [{ ...a0, name: `${a0.name}$` }] },
+              { kind: 'num', value: 2, isFloat: false },
+            ],
+          }
         }
         if (e.args.length === 1) {
           const z = this.cx(e.args[0]!, env)
           if (z) {
             switch (e.callee) {
-              case 'abs': return loc(this.abs(z), e.loc)
-              case 'abs2': return b('+', b('*', z.re, z.re), b('*', z.im, z.im))
-              case 'angle': return call('atan2', z.im, z.re)
+              case 'abs':
+                return loc(this.abs(z), e.loc)
+              case 'abs2':
+                return b('+', b('*', z.re, z.re), b('*', z.im, z.im))
+              case 'angle':
+                return call('atan2', z.im, z.re)
             }
           }
         }
-        if (e.callee === 'complex' || this.cx(e, env)) fail(`this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`, e.loc)
+        if (e.callee === 'complex' || this.cx(e, env))
+          fail(
+            `this expression is ${this.name}, but a real value is needed here (use \`.re\`, \`.im\` or \`abs(...)\`)`,
+            e.loc,
+          )
         // array arguments of host functions (by name) stay as they are
         return { ...e, args: e.args.map((a) => (a.kind === 'var' && !env.get(a.name) ? a : this.real(a, env))) }
       }
-      default: return e
+      default:
+        return e
     }
   }
 
@@ -267,13 +392,24 @@ class Lowering {
   private view(dv: Dataview | Arg, env: Env): { pair?: [Dataview, Dataview]; single?: Dataview } {
     if (dv.kind === 'neg') {
       const r = this.view(dv.target, env)
-      if (r.pair) return { pair: [loc({ kind: 'neg' as const, target: r.pair[0] }, dv.loc), loc({ kind: 'neg' as const, target: r.pair[1] }, dv.loc)] }
+      if (r.pair)
+        return {
+          pair: [
+            loc({ kind: 'neg' as const, target: r.pair[0] }, dv.loc),
+            loc({ kind: 'neg' as const, target: r.pair[1] }, dv.loc),
+          ],
+        }
       return { single: loc({ kind: 'neg' as const, target: r.single! }, dv.loc) }
     }
     if (dv.kind === 'field') {
       const p = this.cx(dv.target, env)
       if (!p) return { single: dv as Dataview }
-      const part = dv.field === 're' ? p.re : dv.field === 'im' ? p.im : fail(`${this.name} has no field \`${dv.field}\` (fields: re, im)`, dv.loc)
+      const part =
+        dv.field === 're'
+          ? p.re
+          : dv.field === 'im'
+            ? p.im
+            : fail(`${this.name} has no field \`${dv.field}\` (fields: re, im)`, dv.loc)
       return { single: part as Dataview }
     }
     const p = this.cx(dv as Expr, env)
@@ -295,13 +431,18 @@ class Lowering {
       case 'update': {
         const t = this.view(s.target, env)
         if (t.pair) {
-          if (s.op !== '+=' && s.op !== '-=') fail(`\`${s.op}\` is not a reversible update of ${this.name}; use \`+=\` or \`-=\``, s.loc)
+          if (s.op !== '+=' && s.op !== '-=')
+            fail(`\`${s.op}\` is not a reversible update of ${this.name}; use \`+=\` or \`-=\``, s.loc)
           const p = this.cx(s.value, env) ?? { re: this.real(s.value, env), im: F(0) }
           const out: Stmt[] = [{ ...s, target: t.pair[0], value: p.re }]
           if (!isZero(p.im)) out.push({ ...s, target: t.pair[1], value: p.im })
           return out
         }
-        if (this.cx(s.value, env)) fail(`a ${this.name} value cannot be added to a real target; update \`.re\`/\`.im\` separately, or make the target ${this.name}`, s.value.loc ?? s.loc)
+        if (this.cx(s.value, env))
+          fail(
+            `a ${this.name} value cannot be added to a real target; update \`.re\`/\`.im\` separately, or make the target ${this.name}`,
+            s.value.loc ?? s.loc,
+          )
         return [{ ...s, target: t.single!, value: this.real(s.value, env) }]
       }
       case 'alloc': {
@@ -313,9 +454,20 @@ class Lowering {
           return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
         }
         if (s.value.kind === 'call' && s.value.callee === 'zeros') {
-          if (declared !== 'array') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
+          if (declared !== 'array')
+            return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
           env.set(s.name, 'array')
-          return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...s.value, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(s.value.args[0]!, env))] } }]
+          return [
+            {
+              ...s,
+              name: `${s.name}$`,
+              declared: { kind: 'array', elem: 'f64' },
+              value: {
+                ...s.value,
+                args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(s.value.args[0]!, env))],
+              },
+            },
+          ]
         }
         const p = this.cx(s.value, env)
         if (!p && !declared) return [{ ...s, value: this.real(s.value, env) }]
@@ -331,14 +483,22 @@ class Lowering {
         const k = env.get(s.name)
         if (!k) {
           if (s.value.kind === 'emptystack') return [s]
-          if (s.value.kind === 'call' && s.value.callee === 'zeros') return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
+          if (s.value.kind === 'call' && s.value.callee === 'zeros')
+            return [{ ...s, value: { ...s.value, args: s.value.args.map((a) => this.real(a, env)) } }]
           return [{ ...s, value: this.real(s.value, env) }]
         }
         env.delete(s.name)
         if (k === 'stack') return [{ ...s, declared: { kind: 'stack', elem: 'f64' } }]
         if (k === 'array') {
           const z = s.value as Extract<Expr, { kind: 'call' }>
-          return [{ ...s, name: `${s.name}$`, declared: { kind: 'array', elem: 'f64' }, value: { ...z, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(z.args[0]!, env))] } }]
+          return [
+            {
+              ...s,
+              name: `${s.name}$`,
+              declared: { kind: 'array', elem: 'f64' },
+              value: { ...z, args: [b('*', { kind: 'num', value: 2, isFloat: false }, this.real(z.args[0]!, env))] },
+            },
+          ]
         }
         const q = this.cx(s.value as Expr, env) ?? { re: this.real(s.value as Expr, env), im: F(0) }
         const f64: Type = { kind: 'scalar', name: 'f64' }
@@ -354,8 +514,20 @@ class Lowering {
           s.args.forEach((a, i) => {
             const k = this.kindOf(params[i]?.type, params[i]?.loc ?? s.loc)
             if (k === 'array' || k === 'stack') {
-              if (a.kind !== 'var' || env.get(a.name) !== k) fail(`argument ${i + 1} of \`${s.callee}\` must be a ${k === 'array' ? `${this.name} array` : `stack of ${this.name}`}, passed by name`, a.loc ?? s.loc)
-              args.push(loc({ kind: 'var', name: k === 'stack' ? (a as { name: string }).name : `${(a as { name: string }).name}$` }, a.loc))
+              if (a.kind !== 'var' || env.get(a.name) !== k)
+                fail(
+                  `argument ${i + 1} of \`${s.callee}\` must be a ${k === 'array' ? `${this.name} array` : `stack of ${this.name}`}, passed by name`,
+                  a.loc ?? s.loc,
+                )
+              args.push(
+                loc(
+                  {
+                    kind: 'var',
+                    name: k === 'stack' ? (a as { name: string }).name : `${(a as { name: string }).name}$`,
+                  },
+                  a.loc,
+                ),
+              )
             } else if (k === 'scalar') {
               if (this.isView(a)) {
                 const w = this.view(a, env)
@@ -367,7 +539,8 @@ class Lowering {
               }
             } else if (this.isView(a)) {
               const w = this.view(a, env)
-              if (w.pair) fail(`argument ${i + 1} of \`${s.callee}\` is real, but a ${this.name} value is passed`, a.loc ?? s.loc)
+              if (w.pair)
+                fail(`argument ${i + 1} of \`${s.callee}\` is real, but a ${this.name} value is passed`, a.loc ?? s.loc)
               args.push(w.single!)
             } else if (a.kind === 'var' || a.kind === 'index') args.push(a)
             else args.push(this.real(a as Expr, env))
@@ -375,34 +548,76 @@ class Lowering {
           return [{ ...s, args }]
         }
         // a bijection: componentwise when its arguments are complex (SWAP, NEG)
-        const views = s.args.map((a) => (this.isView(a) ? this.view(a, env) : { single: this.real(a as Expr, env) as Dataview }))
+        const views = s.args.map((a) =>
+          this.isView(a) ? this.view(a, env) : { single: this.real(a as Expr, env) as Dataview },
+        )
         if (!views.some((w) => w.pair)) return [{ ...s, args: views.map((w) => w.single!) }]
-        if (!views.every((w) => w.pair)) fail(`\`${s.callee}\` mixes ${this.name} and real arguments; pass \`.re\`/\`.im\` explicitly`, s.loc)
+        if (!views.every((w) => w.pair))
+          fail(`\`${s.callee}\` mixes ${this.name} and real arguments; pass \`.re\`/\`.im\` explicitly`, s.loc)
         // INC/DEC add ±1: to the real part only (2 + 1i → 3 + 1i), not componentwise
         if (s.callee === 'INC' || s.callee === 'DEC') return [{ ...s, args: views.map((w) => w.pair![0]!) }]
         return [0, 1].map((j) => ({ ...s, args: views.map((w) => w.pair![j]!) }))
       }
-      case 'if': return [{ ...s, pre: this.real(s.pre, env), post: s.post && this.real(s.post, env), then: this.block(s.then, env), else: this.block(s.else, env) }]
-      case 'while': return [{ ...s, pre: this.real(s.pre, env), post: this.real(s.post, env), body: this.block(s.body, env) }]
-      case 'for': return [{ ...s, start: this.real(s.start, env), stop: this.real(s.stop, env), step: s.step && this.real(s.step, env), body: this.block(s.body, env) }]
-      case 'push': case 'pop': {
+      case 'if':
+        return [
+          {
+            ...s,
+            pre: this.real(s.pre, env),
+            post: s.post && this.real(s.post, env),
+            then: this.block(s.then, env),
+            else: this.block(s.else, env),
+          },
+        ]
+      case 'while':
+        return [{ ...s, pre: this.real(s.pre, env), post: this.real(s.post, env), body: this.block(s.body, env) }]
+      case 'for':
+        return [
+          {
+            ...s,
+            start: this.real(s.start, env),
+            stop: this.real(s.stop, env),
+            step: s.step && this.real(s.step, env),
+            body: this.block(s.body, env),
+          },
+        ]
+      case 'push':
+      case 'pop': {
         const w = this.view(s.value, env)
         const complexStack = env.get(s.stack.name) === 'stack'
         if (!complexStack) {
-          if (w.pair) fail(`\`${s.stack.name}\` is not a stack of ${this.name}, but a ${this.name} value is moved; declare it \`${s.stack.name}: stack<${this.name}> <- []\``, s.loc)
+          if (w.pair)
+            fail(
+              `\`${s.stack.name}\` is not a stack of ${this.name}, but a ${this.name} value is moved; declare it \`${s.stack.name}: stack<${this.name}> <- []\``,
+              s.loc,
+            )
           return [{ ...s, value: w.single! }]
         }
-        if (!w.pair) fail(`\`${s.stack.name}\` is a stack of ${this.name}, but a real value is moved; move a ${this.name} variable`, s.loc)
+        if (!w.pair)
+          fail(
+            `\`${s.stack.name}\` is a stack of ${this.name}, but a real value is moved; move a ${this.name} variable`,
+            s.loc,
+          )
         // re below im: push re then im, pop im then re
         const st = { ...s.stack }
         const [re, im] = w.pair!
         return s.kind === 'push'
-          ? [{ ...s, stack: st, value: re }, { ...s, stack: { ...st }, value: im }]
-          : [{ ...s, stack: st, value: im }, { ...s, stack: { ...st }, value: re }]
+          ? [
+              { ...s, stack: st, value: re },
+              { ...s, stack: { ...st }, value: im },
+            ]
+          : [
+              { ...s, stack: st, value: im },
+              { ...s, stack: { ...st }, value: re },
+            ]
       }
-      case 'safe': return [{ ...s, expr: this.real(s.expr, env) }]
-      case 'unchecked': case 'routine': case 'invblock': return [{ ...s, body: this.block(s.body, env) } as Stmt]
-      default: return [s]
+      case 'safe':
+        return [{ ...s, expr: this.real(s.expr, env) }]
+      case 'unchecked':
+      case 'routine':
+      case 'invblock':
+        return [{ ...s, body: this.block(s.body, env) } as Stmt]
+      default:
+        return [s]
     }
   }
 }
@@ -416,27 +631,57 @@ function mentionsIn(body: Stmt[], name: string, mentions: (t: Type) => boolean):
   let found = false
   walk(body, (s) => {
     switch (s.kind) {
-      case 'alloc': case 'dealloc':
+      case 'alloc':
+      case 'dealloc':
         if (s.declared && mentions(s.declared)) found = true
         if (s.value.kind !== 'emptystack') exprs.push(s.value)
         break
-      case 'update': exprs.push(s.target, s.value); break
-      case 'callstmt': exprs.push(...s.args); break
-      case 'if': exprs.push(s.pre); if (s.post) exprs.push(s.post); break
-      case 'while': exprs.push(s.pre, s.post); break
-      case 'for': exprs.push(s.start, s.stop); if (s.step) exprs.push(s.step); break
-      case 'push': case 'pop': exprs.push(s.value); break
-      case 'safe': exprs.push(s.expr); break
+      case 'update':
+        exprs.push(s.target, s.value)
+        break
+      case 'callstmt':
+        exprs.push(...s.args)
+        break
+      case 'if':
+        exprs.push(s.pre)
+        if (s.post) exprs.push(s.post)
+        break
+      case 'while':
+        exprs.push(s.pre, s.post)
+        break
+      case 'for':
+        exprs.push(s.start, s.stop)
+        if (s.step) exprs.push(s.step)
+        break
+      case 'push':
+      case 'pop':
+        exprs.push(s.value)
+        break
+      case 'safe':
+        exprs.push(s.expr)
+        break
     }
   })
   while (!found && exprs.length) {
     const e = exprs.pop()!
     switch (e.kind) {
-      case 'call': if (e.callee === name) found = true; exprs.push(...e.args); break
-      case 'binary': exprs.push(e.left, e.right); break
-      case 'unary': exprs.push(e.arg); break
-      case 'index': exprs.push(e.index); break
-      case 'field': case 'neg': exprs.push(e.target); break
+      case 'call':
+        if (e.callee === name) found = true
+        exprs.push(...e.args)
+        break
+      case 'binary':
+        exprs.push(e.left, e.right)
+        break
+      case 'unary':
+        exprs.push(e.arg)
+        break
+      case 'index':
+        exprs.push(e.index)
+        break
+      case 'field':
+      case 'neg':
+        exprs.push(e.target)
+        break
     }
   }
   return found
@@ -450,7 +695,8 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
   return {
     specificationVersion: 'v1',
     name,
-    description: 'complex numbers with f64 parts, lowered to pairs of f64 before checking ({ re, im } at the host boundary)',
+    description:
+      'complex numbers with f64 parts, lowered to pairs of f64 before checking ({ re, im } at the host boundary)',
     bijectiveUpdates: ['+=', '-='],
     exact: false,
     float: true,
@@ -469,25 +715,40 @@ export function complexNumbers(name = 'complex'): NumberSystemSpec {
       toArgs(value, t, describe) {
         if (t.kind === 'stack') {
           // a JS array of { re, im } (or real numbers): one f64 stack of re, im pairs
-          if (!Array.isArray(value)) throw new TenetError('call/type', `${describe} must be a JS array of { re, im } values (a stack of ${name})`)
+          if (!Array.isArray(value))
+            throw new TenetError(
+              'call/type',
+              `${describe} must be a JS array of { re, im } values (a stack of ${name})`,
+            )
           const flat: number[] = []
           for (const z of value as unknown[]) {
-            if (typeof z === 'number') { flat.push(z, 0); continue }
+            if (typeof z === 'number') {
+              flat.push(z, 0)
+              continue
+            }
             const c = z as { re?: unknown; im?: unknown } | null
-            if (!c || typeof c.re !== 'number' || typeof c.im !== 'number') throw new TenetError('call/type', `${describe} must hold { re: number, im: number } values (or real numbers)`)
+            if (!c || typeof c.re !== 'number' || typeof c.im !== 'number')
+              throw new TenetError(
+                'call/type',
+                `${describe} must hold { re: number, im: number } values (or real numbers)`,
+              )
             flat.push(c.re, c.im)
           }
           return [flat]
         }
         if (t.kind === 'array') {
           if (!(value instanceof Float64Array) || value.length % 2 !== 0) {
-            throw new TenetError('call/type', `${describe} must be a Float64Array of interleaved re, im parts (even length)`)
+            throw new TenetError(
+              'call/type',
+              `${describe} must be a Float64Array of interleaved re, im parts (even length)`,
+            )
           }
           return [value]
         }
         if (typeof value === 'number') return [value, 0]
         const z = value as { re?: unknown; im?: unknown } | null
-        if (!z || typeof z.re !== 'number' || typeof z.im !== 'number') throw new TenetError('call/type', `${describe} must be { re: number, im: number } (or a real number)`)
+        if (!z || typeof z.re !== 'number' || typeof z.im !== 'number')
+          throw new TenetError('call/type', `${describe} must be { re: number, im: number } (or a real number)`)
         return [z.re, z.im]
       },
       fromResults: (values, t) => {

@@ -5,19 +5,29 @@ import { describe, expect, it } from 'vitest'
 import { fixedPoint, fixedRound, registerNumbers } from './index.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
-const tn = (backend: string, checks = true) => (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
-  let text = strings[0]!
-  for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
-  return compileModule(parse({ text, name: 'test' }, values), { registry, backend, checks })
-}
+const tn =
+  (backend: string, checks = true) =>
+  (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
+    let text = strings[0]!
+    for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
+    return compileModule(parse({ text, name: 'test' }, values), { registry, backend, checks })
+  }
 
 /** A deterministic generator (xorshift) so failures reproduce. */
 function rng(seed: number) {
   let s = seed >>> 0 || 1
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 2 ** 32 }
+  return () => {
+    s ^= s << 13
+    s >>>= 0
+    s ^= s >>> 17
+    s ^= s << 5
+    s >>>= 0
+    return s / 2 ** 32
+  }
 }
 
-const F = 40, I = 13
+const F = 40,
+  I = 13
 const q = (x: number) => fixedRound(x, F, I)
 
 const program = (T: string) => `
@@ -41,12 +51,17 @@ const program = (T: string) => `
 
 function operands(n: number, m: number, seed: number) {
   const r = rng(seed)
-  const acc = new Float64Array(m), a = new Float64Array(n), b = new Float64Array(n)
-  const ops = new Int32Array(n), idx = new Int32Array(n)
+  const acc = new Float64Array(m),
+    a = new Float64Array(n),
+    b = new Float64Array(n)
+  const ops = new Int32Array(n),
+    idx = new Int32Array(n)
   for (let i = 0; i < m; i++) acc[i] = q((r() - 0.5) * 200)
   for (let k = 0; k < n; k++) {
-    a[k] = q((r() - 0.5) * 20); b[k] = q((r() - 0.5) * 4)
-    ops[k] = Math.floor(r() * 5); idx[k] = Math.floor(r() * m)
+    a[k] = q((r() - 0.5) * 20)
+    b[k] = q((r() - 0.5) * 4)
+    ops[k] = Math.floor(r() * 5)
+    idx[k] = Math.floor(r() * m)
   }
   return { acc, a, b, ops, idx }
 }
@@ -82,13 +97,16 @@ describe('fixed point', () => {
     const acc0 = acc.slice()
     m.run!(acc, a, b, ops, idx)
     m.run!.inverse(acc, a, b, ops, idx)
-    let maxAbs = 0, differ = 0
+    let maxAbs = 0,
+      differ = 0
     for (let i = 0; i < acc.length; i++) {
       const d = Math.abs(acc[i]! - acc0[i]!)
       if (d !== 0) differ++
       maxAbs = Math.max(maxAbs, d)
     }
-    console.log(`f64 residue after ${n} random +=/-= and the inverse: max |x - x0| = ${maxAbs.toExponential(3)}, ${differ}/${acc.length} values not bit-identical`)
+    console.log(
+      `f64 residue after ${n} random +=/-= and the inverse: max |x - x0| = ${maxAbs.toExponential(3)}, ${differ}/${acc.length} values not bit-identical`,
+    )
     expect(differ).toBeGreaterThan(0)
     expect(maxAbs).toBeLessThan(1e-6)
   })
@@ -99,7 +117,10 @@ describe('fixed point', () => {
         fn g(y: fixed, x: fixed) { y += x * x }
         fn h(y: fixed[], x: fixed) { y[0] += x }`
       expect(m.f!(4000, 100)).toEqual([4100, 100])
-      try { m.f!(8000, 500); expect.unreachable() } catch (e) {
+      try {
+        m.f!(8000, 500)
+        expect.unreachable()
+      } catch (e) {
         expect(InvertibilityError.isInstance(e)).toBe(true)
         expect((e as InvertibilityError).code).toBe('runtime/fixed-overflow')
       }
@@ -110,7 +131,8 @@ describe('fixed point', () => {
 
     it(`${backend}: array arguments are rounded to the grid on entry; elements the call leaves unchanged come back exactly as passed`, () => {
       const m = tn(backend)`fn f(y: fixed[], x: fixed[]) { for i in 0..len(x) { y[i] += x[i] * 3.0 } }`
-      const x = new Float64Array([0.1, -1 / 3]), y = new Float64Array(2)
+      const x = new Float64Array([0.1, -1 / 3]),
+        y = new Float64Array(2)
       m.f!(y, x)
       // x is only read: the program computed with its rounded values, the caller keeps its own
       expect(Array.from(x)).toEqual([0.1, -1 / 3])

@@ -36,10 +36,13 @@ export function fixedRound(x: number, fractionBits: number, integerBits: number,
  * it on every arithmetic result. `why` ends the overflow message (what the bound protects).
  */
 export function fixedRounder(
-  fractionBits: number, integerBits: number, name = 'fixed',
+  fractionBits: number,
+  integerBits: number,
+  name = 'fixed',
   why = 'an update that wrapped around could not be undone',
 ): (x: number) => number {
-  const scale = 2 ** fractionBits, bound = 2 ** integerBits
+  const scale = 2 ** fractionBits,
+    bound = 2 ** integerBits
   return (x) => {
     const k = x * scale
     const r = (k < 0 ? -Math.round(-k) : Math.round(k)) / scale
@@ -61,7 +64,9 @@ export function fixedPoint(format: FixedPointFormat): NumberSystemSpec {
   const { fractionBits: F, integerBits: I } = format
   const name = format.name ?? 'fixed'
   if (!Number.isInteger(F) || !Number.isInteger(I) || F < 0 || I < 1 || I + F > 53) {
-    throw new RangeError(`fixed-point format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`)
+    throw new RangeError(
+      `fixed-point format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`,
+    )
   }
   const round = fixedRounder(F, I, name)
   return {

@@ -24,15 +24,24 @@ export interface TropicalFormat {
 /** A max-plus number system with the given grid. */
 export function tropicalNumbers(format: TropicalFormat): NumberSystemSpec {
   const name = format.name ?? 'tropical'
-  const F = format.fractionBits, I = format.integerBits
+  const F = format.fractionBits,
+    I = format.integerBits
   if (!Number.isInteger(F) || !Number.isInteger(I) || F < 0 || I < 1 || I + F > 53) {
     throw new RangeError(`tropical format ${name}: need integers F ≥ 0, I ≥ 1 with I + F ≤ 53 (got I = ${I}, F = ${F})`)
   }
   // (the same error code as fixed point: the grid is a fixed-point one)
-  const grid = fixedRounder(F, I, name, `past it the grid of multiples of 2^-${F} that keeps \`*=\` and \`/=\` exact (and undoable) is not available`)
+  const grid = fixedRounder(
+    F,
+    I,
+    name,
+    `past it the grid of multiples of 2^-${F} that keeps \`*=\` and \`/=\` exact (and undoable) is not available`,
+  )
   const round = (x: number) => (x === -Infinity ? x : grid(x))
   const zeroFactor = (op: string): never => {
-    throw new InvertibilityError('runtime/tropical-zero', `${name}: \`${op}\` by the tropical zero (−Infinity) cannot be undone`)
+    throw new InvertibilityError(
+      'runtime/tropical-zero',
+      `${name}: \`${op}\` by the tropical zero (−Infinity) cannot be undone`,
+    )
   }
   return {
     specificationVersion: 'v1',
@@ -58,11 +67,16 @@ export function tropicalNumbers(format: TropicalFormat): NumberSystemSpec {
           : `\`${op}\` is not defined on ${name}`,
       binary: (op, a, b) => {
         switch (op) {
-          case '+': return Math.max(a, b)
-          case '*': return round(a + b)
-          case '/': return b === -Infinity ? zeroFactor('/') : round(a - b)
-          case '**': return b === 0 ? 0 : round(a * b)
-          default: throw new Error(`${name}: operator ${op}`)
+          case '+':
+            return Math.max(a, b)
+          case '*':
+            return round(a + b)
+          case '/':
+            return b === -Infinity ? zeroFactor('/') : round(a - b)
+          case '**':
+            return b === 0 ? 0 : round(a * b)
+          default:
+            throw new Error(`${name}: operator ${op}`)
         }
       },
     },

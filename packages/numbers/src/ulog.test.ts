@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest'
 import { fixedRound, logarithmicOps, registerNumbers } from './index.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
-const tn = (backend: string) => (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
-  let text = strings[0]!
-  for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
-  return compileModule(parse({ text, name: 'test' }, values), { registry, backend })
-}
+const tn =
+  (backend: string) =>
+  (strings: TemplateStringsArray, ...values: unknown[]): TenetModule => {
+    let text = strings[0]!
+    for (let i = 0; i < values.length; i++) text += '${' + i + '}' + strings[i + 1]!
+    return compileModule(parse({ text, name: 'test' }, values), { registry, backend })
+  }
 const L = logarithmicOps({ fractionBits: 42, rangeBits: 10 })
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b)
 
@@ -18,10 +20,15 @@ describe('ulog representation', () => {
     const xs = [-1e300, -5, -1, -1e-3, 0, 1e-200, 0.5, 1, 2, 3e100]
     const cs = xs.map(L.encode)
     for (let i = 1; i < cs.length; i++) expect(cs[i]!).toBeGreaterThan(cs[i - 1]!)
-    for (const x of xs) expect(rel(L.decode(L.encode(x)) || 1e-300, x || 1e-300)).toBeLessThan(2e-13 * Math.max(1, Math.abs(Math.log(Math.abs(x) || 1))))
+    for (const x of xs)
+      expect(rel(L.decode(L.encode(x)) || 1e-300, x || 1e-300)).toBeLessThan(
+        2e-13 * Math.max(1, Math.abs(Math.log(Math.abs(x) || 1))),
+      )
     expect(L.encode(1)).toBe(1024)
     expect(L.log(L.encode(Math.E))).toBe(fixedRound(1, 42, 11))
-    expect(() => L.mul(L.encode(1e300), L.encode(1e300)) && L.mul(L.mul(L.encode(1e300), L.encode(1e300)), L.encode(1e300))).toThrow(/outside the range/)
+    expect(
+      () => L.mul(L.encode(1e300), L.encode(1e300)) && L.mul(L.mul(L.encode(1e300), L.encode(1e300)), L.encode(1e300)),
+    ).toThrow(/outside the range/)
   })
 })
 
@@ -58,7 +65,14 @@ for (const backend of ['cpu', 'interpreter']) {
     `
 
     it('power: x^n matches Math.pow within 1e-12 and the inverse restores y exactly', () => {
-      for (const [x, n] of [[1.7, 5], [0.3, 8], [-2.5, 7], [-2.5, 6], [10, 8], [1.0000001, 3]] as const) {
+      for (const [x, n] of [
+        [1.7, 5],
+        [0.3, 8],
+        [-2.5, 7],
+        [-2.5, 6],
+        [10, 8],
+        [1.0000001, 3],
+      ] as const) {
         const [y, xx] = m.power!(1, x, n) as number[]
         expect(rel(y!, Math.pow(x, n))).toBeLessThan(1e-12)
         const back = m.power!.inverse(y, xx, n) as number[]
@@ -70,7 +84,14 @@ for (const backend of ['cpu', 'interpreter']) {
     })
 
     it('x *= y + z and x *= y - z (Gaussian logarithms) are exact bijections', () => {
-      for (const [x, y, z] of [[2, 3, 4], [-1.5, 0.25, 7], [3, 5, -5 + 1e-9], [1, -2, 0.5], [4, 0, 3], [1e-5, 1e100, 1]] as const) {
+      for (const [x, y, z] of [
+        [2, 3, 4],
+        [-1.5, 0.25, 7],
+        [3, 5, -5 + 1e-9],
+        [1, -2, 0.5],
+        [4, 0, 3],
+        [1e-5, 1e100, 1],
+      ] as const) {
         const s = m.sum!(x, y, z) as number[]
         // each operand's log is rounded (≈1e-13 relative): the sum is exact up to that, so
         // cancellation (y ≈ −z) shows it relative to |y| + |z|
@@ -94,7 +115,10 @@ for (const backend of ['cpu', 'interpreter']) {
     })
 
     it('*= by zero is an InvertibilityError', () => {
-      try { m.sum!(2, 3, -3); expect.unreachable() } catch (e) {
+      try {
+        m.sum!(2, 3, -3)
+        expect.unreachable()
+      } catch (e) {
         expect(InvertibilityError.isInstance(e)).toBe(true)
         expect((e as InvertibilityError).code).toBe('runtime/ulog-zero-factor')
       }
@@ -125,7 +149,8 @@ describe('host arrays at the call boundary', () => {
   for (const backend of ['cpu', 'interpreter']) {
     it(`${backend}: a value that cannot be converted on entry leaves no other array encoded`, () => {
       const f = tn(backend)`fn f(y: f64, x: ulog[], t: tropical[]) { y += f64(x[0]) }`.f!
-      const x = new Float64Array([2, 3]), t = new Float64Array([1, 1e9])
+      const x = new Float64Array([2, 3]),
+        t = new Float64Array([1, 1e9])
       expect(() => f(0, x, t)).toThrow(/tropical|range|overflow/)
       // decoded again (to ulog's precision), not left as log-encoded values near 1024
       expect(x[0]).toBeCloseTo(2, 10)

@@ -42,10 +42,14 @@ export interface LogarithmicOps {
 /** The operations of a logarithmic format (exported for tests and host-side encoding). */
 export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
   const name = format.name ?? 'ulog'
-  const F = format.fractionBits, R = format.rangeBits
+  const F = format.fractionBits,
+    R = format.rangeBits
   const OFF = 2 ** R
   const range = (what: string): never => {
-    throw new InvertibilityError('runtime/ulog-range', `${name}: ${what} is outside the range of ${name} (|log| < 2^${R}); the result could not be undone, so it is an error rather than a rounding to 0 or ∞`)
+    throw new InvertibilityError(
+      'runtime/ulog-range',
+      `${name}: ${what} is outside the range of ${name} (|log| < 2^${R}); the result could not be undone, so it is an error rather than a rounding to 0 or ∞`,
+    )
   }
   const grid = fixedRounder(F, R + 1, name)
   const roundLog = (L: number): number => {
@@ -58,16 +62,22 @@ export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
     return negative ? -(OFF + L) : OFF + L
   }
   const logOf = (c: number) => (c === 0 ? -Infinity : Math.abs(c) - OFF)
-  const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : enc((a < 0) !== (b < 0), logOf(a) + logOf(b)))
+  const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : enc(a < 0 !== b < 0, logOf(a) + logOf(b)))
   const div = (a: number, b: number) => {
     if (b === 0) throw new InvertibilityError('runtime/ulog-division-by-zero', `${name}: division by zero`)
-    return a === 0 ? 0 : enc((a < 0) !== (b < 0), logOf(a) - logOf(b))
+    return a === 0 ? 0 : enc(a < 0 !== b < 0, logOf(a) - logOf(b))
   }
   const add = (a: number, b: number) => {
     if (a === 0) return b
     if (b === 0) return a
-    let la = logOf(a), lb = logOf(b), na = a < 0, nb = b < 0
-    if (la < lb) { [la, lb] = [lb, la]; [na, nb] = [nb, na] }
+    let la = logOf(a),
+      lb = logOf(b),
+      na = a < 0,
+      nb = b < 0
+    if (la < lb) {
+      ;[la, lb] = [lb, la]
+      ;[na, nb] = [nb, na]
+    }
     const d = lb - la // ≤ 0, exact
     if (na === nb) return enc(na, roundLog(la + Math.log1p(Math.exp(d))))
     if (d === 0) return 0
@@ -81,7 +91,8 @@ export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
     }
     let negative = false
     if (a < 0) {
-      if (!Number.isInteger(r)) throw new InvertibilityError('runtime/ulog-nan', `${name}: a negative number to the non-integer power ${r}`)
+      if (!Number.isInteger(r))
+        throw new InvertibilityError('runtime/ulog-nan', `${name}: a negative number to the non-integer power ${r}`)
       negative = Math.abs(r % 2) === 1
     }
     return enc(negative, roundLog(r * logOf(a)))
@@ -94,7 +105,10 @@ export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
     },
     decode: (c) => (c === 0 ? 0 : c < 0 ? -Math.exp(-c - OFF) : Math.exp(c - OFF)),
     log: logOf,
-    mul, div, add, pow,
+    mul,
+    div,
+    add,
+    pow,
   }
 }
 
@@ -104,9 +118,12 @@ export function logarithmicOps(format: LogarithmicFormat): LogarithmicOps {
  */
 export function logarithmic(format: LogarithmicFormat): NumberSystemSpec {
   const name = format.name ?? 'ulog'
-  const F = format.fractionBits, R = format.rangeBits
+  const F = format.fractionBits,
+    R = format.rangeBits
   if (!Number.isInteger(F) || !Number.isInteger(R) || F < 0 || R < 1 || R + 1 + F > 53) {
-    throw new RangeError(`logarithmic format ${name}: need integers F ≥ 0, R ≥ 1 with R + 1 + F ≤ 53 (got R = ${R}, F = ${F})`)
+    throw new RangeError(
+      `logarithmic format ${name}: need integers F ≥ 0, R ≥ 1 with R + 1 + F ≤ 53 (got R = ${R}, F = ${F})`,
+    )
   }
   const o = logarithmicOps(format)
   return {
@@ -128,28 +145,39 @@ export function logarithmic(format: LogarithmicFormat): NumberSystemSpec {
       reject: (op) => `\`${op}\` is not defined on ${name}`,
       binary: (op, a, b) => {
         switch (op) {
-          case '*': return o.mul(a, b)
-          case '/': return o.div(a, b)
-          case '+': return o.add(a, b)
-          case '-': return o.add(a, -b)
-          case '**': return o.pow(a, b)
-          default: throw new Error(`${name}: operator ${op}`)
+          case '*':
+            return o.mul(a, b)
+          case '/':
+            return o.div(a, b)
+          case '+':
+            return o.add(a, b)
+          case '-':
+            return o.add(a, -b)
+          case '**':
+            return o.pow(a, b)
+          default:
+            throw new Error(`${name}: operator ${op}`)
         }
       },
       negate: (a) => (a === 0 ? 0 : -a),
     },
     update: (op, a, b) => {
       if (b === 0) {
-        throw new InvertibilityError('runtime/ulog-zero-factor', op === '*='
-          ? `${name}: \`*=\` by zero cannot be undone (every value times zero is zero)`
-          : `${name}: \`/=\` by zero (division by zero)`)
+        throw new InvertibilityError(
+          'runtime/ulog-zero-factor',
+          op === '*='
+            ? `${name}: \`*=\` by zero cannot be undone (every value times zero is zero)`
+            : `${name}: \`/=\` by zero (division by zero)`,
+        )
       }
       return op === '*=' ? o.mul(a, b) : o.div(a, b)
     },
     fields: { log: 'f64' },
     getField: (c) => o.log(c),
     // for AD: x.log = log|x| of the real value x (∂/∂x = 1/x)
-    realFields: { log: (x: Expr): Expr => ({ kind: 'call', callee: 'log', args: [{ kind: 'call', callee: 'abs', args: [x] }] }) },
+    realFields: {
+      log: (x: Expr): Expr => ({ kind: 'call', callee: 'log', args: [{ kind: 'call', callee: 'abs', args: [x] }] }),
+    },
   }
 }
 

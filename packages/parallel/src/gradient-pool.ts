@@ -38,10 +38,20 @@ export interface GradientPoolOptions extends TenetGradientInit {
 export async function tenetGradientPool(options: GradientPoolOptions): Promise<GradientPool> {
   const { workers, ...init } = options
   // the layout of the outputs, from a gradient computed here
-  const m = rev.with({ backend: init.backend === 'wasm' ? 'cpu' : (init.backend ?? 'cpu') })([init.source] as unknown as TemplateStringsArray)
+  const m = rev.with({ backend: init.backend === 'wasm' ? 'cpu' : (init.backend ?? 'cpu') })([
+    init.source,
+  ] as unknown as TemplateStringsArray)
   const f = m[init.entry]
-  if (!f) throw new TenetError('parallel/entry', `no function \`${init.entry}\` in the source (it has: ${Object.keys(m).join(', ')})`)
-  const pool: Pool = await createPool({ module: builtFile('tenet-worker.js'), init, ...(workers !== undefined ? { workers } : {}) })
+  if (!f)
+    throw new TenetError(
+      'parallel/entry',
+      `no function \`${init.entry}\` in the source (it has: ${Object.keys(m).join(', ')})`,
+    )
+  const pool: Pool = await createPool({
+    module: builtFile('tenet-worker.js'),
+    init,
+    ...(workers !== undefined ? { workers } : {}),
+  })
   const layouts = rowLayouts(f, init.loss)
   return {
     workers: pool.workers,

@@ -10,7 +10,11 @@ import { grad, TenetError, type TenetFunction } from 'tenet'
 export type ShardGradient = Array<number | Float64Array | null>
 
 /** Per argument: null (no gradient), 0 (a scalar) or the array length; `total` = row length. */
-export interface RowLayout { sizes: Array<number | null>; total: number; key: string }
+export interface RowLayout {
+  sizes: Array<number | null>
+  total: number
+  key: string
+}
 
 /** The layout of one function's rows, cached per argument shape. */
 export function rowLayouts(f: TenetFunction, loss: number) {
@@ -29,14 +33,19 @@ export function rowLayouts(f: TenetFunction, loss: number) {
     check(shards: readonly unknown[][]): RowLayout {
       if (!shards.length) throw new TenetError('parallel/argument', 'no shards')
       const l = layoutOf(shards[0]!)
-      for (const s of shards) if (layoutOf(s).key !== l.key) throw new TenetError('parallel/argument', 'every shard must have the same argument types and array lengths')
+      for (const s of shards)
+        if (layoutOf(s).key !== l.key)
+          throw new TenetError('parallel/argument', 'every shard must have the same argument types and array lengths')
       return l
     },
   }
 }
 
 /** One row back in the shape of `gradient`'s result. */
-export function unflattenRow(row: Float64Array, sizes: Array<number | null>): { loss: number; gradient: ShardGradient } {
+export function unflattenRow(
+  row: Float64Array,
+  sizes: Array<number | null>,
+): { loss: number; gradient: ShardGradient } {
   let o = 1
   const gradient = sizes.map((n) => {
     if (n === null) return null

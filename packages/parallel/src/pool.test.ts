@@ -28,7 +28,14 @@ describe('createPool', () => {
 
   it('map gives each task its row', async () => {
     const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
-    const rows = pool.map([[0, 1], [1, 1], [2, 1]], 2)
+    const rows = pool.map(
+      [
+        [0, 1],
+        [1, 1],
+        [2, 1],
+      ],
+      2,
+    )
     expect(Array.from(rows)).toEqual([1, 1, 0.5, 1, 1 / 3, 1])
     await pool.close()
   })
@@ -38,13 +45,20 @@ describe('createPool', () => {
     // the caller runs the first share, the workers the others: -1 in the last task fails in a worker
     const bad = [...tasks.slice(0, 5), -1]
     expect(() => pool.sum(bad, 2)).toThrow(/a task failed in a worker: task -1 refused/)
-    try { pool.sum(bad, 2) } catch (e) { expect(TenetError.isInstance(e)).toBe(true); expect((e as TenetError).code).toBe('fixture/refused') }
+    try {
+      pool.sum(bad, 2)
+    } catch (e) {
+      expect(TenetError.isInstance(e)).toBe(true)
+      expect((e as TenetError).code).toBe('fixture/refused')
+    }
     expect(() => pool.sum([-1, ...tasks], 2)).toThrow(/task -1 refused/)
     // and the pool still works afterwards
     expect(pool.sum([[0, 1]], 2)[0]).toBe(1)
     await pool.close()
     expect(() => pool.sum(tasks, 2)).toThrow(/closed/)
-    await expect(createPool({ module: fixture, init: { failSetup: true }, workers: 1 })).rejects.toThrow(/setup refused/)
+    await expect(createPool({ module: fixture, init: { failSetup: true }, workers: 1 })).rejects.toThrow(
+      /setup refused/,
+    )
     await expect(createPool({ module: fixture, workers: 0 })).rejects.toThrow(/positive integer/)
   })
 })
@@ -57,9 +71,12 @@ fn nll(loss: f64, mu: f64, s: f64, x: f64[]) {
 }`
 
 describe('tenetGradientPool', () => {
-  const n = 4000, shards = 8
+  const n = 4000,
+    shards = 8
   const x = Float64Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898) * 3)
-  const parts = Array.from({ length: shards }, (_, k) => sharedArray(x.subarray((k * n) / shards, ((k + 1) * n) / shards)))
+  const parts = Array.from({ length: shards }, (_, k) =>
+    sharedArray(x.subarray((k * n) / shards, ((k + 1) * n) / shards)),
+  )
 
   it('the summed shard gradients are the gradient over all the data, bit-identical for any worker count', async () => {
     const whole = rev.typed(source)
@@ -88,10 +105,17 @@ describe('tenetGradientPool', () => {
   })
 
   it('says what is wrong', async () => {
-    await expect(tenetGradientPool({ source, entry: 'nope', loss: 0, workers: 1 })).rejects.toThrow(/no function `nope`/)
+    await expect(tenetGradientPool({ source, entry: 'nope', loss: 0, workers: 1 })).rejects.toThrow(
+      /no function `nope`/,
+    )
     const pool = await tenetGradientPool({ source, entry: 'nll', loss: 0, workers: 1 })
     expect(() => pool.gradient([])).toThrow(/no shards/)
-    expect(() => pool.gradient([[0, 0, 1, parts[0]!], [0, 0, 1, sharedArray(3)]])).toThrow(/same argument types and array lengths/)
+    expect(() =>
+      pool.gradient([
+        [0, 0, 1, parts[0]!],
+        [0, 0, 1, sharedArray(3)],
+      ]),
+    ).toThrow(/same argument types and array lengths/)
     await pool.close()
   })
 })
@@ -99,6 +123,8 @@ describe('tenetGradientPool', () => {
 describe('createWebPool outside a browser', () => {
   it('says to use the Node pool where there are no Web Workers', async () => {
     const { createWebPool } = await import('./web.js')
-    await expect(createWebPool({ module: 'file:///nowhere.mjs' })).rejects.toThrow(/Web Workers are not available here: in Node, use `createPool`/)
+    await expect(createWebPool({ module: 'file:///nowhere.mjs' })).rejects.toThrow(
+      /Web Workers are not available here: in Node, use `createPool`/,
+    )
   })
 })

@@ -54,9 +54,12 @@ export function sharedArray(values: ArrayLike<number> | number): Float64Array {
   return a
 }
 
-const parallelError = (msg: string): never => { throw new TenetError('parallel/error', msg) }
+const parallelError = (msg: string): never => {
+  throw new TenetError('parallel/error', msg)
+}
 
-const CTRL_DONE = 0, CTRL_FAILED = 1
+const CTRL_DONE = 0,
+  CTRL_FAILED = 1
 
 interface Thread {
   worker: Worker
@@ -81,21 +84,35 @@ export function builtFile(name: string): URL {
  */
 export async function createPool(options: PoolOptions): Promise<Pool> {
   const count = options.workers ?? Math.max(1, availableParallelism() - 1)
-  if (!Number.isInteger(count) || count < 1) parallelError(`\`workers\` must be a positive integer, got ${String(options.workers)}`)
-  const moduleUrl = options.module instanceof URL ? options.module.href : /^[a-z]+:/.test(options.module) ? options.module : pathToFileURL(options.module).href
+  if (!Number.isInteger(count) || count < 1)
+    parallelError(`\`workers\` must be a positive integer, got ${String(options.workers)}`)
+  const moduleUrl =
+    options.module instanceof URL
+      ? options.module.href
+      : /^[a-z]+:/.test(options.module)
+        ? options.module
+        : pathToFileURL(options.module).href
   const ctrl = new Int32Array(new SharedArrayBuffer(8))
   const threads: Thread[] = []
   const ready: Array<Promise<void>> = []
   for (let w = 0; w < count; w++) {
     const { port1, port2 } = new MessageChannel()
     // no inherited flags: a test runner's `--conditions=source` would make the workers load TypeScript sources
-    const worker = new Worker(builtFile('worker-entry.js'), { workerData: { module: moduleUrl, init: options.init, ctrl, port: port2 }, transferList: [port2], execArgv: [] })
+    const worker = new Worker(builtFile('worker-entry.js'), {
+      workerData: { module: moduleUrl, init: options.init, ctrl, port: port2 },
+      transferList: [port2],
+      execArgv: [],
+    })
     worker.unref()
     threads.push({ worker, port: port1 })
-    ready.push(new Promise((ok, fail) => {
-      worker.once('message', (m: { ready?: true; error?: string }) => (m.ready ? ok() : fail(new TenetError('parallel/setup', `worker setup failed: ${m.error}`))))
-      worker.once('error', (e) => fail(new TenetError('parallel/setup', `worker failed to start: ${e.message}`)))
-    }))
+    ready.push(
+      new Promise((ok, fail) => {
+        worker.once('message', (m: { ready?: true; error?: string }) =>
+          m.ready ? ok() : fail(new TenetError('parallel/setup', `worker setup failed: ${m.error}`)),
+        )
+        worker.once('error', (e) => fail(new TenetError('parallel/setup', `worker failed to start: ${e.message}`)))
+      }),
+    )
   }
   try {
     await Promise.all(ready)
@@ -112,7 +129,8 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
   /** Runs every task into row t of a shared output block; returns the block. */
   function run(tasks: readonly unknown[], outLength: number): Float64Array {
     if (closed) parallelError('the pool is closed')
-    if (!Number.isInteger(outLength) || outLength < 0) parallelError(`the output length must be a non-negative integer, got ${outLength}`)
+    if (!Number.isInteger(outLength) || outLength < 0)
+      parallelError(`the output length must be a non-negative integer, got ${outLength}`)
     const size = tasks.length * outLength
     let block = outputs.get(size)
     if (!block) outputs.set(size, (block = sharedArray(size)))
@@ -124,7 +142,8 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     Atomics.store(ctrl, CTRL_FAILED, 0)
     let posted = 0
     threads.forEach((t, w) => {
-      const lo = (w + (local ? 1 : 0)) * per, hi = Math.min(tasks.length, lo + per)
+      const lo = (w + (local ? 1 : 0)) * per,
+        hi = Math.min(tasks.length, lo + per)
       if (lo >= hi) return
       posted++
       t.port.postMessage({ lo, hi, tasks: tasks.slice(lo, hi), outLength, block })
@@ -141,7 +160,8 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       }
     }
     // wait for the workers (they count themselves done, failed or not)
-    for (let done = Atomics.load(ctrl, CTRL_DONE); done < posted; done = Atomics.load(ctrl, CTRL_DONE)) Atomics.wait(ctrl, CTRL_DONE, done, 60_000)
+    for (let done = Atomics.load(ctrl, CTRL_DONE); done < posted; done = Atomics.load(ctrl, CTRL_DONE))
+      Atomics.wait(ctrl, CTRL_DONE, done, 60_000)
     if (localError !== undefined) throw localError
     if (Atomics.load(ctrl, CTRL_FAILED)) {
       for (const t of threads) {

@@ -21,7 +21,9 @@ export interface TenetGradientInit {
 export async function setup(init: TenetGradientInit): Promise<TaskFunction> {
   const registry = createRegistry()
   if (init.backend === 'wasm') registry.registerBackend((await import('@tenet/backend-wasm' as string)).wasmBackend)
-  const m = rev.with({ registry, backend: init.backend ?? 'cpu', checks: init.checks ?? true })([init.source] as unknown as TemplateStringsArray)
+  const m = rev.with({ registry, backend: init.backend ?? 'cpu', checks: init.checks ?? true })([
+    init.source,
+  ] as unknown as TemplateStringsArray)
   const f = m[init.entry]
   if (!f) throw new Error(`no function \`${init.entry}\` in the source (it has: ${Object.keys(m).join(', ')})`)
   const g: GradientFunction = grad(f, { loss: init.loss })
@@ -35,7 +37,11 @@ export async function setup(init: TenetGradientInit): Promise<TaskFunction> {
     out[0] = g.lastLoss
     let o = 1
     for (let i = 0; i < args.length; i++) {
-      if (kinds[i] === 'array') { const b = g.buffers[i]!; out.set(b, o); o += b.length } else if (kinds[i] === 'scalar') out[o++] = g.scalars[i]!
+      if (kinds[i] === 'array') {
+        const b = g.buffers[i]!
+        out.set(b, o)
+        o += b.length
+      } else if (kinds[i] === 'scalar') out[o++] = g.scalars[i]!
     }
   }
 }

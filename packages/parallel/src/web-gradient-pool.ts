@@ -35,9 +35,15 @@ export interface WebGradientPoolOptions extends TenetGradientInit {
 export async function webGradientPool(options: WebGradientPoolOptions): Promise<WebGradientPool> {
   const { workers, workerModule, workerEntry, ...init } = options
   // the layout of the rows, from a gradient computed here (the interpreter where code generation is blocked)
-  const m = rev.with({ backend: init.backend === 'wasm' ? 'cpu' : (init.backend ?? 'cpu') })([init.source] as unknown as TemplateStringsArray)
+  const m = rev.with({ backend: init.backend === 'wasm' ? 'cpu' : (init.backend ?? 'cpu') })([
+    init.source,
+  ] as unknown as TemplateStringsArray)
   const f = m[init.entry]
-  if (!f) throw new TenetError('parallel/entry', `no function \`${init.entry}\` in the source (it has: ${Object.keys(m).join(', ')})`)
+  if (!f)
+    throw new TenetError(
+      'parallel/entry',
+      `no function \`${init.entry}\` in the source (it has: ${Object.keys(m).join(', ')})`,
+    )
   const pool: WebPool = await createWebPool({
     module: workerModule ?? new URL('./tenet-worker.js', import.meta.url),
     init,

@@ -22,7 +22,9 @@ const built = readdirSync(packages).filter((p) => existsSync(join(packages, p, '
 const ready = existsSync(CHROMIUM) && ['parallel', 'tenet', 'ir', 'reversible', 'ad'].every((p) => built.includes(p))
 if (!ready) {
   if (ci) throw new Error(`the browser pool test needs ${CHROMIUM} and the built packages under CI`)
-  console.log(`[parallel] skipping the browser pool test: needs ${CHROMIUM} (apt-get install chromium) and the packages built`)
+  console.log(
+    `[parallel] skipping the browser pool test: needs ${CHROMIUM} (apt-get install chromium) and the packages built`,
+  )
 }
 
 const source = `
@@ -65,20 +67,34 @@ try {
 window.__pool = out
 `
 
-const toUrl = (spec: string) => (spec === 'tenet' ? '/packages/tenet/dist/index.js' : `/packages/${spec.slice('@tenet/'.length)}/dist/index.js`)
+const toUrl = (spec: string) =>
+  spec === 'tenet' ? '/packages/tenet/dist/index.js' : `/packages/${spec.slice('@tenet/'.length)}/dist/index.js`
 /** Bare imports of Tenet's packages become paths the server answers. */
-const rewrite = (js: string) => js.replace(/(from\s*|import\(\s*)(['"])(tenet|@tenet\/[\w-]+)\2/g, (_, pre: string, q: string, spec: string) => `${pre}${q}${toUrl(spec)}${q}`)
+const rewrite = (js: string) =>
+  js.replace(
+    /(from\s*|import\(\s*)(['"])(tenet|@tenet\/[\w-]+)\2/g,
+    (_, pre: string, q: string, spec: string) => `${pre}${q}${toUrl(spec)}${q}`,
+  )
 
 function serve(): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const send = (type: string, body: string | Buffer) => { res.writeHead(200, { 'content-type': type }); res.end(body) }
-    if (url.pathname === '/') return send('text/html', '<!doctype html><meta charset="utf-8"><title>pool</title><script type="module" src="/page.js"></script>')
+    const send = (type: string, body: string | Buffer) => {
+      res.writeHead(200, { 'content-type': type })
+      res.end(body)
+    }
+    if (url.pathname === '/')
+      return send(
+        'text/html',
+        '<!doctype html><meta charset="utf-8"><title>pool</title><script type="module" src="/page.js"></script>',
+      )
     if (url.pathname === '/page.js') return send('text/javascript', page)
-    if (url.pathname === '/fixture.mjs') return send('text/javascript', readFileSync(join(here, '..', 'test', 'fixtures', 'scaled-sum.mjs')))
+    if (url.pathname === '/fixture.mjs')
+      return send('text/javascript', readFileSync(join(here, '..', 'test', 'fixtures', 'scaled-sum.mjs')))
     const m = /^\/packages\/([\w-]+)\/dist\/(.+\.js)$/.exec(url.pathname)
     const file = m && built.includes(m[1]!) ? normalize(join(packages, m[1]!, 'dist', m[2]!)) : undefined
-    if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file)) return send('text/javascript', rewrite(readFileSync(file, 'utf8')))
+    if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file))
+      return send('text/javascript', rewrite(readFileSync(file, 'utf8')))
     res.writeHead(404)
     res.end()
   })
@@ -96,16 +112,28 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     })
     try {
       const tab = await context.newPage()
       await tab.goto(`http://localhost:${port}/`)
-      await tab.waitForFunction(() => (globalThis as unknown as { __pool?: unknown }).__pool !== undefined, undefined, { timeout: 90_000 })
+      await tab.waitForFunction(() => (globalThis as unknown as { __pool?: unknown }).__pool !== undefined, undefined, {
+        timeout: 90_000,
+      })
       const r = await tab.evaluate(() => (globalThis as unknown as { __pool: Record<string, any> }).__pool)
       expect(r.error).toBeUndefined()
       // the Node pool on the same tasks: the same bits
-      const node = await createPool({ module: new URL('../test/fixtures/scaled-sum.mjs', import.meta.url), init: { scale: 0.1 }, workers: 2 })
+      const node = await createPool({
+        module: new URL('../test/fixtures/scaled-sum.mjs', import.meta.url),
+        init: { scale: 0.1 },
+        workers: 2,
+      })
       const ref = Array.from(node.sum(tasks, 2))
       await node.close()
       expect(r.sums).toHaveLength(6)
@@ -124,7 +152,8 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
       expect(r.grad1.mu).toBeCloseTo(g.gradient[1] as number, 10)
       expect(r.grad1.s).toBeCloseTo(g.gradient[2] as number, 10)
       // and against a finite difference of the loss
-      const loss = (mu: number, s: number) => points.flat().reduce((a, x) => a + Math.log(1 + ((x - mu) * (x - mu)) / (s * s)), 0)
+      const loss = (mu: number, s: number) =>
+        points.flat().reduce((a, x) => a + Math.log(1 + ((x - mu) * (x - mu)) / (s * s)), 0)
       const h = 1e-6
       expect(r.grad1.mu).toBeCloseTo((loss(0.3 + h, 1.7) - loss(0.3 - h, 1.7)) / (2 * h), 5)
       expect(r.grad1.s).toBeCloseTo((loss(0.3, 1.7 + h) - loss(0.3, 1.7 - h)) / (2 * h), 5)

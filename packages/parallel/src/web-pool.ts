@@ -48,7 +48,9 @@ type Reply =
   | { kind: 'rows'; id: number; rows: Float64Array }
   | { kind: 'failed'; id: number; error: string; code?: string }
 
-const webError = (code: string, msg: string): never => { throw new TenetError(code, msg) }
+const webError = (code: string, msg: string): never => {
+  throw new TenetError(code, msg)
+}
 
 /**
  * Starts `workers` Web Workers, loads `module` in each and calls its `setup(init)`. Resolves when
@@ -56,10 +58,15 @@ const webError = (code: string, msg: string): never => { throw new TenetError(co
  */
 export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
   const W = (globalThis as { Worker?: WorkerConstructor }).Worker
-  if (!W) webError('parallel/unsupported', 'Web Workers are not available here: in Node, use `createPool` or `tenetGradientPool` from `@tenet/parallel`')
+  if (!W)
+    webError(
+      'parallel/unsupported',
+      'Web Workers are not available here: in Node, use `createPool` or `tenetGradientPool` from `@tenet/parallel`',
+    )
   const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1
   const count = options.workers ?? Math.max(1, cores)
-  if (!Number.isInteger(count) || count < 1) webError('parallel/error', `\`workers\` must be a positive integer, got ${String(options.workers)}`)
+  if (!Number.isInteger(count) || count < 1)
+    webError('parallel/error', `\`workers\` must be a positive integer, got ${String(options.workers)}`)
   const module = new URL(options.module, (globalThis as { location?: { href: string } }).location?.href).href
   const entry = options.workerEntry ?? new URL('./web-worker-entry.js', import.meta.url)
   // per worker, the calls waiting for its rows (answers come back in the order asked)
@@ -71,23 +78,29 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
     const calls = new Map<number, { ok: (rows: Float64Array) => void; fail: (e: unknown) => void }>()
     workers.push(worker)
     waiting.push(calls)
-    ready.push(new Promise<void>((ok, fail) => {
-      worker.onerror = (e) => {
-        const err = new TenetError('parallel/setup', `a Web Worker failed: ${e.message ?? 'no message (is the module URL right?)'}`)
-        fail(err)
-        for (const c of calls.values()) c.fail(err)
-        calls.clear()
-      }
-      worker.onmessage = ({ data }) => {
-        if (data.kind === 'ready') return ok()
-        if (data.kind === 'setup-error') return fail(new TenetError('parallel/setup', `worker setup failed: ${data.error}`))
-        const call = calls.get(data.id)
-        if (!call) return
-        calls.delete(data.id)
-        if (data.kind === 'rows') call.ok(data.rows)
-        else call.fail(new TenetError(data.code ?? 'parallel/task', `a task failed in a worker: ${data.error}`))
-      }
-    }))
+    ready.push(
+      new Promise<void>((ok, fail) => {
+        worker.onerror = (e) => {
+          const err = new TenetError(
+            'parallel/setup',
+            `a Web Worker failed: ${e.message ?? 'no message (is the module URL right?)'}`,
+          )
+          fail(err)
+          for (const c of calls.values()) c.fail(err)
+          calls.clear()
+        }
+        worker.onmessage = ({ data }) => {
+          if (data.kind === 'ready') return ok()
+          if (data.kind === 'setup-error')
+            return fail(new TenetError('parallel/setup', `worker setup failed: ${data.error}`))
+          const call = calls.get(data.id)
+          if (!call) return
+          calls.delete(data.id)
+          if (data.kind === 'rows') call.ok(data.rows)
+          else call.fail(new TenetError(data.code ?? 'parallel/task', `a task failed in a worker: ${data.error}`))
+        }
+      }),
+    )
     worker.postMessage({ kind: 'setup', module, init: options.init })
   }
   try {
@@ -102,15 +115,21 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
   /** Runs every task; resolves to the task-major block of rows. */
   async function run(tasks: readonly unknown[], outLength: number): Promise<Float64Array> {
     if (closed) webError('parallel/error', 'the pool is closed')
-    if (!Number.isInteger(outLength) || outLength < 0) webError('parallel/error', `the output length must be a non-negative integer, got ${outLength}`)
+    if (!Number.isInteger(outLength) || outLength < 0)
+      webError('parallel/error', `the output length must be a non-negative integer, got ${outLength}`)
     const block = new Float64Array(tasks.length * outLength)
     const per = Math.ceil(tasks.length / workers.length)
     const parts: Array<Promise<void>> = []
     workers.forEach((worker, w) => {
-      const lo = w * per, hi = Math.min(tasks.length, lo + per)
+      const lo = w * per,
+        hi = Math.min(tasks.length, lo + per)
       if (lo >= hi) return
       const id = nextId++
-      parts.push(new Promise<Float64Array>((ok, fail) => waiting[w]!.set(id, { ok, fail })).then((rows) => block.set(rows, lo * outLength)))
+      parts.push(
+        new Promise<Float64Array>((ok, fail) => waiting[w]!.set(id, { ok, fail })).then((rows) =>
+          block.set(rows, lo * outLength),
+        ),
+      )
       worker.postMessage({ kind: 'run', id, tasks: tasks.slice(lo, hi), outLength })
     })
     // wait for every range even when one fails, so no answer arrives after the caller moved on
@@ -124,7 +143,8 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
     workers: workers.length,
     map: (tasks, outLength) => run(tasks, outLength),
     async sum(tasks, outLength, out = new Float64Array(outLength)) {
-      if (out.length !== outLength) webError('parallel/error', `\`out\` has ${out.length} elements, the tasks give ${outLength}`)
+      if (out.length !== outLength)
+        webError('parallel/error', `\`out\` has ${out.length} elements, the tasks give ${outLength}`)
       const block = await run(tasks, outLength)
       return sumRows(block, tasks.length, outLength, out)
     },
@@ -132,7 +152,8 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
       closed = true
       for (const w of workers) w.terminate()
       for (const calls of waiting) {
-        for (const c of calls.values()) c.fail(new TenetError('parallel/error', 'the pool was closed while a call was running'))
+        for (const c of calls.values())
+          c.fail(new TenetError('parallel/error', 'the pool was closed while a call was running'))
         calls.clear()
       }
     },

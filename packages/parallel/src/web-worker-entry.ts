@@ -19,7 +19,10 @@ let task: Promise<TaskFunction> | undefined
 scope.onmessage = ({ data }) => {
   if (data.kind === 'setup') {
     task = import(data.module).then((m: WorkerModule) => m.setup(data.init))
-    task.then(() => scope.postMessage({ kind: 'ready' }), (e) => scope.postMessage({ kind: 'setup-error', error: message(e) }))
+    task.then(
+      () => scope.postMessage({ kind: 'ready' }),
+      (e) => scope.postMessage({ kind: 'setup-error', error: message(e) }),
+    )
     return
   }
   const { id, tasks, outLength } = data

@@ -6,7 +6,12 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import type { TaskFunction, WorkerModule } from './pool.js'
 
-interface Data { module: string; init: unknown; ctrl: Int32Array; port: MessagePort }
+interface Data {
+  module: string
+  init: unknown
+  ctrl: Int32Array
+  port: MessagePort
+}
 const { module, init, ctrl, port } = workerData as Data
 
 let task: TaskFunction

@@ -3,9 +3,19 @@
  * in callables with the public API (`m.f(...)`, `m.f.inverse(...)`, `.source`, `.ir`, `.core`).
  */
 import {
-  InvertibilityError, TenetError, check, printFunction,
-  type CompileOptions, type CompiledFunction, type CompiledProgram, type FunctionDef, type Module, type Program,
-  type Registry, type Stmt, type Type,
+  InvertibilityError,
+  TenetError,
+  check,
+  printFunction,
+  type CompileOptions,
+  type CompiledFunction,
+  type CompiledProgram,
+  type FunctionDef,
+  type Module,
+  type Program,
+  type Registry,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
 import { annotateDeallocs, preprocess } from './preprocess.js'
@@ -71,7 +81,6 @@ export interface TenetFunction<P extends unknown[] = any[], R extends unknown[] 
  */
 export type TenetModule = Record<string, TenetFunction>
 
-
 /** Renames callees; a target marked `inverse` (an interpolated `f.inverse`) flips the direction of the call. */
 function renameCalls(body: Stmt[], rename: Map<string, { name: string; inverse: boolean }>): Stmt[] {
   return body.map((s): Stmt => {
@@ -80,10 +89,16 @@ function renameCalls(body: Stmt[], rename: Map<string, { name: string; inverse: 
         const r = rename.get(s.callee)
         return r ? { ...s, callee: r.name, inverse: s.inverse !== r.inverse } : s
       }
-      case 'if': return { ...s, then: renameCalls(s.then, rename), else: renameCalls(s.else, rename) }
-      case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock':
+      case 'if':
+        return { ...s, then: renameCalls(s.then, rename), else: renameCalls(s.else, rename) }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+      case 'routine':
+      case 'invblock':
         return { ...s, body: renameCalls(s.body, rename) } as Stmt
-      default: return s
+      default:
+        return s
     }
   })
 }
@@ -98,14 +113,14 @@ function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
     const prefix = `$ext${n}$`
     const rename = new Map<string, { name: string; inverse: boolean }>()
     for (const name of info.program.functions.keys()) rename.set(name, { name: prefix + name, inverse: false })
-    for (const f of info.program.functions.values()) extra.push({ ...f, name: prefix + f.name, body: renameCalls(f.body, rename) })
+    for (const f of info.program.functions.values())
+      extra.push({ ...f, name: prefix + f.name, body: renameCalls(f.body, rename) })
     // `${f.inverse}(…)` calls f backwards; `~${f.inverse}(…)` forwards
     hostRename.set(`$host${n}`, { name: prefix + info.name, inverse: info.inverse })
   })
   if (!hostRename.size) return functions
   return [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra]
 }
-
 
 /**
  * Compiles a surface module (from `parse` or the builder) with the given registry and backend.
@@ -124,7 +139,14 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
   const life = { disposed: false }
   for (const f of mod.functions) {
     const info = (inverse: boolean): TenetFunctionInfo => ({
-      name: f.name, program, inverses, compiled, options: compileOptions, registry, surface: surface.get(f.name)!, inverse,
+      name: f.name,
+      program,
+      inverses,
+      compiled,
+      options: compileOptions,
+      registry,
+      surface: surface.get(f.name)!,
+      inverse,
     })
     const fwd = hostBoundary(makeFunction(info(false), program.functions.get(f.name)!, life), f, registry)
     const inv = hostBoundary(makeFunction(info(true), inverses.get(f.name)!, life), f, registry)
@@ -159,12 +181,17 @@ function lower(functions: FunctionDef[], registry: Registry): FunctionDef[] {
  * the surface types (`{ re, im }` for complex), using the number systems' lowering hooks.
  */
 function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Registry): TenetFunction {
-  const hooks = surface.params.map((p) => registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering)
+  const hooks = surface.params.map(
+    (p) => registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)?.lowering,
+  )
   if (!hooks.some(Boolean)) return inner
   const arities = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
   const call = (...args: unknown[]): unknown[] => {
     if (args.length !== surface.params.length) {
-      throw new TenetError('call/arity', `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`)
+      throw new TenetError(
+        'call/arity',
+        `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
+      )
     }
     const flat: unknown[] = []
     args.forEach((a, i) => {
@@ -189,7 +216,6 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   return call as unknown as TenetFunction
 }
 
-
 type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unknown[] | undefined
 
 /**
@@ -198,7 +224,10 @@ type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unkn
  * place (fixed, ulog, tropical). Reused by every call at that depth, so the non-reentrant
  * path allocates nothing in steady state.
  */
-interface CallFrame { snapshots: Snapshot[]; host: Array<Float64Array | undefined> }
+interface CallFrame {
+  snapshots: Snapshot[]
+  host: Array<Float64Array | undefined>
+}
 
 function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed: boolean }): TenetFunction {
   const core = info.compiled.get(info.name, info.inverse)
@@ -210,15 +239,21 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   // the snapshot the outer call restores from
   const frames: CallFrame[] = []
   let depth = 0
-  const systems = params.map((p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!)
+  const systems = params.map(
+    (p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!,
+  )
   const hps = hostParams(info.registry, params)
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
   // the representation is not the value (ulog), so the host always sees real values. An exact
   // copy of the host values is kept: an element whose representation the call did not change is
   // given back exactly as passed, and a failed call with checks on puts the host values back
-  const entry = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).fromHost : undefined))
-  const exit = params.map((p) => (p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).toHost : undefined))
+  const entry = params.map((p) =>
+    p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).fromHost : undefined,
+  )
+  const exit = params.map((p) =>
+    p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).toHost : undefined,
+  )
   const anyEntry = entry.some(Boolean)
   const exitOnly = exit.map((t, i) => (t && !entry[i] ? t : undefined))
   const anyExitOnly = exitOnly.some(Boolean)
@@ -251,7 +286,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     }
   }
   const putBack = (vals: unknown[], fr: CallFrame): void => {
-    for (let i = 0; i < params.length; i++) if (entry[i] && firstOf(vals, i) === i) (vals[i] as Float64Array).set(fr.host[i]!)
+    for (let i = 0; i < params.length; i++)
+      if (entry[i] && firstOf(vals, i) === i) (vals[i] as Float64Array).set(fr.host[i]!)
   }
   /**
    * Converts the arrays back to host values: an element whose representation is the one its host
@@ -262,11 +298,16 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     for (let i = 0; i < params.length; i++) {
       const f = entry[i]
       if (!f || firstOf(vals, i) !== i) continue
-      const a = vals[i] as Float64Array, h = fr.host[i]!
-      if (!writes[i]) { a.set(h); continue }
+      const a = vals[i] as Float64Array,
+        h = fr.host[i]!
+      if (!writes[i]) {
+        a.set(h)
+        continue
+      }
       const back = exit[i]
       for (let j = 0; j < a.length; j++) {
-        const r = a[j]!, x = h[j]!
+        const r = a[j]!,
+          x = h[j]!
         a[j] = Object.is(r, f(x)) ? x : back ? back(r) : r
       }
     }
@@ -280,11 +321,16 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     }
   }
   const call = (...args: unknown[]): unknown[] => {
-    if (life.disposed) throw new TenetError('call/disposed', `\`${info.name}\` belongs to a disposed module: compile it again to call it`)
+    if (life.disposed)
+      throw new TenetError(
+        'call/disposed',
+        `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
+      )
     if (args.length !== params.length) arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
     const vals = new Array<unknown>(params.length)
     for (let i = 0; i < params.length; i++) {
-      const hp = hps[i]!, a = args[i]
+      const hp = hps[i]!,
+        a = args[i]
       checkArgument(ir.name, params, hp, i, a)
       vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
     }
@@ -296,9 +342,13 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         // (converted arrays are restored from their exact host copy)
         if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
         const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
-        if (Array.isArray(a)) { snapshots[i] = a.slice(); continue }
+        if (Array.isArray(a)) {
+          snapshots[i] = a.slice()
+          continue
+        }
         let s = snapshots[i] as Float64Array | undefined
-        if (!s || s.length !== a.length || s.constructor !== a.constructor) s = snapshots[i] = new a.constructor(a.length)
+        if (!s || s.length !== a.length || s.constructor !== a.constructor)
+          s = snapshots[i] = new a.constructor(a.length)
         s.set(a as unknown as Float64Array)
       }
     }
@@ -306,7 +356,11 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     try {
       core(...vals)
     } catch (e) {
-      if (e instanceof RangeError && /call stack/i.test(e.message)) e = new TenetError('runtime/stack-overflow', `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`)
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        e = new TenetError(
+          'runtime/stack-overflow',
+          `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+        )
       depth--
       if (checks) {
         const snapshots = fr.snapshots
@@ -318,10 +372,12 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         }
         if (anyEntry) putBack(vals, fr)
         if (InvertibilityError.isInstance(e)) e.restored = true
-        if (writesArrays && e instanceof Error) e.message += '\n(the array arguments were restored to their values before the call)'
+        if (writesArrays && e instanceof Error)
+          e.message += '\n(the array arguments were restored to their values before the call)'
       } else {
         if (anyEntry || anyExitOnly) leave(vals, fr)
-        if (writesArrays && e instanceof Error) e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        if (writesArrays && e instanceof Error)
+          e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
       throw e
     }
@@ -344,9 +400,14 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   }
   // printed on first use: a large module is not printed twice (both directions) while it compiles
   let printed: string | undefined
-  const print = () => info.inverse
-    ? printFunction({ ...info.surface, name: `${info.name}_inverse`, body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())) })
-    : printFunction(info.surface)
+  const print = () =>
+    info.inverse
+      ? printFunction({
+          ...info.surface,
+          name: `${info.name}_inverse`,
+          body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())),
+        })
+      : printFunction(info.surface)
   Object.defineProperties(call, {
     source: { get: () => (printed ??= print()) },
     ir: { value: ir },

@@ -25,7 +25,10 @@ type HostArrayCtor = (typeof HOST_ARRAY_CTORS)[keyof typeof HOST_ARRAY_CTORS]
  * representation (absent where they agree, and for arrays of a system whose host arrays are
  * exact), `toHost` turns it back.
  */
-export function hostConversionsOf(registry: Registry, t: Type): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
+export function hostConversionsOf(
+  registry: Registry,
+  t: Type,
+): { fromHost?: (x: number) => number; toHost?: (x: number) => number } {
   const ns = registry.findNumberSystem(t.kind === 'scalar' ? t.name : t.elem)
   const fromHost = ns?.fromHost && !(t.kind === 'array' && ns.hostArraysExact) ? ns.fromHost : undefined
   return { ...(fromHost ? { fromHost } : {}), ...(ns?.toHost ? { toHost: ns.toHost } : {}) }
@@ -44,8 +47,14 @@ export interface HostParam {
 export function hostParams(registry: Registry, params: readonly Param[]): HostParam[] {
   return params.map((p): HostParam => {
     const t = p.type
-    if (t.kind === 'scalar') return t.name === 'bool' ? { kind: 'boolean' } : { kind: 'number', ...hostConversionsOf(registry, t) }
-    if (t.kind === 'array') return { kind: 'array', ctor: HOST_ARRAY_CTORS[registry.numberSystem(t.elem).arrayType], ...hostConversionsOf(registry, t) }
+    if (t.kind === 'scalar')
+      return t.name === 'bool' ? { kind: 'boolean' } : { kind: 'number', ...hostConversionsOf(registry, t) }
+    if (t.kind === 'array')
+      return {
+        kind: 'array',
+        ctor: HOST_ARRAY_CTORS[registry.numberSystem(t.elem).arrayType],
+        ...hostConversionsOf(registry, t),
+      }
     return { kind: 'stack' }
   })
 }
@@ -65,20 +74,35 @@ export function describeHostValue(a: unknown): string {
 
 /** The `call/arity` error: `fn` takes n arguments (its parameter list), got `got`. */
 export function arityError(fn: string, params: readonly Param[], got: number): never {
-  throw new TenetError('call/arity', `\`${fn}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${got}`)
+  throw new TenetError(
+    'call/arity',
+    `\`${fn}\` takes ${params.length} argument${params.length === 1 ? '' : 's'} (${params.map((p) => p.name).join(', ')}), got ${got}`,
+  )
 }
 
 /** What a parameter wants, in words. */
 function wanted(hp: HostParam): string {
-  return hp.kind === 'number' ? 'a number' : hp.kind === 'boolean' ? 'a boolean' : hp.kind === 'array' ? `a ${hp.ctor!.name}` : 'a JS array (a stack)'
+  return hp.kind === 'number'
+    ? 'a number'
+    : hp.kind === 'boolean'
+      ? 'a boolean'
+      : hp.kind === 'array'
+        ? `a ${hp.ctor!.name}`
+        : 'a JS array (a stack)'
 }
 
 /** The `call/type` (or, for a detached typed array, `call/detached`) error of argument i holding `a`. */
 export function argumentError(fn: string, params: readonly Param[], hp: HostParam, i: number, a: unknown): never {
   if (ArrayBuffer.isView(a) && isDetached(a)) {
-    throw new TenetError('call/detached', `${describeArgument(fn, params, i)} is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`)
+    throw new TenetError(
+      'call/detached',
+      `${describeArgument(fn, params, i)} is a view of a detached ArrayBuffer (transferred, or of a wasm memory that grew); pass an array with live memory`,
+    )
   }
-  throw new TenetError('call/type', `${describeArgument(fn, params, i)} must be ${wanted(hp)}, got ${describeHostValue(a)}`)
+  throw new TenetError(
+    'call/type',
+    `${describeArgument(fn, params, i)} must be ${wanted(hp)}, got ${describeHostValue(a)}`,
+  )
 }
 
 /**
@@ -87,12 +111,18 @@ export function argumentError(fn: string, params: readonly Param[], hp: HostPara
  */
 export function checkArgument(fn: string, params: readonly Param[], hp: HostParam, i: number, a: unknown): void {
   switch (hp.kind) {
-    case 'number': if (typeof a !== 'number') argumentError(fn, params, hp, i, a); return
-    case 'boolean': if (typeof a !== 'boolean') argumentError(fn, params, hp, i, a); return
-    case 'array':
-      if (!(a instanceof hp.ctor!) || ((a as HostArray).length === 0 && isDetached(a as HostArray))) argumentError(fn, params, hp, i, a)
+    case 'number':
+      if (typeof a !== 'number') argumentError(fn, params, hp, i, a)
       return
-    case 'stack': if (!Array.isArray(a)) argumentError(fn, params, hp, i, a)
+    case 'boolean':
+      if (typeof a !== 'boolean') argumentError(fn, params, hp, i, a)
+      return
+    case 'array':
+      if (!(a instanceof hp.ctor!) || ((a as HostArray).length === 0 && isDetached(a as HostArray)))
+        argumentError(fn, params, hp, i, a)
+      return
+    case 'stack':
+      if (!Array.isArray(a)) argumentError(fn, params, hp, i, a)
   }
 }
 
@@ -101,11 +131,17 @@ export function checkArgument(fn: string, params: readonly Param[], hp: HostPara
  * each: numbers converted by `fromHost`, arrays copied into fresh typed arrays (converted),
  * stacks copied. For callers that must not touch the caller's values.
  */
-export function loadArguments(fn: string, params: readonly Param[], hps: readonly HostParam[], args: ArrayLike<unknown>): unknown[] {
+export function loadArguments(
+  fn: string,
+  params: readonly Param[],
+  hps: readonly HostParam[],
+  args: ArrayLike<unknown>,
+): unknown[] {
   if (args.length !== params.length) arityError(fn, params, args.length)
   const out = new Array<unknown>(params.length)
   for (let i = 0; i < params.length; i++) {
-    const hp = hps[i]!, a = args[i]
+    const hp = hps[i]!,
+      a = args[i]
     checkArgument(fn, params, hp, i, a)
     if (hp.kind === 'number') out[i] = hp.fromHost ? hp.fromHost(a as number) : a
     else if (hp.kind === 'array') out[i] = copyToRepresentation(a as HostArray, hp, undefined)
@@ -121,7 +157,10 @@ export function loadArguments(fn: string, params: readonly Param[], hps: readonl
  */
 export function copyToRepresentation(a: HostArray, hp: HostParam, into: unknown): HostArray {
   const ctor = hp.ctor!
-  const copy = into instanceof ctor && (into as HostArray).length === a.length && into !== a ? (into as HostArray) : new ctor(a.length)
+  const copy =
+    into instanceof ctor && (into as HostArray).length === a.length && into !== a
+      ? (into as HostArray)
+      : new ctor(a.length)
   const fh = hp.fromHost
   if (fh) for (let j = 0; j < a.length; j++) copy[j] = fh(a[j]!)
   else copy.set(a as never)
@@ -138,5 +177,10 @@ export function isDetached(a: ArrayBufferView): boolean {
   if (typeof b.detached === 'boolean') return b.detached
   if (b.byteLength !== 0) return false
   // (Node 20 has no `detached` getter: a view of a detached buffer cannot be made)
-  try { new Uint8Array(b); return false } catch { return true }
+  try {
+    new Uint8Array(b)
+    return false
+  } catch {
+    return true
+  }
 }

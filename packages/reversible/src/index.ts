@@ -2,11 +2,27 @@ export { invert, invertBody, invertStmt, invertSurfaceBody } from './invert.js'
 export { preprocess } from './preprocess.js'
 export { Interpreter, interpretProgram, interpreterBackend } from './interpreter.js'
 export {
-  compileModule, isTenetFunction, TENET_FUNCTION,
-  type TenetFunction, type TenetFunctionInfo, type TenetModule, type TenetOptions,
+  compileModule,
+  isTenetFunction,
+  TENET_FUNCTION,
+  type TenetFunction,
+  type TenetFunctionInfo,
+  type TenetModule,
+  type TenetOptions,
 } from './compile.js'
 export { generatedCode } from './generated-code.js'
 export {
-  hostConversionsOf, hostParams, isDetached, describeArgument, describeHostValue, arityError, argumentError, checkArgument,
-  loadArguments, copyToRepresentation, HOST_ARRAY_CTORS, type HostParam, type HostArray,
+  hostConversionsOf,
+  hostParams,
+  isDetached,
+  describeArgument,
+  describeHostValue,
+  arityError,
+  argumentError,
+  checkArgument,
+  loadArguments,
+  copyToRepresentation,
+  HOST_ARRAY_CTORS,
+  type HostParam,
+  type HostArray,
 } from './host-boundary.js'

@@ -4,9 +4,23 @@
  * forbidden. Small and obviously correct beats fast here.
  */
 import {
-  InvertibilityError, printExpr, runtimeError, validLength,
-  type Arg, type BackendSpec, type CompileOptions, type CompiledFunction, type CompiledProgram, type Dataview,
-  type Expr, type FunctionDef, type Program, type ScalarTypeName, type SourceLocation, type Stmt, type Type,
+  InvertibilityError,
+  printExpr,
+  runtimeError,
+  validLength,
+  type Arg,
+  type BackendSpec,
+  type CompileOptions,
+  type CompiledFunction,
+  type CompiledProgram,
+  type Dataview,
+  type Expr,
+  type FunctionDef,
+  type Program,
+  type ScalarTypeName,
+  type SourceLocation,
+  type Stmt,
+  type Type,
 } from '@tenet/ir'
 import { hostNumber } from '@tenet/ir/backend'
 
@@ -20,7 +34,14 @@ const fail = (code: string, msg: string, loc?: SourceLocation): never => {
 }
 
 /** Formats a value for messages. */
-const show = (v: unknown) => (typeof v === 'number' ? String(v) : typeof v === 'boolean' ? String(v) : Array.isArray(v) ? `[${v.join(', ')}]` : String(v))
+const show = (v: unknown) =>
+  typeof v === 'number'
+    ? String(v)
+    : typeof v === 'boolean'
+      ? String(v)
+      : Array.isArray(v)
+        ? `[${v.join(', ')}]`
+        : String(v)
 
 export class Interpreter {
   private uncheckedDepth = 0
@@ -48,7 +69,9 @@ export class Interpreter {
     } finally {
       this.uncheckedDepth = saved
     }
-    f.params.forEach((p, i) => { if (p.type.kind === 'scalar') vals[i] = frame.get(p.name)! })
+    f.params.forEach((p, i) => {
+      if (p.type.kind === 'scalar') vals[i] = frame.get(p.name)!
+    })
   }
 
   private round(t: ScalarTypeName | undefined, v: Value): Value {
@@ -74,9 +97,12 @@ export class Interpreter {
 
   eval(e: Expr, fr: Frame): Value {
     switch (e.kind) {
-      case 'num': return this.literal(e.type, e.value)
-      case 'bool': return e.value
-      case 'var': return fr.get(e.name) as Value
+      case 'num':
+        return this.literal(e.type, e.value)
+      case 'bool':
+        return e.value
+      case 'var':
+        return fr.get(e.name) as Value
       case 'index': {
         const arr = fr.get(e.array.name) as TypedArray
         const i = this.eval(e.index, fr) as number
@@ -91,11 +117,14 @@ export class Interpreter {
       case 'unary': {
         const a = this.eval(e.arg, fr)
         if (e.op === '!') return !a
-        const neg = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
+        const neg =
+          e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
         return neg ? neg(a as number) : this.round(e.type, -(a as number))
       }
-      case 'binary': return this.binary(e, fr)
-      case 'call': return this.call(e, fr)
+      case 'binary':
+        return this.binary(e, fr)
+      case 'call':
+        return this.call(e, fr)
     }
   }
 
@@ -106,7 +135,10 @@ export class Interpreter {
     // the left spine of a chain `a + b + c + …` in a loop: a long chain does not recurse per term
     const spine: Array<Extract<Expr, { kind: 'binary' }>> = [e]
     let n = e.left
-    while (n.kind === 'binary' && n.op !== '&&' && n.op !== '||') { spine.push(n); n = n.left }
+    while (n.kind === 'binary' && n.op !== '&&' && n.op !== '||') {
+      spine.push(n)
+      n = n.left
+    }
     let a = this.eval(n, fr)
     for (let k = spine.length - 1; k >= 0; k--) a = this.binaryValue(spine[k]!, a, this.eval(spine[k]!.right, fr))
     return a
@@ -116,42 +148,70 @@ export class Interpreter {
     const op = e.op
     const t = e.type
     switch (op) {
-      case '==': return a === b
-      case '!=': return a !== b
-      case '<': return a < b
-      case '<=': return a <= b
-      case '>': return a > b
-      case '>=': return a >= b
+      case '==':
+        return a === b
+      case '!=':
+        return a !== b
+      case '<':
+        return a < b
+      case '<=':
+        return a <= b
+      case '>':
+        return a > b
+      case '>=':
+        return a >= b
     }
     if (t === 'bool') {
       if (op === '^') return a !== b
       if (op === '&') return (a as boolean) && (b as boolean)
       if (op === '|') return (a as boolean) || (b as boolean)
     }
-    const x = a as number, y = b as number
+    const x = a as number,
+      y = b as number
     const ar = t ? this.program.registry.findNumberSystem(t)?.arithmetic : undefined
     if (ar) return ar.binary(op, x, op === '**' && e.right.type === t ? this.decode(t, y) : y)
     if (t === 'i32') {
       switch (op) {
-        case '+': return (x + y) | 0
-        case '-': return (x - y) | 0
-        case '*': return Math.imul(x, y)
-        case '%': return (x % y) | 0
-        case '**': return Math.pow(x, y) | 0
-        case '^': return x ^ y
-        case '&': return x & y
-        case '|': return x | y
+        case '+':
+          return (x + y) | 0
+        case '-':
+          return (x - y) | 0
+        case '*':
+          return Math.imul(x, y)
+        case '%':
+          return (x % y) | 0
+        case '**':
+          return Math.pow(x, y) | 0
+        case '^':
+          return x ^ y
+        case '&':
+          return x & y
+        case '|':
+          return x | y
       }
     }
     let r: number
     switch (op) {
-      case '+': r = x + y; break
-      case '-': r = x - y; break
-      case '*': r = x * y; break
-      case '/': r = x / y; break
-      case '%': r = x % y; break
-      case '**': r = Math.pow(x, y); break
-      default: throw new Error(`interpreter: operator ${op} on ${t}`)
+      case '+':
+        r = x + y
+        break
+      case '-':
+        r = x - y
+        break
+      case '*':
+        r = x * y
+        break
+      case '/':
+        r = x / y
+        break
+      case '%':
+        r = x % y
+        break
+      case '**':
+        r = Math.pow(x, y)
+        break
+      default:
+        throw new Error(`interpreter: operator ${op} on ${t}`)
     }
     return this.round(t, r)
   }
@@ -160,15 +220,22 @@ export class Interpreter {
     const name = e.callee
     if (name.startsWith('$host')) {
       const fn = this.program.hosts[Number(name.slice(5))] as (...a: unknown[]) => unknown
-      const r = fn(...e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))))
+      const r = fn(
+        ...e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))),
+      )
       return hostNumber(r, Number(name.slice(5)), e.loc)
     }
     switch (name) {
-      case 'f64': return this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
-      case 'f32': return Math.fround(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr)))
-      case 'i32': return Math.trunc(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))) | 0
-      case 'div': return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
-      case 'len': return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
+      case 'f64':
+        return this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
+      case 'f32':
+        return Math.fround(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr)))
+      case 'i32':
+        return Math.trunc(this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))) | 0
+      case 'div':
+        return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
+      case 'len':
+        return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
         const v = this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
@@ -177,7 +244,9 @@ export class Interpreter {
     }
     const spec = this.program.registry.pure(name)
     // an array argument (a primitive with `argKinds`) is the array itself
-    const args = e.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr)) as number)
+    const args = e.args.map(
+      (a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr)) as number,
+    )
     return this.round(e.type, spec.evaluate(...args))
   }
 
@@ -190,7 +259,9 @@ export class Interpreter {
 
   private write(dv: Dataview | Arg, v: Value, fr: Frame): void {
     switch (dv.kind) {
-      case 'var': fr.set(dv.name, this.round(dv.type as ScalarTypeName, v)); return
+      case 'var':
+        fr.set(dv.name, this.round(dv.type as ScalarTypeName, v))
+        return
       case 'index': {
         const arr = fr.get(dv.array.name) as TypedArray
         const i = this.eval(dv.index, fr) as number
@@ -198,14 +269,21 @@ export class Interpreter {
         arr[i] = typeof v === 'boolean' ? (v ? 1 : 0) : (this.round(dv.type, v) as number)
         return
       }
-      case 'neg': this.write(dv.target, -(v as number), fr); return
+      case 'neg':
+        this.write(dv.target, -(v as number), fr)
+        return
       case 'field': {
         const ns = this.program.registry.numberSystem(dv.target.type as string)
         if (!ns.setField) fail('runtime/field', `the field \`.${dv.field}\` of ${ns.name} is read-only`, dv.loc)
-        this.write(dv.target as Dataview, ns.setField!(this.read(dv.target as Dataview, fr) as number, dv.field, v as number), fr)
+        this.write(
+          dv.target as Dataview,
+          ns.setField!(this.read(dv.target as Dataview, fr) as number, dv.field, v as number),
+          fr,
+        )
         return
       }
-      default: throw new Error(`interpreter: cannot write to ${dv.kind}`)
+      default:
+        throw new Error(`interpreter: cannot write to ${dv.kind}`)
     }
   }
 
@@ -218,7 +296,8 @@ export class Interpreter {
   private distinct(pairs: [Expr, Expr][] | undefined, fr: Frame, loc?: SourceLocation): void {
     if (!pairs || !this.checking) return
     for (const [a, b] of pairs) {
-      const i = this.eval(a, fr), j = this.eval(b, fr)
+      const i = this.eval(a, fr),
+        j = this.eval(b, fr)
       if (i === j) throw runtimeError('alias', loc, printExpr(a), printExpr(b), i)
     }
   }
@@ -238,7 +317,8 @@ export class Interpreter {
     if (typeof a === 'boolean' || typeof b === 'boolean') return a === b
     const ns = t?.kind === 'scalar' ? this.program.registry.findNumberSystem(t.name) : undefined
     if (!ns || ns.exact) return a === b
-    const x = a as number, y = b as number
+    const x = a as number,
+      y = b as number
     return x === y || Math.abs(x - y) <= this.options.tolerance * Math.max(1, Math.abs(y))
   }
 
@@ -250,12 +330,19 @@ export class Interpreter {
         const old = this.read(s.target, fr)
         let r: Value
         switch (s.op) {
-          case '+=': r = (old as number) + (v as number); break
-          case '-=': r = (old as number) - (v as number); break
-          case '^=': r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number); break
+          case '+=':
+            r = (old as number) + (v as number)
+            break
+          case '-=':
+            r = (old as number) - (v as number)
+            break
+          case '^=':
+            r = typeof old === 'boolean' ? old !== v : (old as number) ^ (v as number)
+            break
           default: {
             const ns = this.program.registry.numberSystem(s.target.type as string)
-            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number))) throw runtimeError('zeroFactor', s.loc, `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v)
+            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number)))
+              throw runtimeError('zeroFactor', s.loc, `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v)
             if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
             r = ns.update(s.op, old as number, v as number)
           }
@@ -263,13 +350,16 @@ export class Interpreter {
         this.write(s.target, r, fr)
         return
       }
-      case 'callstmt': return this.callStmt(s, fr)
+      case 'callstmt':
+        return this.callStmt(s, fr)
       case 'alloc': {
         if (s.value.kind === 'emptystack') fr.set(s.name, [])
         else if (s.value.kind === 'call' && s.value.callee === 'zeros') {
           const n = this.eval(s.value.args[0]!, fr) as number
           if (!validLength(n)) throw runtimeError('arrayLength', s.loc, s.name, show(n))
-          const ctor = { Float64Array, Float32Array, Int32Array, Uint8Array }[this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType]
+          const ctor = { Float64Array, Float32Array, Int32Array, Uint8Array }[
+            this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
+          ]
           fr.set(s.name, new ctor(n))
         } else fr.set(s.name, this.round((s.type as { name: string }).name, this.eval(s.value, fr)))
         return
@@ -277,13 +367,19 @@ export class Interpreter {
       case 'dealloc': {
         if (this.checking) {
           const cur = fr.get(s.name)
-          const want = s.value.kind === 'emptystack' ? [] : s.value.kind === 'call' && s.value.callee === 'zeros' ? this.eval(s.value.args[0]!, fr) : this.eval(s.value, fr)
+          const want =
+            s.value.kind === 'emptystack'
+              ? []
+              : s.value.kind === 'call' && s.value.callee === 'zeros'
+                ? this.eval(s.value.args[0]!, fr)
+                : this.eval(s.value, fr)
           if (!this.equal(s.type, cur, want)) {
             const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
             if (s.type?.kind === 'array') throw runtimeError('deallocArray', s.loc, s.name, shown, show(want))
             if (s.type?.kind === 'stack') throw runtimeError('deallocStack', s.loc, s.name, (cur as unknown[]).length)
             // scalars as the values the user knows (a ulog value as its real value, not its encoding)
-            const real = (v: Value) => (s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v)
+            const real = (v: Value) =>
+              s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v
             throw runtimeError('dealloc', s.loc, s.name, shown, show(real(cur as Value)), show(real(want as Value)))
           }
         }
@@ -304,11 +400,13 @@ export class Interpreter {
         if (this.checking && this.eval(s.post, fr)) throw runtimeError('postWhileStart', s.loc, printExpr(s.post))
         while (this.eval(s.pre, fr)) {
           this.block(s.body, fr)
-          if (this.checking && !this.eval(s.post, fr)) throw runtimeError('postWhileIteration', s.loc, printExpr(s.post))
+          if (this.checking && !this.eval(s.post, fr))
+            throw runtimeError('postWhileIteration', s.loc, printExpr(s.post))
         }
         return
       }
-      case 'for': return this.forStmt(s, fr)
+      case 'for':
+        return this.forStmt(s, fr)
       case 'push': {
         const st = fr.get(s.stack.name) as Value[]
         st.push(this.read(s.value, fr))
@@ -320,7 +418,8 @@ export class Interpreter {
         if (st.length === 0) throw runtimeError('emptyStack', s.loc, s.stack.name)
         if (this.checking) {
           const cur = this.read(s.value, fr)
-          if (cur !== 0 && cur !== false) throw runtimeError('popNonzero', s.loc, s.stack.name, printExpr(s.value), show(cur))
+          if (cur !== 0 && cur !== false)
+            throw runtimeError('popNonzero', s.loc, s.stack.name, printExpr(s.value), show(cur))
         }
         this.write(s.value, st.pop()!, fr)
         return
@@ -329,16 +428,25 @@ export class Interpreter {
         // a host call's value is ignored, whatever it is
         if (s.expr.kind === 'call' && s.expr.callee.startsWith('$host')) {
           const fn = this.program.hosts[Number(s.expr.callee.slice(5))] as (...a: unknown[]) => unknown
-          fn(...s.expr.args.map((a) => (a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr))))
+          fn(
+            ...s.expr.args.map((a) =>
+              a.kind === 'var' && typeof a.type === 'object' ? fr.get(a.name) : this.eval(a, fr),
+            ),
+          )
         } else this.eval(s.expr, fr)
         return
       }
       case 'unchecked': {
         this.uncheckedDepth++
-        try { this.block(s.body, fr) } finally { this.uncheckedDepth-- }
+        try {
+          this.block(s.body, fr)
+        } finally {
+          this.uncheckedDepth--
+        }
         return
       }
-      default: throw new Error(`interpreter: \`${s.kind}\` is not core IR (preprocess first)`)
+      default:
+        throw new Error(`interpreter: \`${s.kind}\` is not core IR (preprocess first)`)
     }
   }
 
@@ -353,7 +461,7 @@ export class Interpreter {
     if (inRange(a)) {
       const span = Math.abs(b - a)
       count = Math.floor(span / Math.abs(step)) + 1
-      if (!s.inclusive && (a + (count - 1) * step === b)) count--
+      if (!s.inclusive && a + (count - 1) * step === b) count--
     }
     for (let k = 0; k < count; k++) {
       const i = s.reverse ? a + (count - 1 - k) * step : a + k * step
@@ -362,7 +470,9 @@ export class Interpreter {
     }
     fr.delete(s.variable)
     if (this.checking) {
-      const a2 = this.eval(s.start, fr), b2 = this.eval(s.stop, fr), st2 = s.step ? this.eval(s.step, fr) : 1
+      const a2 = this.eval(s.start, fr),
+        b2 = this.eval(s.stop, fr),
+        st2 = s.step ? this.eval(s.step, fr) : 1
       if (a2 !== a || b2 !== b || st2 !== step) {
         throw runtimeError('loopRange', s.loc, a, b, step, a2, b2, st2)
       }
@@ -377,19 +487,29 @@ export class Interpreter {
       const vals = s.args.map((a) => this.read(a, fr) as number)
       const out = spec.apply(...vals.map(Number))
       let k = 0
-      spec.roles.forEach((r, i) => { if (r === 'inout') this.write(s.args[i]!, out[k++]!, fr) })
+      spec.roles.forEach((r, i) => {
+        if (r === 'inout') this.write(s.args[i]!, out[k++]!, fr)
+      })
       return
     }
     const callee = this.program.functions.get(s.callee)!
-    const vals: Memory[] = s.args.map((a, i) => (callee.params[i]!.type.kind === 'scalar' ? this.read(a, fr) : fr.get((a as { name: string }).name)!))
+    const vals: Memory[] = s.args.map((a, i) =>
+      callee.params[i]!.type.kind === 'scalar' ? this.read(a, fr) : fr.get((a as { name: string }).name)!,
+    )
     this.run(s.callee, s.inverse, vals)
     const w = this.program.writes.get(s.callee)!
-    s.args.forEach((a, i) => { if (w[i] && callee.params[i]!.type.kind === 'scalar') this.write(a, vals[i] as Value, fr) })
+    s.args.forEach((a, i) => {
+      if (w[i] && callee.params[i]!.type.kind === 'scalar') this.write(a, vals[i] as Value, fr)
+    })
   }
 }
 
 /** Compiles (that is: wraps) a program for the interpreter. */
-export function interpretProgram(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions): CompiledProgram {
+export function interpretProgram(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  options: CompileOptions,
+): CompiledProgram {
   const interp = new Interpreter(program, inverses, options)
   const cache = new Map<string, CompiledFunction>()
   return {
@@ -403,7 +523,9 @@ export function interpretProgram(program: Program, inverses: Map<string, Functio
         const fn = ((...args: unknown[]) => {
           for (let i = 0; i < args.length; i++) vals[i] = args[i] as Memory
           interp.run(name, inverse, vals)
-          f.params.forEach((p, i) => { if (p.type.kind === 'scalar') results[i] = Number(vals[i]) })
+          f.params.forEach((p, i) => {
+            if (p.type.kind === 'scalar') results[i] = Number(vals[i])
+          })
         }) as CompiledFunction
         Object.defineProperty(fn, 'results', { value: results })
         c = fn
@@ -423,5 +545,3 @@ export const interpreterBackend: BackendSpec = {
   description: 'reference interpreter of the core IR (no eval; for strict CSP pages and as the test oracle)',
   doCompile: interpretProgram,
 }
-
-

@@ -7,14 +7,16 @@ const fn = (src: string) => parse(src).functions[0]!
 
 describe('preprocess and invert', () => {
   it('expands routine / ~routine into compute, copy, uncompute', () => {
-    const f = preprocess(fn(`fn f(y: f64, x: f64) {
+    const f = preprocess(
+      fn(`fn f(y: f64, x: f64) {
   routine {
     t <- 0.0
     t += x * 2.0
   }
   y += t
   ~routine
-}`))
+}`),
+    )
     expect(printFunction(f)).toBe(`fn f(y: f64, x: f64) {
   t <- 0.0
   t += x * 2.0
@@ -68,10 +70,13 @@ describe('preprocess and invert', () => {
 
 describe('interpreter', () => {
   it('runs forwards and backwards with every check', () => {
-    const m = compileModule(parse(`fn f(y: f64, x: f64[], n: i32) {
+    const m = compileModule(
+      parse(`fn f(y: f64, x: f64[], n: i32) {
   for i in n - 1..=0 by -1 { y += x[i] * f64(i) }
   if (y > 0.0, y < 0.0) { NEG(y) }
-}`), { registry })
+}`),
+      { registry },
+    )
     const x = new Float64Array([1, 2, 3])
     const [y] = m.f!(0.5, x, 3) as number[]
     expect(y).toBe(-(0.5 + 2 + 6))

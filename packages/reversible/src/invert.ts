@@ -14,21 +14,52 @@ export function invertStmt(s: Stmt): Stmt {
       const { distinct, ...rest } = s
       return { ...rest, op: INVERSE_OP[s.op], ...(distinct ? { distinct } : {}) }
     }
-    case 'callstmt': return { ...s, inverse: !s.inverse }
-    case 'alloc': return { kind: 'dealloc', name: s.name, value: s.value, ...(s.type ? { type: s.type } : {}), ...(s.loc ? { loc: s.loc } : {}), ...(s.declared ? { declared: s.declared } : {}) } as Stmt
+    case 'callstmt':
+      return { ...s, inverse: !s.inverse }
+    case 'alloc':
+      return {
+        kind: 'dealloc',
+        name: s.name,
+        value: s.value,
+        ...(s.type ? { type: s.type } : {}),
+        ...(s.loc ? { loc: s.loc } : {}),
+        ...(s.declared ? { declared: s.declared } : {}),
+      } as Stmt
     case 'dealloc': {
       const d = s as typeof s & { declared?: Type }
       const declared = d.declared ?? s.type
-      return { kind: 'alloc', name: s.name, value: s.value, ...(s.type ? { type: s.type } : {}), ...(declared ? { declared } : {}), ...(s.loc ? { loc: s.loc } : {}) } as Stmt
+      return {
+        kind: 'alloc',
+        name: s.name,
+        value: s.value,
+        ...(s.type ? { type: s.type } : {}),
+        ...(declared ? { declared } : {}),
+        ...(s.loc ? { loc: s.loc } : {}),
+      } as Stmt
     }
-    case 'if': return { ...s, pre: s.post ?? s.pre, post: s.post ? s.pre : null, then: invertBody(s.then), else: invertBody(s.else) }
-    case 'while': return { ...s, pre: s.post, post: s.pre, body: invertBody(s.body) }
-    case 'for': return { ...s, reverse: !s.reverse, body: invertBody(s.body) }
-    case 'push': return { ...s, kind: 'pop' }
-    case 'pop': return { ...s, kind: 'push' }
-    case 'safe': return s
-    case 'unchecked': return { ...s, body: invertBody(s.body) }
-    case 'routine': case 'invblock': case 'unroutine':
+    case 'if':
+      return {
+        ...s,
+        pre: s.post ?? s.pre,
+        post: s.post ? s.pre : null,
+        then: invertBody(s.then),
+        else: invertBody(s.else),
+      }
+    case 'while':
+      return { ...s, pre: s.post, post: s.pre, body: invertBody(s.body) }
+    case 'for':
+      return { ...s, reverse: !s.reverse, body: invertBody(s.body) }
+    case 'push':
+      return { ...s, kind: 'pop' }
+    case 'pop':
+      return { ...s, kind: 'push' }
+    case 'safe':
+      return s
+    case 'unchecked':
+      return { ...s, body: invertBody(s.body) }
+    case 'routine':
+    case 'invblock':
+    case 'unroutine':
       throw new Error(`invert: \`${s.kind}\` must be expanded by preprocess() first`)
   }
 }
@@ -68,7 +99,11 @@ export function invertSurfaceBody(body: Stmt[]): Stmt[] {
     } else if (s.kind === 'invblock') {
       out.push(...s.body)
     } else if (s.kind === 'if') {
-      out.push({ ...invertStmt({ ...s, then: [], else: [] }), then: invertSurfaceBody(s.then), else: invertSurfaceBody(s.else) } as Stmt)
+      out.push({
+        ...invertStmt({ ...s, then: [], else: [] }),
+        then: invertSurfaceBody(s.then),
+        else: invertSurfaceBody(s.else),
+      } as Stmt)
     } else if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') {
       out.push({ ...invertStmt({ ...s, body: [] }), body: invertSurfaceBody(s.body) } as Stmt)
     } else out.push(invertStmt(s))

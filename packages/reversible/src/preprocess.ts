@@ -20,7 +20,11 @@ function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
       case 'unroutine': {
         const r = open.pop()
         if (!r) {
-          throw new TenetStaticError('static/unpaired-routine', '`~routine` has no matching `routine { ... }` before it in this block', s.loc)
+          throw new TenetStaticError(
+            'static/unpaired-routine',
+            '`~routine` has no matching `routine { ... }` before it in this block',
+            s.loc,
+          )
         }
         out.push(...invertBody(r.body))
         break
@@ -28,14 +32,25 @@ function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
       case 'invblock':
         out.push(...invertBody(expandBlock(s.body, s.loc)))
         break
-      case 'if': out.push({ ...s, then: expandBlock(s.then, s.loc), else: expandBlock(s.else, s.loc) }); break
-      case 'while': case 'for': case 'unchecked': out.push({ ...s, body: expandBlock(s.body, s.loc) } as Stmt); break
-      default: out.push(s)
+      case 'if':
+        out.push({ ...s, then: expandBlock(s.then, s.loc), else: expandBlock(s.else, s.loc) })
+        break
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        out.push({ ...s, body: expandBlock(s.body, s.loc) } as Stmt)
+        break
+      default:
+        out.push(s)
     }
   }
   if (open.length) {
     const r = open[open.length - 1]!
-    throw new TenetStaticError('static/unpaired-routine', '`routine` is never undone: add `~routine` later in the same block (after the code that uses its results)', r.loc ?? owner)
+    throw new TenetStaticError(
+      'static/unpaired-routine',
+      '`routine` is never undone: add `~routine` later in the same block (after the code that uses its results)',
+      r.loc ?? owner,
+    )
   }
   return out
 }
@@ -47,12 +62,23 @@ function expandBlock(body: Stmt[], owner: SourceLocation | undefined): Stmt[] {
 export function annotateDeallocs(body: Stmt[], declared: Map<string, Type | undefined>): Stmt[] {
   return body.map((s): Stmt => {
     switch (s.kind) {
-      case 'alloc': declared.set(s.name, s.declared); return s
-      case 'dealloc': { const d = declared.get(s.name); return d ? ({ ...s, declared: d } as Stmt) : s }
-      case 'if': return { ...s, then: annotateDeallocs(s.then, declared), else: annotateDeallocs(s.else, declared) }
-      case 'while': case 'for': case 'unchecked': case 'routine': case 'invblock':
+      case 'alloc':
+        declared.set(s.name, s.declared)
+        return s
+      case 'dealloc': {
+        const d = declared.get(s.name)
+        return d ? ({ ...s, declared: d } as Stmt) : s
+      }
+      case 'if':
+        return { ...s, then: annotateDeallocs(s.then, declared), else: annotateDeallocs(s.else, declared) }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+      case 'routine':
+      case 'invblock':
         return { ...s, body: annotateDeallocs(s.body, declared) } as Stmt
-      default: return s
+      default:
+        return s
     }
   })
 }

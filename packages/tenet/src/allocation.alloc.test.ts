@@ -30,15 +30,26 @@ describe('the cpu backend allocates nothing per call in steady state', () => {
     // vitest.alloc.config.ts), so the measurement does not depend on the background compiler
     function drive(calls: number): number {
       let acc = 0
-      for (let i = 0; i < calls; i++) { core(0.5, x, idx, 0.25, i); acc += core.results[0]! }
+      for (let i = 0; i < calls; i++) {
+        core(0.5, x, idx, 0.25, i)
+        acc += core.results[0]!
+      }
       return acc
     }
     for (let r = 0; r < 50; r++) drive(100)
-    expect(optimizeNow(core, () => drive(100)), 'the compiled core is optimised').toBe(true)
-    expect(optimizeNow(drive, () => drive(100)), 'the driver loop is optimised').toBe(true)
+    expect(
+      optimizeNow(core, () => drive(100)),
+      'the compiled core is optimised',
+    ).toBe(true)
+    expect(
+      optimizeNow(drive, () => drive(100)),
+      'the driver loop is optimised',
+    ).toBe(true)
     const before = process.memoryUsage().heapUsed
     let acc = 0
-    const gcs = await collectionsDuring(() => { acc = drive(4_000_000) })
+    const gcs = await collectionsDuring(() => {
+      acc = drive(4_000_000)
+    })
     expect(Number.isFinite(acc)).toBe(true)
     const growth = process.memoryUsage().heapUsed - before
     expect(optimized(core), 'the compiled core stayed optimised').toBe(true)

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  InvertibilityError, rev, TENET_FUNCTION, TenetError, TenetStaticError, TenetSyntaxError, type Rev,
+  InvertibilityError,
+  rev,
+  TENET_FUNCTION,
+  TenetError,
+  TenetStaticError,
+  TenetSyntaxError,
+  type Rev,
 } from './index.js'
 import { compile } from './test-util.js'
 
@@ -96,7 +102,9 @@ describe('static errors', () => {
   })
 
   it('`~routine` in another block than its `routine`', () => {
-    const e = staticError('fn f(y: f64, x: f64) {\n  routine {\n    t <- x\n  }\n  if (x > 0.0, ~) {\n    ~routine\n  }\n}')
+    const e = staticError(
+      'fn f(y: f64, x: f64) {\n  routine {\n    t <- x\n  }\n  if (x > 0.0, ~) {\n    ~routine\n  }\n}',
+    )
     expect(e.code).toBe('static/unpaired-routine')
   })
 
@@ -263,7 +271,9 @@ describe.each(backends)('run-time errors on %s', (_name, tag) => {
     if (args.some((a) => ArrayBuffer.isView(a))) {
       expect(ie.restored).toBe(true)
       expect(ie.message).toMatch(/the array arguments were restored to their values before the call/)
-      args.forEach((a, i) => { if (ArrayBuffer.isView(a)) expect(a).toEqual(before[i]) })
+      args.forEach((a, i) => {
+        if (ArrayBuffer.isView(a)) expect(a).toEqual(before[i])
+      })
     }
     return ie
   }
@@ -286,26 +296,37 @@ describe.each(backends)('run-time errors on %s', (_name, tag) => {
   it('an `if` post-condition that does not match the pre-condition', () => {
     const m = compile('fn f(a: i32[], x: i32) {\n  a[1] -= 2\n  if (x > 0, x > 5) {\n    x += 1\n  }\n}', tag)
     const e = runtimeError(m.f!, [new Int32Array([1, 2]), 1], 'runtime/post-condition')
-    expect(e.message).toMatch(/the post-condition `x > 5` of this `if` is false after the then branch, but the pre-condition was true/)
+    expect(e.message).toMatch(
+      /the post-condition `x > 5` of this `if` is false after the then branch, but the pre-condition was true/,
+    )
     expectExcerpt(e, 3, 3, '  if (x > 0, x > 5) {')
   })
 
   it('a `while` post-condition that is false after an iteration', () => {
-    const m = compile('fn f(a: i32[], x: i32) {\n  w: i32 <- 0\n  while (w < 3, w > 1) {\n    a[0] += 1\n    w += 1\n  }\n  w -> 3\n}', tag)
+    const m = compile(
+      'fn f(a: i32[], x: i32) {\n  w: i32 <- 0\n  while (w < 3, w > 1) {\n    a[0] += 1\n    w += 1\n  }\n  w -> 3\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([1, 2]), 1], 'runtime/post-condition')
     expect(e.message).toMatch(/the post-condition `w > 1` of this `while` must be true after every iteration/)
     expectExcerpt(e, 3, 3, '  while (w < 3, w > 1) {')
   })
 
   it('a `while` post-condition that is true on entry', () => {
-    const m = compile('fn f(a: i32[]) {\n  a[0] += 1\n  w: i32 <- 0\n  while (w < 3, w == 0) {\n    w += 1\n  }\n  w -> 3\n}', tag)
+    const m = compile(
+      'fn f(a: i32[]) {\n  a[0] += 1\n  w: i32 <- 0\n  while (w < 3, w == 0) {\n    w += 1\n  }\n  w -> 3\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([1, 2])], 'runtime/post-condition')
     expect(e.message).toMatch(/must be false when the loop starts/)
     expectExcerpt(e, 4, 3, '  while (w < 3, w == 0) {')
   })
 
   it('a loop whose range a call changed inside the loop', () => {
-    const m = compile('fn bump(n: i32) { n += 1 }\nfn f(a: i32[], n: i32) {\n  for i in 0..n {\n    a[i] += 1\n    bump(n)\n  }\n}', tag)
+    const m = compile(
+      'fn bump(n: i32) { n += 1 }\nfn f(a: i32[], n: i32) {\n  for i in 0..n {\n    a[i] += 1\n    bump(n)\n  }\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([0, 0, 0, 0]), 2], 'runtime/loop-range')
     expect(e.message).toMatch(/the loop range changed while the loop ran \(from 0\.\.2 by 1 to 0\.\.4 by 1\)/)
     expectExcerpt(e, 3, 3, '  for i in 0..n {')
@@ -326,7 +347,10 @@ describe.each(backends)('run-time errors on %s', (_name, tag) => {
   })
 
   it('`pop` from an empty stack', () => {
-    const m = compile('fn f(a: i32[], x: i32) {\n  a[0] += 1\n  s: stack<i32> <- []\n  pop(s, x)\n  push(s, x)\n  s -> []\n}', tag)
+    const m = compile(
+      'fn f(a: i32[], x: i32) {\n  a[0] += 1\n  s: stack<i32> <- []\n  pop(s, x)\n  push(s, x)\n  s -> []\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([0, 0]), 0], 'runtime/empty-stack')
     expect(e.message).toMatch(/pop from the empty stack `s`/)
     expectExcerpt(e, 4, 3, '  pop(s, x)')
@@ -341,21 +365,30 @@ describe.each(backends)('run-time errors on %s', (_name, tag) => {
   })
 
   it('the same array element passed twice to a call at run time', () => {
-    const m = compile('fn g(p: i32, q: i32) { p += q }\nfn f(x: i32[], i: i32, j: i32) {\n  x[2] += 1\n  g(x[i], x[j])\n}', tag)
+    const m = compile(
+      'fn g(p: i32, q: i32) { p += q }\nfn f(x: i32[], i: i32, j: i32) {\n  x[2] += 1\n  g(x[i], x[j])\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([1, 2, 3]), 0, 0], 'runtime/alias')
     expectExcerpt(e, 4, 3, '  g(x[i], x[j])')
   })
 
   it('an error in the inverse direction also restores the arrays', () => {
-    const m = compile('fn f(a: i32[], n: i32) {\n  w: i32 <- 0\n  while (w < n, w > 0) {\n    w += 1\n  }\n  w -> n\n  a[0] += 1\n}', tag)
+    const m = compile(
+      'fn f(a: i32[], n: i32) {\n  w: i32 <- 0\n  while (w < n, w > 0) {\n    w += 1\n  }\n  w -> n\n  a[0] += 1\n}',
+      tag,
+    )
     expect(m.f!(new Int32Array([0]), 2)).toEqual([new Int32Array([1]), 2])
     // with n < 0 the inverse starts with w = n and cannot deallocate it against 0
     const e = runtimeError(m.f!.inverse, [new Int32Array([5]), -1], 'runtime/dealloc')
     expect(e.message).toMatch(/cannot deallocate `w`/)
   })
 
-  it('an error inside a callee restores the caller\'s arrays', () => {
-    const m = compile('fn g(p: i32) {\n  t: i32 <- 0\n  t += p\n  t -> 0\n}\nfn f(a: i32[]) {\n  a[0] += 1\n  g(a[1])\n}', tag)
+  it("an error inside a callee restores the caller's arrays", () => {
+    const m = compile(
+      'fn g(p: i32) {\n  t: i32 <- 0\n  t += p\n  t -> 0\n}\nfn f(a: i32[]) {\n  a[0] += 1\n  g(a[1])\n}',
+      tag,
+    )
     const e = runtimeError(m.f!, [new Int32Array([0, 4])], 'runtime/dealloc')
     expectExcerpt(e, 4, 3, '  t -> 0')
   })

@@ -43,7 +43,11 @@ console.log(JSON.stringify(out))
 `
 
 describe('eval-free (node --disallow-code-generation-from-strings)', () => {
-  const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], { encoding: 'utf8' })
+  const run = spawnSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  )
   const out = run.status === 0 ? JSON.parse(run.stdout) : undefined
 
   it('the child ran with code generation forbidden', () => {
@@ -64,7 +68,8 @@ describe('eval-free (node --disallow-code-generation-from-strings)', () => {
     const dd = x.map((v) => -Math.sin(v) * v + 2 * Math.cos(v))
     expect(out.forward).toBeCloseTo(value, 14)
     expect(out.inverse).toBeCloseTo(0, 14)
-    for (const k of ['gradient', 'grad', 'jacobian']) out[k].forEach((v: number, i: number) => expect(v, k).toBeCloseTo(d[i]!, 12))
+    for (const k of ['gradient', 'grad', 'jacobian'])
+      out[k].forEach((v: number, i: number) => expect(v, k).toBeCloseTo(d[i]!, 12))
     expect(out.gradForward).toBeCloseTo(12, 12)
     expect(out.checkGrad).toBe(true)
     expect(out.jvp).toBeCloseTo(d[0]!, 12)
@@ -75,7 +80,10 @@ describe('eval-free (node --disallow-code-generation-from-strings)', () => {
     expect(out.hvp[0]).toBeCloseTo(dd[0]!, 10)
     // every schedule gives the same gradient of the 8-step chain
     out.checkpointed.forEach((v: number, i: number) => expect(v).toBeCloseTo(out.storeAll[i], 12))
-    const chain = (s: number) => { for (let k = 0; k < 8; k++) s = s + 0.1 * Math.sin(s); return s }
+    const chain = (s: number) => {
+      for (let k = 0; k < 8; k++) s = s + 0.1 * Math.sin(s)
+      return s
+    }
     const fd = (chain(0.5 + 1e-6) - chain(0.5 - 1e-6)) / 2e-6
     expect(out.storeAll[0]).toBeCloseTo(fd, 6)
   })

@@ -23,7 +23,11 @@ describe('the rev tag', () => {
 
   it('gives a syntax error with a location for a backslash in code', () => {
     let err: unknown
-    try { rev`fn f(y: f64) {\n  y += \u0031\n}` } catch (e) { err = e }
+    try {
+      rev`fn f(y: f64) {\n  y += \u0031\n}`
+    } catch (e) {
+      err = e
+    }
     expect(TenetSyntaxError.isInstance(err)).toBe(true)
     expect((err as TenetSyntaxError).line).toBe(1)
   })

@@ -7,7 +7,19 @@
 import { describe, expect, it } from 'vitest'
 import { wasmBackend } from '@tenet/backend-wasm'
 import {
-  checkGrad, createRegistry, grad, gradient, hessian, hvp, jacobian, jvp, rev, taylor, TenetError, vjp, type TenetFunction,
+  checkGrad,
+  createRegistry,
+  grad,
+  gradient,
+  hessian,
+  hvp,
+  jacobian,
+  jvp,
+  rev,
+  taylor,
+  TenetError,
+  vjp,
+  type TenetFunction,
 } from './index.js'
 
 const source = 'fn f(y: f64, x: f64[], n: i32, flag: bool) { for i in 0..n { if (flag) { y += x[i] * x[i] } } }'
@@ -53,13 +65,41 @@ function detached(n: number): Float64Array {
 }
 
 const mistakes: Array<[string, () => unknown[], RegExp]> = [
-  ['too few arguments', () => [0, new Float64Array(2), 2], /^call\/arity: `f` takes 4 arguments \(y, x, n, flag\), got 3$/],
-  ['a string for f64', () => ['0', new Float64Array(2), 2, true], /^call\/type: argument 1 \(`y: f64`\) of `f` must be a number, got a string$/],
-  ['a Float32Array for f64[]', () => [0, new Float32Array(2), 2, true], /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Float32Array$/],
-  ['a plain array for f64[]', () => [0, [1, 2], 2, true], /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Array$/],
-  ['a number for bool', () => [0, new Float64Array(2), 2, 1], /^call\/type: argument 4 \(`flag: bool`\) of `f` must be a boolean, got a number$/],
-  ['null for i32', () => [0, new Float64Array(2), null, true], /^call\/type: argument 3 \(`n: i32`\) of `f` must be a number, got null$/],
-  ['a detached array', () => [0, detached(2), 2, true], /^call\/detached: argument 2 \(`x: f64\[\]`\) of `f` is a view of a detached ArrayBuffer/],
+  [
+    'too few arguments',
+    () => [0, new Float64Array(2), 2],
+    /^call\/arity: `f` takes 4 arguments \(y, x, n, flag\), got 3$/,
+  ],
+  [
+    'a string for f64',
+    () => ['0', new Float64Array(2), 2, true],
+    /^call\/type: argument 1 \(`y: f64`\) of `f` must be a number, got a string$/,
+  ],
+  [
+    'a Float32Array for f64[]',
+    () => [0, new Float32Array(2), 2, true],
+    /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Float32Array$/,
+  ],
+  [
+    'a plain array for f64[]',
+    () => [0, [1, 2], 2, true],
+    /^call\/type: argument 2 \(`x: f64\[\]`\) of `f` must be a Float64Array, got a Array$/,
+  ],
+  [
+    'a number for bool',
+    () => [0, new Float64Array(2), 2, 1],
+    /^call\/type: argument 4 \(`flag: bool`\) of `f` must be a boolean, got a number$/,
+  ],
+  [
+    'null for i32',
+    () => [0, new Float64Array(2), null, true],
+    /^call\/type: argument 3 \(`n: i32`\) of `f` must be a number, got null$/,
+  ],
+  [
+    'a detached array',
+    () => [0, detached(2), 2, true],
+    /^call\/detached: argument 2 \(`x: f64\[\]`\) of `f` is a view of a detached ArrayBuffer/,
+  ],
 ]
 
 describe('the host boundary: one error per mistake at every entry point and on every backend', () => {
@@ -72,9 +112,10 @@ describe('the host boundary: one error per mistake at every entry point and on e
           expect(got, `${what} through ${entry}`).toMatch(want)
         }
         // the inverse names itself
-        expect(error(() => f.inverse(...args())), `${what} through the inverse`).toMatch(
-          new RegExp(want.source.replace('`f` takes', '`f.inverse` takes')),
-        )
+        expect(
+          error(() => f.inverse(...args())),
+          `${what} through the inverse`,
+        ).toMatch(new RegExp(want.source.replace('`f` takes', '`f.inverse` takes')))
       }
     })
   }

@@ -5,7 +5,8 @@ describe.each(['cpu', 'interpreter'])('interpolated host values (%s backend)', (
   const tag = rev.with({ backend })
 
   it('a number becomes a constant (integers where an i32 is expected)', () => {
-    const c = 2.5, n = 3
+    const c = 2.5,
+      n = 3
     const m = tag`fn f(y: f64, k: i32) { y += ${c} * f64(k + ${n}) }`
     expect(m.f!(1, 1)).toEqual([11, 1])
     expect(m.f!.inverse(11, 1)).toEqual([1, 1])
@@ -33,7 +34,9 @@ describe.each(['cpu', 'interpreter'])('interpolated host values (%s backend)', (
 
   it('a plain JS function is a pure host function in expressions and in @safe', () => {
     const seen: number[] = []
-    const log = (v: number) => { seen.push(v) }
+    const log = (v: number) => {
+      seen.push(v)
+    }
     const m = tag`
       fn f(y: f64, x: f64) {
         y += ${Math.hypot}(x, 4.0)

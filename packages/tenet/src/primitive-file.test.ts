@@ -6,7 +6,17 @@
  */
 import { describe, expect, it } from 'vitest'
 import { wasmBackend } from '@tenet/backend-wasm'
-import { createRegistry, gradient, hessian, hvp, jvp, rev, unary, type PurePrimitiveSpec, type TenetModule } from './index.js'
+import {
+  createRegistry,
+  gradient,
+  hessian,
+  hvp,
+  jvp,
+  rev,
+  unary,
+  type PurePrimitiveSpec,
+  type TenetModule,
+} from './index.js'
 import { compile } from './test-util.js'
 import { cube } from './test-primitives/cube.js'
 import { REFLECT } from './test-primitives/REFLECT.js'
@@ -15,8 +25,12 @@ const BACKENDS = ['interpreter', 'cpu', 'wasm'] as const
 
 /** The loss of `reflectSource` in plain JS. */
 function reflectLoss(x: number, t: number): number {
-  const a0 = x ** 3, b0 = x * t, c = Math.cos(2 * t), s = Math.sin(2 * t)
-  const a = c * a0 + s * b0, b = s * a0 - c * b0
+  const a0 = x ** 3,
+    b0 = x * t,
+    c = Math.cos(2 * t),
+    s = Math.sin(2 * t)
+  const a = c * a0 + s * b0,
+    b = s * a0 - c * b0
   return a * b + b ** 3
 }
 const reflectSource = `
@@ -35,18 +49,30 @@ function differences(f: (p: number[]) => number, p: number[]): { g: number[]; H:
   const at = (d: number[]) => f(p.map((v, i) => v + d[i]!))
   const e = (i: number, h: number) => p.map((_, k) => (k === i ? h : 0))
   const sum = (a: number[], b: number[]) => a.map((v, i) => v + b[i]!)
-  const h1 = 1e-6, h2 = 1e-4
+  const h1 = 1e-6,
+    h2 = 1e-4
   const g = p.map((_, i) => (at(e(i, h1)) - at(e(i, -h1))) / (2 * h1))
-  const H = p.map((_, i) => p.map((_, j) => (at(sum(e(i, h2), e(j, h2))) - at(sum(e(i, h2), e(j, -h2))) - at(sum(e(i, -h2), e(j, h2))) + at(sum(e(i, -h2), e(j, -h2)))) / (4 * h2 * h2)))
+  const H = p.map((_, i) =>
+    p.map(
+      (_, j) =>
+        (at(sum(e(i, h2), e(j, h2))) -
+          at(sum(e(i, h2), e(j, -h2))) -
+          at(sum(e(i, -h2), e(j, h2))) +
+          at(sum(e(i, -h2), e(j, -h2)))) /
+        (4 * h2 * h2),
+    ),
+  )
   return { g, H }
 }
 
-const close = (actual: number, expected: number, rel: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(expected)))
+const close = (actual: number, expected: number, rel: number) =>
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(expected)))
 
 describe.each(BACKENDS)('a user primitive and a user bijection, each in one file (%s)', (backend) => {
   const registry = createRegistry().registerBackend(wasmBackend).registerPrimitive(cube).registerPrimitive(REFLECT)
   const m: TenetModule = compile(reflectSource, rev.with({ registry, backend }))
-  const x = 0.7, t = 0.3
+  const x = 0.7,
+    t = 0.3
   const ref = differences(([x, t]) => reflectLoss(x!, t!), [x, t])
 
   it('value and inverse', () => {
@@ -79,7 +105,8 @@ describe.each(BACKENDS)('a user primitive and a user bijection, each in one file
 
 describe.each(BACKENDS)('hessian and jvp through sincos (%s)', (backend) => {
   const registry = createRegistry().registerBackend(wasmBackend)
-  const m = compile(`
+  const m = compile(
+    `
     fn g(loss: f64, x: f64) {
       u <- x * x
       s <- 0.0
@@ -90,9 +117,12 @@ describe.each(BACKENDS)('hessian and jvp through sincos (%s)', (backend) => {
       c -> 0.0
       s -> 0.0
       u -> x * x
-    }`, rev.with({ registry, backend }))
+    }`,
+    rev.with({ registry, backend }),
+  )
   // L = sin u cos u + sin u, u = x²
-  const x = 0.9, u = x * x
+  const x = 0.9,
+    u = x * x
   const dL = 2 * x * (Math.cos(2 * u) + Math.cos(u))
   const d2L = 2 * (Math.cos(2 * u) + Math.cos(u)) - 4 * u * (2 * Math.sin(2 * u) + Math.sin(u))
 
@@ -107,12 +137,15 @@ describe.each(BACKENDS)('user primitives registered as the README shows (%s)', (
   it('partials as expression text: gradient, jvp and Hessian', () => {
     // the README's `unary` example
     const registry = createRegistry().registerBackend(wasmBackend)
-    registry.registerPrimitive(unary({
-      name: 'cube', description: 'x³',
-      evaluate: (x) => x ** 3,                     // the forward formula (interpreter, and cpu fallback)
-      partials: ['3.0 * x * x'],                   // ∂f/∂x as Tenet text: gradients, forward mode, Hessians
-      emit: { cpu: (x) => `(${x} * ${x} * ${x})` }, // optional: inline JS for the cpu backend
-    }))
+    registry.registerPrimitive(
+      unary({
+        name: 'cube',
+        description: 'x³',
+        evaluate: (x) => x ** 3, // the forward formula (interpreter, and cpu fallback)
+        partials: ['3.0 * x * x'], // ∂f/∂x as Tenet text: gradients, forward mode, Hessians
+        emit: { cpu: (x) => `(${x} * ${x} * ${x})` }, // optional: inline JS for the cpu backend
+      }),
+    )
     const m = compile('fn f(y: f64, x: f64) { y += cube(x) * x }', rev.with({ registry, backend }))
     // y = x⁴
     expect((gradient(m.f!, [0, 2], { loss: 0 }) as number[])[1]).toBe(32)
@@ -123,7 +156,10 @@ describe.each(BACKENDS)('user primitives registered as the README shows (%s)', (
   it('numeric partials only: a gradient, and a Hessian error that names the primitive', () => {
     const registry = createRegistry().registerBackend(wasmBackend)
     const numeric: PurePrimitiveSpec = {
-      specificationVersion: 'v1', name: 'cube', kind: 'pure', arity: 1,
+      specificationVersion: 'v1',
+      name: 'cube',
+      kind: 'pure',
+      arity: 1,
       evaluate: (x) => x ** 3,
       partials: (x) => [3 * x ** 2],
     }
@@ -133,7 +169,11 @@ describe.each(BACKENDS)('user primitives registered as the README shows (%s)', (
     expect((jvp(m.f!, [0, 2], { v: [0, 1] }).tangent as number[])[0]).toBe(12)
     for (const method of ['forward-over-reverse', 'reverse-over-forward'] as const) {
       let error: unknown
-      try { hessian(m.f!, [0, 2], { loss: 0, method }) } catch (e) { error = e }
+      try {
+        hessian(m.f!, [0, 2], { loss: 0, method })
+      } catch (e) {
+        error = e
+      }
       expect(error, method).toMatchObject({ code: 'ad/no-derivative' })
       expect((error as Error).message).toContain('`cube`')
       expect((error as Error).message).not.toContain('__tenet_d_')

@@ -3,7 +3,8 @@ import { createRegistry, gradient, rev, RegistryError } from './index.js'
 
 /** Bessel functions of the first kind by their power series (accurate for |x| < 10). */
 function besselJ(n: 0 | 1, x: number): number {
-  let term = (n === 0 ? 1 : x / 2), sum = term
+  let term = n === 0 ? 1 : x / 2,
+    sum = term
   for (let k = 1; k < 60; k++) {
     term *= -(x * x) / 4 / (k * (k + n))
     sum += term
@@ -14,7 +15,14 @@ function besselJ(n: 0 | 1, x: number): number {
 describe('registries: the simplest user form', () => {
   it('registers cube into createRegistry() and uses it through rev.with({ registry })', () => {
     const registry = createRegistry() // from 'tenet': starts with the standard library
-    registry.registerPrimitive({ specificationVersion: 'v1', name: 'cube', kind: 'pure', arity: 1, evaluate: (x) => x ** 3, partials: (x) => [3 * x ** 2] })
+    registry.registerPrimitive({
+      specificationVersion: 'v1',
+      name: 'cube',
+      kind: 'pure',
+      arity: 1,
+      evaluate: (x) => x ** 3,
+      partials: (x) => [3 * x ** 2],
+    })
     const m = rev.with({ registry })`fn f(y: f64, x: f64) { y += cube(x) }`
     expect(m.f!(0, 2)).toEqual([8, 2])
     expect(m.f!.inverse(8, 2)).toEqual([0, 2])
@@ -22,18 +30,31 @@ describe('registries: the simplest user form', () => {
     // the default registry is untouched
     expect(() => rev`fn f(y: f64, x: f64) { y += cube(x) }`).toThrow(/unknown function `cube`/)
     // duplicates are rejected unless override: true
-    expect(() => registry.registerPrimitive({ specificationVersion: 'v1', name: 'cube', kind: 'pure', arity: 1, evaluate: (x) => x })).toThrow(RegistryError)
+    expect(() =>
+      registry.registerPrimitive({
+        specificationVersion: 'v1',
+        name: 'cube',
+        kind: 'pure',
+        arity: 1,
+        evaluate: (x) => x,
+      }),
+    ).toThrow(RegistryError)
   })
 
   it('createRegistry() includes the number systems of @tenet/numbers', () => {
-    expect(createRegistry().names('number')).toEqual(expect.arrayContaining(['f64', 'f32', 'i32', 'bool', 'complex', 'fixed', 'ulog', 'tropical']))
+    expect(createRegistry().names('number')).toEqual(
+      expect.arrayContaining(['f64', 'f32', 'i32', 'bool', 'complex', 'fixed', 'ulog', 'tropical']),
+    )
   })
 
   for (const backend of ['cpu', 'interpreter'] as const) {
     it(`${backend}: a user primitive besselj0 with partials (−J₁), forwards, backwards and its gradient`, () => {
       const registry = createRegistry()
       registry.registerPrimitive({
-        specificationVersion: 'v1', name: 'besselj0', kind: 'pure', arity: 1,
+        specificationVersion: 'v1',
+        name: 'besselj0',
+        kind: 'pure',
+        arity: 1,
         description: 'Bessel function of the first kind, order 0',
         evaluate: (x) => besselJ(0, x),
         partials: (x) => [-besselJ(1, x)],
@@ -62,7 +83,11 @@ describe('registries: the simplest user form', () => {
       const [s, c] = m.f!(1, 2, 0.3) as number[]
       expect(s).toBe(1 + Math.sin(0.3))
       expect(c).toBe(2 + Math.cos(0.3))
-      expect(m.f!.inverse(s, c, 0.3)).toEqual([1 + Math.sin(0.3) - Math.sin(0.3), 2 + Math.cos(0.3) - Math.cos(0.3), 0.3])
+      expect(m.f!.inverse(s, c, 0.3)).toEqual([
+        1 + Math.sin(0.3) - Math.sin(0.3),
+        2 + Math.cos(0.3) - Math.cos(0.3),
+        0.3,
+      ])
       expect(gradient(m.g!, [0, 0.3], { loss: 0 })[1]).toBeCloseTo(Math.cos(0.6), 14)
     })
 

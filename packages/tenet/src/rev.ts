@@ -63,10 +63,15 @@ function makeRev(options: RevOptions): Rev {
     const parts = strings.raw ?? strings
     let text = parts[0] ?? ''
     for (let i = 0; i < values.length; i++) text += '${' + i + '}' + (parts[i + 1] ?? '')
-    return withStackGuard('compiling a rev template', () => compileModule(parse({ text, name: 'rev template' }, values), config))
+    return withStackGuard('compiling a rev template', () =>
+      compileModule(parse({ text, name: 'rev template' }, values), config),
+    )
   }
   return Object.assign(tag as Rev, {
-    typed: <const S extends string>(source: S) => withStackGuard('compiling a rev.typed source', () => compileModule(parse({ text: source, name: 'rev.typed source' }), config)) as unknown as ModuleOf<S>,
+    typed: <const S extends string>(source: S) =>
+      withStackGuard('compiling a rev.typed source', () =>
+        compileModule(parse({ text: source, name: 'rev.typed source' }), config),
+      ) as unknown as ModuleOf<S>,
     with: (more: RevOptions) => makeRev({ ...options, ...more }),
     fromIR: (module: Module) => withStackGuard('compiling a module', () => compileModule(module, config)),
   })

@@ -14,34 +14,42 @@ import type { TenetFunction } from '@tenet/reversible'
 
 type Space = ' ' | '\n' | '\t' | '\r'
 /** `S` without leading and trailing white space. */
-export type Trim<S extends string> = S extends `${Space}${infer R}` ? Trim<R> : S extends `${infer R}${Space}` ? Trim<R> : S
+export type Trim<S extends string> = S extends `${Space}${infer R}`
+  ? Trim<R>
+  : S extends `${infer R}${Space}`
+    ? Trim<R>
+    : S
 
 /** The host type of a Tenet type name (as written in a parameter list). */
-export type HostType<T extends string> =
-  T extends 'f64' | 'f32' | 'i32' | 'fixed' | 'ulog' | 'tropical' ? number
-  : T extends 'bool' ? boolean
-  : T extends 'complex' ? { re: number; im: number }
-  : T extends 'f32[]' ? Float32Array
-  : T extends 'i32[]' ? Int32Array
-  : T extends 'bool[]' ? Uint8Array
-  : T extends `${string}[]` ? Float64Array
-  : T extends `stack<${string}>` ? number[]
-  : unknown
+export type HostType<T extends string> = T extends 'f64' | 'f32' | 'i32' | 'fixed' | 'ulog' | 'tropical'
+  ? number
+  : T extends 'bool'
+    ? boolean
+    : T extends 'complex'
+      ? { re: number; im: number }
+      : T extends 'f32[]'
+        ? Float32Array
+        : T extends 'i32[]'
+          ? Int32Array
+          : T extends 'bool[]'
+            ? Uint8Array
+            : T extends `${string}[]`
+              ? Float64Array
+              : T extends `stack<${string}>`
+                ? number[]
+                : unknown
 
 /** The host type of one parameter (`name: type`). */
 type ParamType<P extends string> = P extends `${string}:${infer T}` ? HostType<Trim<T>> : unknown
 
 /** The host types of a parameter list (`y: f64, x: f64[]`), in order. */
 export type ParamTypes<S extends string> =
-  Trim<S> extends '' ? []
-  : S extends `${infer P},${infer Rest}` ? [ParamType<P>, ...ParamTypes<Rest>]
-  : [ParamType<S>]
+  Trim<S> extends '' ? [] : S extends `${infer P},${infer Rest}` ? [ParamType<P>, ...ParamTypes<Rest>] : [ParamType<S>]
 
 /** The name and parameter list of every `fn name(params)` in a source, as a map. */
-export type Signatures<S extends string> =
-  S extends `${string}fn ${infer Name}(${infer Params})${infer Rest}`
-    ? { [K in Trim<Name>]: ParamTypes<Params> } & Signatures<Rest>
-    : unknown
+export type Signatures<S extends string> = S extends `${string}fn ${infer Name}(${infer Params})${infer Rest}`
+  ? { [K in Trim<Name>]: ParamTypes<Params> } & Signatures<Rest>
+  : unknown
 
 /** A map from function names to argument types (results have the same types, in order). */
 export type SignatureMap = Record<string, unknown[]>

@@ -19,7 +19,9 @@ const ci = process.env.CI === 'true' || process.env.CI === '1'
 const ready = existsSync(CHROMIUM) && PACKAGES.every((p) => existsSync(join(packages, p, 'dist', 'index.js')))
 if (!ready) {
   if (ci) throw new Error(`the browser test needs ${CHROMIUM} and the built packages (${PACKAGES.join(', ')}) under CI`)
-  console.log(`[tenet] skipping the browser WebGPU test: needs ${CHROMIUM} (apt-get install chromium) and the packages built`)
+  console.log(
+    `[tenet] skipping the browser WebGPU test: needs ${CHROMIUM} (apt-get install chromium) and the packages built`,
+  )
 }
 
 const page = `
@@ -48,7 +50,10 @@ try {
 
 function html(): string {
   // the backends import compiler helpers from the subpath @tenet/ir/backend
-  const imports = { ...Object.fromEntries(PACKAGES.map((p) => [`@tenet/${p}`, `/packages/${p}/dist/index.js`])), '@tenet/ir/backend': '/packages/ir/dist/backend.js' }
+  const imports = {
+    ...Object.fromEntries(PACKAGES.map((p) => [`@tenet/${p}`, `/packages/${p}/dist/index.js`])),
+    '@tenet/ir/backend': '/packages/ir/dist/backend.js',
+  }
   return `<!doctype html><meta charset="utf-8"><title>tenet webgpu</title>
 <script type="importmap">${JSON.stringify({ imports })}</script>
 <script type="module" src="/page.js"></script>`
@@ -57,12 +62,16 @@ function html(): string {
 function serve(): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const send = (type: string, body: string | Buffer) => { res.writeHead(200, { 'content-type': type }); res.end(body) }
+    const send = (type: string, body: string | Buffer) => {
+      res.writeHead(200, { 'content-type': type })
+      res.end(body)
+    }
     if (url.pathname === '/') return send('text/html', html())
     if (url.pathname === '/page.js') return send('text/javascript', page)
     const m = /^\/packages\/([\w-]+)\/dist\/(.+\.js)$/.exec(url.pathname)
     const file = m && PACKAGES.includes(m[1]!) ? normalize(join(packages, m[1]!, 'dist', m[2]!)) : undefined
-    if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file)) return send('text/javascript', readFileSync(file))
+    if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file))
+      return send('text/javascript', readFileSync(file))
     res.writeHead(404)
     res.end()
   })
@@ -80,12 +89,23 @@ describe.skipIf(!ready)('tenet on WebGPU in headless Chromium', () => {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--enable-unsafe-webgpu',
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     })
     try {
       const tab = await context.newPage()
       await tab.goto(`http://localhost:${port}/`)
-      await tab.waitForFunction(() => (globalThis as unknown as { __tenet?: unknown }).__tenet !== undefined, undefined, { timeout: 90_000 })
+      await tab.waitForFunction(
+        () => (globalThis as unknown as { __tenet?: unknown }).__tenet !== undefined,
+        undefined,
+        { timeout: 90_000 },
+      )
       const r = await tab.evaluate(() => (globalThis as unknown as { __tenet: Record<string, unknown> }).__tenet)
       expect(r.error).toBeUndefined()
       console.log(`[tenet] browser WebGPU adapter: ${String(r.adapter)}${r.fallback ? ' (fallback adapter)' : ''}`)

@@ -10,7 +10,9 @@ async function device(): Promise<GpuContext | undefined> {
     return await requestGpu(create([]) as unknown as GPU)
   } catch (e) {
     if (process.env.CI === 'true' || process.env.CI === '1') throw e
-    console.log(`[tenet] skipping tenet/webgpu tests: no WebGPU adapter (${e instanceof Error ? e.message : String(e)})${existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') ? '' : '; install chromium and libvulkan1'}`)
+    console.log(
+      `[tenet] skipping tenet/webgpu tests: no WebGPU adapter (${e instanceof Error ? e.message : String(e)})${existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') ? '' : '; install chromium and libvulkan1'}`,
+    )
     return undefined
   }
 }
@@ -21,7 +23,8 @@ describe.skipIf(!gpu)('tenet/webgpu: gpuMap with the adjoint built by @tenet/ad'
   it('forward, inverse and gradient of a mapped function', async () => {
     const m = rev`fn f(y: f32, x: f32, a: f32) { y += a * sin(x) }`
     const k = await gpuMap(m.f!, { batch: 3, perItem: ['x'], gpu })
-    const x = Float32Array.from([0.5, 1, 2]), y = new Float32Array(3)
+    const x = Float32Array.from([0.5, 1, 2]),
+      y = new Float32Array(3)
     await k(y, x, 2)
     for (let i = 0; i < 3; i++) expect(y[i]).toBeCloseTo(2 * Math.sin(x[i]!), 3)
     await k.inverse(y, x, 2)

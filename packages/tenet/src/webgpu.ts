@@ -12,8 +12,17 @@ import type { TenetFunction } from '@tenet/reversible'
 import { gpuMap as mapOnGpu, type GpuMapOptions, type MappedKernel } from '@tenet/backend-webgpu'
 
 export {
-  requestGpu, webgpuBackend, besselF32Source,
-  type GpuContext, type GpuMapOptions, type MappedKernel, type MappedDirection, type GpuGradient, type GpuJacobian, type GpuResident, type Reduction,
+  requestGpu,
+  webgpuBackend,
+  besselF32Source,
+  type GpuContext,
+  type GpuMapOptions,
+  type MappedKernel,
+  type MappedDirection,
+  type GpuGradient,
+  type GpuJacobian,
+  type GpuResident,
+  type Reduction,
 } from '@tenet/backend-webgpu'
 
 /**

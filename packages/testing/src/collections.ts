@@ -7,7 +7,9 @@ import { PerformanceObserver } from 'node:perf_hooks'
  */
 export async function collectionsDuring(work: () => void): Promise<number> {
   let count = 0
-  const obs = new PerformanceObserver((list) => { count += list.getEntries().length })
+  const obs = new PerformanceObserver((list) => {
+    count += list.getEntries().length
+  })
   obs.observe({ entryTypes: ['gc'] })
   work()
   await new Promise((r) => setTimeout(r, 50))
@@ -24,9 +26,15 @@ export async function collectionsDuring(work: () => void): Promise<number> {
 export function optimizeNow(fn: Function, call: () => void): boolean {
   let natives: (f: Function, c: () => void) => number
   try {
-    natives = new Function('f', 'c', '%PrepareFunctionForOptimization(f); c(); c(); %OptimizeFunctionOnNextCall(f); c(); return %GetOptimizationStatus(f)') as typeof natives
+    natives = new Function(
+      'f',
+      'c',
+      '%PrepareFunctionForOptimization(f); c(); c(); %OptimizeFunctionOnNextCall(f); c(); return %GetOptimizationStatus(f)',
+    ) as typeof natives
   } catch {
-    throw new Error('optimizeNow needs node --allow-natives-syntax (run the allocation tests with vitest.alloc.config.ts)')
+    throw new Error(
+      'optimizeNow needs node --allow-natives-syntax (run the allocation tests with vitest.alloc.config.ts)',
+    )
   }
   return isOptimized(natives(fn, call))
 }

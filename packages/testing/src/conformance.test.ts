@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import {
-  backendUnderTest, conformanceProblems, programProblems, randomProgram, referenceBackend, runConformance, sameBits,
+  backendUnderTest,
+  conformanceProblems,
+  programProblems,
+  randomProgram,
+  referenceBackend,
+  runConformance,
+  sameBits,
   type BackendUnderTest,
 } from './index.js'
 
@@ -12,7 +18,10 @@ const BATCH = 250
 // the cpu backend twice: with run-time checks, and without (its optimisations that need the
 // checks off, such as keeping array elements of a loop in locals, run only there)
 const backends: BackendUnderTest[] = [referenceBackend(), backendUnderTest(cpuBackend)]
-const randomBackends: BackendUnderTest[] = [...backends, { ...backendUnderTest(cpuBackend, { checks: false }), name: 'cpu (checks off)' }]
+const randomBackends: BackendUnderTest[] = [
+  ...backends,
+  { ...backendUnderTest(cpuBackend, { checks: false }), name: 'cpu (checks off)' },
+]
 
 describe(`${PROGRAMS} random programs: inverse(forward(x)) === x on every backend, backends agree bit for bit`, () => {
   for (let first = 0; first < PROGRAMS; first += BATCH) {
@@ -56,11 +65,16 @@ describe('runConformance', () => {
       compile(source) {
         const m = cpu.compile(source)
         const f = m.f!
-        const wrong = Object.assign((...args: unknown[]) => f(...args).map((v) => (typeof v === 'number' ? v + 1 : v)), { inverse: f.inverse })
+        const wrong = Object.assign(
+          (...args: unknown[]) => f(...args).map((v) => (typeof v === 'number' ? v + 1 : v)),
+          { inverse: f.inverse },
+        )
         return { f: wrong as unknown as typeof f }
       },
     }
-    const problems = conformanceProblems(runConformance(program, [1, 3, new Int32Array([5, 6])], [backends[0]!, broken]))
+    const problems = conformanceProblems(
+      runConformance(program, [1, 3, new Int32Array([5, 6])], [backends[0]!, broken]),
+    )
     expect(problems.some((p) => p.includes('broken: inverse(forward(x)) != x'))).toBe(true)
     expect(problems.some((p) => p.includes('broken and interpreter disagree'))).toBe(true)
   })
@@ -74,7 +88,8 @@ describe('runConformance', () => {
   it('sameBits: numbers by Object.is, typed arrays byte for byte (NaN payloads count there)', () => {
     expect(sameBits(Number.NaN, 0 / 0)).toBe(true)
     expect(sameBits(-0, 0)).toBe(false)
-    const a = new Float64Array([Number.NaN]), b = new Float64Array(1)
+    const a = new Float64Array([Number.NaN]),
+      b = new Float64Array(1)
     new DataView(b.buffer).setBigUint64(0, 0x7ff8000000000001n, true)
     expect(Number.isNaN(b[0])).toBe(true)
     expect(sameBits(a, b)).toBe(false)

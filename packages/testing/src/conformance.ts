@@ -13,7 +13,10 @@ export interface BackendUnderTest {
 }
 
 /** Wraps a backend plugin (with the standard registry, or `registry` plus the backend). */
-export function backendUnderTest(spec: BackendSpec, options: { registry?: Registry; checks?: boolean } = {}): BackendUnderTest {
+export function backendUnderTest(
+  spec: BackendSpec,
+  options: { registry?: Registry; checks?: boolean } = {},
+): BackendUnderTest {
   const registry = options.registry ?? createRegistry()
   if (!registry.names('backend').includes(spec.name)) registry.registerBackend(spec)
   const cache = new Map<string, TenetModule>()
@@ -23,7 +26,9 @@ export function backendUnderTest(spec: BackendSpec, options: { registry?: Regist
       let m = cache.get(source)
       if (!m) {
         m = compileModule(parse({ text: source, name: 'conformance program' }), {
-          registry, backend: spec.name, ...(options.checks !== undefined ? { checks: options.checks } : {}),
+          registry,
+          backend: spec.name,
+          ...(options.checks !== undefined ? { checks: options.checks } : {}),
         })
         if (cache.size > 8) cache.clear()
         cache.set(source, m)
@@ -59,7 +64,9 @@ export interface ConformanceResult {
 
 /** A deep copy of an argument list (typed arrays and stacks copied). */
 export function cloneArgs(args: readonly unknown[]): unknown[] {
-  return args.map((a) => (ArrayBuffer.isView(a) ? (a as unknown as { slice(): unknown }).slice() : Array.isArray(a) ? cloneArgs(a) : a))
+  return args.map((a) =>
+    ArrayBuffer.isView(a) ? (a as unknown as { slice(): unknown }).slice() : Array.isArray(a) ? cloneArgs(a) : a,
+  )
 }
 
 /**
@@ -70,7 +77,8 @@ export function cloneArgs(args: readonly unknown[]): unknown[] {
 export function sameBits(a: unknown, b: unknown): boolean {
   if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b)) {
     if (a.constructor !== b.constructor || a.byteLength !== b.byteLength) return false
-    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength), y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+      y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false
     return true
   }
@@ -136,12 +144,19 @@ export function conformanceProblems(results: readonly ConformanceResult[]): stri
   const ref = results[0]
   for (const r of results) {
     if (r.error !== undefined) {
-      problems.push(`${r.backend}: threw ${r.error instanceof Error ? `${r.error.name}: ${r.error.message}` : String(r.error)}`)
+      problems.push(
+        `${r.backend}: threw ${r.error instanceof Error ? `${r.error.name}: ${r.error.message}` : String(r.error)}`,
+      )
       continue
     }
-    if (!r.roundTrip) problems.push(`${r.backend}: inverse(forward(x)) != x: x = ${showArgs(r.input)}, forward = ${showArgs(r.forward)}, inverse = ${showArgs(r.inverse)}`)
+    if (!r.roundTrip)
+      problems.push(
+        `${r.backend}: inverse(forward(x)) != x: x = ${showArgs(r.input)}, forward = ${showArgs(r.forward)}, inverse = ${showArgs(r.inverse)}`,
+      )
     if (ref && r !== ref && ref.error === undefined && !sameBits(r.forward, ref.forward)) {
-      problems.push(`${r.backend} and ${ref.backend} disagree on the forward results: ${showArgs(r.forward)} vs ${showArgs(ref.forward)}`)
+      problems.push(
+        `${r.backend} and ${ref.backend} disagree on the forward results: ${showArgs(r.forward)} vs ${showArgs(ref.forward)}`,
+      )
     }
   }
   return problems
@@ -177,7 +192,11 @@ export function programProblems(
  * - the printed inverses (`f_inverse`, ...) compiled together with the original source behave
  *   as the inverse, bit for bit (and their inverses as the originals).
  */
-export function roundTripProblems(program: RandomProgram, backend: BackendUnderTest | BackendSpec, options: { argSets?: number } = {}): string[] {
+export function roundTripProblems(
+  program: RandomProgram,
+  backend: BackendUnderTest | BackendSpec,
+  options: { argSets?: number } = {},
+): string[] {
   const bt = asBackendUnderTest(backend)
   const problems: string[] = []
   try {
@@ -190,14 +209,21 @@ export function roundTripProblems(program: RandomProgram, backend: BackendUnderT
       }
     }
     const both = bt.compile([program.source, ...names.map((n) => m[n]!.inverse.source)].join('\n\n'))
-    const f = m[program.entry]!, fInverse = both[`${program.entry}_inverse`]!
+    const f = m[program.entry]!,
+      fInverse = both[`${program.entry}_inverse`]!
     for (let k = 0; k < (options.argSets ?? 1); k++) {
       const args = argSet(program, k)
       const out = cloneArgs(f(...cloneArgs(args)))
       const back = fInverse(...cloneArgs(out))
-      if (!sameBits(back, args)) problems.push(`the reparsed \`${program.entry}_inverse\` does not undo \`${program.entry}\`: x = ${showArgs(args)}, f(x) = ${showArgs(out)}, f_inverse(f(x)) = ${showArgs(back)}`)
+      if (!sameBits(back, args))
+        problems.push(
+          `the reparsed \`${program.entry}_inverse\` does not undo \`${program.entry}\`: x = ${showArgs(args)}, f(x) = ${showArgs(out)}, f_inverse(f(x)) = ${showArgs(back)}`,
+        )
       const again = fInverse.inverse(...cloneArgs(args))
-      if (!sameBits(again, out)) problems.push(`the inverse of the reparsed \`${program.entry}_inverse\` is not \`${program.entry}\`: x = ${showArgs(args)}, f(x) = ${showArgs(out)}, got ${showArgs(again)}`)
+      if (!sameBits(again, out))
+        problems.push(
+          `the inverse of the reparsed \`${program.entry}_inverse\` is not \`${program.entry}\`: x = ${showArgs(args)}, f(x) = ${showArgs(out)}, got ${showArgs(again)}`,
+        )
     }
   } catch (e) {
     problems.push(`threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`)

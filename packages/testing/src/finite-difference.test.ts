@@ -14,7 +14,11 @@ describe('finiteDifference', () => {
     const f = (x: number[]) => [x[0]! * x[1]!, Math.exp(x[0]!), x[1]!]
     const j = finiteDifference(f, [1, 2])
     expect(j).toHaveLength(3)
-    const want = [[2, 1], [Math.E, 0], [0, 1]]
+    const want = [
+      [2, 1],
+      [Math.E, 0],
+      [0, 1],
+    ]
     j.forEach((row, k) => row.forEach((v, i) => expect(v).toBeCloseTo(want[k]![i]!, 7)))
   })
 
@@ -43,8 +47,24 @@ describe('checkGradient', () => {
   })
   it('checks Jacobians entry by entry', () => {
     const v = (x: number[]) => [x[0]! + x[1]!, x[0]! * 3]
-    expect(checkGradient(v, [[1, 1], [3, 0]], [0.3, 0.7]).ok).toBe(true)
-    const bad = checkGradient(v, [[1, 1], [3, 1]], [0.3, 0.7])
+    expect(
+      checkGradient(
+        v,
+        [
+          [1, 1],
+          [3, 0],
+        ],
+        [0.3, 0.7],
+      ).ok,
+    ).toBe(true)
+    const bad = checkGradient(
+      v,
+      [
+        [1, 1],
+        [3, 1],
+      ],
+      [0.3, 0.7],
+    )
     expect(bad.ok).toBe(false)
     expect(bad.worst).toEqual([1, 1])
   })

@@ -23,14 +23,17 @@ export function finiteDifference(f: Differentiable, x: ArrayLike<number>, h = DE
   const columns: Array<number | number[]> = []
   for (let i = 0; i < base.length; i++) {
     const step = h * Math.max(1, Math.abs(base[i]!))
-    const plus = base.slice(), minus = base.slice()
+    const plus = base.slice(),
+      minus = base.slice()
     plus[i] = base[i]! + step
     minus[i] = base[i]! - step
     const width = plus[i]! - minus[i]!
-    const fp = f(plus), fm = f(minus)
+    const fp = f(plus),
+      fm = f(minus)
     if (typeof fp === 'number' && typeof fm === 'number') columns.push((fp - fm) / width)
     else {
-      const a = fp as ArrayLike<number>, b = fm as ArrayLike<number>
+      const a = fp as ArrayLike<number>,
+        b = fm as ArrayLike<number>
       columns.push(Array.from({ length: a.length }, (_, k) => (a[k]! - b[k]!) / width))
     }
   }
@@ -64,16 +67,27 @@ export function checkGradient(
   x: ArrayLike<number>,
   options: { h?: number; tolerance?: number } = {},
 ): GradientCheck {
-  const numeric = (finiteDifference as (f: Differentiable, x: ArrayLike<number>, h?: number) => number[] | number[][])(f, x, options.h)
+  const numeric = (finiteDifference as (f: Differentiable, x: ArrayLike<number>, h?: number) => number[] | number[][])(
+    f,
+    x,
+    options.h,
+  )
   const tol = options.tolerance ?? 1e-5
   let maxError = -1
   let worst: number[] = []
   const visit = (a: number, n: number, at: number[]) => {
-    const e = Number.isNaN(a) || Number.isNaN(n) ? (Number.isNaN(a) && Number.isNaN(n) ? 0 : Infinity) : relativeError(a, n)
-    if (e > maxError) { maxError = e; worst = at }
+    const e =
+      Number.isNaN(a) || Number.isNaN(n) ? (Number.isNaN(a) && Number.isNaN(n) ? 0 : Infinity) : relativeError(a, n)
+    if (e > maxError) {
+      maxError = e
+      worst = at
+    }
   }
   const an = analytic as ArrayLike<number | ArrayLike<number>>
-  if (an.length !== numeric.length) throw new RangeError(`checkGradient: the analytic derivative has ${an.length} entries, the numeric one ${numeric.length}`)
+  if (an.length !== numeric.length)
+    throw new RangeError(
+      `checkGradient: the analytic derivative has ${an.length} entries, the numeric one ${numeric.length}`,
+    )
   for (let i = 0; i < numeric.length; i++) {
     const row: number | number[] = numeric[i]!
     if (typeof row === 'number') visit(an[i] as number, row, [i])

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, fuzz, fuzzOne, minimizeSource, mutateArgs, mutateSource, randomRealProgram, referenceBackend, Random, type FuzzBackend } from './index.js'
+import {
+  backendUnderTest,
+  fuzz,
+  fuzzOne,
+  minimizeSource,
+  mutateArgs,
+  mutateSource,
+  randomRealProgram,
+  referenceBackend,
+  Random,
+  type FuzzBackend,
+} from './index.js'
 
 const reference: FuzzBackend = referenceBackend()
 const cpu: FuzzBackend = backendUnderTest(cpuBackend)
@@ -11,7 +22,14 @@ const offByOne: FuzzBackend = {
   compile(source) {
     const m = cpu.compile(source)
     const f = m.f!
-    const wrong = Object.assign((...a: unknown[]) => { const r = f(...a); if (typeof r[0] === 'number' && r[0] !== 0) r[0] = r[0] * (1 + 2 ** -52); return r }, { inverse: f.inverse })
+    const wrong = Object.assign(
+      (...a: unknown[]) => {
+        const r = f(...a)
+        if (typeof r[0] === 'number' && r[0] !== 0) r[0] = r[0] * (1 + 2 ** -52)
+        return r
+      },
+      { inverse: f.inverse },
+    )
     return { ...m, f: wrong as unknown as typeof f }
   },
 }
@@ -22,14 +40,25 @@ const rawErrors: FuzzBackend = {
   compile(source) {
     const m = cpu.compile(source)
     const f = m.f!
-    const bad = Object.assign((...a: unknown[]) => { if (a.some((x) => x === null)) throw new TypeError('boom'); return f(...a) }, { inverse: f.inverse })
+    const bad = Object.assign(
+      (...a: unknown[]) => {
+        if (a.some((x) => x === null)) throw new TypeError('boom')
+        return f(...a)
+      },
+      { inverse: f.inverse },
+    )
     return { ...m, f: bad as unknown as typeof f }
   },
 }
 
 describe('the fuzzer finds what it is for', () => {
   it('a backend that disagrees by one ulp fails the f64 campaign, with a minimised program', () => {
-    const r = fuzz({ seed: 1, timeMs: 1500, backends: [reference, offByOne], shares: { f64: 1, i32: 0.01, fixed: 0.01, 'bad-source': 0.01, 'bad-args': 0.01 } })
+    const r = fuzz({
+      seed: 1,
+      timeMs: 1500,
+      backends: [reference, offByOne],
+      shares: { f64: 1, i32: 0.01, fixed: 0.01, 'bad-source': 0.01, 'bad-args': 0.01 },
+    })
     const f64 = r.failures.filter((f) => f.campaign === 'f64')
     expect(f64.length).toBeGreaterThan(0)
     expect(f64[0]!.problem).toMatch(/off by one ulp and interpreter disagree/)
@@ -41,7 +70,10 @@ describe('the fuzzer finds what it is for', () => {
 
   it('a raw JS error on bad arguments fails the bad-args campaign', () => {
     let found = false
-    for (let seed = 0; seed < 300 && !found; seed++) found = fuzzOne('bad-args', seed, { backends: [reference, rawErrors] }).problems.some((p) => /raw JS error TypeError: boom/.test(p))
+    for (let seed = 0; seed < 300 && !found; seed++)
+      found = fuzzOne('bad-args', seed, { backends: [reference, rawErrors] }).problems.some((p) =>
+        /raw JS error TypeError: boom/.test(p),
+      )
     expect(found).toBe(true)
   })
 

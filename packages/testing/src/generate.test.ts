@@ -6,18 +6,46 @@ import { randomArgs, randomProgram, Random } from './index.js'
 
 /** What every construct the generator promises looks like in the source. */
 const CONSTRUCTS: Record<string, RegExp> = {
-  '+=': /\+= /, '-=': /[^<]-= /, '^=': /\^= /,
-  'array element': /\w\[[^\]]+\]/, 'loop-variable index': /\[i\d( [+-] \d)?\]/, 'len(a)': /len\(\w+\)/,
-  'SWAP(a, b)': /SWAP\(/, 'a <-> b': /<->/, NEG: /NEG\(/, INC: /INC\(/, DEC: /DEC\(/,
+  '+=': /\+= /,
+  '-=': /[^<]-= /,
+  '^=': /\^= /,
+  'array element': /\w\[[^\]]+\]/,
+  'loop-variable index': /\[i\d( [+-] \d)?\]/,
+  'len(a)': /len\(\w+\)/,
+  'SWAP(a, b)': /SWAP\(/,
+  'a <-> b': /<->/,
+  NEG: /NEG\(/,
+  INC: /INC\(/,
+  DEC: /DEC\(/,
   'negated dataview': /^\s*-\w|\(-\w+[,)]|, -\w/m,
-  'if (c, ~)': /if \(.*, ~\)/, 'if with explicit post-condition': /if \((.*), (?!~\)).*\)/, 'else': /} else /, 'else if': /else if/,
-  'for a..b': /for i\d in \S+\.\.(?!=)/, 'for a..=b': /\.\.=/, 'for by positive step': /by [1-9]/, 'for by negative step': /by -/,
-  'nested for': /for i1 /, 'for in reverse': /in reverse /, 'run-time step': /by \(/,
-  'while (pre, post)': /while \(/, 'x: i32 <- e': /: i32 <- (?!0\b)/, 'x -> e': /-> (?!0\b|\[\])/,
-  'routine': /routine \{/, '~routine': /~routine/, '~{ }': /~\{/,
-  'call': /^\s*g\(/m, 'uncall': /~g\(/, 'array argument': /g\([^)]*\ba\d\b(?!\[)/,
-  'stack': /stack<i32> <- \[\]/, push: /push\(/, pop: /pop\(/, '@unchecked': /@unchecked/,
-  '%': / % /, div: /div\(/, '**': / \*\* /, 'i32(f64(...))': /i32\(f64\(/,
+  'if (c, ~)': /if \(.*, ~\)/,
+  'if with explicit post-condition': /if \((.*), (?!~\)).*\)/,
+  else: /} else /,
+  'else if': /else if/,
+  'for a..b': /for i\d in \S+\.\.(?!=)/,
+  'for a..=b': /\.\.=/,
+  'for by positive step': /by [1-9]/,
+  'for by negative step': /by -/,
+  'nested for': /for i1 /,
+  'for in reverse': /in reverse /,
+  'run-time step': /by \(/,
+  'while (pre, post)': /while \(/,
+  'x: i32 <- e': /: i32 <- (?!0\b)/,
+  'x -> e': /-> (?!0\b|\[\])/,
+  routine: /routine \{/,
+  '~routine': /~routine/,
+  '~{ }': /~\{/,
+  call: /^\s*g\(/m,
+  uncall: /~g\(/,
+  'array argument': /g\([^)]*\ba\d\b(?!\[)/,
+  stack: /stack<i32> <- \[\]/,
+  push: /push\(/,
+  pop: /pop\(/,
+  '@unchecked': /@unchecked/,
+  '%': / % /,
+  div: /div\(/,
+  '**': / \*\* /,
+  'i32(f64(...))': /i32\(f64\(/,
   'literal i32 extremes': /2147483647|-2147483648/,
 }
 
@@ -44,8 +72,11 @@ describe('randomProgram', () => {
       const mod = parse(p.source)
       const program = check(mod.functions.map(preprocess), [], registry)
       const f = program.functions.get('f')!
-      expect(f.params.map((q) => `${q.name}: ${q.type.kind === 'array' ? q.type.elem + '[]' : (q.type as { name: string }).name}`))
-        .toEqual(p.signature.params.map((q) => `${q.name}: ${q.type}`))
+      expect(
+        f.params.map(
+          (q) => `${q.name}: ${q.type.kind === 'array' ? q.type.elem + '[]' : (q.type as { name: string }).name}`,
+        ),
+      ).toEqual(p.signature.params.map((q) => `${q.name}: ${q.type}`))
       expect(program.functions.size).toBe(p.functions.length)
     }
   })
@@ -57,7 +88,10 @@ describe('randomProgram', () => {
     let checked = 0
     for (let seed = 0; seed < 300; seed++) {
       const program = check(parse(randomProgram(seed).source).functions.map(preprocess), [], registry)
-      for (const f of program.functions.values()) walk(f.body, (st) => { if ((st as { distinct?: unknown[] }).distinct?.length) checked++ })
+      for (const f of program.functions.values())
+        walk(f.body, (st) => {
+          if ((st as { distinct?: unknown[] }).distinct?.length) checked++
+        })
     }
     expect(checked).toBeGreaterThan(10)
   })
@@ -65,7 +99,15 @@ describe('randomProgram', () => {
   it('leaves out disabled constructs', () => {
     for (let seed = 0; seed < 100; seed++) {
       const s = randomProgram(seed, {
-        features: { for: false, while: false, call: false, stack: false, routine: false, inverseBlock: false, arrays: false },
+        features: {
+          for: false,
+          while: false,
+          call: false,
+          stack: false,
+          routine: false,
+          inverseBlock: false,
+          arrays: false,
+        },
       }).source
       expect(s).not.toMatch(/\bfor\b|\bwhile\b|\bg\(|stack|routine|~\{|\[/)
     }

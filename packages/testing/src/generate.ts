@@ -79,8 +79,19 @@ export interface RandomProgram {
 }
 
 const ALL_FEATURES: GeneratorFeatures = {
-  arrays: true, swap: true, unary: true, negViews: true, if: true, for: true, while: true, ancilla: true,
-  routine: true, inverseBlock: true, call: true, stack: true, unchecked: true,
+  arrays: true,
+  swap: true,
+  unary: true,
+  negViews: true,
+  if: true,
+  for: true,
+  while: true,
+  ancilla: true,
+  routine: true,
+  inverseBlock: true,
+  call: true,
+  stack: true,
+  unchecked: true,
 }
 
 /** Largest array length any generated function is written for. */
@@ -145,7 +156,8 @@ interface Expr {
 function distinct(a: Ref, b: Ref): boolean {
   if (a.root !== b.root) return true
   if (a.whole || b.whole || !a.index || !b.index) return false
-  const x = a.index, y = b.index
+  const x = a.index,
+    y = b.index
   if (x.base === y.base) return x.offset !== y.offset
   return x.hi < y.lo || y.hi < x.lo
 }
@@ -289,11 +301,13 @@ class FunctionGenerator {
   }
 
   private literal(): string {
-    return String(this.rng.weighted<() => number>([
-      [() => this.rng.int(-9, 9), 8],
-      [() => this.rng.int(10, 300), 1],
-      [() => this.rng.pick([2147483647, -2147483648, 65535, 1 << 20]), 0.3],
-    ])())
+    return String(
+      this.rng.weighted<() => number>([
+        [() => this.rng.int(-9, 9), 8],
+        [() => this.rng.int(10, 300), 1],
+        [() => this.rng.pick([2147483647, -2147483648, 65535, 1 << 20]), 0.3],
+      ])(),
+    )
   }
 
   /**
@@ -365,7 +379,9 @@ class FunctionGenerator {
       const b = one()
       if (!b) return a
       return this.rng.weighted<() => string>([
-        [() => `(${a}) && (${b})`, 1], [() => `(${a}) || (${b})`, 1], [() => `!(${a})`, 0.5],
+        [() => `(${a}) && (${b})`, 1],
+        [() => `(${a}) || (${b})`, 1],
+        [() => `!(${a})`, 0.5],
       ])()
     })
     return text === undefined ? undefined : [text, roots]
@@ -377,7 +393,8 @@ class FunctionGenerator {
     const frozen = new Set(ctx.frozen)
     for (const f of patch.freeze ?? []) frozen.add(f)
     return {
-      vars, frozen,
+      vars,
+      frozen,
       depth: patch.depth ?? ctx.depth + 1,
       trips: patch.trips ?? ctx.trips,
       loopDepth: patch.loopDepth ?? ctx.loopDepth,
@@ -391,7 +408,20 @@ class FunctionGenerator {
     this.budget--
     const f = this.features
     const nest = ctx.depth < this.maxDepth && this.budget > 1
-    type Kind = 'update' | 'swap' | 'unary' | 'if' | 'flagif' | 'for' | 'while' | 'ancilla' | 'routine' | 'invblock' | 'call' | 'stack' | 'unchecked'
+    type Kind =
+      | 'update'
+      | 'swap'
+      | 'unary'
+      | 'if'
+      | 'flagif'
+      | 'for'
+      | 'while'
+      | 'ancilla'
+      | 'routine'
+      | 'invblock'
+      | 'call'
+      | 'stack'
+      | 'unchecked'
     const kind = this.rng.weighted<Kind>([
       ['update', 6],
       ['swap', f.swap ? 1.2 : 0],
@@ -425,14 +455,18 @@ class FunctionGenerator {
     if (!a) return undefined
     const b = this.writable(ctx, [a], true)
     if (!b) return undefined
-    this.wrote(a.root); this.wrote(b.root); this.readRef(a); this.readRef(b)
+    this.wrote(a.root)
+    this.wrote(b.root)
+    this.readRef(a)
+    this.readRef(b)
     return [this.rng.chance(0.5) ? `SWAP(${a.text}, ${b.text})` : `${a.text} <-> ${b.text}`]
   }
 
   private unary(ctx: Ctx): string[] | undefined {
     const a = this.writable(ctx, [], true)
     if (!a) return undefined
-    this.wrote(a.root); this.readRef(a)
+    this.wrote(a.root)
+    this.readRef(a)
     return [`${this.rng.pick(['NEG', 'INC', 'DEC'])}(${a.text})`]
   }
 
@@ -459,43 +493,67 @@ class FunctionGenerator {
     if (!c) return undefined
     const [text, roots] = c
     const flag = this.fresh('t')
-    const inner = this.child(ctx, { freeze: [...roots, flag], addVars: [{ name: flag, kind: 'scalar', interval: [0, 1] }] })
+    const inner = this.child(ctx, {
+      freeze: [...roots, flag],
+      addVars: [{ name: flag, kind: 'scalar', interval: [0, 1] }],
+    })
     const then = this.seq(inner)
     const els = this.rng.chance(0.5) ? this.seq(inner) : []
     const head = withBlock(`if (${text}, ${flag} == 1)`, [`${flag} += 1`, ...then])
     const first = els.length ? withElse(head, block(els)) : head
-    return [
-      `${flag}: i32 <- 0`,
-      ...first,
-      ...withBlock(`if (${flag} == 1, ${text})`, [`${flag} -= 1`]),
-      `${flag} -> 0`,
-    ]
+    return [`${flag}: i32 <- 0`, ...first, ...withBlock(`if (${flag} == 1, ${text})`, [`${flag} -= 1`]), `${flag} -> 0`]
   }
 
-  private bound(ctx: Ctx, role: 'low' | 'high'): { text: string; lo: number; hi: number; roots: string[]; len?: [string, number] } {
+  private bound(
+    ctx: Ctx,
+    role: 'low' | 'high',
+  ): { text: string; lo: number; hi: number; roots: string[]; len?: [string, number] } {
     const arrays = this.arrays(ctx)
     const loops = this.scalars(ctx).filter((v) => v.loop && v.interval && v.interval[0] >= 0 && v.interval[1] <= 6)
     const frozenable = this.scalars(ctx)
     return this.rng.weighted<() => ReturnType<FunctionGenerator['bound']>>([
-      [() => {
-        const v = role === 'low' ? this.rng.int(-1, 2) : this.rng.int(0, 5)
-        return { text: String(v), lo: v, hi: v, roots: [] }
-      }, 4],
-      [() => {
-        const a = this.rng.pick(arrays)
-        const off = role === 'low' ? 0 : this.rng.pick([0, -1])
-        return { text: off ? `len(${a.name}) - ${-off}` : `len(${a.name})`, lo: a.minLength! + off, hi: a.maxLength! + off, roots: [], len: [a.name, off] }
-      }, arrays.length ? 3 : 0],
-      [() => {
-        const v = this.rng.pick(loops)
-        const off = this.rng.int(0, 1)
-        return { text: off ? `${v.name} + ${off}` : v.name, lo: v.interval![0] + off, hi: v.interval![1] + off, roots: [v.name] }
-      }, loops.length ? 1.5 : 0],
-      [() => {
-        const v = this.rng.pick(frozenable)
-        const m = this.rng.pick([1, 3])
-        return { text: `(${v.name} & ${m})`, lo: 0, hi: m, roots: [v.name] }
-      }, frozenable.length ? 1 : 0],
+      [
+        () => {
+          const v = role === 'low' ? this.rng.int(-1, 2) : this.rng.int(0, 5)
+          return { text: String(v), lo: v, hi: v, roots: [] }
+        },
+        4,
+      ],
+      [
+        () => {
+          const a = this.rng.pick(arrays)
+          const off = role === 'low' ? 0 : this.rng.pick([0, -1])
+          return {
+            text: off ? `len(${a.name}) - ${-off}` : `len(${a.name})`,
+            lo: a.minLength! + off,
+            hi: a.maxLength! + off,
+            roots: [],
+            len: [a.name, off],
+          }
+        },
+        arrays.length ? 3 : 0,
+      ],
+      [
+        () => {
+          const v = this.rng.pick(loops)
+          const off = this.rng.int(0, 1)
+          return {
+            text: off ? `${v.name} + ${off}` : v.name,
+            lo: v.interval![0] + off,
+            hi: v.interval![1] + off,
+            roots: [v.name],
+          }
+        },
+        loops.length ? 1.5 : 0,
+      ],
+      [
+        () => {
+          const v = this.rng.pick(frozenable)
+          const m = this.rng.pick([1, 3])
+          return { text: `(${v.name} & ${m})`, lo: 0, hi: m, roots: [v.name] }
+        },
+        frozenable.length ? 1 : 0,
+      ],
     ])()
   }
 
@@ -534,18 +592,23 @@ class FunctionGenerator {
     // loops over the length of an array of unknown length index it in bounds
     if (!down && stop.len && start.roots.length === 0 && start.lo >= 0 && start.lo === start.hi) {
       const [arr, off] = stop.len
-      const o1 = -start.lo, o2 = -off - (inclusive ? 1 : 0)
+      const o1 = -start.lo,
+        o2 = -off - (inclusive ? 1 : 0)
       if (o1 <= o2) v.indexes = new Map([[arr, [Math.max(o1, -2), Math.min(o2, 2)]]])
     } else if (down && start.len && stop.roots.length === 0 && stop.lo === stop.hi) {
       const [arr, off] = start.len
       const first = stop.lo + (inclusive ? 0 : 1)
-      const o1 = -first, o2 = -off - 1
+      const o1 = -first,
+        o2 = -off - 1
       if (o1 <= o2) v.indexes = new Map([[arr, [Math.max(o1, -2), Math.min(o2, 2)]]])
     }
     const roots = [...start.roots, ...stop.roots, ...stepRoots]
     for (const r of roots) this.read(r)
     const inner = this.child(ctx, {
-      addVars: [v], freeze: roots, trips: ctx.trips * Math.max(1, trips), loopDepth: ctx.loopDepth + 1,
+      addVars: [v],
+      freeze: roots,
+      trips: ctx.trips * Math.max(1, trips),
+      loopDepth: ctx.loopDepth + 1,
     })
     const body = this.seq(inner)
     const by = stepText !== undefined ? ` by ${stepText}` : step === 1 && this.rng.chance(0.7) ? '' : ` by ${step}`
@@ -557,7 +620,9 @@ class FunctionGenerator {
 
   private while(ctx: Ctx): string[] | undefined {
     const w = this.fresh('w')
-    let n: string, nHi: number, roots: string[] = []
+    let n: string,
+      nHi: number,
+      roots: string[] = []
     const scal = this.scalars(ctx)
     if (scal.length && this.rng.chance(0.5)) {
       const v = this.rng.pick(scal)
@@ -597,7 +662,7 @@ class FunctionGenerator {
   private routine(ctx: Ctx): string[] | undefined {
     const t = this.fresh('t')
     const [r, touched] = this.tracked(() => {
-      const init = this.rng.chance(0.5) ? '0' : this.varExpr(ctx, 1)?.text ?? '0'
+      const init = this.rng.chance(0.5) ? '0' : (this.varExpr(ctx, 1)?.text ?? '0')
       const inner = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }] })
       return [`${t}: i32 <- ${init}`, ...this.seq(inner, 2)]
     })
@@ -614,7 +679,13 @@ class FunctionGenerator {
     touched.add(t)
     const after = this.child(ctx, { addVars: [{ name: t, kind: 'scalar' }], freeze: touched, depth: ctx.depth })
     const s = this.seq(after, 2)
-    return [`${t}: i32 <- 0`, ...b, ...s, ...withBlock('~', b).map((l, i) => (i === 0 ? l.replace('~ {', '~{') : l)), `${t} -> 0`]
+    return [
+      `${t}: i32 <- 0`,
+      ...b,
+      ...s,
+      ...withBlock('~', b).map((l, i) => (i === 0 ? l.replace('~ {', '~{') : l)),
+      `${t} -> 0`,
+    ]
   }
 
   private call(ctx: Ctx): string[] | undefined {
@@ -628,20 +699,29 @@ class FunctionGenerator {
       const r = this.writable(ctx, written, true)
       if (!r) return undefined
       written.push(r)
-      this.wrote(r.root); this.readRef(r)
+      this.wrote(r.root)
+      this.readRef(r)
       args[i] = r.text
     }
     const passed = new Set<string>()
     for (const [i, p] of params.entries()) {
       if (p.type !== 'i32[]') continue
       // an array passed whole: no written argument may live in it, and a written one is passed once
-      const ok = this.arrays(ctx).filter((a) =>
-        a.minLength! >= p.length && a.maxLength! <= p.maxLength && !passed.has(a.name) &&
-        (!h.written[i] || !ctx.frozen.has(a.name)) && written.every((r) => r.root !== a.name))
+      const ok = this.arrays(ctx).filter(
+        (a) =>
+          a.minLength! >= p.length &&
+          a.maxLength! <= p.maxLength &&
+          !passed.has(a.name) &&
+          (!h.written[i] || !ctx.frozen.has(a.name)) &&
+          written.every((r) => r.root !== a.name),
+      )
       if (!ok.length) return undefined
       const a = this.rng.pick(ok)
       passed.add(a.name)
-      if (h.written[i]) { written.push({ root: a.name, whole: true, text: a.name }); this.wrote(a.name) } else this.read(a.name)
+      if (h.written[i]) {
+        written.push({ root: a.name, whole: true, text: a.name })
+        this.wrote(a.name)
+      } else this.read(a.name)
       args[i] = a.name
     }
     // read-only scalars: any expression that reads nothing the call writes
@@ -659,7 +739,10 @@ class FunctionGenerator {
     if (!a) return undefined
     const b = this.rng.chance(0.4) ? this.writable(ctx, []) : undefined
     const pushed = b ? [a, b] : [a]
-    for (const r of pushed) { this.wrote(r.root); this.readRef(r) }
+    for (const r of pushed) {
+      this.wrote(r.root)
+      this.readRef(r)
+    }
     const inner = this.child(ctx, { freeze: pushed.map((r) => r.root), depth: ctx.depth })
     const body = this.seq(inner, 2)
     return [
@@ -684,9 +767,14 @@ function paramText(p: ParamSpec): string {
 
 /** The variables of a function's parameters. */
 function paramVars(params: readonly ParamSpec[]): Map<string, Var> {
-  return new Map(params.map((p): [string, Var] => [p.name, p.type === 'i32'
-    ? { name: p.name, kind: 'scalar' }
-    : { name: p.name, kind: 'array', minLength: p.length, maxLength: p.maxLength }]))
+  return new Map(
+    params.map((p): [string, Var] => [
+      p.name,
+      p.type === 'i32'
+        ? { name: p.name, kind: 'scalar' }
+        : { name: p.name, kind: 'array', minLength: p.length, maxLength: p.maxLength },
+    ]),
+  )
 }
 
 /**
@@ -710,10 +798,22 @@ export function randomProgram(seed: number, opts: RandomProgramOptions = {}): Ra
     for (let k = 0; k < nScalars; k++) params.push({ name: `y${k}`, type: 'i32' })
     if (features.arrays && rng.chance(0.4)) {
       const min = rng.int(1, 3)
-      params.splice(rng.int(0, params.length), 0, { name: 'c0', type: 'i32[]', length: min, maxLength: MAX_ARRAY_LENGTH })
+      params.splice(rng.int(0, params.length), 0, {
+        name: 'c0',
+        type: 'i32[]',
+        length: min,
+        maxLength: MAX_ARRAY_LENGTH,
+      })
     }
     const vars = paramVars(params)
-    const gen = new FunctionGenerator(rng, features, Math.max(2, Math.round(budget / 3)), Math.min(maxDepth, 2), Math.max(4, Math.round(maxTrips / 4)), undefined)
+    const gen = new FunctionGenerator(
+      rng,
+      features,
+      Math.max(2, Math.round(budget / 3)),
+      Math.min(maxDepth, 2),
+      Math.max(4, Math.round(maxTrips / 4)),
+      undefined,
+    )
     const body = gen.body({ vars, frozen: new Set(), depth: 0, trips: 1, loopDepth: 0, calls: false })
     const signature: Signature = { name: 'g', params }
     helper = { signature, written: params.map((p) => gen.written.has(p.name)) }

@@ -4,19 +4,59 @@
  */
 export { Random } from './random.js'
 export {
-  randomProgram, randomArgs,
-  type RandomProgram, type RandomProgramOptions, type GeneratorFeatures, type Signature, type ParamSpec,
-  type ScalarParamSpec, type ArrayParamSpec,
+  randomProgram,
+  randomArgs,
+  type RandomProgram,
+  type RandomProgramOptions,
+  type GeneratorFeatures,
+  type Signature,
+  type ParamSpec,
+  type ScalarParamSpec,
+  type ArrayParamSpec,
 } from './generate.js'
 export {
-  runConformance, conformanceProblems, programProblems, roundTripProblems, backendUnderTest, referenceBackend, sameBits, cloneArgs, showArgs,
-  type BackendUnderTest, type ConformanceResult,
+  runConformance,
+  conformanceProblems,
+  programProblems,
+  roundTripProblems,
+  backendUnderTest,
+  referenceBackend,
+  sameBits,
+  cloneArgs,
+  showArgs,
+  type BackendUnderTest,
+  type ConformanceResult,
 } from './conformance.js'
-export { finiteDifference, checkGradient, relativeError, DEFAULT_STEP, type Differentiable, type GradientCheck } from './finite-difference.js'
+export {
+  finiteDifference,
+  checkGradient,
+  relativeError,
+  DEFAULT_STEP,
+  type Differentiable,
+  type GradientCheck,
+} from './finite-difference.js'
 export { collectionsDuring, optimized, optimizeNow } from './collections.js'
 export { randomCsc, type CscMatrix } from './sparse.js'
-export { randomRealProgram, randomRealArgs, ARRAY_LENGTH, type RealProgram, type RealProgramOptions, type RealType } from './fuzz/typed-program.js'
-export { fuzz, fuzzOne, formatReport, CAMPAIGNS, type Campaign, type FuzzBackend, type FuzzFailure, type FuzzOptions, type FuzzReport, type FuzzGradientCheck } from './fuzz/campaign.js'
+export {
+  randomRealProgram,
+  randomRealArgs,
+  ARRAY_LENGTH,
+  type RealProgram,
+  type RealProgramOptions,
+  type RealType,
+} from './fuzz/typed-program.js'
+export {
+  fuzz,
+  fuzzOne,
+  formatReport,
+  CAMPAIGNS,
+  type Campaign,
+  type FuzzBackend,
+  type FuzzFailure,
+  type FuzzOptions,
+  type FuzzReport,
+  type FuzzGradientCheck,
+} from './fuzz/campaign.js'
 export { minimizeSource } from './fuzz/minimize.js'
 export { mutateSource, mutateArgs } from './fuzz/mutate.js'
 export { bundlePrograms, type BundleMember, type ProgramBundle } from './bundle.js'

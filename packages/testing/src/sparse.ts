@@ -11,11 +11,16 @@ export interface CscMatrix {
  */
 export function randomCsc(m: number, n: number, density: number, seed: number): CscMatrix {
   let s = seed >>> 0
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
   const colptr = new Int32Array(n + 1)
-  const rows: number[] = [], vals: number[] = []
+  const rows: number[] = [],
+    vals: number[] = []
   for (let j = 0; j < n; j++) {
-    for (let i = 0; i < m; i++) if (rnd() < density) { rows.push(i); vals.push(rnd() * 2 - 1) }
+    for (let i = 0; i < m; i++)
+      if (rnd() < density) {
+        rows.push(i)
+        vals.push(rnd() * 2 - 1)
+      }
     colptr[j + 1] = rows.length
   }
   return { colptr, rowval: Int32Array.from(rows), nzval: Float64Array.from(vals) }

@@ -34,80 +34,121 @@ export function inferType(t: Term, env: ReadonlyMap<string, Type>, ops: OpTable)
 
 function infer(t: Term, env: ReadonlyMap<string, Type>, ops: OpTable, source: boolean): Type {
   const go = (x: Term, e: ReadonlyMap<string, Type>): Type => {
-    if (source && TARGET_ONLY.has(x.k)) fail(`\`${x.k}\` is a target-language construct, not allowed in a source program`, x)
+    if (source && TARGET_ONLY.has(x.k))
+      fail(`\`${x.k}\` is a target-language construct, not allowed in a source program`, x)
     switch (x.k) {
-      case 'const': return R
-      case 'bool': return B
+      case 'const':
+        return R
+      case 'bool':
+        return B
       case 'var': {
         const ty = e.get(x.name)
         if (!ty) fail(`unknown variable \`${x.name}\` (in scope: ${[...e.keys()].join(', ') || 'none'})`)
         return ty!
       }
-      case 'let': return go(x.body, extend(e, [[x.name, go(x.value, e)]]))
-      case 'tuple': return tupleType(...x.items.map((i) => go(i, e)))
+      case 'let':
+        return go(x.body, extend(e, [[x.name, go(x.value, e)]]))
+      case 'tuple':
+        return tupleType(...x.items.map((i) => go(i, e)))
       case 'proj': {
         const ty = go(x.of, e)
-        if (ty.kind !== 'tuple' || x.index < 0 || x.index >= ty.items.length) fail(`π${x.index + 1} of a value of type ${printType(ty)}`, x)
+        if (ty.kind !== 'tuple' || x.index < 0 || x.index >= ty.items.length)
+          fail(`π${x.index + 1} of a value of type ${printType(ty)}`, x)
         return (ty as { items: Type[] }).items[x.index]!
       }
       case 'op': {
         const argTypes = x.args.map((a) => go(a, e))
         const b = BOOL_OPS.get(x.op)
         if (b) {
-          if (argTypes.length !== b.arity || argTypes.some((a) => a.kind !== 'B')) fail(`\`${x.op}\` takes ${b.arity} boolean argument(s)`, x)
+          if (argTypes.length !== b.arity || argTypes.some((a) => a.kind !== 'B'))
+            fail(`\`${x.op}\` takes ${b.arity} boolean argument(s)`, x)
           return B
         }
         const o = ops.get(x.op)
         if (argTypes.length !== o.arity) fail(`\`${x.op}\` takes ${o.arity} argument(s), got ${argTypes.length}`, x)
-        argTypes.forEach((a, i) => { if (a.kind !== 'R') fail(`argument ${i + 1} of \`${x.op}\` must be R, got ${printType(a)}`, x) })
+        argTypes.forEach((a, i) => {
+          if (a.kind !== 'R') fail(`argument ${i + 1} of \`${x.op}\` must be R, got ${printType(a)}`, x)
+        })
         return o.result
       }
       case 'map': {
         if (x.params.length !== x.arrays.length || x.arrays.length === 0) fail('map needs one parameter per array', x)
         const elems = x.arrays.map((a) => elemOf(go(a, e), x))
-        return arrayType(go(x.body, extend(e, x.params.map((p, i) => [p, elems[i]!]))))
+        return arrayType(
+          go(
+            x.body,
+            extend(
+              e,
+              x.params.map((p, i) => [p, elems[i]!]),
+            ),
+          ),
+        )
       }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
         const init = go(x.init, e)
         const elem = elemOf(go(x.array, e), x)
         if (x.k === 'reduce') {
-          if (init.kind !== 'R' || elem.kind !== 'R') fail('reduce works on arrays of reals with a real unit (use fold otherwise)', x)
+          if (init.kind !== 'R' || elem.kind !== 'R')
+            fail('reduce works on arrays of reals with a real unit (use fold otherwise)', x)
           const free = [...freeVars(x.body)].filter((n) => n !== x.acc && n !== x.elem)
           if (free.length > 0) fail(`the operator of reduce must be closed (it reads ${free.join(', ')}): use fold`, x)
           if (source && freeVars(x.init).size > 0) fail('the unit of reduce must be a constant: use fold', x)
         }
-        const body = go(x.body, extend(e, [[x.acc, init], [x.elem, elem]]))
-        if (!sameType(body, init)) fail(`the operator of ${x.k} returns ${printType(body)} but its accumulator is ${printType(init)}`, x)
+        const body = go(
+          x.body,
+          extend(e, [
+            [x.acc, init],
+            [x.elem, elem],
+          ]),
+        )
+        if (!sameType(body, init))
+          fail(`the operator of ${x.k} returns ${printType(body)} but its accumulator is ${printType(init)}`, x)
         return x.k === 'scanl' || x.k === 'scanr' ? arrayType(init) : init
       }
-      case 'shift1L': case 'shift1R': case 'pad1L': case 'pad1R': {
+      case 'shift1L':
+      case 'shift1R':
+      case 'pad1L':
+      case 'pad1R': {
         const a = go(x.array, e)
         elemOf(a, x)
         return a
       }
-      case 'first': case 'last': return elemOf(go(x.array, e), x)
+      case 'first':
+      case 'last':
+        return elemOf(go(x.array, e), x)
       case 'if': {
         const cond = go(x.cond, e)
         if (cond.kind !== 'B') fail(`the condition must be B, got ${printType(cond)}`, x)
-        const a = go(x.then, e), b = go(x.else, e)
+        const a = go(x.then, e),
+          b = go(x.else, e)
         if (!sameType(a, b)) fail(`the branches have types ${printType(a)} and ${printType(b)}`, x)
         return a
       }
-      case 'zero': return x.type
+      case 'zero':
+        return x.type
       case 'add': {
-        const a = go(x.a, e), b = go(x.b, e)
+        const a = go(x.a, e),
+          b = go(x.b, e)
         if (!sameType(a, b)) fail(`+̂ of ${printType(a)} and ${printType(b)}`, x)
         return a
       }
       case 'mapAccum': {
         const carry = go(x.carryInit, e)
         const elems = x.arrays.map((a) => elemOf(go(a, e), x))
-        const body = go(x.body, extend(e, [[x.carry, carry], ...x.params.map((p, i): [string, Type] => [p, elems[i]!])]))
-        if (body.kind !== 'tuple' || body.items.length !== 3 || body.items[2]!.kind !== 'tuple') fail('the body of mapAccum returns ⟨carry, sum, ⟨outputs⟩⟩', x)
+        const body = go(
+          x.body,
+          extend(e, [[x.carry, carry], ...x.params.map((p, i): [string, Type] => [p, elems[i]!])]),
+        )
+        if (body.kind !== 'tuple' || body.items.length !== 3 || body.items[2]!.kind !== 'tuple')
+          fail('the body of mapAccum returns ⟨carry, sum, ⟨outputs⟩⟩', x)
         const [, s, outs] = (body as { items: Type[] }).items
         return tupleType(carry, s!, tupleType(...(outs as { items: Type[] }).items.map((o) => arrayType(o))))
       }
-      case 'lam': case 'app':
+      case 'lam':
+      case 'app':
         return fail('lambdas are removed by partial evaluation before typing', x)
     }
   }

@@ -28,16 +28,19 @@ function reuseBuffers(source: string, reuseResults = false): string {
   source = rows.source
   const decl = /^( *)const ([oz]\d+) = new Float64Array\(([^;]*)\) \/\*(fill|zero)\*\/;/gm
   let k = rows.next
-  return source.replace(decl, (whole, indent: string, name: string, size: string, kind: string) => {
-    // with `reuseResults`, an array allocated once per call (outside every loop) may escape
-    // into the result: the next call overwrites it
-    const once = reuseResults && indent.length === 2
-    if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
-    const b = `bufs[${k++}]`
-    // a reused zero is cleared (a fresh allocation is zeroed by the engine)
-    const reuse = kind === 'zero' ? `${b}.fill(0)` : b
-    return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
-  }).replaceAll(` ${FILL}`, '').replaceAll(` ${ZERO}`, '')
+  return source
+    .replace(decl, (whole, indent: string, name: string, size: string, kind: string) => {
+      // with `reuseResults`, an array allocated once per call (outside every loop) may escape
+      // into the result: the next call overwrites it
+      const once = reuseResults && indent.length === 2
+      if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
+      const b = `bufs[${k++}]`
+      // a reused zero is cleared (a fresh allocation is zeroed by the engine)
+      const reuse = kind === 'zero' ? `${b}.fill(0)` : b
+      return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+    })
+    .replaceAll(` ${FILL}`, '')
+    .replaceAll(` ${ZERO}`, '')
 }
 
 /**
@@ -52,7 +55,10 @@ function outlineOuterLoops(source: string): string {
   const lines = source.split('\n')
   const out: string[] = []
   for (let i = 0; i < lines.length; i++) {
-    if (!/^  for \(let .*\{$/.test(lines[i]!)) { out.push(lines[i]!); continue }
+    if (!/^ {2}for \(let .*\{$/.test(lines[i]!)) {
+      out.push(lines[i]!)
+      continue
+    }
     let end = i + 1
     while (end < lines.length && lines[end] !== '  }') end++
     const loop = lines.slice(i, end + 1)
@@ -85,22 +91,36 @@ function reuseRows(source: string): { source: string; next: number } {
       const after = rest.slice(u.index! + name.length)
       const before = rest.slice(Math.max(0, u.index! - 40), u.index!)
       const store = /^\[(\w+)\] = (o\d+);/.exec(after)
-      if (store) { stores.push({ row: store[2]!, at: store[1]! }); continue }
+      if (store) {
+        stores.push({ row: store[2]!, at: store[1]! })
+        continue
+      }
       const read = /const (e\d+) = $/.exec(before)
       if (read && /^\[\w+\];/.test(after) && onlyIndexed(source.replace(`const ${read[1]!} = `, ''), read[1]!)) continue
       if (after.startsWith('.length')) continue
       ok = false
       break
     }
-    const rowDecl = (row: string) => new RegExp(`const ${row} = new Float64Array\\(([^;]*)\\) \\/\\*fill\\*\\/;`).exec(source)
-    ok &&= stores.length > 0 && stores.every(({ row, at }) => rowDecl(row) !== null && onlyIndexed(source.replace(`${name}[${at}] = ${row};`, ''), row))
+    const rowDecl = (row: string) =>
+      new RegExp(`const ${row} = new Float64Array\\(([^;]*)\\) \\/\\*fill\\*\\/;`).exec(source)
+    ok &&=
+      stores.length > 0 &&
+      stores.every(
+        ({ row, at }) => rowDecl(row) !== null && onlyIndexed(source.replace(`${name}[${at}] = ${row};`, ''), row),
+      )
     if (!ok) continue
     const b = `bufs[${k++}]`
-    edits.push([whole, `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Array(${size}));`])
+    edits.push([
+      whole,
+      `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Array(${size}));`,
+    ])
     for (const { row, at } of stores) {
       const d = rowDecl(row)!
       const r = `${name}[${at}]`
-      edits.push([d[0], `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`])
+      edits.push([
+        d[0],
+        `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`,
+      ])
     }
   }
   for (const [from, to] of edits) source = source.replace(from, to)
@@ -109,11 +129,15 @@ function reuseRows(source: string): { source: string; next: number } {
 
 /** Whether every use of `name` is `name[…]`, `name.length`, or a shifted view that is itself only indexed. */
 function onlyIndexed(source: string, name: string): boolean {
-  const view = new RegExp(`const (t\\d+) = ${name}\\.subarray \\? ${name}\\.subarray\\([^)]*\\) : ${name}\\.slice\\([^)]*\\);`, 'g')
+  const view = new RegExp(
+    `const (t\\d+) = ${name}\\.subarray \\? ${name}\\.subarray\\([^)]*\\) : ${name}\\.slice\\([^)]*\\);`,
+    'g',
+  )
   const views = [...source.matchAll(view)].map((m) => m[1]!)
   const rest = source.replace(view, '').replace(new RegExp(`const ${name} = new Float64Array\\([^;]*;`), '')
   const uses = (n: string) => [...rest.matchAll(new RegExp(`\\b${n}\\b(.?)`, 'g'))]
-  const ok = (n: string) => uses(n).every((m) => m[1] === '[' || rest.slice(m.index! + n.length, m.index! + n.length + 7) === '.length')
+  const ok = (n: string) =>
+    uses(n).every((m) => m[1] === '[' || rest.slice(m.index! + n.length, m.index! + n.length + 7) === '.length')
   return ok(name) && views.every(ok)
 }
 
@@ -122,7 +146,10 @@ const SHAPELESS = '/*shapeless zero*/null'
 
 /** A compile-time value: a JS local or literal per leaf, tuples as lists. */
 type CV = string | CV[]
-interface TV { v: CV; t: Type }
+interface TV {
+  v: CV
+  t: Type
+}
 
 /** The generated function and its source (for inspection and tests). */
 export interface GeneratedFunction {
@@ -137,7 +164,12 @@ export interface GeneratedFunction {
  * arrays of reals allocated once per call are kept by the function and reused by the next call,
  * also when they are part of the result (which the next call then overwrites).
  */
-export function generate(term: Term, params: Array<{ name: string; type: Type }>, ops: OpTable, options: { reuseResults?: boolean } = {}): GeneratedFunction {
+export function generate(
+  term: Term,
+  params: Array<{ name: string; type: Type }>,
+  ops: OpTable,
+  options: { reuseResults?: boolean } = {},
+): GeneratedFunction {
   const g = new Gen(ops)
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
@@ -148,10 +180,30 @@ export function generate(term: Term, params: Array<{ name: string; type: Type }>
   const r = g.emit(shareScans(term), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
-  if (source.includes(SHAPELESS)) throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
-  const factory = new Function('fns', 'err', 'shapeErr', 'bufs', `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`) as
-    (fns: Array<(...a: number[]) => number>, err: (i: number, what: string) => never, shapeErr: (what: string) => never, bufs: Float64Array[]) => (...args: unknown[]) => unknown
-  const fn = factory(g.fns, (i, what) => { throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`) }, (what) => { throw new UnfError('unf/shape', what) }, [])
+  if (source.includes(SHAPELESS))
+    throw new UnfError('unf/internal', 'code generation: a zero array without a known shape is used')
+  const factory = new Function(
+    'fns',
+    'err',
+    'shapeErr',
+    'bufs',
+    `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
+  ) as (
+    fns: Array<(...a: number[]) => number>,
+    err: (i: number, what: string) => never,
+    shapeErr: (what: string) => never,
+    bufs: Float64Array[],
+  ) => (...args: unknown[]) => unknown
+  const fn = factory(
+    g.fns,
+    (i, what) => {
+      throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`)
+    },
+    (what) => {
+      throw new UnfError('unf/shape', what)
+    },
+    [],
+  )
   return { fn, source }
 }
 
@@ -168,22 +220,45 @@ class Gen {
   fresh_ = new Set<string>()
   constructor(private readonly ops: OpTable) {}
 
-  fresh(base = 't'): string { return `${base}${++this.n}` }
-  line(s: string) { this.lines.push('  '.repeat(this.depth) + s) }
-  indent<T>(f: () => T): T { this.depth++; try { return f() } finally { this.depth-- } }
+  fresh(base = 't'): string {
+    return `${base}${++this.n}`
+  }
+  line(s: string) {
+    this.lines.push('  '.repeat(this.depth) + s)
+  }
+  indent<T>(f: () => T): T {
+    this.depth++
+    try {
+      return f()
+    } finally {
+      this.depth--
+    }
+  }
 
   /** A run-time input check (only fixed messages: the type text is printed from our own types). */
   checkArg(name: string, t: Type, i: number) {
-    const what = (msg: string) => { this.messages.push(msg); return JSON.stringify(msg) }
-    if (t.kind === 'R') this.line(`if (typeof ${name} !== 'number') err(${i}, ${what(`expected a number (${printType(t)})`)});`)
-    else if (t.kind === 'array' && t.elem.kind === 'R') this.line(`if (!(${name} instanceof Float64Array)) err(${i}, ${what('expected a Float64Array (R[])')});`)
-    else if (t.kind === 'array' || t.kind === 'tuple') this.line(`if (!Array.isArray(${name})) err(${i}, ${what(`expected an array for ${printType(t)}`)});`)
+    const what = (msg: string) => {
+      this.messages.push(msg)
+      return JSON.stringify(msg)
+    }
+    if (t.kind === 'R')
+      this.line(`if (typeof ${name} !== 'number') err(${i}, ${what(`expected a number (${printType(t)})`)});`)
+    else if (t.kind === 'array' && t.elem.kind === 'R')
+      this.line(`if (!(${name} instanceof Float64Array)) err(${i}, ${what('expected a Float64Array (R[])')});`)
+    else if (t.kind === 'array' || t.kind === 'tuple')
+      this.line(`if (!Array.isArray(${name})) err(${i}, ${what(`expected an array for ${printType(t)}`)});`)
   }
 
   /** The CV of a host argument: tuples (JS arrays) are split into locals; arrays of tuples into arrays per component. */
   unpack(name: string, t: Type): CV {
-    if (t.kind === 'tuple') return t.items.map((it, i) => { const l = this.fresh(); this.line(`const ${l} = ${name}[${i}];`); return this.unpack(l, it) })
-    if (t.kind === 'array' && t.elem.kind === 'tuple') throw new UnfError('unf/unsupported', 'arrays of tuples as arguments: pass one array per component')
+    if (t.kind === 'tuple')
+      return t.items.map((it, i) => {
+        const l = this.fresh()
+        this.line(`const ${l} = ${name}[${i}];`)
+        return this.unpack(l, it)
+      })
+    if (t.kind === 'array' && t.elem.kind === 'tuple')
+      throw new UnfError('unf/unsupported', 'arrays of tuples as arguments: pass one array per component')
     return name
   }
 
@@ -202,8 +277,21 @@ class Gen {
 
   emit(x: Term, env: ReadonlyMap<string, TV>): TV {
     switch (x.k) {
-      case 'const': return { v: Number.isFinite(x.value) ? (x.value < 0 || Object.is(x.value, -0) ? `(${x.value})` : String(x.value)) : x.value > 0 ? 'Infinity' : x.value < 0 ? '(-Infinity)' : 'NaN', t: R }
-      case 'bool': return { v: String(x.value), t: B }
+      case 'const':
+        return {
+          v: Number.isFinite(x.value)
+            ? x.value < 0 || Object.is(x.value, -0)
+              ? `(${x.value})`
+              : String(x.value)
+            : x.value > 0
+              ? 'Infinity'
+              : x.value < 0
+                ? '(-Infinity)'
+                : 'NaN',
+          t: R,
+        }
+      case 'bool':
+        return { v: String(x.value), t: B }
       case 'var': {
         const b = env.get(x.name)
         if (!b) throw new UnfError('unf/unbound', `code generation: unbound variable \`${x.name}\``)
@@ -229,13 +317,18 @@ class Gen {
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
-        return { v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`), t: o.result }
+        return {
+          v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),
+          t: o.result,
+        }
       }
       case 'if': {
         const cond = this.emit(x.cond, env).v as string
         const outs: string[] = []
         let type: Type = R
-        const assign = (r: TV) => { leaves(r.v).forEach((l, i) => this.line(`${outs[i]} = ${l};`)) }
+        const assign = (r: TV) => {
+          leaves(r.v).forEach((l, i) => this.line(`${outs[i]} = ${l};`))
+        }
         // the result's shape is known after emitting a branch: emit `then` into a buffer first
         const saved = this.lines
         this.lines = []
@@ -258,16 +351,22 @@ class Gen {
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
-        const arrays = x.arrays.map((a, i) => (!keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env)))
+        const arrays = x.arrays.map((a, i) =>
+          !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env),
+        )
         const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
         const saved = this.lines
         this.lines = []
-        const body = this.indent(() => this.indent(() => {
-          const e = new Map(env)
-          x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(j)) })
-          return this.emit(x.body, e)
-        }))
+        const body = this.indent(() =>
+          this.indent(() => {
+            const e = new Map(env)
+            x.params.forEach((p, i) => {
+              if (arrays[i]) e.set(p, arrays[i]!.elem(j))
+            })
+            return this.emit(x.body, e)
+          }),
+        )
         const bodyLines = this.lines
         this.lines = saved
         const out = this.allocate(arrayType(body.t), n)
@@ -276,30 +375,51 @@ class Gen {
           // a loop-free body is unrolled by four (its elements are independent)
           const element = (at: string) => {
             const e = new Map(env)
-            x.params.forEach((p, i) => { if (arrays[i]) e.set(p, arrays[i]!.elem(at)) })
+            x.params.forEach((p, i) => {
+              if (arrays[i]) e.set(p, arrays[i]!.elem(at))
+            })
             this.store(out, this.emit(x.body, e).v, at)
           }
           this.line(`let ${j} = 0;`)
           this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
-          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`) })
+          this.indent(() => {
+            for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`)
+          })
           this.line('}')
           this.line(`for (; ${j} < ${n}; ${j}++) {`)
           this.indent(() => element(j))
           this.line('}')
           return { v: out, t: arrayType(body.t) }
         }
-        this.line(scan?.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+        this.line(
+          scan?.dir === 'R'
+            ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {`
+            : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`,
+        )
         this.lines.push(...bodyLines)
-        this.indent(() => { this.store(out, body.v, j); scan?.advance?.(j) })
+        this.indent(() => {
+          this.store(out, body.v, j)
+          scan?.advance?.(j)
+        })
         this.line('}')
         return { v: out, t: arrayType(body.t) }
       }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
-        if (x.k === 'reduce') { const u = this.unrolledReduce(x, env); if (u) return u }
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
+        if (x.k === 'reduce') {
+          const u = this.unrolledReduce(x, env)
+          if (u) return u
+        }
         const init = this.emit(x.init, env)
         const arr = this.source(x.array, env)
         const n = this.sourceLength([arr])
-        const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+        const acc = leaves(init.v).map((l) => {
+          const a = this.fresh('acc')
+          this.line(`let ${a} = ${l};`)
+          return a
+        })
         const accCV = rebuild(init.v, acc)
         const scan = x.k === 'scanl' || x.k === 'scanr'
         let states: CV = ''
@@ -308,7 +428,10 @@ class Gen {
           this.store(states, accCV, x.k === 'scanl' ? '0' : n)
         }
         const j = this.fresh('j')
-        const loop = x.k === 'scanr' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`
+        const loop =
+          x.k === 'scanr'
+            ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {`
+            : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`
         this.line(loop)
         this.indent(() => {
           const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(j))
@@ -319,12 +442,20 @@ class Gen {
         this.line('}')
         return scan ? { v: states, t: arrayType(init.t) } : { v: accCV, t: init.t }
       }
-      case 'shift1L': case 'shift1R': {
+      case 'shift1L':
+      case 'shift1R': {
         const a = this.emit(x.array, env)
-        const v = mapLeaves(a.v, (l) => this.local(x.k === 'shift1L' ? `${l}.subarray ? ${l}.subarray(1) : ${l}.slice(1)` : `${l}.subarray ? ${l}.subarray(0, ${l}.length - 1) : ${l}.slice(0, -1)`))
+        const v = mapLeaves(a.v, (l) =>
+          this.local(
+            x.k === 'shift1L'
+              ? `${l}.subarray ? ${l}.subarray(1) : ${l}.slice(1)`
+              : `${l}.subarray ? ${l}.subarray(0, ${l}.length - 1) : ${l}.slice(0, -1)`,
+          ),
+        )
         return { v, t: a.t }
       }
-      case 'pad1L': case 'pad1R': {
+      case 'pad1L':
+      case 'pad1R': {
         const a = this.emit(x.array, env)
         const elemLeaves = leafTypes((a.t as { elem: Type }).elem)
         const v = mapLeaves(a.v, (l, i) => {
@@ -340,7 +471,8 @@ class Gen {
         })
         return { v, t: a.t }
       }
-      case 'first': case 'last': {
+      case 'first':
+      case 'last': {
         const a = this.emit(x.array, env)
         const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
         return { v: mapLeaves(a.v, (l) => this.local(`${l}[${idx(l)}]`)), t: (a.t as { elem: Type }).elem }
@@ -357,13 +489,16 @@ class Gen {
         return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
       }
       case 'add': {
-        const a = this.emit(x.a, env), b = this.emit(x.b, env)
+        const a = this.emit(x.a, env),
+          b = this.emit(x.b, env)
         const lt = leafTypes(a.t)
         const bl = leaves(b.v)
         return { v: mapLeaves(a.v, (l, i) => this.addLeaf(l, bl[i]!, lt[i]!)), t: a.t }
       }
-      case 'mapAccum': return this.mapAccum(x, env)
-      case 'lam': case 'app':
+      case 'mapAccum':
+        return this.mapAccum(x, env)
+      case 'lam':
+      case 'app':
         throw new UnfError('unf/internal', 'code generation needs a lambda-free term (run partialEvaluate first)')
     }
   }
@@ -373,21 +508,35 @@ class Gen {
    * enclosing sweep instead of being stored (destination passing: a per-element gradient that is
    * only summed is never materialised).
    */
-  private mapAccum(x: Extract<Term, { k: 'mapAccum' }>, env: ReadonlyMap<string, TV>, destIn: ReadonlyMap<number, { acc: string; elem: Type }> = new Map()): TV {
+  private mapAccum(
+    x: Extract<Term, { k: 'mapAccum' }>,
+    env: ReadonlyMap<string, TV>,
+    destIn: ReadonlyMap<number, { acc: string; elem: Type }> = new Map(),
+  ): TV {
     // an accumulator given as an element of an enclosing one (`s[j]`) is looked up once, not per element
-    const dest = new Map([...destIn].map(([k, d]) => [k, /^\w+$/.test(d.acc) ? d : { ...d, acc: this.local(d.acc, 'row') }]))
+    const dest = new Map(
+      [...destIn].map(([k, d]) => [k, /^\w+$/.test(d.acc) ? d : { ...d, acc: this.local(d.acc, 'row') }]),
+    )
     const carry0 = this.emit(x.carryInit, env)
     const sum0 = this.emit(x.sumInit, env)
     const keep = keptArrays(x.params, x.body, x.arrays)
     const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
     const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
-    const carry = leaves(carry0.v).map((l) => { const c = this.fresh('c'); this.line(`let ${c} = ${l};`); return c })
+    const carry = leaves(carry0.v).map((l) => {
+      const c = this.fresh('c')
+      this.line(`let ${c} = ${l};`)
+      return c
+    })
     const sumTypes = leafTypes(sum0.t)
     // sums are owned accumulators: a copy of the initial value, added to in place
     const sums = leaves(sum0.v).map((l, i) => {
       const s = this.fresh('s')
-      if (l === SHAPELESS) this.line(`let ${s} = null;`) // allocated from the first contribution
-      else if (this.fresh_.has(l)) { this.fresh_.delete(l); return l } // a fresh zero array is owned already
+      if (l === SHAPELESS)
+        this.line(`let ${s} = null;`) // allocated from the first contribution
+      else if (this.fresh_.has(l)) {
+        this.fresh_.delete(l)
+        return l
+      } // a fresh zero array is owned already
       else this.line(sumTypes[i]!.kind === 'R' ? `let ${s} = ${l};` : `const ${s} = ${this.copyExpr(l, sumTypes[i]!)};`)
       return s
     })
@@ -399,64 +548,104 @@ class Gen {
     // the accumulator in place (no per-element array)
     let deferred: { terms: Array<Term | undefined>; env: ReadonlyMap<string, TV> } | undefined
     let destTerms: { terms: Map<number, Term>; env: ReadonlyMap<string, TV>; handled: Set<number> } | undefined
-    const sumsFlat = leaves(sum0.v).length === sumTypes.length && (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length) && !lazy.some(Boolean)
-    const body = this.indent(() => this.indent(() => {
-      let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
-      x.params.forEach((p, i) => { if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j)) })
-      let b = x.body
-      const final = finalOf(b)
-      const st = final.k === 'tuple' && final.items.length === 3 ? final.items[1] : undefined
-      const useDeferred = st?.k === 'tuple' && st.items.length === sumTypes.length && sumsFlat
-      const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
-      // outputs of ours that add into an enclosing accumulator (destination passing)
-      const outFinal = final.k === 'tuple' && final.items[2]?.k === 'tuple' ? final.items[2].items : []
-      const destItems: Array<Term | undefined> = outFinal.map((t, k) => (dest.has(k) ? t : undefined))
-      const handledDest = new Set<number>()
-      const outputOf = (t: Term | undefined, name: string): number =>
-        t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name ? t.index : -1
-      while (b.k === 'let') {
-        // an inner sweep whose outputs are only accumulated here adds them into the accumulators directly
-        const inner = new Map<number, { acc: string; elem: Type }>()
-        if (useDeferred && b.value.k === 'mapAccum') {
-          const name = b.name
-          const rest = b.body
-          const picks = [
-            ...sumItems.map((t, i) => ({ k: outputOf(t, name), type: sumTypes[i]!, acc: sums[i]!, done: () => { sumItems[i] = undefined } })),
-            ...destItems.map((t, k) => ({ k: outputOf(t, name), type: dest.get(k)?.elem ?? R, acc: dest.has(k) ? `${dest.get(k)!.acc}[${j}]` : '', done: () => { handledDest.add(k) } })),
-          ].filter((q) => q.k >= 0 && q.type.kind === 'array')
-          if (picks.length > 0 && new Set(picks.map((q) => q.k)).size === picks.length && picks.every((q) => countOutUse(rest, name, q.k) === 1) && !bareUse(rest, name)) {
-            for (const q of picks) { inner.set(q.k, { acc: q.acc, elem: (q.type as { elem: Type }).elem }); q.done() }
+    const sumsFlat =
+      leaves(sum0.v).length === sumTypes.length &&
+      (sum0.t.kind !== 'tuple' || sum0.t.items.length === sumTypes.length) &&
+      !lazy.some(Boolean)
+    const body = this.indent(() =>
+      this.indent(() => {
+        let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+        x.params.forEach((p, i) => {
+          if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j))
+        })
+        let b = x.body
+        const final = finalOf(b)
+        const st = final.k === 'tuple' && final.items.length === 3 ? final.items[1] : undefined
+        const useDeferred = st?.k === 'tuple' && st.items.length === sumTypes.length && sumsFlat
+        const sumItems: Array<Term | undefined> = useDeferred ? [...(st as { items: Term[] }).items] : []
+        // outputs of ours that add into an enclosing accumulator (destination passing)
+        const outFinal = final.k === 'tuple' && final.items[2]?.k === 'tuple' ? final.items[2].items : []
+        const destItems: Array<Term | undefined> = outFinal.map((t, k) => (dest.has(k) ? t : undefined))
+        const handledDest = new Set<number>()
+        const outputOf = (t: Term | undefined, name: string): number =>
+          t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name
+            ? t.index
+            : -1
+        while (b.k === 'let') {
+          // an inner sweep whose outputs are only accumulated here adds them into the accumulators directly
+          const inner = new Map<number, { acc: string; elem: Type }>()
+          if (useDeferred && b.value.k === 'mapAccum') {
+            const name = b.name
+            const rest = b.body
+            const picks = [
+              ...sumItems.map((t, i) => ({
+                k: outputOf(t, name),
+                type: sumTypes[i]!,
+                acc: sums[i]!,
+                done: () => {
+                  sumItems[i] = undefined
+                },
+              })),
+              ...destItems.map((t, k) => ({
+                k: outputOf(t, name),
+                type: dest.get(k)?.elem ?? R,
+                acc: dest.has(k) ? `${dest.get(k)!.acc}[${j}]` : '',
+                done: () => {
+                  handledDest.add(k)
+                },
+              })),
+            ].filter((q) => q.k >= 0 && q.type.kind === 'array')
+            if (
+              picks.length > 0 &&
+              new Set(picks.map((q) => q.k)).size === picks.length &&
+              picks.every((q) => countOutUse(rest, name, q.k) === 1) &&
+              !bareUse(rest, name)
+            ) {
+              for (const q of picks) {
+                inner.set(q.k, { acc: q.acc, elem: (q.type as { elem: Type }).elem })
+                q.done()
+              }
+            }
           }
+          const val =
+            b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
+          e = new Map(e).set(b.name, val)
+          b = b.body
         }
-        const val = b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
-        e = new Map(e).set(b.name, val)
-        b = b.body
-      }
-      if (useDeferred && b.k === 'tuple') {
-        const c = this.emit(b.items[0]!, e)
-        const outItems = b.items[2]!
-        let o: TV
-        if (dest.size > 0 && outItems.k === 'tuple') {
-          const terms = new Map<number, Term>()
-          const vs = outItems.items.map((t, k) => {
-            if (dest.has(k)) { terms.set(k, t); return { v: [] as CV, t: dest.get(k)!.elem } }
-            return this.emit(t, e)
-          })
-          destTerms = { terms, env: e, handled: handledDest }
-          o = { v: vs.map((q) => q.v), t: tupleType(...vs.map((q) => q.t)) }
-        } else o = this.emit(outItems, e)
-        deferred = { terms: sumItems, env: e }
-        return { v: [c.v, [], o.v], t: tupleType(c.t, sum0.t, o.t) }
-      }
-      if (dest.size > 0) throw new UnfError('unf/internal', 'code generation: destination passing into a sweep of unexpected shape')
-      return this.emit(b, e)
-    }))
+        if (useDeferred && b.k === 'tuple') {
+          const c = this.emit(b.items[0]!, e)
+          const outItems = b.items[2]!
+          let o: TV
+          if (dest.size > 0 && outItems.k === 'tuple') {
+            const terms = new Map<number, Term>()
+            const vs = outItems.items.map((t, k) => {
+              if (dest.has(k)) {
+                terms.set(k, t)
+                return { v: [] as CV, t: dest.get(k)!.elem }
+              }
+              return this.emit(t, e)
+            })
+            destTerms = { terms, env: e, handled: handledDest }
+            o = { v: vs.map((q) => q.v), t: tupleType(...vs.map((q) => q.t)) }
+          } else o = this.emit(outItems, e)
+          deferred = { terms: sumItems, env: e }
+          return { v: [c.v, [], o.v], t: tupleType(c.t, sum0.t, o.t) }
+        }
+        if (dest.size > 0)
+          throw new UnfError('unf/internal', 'code generation: destination passing into a sweep of unexpected shape')
+        return this.emit(b, e)
+      }),
+    )
     const bodyLines = this.lines
     this.lines = saved
     const [cOut, sOut, oOut] = body.v as CV[]
     const outTypes = ((leafTuple(body.t) as { items: Type[] }).items[2] as { items: Type[] }).items
-    const outs = (oOut as CV[]).map((o, i) => (dest.has(i) ? dest.get(i)!.acc : this.allocate(arrayType(outTypes[i]!), n)))
-    this.line(x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`)
+    const outs = (oOut as CV[]).map((o, i) =>
+      dest.has(i) ? dest.get(i)!.acc : this.allocate(arrayType(outTypes[i]!), n),
+    )
+    this.line(
+      x.dir === 'R' ? `for (let ${j} = ${n} - 1; ${j} >= 0; ${j}--) {` : `for (let ${j} = 0; ${j} < ${n}; ${j}++) {`,
+    )
     this.lines.push(...bodyLines)
     this.indent(() => {
       if (deferred) {
@@ -466,16 +655,20 @@ class Gen {
           if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${this.emit(t, d.env).v as string};`)
           else this.accumulateTerm(sums[i]!, t, d.env)
         })
-      } else leaves(sOut!).forEach((l, i) => {
-        if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
-        else if (lazy[i]) {
-          this.line(`if (${sums[i]} === null) ${sums[i]} = ${this.copyExpr(l, sumTypes[i]!)}; else {`)
-          this.indent(() => this.accumulate(sums[i]!, l, sumTypes[i]!))
-          this.line('}')
-        } else this.accumulate(sums[i]!, l, sumTypes[i]!)
-      })
+      } else
+        leaves(sOut!).forEach((l, i) => {
+          if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${l};`)
+          else if (lazy[i]) {
+            this.line(`if (${sums[i]} === null) ${sums[i]} = ${this.copyExpr(l, sumTypes[i]!)}; else {`)
+            this.indent(() => this.accumulate(sums[i]!, l, sumTypes[i]!))
+            this.line('}')
+          } else this.accumulate(sums[i]!, l, sumTypes[i]!)
+        })
       ;(oOut as CV[]).forEach((o, i) => {
-        if (!dest.has(i)) { this.store(outs[i]! as CV, o, j); return }
+        if (!dest.has(i)) {
+          this.store(outs[i]! as CV, o, j)
+          return
+        }
         if (destTerms!.handled.has(i)) return // added by an inner sweep
         const term = destTerms!.terms.get(i)!
         const d = dest.get(i)!
@@ -492,14 +685,23 @@ class Gen {
   /** Parallel assignment `targets := values` (a value may name another target). */
   private assignAll(targets: string[], values: string[]) {
     const clash = values.some((v, i) => targets.includes(v) && targets[i] !== v)
-    if (!clash) { values.forEach((v, i) => { if (targets[i] !== v) this.line(`${targets[i]} = ${v};`) }); return }
+    if (!clash) {
+      values.forEach((v, i) => {
+        if (targets[i] !== v) this.line(`${targets[i]} = ${v};`)
+      })
+      return
+    }
     const tmps = values.map((v) => this.local(v, 'tmp'))
     tmps.forEach((t, i) => this.line(`${targets[i]} = ${t};`))
   }
 
   private fnRef(name: string, f: (...a: number[]) => number): string {
     let i = this.fnIndex.get(name)
-    if (i === undefined) { i = this.fns.length; this.fns.push(f); this.fnIndex.set(name, i) }
+    if (i === undefined) {
+      i = this.fns.length
+      this.fns.push(f)
+      this.fnIndex.set(name, i)
+    }
     return `fns[${i}]`
   }
 
@@ -517,20 +719,24 @@ class Gen {
         length,
         elem: (j) => {
           const e = new Map(env)
-          a.params.forEach((p, i) => { if (inner[i]) e.set(p, inner[i]!.elem(j)) })
+          a.params.forEach((p, i) => {
+            if (inner[i]) e.set(p, inner[i]!.elem(j))
+          })
           return this.emit(a.body, e)
         },
       }
     }
     if (a.k === 'add') {
       // a sum of two arrays read by index: added element by element, never stored
-      const l = this.source(a.a, env), r = this.source(a.b, env)
+      const l = this.source(a.a, env),
+        r = this.source(a.b, env)
       if (l.dir || r.dir) throw new UnfError('unf/internal', 'code generation: a scan inside a sum')
       this.line(`if (${r.length} !== ${l.length}) shapeErr('adding arrays of different lengths');`)
       return {
         length: l.length,
         elem: (j) => {
-          const x = l.elem(j), y = r.elem(j)
+          const x = l.elem(j),
+            y = r.elem(j)
           if (x.t.kind !== 'R') return { v: this.addLeaf(x.v as string, y.v as string, x.t), t: x.t }
           return { v: this.local(`${x.v as string} + ${y.v as string}`), t: R }
         },
@@ -544,7 +750,8 @@ class Gen {
       return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
     }
     const v = this.emit(a, env)
-    if (v.t.kind !== 'array') throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
+    if (v.t.kind !== 'array')
+      throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
     // an array this code allocated has a length known as a local: no property read (a read of
     // `.length` after a long loop is what V8's on-stack-replaced code of that loop lacks type
     // feedback for, and deoptimises on, call after call)
@@ -591,7 +798,10 @@ class Gen {
     })
     this.line('}')
     this.line(`for (; ${j} < ${n}; ${j}++) {`)
-    this.indent(() => { const e = arr.elem(j).v as string; this.line(`${a[0]} = ${a[0]} ${op} ${e};`) })
+    this.indent(() => {
+      const e = arr.elem(j).v as string
+      this.line(`${a[0]} = ${a[0]} ${op} ${e};`)
+    })
     this.line('}')
     return { v: this.local(`(${a[0]} ${op} ${a[1]}) ${op} (${a[2]} ${op} ${a[3]})`), t: R }
   }
@@ -604,7 +814,11 @@ class Gen {
     const init = this.emit(x.init, env)
     const arr = this.source(x.array, env)
     const m = arr.length
-    const acc = leaves(init.v).map((l) => { const a = this.fresh('acc'); this.line(`let ${a} = ${l};`); return a })
+    const acc = leaves(init.v).map((l) => {
+      const a = this.fresh('acc')
+      this.line(`let ${a} = ${l};`)
+      return a
+    })
     const accCV = rebuild(init.v, acc)
     const left = x.k === 'scanl'
     return {
@@ -661,7 +875,8 @@ class Gen {
   }
 
   private store(out: CV, v: CV, j: string) {
-    const o = leaves(out), vs = leaves(v)
+    const o = leaves(out),
+      vs = leaves(v)
     o.forEach((l, i) => this.line(`${l}[${j}] = ${vs[i]};`))
   }
 
@@ -705,13 +920,17 @@ class Gen {
    */
   private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>) {
     switch (term.k) {
-      case 'zero': return
+      case 'zero':
+        return
       case 'let': {
         const val = this.emit(term.value, env)
         this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
         return
       }
-      case 'add': this.accumulateTerm(acc, term.a, env); this.accumulateTerm(acc, term.b, env); return
+      case 'add':
+        this.accumulateTerm(acc, term.a, env)
+        this.accumulateTerm(acc, term.b, env)
+        return
       case 'map': {
         const keep = keptArrays(term.params, term.body, term.arrays)
         const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
@@ -720,10 +939,16 @@ class Gen {
         const q = this.fresh('q')
         const element = (at: string) => {
           const e = new Map(env)
-          term.params.forEach((p, i) => { if (sources[i]) e.set(p, sources[i]!.elem(at)) })
+          term.params.forEach((p, i) => {
+            if (sources[i]) e.set(p, sources[i]!.elem(at))
+          })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
-          while (b.k === 'let') { const val = this.emit(b.value, be); be = new Map(be).set(b.name, val); b = b.body }
+          while (b.k === 'let') {
+            const val = this.emit(b.value, be)
+            be = new Map(be).set(b.name, val)
+            b = b.body
+          }
           if (b.k === 'map' || b.k === 'add' || b.k === 'zero') {
             const row = this.local(`${acc}[${at}]`, 'row')
             this.accumulateTerm(row, b, be)
@@ -743,7 +968,9 @@ class Gen {
         if (loopFree) {
           this.line(`let ${q} = 0;`)
           this.line(`for (; ${q} + 3 < ${n}; ${q} += 4) {`)
-          this.indent(() => { for (let k = 0; k < 4; k++) element(k === 0 ? q : `${q} + ${k}`) })
+          this.indent(() => {
+            for (let k = 0; k < 4; k++) element(k === 0 ? q : `${q} + ${k}`)
+          })
           this.line('}')
           this.line(`for (; ${q} < ${n}; ${q}++) {`)
           this.indent(() => element(q))
@@ -793,7 +1020,15 @@ function finalOf(t: Term): Term {
 
 /** Occurrences of `π_{k+1} (π3 name)` in t. */
 function countOutUse(t: Term, name: string, k: number): number {
-  if (t.k === 'proj' && t.index === k && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name) return 1
+  if (
+    t.k === 'proj' &&
+    t.index === k &&
+    t.of.k === 'proj' &&
+    t.of.index === 2 &&
+    t.of.of.k === 'var' &&
+    t.of.of.name === name
+  )
+    return 1
   return children(t).reduce((s, c) => s + countOutUse(c, name, k), 0)
 }
 

@@ -52,19 +52,32 @@ export function compile(params: Array<[string, Type]>, body: Term, options: Comp
   const ops = new OpTable(options.registry)
   const program = defineProgram(params, body, ops)
   if (program.result.kind !== 'R') {
-    throw new UnfError('unf/type', `a gradient needs a real-valued program, this one returns ${printType(program.result)} (use compileVjp)`)
+    throw new UnfError(
+      'unf/type',
+      `a gradient needs a real-valued program, this one returns ${printType(program.result)} (use compileVjp)`,
+    )
   }
   const value = generate(body, program.params, ops)
   let stages = reverseStages(body, program.params, { k: 'const', value: 1 }, ops)
   if (options.wrt) {
-    for (const w of options.wrt) if (!params.some(([n]) => n === w)) throw new UnfError('unf/unbound', `wrt: \`${w}\` is not a parameter (parameters: ${params.map(([n]) => n).join(', ')})`)
+    for (const w of options.wrt)
+      if (!params.some(([n]) => n === w))
+        throw new UnfError(
+          'unf/unbound',
+          `wrt: \`${w}\` is not a parameter (parameters: ${params.map(([n]) => n).join(', ')})`,
+        )
     const keep = new Set(options.wrt)
-    const projected = projectGradient(stages.optimized, program.params.map((p) => keep.has(p.name)))
+    const projected = projectGradient(
+      stages.optimized,
+      program.params.map((p) => keep.has(p.name)),
+    )
     stages = { ...stages, optimized: partialEvaluate(projected) }
   }
   const grad = generate(stages.optimized, program.params, ops, { reuseResults: options.reuseResults ?? false })
   return {
-    program, ops, stages,
+    program,
+    ops,
+    stages,
     value: value.fn,
     gradient: grad.fn as Compiled['gradient'],
     source: { value: value.source, gradient: grad.source },
@@ -75,7 +88,11 @@ export function compile(params: Array<[string, Type]>, body: Term, options: Comp
  * Compiles the vector–Jacobian product of a program of any ground result type: the compiled
  * function takes the parameters and then the output cotangent, and returns ⟨value, cotangents⟩.
  */
-export function compileVjp(params: Array<[string, Type]>, body: Term, options: CompileOptions = {}): { fn: (...args: unknown[]) => [unknown, unknown[]]; stages: ReverseStages; source: string } {
+export function compileVjp(
+  params: Array<[string, Type]>,
+  body: Term,
+  options: CompileOptions = {},
+): { fn: (...args: unknown[]) => [unknown, unknown[]]; stages: ReverseStages; source: string } {
   const ops = new OpTable(options.registry)
   const program = defineProgram(params, body, ops)
   const seed = fresh('seed')
@@ -89,10 +106,33 @@ function projectGradient(t: Term, keep: boolean[]): Term {
   if (t.k === 'let') return { ...t, body: projectGradient(t.body, keep) }
   if (t.k === 'tuple' && t.items.length === 2 && t.items[1]!.k === 'tuple') {
     const g = t.items[1]!
-    return { k: 'tuple', items: [t.items[0]!, { k: 'tuple', items: g.items.map((x, i) => (keep[i] ? x : { k: 'tuple', items: [] } as Term)) }] }
+    return {
+      k: 'tuple',
+      items: [
+        t.items[0]!,
+        { k: 'tuple', items: g.items.map((x, i) => (keep[i] ? x : ({ k: 'tuple', items: [] } as Term))) },
+      ],
+    }
   }
   const g = fresh('g')
-  return { k: 'let', name: g, value: t, body: { k: 'tuple', items: [{ k: 'proj', index: 0, of: v(g) }, { k: 'tuple', items: keep.map((k, i): Term => (k ? { k: 'proj', index: i, of: { k: 'proj', index: 1, of: v(g) } } : { k: 'tuple', items: [] })) }] } }
+  return {
+    k: 'let',
+    name: g,
+    value: t,
+    body: {
+      k: 'tuple',
+      items: [
+        { k: 'proj', index: 0, of: v(g) },
+        {
+          k: 'tuple',
+          items: keep.map(
+            (k, i): Term =>
+              k ? { k: 'proj', index: i, of: { k: 'proj', index: 1, of: v(g) } } : { k: 'tuple', items: [] },
+          ),
+        },
+      ],
+    },
+  }
 }
 
 /** Parses a program in the text syntax (`(A: R[]) => sum(A)`) and compiles it. */

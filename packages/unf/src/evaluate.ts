@@ -21,7 +21,11 @@ export const ZERO: Value = new ArrayValue([])
 
 /** A closure of the target language. */
 export class Closure {
-  constructor(readonly params: string[], readonly body: Term, readonly env: Env) {}
+  constructor(
+    readonly params: string[],
+    readonly body: Term,
+    readonly env: Env,
+  ) {}
 }
 
 type Env = ReadonlyMap<string, Value>
@@ -64,21 +68,31 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
   }
   const sameLength = (as: Value[][]) => {
     const n = as[0]!.length
-    if (as.some((a) => a.length !== n)) throw new UnfError('unf/shape', `arrays of lengths ${as.map((a) => a.length).join(', ')} mapped together`)
+    if (as.some((a) => a.length !== n))
+      throw new UnfError('unf/shape', `arrays of lengths ${as.map((a) => a.length).join(', ')} mapped together`)
     return n
   }
   const go = (x: Term, e: Env): Value => {
     switch (x.k) {
-      case 'const': case 'bool': k.moves++; return x.value
+      case 'const':
+      case 'bool':
+        k.moves++
+        return x.value
       case 'var': {
         k.moves++
         const val = e.get(x.name)
         if (val === undefined) throw new UnfError('unf/unbound', `unbound variable \`${x.name}\` at run time`)
         return val
       }
-      case 'let': k.moves++; return go(x.body, bindAll(e, [[x.name, go(x.value, e)]]))
-      case 'tuple': return x.items.map((i) => go(i, e))
-      case 'proj': { k.moves++; return (go(x.of, e) as Value[])[x.index]! }
+      case 'let':
+        k.moves++
+        return go(x.body, bindAll(e, [[x.name, go(x.value, e)]]))
+      case 'tuple':
+        return x.items.map((i) => go(i, e))
+      case 'proj': {
+        k.moves++
+        return (go(x.of, e) as Value[])[x.index]!
+      }
       case 'op': {
         const args = x.args.map((a) => go(a, e))
         const b = BOOL_OPS.get(x.op)
@@ -96,11 +110,20 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
         const out: Value[] = new Array(n)
         for (let j = 0; j < n; j++) {
           k.moves += 2
-          out[j] = go(x.body, bindAll(e, x.params.map((p, i) => [p, as[i]![j]!])))
+          out[j] = go(
+            x.body,
+            bindAll(
+              e,
+              x.params.map((p, i) => [p, as[i]![j]!]),
+            ),
+          )
         }
         return new ArrayValue(out)
       }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
         let acc = go(x.init, e)
         const a = arr(go(x.array, e), x.k)
         const n = a.length
@@ -108,42 +131,80 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
         const states: Value[] = new Array(n + 1)
         if (x.k === 'scanr') {
           states[n] = acc
-          for (let j = n - 1; j >= 0; j--) { k.moves += per; acc = go(x.body, bindAll(e, [[x.acc, acc], [x.elem, a[j]!]])); states[j] = acc }
+          for (let j = n - 1; j >= 0; j--) {
+            k.moves += per
+            acc = go(
+              x.body,
+              bindAll(e, [
+                [x.acc, acc],
+                [x.elem, a[j]!],
+              ]),
+            )
+            states[j] = acc
+          }
         } else {
           states[0] = acc
-          for (let j = 0; j < n; j++) { k.moves += per; acc = go(x.body, bindAll(e, [[x.acc, acc], [x.elem, a[j]!]])); states[j + 1] = acc }
+          for (let j = 0; j < n; j++) {
+            k.moves += per
+            acc = go(
+              x.body,
+              bindAll(e, [
+                [x.acc, acc],
+                [x.elem, a[j]!],
+              ]),
+            )
+            states[j + 1] = acc
+          }
         }
         return x.k === 'scanl' || x.k === 'scanr' ? new ArrayValue(states) : acc
       }
-      case 'shift1L': case 'shift1R': {
+      case 'shift1L':
+      case 'shift1R': {
         const a = arr(go(x.array, e), x.k)
         if (a.length === 0) throw new UnfError('unf/shape', `${x.k} of an empty array`)
         k.moves += a.length
         return new ArrayValue(x.k === 'shift1L' ? a.slice(1) : a.slice(0, -1))
       }
-      case 'if': { k.moves++; return go(x.cond, e) ? go(x.then, e) : go(x.else, e) }
-      case 'lam': k.moves++; return new Closure(x.params, x.body, e)
+      case 'if': {
+        k.moves++
+        return go(x.cond, e) ? go(x.then, e) : go(x.else, e)
+      }
+      case 'lam':
+        k.moves++
+        return new Closure(x.params, x.body, e)
       case 'app': {
         const f = go(x.fn, e)
         if (!(f instanceof Closure)) throw new UnfError('unf/type', 'application of a non-function')
         const args = x.args.map((a) => go(a, e))
         k.moves += args.length
-        return go(f.body, bindAll(f.env, f.params.map((p, i) => [p, args[i]!])))
+        return go(
+          f.body,
+          bindAll(
+            f.env,
+            f.params.map((p, i) => [p, args[i]!]),
+          ),
+        )
       }
       case 'zero': {
         if (!x.like) return ZERO // a zero of unknown shape: the unit of +̂
         const like = go(x.like, e)
-        if (x.type.kind === 'array' && x.type.elem.kind === 'R' && like instanceof ArrayValue) { k.moves += like.items.length; return new ArrayValue(like.items.map(() => 0)) }
+        if (x.type.kind === 'array' && x.type.elem.kind === 'R' && like instanceof ArrayValue) {
+          k.moves += like.items.length
+          return new ArrayValue(like.items.map(() => 0))
+        }
         return zeroLike(like, x.type, k)
       }
-      case 'add': return addValues(go(x.a, e), go(x.b, e), k)
-      case 'pad1L': case 'pad1R': {
+      case 'add':
+        return addValues(go(x.a, e), go(x.b, e), k)
+      case 'pad1L':
+      case 'pad1R': {
         const a = arr(go(x.array, e), x.k)
         k.moves += a.length + 1
         const z = a.length > 0 ? zeroLike(a[0]!, undefined, k) : 0
         return new ArrayValue(x.k === 'pad1L' ? [z, ...a] : [...a, z])
       }
-      case 'first': case 'last': {
+      case 'first':
+      case 'last': {
         const a = arr(go(x.array, e), x.k)
         if (a.length === 0) throw new UnfError('unf/shape', `${x.k} of an empty array`)
         k.moves++
@@ -155,16 +216,22 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
         const as = x.arrays.map((a) => arr(go(a, e), 'mapAccum'))
         const n = sameLength(as)
         const outs: Value[][] = []
-        const order = x.dir === 'R' ? Array.from({ length: n }, (_, j) => n - 1 - j) : Array.from({ length: n }, (_, j) => j)
+        const order =
+          x.dir === 'R' ? Array.from({ length: n }, (_, j) => n - 1 - j) : Array.from({ length: n }, (_, j) => j)
         for (const j of order) {
           k.moves += 3
-          const r = go(x.body, bindAll(e, [[x.carry, carry], ...x.params.map((p, i): [string, Value] => [p, as[i]![j]!])])) as Value[]
+          const r = go(
+            x.body,
+            bindAll(e, [[x.carry, carry], ...x.params.map((p, i): [string, Value] => [p, as[i]![j]!])]),
+          ) as Value[]
           carry = r[0]!
           sum = addValues(sum, r[1]!, k)
           const o = r[2] as Value[]
-          o.forEach((val, i) => { (outs[i] ??= new Array(n))[j] = val })
+          o.forEach((val, i) => {
+            ;(outs[i] ??= new Array(n))[j] = val
+          })
         }
-        const m = (x.body.k === 'tuple' && x.body.items[2]!.k === 'tuple') ? x.body.items[2]!.items.length : outs.length
+        const m = x.body.k === 'tuple' && x.body.items[2]!.k === 'tuple' ? x.body.items[2]!.items.length : outs.length
         return [carry, sum, Array.from({ length: m }, (_, i) => new ArrayValue(outs[i] ?? []))]
       }
     }
@@ -180,7 +247,10 @@ function bindAll(e: Env, add: Array<[string, Value]>): Env {
 
 /** The zero value shaped like `x`. */
 function zeroLike(x: Value, _t: Type | undefined, k: Cost): Value {
-  if (typeof x === 'number') { k.moves++; return 0 }
+  if (typeof x === 'number') {
+    k.moves++
+    return 0
+  }
   if (typeof x === 'boolean') return []
   if (x instanceof ArrayValue) return new ArrayValue(x.items.map((i) => zeroLike(i, undefined, k)))
   if (Array.isArray(x)) return x.map((i) => zeroLike(i, undefined, k))
@@ -191,9 +261,14 @@ function zeroLike(x: Value, _t: Type | undefined, k: Cost): Value {
 export function addValues(a: Value, b: Value, k: Cost): Value {
   if (a === ZERO) return b
   if (b === ZERO) return a
-  if (typeof a === 'number' && typeof b === 'number') { k.moves += 3; k.adds++; return a + b }
+  if (typeof a === 'number' && typeof b === 'number') {
+    k.moves += 3
+    k.adds++
+    return a + b
+  }
   if (a instanceof ArrayValue && b instanceof ArrayValue) {
-    if (a.items.length !== b.items.length) throw new UnfError('unf/shape', `adding arrays of lengths ${a.items.length} and ${b.items.length}`)
+    if (a.items.length !== b.items.length)
+      throw new UnfError('unf/shape', `adding arrays of lengths ${a.items.length} and ${b.items.length}`)
     return new ArrayValue(a.items.map((x, i) => addValues(x, b.items[i]!, k)))
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.map((x, i) => addValues(x, b[i]!, k))

@@ -26,19 +26,53 @@ export const matvec = (m: Term, x: Term): Term => map(m, (row) => dot(row, x))
  */
 export function gmmObjective(): { params: Array<[string, Type]>; body: Term } {
   const params: Array<[string, Type]> = [
-    ['alphas', R1], ['means', R2], ['logdiag', R2], ['lower', R3], ['xs', R2],
-    ['gamma', R], ['m', R], ['n', R], ['constant', R],
+    ['alphas', R1],
+    ['means', R2],
+    ['logdiag', R2],
+    ['lower', R3],
+    ['xs', R2],
+    ['gamma', R],
+    ['m', R],
+    ['n', R],
+    ['constant', R],
   ]
-  const body = lets([
-    ['sumq', map(v('logdiag'), (q) => sum(q))],
-    ['qd', map(v('logdiag'), (q) => map(q, (t) => op('exp', t)))],
-    ['slse', sum(map(v('xs'), (x) =>
-      logsumexp(mapN([v('alphas'), v('sumq'), v('means'), v('qd'), v('lower')], (a, s, mu, d, l) =>
-        let_('xc', map2(x, mu, (xi, mi) => sub(xi, mi)),
-          sub(add(a, s), mul(c(0.5), sqnorm(mapN([d, v('xc'), l], (dj, xj, lrow) => add(mul(dj, xj), dot(lrow, v('xc'))))))))))))],
-    ['prior', sum(mapN([v('qd'), v('sumq'), v('lower')], (d, s, l) =>
-      sub(mul(mul(c(0.5), mul(v('gamma'), v('gamma'))), add(sqnorm(d), sum(map(l, (row) => sqnorm(row))))), mul(v('m'), s))))],
-  ], add(add(sub(v('slse'), mul(v('n'), logsumexp(v('alphas')))), v('prior')), v('constant')))
+  const body = lets(
+    [
+      ['sumq', map(v('logdiag'), (q) => sum(q))],
+      ['qd', map(v('logdiag'), (q) => map(q, (t) => op('exp', t)))],
+      [
+        'slse',
+        sum(
+          map(v('xs'), (x) =>
+            logsumexp(
+              mapN([v('alphas'), v('sumq'), v('means'), v('qd'), v('lower')], (a, s, mu, d, l) =>
+                let_(
+                  'xc',
+                  map2(x, mu, (xi, mi) => sub(xi, mi)),
+                  sub(
+                    add(a, s),
+                    mul(c(0.5), sqnorm(mapN([d, v('xc'), l], (dj, xj, lrow) => add(mul(dj, xj), dot(lrow, v('xc')))))),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ],
+      [
+        'prior',
+        sum(
+          mapN([v('qd'), v('sumq'), v('lower')], (d, s, l) =>
+            sub(
+              mul(mul(c(0.5), mul(v('gamma'), v('gamma'))), add(sqnorm(d), sum(map(l, (row) => sqnorm(row))))),
+              mul(v('m'), s),
+            ),
+          ),
+        ),
+      ],
+    ],
+    add(add(sub(v('slse'), mul(v('n'), logsumexp(v('alphas')))), v('prior')), v('constant')),
+  )
   return { params, body }
 }
 
@@ -48,14 +82,33 @@ export function gmmObjective(): { params: Array<[string, Type]>; body: Term } {
  *   Σₙ ‖W₂ tanh(W₁xₙ + b₁) + b₂ − yₙ‖²
  */
 export function mlpObjective(): { params: Array<[string, Type]>; body: Term } {
-  const params: Array<[string, Type]> = [['w1', R2], ['b1', R1], ['w2', R2], ['b2', R1], ['xs', R2], ['ys', R2]]
-  const body = sum(map2(v('xs'), v('ys'), (x, y) =>
-    let_('h', map2(matvec(v('w1'), x), v('b1'), (a, b) => op('tanh', add(a, b))),
-      sum(mapN([matvec(v('w2'), v('h')), v('b2'), y], (o, b, t) => op('square', sub(add(o, b), t)))))))
+  const params: Array<[string, Type]> = [
+    ['w1', R2],
+    ['b1', R1],
+    ['w2', R2],
+    ['b2', R1],
+    ['xs', R2],
+    ['ys', R2],
+  ]
+  const body = sum(
+    map2(v('xs'), v('ys'), (x, y) =>
+      let_(
+        'h',
+        map2(matvec(v('w1'), x), v('b1'), (a, b) => op('tanh', add(a, b))),
+        sum(mapN([matvec(v('w2'), v('h')), v('b2'), y], (o, b, t) => op('square', sub(add(o, b), t)))),
+      ),
+    ),
+  )
   return { params, body }
 }
 
 /** `dot(A, B)` over two real arrays. */
 export function dotObjective(): { params: Array<[string, Type]>; body: Term } {
-  return { params: [['A', R1], ['B', R1]], body: dot(v('A'), v('B')) }
+  return {
+    params: [
+      ['A', R1],
+      ['B', R1],
+    ],
+    body: dot(v('A'), v('B')),
+  }
 }

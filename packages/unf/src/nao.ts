@@ -7,15 +7,31 @@ import type { Term } from './term.js'
 /** The nesting depth of array operations of a term (p in Theorem 5.4). */
 export function nao(t: Term): number {
   switch (t.k) {
-    case 'const': case 'bool': case 'var': return 0
-    case 'map': return Math.max(1 + nao(t.body), ...t.arrays.map(nao))
-    case 'reduce': case 'fold': case 'scanl': case 'scanr': return Math.max(1 + nao(t.body), nao(t.init), nao(t.array))
-    case 'let': return Math.max(nao(t.value), nao(t.body))
-    case 'tuple': return Math.max(0, ...t.items.map(nao))
-    case 'proj': return nao(t.of)
-    case 'op': return Math.max(0, ...t.args.map(nao))
-    case 'shift1L': case 'shift1R': return nao(t.array)
-    case 'if': return Math.max(nao(t.cond), nao(t.then), nao(t.else))
-    default: throw new Error(`nao: ${t.k} is not a source construct`)
+    case 'const':
+    case 'bool':
+    case 'var':
+      return 0
+    case 'map':
+      return Math.max(1 + nao(t.body), ...t.arrays.map(nao))
+    case 'reduce':
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+      return Math.max(1 + nao(t.body), nao(t.init), nao(t.array))
+    case 'let':
+      return Math.max(nao(t.value), nao(t.body))
+    case 'tuple':
+      return Math.max(0, ...t.items.map(nao))
+    case 'proj':
+      return nao(t.of)
+    case 'op':
+      return Math.max(0, ...t.args.map(nao))
+    case 'shift1L':
+    case 'shift1R':
+      return nao(t.array)
+    case 'if':
+      return Math.max(nao(t.cond), nao(t.then), nao(t.else))
+    default:
+      throw new Error(`nao: ${t.k} is not a source construct`)
   }
 }

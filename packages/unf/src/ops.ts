@@ -35,36 +35,144 @@ const t = {
   c: (value: number): Term => ({ k: 'const', value }),
   op: (op: string, ...args: Term[]): Term => ({ k: 'op', op, args }),
 }
-const real = (name: string, arity: number, cost: CostClass, evaluate: (...a: number[]) => number, js: (...a: string[]) => string, partials: ScalarOp['partials']): ScalarOp =>
-  ({ name, arity, result: R, evaluate, js, cost, partials })
-const compare = (name: string, evaluate: (a: number, b: number) => boolean, js: string): ScalarOp =>
-  ({ name, arity: 2, result: B, evaluate: evaluate as ScalarOp['evaluate'], js: (a, b) => `(${a} ${js} ${b})`, cost: 'compare' })
+const real = (
+  name: string,
+  arity: number,
+  cost: CostClass,
+  evaluate: (...a: number[]) => number,
+  js: (...a: string[]) => string,
+  partials: ScalarOp['partials'],
+): ScalarOp => ({ name, arity, result: R, evaluate, js, cost, partials })
+const compare = (name: string, evaluate: (a: number, b: number) => boolean, js: string): ScalarOp => ({
+  name,
+  arity: 2,
+  result: B,
+  evaluate: evaluate as ScalarOp['evaluate'],
+  js: (a, b) => `(${a} ${js} ${b})`,
+  cost: 'compare',
+})
 
 /** The built-in scalar operations. */
-export const BUILTIN_OPS: ReadonlyMap<string, ScalarOp> = new Map([
-  real('+', 2, 'add', (a, b) => a + b, (a, b) => `(${a} + ${b})`, () => [t.c(1), t.c(1)]),
-  real('-', 2, 'add', (a, b) => a - b, (a, b) => `(${a} - ${b})`, () => [t.c(1), t.c(-1)]),
-  real('*', 2, 'mult', (a, b) => a * b, (a, b) => `(${a} * ${b})`, ([a, b]) => [b!, a!]),
-  real('/', 2, 'mult', (a, b) => a / b, (a, b) => `(${a} / ${b})`, ([, b], r) => [t.op('/', t.c(1), b!), t.op('neg', t.op('/', r, b!))]),
-  real('neg', 1, 'add', (a) => -a, (a) => `(-${a})`, () => [t.c(-1)]),
-  real('exp', 1, 'nlop', Math.exp, (a) => `Math.exp(${a})`, (_, r) => [r]),
-  real('log', 1, 'nlop', Math.log, (a) => `Math.log(${a})`, ([a]) => [t.op('/', t.c(1), a!)]),
-  real('sin', 1, 'nlop', Math.sin, (a) => `Math.sin(${a})`, ([a]) => [t.op('cos', a!)]),
-  real('cos', 1, 'nlop', Math.cos, (a) => `Math.cos(${a})`, ([a]) => [t.op('neg', t.op('sin', a!))]),
-  real('sqrt', 1, 'nlop', Math.sqrt, (a) => `Math.sqrt(${a})`, (_, r) => [t.op('/', t.c(0.5), r)]),
-  real('tanh', 1, 'nlop', Math.tanh, (a) => `Math.tanh(${a})`, (_, r) => [t.op('-', t.c(1), t.op('*', r, r))]),
-  real('nograd', 1, 'add', (a) => a, (a) => a, () => [t.c(0)]),
-  real('square', 1, 'mult', (a) => a * a, (a) => `(${a} * ${a})`, ([a]) => [t.op('*', t.c(2), a!)]),
-  compare('<', (a, b) => a < b, '<'),
-  compare('<=', (a, b) => a <= b, '<='),
-  compare('>', (a, b) => a > b, '>'),
-  compare('>=', (a, b) => a >= b, '>='),
-  compare('==', (a, b) => a === b, '==='),
-  compare('!=', (a, b) => a !== b, '!=='),
-].map((o) => [o.name, o]))
+export const BUILTIN_OPS: ReadonlyMap<string, ScalarOp> = new Map(
+  [
+    real(
+      '+',
+      2,
+      'add',
+      (a, b) => a + b,
+      (a, b) => `(${a} + ${b})`,
+      () => [t.c(1), t.c(1)],
+    ),
+    real(
+      '-',
+      2,
+      'add',
+      (a, b) => a - b,
+      (a, b) => `(${a} - ${b})`,
+      () => [t.c(1), t.c(-1)],
+    ),
+    real(
+      '*',
+      2,
+      'mult',
+      (a, b) => a * b,
+      (a, b) => `(${a} * ${b})`,
+      ([a, b]) => [b!, a!],
+    ),
+    real(
+      '/',
+      2,
+      'mult',
+      (a, b) => a / b,
+      (a, b) => `(${a} / ${b})`,
+      ([, b], r) => [t.op('/', t.c(1), b!), t.op('neg', t.op('/', r, b!))],
+    ),
+    real(
+      'neg',
+      1,
+      'add',
+      (a) => -a,
+      (a) => `(-${a})`,
+      () => [t.c(-1)],
+    ),
+    real(
+      'exp',
+      1,
+      'nlop',
+      Math.exp,
+      (a) => `Math.exp(${a})`,
+      (_, r) => [r],
+    ),
+    real(
+      'log',
+      1,
+      'nlop',
+      Math.log,
+      (a) => `Math.log(${a})`,
+      ([a]) => [t.op('/', t.c(1), a!)],
+    ),
+    real(
+      'sin',
+      1,
+      'nlop',
+      Math.sin,
+      (a) => `Math.sin(${a})`,
+      ([a]) => [t.op('cos', a!)],
+    ),
+    real(
+      'cos',
+      1,
+      'nlop',
+      Math.cos,
+      (a) => `Math.cos(${a})`,
+      ([a]) => [t.op('neg', t.op('sin', a!))],
+    ),
+    real(
+      'sqrt',
+      1,
+      'nlop',
+      Math.sqrt,
+      (a) => `Math.sqrt(${a})`,
+      (_, r) => [t.op('/', t.c(0.5), r)],
+    ),
+    real(
+      'tanh',
+      1,
+      'nlop',
+      Math.tanh,
+      (a) => `Math.tanh(${a})`,
+      (_, r) => [t.op('-', t.c(1), t.op('*', r, r))],
+    ),
+    real(
+      'nograd',
+      1,
+      'add',
+      (a) => a,
+      (a) => a,
+      () => [t.c(0)],
+    ),
+    real(
+      'square',
+      1,
+      'mult',
+      (a) => a * a,
+      (a) => `(${a} * ${a})`,
+      ([a]) => [t.op('*', t.c(2), a!)],
+    ),
+    compare('<', (a, b) => a < b, '<'),
+    compare('<=', (a, b) => a <= b, '<='),
+    compare('>', (a, b) => a > b, '>'),
+    compare('>=', (a, b) => a >= b, '>='),
+    compare('==', (a, b) => a === b, '==='),
+    compare('!=', (a, b) => a !== b, '!=='),
+  ].map((o) => [o.name, o]),
+)
 
 /** Boolean connectives (arguments and result of type B). */
-export const BOOL_OPS: ReadonlyMap<string, { arity: number; evaluate: (...a: boolean[]) => boolean; js: (...a: string[]) => string }> = new Map([
+export const BOOL_OPS: ReadonlyMap<
+  string,
+  { arity: number; evaluate: (...a: boolean[]) => boolean; js: (...a: string[]) => string }
+> = new Map([
   ['and', { arity: 2, evaluate: (a: boolean, b: boolean) => a && b, js: (a: string, b: string) => `(${a} && ${b})` }],
   ['or', { arity: 2, evaluate: (a: boolean, b: boolean) => a || b, js: (a: string, b: string) => `(${a} || ${b})` }],
   ['not', { arity: 1, evaluate: (a: boolean) => !a, js: (a: string) => `(!${a})` }],
@@ -106,7 +214,8 @@ export class OpTable {
           if (!('evaluate' in e)) return exprToTerm(e, args, this)
           // a piecewise partial (a function, not an expression): an operation of its own
           const dname = `∂${k}${name}`
-          if (!this.derived.has(dname)) this.derived.set(dname, { name: dname, arity: spec.arity, result: R, cost: 'nlop', evaluate: e.evaluate })
+          if (!this.derived.has(dname))
+            this.derived.set(dname, { name: dname, arity: spec.arity, result: R, cost: 'nlop', evaluate: e.evaluate })
           return { k: 'op', op: dname, args } as Term
         })
       }
@@ -116,18 +225,29 @@ export class OpTable {
           const dname = `∂${k}${name}`
           if (!this.derived.has(dname)) {
             this.derived.set(dname, {
-              name: dname, arity: spec.arity, result: R, cost: 'nlop',
+              name: dname,
+              arity: spec.arity,
+              result: R,
+              cost: 'nlop',
               evaluate: (...a: number[]) => numeric(...a)[k]!,
             })
           }
           return { k: 'op', op: dname, args } as Term
         })
       }
-      throw new UnfError('unf/no-derivative', `the primitive \`${name}\` has no derivative: register it with \`partials\` or \`partialExprs\``)
+      throw new UnfError(
+        'unf/no-derivative',
+        `the primitive \`${name}\` has no derivative: register it with \`partials\` or \`partialExprs\``,
+      )
     }
     const cpu = spec.emit?.cpu
     return {
-      name, arity: spec.arity, result: R, cost: 'nlop', evaluate, partials,
+      name,
+      arity: spec.arity,
+      result: R,
+      cost: 'nlop',
+      evaluate,
+      partials,
       ...(cpu ? { js: (...a: string[]) => `(${cpu(...a)})` } : {}),
     }
   }
@@ -137,24 +257,32 @@ export class OpTable {
 export function exprToTerm(e: Expr, args: Term[], ops: OpTable): Term {
   const go = (x: Expr): Term => {
     switch (x.kind) {
-      case 'num': return { k: 'const', value: x.value }
+      case 'num':
+        return { k: 'const', value: x.value }
       case 'var': {
         const m = /^\$arg(\d+)$/.exec(x.name)
-        if (!m) throw new UnfError('unf/unsupported', `a partial derivative expression reads \`${x.name}\`, which is not an argument`)
+        if (!m)
+          throw new UnfError(
+            'unf/unsupported',
+            `a partial derivative expression reads \`${x.name}\`, which is not an argument`,
+          )
         return args[Number(m[1])]!
       }
       case 'unary':
         if (x.op === '-') return { k: 'op', op: 'neg', args: [go(x.arg)] }
         break
       case 'binary':
-        if (['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!='].includes(x.op)) return { k: 'op', op: x.op, args: [go(x.left), go(x.right)] }
-        if (x.op === '**' && x.right.kind === 'num' && x.right.value === 2) return { k: 'op', op: 'square', args: [go(x.left)] }
+        if (['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!='].includes(x.op))
+          return { k: 'op', op: x.op, args: [go(x.left), go(x.right)] }
+        if (x.op === '**' && x.right.kind === 'num' && x.right.value === 2)
+          return { k: 'op', op: 'square', args: [go(x.left)] }
         break
       case 'call':
         if (x.callee === 'f64') return go(x.args[0]!)
         ops.get(x.callee)
         return { k: 'op', op: x.callee, args: x.args.map(go) }
-      default: break
+      default:
+        break
     }
     throw new UnfError('unf/unsupported', `cannot translate the partial derivative expression (${x.kind}) to a term`)
   }

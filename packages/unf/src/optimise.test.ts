@@ -32,13 +32,19 @@ function agrees(params: Array<[string, Type]>, body: Term, args: unknown[]) {
   const ref = toHost(evaluate(cp.stages.inverse, env, cp.ops)) as [number, unknown[]]
   expect(Math.abs(value - ref[0])).toBeLessThan(1e-12 * Math.max(1, Math.abs(ref[0])))
   expect(maxScaledError(flat(grad), flat(ref[1]))).toBeLessThan(1e-12)
-  expect(maxScaledError(flat(grad), finiteDifferences((...a) => cp.value(...a) as number, args))).toBeLessThan(1e-6)
+  expect(
+    maxScaledError(
+      flat(grad),
+      finiteDifferences((...a) => cp.value(...a) as number, args),
+    ),
+  ).toBeLessThan(1e-6)
   return cp
 }
 
 /** A host argument as an interpreter value (JS arrays are tuples to `fromHost`, so nested arrays are built here). */
 function hostValue(x: unknown, t: Type): Value {
-  if (t.kind === 'array' && t.elem.kind !== 'R') return new ArrayValue((x as unknown[]).map((e) => hostValue(e, (t as { elem: Type }).elem)))
+  if (t.kind === 'array' && t.elem.kind !== 'R')
+    return new ArrayValue((x as unknown[]).map((e) => hostValue(e, (t as { elem: Type }).elem)))
   return fromHost(x)
 }
 
@@ -46,8 +52,15 @@ function hostValue(x: unknown, t: Type): Value {
 function mathCalls(name: 'exp' | 'tanh', run: () => unknown): number {
   const orig = Math[name]
   let count = 0
-  Math[name] = (x: number) => { count++; return orig(x) }
-  try { run() } finally { Math[name] = orig }
+  Math[name] = (x: number) => {
+    count++
+    return orig(x)
+  }
+  try {
+    run()
+  } finally {
+    Math[name] = orig
+  }
   return count
 }
 
@@ -59,15 +72,20 @@ describe('primal reuse between a map and its transpose', () => {
     const { params, body } = mlpObjective()
     const r = rng(3)
     const args = [
-      randomValue(R2, r, (d) => (d === 0 ? 5 : 4)), randomValue(R1, r, () => 5), randomValue(R2, r, (d) => (d === 0 ? 3 : 5)),
-      randomValue(R1, r, () => 3), randomValue(R2, r, (d) => (d === 0 ? 6 : 4)), randomValue(R2, r, (d) => (d === 0 ? 6 : 3)),
+      randomValue(R2, r, (d) => (d === 0 ? 5 : 4)),
+      randomValue(R1, r, () => 5),
+      randomValue(R2, r, (d) => (d === 0 ? 3 : 5)),
+      randomValue(R1, r, () => 3),
+      randomValue(R2, r, (d) => (d === 0 ? 6 : 4)),
+      randomValue(R2, r, (d) => (d === 0 ? 6 : 3)),
     ]
     const cp = agrees(params, body, args)
     // before: the value's own forward pass, the sweep's, and tanh twice more in the transpose
     // of the hidden layer; now one tanh per hidden unit and sample, in one pass over the samples
     // the loop over samples holds other loops: it is outlined into a function of its own
     expect(cp.source.gradient).toMatch(/^ {2}\(\(\) => \{\n {4}for \(let j\d+ = 0;/m)
-    const samples = 6, hidden = 5
+    const samples = 6,
+      hidden = 5
     expect(mathCalls('tanh', () => cp.gradient(...args))).toBe(samples * hidden)
     expect(mathCalls('tanh', () => cp.value(...args))).toBe(samples * hidden)
   })
@@ -78,16 +96,34 @@ describe('primal reuse between a map and its transpose', () => {
     expect(mathCalls('exp', () => cp.gradient(A))).toBe(A.length)
   })
 
-  test('a cheap body is not stored: ∇dot stays (B, A) and the paper\'s printed forms are unchanged', () => {
-    const cp = compile([['A', R1], ['B', R1]], T.dot(v('A'), v('B')))
-    expect(printTerm(canonicalNames(cp.stages.optimized))).toBe('(reduce (a1, x1. a1 + x1) 0 (map2 (x2, y1. x2 * y1) A B), (B, A))')
+  test("a cheap body is not stored: ∇dot stays (B, A) and the paper's printed forms are unchanged", () => {
+    const cp = compile(
+      [
+        ['A', R1],
+        ['B', R1],
+      ],
+      T.dot(v('A'), v('B')),
+    )
+    expect(printTerm(canonicalNames(cp.stages.optimized))).toBe(
+      '(reduce (a1, x1. a1 + x1) 0 (map2 (x2, y1. x2 * y1) A B), (B, A))',
+    )
   })
 
   test('every tag is removed and the primal outputs nobody reads are pruned', () => {
     const body = T.sum(T.map(v('A'), (a) => T.op('tanh', T.mul(a, v('s')))))
-    const cp = agrees([['A', R1], ['s', R]], body, [Float64Array.of(0.2, -0.7, 1.4), 0.9])
+    const cp = agrees(
+      [
+        ['A', R1],
+        ['s', R],
+      ],
+      body,
+      [Float64Array.of(0.2, -0.7, 1.4), 0.9],
+    )
     const tags: string[] = []
-    const find = (t: Term) => { if (t.k === 'mapAccum' && t.primal !== undefined) tags.push(t.primal); T.children(t).forEach(find) }
+    const find = (t: Term) => {
+      if (t.k === 'mapAccum' && t.primal !== undefined) tags.push(t.primal)
+      T.children(t).forEach(find)
+    }
     find(cp.stages.optimized)
     expect(tags).toEqual([])
     // the rewrite alone, on an already optimised term, changes nothing
@@ -98,23 +134,63 @@ describe('primal reuse between a map and its transpose', () => {
     // per point x, a log-sum-exp over components m of Σ tanh(x − m)²: the components' cotangents
     // depend on all of them (the softmax), so the transpose cannot compute them; it reads the
     // stored tanh(x − m) instead of computing them again
-    const body = T.sum(T.map(v('X'), (x) => T.logsumexp(T.map(v('M'), (m) => T.sum(T.map(T.map2(x, m, (a, b) => T.op('tanh', T.sub(a, b))), (t) => T.mul(t, t)))))))
+    const body = T.sum(
+      T.map(v('X'), (x) =>
+        T.logsumexp(
+          T.map(v('M'), (m) =>
+            T.sum(
+              T.map(
+                T.map2(x, m, (a, b) => T.op('tanh', T.sub(a, b))),
+                (t) => T.mul(t, t),
+              ),
+            ),
+          ),
+        ),
+      ),
+    )
     const r = rng(17)
-    const data = (points: number) => [randomValue(R2, r, (d) => (d === 0 ? points : 3)), randomValue(R2, r, (d) => (d === 0 ? 4 : 3))]
+    const data = (points: number) => [
+      randomValue(R2, r, (d) => (d === 0 ? points : 3)),
+      randomValue(R2, r, (d) => (d === 0 ? 4 : 3)),
+    ]
     const args = data(5)
-    const cp = agrees([['X', R2], ['M', R2]], body, args)
+    const cp = agrees(
+      [
+        ['X', R2],
+        ['M', R2],
+      ],
+      body,
+      args,
+    )
     expect(mathCalls('tanh', () => cp.gradient(...args))).toBe(5 * 4 * 3)
     // no allocation grows with the data (the gradient w.r.t. M only: X's has a row per point):
     // rows are refilled in place from the second call on
-    const wrtM = compile([['X', R2], ['M', R2]], body, { wrt: ['M'] })
+    const wrtM = compile(
+      [
+        ['X', R2],
+        ['M', R2],
+      ],
+      body,
+      { wrt: ['M'] },
+    )
     const allocations = (a: unknown[]) => {
       const Real = globalThis.Float64Array
       let count = 0
-      globalThis.Float64Array = new Proxy(Real, { construct(t, xs) { count++; return new t(...(xs as [number])) } })
-      try { wrtM.gradient(...a) } finally { globalThis.Float64Array = Real }
+      globalThis.Float64Array = new Proxy(Real, {
+        construct(t, xs) {
+          count++
+          return new t(...(xs as [number]))
+        },
+      })
+      try {
+        wrtM.gradient(...a)
+      } finally {
+        globalThis.Float64Array = Real
+      }
       return count
     }
-    const small = data(3), large = data(12)
+    const small = data(3),
+      large = data(12)
     wrtM.gradient(...small)
     const forSmall = allocations(small)
     wrtM.gradient(...large)
@@ -124,8 +200,21 @@ describe('primal reuse between a map and its transpose', () => {
   test('maps inside maps: nested transposes (GMM-like) agree with the interpreter', () => {
     const X = [Float64Array.of(0.1, 0.5, -0.3), Float64Array.of(1.2, -0.4, 0.2)]
     const M = [Float64Array.of(0.3, 0.1, 0.7), Float64Array.of(-0.5, 0.6, 0.2), Float64Array.of(0.05, -0.2, 0.4)]
-    const body = T.sum(T.map(v('X'), (x) => T.logsumexp(T.map(v('M'), (m) => T.neg(T.sum(T.map2(x, m, (a, b) => T.op('square', T.op('tanh', T.sub(a, b))))))))))
-    agrees([['X', R2], ['M', R2]], body, [X, M])
+    const body = T.sum(
+      T.map(v('X'), (x) =>
+        T.logsumexp(
+          T.map(v('M'), (m) => T.neg(T.sum(T.map2(x, m, (a, b) => T.op('square', T.op('tanh', T.sub(a, b))))))),
+        ),
+      ),
+    )
+    agrees(
+      [
+        ['X', R2],
+        ['M', R2],
+      ],
+      body,
+      [X, M],
+    )
   })
 })
 
@@ -137,13 +226,22 @@ describe('a reduce shares the loop of an equal scanl (share-scans.ts)', () => {
   })
 
   test('the rewrite on terms: reduce ⇝ last S when S = scanl of the same operator is in scope', () => {
-    const t: Term = T.tuple(T.prod(v('A')), T.scanl(c(1), v('A'), (a, x) => T.mul(a, x)))
+    const t: Term = T.tuple(
+      T.prod(v('A')),
+      T.scanl(c(1), v('A'), (a, x) => T.mul(a, x)),
+    )
     const shared = shareScans(t)
-    expect(printTerm(canonicalNames(shared))).toMatch(/^let S1 = scanl \(a\d, x\d\. a\d \* x\d\) 1 A in\n\(last S1, S1\)$/)
+    expect(printTerm(canonicalNames(shared))).toMatch(
+      /^let S1 = scanl \(a\d, x\d\. a\d \* x\d\) 1 A in\n\(last S1, S1\)$/,
+    )
     const env = new Map([['A', fromHost(Float64Array.of(2, 3, 4))]])
     expect(toHost(evaluate(shared, env, ops))).toEqual(toHost(evaluate(t, env, ops)))
     // a different operator, initial value or array is not shared
-    for (const other of [T.scanl(c(1), v('A'), (a, x) => T.add(a, x)), T.scanl(c(2), v('A'), (a, x) => T.mul(a, x)), T.scanl(c(1), v('B'), (a, x) => T.mul(a, x))]) {
+    for (const other of [
+      T.scanl(c(1), v('A'), (a, x) => T.add(a, x)),
+      T.scanl(c(2), v('A'), (a, x) => T.mul(a, x)),
+      T.scanl(c(1), v('B'), (a, x) => T.mul(a, x)),
+    ]) {
       const u = T.tuple(T.prod(v('A')), other)
       expect(shareScans(u)).toEqual(u)
     }
@@ -151,20 +249,61 @@ describe('a reduce shares the loop of an equal scanl (share-scans.ts)', () => {
 })
 
 describe('code generation', () => {
-  test('a scan consumed by a map is produced by the map\'s loop, in either direction', () => {
+  test("a scan consumed by a map is produced by the map's loop, in either direction", () => {
     const r = rng(5)
     const A = () => Float64Array.from({ length: 6 }, () => r() + 0.5)
-    const left = T.sum(T.map2(T.scanl(c(0.5), v('A'), (a, x) => T.mul(a, x)), v('B'), (s, b) => T.mul(s, T.op('sin', b))))
-    const right = T.sum(T.map2(T.scanr(c(0.5), v('A'), (a, x) => T.add(a, T.mul(x, x))), v('B'), (s, b) => T.mul(s, b)))
-    for (const body of [left, right]) agrees([['A', R1], ['B', R1]], body, [A(), Float64Array.from({ length: 7 }, () => r())])
+    const left = T.sum(
+      T.map2(
+        T.scanl(c(0.5), v('A'), (a, x) => T.mul(a, x)),
+        v('B'),
+        (s, b) => T.mul(s, T.op('sin', b)),
+      ),
+    )
+    const right = T.sum(
+      T.map2(
+        T.scanr(c(0.5), v('A'), (a, x) => T.add(a, T.mul(x, x))),
+        v('B'),
+        (s, b) => T.mul(s, b),
+      ),
+    )
+    for (const body of [left, right])
+      agrees(
+        [
+          ['A', R1],
+          ['B', R1],
+        ],
+        body,
+        [A(), Float64Array.from({ length: 7 }, () => r())],
+      )
     // a map over a scan: one loop, in the scan's direction, and no array of states
     for (const scan of [T.scanl, T.scanr]) {
-      const term = T.map2(scan(c(0.5), v('A'), (a, x) => T.mul(a, x)), v('B'), (s, b) => T.mul(s, b))
-      const g = generate(term, [{ name: 'A', type: R1 }, { name: 'B', type: R1 }], ops)
+      const term = T.map2(
+        scan(c(0.5), v('A'), (a, x) => T.mul(a, x)),
+        v('B'),
+        (s, b) => T.mul(s, b),
+      )
+      const g = generate(
+        term,
+        [
+          { name: 'A', type: R1 },
+          { name: 'B', type: R1 },
+        ],
+        ops,
+      )
       expect(loops(g.source)).toBe(1)
       expect(calls(g.source, 'new Float64Array(')).toBe(1) // the map's own result
-      const a = A(), b = Float64Array.from({ length: 7 }, () => r())
-      const expected = toHost(evaluate(term, new Map([['A', fromHost(a)], ['B', fromHost(b)]]), ops)) as Float64Array
+      const a = A(),
+        b = Float64Array.from({ length: 7 }, () => r())
+      const expected = toHost(
+        evaluate(
+          term,
+          new Map([
+            ['A', fromHost(a)],
+            ['B', fromHost(b)],
+          ]),
+          ops,
+        ),
+      ) as Float64Array
       expect(maxScaledError(Array.from(g.fn(a, b) as Float64Array), Array.from(expected))).toBeLessThan(1e-15)
     }
   })
@@ -182,8 +321,12 @@ describe('code generation', () => {
     expect(s.source.value).toContain('+= 4')
     for (let n = 0; n <= 9; n++) {
       const A = Float64Array.from({ length: n }, (_, i) => 0.9 + 0.05 * i)
-      let sq = 0, pr = 1
-      for (const a of A) { sq += a * a; pr *= a }
+      let sq = 0,
+        pr = 1
+      for (const a of A) {
+        sq += a * a
+        pr *= a
+      }
       expect(s.value(A)).toBeCloseTo(sq, 12)
       expect(p.value(A)).toBeCloseTo(pr, 12)
     }
@@ -195,14 +338,25 @@ describe('code generation', () => {
   test('zero accumulators inside loops reuse a cleared buffer: repeated calls give the same gradient', () => {
     const { params, body } = mlpObjective()
     const r = rng(11)
-    const args = [randomValue(R2, r, (d) => (d === 0 ? 4 : 3)), randomValue(R1, r, () => 4), randomValue(R2, r, (d) => (d === 0 ? 2 : 4)),
-      randomValue(R1, r, () => 2), randomValue(R2, r, (d) => (d === 0 ? 5 : 3)), randomValue(R2, r, (d) => (d === 0 ? 5 : 2))]
+    const args = [
+      randomValue(R2, r, (d) => (d === 0 ? 4 : 3)),
+      randomValue(R1, r, () => 4),
+      randomValue(R2, r, (d) => (d === 0 ? 2 : 4)),
+      randomValue(R1, r, () => 2),
+      randomValue(R2, r, (d) => (d === 0 ? 5 : 3)),
+      randomValue(R2, r, (d) => (d === 0 ? 5 : 2)),
+    ]
     const cp = compile(params, body)
     expect(cp.source.gradient).toContain('.fill(0)')
     const first = flat(cp.gradient(...args)[1])
     const second = flat(cp.gradient(...args)[1])
     expect(second).toEqual(first)
-    expect(maxScaledError(first, finiteDifferences((...a) => cp.value(...a) as number, args))).toBeLessThan(1e-6)
+    expect(
+      maxScaledError(
+        first,
+        finiteDifferences((...a) => cp.value(...a) as number, args),
+      ),
+    ).toBeLessThan(1e-6)
   })
 
   test('reuseResults: arrays computed once per call are kept and overwritten by the next call', () => {
@@ -222,7 +376,7 @@ describe('code generation', () => {
   })
 })
 
-describe('partial evaluation keeps its results on the paper\'s examples', () => {
+describe("partial evaluation keeps its results on the paper's examples", () => {
   test('the optimised term is a fixpoint of a further round', () => {
     const cp = compile([['A', R1]], T.logsumexp(v('A')))
     expect(partialEvaluate(cp.stages.optimized)).toEqual(cp.stages.optimized)

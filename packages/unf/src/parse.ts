@@ -15,9 +15,35 @@ import { TenetSyntaxError, type SourceLocation, type SourceText } from '@tenet/i
 import { dot, logsumexp, prod, sum, type Term } from './term.js'
 import { arrayType, B, R, tupleType, type Type } from './types.js'
 
-interface Token { kind: 'num' | 'name' | 'sym' | 'end'; text: string; offset: number }
+interface Token {
+  kind: 'num' | 'name' | 'sym' | 'end'
+  text: string
+  offset: number
+}
 
-const SYMBOLS = ['=>', '<=', '>=', '==', '!=', '&&', '||', '(', ')', '[', ']', ',', ':', '+', '-', '*', '/', '<', '>', '=', '.']
+const SYMBOLS = [
+  '=>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '<',
+  '>',
+  '=',
+  '.',
+]
 const KEYWORDS = new Set(['let', 'in', 'if', 'then', 'else', 'and', 'or', 'not', 'true', 'false'])
 
 function lex(text: string, source: SourceText): Token[] {
@@ -25,14 +51,32 @@ function lex(text: string, source: SourceText): Token[] {
   let i = 0
   while (i < text.length) {
     const ch = text[i]!
-    if (/\s/.test(ch)) { i++; continue }
-    if (ch === '/' && text[i + 1] === '/') { while (i < text.length && text[i] !== '\n') i++; continue }
+    if (/\s/.test(ch)) {
+      i++
+      continue
+    }
+    if (ch === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++
+      continue
+    }
     const num = /^(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)/i.exec(text.slice(i))
-    if (num && !(ch === '.' && out.length > 0 && out[out.length - 1]!.kind !== 'sym')) { out.push({ kind: 'num', text: num[0], offset: i }); i += num[0].length; continue }
+    if (num && !(ch === '.' && out.length > 0 && out[out.length - 1]!.kind !== 'sym')) {
+      out.push({ kind: 'num', text: num[0], offset: i })
+      i += num[0].length
+      continue
+    }
     const name = /^[A-Za-z_][A-Za-z0-9_']*/.exec(text.slice(i))
-    if (name) { out.push({ kind: 'name', text: name[0], offset: i }); i += name[0].length; continue }
+    if (name) {
+      out.push({ kind: 'name', text: name[0], offset: i })
+      i += name[0].length
+      continue
+    }
     const sym = SYMBOLS.find((s) => text.startsWith(s, i))
-    if (sym) { out.push({ kind: 'sym', text: sym, offset: i }); i += sym.length; continue }
+    if (sym) {
+      out.push({ kind: 'sym', text: sym, offset: i })
+      i += sym.length
+      continue
+    }
     throw new TenetSyntaxError('unf/syntax', `unexpected character \`${ch}\``, locate(source, i))
   }
   out.push({ kind: 'end', text: '', offset: text.length })
@@ -78,13 +122,27 @@ class Parser {
     this.toks = lex(text, this.source)
   }
 
-  private peek(k = 0): Token { return this.toks[Math.min(this.pos + k, this.toks.length - 1)]! }
-  private next(): Token { return this.toks[this.pos++]! }
-  private is(text: string, k = 0): boolean { const t = this.peek(k); return (t.kind === 'sym' || t.kind === 'name') && t.text === text }
-  private fail(msg: string, t = this.peek()): never { throw new TenetSyntaxError('unf/syntax', msg, locate(this.source, t.offset)) }
+  private peek(k = 0): Token {
+    return this.toks[Math.min(this.pos + k, this.toks.length - 1)]!
+  }
+  private next(): Token {
+    return this.toks[this.pos++]!
+  }
+  private is(text: string, k = 0): boolean {
+    const t = this.peek(k)
+    return (t.kind === 'sym' || t.kind === 'name') && t.text === text
+  }
+  private fail(msg: string, t = this.peek()): never {
+    throw new TenetSyntaxError('unf/syntax', msg, locate(this.source, t.offset))
+  }
   expect(text: string): Token {
     const t = this.peek()
-    if (text === '' ? t.kind !== 'end' : !this.is(text)) this.fail(text === '' ? `unexpected \`${t.text}\` after the end of the expression` : `expected \`${text}\`, found \`${t.text || 'end of input'}\``)
+    if (text === '' ? t.kind !== 'end' : !this.is(text))
+      this.fail(
+        text === ''
+          ? `unexpected \`${t.text}\` after the end of the expression`
+          : `expected \`${text}\`, found \`${t.text || 'end of input'}\``,
+      )
     return this.next()
   }
   private name(): string {
@@ -111,7 +169,10 @@ class Parser {
     if (this.is('(')) {
       this.next()
       const items = [this.type()]
-      while (this.is(',')) { this.next(); items.push(this.type()) }
+      while (this.is(',')) {
+        this.next()
+        items.push(this.type())
+      }
       this.expect(')')
       t = tupleType(...items)
     } else {
@@ -120,7 +181,11 @@ class Parser {
       else if (n === 'B') t = B
       else this.fail(`unknown type \`${n}\` (types: R, B, arrays T[], tuples (T, T))`, this.toks[this.pos - 1])
     }
-    while (this.is('[')) { this.next(); this.expect(']'); t = arrayType(t!) }
+    while (this.is('[')) {
+      this.next()
+      this.expect(']')
+      t = arrayType(t!)
+    }
     return t!
   }
 
@@ -144,7 +209,13 @@ class Parser {
     return this.binary(0)
   }
 
-  private static readonly LEVELS: string[][] = [['or', '||'], ['and', '&&'], ['<', '<=', '>', '>=', '==', '!='], ['+', '-'], ['*', '/']]
+  private static readonly LEVELS: string[][] = [
+    ['or', '||'],
+    ['and', '&&'],
+    ['<', '<=', '>', '>=', '==', '!='],
+    ['+', '-'],
+    ['*', '/'],
+  ]
 
   private binary(level: number): Term {
     if (level >= Parser.LEVELS.length) return this.unary()
@@ -161,13 +232,21 @@ class Parser {
   }
 
   private unary(): Term {
-    if (this.is('-')) { this.next(); const a = this.unary(); return a.k === 'const' ? { k: 'const', value: -a.value } : { k: 'op', op: 'neg', args: [a] } }
-    if (this.is('not')) { this.next(); return { k: 'op', op: 'not', args: [this.unary()] } }
+    if (this.is('-')) {
+      this.next()
+      const a = this.unary()
+      return a.k === 'const' ? { k: 'const', value: -a.value } : { k: 'op', op: 'neg', args: [a] }
+    }
+    if (this.is('not')) {
+      this.next()
+      return { k: 'op', op: 'not', args: [this.unary()] }
+    }
     let e = this.atom()
     while (this.is('.')) {
       this.next()
       const t = this.next()
-      if (t.kind !== 'num' || !/^\d+$/.test(t.text) || Number(t.text) < 1) this.fail('expected a component number after `.` (1-based)', t)
+      if (t.kind !== 'num' || !/^\d+$/.test(t.text) || Number(t.text) < 1)
+        this.fail('expected a component number after `.` (1-based)', t)
       e = { k: 'proj', index: Number(t.text) - 1, of: e }
     }
     return e
@@ -175,12 +254,21 @@ class Parser {
 
   private atom(): Term {
     const t = this.peek()
-    if (t.kind === 'num') { this.next(); return { k: 'const', value: Number(t.text) } }
-    if (this.is('true') || this.is('false')) { this.next(); return { k: 'bool', value: t.text === 'true' } }
+    if (t.kind === 'num') {
+      this.next()
+      return { k: 'const', value: Number(t.text) }
+    }
+    if (this.is('true') || this.is('false')) {
+      this.next()
+      return { k: 'bool', value: t.text === 'true' }
+    }
     if (this.is('(')) {
       this.next()
       const items = [this.expr()]
-      while (this.is(',')) { this.next(); items.push(this.expr()) }
+      while (this.is(',')) {
+        this.next()
+        items.push(this.expr())
+      }
       this.expect(')')
       return items.length === 1 ? items[0]! : { k: 'tuple', items }
     }
@@ -198,14 +286,27 @@ class Parser {
 
   private lambdaOrExpr(): Term | Lambda {
     // `x => e` or `(x, y) => e`
-    if (this.peek().kind === 'name' && this.is('=>', 1)) { const p = this.name(); this.next(); return { lambda: true, params: [p], body: this.expr() } }
+    if (this.peek().kind === 'name' && this.is('=>', 1)) {
+      const p = this.name()
+      this.next()
+      return { lambda: true, params: [p], body: this.expr() }
+    }
     if (this.is('(')) {
       let k = 1
-      while (this.peek(k).kind === 'name' && (this.is(',', k + 1) || this.is(')', k + 1))) { if (this.is(')', k + 1)) { k += 2; break } k += 2 }
+      while (this.peek(k).kind === 'name' && (this.is(',', k + 1) || this.is(')', k + 1))) {
+        if (this.is(')', k + 1)) {
+          k += 2
+          break
+        }
+        k += 2
+      }
       if (this.is('=>', k) && this.is(')', k - 1)) {
         this.next()
         const params: string[] = []
-        while (!this.is(')')) { params.push(this.name()); if (!this.is(')')) this.expect(',') }
+        while (!this.is(')')) {
+          params.push(this.name())
+          if (!this.is(')')) this.expect(',')
+        }
         this.expect(')')
         this.expect('=>')
         return { lambda: true, params, body: this.expr() }
@@ -216,35 +317,68 @@ class Parser {
 
   private call(name: string, args: Array<Term | Lambda>, at: Token): Term {
     const lam = (a: Term | Lambda | undefined, arity: number): Lambda => {
-      if (!a || !('lambda' in a) || a.params.length !== arity) this.fail(`\`${name}\` takes a function of ${arity} parameter${arity === 1 ? '' : 's'} as its first argument`, at)
+      if (!a || !('lambda' in a) || a.params.length !== arity)
+        this.fail(
+          `\`${name}\` takes a function of ${arity} parameter${arity === 1 ? '' : 's'} as its first argument`,
+          at,
+        )
       return a as Lambda
     }
     const term = (a: Term | Lambda | undefined): Term => {
       if (!a || 'lambda' in a) this.fail(`\`${name}\`: expected an expression, found a function`, at)
       return a as Term
     }
-    const count = (n: number) => { if (args.length !== n) this.fail(`\`${name}\` takes ${n} arguments, got ${args.length}`, at) }
+    const count = (n: number) => {
+      if (args.length !== n) this.fail(`\`${name}\` takes ${n} arguments, got ${args.length}`, at)
+    }
     switch (name) {
-      case 'map': case 'map2': {
+      case 'map':
+      case 'map2': {
         const arrays = args.slice(1).map(term)
         if (name === 'map2') count(3)
         if (arrays.length === 0) this.fail('`map` needs at least one array', at)
         const f = lam(args[0], arrays.length)
         return { k: 'map', params: f.params, body: f.body, arrays }
       }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
         count(3)
         const f = lam(args[0], 2)
-        return { k: name, acc: f.params[0]!, elem: f.params[1]!, body: f.body, init: term(args[1]), array: term(args[2]) }
+        return {
+          k: name,
+          acc: f.params[0]!,
+          elem: f.params[1]!,
+          body: f.body,
+          init: term(args[1]),
+          array: term(args[2]),
+        }
       }
-      case 'shift1L': case 'shift1R': count(1); return { k: name, array: term(args[0]) }
-      case 'sum': count(1); return sum(term(args[0]))
-      case 'prod': count(1); return prod(term(args[0]))
-      case 'logsumexp': count(1); return logsumexp(term(args[0]))
-      case 'dot': count(2); return dot(term(args[0]), term(args[1]))
-      default: return { k: 'op', op: name, args: args.map(term) }
+      case 'shift1L':
+      case 'shift1R':
+        count(1)
+        return { k: name, array: term(args[0]) }
+      case 'sum':
+        count(1)
+        return sum(term(args[0]))
+      case 'prod':
+        count(1)
+        return prod(term(args[0]))
+      case 'logsumexp':
+        count(1)
+        return logsumexp(term(args[0]))
+      case 'dot':
+        count(2)
+        return dot(term(args[0]), term(args[1]))
+      default:
+        return { k: 'op', op: name, args: args.map(term) }
     }
   }
 }
 
-interface Lambda { lambda: true; params: string[]; body: Term }
+interface Lambda {
+  lambda: true
+  params: string[]
+  body: Term
+}

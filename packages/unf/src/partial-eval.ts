@@ -37,7 +37,10 @@ function rewriteToFixpoint(t: Term, options: PartialEvalOptions): Term {
     const uses = countUses(cur)
     uses.keep = primalNames(cur)
     let changed = false
-    const mark = <T>(x: T): T => { changed = true; return x }
+    const mark = <T>(x: T): T => {
+      changed = true
+      return x
+    }
     const rw = (x: Term): Term => simplify(mapChildren(x, rw), uses, algebraic, mark)
     cur = rw(cur)
     if (!changed) break
@@ -49,7 +52,11 @@ function rewriteToFixpoint(t: Term, options: PartialEvalOptions): Term {
  * Occurrences of each variable, and whether some occurrence sits inside a loop body or lambda;
  * `keep`: lets not to be substituted away (primal maps a transpose refers to).
  */
-interface Uses { count: Map<string, number>; inLoop: Set<string>; keep?: Set<string> }
+interface Uses {
+  count: Map<string, number>
+  inLoop: Set<string>
+  keep?: Set<string>
+}
 
 function countUses(t: Term): Uses {
   const count = new Map<string, number>()
@@ -70,16 +77,31 @@ function countUses(t: Term): Uses {
 /** The subterm of a node that runs many times (a loop body) or later (a lambda body). */
 function loopBody(x: Term): Term | undefined {
   switch (x.k) {
-    case 'map': case 'reduce': case 'fold': case 'scanl': case 'scanr': case 'mapAccum': case 'lam': return x.body
-    default: return undefined
+    case 'map':
+    case 'reduce':
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+    case 'mapAccum':
+    case 'lam':
+      return x.body
+    default:
+      return undefined
   }
 }
 
-const isConst = (x: Term, value?: number): x is Extract<Term, { k: 'const' }> => x.k === 'const' && (value === undefined || Object.is(x.value, value) || x.value === value)
+const isConst = (x: Term, value?: number): x is Extract<Term, { k: 'const' }> =>
+  x.k === 'const' && (value === undefined || Object.is(x.value, value) || x.value === value)
 const isZero = (x: Term) => isConst(x, 0) || x.k === 'zero' || (x.k === 'tuple' && x.items.every(isZero))
-const isAtom = (x: Term): boolean => x.k === 'var' || x.k === 'const' || x.k === 'bool' || (x.k === 'zero' && (!x.like || isAtom(x.like))) ||
+const isAtom = (x: Term): boolean =>
+  x.k === 'var' ||
+  x.k === 'const' ||
+  x.k === 'bool' ||
+  (x.k === 'zero' && (!x.like || isAtom(x.like))) ||
   // OnesLike(A), a constant map over variables: a length and a value, free to copy
-  (x.k === 'map' && x.arrays.every((a) => a.k === 'var') && (x.body.k === 'const' || (x.body.k === 'var' && !x.params.includes(x.body.name))))
+  (x.k === 'map' &&
+    x.arrays.every((a) => a.k === 'var') &&
+    (x.body.k === 'const' || (x.body.k === 'var' && !x.params.includes(x.body.name))))
 const cst = (value: number): Term => ({ k: 'const', value })
 const opT = (op: string, ...args: Term[]): Term => ({ k: 'op', op, args })
 
@@ -89,7 +111,9 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       // β-reduction: (fun (x₁…xₙ) → e)(e₁…eₙ) ⇝ let x₁ = e₁ in … e
       if (x.fn.k === 'lam') {
         const lam = x.fn
-        return mark(lam.params.reduceRight<Term>((b, p, i) => ({ k: 'let', name: p, value: x.args[i]!, body: b }), lam.body))
+        return mark(
+          lam.params.reduceRight<Term>((b, p, i) => ({ k: 'let', name: p, value: x.args[i]!, body: b }), lam.body),
+        )
       }
       // f(let x = e₁ in e₂) ⇝ let x = e₁ in f(e₂), for the function position
       if (x.fn.k === 'let') return mark({ ...x.fn, body: { ...x, fn: x.fn.body } })
@@ -103,7 +127,12 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       if (x.value.k === 'let') return mark({ ...x.value, body: { ...x, value: x.value.body } })
       // forward substitution of variables and constants; a continuation used once is inlined
       const tagged = uses.keep?.has(x.name) || (x.value.k === 'mapAccum' && x.value.primal !== undefined)
-      if (!tagged && (isAtom(x.value) || (x.value.k === 'lam' && n === 1 && countIn(x.body, x.name).count === 1) || (n === 1 && cheapToMove(x.value) && movable(x.body, x.name)))) {
+      if (
+        !tagged &&
+        (isAtom(x.value) ||
+          (x.value.k === 'lam' && n === 1 && countIn(x.body, x.name).count === 1) ||
+          (n === 1 && cheapToMove(x.value) && movable(x.body, x.name)))
+      ) {
         return mark(substitute(x.body, new Map([[x.name, x.value]])))
       }
       // dead components of a sweep: sums and outputs nobody projects are not computed
@@ -115,7 +144,12 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       if (x.value.k === 'tuple') {
         const names = x.value.items.map(() => fresh('v'))
         const body = substitute(x.body, new Map([[x.name, { k: 'tuple', items: names.map(v) }]]))
-        return mark(names.reduceRight<Term>((b, nm, i) => ({ k: 'let', name: nm, value: (x.value as { items: Term[] }).items[i]!, body: b }), body))
+        return mark(
+          names.reduceRight<Term>(
+            (b, nm, i) => ({ k: 'let', name: nm, value: (x.value as { items: Term[] }).items[i]!, body: b }),
+            body,
+          ),
+        )
       }
       return x
     }
@@ -131,7 +165,13 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     case 'proj': {
       if (x.of.k === 'tuple') return mark(x.of.items[x.index]!)
       // πᵢ (π₃ (mapAccum_none …)) used in place: only output i is needed, which is a map
-      if (x.of.k === 'proj' && x.of.index === 2 && x.of.of.k === 'mapAccum' && x.of.of.dir === 'none' && x.of.of.primal === undefined) {
+      if (
+        x.of.k === 'proj' &&
+        x.of.index === 2 &&
+        x.of.of.k === 'mapAccum' &&
+        x.of.of.dir === 'none' &&
+        x.of.of.primal === undefined
+      ) {
         const sw = x.of.of
         return mark(uniquify({ k: 'map', params: sw.params, arrays: sw.arrays, body: projectOut(sw.body, x.index) }))
       }
@@ -152,7 +192,8 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       if (isConst(x.a) || isConst(x.b)) return mark(opT('+', x.a, x.b))
       return x
     }
-    case 'op': return algebraic ? simplifyOp(x, mark) : x
+    case 'op':
+      return algebraic ? simplifyOp(x, mark) : x
     case 'if': {
       if (x.cond.k === 'bool') return mark(x.cond.value ? x.then : x.else)
       if (same(x.then, x.else)) return mark(x.then)
@@ -160,24 +201,45 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
         // push the conditional into tuple components so that projections resolve statically
         const e = x.else
         const c = fresh('b')
-        return mark({ k: 'let', name: c, value: x.cond, body: { k: 'tuple', items: x.then.items.map((it, i) => ({ k: 'if', cond: v(c), then: it, else: e.items[i]! })) } })
+        return mark({
+          k: 'let',
+          name: c,
+          value: x.cond,
+          body: {
+            k: 'tuple',
+            items: x.then.items.map((it, i) => ({ k: 'if', cond: v(c), then: it, else: e.items[i]! })),
+          },
+        })
       }
       return x
     }
-    case 'pad1L': case 'pad1R': case 'shift1L': case 'shift1R':
+    case 'pad1L':
+    case 'pad1R':
+    case 'shift1L':
+    case 'shift1R':
       // a shift or pad of zeros is zeros, shaped like the shift or pad of the shape
-      if (x.array.k === 'zero') return mark({ k: 'zero', type: x.array.type, ...(x.array.like ? { like: { k: x.k, array: x.array.like } } : {}) })
+      if (x.array.k === 'zero')
+        return mark({
+          k: 'zero',
+          type: x.array.type,
+          ...(x.array.like ? { like: { k: x.k, array: x.array.like } } : {}),
+        })
       return x
-    case 'first': case 'last':
+    case 'first':
+    case 'last':
       if (x.array.k === 'zero') return mark(elemZero(x.array))
       return x
-    case 'map': return algebraic ? simplifyMap(x, mark) : x
-    case 'mapAccum': return simplifyMapAccum(x, mark)
-    case 'scanl': case 'scanr': {
+    case 'map':
+      return algebraic ? simplifyMap(x, mark) : x
+    case 'mapAccum':
+      return simplifyMapAccum(x, mark)
+    case 'scanl':
+    case 'scanr': {
       // scan (·) 1 OnesLike(shift A) ⇝ OnesLike(A): the products of ones are ones, one more of them
       if (algebraic && isConst(x.init, 1) && isProductOf(x.body, x.acc, x.elem)) {
         const a = x.array
-        if ((a.k === 'shift1L' || a.k === 'shift1R') && a.array.k === 'map' && isConst(a.array.body, 1)) return mark(a.array)
+        if ((a.k === 'shift1L' || a.k === 'shift1R') && a.array.k === 'map' && isConst(a.array.body, 1))
+          return mark(a.array)
       }
       return x
     }
@@ -189,7 +251,8 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
       }
       return x
     }
-    default: return x
+    default:
+      return x
   }
 }
 
@@ -208,9 +271,16 @@ function movable(body: Term, name: string): boolean {
 }
 
 function countIn(t: Term, name: string): { count: number; inLoop: boolean } {
-  let count = 0, inLoop = false
+  let count = 0,
+    inLoop = false
   const go = (x: Term, loop: boolean) => {
-    if (x.k === 'var') { if (x.name === name) { count++; if (loop) inLoop = true } return }
+    if (x.k === 'var') {
+      if (x.name === name) {
+        count++
+        if (loop) inLoop = true
+      }
+      return
+    }
     const body = loopBody(x)
     for (const c of children(x)) go(c, loop || c === body)
   }
@@ -226,9 +296,15 @@ function elemZero(z: Extract<Term, { k: 'zero' }>): Term {
 }
 
 function isProductOf(body: Term, a: string, b: string): boolean {
-  return body.k === 'op' && body.op === '*' && body.args.length === 2 &&
-    body.args.every((x) => x.k === 'var') && new Set(body.args.map((x) => (x as { name: string }).name)).size === 2 &&
-    body.args.some((x) => (x as { name: string }).name === a) && body.args.some((x) => (x as { name: string }).name === b)
+  return (
+    body.k === 'op' &&
+    body.op === '*' &&
+    body.args.length === 2 &&
+    body.args.every((x) => x.k === 'var') &&
+    new Set(body.args.map((x) => (x as { name: string }).name)).size === 2 &&
+    body.args.some((x) => (x as { name: string }).name === a) &&
+    body.args.some((x) => (x as { name: string }).name === b)
+  )
 }
 
 /** Structural equality, for small terms only (a large comparison per round costs more than it saves). */
@@ -253,7 +329,8 @@ function simplifyOp(x: Extract<Term, { k: 'op' }>, mark: <T>(x: T) => T): Term {
   const [a, b] = x.args
   if (!BOOL_OPS.has(x.op) && x.args.every((y) => isConst(y))) {
     const o = BUILTIN_OPS.get(x.op)
-    if (o && o.result.kind === 'R') return mark(cst(o.evaluate(...x.args.map((y) => (y as { value: number }).value)) as number))
+    if (o && o.result.kind === 'R')
+      return mark(cst(o.evaluate(...x.args.map((y) => (y as { value: number }).value)) as number))
   }
   switch (x.op) {
     case '*':
@@ -265,8 +342,10 @@ function simplifyOp(x: Extract<Term, { k: 'op' }>, mark: <T>(x: T) => T): Term {
       // constants to the front, so that c₁·(c₂·e) folds
       if (isConst(b!) && !isConst(a!)) return mark(opT('*', b!, a!))
       {
-        const l = a as Term, r = b as Term
-        if (l.k === 'const' && r.k === 'op' && r.op === '*' && r.args[0]!.k === 'const') return mark(opT('*', cst(l.value * r.args[0]!.value), r.args[1]!))
+        const l = a as Term,
+          r = b as Term
+        if (l.k === 'const' && r.k === 'op' && r.op === '*' && r.args[0]!.k === 'const')
+          return mark(opT('*', cst(l.value * r.args[0]!.value), r.args[1]!))
       }
       if (a!.k === 'op' && a!.op === 'neg') return mark(opT('neg', opT('*', a!.args[0]!, b!)))
       if (b!.k === 'op' && b!.op === 'neg') return mark(opT('neg', opT('*', a!, b!.args[0]!)))
@@ -289,7 +368,8 @@ function simplifyOp(x: Extract<Term, { k: 'op' }>, mark: <T>(x: T) => T): Term {
     case 'neg':
       if (a!.k === 'op' && a!.op === 'neg') return mark(a!.args[0]!)
       return x
-    default: return x
+    default:
+      return x
   }
 }
 
@@ -301,22 +381,34 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
     if (i >= 0) return mark(x.arrays[i]!)
   }
   // ZerosLike: a map with body 0 is the zero array of that length
-  if (isConst(x.body, 0)) return mark({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } }, like: lengthWitness(x.arrays[0]!) })
+  if (isConst(x.body, 0))
+    return mark({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } }, like: lengthWitness(x.arrays[0]!) })
   const fv = new Set<string>()
   collectVars(x.body, fv)
   // an argument whose elements are known (a zero array, or a map with a constant body) is substituted
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
-    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
+    const known: Term | undefined =
+      a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
     if (known && x.arrays.length > 1) {
       const p = x.params[i]!
       const keepWitness = a.k === 'map' && !x.arrays.some((b, j) => j !== i && b.k !== 'zero')
       if (keepWitness) continue
-      return mark({ ...x, params: x.params.filter((_, j) => j !== i), arrays: x.arrays.filter((_, j) => j !== i), body: substitute(x.body, new Map([[p, known]])) })
+      return mark({
+        ...x,
+        params: x.params.filter((_, j) => j !== i),
+        arrays: x.arrays.filter((_, j) => j !== i),
+        body: substitute(x.body, new Map([[p, known]])),
+      })
     }
     if (known && x.arrays.length === 1 && a.k === 'map') {
       // map f (map (_. c) B) ⇝ map (_. f c) B
-      return mark({ ...x, params: a.params, arrays: a.arrays, body: substitute(x.body, new Map([[x.params[0]!, known]])) })
+      return mark({
+        ...x,
+        params: a.params,
+        arrays: a.arrays,
+        body: substitute(x.body, new Map([[x.params[0]!, known]])),
+      })
     }
   }
   // an argument the body does not read only gives the length: take the simplest array of that length
@@ -335,17 +427,30 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
       const varIdx = x.arrays.findIndex((a) => a.k === 'var')
       keep = [varIdx >= 0 ? varIdx : 0]
     }
-    if (keep.length < x.arrays.length) return mark({ ...x, params: keep.map((i) => x.params[i]!), arrays: keep.map((i) => x.arrays[i]!) })
+    if (keep.length < x.arrays.length)
+      return mark({ ...x, params: keep.map((i) => x.params[i]!), arrays: keep.map((i) => x.arrays[i]!) })
   }
   {
     const a0 = x.arrays[0]!
-    if (x.arrays.length === 1 && a0.k === 'zero' && isConst(x.body, 0) && a0.type.kind === 'array' && a0.type.elem.kind === 'R') return mark(a0)
+    if (
+      x.arrays.length === 1 &&
+      a0.k === 'zero' &&
+      isConst(x.body, 0) &&
+      a0.type.kind === 'array' &&
+      a0.type.elem.kind === 'R'
+    )
+      return mark(a0)
   }
   // classic fusion: map (y. e₁) (map (x̄. e₂) Ā) ⇝ map (x̄. let y = e₂ in e₁) Ā
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
     if (a.k === 'map' && x.arrays.length === 1) {
-      return mark({ k: 'map', params: a.params, arrays: a.arrays, body: { k: 'let', name: x.params[0]!, value: a.body, body: x.body } })
+      return mark({
+        k: 'map',
+        params: a.params,
+        arrays: a.arrays,
+        body: { k: 'let', name: x.params[0]!, value: a.body, body: x.body },
+      })
     }
   }
   return x
@@ -356,7 +461,8 @@ function simplifyMap(x: Extract<Term, { k: 'map' }>, mark: <T>(x: T) => T): Term
  * of the scanned array, maps the length of their arrays.
  */
 function lengthWitness(a: Term): Term {
-  if ((a.k === 'shift1L' || a.k === 'shift1R') && (a.array.k === 'scanl' || a.array.k === 'scanr')) return lengthWitness(a.array.array)
+  if ((a.k === 'shift1L' || a.k === 'shift1R') && (a.array.k === 'scanl' || a.array.k === 'scanr'))
+    return lengthWitness(a.array.array)
   if (a.k === 'map') return lengthWitness(a.arrays.find((b) => b.k === 'var') ?? a.arrays[0]!)
   return a
 }
@@ -368,15 +474,35 @@ function lengthWitness(a: Term): Term {
 function pruneSweep(name: string, sweep: Extract<Term, { k: 'mapAccum' }>, body: Term): Term | undefined {
   let fin = sweep.body
   while (fin.k === 'let') fin = fin.body
-  if (fin.k !== 'tuple' || fin.items.length !== 3 || fin.items[1]!.k !== 'tuple' || fin.items[2]!.k !== 'tuple' || sweep.sumInit.k !== 'tuple') return undefined
-  const nSums = fin.items[1]!.items.length, nOuts = fin.items[2]!.items.length
+  if (
+    fin.k !== 'tuple' ||
+    fin.items.length !== 3 ||
+    fin.items[1]!.k !== 'tuple' ||
+    fin.items[2]!.k !== 'tuple' ||
+    sweep.sumInit.k !== 'tuple'
+  )
+    return undefined
+  const nSums = fin.items[1]!.items.length,
+    nOuts = fin.items[2]!.items.length
   if (sweep.sumInit.items.length !== nSums) return undefined
   const used = [new Set<number>(), new Set<number>()]
   let opaque = false
   const scan = (t: Term) => {
-    if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name && (t.of.index === 1 || t.of.index === 2)) { used[t.of.index - 1]!.add(t.index); return }
+    if (
+      t.k === 'proj' &&
+      t.of.k === 'proj' &&
+      t.of.of.k === 'var' &&
+      t.of.of.name === name &&
+      (t.of.index === 1 || t.of.index === 2)
+    ) {
+      used[t.of.index - 1]!.add(t.index)
+      return
+    }
     if (t.k === 'proj' && t.of.k === 'var' && t.of.name === name && t.index === 0) return
-    if (t.k === 'var' && t.name === name) { opaque = true; return }
+    if (t.k === 'var' && t.name === name) {
+      opaque = true
+      return
+    }
     children(t).forEach(scan)
   }
   scan(body)
@@ -387,11 +513,28 @@ function pruneSweep(name: string, sweep: Extract<Term, { k: 'mapAccum' }>, body:
   const rebuildFinal = (t: Term): Term => {
     if (t.k === 'let') return { ...t, body: rebuildFinal(t.body) }
     const [c, sm, o] = (t as { items: Term[] }).items as [Term, { items: Term[] }, { items: Term[] }]
-    return { k: 'tuple', items: [c, { k: 'tuple', items: keepS.map((i) => sm.items[i]!) }, { k: 'tuple', items: keepO.map((i) => o.items[i]!) }] }
+    return {
+      k: 'tuple',
+      items: [
+        c,
+        { k: 'tuple', items: keepS.map((i) => sm.items[i]!) },
+        { k: 'tuple', items: keepO.map((i) => o.items[i]!) },
+      ],
+    }
   }
-  const newSweep: Term = { ...sweep, body: rebuildFinal(sweep.body), sumInit: { k: 'tuple', items: keepS.map((i) => (sweep.sumInit as { items: Term[] }).items[i]!) } }
+  const newSweep: Term = {
+    ...sweep,
+    body: rebuildFinal(sweep.body),
+    sumInit: { k: 'tuple', items: keepS.map((i) => (sweep.sumInit as { items: Term[] }).items[i]!) },
+  }
   const renumber = (t: Term): Term => {
-    if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name && (t.of.index === 1 || t.of.index === 2)) {
+    if (
+      t.k === 'proj' &&
+      t.of.k === 'proj' &&
+      t.of.of.k === 'var' &&
+      t.of.of.name === name &&
+      (t.of.index === 1 || t.of.index === 2)
+    ) {
       const keep = t.of.index === 1 ? keepS : keepO
       return { ...t, index: keep.indexOf(t.index) }
     }
@@ -409,7 +552,8 @@ function projectOut(body: Term, i: number): Term {
 
 /** No loops and at most 8 scalar operations: cheap enough to recompute once per output. */
 function isCheapBody(body: Term): boolean {
-  let ops = 0, loops = false
+  let ops = 0,
+    loops = false
   const go = (x: Term) => {
     if (x.k === 'op') ops++
     if (loopBody(x) !== undefined || x.k === 'if') loops = true
@@ -427,23 +571,46 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
     while (fin.k === 'let') fin = fin.body
     const nOut = fin.k === 'tuple' && fin.items[2]?.k === 'tuple' ? fin.items[2].items.length : 0
     if (fin.k === 'tuple' && fin.items[2]?.k === 'tuple') {
-      return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: Array.from({ length: nOut }, () => ({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } } }) as Term) }] })
+      return mark({
+        k: 'tuple',
+        items: [
+          x.carryInit,
+          x.sumInit,
+          {
+            k: 'tuple',
+            items: Array.from(
+              { length: nOut },
+              () => ({ k: 'zero', type: { kind: 'array', elem: { kind: 'R' } } }) as Term,
+            ),
+          },
+        ],
+      })
     }
   }
   for (let i = 0; i < x.arrays.length; i++) {
     const a = x.arrays[i]!
-    const known: Term | undefined = a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
+    const known: Term | undefined =
+      a.k === 'zero' ? elemZero(a) : a.k === 'map' && freeOfParams(a) && isAtom(a.body) ? a.body : undefined
     if (known && x.arrays.length > 1) {
-      return mark({ ...x, params: x.params.filter((_, j) => j !== i), arrays: x.arrays.filter((_, j) => j !== i), body: substitute(x.body, new Map([[x.params[i]!, known]])) })
+      return mark({
+        ...x,
+        params: x.params.filter((_, j) => j !== i),
+        arrays: x.arrays.filter((_, j) => j !== i),
+        body: substitute(x.body, new Map([[x.params[i]!, known]])),
+      })
     }
   }
   // a sweep that the rules below turn into maps needs no primal output: it is dropped first
   if (x.primal !== undefined && x.dir === 'none') {
     const r = finalOf(x.body)
     if (r.k === 'tuple' && r.items.length === 3 && r.items[2]!.k === 'tuple') {
-      const sums = r.items[1]!, outs = r.items[2].items.slice(0, -1)
+      const sums = r.items[1]!,
+        outs = r.items[2].items.slice(0, -1)
       const noSums = isZero(sums) || (sums.k === 'tuple' && sums.items.length === 0)
-      const splits = outs.length === 1 || (outs.length > 1 && isCheapBody(x.body)) || outs.every((o) => o.k === 'var' && x.params.includes(o.name))
+      const splits =
+        outs.length === 1 ||
+        (outs.length > 1 && isCheapBody(x.body)) ||
+        outs.every((o) => o.k === 'var' && x.params.includes(o.name))
       const last = outs.length > 0 ? r.items[2].items[outs.length]! : undefined
       // (decided once the value is a variable or constant: a projection may still resolve to one)
       const settled = last !== undefined && (last.k === 'var' || last.k === 'const')
@@ -460,13 +627,29 @@ function simplifyMapAccum(x: Extract<Term, { k: 'mapAccum' }>, mark: <T>(x: T) =
       // fuses with its consumer (no intermediate arrays); its shared operations are recomputed
       if (outs!.k === 'tuple' && (outs!.items.length === 1 || (outs!.items.length > 1 && isCheapBody(x.body)))) {
         const items = outs!.items.map((_, i) => {
-          const copy = uniquify({ k: 'map', params: x.params, arrays: x.arrays, body: projectOut(x.body, i) }) as Extract<Term, { k: 'map' }>
+          const copy = uniquify({
+            k: 'map',
+            params: x.params,
+            arrays: x.arrays,
+            body: projectOut(x.body, i),
+          }) as Extract<Term, { k: 'map' }>
           return { ...copy, arrays: x.arrays } as Term
         })
         return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items }] })
       }
-      if (x.body.k === 'tuple' && outs!.k === 'tuple' && outs!.items.every((o) => o.k === 'var' && x.params.includes(o.name))) {
-        return mark({ k: 'tuple', items: [x.carryInit, x.sumInit, { k: 'tuple', items: outs!.items.map((o) => x.arrays[x.params.indexOf((o as { name: string }).name)]!) }] })
+      if (
+        x.body.k === 'tuple' &&
+        outs!.k === 'tuple' &&
+        outs!.items.every((o) => o.k === 'var' && x.params.includes(o.name))
+      ) {
+        return mark({
+          k: 'tuple',
+          items: [
+            x.carryInit,
+            x.sumInit,
+            { k: 'tuple', items: outs!.items.map((o) => x.arrays[x.params.indexOf((o as { name: string }).name)]!) },
+          ],
+        })
       }
     }
   }

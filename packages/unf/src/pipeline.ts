@@ -30,8 +30,18 @@ export interface ReverseStages {
  * `1` for a gradient, a variable for a vector–Jacobian product). The result evaluates to
  * ⟨value, ⟨cotangent of each slot of ctx⟩⟩.
  */
-export function reverseStages(body: Term, ctx: Slot[], seed: Term, ops: OpTable, options: PartialEvalOptions = {}): ReverseStages {
-  checkSource(body, ctx.map((s) => [s.name, s.type] as const), ops)
+export function reverseStages(
+  body: Term,
+  ctx: Slot[],
+  seed: Term,
+  ops: OpTable,
+  options: PartialEvalOptions = {},
+): ReverseStages {
+  checkSource(
+    body,
+    ctx.map((s) => [s.name, s.type] as const),
+    ops,
+  )
   const source = needsRenaming(body, ctx) ? uniquify(body) : body
   const unf = toUnf(source, ctx, ops)
   const target = reverseUnf(unf)
@@ -46,9 +56,18 @@ function needsRenaming(t: Term, ctx: Slot[]): boolean {
   const seen = new Set(ctx.map((s) => s.name))
   let clash = false
   const go = (x: Term) => {
-    const bound: string[] = x.k === 'let' ? [x.name] : x.k === 'map' || x.k === 'lam' ? x.params
-      : x.k === 'reduce' || x.k === 'fold' || x.k === 'scanl' || x.k === 'scanr' ? [x.acc, x.elem] : []
-    for (const b of bound) { if (seen.has(b)) clash = true; seen.add(b) }
+    const bound: string[] =
+      x.k === 'let'
+        ? [x.name]
+        : x.k === 'map' || x.k === 'lam'
+          ? x.params
+          : x.k === 'reduce' || x.k === 'fold' || x.k === 'scanl' || x.k === 'scanr'
+            ? [x.acc, x.elem]
+            : []
+    for (const b of bound) {
+      if (seen.has(b)) clash = true
+      seen.add(b)
+    }
     children(x).forEach(go)
   }
   go(t)

@@ -53,13 +53,17 @@ export function dropPrimal(x: Sweep): Sweep {
 
 function stripTags(t: Term): Term {
   const x = mapChildren(t, stripTags)
-  if (x.k === 'mapAccum' && x.primal !== undefined) { const { primal: _, ...rest } = x; return rest }
+  if (x.k === 'mapAccum' && x.primal !== undefined) {
+    const { primal: _, ...rest } = x
+    return rest
+  }
   return x
 }
 
 /** Terms worth reading from memory rather than recomputing: non-linear primitives and loops. */
 function worthSaving(t: Term): boolean {
-  if (t.k === 'op') return !['+', '-', '*', 'neg'].includes(t.op) || t.args.some((a) => a.k !== 'var' && a.k !== 'const')
+  if (t.k === 'op')
+    return !['+', '-', '*', 'neg'].includes(t.op) || t.args.some((a) => a.k !== 'var' && a.k !== 'const')
   return t.k !== 'var' && t.k !== 'const' && t.k !== 'tuple' && t.k !== 'proj'
 }
 
@@ -76,7 +80,10 @@ export function primalWorthReusing(x: Sweep): boolean {
 function scope(t: Term): Term {
   const lets: Array<{ name: string; value: Term }> = []
   let fin = t
-  while (fin.k === 'let') { lets.push({ name: fin.name, value: nested(fin.value) }); fin = fin.body }
+  while (fin.k === 'let') {
+    lets.push({ name: fin.name, value: nested(fin.value) })
+    fin = fin.body
+  }
   fin = nested(fin)
   for (let g = 0; g < lets.length; g++) {
     const sw = lets[g]!.value
@@ -106,7 +113,11 @@ function scope(t: Term): Term {
     }
     // the map stores the intermediate arrays the sweep would recompute (residuals)
     const stored = storeResiduals(lets, b, g)
-    if (stored) { lets.splice(b, g - b + 1, ...stored); g = b + stored.length - 1; continue }
+    if (stored) {
+      lets.splice(b, g - b + 1, ...stored)
+      g = b + stored.length - 1
+      continue
+    }
     // the sweep reads B: its value's binding in the body becomes B's element
     const last = res.outs[res.outs.length - 1]!
     if (last.k !== 'var') continue
@@ -114,11 +125,18 @@ function scope(t: Term): Term {
     let replaced = false
     const swap = (body: Term): Term => {
       if (body.k !== 'let') return body
-      if (body.name === last.name && worthSaving(body.value)) { replaced = true; return { ...body, value: v(param), body: body.body } }
+      if (body.name === last.name && worthSaving(body.value)) {
+        replaced = true
+        return { ...body, value: v(param), body: body.body }
+      }
       return { ...body, body: swap(body.body) }
     }
     const body = swap(sw.body)
-    if (replaced) lets[g] = { name: lets[g]!.name, value: { ...sw, params: [...sw.params, param], arrays: [...sw.arrays, v(sw.primal)], body } }
+    if (replaced)
+      lets[g] = {
+        name: lets[g]!.name,
+        value: { ...sw, params: [...sw.params, param], arrays: [...sw.arrays, v(sw.primal)], body },
+      }
   }
   return lets.reduceRight<Term>((body, l) => ({ k: 'let', name: l.name, value: l.value, body }), fin)
 }
@@ -130,16 +148,25 @@ function scope(t: Term): Term {
  * transpose reads them as extra arrays instead (what a tape stores, by name). Returns the lets
  * that replace lets[b..g], or undefined.
  */
-function storeResiduals(lets: Array<{ name: string; value: Term }>, b: number, g: number): Array<{ name: string; value: Term }> | undefined {
-  const bm = lets[b]!.value, sw = lets[g]!.value as Sweep
-  if (bm.k !== 'map' || sw.dir !== 'none' || sw.carryInit.k !== 'tuple' || sw.carryInit.items.length !== 0) return undefined
+function storeResiduals(
+  lets: Array<{ name: string; value: Term }>,
+  b: number,
+  g: number,
+): Array<{ name: string; value: Term }> | undefined {
+  const bm = lets[b]!.value,
+    sw = lets[g]!.value as Sweep
+  if (bm.k !== 'map' || sw.dir !== 'none' || sw.carryInit.k !== 'tuple' || sw.carryInit.items.length !== 0)
+    return undefined
   const nA = bm.arrays.length
   if (sw.arrays.length < nA || !bm.arrays.every((a, i) => alphaEqual(a, sw.arrays[i]!))) return undefined
   // names not available where B is bound, and the sweep's own non-element inputs
   const blocked = new Set([...lets.slice(b).map((l) => l.name), ...sw.params.slice(nA), sw.carry])
   const spine: Array<{ name: string; value: Term }> = []
   let fin = sw.body
-  while (fin.k === 'let') { spine.push({ name: fin.name, value: fin.value }); fin = fin.body }
+  while (fin.k === 'let') {
+    spine.push({ name: fin.name, value: fin.value })
+    fin = fin.body
+  }
   const inSpine = new Set(spine.map((l) => l.name))
   // forward lets: computable from the elements of Ā and what is known at B
   const forward = new Set<string>()
@@ -157,9 +184,26 @@ function storeResiduals(lets: Array<{ name: string; value: Term }>, b: number, g
   res.outs.slice(0, -1).forEach((o) => freeVars(o, usedByRest))
   const kept = spine.filter((l) => forward.has(l.name) && usedByRest.has(l.name) && isLoop(l.value))
   if (kept.length === 0) return undefined
-  const fBody = spine.filter((l) => forward.has(l.name)).reduceRight<Term>((body, l) => ({ k: 'let', name: l.name, value: l.value, body }),
-    { k: 'tuple', items: [{ k: 'tuple', items: [] }, { k: 'tuple', items: [] }, { k: 'tuple', items: [primalOut, ...kept.map((l) => v(l.name))] }] })
-  const F = uniquify({ k: 'mapAccum', dir: 'none', carry: fresh('u'), params: sw.params.slice(0, nA), body: fBody, carryInit: { k: 'tuple', items: [] }, sumInit: { k: 'tuple', items: [] }, arrays: bm.arrays })
+  const fBody = spine
+    .filter((l) => forward.has(l.name))
+    .reduceRight<Term>((body, l) => ({ k: 'let', name: l.name, value: l.value, body }), {
+      k: 'tuple',
+      items: [
+        { k: 'tuple', items: [] },
+        { k: 'tuple', items: [] },
+        { k: 'tuple', items: [primalOut, ...kept.map((l) => v(l.name))] },
+      ],
+    })
+  const F = uniquify({
+    k: 'mapAccum',
+    dir: 'none',
+    carry: fresh('u'),
+    params: sw.params.slice(0, nA),
+    body: fBody,
+    carryInit: { k: 'tuple', items: [] },
+    sumInit: { k: 'tuple', items: [] },
+    arrays: bm.arrays,
+  })
   const fName = fresh('F')
   const out = (i: number): Term => ({ k: 'proj', index: i, of: { k: 'proj', index: 2, of: v(fName) } })
   const params = kept.map(() => fresh('r'))
@@ -173,7 +217,15 @@ function storeResiduals(lets: Array<{ name: string; value: Term }>, b: number, g
     { name: fName, value: F },
     { name: lets[b]!.name, value: out(0) },
     ...lets.slice(b + 1, g),
-    { name: lets[g]!.name, value: { ...untagged, params: [...sw.params, ...params], arrays: [...sw.arrays, ...kept.map((_, i) => out(i + 1))], body: swap(sw.body) } },
+    {
+      name: lets[g]!.name,
+      value: {
+        ...untagged,
+        params: [...sw.params, ...params],
+        arrays: [...sw.arrays, ...kept.map((_, i) => out(i + 1))],
+        body: swap(sw.body),
+      },
+    },
   ]
 }
 
@@ -188,5 +240,14 @@ function nested(x: Term): Term {
 }
 
 function isBodyOf(x: Term, c: Term): boolean {
-  return (x.k === 'map' || x.k === 'reduce' || x.k === 'fold' || x.k === 'scanl' || x.k === 'scanr' || x.k === 'mapAccum' || x.k === 'lam') && x.body === c
+  return (
+    (x.k === 'map' ||
+      x.k === 'reduce' ||
+      x.k === 'fold' ||
+      x.k === 'scanl' ||
+      x.k === 'scanr' ||
+      x.k === 'mapAccum' ||
+      x.k === 'lam') &&
+    x.body === c
+  )
 }

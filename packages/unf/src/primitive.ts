@@ -34,10 +34,15 @@ const MAX_EXPR_NODES = 4000
  * UNF reverse transform. Register it with `registry.registerPrimitive(unfPrimitive({...}))`.
  */
 export function unfPrimitive(def: UnfPrimitiveDefinition): PurePrimitiveSpec {
-  const body = typeof def.body === 'string'
-    ? parseProgram(`(${def.params.map((p) => `${p}: R`).join(', ')}) => ${def.body}`).body
-    : def.body
-  const compiled = compile(def.params.map((p) => [p, R]), body, def.registry ? { registry: def.registry } : {})
+  const body =
+    typeof def.body === 'string'
+      ? parseProgram(`(${def.params.map((p) => `${p}: R`).join(', ')}) => ${def.body}`).body
+      : def.body
+  const compiled = compile(
+    def.params.map((p) => [p, R]),
+    body,
+    def.registry ? { registry: def.registry } : {},
+  )
   const value = compiled.value as (...a: number[]) => number
   const gradient = compiled.gradient as (...a: number[]) => [number, number[]]
   const template = gradientExprs(compiled.stages.optimized, def.params)
@@ -61,8 +66,10 @@ function gradientExprs(t: Term, params: string[]): Expr[] | undefined {
   const go = (x: Term, e: Map<string, Expr>): Shape | undefined => {
     if (++nodes > MAX_EXPR_NODES) return undefined
     switch (x.k) {
-      case 'const': return { kind: 'num', value: x.value, isFloat: true }
-      case 'var': return e.get(x.name)
+      case 'const':
+        return { kind: 'num', value: x.value, isFloat: true }
+      case 'var':
+        return e.get(x.name)
       case 'let': {
         const val = go(x.value, e)
         if (val === undefined || Array.isArray(val)) return undefined
@@ -86,13 +93,16 @@ function gradientExprs(t: Term, params: string[]): Expr[] | undefined {
         if (['<', '<=', '>', '>=', '==', '!='].includes(x.op)) return undefined
         return { kind: 'call', callee: x.op, args: as }
       }
-      default: return undefined // conditionals and loops: no expression form
+      default:
+        return undefined // conditionals and loops: no expression form
     }
   }
   const r = go(t, env)
   if (!Array.isArray(r) || r.length !== 2) return undefined
   const grads = r[1]
-  return Array.isArray(grads) && grads.every((g) => g !== undefined && !Array.isArray(g)) ? grads as Expr[] : undefined
+  return Array.isArray(grads) && grads.every((g) => g !== undefined && !Array.isArray(g))
+    ? (grads as Expr[])
+    : undefined
 }
 
 /** A copy of a partial-derivative template with the call's argument expressions put in. */
@@ -104,10 +114,14 @@ function instantiate(t: Expr, args: Expr[]): Expr {
         if (!m) throw new UnfError('unf/internal', `unexpected variable ${x.name} in a derived partial`)
         return structuredClone(args[Number(m[1])]!)
       }
-      case 'unary': return { ...x, arg: go(x.arg) }
-      case 'binary': return { ...x, left: go(x.left), right: go(x.right) }
-      case 'call': return { ...x, args: x.args.map(go) }
-      default: return structuredClone(x)
+      case 'unary':
+        return { ...x, arg: go(x.arg) }
+      case 'binary':
+        return { ...x, left: go(x.left), right: go(x.right) }
+      case 'call':
+        return { ...x, args: x.args.map(go) }
+      default:
+        return structuredClone(x)
     }
   }
   return go(t)

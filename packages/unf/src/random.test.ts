@@ -13,7 +13,10 @@ import { c, v, type Term } from './term.js'
 import { finiteDifferences, flat, maxScaledError, rng } from './test-util.js'
 import { arrayType, R, type Type } from './types.js'
 
-interface Scope { scalars: string[]; arrays: string[] }
+interface Scope {
+  scalars: string[]
+  arrays: string[]
+}
 
 function generator(r: () => number) {
   const pick = <X>(xs: X[]): X => xs[Math.floor(r() * xs.length)]!
@@ -21,58 +24,123 @@ function generator(r: () => number) {
   const fresh = (b: string) => `${b}${++names}`
   const scalar = (d: number, s: Scope): Term => {
     if (d <= 0) return r() < 0.8 ? v(pick(s.scalars)) : c(Math.round((0.5 + r()) * 10) / 10)
-    const k = pick(['add', 'sub', 'mul', 'div', 'op1', 'let', 'if', 'sum', 'dot', 'prod', 'fold', 'scan', 'shift', 'mul'])
+    const k = pick([
+      'add',
+      'sub',
+      'mul',
+      'div',
+      'op1',
+      'let',
+      'if',
+      'sum',
+      'dot',
+      'prod',
+      'fold',
+      'scan',
+      'shift',
+      'mul',
+    ])
     const sub = () => scalar(d - 1, s)
     switch (k) {
-      case 'add': return T.add(sub(), sub())
-      case 'sub': return T.sub(sub(), sub())
-      case 'mul': return T.mul(sub(), sub())
-      case 'div': return T.div(sub(), T.add(c(1.5), T.op('square', sub())))
-      case 'op1': return T.op(pick(['sin', 'cos', 'tanh', 'square']), sub())
-      case 'let': { const n = fresh('z'); return T.let_(n, sub(), scalar(d - 1, { ...s, scalars: [...s.scalars, n] })) }
-      case 'if': return T.if_(T.lt(sub(), sub()), sub(), sub())
-      case 'sum': return T.sum(array(d - 1, s))
-      case 'dot': return T.dot(array(d - 1, s), array(d - 1, s))
-      case 'prod': return T.prod(T.map(array(d - 1, s), (e) => T.add(c(1), T.mul(c(0.3), T.op('sin', e)))))
+      case 'add':
+        return T.add(sub(), sub())
+      case 'sub':
+        return T.sub(sub(), sub())
+      case 'mul':
+        return T.mul(sub(), sub())
+      case 'div':
+        return T.div(sub(), T.add(c(1.5), T.op('square', sub())))
+      case 'op1':
+        return T.op(pick(['sin', 'cos', 'tanh', 'square']), sub())
+      case 'let': {
+        const n = fresh('z')
+        return T.let_(n, sub(), scalar(d - 1, { ...s, scalars: [...s.scalars, n] }))
+      }
+      case 'if':
+        return T.if_(T.lt(sub(), sub()), sub(), sub())
+      case 'sum':
+        return T.sum(array(d - 1, s))
+      case 'dot':
+        return T.dot(array(d - 1, s), array(d - 1, s))
+      case 'prod':
+        return T.prod(T.map(array(d - 1, s), (e) => T.add(c(1), T.mul(c(0.3), T.op('sin', e)))))
       case 'fold': {
-        const acc = fresh('acc'), e = fresh('e')
+        const acc = fresh('acc'),
+          e = fresh('e')
         const inner = { ...s, scalars: [...s.scalars, acc, e] }
-        return { k: 'fold', acc, elem: e, body: T.op('tanh', scalar(Math.min(d - 1, 2), inner)), init: sub(), array: array(d - 1, s) }
+        return {
+          k: 'fold',
+          acc,
+          elem: e,
+          body: T.op('tanh', scalar(Math.min(d - 1, 2), inner)),
+          init: sub(),
+          array: array(d - 1, s),
+        }
       }
       case 'scan': {
-        const acc = fresh('acc'), e = fresh('e')
+        const acc = fresh('acc'),
+          e = fresh('e')
         const inner = { ...s, scalars: [...s.scalars, acc, e] }
-        return T.sum({ k: r() < 0.5 ? 'scanl' : 'scanr', acc, elem: e, body: T.op('tanh', scalar(Math.min(d - 1, 2), inner)), init: sub(), array: array(d - 1, s) })
+        return T.sum({
+          k: r() < 0.5 ? 'scanl' : 'scanr',
+          acc,
+          elem: e,
+          body: T.op('tanh', scalar(Math.min(d - 1, 2), inner)),
+          init: sub(),
+          array: array(d - 1, s),
+        })
       }
-      case 'shift': return T.dot(T.shift1L(array(d - 1, s)), T.shift1R(array(d - 1, s)))
-      default: throw new Error(k)
+      case 'shift':
+        return T.dot(T.shift1L(array(d - 1, s)), T.shift1R(array(d - 1, s)))
+      default:
+        throw new Error(k)
     }
   }
   const array = (d: number, s: Scope): Term => {
     if (d <= 0 || r() < 0.3) return v(pick(s.arrays))
     if (r() < 0.5) {
       const e = fresh('e')
-      return { k: 'map', params: [e], body: scalar(d - 1, { ...s, scalars: [...s.scalars, e] }), arrays: [array(d - 1, s)] }
+      return {
+        k: 'map',
+        params: [e],
+        body: scalar(d - 1, { ...s, scalars: [...s.scalars, e] }),
+        arrays: [array(d - 1, s)],
+      }
     }
     const [e1, e2] = [fresh('e'), fresh('e')]
-    return { k: 'map', params: [e1, e2], body: scalar(d - 1, { ...s, scalars: [...s.scalars, e1, e2] }), arrays: [array(d - 1, s), array(d - 1, s)] }
+    return {
+      k: 'map',
+      params: [e1, e2],
+      body: scalar(d - 1, { ...s, scalars: [...s.scalars, e1, e2] }),
+      arrays: [array(d - 1, s), array(d - 1, s)],
+    }
   }
   return { scalar }
 }
 
-const params: Array<[string, Type]> = [['x', R], ['y', R], ['A', arrayType()], ['B', arrayType()]]
+const params: Array<[string, Type]> = [
+  ['x', R],
+  ['y', R],
+  ['A', arrayType()],
+  ['B', arrayType()],
+]
 const scope: Scope = { scalars: ['x', 'y'], arrays: ['A', 'B'] }
 
 describe('random programs', () => {
   const ratios: Array<{ p: number; ratio: number }> = []
-  test("gradients match finite differences; code matches the interpreter; cost(∇e) ≤ 4·3ᵖ·cost(e)", () => {
+  test('gradients match finite differences; code matches the interpreter; cost(∇e) ≤ 4·3ᵖ·cost(e)', () => {
     const r = rng(2024)
     const { scalar } = generator(r)
     let programs = 0
     for (let seed = 0; programs < 40; seed++) {
       const body = scalar(4, scope)
       const cp = compile(params, body)
-      const args = [r() - 0.5, r() - 0.5, Float64Array.from({ length: 6 }, () => r() * 2 - 1), Float64Array.from({ length: 6 }, () => r() * 2 - 1)]
+      const args = [
+        r() - 0.5,
+        r() - 0.5,
+        Float64Array.from({ length: 6 }, () => r() * 2 - 1),
+        Float64Array.from({ length: 6 }, () => r() * 2 - 1),
+      ]
       const [value, grad] = cp.gradient(...args)
       const env = new Map(params.map(([n], i) => [n, fromHost(args[i])]))
       const costE: Cost = { moves: 0, adds: 0, mults: 0, nlops: 0 }
@@ -99,7 +167,9 @@ describe('random programs', () => {
     const q = (xs: number[], f: number) => xs[Math.min(xs.length - 1, Math.floor(f * xs.length))]!.toFixed(2)
     for (const [p, xs] of [...byP].sort((a, b) => a[0] - b[0])) {
       xs.sort((a, b) => a - b)
-      console.log(`p=${p} (bound ${4 * 3 ** p}): ${xs.length} programs, cost ratio min ${q(xs, 0)} median ${q(xs, 0.5)} p90 ${q(xs, 0.9)} max ${q(xs, 1)}`)
+      console.log(
+        `p=${p} (bound ${4 * 3 ** p}): ${xs.length} programs, cost ratio min ${q(xs, 0)} median ${q(xs, 0.5)} p90 ${q(xs, 0.9)} max ${q(xs, 1)}`,
+      )
     }
   }, 240_000) // ~10 s alone; the whole suite on 2 loaded cores stretches it several-fold
 })

@@ -28,5 +28,10 @@ export function reverseUnf(u: UnfProgram): TargetUnf {
 
 /** Prints Target UNF as `F(P, JᵀP)` steps joined by `;` (F(A,B) = ⟨proj; A, proj ∘ (proj; B)⟩). */
 export function printTargetUnf(t: TargetUnf): string {
-  return t.steps.map((s) => { const p = printPrim(s.primal); return `F(${p}, Jᵀ${p})` }).join(';\n')
+  return t.steps
+    .map((s) => {
+      const p = printPrim(s.primal)
+      return `F(${p}, Jᵀ${p})`
+    })
+    .join(';\n')
 }

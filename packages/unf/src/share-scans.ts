@@ -22,19 +22,35 @@ const isAtom = (x: Term) => x.k === 'var' || x.k === 'const'
 /** The children of x evaluated in x's scope (not loop or lambda bodies, not branches). */
 function sameScope(x: Term): Term[] {
   switch (x.k) {
-    case 'let': case 'lam': return []
-    case 'if': return [x.cond]
-    case 'map': return x.arrays
-    case 'reduce': case 'fold': case 'scanl': case 'scanr': return [x.init, x.array]
-    case 'mapAccum': return [x.carryInit, x.sumInit, ...x.arrays]
-    case 'const': case 'bool': case 'var': return []
-    default: return mapChildrenList(x)
+    case 'let':
+    case 'lam':
+      return []
+    case 'if':
+      return [x.cond]
+    case 'map':
+      return x.arrays
+    case 'reduce':
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+      return [x.init, x.array]
+    case 'mapAccum':
+      return [x.carryInit, x.sumInit, ...x.arrays]
+    case 'const':
+    case 'bool':
+    case 'var':
+      return []
+    default:
+      return mapChildrenList(x)
   }
 }
 
 function mapChildrenList(x: Term): Term[] {
   const out: Term[] = []
-  mapChildren(x, (c) => { out.push(c); return c })
+  mapChildren(x, (c) => {
+    out.push(c)
+    return c
+  })
   return out
 }
 
@@ -58,7 +74,10 @@ function replace(t: Term, repl: ReadonlyMap<Term, Term>): Term {
 function inScope(t: Term): Term {
   const lets: Array<{ name: string; value: Term }> = []
   let fin = t
-  while (fin.k === 'let') { lets.push({ name: fin.name, value: fin.value }); fin = fin.body }
+  while (fin.k === 'let') {
+    lets.push({ name: fin.name, value: fin.value })
+    fin = fin.body
+  }
   const items = [...lets.map((l) => l.value), fin].map(nested)
   const before: Array<Array<{ name: string; value: Term }>> = items.map(() => [])
   for (let i = 0; i < items.length; i++) {

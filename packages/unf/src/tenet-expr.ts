@@ -11,20 +11,25 @@ import type { Term } from './term.js'
 export function termFromTenetExpr(e: Expr): Term {
   const go = (x: Expr): Term => {
     switch (x.kind) {
-      case 'num': return { k: 'const', value: x.value }
-      case 'var': return { k: 'var', name: x.name }
+      case 'num':
+        return { k: 'const', value: x.value }
+      case 'var':
+        return { k: 'var', name: x.name }
       case 'unary':
         if (x.op === '-') return { k: 'op', op: 'neg', args: [go(x.arg)] }
         break
       case 'binary':
-        if (x.op === '**' && x.right.kind === 'num' && x.right.value === 2) return { k: 'op', op: 'square', args: [go(x.left)] }
+        if (x.op === '**' && x.right.kind === 'num' && x.right.value === 2)
+          return { k: 'op', op: 'square', args: [go(x.left)] }
         if (x.op === '**') return { k: 'op', op: 'pow', args: [go(x.left), go(x.right)] }
-        if (['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!='].includes(x.op)) return { k: 'op', op: x.op, args: [go(x.left), go(x.right)] }
+        if (['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!='].includes(x.op))
+          return { k: 'op', op: x.op, args: [go(x.left), go(x.right)] }
         break
       case 'call':
         if (x.callee === 'f64') return go(x.args[0]!)
         return { k: 'op', op: x.callee, args: x.args.map(go) }
-      default: break
+      default:
+        break
     }
     throw new UnfError('unf/unsupported', `the Tenet expression (${x.kind}) has no UNF counterpart`)
   }

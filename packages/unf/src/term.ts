@@ -47,7 +47,18 @@ export type Term =
    * `primal`: the sweep is the transpose of the map bound to this variable, and its last output
    * is that map's body, element by element (partial evaluation reuses it; see `primal-reuse.ts`).
    */
-  | { k: 'mapAccum'; dir: 'L' | 'R' | 'none'; carry: string; params: string[]; body: Term; carryInit: Term; sumInit: Term; arrays: Term[]; linear?: boolean; primal?: string }
+  | {
+      k: 'mapAccum'
+      dir: 'L' | 'R' | 'none'
+      carry: string
+      params: string[]
+      body: Term
+      carryInit: Term
+      sumInit: Term
+      arrays: Term[]
+      linear?: boolean
+      primal?: string
+    }
 
 /** Term kinds that only the target language has. */
 export const TARGET_ONLY = new Set(['lam', 'app', 'zero', 'add', 'pad1L', 'pad1R', 'first', 'last', 'mapAccum'])
@@ -88,7 +99,12 @@ export function map(array: Term, f: (x: Term) => Term, name = fresh('x')): Term 
   return { k: 'map', params: [name], body: f(v(name)), arrays: [array] }
 }
 /** `map2 (x, y. body) A B`. */
-export function map2(a: Term, b: Term, f: (x: Term, y: Term) => Term, names: [string, string] = [fresh('x'), fresh('y')]): Term {
+export function map2(
+  a: Term,
+  b: Term,
+  f: (x: Term, y: Term) => Term,
+  names: [string, string] = [fresh('x'), fresh('y')],
+): Term {
   return { k: 'map', params: names, body: f(v(names[0]), v(names[1])), arrays: [a, b] }
 }
 /** `map (x₁ … xₖ. body) A₁ … Aₖ` over any number of arrays. */
@@ -99,7 +115,8 @@ export function mapN(arrays: Term[], f: (...xs: Term[]) => Term): Term {
 type Folder = 'reduce' | 'fold' | 'scanl' | 'scanr'
 function folder(k: Folder) {
   return (init: Term, array: Term, f: (acc: Term, x: Term) => Term): Term => {
-    const acc = fresh('a'), elem = fresh('x')
+    const acc = fresh('a'),
+      elem = fresh('x')
     return { k, acc, elem, body: f(v(acc), v(elem)), init, array }
   }
 }
@@ -139,8 +156,11 @@ export function logsumexp(a: Term): Term {
   const m = fresh('m')
   const arr = a.k === 'var' ? a : v(fresh('A'))
   // the value does not depend on m (any shift gives the same result): m carries no gradient
-  const body = let_(m, nograd(fold(c(-Infinity), arr, (acc, x) => if_(gt(x, acc), x, acc))),
-    add(v(m), log(sum(map(arr, (x) => exp(sub(x, v(m))))))))
+  const body = let_(
+    m,
+    nograd(fold(c(-Infinity), arr, (acc, x) => if_(gt(x, acc), x, acc))),
+    add(v(m), log(sum(map(arr, (x) => exp(sub(x, v(m))))))),
+  )
   return a.k === 'var' ? body : let_((arr as { name: string }).name, a, body)
 }
 
@@ -159,17 +179,35 @@ export function fresh(base: string): string {
 // ---------------------------------------------------------------------------- printing
 
 const INFIX = new Set(['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!=', 'and', 'or'])
-const PREC: Record<string, number> = { or: 1, and: 2, '<': 3, '<=': 3, '>': 3, '>=': 3, '==': 3, '!=': 3, '+': 4, '-': 4, '*': 5, '/': 5 }
+const PREC: Record<string, number> = {
+  or: 1,
+  and: 2,
+  '<': 3,
+  '<=': 3,
+  '>': 3,
+  '>=': 3,
+  '==': 3,
+  '!=': 3,
+  '+': 4,
+  '-': 4,
+  '*': 5,
+  '/': 5,
+}
 
 /** Prints a term in the paper's notation (ASCII arrows, `π1` for the first projection). */
 export function printTerm(t: Term, indent = ''): string {
   const p = (x: Term, ctx = 0): string => {
     switch (x.k) {
-      case 'const': return Number.isInteger(x.value) || !Number.isFinite(x.value) ? String(x.value) : String(x.value)
-      case 'bool': return String(x.value)
-      case 'var': return x.name
-      case 'tuple': return `(${x.items.map((i) => p(i)).join(', ')})`
-      case 'proj': return `π${x.index + 1} ${atom(x.of)}`
+      case 'const':
+        return Number.isInteger(x.value) || !Number.isFinite(x.value) ? String(x.value) : String(x.value)
+      case 'bool':
+        return String(x.value)
+      case 'var':
+        return x.name
+      case 'tuple':
+        return `(${x.items.map((i) => p(i)).join(', ')})`
+      case 'proj':
+        return `π${x.index + 1} ${atom(x.of)}`
       case 'op': {
         if (INFIX.has(x.op) && x.args.length === 2) {
           const pr = PREC[x.op]!
@@ -179,25 +217,41 @@ export function printTerm(t: Term, indent = ''): string {
         if (x.op === 'neg') return `-${atom(x.args[0]!)}`
         return `${x.op}(${x.args.map((a) => p(a)).join(', ')})`
       }
-      case 'let': case 'lam': case 'if': {
+      case 'let':
+      case 'lam':
+      case 'if': {
         const s = block(x)
         return ctx > 0 ? `(${s})` : s
       }
-      case 'map': return `map${x.arrays.length === 1 ? '' : x.arrays.length} (${x.params.join(', ')}. ${p(x.body)}) ${x.arrays.map(atom).join(' ')}`
-      case 'reduce': case 'fold': case 'scanl': case 'scanr':
+      case 'map':
+        return `map${x.arrays.length === 1 ? '' : x.arrays.length} (${x.params.join(', ')}. ${p(x.body)}) ${x.arrays.map(atom).join(' ')}`
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr':
         return `${x.k} (${x.acc}, ${x.elem}. ${p(x.body)}) ${atom(x.init)} ${atom(x.array)}`
-      case 'shift1L': case 'shift1R': case 'pad1L': case 'pad1R': case 'first': case 'last':
+      case 'shift1L':
+      case 'shift1R':
+      case 'pad1L':
+      case 'pad1R':
+      case 'first':
+      case 'last':
         return `${x.k} ${atom(x.array)}`
-      case 'app': return `${atom(x.fn)}(${x.args.map((a) => p(a)).join(', ')})`
-      case 'zero': return x.like ? `0̂[${p(x.like)}]` : '0̂'
-      case 'add': { const s = `${p(x.a, 4)} +̂ ${p(x.b, 5)}`; return ctx > 4 ? `(${s})` : s }
+      case 'app':
+        return `${atom(x.fn)}(${x.args.map((a) => p(a)).join(', ')})`
+      case 'zero':
+        return x.like ? `0̂[${p(x.like)}]` : '0̂'
+      case 'add': {
+        const s = `${p(x.a, 4)} +̂ ${p(x.b, 5)}`
+        return ctx > 4 ? `(${s})` : s
+      }
       case 'mapAccum':
         return `mapAccum${x.dir} (${x.dir === 'none' ? '' : `${x.carry}; `}${x.params.join(', ')}. ${p(x.body)}) ${atom(x.carryInit)} ${atom(x.sumInit)} ${x.arrays.map(atom).join(' ')}`
     }
   }
   const atom = (x: Term): string => {
     const s = p(x, 10)
-    return /^[\w#.̂]+$/u.test(s) || s.startsWith('(') && balancedOuter(s) ? s : `(${s})`
+    return /^(?:[\w#.]|\u0302)+$/u.test(s) || (s.startsWith('(') && balancedOuter(s)) ? s : `(${s})`
   }
   const block = (x: Term): string => {
     const lines: string[] = []
@@ -218,7 +272,10 @@ function balancedOuter(s: string): boolean {
   let depth = 0
   for (let i = 0; i < s.length; i++) {
     if (s[i] === '(') depth++
-    else if (s[i] === ')') { depth--; if (depth === 0 && i < s.length - 1) return false }
+    else if (s[i] === ')') {
+      depth--
+      if (depth === 0 && i < s.length - 1) return false
+    }
   }
   return true
 }
@@ -227,17 +284,42 @@ function balancedOuter(s: string): boolean {
 export function freeVars(t: Term, out: Set<string> = new Set(), bound: ReadonlySet<string> = new Set()): Set<string> {
   const go = (x: Term, b: ReadonlySet<string>): void => {
     switch (x.k) {
-      case 'const': case 'bool': return
-      case 'var': if (!b.has(x.name)) out.add(x.name); return
-      case 'let': go(x.value, b); go(x.body, new Set([...b, x.name])); return
-      case 'lam': go(x.body, new Set([...b, ...x.params])); return
-      case 'map': x.arrays.forEach((a) => go(a, b)); go(x.body, new Set([...b, ...x.params])); return
-      case 'reduce': case 'fold': case 'scanl': case 'scanr':
-        go(x.init, b); go(x.array, b); go(x.body, new Set([...b, x.acc, x.elem])); return
+      case 'const':
+      case 'bool':
+        return
+      case 'var':
+        if (!b.has(x.name)) out.add(x.name)
+        return
+      case 'let':
+        go(x.value, b)
+        go(x.body, new Set([...b, x.name]))
+        return
+      case 'lam':
+        go(x.body, new Set([...b, ...x.params]))
+        return
+      case 'map':
+        x.arrays.forEach((a) => go(a, b))
+        go(x.body, new Set([...b, ...x.params]))
+        return
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr':
+        go(x.init, b)
+        go(x.array, b)
+        go(x.body, new Set([...b, x.acc, x.elem]))
+        return
       case 'mapAccum':
-        go(x.carryInit, b); go(x.sumInit, b); x.arrays.forEach((a) => go(a, b)); go(x.body, new Set([...b, x.carry, ...x.params])); return
-      case 'zero': if (x.like) go(x.like, b); return
-      default: for (const s of children(x)) go(s, b)
+        go(x.carryInit, b)
+        go(x.sumInit, b)
+        x.arrays.forEach((a) => go(a, b))
+        go(x.body, new Set([...b, x.carry, ...x.params]))
+        return
+      case 'zero':
+        if (x.like) go(x.like, b)
+        return
+      default:
+        for (const s of children(x)) go(s, b)
     }
   }
   go(t, bound)
@@ -247,20 +329,44 @@ export function freeVars(t: Term, out: Set<string> = new Set(), bound: ReadonlyS
 /** The immediate subterms of a term (binders not distinguished). */
 export function children(x: Term): Term[] {
   switch (x.k) {
-    case 'const': case 'bool': case 'var': return []
-    case 'let': return [x.value, x.body]
-    case 'tuple': return x.items
-    case 'proj': return [x.of]
-    case 'op': return x.args
-    case 'map': return [...x.arrays, x.body]
-    case 'reduce': case 'fold': case 'scanl': case 'scanr': return [x.init, x.array, x.body]
-    case 'shift1L': case 'shift1R': case 'pad1L': case 'pad1R': case 'first': case 'last': return [x.array]
-    case 'if': return [x.cond, x.then, x.else]
-    case 'lam': return [x.body]
-    case 'app': return [x.fn, ...x.args]
-    case 'zero': return x.like ? [x.like] : []
-    case 'add': return [x.a, x.b]
-    case 'mapAccum': return [x.carryInit, x.sumInit, ...x.arrays, x.body]
+    case 'const':
+    case 'bool':
+    case 'var':
+      return []
+    case 'let':
+      return [x.value, x.body]
+    case 'tuple':
+      return x.items
+    case 'proj':
+      return [x.of]
+    case 'op':
+      return x.args
+    case 'map':
+      return [...x.arrays, x.body]
+    case 'reduce':
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+      return [x.init, x.array, x.body]
+    case 'shift1L':
+    case 'shift1R':
+    case 'pad1L':
+    case 'pad1R':
+    case 'first':
+    case 'last':
+      return [x.array]
+    case 'if':
+      return [x.cond, x.then, x.else]
+    case 'lam':
+      return [x.body]
+    case 'app':
+      return [x.fn, ...x.args]
+    case 'zero':
+      return x.like ? [x.like] : []
+    case 'add':
+      return [x.a, x.b]
+    case 'mapAccum':
+      return [x.carryInit, x.sumInit, ...x.arrays, x.body]
   }
 }
 
@@ -291,20 +397,44 @@ export function substitute(t: Term, s: ReadonlyMap<string, Term>): Term {
 /** Rebuilds a term with every immediate subterm transformed by `f`. */
 export function mapChildren(x: Term, f: (t: Term) => Term): Term {
   switch (x.k) {
-    case 'const': case 'bool': case 'var': return x
-    case 'let': return { ...x, value: f(x.value), body: f(x.body) }
-    case 'tuple': return { ...x, items: x.items.map(f) }
-    case 'proj': return { ...x, of: f(x.of) }
-    case 'op': return { ...x, args: x.args.map(f) }
-    case 'map': return { ...x, arrays: x.arrays.map(f), body: f(x.body) }
-    case 'reduce': case 'fold': case 'scanl': case 'scanr': return { ...x, init: f(x.init), array: f(x.array), body: f(x.body) }
-    case 'shift1L': case 'shift1R': case 'pad1L': case 'pad1R': case 'first': case 'last': return { ...x, array: f(x.array) }
-    case 'if': return { ...x, cond: f(x.cond), then: f(x.then), else: f(x.else) }
-    case 'lam': return { ...x, body: f(x.body) }
-    case 'app': return { ...x, fn: f(x.fn), args: x.args.map(f) }
-    case 'zero': return x.like ? { ...x, like: f(x.like) } : x
-    case 'add': return { ...x, a: f(x.a), b: f(x.b) }
-    case 'mapAccum': return { ...x, carryInit: f(x.carryInit), sumInit: f(x.sumInit), arrays: x.arrays.map(f), body: f(x.body) }
+    case 'const':
+    case 'bool':
+    case 'var':
+      return x
+    case 'let':
+      return { ...x, value: f(x.value), body: f(x.body) }
+    case 'tuple':
+      return { ...x, items: x.items.map(f) }
+    case 'proj':
+      return { ...x, of: f(x.of) }
+    case 'op':
+      return { ...x, args: x.args.map(f) }
+    case 'map':
+      return { ...x, arrays: x.arrays.map(f), body: f(x.body) }
+    case 'reduce':
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+      return { ...x, init: f(x.init), array: f(x.array), body: f(x.body) }
+    case 'shift1L':
+    case 'shift1R':
+    case 'pad1L':
+    case 'pad1R':
+    case 'first':
+    case 'last':
+      return { ...x, array: f(x.array) }
+    case 'if':
+      return { ...x, cond: f(x.cond), then: f(x.then), else: f(x.else) }
+    case 'lam':
+      return { ...x, body: f(x.body) }
+    case 'app':
+      return { ...x, fn: f(x.fn), args: x.args.map(f) }
+    case 'zero':
+      return x.like ? { ...x, like: f(x.like) } : x
+    case 'add':
+      return { ...x, a: f(x.a), b: f(x.b) }
+    case 'mapAccum':
+      return { ...x, carryInit: f(x.carryInit), sumInit: f(x.sumInit), arrays: x.arrays.map(f), body: f(x.body) }
   }
 }
 
@@ -313,24 +443,51 @@ export function uniquify(t: Term): Term {
   const go = (x: Term, s: Map<string, Term>): Term => {
     const bind = (names: string[]) => {
       const s2 = new Map(s)
-      const fresh2 = names.map((n) => { const f = fresh(n.replace(/#\d+$/, '')); s2.set(n, v(f)); return f })
+      const fresh2 = names.map((n) => {
+        const f = fresh(n.replace(/#\d+$/, ''))
+        s2.set(n, v(f))
+        return f
+      })
       return [s2, fresh2] as const
     }
     switch (x.k) {
-      case 'var': return s.get(x.name) ?? x
-      case 'let': { const [s2, [n]] = bind([x.name]); return { ...x, name: n!, value: go(x.value, s), body: go(x.body, s2) } }
-      case 'lam': { const [s2, ps] = bind(x.params); return { ...x, params: [...ps], body: go(x.body, s2) } }
-      case 'map': { const [s2, ps] = bind(x.params); return { ...x, params: [...ps], arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2) } }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+      case 'var':
+        return s.get(x.name) ?? x
+      case 'let': {
+        const [s2, [n]] = bind([x.name])
+        return { ...x, name: n!, value: go(x.value, s), body: go(x.body, s2) }
+      }
+      case 'lam': {
+        const [s2, ps] = bind(x.params)
+        return { ...x, params: [...ps], body: go(x.body, s2) }
+      }
+      case 'map': {
+        const [s2, ps] = bind(x.params)
+        return { ...x, params: [...ps], arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2) }
+      }
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
         const [s2, [a, e]] = bind([x.acc, x.elem])
         return { ...x, acc: a!, elem: e!, init: go(x.init, s), array: go(x.array, s), body: go(x.body, s2) }
       }
       case 'mapAccum': {
         const [s2, [cy, ...ps]] = bind([x.carry, ...x.params])
         const tag = x.primal !== undefined ? s.get(x.primal) : undefined
-        return { ...x, carry: cy!, params: ps, carryInit: go(x.carryInit, s), sumInit: go(x.sumInit, s), arrays: x.arrays.map((a) => go(a, s)), body: go(x.body, s2), ...(tag?.k === 'var' ? { primal: tag.name } : {}) }
+        return {
+          ...x,
+          carry: cy!,
+          params: ps,
+          carryInit: go(x.carryInit, s),
+          sumInit: go(x.sumInit, s),
+          arrays: x.arrays.map((a) => go(a, s)),
+          body: go(x.body, s2),
+          ...(tag?.k === 'var' ? { primal: tag.name } : {}),
+        }
       }
-      default: return mapChildren(x, (c) => go(c, s))
+      default:
+        return mapChildren(x, (c) => go(c, s))
     }
   }
   return go(t, new Map())
@@ -354,7 +511,11 @@ export function canonicalNames(t: Term): Term {
     let m = map.get(n)
     if (!m) {
       const base = n.replace(/#\d+$/, '')
-      do { const c = (counts.get(base) ?? 0) + 1; counts.set(base, c); m = `${base}${c}` } while (taken.has(m))
+      do {
+        const c = (counts.get(base) ?? 0) + 1
+        counts.set(base, c)
+        m = `${base}${c}`
+      } while (taken.has(m))
       taken.add(m)
       map.set(n, m)
     }
@@ -362,19 +523,44 @@ export function canonicalNames(t: Term): Term {
   }
   const go = (x: Term): Term => {
     switch (x.k) {
-      case 'var': return { k: 'var', name: name(x.name) }
-      case 'let': { const n = name(x.name); return { ...x, name: n, value: go(x.value), body: go(x.body) } }
-      case 'lam': { const ps = x.params.map(name); return { ...x, params: ps, body: go(x.body) } }
-      case 'map': { const ps = x.params.map(name); return { ...x, params: ps, arrays: x.arrays.map(go), body: go(x.body) } }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
-        const a = name(x.acc), e = name(x.elem)
+      case 'var':
+        return { k: 'var', name: name(x.name) }
+      case 'let': {
+        const n = name(x.name)
+        return { ...x, name: n, value: go(x.value), body: go(x.body) }
+      }
+      case 'lam': {
+        const ps = x.params.map(name)
+        return { ...x, params: ps, body: go(x.body) }
+      }
+      case 'map': {
+        const ps = x.params.map(name)
+        return { ...x, params: ps, arrays: x.arrays.map(go), body: go(x.body) }
+      }
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
+        const a = name(x.acc),
+          e = name(x.elem)
         return { ...x, acc: a, elem: e, init: go(x.init), array: go(x.array), body: go(x.body) }
       }
       case 'mapAccum': {
-        const cy = name(x.carry), ps = x.params.map(name)
-        return { ...x, carry: cy, params: ps, carryInit: go(x.carryInit), sumInit: go(x.sumInit), arrays: x.arrays.map(go), body: go(x.body), ...(x.primal !== undefined ? { primal: name(x.primal) } : {}) }
+        const cy = name(x.carry),
+          ps = x.params.map(name)
+        return {
+          ...x,
+          carry: cy,
+          params: ps,
+          carryInit: go(x.carryInit),
+          sumInit: go(x.sumInit),
+          arrays: x.arrays.map(go),
+          body: go(x.body),
+          ...(x.primal !== undefined ? { primal: name(x.primal) } : {}),
+        }
       }
-      default: return mapChildren(x, go)
+      default:
+        return mapChildren(x, go)
     }
   }
   return go(t)
@@ -387,31 +573,73 @@ export function canonicalNames(t: Term): Term {
 export function alphaEqual(a: Term, b: Term): boolean {
   const go = (x: Term, y: Term, m: ReadonlyMap<string, string>): boolean => {
     if (x.k !== y.k) return false
-    const bind = (xs: string[], ys: string[]) => { const m2 = new Map(m); xs.forEach((n, i) => m2.set(n, ys[i]!)); return m2 }
+    const bind = (xs: string[], ys: string[]) => {
+      const m2 = new Map(m)
+      xs.forEach((n, i) => m2.set(n, ys[i]!))
+      return m2
+    }
     switch (x.k) {
-      case 'const': case 'bool': return Object.is(x.value, (y as typeof x).value)
-      case 'var': return (m.get(x.name) ?? x.name) === (y as typeof x).name
-      case 'let': { const z = y as typeof x; return go(x.value, z.value, m) && go(x.body, z.body, bind([x.name], [z.name])) }
-      case 'lam': { const z = y as typeof x; return x.params.length === z.params.length && go(x.body, z.body, bind(x.params, z.params)) }
+      case 'const':
+      case 'bool':
+        return Object.is(x.value, (y as typeof x).value)
+      case 'var':
+        return (m.get(x.name) ?? x.name) === (y as typeof x).name
+      case 'let': {
+        const z = y as typeof x
+        return go(x.value, z.value, m) && go(x.body, z.body, bind([x.name], [z.name]))
+      }
+      case 'lam': {
+        const z = y as typeof x
+        return x.params.length === z.params.length && go(x.body, z.body, bind(x.params, z.params))
+      }
       case 'map': {
         const z = y as typeof x
-        return x.params.length === z.params.length && x.arrays.length === z.arrays.length && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) && go(x.body, z.body, bind(x.params, z.params))
+        return (
+          x.params.length === z.params.length &&
+          x.arrays.length === z.arrays.length &&
+          x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) &&
+          go(x.body, z.body, bind(x.params, z.params))
+        )
       }
-      case 'reduce': case 'fold': case 'scanl': case 'scanr': {
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr': {
         const z = y as typeof x
-        return go(x.init, z.init, m) && go(x.array, z.array, m) && go(x.body, z.body, bind([x.acc, x.elem], [z.acc, z.elem]))
+        return (
+          go(x.init, z.init, m) && go(x.array, z.array, m) && go(x.body, z.body, bind([x.acc, x.elem], [z.acc, z.elem]))
+        )
       }
       case 'mapAccum': {
         const z = y as typeof x
-        return x.dir === z.dir && !!x.linear === !!z.linear && x.params.length === z.params.length && x.arrays.length === z.arrays.length &&
-          go(x.carryInit, z.carryInit, m) && go(x.sumInit, z.sumInit, m) && x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) &&
+        return (
+          x.dir === z.dir &&
+          !!x.linear === !!z.linear &&
+          x.params.length === z.params.length &&
+          x.arrays.length === z.arrays.length &&
+          go(x.carryInit, z.carryInit, m) &&
+          go(x.sumInit, z.sumInit, m) &&
+          x.arrays.every((t, i) => go(t, z.arrays[i]!, m)) &&
           go(x.body, z.body, bind([x.carry, ...x.params], [z.carry, ...z.params]))
+        )
       }
-      case 'op': { const z = y as typeof x; return x.op === z.op && x.args.length === z.args.length && x.args.every((t, i) => go(t, z.args[i]!, m)) }
-      case 'proj': return x.index === (y as typeof x).index && go(x.of, (y as typeof x).of, m)
-      case 'zero': { const z = y as typeof x; return JSON.stringify(x.type) === JSON.stringify(z.type) && !!x.like === !!z.like && (!x.like || go(x.like, z.like!, m)) }
+      case 'op': {
+        const z = y as typeof x
+        return x.op === z.op && x.args.length === z.args.length && x.args.every((t, i) => go(t, z.args[i]!, m))
+      }
+      case 'proj':
+        return x.index === (y as typeof x).index && go(x.of, (y as typeof x).of, m)
+      case 'zero': {
+        const z = y as typeof x
+        return (
+          JSON.stringify(x.type) === JSON.stringify(z.type) &&
+          !!x.like === !!z.like &&
+          (!x.like || go(x.like, z.like!, m))
+        )
+      }
       default: {
-        const cx = children(x), cy = children(y)
+        const cx = children(x),
+          cy = children(y)
         return cx.length === cy.length && cx.every((t, i) => go(t, cy[i]!, m))
       }
     }

@@ -16,25 +16,41 @@ export function rng(seed: number): () => number {
 /** A random host value of a type; `len` gives array lengths by nesting depth. */
 export function randomValue(t: Type, r: () => number, len: (depth: number) => number, depth = 0): unknown {
   switch (t.kind) {
-    case 'R': return r() * 2 - 1
-    case 'B': return r() < 0.5
-    case 'tuple': return t.items.map((i) => randomValue(i, r, len, depth))
+    case 'R':
+      return r() * 2 - 1
+    case 'B':
+      return r() < 0.5
+    case 'tuple':
+      return t.items.map((i) => randomValue(i, r, len, depth))
     case 'array': {
       const n = len(depth)
       if (t.elem.kind === 'R') return Float64Array.from({ length: n }, () => r() * 2 - 1)
       return Array.from({ length: n }, () => randomValue(t.elem, r, len, depth + 1))
     }
-    case 'fun': throw new Error('no random functions')
+    case 'fun':
+      throw new Error('no random functions')
   }
 }
 
 /** Every real leaf of a host value, as [get, set] accessors. */
 export function leaves(x: unknown, out: Array<{ get: () => number; set: (v: number) => void }> = []) {
   if (x instanceof Float64Array) {
-    for (let i = 0; i < x.length; i++) out.push({ get: () => x[i]!, set: (v) => { x[i] = v } })
+    for (let i = 0; i < x.length; i++)
+      out.push({
+        get: () => x[i]!,
+        set: (v) => {
+          x[i] = v
+        },
+      })
   } else if (Array.isArray(x)) {
     x.forEach((item, i) => {
-      if (typeof item === 'number') out.push({ get: () => x[i] as number, set: (v) => { x[i] = v } })
+      if (typeof item === 'number')
+        out.push({
+          get: () => x[i] as number,
+          set: (v) => {
+            x[i] = v
+          },
+        })
       else leaves(item, out)
     })
   }
@@ -60,8 +76,10 @@ export function finiteDifferences(f: (...a: unknown[]) => number, args: unknown[
   for (const b of boxed) {
     for (const l of leaves(b)) {
       const x0 = l.get()
-      l.set(x0 + h); const fp = call()
-      l.set(x0 - h); const fm = call()
+      l.set(x0 + h)
+      const fp = call()
+      l.set(x0 - h)
+      const fm = call()
       l.set(x0)
       out.push((fp - fm) / (2 * h))
     }

@@ -28,15 +28,22 @@ export const UNIT: Type = { kind: 'tuple', items: [] }
 export function sameType(a: Type, b: Type): boolean {
   if (a.kind !== b.kind) return false
   switch (a.kind) {
-    case 'R': case 'B': return true
+    case 'R':
+    case 'B':
+      return true
     case 'tuple': {
       const bi = (b as { items: Type[] }).items
       return a.items.length === bi.length && a.items.every((t, i) => sameType(t, bi[i]!))
     }
-    case 'array': return sameType(a.elem, (b as { elem: Type }).elem)
+    case 'array':
+      return sameType(a.elem, (b as { elem: Type }).elem)
     case 'fun': {
       const f = b as { params: Type[]; result: Type }
-      return a.params.length === f.params.length && a.params.every((t, i) => sameType(t, f.params[i]!)) && sameType(a.result, f.result)
+      return (
+        a.params.length === f.params.length &&
+        a.params.every((t, i) => sameType(t, f.params[i]!)) &&
+        sameType(a.result, f.result)
+      )
     }
   }
 }
@@ -44,11 +51,16 @@ export function sameType(a: Type, b: Type): boolean {
 /** Prints a type: `R`, `B`, `(R × R[])`, `R[][]`, `(R, R) → R`. */
 export function printType(t: Type): string {
   switch (t.kind) {
-    case 'R': return 'R'
-    case 'B': return 'B'
-    case 'tuple': return `(${t.items.map(printType).join(' × ')})`
-    case 'array': return `${t.elem.kind === 'tuple' || t.elem.kind === 'fun' ? `(${printType(t.elem)})` : printType(t.elem)}[]`
-    case 'fun': return `(${t.params.map(printType).join(', ')}) → ${printType(t.result)}`
+    case 'R':
+      return 'R'
+    case 'B':
+      return 'B'
+    case 'tuple':
+      return `(${t.items.map(printType).join(' × ')})`
+    case 'array':
+      return `${t.elem.kind === 'tuple' || t.elem.kind === 'fun' ? `(${printType(t.elem)})` : printType(t.elem)}[]`
+    case 'fun':
+      return `(${t.params.map(printType).join(', ')}) → ${printType(t.result)}`
   }
 }
 
@@ -58,20 +70,30 @@ export function printType(t: Type): string {
  */
 export function cotangentType(t: Type): Type {
   switch (t.kind) {
-    case 'R': return R
-    case 'B': return UNIT
-    case 'tuple': return tupleType(...t.items.map(cotangentType))
-    case 'array': return arrayType(cotangentType(t.elem))
-    case 'fun': throw new Error('a function type has no cotangent')
+    case 'R':
+      return R
+    case 'B':
+      return UNIT
+    case 'tuple':
+      return tupleType(...t.items.map(cotangentType))
+    case 'array':
+      return arrayType(cotangentType(t.elem))
+    case 'fun':
+      throw new Error('a function type has no cotangent')
   }
 }
 
 /** Whether a type is ground (no function types): reals, booleans, and tuples and arrays of them. */
 export function isGround(t: Type): boolean {
   switch (t.kind) {
-    case 'R': case 'B': return true
-    case 'tuple': return t.items.every(isGround)
-    case 'array': return isGround(t.elem)
-    case 'fun': return false
+    case 'R':
+    case 'B':
+      return true
+    case 'tuple':
+      return t.items.every(isGround)
+    case 'array':
+      return isGround(t.elem)
+    case 'fun':
+      return false
   }
 }

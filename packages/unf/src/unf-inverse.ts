@@ -30,7 +30,8 @@ const zeroOf = (s: Slot): Term => zero(s.type, v(s.name))
 export function zero(t: Type, like?: Term): Term {
   const ct = cotangentType(t)
   if (ct.kind === 'R') return { k: 'const', value: 0 }
-  if (ct.kind === 'tuple' && t.kind === 'tuple') return tup(...t.items.map((it, i) => zero(it, like ? pi(i, like) : undefined)))
+  if (ct.kind === 'tuple' && t.kind === 'tuple')
+    return tup(...t.items.map((it, i) => zero(it, like ? pi(i, like) : undefined)))
   return like ? { k: 'zero', type: ct, like } : { k: 'zero', type: ct }
 }
 
@@ -65,7 +66,11 @@ export function fromUnf(t: TargetUnf, seed: Term, ops: OpTable, vjp: VjpOf): Ter
     const ys = outCtx.map(() => fresh('y'))
     const tr = transpose(pr, ys.map(v), ops, vjp)
     const Yk = fresh('Y')
-    const body = tr.bindings.reduceRight<Term>((b, [n, e]) => ({ k: 'let', name: n, value: e, body: b }), { k: 'app', fn: v(Y), args: tr.cots })
+    const body = tr.bindings.reduceRight<Term>((b, [n, e]) => ({ k: 'let', name: n, value: e, body: b }), {
+      k: 'app',
+      fn: v(Y),
+      args: tr.cots,
+    })
     lets.push([Yk, { k: 'lam', params: ys, body }])
     Y = Yk
   }
@@ -80,21 +85,35 @@ function primalOf(pr: Prim, ops: OpTable): Term | undefined {
   const n = pr.ctx.length
   const arg = (i: number) => v(pr.ctx[i]!.name)
   switch (pr.p) {
-    case 'var': return arg(pr.index)
-    case 'const': return typeof pr.value === 'boolean' ? { k: 'bool', value: pr.value } : { k: 'const', value: pr.value }
-    case 'op': return { k: 'op', op: pr.op, args: pr.ctx.slice(n - pr.inputs).map((s) => v(s.name)) }
-    case 'pi': return pi(pr.index, arg(n - 1))
-    case 'pair': return tup(...pr.ctx.slice(n - pr.inputs).map((s) => v(s.name)))
-    case 'proj': return undefined
+    case 'var':
+      return arg(pr.index)
+    case 'const':
+      return typeof pr.value === 'boolean' ? { k: 'bool', value: pr.value } : { k: 'const', value: pr.value }
+    case 'op':
+      return { k: 'op', op: pr.op, args: pr.ctx.slice(n - pr.inputs).map((s) => v(s.name)) }
+    case 'pi':
+      return pi(pr.index, arg(n - 1))
+    case 'pair':
+      return tup(...pr.ctx.slice(n - pr.inputs).map((s) => v(s.name)))
+    case 'proj':
+      return undefined
     case 'construct': {
       const args = pr.ctx.slice(n - pr.inputs).map((s) => v(s.name))
       const x = pr.term
       switch (x.k) {
-        case 'map': return { ...x, arrays: args }
-        case 'reduce': return { ...x, array: args[0]! }
-        case 'fold': case 'scanl': case 'scanr': return { ...x, init: args[0]!, array: args[1]! }
-        case 'shift1L': case 'shift1R': return { ...x, array: args[0]! }
-        case 'if': return { ...x, cond: args[0]! }
+        case 'map':
+          return { ...x, arrays: args }
+        case 'reduce':
+          return { ...x, array: args[0]! }
+        case 'fold':
+        case 'scanl':
+        case 'scanr':
+          return { ...x, init: args[0]!, array: args[1]! }
+        case 'shift1L':
+        case 'shift1R':
+          return { ...x, array: args[0]! }
+        case 'if':
+          return { ...x, cond: args[0]! }
       }
     }
   }
@@ -112,7 +131,8 @@ function transpose(pr: Prim, ys: Term[], ops: OpTable, vjp: VjpOf): Transposed {
       cots[pr.index] = plus(cots[pr.index]!, ys[n]!, ctx[pr.index]!.type)
       return keep(cots)
     }
-    case 'const': return keep(ys.slice(0, n))
+    case 'const':
+      return keep(ys.slice(0, n))
     case 'op': {
       const cots = ys.slice(0, n)
       if (BOOL_OPS.has(pr.op)) return keep(cots)
@@ -144,7 +164,8 @@ function transpose(pr: Prim, ys: Term[], ops: OpTable, vjp: VjpOf): Transposed {
       const dropped = ctx.slice(pr.keep, pr.keep + pr.drop).map(zeroOf)
       return keep([...ys.slice(0, pr.keep), ...dropped, ...ys.slice(pr.keep)])
     }
-    case 'construct': return transposeConstruct(pr, ys, vjp)
+    case 'construct':
+      return transposeConstruct(pr, ys, vjp)
   }
 }
 
@@ -157,8 +178,14 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
   const Z = ys[n]!
   const cots = ys.slice(0, n)
   const bindings: Array<[string, Term]> = []
-  const bind = (base: string, t: Term): Term => { const name = fresh(base); bindings.push([name, uniquify(t)]); return v(name) }
-  const addTo = (i: number, t: Term) => { cots[i] = plus(cots[i]!, t, ctx[i]!.type) }
+  const bind = (base: string, t: Term): Term => {
+    const name = fresh(base)
+    bindings.push([name, uniquify(t)])
+    return v(name)
+  }
+  const addTo = (i: number, t: Term) => {
+    cots[i] = plus(cots[i]!, t, ctx[i]!.type)
+  }
   // the context slots a body reads (its free variables), in context order
   const freeSlots = (...bodies: Term[]): Slot[] => {
     const fv = new Set<string>()
@@ -174,67 +201,124 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
       const z = fresh('z')
       const r = fresh('r')
       const body: Term = {
-        k: 'let', name: r, value: vjp(x.body, [...F, ...params], v(z)),
+        k: 'let',
+        name: r,
+        value: vjp(x.body, [...F, ...params], v(z)),
         // the outputs: the cotangents of the elements, and last the body's value (the primal
         // element, which partial evaluation may take from here instead of computing it twice)
-        body: tup(tup(), tup(...F.map((_, j) => pi(j, pi(1, v(r))))), tup(...params.map((_, j) => pi(F.length + j, pi(1, v(r)))), pi(0, v(r)))),
+        body: tup(
+          tup(),
+          tup(...F.map((_, j) => pi(j, pi(1, v(r))))),
+          tup(...params.map((_, j) => pi(F.length + j, pi(1, v(r)))), pi(0, v(r))),
+        ),
       }
       const G = bind('G', {
-        k: 'mapAccum', dir: 'none', carry: fresh('u'), params: [...x.params, z], body, carryInit: tup(), primal: pr.out.name,
+        k: 'mapAccum',
+        dir: 'none',
+        carry: fresh('u'),
+        params: [...x.params, z],
+        body,
+        carryInit: tup(),
+        primal: pr.out.name,
         sumInit: tup(...F.map((s) => cots[slotOf.get(s.name)!]!)),
         arrays: [...x.arrays.map((_, j) => v(input(j).name)), Z],
       })
-      F.forEach((s, j) => { cots[slotOf.get(s.name)!] = pi(j, pi(1, G)) })
+      F.forEach((s, j) => {
+        cots[slotOf.get(s.name)!] = pi(j, pi(1, G))
+      })
       x.arrays.forEach((_, j) => addTo(inputIdx(j), pi(j, pi(2, G))))
       return { bindings, cots }
     }
     case 'reduce': {
       // the paper's rule (Fig. 5/10): partials by scans, no per-element continuation
       const A = v(input(0).name)
-      const acc: Slot = { name: x.acc, type: R }, elem: Slot = { name: x.elem, type: R }
+      const acc: Slot = { name: x.acc, type: R },
+        elem: Slot = { name: x.elem, type: R }
       const partial = (which: 0 | 1): Term => {
         const [a, b] = [fresh('a'), fresh('b')]
-        const d = substitute(vjp(x.body, [acc, elem], { k: 'const', value: 1 }), new Map([[x.acc, v(a)], [x.elem, v(b)]]))
+        const d = substitute(
+          vjp(x.body, [acc, elem], { k: 'const', value: 1 }),
+          new Map([
+            [x.acc, v(a)],
+            [x.elem, v(b)],
+          ]),
+        )
         return { k: 'map', params: [a, b], body: pi(which, pi(1, d)), arrays: [A0, A] }
       }
-      const A0 = bind('A0', { k: 'shift1R', array: { k: 'scanl', acc: x.acc, elem: x.elem, body: x.body, init: x.init, array: A } })
+      const A0 = bind('A0', {
+        k: 'shift1R',
+        array: { k: 'scanl', acc: x.acc, elem: x.elem, body: x.body, init: x.init, array: A },
+      })
       const A1 = bind('A1', { k: 'shift1L', array: partial(0) })
       const A2 = bind('A2', partial(1))
       const [u, w] = [fresh('u'), fresh('w')]
-      const A3 = bind('A3', { k: 'scanr', acc: u, elem: w, body: { k: 'op', op: '*', args: [v(u), v(w)] }, init: { k: 'const', value: 1 }, array: A1 })
+      const A3 = bind('A3', {
+        k: 'scanr',
+        acc: u,
+        elem: w,
+        body: { k: 'op', op: '*', args: [v(u), v(w)] },
+        init: { k: 'const', value: 1 },
+        array: A1,
+      })
       const [p, q] = [fresh('p'), fresh('q')]
-      addTo(inputIdx(0), { k: 'map', params: [p, q], body: { k: 'op', op: '*', args: [{ k: 'op', op: '*', args: [v(p), v(q)] }, Z] }, arrays: [A2, A3] })
+      addTo(inputIdx(0), {
+        k: 'map',
+        params: [p, q],
+        body: { k: 'op', op: '*', args: [{ k: 'op', op: '*', args: [v(p), v(q)] }, Z] },
+        arrays: [A2, A3],
+      })
       return { bindings, cots }
     }
-    case 'fold': case 'scanl': case 'scanr': {
+    case 'fold':
+    case 'scanl':
+    case 'scanr': {
       const F = freeSlots(x.body).filter((s) => s.name !== x.acc && s.name !== x.elem)
       const accT = input(0).type
-      const acc: Slot = { name: x.acc, type: accT }, elem: Slot = { name: x.elem, type: elemType(input(1)) }
-      const initV = v(input(0).name), A = v(input(1).name)
-      const c = fresh('c'), r = fresh('r'), zs = fresh('zs')
+      const acc: Slot = { name: x.acc, type: accT },
+        elem: Slot = { name: x.elem, type: elemType(input(1)) }
+      const initV = v(input(0).name),
+        A = v(input(1).name)
+      const c = fresh('c'),
+        r = fresh('r'),
+        zs = fresh('zs')
       const withZ = x.k !== 'fold'
       const carryOut = pi(F.length, pi(1, v(r)))
       const body: Term = {
-        k: 'let', name: r, value: vjp(x.body, [...F, acc, elem], v(c)),
-        body: tup(withZ ? plus(carryOut, v(zs), accT) : carryOut, tup(...F.map((_, j) => pi(j, pi(1, v(r))))), tup(pi(F.length + 1, pi(1, v(r))))),
+        k: 'let',
+        name: r,
+        value: vjp(x.body, [...F, acc, elem], v(c)),
+        body: tup(
+          withZ ? plus(carryOut, v(zs), accT) : carryOut,
+          tup(...F.map((_, j) => pi(j, pi(1, v(r))))),
+          tup(pi(F.length + 1, pi(1, v(r)))),
+        ),
       }
-      const states = x.k === 'fold'
-        ? bind('S', { k: 'scanl', acc: x.acc, elem: x.elem, body: x.body, init: initV, array: A })
-        : v(pr.out.name)
+      const states =
+        x.k === 'fold'
+          ? bind('S', { k: 'scanl', acc: x.acc, elem: x.elem, body: x.body, init: initV, array: A })
+          : v(pr.out.name)
       const left = x.k === 'scanr'
       const shifted = (t: Term): Term => ({ k: left ? 'shift1L' : 'shift1R', array: t })
       const G = bind('G', {
-        k: 'mapAccum', dir: left ? 'L' : 'R', carry: c, ...(x.k === 'fold' ? { linear: true } : {}), params: withZ ? [x.acc, x.elem, zs] : [x.acc, x.elem], body,
+        k: 'mapAccum',
+        dir: left ? 'L' : 'R',
+        carry: c,
+        ...(x.k === 'fold' ? { linear: true } : {}),
+        params: withZ ? [x.acc, x.elem, zs] : [x.acc, x.elem],
+        body,
         carryInit: x.k === 'fold' ? Z : { k: left ? 'first' : 'last', array: Z },
         sumInit: tup(...F.map((s) => cots[slotOf.get(s.name)!]!)),
         arrays: withZ ? [shifted(states), A, shifted(Z)] : [shifted(states), A],
       })
-      F.forEach((s, j) => { cots[slotOf.get(s.name)!] = pi(j, pi(1, G)) })
+      F.forEach((s, j) => {
+        cots[slotOf.get(s.name)!] = pi(j, pi(1, G))
+      })
       addTo(inputIdx(0), pi(0, G))
       addTo(inputIdx(1), pi(0, pi(2, G)))
       return { bindings, cots }
     }
-    case 'shift1L': case 'shift1R':
+    case 'shift1L':
+    case 'shift1R':
       addTo(inputIdx(0), { k: x.k === 'shift1L' ? 'pad1L' : 'pad1R', array: Z })
       return { bindings, cots }
     case 'if': {

@@ -24,7 +24,10 @@ export interface Slot {
 }
 
 /** An array construct or conditional of the source, kept whole as one primitive (Fig. 6's map2, reduce). */
-export type ConstructTerm = Extract<Term, { k: 'map' | 'reduce' | 'fold' | 'scanl' | 'scanr' | 'shift1L' | 'shift1R' | 'if' }>
+export type ConstructTerm = Extract<
+  Term,
+  { k: 'map' | 'reduce' | 'fold' | 'scanl' | 'scanr' | 'shift1L' | 'shift1R' | 'if' }
+>
 
 /** A Source UNF primitive. `ctx` is its input context; `inputs` how many of its last slots it reads. */
 export type Prim =
@@ -46,9 +49,12 @@ export interface UnfProgram {
 /** The context after a primitive. */
 export function after(pr: Prim): Slot[] {
   switch (pr.p) {
-    case 'pair': return [...pr.ctx.slice(0, pr.ctx.length - pr.inputs), pr.out]
-    case 'proj': return [...pr.ctx.slice(0, pr.keep), ...pr.ctx.slice(pr.keep + pr.drop)]
-    default: return [...pr.ctx, pr.out]
+    case 'pair':
+      return [...pr.ctx.slice(0, pr.ctx.length - pr.inputs), pr.out]
+    case 'proj':
+      return [...pr.ctx.slice(0, pr.keep), ...pr.ctx.slice(pr.keep + pr.drop)]
+    default:
+      return [...pr.ctx, pr.out]
   }
 }
 
@@ -59,21 +65,30 @@ export function after(pr: Prim): Slot[] {
 export function toUnf(t: Term, input: Slot[], ops: OpTable): UnfProgram {
   const prims: Prim[] = []
   let ctx: Slot[] = [...input]
-  const emit = (pr: Prim) => { prims.push(pr); ctx = after(pr) }
+  const emit = (pr: Prim) => {
+    prims.push(pr)
+    ctx = after(pr)
+  }
   // source name → slot name (a let's variable is the slot holding its value)
   const scope = new Map(input.map((s) => [s.name, s.name]))
   const typeOfSlot = (name: string) => ctx.find((s) => s.name === name)!.type
   const env = () => new Map([...scope].map(([src, sl]) => [src, typeOfSlot(sl)]))
   const slotRename = () => new Map([...scope].filter(([a, b]) => a !== b))
   const slot = (type: Type, base = 't'): Slot => ({ name: fresh(base), type })
-  const hide = (keep: number, drop: number) => { if (drop > 0) emit({ p: 'proj', ctx, keep, drop }) }
+  const hide = (keep: number, drop: number) => {
+    if (drop > 0) emit({ p: 'proj', ctx, keep, drop })
+  }
 
   // translates `x` in the current context; on return the context has grown by exactly one slot
   const go = (x: Term): void => {
     const n = ctx.length
     switch (x.k) {
-      case 'const': emit({ p: 'const', ctx, inputs: 0, value: x.value, out: slot({ kind: 'R' }, 'c') }); return
-      case 'bool': emit({ p: 'const', ctx, inputs: 0, value: x.value, out: slot({ kind: 'B' }, 'c') }); return
+      case 'const':
+        emit({ p: 'const', ctx, inputs: 0, value: x.value, out: slot({ kind: 'R' }, 'c') })
+        return
+      case 'bool':
+        emit({ p: 'const', ctx, inputs: 0, value: x.value, out: slot({ kind: 'B' }, 'c') })
+        return
       case 'var': {
         const index = ctx.map((s) => s.name).lastIndexOf(scope.get(x.name) ?? x.name)
         if (index < 0) throw new UnfError('unf/unbound', `unknown variable \`${x.name}\``)
@@ -111,11 +126,24 @@ export function toUnf(t: Term, input: Slot[], ops: OpTable): UnfProgram {
         hide(n, x.args.length) // UNF(e₁); UNF(e₂); op; proj_{Γ;R,R;R}
         return
       }
-      case 'map': case 'reduce': case 'fold': case 'scanl': case 'scanr': case 'shift1L': case 'shift1R': case 'if': {
+      case 'map':
+      case 'reduce':
+      case 'fold':
+      case 'scanl':
+      case 'scanr':
+      case 'shift1L':
+      case 'shift1R':
+      case 'if': {
         const type = inferType(x, env(), ops)
         const args = constructArgs(x)
         args.forEach(go)
-        emit({ p: 'construct', ctx, inputs: args.length, term: renameFree(x, slotRename()) as ConstructTerm, out: slot(type) })
+        emit({
+          p: 'construct',
+          ctx,
+          inputs: args.length,
+          term: renameFree(x, slotRename()) as ConstructTerm,
+          out: slot(type),
+        })
         hide(n, args.length)
         return
       }
@@ -134,14 +162,21 @@ export function toUnf(t: Term, input: Slot[], ops: OpTable): UnfProgram {
  */
 export function constructArgs(x: ConstructTerm): Term[] {
   switch (x.k) {
-    case 'map': return x.arrays
-    case 'reduce': return [x.array]
-    case 'fold': case 'scanl': case 'scanr': return [x.init, x.array]
-    case 'shift1L': case 'shift1R': return [x.array]
-    case 'if': return [x.cond]
+    case 'map':
+      return x.arrays
+    case 'reduce':
+      return [x.array]
+    case 'fold':
+    case 'scanl':
+    case 'scanr':
+      return [x.init, x.array]
+    case 'shift1L':
+    case 'shift1R':
+      return [x.array]
+    case 'if':
+      return [x.cond]
   }
 }
-
 
 /** Prints a context as the paper does: the list of its types. */
 const printCtx = (s: Slot[]) => s.map((x) => printType(x.type)).join(',') || '[]'
@@ -150,13 +185,20 @@ const printCtx = (s: Slot[]) => s.map((x) => printType(x.type)).join(',') || '[]
 export function printPrim(pr: Prim): string {
   const T = printCtx(pr.ctx.slice(0, pr.ctx.length - ('inputs' in pr ? pr.inputs : 0)))
   switch (pr.p) {
-    case 'var': return `var_{${printCtx(pr.ctx)};${pr.index + 1}}`
-    case 'const': return `${pr.value}_{${printCtx(pr.ctx)};0}`
-    case 'op': return `${pr.op}_{${T};${pr.inputs}}`
-    case 'pi': return `π${pr.index + 1}_{${T};1}`
-    case 'pair': return `pair_{${T};${printType(pr.out.type)}}`
-    case 'proj': return `proj_{${printCtx(pr.ctx.slice(0, pr.keep))};${printCtx(pr.ctx.slice(pr.keep, pr.keep + pr.drop))};${printCtx(pr.ctx.slice(pr.keep + pr.drop))}}`
-    case 'construct': return `${constructName(pr.term)}_{${T};${printTerm(pr.term).replace(/\s+/g, ' ').slice(0, 40)}}`
+    case 'var':
+      return `var_{${printCtx(pr.ctx)};${pr.index + 1}}`
+    case 'const':
+      return `${pr.value}_{${printCtx(pr.ctx)};0}`
+    case 'op':
+      return `${pr.op}_{${T};${pr.inputs}}`
+    case 'pi':
+      return `π${pr.index + 1}_{${T};1}`
+    case 'pair':
+      return `pair_{${T};${printType(pr.out.type)}}`
+    case 'proj':
+      return `proj_{${printCtx(pr.ctx.slice(0, pr.keep))};${printCtx(pr.ctx.slice(pr.keep, pr.keep + pr.drop))};${printCtx(pr.ctx.slice(pr.keep + pr.drop))}}`
+    case 'construct':
+      return `${constructName(pr.term)}_{${T};${printTerm(pr.term).replace(/\s+/g, ' ').slice(0, 40)}}`
   }
 }
 

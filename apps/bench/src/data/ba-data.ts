@@ -33,7 +33,11 @@ export function parseBa(text: string): BaInstance {
   const n = t[0]
   const m = t[1]
   const p = t[2]
-  for (const [name, v] of [['n', n], ['m', m], ['p', p]] as const)
+  for (const [name, v] of [
+    ['n', n],
+    ['m', m],
+    ['p', p],
+  ] as const)
     if (!Number.isInteger(v) || v < 1) throw new SyntaxError(`BA file: bad ${name} = ${v}`)
   const cam = t.subarray(3, 3 + BA_CAMERA_PARAMS)
   const point = t.subarray(3 + BA_CAMERA_PARAMS, 3 + BA_CAMERA_PARAMS + 3)
@@ -99,7 +103,8 @@ export function writeBa(path: string, inst: BaInstance): void {
 function assertReplicated(inst: BaInstance): void {
   const { n, m, p } = inst
   for (let i = 0; i < n * BA_CAMERA_PARAMS; i++)
-    if (inst.cams[i] !== inst.cams[i % BA_CAMERA_PARAMS]) throw new Error('writeBa: cameras differ; ADBench text stores one camera')
+    if (inst.cams[i] !== inst.cams[i % BA_CAMERA_PARAMS])
+      throw new Error('writeBa: cameras differ; ADBench text stores one camera')
   for (let i = 0; i < m * 3; i++)
     if (inst.X[i] !== inst.X[i % 3]) throw new Error('writeBa: points differ; ADBench text stores one point')
   for (let i = 0; i < p; i++) {
@@ -121,11 +126,17 @@ export function generateBa(options: { n: number; m: number; p: number; seed?: nu
   const rng = createRng(options.seed ?? 1)
   const r = (scale: number, offset = 0): number => roundFixed(offset + scale * rng.normal())
   const cam = [
-    r(0.3), r(0.3), r(0.3), // rotation
-    r(1), r(1), r(1), // centre
+    r(0.3),
+    r(0.3),
+    r(0.3), // rotation
+    r(1),
+    r(1),
+    r(1), // centre
     roundFixed(300 + 400 * rng.uniform()), // focal length
-    r(2), r(2), // principal point
-    r(0.01), r(0.001), // radial distortion
+    r(2),
+    r(2), // principal point
+    r(0.01),
+    r(0.001), // radial distortion
   ]
   // a point in front of the camera: centre + R^T (0, 0, depth) + jitter, depth in [3, 8)
   const depth = 3 + 5 * rng.uniform()

@@ -37,7 +37,11 @@ export function parseGmm(text: string): GmmInstance {
   const d = t[0]
   const k = t[1]
   const n = t[2]
-  for (const [name, v] of [['d', d], ['k', k], ['n', n]] as const)
+  for (const [name, v] of [
+    ['d', d],
+    ['k', k],
+    ['n', n],
+  ] as const)
     if (!Number.isInteger(v) || v < 1) throw new SyntaxError(`GMM file: bad ${name} = ${v}`)
   const icfSz = gmmIcfSize(d)
   const fixed = 3 + k + k * d + k * icfSz + 2

@@ -33,16 +33,41 @@ describe('harness', () => {
       cases: () => [{ label: 'one', params: { v: 3 }, make: () => ({ v: 3 }) }],
       baseline: { name: 'plain TS objective', setup: (c) => ({ run: () => void Math.sqrt(c.v) }) },
       rows: [
-        { name: 'right', kind: 'gradient', setup: (c) => ({ run: () => void (0.5 / Math.sqrt(c.v)), check: () => ({ ok: true, error: 0 }) }) },
+        {
+          name: 'right',
+          kind: 'gradient',
+          setup: (c) => ({ run: () => void (0.5 / Math.sqrt(c.v)), check: () => ({ ok: true, error: 0 }) }),
+        },
         {
           name: 'broken',
           kind: 'gradient',
           setup: () => ({ run: () => void wrongRan++, check: () => ({ ok: false, error: 1, reason: 'off by one' }) }),
         },
         { name: 'absent', kind: 'hessian', setup: () => ({ na: 'cannot express it' }) },
-        { name: 'throws', kind: 'objective', setup: () => { throw new Error('boom') } },
+        {
+          name: 'throws',
+          kind: 'objective',
+          setup: () => {
+            throw new Error('boom')
+          },
+        },
       ],
-      study: () => ({ title: 'a study', xLabel: 'x', yLabel: 'y', logX: true, logY: true, series: [{ name: 's', points: [[1, 1e-3], [10, 1e-2]] }] }),
+      study: () => ({
+        title: 'a study',
+        xLabel: 'x',
+        yLabel: 'y',
+        logX: true,
+        logY: true,
+        series: [
+          {
+            name: 's',
+            points: [
+              [1, 1e-3],
+              [10, 1e-2],
+            ],
+          },
+        ],
+      }),
     }
     const result = await runSuite([toy], { full: false, measure: tiny })
     const rows = result.workloads[0].rows
@@ -61,7 +86,12 @@ describe('harness', () => {
     expect(table).toContain('wrong')
     expect(table).toContain('n/a')
     const files = writeReports(result, out)
-    expect(files.map((f) => f.split(/[\\/]/).pop()).sort()).toEqual(['ratio-toy.svg', 'report.md', 'results.json', 'toy-study.svg'])
+    expect(files.map((f) => f.split(/[\\/]/).pop()).sort()).toEqual([
+      'ratio-toy.svg',
+      'report.md',
+      'results.json',
+      'toy-study.svg',
+    ])
     expect(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).workloads[0].id).toBe('toy')
     expect(readFileSync(join(out, 'ratio-toy.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/)
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('| case |')
@@ -72,12 +102,24 @@ describe('harness', () => {
     const slow: Workload<{ v: number }> = {
       id: 'slow',
       title: 'Slow',
-      cases: () => [{ label: 'one', params: {}, make: () => ({ v: 1 }) }, { label: 'two', params: {}, make: () => ({ v: 2 }) }],
+      cases: () => [
+        { label: 'one', params: {}, make: () => ({ v: 1 }) },
+        { label: 'two', params: {}, make: () => ({ v: 2 }) },
+      ],
       baseline: { name: 'plain TS objective', setup: (c) => ({ run: () => void Math.sqrt(c.v) }) },
-      rows: [{
-        name: 'waits', kind: 'gradient',
-        setup: () => ({ run: () => void ran++, check: async () => { await new Promise((r) => setTimeout(r, 1500)); return { ok: true, error: 0 } } }),
-      }],
+      rows: [
+        {
+          name: 'waits',
+          kind: 'gradient',
+          setup: () => ({
+            run: () => void ran++,
+            check: async () => {
+              await new Promise((r) => setTimeout(r, 1500))
+              return { ok: true, error: 0 }
+            },
+          }),
+        },
+      ],
     }
     const result = await runSuite([slow], { full: false, measure: tiny, budgetMs: 1000 })
     const rows = result.workloads[0].rows
@@ -87,7 +129,10 @@ describe('harness', () => {
   })
 
   it('runs a real workload on a tiny case, checking the plain-TS gradient first', async () => {
-    const w = { ...gmmWorkload, cases: () => [{ label: 'tiny', params: {}, make: () => gmmCase(generateGmm({ d: 3, k: 2, n: 10, seed: 1 })) }] }
+    const w = {
+      ...gmmWorkload,
+      cases: () => [{ label: 'tiny', params: {}, make: () => gmmCase(generateGmm({ d: 3, k: 2, n: 10, seed: 1 })) }],
+    }
     const result = await runSuite([w], { full: false, measure: tiny })
     expect(result.workloads[0].rows[0]).toMatchObject({ status: 'ok', kind: 'gradient' })
   })

@@ -56,7 +56,11 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
     ? async () => {
         for (let i = 0; i < inner; i++) await fn()
       }
-    : (new Function('fn', 'inner', `// measurement ${++measurements}\nreturn () => { for (let i = 0; i < inner; i++) fn() }`)(fn, inner) as () => void)
+    : (new Function(
+        'fn',
+        'inner',
+        `// measurement ${++measurements}\nreturn () => { for (let i = 0; i < inner; i++) fn() }`,
+      )(fn, inner) as () => void)
   // calls slower than the whole time budget are already warm (check + calibration ran them):
   // take the minimum of 3 samples and skip tinybench's warm-up, so a quick run stays quick
   const slow = single * inner > options.timeMs

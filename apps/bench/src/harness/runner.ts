@@ -1,13 +1,7 @@
 import { machineInfo, type MachineInfo } from './machine.js'
 import { FULL_MEASURE, measure, QUICK_MEASURE, type MeasureOptions } from './measure.js'
 import { createProgress, type Progress } from './progress.js'
-import {
-  isNotApplicable,
-  type CaseOptions,
-  type RowKind,
-  type StudyResult,
-  type Workload,
-} from './types.js'
+import { isNotApplicable, type CaseOptions, type RowKind, type StudyResult, type Workload } from './types.js'
 
 export type RowStatus = 'ok' | 'wrong' | 'n/a' | 'error'
 
@@ -82,7 +76,12 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
   const measureOptions = options.measure ?? (options.full ? FULL_MEASURE : QUICK_MEASURE)
   const progress = options.progress ?? createProgress(process.stderr, false)
   const plan = workloads.map((w) => ({ w, cases: w.cases(options) }))
-  progress.start(plan.reduce((s, { w, cases }) => s + cases.length * (w.rows.length + 1) + (w.study && options.studies !== false ? 1 : 0), 0))
+  progress.start(
+    plan.reduce(
+      (s, { w, cases }) => s + cases.length * (w.rows.length + 1) + (w.study && options.studies !== false ? 1 : 0),
+      0,
+    ),
+  )
   const results: WorkloadResult[] = []
   for (const { w, cases } of plan) {
     const wStart = performance.now()
@@ -122,10 +121,14 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
           case: spec.label,
         }
         if (options.budgetMs !== undefined && performance.now() - t0 > options.budgetMs) {
-          rowResults.push({ ...base, status: 'n/a', reason: `not run: the time budget (--budget ${Math.round(options.budgetMs / 1000)} s) was spent` })
+          rowResults.push({
+            ...base,
+            status: 'n/a',
+            reason: `not run: the time budget (--budget ${Math.round(options.budgetMs / 1000)} s) was spent`,
+          })
           continue
         }
-        let prepared
+        let prepared: Awaited<ReturnType<typeof row.setup>>
         const h0 = process.memoryUsage().heapUsed
         try {
           prepared = await row.setup(instance)
@@ -201,7 +204,11 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
     startedAt: startedAt.toISOString(),
     durationMs: performance.now() - t0,
     machine: machineInfo(),
-    options: { full: options.full, ...(options.adbenchDir ? { adbenchDir: options.adbenchDir } : {}), measure: measureOptions },
+    options: {
+      full: options.full,
+      ...(options.adbenchDir ? { adbenchDir: options.adbenchDir } : {}),
+      measure: measureOptions,
+    },
     workloads: results,
   }
 }

@@ -2,11 +2,7 @@
  * Central finite differences: the independent oracle every derivative in the suite is checked
  * against (timed only as the Bessel finite-difference row). `x` is restored exactly after each probe.
  */
-export function finiteDifferenceGradient(
-  f: (x: Float64Array) => number,
-  x: Float64Array,
-  h = 1e-6,
-): Float64Array {
+export function finiteDifferenceGradient(f: (x: Float64Array) => number, x: Float64Array, h = 1e-6): Float64Array {
   const g = new Float64Array(x.length)
   for (let i = 0; i < x.length; i++) {
     const xi = x[i]

@@ -124,7 +124,17 @@ export function baJacobianPlain(inst: BaInstance, out?: BaSparseJacobian): BaSpa
   const { p, cams, X, w, obs, feats } = inst
   const vals = J.vals
   for (let i = 0; i < p; i++)
-    reprojectionBlock(cams, obs[2 * i] * BA_CAMERA_PARAMS, X, obs[2 * i + 1] * 3, w[i], feats, 2 * i, vals, 2 * BA_BLOCK_COLS * i)
+    reprojectionBlock(
+      cams,
+      obs[2 * i] * BA_CAMERA_PARAMS,
+      X,
+      obs[2 * i + 1] * 3,
+      w[i],
+      feats,
+      2 * i,
+      vals,
+      2 * BA_BLOCK_COLS * i,
+    )
   const base = 2 * BA_BLOCK_COLS * p
   for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]
   return J
@@ -153,9 +163,28 @@ function reprojectionBlock(
   const p2 = X[xo + 2] - cams[co + 5]
   // Xcam = R(r) (X − C); R (∂Xcam/∂X) row-major in R00..R22
   let c0: number, c1: number, c2: number
-  let R00: number, R01: number, R02: number, R10: number, R11: number, R12: number, R20: number, R21: number, R22: number
+  let R00: number,
+    R01: number,
+    R02: number,
+    R10: number,
+    R11: number,
+    R12: number,
+    R20: number,
+    R21: number,
+    R22: number
   // Rodrigues quantities, used again for ∂Xcam/∂r below (θ ≠ 0 only)
-  let cs = 0, sn = 0, inv = 0, w0 = 0, w1 = 0, w2 = 0, wp = 0, omc = 0, tmp = 0, x0 = 0, x1 = 0, x2 = 0
+  let cs = 0,
+    sn = 0,
+    inv = 0,
+    w0 = 0,
+    w1 = 0,
+    w2 = 0,
+    wp = 0,
+    omc = 0,
+    tmp = 0,
+    x0 = 0,
+    x1 = 0,
+    x2 = 0
   const sqtheta = r0 * r0 + r1 * r1 + r2 * r2
   const rotating = sqtheta !== 0
   if (rotating) {
@@ -190,9 +219,15 @@ function reprojectionBlock(
     c1 = p1 + (r2 * p0 - r0 * p2)
     c2 = p2 + (r0 * p1 - r1 * p0)
     // R = I + [r]×
-    R00 = 1; R01 = -r2; R02 = r1
-    R10 = r2; R11 = 1; R12 = -r0
-    R20 = -r1; R21 = r0; R22 = 1
+    R00 = 1
+    R01 = -r2
+    R02 = r1
+    R10 = r2
+    R11 = 1
+    R12 = -r0
+    R20 = -r1
+    R21 = r0
+    R22 = 1
   }
   const iz = 1 / c2
   const u = c0 * iz

@@ -6,15 +6,16 @@ import { findAdbenchData } from '../data/adbench-path.js'
 import { formatBa, generateBa, parseBa, readBa, writeBa } from '../data/ba-data.js'
 import { formatGmm, generateGmm, parseGmm, readGmm, writeGmm } from '../data/gmm-data.js'
 import { finiteDifferenceGradient, finiteDifferenceJacobian, maxScaledError } from '../math/finite-difference.js'
-import {
-  baJacobianPlain,
-  baJacobianToDense,
-  baObjectivePlain,
-  baPackParameters,
-  baWithParameters,
-} from './ba.js'
+import { baJacobianPlain, baJacobianToDense, baObjectivePlain, baPackParameters, baWithParameters } from './ba.js'
 import { gmmGradientPlain, gmmObjectivePlain, gmmPackParameters, gmmWithParameters } from './gmm.js'
-import { BA_TEST_JACOBIAN_SHAPE, BA_TEST_JACOBIAN_VALUES, BA_TEST_REPROJECTION, BA_TEST_WEIGHT_ERROR, GMM_TEST_GRADIENT, GMM_TEST_OBJECTIVE } from '../data/adbench-test-values.js'
+import {
+  BA_TEST_JACOBIAN_SHAPE,
+  BA_TEST_JACOBIAN_VALUES,
+  BA_TEST_REPROJECTION,
+  BA_TEST_WEIGHT_ERROR,
+  GMM_TEST_GRADIENT,
+  GMM_TEST_OBJECTIVE,
+} from '../data/adbench-test-values.js'
 
 const adbench = findAdbenchData()
 if (!adbench)
@@ -22,7 +23,6 @@ if (!adbench)
     '[bench] skipping ADBench file tests: ../shared/data/adbench not found beside the repo (set TENET_ADBENCH_DIR to point at it)',
   )
 const withAdbench = adbench ? it : it.skip
-
 
 const tmp = mkdtempSync(join(tmpdir(), 'tenet-bench-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -47,7 +47,8 @@ describe('GMM', () => {
   it('reads files that store a single replicated point', () => {
     const inst = generateGmm({ d: 3, k: 2, n: 4, seed: 5 })
     const back = parseGmm(formatGmm(inst, { replicatePoint: true }))
-    for (let i = 0; i < 4; i++) expect(Array.from(back.x.subarray(3 * i, 3 * i + 3))).toEqual(Array.from(inst.x.subarray(0, 3)))
+    for (let i = 0; i < 4; i++)
+      expect(Array.from(back.x.subarray(3 * i, 3 * i + 3))).toEqual(Array.from(inst.x.subarray(0, 3)))
   })
 
   it('generator round-trips through writer and reader', () => {

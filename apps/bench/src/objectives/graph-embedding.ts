@@ -8,9 +8,21 @@
 
 /** The 15 edges (0-based): outer 5-cycle, spokes, inner pentagram. */
 export const PETERSEN_EDGES: readonly (readonly [number, number])[] = [
-  [0, 5], [1, 6], [2, 7], [3, 8], [4, 9],
-  [0, 1], [1, 2], [2, 3], [3, 4], [0, 4],
-  [5, 7], [7, 9], [6, 9], [6, 8], [5, 8],
+  [0, 5],
+  [1, 6],
+  [2, 7],
+  [3, 8],
+  [4, 9],
+  [0, 1],
+  [1, 2],
+  [2, 3],
+  [3, 4],
+  [0, 4],
+  [5, 7],
+  [7, 9],
+  [6, 9],
+  [6, 8],
+  [5, 8],
 ]
 
 /** The 30 vertex pairs that are not edges. */
@@ -62,7 +74,11 @@ export function createEmbeddingWorkspace(): EmbeddingWorkspace {
   return { d1: new Float64Array(PETERSEN_E1.length / 2), d2: new Float64Array(PETERSEN_E2.length / 2) }
 }
 
-export function embeddingLossPlain(x: Float64Array, k: number, ws: EmbeddingWorkspace = createEmbeddingWorkspace()): number {
+export function embeddingLossPlain(
+  x: Float64Array,
+  k: number,
+  ws: EmbeddingWorkspace = createEmbeddingWorkspace(),
+): number {
   distances(x, k, PETERSEN_E1, ws.d1)
   distances(x, k, PETERSEN_E2, ws.d2)
   const m1 = meanOf(ws.d1)

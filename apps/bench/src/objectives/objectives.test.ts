@@ -55,7 +55,10 @@ describe('sparse', () => {
   it('complex y = A x + y and its reverse pass match finite differences', () => {
     const A = randomCsc(12, 9, 0.3, 3, true)
     const rng = createRng(4)
-    const vec = (n: number) => ({ re: Float64Array.from({ length: n }, rng.normal), im: Float64Array.from({ length: n }, rng.normal) })
+    const vec = (n: number) => ({
+      re: Float64Array.from({ length: n }, rng.normal),
+      im: Float64Array.from({ length: n }, rng.normal),
+    })
     const x = vec(9)
     const y0 = vec(12)
     const yBar = vec(12)
@@ -70,10 +73,30 @@ describe('sparse', () => {
     const aRe = new Float64Array(A.values.length)
     const aIm = new Float64Array(A.values.length)
     sparseComplexMulBackwardPlain(A, x, yBar, xBar, aRe, aIm)
-    expect(maxScaledError(xBar.re, finiteDifferenceGradient((v) => pairing(v, x.im, A.values, A.imag), x.re.slice()))).toBeLessThan(1e-8)
-    expect(maxScaledError(xBar.im, finiteDifferenceGradient((v) => pairing(x.re, v, A.values, A.imag), x.im.slice()))).toBeLessThan(1e-8)
-    expect(maxScaledError(aRe, finiteDifferenceGradient((v) => pairing(x.re, x.im, v, A.imag), A.values.slice()))).toBeLessThan(1e-8)
-    expect(maxScaledError(aIm, finiteDifferenceGradient((v) => pairing(x.re, x.im, A.values, v), A.imag.slice()))).toBeLessThan(1e-8)
+    expect(
+      maxScaledError(
+        xBar.re,
+        finiteDifferenceGradient((v) => pairing(v, x.im, A.values, A.imag), x.re.slice()),
+      ),
+    ).toBeLessThan(1e-8)
+    expect(
+      maxScaledError(
+        xBar.im,
+        finiteDifferenceGradient((v) => pairing(x.re, v, A.values, A.imag), x.im.slice()),
+      ),
+    ).toBeLessThan(1e-8)
+    expect(
+      maxScaledError(
+        aRe,
+        finiteDifferenceGradient((v) => pairing(x.re, x.im, v, A.imag), A.values.slice()),
+      ),
+    ).toBeLessThan(1e-8)
+    expect(
+      maxScaledError(
+        aIm,
+        finiteDifferenceGradient((v) => pairing(x.re, x.im, A.values, v), A.imag.slice()),
+      ),
+    ).toBeLessThan(1e-8)
   })
 })
 
@@ -139,7 +162,7 @@ describe('unitary step', () => {
     for (let l = 0; l < N; l++) {
       let a = 0
       let b = 0
-      for (let i = 0; i < M; i++) a += x0[i * N + l] ** 2, b += x[i * N + l] ** 2
+      for (let i = 0; i < M; i++) (a += x0[i * N + l] ** 2), (b += x[i * N + l] ** 2)
       expect(b).toBeCloseTo(a, 12)
     }
     unitaryStepInversePlain(x, M, N, theta)

@@ -12,7 +12,9 @@ describe('seed 003 Table 1: each dual-API version computes the plain objective, 
     // the exact reference where the case has one, and central differences on a sample of inputs
     const ref = c.gradient()
     for (let i = 0; i < g.length; i++) expect(Math.abs(g[i]! - ref[i]!)).toBeLessThan(1e-6 * (1 + Math.abs(ref[i]!)))
-    const idx = Array.from({ length: Math.min(8, c.x.length) }, (_, k) => Math.floor((k * c.x.length) / Math.min(8, c.x.length)))
+    const idx = Array.from({ length: Math.min(8, c.x.length) }, (_, k) =>
+      Math.floor((k * c.x.length) / Math.min(8, c.x.length)),
+    )
     const fd = finiteDifferenceGradient((v) => c.objective(v), c.x.slice())
     for (const i of idx) expect(Math.abs(g[i]! - fd[i]!)).toBeLessThan(1e-6 * (1 + Math.abs(fd[i]!)))
     // the staged row's gradient (compiled code, second call) is the interpreter's, to the bit

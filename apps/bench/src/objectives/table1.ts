@@ -75,7 +75,13 @@ export function rotatePlain(x: Float64Array, n: number): number {
   let s = 0
   for (let k = 0; k < n; k++) {
     const o = 7 * k
-    const vx = x[o]!, vy = x[o + 1]!, vz = x[o + 2]!, ux = x[o + 3]!, uy = x[o + 4]!, uz = x[o + 5]!, w = x[o + 6]!
+    const vx = x[o]!,
+      vy = x[o + 1]!,
+      vz = x[o + 2]!,
+      ux = x[o + 3]!,
+      uy = x[o + 4]!,
+      uz = x[o + 5]!,
+      w = x[o + 6]!
     const a = 2 * (ux * vx + uy * vy + uz * vz)
     const b = w * w - (ux * ux + uy * uy + uz * uz)
     const c = 2 * w
@@ -138,7 +144,10 @@ export function mlpPlain(x: Float64Array, data: MlpData, ws: Float64Array[]): nu
     for (let i = 0; i < layers[0]!; i++) a0[i] = inputs[s * layers[0]! + i]!
     let p = 0
     for (let l = 1; l < L; l++) {
-      const nin = layers[l - 1]!, nout = layers[l]!, prev = ws[l - 1]!, next = ws[l]!
+      const nin = layers[l - 1]!,
+        nout = layers[l]!,
+        prev = ws[l - 1]!,
+        next = ws[l]!
       const bias = p + nout * nin
       for (let o = 0; o < nout; o++) {
         let z = x[bias + o]!
@@ -147,8 +156,12 @@ export function mlpPlain(x: Float64Array, data: MlpData, ws: Float64Array[]): nu
       }
       p = bias + nout
     }
-    const out = ws[L - 1]!, m = layers[L - 1]!
-    for (let o = 0; o < m; o++) { const e = out[o]! - targets[s * m + o]!; loss += e * e }
+    const out = ws[L - 1]!,
+      m = layers[L - 1]!
+    for (let o = 0; o < m; o++) {
+      const e = out[o]! - targets[s * m + o]!
+      loss += e * e
+    }
   }
   return loss / batch
 }
@@ -161,7 +174,8 @@ export function mlpDual(d: Dual, x: Real[], data: MlpData): Real {
     let prev: Real[] = []
     let p = 0
     for (let l = 1; l < L; l++) {
-      const nin = layers[l - 1]!, nout = layers[l]!
+      const nin = layers[l - 1]!,
+        nout = layers[l]!
       const bias = p + nout * nin
       const next: Real[] = []
       for (let o = 0; o < nout; o++) {
@@ -187,11 +201,17 @@ export const PARTICLE_DT = 0.05
 export function particlesPlain(x: Float64Array, n: number, steps: number): number {
   let s = 0
   for (let k = 0; k < n; k++) {
-    let px = x[4 * k]!, py = x[4 * k + 1]!, vx = x[4 * k + 2]!, vy = x[4 * k + 3]!
+    let px = x[4 * k]!,
+      py = x[4 * k + 1]!,
+      vx = x[4 * k + 2]!,
+      vy = x[4 * k + 3]!
     for (let t = 0; t < steps; t++) {
-      const ax = -0.5 * px - 0.2 * vx, ay = -0.5 * py - 0.2 * vy
-      px += PARTICLE_DT * vx; py += PARTICLE_DT * vy
-      vx += PARTICLE_DT * ax; vy += PARTICLE_DT * ay
+      const ax = -0.5 * px - 0.2 * vx,
+        ay = -0.5 * py - 0.2 * vy
+      px += PARTICLE_DT * vx
+      py += PARTICLE_DT * vy
+      vx += PARTICLE_DT * ax
+      vy += PARTICLE_DT * ay
     }
     s += px * py
   }
@@ -200,12 +220,18 @@ export function particlesPlain(x: Float64Array, n: number, steps: number): numbe
 export function particlesDual(d: Dual, x: Real[], n: number, steps: number): Real {
   let s = d.constant(0)
   for (let k = 0; k < n; k++) {
-    let px = x[4 * k]!, py = x[4 * k + 1]!, vx = x[4 * k + 2]!, vy = x[4 * k + 3]!
+    let px = x[4 * k]!,
+      py = x[4 * k + 1]!,
+      vx = x[4 * k + 2]!,
+      vy = x[4 * k + 3]!
     for (let t = 0; t < steps; t++) {
       // linear combinations with constant coefficients are one node each (`combine`, `addScaled`)
-      const ax = d.combine(-0.5, px, -0.2, vx), ay = d.combine(-0.5, py, -0.2, vy)
-      px = d.addScaled(px, vx, PARTICLE_DT); py = d.addScaled(py, vy, PARTICLE_DT)
-      vx = d.addScaled(vx, ax, PARTICLE_DT); vy = d.addScaled(vy, ay, PARTICLE_DT)
+      const ax = d.combine(-0.5, px, -0.2, vx),
+        ay = d.combine(-0.5, py, -0.2, vy)
+      px = d.addScaled(px, vx, PARTICLE_DT)
+      py = d.addScaled(py, vy, PARTICLE_DT)
+      vx = d.addScaled(vx, ax, PARTICLE_DT)
+      vy = d.addScaled(vy, ay, PARTICLE_DT)
     }
     s = d.add(s, d.mul(px, py))
   }

@@ -6,7 +6,14 @@
  */
 import { generateGmm, gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { createRng } from '../math/prng.js'
-import { ADBENCH_PI, createGmmWorkspace, gmmObjectivePlain, gmmPackParameters, gmmWithParameters, wishartConstant } from './gmm.js'
+import {
+  ADBENCH_PI,
+  createGmmWorkspace,
+  gmmObjectivePlain,
+  gmmPackParameters,
+  gmmWithParameters,
+  wishartConstant,
+} from './gmm.js'
 
 export function dotPlain(a: Float64Array, b: Float64Array): number {
   let s = 0
@@ -45,7 +52,18 @@ export interface MlpInstance {
 export function generateMlp(d: number, h: number, o: number, n: number, seed: number): MlpInstance {
   const rng = createRng(seed)
   const vec = (len: number, scale: number) => Float64Array.from({ length: len }, () => rng.normal() * scale)
-  return { d, h, o, n, w1: vec(h * d, 1 / Math.sqrt(d)), b1: vec(h, 0.1), w2: vec(o * h, 1 / Math.sqrt(h)), b2: vec(o, 0.1), xs: vec(n * d, 1), ys: vec(n * o, 1) }
+  return {
+    d,
+    h,
+    o,
+    n,
+    w1: vec(h * d, 1 / Math.sqrt(d)),
+    b1: vec(h, 0.1),
+    w2: vec(o * h, 1 / Math.sqrt(h)),
+    b2: vec(o, 0.1),
+    xs: vec(n * d, 1),
+    ys: vec(n * o, 1),
+  }
 }
 
 /** Σₙ ‖W₂ tanh(W₁xₙ + b₁) + b₂ − yₙ‖², with one scratch vector for the hidden layer. */
@@ -76,13 +94,20 @@ export const mlpParameterCount = (m: MlpInstance): number => m.h * m.d + m.h + m
 export function mlpPack(m: MlpInstance): Float64Array {
   const out = new Float64Array(mlpParameterCount(m))
   let o = 0
-  for (const part of [m.w1, m.b1, m.w2, m.b2]) { out.set(part, o); o += part.length }
+  for (const part of [m.w1, m.b1, m.w2, m.b2]) {
+    out.set(part, o)
+    o += part.length
+  }
   return out
 }
 
 export function mlpWithParameters(m: MlpInstance, flat: Float64Array): MlpInstance {
   let o = 0
-  const take = (len: number) => { const v = flat.slice(o, o + len); o += len; return v }
+  const take = (len: number) => {
+    const v = flat.slice(o, o + len)
+    o += len
+    return v
+  }
   return { ...m, w1: take(m.h * m.d), b1: take(m.h), w2: take(m.o * m.h), b2: take(m.o) }
 }
 
@@ -114,7 +139,14 @@ export function gmmDenseLower(inst: GmmInstance): Float64Array[][] {
 }
 
 /** Gradients of (alphas, means, logdiag, dense lower) in ADBench's order (alphas, means, icf). */
-export function gmmPackGradient(d: number, k: number, gAlphas: ArrayLike<number>, gMeans: ArrayLike<number>, gLogdiag: ArrayLike<number>, gLower: (c: number, row: number, col: number) => number): Float64Array {
+export function gmmPackGradient(
+  d: number,
+  k: number,
+  gAlphas: ArrayLike<number>,
+  gMeans: ArrayLike<number>,
+  gLogdiag: ArrayLike<number>,
+  gLower: (c: number, row: number, col: number) => number,
+): Float64Array {
   const icfSz = gmmIcfSize(d)
   const g = new Float64Array(gmmParameterCount(d, k))
   g.set(gAlphas, 0)

@@ -43,7 +43,14 @@ export function unitaryStepInversePlain(x: Float64Array, M: number, N: number, t
 }
 
 /** The scalar loss used for gradients: L = Σ c ⊙ U(θ)x. */
-export function unitaryLossPlain(x0: Float64Array, M: number, N: number, theta: Float64Array, c: Float64Array, scratch = new Float64Array(x0.length)): number {
+export function unitaryLossPlain(
+  x0: Float64Array,
+  M: number,
+  N: number,
+  theta: Float64Array,
+  c: Float64Array,
+  scratch = new Float64Array(x0.length),
+): number {
   scratch.set(x0)
   unitaryStepPlain(scratch, M, N, theta)
   let s = 0

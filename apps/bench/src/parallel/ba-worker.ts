@@ -7,9 +7,15 @@
 import type { BaInstance } from '../data/ba-data.js'
 import { createBaJacobianRows } from '../tenet/ba.js'
 
-export interface BaTask { i0: number; i1: number }
+export interface BaTask {
+  i0: number
+  i1: number
+}
 
-export interface BaWorkerInit { inst: BaInstance; vals: Float64Array }
+export interface BaWorkerInit {
+  inst: BaInstance
+  vals: Float64Array
+}
 
 export function setup(init: BaWorkerInit): (task: unknown, out: Float64Array) => void {
   const rows = createBaJacobianRows(init.inst)

@@ -6,8 +6,18 @@
  */
 import { createGmmPointsGradient } from '../tenet/gmm.js'
 
-export interface GmmWorkerInit { d: number; k: number; x: Float64Array }
-export interface GmmTask { i0: number; i1: number; alphas: Float64Array; means: Float64Array; icf: Float64Array }
+export interface GmmWorkerInit {
+  d: number
+  k: number
+  x: Float64Array
+}
+export interface GmmTask {
+  i0: number
+  i1: number
+  alphas: Float64Array
+  means: Float64Array
+  icf: Float64Array
+}
 
 export function setup(init: GmmWorkerInit): (task: unknown, out: Float64Array) => void {
   const pg = createGmmPointsGradient(init.d, init.k)

@@ -37,11 +37,16 @@ export async function createGmmParallel(inst: GmmInstance, workers: number): Pro
   const pts = new Float64Array(len)
   const per = Math.ceil(n / GMM_SHARDS)
   const tasks: GmmTask[] = []
-  for (let i0 = 0; i0 < n; i0 += per) tasks.push({ i0, i1: Math.min(n, i0 + per), alphas: inst.alphas, means: inst.means, icf: inst.icf })
+  for (let i0 = 0; i0 < n; i0 += per)
+    tasks.push({ i0, i1: Math.min(n, i0 + per), alphas: inst.alphas, means: inst.means, icf: inst.icf })
   return {
     threads: pool.workers + 1,
     gradient(g: GmmInstance, out = new Float64Array(gmmParameterCount(d, k))) {
-      for (const t of tasks) { t.alphas = g.alphas; t.means = g.means; t.icf = g.icf }
+      for (const t of tasks) {
+        t.alphas = g.alphas
+        t.means = g.means
+        t.icf = g.icf
+      }
       pool.sum(tasks, len, pts)
       pg.prepare(g.icf)
       return finish(g, pts, pg.qdiag, pg.sumq, out)

@@ -31,14 +31,18 @@ export function ratioBarChart(w: WorkloadResult): string {
   for (let e = lo; e <= hi; e++) {
     const x = xOf(10 ** e)
     out.push(`<line x1="${x}" y1="${top - 5}" x2="${x}" y2="${height - 40}" stroke="${e === 0 ? '#333' : '#ddd'}"/>`)
-    out.push(`<text x="${x}" y="${height - 25}" text-anchor="middle" fill="#555">${10 ** e >= 1 ? 10 ** e : (10 ** e).toPrecision(1)}×</text>`)
+    out.push(
+      `<text x="${x}" y="${height - 25}" text-anchor="middle" fill="#555">${10 ** e >= 1 ? 10 ** e : (10 ** e).toPrecision(1)}×</text>`,
+    )
   }
   bars.forEach((b, i) => {
     const y = top + i * (barH + gap)
     const colour = PALETTE[families.indexOf(b.family) % PALETTE.length]
     const x0 = xOf(10 ** lo)
     const x1 = xOf(b.ratio as number)
-    out.push(`<text x="${labelW - 8}" y="${y + barH - 4}" text-anchor="end">${escapeXml(`${b.case} · ${b.row} ${b.kind}`)}</text>`)
+    out.push(
+      `<text x="${labelW - 8}" y="${y + barH - 4}" text-anchor="end">${escapeXml(`${b.case} · ${b.row} ${b.kind}`)}</text>`,
+    )
     out.push(`<rect x="${x0}" y="${y}" width="${Math.max(1, x1 - x0)}" height="${barH}" fill="${colour}"/>`)
     out.push(`<text x="${x1 + 4}" y="${y + barH - 4}" fill="#333">${formatRatio(b.ratio)}</text>`)
   })
@@ -81,7 +85,9 @@ export function lineChart(study: StudyResult): string {
   for (let v = x0; v <= x1 + 1e-9; v += xStep) {
     const x = left + ((v - x0) / (x1 - x0)) * (width - left - right)
     out.push(`<line x1="${x}" y1="${top}" x2="${x}" y2="${height - bottom}" stroke="#eee"/>`)
-    out.push(`<text x="${x}" y="${height - bottom + 16}" text-anchor="middle" fill="#555">${tick(v, study.logX)}</text>`)
+    out.push(
+      `<text x="${x}" y="${height - bottom + 16}" text-anchor="middle" fill="#555">${tick(v, study.logX)}</text>`,
+    )
   }
   const yStep = study.logY ? Math.max(1, Math.ceil((y1 - y0) / 8)) : (y1 - y0) / 5
   for (let v = y0; v <= y1 + 1e-9; v += yStep) {
@@ -89,15 +95,24 @@ export function lineChart(study: StudyResult): string {
     out.push(`<line x1="${left}" y1="${y}" x2="${width - right}" y2="${y}" stroke="#eee"/>`)
     out.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${tick(v, study.logY)}</text>`)
   }
-  out.push(`<text x="${(left + width - right) / 2}" y="${height - 12}" text-anchor="middle">${escapeXml(study.xLabel)}</text>`)
-  out.push(`<text x="16" y="${(top + height - bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(top + height - bottom) / 2})">${escapeXml(study.yLabel)}</text>`)
+  out.push(
+    `<text x="${(left + width - right) / 2}" y="${height - 12}" text-anchor="middle">${escapeXml(study.xLabel)}</text>`,
+  )
+  out.push(
+    `<text x="16" y="${(top + height - bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(top + height - bottom) / 2})">${escapeXml(study.yLabel)}</text>`,
+  )
   study.series.forEach((s, i) => {
     const colour = PALETTE[i % PALETTE.length]
     const ok = s.points.filter(([x, y]) => (!study.logX || x > 0) && (!study.logY || y > 0))
-    out.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${ok.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`)
-    for (const [x, y] of ok) out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3" fill="${colour}"/>`)
+    out.push(
+      `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${ok.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ')}"/>`,
+    )
+    for (const [x, y] of ok)
+      out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3" fill="${colour}"/>`)
     const ly = top + 10 + i * 18
-    out.push(`<line x1="${width - right + 12}" y1="${ly}" x2="${width - right + 32}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`)
+    out.push(
+      `<line x1="${width - right + 12}" y1="${ly}" x2="${width - right + 32}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`,
+    )
     out.push(`<text x="${width - right + 38}" y="${ly + 4}">${escapeXml(s.name)}</text>`)
   })
   out.push('</svg>')

@@ -61,9 +61,17 @@ export function formatTextTable(result: SuiteResult): string {
   const parts: string[] = []
   for (const w of result.workloads) {
     const rows = workloadTableRows(w)
-    const widths = HEADERS.map(([key, title]) => Math.min(60, Math.max(title.length, ...rows.map((r) => r[key].length))))
-    const line = (cells: string[]): string => cells.map((c, i) => (c.length > widths[i] ? `${c.slice(0, widths[i] - 1)}…` : c.padEnd(widths[i]))).join('  ').trimEnd()
-    parts.push(`\n${w.title} [${w.id}] — peak heap ${formatBytes(w.memory.peakHeapUsedBytes)} (+${formatBytes(w.memory.heapDeltaBytes)}), peak RSS ${formatBytes(w.memory.peakRssBytes)}`)
+    const widths = HEADERS.map(([key, title]) =>
+      Math.min(60, Math.max(title.length, ...rows.map((r) => r[key].length))),
+    )
+    const line = (cells: string[]): string =>
+      cells
+        .map((c, i) => (c.length > widths[i] ? `${c.slice(0, widths[i] - 1)}…` : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd()
+    parts.push(
+      `\n${w.title} [${w.id}] — peak heap ${formatBytes(w.memory.peakHeapUsedBytes)} (+${formatBytes(w.memory.heapDeltaBytes)}), peak RSS ${formatBytes(w.memory.peakRssBytes)}`,
+    )
     parts.push(line(HEADERS.map(([, t]) => t)))
     parts.push(widths.map((n) => '─'.repeat(n)).join('  '))
     for (const r of rows) parts.push(line(HEADERS.map(([k]) => r[k])))

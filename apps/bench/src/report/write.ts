@@ -51,10 +51,15 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
       put(name, lineChart(w.study))
       md.push(`### ${w.study.title}`, '', `![${w.study.title}](${name})`, '')
       if (w.study.notes?.length) md.push(...w.study.notes.map((n) => `- ${n}`), '')
-      md.push(`| ${w.study.xLabel} | ${w.study.series.map((s) => s.name).join(' | ')} |`, `|---|${w.study.series.map(() => '---').join('|')}|`)
+      md.push(
+        `| ${w.study.xLabel} | ${w.study.series.map((s) => s.name).join(' | ')} |`,
+        `|---|${w.study.series.map(() => '---').join('|')}|`,
+      )
       const xs = [...new Set(w.study.series.flatMap((s) => s.points.map(([x]) => x)))].sort((a, b) => a - b)
       for (const x of xs)
-        md.push(`| ${x} | ${w.study.series.map((s) => s.points.find(([px]) => px === x)?.[1].toExponential(2) ?? '—').join(' | ')} |`)
+        md.push(
+          `| ${x} | ${w.study.series.map((s) => s.points.find(([px]) => px === x)?.[1].toExponential(2) ?? '—').join(' | ')} |`,
+        )
       md.push('')
     }
   }

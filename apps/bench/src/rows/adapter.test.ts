@@ -21,8 +21,11 @@ describe('norm workload and the TF.js + Tenet adapter rows', () => {
     const c = normWorkload.cases({ full: false })[0]!.make()
     const g = normGradientPlain(c.x, new Float64Array(c.n))
     for (const i of [0, 17, 999]) {
-      const h = 1e-6, up = c.x.slice(), dn = c.x.slice()
-      up[i]! += h; dn[i]! -= h
+      const h = 1e-6,
+        up = c.x.slice(),
+        dn = c.x.slice()
+      up[i]! += h
+      dn[i]! -= h
       expect(Math.abs(g[i]! - (normPlain(up) - normPlain(dn)) / (2 * h))).toBeLessThan(1e-8)
     }
   })

@@ -51,9 +51,11 @@ async function tfMemory(tf: Tf, once: () => Tensor): Promise<string> {
  * tidy walks every key of what its function returns, which for a typed array of 10⁶ elements
  * took seconds.)
  */
-function valueOf(tf: Tf, g: () => Tensor): Float32Array {
+function tensorValues(tf: Tf, g: () => Tensor): Float32Array {
   let out!: Float32Array
-  tf.tidy(() => { out = g().dataSync() as Float32Array })
+  tf.tidy(() => {
+    out = g().dataSync() as Float32Array
+  })
   return out
 }
 
@@ -61,12 +63,19 @@ function valueOf(tf: Tf, g: () => Tensor): Float32Array {
  * A TF.js gradient row: `once` computes the gradient tensor; the check compares it with the
  * float64 reference at float32 tolerance and reports TF.js's memory for one gradient in `note`.
  */
-async function tfGradientRow(tf: Tf, once: () => Tensor, expected: () => ArrayLike<number>, label: string, note: (memory: string) => string, dispose: () => void): Promise<PreparedRow> {
+async function tfGradientRow(
+  tf: Tf,
+  once: () => Tensor,
+  expected: () => ArrayLike<number>,
+  label: string,
+  note: (memory: string) => string,
+  dispose: () => void,
+): Promise<PreparedRow> {
   const memory = await tfMemory(tf, once)
   return {
-    run: () => void valueOf(tf, once),
+    run: () => void tensorValues(tf, once),
     check: (): CheckResult => {
-      const r = checkClose(valueOf(tf, once), expected(), TOLERANCE.f32, label)
+      const r = checkClose(tensorValues(tf, once), expected(), TOLERANCE.f32, label)
       return { ...r, reason: r.reason ?? note(memory) }
     },
     dispose,
@@ -86,7 +95,14 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((x: Tensor) => tf.norm(x))
           const x = tf.tensor1d(Float32Array.from(c.x))
           const once = () => g(x)
-          return tfGradientRow(tf, once, () => c.gradient(), 'x/‖x‖', (memory) => `tf.grad(tf.norm); ${memory}`, () => x.dispose())
+          return tfGradientRow(
+            tf,
+            once,
+            () => c.gradient(),
+            'x/‖x‖',
+            (memory) => `tf.grad(tf.norm); ${memory}`,
+            () => x.dispose(),
+          )
         },
       },
       {
@@ -111,7 +127,14 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((x: Tensor) => norm(x))
           const x = tf.tensor1d(Float32Array.from(c.x))
           const once = () => g(x)
-          return tfGradientRow(tf, once, () => c.gradient(), 'x/‖x‖', (memory) => `${memory}; outside TF.js, Tenet's f64 x and x̄ (${formatBytes(16 * c.n)}) until the gradient`, () => x.dispose())
+          return tfGradientRow(
+            tf,
+            once,
+            () => c.gradient(),
+            'x/‖x‖',
+            (memory) => `${memory}; outside TF.js, Tenet's f64 x and x̄ (${formatBytes(16 * c.n)}) until the gradient`,
+            () => x.dispose(),
+          )
         },
       },
     ],
@@ -124,19 +147,30 @@ export const adapterRows = defineRowFamily({
           const b = c.batch
           if (b) {
             // the Tenet batch program as one op over the whole batch: ∂(Σ J(z_i))/∂z_i = J′(z_i)
-            const op = tfOp(P.besselBatchFunctions().batch, { inputs: ['z'], outputs: ['out'], args: { nu: c.nu, out: ({ z }) => new Float64Array((z as Float64Array).length) } })
+            const op = tfOp(P.besselBatchFunctions().batch, {
+              inputs: ['z'],
+              outputs: ['out'],
+              args: { nu: c.nu, out: ({ z }) => new Float64Array((z as Float64Array).length) },
+            })
             const g = tf.grad((z: Tensor) => tf.sum(op(z)))
             const z = tf.tensor1d(Float32Array.from(b.zs))
             const once = () => g(z)
-            return tfGradientRow(tf, once, () => b.derivative(), 'dJ/dz', (memory) => `one op over 10⁵ z (ibesselj_batch, f64 inside); ${memory}`, () => z.dispose())
+            return tfGradientRow(
+              tf,
+              once,
+              () => b.derivative(),
+              'dJ/dz',
+              (memory) => `one op over 10⁵ z (ibesselj_batch, f64 inside); ${memory}`,
+              () => z.dispose(),
+            )
           }
           const op = tfOp(P.besselFunction(), { inputs: ['z'], outputs: ['out'], args: { nu: c.nu } })
           const g = tf.grad((z: Tensor) => op(z))
           const z = tf.scalar(c.z)
           const once = () => g(z)
           return {
-            run: () => void valueOf(tf, once),
-            check: () => checkClose(valueOf(tf, once), [c.derivative], TOLERANCE.f32, 'dJ/dz'),
+            run: () => void tensorValues(tf, once),
+            check: () => checkClose(tensorValues(tf, once), [c.derivative], TOLERANCE.f32, 'dJ/dz'),
             dispose: () => z.dispose(),
           }
         },
@@ -156,17 +190,24 @@ export const adapterRows = defineRowFamily({
           const K = c.theta.length
           let Kp = 1
           while (Kp < K) Kp *= 2
-          const pd = new Float32Array(Kp * M * M), qd = new Float32Array(Kp * M * M), id = new Float32Array(Kp * M * M)
+          const pd = new Float32Array(Kp * M * M),
+            qd = new Float32Array(Kp * M * M),
+            id = new Float32Array(Kp * M * M)
           let k = 0
           for (let j = 0; j < M; j++)
             for (let i = M - 2; i >= j; i--, k++) {
               const at = (r: number, col: number) => k * M * M + r * M + col
-              pd[at(i, i)] = 1; pd[at(i + 1, i + 1)] = 1
-              qd[at(i + 1, i)] = 1; qd[at(i, i + 1)] = -1
+              pd[at(i, i)] = 1
+              pd[at(i + 1, i + 1)] = 1
+              qd[at(i + 1, i)] = 1
+              qd[at(i, i + 1)] = -1
             }
           for (let q = 0; q < Kp; q++) for (let r = 0; r < M; r++) id[q * M * M + r * M + r] = 1
-          const P = tf.tensor3d(pd, [Kp, M, M]), Q = tf.tensor3d(qd, [Kp, M, M]), I = tf.tensor3d(id, [Kp, M, M])
-          const x0 = tf.tensor2d(Float32Array.from(c.x), [M, N]), cc = tf.tensor2d(Float32Array.from(c.c), [M, N])
+          const P = tf.tensor3d(pd, [Kp, M, M]),
+            Q = tf.tensor3d(qd, [Kp, M, M]),
+            I = tf.tensor3d(id, [Kp, M, M])
+          const x0 = tf.tensor2d(Float32Array.from(c.x), [M, N]),
+            cc = tf.tensor2d(Float32Array.from(c.c), [M, N])
           const loss = (theta: Tensor): Tensor => {
             // angles beyond K are 0: their G is the identity
             const th = tf.pad(theta, [[0, Kp - K]]).reshape([Kp, 1, 1])
@@ -184,7 +225,14 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad(loss)
           const theta = tf.tensor1d(Float32Array.from(c.theta))
           const once = () => g(theta)
-          return tfGradientRow(tf, once, () => c.gradient(), '∂L/∂θ', (memory) => `U(θ) dense (tree of batched matMuls), T matMuls; ${memory}`, () => tf.dispose([P, Q, I, x0, cc, theta]))
+          return tfGradientRow(
+            tf,
+            once,
+            () => c.gradient(),
+            '∂L/∂θ',
+            (memory) => `U(θ) dense (tree of batched matMuls), T matMuls; ${memory}`,
+            () => tf.dispose([P, Q, I, x0, cc, theta]),
+          )
         },
       },
       {
@@ -201,7 +249,14 @@ export const adapterRows = defineRowFamily({
           const g = tf.grad((t: Tensor) => op(t))
           const theta = tf.tensor1d(Float32Array.from(c.theta))
           const once = () => g(theta)
-          return tfGradientRow(tf, once, () => c.gradient(), '∂L/∂θ', (memory) => `no stored activations; ${memory}`, () => theta.dispose())
+          return tfGradientRow(
+            tf,
+            once,
+            () => c.gradient(),
+            '∂L/∂θ',
+            (memory) => `no stored activations; ${memory}`,
+            () => theta.dispose(),
+          )
         },
       },
     ],

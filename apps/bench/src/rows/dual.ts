@@ -17,7 +17,14 @@ export const DUAL_ROW = 'tape (dual numbers)'
 const sink = new Float64Array(1)
 
 /** A gradient row over a flat Float64Array input. */
-function flatRow(f: (d: Dual, x: Real[]) => Real, x: Float64Array, reference: () => ArrayLike<number>, what = 'gradient', tolerance: number = TOLERANCE.f64, stage = false): PreparedRow {
+function flatRow(
+  f: (d: Dual, x: Real[]) => Real,
+  x: Float64Array,
+  reference: () => ArrayLike<number>,
+  what = 'gradient',
+  tolerance: number = TOLERANCE.f64,
+  stage = false,
+): PreparedRow {
   const g = grad(f, { stage })
   const out = new Float64Array(x.length)
   if (stage) {
@@ -29,7 +36,10 @@ function flatRow(f: (d: Dual, x: Real[]) => Real, x: Float64Array, reference: ()
   const into = g.into
   return {
     run: ownGradientRun(into, out, x),
-    check: () => { g.into(out, x); return checkClose(out, reference(), tolerance, what) },
+    check: () => {
+      g.into(out, x)
+      return checkClose(out, reference(), tolerance, what)
+    },
   }
 }
 
@@ -64,7 +74,8 @@ function embeddingDual(d: Dual, x: Real[], k: number): Real {
   const distances = (pairs: Int32Array): Real[] => {
     const out: Real[] = []
     for (let e = 0; e < pairs.length / 2; e++) {
-      const a = pairs[2 * e]! * k, b = pairs[2 * e + 1]! * k
+      const a = pairs[2 * e]! * k,
+        b = pairs[2 * e + 1]! * k
       let s = d.square(d.sub(x[a]!, x[b]!))
       for (let i = 1; i < k; i++) s = d.add(s, d.square(d.sub(x[a + i]!, x[b + i]!)))
       out.push(d.sqrt(s))
@@ -76,8 +87,10 @@ function embeddingDual(d: Dual, x: Real[], k: number): Real {
     for (let i = 1; i < v.length; i++) s = d.add(s, d.square(d.sub(v[i]!, mean)))
     return d.scale(s, 1 / (v.length - 1))
   }
-  const d1 = distances(PETERSEN_E1), d2 = distances(PETERSEN_E2)
-  const m1 = d.scale(d.sum(d1), 1 / d1.length), m2 = d.scale(d.sum(d2), 1 / d2.length)
+  const d1 = distances(PETERSEN_E1),
+    d2 = distances(PETERSEN_E2)
+  const m1 = d.scale(d.sum(d1), 1 / d1.length),
+    m2 = d.scale(d.sum(d2), 1 / d2.length)
   const t = d.offset(d.sub(m1, m2), 0.1)
   const relu = d.value(t) > 0 ? t : d.constant(0)
   return d.offset(d.add(d.add(variance(d1, m1), variance(d2, m2)), d.exp(relu)), -1)
@@ -110,18 +123,32 @@ export const dualRows = defineRowFamily({
         kind: 'gradient',
         setup(c) {
           const g = grad((d, z: Real[]) => besselDual(d, z[0]!, c.nu))
-          const z = new Float64Array(1), out = new Float64Array(1)
+          const z = new Float64Array(1),
+            out = new Float64Array(1)
           const b = c.batch
           if (!b) {
             z[0] = c.z
             return {
-              run: () => { g.into(out, z); sink[0] += out[0]! },
-              check: () => { g.into(out, z); return checkClose(out, [c.derivative], 1e-7, 'dJ/dz') },
+              run: () => {
+                g.into(out, z)
+                sink[0] += out[0]!
+              },
+              check: () => {
+                g.into(out, z)
+                return checkClose(out, [c.derivative], 1e-7, 'dJ/dz')
+              },
             }
           }
           // one gradient call per z (each z has its own term count)
           const all = new Float64Array(b.zs.length)
-          const once = () => { for (let i = 0; i < b.zs.length; i++) { z[0] = b.zs[i]!; g.into(out, z); all[i] = out[0]! } return all }
+          const once = () => {
+            for (let i = 0; i < b.zs.length; i++) {
+              z[0] = b.zs[i]!
+              g.into(out, z)
+              all[i] = out[0]!
+            }
+            return all
+          }
           return { run: () => void once(), check: () => checkClose(once(), b.derivative(), 1e-7, 'dJ/dz') }
         },
       },
@@ -137,20 +164,34 @@ export const dualRows = defineRowFamily({
           const f = (d: Dual, v: Real[]): Real => {
             let r = d.constant(0)
             for (let j = 0; j < A.cols; j++) {
-              let ia = A.colPtr[j]!, ib = B.colPtr[j]!
-              const iaEnd = A.colPtr[j + 1]!, ibEnd = B.colPtr[j + 1]!
+              let ia = A.colPtr[j]!,
+                ib = B.colPtr[j]!
+              const iaEnd = A.colPtr[j + 1]!,
+                ibEnd = B.colPtr[j + 1]!
               while (ia < iaEnd && ib < ibEnd) {
-                const ra = A.rowIdx[ia]!, rb = B.rowIdx[ib]!
+                const ra = A.rowIdx[ia]!,
+                  rb = B.rowIdx[ib]!
                 if (ra < rb) ia++
                 else if (ra > rb) ib++
-                else { r = d.add(r, d.mul(v[ia]!, v[nA + ib]!)); ia++; ib++ }
+                else {
+                  r = d.add(r, d.mul(v[ia]!, v[nA + ib]!))
+                  ia++
+                  ib++
+                }
               }
             }
             return r
           }
           const x = new Float64Array(nA + B.values.length)
-          x.set(A.values); x.set(B.values, nA)
-          return flatRow(f, x, () => { const { gA, gB } = c.gradient(); const r = new Float64Array(x.length); r.set(gA); r.set(gB, nA); return r })
+          x.set(A.values)
+          x.set(B.values, nA)
+          return flatRow(f, x, () => {
+            const { gA, gB } = c.gradient()
+            const r = new Float64Array(x.length)
+            r.set(gA)
+            r.set(gB, nA)
+            return r
+          })
         },
       },
     ],
@@ -160,16 +201,24 @@ export const dualRows = defineRowFamily({
         kind: 'gradient',
         setup(c) {
           const { A, x, y0, yBar } = c
-          const n = A.cols, nnz = A.values.length
+          const n = A.cols,
+            nnz = A.values.length
           // inputs [Re A | Im A | Re x | Im x]; the loss ⟨ȳ, y0 + A x⟩ (real inner product), so its
           // gradient is the reverse pass for ȳ
           const f = (d: Dual, v: Real[]): Real => {
-            const yr: Real[] = [], yi: Real[] = []
-            for (let i = 0; i < n; i++) { yr.push(d.constant(y0.re[i]!)); yi.push(d.constant(y0.im[i]!)) }
+            const yr: Real[] = [],
+              yi: Real[] = []
+            for (let i = 0; i < n; i++) {
+              yr.push(d.constant(y0.re[i]!))
+              yi.push(d.constant(y0.im[i]!))
+            }
             for (let j = 0; j < n; j++) {
-              const xr = v[2 * nnz + j]!, xi = v[2 * nnz + n + j]!
+              const xr = v[2 * nnz + j]!,
+                xi = v[2 * nnz + n + j]!
               for (let k = A.colPtr[j]!; k < A.colPtr[j + 1]!; k++) {
-                const r = A.rowIdx[k]!, ar = v[k]!, ai = v[nnz + k]!
+                const r = A.rowIdx[k]!,
+                  ar = v[k]!,
+                  ai = v[nnz + k]!
                 yr[r] = d.add(yr[r]!, d.sub(d.mul(ar, xr), d.mul(ai, xi)))
                 yi[r] = d.add(yi[r]!, d.add(d.mul(ar, xi), d.mul(ai, xr)))
               }
@@ -177,13 +226,24 @@ export const dualRows = defineRowFamily({
             return d.add(d.linear(yBar.re, yr), d.linear(yBar.im, yi))
           }
           const input = new Float64Array(2 * nnz + 2 * n)
-          input.set(A.values); input.set(A.imag, nnz); input.set(x.re, 2 * nnz); input.set(x.im, 2 * nnz + n)
-          return flatRow(f, input, () => {
-            const b = c.backward()
-            const r = new Float64Array(input.length)
-            r.set(b.aBarRe); r.set(b.aBarIm, nnz); r.set(b.xBar.re, 2 * nnz); r.set(b.xBar.im, 2 * nnz + n)
-            return r
-          }, 'x̄, Ā')
+          input.set(A.values)
+          input.set(A.imag, nnz)
+          input.set(x.re, 2 * nnz)
+          input.set(x.im, 2 * nnz + n)
+          return flatRow(
+            f,
+            input,
+            () => {
+              const b = c.backward()
+              const r = new Float64Array(input.length)
+              r.set(b.aBarRe)
+              r.set(b.aBarIm, nnz)
+              r.set(b.xBar.re, 2 * nnz)
+              r.set(b.xBar.im, 2 * nnz + n)
+              return r
+            },
+            'x̄, Ā',
+          )
         },
       },
     ],

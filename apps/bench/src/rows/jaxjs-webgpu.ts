@@ -43,12 +43,19 @@ function jaxGpu(): Promise<JaxGpu | string> {
         if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD
         const { create, globals } = await import('webgpu')
         // jax-js uses the GPUBufferUsage, GPUMapMode, … globals a browser defines
-        for (const [key, value] of Object.entries(globals)) if (!(key in globalThis)) Object.defineProperty(globalThis, key, { value, configurable: true, writable: true })
+        for (const [key, value] of Object.entries(globals))
+          if (!(key in globalThis))
+            Object.defineProperty(globalThis, key, { value, configurable: true, writable: true })
         const gpu = create([]) as unknown as GPU
         keep = gpu
         if (nav) Object.defineProperty(nav, 'gpu', { value: gpu, configurable: true })
         // (Node 20 has no navigator; jax-js also reads navigator.userAgent)
-        else Object.defineProperty(globalThis, 'navigator', { value: { gpu, userAgent: `Node.js/${process.version}` }, configurable: true, writable: true })
+        else
+          Object.defineProperty(globalThis, 'navigator', {
+            value: { gpu, userAgent: `Node.js/${process.version}` },
+            configurable: true,
+            writable: true,
+          })
       }
       const gpu = (globalThis as unknown as { navigator: { gpu: GPU } }).navigator.gpu
       // what jax-js will get (it asks for the high-performance adapter), for the row's note
@@ -56,8 +63,11 @@ function jaxGpu(): Promise<JaxGpu | string> {
       info.device.destroy()
       const jax = await loadJax()
       const devices = await jax.init('webgpu')
-      if (!devices.includes('webgpu')) return `jax-js 0.1.25 did not start its webgpu device here (init('webgpu') gave ${devices.join(', ')})`
-      const note = info.fallback ? `emulated (SwiftShader): a fallback adapter (${info.adapter}), timings are no speed claim` : `on ${info.adapter}`
+      if (!devices.includes('webgpu'))
+        return `jax-js 0.1.25 did not start its webgpu device here (init('webgpu') gave ${devices.join(', ')})`
+      const note = info.fallback
+        ? `emulated (SwiftShader): a fallback adapter (${info.adapter}), timings are no speed claim`
+        : `on ${info.adapter}`
       return { jax, note }
     } catch (e) {
       return `jax-js webgpu device unavailable: ${e instanceof Error ? e.message : String(e)}`
@@ -75,17 +85,25 @@ async function read(out: A | A[]): Promise<Float64Array> {
   const parts = await Promise.all(list.map((a) => a.data() as Promise<ArrayLike<number>>))
   const res = new Float64Array(parts.reduce((s, p) => s + p.length, 0))
   let o = 0
-  for (const p of parts) { res.set(p, o); o += p.length }
+  for (const p of parts) {
+    res.set(p, o)
+    o += p.length
+  }
   return res
 }
 
-const noted = (r: CheckResult, note: string, extra: string): CheckResult => ({ ...r, reason: [r.reason, extra, note].filter(Boolean).join('; ') })
+const noted = (r: CheckResult, note: string, extra: string): CheckResult => ({
+  ...r,
+  reason: [r.reason, extra, note].filter(Boolean).join('; '),
+})
 
 function prepared(call: () => A, check: (v: Float64Array) => CheckResult, dispose: A[]): PreparedRow {
   return {
     run: async () => void (await read(call())),
     check: async () => check(await read(call())),
-    dispose: () => { for (const a of dispose) a.dispose() },
+    dispose: () => {
+      for (const a of dispose) a.dispose()
+    },
   }
 }
 
@@ -111,7 +129,16 @@ export const jaxWebgpuRows = defineRowFamily({
           const g = jax.jit(jax.grad((z: A, k: A) => jax.numpy.sum(besselJax(jax, z, k, c.nu, terms))))
           const z = f32(jax, b.zs, [b.zs.length])
           const k = f32(jax, besselConstants(c.nu, terms), [terms + 1])
-          return prepared(() => g(z.ref, k.ref), (v) => noted(checkClose(v, b.derivative(), TOLERANCE.f32, 'dJ/dz'), j.note, `float32, vectorised over ${b.zs.length} z, series unrolled to ${terms} terms`), [z, k])
+          return prepared(
+            () => g(z.ref, k.ref),
+            (v) =>
+              noted(
+                checkClose(v, b.derivative(), TOLERANCE.f32, 'dJ/dz'),
+                j.note,
+                `float32, vectorised over ${b.zs.length} z, series unrolled to ${terms} terms`,
+              ),
+            [z, k],
+          )
         },
       },
     ],
@@ -129,10 +156,18 @@ export const jaxWebgpuRows = defineRowFamily({
           const { gamma, m } = c.inst.wishart
           const g: A = jax.jit(jax.grad(gmmJaxObjective(jax, d, k), { argnums: [0, 1, 2] }))
           const args = [
-            f32(jax, c.inst.alphas, [k]), f32(jax, c.inst.means, [k, d]), f32(jax, c.inst.icf, [k, icfSz]),
-            f32(jax, c.inst.x, [n, d]), f32(jax, gmmSelection(d), [icfSz, d * d]), f32(jax, [n, 0.5 * gamma * gamma, m], [3]),
+            f32(jax, c.inst.alphas, [k]),
+            f32(jax, c.inst.means, [k, d]),
+            f32(jax, c.inst.icf, [k, icfSz]),
+            f32(jax, c.inst.x, [n, d]),
+            f32(jax, gmmSelection(d), [icfSz, d * d]),
+            f32(jax, [n, 0.5 * gamma * gamma, m], [3]),
           ]
-          return prepared(() => g(...args.map((a) => a.ref)), (v) => noted(checkClose(v, c.gradient(), TOLERANCE.f32, 'gradient'), j.note, 'float32'), args)
+          return prepared(
+            () => g(...args.map((a) => a.ref)),
+            (v) => noted(checkClose(v, c.gradient(), TOLERANCE.f32, 'gradient'), j.note, 'float32'),
+            args,
+          )
         },
       },
     ],
@@ -149,7 +184,8 @@ export const jaxWebgpuRows = defineRowFamily({
           const j = await start()
           if ('na' in j) return j
           const { jax } = j
-          const camO = new Float64Array(11 * p), ptO = new Float64Array(3 * p)
+          const camO = new Float64Array(11 * p),
+            ptO = new Float64Array(3 * p)
           for (let i = 0; i < p; i++) {
             camO.set(cams.subarray(11 * obs[2 * i]!, 11 * obs[2 * i]! + 11), 11 * i)
             ptO.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
@@ -157,13 +193,28 @@ export const jaxWebgpuRows = defineRowFamily({
           const g0: A = jax.jit(jax.grad(baJaxResidual(jax, 0), { argnums: [0, 1, 2] }))
           const g1: A = jax.jit(jax.grad(baJaxResidual(jax, 1), { argnums: [0, 1, 2] }))
           const args = [
-            f32(jax, camO, [p, 11]), f32(jax, ptO, [p, 3]), f32(jax, w, [p]),
-            f32(jax, feats.filter((_, i) => i % 2 === 0), [p]), f32(jax, feats.filter((_, i) => i % 2 === 1), [p]), f32(jax, [1], []),
+            f32(jax, camO, [p, 11]),
+            f32(jax, ptO, [p, 3]),
+            f32(jax, w, [p]),
+            f32(
+              jax,
+              feats.filter((_, i) => i % 2 === 0),
+              [p],
+            ),
+            f32(
+              jax,
+              feats.filter((_, i) => i % 2 === 1),
+              [p],
+            ),
+            f32(jax, [1], []),
           ]
           const [camA, ptA, wA, fxA, fyA, oneA] = args
           const vals = new Float64Array(2 * 15 * p + p)
           const once = async (): Promise<Float64Array> => {
-            for (const [row, g, f] of [[0, g0, fxA], [1, g1, fyA]] as const) {
+            for (const [row, g, f] of [
+              [0, g0, fxA],
+              [1, g1, fyA],
+            ] as const) {
               const out = g(camA.ref, ptA.ref, wA.ref, f.ref, oneA.ref) as A[]
               const [gc, gp, gw] = await Promise.all(out.map((a) => a.data() as Promise<Float32Array>))
               for (let i = 0; i < p; i++) {
@@ -178,8 +229,15 @@ export const jaxWebgpuRows = defineRowFamily({
           }
           return {
             run: async () => void (await once()),
-            check: async () => noted(checkClose(await once(), c.jacobian().vals, TOLERANCE.f32, 'Jacobian'), j.note, 'float32, two reverse passes over per-observation parameters'),
-            dispose: () => { for (const a of args) a.dispose() },
+            check: async () =>
+              noted(
+                checkClose(await once(), c.jacobian().vals, TOLERANCE.f32, 'Jacobian'),
+                j.note,
+                'float32, two reverse passes over per-observation parameters',
+              ),
+            dispose: () => {
+              for (const a of args) a.dispose()
+            },
           }
         },
       },

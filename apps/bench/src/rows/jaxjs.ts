@@ -26,7 +26,11 @@ const f64 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
 const i32 = (jax: Jax, data: ArrayLike<number>, shape: number[]): A =>
   jax.numpy.array(Int32Array.from(data), { shape, dtype: jax.numpy.int32 })
 
-function prepared(call: () => A, check: (v: Float64Array) => ReturnType<PreparedRow['check']>, dispose: A[]): PreparedRow {
+function prepared(
+  call: () => A,
+  check: (v: Float64Array) => ReturnType<PreparedRow['check']>,
+  dispose: A[],
+): PreparedRow {
   return {
     run: () => void readFlat(call()),
     check: () => check(readFlat(call())),
@@ -87,7 +91,11 @@ export function gmmSelection(d: number): Float64Array {
  * points: (alphas, means, icf, x, select, scal) ↦ value, with `select` the 0/1 matrix of
  * `gmmSelection(d)` and scal = [n, ½γ², m].
  */
-export function gmmJaxObjective(jax: Jax, d: number, k: number): (alphas: A, means: A, icf: A, x: A, select: A, scal: A) => A {
+export function gmmJaxObjective(
+  jax: Jax,
+  d: number,
+  k: number,
+): (alphas: A, means: A, icf: A, x: A, select: A, scal: A) => A {
   const np = jax.numpy
   return (alphas: A, means: A, icf: A, x: A, select: A, scal: A): A => {
     const logdiag = icf.ref.slice([], [0, d])
@@ -129,7 +137,10 @@ export function baJaxResidual(jax: Jax, row: 0 | 1): (cam: A, pt: A, wo: A, feat
     )
     const rot = (pa: A, wb: A, pc: A, wc: A, pb: A, wa: A): A =>
       np.add(
-        np.add(np.multiply(pa.ref, cs.ref), np.multiply(np.subtract(np.multiply(wb.ref, pc.ref), np.multiply(wc.ref, pb.ref)), sn.ref)),
+        np.add(
+          np.multiply(pa.ref, cs.ref),
+          np.multiply(np.subtract(np.multiply(wb.ref, pc.ref), np.multiply(wc.ref, pb.ref)), sn.ref),
+        ),
         np.multiply(wa.ref, tmp.ref),
       )
     const c0 = rot(p0, w1, p2, w2, p1, w0)
@@ -139,7 +150,10 @@ export function baJaxResidual(jax: Jax, row: 0 | 1): (cam: A, pt: A, wo: A, feat
     const v = np.divide(c1, c2)
     const rsq = np.add(np.square(u.ref), np.square(v.ref))
     const L = np.add(np.add(one, np.multiply(col(9), rsq.ref)), np.multiply(col(10), np.square(rsq)))
-    const proj = row === 0 ? np.add(np.multiply(np.multiply(u, L), col(6)), col(7)) : np.add(np.multiply(np.multiply(v, L), col(6)), col(8))
+    const proj =
+      row === 0
+        ? np.add(np.multiply(np.multiply(u, L), col(6)), col(7))
+        : np.add(np.multiply(np.multiply(v, L), col(6)), col(8))
     return np.sum(np.multiply(wo, np.subtract(proj, feat)))
   }
 }
@@ -167,16 +181,24 @@ export const jaxRows = defineRowFamily({
             const g = jax.jit(jax.grad((z: A, k: A) => jax.numpy.sum(besselJax(jax, z, k, c.nu, terms))))
             const z = f64(jax, b.zs, [b.zs.length])
             const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
-            return prepared(() => g(z.ref, k.ref), (v) => {
-              const r = checkClose(v, b.derivative(), JAX_TOLERANCE, 'dJ/dz')
-              return { ...r, reason: r.reason ?? `vectorised over 10⁵ z, series unrolled to ${terms} terms` }
-            }, [z, k])
+            return prepared(
+              () => g(z.ref, k.ref),
+              (v) => {
+                const r = checkClose(v, b.derivative(), JAX_TOLERANCE, 'dJ/dz')
+                return { ...r, reason: r.reason ?? `vectorised over 10⁵ z, series unrolled to ${terms} terms` }
+              },
+              [z, k],
+            )
           }
           const terms = besselTermCount(c.nu, c.z)
           const g = jax.jit(jax.grad((z: A, k: A) => besselJax(jax, z, k, c.nu, terms)))
           const z = f64(jax, [c.z], [])
           const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
-          return prepared(() => g(z.ref, k.ref), (v) => checkClose(v, [c.derivative], JAX_TOLERANCE, 'dJ/dz'), [z, k])
+          return prepared(
+            () => g(z.ref, k.ref),
+            (v) => checkClose(v, [c.derivative], JAX_TOLERANCE, 'dJ/dz'),
+            [z, k],
+          )
         },
       },
       {
@@ -192,16 +214,24 @@ export const jaxRows = defineRowFamily({
             const g = jax.jit(jax.grad((z: A, k: A) => jax.numpy.sum(g1(z, k))))
             const z = f64(jax, b.zs, [b.zs.length])
             const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
-            return prepared(() => g(z.ref, k.ref), (v) => {
-              const r = checkClose(v, b.second(), JAX_TOLERANCE, 'd²J/dz²')
-              return { ...r, reason: r.reason ?? 'diagonal Hessian: grad of Σ J′(z_i), vectorised' }
-            }, [z, k])
+            return prepared(
+              () => g(z.ref, k.ref),
+              (v) => {
+                const r = checkClose(v, b.second(), JAX_TOLERANCE, 'd²J/dz²')
+                return { ...r, reason: r.reason ?? 'diagonal Hessian: grad of Σ J′(z_i), vectorised' }
+              },
+              [z, k],
+            )
           }
           const terms = besselTermCount(c.nu, c.z)
           const g = jax.jit(jax.grad(jax.grad((z: A, k: A) => besselJax(jax, z, k, c.nu, terms))))
           const z = f64(jax, [c.z], [])
           const k = f64(jax, besselConstants(c.nu, terms), [terms + 1])
-          return prepared(() => g(z.ref, k.ref), (v) => checkClose(v, [c.second], JAX_TOLERANCE, 'd²J/dz²'), [z, k])
+          return prepared(
+            () => g(z.ref, k.ref),
+            (v) => checkClose(v, [c.second], JAX_TOLERANCE, 'd²J/dz²'),
+            [z, k],
+          )
         },
       },
     ],
@@ -215,7 +245,11 @@ export const jaxRows = defineRowFamily({
           const x = f64(jax, c.x, [10, c.k])
           const idx = i32(jax, EMBEDDING_INDEX, [90])
           const margin = f64(jax, [0.1], [])
-          return prepared(() => g(x.ref, idx.ref, margin.ref), (v) => checkClose(v, c.gradient(), JAX_TOLERANCE, 'gradient'), [x, idx, margin])
+          return prepared(
+            () => g(x.ref, idx.ref, margin.ref),
+            (v) => checkClose(v, c.gradient(), JAX_TOLERANCE, 'gradient'),
+            [x, idx, margin],
+          )
         },
       },
       {
@@ -230,7 +264,11 @@ export const jaxRows = defineRowFamily({
           // (with .ref, since each use consumes)
           // (not jitted: under jit, jax-js 0.1.25 rejects the second-order transpose of `take`)
           const h = jax.hessian((xf: A) => embeddingJax(jax, jax.numpy.reshape(xf, [10, c.k]), idx.ref, margin.ref))
-          return prepared(() => h(x.ref), (v) => checkClose(v, c.hessian(), JAX_TOLERANCE * 10, 'Hessian'), [x, idx, margin])
+          return prepared(
+            () => h(x.ref),
+            (v) => checkClose(v, c.hessian(), JAX_TOLERANCE * 10, 'Hessian'),
+            [x, idx, margin],
+          )
         },
       },
     ],
@@ -264,10 +302,20 @@ export const jaxRows = defineRowFamily({
       },
     ],
     'sparse-dot': [
-      { name, kind: 'gradient', setup: () => ({ na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum to build sparse operands from their values' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({
+          na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum to build sparse operands from their values',
+        }),
+      },
     ],
     'sparse-mul': [
-      { name, kind: 'gradient', setup: () => ({ na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum for y[row] += …' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({ na: 'jax-js 0.1.25 exposes no scatter-add / segment-sum for y[row] += …' }),
+      },
     ],
     ba: [
       {
@@ -296,15 +344,28 @@ export const jaxRows = defineRowFamily({
             f64(jax, camO, [p, 11]),
             f64(jax, ptO, [p, 3]),
             f64(jax, w, [p]),
-            f64(jax, feats.filter((_, i) => i % 2 === 0), [p]),
-            f64(jax, feats.filter((_, i) => i % 2 === 1), [p]),
+            f64(
+              jax,
+              feats.filter((_, i) => i % 2 === 0),
+              [p],
+            ),
+            f64(
+              jax,
+              feats.filter((_, i) => i % 2 === 1),
+              [p],
+            ),
             f64(jax, [1], []),
           ]
           const [camA, ptA, wA, fxA, fyA, oneA] = args
           const vals = new Float64Array(2 * 15 * p + p)
           const once = (): Float64Array => {
-            for (const [row, g, f] of [[0, g0, fxA], [1, g1, fyA]] as const) {
-              const [gc, gp, gw] = (g(camA.ref, ptA.ref, wA.ref, f.ref, oneA.ref) as A[]).map((a) => a.dataSync() as Float64Array)
+            for (const [row, g, f] of [
+              [0, g0, fxA],
+              [1, g1, fyA],
+            ] as const) {
+              const [gc, gp, gw] = (g(camA.ref, ptA.ref, wA.ref, f.ref, oneA.ref) as A[]).map(
+                (a) => a.dataSync() as Float64Array,
+              )
               for (let i = 0; i < p; i++) {
                 const o = (2 * i + row) * 15
                 for (let j = 0; j < 11; j++) vals[o + j] = gc[11 * i + j]
@@ -329,13 +390,27 @@ export const jaxRows = defineRowFamily({
       },
     ],
     unitary: [
-      { name, kind: 'gradient', setup: () => ({ na: 'not written for jax-js: M(M−1)/2 sequential two-row rotations' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({ na: 'not written for jax-js: M(M−1)/2 sequential two-row rotations' }),
+      },
     ],
     'unitary-rnn': [
-      { name, kind: 'gradient', setup: () => ({ na: 'not written for jax-js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({
+          na: 'not written for jax-js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation',
+        }),
+      },
     ],
     leapfrog: [
-      { name, kind: 'objective', setup: () => ({ na: 'not written for jax-js: a time-stepping loop of tiny kernels' }) },
+      {
+        name,
+        kind: 'objective',
+        setup: () => ({ na: 'not written for jax-js: a time-stepping loop of tiny kernels' }),
+      },
     ],
   },
 })

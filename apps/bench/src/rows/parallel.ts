@@ -59,8 +59,15 @@ export const parallelRows = defineRowFamily({
         async setup(c) {
           const b = c.batch
           if (!b) return { na: 'one z: nothing to share out (the batch case has the threads row)' }
-          const pool = await tenetGradientPool({ source: besselBatchSource, entry: 'ibesselj_sum', loss: 0, checks: false, workers: threads - 1 })
-          const n = b.zs.length, per = Math.ceil(n / BESSEL_SHARDS)
+          const pool = await tenetGradientPool({
+            source: besselBatchSource,
+            entry: 'ibesselj_sum',
+            loss: 0,
+            checks: false,
+            workers: threads - 1,
+          })
+          const n = b.zs.length,
+            per = Math.ceil(n / BESSEL_SHARDS)
           const shards: unknown[][] = []
           for (let i0 = 0; i0 < n; i0 += per) {
             const i1 = Math.min(n, i0 + per)

@@ -18,18 +18,34 @@ import type { Tensor } from '@tensorflow/tfjs'
 function parts(c: DualCase): Array<[number, number[]]> {
   const n = c.sizes.n
   switch (c.id) {
-    case 'scalar-mul': return [[0, []], [1, []]]
-    case 'dot': return [[0, [n]], [n, [n]]]
-    case 'sum-mat-vec': return [[0, [n, n]], [n * n, [n, 1]]]
-    case 'rotate-vec-by-quat': return [[0, [n, 7]]]
-    case 'particles': return [[0, [n, 4]]]
+    case 'scalar-mul':
+      return [
+        [0, []],
+        [1, []],
+      ]
+    case 'dot':
+      return [
+        [0, [n]],
+        [n, [n]],
+      ]
+    case 'sum-mat-vec':
+      return [
+        [0, [n, n]],
+        [n * n, [n, 1]],
+      ]
+    case 'rotate-vec-by-quat':
+      return [[0, [n, 7]]]
+    case 'particles':
+      return [[0, [n, 4]]]
     case 'neural': {
       const out: Array<[number, number[]]> = []
       let p = 0
       const L = c.mlp!.layers
       for (let l = 1; l < L.length; l++) {
-        out.push([p, [L[l]!, L[l - 1]!]]); p += L[l]! * L[l - 1]!
-        out.push([p, [L[l]!, 1]]); p += L[l]!
+        out.push([p, [L[l]!, L[l - 1]!]])
+        p += L[l]! * L[l - 1]!
+        out.push([p, [L[l]!, 1]])
+        p += L[l]!
       }
       return out
     }
@@ -53,9 +69,12 @@ interface Ops<T> {
 
 function table1Loss<T>(o: Ops<T>, c: DualCase, xs: T[], keep: (t: T) => T): T {
   switch (c.id) {
-    case 'scalar-mul': return o.mul(xs[0]!, xs[1]!)
-    case 'dot': return o.sum(o.mul(xs[0]!, xs[1]!))
-    case 'sum-mat-vec': return o.sum(o.matMul(xs[0]!, xs[1]!))
+    case 'scalar-mul':
+      return o.mul(xs[0]!, xs[1]!)
+    case 'dot':
+      return o.sum(o.mul(xs[0]!, xs[1]!))
+    case 'sum-mat-vec':
+      return o.sum(o.matMul(xs[0]!, xs[1]!))
     case 'rotate-vec-by-quat': {
       const x = xs[0]!
       const col = (k: number) => o.cols(keep(x), k, k + 1)
@@ -64,8 +83,14 @@ function table1Loss<T>(o: Ops<T>, c: DualCase, xs: T[], keep: (t: T) => T): T {
       const a = o.mul(o.add(o.add(o.mul(k(ux!), k(vx!)), o.mul(k(uy!), k(vy!))), o.mul(k(uz!), k(vz!))), 2)
       const b = o.sub(o.square(k(w!)), o.add(o.add(o.square(k(ux!)), o.square(k(uy!))), o.square(k(uz!))))
       const cc = o.mul(k(w!), 2)
-      const rx = o.add(o.add(o.mul(k(a), k(ux!)), o.mul(k(b), k(vx!))), o.mul(k(cc), o.sub(o.mul(k(uy!), k(vz!)), o.mul(k(uz!), k(vy!)))))
-      const ry = o.add(o.add(o.mul(k(a), k(uy!)), o.mul(k(b), k(vy!))), o.mul(k(cc), o.sub(o.mul(k(uz!), k(vx!)), o.mul(k(ux!), k(vz!)))))
+      const rx = o.add(
+        o.add(o.mul(k(a), k(ux!)), o.mul(k(b), k(vx!))),
+        o.mul(k(cc), o.sub(o.mul(k(uy!), k(vz!)), o.mul(k(uz!), k(vy!)))),
+      )
+      const ry = o.add(
+        o.add(o.mul(k(a), k(uy!)), o.mul(k(b), k(vy!))),
+        o.mul(k(cc), o.sub(o.mul(k(uz!), k(vx!)), o.mul(k(ux!), k(vz!)))),
+      )
       const rz = o.add(o.add(o.mul(a, uz!), o.mul(b, vz!)), o.mul(cc, o.sub(o.mul(ux!, vy!), o.mul(uy!, vx!))))
       return o.sum(o.add(o.add(o.mul(rx, ROT_COTANGENT[0]), o.mul(ry, ROT_COTANGENT[1])), o.mul(rz, ROT_COTANGENT[2])))
     }
@@ -75,7 +100,8 @@ function table1Loss<T>(o: Ops<T>, c: DualCase, xs: T[], keep: (t: T) => T): T {
       // activations as [features, batch]: z = W a + b (b broadcast over the batch)
       let act = o.constant(transpose(inputs, batch, layers[0]!), [layers[0]!, batch])
       for (let l = 1; l < L; l++) {
-        const W = xs[2 * (l - 1)]!, bias = xs[2 * (l - 1) + 1]!
+        const W = xs[2 * (l - 1)]!,
+          bias = xs[2 * (l - 1) + 1]!
         const z = o.add(o.matMul(W, act), bias)
         act = l < L - 1 ? o.tanh(z) : z
       }
@@ -84,13 +110,20 @@ function table1Loss<T>(o: Ops<T>, c: DualCase, xs: T[], keep: (t: T) => T): T {
     }
     case 'particles': {
       const x = xs[0]!
-      let p0 = o.cols(keep(x), 0, 1), p1 = o.cols(keep(x), 1, 2), v0 = o.cols(keep(x), 2, 3), v1 = o.cols(x, 3, 4)
+      let p0 = o.cols(keep(x), 0, 1),
+        p1 = o.cols(keep(x), 1, 2),
+        v0 = o.cols(keep(x), 2, 3),
+        v1 = o.cols(x, 3, 4)
       for (let t = 0; t < c.sizes.steps!; t++) {
-        const a0 = o.sub(o.mul(keep(p0), -0.5), o.mul(keep(v0), 0.2)), a1 = o.sub(o.mul(keep(p1), -0.5), o.mul(keep(v1), 0.2))
-        p0 = o.add(p0, o.mul(keep(v0), PARTICLE_DT)); p1 = o.add(p1, o.mul(keep(v1), PARTICLE_DT))
-        v0 = o.add(v0, o.mul(a0, PARTICLE_DT)); v1 = o.add(v1, o.mul(a1, PARTICLE_DT))
+        const a0 = o.sub(o.mul(keep(p0), -0.5), o.mul(keep(v0), 0.2)),
+          a1 = o.sub(o.mul(keep(p1), -0.5), o.mul(keep(v1), 0.2))
+        p0 = o.add(p0, o.mul(keep(v0), PARTICLE_DT))
+        p1 = o.add(p1, o.mul(keep(v1), PARTICLE_DT))
+        v0 = o.add(v0, o.mul(a0, PARTICLE_DT))
+        v1 = o.add(v1, o.mul(a1, PARTICLE_DT))
       }
-      v0 = keep(v0); v1 = keep(v1)
+      v0 = keep(v0)
+      v1 = keep(v1)
       return o.sum(o.mul(p0, p1))
     }
   }
@@ -107,15 +140,21 @@ function transpose(a: Float64Array, rows: number, cols: number): Float64Array {
 
 function tfOps(tf: Tf): Ops<Tensor> {
   return {
-    add: (a, b) => tf.add(a, b), sub: (a, b) => tf.sub(a, b), mul: (a, b) => tf.mul(a, b), sum: (a) => tf.sum(a),
-    matMul: (a, b) => tf.matMul(a as never, b as never), tanh: (a) => tf.tanh(a), square: (a) => tf.square(a),
+    add: (a, b) => tf.add(a, b),
+    sub: (a, b) => tf.sub(a, b),
+    mul: (a, b) => tf.mul(a, b),
+    sum: (a) => tf.sum(a),
+    matMul: (a, b) => tf.matMul(a as never, b as never),
+    tanh: (a) => tf.tanh(a),
+    square: (a) => tf.square(a),
     cols: (a, from, to) => tf.slice(a, [0, from], [-1, to - from]),
     constant: (data, shape) => tf.tensor(Float32Array.from(data), shape),
   }
 }
 
 async function tfRow(c: DualCase): Promise<PreparedRow | NotApplicable> {
-  if (c.id === 'particles') return { na: 'not timed: TF.js records 8000 tiny ops per gradient (4.5 s for one gradient in a trial run)' }
+  if (c.id === 'particles')
+    return { na: 'not timed: TF.js records 8000 tiny ops per gradient (4.5 s for one gradient in a trial run)' }
   const tf = await loadTf()
   const ps = parts(c)
   const xs = ps.map(([o, shape]) => tf.tensor(Float32Array.from(c.x.subarray(o, o + sizeOf(shape))), shape))
@@ -123,13 +162,17 @@ async function tfRow(c: DualCase): Promise<PreparedRow | NotApplicable> {
   const g = tf.grads((...ts: Tensor[]) => table1Loss(ops, c, ts, (t) => t) as never)
   const once = (): Float64Array => {
     let out!: Float64Array
-    tf.tidy(() => { out = readFlat(g(xs)) })
+    tf.tidy(() => {
+      out = readFlat(g(xs))
+    })
     return out
   }
   return {
     run: () => void once(),
     check: () => checkClose(once(), c.gradient(), TOLERANCE.f32, 'gradient'),
-    dispose: () => { for (const t of xs) t.dispose() },
+    dispose: () => {
+      for (const t of xs) t.dispose()
+    },
   }
 }
 
@@ -146,19 +189,27 @@ type A = any
 function jaxOps(jax: Jax): Ops<A> {
   const np = jax.numpy
   return {
-    add: (a, b) => np.add(a, b), sub: (a, b) => np.subtract(a, b), mul: (a, b) => np.multiply(a, b), sum: (a) => np.sum(a),
-    matMul: (a, b) => np.matmul(a, b), tanh: (a) => np.tanh(a), square: (a) => np.square(a),
+    add: (a, b) => np.add(a, b),
+    sub: (a, b) => np.subtract(a, b),
+    mul: (a, b) => np.multiply(a, b),
+    sum: (a) => np.sum(a),
+    matMul: (a, b) => np.matmul(a, b),
+    tanh: (a) => np.tanh(a),
+    square: (a) => np.square(a),
     cols: (a, from, to) => a.slice([], [from, to]),
     constant: (data, shape) => np.array(Float64Array.from(data), { shape, dtype: np.float64 }),
   }
 }
 
 async function jaxRow(c: DualCase): Promise<PreparedRow | NotApplicable> {
-  if (c.id === 'particles') return { na: 'not written for jax-js: 1000 sequential steps of length-4 vectors (jit would unroll 8000 ops)' }
+  if (c.id === 'particles')
+    return { na: 'not written for jax-js: 1000 sequential steps of length-4 vectors (jit would unroll 8000 ops)' }
   const jax = await loadJax()
   const np = jax.numpy
   const ps = parts(c)
-  const xs = ps.map(([o, shape]) => np.array(Float64Array.from(c.x.subarray(o, o + sizeOf(shape))), { shape, dtype: np.float64 }))
+  const xs = ps.map(([o, shape]) =>
+    np.array(Float64Array.from(c.x.subarray(o, o + sizeOf(shape))), { shape, dtype: np.float64 }),
+  )
   const ops = jaxOps(jax)
   const argnums = ps.map((_, i) => i)
   // arrays follow move semantics: `keep` takes a new reference for each further use
@@ -167,7 +218,9 @@ async function jaxRow(c: DualCase): Promise<PreparedRow | NotApplicable> {
   return {
     run: () => void once(),
     check: () => checkClose(once(), c.gradient(), JAX_TOLERANCE, 'gradient'),
-    dispose: () => { for (const a of xs) a.dispose() },
+    dispose: () => {
+      for (const a of xs) a.dispose()
+    },
   }
 }
 

@@ -40,13 +40,22 @@ const SOURCES: Partial<Record<DualCase['id'], string>> = {
 
 function tenetRow(c: DualCase): PreparedRow | NotApplicable {
   const source = SOURCES[c.id]
-  if (!source) return { na: c.id === 'particles' ? 'not written in Tenet: the Euler step reads the velocity it updates (v += dt·(−0.5p − 0.2v))' : 'not written in Tenet: the MLP would store its activations in arrays' }
+  if (!source)
+    return {
+      na:
+        c.id === 'particles'
+          ? 'not written in Tenet: the Euler step reads the velocity it updates (v += dt·(−0.5p − 0.2v))'
+          : 'not written in Tenet: the MLP would store its activations in arrays',
+    }
   const g = grad(fn(compile(source), 'f'), { loss: 0 })
   const x = c.x.slice()
   const args = c.id === 'scalar-mul' ? [0, x] : [0, x, c.sizes.n]
   return {
     run: () => g.run(...args),
-    check: () => { g.run(...args); return checkClose(g.buffers[1]!, c.gradient(), TOLERANCE.f64, 'gradient') },
+    check: () => {
+      g.run(...args)
+      return checkClose(g.buffers[1]!, c.gradient(), TOLERANCE.f64, 'gradient')
+    },
   }
 }
 

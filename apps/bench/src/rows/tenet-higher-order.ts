@@ -44,7 +44,10 @@ const TOL: Record<number, number> = { 2: 1e-8, 4: 1e-6, 8: 1e-2 }
 /** A direct caller of a compiled core with a fixed positional argument array (no spread per call). */
 function caller(core: (...a: unknown[]) => void, argv: unknown[]): () => void {
   // identifiers only: no user text reaches the generated source
-  return new Function('F', 'a', `return function call() { F(${argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(core, argv) as () => void
+  return new Function('F', 'a', `return function call() { F(${argv.map((_, j) => `a[${j}]`).join(', ')}) }`)(
+    core,
+    argv,
+  ) as () => void
 }
 
 function taylorRow(k: number) {
@@ -54,7 +57,8 @@ function taylorRow(k: number) {
     setup(c: BesselCase): PreparedRow | NotApplicable {
       if (c.batch) return { na: 'single z only' }
       const ct = compileTaylor(P.besselFunction(), k)
-      const out = ct.slots[0]!.index, z = ct.slots[2]!.index
+      const out = ct.slots[0]!.index,
+        z = ct.slots[2]!.index
       const argv: unknown[] = new Array(3 + 2 * k).fill(0)
       argv[1] = c.nu
       argv[2] = c.z
@@ -62,7 +66,10 @@ function taylorRow(k: number) {
       const core = ct.taylor.core
       const call = caller(core, argv)
       const fk = factorial(k)
-      const value = () => { call(); return core.results[out + k - 1]! * fk }
+      const value = () => {
+        call()
+        return core.results[out + k - 1]! * fk
+      }
       return {
         run: () => void (sink[0] += value()),
         check: () => {
@@ -82,20 +89,30 @@ function nestedRow(k: number) {
       if (c.batch) return { na: 'single z only' }
       if (k > 4) {
         // measured: 0.3 s for k = 1 … 4 together, 56 s for k = 5, out of memory (4 GB heap) after 6 min for k = 8
-        return { na: `nesting the tangent transform ${k} times does not compile in reasonable time or memory (each level multiplies the program by about 8)` }
+        return {
+          na: `nesting the tangent transform ${k} times does not compile in reasonable time or memory (each level multiplies the program by about 8)`,
+        }
       }
       const { fn, layout } = compileNestedTangent(P.besselFunction() as TenetFunction, k)
       const all = (1 << k) - 1
-      const argv = layout.map(([p, levels]) => (levels === 0 ? [0, c.nu, c.z][p] : p === 2 && (levels & (levels - 1)) === 0 ? 1 : 0))
+      const argv = layout.map(([p, levels]) =>
+        levels === 0 ? [0, c.nu, c.z][p] : p === 2 && (levels & (levels - 1)) === 0 ? 1 : 0,
+      )
       const at = layout.findIndex(([p, levels]) => p === 0 && levels === all)
       const core = fn.core
       const call = caller(core, argv)
-      const value = () => { call(); return core.results[at]! }
+      const value = () => {
+        call()
+        return core.results[at]!
+      }
       return {
         run: () => void (sink[0] += value()),
         check: () => {
           const r = checkClose([value()], [besselTruncatedDerivative(c.nu, c.z, k)], TOL[k]!, `J^(${k})`)
-          return { ...r, reason: r.reason ?? `the tangent transform nested ${k} times (${layout.length} scalar arguments)` }
+          return {
+            ...r,
+            reason: r.reason ?? `the tangent transform nested ${k} times (${layout.length} scalar arguments)`,
+          }
         },
       }
     },
@@ -112,13 +129,26 @@ export const tenetHigherOrderRows = defineRowFamily({
         kind: 'hessian',
         setup(c) {
           const f = P.embeddingFunction()
-          const args = [0, c.x, new Float64Array(15), new Float64Array(15), new Float64Array(30), new Float64Array(30), c.k, E1, E2]
+          const args = [
+            0,
+            c.x,
+            new Float64Array(15),
+            new Float64Array(15),
+            new Float64Array(30),
+            new Float64Array(30),
+            c.k,
+            E1,
+            E2,
+          ]
           const h = () => hessian(f, args, { loss: 0, wrt: [1], method: 'reverse-over-forward' })
           return {
             run: () => void (sink[0] += h()[0]!),
             check: () => {
               const r = checkClose(h(), c.hessian(), 1e-6, 'Hessian')
-              return { ...r, reason: r.reason ?? 'reverse-over-forward: one reverse sweep of the tangent program per column' }
+              return {
+                ...r,
+                reason: r.reason ?? 'reverse-over-forward: one reverse sweep of the tangent program per column',
+              }
             },
           }
         },

@@ -177,8 +177,10 @@ export const tenetRows = defineRowFamily({
       ...(['keeper', 'merge'] as const).flatMap((variant) => {
         const rowName = variant === 'keeper' ? `${name} branch keeper` : `${name} keeper-free`
         const f = () => (variant === 'keeper' ? P.sparseDotFunction() : P.sparseDotMergeFunction())
-        const args = (c: { A: { rows: number; cols: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }; B: { colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array } }) =>
-          [0, c.A.rows, c.A.cols, c.A.colPtr, c.A.rowIdx, c.A.values, c.B.colPtr, c.B.rowIdx, c.B.values] as const
+        const args = (c: {
+          A: { rows: number; cols: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
+          B: { colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
+        }) => [0, c.A.rows, c.A.cols, c.A.colPtr, c.A.rowIdx, c.A.values, c.B.colPtr, c.B.rowIdx, c.B.values] as const
         return [
           {
             name: rowName,
@@ -202,7 +204,9 @@ export const tenetRows = defineRowFamily({
           ...[true, false].map((fuse) => ({
             name: fuse ? rowName : `${rowName}, two sweeps`,
             kind: 'gradient' as const,
-            setup(c: Parameters<typeof args>[0] & { gradient: () => { gA: Float64Array; gB: Float64Array } }): PreparedRow {
+            setup(
+              c: Parameters<typeof args>[0] & { gradient: () => { gA: Float64Array; gB: Float64Array } },
+            ): PreparedRow {
               const g = grad(f(), { loss: 0, fuse })
               const a = args(c)
               return {
@@ -210,7 +214,10 @@ export const tenetRows = defineRowFamily({
                 check: () => {
                   g.run(...a)
                   const ref = c.gradient()
-                  return both(checkClose(g.buffers[5]!, ref.gA, tol, '∂/∂A'), checkClose(g.buffers[8]!, ref.gB, tol, '∂/∂B'))
+                  return both(
+                    checkClose(g.buffers[5]!, ref.gA, tol, '∂/∂A'),
+                    checkClose(g.buffers[8]!, ref.gB, tol, '∂/∂B'),
+                  )
                 },
               }
             },
@@ -225,7 +232,8 @@ export const tenetRows = defineRowFamily({
         setup(c) {
           const F = P.sparseMulFunctions().mul.core
           const n = c.A.cols
-          const yre = c.y0.re.slice(), yim = c.y0.im.slice()
+          const yre = c.y0.re.slice(),
+            yim = c.y0.im.slice()
           const call = () => F(yre, yim, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n)
           return {
             run: call,
@@ -245,7 +253,8 @@ export const tenetRows = defineRowFamily({
         setup(c) {
           const F = P.sparseMulFunctions().mul.inverse.core
           const n = c.A.cols
-          const yre = c.y0.re.slice(), yim = c.y0.im.slice()
+          const yre = c.y0.re.slice(),
+            yim = c.y0.im.slice()
           const call = () => F(yre, yim, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n)
           return {
             run: call,
@@ -264,7 +273,21 @@ export const tenetRows = defineRowFamily({
         setup(c) {
           const g = grad(P.sparseMulFunctions().loss, { loss: 0 })
           const n = c.A.cols
-          const call = () => g.run(0, c.y0.re, c.y0.im, c.A.colPtr, c.A.rowIdx, c.A.values, c.A.imag, c.x.re, c.x.im, n, c.yBar.re, c.yBar.im)
+          const call = () =>
+            g.run(
+              0,
+              c.y0.re,
+              c.y0.im,
+              c.A.colPtr,
+              c.A.rowIdx,
+              c.A.values,
+              c.A.imag,
+              c.x.re,
+              c.x.im,
+              n,
+              c.yBar.re,
+              c.yBar.im,
+            )
           return {
             run: call,
             check: () => {
@@ -284,7 +307,8 @@ export const tenetRows = defineRowFamily({
         kind: 'gradient',
         setup(c) {
           const g = grad(P.embeddingFunction(), { loss: 0 })
-          const z15 = new Float64Array(15), z30 = new Float64Array(30)
+          const z15 = new Float64Array(15),
+            z30 = new Float64Array(30)
           const call = () => g.run(0, c.x, z15, z15, z30, z30, c.k, E1, E2)
           return {
             run: call,
@@ -300,7 +324,17 @@ export const tenetRows = defineRowFamily({
         kind: 'hessian',
         setup(c) {
           const f = P.embeddingFunction()
-          const args = [0, c.x, new Float64Array(15), new Float64Array(15), new Float64Array(30), new Float64Array(30), c.k, E1, E2]
+          const args = [
+            0,
+            c.x,
+            new Float64Array(15),
+            new Float64Array(15),
+            new Float64Array(30),
+            new Float64Array(30),
+            c.k,
+            E1,
+            E2,
+          ]
           const h = () => hessian(f, args, { loss: 0, wrt: [1] })
           return {
             run: () => void (sink[0] += h()[0]!),
@@ -352,7 +386,10 @@ export const tenetRows = defineRowFamily({
             check: () => {
               const r = baObjectiveTenet(c.inst, out, m)
               const ref = c.residuals()
-              return both(checkClose(r.reprojErr, ref.reprojErr, 1e-12, 'reprojection error'), checkClose(r.wErr, ref.wErr, 1e-12, 'weight error'))
+              return both(
+                checkClose(r.reprojErr, ref.reprojErr, 1e-12, 'reprojection error'),
+                checkClose(r.wErr, ref.wErr, 1e-12, 'weight error'),
+              )
             },
           }
         },
@@ -366,7 +403,11 @@ export const tenetRows = defineRowFamily({
             run: () => void j.run(),
             check: () => {
               const r = checkBaJacobian(c, j.run().vals, tol)
-              return { ...r, reason: r.reason ?? `two adjoint sweeps over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns)` }
+              return {
+                ...r,
+                reason:
+                  r.reason ?? `two adjoint sweeps over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns)`,
+              }
             },
           }
         },
@@ -424,7 +465,10 @@ export const tenetRows = defineRowFamily({
             check: () => {
               g.run(0, x, c.theta, cc, c.M, c.N)
               const ref = c.gradient()
-              return both(checkClose(g.buffers[2]!, ref.theta, tol, '∂L/∂θ'), checkClose(g.buffers[1]!, toColumnMajor(ref.gx, c.M, c.N), tol, '∂L/∂x'))
+              return both(
+                checkClose(g.buffers[2]!, ref.theta, tol, '∂L/∂θ'),
+                checkClose(g.buffers[1]!, toColumnMajor(ref.gx, c.M, c.N), tol, '∂L/∂x'),
+              )
             },
           }
         },
@@ -505,14 +549,23 @@ export const tenetRows = defineRowFamily({
       ...(['f64', 'f32'] as const).map((T) => ({
         name: `${name} ${T === 'f64' ? 'float64' : 'float32'}`,
         kind: 'objective' as const,
-        setup(c: { sys: { x: Float64Array; v: Float64Array; mass: Float64Array; bodies: number }; dt: number; steps: number; reference: () => Float64Array }): PreparedRow {
+        setup(c: {
+          sys: { x: Float64Array; v: Float64Array; mass: Float64Array; bodies: number }
+          dt: number
+          steps: number
+          reference: () => Float64Array
+        }): PreparedRow {
           const f = P.leapfrogFunctions(T)
           const run = (): Float64Array => tenetLeapfrog(f, T, c.sys, c.dt, c.steps)
           return {
             run: () => void (sink[0] += run()[3]!),
             check: () => {
               const error = meanPlanetError(run(), c.reference())
-              return { ok: error < (T === 'f64' ? 1e-9 : 1e-2), error, reason: 'mean planet position error (AU) vs double-double' }
+              return {
+                ok: error < (T === 'f64' ? 1e-9 : 1e-2),
+                error,
+                reason: 'mean planet position error (AU) vs double-double',
+              }
             },
           }
         },
@@ -525,7 +578,8 @@ export const tenetRows = defineRowFamily({
           const start = leapfrogStartF64(c.sys, c.dt)
           const end = { x: start.x.slice(), v: start.v.slice(), a: start.a.slice() }
           leapfrogStepsF64(end, c.sys.mass, c.dt, c.steps)
-          const x = end.x.slice(), v = end.v.slice()
+          const x = end.x.slice(),
+            v = end.v.slice()
           const call = () => {
             x.set(end.x)
             v.set(end.v)
@@ -559,10 +613,15 @@ export function toColumnMajor(a: Float64Array, M: number, N: number): Float64Arr
  */
 export const tenetWasmRows = defineRowFamily({
   family: 'Tenet (wasm)',
-  rows: Object.fromEntries(Object.entries(tenetRows.rows).map(([id, rows]) => [id, rows!.map((row) => ({
-    ...row,
-    name: row.name.replace(TENET_ROW, TENET_WASM_ROW),
-    family: 'Tenet (wasm)',
-    setup: (c: never) => withBackend('wasm', () => row.setup(c)),
-  }))])) as typeof tenetRows.rows,
+  rows: Object.fromEntries(
+    Object.entries(tenetRows.rows).map(([id, rows]) => [
+      id,
+      rows!.map((row) => ({
+        ...row,
+        name: row.name.replace(TENET_ROW, TENET_WASM_ROW),
+        family: 'Tenet (wasm)',
+        setup: (c: never) => withBackend('wasm', () => row.setup(c)),
+      })),
+    ]),
+  ) as typeof tenetRows.rows,
 })

@@ -91,7 +91,10 @@ export const tfRows = defineRowFamily({
           const once = (): number => tidyValue(tf, () => g(z).dataSync()[0])
           return {
             run: () => void once(),
-            check: () => ({ ...checkClose([once()], [c.derivative], TOLERANCE.f32, 'dJ/dz'), reason: `series unrolled to ${terms} terms` }),
+            check: () => ({
+              ...checkClose([once()], [c.derivative], TOLERANCE.f32, 'dJ/dz'),
+              reason: `series unrolled to ${terms} terms`,
+            }),
             dispose: () => z.dispose(),
           }
         },
@@ -151,7 +154,16 @@ export const tfRows = defineRowFamily({
           const colT = tf.tensor1d(cols, 'int32')
           const rowT = tf.tensor1d(c.A.rowIdx, 'int32')
           const t = (a: Float64Array): Tensor1D => tf.tensor1d(f32(a))
-          const [xr, xi, ar, ai, y0r, y0i, ybr, ybi] = [c.x.re, c.x.im, c.A.values, c.A.imag, c.y0.re, c.y0.im, c.yBar.re, c.yBar.im].map(t)
+          const [xr, xi, ar, ai, y0r, y0i, ybr, ybi] = [
+            c.x.re,
+            c.x.im,
+            c.A.values,
+            c.A.imag,
+            c.y0.re,
+            c.y0.im,
+            c.yBar.re,
+            c.yBar.im,
+          ].map(t)
           // y = y0 + A x with gather (x at each entry's column) and segment sums over rows
           const grads = tf.grads((pr: Tensor, pi: Tensor, vr: Tensor, vi: Tensor) => {
             const gr = tf.gather(pr, colT)
@@ -165,7 +177,12 @@ export const tfRows = defineRowFamily({
             run: () => void once(),
             check: () => {
               const b = c.backward()
-              const r = checkClose(once(), [...b.xBar.re, ...b.xBar.im, ...b.aBarRe, ...b.aBarIm], TOLERANCE.f32, 'reverse pass')
+              const r = checkClose(
+                once(),
+                [...b.xBar.re, ...b.xBar.im, ...b.aBarRe, ...b.aBarIm],
+                TOLERANCE.f32,
+                'reverse pass',
+              )
               return { ...r, reason: r.reason ?? 'gather + unsortedSegmentSum formulation' }
             },
             dispose: () => tf.dispose([colT, rowT, xr, xi, ar, ai, y0r, y0i, ybr, ybi]),
@@ -237,7 +254,10 @@ export const tfRows = defineRowFamily({
             const main = tf.sub(tf.expandDims(tf.add(alphas, sumQ), 1), tf.mul(tf.sum(tf.square(y), 2), 0.5))
             const slse = tf.sum(tf.logSumExp(main, 0))
             const prior = tf.sum(
-              tf.sub(tf.mul(tf.add(tf.sum(tf.square(qdiag), 1), tf.sum(tf.square(lower), 1)), 0.5 * gamma * gamma), tf.mul(sumQ, m)),
+              tf.sub(
+                tf.mul(tf.add(tf.sum(tf.square(qdiag), 1), tf.sum(tf.square(lower), 1)), 0.5 * gamma * gamma),
+                tf.mul(sumQ, m),
+              ),
             )
             return tf.add(tf.add(tf.sub(slse, tf.mul(tf.logSumExp(alphas), n)), prior), constant) as Scalar
           }
@@ -279,37 +299,43 @@ export const tfRows = defineRowFamily({
           const wT = tf.tensor1d(f32(w))
           const fx = tf.tensor1d(f32(feats.filter((_, i) => i % 2 === 0)))
           const fy = tf.tensor1d(f32(feats.filter((_, i) => i % 2 === 1)))
-          const residual = (row: 0 | 1) => (cam: Tensor, pt: Tensor, wo: Tensor): Scalar => {
-            const col = tf.unstack(cam, 1)
-            const [X0, X1, X2] = tf.unstack(pt, 1)
-            const [r0, r1, r2] = col
-            const p0 = tf.sub(X0, col[3])
-            const p1 = tf.sub(X1, col[4])
-            const p2 = tf.sub(X2, col[5])
-            const theta = tf.sqrt(tf.add(tf.add(tf.square(r0), tf.square(r1)), tf.square(r2)))
-            const [w0, w1, w2] = [r0, r1, r2].map((r) => tf.div(r, theta))
-            const cs = tf.cos(theta)
-            const sn = tf.sin(theta)
-            const tmp = tf.mul(tf.add(tf.add(tf.mul(w0, p0), tf.mul(w1, p1)), tf.mul(w2, p2)), tf.sub(1, cs))
-            const rot = (pa: Tensor, wb: Tensor, pc: Tensor, wc: Tensor, pb: Tensor, wa: Tensor): Tensor =>
-              tf.add(tf.add(tf.mul(pa, cs), tf.mul(tf.sub(tf.mul(wb, pc), tf.mul(wc, pb)), sn)), tf.mul(wa, tmp))
-            const c0 = rot(p0, w1, p2, w2, p1, w0)
-            const c1 = rot(p1, w2, p0, w0, p2, w1)
-            const c2 = rot(p2, w0, p1, w1, p0, w2)
-            const u = tf.div(c0, c2)
-            const v = tf.div(c1, c2)
-            const rsq = tf.add(tf.square(u), tf.square(v))
-            const L = tf.add(tf.add(1, tf.mul(col[9], rsq)), tf.mul(col[10], tf.square(rsq)))
-            const proj = row === 0 ? tf.add(tf.mul(tf.mul(u, L), col[6]), col[7]) : tf.add(tf.mul(tf.mul(v, L), col[6]), col[8])
-            return tf.sum(tf.mul(wo, tf.sub(proj, row === 0 ? fx : fy)))
-          }
+          const residual =
+            (row: 0 | 1) =>
+            (cam: Tensor, pt: Tensor, wo: Tensor): Scalar => {
+              const col = tf.unstack(cam, 1)
+              const [X0, X1, X2] = tf.unstack(pt, 1)
+              const [r0, r1, r2] = col
+              const p0 = tf.sub(X0, col[3])
+              const p1 = tf.sub(X1, col[4])
+              const p2 = tf.sub(X2, col[5])
+              const theta = tf.sqrt(tf.add(tf.add(tf.square(r0), tf.square(r1)), tf.square(r2)))
+              const [w0, w1, w2] = [r0, r1, r2].map((r) => tf.div(r, theta))
+              const cs = tf.cos(theta)
+              const sn = tf.sin(theta)
+              const tmp = tf.mul(tf.add(tf.add(tf.mul(w0, p0), tf.mul(w1, p1)), tf.mul(w2, p2)), tf.sub(1, cs))
+              const rot = (pa: Tensor, wb: Tensor, pc: Tensor, wc: Tensor, pb: Tensor, wa: Tensor): Tensor =>
+                tf.add(tf.add(tf.mul(pa, cs), tf.mul(tf.sub(tf.mul(wb, pc), tf.mul(wc, pb)), sn)), tf.mul(wa, tmp))
+              const c0 = rot(p0, w1, p2, w2, p1, w0)
+              const c1 = rot(p1, w2, p0, w0, p2, w1)
+              const c2 = rot(p2, w0, p1, w1, p0, w2)
+              const u = tf.div(c0, c2)
+              const v = tf.div(c1, c2)
+              const rsq = tf.add(tf.square(u), tf.square(v))
+              const L = tf.add(tf.add(1, tf.mul(col[9], rsq)), tf.mul(col[10], tf.square(rsq)))
+              const proj =
+                row === 0 ? tf.add(tf.mul(tf.mul(u, L), col[6]), col[7]) : tf.add(tf.mul(tf.mul(v, L), col[6]), col[8])
+              return tf.sum(tf.mul(wo, tf.sub(proj, row === 0 ? fx : fy)))
+            }
           const g0 = tf.grads(residual(0) as (...a: Tensor[]) => Tensor)
           const g1 = tf.grads(residual(1) as (...a: Tensor[]) => Tensor)
           const gw = tf.grad((wo: Tensor) => tf.sum(tf.sub(1, tf.square(wo))))
           const vals = new Float64Array(2 * BA_BLOCK_COLS * p + p)
           const once = (): Float64Array =>
             tidyValue(tf, () => {
-              for (const [row, g] of [[0, g0], [1, g1]] as const) {
+              for (const [row, g] of [
+                [0, g0],
+                [1, g1],
+              ] as const) {
                 const [gc, gp, gwo] = g([camO, ptO, wT]).map((t) => t.dataSync())
                 for (let i = 0; i < p; i++) {
                   const o = (2 * i + row) * BA_BLOCK_COLS
@@ -333,23 +359,54 @@ export const tfRows = defineRowFamily({
       },
     ],
     unitary: [
-      { name, kind: 'gradient', setup: () => ({ na: 'not written for TF.js: M(M−1)/2 sequential two-row rotations would be one small kernel each' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({
+          na: 'not written for TF.js: M(M−1)/2 sequential two-row rotations would be one small kernel each',
+        }),
+      },
     ],
     'unitary-rnn': [
-      { name, kind: 'gradient', setup: () => ({ na: 'not written for TF.js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation' }) },
+      {
+        name,
+        kind: 'gradient',
+        setup: () => ({
+          na: 'not written for TF.js: T · M(M−1)/2 sequential two-row rotations (one tiny kernel each); its gradient would store every activation',
+        }),
+      },
     ],
     leapfrog: [
-      { name, kind: 'objective', setup: () => ({ na: 'not written for TF.js: float32-only backend; the study needs float64 and a time-stepping loop' }) },
+      {
+        name,
+        kind: 'objective',
+        setup: () => ({
+          na: 'not written for TF.js: float32-only backend; the study needs float64 and a time-stepping loop',
+        }),
+      },
     ],
   },
 })
 
 function embeddingLossTf(tf: Tf, k: number): { f: (x: Tensor) => Scalar; constants: Tensor[] } {
-  const e1a = tf.tensor1d(PETERSEN_EDGES.map((e) => e[0]), 'int32')
-  const e1b = tf.tensor1d(PETERSEN_EDGES.map((e) => e[1]), 'int32')
-  const e2a = tf.tensor1d(PETERSEN_NON_EDGES.map((e) => e[0]), 'int32')
-  const e2b = tf.tensor1d(PETERSEN_NON_EDGES.map((e) => e[1]), 'int32')
-  const dist = (x: Tensor, a: Tensor, b: Tensor): Tensor => tf.sqrt(tf.sum(tf.square(tf.sub(tf.gather(x, a), tf.gather(x, b))), 1))
+  const e1a = tf.tensor1d(
+    PETERSEN_EDGES.map((e) => e[0]),
+    'int32',
+  )
+  const e1b = tf.tensor1d(
+    PETERSEN_EDGES.map((e) => e[1]),
+    'int32',
+  )
+  const e2a = tf.tensor1d(
+    PETERSEN_NON_EDGES.map((e) => e[0]),
+    'int32',
+  )
+  const e2b = tf.tensor1d(
+    PETERSEN_NON_EDGES.map((e) => e[1]),
+    'int32',
+  )
+  const dist = (x: Tensor, a: Tensor, b: Tensor): Tensor =>
+    tf.sqrt(tf.sum(tf.square(tf.sub(tf.gather(x, a), tf.gather(x, b))), 1))
   const variance = (d: Tensor, mean: Tensor, n: number): Tensor => tf.div(tf.sum(tf.square(tf.sub(d, mean))), n - 1)
   void k
   return {

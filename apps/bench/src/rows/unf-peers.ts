@@ -25,7 +25,8 @@ const jaxRow: Row<UnfCase> = {
   async setup(c) {
     const jax = await loadJax()
     const np = jax.numpy
-    const f64 = (data: ArrayLike<number>, shape: number[]): A => np.array(Float64Array.from(data), { shape, dtype: np.float64 })
+    const f64 = (data: ArrayLike<number>, shape: number[]): A =>
+      np.array(Float64Array.from(data), { shape, dtype: np.float64 })
     let g: A
     let args: A[]
     let flatten = (v: Float64Array): Float64Array => v
@@ -55,7 +56,14 @@ const jaxRow: Row<UnfCase> = {
           return np.sum(np.square(np.subtract(np.add(np.matmul(hidden, np.transpose(w2)), b2), ys)))
         }
         g = jax.jit(jax.grad(loss, { argnums: [0, 1, 2, 3] }))
-        args = [f64(m.w1, [m.h, m.d]), f64(m.b1, [m.h]), f64(m.w2, [m.o, m.h]), f64(m.b2, [m.o]), f64(m.xs, [m.n, m.d]), f64(m.ys, [m.n, m.o])]
+        args = [
+          f64(m.w1, [m.h, m.d]),
+          f64(m.b1, [m.h]),
+          f64(m.w2, [m.o, m.h]),
+          f64(m.b2, [m.o]),
+          f64(m.xs, [m.n, m.d]),
+          f64(m.ys, [m.n, m.o]),
+        ]
         break
       }
       case 'gmm': {
@@ -69,7 +77,10 @@ const jaxRow: Row<UnfCase> = {
           const Q = np.add(lower.ref, np.multiply(np.expandDims(qdiag.ref, 2), eye))
           const xc = np.subtract(np.expandDims(x, 0), np.expandDims(means, 1))
           const y = np.matmul(xc, np.swapaxes(Q, 1, 2))
-          const main = np.subtract(np.expandDims(np.add(alphas.ref, sumQ.ref), 1), np.multiply(np.sum(np.square(y), 2), 0.5))
+          const main = np.subtract(
+            np.expandDims(np.add(alphas.ref, sumQ.ref), 1),
+            np.multiply(np.sum(np.square(y), 2), 0.5),
+          )
           const slse = np.sum(jax.nn.logsumexp(main, 0))
           const lseA = jax.nn.logsumexp(alphas)
           const frob = np.add(np.sum(np.square(qdiag), 1), np.sum(np.reshape(np.square(lower), [k, d * d]), 1))
@@ -81,8 +92,24 @@ const jaxRow: Row<UnfCase> = {
         const logdiag = Float64Array.from({ length: k * d }, (_, i) => inst.icf[Math.floor(i / d) * icfSz + (i % d)])
         const lower = Float64Array.from(gmmDenseLower(inst).flatMap((L) => L.flatMap((r) => [...r])))
         const eye = Float64Array.from({ length: d * d }, (_, i) => (i % (d + 1) === 0 ? 1 : 0))
-        args = [f64(inst.alphas, [k]), f64(inst.means, [k, d]), f64(logdiag, [k, d]), f64(lower, [k, d, d]), f64(inst.x, [n, d]), f64(eye, [d, d]), f64([n, 0.5 * gamma * gamma, m], [3])]
-        flatten = (v) => gmmPackGradient(d, k, v.subarray(0, k), v.subarray(k, k + k * d), v.subarray(k + k * d, k + 2 * k * d), (cc, row, col) => v[k + 2 * k * d + cc * d * d + row * d + col])
+        args = [
+          f64(inst.alphas, [k]),
+          f64(inst.means, [k, d]),
+          f64(logdiag, [k, d]),
+          f64(lower, [k, d, d]),
+          f64(inst.x, [n, d]),
+          f64(eye, [d, d]),
+          f64([n, 0.5 * gamma * gamma, m], [3]),
+        ]
+        flatten = (v) =>
+          gmmPackGradient(
+            d,
+            k,
+            v.subarray(0, k),
+            v.subarray(k, k + k * d),
+            v.subarray(k + k * d, k + 2 * k * d),
+            (cc, row, col) => v[k + 2 * k * d + cc * d * d + row * d + col],
+          )
         void gmmConstant
         break
       }
@@ -92,7 +119,9 @@ const jaxRow: Row<UnfCase> = {
     const row: PreparedRow = {
       run: () => void call(),
       check: () => directionalCheck(c, flatten(call()), JAX_TOL),
-      dispose: () => { for (const a of args) a.dispose() },
+      dispose: () => {
+        for (const a of args) a.dispose()
+      },
     }
     return row
   },
@@ -128,13 +157,19 @@ const tfRow: Row<UnfCase> = {
       }
       case 'mlp': {
         const m = c.mlp!
-        const xs = tf.tensor2d(Float32Array.from(m.xs), [m.n, m.d]), ys = tf.tensor2d(Float32Array.from(m.ys), [m.n, m.o])
+        const xs = tf.tensor2d(Float32Array.from(m.xs), [m.n, m.d]),
+          ys = tf.tensor2d(Float32Array.from(m.ys), [m.n, m.o])
         extra = [xs, ys]
         grads = tf.grads((w1: Tensor, b1: Tensor, w2: Tensor, b2: Tensor) => {
           const hidden = tf.tanh(tf.add(tf.matMul(xs as never, w1 as never, false, true), b1))
           return tf.sum(tf.square(tf.sub(tf.add(tf.matMul(hidden as never, w2 as never, false, true), b2), ys)))
         }) as (xs: Tensor[]) => Tensor[]
-        inputs = [tf.tensor2d(Float32Array.from(m.w1), [m.h, m.d]), tf.tensor1d(Float32Array.from(m.b1)), tf.tensor2d(Float32Array.from(m.w2), [m.o, m.h]), tf.tensor1d(Float32Array.from(m.b2))]
+        inputs = [
+          tf.tensor2d(Float32Array.from(m.w1), [m.h, m.d]),
+          tf.tensor1d(Float32Array.from(m.b1)),
+          tf.tensor2d(Float32Array.from(m.w2), [m.o, m.h]),
+          tf.tensor1d(Float32Array.from(m.b2)),
+        ]
         break
       }
       case 'gmm':
@@ -142,14 +177,18 @@ const tfRow: Row<UnfCase> = {
     }
     const once = (): Float64Array => {
       let out!: Float64Array
-      tf.tidy(() => { out = readFlat(grads(inputs) as never) })
+      tf.tidy(() => {
+        out = readFlat(grads(inputs) as never)
+      })
       return out
     }
     warmUp(once)
     return {
       run: () => void once(),
       check: () => directionalCheck(c, once(), TF_TOL),
-      dispose: () => { for (const t of [...inputs, ...extra]) t.dispose() },
+      dispose: () => {
+        for (const t of [...inputs, ...extra]) t.dispose()
+      },
     }
   },
 }

@@ -42,13 +42,18 @@ function device(): Promise<GpuContext | string> {
 
 /** What a row says about the adapter it ran on. */
 const note = (gpu: GpuContext): string =>
-  gpu.fallback ? `emulated (SwiftShader): a fallback adapter (${gpu.adapter}), timings are no speed claim` : `on ${gpu.adapter}`
+  gpu.fallback
+    ? `emulated (SwiftShader): a fallback adapter (${gpu.adapter}), timings are no speed claim`
+    : `on ${gpu.adapter}`
 
 /** Cases an emulated adapter runs (the first of each workload: the emulator is slow). */
 const emulatedOnly = (gpu: GpuContext, first: boolean): NotApplicable | undefined =>
   gpu.fallback && !first ? { na: 'emulated (SwiftShader): only the first case runs on a fallback adapter' } : undefined
 
-const withNote = (r: CheckResult, gpu: GpuContext, extra?: string): CheckResult => ({ ...r, reason: [r.reason, extra, note(gpu)].filter(Boolean).join('; ') })
+const withNote = (r: CheckResult, gpu: GpuContext, extra?: string): CheckResult => ({
+  ...r,
+  reason: [r.reason, extra, note(gpu)].filter(Boolean).join('; '),
+})
 
 // ---------- Bessel: one item per z ----------
 
@@ -62,10 +67,16 @@ async function besselSetup(c: BesselCase, builtin: boolean): Promise<PreparedRow
   const N = b.zs.length
   const z = Float32Array.from(b.zs)
   const kernel = await gpuMap(f, { batch: N, perItem: ['out', 'z'], shared: ['nu'], gpu, precise: !builtin })
-  const gradient = async () => (await kernel.gradient([new Float32Array(N), c.nu, z], { loss: 'out' })).gradient[2] as Float32Array
+  const gradient = async () =>
+    (await kernel.gradient([new Float32Array(N), c.nu, z], { loss: 'out' })).gradient[2] as Float32Array
   return {
     run: async () => void (await gradient()),
-    check: async () => withNote(checkClose(await gradient(), b.derivative(), TOLERANCE.f32, 'dJ/dz'), gpu, `J′ at each of ${N} z in one dispatch (f32 series of 24 terms${builtin ? '; the device\'s exp and log' : ''})`),
+    check: async () =>
+      withNote(
+        checkClose(await gradient(), b.derivative(), TOLERANCE.f32, 'dJ/dz'),
+        gpu,
+        `J′ at each of ${N} z in one dispatch (f32 series of 24 terms${builtin ? "; the device's exp and log" : ''})`,
+      ),
   }
 }
 
@@ -81,7 +92,11 @@ export function gmmPointSource(d: number, k: number): string {
   const S = gmmIcfSize(d)
   const lower = (r: number, col: number): number => d + col * d - (col * (col + 1)) / 2 + (r - col - 1)
   const xc = (j: number) => `(x[${j}] - means[c * ${d} + ${j}])`
-  const y = (r: number) => [`exp(icf[c * ${S} + ${r}]) * ${xc(r)}`, ...Array.from({ length: r }, (_, col) => `icf[c * ${S} + ${lower(r, col)}] * ${xc(col)}`)].join(' + ')
+  const y = (r: number) =>
+    [
+      `exp(icf[c * ${S} + ${r}]) * ${xc(r)}`,
+      ...Array.from({ length: r }, (_, col) => `icf[c * ${S} + ${lower(r, col)}] * ${xc(col)}`),
+    ].join(' + ')
   const sumLog = Array.from({ length: d }, (_, r) => `icf[c * ${S} + ${r}]`).join(' + ')
   const sq = Array.from({ length: d }, (_, r) => `(${y(r)}) ** 2`).join(' + ')
   return `fn gmm_point(lse: f32, x: f32[], alphas: f32[], means: f32[], icf: f32[], main: f32[], rm: f32[]) {
@@ -102,25 +117,44 @@ export function gmmPointSource(d: number, k: number): string {
 }`
 }
 
-async function gmmRow(inst: GmmInstance, reduction: Reduction, reference: () => ArrayLike<number>): Promise<PreparedRow | NotApplicable> {
+async function gmmRow(
+  inst: GmmInstance,
+  reduction: Reduction,
+  reference: () => ArrayLike<number>,
+): Promise<PreparedRow | NotApplicable> {
   const gpu = await device()
   if (typeof gpu === 'string') return { na: gpu }
   const { d, k, n } = inst
   const na = emulatedOnly(gpu, n <= 1000 && d <= 2)
   if (na) return na
   const f = fn(compile(gmmPointSource(d, k)), 'gmm_point')
-  const kernel = await gpuMap(f, { batch: n, perItem: ['lse', 'x', 'main', 'rm'], shared: ['alphas', 'means', 'icf'], reduction, gpu })
+  const kernel = await gpuMap(f, {
+    batch: n,
+    perItem: ['lse', 'x', 'main', 'rm'],
+    shared: ['alphas', 'means', 'icf'],
+    reduction,
+    gpu,
+  })
   const restGrad = grad(fn(gmmModule(d, k), 'gmm_rest'), { loss: 0 })
-  const x = Float32Array.from(inst.x), alphas = Float32Array.from(inst.alphas), means = Float32Array.from(inst.means), icf = Float32Array.from(inst.icf)
+  const x = Float32Array.from(inst.x),
+    alphas = Float32Array.from(inst.alphas),
+    means = Float32Array.from(inst.means),
+    icf = Float32Array.from(inst.icf)
   const out = new Float64Array(gmmParameterCount(d, k))
   let ran: Reduction | undefined
   const gradient = async (): Promise<Float64Array> => {
-    const g = await kernel.gradient([new Float32Array(n), x, alphas, means, icf, new Float32Array(n * k), new Float32Array(n * k)], { loss: 'lse' })
+    const g = await kernel.gradient(
+      [new Float32Array(n), x, alphas, means, icf, new Float32Array(n * k), new Float32Array(n * k)],
+      { loss: 'lse' },
+    )
     ran = g.reduction
     // the point-independent part (−n·logsumexp α and the Wishart prior) on the cpu backend
     restGrad.run(0, n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
-    const ra = restGrad.buffers[4]!, ri = restGrad.buffers[5]!
-    const ga = g.gradient[2] as Float32Array, gm = g.gradient[3] as Float32Array, gi = g.gradient[4] as Float32Array
+    const ra = restGrad.buffers[4]!,
+      ri = restGrad.buffers[5]!
+    const ga = g.gradient[2] as Float32Array,
+      gm = g.gradient[3] as Float32Array,
+      gi = g.gradient[4] as Float32Array
     for (let c = 0; c < k; c++) out[c] = ga[c]! + ra[c]!
     out.set(gm, k)
     for (let j = 0; j < gi.length; j++) out[k + k * d + j] = gi[j]! + ri[j]!
@@ -130,7 +164,11 @@ async function gmmRow(inst: GmmInstance, reduction: Reduction, reference: () => 
     run: async () => void (await gradient()),
     check: async (): Promise<CheckResult> => {
       const r = checkClose(await gradient(), reference(), TOLERANCE.f32, 'gradient')
-      return withNote(r, gpu, `${ran} reduction of the shared α, μ, icf over ${n} points; data term on the GPU, the point-independent part on the cpu backend`)
+      return withNote(
+        r,
+        gpu,
+        `${ran} reduction of the shared α, μ, icf over ${n} points; data term on the GPU, the point-independent part on the cpu backend`,
+      )
     },
   }
 }
@@ -140,7 +178,11 @@ async function gmmRow(inst: GmmInstance, reduction: Reduction, reference: () => 
 const baObservationSource = `fn ba_obs(r: f32[], cam: f32[], pt: f32[], w: f32, feat: f32[]) {
   routine {
 ${BA_NAMES.map((n) => `    ${n}: f32 <- 0.0`).join('\n')}
-${projection((n) => n, (j) => `cam[${j}]`, (j) => `pt[${j}]`)}
+${projection(
+  (n) => n,
+  (j) => `cam[${j}]`,
+  (j) => `pt[${j}]`,
+)}
   }
   r[0] += w * (u * L * cam[6] + cam[7] - feat[0])
   r[1] += w * (v * L * cam[6] + cam[8] - feat[1])
@@ -179,19 +221,22 @@ export const webgpuRows = defineRowFamily({
           }
           const kernel = baKernel.kernel
           // each observation's own copy of its camera and point (ADBench's per-observation blocks)
-          const cam = new Float32Array(11 * p), pt = new Float32Array(3 * p)
+          const cam = new Float32Array(11 * p),
+            pt = new Float32Array(3 * p)
           for (let i = 0; i < p; i++) {
             cam.set(cams.subarray(11 * obs[2 * i]!, 11 * obs[2 * i]! + 11), 11 * i)
             pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
           }
-          const wf = Float32Array.from(w), ff = Float32Array.from(feats)
+          const wf = Float32Array.from(w),
+            ff = Float32Array.from(feats)
           const vals = new Float64Array(2 * p * BA_BLOCK_COLS + p)
           const jacobian = async (): Promise<Float64Array> => {
             const J = await kernel.jacobian([new Float32Array(2 * p), cam, pt, wf, ff], { outputs: ['r'] })
             const [, jc, jp, jw] = J.jacobian as [unknown, Float32Array, Float32Array, Float32Array]
             for (let i = 0; i < p; i++) {
               for (let row = 0; row < 2; row++) {
-                const o = (2 * i + row) * BA_BLOCK_COLS, q = 2 * i + row
+                const o = (2 * i + row) * BA_BLOCK_COLS,
+                  q = 2 * i + row
                 for (let j = 0; j < 11; j++) vals[o + j] = jc[q * 11 + j]!
                 for (let j = 0; j < 3; j++) vals[o + 11 + j] = jp[q * 3 + j]!
                 vals[o + 14] = jw[q]!
@@ -203,7 +248,12 @@ export const webgpuRows = defineRowFamily({
           }
           return {
             run: async () => void (await jacobian()),
-            check: async () => withNote(checkBaJacobian(c, await jacobian(), TOLERANCE.f32), gpu, `two reverse sweeps (one per residual row) over ${p} observations`),
+            check: async () =>
+              withNote(
+                checkBaJacobian(c, await jacobian(), TOLERANCE.f32),
+                gpu,
+                `two reverse sweeps (one per residual row) over ${p} observations`,
+              ),
           }
         },
       },

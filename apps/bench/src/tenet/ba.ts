@@ -12,7 +12,13 @@
  *   forward run plus one adjoint run yields that row's 15 non-zeros for every observation.
  */
 import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.js'
-import { BA_BLOCK_COLS, createBaJacobian, createBaResiduals, type BaResiduals, type BaSparseJacobian } from '../objectives/ba.js'
+import {
+  BA_BLOCK_COLS,
+  createBaJacobian,
+  createBaResiduals,
+  type BaResiduals,
+  type BaSparseJacobian,
+} from '../objectives/ba.js'
 import { grad, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
 import { examples } from 'tenet'
@@ -32,7 +38,11 @@ export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction }
 })
 
 /** Reprojection and weight errors by `ba_objective` (Tenet; the module of the current backend unless given). */
-export function baObjectiveTenet(inst: BaInstance, out: BaResiduals = createBaResiduals(inst.p), m: TenetModule = baModule()): BaResiduals {
+export function baObjectiveTenet(
+  inst: BaInstance,
+  out: BaResiduals = createBaResiduals(inst.p),
+  m: TenetModule = baModule(),
+): BaResiduals {
   out.reprojErr.fill(0)
   out.wErr.fill(0)
   fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
@@ -49,7 +59,10 @@ export const BA_BLOCK = 256
  * row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1. The worker
  * threads of the parallel rows use this on their ranges.
  */
-export function createBaJacobianRows(inst: BaInstance, block = BA_BLOCK): (i0: number, i1: number, vals: Float64Array, base: number) => void {
+export function createBaJacobianRows(
+  inst: BaInstance,
+  block = BA_BLOCK,
+): (i0: number, i1: number, vals: Float64Array, base: number) => void {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
   const cam = new Float64Array(C * p)
@@ -123,12 +136,24 @@ export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run
  * the written ones back (the whole instance's arrays, several MB, made each block's two calls
  * about 20× slower than on the cpu backend). The same Jacobian.
  */
-function blockLocalRun(inst: BaInstance, block: number, F: TenetFunction['core'], A: TenetFunction['core']): () => BaSparseJacobian {
+function blockLocalRun(
+  inst: BaInstance,
+  block: number,
+  F: TenetFunction['core'],
+  A: TenetFunction['core'],
+): () => BaSparseJacobian {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
-  const cam = new Float64Array(C * block), pt = new Float64Array(3 * block), wc = new Float64Array(block), ft = new Float64Array(2 * block)
-  const ws = new Float64Array(BA_WORKSPACE * block), gWs = new Float64Array(BA_WORKSPACE * block)
-  const gCam = new Float64Array(C * block), gPt = new Float64Array(3 * block), gW = new Float64Array(block), gFeats = new Float64Array(2 * block)
+  const cam = new Float64Array(C * block),
+    pt = new Float64Array(3 * block),
+    wc = new Float64Array(block),
+    ft = new Float64Array(2 * block)
+  const ws = new Float64Array(BA_WORKSPACE * block),
+    gWs = new Float64Array(BA_WORKSPACE * block)
+  const gCam = new Float64Array(C * block),
+    gPt = new Float64Array(3 * block),
+    gW = new Float64Array(block),
+    gFeats = new Float64Array(2 * block)
   const J = createBaJacobian(inst)
   const vals = J.vals
   const B = BA_BLOCK_COLS
@@ -136,7 +161,8 @@ function blockLocalRun(inst: BaInstance, block: number, F: TenetFunction['core']
     for (let i0 = 0; i0 < p; i0 += block) {
       const n = Math.min(p, i0 + block) - i0
       for (let i = 0; i < n; i++) {
-        const c = obs[2 * (i0 + i)]!, x = obs[2 * (i0 + i) + 1]!
+        const c = obs[2 * (i0 + i)]!,
+          x = obs[2 * (i0 + i) + 1]!
         for (let j = 0; j < C; j++) cam[C * i + j] = cams[C * c + j]!
         for (let j = 0; j < 3; j++) pt[3 * i + j] = X[3 * x + j]!
         wc[i] = w[i0 + i]!
@@ -146,7 +172,10 @@ function blockLocalRun(inst: BaInstance, block: number, F: TenetFunction['core']
       for (let row = 0; row < 2; row++) {
         ws.fill(0)
         F(0, row, 0, n, cam, pt, wc, ft, ws)
-        gCam.fill(0); gPt.fill(0); gW.fill(0); gWs.fill(0)
+        gCam.fill(0)
+        gPt.fill(0)
+        gW.fill(0)
+        gWs.fill(0)
         A(F.results[0]!, row, 0, n, cam, pt, wc, ft, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
         for (let i = 0; i < n; i++) {
           const o = (2 * (i0 + i) + row) * B

@@ -89,7 +89,15 @@ export interface GmmPointsGradient {
   prepare(icf: Float64Array): void
   qdiag: Float64Array
   sumq: Float64Array
-  run(x: Float64Array, alphas: Float64Array, means: Float64Array, icf: Float64Array, i0: number, i1: number, out: Float64Array): number
+  run(
+    x: Float64Array,
+    alphas: Float64Array,
+    means: Float64Array,
+    icf: Float64Array,
+    i0: number,
+    i1: number,
+    out: Float64Array,
+  ): number
 }
 
 export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK): GmmPointsGradient {
@@ -99,14 +107,37 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
   const Q = fn(m, 'gmm_q').core
   const A = grad(points, { loss: 0 }).adjoint.core
   const S = gmmIcfSize(d)
-  const qdiag = zeros(k * d), sumq = zeros(k)
-  const ws = [zeros(block * k * d), zeros(block * k * d), zeros(block * k), zeros(block * k), zeros(block * k), zeros(block)]
+  const qdiag = zeros(k * d),
+    sumq = zeros(k)
+  const ws = [
+    zeros(block * k * d),
+    zeros(block * k * d),
+    zeros(block * k),
+    zeros(block * k),
+    zeros(block * k),
+    zeros(block),
+  ]
   const gws = ws.map((a) => zeros(a.length))
-  const [xc, y, main, rm, t, s] = ws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
-  const [gxc, gy, gmain, grm, gt, gs] = gws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+  const [xc, y, main, rm, t, s] = ws as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ]
+  const [gxc, gy, gmain, grm, gt, gs] = gws as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ]
   let gX = zeros(0)
   return {
-    qdiag, sumq,
+    qdiag,
+    sumq,
     prepare(icf) {
       qdiag.fill(0)
       sumq.fill(0)
@@ -114,8 +145,11 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
     },
     run(x, alphas, means, icf, i0, i1, out) {
       if (gX.length !== x.length) gX = zeros(x.length)
-      const gAlphas = out.subarray(0, k), gMeans = out.subarray(k, k + k * d), gIcf = out.subarray(k + k * d, k + k * d + k * S)
-      const gQdiag = out.subarray(k + k * d + k * S, k + 2 * k * d + k * S), gSumq = out.subarray(k + 2 * k * d + k * S)
+      const gAlphas = out.subarray(0, k),
+        gMeans = out.subarray(k, k + k * d),
+        gIcf = out.subarray(k + k * d, k + k * d + k * S)
+      const gQdiag = out.subarray(k + k * d + k * S, k + 2 * k * d + k * S),
+        gSumq = out.subarray(k + 2 * k * d + k * S)
       let slse = 0
       for (let b0 = i0; b0 < i1; b0 += block) {
         const b1 = Math.min(i1, b0 + block)
@@ -124,8 +158,37 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
         P(0, b0, b1, alphas, means, icf, x, qdiag, sumq, xc, y, main, rm, t, s)
         slse += P.results[0]!
         // the adjoint: the values, one gradient per float parameter (slse, then the arrays), the sink
-        A(P.results[0]!, b0, b1, alphas, means, icf, x, qdiag, sumq, xc, y, main, rm, t, s,
-          1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, gxc, gy, gmain, grm, gt, gs, 0)
+        A(
+          P.results[0]!,
+          b0,
+          b1,
+          alphas,
+          means,
+          icf,
+          x,
+          qdiag,
+          sumq,
+          xc,
+          y,
+          main,
+          rm,
+          t,
+          s,
+          1,
+          gAlphas,
+          gMeans,
+          gIcf,
+          gX,
+          gQdiag,
+          gSumq,
+          gxc,
+          gy,
+          gmain,
+          grm,
+          gt,
+          gs,
+          0,
+        )
       }
       return slse
     },
@@ -137,14 +200,18 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
  * ∂/∂qdiag, ∂/∂sumq back to icf through gmm_q's adjoint, adds gmm_rest's gradient, and writes
  * ADBench's order (alphas, means, icf) into `out`. `qdiag`/`sumq` are gmm_q's values for inst.
  */
-export function createGmmGradientFinish(d: number, k: number): (inst: GmmInstance, pts: Float64Array, qdiag: Float64Array, sumq: Float64Array, out: Float64Array) => Float64Array {
+export function createGmmGradientFinish(
+  d: number,
+  k: number,
+): (inst: GmmInstance, pts: Float64Array, qdiag: Float64Array, sumq: Float64Array, out: Float64Array) => Float64Array {
   const m = gmmModule(d, k)
   const QA = grad(fn(m, 'gmm_q'), { loss: 0 }).adjoint.core
   const gRest: GradientFunction = grad(fn(m, 'gmm_rest'), { loss: 0 })
   const S = gmmIcfSize(d)
   const gIcfQ = zeros(k * S)
   return (inst, pts, qdiag, sumq, out) => {
-    const gQdiag = pts.subarray(k + k * d + k * S, k + 2 * k * d + k * S), gSumq = pts.subarray(k + 2 * k * d + k * S)
+    const gQdiag = pts.subarray(k + k * d + k * S, k + 2 * k * d + k * S),
+      gSumq = pts.subarray(k + 2 * k * d + k * S)
     // through qdiag = exp(diag), sumq = Σ diag
     gIcfQ.fill(0)
     QA(0, d, k, inst.icf, qdiag, sumq, 0, gIcfQ, gQdiag, gSumq, 0)
@@ -171,14 +238,44 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
   const pg = createGmmPointsGradient(d, k, block)
   const finish = createGmmGradientFinish(d, k)
   const pts = zeros(gmmPointsGradientLength(d, k))
-  const ws = [zeros(block * k * d), zeros(block * k * d), zeros(block * k), zeros(block * k), zeros(block * k), zeros(block)]
-  const [xc, y, main, rm, t, s] = ws as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]
+  const ws = [
+    zeros(block * k * d),
+    zeros(block * k * d),
+    zeros(block * k),
+    zeros(block * k),
+    zeros(block * k),
+    zeros(block),
+  ]
+  const [xc, y, main, rm, t, s] = ws as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ]
   const objective = (inst: GmmInstance): number => {
     pg.prepare(inst.icf)
     let slse = 0
     for (let i0 = 0; i0 < inst.n; i0 += block) {
       for (const a of ws) a.fill(0)
-      P(slse, i0, Math.min(inst.n, i0 + block), inst.alphas, inst.means, inst.icf, inst.x, pg.qdiag, pg.sumq, xc, y, main, rm, t, s)
+      P(
+        slse,
+        i0,
+        Math.min(inst.n, i0 + block),
+        inst.alphas,
+        inst.means,
+        inst.icf,
+        inst.x,
+        pg.qdiag,
+        pg.sumq,
+        xc,
+        y,
+        main,
+        rm,
+        t,
+        s,
+      )
       slse = P.results[0]!
     }
     R(0, inst.n, d, k, inst.alphas, inst.icf, inst.wishart.gamma, inst.wishart.m)
@@ -193,7 +290,10 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
   return { objective, gradient }
 }
 
-export const gmmFunctions = (d: number, k: number): { points: TenetFunction; q: TenetFunction; rest: TenetFunction } => {
+export const gmmFunctions = (
+  d: number,
+  k: number,
+): { points: TenetFunction; q: TenetFunction; rest: TenetFunction } => {
   const m = gmmModule(d, k)
   return { points: fn(m, 'gmm_points'), q: fn(m, 'gmm_q'), rest: fn(m, 'gmm_rest') }
 }

@@ -151,18 +151,34 @@ function cached(name: string, source: () => string): TenetModule {
   return m
 }
 
-export const besselFunction = (): TenetFunction => fn(cached('bessel', () => besselSource), 'ibesselj')
+export const besselFunction = (): TenetFunction =>
+  fn(
+    cached('bessel', () => besselSource),
+    'ibesselj',
+  )
 export const besselBatchFunctions = (): { batch: TenetFunction; sum: TenetFunction } => {
   const m = cached('bessel-batch', () => besselBatchSource)
   return { batch: fn(m, 'ibesselj_batch'), sum: fn(m, 'ibesselj_sum') }
 }
-export const sparseDotFunction = (): TenetFunction => fn(cached('sparse-dot', () => examples.sparseDotSource), 'sparse_dot')
-export const sparseDotMergeFunction = (): TenetFunction => fn(cached('sparse-dot-merge', () => examples.sparseDotMergeSource), 'sparse_dot_merge')
+export const sparseDotFunction = (): TenetFunction =>
+  fn(
+    cached('sparse-dot', () => examples.sparseDotSource),
+    'sparse_dot',
+  )
+export const sparseDotMergeFunction = (): TenetFunction =>
+  fn(
+    cached('sparse-dot-merge', () => examples.sparseDotMergeSource),
+    'sparse_dot_merge',
+  )
 export const sparseMulFunctions = (): { mul: TenetFunction; loss: TenetFunction } => {
   const m = cached('sparse-mul', () => sparseMulSource)
   return { mul: fn(m, 'spmul'), loss: fn(m, 'spmul_loss') }
 }
-export const embeddingFunction = (): TenetFunction => fn(cached('embedding', () => embeddingSource), 'embedding_loss')
+export const embeddingFunction = (): TenetFunction =>
+  fn(
+    cached('embedding', () => embeddingSource),
+    'embedding_loss',
+  )
 export const unitaryFunctions = (): { umm: TenetFunction; loss: TenetFunction } => {
   const m = cached('unitary', () => unitaryLossSource)
   return { umm: fn(m, 'i_umm'), loss: fn(m, 'umm_loss') }
@@ -171,7 +187,10 @@ export const unitaryRnnFunctions = (): { layers: TenetFunction; loss: TenetFunct
   const m = cached('unitary-rnn', () => unitaryRnnSource)
   return { layers: fn(m, 'umm_layers'), loss: fn(m, 'umm_layers_loss') }
 }
-export const leapfrogFunctions = (T: 'f64' | 'f32', accumulative = false): { start: TenetFunction; steps: TenetFunction } => {
+export const leapfrogFunctions = (
+  T: 'f64' | 'f32',
+  accumulative = false,
+): { start: TenetFunction; steps: TenetFunction } => {
   const m = cached(`leapfrog-${T}-${accumulative}`, () => leapfrogSource(T, accumulative))
   return { start: fn(m, 'leapfrog_start'), steps: fn(m, 'leapfrog') }
 }
@@ -185,12 +204,13 @@ export function tenetLeapfrog(
   steps: number,
 ): Float64Array {
   const A = T === 'f64' ? Float64Array : Float32Array
-  const x = A.from(sys.x), v = A.from(sys.v), m = A.from(sys.mass)
+  const x = A.from(sys.x),
+    v = A.from(sys.v),
+    m = A.from(sys.mass)
   f.start.core(x, v, m, sys.bodies, G_SOLAR, dt)
   f.steps.core(x, v, m, sys.bodies, G_SOLAR, dt, steps)
   return Float64Array.from(x)
 }
-
 
 /** {@link tenetLeapfrog}, integrating once and taking the positions after each of `sampleAt` (ascending) steps. */
 export function tenetLeapfrogSamples(
@@ -201,7 +221,9 @@ export function tenetLeapfrogSamples(
   sampleAt: readonly number[],
 ): Float64Array[] {
   const A = T === 'f64' ? Float64Array : Float32Array
-  const x = A.from(sys.x), v = A.from(sys.v), m = A.from(sys.mass)
+  const x = A.from(sys.x),
+    v = A.from(sys.v),
+    m = A.from(sys.mass)
   f.start.core(x, v, m, sys.bodies, G_SOLAR, dt)
   const out: Float64Array[] = []
   let t = 0

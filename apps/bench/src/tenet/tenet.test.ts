@@ -17,11 +17,17 @@ import * as P from './programs.js'
 import { toColumnMajor } from '../rows/tenet.js'
 import { createRng } from '../math/prng.js'
 import { PETERSEN_E1, PETERSEN_E2 } from '../objectives/graph-embedding.js'
-import { BA_TEST_JACOBIAN_SHAPE, BA_TEST_JACOBIAN_VALUES, BA_TEST_REPROJECTION, BA_TEST_WEIGHT_ERROR, GMM_TEST_GRADIENT, GMM_TEST_OBJECTIVE } from '../data/adbench-test-values.js'
+import {
+  BA_TEST_JACOBIAN_SHAPE,
+  BA_TEST_JACOBIAN_VALUES,
+  BA_TEST_REPROJECTION,
+  BA_TEST_WEIGHT_ERROR,
+  GMM_TEST_GRADIENT,
+  GMM_TEST_OBJECTIVE,
+} from '../data/adbench-test-values.js'
 
 const adbench = findAdbenchData()
 const withAdbench = adbench ? it : it.skip
-
 
 /** max |a − b| / max(|b|, tiny) elementwise, relative. */
 function maxRelative(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -71,7 +77,8 @@ describe('Tenet BA', () => {
   it('generated instance, both Rodrigues branches: residuals and Jacobian match the plain ones', () => {
     const inst = generateBa({ n: 4, m: 9, p: 40, seed: 3 })
     inst.cams.fill(0, 0, 3) // camera 0 has zero rotation: the first-order branch
-    const r = baObjective(inst), rp = baObjectivePlain(inst)
+    const r = baObjective(inst),
+      rp = baObjectivePlain(inst)
     expect(maxScaledError(r.reprojErr, rp.reprojErr)).toBeLessThanOrEqual(1e-12)
     expect(maxScaledError(r.wErr, rp.wErr)).toBe(0)
     expect(maxScaledError(baJacobian(inst).vals, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-12)
@@ -87,7 +94,8 @@ describe('Tenet programs of the other workloads', () => {
   })
 
   it('sparse dot, with and without the branch keeper', () => {
-    const A = randomCsc(60, 50, 0.1, 1), B = randomCsc(60, 50, 0.1, 2)
+    const A = randomCsc(60, 50, 0.1, 1),
+      B = randomCsc(60, 50, 0.1, 2)
     const ref = sparseDotGradientPlain(A, B)
     for (const f of [P.sparseDotFunction(), P.sparseDotMergeFunction()]) {
       const g = grad(f, { loss: 0 })
@@ -103,13 +111,15 @@ describe('Tenet programs of the other workloads', () => {
     const k = 3
     const x = Float64Array.from({ length: 10 * k }, rng.normal)
     const g = grad(P.embeddingFunction(), { loss: 0 })
-    const z15 = new Float64Array(15), z30 = new Float64Array(30)
+    const z15 = new Float64Array(15),
+      z30 = new Float64Array(30)
     g.run(0, x, z15, z15, z30, z30, k, PETERSEN_E1, PETERSEN_E2)
     expect(maxScaledError(g.buffers[1]!, embeddingGradientPlain(x, k))).toBeLessThanOrEqual(1e-12)
   })
 
   it('unitary loss gradient without a tape', () => {
-    const M = 6, N = 4
+    const M = 6,
+      N = 4
     const rng = createRng(9)
     const theta = Float64Array.from({ length: (M * (M - 1)) / 2 }, rng.normal)
     const x = Float64Array.from({ length: M * N }, rng.normal)
@@ -122,14 +132,16 @@ describe('Tenet programs of the other workloads', () => {
   it('leapfrog: float64 reversible as accurate as the regular one; accumulative worse; float32 worse still', () => {
     const sys = solarSystem()
     const ref = leapfrogDoubleDouble(sys, 1, 500)
-    const e = (T: 'f64' | 'f32', acc: boolean) => meanPlanetError(P.tenetLeapfrog(P.leapfrogFunctions(T, acc), T, sys, 1, 500), ref)
+    const e = (T: 'f64' | 'f32', acc: boolean) =>
+      meanPlanetError(P.tenetLeapfrog(P.leapfrogFunctions(T, acc), T, sys, 1, 500), ref)
     expect(e('f64', false)).toBeLessThan(1e-12)
     expect(e('f64', true)).toBeGreaterThan(e('f64', false))
     expect(e('f32', false)).toBeLessThan(1e-3)
     expect(e('f32', true)).toBeGreaterThan(e('f32', false))
     // the generated inverse recovers the start
     const f = P.leapfrogFunctions('f64').steps
-    const x = sys.x.slice(), v = sys.v.slice()
+    const x = sys.x.slice(),
+      v = sys.v.slice()
     f.core(x, v, sys.mass, 9, 2.959122082855911e-4, 1, 200)
     f.inverse.core(x, v, sys.mass, 9, 2.959122082855911e-4, 1, 200)
     expect(maxScaledError(x, sys.x)).toBeLessThan(1e-12)

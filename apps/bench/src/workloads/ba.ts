@@ -22,15 +22,28 @@ export interface BaCase {
 }
 
 export function baCase(inst: BaInstance, peersSkipped?: string): BaCase {
-  return { inst, residuals: lazy(() => baObjectivePlain(inst)), jacobian: lazy(() => baJacobianPlain(inst)), ...(peersSkipped ? { peersSkipped } : {}) }
+  return {
+    inst,
+    residuals: lazy(() => baObjectivePlain(inst)),
+    jacobian: lazy(() => baJacobianPlain(inst)),
+    ...(peersSkipped ? { peersSkipped } : {}),
+  }
 }
 
 const QUICK_PEER_NOTE = 'skipped beyond ba1 in the quick set (a Jacobian takes seconds per call); run with --full'
 
 // ADBench's ba1..ba20 sizes (n cameras, m points, p observations)
 const ADBENCH_SIZES: [number, number, number][] = [
-  [49, 7776, 31843], [21, 11315, 36455], [161, 48126, 182072], [372, 47423, 204472], [257, 65132, 225911],
-  [539, 65220, 277273], [93, 61203, 287451], [88, 64298, 383937], [810, 88814, 393775], [1197, 126327, 563734],
+  [49, 7776, 31843],
+  [21, 11315, 36455],
+  [161, 48126, 182072],
+  [372, 47423, 204472],
+  [257, 65132, 225911],
+  [539, 65220, 277273],
+  [93, 61203, 287451],
+  [88, 64298, 383937],
+  [810, 88814, 393775],
+  [1197, 126327, 563734],
 ]
 
 function cases(options: CaseOptions): CaseSpec<BaCase>[] {
@@ -44,7 +57,9 @@ function cases(options: CaseOptions): CaseSpec<BaCase>[] {
       const name = files.find((f) => f === `ba${i + 1}_n${n}_m${m}_p${p}.txt`)
       if (!name) return []
       const path = join(dir, name)
-      return [{ label: `ba${i + 1} p=${p}`, params: { n, m, p, source: path }, make: () => baCase(readBa(path), skip(i)) }]
+      return [
+        { label: `ba${i + 1} p=${p}`, params: { n, m, p, source: path }, make: () => baCase(readBa(path), skip(i)) },
+      ]
     })
   }
   return sizes.map(([n, m, p], i) => ({

@@ -1,6 +1,12 @@
 import { checkClose, lazy } from '../harness/check.js'
 import type { CaseSpec, Workload } from '../harness/types.js'
-import { besselJDerivative, besselJPlain, besselJSecondDerivative, besselTermCount, factorial } from '../objectives/bessel.js'
+import {
+  besselJDerivative,
+  besselJPlain,
+  besselJSecondDerivative,
+  besselTermCount,
+  factorial,
+} from '../objectives/bessel.js'
 import { finiteDifferenceGradient } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
 
@@ -62,8 +68,15 @@ function besselJTerms(nu: number, z: number, terms: number): number {
  * Central differences at every z of the series truncated where the atol stop truncates it at z
  * (differencing across a change of the term count would pick up its jump).
  */
-function finiteDifferenceBatch(nu: number, zs: Float64Array, terms: Int32Array, out: Float64Array, h = 1e-6): Float64Array {
-  for (let i = 0; i < zs.length; i++) out[i] = (besselJTerms(nu, zs[i]! + h, terms[i]!) - besselJTerms(nu, zs[i]! - h, terms[i]!)) / (2 * h)
+function finiteDifferenceBatch(
+  nu: number,
+  zs: Float64Array,
+  terms: Int32Array,
+  out: Float64Array,
+  h = 1e-6,
+): Float64Array {
+  for (let i = 0; i < zs.length; i++)
+    out[i] = (besselJTerms(nu, zs[i]! + h, terms[i]!) - besselJTerms(nu, zs[i]! - h, terms[i]!)) / (2 * h)
   return out
 }
 

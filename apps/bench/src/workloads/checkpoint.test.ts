@@ -11,7 +11,9 @@ describe('checkpoint workload', () => {
     let reference = c.seed.slice()
     for (let t = 0; t < 60; t++) {
       const next = new Float64Array(n)
-      for (let i = 0; i < n; i++) next[i] = reference[i]! + c.coefficient * (reference[(i + 1) % n]! + reference[(i + n - 1) % n]! - 2 * reference[i]!)
+      for (let i = 0; i < n; i++)
+        next[i] =
+          reference[i]! + c.coefficient * (reference[(i + 1) % n]! + reference[(i + n - 1) % n]! - 2 * reference[i]!)
       reference = next
     }
     c.gradient = () => reference

@@ -48,7 +48,11 @@ function plainGradient(s0: Float64Array, T: number, c: number, seed: Float64Arra
 /** Timed results are added here, so their work is never dead code (a typed array: a module variable would box every double stored into it). */
 const sink = new Float64Array(1)
 
-const SCHEDULES: Array<{ label: string; options: Parameters<typeof checkpointedGradient>[3] extends infer O ? Omit<O & object, 'seed' | 'args'> : never; maxSteps?: number }> = [
+const SCHEDULES: Array<{
+  label: string
+  options: Parameters<typeof checkpointedGradient>[3] extends infer O ? Omit<O & object, 'seed' | 'args'> : never
+  maxSteps?: number
+}> = [
   { label: 'store-all', options: { schedule: 'store-all' } },
   { label: 'Bennett k=16', options: { schedule: 'bennett', k: 16 } },
   { label: 'Bennett k=4', options: { schedule: 'bennett', k: 4 } },
@@ -68,7 +72,15 @@ function chainCase(steps: number): CaseSpec<ChainCase> {
       const s0 = Float64Array.from({ length: cells }, (_, i) => Math.exp(-((i - 40) ** 2) / 50) + 0.1 * Math.sin(i))
       const seed = Float64Array.from({ length: cells }, (_, i) => Math.cos(i / 7))
       const coefficient = 0.2
-      return { step: diffusion, cells, steps, coefficient, s0, seed, gradient: lazy(() => plainGradient(s0, steps, coefficient, seed)) }
+      return {
+        step: diffusion,
+        cells,
+        steps,
+        coefficient,
+        s0,
+        seed,
+        gradient: lazy(() => plainGradient(s0, steps, coefficient, seed)),
+      }
     },
   }
 }
@@ -78,14 +90,21 @@ const rows: Row<ChainCase>[] = SCHEDULES.map(({ label, options, maxSteps }) => (
   family: 'Tenet',
   kind: 'gradient' as const,
   setup(c: ChainCase) {
-    if (maxSteps !== undefined && c.steps > maxSteps) return { na: `${label} is too slow at T = ${c.steps} (its cost grows as T^${label.startsWith('Knill') ? '2 to build the table' : 'log₂3'})` }
-    const run = () => checkpointedGradient(c.step, c.s0, c.steps, { ...options, seed: c.seed, args: [c.coefficient] } as never)
+    if (maxSteps !== undefined && c.steps > maxSteps)
+      return {
+        na: `${label} is too slow at T = ${c.steps} (its cost grows as T^${label.startsWith('Knill') ? '2 to build the table' : 'log₂3'})`,
+      }
+    const run = () =>
+      checkpointedGradient(c.step, c.s0, c.steps, { ...options, seed: c.seed, args: [c.coefficient] } as never)
     return {
       run: () => void (sink[0] += run().gradient[0]!),
       check: () => {
         const r = run()
         const check = checkClose(r.gradient, c.gradient(), 1e-10, 'gradient')
-        return { ...check, reason: `${check.reason ?? 'gradient vs plain store-all adjoint'}; peak ${r.cost.peakStates} states, ${r.cost.forward + r.cost.adjointForward} forward (${r.cost.adjointForward} inside the step's adjoints) + ${r.cost.uncompute} uncompute steps` }
+        return {
+          ...check,
+          reason: `${check.reason ?? 'gradient vs plain store-all adjoint'}; peak ${r.cost.peakStates} states, ${r.cost.forward + r.cost.adjointForward} forward (${r.cost.adjointForward} inside the step's adjoints) + ${r.cost.uncompute} uncompute steps`,
+        }
       },
     }
   },
@@ -100,12 +119,19 @@ export const checkpointWorkload: Workload<ChainCase> = {
   baseline: {
     name: 'plain TS forward chain',
     setup(c) {
-      const a = new Float64Array(c.cells), b = new Float64Array(c.cells)
+      const a = new Float64Array(c.cells),
+        b = new Float64Array(c.cells)
       return {
         run: () => {
           a.set(c.s0)
-          let src = a, dst = b
-          for (let t = 0; t < c.steps; t++) { plainStep(dst, src, c.coefficient); const tmp = src; src = dst; dst = tmp }
+          let src = a,
+            dst = b
+          for (let t = 0; t < c.steps; t++) {
+            plainStep(dst, src, c.coefficient)
+            const tmp = src
+            src = dst
+            dst = tmp
+          }
           sink[0] += src[0]!
         },
       }
@@ -119,7 +145,11 @@ export const checkpointWorkload: Workload<ChainCase> = {
       if (maxSteps !== undefined && c.steps > maxSteps) continue
       const family = label.split(' ')[0]!
       const t0 = performance.now()
-      const r = checkpointedGradient(c.step, c.s0, c.steps, { ...options, seed: c.seed, args: [c.coefficient] } as never)
+      const r = checkpointedGradient(c.step, c.s0, c.steps, {
+        ...options,
+        seed: c.seed,
+        args: [c.coefficient],
+      } as never)
       const ms = performance.now() - t0
       if (!series.has(family)) series.set(family, [])
       series.get(family)!.push([r.cost.peakStates, ms])

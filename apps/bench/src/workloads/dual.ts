@@ -4,9 +4,23 @@ import type { CaseOptions, CaseSpec, Workload } from '../harness/types.js'
 import { finiteDifferenceGradient } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
 import {
-  dotDual, dotPlain, mlpDual, mlpParameterCount, mlpPlain, mlpWorkspace, particlesDual, particlesPlain,
-  rotateDual, rotatePlain, scalarMulDual, scalarMulPlain, sumMatVecDual, sumMatVecPlain,
-  type MlpData, type Table1Id, type Table1Sizes,
+  dotDual,
+  dotPlain,
+  mlpDual,
+  mlpParameterCount,
+  mlpPlain,
+  mlpWorkspace,
+  particlesDual,
+  particlesPlain,
+  rotateDual,
+  rotatePlain,
+  scalarMulDual,
+  scalarMulPlain,
+  sumMatVecDual,
+  sumMatVecPlain,
+  type MlpData,
+  type Table1Id,
+  type Table1Sizes,
 } from '../objectives/table1.js'
 
 /** One workload of seed 003's Table 1: a flat input, its plain objective and its dual-API version. */
@@ -36,12 +50,37 @@ export function ownRun<X>(f: (x: X) => number, x: X): () => void {
 }
 
 /** `() => { into(out, x); sink[0] += out[0] }` as code of its own per row and case (see `ownRun`). */
-export function ownGradientRun(into: (out: Float64Array, x: Float64Array) => void, out: Float64Array, x: Float64Array): () => void {
-  return new Function('into', 'out', 'x', 'sink', "'use strict'; return () => { into(out, x); sink[0] += out[0] }")(into, out, x, sink) as () => void
+export function ownGradientRun(
+  into: (out: Float64Array, x: Float64Array) => void,
+  out: Float64Array,
+  x: Float64Array,
+): () => void {
+  return new Function('into', 'out', 'x', 'sink', "'use strict'; return () => { into(out, x); sink[0] += out[0] }")(
+    into,
+    out,
+    x,
+    sink,
+  ) as () => void
 }
 
-function make(id: Table1Id, sizes: Table1Sizes, x: Float64Array, objective: (x: Float64Array) => number, dual: (d: Dual, x: Real[]) => Real, exact?: () => Float64Array, mlp?: MlpData): DualCase {
-  return { id, sizes, x, objective, dual, gradient: lazy(exact ?? (() => finiteDifferenceGradient(objective, x.slice()))), ...(mlp ? { mlp } : {}) }
+function make(
+  id: Table1Id,
+  sizes: Table1Sizes,
+  x: Float64Array,
+  objective: (x: Float64Array) => number,
+  dual: (d: Dual, x: Real[]) => Real,
+  exact?: () => Float64Array,
+  mlp?: MlpData,
+): DualCase {
+  return {
+    id,
+    sizes,
+    x,
+    objective,
+    dual,
+    gradient: lazy(exact ?? (() => finiteDifferenceGradient(objective, x.slice()))),
+    ...(mlp ? { mlp } : {}),
+  }
 }
 
 function normal(n: number, seed: number, scale = 1): Float64Array {
@@ -54,48 +93,103 @@ export function table1Cases(o: CaseOptions): CaseSpec<DualCase>[] {
   const dotN = o.full ? 10_000 : 1000
   const matN = o.full ? 300 : 100
   const rotN = 100
-  const layers = [8, 32, 32, 4], batch = 8
+  const layers = [8, 32, 32, 4],
+    batch = 8
   return [
     {
-      label: 'scalar-mul', params: { inputs: 2 },
-      make: () => { const x = Float64Array.of(3, 4); return make('scalar-mul', { n: 1 }, x, scalarMulPlain, scalarMulDual, () => Float64Array.of(x[1]!, x[0]!)) },
-    },
-    {
-      label: `dot n=${dotN}`, params: { n: dotN, inputs: 2 * dotN },
+      label: 'scalar-mul',
+      params: { inputs: 2 },
       make: () => {
-        const x = normal(2 * dotN, 31)
-        return make('dot', { n: dotN }, x, (v) => dotPlain(v, dotN), (d, v) => dotDual(d, v, dotN), () => Float64Array.from(x, (_, i) => x[i < dotN ? i + dotN : i - dotN]!))
+        const x = Float64Array.of(3, 4)
+        return make('scalar-mul', { n: 1 }, x, scalarMulPlain, scalarMulDual, () => Float64Array.of(x[1]!, x[0]!))
       },
     },
     {
-      label: `sum-mat-vec ${matN}×${matN}`, params: { n: matN, inputs: matN * matN + matN },
+      label: `dot n=${dotN}`,
+      params: { n: dotN, inputs: 2 * dotN },
+      make: () => {
+        const x = normal(2 * dotN, 31)
+        return make(
+          'dot',
+          { n: dotN },
+          x,
+          (v) => dotPlain(v, dotN),
+          (d, v) => dotDual(d, v, dotN),
+          () => Float64Array.from(x, (_, i) => x[i < dotN ? i + dotN : i - dotN]!),
+        )
+      },
+    },
+    {
+      label: `sum-mat-vec ${matN}×${matN}`,
+      params: { n: matN, inputs: matN * matN + matN },
       make: () => {
         const x = normal(matN * matN + matN, 32)
         const exact = () => {
-          const g = new Float64Array(x.length), v = matN * matN
-          for (let i = 0; i < matN; i++) for (let j = 0; j < matN; j++) { g[i * matN + j] = x[v + j]!; g[v + j] += x[i * matN + j]! }
+          const g = new Float64Array(x.length),
+            v = matN * matN
+          for (let i = 0; i < matN; i++)
+            for (let j = 0; j < matN; j++) {
+              g[i * matN + j] = x[v + j]!
+              g[v + j] += x[i * matN + j]!
+            }
           return g
         }
-        return make('sum-mat-vec', { n: matN }, x, (v) => sumMatVecPlain(v, matN), (d, v) => sumMatVecDual(d, v, matN), exact)
+        return make(
+          'sum-mat-vec',
+          { n: matN },
+          x,
+          (v) => sumMatVecPlain(v, matN),
+          (d, v) => sumMatVecDual(d, v, matN),
+          exact,
+        )
       },
     },
     {
-      label: `rotate_vec_by_quat ×${rotN}`, params: { n: rotN, inputs: 7 * rotN },
-      make: () => make('rotate-vec-by-quat', { n: rotN }, normal(7 * rotN, 33), (v) => rotatePlain(v, rotN), (d, v) => rotateDual(d, v, rotN)),
+      label: `rotate_vec_by_quat ×${rotN}`,
+      params: { n: rotN, inputs: 7 * rotN },
+      make: () =>
+        make(
+          'rotate-vec-by-quat',
+          { n: rotN },
+          normal(7 * rotN, 33),
+          (v) => rotatePlain(v, rotN),
+          (d, v) => rotateDual(d, v, rotN),
+        ),
     },
     {
-      label: `neural ${layers.join('-')} batch ${batch}`, params: { parameters: mlpParameterCount(layers), batch },
+      label: `neural ${layers.join('-')} batch ${batch}`,
+      params: { parameters: mlpParameterCount(layers), batch },
       make: () => {
-        const data: MlpData = { layers, batch, inputs: normal(batch * layers[0]!, 34), targets: normal(batch * layers[layers.length - 1]!, 35) }
+        const data: MlpData = {
+          layers,
+          batch,
+          inputs: normal(batch * layers[0]!, 34),
+          targets: normal(batch * layers[layers.length - 1]!, 35),
+        }
         const ws = mlpWorkspace(layers)
-        return make('neural', { n: mlpParameterCount(layers), layers, batch }, normal(mlpParameterCount(layers), 36, 0.3), (v) => mlpPlain(v, data, ws), (d, v) => mlpDual(d, v, data), undefined, data)
+        return make(
+          'neural',
+          { n: mlpParameterCount(layers), layers, batch },
+          normal(mlpParameterCount(layers), 36, 0.3),
+          (v) => mlpPlain(v, data, ws),
+          (d, v) => mlpDual(d, v, data),
+          undefined,
+          data,
+        )
       },
     },
     {
-      label: 'particles 4×1000 steps', params: { particles: 4, steps: 1000 },
+      label: 'particles 4×1000 steps',
+      params: { particles: 4, steps: 1000 },
       make: () => {
         const x = Float64Array.from({ length: 16 }, (_, i) => [0.5 * (1 + (i >> 2)), 0.1, 1, 1][i & 3]!)
-        return make('particles', { n: 4, steps: 1000 }, x, (v) => particlesPlain(v, 4, 1000), (d, v) => particlesDual(d, v, 4, 1000))
+        return make(
+          'particles',
+          { n: 4, steps: 1000 },
+          x,
+          (v) => particlesPlain(v, 4, 1000),
+          (d, v) => particlesDual(d, v, 4, 1000),
+        )
       },
     },
   ]

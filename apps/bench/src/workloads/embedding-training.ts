@@ -8,7 +8,12 @@
  */
 import { grad, hessian, type GradientFunction } from 'tenet'
 import { createRng } from '../math/prng.js'
-import { createEmbeddingWorkspace, embeddingLossPlain, PETERSEN_E1 as E1, PETERSEN_E2 as E2 } from '../objectives/graph-embedding.js'
+import {
+  createEmbeddingWorkspace,
+  embeddingLossPlain,
+  PETERSEN_E1 as E1,
+  PETERSEN_E2 as E2,
+} from '../objectives/graph-embedding.js'
 import { embeddingFunction } from '../tenet/programs.js'
 
 /** Vertices held fixed during training (their coordinates are the first FIXED·k parameters). */
@@ -43,7 +48,8 @@ export function distanceClasses(x: Float64Array, k: number): { ratio: number; sp
     }
     return out
   }
-  const d1 = dist(E1), d2 = dist(E2)
+  const d1 = dist(E1),
+    d2 = dist(E2)
   const mean = (a: number[]): number => a.reduce((s, v) => s + v, 0) / a.length
   const spr = (a: number[]): number => (Math.max(...a) - Math.min(...a)) / mean(a)
   return { ratio: mean(d2) / mean(d1), spread: Math.max(spr(d1), spr(d2)) }
@@ -52,7 +58,8 @@ export function distanceClasses(x: Float64Array, k: number): { ratio: number; sp
 /** The Tenet gradient of the embedding loss (work arrays passed in as zeros; `run` copies them). */
 export function tenetEmbeddingGradient(k: number): { g: GradientFunction; run(x: Float64Array): Float64Array } {
   const g = grad(embeddingFunction(), { loss: 0 })
-  const z15 = new Float64Array(15), z30 = new Float64Array(30)
+  const z15 = new Float64Array(15),
+    z30 = new Float64Array(30)
   return {
     g,
     run(x) {
@@ -74,13 +81,17 @@ export function trainAdam(k: number, steps: number, options: { lr?: number; seed
   const lr = options.lr ?? 0.01
   const x = initialPositions(k, options.seed ?? 1000 + k)
   const n = x.length
-  const m = new Float64Array(n), v = new Float64Array(n)
+  const m = new Float64Array(n),
+    v = new Float64Array(n)
   const { run } = tenetEmbeddingGradient(k)
   const ws = createEmbeddingWorkspace()
   const at = samplesAt(steps)
   const history: [number, number][] = []
-  const b1 = 0.9, b2 = 0.999, eps = 1e-8
-  let p1 = 1, p2 = 1
+  const b1 = 0.9,
+    b2 = 0.999,
+    eps = 1e-8
+  let p1 = 1,
+    p2 = 1
   for (let t = 0; t < steps; t++) {
     if (at.has(t)) history.push([t, embeddingLossPlain(x, k, ws)])
     const g = run(x)
@@ -135,15 +146,21 @@ export interface NewtonResult extends TrainResult {
  * coordinates; a step that lowers the loss is taken and λ shrinks (÷3), else λ grows (×4) and
  * the same Hessian is reused. Stops at loss < `tol` or after `maxHessians` Hessians.
  */
-export function trainNewton(k: number, options: { seed?: number; start?: Float64Array; maxHessians?: number; tol?: number } = {}): NewtonResult {
+export function trainNewton(
+  k: number,
+  options: { seed?: number; start?: Float64Array; maxHessians?: number; tol?: number } = {},
+): NewtonResult {
   const x = options.start ? options.start.slice() : initialPositions(k, options.seed ?? 1000 + k)
   const maxH = options.maxHessians ?? 100
   const tol = options.tol ?? 1e-28
-  const N = x.length, off = FIXED * k, n = N - off
+  const N = x.length,
+    off = FIXED * k,
+    n = N - off
   const f = embeddingFunction()
   const { run } = tenetEmbeddingGradient(k)
   const ws = createEmbeddingWorkspace()
-  const z15 = new Float64Array(15), z30 = new Float64Array(30)
+  const z15 = new Float64Array(15),
+    z30 = new Float64Array(30)
   let loss = embeddingLossPlain(x, k, ws)
   const history: [number, number][] = [[0, loss]]
   let lambda = 1e-3

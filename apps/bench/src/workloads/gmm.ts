@@ -42,11 +42,22 @@ function cases(options: CaseOptions): CaseSpec<GmmCase>[] {
   return sizes.flatMap(([d, k, n]): CaseSpec<GmmCase>[] => {
     const label = `d=${d} K=${k} n=${n >= 1000 ? `${n / 1000}k` : n}`
     if (options.adbenchDir) {
-      const path = join(options.adbenchDir, 'gmm', n === 1000 ? '1k' : n === 10000 ? '10k' : `${n}`, `gmm_d${d}_K${k}.txt`)
+      const path = join(
+        options.adbenchDir,
+        'gmm',
+        n === 1000 ? '1k' : n === 10000 ? '10k' : `${n}`,
+        `gmm_d${d}_K${k}.txt`,
+      )
       if (!existsSync(path)) return []
       return [{ label, params: { d, k, n, source: path }, make: () => gmmCase(readGmm(path)) }]
     }
-    return [{ label, params: { d, k, n, parameters: gmmParameterCount(d, k) }, make: () => gmmCase(generateGmm({ d, k, n, seed: 1000 * d + k })) }]
+    return [
+      {
+        label,
+        params: { d, k, n, parameters: gmmParameterCount(d, k) },
+        make: () => gmmCase(generateGmm({ d, k, n, seed: 1000 * d + k })),
+      },
+    ]
   })
 }
 
@@ -64,7 +75,13 @@ export function directionalCheck(c: GmmCase, g: Float64Array): { ok: boolean; er
   let dot = 0
   for (let i = 0; i < u.length; i++) dot += (u[i] /= norm) * g[i]
   const h = 1e-6
-  const f = (s: number): number => gmmObjectivePlain(gmmWithParameters(c.inst, x.map((v, i) => v + s * u[i])))
+  const f = (s: number): number =>
+    gmmObjectivePlain(
+      gmmWithParameters(
+        c.inst,
+        x.map((v, i) => v + s * u[i]),
+      ),
+    )
   const fd = (f(h) - f(-h)) / (2 * h)
   const error = Math.abs(dot - fd) / Math.max(1, Math.abs(fd))
   return { ok: error < 1e-5, error }
@@ -99,4 +116,3 @@ export const gmmWorkload: Workload<GmmCase> = {
     },
   ],
 }
-

@@ -3,11 +3,7 @@ import type { CaseSpec, Workload } from '../harness/types.js'
 import { finiteDifferenceHessian } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
 import { embeddingTrainingStudy } from './embedding-training.js'
-import {
-  createEmbeddingWorkspace,
-  embeddingGradientPlain,
-  embeddingLossPlain,
-} from '../objectives/graph-embedding.js'
+import { createEmbeddingWorkspace, embeddingGradientPlain, embeddingLossPlain } from '../objectives/graph-embedding.js'
 
 export interface EmbeddingCase {
   k: number

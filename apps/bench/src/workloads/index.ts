@@ -49,7 +49,18 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */
-export const QUICK_SET: WorkloadId[] = ['bessel', 'sparse-dot', 'sparse-mul', 'graph-embedding', 'gmm', 'ba', 'unitary', 'unitary-rnn', 'leapfrog', 'checkpoint']
+export const QUICK_SET: WorkloadId[] = [
+  'bessel',
+  'sparse-dot',
+  'sparse-mul',
+  'graph-embedding',
+  'gmm',
+  'ba',
+  'unitary',
+  'unitary-rnn',
+  'leapfrog',
+  'checkpoint',
+]
 // seed 000 Appendix E in TF.js (the adapter rows): in the quick set too
 QUICK_SET.push('norm')
 // seed 003's Table 1 (the dual-numbers engine)

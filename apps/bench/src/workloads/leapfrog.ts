@@ -96,12 +96,25 @@ export const leapfrogWorkload: Workload<LeapfrogCase> = {
     const stepsList = Array.from({ length: (o.full ? 20 : 16) + 1 }, (_, k) => 2 ** k)
     // each integrator runs once, sampled along the way (it is deterministic step by step)
     const ref = leapfrogDoubleDoubleSamples(sys, DT, stepsList)
-    const series = (xs: Float64Array[]): [number, number][] => xs.map((x, i) => [stepsList[i]!, meanPlanetError(x, ref[i]!)])
+    const series = (xs: Float64Array[]): [number, number][] =>
+      xs.map((x, i) => [stepsList[i]!, meanPlanetError(x, ref[i]!)])
     const f64 = series(leapfrogF64Samples(sys, DT, stepsList))
     const f32 = series(leapfrogF32Samples(sys, DT, stepsList))
     // the Tenet programs (paper 000 Fig. 6): reversible (Listing 25) and accumulative (Listing 26)
-    const reversible = ([['f64', false], ['f32', false], ['f64', true], ['f32', true]] as const).map(
-      ([T, accumulative]) => [T, accumulative, series(tenetLeapfrogSamples(leapfrogFunctions(T, accumulative), T, sys, DT, stepsList))] as const,
+    const reversible = (
+      [
+        ['f64', false],
+        ['f32', false],
+        ['f64', true],
+        ['f32', true],
+      ] as const
+    ).map(
+      ([T, accumulative]) =>
+        [
+          T,
+          accumulative,
+          series(tenetLeapfrogSamples(leapfrogFunctions(T, accumulative), T, sys, DT, stepsList)),
+        ] as const,
     )
     return {
       title: 'Leapfrog round-off: mean planet position error vs steps',

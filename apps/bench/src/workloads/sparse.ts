@@ -44,7 +44,8 @@ const sink = new Float64Array(1)
 export const sparseDotWorkload: Workload<SparseDotCase> = {
   id: 'sparse-dot',
   title: 'Sparse Frobenius dot product',
-  description: 'trace(AᵀB) of two random CSC matrices at density 0.05, and its gradient with respect to both value arrays.',
+  description:
+    'trace(AᵀB) of two random CSC matrices at density 0.05, and its gradient with respect to both value arrays.',
   cases: (o): CaseSpec<SparseDotCase>[] =>
     sizes(o).map((n) => ({
       label: `${n}×${n} ρ=0.05`,
@@ -82,7 +83,8 @@ export const sparseDotWorkload: Workload<SparseDotCase> = {
 export const sparseMulWorkload: Workload<SparseMulCase> = {
   id: 'sparse-mul',
   title: 'Complex sparse × dense vector',
-  description: 'y ← αAx + βy with α = β = 1 for a complex CSC matrix A at density 0.05; the inverse (y ← y − Ax) and the reverse pass for a given ȳ.',
+  description:
+    'y ← αAx + βy with α = β = 1 for a complex CSC matrix A at density 0.05; the inverse (y ← y − Ax) and the reverse pass for a given ȳ.',
   cases: (o): CaseSpec<SparseMulCase>[] =>
     sizes(o).map((n) => ({
       label: `${n}×${n} ρ=0.05`,
@@ -163,7 +165,8 @@ export const sparseMulWorkload: Workload<SparseMulCase> = {
             // bilinearity: ⟨ȳ, A x⟩ = ⟨x̄, x⟩ = ⟨Ā, A⟩
             let lhs = 0
             const y = c.y()
-            for (let i = 0; i < n; i++) lhs += c.yBar.re[i] * (y.re[i] - c.y0.re[i]) + c.yBar.im[i] * (y.im[i] - c.y0.im[i])
+            for (let i = 0; i < n; i++)
+              lhs += c.yBar.re[i] * (y.re[i] - c.y0.re[i]) + c.yBar.im[i] * (y.im[i] - c.y0.im[i])
             let viaX = 0
             for (let i = 0; i < n; i++) viaX += xBar.re[i] * c.x.re[i] + xBar.im[i] * c.x.im[i]
             let viaA = 0

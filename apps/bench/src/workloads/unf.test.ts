@@ -4,8 +4,14 @@ import { unfWorkload, warmUpBudget } from './unf.js'
 
 describe('the unf workload', () => {
   const cases = unfWorkload.cases({ full: false })
-  beforeAll(() => { warmUpBudget.ms = 0 }) // only the checks here, no timing
-  it.each(cases.filter((c) => !c.label.startsWith('GMM d=10') && !c.label.startsWith('MLP')).map((c) => [c.label, c] as const))('%s: the UNF rows agree with the plain objective and finite differences', async (_, spec) => {
+  beforeAll(() => {
+    warmUpBudget.ms = 0
+  }) // only the checks here, no timing
+  it.each(
+    cases
+      .filter((c) => !c.label.startsWith('GMM d=10') && !c.label.startsWith('MLP'))
+      .map((c) => [c.label, c] as const),
+  )('%s: the UNF rows agree with the plain objective and finite differences', async (_, spec) => {
     const c = spec.make()
     for (const row of unfWorkload.rows) {
       const prepared = await row.setup(c)

@@ -4,12 +4,36 @@
  * evaluation → JS). Baseline: the plain-TS objective. Peers (jax-js, TF.js) are in
  * `rows/unf-peers.ts`; a dual-numbers row (`@tenet/dual`) belongs there too once that engine lands.
  */
-import { compile, dotObjective, gmmObjective, logsumexp, mlpObjective, prod, v, type Compiled, type CompileOptions } from '@tenet/unf'
+import {
+  compile,
+  dotObjective,
+  gmmObjective,
+  logsumexp,
+  mlpObjective,
+  prod,
+  v,
+  type Compiled,
+  type CompileOptions,
+} from '@tenet/unf'
 import type { CaseOptions, CaseSpec, CheckResult, Workload } from '../harness/types.js'
 import { createRng } from '../math/prng.js'
 import {
-  createGmmWorkspace, dotPlain, generateGmm, generateMlp, gmmConstant, gmmDenseLower, gmmObjectivePlain, gmmPackGradient,
-  gmmPackParameters, gmmWithParameters, logsumexpPlain, mlpPack, mlpPlain, mlpWithParameters, prodPlain, rows,
+  createGmmWorkspace,
+  dotPlain,
+  generateGmm,
+  generateMlp,
+  gmmConstant,
+  gmmDenseLower,
+  gmmObjectivePlain,
+  gmmPackGradient,
+  gmmPackParameters,
+  gmmWithParameters,
+  logsumexpPlain,
+  mlpPack,
+  mlpPlain,
+  mlpWithParameters,
+  prodPlain,
+  rows,
   type MlpInstance,
 } from '../objectives/unf.js'
 import type { GmmInstance } from '../data/gmm-data.js'
@@ -25,7 +49,12 @@ export interface UnfCase {
   /** the plain-TS objective at other parameters (directional finite-difference checks) */
   objectiveAt: (flat: Float64Array) => number
   /** the compiled UNF program, its arguments, and its gradient flattened like `params` */
-  unf: () => { compiled: Compiled; args: unknown[]; flatten: (grads: unknown[]) => Float64Array; reused: () => Compiled }
+  unf: () => {
+    compiled: Compiled
+    args: unknown[]
+    flatten: (grads: unknown[]) => Float64Array
+    reused: () => Compiled
+  }
   /** raw data for the peers */
   vectors?: { a: Float64Array; b?: Float64Array }
   gmm?: GmmInstance
@@ -45,29 +74,49 @@ function ownCopy(x: unknown): unknown {
 }
 
 /** The program compiled as users get it, and (lazily) with `reuseResults`. */
-function compiledPair(params: Parameters<typeof compile>[0], body: Parameters<typeof compile>[1], options: CompileOptions = {}) {
+function compiledPair(
+  params: Parameters<typeof compile>[0],
+  body: Parameters<typeof compile>[1],
+  options: CompileOptions = {},
+) {
   let reused: Compiled | undefined
-  return { compiled: compile(params, body, options), reused: () => reused ??= compile(params, body, { ...options, reuseResults: true }) }
+  return {
+    compiled: compile(params, body, options),
+    reused: () => (reused ??= compile(params, body, { ...options, reuseResults: true })),
+  }
 }
 
 function vectorCase(name: 'dot' | 'prod' | 'logsumexp', n: number): UnfCase {
   const rng = createRng(n + name.length)
   const a = Float64Array.from({ length: n }, () => (name === 'prod' ? 1 + 0.001 * rng.normal() : rng.normal()))
   const b = Float64Array.from({ length: n }, () => rng.normal())
-  const f = name === 'dot' ? (x: Float64Array) => dotPlain(x.subarray(0, n), x.subarray(n)) : name === 'prod' ? prodPlain : logsumexpPlain
+  const f =
+    name === 'dot'
+      ? (x: Float64Array) => dotPlain(x.subarray(0, n), x.subarray(n))
+      : name === 'prod'
+        ? prodPlain
+        : logsumexpPlain
   const params = name === 'dot' ? Float64Array.from([...a, ...b]) : a
   let cached: ReturnType<UnfCase['unf']> | undefined
   return {
-    name, params, objectiveAt: f, vectors: { a, b },
+    name,
+    params,
+    objectiveAt: f,
+    vectors: { a, b },
     objective: name === 'dot' ? () => dotPlain(a, b) : () => f(a),
-    unf: () => cached ??= (() => {
-      if (name === 'dot') {
-        const { params: ps, body } = dotObjective()
-        return { ...compiledPair(ps, body), args: [a, b], flatten: (g) => Float64Array.from([...(g[0] as Float64Array), ...(g[1] as Float64Array)]) }
-      }
-      const body = name === 'prod' ? prod(v('A')) : logsumexp(v('A'))
-      return { ...compiledPair([['A', R1]], body), args: [a], flatten: (g) => g[0] as Float64Array }
-    })(),
+    unf: () =>
+      (cached ??= (() => {
+        if (name === 'dot') {
+          const { params: ps, body } = dotObjective()
+          return {
+            ...compiledPair(ps, body),
+            args: [a, b],
+            flatten: (g) => Float64Array.from([...(g[0] as Float64Array), ...(g[1] as Float64Array)]),
+          }
+        }
+        const body = name === 'prod' ? prod(v('A')) : logsumexp(v('A'))
+        return { ...compiledPair([['A', R1]], body), args: [a], flatten: (g) => g[0] as Float64Array }
+      })()),
   }
 }
 
@@ -76,23 +125,45 @@ function gmmUnfCase(d: number, k: number, n: number): UnfCase {
   const ws = createGmmWorkspace(d, k)
   let cached: ReturnType<UnfCase['unf']> | undefined
   return {
-    name: 'gmm', gmm: inst,
+    name: 'gmm',
+    gmm: inst,
     params: gmmPackParameters(inst),
     objective: () => gmmObjectivePlain(inst, ws),
     objectiveAt: (flat) => gmmObjectivePlain(gmmWithParameters(inst, flat)),
-    unf: () => cached ??= (() => {
-      const { params, body } = gmmObjective()
-      const icfSz = (d * (d + 1)) / 2
-      const args = [
-        inst.alphas, rows(inst.means, k, d), Array.from({ length: k }, (_, c) => inst.icf.slice(c * icfSz, c * icfSz + d)),
-        gmmDenseLower(inst), rows(inst.x, n, d), inst.wishart.gamma, inst.wishart.m, n, gmmConstant(inst),
-      ]
-      const flatten = (g: unknown[]) => {
-        const means = g[1] as Float64Array[], logdiag = g[2] as Float64Array[], lower = g[3] as Float64Array[][]
-        return gmmPackGradient(d, k, g[0] as Float64Array, Float64Array.from(means.flatMap((r) => [...r])), Float64Array.from(logdiag.flatMap((r) => [...r])), (c, row, col) => lower[c]![row]![col]!)
-      }
-      return { ...compiledPair(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] }), args: args.map(ownCopy), flatten }
-    })(),
+    unf: () =>
+      (cached ??= (() => {
+        const { params, body } = gmmObjective()
+        const icfSz = (d * (d + 1)) / 2
+        const args = [
+          inst.alphas,
+          rows(inst.means, k, d),
+          Array.from({ length: k }, (_, c) => inst.icf.slice(c * icfSz, c * icfSz + d)),
+          gmmDenseLower(inst),
+          rows(inst.x, n, d),
+          inst.wishart.gamma,
+          inst.wishart.m,
+          n,
+          gmmConstant(inst),
+        ]
+        const flatten = (g: unknown[]) => {
+          const means = g[1] as Float64Array[],
+            logdiag = g[2] as Float64Array[],
+            lower = g[3] as Float64Array[][]
+          return gmmPackGradient(
+            d,
+            k,
+            g[0] as Float64Array,
+            Float64Array.from(means.flatMap((r) => [...r])),
+            Float64Array.from(logdiag.flatMap((r) => [...r])),
+            (c, row, col) => lower[c]![row]![col]!,
+          )
+        }
+        return {
+          ...compiledPair(params, body, { wrt: ['alphas', 'means', 'logdiag', 'lower'] }),
+          args: args.map(ownCopy),
+          flatten,
+        }
+      })()),
   }
 }
 
@@ -101,16 +172,24 @@ function mlpUnfCase(d: number, h: number, o: number, n: number): UnfCase {
   const hidden = new Float64Array(h)
   let cached: ReturnType<UnfCase['unf']> | undefined
   return {
-    name: 'mlp', mlp: m,
+    name: 'mlp',
+    mlp: m,
     params: mlpPack(m),
     objective: () => mlpPlain(m, hidden),
     objectiveAt: (flat) => mlpPlain(mlpWithParameters(m, flat)),
-    unf: () => cached ??= (() => {
-      const { params, body } = mlpObjective()
-      const args = [rows(m.w1, h, d), m.b1, rows(m.w2, o, h), m.b2, rows(m.xs, n, d), rows(m.ys, n, o)]
-      const flatten = (g: unknown[]) => Float64Array.from([...(g[0] as Float64Array[]).flatMap((r) => [...r]), ...(g[1] as Float64Array), ...(g[2] as Float64Array[]).flatMap((r) => [...r]), ...(g[3] as Float64Array)])
-      return { ...compiledPair(params, body, { wrt: ['w1', 'b1', 'w2', 'b2'] }), args: args.map(ownCopy), flatten }
-    })(),
+    unf: () =>
+      (cached ??= (() => {
+        const { params, body } = mlpObjective()
+        const args = [rows(m.w1, h, d), m.b1, rows(m.w2, o, h), m.b2, rows(m.xs, n, d), rows(m.ys, n, o)]
+        const flatten = (g: unknown[]) =>
+          Float64Array.from([
+            ...(g[0] as Float64Array[]).flatMap((r) => [...r]),
+            ...(g[1] as Float64Array),
+            ...(g[2] as Float64Array[]).flatMap((r) => [...r]),
+            ...(g[3] as Float64Array),
+          ])
+        return { ...compiledPair(params, body, { wrt: ['w1', 'b1', 'w2', 'b2'] }), args: args.map(ownCopy), flatten }
+      })()),
   }
 }
 
@@ -119,7 +198,8 @@ function mlpUnfCase(d: number, h: number, o: number, n: number): UnfCase {
  * (two objective evaluations, affordable on every case).
  */
 export function directionalCheck(c: UnfCase, g: Float64Array, tolerance = 1e-5): CheckResult {
-  if (g.length !== c.params.length) return { ok: false, error: Infinity, reason: `gradient has ${g.length} entries, expected ${c.params.length}` }
+  if (g.length !== c.params.length)
+    return { ok: false, error: Infinity, reason: `gradient has ${g.length} entries, expected ${c.params.length}` }
   const rng = createRng(7)
   const u = Float64Array.from({ length: g.length }, rng.normal)
   let norm = 0
@@ -137,12 +217,28 @@ export function directionalCheck(c: UnfCase, g: Float64Array, tolerance = 1e-5):
 function cases(options: CaseOptions): CaseSpec<UnfCase>[] {
   const big = options.full
   return [
-    { label: `dot n=${big ? '1M' : '100k'}`, params: { n: big ? 1e6 : 1e5 }, make: () => vectorCase('dot', big ? 1e6 : 1e5) },
-    { label: `prod n=${big ? '1M' : '100k'}`, params: { n: big ? 1e6 : 1e5 }, make: () => vectorCase('prod', big ? 1e6 : 1e5) },
-    { label: `logsumexp n=${big ? '1M' : '100k'}`, params: { n: big ? 1e6 : 1e5 }, make: () => vectorCase('logsumexp', big ? 1e6 : 1e5) },
+    {
+      label: `dot n=${big ? '1M' : '100k'}`,
+      params: { n: big ? 1e6 : 1e5 },
+      make: () => vectorCase('dot', big ? 1e6 : 1e5),
+    },
+    {
+      label: `prod n=${big ? '1M' : '100k'}`,
+      params: { n: big ? 1e6 : 1e5 },
+      make: () => vectorCase('prod', big ? 1e6 : 1e5),
+    },
+    {
+      label: `logsumexp n=${big ? '1M' : '100k'}`,
+      params: { n: big ? 1e6 : 1e5 },
+      make: () => vectorCase('logsumexp', big ? 1e6 : 1e5),
+    },
     { label: 'GMM d=2 K=5 n=1k', params: { d: 2, k: 5, n: 1000 }, make: () => gmmUnfCase(2, 5, 1000) },
     { label: 'GMM d=10 K=25 n=1k', params: { d: 10, k: 25, n: 1000 }, make: () => gmmUnfCase(10, 25, 1000) },
-    { label: 'MLP 64-128-10 n=256', params: { d: 64, h: 128, o: 10, n: 256 }, make: () => mlpUnfCase(64, 128, 10, 256) },
+    {
+      label: 'MLP 64-128-10 n=256',
+      params: { d: 64, h: 128, o: 10, n: 256 },
+      make: () => mlpUnfCase(64, 128, 10, 256),
+    },
   ]
 }
 
@@ -162,7 +258,10 @@ export function warmUp(run: () => unknown, maxMs = warmUpBudget.ms): void {
   while (performance.now() - start < maxMs) {
     const t0 = performance.now()
     let calls = 0
-    do { run(); calls++ } while (performance.now() - t0 < 50)
+    do {
+      run()
+      calls++
+    } while (performance.now() - t0 < 50)
     const per = (performance.now() - t0) / calls
     if (Math.abs(per - prev) < 0.1 * Math.min(per, prev)) return
     prev = per
@@ -175,12 +274,15 @@ const sink = new Float64Array(1)
 export const unfWorkload: Workload<UnfCase> = {
   id: 'unf',
   title: 'Functional array programs (UNF reverse AD, seed 004)',
-  description: 'dot, prod, logsumexp, ADBench GMM and a two-layer MLP written in the functional array language; gradient by the pure UNF reverse transform after partial evaluation.',
+  description:
+    'dot, prod, logsumexp, ADBench GMM and a two-layer MLP written in the functional array language; gradient by the pure UNF reverse transform after partial evaluation.',
   cases,
   baseline: {
     name: 'plain TS objective',
     setup: (c) => {
-      const run = () => { sink[0] += c.objective() }
+      const run = () => {
+        sink[0] += c.objective()
+      }
       warmUp(run)
       return { run }
     },
@@ -192,12 +294,15 @@ export const unfWorkload: Workload<UnfCase> = {
       kind: 'objective',
       setup(c) {
         const { compiled, args } = c.unf()
-        const run = () => { sink[0] += compiled.value(...args) as number }
+        const run = () => {
+          sink[0] += compiled.value(...args) as number
+        }
         warmUp(run)
         return {
           run,
           check: () => {
-            const v = compiled.value(...args) as number, ref = c.objective()
+            const v = compiled.value(...args) as number,
+              ref = c.objective()
             const error = Math.abs(v - ref) / Math.max(1, Math.abs(ref))
             return { ok: error < 1e-10, error }
           },
@@ -210,7 +315,9 @@ export const unfWorkload: Workload<UnfCase> = {
       kind: 'gradient',
       setup(c) {
         const { compiled, args, flatten } = c.unf()
-        const run = () => { sink[0] += compiled.gradient(...args)[0] }
+        const run = () => {
+          sink[0] += compiled.gradient(...args)[0]
+        }
         warmUp(run)
         return {
           run,
@@ -227,7 +334,9 @@ export const unfWorkload: Workload<UnfCase> = {
       setup(c) {
         const { args, flatten } = c.unf()
         const compiled = c.unf().reused()
-        const run = () => { sink[0] += compiled.gradient(...args)[0] }
+        const run = () => {
+          sink[0] += compiled.gradient(...args)[0]
+        }
         warmUp(run)
         return {
           run,

@@ -25,7 +25,15 @@ export interface UnitaryRnnCase {
   loss: () => number
 }
 
-export function unitaryRnnLoss(x0: Float64Array, M: number, N: number, T: number, theta: Float64Array, c: Float64Array, x = new Float64Array(x0.length)): number {
+export function unitaryRnnLoss(
+  x0: Float64Array,
+  M: number,
+  N: number,
+  T: number,
+  theta: Float64Array,
+  c: Float64Array,
+  x = new Float64Array(x0.length),
+): number {
   x.set(x0)
   for (let t = 0; t < T; t++) unitaryStepPlain(x, M, N, theta)
   let s = 0
@@ -41,8 +49,14 @@ export const tapeBytes = (M: number, N: number, T: number): number => T * ((M * 
  * rotation of every layer in `tape` (T · M(M−1)/2 · 2N floats); the backward pass reads them back.
  */
 export function unitaryRnnGradientTape(
-  x0: Float64Array, M: number, N: number, T: number, theta: Float64Array, c: Float64Array,
-  tape: Float64Array, out = { x: new Float64Array(x0.length), gx: new Float64Array(x0.length), theta: new Float64Array(theta.length) },
+  x0: Float64Array,
+  M: number,
+  N: number,
+  T: number,
+  theta: Float64Array,
+  c: Float64Array,
+  tape: Float64Array,
+  out = { x: new Float64Array(x0.length), gx: new Float64Array(x0.length), theta: new Float64Array(theta.length) },
 ): Float64Array {
   const x = out.x
   x.set(x0)
@@ -51,11 +65,14 @@ export function unitaryRnnGradientTape(
     let k = 0
     for (let j = 0; j < M; j++)
       for (let i = M - 2; i >= j; i--) {
-        const cs = Math.cos(theta[k]!), sn = Math.sin(theta[k]!)
+        const cs = Math.cos(theta[k]!),
+          sn = Math.sin(theta[k]!)
         k++
-        const ra = i * N, rb = ra + N
+        const ra = i * N,
+          rb = ra + N
         for (let l = 0; l < N; l++) {
-          const a = x[ra + l]!, b = x[rb + l]!
+          const a = x[ra + l]!,
+            b = x[rb + l]!
           tape[p++] = a
           tape[p++] = b
           x[ra + l] = cs * a - sn * b
@@ -72,13 +89,17 @@ export function unitaryRnnGradientTape(
     for (let j = M - 1; j >= 0; j--)
       for (let i = j; i <= M - 2; i++) {
         k--
-        const cs = Math.cos(theta[k]!), sn = Math.sin(theta[k]!)
-        const ra = i * N, rb = ra + N
+        const cs = Math.cos(theta[k]!),
+          sn = Math.sin(theta[k]!)
+        const ra = i * N,
+          rb = ra + N
         p -= 2 * N
         let acc = 0
         for (let l = 0; l < N; l++) {
-          const a = tape[p + 2 * l]!, b = tape[p + 2 * l + 1]!
-          const ga = gx[ra + l]!, gb = gx[rb + l]!
+          const a = tape[p + 2 * l]!,
+            b = tape[p + 2 * l + 1]!
+          const ga = gx[ra + l]!,
+            gb = gx[rb + l]!
           // a' = c a − s b, b' = s a + c b: θ̄ += ā'·(−s a − c b) + b̄'·(c a − s b)
           acc += -ga * (sn * a + cs * b) + gb * (cs * a - sn * b)
           gx[ra + l] = cs * ga + sn * gb
@@ -95,7 +116,12 @@ export function unitaryRnnGradientTape(
  * backwards un-rotating x together with its adjoint (memory: x, x̄, θ̄ only).
  */
 export function unitaryRnnGradientReversible(
-  x0: Float64Array, M: number, N: number, T: number, theta: Float64Array, c: Float64Array,
+  x0: Float64Array,
+  M: number,
+  N: number,
+  T: number,
+  theta: Float64Array,
+  c: Float64Array,
   out = { x: new Float64Array(x0.length), gx: new Float64Array(x0.length), theta: new Float64Array(theta.length) },
 ): Float64Array {
   const x = out.x
@@ -110,12 +136,16 @@ export function unitaryRnnGradientReversible(
     for (let j = M - 1; j >= 0; j--)
       for (let i = j; i <= M - 2; i++) {
         k--
-        const cs = Math.cos(theta[k]!), sn = Math.sin(theta[k]!)
-        const ra = i * N, rb = ra + N
+        const cs = Math.cos(theta[k]!),
+          sn = Math.sin(theta[k]!)
+        const ra = i * N,
+          rb = ra + N
         let acc = 0
         for (let l = 0; l < N; l++) {
-          const a = x[ra + l]!, b = x[rb + l]!
-          const ga = gx[ra + l]!, gb = gx[rb + l]!
+          const a = x[ra + l]!,
+            b = x[rb + l]!
+          const ga = gx[ra + l]!,
+            gb = gx[rb + l]!
           acc += a * gb - b * ga
           x[ra + l] = cs * a + sn * b
           x[rb + l] = -sn * a + cs * b
@@ -144,7 +174,13 @@ export const unitaryRnnWorkload: Workload<UnitaryRnnCase> = {
   description:
     'x_T = U(θ)^T x₀ with the Givens-decomposed U of paper 000 Listing 14, L = Σ c ⊙ x_T; ∂L/∂θ through all T layers with no stored activations (reversible: Tenet’s adjoint of `i_umm`, and the same by hand) versus storing every rotation’s inputs (taping AD). Memory per row in the status: stored-activation bytes and heap growth over one gradient.',
   cases: (o): CaseSpec<UnitaryRnnCase>[] =>
-    (o.full ? [[16, 16, 64], [32, 32, 128]] : [[16, 16, 64]]).map(([M, N, T]) => ({
+    (o.full
+      ? [
+          [16, 16, 64],
+          [32, 32, 128],
+        ]
+      : [[16, 16, 64]]
+    ).map(([M, N, T]) => ({
       label: `M=${M} N=${N} T=${T}`,
       params: { M, N, T, angles: (M * (M - 1)) / 2 },
       make: () => {
@@ -153,7 +189,12 @@ export const unitaryRnnWorkload: Workload<UnitaryRnnCase> = {
         const x = Float64Array.from({ length: M * N }, rng.normal)
         const c = Float64Array.from({ length: M * N }, rng.normal)
         return {
-          M, N, T, theta, x, c,
+          M,
+          N,
+          T,
+          theta,
+          x,
+          c,
           loss: lazy(() => unitaryRnnLoss(x, M, N, T, theta, c)),
           gradient: lazy(() => unitaryRnnGradientTape(x, M, N, T, theta, c, new Float64Array(tapeBytes(M, N, T) / 8))),
         }
@@ -192,15 +233,30 @@ export const unitaryRnnWorkload: Workload<UnitaryRnnCase> = {
       kind: 'gradient',
       setup(c) {
         const tape = new Float64Array(tapeBytes(c.M, c.N, c.T) / 8)
-        const out = { x: new Float64Array(c.x.length), gx: new Float64Array(c.x.length), theta: new Float64Array(c.theta.length) }
+        const out = {
+          x: new Float64Array(c.x.length),
+          gx: new Float64Array(c.x.length),
+          theta: new Float64Array(c.theta.length),
+        }
         return {
           run: () => void unitaryRnnGradientTape(c.x, c.M, c.N, c.T, c.theta, c.c, tape, out),
           check: (): CheckResult => {
             // the reference itself against central differences of the loss
             const scratch = new Float64Array(c.x.length)
-            const fd = finiteDifferenceGradient((t) => unitaryRnnLoss(c.x, c.M, c.N, c.T, t, c.c, scratch), c.theta.slice())
-            const r = checkClose(unitaryRnnGradientTape(c.x, c.M, c.N, c.T, c.theta, c.c, tape, out), fd, 1e-5, '∂L/∂θ vs finite differences')
-            return { ...r, reason: r.reason ?? `stores ${formatBytes(tape.byteLength)} of activations (T·M(M−1)/2·2N floats)` }
+            const fd = finiteDifferenceGradient(
+              (t) => unitaryRnnLoss(c.x, c.M, c.N, c.T, t, c.c, scratch),
+              c.theta.slice(),
+            )
+            const r = checkClose(
+              unitaryRnnGradientTape(c.x, c.M, c.N, c.T, c.theta, c.c, tape, out),
+              fd,
+              1e-5,
+              '∂L/∂θ vs finite differences',
+            )
+            return {
+              ...r,
+              reason: r.reason ?? `stores ${formatBytes(tape.byteLength)} of activations (T·M(M−1)/2·2N floats)`,
+            }
           },
         }
       },
@@ -210,12 +266,26 @@ export const unitaryRnnWorkload: Workload<UnitaryRnnCase> = {
       family: 'plain TS',
       kind: 'gradient',
       setup(c) {
-        const out = { x: new Float64Array(c.x.length), gx: new Float64Array(c.x.length), theta: new Float64Array(c.theta.length) }
+        const out = {
+          x: new Float64Array(c.x.length),
+          gx: new Float64Array(c.x.length),
+          theta: new Float64Array(c.theta.length),
+        }
         return {
           run: () => void unitaryRnnGradientReversible(c.x, c.M, c.N, c.T, c.theta, c.c, out),
           check: () => {
-            const r = checkClose(unitaryRnnGradientReversible(c.x, c.M, c.N, c.T, c.theta, c.c, out), c.gradient(), 1e-8, '∂L/∂θ')
-            return { ...r, reason: r.reason ?? `no stored activations (working memory x, x̄, θ̄: ${formatBytes((2 * c.x.length + c.theta.length) * 8)})` }
+            const r = checkClose(
+              unitaryRnnGradientReversible(c.x, c.M, c.N, c.T, c.theta, c.c, out),
+              c.gradient(),
+              1e-8,
+              '∂L/∂θ',
+            )
+            return {
+              ...r,
+              reason:
+                r.reason ??
+                `no stored activations (working memory x, x̄, θ̄: ${formatBytes((2 * c.x.length + c.theta.length) * 8)})`,
+            }
           },
         }
       },

@@ -22,9 +22,20 @@ export interface UnitaryCase {
 export const unitaryWorkload: Workload<UnitaryCase> = {
   id: 'unitary',
   title: 'Unitary matrix multiply (Givens decomposition)',
-  description: 'x ← U(θ)x for an M × N matrix with M(M−1)/2 rotation angles (paper 000 Listing 14); inverse and gradient of Σ c ⊙ U(θ)x.',
+  description:
+    'x ← U(θ)x for an M × N matrix with M(M−1)/2 rotation angles (paper 000 Listing 14); inverse and gradient of Σ c ⊙ U(θ)x.',
   cases: (o): CaseSpec<UnitaryCase>[] =>
-    (o.full ? [[16, 16], [64, 64], [128, 32]] : [[16, 16], [64, 64]]).map(([M, N]) => ({
+    (o.full
+      ? [
+          [16, 16],
+          [64, 64],
+          [128, 32],
+        ]
+      : [
+          [16, 16],
+          [64, 64],
+        ]
+    ).map(([M, N]) => ({
       label: `M=${M} N=${N}`,
       params: { M, N, angles: (M * (M - 1)) / 2 },
       make: () => {
@@ -65,13 +76,20 @@ export const unitaryWorkload: Workload<UnitaryCase> = {
       family: 'plain TS',
       kind: 'gradient',
       setup(c) {
-        const out = { x: new Float64Array(c.x.length), theta: new Float64Array(c.theta.length), gx: new Float64Array(c.x.length) }
+        const out = {
+          x: new Float64Array(c.x.length),
+          theta: new Float64Array(c.theta.length),
+          gx: new Float64Array(c.x.length),
+        }
         return {
           run: () => void unitaryGradientPlain(c.x, c.M, c.N, c.theta, c.c, out),
           check: () => {
             const g = unitaryGradientPlain(c.x, c.M, c.N, c.theta, c.c, out)
             const scratch = new Float64Array(c.x.length)
-            const fd = finiteDifferenceGradient((t) => unitaryLossPlain(c.x, c.M, c.N, t, c.c, scratch), c.theta.slice())
+            const fd = finiteDifferenceGradient(
+              (t) => unitaryLossPlain(c.x, c.M, c.N, t, c.c, scratch),
+              c.theta.slice(),
+            )
             return checkClose(g.theta, fd, 1e-6, '∂L/∂θ')
           },
         }

@@ -34,14 +34,21 @@ interface Instance {
 
 function parse(input: unknown): Instance {
   const o = record(input)
-  const n = int(o, 'n'), m = int(o, 'm'), p = int(o, 'p')
+  const n = int(o, 'n'),
+    m = int(o, 'm'),
+    p = int(o, 'p')
   if (n < 1 || m < 1 || p < 1) throw new Error('ba needs n, m, p ≥ 1')
-  const cam = flat(o, 'cam', 11), x = flat(o, 'x', 3), feat = flat(o, 'feat', 2), w0 = num(o, 'w')
-  const cams = new Float64Array(11 * n), X = new Float64Array(3 * m)
+  const cam = flat(o, 'cam', 11),
+    x = flat(o, 'x', 3),
+    feat = flat(o, 'feat', 2),
+    w0 = num(o, 'w')
+  const cams = new Float64Array(11 * n),
+    X = new Float64Array(3 * m)
   for (let i = 0; i < n; i++) cams.set(cam, 11 * i)
   for (let i = 0; i < m; i++) X.set(x, 3 * i)
   const w = new Float64Array(p).fill(w0)
-  const feats = new Float64Array(2 * p), obs = new Int32Array(2 * p)
+  const feats = new Float64Array(2 * p),
+    obs = new Int32Array(2 * p)
   for (let i = 0; i < p; i++) {
     feats.set(feat, 2 * i)
     obs[2 * i] = i % n
@@ -59,14 +66,18 @@ export const ba: EvalModule = {
   objective(input): Prepared {
     const inst = parse(input)
     const f = fn(compile(baSource), 'ba_objective').core
-    const reproj = new Float64Array(2 * inst.p), werr = new Float64Array(inst.p)
+    const reproj = new Float64Array(2 * inst.p),
+      werr = new Float64Array(inst.p)
     return {
       run: () => {
         reproj.fill(0)
         werr.fill(0)
         f(reproj, werr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
       },
-      output: () => ({ reproj_error: { elements: [reproj[0], reproj[1]], repeated: inst.p }, w_err: { element: werr[0], repeated: inst.p } }),
+      output: () => ({
+        reproj_error: { elements: [reproj[0], reproj[1]], repeated: inst.p },
+        w_err: { element: werr[0], repeated: inst.p },
+      }),
     }
   },
   jacobian(input): Prepared {
@@ -76,13 +87,18 @@ export const ba: EvalModule = {
     const F = rows.core
     const A = grad(rows, { loss: 0 }).adjoint.core
     // per-observation copies of its camera and point (made once, like ADBench's blocks)
-    const cam = new Float64Array(11 * p), pt = new Float64Array(3 * p)
+    const cam = new Float64Array(11 * p),
+      pt = new Float64Array(3 * p)
     for (let i = 0; i < p; i++) {
       cam.set(inst.cams.subarray(11 * inst.obs[2 * i]!, 11 * inst.obs[2 * i]! + 11), 11 * i)
       pt.set(inst.X.subarray(3 * inst.obs[2 * i + 1]!, 3 * inst.obs[2 * i + 1]! + 3), 3 * i)
     }
-    const ws = new Float64Array(W * BLOCK), gWs = new Float64Array(W * BLOCK)
-    const gCam = new Float64Array(11 * p), gPt = new Float64Array(3 * p), gW = new Float64Array(p), gFeats = new Float64Array(2 * p)
+    const ws = new Float64Array(W * BLOCK),
+      gWs = new Float64Array(W * BLOCK)
+    const gCam = new Float64Array(11 * p),
+      gPt = new Float64Array(3 * p),
+      gW = new Float64Array(p),
+      gFeats = new Float64Array(2 * p)
     // CSR: 2p rows of 15 entries, then p rows of 1
     const vals = new Float64Array(2 * NZ * p + p)
     return {
@@ -114,11 +130,22 @@ export const ba: EvalModule = {
         // indices and values (observation 0's two rows) and the last (the last weight row)
         const rowPtr = Array.from({ length: 30 }, (_, r) => r * NZ)
         const colsOf = (i: number): number[] => {
-          const c = inst.obs[2 * i]!, q = inst.obs[2 * i + 1]!
-          return [...Array.from({ length: 11 }, (_, j) => 11 * c + j), 11 * n + 3 * q, 11 * n + 3 * q + 1, 11 * n + 3 * q + 2, 11 * n + 3 * m + i]
+          const c = inst.obs[2 * i]!,
+            q = inst.obs[2 * i + 1]!
+          return [
+            ...Array.from({ length: 11 }, (_, j) => 11 * c + j),
+            11 * n + 3 * q,
+            11 * n + 3 * q + 1,
+            11 * n + 3 * q + 2,
+            11 * n + 3 * m + i,
+          ]
         }
         const cols = [...colsOf(0), ...colsOf(0), 11 * n + 3 * m + p - 1]
-        return { rows: [...rowPtr, 2 * NZ * p + p], cols: cols.slice(0, 30).concat(cols[30]!), vals: [...Array.from(vals.subarray(0, 30)), vals[vals.length - 1]!] }
+        return {
+          rows: [...rowPtr, 2 * NZ * p + p],
+          cols: cols.slice(0, 30).concat(cols[30]!),
+          vals: [...Array.from(vals.subarray(0, 30)), vals[vals.length - 1]!],
+        }
       },
     }
   },

@@ -21,7 +21,10 @@ export function compile(source: string): TenetModule {
  * generated gradient programs of another function). Not cached.
  */
 export function compileWith(pieces: readonly string[], values: readonly unknown[]): TenetModule {
-  if (pieces.length !== values.length + 1) throw new Error(`compileWith: ${pieces.length} source pieces need ${pieces.length - 1} values, got ${values.length}`)
+  if (pieces.length !== values.length + 1)
+    throw new Error(
+      `compileWith: ${pieces.length} source pieces need ${pieces.length - 1} values, got ${values.length}`,
+    )
   return fast(Object.assign([...pieces], { raw: [...pieces] }) as unknown as TemplateStringsArray, ...values)
 }
 

@@ -33,7 +33,8 @@ describe('det by expansion by minors', () => {
       const grad = g.output() as number[]
       const h = 1e-6
       for (let i = 0; i < ell * ell; i++) {
-        const Ap = A.slice(), Am = A.slice()
+        const Ap = A.slice(),
+          Am = A.slice()
         Ap[i]! += h
         Am[i]! -= h
         expect(Math.abs(grad[i]! - (luDet(Ap, ell) - luDet(Am, ell)) / (2 * h))).toBeLessThan(1e-7)

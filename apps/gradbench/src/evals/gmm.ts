@@ -59,28 +59,48 @@ interface Instance {
 
 function parse(input: unknown): Instance {
   const o = record(input)
-  const d = int(o, 'd'), k = int(o, 'k'), n = int(o, 'n')
+  const d = int(o, 'd'),
+    k = int(o, 'k'),
+    n = int(o, 'n')
   if (d < 1 || k < 1 || n < 1) throw new Error('gmm needs d, k, n ≥ 1')
-  const L = (d * (d - 1)) / 2, S = d + L
-  const q = flat(o, 'q', k * d), l = flat(o, 'l', k * L)
+  const L = (d * (d - 1)) / 2,
+    S = d + L
+  const q = flat(o, 'q', k * d),
+    l = flat(o, 'l', k * L)
   const icf = new Float64Array(k * S)
   for (let c = 0; c < k; c++) {
     icf.set(q.subarray(c * d, c * d + d), c * S)
     icf.set(l.subarray(c * L, c * L + L), c * S + d)
   }
-  return { d, k, n, m: int(o, 'm'), gamma: num(o, 'gamma'), x: flat(o, 'x', n * d), alphas: flat(o, 'alpha', k), means: flat(o, 'mu', k * d), icf }
+  return {
+    d,
+    k,
+    n,
+    m: int(o, 'm'),
+    gamma: num(o, 'gamma'),
+    x: flat(o, 'x', n * d),
+    alphas: flat(o, 'alpha', k),
+    means: flat(o, 'mu', k * d),
+    icf,
+  }
 }
 
 /** The terms that depend on no parameter: −(n·d/2)·log 2π + k·(N·d·(log γ − ½ log 2) − log Γ_d(N/2)), N = d + m + 1. */
 export function gmmConstant(d: number, k: number, n: number, m: number, gamma: number): number {
   const N = d + m + 1
-  return -n * d * 0.5 * Math.log(2 * Math.PI) + k * (N * d * (Math.log(gamma) - 0.5 * Math.log(2)) - multivariateLgamma(d, 0.5 * N))
+  return (
+    -n * d * 0.5 * Math.log(2 * Math.PI) +
+    k * (N * d * (Math.log(gamma) - 0.5 * Math.log(2)) - multivariateLgamma(d, 0.5 * N))
+  )
 }
 
 const zeros = (n: number): Float64Array => new Float64Array(n)
 
 /** Objective and gradient evaluators for one (d, k), reusing their buffers. */
-function evaluator(d: number, k: number): { objective(inst: Instance): number; gradient(inst: Instance): Float64Array[] } {
+function evaluator(
+  d: number,
+  k: number,
+): { objective(inst: Instance): number; gradient(inst: Instance): Float64Array[] } {
   const mod = compile(gmmPointsSource(d) + gmmSharedSource)
   const points: TenetFunction = fn(mod, 'gmm_points')
   const P = points.core
@@ -90,10 +110,23 @@ function evaluator(d: number, k: number): { objective(inst: Instance): number; g
   const QA = grad(fn(mod, 'gmm_q'), { loss: 0 }).adjoint.core
   const gRest: GradientFunction = grad(fn(mod, 'gmm_rest'), { loss: 0 })
   const S = (d * (d + 1)) / 2
-  const qdiag = zeros(k * d), sumq = zeros(k), gQdiag = zeros(k * d), gSumq = zeros(k)
-  const ws = [zeros(BLOCK * k * d), zeros(BLOCK * k * d), zeros(BLOCK * k), zeros(BLOCK * k), zeros(BLOCK * k), zeros(BLOCK)]
+  const qdiag = zeros(k * d),
+    sumq = zeros(k),
+    gQdiag = zeros(k * d),
+    gSumq = zeros(k)
+  const ws = [
+    zeros(BLOCK * k * d),
+    zeros(BLOCK * k * d),
+    zeros(BLOCK * k),
+    zeros(BLOCK * k),
+    zeros(BLOCK * k),
+    zeros(BLOCK),
+  ]
   const gws = ws.map((a) => zeros(a.length))
-  const gAlphas = zeros(k), gMeans = zeros(k * d), gIcf = zeros(k * S), gIcfQ = zeros(k * S)
+  const gAlphas = zeros(k),
+    gMeans = zeros(k * d),
+    gIcf = zeros(k * S),
+    gIcfQ = zeros(k * S)
   let gX = zeros(0)
   const prepareQ = (inst: Instance): void => {
     qdiag.fill(0)
@@ -122,13 +155,34 @@ function evaluator(d: number, k: number): { objective(inst: Instance): number; g
         for (const a of gws) a.fill(0)
         P(0, k, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws)
         // the adjoint: values, one gradient per float parameter (slse first), then the sink
-        A(P.results[0]!, k, i0, i1, inst.alphas, inst.means, inst.icf, inst.x, qdiag, sumq, ...ws,
-          1, gAlphas, gMeans, gIcf, gX, gQdiag, gSumq, ...gws, 0)
+        A(
+          P.results[0]!,
+          k,
+          i0,
+          i1,
+          inst.alphas,
+          inst.means,
+          inst.icf,
+          inst.x,
+          qdiag,
+          sumq,
+          ...ws,
+          1,
+          gAlphas,
+          gMeans,
+          gIcf,
+          gX,
+          gQdiag,
+          gSumq,
+          ...gws,
+          0,
+        )
       }
       // through qdiag = exp(q) and sumq = Σq
       QA(0, d, k, inst.icf, qdiag, sumq, 0, gIcfQ, gQdiag, gSumq, 0)
       gRest.run(0, inst.n, d, k, inst.alphas, inst.icf, inst.gamma, inst.m)
-      const ra = gRest.buffers[4]!, ri = gRest.buffers[5]!
+      const ra = gRest.buffers[4]!,
+        ri = gRest.buffers[5]!
       for (let c = 0; c < k; c++) gAlphas[c] = gAlphas[c]! + ra[c]!
       for (let j = 0; j < gIcf.length; j++) gIcf[j] = gIcf[j]! + gIcfQ[j]! + ri[j]!
       return [gAlphas, gMeans, gIcf]
@@ -160,8 +214,10 @@ export const gmm: EvalModule = {
       run: () => (g = e.gradient(inst)),
       output: () => {
         const [ga, gm, gi] = g as [Float64Array, Float64Array, Float64Array]
-        const S = (d * (d + 1)) / 2, L = S - d
-        const q: number[][] = [], l: number[][] = []
+        const S = (d * (d + 1)) / 2,
+          L = S - d
+        const q: number[][] = [],
+          l: number[][] = []
         for (let c = 0; c < k; c++) {
           q.push(list(gi.subarray(c * S, c * S + d)))
           l.push(list(gi.subarray(c * S + d, c * S + S)))

@@ -11,7 +11,11 @@ import { ht } from './ht.js'
 describe.skipIf(!haveData)('ht, simple variant', () => {
   it('Jacobian columns match central differences of the residuals', () => {
     const message = recorded('ht').find((l) => l.message.function === 'objective')!.message
-    const input = structuredClone(message.input) as { theta: number[]; us: number[][]; data: { correspondences: number[]; points: number[][] } }
+    const input = structuredClone(message.input) as {
+      theta: number[]
+      us: number[][]
+      data: { correspondences: number[]; points: number[][] }
+    }
     const c = 40
     input.us = []
     input.data.correspondences = input.data.correspondences.slice(0, c).map((k) => k % 544)
@@ -29,10 +33,12 @@ describe.skipIf(!haveData)('ht, simple variant', () => {
     const h = 1e-6
     let worst = 0
     for (let col = 0; col < 26; col++) {
-      const tp = input.theta.slice(), tm = input.theta.slice()
+      const tp = input.theta.slice(),
+        tm = input.theta.slice()
       tp[col]! += h
       tm[col]! -= h
-      const rp = residuals(tp), rm = residuals(tm)
+      const rp = residuals(tp),
+        rm = residuals(tm)
       for (let r = 0; r < 3 * c; r++) worst = Math.max(worst, Math.abs(J[r]![col]! - (rp[r]! - rm[r]!) / (2 * h)))
     }
     expect(worst).toBeLessThan(1e-6)

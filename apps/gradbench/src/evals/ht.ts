@@ -34,14 +34,16 @@ const eulerRows = (): string[][] => {
 // rot[13], rot[14] the cosine and sine; entry (r, c)
 const angleAxis = (r: number, c: number): string => {
   const a = (i: number): string => `rot[${10 + i}]`
-  const co = 'rot[13]', si = 'rot[14]'
+  const co = 'rot[13]',
+    si = 'rot[14]'
   if (r === c) return `${a(r)} * ${a(r)} + (1.0 - ${a(r)} * ${a(r)}) * ${co}`
   const k = 3 - r - c // the third axis
   const sign = (r + 1) % 3 === c ? '-' : '+' // (0,1), (1,2), (2,0): −; the others +
   return `${a(r)} * ${a(c)} * (1.0 - ${co}) ${sign} ${a(k)} * ${si}`
 }
 
-const PARAMS = 'theta: f64[], pose: f64[], cs: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], bpos: f64[], wts: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
+const PARAMS =
+  'theta: f64[], pose: f64[], cs: f64[], rb: f64[], rot: f64[], rel: f64[], absm: f64[], tr: f64[], pos: f64[], gpos: f64[], brel: f64[], iba: f64[], bpos: f64[], wts: f64[], parents: i32[], nb: i32, nv: i32, mirror: i32'
 const ARGS = 'theta, pose, cs, rb, rot, rel, absm, tr, pos, gpos, brel, iba, bpos, wts, parents, nb, nv, mirror'
 
 export const htSource = `
@@ -65,7 +67,9 @@ fn ht_pose(${PARAMS}) {
     cs[6 * i + 3] += sin(pose[3 * (i + 3) + 1])
     cs[6 * i + 4] += cos(pose[3 * (i + 3) + 2])
     cs[6 * i + 5] += sin(pose[3 * (i + 3) + 2])
-${eulerRows().flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}] += ${e}`)).join('\n')}
+${eulerRows()
+  .flatMap((row, r) => row.map((e, c) => `    rb[9 * i + ${3 * r + c}] += ${e}`))
+  .join('\n')}
     for r in 0..4 {
       for c in 0..3 {
         rel[16 * i + 4 * r + c] += brel[16 * i + 4 * r] * rb[9 * i + c] + brel[16 * i + 4 * r + 1] * rb[9 * i + 3 + c] + brel[16 * i + 4 * r + 2] * rb[9 * i + 6 + c]
@@ -177,10 +181,28 @@ function parse(input: unknown): Instance {
   const simple = us.length === 0
   if (!simple && us.length !== 2 * c) throw new InputError(`ht needs us: double[${c}][2] (or empty)`)
   const tris = simple ? new Int32Array(0) : ints(model, 'triangles')
-  const work = [3 * (nb + 3), 6 * nb, 9 * nb, 15, 16 * nb, 16 * nb, 16 * nb, 3 * nv, 3 * nv].map((k) => new Float64Array(k))
-  const consts = [flat(model, 'base_relatives', 16 * nb), flat(model, 'inverse_base_absolutes', 16 * nb), flat(model, 'base_positions', 4 * nv), flat(model, 'weights', nb * nv)]
+  const work = [3 * (nb + 3), 6 * nb, 9 * nb, 15, 16 * nb, 16 * nb, 16 * nb, 3 * nv, 3 * nv].map(
+    (k) => new Float64Array(k),
+  )
+  const consts = [
+    flat(model, 'base_relatives', 16 * nb),
+    flat(model, 'inverse_base_absolutes', 16 * nb),
+    flat(model, 'base_positions', 4 * nv),
+    flat(model, 'weights', nb * nv),
+  ]
   const pose = [theta, ...work, ...consts, ints(model, 'parents', nb), nb, nv, model.is_mirrored === true ? 1 : 0]
-  return { simple, c, err: new Float64Array(3 * c), us, pts, tris, corr, pose, poseFloats: [theta, ...work, ...consts], work }
+  return {
+    simple,
+    c,
+    err: new Float64Array(3 * c),
+    us,
+    pts,
+    tris,
+    corr,
+    pose,
+    poseFloats: [theta, ...work, ...consts],
+    work,
+  }
 }
 
 function prefix(inst: Instance): unknown[] {
@@ -229,7 +251,8 @@ export const ht: EvalModule = {
       for (let k = 0; k < WIDTH; k++) {
         const col = s * WIDTH + k
         if (col >= D) break
-        if (col < off) for (let i = 0; i < inst.c; i++) tUs[(2 * i + col) * WIDTH + k] = 1 // u₀ (u₁) of every point
+        if (col < off)
+          for (let i = 0; i < inst.c; i++) tUs[(2 * i + col) * WIDTH + k] = 1 // u₀ (u₁) of every point
         else tTheta[(col - off) * WIDTH + k] = 1
       }
       return { tUs, tTheta }

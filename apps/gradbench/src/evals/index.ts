@@ -13,4 +13,17 @@ import { particle } from './particle.js'
 import { saddle } from './saddle.js'
 import type { EvalModule } from './types.js'
 
-export const MODULES: Readonly<Record<string, EvalModule>> = { hello, llsq, lse, det, ode, kmeans, gmm, ba, lstm, ht, particle, saddle }
+export const MODULES: Readonly<Record<string, EvalModule>> = {
+  hello,
+  llsq,
+  lse,
+  det,
+  ode,
+  kmeans,
+  gmm,
+  ba,
+  lstm,
+  ht,
+  particle,
+  saddle,
+}

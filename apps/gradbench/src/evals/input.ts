@@ -14,14 +14,16 @@ export class InputError extends Error {
 
 /** The input as an object with string keys, or an `InputError`. */
 export function record(input: unknown): Record<string, unknown> {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new InputError('the input must be a JSON object')
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    throw new InputError('the input must be a JSON object')
   return input as Record<string, unknown>
 }
 
 /** A finite number field. */
 export function num(o: Record<string, unknown>, key: string): number {
   const v = o[key]
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`input field \`${key}\` must be a finite number`)
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new InputError(`input field \`${key}\` must be a finite number`)
   return v
 }
 
@@ -57,7 +59,8 @@ function fill(a: unknown, out: Float64Array, at: number): number {
 export function flat(o: Record<string, unknown>, key: string, size?: number): Float64Array {
   const v = o[key]
   const n = count(v, key)
-  if (size !== undefined && n !== size) throw new InputError(`input field \`${key}\` must hold ${size} numbers, not ${n}`)
+  if (size !== undefined && n !== size)
+    throw new InputError(`input field \`${key}\` must hold ${size} numbers, not ${n}`)
   const out = new Float64Array(n)
   fill(v, out, 0)
   return out

@@ -48,12 +48,23 @@ interface Work {
 
 function parse(input: unknown): Work {
   const o = record(input)
-  const points = o.points, centroids = o.centroids
+  const points = o.points,
+    centroids = o.centroids
   if (!Array.isArray(points) || !Array.isArray(centroids) || centroids.length === 0 || !Array.isArray(centroids[0])) {
     throw new Error('kmeans needs `points: double[n][d]` and `centroids: double[k][d]`')
   }
-  const n = points.length, k = centroids.length, d = (centroids[0] as unknown[]).length
-  return { P: flat(o, 'points', n * d), C: flat(o, 'centroids', k * d), n, k, d, dist: new Float64Array(Math.min(n, BLOCK) * k), rm: new Float64Array(Math.min(n, BLOCK) * k) }
+  const n = points.length,
+    k = centroids.length,
+    d = (centroids[0] as unknown[]).length
+  return {
+    P: flat(o, 'points', n * d),
+    C: flat(o, 'centroids', k * d),
+    n,
+    k,
+    d,
+    dist: new Float64Array(Math.min(n, BLOCK) * k),
+    rm: new Float64Array(Math.min(n, BLOCK) * k),
+  }
 }
 
 export const kmeans: EvalModule = {
@@ -81,7 +92,8 @@ export const kmeans: EvalModule = {
     const g = grad(f, { loss: 0 })
     const ones = new Float64Array(w.C.length).fill(1)
     const dir = new Float64Array(w.C.length)
-    const J = new Float64Array(w.C.length), H = new Float64Array(w.C.length)
+    const J = new Float64Array(w.C.length),
+      H = new Float64Array(w.C.length)
     const v = [0, null, ones, null, null, null, null, null]
     return {
       run: () => {

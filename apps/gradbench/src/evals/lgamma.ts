@@ -21,7 +21,7 @@ export function lgamma(x: number): number {
 
 /** The multivariate log-gamma function log Γ_d(a). */
 export function multivariateLgamma(d: number, a: number): number {
-  let s = (d * (d - 1) * 0.25) * Math.log(Math.PI)
+  let s = d * (d - 1) * 0.25 * Math.log(Math.PI)
   for (let j = 1; j <= d; j++) s += lgamma(a + (1 - j) * 0.5)
   return s
 }

@@ -70,15 +70,31 @@ interface Work {
 
 function parse(input: unknown): Work {
   const o = record(input)
-  const mpRows = o.main_params, seqRows = o.sequence
-  if (!Array.isArray(mpRows) || !Array.isArray(seqRows) || mpRows.length < 2 || seqRows.length < 2 || !Array.isArray(seqRows[0])) {
+  const mpRows = o.main_params,
+    seqRows = o.sequence
+  if (
+    !Array.isArray(mpRows) ||
+    !Array.isArray(seqRows) ||
+    mpRows.length < 2 ||
+    seqRows.length < 2 ||
+    !Array.isArray(seqRows[0])
+  ) {
     throw new Error('lstm needs main_params[2l][4b] and sequence[c][b] with l ≥ 1, c ≥ 2')
   }
-  const l = mpRows.length / 2, c = seqRows.length, b = (seqRows[0] as unknown[]).length
+  const l = mpRows.length / 2,
+    c = seqRows.length,
+    b = (seqRows[0] as unknown[]).length
   const n = c * l * b
   return {
-    mp: flat(o, 'main_params', 8 * l * b), ep: flat(o, 'extra_params', 3 * b), seq: flat(o, 'sequence', c * b), state: flat(o, 'state', 2 * l * b),
-    l, b, c, H: new Float64Array(n), C: new Float64Array(n),
+    mp: flat(o, 'main_params', 8 * l * b),
+    ep: flat(o, 'extra_params', 3 * b),
+    seq: flat(o, 'sequence', c * b),
+    state: flat(o, 'state', 2 * l * b),
+    l,
+    b,
+    c,
+    H: new Float64Array(n),
+    C: new Float64Array(n),
     rest: [n, n, n, n, n, c * b, c].map((k) => new Float64Array(k)),
   }
 }

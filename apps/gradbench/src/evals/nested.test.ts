@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest'
 import { particleFunctions } from './particle.js'
 import { saddleFunctions } from './saddle.js'
 
-const MODES = [['r', 'r'], ['f', 'f'], ['f', 'r'], ['r', 'f']] as const
+const MODES = [
+  ['r', 'r'],
+  ['f', 'f'],
+  ['f', 'r'],
+  ['r', 'f'],
+] as const
 
 describe('particle: d cost / d w through the trajectory and the inner gradient', () => {
   for (const [outer, inner] of MODES) {
@@ -40,7 +45,8 @@ describe('saddle: ∇F for F(p₁) = max over p₂ of f(p₁, p₂), through the
       expect(g[1]).toBeCloseTo(-0.6, 10)
       const h = 1e-6
       for (let i = 0; i < 2; i++) {
-        const ap = a.slice(), am = a.slice()
+        const ap = a.slice(),
+          am = a.slice()
         ap[i]! += h
         am[i]! -= h
         const fd = (F.value(ap) - F.value(am)) / (2 * h)

@@ -26,7 +26,10 @@ function stageExpr(stage: number, i: number | 'i', first: number): string {
   if (i === 'i' && first < 1) throw new Error('unreachable')
   const y = `ys[o + ${idx(1)}]`
   if (stage === 1) return `x[${idx(0)}] * ${y}`
-  const prev = i === 'i' ? stageExpr(stage - 1, 'i', first).replaceAll(/\bi\b/g, '(i - 1)') : stageExpr(stage - 1, (comp(1) as number), first)
+  const prev =
+    i === 'i'
+      ? stageExpr(stage - 1, 'i', first).replaceAll(/\bi\b/g, '(i - 1)')
+      : stageExpr(stage - 1, comp(1) as number, first)
   const c = stage === 4 ? 'h' : '0.5 * h'
   return `x[${idx(0)}] * (${y} + ${c} * (${prev}))`
 }
@@ -40,9 +43,13 @@ fn ode(out: f64, x: f64[], n: i32, s: i32, ys: f64[]) {
   h <- 2.0 / f64(s)
   for st in 0..s {
     o: i32 <- st * n
-${[0, 1, 2, 3].map((i) => `    if (n > ${i}, ~) {
+${[0, 1, 2, 3]
+  .map(
+    (i) => `    if (n > ${i}, ~) {
       ys[o + n + ${i}] += ys[o + ${i}] + ${increment(i)}
-    }`).join('\n')}
+    }`,
+  )
+  .join('\n')}
     for i in 4..n {
       ys[o + n + i] += ys[o + i] + ${increment('i')}
     }

@@ -78,29 +78,38 @@ export function reparsed(f: TenetFunction): TenetFunction {
 /** ∇ₓp by the adjoint of `potential` (inner reverse mode): run it, run its adjoint seeded with 1, copy, uncompute. */
 function accelReverse(potential: TenetFunction): TenetModule {
   const adj = reparsed(compileAdjoint(potential).adjoint)
-  return compileWith([`
+  return compileWith(
+    [
+      `
 fn accel(ax: f64, ay: f64, x0: f64, x1: f64, w: f64) {
   routine {
     p <- 0.0
-    `, `(p, x0, x1, w)
+    `,
+      `(p, x0, x1, w)
     gp <- 1.0
     gx <- 0.0
     gy <- 0.0
     gw <- 0.0
     sink <- 0.0
-    `, `(p, x0, x1, w, gp, gx, gy, gw, sink)
+    `,
+      `(p, x0, x1, w, gp, gx, gy, gw, sink)
   }
   ax += gx
   ay += gy
   ~routine
 }
-` + trajectoryTail], [potential, adj])
+` + trajectoryTail,
+    ],
+    [potential, adj],
+  )
 }
 
 /** ∇ₓp by the width-2 tangent of `potential` (inner forward mode), seeded with the unit vectors of x. */
 function accelForward(potential: TenetFunction): TenetModule {
   const tan = compileTangent(potential, 2).tangent
-  return compileWith([`
+  return compileWith(
+    [
+      `
 fn accel(ax: f64, ay: f64, x0: f64, x1: f64, w: f64) {
   routine {
     p <- 0.0
@@ -112,13 +121,17 @@ fn accel(ax: f64, ay: f64, x0: f64, x1: f64, w: f64) {
     e11 <- 1.0
     w0 <- 0.0
     w1 <- 0.0
-    `, `(p, x0, x1, w, dp0, dp1, e00, e01, e10, e11, w0, w1)
+    `,
+      `(p, x0, x1, w, dp0, dp1, e00, e01, e10, e11, w0, w1)
   }
   ax += dp0
   ay += dp1
   ~routine
 }
-` + trajectoryTail], [tan])
+` + trajectoryTail,
+    ],
+    [tan],
+  )
 }
 
 const modules = new Map<string, TenetFunction>()
@@ -144,8 +157,10 @@ export interface ParticleFunctions {
  */
 export function particleFunctions(outer: 'f' | 'r', inner: 'f' | 'r'): ParticleFunctions {
   const traj = trajectoryFor(inner)
-  const pos = new Float64Array(2 * MAX_STEPS + 4), vel = new Float64Array(2 * MAX_STEPS + 4)
-  const tPos = new Float64Array(pos.length), tVel = new Float64Array(pos.length)
+  const pos = new Float64Array(2 * MAX_STEPS + 4),
+    vel = new Float64Array(2 * MAX_STEPS + 4)
+  const tPos = new Float64Array(pos.length),
+    tVel = new Float64Array(pos.length)
   const core = traj.core
   // the arrays are cleared up to where the last run wrote (2 entries per step)
   let written = pos.length
@@ -186,11 +201,18 @@ function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (w0: number) => number {
   return (w0) => argmin({ value: (v) => f.cost(v[0]!), gradient: (v, out) => (out[0] = f.derivative(v[0]!)) }, [w0])[0]!
 }
 
-const modes = (outer: 'f' | 'r', inner: 'f' | 'r') => (input: unknown): Prepared => {
-  const w0 = num(record(input), 'w')
-  const solve = solver(outer, inner)
-  let w = 0
-  return { run: () => (w = solve(w0)), output: () => w }
-}
+const modes =
+  (outer: 'f' | 'r', inner: 'f' | 'r') =>
+  (input: unknown): Prepared => {
+    const w0 = num(record(input), 'w')
+    const solve = solver(outer, inner)
+    let w = 0
+    return { run: () => (w = solve(w0)), output: () => w }
+  }
 
-export const particle: EvalModule = { rr: modes('r', 'r'), ff: modes('f', 'f'), fr: modes('f', 'r'), rf: modes('r', 'f') }
+export const particle: EvalModule = {
+  rr: modes('r', 'r'),
+  ff: modes('f', 'f'),
+  fr: modes('f', 'r'),
+  rf: modes('r', 'f'),
+}

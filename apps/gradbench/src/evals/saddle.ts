@@ -44,8 +44,12 @@ fn replay(F: f64, a0: f64, a1: f64, b: f64[], etas: f64[], K: i32) {
 /** The module with `inner_grad(g0, g1, a0, a1, b0, b1)` (adds ∇_b f) in mode `inner`, `replay` and `saddle_f`. */
 function moduleFor(inner: 'f' | 'r'): { replay: TenetFunction; innerGrad: TenetFunction; f: TenetFunction } {
   const f = fn(compile(saddleSource), 'saddle_f')
-  const m = inner === 'r'
-    ? compileWith([saddleSource + `
+  const m =
+    inner === 'r'
+      ? compileWith(
+          [
+            saddleSource +
+              `
 fn inner_grad(g0: f64, g1: f64, a0: f64, a1: f64, b0: f64, b1: f64) {
   routine {
     y <- 0.0
@@ -56,14 +60,21 @@ fn inner_grad(g0: f64, g1: f64, a0: f64, a1: f64, b0: f64, b1: f64) {
     gb0 <- 0.0
     gb1 <- 0.0
     sink <- 0.0
-    `, `(y, a0, a1, b0, b1, gy, ga0, ga1, gb0, gb1, sink)
+    `,
+            `(y, a0, a1, b0, b1, gy, ga0, ga1, gb0, gb1, sink)
   }
   g0 += gb0
   g1 += gb1
   ~routine
 }
-` + replayTail], [reparsed(compileAdjoint(f).adjoint)])
-    : compileWith([saddleSource + `
+` + replayTail,
+          ],
+          [reparsed(compileAdjoint(f).adjoint)],
+        )
+      : compileWith(
+          [
+            saddleSource +
+              `
 fn inner_grad(g0: f64, g1: f64, a0: f64, a1: f64, b0: f64, b1: f64) {
   routine {
     y <- 0.0
@@ -77,13 +88,17 @@ fn inner_grad(g0: f64, g1: f64, a0: f64, a1: f64, b0: f64, b1: f64) {
     b01 <- 0.0
     b10 <- 0.0
     b11 <- 1.0
-    `, `(y, a0, a1, b0, b1, dy0, dy1, a00, a01, a10, a11, b00, b01, b10, b11)
+    `,
+            `(y, a0, a1, b0, b1, dy0, dy1, a00, a01, a10, a11, b00, b01, b10, b11)
   }
   g0 += dy0
   g1 += dy1
   ~routine
 }
-` + replayTail], [reparsed(compileTangent(f, 2).tangent)])
+` + replayTail,
+          ],
+          [reparsed(compileTangent(f, 2).tangent)],
+        )
   return { replay: fn(m, 'replay'), innerGrad: fn(m, 'inner_grad'), f }
 }
 
@@ -96,20 +111,26 @@ export interface SaddleFunctions {
 /** The saddle functions for (outer, inner) modes, compiled before it returns. */
 export function saddleFunctions(outer: 'f' | 'r', inner: 'f' | 'r'): SaddleFunctions {
   const { replay, innerGrad, f } = moduleFor(inner)
-  const F = f.core, G = innerGrad.core
+  const F = f.core,
+    G = innerGrad.core
   const value = (a: Float64Array, b: ArrayLike<number>): number => {
     F(0, a[0]!, a[1]!, b[0]!, b[1]!)
     return F.results[0]!
   }
   /** argmax over b of f(a, b) from `start`, recording the steps. */
-  const ascent = (a: Float64Array, start: Float64Array, steps?: Steps): Float64Array => argmin({
-    value: (b) => -value(a, b),
-    gradient: (b, out) => {
-      G(0, 0, a[0]!, a[1]!, b[0]!, b[1]!)
-      out[0] = -G.results[0]!
-      out[1] = -G.results[1]!
-    },
-  }, start, steps)
+  const ascent = (a: Float64Array, start: Float64Array, steps?: Steps): Float64Array =>
+    argmin(
+      {
+        value: (b) => -value(a, b),
+        gradient: (b, out) => {
+          G(0, 0, a[0]!, a[1]!, b[0]!, b[1]!)
+          out[0] = -G.results[0]!
+          out[1] = -G.results[1]!
+        },
+      },
+      start,
+      steps,
+    )
   const g = outer === 'r' ? grad(replay, { loss: 0 }) : null
   const tangent = outer === 'f' ? compileTangent(replay, 2).tangent.core : null
   return {
@@ -129,7 +150,22 @@ export function saddleFunctions(outer: 'f' | 'r', inner: 'f' | 'r'): SaddleFunct
           out[1] = g.scalars[2]!
         } else {
           // tangent parameters: F, a0, a1, b, etas, K, then ḟ (2), ȧ0 (2), ȧ1 (2), ḃ, ėtas; p₁'s unit directions
-          tangent!(0, a[0]!, a[1]!, b, etas, K, 0, 0, 1, 0, 0, 1, new Float64Array(b.length * 2), new Float64Array(K * 2))
+          tangent!(
+            0,
+            a[0]!,
+            a[1]!,
+            b,
+            etas,
+            K,
+            0,
+            0,
+            1,
+            0,
+            0,
+            1,
+            new Float64Array(b.length * 2),
+            new Float64Array(K * 2),
+          )
           out[0] = tangent!.results[6]!
           out[1] = tangent!.results[7]!
         }
@@ -147,11 +183,13 @@ function solver(outer: 'f' | 'r', inner: 'f' | 'r'): (start: Float64Array) => nu
   }
 }
 
-const modes = (outer: 'f' | 'r', inner: 'f' | 'r') => (input: unknown): Prepared => {
-  const start = flat(record(input), 'start', 2)
-  const solve = solver(outer, inner)
-  let out: number[] = []
-  return { run: () => (out = solve(start)), output: () => out }
-}
+const modes =
+  (outer: 'f' | 'r', inner: 'f' | 'r') =>
+  (input: unknown): Prepared => {
+    const start = flat(record(input), 'start', 2)
+    const solve = solver(outer, inner)
+    let out: number[] = []
+    return { run: () => (out = solve(start)), output: () => out }
+  }
 
 export const saddle: EvalModule = { rr: modes('r', 'r'), ff: modes('f', 'f'), fr: modes('f', 'r'), rf: modes('r', 'f') }

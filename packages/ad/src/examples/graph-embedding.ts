@@ -53,9 +53,21 @@ fn embedding_loss(loss: f64, x: f64[], q1: f64[], d1: f64[], q2: f64[], d2: f64[
 
 /** The 15 edges of the Petersen graph (0-based): outer 5-cycle, spokes, inner pentagram. */
 export const petersenEdges: ReadonlyArray<readonly [number, number]> = [
-  [0, 5], [1, 6], [2, 7], [3, 8], [4, 9],
-  [0, 1], [1, 2], [2, 3], [3, 4], [0, 4],
-  [5, 7], [7, 9], [6, 9], [6, 8], [5, 8],
+  [0, 5],
+  [1, 6],
+  [2, 7],
+  [3, 8],
+  [4, 9],
+  [0, 1],
+  [1, 2],
+  [2, 3],
+  [3, 4],
+  [0, 4],
+  [5, 7],
+  [7, 9],
+  [6, 9],
+  [6, 8],
+  [5, 8],
 ]
 
 /** The 30 vertex pairs of the Petersen graph that are not edges. */
@@ -72,6 +84,7 @@ export const petersenNonEdges: ReadonlyArray<readonly [number, number]> = (() =>
  */
 export function graphEmbeddingArgs(x: Float64Array, k: number): unknown[] {
   if (x.length !== 10 * k) throw new RangeError(`x must hold 10·k = ${10 * k} coordinates, got ${x.length}`)
-  const e1 = Int32Array.from(petersenEdges.flat()), e2 = Int32Array.from(petersenNonEdges.flat())
+  const e1 = Int32Array.from(petersenEdges.flat()),
+    e2 = Int32Array.from(petersenNonEdges.flat())
   return [0, x, new Float64Array(15), new Float64Array(15), new Float64Array(30), new Float64Array(30), k, e1, e2]
 }

@@ -176,7 +176,6 @@ ${factorialSource}fn ibesselj(out: f64, nu: i32, z: f64) {
   k -> 0
 }`
 
-
 /**
  * J_ν(z) by the same series and the same dirty-ancilla trick, with an approximate multiplier
  * that undoes its product by multiplying with the reciprocal of the factor, `imul_recip(out, x,

@@ -34,7 +34,10 @@ export const givensAngles = (m: number): number => (m * (m - 1)) / 2
  * [batch, steps·m], with the m(m−1)/2 angles as its trainable weight `theta` (initialised by
  * `initializer`, default uniform in [−0.5, 0.5]); output [batch, m].
  */
-export function unitaryRnnLayer(urnn: TenetFunction, options: { m: number; steps: number; initializer?: TenetWeight['initializer'] } & Omit<LayerArgs, 'inputShape'>): TenetLayer {
+export function unitaryRnnLayer(
+  urnn: TenetFunction,
+  options: { m: number; steps: number; initializer?: TenetWeight['initializer'] } & Omit<LayerArgs, 'inputShape'>,
+): TenetLayer {
   const { m, steps, initializer, ...base } = options
   return new TenetLayer({
     ...base,
@@ -49,16 +52,23 @@ export function unitaryRnnLayer(urnn: TenetFunction, options: { m: number; steps
 }
 
 /** The same recurrence in plain TS (f64), for references: h after all steps. */
-export function unitaryRnnPlain(xs: ArrayLike<number>, theta: ArrayLike<number>, m: number, steps: number): Float64Array {
+export function unitaryRnnPlain(
+  xs: ArrayLike<number>,
+  theta: ArrayLike<number>,
+  m: number,
+  steps: number,
+): Float64Array {
   const h = new Float64Array(m)
   for (let t = 0; t < steps; t++) {
     for (let i = 0; i < m; i++) h[i]! += xs[i + m * t]!
     let k = 0
     for (let j = 0; j < m; j++)
       for (let i = m - 2; i >= j; i--) {
-        const c = Math.cos(theta[k]!), s = Math.sin(theta[k]!)
+        const c = Math.cos(theta[k]!),
+          s = Math.sin(theta[k]!)
         k++
-        const a = h[i]!, b = h[i + 1]!
+        const a = h[i]!,
+          b = h[i + 1]!
         h[i] = c * a - s * b
         h[i + 1] = s * a + c * b
       }

@@ -5,17 +5,47 @@
  * both arguments and calls atan on |y/x|. Breakpoints, coefficients and special cases as in Sun's
  * fdlibm.
  */
-import { Routine, abs, add, and, div, eq, f, ge, gt, hi, horner, lo, lt, mul, ne, neg, or, shr, shru, sub, eqz, type Ex } from './builder.js'
+import {
+  type Routine,
+  abs,
+  add,
+  and,
+  div,
+  eq,
+  f,
+  ge,
+  gt,
+  hi,
+  horner,
+  lo,
+  lt,
+  mul,
+  ne,
+  neg,
+  or,
+  shr,
+  shru,
+  sub,
+  eqz,
+  type Ex,
+} from './builder.js'
 
-const ATANHI = [4.63647609000806093515e-01, 7.85398163397448278999e-01, 9.82793723247329054082e-01, 1.57079632679489655800e+00]
-const ATANLO = [2.26987774529616870924e-17, 3.06161699786838301793e-17, 1.39033110312309984516e-17, 6.12323399573676603587e-17]
-const AT = [3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.42857142725034663711e-01, -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02, 6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02, -3.65315727442169155270e-02, 1.62858201153657823623e-02]
+const ATANHI = [4.63647609000806093515e-1, 7.85398163397448278999e-1, 9.82793723247329054082e-1, 1.570796326794896558]
+const ATANLO = [
+  2.26987774529616870924e-17, 3.06161699786838301793e-17, 1.39033110312309984516e-17, 6.12323399573676603587e-17,
+]
+const AT = [
+  3.33333333333329318027e-1, -1.99999999998764832476e-1, 1.42857142725034663711e-1, -1.1111110405462355788e-1,
+  9.09088713343650656196e-2, -7.69187620504482999495e-2, 6.66107313738753120669e-2, -5.83357013379057348645e-2,
+  4.97687799461593236017e-2, -3.6531572744216915527e-2, 1.62858201153657823623e-2,
+]
 
 /** `atan`. */
 export function buildAtan(r: Routine): void {
   const x0 = r.param(0)
   const x = r.var('f64', x0)
-  const hx = r.let(hi(x)), ix = r.let(and(hx, 0x7fffffff))
+  const hx = r.let(hi(x)),
+    ix = r.let(and(hx, 0x7fffffff))
   r.if(ge(ix, 0x44100000), () => {
     // |x| ≥ 2⁶⁶ or NaN
     r.if(or(gt(ix, 0x7ff00000), and(eq(ix, 0x7ff00000), ne(lo(x), 0))), () => r.ret(add(x, x)))
@@ -24,7 +54,8 @@ export function buildAtan(r: Routine): void {
   })
   // the odd polynomial of t (returns t·(s1 + s2))
   const tail = (t: Ex): Ex => {
-    const z = r.let(mul(t, t)), w = r.let(mul(z, z))
+    const z = r.let(mul(t, t)),
+      w = r.let(mul(z, z))
     const s1 = mul(z, horner(w, [AT[0]!, AT[2]!, AT[4]!, AT[6]!, AT[8]!, AT[10]!]))
     const s2 = mul(w, horner(w, [AT[1]!, AT[3]!, AT[5]!, AT[7]!, AT[9]!]))
     return mul(t, add(s1, s2))
@@ -49,13 +80,21 @@ export function buildAtan(r: Routine): void {
   done(3, div(f(-1), ax))
 }
 
-const PI_O_4 = 7.8539816339744827900e-01, PI_O_2 = 1.5707963267948965580e+00, PI = 3.1415926535897931160e+00, PI_LO = 1.2246467991473531772e-16
+const PI_O_4 = 7.85398163397448279e-1,
+  PI_O_2 = 1.570796326794896558,
+  PI = 3.141592653589793116,
+  PI_LO = 1.2246467991473531772e-16
 
 /** `atan2(y, x)`. */
 export function buildAtan2(r: Routine): void {
-  const y = r.param(0), x = r.param(1)
-  const hx = r.let(hi(x)), lx = r.let(lo(x)), ix = r.let(and(hx, 0x7fffffff))
-  const hy = r.let(hi(y)), ly = r.let(lo(y)), iy = r.let(and(hy, 0x7fffffff))
+  const y = r.param(0),
+    x = r.param(1)
+  const hx = r.let(hi(x)),
+    lx = r.let(lo(x)),
+    ix = r.let(and(hx, 0x7fffffff))
+  const hy = r.let(hi(y)),
+    ly = r.let(lo(y)),
+    iy = r.let(and(hy, 0x7fffffff))
   const nan = (h: Ex, lw: Ex) => gtu(or(h, shru(or(lw, sub(0, lw)), 31)), 0x7ff00000)
   r.if(or(nan(ix, lx), nan(iy, ly)), () => r.ret(add(x, y)))
   r.if(eq(or(sub(hx, 0x3ff00000), lx), 0), () => r.ret(r.call('atan', [y])))
@@ -83,15 +122,30 @@ export function buildAtan2(r: Routine): void {
   r.if(eq(iy, 0x7ff00000), halfPi)
   const k = r.let(shr(sub(iy, ix), 20))
   const z = r.var('f64')
-  r.if(gt(k, 60), () => {
-    r.set(z, f(PI_O_2 + 0.5 * PI_LO))
-    r.set(m, and(m, 1))
-  }, () => {
-    r.if(and(lt(hx, 0), lt(k, -60)), () => r.set(z, f(0)), () => r.set(z, r.call('atan', [abs(div(y, x))])))
-  })
+  r.if(
+    gt(k, 60),
+    () => {
+      r.set(z, f(PI_O_2 + 0.5 * PI_LO))
+      r.set(m, and(m, 1))
+    },
+    () => {
+      r.if(
+        and(lt(hx, 0), lt(k, -60)),
+        () => r.set(z, f(0)),
+        () => r.set(z, r.call('atan', [abs(div(y, x))])),
+      )
+    },
+  )
   r.if(eq(m, 0), () => r.ret(z))
   r.if(eq(m, 1), () => r.ret(neg(z)))
   r.if(eq(m, 2), () => r.ret(sub(f(PI), sub(z, f(PI_LO)))))
   r.ret(sub(sub(z, f(PI_LO)), f(PI)))
 }
-const gtu = (a: Ex, b: number): Ex => ({ t: 'i32', w: (o) => { a.w(o); o.byte(0x41).s32(b); o.byte(0x4b) } })
+const gtu = (a: Ex, b: number): Ex => ({
+  t: 'i32',
+  w: (o) => {
+    a.w(o)
+    o.byte(0x41).s32(b)
+    o.byte(0x4b)
+  },
+})

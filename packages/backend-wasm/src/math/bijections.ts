@@ -22,7 +22,10 @@ const LOWERED: Record<string, MathBijection> = {
   IROT: { angle: true, outputs: ([a, b], s, c) => [add(mul(c, a!), mul(s, b!)), sub(mul(c, b!), mul(s, a!))] },
   sincos: { angle: true, outputs: ([s0, c0], s, c) => [add(s0!, s), add(c0!, c)] },
   sincos_inverse: { angle: true, outputs: ([s0, c0], s, c) => [sub(s0!, s), sub(c0!, c)] },
-  HADAMARD: { angle: false, outputs: ([a, b]) => [mul(add(a!, b!), f(Math.SQRT1_2)), mul(sub(a!, b!), f(Math.SQRT1_2))] },
+  HADAMARD: {
+    angle: false,
+    outputs: ([a, b]) => [mul(add(a!, b!), f(Math.SQRT1_2)), mul(sub(a!, b!), f(Math.SQRT1_2))],
+  },
 }
 
 const STANDARD = new Map(standardPrimitives.map((p) => [p.name, p]))
@@ -34,7 +37,8 @@ const STANDARD = new Map(standardPrimitives.map((p) => [p.name, p]))
 export function mathBijection(spec: { name: string }, choice: MathChoice): MathBijection | undefined {
   const lowered = Object.hasOwn(LOWERED, spec.name) ? LOWERED[spec.name] : undefined
   if (!lowered || STANDARD.get(spec.name) !== spec) return undefined
-  if (lowered.angle && !(inModule(STANDARD.get('sin'), 'sin', choice) && inModule(STANDARD.get('cos'), 'cos', choice))) return undefined
+  if (lowered.angle && !(inModule(STANDARD.get('sin'), 'sin', choice) && inModule(STANDARD.get('cos'), 'cos', choice)))
+    return undefined
   if (choice === 'import') return undefined
   return lowered
 }

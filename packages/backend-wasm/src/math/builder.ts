@@ -11,10 +11,15 @@ import { Bytes, F64, I32, I64, type DefinedFunc, type ValType } from '../encoder
 export type T = 'i32' | 'i64' | 'f64'
 
 /** A value: its type and the code that pushes it (emitted where the value is used). */
-export interface Ex { readonly t: T; readonly w: (b: Bytes) => void }
+export interface Ex {
+  readonly t: T
+  readonly w: (b: Bytes) => void
+}
 
 /** A mutable local: reading it is an `Ex`; `fn.set` writes it. */
-export interface Var extends Ex { readonly local: number }
+export interface Var extends Ex {
+  readonly local: number
+}
 
 const VT: Record<T, ValType> = { i32: I32, i64: I64, f64: F64 }
 
@@ -48,7 +53,14 @@ function bin(op: string): (a: Ex | number, b: Ex | number) => Ex {
     const [a, b] = coerce(a0, b0)
     const code = BIN[op]![a.t]
     if (code === undefined || a.t !== b.t) throw new Error(`math builder: ${op} on ${a.t}, ${b.t}`)
-    return { t: COMPARE.has(op) ? 'i32' : a.t, w: (o) => { a.w(o); b.w(o); o.byte(code) } }
+    return {
+      t: COMPARE.has(op) ? 'i32' : a.t,
+      w: (o) => {
+        a.w(o)
+        b.w(o)
+        o.byte(code)
+      },
+    }
   }
 }
 
@@ -59,37 +71,93 @@ function coerce(a: Ex | number, b: Ex | number): [Ex, Ex] {
   if (typeof b === 'number') return [a, lit(b, a.t)]
   return [a, b]
 }
-function lit(v: number, t: T): Ex { return t === 'f64' ? f(v) : t === 'i32' ? i(v) : l(BigInt(v)) }
-
-export const add = bin('add'), sub = bin('sub'), mul = bin('mul'), div = bin('div')
-export const and = bin('and'), or = bin('or'), xor = bin('xor'), shl = bin('shl'), shr = bin('shr'), shru = bin('shru')
-export const eq = bin('eq'), ne = bin('ne'), lt = bin('lt'), ltu = bin('ltu'), gt = bin('gt'), gtu = bin('gtu')
-export const le = bin('le'), leu = bin('leu'), ge = bin('ge'), geu = bin('geu')
-
-const un = (t: T, from: T, ...code: number[]) => (a: Ex): Ex => {
-  if (a.t !== from) throw new Error(`math builder: expected ${from}, got ${a.t}`)
-  return { t, w: (o) => { a.w(o); o.bytes(code) } }
+function lit(v: number, t: T): Ex {
+  return t === 'f64' ? f(v) : t === 'i32' ? i(v) : l(BigInt(v))
 }
+
+export const add = bin('add'),
+  sub = bin('sub'),
+  mul = bin('mul'),
+  div = bin('div')
+export const and = bin('and'),
+  or = bin('or'),
+  xor = bin('xor'),
+  shl = bin('shl'),
+  shr = bin('shr'),
+  shru = bin('shru')
+export const eq = bin('eq'),
+  ne = bin('ne'),
+  lt = bin('lt'),
+  ltu = bin('ltu'),
+  gt = bin('gt'),
+  gtu = bin('gtu')
+export const le = bin('le'),
+  leu = bin('leu'),
+  ge = bin('ge'),
+  geu = bin('geu')
+
+const un =
+  (t: T, from: T, ...code: number[]) =>
+  (a: Ex): Ex => {
+    if (a.t !== from) throw new Error(`math builder: expected ${from}, got ${a.t}`)
+    return {
+      t,
+      w: (o) => {
+        a.w(o)
+        o.bytes(code)
+      },
+    }
+  }
 /** f64 operations without a second operand. */
-export const neg = un('f64', 'f64', 0x9a), abs = un('f64', 'f64', 0x99), sqrt = un('f64', 'f64', 0x9f)
-export const floor = un('f64', 'f64', 0x9c), nearest = un('f64', 'f64', 0x9e), trunc = un('f64', 'f64', 0x9d)
+export const neg = un('f64', 'f64', 0x9a),
+  abs = un('f64', 'f64', 0x99),
+  sqrt = un('f64', 'f64', 0x9f)
+export const floor = un('f64', 'f64', 0x9c),
+  nearest = un('f64', 'f64', 0x9e),
+  trunc = un('f64', 'f64', 0x9d)
 /** i32 = 0 (as i32 0/1). */
 export const eqz = un('i32', 'i32', 0x45)
 /** Count of leading zero bits of an i64. */
 export const clz64 = un('i64', 'i64', 0x79)
 /** The 64 bits of a double; a double from 64 bits. */
-export const bits = un('i64', 'f64', 0xbd), fromBits = un('f64', 'i64', 0xbf)
+export const bits = un('i64', 'f64', 0xbd),
+  fromBits = un('f64', 'i64', 0xbf)
 /** Low 32 bits of an i64; an i32 widened unsigned / signed. */
-export const wrap = un('i32', 'i64', 0xa7), extu = un('i64', 'i32', 0xad), exts = un('i64', 'i32', 0xac)
+export const wrap = un('i32', 'i64', 0xa7),
+  extu = un('i64', 'i32', 0xad),
+  exts = un('i64', 'i32', 0xac)
 /** An i32 as a double; a double truncated to i32 (the caller keeps it in range: it traps outside). */
-export const f64i = un('f64', 'i32', 0xb7), i32f = un('i32', 'f64', 0xaa)
+export const f64i = un('f64', 'i32', 0xb7),
+  i32f = un('i32', 'f64', 0xaa)
 /** An unsigned i64 as a double (rounded). */
 export const f64u64 = un('f64', 'i64', 0xba)
 
 /** Literals. */
-export function f(v: number): Ex { return { t: 'f64', w: (o) => { o.byte(0x44).f64(v) } } }
-export function i(v: number): Ex { return { t: 'i32', w: (o) => { o.byte(0x41).s32(v) } } }
-export function l(v: bigint): Ex { return { t: 'i64', w: (o) => { o.byte(0x42); s64(o, v) } } }
+export function f(v: number): Ex {
+  return {
+    t: 'f64',
+    w: (o) => {
+      o.byte(0x44).f64(v)
+    },
+  }
+}
+export function i(v: number): Ex {
+  return {
+    t: 'i32',
+    w: (o) => {
+      o.byte(0x41).s32(v)
+    },
+  }
+}
+export function l(v: bigint): Ex {
+  return {
+    t: 'i64',
+    w: (o) => {
+      o.byte(0x42)
+      s64(o, v)
+    },
+  }
+}
 
 /** Signed LEB128 of a 64-bit integer. */
 function s64(o: Bytes, v: bigint): void {
@@ -97,7 +165,10 @@ function s64(o: Bytes, v: bigint): void {
   for (;;) {
     const byte = Number(v & 0x7fn)
     v >>= 7n
-    if ((v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0)) { o.byte(byte); return }
+    if ((v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0)) {
+      o.byte(byte)
+      return
+    }
     o.byte(byte | 0x80)
   }
 }
@@ -105,7 +176,8 @@ function s64(o: Bytes, v: bigint): void {
 /** A double from the bits of a JS number's high and low words (`0x3ff00000, 0` is 1). */
 export function words(hi: number, lo: number): number {
   const d = new DataView(new ArrayBuffer(8))
-  d.setUint32(0, hi >>> 0); d.setUint32(4, lo >>> 0)
+  d.setUint32(0, hi >>> 0)
+  d.setUint32(4, lo >>> 0)
   return d.getFloat64(0)
 }
 
@@ -125,11 +197,29 @@ export const pow2 = (k: Ex): Ex => fromBits(shl(extu(add(k, 1023)), l(52n)))
 /** `c ? a : b` evaluating only the branch taken. */
 export function cond(c: Ex, a: Ex, b: Ex): Ex {
   if (a.t !== b.t) throw new Error('math builder: branches of different types')
-  return { t: a.t, w: (o) => { c.w(o); o.byte(0x04).byte(VT[a.t]); a.w(o); o.byte(0x05); b.w(o); o.byte(0x0b) } }
+  return {
+    t: a.t,
+    w: (o) => {
+      c.w(o)
+      o.byte(0x04).byte(VT[a.t])
+      a.w(o)
+      o.byte(0x05)
+      b.w(o)
+      o.byte(0x0b)
+    },
+  }
 }
 /** `c ? a : b` evaluating both (wasm `select`): for cheap operands. */
 export function select(c: Ex, a: Ex, b: Ex): Ex {
-  return { t: a.t, w: (o) => { a.w(o); b.w(o); c.w(o); o.byte(0x1b) } }
+  return {
+    t: a.t,
+    w: (o) => {
+      a.w(o)
+      b.w(o)
+      c.w(o)
+      o.byte(0x1b)
+    },
+  }
 }
 
 /** The polynomial c0 + z·(c1 + z·(c2 + …)) in Horner's form. */
@@ -140,7 +230,11 @@ export function horner(z: Ex, cs: number[]): Ex {
 }
 
 /** A call site of another routine, patched once the routines have their indices. */
-export interface CallSite { body: Bytes; at: number; name: string }
+export interface CallSite {
+  body: Bytes
+  at: number
+  name: string
+}
 
 /** The body of one routine under construction. */
 export class Routine {
@@ -149,25 +243,42 @@ export class Routine {
   readonly calls: CallSite[] = []
   private next: number
 
-  constructor(readonly params: T[], readonly results: T[]) {
+  constructor(
+    readonly params: T[],
+    readonly results: T[],
+  ) {
     this.next = params.length
   }
 
   /** The i-th parameter. */
   param(k: number): Var {
     const t = this.params[k]!
-    return { t, local: k, w: (o) => { o.byte(0x20).u32(k) } }
+    return {
+      t,
+      local: k,
+      w: (o) => {
+        o.byte(0x20).u32(k)
+      },
+    }
   }
   /** A fresh local, set to `init` when given. */
   var(t: T, init?: Ex | number): Var {
     this.locals.push(VT[t])
     const k = this.next++
-    const v: Var = { t, local: k, w: (o) => { o.byte(0x20).u32(k) } }
+    const v: Var = {
+      t,
+      local: k,
+      w: (o) => {
+        o.byte(0x20).u32(k)
+      },
+    }
     if (init !== undefined) this.set(v, init)
     return v
   }
   /** A local holding `e` (evaluated now). */
-  let(e: Ex): Var { return this.var(e.t, e) }
+  let(e: Ex): Var {
+    return this.var(e.t, e)
+  }
   /** `v = e` (a number is a literal of v's type). */
   set(v: Var, e: Ex | number): void {
     const x = typeof e === 'number' ? lit(e, v.t) : e
@@ -180,7 +291,10 @@ export class Routine {
     c.w(this.body)
     this.body.byte(0x04).byte(0x40)
     then()
-    if (otherwise) { this.body.byte(0x05); otherwise() }
+    if (otherwise) {
+      this.body.byte(0x05)
+      otherwise()
+    }
     this.body.byte(0x0b)
   }
   /** Returns these values. */
@@ -190,7 +304,13 @@ export class Routine {
   }
   /** Calls the routine `name` (one result). */
   call(name: string, args: Ex[], t: T = 'f64'): Ex {
-    return { t, w: (o) => { for (const a of args) a.w(o); this.callSite(o, name) } }
+    return {
+      t,
+      w: (o) => {
+        for (const a of args) a.w(o)
+        this.callSite(o, name)
+      },
+    }
   }
   /** Calls the routine `name` and stores its results into `into`, in order. */
   callInto(name: string, args: Ex[], into: Var[]): void {
@@ -214,12 +334,21 @@ export class Routine {
     for (let j = 0; j < n; j++) o.u32(j)
     o.u32(n)
     o.byte(0x0b)
-    for (const v of values) { v.w(o); o.byte(0x0f); o.byte(0x0b) }
-    fallback.w(o); o.byte(0x0f)
+    for (const v of values) {
+      v.w(o)
+      o.byte(0x0f)
+      o.byte(0x0b)
+    }
+    fallback.w(o)
+    o.byte(0x0f)
   }
   /** The finished function (its last statement must return). */
   done(): DefinedFunc {
     this.body.byte(0x00) // unreachable: every path returned
-    return { type: { params: this.params.map((t) => VT[t]), results: this.results.map((t) => VT[t]) }, locals: this.locals, body: this.body }
+    return {
+      type: { params: this.params.map((t) => VT[t]), results: this.results.map((t) => VT[t]) },
+      locals: this.locals,
+      body: this.body,
+    }
   }
 }

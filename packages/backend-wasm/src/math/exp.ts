@@ -3,12 +3,43 @@
  * exact), a rational approximation of e^r on that interval, and k added to the exponent. The
  * approximations and thresholds are those of Sun's fdlibm (its published coefficients).
  */
-import { Routine, add, and, div, eq, f, f64i, ge, gt, hi, horner, i32f, lo, lt, mul, ne, or, pow2, shr, shru, sub, fromHi, type Var } from './builder.js'
+import {
+  type Routine,
+  add,
+  and,
+  div,
+  eq,
+  f,
+  f64i,
+  ge,
+  gt,
+  hi,
+  horner,
+  i32f,
+  lo,
+  lt,
+  mul,
+  ne,
+  or,
+  pow2,
+  shr,
+  shru,
+  sub,
+  fromHi,
+  type Var,
+} from './builder.js'
 
-const LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10, INVLN2 = 1.44269504088896338700e+00
-const P = [1.66666666666666019037e-01, -2.77777777770155933842e-03, 6.61375632143793436117e-05, -1.65339022054652515390e-06, 4.13813679705723846039e-08]
-const O_THRESHOLD = 7.09782712893383973096e+02, U_THRESHOLD = -7.45133219101941108420e+02
-const TWO1023 = 8.98846567431157953865e+307, TWOM1000 = 9.33263618503218878990e-302
+const LN2_HI = 6.9314718036912381649e-1,
+  LN2_LO = 1.90821492927058770002e-10,
+  INVLN2 = 1.442695040888963387
+const P = [
+  1.66666666666666019037e-1, -2.77777777770155933842e-3, 6.61375632143793436117e-5, -1.6533902205465251539e-6,
+  4.13813679705723846039e-8,
+]
+const O_THRESHOLD = 7.09782712893383973096e2,
+  U_THRESHOLD = -7.4513321910194110842e2
+const TWO1023 = 8.98846567431157953865e307,
+  TWOM1000 = 9.3326361850321887899e-302
 
 /** y·2^k for k ≤ 1024 (k = 1024 as y·2·2¹⁰²³; below −1021 in two steps, one rounding). */
 function scale(r: Routine, y: Var, k: Var): void {
@@ -21,16 +52,31 @@ function scale(r: Routine, y: Var, k: Var): void {
  * Reduces x (|x| > ln2/2) to x' = hi − lo ≈ x − k·ln 2; sets k, hiV, loV and x.
  */
 function reduce(r: Routine, x: Var, ax: Var, neg: Var, k: Var, hiV: Var, loV: Var): void {
-  r.if(lt(ax, 0x3ff0a2b2), () => {
-    // |x| < 1.5·ln 2: k = ±1
-    r.if(neg, () => { r.set(hiV, add(x, f(LN2_HI))); r.set(loV, f(-LN2_LO)); r.set(k, -1) },
-      () => { r.set(hiV, sub(x, f(LN2_HI))); r.set(loV, f(LN2_LO)); r.set(k, 1) })
-  }, () => {
-    r.set(k, i32f(add(mul(f(INVLN2), x), cond05(neg))))
-    const t = r.let(f64i(k))
-    r.set(hiV, sub(x, mul(t, f(LN2_HI))))
-    r.set(loV, mul(t, f(LN2_LO)))
-  })
+  r.if(
+    lt(ax, 0x3ff0a2b2),
+    () => {
+      // |x| < 1.5·ln 2: k = ±1
+      r.if(
+        neg,
+        () => {
+          r.set(hiV, add(x, f(LN2_HI)))
+          r.set(loV, f(-LN2_LO))
+          r.set(k, -1)
+        },
+        () => {
+          r.set(hiV, sub(x, f(LN2_HI)))
+          r.set(loV, f(LN2_LO))
+          r.set(k, 1)
+        },
+      )
+    },
+    () => {
+      r.set(k, i32f(add(mul(f(INVLN2), x), cond05(neg))))
+      const t = r.let(f64i(k))
+      r.set(hiV, sub(x, mul(t, f(LN2_HI))))
+      r.set(loV, mul(t, f(LN2_LO)))
+    },
+  )
   r.set(x, sub(hiV, loV))
 }
 const cond05 = (neg: Var) => sub(f(0.5), f64i(neg)) // 0.5 or −0.5
@@ -39,7 +85,8 @@ const cond05 = (neg: Var) => sub(f(0.5), f64i(neg)) // 0.5 or −0.5
 export function buildExp(r: Routine): void {
   const x = r.var('f64', r.param(0))
   const h = r.let(hi(x))
-  const neg = r.let(shru(h, 31)), ax = r.let(and(h, 0x7fffffff))
+  const neg = r.let(shru(h, 31)),
+    ax = r.let(and(h, 0x7fffffff))
   r.if(ge(ax, 0x40862e42), () => {
     r.if(ge(ax, 0x7ff00000), () => {
       r.if(ne(or(and(ax, 0xfffff), lo(x)), 0), () => r.ret(add(x, x)))
@@ -51,10 +98,16 @@ export function buildExp(r: Routine): void {
   })
   // e¹ is Math.E (as V8 returns it; the polynomial gives the double above)
   r.if(eq(x, f(1)), () => r.ret(f(Math.E)))
-  const k = r.var('i32', 0), hiV = r.var('f64', f(0)), loV = r.var('f64', f(0))
-  r.if(gt(ax, 0x3fd62e42), () => reduce(r, x, ax, neg, k, hiV, loV), () => {
-    r.if(lt(ax, 0x3e300000), () => r.ret(add(f(1), x)))
-  })
+  const k = r.var('i32', 0),
+    hiV = r.var('f64', f(0)),
+    loV = r.var('f64', f(0))
+  r.if(
+    gt(ax, 0x3fd62e42),
+    () => reduce(r, x, ax, neg, k, hiV, loV),
+    () => {
+      r.if(lt(ax, 0x3e300000), () => r.ret(add(f(1), x)))
+    },
+  )
   const t = r.let(mul(x, x))
   const c = r.let(sub(x, mul(t, horner(t, P))))
   r.if(eq(k, 0), () => r.ret(sub(f(1), sub(div(mul(x, c), sub(c, f(2))), x))))
@@ -62,13 +115,17 @@ export function buildExp(r: Routine): void {
   scale(r, y, k)
 }
 
-const Q = [-3.33333333333331316428e-02, 1.58730158725481460165e-03, -7.93650757867487942473e-05, 4.00821782732936239552e-06, -2.01099218183624371326e-07]
+const Q = [
+  -3.33333333333331316428e-2, 1.58730158725481460165e-3, -7.93650757867487942473e-5, 4.00821782732936239552e-6,
+  -2.01099218183624371326e-7,
+]
 
 /** `expm1`: e^x − 1, accurate near 0 (sinh, cosh and tanh are built on it). */
 export function buildExpm1(r: Routine): void {
   const x = r.var('f64', r.param(0))
   const h = r.let(hi(x))
-  const neg = r.let(shru(h, 31)), ax = r.let(and(h, 0x7fffffff))
+  const neg = r.let(shru(h, 31)),
+    ax = r.let(and(h, 0x7fffffff))
   r.if(ge(ax, 0x4043687a), () => {
     r.if(ge(ax, 0x40862e42), () => {
       r.if(ge(ax, 0x7ff00000), () => {
@@ -81,13 +138,20 @@ export function buildExpm1(r: Routine): void {
     // x < −56·ln 2: −1
     r.if(neg, () => r.ret(f(-1)))
   })
-  const k = r.var('i32', 0), hiV = r.var('f64', f(0)), loV = r.var('f64', f(0)), c = r.var('f64', f(0))
-  r.if(gt(ax, 0x3fd62e42), () => {
-    reduce(r, x, ax, neg, k, hiV, loV)
-    r.set(c, sub(sub(hiV, x), loV))
-  }, () => {
-    r.if(lt(ax, 0x3c900000), () => r.ret(x))
-  })
+  const k = r.var('i32', 0),
+    hiV = r.var('f64', f(0)),
+    loV = r.var('f64', f(0)),
+    c = r.var('f64', f(0))
+  r.if(
+    gt(ax, 0x3fd62e42),
+    () => {
+      reduce(r, x, ax, neg, k, hiV, loV)
+      r.set(c, sub(sub(hiV, x), loV))
+    },
+    () => {
+      r.if(lt(ax, 0x3c900000), () => r.ret(x))
+    },
+  )
   const hfx = r.let(mul(f(0.5), x))
   const hxs = r.let(mul(x, hfx))
   const r1 = r.let(add(f(1), mul(hxs, horner(hxs, Q))))

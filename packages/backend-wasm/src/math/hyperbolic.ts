@@ -3,9 +3,10 @@
  * ½·e^|x|, and past ln(DBL_MAX) as (½·e^{|x|/2})·e^{|x|/2} so that the result overflows only
  * where it must. Thresholds as in V8's and fdlibm's versions.
  */
-import { Routine, abs, add, and, div, f, ge, hi, lt, le, mul, neg, select, sub } from './builder.js'
+import { type Routine, abs, add, and, div, f, ge, hi, lt, le, mul, neg, select, sub } from './builder.js'
 
-const OVERFLOW = 710.4758600739439, LOG_MAXD = 709.7822265625
+const OVERFLOW = 710.4758600739439,
+  LOG_MAXD = 709.7822265625
 
 /** `sinh`. */
 export function buildSinh(r: Routine): void {
@@ -54,22 +55,31 @@ export function buildCosh(r: Routine): void {
 /** `tanh`. */
 export function buildTanh(r: Routine): void {
   const x = r.param(0)
-  const jx = r.let(hi(x)), ix = r.let(and(jx, 0x7fffffff))
+  const jx = r.let(hi(x)),
+    ix = r.let(and(jx, 0x7fffffff))
   r.if(ge(ix, 0x7ff00000), () => {
     r.if(ge(jx, 0), () => r.ret(add(div(f(1), x), f(1))))
     r.ret(sub(div(f(1), x), f(1)))
   })
   const z = r.var('f64')
-  r.if(lt(ix, 0x40360000), () => {
-    r.if(lt(ix, 0x3e300000), () => r.ret(x))
-    r.if(ge(ix, 0x3ff00000), () => {
-      const t = r.let(r.call('expm1', [mul(f(2), abs(x))]))
-      r.set(z, sub(f(1), div(f(2), add(t, f(2)))))
-    }, () => {
-      const t = r.let(r.call('expm1', [mul(f(-2), abs(x))]))
-      r.set(z, div(neg(t), add(t, f(2))))
-    })
-  }, () => r.set(z, f(1)))
+  r.if(
+    lt(ix, 0x40360000),
+    () => {
+      r.if(lt(ix, 0x3e300000), () => r.ret(x))
+      r.if(
+        ge(ix, 0x3ff00000),
+        () => {
+          const t = r.let(r.call('expm1', [mul(f(2), abs(x))]))
+          r.set(z, sub(f(1), div(f(2), add(t, f(2)))))
+        },
+        () => {
+          const t = r.let(r.call('expm1', [mul(f(-2), abs(x))]))
+          r.set(z, div(neg(t), add(t, f(2))))
+        },
+      )
+    },
+    () => r.set(z, f(1)),
+  )
   r.if(ge(jx, 0), () => r.ret(z))
   r.ret(neg(z))
 }

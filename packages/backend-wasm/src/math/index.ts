@@ -15,7 +15,11 @@ import { buildPow } from './pow.js'
 import { build2opi, buildCos, buildRemPio2Huge, buildSin, buildSincos, buildTan } from './trig.js'
 
 /** One routine: its wasm signature and the builder of its body. */
-export interface MathRoutine { readonly params: T[]; readonly results: T[]; readonly build: (r: Routine) => void }
+export interface MathRoutine {
+  readonly params: T[]
+  readonly results: T[]
+  readonly build: (r: Routine) => void
+}
 
 const f1: Pick<MathRoutine, 'params' | 'results'> = { params: ['f64'], results: ['f64'] }
 
@@ -45,8 +49,20 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
 
 /** The JS function each public routine stands for. */
 export const MATH_REFERENCE: Readonly<Record<string, (...a: number[]) => number>> = {
-  sin: Math.sin, cos: Math.cos, tan: Math.tan, exp: Math.exp, expm1: Math.expm1, log: Math.log, atan: Math.atan,
-  atan2: Math.atan2, asin: Math.asin, acos: Math.acos, sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh, pow: Math.pow,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  exp: Math.exp,
+  expm1: Math.expm1,
+  log: Math.log,
+  atan: Math.atan,
+  atan2: Math.atan2,
+  asin: Math.asin,
+  acos: Math.acos,
+  sinh: Math.sinh,
+  cosh: Math.cosh,
+  tanh: Math.tanh,
+  pow: Math.pow,
 }
 
 /**
@@ -60,7 +76,10 @@ export class MathLibrary {
   private readonly used: string[] = []
   private readonly index = new Map<string, number>()
 
-  constructor(private readonly base: number, private readonly onCall: (body: Bytes, at: number, target: number) => void) {}
+  constructor(
+    private readonly base: number,
+    private readonly onCall: (body: Bytes, at: number, target: number) => void,
+  ) {}
 
   /** The defined-function index of the routine `name` (registering it on first use). */
   use(name: string): number {
@@ -75,7 +94,9 @@ export class MathLibrary {
   }
 
   /** The names of the routines used so far, in index order. */
-  names(): string[] { return [...this.used] }
+  names(): string[] {
+    return [...this.used]
+  }
 
   /** The bodies of the routines used (and of those they call), in index order. */
   functions(): DefinedFunc[] {
@@ -92,7 +113,12 @@ export class MathLibrary {
 }
 
 /** A routine's body as built once (the same bytes in every module but for its call targets). */
-interface Built { type: DefinedFunc['type']; locals: DefinedFunc['locals']; bytes: Uint8Array; calls: Array<{ at: number; name: string }> }
+interface Built {
+  type: DefinedFunc['type']
+  locals: DefinedFunc['locals']
+  bytes: Uint8Array
+  calls: Array<{ at: number; name: string }>
+}
 const BUILT = new Map<string, Built>()
 
 /** The body of the routine \`name\`, built on first use (about a millisecond for sin's family). */
@@ -103,7 +129,12 @@ function builtRoutine(name: string): Built {
     const r = new Routine(spec.params, spec.results)
     spec.build(r)
     const f = r.done()
-    b = { type: f.type, locals: f.locals, bytes: f.body.view().slice(), calls: r.calls.map((c) => ({ at: c.at, name: c.name })) }
+    b = {
+      type: f.type,
+      locals: f.locals,
+      bytes: f.body.view().slice(),
+      calls: r.calls.map((c) => ({ at: c.at, name: c.name })),
+    }
     BUILT.set(name, b)
   }
   return b
@@ -121,10 +152,21 @@ export type MathChoice = 'auto' | 'module' | 'import'
  * the in-module routine was not slower than the call out (within the noise of a loaded machine).
  */
 export const IN_MODULE: Readonly<Record<string, boolean>> = {
-  sin: true, cos: true, tan: true, exp: true, log: true, atan2: true, asin: true, acos: true, sinh: true, cosh: true, tanh: true,
+  sin: true,
+  cos: true,
+  tan: true,
+  exp: true,
+  log: true,
+  atan2: true,
+  asin: true,
+  acos: true,
+  sinh: true,
+  cosh: true,
+  tanh: true,
   // the call out to Math.atan measured faster (median ratio 1.12); Math.pow no slower, and the
   // routine's pow is not Math.pow's double in about 2.6% of cases (1 ulp)
-  atan: false, pow: false,
+  atan: false,
+  pow: false,
 }
 
 const STANDARD = new Map(standardPrimitives.map((p) => [p.name, p]))

@@ -3,10 +3,35 @@
  * (R a minimax polynomial), plus k·ln 2 in a head and a tail. Algorithm and coefficients from
  * Sun's fdlibm.
  */
-import { Routine, add, and, div, eq, f, f64i, gt, hi, horner, lo, lt, mul, or, shr, sub, withHi, eqz, type Ex } from './builder.js'
+import {
+  type Routine,
+  add,
+  and,
+  div,
+  eq,
+  f,
+  f64i,
+  gt,
+  hi,
+  horner,
+  lo,
+  lt,
+  mul,
+  or,
+  shr,
+  sub,
+  withHi,
+  eqz,
+  type Ex,
+} from './builder.js'
 
-const LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10, TWO54 = 1.80143985094819840000e+16
-const LG = [6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01]
+const LN2_HI = 6.9314718036912381649e-1,
+  LN2_LO = 1.90821492927058770002e-10,
+  TWO54 = 1.8014398509481984e16
+const LG = [
+  6.66666666666673513e-1, 3.999999999940941908e-1, 2.857142874366239149e-1, 2.222219843214978396e-1,
+  1.818357216161805012e-1, 1.531383769920937332e-1, 1.479819860511658591e-1,
+]
 
 /** `log`. */
 export function buildLog(r: Routine): void {

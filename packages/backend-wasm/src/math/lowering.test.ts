@@ -10,7 +10,10 @@ import { ulps } from './ulps.js'
 let last: WasmProgram | undefined
 const registry = (math: MathChoice) => {
   const spec = createWasmBackend({ math })
-  const wasm = { ...spec, doCompile: (...a: Parameters<typeof spec.doCompile>) => (last = spec.doCompile(...a) as WasmProgram) }
+  const wasm = {
+    ...spec,
+    doCompile: (...a: Parameters<typeof spec.doCompile>) => (last = spec.doCompile(...a) as WasmProgram),
+  }
   return createRegistry().registerBackend(cpuBackend).registerBackend(wasm)
 }
 const compile = (text: string, backend: string, math: MathChoice = 'auto', checks = true) =>
@@ -18,7 +21,10 @@ const compile = (text: string, backend: string, math: MathChoice = 'auto', check
 const program = (_m: unknown): WasmProgram => last!
 
 /** n inputs spread over [−a, a], with the special values first. */
-const inputs = (n: number, a: number) => Float64Array.from({ length: n }, (_, i) => (i < 5 ? [0, -0, 1, -1, NaN][i]! : a * Math.sin(i * 12.9898) * Math.abs(Math.cos(i * 4.1414))))
+const inputs = (n: number, a: number) =>
+  Float64Array.from({ length: n }, (_, i) =>
+    i < 5 ? [0, -0, 1, -1, NaN][i]! : a * Math.sin(i * 12.9898) * Math.abs(Math.cos(i * 4.1414)),
+  )
 
 const UNARY = ['sin', 'cos', 'tan', 'exp', 'log', 'atan', 'asin', 'acos', 'sinh', 'cosh', 'tanh']
 
@@ -26,13 +32,19 @@ describe('programs with transcendental primitives on wasm', () => {
   for (const elem of ['f64', 'f32'] as const) {
     it(`give the cpu backend's values, forwards and backwards (${elem})`, () => {
       const lines = UNARY.map((f, k) => `y[${k}] += ${f}(x[i])`)
-      lines.push(`y[${UNARY.length}] += atan2(x[i], z[i])`, `y[${UNARY.length + 1}] += x[i] ** 3.0`, `y[${UNARY.length + 2}] += pow(abs(x[i]), z[i])`)
+      lines.push(
+        `y[${UNARY.length}] += atan2(x[i], z[i])`,
+        `y[${UNARY.length + 1}] += x[i] ** 3.0`,
+        `y[${UNARY.length + 2}] += pow(abs(x[i]), z[i])`,
+      )
       const text = `fn f(y: ${elem}[], x: ${elem}[], z: ${elem}[]) { for i in 0..len(x) { ${lines.join('\n')} } }`
       const Arr = elem === 'f64' ? Float64Array : Float32Array
       const args = () => [new Arr(UNARY.length + 3), Arr.from(inputs(400, 4)), Arr.from(inputs(400, 3).reverse())]
-      const cpu = compile(text, 'cpu'), wasm = compile(text, 'wasm')
+      const cpu = compile(text, 'cpu'),
+        wasm = compile(text, 'wasm')
       expect(program(wasm).mathRoutines).toEqual(expect.arrayContaining(['sin', 'exp', 'atan2', 'tanh']))
-      const [yc] = cpu.f!(...args()) as [Float64Array], [yw] = wasm.f!(...args()) as [Float64Array]
+      const [yc] = cpu.f!(...args()) as [Float64Array],
+        [yw] = wasm.f!(...args()) as [Float64Array]
       // every routine but pow gives Math's doubles here (pow calls Math.pow under 'auto')
       expect(Array.from(yw)).toEqual(Array.from(yc))
       const back = wasm.f!.inverse(...wasm.f!(...args())) as [Float64Array]
@@ -42,10 +54,12 @@ describe('programs with transcendental primitives on wasm', () => {
   }
 
   it('computes pow in the module under math: module, within 1 ulp of Math.pow', () => {
-    const text = 'fn f(y: f64[], x: f64[], z: f64[]) { for i in 0..len(x) { y[i] += pow(abs(x[i]), z[i])\n y[i + len(x)] += x[i] ** 2.5 } }'
+    const text =
+      'fn f(y: f64[], x: f64[], z: f64[]) { for i in 0..len(x) { y[i] += pow(abs(x[i]), z[i])\n y[i + len(x)] += x[i] ** 2.5 } }'
     const m = compile(text, 'wasm', 'module')
     expect(program(m).mathRoutines).toContain('pow')
-    const x = inputs(2000, 10), z = inputs(2000, 5).reverse()
+    const x = inputs(2000, 10),
+      z = inputs(2000, 5).reverse()
     const [y] = m.f!(new Float64Array(4000), x, z) as [Float64Array]
     for (let i = 0; i < 2000; i++) {
       expect(ulps(y[i]!, Math.pow(Math.abs(x[i]!), z[i]!))).toBeLessThanOrEqual(1)
@@ -64,8 +78,10 @@ describe('programs with transcendental primitives on wasm', () => {
     expect(m.f!(0, 0.5)[0]).toBe(1 + Math.exp(0.5))
   })
 
-  it.each(['f64', 'f32'])('computes ROT, IROT, sincos and HADAMARD in the module with the cpu backend\'s values (%s)', (elem) => {
-    const text = `fn f(a: ${elem}[], b: ${elem}[], t: ${elem}[]) {
+  it.each(['f64', 'f32'])(
+    "computes ROT, IROT, sincos and HADAMARD in the module with the cpu backend's values (%s)",
+    (elem) => {
+      const text = `fn f(a: ${elem}[], b: ${elem}[], t: ${elem}[]) {
       for i in 0..len(a) {
         ROT(a[i], b[i], t[i])
         sincos(a[i], b[i], t[i] * ${elem}(3.0))
@@ -74,14 +90,16 @@ describe('programs with transcendental primitives on wasm', () => {
         ~sincos(b[i], a[i], t[i])
       }
     }`
-    for (const checks of [true, false]) {
-      const Arr = elem === 'f64' ? Float64Array : Float32Array
-      const args = () => [Arr.from(inputs(300, 2)), Arr.from(inputs(300, 5).reverse()), Arr.from(inputs(300, 40))]
-      const cpu = compile(text, 'cpu', 'auto', checks), wasm = compile(text, 'wasm', 'auto', checks)
-      expect(program(wasm).mathRoutines).toEqual(['__sincos', '__rem_pio2_huge', '__2opi'])
-      const out = wasm.f!(...args())
-      expect(out).toEqual(cpu.f!(...args()))
-      expect(wasm.f!.inverse(...out)).toEqual(cpu.f!.inverse(...(cpu.f!(...args()))))
-    }
-  })
+      for (const checks of [true, false]) {
+        const Arr = elem === 'f64' ? Float64Array : Float32Array
+        const args = () => [Arr.from(inputs(300, 2)), Arr.from(inputs(300, 5).reverse()), Arr.from(inputs(300, 40))]
+        const cpu = compile(text, 'cpu', 'auto', checks),
+          wasm = compile(text, 'wasm', 'auto', checks)
+        expect(program(wasm).mathRoutines).toEqual(['__sincos', '__rem_pio2_huge', '__2opi'])
+        const out = wasm.f!(...args())
+        expect(out).toEqual(cpu.f!(...args()))
+        expect(wasm.f!.inverse(...out)).toEqual(cpu.f!.inverse(...cpu.f!(...args())))
+      }
+    },
+  )
 })

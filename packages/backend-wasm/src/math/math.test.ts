@@ -7,7 +7,12 @@ import { ulps } from './ulps.js'
 /** A small deterministic generator (xorshift) of doubles: uniform, log-uniform and raw bit patterns. */
 function generator(seed: number) {
   let s = BigInt(seed) | 1n
-  const next = () => { s ^= (s << 13n) & 0xffffffffffffffffn; s ^= s >> 7n; s ^= (s << 17n) & 0xffffffffffffffffn; return s }
+  const next = () => {
+    s ^= (s << 13n) & 0xffffffffffffffffn
+    s ^= s >> 7n
+    s ^= (s << 17n) & 0xffffffffffffffffn
+    return s
+  }
   const d = new DataView(new ArrayBuffer(8))
   const unit = () => Number(next() >> 11n) / 2 ** 53
   return {
@@ -16,16 +21,67 @@ function generator(seed: number) {
     /** ±2^e with e uniform in [lo, hi), the significand random. */
     log: (lo: number, hi: number) => (unit() < 0.5 ? -1 : 1) * (1 + unit()) * 2 ** Math.floor(lo + (hi - lo) * unit()),
     /** Any double (every exponent, subnormals, infinities and NaNs included). */
-    bits: () => { d.setBigUint64(0, next()); return d.getFloat64(0) },
+    bits: () => {
+      d.setBigUint64(0, next())
+      return d.getFloat64(0)
+    },
   }
 }
 
-const SPECIAL = [0, -0, 5e-324, -5e-324, 2.2250738585072014e-308, -2.2250738585072014e-308, 1e-310, -1e-310, Number.MAX_VALUE, -Number.MAX_VALUE,
-  Infinity, -Infinity, NaN, 1, -1, 0.5, -0.5, 2, -2, 1 + 2 ** -52, 1 - 2 ** -53, -1 - 2 ** -52, -1 + 2 ** -53, Math.PI, -Math.PI, Math.PI / 2, Math.PI / 4, 3 * Math.PI / 4,
-  Math.E, Math.LN2, 22, -22, 709.782712893384, 709.79, -745.1332191019411, -745.14, 710.4758600739439, 710.476, 2 ** 19 * Math.PI / 2, 2 ** 20 * Math.PI / 2,
-  2 ** 1023, 2 ** -1022, 2 ** -1074, 2 ** 31, 2 ** 53, 2 ** 64, 2 ** 66, 1e22, 1e300,
+const SPECIAL = [
+  0,
+  -0,
+  5e-324,
+  -5e-324,
+  2.2250738585072014e-308,
+  -2.2250738585072014e-308,
+  1e-310,
+  -1e-310,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  Infinity,
+  -Infinity,
+  NaN,
+  1,
+  -1,
+  0.5,
+  -0.5,
+  2,
+  -2,
+  1 + 2 ** -52,
+  1 - 2 ** -53,
+  -1 - 2 ** -52,
+  -1 + 2 ** -53,
+  Math.PI,
+  -Math.PI,
+  Math.PI / 2,
+  Math.PI / 4,
+  (3 * Math.PI) / 4,
+  Math.E,
+  Math.LN2,
+  22,
+  -22,
+  709.782712893384,
+  709.79,
+  -745.1332191019411,
+  -745.14,
+  710.4758600739439,
+  710.476,
+  (2 ** 19 * Math.PI) / 2,
+  (2 ** 20 * Math.PI) / 2,
+  2 ** 1023,
+  2 ** -1022,
+  2 ** -1074,
+  2 ** 31,
+  2 ** 53,
+  2 ** 64,
+  2 ** 66,
+  1e22,
+  1e300,
   // the double nearest a multiple of π/2 (|x mod π/2| ≈ 4.7e-19)
-  6381956970095103 * 2 ** 797, -6381956970095103 * 2 ** 797]
+  6381956970095103 * 2 ** 797,
+  -6381956970095103 * 2 ** 797,
+]
 
 /** The inputs for a function of one argument: ≥ 10⁵ in all, over the ranges that matter to it. */
 function inputs1(name: string): number[] {
@@ -34,7 +90,14 @@ function inputs1(name: string): number[] {
   for (const v of SPECIAL) if (Number.isFinite(v) && v !== 0) xs.push(v * (1 + 2 ** -52), v * (1 - 2 ** -53))
   for (let k = 0; k < 20000; k++) xs.push(g.bits())
   for (let k = 0; k < 20000; k++) xs.push(g.log(-1074, 1024))
-  const near = name === 'asin' || name === 'acos' ? 1 : name === 'exp' || name === 'expm1' || name.endsWith('h') ? 720 : name === 'log' ? 1e6 : 20
+  const near =
+    name === 'asin' || name === 'acos'
+      ? 1
+      : name === 'exp' || name === 'expm1' || name.endsWith('h')
+        ? 720
+        : name === 'log'
+          ? 1e6
+          : 20
   for (let k = 0; k < 40000; k++) xs.push(g.uniform(-near, near))
   for (let k = 0; k < 20000; k++) xs.push(g.log(-60, name === 'log' || name === 'atan' ? 60 : 12))
   // near multiples of π/2 for the trigonometric functions; near the breakpoints for the rest
@@ -58,7 +121,10 @@ function inputs2(name: string): Array<[number, number]> {
     for (let k = 0; k < 20000; k++) out.push([g.log(-1074, 1024), g.uniform(-4, 4)])
     for (let k = 0; k < 10000; k++) out.push([g.uniform(-10, 10), Math.round(g.uniform(-40, 40))])
     // results near overflow, underflow and subnormal
-    for (let k = 0; k < 10000; k++) { const x = g.uniform(1.01, 100); out.push([x, g.uniform(-1080, 1030) / Math.log2(x)]) }
+    for (let k = 0; k < 10000; k++) {
+      const x = g.uniform(1.01, 100)
+      out.push([x, g.uniform(-1080, 1030) / Math.log2(x)])
+    }
     for (let k = 0; k < 10000; k++) out.push([1 + g.log(-60, -10), g.log(10, 62)])
   } else {
     for (let k = 0; k < 60000; k++) out.push([g.uniform(-10, 10), g.uniform(-10, 10)])
@@ -74,19 +140,29 @@ const report = process.env.TENET_MATH_REPORT === '1'
 describe('in-module math routines agree with Math.* within 1 ulp', () => {
   for (const name of NAMES) {
     it(`${name}`, () => {
-      const fn = module[name]!, ref = MATH_REFERENCE[name]!
+      const fn = module[name]!,
+        ref = MATH_REFERENCE[name]!
       const pairs: Array<[number, number]> = ref.length === 2 ? inputs2(name) : inputs1(name).map((x) => [x, 0])
       expect(pairs.length).toBeGreaterThanOrEqual(100000)
-      let max = 0, differ = 0, worst: [number, number] = [0, 0]
+      let max = 0,
+        differ = 0,
+        worst: [number, number] = [0, 0]
       for (const [a, b] of pairs) {
-        const got = fn(a, b), want = ref(a, b)
+        const got = fn(a, b),
+          want = ref(a, b)
         const u = ulps(got, want)
         if (u > 0) {
           differ++
-          if (u > max) { max = u; worst = [a, b] }
+          if (u > max) {
+            max = u
+            worst = [a, b]
+          }
         }
       }
-      if (report) console.log(`${name}: ${pairs.length} inputs, ${differ} differ, max ${max} ulp${max ? ` at (${worst.join(', ')})` : ''}`)
+      if (report)
+        console.log(
+          `${name}: ${pairs.length} inputs, ${differ} differ, max ${max} ulp${max ? ` at (${worst.join(', ')})` : ''}`,
+        )
       expect(max, `${name}(${worst.join(', ')})`).toBeLessThanOrEqual(1)
     })
   }
@@ -103,11 +179,17 @@ describe('in-module math routines agree with Math.* within 1 ulp', () => {
 
   it('keeps the signs of zero and infinities where Math.* does (0 ulp at the special values)', () => {
     for (const name of NAMES) {
-      const fn = module[name]!, ref = MATH_REFERENCE[name]!
+      const fn = module[name]!,
+        ref = MATH_REFERENCE[name]!
       for (const a of SPECIAL) {
         for (const b of ref.length === 2 ? SPECIAL : [0]) {
-          const got = fn(a, b), want = ref(a, b)
-          if (!Number.isFinite(want) || want === 0) expect(Object.is(got, want) || (Number.isNaN(got) && Number.isNaN(want)), `${name}(${a}, ${b}) = ${got}, Math: ${want}`).toBe(true)
+          const got = fn(a, b),
+            want = ref(a, b)
+          if (!Number.isFinite(want) || want === 0)
+            expect(
+              Object.is(got, want) || (Number.isNaN(got) && Number.isNaN(want)),
+              `${name}(${a}, ${b}) = ${got}, Math: ${want}`,
+            ).toBe(true)
         }
       }
     }
@@ -119,8 +201,14 @@ describe('tables', () => {
     // 2/π = 0.A2F9836E 4E441529 FC2757D1 F534DDC0 DB629599 … (hexadecimal)
     expect(twoOverPiWords().slice(0, 5)).toEqual([0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599])
     // the reduction takes the high words of the doubles nearest n·π/2 from n times the double π/2
-    const hiWord = (x: number) => { const d = new DataView(new ArrayBuffer(8)); d.setFloat64(0, x); return d.getUint32(0) }
-    expect([1, 2, 3, 4, 5, 6].map((n) => hiWord(n * (Math.PI / 2)))).toEqual([0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb, 0x401f6a7a, 0x4022d97c])
+    const hiWord = (x: number) => {
+      const d = new DataView(new ArrayBuffer(8))
+      d.setFloat64(0, x)
+      return d.getUint32(0)
+    }
+    expect([1, 2, 3, 4, 5, 6].map((n) => hiWord(n * (Math.PI / 2)))).toEqual([
+      0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb, 0x401f6a7a, 0x4022d97c,
+    ])
   })
   it('computes ulps', () => {
     expect(ulps(1, 1 + 2 ** -52)).toBe(1)

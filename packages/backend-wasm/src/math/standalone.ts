@@ -13,7 +13,9 @@ export function mathModule(names: string[]): Record<string, (...a: number[]) => 
   for (const n of names) lib.use(n)
   const functions = lib.functions()
   for (const [body, at, target] of calls) body.patchU32(at, target)
-  names.forEach((n, k) => { functions[k]!.export = n })
+  names.forEach((n, k) => {
+    functions[k]!.export = n
+  })
   const bytes = encodeModule({ imports: [], functions, memoryPages: 0, globals: [] })
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {})
   return instance.exports as unknown as Record<string, (...a: number[]) => number>

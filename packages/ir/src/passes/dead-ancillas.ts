@@ -37,11 +37,23 @@ function callsHost(e: Expr | Arg): boolean {
   while (todo.length) {
     const x = todo.pop()!
     switch (x.kind) {
-      case 'call': if (x.callee.startsWith('$host')) return true; todo.push(...x.args); break
-      case 'index': todo.push(x.index); break
-      case 'field': case 'neg': todo.push(x.target); break
-      case 'unary': todo.push(x.arg); break
-      case 'binary': todo.push(x.left, x.right); break
+      case 'call':
+        if (x.callee.startsWith('$host')) return true
+        todo.push(...x.args)
+        break
+      case 'index':
+        todo.push(x.index)
+        break
+      case 'field':
+      case 'neg':
+        todo.push(x.target)
+        break
+      case 'unary':
+        todo.push(x.arg)
+        break
+      case 'binary':
+        todo.push(x.left, x.right)
+        break
     }
   }
   return false
@@ -50,15 +62,26 @@ function callsHost(e: Expr | Arg): boolean {
 /** The expressions a statement evaluates itself (not those of nested bodies). */
 function exprsOf(s: Stmt): Array<Expr | Arg> {
   switch (s.kind) {
-    case 'update': return [s.target, s.value]
-    case 'callstmt': return s.args
-    case 'alloc': case 'dealloc': return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if': return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while': return [s.pre, s.post]
-    case 'for': return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push': case 'pop': return [s.stack, s.value]
-    case 'safe': return [s.expr]
-    default: return []
+    case 'update':
+      return [s.target, s.value]
+    case 'callstmt':
+      return s.args
+    case 'alloc':
+    case 'dealloc':
+      return s.value.kind === 'emptystack' ? [] : [s.value]
+    case 'if':
+      return s.post ? [s.pre, s.post] : [s.pre]
+    case 'while':
+      return [s.pre, s.post]
+    case 'for':
+      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
+    case 'push':
+    case 'pop':
+      return [s.stack, s.value]
+    case 'safe':
+      return [s.expr]
+    default:
+      return []
   }
 }
 
@@ -115,12 +138,19 @@ class DeadAncillas {
    * when it deallocates one it did not allocate (an `@unchecked { t -> 0.0 }`), which keeps it.
    */
   private writes(s: Stmt): Set<string> | undefined {
-    const out = new Set<string>(), local = new Set<string>()
+    const out = new Set<string>(),
+      local = new Set<string>()
     let foreign = false
     walk([s], (x) => {
       switch (x.kind) {
-        case 'dealloc': if (!local.has(x.name)) foreign = true; break
-        case 'update': { const r = rootName(x.target); if (r) out.add(r); break }
+        case 'dealloc':
+          if (!local.has(x.name)) foreign = true
+          break
+        case 'update': {
+          const r = rootName(x.target)
+          if (r) out.add(r)
+          break
+        }
         case 'callstmt': {
           const w = x.target === 'function' ? this.ctx.writes.get(x.callee) : undefined
           x.args.forEach((a, i) => {
@@ -131,8 +161,12 @@ class DeadAncillas {
           })
           break
         }
-        case 'alloc': local.add(x.name); break
-        case 'for': local.add(x.variable); break
+        case 'alloc':
+          local.add(x.name)
+          break
+        case 'for':
+          local.add(x.variable)
+          break
       }
     })
     if (foreign) return undefined
@@ -167,23 +201,31 @@ class DeadAncillas {
         for (const e of exprsOf(s)) reads(e, live)
         return { stmt: s, live }
       case 'dealloc':
-        if (checking) { live.add(s.name); for (const e of exprsOf(s)) reads(e, live) } else live.delete(s.name)
+        if (checking) {
+          live.add(s.name)
+          for (const e of exprsOf(s)) reads(e, live)
+        } else live.delete(s.name)
         return { stmt: s, live }
       case 'if': {
         const post = new Set(after)
         if (checking) reads(s.post ?? s.pre, post)
-        const t = this.block(s.then, post, checking), e = this.block(s.else, post, checking)
+        const t = this.block(s.then, post, checking),
+          e = this.block(s.else, post, checking)
         for (const n of t.live) live.add(n)
         for (const n of e.live) live.add(n)
         reads(s.pre, live)
         return { stmt: { ...s, then: t.body, else: e.body }, live }
       }
-      case 'for': case 'while': {
+      case 'for':
+      case 'while': {
         // live at the end of an iteration: what is live after the loop, what the next test of
         // the condition (and the checks) read, and what any iteration reads of the names it does
         // not allocate itself (its own ancillas start afresh each time): no fixed point needed
         const end = new Set(after)
-        if (s.kind === 'while') { reads(s.pre, end); if (checking) reads(s.post, end) } else if (checking) for (const e of exprsOf(s)) reads(e, end)
+        if (s.kind === 'while') {
+          reads(s.pre, end)
+          if (checking) reads(s.post, end)
+        } else if (checking) for (const e of exprsOf(s)) reads(e, end)
         const local = new Set<string>()
         walk(s.body, (x) => {
           if (x.kind === 'alloc') local.add(x.name)
@@ -212,21 +254,32 @@ class DeadAncillas {
 function dropUnusedAncillas(body: Stmt[]): Stmt[] {
   const named = new Set<string>()
   walk(body, (s) => {
-    if (s.kind === 'alloc' || s.kind === 'dealloc') { for (const e of exprsOf(s)) readNames(e, named); return }
+    if (s.kind === 'alloc' || s.kind === 'dealloc') {
+      for (const e of exprsOf(s)) readNames(e, named)
+      return
+    }
     for (const e of exprsOf(s)) readNames(e, named)
   })
   const allocated = new Map<string, Stmt>()
-  walk(body, (s) => { if (s.kind === 'alloc' && !exprsOf(s).some(callsHost)) allocated.set(s.name, s) })
+  walk(body, (s) => {
+    if (s.kind === 'alloc' && !exprsOf(s).some(callsHost)) allocated.set(s.name, s)
+  })
   const unused = new Set([...allocated.keys()].filter((n) => !named.has(n)))
   if (!unused.size) return body
-  const strip = (b: Stmt[]): Stmt[] => b.flatMap((s): Stmt[] => {
-    if ((s.kind === 'alloc' || s.kind === 'dealloc') && unused.has(s.name)) return []
-    switch (s.kind) {
-      case 'if': return [{ ...s, then: strip(s.then), else: strip(s.else) }]
-      case 'while': case 'for': case 'unchecked': return [{ ...s, body: strip(s.body) } as Stmt]
-      default: return [s]
-    }
-  })
+  const strip = (b: Stmt[]): Stmt[] =>
+    b.flatMap((s): Stmt[] => {
+      if ((s.kind === 'alloc' || s.kind === 'dealloc') && unused.has(s.name)) return []
+      switch (s.kind) {
+        case 'if':
+          return [{ ...s, then: strip(s.then), else: strip(s.else) }]
+        case 'while':
+        case 'for':
+        case 'unchecked':
+          return [{ ...s, body: strip(s.body) } as Stmt]
+        default:
+          return [s]
+      }
+    })
   return strip(body)
 }
 
@@ -241,7 +294,11 @@ export function dropDeadAncillaWrites(f: FunctionDef, ctx: DeadAncillasContext):
 }
 
 /** `dropDeadAncillaWrites` on every function of a program and of its inverses. */
-export function deadAncillas(program: Program, inverses: Map<string, FunctionDef>, checks: boolean): { program: Program; inverses: Map<string, FunctionDef> } {
+export function deadAncillas(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  checks: boolean,
+): { program: Program; inverses: Map<string, FunctionDef> } {
   const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
   const ctx: DeadAncillasContext = { writes: program.writes, effectful, checks }
   const functions = new Map([...program.functions].map(([n, f]) => [n, dropDeadAncillaWrites(f, ctx)]))

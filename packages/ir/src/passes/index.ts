@@ -30,7 +30,12 @@ export type PassName = (typeof PASS_NAMES)[number]
  * Runs the optimisation passes on a checked program and its inverses (every function of both):
  * those that apply under `options` (see the module comment), or only those named in `only`.
  */
-export function optimize(program: Program, inverses: Map<string, FunctionDef>, options: CompileOptions, only?: readonly PassName[]): { program: Program; inverses: Map<string, FunctionDef> } {
+export function optimize(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  options: CompileOptions,
+  only?: readonly PassName[],
+): { program: Program; inverses: Map<string, FunctionDef> } {
   const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }

@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, literalTrips, optimize, scalarReplaceArrays, unrollLoops } from './index.js'
+import {
+  deadAncillas,
+  dropDeadAncillaWrites,
+  effectfulFunctions,
+  literalTrips,
+  optimize,
+  scalarReplaceArrays,
+  unrollLoops,
+} from './index.js'
 
 const checked = (text: string, hosts: unknown[] = []): Program => {
   const m = parse(text, hosts)
@@ -12,7 +20,12 @@ const checked = (text: string, hosts: unknown[] = []): Program => {
 }
 const fn = (p: Program, name: string): FunctionDef => p.functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string => printFunction(f).split('\n').slice(1, -1).map((l) => l.slice(2)).join('\n')
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
 const dead = (p: Program, name: string, checks = false) =>
   dropDeadAncillaWrites(fn(p, name), { writes: p.writes, effectful: effectfulFunctions(p.functions.values()), checks })
 
@@ -59,22 +72,32 @@ dx -> zeros(3)`)
   })
 
   it('counts the trips of literal ranges (steps, closed ranges, reversed loops) and refuses long or unknown ones', () => {
-    const loops = fn(checked(`fn f(x: f64[], n: i32) {
+    const loops = fn(
+      checked(`fn f(x: f64[], n: i32) {
       for i in 0..4 { x[i] += 1.0 }
       for i in 1..=7 by 3 { x[i] += 1.0 }
       for i in 3..=0 by -2 { x[i] += 1.0 }
       for i in 0..5 { x[i] += 1.0 }
       for i in 0..n { x[i] += 1.0 }
       for i in 2..2 { x[i] += 1.0 }
-    }`), 'f').body as Array<Extract<FunctionDef['body'][number], { kind: 'for' }>>
+    }`),
+      'f',
+    ).body as Array<Extract<FunctionDef['body'][number], { kind: 'for' }>>
     expect(loops.map(literalTrips)).toEqual([[0, 1, 2, 3], [1, 4, 7], [3, 1], undefined, undefined, []])
     expect(literalTrips({ ...loops[0]!, reverse: true })).toEqual([3, 2, 1, 0])
-    const after = body(unrollLoops(fn(checked(`fn f(x: f64[], n: i32) {
+    const after = body(
+      unrollLoops(
+        fn(
+          checked(`fn f(x: f64[], n: i32) {
       for i in 0..5 { x[i] += 1.0 }
       for i in 0..n { x[i] += 1.0 }
       for i in 2..2 { x[i] += 1.0 }
       for i in 0..2 { for k in 0..2 { x[2 * i + k] += 1.0 } }
-    }`), 'f')))
+    }`),
+          'f',
+        ),
+      ),
+    )
     expect(after).toBe(`for i in 0..5 {
   x[i] += 1.0
 }
@@ -204,8 +227,12 @@ k -> 0`)
 
   it('keeps what has an effect: @safe, host calls, stacks, and calls of functions that have one', () => {
     const log: number[] = []
-    const host = (v: number) => { log.push(v); return v }
-    const p = checked(`
+    const host = (v: number) => {
+      log.push(v)
+      return v
+    }
+    const p = checked(
+      `
 fn noisy(t: f64, x: f64) { t += x; @safe \${0}(x) }
 fn f(y: f64, x: f64) {
   t <- 0.0
@@ -217,7 +244,9 @@ fn f(y: f64, x: f64) {
   y += x
   t -= \${0}(x)
   t -> 0.0
-}`, [host])
+}`,
+      [host],
+    )
     expect(effectfulFunctions(p.functions.values())).toEqual(new Set(['noisy', 'f']))
     expect(body(dead(p, 'f'))).toBe(body(fn(p, 'f')))
   })

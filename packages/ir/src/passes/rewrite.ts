@@ -11,13 +11,20 @@ export type NodeRewriter = (e: Expr | Arg) => Expr | Arg
 /** `e` with its children, then itself, rewritten. */
 export function rewriteExpr(e: Expr | Arg, f: NodeRewriter): Expr | Arg {
   switch (e.kind) {
-    case 'index': return f({ ...e, index: rewriteExpr(e.index, f) as Expr })
-    case 'field': return f({ ...e, target: rewriteExpr(e.target, f) as Expr })
-    case 'neg': return f({ ...e, target: rewriteExpr(e.target, f) as Dataview })
-    case 'unary': return f({ ...e, arg: rewriteExpr(e.arg, f) as Expr })
-    case 'binary': return f({ ...e, left: rewriteExpr(e.left, f) as Expr, right: rewriteExpr(e.right, f) as Expr })
-    case 'call': return f({ ...e, args: e.args.map((a) => rewriteExpr(a, f) as Expr) })
-    default: return f(e)
+    case 'index':
+      return f({ ...e, index: rewriteExpr(e.index, f) as Expr })
+    case 'field':
+      return f({ ...e, target: rewriteExpr(e.target, f) as Expr })
+    case 'neg':
+      return f({ ...e, target: rewriteExpr(e.target, f) as Dataview })
+    case 'unary':
+      return f({ ...e, arg: rewriteExpr(e.arg, f) as Expr })
+    case 'binary':
+      return f({ ...e, left: rewriteExpr(e.left, f) as Expr, right: rewriteExpr(e.right, f) as Expr })
+    case 'call':
+      return f({ ...e, args: e.args.map((a) => rewriteExpr(a, f) as Expr) })
+    default:
+      return f(e)
   }
 }
 
@@ -27,20 +34,45 @@ export function rewriteExpr(e: Expr | Arg, f: NodeRewriter): Expr | Arg {
  */
 export function rewriteBlock(body: Stmt[], f: NodeRewriter, stop: (s: Stmt) => boolean = () => false): Stmt[] {
   const x = (e: Expr): Expr => rewriteExpr(e, f) as Expr
-  const pairs = (d: Array<[Expr, Expr]> | undefined) => (d ? { distinct: d.map(([a, b]) => [x(a), x(b)] as [Expr, Expr]) } : {})
+  const pairs = (d: Array<[Expr, Expr]> | undefined) =>
+    d ? { distinct: d.map(([a, b]) => [x(a), x(b)] as [Expr, Expr]) } : {}
   return body.map((s): Stmt => {
     if (stop(s)) return s
     switch (s.kind) {
-      case 'update': return { ...s, target: rewriteExpr(s.target, f) as Dataview, value: x(s.value), ...pairs(s.distinct) }
-      case 'callstmt': return { ...s, args: s.args.map((a) => rewriteExpr(a, f)), ...pairs(s.distinct) }
-      case 'alloc': case 'dealloc': return { ...s, value: s.value.kind === 'emptystack' ? s.value : x(s.value) } as Stmt
-      case 'if': return { ...s, pre: x(s.pre), post: s.post ? x(s.post) : null, then: rewriteBlock(s.then, f, stop), else: rewriteBlock(s.else, f, stop) }
-      case 'while': return { ...s, pre: x(s.pre), post: x(s.post), body: rewriteBlock(s.body, f, stop) }
-      case 'for': return { ...s, start: x(s.start), stop: x(s.stop), step: s.step ? x(s.step) : null, body: rewriteBlock(s.body, f, stop) }
-      case 'push': case 'pop': return { ...s, value: rewriteExpr(s.value, f) as Dataview }
-      case 'safe': return { ...s, expr: x(s.expr) }
-      case 'unchecked': return { ...s, body: rewriteBlock(s.body, f, stop) }
-      default: return s
+      case 'update':
+        return { ...s, target: rewriteExpr(s.target, f) as Dataview, value: x(s.value), ...pairs(s.distinct) }
+      case 'callstmt':
+        return { ...s, args: s.args.map((a) => rewriteExpr(a, f)), ...pairs(s.distinct) }
+      case 'alloc':
+      case 'dealloc':
+        return { ...s, value: s.value.kind === 'emptystack' ? s.value : x(s.value) } as Stmt
+      case 'if':
+        return {
+          ...s,
+          pre: x(s.pre),
+          post: s.post ? x(s.post) : null,
+          then: rewriteBlock(s.then, f, stop),
+          else: rewriteBlock(s.else, f, stop),
+        }
+      case 'while':
+        return { ...s, pre: x(s.pre), post: x(s.post), body: rewriteBlock(s.body, f, stop) }
+      case 'for':
+        return {
+          ...s,
+          start: x(s.start),
+          stop: x(s.stop),
+          step: s.step ? x(s.step) : null,
+          body: rewriteBlock(s.body, f, stop),
+        }
+      case 'push':
+      case 'pop':
+        return { ...s, value: rewriteExpr(s.value, f) as Dataview }
+      case 'safe':
+        return { ...s, expr: x(s.expr) }
+      case 'unchecked':
+        return { ...s, body: rewriteBlock(s.body, f, stop) }
+      default:
+        return s
     }
   })
 }

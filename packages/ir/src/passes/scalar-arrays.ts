@@ -21,7 +21,12 @@ export const SCALAR_ARRAY_MAX_LENGTH = 16
 const PLAIN = new Set<ScalarTypeName>(['f64', 'f32', 'i32'])
 
 const literalLength = (e: Expr): number | undefined =>
-  e.kind === 'call' && e.callee === 'zeros' && e.args[0]?.kind === 'num' && Number.isInteger(e.args[0].value) && e.args[0].value >= 0 && e.args[0].value <= SCALAR_ARRAY_MAX_LENGTH
+  e.kind === 'call' &&
+  e.callee === 'zeros' &&
+  e.args[0]?.kind === 'num' &&
+  Number.isInteger(e.args[0].value) &&
+  e.args[0].value >= 0 &&
+  e.args[0].value <= SCALAR_ARRAY_MAX_LENGTH
     ? e.args[0].value
     : undefined
 
@@ -33,27 +38,77 @@ function onlyLiteralElements(stmts: Stmt[], name: string, n: number): boolean {
   let ok = true
   const check = (e: Expr | Arg): void => {
     switch (e.kind) {
-      case 'var': if (e.name === name) ok = false; break
+      case 'var':
+        if (e.name === name) ok = false
+        break
       case 'index':
-        if (e.array.name === name && !(e.index.kind === 'num' && Number.isInteger(e.index.value) && e.index.value >= 0 && e.index.value < n)) ok = false
+        if (
+          e.array.name === name &&
+          !(e.index.kind === 'num' && Number.isInteger(e.index.value) && e.index.value >= 0 && e.index.value < n)
+        )
+          ok = false
         check(e.index)
         break
-      case 'call': if (!(e.callee === 'len' && e.args[0]?.kind === 'var' && e.args[0].name === name)) for (const a of e.args) check(a); break
-      case 'field': case 'neg': check(e.target); break
-      case 'unary': check(e.arg); break
-      case 'binary': check(e.left); check(e.right); break
+      case 'call':
+        if (!(e.callee === 'len' && e.args[0]?.kind === 'var' && e.args[0].name === name))
+          for (const a of e.args) check(a)
+        break
+      case 'field':
+      case 'neg':
+        check(e.target)
+        break
+      case 'unary':
+        check(e.arg)
+        break
+      case 'binary':
+        check(e.left)
+        check(e.right)
+        break
     }
   }
   walk(stmts, (s) => {
     switch (s.kind) {
-      case 'update': check(s.target); check(s.value); for (const [a, b] of s.distinct ?? []) { check(a); check(b) } break
-      case 'callstmt': for (const a of s.args) check(a); for (const [a, b] of s.distinct ?? []) { check(a); check(b) } break
-      case 'alloc': case 'dealloc': if (s.name === name) ok = false; else if (s.value.kind !== 'emptystack') check(s.value); break
-      case 'if': check(s.pre); if (s.post) check(s.post); break
-      case 'while': check(s.pre); check(s.post); break
-      case 'for': check(s.start); check(s.stop); if (s.step) check(s.step); break
-      case 'push': case 'pop': check(s.stack); check(s.value); break
-      case 'safe': check(s.expr); break
+      case 'update':
+        check(s.target)
+        check(s.value)
+        for (const [a, b] of s.distinct ?? []) {
+          check(a)
+          check(b)
+        }
+        break
+      case 'callstmt':
+        for (const a of s.args) check(a)
+        for (const [a, b] of s.distinct ?? []) {
+          check(a)
+          check(b)
+        }
+        break
+      case 'alloc':
+      case 'dealloc':
+        if (s.name === name) ok = false
+        else if (s.value.kind !== 'emptystack') check(s.value)
+        break
+      case 'if':
+        check(s.pre)
+        if (s.post) check(s.post)
+        break
+      case 'while':
+        check(s.pre)
+        check(s.post)
+        break
+      case 'for':
+        check(s.start)
+        check(s.stop)
+        if (s.step) check(s.step)
+        break
+      case 'push':
+      case 'pop':
+        check(s.stack)
+        check(s.value)
+        break
+      case 'safe':
+        check(s.expr)
+        break
     }
   })
   return ok
@@ -63,14 +118,20 @@ function onlyLiteralElements(stmts: Stmt[], name: string, n: number): boolean {
 export function scalarArraysBlock(body: Stmt[]): Stmt[] {
   let out = body.map((s): Stmt => {
     switch (s.kind) {
-      case 'if': return { ...s, then: scalarArraysBlock(s.then), else: scalarArraysBlock(s.else) }
-      case 'while': case 'for': case 'unchecked': return { ...s, body: scalarArraysBlock(s.body) } as Stmt
-      default: return s
+      case 'if':
+        return { ...s, then: scalarArraysBlock(s.then), else: scalarArraysBlock(s.else) }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        return { ...s, body: scalarArraysBlock(s.body) } as Stmt
+      default:
+        return s
     }
   })
   for (let i = 0; i < out.length; i++) {
     const a = out[i]!
-    if (a.kind !== 'alloc' || a.type?.kind !== 'array' || !PLAIN.has(a.type.elem) || a.value.kind === 'emptystack') continue
+    if (a.kind !== 'alloc' || a.type?.kind !== 'array' || !PLAIN.has(a.type.elem) || a.value.kind === 'emptystack')
+      continue
     const n = literalLength(a.value)
     if (n === undefined) continue
     const j = out.findIndex((s, k) => k > i && s.kind === 'dealloc' && s.name === a.name)
@@ -83,14 +144,17 @@ export function scalarArraysBlock(body: Stmt[]): Stmt[] {
     const type = { kind: 'scalar' as const, name: elem }
     const zero: Expr = { kind: 'num', value: 0, isFloat: elem !== 'i32', type: elem }
     const loc = (s: Stmt) => (s.loc ? { loc: s.loc } : {})
-    const allocs: Stmt[] = [], deallocs: Stmt[] = []
+    const allocs: Stmt[] = [],
+      deallocs: Stmt[] = []
     for (let k = 0; k < n; k++) {
       allocs.push({ kind: 'alloc', name: elementName(a.name, k), value: zero, type, declared: type, ...loc(a) })
       deallocs.push({ kind: 'dealloc', name: elementName(a.name, k), value: zero, type, declared: type, ...loc(d) })
     }
     const replaced = rewriteBlock(between, (x) => {
-      if (x.kind === 'index' && x.array.name === a.name && x.index.kind === 'num') return { kind: 'var', name: elementName(a.name, x.index.value), type: elem, ...(x.loc ? { loc: x.loc } : {}) }
-      if (x.kind === 'call' && x.callee === 'len' && x.args[0]?.kind === 'var' && x.args[0].name === a.name) return { kind: 'num', value: n, isFloat: false, type: 'i32' }
+      if (x.kind === 'index' && x.array.name === a.name && x.index.kind === 'num')
+        return { kind: 'var', name: elementName(a.name, x.index.value), type: elem, ...(x.loc ? { loc: x.loc } : {}) }
+      if (x.kind === 'call' && x.callee === 'len' && x.args[0]?.kind === 'var' && x.args[0].name === a.name)
+        return { kind: 'num', value: n, isFloat: false, type: 'i32' }
       return x
     })
     out = [...out.slice(0, i), ...allocs, ...replaced, ...deallocs, ...out.slice(j + 1)]

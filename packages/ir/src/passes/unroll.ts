@@ -17,14 +17,17 @@ export const UNROLL_MAX_STATEMENTS = 6
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
-const intLiteral = (e: Expr | null): number | undefined => (e && e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined)
+const intLiteral = (e: Expr | null): number | undefined =>
+  e && e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined
 
 /** The values a loop's variable takes, in order, when its range is literal and short; else undefined. */
 export function literalTrips(s: ForStmt): number[] | undefined {
-  const a = intLiteral(s.start), b = intLiteral(s.stop), step = s.step ? intLiteral(s.step) : 1
+  const a = intLiteral(s.start),
+    b = intLiteral(s.stop),
+    step = s.step ? intLiteral(s.step) : 1
   if (a === undefined || b === undefined || step === undefined || step === 0) return undefined
   const values: number[] = []
-  for (let v = a; step > 0 ? (s.inclusive ? v <= b : v < b) : (s.inclusive ? v >= b : v > b); v += step) {
+  for (let v = a; step > 0 ? (s.inclusive ? v <= b : v < b) : s.inclusive ? v >= b : v > b; v += step) {
     values.push(v)
     if (values.length > UNROLL_MAX_TRIPS) return undefined
   }
@@ -33,7 +36,9 @@ export function literalTrips(s: ForStmt): number[] | undefined {
 
 function size(body: Stmt[]): number {
   let n = 0
-  walk(body, () => { n++ })
+  walk(body, () => {
+    n++
+  })
   return n
 }
 
@@ -46,7 +51,8 @@ function instance(s: ForStmt, value: number): Stmt[] {
     (e) => {
       if (e.kind === 'var' && e.name === s.variable) return literal
       // an integer `k + 0` (the first copy of `x[3 * j + c]`) is k
-      if (e.kind === 'binary' && e.op === '+' && e.type === 'i32') return zero(e.right) ? e.left : zero(e.left) ? e.right : e
+      if (e.kind === 'binary' && e.op === '+' && e.type === 'i32')
+        return zero(e.right) ? e.left : zero(e.left) ? e.right : e
       return e
     },
     (x) => x.kind === 'for' && x.variable === s.variable,
@@ -57,15 +63,19 @@ function instance(s: ForStmt, value: number): Stmt[] {
 export function unrollBlock(body: Stmt[]): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
-      case 'if': return [{ ...s, then: unrollBlock(s.then), else: unrollBlock(s.else) }]
-      case 'while': case 'unchecked': return [{ ...s, body: unrollBlock(s.body) } as Stmt]
+      case 'if':
+        return [{ ...s, then: unrollBlock(s.then), else: unrollBlock(s.else) }]
+      case 'while':
+      case 'unchecked':
+        return [{ ...s, body: unrollBlock(s.body) } as Stmt]
       case 'for': {
         const inner = unrollBlock(s.body)
         const trips = literalTrips(s)
         if (!trips || size(inner) > UNROLL_MAX_STATEMENTS) return [{ ...s, body: inner }]
         return trips.flatMap((v) => instance({ ...s, body: inner }, v))
       }
-      default: return [s]
+      default:
+        return [s]
     }
   })
 }

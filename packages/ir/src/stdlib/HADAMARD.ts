@@ -12,7 +12,18 @@ export const HADAMARD = selfInverse({
   selfAdjoint: true,
   emit: {
     cpu: (a, b) => [`((${a}) + (${b})) * Math.SQRT1_2`, `((${a}) - (${b})) * Math.SQRT1_2`],
-    wasm: (w) => { w.arg(0); w.arg(1); w.op('add'); w.const(Math.SQRT1_2); w.op('mul'); w.arg(0); w.arg(1); w.op('sub'); w.const(Math.SQRT1_2); w.op('mul') },
+    wasm: (w) => {
+      w.arg(0)
+      w.arg(1)
+      w.op('add')
+      w.const(Math.SQRT1_2)
+      w.op('mul')
+      w.arg(0)
+      w.arg(1)
+      w.op('sub')
+      w.const(Math.SQRT1_2)
+      w.op('mul')
+    },
     wgsl: (a, b) => [`((${a}) + (${b})) * 0.70710678118654752440`, `((${a}) - (${b})) * 0.70710678118654752440`],
   },
 })

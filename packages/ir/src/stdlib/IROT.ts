@@ -14,7 +14,13 @@ export const IROT = bijection({
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = b', ∂b'/∂θ = −a'
   tangent: 'IROT(t_a, t_b, t)\nt_a += b * t_t\nt_b -= a * t_t',
   emit: {
-    cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) + Math.sin(${t}) * (${b})`, `Math.cos(${t}) * (${b}) - Math.sin(${t}) * (${a})`],
-    wgsl: (a, b, t) => [`tenet_cos(${t}) * (${a}) + tenet_sin(${t}) * (${b})`, `tenet_cos(${t}) * (${b}) - tenet_sin(${t}) * (${a})`],
+    cpu: (a, b, t) => [
+      `Math.cos(${t}) * (${a}) + Math.sin(${t}) * (${b})`,
+      `Math.cos(${t}) * (${b}) - Math.sin(${t}) * (${a})`,
+    ],
+    wgsl: (a, b, t) => [
+      `tenet_cos(${t}) * (${a}) + tenet_sin(${t}) * (${b})`,
+      `tenet_cos(${t}) * (${b}) - tenet_sin(${t}) * (${a})`,
+    ],
   },
 })

@@ -8,5 +8,12 @@ export const NEG = selfInverse({
   roles: ['inout'],
   apply: (a) => [-a],
   selfAdjoint: true,
-  emit: { cpu: (a) => [`-(${a})`], wasm: (w) => { w.arg(0); w.op('neg') }, wgsl: (a) => [`-(${a})`] },
+  emit: {
+    cpu: (a) => [`-(${a})`],
+    wasm: (w) => {
+      w.arg(0)
+      w.op('neg')
+    },
+    wgsl: (a) => [`-(${a})`],
+  },
 })

@@ -14,7 +14,13 @@ export const ROT = bijection({
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = −b', ∂b'/∂θ = a' (a, b the new values)
   tangent: 'ROT(t_a, t_b, t)\nt_a -= b * t_t\nt_b += a * t_t',
   emit: {
-    cpu: (a, b, t) => [`Math.cos(${t}) * (${a}) - Math.sin(${t}) * (${b})`, `Math.sin(${t}) * (${a}) + Math.cos(${t}) * (${b})`],
-    wgsl: (a, b, t) => [`tenet_cos(${t}) * (${a}) - tenet_sin(${t}) * (${b})`, `tenet_sin(${t}) * (${a}) + tenet_cos(${t}) * (${b})`],
+    cpu: (a, b, t) => [
+      `Math.cos(${t}) * (${a}) - Math.sin(${t}) * (${b})`,
+      `Math.sin(${t}) * (${a}) + Math.cos(${t}) * (${b})`,
+    ],
+    wgsl: (a, b, t) => [
+      `tenet_cos(${t}) * (${a}) - tenet_sin(${t}) * (${b})`,
+      `tenet_sin(${t}) * (${a}) + tenet_cos(${t}) * (${b})`,
+    ],
   },
 })

@@ -11,5 +11,13 @@ export const SubConst = bijection({
   // ∂(a − c)/∂c = −1; g_a passes through
   adjoint: 'g_c -= g_a',
   tangent: 't_a -= t_c',
-  emit: { cpu: (a, c) => [`(${a}) - (${c})`], wasm: (w) => { w.arg(0); w.arg(1); w.op('sub') }, wgsl: (a, c) => [`(${a}) - (${c})`] },
+  emit: {
+    cpu: (a, c) => [`(${a}) - (${c})`],
+    wasm: (w) => {
+      w.arg(0)
+      w.arg(1)
+      w.op('sub')
+    },
+    wgsl: (a, c) => [`(${a}) - (${c})`],
+  },
 })

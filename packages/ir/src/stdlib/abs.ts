@@ -8,7 +8,11 @@ export const abs = unary({
   evaluate: (x) => Math.abs(x),
   partials: [
     // the sign: piecewise constant, so its own derivative is zero
-    { piecewise: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0), emit: { cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)` }, partials: ['0.0'] },
+    {
+      piecewise: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0),
+      emit: { cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)` },
+      partials: ['0.0'],
+    },
   ],
   // on i32 too (the result wraps like every i32 operation: abs(-2³¹) is -2³¹)
   signature: floatOrI32('abs'),

@@ -6,5 +6,13 @@ export const abs2 = unary({
   description: 'squared absolute value',
   evaluate: (x) => x * x,
   partials: ['2.0 * x'],
-  emit: { cpu: (x) => `((${x}) * (${x}))`, wasm: (w) => { w.arg(0); w.arg(0); w.op('mul') }, wgsl: (x) => `((${x}) * (${x}))` },
+  emit: {
+    cpu: (x) => `((${x}) * (${x}))`,
+    wasm: (w) => {
+      w.arg(0)
+      w.arg(0)
+      w.op('mul')
+    },
+    wgsl: (x) => `((${x}) * (${x}))`,
+  },
 })

@@ -36,7 +36,42 @@ import { tanh } from './tanh.js'
 import { f64, f32, i32, bool } from './number-systems.js'
 
 /** The standard instruction set: pure primitives (for `y += f(x)`) and bijections. */
-export const standardPrimitives: PrimitiveSpec[] = [AddConst, DEC, FLIP, HADAMARD, INC, INV, IROT, NEG, ROT, SWAP, SubConst, abs, abs2, acos, asin, atan, atan2, cos, cosh, exp, gaussian_log, identity, log, max, min, pow, sign, sin, sincos, sincos_inverse, sinh, sqrt, tan, tanh, ]
+export const standardPrimitives: PrimitiveSpec[] = [
+  AddConst,
+  DEC,
+  FLIP,
+  HADAMARD,
+  INC,
+  INV,
+  IROT,
+  NEG,
+  ROT,
+  SWAP,
+  SubConst,
+  abs,
+  abs2,
+  acos,
+  asin,
+  atan,
+  atan2,
+  cos,
+  cosh,
+  exp,
+  gaussian_log,
+  identity,
+  log,
+  max,
+  min,
+  pow,
+  sign,
+  sin,
+  sincos,
+  sincos_inverse,
+  sinh,
+  sqrt,
+  tan,
+  tanh,
+]
 
 /** The number systems every registry starts with. */
 export const standardNumberSystems: NumberSystemSpec[] = [f64, f32, i32, bool]

@@ -8,8 +8,16 @@ export const min = binary({
   params: ['a', 'b'],
   evaluate: (a, b) => Math.min(a, b),
   partials: [
-    { piecewise: (a, b) => (a <= b ? 1 : 0), emit: { cpu: (a, b) => `((${a}) <= (${b}) ? 1 : 0)` }, partials: ['0.0', '0.0'] },
-    { piecewise: (a, b) => (a <= b ? 0 : 1), emit: { cpu: (a, b) => `((${a}) <= (${b}) ? 0 : 1)` }, partials: ['0.0', '0.0'] },
+    {
+      piecewise: (a, b) => (a <= b ? 1 : 0),
+      emit: { cpu: (a, b) => `((${a}) <= (${b}) ? 1 : 0)` },
+      partials: ['0.0', '0.0'],
+    },
+    {
+      piecewise: (a, b) => (a <= b ? 0 : 1),
+      emit: { cpu: (a, b) => `((${a}) <= (${b}) ? 0 : 1)` },
+      partials: ['0.0', '0.0'],
+    },
   ],
   // on i32 too (the result wraps like every i32 operation: abs(-2³¹) is -2³¹)
   signature: floatOrI32('min'),

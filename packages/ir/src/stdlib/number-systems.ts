@@ -9,7 +9,8 @@ const notBijective = (name: string) => (op: string) =>
 export const f64: NumberSystemSpec = {
   specificationVersion: 'v1',
   name: 'f64',
-  description: 'IEEE-754 double precision (the default); rounding in +=/-= (and *=//=, which check for a zero factor) is ignored, as in the papers',
+  description:
+    'IEEE-754 double precision (the default); rounding in +=/-= (and *=//=, which check for a zero factor) is ignored, as in the papers',
   // `*=`/`/=` by a nonzero finite factor (checked at run time, `runtime/zero-factor`): reversible
   // up to rounding, as NiLang's MulEq on floats
   bijectiveUpdates: ['+=', '-=', '*=', '/='],
@@ -39,7 +40,7 @@ export const f32: NumberSystemSpec = {
 export const i32: NumberSystemSpec = {
   specificationVersion: 'v1',
   name: 'i32',
-  description: "32-bit integers; + - * wrap modulo 2^32 (as in Int32Array), so updates are exactly reversible",
+  description: '32-bit integers; + - * wrap modulo 2^32 (as in Int32Array), so updates are exactly reversible',
   bijectiveUpdates: ['+=', '-=', '^='],
   rejectUpdate: notBijective('i32'),
   exact: true,

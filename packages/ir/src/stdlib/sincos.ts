@@ -16,5 +16,8 @@ export const sincos = bijection({
   // the outputs' gradients pass through; x collects g_s·cos x − g_c·sin x
   adjoint: 'g_x += g_s * cos(x) - g_c * sin(x)',
   tangent: 't_s += cos(x) * t_x\nt_c -= sin(x) * t_x',
-  emit: { cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`], wgsl: (s, c, x) => [`${s} + tenet_sin(${x})`, `${c} + tenet_cos(${x})`] },
+  emit: {
+    cpu: (s, c, x) => [`${s} + Math.sin(${x})`, `${c} + Math.cos(${x})`],
+    wgsl: (s, c, x) => [`${s} + tenet_sin(${x})`, `${c} + tenet_cos(${x})`],
+  },
 })

@@ -66,7 +66,7 @@ export function bruteForceGroundState(jv: ArrayLike<number>, jh: ArrayLike<numbe
   let best = Infinity
   const n = w * l
   for (let conf = 0; conf < 2 ** n; conf++) {
-    const s = (c: number, q: number) => (((conf >> (c * w + q)) & 1) ? 1 : -1)
+    const s = (c: number, q: number) => ((conf >> (c * w + q)) & 1 ? 1 : -1)
     let e = 0
     for (let c = 0; c < l; c++) {
       for (let q = 0; q < w - 1; q++) e += jv[c * (w - 1) + q]! * s(c, q) * s(c, q + 1)

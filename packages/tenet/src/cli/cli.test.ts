@@ -7,23 +7,39 @@ import { describe, expect, it } from 'vitest'
 import { HELP, main } from './main.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'tenet-cli-'))
-const file = (name: string, text: string) => { const p = join(dir, name); writeFileSync(p, text); return p }
+const file = (name: string, text: string) => {
+  const p = join(dir, name)
+  writeFileSync(p, text)
+  return p
+}
 
-const good = file('good.tenet', `
+const good = file(
+  'good.tenet',
+  `
 fn sumsq(y: f64, x: f64[]) {
   for i in 0..len(x) { y += x[i] * x[i] }
 }
 fn rot(a: f64, b: f64, t: f64) { ROT(a, b, t) }
 fn count(n: i32, flags: bool[]) { for i in 0..len(flags) { if (flags[i], ~) { n += 1 } } }
-`)
+`,
+)
 const syntax = file('syntax.tenet', 'fn f(y: f64 {\n  y += 1.0\n}\n')
 const reads = file('reads.tenet', 'fn f(y: f64) {\n  y += y\n}\n')
 const dealloc = file('dealloc.tenet', 'fn f(y: f64) {\n  t <- 0.0\n  t += y\n  t -> 0.0\n}\n')
 
 /** Runs the CLI in-process; returns the exit code and what it wrote. */
 async function cli(args: string[], stdin = '') {
-  let out = '', err = ''
-  const code = await main(args, { stdout: (t) => { out += t }, stderr: (t) => { err += t }, readStdin: () => stdin })
+  let out = '',
+    err = ''
+  const code = await main(args, {
+    stdout: (t) => {
+      out += t
+    },
+    stderr: (t) => {
+      err += t
+    },
+    readStdin: () => stdin,
+  })
   return { code, out, err }
 }
 
@@ -47,7 +63,7 @@ describe('tenet CLI', () => {
     const r = await cli(['check', reads])
     expect(r.code).toBe(1)
     expect(r.err).toContain('`y` is read in its own right-hand side')
-    expect(r.err).toMatch(/\n2 \|   y \+= y\n\s+\^\n$/)
+    expect(r.err).toMatch(/\n2 \| {3}y \+= y\n\s+\^\n$/)
   })
 
   it('check reads standard input for -', async () => {
@@ -67,10 +83,18 @@ describe('tenet CLI', () => {
   })
 
   it('run: forwards and backwards, text and JSON', async () => {
-    expect(await cli(['run', 'sumsq', good, '--', '1', '[1, 2, 3]'])).toEqual({ code: 0, out: 'y = 15\nx = [1, 2, 3]\n', err: '' })
+    expect(await cli(['run', 'sumsq', good, '--', '1', '[1, 2, 3]'])).toEqual({
+      code: 0,
+      out: 'y = 15\nx = [1, 2, 3]\n',
+      err: '',
+    })
     expect((await cli(['run', 'sumsq', good, '--inverse', '--', '15', '[1, 2, 3]'])).out).toBe('y = 1\nx = [1, 2, 3]\n')
-    expect((await cli(['run', 'count', good, '--json', '--', '0', '[true, false, true]'])).out).toBe('{"n":2,"flags":[1,0,1]}\n')
-    expect((await cli(['run', 'sumsq', good, '--json', '--', 'Infinity', '[NaN]'])).out).toBe('{"y":"NaN","x":["NaN"]}\n')
+    expect((await cli(['run', 'count', good, '--json', '--', '0', '[true, false, true]'])).out).toBe(
+      '{"n":2,"flags":[1,0,1]}\n',
+    )
+    expect((await cli(['run', 'sumsq', good, '--json', '--', 'Infinity', '[NaN]'])).out).toBe(
+      '{"y":"NaN","x":["NaN"]}\n',
+    )
     for (const backend of ['interpreter', 'wasm']) {
       expect((await cli(['run', 'sumsq', good, '--backend', backend, '--', '0', '[3]'])).out).toBe('y = 9\nx = [3]\n')
     }
@@ -126,12 +150,17 @@ describe('tenet CLI', () => {
   it('the built executable: exit codes and streams as a shell sees them', () => {
     const bin = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli/bin.js')
     expect(existsSync(bin), 'packages/tenet is built before its tests (turbo: test depends on build)').toBe(true)
-    expect(execFileSync(process.execPath, [bin, 'run', 'sumsq', good, '--', '0', '[2]'], { encoding: 'utf8' })).toBe('y = 4\nx = [2]\n')
+    expect(execFileSync(process.execPath, [bin, 'run', 'sumsq', good, '--', '0', '[2]'], { encoding: 'utf8' })).toBe(
+      'y = 4\nx = [2]\n',
+    )
     const bad = spawnSync(process.execPath, [bin, 'check', reads], { encoding: 'utf8' })
     expect(bad.status).toBe(1)
     expect(bad.stdout).toBe('')
     expect(bad.stderr).toContain('`y` is read in its own right-hand side')
-    const piped = spawnSync(process.execPath, [bin, 'check', '-'], { encoding: 'utf8', input: 'fn g(a: i32) { a += 1 }' })
+    const piped = spawnSync(process.execPath, [bin, 'check', '-'], {
+      encoding: 'utf8',
+      input: 'fn g(a: i32) { a += 1 }',
+    })
     expect(piped.stdout).toBe('ok: 1 function (g)\n')
     expect(spawnSync(process.execPath, [bin, 'nope'], { encoding: 'utf8' }).status).toBe(2)
   })

@@ -10,7 +10,14 @@
  */
 import { readFileSync } from 'node:fs'
 import { TenetError, parse, typeToString, withStackGuard, type Registry, type Type } from '@tenet/ir'
-import { compileModule, generatedCode, TENET_FUNCTION, type TenetFunction, type TenetFunctionInfo, type TenetModule } from '@tenet/reversible'
+import {
+  compileModule,
+  generatedCode,
+  TENET_FUNCTION,
+  type TenetFunction,
+  type TenetFunctionInfo,
+  type TenetModule,
+} from '@tenet/reversible'
 import { compileAdjoint, gradient } from '@tenet/ad'
 import { createRegistry } from '../rev.js'
 
@@ -70,7 +77,9 @@ function parseArgv(argv: readonly string[]): Parsed {
   for (let i = 0; i < head.length; i++) {
     const a = head[i]!
     if (a.startsWith('-') && a !== '-') {
-      const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined]
+      const [name, inline] = a.includes('=')
+        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+        : [a, undefined]
       if (!FLAGS.has(name)) throw new UsageError(`unknown option ${name}`)
       if (VALUED.has(name)) {
         const v = inline ?? head[++i]
@@ -93,7 +102,9 @@ async function load(file: string, io: CliIO, options: { backend: string; checks:
   const registry: Registry = createRegistry()
   if (options.backend === 'wasm') {
     try {
-      const { wasmBackend } = (await import('@tenet/backend-wasm' as string)) as { wasmBackend: Parameters<Registry['registerBackend']>[0] }
+      const { wasmBackend } = (await import('@tenet/backend-wasm' as string)) as {
+        wasmBackend: Parameters<Registry['registerBackend']>[0]
+      }
       registry.registerBackend(wasmBackend)
     } catch {
       throw new UsageError('--backend wasm needs the @tenet/backend-wasm package (npm i @tenet/backend-wasm)')
@@ -101,7 +112,13 @@ async function load(file: string, io: CliIO, options: { backend: string; checks:
   } else if (options.backend !== 'cpu' && options.backend !== 'interpreter') {
     throw new UsageError(`unknown backend \`${options.backend}\` (available: cpu, interpreter, wasm)`)
   }
-  return withStackGuard(`compiling ${file === '-' ? '<stdin>' : file}`, () => compileModule(parse({ text, name: file === '-' ? '<stdin>' : file }), { registry, backend: options.backend, checks: options.checks }))
+  return withStackGuard(`compiling ${file === '-' ? '<stdin>' : file}`, () =>
+    compileModule(parse({ text, name: file === '-' ? '<stdin>' : file }), {
+      registry,
+      backend: options.backend,
+      checks: options.checks,
+    }),
+  )
 }
 
 function fnOf(m: TenetModule, name: string | undefined): TenetFunction {
@@ -112,7 +129,9 @@ function fnOf(m: TenetModule, name: string | undefined): TenetFunction {
 }
 
 const ARRAYS: Record<string, (xs: number[]) => unknown> = {
-  f64: (xs) => Float64Array.from(xs), f32: (xs) => Float32Array.from(xs), i32: (xs) => Int32Array.from(xs),
+  f64: (xs) => Float64Array.from(xs),
+  f32: (xs) => Float32Array.from(xs),
+  i32: (xs) => Int32Array.from(xs),
   bool: (xs) => Uint8Array.from(xs, (x) => (x ? 1 : 0)),
 }
 
@@ -123,14 +142,23 @@ function argValue(text: string, t: Type, name: string): unknown {
   if (text in special) v = special[text]
   else {
     try {
-      v = JSON.parse(text.replace(/\b(-?Infinity|NaN)\b/g, '"$1"'), (_k, x) => (typeof x === 'string' && x in special ? special[x] : x))
+      v = JSON.parse(text.replace(/\b(-?Infinity|NaN)\b/g, '"$1"'), (_k, x) =>
+        typeof x === 'string' && x in special ? special[x] : x,
+      )
     } catch {
-      throw new UsageError(`argument \`${name}\`: cannot read ${JSON.stringify(text)} (a number, true/false, a JSON array or {"re": …, "im": …})`)
+      throw new UsageError(
+        `argument \`${name}\`: cannot read ${JSON.stringify(text)} (a number, true/false, a JSON array or {"re": …, "im": …})`,
+      )
     }
   }
   if (t.kind === 'array') {
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' || typeof x === 'boolean' || (typeof x === 'object' && x !== null))) {
-      throw new UsageError(`argument \`${name}\` is an array (${typeToString(t)}): write it as a JSON array, e.g. [1, 2, 3]`)
+    if (
+      !Array.isArray(v) ||
+      !v.every((x) => typeof x === 'number' || typeof x === 'boolean' || (typeof x === 'object' && x !== null))
+    ) {
+      throw new UsageError(
+        `argument \`${name}\` is an array (${typeToString(t)}): write it as a JSON array, e.g. [1, 2, 3]`,
+      )
     }
     const make = ARRAYS[t.elem]
     if (make && v.every((x) => typeof x !== 'object')) return make(v.map(Number))
@@ -141,10 +169,16 @@ function argValue(text: string, t: Type, name: string): unknown {
 
 /** Formats one value for output (typed arrays as lists; numbers as JS prints them). */
 function show(v: unknown): string {
-  if (ArrayBuffer.isView(v)) return `[${Array.from(v as unknown as ArrayLike<number>).map(show).join(', ')}]`
+  if (ArrayBuffer.isView(v))
+    return `[${Array.from(v as unknown as ArrayLike<number>)
+      .map(show)
+      .join(', ')}]`
   if (Array.isArray(v)) return `[${v.map(show).join(', ')}]`
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v)
-  if (v && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${show(x)}`).join(', ')} }`
+  if (v && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k}: ${show(x)}`)
+      .join(', ')} }`
   return String(v)
 }
 
@@ -169,15 +203,23 @@ function params(f: TenetFunction): Array<{ name: string; type: Type }> {
 function argsFor(f: TenetFunction, values: string[]): unknown[] {
   const ps = params(f)
   if (values.length !== ps.length) {
-    throw new UsageError(`\`${(f[TENET_FUNCTION] as TenetFunctionInfo).name}\` takes ${ps.length} argument${ps.length === 1 ? '' : 's'} (${ps.map((p) => `${p.name}: ${typeToString(p.type)}`).join(', ')}), got ${values.length}: pass them after --`)
+    throw new UsageError(
+      `\`${(f[TENET_FUNCTION] as TenetFunctionInfo).name}\` takes ${ps.length} argument${ps.length === 1 ? '' : 's'} (${ps.map((p) => `${p.name}: ${typeToString(p.type)}`).join(', ')}), got ${values.length}: pass them after --`,
+    )
   }
   return values.map((text, i) => argValue(text, ps[i]!.type, ps[i]!.name))
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const p = parseArgv(argv)
-  if (p.flags.has('--help') || p.flags.has('-h') || p.command === 'help') { io.stdout(`${HELP}\n`); return 0 }
-  if (!p.command) { io.stderr(`${HELP}\n`); return 2 }
+  if (p.flags.has('--help') || p.flags.has('-h') || p.command === 'help') {
+    io.stdout(`${HELP}\n`)
+    return 0
+  }
+  if (!p.command) {
+    io.stderr(`${HELP}\n`)
+    return 2
+  }
   const backend = String(p.flags.get('--backend') ?? 'cpu')
   const checks = !p.flags.has('--no-checks')
   const json = p.flags.has('--json')
@@ -193,9 +235,14 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     case 'print': {
       const [name, file] = p.positional
       if (!file) throw new UsageError('usage: tenet print <fn> <file> [--inverse | --adjoint]')
-      if (p.flags.has('--inverse') && p.flags.has('--adjoint')) throw new UsageError('--inverse and --adjoint exclude each other')
+      if (p.flags.has('--inverse') && p.flags.has('--adjoint'))
+        throw new UsageError('--inverse and --adjoint exclude each other')
       const f = fnOf(await load(file, io, { backend: 'interpreter', checks }), name)
-      const text = p.flags.has('--adjoint') ? compileAdjoint(f).adjoint.source : p.flags.has('--inverse') ? f.inverse.source : f.source
+      const text = p.flags.has('--adjoint')
+        ? compileAdjoint(f).adjoint.source
+        : p.flags.has('--inverse')
+          ? f.inverse.source
+          : f.source
       io.stdout(`${text}\n`)
       return 0
     }
@@ -205,7 +252,11 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       const f0 = fnOf(await load(file, io, { backend, checks }), name)
       const f = p.flags.has('--inverse') ? f0.inverse : f0
       const results = f(...argsFor(f, p.values))
-      output(io, json, params(f).map((q, i) => [q.name, results[i]]))
+      output(
+        io,
+        json,
+        params(f).map((q, i) => [q.name, results[i]]),
+      )
       return 0
     }
     case 'grad': {
@@ -213,12 +264,21 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       if (!file) throw new UsageError('usage: tenet grad <fn> <file> --loss <param> -- <arg>...')
       const f = fnOf(await load(file, io, { backend, checks }), name)
       const lossText = p.flags.get('--loss')
-      if (typeof lossText !== 'string') throw new UsageError('grad needs --loss <param>: the scalar parameter that holds the loss')
+      if (typeof lossText !== 'string')
+        throw new UsageError('grad needs --loss <param>: the scalar parameter that holds the loss')
       const ps = params(f)
       const loss = /^\d+$/.test(lossText) ? Number(lossText) : ps.findIndex((q) => q.name === lossText)
-      if (loss < 0 || loss >= ps.length) throw new UsageError(`--loss ${lossText}: no such parameter (parameters: ${ps.map((q) => q.name).join(', ')})`)
+      if (loss < 0 || loss >= ps.length)
+        throw new UsageError(`--loss ${lossText}: no such parameter (parameters: ${ps.map((q) => q.name).join(', ')})`)
       const g = gradient(f, argsFor(f, p.values), { loss })
-      output(io, json, ps.flatMap((q, i): Array<[string, unknown]> => (g[i] === null || g[i] === undefined ? [] : [[`d${ps[loss]!.name}/d${q.name}`, g[i]]])))
+      output(
+        io,
+        json,
+        ps.flatMap(
+          (q, i): Array<[string, unknown]> =>
+            g[i] === null || g[i] === undefined ? [] : [[`d${ps[loss]!.name}/d${q.name}`, g[i]]],
+        ),
+      )
       return 0
     }
     case 'js': {
@@ -243,9 +303,15 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   try {
     return await run(argv, io)
   } catch (e) {
-    if (e instanceof UsageError) { io.stderr(`tenet: ${e.message}\n`); return 2 }
-    if (TenetError.isInstance(e)) { io.stderr(`${(e as Error).message}\n`); return 1 }
-    io.stderr(`tenet: internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+    if (e instanceof UsageError) {
+      io.stderr(`tenet: ${e.message}\n`)
+      return 2
+    }
+    if (TenetError.isInstance(e)) {
+      io.stderr(`${(e as Error).message}\n`)
+      return 1
+    }
+    io.stderr(`tenet: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
     return 1
   }
 }

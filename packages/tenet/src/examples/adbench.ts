@@ -20,7 +20,11 @@
  * The projection of one observation as Tenet statements. `v(name)` gives the location of an
  * intermediate, `cam(j)`, `pt(j)` the parameters; the result is left in locations u, v, L.
  */
-export function baProjection(v: (name: string) => string, cam: (j: number) => string, pt: (j: number) => string): string {
+export function baProjection(
+  v: (name: string) => string,
+  cam: (j: number) => string,
+  pt: (j: number) => string,
+): string {
   return `
     ${v('sq')} += ${cam(0)} * ${cam(0)} + ${cam(1)} * ${cam(1)} + ${cam(2)} * ${cam(2)}
     ${v('p0')} += ${pt(0)} - ${cam(3)}
@@ -49,7 +53,26 @@ export function baProjection(v: (name: string) => string, cam: (j: number) => st
 }
 
 /** The intermediates of one observation, in workspace order. */
-export const BA_INTERMEDIATES: readonly string[] = ['sq', 'p0', 'p1', 'p2', 'th', 'cs', 'sn', 'w0', 'w1', 'w2', 'tmp', 'c0', 'c1', 'c2', 'u', 'v', 'rsq', 'L']
+export const BA_INTERMEDIATES: readonly string[] = [
+  'sq',
+  'p0',
+  'p1',
+  'p2',
+  'th',
+  'cs',
+  'sn',
+  'w0',
+  'w1',
+  'w2',
+  'tmp',
+  'c0',
+  'c1',
+  'c2',
+  'u',
+  'v',
+  'rsq',
+  'L',
+]
 /** Intermediates kept per observation by `ba_rows`. */
 export const BA_WORKSPACE = BA_INTERMEDIATES.length
 /** Where intermediate `name` sits in an observation's workspace of `ba_rows`. */
@@ -62,7 +85,11 @@ fn ba_objective(reproj: f64[], werr: f64[], cams: f64[], X: f64[], w: f64[], obs
     xo: i32 <- 3 * obs[2 * i + 1]
     routine {
 ${BA_INTERMEDIATES.map((n) => `      ${n} <- 0.0`).join('\n')}
-${baProjection((n) => n, (j) => `cams[co + ${j}]`, (j) => `X[xo + ${j}]`)}
+${baProjection(
+  (n) => n,
+  (j) => `cams[co + ${j}]`,
+  (j) => `X[xo + ${j}]`,
+)}
     }
     reproj[2 * i] += w[i] * (u * L * cams[co + 6] + cams[co + 7] - feats[2 * i])
     reproj[2 * i + 1] += w[i] * (v * L * cams[co + 6] + cams[co + 8] - feats[2 * i + 1])
@@ -78,7 +105,11 @@ fn ba_rows(loss: f64, row: i32, i0: i32, i1: i32, cam: f64[], pt: f64[], w: f64[
     b: i32 <- ${BA_WORKSPACE} * (i - i0)
     co: i32 <- 11 * i
     xo: i32 <- 3 * i
-${baProjection((n) => `ws[b + ${BA_INTERMEDIATES.indexOf(n)}]`, (j) => `cam[co + ${j}]`, (j) => `pt[xo + ${j}]`)}
+${baProjection(
+  (n) => `ws[b + ${BA_INTERMEDIATES.indexOf(n)}]`,
+  (j) => `cam[co + ${j}]`,
+  (j) => `pt[xo + ${j}]`,
+)}
     if (row == 0, ~) {
       loss += w[i] * (ws[b + ${BA_INTERMEDIATES.indexOf('u')}] * ws[b + ${BA_INTERMEDIATES.indexOf('L')}] * cam[co + 6] + cam[co + 7] - feats[2 * i])
     } else {

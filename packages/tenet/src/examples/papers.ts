@@ -6,9 +6,25 @@
  * reciprocal, `besselReciprocalSource`) and the Petersen-graph embedding loss live in `@tenet/ad`
  * (its tests differentiate them) and are re-exported here under the same names.
  */
-import { besselReciprocalSource, besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource } from '@tenet/ad'
+import {
+  besselReciprocalSource,
+  besselSource,
+  complexLogSource,
+  graphEmbeddingSource,
+  sparseDotMergeSource,
+  sparseDotSource,
+  ummSource,
+} from '@tenet/ad'
 
-export { besselReciprocalSource, besselSource, complexLogSource, graphEmbeddingSource, sparseDotMergeSource, sparseDotSource, ummSource }
+export {
+  besselReciprocalSource,
+  besselSource,
+  complexLogSource,
+  graphEmbeddingSource,
+  sparseDotMergeSource,
+  sparseDotSource,
+  ummSource,
+}
 
 /**
  * The same text as `ummSource`: `i_umm(x, theta, m, n)` only (the benchmark suite appends its own

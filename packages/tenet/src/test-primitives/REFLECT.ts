@@ -14,7 +14,8 @@ export const REFLECT = selfInverse({
   types: ['float', 'float', 'float'],
   apply: (a, b, t) => [Math.cos(2 * t) * a + Math.sin(2 * t) * b, Math.sin(2 * t) * a - Math.cos(2 * t) * b],
   // with the old values restored: ∂a'/∂t = 2(b cos 2t − a sin 2t), ∂b'/∂t = 2(a cos 2t + b sin 2t); then Mᵀ = M on the gradients
-  adjoint: 'g_t += 2.0 * (g_a * (cos(2.0 * t) * b - sin(2.0 * t) * a) + g_b * (cos(2.0 * t) * a + sin(2.0 * t) * b))\nREFLECT(g_a, g_b, t)',
+  adjoint:
+    'g_t += 2.0 * (g_a * (cos(2.0 * t) * b - sin(2.0 * t) * a) + g_b * (cos(2.0 * t) * a + sin(2.0 * t) * b))\nREFLECT(g_a, g_b, t)',
   // after the reflection, in the new values
   tangent: 'REFLECT(t_a, t_b, t)\nt_a -= 2.0 * b * t_t\nt_b += 2.0 * a * t_t',
 })

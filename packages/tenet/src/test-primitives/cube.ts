@@ -12,6 +12,12 @@ export const cube = unary({
   partials: ['3.0 * x * x'],
   emit: {
     cpu: (x) => `((${x}) * (${x}) * (${x}))`,
-    wasm: (w) => { w.arg(0); w.arg(0); w.op('mul'); w.arg(0); w.op('mul') },
+    wasm: (w) => {
+      w.arg(0)
+      w.arg(0)
+      w.op('mul')
+      w.arg(0)
+      w.op('mul')
+    },
   },
 })

@@ -13,7 +13,8 @@ function units(lines: readonly string[]): Array<[number, number]> {
     if (t === '}' || t.startsWith('fn ') || t === '' || t.startsWith('} else')) continue
     if (t.endsWith('{')) {
       // the block and its body, up to the matching close (an `else` continues the statement)
-      let depth = 0, j = i
+      let depth = 0,
+        j = i
       for (; j < lines.length; j++) {
         for (const ch of lines[j]!) depth += ch === '{' ? 1 : ch === '}' ? -1 : 0
         if (depth === 0 && !lines[j + 1]?.trim().startsWith('} else')) break

@@ -74,11 +74,19 @@ class RealGenerator {
   private counter = 0
   private budget: number
 
-  constructor(private readonly rng: Random, private readonly type: RealType, private readonly opts: Required<Omit<RealProgramOptions, 'type'>>, budget: number, private readonly callees: { g: boolean; r: boolean }) {
+  constructor(
+    private readonly rng: Random,
+    private readonly type: RealType,
+    private readonly opts: Required<Omit<RealProgramOptions, 'type'>>,
+    budget: number,
+    private readonly callees: { g: boolean; r: boolean },
+  ) {
     this.budget = budget
   }
 
-  private fresh(prefix: string): string { return `${prefix}${this.counter++}` }
+  private fresh(prefix: string): string {
+    return `${prefix}${this.counter++}`
+  }
 
   literal(): string {
     const v = this.rng.pick([0.5, 0.25, 1.5, -0.75, 2.0, -1.25, 0.125, 3.0])
@@ -178,7 +186,11 @@ class RealGenerator {
     const i = this.fresh('i')
     const down = this.rng.chance(0.3)
     const ints = new Map(s.ints).set(i, [0, ARRAY_LENGTH - 1] as [number, number])
-    const head = down ? `for ${i} in ${ARRAY_LENGTH - 1}..=0 by -1` : this.rng.chance(0.5) ? `for ${i} in 0..len(${s.array})` : `for ${i} in 0..${ARRAY_LENGTH}`
+    const head = down
+      ? `for ${i} in ${ARRAY_LENGTH - 1}..=0 by -1`
+      : this.rng.chance(0.5)
+        ? `for ${i} in 0..len(${s.array})`
+        : `for ${i} in 0..${ARRAY_LENGTH}`
     return [`${head} {`, ...this.seq({ ...s, ints, depth: s.depth + 1 }).map((l) => `  ${l}`), '}']
   }
 
@@ -186,7 +198,10 @@ class RealGenerator {
     const ints = [...s.ints.keys()]
     const real = s.readable.includes('p') ? ['p'] : []
     return this.rng.weighted<() => string>([
-      [() => `${this.rng.pick(ints)} ${this.rng.pick(['>', '<', '==', '!=', '>='])} ${this.rng.int(0, 3)}`, ints.length ? 2 : 0],
+      [
+        () => `${this.rng.pick(ints)} ${this.rng.pick(['>', '<', '==', '!=', '>='])} ${this.rng.int(0, 3)}`,
+        ints.length ? 2 : 0,
+      ],
       [() => `${real[0]} ${this.rng.pick(['>', '<'])} ${this.literal()}`, real.length ? 2 : 0],
       [() => 'true', ints.length || real.length ? 0 : 1],
     ])()
@@ -206,7 +221,14 @@ class RealGenerator {
     const m = this.rng.int(1, 3)
     const ints = new Map(s.ints)
     const body = this.seq({ ...s, ints, depth: s.depth + 1 })
-    return [`${k}: i32 <- 0`, `while (${k} < ${m}, ${k} > 0) {`, ...body.map((l) => `  ${l}`), `  ${k} += 1`, '}', `${k} -> ${m}`]
+    return [
+      `${k}: i32 <- 0`,
+      `while (${k} < ${m}, ${k} > 0) {`,
+      ...body.map((l) => `  ${l}`),
+      `  ${k} += 1`,
+      '}',
+      `${k} -> ${m}`,
+    ]
   }
 
   /** `routine { t <- 0; t += e } S ~routine`: S may read t but writes neither t nor what e reads. */
@@ -232,12 +254,20 @@ class RealGenerator {
     const st = this.fresh('s')
     const a = this.rng.pick(s.writable)
     const inner = { ...s, writable: s.writable.filter((v) => v !== a), depth: s.depth + 1 }
-    return [`${st}: stack<${this.type}> <- []`, `push(${st}, ${a})`, ...this.seq(inner), `pop(${st}, ${a})`, `${st} -> []`]
+    return [
+      `${st}: stack<${this.type}> <- []`,
+      `push(${st}, ${a})`,
+      ...this.seq(inner),
+      `pop(${st}, ${a})`,
+      `${st} -> []`,
+    ]
   }
 
   private g(s: Scope): string[] {
     const a = this.rng.pick(s.writable)
-    const b = this.rng.chance(0.5) ? this.expr(s, 1, a, true) : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
+    const b = this.rng.chance(0.5)
+      ? this.expr(s, 1, a, true)
+      : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
     return [`${this.rng.chance(0.3) ? '~' : ''}g(${a}, ${b}, ${s.array})`]
   }
 
@@ -255,36 +285,72 @@ class RealGenerator {
 export function randomRealProgram(seed: number, options: RealProgramOptions = {}): RealProgram {
   const type = options.type ?? 'f64'
   const opts = {
-    stacks: options.stacks ?? true, recursion: options.recursion ?? true, maxStatements: options.maxStatements ?? 14,
-    functions: options.functions ?? ['sin', 'cos'], division: options.division ?? false,
+    stacks: options.stacks ?? true,
+    recursion: options.recursion ?? true,
+    maxStatements: options.maxStatements ?? 14,
+    functions: options.functions ?? ['sin', 'cos'],
+    division: options.division ?? false,
   }
   const rng = new Random(seed)
   const fns: string[] = []
-  const useG = rng.chance(0.5), useR = opts.recursion && rng.chance(0.4)
+  const useG = rng.chance(0.5),
+    useR = opts.recursion && rng.chance(0.4)
   if (useG) {
     const gen = new RealGenerator(rng, type, { ...opts, stacks: opts.stacks }, rng.int(2, 5), { g: false, r: false })
-    const body = gen.body({ writable: ['a'], readable: ['a', 'b'], ints: new Map(), arrayWritable: true, array: 'v', depth: 1 })
+    const body = gen.body({
+      writable: ['a'],
+      readable: ['a', 'b'],
+      ints: new Map(),
+      arrayWritable: true,
+      array: 'v',
+      depth: 1,
+    })
     fns.push(`fn g(a: ${type}, b: ${type}, v: ${type}[]) {`, ...body.map((l) => `  ${l}`), '}', '')
   }
   if (useR) {
     const gen = new RealGenerator(rng, type, { ...opts, stacks: false }, rng.int(1, 3), { g: false, r: false })
-    const body = gen.body({ writable: ['a'], readable: ['a', 'b'], ints: new Map([['d', [0, 4]]]), arrayWritable: false, array: '', depth: 2 })
+    const body = gen.body({
+      writable: ['a'],
+      readable: ['a', 'b'],
+      ints: new Map([['d', [0, 4]]]),
+      arrayWritable: false,
+      array: '',
+      depth: 2,
+    })
     // the recursive call comes first or last in the branch, so the uncall mirrors it
     const call = 'r(d - 1, a, b)'
     const inner = rng.chance(0.5) ? [...body, call] : [call, ...body]
-    fns.push(`fn r(d: i32, a: ${type}, b: ${type}) {`, '  if (d > 0, ~) {', ...inner.map((l) => `    ${l}`), '  }', '}', '')
+    fns.push(
+      `fn r(d: i32, a: ${type}, b: ${type}) {`,
+      '  if (d > 0, ~) {',
+      ...inner.map((l) => `    ${l}`),
+      '  }',
+      '}',
+      '',
+    )
   }
   const gen = new RealGenerator(rng, type, opts, opts.maxStatements, { g: useG, r: useR })
   const body = gen.body({
-    writable: ['w0', 'w1', 'w2'], readable: ['w0', 'w1', 'w2', 'p'], ints: new Map([['n', [0, 3]]]),
-    arrayWritable: true, array: 'x', depth: 0,
+    writable: ['w0', 'w1', 'w2'],
+    readable: ['w0', 'w1', 'w2', 'p'],
+    ints: new Map([['n', [0, 3]]]),
+    arrayWritable: true,
+    array: 'x',
+    depth: 0,
   })
-  fns.push(`fn f(w0: ${type}, w1: ${type}, w2: ${type}, p: ${type}, n: i32, x: ${type}[]) {`, ...body.map((l) => `  ${l}`), '}')
+  fns.push(
+    `fn f(w0: ${type}, w1: ${type}, w2: ${type}, p: ${type}, n: i32, x: ${type}[]) {`,
+    ...body.map((l) => `  ${l}`),
+    '}',
+  )
   return { seed, type, source: fns.join('\n'), entry: 'f', arrayLength: ARRAY_LENGTH }
 }
 
 /** A random argument list for a generated real program: small reals, `n` in 0..3. */
-export function randomRealArgs(program: RealProgram, seed: number): [number, number, number, number, number, Float64Array] {
+export function randomRealArgs(
+  program: RealProgram,
+  seed: number,
+): [number, number, number, number, number, Float64Array] {
   const rng = new Random(seed)
   const real = () => Math.round((rng.next() * 2 - 1) * 2 ** 20) / 2 ** 20 // on every fixed grid too
   return [real(), real(), real(), real(), rng.int(0, 3), Float64Array.from({ length: program.arrayLength }, real)]
