@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { rev } from './index.js'
+import { wasmBackend } from '@tenet/backend-wasm'
+import { createRegistry, rev } from './index.js'
 import {
   bennettSource,
   complexLogSource,
@@ -12,7 +13,9 @@ import {
 import { randomCsc } from '@tenet/testing'
 import { compile, template } from './test-util.js'
 
-const backends = ['cpu', 'interpreter'] as const
+const backends = ['cpu', 'interpreter', 'wasm'] as const
+// the wasm backend comes from its package: a registry with it registered
+const wasmRegistry = createRegistry().registerBackend(wasmBackend)
 
 function fib(n: number): number {
   // rrfib(n) counts the calls of the recursion: rrfib(0) = 1, rrfib(1) = 1, ... (Fibonacci)
@@ -35,7 +38,7 @@ function denseDot(m: number, n: number, a: ReturnType<typeof randomCsc>, b: Retu
 }
 
 describe.each(backends)("the papers' programs on the %s backend", (backend) => {
-  const tag = rev.with({ backend })
+  const tag = backend === 'wasm' ? rev.with({ backend, registry: wasmRegistry }) : rev.with({ backend })
 
   it('multiplier(2, 3, 5) == [17, 3, 5] and back', () => {
     const m = compile(multiplierSource, tag)
