@@ -55,7 +55,7 @@ try {
   try { await createWebPool({ module: '/fixture.mjs', init: { failSetup: true }, workers: 1 }) } catch (e) { out.setupError = e.message }
   const points = ${JSON.stringify(points)}
   const shards = points.map((xs) => [0, 0.3, 1.7, Float64Array.from(xs)])
-  for (const workers of [1, 3]) {
+  for (const workers of [1, 2]) {
     const g = await webGradientPool({ source: ${JSON.stringify(source)}, entry: 'nll', loss: 0, workers, checks: false })
     const r = await g.gradient(shards)
     out['grad' + workers] = { loss: r.loss, mu: r.gradient[1], s: r.gradient[2] }
@@ -67,12 +67,16 @@ try {
 window.__pool = out
 `
 
-const toUrl = (spec: string) =>
-  spec === 'tenet' ? '/packages/tenet/dist/index.js' : `/packages/${spec.slice('@tenet/'.length)}/dist/index.js`
-/** Bare imports of Tenet's packages become paths the server answers. */
+/** `tenet` → its dist/index.js; `@tenet/x` → packages/x/dist/index.js; `@tenet/x/sub` → packages/x/dist/sub.js. */
+const toUrl = (spec: string) => {
+  if (spec === 'tenet') return '/packages/tenet/dist/index.js'
+  const [, pkg, sub] = /^@tenet\/([\w-]+)(?:\/([\w-]+))?$/.exec(spec)!
+  return `/packages/${pkg}/dist/${sub ?? 'index'}.js`
+}
+/** Bare imports of Tenet's packages (and their subpaths) become paths the server answers. */
 const rewrite = (js: string) =>
   js.replace(
-    /(from\s*|import\(\s*)(['"])(tenet|@tenet\/[\w-]+)\2/g,
+    /(from\s*|import\(\s*)(['"])(tenet|@tenet\/[\w-]+(?:\/[\w-]+)?)\2/g,
     (_, pre: string, q: string, spec: string) => `${pre}${q}${toUrl(spec)}${q}`,
   )
 
@@ -122,10 +126,24 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
     })
     try {
       const tab = await context.newPage()
-      await tab.goto(`http://localhost:${port}/`)
-      await tab.waitForFunction(() => (globalThis as unknown as { __pool?: unknown }).__pool !== undefined, undefined, {
-        timeout: 90_000,
+      const pageErrors: string[] = []
+      tab.on('pageerror', (e) => pageErrors.push(String(e)))
+      tab.on('console', (m) => {
+        if (m.type() === 'error') pageErrors.push(m.text())
       })
+      await tab.goto(`http://localhost:${port}/`)
+      try {
+        await tab.waitForFunction(
+          () => (globalThis as unknown as { __pool?: unknown }).__pool !== undefined,
+          undefined,
+          {
+            // every worker loads tenet's module graph and compiles: slow on a loaded 2-core machine
+            timeout: 120_000,
+          },
+        )
+      } catch (e) {
+        throw new Error(`the page did not finish: ${String(e)}; page errors: ${pageErrors.join(' | ') || 'none'}`)
+      }
       const r = await tab.evaluate(() => (globalThis as unknown as { __pool: Record<string, any> }).__pool)
       expect(r.error).toBeUndefined()
       // the Node pool on the same tasks: the same bits
@@ -143,8 +161,8 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
       expect(r.after).toEqual([0.1, 1]) // the pool still works after a failed call
       expect(r.closed).toMatch(/closed/)
       expect(r.setupError).toMatch(/worker setup failed: setup refused/)
-      // Tenet gradients: 1 and 3 Web Workers agree to the bit; the Node pool agrees to rounding
-      expect(r.grad3).toEqual(r.grad1)
+      // Tenet gradients: 1 and 2 Web Workers agree to the bit; the Node pool agrees to rounding
+      expect(r.grad2).toEqual(r.grad1)
       const pool = await tenetGradientPool({ source, entry: 'nll', loss: 0, workers: 2, checks: false })
       const g = pool.gradient(points.map((xs) => [0, 0.3, 1.7, sharedArray(xs)]))
       await pool.close()
@@ -161,5 +179,5 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
       await context.close()
       server.close()
     }
-  }, 150_000)
+  }, 180_000)
 })
