@@ -75,3 +75,9 @@ export {
   type PlanOptions,
   type PlannedGradient,
 } from './plan.js'
+export {
+  blockJacobian,
+  type BlockJacobian,
+  type BlockJacobianOptions,
+  type BlockJacobianPlan,
+} from './block-jacobian.js'
