@@ -254,3 +254,73 @@ export function batchOverBlocks(f: FunctionDef, layouts: readonly BlockLayout[],
     ],
   }
 }
+
+/** The value of an integer expression of literals (`3 * 2 + 1`), or undefined. */
+function literalIndex(e: Expr): number | undefined {
+  if (e.kind === 'num') return Number.isInteger(e.value) ? e.value : undefined
+  if (e.kind !== 'binary' || (e.op !== '+' && e.op !== '-' && e.op !== '*')) return undefined
+  const a = literalIndex(e.left),
+    b = literalIndex(e.right)
+  if (a === undefined || b === undefined) return undefined
+  return e.op === '+' ? a + b : e.op === '-' ? a - b : a * b
+}
+
+/** The name of element k of a scalarized array `a`. */
+const elementName = (a: string, k: number) => `$s$${a}$${k}`
+
+/**
+ * Scalar replacement in a block program: each array of `arrays` (name → length) that `f` reads
+ * and writes only at literal indices becomes one f64 ancilla per element (`$s$<a>$<k>`, allocated
+ * at 0.0 at the start of the body and freed at 0.0 at its end), so that its elements live in
+ * registers and the dead-update analysis, which sees an array as one variable, sees each element
+ * as its own. Only for arrays that start at zero and are not read after `f` (a per-block
+ * workspace, or its gradient): the caller's array is then not touched. Returns `f` unchanged for
+ * the arrays that do not qualify, and which were replaced.
+ */
+export function scalarizeArrays(
+  f: FunctionDef,
+  arrays: ReadonlyMap<string, number>,
+): { f: FunctionDef; replaced: Set<string> } {
+  const ok = new Set(arrays.keys())
+  const probe: NameMap = {
+    variable: (v) => {
+      ok.delete(v.name)
+      return v
+    },
+    element: (a, index, node) => {
+      const k = literalIndex(index)
+      if (arrays.has(a) && !(k !== undefined && k >= 0 && k < arrays.get(a)!)) ok.delete(a)
+      return { ...node, index }
+    },
+    local: (n) => n,
+    length: () => undefined,
+    wholeArgument: (a) => ok.delete(a),
+  }
+  mapStmts(f.body, probe)
+  for (const p of f.params) {
+    if (!ok.has(p.name)) continue
+    if (p.type.kind !== 'array' || p.type.elem !== 'f64') ok.delete(p.name)
+  }
+  if (!ok.size) return { f, replaced: ok }
+  const used = new Map<string, Set<number>>([...ok].map((a) => [a, new Set<number>()]))
+  const body = mapStmts(f.body, {
+    variable: (v) => v,
+    element: (a, index, node) => {
+      if (!ok.has(a)) return { ...node, index }
+      const k = literalIndex(index)!
+      used.get(a)!.add(k)
+      return ref(elementName(a, k))
+    },
+    local: (n) => n,
+    length: (a) => (ok.has(a) ? num(arrays.get(a)!) : undefined),
+    wholeArgument: () => {},
+  })
+  const zero: Expr = { kind: 'num', value: 0, isFloat: true }
+  const F64 = { kind: 'scalar', name: 'f64' } as const
+  const opens: Stmt[] = []
+  for (const [a, ks] of used)
+    for (const k of [...ks].sort((x, y) => x - y))
+      opens.push({ kind: 'alloc', name: elementName(a, k), declared: F64, value: zero })
+  const closes = opens.map((s) => ({ ...(s as Extract<Stmt, { kind: 'alloc' }>), kind: 'dealloc' }) as Stmt).reverse()
+  return { f: { ...f, body: [...opens, ...body, ...closes] }, replaced: ok }
+}

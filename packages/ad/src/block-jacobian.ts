@@ -17,7 +17,7 @@
 import type { FunctionDef, Param, Type } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, CTORS, type TypedArray } from './arguments.js'
-import { batchOverBlocks, renameLocals, type BlockLayout } from './block-batch.js'
+import { batchOverBlocks, renameLocals, scalarizeArrays, type BlockLayout } from './block-batch.js'
 import { compileGenerated, infoOf } from './compile.js'
 import { dropDeadUpdatesIn } from './dead.js'
 import { registryPartials } from './expr.js'
@@ -197,6 +197,16 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     for (let k = 0; k < (s.kind === 'scalar' ? w : 1); k++)
       sources[s.index + k] = { kind: 'derivative', param: i, lane: k }
   })
+  // per-block workspaces (and, without checks, their derivatives) read and written at literal
+  // indices become scalar ancillas: registers, and element-wise dead-update analysis
+  const scratch = new Map<string, number>()
+  for (const i of workspace) {
+    scratch.set(params[i]!.name, size[i]!)
+    const s = derivativeSlots[i]
+    if (checksOff && s) scratch.set(entry.params[s.index]!.name, size[i]! * w)
+  }
+  const scalarized = scalarizeArrays(entry, scratch)
+  entry = scalarized.f
   const taken = new Set(generated.map((g) => g.name))
   let functions = [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), entry]
   if (checksOff) {
@@ -241,6 +251,9 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
         `block Jacobian of \`${info.name}\` (${nr} rows × ${nc} columns per block): ${what}`,
         `  ${chosen}: forward ⌈${nc}/${wf}⌉·(1 + ${wf}) = ${cost.forward}, reverse ⌈${nr}/${wr}⌉·(2 + ${wr}) = ${cost.reverse} runs of f`,
         `  one compiled loop over up to ${chunk} blocks per call${forward ? '' : ", each block's forward run fused with its adjoint"}${checksOff ? '; updates nothing reads are dropped (checks off)' : ''}`,
+        ...(scalarized.replaced.size
+          ? [`  workspace arrays held in scalars: ${[...scalarized.replaced].map((a) => `\`${a}\``).join(', ')}`]
+          : []),
       ].join('\n')
     },
   })

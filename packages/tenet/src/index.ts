@@ -86,6 +86,7 @@ export {
   type JvpResult,
 } from '@tenet/ad'
 export type { GradientPlan, GradientProgramKind, PlanStep } from '@tenet/ad'
+export { blockJacobian, type BlockJacobian, type BlockJacobianOptions, type BlockJacobianPlan } from '@tenet/ad'
 // higher orders and learning without gradients (seed 002): Taylor mode, the second-order adjoint, learn by consistency
 export {
   taylor,

@@ -19,7 +19,7 @@ import {
   type BaResiduals,
   type BaSparseJacobian,
 } from '../objectives/ba.js'
-import { grad, type TenetFunction, type TenetModule } from 'tenet'
+import { blockJacobian, grad, type BlockJacobian, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
 import { examples } from 'tenet'
 
@@ -103,6 +103,70 @@ export function createBaJacobianRows(
         }
       }
     }
+  }
+}
+
+/**
+ * One observation as a block program for `blockJacobian`: its residual pair `r` (2), camera (11),
+ * point (3), weight, feature (2), and its intermediates in the workspace `ws` (`BA_WORKSPACE`,
+ * written at literal indices, so the block Jacobian keeps them in scalars).
+ */
+export const baBlockSource = `
+fn ba_block(r: f64[], cam: f64[], pt: f64[], w: f64, feat: f64[], ws: f64[]) {
+${projection(
+  (n) => `ws[${NAMES.indexOf(n)}]`,
+  (j) => `cam[${j}]`,
+  (j) => `pt[${j}]`,
+)}
+  r[0] += w * (ws[${NAMES.indexOf('u')}] * ws[${NAMES.indexOf('L')}] * cam[6] + cam[7] - feat[0])
+  r[1] += w * (ws[${NAMES.indexOf('v')}] * ws[${NAMES.indexOf('L')}] * cam[6] + cam[8] - feat[1])
+}
+`
+
+const blockModules = new Map<string, TenetModule>()
+/** The compiled `ba_block` of the current backend. */
+export const baBlockFunction = (): TenetFunction => {
+  let m = blockModules.get(benchBackend())
+  if (!m) blockModules.set(benchBackend(), (m = compile(baBlockSource)))
+  return fn(m, 'ba_block')
+}
+
+/** `blockJacobian` of `ba_block`: the 2 × 15 Jacobian block (camera, point, weight) of each observation. */
+export function baBlockJacobian(): BlockJacobian {
+  return blockJacobian(baBlockFunction(), {
+    sizes: [2, BA_CAMERA_PARAMS, 3, null, 2, BA_WORKSPACE],
+    inputs: [1, 2, 3],
+    outputs: [0],
+    workspace: [5],
+  })
+}
+
+/**
+ * The Jacobian by `blockJacobian` over the observations: per-observation copies of the cameras
+ * and points are made once (ADBench's per-observation blocks); a run writes the 2p observation
+ * rows straight into the CSR values (the block layout is ADBench's), then the weight rows.
+ */
+export function createBaJacobianBlocked(inst: BaInstance): { run(): BaSparseJacobian; jac: BlockJacobian } {
+  const { p, cams, X, w, obs, feats } = inst
+  const C = BA_CAMERA_PARAMS
+  const cam = new Float64Array(C * p)
+  const pt = new Float64Array(3 * p)
+  for (let i = 0; i < p; i++) {
+    cam.set(cams.subarray(C * obs[2 * i]!, C * obs[2 * i]! + C), C * i)
+    pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
+  }
+  const r = new Float64Array(2 * p)
+  const jac = baBlockJacobian()
+  const J = createBaJacobian(inst)
+  const rows = J.vals.subarray(0, 2 * BA_BLOCK_COLS * p)
+  const args = [r, cam, pt, w, feats, null]
+  return {
+    jac,
+    run: () => {
+      jac.run(p, args, rows)
+      baWeightRows(inst, J.vals)
+      return J
+    },
   }
 }
 
