@@ -269,7 +269,8 @@ function literalIndex(e: Expr): number | undefined {
 const elementName = (a: string, k: number) => `$s$${a}$${k}`
 
 /**
- * Scalar replacement in a block program: each array of `arrays` (name → length) that `f` reads
+ * Scalar replacement in a block program: each f64 scalar parameter named in `scalars` becomes an
+ * ancilla (`$s$<x>$0`), and each array of `arrays` (name → length) that `f` reads
  * and writes only at literal indices becomes one f64 ancilla per element (`$s$<a>$<k>`, allocated
  * at 0.0 at the start of the body and freed at 0.0 at its end), so that its elements live in
  * registers and the dead-update analysis, which sees an array as one variable, sees each element
@@ -280,6 +281,7 @@ const elementName = (a: string, k: number) => `$s$${a}$${k}`
 export function scalarizeArrays(
   f: FunctionDef,
   arrays: ReadonlyMap<string, number>,
+  scalars: ReadonlySet<string> = new Set(),
 ): { f: FunctionDef; replaced: Set<string> } {
   const ok = new Set(arrays.keys())
   const probe: NameMap = {
@@ -301,10 +303,13 @@ export function scalarizeArrays(
     if (!ok.has(p.name)) continue
     if (p.type.kind !== 'array' || p.type.elem !== 'f64') ok.delete(p.name)
   }
-  if (!ok.size) return { f, replaced: ok }
+  const held = new Set(
+    f.params.filter((p) => scalars.has(p.name) && p.type.kind === 'scalar' && p.type.name === 'f64').map((p) => p.name),
+  )
+  if (!ok.size && !held.size) return { f, replaced: ok }
   const used = new Map<string, Set<number>>([...ok].map((a) => [a, new Set<number>()]))
   const body = mapStmts(f.body, {
-    variable: (v) => v,
+    variable: (v) => (held.has(v.name) ? ref(elementName(v.name, 0)) : v),
     element: (a, index, node) => {
       if (!ok.has(a)) return { ...node, index }
       const k = literalIndex(index)!
@@ -317,10 +322,11 @@ export function scalarizeArrays(
   })
   const zero: Expr = { kind: 'num', value: 0, isFloat: true }
   const F64 = { kind: 'scalar', name: 'f64' } as const
-  const opens: Stmt[] = []
+  const opens: Stmt[] = [...held].map((a) => ({ kind: 'alloc', name: elementName(a, 0), declared: F64, value: zero }))
   for (const [a, ks] of used)
     for (const k of [...ks].sort((x, y) => x - y))
       opens.push({ kind: 'alloc', name: elementName(a, k), declared: F64, value: zero })
   const closes = opens.map((s) => ({ ...(s as Extract<Stmt, { kind: 'alloc' }>), kind: 'dealloc' }) as Stmt).reverse()
+  for (const a of held) ok.add(a)
   return { f: { ...f, body: [...opens, ...body, ...closes] }, replaced: ok }
 }

@@ -14,13 +14,13 @@
  * batched (`batchOverBlocks`): `for $b in 0..$n { block $b }`, compiled once with f's backend,
  * checks and tolerance.
  */
-import type { FunctionDef, Param, Type } from '@tenet/ir'
+import type { Dataview, Expr, FunctionDef, Stmt, Type } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, CTORS, type TypedArray } from './arguments.js'
 import { batchOverBlocks, renameLocals, scalarizeArrays, type BlockLayout } from './block-batch.js'
 import { compileGenerated, infoOf } from './compile.js'
 import { dropDeadUpdatesIn } from './dead.js'
-import { registryPartials } from './expr.js'
+import { ref, registryPartials } from './expr.js'
 import { jacobianCost } from './jacobian.js'
 import { indexList, optionsOf, positiveInteger } from './options.js'
 import { TangentBuilder, tangentSlots } from './tangent.js'
@@ -82,8 +82,11 @@ export interface BlockJacobian {
    * flattened). The caller's arrays are left as they were.
    */
   run(n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array
-  /** The compiled batched program (parameters: `$n`, then the block program's, batched). */
-  readonly program: TenetFunction
+  /**
+   * The compiled batched programs, one per sweep (parameters: `$n`, then the block program's,
+   * batched, then `$J`: the Jacobian blocks, accumulated into).
+   */
+  readonly programs: readonly TenetFunction[]
 }
 
 /** One parameter of the block program and where the driver gets it from. */
@@ -162,34 +165,26 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     wr = Math.max(1, Math.min(width, nr))
   const checksOff = info.options.checks === false
 
-  // the block program, its parameters' sources, and the batched program
+  // the block program of each sweep, batched and compiled
   const registry = info.registry.clone()
   const partials = registryPartials(registry, info.program.hosts)
-  let entry: FunctionDef
+  let base: FunctionDef
   let generated: FunctionDef[]
   let derivativeSlots: ReturnType<typeof gradientSlots>
-  const blockName = `${info.name}$block${forward ? 'tan' : 'adj'}${w}`
   if (forward) {
     const builder = new TangentBuilder(info.program, info.inverses, registry, partials, w)
     const name = builder.request(info.name, false)
     generated = builder.build()
-    const tan = generated.find((g) => g.name === name)!
-    entry = { ...tan, name: blockName }
+    base = generated.find((g) => g.name === name)!
     derivativeSlots = tangentSlots(params, info.registry, w)
   } else {
     const builder = new AdjointBuilder(info.program, info.inverses, registry, partials, w)
     const name = builder.request(info.name, false)
     generated = builder.build()
-    const adj = generated.find((g) => g.name === name)!
-    entry = {
-      kind: 'fn',
-      name: blockName,
-      params: adj.params,
-      body: [...renameLocals(def.body, '$f$'), ...renameLocals(adj.body, '$a$')],
-    }
+    base = generated.find((g) => g.name === name)!
     derivativeSlots = gradientSlots(params, info.registry, w)
   }
-  const sources: Source[] = entry.params.map((_, j) =>
+  const sources: Source[] = base.params.map((_, j) =>
     j < params.length ? { kind: 'value', param: j } : { kind: 'sink' },
   )
   derivativeSlots.forEach((s, i) => {
@@ -197,40 +192,83 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     for (let k = 0; k < (s.kind === 'scalar' ? w : 1); k++)
       sources[s.index + k] = { kind: 'derivative', param: i, lane: k }
   })
-  // per-block workspaces (and, without checks, their derivatives) read and written at literal
-  // indices become scalar ancillas: registers, and element-wise dead-update analysis
-  const scratch = new Map<string, number>()
-  for (const i of workspace) {
-    scratch.set(params[i]!.name, size[i]!)
-    const s = derivativeSlots[i]
-    if (checksOff && s) scratch.set(entry.params[s.index]!.name, size[i]! * w)
+  /** The derivative of (p, e) in lane k, as a dataview of the block program. */
+  const derivative = (p: number, e: number, k: number): Dataview => {
+    const s = derivativeSlots[p]!
+    return s.kind === 'scalar' ? ref(base.params[s.index + k]!.name) : at(base.params[s.index]!.name, int(e * w + k))
   }
-  const scalarized = scalarizeArrays(entry, scratch)
-  entry = scalarized.f
+  const elemOf = (t: Type): string => (t.kind === 'scalar' ? t.name : (t as { elem: string }).elem)
+  const J = '$J'
+  const sweeps = Math.ceil((forward ? nc : nr) / w)
   const taken = new Set(generated.map((g) => g.name))
-  let functions = [...generated, ...[...info.program.functions.values()].filter((g) => !taken.has(g.name)), entry]
-  if (checksOff) {
-    // only the derivatives read back are observed: the gradients of the inputs, or the tangents of the outputs
-    const observed = new Set<string>()
-    for (const p of forward ? outputs : inputs) {
-      const s = derivativeSlots[p]!
-      for (let k = 0; k < (s.kind === 'scalar' ? w : 1); k++) observed.add(entry.params[s.index + k]!.name)
-    }
-    ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, registry))
-  }
+  const others = [...info.program.functions.values()].filter((g) => !taken.has(g.name))
+  // scalar replacement: workspaces always; without checks every derivative (they start at zero
+  // and are read back only through J), so that they live in registers
+  const scratchArrays = new Map<string, number>()
+  const scratchScalars = new Set<string>()
+  params.forEach((p, i) => {
+    if (workspace.has(i)) scratchArrays.set(p.name, size[i]!)
+    const s = derivativeSlots[i]
+    if (!checksOff || !s) return
+    if (s.kind === 'array') scratchArrays.set(base.params[s.index]!.name, size[i]! * w)
+    else for (let k = 0; k < w; k++) scratchScalars.add(base.params[s.index + k]!.name)
+  })
   const layouts: BlockLayout[] = sources.map((s) => {
     if (s.kind === 'sink') return { kind: 'shared' }
     const p = params[s.param]!
     if (p.type.kind === 'scalar') return isFloat(s.param) ? { kind: 'scalar' } : { kind: 'shared' }
     return { kind: 'array', length: size[s.param]! * (s.kind === 'derivative' ? w : 1) }
   })
-  const batched = batchOverBlocks(entry, layouts, `${info.name}$blockjac$${forward ? 'fwd' : 'rev'}${w}`)
-  functions = [...functions.filter((g) => g.name !== entry.name), batched]
-  const program = compileGenerated(info, registry, functions)[batched.name]!
-  const core = program.core
+  layouts.push({ kind: 'array', length: nr * nc })
+  let replaced = new Set<string>()
+  const programs: TenetFunction[] = []
+  const uses: boolean[][] = []
+  for (let pass = 0; pass < sweeps; pass++) {
+    const d0 = pass * w
+    // seeds: lane k carries direction d0 + k (an input column forwards, an output row in reverse)
+    const seeded = forward ? cols : rows
+    const seeds: Stmt[] = []
+    for (let k = 0; k < w && d0 + k < seeded.length; k++) {
+      const [p, e] = seeded[d0 + k]!
+      seeds.push(update(derivative(p, e, k), { kind: 'num', value: 1, isFloat: true }))
+    }
+    // read back into J: forwards the tangents of the outputs, in reverse the gradients of the inputs
+    const reads: Stmt[] = []
+    const read = forward ? rows : cols
+    for (let k = 0; k < w && d0 + k < seeded.length; k++)
+      read.forEach(([p, e], t) => {
+        const r = forward ? t : d0 + k,
+          c = forward ? d0 + k : t
+        const d = derivative(p, e, k) as Expr
+        reads.push(update(at(J, int(r * nc + c)), elemOf(params[p]!.type) === 'f64' ? d : call('f64', d)))
+      })
+    const body = forward
+      ? [...seeds, ...renameLocals(base.body, '$t$'), ...reads]
+      : [...renameLocals(def.body, '$f$'), ...seeds, ...renameLocals(base.body, '$a$'), ...reads]
+    const blockName = `${info.name}$block${forward ? 'tan' : 'adj'}${w}$${pass}`
+    const block = scalarizeArrays(
+      {
+        kind: 'fn',
+        name: blockName,
+        params: [...base.params, { name: J, type: { kind: 'array', elem: 'f64' } }],
+        body,
+      },
+      scratchArrays,
+      scratchScalars,
+    )
+    replaced = block.replaced
+    let entry = block.f
+    let functions = [...generated, ...others, entry]
+    // only J is read back: drop the updates nothing reads (the adjoint's uncomputation, …)
+    if (checksOff) ({ entry, functions } = dropDeadUpdatesIn(functions, entry, new Set([J]), registry))
+    const batched = batchOverBlocks(entry, layouts, `${blockName}$blocks`)
+    functions = [...functions.filter((g) => g.name !== entry.name), batched]
+    programs.push(compileGenerated(info, registry, functions)[batched.name]!)
+    const names = namesIn(batched.body)
+    uses.push(batched.params.slice(1).map((p) => names.has(p.name)))
+  }
 
   const cost = { forward: Math.ceil(nc / wf) * (1 + wf), reverse: Math.ceil(nr / wr) * (2 + wr) }
-  const sweeps = Math.ceil((forward ? nc : nr) / w)
   const chosen = mode === 'auto' ? 'by counts' : 'asked for'
   const plan: BlockJacobianPlan = Object.freeze({
     function: info.name,
@@ -247,45 +285,43 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
       const what = forward
         ? `forward: ${sweeps} tangent sweep${sweeps > 1 ? 's' : ''} of ${w} columns per block`
         : `reverse: ${sweeps} sweep${sweeps > 1 ? 's' : ''} of f and its vector adjoint carrying ${w} rows per block`
+      const held = [...replaced].filter((n) => params.some((p) => p.name === n))
       return [
         `block Jacobian of \`${info.name}\` (${nr} rows × ${nc} columns per block): ${what}`,
         `  ${chosen}: forward ⌈${nc}/${wf}⌉·(1 + ${wf}) = ${cost.forward}, reverse ⌈${nr}/${wr}⌉·(2 + ${wr}) = ${cost.reverse} runs of f`,
-        `  one compiled loop over up to ${chunk} blocks per call${forward ? '' : ", each block's forward run fused with its adjoint"}${checksOff ? '; updates nothing reads are dropped (checks off)' : ''}`,
-        ...(scalarized.replaced.size
-          ? [`  workspace arrays held in scalars: ${[...scalarized.replaced].map((a) => `\`${a}\``).join(', ')}`]
-          : []),
+        `  one compiled loop over up to ${chunk} blocks per call${forward ? '' : ", each block's forward run fused with its adjoint"}; seeds and read-back inside it`,
+        checksOff
+          ? `  checks off: derivatives held in scalars, updates nothing reads dropped${held.length ? `; workspaces in scalars: ${held.map((a) => `\`${a}\``).join(', ')}` : ''}`
+          : `  checks on: derivatives in arrays, values restored${held.length ? `; workspaces in scalars: ${held.map((a) => `\`${a}\``).join(', ')}` : ''}`,
       ].join('\n')
     },
   })
 
-  // the driver's buffers, one chunk each
-  const nargs = sources.length + 1
+  // the driver's buffers, one chunk each (none for a parameter no program uses)
+  const used = sources.map((_, j) => uses.some((u) => u[j]))
+  const nargs = sources.length + 2
   const argv = new Array<unknown>(nargs).fill(0)
   const owned: Array<TypedArray | undefined> = new Array(sources.length).fill(undefined)
-  const elemOf = (t: Type): string => (t.kind === 'scalar' ? t.name : (t as { elem: string }).elem)
+  const empty: Array<TypedArray | undefined> = new Array(sources.length).fill(undefined)
   const ctorOf = (t: Type) => CTORS[info.registry.numberSystem(elemOf(t)).arrayType as keyof typeof CTORS]
   sources.forEach((s, j) => {
     if (s.kind === 'sink') return
     const p = params[s.param]!
-    if (s.kind === 'derivative') {
-      const len = chunk * size[s.param]! * (p.type.kind === 'array' ? w : 1)
-      owned[j] = new CTORS[FLOAT_ARRAYS[elemOf(p.type)]!](len)
-    } else if (
+    const ctor = s.kind === 'derivative' ? CTORS[FLOAT_ARRAYS[elemOf(p.type)]!] : ctorOf(p.type)
+    empty[j] = new ctor(0)
+    if (!used[j]) return
+    if (s.kind === 'derivative') owned[j] = new ctor(chunk * size[s.param]! * (p.type.kind === 'array' ? w : 1))
+    else if (
       p.type.kind === 'array' ? written[s.param] || workspace.has(s.param) : isFloat(s.param) && written[s.param]
     )
-      owned[j] = new (ctorOf(p.type))(chunk * size[s.param]!)
+      owned[j] = new ctor(chunk * size[s.param]!)
   })
-  const derivativeOf = (p: number, lane: number): number => {
-    const s = derivativeSlots[p]!
-    return 1 + s.index + (s.kind === 'scalar' ? lane : 0)
-  }
-  const vparams: Param[] = params
 
   const run = (n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array => {
     if (!Number.isInteger(n) || n < 0) argError(`the number of blocks must be a non-negative integer, got ${String(n)}`)
     if (!args || args.length !== params.length)
       argError(`\`${info.name}\` takes ${params.length} arguments (batched), got ${args ? args.length : 'none'}`)
-    vparams.forEach((p, i) => {
+    params.forEach((p, i) => {
       const a = args[i]
       if (workspace.has(i)) return
       if (p.type.kind === 'scalar' && !isFloat(i)) {
@@ -299,12 +335,15 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
           `argument ${i} (\`${p.name}\`) must be a typed array of ${want} elements (${n} blocks of ${size[i]}), got ${ArrayBuffer.isView(a) ? `${(a as TypedArray).length} elements` : typeof a}`,
         )
     })
-    const J = out ?? new Float64Array(n * nr * nc)
-    if (J.length !== n * nr * nc) argError(`\`out\` must hold ${n * nr * nc} numbers, got ${J.length}`)
+    const Jout = out ?? new Float64Array(n * nr * nc)
+    if (!(Jout instanceof Float64Array) || Jout.length !== n * nr * nc)
+      argError(`\`out\` must be a Float64Array of ${n * nr * nc} numbers`)
+    const B = nr * nc
     for (let b0 = 0; b0 < n; b0 += chunk) {
       const m = Math.min(n, b0 + chunk) - b0
+      const Jc = Jout.subarray(b0 * B, (b0 + m) * B)
+      Jc.fill(0)
       for (let pass = 0; pass < sweeps; pass++) {
-        const d0 = pass * w
         argv[0] = m
         for (let j = 0; j < sources.length; j++) {
           const s = sources[j]!
@@ -313,15 +352,19 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
             continue
           }
           const i = s.param
+          const p = params[i]!
+          if (p.type.kind === 'scalar' && !isFloat(i)) {
+            argv[j + 1] = args[i]
+            continue
+          }
+          if (!used[j]) {
+            argv[j + 1] = empty[j]
+            continue
+          }
           const buf = owned[j]
           if (s.kind === 'derivative') {
             buf!.fill(0)
             argv[j + 1] = buf
-            continue
-          }
-          const p = params[i]!
-          if (p.type.kind === 'scalar' && !isFloat(i)) {
-            argv[j + 1] = args[i]
             continue
           }
           const L = size[i]!
@@ -336,34 +379,27 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
             } else argv[j + 1] = view
           }
         }
-        // seeds: lane k carries direction d0 + k (an input column forwards, an output row in reverse)
-        const seeded = forward ? cols : rows
-        for (let k = 0; k < w && d0 + k < seeded.length; k++) {
-          const [p, e] = seeded[d0 + k]!
-          const g = argv[derivativeOf(p, k)] as Float64Array
-          const L = size[p]!
-          if (params[p]!.type.kind === 'scalar') for (let b = 0; b < m; b++) g[b] = 1
-          else for (let b = 0; b < m; b++) g[(b * L + e) * w + k] = 1
-        }
-        core.apply(undefined, argv)
-        // read: forwards, the tangents of the outputs (rows) in lanes = columns d0…; in reverse,
-        // the gradients of the inputs (columns) in lanes = rows d0…
-        const read = forward ? rows : cols
-        for (let k = 0; k < w && d0 + k < (forward ? nc : nr); k++) {
-          for (let t = 0; t < read.length; t++) {
-            const [p, e] = read[t]!
-            const g = argv[derivativeOf(p, k)] as Float64Array
-            const r = forward ? t : d0 + k,
-              c = forward ? d0 + k : t
-            const L = size[p]!
-            let at = (b0 * nr + r) * nc + c
-            if (params[p]!.type.kind === 'scalar') for (let b = 0; b < m; b++, at += nr * nc) J[at] = g[b]!
-            else for (let b = 0; b < m; b++, at += nr * nc) J[at] = g[(b * L + e) * w + k]!
-          }
-        }
+        argv[nargs - 1] = Jc
+        programs[pass]!.core.apply(undefined, argv)
       }
     }
-    return J
+    return Jout
   }
-  return { plan, run, program }
+  return { plan, run, programs }
+}
+
+const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+const at = (name: string, index: Expr): Dataview => ({ kind: 'index', array: ref(name), index })
+const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
+const update = (target: Dataview, value: Expr): Stmt => ({ kind: 'update', op: '+=', target, value })
+
+/** Every variable name a body mentions. */
+function namesIn(body: Stmt[]): Set<string> {
+  const out = new Set<string>()
+  JSON.stringify(body, (key, v) => {
+    if (key === 'name' && typeof v === 'string') out.add(v)
+    if (key === 'variable' && typeof v === 'string') out.add(v)
+    return v
+  })
+  return out
 }
