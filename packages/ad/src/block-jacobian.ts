@@ -207,7 +207,8 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
   const scratchArrays = new Map<string, number>()
   const scratchScalars = new Set<string>()
   params.forEach((p, i) => {
-    if (workspace.has(i)) scratchArrays.set(p.name, size[i]!)
+    // (with checks, only in reverse, where the adjoint returns the workspace to zero before it is freed)
+    if (workspace.has(i) && (checksOff || !forward)) scratchArrays.set(p.name, size[i]!)
     const s = derivativeSlots[i]
     if (!checksOff || !s) return
     if (s.kind === 'array') scratchArrays.set(base.params[s.index]!.name, size[i]! * w)
