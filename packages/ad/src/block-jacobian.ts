@@ -222,7 +222,8 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
   })
   layouts.push({ kind: 'array', length: nr * nc })
   let replaced = new Set<string>()
-  const programs: TenetFunction[] = []
+  const batchedPrograms: FunctionDef[] = []
+  const all = new Map<string, FunctionDef>()
   const uses: boolean[][] = []
   for (let pass = 0; pass < sweeps; pass++) {
     const d0 = pass * w
@@ -261,13 +262,33 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     let entry = block.f
     let functions = [...generated, ...others, entry]
     // only J is read back: drop the updates nothing reads (the adjoint's uncomputation, …)
-    if (checksOff) ({ entry, functions } = dropDeadUpdatesIn(functions, entry, new Set([J]), registry))
+    if (checksOff) {
+      ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, new Set([J]), registry))
+      // its specialised copies of callees (`<name>$live<n>`) are named per run: make them this sweep's
+      const known = new Set([...generated, ...others].map((g) => g.name))
+      const rename = new Map(
+        functions.filter((g) => !known.has(g.name) && g.name !== entry.name).map((g) => [g.name, `${g.name}$${pass}`]),
+      )
+      if (rename.size) {
+        const fix = (g: FunctionDef): FunctionDef => ({
+          ...g,
+          name: rename.get(g.name) ?? g.name,
+          body: renameCalls(g.body, rename),
+        })
+        entry = fix(entry)
+        functions = functions.map((g) => (rename.has(g.name) || g.name === entry.name ? fix(g) : g))
+      }
+    }
     const batched = batchOverBlocks(entry, layouts, `${blockName}$blocks`)
-    functions = [...functions.filter((g) => g.name !== entry.name), batched]
-    programs.push(compileGenerated(info, registry, functions)[batched.name]!)
+    for (const g of functions) if (g.name !== entry.name) all.set(g.name, g)
+    all.set(batched.name, batched)
+    batchedPrograms.push(batched)
     const names = namesIn(batched.body)
     uses.push(batched.params.slice(1).map((p) => names.has(p.name)))
   }
+  // every sweep's program in one module (one check, inversion and compilation)
+  const module = compileGenerated(info, registry, [...all.values()])
+  const programs = batchedPrograms.map((b) => module[b.name]!)
 
   const cost = { forward: Math.ceil(nc / wf) * (1 + wf), reverse: Math.ceil(nr / wr) * (2 + wr) }
   const chosen = mode === 'auto' ? 'by counts' : 'asked for'
@@ -393,6 +414,24 @@ const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const at = (name: string, index: Expr): Dataview => ({ kind: 'index', array: ref(name), index })
 const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
 const update = (target: Dataview, value: Expr): Stmt => ({ kind: 'update', op: '+=', target, value })
+
+/** `body` with its calls of the functions named in `rename` redirected. */
+function renameCalls(body: Stmt[], rename: ReadonlyMap<string, string>): Stmt[] {
+  return body.map((s) => {
+    switch (s.kind) {
+      case 'callstmt':
+        return rename.has(s.callee) ? { ...s, callee: rename.get(s.callee)! } : s
+      case 'if':
+        return { ...s, then: renameCalls(s.then, rename), else: renameCalls(s.else, rename) }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        return { ...s, body: renameCalls(s.body, rename) }
+      default:
+        return s
+    }
+  })
+}
 
 /** Every variable name a body mentions. */
 function namesIn(body: Stmt[]): Set<string> {

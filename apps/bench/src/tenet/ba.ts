@@ -24,7 +24,7 @@ import { benchBackend, compile, fn } from './compile.js'
 import { examples } from 'tenet'
 
 /** The BA program is `tenet`'s (`examples.baSource`); its projection helper serves other forms (the f32 GPU kernel). */
-export const { baSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
+export const { baSource, baBlockSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
 
 const modules = new Map<string, TenetModule>()
 export const baModule = (): TenetModule => {
@@ -48,23 +48,6 @@ export function baObjectiveTenet(
   fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
   return out
 }
-
-/**
- * One observation as a block program for `blockJacobian`: its residual pair `r` (2), camera (11),
- * point (3), weight, feature (2), and its intermediates in the workspace `ws` (`BA_WORKSPACE`,
- * written at literal indices, so the block Jacobian keeps them in scalars).
- */
-export const baBlockSource = `
-fn ba_block(r: f64[], cam: f64[], pt: f64[], w: f64, feat: f64[], ws: f64[]) {
-${projection(
-  (n) => `ws[${NAMES.indexOf(n)}]`,
-  (j) => `cam[${j}]`,
-  (j) => `pt[${j}]`,
-)}
-  r[0] += w * (ws[${NAMES.indexOf('u')}] * ws[${NAMES.indexOf('L')}] * cam[6] + cam[7] - feat[0])
-  r[1] += w * (ws[${NAMES.indexOf('v')}] * ws[${NAMES.indexOf('L')}] * cam[6] + cam[8] - feat[1])
-}
-`
 
 const blockModules = new Map<string, TenetModule>()
 /** The compiled `ba_block` of the current backend. */
