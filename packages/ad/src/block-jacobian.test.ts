@@ -135,7 +135,7 @@ describe.each(configs)(
           { inputs: [1, 2, 3], outputs: [0, 2] },
           { inputs: [1], outputs: [0] },
         ]
-        let J = new Float64Array(0)
+        let J: Float64Array = new Float64Array(0)
         for (const shape of shapes) {
           const inputs = shape.inputs!,
             outputs = shape.outputs!
