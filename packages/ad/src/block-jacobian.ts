@@ -305,8 +305,8 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     deadUpdatesDropped: checksOff,
     toString() {
       const what = forward
-        ? `forward: ${sweeps} tangent sweep${sweeps > 1 ? 's' : ''} of ${w} columns per block`
-        : `reverse: ${sweeps} sweep${sweeps > 1 ? 's' : ''} of f and its vector adjoint carrying ${w} rows per block`
+        ? `forward: ${sweeps} tangent sweep${sweeps > 1 ? 's' : ''} of ${w} column${w > 1 ? 's' : ''} per block`
+        : `reverse: ${sweeps} sweep${sweeps > 1 ? 's' : ''} of f and its vector adjoint carrying ${w} row${w > 1 ? 's' : ''} per block`
       const held = [...replaced].filter((n) => params.some((p) => p.name === n))
       return [
         `block Jacobian of \`${info.name}\` (${nr} rows × ${nc} columns per block): ${what}`,
