@@ -21,6 +21,8 @@ export {
   type PureOptions,
   type BijectionOptions,
   type PiecewisePartial,
+  type TaylorText,
+  type BijectionTaylorText,
 } from './primitive.js'
 export { arrayPrimitive, type ArgKind, type ArgValues, type ArrayPrimitiveDef } from './array-primitive.js'
 export { RUNTIME_CHECKS, RUNTIME_CHECK_CODES, runtimeError, validLength, type RuntimeCheck } from './runtime-checks.js'
