@@ -11,14 +11,7 @@
  * ψ = exp(x) is its own result; sin's ψ = cos x and cos's ψ = −sin x read each other), so the
  * recurrences cost what the hand-written ones did.
  */
-import {
-  TenetStaticError,
-  type BijectionSpec,
-  type Expr,
-  type PurePrimitiveSpec,
-  type Registry,
-  type ScalarTypeName,
-} from '@tenet/ir'
+import { type BijectionSpec, type Expr, type PurePrimitiveSpec, type Registry, type ScalarTypeName } from '@tenet/ir'
 import { call, derivativeOrigin, lit, ref, registryPartials, typeOf, type PartialsResolver } from './expr.js'
 import {
   type SeriesScope,
@@ -74,7 +67,7 @@ export class TaylorRules {
         loc,
       )
     const spec = this.registry.findPrimitive(callee)
-    if (!spec || spec.kind !== 'pure') return noRule(`\`${callee}\` is not a pure primitive`, loc)
+    if (spec?.kind !== 'pure') return noRule(`\`${callee}\` is not a pure primitive`, loc)
     if (spec.argKinds?.some((k) => k === 'array'))
       noRule(`the primitive \`${callee}\` takes an array: Taylor mode propagates scalar primitives only`, loc)
     const xs = args.map(f64Series)

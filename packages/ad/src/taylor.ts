@@ -31,7 +31,7 @@ import {
   type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
-import { at, bin, clone, lit, namesIn, ref, typeOf } from './expr.js'
+import { at, clone, lit, namesIn, ref, typeOf } from './expr.js'
 import { hasGradient } from './transform.js'
 import { SeriesScope, binarySeries, constantSeries, negSeries, noRule, type Series } from './taylor-series.js'
 import { TaylorRules } from './taylor-rules.js'
