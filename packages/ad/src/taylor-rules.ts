@@ -11,7 +11,7 @@
  * ψ = exp(x) is its own result; sin's ψ = cos x and cos's ψ = −sin x read each other), so the
  * recurrences cost what the hand-written ones did.
  */
-import { type BijectionSpec, type Expr, type PurePrimitiveSpec, type Registry, type ScalarTypeName } from '@tenet/ir'
+import type { BijectionSpec, Expr, PurePrimitiveSpec, Registry, ScalarTypeName } from '@tenet/ir'
 import { call, derivativeOrigin, lit, ref, registryPartials, typeOf, type PartialsResolver } from './expr.js'
 import {
   type SeriesScope,
