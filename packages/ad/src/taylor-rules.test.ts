@@ -15,7 +15,7 @@ const registry = () => createRegistry().registerBackend(cpuBackend).registerBack
 const compileWith = (text: string, reg: Registry, backend = 'cpu') =>
   compileModule(parse({ text, name: 'test' }), { registry: reg, backend, checks: true })
 
-const factorial = (n: number) => (n <= 1 ? 1 : n * factorial(n - 1))
+const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1))
 
 /** The k-th derivative of g at 0 by central differences (k ≤ 3). */
 function centralDerivative(g: (t: number) => number, k: number, h: number): number {

@@ -11,7 +11,14 @@
  * ψ = exp(x) is its own result; sin's ψ = cos x and cos's ψ = −sin x read each other), so the
  * recurrences cost what the hand-written ones did.
  */
-import type { BijectionSpec, Expr, PurePrimitiveSpec, Registry, ScalarTypeName } from '@tenet/ir'
+import {
+  printExpr,
+  type BijectionSpec,
+  type Expr,
+  type PurePrimitiveSpec,
+  type Registry,
+  type ScalarTypeName,
+} from '@tenet/ir'
 import { call, derivativeOrigin, lit, ref, registryPartials, typeOf, type PartialsResolver } from './expr.js'
 import {
   type SeriesScope,
@@ -21,6 +28,7 @@ import {
   negSeries,
   noRule,
   odeSeries,
+  quotientOdeSeries,
   type Series,
 } from './taylor-series.js'
 
@@ -86,7 +94,17 @@ export class TaylorRules {
         : this.derivedPartials(spec, loc)
     // ψ = 0 wherever the argument moves: a step function, constant along the line
     if (psi.every((p, k) => args[k]!.constant || (p.kind === 'num' && p.value === 0))) return constantSeries(value)
-    const out = odeSeries(scope, xs, value, (z) => psi.map((p) => this.ruleSeries(scope, p, env([z]), loc)))
+    // ψᵢ = uᵢ/v with one v for every moving argument: v·z′ = Σ uᵢ·xᵢ′, one convolution less per coefficient
+    const quotients = psi.map((p, k) => (args[k]!.constant ? null : quotient(p)))
+    const moving = quotients.filter((q) => q !== null)
+    const den = moving.length > 0 && moving.length === args.filter((a) => !a.constant).length ? moving[0]!.v : null
+    const out =
+      den && moving.every((q) => printExpr(q.v) === printExpr(den))
+        ? quotientOdeSeries(scope, xs, value, (z) => ({
+            u: quotients.map((q) => (q ? this.ruleSeries(scope, q.u, env([z]), loc) : constantSeries(lit(0)))),
+            v: this.ruleSeries(scope, den, env([z]), loc),
+          }))
+        : odeSeries(scope, xs, value, (z) => psi.map((p) => this.ruleSeries(scope, p, env([z]), loc)))
     scope.remember(callee, args, out)
     return out
   }
@@ -182,6 +200,16 @@ function f64Series(a: Series): Series {
   if (v.kind === 'num') return constantSeries(lit(v.value))
   const t: ScalarTypeName | undefined = typeOf(v)
   return t === undefined || t === 'f64' ? a : constantSeries(call('f64', v))
+}
+
+/** A rule's ψ as numerator and denominator (`u / v`, `−(u / v)`), or null. */
+function quotient(e: Expr): { u: Expr; v: Expr } | null {
+  if (e.kind === 'binary' && e.op === '/') return { u: e.left, v: e.right }
+  if (e.kind === 'unary' && e.op === '-') {
+    const q = quotient(e.arg)
+    return q && { u: { kind: 'unary', op: '-', arg: q.u }, v: q.v }
+  }
+  return null
 }
 
 /** Placeholder names an expression reads. */

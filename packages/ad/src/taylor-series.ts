@@ -243,6 +243,37 @@ export function odeSeries(scope: SeriesScope, args: Series[], value: Expr, psi: 
   return z
 }
 
+/**
+ * z with v·z′ = Σᵢ uᵢ·aᵢ′ (an `ode` whose ψᵢ = uᵢ/v share one denominator: log, atan, asin,
+ * sqrt's 0.5/z, atan2), without forming the quotients' series: z_j = (Σᵢ Σ_{m=1..j} m·(aᵢ)_m·(uᵢ)_{j−m}
+ * − Σ_{l=1..j−1} l·z_l·v_{j−l}) / (j·v₀). `parts` is called once, like `odeSeries`' ψ, and may read z.
+ */
+export function quotientOdeSeries(
+  scope: SeriesScope,
+  args: Series[],
+  value: Expr,
+  parts: (z: Series) => { u: Series[]; v: Series },
+): Series {
+  let p: { u: Series[]; v: Series } | undefined
+  const z: Series = lazySeries(scope, value, (j) => {
+    p ??= parts(z)
+    let sum: Expr | null = null
+    args.forEach((a, i) => {
+      if (!a.constant)
+        sum = plus(
+          sum,
+          convolve(a, p!.u[i]!, j, 1, j, (m) => m),
+        )
+    })
+    const rhs = minus(
+      sum,
+      convolve(z, p.v, j, 1, j - 1, (l) => l),
+    )
+    return over(rhs, j === 1 ? p.v.coef(0)! : bin('*', lit(j), p.v.coef(0)!))
+  })
+  return z
+}
+
 /** z with ψ·z′ = a′: z_j = (j·a_j − Σ_{i=1..j−1} i·z_i·ψ_{j−i}) / (j·ψ₀). */
 function solve(scope: SeriesScope, a: Series, value: Expr, psi: Series): Series {
   const z: Series = lazySeries(scope, value, (j) => {
