@@ -12,7 +12,8 @@
  * other types carry none (integers, booleans); f32, fixed point and ulog values are refused.
  *
  * Each update `y += e` becomes itself plus `c_j$y += e_j` for j = 1…k, where e_j comes from the
- * series rules of `taylor-series.ts`; the intermediate coefficients live in ancillas allocated
+ * series rules of `taylor-series.ts` (arithmetic) and the primitives' own rules, read from their
+ * specs by `taylor-rules.ts`; the intermediate coefficients live in ancillas allocated
  * and freed (without checks, recomputed in reverse) inside one `@unchecked` block per statement,
  * so the Taylor function stays reversible IR that every backend compiles.
  */
