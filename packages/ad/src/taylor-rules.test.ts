@@ -192,6 +192,10 @@ describe('user primitives in Taylor mode', () => {
     expect(TenetStaticError.isInstance(e1)).toBe(true)
     expect(e1.code).toBe('ad/taylor-rule')
     expect(e1.message).toMatch(/^primitive `cube` has no Taylor rule; write its partials as Tenet expression text/)
+    reg.registerPrimitive(unary({ name: 'loop', evaluate: (x) => x, taylor: { expression: 'loop(x) * 1.0' } }))
+    expect(thrown('fn f(y: f64, x: f64) { y += loop(x) }').message).toMatch(
+      /the Taylor expression of primitive `loop` calls `loop` again/,
+    )
     const e2 = thrown('fn f(y: f64, x: f64) { TWIST(y, x) }')
     expect(e2.code).toBe('ad/taylor-rule')
     expect(e2.message).toMatch(/^bijection `TWIST` has no Taylor rule; give it `taylor: \{ map: \[…\] \}`/)

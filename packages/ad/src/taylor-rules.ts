@@ -56,6 +56,8 @@ export interface BijectionRule {
 /** The Taylor rules of a registry's primitives (one per Taylor transform: its helper primitives go into `registry`). */
 export class TaylorRules {
   private readonly partials: PartialsResolver
+  /** Primitives whose `expression` rule is being expanded (one that calls itself is an error, not a stack overflow). */
+  private readonly expanding = new Set<string>()
 
   constructor(
     readonly registry: Registry,
@@ -82,7 +84,18 @@ export class TaylorRules {
     const env = (extra: Series[] = []) => new Map([...xs, ...extra].map((a, k) => [placeholder(k), a]))
     const rule = spec.taylor
     if (rule?.kind === 'expression') {
-      const e = this.ruleSeries(scope, rule.expression(placeholders(spec.arity)), env(), loc)
+      if (this.expanding.has(callee))
+        noRule(
+          `the Taylor expression of primitive \`${callee}\` calls \`${callee}\` again: write its rule as an \`ode\``,
+          loc,
+        )
+      this.expanding.add(callee)
+      let e: Series
+      try {
+        e = this.ruleSeries(scope, rule.expression(placeholders(spec.arity)), env(), loc)
+      } finally {
+        this.expanding.delete(callee)
+      }
       // the value is the primitive's own; the higher coefficients the expression's
       const out = lazySeries(scope, value, (j) => e.coef(j))
       scope.remember(callee, args, out)
