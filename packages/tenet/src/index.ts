@@ -37,6 +37,10 @@ export {
   type PureOptions,
   type BijectionOptions,
   type PiecewisePartial,
+  type TaylorText,
+  type BijectionTaylorText,
+  type PureTaylorRule,
+  type BijectionTaylorRule,
 } from '@tenet/ir'
 export {
   compileModule,
