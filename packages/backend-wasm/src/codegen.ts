@@ -56,7 +56,7 @@ import {
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
-import { MathLibrary, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
+import { MathLibrary, VECTOR_MATH, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
 import { mathBijection, type MathBijection } from './math/bijections.js'
 import type { Ex } from './math/builder.js'
 
@@ -1208,6 +1208,13 @@ export class FunctionEmitter {
           : undefined
         : undefined
     },
+    vectorMath: (call) => {
+      // only where the scalar code calls the module's routine of that name (see \`expr\`)
+      const routine = Object.hasOwn(VECTOR_MATH, call.callee) ? VECTOR_MATH[call.callee] : undefined
+      if (!routine || call.type !== 'f64') return undefined
+      const spec = this.program.registry.findPrimitive(call.callee)
+      return spec?.kind === 'pure' && inModule(spec, call.callee, this.ctx.mathChoice) ? routine : undefined
+    },
   }
 
   /** f64x2 values already computed in this run, by the shared subexpressions of their two lanes. */
@@ -1323,6 +1330,10 @@ export class FunctionEmitter {
         this.simd(ops[l.op])
         break
       }
+      case 'math':
+        for (const x of l.args) this.lanes(x, sa, sb)
+        this.callDefined(this.ctx.math.use(l.routine))
+        break
     }
     if (ka && kb) {
       const v = this.local(V128)
