@@ -55,7 +55,7 @@ import {
 } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
-import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
+import { MATH, emitNative, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
 import { MathLibrary, VECTOR_MATH, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
 import { mathBijection, type MathBijection } from './math/bijections.js'
 import type { Ex } from './math/builder.js'
@@ -946,8 +946,7 @@ export class FunctionEmitter {
       const native = nativeOp(lower)
       if (native && native.arity === e.args.length) {
         for (const a of e.args) this.expr(a)
-        const code = rt === F32 ? native.f32 : native.f64
-        if (code !== null) this.op(code)
+        emitNative(native, rt, (code) => this.op(code))
         return rt
       }
       if (typeof lower === 'object' && Object.hasOwn(MATH, lower.math) && MATH[lower.math].arity === e.args.length) {
