@@ -12,6 +12,7 @@ import { buildExp, buildExpm1 } from './exp.js'
 import { buildExpF64x2 } from './exp-f64x2.js'
 import { buildCosh, buildSinh, buildTanh } from './hyperbolic.js'
 import { buildLog } from './log.js'
+import { buildLogF64x2 } from './log-f64x2.js'
 import { buildPow } from './pow.js'
 import { build2opi, buildCos, buildRemPio2Huge, buildSin, buildSincos, buildTan } from './trig.js'
 
@@ -47,13 +48,14 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
   __rem_pio2_huge: { params: ['f64'], results: ['i32', 'f64', 'f64'], build: buildRemPio2Huge },
   __2opi: { params: ['i32'], results: ['i64'], build: build2opi },
   __exp_f64x2: { params: ['v128'], results: ['v128'], build: buildExpF64x2 },
+  __log_f64x2: { params: ['v128'], results: ['v128'], build: buildLogF64x2 },
 }
 
 /**
  * The f64x2 routine of a math function, where there is one: it computes both lanes as the
  * scalar routine does (the same doubles), for lane pairs (\`lanes.ts\`) and paired loops.
  */
-export const VECTOR_MATH: Readonly<Record<string, string>> = { exp: '__exp_f64x2' }
+export const VECTOR_MATH: Readonly<Record<string, string>> = { exp: '__exp_f64x2', log: '__log_f64x2' }
 
 /** The JS function each public routine stands for. */
 export const MATH_REFERENCE: Readonly<Record<string, (...a: number[]) => number>> = {

@@ -6,7 +6,7 @@
  * zeros), for `bitselect`.
  */
 import type { Bytes } from '../encoder.js'
-import type { Ex } from './builder.js'
+import { type Ex, l } from './builder.js'
 
 // the 0xfd-prefixed sub-opcodes of the SIMD instructions used here
 const SIMD = {
@@ -21,12 +21,19 @@ const SIMD = {
   f64x2_le: 0x4b,
   f64x2_ge: 0x4c,
   v128_and: 0x4e,
+  v128_andnot: 0x4f,
   v128_or: 0x50,
   v128_bitselect: 0x52,
   i64x2_all_true: 0xc3,
   i64x2_extend_low_i32x4_s: 0xc7,
   i64x2_shl: 0xcb,
+  i64x2_shr_u: 0xcd,
   i64x2_add: 0xce,
+  i64x2_sub: 0xd1,
+  i64x2_eq: 0xd6,
+  i64x2_lt_s: 0xd8,
+  i64x2_le_s: 0xda,
+  i64x2_ge_s: 0xdb,
   f64x2_abs: 0xec,
   f64x2_add: 0xf0,
   f64x2_sub: 0xf1,
@@ -85,19 +92,31 @@ export const veq = binary(SIMD.f64x2_eq),
 /** Bitwise and, or of two masks. */
 export const vand = binary(SIMD.v128_and),
   vor = binary(SIMD.v128_or)
-/** 64-bit integer lanes: a + b, a << n (n an i32). */
-export const iadd64 = binary(SIMD.i64x2_add)
-export function ishl64(a: Ex, n: number): Ex {
-  need('v128', a)
-  return {
-    t: 'v128',
-    w: (o) => {
-      a.w(o)
-      o.byte(0x41).s32(n)
-      simd(o, SIMD.i64x2_shl)
-    },
+/** a & ~b. */
+export const vandnot = binary(SIMD.v128_andnot)
+/** 64-bit integer lanes: a + b, a − b, and comparisons (signed) giving masks. */
+export const iadd64 = binary(SIMD.i64x2_add),
+  isub64 = binary(SIMD.i64x2_sub),
+  ieq64 = binary(SIMD.i64x2_eq),
+  ilt64 = binary(SIMD.i64x2_lt_s),
+  ile64 = binary(SIMD.i64x2_le_s),
+  ige64 = binary(SIMD.i64x2_ge_s)
+const shift =
+  (op: number) =>
+  (a: Ex, n: number): Ex => {
+    need('v128', a)
+    return {
+      t: 'v128',
+      w: (o) => {
+        a.w(o)
+        o.byte(0x41).s32(n)
+        simd(o, op)
+      },
+    }
   }
-}
+/** 64-bit integer lanes shifted by n bits: left, right (unsigned). */
+export const ishl64 = shift(SIMD.i64x2_shl),
+  ishr64u = shift(SIMD.i64x2_shr_u)
 /** `mask ? a : b`, lane by lane (bitwise). */
 export function vselect(mask: Ex, a: Ex, b: Ex): Ex {
   need('v128', mask, a, b)
@@ -133,13 +152,16 @@ export const vf = (v: number): Ex => ({
   },
 })
 /** An i64 literal in both lanes. */
-export const vi64 = (v: number): Ex => ({
-  t: 'v128',
-  w: (o) => {
-    o.byte(0x42).s32(v)
-    simd(o, SIMD.i64x2_splat)
-  },
-})
+export const vi64 = (v: number | bigint): Ex => {
+  const x = l(BigInt(v))
+  return {
+    t: 'v128',
+    w: (o) => {
+      x.w(o)
+      simd(o, SIMD.i64x2_splat)
+    },
+  }
+}
 /** Lane k (0 or 1) of an f64x2. */
 export function lane(a: Ex, k: 0 | 1): Ex {
   need('v128', a)
