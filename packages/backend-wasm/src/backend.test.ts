@@ -418,6 +418,22 @@ describe('resident arrays', () => {
   })
 })
 
+describe('the module', () => {
+  it('names its functions (stack traces and profiles show them)', () => {
+    let stack = ''
+    const probe = (x: number) => {
+      stack = new Error().stack ?? ''
+      return x
+    }
+    const text = 'fn named_fn(y: f64, x: f64) { y += exp(x) * ${0}(x) }'
+    const m = compileModule(parse({ text, name: 'names' }, [probe]), { registry: registry(), backend: 'wasm' })
+    expect(m.named_fn!(0, 1)).toEqual([Math.E, 1])
+    // the function and the thunk the wrapper calls (frames without names read \`wasm-function[k]\`)
+    expect(stack).toMatch(/at named_fn \(wasm/)
+    expect(stack).toMatch(/at named_fn \(call\) \(wasm/)
+  })
+})
+
 describe('host arrays', () => {
   it('are copied in and out at every size (a loop up to 64 elements, `set` beyond), call after call', () => {
     const src = `fn f(y: f64[], x: f32[], n: i32[], b: bool[], s: f64) {

@@ -148,16 +148,20 @@ export function compileToWasm(
   )
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
+  // (named in the module's name section: a profile shows `f`, `f~` for its inverse, `f (call)`
+  // for the thunk the wrapper calls, and the math routines by their names)
   for (const f of fns) {
-    defined.push(new FunctionEmitter(ctx, f, false).emit())
-    defined.push(new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit())
+    defined.push({ ...new FunctionEmitter(ctx, f, false).emit(), name: f.name })
+    defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
   }
   fns.forEach((f, k) => {
-    defined.push(thunk(ctx, f, false, `F${k}`))
-    defined.push(thunk(ctx, inverses.get(f.name)!, true, `B${k}`))
+    defined.push({ ...thunk(ctx, f, false, `F${k}`), name: `${f.name} (call)` })
+    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`), name: `${f.name}~ (call)` })
   })
   // the math routines the functions call (each once), after the functions and thunks
-  defined.push(...ctx.math.functions())
+  const routines = ctx.math.functions()
+  const routineNames = ctx.math.names()
+  routines.forEach((r, i) => defined.push({ ...r, name: routineNames[i] }))
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
