@@ -99,7 +99,8 @@ function workMemory(core: TenetFunction['core']): {
   return {
     alloc,
     stage(w, src) {
-      if (!mem) return { array: src, length: src.length }
+      // (the same wrapper again for the same array: nothing allocated per call)
+      if (!mem) return w?.array === src ? w : { array: src, length: src.length }
       if (!w || w.length !== src.length) {
         ;(w as { release?: () => void } | undefined)?.release?.()
         w = alloc(src.length)
