@@ -56,7 +56,7 @@ import {
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { MATH, emitNative, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
-import { MathLibrary, VECTOR_MATH, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
+import { MathLibrary, inModule, inModuleByName, mathImport, vectorRoutine, type MathChoice } from './math/index.js'
 import { mathBijection, type MathBijection } from './math/bijections.js'
 import type { Ex } from './math/builder.js'
 
@@ -1209,7 +1209,7 @@ export class FunctionEmitter {
     },
     vectorMath: (call) => {
       // only where the scalar code calls the module's routine of that name (see \`expr\`)
-      const routine = Object.hasOwn(VECTOR_MATH, call.callee) ? VECTOR_MATH[call.callee] : undefined
+      const routine = vectorRoutine(call.callee, this.ctx.mathChoice)
       if (!routine || call.type !== 'f64') return undefined
       const spec = this.program.registry.findPrimitive(call.callee)
       return spec?.kind === 'pure' && inModule(spec, call.callee, this.ctx.mathChoice) ? routine : undefined

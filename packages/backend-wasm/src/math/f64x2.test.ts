@@ -88,18 +88,28 @@ function logInputs(): number[] {
   return inLanes(xs, 3.25)
 }
 
+// (`math: 'module'`: log's f64x2 routine is not used under the default choice, see the README)
 const CASES: Array<[string, string, () => number[], (x: number) => number]> = [
   ['exp', '__exp_f64x2', expInputs, Math.exp],
   ['log', '__log_f64x2', logInputs, Math.log],
 ]
 
+it('pairs a loop of exp under the default math choice, and one of log only with `module`', () => {
+  compile('fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += exp(x[i]) } }', 'wasm')
+  expect(lastPairs).toBeGreaterThan(0)
+  compile('fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += log(x[i]) } }', 'wasm')
+  expect(lastPairs).toBe(0)
+  compile('fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += log(x[i]) } }', 'wasm', false, true, 'module')
+  expect(lastPairs).toBeGreaterThan(0)
+})
+
 describe.each(CASES)('%s of an f64x2 (%s)', (fn, _routine, inputs, reference) => {
   const text = `fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += ${fn}(x[i]) } }`
 
   it('pairs the iterations of a loop, with the scalar routine’s doubles in each lane', () => {
-    const paired = compile(text, 'wasm', false, true)
+    const paired = compile(text, 'wasm', false, true, 'module')
     expect(lastPairs).toBeGreaterThan(0)
-    const scalar = compile(text, 'wasm', false, false)
+    const scalar = compile(text, 'wasm', false, false, 'module')
     expect(lastPairs).toBe(0)
     const xs = Float64Array.from(inputs())
     const run = (m: typeof paired) => {
@@ -119,7 +129,11 @@ describe.each(CASES)('%s of an f64x2 (%s)', (fn, _routine, inputs, reference) =>
   it('runs forwards and backwards, upwards and in reverse, as the cpu backend does', () => {
     const down = `fn f(y: f64[], x: f64[]) { for i in reverse 0..len(x) { y[i] -= ${fn}(2.0 * x[i]) * x[i] } }`
     for (const src of [text, down]) {
-      const mods = [compile(src, 'cpu'), compile(src, 'wasm', false, true), compile(src, 'wasm', false, false)]
+      const mods = [
+        compile(src, 'cpu'),
+        compile(src, 'wasm', false, true, 'module'),
+        compile(src, 'wasm', false, false, 'module'),
+      ]
       for (const n of [0, 1, 2, 7, 64]) {
         expectSameRuns(mods, () => [
           Float64Array.from({ length: n }, (_, i) => i / 7),

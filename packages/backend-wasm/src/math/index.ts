@@ -53,9 +53,22 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
 
 /**
  * The f64x2 routine of a math function, where there is one: it computes both lanes as the
- * scalar routine does (the same doubles), for lane pairs (\`lanes.ts\`) and paired loops.
+ * scalar routine does (the same doubles), for lane pairs (\`lanes.ts\`) and paired loops. \`auto\`:
+ * used under the default choice (\`'auto'\`), where a paired loop measured faster than the scalar
+ * routine twice (\`bench/math.bench.mjs\`, see the README); \`'module'\` uses every one.
  */
-export const VECTOR_MATH: Readonly<Record<string, string>> = { exp: '__exp_f64x2', log: '__log_f64x2' }
+export const VECTOR_MATH: Readonly<Record<string, { routine: string; auto: boolean }>> = {
+  exp: { routine: '__exp_f64x2', auto: true },
+  // a paired loop of log measured no faster than the scalar routine (median ratios 1.01–1.13)
+  log: { routine: '__log_f64x2', auto: false },
+}
+
+/** The f64x2 routine standing for math function \`name\` under \`choice\`, if any. */
+export function vectorRoutine(name: string, choice: MathChoice): string | undefined {
+  if (!Object.hasOwn(VECTOR_MATH, name) || choice === 'import') return undefined
+  const v = VECTOR_MATH[name]!
+  return choice === 'module' || v.auto ? v.routine : undefined
+}
 
 /** The JS function each public routine stands for. */
 export const MATH_REFERENCE: Readonly<Record<string, (...a: number[]) => number>> = {
