@@ -6,7 +6,11 @@
 import type { Expr, FunctionDef, ScalarTypeName, Type } from './ast.js'
 import type { Registry } from './registry.js'
 
-/** A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). */
+/**
+ * A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). The
+ * comparisons (`'eq'`, `'ne'`, `'lt'`, `'gt'`, `'le'`, `'ge'`) leave 1 or 0 in that float type (0
+ * where an operand is NaN, except `'ne'`).
+ */
 export type WasmFloatOp =
   | 'sqrt'
   | 'abs'
@@ -22,6 +26,12 @@ export type WasmFloatOp =
   | 'sub'
   | 'mul'
   | 'div'
+  | 'eq'
+  | 'ne'
+  | 'lt'
+  | 'gt'
+  | 'le'
+  | 'ge'
 
 /**
  * A function of the wasm backend's math library (elementary functions the backend provides in

@@ -15,6 +15,7 @@ import { grad } from 'tenet'
 import { baJacobian, baObjective, gmmGradient, gmmObjective } from './index.js'
 import { createBaJacobianRows, createBaJacobianTenet } from './ba.js'
 import { withBackend } from './compile.js'
+import { createGmmTenet } from './gmm.js'
 import * as P from './programs.js'
 import { toColumnMajor } from '../rows/tenet.js'
 import { createRng } from '../math/prng.js'
@@ -56,6 +57,15 @@ describe('Tenet GMM', () => {
     expect(maxRelative([gmmObjective(inst)], [gmmObjectivePlain(inst)])).toBeLessThanOrEqual(1e-12)
     // relative to the gradient's scale (entries that cancel to ~0 have no relative accuracy)
     expect(maxScaledError(gmmGradient(inst), gmmGradientPlain(inst))).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('on wasm (work arrays in the module memory), call after call and for another n', () => {
+    const t = withBackend('wasm', () => createGmmTenet(3, 4))
+    for (const n of [130, 130, 7]) {
+      const inst = generateGmm({ d: 3, k: 4, n, seed: n })
+      expect(maxRelative([t.objective(inst)], [gmmObjectivePlain(inst)])).toBeLessThanOrEqual(1e-12)
+      expect(maxScaledError(t.gradient(inst), gmmGradientPlain(inst))).toBeLessThanOrEqual(1e-12)
+    }
   })
 })
 
