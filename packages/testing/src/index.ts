@@ -60,3 +60,31 @@ export {
 export { minimizeSource } from './fuzz/minimize.js'
 export { mutateSource, mutateArgs } from './fuzz/mutate.js'
 export { bundlePrograms, type BundleMember, type ProgramBundle } from './bundle.js'
+export {
+  conformanceChecks,
+  CONFORMANCE_SECTIONS,
+  CONFORMANCE_SEED,
+  type ConformanceCheck,
+  type ConformanceOptions,
+  type ConformanceSection,
+} from './conformance/suite.js'
+export {
+  SUITE_CAPABILITIES,
+  notApplicable,
+  undeclaredCapabilities,
+  type Capability,
+} from './conformance/capabilities.js'
+export { ERROR_CASES, type ErrorCase, type EngineSpecificCheck } from './conformance/error-cases.js'
+export {
+  primitiveRows,
+  valueProblems,
+  inverseProblems,
+  gradientProblems,
+  hessianProblems,
+  roundTo,
+  type ConformanceAd,
+  type PrimitiveRow,
+  type PrimitiveColumn,
+  type RowTolerances,
+  type RowType,
+} from './conformance/primitive-table.js'

@@ -42,6 +42,11 @@ export interface RealProgramOptions {
   functions?: string[]
   /** Also emit `/` in expressions (default false; a division by a value near 0 grows fast). */
   division?: boolean
+  /**
+   * Only programs `@tenet/ad` can differentiate (default false): calls pass variables and
+   * literals, never expressions, as real arguments.
+   */
+  differentiable?: boolean
 }
 
 /** A generated real-valued program. */
@@ -265,9 +270,11 @@ class RealGenerator {
 
   private g(s: Scope): string[] {
     const a = this.rng.pick(s.writable)
-    const b = this.rng.chance(0.5)
-      ? this.expr(s, 1, a, true)
-      : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
+    // an expression argument has no variable for its gradient: the AD transform rejects it
+    const b =
+      this.rng.chance(0.5) && !this.opts.differentiable
+        ? this.expr(s, 1, a, true)
+        : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
     return [`${this.rng.chance(0.3) ? '~' : ''}g(${a}, ${b}, ${s.array})`]
   }
 
@@ -290,6 +297,7 @@ export function randomRealProgram(seed: number, options: RealProgramOptions = {}
     maxStatements: options.maxStatements ?? 14,
     functions: options.functions ?? ['sin', 'cos'],
     division: options.division ?? false,
+    differentiable: options.differentiable ?? false,
   }
   const rng = new Random(seed)
   const fns: string[] = []
