@@ -29,6 +29,7 @@ export {
 } from './conformance.js'
 export {
   finiteDifference,
+  finiteDifferenceOfCall,
   checkGradient,
   relativeError,
   DEFAULT_STEP,
