@@ -75,7 +75,12 @@ describe('checkGradient', () => {
 
 describe('finiteDifferenceOfCall', () => {
   // results as a Tenet function returns them: y += a·Σx², x unchanged, n an integer held constant
-  const f = (y: number, a: number, x: Float64Array, n: number) => [y + a * x.reduce((s, v) => s + v * v, 0) * n, a, x, n]
+  const f = (y: number, a: number, x: Float64Array, n: number) => [
+    y + a * x.reduce((s, v) => s + v * v, 0) * n,
+    a,
+    x,
+    n,
+  ]
   it('perturbs numbers and float-array elements, holds skipped arguments, leaves the inputs alone', () => {
     const x = Float64Array.of(0.5, -1.5)
     const d = finiteDifferenceOfCall(f, [0, 2, x, 3], { loss: 0, skip: [3] })
@@ -87,9 +92,12 @@ describe('finiteDifferenceOfCall', () => {
     expect(Array.from(x)).toEqual([0.5, -1.5])
   })
   it('reads `f.results` when the call returns nothing (a compiled core function)', () => {
-    const core = Object.assign((y: number, a: number) => {
-      core.results[0] = y + Math.sin(a)
-    }, { results: new Float64Array(2) })
+    const core = Object.assign(
+      (y: number, a: number) => {
+        core.results[0] = y + Math.sin(a)
+      },
+      { results: new Float64Array(2) },
+    )
     expect(finiteDifferenceOfCall(core, [0, 0.3], { loss: 0 })[1]).toBeCloseTo(Math.cos(0.3), 8)
   })
 })

@@ -127,7 +127,9 @@ export function finiteDifferenceOfCall(
       else (a[i] as Float64Array)[k] = v[s]!
     })
     const r = (f as (...a: unknown[]) => unknown)(...a)
-    const out = Array.isArray(r) ? r[options.loss] : (f as unknown as { results?: ArrayLike<number> }).results?.[options.loss]
+    const out = Array.isArray(r)
+      ? r[options.loss]
+      : (f as unknown as { results?: ArrayLike<number> }).results?.[options.loss]
     if (typeof out !== 'number') throw new TypeError(`finiteDifferenceOfCall: result ${options.loss} is not a number`)
     return out
   }

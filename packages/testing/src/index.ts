@@ -41,7 +41,10 @@ export { randomCsc, type CscMatrix } from './sparse.js'
 export {
   randomRealProgram,
   randomRealArgs,
+  randomRealExpressions,
+  SMOOTH_FUNCTIONS,
   ARRAY_LENGTH,
+  type RealExpressions,
   type RealProgram,
   type RealProgramOptions,
   type RealType,
