@@ -85,6 +85,7 @@ export {
   inverseProblems,
   gradientProblems,
   hessianProblems,
+  tangentProblems,
   roundTo,
   type ConformanceAd,
   type PrimitiveRow,

@@ -21,12 +21,13 @@ import { finiteDifference, relativeError } from '../finite-difference.js'
 export type RowType = 'f64' | 'f32' | 'i32' | 'bool'
 
 /** The columns of the table. */
-export type PrimitiveColumn = 'value' | 'inverse' | 'gradient' | 'hessian'
+export type PrimitiveColumn = 'value' | 'inverse' | 'gradient' | 'tangent' | 'hessian'
 
 /** A row's tolerances: ulps of the scale for value and inverse, relative errors for derivatives. */
 export interface RowTolerances {
   value: number
   inverse: number
+  /** Relative error of the gradient and of the forward-mode tangent. */
   gradient: number
   hessian: number
 }
@@ -37,6 +38,8 @@ export interface ConformanceAd {
   gradient(f: TenetFunction, args: unknown[], options: { loss: number }): unknown[]
   /** The Hessian of argument `loss` over the float arguments but `loss`, row-major. */
   hessian(f: TenetFunction, args: unknown[], options: { loss: number }): ArrayLike<number>
+  /** Forward mode: the derivative of every result along the direction `v` (optional: the tangent column). */
+  jvp?(f: TenetFunction, args: unknown[], options: { v: unknown[] }): { tangent: unknown[] }
 }
 
 /** One row: a primitive at one type. */
@@ -48,7 +51,7 @@ export interface PrimitiveRow {
   point: number[]
   tolerance: RowTolerances
   /** Why a derivative column does not apply to this row, by column (absent: it applies). */
-  notDifferentiable: Partial<Record<'gradient' | 'hessian', string>>
+  notDifferentiable: Partial<Record<'gradient' | 'tangent' | 'hessian', string>>
   /** `fn f(...)` applying the primitive once (pure: `y += p(x…)`; bijection: `B(x…)`). */
   valueSource: string
   /** The arguments of `valueSource`'s `f`. */
@@ -131,8 +134,10 @@ function pureRow(spec: PurePrimitiveSpec, type: RowType): PrimitiveRow {
   const params = xs.map((x) => `${x}: ${type}`).join(', ')
   const call = `${spec.name}(${xs.join(', ')})`
   const notDifferentiable: PrimitiveRow['notDifferentiable'] = {}
-  if (!spec.partials && !spec.partialExprs)
+  if (!spec.partials && !spec.partialExprs) {
     notDifferentiable.gradient = `not applicable: \`${spec.name}\` has no partial derivatives`
+    notDifferentiable.tangent = notDifferentiable.gradient
+  }
   if (!spec.partialExprs)
     notDifferentiable.hessian = `not applicable: \`${spec.name}\` has no partial-derivative expressions (partialExprs)`
   return {
@@ -169,10 +174,13 @@ function bijectionRow(spec: BijectionSpec, type: RowType): PrimitiveRow {
   const notDifferentiable: PrimitiveRow['notDifferentiable'] = {}
   if (!float) {
     notDifferentiable.gradient = `not applicable: ${type} is not differentiable`
+    notDifferentiable.tangent = notDifferentiable.gradient
     notDifferentiable.hessian = notDifferentiable.gradient
   } else {
     if (!spec.selfAdjoint && !spec.adjoint)
       notDifferentiable.gradient = `not applicable: \`${spec.name}\` has no adjoint rule`
+    if (!spec.selfAdjoint && !spec.tangent)
+      notDifferentiable.tangent = `not applicable: \`${spec.name}\` has no tangent rule`
     if (!spec.selfAdjoint && !(spec.adjoint && spec.tangent))
       notDifferentiable.hessian = `not applicable: \`${spec.name}\` has no tangent and adjoint rules`
   }
@@ -275,6 +283,22 @@ export function gradientProblems(row: PrimitiveRow, m: TenetModule, ad: Conforma
           `gradient ${i}: ${g[i]} vs finite differences ${d} (relative error ${e.toPrecision(3)} > ${row.tolerance.gradient})`,
         ]
   })
+}
+
+/**
+ * Problems of the tangent column: forward mode along v = (1, 0.7, 0.4, …) against the
+ * directional central difference of the JS loss.
+ */
+export function tangentProblems(row: PrimitiveRow, m: TenetModule, ad: ConformanceAd): string[] {
+  const v = row.point.map((_, i) => 1 - 0.3 * i)
+  const t = ad.jvp!(m.f!, lossArgs(row, row.point), { v: [0, ...v] }).tangent[0] as number
+  const [d] = finiteDifference(([s]: number[]) => row.loss(row.point.map((x, i) => x + s! * v[i]!)), [0])
+  const e = relativeError(t, d!)
+  return e <= row.tolerance.gradient
+    ? []
+    : [
+        `tangent along ${JSON.stringify(v)}: ${t} vs finite differences ${d} (relative error ${e.toPrecision(3)} > ${row.tolerance.gradient})`,
+      ]
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   hessianProblems,
   inverseProblems,
   primitiveRows,
+  tangentProblems,
   valueProblems,
   type ConformanceAd,
   type PrimitiveColumn,
@@ -223,14 +224,19 @@ export function conformanceChecks(backend: BackendSpec, options: ConformanceOpti
   }
   for (const row of rows) {
     const title = (c: PrimitiveColumn) =>
-      `${row.primitive} (${row.type}) ${c}${c === 'value' || c === 'inverse' ? (row.tolerance[c] ? ` (${row.tolerance[c]} ulp)` : ' (exact)') : ` (relative ${row.tolerance[c]})`}`
+      `${row.primitive} (${row.type}) ${c}${c === 'value' || c === 'inverse' ? (row.tolerance[c] ? ` (${row.tolerance[c]} ulp)` : ' (exact)') : ` (relative ${row.tolerance[c === 'tangent' ? 'gradient' : c]})`}`
     const needs: Capability[] = row.type === 'f64' || row.type === 'f32' ? [row.type] : []
     add('primitives', title('value'), needs, () => valueProblems(row, compile(row.valueSource)))
     add('primitives', title('inverse'), needs, () => inverseProblems(row, compile(row.valueSource)))
-    for (const column of ['gradient', 'hessian'] as const) {
+    for (const column of ['gradient', 'tangent', 'hessian'] as const) {
       const ad = options.ad
       const reason =
-        row.notDifferentiable[column] ?? (ad ? undefined : 'not applicable here: no AD engine given (options.ad)')
+        row.notDifferentiable[column] ??
+        (!ad
+          ? 'not applicable here: no AD engine given (options.ad)'
+          : column === 'tangent' && !ad.jvp
+            ? 'not applicable here: no forward mode given (options.ad.jvp)'
+            : undefined)
       const colNeeds: Capability[] =
         column === 'hessian' ? [...needs, 'f64', 'gradient', 'hessian'] : [...needs, 'gradient']
       add(
@@ -240,7 +246,9 @@ export function conformanceChecks(backend: BackendSpec, options: ConformanceOpti
         () =>
           column === 'gradient'
             ? gradientProblems(row, compile(row.lossSource(row.type)), ad!)
-            : hessianProblems(row, compile(row.lossSource(row.type)), compile(row.lossSource('f64')), ad!),
+            : column === 'tangent'
+              ? tangentProblems(row, compile(row.lossSource(row.type)), ad!)
+              : hessianProblems(row, compile(row.lossSource(row.type)), compile(row.lossSource('f64')), ad!),
         reason,
       )
     }
