@@ -273,7 +273,18 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
     specificationVersion: 'v1',
     name: 'wasm',
     priority: 5,
-    capabilities: { f64: true, recursion: true, exceptions: true },
+    capabilities: {
+      f64: true,
+      recursion: true,
+      exceptions: true,
+      f32: true,
+      // stacks are not lowered (README): programs with `stack<T>` are rejected at compile time
+      stacks: false,
+      checks: true,
+      gradient: true,
+      hessian: true,
+      synchronous: true,
+    },
     description:
       'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
     isAvailable: () => typeof WebAssembly === 'object',

@@ -428,13 +428,47 @@ export interface CompiledProgram {
   dispose?(): void
 }
 
+/**
+ * What a backend can run. The conformance suite of `@tenet/testing` reads these fields and runs
+ * only what a backend declares, reporting every left-out part as "not applicable: capability X"
+ * (never silently). The first three are required; the others are optional for compatibility
+ * with backends written before them, but every backend should declare them all (the suite's
+ * first test fails when one is missing).
+ */
+export interface BackendCapabilities {
+  /** Computes in f64 (binary64). False: the suite's real-valued programs use f32 instead. */
+  f64: boolean
+  /** Functions may call themselves (directly or not). */
+  recursion: boolean
+  /** Run-time failures are thrown as exceptions the caller can catch. */
+  exceptions: boolean
+  /** Computes in f32 (binary32, rounded after every operation as `Math.fround` does). */
+  f32?: boolean
+  /** Lowers stacks (`stack<T>`, `push`, `pop`). */
+  stacks?: boolean
+  /**
+   * Raises every run-time check of the catalog (`RUNTIME_CHECKS`) it can meet with the same
+   * `TenetError` (code, message, location) as the reference interpreter.
+   */
+  checks?: boolean
+  /** Runs the adjoint (gradient) programs that `@tenet/ad` builds, synchronously. */
+  gradient?: boolean
+  /** Runs the forward-over-reverse (Hessian) programs that `@tenet/ad` builds, synchronously. */
+  hessian?: boolean
+  /**
+   * Compiled functions can be called synchronously (`m.f(...args)`). False for a backend that
+   * only maps a function over a batch asynchronously (webgpu's `gpuMap`).
+   */
+  synchronous?: boolean
+}
+
 /** A backend: lowers a checked program (and its inverses) to something callable. */
 export interface BackendSpec {
   specificationVersion: 'v1'
   name: string
   /** Higher wins when no backend is named. */
   priority: number
-  capabilities: { f64: boolean; recursion: boolean; exceptions: boolean }
+  capabilities: BackendCapabilities
   /**
    * A cheap synchronous check that the backend can run here (wasm: `WebAssembly` exists; webgpu:
    * `navigator.gpu` exists, while whether an adapter can be had is known only when one is
