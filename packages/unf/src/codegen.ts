@@ -351,6 +351,10 @@ class Gen {
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
+        if (scanAt >= 0 && associativeOp(x.arrays[scanAt]!)) {
+          const blocked = this.blockedMapOverScan(x, env, keep, scanAt)
+          if (blocked) return blocked
+        }
         const arrays = x.arrays.map((a, i) =>
           !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env),
         )
@@ -807,6 +811,99 @@ class Gen {
   }
 
   /**
+   * `map f (scan ⊕ z A) …` with ⊕ one of + and ·, f and the elements loop-free: the map's loop
+   * runs four blocks of indices at once, each with its own chain of scan states, so that no
+   * operation waits for the previous element's state (one chain is latency-bound: each state
+   * needs the one before). A block's chain starts from z combined with the total of the blocks
+   * before it in the scan's direction, computed first by three interleaved reductions (no state
+   * is stored, as in the one-chain fusion). As for `reduce`, the operator is associative, so this
+   * is the scan's meaning; the states differ from one left-to-right chain by rounding only.
+   */
+  private blockedMapOverScan(
+    x: Extract<Term, { k: 'map' }>,
+    env: ReadonlyMap<string, TV>,
+    keep: number[],
+    scanAt: number,
+  ): TV | undefined {
+    const scan = x.arrays[scanAt] as ScanTerm
+    const op = associativeOp(scan)!
+    const unit = op === '+' ? '0' : '1'
+    const left = scan.k === 'scanl'
+    const saved = this.lines
+    this.lines = []
+    const init = this.emit(scan.init, env)
+    const arr = this.source(scan.array, env)
+    const m = arr.length
+    const states = this.local(`${m} + 1`, 'n')
+    const others = x.arrays.map((a, i) => (keep.includes(i) && i !== scanAt ? this.source(a, env) : undefined))
+    const n = this.sourceLength([
+      { length: states, elem: () => init },
+      ...others.filter((o): o is Source => o !== undefined),
+    ])
+    const setup = this.lines
+    // the element and the body must be loop-free (each is emitted several times)
+    this.lines = []
+    const probeEnv = new Map(env).set(x.params[scanAt]!, { v: 'probe', t: R })
+    others.forEach((o, i) => {
+      if (o) probeEnv.set(x.params[i]!, o.elem('0'))
+    })
+    const elem = arr.elem('0')
+    const body = this.emit(x.body, probeEnv)
+    const loopFree = !this.lines.some((l) => /\bfor \(/.test(l))
+    this.lines = saved
+    if (!loopFree || init.t.kind !== 'R' || elem.t.kind !== 'R' || arr.dir) return undefined
+    this.lines.push(...setup)
+    const run = this.local(`${n} >> 2`, 'n')
+    const lastRun = this.local(`${n} - 3 * ${run}`, 'n')
+    // the map index of step i of block k: scanl k·B + i, scanr m − k·B − i
+    const start = [0, 1, 2, 3].map((k) =>
+      left
+        ? k === 0
+          ? ''
+          : this.local(k === 1 ? run : `${k} * ${run}`, 'b')
+        : this.local(k === 0 ? m : k === 1 ? `${m} - ${run}` : `${m} - ${k} * ${run}`, 'b'),
+    )
+    const at = (k: number, i: string) => (left ? (k === 0 ? i : `${start[k]} + ${i}`) : `${start[k]} - ${i}`)
+    // the element that advances the state at index j: A[j] (scanl), A[j − 1] (scanr)
+    const next = (k: number, i: string) => arr.elem(left ? at(k, i) : `${at(k, i)} - 1`).v as string
+    const total = [0, 1, 2].map(() => this.fresh('acc'))
+    this.line(`let ${total.map((t) => `${t} = ${unit}`).join(', ')};`)
+    const i0 = this.fresh('j')
+    this.line(`for (let ${i0} = 0; ${i0} < ${run}; ${i0}++) {`)
+    this.indent(() => total.forEach((t, k) => this.line(`${t} = ${t} ${op} ${next(k, i0)};`)))
+    this.line('}')
+    const chain = [0, 1, 2, 3].map(() => this.fresh('acc'))
+    this.line(`let ${chain[0]} = ${init.v as string};`)
+    for (let k = 1; k < 4; k++) this.line(`let ${chain[k]} = ${chain[k - 1]} ${op} ${total[k - 1]};`)
+    const out = this.allocate(arrayType(body.t), n)
+    const element = (k: number, i: string) => {
+      const j = at(k, i)
+      const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R })
+      others.forEach((o, q) => {
+        if (o) e.set(x.params[q]!, o.elem(j))
+      })
+      this.store(out, this.emit(x.body, e).v, j)
+      // the last block reaches the scan's end, whose state has no successor
+      if (k === 3) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
+      if (k === 3) {
+        this.indent(adv)
+        this.line('}')
+      } else adv()
+    }
+    const i = this.fresh('j')
+    this.line(`for (let ${i} = 0; ${i} < ${run}; ${i}++) {`)
+    this.indent(() => {
+      for (let k = 0; k < 4; k++) element(k, i)
+    })
+    this.line('}')
+    this.line(`for (let ${i} = ${run}; ${i} < ${lastRun}; ${i}++) {`)
+    this.indent(() => element(3, i))
+    this.line('}')
+    return { v: out, t: arrayType(body.t) }
+  }
+
+  /**
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
    */
@@ -1011,6 +1108,18 @@ function keptArrays(params: string[], body: Term, arrays: Term[]): number[] {
   const fv = freeVars(body)
   const keep = arrays.map((a, i) => (fv.has(params[i]!) || a.k === 'var' ? i : -1)).filter((i) => i >= 0)
   return keep.length > 0 ? keep : [0]
+}
+
+/**
+ * `+` or `*` when a scan's (or reduce's) body is that operator applied to its accumulator and
+ * its element (either order: both commute exactly in floating point); otherwise undefined.
+ */
+function associativeOp(x: Term): '+' | '*' | undefined {
+  if (x.k !== 'reduce' && x.k !== 'fold' && x.k !== 'scanl' && x.k !== 'scanr') return undefined
+  const b = x.body
+  if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
+  const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
+  return names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem ? b.op : undefined
 }
 
 function finalOf(t: Term): Term {
