@@ -218,7 +218,27 @@ class Gen {
   lengths = new Map<string, string>()
   /** locals holding freshly allocated zero arrays nobody else references yet */
   fresh_ = new Set<string>()
+  /**
+   * A map about to be emitted and the reductions of its result found in the let's scope, which
+   * the map's loop computes too (`let t = map f A in … reduce (+) 0 t …`: one pass, not two).
+   */
+  private pending: { map: Term; reductions: Reduction[] } | undefined
+  /** the reductions computed by a map's loop: the map's output local → reduction key → local */
+  private fusedReductions = new Map<string, Map<string, string>>()
   constructor(private readonly ops: OpTable) {}
+
+  /** The value of `let name = value in body`, a map computing the reductions of itself in body. */
+  private bindValue(name: string, value: Term, body: Term, env: ReadonlyMap<string, TV>): TV {
+    if (value.k === 'map') {
+      const reductions = reductionsOf(name, body)
+      if (reductions.length > 0) this.pending = { map: value, reductions }
+    }
+    try {
+      return this.emit(value, env)
+    } finally {
+      this.pending = undefined
+    }
+  }
 
   fresh(base = 't'): string {
     return `${base}${++this.n}`
@@ -298,7 +318,7 @@ class Gen {
         return b
       }
       case 'let': {
-        const val = this.emit(x.value, env)
+        const val = this.bindValue(x.name, x.value, x.body, env)
         for (const l of leaves(val.v)) this.fresh_.delete(l) // a bound value may be read again: not ours to mutate
         return this.emit(x.body, new Map(env).set(x.name, val))
       }
@@ -347,6 +367,8 @@ class Gen {
         return { v: rebuild(thenR.v, outs), t: type }
       }
       case 'map': {
+        const reductions = this.pending?.map === x ? this.pending.reductions : []
+        this.pending = undefined
         const keep = keptArrays(x.params, x.body, x.arrays)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
@@ -376,23 +398,42 @@ class Gen {
         const out = this.allocate(arrayType(body.t), n)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
-          // a loop-free body is unrolled by four (its elements are independent)
-          const element = (at: string) => {
+          // a loop-free body is unrolled by four (its elements are independent); the reductions
+          // of the result later in its scope are computed in the same loop (four partial
+          // results each, grouped as `unrolledReduce` groups them)
+          const fused = body.t.kind === 'R' ? reductions : []
+          const accs = fused.map((r) => {
+            const a = [0, 1, 2, 3].map(() => this.fresh('acc'))
+            const unit = r.op === '+' ? '0' : '1'
+            this.line(`let ${a[0]} = ${constJs(r.init)}, ${a[1]} = ${unit}, ${a[2]} = ${unit}, ${a[3]} = ${unit};`)
+            return a
+          })
+          const element = (at: string, k: number) => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
               if (arrays[i]) e.set(p, arrays[i]!.elem(at))
             })
-            this.store(out, this.emit(x.body, e).v, at)
+            const r = this.emit(x.body, e).v
+            this.store(out, r, at)
+            fused.forEach((f, q) => this.line(`${accs[q]![k]} = ${accs[q]![k]} ${f.op} ${r as string};`))
           }
           this.line(`let ${j} = 0;`)
           this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
           this.indent(() => {
-            for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`)
+            for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`, k)
           })
           this.line('}')
           this.line(`for (; ${j} < ${n}; ${j}++) {`)
-          this.indent(() => element(j))
+          this.indent(() => element(j, 0))
           this.line('}')
+          if (fused.length > 0) {
+            const results = new Map<string, string>()
+            fused.forEach((f, q) => {
+              const a = accs[q]!
+              results.set(reductionKey(f), this.local(`(${a[0]} ${f.op} ${a[1]}) ${f.op} (${a[2]} ${f.op} ${a[3]})`))
+            })
+            this.fusedReductions.set(out as string, results)
+          }
           return { v: out, t: arrayType(body.t) }
         }
         this.line(
@@ -413,6 +454,12 @@ class Gen {
       case 'scanl':
       case 'scanr': {
         if (x.k === 'reduce') {
+          const op = associativeOp(x)
+          const of = x.array.k === 'var' ? env.get(x.array.name) : undefined
+          if (op && x.init.k === 'const' && typeof of?.v === 'string') {
+            const r = this.fusedReductions.get(of.v)?.get(reductionKey({ op, init: x.init.value }))
+            if (r) return { v: r, t: R } // computed by the loop of the map it reduces
+          }
           const u = this.unrolledReduce(x, env)
           if (u) return u
         }
@@ -612,7 +659,9 @@ class Gen {
             }
           }
           const val =
-            b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
+            b.value.k === 'mapAccum' && inner.size > 0
+              ? this.mapAccum(b.value, e, inner)
+              : this.bindValue(b.name, b.value, b.body, e)
           e = new Map(e).set(b.name, val)
           b = b.body
         }
@@ -1020,7 +1069,7 @@ class Gen {
       case 'zero':
         return
       case 'let': {
-        const val = this.emit(term.value, env)
+        const val = this.bindValue(term.name, term.value, term.body, env)
         this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
         return
       }
@@ -1120,6 +1169,34 @@ function associativeOp(x: Term): '+' | '*' | undefined {
   if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
   const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
   return names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem ? b.op : undefined
+}
+
+/** A reduction `reduce ⊕ init` with ⊕ one of + and · and a constant initial value. */
+interface Reduction {
+  op: '+' | '*'
+  init: number
+}
+const reductionKey = (r: Reduction) => `${r.op} ${r.init}`
+
+/** The distinct reductions `reduce ⊕ c name` (⊕ one of + and ·, c a constant) in t. */
+function reductionsOf(name: string, t: Term): Reduction[] {
+  const found = new Map<string, Reduction>()
+  const go = (x: Term) => {
+    if (x.k === 'reduce' && x.array.k === 'var' && x.array.name === name && x.init.k === 'const') {
+      const op = associativeOp(x)
+      if (op) found.set(reductionKey({ op, init: x.init.value }), { op, init: x.init.value })
+    }
+    children(x).forEach(go)
+  }
+  go(t)
+  return [...found.values()]
+}
+
+/** A constant as JS (negative numbers parenthesised, non-finite by name). */
+function constJs(x: number): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '(-Infinity)'
+  return x < 0 || Object.is(x, -0) ? `(${x})` : String(x)
 }
 
 function finalOf(t: Term): Term {

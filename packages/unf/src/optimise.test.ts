@@ -393,6 +393,33 @@ describe('code generation', () => {
     )
   })
 
+  test("the reductions of a stored map later in its scope run in the map's loop", () => {
+    // ∇logsumexp: max, then exp stored and summed in one loop, then the softmax
+    const cp = agrees([['A', R1]], T.logsumexp(v('A')), [Float64Array.of(0.3, -1.2, 2.5, 0.1, 0.9, -0.4)])
+    expect(loops(cp.source.gradient)).toBe(5) // max; exp and sum (main, remainder); softmax (main, remainder)
+    // both reductions of one map, and a reduce of another constant or operator, come from its loop
+    const e = T.map(v('A'), (a) => T.op('exp', a))
+    const body = T.let_(
+      'E',
+      e,
+      T.add(
+        T.mul(
+          T.sum(v('E')),
+          T.reduce(c(2), v('E'), (a, x) => T.mul(x, a)),
+        ),
+        T.sum(T.map2(v('E'), v('A'), (p, q) => T.mul(p, q))),
+      ),
+    )
+    for (let n = 0; n <= 9; n++) {
+      const A = Float64Array.from({ length: n }, (_, i) => 0.3 * i - 1)
+      const g = generate(body, [{ name: 'A', type: R1 }], ops)
+      expect(loops(g.source)).toBe(4) // E with both reductions; the last sum (each main and remainder)
+      const expected = toHost(evaluate(body, new Map([['A', fromHost(A)]]), ops)) as number
+      expect(Math.abs((g.fn(A) as number) - expected)).toBeLessThan(1e-12 * Math.max(1, Math.abs(expected)))
+    }
+    agrees([['A', R1]], body, [Float64Array.of(0.2, -0.7, 0.5, 1.1, -0.3)])
+  })
+
   test('shifted arrays are read at an offset (no views); empty arrays keep their lengths', () => {
     const body = T.sum(T.map2(T.shift1L(v('A')), T.shift1R(v('A')), (a, b) => T.mul(a, b)))
     const cp = agrees([['A', R1]], body, [Float64Array.of(0.4, -1.1, 0.9, 2)])
