@@ -35,9 +35,12 @@ function reuseBuffers(source: string, reuseResults = false): string {
       const once = reuseResults && indent.length === 2
       if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
       const b = `bufs[${k++}]`
-      // a reused zero is cleared (a fresh allocation is zeroed by the engine)
-      const reuse = kind === 'zero' ? `${b}.fill(0)` : b
-      return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+      const decl = `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
+      if (kind !== 'zero') return decl
+      // a zero is cleared: a short one by a loop (inlined; \`fill\` is a call, which costs more than
+      // a few stores in a loop over data points), a long one by \`fill\`
+      const q = `z${name.slice(1)}q`
+      return `${decl}\n${indent}if (${name}.length > 16) ${name}.fill(0); else for (let ${q} = 0; ${q} < ${name}.length; ${q}++) ${name}[${q}] = 0;`
     })
     .replaceAll(` ${FILL}`, '')
     .replaceAll(` ${ZERO}`, '')
