@@ -8,6 +8,7 @@
  */
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
+import { hoistInvariants } from './hoist.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
@@ -180,7 +181,7 @@ export function generate(
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(term), env)
+  const r = g.emit(shareScans(hoistInvariants(term)), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
