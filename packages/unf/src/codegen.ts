@@ -705,14 +705,12 @@ class Gen {
     )
     this.lines.push(...bodyLines)
     this.indent(() => {
-      // the array accumulations of this element, emitted together (`accumulateAll`)
-      const adds: Accumulation[] = []
       if (deferred) {
         const d = deferred
         d.terms.forEach((t, i) => {
           if (!t) return // added by an inner sweep
           if (sumTypes[i]!.kind === 'R') this.line(`${sums[i]} += ${this.emit(t, d.env).v as string};`)
-          else adds.push({ acc: sums[i]!, term: t, env: d.env })
+          else this.accumulateTerm(sums[i]!, t, d.env)
         })
       } else
         leaves(sOut!).forEach((l, i) => {
@@ -732,9 +730,8 @@ class Gen {
         const term = destTerms!.terms.get(i)!
         const d = dest.get(i)!
         if (d.elem.kind === 'R') this.line(`${d.acc}[${j}] += ${this.emit(term, destTerms!.env).v as string};`)
-        else adds.push({ acc: this.local(`${d.acc}[${j}]`, 'row'), term, env: destTerms!.env })
+        else this.accumulateTerm(this.local(`${d.acc}[${j}]`, 'row'), term, destTerms!.env)
       })
-      this.accumulateAll(adds)
       this.assignAll(carry, leaves(cOut!))
     })
     this.line('}')
@@ -1142,96 +1139,6 @@ class Gen {
     }
   }
 
-  /**
-   * Several in-place accumulations `acc +̂= map f A…`, fused: the maps with loop-free real
-   * elements share one loop (unrolled by four) when their lengths agree, which is checked at
-   * run time (each is checked against its accumulator as before; where they differ, each has its
-   * own loop). In a sweep's body these are the sums and the gradient rows of one element (the
-   * MLP's ∂h and ∂W₂ rows, the GMM's ∂(x − μ) and ∂L rows): one pass instead of two.
-   */
-  private accumulateAll(adds: Accumulation[]) {
-    const fusable = adds.filter((a) => this.simpleMap(a.term, a.env))
-    if (fusable.length < 2) {
-      for (const a of adds) this.accumulateTerm(a.acc, a.term, a.env)
-      return
-    }
-    for (const a of adds) if (!fusable.includes(a)) this.accumulateTerm(a.acc, a.term, a.env)
-    const prepared = fusable.map((a) => {
-      const m = a.term as Extract<Term, { k: 'map' }>
-      const keep = keptArrays(m.params, m.body, m.arrays)
-      const sources = m.arrays.map((x, i) => (keep.includes(i) ? this.source(x, a.env) : undefined))
-      const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
-      this.line(`if (${n} !== ${a.acc}.length) shapeErr('adding arrays of different lengths');`)
-      const element = (at: string) => {
-        let e: ReadonlyMap<string, TV> = new Map(a.env)
-        m.params.forEach((p, i) => {
-          if (sources[i]) (e as Map<string, TV>).set(p, sources[i]!.elem(at))
-        })
-        let b = m.body
-        while (b.k === 'let') {
-          e = new Map(e).set(b.name, this.emit(b.value, e))
-          b = b.body
-        }
-        this.line(`${a.acc}[${at}] += ${this.emit(b, e).v as string};`)
-      }
-      return { n, element }
-    })
-    const unrolled = (n: string, elements: Array<(at: string) => void>) => {
-      const q = this.fresh('q')
-      this.line(`let ${q} = 0;`)
-      this.line(`for (; ${q} + 3 < ${n}; ${q} += 4) {`)
-      this.indent(() => {
-        for (let k = 0; k < 4; k++) for (const el of elements) el(k === 0 ? q : `${q} + ${k}`)
-      })
-      this.line('}')
-      this.line(`for (; ${q} < ${n}; ${q}++) {`)
-      this.indent(() => {
-        for (const el of elements) el(q)
-      })
-      this.line('}')
-    }
-    const n0 = prepared[0]!.n
-    this.line(
-      `if (${prepared
-        .slice(1)
-        .map((p) => `${p.n} === ${n0}`)
-        .join(' && ')}) {`,
-    )
-    this.indent(() =>
-      unrolled(
-        n0,
-        prepared.map((p) => p.element),
-      ),
-    )
-    this.line('} else {')
-    this.indent(() => {
-      for (const p of prepared) unrolled(p.n, [p.element])
-    })
-    this.line('}')
-  }
-
-  /** Whether `term` is a map whose elements are reals computed without a loop (probed, not emitted). */
-  private simpleMap(term: Term, env: ReadonlyMap<string, TV>): boolean {
-    if (term.k !== 'map') return false
-    const saved = this.lines
-    this.lines = []
-    try {
-      const keep = keptArrays(term.params, term.body, term.arrays)
-      const e = new Map(env)
-      for (const [i, x] of term.arrays.entries()) {
-        if (!keep.includes(i)) continue
-        if (x.k === 'scanl' || x.k === 'scanr') return false
-        const src = this.source(x, env)
-        if (src.dir) return false
-        e.set(term.params[i]!, src.elem('0'))
-      }
-      const r = this.emit(term.body, e)
-      return r.t.kind === 'R' && !this.lines.some((l) => /\bfor \(/.test(l))
-    } finally {
-      this.lines = saved
-    }
-  }
-
   /** `acc += v` in place on an owned accumulator. */
   private accumulate(acc: string, v: string, t: Type) {
     const q = this.fresh('q')
@@ -1320,13 +1227,6 @@ function bareUse(t: Term, name: string): boolean {
   if (t.k === 'proj' && t.of.k === 'proj' && t.of.of.k === 'var' && t.of.of.name === name) return false
   if (t.k === 'var') return t.name === name
   return children(t).some((c) => bareUse(c, name))
-}
-
-/** An in-place accumulation `acc +̂= term` (term evaluated in env). */
-interface Accumulation {
-  acc: string
-  term: Term
-  env: ReadonlyMap<string, TV>
 }
 
 /** An array consumed by a loop: its length, and its element `j` (emitted at the point of use). */

@@ -420,38 +420,6 @@ describe('code generation', () => {
     agrees([['A', R1]], body, [Float64Array.of(0.2, -0.7, 0.5, 1.1, -0.3)])
   })
 
-  test("a sweep's accumulations into arrays of equal length share one loop (checked at run time)", () => {
-    const { params, body } = mlpObjective()
-    const mlp = compile(params, body)
-    // ∂h and the row of ∂W₂ of one output unit: one loop over the hidden units, both added
-    expect(mlp.source.gradient).toMatch(/if \(n\d+ === n\d+\) \{/)
-    // per data point x and row w: ∂w (|w| elements, added into ∂W's row) and ∂x (|x| elements),
-    // of equal or different lengths
-    const t = T.sum(
-      T.map(v('X'), (x) =>
-        T.sum(T.map(v('W'), (w) => T.mul(T.sum(T.map(w, (a) => T.op('sin', a))), T.sum(T.map(x, (b) => T.mul(b, b)))))),
-      ),
-    )
-    const r = rng(8)
-    const matrix = (rows: number, cols: number) =>
-      Array.from({ length: rows }, () => Float64Array.from({ length: cols }, () => r() - 0.5))
-    for (const [w, x] of [
-      [5, 5],
-      [5, 2],
-      [1, 6],
-    ] as const) {
-      const cp = agrees(
-        [
-          ['X', R2],
-          ['W', R2],
-        ],
-        t,
-        [matrix(3, x), matrix(4, w)],
-      )
-      expect(cp.source.gradient).toMatch(/if \(n\d+ === n\d+\) \{/)
-    }
-  })
-
   test('shifted arrays are read at an offset (no views); empty arrays keep their lengths', () => {
     const body = T.sum(T.map2(T.shift1L(v('A')), T.shift1R(v('A')), (a, b) => T.mul(a, b)))
     const cp = agrees([['A', R1]], body, [Float64Array.of(0.4, -1.1, 0.9, 2)])
