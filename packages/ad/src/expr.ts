@@ -184,11 +184,19 @@ function typedF64(e: Expr): Expr {
 
 /** `realView(e)` as an f64 expression (an f32 result is converted), for scaling factors of f64 derivatives. */
 export function realF64(e: Expr, registry: Registry): Expr {
+  return realAs(e, registry, 'f64')
+}
+
+/**
+ * e read as a real of the float type `to` (`realView`, then converted to `to` unless it is of that
+ * type already): how a bijection's tangent rule reads its arguments, in the type of the tangents.
+ */
+export function realAs(e: Expr, registry: Registry, to: 'f64' | 'f32'): Expr {
   const r = realView(e, registry)
   const t = typeOf(r)
-  return t === undefined || t === 'f64'
+  return t === undefined || t === to
     ? r
-    : ({ kind: 'call', callee: 'f64', args: [r], type: 'f64', ...(r.loc ? { loc: r.loc } : {}) } as Expr)
+    : ({ kind: 'call', callee: to, args: [r], type: to, ...(r.loc ? { loc: r.loc } : {}) } as Expr)
 }
 
 /**

@@ -47,6 +47,7 @@ import {
   namesIn,
   neg,
   readsFloat,
+  realAs,
   realF64,
   realView,
   ref,
@@ -650,13 +651,15 @@ class FunctionTangent {
     const asExpr = (dv: Arg): Expr => (dv.kind === 'neg' ? neg(asExpr(dv.target)) : clone(dv as Expr))
     const isView = (x: Arg) => x.kind === 'var' || x.kind === 'index' || x.kind === 'neg'
     const firstFloat = types.find((t) => this.isFloat(t))!
+    // the rule computes in the type of the tangents: f32 at f32, else f64 (real views read as f64)
+    const ruleType = gradientScalar(firstFloat) === 'f32' ? 'f32' : 'f64'
     for (let k = 0; k < this.w; k++) {
       out.push(
         ...instantiateTangentRule(
           spec,
           {
-            // a value in a coefficient, as a real f64 (fixed point is read with f64(…); tangents are f64 already)
-            value: (i) => realF64(asExpr(a[i]!), this.registry),
+            // a value in a coefficient, as a real of the tangents' type (fixed point is read with f64(…))
+            value: (i) => realAs(asExpr(a[i]!), this.registry, ruleType),
             tangent: (i) =>
               !this.isFloat(types[i]) ? null : isView(a[i]!) ? this.tan(a[i]!, k) : this.tangentExpr(a[i] as Expr, k),
             fresh: () => this.fresh('r'),

@@ -18,6 +18,7 @@ import {
   type Param,
   type Program,
   type Registry,
+  type ScalarTypeName,
   type Stmt,
   type Type,
 } from '@tenet/ir'
@@ -25,6 +26,7 @@ import { readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
+import { typeLiteralAncillas } from './snippet-ancillas.js'
 import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
   add,
@@ -211,6 +213,15 @@ export class AdjointBuilder extends OnDemandTransform {
       if (e instanceof Error) e.message = `in the adjoint rule of bijection \`${spec.name}\`: ${e.message}`
       throw e
     }
+    // float-literal ancillas take the gradients' float type when it is one other than f64
+    const gradTypes = new Set(
+      rule.params.flatMap((_, i) =>
+        isFloatType(this.registry, argTypes[i]) ? [real[i] ? gradientScalar(argTypes[i]!) : argTypes[i]!] : [],
+      ),
+    )
+    const [only] = gradTypes
+    if (gradTypes.size === 1 && only !== 'f64')
+      f = { ...f, body: typeLiteralAncillas(f.body, { kind: 'scalar', name: only as ScalarTypeName }) }
     this.helpers.set(name, { ...preprocess(f), name })
     return name
   }

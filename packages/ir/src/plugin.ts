@@ -227,7 +227,9 @@ export interface BijectionSpec {
    * values by running the inverse bijection, then runs the snippet: it reads the restored values
    * and must update only the gradients, turning the gradients of the outputs (`g_<inout>`) into
    * those of the inputs and accumulating (`+=`) into the gradients of `in` arguments. The snippet
-   * may allocate and deallocate its own ancillas. `@tenet/ad` compiles it once per argument-type
+   * may allocate and deallocate its own ancillas; one allocated from a float literal without a
+   * declared type (`s <- 0.0`) takes the gradients' float type at the call (f32 where they are
+   * all f32, else f64). `@tenet/ad` compiles it once per argument-type
    * combination into a helper function `$adj$<NAME>$<types>(params…, g_params…)` and calls it
    * (see DESIGN §6). Example, ROT(a, b, t):
    * `g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)` then `IROT(g_a, g_b, t)`.
@@ -240,7 +242,8 @@ export interface BijectionSpec {
    * arguments (`t_<inout>`, which hold the tangents of the old values) into those of the new
    * values; the tangents of `in` arguments are read-only. The forward transform substitutes
    * the arguments into it, so it costs what the statements cost; ancillas it allocates hold
-   * tangents (they take the tangent type). Forward mode, `jvp`, Hessians and `hvp` through
+   * tangents (they take the tangent type), and it reads the arguments in the tangent type (f32
+   * where the tangents are f32, else f64, fixed point read as its real value). Forward mode, `jvp`, Hessians and `hvp` through
    * the bijection need it. Example, ROT(a, b, t): `ROT(t_a, t_b, t)`, `t_a -= b * t_t`,
    * `t_b += a * t_t`.
    */
