@@ -1,0 +1,292 @@
+/**
+ * Pass `hoist-invariants` (loop-invariant code motion): a pure expression inside a `for` loop
+ * whose inputs the loop never writes has the same value on every iteration, so it is computed once,
+ * into a scalar ancilla, before the loop, and uncomputed after it:
+ *
+ *     for i in 0..n { y[i] += x[i] * cos(theta[j]) }
+ * becomes
+ *     i$inv0: f64 <- 0.0
+ *     if (0 < n, 0 < n) { i$inv0 += cos(theta[j]) }
+ *     for i in 0..n { y[i] += x[i] * i$inv0 }
+ *     @unchecked { if (0 < n, 0 < n) { i$inv0 -= cos(theta[j]) } ; i$inv0 -> 0.0 }
+ *
+ * The result stays reversible, and exact: `0 + e` is `e` to the last bit, and `e - e` is zero
+ * when `e` is recomputed from the same (unchanged) inputs. The deallocation sits in `@unchecked`
+ * all the same, because `e - e` is NaN when `e` is infinite or NaN, which the original program did
+ * not check either; without run-time checks `dead-ancillas` then drops the uncompute.
+ *
+ * What the loop writes (whole variables and whole arrays, the loop variable and every name bound
+ * inside the loop included) comes from its statements: update targets, every dataview argument
+ * of a call (a function or bijection may write any of them), stack operations, allocations. A
+ * loop with a `@safe` statement is left alone (host code may write anything). Distinct names are
+ * distinct memory (the checker rejects aliased arguments), so an array the loop does not name as
+ * written keeps its elements.
+ *
+ * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
+ * primitive or read an array element (a lone variable or literal is not worth an ancilla), with
+ * no host call. An expression that can fail or trap when evaluated where the program would not
+ * (an element read out of bounds, an integer division by zero) moves only when it is evaluated on
+ * every iteration (a statement of the loop body itself, not under an `if`, a nested loop or the
+ * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
+ * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
+ * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
+ * not empty. Loops are processed innermost first, so an invariant of two nested loops climbs out
+ * of both (the inner ancilla's computation is itself invariant in the outer loop).
+ */
+import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
+import { readNames, rootName, walk } from '../check.js'
+import { key } from '../cse.js'
+
+type ForStmt = Extract<Stmt, { kind: 'for' }>
+
+/** Types of ancilla the pass introduces (zero is the number 0; f64 arithmetic has no rounding step of its own). */
+const HOISTED = new Set<ScalarTypeName>(['f64', 'i32'])
+
+/** The names a block may write: targets, call arguments, stacks, bound names, loop variables. */
+export function writtenNames(body: Stmt[]): Set<string> | undefined {
+  const out = new Set<string>()
+  let safe = false
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'update': {
+        const r = rootName(s.target)
+        if (r !== undefined) out.add(r)
+        break
+      }
+      case 'callstmt':
+        for (const a of s.args) {
+          if (a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg') {
+            const r = rootName(a)
+            if (r !== undefined) out.add(r)
+          }
+        }
+        break
+      case 'alloc':
+      case 'dealloc':
+        out.add(s.name)
+        break
+      case 'push':
+      case 'pop': {
+        out.add(s.stack.name)
+        const r = rootName(s.value)
+        if (r !== undefined) out.add(r)
+        break
+      }
+      case 'for':
+        out.add(s.variable)
+        break
+      case 'safe':
+        safe = true
+        break
+    }
+  })
+  return safe ? undefined : out
+}
+
+/** What a subexpression is, for the pass: whether it may fail, whether it is worth an ancilla, whether it calls the host. */
+function describe(e: Expr): { partial: boolean; worth: boolean; host: boolean } {
+  let partial = false,
+    worth = false,
+    host = false
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    switch (x.kind) {
+      case 'index':
+        partial = worth = true
+        todo.push(x.index)
+        break
+      case 'call':
+        if (x.callee.startsWith('$')) host = true
+        else if (x.callee !== 'len') worth = true
+        if (x.callee === 'zeros') host = true
+        todo.push(...x.args)
+        break
+      case 'binary':
+        if ((x.op === '/' || x.op === '%') && x.type !== 'f64' && x.type !== 'f32') partial = true
+        todo.push(x.left, x.right)
+        break
+      case 'unary':
+        todo.push(x.arg)
+        break
+      case 'field':
+        todo.push(x.target)
+        break
+    }
+  }
+  return { partial, worth, host }
+}
+
+const intLiteral = (e: Expr | null): number | undefined =>
+  e === null ? 1 : e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined
+
+/**
+ * The condition "the loop runs at least once" as an expression over its range, `true` when the
+ * range is literal and not empty, undefined when the step is not an integer literal.
+ */
+function nonEmpty(s: ForStmt): Expr | true | undefined {
+  const step = intLiteral(s.step)
+  if (step === undefined || step === 0) return undefined
+  const a = intLiteral(s.start),
+    b = intLiteral(s.stop)
+  if (a !== undefined && b !== undefined) {
+    const ok = step > 0 ? (s.inclusive ? a <= b : a < b) : s.inclusive ? a >= b : a > b
+    return ok ? true : undefined
+  }
+  const op = step > 0 ? (s.inclusive ? '<=' : '<') : s.inclusive ? '>=' : '>'
+  return { kind: 'binary', op, left: s.start, right: s.stop, type: 'bool', ...(s.loc ? { loc: s.loc } : {}) } as Expr
+}
+
+/** One hoisted value: its ancilla, the expression, and whether it needs the loop to run. */
+interface Hoisted {
+  name: string
+  value: Expr
+  type: ScalarTypeName
+  guarded: boolean
+}
+
+/** The state of the pass over one function: a counter for fresh names. */
+interface Names {
+  next: number
+  taken: Set<string>
+}
+
+function freshName(names: Names, variable: string): string {
+  let n: string
+  do n = `${variable}$inv${names.next++}`
+  while (names.taken.has(n))
+  names.taken.add(n)
+  return n
+}
+
+/** The loop with its invariants hoisted: the statements to put in its place. */
+function hoistLoop(s: ForStmt, names: Names): Stmt[] {
+  const written = writtenNames(s.body)
+  if (!written) return [s]
+  written.add(s.variable)
+  const guard = nonEmpty(s)
+  const found = new Map<string, Hoisted>()
+  const invariant = (e: Expr): boolean => ![...readNames(e)].some((n) => written.has(n))
+  // the largest invariant subexpressions of e worth moving; `every`: e is evaluated on every iteration
+  const rewrite = (e: Expr, every: boolean): Expr => {
+    if (e.kind === 'num' || e.kind === 'bool' || e.kind === 'var') return e
+    if (e.type !== undefined && HOISTED.has(e.type) && invariant(e)) {
+      const d = describe(e)
+      if (d.worth && !d.host && (!d.partial || (every && guard !== undefined))) {
+        const k = key(e)
+        let h = found.get(k)
+        if (!h) {
+          h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: d.partial && guard !== true }
+          found.set(k, h)
+        }
+        return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
+      }
+    }
+    switch (e.kind) {
+      case 'index':
+        return { ...e, index: rewrite(e.index, every) }
+      case 'field':
+        return { ...e, target: rewrite(e.target, every) }
+      case 'unary':
+        return { ...e, arg: rewrite(e.arg, every) }
+      case 'binary': {
+        const sc = e.op === '&&' || e.op === '||'
+        return { ...e, left: rewrite(e.left, every), right: rewrite(e.right, every && !sc) }
+      }
+      case 'call':
+        return e.callee === 'len' ? e : { ...e, args: e.args.map((a) => rewrite(a, every)) }
+      default:
+        return e
+    }
+  }
+  const target = (d: Dataview, every: boolean): Dataview => {
+    switch (d.kind) {
+      case 'index':
+        return { ...d, index: rewrite(d.index, every) }
+      case 'field':
+      case 'neg':
+        return { ...d, target: target(d.target as Dataview, every) } as Dataview
+      default:
+        return d
+    }
+  }
+  const arg = (a: Arg, every: boolean): Arg =>
+    a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
+      ? target(a as Dataview, every)
+      : rewrite(a, every)
+  const block = (body: Stmt[], every: boolean): Stmt[] =>
+    body.map((x): Stmt => {
+      switch (x.kind) {
+        case 'update':
+          return { ...x, target: target(x.target, every), value: rewrite(x.value, every) }
+        case 'callstmt':
+          return { ...x, args: x.args.map((a) => arg(a, every)) }
+        case 'alloc':
+          return x.value.kind === 'emptystack' ? x : { ...x, value: rewrite(x.value, every) }
+        case 'if':
+          // the condition runs every time the `if` does; the branches do not
+          return { ...x, pre: rewrite(x.pre, every), then: block(x.then, false), else: block(x.else, false) }
+        case 'for':
+          return {
+            ...x,
+            start: rewrite(x.start, every),
+            stop: rewrite(x.stop, every),
+            step: x.step ? rewrite(x.step, every) : null,
+            body: block(x.body, false),
+          }
+        case 'while':
+          return { ...x, body: block(x.body, false) }
+        case 'unchecked':
+          return { ...x, body: block(x.body, every) }
+        default:
+          // deallocations (their value only feeds a check), stacks: left as they are
+          return x
+      }
+    })
+  const body = block(s.body, true)
+  if (!found.size) return [s]
+  const loc = s.loc ? { loc: s.loc } : {}
+  const before: Stmt[] = [],
+    after: Stmt[] = []
+  const hoisted = [...found.values()]
+  for (const h of hoisted) {
+    const type = { kind: 'scalar' as const, name: h.type }
+    const zero: Expr = { kind: 'num', value: 0, isFloat: h.type !== 'i32', type: h.type }
+    const v: Dataview = { kind: 'var', name: h.name, type: h.type, ...loc }
+    const guarded = (op: '+=' | '-='): Stmt => {
+      const u: Stmt = { kind: 'update', op, target: v, value: h.value, ...loc }
+      return h.guarded ? { kind: 'if', pre: guard as Expr, post: null, then: [u], else: [], ...loc } : u
+    }
+    before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc }, guarded('+='))
+    // the uncomputes in the reverse order of the computes
+    after.unshift(guarded('-='), { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc })
+  }
+  return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
+}
+
+/** `body` with the invariants of its loops hoisted (innermost loops first). */
+export function hoistInvariantsBlock(body: Stmt[], names: Names = { next: 0, taken: new Set() }): Stmt[] {
+  return body.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'if':
+        return [{ ...s, then: hoistInvariantsBlock(s.then, names), else: hoistInvariantsBlock(s.else, names) }]
+      case 'while':
+      case 'unchecked':
+        return [{ ...s, body: hoistInvariantsBlock(s.body, names) } as Stmt]
+      case 'for':
+        return hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names) }, names)
+      default:
+        return [s]
+    }
+  })
+}
+
+/** The function with the loop invariants of its `for` loops computed once before each loop. */
+export function hoistInvariants(f: FunctionDef): FunctionDef {
+  const taken = new Set<string>(f.params.map((p) => p.name))
+  walk(f.body, (s) => {
+    if (s.kind === 'alloc') taken.add(s.name)
+    if (s.kind === 'for') taken.add(s.variable)
+  })
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken }) }
+}
