@@ -34,6 +34,8 @@ export {
   deadAncillas,
   dropDeadAncillaWrites,
   effectfulFunctions,
+  hoistInvariants,
+  writtenNames,
   rewriteBlock,
   rewriteExpr,
   type PassName,

@@ -1,21 +1,163 @@
+/**
+ * Pass `hoist-invariants` on printed IR before and after (the backends' tests check that the
+ * compiled programs compute what the interpreter does, checks on and off).
+ */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { hoistInvariants } from './index.js'
+import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { hoistInvariants, optimize, writtenNames } from './index.js'
 
-const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
+const fnOf = (text: string, name = 'f'): FunctionDef =>
+  check(parse(text, []).functions, [], createRegistry()).functions.get(name)!
+/** The printed body of a function, one statement a line, without the signature. */
 const body = (f: FunctionDef): string =>
   printFunction(f)
     .split('\n')
     .slice(1, -1)
     .map((l) => l.slice(2))
     .join('\n')
+const hoisted = (text: string, name = 'f') => body(hoistInvariants(fnOf(text, name)))
 
 describe('pass `hoist-invariants`', () => {
-  it('dbg', () => {
-    const p = checked(`fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
-      for i in 0..n { y[i] += x[i] * cos(theta[j]) + sin(a) * x[i] }
-      for i in 0..4 { for k in 0..n { y[k] += exp(a) } }
-    }`)
-    console.log(body(hoistInvariants(p.functions.get('f')!)))
+  it('computes an invariant once before the loop and uncomputes it after, a read of an element only when the loop runs', () => {
+    const before = `fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
+  for i in 0..n { y[i] += x[i] * cos(theta[j]) + sin(a) * x[i] - cos(theta[j]) }
+}`
+    expect(hoisted(before)).toBe(`i$inv0: f64 <- 0.0
+if (0 < n, ~) {
+  i$inv0 += cos(theta[j])
+}
+i$inv1: f64 <- 0.0
+i$inv1 += sin(a)
+for i in 0..n {
+  y[i] += x[i] * i$inv0 + i$inv1 * x[i] - i$inv0
+}
+@unchecked {
+  i$inv1 -= sin(a)
+  i$inv1 -> 0.0
+  if (0 < n, ~) {
+    i$inv0 -= cos(theta[j])
+  }
+  i$inv0 -> 0.0
+}`)
+  })
+
+  it('guards by the direction of the range, and not at all when a literal range is not empty', () => {
+    const text = `fn f(y: f64[], x: f64[], j: i32, n: i32) {
+  for i in n..=0 by -1 { y[i] += x[j] * 2.0 }
+  for i in 0..3 { y[i] += exp(x[j]) }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: f64 <- 0.0
+if (n >= 0, ~) {
+  i$inv0 += x[j] * 2.0
+}
+for i in n..=0 by -1 {
+  y[i] += i$inv0
+}
+@unchecked {
+  if (n >= 0, ~) {
+    i$inv0 -= x[j] * 2.0
+  }
+  i$inv0 -> 0.0
+}
+i$inv1: f64 <- 0.0
+i$inv1 += exp(x[j])
+for i in 0..3 {
+  y[i] += i$inv1
+}
+@unchecked {
+  i$inv1 -= exp(x[j])
+  i$inv1 -> 0.0
+}`)
+  })
+
+  it('climbs out of nested loops, innermost first', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32, m: i32) {
+  for i in 0..n { for k in 0..m { y[k] += exp(a) * y[i] } }
+}`
+    expect(hoisted(text)).toBe(`i$inv1: f64 <- 0.0
+i$inv1 += exp(a)
+for i in 0..n {
+  k$inv0: f64 <- 0.0
+  k$inv0 += i$inv1
+  for k in 0..m {
+    y[k] += k$inv0 * y[i]
+  }
+  @unchecked {
+    k$inv0 -= i$inv1
+    k$inv0 -> 0.0
+  }
+}
+@unchecked {
+  i$inv1 -= exp(a)
+  i$inv1 -> 0.0
+}`)
+  })
+
+  it('leaves what the loop writes: targets, call and bijection arguments, bound names, the loop variable', () => {
+    const text = `fn g(u: f64[], v: f64) { u[0] += v }
+fn f(y: f64[], x: f64[], z: f64[], t: f64[], a: f64, b: f64, n: i32) {
+  for i in 0..n {
+    y[i] += cos(x[0]) + sin(z[1]) + exp(a) + exp(b) + cos(t[2]) + sqrt(f64(i))
+    x[1] += 1.0
+    g(z, 1.0)
+    ROT(a, t[0], 0.5)
+    w <- 0.0
+    w += log(b)
+    b += exp(w)
+    w -= log(b)
+    w -> 0.0
+  }
+}`
+    const f = fnOf(text)
+    expect([...writtenNames(f.body)!].sort()).toEqual(['a', 'b', 'i', 't', 'w', 'x', 'y', 'z'])
+    expect(printFunction(hoistInvariants(f))).toBe(printFunction(f))
+  })
+
+  it('moves a read that may fail only from what runs on every iteration; total float expressions from anywhere', () => {
+    const text = `fn f(y: f64[], x: f64[], j: i32, a: f64, n: i32, q: i32) {
+  for i in 0..n {
+    if (y[i] > 0.0, ~) { y[i] += x[j] + cos(a) }
+    if (i < j && x[j] > 0.0, ~) { y[i] += f64(i32(a) / q) }
+  }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: f64 <- 0.0
+i$inv0 += cos(a)
+for i in 0..n {
+  if (y[i] > 0.0, ~) {
+    y[i] += x[j] + i$inv0
+  }
+  if (i < j && x[j] > 0.0, ~) {
+    y[i] += f64(i32(a) / q)
+  }
+}
+@unchecked {
+  i$inv0 -= cos(a)
+  i$inv0 -> 0.0
+}`)
+  })
+
+  it('leaves a loop with a @safe statement, and host calls', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32) {
+  for i in 0..n { y[i] += cos(a) + \${0}(a) }
+  for i in 0..n { y[i] += cos(a)
+    @safe \${0}(a) }
+}`
+    const f = check(parse(text, [(x: number) => x]).functions, [(x: number) => x], createRegistry()).functions.get('f')!
+    const out = body(hoistInvariants(f))
+    expect(out.match(/\$inv/g)?.length).toBe(5) // the first loop's cos(a): alloc, compute, use, uncompute, free
+    expect(out).toContain('${0}(a)')
+    expect(out).toMatch(/for i in 0..n \{\n {2}y\[i\] \+= cos\(a\)\n {2}@safe/)
+  })
+
+  it('runs in optimize with checks on and off', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32) { for i in 0..n { y[i] += cos(a) } }`
+    const m = parse(text, [])
+    const program = check(m.functions, [], createRegistry())
+    for (const checks of [true, false]) {
+      const { program: p } = optimize(program, new Map(), { checks } as never)
+      expect(body(p.functions.get('f')!)).toContain('i$inv0 += cos(a)')
+    }
+    const { program: p } = optimize(program, new Map(), { checks: true } as never, ['unroll'])
+    expect(body(p.functions.get('f')!)).not.toContain('$inv')
   })
 })

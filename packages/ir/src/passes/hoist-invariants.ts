@@ -25,7 +25,8 @@
  * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
  * primitive or read an array element (a lone variable or literal is not worth an ancilla), with
  * no host call. An expression that can fail or trap when evaluated where the program would not
- * (an element read out of bounds, an integer division by zero) moves only when it is evaluated on
+ * (an element read out of bounds, an integer division by zero, a conversion of NaN to i32: wasm
+ * traps) moves only when it is evaluated on
  * every iteration (a statement of the loop body itself, not under an `if`, a nested loop or the
  * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
  * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
@@ -98,8 +99,10 @@ function describe(e: Expr): { partial: boolean; worth: boolean; host: boolean } 
         break
       case 'call':
         if (x.callee.startsWith('$')) host = true
-        else if (x.callee !== 'len') worth = true
+        else if (!CHEAP.has(x.callee)) worth = true
         if (x.callee === 'zeros') host = true
+        // integer division and conversion to an integer trap in wasm (by zero; NaN, out of range)
+        if (x.callee === 'div' || x.callee === 'i32' || x.callee === 'convert') partial = true
         todo.push(...x.args)
         break
       case 'binary':
@@ -116,6 +119,9 @@ function describe(e: Expr): { partial: boolean; worth: boolean; host: boolean } 
   }
   return { partial, worth, host }
 }
+
+/** Calls that are not worth an ancilla by themselves (a length, a conversion). */
+const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
 
 const intLiteral = (e: Expr | null): number | undefined =>
   e === null ? 1 : e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined

@@ -40,7 +40,7 @@ export function optimize(
   options: CompileOptions,
   only?: readonly PassName[],
 ): { program: Program; inverses: Map<string, FunctionDef> } {
-  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || !options.checks)
+  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
