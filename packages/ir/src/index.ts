@@ -39,6 +39,7 @@ export {
   type Promotion,
   type RunStmt,
   type Shared,
+  type LoweredValues,
 } from './cse.js'
 /** @deprecated compiler helpers live in `@tenet/ir/backend`; these root re-exports go in the next minor release. */
 export { hostNumber } from './host-result.js'
