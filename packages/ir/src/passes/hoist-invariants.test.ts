@@ -136,6 +136,25 @@ for i in 0..n {
 }`)
   })
 
+  it('moves what the range reads from anywhere, without a guard: the loop reads it on entry anyway', () => {
+    const text = `fn f(y: f64[], c: i32[], j: i32) {
+  for i in 0..c[j + 1] - c[j] {
+    if (i < 2 && i + 4 < c[j + 1], ~) { y[i] += f64(c[j + 1]) }
+  }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: i32 <- 0
+i$inv0 += c[j + 1]
+for i in 0..c[j + 1] - c[j] {
+  if (i < 2 && i + 4 < i$inv0, ~) {
+    y[i] += f64(i$inv0)
+  }
+}
+@unchecked {
+  i$inv0 -= c[j + 1]
+  i$inv0 -> 0
+}`)
+  })
+
   it('leaves a loop with a @safe statement, and host calls', () => {
     const text = `fn f(y: f64[], a: f64, n: i32) {
   for i in 0..n { y[i] += cos(a) + \${0}(a) }

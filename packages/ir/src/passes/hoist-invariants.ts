@@ -31,7 +31,9 @@
  * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
  * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
  * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
- * not empty. Loops are processed innermost first, so an invariant of two nested loops climbs out
+ * not empty. An expression that the loop's range reads (`acolptr[j + 1]` in
+ * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
+ * without a guard. Loops are processed innermost first, so an invariant of two nested loops climbs out
  * of both (the inner ancilla's computation is itself invariant in the outer loop).
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
@@ -123,6 +125,24 @@ function describe(e: Expr): { partial: boolean; worth: boolean; host: boolean } 
 /** Calls that are not worth an ancilla by themselves (a length, a conversion). */
 const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
 
+/** The children of an expression node. */
+function subexpressions(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'index':
+      return [e.index]
+    case 'field':
+      return [e.target]
+    case 'unary':
+      return [e.arg]
+    case 'binary':
+      return [e.left, e.right]
+    case 'call':
+      return e.args
+    default:
+      return []
+  }
+}
+
 const intLiteral = (e: Expr | null): number | undefined =>
   e === null ? 1 : e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined
 
@@ -172,17 +192,25 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
   written.add(s.variable)
   const guard = nonEmpty(s)
   const found = new Map<string, Hoisted>()
+  // what the loop's range reads is read on entry, whatever the body does: safe to read before it
+  const onEntry = new Set<string>()
+  const entry = (e: Expr): void => {
+    onEntry.add(key(e))
+    for (const c of subexpressions(e)) entry(c)
+  }
+  for (const e of [s.start, s.stop, s.step]) if (e) entry(e)
   const invariant = (e: Expr): boolean => ![...readNames(e)].some((n) => written.has(n))
   // the largest invariant subexpressions of e worth moving; `every`: e is evaluated on every iteration
   const rewrite = (e: Expr, every: boolean): Expr => {
     if (e.kind === 'num' || e.kind === 'bool' || e.kind === 'var') return e
     if (e.type !== undefined && HOISTED.has(e.type) && invariant(e)) {
       const d = describe(e)
-      if (d.worth && !d.host && (!d.partial || (every && guard !== undefined))) {
-        const k = key(e)
+      const k = key(e)
+      const safe = !d.partial || onEntry.has(k)
+      if (d.worth && !d.host && (safe || (every && guard !== undefined))) {
         let h = found.get(k)
         if (!h) {
-          h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: d.partial && guard !== true }
+          h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
           found.set(k, h)
         }
         return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
