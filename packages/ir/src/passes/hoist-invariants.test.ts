@@ -155,6 +155,14 @@ for i in 0..c[j + 1] - c[j] {
 }`)
   })
 
+  it('takes a chain of thousands of terms in its stride (no recursion per term)', () => {
+    const terms = Array.from({ length: 3000 }, (_, k) => (k % 2 ? 'cos(a)' : `x[i] * ${k}.0`)).join(' + ')
+    const f = fnOf(`fn f(y: f64[], x: f64[], a: f64, n: i32) { for i in 0..n { y[i] += ${terms} } }`)
+    const out = body(hoistInvariants(f))
+    expect(out.match(/i\$inv0/g)).toHaveLength(1500 + 4)
+    expect(out).not.toContain('i$inv1')
+  })
+
   it('leaves a loop with a @safe statement, and host calls', () => {
     const text = `fn f(y: f64[], a: f64, n: i32) {
   for i in 0..n { y[i] += cos(a) + \${0}(a) }

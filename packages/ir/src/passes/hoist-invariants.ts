@@ -37,8 +37,7 @@
  * of both (the inner ancilla's computation is itself invariant in the outer loop).
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
-import { readNames, rootName, walk } from '../check.js'
-import { key } from '../cse.js'
+import { rootName, walk } from '../check.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -86,40 +85,78 @@ export function writtenNames(body: Stmt[]): Set<string> | undefined {
   return safe ? undefined : out
 }
 
-/** What a subexpression is, for the pass: whether it may fail, whether it is worth an ancilla, whether it calls the host. */
-function describe(e: Expr): { partial: boolean; worth: boolean; host: boolean } {
-  let partial = false,
-    worth = false,
-    host = false
-  const todo: Expr[] = [e]
+/** What the pass knows of one expression node (from its children: one pass, no recursion). */
+interface Info {
+  /** Reads nothing the loop writes, calls no host function. */
+  invariant: boolean
+  /** May fail or trap when evaluated: an element read, integer division, a conversion to i32. */
+  partial: boolean
+  /** Worth an ancilla: calls a pure primitive or reads an element. */
+  worth: boolean
+  /** A number for its structure: equal numbers, equal expressions (within one loop). */
+  id: number
+}
+
+/**
+ * The `Info` of every node of `root`, children before parents, with an explicit stack (a chain of
+ * thousands of terms is thousands deep); `ids` numbers the structures (shared by a loop's expressions).
+ */
+function analyse(root: Expr, written: ReadonlySet<string>, ids: Map<string, number>, out: Map<Expr, Info>): void {
+  const todo: Array<[Expr, boolean]> = [[root, false]]
   while (todo.length) {
-    const x = todo.pop()!
-    switch (x.kind) {
+    const [e, ready] = todo.pop()!
+    if (out.has(e)) continue
+    const cs = subexpressions(e)
+    if (!ready) {
+      todo.push([e, true])
+      for (const c of cs) if (!out.has(c)) todo.push([c, false])
+      continue
+    }
+    const kids = cs.map((c) => out.get(c)!)
+    let invariant = kids.every((k) => k.invariant)
+    let partial = kids.some((k) => k.partial)
+    let worth = kids.some((k) => k.worth)
+    let shape: string
+    const t = `:${e.type ?? ''}`
+    switch (e.kind) {
+      case 'num':
+        shape = `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}${t}`
+        break
+      case 'bool':
+        shape = String(e.value)
+        break
+      case 'var':
+        invariant = !written.has(e.name)
+        shape = `$${e.name}`
+        break
       case 'index':
+        invariant &&= !written.has(e.array.name)
         partial = worth = true
-        todo.push(x.index)
+        shape = `${e.array.name}[]${t}`
         break
       case 'call':
-        if (x.callee.startsWith('$')) host = true
-        else if (!CHEAP.has(x.callee)) worth = true
-        if (x.callee === 'zeros') host = true
+        if (e.callee.startsWith('$') || e.callee === 'zeros') invariant = false
+        else if (!CHEAP.has(e.callee)) worth = true
         // integer division and conversion to an integer trap in wasm (by zero; NaN, out of range)
-        if (x.callee === 'div' || x.callee === 'i32' || x.callee === 'convert') partial = true
-        todo.push(...x.args)
+        if (e.callee === 'div' || e.callee === 'i32' || e.callee === 'convert') partial = true
+        shape = `${e.callee}()${t}`
         break
       case 'binary':
-        if ((x.op === '/' || x.op === '%') && x.type !== 'f64' && x.type !== 'f32') partial = true
-        todo.push(x.left, x.right)
+        if ((e.op === '/' || e.op === '%') && e.type !== 'f64' && e.type !== 'f32') partial = true
+        shape = `${e.op}${t}`
         break
       case 'unary':
-        todo.push(x.arg)
+        shape = `${e.op}u${t}`
         break
       case 'field':
-        todo.push(x.target)
+        shape = `.${e.field}`
         break
     }
+    const k = `${shape}(${kids.map((c) => c.id).join(',')})`
+    let id = ids.get(k)
+    if (id === undefined) ids.set(k, (id = ids.size))
+    out.set(e, { invariant, partial, worth, id })
   }
-  return { partial, worth, host }
 }
 
 /** Calls that are not worth an ancilla by themselves (a length, a conversion). */
@@ -140,6 +177,24 @@ function subexpressions(e: Expr): Expr[] {
       return e.args
     default:
       return []
+  }
+}
+
+/** A copy of `e` with new children (in the order of `subexpressions`). */
+function withChildren(e: Expr, cs: Expr[]): Expr {
+  switch (e.kind) {
+    case 'index':
+      return { ...e, index: cs[0]! }
+    case 'field':
+      return { ...e, target: cs[0]! }
+    case 'unary':
+      return { ...e, arg: cs[0]! }
+    case 'binary':
+      return { ...e, left: cs[0]!, right: cs[1]! }
+    case 'call':
+      return { ...e, args: cs }
+    default:
+      return e
   }
 }
 
@@ -191,47 +246,60 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
   if (!written) return [s]
   written.add(s.variable)
   const guard = nonEmpty(s)
-  const found = new Map<string, Hoisted>()
+  const found = new Map<number, Hoisted>()
+  const ids = new Map<string, number>()
+  const info = new Map<Expr, Info>()
   // what the loop's range reads is read on entry, whatever the body does: safe to read before it
-  const onEntry = new Set<string>()
-  const entry = (e: Expr): void => {
-    onEntry.add(key(e))
-    for (const c of subexpressions(e)) entry(c)
+  const onEntry = new Set<number>()
+  for (const e of [s.start, s.stop, s.step]) {
+    if (!e) continue
+    const seen = new Map<Expr, Info>()
+    analyse(e, written, ids, seen)
+    for (const i of seen.values()) onEntry.add(i.id)
   }
-  for (const e of [s.start, s.stop, s.step]) if (e) entry(e)
-  const invariant = (e: Expr): boolean => ![...readNames(e)].some((n) => written.has(n))
-  // the largest invariant subexpressions of e worth moving; `every`: e is evaluated on every iteration
-  const rewrite = (e: Expr, every: boolean): Expr => {
-    if (e.kind === 'num' || e.kind === 'bool' || e.kind === 'var') return e
-    if (e.type !== undefined && HOISTED.has(e.type) && invariant(e)) {
-      const d = describe(e)
-      const k = key(e)
-      const safe = !d.partial || onEntry.has(k)
-      if (d.worth && !d.host && (safe || (every && guard !== undefined))) {
-        let h = found.get(k)
-        if (!h) {
-          h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
-          found.set(k, h)
-        }
-        return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
-      }
+  // the ancilla of an expression node that moves, or undefined; `every`: evaluated on every iteration
+  const decide = (e: Expr, every: boolean): Expr | undefined => {
+    if (e.kind === 'num' || e.kind === 'bool' || e.kind === 'var') return undefined
+    const d = info.get(e)!
+    if (e.type === undefined || !HOISTED.has(e.type) || !d.invariant || !d.worth) return undefined
+    const safe = !d.partial || onEntry.has(d.id)
+    if (!safe && !(every && guard !== undefined)) return undefined
+    let h = found.get(d.id)
+    if (!h) {
+      h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
+      found.set(d.id, h)
     }
-    switch (e.kind) {
-      case 'index':
-        return { ...e, index: rewrite(e.index, every) }
-      case 'field':
-        return { ...e, target: rewrite(e.target, every) }
-      case 'unary':
-        return { ...e, arg: rewrite(e.arg, every) }
-      case 'binary': {
-        const sc = e.op === '&&' || e.op === '||'
-        return { ...e, left: rewrite(e.left, every), right: rewrite(e.right, every && !sc) }
+    return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
+  }
+  // the largest invariant subexpressions of e worth moving, replaced (no recursion per level)
+  const rewrite = (root: Expr, every: boolean): Expr => {
+    analyse(root, written, ids, info)
+    const order: Expr[] = []
+    const out = new Map<Expr, Expr>()
+    const todo: Array<[Expr, boolean]> = [[root, every]]
+    while (todo.length) {
+      const [e, ev] = todo.pop()!
+      if (out.has(e)) continue
+      const r = decide(e, ev)
+      if (r) {
+        out.set(e, r)
+        continue
       }
-      case 'call':
-        return e.callee === 'len' ? e : { ...e, args: e.args.map((a) => rewrite(a, every)) }
-      default:
-        return e
+      order.push(e)
+      if (e.kind === 'call' && e.callee === 'len') continue
+      // the right operand of && and || is not always evaluated
+      if (e.kind === 'binary') todo.push([e.left, ev], [e.right, ev && e.op !== '&&' && e.op !== '||'])
+      else for (const c of subexpressions(e)) todo.push([c, ev])
     }
+    // parents after children: a node is copied when a child changed
+    for (let i = order.length - 1; i >= 0; i--) {
+      const e = order[i]!
+      const cs = subexpressions(e)
+      const ns = cs.map((c) => out.get(c) ?? c)
+      if (ns.every((c, j) => c === cs[j])) continue
+      out.set(e, withChildren(e, ns))
+    }
+    return out.get(root) ?? root
   }
   const target = (d: Dataview, every: boolean): Dataview => {
     switch (d.kind) {
