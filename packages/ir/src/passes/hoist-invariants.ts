@@ -18,7 +18,8 @@
  * What the loop writes (whole variables and whole arrays, the loop variable and every name bound
  * inside the loop included) comes from its statements: update targets, every dataview argument
  * of a call (a function or bijection may write any of them), stack operations, allocations. A
- * loop with a `@safe` statement is left alone (host code may write anything). Distinct names are
+ * loop with a `@safe` statement, a host call, or a call of a function that has one is left alone
+ * (host code may write anything). Distinct names are
  * distinct memory (the checker rejects aliased arguments), so an array the loop does not name as
  * written keeps its elements.
  *
@@ -45,7 +46,7 @@ type ForStmt = Extract<Stmt, { kind: 'for' }>
 const HOISTED = new Set<ScalarTypeName>(['f64', 'i32'])
 
 /** The names a block may write: targets, call arguments, stacks, bound names, loop variables. */
-export function writtenNames(body: Stmt[]): Set<string> | undefined {
+export function writtenNames(body: Stmt[], effectful: ReadonlySet<string> = new Set()): Set<string> | undefined {
   const out = new Set<string>()
   let safe = false
   walk(body, (s) => {
@@ -56,6 +57,8 @@ export function writtenNames(body: Stmt[]): Set<string> | undefined {
         break
       }
       case 'callstmt':
+        // a function with a host effect may change anything (see `effectfulFunctions`)
+        if (s.target !== 'bijection' && effectful.has(s.callee)) safe = true
         for (const a of s.args) {
           if (a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg') {
             const r = rootName(a)
@@ -101,7 +104,13 @@ interface Info {
  * The `Info` of every node of `root`, children before parents, with an explicit stack (a chain of
  * thousands of terms is thousands deep); `ids` numbers the structures (shared by a loop's expressions).
  */
-function analyse(root: Expr, written: ReadonlySet<string>, ids: Map<string, number>, out: Map<Expr, Info>): void {
+function analyse(
+  root: Expr,
+  written: ReadonlySet<string>,
+  ids: Map<string, number>,
+  out: Map<Expr, Info>,
+  host: { seen: boolean },
+): void {
   const todo: Array<[Expr, boolean]> = [[root, false]]
   while (todo.length) {
     const [e, ready] = todo.pop()!
@@ -135,7 +144,8 @@ function analyse(root: Expr, written: ReadonlySet<string>, ids: Map<string, numb
         shape = `${e.array.name}[]${t}`
         break
       case 'call':
-        if (e.callee.startsWith('$') || e.callee === 'zeros') invariant = false
+        if (e.callee.startsWith('$')) invariant = !(host.seen = true)
+        else if (e.callee === 'zeros') invariant = false
         else if (!CHEAP.has(e.callee)) worth = true
         // integer division and conversion to an integer trap in wasm (by zero; NaN, out of range)
         if (e.callee === 'div' || e.callee === 'i32' || e.callee === 'convert') partial = true
@@ -241,8 +251,8 @@ function freshName(names: Names, variable: string): string {
 }
 
 /** The loop with its invariants hoisted: the statements to put in its place. */
-function hoistLoop(s: ForStmt, names: Names): Stmt[] {
-  const written = writtenNames(s.body)
+function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): Stmt[] {
+  const written = writtenNames(s.body, effectful)
   if (!written) return [s]
   written.add(s.variable)
   const guard = nonEmpty(s)
@@ -251,10 +261,12 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
   const info = new Map<Expr, Info>()
   // what the loop's range reads is read on entry, whatever the body does: safe to read before it
   const onEntry = new Set<number>()
+  // a host call in the body (it may have side effects) leaves the loop as it is
+  const host = { seen: false }
   for (const e of [s.start, s.stop, s.step]) {
     if (!e) continue
     const seen = new Map<Expr, Info>()
-    analyse(e, written, ids, seen)
+    analyse(e, written, ids, seen, host)
     for (const i of seen.values()) onEntry.add(i.id)
   }
   // the ancilla of an expression node that moves, or undefined; `every`: evaluated on every iteration
@@ -273,7 +285,7 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
   }
   // the largest invariant subexpressions of e worth moving, replaced (no recursion per level)
   const rewrite = (root: Expr, every: boolean): Expr => {
-    analyse(root, written, ids, info)
+    analyse(root, written, ids, info, host)
     const order: Expr[] = []
     const out = new Map<Expr, Expr>()
     const todo: Array<[Expr, boolean]> = [[root, every]]
@@ -337,6 +349,7 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
             body: block(x.body, false),
           }
         case 'while':
+          for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host)
           return { ...x, body: block(x.body, false) }
         case 'unchecked':
           return { ...x, body: block(x.body, every) }
@@ -346,7 +359,7 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
       }
     })
   const body = block(s.body, true)
-  if (!found.size) return [s]
+  if (!found.size || host.seen) return [s]
   const loc = s.loc ? { loc: s.loc } : {}
   const before: Stmt[] = [],
     after: Stmt[] = []
@@ -367,28 +380,38 @@ function hoistLoop(s: ForStmt, names: Names): Stmt[] {
 }
 
 /** `body` with the invariants of its loops hoisted (innermost loops first). */
-export function hoistInvariantsBlock(body: Stmt[], names: Names = { next: 0, taken: new Set() }): Stmt[] {
+function hoistInvariantsBlock(body: Stmt[], names: Names, effectful: ReadonlySet<string>): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'if':
-        return [{ ...s, then: hoistInvariantsBlock(s.then, names), else: hoistInvariantsBlock(s.else, names) }]
+        return [
+          {
+            ...s,
+            then: hoistInvariantsBlock(s.then, names, effectful),
+            else: hoistInvariantsBlock(s.else, names, effectful),
+          },
+        ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: hoistInvariantsBlock(s.body, names) } as Stmt]
+        return [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
       case 'for':
-        return hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names) }, names)
+        return hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful)
       default:
         return [s]
     }
   })
 }
 
-/** The function with the loop invariants of its `for` loops computed once before each loop. */
-export function hoistInvariants(f: FunctionDef): FunctionDef {
+/**
+ * The function with the loop invariants of its `for` loops computed once before each loop.
+ * `effectful`: the functions with a host effect (see `effectfulFunctions`); a loop that calls
+ * one, or calls the host itself, is left as it is.
+ */
+export function hoistInvariants(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
   const taken = new Set<string>(f.params.map((p) => p.name))
   walk(f.body, (s) => {
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken }) }
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken }, effectful) }
 }

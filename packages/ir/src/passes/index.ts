@@ -17,7 +17,7 @@ import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
-import { deadAncillas } from './dead-ancillas.js'
+import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
@@ -47,7 +47,10 @@ export function optimize(
   }
   if (on('unroll')) each(unrollLoops)
   if (on('scalar-arrays')) each(scalarReplaceArrays)
-  if (on('hoist-invariants')) each(hoistInvariants)
+  if (on('hoist-invariants')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => hoistInvariants(f, effectful))
+  }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
   return { program, inverses }
 }
