@@ -34,6 +34,7 @@ export {
   deadAncillas,
   dropDeadAncillaWrites,
   effectfulFunctions,
+  dropZeroUpdates,
   rewriteBlock,
   rewriteExpr,
   type PassName,

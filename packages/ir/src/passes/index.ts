@@ -4,10 +4,11 @@
  *
  * - `unroll` — short loops with a literal range become copies of their body (always: exact);
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
+ * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off).
  *
- * The two that run only without checks would weaken what a check sees (a float scalar's
+ * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
  * check verifies).
  */
@@ -16,14 +17,16 @@ import type { FunctionDef } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas } from './dead-ancillas.js'
+import { dropZeroUpdates } from './zero-updates.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
+export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
-export const PASS_NAMES = ['unroll', 'scalar-arrays', 'dead-ancillas'] as const
+export const PASS_NAMES = ['unroll', 'scalar-arrays', 'zero-updates', 'dead-ancillas'] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
@@ -43,6 +46,10 @@ export function optimize(
   }
   if (on('unroll')) each(unrollLoops)
   if (on('scalar-arrays')) each(scalarReplaceArrays)
+  if (on('zero-updates')) {
+    const writes = program.writes
+    each((d) => dropZeroUpdates(d, writes))
+  }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
   return { program, inverses }
 }
