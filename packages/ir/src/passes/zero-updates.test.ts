@@ -141,6 +141,16 @@ s -> 0.0`)
     expect(isZero({ ...e, type: 'tropical' } as typeof e, new Set(['g']))).toBe(false)
   })
 
+  it('keeps an update whose value calls a host function (it may have an effect)', () => {
+    const p = check(
+      parse('fn f(y: f64, x: f64) { g <- 0.0\n y += g * ${0}(x)\n g -> 0.0 }', [(v: number) => v]).functions,
+      [(v: number) => v],
+      createRegistry(),
+    )
+    const f = p.functions.get('f')!
+    expect(body(dropZeroUpdates(f, p.writes))).toBe(body(f))
+  })
+
   it('runs in `optimize` only without run-time checks', () => {
     const p = checked('fn f(y: f64, x: f64) { g <- 0.0\n y += g * x\n g -> 0.0 }')
     const on = optimize(p, new Map(), { checks: true, tolerance: 1e-8 })

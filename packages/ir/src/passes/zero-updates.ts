@@ -18,11 +18,13 @@
  * Exactness: `y + 0·x` is `y` for finite `x`; for an infinite or NaN `x` (or a zero divided by
  * zero) the dropped update would have made `y` NaN, and a `-0` plus `+0` is `+0`. So the pass
  * assumes finite values, as a gradient does when it reads "no contribution" into a zero seed (it
- * never turns a finite result into another finite one). The backends run it only with run-time
+ * never turns a finite result into another finite one). An update whose value calls a host
+ * function stays (the call may have an effect). The backends run it only with run-time
  * checks off, where the program is already no longer required to be exactly reversible.
  */
 import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
 import { rootName } from '../check.js'
+import { rewriteExpr } from './rewrite.js'
 
 /** Whether `e` is a literal zero (`0`, `0.0`, `false`, `zeros(n)`, `f64(0)`...). */
 function zeroLiteral(e: Expr): boolean {
@@ -82,6 +84,16 @@ export function isZero(e: Expr | Arg, zero: ReadonlySet<string>): boolean {
   }
 }
 
+/** Whether an expression calls a host function (which may have an effect: such an update stays). */
+function callsHost(e: Expr | Arg): boolean {
+  let host = false
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && x.callee.startsWith('$host')) host = true
+    return x
+  })
+  return host
+}
+
 /** Removes from `zero` every name a statement may write (at any depth). */
 function clobber(s: Stmt, zero: Set<string>, writes: ReadonlyMap<string, readonly boolean[]>): void {
   const kill = (a: Arg) => {
@@ -139,7 +151,12 @@ class ZeroUpdates {
   private stmt(s: Stmt, zero: Set<string>): Stmt | null {
     switch (s.kind) {
       case 'update': {
-        if ((s.op === '+=' || s.op === '-=' || s.op === '^=') && plain(s.target.type) && isZero(s.value, zero))
+        if (
+          (s.op === '+=' || s.op === '-=' || s.op === '^=') &&
+          plain(s.target.type) &&
+          isZero(s.value, zero) &&
+          !callsHost(s.value)
+        )
           return null
         const r = rootName(s.target)
         if (r) zero.delete(r)
