@@ -37,6 +37,7 @@ export {
   effectfulFunctions,
   hoistInvariants,
   writtenNames,
+  dropZeroUpdates,
   rewriteBlock,
   rewriteExpr,
   type PassName,

@@ -6,10 +6,11 @@
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off).
  *
- * The two that run only without checks would weaken what a check sees (a float scalar's
+ * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
  * check verifies).
  */
@@ -19,15 +20,17 @@ import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
+import { dropZeroUpdates } from './zero-updates.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
 export { hoistInvariants, writtenNames } from './hoist-invariants.js'
+export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
-export const PASS_NAMES = ['unroll', 'scalar-arrays', 'hoist-invariants', 'dead-ancillas'] as const
+export const PASS_NAMES = ['unroll', 'scalar-arrays', 'hoist-invariants', 'zero-updates', 'dead-ancillas'] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
@@ -50,6 +53,10 @@ export function optimize(
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => hoistInvariants(f, effectful))
+  }
+  if (on('zero-updates')) {
+    const writes = program.writes
+    each((d) => dropZeroUpdates(d, writes))
   }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
   return { program, inverses }
