@@ -78,7 +78,13 @@ describe('planGradient: one visible choice of gradient program', () => {
   it('falls back to the two sweeps where nothing cheaper applies, and with fuse: false', () => {
     const g = grad(m.writes_x, { loss: 0 })
     expect(g.plan.program).toBe('two-sweep')
-    expect(g.plan.considered.map((s) => s.program)).toEqual(['forward', 'one-pass', 'routine-fused', 'two-sweep'])
+    expect(g.plan.considered.map((s) => s.program)).toEqual([
+      'forward',
+      'one-pass',
+      'routine-fused',
+      'map-forward',
+      'two-sweep',
+    ])
     expect(g.plan.uncomputeCheck).toBe('error')
     const x = Float64Array.from([0.3, 0.4])
     const gx = g(0, x)[1] as Float64Array

@@ -172,7 +172,9 @@ describe('edge cases that once differed from the cpu backend', () => {
     }
   })
   it('refuses an array ancilla too large for the wasm memory instead of overlapping others', () => {
-    const src = 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  y += t[0]\n  t -> zeros(n)\n}'
+    // (t[0] made non-zero first: a read of a zero ancilla is dropped without checks, its allocation with it)
+    const src =
+      'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t[0] += 1.0\n  y += t[0]\n  t[0] -= 1.0\n  t -> zeros(n)\n}'
     let err: unknown
     try {
       compile(src, 'wasm', false).f!(0, 2 ** 30)
