@@ -8,7 +8,7 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
+import { inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
@@ -124,7 +124,9 @@ export function compileToWasm(
   wasmOptions: WasmOptions = {},
 ): WasmProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
-  const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
+  const optimized = optimize(inlined.program, inlined.inverses, options)
+  // the run-time checks as asserts, placed last (see `insert-checks.ts` of `@tenet/ir`)
+  const { program, inverses } = insertChecks(optimized.program, optimized.inverses, options)
   const ctx = new ModuleContext(
     program,
     options,

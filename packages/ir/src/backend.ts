@@ -39,4 +39,9 @@ export {
   type PassName,
   type DeadAncillasContext,
   type NodeRewriter,
+  insertChecks,
+  insertChecksFunction,
+  inRange,
+  callsHost,
+  CHECK_CALLS,
 } from './passes/index.js'

@@ -24,8 +24,9 @@ type Update = Extract<Stmt, { kind: 'update' }>
 type Bijection = Extract<Stmt, { kind: 'callstmt' }>
 type Alloc = Extract<Stmt, { kind: 'alloc' }>
 type Dealloc = Extract<Stmt, { kind: 'dealloc' }>
+type Assert = Extract<Stmt, { kind: 'assert' }>
 /** A statement of a run. */
-export type RunStmt = Update | Bijection | Alloc | Dealloc
+export type RunStmt = Update | Bijection | Alloc | Dealloc | Assert
 
 /** A statement of a block with the `@unchecked` blocks around it opened: how many there were. */
 export interface Flat {
@@ -50,11 +51,13 @@ const scalarAlloc = (s: Alloc | Dealloc): boolean =>
 
 /**
  * Whether a statement belongs in a run: an update, a bijection call (`SWAP`, `ROT`, …) that only
- * writes its arguments, or the allocation or deallocation of a scalar ancilla.
+ * writes its arguments, the allocation or deallocation of a scalar ancilla, or a run-time check
+ * (an `assert` writes nothing; its condition shares with the statement it guards).
  */
 export function inRun(s: Stmt): s is RunStmt {
   return (
     s.kind === 'update' ||
+    s.kind === 'assert' ||
     (s.kind === 'callstmt' && s.target === 'bijection') ||
     ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
   )
@@ -218,12 +221,20 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
       visitAddress(s.target)
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
+    // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
+    else if (s.kind === 'assert') visit(s.cond)
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name; either way the name's next version starts
     // (an argument that is not a dataview is a value, never written)
     const written =
-      s.kind === 'update' ? [rootName(s.target)] : s.kind === 'callstmt' ? s.args.map((a) => rootName(a)) : [s.name]
+      s.kind === 'update'
+        ? [rootName(s.target)]
+        : s.kind === 'callstmt'
+          ? s.args.map((a) => rootName(a))
+          : s.kind === 'assert'
+            ? []
+            : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
   }
   return perStmt.map((nodes) => {

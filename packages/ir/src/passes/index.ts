@@ -21,6 +21,7 @@ export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_ST
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
+export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = ['unroll', 'scalar-arrays', 'dead-ancillas'] as const
