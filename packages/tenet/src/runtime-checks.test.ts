@@ -82,3 +82,82 @@ describe('run-time checks: one catalog, the same error on every engine', () => {
     })
   }
 })
+
+/**
+ * The same checks where the `insert-checks` pass must place them with care: an element written,
+ * read by a call, read by a condition evaluated again after each iteration; the inverse of a
+ * function (whose allocations are the forward's deallocations); a range changed in a reversed
+ * loop; an access guarded by `&&` (that must not fail). Each fails (or runs) alike on all three.
+ */
+const placed: Record<string, { src: string; call: (m: TenetModule) => unknown; fails: boolean }> = {
+  'out of bounds: a written element': {
+    src: 'fn f(x: f64[], i: i32) { x[i] += 1.0 }',
+    call: (m) => m.f!(new Float64Array(2), -1),
+    fails: true,
+  },
+  'out of bounds: an argument of a call': {
+    src: 'fn g(y: f64) { y += 1.0 }\nfn f(x: f64[], i: i32) { g(x[i]) }',
+    call: (m) => m.f!(new Float64Array(2), 2),
+    fails: true,
+  },
+  "out of bounds: a while's condition, after an iteration": {
+    src: 'fn f(x: i32[], i: i32) { while (x[i] < 3, i > 0) { i += 1 } }',
+    call: (m) => m.f!(Int32Array.from([0, 1]), 0),
+    fails: true,
+  },
+  "out of bounds: an if's post-condition": {
+    src: 'fn f(x: f64[], i: i32) { if (i > 0, x[i] > 0.0) { x[0] += 1.0 } }',
+    call: (m) => m.f!(new Float64Array(2), 4),
+    fails: true,
+  },
+  'out of bounds: guarded by && (no error)': {
+    src: 'fn f(y: f64, x: f64[], i: i32) { if (i < 2 && x[i] > 0.0, ~) { y += 1.0 } }',
+    call: (m) => m.f!(0, new Float64Array(2), 7),
+    fails: false,
+  },
+  'dealloc: in the inverse (the forward allocates)': {
+    src: 'fn f(y: f64, x: f64) {\n  t <- x\n  y += t\n  t -> y\n}',
+    call: (m) => m.f!.inverse(5, 1),
+    fails: true,
+  },
+  'dealloc: a bool ancilla': {
+    src: 'fn f(y: f64, b: bool) {\n  t <- false\n  t ^= b\n  t -> false\n}',
+    call: (m) => m.f!(0, true),
+    fails: true,
+  },
+  'zero factor: `/=` in the inverse of `*=`': {
+    src: 'fn f(y: f64, x: f64) { y *= x }',
+    call: (m) => m.f!.inverse(1, 0),
+    fails: true,
+  },
+  'loop range: changed in the inverse (a reversed loop)': {
+    src: 'fn f(y: f64, n: i32) { for i in 0..n by 2 { n -= 1 } }',
+    call: (m) => m.f!.inverse(0, 5),
+    fails: true,
+  },
+  'post-condition: in a called function': {
+    src: 'fn g(x: f64) { if (x > 0.0, ~) { x -= 5.0 } }\nfn f(x: f64) { g(x) }',
+    call: (m) => m.f!(1),
+    fails: true,
+  },
+  '@unchecked: no check inside (no error)': {
+    src: 'fn f(y: f64, x: f64) { @unchecked { y *= x } }',
+    call: (m) => m.f!(1, 0),
+    fails: false,
+  },
+}
+
+describe('run-time checks where the pass places them: the same on every engine', () => {
+  for (const [name, c] of Object.entries(placed)) {
+    it(name, () => {
+      const got: Record<string, string> = {}
+      for (const [engine, tag] of Object.entries(engines)) {
+        const m = compile(tag, c.src)
+        got[engine] = c.fails ? failure(() => c.call(m)) : JSON.stringify(c.call(m))
+      }
+      const first = Object.values(got)[0]!
+      if (c.fails) expect(first.split(' | ')[0]).toMatch(/^runtime\//)
+      for (const [engine, g] of Object.entries(got)) expect(g, engine).toBe(first)
+    })
+  }
+})

@@ -15,7 +15,7 @@
  * | `popNonzero` | before `pop(s, x)`: `x == 0` (`!x` for a bool) |
  * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`) |
  * | `postWhileStart`, `postWhileIteration` | `!post` before the loop, `post` at the end of the body |
- * | `loopRange` | after a `for`: `start == $start(v) && …` (the range the loop saved when it began); left out when the body writes nothing the range reads |
+ * | `loopRange` | after a `for`: `start == $start(v) && …` (the range the loop saved when it began); left out when the body writes nothing the range reads (writing elements of `a` leaves `len(a)` as it is) |
  *
  * The small expressions this needs are calls of reserved names (a user name never starts with
  * `$`): `$inrange(i, n)` is 0 ≤ i < n; `$factor(e)` is e ≠ 0 and finite; `$near(a, b)` is the
@@ -46,7 +46,8 @@ import type { RuntimeCheck } from '../runtime-checks.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const bool = (value: boolean): Expr => ({ kind: 'bool', value, type: 'bool' })
-const not = (arg: Expr): Expr => ({ kind: 'unary', op: '!', arg, type: 'bool' })
+const not = (arg: Expr): Expr =>
+  arg.kind === 'unary' && arg.op === '!' ? arg.arg : { kind: 'unary', op: '!', arg, type: 'bool' }
 const bin = (op: '&&' | '||' | '==' | '!=', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
@@ -159,23 +160,35 @@ function guarded(a: AssertStmt, scope: Scope): Stmt[] {
   return out
 }
 
-/** The names a block may write (targets, arguments, ancillas, stacks), for the loop-range proof. */
-function writtenNames(body: Stmt[]): Set<string> {
+/**
+ * What a block may change, for the loop-range proof: the names it may write (targets, the
+ * arguments a callee writes, ancillas, stacks), and `len:a` for an array `a` it allocates or
+ * deallocates (writing elements leaves the length as it is).
+ */
+function writtenNames(body: Stmt[], program: Program): Set<string> {
   const w = new Set<string>()
   walk(body, (s) => {
     switch (s.kind) {
       case 'update':
         w.add(rootName(s.target) ?? '')
         break
-      case 'callstmt':
-        for (const a of s.args) {
+      case 'callstmt': {
+        const writes =
+          s.target === 'function'
+            ? program.writes.get(s.callee)
+            : program.registry.findPrimitive(s.callee)?.kind === 'bijection'
+              ? program.registry.bijection(s.callee).roles.map((r) => r === 'inout')
+              : undefined
+        s.args.forEach((a, i) => {
           const r = rootName(a)
-          if (r !== undefined) w.add(r)
-        }
+          if (r !== undefined && (writes?.[i] ?? true)) w.add(r)
+        })
         break
+      }
       case 'alloc':
       case 'dealloc':
         w.add(s.name)
+        w.add(`len:${s.name}`)
         break
       case 'push':
       case 'pop':
@@ -279,8 +292,9 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       const body = checkBlock(s.body, { ...scope, proven })
       out.push({ ...s, start, stop, step, body })
       // the range can change only through a name it reads that the body writes
-      const reads = readNames(s.start, readNames(s.stop, s.step ? readNames(s.step) : new Set()))
-      const written = writtenNames(s.body)
+      const reads = new Set<string>()
+      for (const e of [s.start, s.stop, s.step]) if (e) rangeReads(e, reads)
+      const written = writtenNames(s.body, scope.program)
       if (![...reads].some((n) => written.has(n))) return
       const v: VarRef = { kind: 'var', name: s.variable, type: 'i32' }
       const saved = (part: string) => call(`$${part}`, [v], 'i32')
@@ -316,6 +330,21 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       // `@unchecked` (no checks inside), an assert already placed
       out.push(s)
   }
+}
+
+/** What a range expression reads: names, and `len:a` for the length of array `a`. */
+function rangeReads(e: Expr, out: Set<string>): void {
+  if (e.kind === 'call' && e.callee === 'len' && e.args[0]?.kind === 'var') out.add(`len:${e.args[0].name}`)
+  else if (e.kind === 'call') for (const a of e.args) rangeReads(a, out)
+  else if (e.kind === 'index') {
+    out.add(e.array.name)
+    rangeReads(e.index, out)
+  } else if (e.kind === 'unary') rangeReads(e.arg, out)
+  else if (e.kind === 'binary') {
+    rangeReads(e.left, out)
+    rangeReads(e.right, out)
+  } else if (e.kind === 'field') rangeReads(e.target, out)
+  else if (e.kind === 'var') out.add(e.name)
 }
 
 /** Whether an element argument's index reads a name the call writes back. */
