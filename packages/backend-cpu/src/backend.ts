@@ -7,7 +7,7 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
+import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**
@@ -21,8 +21,10 @@ export function compileToJs(
 ): CompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
   const optimized = optimize(inlined.program, inlined.inverses, options)
-  // the run-time checks as asserts, placed last (see `insert-checks.ts` of `@tenet/ir`)
-  const { program, inverses } = insertChecks(optimized.program, optimized.inverses, options)
+  // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
+  // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
+  const asserted = insertChecks(optimized.program, optimized.inverses, options)
+  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

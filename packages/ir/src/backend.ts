@@ -44,4 +44,7 @@ export {
   inRange,
   callsHost,
   CHECK_CALLS,
+  hoistBounds,
+  hoistBoundsFunction,
+  HOIST_MAX_FACTOR,
 } from './passes/index.js'

@@ -161,3 +161,55 @@ describe('run-time checks where the pass places them: the same on every engine',
     })
   }
 })
+
+/**
+ * Loops whose bounds checks the cpu and wasm backends hoist (`hoist-bounds`): the same error code
+ * on all three engines. Where the end of the range the loop visits first is out of range, the
+ * message is the same too; where only the far end is, the hoisted check fails before the loop
+ * (nothing of it has run) and names that end, while the interpreter, which checks every
+ * iteration, fails at the first index out of range.
+ */
+describe('hoisted bounds checks: the same error, perhaps earlier', () => {
+  /** Per engine: the error, and the loop variable's values a host function saw before it. */
+  const run = (parts: string[], call: (m: TenetModule, x: Float64Array) => unknown) => {
+    const out: Record<string, { error: string; seen: number[] }> = {}
+    for (const [engine, tag] of Object.entries(engines)) {
+      const seen: number[] = []
+      const m = tag(parts as unknown as TemplateStringsArray, (i: number) => void seen.push(i))
+      out[engine] = { error: failure(() => call(m, Float64Array.from([1, 2, 3]))), seen }
+    }
+    return out
+  }
+  const loop = (index: string) => [
+    'fn f(x: f64[], n: i32) { for i in 0..n {\n  @safe ',
+    `(i)\n  x[${index}] += 1.0\n} }`,
+  ]
+
+  it('the first end out of range: the same message everywhere', () => {
+    const got = run(loop('i - 1'), (m, x) => m.f!(x, 2))
+    expect(got.interpreter!.error).toContain('index -1 is out of bounds for `x` (length 3)')
+    expect(got.cpu!.error).toBe(got.interpreter!.error)
+    expect(got.wasm!.error).toBe(got.interpreter!.error)
+  })
+
+  it('a reversed loop (an inverse) visits its last value first', () => {
+    const got = run(loop('i'), (m, x) => m.f!.inverse(x, 5))
+    expect(got.interpreter!.error).toContain('index 4 is out of bounds')
+    expect(got.cpu!.error).toBe(got.interpreter!.error)
+    expect(got.wasm!.error).toBe(got.interpreter!.error)
+  })
+
+  it('the far end out of range: the same code, raised before the loop runs', () => {
+    const got = run(loop('i'), (m, x) => m.f!(x, 5))
+    expect(got.interpreter).toEqual({
+      error: expect.stringContaining('runtime/out-of-bounds | index 3 is out of bounds for `x` (length 3)'),
+      seen: [0, 1, 2, 3],
+    })
+    for (const engine of ['cpu', 'wasm']) {
+      expect(got[engine], engine).toEqual({
+        error: expect.stringContaining('runtime/out-of-bounds | index 4 is out of bounds for `x` (length 3)'),
+        seen: [],
+      })
+    }
+  })
+})

@@ -22,6 +22,7 @@ export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_L
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
+export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = ['unroll', 'scalar-arrays', 'dead-ancillas'] as const

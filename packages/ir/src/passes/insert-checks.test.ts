@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { insertChecks, insertChecksFunction } from './index.js'
+import { hoistBoundsFunction, insertChecks, insertChecksFunction } from './index.js'
 
 const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
 /** The printed body of function `name` after the pass (checks on), without the signature. */
@@ -120,5 +120,44 @@ assert loopRange(0 == $start(i) && n == $stop(i) && 1 == $step(i)) else ($start(
     expect(after('fn f(y: f64, x: f64[], i: i32) { @unchecked { y += x[i] } }')).toBe(`@unchecked {
   y += x[i]
 }`)
+  })
+})
+
+describe('pass `hoist-bounds`', () => {
+  const hoisted = (text: string, name = 'f'): string => {
+    const p = checked(text)
+    return body(hoistBoundsFunction(insertChecksFunction(p.functions.get(name)!, p), p))
+  }
+
+  it('checks an affine index at the two ends of the loop, before it, in the order the loop visits them', () => {
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 1..n { s += x[2 * i + k] } }')).toBe(
+      `assert outOfBounds(!(1 < n) || 0.0 <= 2.0 + f64(k) && 2.0 + f64(k) < f64(len(x))) else ("x", 2.0 + f64(k), len(x))
+assert outOfBounds(!(1 < n) || 0.0 <= f64(n - 1) * 2.0 + f64(k) && f64(n - 1) * 2.0 + f64(k) < f64(len(x))) else ("x", f64(n - 1) * 2.0 + f64(k), len(x))
+for i in 1..n {
+  s += x[2 * i + k]
+}`,
+    )
+    // reversed: the last value first
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32) { for i in reverse 0..=n { s += x[i] } }').split('\n')[0]).toContain(
+      'f64(n)',
+    )
+  })
+
+  it('leaves an index that is not affine, one under an `if`, and an array the loop reallocates', () => {
+    const kept = (src: string) => expect(hoisted(src).split('\n')[0]).toMatch(/^for /)
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i * i] } }')
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { if (s > 0.0, ~) { s += x[i] } } }')
+    kept('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 0..n { k += 1\n s += x[i + k]\n k -= 1 } }')
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n by 2 { s += x[i] } }')
+  })
+
+  it('hoists from inner loops to before them (once per outer iteration)', () => {
+    const out = hoisted(
+      'fn f(s: f64, x: f64[], n: i32, d: i32) { for i in 0..n { for j in 0..d { s += x[i * d + j] } } }',
+    )
+    expect(out.split('\n')[0]).toBe('for i in 0..n {')
+    expect(out).toContain('f64(d - 1) + f64(i * d)')
+    expect(out).toContain('0.0 + f64(i * d)')
+    expect(out).not.toMatch(/\$inrange/)
   })
 })
