@@ -536,15 +536,19 @@ class FunctionEmitter {
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
   private assert(s: Extract<Stmt, { kind: 'assert' }>): void {
-    const cond = this.expr(s.cond)
-    // the message's values, computed only when the check fails
+    // \`!c\` fails when c holds
+    const fails = s.cond.kind === 'unary' && s.cond.op === '!' ? this.expr(s.cond.arg) : `!${this.expr(s.cond)}`
+    // the message's values, computed only when the check fails (so nothing shared is computed for them)
+    const shared = this.shared
+    this.shared = undefined
     const values = s.args.flatMap((a) => (typeof a === 'string' ? [] : [this.expr(a)]))
+    this.shared = shared
     const message = RUNTIME_CHECKS[s.check as RuntimeCheck] as (...a: unknown[]) => string
     const site = this.gen.site(RUNTIME_CHECK_CODES[s.check as RuntimeCheck], s.loc, (...v) => {
       let k = 0
       return message(...s.args.map((a) => (typeof a === 'string' ? a : v[k++])))
     })
-    this.line(`if (!${cond}) rt.fail(${[site, ...values].join(', ')});`)
+    this.line(`if (${fails}) rt.fail(${[site, ...values].join(', ')});`)
   }
 
   private stmt(s: Stmt): void {
