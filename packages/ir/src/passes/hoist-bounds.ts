@@ -6,15 +6,16 @@
  * In the body of `for v in a..b` (or `..=`, step 1 or −1, either direction), an assert
  * `outOfBounds($inrange(e, len(x)))` that runs on every iteration (a statement of the body itself,
  * not inside an `if` or an inner loop) moves before the loop when
- * - `e` is c·v + D with c an integer literal (|c| ≤ 2²⁰) and D made of `+`, `-` and literal
- *   multiples of names the body does not write (nor v), with no host call in it;
+ * - `e` is c·v + D with c an integer literal (|c| ≤ 2²⁰) and D made of names the body does not
+ *   write (nor v), literals, `+ - *` and lengths, with no host call in it;
  * - the body neither allocates nor deallocates `x` (its length is fixed while the loop runs);
  * - the range reads no host function (it is evaluated once more, before the loop).
  * It becomes two asserts before the loop, one per end of the range (the end the loop visits first
  * is checked first), each true when the loop does not run: c·v + D is evaluated in f64 at the two
  * ends, where it is exact, and both in [0, len(x)) means every value between them is, so no
- * iteration's index (the same value in i32, since it is in range) is out of range. The accesses
- * keep their `inBounds` mark.
+ * iteration's index (the same value in i32, since it is in range) is out of range. An index the
+ * loop does not change (c = 0) is checked once, when the loop runs. The accesses keep their
+ * `inBounds` mark.
  *
  * What changes for a program that fails: the error (`runtime/out-of-bounds`, the same code and
  * location) is raised before the loop starts, not in the iteration that reaches the bad index, so
@@ -159,6 +160,11 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
       body.push(a)
       continue
     }
+    if (h.invariant) {
+      // an index the loop does not change: checked once
+      hoisted.push({ ...a, cond: bin('||', not(runs), a.cond) })
+      continue
+    }
     const ends = s.reverse ? [last, first] : [first, last]
     for (const end of ends) {
       const e = h.at(end)
@@ -178,13 +184,13 @@ function hoistAssert(
   a: AssertStmt,
   v: string,
   changed: Set<string>,
-): { at: (value: Expr) => Expr; length: Expr } | undefined {
+): { at: (value: Expr) => Expr; length: Expr; invariant: boolean } | undefined {
   if (a.check !== 'outOfBounds' || a.cond.kind !== 'call' || a.cond.callee !== '$inrange') return undefined
   const [index, length] = a.cond.args as [Expr, Expr]
   if (length.kind !== 'call' || length.callee !== 'len' || length.args[0]?.kind !== 'var') return undefined
   if (changed.has(`len:${length.args[0].name}`)) return undefined
   const c = factor(index, v)
-  if (c === undefined || c === 0 || Math.abs(c) > HOIST_MAX_FACTOR || callsHost(index)) return undefined
+  if (c === undefined || Math.abs(c) > HOIST_MAX_FACTOR || callsHost(index)) return undefined
   const d = atZero(index, v)
   // D is evaluated before the loop: names, literals, arithmetic and lengths only (an element it
   // read would not have been checked yet there)
@@ -198,6 +204,7 @@ function hoistAssert(
       return d.kind === 'num' && d.value === 0 ? cv : bin('+', cv, dF)
     },
     length,
+    invariant: c === 0,
   }
 }
 

@@ -159,5 +159,9 @@ for i in 1..n {
     expect(out).toContain('f64(d - 1) + f64(i * d)')
     expect(out).toContain('0.0 + f64(i * d)')
     expect(out).not.toMatch(/\$inrange/)
+    // an index the inner loop does not change: once, before it
+    expect(
+      hoisted('fn f(y: f64[], a: f64[], n: i32) { for i in 0..n { for j in 0..n { y[i] += a[j] } } }').split('\n')[1],
+    ).toBe('  assert outOfBounds(!(0 < n) || $inrange(i, len(y))) else ("y", i, len(y))')
   })
 })
