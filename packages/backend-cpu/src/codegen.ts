@@ -7,7 +7,6 @@
  */
 import {
   InvertibilityError,
-  printExpr,
   RUNTIME_CHECKS,
   RUNTIME_CHECK_CODES,
   type RuntimeCheck,
@@ -455,6 +454,12 @@ class FunctionEmitter {
       }
       case '$near':
         return `rt.near(${this.expr(e.args[0]!)}, ${this.expr(e.args[1]!)})`
+      case '$zeros': {
+        // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+        const a = e.args[0] as Extract<Expr, { kind: 'var' }>
+        const ens = this.program.registry.findNumberSystem((a.type as { elem: string }).elem)
+        return `rt.${ens && !ens.exact ? 'allNear' : 'allZero'}(${this.js(a.name)}, ${this.expr(e.args[1]!)})`
+      }
       case '$start':
       case '$stop':
       case '$step': {
@@ -600,27 +605,7 @@ class FunctionEmitter {
         return
       }
       case 'dealloc': {
-        const v = this.js(s.name)
-        // a scalar's deallocation is checked by the assert before it (see `insert-checks.ts`)
-        if (this.checking && s.type?.kind !== 'scalar') {
-          const t = s.type!
-          const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
-          let ok: string
-          // the value expected (JS code), computed once for the test and the message
-          let want = '0'
-          let site: number
-          if (s.value.kind === 'emptystack') {
-            ok = `${v}.length === 0`
-            site = this.gen.check('deallocStack', s.loc, (cur) => [s.name, (cur as unknown[]).length])
-          } else {
-            want = this.expr((s.value as { args: Expr[] }).args[0]!)
-            // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
-            const ens = this.program.registry.findNumberSystem((t as { elem: string }).elem)
-            ok = ens && !ens.exact ? `rt.allNear(${v}, ${want})` : `rt.allZero(${v}, ${want})`
-            site = this.gen.check('deallocArray', s.loc, (_c, n) => [s.name, shown, n])
-          }
-          this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
-        }
+        // (checked by the assert before it: see \`insert-checks.ts\`)
         this.names.delete(s.name)
         return
       }

@@ -11,7 +11,6 @@
 import {
   InvertibilityError,
   RegistryError,
-  printExpr,
   RUNTIME_CHECKS,
   RUNTIME_CHECK_CODES,
   type RuntimeCheck,
@@ -453,6 +452,62 @@ export class FunctionEmitter {
     this.get(k)
     this.op(F ? Op.f64_sub : Op.f32_sub)
     this.op(F ? Op.f64_eq : Op.f32_eq, Op.i32_and)
+    return I32
+  }
+
+  /**
+   * \`$zeros(t, n)\`: t has length n and every element is zero (float elements within the
+   * tolerance of zero, NaN not; exact ones exactly zero), for an array's deallocation.
+   */
+  private zeros(name: string, n: Expr, loc?: SourceLocation): ValType {
+    const b = this.array(name, loc)
+    const el = elemInfo(b.elem, loc)
+    const ok = this.local(I32),
+      i = this.local(I32)
+    this.expr(n)
+    this.get(b.len)
+    this.op(Op.i32_eq)
+    this.set(ok)
+    this.i32(0)
+    this.set(i)
+    // while ok and i < len: ok = element i is zero; i += 1
+    this.op(Op.block, 0x40, Op.loop, 0x40)
+    this.get(ok)
+    this.op(Op.i32_eqz, Op.br_if, 1)
+    this.get(i)
+    this.get(b.len)
+    this.op(Op.i32_ge_s, Op.br_if, 1)
+    this.get(b.ptr)
+    this.get(i)
+    if (el.shift) {
+      this.i32(el.shift)
+      this.op(Op.i32_shl)
+    }
+    this.op(Op.i32_add)
+    this.load(el)
+    const ens = this.program.registry.findNumberSystem(b.elem)
+    const near = !!ens && !ens.exact
+    if (el.vt === F64 || el.vt === F32) {
+      if (el.vt === F32) this.op(Op.f64_promote_f32)
+      if (near) {
+        this.op(Op.f64_abs)
+        this.f64c(this.ctx.options.tolerance)
+        this.op(Op.f64_le)
+      } else {
+        this.f64c(0)
+        this.op(Op.f64_eq)
+      }
+    } else {
+      // i32 and bool elements: exactly zero
+      this.op(Op.i32_eqz)
+    }
+    this.set(ok)
+    this.get(i)
+    this.i32(1)
+    this.op(Op.i32_add)
+    this.set(i)
+    this.op(Op.br, 0, Op.end, Op.end)
+    this.get(ok)
     return I32
   }
 
@@ -950,6 +1005,8 @@ export class FunctionEmitter {
         return this.factor(e.args[0]!)
       case '$near':
         return this.near(e.args[0]!, e.args[1]!)
+      case '$zeros':
+        return this.zeros((e.args[0] as { name: string }).name, e.args[1]!, e.loc)
       case 'zeros':
         return unsupported('`zeros` outside an array allocation', e.loc)
     }
@@ -1572,65 +1629,9 @@ export class FunctionEmitter {
   private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): void {
     const b = this.binding(s.name, s.loc)
     if (s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
-    const shown = printExpr(s.value)
     if (b.kind === 'array') {
       const el = elemInfo(b.elem, s.loc)
-      if (this.checking) {
-        // zeros(n): the length is n and every element is zero
-        const want = this.local(I32),
-          i = this.local(I32)
-        this.expr((s.value as { args: Expr[] }).args[0]!)
-        this.tee(want)
-        this.get(b.len)
-        this.op(Op.i32_ne, Op.if, 0x40)
-        const site = this.ctx.check('deallocArray', s.loc, (n) => [s.name, shown, n])
-        this.fail(site, [[() => this.get(want), I32]])
-        this.op(Op.end)
-        this.i32(0)
-        this.set(i)
-        this.op(Op.block, 0x40, Op.loop, 0x40)
-        this.get(i)
-        this.get(b.len)
-        this.op(Op.i32_ge_s, Op.br_if, 1)
-        this.get(b.ptr)
-        this.get(i)
-        if (el.shift) {
-          this.i32(el.shift)
-          this.op(Op.i32_shl)
-        }
-        this.op(Op.i32_add)
-        this.load(el)
-        // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
-        const ens = this.program.registry.findNumberSystem(b.elem)
-        const near = !!ens && !ens.exact
-        if (el.vt === F64) {
-          if (near) {
-            this.op(Op.f64_abs)
-            this.f64c(this.ctx.options.tolerance)
-            this.op(Op.f64_le, Op.i32_eqz)
-          } else {
-            this.f64c(0)
-            this.op(Op.f64_ne)
-          }
-        } else if (el.vt === F32) {
-          if (near) {
-            this.op(Op.f64_promote_f32, Op.f64_abs)
-            this.f64c(this.ctx.options.tolerance)
-            this.op(Op.f64_le, Op.i32_eqz)
-          } else {
-            this.out.byte(Op.f32_const).f32(0)
-            this.op(Op.f32_ne)
-          }
-        }
-        this.op(Op.if, 0x40)
-        this.fail(site, [[() => this.get(want), I32]])
-        this.op(Op.end)
-        this.get(i)
-        this.i32(1)
-        this.op(Op.i32_add)
-        this.set(i)
-        this.op(Op.br, 0, Op.end, Op.end)
-      }
+      // (checked by the assert before it: see \`insert-checks.ts\`)
       // give the memory back when it is the top of the heap
       this.get(b.ptr)
       this.get(b.len)

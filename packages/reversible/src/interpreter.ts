@@ -5,7 +5,6 @@
  */
 import {
   InvertibilityError,
-  printExpr,
   runtimeError,
   validLength,
   type Arg,
@@ -45,31 +44,19 @@ const show = (v: unknown) =>
         : String(v)
 
 export class Interpreter {
-  private uncheckedDepth = 0
   constructor(
     private readonly program: Program,
     private readonly inverses: Map<string, FunctionDef>,
     private readonly options: CompileOptions,
   ) {}
 
-  private get checking(): boolean {
-    return this.options.checks && this.uncheckedDepth === 0
-  }
-
   /** Runs function `name` (or its inverse) on `vals`, updating scalars in `vals` in place. */
   run(name: string, inverse: boolean, vals: Memory[]): void {
     const f = inverse ? this.inverses.get(name)! : this.program.functions.get(name)!
     const frame: Frame = new Map()
     f.params.forEach((p, i) => frame.set(p.name, vals[i]!))
-    // \`@unchecked\` is lexical: it covers the statements written inside it, not the bodies of
-    // the functions they call, which run with their own checks (as on every backend)
-    const saved = this.uncheckedDepth
-    this.uncheckedDepth = 0
-    try {
-      this.block(f.body, frame)
-    } finally {
-      this.uncheckedDepth = saved
-    }
+    // (\`@unchecked\` is lexical: the checks are asserts that \`insert-checks\` placed outside it)
+    this.block(f.body, frame)
     f.params.forEach((p, i) => {
       if (p.type.kind === 'scalar') vals[i] = frame.get(p.name)!
     })
@@ -251,6 +238,10 @@ export class Interpreter {
           y = this.eval(e.args[1]!, fr) as number
         return x === y || Math.abs(x - y) <= this.options.tolerance * Math.max(1, Math.abs(y))
       }
+      case '$zeros': {
+        const a = e.args[0] as Extract<Expr, { kind: 'var' }>
+        return this.equal(a.type as Type, fr.get(a.name), this.eval(e.args[1]!, fr))
+      }
       case '$start':
       case '$stop':
       case '$step': {
@@ -373,21 +364,7 @@ export class Interpreter {
         return
       }
       case 'dealloc': {
-        // a scalar's deallocation is checked by the assert before it (see `insert-checks.ts`)
-        if (this.checking && s.type?.kind !== 'scalar') {
-          const cur = fr.get(s.name)
-          const want =
-            s.value.kind === 'emptystack'
-              ? []
-              : s.value.kind === 'call' && s.value.callee === 'zeros'
-                ? this.eval(s.value.args[0]!, fr)
-                : this.eval(s.value, fr)
-          if (!this.equal(s.type, cur, want)) {
-            const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
-            if (s.type?.kind === 'array') throw runtimeError('deallocArray', s.loc, s.name, shown, show(want))
-            throw runtimeError('deallocStack', s.loc, s.name, (cur as unknown[]).length)
-          }
-        }
+        // (checked by the assert before it: see \`insert-checks.ts\`)
         fr.delete(s.name)
         return
       }
@@ -432,15 +409,10 @@ export class Interpreter {
         const args = s.args.map((a) => (typeof a === 'string' ? a : this.eval(a, fr)))
         throw runtimeError(s.check as RuntimeCheck, s.loc, ...(args as [never, never, never, never, never, never]))
       }
-      case 'unchecked': {
-        this.uncheckedDepth++
-        try {
-          this.block(s.body, fr)
-        } finally {
-          this.uncheckedDepth--
-        }
+      case 'unchecked':
+        // (no assert was placed inside it)
+        this.block(s.body, fr)
         return
-      }
       default:
         throw new Error(`interpreter: \`${s.kind}\` is not core IR (preprocess first)`)
     }

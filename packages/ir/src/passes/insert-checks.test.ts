@@ -63,6 +63,14 @@ t -> x`,
     expect(after('fn f(y: i32, x: i32) {\n  t <- x\n  y += t\n  t -> x\n}')).toContain(
       'assert dealloc(t == x) else ("t", "x", t, x)',
     )
+    expect(after('fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t -> zeros(n)\n}')).toBe(
+      `t: f64[] <- zeros(n)
+assert deallocArray($zeros(t, n)) else ("t", "zeros(n)", n)
+t -> zeros(n)`,
+    )
+    expect(after('fn f(y: f64) {\n  s: stack<f64> <- []\n  s -> []\n}')).toContain(
+      'assert deallocStack(len(s) == 0) else ("s", len(s))',
+    )
     expect(after('fn f(s: stack<f64>, y: f64) { pop(s, y) }')).toBe(
       `assert popNonzero(y == 0) else ("s", "y", y)
 pop(s, y)`,

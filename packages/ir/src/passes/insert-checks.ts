@@ -12,6 +12,7 @@
  * | `alias` | before `x[i] += f(x[j])` (the checker's `distinct` pairs): `i != j`; the pairs are then dropped |
  * | `zeroFactor` | before `y *= e` / `y /= e` on a float: `$factor(e)` (nonzero and finite) |
  * | `dealloc` | before `t -> v`, t a scalar: `t == v`, or `$near(t, v)` for floats (the tolerance of the options) |
+ * | `deallocArray`, `deallocStack` | before `t -> zeros(n)`: `$zeros(t, n)`; before `s -> []`: `len(s) == 0` |
  * | `popNonzero` | before `pop(s, x)`: `x == 0` (`!x` for a bool) |
  * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`) |
  * | `postWhileStart`, `postWhileIteration` | `!post` before the loop, `post` at the end of the body |
@@ -19,7 +20,8 @@
  *
  * The small expressions this needs are calls of reserved names (a user name never starts with
  * `$`): `$inrange(i, n)` is 0 ≤ i < n; `$factor(e)` is e ≠ 0 and finite; `$near(a, b)` is the
- * float comparison of deallocations (|a − b| ≤ tol · max(1, |b|)); `$start(v)`, `$stop(v)` and
+ * float comparison of deallocations (|a − b| ≤ tol · max(1, |b|)); `$zeros(t, n)` is "t has length
+ * n and every element is zero" (within the tolerance for float elements); `$start(v)`, `$stop(v)` and
  * `$step(v)` read the range saved by the loop of variable `v` that has just ended (the assert comes
  * right after it). Besides, an element access that the assert before it checks (or that a loop
  * proves, see below) is marked `inBounds`: an engine that guards memory whatever the options (the
@@ -32,10 +34,8 @@
  * them the engine itself would go wrong — `zeroStep` (a loop of step 0 never ends), `arrayLength`
  * (a JS `RangeError`, or a wasm heap overrun), `emptyStack` (a pop of nothing), the wasm backend's
  * memory guard of every element access (`outOfBounds`: one memory for all arrays) and its
- * `tooLarge` / `cannotGrow` (the allocator's state, not a value of the program); the deallocation
- * of an array or a stack (`deallocArray`, `deallocStack`: a loop over the elements, which the IR
- * cannot say without statements of its own); and `host-result` (the value a host function returns,
- * checked where it is called). An index that calls a host function gets no assert (the assert
+ * `tooLarge` / `cannotGrow` (the allocator's state, not a value of the program); and `host-result`
+ * (the value a host function returns, checked where it is called). An index that calls a host function gets no assert (the assert
  * would call the function a second time): the engines guard that access themselves.
  */
 import type { AssertStmt, Expr, FunctionDef, IndexExpr, Stmt, VarRef } from '../ast.js'
@@ -62,7 +62,7 @@ export const inRange = (index: Expr, array: VarRef): Expr =>
   call('$inrange', [index, call('len', [array], 'i32')], 'bool')
 
 /** The names of the reserved calls the asserts use (see the module comment). */
-export const CHECK_CALLS = ['$inrange', '$factor', '$near', '$start', '$stop', '$step'] as const
+export const CHECK_CALLS = ['$inrange', '$factor', '$near', '$zeros', '$start', '$stop', '$step'] as const
 
 const assert = (check: RuntimeCheck, cond: Expr, args: Array<string | Expr>, loc: Stmt['loc']): AssertStmt => ({
   kind: 'assert',
@@ -240,12 +240,21 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       out.push(s.value.kind === 'emptystack' ? s : { ...s, value: bounds(s.value, out, scope, true) })
       return
     case 'dealloc': {
+      const t = s.type
       if (s.value.kind === 'emptystack') {
+        if (t?.kind === 'stack') {
+          const count = call('len', [{ kind: 'var', name: s.name, type: t }], 'i32')
+          out.push(assert('deallocStack', bin('==', count, num(0)), [s.name, count], s.loc))
+        }
         out.push(s)
         return
       }
       const value = bounds(s.value, out, scope, true)
-      const t = s.type
+      if (t?.kind === 'array' && value.kind === 'call' && value.callee === 'zeros') {
+        const n = value.args[0]!
+        const zeros = call('$zeros', [{ kind: 'var', name: s.name, type: t }, n], 'bool')
+        out.push(assert('deallocArray', zeros, [s.name, printExpr(s.value), n], s.loc))
+      }
       if (t?.kind === 'scalar') {
         const v: VarRef = { kind: 'var', name: s.name, type: t.name, ...(s.loc ? { loc: s.loc } : {}) }
         const ns = t.name === 'bool' ? undefined : registry.findNumberSystem(t.name)
