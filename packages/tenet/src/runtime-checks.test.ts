@@ -213,3 +213,43 @@ describe('hoisted bounds checks: the same error, perhaps earlier', () => {
     }
   })
 })
+
+describe('hoisted bounds checks never miss an error nor add one', () => {
+  it('loops of every direction and affine index: the same outcome on all three engines', () => {
+    const shapes = [
+      'for i in a..b { x[i] += 1.0 }',
+      'for i in a..=b { x[i] += 1.0 }',
+      'for i in a..b by -1 { x[i] += 1.0 }',
+      'for i in a..=b by -1 { x[i] += 1.0 }',
+      'for i in a..b { x[2 * i + k] += 1.0 }',
+      'for i in a..b { x[k - i] += 1.0 }',
+      'for i in a..b { x[i * 3 - k] += 1.0 }',
+      'for i in a..b { for j in a..b { x[i + j] += 1.0 } }',
+      'for i in a..b { x[k] += 1.0 }',
+      'for i in reverse a..b { x[i + k] += 1.0 }',
+    ]
+    let failures = 0
+    for (const shape of shapes) {
+      const src = `fn f(x: f64[], a: i32, b: i32, k: i32) { ${shape} }`
+      const ms = Object.entries(engines).map(([e, tag]) => [e, compile(tag, src)] as const)
+      for (const a of [-1, 0, 2, 5])
+        for (const b of [-1, 0, 3, 6])
+          for (const k of [-2, 0, 3])
+            for (const inverse of [false, true]) {
+              const outcome = ms.map(([, m]) => {
+                const x = new Float64Array(5)
+                try {
+                  ;(inverse ? m.f!.inverse : m.f!)(x, a, b, k)
+                  return `ok ${[...x].join(',')}`
+                } catch (e) {
+                  failures++
+                  return (e as TenetError).code
+                }
+              })
+              expect(new Set(outcome).size, `${shape} a=${a} b=${b} k=${k}${inverse ? ' (inverse)' : ''}`).toBe(1)
+            }
+    }
+    // the grid has loops out of range as well as in range
+    expect(failures).toBeGreaterThan(100)
+  })
+})
