@@ -387,6 +387,11 @@ export function registryPartials(registry: Registry, hosts: unknown[] = []): Par
 /** The primitive (or host function) behind each helper primitive `registryPartials` generates, for errors. */
 const derivativeOf = new WeakMap<PurePrimitiveSpec, string>()
 
+/** For a helper primitive that `registryPartials` generated: what it is a partial of (for errors); undefined otherwise. */
+export function derivativeOrigin(spec: PurePrimitiveSpec): string | undefined {
+  return derivativeOf.get(spec)
+}
+
 /** Whether a partial is a `PartialFunction` (evaluated by a helper) rather than an expression. */
 function isPartialFunction(p: Expr | PartialFunction): p is PartialFunction {
   return typeof (p as PartialFunction).evaluate === 'function'

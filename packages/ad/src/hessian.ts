@@ -19,6 +19,19 @@ interface StartPlan {
   copies: TypedArray[]
   zeros: TypedArray[]
   scalars: unknown[]
+  /** The scalar parameters of f: their values are read from the loaded values at every start. */
+  params: number[]
+  /** The loaded values the plan was made for: a load that keeps every array (as it does for equal shapes) keeps the plan. */
+  loaded: unknown[]
+}
+
+/** Whether every array among the loaded values `b` is the one at the same place in `a` (scalars may differ). */
+function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {
+  for (let i = 0; i < b.length; i++) {
+    const v = b[i]
+    if (typeof v === 'object' && v !== a[i]) return false
+  }
+  return true
 }
 
 /**
@@ -145,11 +158,15 @@ class SecondOrderRun {
     }
     seeded.length = 0
     const plan = this.plan
-    if (plan && !this.unplaced) {
+    // a load of new values into the same arrays keeps the plan (off resident memory, where a load
+    // must be copied into the module's arrays first)
+    if (plan && (!this.unplaced || (!this.memory && sameArrays(plan.loaded, values)))) {
       for (let i = 0; i < plan.copies.length; i += 2) plan.copies[i]!.set(plan.copies[i + 1] as never)
       for (const z of plan.zeros) z.fill(0)
       const sc = plan.scalars
       for (let i = 0; i < sc.length; i += 2) argv[sc[i] as number] = sc[i + 1]
+      for (const i of plan.params) argv[i] = values[i]
+      this.unplaced = false
       return
     }
     for (let i = 0; i < this.n; i++) {
@@ -203,11 +220,11 @@ class SecondOrderRun {
    */
   private planStart(): StartPlan | undefined {
     const { so, argv, values } = this
-    const plan: StartPlan = { copies: [], zeros: [], scalars: [] }
+    const plan: StartPlan = { copies: [], zeros: [], scalars: [], params: [], loaded: values.slice() }
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (Array.isArray(v)) return undefined
-      if (!ArrayBuffer.isView(v)) plan.scalars.push(i, v)
+      if (!ArrayBuffer.isView(v)) plan.params.push(i)
       else if (this.written[i]) plan.copies.push(argv[i] as TypedArray, v as TypedArray)
     }
     const gradientArrays = so.gradientSlots.filter((s) => s?.kind === 'array').map((s) => s!.index)

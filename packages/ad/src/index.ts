@@ -23,6 +23,8 @@ export {
   type CompiledSecondOrder,
   type CompiledTangent,
 } from './compile.js'
+export { compileGradientAdjoint, type CompiledGradientAdjoint } from './gradient-adjoint.js'
+export { compileMapForward } from './map-forward.js'
 export { AdjointBuilder, adjointName, gradientSlots, SINK, type GradientSlot } from './transform.js'
 export { TangentBuilder, tangentName, tangentSlots, type TangentSlot } from './tangent.js'
 export { differentiate, registryPartials, type Contribution, type PartialsResolver } from './expr.js'
@@ -75,3 +77,9 @@ export {
   type PlanOptions,
   type PlannedGradient,
 } from './plan.js'
+export {
+  blockJacobian,
+  type BlockJacobian,
+  type BlockJacobianOptions,
+  type BlockJacobianPlan,
+} from './block-jacobian.js'

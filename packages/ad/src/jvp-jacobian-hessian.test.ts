@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { TenetStaticError } from '@tenet/ir'
 import { printFunction } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
+import { finiteDifference } from '@tenet/testing'
 import {
   compileTangent,
   grad,
@@ -26,24 +27,18 @@ function fdHessian(f: TenetFunction, args: unknown[], loss: number, wrt: number[
     if (typeof a === 'number') at.push([p, -1])
     else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e])
   }
-  const n = at.length
-  const H = new Float64Array(n * n)
   const flat = (g: unknown[]) => at.map(([p, e]) => (e < 0 ? (g[p] as number) : (g[p] as Float64Array)[e]!))
-  for (let j = 0; j < n; j++) {
-    const shifted = (t: number) =>
-      args.map((a, p) => {
-        const [pj, ej] = at[j]!
-        if (p !== pj) return ArrayBuffer.isView(a) ? (a as Float64Array).slice() : a
-        if (ej < 0) return (a as number) + t
-        const c = (a as Float64Array).slice()
-        c[ej]! += t
-        return c
-      })
-    const gp = flat(gradient(f, shifted(h), { loss })),
-      gm = flat(gradient(f, shifted(-h), { loss }))
-    for (let i = 0; i < n; i++) H[i * n + j] = (gp[i]! - gm[i]!) / (2 * h)
+  const withValues = (v: number[]) => {
+    const a = args.map((x) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : x))
+    at.forEach(([p, e], k) => {
+      if (e < 0) a[p] = v[k]
+      else (a[p] as Float64Array)[e] = v[k]!
+    })
+    return a
   }
-  return H
+  // the Jacobian of the gradient, by central differences (`finiteDifference` of @tenet/testing)
+  const J = finiteDifference((v) => flat(gradient(f, withValues(v), { loss })), flat(args), h)
+  return Float64Array.from(J.flat())
 }
 
 /** Forward and reverse Jacobians agree; the Hessian (two widths) matches FD of the gradient; hvp = H·v. */
@@ -331,14 +326,7 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
       const args = graphEmbeddingArgs(x, k)
       expect(f(...graphEmbeddingArgs(x.slice(), k))[0]).toBeCloseTo(plain(x, k), 12)
       const g = gradient(f, args, { loss: 0 })[1] as Float64Array
-      const h = 1e-6
-      const fd = Float64Array.from(x, (_, i) => {
-        const xp = x.slice(),
-          xm = x.slice()
-        xp[i]! += h
-        xm[i]! -= h
-        return (plain(xp, k) - plain(xm, k)) / (2 * h)
-      })
+      const fd = finiteDifference((v) => plain(Float64Array.from(v), k), x, 1e-6)
       expectClose(g, fd, 1e-7, `gradient k=${k}`)
       if (backend === 'interpreter' && k > 4) continue
       const H = hessian(f, args, { loss: 0, wrt: [1], width: Math.min(10 * k, 16) })

@@ -2,45 +2,12 @@ import { cpuBackend } from '@tenet/backend-cpu'
 import { createRegistry } from '@tenet/ir'
 import { registerNumbers } from '@tenet/numbers'
 import { interpreterBackend } from '@tenet/reversible'
+import { finiteDifferenceOfCall } from '@tenet/testing'
 import { describe, expect, it } from 'vitest'
 import { checkGrad, grad, gradient, hessian, hvp, jacobian, jvp } from './index.js'
 import { tag } from './test-util.js'
 
 const registry = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(interpreterBackend)
-
-/** Central finite differences of the loss argument w.r.t. every number / array element (real values). */
-function fd(
-  f: (...a: unknown[]) => unknown[],
-  args: unknown[],
-  loss: number,
-  h = 1e-5,
-): Array<number | number[] | null> {
-  const run = (a: unknown[]) =>
-    f(...a.map((x) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : x)))[loss] as number
-  return args.map((a, i) => {
-    if (typeof a === 'number') {
-      const up = args.slice()
-      up[i] = a + h
-      const dn = args.slice()
-      dn[i] = a - h
-      return (run(up) - run(dn)) / (2 * h)
-    }
-    if (a instanceof Float64Array) {
-      return [...a].map((_, j) => {
-        const up = args.slice()
-        const u = a.slice()
-        u[j]! += h
-        up[i] = u
-        const dn = args.slice()
-        const d = a.slice()
-        d[j]! -= h
-        dn[i] = d
-        return (run(up) - run(dn)) / (2 * h)
-      })
-    }
-    return null
-  })
-}
 
 function expectClose(ad: unknown[], want: Array<number | number[] | null>, tol: number, skip: number[] = []) {
   want.forEach((w, i) => {
@@ -102,7 +69,11 @@ describe.each(['cpu', 'interpreter'] as const)('fixed-point and ulog programs on
     expect([...(g[1] as Float64Array)]).toEqual([...x].map((v) => 2 * v - 2))
     expect(g[1]).toBeInstanceOf(Float64Array)
     const args = [0.25, 0.7, -0.3, 1.1]
-    expectClose(gradient(m.fprod!, args, { loss: 0 }), fd(m.fprod!, args, 0, 1e-4), 1e-6)
+    expectClose(
+      gradient(m.fprod!, args, { loss: 0 }),
+      finiteDifferenceOfCall(m.fprod!, args, { loss: 0, h: 1e-4 }),
+      1e-6,
+    )
     expect(checkGrad(m.fprod!, args, { loss: 0, step: 1e-4, atol: 1e-6, rtol: 1e-6 }).ok).toBe(true)
     const g2 = gradient(m.ftrans!, [0, 1.7], { loss: 0 }) as number[]
     const t = Math.log(1.7) + Math.sqrt(1.7)
@@ -120,7 +91,11 @@ describe.each(['cpu', 'interpreter'] as const)('fixed-point and ulog programs on
 
   it('ulog: x *= y + z, /=, x *= y − z and x *= y ** r against finite differences', () => {
     const args = [0, 1.2, 2.5, 0.8]
-    expectClose(gradient(m.upoly!, args, { loss: 0 }), fd(m.upoly!, args, 0, 1e-5), 1e-7)
+    expectClose(
+      gradient(m.upoly!, args, { loss: 0 }),
+      finiteDifferenceOfCall(m.upoly!, args, { loss: 0, h: 1e-5 }),
+      1e-7,
+    )
     const r = checkGrad(m.upoly!, args, { loss: 0, step: 1e-5, atol: 1e-6, rtol: 1e-6 })
     expect(r.ok, JSON.stringify(r.worst)).toBe(true)
   })

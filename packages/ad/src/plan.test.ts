@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { finiteDifferenceOfCall } from '@tenet/testing'
 import { grad, planGradient } from './index.js'
 import { tag } from './test-util.js'
 
@@ -23,19 +24,6 @@ const fast = tag({ checks: false })`fn norm_like(out: f64, x: f64[], s: f64) {
   ~routine
   t -> 0.0
 }`
-
-/** Central differences of the loss (argument `loss`) in each float scalar / array element. */
-function fd(f: (...a: any[]) => void, args: unknown[], loss: number, i: number, j?: number): number {
-  const at = (d: number) => {
-    const a = args.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v))
-    if (j === undefined) (a[i] as number) += d
-    else (a[i] as Float64Array)[j]! += d
-    f(...a)
-    return (f as any).results?.[loss] ?? a[loss]
-  }
-  const h = 1e-6
-  return (at(h) - at(-h)) / (2 * h)
-}
 
 describe('planGradient: one visible choice of gradient program', () => {
   it('takes forward mode for a scalar function of one variable, and says why', () => {
@@ -79,14 +67,24 @@ describe('planGradient: one visible choice of gradient program', () => {
     const x = Float64Array.from([0.5, 1.5, -1]),
       s = 1.3
     const gx = g(0, x, s)[1] as Float64Array
-    for (let j = 0; j < 3; j++) expect(gx[j]).toBeCloseTo(fd(m.norm_like.core, [0, x, s], 0, 1, j), 6)
+    for (let j = 0; j < 3; j++)
+      expect(gx[j]).toBeCloseTo(
+        (finiteDifferenceOfCall(m.norm_like.core, [0, x, s], { loss: 0 })[1] as number[])[j]!,
+        6,
+      )
     expect(Array.from(h(0, x, s)[1] as Float64Array)).toEqual(Array.from(gx))
   })
 
   it('falls back to the two sweeps where nothing cheaper applies, and with fuse: false', () => {
     const g = grad(m.writes_x, { loss: 0 })
     expect(g.plan.program).toBe('two-sweep')
-    expect(g.plan.considered.map((s) => s.program)).toEqual(['forward', 'one-pass', 'routine-fused', 'two-sweep'])
+    expect(g.plan.considered.map((s) => s.program)).toEqual([
+      'forward',
+      'one-pass',
+      'routine-fused',
+      'map-forward',
+      'two-sweep',
+    ])
     expect(g.plan.uncomputeCheck).toBe('error')
     const x = Float64Array.from([0.3, 0.4])
     const gx = g(0, x)[1] as Float64Array

@@ -12,9 +12,13 @@
  *   `FunctionAdjoint.buildOnePass`): `f` only accumulates the loss from values it never writes.
  * - `routine-fused`: `f`'s top-level compute–copy–uncompute routine with the cancelling uncompute
  *   and recompute dropped (see `FunctionAdjoint.buildFused`).
+ * - `map-forward`: `f` starts by mapping arrays elementwise (`h(x…)`, h one loop touching element
+ *   i only); one tangent run of h gives its block-diagonal Jacobian, the rest of f runs forwards
+ *   and backwards (see `compileMapForward`). Without run-time checks only.
  * - `two-sweep`: `f` forwards, then its adjoint (the paper's program; always applies).
  */
 import type { TenetFunction } from '@tenet/reversible'
+import { compileMapForward, mapForwardRefusal } from './map-forward.js'
 import {
   compileForwardGradient,
   compileFused,
@@ -24,7 +28,7 @@ import {
 } from './compile.js'
 
 /** The gradient programs, cheapest first. */
-export type GradientProgramKind = 'forward' | 'one-pass' | 'routine-fused' | 'two-sweep'
+export type GradientProgramKind = 'forward' | 'one-pass' | 'routine-fused' | 'map-forward' | 'two-sweep'
 
 /** One program the planner looked at: whether it applies, and why (or why not). */
 export interface PlanStep {
@@ -81,6 +85,10 @@ const WHY = {
   fusedTaken:
     "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
   inverse: 'f is an inverse (`~f`): the fused programs are built for forward functions',
+  mapTaken:
+    'f starts with an elementwise map of arrays: one tangent run of it gives its block-diagonal Jacobian, the rest of f runs forwards and backwards',
+  mapChecks: 'run-time checks are on: this program leaves the values unchecked',
+  mapNo: (why: string) => `not an elementwise map first: ${why}`,
   constants: 'arguments are held constant (`constants`): only the two-sweep program has that variant',
   stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
   twoSweep: 'always applies: f forwards, then its adjoint',
@@ -120,21 +128,25 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.fuseOff },
         { program: 'routine-fused', applies: false, why: WHY.fuseOff },
+        { program: 'map-forward', applies: false, why: WHY.fuseOff },
       )
     } else if (info.inverse) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.inverse },
         { program: 'routine-fused', applies: false, why: WHY.inverse },
+        { program: 'map-forward', applies: false, why: WHY.inverse },
       )
     } else if (held) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.constants },
         { program: 'routine-fused', applies: false, why: WHY.constants },
+        { program: 'map-forward', applies: false, why: WHY.constants },
       )
     } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.stacks },
         { program: 'routine-fused', applies: false, why: WHY.stacks },
+        { program: 'map-forward', applies: false, why: WHY.stacks },
       )
     } else {
       fused = compileFused(f, options.loss)
@@ -146,6 +158,18 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
           applies: fused !== null,
           why: fused ? WHY.fusedTaken : WHY.fusedNo,
         })
+      if (!fused) {
+        fused = compileMapForward(f, options.loss)
+        considered.push({
+          program: 'map-forward',
+          applies: fused !== null,
+          why: fused
+            ? WHY.mapTaken
+            : info.options.checks !== false
+              ? WHY.mapChecks
+              : WHY.mapNo(mapForwardRefusal(f) ?? 'its program cannot be built'),
+        })
+      }
     }
     if (!fused) considered.push({ program: 'two-sweep', applies: true, why: WHY.twoSweep })
   }

@@ -1,6 +1,7 @@
 /**
- * Truncated Taylor series as IR expressions, and the propagation rule of every standard
- * primitive (univariate Taylor arithmetic, as in Griewank & Walther ch. 13 and JAX's `jet`).
+ * Truncated Taylor series as IR expressions, and the propagation rules of the language's
+ * arithmetic (univariate Taylor arithmetic, as in Griewank & Walther ch. 13 and JAX's `jet`);
+ * a primitive's rule comes from its spec (`taylor-rules.ts`), not from here.
  *
  * A series of order k stands for x(t) = x₀ + x₁t + … + x_k t^k; coefficient j is an IR
  * expression (null: exactly zero). Series are lazy: coefficient j is formed when first asked
@@ -8,8 +9,8 @@
  * ancilla (`SeriesScope.temp`) so that each is computed once. The rules:
  * - products by Cauchy convolution, quotients by solving a·b = c for c's next coefficient;
  * - a primitive z = φ(a) by the linear ODE it satisfies, z′ = a′·ψ (exp: ψ = z; sin: ψ = cos a;
- *   tan: ψ = 1 + z²; …), in coefficients z_j = (1/j) Σ_{i=1..j} i·a_i·ψ_{j−i};
- * - a primitive defined through its inverse (log, sqrt, atan, asin) by solving ψ·z′ = a′ for z_j.
+ *   tan: ψ = 1 + z²; …), in coefficients z_j = (1/j) Σ_{i=1..j} i·a_i·ψ_{j−i} (`odeSeries`);
+ * - powers a^p with a constant exponent by a·z′ = p·z·a′, and with a varying one as exp(p log a).
  */
 import { TenetStaticError, type Expr, type Stmt } from '@tenet/ir'
 import { bin, clone, lit, neg, ref } from './expr.js'
@@ -34,6 +35,22 @@ export class SeriesScope {
   private readonly undo: Stmt[][] = []
 
   constructor(private readonly fresh: (kind: string) => string) {}
+
+  /** Series of the primitive calls formed in this scope, by callee (a rule that calls its primitive again on the same argument series reads the same series). */
+  private readonly calls = new Map<string, Array<{ args: Series[]; series: Series }>>()
+
+  /** The series formed here for `callee` on exactly these argument series, if any. */
+  recall(callee: string, args: Series[]): Series | undefined {
+    return this.calls
+      .get(callee)
+      ?.find((c) => c.args.length === args.length && c.args.every((a, i) => same(a, args[i]!)))?.series
+  }
+  /** Records the series of `callee` on these argument series (see `recall`). */
+  remember(callee: string, args: Series[], series: Series): void {
+    let list = this.calls.get(callee)
+    if (!list) this.calls.set(callee, (list = []))
+    list.push({ args, series })
+  }
 
   /** An atom (variable, element, literal) as it is; anything else in a fresh ancilla. */
   temp(value: Expr): Expr {
@@ -79,6 +96,11 @@ export class SeriesScope {
   get empty(): boolean {
     return this.defs.length === 0
   }
+}
+
+/** The same series: one object, or two constants of one value expression. */
+function same(a: Series, b: Series): boolean {
+  return a === b || (a.constant && b.constant && JSON.stringify(a.coef(0)) === JSON.stringify(b.coef(0)))
 }
 
 /** A series given coefficient by coefficient; each formed once (in an ancilla when not an atom). */
@@ -146,7 +168,11 @@ function convolve(
   w: (i: number) => number = () => 1,
 ): Expr | null {
   let out: Expr | null = null
-  for (let i = from; i <= to; i++) out = plus(out, scaled(w(i), times(a.coef(i), b.coef(j - i))))
+  for (let i = from; i <= to; i++) {
+    // b's coefficient is formed only where a's is not zero
+    const ai = a.coef(i)
+    if (ai !== null) out = plus(out, scaled(w(i), times(ai, b.coef(j - i))))
+  }
   return out
 }
 
@@ -190,27 +216,69 @@ export function divSeries(scope: SeriesScope, a: Series, b: Series, value: Expr)
   return self
 }
 
-/** z with z′ = a′·ψ (ψ may read z's lower coefficients): z_j = (1/j) Σ_{i=1..j} i·a_i·ψ_{j−i}. */
-function integrate(scope: SeriesScope, a: Series, value: Expr, psi: (z: Series) => Series, sign = 1): Series {
-  let p: Series | undefined
+/**
+ * z with z′ = Σᵢ ψᵢ·aᵢ′ (a primitive's `ode` Taylor rule, or its partials): z_j = Σᵢ cᵢ,
+ * where an argument whose ψ is constant along the line gives cᵢ = ψᵢ₀·(aᵢ)_j, and any other
+ * cᵢ = (1/j) Σ_{m=1..j} m·(aᵢ)_m·(ψᵢ)_{j−m}. `psi` is called once, when the first coefficient
+ * after the value is formed; it may read z (its lower coefficients), as exp's ψ = z does.
+ */
+export function odeSeries(scope: SeriesScope, args: Series[], value: Expr, psi: (z: Series) => Series[]): Series {
+  let ps: Series[] | undefined
   const z: Series = lazySeries(scope, value, (j) => {
-    p ??= psi(z)
-    return divideBy(
-      scaled(
-        sign,
-        convolve(a, p, j, 1, j, (i) => i),
-      ),
-      j,
+    ps ??= psi(z)
+    let direct: Expr | null = null,
+      sum: Expr | null = null
+    args.forEach((a, i) => {
+      if (a.constant) return
+      const p = ps![i]!
+      if (p.constant) direct = plus(direct, times(p.coef(0), a.coef(j)))
+      else
+        sum = plus(
+          sum,
+          convolve(a, p, j, 1, j, (m) => m),
+        )
+    })
+    return plus(direct, divideBy(sum, j))
+  })
+  return z
+}
+
+/**
+ * z with v·z′ = Σᵢ uᵢ·aᵢ′ (an `ode` whose ψᵢ = uᵢ/v share one denominator: log, atan, asin,
+ * sqrt's 0.5/z, atan2), without forming the quotients' series: z_j = (Σᵢ Σ_{m=1..j} m·(aᵢ)_m·(uᵢ)_{j−m}
+ * − Σ_{l=1..j−1} l·z_l·v_{j−l}) / (j·v₀). `parts` is called once, like `odeSeries`' ψ, and may read z.
+ */
+export function quotientOdeSeries(
+  scope: SeriesScope,
+  args: Series[],
+  value: Expr,
+  parts: (z: Series) => { u: Series[]; v: Series },
+): Series {
+  let p: { u: Series[]; v: Series } | undefined
+  const z: Series = lazySeries(scope, value, (j) => {
+    p ??= parts(z)
+    let sum: Expr | null = null
+    args.forEach((a, i) => {
+      if (!a.constant)
+        sum = plus(
+          sum,
+          convolve(a, p!.u[i]!, j, 1, j, (m) => m),
+        )
+    })
+    const rhs = minus(
+      sum,
+      convolve(z, p.v, j, 1, j - 1, (l) => l),
     )
+    return over(rhs, j === 1 ? p.v.coef(0)! : bin('*', lit(j), p.v.coef(0)!))
   })
   return z
 }
 
 /** z with ψ·z′ = a′: z_j = (j·a_j − Σ_{i=1..j−1} i·z_i·ψ_{j−i}) / (j·ψ₀). */
-function solve(scope: SeriesScope, a: Series, value: Expr, psi: Series, sign = 1): Series {
+function solve(scope: SeriesScope, a: Series, value: Expr, psi: Series): Series {
   const z: Series = lazySeries(scope, value, (j) => {
     const rhs = minus(
-      scaled(sign * j, a.coef(j)),
+      scaled(j, a.coef(j)),
       convolve(z, psi, j, 1, j - 1, (i) => i),
     )
     return over(rhs, j === 1 ? psi.coef(0)! : bin('*', lit(j), psi.coef(0)!))
@@ -218,115 +286,30 @@ function solve(scope: SeriesScope, a: Series, value: Expr, psi: Series, sign = 1
   return z
 }
 
-const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args }) as Expr
-const one = constantSeries(lit(1))
-
-/** sin and cos of a together (each one's ODE reads the other). */
-function sinCos(scope: SeriesScope, a: Series, hyperbolic: boolean): [Series, Series] {
-  const a0 = () => a.coef(0)!
-  const s: Series = integrate(scope, a, call(hyperbolic ? 'sinh' : 'sin', a0()), () => c)
-  const c: Series = integrate(scope, a, call(hyperbolic ? 'cosh' : 'cos', a0()), () => s, hyperbolic ? 1 : -1)
-  return [s, c]
+/** exp(a) (z′ = z·a′), for `**` with a varying exponent. */
+function expSeries(scope: SeriesScope, a: Series, value: Expr): Series {
+  return odeSeries(scope, [a], value, (z) => [z])
 }
 
-/** The Taylor rule of a standard primitive applied to its arguments' series; undefined when it has none. */
-export function primitiveSeries(scope: SeriesScope, name: string, args: Series[], value: Expr): Series | undefined {
-  const a = args[0]!
-  if (args.every((x) => x.constant)) return constantSeries(value)
-  const a0 = () => a.coef(0)!
-  switch (name) {
-    case 'identity':
-      return a
-    case 'exp':
-      return integrate(scope, a, value, (z) => z)
-    case 'log':
-      return solve(scope, a, value, a)
-    case 'sin':
-      return sinCos(scope, a, false)[0]
-    case 'cos':
-      return sinCos(scope, a, false)[1]
-    case 'sinh':
-      return sinCos(scope, a, true)[0]
-    case 'cosh':
-      return sinCos(scope, a, true)[1]
-    case 'tan':
-      return integrate(scope, a, value, (z) =>
-        addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), 1),
-      )
-    case 'tanh':
-      return integrate(scope, a, value, (z) =>
-        addSeries(one, mulSeries(scope, z, z, bin('*', z.coef(0)!, z.coef(0)!)), -1),
-      )
-    case 'sqrt': {
-      // z² = a: z_j = (a_j − Σ_{i=1..j−1} z_i z_{j−i}) / (2 z₀)
-      const z: Series = lazySeries(scope, value, (j) =>
-        over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)),
-      )
-      return z
-    }
-    case 'atan':
-      return solve(scope, a, value, addSeries(one, mulSeries(scope, a, a, bin('*', a0(), a0())), 1))
-    case 'asin':
-    case 'acos': {
-      const q = sqrtOf(scope, addSeries(one, mulSeries(scope, a, a, bin('*', a0(), a0())), -1))
-      return solve(scope, a, value, q, name === 'asin' ? 1 : -1)
-    }
-    case 'abs': {
-      const s = scope.selector(bin('<', a0(), lit(0)), -1, 1)
-      return lazySeries(scope, value, (j) => times(clone(s), a.coef(j)))
-    }
-    case 'abs2':
-      return mulSeries(scope, a, a, value)
-    case 'max':
-    case 'min': {
-      const b = args[1]!
-      // s = 1 where a is chosen: max picks a when a ≥ b, min when a ≤ b
-      const s = scope.selector(bin(name === 'max' ? '>=' : '<=', a0(), b.coef(0)!), 1, 0)
-      return lazySeries(scope, value, (j) =>
-        plus(times(clone(s), a.coef(j)), times(minus(lit(1), clone(s)), b.coef(j))),
-      )
-    }
-    case 'pow':
-      return powSeries(scope, a, args[1]!, value)
-    case 'atan2': {
-      // z = atan2(y, x): (x² + y²)·z′ = x·y′ − y·x′
-      const [y, x] = args as [Series, Series]
-      const q = addSeries(
-        mulSeries(scope, x, x, bin('*', x.coef(0)!, x.coef(0)!)),
-        mulSeries(scope, y, y, bin('*', y.coef(0)!, y.coef(0)!)),
-        1,
-      )
-      // w_m, the coefficient m of x·y′ − y·x′ ((u′)_m = (m+1)·u_{m+1})
-      const w = (m: number): Expr | null => {
-        let out: Expr | null = null
-        for (let l = 0; l <= m; l++)
-          out = plus(
-            out,
-            scaled(m - l + 1, minus(times(x.coef(l), y.coef(m - l + 1)), times(y.coef(l), x.coef(m - l + 1)))),
-          )
-        return out
-      }
-      const z: Series = lazySeries(scope, value, (j) =>
-        over(
-          minus(
-            w(j - 1),
-            convolve(z, q, j, 1, j - 1, (i) => i),
-          ),
-          j === 1 ? q.coef(0)! : bin('*', lit(j), q.coef(0)!),
-        ),
-      )
-      return z
-    }
+const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args }) as Expr
+
+/** The series of `a op b` for an arithmetic operator of the language (+ − * / **); undefined for another. */
+export function binarySeries(scope: SeriesScope, op: string, a: Series, b: Series): Series | undefined {
+  const value = () => bin(op as '+', a.coef(0)!, b.coef(0)!)
+  switch (op) {
+    case '+':
+      return addSeries(a, b, 1)
+    case '-':
+      return addSeries(a, b, -1)
+    case '*':
+      return mulSeries(scope, a, b, value())
+    case '/':
+      return divSeries(scope, a, b, value())
+    case '**':
+      return powSeries(scope, a, b, value())
     default:
       return undefined
   }
-}
-
-function sqrtOf(scope: SeriesScope, a: Series): Series {
-  const z: Series = lazySeries(scope, call('sqrt', a.coef(0)!), (j) =>
-    over(minus(a.coef(j), convolve(z, z, j, 1, j - 1)), bin('*', lit(2), z.coef(0)!)),
-  )
-  return z
 }
 
 /**
@@ -355,9 +338,10 @@ export function powSeries(scope: SeriesScope, a: Series, p: Series, value: Expr)
     })
     return z
   }
-  const la = primitiveSeries(scope, 'log', [a], call('log', a.coef(0)!))!
+  // log a by a·(log a)′ = a′
+  const la = solve(scope, a, call('log', a.coef(0)!), a)
   const prod = mulSeries(scope, p, la, bin('*', p.coef(0)!, la.coef(0)!))
-  return integrate(scope, prod, value, (z) => z)
+  return expSeries(scope, prod, value)
 }
 
 /** A clear error for an expression Taylor mode cannot propagate. */

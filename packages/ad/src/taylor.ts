@@ -12,14 +12,14 @@
  * other types carry none (integers, booleans); f32, fixed point and ulog values are refused.
  *
  * Each update `y += e` becomes itself plus `c_j$y += e_j` for j = 1…k, where e_j comes from the
- * series rules of `taylor-series.ts`; the intermediate coefficients live in ancillas allocated
+ * series rules of `taylor-series.ts` (arithmetic) and the primitives' own rules, read from their
+ * specs by `taylor-rules.ts`; the intermediate coefficients live in ancillas allocated
  * and freed (without checks, recomputed in reverse) inside one `@unchecked` block per statement,
  * so the Taylor function stays reversible IR that every backend compiles.
  */
 import {
   TenetStaticError,
   printExpr,
-  standardPrimitives,
   type Arg,
   type CallStmt,
   type Dataview,
@@ -32,20 +32,10 @@ import {
   type Type,
 } from '@tenet/ir'
 import { OnDemandTransform } from './on-demand.js'
-import { at, bin, clone, lit, namesIn, ref, typeOf } from './expr.js'
+import { at, clone, lit, namesIn, ref, typeOf } from './expr.js'
 import { hasGradient } from './transform.js'
-import {
-  SeriesScope,
-  addSeries,
-  constantSeries,
-  divSeries,
-  mulSeries,
-  negSeries,
-  noRule,
-  powSeries,
-  primitiveSeries,
-  type Series,
-} from './taylor-series.js'
+import { SeriesScope, binarySeries, constantSeries, negSeries, noRule, type Series } from './taylor-series.js'
+import { TaylorRules } from './taylor-rules.js'
 
 /** Name of the order-k Taylor function of `name` (of its inverse when `inverse`). */
 export function taylorName(name: string, inverse: boolean, order: number): string {
@@ -82,11 +72,13 @@ function carries(t: Type, registry: Registry, what: string, loc?: Expr['loc']): 
   return true
 }
 
-const STD = new Map<string, unknown>(standardPrimitives.map((p) => [p.name, p]))
 const F64: Type = { kind: 'scalar', name: 'f64' }
 
 /** Generates Taylor functions on demand (see `OnDemandTransform`), callees included. */
 export class TaylorBuilder extends OnDemandTransform {
+  /** The primitives' rules, read from the registry. */
+  readonly rules: TaylorRules
+
   constructor(
     program: Program,
     inverses: Map<string, FunctionDef>,
@@ -94,6 +86,7 @@ export class TaylorBuilder extends OnDemandTransform {
     readonly order: number,
   ) {
     super(program, inverses)
+    this.rules = new TaylorRules(registry, program.hosts)
     if (!Number.isInteger(order) || order < 1)
       throw new RangeError(`the Taylor order must be a positive integer, got ${order}`)
   }
@@ -201,21 +194,10 @@ class FunctionTaylor {
         const a = this.series(e.left, scope),
           b = this.series(e.right, scope)
         if (a.constant && b.constant) return constantSeries(e)
-        const value = () => bin(op, a.coef(0)!, b.coef(0)!)
-        switch (op) {
-          case '+':
-            return addSeries(a, b, 1)
-          case '-':
-            return addSeries(a, b, -1)
-          case '*':
-            return mulSeries(scope, a, b, value())
-          case '/':
-            return divSeries(scope, a, b, value())
-          case '**':
-            return powSeries(scope, a, b, value())
-          default:
-            return noRule(`Taylor mode has no rule for \`%\` on a varying f64 value (in \`${printExpr(e)}\`)`, e.loc)
-        }
+        return (
+          binarySeries(scope, op, a, b) ??
+          noRule(`Taylor mode has no rule for \`%\` on a varying f64 value (in \`${printExpr(e)}\`)`, e.loc)
+        )
       }
       case 'call': {
         const { callee } = e
@@ -231,20 +213,14 @@ class FunctionTaylor {
         if (callee === 'i32' || callee === 'div' || callee === 'len' || callee === 'f32') return constantSeries(e)
         const args = e.args.map((a) => this.series(a, scope))
         if (args.every((a) => a.constant)) return constantSeries(e)
-        const spec = this.registry.findPrimitive(callee) as unknown
-        const standard = !callee.startsWith('$host') && spec !== undefined && STD.get(callee) === spec
-        const out = standard
-          ? primitiveSeries(scope, callee, args, { kind: 'call', callee, args: args.map((a) => a.coef(0)!) } as Expr)
-          : undefined
-        if (!out) {
-          const known =
-            'identity, exp, log, sin, cos, tan, sinh, cosh, tanh, sqrt, atan, asin, acos, atan2, abs, abs2, max, min, pow'
-          return noRule(
-            `no Taylor rule for the primitive \`${callee.startsWith('$host') ? 'host function' : callee}\` (Taylor mode knows ${known}, + − * / and **)`,
-            e.loc,
-          )
-        }
-        return out
+        // the primitive's own rule (or its partials), from the registry
+        return this.builder.rules.call(
+          scope,
+          callee,
+          args,
+          { kind: 'call', callee, args: args.map((a) => a.coef(0)!) } as Expr,
+          e.loc,
+        )
       }
     }
   }
@@ -476,7 +452,6 @@ class FunctionTaylor {
     const spec = s.inverse && spec0.inverse !== 'self' ? this.registry.bijection(spec0.inverse) : spec0
     const same = clone(s)
     if (!s.args.some((a) => this.isF64(a as Expr))) return [same]
-    const std = STD.get(spec.name) === spec ? spec.name : ''
     const a = s.args
     const bij = (callee: string, args: Arg[]): Stmt => ({ kind: 'callstmt', callee, args, inverse: false, ...loc(s) })
     if (spec.selfAdjoint) {
@@ -491,81 +466,69 @@ class FunctionTaylor {
         )
       return out
     }
-    switch (std) {
-      case 'INC':
-      case 'DEC':
-        return [same] // a ± 1 changes only the value, not the higher coefficients
-      case 'ROT':
-      case 'IROT': {
-        const probe = new SeriesScope(this.fresh)
-        if (this.series(a[2] as Expr, probe).constant) {
-          // a rotation by a constant angle acts on every coefficient alike
-          const out: Stmt[] = [same]
-          for (let j = 1; j <= this.k; j++)
-            out.push(bij(std, [this.coefView(a[0]!, j), this.coefView(a[1]!, j), clone(a[2]!)]))
+    // the bijection's own rule (its file's `taylor.map`), from the registry
+    const rules = this.builder.rules
+    const rule = rules.bijection(spec, s.loc)
+    const targets = spec.roles.flatMap((r, k) => (r === 'inout' ? [k] : []))
+    const inputs = (scope: SeriesScope, targetSeries: Series[]): Map<string, Series> =>
+      // (an update rule reads no target: none is bound)
+      rules.bijectionEnv(
+        a.map((x, k) => {
+          const t = targets.indexOf(k)
+          return t >= 0 ? targetSeries[t]! : this.series(x as Expr, scope)
+        }),
+      )
+    if (rule.changes.every((c) => c.kind === 'update')) {
+      // updates of the targets by functions of read-only values (AddConst, INC, sincos)
+      return [
+        same,
+        ...this.scoped((scope) => {
+          const out: Stmt[] = []
+          const env = inputs(scope, [])
+          rule.changes.forEach((c, i) => {
+            if (c.kind !== 'update' || c.value === null) return
+            const target = a[targets[i]!]!
+            const ser = rules.ruleSeries(scope, c.value, env, s.loc)
+            if (ser.constant || !this.isF64(target as Expr)) return
+            for (let j = 1; j <= this.k; j++) {
+              const v = ser.coef(j)
+              if (v)
+                out.push({ kind: 'update', op: c.op, target: this.coefView(target, j), value: v, ...loc(s) } as Stmt)
+            }
+          })
           return out
-        }
-        // a varying angle: (a, b) ← R(±θ)(a, b) on the series, undone by R(∓θ)
-        const rotate =
-          (sign: 1 | -1) =>
-          (scope: SeriesScope, [x, y]: Series[]): Series[] => {
-            const th = this.series(a[2] as Expr, scope)
-            const c = primitiveSeries(scope, 'cos', [th], { kind: 'call', callee: 'cos', args: [th.coef(0)!] } as Expr)!
-            const sn = primitiveSeries(scope, 'sin', [th], {
-              kind: 'call',
-              callee: 'sin',
-              args: [th.coef(0)!],
-            } as Expr)!
-            const prod = (u: Series, v: Series) => mulSeries(scope, u, v, bin('*', u.coef(0)!, v.coef(0)!))
-            return [
-              addSeries(prod(c, x!), prod(sn, y!), sign > 0 ? -1 : 1),
-              addSeries(prod(c, y!), prod(sn, x!), sign > 0 ? 1 : -1),
-            ]
-          }
-        const rot = std === 'ROT' ? 1 : -1
-        return this.inPlace(s, [a[0]!, a[1]!], rotate(rot), rotate(rot > 0 ? -1 : 1))
-      }
-      case 'INV': {
-        // a ← 1/a on the series; its own inverse
-        const recip = (scope: SeriesScope, [x]: Series[]): Series[] => [
-          divSeries(scope, constantSeries(lit(1)), x!, bin('/', lit(1), x!.coef(0)!)),
-        ]
-        return this.inPlace(s, [a[0]!], recip, recip)
-      }
-      case 'AddConst':
-      case 'SubConst':
-      case 'sincos':
-      case 'sincos_inverse': {
-        // updates of the targets by functions of read-only values
-        const op = std === 'AddConst' || std === 'sincos' ? '+=' : '-='
-        return [
-          same,
-          ...this.scoped((scope) => {
-            const out: Stmt[] = []
-            const emit = (target: Arg, ser: Series) => {
-              if (ser.constant) return
-              for (let j = 1; j <= this.k; j++) {
-                const c = ser.coef(j)
-                if (c) out.push({ kind: 'update', op, target: this.coefView(target, j), value: c, ...loc(s) } as Stmt)
-              }
-            }
-            if (std === 'AddConst' || std === 'SubConst') emit(a[0]!, this.series(a[1] as Expr, scope))
-            else {
-              const x = this.series(a[2] as Expr, scope)
-              const x0 = () => x.coef(0)!
-              emit(a[0]!, primitiveSeries(scope, 'sin', [x], { kind: 'call', callee: 'sin', args: [x0()] } as Expr)!)
-              emit(a[1]!, primitiveSeries(scope, 'cos', [x], { kind: 'call', callee: 'cos', args: [x0()] } as Expr)!)
-            }
-            return out
-          }),
-        ]
-      }
-      default:
-        return noRule(
-          `no Taylor rule for the bijection \`${spec.name}\` (Taylor mode knows linear self-adjoint bijections (SWAP, NEG, HADAMARD), ROT, IROT, INV, INC, DEC, AddConst, SubConst, sincos)`,
-          s.loc,
-        )
+        }),
+      ]
     }
+    if (rule.linear) {
+      const probe = new SeriesScope(this.fresh)
+      if (spec.roles.every((r, k) => r === 'inout' || this.series(a[k] as Expr, probe).constant)) {
+        // linear in the targets, the read-only operands constant along the line: the bijection acts on every coefficient alike
+        const out: Stmt[] = [same]
+        for (let j = 1; j <= this.k; j++)
+          out.push(
+            bij(
+              spec.name,
+              a.map((x, k) => (spec.roles[k] === 'inout' ? this.coefView(x, j) : clone(x))),
+            ),
+          )
+        return out
+      }
+    }
+    // the targets' series in place: the rule forwards, the inverse's rule to free the old coefficients
+    const inverse = spec.inverse === 'self' ? rule : rules.bijection(this.registry.bijection(spec.inverse), s.loc)
+    const through =
+      (r: typeof rule) =>
+      (scope: SeriesScope, old: Series[]): Series[] => {
+        const env = inputs(scope, old)
+        return r.maps.map((m) => rules.ruleSeries(scope, m, env, s.loc))
+      }
+    return this.inPlace(
+      s,
+      targets.map((k) => a[k]!),
+      through(rule),
+      through(inverse),
+    )
   }
 
   /**

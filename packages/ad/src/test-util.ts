@@ -2,6 +2,7 @@
 import { createRegistry, parse, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { randomRealExpressions } from '@tenet/testing'
 import { expect } from 'vitest'
 
 export function testRegistry(): Registry {
@@ -50,44 +51,7 @@ export function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: num
 
 /**
  * A seeded source of random smooth f64 expressions for generated test programs: `expr(vars,
- * depth)` over the names in `vars`, with `rnd` (uniform in [0, 1)) and `pick` from the same stream.
+ * depth)` over the names in `vars`, with `rnd` (uniform in [0, 1)) and `pick` from the same
+ * stream. The expressions come from the one generator of `@tenet/testing`.
  */
-export function randomExpressions(seed: number) {
-  let s = seed >>> 0
-  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32
-  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!
-  const coef = () => (rnd() * 1.6 - 0.8).toFixed(3)
-  function expr(vars: string[], depth: number): string {
-    if (depth <= 0 || rnd() < 0.25) return rnd() < 0.2 ? coef() : pick(vars)
-    const l = () => `(${expr(vars, depth - 1)})`
-    switch (Math.floor(rnd() * 12)) {
-      case 0:
-        return `${l()} + ${l()}`
-      case 1:
-        return `${l()} - ${l()}`
-      case 2:
-        return `${l()} * ${l()}`
-      case 3:
-        return `${l()} / (1.5 + ${l()} ** 2)`
-      case 4:
-        return `sin(${l()})`
-      case 5:
-        return `cos(${l()})`
-      case 6:
-        return `tanh(${l()})`
-      case 7:
-        return `exp(0.3 * tanh(${l()}))`
-      case 8:
-        return `atan(${l()})`
-      case 9: {
-        const u = l()
-        return `sqrt(1.0 + ${u} * ${u})`
-      }
-      case 10:
-        return `log(2.0 + sin(${l()}))`
-      default:
-        return `${coef()} * ${l()}`
-    }
-  }
-  return { rnd, pick, coef, expr }
-}
+export const randomExpressions = (seed: number) => randomRealExpressions(seed)

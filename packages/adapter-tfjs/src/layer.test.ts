@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { TenetError, compileModule, defaultRegistry, gradient, parse } from 'tenet'
 import { TenetLayer } from './index.js'
+import { finiteDifference } from '@tenet/testing'
 import { givensAngles, unitaryRnnLayer, unitaryRnnPlain, unitaryRnnSource } from './examples/unitary-rnn.js'
 
 beforeAll(async () => {
@@ -77,14 +78,7 @@ describe('TenetLayer: the unitary recurrent cell as a TF.js layer', () => {
       for (let k = 0; k < theta.length; k++) exact[k]! += gt[k]! / (B * M)
     }
     // central differences of the f64 plain-TS loss (independent of Tenet)
-    const h = 1e-6
-    const fd = theta.map((_, k) => {
-      const up = theta.slice(),
-        dn = theta.slice()
-      up[k]! += h
-      dn[k]! -= h
-      return (mse(xs, ys, up) - mse(xs, ys, dn)) / (2 * h)
-    })
+    const fd = finiteDifference((t) => mse(xs, ys, t), theta, 1e-6)
     for (let k = 0; k < theta.length; k++) {
       expect(Math.abs(exact[k]! - fd[k]!), `Tenet f64 vs FD, angle ${k}`).toBeLessThan(1e-7 * (1 + Math.abs(fd[k]!)))
       expect(

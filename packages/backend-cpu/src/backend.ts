@@ -74,7 +74,17 @@ export const cpuBackend: BackendSpec = {
   specificationVersion: 'v1',
   name: 'cpu',
   priority: 10,
-  capabilities: { f64: true, recursion: true, exceptions: true },
+  capabilities: {
+    f64: true,
+    recursion: true,
+    exceptions: true,
+    f32: true,
+    stacks: true,
+    checks: true,
+    gradient: true,
+    hessian: true,
+    synchronous: true,
+  },
   description: 'JavaScript code generation with new Function (one specialised function per function and direction)',
   doCompile: compileToJs,
 }

@@ -530,12 +530,16 @@ class FunctionEmitter {
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
-    forEachStatement(body, (s, unchecked, shared) => {
-      this.shared = shared
-      this.unchecked += unchecked
-      this.stmt(s)
-      this.unchecked -= unchecked
-    })
+    forEachStatement(
+      body,
+      (s, unchecked, shared) => {
+        this.shared = shared
+        this.unchecked += unchecked
+        this.stmt(s)
+        this.unchecked -= unchecked
+      },
+      this.loweredValues,
+    )
     this.shared = undefined
   }
 
@@ -784,6 +788,48 @@ class FunctionEmitter {
     return values.map((v) => v.replace(pattern, (call) => temps.get(call) ?? call))
   }
 
+  /** The pure calls of each bijection statement's lowering (see `loweredValues`). */
+  private lowered = new Map<Stmt, LoweredCall[]>()
+
+  /**
+   * The values a bijection call's cpu lowering computes with a pure primitive: each `Math.f(x)`
+   * of its emitted text, applied to one argument of type f64, that is exactly what the registered
+   * primitive `f` emits for it (ROT's `Math.cos(θ)` is `cos(θ)`). As expression nodes over the
+   * call's arguments, they join the value numbering of the run (see `sharedSubexpressions`), so
+   * the call and the updates around it compute cos(θ) once between them.
+   */
+  private loweredValues = (
+    s: Extract<Stmt, { kind: 'callstmt' }>,
+  ): { values: readonly Expr[]; writes: readonly boolean[] } => {
+    let spec = this.program.registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+    // a bijection writes its inout arguments only
+    const writes = spec.roles.map((r) => r === 'inout')
+    let calls = this.lowered.get(s)
+    if (!calls) {
+      calls = []
+      const emit = spec.emit?.cpu
+      if (emit) {
+        const slots = s.args.map((_, i) => `__arg${i}__`)
+        const seen = new Set<string>()
+        for (const m of emit(...slots)
+          .join('\n')
+          .matchAll(/\bMath\.([a-z][a-z0-9]*)\(__arg(\d+)__\)/g)) {
+          const k = Number(m[2])
+          const arg = s.args[k]
+          const prim = this.program.registry.findPrimitive(m[1]!)
+          if (seen.has(m[0]) || !arg || arg.kind === 'neg' || arg.type !== 'f64' || prim?.kind !== 'pure') continue
+          const text = prim.emit?.cpu
+          if (prim.arity !== 1 || !text || text(slots[k]!) !== m[0]) continue
+          seen.add(m[0])
+          calls.push({ node: { kind: 'call', callee: prim.name, args: [arg], type: 'f64' }, arg: k, text })
+        }
+      }
+      this.lowered.set(s, calls)
+    }
+    return { values: calls.map((c) => c.node), writes }
+  }
+
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
@@ -795,7 +841,20 @@ class FunctionEmitter {
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
       if (spec.emit?.cpu) {
-        const vals = this.shareMathCalls(spec.emit.cpu(...temps))
+        let emitted = spec.emit.cpu(...temps)
+        // the pure values it shares with the statements around it (see `loweredValues`)
+        for (const c of this.lowered.get(s) ?? []) {
+          const sh = this.shared?.get(c.node)
+          if (!sh) continue
+          const call = c.text(temps[c.arg]!)
+          if (!sh.temp) {
+            sh.temp = this.fresh('c')
+            this.line(`const ${sh.temp} = ${call};`)
+          }
+          const temp = sh.temp
+          emitted = emitted.map((v) => v.split(call).join(temp))
+        }
+        const vals = this.shareMathCalls(emitted)
         outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
       } else {
         const k = this.gen.bijection(spec.apply)
@@ -818,6 +877,15 @@ class FunctionEmitter {
       this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : `${R}[${i}]`)
     })
   }
+}
+
+/** A pure primitive call that a bijection's lowering makes (see `FunctionEmitter.loweredValues`). */
+interface LoweredCall {
+  node: Expr
+  /** Which argument of the call it is applied to. */
+  arg: number
+  /** The primitive's cpu lowering. */
+  text: (x: string) => string
 }
 
 /** Marks an array allocation in emitted code until `pooled` decides how it allocates. */

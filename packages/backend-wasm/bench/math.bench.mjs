@@ -2,6 +2,7 @@
 // the module (`math: 'module'`) against the call out to JS (`math: 'import'`, which imports the
 // `Math` function itself), and against the call out this backend made before (an import of the
 // primitive's `evaluate`, a closure calling Math.*: a user override of the primitive).
+// `paired`: the loop run two iterations at a time with SIMD (only exp has an f64x2 routine).
 // Run after building: node packages/backend-wasm/bench/math.bench.mjs [--rounds 15] [--only sin,exp]
 // Each round times every variant for --ms milliseconds in turn, on `y[i] += f(x[i])` over 4096
 // resident elements (checks off); the table gives the median ns per element and the median and
@@ -45,7 +46,14 @@ function setup(name, fx, fz, variant) {
     const spec = standardPrimitives.find((p) => p.name === (name === '**' ? 'pow' : name))
     registry.registerPrimitive({ ...spec, evaluate: (...a) => spec.evaluate(...a), override: true })
   }
-  registry.registerBackend(createWasmBackend({ math: variant === 'module' ? 'module' : 'import' }))
+  // 'module' is the scalar routine (no SIMD: a loop of exp would otherwise run paired), 'paired'
+  // the same loop two iterations at a time where the function has an f64x2 routine
+  registry.registerBackend(
+    createWasmBackend({
+      math: variant === 'module' || variant === 'paired' ? 'module' : 'import',
+      simd: variant === 'paired',
+    }),
+  )
   const body = name === '**' ? 'y[i] += x[i] ** 2.5' : fz ? `y[i] += ${name}(x[i], z[i])` : `y[i] += ${name}(x[i])`
   const text = `fn f(y: f64[], x: f64[], z: f64[]) { for i in 0..len(x) { ${body} } }`
   const m = compileModule(parse({ text, name: 'bench' }), { registry, backend: 'wasm', checks: false })
@@ -82,11 +90,13 @@ const median = (a) => {
   const b = [...a].sort((p, q) => p - q)
   return b[b.length >> 1]
 }
-const VARIANTS = ['module', 'import', 'closure']
+const VARIANTS = ['module', 'import', 'closure', 'paired']
 console.log(
   `wasm math: ns per element (median of ${rounds} rounds of ${ms} ms); module/import ratio: median (min–max) of the rounds`,
 )
-console.log('function | module | import (Math.f) | import (evaluate, before) | module / import | module / before')
+console.log(
+  'function | module | import (Math.f) | import (evaluate, before) | module / import | module / before | paired (f64x2) / module',
+)
 for (const [name, fx, fz] of CASES) {
   if (only.length && !only.includes(name)) continue
   const runs = Object.fromEntries(VARIANTS.map((v) => [v, setup(name, fx, fz, v)]))
@@ -96,6 +106,6 @@ for (const [name, fx, fz] of CASES) {
   const ratio = (a, b) => times[a].map((t, k) => t / times[b][k])
   const show = (rs) => `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`
   console.log(
-    `${name} | ${median(times.module).toFixed(1)} | ${median(times.import).toFixed(1)} | ${median(times.closure).toFixed(1)} | ${show(ratio('module', 'import'))} | ${show(ratio('module', 'closure'))}`,
+    `${name} | ${median(times.module).toFixed(1)} | ${median(times.import).toFixed(1)} | ${median(times.closure).toFixed(1)} | ${show(ratio('module', 'import'))} | ${show(ratio('module', 'closure'))} | ${show(ratio('paired', 'module'))}`,
   )
 }

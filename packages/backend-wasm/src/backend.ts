@@ -26,6 +26,12 @@ interface ViewCache {
 }
 
 /**
+ * Arrays of at most this many elements are copied in and out of the memory by a loop in the
+ * wrapper rather than by \`TypedArray.prototype.set\` (see \`bench/call.bench.mjs\`).
+ */
+const SMALL = 64
+
+/**
  * The JS wrapper of one exported thunk: lays the array arguments out in linear memory from the
  * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
  * scalar results. Generated per function, with positional parameters (no rest array per call).
@@ -61,18 +67,27 @@ function makeWrapper(
     // \`buffer\` and \`byteOffset\` are slow getters (about 15 ns each here): the last resident
     // view seen in this position is remembered with its offset, valid while the memory has not
     // grown (a view's offset never changes; a grown memory gives \`s.buffer\` a new identity)
-    memo.push(`let k${i} = null, kb${i} = null, ko${i} = 0;`)
+    // and the last array seen in this position that is not resident (its buffer never becomes
+    // the memory's), so that a host array passed call after call is not asked for its buffer
+    memo.push(`let k${i} = null, kb${i} = null, ko${i} = 0, h${i} = null;`)
     lines.push(`const n${i} = p${i}.length;`)
     lines.push(`let o${i}, r${i} = p${i} === k${i} && kb${i} === s.buffer;`)
     lines.push(
-      `if (!r${i} && p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; }`,
+      `if (!r${i} && p${i} !== h${i}) { if (p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; } else h${i} = p${i}; }`,
     )
     lines.push(
       `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`,
     )
     arrays.push(i)
-    copyIn.push(`if (!r${i}) s.${V}.set(p${i}, o${i} >> ${el.shift});`)
-    if (writes[i]) copyOut.push(`if (!r${i}) p${i}.set(view(c[${i}], s.${V}, o${i} >> ${el.shift}, p${i}.length));`)
+    // a small array is copied element by element (inlined by the JIT: \`set\` and \`subarray\`
+    // are calls into the runtime costing tens of nanoseconds); a large one with \`set\`
+    copyIn.push(
+      `if (!r${i}) { const M = s.${V}, b = o${i} >> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) M[b + j] = p${i}[j]; else M.set(p${i}, b); }`,
+    )
+    if (writes[i])
+      copyOut.push(
+        `if (!r${i}) { const M = s.${V}, b = o${i} >> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) p${i}[j] = M[b + j]; else p${i}.set(view(c[${i}], M, b, n${i})); }`,
+      )
     // (the length read before a grow, which detaches a resident view and zeroes its length)
     callArgs.push(`o${i}`, `n${i}`)
   })
@@ -137,16 +152,20 @@ export function compileToWasm(
   )
   const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
+  // (named in the module's name section: a profile shows `f`, `f~` for its inverse, `f (call)`
+  // for the thunk the wrapper calls, and the math routines by their names)
   for (const f of fns) {
-    defined.push(new FunctionEmitter(ctx, f, false).emit())
-    defined.push(new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit())
+    defined.push({ ...new FunctionEmitter(ctx, f, false).emit(), name: f.name })
+    defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
   }
   fns.forEach((f, k) => {
-    defined.push(thunk(ctx, f, false, `F${k}`))
-    defined.push(thunk(ctx, inverses.get(f.name)!, true, `B${k}`))
+    defined.push({ ...thunk(ctx, f, false, `F${k}`), name: `${f.name} (call)` })
+    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`), name: `${f.name}~ (call)` })
   })
   // the math routines the functions call (each once), after the functions and thunks
-  defined.push(...ctx.math.functions())
+  const routines = ctx.math.functions()
+  const routineNames = ctx.math.names()
+  routines.forEach((r, i) => defined.push({ ...r, name: routineNames[i] }))
   ctx.patchCalls()
   const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
   const heapBase = (resultBytes + 15) & -16
@@ -258,7 +277,18 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
     specificationVersion: 'v1',
     name: 'wasm',
     priority: 5,
-    capabilities: { f64: true, recursion: true, exceptions: true },
+    capabilities: {
+      f64: true,
+      recursion: true,
+      exceptions: true,
+      f32: true,
+      // stacks are not lowered (README): programs with `stack<T>` are rejected at compile time
+      stacks: false,
+      checks: true,
+      gradient: true,
+      hessian: true,
+      synchronous: true,
+    },
     description:
       'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
     isAvailable: () => typeof WebAssembly === 'object',

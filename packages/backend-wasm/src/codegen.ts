@@ -54,8 +54,8 @@ import {
 } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
-import { MATH, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
-import { MathLibrary, inModule, inModuleByName, mathImport, type MathChoice } from './math/index.js'
+import { MATH, emitNative, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
+import { MathLibrary, inModule, inModuleByName, mathImport, vectorRoutine, type MathChoice } from './math/index.js'
 import { mathBijection, type MathBijection } from './math/bijections.js'
 import type { Ex } from './math/builder.js'
 
@@ -1054,8 +1054,7 @@ export class FunctionEmitter {
       const native = nativeOp(lower)
       if (native && native.arity === e.args.length) {
         for (const a of e.args) this.expr(a)
-        const code = rt === F32 ? native.f32 : native.f64
-        if (code !== null) this.op(code)
+        emitNative(native, rt, (code) => this.op(code))
         return rt
       }
       if (typeof lower === 'object' && Object.hasOwn(MATH, lower.math) && MATH[lower.math].arity === e.args.length) {
@@ -1316,6 +1315,13 @@ export class FunctionEmitter {
           : undefined
         : undefined
     },
+    vectorMath: (call) => {
+      // only where the scalar code calls the module's routine of that name (see \`expr\`)
+      const routine = vectorRoutine(call.callee, this.ctx.mathChoice)
+      if (!routine || call.type !== 'f64') return undefined
+      const spec = this.program.registry.findPrimitive(call.callee)
+      return spec?.kind === 'pure' && inModule(spec, call.callee, this.ctx.mathChoice) ? routine : undefined
+    },
   }
 
   /** f64x2 values already computed in this run, by the shared subexpressions of their two lanes. */
@@ -1431,6 +1437,10 @@ export class FunctionEmitter {
         this.simd(ops[l.op])
         break
       }
+      case 'math':
+        for (const x of l.args) this.lanes(x, sa, sb)
+        this.callDefined(this.ctx.math.use(l.routine))
+        break
     }
     if (ka && kb) {
       const v = this.local(V128)

@@ -283,6 +283,8 @@ export interface DefinedFunc {
   prologue?: Bytes
   body: Bytes
   export?: string
+  /** Its name in the module's name section (what profiles and stack traces show). */
+  name?: string
 }
 
 /** A mutable i32 global with its initial value, optionally exported. */
@@ -376,6 +378,19 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
       body.bytes(f.body.view()).byte(Op.end)
       b.sized(body)
     }
+  })
+  // the custom "name" section: function names for profiles and stack traces (imports by their
+  // import names, defined functions where they have one)
+  const names: Array<[number, string]> = parts.imports.map((f, i) => [i, `${f.module}.${f.name}`])
+  parts.functions.forEach((f, i) => {
+    if (f.name) names.push([parts.imports.length + i, f.name])
+  })
+  section(0, (b) => {
+    b.name('name')
+    const sub = new Bytes()
+    sub.u32(names.length)
+    for (const [i, n] of names) sub.u32(i).name(n)
+    b.byte(1).sized(sub)
   })
   return out.view().slice()
 }

@@ -24,6 +24,7 @@ const context = (promoted: string[] = []): LaneContext => {
     promoted: (array, index) => promoted.some((p) => p.split('+').includes(name(array, index))),
     heldTogether: (array, a, b) => promoted.includes(`${name(array, a)}+${name(array, b)}`),
     native: (call) => (call.callee === 'sqrt' ? 'sqrt' : undefined),
+    vectorMath: (call) => (call.callee === 'exp' ? '__exp_f64x2' : undefined),
   }
 }
 
@@ -54,6 +55,13 @@ describe('planPair', () => {
     expect(
       plan('t[0] += x[i * 2] * y[2]\n t[1] += x[i * 2 + 1] * y[3]', context(['t[0]+t[1]', 'y[2]', 'y[3]']))?.value,
     ).toMatchObject({ kind: 'binary', right: { kind: 'scalars' } })
+  })
+
+  it('applies a math routine with an f64x2 version to both lanes at once', () => {
+    const p = plan('t[i * 2] += exp(x[i * 2] * c)\n t[i * 2 + 1] += exp(x[i * 2 + 1] * c)')
+    expect(p?.value).toMatchObject({ kind: 'math', routine: '__exp_f64x2', args: [{ kind: 'binary' }] })
+    // a function without one leaves two scalars (and nothing worth a pair)
+    expect(plan('u0 += sin(x[i * 2])\n u1 += sin(x[i * 2 + 1])')).toBeNull()
   })
 
   it('leaves alone what would change the results or gain nothing', () => {

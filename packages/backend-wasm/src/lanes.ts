@@ -27,6 +27,11 @@ export type Lanes =
   | { kind: 'square'; arg: Lanes; a: Expr; b: Expr }
   /** A native unary or binary instruction (`neg`, `sqrt`, `abs`, `min`, `max`). */
   | { kind: 'native'; op: VectorNative; args: Lanes[]; a: Expr; b: Expr }
+  /**
+   * A math function of both lanes by an f64x2 routine of the module (\`__exp_f64x2\`, …) whose
+   * lanes are the scalar routine's doubles bit for bit (see \`math/\`).
+   */
+  | { kind: 'math'; routine: string; args: Lanes[]; a: Expr; b: Expr }
 
 export type VectorNative = 'neg' | 'sqrt' | 'abs' | 'min' | 'max'
 
@@ -55,6 +60,11 @@ export interface LaneContext {
   heldTogether(array: string, a: Expr, b: Expr): boolean
   /** The vector instruction of a call whose scalar code uses a native f64 instruction, if any. */
   native(call: Extract<Expr, { kind: 'call' }>): VectorNative | undefined
+  /**
+   * The f64x2 math routine standing for a call whose scalar code calls an in-module math routine,
+   * if there is one.
+   */
+  vectorMath(call: Extract<Expr, { kind: 'call' }>): string | undefined
 }
 
 /** Whether index b is index a + 1 (same base, constant offsets one apart). */
@@ -103,6 +113,9 @@ function gain(l: Lanes): number {
       return 1 + gain(l.arg)
     case 'native':
       return 1 + l.args.reduce((s, x) => s + gain(x), 0)
+    case 'math':
+      // one routine run for two (and no lane extracted to call one)
+      return 2 + l.args.reduce((s, x) => s + gain(x), 0)
   }
 }
 
@@ -138,6 +151,10 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
     const op = cx.native(a)
     if (op && a.args.every((x) => isF64(x as Expr)) && b.args.every((x) => isF64(x as Expr))) {
       return { kind: 'native', op, args: a.args.map((x, i) => zip(x as Expr, b.args[i] as Expr, cx)), ...pair }
+    }
+    const routine = cx.vectorMath(a)
+    if (routine && a.args.every((x) => isF64(x as Expr)) && b.args.every((x) => isF64(x as Expr))) {
+      return { kind: 'math', routine, args: a.args.map((x, i) => zip(x as Expr, b.args[i] as Expr, cx)), ...pair }
     }
   }
   if (

@@ -8,8 +8,17 @@
 import { RegistryError, type WasmEmitter, type WasmFloatOp, type WasmMathFunction } from '@tenet/ir'
 import { F32, Op, type ValType } from './encoder.js'
 
-/** The native float instructions (applied in the float type), with their operand counts. */
-export const NATIVE: Record<WasmFloatOp | 'identity', { f64: number | null; f32: number | null; arity: number }> = {
+/** f64.convert_i32_u, f32.convert_i32_u: a comparison's 0/1 as a float. */
+const TO_FLOAT = { f64: 0xb8, f32: 0xb3 }
+
+/**
+ * The native float instructions (applied in the float type), with their operand counts; a
+ * comparison is followed by \`then\` (the unsigned conversion of its 0/1 to the float type).
+ */
+export const NATIVE: Record<
+  WasmFloatOp | 'identity',
+  { f64: number | null; f32: number | null; arity: number; then?: { f64: number; f32: number } }
+> = {
   identity: { f64: null, f32: null, arity: 1 },
   sqrt: { f64: Op.f64_sqrt, f32: Op.f32_sqrt, arity: 1 },
   abs: { f64: Op.f64_abs, f32: Op.f32_abs, arity: 1 },
@@ -25,6 +34,19 @@ export const NATIVE: Record<WasmFloatOp | 'identity', { f64: number | null; f32:
   sub: { f64: Op.f64_sub, f32: Op.f32_sub, arity: 2 },
   mul: { f64: Op.f64_mul, f32: Op.f32_mul, arity: 2 },
   div: { f64: Op.f64_div, f32: Op.f32_div, arity: 2 },
+  eq: { f64: Op.f64_eq, f32: Op.f32_eq, arity: 2, then: TO_FLOAT },
+  ne: { f64: Op.f64_ne, f32: Op.f32_ne, arity: 2, then: TO_FLOAT },
+  lt: { f64: Op.f64_lt, f32: Op.f32_lt, arity: 2, then: TO_FLOAT },
+  gt: { f64: Op.f64_gt, f32: Op.f32_gt, arity: 2, then: TO_FLOAT },
+  le: { f64: Op.f64_le, f32: Op.f32_le, arity: 2, then: TO_FLOAT },
+  ge: { f64: Op.f64_ge, f32: Op.f32_ge, arity: 2, then: TO_FLOAT },
+}
+
+/** Emits native instruction \`n\` in type \`t\` (with its conversion, for a comparison). */
+export function emitNative(n: (typeof NATIVE)[keyof typeof NATIVE], t: ValType, op: (code: number) => void): void {
+  const code = t === F32 ? n.f32 : n.f64
+  if (code !== null) op(code)
+  if (n.then) op(t === F32 ? n.then.f32 : n.then.f64)
 }
 
 /** The native instruction `name`, if it is one. */
@@ -98,7 +120,7 @@ export function runLowering(
       if (!n || (name as string) === 'identity')
         return fail(`names \`${String(name)}\`, which is not a wasm float instruction`)
       need(n.arity, `\`${name}\``)
-      sink.op((t === F32 ? n.f32 : n.f64)!)
+      emitNative(n, t, sink.op)
       depth -= n.arity - 1
     },
     math(name) {

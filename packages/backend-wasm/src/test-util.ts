@@ -4,13 +4,14 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { createWasmBackend, type WasmProgram } from './index.js'
+import type { MathChoice } from './math/index.js'
 
 /** Lane pairs emitted by the last wasm compilation of `compile`. */
 export let lastPairs = -1
 
-/** Compiles `text` for a backend ('wasm' with or without SIMD, or 'cpu'), recording `lastPairs`. */
-export const compile = (text: string, backend: string, checks = false, simd = true) => {
-  const spec = createWasmBackend({ simd })
+/** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, or 'cpu'), recording `lastPairs`. */
+export const compile = (text: string, backend: string, checks = false, simd = true, math?: MathChoice) => {
+  const spec = createWasmBackend({ simd, ...(math ? { math } : {}) })
   const wasm = {
     ...spec,
     doCompile: (...a: Parameters<typeof spec.doCompile>) => {

@@ -12,7 +12,19 @@ export const webgpuBackend: BackendSpec = {
   specificationVersion: 'v1',
   name: 'webgpu',
   priority: 1,
-  capabilities: { f64: false, recursion: false, exceptions: false },
+  capabilities: {
+    f64: false,
+    recursion: false,
+    exceptions: false,
+    f32: true,
+    stacks: false,
+    checks: false,
+    // gradients run through gpuMap (the adjoint mapped over a batch), not through a synchronous call
+    gradient: false,
+    hessian: false,
+    // calls go through gpuMap (asynchronous, over a batch): its own conformance test covers it
+    synchronous: false,
+  },
   description:
     'WGSL compute pipelines: a function mapped over a batch (use gpuMap; f32, i32, bool, fixed point on i32)',
   // whether an adapter can be had is known only when one is requested (gpuMap does)

@@ -67,6 +67,37 @@ export interface RunResult<S, G> {
   cost: CostLog
 }
 
+/**
+ * States by index 0…T in an array (the driver's live states and snapshots): a store-all run keeps
+ * T + 1 of them and looks one up several times per step, where a `Map` hashes every time.
+ */
+class StateTable<S> {
+  private readonly at: Array<S | undefined>
+  constructor(size: number, entries: Iterable<[number, S]> = []) {
+    this.at = new Array<S | undefined>(size)
+    for (const [k, v] of entries) this.at[k] = v
+  }
+  get(k: number): S | undefined {
+    return this.at[k]
+  }
+  set(k: number, v: S): void {
+    this.at[k] = v
+  }
+  delete(k: number): void {
+    this.at[k] = undefined
+  }
+  values(): S[] {
+    return this.at.filter((v): v is S => v !== undefined)
+  }
+  toMap(): Map<number, S> {
+    const m = new Map<number, S>()
+    this.at.forEach((v, k) => {
+      if (v !== undefined) m.set(k, v)
+    })
+    return m
+  }
+}
+
 function need<T>(fn: T | undefined, what: string, action: Action): T {
   if (fn === undefined) throw new TypeError(`the chain has no ${what} callback, needed for ${action.kind}`)
   return fn
@@ -89,10 +120,13 @@ export function runSchedule<S, G = S>(
   const initial: Map<number, S> =
     options.initial instanceof Map ? new Map(options.initial) : new Map([[0, options.initial as S]])
   const sim = new ScheduleSimulator({ steps: T, initial: initial.keys(), reversible: options.reversible ?? false })
-  const live = new Map(initial)
-  const snapshots = new Map<number, S>()
+  // (the simulator checks every index against 0…T before the driver uses it)
+  const live = new StateTable<S>(T + 1, initial)
+  const snapshots = new StateTable<S>(T + 1)
   const userOwned = new Set<S>(initial.values())
   const pool: S[] = []
+  // freed states not cleared yet: cleared when taken again (store-all never takes them again)
+  const dirty: S[] = []
   let bar: G | undefined
   let spare: G | undefined
   let seeded = false
@@ -100,14 +134,19 @@ export function runSchedule<S, G = S>(
   // optional callbacks, read once; `need` checks one is there when an action uses it
   const { uncompute, copyState, allocGradient, clearGradient, adjoint, adjointUncomputes } = chain
 
-  const take = (): S => pool.pop() ?? chain.allocState()
+  const take = (): S => {
+    const s = pool.pop()
+    if (s !== undefined) return s
+    const d = dirty.pop()
+    if (d === undefined) return chain.allocState()
+    chain.clearState!(d)
+    return d
+  }
   const release = (state: S, zero: boolean): void => {
     if (userOwned.has(state)) return
     if (zero) pool.push(state)
-    else if (chain.clearState) {
-      chain.clearState(state)
-      pool.push(state)
-    } else chain.freeState?.(state)
+    else if (chain.clearState) dirty.push(state)
+    else chain.freeState?.(state)
   }
   const seedWith = (output: S, action: Action): void => {
     bar = need(allocGradient, 'allocGradient', action)()
@@ -115,7 +154,7 @@ export function runSchedule<S, G = S>(
     seeded = true
   }
   /** `store` (live → snapshot) and `restore` (snapshot → live): copy state `a.state` into a fresh buffer. */
-  const copyInto = (to: Map<number, S>, from: Map<number, S>, a: StoreAction | RestoreAction): void => {
+  const copyInto = (to: StateTable<S>, from: StateTable<S>, a: StoreAction | RestoreAction): void => {
     const copy = need(copyState, 'copyState', a)
     const state = take()
     copy(state, from.get(a.state)!)
@@ -180,9 +219,9 @@ export function runSchedule<S, G = S>(
   }
   sim.finish()
   for (const s of snapshots.values()) release(s, false)
-  if (chain.freeState) for (const s of pool) chain.freeState(s)
+  if (chain.freeState) for (const s of [...pool, ...dirty]) chain.freeState(s)
   return {
-    states: live,
+    states: live.toMap(),
     gradient: sim.cost.adjoint > 0 ? bar : undefined,
     cost: { ...sim.cost, schedule: meta?.name ?? 'schedule', wallTimeMs: performance.now() - start },
   }

@@ -102,6 +102,25 @@ export function gradientSchedule(T: number, options: Omit<CheckpointedGradientOp
 }
 
 /**
+ * Zeroed states of length `n`, cut from slabs of several states at once: a schedule that keeps
+ * thousands of states (store-all) then allocates a few hundred buffers instead of one per step,
+ * which cost more than a cheap step itself (allocation and garbage collection). The slabs hold
+ * about 64 KiB each (one state at least); a state freed by the driver goes back to its pool.
+ */
+function slabAllocator(n: number): () => Float64Array {
+  const per = Math.max(1, Math.floor(8192 / Math.max(1, n)))
+  let slab = new ArrayBuffer(0)
+  let next = per
+  return () => {
+    if (next === per) {
+      slab = new ArrayBuffer(8 * per * n)
+      next = 0
+    }
+    return new Float64Array(slab, 8 * n * next++, n)
+  }
+}
+
+/**
  * Gradient of the chain s_T = F_T(… F_1(s₀)) in bounded memory: s_T and ∂L/∂s₀ given
  * ∂L/∂s_T (`seed`). `'bennett'` and `'knill'` reverse-compute (they need `step.inverse`,
  * and keep no snapshots); `'binomial'`, `'store-all'` and `'recompute-all'` checkpoint.
@@ -127,7 +146,7 @@ export function checkpointedGradient(
   }
   if (reversible && !inverse) throw new TypeError(`the '${options.schedule}' schedule needs step.inverse`)
   const chain: Chain<Float64Array> = {
-    allocState: () => new Float64Array(n),
+    allocState: slabAllocator(n),
     forward: (i, dst, src) => step.forward(dst, src, i),
     ...(inverse ? { uncompute: (i: number, dst: Float64Array, src: Float64Array) => inverse(dst, src, i) } : {}),
     copyState: (dst, src) => dst.set(src),

@@ -3,6 +3,7 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { checkpointedGradient } from './index.js'
+import { finiteDifference } from '@tenet/testing'
 
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
@@ -54,14 +55,13 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
     const ref = runs['store-all'].gradient
     for (const r of Object.values(runs))
       for (let i = 0; i < n; i++) expect(Math.abs(r.gradient[i]! - ref[i]!)).toBeLessThan(1e-12)
-    const h = 1e-6
     for (const i of [0, 17, 40, 99]) {
-      const plus = s0.slice(),
-        minus = s0.slice()
-      plus[i]! += h
-      minus[i]! -= h
-      const fd = (loss(plainChain(plus, T, c)) - loss(plainChain(minus, T, c))) / (2 * h)
-      expect(ref[i]).toBeCloseTo(fd, 7)
+      const along = ([v]: number[]) => {
+        const s = s0.slice()
+        s[i] = v!
+        return loss(plainChain(s, T, c))
+      }
+      expect(ref[i]).toBeCloseTo(finiteDifference(along, [s0[i]!], 1e-6)[0]!, 7)
     }
   })
 
@@ -93,5 +93,36 @@ describe.each(['cpu', 'interpreter'])('a Tenet step under every schedule (%s bac
   it('leaves s₀ and the seed as passed', () => {
     expect(s0[40]).toBe(1 + 0.1 * Math.sin(40))
     expect(seed[0]).toBe(1)
+  })
+})
+
+describe('a Tenet step compiled without run-time checks', () => {
+  const fast = compileModule(parse(diffusionSource), { registry, backend: 'cpu', checks: false }).diffusion!
+  const checked = compileModule(parse(diffusionSource), { registry, backend: 'cpu' }).diffusion!
+  const n = 60,
+    T = 50,
+    c = 0.2
+  const s0 = Float64Array.from({ length: n }, (_, i) => Math.exp(-((i - 25) ** 2) / 30) + 0.1 * Math.sin(i))
+  const seed = Float64Array.from({ length: n }, (_, i) => Math.cos(i / 5))
+
+  it('store-all and binomial skip the recompute (the reduced adjoint reads nothing of s_i) with equal gradients', () => {
+    for (const schedule of ['store-all', 'binomial'] as const) {
+      const a = checkpointedGradient(fast, s0, T, { schedule, budget: 5, seed, args: [c] })
+      const b = checkpointedGradient(checked, s0, T, { schedule, budget: 5, seed, args: [c] })
+      expect(a.cost.adjointForward, schedule).toBe(0)
+      expect(b.cost.adjointForward, schedule).toBe(T)
+      for (let i = 0; i < n; i++) expect(Math.abs(a.gradient[i]! - b.gradient[i]!)).toBeLessThan(1e-13)
+    }
+    // and against central differences of the plain chain
+    const g = checkpointedGradient(fast, s0, T, { schedule: 'store-all', seed, args: [c] }).gradient
+    const loss = (s: Float64Array) => s.reduce((acc, v, i) => acc + v * seed[i]!, 0)
+    const h = 1e-6
+    for (const i of [0, 13, 59]) {
+      const plus = s0.slice(),
+        minus = s0.slice()
+      plus[i]! += h
+      minus[i]! -= h
+      expect(g[i]).toBeCloseTo((loss(plainChain(plus, T, c)) - loss(plainChain(minus, T, c))) / (2 * h), 7)
+    }
   })
 })

@@ -4,9 +4,12 @@
  * generated adjoint (from `@tenet/ad`) does the vector–Jacobian product *and* the uncompute
  * in one run, so reversible schedules need no tape and no extra forward step. Under a schedule
  * that frees s_i before its adjoint (store-all, binomial, recompute-all), `vjp` recomputes s_i
- * first: one forward step per adjoint, counted in `checkpointedGradient`'s `adjointForward`.
+ * first: one forward step per adjoint, counted in `checkpointedGradient`'s `adjointForward` —
+ * unless the step was compiled without run-time checks and its adjoint reduced to the gradients
+ * (`compileGradientAdjoint`) reads nothing of s_i: then `vjp` runs that reduced adjoint alone,
+ * on a scratch s_i it never looks at (the diffusion step's adjoint, for one: linear in `dst`).
  */
-import { compileAdjoint } from '@tenet/ad'
+import { compileAdjoint, compileGradientAdjoint } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
 import type { ArrayStep } from './gradient.js'
 
@@ -33,6 +36,9 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
   const adj = compileAdjoint(step)
   const { forward, inverse } = adj
   const core = adj.adjoint.core
+  // the gradient-only adjoint, when it does not read dst: no recompute before it
+  const reduced = compileGradientAdjoint(step)
+  const lean = reduced && !reduced.reads[0] ? reduced.adjoint.core : null
   // adjoint arguments: the values, one gradient per float parameter (at its slot's index), the
   // sink g$sink last. The extra arguments' gradients are zero buffers, never read.
   const call: unknown[] = [undefined, undefined, ...args]
@@ -52,18 +58,30 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
   const dstBarAt = adj.slots[0]!.index
   const srcBarAt = adj.slots[1]!.index
   let scratch: Float64Array | undefined
-  const runAdjoint = (dst: Float64Array, src: Float64Array, dstBar: Float64Array, srcBar: Float64Array) => {
+  const runAdjoint = (
+    dst: Float64Array,
+    src: Float64Array,
+    dstBar: Float64Array,
+    srcBar: Float64Array,
+    program = core,
+  ) => {
     call[0] = dst
     call[1] = src
     call[dstBarAt] = dstBar
     call[srcBarAt] = srcBar
-    core(...call)
+    program(...call)
   }
   return {
     forward: (dst, src) => forward(dst, src, ...args),
     inverse: (dst, src) => inverse(dst, src, ...args),
-    vjpRecomputes: true,
+    vjpRecomputes: lean === null,
     vjp(srcBar, src, dstBar) {
+      if (lean) {
+        // the reduced adjoint reads nothing of dst (its length at most): any buffer will do
+        if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)
+        runAdjoint(scratch, src, dstBar, srcBar, lean)
+        return
+      }
       // recompute dst = F(src) into a scratch buffer; the adjoint uncomputes it again
       if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)
       else scratch.fill(0)

@@ -21,6 +21,7 @@ export {
   type Promotion,
   type RunStmt,
   type Shared,
+  type LoweredValues,
 } from './cse.js'
 export { hostNumber } from './host-result.js'
 export {
@@ -34,6 +35,9 @@ export {
   deadAncillas,
   dropDeadAncillaWrites,
   effectfulFunctions,
+  hoistInvariants,
+  writtenNames,
+  dropZeroUpdates,
   rewriteBlock,
   rewriteExpr,
   type PassName,

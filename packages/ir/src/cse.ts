@@ -119,6 +119,17 @@ function children(e: Expr): Expr[] {
 }
 
 /**
+ * The pure values that a backend's lowering of a bijection call computes from the call's
+ * arguments (ROT(a, b, θ) computes cos(θ) and sin(θ)), as expression nodes over the argument
+ * expressions, the same nodes every time for the same statement: they take part in the value
+ * numbering of their run as if the call read them before writing its arguments, so an update
+ * next to the call that computes cos(θ) shares it with the call's lowering (see the cpu backend).
+ * `writes[i]` false: the call never writes argument i (θ of ROT), whose values stay available
+ * after it (absent: the call may write any argument).
+ */
+export type LoweredValues = (s: Bijection) => { values: readonly Expr[]; writes?: readonly boolean[] }
+
+/**
  * For each statement of `run`, the nodes of its value to compute once: nodes that map to the
  * same `Shared` have the same value. Only values that occur at least twice are returned.
  *
@@ -127,7 +138,7 @@ function children(e: Expr): Expr[] {
  * A write therefore retires every expression that read the old value without a scan of them,
  * and keys stay short however deep the expression is: the whole run takes linear time.
  */
-export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
+export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): Array<Map<Expr, Shared>> {
   interface Entry {
     shared: Shared
     count: number
@@ -223,6 +234,9 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
     } else if (s.kind === 'alloc') visit(s.value as Expr)
     // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
     else if (s.kind === 'assert') visit(s.cond)
+    const low = s.kind === 'callstmt' ? lowered?.(s) : undefined
+    // the pure values its lowering computes from the arguments, before it writes any of them
+    if (low) for (const e of low.values) visit(e)
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name; either way the name's next version starts
@@ -231,7 +245,7 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
       s.kind === 'update'
         ? [rootName(s.target)]
         : s.kind === 'callstmt'
-          ? s.args.map((a) => rootName(a))
+          ? s.args.map((a, i) => (low?.writes && !low.writes[i] ? undefined : rootName(a)))
           : s.kind === 'assert'
             ? []
             : [s.name]
@@ -248,11 +262,13 @@ export function sharedSubexpressions(run: RunStmt[]): Array<Map<Expr, Shared>> {
  * Walks the statements of a block in order for a code generator, with its `@unchecked` blocks
  * opened: `visit(s, unchecked, shared)` gets each statement, how many `@unchecked` blocks it sat
  * in, and, for a statement of a run, the common subexpressions it shares with the rest of its run
- * (see `sharedSubexpressions`; undefined outside runs).
+ * (see `sharedSubexpressions`; undefined outside runs). `lowered`: the values the backend's
+ * lowering of a bijection call computes (see `LoweredValues`).
  */
 export function forEachStatement(
   body: Stmt[],
   visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void,
+  lowered?: LoweredValues,
 ): void {
   const flat = flatten(body)
   for (let i = 0; i < flat.length; ) {
@@ -263,7 +279,10 @@ export function forEachStatement(
     }
     let j = i
     while (j < flat.length && inRun(flat[j]!.s)) j++
-    const maps = sharedSubexpressions(flat.slice(i, j).map((x) => x.s as RunStmt))
+    const maps = sharedSubexpressions(
+      flat.slice(i, j).map((x) => x.s as RunStmt),
+      lowered,
+    )
     for (let k = i; k < j; k++) visit(flat[k]!.s, flat[k]!.unchecked, maps[k - i])
     i = j
   }

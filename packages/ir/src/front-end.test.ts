@@ -10,15 +10,13 @@ import {
   NESTING_LIMITS,
   parse,
   printFunction,
-  sharedSubexpressions,
   TenetError,
   TenetStaticError,
   TenetSyntaxError,
   withStackGuard,
-  writtenParams,
   type Expr,
-  type RunStmt,
 } from './index.js'
+import { sharedSubexpressions, writtenParams, type RunStmt } from './backend.js'
 
 /** The Tenet error `f` throws (fails the test for no error or for a raw JS error). */
 function thrown(f: () => unknown): TenetError {

@@ -6,7 +6,11 @@
 import type { Expr, FunctionDef, ScalarTypeName, Type } from './ast.js'
 import type { Registry } from './registry.js'
 
-/** A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). */
+/**
+ * A native WebAssembly float instruction, applied in the primitive's float type (f64 or f32). The
+ * comparisons (`'eq'`, `'ne'`, `'lt'`, `'gt'`, `'le'`, `'ge'`) leave 1 or 0 in that float type (0
+ * where an operand is NaN, except `'ne'`).
+ */
 export type WasmFloatOp =
   | 'sqrt'
   | 'abs'
@@ -22,6 +26,12 @@ export type WasmFloatOp =
   | 'sub'
   | 'mul'
   | 'div'
+  | 'eq'
+  | 'ne'
+  | 'lt'
+  | 'gt'
+  | 'le'
+  | 'ge'
 
 /**
  * A function of the wasm backend's math library (elementary functions the backend provides in
@@ -106,6 +116,41 @@ export interface PartialFunction {
 }
 
 /**
+ * The Taylor-mode rule of a pure primitive z = f(x₁, …, xₙ): how `@tenet/ad` propagates a
+ * univariate truncated power series x(t) = x₀ + x₁t + … + x_k t^k through it. Both kinds are
+ * written over placeholder expressions, like `partialExprs`; the builders (`unary`, `binary`,
+ * `pure`) make them from Tenet text (`taylor: { ode: ['y'] }` for exp).
+ * - `ode`: z′ = Σᵢ ψᵢ · xᵢ′, with each ψᵢ an expression of the arguments and of the result z
+ *   (exp: ψ = z; tan: ψ = 1 + z²; log: ψ = 1/x). The series of the ψᵢ are themselves
+ *   propagated, and z's coefficients follow from z_j = (1/j) Σᵢ Σ_{m=1..j} m·(xᵢ)_m·(ψᵢ)_{j−m};
+ *   a ψ that calls f on the same arguments reads z's own series, and sin and cos, whose ψ read
+ *   each other, share theirs (the pair's recurrence).
+ * - `expression`: f equals this expression of its arguments along any line (pow: `x ** p`,
+ *   identity: `x`): its series is the expression's.
+ * Without a rule, Taylor mode takes the `ode` whose ψᵢ are the primitive's `partialExprs`, so a
+ * primitive with partials written as expressions needs none.
+ */
+export type PureTaylorRule =
+  | { kind: 'ode'; derivatives: (args: Expr[], result: Expr) => Expr[] }
+  | { kind: 'expression'; expression: (args: Expr[]) => Expr }
+
+/**
+ * The Taylor-mode rule of a bijection: the new value of each `inout` argument as an expression
+ * of the old values of all its arguments (ROT: `cos(t) * a - sin(t) * b`, `sin(t) * a + cos(t) *
+ * b`), over placeholder expressions like `partialExprs`. `@tenet/ad` propagates the series of
+ * these expressions; where a new value is the old one plus or minus an expression of the `in`
+ * arguments (AddConst, INC, sincos), it updates the coefficients in place; otherwise it runs the
+ * inverse bijection's rule backwards to free the old coefficients, so the inverse needs one too.
+ * `linear`: the new values are linear in the `inout` arguments, so where the `in` arguments do
+ * not vary along the line, each coefficient is mapped by the bijection itself (ROT by a constant
+ * angle). A `selfAdjoint` bijection needs no rule.
+ */
+export interface BijectionTaylorRule {
+  map: (args: Expr[]) => Expr[]
+  linear?: boolean
+}
+
+/**
  * A pure primitive `f`, usable in expressions (`y += f(x, ...)`). Its derivative information
  * sits beside its forward formula: `partials(x...)` returns ∂f/∂xᵢ for each argument.
  */
@@ -127,6 +172,11 @@ export interface PurePrimitiveSpec {
    * from partials written as Tenet expression text.
    */
   partialExprs?: (args: Expr[]) => Array<Expr | PartialFunction>
+  /**
+   * The Taylor-mode rule (see `PureTaylorRule`). Absent: Taylor mode derives one from
+   * `partialExprs`; a primitive with neither cannot be Taylor-propagated (an error naming it).
+   */
+  taylor?: PureTaylorRule
   /**
    * Result type from argument types; return a string starting with `error:` to reject. The
    * default accepts f64/f32 arguments (integer literals coerce) and returns the float type.
@@ -201,6 +251,8 @@ export interface BijectionSpec {
    * restored) to the gradients. No `adjoint` or `tangent` snippet is needed.
    */
   selfAdjoint?: boolean
+  /** The Taylor-mode rule (see `BijectionTaylorRule`); a `selfAdjoint` bijection needs none. */
+  taylor?: BijectionTaylorRule
   emit?: BijectionEmitters
   override?: boolean
   description?: string
@@ -376,13 +428,47 @@ export interface CompiledProgram {
   dispose?(): void
 }
 
+/**
+ * What a backend can run. The conformance suite of `@tenet/testing` reads these fields and runs
+ * only what a backend declares, reporting every left-out part as "not applicable: capability X"
+ * (never silently). The first three are required; the others are optional for compatibility
+ * with backends written before them, but every backend should declare them all (the suite's
+ * first test fails when one is missing).
+ */
+export interface BackendCapabilities {
+  /** Computes in f64 (binary64). False: the suite's real-valued programs use f32 instead. */
+  f64: boolean
+  /** Functions may call themselves (directly or not). */
+  recursion: boolean
+  /** Run-time failures are thrown as exceptions the caller can catch. */
+  exceptions: boolean
+  /** Computes in f32 (binary32, rounded after every operation as `Math.fround` does). */
+  f32?: boolean
+  /** Lowers stacks (`stack<T>`, `push`, `pop`). */
+  stacks?: boolean
+  /**
+   * Raises every run-time check of the catalog (`RUNTIME_CHECKS`) it can meet with the same
+   * `TenetError` (code, message, location) as the reference interpreter.
+   */
+  checks?: boolean
+  /** Runs the adjoint (gradient) programs that `@tenet/ad` builds, synchronously. */
+  gradient?: boolean
+  /** Runs the forward-over-reverse (Hessian) programs that `@tenet/ad` builds, synchronously. */
+  hessian?: boolean
+  /**
+   * Compiled functions can be called synchronously (`m.f(...args)`). False for a backend that
+   * only maps a function over a batch asynchronously (webgpu's `gpuMap`).
+   */
+  synchronous?: boolean
+}
+
 /** A backend: lowers a checked program (and its inverses) to something callable. */
 export interface BackendSpec {
   specificationVersion: 'v1'
   name: string
   /** Higher wins when no backend is named. */
   priority: number
-  capabilities: { f64: boolean; recursion: boolean; exceptions: boolean }
+  capabilities: BackendCapabilities
   /**
    * A cheap synchronous check that the backend can run here (wasm: `WebAssembly` exists; webgpu:
    * `navigator.gpu` exists, while whether an adapter can be had is known only when one is

@@ -81,6 +81,63 @@ describe('primitive builders', () => {
     }
   })
 
+  it('Taylor rules as text: ode over the parameters and the result, an expression, a bijection map', () => {
+    const e = unary({ name: 'e2', evaluate: (x) => Math.exp(2 * x), taylor: { ode: ['2.0 * y'] } })
+    expect(e.taylor?.kind).toBe('ode')
+    if (e.taylor?.kind !== 'ode') throw new Error('unreachable')
+    expect(e.taylor.derivatives([v('a')], v('r')).map(printExpr)).toEqual(['2.0 * r'])
+    const a2 = binary({
+      name: 'ang',
+      params: ['y', 'x'],
+      evaluate: Math.atan2,
+      taylor: { ode: ['x / (x * x + y * y)', '-(y / (x * x + y * y))'], result: 'z' },
+    })
+    if (a2.taylor?.kind !== 'ode') throw new Error('no ode rule')
+    expect(a2.taylor.derivatives([v('p'), v('q')], v('r')).map(printExpr)).toEqual([
+      'q / (q * q + p * p)',
+      '-(p / (q * q + p * p))',
+    ])
+    const pw = binary({ name: 'pw', params: ['x', 'p'], evaluate: Math.pow, taylor: { expression: 'x ** p' } })
+    if (pw.taylor?.kind !== 'expression') throw new Error('no expression rule')
+    expect(printExpr(pw.taylor.expression([v('a'), v('b')]))).toBe('a ** b')
+    const sh = bijection({
+      name: 'SH',
+      params: ['a', 'c'],
+      roles: ['inout', 'in'],
+      apply: (a, c) => [a + c],
+      inverse: 'self',
+      taylor: { map: ['a + c * c'], linear: true },
+    })
+    expect(sh.taylor?.linear).toBe(true)
+    expect(sh.taylor?.map([v('u'), v('w')]).map(printExpr)).toEqual(['u + w * w'])
+  })
+
+  it('Taylor rule errors name the primitive', () => {
+    const f = (x: number) => x
+    expect(() => unary({ name: 'q', evaluate: f, taylor: { ode: ['z'] } })).toThrow(
+      /Taylor rule 1 of primitive `q` \("z"\) reads `z`, which is not one of its parameters \(x, y\)/,
+    )
+    expect(() => binary({ name: 'q2', params: ['y', 'x'], evaluate: f, taylor: { ode: ['1.0', '1.0'] } })).toThrow(
+      /primitive `q2` names its result `y`, which is a parameter/,
+    )
+    expect(() => unary({ name: 'q3', evaluate: f, taylor: { ode: ['y', 'y'] } })).toThrow(
+      /needs one `ode` entry per parameter \(1\), got 2/,
+    )
+    expect(() => unary({ name: 'q4', evaluate: f, taylor: { expression: 'x +' } })).toThrow(
+      /in the Taylor expression of primitive `q4`/,
+    )
+    expect(() =>
+      bijection({
+        name: 'B',
+        params: ['a', 'b'],
+        roles: ['inout', 'inout'],
+        apply: (a, b) => [b, a],
+        inverse: 'self',
+        taylor: { map: ['b'] },
+      }),
+    ).toThrow(/bijection `B` needs one `map` entry per inout parameter \(2\), got 1/)
+  })
+
   it('the standard pure primitives: numeric partials agree with the expressions evaluated by hand', () => {
     // spot checks at a point (the AD test suites check every primitive against finite differences)
     const find = (n: string) => standardPrimitives.find((p) => p.name === n) as PurePrimitiveSpec

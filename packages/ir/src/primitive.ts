@@ -4,12 +4,22 @@
  * `unary`, `binary`, `pure`, `bijection` and `selfInverse`. Partial derivatives may be written
  * as Tenet expression text over the parameter names (`partials: ['3.0 * x * x']`): they become
  * `partialExprs` (the AD transforms inline them, and differentiate them again for Hessians and
- * forward mode) and numeric `partials` (for engines that want numbers).
+ * forward mode) and numeric `partials` (for engines that want numbers). A Taylor-mode rule may be
+ * written the same way (`taylor: { ode: ['y'] }` for exp: y′ = y·x′); without one, Taylor mode
+ * derives it from the partials.
  */
 import type { Expr, Stmt } from './ast.js'
 import { RegistryError, TenetError } from './errors.js'
 import { parse } from './parser.js'
-import type { BijectionEmitters, BijectionSpec, PartialFunction, PureEmitters, PurePrimitiveSpec } from './plugin.js'
+import type {
+  BijectionEmitters,
+  BijectionSpec,
+  BijectionTaylorRule,
+  PartialFunction,
+  PureEmitters,
+  PurePrimitiveSpec,
+  PureTaylorRule,
+} from './plugin.js'
 
 /**
  * A partial derivative that no expression writes (piecewise: ∂abs, ∂min, ∂max), as the builders
@@ -20,6 +30,22 @@ export interface PiecewisePartial {
   piecewise: (...args: number[]) => number
   emit?: PureEmitters
   partials?: string[]
+}
+
+/**
+ * A pure primitive's Taylor-mode rule as Tenet text (see `PureTaylorRule`):
+ * - `{ ode: [ψ₁, …] }`: the result z satisfies z′ = Σᵢ ψᵢ·xᵢ′, each ψᵢ an expression over the
+ *   parameters and the result, named `y` unless `result` names it otherwise (exp: `['y']`;
+ *   tan: `['1.0 + y * y']`; log: `['1.0 / x']`; atan2(y, x) with `result: 'z'`);
+ * - `{ expression }`: the primitive equals this expression over its parameters (pow: `'x ** p'`).
+ */
+export type TaylorText = { ode: string[]; result?: string } | { expression: string }
+
+/** A bijection's Taylor-mode rule as Tenet text (see `BijectionTaylorRule`): the new value of each `inout` parameter, in order, over the old values of the parameters. */
+export interface BijectionTaylorText {
+  map: string[]
+  /** The new values are linear in the `inout` parameters (see `BijectionTaylorRule.linear`). */
+  linear?: boolean
 }
 
 /** What `pure` takes (`unary` and `binary` name the parameters for you). */
@@ -36,6 +62,12 @@ export interface PureOptions {
    * or a JS function returning all of them as numbers (a gradient only: no second order).
    */
   partials?: Array<string | PiecewisePartial> | ((...args: number[]) => number[])
+  /**
+   * The Taylor-mode rule (see `TaylorText`). Optional: without it, Taylor mode derives one from
+   * partials written as text (z′ = Σᵢ ∂ᵢf·xᵢ′); give one where the result's own series makes it
+   * cheaper (exp, tan) or where the partials are numeric.
+   */
+  taylor?: TaylorText
   /** Lowerings per backend (cpu, wasm, wgsl). */
   emit?: PureEmitters
   signature?: PurePrimitiveSpec['signature']
@@ -68,6 +100,7 @@ export function pure(o: PureOptions): PurePrimitiveSpec {
     ...(o.emit ? { emit: o.emit } : {}),
     ...(o.signature ? { signature: o.signature } : {}),
     ...(o.override ? { override: true } : {}),
+    ...(o.taylor ? { taylor: pureTaylor(o.name, o.params, o.taylor) } : {}),
   }
   const ps = o.partials
   if (typeof ps === 'function') return { ...spec, partials: ps }
@@ -110,6 +143,8 @@ export interface BijectionOptions {
   tangent?: string
   /** Linear and its own transpose: the tangent and adjoint apply the bijection itself (see `BijectionSpec.selfAdjoint`). */
   selfAdjoint?: boolean
+  /** The Taylor-mode rule (see `BijectionTaylorText`); a `selfAdjoint` bijection needs none. */
+  taylor?: BijectionTaylorText
   emit?: BijectionEmitters
   override?: boolean
 }
@@ -148,6 +183,7 @@ export function bijection(o: BijectionOptions): BijectionSpec {
     ...rule('adjoint', o.adjoint, 'g_'),
     ...rule('tangent', o.tangent, 't_'),
     ...(o.selfAdjoint ? { selfAdjoint: true } : {}),
+    ...(o.taylor ? { taylor: bijectionTaylor(o.name, o.params, o.roles, o.taylor) } : {}),
     ...(o.description !== undefined ? { description: o.description } : {}),
     ...(o.emit ? { emit: o.emit } : {}),
     ...(o.override ? { override: true } : {}),
@@ -178,12 +214,13 @@ function parseChecked(name: string, what: string, text: string) {
   }
 }
 
-/** Parses partial `k` of primitive `name`, written as expression text over `params`. */
-function template(name: string, params: string[], text: string, k: number): Expr {
+/** Parses `what` (partial `k + 1`, a Taylor rule) of primitive `name`, written as expression text over `params`. */
+function template(name: string, params: string[], text: string, k: number | string): Expr {
+  const what = typeof k === 'number' ? `partial ${k + 1}` : k
   const sink = '__tenet_partial'
   const m = parseChecked(
     name,
-    `partial ${k + 1}`,
+    what,
     `fn partial(${[...params, sink].map((p) => `${p}: f64`).join(', ')}) {\n${sink} += (${text})\n}`,
   )
   const body: Stmt[] = m.functions[0]!.body
@@ -191,14 +228,14 @@ function template(name: string, params: string[], text: string, k: number): Expr
   if (body.length !== 1 || s?.kind !== 'update')
     throw new RegistryError(
       'registry/spec',
-      `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) is not one expression`,
+      `${what} of primitive \`${name}\` (${JSON.stringify(text)}) is not one expression`,
     )
   const e = s.value
   const bad = freeNames(e).filter((v) => !params.includes(v))
   if (bad.length) {
     throw new RegistryError(
       'registry/spec',
-      `partial ${k + 1} of primitive \`${name}\` (${JSON.stringify(text)}) reads \`${bad[0]}\`, which is not one of its parameters (${params.join(', ')})`,
+      `${what} of primitive \`${name}\` (${JSON.stringify(text)}) reads \`${bad[0]}\`, which is not one of its parameters (${params.join(', ')})`,
     )
   }
   return e
@@ -218,6 +255,48 @@ function piecewise(name: string, params: string[], p: PiecewisePartial, k: numbe
   }
   const f = p.piecewise
   return { expr: () => fn, numeric: (a) => f(...a) }
+}
+
+/** A pure primitive's Taylor rule from text: parsed and checked now (`RegistryError` naming the primitive). */
+function pureTaylor(name: string, params: string[], t: TaylorText): PureTaylorRule {
+  if ('expression' in t) {
+    const e = template(name, params, t.expression, 'Taylor expression')
+    return { kind: 'expression', expression: (args) => substitute(e, params, args) }
+  }
+  const result = t.result ?? 'y'
+  if (params.includes(result))
+    throw new RegistryError(
+      'registry/spec',
+      `the Taylor rule of primitive \`${name}\` names its result \`${result}\`, which is a parameter: name the result with \`result\``,
+    )
+  if (!Array.isArray(t.ode) || t.ode.length !== params.length)
+    throw new RegistryError(
+      'registry/spec',
+      `the Taylor rule of primitive \`${name}\` needs one \`ode\` entry per parameter (${params.length}), got ${Array.isArray(t.ode) ? t.ode.length : typeof t.ode}`,
+    )
+  const names = [...params, result]
+  const ts = t.ode.map((text, k) => template(name, names, text, `Taylor rule ${k + 1}`))
+  return { kind: 'ode', derivatives: (args, r) => ts.map((e) => substitute(e, names, [...args, r])) }
+}
+
+/** A bijection's Taylor rule from text: one expression per `inout` parameter, over the parameters. */
+function bijectionTaylor(
+  name: string,
+  params: string[],
+  roles: Array<'inout' | 'in'>,
+  t: BijectionTaylorText,
+): BijectionTaylorRule {
+  const outs = roles.filter((r) => r === 'inout').length
+  if (!Array.isArray(t.map) || t.map.length !== outs)
+    throw new RegistryError(
+      'registry/spec',
+      `the Taylor rule of bijection \`${name}\` needs one \`map\` entry per inout parameter (${outs}), got ${Array.isArray(t.map) ? t.map.length : typeof t.map}`,
+    )
+  const ts = t.map.map((text, k) => template(name, params, text, `Taylor map ${k + 1}`))
+  return {
+    map: (args) => ts.map((e) => substitute(e, params, args)),
+    ...(t.linear ? { linear: true } : {}),
+  }
 }
 
 function numericPartials(fs: Array<(a: number[]) => number>): (...args: number[]) => number[] {

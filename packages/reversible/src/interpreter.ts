@@ -507,7 +507,17 @@ export const interpreterBackend: BackendSpec = {
   specificationVersion: 'v1',
   name: 'interpreter',
   priority: 0,
-  capabilities: { f64: true, recursion: true, exceptions: true },
+  capabilities: {
+    f64: true,
+    recursion: true,
+    exceptions: true,
+    f32: true,
+    stacks: true,
+    checks: true,
+    gradient: true,
+    hessian: true,
+    synchronous: true,
+  },
   description: 'reference interpreter of the core IR (no eval; for strict CSP pages and as the test oracle)',
   doCompile: interpretProgram,
 }

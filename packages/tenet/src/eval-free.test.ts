@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { finiteDifference } from '@tenet/testing'
 
 const dist = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '../dist/index.js')).href
 
@@ -84,7 +85,7 @@ describe('eval-free (node --disallow-code-generation-from-strings)', () => {
       for (let k = 0; k < 8; k++) s = s + 0.1 * Math.sin(s)
       return s
     }
-    const fd = (chain(0.5 + 1e-6) - chain(0.5 - 1e-6)) / 2e-6
+    const [fd] = finiteDifference(([s]: number[]) => chain(s!), [0.5], 1e-6)
     expect(out.storeAll[0]).toBeCloseTo(fd, 6)
   })
 })

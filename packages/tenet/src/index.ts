@@ -37,6 +37,10 @@ export {
   type PureOptions,
   type BijectionOptions,
   type PiecewisePartial,
+  type TaylorText,
+  type BijectionTaylorText,
+  type PureTaylorRule,
+  type BijectionTaylorRule,
 } from '@tenet/ir'
 export {
   compileModule,
@@ -86,6 +90,7 @@ export {
   type JvpResult,
 } from '@tenet/ad'
 export type { GradientPlan, GradientProgramKind, PlanStep } from '@tenet/ad'
+export { blockJacobian, type BlockJacobian, type BlockJacobianOptions, type BlockJacobianPlan } from '@tenet/ad'
 // higher orders and learning without gradients (seed 002): Taylor mode, the second-order adjoint, learn by consistency
 export {
   taylor,

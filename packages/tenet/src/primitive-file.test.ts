@@ -1,7 +1,8 @@
 /**
  * One primitive, one file: user primitives written with the same builders as the standard
  * library (`test-primitives/cube.ts`, `test-primitives/REFLECT.ts`) get value, inverse, gradient,
- * forward mode and Hessian on the interpreter, the cpu backend and the wasm backend. Every
+ * forward mode, Hessian and Taylor coefficients on the interpreter, the cpu backend and the wasm
+ * backend: the list of files a new primitive touches is its own file. Every
  * derivative is checked against finite differences of a plain-JS formula (or a closed form).
  */
 import { describe, expect, it } from 'vitest'
@@ -13,6 +14,7 @@ import {
   hvp,
   jvp,
   rev,
+  taylor,
   unary,
   type PurePrimitiveSpec,
   type TenetModule,
@@ -100,6 +102,20 @@ describe.each(BACKENDS)('a user primitive and a user bijection, each in one file
     const hv = hvp(m.f!, [0, x, t], { loss: 0, v: [0, 1, -2] }) as number[]
     close(hv[1]!, ref.H[0]![0]! - 2 * ref.H[0]![1]!, 1e-5)
     close(hv[2]!, ref.H[1]![0]! - 2 * ref.H[1]![1]!, 1e-5)
+  })
+
+  it('Taylor coefficients (orders 1–3) along a line, against differences of the plain-JS loss', () => {
+    // (x, t)(s) = (x + s, t − 0.4 s): the loss's derivatives in s by central differences
+    const g = (s: number) => reflectLoss(x + s, t - 0.4 * s)
+    const d = [
+      0,
+      (g(1e-6) - g(-1e-6)) / 2e-6,
+      (g(1e-4) - 2 * g(0) + g(-1e-4)) / 1e-8,
+      (g(2e-3) - 2 * g(1e-3) + 2 * g(-1e-3) - g(-2e-3)) / (2 * 1e-9),
+    ]
+    const r = taylor(m.f!, [0, x, t], { direction: [0, 1, -0.4], order: 3 })
+    close(r.coefficients[0]![0] as number, reflectLoss(x, t), 1e-14)
+    for (let k = 1; k <= 3; k++) close(r.derivatives[k]![0] as number, d[k]!, 1e-5)
   })
 })
 

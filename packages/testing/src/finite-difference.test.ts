@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkGradient, finiteDifference, relativeError } from './index.js'
+import { checkGradient, finiteDifference, finiteDifferenceOfCall, relativeError } from './index.js'
 
 describe('finiteDifference', () => {
   it('gives the gradient of a scalar function', () => {
@@ -70,5 +70,34 @@ describe('checkGradient', () => {
   })
   it('treats NaN against a number as a failure', () => {
     expect(checkGradient(f, [Number.NaN, 1], [1, 2]).ok).toBe(false)
+  })
+})
+
+describe('finiteDifferenceOfCall', () => {
+  // results as a Tenet function returns them: y += a·Σx², x unchanged, n an integer held constant
+  const f = (y: number, a: number, x: Float64Array, n: number) => [
+    y + a * x.reduce((s, v) => s + v * v, 0) * n,
+    a,
+    x,
+    n,
+  ]
+  it('perturbs numbers and float-array elements, holds skipped arguments, leaves the inputs alone', () => {
+    const x = Float64Array.of(0.5, -1.5)
+    const d = finiteDifferenceOfCall(f, [0, 2, x, 3], { loss: 0, skip: [3] })
+    expect(d[0]).toBeCloseTo(1, 8)
+    expect(d[1]).toBeCloseTo(3 * 2.5, 7)
+    expect(d[2]![0 as never]).toBeCloseTo(2 * 2 * 0.5 * 3, 7)
+    expect(d[2]![1 as never]).toBeCloseTo(2 * 2 * -1.5 * 3, 7)
+    expect(d[3]).toBeNull()
+    expect(Array.from(x)).toEqual([0.5, -1.5])
+  })
+  it('reads `f.results` when the call returns nothing (a compiled core function)', () => {
+    const core = Object.assign(
+      (y: number, a: number) => {
+        core.results[0] = y + Math.sin(a)
+      },
+      { results: new Float64Array(2) },
+    )
+    expect(finiteDifferenceOfCall(core, [0, 0.3], { loss: 0 })[1]).toBeCloseTo(Math.cos(0.3), 8)
   })
 })

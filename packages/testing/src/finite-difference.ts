@@ -96,3 +96,50 @@ export function checkGradient(
   maxError = Math.max(0, maxError)
   return { ok: maxError <= tol, maxError, worst, numeric }
 }
+
+/**
+ * Central differences of one result of a call, with respect to every float argument: `f` is
+ * called with `args` (copied) and perturbed copies, and result `loss` is read from what it
+ * returns (an array of results, as a Tenet function returns) or, when it returns nothing, from
+ * `f.results` (a compiled core function). Numbers and the elements of `Float64Array` /
+ * `Float32Array` arguments are perturbed (one `finiteDifference` over all of them); arguments
+ * in `skip`, and any other kind of argument, are held constant and give `null`.
+ */
+export function finiteDifferenceOfCall(
+  f: (...args: never[]) => unknown,
+  args: readonly unknown[],
+  options: { loss: number; h?: number; skip?: readonly number[] },
+): Array<number | number[] | null> {
+  const skip = new Set(options.skip ?? [])
+  const isFloatArray = (a: unknown): a is Float64Array | Float32Array =>
+    a instanceof Float64Array || a instanceof Float32Array
+  const slots: Array<[arg: number, index: number]> = []
+  args.forEach((a, i) => {
+    if (skip.has(i)) return
+    if (typeof a === 'number') slots.push([i, -1])
+    else if (isFloatArray(a)) for (let k = 0; k < a.length; k++) slots.push([i, k])
+  })
+  const x = slots.map(([i, k]) => (k < 0 ? (args[i] as number) : (args[i] as Float64Array)[k]!))
+  const call = (v: number[]): number => {
+    const a = args.map((arg) => (ArrayBuffer.isView(arg) ? (arg as unknown as { slice(): unknown }).slice() : arg))
+    slots.forEach(([i, k], s) => {
+      if (k < 0) a[i] = v[s]
+      else (a[i] as Float64Array)[k] = v[s]!
+    })
+    const r = (f as (...a: unknown[]) => unknown)(...a)
+    const out = Array.isArray(r)
+      ? r[options.loss]
+      : (f as unknown as { results?: ArrayLike<number> }).results?.[options.loss]
+    if (typeof out !== 'number') throw new TypeError(`finiteDifferenceOfCall: result ${options.loss} is not a number`)
+    return out
+  }
+  const d = finiteDifference(call, x, options.h)
+  const result: Array<number | number[] | null> = args.map((a, i) =>
+    skip.has(i) ? null : typeof a === 'number' ? 0 : isFloatArray(a) ? Array<number>(a.length).fill(0) : null,
+  )
+  slots.forEach(([i, k], s) => {
+    if (k < 0) result[i] = d[s]!
+    else (result[i] as number[])[k] = d[s]!
+  })
+  return result
+}

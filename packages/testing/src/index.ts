@@ -29,6 +29,7 @@ export {
 } from './conformance.js'
 export {
   finiteDifference,
+  finiteDifferenceOfCall,
   checkGradient,
   relativeError,
   DEFAULT_STEP,
@@ -40,7 +41,10 @@ export { randomCsc, type CscMatrix } from './sparse.js'
 export {
   randomRealProgram,
   randomRealArgs,
+  randomRealExpressions,
+  SMOOTH_FUNCTIONS,
   ARRAY_LENGTH,
+  type RealExpressions,
   type RealProgram,
   type RealProgramOptions,
   type RealType,
@@ -60,3 +64,32 @@ export {
 export { minimizeSource } from './fuzz/minimize.js'
 export { mutateSource, mutateArgs } from './fuzz/mutate.js'
 export { bundlePrograms, type BundleMember, type ProgramBundle } from './bundle.js'
+export {
+  conformanceChecks,
+  CONFORMANCE_SECTIONS,
+  CONFORMANCE_SEED,
+  type ConformanceCheck,
+  type ConformanceOptions,
+  type ConformanceSection,
+} from './conformance/suite.js'
+export {
+  SUITE_CAPABILITIES,
+  notApplicable,
+  undeclaredCapabilities,
+  type Capability,
+} from './conformance/capabilities.js'
+export { ERROR_CASES, type ErrorCase, type EngineSpecificCheck } from './conformance/error-cases.js'
+export {
+  primitiveRows,
+  valueProblems,
+  inverseProblems,
+  gradientProblems,
+  hessianProblems,
+  tangentProblems,
+  roundTo,
+  type ConformanceAd,
+  type PrimitiveRow,
+  type PrimitiveColumn,
+  type RowTolerances,
+  type RowType,
+} from './conformance/primitive-table.js'

@@ -8,6 +8,7 @@
  */
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
+import { hoistInvariants } from './hoist.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
@@ -35,9 +36,12 @@ function reuseBuffers(source: string, reuseResults = false): string {
       const once = reuseResults && indent.length === 2
       if (!once && !onlyIndexed(source, name)) return whole.replace(` /*${kind}*/`, '')
       const b = `bufs[${k++}]`
-      // a reused zero is cleared (a fresh allocation is zeroed by the engine)
-      const reuse = kind === 'zero' ? `${b}.fill(0)` : b
-      return `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${reuse} : (${b} = new Float64Array(${size}));`
+      const decl = `${indent}const ${name} = ${b} !== undefined && ${b}.length === ${size} ? ${b} : (${b} = new Float64Array(${size}));`
+      if (kind !== 'zero') return decl
+      // a zero is cleared: a short one by a loop (inlined; \`fill\` is a call, which costs more than
+      // a few stores in a loop over data points), a long one by \`fill\`
+      const q = `z${name.slice(1)}q`
+      return `${decl}\n${indent}if (${name}.length > 16) ${name}.fill(0); else for (let ${q} = 0; ${q} < ${name}.length; ${q}++) ${name}[${q}] = 0;`
     })
     .replaceAll(` ${FILL}`, '')
     .replaceAll(` ${ZERO}`, '')
@@ -177,7 +181,7 @@ export function generate(
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(term), env)
+  const r = g.emit(shareScans(hoistInvariants(term)), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
@@ -218,7 +222,27 @@ class Gen {
   lengths = new Map<string, string>()
   /** locals holding freshly allocated zero arrays nobody else references yet */
   fresh_ = new Set<string>()
+  /**
+   * A map about to be emitted and the reductions of its result found in the let's scope, which
+   * the map's loop computes too (`let t = map f A in … reduce (+) 0 t …`: one pass, not two).
+   */
+  private pending: { map: Term; reductions: Reduction[] } | undefined
+  /** the reductions computed by a map's loop: the map's output local → reduction key → local */
+  private fusedReductions = new Map<string, Map<string, string>>()
   constructor(private readonly ops: OpTable) {}
+
+  /** The value of `let name = value in body`, a map computing the reductions of itself in body. */
+  private bindValue(name: string, value: Term, body: Term, env: ReadonlyMap<string, TV>): TV {
+    if (value.k === 'map') {
+      const reductions = reductionsOf(name, body)
+      if (reductions.length > 0) this.pending = { map: value, reductions }
+    }
+    try {
+      return this.emit(value, env)
+    } finally {
+      this.pending = undefined
+    }
+  }
 
   fresh(base = 't'): string {
     return `${base}${++this.n}`
@@ -298,7 +322,7 @@ class Gen {
         return b
       }
       case 'let': {
-        const val = this.emit(x.value, env)
+        const val = this.bindValue(x.name, x.value, x.body, env)
         for (const l of leaves(val.v)) this.fresh_.delete(l) // a bound value may be read again: not ours to mutate
         return this.emit(x.body, new Map(env).set(x.name, val))
       }
@@ -347,10 +371,16 @@ class Gen {
         return { v: rebuild(thenR.v, outs), t: type }
       }
       case 'map': {
+        const reductions = this.pending?.map === x ? this.pending.reductions : []
+        this.pending = undefined
         const keep = keptArrays(x.params, x.body, x.arrays)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
+        if (scanAt >= 0 && associativeOp(x.arrays[scanAt]!)) {
+          const blocked = this.blockedMapOverScan(x, env, keep, scanAt)
+          if (blocked) return blocked
+        }
         const arrays = x.arrays.map((a, i) =>
           !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env),
         )
@@ -372,23 +402,42 @@ class Gen {
         const out = this.allocate(arrayType(body.t), n)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
-          // a loop-free body is unrolled by four (its elements are independent)
-          const element = (at: string) => {
+          // a loop-free body is unrolled by four (its elements are independent); the reductions
+          // of the result later in its scope are computed in the same loop (four partial
+          // results each, grouped as `unrolledReduce` groups them)
+          const fused = body.t.kind === 'R' ? reductions : []
+          const accs = fused.map((r) => {
+            const a = [0, 1, 2, 3].map(() => this.fresh('acc'))
+            const unit = r.op === '+' ? '0' : '1'
+            this.line(`let ${a[0]} = ${constJs(r.init)}, ${a[1]} = ${unit}, ${a[2]} = ${unit}, ${a[3]} = ${unit};`)
+            return a
+          })
+          const element = (at: string, k: number) => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
               if (arrays[i]) e.set(p, arrays[i]!.elem(at))
             })
-            this.store(out, this.emit(x.body, e).v, at)
+            const r = this.emit(x.body, e).v
+            this.store(out, r, at)
+            fused.forEach((f, q) => this.line(`${accs[q]![k]} = ${accs[q]![k]} ${f.op} ${r as string};`))
           }
           this.line(`let ${j} = 0;`)
           this.line(`for (; ${j} + 3 < ${n}; ${j} += 4) {`)
           this.indent(() => {
-            for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`)
+            for (let k = 0; k < 4; k++) element(k === 0 ? j : `${j} + ${k}`, k)
           })
           this.line('}')
           this.line(`for (; ${j} < ${n}; ${j}++) {`)
-          this.indent(() => element(j))
+          this.indent(() => element(j, 0))
           this.line('}')
+          if (fused.length > 0) {
+            const results = new Map<string, string>()
+            fused.forEach((f, q) => {
+              const a = accs[q]!
+              results.set(reductionKey(f), this.local(`(${a[0]} ${f.op} ${a[1]}) ${f.op} (${a[2]} ${f.op} ${a[3]})`))
+            })
+            this.fusedReductions.set(out as string, results)
+          }
           return { v: out, t: arrayType(body.t) }
         }
         this.line(
@@ -409,6 +458,12 @@ class Gen {
       case 'scanl':
       case 'scanr': {
         if (x.k === 'reduce') {
+          const op = associativeOp(x)
+          const of = x.array.k === 'var' ? env.get(x.array.name) : undefined
+          if (op && x.init.k === 'const' && typeof of?.v === 'string') {
+            const r = this.fusedReductions.get(of.v)?.get(reductionKey({ op, init: x.init.value }))
+            if (r) return { v: r, t: R } // computed by the loop of the map it reduces
+          }
           const u = this.unrolledReduce(x, env)
           if (u) return u
         }
@@ -608,7 +663,9 @@ class Gen {
             }
           }
           const val =
-            b.value.k === 'mapAccum' && inner.size > 0 ? this.mapAccum(b.value, e, inner) : this.emit(b.value, e)
+            b.value.k === 'mapAccum' && inner.size > 0
+              ? this.mapAccum(b.value, e, inner)
+              : this.bindValue(b.name, b.value, b.body, e)
           e = new Map(e).set(b.name, val)
           b = b.body
         }
@@ -807,6 +864,99 @@ class Gen {
   }
 
   /**
+   * `map f (scan ⊕ z A) …` with ⊕ one of + and ·, f and the elements loop-free: the map's loop
+   * runs four blocks of indices at once, each with its own chain of scan states, so that no
+   * operation waits for the previous element's state (one chain is latency-bound: each state
+   * needs the one before). A block's chain starts from z combined with the total of the blocks
+   * before it in the scan's direction, computed first by three interleaved reductions (no state
+   * is stored, as in the one-chain fusion). As for `reduce`, the operator is associative, so this
+   * is the scan's meaning; the states differ from one left-to-right chain by rounding only.
+   */
+  private blockedMapOverScan(
+    x: Extract<Term, { k: 'map' }>,
+    env: ReadonlyMap<string, TV>,
+    keep: number[],
+    scanAt: number,
+  ): TV | undefined {
+    const scan = x.arrays[scanAt] as ScanTerm
+    const op = associativeOp(scan)!
+    const unit = op === '+' ? '0' : '1'
+    const left = scan.k === 'scanl'
+    const saved = this.lines
+    this.lines = []
+    const init = this.emit(scan.init, env)
+    const arr = this.source(scan.array, env)
+    const m = arr.length
+    const states = this.local(`${m} + 1`, 'n')
+    const others = x.arrays.map((a, i) => (keep.includes(i) && i !== scanAt ? this.source(a, env) : undefined))
+    const n = this.sourceLength([
+      { length: states, elem: () => init },
+      ...others.filter((o): o is Source => o !== undefined),
+    ])
+    const setup = this.lines
+    // the element and the body must be loop-free (each is emitted several times)
+    this.lines = []
+    const probeEnv = new Map(env).set(x.params[scanAt]!, { v: 'probe', t: R })
+    others.forEach((o, i) => {
+      if (o) probeEnv.set(x.params[i]!, o.elem('0'))
+    })
+    const elem = arr.elem('0')
+    const body = this.emit(x.body, probeEnv)
+    const loopFree = !this.lines.some((l) => /\bfor \(/.test(l))
+    this.lines = saved
+    if (!loopFree || init.t.kind !== 'R' || elem.t.kind !== 'R' || arr.dir) return undefined
+    this.lines.push(...setup)
+    const run = this.local(`${n} >> 2`, 'n')
+    const lastRun = this.local(`${n} - 3 * ${run}`, 'n')
+    // the map index of step i of block k: scanl k·B + i, scanr m − k·B − i
+    const start = [0, 1, 2, 3].map((k) =>
+      left
+        ? k === 0
+          ? ''
+          : this.local(k === 1 ? run : `${k} * ${run}`, 'b')
+        : this.local(k === 0 ? m : k === 1 ? `${m} - ${run}` : `${m} - ${k} * ${run}`, 'b'),
+    )
+    const at = (k: number, i: string) => (left ? (k === 0 ? i : `${start[k]} + ${i}`) : `${start[k]} - ${i}`)
+    // the element that advances the state at index j: A[j] (scanl), A[j − 1] (scanr)
+    const next = (k: number, i: string) => arr.elem(left ? at(k, i) : `${at(k, i)} - 1`).v as string
+    const total = [0, 1, 2].map(() => this.fresh('acc'))
+    this.line(`let ${total.map((t) => `${t} = ${unit}`).join(', ')};`)
+    const i0 = this.fresh('j')
+    this.line(`for (let ${i0} = 0; ${i0} < ${run}; ${i0}++) {`)
+    this.indent(() => total.forEach((t, k) => this.line(`${t} = ${t} ${op} ${next(k, i0)};`)))
+    this.line('}')
+    const chain = [0, 1, 2, 3].map(() => this.fresh('acc'))
+    this.line(`let ${chain[0]} = ${init.v as string};`)
+    for (let k = 1; k < 4; k++) this.line(`let ${chain[k]} = ${chain[k - 1]} ${op} ${total[k - 1]};`)
+    const out = this.allocate(arrayType(body.t), n)
+    const element = (k: number, i: string) => {
+      const j = at(k, i)
+      const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R })
+      others.forEach((o, q) => {
+        if (o) e.set(x.params[q]!, o.elem(j))
+      })
+      this.store(out, this.emit(x.body, e).v, j)
+      // the last block reaches the scan's end, whose state has no successor
+      if (k === 3) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
+      if (k === 3) {
+        this.indent(adv)
+        this.line('}')
+      } else adv()
+    }
+    const i = this.fresh('j')
+    this.line(`for (let ${i} = 0; ${i} < ${run}; ${i}++) {`)
+    this.indent(() => {
+      for (let k = 0; k < 4; k++) element(k, i)
+    })
+    this.line('}')
+    this.line(`for (let ${i} = ${run}; ${i} < ${lastRun}; ${i}++) {`)
+    this.indent(() => element(3, i))
+    this.line('}')
+    return { v: out, t: arrayType(body.t) }
+  }
+
+  /**
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
    */
@@ -923,7 +1073,7 @@ class Gen {
       case 'zero':
         return
       case 'let': {
-        const val = this.emit(term.value, env)
+        const val = this.bindValue(term.name, term.value, term.body, env)
         this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
         return
       }
@@ -1011,6 +1161,46 @@ function keptArrays(params: string[], body: Term, arrays: Term[]): number[] {
   const fv = freeVars(body)
   const keep = arrays.map((a, i) => (fv.has(params[i]!) || a.k === 'var' ? i : -1)).filter((i) => i >= 0)
   return keep.length > 0 ? keep : [0]
+}
+
+/**
+ * `+` or `*` when a scan's (or reduce's) body is that operator applied to its accumulator and
+ * its element (either order: both commute exactly in floating point); otherwise undefined.
+ */
+function associativeOp(x: Term): '+' | '*' | undefined {
+  if (x.k !== 'reduce' && x.k !== 'fold' && x.k !== 'scanl' && x.k !== 'scanr') return undefined
+  const b = x.body
+  if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
+  const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
+  return names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem ? b.op : undefined
+}
+
+/** A reduction `reduce ⊕ init` with ⊕ one of + and · and a constant initial value. */
+interface Reduction {
+  op: '+' | '*'
+  init: number
+}
+const reductionKey = (r: Reduction) => `${r.op} ${r.init}`
+
+/** The distinct reductions `reduce ⊕ c name` (⊕ one of + and ·, c a constant) in t. */
+function reductionsOf(name: string, t: Term): Reduction[] {
+  const found = new Map<string, Reduction>()
+  const go = (x: Term) => {
+    if (x.k === 'reduce' && x.array.k === 'var' && x.array.name === name && x.init.k === 'const') {
+      const op = associativeOp(x)
+      if (op) found.set(reductionKey({ op, init: x.init.value }), { op, init: x.init.value })
+    }
+    children(x).forEach(go)
+  }
+  go(t)
+  return [...found.values()]
+}
+
+/** A constant as JS (negative numbers parenthesised, non-finite by name). */
+function constJs(x: number): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '(-Infinity)'
+  return x < 0 || Object.is(x, -0) ? `(${x})` : String(x)
 }
 
 function finalOf(t: Term): Term {

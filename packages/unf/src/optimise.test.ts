@@ -219,10 +219,15 @@ describe('primal reuse between a map and its transpose', () => {
 })
 
 describe('a reduce shares the loop of an equal scanl (share-scans.ts)', () => {
-  test('∇prod: the value is the last prefix product; two loops in all', () => {
+  test('∇prod: the value is the last prefix product; the suffix products are blocked chains in the map', () => {
     const cp = agrees([['A', R1]], T.prod(v('A')), [Float64Array.of(0.5, 2, -1.5, 0.7, 1.1)])
-    expect(loops(cp.source.gradient)).toBe(2)
-    expect(cp.source.gradient).not.toContain('subarray')
+    const src = cp.source.gradient
+    // the prefix products (one loop, their last state is the value), then the map over the
+    // suffix products: block totals, four chains, the last block's tail
+    expect(loops(src)).toBe(4)
+    expect(src).toMatch(/const t\d+ = o\d+\[o\d+\.length - 1\];/)
+    expect(calls(src, 'new Float64Array(')).toBe(2) // the prefix products and the result
+    expect(src).not.toContain('subarray')
   })
 
   test('the rewrite on terms: reduce ⇝ last S when S = scanl of the same operator is in scope', () => {
@@ -275,10 +280,11 @@ describe('code generation', () => {
         body,
         [A(), Float64Array.from({ length: 7 }, () => r())],
       )
-    // a map over a scan: one loop, in the scan's direction, and no array of states
+    // a map over a scan: one loop, in the scan's direction, and no array of states (a scan of
+    // + or · alone is blocked instead, see below)
     for (const scan of [T.scanl, T.scanr]) {
       const term = T.map2(
-        scan(c(0.5), v('A'), (a, x) => T.mul(a, x)),
+        scan(c(0.5), v('A'), (a, x) => T.add(T.mul(a, x), c(0.25))),
         v('B'),
         (s, b) => T.mul(s, b),
       )
@@ -306,6 +312,112 @@ describe('code generation', () => {
       ) as Float64Array
       expect(maxScaledError(Array.from(g.fn(a, b) as Float64Array), Array.from(expected))).toBeLessThan(1e-15)
     }
+  })
+
+  test('a map over a scan of + or · runs four blocks with their own chains; every length and direction agrees', () => {
+    const r = rng(21)
+    for (const scan of [T.scanl, T.scanr])
+      for (const op of [T.mul, T.add])
+        for (const of of [v('A'), T.map(v('A'), (a) => T.op('exp', a)), T.shift1L(v('A'))]) {
+          const term = T.map2(
+            scan(c(0.75), of, (a, x) => op(a, x)),
+            v('B'),
+            (s, b) => T.mul(T.op('tanh', s), b),
+          )
+          const g = generate(
+            term,
+            [
+              { name: 'A', type: R1 },
+              { name: 'B', type: R1 },
+            ],
+            ops,
+          )
+          // block totals, the four chains, the last block's tail; no array of states
+          expect(loops(g.source)).toBe(3)
+          expect(g.source).toContain('>> 2')
+          expect(calls(g.source, 'new Float64Array(')).toBe(1)
+          for (let n = of.k === 'shift1L' ? 1 : 0; n <= 13; n++) {
+            const m = of.k === 'shift1L' ? n : n + 1
+            const a = Float64Array.from({ length: n }, () => 0.5 + r())
+            const b = Float64Array.from({ length: m }, () => r() - 0.5)
+            const env = new Map([
+              ['A', fromHost(a)],
+              ['B', fromHost(b)],
+            ])
+            const expected = toHost(evaluate(term, env, ops)) as Float64Array
+            const got = g.fn(a, b) as Float64Array
+            expect(got.length).toBe(expected.length)
+            expect(maxScaledError(Array.from(got), Array.from(expected))).toBeLessThan(1e-13)
+          }
+        }
+    // a scan whose elements need a loop, or whose body is not the operator alone, is one chain
+    const nested = generate(
+      T.map(
+        T.scanl(
+          c(0),
+          T.map(v('M'), (row) => T.sum(row)),
+          (a, x) => T.add(a, x),
+        ),
+        (s) => T.mul(s, s),
+      ),
+      [{ name: 'M', type: R2 }],
+      ops,
+    )
+    const affine = generate(
+      T.map(
+        T.scanl(c(0), v('A'), (a, x) => T.add(T.mul(a, x), c(1))),
+        (s) => T.mul(s, s),
+      ),
+      [{ name: 'A', type: R1 }],
+      ops,
+    )
+    for (const g of [nested, affine]) expect(g.source).not.toContain('>> 2')
+    // and gradients through them against the interpreter and finite differences
+    agrees(
+      [['A', R1]],
+      T.add(
+        T.sum(
+          T.map(
+            T.scanl(c(0.5), v('A'), (a, x) => T.mul(a, x)),
+            (s) => T.op('sin', s),
+          ),
+        ),
+        T.sum(
+          T.map(
+            T.scanr(c(0.5), v('A'), (a, x) => T.add(a, x)),
+            (s) => T.mul(s, s),
+          ),
+        ),
+      ),
+      [Float64Array.from({ length: 11 }, () => 0.5 + r())],
+    )
+  })
+
+  test("the reductions of a stored map later in its scope run in the map's loop", () => {
+    // ∇logsumexp: max, then exp stored and summed in one loop, then the softmax
+    const cp = agrees([['A', R1]], T.logsumexp(v('A')), [Float64Array.of(0.3, -1.2, 2.5, 0.1, 0.9, -0.4)])
+    expect(loops(cp.source.gradient)).toBe(5) // max; exp and sum (main, remainder); softmax (main, remainder)
+    // both reductions of one map, and a reduce of another constant or operator, come from its loop
+    const e = T.map(v('A'), (a) => T.op('exp', a))
+    const body = T.let_(
+      'E',
+      e,
+      T.add(
+        T.mul(
+          T.sum(v('E')),
+          T.reduce(c(2), v('E'), (a, x) => T.mul(x, a)),
+        ),
+        T.sum(T.map2(v('E'), v('A'), (p, q) => T.mul(p, q))),
+      ),
+    )
+    for (let n = 0; n <= 9; n++) {
+      const A = Float64Array.from({ length: n }, (_, i) => 0.3 * i - 1)
+      const g = generate(body, [{ name: 'A', type: R1 }], ops)
+      expect(loops(g.source)).toBe(4) // E with both reductions; the last sum (each main and remainder)
+      const expected = toHost(evaluate(body, new Map([['A', fromHost(A)]]), ops)) as number
+      expect(Math.abs((g.fn(A) as number) - expected)).toBeLessThan(1e-12 * Math.max(1, Math.abs(expected)))
+    }
+    agrees([['A', R1]], body, [Float64Array.of(0.2, -0.7, 0.5, 1.1, -0.3)])
   })
 
   test('shifted arrays are read at an offset (no views); empty arrays keep their lengths', () => {

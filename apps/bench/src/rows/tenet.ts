@@ -406,7 +406,8 @@ export const tenetRows = defineRowFamily({
               return {
                 ...r,
                 reason:
-                  r.reason ?? `two adjoint sweeps over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns)`,
+                  r.reason ??
+                  `block Jacobian over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns): ${j.jac.plan.mode}, ${j.jac.plan.sweeps} sweep of ${j.jac.plan.width} rows fused with the forward run`,
               }
             },
           }

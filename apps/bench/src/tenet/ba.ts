@@ -6,10 +6,10 @@
  *
  * - `ba_objective` is the clean form: per observation the intermediates live in ancillas that
  *   `~routine` uncomputes, so the function leaves nothing behind.
- * - `ba_rows` is the Jacobian form: every observation has its own copy of its camera and point
- *   (as ADBench's per-observation blocks), the intermediates are kept in a workspace, and
- *   `loss` accumulates row `row` (0: x, 1: y) of every observation's reprojection error. One
- *   forward run plus one adjoint run yields that row's 15 non-zeros for every observation.
+ * - `ba_rows` (tenet's example; the WebGPU row's form): per-observation copies, a workspace, and
+ *   `loss` accumulating one residual row of every observation.
+ * - `ba_block` (here) is the Jacobian form: one observation as a block program; `blockJacobian`
+ *   runs its forward run and its two-row vector adjoint per observation in one compiled loop.
  */
 import { BA_CAMERA_PARAMS, type BaInstance } from '../data/ba-data.js'
 import {
@@ -19,12 +19,12 @@ import {
   type BaResiduals,
   type BaSparseJacobian,
 } from '../objectives/ba.js'
-import { grad, type TenetFunction, type TenetModule } from 'tenet'
+import { blockJacobian, type BlockJacobian, type TenetFunction, type TenetModule } from 'tenet'
 import { benchBackend, compile, fn } from './compile.js'
 import { examples } from 'tenet'
 
 /** The BA program is `tenet`'s (`examples.baSource`); its projection helper serves other forms (the f32 GPU kernel). */
-export const { baSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
+export const { baSource, baBlockSource, BA_WORKSPACE, baProjection: projection, BA_INTERMEDIATES: NAMES } = examples
 
 const modules = new Map<string, TenetModule>()
 export const baModule = (): TenetModule => {
@@ -49,20 +49,52 @@ export function baObjectiveTenet(
   return out
 }
 
-/** Observations per block of the Jacobian sweeps (the workspace of a block stays in cache). */
-export const BA_BLOCK = 256
+const blockModules = new Map<string, TenetModule>()
+/** The compiled `ba_block` of the current backend. */
+export const baBlockFunction = (): TenetFunction => {
+  let m = blockModules.get(benchBackend())
+  if (!m) blockModules.set(benchBackend(), (m = compile(baBlockSource)))
+  return fn(m, 'ba_block')
+}
+
+/** `blockJacobian` of `ba_block`: the 2 × 15 Jacobian block (camera, point, weight) of each observation. */
+export function baBlockJacobian(): BlockJacobian {
+  return blockJacobian(baBlockFunction(), {
+    sizes: [2, BA_CAMERA_PARAMS, 3, null, 2, BA_WORKSPACE],
+    inputs: [1, 2, 3],
+    outputs: [0],
+    workspace: [5],
+  })
+}
+
+/**
+ * A reusable Jacobian evaluator for one instance: `blockJacobian` over the observations writes the
+ * 2p observation rows straight into the CSR values (its block layout is ADBench's), then the
+ * weight rows.
+ */
+export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobian; jac: BlockJacobian } {
+  const rows = createBaJacobianRows(inst)
+  const J = createBaJacobian(inst)
+  return {
+    jac: rows.jac,
+    run: () => {
+      rows(0, inst.p, J.vals, 0)
+      baWeightRows(inst, J.vals)
+      return J
+    },
+  }
+}
 
 /**
  * The Jacobian's observation rows for ranges of observations, for one instance (per-observation
- * copies made once): `rows(i0, i1, vals, base)` writes rows x and y of observations [i0, i1) into
- * `vals` at observation `i − base` (ADBench's layout, `BA_BLOCK_COLS` per row), block by block and
- * row by row: a forward run of `ba_rows`, then its generated adjoint seeded with 1. The worker
- * threads of the parallel rows use this on their ranges.
+ * copies of cameras and points made once, ADBench's blocks): `rows(i0, i1, vals, base)` writes rows
+ * x and y of observations [i0, i1) into `vals` at observation `i − base` (ADBench's layout,
+ * `BA_BLOCK_COLS` per row) by `baBlockJacobian`. The worker threads of the parallel rows use this
+ * on their ranges.
  */
 export function createBaJacobianRows(
   inst: BaInstance,
-  block = BA_BLOCK,
-): (i0: number, i1: number, vals: Float64Array, base: number) => void {
+): ((i0: number, i1: number, vals: Float64Array, base: number) => void) & { jac: BlockJacobian } {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
   const cam = new Float64Array(C * p)
@@ -71,124 +103,25 @@ export function createBaJacobianRows(
     cam.set(cams.subarray(C * obs[2 * i]!, C * obs[2 * i]! + C), C * i)
     pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
   }
-  const wc = w.slice()
-  const ws = new Float64Array(BA_WORKSPACE * block)
-  const gCam = new Float64Array(C * p)
-  const gPt = new Float64Array(3 * p)
-  const gW = new Float64Array(p)
-  const gFeats = new Float64Array(2 * p)
-  const gWs = new Float64Array(BA_WORKSPACE * block)
-  const rows = fn(baModule(), 'ba_rows')
-  const F = rows.core
-  const A = grad(rows, { loss: 0 }).adjoint.core
-  const B = BA_BLOCK_COLS
-  return (from, to, vals, base) => {
-    for (let i0 = from; i0 < to; i0 += block) {
-      const i1 = Math.min(to, i0 + block)
-      for (let row = 0; row < 2; row++) {
-        ws.fill(0)
-        F(0, row, i0, i1, cam, pt, wc, feats, ws)
-        gCam.fill(0, C * i0, C * i1)
-        gPt.fill(0, 3 * i0, 3 * i1)
-        gW.fill(0, i0, i1)
-        gWs.fill(0)
-        A(F.results[0]!, row, i0, i1, cam, pt, wc, feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
-        for (let i = i0; i < i1; i++) {
-          const o = (2 * (i - base) + row) * B
-          for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
-          vals[o + C] = gPt[3 * i]!
-          vals[o + C + 1] = gPt[3 * i + 1]!
-          vals[o + C + 2] = gPt[3 * i + 2]!
-          vals[o + C + 3] = gW[i]!
-        }
-      }
-    }
+  const r = new Float64Array(2 * p)
+  const jac = baBlockJacobian()
+  const B = 2 * BA_BLOCK_COLS
+  const rows = (i0: number, i1: number, vals: Float64Array, base: number) => {
+    const args = [
+      r.subarray(2 * i0, 2 * i1),
+      cam.subarray(C * i0, C * i1),
+      pt.subarray(3 * i0, 3 * i1),
+      w.subarray(i0, i1),
+      feats.subarray(2 * i0, 2 * i1),
+      null,
+    ]
+    jac.run(i1 - i0, args, vals.subarray(B * (i0 - base), B * (i1 - base)))
   }
+  return Object.assign(rows, { jac })
 }
 
 /** The weight rows of the Jacobian, d(1 − w²)/dw, after the 2p observation rows. */
 export function baWeightRows(inst: BaInstance, vals: Float64Array): void {
   const base = 2 * BA_BLOCK_COLS * inst.p
   for (let i = 0; i < inst.p; i++) vals[base + i] = -2 * inst.w[i]!
-}
-
-/** A reusable Jacobian evaluator for one instance (`createBaJacobianRows` over all observations, then the weight rows). */
-export function createBaJacobianTenet(inst: BaInstance, block = BA_BLOCK): { run(): BaSparseJacobian } {
-  // wasm copies every array argument of a call in and out: give it block-sized arrays (see blockLocalRun)
-  if (benchBackend() === 'wasm') {
-    const rows = fn(baModule(), 'ba_rows')
-    return { run: blockLocalRun(inst, block, rows.core, grad(rows, { loss: 0 }).adjoint.core) }
-  }
-  const rows = createBaJacobianRows(inst, block)
-  const J = createBaJacobian(inst)
-  const run = (): BaSparseJacobian => {
-    rows(0, inst.p, J.vals, 0)
-    baWeightRows(inst, J.vals)
-    return J
-  }
-  return { run }
-}
-
-/**
- * The Jacobian sweep of `createBaJacobianTenet` for the wasm backend: each block's cameras,
- * points, weights and features are copied into arrays of one block and the functions run on
- * observations 0…n of those, because a wasm call copies every array argument into its memory and
- * the written ones back (the whole instance's arrays, several MB, made each block's two calls
- * about 20× slower than on the cpu backend). The same Jacobian.
- */
-function blockLocalRun(
-  inst: BaInstance,
-  block: number,
-  F: TenetFunction['core'],
-  A: TenetFunction['core'],
-): () => BaSparseJacobian {
-  const { p, cams, X, w, obs, feats } = inst
-  const C = BA_CAMERA_PARAMS
-  const cam = new Float64Array(C * block),
-    pt = new Float64Array(3 * block),
-    wc = new Float64Array(block),
-    ft = new Float64Array(2 * block)
-  const ws = new Float64Array(BA_WORKSPACE * block),
-    gWs = new Float64Array(BA_WORKSPACE * block)
-  const gCam = new Float64Array(C * block),
-    gPt = new Float64Array(3 * block),
-    gW = new Float64Array(block),
-    gFeats = new Float64Array(2 * block)
-  const J = createBaJacobian(inst)
-  const vals = J.vals
-  const B = BA_BLOCK_COLS
-  return () => {
-    for (let i0 = 0; i0 < p; i0 += block) {
-      const n = Math.min(p, i0 + block) - i0
-      for (let i = 0; i < n; i++) {
-        const c = obs[2 * (i0 + i)]!,
-          x = obs[2 * (i0 + i) + 1]!
-        for (let j = 0; j < C; j++) cam[C * i + j] = cams[C * c + j]!
-        for (let j = 0; j < 3; j++) pt[3 * i + j] = X[3 * x + j]!
-        wc[i] = w[i0 + i]!
-        ft[2 * i] = feats[2 * (i0 + i)]!
-        ft[2 * i + 1] = feats[2 * (i0 + i) + 1]!
-      }
-      for (let row = 0; row < 2; row++) {
-        ws.fill(0)
-        F(0, row, 0, n, cam, pt, wc, ft, ws)
-        gCam.fill(0)
-        gPt.fill(0)
-        gW.fill(0)
-        gWs.fill(0)
-        A(F.results[0]!, row, 0, n, cam, pt, wc, ft, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
-        for (let i = 0; i < n; i++) {
-          const o = (2 * (i0 + i) + row) * B
-          for (let j = 0; j < C; j++) vals[o + j] = gCam[C * i + j]!
-          vals[o + C] = gPt[3 * i]!
-          vals[o + C + 1] = gPt[3 * i + 1]!
-          vals[o + C + 2] = gPt[3 * i + 2]!
-          vals[o + C + 3] = gW[i]!
-        }
-      }
-    }
-    const base = 2 * B * p
-    for (let i = 0; i < p; i++) vals[base + i] = -2 * w[i]!
-    return J
-  }
 }

@@ -73,6 +73,44 @@ export interface GmmTenet {
 
 const zeros = (n: number): Float64Array => new Float64Array(n)
 
+/** A work array of the drivers below; read \`array\` afresh for every call. */
+interface Work {
+  readonly array: Float64Array
+  readonly length: number
+}
+
+/**
+ * The drivers' arrays, in the module's own memory where its backend has one (the wasm backend's
+ * resident arrays: no call then copies them in or out), else plain typed arrays. A grown wasm
+ * memory detaches earlier views, so every call reads \`array\` again. \`stage(w, src)\` copies a
+ * caller's array into such a work array once (reallocating it for a new length), so that the
+ * block calls do not each copy it in.
+ */
+function workMemory(core: TenetFunction['core']): {
+  alloc(n: number): Work
+  stage(w: Work | undefined, src: Float64Array): Work
+} {
+  const mem = core.resident
+  const alloc = (n: number): Work => {
+    if (mem) return mem.allocate('f64', n) as unknown as Work
+    const array = zeros(n)
+    return { array, length: n }
+  }
+  return {
+    alloc,
+    stage(w, src) {
+      // (the same wrapper again for the same array: nothing allocated per call)
+      if (!mem) return w?.array === src ? w : { array: src, length: src.length }
+      if (!w || w.length !== src.length) {
+        ;(w as { release?: () => void } | undefined)?.release?.()
+        w = alloc(src.length)
+      }
+      w.array.set(src)
+      return w
+    },
+  }
+}
+
 /** Layout of a points-gradient output: ∂/∂alphas, ∂/∂means, ∂/∂icf, ∂/∂qdiag, ∂/∂sumq, concatenated. */
 export function gmmPointsGradientLength(d: number, k: number): number {
   return k + k * d + k * gmmIcfSize(d) + k * d + k
@@ -87,8 +125,9 @@ export function gmmPointsGradientLength(d: number, k: number): number {
  */
 export interface GmmPointsGradient {
   prepare(icf: Float64Array): void
-  qdiag: Float64Array
-  sumq: Float64Array
+  /** (Read afresh after every call: on wasm a view of the module's memory, which a grown memory detaches.) */
+  readonly qdiag: Float64Array
+  readonly sumq: Float64Array
   run(
     x: Float64Array,
     alphas: Float64Array,
@@ -107,44 +146,30 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
   const Q = fn(m, 'gmm_q').core
   const A = grad(points, { loss: 0 }).adjoint.core
   const S = gmmIcfSize(d)
-  const qdiag = zeros(k * d),
-    sumq = zeros(k)
-  const ws = [
-    zeros(block * k * d),
-    zeros(block * k * d),
-    zeros(block * k),
-    zeros(block * k),
-    zeros(block * k),
-    zeros(block),
-  ]
-  const gws = ws.map((a) => zeros(a.length))
-  const [xc, y, main, rm, t, s] = ws as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ]
-  const [gxc, gy, gmain, grm, gt, gs] = gws as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ]
-  let gX = zeros(0)
+  const work = workMemory(P)
+  const qdiag = work.alloc(k * d),
+    sumq = work.alloc(k)
+  const sizes = [block * k * d, block * k * d, block * k, block * k, block * k, block]
+  const [xc, y, main, rm, t, s] = sizes.map(work.alloc) as [Work, Work, Work, Work, Work, Work]
+  const [gxc, gy, gmain, grm, gt, gs] = sizes.map(work.alloc) as [Work, Work, Work, Work, Work, Work]
+  const ws = [xc, y, main, rm, t, s, gxc, gy, gmain, grm, gt, gs]
+  let gX = work.alloc(0)
+  let xw: Work | undefined
   return {
-    qdiag,
-    sumq,
+    get qdiag() {
+      return qdiag.array
+    },
+    get sumq() {
+      return sumq.array
+    },
     prepare(icf) {
-      qdiag.fill(0)
-      sumq.fill(0)
-      Q(0, d, k, icf, qdiag, sumq)
+      qdiag.array.fill(0)
+      sumq.array.fill(0)
+      Q(0, d, k, icf, qdiag.array, sumq.array)
     },
     run(x, alphas, means, icf, i0, i1, out) {
-      if (gX.length !== x.length) gX = zeros(x.length)
+      if (gX.length !== x.length) gX = work.alloc(x.length)
+      xw = work.stage(xw, x)
       const gAlphas = out.subarray(0, k),
         gMeans = out.subarray(k, k + k * d),
         gIcf = out.subarray(k + k * d, k + k * d + k * S)
@@ -153,9 +178,24 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
       let slse = 0
       for (let b0 = i0; b0 < i1; b0 += block) {
         const b1 = Math.min(i1, b0 + block)
-        for (const a of ws) a.fill(0)
-        for (const a of gws) a.fill(0)
-        P(0, b0, b1, alphas, means, icf, x, qdiag, sumq, xc, y, main, rm, t, s)
+        for (let j = 0; j < ws.length; j++) ws[j]!.array.fill(0)
+        P(
+          0,
+          b0,
+          b1,
+          alphas,
+          means,
+          icf,
+          xw.array,
+          qdiag.array,
+          sumq.array,
+          xc.array,
+          y.array,
+          main.array,
+          rm.array,
+          t.array,
+          s.array,
+        )
         slse += P.results[0]!
         // the adjoint: the values, one gradient per float parameter (slse, then the arrays), the sink
         A(
@@ -165,28 +205,28 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
           alphas,
           means,
           icf,
-          x,
-          qdiag,
-          sumq,
-          xc,
-          y,
-          main,
-          rm,
-          t,
-          s,
+          xw.array,
+          qdiag.array,
+          sumq.array,
+          xc.array,
+          y.array,
+          main.array,
+          rm.array,
+          t.array,
+          s.array,
           1,
           gAlphas,
           gMeans,
           gIcf,
-          gX,
+          gX.array,
           gQdiag,
           gSumq,
-          gxc,
-          gy,
-          gmain,
-          grm,
-          gt,
-          gs,
+          gxc.array,
+          gy.array,
+          gmain.array,
+          grm.array,
+          gt.array,
+          gs.array,
           0,
         )
       }
@@ -238,27 +278,17 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
   const pg = createGmmPointsGradient(d, k, block)
   const finish = createGmmGradientFinish(d, k)
   const pts = zeros(gmmPointsGradientLength(d, k))
-  const ws = [
-    zeros(block * k * d),
-    zeros(block * k * d),
-    zeros(block * k),
-    zeros(block * k),
-    zeros(block * k),
-    zeros(block),
-  ]
-  const [xc, y, main, rm, t, s] = ws as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ]
+  const work = workMemory(P)
+  const sizes = [block * k * d, block * k * d, block * k, block * k, block * k, block]
+  const ws = sizes.map(work.alloc)
+  const [xc, y, main, rm, t, s] = ws as [Work, Work, Work, Work, Work, Work]
+  let xw: Work | undefined
   const objective = (inst: GmmInstance): number => {
     pg.prepare(inst.icf)
+    xw = work.stage(xw, inst.x)
     let slse = 0
     for (let i0 = 0; i0 < inst.n; i0 += block) {
-      for (const a of ws) a.fill(0)
+      for (let j = 0; j < ws.length; j++) ws[j]!.array.fill(0)
       P(
         slse,
         i0,
@@ -266,15 +296,15 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
         inst.alphas,
         inst.means,
         inst.icf,
-        inst.x,
+        xw.array,
         pg.qdiag,
         pg.sumq,
-        xc,
-        y,
-        main,
-        rm,
-        t,
-        s,
+        xc.array,
+        y.array,
+        main.array,
+        rm.array,
+        t.array,
+        s.array,
       )
       slse = P.results[0]!
     }

@@ -13,6 +13,9 @@ import { randomCsc, sparseDotGradientPlain, sparseDotPlain } from '../objectives
 import { unitaryGradientPlain } from '../objectives/unitary.js'
 import { grad } from 'tenet'
 import { baJacobian, baObjective, gmmGradient, gmmObjective } from './index.js'
+import { createBaJacobianRows, createBaJacobianTenet } from './ba.js'
+import { withBackend } from './compile.js'
+import { createGmmTenet } from './gmm.js'
 import * as P from './programs.js'
 import { toColumnMajor } from '../rows/tenet.js'
 import { createRng } from '../math/prng.js'
@@ -55,6 +58,15 @@ describe('Tenet GMM', () => {
     // relative to the gradient's scale (entries that cancel to ~0 have no relative accuracy)
     expect(maxScaledError(gmmGradient(inst), gmmGradientPlain(inst))).toBeLessThanOrEqual(1e-12)
   })
+
+  it('on wasm (work arrays in the module memory), call after call and for another n', () => {
+    const t = withBackend('wasm', () => createGmmTenet(3, 4))
+    for (const n of [130, 130, 7]) {
+      const inst = generateGmm({ d: 3, k: 4, n, seed: n })
+      expect(maxRelative([t.objective(inst)], [gmmObjectivePlain(inst)])).toBeLessThanOrEqual(1e-12)
+      expect(maxScaledError(t.gradient(inst), gmmGradientPlain(inst))).toBeLessThanOrEqual(1e-12)
+    }
+  })
 })
 
 describe('Tenet BA', () => {
@@ -82,6 +94,23 @@ describe('Tenet BA', () => {
     expect(maxScaledError(r.reprojErr, rp.reprojErr)).toBeLessThanOrEqual(1e-12)
     expect(maxScaledError(r.wErr, rp.wErr)).toBe(0)
     expect(maxScaledError(baJacobian(inst).vals, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('the block Jacobian picks one reverse sweep of two rows by counts, and the wasm backend gives the same Jacobian', () => {
+    const inst = generateBa({ n: 4, m: 9, p: 300, seed: 4 })
+    inst.cams.fill(0, 0, 3)
+    const cpu = createBaJacobianTenet(inst)
+    expect([cpu.jac.plan.mode, cpu.jac.plan.width, cpu.jac.plan.sweeps]).toEqual(['reverse', 2, 1])
+    expect(cpu.jac.plan.toString()).toMatch(/by counts: forward .* = 18, reverse .* = 4/)
+    const ref = baJacobianPlain(inst).vals
+    expect(maxScaledError(cpu.run().vals, ref)).toBeLessThanOrEqual(1e-12)
+    const wasm = withBackend('wasm', () => createBaJacobianTenet(inst))
+    expect(maxScaledError(wasm.run().vals, ref)).toBeLessThanOrEqual(1e-12)
+    // observation ranges with an offset base (the worker threads' use)
+    const rows = createBaJacobianRows(inst)
+    const part = new Float64Array(30 * 100)
+    rows(150, 250, part, 150)
+    expect(maxScaledError(part, ref.subarray(30 * 150, 30 * 250))).toBeLessThanOrEqual(1e-12)
   })
 })
 

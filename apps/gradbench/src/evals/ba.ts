@@ -6,20 +6,19 @@
  * - `ba_objective`: per observation, Rodrigues rotation (first-order branch at θ = 0), perspective
  *   division, radial distortion, focal length and principal point, in ancillas that `~routine`
  *   uncomputes; the weighted reprojection errors and 1 − w² for every observation.
- * - `ba_rows`: the Jacobian form. Every observation has its own copy of its camera and point, so
- *   that one forward and one adjoint run of `loss = Σᵢ (row r of observation i's error)` yields
- *   row r's 15 non-zeros for every observation at once (the rows of different observations have
- *   disjoint columns in the copies). Two such sweeps per block give all reprojection rows; the
- *   weight rows are −2w. The intermediates of a block stay in a workspace.
+ * - `ba_block` (`examples.baBlockSource`): the Jacobian form, one observation as a block program.
+ *   `blockJacobian` runs it over per-observation copies of camera and point: by counts (2 rows,
+ *   15 columns) one reverse sweep carrying both rows, fused with each observation's forward run,
+ *   in one compiled loop; the weight rows are −2w.
  *
  * Both compute all p observations; the response is GradBench's compressed form.
  */
-import { examples, grad } from 'tenet'
+import { blockJacobian, examples } from 'tenet'
 import { compile, fn } from './compile.js'
 import { flat, int, num, record } from './input.js'
 import type { EvalModule, Prepared } from './types.js'
 
-const { baSource, BA_WORKSPACE: W } = examples
+const { baSource, baBlockSource, BA_WORKSPACE: W } = examples
 
 interface Instance {
   n: number
@@ -57,8 +56,6 @@ function parse(input: unknown): Instance {
   return { n, m, p, cams, X, w, feats, obs }
 }
 
-/** Observations per block of the Jacobian sweeps. */
-const BLOCK = 256
 /** Non-zeros per reprojection row: 11 camera, 3 point, 1 weight column. */
 const NZ = 15
 
@@ -83,46 +80,29 @@ export const ba: EvalModule = {
   jacobian(input): Prepared {
     const inst = parse(input)
     const { n, m, p } = inst
-    const rows = fn(compile(baSource), 'ba_rows')
-    const F = rows.core
-    const A = grad(rows, { loss: 0 }).adjoint.core
-    // per-observation copies of its camera and point (made once, like ADBench's blocks)
+    // one observation as a block program; the reprojection rows of all observations in one
+    // compiled loop (by counts: one reverse sweep carrying both rows), over per-observation copies
+    // of camera and point (made once, like ADBench's blocks)
+    const jac = blockJacobian(fn(compile(baBlockSource), 'ba_block'), {
+      sizes: [2, 11, 3, null, 2, W],
+      inputs: [1, 2, 3],
+      outputs: [0],
+      workspace: [5],
+    })
     const cam = new Float64Array(11 * p),
       pt = new Float64Array(3 * p)
     for (let i = 0; i < p; i++) {
       cam.set(inst.cams.subarray(11 * inst.obs[2 * i]!, 11 * inst.obs[2 * i]! + 11), 11 * i)
       pt.set(inst.X.subarray(3 * inst.obs[2 * i + 1]!, 3 * inst.obs[2 * i + 1]! + 3), 3 * i)
     }
-    const ws = new Float64Array(W * BLOCK),
-      gWs = new Float64Array(W * BLOCK)
-    const gCam = new Float64Array(11 * p),
-      gPt = new Float64Array(3 * p),
-      gW = new Float64Array(p),
-      gFeats = new Float64Array(2 * p)
-    // CSR: 2p rows of 15 entries, then p rows of 1
+    const r = new Float64Array(2 * p)
+    const args = [r, cam, pt, inst.w, inst.feats, null]
+    // CSR: 2p rows of 15 entries (ADBench's order is the block's), then p rows of 1
     const vals = new Float64Array(2 * NZ * p + p)
+    const rows = vals.subarray(0, 2 * NZ * p)
     return {
       run: () => {
-        for (let i0 = 0; i0 < p; i0 += BLOCK) {
-          const i1 = Math.min(p, i0 + BLOCK)
-          for (let row = 0; row < 2; row++) {
-            ws.fill(0)
-            F(0, row, i0, i1, cam, pt, inst.w, inst.feats, ws)
-            gCam.fill(0, 11 * i0, 11 * i1)
-            gPt.fill(0, 3 * i0, 3 * i1)
-            gW.fill(0, i0, i1)
-            gWs.fill(0)
-            A(F.results[0]!, row, i0, i1, cam, pt, inst.w, inst.feats, ws, 1, gCam, gPt, gW, gFeats, gWs, 0)
-            for (let i = i0; i < i1; i++) {
-              const o = (2 * i + row) * NZ
-              for (let j = 0; j < 11; j++) vals[o + j] = gCam[11 * i + j]!
-              vals[o + 11] = gPt[3 * i]!
-              vals[o + 12] = gPt[3 * i + 1]!
-              vals[o + 13] = gPt[3 * i + 2]!
-              vals[o + 14] = gW[i]!
-            }
-          }
-        }
+        jac.run(p, args, rows)
         for (let i = 0; i < p; i++) vals[2 * NZ * p + i] = -2 * inst.w[i]!
       },
       output: () => {

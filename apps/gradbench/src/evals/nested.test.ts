@@ -3,6 +3,7 @@
  * finite differences of the objectives they differentiate; the modes agree with each other.
  */
 import { describe, expect, it } from 'vitest'
+import { finiteDifference } from '@tenet/testing'
 import { particleFunctions } from './particle.js'
 import { saddleFunctions } from './saddle.js'
 
@@ -18,8 +19,7 @@ describe('particle: d cost / d w through the trajectory and the inner gradient',
     it(`${outer}${inner} matches central differences`, () => {
       const f = particleFunctions(outer, inner)
       for (const w of [0, 0.1, 0.25]) {
-        const h = 1e-6
-        const fd = (f.cost(w + h) - f.cost(w - h)) / (2 * h)
+        const [fd] = finiteDifference(([v]: number[]) => f.cost(v!), [w], 1e-6)
         const ad = f.derivative(w)
         expect(Math.abs(ad - fd)).toBeLessThan(1e-6 * Math.max(1, Math.abs(fd)))
       }
@@ -43,15 +43,8 @@ describe('saddle: ∇F for F(p₁) = max over p₂ of f(p₁, p₂), through the
       // F(p₁) = p₁·p₁ − p₂*·p₂*, where the ascent's path does not depend on p₁: ∇F = 2 p₁
       expect(g[0]).toBeCloseTo(1.4, 10)
       expect(g[1]).toBeCloseTo(-0.6, 10)
-      const h = 1e-6
-      for (let i = 0; i < 2; i++) {
-        const ap = a.slice(),
-          am = a.slice()
-        ap[i]! += h
-        am[i]! -= h
-        const fd = (F.value(ap) - F.value(am)) / (2 * h)
-        expect(Math.abs(g[i]! - fd)).toBeLessThan(1e-6)
-      }
+      const fd = finiteDifference((v) => F.value(Float64Array.from(v)), a, 1e-6)
+      for (let i = 0; i < 2; i++) expect(Math.abs(g[i]! - fd[i]!)).toBeLessThan(1e-6)
     })
   }
 })

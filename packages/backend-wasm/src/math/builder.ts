@@ -1,14 +1,14 @@
 /**
  * A small typed builder for the bodies of the in-module math routines: expressions are lazy
  * emitters of one value (`Ex`), statements are written into the function's body in order.
- * Only what the routines need: i32, i64 and f64 values, locals, `if`, `return`, calls of other
+ * Only what the routines need: i32, i64, f64 and v128 values (SIMD operations in `vector.ts`), locals, `if`, `return`, calls of other
  * routines, and the bit views of a double (its high and low 32-bit words, as the classic
  * algorithms read them).
  */
-import { Bytes, F64, I32, I64, type DefinedFunc, type ValType } from '../encoder.js'
+import { Bytes, F64, I32, I64, V128, type DefinedFunc, type ValType } from '../encoder.js'
 
 /** The value types a routine computes with. */
-export type T = 'i32' | 'i64' | 'f64'
+export type T = 'i32' | 'i64' | 'f64' | 'v128'
 
 /** A value: its type and the code that pushes it (emitted where the value is used). */
 export interface Ex {
@@ -21,7 +21,7 @@ export interface Var extends Ex {
   readonly local: number
 }
 
-const VT: Record<T, ValType> = { i32: I32, i64: I64, f64: F64 }
+const VT: Record<T, ValType> = { i32: I32, i64: I64, f64: F64, v128: V128 }
 
 // opcodes (the binary format's numbering) by operation and type
 const BIN: Record<string, Partial<Record<T, number>>> = {

@@ -9,8 +9,10 @@ import { Routine, type T } from './builder.js'
 import { buildAsin, buildAcos } from './asin.js'
 import { buildAtan, buildAtan2 } from './atan.js'
 import { buildExp, buildExpm1 } from './exp.js'
+import { buildExpF64x2 } from './exp-f64x2.js'
 import { buildCosh, buildSinh, buildTanh } from './hyperbolic.js'
 import { buildLog } from './log.js'
+import { buildLogF64x2 } from './log-f64x2.js'
 import { buildPow } from './pow.js'
 import { build2opi, buildCos, buildRemPio2Huge, buildSin, buildSincos, buildTan } from './trig.js'
 
@@ -45,6 +47,27 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
   __sincos: { params: ['f64'], results: ['f64', 'f64'], build: buildSincos },
   __rem_pio2_huge: { params: ['f64'], results: ['i32', 'f64', 'f64'], build: buildRemPio2Huge },
   __2opi: { params: ['i32'], results: ['i64'], build: build2opi },
+  __exp_f64x2: { params: ['v128'], results: ['v128'], build: buildExpF64x2 },
+  __log_f64x2: { params: ['v128'], results: ['v128'], build: buildLogF64x2 },
+}
+
+/**
+ * The f64x2 routine of a math function, where there is one: it computes both lanes as the
+ * scalar routine does (the same doubles), for lane pairs (\`lanes.ts\`) and paired loops. \`auto\`:
+ * used under the default choice (\`'auto'\`), where a paired loop measured faster than the scalar
+ * routine twice (\`bench/math.bench.mjs\`, see the README); \`'module'\` uses every one.
+ */
+export const VECTOR_MATH: Readonly<Record<string, { routine: string; auto: boolean }>> = {
+  exp: { routine: '__exp_f64x2', auto: true },
+  // a paired loop of log measured no faster than the scalar routine (median ratios 1.01–1.13)
+  log: { routine: '__log_f64x2', auto: false },
+}
+
+/** The f64x2 routine standing for math function \`name\` under \`choice\`, if any. */
+export function vectorRoutine(name: string, choice: MathChoice): string | undefined {
+  if (!Object.hasOwn(VECTOR_MATH, name) || choice === 'import') return undefined
+  const v = VECTOR_MATH[name]!
+  return choice === 'module' || v.auto ? v.routine : undefined
 }
 
 /** The JS function each public routine stands for. */

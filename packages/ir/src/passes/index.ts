@@ -4,10 +4,13 @@
  *
  * - `unroll` — short loops with a literal range become copies of their body (always: exact);
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
+ * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
+ *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off).
  *
- * The two that run only without checks would weaken what a check sees (a float scalar's
+ * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
  * check verifies).
  */
@@ -15,17 +18,21 @@ import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
-import { deadAncillas } from './dead-ancillas.js'
+import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
+import { hoistInvariants } from './hoist-invariants.js'
+import { dropZeroUpdates } from './zero-updates.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
+export { hoistInvariants, writtenNames } from './hoist-invariants.js'
+export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
-export const PASS_NAMES = ['unroll', 'scalar-arrays', 'dead-ancillas'] as const
+export const PASS_NAMES = ['unroll', 'scalar-arrays', 'hoist-invariants', 'zero-updates', 'dead-ancillas'] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
@@ -38,13 +45,21 @@ export function optimize(
   options: CompileOptions,
   only?: readonly PassName[],
 ): { program: Program; inverses: Map<string, FunctionDef> } {
-  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || !options.checks)
+  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
   }
   if (on('unroll')) each(unrollLoops)
   if (on('scalar-arrays')) each(scalarReplaceArrays)
+  if (on('hoist-invariants')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => hoistInvariants(f, effectful))
+  }
+  if (on('zero-updates')) {
+    const writes = program.writes
+    each((d) => dropZeroUpdates(d, writes))
+  }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
   return { program, inverses }
 }

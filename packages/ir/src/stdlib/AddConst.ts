@@ -8,6 +8,8 @@ export const AddConst = bijection({
   roles: ['inout', 'in'],
   apply: (a, c) => [a + c],
   inverse: 'SubConst',
+  // Taylor mode: a's coefficients gain c's
+  taylor: { map: ['a + c'] },
   // ∂(a + c)/∂c = 1; g_a passes through
   adjoint: 'g_c += g_a',
   tangent: 't_a += t_c',

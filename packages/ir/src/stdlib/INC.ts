@@ -8,6 +8,8 @@ export const INC = bijection({
   roles: ['inout'],
   apply: (a) => [a + 1],
   inverse: 'DEC',
+  // Taylor mode: a constant shift moves only the value
+  taylor: { map: ['a + 1.0'] },
   // adjoint: the derivative is 1, so the gradient passes through unchanged (an empty snippet)
   adjoint: '',
   // tangent: a ± 1 leaves the tangent as it is (an empty snippet; not selfAdjoint, which would add 1 to it)

@@ -8,6 +8,8 @@ export const INV = selfInverse({
   roles: ['inout'],
   types: ['float'],
   apply: (a) => [1 / a],
+  // Taylor mode: the series of 1/a
+  taylor: { map: ['1.0 / a'] },
   // adjoint: g_a ← −g_a / a² (with a restored), through an ancilla that is uncomputed exactly
   adjoint: 's <- 0.0\nSWAP(s, g_a)\ng_a -= s / (a * a)\ns += g_a * (a * a)\ns -> 0.0',
   // tangent: t_a ← −t_a · a² (a is the new value 1/a), through an ancilla freed unchecked (it holds −t_a / a² exactly)

@@ -9,6 +9,8 @@ export const IROT = bijection({
   types: ['float', 'float', 'float'],
   apply: (a, b, t) => [Math.cos(t) * a + Math.sin(t) * b, -Math.sin(t) * a + Math.cos(t) * b],
   inverse: 'ROT',
+  // Taylor mode: the new values over the old ones (linear in a, b)
+  taylor: { map: ['cos(t) * a + sin(t) * b', 'cos(t) * b - sin(t) * a'], linear: true },
   // adjoint: ∂/∂θ of the rotated pair, then the transposed rotation (ROT) of the gradients
   adjoint: 'g_t += g_a * (cos(t) * b - sin(t) * a) - g_b * (cos(t) * a + sin(t) * b)\nROT(g_a, g_b, t)',
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = b', ∂b'/∂θ = −a'

@@ -9,6 +9,8 @@ export const ROT = bijection({
   types: ['float', 'float', 'float'],
   apply: (a, b, t) => [Math.cos(t) * a - Math.sin(t) * b, Math.sin(t) * a + Math.cos(t) * b],
   inverse: 'IROT',
+  // Taylor mode: the new values over the old ones (linear in a, b: by a constant angle each coefficient is rotated)
+  taylor: { map: ['cos(t) * a - sin(t) * b', 'sin(t) * a + cos(t) * b'], linear: true },
   // adjoint: ∂/∂θ of the rotated pair, then the transposed (inverse) rotation of the gradients
   adjoint: 'g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)\nIROT(g_a, g_b, t)',
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = −b', ∂b'/∂θ = a' (a, b the new values)

@@ -8,6 +8,8 @@ export const SubConst = bijection({
   roles: ['inout', 'in'],
   apply: (a, c) => [a - c],
   inverse: 'AddConst',
+  // Taylor mode: a's coefficients lose c's
+  taylor: { map: ['a - c'] },
   // ∂(a − c)/∂c = −1; g_a passes through
   adjoint: 'g_c -= g_a',
   tangent: 't_a -= t_c',

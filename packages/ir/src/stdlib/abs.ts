@@ -10,7 +10,19 @@ export const abs = unary({
     // the sign: piecewise constant, so its own derivative is zero
     {
       piecewise: (x) => (x > 0 ? 1 : x < 0 ? -1 : 0),
-      emit: { cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)` },
+      // (x > 0) − (x < 0): 1, −1, or 0 (at ±0 and NaN)
+      emit: {
+        cpu: (x) => `((${x}) > 0 ? 1 : (${x}) < 0 ? -1 : 0)`,
+        wasm: (w) => {
+          w.arg(0)
+          w.const(0)
+          w.op('gt')
+          w.arg(0)
+          w.const(0)
+          w.op('lt')
+          w.op('sub')
+        },
+      },
       partials: ['0.0'],
     },
   ],

@@ -6,6 +6,8 @@ export const abs2 = unary({
   description: 'squared absolute value',
   evaluate: (x) => x * x,
   partials: ['2.0 * x'],
+  // the Cauchy square of x's series
+  taylor: { expression: 'x * x' },
   emit: {
     cpu: (x) => `((${x}) * (${x}))`,
     wasm: (w) => {

@@ -6,5 +6,7 @@ export const identity = unary({
   description: 'the identity, y += identity(x) adds x',
   evaluate: (x) => x,
   partials: ['1.0'],
+  // the series of x itself
+  taylor: { expression: 'x' },
   emit: { cpu: (x) => `(${x})`, wasm: 'identity', wgsl: (x) => `(${x})` },
 })

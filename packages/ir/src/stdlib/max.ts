@@ -10,12 +10,22 @@ export const max = binary({
   partials: [
     {
       piecewise: (a, b) => (a >= b ? 1 : 0),
-      emit: { cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)` },
+      emit: { cpu: (a, b) => `((${a}) >= (${b}) ? 1 : 0)`, wasm: 'ge' },
       partials: ['0.0', '0.0'],
     },
     {
       piecewise: (a, b) => (a >= b ? 0 : 1),
-      emit: { cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)` },
+      emit: {
+        cpu: (a, b) => `((${a}) >= (${b}) ? 0 : 1)`,
+        // 1 − (ge) on wasm
+        wasm: (w) => {
+          w.const(1)
+          w.arg(0)
+          w.arg(1)
+          w.op('ge')
+          w.op('sub')
+        },
+      },
       partials: ['0.0', '0.0'],
     },
   ],

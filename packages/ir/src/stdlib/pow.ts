@@ -18,5 +18,7 @@ export const pow = binary({
       partials: ['pow(x, p - 1.0) * (p * log(x) + 1.0)', 'pow(x, p) * (log(x) * log(x))'],
     },
   ],
+  // the series of the operator `x ** p`: a·z′ = p·z·a′ for a constant exponent (a product for 2), exp(p log x) otherwise
+  taylor: { expression: 'x ** p' },
   emit: { cpu: (x, p) => `Math.pow(${x}, ${p})`, wasm: { math: 'pow' }, wgsl: (x, p) => `tenet_pow(${x}, ${p})` },
 })

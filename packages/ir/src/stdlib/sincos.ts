@@ -13,6 +13,8 @@ export const sincos = bijection({
   types: ['float', 'float', 'float'],
   apply: (s, c, x) => [s + Math.sin(x), c + Math.cos(x)],
   inverse: 'sincos_inverse',
+  // Taylor mode: s and c gain the series of sin x and cos x
+  taylor: { map: ['s + sin(x)', 'c + cos(x)'] },
   // the outputs' gradients pass through; x collects g_s·cos x − g_c·sin x
   adjoint: 'g_x += g_s * cos(x) - g_c * sin(x)',
   tangent: 't_s += cos(x) * t_x\nt_c -= sin(x) * t_x',

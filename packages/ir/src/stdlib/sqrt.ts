@@ -6,5 +6,7 @@ export const sqrt = unary({
   description: 'square root',
   evaluate: (x) => Math.sqrt(x),
   partials: ['0.5 / sqrt(x)'],
+  // y′ = x′ / (2y)
+  taylor: { ode: ['0.5 / y'] },
   emit: { cpu: (x) => `Math.sqrt(${x})`, wasm: 'sqrt', wgsl: (x) => `tenet_sqrt(${x})` },
 })

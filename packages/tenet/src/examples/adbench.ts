@@ -122,6 +122,25 @@ ${baProjection(
 }
 `
 
+/**
+ * One BA observation as a block program for `blockJacobian`: its residual pair `r` (2), camera
+ * (11), point (3), weight, feature (2), and its intermediates in the per-block workspace `ws`
+ * (`BA_WORKSPACE`, written at literal indices, so the block Jacobian keeps them in scalars). The
+ * Jacobian block of inputs 1–3 (camera, point, weight: 15 columns) and output 0 (2 rows) is
+ * ADBench's layout of the observation's two rows.
+ */
+export const baBlockSource = `
+fn ba_block(r: f64[], cam: f64[], pt: f64[], w: f64, feat: f64[], ws: f64[]) {
+${baProjection(
+  (n) => `ws[${BA_INTERMEDIATES.indexOf(n)}]`,
+  (j) => `cam[${j}]`,
+  (j) => `pt[${j}]`,
+)}
+  r[0] += w * (ws[${BA_INTERMEDIATES.indexOf('u')}] * ws[${BA_INTERMEDIATES.indexOf('L')}] * cam[6] + cam[7] - feat[0])
+  r[1] += w * (ws[${BA_INTERMEDIATES.indexOf('v')}] * ws[${BA_INTERMEDIATES.indexOf('L')}] * cam[6] + cam[8] - feat[1])
+}
+`
+
 /** exp of the log-diagonal of each component's Q and its per-component sums (once per evaluation). */
 export const gmmQSource = `
 fn gmm_q(unused: f64, d: i32, k: i32, icf: f64[], qdiag: f64[], sumq: f64[]) {

@@ -2,7 +2,8 @@ import { unary } from '../index.js'
 
 /**
  * `cube(x)` = x³, a user primitive in one file: its value, its derivative as Tenet expression
- * text (so it has second derivatives: Hessians, forward mode through its gradient), and its
+ * text (so it has second derivatives: Hessians, forward mode through its gradient, and Taylor
+ * mode, whose rule Taylor mode derives from it: y′ = 3x²·x′), and its
  * lowerings for the cpu backend (a JS expression) and the wasm backend (an emitter function).
  */
 export const cube = unary({

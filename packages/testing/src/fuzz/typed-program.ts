@@ -37,11 +37,18 @@ export interface RealProgramOptions {
   maxStatements?: number
   /**
    * The unary functions expressions call (default `['sin', 'cos']`). A wider set (`exp`,
-   * `tanh`, `atan`, …) exercises more of a backend's math library.
+   * `tanh`, `atan`, …) exercises more of a backend's math library. An entry with `#` is a
+   * template, `#` standing for the argument (`'sqrt(1.0 + # * #)'`): a function kept inside
+   * its domain.
    */
   functions?: string[]
   /** Also emit `/` in expressions (default false; a division by a value near 0 grows fast). */
   division?: boolean
+  /**
+   * Only programs `@tenet/ad` can differentiate (default false): calls pass variables and
+   * literals, never expressions, as real arguments.
+   */
+  differentiable?: boolean
 }
 
 /** A generated real-valued program. */
@@ -110,7 +117,11 @@ class RealGenerator {
     noArray ||= !s.array
     if (depth > 0 && this.rng.chance(0.55)) {
       const k = this.rng.int(0, 9)
-      if (k < 2) return `${this.rng.pick(this.opts.functions)}(${this.expr(s, depth - 1, avoid, noArray)})`
+      if (k < 2) {
+        const f = this.rng.pick(this.opts.functions)
+        const arg = this.expr(s, depth - 1, avoid, noArray)
+        return f.includes('#') ? f.replaceAll('#', `(${arg})`) : `${f}(${arg})`
+      }
       const op = this.rng.pick(this.opts.division ? ['+', '-', '*', '*', '/'] : ['+', '-', '*', '*'])
       return `(${this.expr(s, depth - 1, avoid, noArray)} ${op} ${this.expr(s, depth - 1, avoid, noArray)})`
     }
@@ -265,9 +276,11 @@ class RealGenerator {
 
   private g(s: Scope): string[] {
     const a = this.rng.pick(s.writable)
-    const b = this.rng.chance(0.5)
-      ? this.expr(s, 1, a, true)
-      : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
+    // an expression argument has no variable for its gradient: the AD transform rejects it
+    const b =
+      this.rng.chance(0.5) && !this.opts.differentiable
+        ? this.expr(s, 1, a, true)
+        : this.rng.pick([...s.readable.filter((v) => v !== a), this.literal()])
     return [`${this.rng.chance(0.3) ? '~' : ''}g(${a}, ${b}, ${s.array})`]
   }
 
@@ -290,6 +303,7 @@ export function randomRealProgram(seed: number, options: RealProgramOptions = {}
     maxStatements: options.maxStatements ?? 14,
     functions: options.functions ?? ['sin', 'cos'],
     division: options.division ?? false,
+    differentiable: options.differentiable ?? false,
   }
   const rng = new Random(seed)
   const fns: string[] = []
@@ -354,4 +368,58 @@ export function randomRealArgs(
   const rng = new Random(seed)
   const real = () => Math.round((rng.next() * 2 - 1) * 2 ** 20) / 2 ** 20 // on every fixed grid too
   return [real(), real(), real(), real(), rng.int(0, 3), Float64Array.from({ length: program.arrayLength }, real)]
+}
+
+/** Smooth functions kept inside their domains: the default of `randomRealExpressions`. */
+export const SMOOTH_FUNCTIONS = [
+  'sin',
+  'cos',
+  'tanh',
+  'atan',
+  'exp(0.3 * tanh(#))',
+  'sqrt(1.0 + # * #)',
+  'log(2.0 + sin(#))',
+]
+
+/** What `randomRealExpressions` returns. */
+export interface RealExpressions {
+  /** A random pure expression over the names in `vars` (which may be array elements, `x[i]`), nested up to `depth`. */
+  expr(vars: readonly string[], depth: number): string
+  /** A uniform number in [0, 1) from the same seeded stream. */
+  rnd(): number
+  /** One of `items`, from the same stream. */
+  pick<T>(items: readonly T[]): T
+}
+
+/**
+ * Random real-valued expressions from the generator of `randomRealProgram` (the same
+ * expressions its statements use), for tests that write their own program around them. The
+ * default functions are smooth everywhere (`SMOOTH_FUNCTIONS`), so every expression is
+ * differentiable at every point.
+ */
+export function randomRealExpressions(
+  seed: number,
+  options: Pick<RealProgramOptions, 'type' | 'functions' | 'division'> = {},
+): RealExpressions {
+  const rng = new Random(seed)
+  const opts = {
+    stacks: false,
+    recursion: false,
+    maxStatements: 0,
+    functions: options.functions ?? SMOOTH_FUNCTIONS,
+    division: options.division ?? false,
+    differentiable: true,
+  }
+  const gen = new RealGenerator(rng, options.type ?? 'f64', opts, 0, { g: false, r: false })
+  return {
+    expr: (vars, depth) =>
+      gen.expr(
+        { writable: [], readable: [...vars], ints: new Map(), arrayWritable: false, array: '', depth: 0 },
+        depth,
+        '',
+        true,
+      ),
+    rnd: () => rng.next(),
+    pick: (items) => rng.pick(items),
+  }
 }

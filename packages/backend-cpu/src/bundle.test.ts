@@ -9,7 +9,7 @@ import {
   randomRealArgs,
   randomRealProgram,
   sameBits,
-} from './index.js'
+} from '@tenet/testing'
 
 const cpu = backendUnderTest(cpuBackend, { checks: false })
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, referenceBackend } from './index.js'
+import { backendUnderTest, referenceBackend } from '@tenet/testing'
 
 const backends = [referenceBackend(), backendUnderTest(cpuBackend)]
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, randomProgram, roundTripProblems } from './index.js'
+import { backendUnderTest, randomProgram, roundTripProblems } from '@tenet/testing'
 
 /** Random programs in this file (the conformance file runs as many others in parallel). */
 const PROGRAMS = 2000

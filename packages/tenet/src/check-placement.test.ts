@@ -1,12 +1,11 @@
 /**
- * Error parity of the run-time check catalog (`RUNTIME_CHECKS` of `@tenet/ir`): one program per
- * check, run on the interpreter, the cpu backend and the wasm backend, must fail with the same
- * code, the same message and the same source location on each. Every catalog entry has a case
- * here or says why it cannot run on all three.
+ * Where the `insert-checks` pass places the run-time checks, and what `hoist-bounds` does to
+ * them, seen from outside: each program fails (or runs) alike on the interpreter, the cpu backend
+ * and the wasm backend. (The error parity of every catalog entry is part of the conformance
+ * suite, `@tenet/testing`.)
  */
 import { describe, expect, it } from 'vitest'
 import { wasmBackend } from '@tenet/backend-wasm'
-import { RUNTIME_CHECKS, type RuntimeCheck } from '@tenet/ir'
 import { createRegistry, rev, TenetError, type TenetModule } from './index.js'
 
 const registry = createRegistry().registerBackend(wasmBackend)
@@ -17,39 +16,6 @@ const engines = {
 }
 const compile = (tag: (typeof engines)[keyof typeof engines], src: string): TenetModule =>
   tag([src] as unknown as TemplateStringsArray)
-
-/** Per check: a program and a call that fails it; `wasm: false` where the wasm backend cannot compile the program (stacks). */
-const cases: Record<RuntimeCheck, { src: string; call: (m: TenetModule) => unknown; wasm?: false } | { only: string }> =
-  {
-    outOfBounds: { src: 'fn f(y: f64, x: f64[], i: i32) { y += x[i] }', call: (m) => m.f!(0, new Float64Array(2), 5) },
-    alias: { src: 'fn f(x: f64[], i: i32, j: i32) { x[i] += x[j] }', call: (m) => m.f!(new Float64Array(2), 1, 1) },
-    dealloc: { src: 'fn f(y: f64, x: f64) {\n  t <- 0.0\n  t += x\n  y += t\n  t -> 0.0\n}', call: (m) => m.f!(0, 2) },
-    deallocArray: {
-      src: 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t[0] += 1.0\n  t -> zeros(n)\n}',
-      call: (m) => m.f!(0, 2),
-    },
-    deallocStack: {
-      src: 'fn f(y: f64) {\n  s: stack<f64> <- []\n  push(s, y)\n  s -> []\n}',
-      call: (m) => m.f!(0),
-      wasm: false,
-    },
-    postIf: { src: 'fn f(x: f64) { if (x > 0.0, ~) { x -= 5.0 } }', call: (m) => m.f!(1) },
-    postWhileStart: { src: 'fn f(x: i32, n: i32) { while (x < n, x > 0) { x += 1 } }', call: (m) => m.f!(1, 3) },
-    postWhileIteration: { src: 'fn f(x: i32, n: i32) { while (x < n, x > 5) { x += 1 } }', call: (m) => m.f!(0, 3) },
-    emptyStack: { src: 'fn f(s: stack<f64>, y: f64) { pop(s, y) }', call: (m) => m.f!([], 0), wasm: false },
-    popNonzero: { src: 'fn f(s: stack<f64>, y: f64) { pop(s, y) }', call: (m) => m.f!([1], 2), wasm: false },
-    zeroStep: { src: 'fn f(y: f64, k: i32) { for i in 0..10 by k { y += 1.0 } }', call: (m) => m.f!(0, 0) },
-    loopRange: { src: 'fn f(y: f64, n: i32) { for i in 0..n { n += 1 } }', call: (m) => m.f!(0, 3) },
-    arrayLength: {
-      src: 'fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t -> zeros(n)\n}',
-      call: (m) => m.f!(0, -1),
-    },
-    tooLarge: {
-      only: 'wasm: its linear memory addresses 2 GiB (a JS typed array of that length is a JS RangeError nowhere)',
-    },
-    cannotGrow: { only: 'wasm: its linear memory has a maximum; a JS engine has no such limit to test' },
-    zeroFactor: { src: 'fn f(y: f64, x: f64) { y *= x * 2.0 }', call: (m) => m.f!(1, 0) },
-  }
 
 /** `code | message` of what `f` throws (a TenetError with a location). */
 function failure(f: () => unknown): string {
@@ -62,26 +28,6 @@ function failure(f: () => unknown): string {
   }
   throw new Error('expected a run-time error, but none was thrown')
 }
-
-describe('run-time checks: one catalog, the same error on every engine', () => {
-  it('every catalog entry has a case', () => {
-    expect(Object.keys(cases).sort()).toEqual(Object.keys(RUNTIME_CHECKS).sort())
-  })
-
-  for (const [check, c] of Object.entries(cases)) {
-    if ('only' in c) continue
-    it(`${check}: interpreter, cpu${c.wasm === false ? '' : ' and wasm'} agree`, () => {
-      const got: Record<string, string> = {}
-      for (const [name, tag] of Object.entries(engines)) {
-        if (name === 'wasm' && c.wasm === false) continue
-        got[name] = failure(() => c.call(compile(tag, c.src)))
-      }
-      const first = Object.values(got)[0]!
-      expect(first.split(' | ')[0]).toMatch(/^runtime\//)
-      for (const [name, g] of Object.entries(got)) expect(g, name).toBe(first)
-    })
-  }
-})
 
 /**
  * The same checks where the `insert-checks` pass must place them with care: an element written,

@@ -11,7 +11,7 @@ import {
   referenceBackend,
   Random,
   type FuzzBackend,
-} from './index.js'
+} from '@tenet/testing'
 
 const reference: FuzzBackend = referenceBackend()
 const cpu: FuzzBackend = backendUnderTest(cpuBackend)

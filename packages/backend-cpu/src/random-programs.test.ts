@@ -9,7 +9,7 @@ import {
   runConformance,
   sameBits,
   type BackendUnderTest,
-} from './index.js'
+} from '@tenet/testing'
 
 /** Random programs in this file (the round-trip file runs as many others in parallel). */
 const PROGRAMS = 2000

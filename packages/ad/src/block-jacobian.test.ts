@@ -1,0 +1,227 @@
+import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
+import { createRegistry, parse, TenetError } from '@tenet/ir'
+import { compileModule, interpreterBackend, type TenetFunction } from '@tenet/reversible'
+import { describe, expect, it } from 'vitest'
+import { blockJacobian, jacobian, type BlockJacobianOptions } from './index.js'
+import { expectClose, randomExpressions } from './test-util.js'
+
+const registry = () =>
+  createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
+
+const compile = (text: string, backend: string, checks: boolean) =>
+  compileModule(parse({ text, name: 'test' }), { registry: registry(), backend, checks })
+
+/** Block sizes of the generated programs' parameters: r: f64[2], x: f64[3], s: f64, q: f64, k: i32, ws: f64[4]. */
+const SIZES = [2, 3, null, null, null, 4]
+
+/**
+ * A random block program over one block `blk(r, x, s, q, k, ws)`: workspace elements computed at
+ * literal indices, residuals from them, a written scalar, a loop over x (indices not literal), a
+ * branch, a routine with an ancilla, ROT, and a call of a function on elements.
+ */
+function blockProgram(seed: number): string {
+  const { rnd, pick, expr } = randomExpressions(seed)
+  const lines: string[] = []
+  const known = ['x[0]', 'x[1]', 'x[2]', 'q']
+  for (let j = 0; j < 4; j++) {
+    if (rnd() < 0.8) {
+      lines.push(`ws[${j}] += ${expr(known, 3)}`)
+      known.push(`ws[${j}]`)
+    }
+  }
+  const n = 2 + Math.floor(rnd() * 4)
+  for (let t = 0; t < n; t++) {
+    const kind = rnd()
+    const target = pick(['r[0]', 'r[1]'])
+    if (kind < 0.35) lines.push(`${target} ${rnd() < 0.7 ? '+=' : '-='} ${expr([...known, 's'], 3)}`)
+    else if (kind < 0.5) lines.push(`s += ${expr(known, 2)} * f64(k)`)
+    else if (kind < 0.65) lines.push(`for i in 0..len(x) { ${target} += ${expr(['x[i]', 's', 'q'], 2)} }`)
+    else if (kind < 0.8)
+      lines.push(`if (q > 0.1, ~) { ${target} += ${expr([...known, 's'], 2)} } else { ${target} -= ${expr(known, 2)} }`)
+    else if (kind < 0.85) {
+      const e = expr(known, 2)
+      lines.push(`t <- 0.0`, `t += ${e}`, `${target} += t * ${expr(['s', 'x[1]'], 1)}`, `t -= ${e}`, `t -> 0.0`)
+    } else if (kind < 0.91) lines.push('ROT(r[0], r[1], q)')
+    else lines.push(`h(${target}, x[${Math.floor(rnd() * 3)}], q)`)
+  }
+  lines.push(`r[0] += ${expr([...known, 's'], 2)}`)
+  return `fn h(a: f64, b: f64, c: f64) {\n  a += b * sin(c)\n  b += exp(0.5 * c)\n}\nfn blk(r: f64[], x: f64[], s: f64, q: f64, k: i32, ws: f64[]) {\n  ${lines.join('\n  ')}\n}`
+}
+
+/** n blocks of random arguments (r starts nonzero; q on both sides of the branch). */
+function batchedArgs(n: number, seed: number) {
+  let s = seed
+  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1
+  return {
+    r: Float64Array.from({ length: 2 * n }, rnd),
+    x: Float64Array.from({ length: 3 * n }, rnd),
+    s: Float64Array.from({ length: n }, rnd),
+    q: Float64Array.from({ length: n }, rnd),
+    k: 3,
+  }
+}
+
+type Batched = ReturnType<typeof batchedArgs>
+
+/** Block b's arguments of `blk` (workspace zero). */
+const blockArgs = (a: Batched, b: number): unknown[] => [
+  a.r.slice(2 * b, 2 * b + 2),
+  a.x.slice(3 * b, 3 * b + 3),
+  a.s[b]!,
+  a.q[b]!,
+  a.k,
+  new Float64Array(4),
+]
+
+/** The final values of the parameters `outputs` of `blk` on `args` (arrays flattened in order). */
+function outputsOf(f: TenetFunction, args: unknown[], outputs: number[]): number[] {
+  const copy = args.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v))
+  const res = f(...copy)
+  return outputs.flatMap((p) => {
+    const v = res[p]
+    return typeof v === 'number' ? [v] : Array.from(v as Float64Array)
+  })
+}
+
+/** Central differences of `blk`'s outputs with respect to its inputs at one block (rows × columns, row-major). */
+function finiteDifferences(f: TenetFunction, args: unknown[], inputs: number[], outputs: number[]): number[] {
+  const cols: Array<[number, number]> = []
+  for (const p of inputs) {
+    const v = args[p]
+    if (typeof v === 'number') cols.push([p, -1])
+    else for (let e = 0; e < (v as Float64Array).length; e++) cols.push([p, e])
+  }
+  const h = 1e-6
+  const columns = cols.map(([p, e]) => {
+    const at = (d: number) => {
+      const a = args.map((v) => (ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v))
+      if (e < 0) a[p] = (a[p] as number) + d
+      else (a[p] as Float64Array)[e]! += d
+      return outputsOf(f, a, outputs)
+    }
+    const up = at(h),
+      down = at(-h)
+    return up.map((u, i) => (u - down[i]!) / (2 * h))
+  })
+  const nr = columns[0]!.length
+  const J: number[] = []
+  for (let r = 0; r < nr; r++) for (const c of columns) J.push(c[r]!)
+  return J
+}
+
+const configs = [
+  { backend: 'cpu', checks: true },
+  { backend: 'cpu', checks: false },
+  { backend: 'interpreter', checks: true },
+  { backend: 'wasm', checks: false },
+] as const
+
+describe.each(configs)(
+  'block Jacobians of random blocked programs ($backend, checks $checks)',
+  ({ backend, checks }) => {
+    it('match the per-block `jacobian` (1e-12) and central differences (1e-6), forward and reverse, across chunks', () => {
+      const n = 7
+      const sources: string[] = []
+      for (let seed = 1; seed <= 5; seed++) {
+        const src = blockProgram(seed * 7919 + (checks ? 1 : 2))
+        sources.push(src)
+        const m = compile(src, backend, checks)
+        const f = m.blk!
+        const a = batchedArgs(n, seed)
+        const args = [a.r, a.x, a.s, a.q, a.k, null]
+        const before = [a.r.slice(), a.x.slice(), a.s.slice(), a.q.slice()]
+        const shapes: Array<Pick<BlockJacobianOptions, 'inputs' | 'outputs'>> = [
+          { inputs: [1, 2, 3], outputs: [0, 2] },
+          { inputs: [1], outputs: [0] },
+        ]
+        let J: Float64Array = new Float64Array(0)
+        for (const shape of shapes) {
+          const inputs = shape.inputs!,
+            outputs = shape.outputs!
+          const refs = Array.from({ length: n }, (_, b) => jacobian(f, blockArgs(a, b), { inputs, outputs }))
+          const modes = shape === shapes[0] ? (['forward', 'reverse', 'auto'] as const) : (['reverse'] as const)
+          for (const mode of modes) {
+            const width = mode === 'auto' ? undefined : 1 + (seed % 3)
+            const bj = blockJacobian(f, { sizes: SIZES, workspace: [5], ...shape, mode, chunk: 3, width })
+            const Jm = bj.run(n, args)
+            const B = bj.plan.rows * bj.plan.columns
+            expect(Jm.length).toBe(n * B)
+            for (let b = 0; b < n; b++)
+              expectClose(Jm.subarray(b * B, (b + 1) * B), refs[b]!, 1e-12, `${src}\n${mode} block ${b}`)
+            if (mode === 'auto') J = Jm
+          }
+        }
+        // the caller's arrays are left as they were
+        expect([a.r, a.x, a.s, a.q]).toEqual(before)
+        // central differences on two blocks (inputs x, s, q; outputs r, s)
+        for (const b of [0, n - 1]) {
+          const fd = finiteDifferences(f, blockArgs(a, b), [1, 2, 3], [0, 2])
+          expectClose(J.subarray(b * 15, (b + 1) * 15), fd, 1e-6, `${src}\nfinite differences, block ${b}`)
+        }
+      }
+      // the programs include a call on elements and a loop over a block's array
+      expect(sources.some((t) => /\n {2}h\(/.test(t))).toBe(true)
+      expect(sources.some((t) => t.includes('for i in 0..len(x)'))).toBe(true)
+    })
+  },
+)
+
+describe('blockJacobian', () => {
+  const m = compile(
+    `fn one(r: f64[], x: f64[], k: i32) {
+       r[0] += sin(x[0]) * x[1] + f64(k)
+       r[1] += x[0] * x[0] * x[2]
+     }
+     fn many(r: f64[], x: f64[]) {
+       for j in 0..len(r) { r[j] += x[0] * f64(j) + x[1] * x[1] }
+     }
+     fn whole(r: f64[], x: f64[]) { many(r, x) }
+     fn writesK(r: f64[], x: f64[], k: i32) { r[0] += x[0]
+       k += 1 }`,
+    'cpu',
+    false,
+  )
+
+  it('chooses the cheaper mode by counting rows and columns, and says so', () => {
+    // 2 rows, 3 columns: reverse ⌈2/2⌉·4 = 4 vs forward ⌈3/3⌉·4 = 4 (ties go forward)
+    const tie = blockJacobian(m.one!, { sizes: [2, 3, null], inputs: [1] })
+    expect(tie.plan.mode).toBe('forward')
+    // 6 rows, 2 columns: forward ⌈2/2⌉·3 = 3 < reverse ⌈6/6⌉·8 = 8
+    const tall = blockJacobian(m.many!, { sizes: [6, 2], inputs: [1], outputs: [0] })
+    expect([tall.plan.mode, tall.plan.width, tall.plan.sweeps]).toEqual(['forward', 2, 1])
+    // 1 row, 40 columns: reverse
+    const wide = blockJacobian(m.one!, { sizes: [2, 40, null], inputs: [1], outputs: [0] })
+    expect(wide.plan.mode).toBe('reverse')
+    expect(wide.plan.toString()).toMatch(/block Jacobian of `one` \(2 rows × 40 columns per block\): reverse/)
+    expect(wide.plan.toString()).toMatch(/by counts: forward ⌈40\/8⌉·\(1 \+ 8\) = 45, reverse ⌈2\/2⌉·\(2 \+ 2\) = 4/)
+    const asked = blockJacobian(m.one!, { sizes: [2, 3, null], inputs: [1], mode: 'reverse' })
+    expect(asked.plan.toString()).toMatch(/asked for/)
+    // the values: x = (0.5, 2, 3), k = 1 (shared)
+    const J = asked.run(1, [new Float64Array(2), Float64Array.of(0.5, 2, 3), 1])
+    expectClose(J, [Math.cos(0.5) * 2, Math.sin(0.5), 0, 2 * 0.5 * 3, 0, 0.25], 1e-15)
+    expect(asked.run(0, [new Float64Array(0), new Float64Array(0), 1])).toEqual(new Float64Array(0))
+  })
+
+  it('rejects bad shapes, arguments and programs with clear errors', () => {
+    const code = (f: () => unknown) => {
+      try {
+        f()
+      } catch (e) {
+        return TenetError.isInstance(e) ? e.code : String(e)
+      }
+      return 'no error'
+    }
+    expect(code(() => blockJacobian(m.one!, { sizes: [2, 3] }))).toBe('ad/argument')
+    expect(code(() => blockJacobian(m.one!, { sizes: [2, 0, null] }))).toBe('ad/argument')
+    expect(code(() => blockJacobian(m.one!, { sizes: [2, 3, null], inputs: [2] }))).toBe('ad/argument')
+    expect(code(() => blockJacobian(m.writesK!, { sizes: [1, 1, null] }))).toBe('ad/argument')
+    expect(code(() => blockJacobian(m.whole!, { sizes: [2, 2] }))).toBe('ad/unsupported')
+    const ok = blockJacobian(m.one!, { sizes: [2, 3, null] })
+    expect(code(() => ok.run(2, [new Float64Array(4), new Float64Array(5), 1]))).toBe('ad/argument')
+    expect(code(() => ok.run(2, [new Float64Array(4), new Float64Array(6), new Float64Array(2)]))).toBe('ad/argument')
+    expect(code(() => ok.run(1, [new Float64Array(2), new Float64Array(3), 1], new Float64Array(5)))).toBe(
+      'ad/argument',
+    )
+  })
+})

@@ -1,0 +1,200 @@
+/**
+ * Pass `hoist-invariants` on printed IR before and after (the backends' tests check that the
+ * compiled programs compute what the interpreter does, checks on and off).
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { effectfulFunctions, hoistInvariants, optimize, writtenNames } from './index.js'
+
+const fnOf = (text: string, name = 'f'): FunctionDef =>
+  check(parse(text, []).functions, [], createRegistry()).functions.get(name)!
+/** The printed body of a function, one statement a line, without the signature. */
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
+const hoisted = (text: string, name = 'f') => body(hoistInvariants(fnOf(text, name)))
+
+describe('pass `hoist-invariants`', () => {
+  it('computes an invariant once before the loop and uncomputes it after, a read of an element only when the loop runs', () => {
+    const before = `fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
+  for i in 0..n { y[i] += x[i] * cos(theta[j]) + sin(a) * x[i] - cos(theta[j]) }
+}`
+    expect(hoisted(before)).toBe(`i$inv0: f64 <- 0.0
+if (0 < n, ~) {
+  i$inv0 += cos(theta[j])
+}
+i$inv1: f64 <- 0.0
+i$inv1 += sin(a)
+for i in 0..n {
+  y[i] += x[i] * i$inv0 + i$inv1 * x[i] - i$inv0
+}
+@unchecked {
+  i$inv1 -= sin(a)
+  i$inv1 -> 0.0
+  if (0 < n, ~) {
+    i$inv0 -= cos(theta[j])
+  }
+  i$inv0 -> 0.0
+}`)
+  })
+
+  it('guards by the direction of the range, and not at all when a literal range is not empty', () => {
+    const text = `fn f(y: f64[], x: f64[], j: i32, n: i32) {
+  for i in n..=0 by -1 { y[i] += x[j] * 2.0 }
+  for i in 0..3 { y[i] += exp(x[j]) }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: f64 <- 0.0
+if (n >= 0, ~) {
+  i$inv0 += x[j] * 2.0
+}
+for i in n..=0 by -1 {
+  y[i] += i$inv0
+}
+@unchecked {
+  if (n >= 0, ~) {
+    i$inv0 -= x[j] * 2.0
+  }
+  i$inv0 -> 0.0
+}
+i$inv1: f64 <- 0.0
+i$inv1 += exp(x[j])
+for i in 0..3 {
+  y[i] += i$inv1
+}
+@unchecked {
+  i$inv1 -= exp(x[j])
+  i$inv1 -> 0.0
+}`)
+  })
+
+  it('climbs out of nested loops, innermost first', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32, m: i32) {
+  for i in 0..n { for k in 0..m { y[k] += exp(a) * y[i] } }
+}`
+    expect(hoisted(text)).toBe(`i$inv1: f64 <- 0.0
+i$inv1 += exp(a)
+for i in 0..n {
+  k$inv0: f64 <- 0.0
+  k$inv0 += i$inv1
+  for k in 0..m {
+    y[k] += k$inv0 * y[i]
+  }
+  @unchecked {
+    k$inv0 -= i$inv1
+    k$inv0 -> 0.0
+  }
+}
+@unchecked {
+  i$inv1 -= exp(a)
+  i$inv1 -> 0.0
+}`)
+  })
+
+  it('leaves what the loop writes: targets, call and bijection arguments, bound names, the loop variable', () => {
+    const text = `fn g(u: f64[], v: f64) { u[0] += v }
+fn f(y: f64[], x: f64[], z: f64[], t: f64[], a: f64, b: f64, n: i32) {
+  for i in 0..n {
+    y[i] += cos(x[0]) + sin(z[1]) + exp(a) + exp(b) + cos(t[2]) + sqrt(f64(i))
+    x[1] += 1.0
+    g(z, 1.0)
+    ROT(a, t[0], 0.5)
+    w <- 0.0
+    w += log(b)
+    b += exp(w)
+    w -= log(b)
+    w -> 0.0
+  }
+}`
+    const f = fnOf(text)
+    expect([...writtenNames(f.body)!].sort()).toEqual(['a', 'b', 'i', 't', 'w', 'x', 'y', 'z'])
+    expect(printFunction(hoistInvariants(f))).toBe(printFunction(f))
+  })
+
+  it('moves a read that may fail only from what runs on every iteration; total float expressions from anywhere', () => {
+    const text = `fn f(y: f64[], x: f64[], j: i32, a: f64, n: i32, q: i32) {
+  for i in 0..n {
+    if (y[i] > 0.0, ~) { y[i] += x[j] + cos(a) }
+    if (i < j && x[j] > 0.0, ~) { y[i] += f64(i32(a) / q) }
+  }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: f64 <- 0.0
+i$inv0 += cos(a)
+for i in 0..n {
+  if (y[i] > 0.0, ~) {
+    y[i] += x[j] + i$inv0
+  }
+  if (i < j && x[j] > 0.0, ~) {
+    y[i] += f64(i32(a) / q)
+  }
+}
+@unchecked {
+  i$inv0 -= cos(a)
+  i$inv0 -> 0.0
+}`)
+  })
+
+  it('moves what the range reads from anywhere, without a guard: the loop reads it on entry anyway', () => {
+    const text = `fn f(y: f64[], c: i32[], j: i32) {
+  for i in 0..c[j + 1] - c[j] {
+    if (i < 2 && i + 4 < c[j + 1], ~) { y[i] += f64(c[j + 1]) }
+  }
+}`
+    expect(hoisted(text)).toBe(`i$inv0: i32 <- 0
+i$inv0 += c[j + 1]
+for i in 0..c[j + 1] - c[j] {
+  if (i < 2 && i + 4 < i$inv0, ~) {
+    y[i] += f64(i$inv0)
+  }
+}
+@unchecked {
+  i$inv0 -= c[j + 1]
+  i$inv0 -> 0
+}`)
+  })
+
+  it('takes a chain of thousands of terms in its stride (no recursion per term)', () => {
+    const terms = Array.from({ length: 2000 }, (_, k) => (k % 2 ? 'cos(a)' : `x[i] * ${k}.0`)).join(' + ')
+    const f = fnOf(`fn f(y: f64[], x: f64[], a: f64, n: i32) { for i in 0..n { y[i] += ${terms} } }`)
+    const out = body(hoistInvariants(f))
+    expect(out.match(/i\$inv0/g)).toHaveLength(1000 + 4)
+    expect(out).not.toContain('i$inv1')
+  })
+
+  it('leaves a loop with a @safe statement or a host call, and one that calls a function with a host effect', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32) {
+  for i in 0..n { y[i] += cos(a) + \${0}(a) }
+  for i in 0..n { y[i] += cos(a)
+    @safe \${0}(a) }
+}`
+    const f = check(parse(text, [(x: number) => x]).functions, [(x: number) => x], createRegistry()).functions.get('f')!
+    const out = body(hoistInvariants(f))
+    expect(out).not.toContain('$inv')
+    expect(printFunction(hoistInvariants(f))).toBe(printFunction(f))
+  })
+
+  it('leaves a loop that calls a function with a host effect', () => {
+    const hosts = [(x: number) => x]
+    const text = `fn g(u: f64[]) { @safe \${0}(u[0]) }
+fn f(y: f64[], a: f64, n: i32) { for i in 0..n { y[i] += cos(a)
+    g(y) } }`
+    const p = check(parse(text, hosts).functions, hosts, createRegistry())
+    const f = p.functions.get('f')!
+    expect(printFunction(hoistInvariants(f, effectfulFunctions(p.functions.values())))).toBe(printFunction(f))
+    expect(printFunction(hoistInvariants(f))).toContain('i$inv0 += cos(a)')
+  })
+
+  it('runs in optimize with checks on and off', () => {
+    const text = `fn f(y: f64[], a: f64, n: i32) { for i in 0..n { y[i] += cos(a) } }`
+    const m = parse(text, [])
+    const program = check(m.functions, [], createRegistry())
+    for (const checks of [true, false]) {
+      const { program: p } = optimize(program, new Map(), { checks } as never)
+      expect(body(p.functions.get('f')!)).toContain('i$inv0 += cos(a)')
+    }
+    const { program: p } = optimize(program, new Map(), { checks: true } as never, ['unroll'])
+    expect(body(p.functions.get('f')!)).not.toContain('$inv')
+  })
+})

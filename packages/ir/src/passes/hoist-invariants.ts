@@ -1,0 +1,417 @@
+/**
+ * Pass `hoist-invariants` (loop-invariant code motion): a pure expression inside a `for` loop
+ * whose inputs the loop never writes has the same value on every iteration, so it is computed once,
+ * into a scalar ancilla, before the loop, and uncomputed after it:
+ *
+ *     for i in 0..n { y[i] += x[i] * cos(theta[j]) }
+ * becomes
+ *     i$inv0: f64 <- 0.0
+ *     if (0 < n, 0 < n) { i$inv0 += cos(theta[j]) }
+ *     for i in 0..n { y[i] += x[i] * i$inv0 }
+ *     @unchecked { if (0 < n, 0 < n) { i$inv0 -= cos(theta[j]) } ; i$inv0 -> 0.0 }
+ *
+ * The result stays reversible, and exact: `0 + e` is `e` to the last bit, and `e - e` is zero
+ * when `e` is recomputed from the same (unchanged) inputs. The deallocation sits in `@unchecked`
+ * all the same, because `e - e` is NaN when `e` is infinite or NaN, which the original program did
+ * not check either; without run-time checks `dead-ancillas` then drops the uncompute.
+ *
+ * What the loop writes (whole variables and whole arrays, the loop variable and every name bound
+ * inside the loop included) comes from its statements: update targets, every dataview argument
+ * of a call (a function or bijection may write any of them), stack operations, allocations. A
+ * loop with a `@safe` statement, a host call, or a call of a function that has one is left alone
+ * (host code may write anything). Distinct names are
+ * distinct memory (the checker rejects aliased arguments), so an array the loop does not name as
+ * written keeps its elements.
+ *
+ * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
+ * primitive or read an array element (a lone variable or literal is not worth an ancilla), with
+ * no host call. An expression that can fail or trap when evaluated where the program would not
+ * (an element read out of bounds, an integer division by zero, a conversion of NaN to i32: wasm
+ * traps) moves only when it is evaluated on
+ * every iteration (a statement of the loop body itself, not under an `if`, a nested loop or the
+ * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
+ * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
+ * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
+ * not empty. An expression that the loop's range reads (`acolptr[j + 1]` in
+ * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
+ * without a guard. Loops are processed innermost first, so an invariant of two nested loops climbs out
+ * of both (the inner ancilla's computation is itself invariant in the outer loop).
+ */
+import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
+import { rootName, walk } from '../check.js'
+
+type ForStmt = Extract<Stmt, { kind: 'for' }>
+
+/** Types of ancilla the pass introduces (zero is the number 0; f64 arithmetic has no rounding step of its own). */
+const HOISTED = new Set<ScalarTypeName>(['f64', 'i32'])
+
+/** The names a block may write: targets, call arguments, stacks, bound names, loop variables. */
+export function writtenNames(body: Stmt[], effectful: ReadonlySet<string> = new Set()): Set<string> | undefined {
+  const out = new Set<string>()
+  let safe = false
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'update': {
+        const r = rootName(s.target)
+        if (r !== undefined) out.add(r)
+        break
+      }
+      case 'callstmt':
+        // a function with a host effect may change anything (see `effectfulFunctions`)
+        if (s.target !== 'bijection' && effectful.has(s.callee)) safe = true
+        for (const a of s.args) {
+          if (a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg') {
+            const r = rootName(a)
+            if (r !== undefined) out.add(r)
+          }
+        }
+        break
+      case 'alloc':
+      case 'dealloc':
+        out.add(s.name)
+        break
+      case 'push':
+      case 'pop': {
+        out.add(s.stack.name)
+        const r = rootName(s.value)
+        if (r !== undefined) out.add(r)
+        break
+      }
+      case 'for':
+        out.add(s.variable)
+        break
+      case 'safe':
+        safe = true
+        break
+    }
+  })
+  return safe ? undefined : out
+}
+
+/** What the pass knows of one expression node (from its children: one pass, no recursion). */
+interface Info {
+  /** Reads nothing the loop writes, calls no host function. */
+  invariant: boolean
+  /** May fail or trap when evaluated: an element read, integer division, a conversion to i32. */
+  partial: boolean
+  /** Worth an ancilla: calls a pure primitive or reads an element. */
+  worth: boolean
+  /** A number for its structure: equal numbers, equal expressions (within one loop). */
+  id: number
+}
+
+/**
+ * The `Info` of every node of `root`, children before parents, with an explicit stack (a chain of
+ * thousands of terms is thousands deep); `ids` numbers the structures (shared by a loop's expressions).
+ */
+function analyse(
+  root: Expr,
+  written: ReadonlySet<string>,
+  ids: Map<string, number>,
+  out: Map<Expr, Info>,
+  host: { seen: boolean },
+): void {
+  const todo: Array<[Expr, boolean]> = [[root, false]]
+  while (todo.length) {
+    const [e, ready] = todo.pop()!
+    if (out.has(e)) continue
+    const cs = subexpressions(e)
+    if (!ready) {
+      todo.push([e, true])
+      for (const c of cs) if (!out.has(c)) todo.push([c, false])
+      continue
+    }
+    const kids = cs.map((c) => out.get(c)!)
+    let invariant = kids.every((k) => k.invariant)
+    let partial = kids.some((k) => k.partial)
+    let worth = kids.some((k) => k.worth)
+    let shape: string
+    const t = `:${e.type ?? ''}`
+    switch (e.kind) {
+      case 'num':
+        shape = `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}${t}`
+        break
+      case 'bool':
+        shape = String(e.value)
+        break
+      case 'var':
+        invariant = !written.has(e.name)
+        shape = `$${e.name}`
+        break
+      case 'index':
+        invariant &&= !written.has(e.array.name)
+        partial = worth = true
+        shape = `${e.array.name}[]${t}`
+        break
+      case 'call':
+        if (e.callee.startsWith('$')) invariant = !(host.seen = true)
+        else if (e.callee === 'zeros') invariant = false
+        else if (!CHEAP.has(e.callee)) worth = true
+        // integer division and conversion to an integer trap in wasm (by zero; NaN, out of range)
+        if (e.callee === 'div' || e.callee === 'i32' || e.callee === 'convert') partial = true
+        shape = `${e.callee}()${t}`
+        break
+      case 'binary':
+        if ((e.op === '/' || e.op === '%') && e.type !== 'f64' && e.type !== 'f32') partial = true
+        shape = `${e.op}${t}`
+        break
+      case 'unary':
+        shape = `${e.op}u${t}`
+        break
+      case 'field':
+        shape = `.${e.field}`
+        break
+    }
+    const k = `${shape}(${kids.map((c) => c.id).join(',')})`
+    let id = ids.get(k)
+    if (id === undefined) ids.set(k, (id = ids.size))
+    out.set(e, { invariant, partial, worth, id })
+  }
+}
+
+/** Calls that are not worth an ancilla by themselves (a length, a conversion). */
+const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
+
+/** The children of an expression node. */
+function subexpressions(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'index':
+      return [e.index]
+    case 'field':
+      return [e.target]
+    case 'unary':
+      return [e.arg]
+    case 'binary':
+      return [e.left, e.right]
+    case 'call':
+      return e.args
+    default:
+      return []
+  }
+}
+
+/** A copy of `e` with new children (in the order of `subexpressions`). */
+function withChildren(e: Expr, cs: Expr[]): Expr {
+  switch (e.kind) {
+    case 'index':
+      return { ...e, index: cs[0]! }
+    case 'field':
+      return { ...e, target: cs[0]! }
+    case 'unary':
+      return { ...e, arg: cs[0]! }
+    case 'binary':
+      return { ...e, left: cs[0]!, right: cs[1]! }
+    case 'call':
+      return { ...e, args: cs }
+    default:
+      return e
+  }
+}
+
+const intLiteral = (e: Expr | null): number | undefined =>
+  e === null ? 1 : e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined
+
+/**
+ * The condition "the loop runs at least once" as an expression over its range, `true` when the
+ * range is literal and not empty, undefined when the step is not an integer literal.
+ */
+function nonEmpty(s: ForStmt): Expr | true | undefined {
+  const step = intLiteral(s.step)
+  if (step === undefined || step === 0) return undefined
+  const a = intLiteral(s.start),
+    b = intLiteral(s.stop)
+  if (a !== undefined && b !== undefined) {
+    const ok = step > 0 ? (s.inclusive ? a <= b : a < b) : s.inclusive ? a >= b : a > b
+    return ok ? true : undefined
+  }
+  const op = step > 0 ? (s.inclusive ? '<=' : '<') : s.inclusive ? '>=' : '>'
+  return { kind: 'binary', op, left: s.start, right: s.stop, type: 'bool', ...(s.loc ? { loc: s.loc } : {}) } as Expr
+}
+
+/** One hoisted value: its ancilla, the expression, and whether it needs the loop to run. */
+interface Hoisted {
+  name: string
+  value: Expr
+  type: ScalarTypeName
+  guarded: boolean
+}
+
+/** The state of the pass over one function: a counter for fresh names. */
+interface Names {
+  next: number
+  taken: Set<string>
+}
+
+function freshName(names: Names, variable: string): string {
+  let n: string
+  do n = `${variable}$inv${names.next++}`
+  while (names.taken.has(n))
+  names.taken.add(n)
+  return n
+}
+
+/** The loop with its invariants hoisted: the statements to put in its place. */
+function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): Stmt[] {
+  const written = writtenNames(s.body, effectful)
+  if (!written) return [s]
+  written.add(s.variable)
+  const guard = nonEmpty(s)
+  const found = new Map<number, Hoisted>()
+  const ids = new Map<string, number>()
+  const info = new Map<Expr, Info>()
+  // what the loop's range reads is read on entry, whatever the body does: safe to read before it
+  const onEntry = new Set<number>()
+  // a host call in the body (it may have side effects) leaves the loop as it is
+  const host = { seen: false }
+  for (const e of [s.start, s.stop, s.step]) {
+    if (!e) continue
+    const seen = new Map<Expr, Info>()
+    analyse(e, written, ids, seen, host)
+    for (const i of seen.values()) onEntry.add(i.id)
+  }
+  // the ancilla of an expression node that moves, or undefined; `every`: evaluated on every iteration
+  const decide = (e: Expr, every: boolean): Expr | undefined => {
+    if (e.kind === 'num' || e.kind === 'bool' || e.kind === 'var') return undefined
+    const d = info.get(e)!
+    if (e.type === undefined || !HOISTED.has(e.type) || !d.invariant || !d.worth) return undefined
+    const safe = !d.partial || onEntry.has(d.id)
+    if (!safe && !(every && guard !== undefined)) return undefined
+    let h = found.get(d.id)
+    if (!h) {
+      h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
+      found.set(d.id, h)
+    }
+    return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
+  }
+  // the largest invariant subexpressions of e worth moving, replaced (no recursion per level)
+  const rewrite = (root: Expr, every: boolean): Expr => {
+    analyse(root, written, ids, info, host)
+    const order: Expr[] = []
+    const out = new Map<Expr, Expr>()
+    const todo: Array<[Expr, boolean]> = [[root, every]]
+    while (todo.length) {
+      const [e, ev] = todo.pop()!
+      if (out.has(e)) continue
+      const r = decide(e, ev)
+      if (r) {
+        out.set(e, r)
+        continue
+      }
+      order.push(e)
+      if (e.kind === 'call' && e.callee === 'len') continue
+      // the right operand of && and || is not always evaluated
+      if (e.kind === 'binary') todo.push([e.left, ev], [e.right, ev && e.op !== '&&' && e.op !== '||'])
+      else for (const c of subexpressions(e)) todo.push([c, ev])
+    }
+    // parents after children: a node is copied when a child changed
+    for (let i = order.length - 1; i >= 0; i--) {
+      const e = order[i]!
+      const cs = subexpressions(e)
+      const ns = cs.map((c) => out.get(c) ?? c)
+      if (ns.every((c, j) => c === cs[j])) continue
+      out.set(e, withChildren(e, ns))
+    }
+    return out.get(root) ?? root
+  }
+  const target = (d: Dataview, every: boolean): Dataview => {
+    switch (d.kind) {
+      case 'index':
+        return { ...d, index: rewrite(d.index, every) }
+      case 'field':
+      case 'neg':
+        return { ...d, target: target(d.target as Dataview, every) } as Dataview
+      default:
+        return d
+    }
+  }
+  const arg = (a: Arg, every: boolean): Arg =>
+    a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
+      ? target(a as Dataview, every)
+      : rewrite(a, every)
+  const block = (body: Stmt[], every: boolean): Stmt[] =>
+    body.map((x): Stmt => {
+      switch (x.kind) {
+        case 'update':
+          return { ...x, target: target(x.target, every), value: rewrite(x.value, every) }
+        case 'callstmt':
+          return { ...x, args: x.args.map((a) => arg(a, every)) }
+        case 'alloc':
+          return x.value.kind === 'emptystack' ? x : { ...x, value: rewrite(x.value, every) }
+        case 'if':
+          // the condition runs every time the `if` does; the branches do not
+          return { ...x, pre: rewrite(x.pre, every), then: block(x.then, false), else: block(x.else, false) }
+        case 'for':
+          return {
+            ...x,
+            start: rewrite(x.start, every),
+            stop: rewrite(x.stop, every),
+            step: x.step ? rewrite(x.step, every) : null,
+            body: block(x.body, false),
+          }
+        case 'while':
+          for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host)
+          return { ...x, body: block(x.body, false) }
+        case 'unchecked':
+          return { ...x, body: block(x.body, every) }
+        default:
+          // deallocations (their value only feeds a check), stacks: left as they are
+          return x
+      }
+    })
+  const body = block(s.body, true)
+  if (!found.size || host.seen) return [s]
+  const loc = s.loc ? { loc: s.loc } : {}
+  const before: Stmt[] = [],
+    after: Stmt[] = []
+  const hoisted = [...found.values()]
+  for (const h of hoisted) {
+    const type = { kind: 'scalar' as const, name: h.type }
+    const zero: Expr = { kind: 'num', value: 0, isFloat: h.type !== 'i32', type: h.type }
+    const v: Dataview = { kind: 'var', name: h.name, type: h.type, ...loc }
+    const guarded = (op: '+=' | '-='): Stmt => {
+      const u: Stmt = { kind: 'update', op, target: v, value: h.value, ...loc }
+      return h.guarded ? { kind: 'if', pre: guard as Expr, post: null, then: [u], else: [], ...loc } : u
+    }
+    before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc }, guarded('+='))
+    // the uncomputes in the reverse order of the computes
+    after.unshift(guarded('-='), { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc })
+  }
+  return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
+}
+
+/** `body` with the invariants of its loops hoisted (innermost loops first). */
+function hoistInvariantsBlock(body: Stmt[], names: Names, effectful: ReadonlySet<string>): Stmt[] {
+  return body.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'if':
+        return [
+          {
+            ...s,
+            then: hoistInvariantsBlock(s.then, names, effectful),
+            else: hoistInvariantsBlock(s.else, names, effectful),
+          },
+        ]
+      case 'while':
+      case 'unchecked':
+        return [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
+      case 'for':
+        return hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful)
+      default:
+        return [s]
+    }
+  })
+}
+
+/**
+ * The function with the loop invariants of its `for` loops computed once before each loop.
+ * `effectful`: the functions with a host effect (see `effectfulFunctions`); a loop that calls
+ * one, or calls the host itself, is left as it is.
+ */
+export function hoistInvariants(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+  const taken = new Set<string>(f.params.map((p) => p.name))
+  walk(f.body, (s) => {
+    if (s.kind === 'alloc') taken.add(s.name)
+    if (s.kind === 'for') taken.add(s.variable)
+  })
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken }, effectful) }
+}
