@@ -45,6 +45,10 @@ function blockProgram(seed: number): string {
     } else if (kind < 0.91) lines.push('ROT(r[0], r[1], q)')
     else lines.push(`h(${target}, x[${Math.floor(rnd() * 3)}], q)`)
   }
+  // every program has one of the kinds that must be covered (a loop over x, a call on elements),
+  // whatever the random draws above
+  if (seed % 2 === 0) lines.push(`for i in 0..len(x) { r[1] += ${expr(['x[i]', 's', 'q'], 2)} }`)
+  else lines.push(`h(r[0], x[${seed % 3}], q)`)
   lines.push(`r[0] += ${expr([...known, 's'], 2)}`)
   return `fn h(a: f64, b: f64, c: f64) {\n  a += b * sin(c)\n  b += exp(0.5 * c)\n}\nfn blk(r: f64[], x: f64[], s: f64, q: f64, k: i32, ws: f64[]) {\n  ${lines.join('\n  ')}\n}`
 }
