@@ -7,7 +7,7 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
+import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**
@@ -20,7 +20,11 @@ export function compileToJs(
   options: CompileOptions,
 ): CompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
-  const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
+  const optimized = optimize(inlined.program, inlined.inverses, options)
+  // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
+  // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
+  const asserted = insertChecks(optimized.program, optimized.inverses, options)
+  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

@@ -7,7 +7,6 @@
  */
 import {
   InvertibilityError,
-  printExpr,
   RUNTIME_CHECKS,
   RUNTIME_CHECK_CODES,
   type RuntimeCheck,
@@ -22,7 +21,16 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { hostNumber, userNames, forEachStatement, key, promotableElements, walk, type Shared } from '@tenet/ir/backend'
+import {
+  callsHost,
+  hostNumber,
+  userNames,
+  forEachStatement,
+  key,
+  promotableElements,
+  walk,
+  type Shared,
+} from '@tenet/ir/backend'
 
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
@@ -33,6 +41,8 @@ export interface Runtime {
   /** The value of a host call in an expression, which must be a number (\`site\`: its location). */
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
+  /** Whether a factor of \`*=\` / \`/=\` is nonzero and finite (\`$factor\` of a run-time check). */
+  factor: (k: number) => boolean
   allZero: (a: ArrayLike<number>, n: number) => boolean
   allNear: (a: ArrayLike<number>, n: number) => boolean
   /** `n` when it is a valid array length (a whole number ≥ 0), else the `runtime/array-length` error of `site`. */
@@ -187,14 +197,8 @@ class FunctionEmitter {
     return n
   }
 
-  /**
-   * (array, loop variable) pairs, as `array\0variable`, where the variable is proven to be an
-   * index of the array: the loop `for v in k..len(a)` (k a literal ≥ 0) over a parameter array,
-   * whose length cannot change. Its element accesses `a[v]` need no bounds check.
-   */
-  private inBounds = new Set<string>()
-  /** Parameter arrays the function never allocates or deallocates (their length is fixed). */
-  private fixedArrays: Set<string> | undefined
+  /** The range locals (start, stop, step) of the loop of each variable that has last ended (`$start(v)`, …). */
+  private ranges = new Map<string, [string, string, string]>()
 
   /** The pools of this function's array allocation sites (see `pooled`). */
   private pools: string[] = []
@@ -259,8 +263,9 @@ class FunctionEmitter {
 
   private indexCode(arr: string, index: Expr, loc?: SourceLocation, arrName?: string): string {
     const i = this.expr(index)
-    if (!this.checking) return i
-    if (index.kind === 'var' && this.inBounds.has(`${arrName}\u0000${index.name}`)) return i
+    // with checks on, the assert before the statement checks the index (see `insert-checks.ts`),
+    // but for an index that calls a host function, which an assert would call a second time
+    if (!this.checking || !callsHost(index)) return i
     const site = this.gen.check('outOfBounds', loc, (v, n) => [arrName ?? arr, v, n])
     if (/^[\w$]+$/.test(i)) return `(${i} >>> 0 < ${arr}.length ? ${i} : rt.fail(${site}, ${i}, ${arr}.length))`
     // a computed index is evaluated once, into the function's scratch local (a nested index
@@ -439,6 +444,28 @@ class FunctionEmitter {
         return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
       case 'len':
         return `${this.js((e.args[0] as { name: string }).name)}.length`
+      // the reserved calls of run-time checks (see `insert-checks.ts`)
+      case '$inrange':
+        return `(${this.expr(e.args[0]!)} >>> 0 < ${this.expr(e.args[1]!)})`
+      case '$factor': {
+        const f = this.expr(e.args[0]!)
+        if (/^[\w$]+$/.test(f)) return `(${f} !== 0 && ${f} - ${f} === 0)`
+        return `rt.factor(${f})`
+      }
+      case '$near':
+        return `rt.near(${this.expr(e.args[0]!)}, ${this.expr(e.args[1]!)})`
+      case '$zeros': {
+        // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
+        const a = e.args[0] as Extract<Expr, { kind: 'var' }>
+        const ens = this.program.registry.findNumberSystem((a.type as { elem: string }).elem)
+        return `rt.${ens && !ens.exact ? 'allNear' : 'allZero'}(${this.js(a.name)}, ${this.expr(e.args[1]!)})`
+      }
+      case '$start':
+      case '$stop':
+      case '$step': {
+        const r = this.ranges.get((e.args[0] as { name: string }).name)!
+        return r[name === '$start' ? 0 : name === '$stop' ? 1 : 2]
+      }
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
         const x = this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
@@ -516,18 +543,26 @@ class FunctionEmitter {
     this.shared = undefined
   }
 
-  private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
-    if (!pairs || !this.checking) return
-    for (const [a, b] of pairs) {
-      const site = this.gen.check('alias', loc, (i) => [printExpr(a), printExpr(b), i])
-      this.line(`if (${this.expr(a)} === ${this.expr(b)}) rt.fail(${site}, ${this.expr(a)});`)
-    }
+  /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
+  private assert(s: Extract<Stmt, { kind: 'assert' }>): void {
+    // \`!c\` fails when c holds
+    const fails = s.cond.kind === 'unary' && s.cond.op === '!' ? this.expr(s.cond.arg) : `!${this.expr(s.cond)}`
+    // the message's values, computed only when the check fails (so nothing shared is computed for them)
+    const shared = this.shared
+    this.shared = undefined
+    const values = s.args.flatMap((a) => (typeof a === 'string' ? [] : [this.expr(a)]))
+    this.shared = shared
+    const message = RUNTIME_CHECKS[s.check as RuntimeCheck] as (...a: unknown[]) => string
+    const site = this.gen.site(RUNTIME_CHECK_CODES[s.check as RuntimeCheck], s.loc, (...v) => {
+      let k = 0
+      return message(...s.args.map((a) => (typeof a === 'string' ? a : v[k++])))
+    })
+    this.line(`if (${fails}) rt.fail(${[site, ...values].join(', ')});`)
   }
 
   private stmt(s: Stmt): void {
     switch (s.kind) {
       case 'update': {
-        this.distinct(s.distinct, s.loc)
         const t = (s.target as { type?: ScalarTypeName }).type
         const old = this.read(s.target)
         const v = this.expr(s.value)
@@ -544,16 +579,9 @@ class FunctionEmitter {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op
             if (ns.float) {
-              // `*=`/`/=` on a float: the factor must be nonzero and finite to be undone
+              // (with checks on, the factor is checked nonzero and finite by the assert before)
               const f = this.fresh('k')
               this.line(`const ${f} = ${v};`)
-              if (this.checking) {
-                const site = this.gen.check('zeroFactor', s.loc, (x) => [
-                  `${printExpr(s.target)} ${op} ${printExpr(s.value)}`,
-                  x,
-                ])
-                this.line(`if (!(${f} !== 0 && ${f} - ${f} === 0)) rt.fail(${site}, ${f});`)
-              }
               code = this.round(t, `(${old} ${op[0]} ${f})`)
             } else if (ns.emitUpdate?.cpu) code = ns.emitUpdate.cpu(op, old, v)
             else
@@ -581,33 +609,7 @@ class FunctionEmitter {
         return
       }
       case 'dealloc': {
-        const v = this.js(s.name)
-        if (this.checking) {
-          const t = s.type!
-          const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
-          let ok: string
-          // the value expected (JS code), computed once for the test and the message
-          let want = '0'
-          let site: number
-          if (s.value.kind === 'emptystack') {
-            ok = `${v}.length === 0`
-            site = this.gen.check('deallocStack', s.loc, (cur) => [s.name, (cur as unknown[]).length])
-          } else if (t.kind === 'array') {
-            want = this.expr((s.value as { args: Expr[] }).args[0]!)
-            // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
-            const ens = this.program.registry.findNumberSystem((t as { elem: string }).elem)
-            ok = ens && !ens.exact ? `rt.allNear(${v}, ${want})` : `rt.allZero(${v}, ${want})`
-            site = this.gen.check('deallocArray', s.loc, (_c, n) => [s.name, shown, n])
-          } else {
-            want = this.expr(s.value)
-            const ns = this.program.registry.findNumberSystem((t as { name: string }).name)
-            ok = ns && !ns.exact ? `rt.near(${v}, ${want})` : `${v} === ${want}`
-            // the values the user knows (a ulog value as its real value, not its encoding)
-            const real = (x: unknown) => (ns?.toHost ? ns.toHost(x as number) : x)
-            site = this.gen.check('dealloc', s.loc, (cur, w) => [s.name, shown, real(cur), real(w)])
-          }
-          this.line(`if (!(${ok})) rt.fail(${site}, ${v}, ${want});`)
-        }
+        // (checked by the assert before it: see \`insert-checks.ts\`)
         this.names.delete(s.name)
         return
       }
@@ -625,25 +627,12 @@ class FunctionEmitter {
           this.indent--
         }
         this.line('}')
-        if (this.checking) {
-          const postExpr = s.post ?? s.pre
-          const site = this.gen.check('postIf', s.loc, (post, p) => [printExpr(postExpr), !s.post, post, p])
-          this.line(`if (${this.expr(postExpr)} !== ${pre}) rt.fail(${site}, !${pre}, ${pre});`)
-        }
         return
       }
       case 'while': {
-        if (this.checking) {
-          const site = this.gen.check('postWhileStart', s.loc, () => [printExpr(s.post)])
-          this.line(`if (${this.expr(s.post)}) rt.fail(${site});`)
-        }
         this.line(`while (${this.expr(s.pre)}) {`)
         this.indent++
         this.scoped(() => this.block(s.body))
-        if (this.checking) {
-          const site = this.gen.check('postWhileIteration', s.loc, () => [printExpr(s.post)])
-          this.line(`if (!${this.expr(s.post)}) rt.fail(${site});`)
-        }
         this.indent--
         this.line('}')
         return
@@ -660,11 +649,6 @@ class FunctionEmitter {
         const st = this.js(s.stack.name)
         const site = this.gen.check('emptyStack', s.loc, () => [s.stack.name])
         this.line(`if (${st}.length === 0) rt.fail(${site});`)
-        if (this.checking) {
-          const cur = this.read(s.value)
-          const site2 = this.gen.check('popNonzero', s.loc, (v) => [s.stack.name, printExpr(s.value), v])
-          this.line(`if (${cur} !== 0 && ${cur} !== false) rt.fail(${site2}, ${cur});`)
-        }
         this.write(s.value, `${st}.pop()`)
         return
       }
@@ -679,6 +663,8 @@ class FunctionEmitter {
         } else this.line(`${this.expr(e)};`)
         return
       }
+      case 'assert':
+        return this.assert(s)
       case 'unchecked': {
         // no JS block and no new scope: `@unchecked` only switches the checks off
         this.unchecked++
@@ -711,7 +697,6 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
-    const proven = this.provenIndex(s, stepConst)
     // array elements the loop keeps in locals (only without checks: the load before the loop
     // would check an index that a loop running zero times never uses)
     const saved = this.promoted
@@ -748,7 +733,6 @@ class FunctionEmitter {
       })
       this.indent--
     }
-    if (proven) this.inBounds.add(proven)
     if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
       // the common cases: a plain counting loop, up or down
       const iv = this.fresh('i')
@@ -776,18 +760,10 @@ class FunctionEmitter {
       body()
       this.line('}')
     }
-    if (proven) this.inBounds.delete(proven)
     this.promoted = saved
     for (const st of stores) this.line(st)
-    if (this.checking) {
-      const site = this.gen.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
-      const a2 = this.expr(s.start),
-        b2 = this.expr(s.stop),
-        s2 = s.step ? this.expr(s.step) : '1'
-      this.line(
-        `if (${a2} !== ${a} || ${b2} !== ${b} || ${s2} !== ${st}) rt.fail(${site}, ${a}, ${b}, ${st}, ${a2}, ${b2}, ${s2});`,
-      )
-    }
+    // the range the loop began with, for the `loopRange` assert after it
+    this.ranges.set(s.variable, [a, b, st])
   }
 
   /**
@@ -854,24 +830,7 @@ class FunctionEmitter {
     return { values: calls.map((c) => c.node), writes }
   }
 
-  /** The `array\0variable` pair a loop proves in bounds (see `inBounds`), if any. */
-  private provenIndex(s: Extract<Stmt, { kind: 'for' }>, step: number | undefined): string | undefined {
-    if (step !== 1 || s.inclusive || s.start.kind !== 'num' || !Number.isInteger(s.start.value) || s.start.value < 0)
-      return undefined
-    const stop = s.stop
-    if (stop.kind !== 'call' || stop.callee !== 'len' || stop.args[0]?.kind !== 'var') return undefined
-    if (!this.fixedArrays) {
-      const fixed = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
-      walk(this.f.body, (x) => {
-        if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name)
-      })
-      this.fixedArrays = fixed
-    }
-    return this.fixedArrays.has(stop.args[0].name) ? `${stop.args[0].name}\u0000${s.variable}` : undefined
-  }
-
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
-    this.distinct(s.distinct, s.loc)
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
@@ -1047,6 +1006,9 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     },
     hostNumber(value: unknown, index: number, site: number): number {
       return typeof value === 'number' ? value : hostNumber(value, index, gen.sites[site]!.loc)
+    },
+    factor(k: number) {
+      return k !== 0 && k - k === 0
     },
     near(a: number, b: number) {
       return a === b || Math.abs(a - b) <= options.tolerance * Math.max(1, Math.abs(b))

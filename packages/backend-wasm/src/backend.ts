@@ -8,7 +8,7 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
+import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
@@ -139,7 +139,11 @@ export function compileToWasm(
   wasmOptions: WasmOptions = {},
 ): WasmProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
-  const { program, inverses } = optimize(inlined.program, inlined.inverses, options)
+  const optimized = optimize(inlined.program, inlined.inverses, options)
+  // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
+  // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
+  const asserted = insertChecks(optimized.program, optimized.inverses, options)
+  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
   const ctx = new ModuleContext(
     program,
     options,

@@ -11,7 +11,6 @@
 import {
   InvertibilityError,
   RegistryError,
-  printExpr,
   RUNTIME_CHECKS,
   RUNTIME_CHECK_CODES,
   type RuntimeCheck,
@@ -290,8 +289,6 @@ function boolArgs<R>(fn: (...a: number[]) => R, types: ScalarTypeName[]): (...a:
   return (...a: number[]) => fn(...(a.map((v, i) => (types[i] === 'bool' ? v !== 0 : v)) as unknown as number[]))
 }
 
-const showBool = (t: ScalarTypeName | undefined) => (v: number) => (t === 'bool' ? String(v !== 0) : String(v))
-
 /** Emits one function (one direction) as a wasm function body. */
 export class FunctionEmitter {
   private readonly body = new Bytes()
@@ -299,6 +296,8 @@ export class FunctionEmitter {
   private nextLocal = 0
   private names = new Map<string, Binding>()
   private unchecked = 0
+  /** The range locals (start, stop, step) of the loop of each variable that has last ended (\`$start(v)\`, …). */
+  private ranges = new Map<string, [number, number, number]>()
   /** The scratch local of the bounds check of an element address without checks. */
   private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
@@ -436,6 +435,106 @@ export class FunctionEmitter {
     this.callImport(0)
   }
 
+  /** \`$factor(x)\`: x ≠ 0 and x − x = 0 (false for ±∞ and NaN), for \`*=\` / \`/=\` on a float. */
+  private factor(x: Expr): ValType {
+    const vt = this.expr(x)
+    const k = this.local(vt)
+    this.set(k)
+    const F = vt === F64
+    this.get(k)
+    if (F) this.f64c(0)
+    else this.out.byte(Op.f32_const).f32(0)
+    this.op(F ? Op.f64_ne : Op.f32_ne)
+    this.get(k)
+    this.get(k)
+    this.op(F ? Op.f64_sub : Op.f32_sub)
+    this.get(k)
+    this.get(k)
+    this.op(F ? Op.f64_sub : Op.f32_sub)
+    this.op(F ? Op.f64_eq : Op.f32_eq, Op.i32_and)
+    return I32
+  }
+
+  /**
+   * \`$zeros(t, n)\`: t has length n and every element is zero (float elements within the
+   * tolerance of zero, NaN not; exact ones exactly zero), for an array's deallocation.
+   */
+  private zeros(name: string, n: Expr, loc?: SourceLocation): ValType {
+    const b = this.array(name, loc)
+    const el = elemInfo(b.elem, loc)
+    const ok = this.local(I32),
+      i = this.local(I32)
+    this.expr(n)
+    this.get(b.len)
+    this.op(Op.i32_eq)
+    this.set(ok)
+    this.i32(0)
+    this.set(i)
+    // while ok and i < len: ok = element i is zero; i += 1
+    this.op(Op.block, 0x40, Op.loop, 0x40)
+    this.get(ok)
+    this.op(Op.i32_eqz, Op.br_if, 1)
+    this.get(i)
+    this.get(b.len)
+    this.op(Op.i32_ge_s, Op.br_if, 1)
+    this.get(b.ptr)
+    this.get(i)
+    if (el.shift) {
+      this.i32(el.shift)
+      this.op(Op.i32_shl)
+    }
+    this.op(Op.i32_add)
+    this.load(el)
+    const ens = this.program.registry.findNumberSystem(b.elem)
+    const near = !!ens && !ens.exact
+    if (el.vt === F64 || el.vt === F32) {
+      if (el.vt === F32) this.op(Op.f64_promote_f32)
+      if (near) {
+        this.op(Op.f64_abs)
+        this.f64c(this.ctx.options.tolerance)
+        this.op(Op.f64_le)
+      } else {
+        this.f64c(0)
+        this.op(Op.f64_eq)
+      }
+    } else {
+      // i32 and bool elements: exactly zero
+      this.op(Op.i32_eqz)
+    }
+    this.set(ok)
+    this.get(i)
+    this.i32(1)
+    this.op(Op.i32_add)
+    this.set(i)
+    this.op(Op.br, 0, Op.end, Op.end)
+    this.get(ok)
+    return I32
+  }
+
+  /** \`$near(x, y)\`: equal, or within the tolerance relative to max(1, |y|) (a float deallocation). */
+  private near(x: Expr, y: Expr): ValType {
+    const cur = this.local(F64),
+      w = this.local(F64)
+    this.toF64(this.expr(x))
+    this.set(cur)
+    this.toF64(this.expr(y))
+    this.set(w)
+    this.get(cur)
+    this.get(w)
+    this.op(Op.f64_eq, Op.if, I32)
+    this.i32(1)
+    this.op(Op.else)
+    this.get(cur)
+    this.get(w)
+    this.op(Op.f64_sub, Op.f64_abs)
+    this.f64c(this.ctx.options.tolerance)
+    this.f64c(1)
+    this.get(w)
+    this.op(Op.f64_abs, Op.f64_max, Op.f64_mul, Op.f64_le)
+    this.op(Op.end)
+    return I32
+  }
+
   private toF64(t: ValType): void {
     if (t === I32) this.op(Op.f64_convert_i32_s)
     else if (t === F32) this.op(Op.f64_promote_f32)
@@ -467,23 +566,13 @@ export class FunctionEmitter {
    * the engine hoists the constant part. The sum wraps in i32 like the plain one, so it is the same
    * address whatever the sign of the base (a memarg offset would not wrap).
    */
-  private address(arrName: string, index: Expr, loc?: SourceLocation): ElemInfo {
+  private address(arrName: string, index: Expr, loc?: SourceLocation, inBounds = false): ElemInfo {
     const a = this.array(arrName, loc)
     const el = elemInfo(a.elem, loc)
-    if (this.checking) {
-      const ix = this.local(I32)
-      this.expr(index)
-      this.tee(ix)
-      this.get(a.len)
-      this.op(Op.i32_lt_u, Op.i32_eqz, Op.if, 0x40)
-      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
-      this.fail(site, [
-        [() => this.get(ix), I32],
-        [() => this.get(a.len), I32],
-      ])
-      this.op(Op.end)
+    if (inBounds) {
+      // checked by the assert before the statement, or proven (see \`insert-checks.ts\`)
       this.get(a.ptr)
-      this.get(ix)
+      this.expr(index)
     } else {
       // bounds are checked even with checks off (and in \`@unchecked\`): all arguments share one
       // linear memory, so an index out of range would read or write another argument
@@ -602,7 +691,7 @@ export class FunctionEmitter {
           this.getHeld(held)
           return elemInfo(this.array(e.array.name).elem).vt
         }
-        const el = this.address(e.array.name, e.index, e.loc)
+        const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true)
         this.load(el)
         this.boolByte(el)
         return el.vt
@@ -899,6 +988,25 @@ export class FunctionEmitter {
         this.get(this.array((e.args[0] as { name: string }).name, e.loc).len)
         return I32
       }
+      // the reserved calls of run-time checks (see \`insert-checks.ts\`)
+      case '$inrange':
+        this.expr(e.args[0]!)
+        this.expr(e.args[1]!)
+        this.op(Op.i32_lt_u)
+        return I32
+      case '$start':
+      case '$stop':
+      case '$step':
+        this.get(
+          this.ranges.get((e.args[0] as { name: string }).name)![name === '$start' ? 0 : name === '$stop' ? 1 : 2],
+        )
+        return I32
+      case '$factor':
+        return this.factor(e.args[0]!)
+      case '$near':
+        return this.near(e.args[0]!, e.args[1]!)
+      case '$zeros':
+        return this.zeros((e.args[0] as { name: string }).name, e.args[1]!, e.loc)
       case 'zeros':
         return unsupported('`zeros` outside an array allocation', e.loc)
     }
@@ -1128,7 +1236,7 @@ export class FunctionEmitter {
       this.set(held.local)
       return
     }
-    const el = this.address(base.array.name, base.index, base.loc)
+    const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true)
     const addr = this.local(I32)
     this.tee(addr)
     if (old) {
@@ -1349,18 +1457,32 @@ export class FunctionEmitter {
     this.names = saved
   }
 
-  private distinct(pairs: [Expr, Expr][] | undefined, loc?: SourceLocation): void {
-    if (!pairs || !this.checking) return
-    for (const [a, b] of pairs) {
-      const site = this.ctx.check('alias', loc, (i) => [printExpr(a), printExpr(b), i])
-      this.expr(a)
-      const x = this.local(I32)
-      this.tee(x)
-      this.expr(b)
-      this.op(Op.i32_eq, Op.if, 0x40)
-      this.fail(site, [[() => this.get(x), I32]])
-      this.op(Op.end)
-    }
+  /** A run-time check (see \`insert-checks.ts\`): fails with its catalog entry unless \`cond\` holds. */
+  private assert(s: Extract<Stmt, { kind: 'assert' }>): void {
+    this.expr(s.cond)
+    this.op(Op.i32_eqz, Op.if, 0x40)
+    // the message's values, computed only when the check fails (nothing shared is computed here)
+    const values = s.args.filter((a): a is Expr => typeof a !== 'string')
+    const types = values.map((a) => a.type as ScalarTypeName)
+    const message = RUNTIME_CHECKS[s.check as RuntimeCheck] as (...a: unknown[]) => string
+    const site = this.ctx.site(RUNTIME_CHECK_CODES[s.check as RuntimeCheck], s.loc, (...v) => {
+      let k = 0
+      return message(
+        ...s.args.map((a) => {
+          if (typeof a === 'string') return a
+          const x = v[k]!
+          return types[k++] === 'bool' ? x !== 0 : x
+        }),
+      )
+    })
+    const shared = this.shared
+    this.shared = undefined
+    this.fail(
+      site,
+      values.map((a) => [() => void this.expr(a), this.vt(a.type as ScalarTypeName, a.loc)] as [() => void, ValType]),
+    )
+    this.shared = shared
+    this.op(Op.end)
   }
 
   private stmt(s: Stmt): void {
@@ -1384,6 +1506,8 @@ export class FunctionEmitter {
         return unsupported('stacks', s.loc)
       case 'safe':
         return this.safe(s.expr)
+      case 'assert':
+        return this.assert(s)
       case 'unchecked': {
         this.unchecked++
         this.block(s.body)
@@ -1396,7 +1520,6 @@ export class FunctionEmitter {
   }
 
   private update(s: Extract<Stmt, { kind: 'update' }>): void {
-    this.distinct(s.distinct, s.loc)
     const t = (s.target as { type?: ScalarTypeName }).type!
     this.numeric(t, s.loc)
     const vt = this.vt(t, s.loc)
@@ -1429,26 +1552,6 @@ export class FunctionEmitter {
     const k = this.local(vt)
     this.expr(s.value)
     this.set(k)
-    if (this.checking) {
-      const op = s.op
-      const site = this.ctx.check('zeroFactor', s.loc, (x) => [`${printExpr(s.target)} ${op} ${printExpr(s.value)}`, x])
-      // fails unless k ≠ 0 and k − k = 0 (false for ±∞ and NaN)
-      const F = vt === F64
-      this.get(k)
-      if (F) this.f64c(0)
-      else this.out.byte(Op.f32_const).f32(0)
-      this.op(F ? Op.f64_eq : Op.f32_eq)
-      this.get(k)
-      this.get(k)
-      this.op(F ? Op.f64_sub : Op.f32_sub)
-      this.get(k)
-      this.get(k)
-      this.op(F ? Op.f64_sub : Op.f32_sub)
-      this.op(F ? Op.f64_ne : Op.f32_ne)
-      this.op(Op.i32_or, Op.if, 0x40)
-      this.fail(site, [[() => this.get(k), vt]])
-      this.op(Op.end)
-    }
     const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : vt === F64 ? Op.f64_div : Op.f32_div
     this.modify(s.target, t, true, () => {
       this.get(k)
@@ -1536,65 +1639,9 @@ export class FunctionEmitter {
   private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): void {
     const b = this.binding(s.name, s.loc)
     if (s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
-    const shown = printExpr(s.value)
     if (b.kind === 'array') {
       const el = elemInfo(b.elem, s.loc)
-      if (this.checking) {
-        // zeros(n): the length is n and every element is zero
-        const want = this.local(I32),
-          i = this.local(I32)
-        this.expr((s.value as { args: Expr[] }).args[0]!)
-        this.tee(want)
-        this.get(b.len)
-        this.op(Op.i32_ne, Op.if, 0x40)
-        const site = this.ctx.check('deallocArray', s.loc, (n) => [s.name, shown, n])
-        this.fail(site, [[() => this.get(want), I32]])
-        this.op(Op.end)
-        this.i32(0)
-        this.set(i)
-        this.op(Op.block, 0x40, Op.loop, 0x40)
-        this.get(i)
-        this.get(b.len)
-        this.op(Op.i32_ge_s, Op.br_if, 1)
-        this.get(b.ptr)
-        this.get(i)
-        if (el.shift) {
-          this.i32(el.shift)
-          this.op(Op.i32_shl)
-        }
-        this.op(Op.i32_add)
-        this.load(el)
-        // one rule with scalar ancillas: float elements within the tolerance of zero (NaN fails), exact ones exactly zero
-        const ens = this.program.registry.findNumberSystem(b.elem)
-        const near = !!ens && !ens.exact
-        if (el.vt === F64) {
-          if (near) {
-            this.op(Op.f64_abs)
-            this.f64c(this.ctx.options.tolerance)
-            this.op(Op.f64_le, Op.i32_eqz)
-          } else {
-            this.f64c(0)
-            this.op(Op.f64_ne)
-          }
-        } else if (el.vt === F32) {
-          if (near) {
-            this.op(Op.f64_promote_f32, Op.f64_abs)
-            this.f64c(this.ctx.options.tolerance)
-            this.op(Op.f64_le, Op.i32_eqz)
-          } else {
-            this.out.byte(Op.f32_const).f32(0)
-            this.op(Op.f32_ne)
-          }
-        }
-        this.op(Op.if, 0x40)
-        this.fail(site, [[() => this.get(want), I32]])
-        this.op(Op.end)
-        this.get(i)
-        this.i32(1)
-        this.op(Op.i32_add)
-        this.set(i)
-        this.op(Op.br, 0, Op.end, Op.end)
-      }
+      // (checked by the assert before it: see \`insert-checks.ts\`)
       // give the memory back when it is the top of the heap
       this.get(b.ptr)
       this.get(b.len)
@@ -1614,50 +1661,7 @@ export class FunctionEmitter {
       this.names.delete(s.name)
       return
     }
-    if (this.checking) {
-      const vt = this.vt(b.type, s.loc)
-      const ns = this.program.registry.findNumberSystem(b.type)
-      const want = this.local(vt)
-      this.expr(s.value)
-      this.set(want)
-      if (ns && !ns.exact) {
-        // near(cur, want): equal, or within the tolerance relative to max(1, |want|)
-        const cur = this.local(F64),
-          w = this.local(F64)
-        this.get(b.local)
-        this.toF64(vt)
-        this.set(cur)
-        this.get(want)
-        this.toF64(vt)
-        this.set(w)
-        this.get(cur)
-        this.get(w)
-        this.op(Op.f64_eq, Op.if, I32)
-        this.i32(1)
-        this.op(Op.else)
-        this.get(cur)
-        this.get(w)
-        this.op(Op.f64_sub, Op.f64_abs)
-        this.f64c(this.ctx.options.tolerance)
-        this.f64c(1)
-        this.get(w)
-        this.op(Op.f64_abs, Op.f64_max, Op.f64_mul, Op.f64_le)
-        this.op(Op.end)
-      } else {
-        this.get(b.local)
-        this.get(want)
-        this.op(vt === I32 ? Op.i32_eq : vt === F32 ? Op.f32_eq : Op.f64_eq)
-      }
-      this.op(Op.i32_eqz, Op.if, 0x40)
-      const shownValue = showBool(b.type)
-      const show = (x: number) => (ns?.toHost ? ns.toHost(x) : shownValue(x))
-      const site = this.ctx.check('dealloc', s.loc, (cur, w) => [s.name, shown, show(cur), show(w)])
-      this.fail(site, [
-        [() => this.get(b.local), vt],
-        [() => this.get(want), vt],
-      ])
-      this.op(Op.end)
-    }
+    // (a scalar's deallocation is checked by the assert before it: see \`insert-checks.ts\`)
     this.names.delete(s.name)
   }
 
@@ -1672,45 +1676,13 @@ export class FunctionEmitter {
       this.scoped(() => this.block(s.else))
     }
     this.op(Op.end)
-    if (this.checking) {
-      const postExpr = s.post ?? s.pre
-      const site = this.ctx.check('postIf', s.loc, (post, p) => [printExpr(postExpr), !s.post, post !== 0, p !== 0])
-      this.expr(postExpr)
-      this.get(pre)
-      this.op(Op.i32_ne, Op.if, 0x40)
-      this.fail(site, [
-        [
-          () => {
-            this.get(pre)
-            this.op(Op.i32_eqz)
-          },
-          I32,
-        ],
-        [() => this.get(pre), I32],
-      ])
-      this.op(Op.end)
-    }
   }
 
   private whileStmt(s: Extract<Stmt, { kind: 'while' }>): void {
-    if (this.checking) {
-      const site = this.ctx.check('postWhileStart', s.loc, () => [printExpr(s.post)])
-      this.expr(s.post)
-      this.op(Op.if, 0x40)
-      this.fail(site, [])
-      this.op(Op.end)
-    }
     this.op(Op.block, 0x40, Op.loop, 0x40)
     this.expr(s.pre)
     this.op(Op.i32_eqz, Op.br_if, 1)
     this.scoped(() => this.block(s.body))
-    if (this.checking) {
-      const site = this.ctx.check('postWhileIteration', s.loc, () => [printExpr(s.post)])
-      this.expr(s.post)
-      this.op(Op.i32_eqz, Op.if, 0x40)
-      this.fail(site, [])
-      this.op(Op.end)
-    }
     this.op(Op.br, 0, Op.end, Op.end)
   }
 
@@ -1951,33 +1923,8 @@ export class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) st()
-    if (this.checking) {
-      const site = this.ctx.check('loopRange', s.loc, (a0, b0, s0, a1, b1, s1) => [a0, b0, s0, a1, b1, s1])
-      const a2 = this.local(I32),
-        b2 = this.local(I32),
-        s2 = this.local(I32)
-      this.expr(s.start)
-      this.set(a2)
-      this.expr(s.stop)
-      this.set(b2)
-      if (s.step) this.expr(s.step)
-      else this.i32(1)
-      this.set(s2)
-      this.get(a2)
-      this.get(a)
-      this.op(Op.i32_ne)
-      this.get(b2)
-      this.get(b)
-      this.op(Op.i32_ne, Op.i32_or)
-      this.get(s2)
-      this.get(st)
-      this.op(Op.i32_ne, Op.i32_or, Op.if, 0x40)
-      this.fail(
-        site,
-        [a, b, st, a2, b2, s2].map((l) => [() => this.get(l), I32] as [() => void, ValType]),
-      )
-      this.op(Op.end)
-    }
+    // the range the loop began with, for the \`loopRange\` assert after it
+    this.ranges.set(s.variable, [a, b, st])
   }
 
   /**
@@ -2072,7 +2019,6 @@ export class FunctionEmitter {
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
-    this.distinct(s.distinct, s.loc)
     if (s.target === 'bijection') return this.bijection(s)
     const callee = this.program.functions.get(s.callee)!
     const w = this.program.writes.get(s.callee)!

@@ -65,6 +65,12 @@ export interface IndexExpr extends NodeBase {
   array: VarRef
   index: Expr
   type?: ScalarTypeName
+  /**
+   * Set by the `insert-checks` and `hoist-bounds` passes: the index is known to be in range where
+   * this access is evaluated (an assert just before it checked it, or a loop proves it), so an
+   * engine that guards every access for memory safety need not guard this one.
+   */
+  inBounds?: boolean
 }
 export interface FieldExpr extends NodeBase {
   kind: 'field'
@@ -121,6 +127,7 @@ export type Stmt =
   | RoutineStmt
   | UnroutineStmt
   | InverseBlockStmt
+  | AssertStmt
 
 /** `target op= value`: the value is a pure expression that does not read the target. */
 export interface UpdateStmt extends NodeBase {
@@ -240,6 +247,23 @@ export interface UnroutineStmt extends NodeBase {
 export interface InverseBlockStmt extends NodeBase {
   kind: 'invblock'
   body: Stmt[]
+}
+
+/**
+ * `assert check(cond)`: a run-time check of the catalog (`RUNTIME_CHECKS`), inserted by the
+ * `insert-checks` pass when checks are on (never written by a user, never parsed). `cond` is true
+ * when all is well; when it is false the engine raises the catalog entry `check` at `loc`, with
+ * the message's arguments: a string is known when compiling (a name, a printed expression), an
+ * expression is evaluated only then (a value). An assert changes nothing, so transforms that
+ * restructure a body (invert, the AD transforms) drop it and the pass places the checks again on
+ * the result (see `passes/insert-checks.ts`).
+ */
+export interface AssertStmt extends NodeBase {
+  kind: 'assert'
+  /** The catalog entry (a key of `RUNTIME_CHECKS`). */
+  check: string
+  cond: Expr
+  args: Array<string | Expr>
 }
 
 export interface Param extends NodeBase {

@@ -43,4 +43,12 @@ export {
   type PassName,
   type DeadAncillasContext,
   type NodeRewriter,
+  insertChecks,
+  insertChecksFunction,
+  inRange,
+  callsHost,
+  CHECK_CALLS,
+  hoistBounds,
+  hoistBoundsFunction,
+  HOIST_MAX_FACTOR,
 } from './passes/index.js'

@@ -24,8 +24,9 @@ type Update = Extract<Stmt, { kind: 'update' }>
 type Bijection = Extract<Stmt, { kind: 'callstmt' }>
 type Alloc = Extract<Stmt, { kind: 'alloc' }>
 type Dealloc = Extract<Stmt, { kind: 'dealloc' }>
+type Assert = Extract<Stmt, { kind: 'assert' }>
 /** A statement of a run. */
-export type RunStmt = Update | Bijection | Alloc | Dealloc
+export type RunStmt = Update | Bijection | Alloc | Dealloc | Assert
 
 /** A statement of a block with the `@unchecked` blocks around it opened: how many there were. */
 export interface Flat {
@@ -50,11 +51,13 @@ const scalarAlloc = (s: Alloc | Dealloc): boolean =>
 
 /**
  * Whether a statement belongs in a run: an update, a bijection call (`SWAP`, `ROT`, …) that only
- * writes its arguments, or the allocation or deallocation of a scalar ancilla.
+ * writes its arguments, the allocation or deallocation of a scalar ancilla, or a run-time check
+ * (an `assert` writes nothing; its condition shares with the statement it guards).
  */
 export function inRun(s: Stmt): s is RunStmt {
   return (
     s.kind === 'update' ||
+    s.kind === 'assert' ||
     (s.kind === 'callstmt' && s.target === 'bijection') ||
     ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
   )
@@ -229,6 +232,8 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
       visitAddress(s.target)
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
+    // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
+    else if (s.kind === 'assert') visit(s.cond)
     const low = s.kind === 'callstmt' ? lowered?.(s) : undefined
     // the pure values its lowering computes from the arguments, before it writes any of them
     if (low) for (const e of low.values) visit(e)
@@ -241,7 +246,9 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
         ? [rootName(s.target)]
         : s.kind === 'callstmt'
           ? s.args.map((a, i) => (low?.writes && !low.writes[i] ? undefined : rootName(a)))
-          : [s.name]
+          : s.kind === 'assert'
+            ? []
+            : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
   }
   return perStmt.map((nodes) => {

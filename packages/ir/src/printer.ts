@@ -141,6 +141,10 @@ export function printStmt(s: Stmt, indent = 1): string {
       return `${pad}~routine`
     case 'invblock':
       return `${pad}~${blockText(s.body, indent)}`
+    case 'assert': {
+      const args = s.args.map((a) => (typeof a === 'string' ? JSON.stringify(a) : printExpr(a)))
+      return `${pad}assert ${s.check}(${printExpr(s.cond)})${args.length ? ` else (${args.join(', ')})` : ''}`
+    }
   }
 }
 

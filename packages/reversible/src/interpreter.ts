@@ -5,7 +5,6 @@
  */
 import {
   InvertibilityError,
-  printExpr,
   runtimeError,
   validLength,
   type Arg,
@@ -18,11 +17,12 @@ import {
   type FunctionDef,
   type Program,
   type ScalarTypeName,
+  type RuntimeCheck,
   type SourceLocation,
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { hostNumber } from '@tenet/ir/backend'
+import { hostNumber, insertChecks } from '@tenet/ir/backend'
 
 type Value = number | boolean
 type Memory = Value | ArrayLike<number> | number[]
@@ -44,31 +44,19 @@ const show = (v: unknown) =>
         : String(v)
 
 export class Interpreter {
-  private uncheckedDepth = 0
   constructor(
     private readonly program: Program,
     private readonly inverses: Map<string, FunctionDef>,
     private readonly options: CompileOptions,
   ) {}
 
-  private get checking(): boolean {
-    return this.options.checks && this.uncheckedDepth === 0
-  }
-
   /** Runs function `name` (or its inverse) on `vals`, updating scalars in `vals` in place. */
   run(name: string, inverse: boolean, vals: Memory[]): void {
     const f = inverse ? this.inverses.get(name)! : this.program.functions.get(name)!
     const frame: Frame = new Map()
     f.params.forEach((p, i) => frame.set(p.name, vals[i]!))
-    // \`@unchecked\` is lexical: it covers the statements written inside it, not the bodies of
-    // the functions they call, which run with their own checks (as on every backend)
-    const saved = this.uncheckedDepth
-    this.uncheckedDepth = 0
-    try {
-      this.block(f.body, frame)
-    } finally {
-      this.uncheckedDepth = saved
-    }
+    // (\`@unchecked\` is lexical: the checks are asserts that \`insert-checks\` placed outside it)
+    this.block(f.body, frame)
     f.params.forEach((p, i) => {
       if (p.type.kind === 'scalar') vals[i] = frame.get(p.name)!
     })
@@ -236,6 +224,29 @@ export class Interpreter {
         return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
       case 'len':
         return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
+      // the reserved calls of run-time checks (see `insert-checks.ts`)
+      case '$inrange': {
+        const i = this.eval(e.args[0]!, fr) as number
+        return i >= 0 && i < (this.eval(e.args[1]!, fr) as number)
+      }
+      case '$factor': {
+        const v = this.eval(e.args[0]!, fr) as number
+        return v !== 0 && Number.isFinite(v)
+      }
+      case '$near': {
+        const x = this.eval(e.args[0]!, fr) as number,
+          y = this.eval(e.args[1]!, fr) as number
+        return x === y || Math.abs(x - y) <= this.options.tolerance * Math.max(1, Math.abs(y))
+      }
+      case '$zeros': {
+        const a = e.args[0] as Extract<Expr, { kind: 'var' }>
+        return this.equal(a.type as Type, fr.get(a.name), this.eval(e.args[1]!, fr))
+      }
+      case '$start':
+      case '$stop':
+      case '$step': {
+        return fr.get(`${name}:${(e.args[0] as { name: string }).name}`) as number
+      }
       case 'convert': {
         const ns = this.program.registry.numberSystem(e.type!)
         const v = this.decode(e.args[0]!.type as ScalarTypeName, this.eval(e.args[0]!, fr))
@@ -293,15 +304,6 @@ export class Interpreter {
     for (const s of body) this.stmt(s, fr)
   }
 
-  private distinct(pairs: [Expr, Expr][] | undefined, fr: Frame, loc?: SourceLocation): void {
-    if (!pairs || !this.checking) return
-    for (const [a, b] of pairs) {
-      const i = this.eval(a, fr),
-        j = this.eval(b, fr)
-      if (i === j) throw runtimeError('alias', loc, printExpr(a), printExpr(b), i)
-    }
-  }
-
   private equal(t: Type | undefined, a: unknown, b: unknown): boolean {
     if (t?.kind === 'array') {
       const x = a as ArrayLike<number>
@@ -325,7 +327,6 @@ export class Interpreter {
   stmt(s: Stmt, fr: Frame): void {
     switch (s.kind) {
       case 'update': {
-        this.distinct(s.distinct, fr, s.loc)
         const v = this.eval(s.value, fr)
         const old = this.read(s.target, fr)
         let r: Value
@@ -341,8 +342,6 @@ export class Interpreter {
             break
           default: {
             const ns = this.program.registry.numberSystem(s.target.type as string)
-            if (ns.float && this.checking && !(v !== 0 && Number.isFinite(v as number)))
-              throw runtimeError('zeroFactor', s.loc, `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`, v)
             if (!ns.update) throw new Error(`interpreter: number system ${ns.name} has no \`update\` for ${s.op}`)
             r = ns.update(s.op, old as number, v as number)
           }
@@ -365,44 +364,17 @@ export class Interpreter {
         return
       }
       case 'dealloc': {
-        if (this.checking) {
-          const cur = fr.get(s.name)
-          const want =
-            s.value.kind === 'emptystack'
-              ? []
-              : s.value.kind === 'call' && s.value.callee === 'zeros'
-                ? this.eval(s.value.args[0]!, fr)
-                : this.eval(s.value, fr)
-          if (!this.equal(s.type, cur, want)) {
-            const shown = s.value.kind === 'emptystack' ? '[]' : printExpr(s.value)
-            if (s.type?.kind === 'array') throw runtimeError('deallocArray', s.loc, s.name, shown, show(want))
-            if (s.type?.kind === 'stack') throw runtimeError('deallocStack', s.loc, s.name, (cur as unknown[]).length)
-            // scalars as the values the user knows (a ulog value as its real value, not its encoding)
-            const real = (v: Value) =>
-              s.type?.kind === 'scalar' && s.type.name !== 'bool' ? this.decode(s.type.name, v) : v
-            throw runtimeError('dealloc', s.loc, s.name, shown, show(real(cur as Value)), show(real(want as Value)))
-          }
-        }
+        // (checked by the assert before it: see \`insert-checks.ts\`)
         fr.delete(s.name)
         return
       }
       case 'if': {
         const pre = this.eval(s.pre, fr) as boolean
         this.block(pre ? s.then : s.else, fr)
-        if (this.checking) {
-          const postExpr = s.post ?? s.pre
-          const post = this.eval(postExpr, fr) as boolean
-          if (post !== pre) throw runtimeError('postIf', s.loc, printExpr(postExpr), !s.post, post, pre)
-        }
         return
       }
       case 'while': {
-        if (this.checking && this.eval(s.post, fr)) throw runtimeError('postWhileStart', s.loc, printExpr(s.post))
-        while (this.eval(s.pre, fr)) {
-          this.block(s.body, fr)
-          if (this.checking && !this.eval(s.post, fr))
-            throw runtimeError('postWhileIteration', s.loc, printExpr(s.post))
-        }
+        while (this.eval(s.pre, fr)) this.block(s.body, fr)
         return
       }
       case 'for':
@@ -416,11 +388,6 @@ export class Interpreter {
       case 'pop': {
         const st = fr.get(s.stack.name) as Value[]
         if (st.length === 0) throw runtimeError('emptyStack', s.loc, s.stack.name)
-        if (this.checking) {
-          const cur = this.read(s.value, fr)
-          if (cur !== 0 && cur !== false)
-            throw runtimeError('popNonzero', s.loc, s.stack.name, printExpr(s.value), show(cur))
-        }
         this.write(s.value, st.pop()!, fr)
         return
       }
@@ -436,15 +403,16 @@ export class Interpreter {
         } else this.eval(s.expr, fr)
         return
       }
-      case 'unchecked': {
-        this.uncheckedDepth++
-        try {
-          this.block(s.body, fr)
-        } finally {
-          this.uncheckedDepth--
-        }
-        return
+      case 'assert': {
+        // a run-time check (see `insert-checks.ts`): its message's values are computed only now
+        if (this.eval(s.cond, fr)) return
+        const args = s.args.map((a) => (typeof a === 'string' ? a : this.eval(a, fr)))
+        throw runtimeError(s.check as RuntimeCheck, s.loc, ...(args as [never, never, never, never, never, never]))
       }
+      case 'unchecked':
+        // (no assert was placed inside it)
+        this.block(s.body, fr)
+        return
       default:
         throw new Error(`interpreter: \`${s.kind}\` is not core IR (preprocess first)`)
     }
@@ -469,18 +437,15 @@ export class Interpreter {
       this.block(s.body, fr)
     }
     fr.delete(s.variable)
-    if (this.checking) {
-      const a2 = this.eval(s.start, fr),
-        b2 = this.eval(s.stop, fr),
-        st2 = s.step ? this.eval(s.step, fr) : 1
-      if (a2 !== a || b2 !== b || st2 !== step) {
-        throw runtimeError('loopRange', s.loc, a, b, step, a2, b2, st2)
-      }
+    // the range the loop began with, for the `loopRange` assert after it (`$start(v)`, …)
+    if (this.options.checks) {
+      fr.set(`$start:${s.variable}`, a)
+      fr.set(`$stop:${s.variable}`, b)
+      fr.set(`$step:${s.variable}`, step)
     }
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>, fr: Frame): void {
-    this.distinct(s.distinct, fr, s.loc)
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
@@ -510,6 +475,7 @@ export function interpretProgram(
   inverses: Map<string, FunctionDef>,
   options: CompileOptions,
 ): CompiledProgram {
+  ;({ program, inverses } = insertChecks(program, inverses, options))
   const interp = new Interpreter(program, inverses, options)
   const cache = new Map<string, CompiledFunction>()
   return {

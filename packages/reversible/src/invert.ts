@@ -57,6 +57,10 @@ export function invertStmt(s: Stmt): Stmt {
       return s
     case 'unchecked':
       return { ...s, body: invertBody(s.body) }
+    case 'assert':
+      // a check changes nothing, so it undoes itself; but it guards the statement beside it, whose
+      // inverse needs another check (see `invertBody`)
+      return s
     case 'routine':
     case 'invblock':
     case 'unroutine':
@@ -64,10 +68,15 @@ export function invertStmt(s: Stmt): Stmt {
   }
 }
 
-/** The inverse of a block: the inverted statements in reverse order. */
+/**
+ * The inverse of a block: the inverted statements in reverse order. Run-time checks (`assert`)
+ * are dropped: each guards the statement next to it (`t -> v` checks that t holds v; its inverse
+ * `t <- v` needs none, while an allocation's inverse needs one), so they are not moved but placed
+ * again on the inverse by the `insert-checks` pass, which every engine runs last.
+ */
 export function invertBody(body: Stmt[]): Stmt[] {
   const out: Stmt[] = []
-  for (let i = body.length - 1; i >= 0; i--) out.push(invertStmt(body[i]!))
+  for (let i = body.length - 1; i >= 0; i--) if (body[i]!.kind !== 'assert') out.push(invertStmt(body[i]!))
   return out
 }
 

@@ -28,6 +28,8 @@ export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncil
 export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
+export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
+export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = ['unroll', 'scalar-arrays', 'hoist-invariants', 'zero-updates', 'dead-ancillas'] as const

@@ -71,6 +71,8 @@ export function rewriteBlock(body: Stmt[], f: NodeRewriter, stop: (s: Stmt) => b
         return { ...s, expr: x(s.expr) }
       case 'unchecked':
         return { ...s, body: rewriteBlock(s.body, f, stop) }
+      case 'assert':
+        return { ...s, cond: x(s.cond), args: s.args.map((a) => (typeof a === 'string' ? a : x(a))) }
       default:
         return s
     }

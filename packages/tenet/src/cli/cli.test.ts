@@ -80,6 +80,12 @@ describe('tenet CLI', () => {
     expect(adj.out).toMatch(/^fn sumsq\$adj\(y: f64, x: f64\[\], g_y: f64, g_x: f64\[\]/)
     expect(adj.out).toContain('for i in reverse 0..len(x)')
     expect((await cli(['print', 'rot', good, '--inverse', '--adjoint'])).code).toBe(2)
+    // the core IR with the run-time checks every engine runs
+    const checked = await cli(['print', 'count', good, '--checks'])
+    expect(checked.code).toBe(0)
+    expect(checked.out).toMatch(/^fn count\(/)
+    expect(checked.out).toContain('assert postIf(flags[i]) else ("flags[i]", true, false, true)')
+    expect((await cli(['print', 'sumsq', good, '--checks', '--no-checks'])).code).toBe(2)
   })
 
   it('run: forwards and backwards, text and JSON', async () => {

@@ -9,7 +9,8 @@
  * `bin.ts` calls it with the real streams.
  */
 import { readFileSync } from 'node:fs'
-import { TenetError, parse, typeToString, withStackGuard, type Registry, type Type } from '@tenet/ir'
+import { TenetError, parse, printFunction, typeToString, withStackGuard, type Registry, type Type } from '@tenet/ir'
+import { insertChecksFunction } from '@tenet/ir/backend'
 import {
   compileModule,
   generatedCode,
@@ -33,9 +34,10 @@ export const HELP = `tenet — check, print, run and differentiate Tenet program
 
 usage:
   tenet check <file>                      parse and check every function (compiles on the interpreter)
-  tenet print <fn> <file> [--inverse | --adjoint]
+  tenet print <fn> <file> [--inverse | --adjoint] [--checks]
                                           print a function, its inverse, or its adjoint (the gradient
-                                          program) in Tenet syntax
+                                          program) in Tenet syntax; with --checks, the core IR with
+                                          the run-time checks every engine runs (\`assert\`)
   tenet run <fn> <file> [--inverse] -- <arg>...
                                           run a function forwards (or backwards) and print its results
   tenet grad <fn> <file> --loss <param> -- <arg>...
@@ -66,7 +68,7 @@ interface Parsed {
 }
 
 const VALUED = new Set(['--backend', '--loss'])
-const FLAGS = new Set(['--inverse', '--adjoint', '--no-checks', '--json', '--help', '-h', ...VALUED])
+const FLAGS = new Set(['--inverse', '--adjoint', '--checks', '--no-checks', '--json', '--help', '-h', ...VALUED])
 
 function parseArgv(argv: readonly string[]): Parsed {
   const dash = argv.indexOf('--')
@@ -237,12 +239,17 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       if (!file) throw new UsageError('usage: tenet print <fn> <file> [--inverse | --adjoint]')
       if (p.flags.has('--inverse') && p.flags.has('--adjoint'))
         throw new UsageError('--inverse and --adjoint exclude each other')
+      if (p.flags.has('--checks') && (p.flags.has('--adjoint') || !checks))
+        throw new UsageError('--checks excludes --adjoint and --no-checks')
       const f = fnOf(await load(file, io, { backend: 'interpreter', checks }), name)
-      const text = p.flags.has('--adjoint')
-        ? compileAdjoint(f).adjoint.source
-        : p.flags.has('--inverse')
-          ? f.inverse.source
-          : f.source
+      const shown = p.flags.has('--inverse') ? f.inverse : f
+      const text = p.flags.has('--checks')
+        ? printFunction(insertChecksFunction(shown.ir, (shown[TENET_FUNCTION] as TenetFunctionInfo).program))
+        : p.flags.has('--adjoint')
+          ? compileAdjoint(f).adjoint.source
+          : p.flags.has('--inverse')
+            ? f.inverse.source
+            : f.source
       io.stdout(`${text}\n`)
       return 0
     }

@@ -1,0 +1,175 @@
+/**
+ * The `insert-checks` pass on printed IR before and after: where each catalog check goes and
+ * what it tests (the engines' lowering of `assert` is tested by the parity test in `tenet`, which
+ * runs every check on the interpreter, the cpu backend and the wasm backend).
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { hoistBoundsFunction, insertChecks, insertChecksFunction } from './index.js'
+
+const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
+/** The printed body of function `name` after the pass (checks on), without the signature. */
+const after = (text: string, name = 'f'): string => {
+  const p = checked(text)
+  return body(insertChecksFunction(p.functions.get(name)!, p))
+}
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
+
+describe('pass `insert-checks`', () => {
+  it('changes nothing with checks off', () => {
+    const p = checked('fn f(y: f64, x: f64[], i: i32) { y += x[i] }')
+    const inverses = new Map([...p.functions].map(([n, f]) => [n, f]))
+    const out = insertChecks(p, inverses, { checks: false, tolerance: 1e-8 })
+    expect(out.program).toBe(p)
+    expect(out.inverses).toBe(inverses)
+  })
+
+  it('checks each element access before its statement, inner indices first', () => {
+    expect(after('fn f(y: f64, x: f64[], k: i32[], i: i32) { y += x[k[i]] * 2.0 }')).toBe(
+      `assert outOfBounds($inrange(i, len(k))) else ("k", i, len(k))
+assert outOfBounds($inrange(k[i], len(x))) else ("x", k[i], len(x))
+y += x[k[i]] * 2.0`,
+    )
+  })
+
+  it('checks an access under `&&` only when the left side holds', () => {
+    expect(after('fn f(y: i32, x: i32[], i: i32) { if (i < 3 && x[i] > 0, ~) { y += 1 } }')).toContain(
+      'assert outOfBounds(!(i < 3) || $inrange(i, len(x))) else ("x", i, len(x))',
+    )
+  })
+
+  it('places alias, zero-factor, deallocation and pop checks before their statements', () => {
+    expect(after('fn f(x: f64[], i: i32, j: i32) { x[i] += x[j] }')).toBe(
+      `assert alias(i != j) else ("i", "j", i)
+assert outOfBounds($inrange(i, len(x))) else ("x", i, len(x))
+assert outOfBounds($inrange(j, len(x))) else ("x", j, len(x))
+x[i] += x[j]`,
+    )
+    expect(after('fn f(y: f64, x: f64) { y *= x * 2.0 }')).toBe(
+      `assert zeroFactor($factor(x * 2.0)) else ("y *= x * 2.0", x * 2.0)
+y *= x * 2.0`,
+    )
+    expect(after('fn f(y: f64, x: f64) {\n  t <- x\n  y += t\n  t -> x\n}')).toBe(
+      `t <- x
+y += t
+assert dealloc($near(t, x)) else ("t", "x", t, x)
+t -> x`,
+    )
+    expect(after('fn f(y: i32, x: i32) {\n  t <- x\n  y += t\n  t -> x\n}')).toContain(
+      'assert dealloc(t == x) else ("t", "x", t, x)',
+    )
+    expect(after('fn f(y: f64, n: i32) {\n  t: f64[] <- zeros(n)\n  t -> zeros(n)\n}')).toBe(
+      `t: f64[] <- zeros(n)
+assert deallocArray($zeros(t, n)) else ("t", "zeros(n)", n)
+t -> zeros(n)`,
+    )
+    expect(after('fn f(y: f64) {\n  s: stack<f64> <- []\n  s -> []\n}')).toContain(
+      'assert deallocStack(len(s) == 0) else ("s", len(s))',
+    )
+    expect(after('fn f(s: stack<f64>, y: f64) { pop(s, y) }')).toBe(
+      `assert popNonzero(y == 0) else ("s", "y", y)
+pop(s, y)`,
+    )
+  })
+
+  it("checks an if's post-condition at the end of each branch, a while's before and after each iteration", () => {
+    expect(after('fn f(x: f64) { if (x > 0.0, ~) { x -= 5.0 } }')).toBe(
+      `if (x > 0.0, ~) {
+  x -= 5.0
+  assert postIf(x > 0.0) else ("x > 0.0", true, false, true)
+} else {
+  assert postIf(!(x > 0.0)) else ("x > 0.0", true, true, false)
+}`,
+    )
+    expect(after('fn f(x: i32, n: i32) { while (x < n, x > 0) { x += 1 } }')).toBe(
+      `assert postWhileStart(!(x > 0)) else ("x > 0")
+while (x < n, x > 0) {
+  x += 1
+  assert postWhileIteration(x > 0) else ("x > 0")
+}`,
+    )
+  })
+
+  it("checks a loop's range after it only when the body writes what the range reads", () => {
+    expect(after('fn f(y: f64, n: i32) { for i in 0..n { n += 1 } }')).toBe(
+      `for i in 0..n {
+  n += 1
+}
+assert loopRange(0 == $start(i) && n == $stop(i) && 1 == $step(i)) else ($start(i), $stop(i), $step(i), 0, n, 1)`,
+    )
+    expect(after('fn f(y: f64, n: i32) { for i in 0..n { y += 1.0 } }')).toBe(`for i in 0..n {
+  y += 1.0
+}`)
+  })
+
+  it('needs no range check where the body writes only elements of the array whose length bounds it, or calls what leaves the range alone', () => {
+    expect(after('fn f(a: f64[]) { for i in 0..len(a) { a[i] += 1.0 } }')).not.toContain('loopRange')
+    const calls = 'fn g(y: f64, n: i32) { y += f64(n) }\nfn f(y: f64, n: i32) { for i in 0..n { g(y, n) } }'
+    expect(after(calls)).not.toContain('loopRange')
+    expect(after('fn g(n: i32) { n += 1 }\nfn f(y: f64, n: i32) { for i in 0..n { g(n) } }')).toContain('loopRange')
+  })
+
+  it('proves `a[i]` in `for i in k..len(a)` over a parameter array, and nothing else', () => {
+    expect(after('fn f(s: f64, a: f64[], b: f64[]) { for i in 1..len(a) { s += a[i] * a[i - 1] + b[i] } }')).toBe(
+      `for i in 1..len(a) {
+  assert outOfBounds($inrange(i - 1, len(a))) else ("a", i - 1, len(a))
+  assert outOfBounds($inrange(i, len(b))) else ("b", i, len(b))
+  s += a[i] * a[i - 1] + b[i]
+}`,
+    )
+  })
+
+  it('places nothing inside `@unchecked`', () => {
+    expect(after('fn f(y: f64, x: f64[], i: i32) { @unchecked { y += x[i] } }')).toBe(`@unchecked {
+  y += x[i]
+}`)
+  })
+})
+
+describe('pass `hoist-bounds`', () => {
+  const hoisted = (text: string, name = 'f'): string => {
+    const p = checked(text)
+    return body(hoistBoundsFunction(insertChecksFunction(p.functions.get(name)!, p), p))
+  }
+
+  it('checks an affine index at the two ends of the loop, before it, in the order the loop visits them', () => {
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 1..n { s += x[2 * i + k] } }')).toBe(
+      `assert outOfBounds(!(1 < n) || 0.0 <= 2.0 + f64(k) && 2.0 + f64(k) < f64(len(x))) else ("x", 2.0 + f64(k), len(x))
+assert outOfBounds(!(1 < n) || 0.0 <= f64(n - 1) * 2.0 + f64(k) && f64(n - 1) * 2.0 + f64(k) < f64(len(x))) else ("x", f64(n - 1) * 2.0 + f64(k), len(x))
+for i in 1..n {
+  s += x[2 * i + k]
+}`,
+    )
+    // reversed: the last value first
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32) { for i in reverse 0..=n { s += x[i] } }').split('\n')[0]).toContain(
+      'f64(n)',
+    )
+  })
+
+  it('leaves an index that is not affine, one under an `if`, and an array the loop reallocates', () => {
+    const kept = (src: string) => expect(hoisted(src).split('\n')[0]).toMatch(/^for /)
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i * i] } }')
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { if (s > 0.0, ~) { s += x[i] } } }')
+    kept('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 0..n { k += 1\n s += x[i + k]\n k -= 1 } }')
+    kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n by 2 { s += x[i] } }')
+  })
+
+  it('hoists from inner loops to before them (once per outer iteration)', () => {
+    const out = hoisted(
+      'fn f(s: f64, x: f64[], n: i32, d: i32) { for i in 0..n { for j in 0..d { s += x[i * d + j] } } }',
+    )
+    expect(out.split('\n')[0]).toBe('for i in 0..n {')
+    expect(out).toContain('f64(d - 1) + f64(i * d)')
+    expect(out).toContain('0.0 + f64(i * d)')
+    expect(out).not.toMatch(/\$inrange/)
+    // an index the inner loop does not change: once, before it
+    expect(
+      hoisted('fn f(y: f64[], a: f64[], n: i32) { for i in 0..n { for j in 0..n { y[i] += a[j] } } }').split('\n')[1],
+    ).toBe('  assert outOfBounds(!(0 < n) || $inrange(i, len(y))) else ("y", i, len(y))')
+  })
+})
