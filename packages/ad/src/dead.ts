@@ -23,40 +23,9 @@
  */
 import type { Arg, Expr, FunctionDef, Registry, Stmt } from '@tenet/ir'
 import { readNames, rootName } from '@tenet/ir/backend'
+import { stmtExprs as exprsOf, valueReads as reads } from '@tenet/ir/backend'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
-
-/**
- * The variables and arrays whose values an expression reads: `readNames`, except that `len(a)`
- * reads no element of a (an array's length never changes).
- */
-function reads(e: Expr | Arg, out: Set<string>): Set<string> {
-  switch (e.kind) {
-    case 'var':
-      out.add(e.name)
-      break
-    case 'index':
-      out.add(e.array.name)
-      reads(e.index, out)
-      break
-    case 'field':
-    case 'neg':
-      reads(e.target, out)
-      break
-    case 'unary':
-      reads(e.arg, out)
-      break
-    case 'binary':
-      reads(e.left, out)
-      reads(e.right, out)
-      break
-    case 'call':
-      if (e.callee !== 'len') for (const a of e.args) reads(a, out)
-      else for (const a of e.args) if (a.kind !== 'var') reads(a, out)
-      break
-  }
-  return out
-}
 
 /** Index expressions inside a dataview (what writing it reads). */
 function addressReads(dv: Expr | Arg, out: Set<string>): void {
@@ -84,32 +53,6 @@ const minus = (a: Set<string>, b: Set<string>): Set<string> => {
   return u
 }
 const same = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x))
-
-/** Every expression and argument a statement mentions directly (not those of nested bodies). */
-function exprsOf(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
-    case 'if':
-      return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while':
-      return [s.pre, s.post]
-    case 'for':
-      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push':
-    case 'pop':
-      return [s.stack, s.value]
-    case 'safe':
-      return [s.expr]
-    default:
-      return []
-  }
-}
 
 function nested(s: Stmt): Stmt[][] {
   switch (s.kind) {

@@ -10,6 +10,7 @@ import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileGenerated, infoOf, type CompiledAdjoint } from './compile.js'
 import { dropDeadUpdatesIn } from './dead.js'
 import { SINK } from './transform.js'
+import { valueReads } from '@tenet/ir/backend'
 
 /** A gradient-only adjoint (see `compileGradientAdjoint`). */
 export interface CompiledGradientAdjoint extends CompiledAdjoint {
@@ -22,33 +23,6 @@ export interface CompiledGradientAdjoint extends CompiledAdjoint {
 }
 
 const cache = new WeakMap<TenetFunction, CompiledGradientAdjoint | null>()
-
-/** Adds the variables and arrays whose values `e` reads (`len(a)` reads no value of `a`). */
-function valueReads(e: Expr | Arg, out: Set<string>): void {
-  switch (e.kind) {
-    case 'var':
-      out.add(e.name)
-      break
-    case 'index':
-      out.add(e.array.name)
-      valueReads(e.index, out)
-      break
-    case 'field':
-    case 'neg':
-      valueReads(e.target, out)
-      break
-    case 'unary':
-      valueReads(e.arg, out)
-      break
-    case 'binary':
-      valueReads(e.left, out)
-      valueReads(e.right, out)
-      break
-    case 'call':
-      for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) valueReads(a, out)
-      break
-  }
-}
 
 /** Every name whose value a statement list mentions: read, written, passed to a call, pushed or popped. */
 function mentions(body: readonly Stmt[], out: Set<string>): Set<string> {

@@ -26,6 +26,7 @@ import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
 import { at, bin, call, clone, lit, ref, registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, adjointName, hasGradient } from './transform.js'
 import { TangentBuilder } from './tangent.js'
+import { stmtExprs as exprs } from '@tenet/ir/backend'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -65,32 +66,6 @@ function onlyElementI(body: readonly Stmt[], a: string, i: string): boolean {
     for (const e of exprs(s)) visit(e)
   })
   return ok
-}
-
-/** The expressions a statement evaluates itself (targets and arguments included). */
-function exprs(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if':
-      return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while':
-      return [s.pre, s.post]
-    case 'for':
-      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push':
-    case 'pop':
-      return [s.stack, s.value]
-    case 'safe':
-      return [s.expr]
-    default:
-      return []
-  }
 }
 
 /**

@@ -24,6 +24,7 @@ export {
   type LoweredValues,
 } from './cse.js'
 export { hostNumber } from './host-result.js'
+export { stmtExprs, valueReads } from './stmt-exprs.js'
 export {
   optimize,
   PASS_NAMES,

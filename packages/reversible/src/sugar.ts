@@ -22,6 +22,7 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
+import { stmtExprs as ownExprs } from '@tenet/ir/backend'
 
 const fail = (code: string, msg: string, loc?: SourceLocation): never => {
   throw new TenetStaticError(code, msg, loc)
@@ -81,32 +82,6 @@ function some(e: Expr | Arg, p: (x: Expr | Arg) => boolean): boolean {
 
 const isSpread = (x: Expr | Arg): boolean => x.kind === 'index' && x.index.kind === 'var' && x.index.name === SPREAD
 const isTop = (x: Expr | Arg): boolean => x.kind === 'call' && x.callee === 'top'
-
-/** The expressions a statement reads or writes directly (not those of nested blocks). */
-function ownExprs(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if':
-      return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while':
-      return [s.pre, s.post]
-    case 'for':
-      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push':
-    case 'pop':
-      return [s.stack, s.value]
-    case 'safe':
-      return [s.expr]
-    default:
-      return []
-  }
-}
 
 /** Applies `f` to every expression of one statement (not of its nested blocks). */
 function mapOwn(s: Stmt, f: (x: Expr) => Expr): Stmt {

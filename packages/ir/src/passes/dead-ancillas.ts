@@ -20,6 +20,7 @@
 import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import type { Program } from '../plugin.js'
+import { stmtExprs as exprsOf } from '../stmt-exprs.js'
 
 /** What the pass needs to know about the program around a function. */
 export interface DeadAncillasContext {
@@ -57,32 +58,6 @@ function callsHost(e: Expr | Arg): boolean {
     }
   }
   return false
-}
-
-/** The expressions a statement evaluates itself (not those of nested bodies). */
-function exprsOf(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if':
-      return s.post ? [s.pre, s.post] : [s.pre]
-    case 'while':
-      return [s.pre, s.post]
-    case 'for':
-      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
-    case 'push':
-    case 'pop':
-      return [s.stack, s.value]
-    case 'safe':
-      return [s.expr]
-    default:
-      return []
-  }
 }
 
 /**

@@ -1,0 +1,66 @@
+/**
+ * Two small walks the compiler passes share (dead-code passes in `@tenet/ir` and `@tenet/ad`,
+ * the gradient-program builders, the sugar expander): the expressions a statement evaluates
+ * itself, and the names whose values an expression reads.
+ */
+import type { Arg, Expr, Stmt } from './ast.js'
+
+/**
+ * The expressions and arguments a statement evaluates itself — targets, values, conditions, loop
+ * ranges, call arguments — not those of its nested bodies.
+ */
+export function stmtExprs(s: Stmt): Array<Expr | Arg> {
+  switch (s.kind) {
+    case 'update':
+      return [s.target, s.value]
+    case 'callstmt':
+      return s.args
+    case 'alloc':
+    case 'dealloc':
+      return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
+    case 'if':
+      return s.post ? [s.pre, s.post] : [s.pre]
+    case 'while':
+      return [s.pre, s.post]
+    case 'for':
+      return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
+    case 'push':
+    case 'pop':
+      return [s.stack, s.value]
+    case 'safe':
+      return [s.expr]
+    default:
+      return []
+  }
+}
+
+/**
+ * Adds to `out` the variables and arrays whose values `e` reads, and returns `out`: like
+ * `readNames`, except that `len(a)` reads no value of `a` (an array's length never changes).
+ */
+export function valueReads(e: Expr | Arg, out: Set<string> = new Set()): Set<string> {
+  switch (e.kind) {
+    case 'var':
+      out.add(e.name)
+      break
+    case 'index':
+      out.add(e.array.name)
+      valueReads(e.index, out)
+      break
+    case 'field':
+    case 'neg':
+      valueReads(e.target, out)
+      break
+    case 'unary':
+      valueReads(e.arg, out)
+      break
+    case 'binary':
+      valueReads(e.left, out)
+      valueReads(e.right, out)
+      break
+    case 'call':
+      for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) valueReads(a, out)
+      break
+  }
+  return out
+}
