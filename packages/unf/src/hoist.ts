@@ -20,6 +20,7 @@
  * iteration is the one case that evaluates the value once more).
  */
 import { BUILTIN_OPS } from './ops.js'
+import { sameScope } from './share-scans.js'
 import { freeVars, mapChildren, type Term } from './term.js'
 
 /** Moves the loop-invariant lets of every loop body out of the loop. */
@@ -37,34 +38,6 @@ function loopBound(x: Loop): string[] {
   if (x.k === 'map') return x.params
   if (x.k === 'mapAccum') return [x.carry, ...x.params]
   return [x.acc, x.elem]
-}
-
-/** The children of x evaluated in x's scope (not loop bodies, not branches). */
-function sameScope(x: Term): Term[] {
-  switch (x.k) {
-    case 'let':
-    case 'lam':
-      return []
-    case 'if':
-      return [x.cond]
-    case 'map':
-      return x.arrays
-    case 'reduce':
-    case 'fold':
-    case 'scanl':
-    case 'scanr':
-      return [x.init, x.array]
-    case 'mapAccum':
-      return [x.carryInit, x.sumInit, ...x.arrays]
-    default: {
-      const out: Term[] = []
-      mapChildren(x, (c) => {
-        out.push(c)
-        return c
-      })
-      return out
-    }
-  }
 }
 
 /** Whether evaluating t can fail (or is not worth moving): see the module comment. */

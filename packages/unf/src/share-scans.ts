@@ -20,7 +20,7 @@ export function shareScans(t: Term): Term {
 const isAtom = (x: Term) => x.k === 'var' || x.k === 'const'
 
 /** The children of x evaluated in x's scope (not loop or lambda bodies, not branches). */
-function sameScope(x: Term): Term[] {
+export function sameScope(x: Term): Term[] {
   switch (x.k) {
     case 'let':
     case 'lam':
