@@ -7,11 +7,14 @@
  * string reaches the code, so none can inject any.
  */
 import { UnfError } from './errors.js'
-import { BOOL_OPS, type OpTable } from './ops.js'
+import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
+import { fastExp } from './fast-exp.js'
 import { hoistInvariants } from './hoist.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
+
+const BUILTIN_EXP = BUILTIN_OPS.get('exp')
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
@@ -172,9 +175,10 @@ export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
+  g.fastExp = options.fastExp ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
@@ -191,12 +195,14 @@ export function generate(
     'err',
     'shapeErr',
     'bufs',
+    'fexp',
     `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
   ) as (
     fns: Array<(...a: number[]) => number>,
     err: (i: number, what: string) => never,
     shapeErr: (what: string) => never,
     bufs: Float64Array[],
+    fexp: (x: number) => number,
   ) => (...args: unknown[]) => unknown
   const fn = factory(
     g.fns,
@@ -207,6 +213,7 @@ export function generate(
       throw new UnfError('unf/shape', what)
     },
     [],
+    fastExp,
   )
   return { fn, source }
 }
@@ -214,6 +221,8 @@ export function generate(
 class Gen {
   lines: string[] = []
   fns: Array<(...a: number[]) => number> = []
+  /** the built-in `exp` as `fexp` (`fast-exp.ts`, inlined by V8) instead of `Math.exp` */
+  fastExp = true
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -340,6 +349,7 @@ class Gen {
         const b = BOOL_OPS.get(x.op)
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
+        if (this.fastExp && o === BUILTIN_EXP) return { v: this.local(`fexp(${args[0]!})`), t: R }
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
         return {
           v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),

@@ -92,7 +92,8 @@ describe('primal reuse between a map and its transpose', () => {
 
   test('the sweep reads the map instead of recomputing a non-linear body (logsumexp: one exp per element)', () => {
     const A = Float64Array.of(0.3, -1.2, 2.5, 0.8, -0.1)
-    const cp = agrees([['A', R1]], T.logsumexp(v('A')), [A])
+    agrees([['A', R1]], T.logsumexp(v('A')), [A])
+    const cp = compile([['A', R1]], T.logsumexp(v('A')), { fastExp: false }) // exp as Math.exp, counted
     expect(mathCalls('exp', () => cp.gradient(A))).toBe(A.length)
   })
 
