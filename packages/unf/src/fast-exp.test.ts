@@ -121,7 +121,12 @@ describe('fastExp in generated code', () => {
     const [v2, [g2]] = plain.gradient(A)
     expect(Math.abs(v1 - v2)).toBeLessThan(4e-16 * Math.abs(v2))
     expect(maxScaledError(Array.from(g1 as Float64Array), Array.from(g2 as Float64Array))).toBeLessThan(1e-15)
-    expect(maxScaledError(Array.from(g1 as Float64Array), finiteDifferences((a) => fast.value(a) as number, [A]))).toBeLessThan(1e-6)
+    expect(
+      maxScaledError(
+        Array.from(g1 as Float64Array),
+        finiteDifferences((a) => fast.value(a) as number, [A]),
+      ),
+    ).toBeLessThan(1e-6)
   })
 
   test('a scalar program: exp(sin x) and its derivative through fexp', () => {

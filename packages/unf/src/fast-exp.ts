@@ -65,7 +65,7 @@ const ROUND = 6755399441055744
 const N_OVER_LN2 = N / Math.LN2
 // ln 2 / N as hi + lo, hi with 32 significant bits (fdlibm's split of ln 2, divided by N: exact),
 // so that k·hi is exact for the k that occur (|k| < 2¹⁸)
-const LN2_HI_N = 6.93147180369123816490e-1 / N
+const LN2_HI_N = 6.9314718036912381649e-1 / N
 const LN2_LO_N = 1.90821492927058770002e-10 / N
 const C3 = 1 / 6
 const C4 = 1 / 24
