@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { generate } from './codegen.js'
-import { compile } from './compile.js'
+import { compile, compileText } from './compile.js'
 import { evaluate, fromHost, toHost } from './evaluate.js'
 import { OpTable } from './ops.js'
 import * as T from './term.js'
@@ -131,6 +131,21 @@ describe('blocked stored scans', () => {
     expect(agreesAtEveryLength(term)).toMatch(/(o\d+)\[(j\d+)\] = f\d+ \+ \1\[\2\];/)
     const reduced = T.let_('S', T.scanl(c(0.5), v('A'), plus), T.tuple(T.sum(S), last(S)))
     agreesAtEveryLength(reduced)
+  })
+
+  test('inside a loop body: ∇ Σ_rows prod(row) over rows of 3 to 11 elements, one with a zero', () => {
+    const cp = compileText('(M: R[][]) => sum(map((r) => prod(r), M))')
+    expect(cp.source.gradient).toMatch(/const T\d+/) // blocked, per row
+    const M = Array.from({ length: 5 }, (_, i) =>
+      Float64Array.from({ length: 3 + 2 * i }, (_, j) => (i === 3 && j === 2 ? 0 : 0.7 + 0.1 * ((i * 7 + j * 3) % 5))),
+    )
+    const [, [g]] = cp.gradient(M)
+    expect(
+      maxScaledError(
+        flat(g),
+        finiteDifferences((m) => cp.value(m) as number, [M]),
+      ),
+    ).toBeLessThan(1e-6)
   })
 
   test('states read in a loop body are not blocked (one chain, as before)', () => {
