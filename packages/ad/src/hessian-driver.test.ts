@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest'
 import type { TenetFunction } from '@tenet/reversible'
 import { finiteDifference } from '@tenet/testing'
 import { gradient, hessian } from './index.js'
-import { expectClose, tag } from './test-util.js'
+import { cpuBackend } from '@tenet/backend-cpu'
+import type { BackendSpec } from '@tenet/ir'
+import { expectClose, tag, testRegistry } from './test-util.js'
 
 /** Central differences of the exact gradient over the scalars of `wrt`, in that order (the oracle). */
 function fdHessian(f: TenetFunction, args: unknown[], wrt: number[]): Float64Array {
@@ -98,5 +100,40 @@ describe.each([
     expectClose(out, fdHessian(f, args, wrt), 1e-6, 'H')
     expectClose(out, hessian(f, args, { loss: 0, wrt, width: 1 }), 1e-12, 'H (width 1)')
     expect(exactlySymmetric(out, 20)).toBe(true)
+  })
+})
+
+describe('the default width of hessian', () => {
+  it("is the backend's hessianWidth capability (spread evenly: 7 columns at most 3 wide are three sweeps of 3)", () => {
+    const compiled: string[] = []
+    const spec: BackendSpec = {
+      ...cpuBackend,
+      name: 'cpuNarrow',
+      capabilities: { ...cpuBackend.capabilities, hessianWidth: 3 },
+      doCompile: (program, inverses, options) => {
+        compiled.push(...program.functions.keys())
+        return cpuBackend.doCompile(program, inverses, options)
+      },
+    }
+    const registry = testRegistry().registerBackend(spec)
+    const f = tag({ backend: 'cpuNarrow', registry })(source).f!
+    const args = [0, 0.2, values(4, 9), values(2, 10)]
+    const H = hessian(f, args, { loss: 0, wrt: [1, 2, 3] })
+    // the tangent functions are named for their width (\`f$adj$tan3\`, …)
+    expect(compiled.some((name) => name.endsWith('$tan3'))).toBe(true)
+    expect(compiled.some((name) => /\$tan(?!3$)\d+$/.test(name))).toBe(false)
+    expectClose(H, fdHessian(f, args, [1, 2, 3]), 1e-6, 'H')
+    // without the capability: 8 (7 columns, one sweep of 7)
+    compiled.length = 0
+    const g = tag({
+      backend: 'cpuPlain',
+      registry: registry.registerBackend({
+        ...spec,
+        name: 'cpuPlain',
+        capabilities: { ...cpuBackend.capabilities, hessianWidth: undefined },
+      }),
+    })(source).f!
+    expectClose(hessian(g, args, { loss: 0, wrt: [1, 2, 3] }), H, 1e-12, 'H (default width)')
+    expect(compiled.some((name) => name.endsWith('$tan7'))).toBe(true)
   })
 })

@@ -41,6 +41,13 @@ function balancedWidth(most: number, n: number): number {
   return Math.ceil(n / sweeps)
 }
 
+/** The default Hessian width on f's backend: its `hessianWidth` capability, else `DEFAULT_WIDTH`. */
+function defaultWidth(f: TenetFunction): number {
+  const info = infoOf(f)
+  const w = info.registry.backend(info.options.backend).capabilities.hessianWidth
+  return w !== undefined && Number.isInteger(w) && w >= 1 ? w : DEFAULT_WIDTH
+}
+
 /** Whether every array among the loaded values `b` is the one at the same place in `a` (scalars may differ). */
 function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {
   for (let i = 0; i < b.length; i++) {
@@ -428,7 +435,8 @@ export interface HessianOptions extends LossOptions {
   /** Indices of the float arguments the Hessian is taken over (default: all float arguments but the loss). */
   wrt?: number[]
   /**
-   * The most Hessian columns per forward-over-reverse sweep (default 8). The directions are spread
+   * The most Hessian columns per forward-over-reverse sweep (default: the backend's
+   * `hessianWidth` capability, else 8; cpu 10, wasm 20). The directions are spread
    * evenly over the sweeps this width needs (20 columns at most 8 wide: three sweeps of 7).
    */
   width?: number
@@ -470,7 +478,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   // no wider than the number of directions, as the arguments give it (so that a small Hessian
   // compiles and loads one program, not the requested width's first)
   const directions = wrt.reduce((s, i) => s + (ArrayBuffer.isView(args[i]) ? (args[i] as Float64Array).length : 1), 0)
-  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? DEFAULT_WIDTH, directions))
+  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? defaultWidth(f), directions))
   const pos = run.positionsOf(wrt)
   const n = pos.params.length
   const out = options.out
