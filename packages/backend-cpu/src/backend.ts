@@ -83,8 +83,9 @@ export const cpuBackend: BackendSpec = {
     checks: true,
     gradient: true,
     hessian: true,
-    // 10 columns per sweep ran 3–7% faster than 8 on the graph-embedding Hessians; 20 keeps too
-    // many tangents live for the registers and is sometimes several times slower
+    // 10 columns per sweep ran 3–7% faster than 8 on the graph-embedding Hessians (k = 2…10); 12
+    // and 16 no faster, and 20 (more tangents live than there are registers) several times slower
+    // in some runs
     hessianWidth: 10,
     synchronous: true,
   },
