@@ -292,6 +292,9 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
       checks: true,
       gradient: true,
       hessian: true,
+      // two tangent directions per f64x2 instruction (lane pairs): 20 columns ran 10–20% faster
+      // than 8 on the graph-embedding Hessians (k = 2…10, 20–100 columns)
+      hessianWidth: 20,
       synchronous: true,
     },
     description:
