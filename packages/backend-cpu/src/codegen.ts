@@ -822,6 +822,12 @@ class FunctionEmitter {
           const text = prim.emit?.cpu
           if (prim.arity !== 1 || !text || text(slots[k]!) !== m[0]) continue
           seen.add(m[0])
+          // a value that a table holds (see the `tabulate` pass) is that table element
+          const table = s.tabulated?.find((t) => t.callee === prim.name && t.arg === k)
+          if (table) {
+            calls.push({ node: table.read, arg: k, text, table: true })
+            continue
+          }
           calls.push({ node: { kind: 'call', callee: prim.name, args: [arg], type: 'f64' }, arg: k, text })
         }
       }
@@ -845,6 +851,18 @@ class FunctionEmitter {
         // the pure values it shares with the statements around it (see `loweredValues`)
         for (const c of this.lowered.get(s) ?? []) {
           const sh = this.shared?.get(c.node)
+          if (c.table) {
+            // read from its table (once, shared with the statements around it when they read it too)
+            let v = this.expr(c.node)
+            if (!sh) {
+              const t = this.fresh('c')
+              this.line(`const ${t} = ${v};`)
+              v = t
+            }
+            const call = c.text(temps[c.arg]!)
+            emitted = emitted.map((x) => x.split(call).join(v))
+            continue
+          }
           if (!sh) continue
           const call = c.text(temps[c.arg]!)
           if (!sh.temp) {
@@ -886,6 +904,8 @@ interface LoweredCall {
   arg: number
   /** The primitive's cpu lowering. */
   text: (x: string) => string
+  /** `node` is the element of a table that holds the value (see the `tabulate` pass). */
+  table?: boolean
 }
 
 /** Marks an array allocation in emitted code until `pooled` decides how it allocates. */
