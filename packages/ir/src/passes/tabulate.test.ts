@@ -7,7 +7,8 @@ import { check, createRegistry, parse, printFunction, type FunctionDef } from '.
 import { iterationVariant, tabulate } from './index.js'
 
 const registry = createRegistry()
-const fnOf = (text: string, name = 'f'): FunctionDef => check(parse(text, []).functions, [], registry).functions.get(name)!
+const fnOf = (text: string, name = 'f'): FunctionDef =>
+  check(parse(text, []).functions, [], registry).functions.get(name)!
 const body = (f: FunctionDef): string =>
   printFunction(f)
     .split('\n')
