@@ -840,9 +840,18 @@ class FunctionEmitter {
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
-      const temps = s.args.map((a) => {
+      // an argument the lowering reads only through values that tables hold (θ of a tabulated ROT) is not read
+      const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
+      const read = (i: number): boolean => {
+        if (spec.roles[i] === 'inout' || !spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return true
+        const slots = s.args.map((_, k) => `__arg${k}__`)
+        let text = spec.emit.cpu(...slots).join('\n')
+        for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
+        return text.includes(slots[i]!)
+      }
+      const temps = s.args.map((a, i) => {
         const t = this.fresh('t')
-        this.line(`const ${t} = ${this.read(a)};`)
+        if (read(i)) this.line(`const ${t} = ${this.read(a)};`)
         return t
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
