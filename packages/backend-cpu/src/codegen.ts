@@ -733,13 +733,14 @@ class FunctionEmitter {
       })
       this.indent--
     }
-    if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
-      // the common cases: a plain counting loop, up or down
+    if (stepConst === 1 || stepConst === -1) {
+      // the common cases: a plain counting loop, up or down (a reversed one the other way)
       const iv = this.fresh('i')
       if (stepConst === 1 && !s.reverse)
         this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
       else if (stepConst === 1) this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} - 1`}; ${iv} >= ${a}; ${iv}--) {`)
-      else this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
+      else if (!s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
+      else this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} + 1`}; ${iv} <= ${a}; ${iv}++) {`)
       this.indent++
       this.scoped(() => {
         this.names.set(s.variable, iv)

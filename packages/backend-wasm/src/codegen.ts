@@ -1858,6 +1858,31 @@ export class FunctionEmitter {
           inc(-1)()
         },
       )
+    } else if (stepConst === -1) {
+      // a downward loop reversed, upwards: b (or b+1), …, a
+      this.get(b)
+      this.set(i)
+      if (s.inclusive)
+        loop(
+          () => {
+            this.get(i)
+            this.get(a)
+            this.op(Op.i32_le_s)
+          },
+          () => {
+            exitAt(a)
+            inc(1)()
+          },
+        )
+      else {
+        this.op(Op.block, 0x40, Op.loop, 0x40)
+        this.get(i)
+        this.get(a)
+        this.op(Op.i32_lt_s, Op.i32_eqz, Op.br_if, 1)
+        inc(1)()
+        body()
+        this.op(Op.br, 0, Op.end, Op.end)
+      }
     } else {
       // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does and
       // counted in i64 (it may pass 2³¹); the value is a + k·st in wrapping i32, as Math.imul gives

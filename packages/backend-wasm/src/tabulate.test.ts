@@ -39,7 +39,7 @@ function loopNest(seed: number): string {
       () => `${r.pick(['ROT', 'IROT'])}(x[j + m * l], y[j + m * l], w[${index()}])`,
       () => `sincos(x[j + m * l], y[j + m * l], w[${index()}])`,
     ])()
-  const range = r.pick(['0..n', 'n - 1..=0 by -1', '0..n by 2', '0..=n - 1', 'n - 1..0 by -2'])
+  const range = r.pick(['0..n', 'n - 1..=0 by -1', 'n - 1..-1 by -1', '0..n by 2', '0..=n - 1', 'n - 1..0 by -2'])
   const inner = Array.from({ length: r.int(1, 3) }, stmt)
   if (counter) inner.push('INC(k)')
   const body = [
