@@ -51,7 +51,7 @@ import { rewriteBlock, rewriteExpr } from './rewrite.js'
 export function worthTabulating(registry: Registry, name: string): boolean {
   if (name.startsWith('$')) return false
   const p = registry.findPrimitive(name)
-  if (!p || p.kind !== 'pure' || p.arity !== 1 || p.argKinds?.some((k) => k !== 'scalar')) return false
+  if (p?.kind !== 'pure' || p.arity !== 1 || p.argKinds?.some((k) => k !== 'scalar')) return false
   return typeof p.emit?.wasm !== 'string'
 }
 
