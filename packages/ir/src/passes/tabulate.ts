@@ -6,7 +6,7 @@
  *
  *     for l in 0..n { k <- 0; for j in 0..m { y[j + m * l] += x[j] * cos(theta[k]); INC(k) }; k -> m }
  * becomes
- *     if (0 + 1 < n, ~) {
+ *     if (1 < n, ~) {
  *       l$tab0: f64[] <- zeros(len(theta))
  *       for l$tj0 in 0..len(theta) { l$tab0[l$tj0] += cos(theta[l$tj0]) }
  *       for l in 0..n { k <- 0; for j in 0..m { y[j + m * l] += x[j] * l$tab0[k]; INC(k) }; k -> m }
@@ -20,8 +20,9 @@
  * (`CallStmt.tabulated`), which the backends read instead of computing them.
  *
  * Exact: a table element is `0 + f(A[j])`, which is `f(A[j])` to the last bit, and `A` keeps its
- * elements while the loop runs (the loop does not name it as written, see `writtenNames`; distinct
- * names are distinct memory), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
+ * elements while the loop runs (the loop does not name it as written, see `writtenBy`: a call's
+ * dataview arguments count, a bijection's `in` arguments and a function's unwritten parameters do
+ * not; distinct names are distinct memory), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
  * table has A's length). The table is built from every element of `A`, each in range, with a
  * primitive that cannot fail. The uncompute sits in `@unchecked` (an infinite or NaN element makes
  * `f − f` NaN), and `dead-ancillas` drops it. The pass runs without run-time checks only: with
