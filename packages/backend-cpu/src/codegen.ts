@@ -773,13 +773,14 @@ class FunctionEmitter {
       })
       this.indent--
     }
-    if (stepConst === 1 || (stepConst === -1 && !s.reverse)) {
-      // the common cases: a plain counting loop, up or down
+    if (stepConst === 1 || stepConst === -1) {
+      // the common cases: a plain counting loop, up or down (a reversed one the other way)
       const iv = this.fresh('i')
       if (stepConst === 1 && !s.reverse)
         this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
       else if (stepConst === 1) this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} - 1`}; ${iv} >= ${a}; ${iv}--) {`)
-      else this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
+      else if (!s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
+      else this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} + 1`}; ${iv} <= ${a}; ${iv}++) {`)
       this.indent++
       this.scoped(() => {
         this.names.set(s.variable, iv)
@@ -862,6 +863,12 @@ class FunctionEmitter {
           const text = prim.emit?.cpu
           if (prim.arity !== 1 || !text || text(slots[k]!) !== m[0]) continue
           seen.add(m[0])
+          // a value that a table holds (see the `tabulate` pass) is that table element
+          const table = s.tabulated?.find((t) => t.callee === prim.name && t.arg === k)
+          if (table) {
+            calls.push({ node: table.read, arg: k, text, table: true })
+            continue
+          }
           calls.push({ node: { kind: 'call', callee: prim.name, args: [arg], type: 'f64' }, arg: k, text })
         }
       }
@@ -874,9 +881,18 @@ class FunctionEmitter {
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
-      const temps = s.args.map((a) => {
+      // an argument the lowering reads only through values that tables hold (θ of a tabulated ROT) is not read
+      const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
+      const read = (i: number): boolean => {
+        if (spec.roles[i] === 'inout' || !spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return true
+        const slots = s.args.map((_, k) => `__arg${k}__`)
+        let text = spec.emit.cpu(...slots).join('\n')
+        for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
+        return text.includes(slots[i]!)
+      }
+      const temps = s.args.map((a, i) => {
         const t = this.fresh('t')
-        this.line(`const ${t} = ${this.read(a)};`)
+        if (read(i)) this.line(`const ${t} = ${this.read(a)};`)
         return t
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
@@ -885,6 +901,18 @@ class FunctionEmitter {
         // the pure values it shares with the statements around it (see `loweredValues`)
         for (const c of this.lowered.get(s) ?? []) {
           const sh = this.shared?.get(c.node)
+          if (c.table) {
+            // read from its table (once, shared with the statements around it when they read it too)
+            let v = this.expr(c.node)
+            if (!sh) {
+              const t = this.fresh('c')
+              this.line(`const ${t} = ${v};`)
+              v = t
+            }
+            const call = c.text(temps[c.arg]!)
+            emitted = emitted.map((x) => x.split(call).join(v))
+            continue
+          }
           if (!sh) continue
           const call = c.text(temps[c.arg]!)
           if (!sh.temp) {
@@ -926,6 +954,8 @@ interface LoweredCall {
   arg: number
   /** The primitive's cpu lowering. */
   text: (x: string) => string
+  /** `node` is the element of a table that holds the value (see the `tabulate` pass). */
+  table?: boolean
 }
 
 /** Marks an array allocation in emitted code until `pooled` decides how it allocates. */
