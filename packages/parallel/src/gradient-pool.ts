@@ -21,6 +21,12 @@ export interface GradientPool {
   gradient(shards: readonly unknown[][]): { loss: number; gradient: ShardGradient }
   /** The loss and gradient of each shard. */
   shardGradients(shards: readonly unknown[][]): Array<{ loss: number; gradient: ShardGradient }>
+  /**
+   * Differentiates every shard `rounds` times (default 3) on every thread, results dropped, so
+   * that each thread's JIT has compiled the gradient before the calls that count (see
+   * `Pool.warmUp`).
+   */
+  warmUp(shards: readonly unknown[][], rounds?: number): void
   close(): Promise<void>
 }
 
@@ -63,6 +69,9 @@ export async function tenetGradientPool(options: GradientPoolOptions): Promise<G
       const l = layouts.check(shards)
       const rows = pool.map(shards, l.total)
       return shards.map((_, t) => unflattenRow(rows.subarray(t * l.total, (t + 1) * l.total), l.sizes))
+    },
+    warmUp(shards, rounds) {
+      pool.warmUp(shards, layouts.check(shards).total, rounds)
     },
     close: () => pool.close(),
   }
