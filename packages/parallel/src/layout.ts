@@ -41,16 +41,20 @@ export function rowLayouts(f: TenetFunction, loss: number) {
   }
 }
 
-/** One row back in the shape of `gradient`'s result. */
+/**
+ * One row back in the shape of `gradient`'s result: arrays are copies of the row's parts, or, with
+ * `views`, subarrays of `row` (for a row the caller owns: no second copy).
+ */
 export function unflattenRow(
   row: Float64Array,
   sizes: Array<number | null>,
+  views = false,
 ): { loss: number; gradient: ShardGradient } {
   let o = 1
   const gradient = sizes.map((n) => {
     if (n === null) return null
     if (n === 0) return row[o++]!
-    const a = row.slice(o, o + n)
+    const a = views ? row.subarray(o, o + n) : row.slice(o, o + n)
     o += n
     return a
   })

@@ -39,6 +39,21 @@ describe('createPool', () => {
       2,
     )
     expect(Array.from(rows)).toEqual([1, 1, 0.5, 1, 1 / 3, 1])
+    // into a caller's array: the same rows, no new array
+    const out = new Float64Array(6)
+    expect(
+      pool.map(
+        [
+          [0, 1],
+          [1, 1],
+          [2, 1],
+        ],
+        2,
+        out,
+      ),
+    ).toBe(out)
+    expect(Array.from(out)).toEqual(Array.from(rows))
+    expect(() => pool.map([[0, 1]], 2, out)).toThrow(/`out` has 6 elements, the tasks give 2/)
     await pool.close()
   })
 
@@ -127,6 +142,19 @@ describe('tenetGradientPool', () => {
       const per = pool.shardGradients(parts.map((p) => [0, 0.3, 1.5, p]))
       expect(per).toHaveLength(shards)
       expect((per[2]!.gradient[3] as Float64Array).length).toBe(n / shards)
+      // kept between calls with `reuse`: the same values, in one block the pool overwrites
+      const again = pool.shardGradients(
+        parts.map((p) => [0, 0.3, 1.5, p]),
+        true,
+      )
+      const g2 = again[2]!.gradient[3] as Float64Array
+      expect(Array.from(g2)).toEqual(Array.from(per[2]!.gradient[3] as Float64Array))
+      expect(again[5]!.loss).toBe(per[5]!.loss)
+      const third = pool.shardGradients(
+        parts.map((p) => [0, 0.3, 1.5, p]),
+        true,
+      )
+      expect((third[2]!.gradient[3] as Float64Array).buffer).toBe(g2.buffer)
       await pool.close()
     }
     const [a, b] = results

@@ -53,8 +53,11 @@ export interface Pool {
   readonly workers: number
   /** Runs every task (output length `outLength`) and returns their sum, added in task order. */
   sum(tasks: readonly unknown[], outLength: number, out?: Float64Array): Float64Array
-  /** Runs every task and returns the outputs, one row of `outLength` per task (row-major). */
-  map(tasks: readonly unknown[], outLength: number): Float64Array
+  /**
+   * Runs every task and returns the outputs, one row of `outLength` per task (row-major), in
+   * `out` when given (its length must be tasks × `outLength`: nothing allocated per call).
+   */
+  map(tasks: readonly unknown[], outLength: number, out?: Float64Array): Float64Array
   /**
    * Runs every task `rounds` times on every thread (each worker and, when `callerRuns`, the
    * calling thread), into scratch rows that are thrown away, so that each thread's JIT has
@@ -192,8 +195,13 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
 
   return {
     workers: threads.length,
-    map(tasks, outLength) {
-      return run(tasks, outLength).slice()
+    map(tasks, outLength, out) {
+      if (out && out.length !== tasks.length * outLength)
+        parallelError(`\`out\` has ${out.length} elements, the tasks give ${tasks.length * outLength}`)
+      const block = run(tasks, outLength)
+      if (!out) return block.slice()
+      out.set(block)
+      return out
     },
     sum(tasks, outLength, out = new Float64Array(outLength)) {
       const block = run(tasks, outLength)

@@ -32,8 +32,11 @@ export interface GmmParallel {
   close(): Promise<void>
 }
 
-/** A parallel GMM gradient for one instance (its points are shared with the workers once). */
-export async function createGmmParallel(inst: GmmInstance, workers: number): Promise<GmmParallel> {
+/**
+ * A parallel GMM gradient for one instance (its points are shared with the workers once), its
+ * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`).
+ */
+export async function createGmmParallel(inst: GmmInstance, workers: number, shards = GMM_SHARDS): Promise<GmmParallel> {
   const { d, k, n } = inst
   const params = { alphas: sharedArray(k), means: sharedArray(k * d), icf: sharedArray(k * gmmIcfSize(d)) }
   const setParams = (g: GmmInstance): void => {
@@ -51,7 +54,7 @@ export async function createGmmParallel(inst: GmmInstance, workers: number): Pro
   const finish = createGmmGradientFinish(d, k)
   const len = gmmPointsGradientLength(d, k)
   const pts = new Float64Array(len)
-  const per = Math.ceil(n / GMM_SHARDS)
+  const per = Math.ceil(n / shards)
   const tasks: GmmTask[] = []
   for (let i0 = 0; i0 < n; i0 += per) tasks.push({ i0, i1: Math.min(n, i0 + per) })
   return {

@@ -83,7 +83,8 @@ export const parallelRows = defineRowFamily({
           const dz = new Float64Array(n)
           const run = () => {
             let o = 0
-            for (const r of pool.shardGradients(shards)) {
+            // (views of a block the pool keeps: nothing large allocated per call)
+            for (const r of pool.shardGradients(shards, true)) {
               const g = r.gradient[3] as Float64Array
               dz.set(g, o)
               o += g.length
