@@ -33,13 +33,22 @@ export function taskFailure(index: number, worker: boolean, e: unknown): TaskFai
 }
 
 /**
+ * Rows of the shared output block start `rowStride(outLength)` numbers apart: a whole number of
+ * 128-byte lines, so two threads writing neighbouring rows never write the same cache line (the
+ * tasks' accumulators sit at the ends of their rows; false sharing there cost measurably).
+ */
+export const rowStride = (outLength: number): number => Math.ceil(outLength / 16) * 16
+
+/**
  * Claims tasks from the shared counter until none is left, running each into its row of
- * `block`; on a failure raises the failed flag (so no thread claims more) and returns it.
+ * `block` (row i: `outLength` numbers from i × `stride`); on a failure raises the failed flag (so
+ * no thread claims more) and returns it.
  */
 export function claimTasks(
   task: TaskFunction,
   tasks: readonly unknown[],
   outLength: number,
+  stride: number,
   block: Float64Array,
   ctrl: Int32Array,
   worker = false,
@@ -48,7 +57,7 @@ export function claimTasks(
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
     if (Atomics.load(ctrl, CTRL_FAILED)) return undefined
     try {
-      task(tasks[i], block.subarray(i * outLength, (i + 1) * outLength))
+      task(tasks[i], block.subarray(i * stride, i * stride + outLength))
     } catch (e) {
       Atomics.store(ctrl, CTRL_FAILED, 1)
       return taskFailure(i, worker, e)

@@ -61,9 +61,18 @@ export function unflattenRow(
   return { loss: row[0]!, gradient }
 }
 
-/** Adds the rows of `block` (task-major) into `out` in task order: the bits do not depend on who ran what. */
-export function sumRows(block: Float64Array, tasks: number, outLength: number, out: Float64Array): Float64Array {
+/**
+ * Adds the rows of `block` (task-major, row t from t × `stride`) into `out` in task order: the
+ * bits do not depend on who ran what.
+ */
+export function sumRows(
+  block: Float64Array,
+  tasks: number,
+  outLength: number,
+  out: Float64Array,
+  stride = outLength,
+): Float64Array {
   out.fill(0)
-  for (let t = 0; t < tasks; t++) for (let j = 0; j < outLength; j++) out[j] += block[t * outLength + j]!
+  for (let t = 0; t < tasks; t++) for (let j = 0; j < outLength; j++) out[j] += block[t * stride + j]!
   return out
 }

@@ -23,6 +23,7 @@ import {
   CTRL_FAILED,
   CTRL_NEXT,
   claimTasks,
+  rowStride,
   type TaskFailure,
   type TaskFunction,
   warmLocal,
@@ -158,15 +159,23 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
    * claims tasks at once. Waits until every worker has counted itself done, then throws the
    * failure of the lowest-numbered failed task, if any (deterministic whoever ran it).
    */
-  function dispatch(tasks: readonly unknown[], outLength: number, block: Float64Array, rounds: number): void {
+  function dispatch(
+    tasks: readonly unknown[],
+    outLength: number,
+    stride: number,
+    block: Float64Array,
+    rounds: number,
+  ): void {
     const warm = rounds > 0
     Atomics.store(ctrl, CTRL_DONE, 0)
     Atomics.store(ctrl, CTRL_FAILED, 0)
     Atomics.store(ctrl, CTRL_NEXT, 0)
-    for (const t of threads) t.port.postMessage({ tasks, outLength, block, rounds })
+    for (const t of threads) t.port.postMessage({ tasks, outLength, stride, block, rounds })
     let failure: TaskFailure | undefined
     if (local)
-      failure = warm ? warmLocal(local, tasks, outLength, rounds) : claimTasks(local, tasks, outLength, block, ctrl)
+      failure = warm
+        ? warmLocal(local, tasks, outLength, rounds)
+        : claimTasks(local, tasks, outLength, stride, block, ctrl)
     // wait for the workers (each counts itself done, failed or not)
     for (let done = Atomics.load(ctrl, CTRL_DONE); done < threads.length; done = Atomics.load(ctrl, CTRL_DONE))
       Atomics.wait(ctrl, CTRL_DONE, done, 60_000)
@@ -182,14 +191,15 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     }
   }
 
-  /** Runs every task into row t of a shared output block; returns the block. */
+  /** Runs every task into row t of a shared output block (rows `rowStride(outLength)` apart); returns the block. */
   function run(tasks: readonly unknown[], outLength: number): Float64Array {
     checkCall(outLength)
-    const size = tasks.length * outLength
+    const stride = rowStride(outLength)
+    const size = tasks.length * stride
     let block = outputs.get(size)
     if (!block) outputs.set(size, (block = sharedArray(size)))
     block.fill(0)
-    if (tasks.length > 0) dispatch(tasks, outLength, block, 0)
+    if (tasks.length > 0) dispatch(tasks, outLength, stride, block, 0)
     return block
   }
 
@@ -199,20 +209,21 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       if (out && out.length !== tasks.length * outLength)
         parallelError(`\`out\` has ${out.length} elements, the tasks give ${tasks.length * outLength}`)
       const block = run(tasks, outLength)
-      if (!out) return block.slice()
-      out.set(block)
-      return out
+      const rows = out ?? new Float64Array(tasks.length * outLength)
+      const stride = rowStride(outLength)
+      for (let t = 0; t < tasks.length; t++) rows.set(block.subarray(t * stride, t * stride + outLength), t * outLength)
+      return rows
     },
     sum(tasks, outLength, out = new Float64Array(outLength)) {
       const block = run(tasks, outLength)
       if (out.length !== outLength) parallelError(`\`out\` has ${out.length} elements, the tasks give ${outLength}`)
       // in task order: the bits do not depend on the number of workers or on timing
-      return sumRows(block, tasks.length, outLength, out)
+      return sumRows(block, tasks.length, outLength, out, rowStride(outLength))
     },
     warmUp(tasks, outLength, rounds = 3) {
       checkCall(outLength)
       if (!Number.isInteger(rounds) || rounds < 1) parallelError(`\`rounds\` must be a positive integer, got ${rounds}`)
-      if (tasks.length > 0) dispatch(tasks, outLength, new Float64Array(0), rounds)
+      if (tasks.length > 0) dispatch(tasks, outLength, 0, new Float64Array(0), rounds)
     },
     async close() {
       closed = true

@@ -26,15 +26,18 @@ try {
   throw e
 }
 
-port.on('message', (m: { tasks: unknown[]; outLength: number; block: Float64Array; rounds: number }) => {
-  const failure =
-    m.rounds > 0
-      ? warmLocal(task, m.tasks, m.outLength, m.rounds, true)
-      : claimTasks(task, m.tasks, m.outLength, m.block, ctrl, true)
-  if (failure) {
-    port.postMessage(failure)
-    Atomics.store(ctrl, CTRL_FAILED, 1)
-  }
-  Atomics.add(ctrl, CTRL_DONE, 1)
-  Atomics.notify(ctrl, CTRL_DONE)
-})
+port.on(
+  'message',
+  (m: { tasks: unknown[]; outLength: number; stride: number; block: Float64Array; rounds: number }) => {
+    const failure =
+      m.rounds > 0
+        ? warmLocal(task, m.tasks, m.outLength, m.rounds, true)
+        : claimTasks(task, m.tasks, m.outLength, m.stride, m.block, ctrl, true)
+    if (failure) {
+      port.postMessage(failure)
+      Atomics.store(ctrl, CTRL_FAILED, 1)
+    }
+    Atomics.add(ctrl, CTRL_DONE, 1)
+    Atomics.notify(ctrl, CTRL_DONE)
+  },
+)
