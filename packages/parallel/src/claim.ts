@@ -41,8 +41,10 @@ export const rowStride = (outLength: number): number => Math.ceil(outLength / 16
 
 /**
  * Claims tasks from the shared counter until none is left, running each into its row of
- * `block` (row i: `outLength` numbers from i × `stride`); on a failure raises the failed flag (so
- * no thread claims more) and returns it.
+ * `block` (row i: `outLength` numbers from i × `stride`). A thread whose task fails raises the
+ * failed flag, claims no more and returns the failure; the others go on, so every claimed task
+ * runs and the lowest-numbered failing task is always found, whoever ran it (the claimed tasks
+ * are a prefix of the list, and a failure among them stops only the thread that met it).
  */
 export function claimTasks(
   task: TaskFunction,
@@ -55,7 +57,6 @@ export function claimTasks(
 ): TaskFailure | undefined {
   const n = tasks.length
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
-    if (Atomics.load(ctrl, CTRL_FAILED)) return undefined
     try {
       task(tasks[i], block.subarray(i * stride, i * stride + outLength))
     } catch (e) {
