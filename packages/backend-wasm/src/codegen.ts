@@ -2147,7 +2147,13 @@ export class FunctionEmitter {
  * `hp`, calls the function and stores the final value of scalar parameter i as an f64 at byte
  * address 8·i (where the JS wrapper reads its results).
  */
-export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, exportName: string): DefinedFunc {
+export function thunk(
+  ctx: ModuleContext,
+  f: FunctionDef,
+  inverse: boolean,
+  exportName: string,
+  resultsAt = 0,
+): DefinedFunc {
   const params = wasmParams(f.params)
   const results = wasmResults(f.params)
   const at = f.params.flatMap((p, i) => (p.type.kind === 'scalar' ? [i] : []))
@@ -2162,7 +2168,7 @@ export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, expo
   results.forEach((t, j) => {
     body
       .byte(Op.i32_const)
-      .s32(8 * at[j]!)
+      .s32(resultsAt + 8 * at[j]!)
       .byte(Op.local_get)
       .u32(base + j)
     if (t === I32) body.byte(Op.f64_convert_i32_s)
