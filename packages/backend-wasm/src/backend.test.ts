@@ -192,7 +192,18 @@ describe('without run-time checks', () => {
     const q = new Float64Array([1, 2]),
       x = new Float64Array([3])
     expect(compile(src, 'wasm', false).f!(q, x, 0)).toEqual([new Float64Array([1, 2]), x, 0])
-    expect(compile(src, 'wasm', false).f!(q, x, 1)[0]).toEqual(new Float64Array([1, 2]))
+    // when it runs, the element is out of range: checked before the loop (it was once read and
+    // written unchecked, in the memory of the next argument)
+    expect(() => compile(src, 'wasm', false).f!(q, x, 1)).toThrow(/index 6 is out of bounds for `q`/)
+    // an index read from memory is not checked before the loop (not hoisted): the load of the
+    // element the loop keeps in a local checks it, when the loop runs
+    const g = compile('fn g(q: f64[], x: f64[], p: i32[], n: i32) { for j in 0..n { q[p[0]] += x[j] } }', 'wasm', false)
+      .g!
+    const p = new Int32Array([2])
+    expect(g(q, x, p, 0)[0]).toEqual(new Float64Array([1, 2]))
+    expect(() => g(q, x, p, 1)).toThrow(/index 2 is out of bounds for `q`/)
+    p[0] = 1
+    expect(g(q, x, p, 1)[0]).toEqual(new Float64Array([1, 5]))
   })
 
   it('reads and writes elements at a constant offset from a base index, negative bases included', () => {

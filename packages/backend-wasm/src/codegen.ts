@@ -1750,16 +1750,16 @@ export class FunctionEmitter {
         const next = lanes.get(p)
         const addr = this.local(I32),
           r = this.local(next ? V128 : el.vt)
-        this.get(arr.ptr)
-        this.expr(element.index)
-        if (el.shift) {
-          this.i32(el.shift)
-          this.op(Op.i32_shl)
-        }
-        this.op(Op.i32_add)
-        this.set(addr)
         this.get(runs)
         this.op(Op.if, 0x40)
+        // the address, bounds-checked (unless an assert before the loop checked it) only when
+        // the loop runs: a loop of no iterations reads nothing
+        this.address(name, element.index, element.loc ?? s.loc, element.inBounds === true)
+        this.set(addr)
+        if (next) {
+          this.address(name, next.element.index, next.element.loc ?? s.loc, next.element.inBounds === true)
+          this.op(Op.drop)
+        }
         this.get(addr)
         if (next) {
           this.simd(OpFd.v128_load)
