@@ -70,6 +70,57 @@ describe('hoisted bounds without run-time checks', () => {
     expect(printFunction(out.inverses.get('f')!)).toMatch(/assert outOfBounds\(/)
   })
 
+  it('spells out offset ancillas (generated code indexes from them), so that their accesses hoist too', () => {
+    const text = `fn h(y: f64[], x: f64[], m: i32[], n: i32) {
+  for i in 0..n {
+    p: i32 <- i * 2
+    for c in 0..2 {
+      o: i32 <- (p + c) * 3
+      y[o + 2] += x[o + 1] * x[c]
+      o -> (p + c) * 3
+    }
+    q: i32 <- m[i]
+    y[q] += 1.0
+    q -> m[i]
+    p -> i * 2
+  }
+}`
+    const { p, inverses } = program(text)
+    const out = hoistedBoundsOnly(p, inverses, { checks: false, tolerance: 1e-9 })
+    const h = out.program.functions.get('h')!
+    const printed = printFunction(h)
+    // the inner loop's asserts went before it, then (affine in i through p) before the outer one
+    const outer = h.body.find((s) => s.kind === 'for') as { body: Stmt[] }
+    const inner = outer.body.find((s) => s.kind === 'for') as { body: Stmt[] }
+    expect(inner.body.some((s) => s.kind === 'assert')).toBe(false)
+    expect(printed).toMatch(/assert outOfBounds\(/)
+    // y[q] (q read from m) keeps its guard; the rest are marked
+    expect(accesses(h)).toEqual([
+      'm (in bounds)',
+      'm (in bounds)',
+      'x (in bounds)',
+      'x (in bounds)',
+      'y',
+      'y (in bounds)',
+    ])
+    // and the compiled program: right values, and an out-of-range offset fails before the loops
+    const m = compileModule(parse({ text, name: 'hb' }), {
+      registry: createRegistry().registerBackend(wasmBackend),
+      backend: 'wasm',
+      checks: false,
+    })
+    const x = Float64Array.from({ length: 12 }, (_, k) => k + 1)
+    const y = new Float64Array(12)
+    m.h!(y, x, new Int32Array([0, 1]), 2)
+    const want = new Float64Array(12)
+    for (let i = 0; i < 2; i++) {
+      for (let c = 0; c < 2; c++) want[(2 * i + c) * 3 + 2]! += x[(2 * i + c) * 3 + 1]! * x[c]!
+      want[[0, 1][i]!]! += 1
+    }
+    expect(Array.from(y)).toEqual(Array.from(want))
+    expect(() => m.h!(new Float64Array(12), x, new Int32Array([0, 1, 2]), 3)).toThrow(/out of bounds for `[xy]`/)
+  })
+
   it('keeps alias pairs on their statements, and checks nothing else', () => {
     const { p, inverses } = program(
       'fn g(x: f64[], i: i32, j: i32, t: f64) { x[i] += x[j] * t\n a: f64 <- t\n a -> t }',

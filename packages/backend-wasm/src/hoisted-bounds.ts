@@ -15,7 +15,7 @@
  * that reached it; without checks a failed call leaves its arrays unspecified either way.
  */
 import type { AssertStmt, Dataview, Expr, FunctionDef, CompileOptions, Program, Stmt } from '@tenet/ir'
-import { hoistBounds, insertChecks, walk } from '@tenet/ir/backend'
+import { hoistBounds, insertChecks, key, readNames, rewriteExpr, rootName, walk } from '@tenet/ir/backend'
 
 /** The program and its inverses with only their hoisted bounds asserts (see the module comment). */
 export function hoistedBoundsOnly(
@@ -24,7 +24,15 @@ export function hoistedBoundsOnly(
   options: CompileOptions,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const on = { ...options, checks: true }
-  const asserted = insertChecks(program, inverses, on)
+  const checked = insertChecks(program, inverses, on)
+  const offsets = (f: FunctionDef): FunctionDef => ({ ...f, body: withOffsets(f.body) })
+  const asserted = {
+    program: {
+      ...checked.program,
+      functions: new Map([...checked.program.functions].map(([n, f]) => [n, offsets(f)])),
+    },
+    inverses: new Map([...checked.inverses].map(([n, f]) => [n, offsets(f)])),
+  }
   // the asserts as placed before their statements: hoisting keeps the objects it leaves in place
   const placed = new WeakSet<Stmt>()
   for (const f of [...asserted.program.functions.values(), ...asserted.inverses.values()])
@@ -48,17 +56,108 @@ export function hoistedBoundsOnly(
   }
 }
 
+/** Whether `e` is made of names, literals, i32 \`+ - *\` and \`len(x)\` (what \`hoistBounds\` takes for the constant part). */
+function plain(e: Expr): boolean {
+  switch (e.kind) {
+    case 'var':
+    case 'num':
+      return true
+    case 'binary':
+      return (e.op === '+' || e.op === '-' || e.op === '*') && plain(e.left) && plain(e.right)
+    case 'call':
+      return e.callee === 'len' && e.args[0]?.kind === 'var'
+    default:
+      return false
+  }
+}
+
+/**
+ * The bounds asserts of each loop body with its offset ancillas spelled out: an i32 ancilla
+ * allocated once at the top of the body (\`o: i32 <- (p + c) * 10\`, the form of generated
+ * code), to a plain value of the loop variable and of names the body does not write, and never
+ * updated, has that value wherever it is read, so \`x[o + 3]\` is checked as \`x[(p + c) * 10 + 3]\`,
+ * which is affine in c and can be hoisted. Only the asserts change; the accesses read \`o\` as before.
+ */
+function withOffsets(body: Stmt[]): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'if':
+        return { ...s, then: withOffsets(s.then), else: withOffsets(s.else) }
+      case 'while':
+        return { ...s, body: withOffsets(s.body) }
+      case 'unchecked':
+        return { ...s, body: withOffsets(s.body) }
+      case 'for':
+        return { ...s, body: substituteOffsets(withOffsets(s.body), s.variable) }
+      default:
+        return s
+    }
+  })
+}
+
+/** The top-level asserts of a loop body with its offset ancillas replaced by their values (see \`withOffsets\`). */
+function substituteOffsets(body: Stmt[], variable: string): Stmt[] {
+  const written = new Set<string>()
+  const allocs = new Map<string, number>()
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'update':
+        written.add(rootName(s.target) ?? '')
+        break
+      case 'callstmt':
+        for (const a of s.args) if (a.kind !== 'num' && a.kind !== 'bool') written.add(rootName(a as Dataview) ?? '')
+        break
+      case 'push':
+      case 'pop':
+        written.add(rootName(s.value) ?? '')
+        written.add(s.stack.name)
+        break
+      case 'alloc':
+        allocs.set(s.name, (allocs.get(s.name) ?? 0) + 1)
+        break
+    }
+  })
+  const values = new Map<string, Expr>()
+  const spell = (e: Expr): Expr =>
+    rewriteExpr(e, (x) => (x.kind === 'var' && values.has(x.name) ? values.get(x.name)! : x)) as Expr
+  const out: Stmt[] = []
+  for (const s of body) {
+    if (s.kind === 'alloc' && s.value.kind !== 'emptystack') {
+      const v = s.value
+      const ok =
+        v.type === 'i32' &&
+        allocs.get(s.name) === 1 &&
+        !written.has(s.name) &&
+        plain(v) &&
+        [...readNames(v)].every((n) => n === variable || values.has(n) || (!written.has(n) && !allocs.has(n)))
+      if (ok) values.set(s.name, spell(v))
+    }
+    if (s.kind === 'assert' && s.check === 'outOfBounds' && values.size) {
+      const cond = spell(s.cond)
+      out.push(cond === s.cond ? s : { ...s, cond })
+    } else out.push(s)
+  }
+  return out
+}
+
 /** `body` without the asserts `keep` refuses, its accesses checked by those unmarked. */
 function strip(body: Stmt[], keep: (a: AssertStmt) => boolean, unproven: Set<Expr>): Stmt[] {
   const x = <T extends Expr | Dataview>(e: T): T => unmark(e, unproven) as T
   const out: Stmt[] = []
   let pairs: Array<[Expr, Expr]> = []
+  // the conditions of the asserts kept since the last other statement: one of each is enough (a
+  // loop's hoisted asserts repeat for every access of the same element)
+  let seen = new Set<string>()
   for (const s of body) {
     let t: Stmt
+    if (s.kind !== 'assert') seen = new Set()
     switch (s.kind) {
       case 'assert':
-        if (keep(s)) out.push(s)
-        else if (s.check === 'alias' && s.cond.kind === 'binary') pairs.push([x(s.cond.left), x(s.cond.right)])
+        if (keep(s)) {
+          const k = key(s.cond)
+          if (!seen.has(k)) out.push(s)
+          seen.add(k)
+        } else if (s.check === 'alias' && s.cond.kind === 'binary') pairs.push([x(s.cond.left), x(s.cond.right)])
         continue
       case 'update':
         t = { ...s, target: x(s.target), value: x(s.value) }
