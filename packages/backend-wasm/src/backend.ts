@@ -109,8 +109,13 @@ function makeWrapper(
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
+  // the epilogue twice, after the call and in the catch clause, rather than in a \`finally\`: a
+  // \`finally\` cost about 8 ns per call in V8 (Node 20), a third of the whole call of a small
+  // function
+  const epilogue = 'if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s);'
   lines.push(
-    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw m.oob.value >= 0 ? m.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`,
+    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { const err = m.oob.value >= 0 ? m.outOfBounds() : e; ${epilogue} throw err; }`,
+    epilogue,
   )
   lines.push(...copyOut)
   f.params.forEach((p, i) => {
