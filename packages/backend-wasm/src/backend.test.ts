@@ -4,7 +4,7 @@ import { compileModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { backendUnderTest, programProblems, randomProgram, referenceBackend } from '@tenet/testing'
 import { registerNumbers } from '@tenet/numbers'
-import { wasmBackend } from './index.js'
+import { createWasmBackend, wasmBackend } from './index.js'
 
 const registry = () => registerNumbers(createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend))
 const compile = (text: string, backend = 'wasm', checks = true) =>
@@ -192,7 +192,18 @@ describe('without run-time checks', () => {
     const q = new Float64Array([1, 2]),
       x = new Float64Array([3])
     expect(compile(src, 'wasm', false).f!(q, x, 0)).toEqual([new Float64Array([1, 2]), x, 0])
-    expect(compile(src, 'wasm', false).f!(q, x, 1)[0]).toEqual(new Float64Array([1, 2]))
+    // when it runs, the element is out of range: checked before the loop (it was once read and
+    // written unchecked, in the memory of the next argument)
+    expect(() => compile(src, 'wasm', false).f!(q, x, 1)).toThrow(/index 6 is out of bounds for `q`/)
+    // an index read from memory is not checked before the loop (not hoisted): the load of the
+    // element the loop keeps in a local checks it, when the loop runs
+    const g = compile('fn g(q: f64[], x: f64[], p: i32[], n: i32) { for j in 0..n { q[p[0]] += x[j] } }', 'wasm', false)
+      .g!
+    const p = new Int32Array([2])
+    expect(g(q, x, p, 0)[0]).toEqual(new Float64Array([1, 2]))
+    expect(() => g(q, x, p, 1)).toThrow(/index 2 is out of bounds for `q`/)
+    p[0] = 1
+    expect(g(q, x, p, 1)[0]).toEqual(new Float64Array([1, 5]))
   })
 
   it('reads and writes elements at a constant offset from a base index, negative bases included', () => {
@@ -293,6 +304,14 @@ describe('what it cannot lower', () => {
   })
 })
 
+/** A compile with a backend of its own (a fresh memory: the tests below watch it grow). */
+const compileFresh = (text: string, checks = true) =>
+  compileModule(parse({ text, name: 'test' }), {
+    registry: registerNumbers(createRegistry().registerBackend(createWasmBackend())),
+    backend: 'wasm',
+    checks,
+  })
+
 describe('resident arrays', () => {
   const src = `fn f(y: f64[], x: f64[], n: i32[], s: f64) {
     for i in 0..len(x) { y[i] += x[i] * s + f64(n[i]) }
@@ -302,7 +321,7 @@ describe('resident arrays', () => {
     t[0] -= s
     t -> zeros(len(x) * 4096)
   }`
-  const core = () => compile(src, 'wasm', true).f!.core
+  const core = () => compileFresh(src, true).f!.core
 
   it('are used in place, mixed with host arrays, and keep their contents when the memory grows', () => {
     const f = core()
@@ -336,7 +355,7 @@ describe('resident arrays', () => {
 
   it('are recognised call after call, alternating with host arrays and across a grown memory', () => {
     // the wrapper remembers the last resident view of each parameter and its offset
-    const f = compile('fn f(y: f64[], x: f64[], s: f64) { for i in 0..len(x) { y[i] += x[i] * s } }', 'wasm', false).f!
+    const f = compileFresh('fn f(y: f64[], x: f64[], s: f64) { for i in 0..len(x) { y[i] += x[i] * s } }', false).f!
       .core
     const mem = f.resident!
     const y = mem.allocate('f64', 3),
@@ -359,9 +378,8 @@ describe('resident arrays', () => {
   })
 
   it('keep their length when copying a host array in grows the memory', () => {
-    const f = compile(
+    const f = compileFresh(
       'fn s(out: f64, x: f64[], y: f64[]) { for i in 0..len(x) { out += x[i] }\n for j in 0..len(y) { out += y[j] } }',
-      'wasm',
       false,
     ).s!.core
     const x = f.resident!.allocate('f64', 10)
@@ -417,6 +435,40 @@ describe('resident arrays', () => {
     mem = m.g!.core.resident
     m.g!(0, 2)
     expect(String(err)).toMatch(/under way/)
+  })
+
+  it('are shared by the programs of one backend: in place in each, given back when a program is disposed', () => {
+    const reg = registerNumbers(createRegistry().registerBackend(createWasmBackend()))
+    const build = (text: string) => compileModule(parse({ text, name: 'shared' }), { registry: reg, backend: 'wasm' })
+    const a = build('fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += x[i] } }')
+    // g fails (an ancilla that is not zero at its deallocation) after it has added s to y[0]
+    const b = build('fn g(y: f64[], s: f64) { y[0] += s\n t: f64 <- y[1]\n t -> 0.0 }')
+    const y = a.f!.core.resident!.allocate('f64', 3)
+    const x = a.f!.core.resident!.allocate('f64', 3)
+    x.array.set([1, 2, 3])
+    a.f!(y.array, x.array)
+    expect(y.array.buffer).toBe(b.g!.core.resident!.allocate('f64', 1).array.buffer)
+    // in place in b as well: the failed call leaves y part-updated, as it does a resident array
+    // of b's own, where a host array is left as it was passed
+    // (the compiled core: the Tenet function restores its arguments after a failed call)
+    expect(() => b.g!.core(y.array, 10)).toThrow(InvertibilityError)
+    expect(Array.from(y.array)).toEqual([11, 2, 3])
+    const host = new Float64Array([1, 2, 3])
+    expect(() => b.g!.core(host, 10)).toThrow(InvertibilityError)
+    expect(Array.from(host)).toEqual([1, 2, 3])
+    // disposing a gives its blocks back (a later allocation reuses them); b goes on working
+    const at = y.array.byteOffset
+    ;(a as unknown as { dispose(): void }).dispose()
+    expect(() => y.array).toThrow(/disposed/)
+    const z = b.g!.core.resident!.allocate('f64', 3)
+    expect([at, at + 32]).toContain(z.array.byteOffset)
+    b.g!.inverse(z.array, 0)
+    // another backend has a memory of its own
+    const c = compileModule(parse({ text: 'fn h(y: f64[]) { y[0] += 1.0 }', name: 'own' }), {
+      registry: registerNumbers(createRegistry().registerBackend(createWasmBackend())),
+      backend: 'wasm',
+    })
+    expect(c.h!.core.resident!.allocate('f64', 1).array.buffer).not.toBe(z.array.buffer)
   })
 })
 

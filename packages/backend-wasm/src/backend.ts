@@ -10,8 +10,20 @@ import {
 } from '@tenet/ir'
 import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
+import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
-import { VIEW, grow, refresh, residentMemory, type MemoryState } from './memory.js'
+import {
+  RESULTS_BYTES,
+  VIEW,
+  allocateBlock,
+  createMemory,
+  grow,
+  refresh,
+  releaseBlocks,
+  residentMemory,
+  type MemoryState,
+  type ProgramState,
+} from './memory.js'
 import type { MathChoice } from './math/index.js'
 
 /**
@@ -38,6 +50,8 @@ const SMALL = 64
  */
 function makeWrapper(
   s: MemoryState,
+  m: ProgramState,
+  resultsAt: number,
   resident: ResidentMemory,
   f: FunctionDef,
   writes: boolean[],
@@ -100,12 +114,12 @@ function makeWrapper(
   // function
   const epilogue = 'if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s);'
   lines.push(
-    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { const err = s.oob.value >= 0 ? s.outOfBounds() : e; ${epilogue} throw err; }`,
+    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { const err = m.oob.value >= 0 ? m.outOfBounds() : e; ${epilogue} throw err; }`,
     epilogue,
   )
   lines.push(...copyOut)
   f.params.forEach((p, i) => {
-    if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${i}];`)
+    if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${resultsAt / 8 + i}];`)
   })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
   const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
@@ -119,8 +133,9 @@ function makeWrapper(
     }
     return cache.view!
   }
-  const call = new Function('s', 'x', 'R', 'c', 'view', 'grow', 'refresh', src)(
+  const call = new Function('s', 'm', 'x', 'R', 'c', 'view', 'grow', 'refresh', src)(
     s,
+    m,
     exported,
     results,
     caches,
@@ -142,12 +157,16 @@ export function compileToWasm(
   checkedInverses: Map<string, FunctionDef>,
   options: CompileOptions,
   wasmOptions: WasmOptions = {},
+  memory: MemoryState = createMemory(),
 ): WasmProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
   const optimized = optimize(inlined.program, inlined.inverses, options)
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
-  const asserted = insertChecks(optimized.program, optimized.inverses, options)
+  // (without checks, only the bounds checks that hoisting moves out of loops: see \`hoisted-bounds.ts\`)
+  const asserted = options.checks
+    ? insertChecks(optimized.program, optimized.inverses, options)
+    : hoistedBoundsOnly(optimized.program, optimized.inverses, options)
   const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
   const ctx = new ModuleContext(
     program,
@@ -155,8 +174,14 @@ export function compileToWasm(
     (wasmOptions.simd ?? true) && simdAvailable,
     wasmOptions.math ?? 'auto',
   )
-  const defined: DefinedFunc[] = []
   const fns = [...program.functions.values()]
+  // what is this program's own in the memory it shares: the record of an out-of-range access
+  // (its globals, below), its resident blocks, and its results area when the shared one is too small
+  const s = memory
+  const own = { blocks: new Set() } as unknown as ProgramState
+  const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
+  const resultsAt = resultBytes <= RESULTS_BYTES ? 0 : allocateBlock(s, own, resultBytes).at
+  const defined: DefinedFunc[] = []
   // (named in the module's name section: a profile shows `f`, `f~` for its inverse, `f (call)`
   // for the thunk the wrapper calls, and the math routines by their names)
   for (const f of fns) {
@@ -164,23 +189,22 @@ export function compileToWasm(
     defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
   }
   fns.forEach((f, k) => {
-    defined.push({ ...thunk(ctx, f, false, `F${k}`), name: `${f.name} (call)` })
-    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`), name: `${f.name}~ (call)` })
+    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt), name: `${f.name} (call)` })
+    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt), name: `${f.name}~ (call)` })
   })
   // the math routines the functions call (each once), after the functions and thunks
   const routines = ctx.math.functions()
   const routineNames = ctx.math.names()
   routines.forEach((r, i) => defined.push({ ...r, name: routineNames[i] }))
   ctx.patchCalls()
-  const resultBytes = 8 * Math.max(1, ...fns.map((f) => f.params.length))
-  const heapBase = (resultBytes + 15) & -16
   const bytes = encodeModule({
     imports: ctx.imports,
     functions: defined,
     memoryPages: 1,
-    // the heap top, then the record of an out-of-range access (see OOB_SITE)
+    // the memory and the heap top (global 0) are imported; then the record of an out-of-range
+    // access (see OOB_SITE)
+    importMemory: true,
     globals: [
-      { init: heapBase, export: 'hp' },
       { init: -1, export: 'oob' },
       { init: 0, export: 'oobIndex' },
       { init: 0, export: 'oobLength' },
@@ -190,12 +214,15 @@ export function compileToWasm(
   ctx.importFns.forEach((fn, i) => {
     env[`i${i}`] = fn
   })
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: env })
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
+    m: env,
+    mem: { memory: s.memory, hp: s.hp },
+  })
   let exports = instance.exports as Record<string, unknown>
-  const memory = exports.memory as WebAssembly.Memory
-  ctx.memory = memory
+  ctx.memory = s.memory
   const oob = exports.oob as WebAssembly.Global
-  const outOfBounds = (): Error => {
+  own.oob = oob
+  own.outOfBounds = (): Error => {
     const site = oob.value as number
     oob.value = -1
     try {
@@ -207,9 +234,8 @@ export function compileToWasm(
       return e as Error
     }
   }
-  const state = { memory, hp: exports.hp as WebAssembly.Global, heapBase, depth: 0, oob, outOfBounds } as MemoryState
-  refresh(state)
-  const resident = residentMemory(state)
+  if (s.U8.length === 0) refresh(s)
+  const resident = residentMemory(s, own)
   const cache = new Map<string, CompiledFunction>()
   const index = new Map(fns.map((f, k) => [f.name, k]))
   // the exported functions the wrappers call, replaced on \`dispose\` (so that nothing keeps the instance)
@@ -221,12 +247,12 @@ export function compileToWasm(
     lanePairs: ctx.lanePairs,
     mathRoutines: ctx.math.names(),
     dispose() {
+      if (own.disposed) return
       for (const t of thunks) t.fn = gone
-      state.disposed = true
-      // the views and the memory go; a later wrapper call fails before it touches them
-      const empty = new ArrayBuffer(0)
-      state.memory = { buffer: empty, grow: gone } as unknown as WebAssembly.Memory
-      refresh(state)
+      own.disposed = true
+      // the memory is shared with the backend's other programs: this one's blocks go back to it
+      releaseBlocks(s, own)
+      dropped?.unregister(own)
       cache.clear()
       index.clear()
       exports = {}
@@ -237,19 +263,31 @@ export function compileToWasm(
       let c = cache.get(key)
       if (!c) {
         const k = index.get(name)
-        if (state.disposed) gone()
+        if (own.disposed) gone()
         if (k === undefined) throw new Error(`wasm backend: no function \`${name}\``)
         const f = inverse ? inverses.get(name)! : program.functions.get(name)!
         const exported = { fn: exports[`${inverse ? 'B' : 'F'}${k}`] as Function }
         thunks.push(exported)
-        c = makeWrapper(state, resident, f, program.writes.get(name)!, exported)
+        c = makeWrapper(s, own, resultsAt, resident, f, program.writes.get(name)!, exported)
         cache.set(key, c)
       }
       return c
     },
   }
+  // a program dropped without \`dispose\` gives its blocks back once nothing reaches it: not its
+  // wrappers, not its resident arrays
+  dropped?.register(own, { s, own: own.blocks }, own)
   return compiled
 }
+
+/** Gives back the blocks of programs that were dropped (see \`compileToWasm\`). */
+const dropped =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ s: MemoryState; own: Set<{ at: number; bytes: number }> }>(({ s, own }) => {
+        for (const b of own) s.free.push(b)
+        own.clear()
+      })
+    : undefined
 
 /** A program compiled by the wasm backend. */
 export interface WasmProgram extends CompiledProgram {
@@ -278,6 +316,8 @@ export interface WasmOptions {
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */
 export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
+  // one linear memory for every program this backend compiles (made with the first one)
+  let memory: MemoryState | undefined
   return {
     specificationVersion: 'v1',
     name: 'wasm',
@@ -300,7 +340,8 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
     description:
       'WebAssembly module generation (f64/f32/i32/bool; arrays copied through linear memory per call unless resident)',
     isAvailable: () => typeof WebAssembly === 'object',
-    doCompile: (program, inverses, options) => compileToWasm(program, inverses, options, wasmOptions),
+    doCompile: (program, inverses, options) =>
+      compileToWasm(program, inverses, options, wasmOptions, (memory ??= createMemory())),
   }
 }
 

@@ -1754,16 +1754,16 @@ export class FunctionEmitter {
         const next = lanes.get(p)
         const addr = this.local(I32),
           r = this.local(next ? V128 : el.vt)
-        this.get(arr.ptr)
-        this.expr(element.index)
-        if (el.shift) {
-          this.i32(el.shift)
-          this.op(Op.i32_shl)
-        }
-        this.op(Op.i32_add)
-        this.set(addr)
         this.get(runs)
         this.op(Op.if, 0x40)
+        // the address, bounds-checked (unless an assert before the loop checked it) only when
+        // the loop runs: a loop of no iterations reads nothing
+        this.address(name, element.index, element.loc ?? s.loc, element.inBounds === true)
+        this.set(addr)
+        if (next) {
+          this.address(name, next.element.index, next.element.loc ?? s.loc, next.element.inBounds === true)
+          this.op(Op.drop)
+        }
         this.get(addr)
         if (next) {
           this.simd(OpFd.v128_load)
@@ -2240,7 +2240,13 @@ export class FunctionEmitter {
  * `hp`, calls the function and stores the final value of scalar parameter i as an f64 at byte
  * address 8·i (where the JS wrapper reads its results).
  */
-export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, exportName: string): DefinedFunc {
+export function thunk(
+  ctx: ModuleContext,
+  f: FunctionDef,
+  inverse: boolean,
+  exportName: string,
+  resultsAt = 0,
+): DefinedFunc {
   const params = wasmParams(f.params)
   const results = wasmResults(f.params)
   const at = f.params.flatMap((p, i) => (p.type.kind === 'scalar' ? [i] : []))
@@ -2255,7 +2261,7 @@ export function thunk(ctx: ModuleContext, f: FunctionDef, inverse: boolean, expo
   results.forEach((t, j) => {
     body
       .byte(Op.i32_const)
-      .s32(8 * at[j]!)
+      .s32(resultsAt + 8 * at[j]!)
       .byte(Op.local_get)
       .u32(base + j)
     if (t === I32) body.byte(Op.f64_convert_i32_s)

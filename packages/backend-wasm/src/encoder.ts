@@ -300,6 +300,11 @@ export interface ModuleParts {
   /** Initial memory size in 64 KiB pages; the memory is exported as `memory`. */
   memoryPages: number
   globals: GlobalI32[]
+  /**
+   * Import the memory (\`mem.memory\`) and a mutable i32 global (\`mem.hp\`, global 0, before the
+   * defined ones) instead of defining a memory: modules that import one memory share it.
+   */
+  importMemory?: boolean
 }
 
 const typeKey = (t: FuncType): string => `${t.params.join(',')}:${t.results.join(',')}`
@@ -333,17 +338,21 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
       b.byte(0x60).u32(t.params.length).bytes(t.params).u32(t.results.length).bytes(t.results)
     }
   })
-  if (parts.imports.length) {
+  const shared = parts.importMemory === true
+  if (parts.imports.length || shared) {
     section(2, (b) => {
-      b.u32(parts.imports.length)
+      b.u32(parts.imports.length + (shared ? 2 : 0))
       parts.imports.forEach((f, i) => b.name(f.module).name(f.name).byte(0x00).u32(importTypes[i]!))
+      // the memory (limits: at least one page, no maximum) and the heap top
+      if (shared) b.name('mem').name('memory').byte(0x02).byte(0x00).u32(1)
+      if (shared) b.name('mem').name('hp').byte(0x03).byte(I32).byte(0x01)
     })
   }
   section(3, (b) => {
     b.u32(funcTypes.length)
     for (const t of funcTypes) b.u32(t)
   })
-  section(5, (b) => b.u32(1).byte(0x00).u32(parts.memoryPages))
+  if (!shared) section(5, (b) => b.u32(1).byte(0x00).u32(parts.memoryPages))
   if (parts.globals.length) {
     section(6, (b) => {
       b.u32(parts.globals.length)
@@ -356,7 +365,7 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
       if (f.export) exports.push([f.export, 0x00, parts.imports.length + i])
     })
     parts.globals.forEach((g, i) => {
-      if (g.export) exports.push([g.export, 0x03, i])
+      if (g.export) exports.push([g.export, 0x03, i + (shared ? 1 : 0)])
     })
     b.u32(exports.length)
     for (const [name, kind, index] of exports) b.name(name).byte(kind).u32(index)

@@ -9,10 +9,12 @@ declare namespace WebAssembly {
     readonly exports: Record<string, unknown>
   }
   class Memory {
+    constructor(descriptor: { initial: number; maximum?: number })
     readonly buffer: ArrayBuffer
     grow(pages: number): number
   }
   class Global {
+    constructor(descriptor: { value: 'i32' | 'i64' | 'f32' | 'f64'; mutable?: boolean }, value?: number)
     value: number
   }
   function validate(bytes: Uint8Array): boolean

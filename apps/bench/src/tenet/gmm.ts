@@ -89,6 +89,8 @@ interface Work {
 function workMemory(core: TenetFunction['core']): {
   alloc(n: number): Work
   stage(w: Work | undefined, src: Float64Array): Work
+  /** whether the work arrays live in the module's memory */
+  resident: boolean
 } {
   const mem = core.resident
   const alloc = (n: number): Work => {
@@ -98,6 +100,7 @@ function workMemory(core: TenetFunction['core']): {
   }
   return {
     alloc,
+    resident: mem !== undefined,
     stage(w, src) {
       // (the same wrapper again for the same array: nothing allocated per call)
       if (!mem) return w?.array === src ? w : { array: src, length: src.length }
@@ -155,6 +158,11 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
   const ws = [xc, y, main, rm, t, s, gxc, gy, gmain, grm, gt, gs]
   let gX = work.alloc(0)
   let xw: Work | undefined
+  // the parameters and the gradient accumulators, staged once per run (on wasm, resident: no
+  // block call copies them in or out)
+  let aw: Work | undefined, mw: Work | undefined, iw: Work | undefined
+  const gw = work.alloc(gmmPointsGradientLength(d, k))
+  const G = work.resident
   return {
     get qdiag() {
       return qdiag.array
@@ -170,11 +178,21 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
     run(x, alphas, means, icf, i0, i1, out) {
       if (gX.length !== x.length) gX = work.alloc(x.length)
       xw = work.stage(xw, x)
-      const gAlphas = out.subarray(0, k),
-        gMeans = out.subarray(k, k + k * d),
-        gIcf = out.subarray(k + k * d, k + k * d + k * S)
-      const gQdiag = out.subarray(k + k * d + k * S, k + 2 * k * d + k * S),
-        gSumq = out.subarray(k + 2 * k * d + k * S)
+      if (G) {
+        aw = work.stage(aw, alphas)
+        mw = work.stage(mw, means)
+        iw = work.stage(iw, icf)
+        gw.array.fill(0)
+      }
+      const pa = G ? aw!.array : alphas,
+        pm = G ? mw!.array : means,
+        pi = G ? iw!.array : icf
+      const o = G ? gw.array : out
+      const gAlphas = o.subarray(0, k),
+        gMeans = o.subarray(k, k + k * d),
+        gIcf = o.subarray(k + k * d, k + k * d + k * S)
+      const gQdiag = o.subarray(k + k * d + k * S, k + 2 * k * d + k * S),
+        gSumq = o.subarray(k + 2 * k * d + k * S)
       let slse = 0
       for (let b0 = i0; b0 < i1; b0 += block) {
         const b1 = Math.min(i1, b0 + block)
@@ -183,9 +201,9 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
           0,
           b0,
           b1,
-          alphas,
-          means,
-          icf,
+          pa,
+          pm,
+          pi,
           xw.array,
           qdiag.array,
           sumq.array,
@@ -202,9 +220,9 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
           P.results[0]!,
           b0,
           b1,
-          alphas,
-          means,
-          icf,
+          pa,
+          pm,
+          pi,
           xw.array,
           qdiag.array,
           sumq.array,
@@ -229,6 +247,10 @@ export function createGmmPointsGradient(d: number, k: number, block = GMM_BLOCK)
           gs.array,
           0,
         )
+      }
+      if (G) {
+        const g = gw.array
+        for (let j = 0; j < g.length; j++) out[j] = out[j]! + g[j]!
       }
       return slse
     },
@@ -282,10 +304,14 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
   const sizes = [block * k * d, block * k * d, block * k, block * k, block * k, block]
   const ws = sizes.map(work.alloc)
   const [xc, y, main, rm, t, s] = ws as [Work, Work, Work, Work, Work, Work]
-  let xw: Work | undefined
+  let xw: Work | undefined, aw: Work | undefined, mw: Work | undefined, iw: Work | undefined
   const objective = (inst: GmmInstance): number => {
     pg.prepare(inst.icf)
     xw = work.stage(xw, inst.x)
+    // (staged once: on wasm no block call copies the parameters in)
+    aw = work.stage(aw, inst.alphas)
+    mw = work.stage(mw, inst.means)
+    iw = work.stage(iw, inst.icf)
     let slse = 0
     for (let i0 = 0; i0 < inst.n; i0 += block) {
       for (let j = 0; j < ws.length; j++) ws[j]!.array.fill(0)
@@ -293,9 +319,9 @@ export function createGmmTenet(d: number, k: number, block = GMM_BLOCK): GmmTene
         slse,
         i0,
         Math.min(inst.n, i0 + block),
-        inst.alphas,
-        inst.means,
-        inst.icf,
+        aw.array,
+        mw.array,
+        iw.array,
         xw.array,
         pg.qdiag,
         pg.sumq,
