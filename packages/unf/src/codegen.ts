@@ -542,7 +542,13 @@ class Gen {
           return { v: z, t: x.type }
         }
         const lt = leafTypes(like.t)
-        return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
+        const v = mapLeaves(like.v, (l, i) => {
+          const z = this.local(this.zeroLikeExpr(l, lt[i]!))
+          // a zero array of arrays is fresh to its rows (each row allocated here): owned like a flat one
+          if (lt[i]!.kind === 'array') this.fresh_.add(z)
+          return z
+        })
+        return { v, t: x.type }
       }
       case 'add': {
         const a = this.emit(x.a, env),
