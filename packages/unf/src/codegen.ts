@@ -19,6 +19,7 @@ import {
   usedOnlyInScope,
   type BlockedScan,
 } from './blocked-scans.js'
+import { pushNegations } from './push-negation.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
@@ -194,7 +195,7 @@ export function generate(
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(hoistInvariants(term)), env)
+  const r = g.emit(shareScans(hoistInvariants(pushNegations(term))), env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
@@ -579,7 +580,13 @@ class Gen {
           return { v: z, t: x.type }
         }
         const lt = leafTypes(like.t)
-        return { v: mapLeaves(like.v, (l, i) => this.local(this.zeroLikeExpr(l, lt[i]!))), t: x.type }
+        const v = mapLeaves(like.v, (l, i) => {
+          const z = this.local(this.zeroLikeExpr(l, lt[i]!))
+          // a zero array of arrays is fresh to its rows (each row allocated here): owned like a flat one
+          if (lt[i]!.kind === 'array') this.fresh_.add(z)
+          return z
+        })
+        return { v, t: x.type }
       }
       case 'add': {
         const a = this.emit(x.a, env),
@@ -605,13 +612,17 @@ class Gen {
     x: Extract<Term, { k: 'mapAccum' }>,
     env: ReadonlyMap<string, TV>,
     destIn: ReadonlyMap<number, { acc: string; elem: Type }> = new Map(),
+    sumDest: ReadonlyMap<number, string> = new Map(),
   ): TV {
     // an accumulator given as an element of an enclosing one (`s[j]`) is looked up once, not per element
     const dest = new Map(
       [...destIn].map(([k, d]) => [k, /^\w+$/.test(d.acc) ? d : { ...d, acc: this.local(d.acc, 'row') }]),
     )
     const carry0 = this.emit(x.carryInit, env)
-    const sum0 = this.emit(x.sumInit, env)
+    // a sum from zero that an enclosing sweep only adds into its accumulator is that accumulator
+    // (destination passing of a sum: no zero array, no pass that adds it)
+    const routed = new Map<number, string>()
+    const sum0 = sumDest.size === 0 ? this.emit(x.sumInit, env) : this.routedSums(x.sumInit, env, sumDest, routed)
     const keep = keptArrays(x.params, x.body, x.arrays)
     const arrays = x.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
     const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
@@ -623,6 +634,8 @@ class Gen {
     const sumTypes = leafTypes(sum0.t)
     // sums are owned accumulators: a copy of the initial value, added to in place
     const sums = leaves(sum0.v).map((l, i) => {
+      const r = routed.get(i)
+      if (r !== undefined) return r
       const s = this.fresh('s')
       if (l === SHAPELESS)
         this.line(`let ${s} = null;`) // allocated from the first contribution
@@ -660,19 +673,33 @@ class Gen {
         const outFinal = final.k === 'tuple' && final.items[2]?.k === 'tuple' ? final.items[2].items : []
         const destItems: Array<Term | undefined> = outFinal.map((t, k) => (dest.has(k) ? t : undefined))
         const handledDest = new Set<number>()
-        const outputOf = (t: Term | undefined, name: string): number =>
-          t && t.k === 'proj' && t.of.k === 'proj' && t.of.index === 2 && t.of.of.k === 'var' && t.of.of.name === name
-            ? t.index
-            : -1
+        /** the parts of sweep `name` that t adds: `π_k (π₃ name)` (outputs) and `π_i (π₂ name)` (sums) */
+        const partsOf = (t: Term | undefined, name: string): Array<{ out: boolean; index: number }> | undefined => {
+          if (!t) return undefined
+          if (t.k === 'add') {
+            const a = partsOf(t.a, name),
+              c = partsOf(t.b, name)
+            return a && c ? [...a, ...c] : undefined
+          }
+          if (t.k !== 'proj' || t.of.k !== 'proj' || t.of.of.k !== 'var' || t.of.of.name !== name) return undefined
+          if (t.of.index === 2) return [{ out: true, index: t.index }]
+          return t.of.index === 1 ? [{ out: false, index: t.index }] : undefined
+        }
         while (b.k === 'let') {
           // an inner sweep whose outputs are only accumulated here adds them into the accumulators directly
           const inner = new Map<number, { acc: string; elem: Type }>()
+          const innerSums = new Map<number, string>()
           if (useDeferred && b.value.k === 'mapAccum') {
             const name = b.name
             const rest = b.body
+            const sweep = b.value
+            // a sum of the inner sweep can be routed when it starts from zero (every sum does, one leaf each)
+            const zeroSums =
+              sweep.sumInit.k === 'tuple' &&
+              sweep.sumInit.items.every((z) => z.k === 'zero' && z.like && leafTypes(z.type).length === 1)
             const picks = [
               ...sumItems.map((t, i) => ({
-                k: outputOf(t, name),
+                parts: partsOf(t, name),
                 type: sumTypes[i]!,
                 acc: sums[i]!,
                 done: () => {
@@ -680,29 +707,42 @@ class Gen {
                 },
               })),
               ...destItems.map((t, k) => ({
-                k: outputOf(t, name),
+                parts: partsOf(t, name),
                 type: dest.get(k)?.elem ?? R,
                 acc: dest.has(k) ? `${dest.get(k)!.acc}[${j}]` : '',
                 done: () => {
                   handledDest.add(k)
                 },
               })),
-            ].filter((q) => q.k >= 0 && q.type.kind === 'array')
+            ].filter(
+              (q) =>
+                q.parts !== undefined &&
+                q.type.kind === 'array' &&
+                (q.parts.every((p) => p.out) || (zeroSums && leafTypes(q.type).length === 1)),
+            )
+            const all = picks.flatMap((q) => q.parts!)
+            const outs = all.filter((p) => p.out).map((p) => p.index)
+            const sumParts = all.filter((p) => !p.out).map((p) => p.index)
             if (
               picks.length > 0 &&
-              new Set(picks.map((q) => q.k)).size === picks.length &&
-              picks.every((q) => countOutUse(rest, name, q.k) === 1) &&
+              new Set(outs).size === outs.length &&
+              new Set(sumParts).size === sumParts.length &&
+              outs.every((k) => countOutUse(rest, name, k) === 1) &&
+              sumParts.every((i) => countPartUse(rest, name, 1, i) === 1) &&
               !bareUse(rest, name)
             ) {
               for (const q of picks) {
-                inner.set(q.k, { acc: q.acc, elem: (q.type as { elem: Type }).elem })
+                for (const p of q.parts!) {
+                  if (p.out) inner.set(p.index, { acc: q.acc, elem: (q.type as { elem: Type }).elem })
+                  else innerSums.set(p.index, q.acc)
+                }
                 q.done()
               }
             }
           }
           const val =
-            b.value.k === 'mapAccum' && inner.size > 0
-              ? this.mapAccum(b.value, e, inner)
+            b.value.k === 'mapAccum' && (inner.size > 0 || innerSums.size > 0)
+              ? this.mapAccum(b.value, e, inner, innerSums)
               : this.bindValue(b.name, b.value, b.body, e)
           e = new Map(e).set(b.name, val)
           b = b.body
@@ -775,6 +815,30 @@ class Gen {
     this.line('}')
     const resultType = tupleType(carry0.t, sum0.t, tupleType(...outTypes.map((t) => arrayType(t))))
     return { v: [rebuild(carry0.v, carry), rebuild(sum0.v, sums), outs], t: resultType }
+  }
+
+  /**
+   * The initial sums of a sweep some of whose sums (`sumDest`: sum index → accumulator) are an
+   * enclosing sweep's accumulator: each starts from zero (checked by the caller), so the
+   * accumulator is used as it is, after a check that the shapes agree; `routed` gets leaf → local.
+   */
+  private routedSums(
+    init: Term,
+    env: ReadonlyMap<string, TV>,
+    sumDest: ReadonlyMap<number, string>,
+    routed: Map<number, string>,
+  ): TV {
+    const items = (init as Extract<Term, { k: 'tuple' }>).items.map((z, i) => {
+      const acc = sumDest.get(i)
+      if (acc === undefined) return this.emit(z, env)
+      const zero = z as Extract<Term, { k: 'zero' }>
+      const like = this.emit(zero.like!, env)
+      const a = /^\w+$/.test(acc) ? acc : this.local(acc, 'row')
+      this.line(`if (${firstLeaf(like.v)}.length !== ${a}.length) shapeErr('adding arrays of different lengths');`)
+      routed.set(i, a)
+      return { v: a, t: zero.type }
+    })
+    return { v: items.map((q) => q.v), t: tupleType(...items.map((q) => q.t)) }
   }
 
   /** Parallel assignment `targets := values` (a value may name another target). */
@@ -1268,6 +1332,20 @@ function constJs(x: number): string {
 function finalOf(t: Term): Term {
   while (t.k === 'let') t = t.body
   return t
+}
+
+/** Occurrences of `π_{i+1} (π_{of+1} name)` in t. */
+function countPartUse(t: Term, name: string, of: number, i: number): number {
+  if (
+    t.k === 'proj' &&
+    t.index === i &&
+    t.of.k === 'proj' &&
+    t.of.index === of &&
+    t.of.of.k === 'var' &&
+    t.of.of.name === name
+  )
+    return 1
+  return children(t).reduce((s, c) => s + countPartUse(c, name, of, i), 0)
 }
 
 /** Occurrences of `π_{k+1} (π3 name)` in t. */

@@ -67,7 +67,12 @@ describe("gradients of the paper's examples and the models match finite differen
     const [va, ga] = all.gradient(...args),
       [vs, gs] = some.gradient(...args)
     expect(vs).toBe(va)
-    expect(flat(gs.slice(0, 4))).toEqual(flat(ga.slice(0, 4)))
+    // the same cotangents; the additions into an accumulator may be grouped differently when
+    // fewer cotangents are computed (destination passing depends on what reads a sweep's parts)
+    const fa = flat(ga.slice(0, 4)),
+      fs = flat(gs.slice(0, 4))
+    expect(fs.length).toBe(fa.length)
+    fs.forEach((x, i) => expect(Math.abs(x - fa[i]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(fa[i]!))))
     expect(gs.slice(4)).toEqual([[], [], [], [], []])
     expect(some.source.gradient.length).toBeLessThan(all.source.gradient.length)
     expect(() => compile(params, body, { wrt: ['nope'] })).toThrow(/not a parameter/)

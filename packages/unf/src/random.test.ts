@@ -8,6 +8,7 @@
 import { describe, expect, test } from 'vitest'
 import { compile } from './compile.js'
 import { hoistInvariants } from './hoist.js'
+import { pushNegations } from './push-negation.js'
 import { shareScans } from './share-scans.js'
 import { evaluate, fromHost, toHost, totalCost, type Cost } from './evaluate.js'
 import { nao } from './nao.js'
@@ -135,6 +136,7 @@ describe('random programs', () => {
     const r = rng(2024)
     const { scalar } = generator(r)
     let programs = 0
+    let negationsPushed = 0
     for (let seed = 0; programs < 40; seed++) {
       const body = scalar(4, scope)
       const cp = compile(params, body)
@@ -170,9 +172,18 @@ describe('random programs', () => {
       ]
       expect(maxScaledError(flat(generated[1]), flat(interpreted[1]))).toBeLessThan(1e-12)
       expect(totalCost(costC)).toBeLessThanOrEqual(totalCost(costG))
+      // with negations pushed into sweeps too (what `generate` translates): same values, and the
+      // bound still holds (a negation per contribution may count more than one per sum)
+      const costN: Cost = { moves: 0, adds: 0, mults: 0, nlops: 0 }
+      const pushed = pushNegations(cp.stages.optimized)
+      const withNeg = toHost(evaluate(shareScans(hoistInvariants(pushed)), env, cp.ops, costN)) as [number, unknown[]]
+      expect(maxScaledError(flat(withNeg[1]), flat(interpreted[1]))).toBeLessThan(1e-12)
+      expect(totalCost(costN) / totalCost(costE)).toBeLessThanOrEqual(4 * 3 ** p)
+      if (T.printTerm(pushed) !== T.printTerm(cp.stages.optimized)) negationsPushed++
       ratios.push({ p, ratio, generated: totalCost(costC) / totalCost(costE) })
       programs++
     }
+    console.log(`negations pushed into sweeps in ${negationsPushed} of ${programs} programs`)
     const q = (xs: number[], f: number) => xs[Math.min(xs.length - 1, Math.floor(f * xs.length))]!.toFixed(2)
     for (const key of ['ratio', 'generated'] as const) {
       const byP = new Map<number, number[]>()
