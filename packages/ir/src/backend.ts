@@ -52,4 +52,6 @@ export {
   hoistBounds,
   hoistBoundsFunction,
   HOIST_MAX_FACTOR,
+  sinkAncillas,
+  contractArrays,
 } from './passes/index.js'
