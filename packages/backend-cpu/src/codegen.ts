@@ -487,6 +487,13 @@ class FunctionEmitter {
     return this.expr(dv as Expr)
   }
 
+  /** The element of a typed array as stored (a bool as its byte), or undefined for other dataviews. */
+  private rawElement(dv: Dataview): string | undefined {
+    if (dv.kind !== 'index' || this.promoted?.get(dv.array.name)?.get(key(dv.index))) return undefined
+    const a = this.js(dv.array.name)
+    return `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}]`
+  }
+
   /** Emits `dataview = value` (value is JS code already of the right type). */
   private write(dv: Dataview | Arg, value: string): void {
     switch (dv.kind) {
@@ -572,9 +579,13 @@ class FunctionEmitter {
           case '-=':
             code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
-          case '^=':
-            code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`
+          case '^=': {
+            // a bool element is a byte: xor the byte with 0 or 1 (a comparison's result becomes a
+            // flag without a branch, where `!==` of two booleans stores a boolean the array must convert)
+            const raw = t === 'bool' ? this.rawElement(s.target) : undefined
+            code = raw ? `(${raw} ^ (${v} ? 1 : 0))` : t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`
             break
+          }
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op

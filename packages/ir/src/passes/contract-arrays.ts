@@ -5,7 +5,8 @@
  * then finds its element at zero (no earlier iteration touched it) and nothing reads it after
  * the loop (a deallocation reads nothing without checks), so the scalar is allocated as zero at
  * the top of the body and dropped, unchecked, at its end. No array is allocated or cleared, and
- * the element lives in a register. A branch keeper that `sink-ancillas` moved into its loop and
+ * the element lives in a register; an exact first update (`^=` of a bool, `+=` or `^=` of an i32)
+ * becomes the scalar's initial value. A branch keeper that `sink-ancillas` moved into its loop and
  * whose uncompute `dead-ancillas` dropped is such an array.
  *
  * The pass changes no value of a valid program (one whose indices are in range). Without
@@ -99,11 +100,23 @@ function contractIn(s: Stmt, x: string, elem: ScalarTypeName, zero: () => Expr, 
   const replaced = rewriteBlock(s.body, (e) =>
     e.kind === 'index' && e.array.name === x ? { kind: 'var', name, type: elem, ...(e.loc ? { loc: e.loc } : {}) } : e,
   )
+  // the first update of the zero element, when exact (`^=` of a bool, `+=`/`^=` of an i32), is
+  // its value: the scalar is allocated there with it (no zero to combine with, no extra update)
+  const first = replaced.findIndex((t) => mentions(t, name))
+  const u = replaced[first]
+  const init =
+    u?.kind === 'update' &&
+    u.target.kind === 'var' &&
+    u.target.name === name &&
+    (u.op === '^=' || (u.op === '+=' && elem === 'i32')) &&
+    (elem === 'bool' || elem === 'i32')
+      ? u.value
+      : undefined
+  const alloc: Stmt = { kind: 'alloc', name, value: init ?? zero(), type, declared: type, ...loc }
   return {
     ...s,
     body: [
-      { kind: 'alloc', name, value: zero(), type, declared: type, ...loc },
-      ...replaced,
+      ...(init ? [...replaced.slice(0, first), alloc, ...replaced.slice(first + 1)] : [alloc, ...replaced]),
       // the element holds the iteration's value at the end: dropped unchecked, as nothing reads it
       { kind: 'unchecked', body: [{ kind: 'dealloc', name, value: zero(), type, declared: type, ...loc }] },
     ],
