@@ -30,6 +30,9 @@ import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 
+/** How many candidate partners of a statement `restores` tries (a bound on its work in long bodies). */
+const MAX_PARTNERS = 8
+
 /** The value types whose updates an inverse undoes exactly. */
 const EXACT = new Set(['i32', 'bool'])
 
@@ -257,10 +260,16 @@ export function restores(body: Stmt[], x: string): boolean {
     if (!writesOf(s).has(x)) continue
     if ((s.kind === 'for' || s.kind === 'while' || s.kind === 'unchecked') && restores(s.body, x)) continue
     if (s.kind === 'if' && restores(s.then, x) && restores(s.else, x)) continue
-    let q = k + 1
-    while (q < body.length && !(writesOf(body[q]!).has(x) && undoes(body, k, q, x))) q++
-    if (q === body.length) return false
-    k = q
+    // the partner is a statement of the same kind that writes x (the first few such are tried)
+    let partner = -1
+    for (let q = k + 1, tries = 0; q < body.length && tries < MAX_PARTNERS && partner < 0; q++) {
+      const t = body[q]!
+      if (t.kind !== s.kind || !writesOf(t).has(x)) continue
+      tries++
+      if (undoes(body, k, q, x)) partner = q
+    }
+    if (partner < 0) return false
+    k = partner
   }
   return true
 }
