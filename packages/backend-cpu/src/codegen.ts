@@ -487,11 +487,9 @@ class FunctionEmitter {
     return this.expr(dv as Expr)
   }
 
-  /** The element of a typed array as stored (a bool as its byte), or undefined for other dataviews. */
-  private rawElement(dv: Dataview): string | undefined {
-    if (dv.kind !== 'index' || this.promoted?.get(dv.array.name)?.get(key(dv.index))) return undefined
-    const a = this.js(dv.array.name)
-    return `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}]`
+  /** Whether a dataview is an element stored in its typed array (not a local holding it for a loop). */
+  private storedElement(dv: Dataview): boolean {
+    return dv.kind === 'index' && !this.promoted?.get(dv.array.name)?.get(key(dv.index))
   }
 
   /** Emits `dataview = value` (value is JS code already of the right type). */
@@ -580,10 +578,10 @@ class FunctionEmitter {
             code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
           case '^=': {
-            // a bool element is a byte: xor the byte with 0 or 1 (a comparison's result becomes a
-            // flag without a branch, where `!==` of two booleans stores a boolean the array must convert)
-            const raw = t === 'bool' ? this.rawElement(s.target) : undefined
-            code = raw ? `(${raw} ^ (${v} ? 1 : 0))` : t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`
+            // a bool element is a byte: store the numeric xor of the two booleans (0 or 1, without a
+            // branch), where `!==` of two booleans gives a boolean the array must convert
+            const byte = t === 'bool' && this.storedElement(s.target)
+            code = t === 'bool' && !byte ? `(${old} !== ${v})` : `(${old} ^ ${v})`
             break
           }
           default: {
