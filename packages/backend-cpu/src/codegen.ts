@@ -578,10 +578,11 @@ class FunctionEmitter {
             code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
           case '^=': {
-            // a bool element is a byte: store the numeric xor of the two booleans (0 or 1, without a
-            // branch), where `!==` of two booleans gives a boolean the array must convert
-            const byte = t === 'bool' && this.storedElement(s.target)
-            code = t === 'bool' && !byte ? `(${old} !== ${v})` : `(${old} ^ ${v})`
+            // a bool element is a byte: store the xor of two flags, each 0 or 1 (where `!==` of two
+            // booleans gives a boolean the array must convert; a byte other than 0 or 1 is true)
+            if (t === 'bool')
+              code = this.storedElement(s.target) ? `((${old} ? 1 : 0) ^ (${v} ? 1 : 0))` : `(${old} !== ${v})`
+            else code = `(${old} ^ ${v})`
             break
           }
           default: {
