@@ -11,7 +11,6 @@ import { evalAllowed } from './driver-interpreted.js'
 import type { TypedArray } from './arguments.js'
 import { DEFAULT_WIDTH, loadArgs } from './tangent-run.js'
 import type { Direction } from './jvp.js'
-import { positions } from './jacobian.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
 /** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
@@ -23,6 +22,30 @@ interface StartPlan {
   params: number[]
   /** The loaded values the plan was made for: a load that keeps every array (as it does for equal shapes) keeps the plan. */
   loaded: unknown[]
+}
+
+/** Per Hessian row and column: the parameter of f and the element in it (0 for a scalar). */
+interface SeedPositions {
+  params: Int32Array
+  elements: Int32Array
+}
+
+/**
+ * The width to run n directions at, given the largest wanted: as many sweeps as that width needs,
+ * with the directions spread evenly over them (100 at most 16 wide: 7 sweeps of 15, not 6 of 16
+ * and one of 4), at least 1.
+ */
+function balancedWidth(most: number, n: number): number {
+  if (n <= 0) return 1
+  const sweeps = Math.ceil(n / Math.min(most, n))
+  return Math.ceil(n / sweeps)
+}
+
+/** The default Hessian width on f's backend: its `hessianWidth` capability, else `DEFAULT_WIDTH`. */
+function defaultWidth(f: TenetFunction): number {
+  const info = infoOf(f)
+  const w = info.registry.backend(info.options.backend).capabilities.hessianWidth
+  return w !== undefined && Number.isInteger(w) && w >= 1 ? w : DEFAULT_WIDTH
 }
 
 /** Whether every array among the loaded values `b` is the one at the same place in `a` (scalars may differ). */
@@ -244,6 +267,44 @@ class SecondOrderRun {
   /** The last `planStart`, while its buffers are the ones in `argv`. */
   private plan: StartPlan | undefined
 
+  /** The last `positionsOf`: its `wrt`, the lengths of those values then, and the result. */
+  private seedsFor: { wrt: number[]; lengths: number[]; positions: SeedPositions } | undefined
+
+  /**
+   * The (parameter, element) of every scalar of the parameters `wrt` of the loaded values, in
+   * order (arrays flattened): the Hessian's rows and columns. Kept between calls while `wrt` and
+   * the lengths are the same, so that a call in a loop allocates nothing here.
+   */
+  positionsOf(wrt: readonly number[]): SeedPositions {
+    const { values } = this
+    const last = this.seedsFor
+    if (last && last.wrt.length === wrt.length) {
+      let same = true
+      for (let i = 0; i < wrt.length && same; i++) {
+        const v = values[wrt[i]!]
+        same =
+          last.wrt[i] === wrt[i] && last.lengths[i] === (typeof v === 'number' ? -1 : (v as ArrayLike<number>).length)
+      }
+      if (same) return last.positions
+    }
+    const lengths = wrt.map((p) => {
+      const v = values[p]
+      return typeof v === 'number' ? -1 : (v as ArrayLike<number>).length
+    })
+    const n = lengths.reduce((s, l) => s + (l < 0 ? 1 : l), 0)
+    const positions: SeedPositions = { params: new Int32Array(n), elements: new Int32Array(n) }
+    let at = 0
+    wrt.forEach((p, i) => {
+      const l = lengths[i]!
+      for (let e = 0; e < (l < 0 ? 1 : l); e++, at++) {
+        positions.params[at] = p
+        positions.elements[at] = e
+      }
+    })
+    this.seedsFor = { wrt: wrt.slice(), lengths, positions }
+    return positions
+  }
+
   /** Sets the tangent of parameter p of f (element e of an array) in direction k. */
   seed(p: number, e: number, k: number, value: number): void {
     const t = this.so.slots[p]
@@ -337,13 +398,20 @@ function rowCopier(w: number): RowCopy {
 
 /** Makes the row-major n×n matrix H symmetric: each pair of mirrored elements becomes their mean. */
 function symmetrise(H: Float64Array, n: number): void {
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const a = i * n + j,
-        b = j * n + i
-      const s = (H[a]! + H[b]!) / 2
-      H[a] = s
-      H[b] = s
+  // in tiles of T×T, so that the column-wise half of each pair stays in cache
+  const T = 16
+  for (let i0 = 0; i0 < n; i0 += T) {
+    const i1 = Math.min(i0 + T, n)
+    for (let j0 = i0; j0 < n; j0 += T) {
+      const j1 = Math.min(j0 + T, n)
+      for (let i = i0; i < i1; i++) {
+        const j = j0 > i ? j0 : i + 1
+        for (let a = i * n + j, b = j * n + i, e = i * n + j1; a < e; a++, b += n) {
+          const s = (H[a]! + H[b]!) * 0.5
+          H[a] = s
+          H[b] = s
+        }
+      }
     }
   }
 }
@@ -366,7 +434,11 @@ function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: numb
 export interface HessianOptions extends LossOptions {
   /** Indices of the float arguments the Hessian is taken over (default: all float arguments but the loss). */
   wrt?: number[]
-  /** Hessian columns per forward-over-reverse sweep (default 8, at most the number of wrt scalars). */
+  /**
+   * The most Hessian columns per forward-over-reverse sweep (default: the backend's
+   * `hessianWidth` capability, else 8; cpu 10, wasm 20). The directions are spread
+   * evenly over the sweeps this width needs (20 columns at most 8 wide: three sweeps of 7).
+   */
   width?: number
   /**
    * Where to write the Hessian (n·n elements for n wrt scalars) instead of a new array, for calls
@@ -406,9 +478,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   // no wider than the number of directions, as the arguments give it (so that a small Hessian
   // compiles and loads one program, not the requested width's first)
   const directions = wrt.reduce((s, i) => s + (ArrayBuffer.isView(args[i]) ? (args[i] as Float64Array).length : 1), 0)
-  const run = secondOrderRun(f, args, options.loss, Math.max(1, Math.min(options.width ?? DEFAULT_WIDTH, directions)))
-  const pos = positions(run.values, wrt)
-  const n = pos.length
+  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? defaultWidth(f), directions))
+  const pos = run.positionsOf(wrt)
+  const n = pos.params.length
   const out = options.out
   if (out !== undefined && !(out instanceof Float64Array && out.length === n * n)) {
     argError(
@@ -425,10 +497,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
     for (let c0 = 0; c0 < n; c0 += w) {
       r.start()
       const count = Math.min(w, n - c0)
-      for (let k = 0; k < count; k++) {
-        const [p, e] = pos[c0 + k]!
-        r.seed(p, e, k, 1)
-      }
+      for (let k = 0; k < count; k++) r.seed(pos.params[c0 + k]!, pos.elements[c0 + k]!, k, 1)
       r.run()
       r.columns(wrt, H, n, c0, count)
     }

@@ -95,8 +95,13 @@ function makeWrapper(
   lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
+  // the epilogue twice, after the call and in the catch clause, rather than in a \`finally\`: a
+  // \`finally\` cost about 8 ns per call in V8 (Node 20), a third of the whole call of a small
+  // function
+  const epilogue = 'if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s);'
   lines.push(
-    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { throw s.oob.value >= 0 ? s.outOfBounds() : e; } finally { if (--s.depth > 0) s.hp.value = start; if (s.U8.length === 0) refresh(s); }`,
+    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { const err = s.oob.value >= 0 ? s.outOfBounds() : e; ${epilogue} throw err; }`,
+    epilogue,
   )
   lines.push(...copyOut)
   f.params.forEach((p, i) => {
@@ -287,6 +292,9 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
       checks: true,
       gradient: true,
       hessian: true,
+      // two tangent directions per f64x2 instruction (lane pairs): 20 columns ran 10–20% faster
+      // than 8 on the graph-embedding Hessians (k = 2…10, 20–100 columns)
+      hessianWidth: 20,
       synchronous: true,
     },
     description:

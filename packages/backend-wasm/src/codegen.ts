@@ -1266,9 +1266,13 @@ export class FunctionEmitter {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
     const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
-    forEachStatement(body, (s, unchecked, shared) => {
-      items.push([s, unchecked, shared])
-    })
+    forEachStatement(
+      body,
+      (s, unchecked, shared) => {
+        items.push([s, unchecked, shared])
+      },
+      this.tabulatedValues,
+    )
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       this.shared = shared
@@ -1854,6 +1858,31 @@ export class FunctionEmitter {
           inc(-1)()
         },
       )
+    } else if (stepConst === -1) {
+      // a downward loop reversed, upwards: b (or b+1), …, a
+      this.get(b)
+      this.set(i)
+      if (s.inclusive)
+        loop(
+          () => {
+            this.get(i)
+            this.get(a)
+            this.op(Op.i32_le_s)
+          },
+          () => {
+            exitAt(a)
+            inc(1)()
+          },
+        )
+      else {
+        this.op(Op.block, 0x40, Op.loop, 0x40)
+        this.get(i)
+        this.get(a)
+        this.op(Op.i32_lt_s, Op.i32_eqz, Op.br_if, 1)
+        inc(1)()
+        body()
+        this.op(Op.br, 0, Op.end, Op.end)
+      }
     } else {
       // the number of values a, a+st, … before (or up to) b, computed in doubles as JS does and
       // counted in i64 (it may pass 2³¹); the value is a + k·st in wrapping i32, as Math.imul gives
@@ -2048,7 +2077,13 @@ export class FunctionEmitter {
    * as f64, sin and cos of the angle (the third argument) from one reduction, each output rounded to its
    * argument's type (as an import's result would be). Returns the locals holding the outputs.
    */
-  private mathBijection(lowered: MathBijection, temps: number[], types: ValType[], outs: number[]): number[] {
+  private mathBijection(
+    lowered: MathBijection,
+    temps: number[],
+    types: ValType[],
+    outs: number[],
+    tabulated?: { sin: number; cos: number },
+  ): number[] {
     const arg = (i: number): Ex => ({
       t: 'f64',
       w: (o) => {
@@ -2060,7 +2095,21 @@ export class FunctionEmitter {
     const args = temps.map((_, i) => arg(i))
     let sin: Ex = args[0]!,
       cos: Ex = args[0]!
-    if (lowered.angle) {
+    if (lowered.angle && tabulated) {
+      // both read from tables (locals holding the elements)
+      sin = {
+        t: 'f64',
+        w: (o) => {
+          o.byte(Op.local_get).u32(tabulated.sin)
+        },
+      }
+      cos = {
+        t: 'f64',
+        w: (o) => {
+          o.byte(Op.local_get).u32(tabulated.cos)
+        },
+      }
+    } else if (lowered.angle) {
       // both from one argument reduction
       const s = this.local(F64),
         c = this.local(F64)
@@ -2092,6 +2141,19 @@ export class FunctionEmitter {
     return results
   }
 
+  /**
+   * The values a bijection call reads from tables (see the `tabulate` pass of `@tenet/ir`) take
+   * part in the value numbering of their run, so the updates around the call that read the same
+   * table elements share one load with it; a bijection writes its `inout` arguments only.
+   */
+  private tabulatedValues = (
+    s: Extract<Stmt, { kind: 'callstmt' }>,
+  ): { values: readonly Expr[]; writes: readonly boolean[] } => {
+    let spec = this.program.registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+    return { values: s.tabulated?.map((t) => t.read) ?? [], writes: spec.roles.map((r) => r === 'inout') }
+  }
+
   private bijection(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     let spec = this.program.registry.bijection(s.callee)
     if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
@@ -2114,17 +2176,48 @@ export class FunctionEmitter {
       results = wasm.permute.map((j) => temps[j]!)
     } else if (lowered && types.every((t) => this.vt(t) !== I32)) {
       // a standard bijection computed in the module (math/bijections.ts), with the cpu backend's arithmetic
+      // sin and cos of the angle from tables where the `tabulate` pass made them
+      const table = (callee: string): number | undefined => {
+        const t = s.tabulated?.find((x) => x.callee === callee && x.arg === 2)
+        if (!t || this.vt(types[2]) !== F64) return undefined
+        const l = this.local(F64)
+        this.expr(t.read)
+        this.set(l)
+        return l
+      }
+      const tables = lowered.angle ? { sin: table('sin'), cos: table('cos') } : undefined
       results = this.mathBijection(
         lowered,
         temps,
         types.map((t) => this.vt(t)),
         outs.map(([, i]) => i),
+        tables?.sin !== undefined && tables.cos !== undefined ? { sin: tables.sin, cos: tables.cos } : undefined,
       )
     } else if (typeof wasm === 'function' && types.every((t) => t === 'f64')) {
       // the bijection's own lowering (f64: in f32 the JS function rounds once, as the cpu backend does)
       runLowering(spec.name, wasm, F64, temps, outs.length, this.lowering)
       results = outs.map(() => this.local(F64))
       for (let j = results.length - 1; j >= 0; j--) this.set(results[j]!)
+    } else if (typeof wasm === 'function' && types.every((t) => t === 'i32')) {
+      // on i32 (INC(k)), the lowering in f64 (exact on i32 values) and each result converted
+      // back as the imported `apply`'s result would be (JS's ToInt32), with no call out
+      const wide = temps.map((l) => {
+        const d = this.local(F64)
+        this.get(l)
+        this.op(Op.f64_convert_i32_s)
+        this.set(d)
+        return d
+      })
+      runLowering(spec.name, wasm, F64, wide, outs.length, this.lowering)
+      const doubles = outs.map(() => this.local(F64))
+      for (let j = doubles.length - 1; j >= 0; j--) this.set(doubles[j]!)
+      results = doubles.map((d) => {
+        this.get(d)
+        this.convert('f64', 'i32', s.loc)
+        const r = this.local(I32)
+        this.set(r)
+        return r
+      })
     } else {
       // the registered `apply`, imported with the argument and result types (JS converts them as the cpu backend rounds)
       const params = types.map((t) => this.vt(t))

@@ -151,6 +151,22 @@ export interface CallStmt extends NodeBase {
   inverse: boolean
   /** Filled by the checker: what the callee resolved to. */
   target?: 'function' | 'bijection'
+  /**
+   * Set by the `tabulate` pass on a bijection call: values its lowering computes with a pure
+   * primitive (ROT's cos θ and sin θ) that a table already holds, so a backend reads them there
+   * instead of computing them (see `TabulatedValue`). Only an optimisation: ignoring it is correct.
+   */
+  tabulated?: TabulatedValue[]
+}
+
+/**
+ * The pure unary primitive `callee` applied to argument `arg` of a bijection call has the value
+ * of the element `read` of a table (set by the `tabulate` pass).
+ */
+export interface TabulatedValue {
+  callee: string
+  arg: number
+  read: IndexExpr
 }
 
 /** `name <- value` (or `name: type <- value`): allocate an ancilla. */

@@ -459,6 +459,12 @@ export interface BackendCapabilities {
   /** Runs the forward-over-reverse (Hessian) programs that `@tenet/ad` builds, synchronously. */
   hessian?: boolean
   /**
+   * The Hessian columns per forward-over-reverse sweep that this backend runs fastest: the default
+   * `width` of `@tenet/ad`'s `hessian` on it (8 when absent). Wider sweeps recompute the values
+   * fewer times; too wide, the code keeps more tangents live than the machine has registers.
+   */
+  hessianWidth?: number
+  /**
    * Compiled functions can be called synchronously (`m.f(...args)`). False for a backend that
    * only maps a function over a batch asynchronously (webgpu's `gpuMap`).
    */

@@ -7,14 +7,16 @@ import type { Arg, Expr, Stmt } from './ast.js'
 
 /**
  * The expressions and arguments a statement evaluates itself — targets, values, conditions, loop
- * ranges, call arguments — not those of its nested bodies.
+ * ranges, call arguments, the table elements a call reads (`tabulated`) — not those of its nested
+ * bodies.
  */
 export function stmtExprs(s: Stmt): Array<Expr | Arg> {
   switch (s.kind) {
     case 'update':
       return [s.target, s.value]
     case 'callstmt':
-      return s.args
+      // the table elements a bijection's lowering reads (see the `tabulate` pass)
+      return s.tabulated ? [...s.args, ...s.tabulated.map((t) => t.read)] : s.args
     case 'alloc':
     case 'dealloc':
       return s.value.kind === 'emptystack' ? [] : [s.value as Expr]

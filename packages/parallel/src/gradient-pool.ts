@@ -19,8 +19,18 @@ export interface GradientPool {
    * gradients mix unrelated shards: read those with `shardGradients`.
    */
   gradient(shards: readonly unknown[][]): { loss: number; gradient: ShardGradient }
-  /** The loss and gradient of each shard. */
-  shardGradients(shards: readonly unknown[][]): Array<{ loss: number; gradient: ShardGradient }>
+  /**
+   * The loss and gradient of each shard. Its arrays are views of one block: made for this call,
+   * or with `reuse`, a block the pool keeps and overwrites on the next `reuse` call (nothing large
+   * allocated per call; copy what must outlive it).
+   */
+  shardGradients(shards: readonly unknown[][], reuse?: boolean): Array<{ loss: number; gradient: ShardGradient }>
+  /**
+   * Differentiates every shard `rounds` times (default 3) on every thread, results dropped, so
+   * that each thread's JIT has compiled the gradient before the calls that count (see
+   * `Pool.warmUp`).
+   */
+  warmUp(shards: readonly unknown[][], rounds?: number): void
   close(): Promise<void>
 }
 
@@ -53,16 +63,24 @@ export async function tenetGradientPool(options: GradientPoolOptions): Promise<G
     ...(workers !== undefined ? { workers } : {}),
   })
   const layouts = rowLayouts(f, init.loss)
+  /** The rows block of `shardGradients(…, true)`, kept between calls. */
+  let kept = new Float64Array(0)
   return {
     workers: pool.workers,
     gradient(shards) {
       const l = layouts.check(shards)
       return unflattenRow(pool.sum(shards, l.total), l.sizes)
     },
-    shardGradients(shards) {
+    shardGradients(shards, reuse = false) {
       const l = layouts.check(shards)
-      const rows = pool.map(shards, l.total)
-      return shards.map((_, t) => unflattenRow(rows.subarray(t * l.total, (t + 1) * l.total), l.sizes))
+      const size = shards.length * l.total
+      if (reuse && kept.length !== size) kept = new Float64Array(size)
+      const rows = reuse ? pool.map(shards, l.total, kept) : pool.map(shards, l.total)
+      // (the rows are this call's own copy: the shards' arrays are views of it, not copied again)
+      return shards.map((_, t) => unflattenRow(rows.subarray(t * l.total, (t + 1) * l.total), l.sizes, true))
+    },
+    warmUp(shards, rounds) {
+      pool.warmUp(shards, layouts.check(shards).total, rounds)
     },
     close: () => pool.close(),
   }

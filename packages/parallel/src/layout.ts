@@ -41,25 +41,38 @@ export function rowLayouts(f: TenetFunction, loss: number) {
   }
 }
 
-/** One row back in the shape of `gradient`'s result. */
+/**
+ * One row back in the shape of `gradient`'s result: arrays are copies of the row's parts, or, with
+ * `views`, subarrays of `row` (for a row the caller owns: no second copy).
+ */
 export function unflattenRow(
   row: Float64Array,
   sizes: Array<number | null>,
+  views = false,
 ): { loss: number; gradient: ShardGradient } {
   let o = 1
   const gradient = sizes.map((n) => {
     if (n === null) return null
     if (n === 0) return row[o++]!
-    const a = row.slice(o, o + n)
+    const a = views ? row.subarray(o, o + n) : row.slice(o, o + n)
     o += n
     return a
   })
   return { loss: row[0]!, gradient }
 }
 
-/** Adds the rows of `block` (task-major) into `out` in task order: the bits do not depend on who ran what. */
-export function sumRows(block: Float64Array, tasks: number, outLength: number, out: Float64Array): Float64Array {
+/**
+ * Adds the rows of `block` (task-major, row t from t × `stride`) into `out` in task order: the
+ * bits do not depend on who ran what.
+ */
+export function sumRows(
+  block: Float64Array,
+  tasks: number,
+  outLength: number,
+  out: Float64Array,
+  stride = outLength,
+): Float64Array {
   out.fill(0)
-  for (let t = 0; t < tasks; t++) for (let j = 0; j < outLength; j++) out[j] += block[t * outLength + j]!
+  for (let t = 0; t < tasks; t++) for (let j = 0; j < outLength; j++) out[j] += block[t * stride + j]!
   return out
 }

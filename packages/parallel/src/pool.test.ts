@@ -5,6 +5,8 @@ import { createPool, sharedArray, tenetGradientPool } from './index.js'
 const fixture = new URL('../test/fixtures/scaled-sum.mjs', import.meta.url)
 const tasks = Array.from({ length: 13 }, (_, t) => [t * 1000, 1000 + t])
 
+const whoRan = new URL('../test/fixtures/who-ran.mjs', import.meta.url)
+
 describe('createPool', () => {
   it('sums task outputs in task order: the same bits for 1, 2 and 3 workers, and as a loop', async () => {
     const sums: Float64Array[] = []
@@ -37,21 +39,39 @@ describe('createPool', () => {
       2,
     )
     expect(Array.from(rows)).toEqual([1, 1, 0.5, 1, 1 / 3, 1])
+    // into a caller's array: the same rows, no new array
+    const out = new Float64Array(6)
+    expect(
+      pool.map(
+        [
+          [0, 1],
+          [1, 1],
+          [2, 1],
+        ],
+        2,
+        out,
+      ),
+    ).toBe(out)
+    expect(Array.from(out)).toEqual(Array.from(rows))
+    expect(() => pool.map([[0, 1]], 2, out)).toThrow(/`out` has 6 elements, the tasks give 2/)
     await pool.close()
   })
 
   it('a task that throws in a worker, or on the caller, is a Tenet error; setup errors reject', async () => {
     const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
-    // the caller runs the first share, the workers the others: -1 in the last task fails in a worker
+    // whichever thread claims task 5 (-1) fails: the error names the task and says where it ran
     const bad = [...tasks.slice(0, 5), -1]
-    expect(() => pool.sum(bad, 2)).toThrow(/a task failed in a worker: task -1 refused/)
+    expect(() => pool.sum(bad, 2)).toThrow(/task 5 failed (in a worker|on the calling thread): task -1 refused/)
     try {
       pool.sum(bad, 2)
     } catch (e) {
       expect(TenetError.isInstance(e)).toBe(true)
       expect((e as TenetError).code).toBe('fixture/refused')
     }
-    expect(() => pool.sum([-1, ...tasks], 2)).toThrow(/task -1 refused/)
+    expect(() => pool.sum([-1, ...tasks], 2)).toThrow(/task 0 failed .*task -1 refused/)
+    // two failing tasks: the lower-numbered one is reported, whoever ran it
+    for (let r = 0; r < 5; r++) expect(() => pool.sum([...tasks, -1, -1], 2)).toThrow(/task 13 failed/)
+    expect(() => pool.warmUp(bad, 2)).toThrow(/task 5 failed/)
     // and the pool still works afterwards
     expect(pool.sum([[0, 1]], 2)[0]).toBe(1)
     await pool.close()
@@ -60,6 +80,39 @@ describe('createPool', () => {
       /setup refused/,
     )
     await expect(createPool({ module: fixture, workers: 0 })).rejects.toThrow(/positive integer/)
+  })
+})
+
+describe('createPool: claiming and warm-up', () => {
+  it('threads claim tasks: a slow calling thread runs fewer, the rows are the same', async () => {
+    const pool = await createPool({ module: whoRan, init: { callerSleepMs: 20 }, workers: 1 })
+    const ts = Array.from({ length: 24 }, (_, t) => t)
+    const rows = pool.map(ts, 2)
+    // every task ran once, into its own row
+    expect(Array.from({ length: 24 }, (_, t) => rows[2 * t])).toEqual(ts)
+    const byWorker = ts.filter((t) => rows[2 * t + 1] !== 0).length
+    // the worker (no sleep) claims tasks while the caller sleeps; a static half would be 12
+    expect(byWorker).toBeGreaterThan(0)
+    expect(pool.sum(ts, 2)[0]).toBe((23 * 24) / 2)
+    await pool.close()
+  })
+
+  it('warmUp runs every task on every thread, rounds times, and leaves results alone', async () => {
+    const calls = new Int32Array(new SharedArrayBuffer(4))
+    const pool = await createPool({ module: whoRan, init: { calls }, workers: 2 })
+    const ts = [0, 1, 2, 3, 4]
+    const before = pool.map(ts, 2)
+    Atomics.store(calls, 0, 0)
+    pool.warmUp(ts, 2, 2)
+    expect(Atomics.load(calls, 0)).toBe(3 * ts.length * 2) // 2 workers + the caller
+    Atomics.store(calls, 0, 0)
+    pool.warmUp(ts, 2)
+    expect(Atomics.load(calls, 0)).toBe(3 * ts.length * 3) // three rounds by default
+    expect(Array.from(pool.map(ts, 2)).filter((_, i) => i % 2 === 0)).toEqual(
+      Array.from(before).filter((_, i) => i % 2 === 0),
+    )
+    expect(() => pool.warmUp(ts, 2, 0)).toThrow(/positive integer/)
+    await pool.close()
   })
 })
 
@@ -89,6 +142,19 @@ describe('tenetGradientPool', () => {
       const per = pool.shardGradients(parts.map((p) => [0, 0.3, 1.5, p]))
       expect(per).toHaveLength(shards)
       expect((per[2]!.gradient[3] as Float64Array).length).toBe(n / shards)
+      // kept between calls with `reuse`: the same values, in one block the pool overwrites
+      const again = pool.shardGradients(
+        parts.map((p) => [0, 0.3, 1.5, p]),
+        true,
+      )
+      const g2 = again[2]!.gradient[3] as Float64Array
+      expect(Array.from(g2)).toEqual(Array.from(per[2]!.gradient[3] as Float64Array))
+      expect(again[5]!.loss).toBe(per[5]!.loss)
+      const third = pool.shardGradients(
+        parts.map((p) => [0, 0.3, 1.5, p]),
+        true,
+      )
+      expect((third[2]!.gradient[3] as Float64Array).buffer).toBe(g2.buffer)
       await pool.close()
     }
     const [a, b] = results

@@ -4,21 +4,34 @@
  * the same bits whatever the number of workers and whichever finishes first.
  *
  * Each worker loads a *worker module* (a file exporting `setup`) once, with an `init` value, and
- * then runs its task function on the tasks it is given. The calling thread takes a share of the
- * tasks itself and waits for the workers with `Atomics.wait`, so `sum` and `map` are
- * synchronous and cost a few microseconds of coordination per call (Node's main thread may
- * block; a browser page's may not — see the README). Arrays in `init` and in tasks that live in
- * a `SharedArrayBuffer` (`sharedArray`) are shared with the workers, not copied.
+ * then runs its task function on the tasks it is given. Threads claim tasks one at a time from a
+ * shared counter (the calling thread too, and it starts at once), so a thread that runs slower —
+ * a busy core, a worker woken late, a caller whose JIT code is slower — simply runs fewer tasks;
+ * which thread ran a task never changes its output row, so the sum stays the same. The calling
+ * thread waits for the workers with `Atomics.wait`, so `sum` and `map` are synchronous and cost a
+ * few microseconds of coordination per call (Node's main thread may block; a browser page's may
+ * not — see the README). Arrays in `init` and in tasks that live in a `SharedArrayBuffer`
+ * (`sharedArray`) are shared with the workers, not copied.
  */
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { TenetError } from '@tenet/ir'
+import {
+  CTRL_DONE,
+  CTRL_FAILED,
+  CTRL_NEXT,
+  claimTasks,
+  rowStride,
+  type TaskFailure,
+  type TaskFunction,
+  warmLocal,
+} from './claim.js'
 import { sumRows } from './layout.js'
 
+export type { TaskFunction }
 /** What a worker module exports: `setup(init)` returns the task function. */
-export type TaskFunction = (task: unknown, out: Float64Array) => void
 export interface WorkerModule {
   setup(init: unknown): TaskFunction | Promise<TaskFunction>
 }
@@ -31,7 +44,7 @@ export interface PoolOptions {
   init?: unknown
   /** Threads besides the calling one (default: available cores − 1, at least 1). */
   workers?: number
-  /** Whether the calling thread runs a share of the tasks itself (default true). */
+  /** Whether the calling thread claims tasks too (default true). */
   callerRuns?: boolean
 }
 
@@ -41,8 +54,19 @@ export interface Pool {
   readonly workers: number
   /** Runs every task (output length `outLength`) and returns their sum, added in task order. */
   sum(tasks: readonly unknown[], outLength: number, out?: Float64Array): Float64Array
-  /** Runs every task and returns the outputs, one row of `outLength` per task (row-major). */
-  map(tasks: readonly unknown[], outLength: number): Float64Array
+  /**
+   * Runs every task and returns the outputs, one row of `outLength` per task (row-major), in
+   * `out` when given (its length must be tasks × `outLength`: nothing allocated per call).
+   */
+  map(tasks: readonly unknown[], outLength: number, out?: Float64Array): Float64Array
+  /**
+   * Runs every task `rounds` times on every thread (each worker and, when `callerRuns`, the
+   * calling thread), into scratch rows that are thrown away, so that each thread's JIT has
+   * compiled the task function before the calls that count (a fresh worker's first call runs
+   * about three times slower than its later ones). Tasks must be safe to run again (they are
+   * when their only effect is their output row, or writing the same values again).
+   */
+  warmUp(tasks: readonly unknown[], outLength: number, rounds?: number): void
   close(): Promise<void>
 }
 
@@ -57,9 +81,6 @@ export function sharedArray(values: ArrayLike<number> | number): Float64Array {
 const parallelError = (msg: string): never => {
   throw new TenetError('parallel/error', msg)
 }
-
-const CTRL_DONE = 0,
-  CTRL_FAILED = 1
 
 interface Thread {
   worker: Worker
@@ -92,7 +113,7 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       : /^[a-z]+:/.test(options.module)
         ? options.module
         : pathToFileURL(options.module).href
-  const ctrl = new Int32Array(new SharedArrayBuffer(8))
+  const ctrl = new Int32Array(new SharedArrayBuffer(12))
   const threads: Thread[] = []
   const ready: Array<Promise<void>> = []
   for (let w = 0; w < count; w++) {
@@ -126,63 +147,83 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
   let closed = false
   const outputs = new Map<number, Float64Array>()
 
-  /** Runs every task into row t of a shared output block; returns the block. */
-  function run(tasks: readonly unknown[], outLength: number): Float64Array {
+  const checkCall = (outLength: number): void => {
     if (closed) parallelError('the pool is closed')
     if (!Number.isInteger(outLength) || outLength < 0)
       parallelError(`the output length must be a non-negative integer, got ${outLength}`)
-    const size = tasks.length * outLength
+  }
+
+  /**
+   * Starts a call: every worker is sent the whole task list (`warm`: to run all of it `rounds`
+   * times into scratch rows; else to claim tasks from the shared counter), and the calling thread
+   * claims tasks at once. Waits until every worker has counted itself done, then throws the
+   * failure of the lowest-numbered failed task, if any (deterministic whoever ran it).
+   */
+  function dispatch(
+    tasks: readonly unknown[],
+    outLength: number,
+    stride: number,
+    block: Float64Array,
+    rounds: number,
+  ): void {
+    const warm = rounds > 0
+    Atomics.store(ctrl, CTRL_DONE, 0)
+    Atomics.store(ctrl, CTRL_FAILED, 0)
+    Atomics.store(ctrl, CTRL_NEXT, 0)
+    for (const t of threads) t.port.postMessage({ tasks, outLength, stride, block, rounds })
+    let failure: TaskFailure | undefined
+    if (local)
+      failure = warm
+        ? warmLocal(local, tasks, outLength, rounds)
+        : claimTasks(local, tasks, outLength, stride, block, ctrl)
+    // wait for the workers (each counts itself done, failed or not)
+    for (let done = Atomics.load(ctrl, CTRL_DONE); done < threads.length; done = Atomics.load(ctrl, CTRL_DONE))
+      Atomics.wait(ctrl, CTRL_DONE, done, 60_000)
+    if (Atomics.load(ctrl, CTRL_FAILED)) {
+      for (const t of threads) {
+        const m = receiveMessageOnPort(t.port)?.message as TaskFailure | undefined
+        if (m && (!failure || m.index < failure.index)) failure = m
+      }
+    }
+    if (failure) {
+      const where = failure.worker ? 'in a worker' : 'on the calling thread'
+      throw new TenetError(failure.code ?? 'parallel/task', `task ${failure.index} failed ${where}: ${failure.error}`)
+    }
+  }
+
+  /** Runs every task into row t of a shared output block (rows `rowStride(outLength)` apart); returns the block. */
+  function run(tasks: readonly unknown[], outLength: number): Float64Array {
+    checkCall(outLength)
+    const stride = rowStride(outLength)
+    const size = tasks.length * stride
     let block = outputs.get(size)
     if (!block) outputs.set(size, (block = sharedArray(size)))
     block.fill(0)
-    // contiguous shares: tasks [0, a) on the caller, then one range per worker
-    const lanes = threads.length + (local ? 1 : 0)
-    const per = Math.ceil(tasks.length / lanes)
-    Atomics.store(ctrl, CTRL_DONE, 0)
-    Atomics.store(ctrl, CTRL_FAILED, 0)
-    let posted = 0
-    threads.forEach((t, w) => {
-      const lo = (w + (local ? 1 : 0)) * per,
-        hi = Math.min(tasks.length, lo + per)
-      if (lo >= hi) return
-      posted++
-      t.port.postMessage({ lo, hi, tasks: tasks.slice(lo, hi), outLength, block })
-    })
-    let localError: unknown
-    if (local) {
-      for (let i = 0; i < Math.min(per, tasks.length); i++) {
-        try {
-          local(tasks[i], block.subarray(i * outLength, (i + 1) * outLength))
-        } catch (e) {
-          localError = e
-          break
-        }
-      }
-    }
-    // wait for the workers (they count themselves done, failed or not)
-    for (let done = Atomics.load(ctrl, CTRL_DONE); done < posted; done = Atomics.load(ctrl, CTRL_DONE))
-      Atomics.wait(ctrl, CTRL_DONE, done, 60_000)
-    if (localError !== undefined) throw localError
-    if (Atomics.load(ctrl, CTRL_FAILED)) {
-      for (const t of threads) {
-        const m = receiveMessageOnPort(t.port)?.message as { error?: string; code?: string } | undefined
-        if (m?.error) throw new TenetError(m.code ?? 'parallel/task', `a task failed in a worker: ${m.error}`)
-      }
-      parallelError('a task failed in a worker')
-    }
+    if (tasks.length > 0) dispatch(tasks, outLength, stride, block, 0)
     return block
   }
 
   return {
     workers: threads.length,
-    map(tasks, outLength) {
-      return run(tasks, outLength).slice()
+    map(tasks, outLength, out) {
+      if (out && out.length !== tasks.length * outLength)
+        parallelError(`\`out\` has ${out.length} elements, the tasks give ${tasks.length * outLength}`)
+      const block = run(tasks, outLength)
+      const rows = out ?? new Float64Array(tasks.length * outLength)
+      const stride = rowStride(outLength)
+      for (let t = 0; t < tasks.length; t++) rows.set(block.subarray(t * stride, t * stride + outLength), t * outLength)
+      return rows
     },
     sum(tasks, outLength, out = new Float64Array(outLength)) {
       const block = run(tasks, outLength)
       if (out.length !== outLength) parallelError(`\`out\` has ${out.length} elements, the tasks give ${outLength}`)
       // in task order: the bits do not depend on the number of workers or on timing
-      return sumRows(block, tasks.length, outLength, out)
+      return sumRows(block, tasks.length, outLength, out, rowStride(outLength))
+    },
+    warmUp(tasks, outLength, rounds = 3) {
+      checkCall(outLength)
+      if (!Number.isInteger(rounds) || rounds < 1) parallelError(`\`rounds\` must be a positive integer, got ${rounds}`)
+      if (tasks.length > 0) dispatch(tasks, outLength, 0, new Float64Array(0), rounds)
     },
     async close() {
       closed = true

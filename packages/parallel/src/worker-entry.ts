@@ -1,10 +1,13 @@
 /**
  * The code every pool thread runs: load the worker module, call its `setup(init)`, say ready,
- * then run the task ranges it is sent, writing each task's output into its row of the shared
- * block, and count itself done (`Atomics.notify` wakes the waiting caller).
+ * then, for each call it is sent, claim tasks from the shared counter (writing each task's output
+ * into its row of the shared block) or, for a warm-up, run every task into a scratch row; then
+ * count itself done (`Atomics.notify` wakes the waiting caller). A failure is posted back and
+ * flagged in the shared control words.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
-import type { TaskFunction, WorkerModule } from './pool.js'
+import { CTRL_DONE, CTRL_FAILED, claimTasks, type TaskFunction, warmLocal } from './claim.js'
+import type { WorkerModule } from './pool.js'
 
 interface Data {
   module: string
@@ -23,13 +26,18 @@ try {
   throw e
 }
 
-port.on('message', (m: { lo: number; hi: number; tasks: unknown[]; outLength: number; block: Float64Array }) => {
-  try {
-    for (let i = m.lo; i < m.hi; i++) task(m.tasks[i - m.lo], m.block.subarray(i * m.outLength, (i + 1) * m.outLength))
-  } catch (e) {
-    port.postMessage({ error: e instanceof Error ? e.message : String(e), code: (e as { code?: string }).code })
-    Atomics.store(ctrl, 1, 1)
-  }
-  Atomics.add(ctrl, 0, 1)
-  Atomics.notify(ctrl, 0)
-})
+port.on(
+  'message',
+  (m: { tasks: unknown[]; outLength: number; stride: number; block: Float64Array; rounds: number }) => {
+    const failure =
+      m.rounds > 0
+        ? warmLocal(task, m.tasks, m.outLength, m.rounds, true)
+        : claimTasks(task, m.tasks, m.outLength, m.stride, m.block, ctrl, true)
+    if (failure) {
+      port.postMessage(failure)
+      Atomics.store(ctrl, CTRL_FAILED, 1)
+    }
+    Atomics.add(ctrl, CTRL_DONE, 1)
+    Atomics.notify(ctrl, CTRL_DONE)
+  },
+)

@@ -7,11 +7,23 @@
  * string reaches the code, so none can inject any.
  */
 import { UnfError } from './errors.js'
-import { BOOL_OPS, type OpTable } from './ops.js'
+import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
+import { fastExp } from './fast-exp.js'
 import { hoistInvariants } from './hoist.js'
+import {
+  alignedMapOverScan,
+  blockedLast,
+  blockedView,
+  emitBlockedScanl,
+  fixUpBlockedScan,
+  usedOnlyInScope,
+  type BlockedScan,
+} from './blocked-scans.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
+
+const BUILTIN_EXP = BUILTIN_OPS.get('exp')
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
@@ -172,9 +184,10 @@ export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
+  g.fastExp = options.fastExp ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
@@ -191,12 +204,14 @@ export function generate(
     'err',
     'shapeErr',
     'bufs',
+    'fexp',
     `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
   ) as (
     fns: Array<(...a: number[]) => number>,
     err: (i: number, what: string) => never,
     shapeErr: (what: string) => never,
     bufs: Float64Array[],
+    fexp: (x: number) => number,
   ) => (...args: unknown[]) => unknown
   const fn = factory(
     g.fns,
@@ -207,6 +222,7 @@ export function generate(
       throw new UnfError('unf/shape', what)
     },
     [],
+    fastExp,
   )
   return { fn, source }
 }
@@ -214,6 +230,8 @@ export function generate(
 class Gen {
   lines: string[] = []
   fns: Array<(...a: number[]) => number> = []
+  /** the built-in `exp` as `fexp` (`fast-exp.ts`, inlined by V8) instead of `Math.exp` */
+  fastExp = true
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -229,10 +247,20 @@ class Gen {
   private pending: { map: Term; reductions: Reduction[] } | undefined
   /** the reductions computed by a map's loop: the map's output local → reduction key → local */
   private fusedReductions = new Map<string, Map<string, string>>()
+  /** stored scans emitted in blocks whose states are not yet combined with their offsets (`blocked-scans.ts`) */
+  blockedScans = new Map<string, BlockedScan>()
   constructor(private readonly ops: OpTable) {}
 
   /** The value of `let name = value in body`, a map computing the reductions of itself in body. */
   private bindValue(name: string, value: Term, body: Term, env: ReadonlyMap<string, TV>): TV {
+    const scanOp = value.k === 'scanl' ? associativeOp(value) : undefined
+    if (value.k === 'scanl' && scanOp && usedOnlyInScope(body, name)) {
+      const blocked = emitBlockedScanl(this, value, scanOp, env)
+      if (blocked) {
+        this.blockedScans.set(blocked.scan.states, blocked.scan)
+        return blocked.value
+      }
+    }
     if (value.k === 'map') {
       const reductions = reductionsOf(name, body)
       if (reductions.length > 0) this.pending = { map: value, reductions }
@@ -319,6 +347,12 @@ class Gen {
       case 'var': {
         const b = env.get(x.name)
         if (!b) throw new UnfError('unf/unbound', `code generation: unbound variable \`${x.name}\``)
+        const blocked = typeof b.v === 'string' ? this.blockedScans.get(b.v) : undefined
+        if (blocked) {
+          // read as an array: its states made true first, once (blocked-scans.ts)
+          fixUpBlockedScan(this, blocked)
+          this.blockedScans.delete(blocked.states)
+        }
         return b
       }
       case 'let': {
@@ -340,6 +374,7 @@ class Gen {
         const b = BOOL_OPS.get(x.op)
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
+        if (this.fastExp && o === BUILTIN_EXP) return { v: this.local(`fexp(${args[0]!})`), t: R }
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
         return {
           v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),
@@ -528,6 +563,9 @@ class Gen {
       }
       case 'first':
       case 'last': {
+        const bound = x.k === 'last' && x.array.k === 'var' ? env.get(x.array.name)?.v : undefined
+        const blocked = typeof bound === 'string' ? this.blockedScans.get(bound) : undefined
+        if (blocked) return { v: blockedLast(this, blocked), t: R }
         const a = this.emit(x.array, env)
         const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
         return { v: mapLeaves(a.v, (l) => this.local(`${l}[${idx(l)}]`)), t: (a.t as { elem: Type }).elem }
@@ -767,7 +805,7 @@ class Gen {
    * evaluated inside the consumer's loop (fusion of `reduce f z (map g A)` and `map f (map g A)`).
    * A map's body runs once per element of the consumer, which reads each element once.
    */
-  private source(a: Term, env: ReadonlyMap<string, TV>): Source {
+  source(a: Term, env: ReadonlyMap<string, TV>): Source {
     if (a.k === 'map') {
       const keep = keptArrays(a.params, a.body, a.arrays)
       const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
@@ -830,6 +868,7 @@ class Gen {
     const op = b.op
     const unit = op === '+' ? '0' : '1'
     const saved = this.lines
+    const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
     const init = this.emit(x.init, env)
     const arr = this.source(x.array, env)
@@ -840,7 +879,10 @@ class Gen {
     const probe = arr.elem('0')
     const loopFree = !this.lines.some((l) => /\bfor \(/.test(l)) && init.t.kind === 'R' && probe.t.kind === 'R'
     this.lines = saved
-    if (!loopFree) return undefined
+    if (!loopFree) {
+      this.blockedScans = pending
+      return undefined
+    }
     this.lines.push(...setup)
     const a = [this.fresh('acc'), this.fresh('acc'), this.fresh('acc'), this.fresh('acc')]
     this.line(`let ${a[0]} = ${init.v as string}, ${a[1]} = ${unit}, ${a[2]} = ${unit}, ${a[3]} = ${unit};`)
@@ -880,9 +922,20 @@ class Gen {
   ): TV | undefined {
     const scan = x.arrays[scanAt] as ScanTerm
     const op = associativeOp(scan)!
+    // a blocked stored scan among the arrays: the map runs over its blocks (blocked-scans.ts)
+    const views = new Map<number, BlockedScan>()
+    keep.forEach((i) => {
+      const w = i === scanAt ? undefined : blockedView(x.arrays[i]!, (name) => this.blockedOf(env, name))
+      if (w) views.set(i, w)
+    })
+    if (views.size > 0) {
+      const aligned = alignedMapOverScan(this, x, env, keep, scanAt, op, views)
+      if (aligned) return aligned
+    }
     const unit = op === '+' ? '0' : '1'
     const left = scan.k === 'scanl'
     const saved = this.lines
+    const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
     const init = this.emit(scan.init, env)
     const arr = this.source(scan.array, env)
@@ -904,7 +957,10 @@ class Gen {
     const body = this.emit(x.body, probeEnv)
     const loopFree = !this.lines.some((l) => /\bfor \(/.test(l))
     this.lines = saved
-    if (!loopFree || init.t.kind !== 'R' || elem.t.kind !== 'R' || arr.dir) return undefined
+    if (!loopFree || init.t.kind !== 'R' || elem.t.kind !== 'R' || arr.dir) {
+      this.blockedScans = pending
+      return undefined
+    }
     this.lines.push(...setup)
     const run = this.local(`${n} >> 2`, 'n')
     const lastRun = this.local(`${n} - 3 * ${run}`, 'n')
@@ -956,6 +1012,12 @@ class Gen {
     return { v: out, t: arrayType(body.t) }
   }
 
+  /** The blocked scan whose states `name` is bound to, if they still need their offsets. */
+  private blockedOf(env: ReadonlyMap<string, TV>, name: string): BlockedScan | undefined {
+    const b = env.get(name)?.v
+    return typeof b === 'string' ? this.blockedScans.get(b) : undefined
+  }
+
   /**
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
@@ -987,7 +1049,7 @@ class Gen {
     }
   }
 
-  private sourceLength(sources: Source[]): string {
+  sourceLength(sources: Source[]): string {
     const n = sources[0]!.length
     for (const s of sources.slice(1)) {
       this.line(`if (${s.length} !== ${n}) shapeErr('arrays of different lengths mapped together');`)
@@ -1011,7 +1073,7 @@ class Gen {
   }
 
   /** Output storage for an array of `t` of length n: one array per leaf of the element type. */
-  private allocate(t: Type, n: string): CV {
+  allocate(t: Type, n: string): CV {
     const elem = (t as { elem: Type }).elem
     const build = (et: Type): CV => {
       if (et.kind === 'tuple') return et.items.map(build)
@@ -1024,7 +1086,7 @@ class Gen {
     return build(elem)
   }
 
-  private store(out: CV, v: CV, j: string) {
+  store(out: CV, v: CV, j: string) {
     const o = leaves(out),
       vs = leaves(v)
     o.forEach((l, i) => this.line(`${l}[${j}] = ${vs[i]};`))

@@ -28,6 +28,13 @@ export interface CompileOptions {
    * previous one returned (copy what you keep). Default false: every call returns fresh arrays.
    */
   reuseResults?: boolean
+  /**
+   * The built-in `exp` in generated code is `fast-exp.ts`'s table-driven float64 exp, which V8
+   * inlines into the loop (about half an ulp from the correctly rounded result, where
+   * `Math.exp` is within one ulp; arguments beyond ±708 go to `Math.exp`). Default true; false:
+   * `Math.exp`.
+   */
+  fastExp?: boolean
 }
 
 /** A compiled program: its value, its gradient, every stage of the transform, and the JS. */
@@ -57,7 +64,8 @@ export function compile(params: Array<[string, Type]>, body: Term, options: Comp
       `a gradient needs a real-valued program, this one returns ${printType(program.result)} (use compileVjp)`,
     )
   }
-  const value = generate(body, program.params, ops)
+  const fastExp = options.fastExp ?? true
+  const value = generate(body, program.params, ops, { fastExp })
   let stages = reverseStages(body, program.params, { k: 'const', value: 1 }, ops)
   if (options.wrt) {
     for (const w of options.wrt)
@@ -73,7 +81,10 @@ export function compile(params: Array<[string, Type]>, body: Term, options: Comp
     )
     stages = { ...stages, optimized: partialEvaluate(projected) }
   }
-  const grad = generate(stages.optimized, program.params, ops, { reuseResults: options.reuseResults ?? false })
+  const grad = generate(stages.optimized, program.params, ops, {
+    reuseResults: options.reuseResults ?? false,
+    fastExp,
+  })
   return {
     program,
     ops,
@@ -97,7 +108,9 @@ export function compileVjp(
   const program = defineProgram(params, body, ops)
   const seed = fresh('seed')
   const stages = reverseStages(body, program.params, v(seed), ops)
-  const g = generate(stages.optimized, [...program.params, { name: seed, type: cotangentType(program.result) }], ops)
+  const g = generate(stages.optimized, [...program.params, { name: seed, type: cotangentType(program.result) }], ops, {
+    fastExp: options.fastExp ?? true,
+  })
   return { fn: g.fn as (...args: unknown[]) => [unknown, unknown[]], stages, source: g.source }
 }
 

@@ -24,6 +24,8 @@ function workerModule(): URL {
 
 export interface BaParallel {
   run(): BaSparseJacobian
+  /** Runs every range `rounds` times on every thread (JIT warm-up; see `Pool.warmUp`). */
+  warmUp(rounds?: number): void
   readonly threads: number
   close(): Promise<void>
 }
@@ -43,6 +45,7 @@ export async function createBaParallel(inst: BaInstance, workers: number): Promi
       baWeightRows(inst, J.vals)
       return J
     },
+    warmUp: (rounds) => pool.warmUp(tasks, 0, rounds),
     close: () => pool.close(),
   }
 }

@@ -1,13 +1,15 @@
 /**
  * The GMM gradient over threads: the points are cut into a fixed number of shards (so the
  * result does not depend on how many threads there are), each shard's points gradient is one
- * task of a `@tenet/parallel` pool (the calling thread takes a share), the pool adds them in
- * shard order, and the calling thread finishes (gmm_q's adjoint, gmm_rest's gradient).
+ * task of a `@tenet/parallel` pool (the threads, the calling one too, claim tasks as they go), the
+ * pool adds them in shard order, and the calling thread finishes (gmm_q's adjoint, gmm_rest's
+ * gradient). The points and the parameters live in shared memory: a call writes the parameters
+ * there and sends each worker only the point ranges.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createPool, sharedArray, type Pool } from '@tenet/parallel'
-import { gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
+import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { createGmmGradientFinish, createGmmPointsGradient, gmmPointsGradientLength } from '../tenet/gmm.js'
 import type { GmmTask } from './gmm-worker.js'
 
@@ -22,35 +24,48 @@ function workerModule(): URL {
 }
 
 export interface GmmParallel {
+  /** The gradient at `inst`'s parameters (its points must be those the pool was made with). */
   gradient(inst: GmmInstance, out?: Float64Array): Float64Array
+  /** Runs every shard `rounds` times on every thread (JIT warm-up; see `Pool.warmUp`). */
+  warmUp(rounds?: number): void
   readonly threads: number
   close(): Promise<void>
 }
 
-/** A parallel GMM gradient for one instance (its points are shared with the workers once). */
-export async function createGmmParallel(inst: GmmInstance, workers: number): Promise<GmmParallel> {
+/**
+ * A parallel GMM gradient for one instance (its points are shared with the workers once), its
+ * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`).
+ */
+export async function createGmmParallel(inst: GmmInstance, workers: number, shards = GMM_SHARDS): Promise<GmmParallel> {
   const { d, k, n } = inst
-  const pool: Pool = await createPool({ module: workerModule(), init: { d, k, x: sharedArray(inst.x) }, workers })
+  const params = { alphas: sharedArray(k), means: sharedArray(k * d), icf: sharedArray(k * gmmIcfSize(d)) }
+  const setParams = (g: GmmInstance): void => {
+    params.alphas.set(g.alphas)
+    params.means.set(g.means)
+    params.icf.set(g.icf)
+  }
+  setParams(inst)
+  const pool: Pool = await createPool({
+    module: workerModule(),
+    init: { d, k, x: sharedArray(inst.x), ...params },
+    workers,
+  })
   const pg = createGmmPointsGradient(d, k)
   const finish = createGmmGradientFinish(d, k)
   const len = gmmPointsGradientLength(d, k)
   const pts = new Float64Array(len)
-  const per = Math.ceil(n / GMM_SHARDS)
+  const per = Math.ceil(n / shards)
   const tasks: GmmTask[] = []
-  for (let i0 = 0; i0 < n; i0 += per)
-    tasks.push({ i0, i1: Math.min(n, i0 + per), alphas: inst.alphas, means: inst.means, icf: inst.icf })
+  for (let i0 = 0; i0 < n; i0 += per) tasks.push({ i0, i1: Math.min(n, i0 + per) })
   return {
     threads: pool.workers + 1,
     gradient(g: GmmInstance, out = new Float64Array(gmmParameterCount(d, k))) {
-      for (const t of tasks) {
-        t.alphas = g.alphas
-        t.means = g.means
-        t.icf = g.icf
-      }
+      setParams(g)
       pool.sum(tasks, len, pts)
       pg.prepare(g.icf)
       return finish(g, pts, pg.qdiag, pg.sumq, out)
     },
+    warmUp: (rounds) => pool.warmUp(tasks, len, rounds),
     close: () => pool.close(),
   }
 }

@@ -5,6 +5,8 @@
  * - the BA Jacobian with its observations in ranges, each range's rows written by one task;
  * - the batched Bessel gradient (J′ at 10⁵ z) with the z in shards, through
  *   `tenetGradientPool` (each shard's gradient is its own slice of J′: no reduction).
+ * Every row warms its pool up in setup (each thread runs every task a few times), so that the
+ * workers' JIT has compiled the task before the row is checked and timed.
  */
 import { availableParallelism } from 'node:os'
 import { checkClose, TOLERANCE } from '../harness/check.js'
@@ -19,6 +21,8 @@ import { checkBaJacobian } from '../workloads/ba.js'
 const BESSEL_SHARDS = 16
 
 const threads = Math.max(2, availableParallelism())
+/** Warm-up rounds of each pool in setup (a fresh worker's first call is about 3× slower than its third). */
+const WARM_UP_ROUNDS = 3
 
 export const parallelRows = defineRowFamily({
   family: 'Tenet (threads)',
@@ -29,6 +33,7 @@ export const parallelRows = defineRowFamily({
         kind: 'gradient',
         async setup(c) {
           const p = await createGmmParallel(c.inst, threads - 1)
+          p.warmUp(WARM_UP_ROUNDS)
           const out = new Float64Array(c.gradient().length)
           return {
             run: () => void p.gradient(c.inst, out),
@@ -44,6 +49,7 @@ export const parallelRows = defineRowFamily({
         kind: 'jacobian',
         async setup(c) {
           const p = await createBaParallel(c.inst, threads - 1)
+          p.warmUp(WARM_UP_ROUNDS)
           return {
             run: () => void p.run(),
             check: () => checkBaJacobian(c, p.run().vals, TOLERANCE.f64),
@@ -73,10 +79,12 @@ export const parallelRows = defineRowFamily({
             const i1 = Math.min(n, i0 + per)
             shards.push([0, sharedArray(i1 - i0), c.nu, sharedArray(b.zs.subarray(i0, i1))])
           }
+          pool.warmUp(shards, WARM_UP_ROUNDS)
           const dz = new Float64Array(n)
           const run = () => {
             let o = 0
-            for (const r of pool.shardGradients(shards)) {
+            // (views of a block the pool keeps: nothing large allocated per call)
+            for (const r of pool.shardGradients(shards, true)) {
               const g = r.gradient[3] as Float64Array
               dz.set(g, o)
               o += g.length

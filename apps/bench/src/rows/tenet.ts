@@ -335,7 +335,9 @@ export const tenetRows = defineRowFamily({
             E1,
             E2,
           ]
-          const h = () => hessian(f, args, { loss: 0, wrt: [1] })
+          // into one array, as a Newton loop would call it (the hand gradient row reuses its `out` too)
+          const out = new Float64Array(100 * c.k * c.k)
+          const h = () => hessian(f, args, { loss: 0, wrt: [1], out })
           return {
             run: () => void (sink[0] += h()[0]!),
             // the reference is itself central differences of the exact gradient (~1e-8)

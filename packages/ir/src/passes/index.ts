@@ -6,6 +6,9 @@
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
+ *   elements of an array it never writes is computed once per element, into a table, before the
+ *   loop (checks off; see `tabulate.ts` for when it pays);
  * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off);
@@ -26,6 +29,7 @@ import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
 import { dropZeroUpdates } from './zero-updates.js'
+import { tabulate } from './tabulate.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
 
@@ -34,6 +38,7 @@ export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_L
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
 export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
+export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
@@ -46,6 +51,7 @@ export const PASS_NAMES = [
   'scalar-arrays',
   'sink-ancillas',
   'hoist-invariants',
+  'tabulate',
   'zero-updates',
   'dead-ancillas',
   'contract-arrays',
@@ -73,6 +79,12 @@ export function optimize(
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => hoistInvariants(f, effectful))
+  }
+  if (on('tabulate')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    const registry = program.registry
+    const writes = program.writes
+    each((f) => tabulate(f, registry, effectful, writes))
   }
   if (on('zero-updates')) {
     const writes = program.writes

@@ -14,5 +14,14 @@ export const DEC = bijection({
   adjoint: '',
   // tangent: a ± 1 leaves the tangent as it is (an empty snippet; not selfAdjoint, which would add 1 to it)
   tangent: '',
-  emit: { cpu: (a) => [`(${a}) - 1`], wgsl: (a) => [`(${a}) - 1`] },
+  emit: {
+    cpu: (a) => [`(${a}) - 1`],
+    wgsl: (a) => [`(${a}) - 1`],
+    // (on i32 the wasm backend computes it in f64 and converts back as JS does)
+    wasm: (w) => {
+      w.arg(0)
+      w.const(1)
+      w.op('sub')
+    },
+  },
 })

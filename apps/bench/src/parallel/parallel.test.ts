@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { generateBa } from '../data/ba-data.js'
+import { generateGmm } from '../data/gmm-data.js'
+import { maxScaledError } from '../math/finite-difference.js'
+import { baJacobianPlain } from '../objectives/ba.js'
+import { createBaJacobianTenet } from '../tenet/ba.js'
+import { createGmmTenet } from '../tenet/gmm.js'
+import { directionalCheck, gmmCase } from '../workloads/gmm.js'
+import { createBaParallel } from './ba.js'
+import { createGmmParallel } from './gmm.js'
+
+describe('the thread rows’ pools', () => {
+  it('GMM: the same bits call after call and for 1 or 2 workers; the single-thread gradient within 1e-12; finite differences', async () => {
+    const inst = generateGmm({ d: 3, k: 4, n: 700, seed: 11 })
+    const c = gmmCase(inst)
+    const single = createGmmTenet(inst.d, inst.k).gradient(inst)
+    const runs: Float64Array[] = []
+    for (const workers of [1, 2]) {
+      const p = await createGmmParallel(inst, workers)
+      expect(p.threads).toBe(workers + 1)
+      p.warmUp(1)
+      for (let r = 0; r < 3; r++) runs.push(p.gradient(inst))
+      await p.close()
+    }
+    for (const g of runs) expect(Array.from(g)).toEqual(Array.from(runs[0]!))
+    expect(maxScaledError(runs[0]!, single)).toBeLessThanOrEqual(1e-12)
+    expect(directionalCheck(c, runs[0]!).ok).toBe(true)
+  })
+
+  it('GMM: new parameters reach the workers (shared memory, written per call)', async () => {
+    const inst = generateGmm({ d: 2, k: 3, n: 300, seed: 5 })
+    const moved = { ...inst, means: inst.means.map((v) => v + 0.25), alphas: inst.alphas.map((v, i) => v - 0.1 * i) }
+    const p = await createGmmParallel(inst, 1)
+    const g = p.gradient(moved)
+    await p.close()
+    expect(maxScaledError(g, createGmmTenet(inst.d, inst.k).gradient(moved))).toBeLessThanOrEqual(1e-12)
+    expect(directionalCheck(gmmCase(moved), g).ok).toBe(true)
+  })
+
+  it('BA: the Jacobian is the single-thread one to the bit, and the plain one within 1e-10', async () => {
+    const inst = generateBa({ n: 4, m: 9, p: 500, seed: 6 })
+    const ref = createBaJacobianTenet(inst).run().vals.slice()
+    const p = await createBaParallel(inst, 1)
+    p.warmUp(1)
+    const a = p.run().vals.slice()
+    const b = p.run().vals.slice()
+    await p.close()
+    expect(Array.from(a)).toEqual(Array.from(ref))
+    expect(Array.from(b)).toEqual(Array.from(ref))
+    expect(maxScaledError(a, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-10)
+  })
+})

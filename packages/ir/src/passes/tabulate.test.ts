@@ -1,0 +1,185 @@
+/**
+ * Pass `tabulate` on printed IR before and after (the backends' tests check that compiled
+ * programs with tables compute what the interpreter does, and gradients through them).
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
+import { walk } from '../check.js'
+import { optimize, tabulate } from './index.js'
+
+const registry = createRegistry()
+const fnOf = (text: string, name = 'f'): FunctionDef =>
+  check(parse(text, []).functions, [], registry).functions.get(name)!
+/** The printed body of a function, one statement a line, without the signature. */
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
+const tabulated = (text: string, name = 'f') => body(tabulate(fnOf(text, name), registry))
+/** Whether the pass leaves the function as it is. */
+const unchanged = (text: string) => {
+  const f = fnOf(text)
+  return printFunction(tabulate(f, registry)) === printFunction(f)
+}
+
+/** Paper 000 Listing 14: the same M(M−1)/2 rotations applied to every column of x. */
+const umm = `fn f(x: f64[], theta: f64[], m: i32, n: i32) {
+  for l in 0..n {
+    k: i32 <- 0
+    for j in 0..m {
+      for i in m - 2..=j by -1 {
+        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
+        INC(k)
+      }
+    }
+    k -> len(theta)
+  }
+}`
+
+const loopOf = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')
+
+describe('pass `tabulate`', () => {
+  it('tables cos and sin of the angles once, before the loop over columns, when it runs twice or more', () => {
+    const loop = body(fnOf(umm))
+    expect(tabulated(umm)).toBe(`if (1 < n, ~) {
+  l$tab0: f64[] <- zeros(len(theta))
+  for l$tj2 in 0..len(theta) {
+    l$tab0[l$tj2] += cos(theta[l$tj2])
+  }
+  l$tab1: f64[] <- zeros(len(theta))
+  for l$tj3 in 0..len(theta) {
+    l$tab1[l$tj3] += sin(theta[l$tj3])
+  }
+${loopOf(loop)}
+  @unchecked {
+    for l$tj3 in 0..len(theta) {
+      l$tab1[l$tj3] -= sin(theta[l$tj3])
+    }
+    l$tab1 -> zeros(len(theta))
+    for l$tj2 in 0..len(theta) {
+      l$tab0[l$tj2] -= cos(theta[l$tj2])
+    }
+    l$tab0 -> zeros(len(theta))
+  }
+} else {
+${loopOf(loop)}
+}`)
+  })
+
+  it('marks the bijection with the table elements of the values its lowering computes', () => {
+    const calls: Stmt[] = []
+    walk(tabulate(fnOf(umm), registry).body, (s) => {
+      if (s.kind === 'callstmt' && s.callee === 'ROT') calls.push(s)
+    })
+    // the tabulated loop's ROT and the original's (in the `else` branch)
+    expect(calls).toHaveLength(2)
+    const marked = calls.map((s) => (s as Extract<Stmt, { kind: 'callstmt' }>).tabulated)
+    expect(marked[1]).toBeUndefined()
+    expect(marked[0]!.map((t) => [t.callee, t.arg, t.read.array.name, t.read.index])).toEqual([
+      ['cos', 2, 'l$tab0', expect.objectContaining({ kind: 'var', name: 'k' })],
+      ['sin', 2, 'l$tab1', expect.objectContaining({ kind: 'var', name: 'k' })],
+    ])
+  })
+
+  it('rewrites expressions, in the loop and in nested loops alike, and shares one table per primitive and array', () => {
+    const text = `fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in n - 1..=0 by -1 {
+    y[l] += exp(w[0])
+    for j in 0..m { y[l] += exp(w[j]) * exp(w[m - 1 - j]) }
+  }
+}`
+    expect(tabulated(text)).toBe(`if (n - 1 + -1 >= 0, ~) {
+  l$tab0: f64[] <- zeros(len(w))
+  for l$tj1 in 0..len(w) {
+    l$tab0[l$tj1] += exp(w[l$tj1])
+  }
+  for l in n - 1..=0 by -1 {
+    y[l] += l$tab0[0]
+    for j in 0..m {
+      y[l] += l$tab0[j] * l$tab0[m - 1 - j]
+    }
+  }
+  @unchecked {
+    for l$tj1 in 0..len(w) {
+      l$tab0[l$tj1] -= exp(w[l$tj1])
+    }
+    l$tab0 -> zeros(len(w))
+  }
+} else {
+  for l in n - 1..=0 by -1 {
+    y[l] += exp(w[0])
+    for j in 0..m {
+      y[l] += exp(w[j]) * exp(w[m - 1 - j])
+    }
+  }
+}`)
+  })
+
+  it('leaves loops alone where a table would not pay or could be wrong', () => {
+    // the index reads the outer loop's variable: each iteration reads other elements
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { for j in 0..m { y[j] += cos(w[j + l]) } }
+}`),
+    ).toBe(true)
+    // ... or an ancilla computed from it
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { k: i32 <- l; for j in 0..m { y[j] += cos(w[k]) }; k -> l }
+}`),
+    ).toBe(true)
+    // ... or a counter that carries over from one iteration to the next
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32, k: i32) {
+  for l in 0..n { for j in 0..m { y[j] += cos(w[k]); INC(k) } }
+}`),
+    ).toBe(true)
+    // the loop writes the array
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { for j in 0..m { y[j] += cos(w[j]) }; w[l] += 1.0 }
+}`),
+    ).toBe(true)
+    // a primitive that is one instruction (sqrt, abs): a load is no cheaper
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { for j in 0..m { y[j] += sqrt(w[j]) + abs(w[j]) } }
+}`),
+    ).toBe(true)
+    // not from a nested loop: each element is read once per iteration at most
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { y[l] += cos(w[m]) * y[l + 1] }
+}`),
+    ).toBe(true)
+    // a step that is not a literal
+    expect(
+      unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32, s: i32) {
+  for l in 0..n by s { for j in 0..m { y[j] += cos(w[j]) } }
+}`),
+    ).toBe(true)
+  })
+
+  it('runs in `optimize` without run-time checks only', () => {
+    const f = fnOf(umm)
+    const program = {
+      functions: new Map([['f', f]]),
+      hosts: [],
+      writes: new Map([['f', [true, false, false, false]]]),
+      registry,
+    }
+    const inverses = new Map<string, FunctionDef>()
+    const has = (checks: boolean) =>
+      printFunction(optimize(program, inverses, { checks, tolerance: 1e-8 }).program.functions.get('f')!).includes(
+        '$tab',
+      )
+    expect(has(false)).toBe(true)
+    expect(has(true)).toBe(false)
+  })
+})

@@ -1,0 +1,89 @@
+/**
+ * How the threads of a pool share out one call's tasks: each claims the next task from a shared
+ * counter (`Atomics.add`) and writes its output into that task's row, so faster threads run more
+ * tasks and the rows do not depend on who ran what. Also the warm-up (every task, into a scratch
+ * row) and the failure record a thread hands back.
+ */
+
+/** A task function: reads one task, writes its output row (`out`, zeros on entry). */
+export type TaskFunction = (task: unknown, out: Float64Array) => void
+
+/** The shared control words (Int32): workers done with the call, a failure seen, the next task to claim. */
+export const CTRL_DONE = 0,
+  CTRL_FAILED = 1,
+  CTRL_NEXT = 2
+
+/** A task that threw: its index, where it ran, the message and the error's `code`. */
+export interface TaskFailure {
+  index: number
+  worker: boolean
+  error: string
+  code?: string
+}
+
+/** What a thrown value says, as a `TaskFailure` of task `index`. */
+export function taskFailure(index: number, worker: boolean, e: unknown): TaskFailure {
+  const code = (e as { code?: unknown } | null)?.code
+  return {
+    index,
+    worker,
+    error: e instanceof Error ? e.message : String(e),
+    ...(typeof code === 'string' ? { code } : {}),
+  }
+}
+
+/**
+ * Rows of the shared output block start `rowStride(outLength)` numbers apart: a whole number of
+ * 128-byte lines, so two threads writing neighbouring rows never write the same cache line (the
+ * tasks' accumulators sit at the ends of their rows; false sharing there cost measurably).
+ */
+export const rowStride = (outLength: number): number => Math.ceil(outLength / 16) * 16
+
+/**
+ * Claims tasks from the shared counter until none is left, running each into its row of
+ * `block` (row i: `outLength` numbers from i × `stride`). A thread whose task fails raises the
+ * failed flag, claims no more and returns the failure; the others go on, so every claimed task
+ * runs and the lowest-numbered failing task is always found, whoever ran it (the claimed tasks
+ * are a prefix of the list, and a failure among them stops only the thread that met it).
+ */
+export function claimTasks(
+  task: TaskFunction,
+  tasks: readonly unknown[],
+  outLength: number,
+  stride: number,
+  block: Float64Array,
+  ctrl: Int32Array,
+  worker = false,
+): TaskFailure | undefined {
+  const n = tasks.length
+  for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
+    try {
+      task(tasks[i], block.subarray(i * stride, i * stride + outLength))
+    } catch (e) {
+      Atomics.store(ctrl, CTRL_FAILED, 1)
+      return taskFailure(i, worker, e)
+    }
+  }
+  return undefined
+}
+
+/** Runs every task `rounds` times into one scratch row (a warm-up: the outputs are dropped). */
+export function warmLocal(
+  task: TaskFunction,
+  tasks: readonly unknown[],
+  outLength: number,
+  rounds: number,
+  worker = false,
+): TaskFailure | undefined {
+  const row = new Float64Array(outLength)
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < tasks.length; i++) {
+      try {
+        row.fill(0)
+        task(tasks[i], row)
+      } catch (e) {
+        return taskFailure(i, worker, e)
+      }
+    }
+  return undefined
+}
