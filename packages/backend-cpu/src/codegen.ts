@@ -527,6 +527,11 @@ class FunctionEmitter {
     return this.expr(dv as Expr)
   }
 
+  /** Whether a dataview is an element stored in its typed array (not a local holding it for a loop). */
+  private storedElement(dv: Dataview): boolean {
+    return dv.kind === 'index' && !this.promoted?.get(dv.array.name)?.get(key(dv.index))
+  }
+
   /** Emits `dataview = value` (value is JS code already of the right type). */
   private write(dv: Dataview | Arg, value: string): void {
     switch (dv.kind) {
@@ -612,9 +617,14 @@ class FunctionEmitter {
           case '-=':
             code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
-          case '^=':
-            code = t === 'bool' ? `(${old} !== ${v})` : `(${old} ^ ${v})`
+          case '^=': {
+            // a bool element is a byte: store the xor of two flags, each 0 or 1 (where `!==` of two
+            // booleans gives a boolean the array must convert; a byte other than 0 or 1 is true)
+            if (t === 'bool')
+              code = this.storedElement(s.target) ? `((${old} ? 1 : 0) ^ (${v} ? 1 : 0))` : `(${old} !== ${v})`
+            else code = `(${old} ^ ${v})`
             break
+          }
           default: {
             const ns = this.program.registry.numberSystem(t!)
             const op = s.op

@@ -57,4 +57,6 @@ export {
   hoistBounds,
   hoistBoundsFunction,
   HOIST_MAX_FACTOR,
+  sinkAncillas,
+  contractArrays,
 } from './passes/index.js'

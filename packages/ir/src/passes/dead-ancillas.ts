@@ -247,9 +247,13 @@ function dropUnusedAncillas(body: Stmt[]): Stmt[] {
       switch (s.kind) {
         case 'if':
           return [{ ...s, then: strip(s.then), else: strip(s.else) }]
+        case 'unchecked': {
+          // (a block left empty goes too)
+          const b = strip(s.body)
+          return b.length ? [{ ...s, body: b }] : []
+        }
         case 'while':
         case 'for':
-        case 'unchecked':
           return [{ ...s, body: strip(s.body) } as Stmt]
         default:
           return [s]

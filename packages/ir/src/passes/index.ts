@@ -11,7 +11,12 @@
  *   loop (checks off; see `tabulate.ts` for when it pays);
  * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
- *   of a `~routine` first among them (checks off).
+ *   of a `~routine` first among them (checks off);
+ * - `sink-ancillas` — an array ancilla that every iteration of a loop restores (a branch keeper
+ *   and its uncompute) is allocated per iteration (checks off; runs before `hoist-invariants`, so
+ *   that `dead-ancillas` then drops the uncompute);
+ * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
+ *   iteration (checks off; runs last).
  *
  * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
@@ -25,6 +30,8 @@ import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
 import { dropZeroUpdates } from './zero-updates.js'
 import { tabulate } from './tabulate.js'
+import { sinkAncillas } from './sink-ancillas.js'
+import { contractArrays } from './contract-arrays.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -35,15 +42,19 @@ export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenB
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
+export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
+export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
   'unroll',
   'scalar-arrays',
+  'sink-ancillas',
   'hoist-invariants',
   'tabulate',
   'zero-updates',
   'dead-ancillas',
+  'contract-arrays',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -64,6 +75,7 @@ export function optimize(
   }
   if (on('unroll')) each(unrollLoops)
   if (on('scalar-arrays')) each(scalarReplaceArrays)
+  if (on('sink-ancillas')) each(sinkAncillas)
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => hoistInvariants(f, effectful))
@@ -79,5 +91,6 @@ export function optimize(
     each((d) => dropZeroUpdates(d, writes))
   }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
+  if (on('contract-arrays')) each(contractArrays)
   return { program, inverses }
 }

@@ -1,0 +1,198 @@
+/**
+ * Pass `contract-arrays` (array contraction): an array ancilla allocated as `zeros(n)` whose
+ * only use between its allocation and its deallocation is one `for` loop that touches it only at
+ * the loop's own index (`keeper[i]`), becomes one scalar ancilla per iteration. Each iteration
+ * then finds its element at zero (no earlier iteration touched it) and nothing reads it after
+ * the loop (a deallocation reads nothing without checks), so the scalar is allocated as zero at
+ * the top of the body and dropped, unchecked, at its end. No array is allocated or cleared, and
+ * the element lives in a register; an exact first update (`^=` of a bool, `+=` or `^=` of an i32)
+ * becomes the scalar's initial value. A branch keeper that `sink-ancillas` moved into its loop and
+ * whose uncompute `dead-ancillas` dropped is such an array.
+ *
+ * The pass changes no value of a valid program (one whose indices are in range). Without
+ * checks an index out of range is not reported either way; the backends run this pass with
+ * run-time checks off only, since the array's deallocation check (zero at the end) is gone.
+ */
+import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
+import { readNames, walk } from '../check.js'
+import { stmtExprs } from '../stmt-exprs.js'
+import { callsHost } from './insert-checks.js'
+import { rewriteBlock } from './rewrite.js'
+import { mentions, writesOf } from './sink-ancillas.js'
+
+/** The element types whose zero the pass can write as a literal. */
+const ZERO: Partial<Record<ScalarTypeName, () => Expr>> = {
+  f64: () => ({ kind: 'num', value: 0, isFloat: true, type: 'f64' }),
+  f32: () => ({ kind: 'num', value: 0, isFloat: true, type: 'f32' }),
+  i32: () => ({ kind: 'num', value: 0, isFloat: false, type: 'i32' }),
+  bool: () => ({ kind: 'bool', value: false, type: 'bool' }),
+}
+
+/** The name of the scalar that replaces array `name` in its loop. */
+export const contractedName = (name: string): string => `${name}$ct`
+
+/** Whether every use of `x` in `body` is `x[v]` (v the loop variable) and nothing rebinds or writes `v`. */
+function onlyAtIndex(body: Stmt[], x: string, v: string): boolean {
+  let ok = true
+  const check = (e: Expr | Arg): void => {
+    switch (e.kind) {
+      case 'var':
+        if (e.name === x) ok = false
+        break
+      case 'index':
+        if (e.array.name === x && !(e.index.kind === 'var' && e.index.name === v)) ok = false
+        check(e.index)
+        break
+      case 'field':
+      case 'neg':
+        check(e.target)
+        break
+      case 'unary':
+        check(e.arg)
+        break
+      case 'binary':
+        check(e.left)
+        check(e.right)
+        break
+      case 'call':
+        for (const a of e.args) check(a)
+        break
+    }
+  }
+  walk(body, (s) => {
+    if ((s.kind === 'alloc' || s.kind === 'dealloc') && (s.name === x || s.name === v)) ok = false
+    if (s.kind === 'for' && s.variable === v) ok = false
+    if (s.kind === 'update' && s.target.kind === 'var' && s.target.name === v) ok = false
+    for (const e of stmtExprs(s)) check(e)
+    if (s.kind === 'update' || s.kind === 'callstmt')
+      for (const [a, b] of s.distinct ?? []) {
+        check(a)
+        check(b)
+      }
+  })
+  return ok && !body.some((s) => writesOf(s).has(v))
+}
+
+/** Whether a `for` loop visits each index at most once (its step, if any, a nonzero literal). */
+const distinctIndices = (s: Extract<Stmt, { kind: 'for' }>): boolean =>
+  s.step === null ||
+  (s.step.kind === 'num' && s.step.value !== 0) ||
+  (s.step.kind === 'unary' && s.step.arg.kind === 'num' && s.step.arg.value !== 0)
+
+/**
+ * The statement that uses array `x` with the array contracted into a scalar, when it is a `for`
+ * loop that qualifies, or an `@unchecked` block (no scope) whose one statement naming `x` is.
+ */
+function contractIn(s: Stmt, x: string, elem: ScalarTypeName, zero: () => Expr, at: Stmt['loc']): Stmt | undefined {
+  if (s.kind === 'unchecked') {
+    const users = s.body.flatMap((t, k) => (mentions(t, x) ? [k] : []))
+    if (users.length !== 1) return undefined
+    const k = users[0]!
+    const inner = contractIn(s.body[k]!, x, elem, zero, at)
+    return inner && { ...s, body: [...s.body.slice(0, k), inner, ...s.body.slice(k + 1)] }
+  }
+  if (s.kind !== 'for' || !distinctIndices(s)) return undefined
+  if (stmtExprs(s).some((e) => readNames(e).has(x))) return undefined
+  if (!onlyAtIndex(s.body, x, s.variable)) return undefined
+  const name = contractedName(x)
+  const type = { kind: 'scalar' as const, name: elem }
+  const loc = at ? { loc: at } : {}
+  const replaced = rewriteBlock(s.body, (e) =>
+    e.kind === 'index' && e.array.name === x ? { kind: 'var', name, type: elem, ...(e.loc ? { loc: e.loc } : {}) } : e,
+  )
+  // the first update of the zero element, when exact (`^=` of a bool, `+=`/`^=` of an i32), is
+  // its value: the scalar is allocated there with it (no zero to combine with, no extra update)
+  const first = replaced.findIndex((t) => mentions(t, name))
+  const u = replaced[first]
+  const init =
+    u?.kind === 'update' &&
+    u.target.kind === 'var' &&
+    u.target.name === name &&
+    (u.op === '^=' || (u.op === '+=' && elem === 'i32')) &&
+    (elem === 'bool' || elem === 'i32')
+      ? u.value
+      : undefined
+  const alloc: Stmt = { kind: 'alloc', name, value: init ?? zero(), type, declared: type, ...loc }
+  return {
+    ...s,
+    body: [
+      ...(init ? [...replaced.slice(0, first), alloc, ...replaced.slice(first + 1)] : [alloc, ...replaced]),
+      // the element holds the iteration's value at the end: dropped unchecked, as nothing reads it
+      { kind: 'unchecked', body: [{ kind: 'dealloc', name, value: zero(), type, declared: type, ...loc }] },
+    ],
+  }
+}
+
+/**
+ * The last statement that uses array `x` before its deallocation, without the writes of `x[v]`
+ * that nothing reads: when it is a `for` loop over `v` (or an `@unchecked` block whose last
+ * statement naming `x` is one) that touches `x` only at `x[v]`, an update of `x[v]` that no later
+ * statement of the iteration reads is dead — no other iteration touches that element, and
+ * nothing after the loop reads the array. (The uncompute of a branch keeper in a reverse sweep.)
+ */
+function dropDeadElementWrites(s: Stmt, x: string): Stmt {
+  if (s.kind === 'unchecked') {
+    let k = s.body.length - 1
+    while (k >= 0 && !mentions(s.body[k]!, x)) k--
+    if (k < 0) return s
+    const inner = dropDeadElementWrites(s.body[k]!, x)
+    return inner === s.body[k] ? s : { ...s, body: [...s.body.slice(0, k), inner, ...s.body.slice(k + 1)] }
+  }
+  if (s.kind !== 'for' || !distinctIndices(s)) return s
+  if (stmtExprs(s).some((e) => readNames(e).has(x)) || !onlyAtIndex(s.body, x, s.variable)) return s
+  const body = [...s.body]
+  let dropped = false
+  for (let k = body.length - 1; k >= 0; k--) {
+    const t = body[k]!
+    if (!mentions(t, x)) continue
+    // the last statement naming the element: dropped when it only writes it
+    if (t.kind !== 'update' || t.target.kind !== 'index' || t.target.array.name !== x || callsHost(t.value)) break
+    body.splice(k, 1)
+    dropped = true
+  }
+  return dropped ? { ...s, body } : s
+}
+
+/** `body` with its loop-index array ancillas contracted to scalars (nested blocks too). */
+export function contractArraysBlock(body: Stmt[]): Stmt[] {
+  let out = body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'if':
+        return { ...s, then: contractArraysBlock(s.then), else: contractArraysBlock(s.else) }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        return { ...s, body: contractArraysBlock(s.body) } as Stmt
+      default:
+        return s
+    }
+  })
+  for (let i = 0; i < out.length; i++) {
+    const a = out[i]!
+    if (a.kind !== 'alloc' || a.type?.kind !== 'array' || a.value.kind !== 'call' || a.value.callee !== 'zeros')
+      continue
+    const zero = ZERO[a.type.elem]
+    if (!zero) continue
+    const d = out.findIndex((s, k) => k > i && s.kind === 'dealloc' && s.name === a.name)
+    if (d < 0) continue
+    const users = []
+    for (let k = i + 1; k < d; k++) if (mentions(out[k]!, a.name)) users.push(k)
+    if (!users.length) continue
+    const l = users[users.length - 1]!
+    const contracted = users.length === 1 ? contractIn(out[l]!, a.name, a.type.elem, zero, a.loc) : undefined
+    if (!contracted) {
+      // not the only use: the last one may still drop the writes that nothing reads
+      const last = dropDeadElementWrites(out[l]!, a.name)
+      if (last !== out[l]) out = [...out.slice(0, l), last, ...out.slice(l + 1)]
+      continue
+    }
+    out = [...out.slice(0, i), ...out.slice(i + 1, l), contracted, ...out.slice(l + 1, d), ...out.slice(d + 1)]
+    i--
+  }
+  return out
+}
+
+/** The function with its loop-index array ancillas contracted to scalars (see the module comment). */
+export function contractArrays(f: FunctionDef): FunctionDef {
+  return { ...f, body: contractArraysBlock(f.body) }
+}
