@@ -8,7 +8,7 @@ import { check, createRegistry, parse, printFunction, type FunctionDef, type Stm
 import { walk } from '@tenet/ir/backend'
 import { compileModule, invert, preprocess } from '@tenet/reversible'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
-import { wasmBackend } from './index.js'
+import { createWasmBackend, wasmBackend } from './index.js'
 
 const source = `fn f(y: f64[], x: f64[], p: i32[], n: i32) {
   for i in 0..n {
@@ -132,9 +132,12 @@ describe('hoisted bounds without run-time checks', () => {
     expect(u.distinct).toHaveLength(1)
   })
 
-  it('an index out of range fails with runtime/out-of-bounds and its location, hoisted or not', () => {
+  it.each([
+    ['hoisted (hoistBounds: true)', createWasmBackend({ hoistBounds: true })],
+    ['guarded at each access (the default)', wasmBackend],
+  ])('an index out of range fails with runtime/out-of-bounds and its location, %s', (_, backend) => {
     const m = compileModule(parse({ text: source, name: 'hb' }), {
-      registry: createRegistry().registerBackend(wasmBackend),
+      registry: createRegistry().registerBackend(backend),
       backend: 'wasm',
       checks: false,
     })
