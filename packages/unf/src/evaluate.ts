@@ -231,7 +231,11 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
             ;(outs[i] ??= new Array(n))[j] = val
           })
         }
-        const m = x.body.k === 'tuple' && x.body.items[2]!.k === 'tuple' ? x.body.items[2]!.items.length : outs.length
+        // the number of outputs: from the body's result tuple (under its lets), which an empty
+        // sweep never evaluates
+        let result: Term = x.body
+        while (result.k === 'let') result = result.body
+        const m = result.k === 'tuple' && result.items[2]!.k === 'tuple' ? result.items[2]!.items.length : outs.length
         return [carry, sum, Array.from({ length: m }, (_, i) => new ArrayValue(outs[i] ?? []))]
       }
     }
