@@ -15,7 +15,16 @@
  * that reached it; without checks a failed call leaves its arrays unspecified either way.
  */
 import type { AssertStmt, Dataview, Expr, FunctionDef, CompileOptions, Program, Stmt } from '@tenet/ir'
-import { hoistBounds, insertChecks, key, readNames, rewriteExpr, rootName, walk } from '@tenet/ir/backend'
+import {
+  hoistBounds,
+  insertChecks,
+  key,
+  plainBoundsExpr,
+  readNames,
+  rewriteExpr,
+  rootName,
+  walk,
+} from '@tenet/ir/backend'
 
 /** The program and its inverses with only their hoisted bounds asserts (see the module comment). */
 export function hoistedBoundsOnly(
@@ -53,21 +62,6 @@ export function hoistedBoundsOnly(
   return {
     program: { ...hoisted.program, functions: new Map([...hoisted.program.functions].map(([n, f]) => [n, fn(f)])) },
     inverses: new Map([...hoisted.inverses].map(([n, f]) => [n, fn(f)])),
-  }
-}
-
-/** Whether `e` is made of names, literals, i32 \`+ - *\` and \`len(x)\` (what \`hoistBounds\` takes for the constant part). */
-function plain(e: Expr): boolean {
-  switch (e.kind) {
-    case 'var':
-    case 'num':
-      return true
-    case 'binary':
-      return (e.op === '+' || e.op === '-' || e.op === '*') && plain(e.left) && plain(e.right)
-    case 'call':
-      return e.callee === 'len' && e.args[0]?.kind === 'var'
-    default:
-      return false
   }
 }
 
@@ -128,7 +122,7 @@ function substituteOffsets(body: Stmt[], variable: string): Stmt[] {
         v.type === 'i32' &&
         allocs.get(s.name) === 1 &&
         !written.has(s.name) &&
-        plain(v) &&
+        plainBoundsExpr(v) &&
         [...readNames(v)].every((n) => n === variable || values.has(n) || (!written.has(n) && !allocs.has(n)))
       if (ok) values.set(s.name, spell(v))
     }

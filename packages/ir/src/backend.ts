@@ -56,6 +56,7 @@ export {
   CHECK_CALLS,
   hoistBounds,
   hoistBoundsFunction,
+  plainBoundsExpr,
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,

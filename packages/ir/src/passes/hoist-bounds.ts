@@ -83,8 +83,11 @@ function factor(e: Expr, v: string): number | undefined {
 
 const mentions = (e: Expr, v: string): boolean => readNames(e).has(v)
 
-/** Whether `e` is made of names, literals, `+ - *` and `len(x)` only. */
-function plain(e: Expr): boolean {
+/**
+ * Whether `e` is made of names, literals, `+ - *` and `len(x)` only: what the pass takes for the
+ * constant part of an affine index (the wasm backend's `hoisted-bounds` asks the same).
+ */
+export function plain(e: Expr): boolean {
   switch (e.kind) {
     case 'var':
     case 'num':

@@ -41,7 +41,7 @@ export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
-export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR } from './hoist-bounds.js'
+export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
 
