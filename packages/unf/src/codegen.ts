@@ -9,6 +9,7 @@
 import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
+import { fastTanh } from './fast-tanh.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -25,6 +26,7 @@ import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 const BUILTIN_EXP = BUILTIN_OPS.get('exp')
+const BUILTIN_TANH = BUILTIN_OPS.get('tanh')
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
@@ -185,10 +187,11 @@ export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean; fastExp?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean; fastTanh?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
   g.fastExp = options.fastExp ?? true
+  g.fastTanh = options.fastTanh ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
@@ -206,6 +209,7 @@ export function generate(
     'shapeErr',
     'bufs',
     'fexp',
+    'ftanh',
     `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
   ) as (
     fns: Array<(...a: number[]) => number>,
@@ -213,6 +217,7 @@ export function generate(
     shapeErr: (what: string) => never,
     bufs: Float64Array[],
     fexp: (x: number) => number,
+    ftanh: (x: number) => number,
   ) => (...args: unknown[]) => unknown
   const fn = factory(
     g.fns,
@@ -224,6 +229,7 @@ export function generate(
     },
     [],
     fastExp,
+    fastTanh,
   )
   return { fn, source }
 }
@@ -233,6 +239,8 @@ class Gen {
   fns: Array<(...a: number[]) => number> = []
   /** the built-in `exp` as `fexp` (`fast-exp.ts`, inlined by V8) instead of `Math.exp` */
   fastExp = true
+  /** the built-in `tanh` as `ftanh` (`fast-tanh.ts`, inlined by V8) instead of `Math.tanh` */
+  fastTanh = true
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -376,6 +384,7 @@ class Gen {
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
         if (this.fastExp && o === BUILTIN_EXP) return { v: this.local(`fexp(${args[0]!})`), t: R }
+        if (this.fastTanh && o === BUILTIN_TANH) return { v: this.local(`ftanh(${args[0]!})`), t: R }
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
         return {
           v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),
