@@ -10,6 +10,7 @@ import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
 import { fastTanh } from './fast-tanh.js'
+import { inPlaceMaps } from './in-place-maps.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -198,7 +199,9 @@ export function generate(
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(hoistInvariants(pushNegations(term))), env)
+  const final = shareScans(hoistInvariants(pushNegations(term)))
+  g.inPlace = inPlaceMaps(final)
+  const r = g.emit(final, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
@@ -241,6 +244,10 @@ class Gen {
   fastExp = true
   /** the built-in `tanh` as `ftanh` (`fast-tanh.ts`, inlined by V8) instead of `Math.tanh` */
   fastTanh = true
+  /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
+  inPlace = new Map<Term, number>()
+  /** locals holding arrays of reals allocated for a map's result (what an in-place map may overwrite) */
+  private mapArrays = new Set<string>()
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -279,6 +286,15 @@ class Gen {
     } finally {
       this.pending = undefined
     }
+  }
+
+  /** The array a map marked in place writes its result into, when it is one a map of ours allocated. */
+  private inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type, scanAt: number): string | undefined {
+    const at = this.inPlace.get(x)
+    if (at === undefined || scanAt >= 0 || elem.kind !== 'R' || x.k !== 'map') return undefined
+    const a = x.arrays[at]!
+    const b = a.k === 'var' ? env.get(a.name) : undefined
+    return typeof b?.v === 'string' && this.mapArrays.has(b.v) ? b.v : undefined
   }
 
   fresh(base = 't'): string {
@@ -444,7 +460,8 @@ class Gen {
         )
         const bodyLines = this.lines
         this.lines = saved
-        const out = this.allocate(arrayType(body.t), n)
+        const out = this.inPlaceOutput(x, env, body.t, scanAt) ?? this.allocate(arrayType(body.t), n)
+        if (body.t.kind === 'R' && typeof out === 'string') this.mapArrays.add(out)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
           // a loop-free body is unrolled by four (its elements are independent); the reductions
