@@ -2658,12 +2658,25 @@ export class FunctionEmitter {
         const shared = this.shared
         this.lanesOf = undefined
         this.shared = undefined
+        // a lane that does not run here computes nothing (an element it would read may be out
+        // of range, a primitive it would call may throw): 0 stands for its value
+        const mask = this.laneMask
+        if (mask !== undefined) {
+          this.get(mask)
+          this.simd(OpFd.i64x2_extract_lane)
+          this.out.byte(lane)
+          this.op(Op.i64_eqz, Op.if, t === 'f64' ? F64 : I32)
+          if (t === 'f64') this.f64c(0)
+          else this.i32(0)
+          this.op(Op.else)
+        }
         try {
           this.expr(e)
         } finally {
           this.lanesOf = lanes
           this.shared = shared
         }
+        if (mask !== undefined) this.op(Op.end)
       })
       if (t === 'f64') {
         this.simd(lane === 0 ? OpFd.f64x2_splat : OpFd.f64x2_replace_lane)

@@ -43,6 +43,7 @@ export const Op = {
   memory_grow: 0x40,
   i32_const: 0x41,
   i64_const: 0x42,
+  i64_eqz: 0x50,
   f32_const: 0x43,
   f64_const: 0x44,
   i32_eqz: 0x45,

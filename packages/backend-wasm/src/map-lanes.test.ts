@@ -213,3 +213,29 @@ fn f(a: f64[], b: f64[]) { for i in 0..len(a) { g(a[i], b[i]) } }`
     expect(err(scalar)).toBe('runtime/out-of-bounds')
   })
 })
+
+describe('map lanes and lanes that do not run', () => {
+  it('reads no element for a lane whose condition is false, nor for one that has left its loop', () => {
+    // k runs past the table's end in some lanes; only the lanes where k < len(t) read t[k]
+    const text = `
+fn g(x: f64, k: i32, t: f64[]) {
+  if (k < len(t), ~) {
+    x += t[k] * 2.0
+  }
+  while (k < len(t) && x < 9.0, k < 0) {
+    x += t[k] + 1.0
+    k += 3
+  }
+}
+fn f(a: f64[], ks: i32[], t: f64[]) { for i in 0..len(a) { g(a[i], ks[i], t) } }`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBeGreaterThan(0)
+    const cpu = compile(text, 'cpu')
+    const args = () => [
+      Float64Array.from({ length: 12 }, (_, i) => i * 0.4 - 1),
+      Int32Array.from({ length: 12 }, (_, i) => (i * 5) % 9),
+      Float64Array.of(0.5, 1.5, 2.5, 0.25, 3),
+    ]
+    expectSameForward([cpu, lanes], args)
+  })
+})
