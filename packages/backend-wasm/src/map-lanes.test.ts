@@ -239,3 +239,104 @@ fn f(a: f64[], ks: i32[], t: f64[]) { for i in 0..len(a) { g(a[i], ks[i], t) } }
     expectSameForward([cpu, lanes], args)
   })
 })
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * A random map: \`g(x, y, n)\` of random updates, \`if\`s and bounded \`while\`s whose trip counts
+ * depend on the element, over f64 and i32 values (every operation kind of the lane code and some
+ * computed lane by lane), mapped over three arrays.
+ */
+function randomMap(seed: number): string {
+  const r = rng(seed)
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
+  const f64s = ['x', 'y', 't'] as const
+  const fexpr = (d: number, vars: readonly string[]): string => {
+    if (d <= 0 || r() < 0.3) return pick([...vars, 'f64(n)', 'f64(c)', 's', `${(r() * 4 - 2).toFixed(2)}`])
+    const k = r()
+    const sub = () => fexpr(d - 1, vars)
+    if (k < 0.45) return `(${sub()} ${pick(['+', '-', '*'])} ${sub()})`
+    if (k < 0.55) return `(${sub()} / (abs(${sub()}) + 0.5))`
+    if (k < 0.6) return `abs(${sub()})`
+    if (k < 0.65) return `sqrt(abs(${sub()}))`
+    if (k < 0.72) return `${pick(['min', 'max'])}(${sub()}, ${sub()})`
+    if (k < 0.8) return `(${sub()}) ** 2`
+    if (k < 0.88) return `${pick(['sin', 'cos', 'tanh'])}(${sub()})`
+    return `-${pick(vars)}`
+  }
+  const iexpr = () => pick(['n + 1', 'n * 3 - 1', `n * ${Math.floor(r() * 2e9)}`, 'i32(x) % 7'])
+  const cond = () =>
+    pick([
+      `${fexpr(1, f64s)} < ${fexpr(1, f64s)}`,
+      `n > ${Math.floor(r() * 4)}`,
+      `!(${fexpr(1, f64s)} >= 0.0) || n == c`,
+      `abs(${fexpr(1, f64s)}) <= 1.0 && c != 2`,
+    ])
+  const stmts = (d: number, n: number): string[] =>
+    Array.from({ length: n }, () => {
+      const k = r()
+      if (k < 0.45 || d <= 0) {
+        // an update does not read its target
+        const v = pick(f64s)
+        return `${v} ${pick(['+=', '-='])} ${fexpr(
+          2,
+          f64s.filter((u) => u !== v),
+        )}`
+      }
+      if (k < 0.6) return `c += ${iexpr()}`
+      if (k < 0.75)
+        return `if (${cond()}, ~) {\n${stmts(d - 1, 2).join('\n')}\n} else {\n${stmts(d - 1, 1).join('\n')}\n}`
+      if (k < 0.85) return `SWAP(${pick(['x', 't'])}, y)`
+      // a loop of 0 to 5 iterations, as many as the element says
+      return `while (m < n % 6 && m < 5, m > 0) {\nm += 1\n${stmts(d - 1, 2).join('\n')}\n}`
+    })
+  return `
+fn g(x: f64, y: f64, n: i32, s: f64) {
+  t <- 0.0
+  c: i32 <- 0
+  m: i32 <- 0
+${stmts(2, 6).join('\n')}
+  m -> 0
+  c -> 0
+  t -> 0.0
+}
+fn f(a: f64[], b: f64[], ns: i32[], s: f64) {
+  for i in 0..len(a) { g(a[i], b[i], ns[i], s) }
+}`
+}
+
+describe('map lanes on random maps', () => {
+  it('30 programs: the lanes give the bits of the scalar wasm code and the cpu backend', () => {
+    let lanesUsed = 0
+    for (let seed = 1; seed <= 30; seed++) {
+      const text = randomMap(seed)
+      let lanes: ReturnType<typeof compile>
+      try {
+        lanes = compile(text, 'wasm')
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\n${text}`)
+      }
+      if (lastMapLanes > 0) lanesUsed++
+      const scalar = compile(text, 'wasm', false, false)
+      const cpu = compile(text, 'cpu')
+      const r = rng(seed * 31)
+      const n = 2 + Math.floor(r() * 9)
+      const a = Float64Array.from({ length: n }, () => r() * 6 - 3)
+      const b = Float64Array.from({ length: n }, () => r() * 6 - 3)
+      const ns = Int32Array.from({ length: n }, () => Math.floor(r() * 12))
+      expectSameForward([cpu, scalar, lanes], () => [a.slice(), b.slice(), ns.slice(), 0.375])
+    }
+    // (nearly all are maps the lanes take: a body that inlines to updates only is left to loop pairing)
+    expect(lanesUsed).toBeGreaterThanOrEqual(25)
+  })
+})

@@ -269,8 +269,9 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     if (e instanceof Refused) return null
     throw e
   }
-  // only worth it where the body does work in lanes: a call or a loop
-  if (!body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for')) return null
+  // only where the body is more than updates (which loop pairing takes, see \`loop-pairs.ts\`):
+  // a call, a loop or a branch
+  if (!body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for' || s.kind === 'if')) return null
   const declared = new Set<string>(elements.values())
   forEachNested(flat, (s) => {
     if (s.kind === 'alloc') declared.add(s.name)
