@@ -562,6 +562,31 @@ class Gen {
         })
         return { v, t: a.t }
       }
+      case 'prefix': {
+        // a view of the first |L| elements (a loop reads the array itself, see `source`)
+        const a = this.emit(x.array, env)
+        const n = this.prefixLength(x, a, env)
+        const v = mapLeaves(a.v, (l) => this.local(`${l}.subarray ? ${l}.subarray(0, ${n}) : ${l}.slice(0, ${n})`))
+        return { v, t: a.t }
+      }
+      case 'padTo': {
+        const c = this.emit(x.array, env)
+        const len = this.source(x.len, env).length
+        const elemLeaves = leafTypes((c.t as { elem: Type }).elem)
+        const v = mapLeaves(c.v, (l, i) => {
+          this.line(`if (${l}.length > ${len}) shapeErr('padding an array to a shorter length');`)
+          if (elemLeaves[i]!.kind === 'R') {
+            const out = this.local(`new Float64Array(${len})`, 'pad')
+            this.line(`${out}.set(${l});`)
+            return out
+          }
+          // zeros shaped like the padded-to array's elements, one per missing element
+          const like = firstLeaf(this.emit(x.len, env).v)
+          const z = this.zeroLikeExpr('q', elemLeaves[i]!)
+          return this.local(`[...${l}, ...${like}.slice(${l}.length).map((q) => ${z})]`, 'pad')
+        })
+        return { v, t: c.t }
+      }
       case 'first':
       case 'last': {
         const bound = x.k === 'last' && x.array.k === 'var' ? env.get(x.array.name)?.v : undefined
@@ -901,6 +926,12 @@ class Gen {
         },
       }
     }
+    if (a.k === 'prefix') {
+      // a prefix read by index: the array itself, over the prefix's length (no view)
+      const inner = this.emit(a.array, env)
+      const length = this.prefixLength(a, inner, env)
+      return { length, elem: (j) => this.element(inner, j) }
+    }
     if (a.k === 'shift1L' || a.k === 'shift1R') {
       // a shifted array read by index: an offset into the array, no view
       const inner = this.emit(a.array, env)
@@ -1113,6 +1144,13 @@ class Gen {
     }
   }
 
+  /** The length of `prefix A L` (L's), checked against A's. */
+  private prefixLength(x: Extract<Term, { k: 'prefix' }>, a: TV, env: ReadonlyMap<string, TV>): string {
+    const n = this.source(x.len, env).length
+    this.line(`if (${n} > ${firstLeaf(a.v)}.length) shapeErr('a prefix longer than its array');`)
+    return n
+  }
+
   sourceLength(sources: Source[]): string {
     const n = sources[0]!.length
     for (const s of sources.slice(1)) {
@@ -1194,24 +1232,33 @@ class Gen {
    * `acc +̂= term` in place, fusing the term's loops: a `map` adds element by element (its body
    * evaluated in the accumulation loop), lets are emitted, zeros add nothing.
    */
-  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>) {
+  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>, prefixOnly = false) {
+    // prefixOnly: the term may be shorter than acc and adds into acc's first elements (`padTo`)
+    const fits = prefixOnly ? '>' : '!=='
     switch (term.k) {
       case 'zero':
         return
       case 'let': {
         const val = this.bindValue(term.name, term.value, term.body, env)
-        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
+        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val), prefixOnly)
         return
       }
       case 'add':
-        this.accumulateTerm(acc, term.a, env)
-        this.accumulateTerm(acc, term.b, env)
+        this.accumulateTerm(acc, term.a, env, prefixOnly)
+        this.accumulateTerm(acc, term.b, env, prefixOnly)
         return
+      case 'padTo': {
+        // `acc +̂= padTo C L`: C adds into acc's first |C| elements, the zeros add nothing
+        const len = this.source(term.len, env).length
+        this.line(`if (${len} ${fits} ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        this.accumulateTerm(acc, term.array, env, true)
+        return
+      }
       case 'map': {
         const keep = keptArrays(term.params, term.body, term.arrays)
         const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
-        this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        this.line(`if (${n} ${fits} ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
         const element = (at: string) => {
           const e = new Map(env)
@@ -1260,7 +1307,21 @@ class Gen {
       }
       default: {
         const r = this.emit(term, env)
-        this.accumulate(acc, r.v as string, r.t)
+        if (!prefixOnly) {
+          this.accumulate(acc, r.v as string, r.t)
+          return
+        }
+        // into acc's first |r| elements (the rows themselves must agree)
+        const v = r.v as string
+        const q = this.fresh('q')
+        this.line(`if (${v}.length > ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        if (r.t.kind === 'array' && r.t.elem.kind === 'R') {
+          this.line(`for (let ${q} = 0; ${q} < ${v}.length; ${q}++) ${acc}[${q}] += ${v}[${q}];`)
+          return
+        }
+        this.line(`for (let ${q} = 0; ${q} < ${v}.length; ${q}++) {`)
+        this.indent(() => this.accumulate(`${acc}[${q}]`, `${v}[${q}]`, (r.t as { elem: Type }).elem))
+        this.line('}')
       }
     }
   }

@@ -229,6 +229,16 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     case 'last':
       if (x.array.k === 'zero') return mark(elemZero(x.array))
       return x
+    case 'prefix':
+    case 'padTo':
+      // a prefix of zeros is zeros shaped like the prefix of the shape; zeros padded are zeros
+      // shaped like the array they are padded to
+      if (x.array.k === 'zero') {
+        const like: Term | undefined =
+          x.k === 'padTo' ? x.len : x.array.like ? { k: 'prefix', array: x.array.like, len: x.len } : undefined
+        return mark({ k: 'zero', type: x.array.type, ...(like ? { like } : {}) })
+      }
+      return x
     case 'map':
       return algebraic ? simplifyMap(x, mark) : x
     case 'mapAccum':
@@ -464,6 +474,7 @@ function lengthWitness(a: Term): Term {
   if ((a.k === 'shift1L' || a.k === 'shift1R') && (a.array.k === 'scanl' || a.array.k === 'scanr'))
     return lengthWitness(a.array.array)
   if (a.k === 'map') return lengthWitness(a.arrays.find((b) => b.k === 'var') ?? a.arrays[0]!)
+  if (a.k === 'prefix' || a.k === 'padTo') return lengthWitness(a.len)
   return a
 }
 
