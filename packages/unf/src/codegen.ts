@@ -939,7 +939,7 @@ class Gen {
       const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
       return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
     }
-    const v = this.emit(a, env)
+    const v = arrayOfTuples(this.emit(a, env))
     if (v.t.kind !== 'array')
       throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
     // an array this code allocated has a length known as a local: no property read (a read of
@@ -1450,6 +1450,24 @@ function leafTuple(t: Type): Type {
   }
   if (t.kind === 'tuple') return tupleType(...t.items.map(leafTuple))
   return t
+}
+
+/**
+ * An array of tuples typed as its representation (a tuple of arrays, as a projection of a sweep's
+ * outputs gives it) retyped as the array it is, so that a loop can read it element by element.
+ */
+function arrayOfTuples(x: TV): TV {
+  const asArray = (t: Type): Type | undefined => {
+    if (t.kind === 'array') return t
+    if (t.kind !== 'tuple') return undefined
+    const items = t.items.map(asArray)
+    return items.every((i) => i !== undefined)
+      ? arrayType(tupleType(...items.map((i) => (i as { elem: Type }).elem)))
+      : undefined
+  }
+  if (x.t.kind !== 'tuple' || leaves(x.v).length === 0) return x
+  const t = asArray(x.t)
+  return t ? { v: x.v, t } : x
 }
 
 /** The leaf types of a representation, in order. */

@@ -98,6 +98,8 @@ const isAtom = (x: Term): boolean =>
   x.k === 'const' ||
   x.k === 'bool' ||
   (x.k === 'zero' && (!x.like || isAtom(x.like))) ||
+  // a prefix of variables: a view, free to copy (a loop reads it by index, see codegen's `source`)
+  (x.k === 'prefix' && x.array.k === 'var' && x.len.k === 'var') ||
   // OnesLike(A), a constant map over variables: a length and a value, free to copy
   (x.k === 'map' &&
     x.arrays.every((a) => a.k === 'var') &&

@@ -16,8 +16,8 @@
  * The rules, bottom-up:
  * - `map (z. −z) (A +̂ B)` ⇝ `map (z. −z) A +̂ map (z. −z) B` (negation is linear);
  * - `map (z. −z) (map (x̄. e) Ā)` ⇝ `map (x̄. −e) Ā` (map fusion);
- * - `map (z. −z) (padTo C L)` ⇝ `padTo (map (z. −z) C) L` (the padding's zeros negated are
-   −0, which adds nothing to any accumulator: x + (−0) = x, for x = +0 too);
+ * - `map (z. −z) (padTo C L)` ⇝ `padTo (map (z. −z) C) L` (the padding's zeros were −0 and
+ *   are now +0: the same numbers up to the sign of a zero);
  * - in a let spine, `let G = mapAccum … in r` where r reads a sum `π_i (π₂ G)` (an array of reals)
  *   or an output `π_k (π₃ G)` (reals) once, and that once negated by a map: the sweep negates it,
  *   r reads it bare. A sum negated this way must start from zero (`−0̂ = 0̂`).
