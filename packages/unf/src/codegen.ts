@@ -927,7 +927,14 @@ class Gen {
       }
     }
     if (a.k === 'prefix') {
-      // a prefix read by index: the array itself, over the prefix's length (no view)
+      // a prefix read by index: the array itself, over the prefix's length (no view); a prefix
+      // of a map evaluates the map's body for the prefix's elements only, in the reading loop
+      if (a.array.k === 'map') {
+        const inner = this.source(a.array, env)
+        const length = this.source(a.len, env).length
+        this.line(`if (${length} > ${inner.length}) shapeErr('a prefix longer than its array');`)
+        return { length, elem: inner.elem }
+      }
       const inner = this.emit(a.array, env)
       const length = this.prefixLength(a, inner, env)
       return { length, elem: (j) => this.element(inner, j) }

@@ -147,6 +147,28 @@ describe('prefix in generated code', () => {
     }
   })
 
+  test('a prefix of a map: the map is evaluated in the reading loop, for the prefix only', () => {
+    const params: Array<[string, Type]> = [
+      ['A', R1],
+      ['L', R1],
+    ]
+    const body = T.sum(
+      T.map2(
+        v('L'),
+        T.prefix(
+          T.map(v('A'), (a) => T.exp(a)),
+          v('L'),
+        ),
+        (l, e) => T.mul(l, e),
+      ),
+    )
+    const cp = checkAll(params, body, [Float64Array.of(0.1, -0.4, 0.3, 0.8, -1), Float64Array.of(2, 3, -1)])
+    expect(cp.source.value).not.toMatch(/new Float64Array/)
+    expect(() => cp.value(Float64Array.of(0.1), Float64Array.of(2, 3))).toThrow(
+      expect.objectContaining({ code: 'unf/shape' }),
+    )
+  })
+
   test('a prefix and a padTo returned as values: arrays of reals and arrays of arrays, against the interpreter', () => {
     for (const [type, make] of [
       [R1, (n: number) => Float64Array.from({ length: n }, () => r())],
