@@ -410,6 +410,9 @@ class Gen {
         const reductions = this.pending?.map === x ? this.pending.reductions : []
         this.pending = undefined
         const keep = keptArrays(x.params, x.body, x.arrays)
+        // an array kept only for its length (a user variable whose element the body never reads)
+        // has no element read in the loop
+        const reads = freeVars(x.body)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
@@ -428,7 +431,7 @@ class Gen {
           this.indent(() => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
-              if (arrays[i]) e.set(p, arrays[i]!.elem(j))
+              if (arrays[i] && reads.has(p)) e.set(p, arrays[i]!.elem(j))
             })
             return this.emit(x.body, e)
           }),
@@ -451,7 +454,7 @@ class Gen {
           const element = (at: string, k: number) => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
-              if (arrays[i]) e.set(p, arrays[i]!.elem(at))
+              if (arrays[i] && reads.has(p)) e.set(p, arrays[i]!.elem(at))
             })
             const r = this.emit(x.body, e).v
             this.store(out, r, at)
@@ -686,8 +689,9 @@ class Gen {
     const body = this.indent(() =>
       this.indent(() => {
         let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+        const reads = freeVars(x.body)
         x.params.forEach((p, i) => {
-          if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j))
+          if (arrays[i] && reads.has(p)) (e as Map<string, TV>).set(p, arrays[i]!.elem(j))
         })
         let b = x.body
         const final = finalOf(b)
@@ -899,12 +903,13 @@ class Gen {
       const keep = keptArrays(a.params, a.body, a.arrays)
       const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
       const length = this.sourceLength(inner.filter((b): b is Source => b !== undefined))
+      const reads = freeVars(a.body)
       return {
         length,
         elem: (j) => {
           const e = new Map(env)
           a.params.forEach((p, i) => {
-            if (inner[i]) e.set(p, inner[i]!.elem(j))
+            if (inner[i] && reads.has(p)) e.set(p, inner[i]!.elem(j))
           })
           return this.emit(a.body, e)
         },
@@ -1267,10 +1272,11 @@ class Gen {
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
         this.line(`if (${n} ${fits} ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
+        const reads = freeVars(term.body)
         const element = (at: string) => {
           const e = new Map(env)
           term.params.forEach((p, i) => {
-            if (sources[i]) e.set(p, sources[i]!.elem(at))
+            if (sources[i] && reads.has(p)) e.set(p, sources[i]!.elem(at))
           })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
