@@ -98,7 +98,7 @@ const ROWS = '/*rows*/'
 function reuseRows(source: string): { source: string; next: number } {
   const decl = /^( *)const (o\d+) = new Array\(([^;]*)\) \/\*rows\*\/;/gm
   let k = 0
-  const edits: Array<[string, string]> = []
+  const edits: Array<[string | RegExp, string]> = []
   for (const m of source.matchAll(decl)) {
     const [whole, indent, name, size] = m as unknown as [string, string, string, string]
     const rest = source.replace(whole, '')
@@ -138,6 +138,10 @@ function reuseRows(source: string): { source: string; next: number } {
         d[0],
         `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`,
       ])
+      // the row is in place already (taken from there, or stored there when allocated): the store
+      // after the loop would only write it again (a store of an object into a JS array, with its
+      // write barrier, per element)
+      edits.push([new RegExp(`^ *${r.replace(/[[\]]/g, '\\$&')} = ${row};\n`, 'm'), ''])
     }
   }
   for (const [from, to] of edits) source = source.replace(from, to)
