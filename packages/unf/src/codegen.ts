@@ -9,6 +9,8 @@
 import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
+import { fastTanh } from './fast-tanh.js'
+import { inPlaceMaps } from './in-place-maps.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -25,6 +27,7 @@ import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 const BUILTIN_EXP = BUILTIN_OPS.get('exp')
+const BUILTIN_TANH = BUILTIN_OPS.get('tanh')
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
@@ -189,17 +192,20 @@ export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean; fastExp?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean; fastTanh?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
   g.fastExp = options.fastExp ?? true
+  g.fastTanh = options.fastTanh ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(hoistInvariants(pushNegations(term))), env)
+  const final = shareScans(hoistInvariants(pushNegations(term)))
+  g.inPlace = inPlaceMaps(final)
+  const r = g.emit(final, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
@@ -210,6 +216,7 @@ export function generate(
     'shapeErr',
     'bufs',
     'fexp',
+    'ftanh',
     `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
   ) as (
     fns: Array<(...a: number[]) => number>,
@@ -217,6 +224,7 @@ export function generate(
     shapeErr: (what: string) => never,
     bufs: Float64Array[],
     fexp: (x: number) => number,
+    ftanh: (x: number) => number,
   ) => (...args: unknown[]) => unknown
   const fn = factory(
     g.fns,
@@ -228,6 +236,7 @@ export function generate(
     },
     [],
     fastExp,
+    fastTanh,
   )
   return { fn, source }
 }
@@ -237,6 +246,12 @@ class Gen {
   fns: Array<(...a: number[]) => number> = []
   /** the built-in `exp` as `fexp` (`fast-exp.ts`, inlined by V8) instead of `Math.exp` */
   fastExp = true
+  /** the built-in `tanh` as `ftanh` (`fast-tanh.ts`, inlined by V8) instead of `Math.tanh` */
+  fastTanh = true
+  /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
+  inPlace = new Map<Term, number>()
+  /** locals holding arrays of reals allocated for a map's result (what an in-place map may overwrite) */
+  private mapArrays = new Set<string>()
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -275,6 +290,15 @@ class Gen {
     } finally {
       this.pending = undefined
     }
+  }
+
+  /** The array a map marked in place writes its result into, when it is one a map of ours allocated. */
+  private inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type, scanAt: number): string | undefined {
+    const at = this.inPlace.get(x)
+    if (at === undefined || scanAt >= 0 || elem.kind !== 'R' || x.k !== 'map') return undefined
+    const a = x.arrays[at]!
+    const b = a.k === 'var' ? env.get(a.name) : undefined
+    return typeof b?.v === 'string' && this.mapArrays.has(b.v) ? b.v : undefined
   }
 
   fresh(base = 't'): string {
@@ -380,6 +404,7 @@ class Gen {
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
         if (this.fastExp && o === BUILTIN_EXP) return { v: this.local(`fexp(${args[0]!})`), t: R }
+        if (this.fastTanh && o === BUILTIN_TANH) return { v: this.local(`ftanh(${args[0]!})`), t: R }
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
         return {
           v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),
@@ -442,7 +467,8 @@ class Gen {
         )
         const bodyLines = this.lines
         this.lines = saved
-        const out = this.allocate(arrayType(body.t), n)
+        const out = this.inPlaceOutput(x, env, body.t, scanAt) ?? this.allocate(arrayType(body.t), n)
+        if (body.t.kind === 'R' && typeof out === 'string') this.mapArrays.add(out)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
           // a loop-free body is unrolled by four (its elements are independent); the reductions

@@ -21,3 +21,4 @@ export { gmmObjective, mlpObjective, dotObjective, sqnorm, matvec, type GmmObjec
 export { nao } from './nao.js'
 export { termFromTenetExpr } from './tenet-expr.js'
 export { fastExp } from './fast-exp.js'
+export { fastTanh } from './fast-tanh.js'
