@@ -147,6 +147,9 @@ function childrenOf(x: Term): Term[] {
     case 'first':
     case 'last':
       return [x.array]
+    case 'prefix':
+    case 'padTo':
+      return [x.array, x.len]
     case 'if':
       return [x.cond, x.then, x.else]
     case 'lam':
