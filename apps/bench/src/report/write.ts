@@ -26,7 +26,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
     `Machine: ${result.machine.cpuModel} × ${result.machine.cpus}, ${formatBytes(result.machine.totalMemoryBytes)}, ${result.machine.platform} ${result.machine.release} (${result.machine.arch}), Node ${result.machine.node} (V8 ${result.machine.v8}).`,
     '',
     'Times are medians per call with the median absolute deviation (MAD); "÷ objective" is the',
-    'row’s median over the plain-TS objective’s median on the same case in the same process — the',
+    'row’s median over the plain-TS objective’s median on the same case in the same run — the',
     'figure of merit, since absolute times on shared machines are noise. "error" is the row’s',
     'deviation from the float64 reference (max scaled error unless the status says otherwise).',
     'Every derivative is checked before it is timed; a row that fails its check is reported as',
