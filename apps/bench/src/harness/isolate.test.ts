@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain ES module of the test fixtures (no types)
@@ -11,6 +12,9 @@ const tiny = { timeMs: 2, minSamples: 2, warmupMs: 1, targetSampleMs: 0.2 }
 const child = { script: fileURLToPath(new URL('../../test/fixtures/isolate-child.mjs', import.meta.url)), execArgv: [] }
 /** What a toy row saw when it was set up: its process, its place in it, whether a buffer had been detached there. */
 const seen = (r: RowResult) => JSON.parse(r.reason!) as { pid: number; seq: number; detachedBefore: boolean; c: number }
+// the child imports the built harness (turbo builds the package before its tests)
+if (!existsSync(fileURLToPath(new URL('../../dist/harness/isolate.js', import.meta.url))))
+  throw new Error('isolate.test.ts needs the built package: run `npx turbo run build --filter=@tenet/bench` first')
 const byName = (rows: RowResult[], c: string) =>
   Object.fromEntries(rows.filter((r) => r.case === c).map((r) => [r.row, r]))
 
