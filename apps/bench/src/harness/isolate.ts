@@ -123,8 +123,10 @@ export async function runIsolated(workloads: Workload[], options: IsolatedRunOpt
       { stdio: ['ignore', fd, 'inherit', 'ipc'], env: { ...process.env, ...options.child.env } },
     )
     closeSync(fd)
-    child.on('message', (m) => on(m as ChildMessage))
-    child.send({ ...job, log } satisfies Job)
+    // the job goes out once the child listens for it (it says `ready`)
+    child.on('message', (m: ChildMessage | { type: 'ready' }) =>
+      m.type === 'ready' ? child.send({ ...job, log } satisfies Job) : on(m),
+    )
     return new Promise((resolve) => {
       child.on('error', (e) => resolve(`the process could not start: ${e.message}`))
       child.on('exit', (code, signal) =>
@@ -364,4 +366,5 @@ export function serveChild(build: (selection: unknown) => Workload[] | Promise<W
       process.exit(code)
     })()
   })
+  process.send({ type: 'ready' })
 }
