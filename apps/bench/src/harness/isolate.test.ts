@@ -13,7 +13,7 @@ const child = { script: fileURLToPath(new URL('../../test/fixtures/isolate-child
 /** What a toy row saw when it was set up: its process, its place in it, whether a buffer had been detached there. */
 const seen = (r: RowResult) => JSON.parse(r.reason!) as { pid: number; seq: number; detachedBefore: boolean; c: number }
 // the child imports the built harness (turbo builds the package before its tests)
-if (!existsSync(fileURLToPath(new URL('../../dist/harness/isolate.js', import.meta.url))))
+if (!existsSync(fileURLToPath(new URL('../../dist/harness/child.js', import.meta.url))))
   throw new Error('isolate.test.ts needs the built package: run `npx turbo run build --filter=@tenet/bench` first')
 const byName = (rows: RowResult[], c: string) =>
   Object.fromEntries(rows.filter((r) => r.case === c).map((r) => [r.row, r]))
