@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { repoRoot } from './data/adbench-path.js'
 import { assembleWorkloads } from './harness/registry.js'
+import { runIsolated, serveChild } from './harness/isolate.js'
 import { runSuite } from './harness/runner.js'
 import { createProgress } from './harness/progress.js'
 import { writeReports } from './report/write.js'
@@ -28,9 +29,35 @@ options:
                      (the report is still written)
   --no-study         skip the workloads' studies (leapfrog error vs steps, graph-embedding
                      training, checkpoint time vs memory)
+  --isolate <how>    detach (default): each case in fresh processes, and a fresh one after any row
+                     that invalidates a V8 protector (detaching an ArrayBuffer — wasm memory growth,
+                     a WebGPU map — slows typed-array code for the rest of a process); row: every
+                     row in a process of its own; off: everything in this process
   --quiet            no progress output
   --help             this text
 `
+
+/** What the command line selects: workload ids and a row filter (names or families, comma-separated). */
+interface Selection {
+  ids: string[]
+  rows?: string | undefined
+}
+
+/** The workloads of a selection, with only the rows the filter names. */
+function selectWorkloads({ ids, rows }: Selection) {
+  const workloads = assembleWorkloads(ROW_FAMILIES, ids)
+  if (!rows) return workloads
+  const wanted = rows.split(',').map((s) => s.trim().toLowerCase())
+  return workloads.map((w) => ({
+    ...w,
+    rows: w.rows.filter((r) =>
+      wanted.some((x) => r.name.toLowerCase().includes(x) || (r.family ?? '').toLowerCase().includes(x)),
+    ),
+  }))
+}
+
+/** Set in the environment of the processes `runIsolated` starts. */
+const CHILD_ENV = 'TENET_BENCH_CHILD'
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -43,6 +70,7 @@ async function main(): Promise<void> {
       'no-study': { type: 'boolean', default: false },
       budget: { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      isolate: { type: 'string', default: 'detach' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -50,32 +78,38 @@ async function main(): Promise<void> {
     process.stdout.write(HELP)
     return
   }
-  const ids = positionals.length > 0 ? positionals : QUICK_SET
-  let workloads = assembleWorkloads(ROW_FAMILIES, ids)
-  if (values.rows) {
-    const wanted = values.rows.split(',').map((s) => s.trim().toLowerCase())
-    workloads = workloads.map((w) => ({
-      ...w,
-      rows: w.rows.filter((r) =>
-        wanted.some((x) => r.name.toLowerCase().includes(x) || (r.family ?? '').toLowerCase().includes(x)),
-      ),
-    }))
-  }
+  const isolation = values.isolate
+  if (isolation !== 'detach' && isolation !== 'row' && isolation !== 'off')
+    throw new Error(`--isolate must be detach, row or off, not "${isolation}"`)
+  const selection: Selection = { ids: positionals.length > 0 ? positionals : QUICK_SET, rows: values.rows }
+  const workloads = selectWorkloads(selection)
   const progress = createProgress(process.stderr, !values.quiet)
-  const result = await runSuite(workloads, {
+  const options = {
     full: values.full,
     ...(values.adbench ? { adbenchDir: resolve(values.adbench) } : {}),
     progress,
     studies: !values['no-study'],
     ...(values.budget ? { budgetMs: Number(values.budget) * 1000 } : {}),
-  })
+  }
+  const result =
+    isolation === 'off'
+      ? await runSuite(workloads, options)
+      : await runIsolated(workloads, {
+          ...options,
+          isolation,
+          selection,
+          // this script again (a bundle of it too), in child mode
+          child: { script: process.argv[1]!, env: { [CHILD_ENV]: '1' } },
+        })
   process.stdout.write(formatTextTable(result))
   const outDir = resolve(values.out ?? resolve(repoRoot, 'bench', 'results'))
   const written = writeReports(result, outDir)
   process.stdout.write(`\nwrote ${written.length} files to ${outDir}\n`)
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`tenet-bench: ${e instanceof Error ? e.message : String(e)}\n`)
-  process.exitCode = 1
-})
+if (process.env[CHILD_ENV] === '1') serveChild((selection) => selectWorkloads(selection as Selection))
+else
+  main().catch((e: unknown) => {
+    process.stderr.write(`tenet-bench: ${e instanceof Error ? e.message : String(e)}\n`)
+    process.exitCode = 1
+  })

@@ -95,11 +95,14 @@ export { assembleWorkloads, defineRowFamily, type RowFamily } from './harness/re
 export {
   runSuite,
   type CaseResult,
+  type Isolation,
   type RowResult,
   type RowStatus,
   type SuiteResult,
   type WorkloadResult,
 } from './harness/runner.js'
+export { runIsolated, serveChild, type ChildCommand, type IsolatedRunOptions } from './harness/isolate.js'
+export { DETACH_PROTECTOR, invalidatedProtectors, PROTECTOR_FLAG, protectorLog } from './harness/protectors.js'
 export { measure, FULL_MEASURE, QUICK_MEASURE, type Measurement, type MeasureOptions } from './harness/measure.js'
 export type {
   Baseline,

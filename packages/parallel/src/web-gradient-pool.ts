@@ -15,6 +15,12 @@ export interface WebGradientPool {
   gradient(shards: readonly unknown[][]): Promise<{ loss: number; gradient: ShardGradient }>
   /** The loss and gradient of each shard. */
   shardGradients(shards: readonly unknown[][]): Promise<Array<{ loss: number; gradient: ShardGradient }>>
+  /**
+   * Differentiates every shard `rounds` times (default 3) on every worker, results dropped, so
+   * that each worker's JIT has compiled the gradient before the calls that count (see
+   * `WebPool.warmUp`).
+   */
+  warmUp(shards: readonly unknown[][], rounds?: number): Promise<void>
   close(): void
 }
 
@@ -61,6 +67,9 @@ export async function webGradientPool(options: WebGradientPoolOptions): Promise<
       const l = layouts.check(shards)
       const rows = await pool.map(shards, l.total)
       return shards.map((_, t) => unflattenRow(rows.subarray(t * l.total, (t + 1) * l.total), l.sizes))
+    },
+    warmUp(shards, rounds) {
+      return pool.warmUp(shards, layouts.check(shards).total, rounds)
     },
     close: () => pool.close(),
   }

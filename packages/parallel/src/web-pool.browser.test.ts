@@ -3,7 +3,8 @@
  * local server serves the built packages (bare `@tenet/…`/`tenet` imports rewritten to their
  * `dist/index.js`, so module workers need no import map) and a page that runs `createWebPool`
  * and `webGradientPool`. Checks the task-order reduction (same bits for 1, 2 and 3 workers, and
- * as the Node pool), errors, and a Tenet gradient against the Node pool's. Skips locally (one
+ * as the Node pool), claiming (a worker that turns slow runs fewer tasks), `warmUp`, `map` into
+ * `out`, errors (the lowest-numbered failed task), and a Tenet gradient against the Node pool's. Skips locally (one
  * line) without chromium; fails under CI.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -46,17 +47,34 @@ try {
     out.sums.push(Array.from(a), Array.from(b))
     if (workers === 2) {
       out.rows = Array.from(await pool.map([[0, 1], [1, 1], [2, 1]], 2))
-      try { await pool.sum([...tasks.slice(0, 10), -1], 2) } catch (e) { out.taskError = { message: e.message, code: e.code } }
+      try { await pool.sum([...tasks.slice(0, 10), -1, tasks[11], -1], 2) } catch (e) { out.taskError = { message: e.message, code: e.code } }
       out.after = Array.from(await pool.sum([[0, 1]], 2))
+      const o = new Float64Array(6)
+      out.mapOut = (await pool.map([[0, 1], [1, 1], [2, 1]], 2, o)) === o ? Array.from(o) : 'not out'
+      const kept = new Float64Array(4).fill(7)
+      try { await pool.map([[0, 1], -1], 2, kept) } catch (e) { out.keptError = e.message }
+      out.kept = Array.from(kept)
+      await pool.warmUp(tasks, 2)
+      try { await pool.warmUp([[0, 1], -1, [1, 1], -1], 2) } catch (e) { out.warmError = e.message }
+      try { await pool.warmUp(tasks, 2, 0) } catch (e) { out.roundsError = e.message }
     }
     pool.close()
     if (workers === 3) { try { await pool.sum(tasks, 2) } catch (e) { out.closed = e.message } }
   }
   try { await createWebPool({ module: '/fixture.mjs', init: { failSetup: true }, workers: 1 }) } catch (e) { out.setupError = e.message }
+  // claiming: the worker that runs task 0 turns slow, and the other one takes most of the tasks
+  {
+    const pool = await createWebPool({ module: '/who-ran.mjs', init: { slowMs: 100 }, workers: 2 })
+    out.claim = Array.from(await pool.map(Array.from({ length: 24 }, (_, t) => t), 3))
+    await pool.warmUp([1, 2], 3, 2)
+    out.afterWarm = Array.from(await pool.map([1, 2, 3, 4], 3))
+    pool.close()
+  }
   const points = ${JSON.stringify(points)}
   const shards = points.map((xs) => [0, 0.3, 1.7, Float64Array.from(xs)])
   for (const workers of [1, 2]) {
     const g = await webGradientPool({ source: ${JSON.stringify(source)}, entry: 'nll', loss: 0, workers, checks: false })
+    if (workers === 2) await g.warmUp(shards)
     const r = await g.gradient(shards)
     out['grad' + workers] = { loss: r.loss, mu: r.gradient[1], s: r.gradient[2] }
     g.close()
@@ -95,6 +113,8 @@ function serve(): Promise<Server> {
     if (url.pathname === '/page.js') return send('text/javascript', page)
     if (url.pathname === '/fixture.mjs')
       return send('text/javascript', readFileSync(join(here, '..', 'test', 'fixtures', 'scaled-sum.mjs')))
+    if (url.pathname === '/who-ran.mjs')
+      return send('text/javascript', readFileSync(join(here, '..', 'test', 'fixtures', 'web-who-ran.mjs')))
     const m = /^\/packages\/([\w-]+)\/dist\/(.+\.js)$/.exec(url.pathname)
     const file = m && built.includes(m[1]!) ? normalize(join(packages, m[1]!, 'dist', m[2]!)) : undefined
     if (file && file.startsWith(join(packages, m![1]!, 'dist') + sep) && existsSync(file))
@@ -109,7 +129,7 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
   const profile = mkdtempSync(join(tmpdir(), 'tenet-pool-chromium-'))
   afterAll(() => rmSync(profile, { recursive: true, force: true }))
 
-  it('sum in task order on Web Workers (same bits for 1–3 workers and as the Node pool), errors, Tenet gradients', async () => {
+  it('claim tasks and sum in task order on Web Workers (same bits for 1–3 workers and as the Node pool), warm-up, errors, Tenet gradients', async () => {
     const { chromium } = await import('playwright-core')
     const server = await serve()
     const port = (server.address() as { port: number }).port
@@ -157,8 +177,27 @@ describe.skipIf(!ready)('the browser pools in headless Chromium', () => {
       expect(r.sums).toHaveLength(6)
       for (const s of r.sums) expect(s).toEqual(ref)
       expect(r.rows).toEqual([1 * 0.1, 1, 0.5 * 0.1, 1, (1 / 3) * 0.1, 1]) // init scale 0.1
-      expect(r.taskError).toEqual({ message: 'a task failed in a worker: task -1 refused', code: 'fixture/refused' })
+      // the lowest-numbered failed task, whichever worker met it (as the Node pool says it)
+      expect(r.taskError).toEqual({ message: 'task 10 failed in a worker: task -1 refused', code: 'fixture/refused' })
       expect(r.after).toEqual([0.1, 1]) // the pool still works after a failed call
+      expect(r.mapOut).toEqual([1 * 0.1, 1, 0.5 * 0.1, 1, (1 / 3) * 0.1, 1])
+      expect(r.keptError).toMatch(/^task 1 failed/)
+      expect(r.kept).toEqual([7, 7, 7, 7]) // a failed map leaves `out` as it was
+      expect(r.warmError).toMatch(/^task 1 failed in a worker: task -1 refused/)
+      expect(r.roundsError).toMatch(/positive integer/)
+      // claiming: rows in task order; the worker that turned slow ran far fewer than half the tasks
+      const claim = Array.from({ length: 24 }, (_, t) => r.claim.slice(3 * t, 3 * t + 3) as number[])
+      expect(claim.map((row) => row[0])).toEqual(Array.from({ length: 24 }, (_, t) => t))
+      const slow = claim[0]![1]
+      expect(new Set(claim.map((row) => row[1])).size).toBe(2)
+      expect(claim.filter((row) => row[1] === slow).length).toBeLessThanOrEqual(8)
+      // warm-up: each worker ran both tasks twice (4 calls) before the map that follows
+      const ranBefore = (id: number) => claim.filter((row) => row[1] === id).length
+      for (let t = 0; t < 4; t++) {
+        const [task, id, calls] = r.afterWarm.slice(3 * t, 3 * t + 3) as number[]
+        expect(task).toBe(t + 1)
+        expect(calls).toBeGreaterThanOrEqual(ranBefore(id!) + 4 + 1)
+      }
       expect(r.closed).toMatch(/closed/)
       expect(r.setupError).toMatch(/worker setup failed: setup refused/)
       // Tenet gradients: 1 and 2 Web Workers agree to the bit; the Node pool agrees to rounding

@@ -1,12 +1,19 @@
 /**
- * The browser's pool: Web Workers (module workers) in place of Node's worker threads. A page's
- * main thread may not block, so `sum` and `map` return promises; the reduction is the same as
- * the Node pool's — each task's output row, added in task order — so the same tasks give the
- * same bits on either pool, whatever the number of workers. The main thread runs no tasks (it
- * stays free for the page); it only splits the tasks into contiguous ranges and adds the rows.
+ * The browser's pool: Web Workers (module workers) in place of Node's worker threads, with the
+ * Node pool's semantics. Workers *claim* tasks: the main thread hands each worker a task, and the
+ * next one each time a row comes back (two in flight per worker, so a worker never waits for the
+ * next), so a worker that runs slower — a busy core, a throttled tab — simply runs fewer tasks.
+ * Each task's output row goes to its own place and the rows are added in task order, so the same
+ * tasks give the same bits on either pool, whatever the number of workers and whoever ran what.
+ * A failed task stops only the worker that met it; every task handed out still runs, so the
+ * error always names the lowest-numbered failed task. `warmUp` runs every task on every worker.
  *
- * Task data is structured-cloned to the workers; each worker sends its rows back in a
- * transferred buffer (no copy). This module imports nothing from Node.
+ * A page's main thread may not block, so `sum`, `map` and `warmUp` return promises, and the main
+ * thread runs no tasks (it stays free for the page). Claiming goes through messages, not a shared
+ * counter: `SharedArrayBuffer` needs a cross-origin-isolated page, and this pool works on any.
+ * Task data is structured-cloned to the workers, and rows come back copied, not transferred: a
+ * transfer detaches the worker's buffer, after which V8 runs typed-array code more slowly in that
+ * worker for good. This module imports nothing from Node.
  */
 import { TenetError } from '@tenet/ir'
 import { sumRows } from './layout.js'
@@ -28,8 +35,17 @@ export interface WebPool {
   readonly workers: number
   /** Runs every task (output length `outLength`) and resolves to their sum, added in task order. */
   sum(tasks: readonly unknown[], outLength: number, out?: Float64Array): Promise<Float64Array>
-  /** Runs every task and resolves to the outputs, one row of `outLength` per task (row-major). */
-  map(tasks: readonly unknown[], outLength: number): Promise<Float64Array>
+  /**
+   * Runs every task and resolves to the outputs, one row of `outLength` per task (row-major), in
+   * `out` when given (its length must be tasks × `outLength`).
+   */
+  map(tasks: readonly unknown[], outLength: number, out?: Float64Array): Promise<Float64Array>
+  /**
+   * Runs every task `rounds` times (default 3) on every worker, into scratch rows that are thrown
+   * away, so that each worker's JIT has compiled the task function before the calls that count.
+   * Tasks must be safe to run again.
+   */
+  warmUp(tasks: readonly unknown[], outLength: number, rounds?: number): Promise<void>
   close(): void
 }
 
@@ -41,16 +57,30 @@ interface WebWorker {
   onerror: ((e: { message?: string }) => void) | null
 }
 type WorkerConstructor = new (url: string | URL, options: { type: 'module' }) => WebWorker
-/** What a worker answers: ready after setup, or the rows of one range of tasks. */
+/** What a worker answers: ready after setup; a task's row, a failed task, or a finished warm-up. */
 type Reply =
   | { kind: 'ready' }
   | { kind: 'setup-error'; error: string }
-  | { kind: 'rows'; id: number; rows: Float64Array }
-  | { kind: 'failed'; id: number; error: string; code?: string }
+  | { kind: 'row'; call: number; index: number; row: Float64Array }
+  | { kind: 'failed'; call: number; index: number; error: string; code?: string }
+  | { kind: 'warmed'; call: number }
+
+/** A call under way: what each worker's answers to it do. */
+interface Call {
+  answer(worker: number, reply: Reply): void
+  fail(e: unknown): void
+}
+
+/** Tasks each worker holds at once (one running, one waiting), so that none waits for the next. */
+const IN_FLIGHT = 2
 
 const webError = (code: string, msg: string): never => {
   throw new TenetError(code, msg)
 }
+
+/** The error of a failed task (the lowest-numbered one of a call). */
+const taskError = (f: { index: number; error: string; code?: string }) =>
+  new TenetError(f.code ?? 'parallel/task', `task ${f.index} failed in a worker: ${f.error}`)
 
 /**
  * Starts `workers` Web Workers, loads `module` in each and calls its `setup(init)`. Resolves when
@@ -69,15 +99,12 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
     webError('parallel/error', `\`workers\` must be a positive integer, got ${String(options.workers)}`)
   const module = new URL(options.module, (globalThis as { location?: { href: string } }).location?.href).href
   const entry = options.workerEntry ?? new URL('./web-worker-entry.js', import.meta.url)
-  // per worker, the calls waiting for its rows (answers come back in the order asked)
-  const waiting: Array<Map<number, { ok: (rows: Float64Array) => void; fail: (e: unknown) => void }>> = []
+  const calls = new Map<number, Call>()
   const workers: WebWorker[] = []
   const ready: Array<Promise<void>> = []
   for (let w = 0; w < count; w++) {
     const worker = new W!(entry, { type: 'module' })
-    const calls = new Map<number, { ok: (rows: Float64Array) => void; fail: (e: unknown) => void }>()
     workers.push(worker)
-    waiting.push(calls)
     ready.push(
       new Promise<void>((ok, fail) => {
         worker.onerror = (e) => {
@@ -86,18 +113,13 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
             `a Web Worker failed: ${e.message ?? 'no message (is the module URL right?)'}`,
           )
           fail(err)
-          for (const c of calls.values()) c.fail(err)
-          calls.clear()
+          for (const c of [...calls.values()]) c.fail(err)
         }
         worker.onmessage = ({ data }) => {
           if (data.kind === 'ready') return ok()
           if (data.kind === 'setup-error')
             return fail(new TenetError('parallel/setup', `worker setup failed: ${data.error}`))
-          const call = calls.get(data.id)
-          if (!call) return
-          calls.delete(data.id)
-          if (data.kind === 'rows') call.ok(data.rows)
-          else call.fail(new TenetError(data.code ?? 'parallel/task', `a task failed in a worker: ${data.error}`))
+          calls.get(data.call)?.answer(w, data)
         }
       }),
     )
@@ -110,52 +132,128 @@ export async function createWebPool(options: WebPoolOptions): Promise<WebPool> {
     throw e
   }
   let closed = false
-  let nextId = 0
+  let nextCall = 0
 
-  /** Runs every task; resolves to the task-major block of rows. */
-  async function run(tasks: readonly unknown[], outLength: number): Promise<Float64Array> {
+  const checkCall = (outLength: number): void => {
     if (closed) webError('parallel/error', 'the pool is closed')
     if (!Number.isInteger(outLength) || outLength < 0)
       webError('parallel/error', `the output length must be a non-negative integer, got ${outLength}`)
-    const block = new Float64Array(tasks.length * outLength)
-    const per = Math.ceil(tasks.length / workers.length)
-    const parts: Array<Promise<void>> = []
-    workers.forEach((worker, w) => {
-      const lo = w * per,
-        hi = Math.min(tasks.length, lo + per)
-      if (lo >= hi) return
-      const id = nextId++
-      parts.push(
-        new Promise<Float64Array>((ok, fail) => waiting[w]!.set(id, { ok, fail })).then((rows) =>
-          block.set(rows, lo * outLength),
-        ),
-      )
-      worker.postMessage({ kind: 'run', id, tasks: tasks.slice(lo, hi), outLength })
+  }
+
+  /**
+   * Starts a call: `begin(call)` sends the first messages; the call settles when `answer` says
+   * so. Registered under its id until then, so that `close` and a dying worker can fail it.
+   */
+  function start<T>(
+    setup: (
+      id: number,
+      settle: { ok: (v: T) => void; fail: (e: unknown) => void },
+    ) => { answer: Call['answer']; begin(): void },
+  ): Promise<T> {
+    const id = nextCall++
+    return new Promise<T>((resolve, reject) => {
+      const settle = {
+        ok: (v: T) => {
+          calls.delete(id)
+          resolve(v)
+        },
+        fail: (e: unknown) => {
+          calls.delete(id)
+          reject(e)
+        },
+      }
+      const { answer, begin } = setup(id, settle)
+      calls.set(id, { answer, fail: settle.fail })
+      begin()
     })
-    // wait for every range even when one fails, so no answer arrives after the caller moved on
-    const settled = await Promise.allSettled(parts)
-    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
-    if (failure) throw failure.reason
-    return block
+  }
+
+  /** Runs every task, each worker claiming the next as it answers; writes row t at t × `outLength` of `block`. */
+  function run(tasks: readonly unknown[], outLength: number, block: Float64Array): Promise<Float64Array> {
+    if (tasks.length === 0) return Promise.resolve(block)
+    return start<Float64Array>((call, settle) => {
+      let next = 0
+      let inFlight = 0
+      let failure: { index: number; error: string; code?: string } | undefined
+      const stopped = new Set<number>()
+      const give = (w: number): void => {
+        if (next >= tasks.length || stopped.has(w)) return
+        const index = next++
+        inFlight++
+        workers[w]!.postMessage({ kind: 'task', call, index, task: tasks[index], outLength })
+      }
+      const finish = (): void => {
+        // every task handed out has answered, and none is left (or every worker has stopped)
+        if (inFlight > 0 || (next < tasks.length && stopped.size < workers.length)) return
+        if (failure) settle.fail(taskError(failure))
+        else settle.ok(block)
+      }
+      return {
+        answer(w, reply) {
+          inFlight--
+          if (reply.kind === 'row') {
+            block.set(reply.row, reply.index * outLength)
+            give(w)
+          } else if (reply.kind === 'failed') {
+            stopped.add(w)
+            if (!failure || reply.index < failure.index) failure = reply
+          }
+          finish()
+        },
+        begin() {
+          for (let k = 0; k < IN_FLIGHT; k++) for (let w = 0; w < workers.length; w++) give(w)
+        },
+      }
+    })
   }
 
   return {
     workers: workers.length,
-    map: (tasks, outLength) => run(tasks, outLength),
+    async map(tasks, outLength, out) {
+      checkCall(outLength)
+      if (out && out.length !== tasks.length * outLength)
+        webError('parallel/error', `\`out\` has ${out.length} elements, the tasks give ${tasks.length * outLength}`)
+      const block = await run(tasks, outLength, new Float64Array(tasks.length * outLength))
+      // (into `out` only once every task has succeeded: a failed call leaves it as it was)
+      if (!out) return block
+      out.set(block)
+      return out
+    },
     async sum(tasks, outLength, out = new Float64Array(outLength)) {
+      checkCall(outLength)
       if (out.length !== outLength)
         webError('parallel/error', `\`out\` has ${out.length} elements, the tasks give ${outLength}`)
-      const block = await run(tasks, outLength)
+      const block = await run(tasks, outLength, new Float64Array(tasks.length * outLength))
+      // in task order: the bits do not depend on the number of workers or on timing
       return sumRows(block, tasks.length, outLength, out)
+    },
+    async warmUp(tasks, outLength, rounds = 3) {
+      checkCall(outLength)
+      if (!Number.isInteger(rounds) || rounds < 1)
+        webError('parallel/error', `\`rounds\` must be a positive integer, got ${rounds}`)
+      if (tasks.length === 0) return
+      await start<void>((call, settle) => {
+        let waiting = workers.length
+        let failure: { index: number; error: string; code?: string } | undefined
+        return {
+          answer(_w, reply) {
+            if (reply.kind === 'failed' && (!failure || reply.index < failure.index)) failure = reply
+            if (--waiting === 0) {
+              if (failure) settle.fail(taskError(failure))
+              else settle.ok()
+            }
+          },
+          begin() {
+            for (const worker of workers) worker.postMessage({ kind: 'warm', call, tasks, outLength, rounds })
+          },
+        }
+      })
     },
     close() {
       closed = true
       for (const w of workers) w.terminate()
-      for (const calls of waiting) {
-        for (const c of calls.values())
-          c.fail(new TenetError('parallel/error', 'the pool was closed while a call was running'))
-        calls.clear()
-      }
+      for (const c of [...calls.values()])
+        c.fail(new TenetError('parallel/error', 'the pool was closed while a call was running'))
     },
   }
 }

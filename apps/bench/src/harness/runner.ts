@@ -3,6 +3,12 @@ import { FULL_MEASURE, measure, QUICK_MEASURE, type MeasureOptions } from './mea
 import { createProgress, type Progress } from './progress.js'
 import { isNotApplicable, type CaseOptions, type RowKind, type StudyResult, type Workload } from './types.js'
 
+/**
+ * Where rows run: `off`, all in this process; `detach`, each case in fresh processes, a new one
+ * after any row that invalidates a V8 protector; `row`, every row in a fresh process.
+ */
+export type Isolation = 'off' | 'detach' | 'row'
+
 export type RowStatus = 'ok' | 'wrong' | 'n/a' | 'error'
 
 export interface RowResult {
@@ -22,6 +28,13 @@ export interface RowResult {
   ratio?: number
   /** heap retained by the row's setup (bytes) */
   setupHeapBytes?: number
+  /**
+   * V8 protectors this row invalidated in its process (e.g. `ArrayBufferDetaching`: it detached
+   * an ArrayBuffer); recorded by isolated runs only (`runIsolated`)
+   */
+  invalidated?: string[]
+  /** V8 protectors already invalidated in its process when the row started (isolated runs only) */
+  ranAfter?: string[]
 }
 
 export interface CaseResult {
@@ -47,7 +60,7 @@ export interface SuiteResult {
   startedAt: string
   durationMs: number
   machine: MachineInfo
-  options: { full: boolean; adbenchDir?: string; measure: MeasureOptions }
+  options: { full: boolean; adbenchDir?: string; measure: MeasureOptions; isolation?: Isolation }
   workloads: WorkloadResult[]
 }
 
@@ -60,15 +73,141 @@ export interface RunOptions extends CaseOptions {
   budgetMs?: number
 }
 
-const maybeGc = (): void => {
+/** The plain-TS objective's timing on one case (the denominator of every ratio of that case). */
+export interface BaselineTiming {
+  medianMs: number
+  madMs: number
+  samples: number
+}
+
+/** Peak heap and RSS, sampled between the steps of a workload (`sample`), from a start heap. */
+export interface MemorySampler {
+  sample(): void
+  /** The peaks so far; `heapDeltaBytes` is the peak heap over the heap at the sampler's start. */
+  result(): WorkloadResult['memory']
+}
+
+export const maybeGc = (): void => {
   const g = (globalThis as { gc?: () => void }).gc
   if (typeof g === 'function') g()
 }
 
+/** A memory sampler that starts from the current heap (after a GC where `--expose-gc` allows one). */
+export function memorySampler(): MemorySampler {
+  maybeGc()
+  const heap0 = process.memoryUsage().heapUsed
+  let peakHeap = heap0
+  let peakRss = process.memoryUsage.rss()
+  return {
+    sample() {
+      const m = process.memoryUsage()
+      if (m.heapUsed > peakHeap) peakHeap = m.heapUsed
+      if (m.rss > peakRss) peakRss = m.rss
+    },
+    result: () => ({
+      peakHeapUsedBytes: peakHeap,
+      heapDeltaBytes: Math.max(0, peakHeap - heap0),
+      peakRssBytes: peakRss,
+    }),
+  }
+}
+
+/** Sets up the baseline on `instance`, runs it once and times it. */
+export async function timeBaseline(
+  w: Workload,
+  instance: unknown,
+  measureOptions: MeasureOptions,
+): Promise<BaselineTiming> {
+  const base = w.baseline.setup(instance)
+  base.run()
+  const bm = await measure(() => base.run(), measureOptions)
+  return { medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples }
+}
+
 /**
- * Run every case of every workload: time the plain-TS baseline, then each row — set it up,
- * check its answer against the float64 reference (a failing check is reported as "wrong" and
- * never timed), time it, dispose it. Heap and RSS are sampled throughout for the peak figures.
+ * One row on one case: set it up, check its answer against the float64 reference (a failing
+ * check is reported as "wrong" and never timed), time it, dispose it.
+ */
+export async function runRow(
+  row: Workload['rows'][number],
+  caseLabel: string,
+  instance: unknown,
+  baselineMs: number,
+  measureOptions: MeasureOptions,
+  sample: () => void = () => {},
+): Promise<RowResult> {
+  const base: Omit<RowResult, 'status'> = {
+    row: row.name,
+    family: row.family ?? row.name,
+    kind: row.kind,
+    case: caseLabel,
+  }
+  let prepared: Awaited<ReturnType<typeof row.setup>>
+  const h0 = process.memoryUsage().heapUsed
+  try {
+    prepared = await row.setup(instance)
+  } catch (e) {
+    return { ...base, status: 'error', reason: `setup failed: ${errorText(e)}` }
+  }
+  if (isNotApplicable(prepared)) return { ...base, status: 'n/a', reason: prepared.na }
+  const setupHeapBytes = Math.max(0, process.memoryUsage().heapUsed - h0)
+  sample()
+  try {
+    const check = await prepared.check()
+    if (!check.ok)
+      return {
+        ...base,
+        status: 'wrong',
+        error: check.error,
+        reason: check.reason ?? 'answer differs from the float64 reference',
+        setupHeapBytes,
+      }
+    const m = await measure(() => prepared.run(), measureOptions)
+    sample()
+    return {
+      ...base,
+      status: 'ok',
+      error: check.error,
+      ...(check.reason ? { reason: check.reason } : {}),
+      medianMs: m.medianMs,
+      madMs: m.madMs,
+      samples: m.samples,
+      ratio: m.medianMs / baselineMs,
+      setupHeapBytes,
+    }
+  } catch (e) {
+    return { ...base, status: 'error', reason: errorText(e), setupHeapBytes }
+  } finally {
+    try {
+      prepared.dispose?.()
+    } catch {
+      // a failing dispose must not hide the row's result
+    }
+  }
+}
+
+/** The result of a row not run because the time budget was spent. */
+export const overBudget = (
+  row: { name: string; family?: string; kind: RowKind },
+  caseLabel: string,
+  budgetMs: number,
+): RowResult => ({
+  row: row.name,
+  family: row.family ?? row.name,
+  kind: row.kind,
+  case: caseLabel,
+  status: 'n/a',
+  reason: `not run: the time budget (--budget ${Math.round(budgetMs / 1000)} s) was spent`,
+})
+
+/** The number of progress steps of a suite: a baseline and every row per case, and each study. */
+export const plannedSteps = (plan: Array<{ w: Workload; cases: unknown[] }>, studies: boolean | undefined): number =>
+  plan.reduce((s, { w, cases }) => s + cases.length * (w.rows.length + 1) + (w.study && studies !== false ? 1 : 0), 0)
+
+/**
+ * Run every case of every workload in this process: time the plain-TS baseline, then each row
+ * (see `runRow`). Heap and RSS are sampled throughout for the peak figures. Rows run after
+ * whatever earlier rows did to the process (see `runIsolated` for fresh processes).
  */
 export async function runSuite(workloads: Workload[], options: RunOptions): Promise<SuiteResult> {
   const startedAt = new Date()
@@ -76,106 +215,29 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
   const measureOptions = options.measure ?? (options.full ? FULL_MEASURE : QUICK_MEASURE)
   const progress = options.progress ?? createProgress(process.stderr, false)
   const plan = workloads.map((w) => ({ w, cases: w.cases(options) }))
-  progress.start(
-    plan.reduce(
-      (s, { w, cases }) => s + cases.length * (w.rows.length + 1) + (w.study && options.studies !== false ? 1 : 0),
-      0,
-    ),
-  )
+  progress.start(plannedSteps(plan, options.studies))
   const results: WorkloadResult[] = []
   for (const { w, cases } of plan) {
     const wStart = performance.now()
-    maybeGc()
-    const heap0 = process.memoryUsage().heapUsed
-    let peakHeap = heap0
-    let peakRss = process.memoryUsage.rss()
-    const sample = (): void => {
-      const m = process.memoryUsage()
-      if (m.heapUsed > peakHeap) peakHeap = m.heapUsed
-      if (m.rss > peakRss) peakRss = m.rss
-    }
+    const memory = memorySampler()
     const caseResults: CaseResult[] = []
     const rowResults: RowResult[] = []
     for (const spec of cases) {
       const mk = performance.now()
       const instance = spec.make()
       const makeMs = performance.now() - mk
-      sample()
+      memory.sample()
       progress.step(`${w.id} ${spec.label} · baseline`)
-      const base = w.baseline.setup(instance)
-      base.run()
-      const bm = await measure(() => base.run(), measureOptions)
-      sample()
-      caseResults.push({
-        label: spec.label,
-        params: spec.params,
-        baseline: { name: w.baseline.name, medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples },
-        makeMs,
-      })
+      const bm = await timeBaseline(w, instance, measureOptions)
+      memory.sample()
+      caseResults.push({ label: spec.label, params: spec.params, baseline: { name: w.baseline.name, ...bm }, makeMs })
       for (const row of w.rows) {
         progress.step(`${w.id} ${spec.label} · ${row.name} ${row.kind}`)
-        const base: Omit<RowResult, 'status'> = {
-          row: row.name,
-          family: row.family ?? row.name,
-          kind: row.kind,
-          case: spec.label,
-        }
         if (options.budgetMs !== undefined && performance.now() - t0 > options.budgetMs) {
-          rowResults.push({
-            ...base,
-            status: 'n/a',
-            reason: `not run: the time budget (--budget ${Math.round(options.budgetMs / 1000)} s) was spent`,
-          })
+          rowResults.push(overBudget(row, spec.label, options.budgetMs))
           continue
         }
-        let prepared: Awaited<ReturnType<typeof row.setup>>
-        const h0 = process.memoryUsage().heapUsed
-        try {
-          prepared = await row.setup(instance)
-        } catch (e) {
-          rowResults.push({ ...base, status: 'error', reason: `setup failed: ${errorText(e)}` })
-          continue
-        }
-        if (isNotApplicable(prepared)) {
-          rowResults.push({ ...base, status: 'n/a', reason: prepared.na })
-          continue
-        }
-        const setupHeapBytes = Math.max(0, process.memoryUsage().heapUsed - h0)
-        sample()
-        try {
-          const check = await prepared.check()
-          if (!check.ok) {
-            rowResults.push({
-              ...base,
-              status: 'wrong',
-              error: check.error,
-              reason: check.reason ?? 'answer differs from the float64 reference',
-              setupHeapBytes,
-            })
-            continue
-          }
-          const m = await measure(() => prepared.run(), measureOptions)
-          sample()
-          rowResults.push({
-            ...base,
-            status: 'ok',
-            error: check.error,
-            ...(check.reason ? { reason: check.reason } : {}),
-            medianMs: m.medianMs,
-            madMs: m.madMs,
-            samples: m.samples,
-            ratio: m.medianMs / bm.medianMs,
-            setupHeapBytes,
-          })
-        } catch (e) {
-          rowResults.push({ ...base, status: 'error', reason: errorText(e), setupHeapBytes })
-        } finally {
-          try {
-            prepared.dispose?.()
-          } catch {
-            // a failing dispose must not hide the row's result
-          }
-        }
+        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample))
       }
     }
     let study: StudyResult | undefined
@@ -186,7 +248,7 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
       } catch (e) {
         progress.note(`${w.id}: study failed: ${errorText(e)}`)
       }
-      sample()
+      memory.sample()
     }
     results.push({
       id: w.id,
@@ -194,7 +256,7 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
       ...(w.description ? { description: w.description } : {}),
       cases: caseResults,
       rows: rowResults,
-      memory: { peakHeapUsedBytes: peakHeap, heapDeltaBytes: Math.max(0, peakHeap - heap0), peakRssBytes: peakRss },
+      memory: memory.result(),
       ...(study ? { study } : {}),
       durationMs: performance.now() - wStart,
     })
@@ -213,7 +275,7 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
   }
 }
 
-function errorText(e: unknown): string {
+export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message.split('\n')[0]
   return String(e)
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SuiteResult } from '../harness/runner.js'
+import type { RowResult, SuiteResult, WorkloadResult } from '../harness/runner.js'
 import { formatBytes, formatTime } from './format.js'
 import { lineChart, ratioBarChart } from './svg.js'
 import { formatMarkdownTable } from './table.js'
@@ -26,11 +26,13 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
     `Machine: ${result.machine.cpuModel} × ${result.machine.cpus}, ${formatBytes(result.machine.totalMemoryBytes)}, ${result.machine.platform} ${result.machine.release} (${result.machine.arch}), Node ${result.machine.node} (V8 ${result.machine.v8}).`,
     '',
     'Times are medians per call with the median absolute deviation (MAD); "÷ objective" is the',
-    'row’s median over the plain-TS objective’s median on the same case in the same process — the',
+    'row’s median over the plain-TS objective’s median on the same case in the same run — the',
     'figure of merit, since absolute times on shared machines are noise. "error" is the row’s',
     'deviation from the float64 reference (max scaled error unless the status says otherwise).',
     'Every derivative is checked before it is timed; a row that fails its check is reported as',
     '"wrong" and not timed; "n/a" rows cannot express the workload.',
+    '',
+    isolationNote(result),
     '',
   ]
   for (const w of result.workloads) {
@@ -43,6 +45,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
       '',
       formatMarkdownTable(w),
       '',
+      ...protectorNotes(w),
       `![${w.title} ratios](${svg})`,
       '',
     )
@@ -65,4 +68,32 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
   }
   put('report.md', `${md.join('\n')}\n`)
   return written
+}
+
+/** How the rows were kept apart (see `runIsolated`). */
+function isolationNote(result: SuiteResult): string {
+  const how = result.options.isolation ?? 'off'
+  if (how === 'off')
+    return 'Every row ran in one process, after whatever earlier rows did to it (`--isolate off`): once a row has detached an ArrayBuffer (wasm memory growth, a WebGPU map), typed-array code runs slower in that process, so later rows may read slow.'
+  return how === 'row'
+    ? 'Every row ran in a fresh process of its own (`--isolate row`); each case’s baseline was timed in the first.'
+    : 'Each case ran in fresh processes (`--isolate detach`): a row that invalidated one of V8’s protectors (e.g. detached an ArrayBuffer: wasm memory growth, a WebGPU map) was the last in its process, except for rows seen to invalidate one themselves, which may share a process after it. Each case’s baseline was timed in its first, clean process.'
+}
+
+/** Which rows invalidated a V8 protector, and which were timed after one had been invalidated. */
+function protectorNotes(w: WorkloadResult): string[] {
+  const names = (rows: RowResult[]) => [...new Set(rows.map((r) => `${r.row} ${r.kind}`))].join(', ')
+  const broke = w.rows.filter((r) => r.invalidated?.length)
+  const after = w.rows.filter((r) => r.ranAfter?.length)
+  const out: string[] = []
+  if (broke.length) {
+    const which = [...new Set(broke.flatMap((r) => r.invalidated!))].join(', ')
+    out.push(`Rows that invalidated a V8 protector (${which}): ${names(broke)}.`, '')
+  }
+  if (after.length)
+    out.push(
+      `Timed after another row had invalidated a protector in their process (rows seen to invalidate one themselves): ${after.map((r) => `${r.row} ${r.kind} on ${r.case} (${r.ranAfter!.join(', ')})`).join('; ')}.`,
+      '',
+    )
+  return out
 }
