@@ -97,7 +97,8 @@ export interface BlockJacobian {
    * Gives back the chunk buffers the driver holds in the backend's memory (wasm: see "resident
    * buffers" in the module comment); a later `run` allocates them again. Nothing to do on the
    * cpu backend. Buffers of a block Jacobian dropped without `release` are given back once it is
-   * unreachable.
+   * unreachable. (They are allocated by \`blockJacobian\`, so that arrays the caller allocates in the
+   * memory afterwards are not detached by the driver's first run.)
    */
   release(): void
 }
@@ -521,6 +522,9 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     }
     return Jout
   }
+  // (allocated now, before the caller allocates arrays of its own there: a later allocation that
+  // grows the memory would detach the views the caller holds)
+  if (memory) allocate()
   const release = () => {
     if (!held.J) return
     residentBuffers?.unregister(held)
