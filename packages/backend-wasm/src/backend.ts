@@ -177,6 +177,7 @@ export function compileToWasm(
     (wasmOptions.simd ?? true) && simdAvailable,
     wasmOptions.math ?? 'auto',
   )
+  ctx.inverses = inverses
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -248,6 +249,7 @@ export function compileToWasm(
   }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
+    mapLanes: ctx.mapLanes,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -296,6 +298,8 @@ const dropped =
 export interface WasmProgram extends CompiledProgram {
   /** How many pairs of updates run as one f64x2 update, in all functions and inverses (a diagnostic). */
   readonly lanePairs: number
+  /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
+  readonly mapLanes: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }

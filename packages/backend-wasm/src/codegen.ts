@@ -55,6 +55,16 @@ import {
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
+import {
+  planMapLanes,
+  readAfter,
+  reads,
+  readsVarying,
+  stmtExprs,
+  writtenNames,
+  type LaneType,
+  type MapLanesPlan,
+} from './map-lanes.js'
 import { MATH, emitNative, nativeOp, runLowering, type LoweringSink } from './primitive-lowering.js'
 import { MathLibrary, inModule, inModuleByName, mathImport, vectorRoutine, type MathChoice } from './math/index.js'
 import { mathBijection, type MathBijection } from './math/bijections.js'
@@ -188,6 +198,10 @@ export class ModuleContext {
   readonly fnIndex = new Map<string, number>()
   /** How many pairs of updates ran as one f64x2 update (see `lanes.ts`). */
   lanePairs = 0
+  /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
+  mapLanes = 0
+  /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
+  inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
   readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
   /** The math routines this module computes itself (defined after the functions and thunks). */
@@ -1283,6 +1297,26 @@ export class FunctionEmitter {
   // ---------- statements ----------
 
   private block(body: Stmt[]): void {
+    if (this.lanesOf) {
+      // a map loop's body in lanes: its runs share their common subexpressions too (no sin/cos
+      // pairs: its values are vectors)
+      const saved = this.shared
+      const savedSincos = this.sincos
+      this.sincos = undefined
+      forEachStatement(
+        body,
+        (s, unchecked, shared) => {
+          this.shared = shared
+          this.unchecked += unchecked
+          this.vstmt(s)
+          this.unchecked -= unchecked
+        },
+        this.tabulatedValues,
+      )
+      this.shared = saved
+      this.sincos = savedSincos
+      return
+    }
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
     const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
@@ -1771,7 +1805,7 @@ export class FunctionEmitter {
     const saved = this.promoted
     const stores: Array<() => void> = []
     const simple = stepConst === 1 || (stepConst === -1 && !s.reverse)
-    const els = !this.checking && simple ? promotableElements(s.variable, s.body) : []
+    const els = !this.checking && simple && !this.lanesOf ? promotableElements(s.variable, s.body) : []
     if (els.length) {
       const runs = this.local(I32)
       this.get(a)
@@ -1839,11 +1873,14 @@ export class FunctionEmitter {
     }
     // iterations two at a time as f64x2 updates first (see \`loop-pairs.ts\`), then the rest
     const paired = stepConst === 1 && !s.inclusive ? this.loopPairs(s) : null
+    // or, a map over independent elements, two iterations at a time in lanes (see \`map-lanes.ts\`)
+    const mapped = stepConst === 1 && !s.inclusive && !paired ? this.mapLanes(s) : null
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
       this.get(a)
       this.set(i)
       if (paired) this.pairedIterations(s.variable, paired, i, a, b, false)
+      if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
       loop(
         () => {
           this.get(i)
@@ -1860,6 +1897,7 @@ export class FunctionEmitter {
       this.get(b)
       this.set(i)
       if (paired) this.pairedIterations(s.variable, paired, i, a, b, true)
+      if (mapped) this.mapLaneIterations(mapped, i, a, b, true)
       if (s.inclusive)
         loop(
           () => {
@@ -1999,7 +2037,7 @@ export class FunctionEmitter {
    * scalar code would name) and where the engine has SIMD.
    */
   private loopPairs(s: Extract<Stmt, { kind: 'for' }>): LoopPairs | null {
-    if (!this.ctx.simd || this.checking) return null
+    if (!this.ctx.simd || this.checking || this.lanesOf) return null
     const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name))
     if (!plan) return null
     for (let k = 0; k < plan.body.length; k += 2)
@@ -2082,6 +2120,619 @@ export class FunctionEmitter {
     twoLeft()
     this.op(Op.br_if, 0)
     this.op(Op.end, Op.end)
+  }
+
+  // ---------- map lanes (see `map-lanes.ts`) ----------
+
+  /** The varying values of the map loop being emitted in lanes, by name (undefined outside one). */
+  private lanesOf: Map<string, { local: number; type: LaneType }> | undefined
+  /** The lanes the statements being emitted run in (an i64x2 mask local), undefined for both. */
+  private laneMask: number | undefined
+  /**
+   * The mask an update blends its new lanes with the old ones by (undefined: none). Inside a
+   * varying \`while\` the body's updates run in every lane without a blend (a lane that has left
+   * the loop computes values nothing keeps), and each value the loop carries is copied once per
+   * iteration into a frozen copy in the lanes that ran it (see \`vstmt\`): the blends then stay off
+   * the chain from one iteration to the next. An \`if\` blends by its lanes.
+   */
+  private blendMask: number | undefined
+
+  /** The map-lanes plan of a loop of step 1, where one applies (without checks, with SIMD). */
+  private mapLanes(s: Extract<Stmt, { kind: 'for' }>): MapLanesPlan | null {
+    if (!this.ctx.simd || this.checking || this.lanesOf) return null
+    const plan = planMapLanes(s.variable, s.body, {
+      function: (name, inverse) => (inverse ? this.ctx.inverses?.get(name) : this.program.functions.get(name)),
+      elem: (name) => {
+        const b = this.names.get(name)
+        return b?.kind === 'array' ? b.elem : undefined
+      },
+      isSwap: (callee) => {
+        try {
+          const wasm = this.program.registry.bijection(callee).emit?.wasm
+          const p = typeof wasm === 'object' ? wasm.permute : undefined
+          return !!p && p.length === 2 && p[0] === 1 && p[1] === 0
+        } catch {
+          return false
+        }
+      },
+    })
+    if (plan) this.ctx.mapLanes++
+    return plan
+  }
+
+  /**
+   * Runs the iterations of a map loop two at a time in lanes while two are left (and every array
+   * the pairs index holds both elements, and no written array overlaps another), leaving i at the
+   * first iteration not run: upwards from i = a, or downwards from i = b (then i − 2 and i − 1).
+   */
+  private mapLaneIterations(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
+    const twoLeft = () => {
+      this.get(i)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.get(i)
+      this.i32(down ? -1 : 1)
+      this.op(Op.i32_add)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.op(Op.i32_and)
+    }
+    this.op(Op.block, 0x40)
+    twoLeft()
+    this.op(Op.i32_eqz, Op.br_if, 0)
+    // every pair in range: 0 ≤ a and b ≤ len (otherwise the scalar loop runs and fails where it should)
+    this.get(a)
+    this.i32(0)
+    this.op(Op.i32_lt_s, Op.br_if, 0)
+    for (const el of plan.elements) {
+      this.get(b)
+      this.get(this.array(el.array).len)
+      this.op(Op.i32_gt_s, Op.br_if, 0)
+    }
+    // one typed array passed for two parameters (one region): one iteration at a time
+    for (const el of plan.elements) {
+      if (!el.written) continue
+      const W = this.array(el.array)
+      for (const x of plan.arrays) {
+        if (x === el.array) continue
+        const X = this.array(x)
+        const end = (v: typeof W) => {
+          this.get(v.ptr)
+          this.get(v.len)
+          this.i32(elemInfo(v.elem).size)
+          this.op(Op.i32_mul, Op.i32_add)
+        }
+        this.get(W.ptr)
+        end(X)
+        this.op(Op.i32_lt_u)
+        this.get(X.ptr)
+        end(W)
+        this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+      }
+    }
+    this.op(Op.loop, 0x40)
+    if (down) {
+      this.get(i)
+      this.i32(-2)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    const savedShared = this.shared
+    this.shared = undefined
+    this.scoped(() => {
+      const lanes = new Map<string, { local: number; type: LaneType }>()
+      const addrs: number[] = []
+      for (const el of plan.elements) {
+        const arr = this.array(el.array)
+        const addr = this.local(I32),
+          v = this.local(V128)
+        this.get(arr.ptr)
+        this.get(i)
+        this.i32(el.elem === 'f64' ? 3 : 2)
+        this.op(Op.i32_shl, Op.i32_add)
+        this.tee(addr)
+        if (el.elem === 'f64') {
+          this.simd(OpFd.v128_load)
+          this.out.u32(3).u32(0)
+        } else {
+          this.simd(OpFd.i64x2_load32x2_s)
+          this.out.u32(2).u32(0)
+        }
+        this.set(v)
+        addrs.push(addr)
+        lanes.set(el.alias, { local: v, type: el.elem })
+      }
+      if (plan.varying.has(plan.variable)) {
+        // the loop variable: i and i + 1
+        const v = this.local(V128)
+        this.get(i)
+        this.op(Op.i64_extend_i32_s)
+        this.simd(OpFd.i64x2_splat)
+        this.get(i)
+        this.i32(1)
+        this.op(Op.i32_add, Op.i64_extend_i32_s)
+        this.simd(OpFd.i64x2_replace_lane)
+        this.out.byte(1)
+        this.set(v)
+        lanes.set(plan.variable, { local: v, type: 'i32' })
+      }
+      this.lanesOf = lanes
+      this.laneMask = undefined
+      this.blendMask = undefined
+      try {
+        for (const s of plan.body) this.vstmt(s, plan)
+      } finally {
+        this.lanesOf = undefined
+      }
+      plan.elements.forEach((el, k) => {
+        if (!el.written) return
+        const v = lanes.get(el.alias)!.local
+        if (el.elem === 'f64') {
+          this.get(addrs[k]!)
+          this.get(v)
+          this.simd(OpFd.v128_store)
+          this.out.u32(3).u32(0)
+        } else {
+          for (const lane of [0, 1]) {
+            this.get(addrs[k]!)
+            this.get(v)
+            this.simd(OpFd.i64x2_extract_lane)
+            this.out.byte(lane)
+            this.op(Op.i32_wrap_i64)
+            this.out
+              .byte(Op.i32_store)
+              .u32(2)
+              .u32(4 * lane)
+          }
+        }
+      })
+    })
+    this.shared = savedShared
+    if (!down) {
+      this.get(i)
+      this.i32(2)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    twoLeft()
+    this.op(Op.br_if, 0)
+    this.op(Op.end, Op.end)
+  }
+
+  private planOf: MapLanesPlan | undefined
+
+  /** Whether a statement (nested ones included) writes or reads a varying value. */
+  private touchesVarying(s: Stmt, plan: MapLanesPlan): boolean {
+    for (const n of writtenNames(s)) if (plan.varying.has(n)) return true
+    let found = false
+    const visit = (x: Stmt) => {
+      if (found) return
+      if (stmtExprs(x).some((e) => readsVarying(e, plan.varying))) found = true
+      else if (x.kind === 'dealloc' && plan.varying.has(x.name)) found = true
+      else if (x.kind === 'if') [...x.then, ...x.else].forEach(visit)
+      else if (x.kind === 'while' || x.kind === 'for' || x.kind === 'unchecked') x.body.forEach(visit)
+    }
+    visit(s)
+    return found
+  }
+
+  /** Emits a statement of a map loop's body in lanes (uniform ones as scalar code). */
+  private vstmt(s: Stmt, plan: MapLanesPlan = this.planOf!): void {
+    this.planOf = plan
+    if (!this.touchesVarying(s, plan)) return this.stmt(s)
+    switch (s.kind) {
+      case 'update': {
+        const name = (s.target as { name: string }).name
+        const x = this.lanesOf!.get(name)!
+        this.get(x.local)
+        this.vvalue(s.value, x.type)
+        if (x.type === 'f64') {
+          const ops = { '+=': OpFd.f64x2_add, '-=': OpFd.f64x2_sub, '*=': OpFd.f64x2_mul, '/=': OpFd.f64x2_div }
+          const o = ops[s.op as keyof typeof ops]
+          if (o === undefined) throw new Error(`wasm codegen: \`${s.op}\` on f64 lanes`)
+          this.simd(o)
+        } else if (s.op === '^=') this.simd(OpFd.v128_xor)
+        else if (s.op === '+=' || s.op === '-=') {
+          this.simd(s.op === '+=' ? OpFd.i64x2_add : OpFd.i64x2_sub)
+          this.wrapLanes()
+        } else throw new Error(`wasm codegen: \`${s.op}\` on i32 lanes`)
+        this.blend(x.local)
+        this.set(x.local)
+        return
+      }
+      case 'alloc': {
+        const t = plan.varying.get(s.name)!
+        const l = this.local(V128)
+        this.vvalue(s.value as Expr, t)
+        this.set(l)
+        this.lanesOf!.set(s.name, { local: l, type: t })
+        return
+      }
+      case 'dealloc':
+        // (without checks a scalar's deallocation does nothing)
+        this.names.delete(s.name)
+        return
+      case 'callstmt': {
+        // SWAP (the planner admits no other call): the active lanes exchange
+        const [p, q] = s.args.map((a) => this.lanesOf!.get((a as { name: string }).name)!)
+        const m = this.blendMask
+        if (m === undefined) {
+          this.get(p!.local)
+          this.get(q!.local)
+          this.set(p!.local)
+          this.set(q!.local)
+          return
+        }
+        const t = this.local(V128)
+        for (const [x, y] of [
+          [q!, p!],
+          [p!, q!],
+        ] as const) {
+          this.get(x.local)
+          this.get(y.local)
+          this.get(m)
+          this.simd(OpFd.v128_bitselect)
+        }
+        this.set(t)
+        this.set(p!.local)
+        this.get(t)
+        this.set(q!.local)
+        return
+      }
+      case 'if': {
+        if (!readsVarying(s.pre, plan.varying)) return this.ifStmt(s)
+        const c = this.local(V128)
+        this.vmask(s.pre)
+        this.set(c)
+        const saved = this.laneMask
+        for (const [body, negate] of [
+          [s.then, false],
+          [s.else, true],
+        ] as const) {
+          if (!body.length) continue
+          const m = this.local(V128)
+          if (saved === undefined) {
+            this.get(c)
+            if (negate) this.simd(OpFd.v128_not)
+          } else {
+            this.get(saved)
+            this.get(c)
+            this.simd(negate ? OpFd.v128_andnot : OpFd.v128_and)
+          }
+          this.tee(m)
+          this.simd(OpFd.v128_any_true)
+          this.op(Op.if, 0x40)
+          const savedBlend = this.blendMask
+          this.laneMask = m
+          this.blendMask = m
+          this.scoped(() => this.block(body))
+          this.laneMask = saved
+          this.blendMask = savedBlend
+          this.op(Op.end)
+        }
+        return
+      }
+      case 'while': {
+        if (!readsVarying(s.pre, plan.varying)) return this.whileStmt(s)
+        // the lanes still running: a lane leaves for good when its condition first fails
+        const act = this.local(V128)
+        const saved = this.laneMask,
+          savedBlend = this.blendMask
+        if (saved === undefined) this.allLanes()
+        else this.get(saved)
+        this.set(act)
+        // the values the loop carries (written in it, bound before it), each with a frozen copy
+        // (only those read after it: the others' lanes are dead once the loop is done)
+        const after = readAfter(plan, s)
+        const carried = [...writtenNames(s)].flatMap((n) => {
+          const v = this.lanesOf!.get(n)
+          if (!v || (after && !after.has(n))) return []
+          const frozen = this.local(V128)
+          this.get(v.local)
+          this.set(frozen)
+          return [[v.local, frozen] as const]
+        })
+        this.op(Op.block, 0x40, Op.loop, 0x40)
+        this.get(act)
+        this.vmask(s.pre)
+        this.simd(OpFd.v128_and)
+        this.tee(act)
+        this.simd(OpFd.v128_any_true)
+        this.op(Op.i32_eqz, Op.br_if, 1)
+        this.laneMask = act
+        this.blendMask = undefined
+        this.scoped(() => this.block(s.body))
+        this.laneMask = saved
+        this.blendMask = savedBlend
+        // the lanes that ran this iteration keep what it computed
+        for (const [v, frozen] of carried) {
+          this.get(v)
+          this.get(frozen)
+          this.get(act)
+          this.simd(OpFd.v128_bitselect)
+          this.set(frozen)
+        }
+        this.op(Op.br, 0, Op.end, Op.end)
+        for (const [v, frozen] of carried) {
+          this.get(frozen)
+          this.set(v)
+        }
+        return
+      }
+      case 'for':
+        return this.forStmt(s)
+      case 'unchecked':
+        this.unchecked++
+        this.scoped(() => this.block(s.body))
+        this.unchecked--
+        return
+      default:
+        throw new Error(`wasm codegen: \`${s.kind}\` in map lanes`)
+    }
+  }
+
+  /** An i64x2 of all ones (both lanes active). */
+  private allLanes(): void {
+    this.simd(OpFd.v128_const)
+    for (let k = 0; k < 16; k++) this.out.byte(0xff)
+  }
+
+  /** Keeps the old value (local `old`) in the lanes outside the current mask. */
+  private blend(old: number): void {
+    if (this.blendMask === undefined) return
+    this.get(old)
+    this.get(this.blendMask)
+    this.simd(OpFd.v128_bitselect)
+  }
+
+  /** Wraps i64 lanes to the sign-extended i32 value (i32 arithmetic wraps). */
+  private wrapLanes(): void {
+    this.i32(32)
+    this.simd(OpFd.i64x2_shl)
+    this.i32(32)
+    this.simd(OpFd.i64x2_shr_s)
+  }
+
+  /** Pushes the lanes of `e` as type `t` (f64 or i32 lanes). */
+  private vvalue(e: Expr, t: LaneType): void {
+    const got = this.vexpr(e)
+    if (got === t) return
+    if (got === 'i32' && t === 'f64') return this.lanesToF64()
+    throw new Error(`wasm codegen: lanes of ${got} where ${t} is wanted`)
+  }
+
+  /** Pushes the i64x2 mask of a condition. */
+  private vmask(e: Expr): void {
+    const got = this.vexpr(e)
+    if (got !== 'mask') throw new Error('wasm codegen: a condition in lanes is not a mask')
+  }
+
+  /** f64 lanes of i32 ones (sign-extended in i64 lanes): the low halves, converted. */
+  private lanesToF64(): void {
+    const v = this.local(V128)
+    this.tee(v)
+    this.get(v)
+    this.simd(OpFd.i8x16_shuffle)
+    for (const k of [0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11]) this.out.byte(k)
+    this.simd(OpFd.f64x2_convert_low_i32x4_s)
+  }
+
+  /**
+   * Pushes the lanes of an expression of a map loop: f64 lanes, i32 lanes (sign-extended in i64
+   * lanes) or a mask (a bool). Each lane is what the scalar code computes: the arithmetic with an
+   * f64x2 or i64x2 instruction where one rounds as the scalar one does, else the scalar code once
+   * per lane.
+   */
+  private vexpr(e: Expr): 'f64' | 'i32' | 'mask' {
+    const sh = this.shared?.get(e)
+    if (!sh) return this.vexprCode(e)
+    const have = this.laneShared.get(sh)
+    if (have) {
+      this.get(have[0])
+      return have[1]
+    }
+    const t = this.vexprCode(e)
+    const l = this.local(V128)
+    this.tee(l)
+    this.laneShared.set(sh, [l, t])
+    return t
+  }
+
+  /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */
+  private readonly laneShared = new Map<Shared, [number, 'f64' | 'i32' | 'mask']>()
+
+  private vexprCode(e: Expr): 'f64' | 'i32' | 'mask' {
+    const lanes = this.lanesOf!
+    if (e.kind === 'num' && (e.type === 'f64' || e.type === 'i32')) {
+      // a constant: both lanes at once
+      const bytes = new Uint8Array(16)
+      const view = new DataView(bytes.buffer)
+      for (const lane of [0, 8])
+        if (e.type === 'f64') view.setFloat64(lane, e.value, true)
+        else view.setBigInt64(lane, BigInt(e.value | 0), true)
+      this.simd(OpFd.v128_const)
+      for (const b of bytes) this.out.byte(b)
+      return e.type as LaneType
+    }
+    if (!readsVarying(e, lanes)) {
+      const t = this.expr(e)
+      if (e.type === 'bool') {
+        this.op(Op.i64_extend_i32_u)
+        this.simd(OpFd.i64x2_splat)
+        this.simd(OpFd.i64x2_neg)
+        return 'mask'
+      }
+      if (t === F64) {
+        this.simd(OpFd.f64x2_splat)
+        return 'f64'
+      }
+      if (t === I32) {
+        this.op(Op.i64_extend_i32_s)
+        this.simd(OpFd.i64x2_splat)
+        return 'i32'
+      }
+      throw new Error('wasm codegen: an f32 value in lanes')
+    }
+    const kind = (x: Expr) => (x.type === 'f64' ? 'f64' : x.type === 'i32' ? 'i32' : x.type === 'bool' ? 'bool' : '')
+    switch (e.kind) {
+      case 'var': {
+        const v = lanes.get(e.name)!
+        this.get(v.local)
+        return v.type
+      }
+      case 'unary':
+        if (e.op === '!' && kind(e.arg) === 'bool') {
+          this.vmask(e.arg)
+          this.simd(OpFd.v128_not)
+          return 'mask'
+        }
+        if (e.op === '-' && kind(e.arg) === 'f64' && e.type === 'f64') {
+          this.vvalue(e.arg, 'f64')
+          this.simd(OpFd.f64x2_neg)
+          return 'f64'
+        }
+        break
+      case 'binary': {
+        const l = kind(e.left),
+          r = kind(e.right)
+        const arith = { '+': 0, '-': 1, '*': 2, '/': 3 } as Record<string, number>
+        if (e.type === 'f64' && l === 'f64' && r === 'f64' && e.op in arith) {
+          this.vvalue(e.left, 'f64')
+          this.vvalue(e.right, 'f64')
+          this.simd([OpFd.f64x2_add, OpFd.f64x2_sub, OpFd.f64x2_mul, OpFd.f64x2_div][arith[e.op]!]!)
+          return 'f64'
+        }
+        if (e.type === 'f64' && l === 'f64' && e.op === '**' && e.right.kind === 'num' && e.right.value === 2) {
+          // x ** 2 is x · x, as the scalar code computes it
+          this.vvalue(e.left, 'f64')
+          const x = this.local(V128)
+          this.tee(x)
+          this.get(x)
+          this.simd(OpFd.f64x2_mul)
+          return 'f64'
+        }
+        if (e.type === 'i32' && l === 'i32' && r === 'i32' && (e.op === '+' || e.op === '-' || e.op === '*')) {
+          this.vvalue(e.left, 'i32')
+          this.vvalue(e.right, 'i32')
+          this.simd(e.op === '+' ? OpFd.i64x2_add : e.op === '-' ? OpFd.i64x2_sub : OpFd.i64x2_mul)
+          this.wrapLanes()
+          return 'i32'
+        }
+        const cmp = ['<', '>', '<=', '>=', '==', '!='].indexOf(e.op)
+        if (cmp >= 0 && e.type === 'bool' && l === r && (l === 'f64' || l === 'i32')) {
+          this.vvalue(e.left, l)
+          this.vvalue(e.right, l)
+          const ops =
+            l === 'f64'
+              ? [OpFd.f64x2_lt, OpFd.f64x2_gt, OpFd.f64x2_le, OpFd.f64x2_ge, OpFd.f64x2_eq, OpFd.f64x2_ne]
+              : [OpFd.i64x2_lt_s, OpFd.i64x2_gt_s, OpFd.i64x2_le_s, OpFd.i64x2_ge_s, OpFd.i64x2_eq, OpFd.i64x2_ne]
+          this.simd(ops[cmp]!)
+          return 'mask'
+        }
+        if ((e.op === '&&' || e.op === '||') && l === 'bool' && r === 'bool') {
+          this.vmask(e.left)
+          this.vmask(e.right)
+          this.simd(e.op === '&&' ? OpFd.v128_and : OpFd.v128_or)
+          return 'mask'
+        }
+        break
+      }
+      case 'call': {
+        const arg = e.args[0]
+        if (e.callee === 'f64' && arg && e.args.length === 1 && e.type === 'f64') {
+          if (kind(arg) === 'f64') return this.vexpr(arg)
+          if (kind(arg) === 'i32') {
+            this.vvalue(arg, 'i32')
+            this.lanesToF64()
+            return 'f64'
+          }
+          break
+        }
+        const spec = this.program.registry.findPrimitive(e.callee)
+        const wasm = spec?.kind === 'pure' ? spec.emit?.wasm : undefined
+        if (wasm === 'identity' && e.args.length === 1 && arg && kind(arg) === e.type && e.type !== 'bool')
+          return this.vexpr(arg)
+        const native =
+          e.type === 'f64' && e.args.every((x) => kind(x) === 'f64') ? this.laneContext.native(e) : undefined
+        if (native) {
+          for (const x of e.args) this.vvalue(x, 'f64')
+          const ops: Record<VectorNative, number> = {
+            neg: OpFd.f64x2_neg,
+            sqrt: OpFd.f64x2_sqrt,
+            abs: OpFd.f64x2_abs,
+            min: OpFd.f64x2_min,
+            max: OpFd.f64x2_max,
+          }
+          this.simd(ops[native])
+          return 'f64'
+        }
+        break
+      }
+    }
+    return this.laneByLane(e)
+  }
+
+  /** The scalar code of `e` once per lane, from the lanes of the varying values it reads. */
+  private laneByLane(e: Expr): 'f64' | 'i32' | 'mask' {
+    const lanes = this.lanesOf!
+    const t = e.type
+    if (t !== 'f64' && t !== 'i32' && t !== 'bool') throw new Error(`wasm codegen: a ${t} value in lanes`)
+    const names = [...reads(e, new Set())].filter((n) => lanes.has(n))
+    for (const lane of [0, 1]) {
+      this.scoped(() => {
+        for (const n of names) {
+          const v = lanes.get(n)!
+          const l = this.local(v.type === 'f64' ? F64 : I32)
+          this.get(v.local)
+          if (v.type === 'f64') {
+            this.simd(OpFd.f64x2_extract_lane)
+            this.out.byte(lane)
+          } else {
+            this.simd(OpFd.i64x2_extract_lane)
+            this.out.byte(lane)
+            this.op(Op.i32_wrap_i64)
+          }
+          this.set(l)
+          this.names.set(n, { kind: 'scalar', local: l, type: v.type })
+        }
+        // (nothing shared: a value computed for one lane is not the other's)
+        const shared = this.shared
+        this.lanesOf = undefined
+        this.shared = undefined
+        // a lane that does not run here computes nothing (an element it would read may be out
+        // of range, a primitive it would call may throw): 0 stands for its value
+        const mask = this.laneMask
+        if (mask !== undefined) {
+          this.get(mask)
+          this.simd(OpFd.i64x2_extract_lane)
+          this.out.byte(lane)
+          this.op(Op.i64_eqz, Op.if, t === 'f64' ? F64 : I32)
+          if (t === 'f64') this.f64c(0)
+          else this.i32(0)
+          this.op(Op.else)
+        }
+        try {
+          this.expr(e)
+        } finally {
+          this.lanesOf = lanes
+          this.shared = shared
+        }
+        if (mask !== undefined) this.op(Op.end)
+      })
+      if (t === 'f64') {
+        this.simd(lane === 0 ? OpFd.f64x2_splat : OpFd.f64x2_replace_lane)
+        if (lane === 1) this.out.byte(1)
+      } else {
+        this.op(Op.i64_extend_i32_s)
+        this.simd(lane === 0 ? OpFd.i64x2_splat : OpFd.i64x2_replace_lane)
+        if (lane === 1) this.out.byte(1)
+      }
+    }
+    if (t === 'bool') {
+      this.simd(OpFd.i64x2_neg)
+      return 'mask'
+    }
+    return t as LaneType
   }
 
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {

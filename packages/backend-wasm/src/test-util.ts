@@ -8,6 +8,8 @@ import type { MathChoice } from './math/index.js'
 
 /** Lane pairs emitted by the last wasm compilation of `compile`. */
 export let lastPairs = -1
+/** Map loops run in lanes by the last wasm compilation of `compile`. */
+export let lastMapLanes = -1
 
 /** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, or 'cpu'), recording `lastPairs`. */
 export const compile = (text: string, backend: string, checks = false, simd = true, math?: MathChoice) => {
@@ -17,6 +19,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
     doCompile: (...a: Parameters<typeof spec.doCompile>) => {
       const p = spec.doCompile(...a) as WasmProgram
       lastPairs = p.lanePairs
+      lastMapLanes = p.mapLanes
       return p
     },
   }
@@ -28,7 +31,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
 }
 
 /** A number as text that tells −0 from 0 and keeps NaN (whose payload bits wasm leaves open). */
-const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
+export const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
 
 /** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
 export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {

@@ -40,6 +40,7 @@ export {
   writtenNames,
   dropZeroUpdates,
   tabulate,
+  forwardPureValues,
   iterationVariant,
   loweredPureCalls,
   worthTabulating,

@@ -5,7 +5,7 @@
 import { UnfError } from './errors.js'
 import { BOOL_OPS, type OpTable } from './ops.js'
 import { freeVars, printTerm, TARGET_ONLY, type Term } from './term.js'
-import { arrayType, B, printType, R, sameType, tupleType, type Type } from './types.js'
+import { arrayType, B, cotangentType, printType, R, sameType, tupleType, type Type } from './types.js'
 
 /** A typing context: variable name → type, in binding order. */
 export type Context = ReadonlyArray<readonly [string, Type]>
@@ -119,6 +119,23 @@ function infer(t: Term, env: ReadonlyMap<string, Type>, ops: OpTable, source: bo
       case 'first':
       case 'last':
         return elemOf(go(x.array, e), x)
+      case 'prefix': {
+        // the first |L| elements of A: A's type; L is an array of any element type
+        const a = go(x.array, e)
+        elemOf(a, x)
+        elemOf(go(x.len, e), x)
+        return a
+      }
+      case 'padTo': {
+        // C followed by zeros up to |A|: C is an array of the cotangents of A's elements
+        const c = go(x.array, e)
+        const a = go(x.len, e)
+        elemOf(c, x)
+        elemOf(a, x)
+        if (!sameType(c, cotangentType(a)))
+          fail(`padTo of ${printType(c)} to the length of ${printType(a)} (expected ${printType(cotangentType(a))})`, x)
+        return c
+      }
       case 'if': {
         const cond = go(x.cond, e)
         if (cond.kind !== 'B') fail(`the condition must be B, got ${printType(cond)}`, x)

@@ -9,6 +9,8 @@
 import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
+import { fastTanh } from './fast-tanh.js'
+import { inPlaceMaps } from './in-place-maps.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -25,6 +27,7 @@ import { children, freeVars, type Term } from './term.js'
 import { arrayType, B, R, tupleType, printType, type Type } from './types.js'
 
 const BUILTIN_EXP = BUILTIN_OPS.get('exp')
+const BUILTIN_TANH = BUILTIN_OPS.get('tanh')
 
 /** Marks an allocation whose elements are all written before they are read. */
 const FILL = '/*fill*/'
@@ -98,7 +101,7 @@ const ROWS = '/*rows*/'
 function reuseRows(source: string): { source: string; next: number } {
   const decl = /^( *)const (o\d+) = new Array\(([^;]*)\) \/\*rows\*\/;/gm
   let k = 0
-  const edits: Array<[string, string]> = []
+  const edits: Array<[string | RegExp, string]> = []
   for (const m of source.matchAll(decl)) {
     const [whole, indent, name, size] = m as unknown as [string, string, string, string]
     const rest = source.replace(whole, '')
@@ -138,6 +141,10 @@ function reuseRows(source: string): { source: string; next: number } {
         d[0],
         `const ${row} = ${r} !== undefined && ${r}.length === ${d[1]} ? ${r} : (${r} = new Float64Array(${d[1]}));`,
       ])
+      // the row is in place already (taken from there, or stored there when allocated): the store
+      // after the loop would only write it again (a store of an object into a JS array, with its
+      // write barrier, per element)
+      edits.push([new RegExp(`^ *${r.replace(/[[\]]/g, '\\$&')} = ${row};\n`, 'm'), ''])
     }
   }
   for (const [from, to] of edits) source = source.replace(from, to)
@@ -185,17 +192,20 @@ export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean; fastExp?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean; fastTanh?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
   g.fastExp = options.fastExp ?? true
+  g.fastTanh = options.fastTanh ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
     g.checkArg(argNames[i]!, p.type, i)
     env.set(p.name, { v: g.unpack(argNames[i]!, p.type), t: p.type })
   })
-  const r = g.emit(shareScans(hoistInvariants(pushNegations(term))), env)
+  const final = shareScans(hoistInvariants(pushNegations(term)))
+  g.inPlace = inPlaceMaps(final)
+  const r = g.emit(final, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
   if (source.includes(SHAPELESS))
@@ -206,6 +216,7 @@ export function generate(
     'shapeErr',
     'bufs',
     'fexp',
+    'ftanh',
     `return function unfGenerated(${argNames.join(', ')}) {\n${source}\n}`,
   ) as (
     fns: Array<(...a: number[]) => number>,
@@ -213,6 +224,7 @@ export function generate(
     shapeErr: (what: string) => never,
     bufs: Float64Array[],
     fexp: (x: number) => number,
+    ftanh: (x: number) => number,
   ) => (...args: unknown[]) => unknown
   const fn = factory(
     g.fns,
@@ -224,6 +236,7 @@ export function generate(
     },
     [],
     fastExp,
+    fastTanh,
   )
   return { fn, source }
 }
@@ -233,6 +246,12 @@ class Gen {
   fns: Array<(...a: number[]) => number> = []
   /** the built-in `exp` as `fexp` (`fast-exp.ts`, inlined by V8) instead of `Math.exp` */
   fastExp = true
+  /** the built-in `tanh` as `ftanh` (`fast-tanh.ts`, inlined by V8) instead of `Math.tanh` */
+  fastTanh = true
+  /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
+  inPlace = new Map<Term, number>()
+  /** locals holding arrays of reals allocated for a map's result (what an in-place map may overwrite) */
+  private mapArrays = new Set<string>()
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -271,6 +290,15 @@ class Gen {
     } finally {
       this.pending = undefined
     }
+  }
+
+  /** The array a map marked in place writes its result into, when it is one a map of ours allocated. */
+  private inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type, scanAt: number): string | undefined {
+    const at = this.inPlace.get(x)
+    if (at === undefined || scanAt >= 0 || elem.kind !== 'R' || x.k !== 'map') return undefined
+    const a = x.arrays[at]!
+    const b = a.k === 'var' ? env.get(a.name) : undefined
+    return typeof b?.v === 'string' && this.mapArrays.has(b.v) ? b.v : undefined
   }
 
   fresh(base = 't'): string {
@@ -376,6 +404,7 @@ class Gen {
         if (b) return { v: this.local(b.js(...args), 'b'), t: B }
         const o = this.ops.get(x.op)
         if (this.fastExp && o === BUILTIN_EXP) return { v: this.local(`fexp(${args[0]!})`), t: R }
+        if (this.fastTanh && o === BUILTIN_TANH) return { v: this.local(`ftanh(${args[0]!})`), t: R }
         if (o.js) return { v: this.local(o.js(...args)), t: o.result }
         return {
           v: this.local(`${this.fnRef(o.name, o.evaluate as (...a: number[]) => number)}(${args.join(', ')})`),
@@ -410,6 +439,9 @@ class Gen {
         const reductions = this.pending?.map === x ? this.pending.reductions : []
         this.pending = undefined
         const keep = keptArrays(x.params, x.body, x.arrays)
+        // an array kept only for its length (a user variable whose element the body never reads)
+        // has no element read in the loop
+        const reads = freeVars(x.body)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
@@ -428,14 +460,15 @@ class Gen {
           this.indent(() => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
-              if (arrays[i]) e.set(p, arrays[i]!.elem(j))
+              if (arrays[i] && reads.has(p)) e.set(p, arrays[i]!.elem(j))
             })
             return this.emit(x.body, e)
           }),
         )
         const bodyLines = this.lines
         this.lines = saved
-        const out = this.allocate(arrayType(body.t), n)
+        const out = this.inPlaceOutput(x, env, body.t, scanAt) ?? this.allocate(arrayType(body.t), n)
+        if (body.t.kind === 'R' && typeof out === 'string') this.mapArrays.add(out)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
           // a loop-free body is unrolled by four (its elements are independent); the reductions
@@ -451,7 +484,7 @@ class Gen {
           const element = (at: string, k: number) => {
             const e = new Map(env)
             x.params.forEach((p, i) => {
-              if (arrays[i]) e.set(p, arrays[i]!.elem(at))
+              if (arrays[i] && reads.has(p)) e.set(p, arrays[i]!.elem(at))
             })
             const r = this.emit(x.body, e).v
             this.store(out, r, at)
@@ -562,6 +595,31 @@ class Gen {
         })
         return { v, t: a.t }
       }
+      case 'prefix': {
+        // a view of the first |L| elements (a loop reads the array itself, see `source`)
+        const a = this.emit(x.array, env)
+        const n = this.prefixLength(x, a, env)
+        const v = mapLeaves(a.v, (l) => this.local(`${l}.subarray ? ${l}.subarray(0, ${n}) : ${l}.slice(0, ${n})`))
+        return { v, t: a.t }
+      }
+      case 'padTo': {
+        const c = this.emit(x.array, env)
+        const len = this.source(x.len, env).length
+        const elemLeaves = leafTypes((c.t as { elem: Type }).elem)
+        const v = mapLeaves(c.v, (l, i) => {
+          this.line(`if (${l}.length > ${len}) shapeErr('padding an array to a shorter length');`)
+          if (elemLeaves[i]!.kind === 'R') {
+            const out = this.local(`new Float64Array(${len})`, 'pad')
+            this.line(`${out}.set(${l});`)
+            return out
+          }
+          // zeros shaped like the padded-to array's elements, one per missing element
+          const like = firstLeaf(this.emit(x.len, env).v)
+          const z = this.zeroLikeExpr('q', elemLeaves[i]!)
+          return this.local(`[...${l}, ...${like}.slice(${l}.length).map((q) => ${z})]`, 'pad')
+        })
+        return { v, t: c.t }
+      }
       case 'first':
       case 'last': {
         const bound = x.k === 'last' && x.array.k === 'var' ? env.get(x.array.name)?.v : undefined
@@ -661,8 +719,9 @@ class Gen {
     const body = this.indent(() =>
       this.indent(() => {
         let e: ReadonlyMap<string, TV> = new Map(env).set(x.carry, { v: rebuild(carry0.v, carry), t: carry0.t })
+        const reads = freeVars(x.body)
         x.params.forEach((p, i) => {
-          if (arrays[i]) (e as Map<string, TV>).set(p, arrays[i]!.elem(j))
+          if (arrays[i] && reads.has(p)) (e as Map<string, TV>).set(p, arrays[i]!.elem(j))
         })
         let b = x.body
         const final = finalOf(b)
@@ -874,12 +933,13 @@ class Gen {
       const keep = keptArrays(a.params, a.body, a.arrays)
       const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
       const length = this.sourceLength(inner.filter((b): b is Source => b !== undefined))
+      const reads = freeVars(a.body)
       return {
         length,
         elem: (j) => {
           const e = new Map(env)
           a.params.forEach((p, i) => {
-            if (inner[i]) e.set(p, inner[i]!.elem(j))
+            if (inner[i] && reads.has(p)) e.set(p, inner[i]!.elem(j))
           })
           return this.emit(a.body, e)
         },
@@ -901,6 +961,19 @@ class Gen {
         },
       }
     }
+    if (a.k === 'prefix') {
+      // a prefix read by index: the array itself, over the prefix's length (no view); a prefix
+      // of a map evaluates the map's body for the prefix's elements only, in the reading loop
+      if (a.array.k === 'map') {
+        const inner = this.source(a.array, env)
+        const length = this.source(a.len, env).length
+        this.line(`if (${length} > ${inner.length}) shapeErr('a prefix longer than its array');`)
+        return { length, elem: inner.elem }
+      }
+      const inner = this.emit(a.array, env)
+      const length = this.prefixLength(a, inner, env)
+      return { length, elem: (j) => this.element(inner, j) }
+    }
     if (a.k === 'shift1L' || a.k === 'shift1R') {
       // a shifted array read by index: an offset into the array, no view
       const inner = this.emit(a.array, env)
@@ -908,7 +981,7 @@ class Gen {
       const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
       return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
     }
-    const v = this.emit(a, env)
+    const v = arrayOfTuples(this.emit(a, env))
     if (v.t.kind !== 'array')
       throw new UnfError('unf/type', `code generation: expected an array, got ${printType(v.t)}`)
     // an array this code allocated has a length known as a local: no property read (a read of
@@ -1113,6 +1186,13 @@ class Gen {
     }
   }
 
+  /** The length of `prefix A L` (L's), checked against A's. */
+  private prefixLength(x: Extract<Term, { k: 'prefix' }>, a: TV, env: ReadonlyMap<string, TV>): string {
+    const n = this.source(x.len, env).length
+    this.line(`if (${n} > ${firstLeaf(a.v)}.length) shapeErr('a prefix longer than its array');`)
+    return n
+  }
+
   sourceLength(sources: Source[]): string {
     const n = sources[0]!.length
     for (const s of sources.slice(1)) {
@@ -1194,29 +1274,39 @@ class Gen {
    * `acc +̂= term` in place, fusing the term's loops: a `map` adds element by element (its body
    * evaluated in the accumulation loop), lets are emitted, zeros add nothing.
    */
-  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>) {
+  private accumulateTerm(acc: string, term: Term, env: ReadonlyMap<string, TV>, prefixOnly = false) {
+    // prefixOnly: the term may be shorter than acc and adds into acc's first elements (`padTo`)
+    const fits = prefixOnly ? '>' : '!=='
     switch (term.k) {
       case 'zero':
         return
       case 'let': {
         const val = this.bindValue(term.name, term.value, term.body, env)
-        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val))
+        this.accumulateTerm(acc, term.body, new Map(env).set(term.name, val), prefixOnly)
         return
       }
       case 'add':
-        this.accumulateTerm(acc, term.a, env)
-        this.accumulateTerm(acc, term.b, env)
+        this.accumulateTerm(acc, term.a, env, prefixOnly)
+        this.accumulateTerm(acc, term.b, env, prefixOnly)
         return
+      case 'padTo': {
+        // `acc +̂= padTo C L`: C adds into acc's first |C| elements, the zeros add nothing
+        const len = this.source(term.len, env).length
+        this.line(`if (${len} ${fits} ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        this.accumulateTerm(acc, term.array, env, true)
+        return
+      }
       case 'map': {
         const keep = keptArrays(term.params, term.body, term.arrays)
         const sources = term.arrays.map((a, i) => (keep.includes(i) ? this.source(a, env) : undefined))
         const n = this.sourceLength(sources.filter((b): b is Source => b !== undefined))
-        this.line(`if (${n} !== ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        this.line(`if (${n} ${fits} ${acc}.length) shapeErr('adding arrays of different lengths');`)
         const q = this.fresh('q')
+        const reads = freeVars(term.body)
         const element = (at: string) => {
           const e = new Map(env)
           term.params.forEach((p, i) => {
-            if (sources[i]) e.set(p, sources[i]!.elem(at))
+            if (sources[i] && reads.has(p)) e.set(p, sources[i]!.elem(at))
           })
           let b = term.body
           let be: ReadonlyMap<string, TV> = e
@@ -1260,7 +1350,21 @@ class Gen {
       }
       default: {
         const r = this.emit(term, env)
-        this.accumulate(acc, r.v as string, r.t)
+        if (!prefixOnly) {
+          this.accumulate(acc, r.v as string, r.t)
+          return
+        }
+        // into acc's first |r| elements (the rows themselves must agree)
+        const v = r.v as string
+        const q = this.fresh('q')
+        this.line(`if (${v}.length > ${acc}.length) shapeErr('adding arrays of different lengths');`)
+        if (r.t.kind === 'array' && r.t.elem.kind === 'R') {
+          this.line(`for (let ${q} = 0; ${q} < ${v}.length; ${q}++) ${acc}[${q}] += ${v}[${q}];`)
+          return
+        }
+        this.line(`for (let ${q} = 0; ${q} < ${v}.length; ${q}++) {`)
+        this.indent(() => this.accumulate(`${acc}[${q}]`, `${v}[${q}]`, (r.t as { elem: Type }).elem))
+        this.line('}')
       }
     }
   }
@@ -1389,6 +1493,24 @@ function leafTuple(t: Type): Type {
   }
   if (t.kind === 'tuple') return tupleType(...t.items.map(leafTuple))
   return t
+}
+
+/**
+ * An array of tuples typed as its representation (a tuple of arrays, as a projection of a sweep's
+ * outputs gives it) retyped as the array it is, so that a loop can read it element by element.
+ */
+function arrayOfTuples(x: TV): TV {
+  const asArray = (t: Type): Type | undefined => {
+    if (t.kind === 'array') return t
+    if (t.kind !== 'tuple') return undefined
+    const items = t.items.map(asArray)
+    return items.every((i) => i !== undefined)
+      ? arrayType(tupleType(...items.map((i) => (i as { elem: Type }).elem)))
+      : undefined
+  }
+  if (x.t.kind !== 'tuple' || leaves(x.v).length === 0) return x
+  const t = asArray(x.t)
+  return t ? { v: x.v, t } : x
 }
 
 /** The leaf types of a representation, in order. */

@@ -165,6 +165,23 @@ export function evaluate(t: Term, env: ReadonlyMap<string, Value>, ops: OpTable,
         k.moves += a.length
         return new ArrayValue(x.k === 'shift1L' ? a.slice(1) : a.slice(0, -1))
       }
+      case 'prefix': {
+        const a = arr(go(x.array, e), x.k)
+        const n = arr(go(x.len, e), x.k).length
+        if (n > a.length) throw new UnfError('unf/shape', `prefix of length ${n} of an array of length ${a.length}`)
+        k.moves += n
+        return new ArrayValue(a.slice(0, n))
+      }
+      case 'padTo': {
+        const cv = go(x.array, e)
+        const a = arr(go(x.len, e), x.k)
+        if (cv === ZERO) return zeroLike(new ArrayValue(a), undefined, k)
+        const c = arr(cv, x.k)
+        if (c.length > a.length)
+          throw new UnfError('unf/shape', `padTo of an array of length ${c.length} to length ${a.length}`)
+        k.moves += a.length
+        return new ArrayValue([...c, ...a.slice(c.length).map((y) => zeroLike(y, undefined, k))])
+      }
       case 'if': {
         k.moves++
         return go(x.cond, e) ? go(x.then, e) : go(x.else, e)

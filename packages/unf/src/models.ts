@@ -3,7 +3,7 @@
  * log-likelihood (ADBench's GMM objective) and a two-layer perceptron's squared loss. They are
  * what a user writes; the tests and `apps/bench` compile and differentiate them.
  */
-import { add, c, dot, let_, lets, logsumexp, map, map2, mapN, mul, op, sub, sum, v, type Term } from './term.js'
+import { add, c, dot, let_, lets, logsumexp, map, map2, mapN, mul, op, prefix, sub, sum, v, type Term } from './term.js'
 import { arrayType, R, type Type } from './types.js'
 
 const R1 = arrayType(R)
@@ -15,16 +15,30 @@ export const sqnorm = (a: Term): Term => sum(map(a, (x) => op('square', x)))
 /** `M·x` for a matrix given by rows. */
 export const matvec = (m: Term, x: Term): Term => map(m, (row) => dot(row, x))
 
+/** Options of `gmmObjective`. */
+export interface GmmObjectiveOptions {
+  /**
+   * The strictly lower part of each factor Q_k stored by rows as a triangle: row j holds its j
+   * entries left of the diagonal (row 0 is empty), read against the matching prefix of the
+   * centred point (`prefix`). Default false: dense D × D rows, zeros on and above the diagonal.
+   */
+  triangular?: boolean
+}
+
 /**
  * ADBench's GMM objective, written functionally. Parameters: `alphas` (K), `means` (K×D),
  * `logdiag` (K×D, the log-diagonals of the inverse-covariance factors Q_k), `lower` (K×D×D, the
- * strictly lower parts of Q_k as dense rows, zeros on and above the diagonal), `xs` (N×D),
- * `gamma`, `m` (Wishart prior), `n` (N as a real) and `constant` (the data-independent terms).
+ * strictly lower parts of Q_k as dense rows, zeros on and above the diagonal; with `triangular`,
+ * K×D rows of lengths 0, 1, …, D − 1), `xs` (N×D), `gamma`, `m` (Wishart prior), `n` (N as a
+ * real) and `constant` (the data-independent terms).
  *
  *   Σᵢ logsumexp_k(α_k + Σ logdiag_k − ½‖Q_k(xᵢ − μ_k)‖²) − n·logsumexp(α)
  *     + Σ_k ½γ²(‖exp logdiag_k‖² + ‖lower_k‖²) − m Σ logdiag_k + constant
  */
-export function gmmObjective(): { params: Array<[string, Type]>; body: Term } {
+export function gmmObjective(options: GmmObjectiveOptions = {}): { params: Array<[string, Type]>; body: Term } {
+  // row j of Q_k(x − μ): the diagonal entry times x_j, plus the row of the lower part against x
+  // (all of it, or the prefix of its length)
+  const lowerTimes = (lrow: Term, xc: Term): Term => dot(lrow, options.triangular ? prefix(xc, lrow) : xc)
   const params: Array<[string, Type]> = [
     ['alphas', R1],
     ['means', R2],
@@ -51,7 +65,10 @@ export function gmmObjective(): { params: Array<[string, Type]>; body: Term } {
                   map2(x, mu, (xi, mi) => sub(xi, mi)),
                   sub(
                     add(a, s),
-                    mul(c(0.5), sqnorm(mapN([d, v('xc'), l], (dj, xj, lrow) => add(mul(dj, xj), dot(lrow, v('xc')))))),
+                    mul(
+                      c(0.5),
+                      sqnorm(mapN([d, v('xc'), l], (dj, xj, lrow) => add(mul(dj, xj), lowerTimes(lrow, v('xc'))))),
+                    ),
                   ),
                 ),
               ),

@@ -29,6 +29,8 @@ export function nao(t: Term): number {
     case 'shift1L':
     case 'shift1R':
       return nao(t.array)
+    case 'prefix':
+      return Math.max(nao(t.array), nao(t.len))
     case 'if':
       return Math.max(nao(t.cond), nao(t.then), nao(t.else))
     default:

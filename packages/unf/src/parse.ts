@@ -8,7 +8,7 @@
  * `let x = e in e`, `if e then e else e`, tuples `(e, e)` and projections `p.1`, calls of
  * operations (`exp(x)`) and of the array constructs, whose function argument is a lambda:
  * `map(f, A…)`, `map2(f, A, B)`, `reduce(f, unit, A)`, `fold(f, init, A)`, `scanl(f, init, A)`,
- * `scanr(f, init, A)`, `shift1L(A)`, `shift1R(A)`, and the library `sum`, `prod`, `dot`,
+ * `scanr(f, init, A)`, `shift1L(A)`, `shift1R(A)`, `prefix(A, L)`, and the library `sum`, `prod`, `dot`,
  * `logsumexp`. Types: `R`, `B`, `R[]`, `R[][]`, tuples `(R, R[])`.
  */
 import { TenetSyntaxError, type SourceLocation, type SourceText } from '@tenet/ir'
@@ -359,6 +359,9 @@ class Parser {
       case 'shift1R':
         count(1)
         return { k: name, array: term(args[0]) }
+      case 'prefix':
+        count(2)
+        return { k: 'prefix', array: term(args[0]), len: term(args[1]) }
       case 'sum':
         count(1)
         return sum(term(args[0]))

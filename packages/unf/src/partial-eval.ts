@@ -98,6 +98,8 @@ const isAtom = (x: Term): boolean =>
   x.k === 'const' ||
   x.k === 'bool' ||
   (x.k === 'zero' && (!x.like || isAtom(x.like))) ||
+  // a prefix of variables: a view, free to copy (a loop reads it by index, see codegen's `source`)
+  (x.k === 'prefix' && x.array.k === 'var' && x.len.k === 'var') ||
   // OnesLike(A), a constant map over variables: a length and a value, free to copy
   (x.k === 'map' &&
     x.arrays.every((a) => a.k === 'var') &&
@@ -228,6 +230,16 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
     case 'first':
     case 'last':
       if (x.array.k === 'zero') return mark(elemZero(x.array))
+      return x
+    case 'prefix':
+    case 'padTo':
+      // a prefix of zeros is zeros shaped like the prefix of the shape; zeros padded are zeros
+      // shaped like the array they are padded to
+      if (x.array.k === 'zero') {
+        const like: Term | undefined =
+          x.k === 'padTo' ? x.len : x.array.like ? { k: 'prefix', array: x.array.like, len: x.len } : undefined
+        return mark({ k: 'zero', type: x.array.type, ...(like ? { like } : {}) })
+      }
       return x
     case 'map':
       return algebraic ? simplifyMap(x, mark) : x
@@ -464,6 +476,7 @@ function lengthWitness(a: Term): Term {
   if ((a.k === 'shift1L' || a.k === 'shift1R') && (a.array.k === 'scanl' || a.array.k === 'scanr'))
     return lengthWitness(a.array.array)
   if (a.k === 'map') return lengthWitness(a.arrays.find((b) => b.k === 'var') ?? a.arrays[0]!)
+  if (a.k === 'prefix' || a.k === 'padTo') return lengthWitness(a.len)
   return a
 }
 

@@ -43,6 +43,7 @@ function generator(r: () => number) {
       'scan',
       'shift',
       'mul',
+      'prefix',
     ])
     const sub = () => scalar(d - 1, s)
     switch (k) {
@@ -96,6 +97,9 @@ function generator(r: () => number) {
       }
       case 'shift':
         return T.dot(T.shift1L(array(d - 1, s)), T.shift1R(array(d - 1, s)))
+      case 'prefix':
+        // a prefix as long as a shorter array, read against that array
+        return T.dot(T.prefix(array(d - 1, s), T.shift1R(array(d - 1, s))), T.shift1L(array(d - 1, s)))
       default:
         throw new Error(k)
     }

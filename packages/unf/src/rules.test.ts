@@ -1,7 +1,7 @@
 /**
  * One test per rule of the reverse transform: every Source UNF primitive (var, constants, each
  * scalar operation, pair, π, proj) and every construct (map, map2, n-ary map, reduce, fold,
- * scanl, scanr, shift1L, shift1R, conditionals). Each program is checked three ways: the
+ * scanl, scanr, shift1L, shift1R, prefix, conditionals). Each program is checked three ways: the
  * primitive appears in its Source UNF, the continuation-passing term (UNF⁻¹, before partial
  * evaluation) run by the interpreter agrees with the generated code, and the gradient matches
  * central finite differences.
@@ -181,6 +181,13 @@ describe('rules on arrays', () => {
   )
   rule('shift1L', /shift1L_/, AB, T.dot(T.shift1L(v('A')), T.shift1R(v('B'))), abArgs)
   rule('shift1R', /shift1R_/, AB, T.sum(T.map(T.shift1R(v('A')), (a) => T.exp(a))), abArgs)
+  rule(
+    'prefix: the cotangent padded with zeros (padTo), none for the length-giving array',
+    /prefix_/,
+    AB,
+    T.sum(T.map2(T.prefix(v('A'), T.shift1L(v('B'))), T.shift1L(v('B')), (a, b) => T.op('sin', T.mul(a, b)))),
+    abArgs,
+  )
   rule(
     'conditionals inside a map (ReLU-like)',
     /map2_/,

@@ -27,6 +27,8 @@ export type Term =
   | { k: 'reduce' | 'fold' | 'scanl' | 'scanr'; acc: string; elem: string; body: Term; init: Term; array: Term }
   /** `shift1L` drops the first element, `shift1R` the last */
   | { k: 'shift1L' | 'shift1R'; array: Term }
+  /** `prefix A L`: the first |L| elements of A (|L| ≤ |A|; L's elements are not read) — triangular loops */
+  | { k: 'prefix'; array: Term; len: Term }
   | { k: 'if'; cond: Term; then: Term; else: Term }
   // ---- target only ----
   | { k: 'lam'; params: string[]; body: Term }
@@ -38,6 +40,8 @@ export type Term =
   /** transposes of the shifts: a zero put back in front (`pad1L`) or at the end (`pad1R`) */
   | { k: 'pad1L' | 'pad1R'; array: Term }
   | { k: 'first' | 'last'; array: Term }
+  /** the transpose of `prefix`: `padTo C A` is C followed by zeros (shaped like A's) up to |A| elements */
+  | { k: 'padTo'; array: Term; len: Term }
   /**
    * One sweep over arrays, the loop the transpose Jacobians of map and fold need:
    * `body` (over `carry` and `params`) returns ⟨carry′, s, ⟨o₁ … oₘ⟩⟩; the result is
@@ -61,7 +65,18 @@ export type Term =
     }
 
 /** Term kinds that only the target language has. */
-export const TARGET_ONLY = new Set(['lam', 'app', 'zero', 'add', 'pad1L', 'pad1R', 'first', 'last', 'mapAccum'])
+export const TARGET_ONLY = new Set([
+  'lam',
+  'app',
+  'zero',
+  'add',
+  'pad1L',
+  'pad1R',
+  'first',
+  'last',
+  'mapAccum',
+  'padTo',
+])
 
 // ---------------------------------------------------------------------------- builder API
 
@@ -132,6 +147,12 @@ export const scanr = folder('scanr')
 export const shift1L = (array: Term): Term => ({ k: 'shift1L', array })
 /** `shift1R A`: A without its last element. */
 export const shift1R = (array: Term): Term => ({ k: 'shift1R', array })
+/**
+ * `prefix(A, L)`: the first |L| elements of A, where L is any array at most as long as A (only
+ * its length is read). A row of a triangular matrix stored by rows (row i of length i) reads the
+ * matching prefix of a vector: `dot(row, prefix(x, row))`.
+ */
+export const prefix = (array: Term, len: Term): Term => ({ k: 'prefix', array, len })
 /** `if cond then a else b`; `cond` is a boolean (a comparison). */
 export const if_ = (cond: Term, then: Term, otherwise: Term): Term => ({ k: 'if', cond, then, else: otherwise })
 /** Comparisons (non-smooth primitives R × R → B). */
@@ -237,6 +258,9 @@ export function printTerm(t: Term, indent = ''): string {
       case 'first':
       case 'last':
         return `${x.k} ${atom(x.array)}`
+      case 'prefix':
+      case 'padTo':
+        return `${x.k} ${atom(x.array)} ${atom(x.len)}`
       case 'app':
         return `${atom(x.fn)}(${x.args.map((a) => p(a)).join(', ')})`
       case 'zero':
@@ -355,6 +379,9 @@ export function children(x: Term): Term[] {
     case 'first':
     case 'last':
       return [x.array]
+    case 'prefix':
+    case 'padTo':
+      return [x.array, x.len]
     case 'if':
       return [x.cond, x.then, x.else]
     case 'lam':
@@ -423,6 +450,9 @@ export function mapChildren(x: Term, f: (t: Term) => Term): Term {
     case 'first':
     case 'last':
       return { ...x, array: f(x.array) }
+    case 'prefix':
+    case 'padTo':
+      return { ...x, array: f(x.array), len: f(x.len) }
     case 'if':
       return { ...x, cond: f(x.cond), then: f(x.then), else: f(x.else) }
     case 'lam':

@@ -112,6 +112,8 @@ function primalOf(pr: Prim, ops: OpTable): Term | undefined {
         case 'shift1L':
         case 'shift1R':
           return { ...x, array: args[0]! }
+        case 'prefix':
+          return { ...x, array: args[0]!, len: args[1]! }
         case 'if':
           return { ...x, cond: args[0]! }
       }
@@ -320,6 +322,10 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
     case 'shift1L':
     case 'shift1R':
       addTo(inputIdx(0), { k: x.k === 'shift1L' ? 'pad1L' : 'pad1R', array: Z })
+      return { bindings, cots }
+    case 'prefix':
+      // Jᵀ of a prefix: the cotangent followed by zeros; the length-giving array gets none
+      addTo(inputIdx(0), { k: 'padTo', array: Z, len: v(input(0).name) })
       return { bindings, cots }
     case 'if': {
       // §7.2: one linear use of the continuation; the branch taken gives the cotangents

@@ -26,7 +26,7 @@ export interface Slot {
 /** An array construct or conditional of the source, kept whole as one primitive (Fig. 6's map2, reduce). */
 export type ConstructTerm = Extract<
   Term,
-  { k: 'map' | 'reduce' | 'fold' | 'scanl' | 'scanr' | 'shift1L' | 'shift1R' | 'if' }
+  { k: 'map' | 'reduce' | 'fold' | 'scanl' | 'scanr' | 'shift1L' | 'shift1R' | 'prefix' | 'if' }
 >
 
 /** A Source UNF primitive. `ctx` is its input context; `inputs` how many of its last slots it reads. */
@@ -133,6 +133,7 @@ export function toUnf(t: Term, input: Slot[], ops: OpTable): UnfProgram {
       case 'scanr':
       case 'shift1L':
       case 'shift1R':
+      case 'prefix':
       case 'if': {
         const type = inferType(x, env(), ops)
         const args = constructArgs(x)
@@ -158,7 +159,8 @@ export function toUnf(t: Term, input: Slot[], ops: OpTable): UnfProgram {
 /**
  * The arguments a construct takes from the context, in evaluation order: the arrays of a map;
  * the unit and the array of a fold or scan (a reduce's unit is a constant of the operator, as in
- * Fig. 9, so only its array); the array of a shift; the condition of a conditional.
+ * Fig. 9, so only its array); the array of a shift; the array and the length-giving array of a
+ * prefix; the condition of a conditional.
  */
 export function constructArgs(x: ConstructTerm): Term[] {
   switch (x.k) {
@@ -173,6 +175,8 @@ export function constructArgs(x: ConstructTerm): Term[] {
     case 'shift1L':
     case 'shift1R':
       return [x.array]
+    case 'prefix':
+      return [x.array, x.len]
     case 'if':
       return [x.cond]
   }

@@ -132,13 +132,14 @@ function gmmUnfCase(d: number, k: number, n: number): UnfCase {
     objectiveAt: (flat) => gmmObjectivePlain(gmmWithParameters(inst, flat)),
     unf: () =>
       (cached ??= (() => {
-        const { params, body } = gmmObjective()
+        // the factor's strictly lower part as a triangle (row j: its j entries), as ADBench packs it
+        const { params, body } = gmmObjective({ triangular: true })
         const icfSz = (d * (d + 1)) / 2
         const args = [
           inst.alphas,
           rows(inst.means, k, d),
           Array.from({ length: k }, (_, c) => inst.icf.slice(c * icfSz, c * icfSz + d)),
-          gmmDenseLower(inst),
+          gmmDenseLower(inst).map((rowsOfK) => rowsOfK.map((row, j) => row.slice(0, j))),
           rows(inst.x, n, d),
           inst.wishart.gamma,
           inst.wishart.m,

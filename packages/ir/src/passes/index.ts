@@ -9,6 +9,9 @@
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
  *   elements of an array it never writes is computed once per element, into a table, before the
  *   loop (checks off; see `tabulate.ts` for when it pays);
+ * - `forward-pure-values` — a pure unary primitive that one loop applies at its index and a later
+ *   loop over the same range applies again, to an element nothing changed in between, is kept in
+ *   a table by the first loop and read by the second (checks off; see `forward-pure-values.ts`);
  * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off);
@@ -30,6 +33,7 @@ import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
 import { dropZeroUpdates } from './zero-updates.js'
 import { tabulate } from './tabulate.js'
+import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
 
@@ -39,6 +43,7 @@ export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncil
 export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
+export { forwardPureValues } from './forward-pure-values.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
@@ -52,6 +57,7 @@ export const PASS_NAMES = [
   'sink-ancillas',
   'hoist-invariants',
   'tabulate',
+  'forward-pure-values',
   'zero-updates',
   'dead-ancillas',
   'contract-arrays',
@@ -85,6 +91,12 @@ export function optimize(
     const registry = program.registry
     const writes = program.writes
     each((f) => tabulate(f, registry, effectful, writes))
+  }
+  if (on('forward-pure-values')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    const registry = program.registry
+    const writes = program.writes
+    each((f) => forwardPureValues(f, registry, effectful, writes))
   }
   if (on('zero-updates')) {
     const writes = program.writes

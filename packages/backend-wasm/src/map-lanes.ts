@@ -1,0 +1,419 @@
+/**
+ * Map lanes (vectorising a map loop by two, SPMD style): a counting loop whose iterations are
+ * independent scalar programs over element i of its arrays, such as `for i in 0..len(z) {
+ * ibesselj(out[i], nu, z[i]) }`, runs iterations i and i + 1 together, each value the body computes
+ * held in one lane of an f64x2 (an i32 as the sign-extended low half of an i64x2 lane). The calls
+ * of the body are inlined (a function, or an inverse, with its locals renamed), so control flow
+ * with data-dependent trip counts is met in lanes: a `while` or `if` whose condition differs
+ * between the lanes runs under a lane mask (the loop goes on while some lane's condition holds;
+ * an update writes only the active lanes, a blend with the old value), and one whose condition is
+ * the same in both lanes runs as scalar code.
+ *
+ * A value is *uniform* when it is the same in both lanes: computed only from the loop's other
+ * scalars and array elements at uniform indices, and written only under uniform control. Uniform
+ * statements run once per pair as the scalar code generator emits them (a factorial of ν, say).
+ * Every varying value is computed lane by lane with the instruction the scalar code uses, so each
+ * lane is the scalar loop's double bit for bit; what has no f64x2 instruction (`**` other than
+ * `x ** 2`, transcendental functions, integer division) is computed by the scalar code once per
+ * lane from the extracted lanes.
+ *
+ * Applies without run-time checks only (a failed check must name the iteration it fails in), and
+ * only where every array the body indexes with the loop variable is indexed by exactly the loop
+ * variable (`a[i]`), no other array is written, no scalar of the enclosing function is written,
+ * and the body has no effects (`@safe`, stacks, host functions), array ancillas, or loops whose
+ * range is varying. This module only plans; the code generator emits the pairs and then runs the
+ * scalar loop for what is left.
+ */
+import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '@tenet/ir'
+
+/** The lane type of a varying value: f64 lanes, or i32 sign-extended in i64 lanes. */
+export type LaneType = 'f64' | 'i32'
+
+/** The plan of a map loop run two iterations at a time. */
+export interface MapLanesPlan {
+  /** The loop body with its calls inlined and each `a[i]` replaced by its alias variable. */
+  body: Stmt[]
+  /** The elements `a[i]` the body reads or writes, each held in a varying alias variable. */
+  elements: Array<{ array: string; alias: string; elem: LaneType; written: boolean }>
+  /** The varying scalars (aliases, the loop variable if read, the varying locals), by lane type. */
+  varying: Map<string, LaneType>
+  /** The name the loop variable has in the body. */
+  variable: string
+  /** Every array the body names (for the overlap checks of the written ones). */
+  arrays: string[]
+}
+
+/** What the planner needs to know of the program and the code generator's scope. */
+export interface MapLanesContext {
+  function(name: string, inverse: boolean): FunctionDef | undefined
+  /** The element type of an array in scope (undefined for a name that is not one). */
+  elem(name: string): ScalarTypeName | undefined
+  /** Whether a callee names a registered bijection that is `SWAP`. */
+  isSwap(callee: string): boolean
+}
+
+class Refused extends Error {}
+const refuse = (): never => {
+  throw new Refused()
+}
+
+/** The largest inlined body (statements, nested ones included) the planner accepts. */
+const MAX_STATEMENTS = 4000
+const MAX_DEPTH = 12
+
+/** Names read by an expression (variables and arrays). */
+export function reads(e: Expr | Arg, out: Set<string>): Set<string> {
+  switch (e.kind) {
+    case 'var':
+      out.add(e.name)
+      break
+    case 'index':
+      out.add(e.array.name)
+      reads(e.index, out)
+      break
+    case 'unary':
+      reads(e.arg, out)
+      break
+    case 'binary':
+      reads(e.left, out)
+      reads(e.right, out)
+      break
+    case 'call':
+      for (const a of e.args) reads(a, out)
+      break
+    case 'field':
+    case 'neg':
+      reads(e.target, out)
+      break
+  }
+  return out
+}
+
+/**
+ * Inlines calls and renames: `rename` maps the names of the body being copied to names of the
+ * result (a name without an entry is kept: the loop's scope).
+ */
+class Inliner {
+  count = 0
+  fresh = 0
+  constructor(
+    private readonly ctx: MapLanesContext,
+    private readonly variable: string,
+    private readonly elements: Map<string, string>,
+  ) {}
+
+  private name(n: string, rename: Map<string, string>): string {
+    return rename.get(n) ?? n
+  }
+
+  expr<E extends Expr | Arg>(e: E, rename: Map<string, string>): E {
+    switch (e.kind) {
+      case 'num':
+      case 'bool':
+        return { ...e }
+      case 'var':
+        return { ...e, name: this.name(e.name, rename) }
+      case 'index': {
+        const array = this.name(e.array.name, rename)
+        if (e.index.kind === 'var' && this.name(e.index.name, rename) === this.variable) {
+          const elem = this.ctx.elem(array)
+          if (elem !== 'f64' && elem !== 'i32') return refuse()
+          let alias = this.elements.get(array)
+          if (!alias) this.elements.set(array, (alias = `${array}[${this.variable}]#lane`))
+          return { kind: 'var', name: alias, type: elem, ...(e.loc ? { loc: e.loc } : {}) } as E
+        }
+        const index = this.expr(e.index, rename)
+        if (reads(index, new Set()).has(this.variable)) return refuse()
+        const { inBounds: _, ...rest } = e
+        return { ...rest, array: { ...e.array, name: array }, index } as E
+      }
+      case 'unary':
+        return { ...e, arg: this.expr(e.arg, rename) }
+      case 'binary':
+        return { ...e, left: this.expr(e.left, rename), right: this.expr(e.right, rename) }
+      case 'call':
+        if (e.callee.startsWith('$')) return refuse()
+        return { ...e, args: e.args.map((a) => this.expr(a, rename)) }
+      default:
+        return refuse()
+    }
+  }
+
+  body(body: readonly Stmt[], rename: Map<string, string>, depth: number): Stmt[] {
+    const out: Stmt[] = []
+    for (const s of body) this.stmt(s, rename, depth, out)
+    return out
+  }
+
+  private local(n: string, rename: Map<string, string>, depth: number): string {
+    if (depth === 0) return n
+    const m = `${n}#${this.fresh++}`
+    rename.set(n, m)
+    return m
+  }
+
+  private stmt(s: Stmt, rename: Map<string, string>, depth: number, out: Stmt[]): void {
+    if (++this.count > MAX_STATEMENTS) refuse()
+    switch (s.kind) {
+      case 'update':
+        if (s.target.kind !== 'var' && s.target.kind !== 'index') refuse()
+        out.push({ ...s, target: this.expr(s.target, rename) as Dataview, value: this.expr(s.value, rename) })
+        return
+      case 'alloc':
+      case 'dealloc': {
+        if (s.value.kind === 'emptystack' || (s.declared ?? s.type)?.kind === 'array') refuse()
+        const value = this.expr(s.value as Expr, rename)
+        const name = s.kind === 'alloc' ? this.local(s.name, rename, depth) : this.name(s.name, rename)
+        out.push({ ...s, name, value } as Stmt)
+        return
+      }
+      case 'if':
+        out.push({
+          ...s,
+          pre: this.expr(s.pre, rename),
+          post: s.post && this.expr(s.post, rename),
+          then: this.body(s.then, new Map(rename), depth),
+          else: this.body(s.else, new Map(rename), depth),
+        })
+        return
+      case 'while':
+        out.push({
+          ...s,
+          pre: this.expr(s.pre, rename),
+          post: this.expr(s.post, rename),
+          body: this.body(s.body, new Map(rename), depth),
+        })
+        return
+      case 'for': {
+        if (s.each) refuse()
+        const start = this.expr(s.start, rename),
+          stop = this.expr(s.stop, rename),
+          step = s.step && this.expr(s.step, rename)
+        const inner = new Map(rename)
+        const variable = this.local(s.variable, inner, depth + 1)
+        out.push({ ...s, variable, start, stop, step, body: this.body(s.body, inner, depth) })
+        return
+      }
+      case 'unchecked':
+        out.push({ ...s, body: this.body(s.body, new Map(rename), depth) })
+        return
+      case 'callstmt': {
+        const args = s.args.map((a) => this.expr(a, rename))
+        if (s.target === 'bijection') {
+          if (!this.ctx.isSwap(s.callee) || args.some((a) => a.kind !== 'var')) refuse()
+          out.push({ ...s, args })
+          return
+        }
+        const f = this.ctx.function(s.callee, s.inverse)
+        if (!f || depth >= MAX_DEPTH || f.params.length !== args.length) return refuse()
+        // by reference: every argument a distinct variable or array
+        const inner = new Map<string, string>()
+        const seen = new Set<string>()
+        f.params.forEach((p, k) => {
+          const a = args[k]!
+          if (a.kind !== 'var' || seen.has(a.name)) refuse()
+          seen.add((a as { name: string }).name)
+          inner.set(p.name, (a as { name: string }).name)
+        })
+        out.push({ kind: 'unchecked', body: this.body(f.body, inner, depth + 1) })
+        return
+      }
+      default:
+        refuse()
+    }
+  }
+}
+
+/** Every statement of a body, nested ones included, with whether it is under varying control. */
+function forEachNested(body: readonly Stmt[], f: (s: Stmt) => void): void {
+  for (const s of body) {
+    f(s)
+    if (s.kind === 'if') {
+      forEachNested(s.then, f)
+      forEachNested(s.else, f)
+    } else if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') forEachNested(s.body, f)
+  }
+}
+
+/** The names a statement (nested ones included) writes. */
+export function writtenNames(s: Stmt): Set<string> {
+  const out = new Set<string>()
+  forEachNested([s], (x) => {
+    if (x.kind === 'update')
+      out.add(
+        (x.target as { name?: string; array?: { name: string } }).array?.name ?? (x.target as { name: string }).name,
+      )
+    else if (x.kind === 'alloc') out.add(x.name)
+    else if (x.kind === 'callstmt') for (const a of x.args) if (a.kind === 'var') out.add(a.name)
+  })
+  return out
+}
+
+/** Whether an expression reads a varying name. */
+export function readsVarying(e: Expr | Arg, varying: ReadonlyMap<string, unknown>): boolean {
+  for (const n of reads(e, new Set())) if (varying.has(n)) return true
+  return false
+}
+
+/**
+ * Plans a counting loop over `variable` with this body as map lanes, or returns null where it does
+ * not apply (see the module comment).
+ */
+export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLanesContext): MapLanesPlan | null {
+  const elements = new Map<string, string>()
+  const inliner = new Inliner(ctx, variable, elements)
+  let flat: Stmt[]
+  try {
+    flat = inliner.body(body, new Map(), 0)
+  } catch (e) {
+    if (e instanceof Refused) return null
+    throw e
+  }
+  // only where the body is more than updates (which loop pairing takes, see \`loop-pairs.ts\`):
+  // a call, a loop or a branch
+  if (!body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for' || s.kind === 'if')) return null
+  const declared = new Set<string>(elements.values())
+  forEachNested(flat, (s) => {
+    if (s.kind === 'alloc') declared.add(s.name)
+    if (s.kind === 'for') declared.add(s.variable)
+  })
+  const varying = new Map<string, LaneType>()
+  for (const [array, alias] of elements) varying.set(alias, ctx.elem(array) as LaneType)
+  const typeOf = new Map<string, ScalarTypeName>()
+  forEachNested(flat, (s) => {
+    if (s.kind === 'alloc') typeOf.set(s.name, ((s.declared ?? s.type) as { name: ScalarTypeName }).name)
+  })
+  let loopVarRead = false
+  forEachNested(flat, (s) => {
+    for (const e of stmtExprs(s)) if (reads(e, new Set()).has(variable)) loopVarRead = true
+  })
+  if (loopVarRead) varying.set(variable, 'i32')
+  const arrays = new Set<string>(elements.keys())
+  let ok = true
+  const mark = (name: string) => {
+    if (varying.has(name)) return false
+    if (!declared.has(name)) {
+      ok = false
+      return false
+    }
+    const t = typeOf.get(name)
+    if (t !== 'f64' && t !== 'i32') {
+      ok = false
+      return false
+    }
+    varying.set(name, t as LaneType)
+    return true
+  }
+  // the fixed point: a name is varying when written from a varying value or under varying control
+  let changed = true
+  const visit = (stmts: readonly Stmt[], control: boolean): void => {
+    for (const s of stmts) {
+      for (const e of stmtExprs(s))
+        for (const n of reads(e, new Set())) if (ctx.elem(n) !== undefined && !elements.has(n)) arrays.add(n)
+      switch (s.kind) {
+        case 'update': {
+          const t = s.target
+          if (t.kind === 'index') {
+            // an element of an array at a uniform index: only read, never written
+            ok = false
+            break
+          }
+          if (control || readsVarying(s.value, varying)) changed = mark((t as { name: string }).name) || changed
+          break
+        }
+        case 'alloc':
+          if (control || readsVarying(s.value as Expr, varying)) changed = mark(s.name) || changed
+          break
+        case 'callstmt': {
+          const names = s.args.map((a) => (a as { name: string }).name)
+          if (control || names.some((n) => varying.has(n))) for (const n of names) changed = mark(n) || changed
+          break
+        }
+        case 'if': {
+          const c = control || readsVarying(s.pre, varying)
+          visit(s.then, c)
+          visit(s.else, c)
+          break
+        }
+        case 'while':
+          visit(s.body, control || readsVarying(s.pre, varying))
+          break
+        case 'for':
+          if ([s.start, s.stop, ...(s.step ? [s.step] : [])].some((e) => readsVarying(e, varying))) ok = false
+          visit(s.body, control)
+          break
+        case 'unchecked':
+          visit(s.body, control)
+          break
+      }
+    }
+  }
+  while (changed && ok) {
+    changed = false
+    visit(flat, false)
+  }
+  if (!ok) return null
+  // nothing of the enclosing scope is written (besides the elements a[i])
+  for (const s of flat) for (const n of writtenNames(s)) if (!declared.has(n)) return null
+  const written = new Set<string>()
+  for (const s of flat) for (const n of writtenNames(s)) written.add(n)
+  return {
+    body: flat,
+    elements: [...elements].map(([array, alias]) => ({
+      array,
+      alias,
+      elem: ctx.elem(array) as LaneType,
+      written: written.has(alias),
+    })),
+    varying,
+    variable,
+    arrays: [...arrays],
+  }
+}
+
+/** The expressions a statement evaluates itself (not those of nested statements). */
+export function stmtExprs(s: Stmt): Array<Expr | Arg> {
+  switch (s.kind) {
+    case 'update':
+      return [s.target, s.value]
+    case 'callstmt':
+      return s.args
+    case 'alloc':
+    case 'dealloc':
+      return s.value.kind === 'emptystack' ? [] : [s.value]
+    case 'if':
+      return [s.pre, ...(s.post ? [s.post] : [])]
+    case 'while':
+      return [s.pre, s.post]
+    case 'for':
+      return [s.start, s.stop, ...(s.step ? [s.step] : [])]
+    default:
+      return []
+  }
+}
+
+/**
+ * The names a map body may read after the statement `loop` (a `while` of it) has run: every name
+ * read outside it, and the elements (stored after the body); undefined (every name) where the loop
+ * sits inside another loop, whose next iteration may read what it leaves.
+ */
+export function readAfter(plan: MapLanesPlan, loop: Stmt): Set<string> | undefined {
+  const out = new Set<string>(plan.elements.map((e) => e.alias))
+  let nested = false
+  const visit = (body: readonly Stmt[], inLoop: boolean) => {
+    for (const s of body) {
+      if (s === loop) {
+        if (inLoop) nested = true
+        continue
+      }
+      for (const e of stmtExprs(s)) reads(e, out)
+      if (s.kind === 'if') {
+        visit(s.then, inLoop)
+        visit(s.else, inLoop)
+      } else if (s.kind === 'while' || s.kind === 'for') visit(s.body, true)
+      else if (s.kind === 'unchecked') visit(s.body, inLoop)
+    }
+  }
+  visit(plan.body, false)
+  return nested ? undefined : out
+}

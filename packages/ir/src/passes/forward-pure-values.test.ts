@@ -1,0 +1,113 @@
+/**
+ * Pass `forward-pure-values` on printed IR before and after, and the cases it must leave alone
+ * (the backends' tests check compiled programs against the interpreter, @tenet/ad's gradients
+ * through it).
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { forwardPureValues, optimize } from './index.js'
+
+const registry = createRegistry()
+const programOf = (text: string) => check(parse(text, []).functions, [], registry)
+const fnOf = (text: string, name = 'f'): FunctionDef => programOf(text).functions.get(name)!
+/** The printed body of a function, one statement a line, without the signature. */
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
+const forwarded = (text: string) => body(forwardPureValues(fnOf(text), registry))
+const unchanged = (text: string) => {
+  const f = fnOf(text)
+  return printFunction(forwardPureValues(f, registry)) === printFunction(f)
+}
+
+/** The shape of a fused gradient: lengths forwards, then the adjoint's partial of the root. */
+const lengths = (first: string, between = '', second = 'g[e] += h[e] * (0.5 / sqrt(q[e]))') => `
+fn f(q: f64[], d: f64[], g: f64[], h: f64[], x: f64[]) {
+  for e in 0..len(d) {
+    ${first}
+  }
+  ${between}
+  for e in reverse 0..len(d) {
+    ${second}
+  }
+}`
+const forward = 'for j in 0..3 { q[e] += x[e + j] ** 2 }\n    d[e] += sqrt(q[e])'
+
+describe('pass `forward-pure-values`', () => {
+  it('keeps the roots the first loop computes in a table that the second loop reads', () => {
+    expect(forwarded(lengths(forward))).toBe(`e$fwd0: f64[] <- zeros(len(q))
+for e in 0..len(d) {
+  for j in 0..3 {
+    q[e] += x[e + j] ** 2
+  }
+  d[e] += sqrt(q[e])
+  e$fwd0[e] += sqrt(q[e])
+}
+for e in reverse 0..len(d) {
+  g[e] += h[e] * (0.5 / e$fwd0[e])
+}
+@unchecked {
+  for e$fj1 in 0..len(d) {
+    e$fwd0[e$fj1] -= sqrt(q[e$fj1])
+  }
+  e$fwd0 -> zeros(len(q))
+}`)
+  })
+
+  it('runs in `optimize` without checks, where `dead-ancillas` drops the uncompute', () => {
+    const p = programOf(lengths(forward))
+    const off = optimize(p, new Map(), { checks: false } as never).program.functions.get('f')!
+    const printed = body(off)
+    expect(printed).toContain('g[e] += h[e] * (0.5 / e$fwd0[e])')
+    expect(printed).not.toContain('-= sqrt')
+    const on = optimize(p, new Map(), { checks: true } as never).program.functions.get('f')!
+    expect(body(on)).not.toContain('$fwd')
+  })
+
+  it('reads through statements in between that leave the array alone, and other primitives', () => {
+    const out = forwarded(lengths('q[e] += x[e]\n    d[e] += exp(q[e])', 'h[0] += 1.0', 'g[e] += h[e] * exp(q[e])'))
+    expect(out).toContain('g[e] += h[e] * e$fwd0[e]')
+  })
+
+  it('leaves the loops alone when the element may have changed in between', () => {
+    // written between the loops
+    expect(unchanged(lengths(forward, 'q[0] += 1.0'))).toBe(true)
+    // written by the second loop (before or after the use)
+    expect(unchanged(lengths(forward, '', 'q[e] += 1.0\n    g[e] += sqrt(q[e])'))).toBe(true)
+    expect(unchanged(lengths(forward, '', 'g[e] += sqrt(q[e])\n    q[e] += 1.0'))).toBe(true)
+    // written by the first loop after the call, or at another iteration's element
+    expect(unchanged(lengths('d[e] += sqrt(q[e])\n    q[e] += 1.0'))).toBe(true)
+    expect(unchanged(lengths('q[len(q) - 1 - e] += 1.0\n    d[e] += sqrt(q[e])'))).toBe(true)
+    // written through a call (a bijection's inout argument)
+    expect(unchanged(lengths('d[e] += sqrt(q[e])', 'SWAP(q[0], q[1])'))).toBe(true)
+  })
+
+  it('leaves the loops alone when they may run through other indices', () => {
+    const other = `
+fn f(q: f64[], d: f64[], g: f64[], h: f64[], n: i32) {
+  for e in 0..n { d[e] += sqrt(q[e]) }
+  for e in 0..n - 1 { g[e] += sqrt(q[e]) }
+}`
+    expect(unchanged(other)).toBe(true)
+    const stepped = `
+fn f(q: f64[], d: f64[], g: f64[], n: i32) {
+  for e in 0..n by 2 { d[e] += sqrt(q[e]) }
+  for e in 0..n { g[e] += sqrt(q[e]) }
+}`
+    expect(unchanged(stepped)).toBe(true)
+    // the bound itself changes between the loops
+    const moved = `
+fn f(q: f64[], d: f64[], g: f64[], n: i32) {
+  for e in 0..n { d[e] += sqrt(q[e]) }
+  n += 1
+  for e in 0..n { g[e] += sqrt(q[e]) }
+  n -= 1
+}`
+    expect(unchanged(moved)).toBe(true)
+    // another index than the loop's own
+    expect(unchanged(lengths('d[e] += sqrt(q[e])', '', 'g[e] += sqrt(q[0])'))).toBe(true)
+  })
+})
