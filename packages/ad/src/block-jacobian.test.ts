@@ -119,6 +119,7 @@ const configs = [
   { backend: 'cpu', checks: false },
   { backend: 'interpreter', checks: true },
   { backend: 'wasm', checks: false },
+  { backend: 'wasm', checks: true },
 ] as const
 
 describe.each(configs)(
@@ -205,6 +206,55 @@ describe('blockJacobian', () => {
     const J = asked.run(1, [new Float64Array(2), Float64Array.of(0.5, 2, 3), 1])
     expectClose(J, [Math.cos(0.5) * 2, Math.sin(0.5), 0, 2 * 0.5 * 3, 0, 0.25], 1e-15)
     expect(asked.run(0, [new Float64Array(0), new Float64Array(0), 1])).toEqual(new Float64Array(0))
+  })
+
+  it('on wasm, keeps its chunk buffers in the module memory and uses arguments and `out` living there in place', () => {
+    const text = `fn blk(r: f64[], x: f64[], s: f64, ws: f64[]) {
+       ws[0] += sin(x[0]) * s
+       ws[1] += cos(x[0]) * x[1]
+       r[0] += ws[0] * ws[1] + s * s
+       r[1] += ws[1] / (1.0 + x[1] * x[1])
+     }`
+    const options: BlockJacobianOptions = {
+      sizes: [2, 2, null, 2],
+      inputs: [1, 2],
+      outputs: [0],
+      workspace: [3],
+      chunk: 4,
+    }
+    const n = 11
+    const a = batchedArgs(n, 5)
+    const r = a.r,
+      x = a.x.subarray(0, 2 * n),
+      s = a.s
+    const cpu = blockJacobian(compile(text, 'cpu', false).blk!, options)
+    const wasm = blockJacobian(compile(text, 'wasm', false).blk!, options)
+    const want = cpu.run(n, [r, x, s, null])
+    // host arrays in, a host array out: copied through the chunk buffers
+    expect(Array.from(wasm.run(n, [r, x, s, null]))).toEqual(Array.from(want))
+    // central differences at one block
+    const one = compile(text, 'cpu', false).blk!
+    const fd = finiteDifferences(one, [r.slice(2, 4), x.slice(2, 4), s[1]!, new Float64Array(2)], [1, 2], [0])
+    expectClose(want.subarray(6, 12), fd, 1e-6, 'finite differences')
+    // the arguments and out in the module's memory
+    const memory = wasm.programs[0]!.core.resident!
+    const held = [memory.allocate('f64', r.length), memory.allocate('f64', x.length), memory.allocate('f64', s.length)]
+    const out = memory.allocate('f64', want.length)
+    held.forEach((h, i) => (h.array as Float64Array).set([r, x, s][i]!))
+    const args = () => [held[0]!.array, held[1]!.array, held[2]!.array, null]
+    const values = () => held.map((h) => Array.from(h.array))
+    const before = values()
+    wasm.run(n, args(), out.array as Float64Array)
+    expect(Array.from(out.array)).toEqual(Array.from(want))
+    // a resident argument the program writes (r) is copied, not written: all are left as they were
+    expect(values()).toEqual(before)
+    // released, then allocated again by the next run
+    wasm.release()
+    wasm.release()
+    expect(Array.from(wasm.run(n, [r, x, s, null]))).toEqual(Array.from(want))
+    for (const h of [...held, out]) h.release()
+    // the cpu backend holds nothing of the kind
+    expect(() => cpu.release()).not.toThrow()
   })
 
   it('rejects bad shapes, arguments and programs with clear errors', () => {

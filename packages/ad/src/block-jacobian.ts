@@ -13,8 +13,14 @@
  * (the adjoint's uncomputation of values; see `dropDeadUpdatesIn`). The block program is then
  * batched (`batchOverBlocks`): `for $b in 0..$n { block $b }`, compiled once with f's backend,
  * checks and tolerance.
+ *
+ * Resident buffers: on a backend with its own memory (wasm, `CompiledFunction.resident`), the
+ * driver's chunk buffers — each argument's chunk, the workspaces, the derivative arrays and the
+ * chunk of Jacobian blocks — live in that memory, so the compiled call copies nothing in or out:
+ * the driver copies each argument's chunk in once per chunk (again per sweep only for the arrays
+ * the program writes), and the chunk's Jacobian blocks out once, after every sweep.
  */
-import type { Dataview, Expr, FunctionDef, Stmt, Type } from '@tenet/ir'
+import type { Dataview, Expr, FunctionDef, ResidentArray, Stmt, Type } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, CTORS, type TypedArray } from './arguments.js'
 import { batchOverBlocks, renameLocals, scalarizeArrays, type BlockLayout } from './block-batch.js'
@@ -87,6 +93,14 @@ export interface BlockJacobian {
    * batched, then `$J`: the Jacobian blocks, accumulated into).
    */
   readonly programs: readonly TenetFunction[]
+  /**
+   * Gives back the chunk buffers the driver holds in the backend's memory (wasm: see "resident
+   * buffers" in the module comment); a later `run` allocates them again. Nothing to do on the
+   * cpu backend. Buffers of a block Jacobian dropped without `release` are given back once it is
+   * unreachable. (They are allocated by \`blockJacobian\`, so that arrays the caller allocates in the
+   * memory afterwards are not detached by the driver's first run.)
+   */
+  release(): void
 }
 
 /** One parameter of the block program and where the driver gets it from. */
@@ -339,8 +353,77 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
       owned[j] = new ctor(chunk * size[s.param]!)
   })
 
+  // resident mode (see the module comment): the chunk buffers in the backend's memory, allocated
+  // by the first run (one per used array source, and J)
+  const memory = programs[0]!.core.resident
+  const held: Held = { arrays: new Array(sources.length).fill(undefined), J: undefined }
+  /** Per source: the elements of one block in its chunk buffer (0 where no buffer is resident). */
+  const perBlock = sources.map((s, j) => {
+    if (!memory || s.kind === 'sink' || !used[j]) return 0
+    const p = params[s.param]!
+    if (p.type.kind === 'scalar' && !isFloat(s.param)) return 0
+    return s.kind === 'derivative' ? size[s.param]! * (p.type.kind === 'array' ? w : 1) : size[s.param]!
+  })
+  /** Per source: the element type of its resident buffer. */
+  const elemOfSource = sources.map((s) => (s.kind === 'sink' ? '' : elemOf(params[s.param]!.type)))
+  const allocate = () => {
+    perBlock.forEach((L, j) => {
+      if (L > 0) held.arrays[j] = memory!.allocate(elemOfSource[j]!, chunk * L)
+    })
+    held.J = memory!.allocate('f64', chunk * nr * nc)
+    residentBuffers?.register(run, held, held)
+  }
+  /**
+   * The arguments of one chunk's call in resident mode, written into \`argv\` (\`fresh\`: the first
+   * sweep of the chunk, which copies the read-only arrays too). \`inMemory[i]\`: argument i is itself
+   * a view of the backend's memory, passed in place (a chunk view of it) when the program only reads it.
+   */
+  const residentArgs = (args: ArrayLike<unknown>, b0: number, m: number, fresh: boolean, inMemory: boolean[]) => {
+    for (let j = 0; j < sources.length; j++) {
+      const s = sources[j]!
+      if (s.kind === 'sink') {
+        argv[j + 1] = 0
+        continue
+      }
+      const i = s.param
+      if (params[i]!.type.kind === 'scalar' && !isFloat(i)) {
+        argv[j + 1] = args[i]
+        continue
+      }
+      const L = perBlock[j]!
+      if (L === 0) {
+        argv[j + 1] = empty[j]
+        continue
+      }
+      const readOnly = s.kind === 'value' && !written[i] && !workspace.has(i)
+      if (readOnly && inMemory[i]) {
+        if (fresh) argv[j + 1] = (args[i] as TypedArray).subarray(b0 * L, (b0 + m) * L)
+        continue
+      }
+      // (read again before each call: a call or an allocation that grew the memory detaches views)
+      const all = held.arrays[j]!.array
+      const view = m === chunk ? all : all.subarray(0, m * L)
+      if (s.kind === 'derivative' || workspace.has(i)) view.fill(0)
+      if (s.kind === 'value' && !workspace.has(i) && (fresh || written[i]))
+        view.set((args[i] as TypedArray).subarray(b0 * L, (b0 + m) * L) as never)
+      argv[j + 1] = view
+    }
+  }
+  /** Throws when a resident argument was detached by a memory growth during the run. */
+  const attached = (args: ArrayLike<unknown>, inMemory: boolean[], n: number) => {
+    inMemory.forEach((r, i) => {
+      if (r && (args[i] as TypedArray).length !== n * size[i]!)
+        argError(
+          `argument ${i} (\`${params[i]!.name}\`) lives in the backend's memory, which grew during the run (a grown memory detaches its views): allocate the program's memory first, or pass a host array`,
+        )
+    })
+  }
+
   const run = (n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array => {
     if (!Number.isInteger(n) || n < 0) argError(`the number of blocks must be a non-negative integer, got ${String(n)}`)
+    // (the chunk buffers first: allocating them may grow the memory, which detaches the views of
+    // it that the caller passes)
+    if (memory && !held.J && n > 0) allocate()
     if (!args || args.length !== params.length)
       argError(`\`${info.name}\` takes ${params.length} arguments (batched), got ${args ? args.length : 'none'}`)
     params.forEach((p, i) => {
@@ -361,6 +444,38 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     if (!(Jout instanceof Float64Array) || Jout.length !== n * nr * nc)
       argError(`\`out\` must be a Float64Array of ${n * nr * nc} numbers`)
     const B = nr * nc
+    if (memory) {
+      if (n === 0) return Jout
+      // the arguments and \`out\` that are views of the backend's memory are used in place
+      const buffer = held.J!.array.buffer
+      const inMemory = params.map((_, i) => ArrayBuffer.isView(args[i]) && (args[i] as TypedArray).buffer === buffer)
+      const outInMemory = Jout.buffer === buffer
+      for (let b0 = 0; b0 < n; b0 += chunk) {
+        const m = Math.min(n, b0 + chunk) - b0
+        argv[0] = m
+        if (b0 > 0) attached(args, inMemory, n)
+        if (outInMemory && Jout.length !== n * B)
+          argError("`out` lives in the backend's memory, which grew during the run")
+        for (let pass = 0; pass < sweeps; pass++) {
+          residentArgs(args, b0, m, pass === 0, inMemory)
+          // J's chunk, zeroed before the first sweep (the sweeps accumulate into it)
+          let Jr: Float64Array
+          if (outInMemory) Jr = Jout.subarray(b0 * B, (b0 + m) * B)
+          else {
+            const Jall = held.J!.array as Float64Array
+            Jr = m === chunk ? Jall : Jall.subarray(0, m * B)
+          }
+          if (pass === 0) Jr.fill(0)
+          argv[nargs - 1] = Jr
+          programs[pass]!.core.apply(undefined, argv)
+        }
+        if (!outInMemory) {
+          const Jall = held.J!.array as Float64Array
+          Jout.set(m === chunk ? Jall : Jall.subarray(0, m * B), b0 * B)
+        }
+      }
+      return Jout
+    }
     for (let b0 = 0; b0 < n; b0 += chunk) {
       const m = Math.min(n, b0 + chunk) - b0
       const Jc = Jout.subarray(b0 * B, (b0 + m) * B)
@@ -407,8 +522,33 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     }
     return Jout
   }
-  return { plan, run, programs }
+  // (allocated now, before the caller allocates arrays of its own there: a later allocation that
+  // grows the memory would detach the views the caller holds)
+  if (memory) allocate()
+  const release = () => {
+    if (!held.J) return
+    residentBuffers?.unregister(held)
+    freeHeld(held)
+  }
+  return { plan, run, programs, release }
 }
+
+/** The resident chunk buffers of a block Jacobian (see the module comment). */
+interface Held {
+  arrays: Array<ResidentArray | undefined>
+  J: ResidentArray | undefined
+}
+
+function freeHeld(held: Held): void {
+  for (const r of held.arrays) r?.release()
+  held.arrays.fill(undefined)
+  held.J?.release()
+  held.J = undefined
+}
+
+/** Gives back the resident buffers of block Jacobians dropped without \`release\`. */
+const residentBuffers =
+  typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<Held>(freeHeld) : undefined
 
 const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const at = (name: string, index: Expr): Dataview => ({ kind: 'index', array: ref(name), index })

@@ -54,6 +54,7 @@ import {
 } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import {
   planMapLanes,
   readAfter,
@@ -648,6 +649,8 @@ export class FunctionEmitter {
     this.out.byte(el.store).u32(el.align).u32(0)
   }
 
+  /** The sin/cos calls of the runs of the block being emitted that one \`__sincos\` computes (see \`sincos-pairs.ts\`). */
+  private sincos: Map<Expr, SincosPair> | undefined
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
   private shared: Map<Expr, Shared> | undefined
   /** Their locals, once computed. */
@@ -1056,6 +1059,23 @@ export class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     this.numeric(e.type, e.loc)
+    // sin and cos of one value in this run: both by one \`__sincos\` at the first of them (only
+    // where the statement is evaluated whole: \`shared\` is unset under && and || and in a
+    // failed check's message)
+    const pair = this.shared && this.sincos?.get(e)
+    if (pair) {
+      if (!pair.locals) {
+        this.expr(e.args[0]!)
+        this.callDefined(this.ctx.math.use('__sincos'))
+        const c = this.local(F64),
+          s = this.local(F64)
+        this.set(c)
+        this.set(s)
+        pair.locals = { sin: s, cos: c }
+      }
+      this.get(name === 'sin' ? pair.locals.sin : pair.locals.cos)
+      return F64
+    }
     // a standard transcendental function computed in the module (math/), where the benchmark chose it
     const routine = rt !== I32 && types.every((t) => t !== I32) ? this.ctx.mathRoutine(spec, name) : undefined
     if (routine !== undefined) return this.callMath(routine, e.args, rt)
@@ -1278,8 +1298,11 @@ export class FunctionEmitter {
 
   private block(body: Stmt[]): void {
     if (this.lanesOf) {
-      // a map loop's body in lanes: its runs share their common subexpressions too
+      // a map loop's body in lanes: its runs share their common subexpressions too (no sin/cos
+      // pairs: its values are vectors)
       const saved = this.shared
+      const savedSincos = this.sincos
+      this.sincos = undefined
       forEachStatement(
         body,
         (s, unchecked, shared) => {
@@ -1291,6 +1314,7 @@ export class FunctionEmitter {
         this.tabulatedValues,
       )
       this.shared = saved
+      this.sincos = savedSincos
       return
     }
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -1303,6 +1327,22 @@ export class FunctionEmitter {
       },
       this.tabulatedValues,
     )
+    // the sin/cos pairs of each run (a run: consecutive statements with a shared-values map)
+    const outerSincos = this.sincos
+    this.sincos = new Map()
+    const standard = (name: 'sin' | 'cos') =>
+      inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)
+    for (let i = 0; i < items.length; ) {
+      if (!items[i]![2]) {
+        i++
+        continue
+      }
+      let j = i
+      while (j < items.length && items[j]![2]) j++
+      const run = items.slice(i, j).map((x) => x[0])
+      for (const [e, pair] of sincosPairs(run, standard)) this.sincos.set(e, pair)
+      i = j
+    }
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       this.shared = shared
@@ -1320,6 +1360,7 @@ export class FunctionEmitter {
       this.unchecked -= unchecked
     }
     this.shared = undefined
+    this.sincos = outerSincos
   }
 
   // ---------- lane pairs (f64x2) ----------

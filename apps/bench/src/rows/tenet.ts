@@ -409,7 +409,7 @@ export const tenetRows = defineRowFamily({
                 ...r,
                 reason:
                   r.reason ??
-                  `block Jacobian over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns): ${j.jac.plan.mode}, ${j.jac.plan.sweeps} sweep of ${j.jac.plan.width} rows fused with the forward run`,
+                  `block Jacobian over per-observation copies (${BA_CAMERA_PARAMS} + 3 + 1 columns): ${j.jac.plan.mode}, ${j.jac.plan.sweeps} sweep of ${j.jac.plan.width} rows fused with the forward run${j.jac.programs[0]!.core.resident ? '; data and Jacobian values in wasm memory' : ''}`,
               }
             },
           }

@@ -70,17 +70,24 @@ export function baBlockJacobian(): BlockJacobian {
 /**
  * A reusable Jacobian evaluator for one instance: `blockJacobian` over the observations writes the
  * 2p observation rows straight into the CSR values (its block layout is ADBench's), then the
- * weight rows.
+ * weight rows. On a backend with its own memory (wasm), the values live in that memory
+ * (`CompiledFunction.resident`), as the per-observation copies do (see `createBaJacobianRows`),
+ * so that the compiled loop writes them in place; `run` returns the Jacobian with the current view.
  */
 export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobian; jac: BlockJacobian } {
   const rows = createBaJacobianRows(inst)
   const J = createBaJacobian(inst)
+  const memory = rows.jac.programs[0]!.core.resident
+  const vals = memory?.allocate('f64', J.vals.length)
   return {
     jac: rows.jac,
     run: () => {
-      rows(0, inst.p, J.vals, 0)
-      baWeightRows(inst, J.vals)
-      return J
+      // (read after the copies' allocation and again after every run: a grown memory detaches views)
+      const out = vals ? { ...J, vals: vals.array as Float64Array } : J
+      rows(0, inst.p, out.vals, 0)
+      const done = vals ? { ...J, vals: vals.array as Float64Array } : J
+      baWeightRows(inst, done.vals)
+      return done
     },
   }
 }
@@ -90,29 +97,45 @@ export function createBaJacobianTenet(inst: BaInstance): { run(): BaSparseJacobi
  * copies of cameras and points made once, ADBench's blocks): `rows(i0, i1, vals, base)` writes rows
  * x and y of observations [i0, i1) into `vals` at observation `i − base` (ADBench's layout,
  * `BA_BLOCK_COLS` per row) by `baBlockJacobian`. The worker threads of the parallel rows use this
- * on their ranges.
+ * on their ranges. On a backend with its own memory (wasm), the copies (and copies of the weights and
+ * features) live in that memory, where the block Jacobian reads them in place instead of copying
+ * each chunk in.
  */
 export function createBaJacobianRows(
   inst: BaInstance,
 ): ((i0: number, i1: number, vals: Float64Array, base: number) => void) & { jac: BlockJacobian } {
   const { p, cams, X, w, obs, feats } = inst
   const C = BA_CAMERA_PARAMS
-  const cam = new Float64Array(C * p)
-  const pt = new Float64Array(3 * p)
+  const jac = baBlockJacobian()
+  const memory = jac.programs[0]!.core.resident
+  const camHeld = memory?.allocate('f64', C * p)
+  const ptHeld = memory?.allocate('f64', 3 * p)
+  // (the weights and features too, copied once)
+  const wHeld = memory?.allocate('f64', p)
+  const featsHeld = memory?.allocate('f64', 2 * p)
+  const wAt = () => (wHeld ? (wHeld.array as Float64Array) : w)
+  const featsAt = () => (featsHeld ? (featsHeld.array as Float64Array) : feats)
+  const camAt = () => (camHeld ? (camHeld.array as Float64Array) : cam)
+  const ptAt = () => (ptHeld ? (ptHeld.array as Float64Array) : pt)
+  const cam = camHeld ? new Float64Array(0) : new Float64Array(C * p)
+  const pt = ptHeld ? new Float64Array(0) : new Float64Array(3 * p)
+  const camv = camAt(),
+    ptv = ptAt()
+  if (wHeld) wAt().set(w)
+  if (featsHeld) featsAt().set(feats)
   for (let i = 0; i < p; i++) {
-    cam.set(cams.subarray(C * obs[2 * i]!, C * obs[2 * i]! + C), C * i)
-    pt.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
+    camv.set(cams.subarray(C * obs[2 * i]!, C * obs[2 * i]! + C), C * i)
+    ptv.set(X.subarray(3 * obs[2 * i + 1]!, 3 * obs[2 * i + 1]! + 3), 3 * i)
   }
   const r = new Float64Array(2 * p)
-  const jac = baBlockJacobian()
   const B = 2 * BA_BLOCK_COLS
   const rows = (i0: number, i1: number, vals: Float64Array, base: number) => {
     const args = [
       r.subarray(2 * i0, 2 * i1),
-      cam.subarray(C * i0, C * i1),
-      pt.subarray(3 * i0, 3 * i1),
-      w.subarray(i0, i1),
-      feats.subarray(2 * i0, 2 * i1),
+      camAt().subarray(C * i0, C * i1),
+      ptAt().subarray(3 * i0, 3 * i1),
+      wAt().subarray(i0, i1),
+      featsAt().subarray(2 * i0, 2 * i1),
       null,
     ]
     jac.run(i1 - i0, args, vals.subarray(B * (i0 - base), B * (i1 - base)))
