@@ -8,7 +8,8 @@
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
  *   elements of an array it never writes is computed once per element, into a table, before the
- *   loop (checks off; see `tabulate.ts` for when it pays);
+ *   loop, when the loop evaluates more than the table costs (checks off; see `tabulate.ts` and
+ *   `tabulate-cost.ts`);
  * - `zero-updates` — updates by a value known to be zero go (checks off; finite values assumed);
  * - `dead-ancillas` — statements that only change ancillas nobody reads again go, the uncompute
  *   of a `~routine` first among them (checks off);
@@ -39,6 +40,7 @@ export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncil
 export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
+export { evaluationCount } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
