@@ -8,13 +8,13 @@
  *
  * - a statement counts the evaluations in its own expressions (an `if`'s condition, a `while`'s
  *   first test included); what a branch or a `while` body evaluates counts 0 (it may not run);
- * - a nested loop whose range (step ±1) reads nothing the loop writes runs `max(0, trips)` times
- *   its body's count;
+ * - a nested loop whose range reads nothing the loop writes runs `max(0, trips)` times its body's
+ *   count (trips: a lower bound for a literal step other than ±1);
  * - a nested loop whose range reads the variable of the loop around it (a triangular nest:
  *   `for j in 0..m { for i in m - 2..=j by -1 { … } }`) has a count affine in that variable,
  *   and the loop around it sums it exactly: trips × (first + last) / 2, clipped at 0 — a lower
  *   bound, since the iterations where the inner range is empty count 0 and not a negative number;
- * - anything else counts 0.
+ * - anything else (a step that is not a literal, say) counts 0.
  *
  * The count is in f64 (no i32 overflow for large nests). It only decides which of two exact
  * programs runs (tabulated or not), never what they compute.
@@ -32,6 +32,7 @@ function op(o: '+' | '-' | '*' | '/', left: Expr, right: Expr): Expr {
   if ((o === '-' || o === '+') && lit(right, 0)) return left
   if (o === '*' && lit(right, 1)) return left
   if (o === '*' && lit(left, 1)) return right
+  if (o === '/' && lit(right, 1)) return left
   return { kind: 'binary', op: o, left, right, type: 'f64' }
 }
 const atLeastZero = (e: Expr): CallExpr => ({ kind: 'call', callee: 'max', args: [f64(0), e], type: 'f64' })
@@ -91,13 +92,19 @@ function degree(e: Expr, v: string): number {
   }
 }
 
-/** The trips of a loop as an f64 expression (not clipped at 0), and its first and last values; undefined for a step other than ±1. */
-function trips(s: ForStmt): { count: Expr; first: Expr; last: Expr } | undefined {
-  const step = s.step === null ? 1 : s.step.kind === 'num' ? s.step.value : undefined
-  if (step !== 1 && step !== -1) return undefined
-  const [lo, hi] = step === 1 ? [s.start, s.stop] : [s.stop, s.start]
+/**
+ * A lower bound of the trips of a loop with a literal step c, as an f64 expression not clipped
+ * at 0: (hi − lo) / |c|, plus 1 / |c| when inclusive (the trips are the ceiling of the first, the
+ * floor of (hi − lo) / |c| plus 1 in the second case) — exact for c = ±1, affine in the bounds.
+ * With it, for c = ±1, the loop's first and last values. Undefined for a step that is not a literal.
+ */
+function trips(s: ForStmt): { count: Expr; first?: Expr; last?: Expr } | undefined {
+  const step = s.step === null ? 1 : s.step.kind === 'num' && Number.isInteger(s.step.value) ? s.step.value : 0
+  if (step === 0) return undefined
+  const [lo, hi] = step > 0 ? [s.start, s.stop] : [s.stop, s.start]
   const span = op('-', toF64(hi), toF64(lo))
-  const count = s.inclusive ? op('+', span, f64(1)) : span
+  const count = op('/', s.inclusive ? op('+', span, f64(1)) : span, f64(Math.abs(step)))
+  if (step !== 1 && step !== -1) return { count }
   const one = { kind: 'num' as const, value: 1, isFloat: false, type: 'i32' as const }
   const last: Expr = s.inclusive
     ? s.stop
@@ -124,7 +131,7 @@ export function evaluationCount(loop: ForStmt, own: (s: Stmt) => number, written
     if (isZero(inner)) return f64(0)
     if (readNames(inner).has(s.variable)) {
       // summed over the loop's values: exact for an affine count
-      if (!readsOnly(t.count) || !readsOnly(t.first) || !readsOnly(t.last)) return f64(0)
+      if (!t.first || !t.last || !readsOnly(t.count) || !readsOnly(t.first) || !readsOnly(t.last)) return f64(0)
       const sum = plus(substitute(inner, s.variable, t.first), substitute(inner, s.variable, t.last))
       return atLeastZero(op('/', op('*', t.count, sum), f64(2)))
     }

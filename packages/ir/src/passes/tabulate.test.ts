@@ -245,6 +245,12 @@ ${loopOf(loop)}
       expect(built(few, { n: 2 }, { w: 1000 })).toBe(false)
       expect(built(few, { n: 400 }, { w: 1000 })).toBe(true)
       expect(built(few, { n: 2 }, { w: 4 })).toBe(true)
+      // a literal step: a lower bound of the trips (0, 3, 6, 9: 4 trips, counted as 10 / 3)
+      const stepped = `fn f(y: f64[], w: f64[], n: i32) {
+  for l in 0..=n by 3 { for j in 0..3 { y[j] += cos(w[j + 5]) } }
+}`
+      expect(built(stepped, { n: 9 }, { w: 10 })).toBe(false)
+      expect(built(stepped, { n: 9 }, { w: 9 })).toBe(true)
     })
 
     it('builds no table whose evaluations it cannot count: a range the loop writes, a branch, a while', () => {
@@ -260,10 +266,10 @@ ${loopOf(loop)}
   for l in 0..n { if (m > 2, ~) { for j in 0..m { y[j] += cos(w[j]) } } }
 }`),
       ).toBe(true)
-      // a step that is not ±1 in the nest
+      // a step that is not a literal in the nest
       expect(
-        unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
-  for l in 0..n { for j in 0..m by 2 { y[j] += cos(w[j]) } }
+        unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32, s: i32) {
+  for l in 0..n { for j in 0..m by s { y[j] += cos(w[j]) } }
 }`),
       ).toBe(true)
     })
