@@ -779,6 +779,8 @@ class FunctionEmitter {
     this.line(
       `const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`,
     )
+    // (only the range is the statement's head: see \`reusedLoads\`)
+    this.loads = undefined
     if (s.step && !(s.step.kind === 'num')) {
       const site = this.gen.check('zeroStep', s.loc, () => [])
       this.line(`if (${st} === 0) rt.fail(${site});`)
