@@ -25,10 +25,13 @@ import {
   callsHost,
   hostNumber,
   userNames,
+  effectfulFunctions,
   forEachStatement,
   key,
   promotableElements,
+  reusedLoads,
   walk,
+  type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
 
@@ -65,6 +68,8 @@ export class CodeGenerator {
   readonly bijections: Array<(...a: number[]) => number[]> = []
   private readonly primIndex = new Map<string, number>()
   private readonly fnIndex = new Map<string, number>()
+  /** The functions with a host effect (see `effectfulFunctions`): no element load is reused across a call of one. */
+  readonly effectful: ReadonlySet<string>
 
   constructor(
     private readonly program: Program,
@@ -73,6 +78,7 @@ export class CodeGenerator {
   ) {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
+    this.effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
   }
 
   /** JS name of the compiled function for (name, direction). */
@@ -340,7 +346,9 @@ class FunctionEmitter {
         const local = this.promoted?.get(e.array.name)?.get(key(e.index))
         if (local) return local
         const a = this.js(e.array.name)
-        const code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
+        let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
+        const reused = this.loads?.get(e)
+        if (reused) code = this.reusedLoad(reused, code)
         return e.type === 'bool' ? `(${code} !== 0)` : code
       }
       case 'field': {
@@ -520,6 +528,19 @@ class FunctionEmitter {
     return this.round(e.type, `rt.prims[${this.gen.prim(name, spec.evaluate)}](${a.join(', ')})`)
   }
 
+  /**
+   * An element load that several statements of the block read (see `reusedLoads`): made into its
+   * local (and its flag set) in its first statement, read from the local after that — through the
+   * flag while the load may not have been made, making it there when it was not.
+   */
+  private reusedLoad(o: LoadOccurrence, load: string): string {
+    const { local, flag } = o.load
+    if (!local) return load
+    const made = flag ? `(${flag} = true, ${local} = ${load})` : `(${local} = ${load})`
+    if (o.define) return made
+    return flag && !o.loaded ? `(${flag} ? ${local} : ${made})` : local
+  }
+
   // ---------- dataviews ----------
 
   private read(dv: Dataview | Arg): string {
@@ -571,14 +592,27 @@ class FunctionEmitter {
   private promoted: Map<string, Map<string, string>> | undefined
   /** Values computed once in the statement being emitted (see cse.ts). */
   private shared: Map<Expr, Shared> | undefined
+  /** The element loads of the statement being emitted that other statements of its block read too (see `reusedLoads`). */
+  private loads: Map<Expr, LoadOccurrence> | undefined
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
-    // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
+    // blocks are opened so that a run goes on through them (see \`forEachStatement\`); element
+    // loads are shared across the whole block, conditions included (see \`reusedLoads\`)
+    const loads = reusedLoads(body, this.gen.effectful)
+    const saved = this.loads
+    let k = 0
     forEachStatement(
       body,
       (s, unchecked, shared) => {
         this.shared = shared
+        this.loads = loads[k++]
+        for (const o of this.loads!.values()) {
+          if (!o.define || o.load.local) continue
+          o.load.local = this.fresh('l')
+          if (o.load.conditional) o.load.flag = this.fresh('h')
+          this.line(`let ${o.load.local} = 0${o.load.flag ? `, ${o.load.flag} = false` : ''};`)
+        }
         this.unchecked += unchecked
         this.stmt(s)
         this.unchecked -= unchecked
@@ -586,6 +620,7 @@ class FunctionEmitter {
       this.loweredValues,
     )
     this.shared = undefined
+    this.loads = saved
   }
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
@@ -666,6 +701,8 @@ class FunctionEmitter {
       case 'if': {
         const pre = this.fresh('c')
         this.line(`const ${pre} = ${this.expr(s.pre)};`)
+        // (only the condition is the statement's head: see \`reusedLoads\`)
+        this.loads = undefined
         this.line(`if (${pre}) {`)
         this.indent++
         this.scoped(() => this.block(s.then))
@@ -742,6 +779,8 @@ class FunctionEmitter {
     this.line(
       `const ${a} = ${this.expr(s.start)}, ${b} = ${this.expr(s.stop)}, ${st} = ${s.step ? this.expr(s.step) : '1'};`,
     )
+    // (only the range is the statement's head: see \`reusedLoads\`)
+    this.loads = undefined
     if (s.step && !(s.step.kind === 'num')) {
       const site = this.gen.check('zeroStep', s.loc, () => [])
       this.line(`if (${st} === 0) rt.fail(${site});`)

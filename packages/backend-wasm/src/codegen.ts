@@ -28,12 +28,16 @@ import {
   standardPrimitives,
 } from '@tenet/ir'
 import {
+  effectfulFunctions,
   hostNumber,
   userNames,
   forEachStatement,
   key,
   offsetOf,
   promotableElements,
+  reusedLoads,
+  type LoadOccurrence,
+  type ReusedLoad,
   type Shared,
   type Promotion,
 } from '@tenet/ir/backend'
@@ -224,6 +228,13 @@ export class ModuleContext {
     this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) =>
       this.fail(site, values),
     )
+  }
+
+  private effectfulSet: ReadonlySet<string> | undefined
+  /** The functions with a host effect (see `effectfulFunctions`): no element load is reused across a call of one. */
+  get effectful(): ReadonlySet<string> {
+    this.effectfulSet ??= effectfulFunctions(this.program.functions.values())
+    return this.effectfulSet
   }
 
   /** The index (among imports) of the import with this key, registering it on first use. */
@@ -653,6 +664,10 @@ export class FunctionEmitter {
   private sincos: Map<Expr, SincosPair> | undefined
   /** Values computed once in the run of statements being emitted (see `sharedSubexpressions`). */
   private shared: Map<Expr, Shared> | undefined
+  /** The element loads of the statement being emitted that other statements of its block read too (see `reusedLoads`). */
+  private loads: Map<Expr, LoadOccurrence> | undefined
+  /** The local and the flag of each reused load, once its first statement is reached. */
+  private loadLocals = new Map<ReusedLoad, { local: number; flag: number; type: ValType }>()
   /** Their locals, once computed. */
   private sharedLocals = new Map<Shared, [number, ValType]>()
   /** Array elements held in locals while the current loop runs, by array name and index key. */
@@ -708,10 +723,14 @@ export class FunctionEmitter {
           this.getHeld(held)
           return elemInfo(this.array(e.array.name).elem).vt
         }
-        const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true)
-        this.load(el)
-        this.boolByte(el)
-        return el.vt
+        const plain = (): ValType => {
+          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true)
+          this.load(el)
+          this.boolByte(el)
+          return el.vt
+        }
+        const reused = this.loads?.get(e)
+        return reused ? this.reusedLoad(reused, plain) : plain()
       }
       case 'field':
         return unsupported(`the field \`.${e.field}\``, e.loc)
@@ -729,6 +748,32 @@ export class FunctionEmitter {
       case 'call':
         return this.call(e)
     }
+  }
+
+  /**
+   * An element load that several statements of the block read (see `reusedLoads`): made, kept in
+   * its local and its flag set in its first statement; after that, the local when the flag is
+   * set, else made there. Every reuse tests the flag (a statement that runs as an f64x2 pair does
+   * not make the loads it reads; its flags stay clear).
+   */
+  private reusedLoad(o: LoadOccurrence, plain: () => ValType): ValType {
+    const held = this.loadLocals.get(o.load)
+    if (!held) return plain()
+    const make = (): ValType => {
+      const t = plain()
+      this.tee(held.local)
+      this.i32(1)
+      this.set(held.flag)
+      return t
+    }
+    if (o.define) return make()
+    this.get(held.flag)
+    this.op(Op.if, held.type)
+    this.get(held.local)
+    this.op(Op.else)
+    make()
+    this.op(Op.end)
+    return held.type
   }
 
   /** Negates the value on the stack. */
@@ -1327,6 +1372,7 @@ export class FunctionEmitter {
       },
       this.tabulatedValues,
     )
+<<<<<<< HEAD
     // the sin/cos pairs of each run (a run: consecutive statements with a shared-values map)
     const outerSincos = this.sincos
     this.sincos = new Map()
@@ -1342,10 +1388,33 @@ export class FunctionEmitter {
       const run = items.slice(i, j).map((x) => x[0])
       for (const [e, pair] of sincosPairs(run, standard)) this.sincos.set(e, pair)
       i = j
+=======
+    // element loads shared across the block, conditions included (see \`reusedLoads\`)
+    const loads = reusedLoads(body, this.ctx.effectful)
+    const saved = this.loads
+    const start = (k: number): void => {
+      // the flags of the loads first read here are cleared (the block may run again)
+      for (const [e, o] of loads[k]!) {
+        if (!o.define || this.loadLocals.has(o.load)) continue
+        const type = elemInfo(this.array((e as Extract<Expr, { kind: 'index' }>).array.name).elem).vt
+        const held = { local: this.local(type), flag: this.local(I32), type }
+        this.loadLocals.set(o.load, held)
+      }
+      const cleared = new Set<ReusedLoad>()
+      for (const o of loads[k]!.values()) {
+        const held = o.define ? this.loadLocals.get(o.load) : undefined
+        if (!held || cleared.has(o.load)) continue
+        cleared.add(o.load)
+        this.i32(0)
+        this.set(held.flag)
+      }
+>>>>>>> loadcse
     }
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       this.shared = shared
+      start(i)
+      this.loads = loads[i]
       this.unchecked += unchecked
       // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
       // run-time checks: a failed check must name the element the scalar code would name)
@@ -1353,6 +1422,9 @@ export class FunctionEmitter {
       const plan =
         this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
       if (plan) {
+        // (a pair makes none of its loads: their flags stay clear)
+        start(i + 1)
+        this.loads = undefined
         this.pair(plan, s, next![0], shared, next![2])
         this.ctx.lanePairs++
         i++
@@ -1360,7 +1432,11 @@ export class FunctionEmitter {
       this.unchecked -= unchecked
     }
     this.shared = undefined
+<<<<<<< HEAD
     this.sincos = outerSincos
+=======
+    this.loads = saved
+>>>>>>> loadcse
   }
 
   // ---------- lane pairs (f64x2) ----------
@@ -1743,6 +1819,8 @@ export class FunctionEmitter {
   private ifStmt(s: Extract<Stmt, { kind: 'if' }>): void {
     const pre = this.local(I32)
     this.expr(s.pre)
+    // (only the condition is the statement's head: see \`reusedLoads\`)
+    this.loads = undefined
     this.tee(pre)
     this.op(Op.if, 0x40)
     this.scoped(() => this.block(s.then))
@@ -1773,6 +1851,8 @@ export class FunctionEmitter {
     if (s.step) this.expr(s.step)
     else this.i32(1)
     this.set(st)
+    // (only the range is the statement's head: see \`reusedLoads\`)
+    this.loads = undefined
     if (s.step && s.step.kind !== 'num') {
       const site = this.ctx.check('zeroStep', s.loc, () => [])
       this.get(st)

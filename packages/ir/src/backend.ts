@@ -23,6 +23,7 @@ export {
   type Shared,
   type LoweredValues,
 } from './cse.js'
+export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-loads.js'
 export { hostNumber } from './host-result.js'
 export { stmtExprs, valueReads } from './stmt-exprs.js'
 export {

@@ -8,7 +8,8 @@
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
  *   elements of an array it never writes is computed once per element, into a table, before the
- *   loop (checks off; see `tabulate.ts` for when it pays);
+ *   loop, when the loop evaluates more than the table costs (checks off; see `tabulate.ts` and
+ *   `tabulate-cost.ts`);
  * - `forward-pure-values` — a pure unary primitive that one loop applies at its index and a later
  *   loop over the same range applies again, to an element nothing changed in between, is kept in
  *   a table by the first loop and read by the second (checks off; see `forward-pure-values.ts`);
@@ -44,6 +45,7 @@ export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 export { forwardPureValues } from './forward-pure-values.js'
+export { evaluationCount } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'

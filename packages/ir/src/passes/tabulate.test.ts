@@ -3,7 +3,7 @@
  * programs with tables compute what the interpreter does, and gradients through them).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
+import { check, createRegistry, parse, printFunction, type Expr, type FunctionDef, type Stmt } from '../index.js'
 import { walk } from '../check.js'
 import { optimize, tabulate } from './index.js'
 
@@ -45,9 +45,11 @@ const loopOf = (s: string) =>
     .join('\n')
 
 describe('pass `tabulate`', () => {
-  it('tables cos and sin of the angles once, before the loop over columns, when it runs twice or more', () => {
+  it('tables cos and sin of the angles once, before the loop over columns, when it runs twice or more and evaluates more than the table costs', () => {
     const loop = body(fnOf(umm))
-    expect(tabulated(umm)).toBe(`if (1 < n, ~) {
+    expect(
+      tabulated(umm),
+    ).toBe(`if (1 < n && max(0.0, f64(n)) * max(0.0, f64(m) * (f64(m - 2) + 1.0 + (f64(m - 2) - f64(m - 1) + 1.0)) / 2.0) > f64(len(theta)), ~) {
   l$tab0: f64[] <- zeros(len(theta))
   for l$tj2 in 0..len(theta) {
     l$tab0[l$tj2] += cos(theta[l$tj2])
@@ -94,7 +96,9 @@ ${loopOf(loop)}
     for j in 0..m { y[l] += exp(w[j]) * exp(w[m - 1 - j]) }
   }
 }`
-    expect(tabulated(text)).toBe(`if (n - 1 + -1 >= 0, ~) {
+    expect(
+      tabulated(text),
+    ).toBe(`if (n - 1 + -1 >= 0 && max(0.0, f64(n - 1) + 1.0) * (1.0 + max(0.0, f64(m)) * 2.0) > f64(len(w)), ~) {
   l$tab0: f64[] <- zeros(len(w))
   for l$tj1 in 0..len(w) {
     l$tab0[l$tj1] += exp(w[l$tj1])
@@ -181,5 +185,93 @@ ${loopOf(loop)}
       )
     expect(has(false)).toBe(true)
     expect(has(true)).toBe(false)
+  })
+  describe('the cost guard: the tables are built when the loop evaluates more than they cost', () => {
+    /** The value of a guard expression (i32/f64 arithmetic, comparisons, f64, max, len). */
+    const value = (e: Expr, env: Record<string, number>, lengths: Record<string, number>): number => {
+      switch (e.kind) {
+        case 'num':
+          return e.value
+        case 'bool':
+          return e.value ? 1 : 0
+        case 'var':
+          return env[e.name]!
+        case 'binary': {
+          const a = value(e.left, env, lengths),
+            b = value(e.right, env, lengths)
+          const ops: Record<string, number> = {
+            '+': a + b,
+            '-': a - b,
+            '*': a * b,
+            '/': a / b,
+            '<': +(a < b),
+            '>': +(a > b),
+            '>=': +(a >= b),
+            '&&': +(a !== 0 && b !== 0),
+          }
+          return ops[e.op]!
+        }
+        case 'call':
+          if (e.callee === 'len') return lengths[(e.args[0] as { name: string }).name]!
+          if (e.callee === 'f64') return value(e.args[0]!, env, lengths)
+          if (e.callee === 'max') return Math.max(...e.args.map((a) => value(a, env, lengths)))
+          throw new Error(`no ${e.callee}`)
+        default:
+          throw new Error(e.kind)
+      }
+    }
+    /** Whether the tables of the function's first loop are built for these values. */
+    const built = (text: string, env: Record<string, number>, lengths: Record<string, number>): boolean => {
+      const s = tabulate(fnOf(text), registry).body.find((x) => x.kind === 'if')
+      if (s?.kind !== 'if') throw new Error('not tabulated')
+      return value(s.pre, env, lengths) !== 0
+    }
+
+    it('counts a triangular nest exactly: the rotations of Listing 14 pay from the second column on', () => {
+      const m = 6,
+        len = (m * (m - 1)) / 2
+      expect(built(umm, { n: 1, m }, { theta: len })).toBe(false)
+      expect(built(umm, { n: 2, m }, { theta: len })).toBe(true)
+      // an angle array longer than the rotations use: the table pays only when it is used often enough
+      expect(built(umm, { n: 2, m }, { theta: 100 })).toBe(false)
+      expect(built(umm, { n: 7, m }, { theta: 100 })).toBe(true)
+    })
+
+    it('builds no table of a large array when each iteration reads a few of its elements', () => {
+      const few = `fn f(y: f64[], w: f64[], n: i32) {
+  for l in 0..n { for j in 0..3 { y[j] += cos(w[j + 5]) } }
+}`
+      // 2 iterations × 3 evaluations against a table of 1000
+      expect(built(few, { n: 2 }, { w: 1000 })).toBe(false)
+      expect(built(few, { n: 400 }, { w: 1000 })).toBe(true)
+      expect(built(few, { n: 2 }, { w: 4 })).toBe(true)
+      // a literal step: a lower bound of the trips (0, 3, 6, 9: 4 trips, counted as 10 / 3)
+      const stepped = `fn f(y: f64[], w: f64[], n: i32) {
+  for l in 0..=n by 3 { for j in 0..3 { y[j] += cos(w[j + 5]) } }
+}`
+      expect(built(stepped, { n: 9 }, { w: 10 })).toBe(false)
+      expect(built(stepped, { n: 9 }, { w: 9 })).toBe(true)
+    })
+
+    it('builds no table whose evaluations it cannot count: a range the loop writes, a branch, a while', () => {
+      // the inner range reads c, which the loop writes
+      expect(
+        unchanged(`fn f(y: f64[], w: f64[], n: i32, c: i32) {
+  for l in 0..n { for j in 0..c { y[j] += cos(w[j]) }; c += 1 }
+}`),
+      ).toBe(true)
+      // evaluated only in a branch
+      expect(
+        unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n { if (m > 2, ~) { for j in 0..m { y[j] += cos(w[j]) } } }
+}`),
+      ).toBe(true)
+      // a step that is not a literal in the nest
+      expect(
+        unchanged(`fn f(y: f64[], w: f64[], n: i32, m: i32, s: i32) {
+  for l in 0..n { for j in 0..m by s { y[j] += cos(w[j]) } }
+}`),
+      ).toBe(true)
+    })
   })
 })

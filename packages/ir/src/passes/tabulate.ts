@@ -31,11 +31,14 @@
  * When it pays: the table costs len(A) evaluations per execution of the loop; the loop without it
  * makes (trip count) × (evaluations per iteration). The pass tabulates only where each iteration
  * reads the same elements — the index reads nothing that carries a value from one iteration to the
- * next (see `iterationVariant`) — and reads them from a nested loop, and the table is built only
- * when the loop runs at least twice (otherwise the loop runs as it was: the `else` branch). It
- * then saves (trips − 1) evaluations of each element used, and costs one evaluation of each
- * element no iteration uses. Expensive primitives only: arity 1, f64, not lowered to a single
- * native instruction (`worthTabulating`).
+ * next (see `iterationVariant`) — and reads them from a nested loop, and the tables are built only
+ * when the loop runs at least twice and makes more evaluations than the tables cost (otherwise the
+ * loop runs as it was: the `else` branch). The count of evaluations is a lower bound computed
+ * before the loop from the ranges of its nested loops (see `tabulate-cost.ts`; the example's
+ * guard is shown as `1 < n` above, it is `1 < n && (count) > f64(len(theta))`); a table whose
+ * evaluations cannot be counted (in a branch, under a range the loop writes) is not built. A
+ * large array of which each iteration reads a few elements is then left alone. Expensive
+ * primitives only: arity 1, f64, not lowered to a single native instruction (`worthTabulating`).
  */
 import type { Arg, CallExpr, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue, VarRef } from '../ast.js'
 import { rootName, walk } from '../check.js'
@@ -44,6 +47,8 @@ import type { BijectionSpec } from '../plugin.js'
 import type { Registry } from '../registry.js'
 import { writtenNames } from './hoist-invariants.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { evaluationCount } from './tabulate-cost.js'
+import { key } from '../cse.js'
 
 /**
  * Whether a pure primitive is worth a table: one argument, and a lowering that is more than one
@@ -308,6 +313,50 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       return x
     })
   }
+  /** The table keys of the evaluations in a statement's own expressions (not its nested blocks). */
+  const ownKeys = (x: Stmt): string[] => {
+    const keys: string[] = []
+    const of = (e: Expr | Arg | null | undefined): void => {
+      if (!e) return
+      rewriteExpr(e, (y) => {
+        if (y.kind === 'call' && y.args.length === 1) {
+          const k = qualifies(y.callee, y.args[0]!, y.type)
+          if (k) keys.push(k)
+        }
+        return y
+      })
+    }
+    switch (x.kind) {
+      case 'update':
+        of(x.target)
+        of(x.value)
+        break
+      case 'alloc':
+        if (x.value.kind !== 'emptystack') of(x.value)
+        break
+      case 'callstmt':
+        for (const a of x.args) of(a)
+        if (x.target === 'bijection')
+          for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
+            const a = x.args[c.arg]
+            const k = a && qualifies(c.callee, a, 'f64')
+            if (k) keys.push(k)
+          }
+        break
+      case 'for':
+        of(x.start)
+        of(x.stop)
+        of(x.step)
+        break
+      case 'if':
+      case 'while':
+        of(x.pre)
+        break
+      default:
+        break
+    }
+    return keys
+  }
   const scan = (body: Stmt[], nested: boolean): void => {
     for (const x of body) {
       switch (x.kind) {
@@ -354,6 +403,14 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
   }
   scan(s.body, false)
   for (const [k, t] of tables) if (!t.nested) tables.delete(k)
+  // the cost guard: how many evaluations of each table's values the loop makes, at least (see
+  // `tabulate-cost.ts`); a table whose count cannot be bounded is not built
+  const counts = new Map<string, Expr>()
+  for (const k of tables.keys()) {
+    const count = evaluationCount(s, (x) => ownKeys(x).filter((o) => o === k).length, written)
+    if (count.kind === 'num' && count.value === 0) tables.delete(k)
+    else counts.set(k, count)
+  }
   if (!tables.size) return undefined
   for (const t of tables.values()) t.name = fresh(names, `${s.variable}$tab`)
   const loc = s.loc ? { loc: s.loc } : {}
@@ -432,9 +489,28 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       ...loc,
     })
   }
+  // the tables are built when the loop runs at least twice and evaluates more than they cost
+  // (tables of one array with the same count — cos and sin of an angle — compare as one)
+  let evaluations: Expr | undefined, cost: Expr | undefined
+  const compared = new Set<string>()
+  for (const [k, t] of tables) {
+    const c = counts.get(k)!
+    const same = `${t.array.name}:${key(c)}`
+    if (compared.has(same)) continue
+    compared.add(same)
+    const len: Expr = {
+      kind: 'call',
+      callee: 'f64',
+      args: [{ kind: 'call', callee: 'len', args: [t.array], type: 'i32' }],
+      type: 'f64',
+    }
+    evaluations = evaluations ? { kind: 'binary', op: '+', left: evaluations, right: c, type: 'f64' } : c
+    cost = cost ? { kind: 'binary', op: '+', left: cost, right: len, type: 'f64' } : len
+  }
+  const pays: Expr = { kind: 'binary', op: '>', left: evaluations!, right: cost!, type: 'bool', ...loc }
   return {
     kind: 'if',
-    pre: guard,
+    pre: { kind: 'binary', op: '&&', left: guard, right: pays, type: 'bool', ...loc },
     post: null,
     then: [...build, { ...s, body }, { kind: 'unchecked', body: unbuild, ...loc }],
     else: [s],

@@ -1,0 +1,86 @@
+/**
+ * Element loads reused across the statements of a block (`reusedLoads` of `@tenet/ir/backend`):
+ * the generated code of paper 000's branch-keeper merge reads each row index once per iteration,
+ * and reads an element again after a write to its array or its index. Random merge-shaped programs
+ * on cpu and wasm against the interpreter: backend-wasm's `reused-loads.test.ts`.
+ */
+import { describe, expect, it } from 'vitest'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule } from '@tenet/reversible'
+import { cpuBackend } from './index.js'
+
+const registry = createRegistry().registerBackend(cpuBackend)
+
+/** Paper 000's sparse dot product with a branch keeper (Listing 22; `sparseDotSource` of @tenet/ad's examples). */
+const sparseDotSource = `
+fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
+  keeper: bool[] <- zeros(2 * m)
+  for j in 0..n {
+    ia: i32 <- acolptr[j]
+    ib: i32 <- bcolptr[j]
+    @unchecked {
+      for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
+        if (ia < acolptr[j + 1] && ib < bcolptr[j + 1] && arowval[ia] == browval[ib], ~) {
+          r += anzval[ia] * bnzval[ib]
+        }
+        keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
+        if (keeper[i], ~) {
+          ib += 1
+        } else {
+          ia += 1
+        }
+      }
+      ~{
+        for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
+          keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
+          if (keeper[i], ~) {
+            ib += 1
+          } else {
+            ia += 1
+          }
+        }
+      }
+    }
+    ia -> acolptr[j]
+    ib -> bcolptr[j]
+  }
+  keeper -> zeros(2 * m)
+}`
+
+function source(text: string, name: string, checks: boolean): string {
+  const m = compileModule(parse({ text, name: 'loads' }), { registry, backend: 'cpu', checks })
+  const info = (m[name] as unknown as Record<symbol, { compiled: { sourceOf(n: string, inv: boolean): string } }>)[
+    Symbol.for('tenet.function')
+  ]!
+  return info.compiled.sourceOf(name, false)
+}
+
+describe('element loads reused across statements (cpu backend)', () => {
+  it('reads the row indices of the branch-keeper merge once per iteration, behind flags', () => {
+    const code = source(sparseDotSource, 'sparse_dot', false)
+    // p4 = arowval, p7 = browval: each loaded in the first condition (under &&) and reused in
+    // the keeper's decision through its flag (the second load there runs only when the flag is not set)
+    expect(code.match(/p4\[/g)).toHaveLength(2)
+    expect(code.match(/p7\[/g)).toHaveLength(2)
+    expect(code).toMatch(/\(h\d+ = true, l\d+ = p4\[v\d+\]\)/)
+    expect(code).toMatch(
+      /\(h\d+ \? l\d+ : \(h\d+ = true, l\d+ = p7\[v\d+\]\)\) < \(h\d+ \? l\d+ : \(h\d+ = true, l\d+ = p4\[v\d+\]\)\)/,
+    )
+  })
+
+  it('reads an element again after a write to its array or its index', () => {
+    const text = `fn f(y: f64, x: f64[], i: i32, n: i32) {
+  for k in 0..n {
+    y += x[i] * 2.0
+    if (y > 0.0, ~) { x[0] += 1.0 }
+    y += x[i]
+    i += 1
+    y -= x[i] * 0.5
+  }
+}`
+    const code = source(text, 'f', false)
+    // once before the branch (reused by nothing: the branch may write x), once after, once after i changes
+    expect(code.match(/p1\[p2\]/g)).toHaveLength(3)
+    expect(code).not.toMatch(/let l\d+/)
+  })
+})
