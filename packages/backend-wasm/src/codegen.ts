@@ -1372,7 +1372,6 @@ export class FunctionEmitter {
       },
       this.tabulatedValues,
     )
-<<<<<<< HEAD
     // the sin/cos pairs of each run (a run: consecutive statements with a shared-values map)
     const outerSincos = this.sincos
     this.sincos = new Map()
@@ -1388,7 +1387,7 @@ export class FunctionEmitter {
       const run = items.slice(i, j).map((x) => x[0])
       for (const [e, pair] of sincosPairs(run, standard)) this.sincos.set(e, pair)
       i = j
-=======
+    }
     // element loads shared across the block, conditions included (see \`reusedLoads\`)
     const loads = reusedLoads(body, this.ctx.effectful)
     const saved = this.loads
@@ -1408,7 +1407,6 @@ export class FunctionEmitter {
         this.i32(0)
         this.set(held.flag)
       }
->>>>>>> loadcse
     }
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
@@ -1432,11 +1430,8 @@ export class FunctionEmitter {
       this.unchecked -= unchecked
     }
     this.shared = undefined
-<<<<<<< HEAD
     this.sincos = outerSincos
-=======
     this.loads = saved
->>>>>>> loadcse
   }
 
   // ---------- lane pairs (f64x2) ----------
