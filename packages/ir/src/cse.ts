@@ -12,7 +12,7 @@
  * uncompute of `q += (x[a] - x[b]) ** 2` and its two gradient updates all read `x[a] - x[b]`,
  * and a tangent at width w repeats each partial derivative w times.
  */
-import type { Expr, Stmt } from './ast.js'
+import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
@@ -310,7 +310,8 @@ export function offsetOf(e: Expr): [string, number] {
 
 /**
  * Array elements of a loop that can live in locals while it runs (scalar promotion): in a loop
- * body made of updates and scalar ancillas only (`@unchecked` blocks opened), the elements of an
+ * body made of updates, bijection calls (each may write every dataview argument) and scalar
+ * ancillas only (`@unchecked` blocks opened), the elements of an
  * array that the body touches only through elements whose indices read neither the loop variable
  * nor anything the body writes. An array the body writes qualifies when its elements are provably
  * different (one base index plus distinct constant offsets, as in the w directions `t[i·w + k]`
@@ -322,11 +323,28 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
   const flat = flatten(body).map((x) => x.s)
   if (
     flat.length === 0 ||
-    !flat.every((s) => s.kind === 'update' || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)))
+    !flat.every(
+      (s) =>
+        s.kind === 'update' ||
+        (s.kind === 'callstmt' && s.target === 'bijection') ||
+        ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)),
+    )
   )
     return []
   const written = new Set<string>([loopVariable])
+  const isView = (a: Arg): a is Update['target'] =>
+    a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
   for (const s of flat) {
+    if (s.kind === 'callstmt') {
+      // a bijection may write any of its dataview arguments (its `in` ones are counted too)
+      for (const a of (s as Bijection).args) {
+        if (!isView(a)) continue
+        const r = rootName(a)
+        if (r === undefined) return []
+        written.add(r)
+      }
+      continue
+    }
     if (s.kind !== 'update') {
       written.add((s as Alloc).name)
       continue
@@ -385,6 +403,14 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
       visitTarget(s.target)
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
+    else if (s.kind === 'callstmt') {
+      const c = s as Bijection
+      for (const a of c.args) {
+        if (isView(a)) visitTarget(a)
+        else visit(a)
+      }
+      for (const t of c.tabulated ?? []) visit(t.read)
+    }
   }
   const out: Promotion[] = []
   for (const [name, els] of uses) {
