@@ -40,6 +40,8 @@ function rng(seed: number): () => number {
 export interface ColumnProgram {
   source: string
   legal: boolean
+  /** A statement computes a cosine that every column shares (cos θ[k]). */
+  pays: boolean
   /** The number of rotations (the length of theta and g) for m rows. */
   rotations: (m: number) => number
 }
@@ -60,6 +62,8 @@ export function columnProgram(seed: number): ColumnProgram {
   const pool = seed % 2 === 0 ? KINDS.filter((k) => STATEMENTS[k].legal) : KINDS
   const kinds = Array.from({ length: count }, () => pick(pool))
   const legal = kinds.every((k) => STATEMENTS[k].legal)
+  // a cosine the columns share (of θ[k]): what makes moving the column loop pay
+  const pays = kinds.some((k) => k === 'rot' || k === 'irot' || k === 'reduce')
   // where the step of k sits among the statements (before, between or after)
   const at = Math.floor(r() * (count + 1))
   const body: string[] = kinds.map((k) => STATEMENTS[k].text)
@@ -80,7 +84,7 @@ export function columnProgram(seed: number): ColumnProgram {
     k -> len(theta) - 1
   }
 }`
-  return { source, legal, rotations: inner.rotations }
+  return { source, legal, pays, rotations: inner.rotations }
 }
 
 /** Arguments for a column program: 2–6 rows, 0–3 columns. */

@@ -105,6 +105,16 @@ describe('pass `interchange`', () => {
     ).toBe(true)
     // the counter stepped by what the columns write
     expect(unchanged(umm.replace('INC(k)', 'k += i32(x[i + m * l])'))).toBe(true)
+    // legal, but nothing the columns share to compute once (GMM's sums over K components of d
+    // entries): the loop stays, its accesses in the program's order
+    expect(
+      unchanged(`fn f(q: f64[], e: f64[], s: f64[], d: i32, k: i32) {
+  for i in 0..k { for j in 0..d { e[i * d + j] += exp(q[i * d + j])\n s[i] += q[i * d + j] } }
+}`),
+    ).toBe(true)
+    expect(unchanged(umm.replace('ROT(x[i + m * l], x[i + 1 + m * l], theta[k])', 'x[i + m * l] += theta[k]'))).toBe(
+      true,
+    )
     // no nest: the loop is innermost already
     expect(unchanged('fn f(x: f64[], n: i32) { for l in 0..n { x[l] += 1.0 } }')).toBe(true)
     // a function call in the work (it may write anything it is given)
@@ -115,11 +125,13 @@ fn f(x: f64[], m: i32, n: i32) { for l in 0..n { for i in 0..m { g(x[i + m * l])
   })
 
   it("sums by the counter only where each element is one rotation's, summed in one run", () => {
-    const reduce = (inner: string) => `fn f(x: f64[], g: f64[], m: i32, n: i32) {
+    // (y's update, by column, computes cos(t[k]) for every column: moving the loop pays)
+    const reduce = (inner: string) => `fn f(x: f64[], y: f64[], t: f64[], g: f64[], m: i32, n: i32) {
   for l in 0..n {
     k: i32 <- 0
     for j in 0..m {
       for i in 0..m {
+        y[i + m * l] += cos(t[k])
         ${inner}
       }
     }

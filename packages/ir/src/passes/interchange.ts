@@ -31,6 +31,10 @@
  * Counters, nest and steps read nothing that depends on the loop variable, so they take the same
  * values in every iteration: run once, they give each (moved) work statement the values it had.
  *
+ * It moves only where that pays: some work statement applies an expensive pure primitive (cos,
+ * exp, a bijection's lowered cos θ) to a value the columns share, which `hoist-calls` then
+ * computes once per rotation instead of once per column.
+ *
  * Legality is a dependence test, proved, never assumed: the work of two different iterations
  * must commute. Every array the work writes must be accessed (read or written, by any work
  * statement) in one of two ways:
@@ -55,6 +59,7 @@
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import type { Registry } from '../registry.js'
+import { loweredPureCalls, worthTabulating } from './tabulate.js'
 
 /** A polynomial with integer coefficients: monomial (variable names sorted, joined by `*`; `''` for 1) → coefficient. */
 type Poly = Map<string, number>
@@ -303,6 +308,7 @@ function interchangeLoop(L: ForStmt, registry: Registry): Stmt[] | undefined {
     return true
   }
   if (!visit(mid, new Map(), 0) || an.loops === 0 || an.work.length === 0) return undefined
+  if (!pays(an.work, L.variable, registry)) return undefined
   // the work's expressions; no host calls anywhere
   const exprsOf = (s: Stmt): Array<Expr | Arg> =>
     s.kind === 'update' ? [s.target, s.value] : s.kind === 'callstmt' ? s.args : []
@@ -365,6 +371,58 @@ function interchangeLoop(L: ForStmt, registry: Registry): Stmt[] | undefined {
   const loc = L.loc ? { loc: L.loc } : {}
   const pre: Expr = { kind: 'binary', op, left: L.start, right: L.stop, type: 'bool', ...loc }
   return [{ kind: 'if', pre, post: null, then: moved, else: [], ...loc }]
+}
+
+/**
+ * Whether moving the loop pays: some work statement applies an expensive pure primitive (one
+ * `tabulate` would table), explicitly or in a bijection's lowering, to a value that reads neither
+ * the loop variable nor what the work writes — computed once per iteration of the nest instead
+ * of once per iteration of the loop (`hoist-calls`). Otherwise the loop stays where it is (the
+ * order of its accesses, the locals the backends keep for it, are the program's).
+ */
+function pays(work: Work[], l: string, registry: Registry): boolean {
+  const written = new Set<string>([l])
+  for (const w of work) {
+    const s = w.stmt
+    if (s.kind === 'update') written.add((s.target as IndexExpr).array.name)
+    if (s.kind === 'callstmt') {
+      let spec = registry.bijection(s.callee)
+      if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
+      s.args.forEach((a, i) => {
+        if (a.kind === 'index' && spec.roles[i] === 'inout') written.add(a.array.name)
+      })
+    }
+  }
+  const invariant = (e: Expr | Arg): boolean => ![...readNames(e)].some((n) => written.has(n))
+  const calls = (e: Expr | Arg): boolean => {
+    let found = false
+    const visit = (x: Expr | Arg): void => {
+      if (found) return
+      if (x.kind === 'call') {
+        if (x.args.length === 1 && x.type === 'f64' && worthTabulating(registry, x.callee) && invariant(x.args[0]!))
+          found = true
+        x.args.forEach(visit)
+      } else if (x.kind === 'index') visit(x.index)
+      else if (x.kind === 'unary') visit(x.arg)
+      else if (x.kind === 'binary') {
+        visit(x.left)
+        visit(x.right)
+      } else if (x.kind === 'field' || x.kind === 'neg') visit(x.target)
+    }
+    visit(e)
+    return found
+  }
+  return work.some(({ stmt: s }) => {
+    if (s.kind === 'update') return calls(s.value)
+    if (s.kind !== 'callstmt') return false
+    if (s.args.some(calls)) return true
+    let spec = registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
+    return loweredPureCalls(registry, spec).some((c) => {
+      const a = s.args[c.arg]
+      return a !== undefined && spec.roles[c.arg] !== 'inout' && a.type === 'f64' && invariant(a)
+    })
+  })
 }
 
 /** Every access at `g + c·l`, one l-free stride `c` for all, `0 ≤ g ≤ c − 1` proved where each is. */
