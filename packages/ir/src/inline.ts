@@ -156,9 +156,10 @@ const MAX_ROUNDS = 4
 
 /**
  * Returns the program with small leaf calls inlined (functions and inverses alike), bottom up: a
- * small function whose calls were all inlined is itself inlined into its callers in the next
- * round (the adjoint of a loop of rotations, whose body called the adjoint of ROT), so that the
- * passes see across both calls.
+ * small function whose calls were all inlined is itself inlined, in the next round, where a loop
+ * calls it (the adjoint of a loop of rotations, whose body called the adjoint of ROT, called once
+ * per layer), so that the passes see across both calls. (A call outside loops stays a call after
+ * the first round: inlined, the Bessel series' factorial made its Hessian slower.)
  */
 export function inlineSmallCalls(
   program: Program,
@@ -167,7 +168,7 @@ export function inlineSmallCalls(
   // one numbering for all rounds: the locals of each inlined body get names of their own
   const names = { counter: 0 }
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = inlineRound(program, inverses, names)
+    const next = inlineRound(program, inverses, names, round > 0)
     if (next.program === program) break
     ;({ program, inverses } = next)
   }
@@ -179,6 +180,7 @@ function inlineRound(
   program: Program,
   inverses: Map<string, FunctionDef>,
   names: { counter: number },
+  loopsOnly: boolean,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const inlinable = new Set<string>()
   for (const f of program.functions.values()) {
@@ -241,18 +243,20 @@ function inlineRound(
 
   // \`@unchecked\` is lexical: a callee keeps its own checks, so a call inside an unchecked block
   // stays a call (inlined there, the callee's body would lose its checks)
-  const rewrite = (body: Stmt[], unchecked = false): Stmt[] =>
+  // (`loopsOnly`: after the first round, only calls inside a loop, where the passes can then share
+  // what the callee computes in every iteration; a call outside loops stays a call)
+  const rewrite = (body: Stmt[], unchecked = false, inLoop = false): Stmt[] =>
     body.flatMap((s): Stmt[] => {
       switch (s.kind) {
         case 'callstmt':
-          return (unchecked ? undefined : tryInline(s)) ?? [s]
+          return (unchecked || (loopsOnly && !inLoop) ? undefined : tryInline(s)) ?? [s]
         case 'if':
-          return [{ ...s, then: rewrite(s.then, unchecked), else: rewrite(s.else, unchecked) }]
+          return [{ ...s, then: rewrite(s.then, unchecked, inLoop), else: rewrite(s.else, unchecked, inLoop) }]
         case 'while':
         case 'for':
-          return [{ ...s, body: rewrite(s.body, unchecked) } as Stmt]
+          return [{ ...s, body: rewrite(s.body, unchecked, true) } as Stmt]
         case 'unchecked':
-          return [{ ...s, body: rewrite(s.body, true) }]
+          return [{ ...s, body: rewrite(s.body, true, inLoop) }]
         default:
           return [s]
       }
