@@ -972,7 +972,15 @@ class FunctionEmitter {
           emitted = emitted.map((v) => v.split(call).join(temp))
         }
         const vals = this.shareMathCalls(emitted)
-        outs.forEach((a, j) => this.write(a, this.round((a as { type?: string }).type, vals[j]!)))
+        outs.forEach((a, j) => {
+          const value = this.round((a as { type?: string }).type, vals[j]!)
+          // a value that later statements of the run read again from the element: kept (see `Shared.stored`)
+          const stored = this.shared?.get(a as Expr)?.stored
+          if (!stored) return this.write(a, value)
+          stored.temp = this.fresh('o')
+          this.line(`const ${stored.temp} = ${value};`)
+          this.write(a, stored.temp)
+        })
       } else {
         const k = this.gen.bijection(spec.apply)
         const r = this.fresh('r')

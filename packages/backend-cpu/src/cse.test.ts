@@ -53,6 +53,39 @@ describe('common subexpressions of straight-line updates (cpu backend)', () => {
     }
   })
 
+  it("reads an element a rotation just stored from the value it stored, and each argument's element once", () => {
+    const rot = `
+fn rot(x: f64[], g: f64[], t: f64, i: i32) {
+  ROT(x[i], x[i + 1], t)
+  g[i] += x[i] * g[i + 1] - x[i + 1] * 2.0
+  ROT(g[i], g[i + 1], t)
+  SWAP(x[2 * i], x[i])
+  g[0] += x[i]
+}`
+    const m = compileModule(parse({ text: rot, name: 'rot' }), { registry, backend: 'cpu', checks: false })
+    const code = body(m, 'rot')
+    // x[i] and x[i + 1] (provably different) are not loaded again after the first ROT stores them
+    const stored = [...code.matchAll(/const (o\d+) = [^;]*;\n *p0\[(p3|c\d+)\] = \1;/g)].map((m) => m[1])
+    expect(stored).toHaveLength(2)
+    expect(code).toContain(`((${stored[0]} * p1[`)
+    expect(code).toContain(`(${stored[1]} * 2)`)
+    expect(code).toMatch(new RegExp(`const t\\d+ = ${stored[0]};`))
+    // after SWAP(x[2i], x[i]) (elements not provably different) x[i] is loaded again
+    expect(code).toMatch(/\(p1\[0\] \+ p0\[p3\]\)/)
+    for (const checks of [false, true]) {
+      const run = (backend: string) => {
+        const f = compileModule(parse({ text: rot, name: 'rot' }), { registry, backend, checks }).rot as (
+          ...a: unknown[]
+        ) => unknown[]
+        const x = new Float64Array([0.3, -0.7, 1.9, 0.5]),
+          g = new Float64Array([1.5, 2, -3, 0.25])
+        f(x, g, 0.7, 1)
+        return [Array.from(x), Array.from(g)]
+      }
+      expect(run('cpu')).toEqual(run('interpreter'))
+    }
+  })
+
   // a run goes on through scalar ancillas and @unchecked blocks; a loop keeps several distinct
   // accumulated elements and the invariant elements it only reads in locals
   const more = `

@@ -2994,7 +2994,12 @@ export class FunctionEmitter {
       results = res.map((t) => this.local(t))
       for (let j = results.length - 1; j >= 0; j--) this.set(results[j]!)
     }
-    outs.forEach(([a, i], j) => this.modify(a, types[i]!, false, () => this.get(results[j]!)))
+    outs.forEach(([a, i], j) => {
+      this.modify(a, types[i]!, false, () => this.get(results[j]!))
+      // a value that later statements of the run read again from the element: its local (see `Shared.stored`)
+      const stored = this.shared?.get(a as Expr)?.stored
+      if (stored && types[i] === 'f64' && this.vt(types[i]!) === F64) this.sharedLocals.set(stored, [results[j]!, F64])
+    })
   }
 }
 

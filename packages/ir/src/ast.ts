@@ -161,12 +161,13 @@ export interface CallStmt extends NodeBase {
 
 /**
  * The pure unary primitive `callee` applied to argument `arg` of a bijection call has the value
- * of the element `read` of a table (set by the `tabulate` pass).
+ * of the element `read` of a table (set by the `tabulate` pass), or of the ancilla `read` (set by
+ * the `hoist-calls` pass).
  */
 export interface TabulatedValue {
   callee: string
   arg: number
-  read: IndexExpr
+  read: IndexExpr | VarRef
 }
 
 /** `name <- value` (or `name: type <- value`): allocate an ancilla. */

@@ -12,12 +12,19 @@
  * uncompute of `q += (x[a] - x[b]) ** 2` and its two gradient updates all read `x[a] - x[b]`,
  * and a tangent at width w repeats each partial derivative w times.
  */
-import type { Expr, Stmt } from './ast.js'
+import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
+import { polynomial } from './passes/interchange.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared {
   temp?: string
+  /**
+   * On the element an `inout` argument of a bijection call names: the value the call stores
+   * there, which later statements of the run read again (store-to-load forwarding: a backend that
+   * keeps the stored value, `temp`, saves the load; one that does not loads it, as before).
+   */
+  stored?: Shared
 }
 
 type Update = Extract<Stmt, { kind: 'update' }>
@@ -153,9 +160,11 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
     if (n === undefined) numbers.set(k, (n = numbers.size))
     return `@${n}`
   }
+  const forwards: Array<[Entry, Entry]> = []
+  let keys = new Map<Expr, string>()
   for (const s of run) {
     // the keys of every node of the statement, children before parents (no recursion)
-    const keys = new Map<Expr, string>()
+    keys = new Map<Expr, string>()
     const keyOf = (root: Expr): void => {
       const todo: Array<[Expr, boolean]> = [[root, false]]
       while (todo.length) {
@@ -237,6 +246,12 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
     const low = s.kind === 'callstmt' ? lowered?.(s) : undefined
     // the pure values its lowering computes from the arguments, before it writes any of them
     if (low) for (const e of low.values) visit(e)
+    // a bijection reads its arguments (an element at its index) before it writes any of them
+    if (s.kind === 'callstmt')
+      for (const a of s.args) {
+        if (a.kind === 'neg' || a.kind === 'field') visitAddress(a as Update['target'])
+        else visit(a)
+      }
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name; either way the name's next version starts
@@ -250,12 +265,53 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
             ? []
             : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
+    if (s.kind === 'callstmt') forward(s, nodes, written)
   }
+  // store-to-load forwarding: an element a call stored and a later statement reads
+  for (const [load, stored] of forwards)
+    if (stored.count > 1) {
+      load.shared.stored = stored.shared
+      load.count = Math.max(load.count, 2)
+    }
   return perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()
     for (const [e, entry] of nodes) if (entry.count > 1) out.set(e, entry.shared)
     return out
   })
+
+  /**
+   * After a bijection call: each f64 element it writes holds the value it stored, under the
+   * element's key at the new version of its array, where the index reads nothing the call wrote
+   * and the elements it writes of that array are provably different (polynomial indices whose
+   * difference is a nonzero constant).
+   */
+  function forward(s: Bijection, nodes: Map<Expr, Entry>, written: Array<string | undefined>): void {
+    const outs = s.args.filter(
+      (a, i): a is Extract<Expr, { kind: 'index' }> => a.kind === 'index' && written[i] !== undefined,
+    )
+    const changed = new Set(written.filter((w): w is string => w !== undefined))
+    for (const a of outs) {
+      if (a.type !== 'f64' || [...readNames(a.index)].some((n) => changed.has(n)) || !nodes.has(a)) continue
+      const same = outs.filter((b) => b !== a && b.array.name === a.array.name)
+      const pa = polynomial(a.index)
+      if (
+        !same.every((b) => {
+          const pb = pa && polynomial(b.index)
+          if (!pa || !pb) return false
+          const d = new Map(pa)
+          for (const [m, c] of pb) d.set(m, (d.get(m) ?? 0) - c)
+          const rest = [...d].filter(([, c]) => c !== 0)
+          return rest.length === 1 && rest[0]![0] === ''
+        })
+      )
+        continue
+      // the element's key at the array's new version (its index's keys are unchanged)
+      const k = intern(`${nameKey(a.array.name)}[${keys.get(a.index)}]:${a.type ?? ''}`)
+      const entry: Entry = { shared: {}, count: 1 }
+      available.set(k, entry)
+      forwards.push([nodes.get(a)!, entry])
+    }
+  }
 }
 
 /**
@@ -310,7 +366,8 @@ export function offsetOf(e: Expr): [string, number] {
 
 /**
  * Array elements of a loop that can live in locals while it runs (scalar promotion): in a loop
- * body made of updates and scalar ancillas only (`@unchecked` blocks opened), the elements of an
+ * body made of updates, bijection calls (each may write every dataview argument) and scalar
+ * ancillas only (`@unchecked` blocks opened), the elements of an
  * array that the body touches only through elements whose indices read neither the loop variable
  * nor anything the body writes. An array the body writes qualifies when its elements are provably
  * different (one base index plus distinct constant offsets, as in the w directions `t[i·w + k]`
@@ -322,11 +379,28 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
   const flat = flatten(body).map((x) => x.s)
   if (
     flat.length === 0 ||
-    !flat.every((s) => s.kind === 'update' || ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)))
+    !flat.every(
+      (s) =>
+        s.kind === 'update' ||
+        (s.kind === 'callstmt' && s.target === 'bijection') ||
+        ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)),
+    )
   )
     return []
   const written = new Set<string>([loopVariable])
+  const isView = (a: Arg): a is Update['target'] =>
+    a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
   for (const s of flat) {
+    if (s.kind === 'callstmt') {
+      // a bijection may write any of its dataview arguments (its `in` ones are counted too)
+      for (const a of (s as Bijection).args) {
+        if (!isView(a)) continue
+        const r = rootName(a)
+        if (r === undefined) return []
+        written.add(r)
+      }
+      continue
+    }
     if (s.kind !== 'update') {
       written.add((s as Alloc).name)
       continue
@@ -385,6 +459,14 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
       visitTarget(s.target)
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
+    else if (s.kind === 'callstmt') {
+      const c = s as Bijection
+      for (const a of c.args) {
+        if (isView(a)) visitTarget(a)
+        else visit(a)
+      }
+      for (const t of c.tabulated ?? []) visit(t.read)
+    }
   }
   const out: Promotion[] = []
   for (const [name, els] of uses) {

@@ -151,17 +151,42 @@ function localNames(body: Stmt[]): Set<string> {
   return out
 }
 
-/** Returns the program with small leaf calls inlined (functions and inverses alike). */
+/** Rounds of `inlineSmallCalls`: a caller whose calls were all inlined is a leaf in the next round. */
+const MAX_ROUNDS = 4
+
+/**
+ * Returns the program with small leaf calls inlined (functions and inverses alike), bottom up: a
+ * small function whose calls were all inlined is itself inlined, in the next round, where a loop
+ * calls it (the adjoint of a loop of rotations, whose body called the adjoint of ROT, called once
+ * per layer), so that the passes see across both calls. (A call outside loops stays a call after
+ * the first round: inlined, the Bessel series' factorial made its Hessian slower.)
+ */
 export function inlineSmallCalls(
   program: Program,
   inverses: Map<string, FunctionDef>,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  // one numbering for all rounds: the locals of each inlined body get names of their own
+  const names = { counter: 0 }
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const next = inlineRound(program, inverses, names, round > 0)
+    if (next.program === program) break
+    ;({ program, inverses } = next)
+  }
+  return { program, inverses }
+}
+
+/** One round: the calls of the current leaves inlined (the same program when there are none). */
+function inlineRound(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  names: { counter: number },
+  loopsOnly: boolean,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const inlinable = new Set<string>()
   for (const f of program.functions.values()) {
     if (!callsFunctions(f.body) && countStatements(f.body) <= MAX_STATEMENTS) inlinable.add(f.name)
   }
   if (!inlinable.size) return { program, inverses }
-  let counter = 0
 
   const tryInline = (s: Extract<Stmt, { kind: 'callstmt' }>): Stmt[] | undefined => {
     if (s.target !== 'function' || !inlinable.has(s.callee) || s.distinct) return undefined
@@ -184,7 +209,7 @@ export function inlineSmallCalls(
       for (const r of reads) if (writtenRoots.has(r)) return undefined
     }
     const params = new Map<string, Arg>()
-    const k = counter++
+    const k = names.counter++
     // a read-only argument that is a compound expression is computed once, into an ancilla
     const before: Stmt[] = [],
       after: Stmt[] = []
@@ -218,26 +243,37 @@ export function inlineSmallCalls(
 
   // \`@unchecked\` is lexical: a callee keeps its own checks, so a call inside an unchecked block
   // stays a call (inlined there, the callee's body would lose its checks)
-  const rewrite = (body: Stmt[], unchecked = false): Stmt[] =>
+  // (`loopsOnly`: after the first round, only calls inside a loop, where the passes can then share
+  // what the callee computes in every iteration; a call outside loops stays a call)
+  const rewrite = (body: Stmt[], unchecked = false, inLoop = false): Stmt[] =>
     body.flatMap((s): Stmt[] => {
       switch (s.kind) {
         case 'callstmt':
-          return (unchecked ? undefined : tryInline(s)) ?? [s]
+          return (unchecked || (loopsOnly && !inLoop) ? undefined : tryInline(s)) ?? [s]
         case 'if':
-          return [{ ...s, then: rewrite(s.then, unchecked), else: rewrite(s.else, unchecked) }]
+          return [{ ...s, then: rewrite(s.then, unchecked, inLoop), else: rewrite(s.else, unchecked, inLoop) }]
         case 'while':
         case 'for':
-          return [{ ...s, body: rewrite(s.body, unchecked) } as Stmt]
+          return [{ ...s, body: rewrite(s.body, unchecked, true) } as Stmt]
         case 'unchecked':
-          return [{ ...s, body: rewrite(s.body, true) }]
+          return [{ ...s, body: rewrite(s.body, true, inLoop) }]
         default:
           return [s]
       }
     })
 
+  let changed = false
+  const rewriteAll = (f: FunctionDef): FunctionDef => {
+    const before = names.counter
+    const body = rewrite(f.body)
+    if (names.counter === before) return f
+    changed = true
+    return { ...f, body }
+  }
   const functions = new Map<string, FunctionDef>()
-  for (const [name, f] of program.functions) functions.set(name, { ...f, body: rewrite(f.body) })
+  for (const [name, f] of program.functions) functions.set(name, rewriteAll(f))
   const inv = new Map<string, FunctionDef>()
-  for (const [name, f] of inverses) inv.set(name, { ...f, body: rewrite(f.body) })
+  for (const [name, f] of inverses) inv.set(name, rewriteAll(f))
+  if (!changed) return { program, inverses }
   return { program: { ...program, functions }, inverses: inv }
 }

@@ -93,3 +93,4 @@ export {
   type RowTolerances,
   type RowType,
 } from './conformance/primitive-table.js'
+export { columnProgram, columnArgs, columnProblems, type ColumnProgram } from './column-programs.js'

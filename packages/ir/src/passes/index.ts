@@ -4,6 +4,11 @@
  *
  * - `unroll` — short loops with a literal range become copies of their body (always: exact);
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
+ * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
+ *   does the same in every iteration, moves innermost, around the statements that depend on it
+ *   (checks off; see `interchange.ts` for the dependence test);
+ * - `hoist-calls` — expensive pure calls of values a loop never writes, a bijection's lowered
+ *   cos θ and sin θ included, are computed once before the loop (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
@@ -37,6 +42,8 @@ import { tabulate } from './tabulate.js'
 import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
+import { interchangeLoops } from './interchange.js'
+import { hoistCalls } from './hoist-calls.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -51,13 +58,17 @@ export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } f
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
+export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
+export { hoistCalls } from './hoist-calls.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
   'unroll',
   'scalar-arrays',
+  'interchange',
   'sink-ancillas',
   'hoist-invariants',
+  'hoist-calls',
   'tabulate',
   'forward-pure-values',
   'zero-updates',
@@ -83,10 +94,20 @@ export function optimize(
   }
   if (on('unroll')) each(unrollLoops)
   if (on('scalar-arrays')) each(scalarReplaceArrays)
+  if (on('interchange')) {
+    const registry = program.registry
+    each((f) => interchangeLoops(f, registry))
+  }
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => hoistInvariants(f, effectful))
+  }
+  if (on('hoist-calls')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    const registry = program.registry
+    const writes = program.writes
+    each((f) => hoistCalls(f, registry, effectful, writes))
   }
   if (on('tabulate')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])

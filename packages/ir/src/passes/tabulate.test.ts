@@ -83,7 +83,14 @@ ${loopOf(loop)}
     expect(calls).toHaveLength(2)
     const marked = calls.map((s) => (s as Extract<Stmt, { kind: 'callstmt' }>).tabulated)
     expect(marked[1]).toBeUndefined()
-    expect(marked[0]!.map((t) => [t.callee, t.arg, t.read.array.name, t.read.index])).toEqual([
+    expect(
+      marked[0]!.map((t) => [
+        t.callee,
+        t.arg,
+        t.read.kind === 'index' && t.read.array.name,
+        t.read.kind === 'index' && t.read.index,
+      ]),
+    ).toEqual([
       ['cos', 2, 'l$tab0', expect.objectContaining({ kind: 'var', name: 'k' })],
       ['sin', 2, 'l$tab1', expect.objectContaining({ kind: 'var', name: 'k' })],
     ])
@@ -171,7 +178,8 @@ ${loopOf(loop)}
   })
 
   it('runs in `optimize` without run-time checks only', () => {
-    const f = fnOf(umm)
+    // (with the column stride n, \`interchange\` cannot prove the columns disjoint and leaves the loop)
+    const f = fnOf(umm.replaceAll('m * l', 'n * l'))
     const program = {
       functions: new Map([['f', f]]),
       hosts: [],

@@ -371,6 +371,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
           for (const a of x.args) exprs(a, nested)
           if (x.target === 'bijection')
             for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
+              if (x.tabulated?.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
               const a = x.args[c.arg]
               const k = a && qualifies(c.callee, a, 'f64')
               if (k) note(k, c.callee, (a as IndexExpr).array, nested)
@@ -433,8 +434,10 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       switch (x.kind) {
         case 'callstmt': {
           if (x.target !== 'bijection') return x
-          const tabulated: TabulatedValue[] = []
+          // values that another pass already gave the call (an ancilla of `hoist-calls`) stay
+          const tabulated: TabulatedValue[] = [...(x.tabulated ?? [])]
           for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
+            if (tabulated.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
             const a = x.args[c.arg]
             const k = a && qualifies(c.callee, a, 'f64')
             const t = k && tables.get(k)
