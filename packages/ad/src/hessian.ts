@@ -5,7 +5,13 @@
 import type { ResidentArray, ResidentMemory } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, checkLoss, floatParams, type Gradient, type LossOptions } from './arguments.js'
-import { compileAdjoint, compileSecondOrder, infoOf, type CompiledSecondOrder } from './compile.js'
+import {
+  type CompiledAdjoint,
+  compileAdjoint,
+  compileSecondOrder,
+  infoOf,
+  type CompiledSecondOrder,
+} from './compile.js'
 import { hessianReverseOverForward } from './second-order.js'
 import { evalAllowed } from './driver-interpreted.js'
 import type { TypedArray } from './arguments.js'
@@ -48,6 +54,49 @@ function defaultWidth(f: TenetFunction): number {
   return w !== undefined && Number.isInteger(w) && w >= 1 ? w : DEFAULT_WIDTH
 }
 
+/**
+ * What `hessian` and `hvp` look up once per function rather than per call: the adjoint (for the
+ * argument checks), the default width (a registry lookup), and per loss argument the default
+ * `wrt` and the second-order programs and their drivers by width (instead of `compileSecondOrder`'s
+ * string-keyed cache and the `runs` map).
+ */
+interface CallPlan {
+  readonly c: CompiledAdjoint
+  /** `floatParams(c)`: the arguments with a gradient. */
+  readonly floats: readonly number[]
+  readonly width: number
+  readonly byLoss: Map<number, LossPlan>
+}
+
+/** Per loss argument: the float arguments but the loss, and per width its program and free driver. */
+interface LossPlan {
+  readonly wrt: readonly number[]
+  readonly drivers: Array<SecondOrderRun | undefined>
+}
+
+const callPlans = new WeakMap<TenetFunction, CallPlan>()
+
+/** f's `CallPlan` (made on the first call; compiles the adjoint). */
+function callPlanOf(f: TenetFunction): CallPlan {
+  let p = callPlans.get(f)
+  if (!p) {
+    const c = compileAdjoint(f)
+    p = { c, floats: floatParams(c), width: defaultWidth(f), byLoss: new Map() }
+    callPlans.set(f, p)
+  }
+  return p
+}
+
+/** The `LossPlan` of a checked `loss` of f. */
+function lossPlanOf(p: CallPlan, loss: number): LossPlan {
+  let l = p.byLoss.get(loss)
+  if (!l) {
+    l = { wrt: p.floats.filter((i) => i !== loss), drivers: [] }
+    p.byLoss.set(loss, l)
+  }
+  return l
+}
+
 /** Whether every array among the loaded values `b` is the one at the same place in `a` (scalars may differ). */
 function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {
   for (let i = 0; i < b.length; i++) {
@@ -73,6 +122,8 @@ class SecondOrderRun {
   private readonly sink: number
   /** Seeded elements of arrays the program does not write: (argument, element), reset by `start`. */
   private readonly seeded: number[] = []
+  /** How many entries of `seeded` are in use (the array is reused, not truncated). */
+  private nSeeded = 0
   /** Calls the program with `argv` positionally (no `apply` of a long argument list). */
   private readonly call: () => void
   /**
@@ -175,11 +226,11 @@ class SecondOrderRun {
     const { so, argv, values, w, seeded } = this
     // (the last call may have grown the memory and thrown before taking the new views)
     if (this.memory) this.views()
-    for (let i = 0; i < seeded.length; i += 2) {
+    for (let i = 0; i < this.nSeeded; i += 2) {
       const b = argv[seeded[i]!] as Float64Array
       if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
     }
-    seeded.length = 0
+    this.nSeeded = 0
     const plan = this.plan
     // a load of new values into the same arrays keeps the plan (off resident memory, where a load
     // must be copied into the module's arrays first)
@@ -315,7 +366,10 @@ class SecondOrderRun {
     else if (t.kind === 'scalar') this.argv[t.index + k] = value
     else {
       ;(this.argv[t.index] as Float64Array)[e * this.w + k] = value
-      if (!this.written[t.index]) this.seeded.push(t.index, e * this.w + k)
+      if (!this.written[t.index]) {
+        this.seeded[this.nSeeded++] = t.index
+        this.seeded[this.nSeeded++] = e * this.w + k
+      }
     }
   }
 
@@ -418,13 +472,20 @@ function symmetrise(H: Float64Array, n: number): void {
 
 const runs = new WeakMap<CompiledSecondOrder, SecondOrderRun>()
 
-/** The driver of f's second-order program at width w, loaded with `args` (reused between calls when free). */
-function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: number): SecondOrderRun {
-  const so = compileSecondOrder(f, loss, w)
-  let run = runs.get(so)
+/**
+ * The driver of f's second-order program at width w, loaded with `args` (reused between calls when
+ * free). With `lp`, f's `LossPlan` for `loss`, the program and driver are kept there by width.
+ */
+function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: number, lp?: LossPlan): SecondOrderRun {
+  let run = lp?.drivers[w]
   if (!run || run.busy) {
-    run = new SecondOrderRun(so, f, loss)
-    if (!runs.has(so)) runs.set(so, run)
+    const so = run?.so ?? compileSecondOrder(f, loss, w)
+    run = runs.get(so)
+    if (!run || run.busy) {
+      run = new SecondOrderRun(so, f, loss)
+      if (!runs.has(so)) runs.set(so, run)
+    }
+    if (lp && !lp.drivers[w]) lp.drivers[w] = run
   }
   run.load(args)
   return run
@@ -469,16 +530,22 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   if (method === 'reverse-over-forward') return hessianReverseOverForward(f, args, options)
   if (method !== 'forward-over-reverse')
     argError(`\`method\` must be 'forward-over-reverse' or 'reverse-over-forward', got ${String(method)}`)
-  const c = compileAdjoint(f)
+  const plan = callPlanOf(f)
+  const c = plan.c
   checkLoss(c, options.loss)
-  const wrt = options.wrt ?? floatParams(c).filter((i) => i !== options.loss)
-  for (const i of wrt)
+  const lp = lossPlanOf(plan, options.loss)
+  const wrt = (options.wrt ?? lp.wrt) as number[]
+  let directions = 0
+  for (let j = 0; j < wrt.length; j++) {
+    const i = wrt[j]!
     if (!c.slots[i] || c.params[i]!.type.kind === 'stack')
       argError(`argument ${i} of \`${c.info.name}\` is not a float scalar or float array, so it has no Hessian`)
-  // no wider than the number of directions, as the arguments give it (so that a small Hessian
-  // compiles and loads one program, not the requested width's first)
-  const directions = wrt.reduce((s, i) => s + (ArrayBuffer.isView(args[i]) ? (args[i] as Float64Array).length : 1), 0)
-  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? defaultWidth(f), directions))
+    // no wider than the number of directions, as the arguments give it (so that a small Hessian
+    // compiles and loads one program, not the requested width's first)
+    const a = args[i]
+    directions += ArrayBuffer.isView(a) ? (a as Float64Array).length : 1
+  }
+  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? plan.width, directions), lp)
   const pos = run.positionsOf(wrt)
   const n = pos.params.length
   const out = options.out
@@ -491,7 +558,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const H = out ?? new Float64Array(n * n)
   if (n === 0) return H
   const w = Math.min(run.w, n)
-  const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w)
+  const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp)
   r.busy = true
   try {
     for (let c0 = 0; c0 < n; c0 += w) {
@@ -524,13 +591,14 @@ export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gra
   argsOf('hvp', args)
   if (!Array.isArray(options.v))
     argError(`\`hvp\` needs \`v\`, the direction: an array shaped like the arguments, got ${typeof options.v}`)
-  const c = compileAdjoint(f)
+  const plan = callPlanOf(f)
+  const c = plan.c
   checkLoss(c, options.loss)
-  const r = secondOrderRun(f, args, options.loss, 1)
+  const r = secondOrderRun(f, args, options.loss, 1, lossPlanOf(plan, options.loss))
   r.busy = true
   try {
     r.start()
-    for (const p of floatParams(c)) {
+    for (const p of plan.floats) {
       const d = options.v[p]
       if (d === null || d === undefined) continue
       if (typeof d === 'number') r.seed(p, 0, 0, d)
