@@ -323,7 +323,14 @@ class FunctionEmitter {
   expr(e: Expr): string {
     const sh = this.shared?.get(e)
     if (!sh) return this.exprCode(e)
-    if (sh.temp) return sh.temp
+    if (sh.temp) {
+      // an element this statement is the first to load for later statements (see `reusedLoads`),
+      // whose value the run already holds (a bijection stored it: `Shared.stored`): the local takes it
+      const o = e.kind === 'index' ? this.loads?.get(e) : undefined
+      if (o?.define && o.load.local)
+        this.line(`${o.load.flag ? `${o.load.flag} = true, ` : ''}${o.load.local} = ${sh.temp};`)
+      return sh.temp
+    }
     const code = this.exprCode(e)
     const t = this.fresh('c')
     this.line(`const ${t} = ${code};`)

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
-import { compileModule } from '@tenet/reversible'
+import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from './index.js'
 
 const registry = createRegistry().registerBackend(cpuBackend)
@@ -83,4 +83,36 @@ describe('element loads reused across statements (cpu backend)', () => {
     expect(code.match(/p1\[p2\]/g)).toHaveLength(3)
     expect(code).not.toMatch(/let l\d+/)
   })
+})
+
+describe('reused loads after a bijection stored the element', () => {
+  // INV stores x[2] and the statement after it takes the stored value (store-to-load forwarding,
+  // `Shared.stored`) where it is the first of the block to load x[2]: the local of the reused load
+  // must still be set there, for the statement after the stack operations to read
+  const source = `
+fn f(y: f64, x: f64[], c: f64) {
+  INV(x[2])
+  y += x[2] * c
+  s: stack<f64> <- []
+  push(s, c)
+  y += x[2] * x[0]
+  pop(s, c)
+  s -> []
+}`
+  for (const checks of [true, false]) {
+    it(`reads the stored value after the run ends (checks ${checks ? 'on' : 'off'})`, () => {
+      const withInterp = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+      const build = (backend: string) =>
+        compileModule(parse({ text: source, name: 'stored-reuse' }), { registry: withInterp, backend, checks })
+      const m = build('cpu'),
+        ref = build('interpreter')
+      const x = Float64Array.from([0.5, 1.5, 4]),
+        xr = x.slice()
+      m.f!.core(0.25, x, 3)
+      ref.f!.core(0.25, xr, 3)
+      expect(Array.from(m.f!.core.results)).toEqual(Array.from(ref.f!.core.results))
+      expect(Array.from(x)).toEqual(Array.from(xr))
+      expect(m.f!.core.results[0]).toBe(0.25 + 0.25 * 3 + 0.25 * 0.5)
+    })
+  }
 })
