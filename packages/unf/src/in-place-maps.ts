@@ -18,7 +18,7 @@
  *   iteration reads B[j].
  * - no binder inside body rebinds the name B (then it gives up rather than track the scope).
  */
-import type { Term } from './term.js'
+import { children as childrenOf, type Term } from './term.js'
 
 /** The maps that may write their result into one of their arrays: map term → the array's index. */
 export function inPlaceMaps(t: Term): Map<Term, number> {
@@ -116,49 +116,4 @@ function rebinds(x: Term, name: string): boolean {
     default:
   }
   return childrenOf(x).some((s) => rebinds(s, name))
-}
-
-/** The immediate subterms (as `children` in term.ts, with a sweep's parts and a zero's shape). */
-function childrenOf(x: Term): Term[] {
-  switch (x.k) {
-    case 'mapAccum':
-      return [x.carryInit, x.sumInit, ...x.arrays, x.body]
-    case 'zero':
-      return x.like ? [x.like] : []
-    case 'let':
-      return [x.value, x.body]
-    case 'tuple':
-      return x.items
-    case 'proj':
-      return [x.of]
-    case 'op':
-      return x.args
-    case 'map':
-      return [...x.arrays, x.body]
-    case 'reduce':
-    case 'fold':
-    case 'scanl':
-    case 'scanr':
-      return [x.init, x.array, x.body]
-    case 'shift1L':
-    case 'shift1R':
-    case 'pad1L':
-    case 'pad1R':
-    case 'first':
-    case 'last':
-      return [x.array]
-    case 'prefix':
-    case 'padTo':
-      return [x.array, x.len]
-    case 'if':
-      return [x.cond, x.then, x.else]
-    case 'lam':
-      return [x.body]
-    case 'app':
-      return [x.fn, ...x.args]
-    case 'add':
-      return [x.a, x.b]
-    default:
-      return []
-  }
 }
