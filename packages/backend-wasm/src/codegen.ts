@@ -573,6 +573,25 @@ export class FunctionEmitter {
     if (!b) throw new Error(`wasm codegen: unbound name ${name}${loc ? ` at ${loc.line}:${loc.column}` : ''}`)
     return b
   }
+  /**
+   * Leaves the enclosing block (`br_if 0`) when the two arrays' byte ranges overlap
+   * (W.ptr < X.end && X.ptr < W.end): one typed array passed for two parameters.
+   */
+  private breakIfOverlapping(W: Extract<Binding, { kind: 'array' }>, X: Extract<Binding, { kind: 'array' }>): void {
+    const end = (v: Extract<Binding, { kind: 'array' }>) => {
+      this.get(v.ptr)
+      this.get(v.len)
+      this.i32(elemInfo(v.elem).size)
+      this.op(Op.i32_mul, Op.i32_add)
+    }
+    this.get(W.ptr)
+    end(X)
+    this.op(Op.i32_lt_u)
+    this.get(X.ptr)
+    end(W)
+    this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+  }
+
   private array(name: string, loc?: SourceLocation): Extract<Binding, { kind: 'array' }> {
     const b = this.binding(name, loc)
     if (b.kind !== 'array') throw new Error(`wasm codegen: \`${name}\` is not an array`)
@@ -2144,20 +2163,7 @@ export class FunctionEmitter {
     this.op(Op.i32_eqz, Op.br_if, 0)
     // one typed array passed for two parameters (one region): one iteration at a time
     for (const [w, x] of plan.apart) {
-      const W = this.array(w),
-        X = this.array(x)
-      const end = (b: typeof W) => {
-        this.get(b.ptr)
-        this.get(b.len)
-        this.i32(elemInfo(b.elem).size)
-        this.op(Op.i32_mul, Op.i32_add)
-      }
-      this.get(W.ptr)
-      end(X)
-      this.op(Op.i32_lt_u)
-      this.get(X.ptr)
-      end(W)
-      this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+      this.breakIfOverlapping(this.array(w), this.array(x))
     }
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
     this.scoped(() => {
@@ -2270,19 +2276,7 @@ export class FunctionEmitter {
       const W = this.array(el.array)
       for (const x of plan.arrays) {
         if (x === el.array) continue
-        const X = this.array(x)
-        const end = (v: typeof W) => {
-          this.get(v.ptr)
-          this.get(v.len)
-          this.i32(elemInfo(v.elem).size)
-          this.op(Op.i32_mul, Op.i32_add)
-        }
-        this.get(W.ptr)
-        end(X)
-        this.op(Op.i32_lt_u)
-        this.get(X.ptr)
-        end(W)
-        this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+        this.breakIfOverlapping(W, this.array(x))
       }
     }
     this.op(Op.loop, 0x40)
