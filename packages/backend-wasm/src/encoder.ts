@@ -130,6 +130,7 @@ export const OpFd = {
   v128_store: 0x0b,
   v128_const: 0x0c,
   i8x16_shuffle: 0x0d,
+  i32x4_splat: 0x11,
   i64x2_splat: 0x12,
   f64x2_splat: 0x14,
   i64x2_extract_lane: 0x1d,
