@@ -2617,10 +2617,14 @@ export class FunctionEmitter {
 
   /** Wraps i64 lanes to the sign-extended i32 value (i32 arithmetic wraps). */
   private wrapLanes(): void {
-    this.i32(32)
-    this.simd(OpFd.i64x2_shl)
-    this.i32(32)
-    this.simd(OpFd.i64x2_shr_s)
+    // the low halves side by side, sign-extended: two instructions on x64 (`pshufd`,
+    // `pmovsxdq`) where `i64x2.shr_s` without AVX-512 is emulated by six
+    const v = this.local(V128)
+    this.tee(v)
+    this.get(v)
+    this.simd(OpFd.i8x16_shuffle)
+    for (const k of [0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11]) this.out.byte(k)
+    this.simd(OpFd.i64x2_extend_low_i32x4_s)
   }
 
   /** Pushes the lanes of `e` as type `t` (f64 or i32 lanes). */

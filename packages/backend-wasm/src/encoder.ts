@@ -151,6 +151,7 @@ export const OpFd = {
   v128_bitselect: 0x52,
   v128_any_true: 0x53,
   i64x2_neg: 0xc1,
+  i64x2_extend_low_i32x4_s: 0xc7,
   i64x2_shl: 0xcb,
   i64x2_shr_s: 0xcc,
   i64x2_add: 0xce,
