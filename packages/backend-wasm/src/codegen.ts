@@ -2748,7 +2748,9 @@ export class FunctionEmitter {
         if (e.type === 'i32' && l === 'i32' && r === 'i32' && (e.op === '+' || e.op === '-' || e.op === '*')) {
           this.vvalue(e.left, 'i32')
           this.vvalue(e.right, 'i32')
-          this.simd(e.op === '+' ? OpFd.i64x2_add : e.op === '-' ? OpFd.i64x2_sub : OpFd.i64x2_mul)
+          // (a product's low 32 bits by `i32x4.mul` of the low halves, one x64 instruction where
+          // `i64x2.mul` without AVX-512 is emulated by several; the wrap keeps only those bits)
+          this.simd(e.op === '+' ? OpFd.i64x2_add : e.op === '-' ? OpFd.i64x2_sub : OpFd.i32x4_mul)
           this.wrapLanes()
           return 'i32'
         }

@@ -150,6 +150,7 @@ export const OpFd = {
   v128_xor: 0x51,
   v128_bitselect: 0x52,
   v128_any_true: 0x53,
+  i32x4_mul: 0xb5,
   i64x2_neg: 0xc1,
   i64x2_extend_low_i32x4_s: 0xc7,
   i64x2_shl: 0xcb,
