@@ -1006,7 +1006,10 @@ class FunctionEmitter {
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
       if (!w[i] || p.type.kind !== 'scalar') return
-      this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : `${R}[${i}]`)
+      // a value held in 32 bits comes back with \`| 0\`: the same value, a small integer to V8
+      // (read as it is, it is a double, and the caller's integer arithmetic on it runs in doubles)
+      const int = p.type.name !== 'bool' && this.program.registry.numberSystem(p.type.name).arrayType === 'Int32Array'
+      this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : int ? `(${R}[${i}] | 0)` : `${R}[${i}]`)
     })
   }
 }
