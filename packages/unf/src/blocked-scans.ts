@@ -25,6 +25,7 @@
  * `reduce` asks for it, and + and · are), so any grouping is the scan's meaning; the states differ
  * from one left-to-right chain by rounding only.
  */
+import { scannedArray, type ScanRead } from './exclusive-scans.js'
 import { sameScope } from './share-scans.js'
 import { alphaEqual, freeVars, mapChildren, type Term } from './term.js'
 import { arrayType, R, type Type } from './types.js'
@@ -189,11 +190,11 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   env: ReadonlyMap<string, TV>,
   keep: number[],
   scanAt: number,
+  read: ScanRead,
   op: '+' | '*',
   views: ReadonlyMap<number, BlockedScan>,
 ): TV | undefined {
-  const scan = x.arrays[scanAt] as ScanTerm
-  if (scan.k !== 'scanl' && scan.k !== 'scanr') return undefined
+  const scan = read.scan
   const left = scan.k === 'scanl'
   const unit = op === '+' ? '0' : '1'
   const s = [...views.values()][0]!
@@ -203,7 +204,7 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   const pending = new Map(g.blockedScans)
   g.lines = []
   const init = g.emit(scan.init, env)
-  const arr = g.source(scan.array, env)
+  const arr = scannedArray(g, read, env)
   const mx = arr.length
   const states = g.local(`${mx} + 1`, 'n')
   const others = x.arrays.map((a, i) =>
@@ -239,9 +240,12 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   // the element that advances the state at index j: X[j] (scanl), X[j − 1] (scanr)
   const next = (j: string) => arr.elem(left ? j : `${j} - 1`).v as string
   // the totals of the map's scan over each block (in its direction), before the chains
+  // (an exclusive scanr over A scans the virtual shift1L A: exclusive-scans.ts)
   const sameArray =
     op === s.op &&
-    (left ? alphaEqual(scan.array, s.array) : scan.array.k === 'shift1L' && alphaEqual(scan.array.array, s.array))
+    (left || read.exclusive
+      ? alphaEqual(scan.array, s.array)
+      : scan.array.k === 'shift1L' && alphaEqual(scan.array.array, s.array))
   let totals: string[]
   if (sameArray) {
     // scanl: the blocks of X = A before block k are S's; scanr: X[end_k − 1 …] = A[end_k …], S's later blocks
@@ -285,7 +289,8 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
     g.store(out, g.emit(x.body, e).v, j)
     // the scan's last state has no successor: index mx (scanl, in block 3), index 0 (scanr, in
     // block 0, or in block 3 when the others are empty)
-    const guarded = left ? k === 3 : k === 0 || k === 3
+    // (none for an exclusive scan: its last advance reads an element of X, exclusive-scans.ts)
+    const guarded = !read.exclusive && (left ? k === 3 : k === 0 || k === 3)
     const adv = () => g.line(`${chain[k]} = ${chain[k]} ${op} ${next(j)};`)
     if (guarded) {
       g.line(left ? `if (${j} < ${mx}) {` : `if (${j} > 0) {`)

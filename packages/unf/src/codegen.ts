@@ -21,6 +21,7 @@ import {
   usedOnlyInScope,
   type BlockedScan,
 } from './blocked-scans.js'
+import { scanRead, scannedArray, type ScanRead } from './exclusive-scans.js'
 import { pushNegations } from './push-negation.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
@@ -444,13 +445,14 @@ class Gen {
         const reads = freeVars(x.body)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
-        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
-        if (scanAt >= 0 && associativeOp(x.arrays[scanAt]!)) {
+        // (or an exclusive scan, `shift1R (scanl …)` / `shift1L (scanr …)`: exclusive-scans.ts)
+        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && scanRead(a) !== undefined)
+        if (scanAt >= 0 && associativeOp(scanRead(x.arrays[scanAt]!)!.scan)) {
           const blocked = this.blockedMapOverScan(x, env, keep, scanAt)
           if (blocked) return blocked
         }
         const arrays = x.arrays.map((a, i) =>
-          !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env),
+          !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(scanRead(a)!, env) : this.source(a, env),
         )
         const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
@@ -1057,7 +1059,8 @@ class Gen {
     keep: number[],
     scanAt: number,
   ): TV | undefined {
-    const scan = x.arrays[scanAt] as ScanTerm
+    const read = scanRead(x.arrays[scanAt]!)!
+    const scan = read.scan
     const op = associativeOp(scan)!
     // a blocked stored scan among the arrays: the map runs over its blocks (blocked-scans.ts)
     const views = new Map<number, BlockedScan>()
@@ -1066,7 +1069,7 @@ class Gen {
       if (w) views.set(i, w)
     })
     if (views.size > 0) {
-      const aligned = alignedMapOverScan(this, x, env, keep, scanAt, op, views)
+      const aligned = alignedMapOverScan(this, x, env, keep, scanAt, read, op, views)
       if (aligned) return aligned
     }
     const unit = op === '+' ? '0' : '1'
@@ -1075,7 +1078,7 @@ class Gen {
     const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
     const init = this.emit(scan.init, env)
-    const arr = this.source(scan.array, env)
+    const arr = scannedArray(this, read, env)
     const m = arr.length
     const states = this.local(`${m} + 1`, 'n')
     const others = x.arrays.map((a, i) => (keep.includes(i) && i !== scanAt ? this.source(a, env) : undefined))
@@ -1129,10 +1132,12 @@ class Gen {
         if (o) e.set(x.params[q]!, o.elem(j))
       })
       this.store(out, this.emit(x.body, e).v, j)
-      // the last block reaches the scan's end, whose state has no successor
-      if (k === 3) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+      // the last block reaches the scan's end, whose state has no successor (an exclusive
+      // scan's last advance reads an element of X: no guard)
+      const guarded = k === 3 && !read.exclusive
+      if (guarded) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
       const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
-      if (k === 3) {
+      if (guarded) {
         this.indent(adv)
         this.line('}')
       } else adv()
@@ -1159,9 +1164,10 @@ class Gen {
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
    */
-  private scanSource(x: ScanTerm, env: ReadonlyMap<string, TV>): Source {
+  private scanSource(read: ScanRead, env: ReadonlyMap<string, TV>): Source {
+    const x = read.scan
     const init = this.emit(x.init, env)
-    const arr = this.source(x.array, env)
+    const arr = scannedArray(this, read, env)
     const m = arr.length
     const acc = leaves(init.v).map((l) => {
       const a = this.fresh('acc')
@@ -1175,12 +1181,15 @@ class Gen {
       dir: left ? 'L' : 'R',
       elem: () => ({ v: accCV, t: init.t }),
       advance: (j) => {
-        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1])
-        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
-        this.indent(() => {
+        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1]) (no guard
+        // for an exclusive scan: its last advance reads an element of the array)
+        const adv = () => {
           const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(left ? j : `${j} - 1`))
           this.assignAll(acc, leaves(this.emit(x.body, e).v))
-        })
+        }
+        if (read.exclusive) return adv()
+        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+        this.indent(adv)
         this.line('}')
       },
     }
