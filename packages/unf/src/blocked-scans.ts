@@ -52,6 +52,8 @@ export interface BlockedScan {
   unitInit: boolean
   /** T_k, each block's total (T_3 up to index m) */
   totals: [string, string, string, string]
+  /** the array holds the first m states only (the last is f_3 ⊕ T_3: `trimmedScans` in in-place-maps.ts) */
+  trimmed: boolean
 }
 
 /** The part of the code generator the blocked scans use. */
@@ -68,6 +70,8 @@ export interface ScanEmitter<TV extends { v: unknown; t: Type }, Src extends Sou
   sourceLength(sources: Src[]): string
   allocate(t: Type, n: string): unknown
   store(out: unknown, v: unknown, j: string): void
+  /** the array a map marked in place writes its result into (in-place-maps.ts), if any */
+  inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type): string | undefined
 }
 
 /** An array read by a loop (codegen's `Source`). */
@@ -89,13 +93,15 @@ export function usedOnlyInScope(t: Term, name: string): boolean {
 
 /**
  * Emits `scanl ⊕ z A` as four chains (see the module comment); undefined (nothing emitted) when
- * z or A's elements are not reals or A's elements are not loop-free.
+ * z or A's elements are not reals or A's elements are not loop-free. `trimmed`: the array holds
+ * the first m states, not the last.
  */
 export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends SourceLike<TV>>(
   g: ScanEmitter<TV, Src>,
   x: ScanTerm,
   op: '+' | '*',
   env: ReadonlyMap<string, TV>,
+  trimmed = false,
 ): { value: TV; scan: BlockedScan } | undefined {
   if (x.k !== 'scanl') return undefined
   const saved = g.lines
@@ -115,7 +121,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   g.lines.push(...setup)
   const unit = op === '+' ? '0' : '1'
   const m = arr.length
-  const states = g.allocate(arrayType(R), `${m} + 1`) as string
+  const states = g.allocate(arrayType(R), trimmed ? m : `${m} + 1`) as string
   const run = g.local(`${m} >> 2`, 'n')
   const starts: [string, string, string, string] = ['0', run, g.local(`2 * ${run}`, 'b'), g.local(`3 * ${run}`, 'b')]
   const chain = [0, 1, 2, 3].map(() => g.fresh('acc'))
@@ -135,7 +141,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   g.line(`for (let ${r} = ${starts[3]} + ${run}; ${r} < ${m}; ${r}++) {`)
   g.indent(() => step(3, r))
   g.line('}')
-  g.line(`${states}[${m}] = ${chain[3]};`)
+  if (!trimmed) g.line(`${states}[${m}] = ${chain[3]};`)
   const totals = chain.map((c) => g.local(c, 'T')) as [string, string, string, string]
   const unitInit = x.init.k === 'const' && x.init.value === (op === '+' ? 0 : 1)
   const f0 = init.v as string
@@ -144,7 +150,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   const f3 = g.local(`${f2} ${op} ${totals[2]}`, 'f')
   return {
     value: { v: states, t: arrayType(R) } as TV,
-    scan: { states, op, unit, array: x.array, m, run, starts, offsets: [f0, f1, f2, f3], unitInit, totals },
+    scan: { states, op, unit, array: x.array, m, run, starts, offsets: [f0, f1, f2, f3], unitInit, totals, trimmed },
   }
 }
 
@@ -166,7 +172,7 @@ export function fixUpBlockedScan(
   })
   g.line('}')
   const r = g.fresh('j')
-  g.line(`for (let ${r} = ${s.starts[3]}; ${r} <= ${s.m}; ${r}++) {`)
+  g.line(`for (let ${r} = ${s.starts[3]}; ${r} ${s.trimmed ? '<' : '<='} ${s.m}; ${r}++) {`)
   g.indent(() => fix(3, r))
   g.line('}')
 }
@@ -274,7 +280,7 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
     g.line(`let ${chain[3]} = ${init.v as string};`)
     for (let k = 2; k >= 0; k--) g.line(`let ${chain[k]} = ${totals[k]} ${op} ${chain[k + 1]};`)
   }
-  const out = g.allocate(arrayType(body.t), n)
+  const out = g.inPlaceOutput(x, env, body.t) ?? g.allocate(arrayType(body.t), n)
   const element = (k: number, i: string) => {
     const j = at(k, i)
     const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R } as TV)

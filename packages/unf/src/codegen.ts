@@ -10,7 +10,7 @@ import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
 import { fastTanh } from './fast-tanh.js'
-import { inPlaceMaps } from './in-place-maps.js'
+import { inPlaceMaps, trimmedScans } from './in-place-maps.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -206,6 +206,7 @@ export function generate(
   })
   const final = shareScans(hoistInvariants(pushNegations(term)))
   g.inPlace = inPlaceMaps(final)
+  g.trimScans = trimmedScans(final)
   const r = g.emit(final, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
@@ -251,8 +252,12 @@ class Gen {
   fastTanh = true
   /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
   inPlace = new Map<Term, number>()
-  /** locals holding arrays of reals allocated for a map's result (what an in-place map may overwrite) */
+  /** stored scans whose last state is not stored (`trimmedScans`, in-place-maps.ts) */
+  trimScans = new Set<Term>()
+  /** locals holding arrays of reals allocated for a map's result or a scan's states (what an in-place map may overwrite) */
   private mapArrays = new Set<string>()
+  /** the blocked scans whose arrays lack their last state, by local (kept after their fix-up) */
+  private trimmed = new Map<string, BlockedScan>()
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -276,9 +281,11 @@ class Gen {
   private bindValue(name: string, value: Term, body: Term, env: ReadonlyMap<string, TV>): TV {
     const scanOp = value.k === 'scanl' ? associativeOp(value) : undefined
     if (value.k === 'scanl' && scanOp && usedOnlyInScope(body, name)) {
-      const blocked = emitBlockedScanl(this, value, scanOp, env)
+      const blocked = emitBlockedScanl(this, value, scanOp, env, this.trimScans.has(value))
       if (blocked) {
         this.blockedScans.set(blocked.scan.states, blocked.scan)
+        this.mapArrays.add(blocked.scan.states)
+        if (blocked.scan.trimmed) this.trimmed.set(blocked.scan.states, blocked.scan)
         return blocked.value
       }
     }
@@ -293,13 +300,20 @@ class Gen {
     }
   }
 
-  /** The array a map marked in place writes its result into, when it is one a map of ours allocated. */
-  private inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type, scanAt: number): string | undefined {
+  /**
+   * The array a map marked in place writes its result into, when it is one a map or a stored
+   * scan of ours allocated: B itself, or S for `shift1R S` when S's array lacks its last state
+   * (then it has the map's length).
+   */
+  inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type): string | undefined {
     const at = this.inPlace.get(x)
-    if (at === undefined || scanAt >= 0 || elem.kind !== 'R' || x.k !== 'map') return undefined
+    if (at === undefined || elem.kind !== 'R' || x.k !== 'map') return undefined
     const a = x.arrays[at]!
-    const b = a.k === 'var' ? env.get(a.name) : undefined
-    return typeof b?.v === 'string' && this.mapArrays.has(b.v) ? b.v : undefined
+    const shifted = a.k === 'shift1R'
+    const inner = shifted ? a.array : a
+    const b = inner.k === 'var' ? env.get(inner.name) : undefined
+    if (typeof b?.v !== 'string' || !this.mapArrays.has(b.v)) return undefined
+    return this.trimmed.has(b.v) === shifted ? b.v : undefined
   }
 
   fresh(base = 't'): string {
@@ -469,7 +483,7 @@ class Gen {
         )
         const bodyLines = this.lines
         this.lines = saved
-        const out = this.inPlaceOutput(x, env, body.t, scanAt) ?? this.allocate(arrayType(body.t), n)
+        const out = (scanAt < 0 ? this.inPlaceOutput(x, env, body.t) : undefined) ?? this.allocate(arrayType(body.t), n)
         if (body.t.kind === 'R' && typeof out === 'string') this.mapArrays.add(out)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
@@ -571,6 +585,8 @@ class Gen {
       case 'shift1L':
       case 'shift1R': {
         const a = this.emit(x.array, env)
+        // the first m states of a scan whose array holds only those
+        if (x.k === 'shift1R' && typeof a.v === 'string' && this.trimmed.has(a.v)) return a
         const v = mapLeaves(a.v, (l) =>
           this.local(
             x.k === 'shift1L'
@@ -625,7 +641,8 @@ class Gen {
       case 'first':
       case 'last': {
         const bound = x.k === 'last' && x.array.k === 'var' ? env.get(x.array.name)?.v : undefined
-        const blocked = typeof bound === 'string' ? this.blockedScans.get(bound) : undefined
+        const blocked =
+          typeof bound === 'string' ? (this.blockedScans.get(bound) ?? this.trimmed.get(bound)) : undefined
         if (blocked) return { v: blockedLast(this, blocked), t: R }
         const a = this.emit(x.array, env)
         const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
@@ -979,6 +996,8 @@ class Gen {
     if (a.k === 'shift1L' || a.k === 'shift1R') {
       // a shifted array read by index: an offset into the array, no view
       const inner = this.emit(a.array, env)
+      const trimmed = a.k === 'shift1R' && typeof inner.v === 'string' ? this.trimmed.get(inner.v) : undefined
+      if (trimmed) return { length: trimmed.m, elem: (j) => this.element(inner, j) } // its array is the view
       // (the length of a view: an empty array stays empty)
       const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
       return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
@@ -1124,7 +1143,7 @@ class Gen {
     const chain = [0, 1, 2, 3].map(() => this.fresh('acc'))
     this.line(`let ${chain[0]} = ${init.v as string};`)
     for (let k = 1; k < 4; k++) this.line(`let ${chain[k]} = ${chain[k - 1]} ${op} ${total[k - 1]};`)
-    const out = this.allocate(arrayType(body.t), n)
+    const out = this.inPlaceOutput(x, env, body.t) ?? this.allocate(arrayType(body.t), n)
     const element = (k: number, i: string) => {
       const j = at(k, i)
       const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R })

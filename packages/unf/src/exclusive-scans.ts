@@ -55,6 +55,6 @@ export function scannedArray<TV extends { v: unknown; t: Type }, Src extends Sca
   return {
     ...arr,
     length: g.local(`${arr.length} - 1`, 'n'),
-    elem: left ? arr.elem : (q: string) => arr.elem(`${q} + 1`),
+    elem: left ? arr.elem : (q: string) => arr.elem(q.endsWith(' - 1') ? q.slice(0, -4) : `${q} + 1`),
   }
 }
