@@ -279,7 +279,7 @@ describe('in-place maps over stored scans', () => {
     expect([...trimmedScans(t)]).toEqual([scan])
     const src = agrees(t)
     expect(arrays(src)).toBe(1)
-    expect(src).toMatch(/const (o\d+) = new Float64Array\((n\d+)\);[^]*return \[t\d+, \[\1\]\];/)
+    expect(src).toMatch(/const (o\d+) = new Float64Array\((n\d+)\);[\s\S]*return \[t\d+, \[\1\]\];/)
   })
 
   test('a map over S itself (all its states) writes into S, untrimmed; a sum, another operator', () => {
