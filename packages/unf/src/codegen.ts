@@ -22,6 +22,7 @@ import {
   type BlockedScan,
 } from './blocked-scans.js'
 import { scanRead, scannedArray, type ScanRead } from './exclusive-scans.js'
+import { selectFold, selectJs } from './select-folds.js'
 import { pushNegations } from './push-negation.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
@@ -552,6 +553,11 @@ class Gen {
           const u = this.unrolledReduce(x, env)
           if (u) return u
         }
+        if (x.k === 'fold' && selectFold(x)) {
+          // a maximum or minimum: a reduction (select-folds.ts)
+          const u = this.unrolledReduce(x, env)
+          if (u) return u
+        }
         const init = this.emit(x.init, env)
         const arr = this.source(x.array, env)
         const n = this.sourceLength([arr])
@@ -1019,12 +1025,12 @@ class Gen {
    * any grouping is its meaning; the result differs from a left-to-right loop by rounding only.
    */
   private unrolledReduce(x: ScanTerm, env: ReadonlyMap<string, TV>): TV | undefined {
-    const b = x.body
-    if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
-    const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
-    if (!(names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem)) return undefined
-    const op = b.op
-    const unit = op === '+' ? '0' : '1'
+    // ⊕ is + or ·, or the selection of a maximum or minimum (select-folds.ts)
+    const sel = selectFold(x)
+    const op = associativeOp(x)
+    if (!sel && !op) return undefined
+    const step = sel ? (a: string, e: string) => selectJs(sel, a, e) : (a: string, e: string) => `${a} ${op} ${e}`
+    const unit = sel ? sel.unit : op === '+' ? '0' : '1'
     const saved = this.lines
     const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
@@ -1050,16 +1056,17 @@ class Gen {
     this.indent(() => {
       for (let k = 0; k < 4; k++) {
         const e = arr.elem(k === 0 ? j : `${j} + ${k}`).v as string
-        this.line(`${a[k]} = ${a[k]} ${op} ${e};`)
+        this.line(`${a[k]} = ${step(a[k]!, e)};`)
       }
     })
     this.line('}')
     this.line(`for (; ${j} < ${n}; ${j}++) {`)
     this.indent(() => {
       const e = arr.elem(j).v as string
-      this.line(`${a[0]} = ${a[0]} ${op} ${e};`)
+      this.line(`${a[0]} = ${step(a[0]!, e)};`)
     })
     this.line('}')
+    if (sel) return { v: this.local(step(this.local(step(a[0]!, a[1]!)), this.local(step(a[2]!, a[3]!)))), t: R }
     return { v: this.local(`(${a[0]} ${op} ${a[1]}) ${op} (${a[2]} ${op} ${a[3]})`), t: R }
   }
 

@@ -404,7 +404,7 @@ describe('code generation', () => {
   test("the reductions of a stored map later in its scope run in the map's loop", () => {
     // ∇logsumexp: max, then exp stored and summed in one loop, then the softmax
     const cp = agrees([['A', R1]], T.logsumexp(v('A')), [Float64Array.of(0.3, -1.2, 2.5, 0.1, 0.9, -0.4)])
-    expect(loops(cp.source.gradient)).toBe(5) // max; exp and sum (main, remainder); softmax (main, remainder)
+    expect(loops(cp.source.gradient)).toBe(6) // max, exp and sum, softmax: each a main loop and its remainder
     // both reductions of one map, and a reduce of another constant or operator, come from its loop
     const e = T.map(v('A'), (a) => T.op('exp', a))
     const body = T.let_(
