@@ -13,8 +13,9 @@
  * - a blocked map over another scan (`blockedMapOverScan`) that reads S (or `shift1R S`) runs its
  *   four blocks over the same indices as S's blocks, so each of its chains reads one block of S
  *   and adds that block's offset: f_k ⊕ L[j], no chain, no branch. When the map's own scan has
- *   the same operator over the same array (A for a `scanl`, `shift1L A` for a `scanr`: the
- *   prefix and suffix products of ∇prod, the paper's rule for `reduce`), the block totals its
+ *   the same operator over the same array (A for a `scanl`, `shift1L A` for a `scanr`, or A for
+ *   the exclusive `shift1L (scanr … A)`: the prefix and suffix products of ∇prod, the rule for
+ *   `reduce`), the block totals its
  *   chains start from are S's totals: no pass to compute them;
  * - any other use (found when the generated code reads S as a variable) first fixes the array up
  *   in place (a loop adding f_k to block k), once, at that point of the code; the rewrite is only
@@ -187,7 +188,8 @@ export function blockedView(a: Term, find: (name: string) => BlockedScan | undef
  * `map f (scan ⊕' z' X) … S …` with S (or `shift1R S`) a blocked scan: the map's four blocks are
  * S's blocks, each chain adding its block's offset to the states of S it reads. The map's scan
  * starts each block from z' combined with the totals of the blocks before it in its direction:
- * S's totals when ⊕' = ⊕ and X is S's array (scanl) or `shift1L` of it (scanr), otherwise three
+ * S's totals when ⊕' = ⊕ and X is S's array (scanl, or an exclusive scanr: exclusive-scans.ts) or
+ * `shift1L` of it (scanr), otherwise three
  * interleaved reductions first. Undefined (nothing emitted) when a body or an element has loops.
  */
 export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src extends SourceLike<TV>>(
