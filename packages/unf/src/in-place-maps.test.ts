@@ -23,6 +23,7 @@ const params = [
 const expOf = (a: Term) => map(a, (x) => op('exp', x), 'x1')
 const scaled = (b: Term) => map(b, (y) => mul(y, v('s')), 'y1')
 const sumOf = (b: Term) => reduce(c(0), b, (p, q) => T.add(p, q))
+const lastOf = (a: Term): Term => ({ k: 'last', array: a })
 
 /** The generated code's value against the interpreter's, on a few arrays (every length 1–6). */
 function agreesWithInterpreter(term: Term) {
@@ -237,7 +238,6 @@ describe('in-place maps over stored scans', () => {
     { name: 'A', type: R1 },
     { name: 'B', type: R1 },
   ]
-  const lastOf = (a: Term): Term => ({ k: 'last', array: a })
   const S = v('S')
   const times = (a: Term, b: Term) => mul(a, b)
   const plus = (a: Term, b: Term) => T.add(a, b)
@@ -340,5 +340,66 @@ describe('in-place maps over stored scans', () => {
     const before = let_('B', expOf(v('A')), tuple(consumer, lastOf(v('B'))))
     expect(inPlaceMaps(before).size).toBe(0)
     agreesWithInterpreter(before)
+  })
+})
+
+describe('in-place maps over stored scans on random programs', () => {
+  test('60 random uses of a stored scan (consumers, order, operators, other uses): code = interpreter', () => {
+    const next = rng(77)
+    const pick = <X>(xs: X[]): X => xs[Math.floor(next() * xs.length)]!
+    const S = v('S')
+    const ops2: Array<(a: Term, b: Term) => Term> = [
+      (a, b) => mul(a, b),
+      (a, b) => T.add(a, b),
+      (a, b) => T.add(mul(a, b), c(0.25)),
+    ]
+    const AB = [
+      { name: 'A', type: R1 },
+      { name: 'B', type: R1 },
+    ]
+    let marked = 0
+    let trimmed = 0
+    for (let p = 0; p < 60; p++) {
+      const op2 = pick(ops2)
+      const x = pick(['A', 'B'])
+      const suffixOver = pick(['A', 'B'])
+      const consumers: Array<() => Term> = [
+        // ∇prod-like: the prefix states against an exclusive suffix scan
+        () => map2(T.shift1R(S), T.shift1L(T.scanr(c(1), v(suffixOver), pick(ops2))), (p1, q) => mul(p1, q)),
+        () => map2(T.shift1R(S), v(pick(['A', 'B'])), (p1, b) => T.sub(p1, b)),
+        () => map(T.shift1R(S), (p1) => op('exp', mul(p1, c(0.1)))),
+        () =>
+          map2(
+            S,
+            T.scanl(c(0), v('B'), (a, b) => T.add(a, b)),
+            (p1, q) => T.add(p1, q),
+          ),
+        // a loop in the body: no blocked form
+        () => map2(T.shift1R(S), v('B'), (p1, b) => mul(b, sumOf(map(v('A'), (y) => mul(y, p1))))),
+      ]
+      const others: Array<() => Term> = [() => lastOf(S), () => sumOf(S), () => sumOf(T.shift1R(S)), () => c(1)]
+      const items = [pick(others)(), pick(consumers)()]
+      if (next() < 0.25) items.push(pick(others)()) // a use after the consumer: not in place
+      const t = let_('S', T.scanl(c(pick([1, 0.5, 2])), v(x), op2), tuple(...(next() < 0.5 ? items : [items[1]!])))
+      marked += inPlaceMaps(t).size
+      trimmed += trimmedScans(t).size
+      const g = generate(t, AB, ops)
+      for (const n of [0, 1, 2, 3, 4, 5, 7, 9]) {
+        const a = Float64Array.from({ length: n }, () => 0.5 + next())
+        const b = Float64Array.from({ length: n }, () => next() - 0.5)
+        const env = new Map([
+          ['A', fromHost(a)],
+          ['B', fromHost(b)],
+        ])
+        const want = flat(toHost(evaluate(t, env, ops)))
+        const first = g.fn(a, b)
+        expect(maxScaledError(flat(first), want)).toBeLessThan(1e-13)
+        expect(maxScaledError(flat(g.fn(a, b)), want)).toBeLessThan(1e-13)
+        expect(maxScaledError(flat(first), want)).toBeLessThan(1e-13)
+      }
+    }
+    // (how often each rewrite applies on these programs)
+    expect(marked).toBeGreaterThan(20)
+    expect(trimmed).toBeGreaterThan(10)
   })
 })
