@@ -340,6 +340,11 @@ describe('in-place maps over stored scans', () => {
     const before = let_('B', expOf(v('A')), tuple(consumer, lastOf(v('B'))))
     expect(inPlaceMaps(before).size).toBe(0)
     agreesWithInterpreter(before)
+    // inside a loop body (a sweep's body tuple is not emitted in order): only the one-item rule
+    const inner = map(v('A'), () => let_('B', expOf(v('A')), tuple(lastOf(v('B')), scaled(v('B')))))
+    expect(inPlaceMaps(inner).size).toBe(0)
+    const innerAlone = map(v('A'), (a) => let_('B', expOf(v('A')), tuple(a, scaled(v('B')))))
+    expect(inPlaceMaps(innerAlone).size).toBe(1)
   })
 })
 

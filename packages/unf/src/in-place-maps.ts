@@ -14,8 +14,9 @@
  *   `scanl`/`scanr` reading B as their array, or a `map`'s element): its value never aliases B;
  *   `first B` and `last B` read one element before the overwrite;
  * - the consuming map is a let value of the spine, or its result, or an item of a result tuple
- *   (nested or not) whose later items do not mention B and whose earlier items only consume it
- *   (items are evaluated in order); B is one of its arrays exactly once, and neither its body
+ *   (nested or not) whose other items do not mention B, or, in the program's own result (emitted
+ *   item by item in order; a sweep's body tuple is not), whose later items do not mention B and
+ *   whose earlier items only consume it; B is one of its arrays exactly once, and neither its body
  *   nor its other arrays mention B. Iteration j reads B[j] before it writes B[j], and no other
  *   iteration reads B[j].
  * - no binder inside body rebinds the name B (then it gives up rather than track the scope).
@@ -46,19 +47,24 @@ export function trimmedScans(t: Term): Set<Term> {
 function analyse(t: Term): { maps: Map<Term, number>; trimmed: Set<Term> } {
   const maps = new Map<Term, number>()
   const trimmed = new Set<Term>()
-  const visit = (x: Term): void => {
+  // `root`: x is on the program's own let spine, whose result tuple is emitted item by item in
+  // order (a sweep's body tuple is not: its sums are accumulated after its outputs)
+  const visit = (x: Term, root: boolean): void => {
     if (x.k === 'let' && (x.value.k === 'map' || x.value.k === 'scanl') && !rebinds(x.body, x.name)) {
       const scan = x.value.k === 'scanl'
-      const found = consumer(x.name, x.body, scan)
+      const found = consumer(x.name, x.body, scan, root)
       if (found) {
         maps.set(found.map, found.index)
         const target = (found.map as Extract<Term, { k: 'map' }>).arrays[found.index]!
         if (scan && target.k === 'shift1R' && shiftedOrLastOnly(x.body, x.name)) trimmed.add(x.value)
       }
     }
-    for (const s of childrenOf(x)) visit(s)
+    if (x.k === 'let') {
+      visit(x.value, false)
+      visit(x.body, root)
+    } else for (const s of childrenOf(x)) visit(s, false)
   }
-  visit(t)
+  visit(t, true)
   return { maps, trimmed }
 }
 
@@ -74,7 +80,12 @@ function shiftedOrLastOnly(x: Term, name: string): boolean {
  * `shifted`: `name` is a scan's states, which a map may also read as `shift1R name` (its first
  * |A| states, at the map's own indices).
  */
-function consumer(name: string, body: Term, shifted = false): { map: Term; index: number } | undefined {
+function consumer(
+  name: string,
+  body: Term,
+  shifted: boolean,
+  ordered: boolean,
+): { map: Term; index: number } | undefined {
   let cur = body
   while (cur.k === 'let') {
     if (mentions(cur.value, name)) {
@@ -84,21 +95,23 @@ function consumer(name: string, body: Term, shifted = false): { map: Term; index
     }
     cur = cur.body
   }
-  return inResult(cur, name, shifted)
+  return inResult(cur, name, shifted, ordered)
 }
 
 /**
- * The consuming map in the result: the result itself, or inside the last (nested) tuple item
- * that mentions B, the items before it consuming B element by element (items are evaluated in
- * order: `last B` or a reduction of B is read before B is overwritten).
+ * The consuming map in the result: the result itself, or inside the one (nested) tuple item that
+ * mentions B; in the program's own result (`ordered`, emitted item by item in order), inside the
+ * last item that mentions B, the items before it consuming B element by element (`last B` or a
+ * reduction of B is read before B is overwritten).
  */
-function inResult(x: Term, name: string, shifted: boolean): { map: Term; index: number } | undefined {
+function inResult(x: Term, name: string, shifted: boolean, ordered: boolean): { map: Term; index: number } | undefined {
   const index = overwrites(x, name, shifted)
   if (index !== undefined) return { map: x, index }
   if (x.k !== 'tuple') return undefined
   const using = x.items.filter((i) => mentions(i, name))
-  if (using.length === 0 || !using.slice(0, -1).every((i) => consumedOnly(i, name))) return undefined
-  return inResult(using[using.length - 1]!, name, shifted)
+  if (using.length === 0 || (!ordered && using.length > 1)) return undefined
+  if (!using.slice(0, -1).every((i) => consumedOnly(i, name))) return undefined
+  return inResult(using[using.length - 1]!, name, shifted, ordered)
 }
 
 /** The index of `name` (or `shift1R name`, when `shifted`) among the map's arrays, when the map may write its result into it. */
