@@ -560,6 +560,21 @@ class FunctionEmitter {
     return dv.kind === 'index' && !this.promoted?.get(dv.array.name)?.get(key(dv.index))
   }
 
+  /**
+   * Shared element addresses: an update `a[e] op= v` loads `a[e]` and stores it again, so a
+   * computed index `e` would be written out twice (and computed twice: V8 does not merge the two
+   * where e has a division, modulo or a call). Marks e as a value of the statement computed once
+   * (see \`expr\`), unless the run already shares it or the element lives in a local.
+   */
+  private shareAddress(dv: Dataview | Arg): void {
+    while (dv.kind === 'neg') dv = dv.target
+    if (dv.kind !== 'index' || !this.shared || this.shared.has(dv.index)) return
+    const i = dv.index
+    if (i.kind === 'num' || i.kind === 'var' || i.kind === 'bool') return
+    if (this.promoted?.get(dv.array.name)?.get(key(i))) return
+    this.shared.set(i, {})
+  }
+
   /** Emits `dataview = value` (value is JS code already of the right type). */
   private write(dv: Dataview | Arg, value: string): void {
     switch (dv.kind) {
@@ -651,6 +666,7 @@ class FunctionEmitter {
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
+        this.shareAddress(s.target)
         const old = this.read(s.target)
         const v = this.expr(s.value)
         let code: string
