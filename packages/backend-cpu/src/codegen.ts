@@ -640,6 +640,7 @@ class FunctionEmitter {
         this.unchecked -= unchecked
       },
       this.loweredValues,
+      true,
     )
     this.shared = undefined
     this.loads = saved
@@ -667,7 +668,15 @@ class FunctionEmitter {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
         this.shareAddress(s.target)
-        const old = this.read(s.target)
+        // store-to-load forwarding (see `sharedSubexpressions`): the element's old value where the
+        // run already holds it, its new value kept where later statements of the run read it
+        // (an element a loop keeps in a local is a local already)
+        const sh = s.target.kind === 'index' ? this.shared?.get(s.target) : undefined
+        const local = s.target.kind === 'index' && this.promoted?.get(s.target.array.name)?.get(key(s.target.index))
+        const stored = local ? undefined : sh?.stored
+        const loaded =
+          !local && sh?.loaded?.temp !== undefined && !this.loads?.has(s.target as Expr) ? sh.loaded.temp : undefined
+        const old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
@@ -695,6 +704,11 @@ class FunctionEmitter {
             else
               code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
+        }
+        if (stored) {
+          stored.temp = this.fresh('o')
+          this.line(`const ${stored.temp} = ${code};`)
+          code = stored.temp
         }
         this.write(s.target, code)
         return

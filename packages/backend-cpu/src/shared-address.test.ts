@@ -33,7 +33,9 @@ describe('shared element addresses of updates (cpu backend)', () => {
       const code = body(m, 'scatter', inverse)
       // each modulo index once, bound to a const, then used for the load and the store
       expect(code.match(/% v\d+\)/g), code).toHaveLength(2)
-      expect(code).toMatch(/const (c\d+) = \(\(\(\(i\d+ \+ 1\) \| 0\) % v\d+\) \| 0\);[\s\S]*?p0\[\1\] = \(p0\[\1\] [+-] /)
+      expect(code).toMatch(
+        /const (c\d+) = \(\(\(\(i\d+ \+ 1\) \| 0\) % v\d+\) \| 0\);[\s\S]*?p0\[\1\] = \(p0\[\1\] [+-] /,
+      )
       expect(code.match(/Math\.min/g), code).toHaveLength(1)
     }
   })
