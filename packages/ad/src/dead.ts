@@ -127,7 +127,10 @@ function writesAny(body: Stmt[], names: Set<string>): boolean {
             ? [s.value]
             : []
     for (const a of written) if (names.has(rootName(a) ?? '')) hit = true
-    if ((s.kind === 'alloc' || s.kind === 'dealloc' || s.kind === 'for') && names.has(s.kind === 'for' ? s.variable : s.name))
+    if (
+      (s.kind === 'alloc' || s.kind === 'dealloc' || s.kind === 'for') &&
+      names.has(s.kind === 'for' ? s.variable : s.name)
+    )
       hit = true
   })
   return hit

@@ -166,7 +166,7 @@ class FunctionTangent {
     for (const i of unitPositions) {
       const p = f.params[i]
       // only arrays of f64 that carry a tangent and that nothing here writes
-      if (!p || p.type.kind !== 'array' || p.type.elem !== 'f64' || writes?.[i] !== false) continue
+      if (p?.type.kind !== 'array' || p.type.elem !== 'f64' || writes?.[i] !== false) continue
       this.units.set(p.name, `${this.prefix}$unit$${p.name}`)
     }
   }
@@ -548,11 +548,7 @@ class FunctionTangent {
           for (const u of r.units) units.push({ ...u, sign: (u.sign * x.sign) as 1 | -1 })
         }
         const rest: Tan | null =
-          terms.length === 0
-            ? null
-            : terms.length === 1 && terms[0]!.sign === 1
-              ? terms[0]!.t
-              : { kind: 'sum', terms }
+          terms.length === 0 ? null : terms.length === 1 && terms[0]!.sign === 1 ? terms[0]!.t : { kind: 'sum', terms }
         return { rest, units }
       }
       default:
@@ -692,7 +688,8 @@ class FunctionTangent {
     const unitAt: number[] = []
     callee.params.forEach((p, i) => {
       const a = s.args[i]
-      if (p.type.kind === 'array' && a?.kind === 'var' && this.units.has(a.name) && writes?.[i] === false) unitAt.push(i)
+      if (p.type.kind === 'array' && a?.kind === 'var' && this.units.has(a.name) && writes?.[i] === false)
+        unitAt.push(i)
     })
     const name = this.builder.request(s.callee, s.inverse, unitVariant(unitAt))
     const before: Stmt[] = [],
