@@ -25,6 +25,7 @@ import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } f
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
 import { ref } from './expr.js'
 import { TangentBuilder, tangentSlots, unitVariant, type TangentSlot } from './tangent.js'
+import { accumulatesOnly } from './accumulate-only.js'
 
 /** A compiled adjoint and what is needed to drive it. */
 export interface CompiledAdjoint {
@@ -422,6 +423,7 @@ function tangentFunctions(
   f: TenetFunction,
   width: number,
   units: readonly number[] = [],
+  rows: readonly number[] = [],
 ): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
@@ -432,7 +434,7 @@ function tangentFunctions(
     registryPartials(registry, info.program.hosts),
     width,
   )
-  const name = builder.request(info.name, info.inverse, unitVariant(units))
+  const name = builder.request(info.name, info.inverse, unitVariant(units, rows))
   return { info, registry, name, functions: builder.build() }
 }
 
@@ -460,9 +462,12 @@ export interface CompiledSecondOrder {
    * The unit-seeded parameters of f (see `unitVariant`), in order: `param`, f's parameter, and
    * `index`, the position of its i32 offset parameter in `program` (after the tangents). A run
    * seeds the tangent of such an array with unit vectors only (element o + k in direction k, o
-   * the offset), as `hessian` does; empty unless `compileSecondOrder` was asked for some.
+   * the offset), as `hessian` does; empty unless `compileSecondOrder` was asked for some. `from`,
+   * where present: the position of the offset below which the program skips the rows of the
+   * parameter's gradient tangent (set to the same o: the rows above the sweep's first column,
+   * which the symmetry of the Hessian gives).
    */
-  units: Array<{ param: number; index: number }>
+  units: Array<{ param: number; index: number; from?: number }>
 }
 
 const secondOrderCache = new WeakMap<TenetFunction, Map<string, CompiledSecondOrder>>()
@@ -508,12 +513,23 @@ export function compileSecondOrder(
       const t = programParams[i]?.type
       return i < f.ir.params.length && t?.kind === 'array' && t.elem === 'f64' && gWrites?.[i] === false
     })
-  const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width, accepted)
+  const gradSlots = gradientSlots(f.ir.params, info.registry)
+  // the gradients of unit-seeded arrays that the program only accumulates into: their rows above
+  // a sweep's first column are skipped (only when checks are off: the skipped rows are not zero)
+  const gFunctions = infoOf(g).program.functions
+  const rows = new Map<number, number>()
+  if (info.options.checks === false)
+    for (const i of accepted) {
+      const s = gradSlots[i]
+      if (s?.kind === 'array' && accumulatesOnly(gFunctions, gp.entry.name, s.index)) rows.set(i, s.index)
+    }
+  const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width, accepted, [...rows.values()])
   let functions = tangents
   const slots = tangentSlots(programParams, gInfo.registry, width)
   let offsets = programParams.length
   for (const t of slots) if (t) offsets += t.kind === 'scalar' ? width : 1
-  const gradSlots = gradientSlots(f.ir.params, info.registry)
+  // the row offsets follow the unit offsets, in the order of their parameters
+  const rowOrder = [...rows.entries()].sort((a, b) => a[1] - b[1]).map(([i]) => i)
   if (info.options.checks === false) {
     // only the tangents of the gradients are read back
     const entry = functions.find((x) => x.name === name)!
@@ -534,7 +550,11 @@ export function compileSecondOrder(
     width,
     program,
     functions,
-    units: accepted.map((param, j) => ({ param, index: offsets + j })),
+    units: accepted.map((param, j) =>
+      rows.has(param)
+        ? { param, index: offsets + j, from: offsets + accepted.length + rowOrder.indexOf(param) }
+        : { param, index: offsets + j },
+    ),
   }
   if (!byKey) secondOrderCache.set(f, (byKey = new Map()))
   byKey.set(key, out)

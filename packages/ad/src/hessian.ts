@@ -151,7 +151,7 @@ class SecondOrderRun {
     this.sink = this.n + so.gradientSlots.filter((s) => s).length
     let total = so.programParams.length
     for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
-    total += so.units.length
+    for (const u of so.units) total += u.from === undefined ? 1 : 2
     this.argv = new Array<unknown>(total).fill(0)
     const info = infoOf(so.program)
     const writes = info.program.writes.get(info.name)
@@ -391,7 +391,11 @@ class SecondOrderRun {
    */
   unitOffsets(c0: number, starts: Int32Array): void {
     const u = this.so.units
-    for (let i = 0; i < u.length; i++) this.argv[u[i]!.index] = c0 - starts[u[i]!.param]!
+    for (let i = 0; i < u.length; i++) {
+      const o = c0 - starts[u[i]!.param]!
+      this.argv[u[i]!.index] = o
+      if (u[i]!.from !== undefined) this.argv[u[i]!.from!] = o
+    }
   }
 
   run(): void {
@@ -486,6 +490,22 @@ function symmetrise(H: Float64Array, n: number): void {
           H[a] = s
           H[b] = s
         }
+      }
+    }
+  }
+}
+
+/** Copies the lower triangle of the row-major n×n matrix H onto the upper one. */
+function mirrorLower(H: Float64Array, n: number): void {
+  // in tiles of T×T, as `symmetrise`
+  const T = 16
+  for (let i0 = 0; i0 < n; i0 += T) {
+    const i1 = Math.min(i0 + T, n)
+    for (let j0 = i0; j0 < n; j0 += T) {
+      const j1 = Math.min(j0 + T, n)
+      for (let i = i0; i < i1; i++) {
+        const j = j0 > i ? j0 : i + 1
+        for (let a = i * n + j, b = j * n + i, e = i * n + j1; a < e; a++, b += n) H[a] = H[b]!
       }
     }
   }
@@ -608,7 +628,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   } finally {
     r.busy = false
   }
-  symmetrise(H, n)
+  // where rows above a sweep's first column were skipped, the lower triangle is all there is
+  if (r.so.units.some((u) => u.from !== undefined)) mirrorLower(H, n)
+  else symmetrise(H, n)
   return H
 }
 

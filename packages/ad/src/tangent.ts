@@ -24,6 +24,13 @@
  * The seed arrays stay parameters with their values, so a read that is not rewritten (a scalar
  * target, a call argument, a bijection) stays exact. Callees that receive a seed array where they
  * do not write it get the same variant for that position.
+ *
+ * Skipped rows (the second part of the variant, `rows`): the tangents of the arrays at those
+ * positions are outputs that the program only accumulates into (`accumulatesOnly`) and whose
+ * elements below an offset (`t$from$a`, an extra i32 parameter after the unit offsets) nobody
+ * reads: every tangent update of `a[j]` runs under `if j >= t$from$a`. `hessian` passes the
+ * gradient of a unit-seeded array with the same offset, so that a sweep over Hessian columns
+ * c0… skips the rows above c0, which symmetry gives from earlier sweeps.
  */
 import {
   TenetStaticError,
@@ -71,20 +78,30 @@ import {
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
 export function tangentName(name: string, inverse: boolean, width: number, variant = ''): string {
-  return `${name}${inverse ? '$inv' : ''}$tan${width === 1 ? '' : width}${variant ? `$unit${variant}` : ''}`
+  return `${name}${inverse ? '$inv' : ''}$tan${width === 1 ? '' : width}${variant ? variantSuffix(variant) : ''}`
 }
 
 /**
  * The `TangentBuilder` variant in which the float arrays at the parameter positions `positions`
- * hold unit seeds (see the module comment); '' for none.
+ * hold unit seeds and those at `rows` skip the rows below their offsets (see the module
+ * comment); '' for none.
  */
-export function unitVariant(positions: readonly number[]): string {
-  return [...new Set(positions)].sort((a, b) => a - b).join('_')
+export function unitVariant(positions: readonly number[], rows: readonly number[] = []): string {
+  const list = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b).join('_')
+  return positions.length === 0 && rows.length === 0 ? '' : `${list(positions)}/${list(rows)}`
 }
 
-/** The parameter positions of a variant (`unitVariant`'s inverse). */
-function unitPositions(variant: string): number[] {
-  return variant === '' ? [] : variant.split('_').map(Number)
+/** The unit and row positions of a variant (`unitVariant`'s inverse). */
+function variantPositions(variant: string): { units: number[]; rows: number[] } {
+  const [u = '', r = ''] = variant.split('/')
+  const list = (x: string) => (x === '' ? [] : x.split('_').map(Number))
+  return { units: list(u), rows: list(r) }
+}
+
+/** The name suffix of a variant. */
+function variantSuffix(variant: string): string {
+  const { units, rows } = variantPositions(variant)
+  return `${units.length ? `$unit${units.join('_')}` : ''}${rows.length ? `$rows${rows.join('_')}` : ''}`
 }
 
 /** Where a parameter's tangent travels in the tangent function. */
@@ -130,7 +147,8 @@ export class TangentBuilder extends OnDemandTransform {
     return tangentName(name, inverse, this.width, variant)
   }
   protected transform(f: FunctionDef, name: string, variant: string): FunctionDef {
-    return new FunctionTangent(this, f, name, unitPositions(variant)).build()
+    const { units, rows } = variantPositions(variant)
+    return new FunctionTangent(this, f, name, units, rows).build()
   }
 }
 
@@ -149,12 +167,15 @@ class FunctionTangent {
 
   /** The unit-seeded arrays (see the module comment): array name → its offset parameter's name. */
   private readonly units = new Map<string, string>()
+  /** The arrays whose tangents skip rows (see the module comment): array name → its offset parameter's name. */
+  private readonly rows = new Map<string, string>()
 
   constructor(
     private readonly builder: TangentBuilder,
     private readonly f: FunctionDef,
     private readonly name: string,
     unitPositions: readonly number[] = [],
+    rowPositions: readonly number[] = [],
   ) {
     this.w = builder.width
     this.registry = builder.registry
@@ -168,6 +189,12 @@ class FunctionTangent {
       // only arrays of f64 that carry a tangent and that nothing here writes
       if (p?.type.kind !== 'array' || p.type.elem !== 'f64' || writes?.[i] !== false) continue
       this.units.set(p.name, `${this.prefix}$unit$${p.name}`)
+    }
+    for (const i of rowPositions) {
+      const p = f.params[i]
+      // (whoever asks has checked that the program only accumulates into it: `accumulatesOnly`)
+      if (p?.type.kind !== 'array' || p.type.elem !== 'f64') continue
+      this.rows.set(p.name, `${this.prefix}$from$${p.name}`)
     }
   }
 
@@ -183,10 +210,11 @@ class FunctionTangent {
       if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: t })
       else extra.push({ name: this.ta(p.name), type: t })
     })
-    for (const p of this.f.params) {
-      const o = this.units.get(p.name)
-      if (o) extra.push({ name: o, type: { kind: 'scalar', name: 'i32' } })
-    }
+    for (const offsets of [this.units, this.rows])
+      for (const p of this.f.params) {
+        const o = offsets.get(p.name)
+        if (o) extra.push({ name: o, type: { kind: 'scalar', name: 'i32' } })
+      }
     return {
       kind: 'fn',
       name: this.name,
@@ -519,6 +547,12 @@ class FunctionTangent {
     }
     for (const u of split?.units ?? []) out.push(this.unitUpdate(target as IndexExpr, sign * u.sign, u, s))
     if (out.length > 0) this.zero.delete(rootName(target) ?? '')
+    const from = target.kind === 'index' ? this.rows.get(target.array.name) : undefined
+    if (from && out.length > 0) {
+      // a row nobody reads: its tangent updates are skipped
+      const cond = bin('>=', clone((target as IndexExpr).index), ref(from))
+      return [same, { kind: 'if', pre: cond, post: clone(cond), then: out, else: [], ...loc(s) } as Stmt]
+    }
     return [same, ...out]
   }
 
@@ -686,12 +720,15 @@ class FunctionTangent {
     // seed arrays passed where the callee does not write them stay unit-seeded there
     const writes = this.builder.program.writes.get(s.callee)
     const unitAt: number[] = []
+    const rowsAt: number[] = []
     callee.params.forEach((p, i) => {
       const a = s.args[i]
-      if (p.type.kind === 'array' && a?.kind === 'var' && this.units.has(a.name) && writes?.[i] === false)
-        unitAt.push(i)
+      if (p.type.kind !== 'array' || a?.kind !== 'var') return
+      if (this.units.has(a.name) && writes?.[i] === false) unitAt.push(i)
+      // (an array the caller only accumulates into is only accumulated into where it is passed)
+      if (this.rows.has(a.name)) rowsAt.push(i)
     })
-    const name = this.builder.request(s.callee, s.inverse, unitVariant(unitAt))
+    const name = this.builder.request(s.callee, s.inverse, unitVariant(unitAt, rowsAt))
     const before: Stmt[] = [],
       after: Stmt[] = []
     const targs: Arg[] = []
@@ -737,6 +774,7 @@ class FunctionTangent {
           ...s.args.map(clone),
           ...targs,
           ...unitAt.map((i) => ref(this.units.get((s.args[i] as { name: string }).name)!)),
+          ...rowsAt.map((i) => ref(this.rows.get((s.args[i] as { name: string }).name)!)),
         ],
         inverse: false,
         ...loc(s),
