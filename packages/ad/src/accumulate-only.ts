@@ -34,7 +34,12 @@ export function accumulatesOnly(
   }
 }
 
-function body(functions: ReadonlyMap<string, FunctionDef>, stmts: Stmt[], name: string, visiting: Set<string>): boolean {
+function body(
+  functions: ReadonlyMap<string, FunctionDef>,
+  stmts: Stmt[],
+  name: string,
+  visiting: Set<string>,
+): boolean {
   const reads = (e: Expr | Arg) => valueReads(e).has(name)
   for (const s of stmts) {
     switch (s.kind) {
