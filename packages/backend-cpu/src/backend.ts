@@ -85,9 +85,11 @@ export const cpuBackend: BackendSpec = {
     hessian: true,
     // with unit-seeded tangents (`hessian` in @tenet/ad: a seed read costs one update, not one per
     // column) a sweep's cost is mostly the values and the gradient it recomputes, so fewer, wider
-    // sweeps pay: on the graph-embedding Hessian (k = 6, 10) 20–50 columns ran 15–45% faster than
-    // 10 (loaded 2-core machine); 64–100 fell off a cliff (the function too large for V8 to optimise)
-    hessianWidth: 34,
+    // sweeps pay: on the graph-embedding Hessian (k = 6, 10), once optimised, 20–50 columns ran
+    // 15–45% faster than 10 (loaded 2-core machine). Wider code takes longer to compile and for V8
+    // to optimise (under load, 34 columns needed ~3× the calls of 10 to reach full speed), and
+    // 64–100 fell off a cliff (the function too large to optimise): 20 is the compromise
+    hessianWidth: 20,
     synchronous: true,
   },
   description: 'JavaScript code generation with new Function (one specialised function per function and direction)',
