@@ -571,7 +571,11 @@ export interface HessianOptions extends LossOptions {
  * The dense symmetric Hessian of the loss over the scalars of `wrt` (arrays flattened), row-major,
  * exact: forward-over-reverse, i.e. the tangent transform of the adjoint at width w computes w
  * Hessian columns per sweep (⌈n / w⌉ sweeps of the forward tangent plus the adjoint's tangent).
- * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
+ * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding). The wrt arrays'
+ * tangents are unit seeds, and the program is compiled for that (`compileSecondOrder`'s `units`):
+ * a seed read costs one update, not w; without run-time checks the rows above a sweep's first
+ * column are skipped where the gradient is only accumulated into, and the lower triangle is
+ * mirrored instead.
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
   optionsOf('hessian', options, true)
