@@ -24,7 +24,8 @@ import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
 import { ref } from './expr.js'
-import { TangentBuilder, tangentSlots, type TangentSlot } from './tangent.js'
+import { TangentBuilder, tangentSlots, unitVariant, type TangentSlot } from './tangent.js'
+import { accumulatesOnly } from './accumulate-only.js'
 
 /** A compiled adjoint and what is needed to drive it. */
 export interface CompiledAdjoint {
@@ -421,6 +422,8 @@ export function compileTangent(f: TenetFunction, width = 1): CompiledTangent {
 function tangentFunctions(
   f: TenetFunction,
   width: number,
+  units: readonly number[] = [],
+  rows: readonly number[] = [],
 ): { info: TenetFunctionInfo; registry: Registry; name: string; functions: FunctionDef[] } {
   const info = infoOf(f)
   const registry = info.registry.clone()
@@ -431,7 +434,7 @@ function tangentFunctions(
     registryPartials(registry, info.program.hosts),
     width,
   )
-  const name = builder.request(info.name, info.inverse)
+  const name = builder.request(info.name, info.inverse, unitVariant(units, rows))
   return { info, registry, name, functions: builder.build() }
 }
 
@@ -455,6 +458,16 @@ export interface CompiledSecondOrder {
   program: TenetFunction
   /** Every function of `program`'s module, as core IR. */
   functions: FunctionDef[]
+  /**
+   * The unit-seeded parameters of f (see `unitVariant`), in order: `param`, f's parameter, and
+   * `index`, the position of its i32 offset parameter in `program` (after the tangents). A run
+   * seeds the tangent of such an array with unit vectors only (element o + k in direction k, o
+   * the offset), as `hessian` does; empty unless `compileSecondOrder` was asked for some. `from`,
+   * where present: the position of the offset below which the program skips the rows of the
+   * parameter's gradient tangent (set to the same o: the rows above the sweep's first column,
+   * which the symmetry of the Hessian gives).
+   */
+  units: Array<{ param: number; index: number; from?: number }>
 }
 
 const secondOrderCache = new WeakMap<TenetFunction, Map<string, CompiledSecondOrder>>()
@@ -466,11 +479,20 @@ const secondOrderCache = new WeakMap<TenetFunction, Map<string, CompiledSecondOr
  * with the backend, checks and tolerance of `f`; without checks, the updates that the gradient
  * tangents do not need (the loss, the gradients themselves, the uncomputation of values) are
  * dropped (see `dropDeadUpdatesIn`).
+ *
+ * `units` (parameter indices of f) asks for the unit-seed variant (see `unitVariant` in
+ * tangent.ts) for those of them that are f64 arrays the gradient program does not write: their
+ * tangents must then hold unit seeds at the offsets the program takes (`CompiledSecondOrder.units`).
  */
-export function compileSecondOrder(f: TenetFunction, loss: number, width: number): CompiledSecondOrder {
+export function compileSecondOrder(
+  f: TenetFunction,
+  loss: number,
+  width: number,
+  units: readonly number[] = [],
+): CompiledSecondOrder {
   if (!Number.isInteger(width) || width < 1)
     throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
-  const key = `${loss}/${width}`
+  const key = `${loss}/${width}/${unitVariant(units)}`
   let byKey = secondOrderCache.get(f)
   const hit = byKey?.get(key)
   if (hit) return hit
@@ -482,11 +504,32 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
     )
   // the gradient program is compiled (checked, inverted) so that the tangent transform can read it
   const g = compileGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
-  const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width)
-  let functions = tangents
   const programParams = gp.entry.params
-  const slots = tangentSlots(programParams, gInfo.registry, width)
+  const gWrites = infoOf(g).program.writes.get(gp.entry.name)
+  // (the rule `FunctionTangent` applies: f64 arrays with a tangent that the program never writes)
+  const accepted = [...new Set(units)]
+    .sort((a, b) => a - b)
+    .filter((i) => {
+      const t = programParams[i]?.type
+      return i < f.ir.params.length && t?.kind === 'array' && t.elem === 'f64' && gWrites?.[i] === false
+    })
   const gradSlots = gradientSlots(f.ir.params, info.registry)
+  // the gradients of unit-seeded arrays that the program only accumulates into: their rows above
+  // a sweep's first column are skipped (only when checks are off: the skipped rows are not zero)
+  const gFunctions = infoOf(g).program.functions
+  const rows = new Map<number, number>()
+  if (info.options.checks === false)
+    for (const i of accepted) {
+      const s = gradSlots[i]
+      if (s?.kind === 'array' && accumulatesOnly(gFunctions, gp.entry.name, s.index)) rows.set(i, s.index)
+    }
+  const { info: gInfo, registry, name, functions: tangents } = tangentFunctions(g, width, accepted, [...rows.values()])
+  let functions = tangents
+  const slots = tangentSlots(programParams, gInfo.registry, width)
+  let offsets = programParams.length
+  for (const t of slots) if (t) offsets += t.kind === 'scalar' ? width : 1
+  // the row offsets follow the unit offsets, in the order of their parameters
+  const rowOrder = [...rows.entries()].sort((a, b) => a[1] - b[1]).map(([i]) => i)
   if (info.options.checks === false) {
     // only the tangents of the gradients are read back
     const entry = functions.find((x) => x.name === name)!
@@ -507,6 +550,11 @@ export function compileSecondOrder(f: TenetFunction, loss: number, width: number
     width,
     program,
     functions,
+    units: accepted.map((param, j) =>
+      rows.has(param)
+        ? { param, index: offsets + j, from: offsets + accepted.length + rowOrder.indexOf(param) }
+        : { param, index: offsets + j },
+    ),
   }
   if (!byKey) secondOrderCache.set(f, (byKey = new Map()))
   byKey.set(key, out)

@@ -123,6 +123,32 @@ describe('loop-private arrays and call specialisation', () => {
     expect([...held]).toEqual(['t'])
   })
 
+  it('counts i·c + d as its own element where an enclosing if bounds d to [0, c) and its branch leaves d alone', () => {
+    const priv = privateArrays(
+      loopOf(`fn f(t: f64[], u: f64[], v: f64[], w: f64[], x: f64, o: i32, p: i32[]) {
+      for i in 0..3 {
+        if (0 <= p[i] - o && p[i] - o < 2, 0 <= p[i] - o && p[i] - o < 2) {
+          t[i * 2 + (p[i] - o)] += x
+          u[i * 2 + (p[i] - o)] += x
+        }
+        if (0 <= p[i] - o && p[i] - o < 2, 0 <= p[i] - o && p[i] - o < 2) {
+          w[i * 2 + (p[i] - o)] += x
+          o += 1
+          o -= 1
+        }
+        if (0 <= p[i] - o && p[i] - o < 3, 0 <= p[i] - o && p[i] - o < 3) {
+          v[i * 2 + (p[i] - o)] += x
+        }
+        u[i * 2 + (p[i] - o)] += x
+        t[i * 2 + 1] += x
+      }
+    }`),
+    )
+    // t: bounded (and at i·2 + 1); u: also read outside the if; v: bounded by 3 > 2; w: the branch
+    // changes o, which d reads (p is read at its own p[i])
+    expect([...priv].sort()).toEqual(['p', 't'])
+  })
+
   it('an update of a loop-private array is dead when only its own iteration could read it', () => {
     const out = body(
       `fn f(g: f64, q: f64[], x: f64[]) {

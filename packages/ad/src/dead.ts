@@ -15,13 +15,15 @@
  *   `a[i·c + k]` (0 ≤ k < c, one c per array; `i·c` possibly held in an integer ancilla that the
  *   body allocates and never changes) touches different elements in different iterations, so an
  *   update in one iteration is never read by another: only reads in the same iteration or after
- *   the loop keep it.
+ *   the loop keep it. `k` may also be an expression d that an enclosing `if 0 <= d && d < c'`
+ *   (c' ≤ c) bounds, when that `if`'s branch writes nothing d reads (the unit-seed updates of
+ *   the tangent transform, `t$y[j·w + (i − o)]`).
  *
  * Stacks and host effects keep everything they touch. The result is no longer reversible (an
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
  */
-import type { Arg, Expr, FunctionDef, Registry, Stmt } from '@tenet/ir'
+import { printExpr, type Arg, type Expr, type FunctionDef, type Registry, type Stmt } from '@tenet/ir'
 import { readNames, rootName } from '@tenet/ir/backend'
 import { stmtExprs as exprsOf, valueReads as reads } from '@tenet/ir/backend'
 
@@ -102,9 +104,42 @@ export function onlyAccumulates(body: Stmt[], name: string): boolean {
 const isInt = (e: Expr, lo: number): e is Extract<Expr, { kind: 'num' }> =>
   e.kind === 'num' && Number.isInteger(e.value) && e.value >= lo
 
+/** (d, c) of a condition `0 <= d && d < c` (c an integer literal ≥ 1), or null. */
+function bounded(e: Expr): [Expr, number] | null {
+  if (e.kind !== 'binary' || e.op !== '&&') return null
+  const lo = e.left,
+    hi = e.right
+  if (lo.kind !== 'binary' || lo.op !== '<=' || !isInt(lo.left, 0) || lo.left.value !== 0) return null
+  if (hi.kind !== 'binary' || hi.op !== '<' || !isInt(hi.right, 1)) return null
+  return printExpr(lo.right) === printExpr(hi.left) ? [hi.left, hi.right.value] : null
+}
+
+/** Whether a statement of `body` (at any depth) writes a variable or array named in `names`. */
+function writesAny(body: Stmt[], names: Set<string>): boolean {
+  let hit = false
+  eachStmt(body, (s) => {
+    const written =
+      s.kind === 'update'
+        ? [s.target]
+        : s.kind === 'callstmt'
+          ? s.args
+          : s.kind === 'push' || s.kind === 'pop'
+            ? [s.value]
+            : []
+    for (const a of written) if (names.has(rootName(a) ?? '')) hit = true
+    if (
+      (s.kind === 'alloc' || s.kind === 'dealloc' || s.kind === 'for') &&
+      names.has(s.kind === 'for' ? s.variable : s.name)
+    )
+      hit = true
+  })
+  return hit
+}
+
 /**
  * The arrays of `for i …` that each iteration accesses only at its own elements `a[i·c + k]`
- * (0 ≤ k < c, the same c for all accesses of a): see the module comment.
+ * (0 ≤ k < c, the same c for all accesses of a; k a literal or an expression bounded by an
+ * enclosing `if`): see the module comment.
  */
 export function privateArrays(loop: ForStmt): Set<string> {
   const i = loop.variable
@@ -142,7 +177,9 @@ export function privateArrays(loop: ForStmt): Set<string> {
   })
   if (!ok) return new Set()
   for (const v of spoiled) bases.delete(v)
-  /** (c, k) of an index of the form i·c + k, or null. */
+  // expressions that an enclosing `if` bounds to [0, c), by their printed text → c
+  const guarded = new Map<string, number>()
+  /** (c, k) of an index of the form i·c + k, or null (k is 0 for a bounded expression). */
   const classify = (e: Expr): [number, number] | null => {
     if (e.kind === 'var' && bases.has(e.name)) return [bases.get(e.name)!, 0]
     const c = stride(e)
@@ -155,6 +192,16 @@ export function privateArrays(loop: ForStmt): Set<string> {
           : [null, 0]
       const b = x ? classify(x) : null
       if (b && b[1] === 0 && k < b[0]) return [b[0], k]
+      if (!x) {
+        for (const [base, d] of [
+          [e.left, e.right],
+          [e.right, e.left],
+        ] as const) {
+          const g = guarded.get(printExpr(d))
+          const c = g === undefined ? null : classify(base)
+          if (c && c[1] === 0 && g! <= c[0]) return [c[0], 0]
+        }
+      }
     }
     return null
   }
@@ -190,9 +237,26 @@ export function privateArrays(loop: ForStmt): Set<string> {
         break
     }
   }
-  eachStmt(loop.body, (s) => {
-    for (const e of exprsOf(s)) visit(e)
-  })
+  const walk = (body: Stmt[]): void => {
+    for (const s of body) {
+      for (const e of exprsOf(s)) visit(e)
+      if (s.kind !== 'if') {
+        for (const b of nested(s)) walk(b)
+        continue
+      }
+      const g = bounded(s.pre)
+      const key = g && !writesAny(s.then, readNames(g[0])) ? printExpr(g[0]) : null
+      const before = key === null ? undefined : guarded.get(key)
+      if (key !== null) guarded.set(key, Math.min(g![1], before ?? g![1]))
+      walk(s.then)
+      if (key !== null) {
+        if (before === undefined) guarded.delete(key)
+        else guarded.set(key, before)
+      }
+      walk(s.else)
+    }
+  }
+  walk(loop.body)
   return new Set([...strides.keys()].filter((a) => !bad.has(a)))
 }
 

@@ -34,6 +34,8 @@ interface StartPlan {
 interface SeedPositions {
   params: Int32Array
   elements: Int32Array
+  /** Per parameter of f: the row of its element 0 (−1 where it is not among them). */
+  starts: Int32Array
 }
 
 /**
@@ -68,10 +70,14 @@ interface CallPlan {
   readonly byLoss: Map<number, LossPlan>
 }
 
-/** Per loss argument: the float arguments but the loss, and per width its program and free driver. */
+/**
+ * Per loss argument: the float arguments but the loss, and per width its program and free driver;
+ * per width and unit-seeded arguments (`hessian`'s programs) the same.
+ */
 interface LossPlan {
   readonly wrt: readonly number[]
   readonly drivers: Array<SecondOrderRun | undefined>
+  readonly unitDrivers: Map<string, SecondOrderRun>
 }
 
 const callPlans = new WeakMap<TenetFunction, CallPlan>()
@@ -91,7 +97,7 @@ function callPlanOf(f: TenetFunction): CallPlan {
 function lossPlanOf(p: CallPlan, loss: number): LossPlan {
   let l = p.byLoss.get(loss)
   if (!l) {
-    l = { wrt: p.floats.filter((i) => i !== loss), drivers: [] }
+    l = { wrt: p.floats.filter((i) => i !== loss), drivers: [], unitDrivers: new Map() }
     p.byLoss.set(loss, l)
   }
   return l
@@ -145,6 +151,7 @@ class SecondOrderRun {
     this.sink = this.n + so.gradientSlots.filter((s) => s).length
     let total = so.programParams.length
     for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
+    for (const u of so.units) total += u.from === undefined ? 1 : 2
     this.argv = new Array<unknown>(total).fill(0)
     const info = infoOf(so.program)
     const writes = info.program.writes.get(info.name)
@@ -343,10 +350,15 @@ class SecondOrderRun {
       return typeof v === 'number' ? -1 : (v as ArrayLike<number>).length
     })
     const n = lengths.reduce((s, l) => s + (l < 0 ? 1 : l), 0)
-    const positions: SeedPositions = { params: new Int32Array(n), elements: new Int32Array(n) }
+    const positions: SeedPositions = {
+      params: new Int32Array(n),
+      elements: new Int32Array(n),
+      starts: new Int32Array(values.length).fill(-1),
+    }
     let at = 0
     wrt.forEach((p, i) => {
       const l = lengths[i]!
+      if (positions.starts[p] === -1) positions.starts[p] = at
       for (let e = 0; e < (l < 0 ? 1 : l); e++, at++) {
         positions.params[at] = p
         positions.elements[at] = e
@@ -370,6 +382,19 @@ class SecondOrderRun {
         this.seeded[this.nSeeded++] = t.index
         this.seeded[this.nSeeded++] = e * this.w + k
       }
+    }
+  }
+
+  /**
+   * Sets the offsets of the unit-seeded parameters (`CompiledSecondOrder.units`) for a sweep whose
+   * direction 0 is row c0: parameter p's element e is seeded in direction starts[p] + e − c0.
+   */
+  unitOffsets(c0: number, starts: Int32Array): void {
+    const u = this.so.units
+    for (let i = 0; i < u.length; i++) {
+      const o = c0 - starts[u[i]!.param]!
+      this.argv[u[i]!.index] = o
+      if (u[i]!.from !== undefined) this.argv[u[i]!.from!] = o
     }
   }
 
@@ -470,22 +495,49 @@ function symmetrise(H: Float64Array, n: number): void {
   }
 }
 
+/** Copies the lower triangle of the row-major n×n matrix H onto the upper one. */
+function mirrorLower(H: Float64Array, n: number): void {
+  // in tiles of T×T, as `symmetrise`
+  const T = 16
+  for (let i0 = 0; i0 < n; i0 += T) {
+    const i1 = Math.min(i0 + T, n)
+    for (let j0 = i0; j0 < n; j0 += T) {
+      const j1 = Math.min(j0 + T, n)
+      for (let i = i0; i < i1; i++) {
+        const j = j0 > i ? j0 : i + 1
+        for (let a = i * n + j, b = j * n + i, e = i * n + j1; a < e; a++, b += n) H[a] = H[b]!
+      }
+    }
+  }
+}
+
 const runs = new WeakMap<CompiledSecondOrder, SecondOrderRun>()
 
 /**
  * The driver of f's second-order program at width w, loaded with `args` (reused between calls when
- * free). With `lp`, f's `LossPlan` for `loss`, the program and driver are kept there by width.
+ * free). With `lp`, f's `LossPlan` for `loss`, the program and driver are kept there by width (and
+ * unit-seeded parameters). `units`: the parameters whose tangents the caller seeds with unit
+ * vectors only (see `compileSecondOrder`).
  */
-function secondOrderRun(f: TenetFunction, args: unknown[], loss: number, w: number, lp?: LossPlan): SecondOrderRun {
-  let run = lp?.drivers[w]
+function secondOrderRun(
+  f: TenetFunction,
+  args: unknown[],
+  loss: number,
+  w: number,
+  lp?: LossPlan,
+  units: readonly number[] = [],
+): SecondOrderRun {
+  const key = units.length === 0 ? undefined : `${w}/${units.join('_')}`
+  let run = key === undefined ? lp?.drivers[w] : lp?.unitDrivers.get(key)
   if (!run || run.busy) {
-    const so = run?.so ?? compileSecondOrder(f, loss, w)
+    const so = run?.so ?? compileSecondOrder(f, loss, w, units)
     run = runs.get(so)
     if (!run || run.busy) {
       run = new SecondOrderRun(so, f, loss)
       if (!runs.has(so)) runs.set(so, run)
     }
-    if (lp && !lp.drivers[w]) lp.drivers[w] = run
+    if (lp && key === undefined && !lp.drivers[w]) lp.drivers[w] = run
+    else if (lp && key !== undefined && !lp.unitDrivers.has(key)) lp.unitDrivers.set(key, run)
   }
   run.load(args)
   return run
@@ -497,7 +549,7 @@ export interface HessianOptions extends LossOptions {
   wrt?: number[]
   /**
    * The most Hessian columns per forward-over-reverse sweep (default: the backend's
-   * `hessianWidth` capability, else 8; cpu 10, wasm 20). The directions are spread
+   * `hessianWidth` capability, else 8; cpu 20, wasm 20). The directions are spread
    * evenly over the sweeps this width needs (20 columns at most 8 wide: three sweeps of 7).
    */
   width?: number
@@ -519,7 +571,11 @@ export interface HessianOptions extends LossOptions {
  * The dense symmetric Hessian of the loss over the scalars of `wrt` (arrays flattened), row-major,
  * exact: forward-over-reverse, i.e. the tangent transform of the adjoint at width w computes w
  * Hessian columns per sweep (⌈n / w⌉ sweeps of the forward tangent plus the adjoint's tangent).
- * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding).
+ * The result is symmetrised ((H + Hᵀ) / 2, which only evens out rounding). The wrt arrays'
+ * tangents are unit seeds, and the program is compiled for that (`compileSecondOrder`'s `units`):
+ * a seed read costs one update, not w; without run-time checks the rows above a sweep's first
+ * column are skipped where the gradient is only accumulated into, and the lower triangle is
+ * mirrored instead.
  */
 export function hessian(f: TenetFunction, args: unknown[], options: HessianOptions): Float64Array {
   optionsOf('hessian', options, true)
@@ -536,6 +592,8 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const lp = lossPlanOf(plan, options.loss)
   const wrt = (options.wrt ?? lp.wrt) as number[]
   let directions = 0
+  // the float arrays among them: their tangents get unit seeds only (see `compileSecondOrder`)
+  const units: number[] = []
   for (let j = 0; j < wrt.length; j++) {
     const i = wrt[j]!
     if (!c.slots[i] || c.params[i]!.type.kind === 'stack')
@@ -544,8 +602,10 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
     // compiles and loads one program, not the requested width's first)
     const a = args[i]
     directions += ArrayBuffer.isView(a) ? (a as Float64Array).length : 1
+    // (an argument listed twice is seeded twice: not unit vectors)
+    if (ArrayBuffer.isView(a) && wrt.indexOf(i) === j && wrt.lastIndexOf(i) === j) units.push(i)
   }
-  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? plan.width, directions), lp)
+  const run = secondOrderRun(f, args, options.loss, balancedWidth(options.width ?? plan.width, directions), lp, units)
   const pos = run.positionsOf(wrt)
   const n = pos.params.length
   const out = options.out
@@ -558,11 +618,12 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const H = out ?? new Float64Array(n * n)
   if (n === 0) return H
   const w = Math.min(run.w, n)
-  const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp)
+  const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp, units)
   r.busy = true
   try {
     for (let c0 = 0; c0 < n; c0 += w) {
       r.start()
+      r.unitOffsets(c0, pos.starts)
       const count = Math.min(w, n - c0)
       for (let k = 0; k < count; k++) r.seed(pos.params[c0 + k]!, pos.elements[c0 + k]!, k, 1)
       r.run()
@@ -571,7 +632,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   } finally {
     r.busy = false
   }
-  symmetrise(H, n)
+  // where rows above a sweep's first column were skipped, the lower triangle is all there is
+  if (r.so.units.some((u) => u.from !== undefined)) mirrorLower(H, n)
+  else symmetrise(H, n)
   return H
 }
 

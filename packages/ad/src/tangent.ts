@@ -13,6 +13,24 @@
  * Tangent updates are unrolled over the w directions, each repeating the same coefficients
  * (the cpu backend computes a repeated subexpression once). The tangent of an expression follows
  * its structure where that takes fewer operations per direction than Σ ∂e/∂x · ẋ.
+ *
+ * Unit seeds (the variant `unitVariant(positions)`, used by `hessian`): the tangents of the float
+ * arrays at those parameter positions hold unit seeds, `t$a[i·w + k] = (i − o == k ? 1 : 0)` for an
+ * offset `o` passed as an extra i32 parameter (`t$unit$a`, after the tangents), and the function
+ * writes neither the arrays nor their tangents. A tangent update `t$y[j·w + k] ±= Σ c·t$a[i·w + k]
+ * + rest` then adds `c` to the one direction i − o instead of reading w seeds:
+ * `if 0 <= i − o && i − o < w { t$y[j·w + (i − o)] ±= c }`, and `rest` as before (the sparse
+ * tangent propagation of a Hessian's first layer: per direction the seed is one element, not w).
+ * The seed arrays stay parameters with their values, so a read that is not rewritten (a scalar
+ * target, a call argument, a bijection) stays exact. Callees that receive a seed array where they
+ * do not write it get the same variant for that position.
+ *
+ * Skipped rows (the second part of the variant, `rows`): the tangents of the arrays at those
+ * positions are outputs that the program only accumulates into (`accumulatesOnly`) and whose
+ * elements below an offset (`t$from$a`, an extra i32 parameter after the unit offsets) nobody
+ * reads: every tangent update of `a[j]` runs under `if j >= t$from$a`. `hessian` passes the
+ * gradient of a unit-seeded array with the same offset, so that a sweep over Hessian columns
+ * c0… skips the rows above c0, which symmetry gives from earlier sweeps.
  */
 import {
   TenetStaticError,
@@ -22,6 +40,7 @@ import {
   type Dataview,
   type Expr,
   type FunctionDef,
+  type IndexExpr,
   type Param,
   type Program,
   type Registry,
@@ -58,8 +77,31 @@ import {
 } from './expr.js'
 
 /** Name of the tangent of function `name` (of its inverse when `inverse`) at width `width`. */
-export function tangentName(name: string, inverse: boolean, width: number): string {
-  return `${name}${inverse ? '$inv' : ''}$tan${width === 1 ? '' : width}`
+export function tangentName(name: string, inverse: boolean, width: number, variant = ''): string {
+  return `${name}${inverse ? '$inv' : ''}$tan${width === 1 ? '' : width}${variant ? variantSuffix(variant) : ''}`
+}
+
+/**
+ * The `TangentBuilder` variant in which the float arrays at the parameter positions `positions`
+ * hold unit seeds and those at `rows` skip the rows below their offsets (see the module
+ * comment); '' for none.
+ */
+export function unitVariant(positions: readonly number[], rows: readonly number[] = []): string {
+  const list = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b).join('_')
+  return positions.length === 0 && rows.length === 0 ? '' : `${list(positions)}/${list(rows)}`
+}
+
+/** The unit and row positions of a variant (`unitVariant`'s inverse). */
+function variantPositions(variant: string): { units: number[]; rows: number[] } {
+  const [u = '', r = ''] = variant.split('/')
+  const list = (x: string) => (x === '' ? [] : x.split('_').map(Number))
+  return { units: list(u), rows: list(r) }
+}
+
+/** The name suffix of a variant. */
+function variantSuffix(variant: string): string {
+  const { units, rows } = variantPositions(variant)
+  return `${units.length ? `$unit${units.join('_')}` : ''}${rows.length ? `$rows${rows.join('_')}` : ''}`
 }
 
 /** Where a parameter's tangent travels in the tangent function. */
@@ -101,11 +143,12 @@ export class TangentBuilder extends OnDemandTransform {
       throw new RangeError(`the tangent width must be a positive integer, got ${width}`)
   }
 
-  protected nameOf(name: string, inverse: boolean): string {
-    return tangentName(name, inverse, this.width)
+  protected nameOf(name: string, inverse: boolean, variant: string): string {
+    return tangentName(name, inverse, this.width, variant)
   }
-  protected transform(f: FunctionDef, name: string): FunctionDef {
-    return new FunctionTangent(this, f, name).build()
+  protected transform(f: FunctionDef, name: string, variant: string): FunctionDef {
+    const { units, rows } = variantPositions(variant)
+    return new FunctionTangent(this, f, name, units, rows).build()
   }
 }
 
@@ -122,10 +165,17 @@ class FunctionTangent {
    */
   private zero = new Set<string>()
 
+  /** The unit-seeded arrays (see the module comment): array name → its offset parameter's name. */
+  private readonly units = new Map<string, string>()
+  /** The arrays whose tangents skip rows (see the module comment): array name → its offset parameter's name. */
+  private readonly rows = new Map<string, string>()
+
   constructor(
     private readonly builder: TangentBuilder,
     private readonly f: FunctionDef,
     private readonly name: string,
+    unitPositions: readonly number[] = [],
+    rowPositions: readonly number[] = [],
   ) {
     this.w = builder.width
     this.registry = builder.registry
@@ -133,6 +183,19 @@ class FunctionTangent {
     // a tangent of a tangent (nested forward mode) already has `t$` names: its own go one `t` longer
     const names = [...this.used]
     while (names.some((n) => n.startsWith(`${this.prefix}$`))) this.prefix += 't'
+    const writes = builder.program.writes.get(f.name)
+    for (const i of unitPositions) {
+      const p = f.params[i]
+      // only arrays of f64 that carry a tangent and that nothing here writes
+      if (p?.type.kind !== 'array' || p.type.elem !== 'f64' || writes?.[i] !== false) continue
+      this.units.set(p.name, `${this.prefix}$unit$${p.name}`)
+    }
+    for (const i of rowPositions) {
+      const p = f.params[i]
+      // (whoever asks has checked that the program only accumulates into it: `accumulatesOnly`)
+      if (p?.type.kind !== 'array' || p.type.elem !== 'f64') continue
+      this.rows.set(p.name, `${this.prefix}$from$${p.name}`)
+    }
   }
 
   /** The prefix of tangent names: `t`, or a longer run of `t` where the function already uses `t$` names. */
@@ -147,6 +210,11 @@ class FunctionTangent {
       if (p.type.kind === 'scalar') for (let k = 0; k < this.w; k++) extra.push({ name: this.ts(p.name, k), type: t })
       else extra.push({ name: this.ta(p.name), type: t })
     })
+    for (const offsets of [this.units, this.rows])
+      for (const p of this.f.params) {
+        const o = offsets.get(p.name)
+        if (o) extra.push({ name: o, type: { kind: 'scalar', name: 'i32' } })
+      }
     return {
       kind: 'fn',
       name: this.name,
@@ -363,18 +431,6 @@ class FunctionTangent {
   }
 
   /**
-   * Emits `make(k, tangentOf(e, k))` for every direction. The w directions repeat the same
-   * coefficients (value expressions): a backend that shares common subexpressions (the cpu
-   * backend) computes each once.
-   */
-  private withPartials(e: Expr, make: (k: number, tangent: Expr | null) => Stmt[]): Stmt[] {
-    const t = this.tangentTree(e)
-    const body: Stmt[] = []
-    for (let k = 0; k < this.w; k++) body.push(...make(k, t && this.instantiate(t, k, (node) => clone(node.coef))))
-    return body
-  }
-
-  /**
    * Sets a tangent location to zero without checking its value (the ancilla theorem): `value`
    * is what it holds in exact arithmetic, never evaluated forwards (the inverse recomputes it).
    */
@@ -478,13 +534,79 @@ class FunctionTangent {
       sign = -sign
     }
     if (target.kind === 'field') fail(`cannot differentiate through the field \`${printExpr(target)}\` yet`, s.loc)
-    const out = this.withPartials(s.value, (k, t) =>
-      t
-        ? [{ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt]
-        : [],
-    )
+    const tree = this.tangentTree(s.value)
+    // unit-seeded reads go to their one direction (an array target's direction is an index)
+    const split = tree && this.units.size > 0 && target.kind === 'index' ? this.splitUnits(tree) : null
+    const rest = split ? split.rest : tree
+    const out: Stmt[] = []
+    // the w directions repeat the same coefficients (value expressions): a backend that shares
+    // common subexpressions (the cpu backend) computes each once
+    for (let k = 0; rest && k < this.w; k++) {
+      const t = this.instantiate(rest, k, (node) => clone(node.coef))
+      out.push({ kind: 'update', op: sign > 0 ? '+=' : '-=', target: this.tan(target, k), value: t, ...loc(s) } as Stmt)
+    }
+    for (const u of split?.units ?? []) out.push(this.unitUpdate(target as IndexExpr, sign * u.sign, u, s))
     if (out.length > 0) this.zero.delete(rootName(target) ?? '')
+    const from = target.kind === 'index' ? this.rows.get(target.array.name) : undefined
+    if (from && out.length > 0) {
+      // a row nobody reads: its tangent updates are skipped
+      const cond = bin('>=', clone((target as IndexExpr).index), ref(from))
+      return [same, { kind: 'if', pre: cond, post: clone(cond), then: out, else: [], ...loc(s) } as Stmt]
+    }
     return [same, ...out]
+  }
+
+  /**
+   * A tangent tree without its reads of unit-seeded arrays, and those reads with their
+   * coefficients (null: 1) and signs. A quotient or conversion is kept whole in the rest.
+   */
+  private splitUnits(t: Tan): { rest: Tan | null; units: UnitTerm[] } {
+    switch (t.kind) {
+      case 'leaf':
+        return t.leaf.kind === 'index' && this.units.has(t.leaf.array.name)
+          ? { rest: null, units: [{ leaf: t.leaf, coef: null, sign: 1 }] }
+          : { rest: t, units: [] }
+      case 'scale': {
+        const r = this.splitUnits(t.t)
+        return {
+          rest: r.rest && { kind: 'scale', coef: t.coef, t: r.rest },
+          units: r.units.map((u) => ({ ...u, coef: u.coef ? mul(clone(t.coef), u.coef) : clone(t.coef) })),
+        }
+      }
+      case 'sum': {
+        const terms: Array<{ sign: 1 | -1; t: Tan }> = []
+        const units: UnitTerm[] = []
+        for (const x of t.terms) {
+          const r = this.splitUnits(x.t)
+          if (r.rest) terms.push({ sign: x.sign, t: r.rest })
+          for (const u of r.units) units.push({ ...u, sign: (u.sign * x.sign) as 1 | -1 })
+        }
+        const rest: Tan | null =
+          terms.length === 0 ? null : terms.length === 1 && terms[0]!.sign === 1 ? terms[0]!.t : { kind: 'sum', terms }
+        return { rest, units }
+      }
+      default:
+        return { rest: t, units: [] }
+    }
+  }
+
+  /**
+   * `t$y[j·w + d] ±= c` where d = i − o is the direction in which the unit-seeded read `a[i]` is 1
+   * (if it is one of the w): the sum of the read's term over the directions.
+   */
+  private unitUpdate(target: IndexExpr, sign: number, u: UnitTerm, s: Stmt): Stmt {
+    const d = (): Expr => bin('-', clone(u.leaf.index), ref(this.units.get(u.leaf.array.name)!))
+    const w = this.w
+    const cond = w === 1 ? bin('==', d(), int(0)) : bin('&&', bin('<=', int(0), d()), bin('<', d(), int(w)))
+    const index = w === 1 ? clone(target.index) : bin('+', bin('*', clone(target.index), int(w)), d())
+    const update = {
+      kind: 'update',
+      op: sign > 0 ? '+=' : '-=',
+      target: at(this.ta(target.array.name), index),
+      value: u.coef ?? lit(1),
+      ...loc(s),
+    } as Stmt
+    return { kind: 'if', pre: cond, post: clone(cond), then: [update], else: [], ...loc(s) } as Stmt
   }
 
   /**
@@ -595,7 +717,18 @@ class FunctionTangent {
   /** `g(args)` → `g$tan(args, tangents)`; `~g(args)` → the tangent of g's inverse. */
   private call(s: CallStmt): Stmt[] {
     const callee = this.builder.program.functions.get(s.callee)!
-    const name = this.builder.request(s.callee, s.inverse)
+    // seed arrays passed where the callee does not write them stay unit-seeded there
+    const writes = this.builder.program.writes.get(s.callee)
+    const unitAt: number[] = []
+    const rowsAt: number[] = []
+    callee.params.forEach((p, i) => {
+      const a = s.args[i]
+      if (p.type.kind !== 'array' || a?.kind !== 'var') return
+      if (this.units.has(a.name) && writes?.[i] === false) unitAt.push(i)
+      // (an array the caller only accumulates into is only accumulated into where it is passed)
+      if (this.rows.has(a.name)) rowsAt.push(i)
+    })
+    const name = this.builder.request(s.callee, s.inverse, unitVariant(unitAt, rowsAt))
     const before: Stmt[] = [],
       after: Stmt[] = []
     const targs: Arg[] = []
@@ -634,7 +767,18 @@ class FunctionTangent {
     })
     return [
       ...before,
-      { kind: 'callstmt', callee: name, args: [...s.args.map(clone), ...targs], inverse: false, ...loc(s) },
+      {
+        kind: 'callstmt',
+        callee: name,
+        args: [
+          ...s.args.map(clone),
+          ...targs,
+          ...unitAt.map((i) => ref(this.units.get((s.args[i] as { name: string }).name)!)),
+          ...rowsAt.map((i) => ref(this.rows.get((s.args[i] as { name: string }).name)!)),
+        ],
+        inverse: false,
+        ...loc(s),
+      },
       ...after,
     ]
   }
@@ -682,6 +826,13 @@ class FunctionTangent {
     }
     return out
   }
+}
+
+/** A read of a unit-seeded array in a tangent, with its coefficient (null: 1) and sign. */
+interface UnitTerm {
+  leaf: IndexExpr
+  coef: Expr | null
+  sign: 1 | -1
 }
 
 /**

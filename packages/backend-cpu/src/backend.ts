@@ -83,10 +83,13 @@ export const cpuBackend: BackendSpec = {
     checks: true,
     gradient: true,
     hessian: true,
-    // 10 columns per sweep ran 3–7% faster than 8 on the graph-embedding Hessians (k = 2…10); 12
-    // and 16 no faster, and 20 (more tangents live than there are registers) several times slower
-    // in some runs
-    hessianWidth: 10,
+    // with unit-seeded tangents (`hessian` in @tenet/ad: a seed read costs one update, not one per
+    // column) a sweep's cost is mostly the values and the gradient it recomputes, so fewer, wider
+    // sweeps pay: on the graph-embedding Hessian (k = 6, 10), once optimised, 20–50 columns ran
+    // 15–45% faster than 10 (loaded 2-core machine). Wider code takes longer to compile and for V8
+    // to optimise (under load, 34 columns needed ~3× the calls of 10 to reach full speed), and
+    // 64–100 fell off a cliff (the function too large to optimise): 20 is the compromise
+    hessianWidth: 20,
     synchronous: true,
   },
   description: 'JavaScript code generation with new Function (one specialised function per function and direction)',
