@@ -95,10 +95,13 @@ export class CodeGenerator {
    * a caller inside the program reads back only the results of the parameters the callee
    * writes, while a host caller may read every one (`CompiledFunction.results`). The stores are
    * few, but they are code: without them a callee may fit V8's inlining budget where it did not
-   * (the Bessel batch's per-element tangent did, and ran 10% faster inlined into its loop).
+   * (the Bessel batch's per-element tangent did, and ran 10% faster inlined into its loop). A
+   * function that writes one scalar has an internal copy too, which returns it (see
+   * \`returnedScalar\`).
    */
   callName(name: string, inverse: boolean): string {
-    if (!readOnlyScalars(this.program, name)) return this.fnName(name, inverse)
+    if (!readOnlyScalars(this.program, name) && returnedScalar(this.program, name) < 0)
+      return this.fnName(name, inverse)
     this.called.add(`${inverse ? '~' : ''}${name}`)
     return this.internalName(name, inverse)
   }
@@ -270,6 +273,9 @@ class FunctionEmitter {
     })
     const head = (name: string) => `function ${name}(${params.join(', ')}) {`
     const internalName = this.gen.internalName(this.f.name, this.inverse)
+    // the one scalar result a caller inside the program reads: returned (see \`returnedScalar\`)
+    const returned = returnedScalar(this.program, this.f.name)
+    const internalExit = returned >= 0 ? [`  return p${returned};`] : exit
     return {
       name: this.f.name,
       inverse: this.inverse,
@@ -278,7 +284,7 @@ class FunctionEmitter {
       pools: this.pools,
       render: (early, internal) =>
         internal
-          ? [head(internalName), pooled(body, early), ...exit, '}'].join('\n')
+          ? [head(internalName), pooled(body, early), ...internalExit, '}'].join('\n')
           : [
               head(this.gen.fnName(this.f.name, this.inverse)),
               ...(early ? entry : []),
@@ -1031,7 +1037,22 @@ class FunctionEmitter {
     const args = s.args.map((a, i) =>
       callee.params[i]!.type.kind === 'scalar' ? this.read(a) : this.js((a as { name: string }).name),
     )
-    this.line(`${this.gen.callName(s.callee, s.inverse)}(${args.join(', ')});`)
+    const name = this.gen.callName(s.callee, s.inverse)
+    const returned = returnedScalar(this.program, s.callee)
+    if (name === this.gen.internalName(s.callee, s.inverse) && returned >= 0) {
+      // the internal copy returns the one scalar it writes (no store and load of its results):
+      // assigned to a variable directly, to anything else after the call (nothing of the target,
+      // an element's index, is evaluated before the call)
+      const target = s.args[returned]!
+      if (target.kind === 'var') this.write(target, `${name}(${args.join(', ')})`)
+      else {
+        const r = this.fresh('r')
+        this.line(`const ${r} = ${name}(${args.join(', ')});`)
+        this.write(target, r)
+      }
+      return
+    }
+    this.line(`${name}(${args.join(', ')});`)
     const R = this.gen.resultsName(s.callee, s.inverse)
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
@@ -1088,6 +1109,20 @@ interface EmittedFunction {
 }
 
 /** Whether function \`name\` has a scalar parameter it never writes (whose result only a host caller reads). */
+/**
+ * The index of the one scalar parameter that function \`name\` writes, when it writes exactly one
+ * (and any number of arrays), else −1. Its internal copy returns that value, and a call inside
+ * the program assigns it (\`v = FI3(v, n)\`): no store into the results array and no load from
+ * it, which V8 keeps even where it inlines the callee (the factorial of the Bessel series).
+ */
+function returnedScalar(program: Program, name: string): number {
+  const f = program.functions.get(name)
+  const written = program.writes.get(name)
+  if (!f || !written) return -1
+  const scalars = f.params.flatMap((p, i) => (p.type.kind === 'scalar' && written[i] ? [i] : []))
+  return scalars.length === 1 ? scalars[0]! : -1
+}
+
 function readOnlyScalars(program: Program, name: string): boolean {
   const f = program.functions.get(name)
   const written = program.writes.get(name)

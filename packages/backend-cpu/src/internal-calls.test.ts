@@ -1,7 +1,8 @@
 /**
  * Calls inside a program go to an internal copy of the callee that does not store the results
  * of the scalar parameters it never writes (no caller inside the program reads them); a host
- * caller still finds every result in `results`. Results bit for bit the interpreter's, checks
+ * caller still finds every result in `results`. A callee that writes one scalar returns it from
+ * its internal copy. Results bit for bit the interpreter's, checks
  * on and off, forwards and backwards.
  */
 import { describe, expect, it } from 'vitest'
@@ -78,21 +79,24 @@ describe('internal copies of called functions (cpu backend)', () => {
   }
 })
 
-// `down` (recursive, so never inlined) writes the i32 `c`, which its caller then indexes with
+// `down` (recursive, so never inlined) writes the i32s `c` and `e`, which its caller then indexes
+// with. (Two written scalars keep the results array: a callee that writes one returns it instead.)
 const counting = `
-fn down(c: i32, n: i32) {
+fn down(c: i32, e: i32, n: i32) {
   if (n > 0, n > 0) {
     c += 1
+    e += 2
     m: i32 <- 0
     m += n - 1
-    down(c, m)
+    down(c, e, m)
     m -= n - 1
     m -> 0
   }
 }
-fn mark(x: f64[], c: i32, n: i32) {
-  down(c, n)
+fn mark(x: f64[], c: i32, e: i32, n: i32) {
+  down(c, e, n)
   x[c] += 1.5
+  x[e] += 0.25
 }`
 
 describe('integer results of called functions (cpu backend)', () => {
@@ -107,16 +111,95 @@ describe('integer results of called functions (cpu backend)', () => {
         [1, 0],
         [2, 4],
       ] as const) {
-        const a = new Float64Array(8),
-          b = new Float64Array(8)
-        m.mark!.core(a, c, n)
-        ref.mark!.core(b, c, n)
+        const a = new Float64Array(16),
+          b = new Float64Array(16)
+        m.mark!.core(a, c, 0, n)
+        ref.mark!.core(b, c, 0, n)
         expect(Array.from(a)).toEqual(Array.from(b))
         expect(a[c + n]).toBe(1.5)
+        expect(a[2 * n]).toBe(0.25)
         expect(m.mark!.core.results[1]).toBe(c + n)
-        m.mark!.inverse.core(a, c + n, n)
-        expect(Array.from(a)).toEqual(new Array(8).fill(0))
+        expect(m.mark!.core.results[2]).toBe(2 * n)
+        m.mark!.inverse.core(a, c + n, 2 * n, n)
+        expect(Array.from(a)).toEqual(new Array(16).fill(0))
       }
+    })
+  }
+})
+
+// `bump` writes one scalar (y) and reads the rest: its internal copy returns y. (Each function
+// calls another, so that the inliner, which takes leaf functions, leaves the calls outside loops
+// as calls.) Its callers pass a
+// variable (assigned the returned value), an array element, a negated variable and an element of
+// an array that the index reads (assigned after the call), forwards and backwards; `pair` writes
+// two scalars and keeps the results array; `flip` writes one bool.
+const single = `
+fn inc(y: f64, d: f64) {
+  y += d
+}
+fn bump(y: f64, x: f64, n: i32) {
+  for k in 0..n { inc(y, x * f64(k + 1)) }
+}
+fn pair(y: f64, z: f64, x: f64) {
+  inc(y, x)
+  inc(z, x * 2.0)
+}
+fn setb(b: bool, y: f64) {
+  b ^= y > 1.0
+}
+fn flip(b: bool, y: f64) {
+  setb(b, y)
+}
+fn caller(out: f64[], idx: i32[], s: f64, n: i32, flag: bool) {
+  a <- 0.5
+  bump(a, s, n)
+  bump(out[idx[0]], a, n)
+  flip(flag, a)
+  ~bump(a, s, n)
+  a -> 0.5
+  bump(-s, out[0], 2)
+  pair(out[1], s, out[2])
+}`
+
+describe('an internal copy that writes one scalar returns it (cpu backend)', () => {
+  for (const checks of [true, false]) {
+    it(`v = FI(…) instead of a store and a load of its result; results bit for bit the interpreter's (checks ${checks ? 'on' : 'off'})`, () => {
+      const m = compile(single, 'cpu', checks)
+      const ref = compile(single, 'interpreter', checks)
+      const callerCode = code(m, 'caller')
+      // (before: `FI1(v0, p2, p3);` then `v0 = RF1[0];`)
+      expect(callerCode).toMatch(/v\d+ = FI1\(v\d+, p2, p3\);/)
+      expect(callerCode).toMatch(/const r\d+ = FI1\(p0\[/)
+      expect(callerCode).toMatch(/const r\d+ = FI1\(\(-\(p2\)\)/)
+      expect(callerCode).toMatch(/p4 = FI4\(p4, v\d+\);/)
+      expect(callerCode).not.toMatch(/RF1\[0\]|RB1\[0\]|RF4\[0\]/)
+      // two scalars written: through the results array, as before
+      expect(callerCode).toMatch(/RF2\[0\]/)
+      expect(code(m, 'bump')).toMatch(/RF1\[0\] = p0;/)
+      for (const [s, n, flag] of [
+        [0.75, 3, true],
+        [-1.5, 0, false],
+        [2.25, 5, false],
+      ] as const) {
+        const args = () => [Float64Array.from([0.1, -0.2, 0.3]), Int32Array.from([2]), s, n, flag] as const
+        const [a, ia] = args(),
+          [b, ib] = args()
+        m.caller!.core(a, ia, s, n, flag)
+        ref.caller!.core(b, ib, s, n, flag)
+        expect(Array.from(a)).toEqual(Array.from(b))
+        expect(Array.from(m.caller!.core.results)).toEqual(Array.from(ref.caller!.core.results))
+        const [s1, flag1] = [m.caller!.core.results[2]!, m.caller!.core.results[4] !== 0]
+        m.caller!.inverse.core(a, ia, s1, n, flag1)
+        ref.caller!.inverse.core(b, ib, s1, n, flag1)
+        expect(Array.from(a)).toEqual(Array.from(b))
+        expect(Array.from(m.caller!.inverse.core.results)).toEqual(Array.from(ref.caller!.inverse.core.results))
+        expect(m.caller!.inverse.core.results[2]).toBeCloseTo(s, 9)
+        expect(m.caller!.inverse.core.results[4]).toBe(flag ? 1 : 0)
+        a.forEach((v, i) => expect(v).toBeCloseTo([0.1, -0.2, 0.3][i]!, 9))
+      }
+      // a host call of bump still reads every result
+      m.bump!.core(1, 2, 3)
+      expect(Array.from(m.bump!.core.results)).toEqual([13, 2, 3])
     })
   }
 })

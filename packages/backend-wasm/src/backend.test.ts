@@ -539,3 +539,30 @@ describe('host arrays', () => {
     expect(Array.from(r.array)).toEqual([4, 4, 4])
   })
 })
+
+describe('scalar results', () => {
+  it('of parameters a function never writes are its arguments as the call converts them, both ways', () => {
+    const m = compile('fn f(y: f64, n: i32, s: f32, x: f64, b: bool) { y += x * f64(s) + f64(n) }', 'wasm', false)
+    const f = m.f!.core
+    const y = 1 + 1.5 * Math.fround(0.1) + 2
+    f(1, 2.7, 0.1, 1.5, true)
+    expect(Array.from(f.results)).toEqual([y, 2, Math.fround(0.1), 1.5, 1])
+    const g = m.f!.inverse.core
+    g(y, -3.2, 0.1, 1.5, false)
+    expect(Array.from(g.results)).toEqual([y - 1.5 * Math.fround(0.1) + 3, -3, Math.fround(0.1), 1.5, 0])
+  })
+
+  it('are read after the memory grew under a function without arrays (another program’s call detached its views)', () => {
+    const registry = registerNumbers(createRegistry().registerBackend(createWasmBackend()))
+    const build = (text: string) =>
+      compileModule(parse({ text, name: 'test' }), { registry, backend: 'wasm', checks: false })
+    const scalar = build('fn f(y: f64, x: f64) { y += x * x }').f!.core
+    const arrays = build('fn s(out: f64, x: f64[]) { for i in 0..len(x) { out += x[i] } }').s!.core
+    scalar(1, 3)
+    expect(scalar.results[0]).toBe(10)
+    arrays(0, new Float64Array(100_000).fill(1))
+    expect(arrays.results[0]).toBe(100_000)
+    scalar(2, 4)
+    expect(Array.from(scalar.results)).toEqual([18, 4])
+  })
+})

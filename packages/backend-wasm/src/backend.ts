@@ -9,7 +9,7 @@ import {
   type Program,
 } from '@tenet/ir'
 import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
-import { FunctionEmitter, ModuleContext, elemInfo, thunk } from './codegen.js'
+import { FunctionEmitter, ModuleContext, elemInfo, passedThrough, thunk } from './codegen.js'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
@@ -105,8 +105,10 @@ function makeWrapper(
     // (the length read before a grow, which detaches a resident view and zeroes its length)
     callArgs.push(`o${i}`, `n${i}`)
   })
-  // a grown memory detaches the old buffer, and views of a detached buffer have length 0
-  lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
+  // a grown memory detaches the old buffer, and views of a detached buffer have length 0 (with
+  // no array laid out, the heap top is inside the memory and no view is written before the call:
+  // the check after it refreshes the views the results are read through)
+  if (arrays.length) lines.push('if (o > s.bytes || s.U8.length === 0) grow(s, o);')
   lines.push(...copyIn)
   lines.push(`s.depth++;`)
   // the epilogue twice, after the call and in the catch clause, rather than in a \`finally\`: a
@@ -118,8 +120,16 @@ function makeWrapper(
     epilogue,
   )
   lines.push(...copyOut)
+  // a parameter the function never writes: its result is the argument as the call converted it
+  const converted = (p: FunctionDef['params'][number], i: number) =>
+    (p.type as { name: string }).name === 'i32'
+      ? `p${i} | 0`
+      : (p.type as { name: string }).name === 'f32'
+        ? `Math.fround(p${i})`
+        : `p${i}`
   f.params.forEach((p, i) => {
-    if (p.type.kind === 'scalar') lines.push(`R[${i}] = s.F64[${resultsAt / 8 + i}];`)
+    if (p.type.kind !== 'scalar') return
+    lines.push(`R[${i}] = ${passedThrough(p, writes[i]) ? converted(p, i) : `s.F64[${resultsAt / 8 + i}]`};`)
   })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
   const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
@@ -193,8 +203,9 @@ export function compileToWasm(
     defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
   }
   fns.forEach((f, k) => {
-    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt), name: `${f.name} (call)` })
-    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt), name: `${f.name}~ (call)` })
+    const writes = program.writes.get(f.name)
+    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt, writes), name: `${f.name} (call)` })
+    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt, writes), name: `${f.name}~ (call)` })
   })
   // the math routines the functions call (each once), after the functions and thunks
   const routines = ctx.math.functions()

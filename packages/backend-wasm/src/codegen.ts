@@ -3072,9 +3072,22 @@ export class FunctionEmitter {
 }
 
 /**
+ * Whether scalar parameter `p`'s result is its argument as the call converted it (the function
+ * never writes it, and its type is f64, f32 or i32, whose conversion the JS wrapper repeats:
+ * ToNumber, \`Math.fround\`, \`| 0\`): the wrapper sets that result itself, and the thunk does not
+ * store it (a store in wasm and a load in JS fewer per parameter and call).
+ */
+export function passedThrough(p: FunctionDef['params'][number], written: boolean | undefined): boolean {
+  if (written !== false || p.type.kind !== 'scalar') return false
+  const t = p.type.name
+  return t === 'f64' || t === 'f32' || t === 'i32'
+}
+
+/**
  * The exported thunk of a function: takes the heap top, then the function's parameters; sets
  * `hp`, calls the function and stores the final value of scalar parameter i as an f64 at byte
- * address 8·i (where the JS wrapper reads its results).
+ * address 8·i (where the JS wrapper reads its results), except those `passedThrough` (given
+ * `writes`, which parameters the function writes).
  */
 export function thunk(
   ctx: ModuleContext,
@@ -3082,6 +3095,7 @@ export function thunk(
   inverse: boolean,
   exportName: string,
   resultsAt = 0,
+  writes?: readonly boolean[],
 ): DefinedFunc {
   const params = wasmParams(f.params)
   const results = wasmResults(f.params)
@@ -3095,6 +3109,7 @@ export function thunk(
   const base = params.length + 1
   for (let j = results.length - 1; j >= 0; j--) body.byte(Op.local_set).u32(base + j)
   results.forEach((t, j) => {
+    if (writes && passedThrough(f.params[at[j]!]!, writes[at[j]!])) return
     body
       .byte(Op.i32_const)
       .s32(resultsAt + 8 * at[j]!)

@@ -7,7 +7,6 @@
 import { grad, hessian, hvp } from 'tenet'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
-import { withBackend } from '../tenet/compile.js'
 import type { CheckResult, PreparedRow } from '../harness/types.js'
 import { PETERSEN_E1 as E1, PETERSEN_E2 as E2 } from '../objectives/graph-embedding.js'
 import { G_SOLAR, leapfrogStartF64, leapfrogStepsF64, meanPlanetError } from '../objectives/leapfrog.js'
@@ -608,23 +607,3 @@ export function toColumnMajor(a: Float64Array, M: number, N: number): Float64Arr
   for (let i = 0; i < M; i++) for (let l = 0; l < N; l++) out[i + M * l] = a[i * N + l]!
   return out
 }
-
-/**
- * The same rows on the wasm backend: every row's setup compiles its programs with
- * `backend: 'wasm'` (the caches are per backend), and the row is named "Tenet (wasm)". A program
- * the wasm backend does not lower (stacks, fixed-point) fails its setup, which the report shows.
- */
-export const tenetWasmRows = defineRowFamily({
-  family: 'Tenet (wasm)',
-  rows: Object.fromEntries(
-    Object.entries(tenetRows.rows).map(([id, rows]) => [
-      id,
-      rows!.map((row) => ({
-        ...row,
-        name: row.name.replace(TENET_ROW, TENET_WASM_ROW),
-        family: 'Tenet (wasm)',
-        setup: (c: never) => withBackend('wasm', () => row.setup(c)),
-      })),
-    ]),
-  ) as typeof tenetRows.rows,
-})

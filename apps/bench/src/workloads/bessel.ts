@@ -2,6 +2,7 @@ import { checkClose, lazy } from '../harness/check.js'
 import type { CaseSpec, Workload } from '../harness/types.js'
 import {
   besselJDerivative,
+  besselJListing,
   besselJPlain,
   besselJSecondDerivative,
   besselTermCount,
@@ -116,6 +117,36 @@ export const besselWorkload: Workload<BesselCase> = {
     },
   },
   rows: [
+    {
+      // the Tenet listing's own arithmetic by hand (approximate multipliers, residues carried):
+      // how close the generated code comes to it, where the baseline does less arithmetic
+      name: 'plain TS (the listing’s arithmetic)',
+      family: 'plain TS',
+      kind: 'objective',
+      setup(c) {
+        const b = c.batch
+        if (b) {
+          const out = new Float64Array(b.zs.length)
+          const run = () => {
+            for (let i = 0; i < b.zs.length; i++) out[i] = besselJListing(c.nu, b.zs[i]!)
+          }
+          return {
+            run: () => {
+              run()
+              sink[0] += out[0]!
+            },
+            check: () => {
+              run()
+              return checkClose(out, b.value(), 1e-8, 'J')
+            },
+          }
+        }
+        return {
+          run: () => void (sink[0] += besselJListing(c.nu, c.z)),
+          check: () => checkClose([besselJListing(c.nu, c.z)], [besselJPlain(c.nu, c.z)], 1e-10, 'J'),
+        }
+      },
+    },
     {
       name: 'plain TS (finite differences)',
       family: 'plain TS',
