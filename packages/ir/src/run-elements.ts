@@ -67,15 +67,16 @@ function plainIndex(e: Expr): boolean {
   }
 }
 
-/** Whether two indices are provably different elements (their difference is a nonzero constant). */
-function distinct(a: Expr, b: Expr): boolean {
-  const pa = polynomial(a),
-    pb = pa && polynomial(b)
-  if (!pa || !pb) return false
-  const d = new Map(pa)
-  for (const [m, c] of pb) d.set(m, (d.get(m) ?? 0) - c)
-  const rest = [...d].filter(([, c]) => c !== 0)
-  return rest.length === 1 && rest[0]![0] === ''
+/**
+ * An index as its polynomial's variable part (a key) and constant term, or undefined when it is
+ * not a polynomial: two indices with the same variable part and different constants are
+ * provably different elements (their difference is a nonzero constant); any other two may be one.
+ */
+function split(e: Expr): { base: string; c: number } | undefined {
+  const p = polynomial(e)
+  if (!p) return undefined
+  const terms = [...p].filter(([m, c]) => m !== '' && c !== 0).map(([m, c]) => `${m}*${c}`)
+  return { base: terms.sort().join('+'), c: p.get('') ?? 0 }
 }
 
 /**
@@ -214,11 +215,10 @@ export function runElements(run: readonly Stmt[], effectful: ReadonlySet<string>
   const out: RunElement[] = []
   for (const [array, list] of byArray) {
     if (refused.has(array) || list.every((g) => g.count < 2)) continue
-    let apart = true
-    for (let i = 0; i < list.length && apart; i++)
-      for (let j = i + 1; j < list.length && apart; j++)
-        apart = distinct(list[i]!.element.index, list[j]!.element.index)
-    if (!apart) continue
+    // one variable part, a different constant for each element
+    const parts = list.map((g) => split(g.element.index))
+    const consts = new Set(parts.map((x) => x?.c))
+    if (parts.some((x) => x === undefined || x.base !== parts[0]!.base) || consts.size !== list.length) continue
     for (const g of list)
       if (g.count >= 2) out.push({ array, element: g.element, first: g.first, lastWrite: g.lastWrite })
   }
