@@ -212,6 +212,8 @@ export class ModuleContext {
   readonly fnIndex = new Map<string, number>()
   /** How many pairs of updates ran as one f64x2 update (see `lanes.ts`). */
   lanePairs = 0
+  /** Elements the runs of straight-line code keep in locals (see \`runHeld\`; a diagnostic). */
+  runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
@@ -1548,6 +1550,7 @@ export class FunctionEmitter {
           m.set(key(e.element.index), h)
           map.set(e.array, m)
           holds.set(e, h)
+          this.ctx.runElements++
         }
         this.promoted = map
       },

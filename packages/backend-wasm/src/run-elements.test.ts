@@ -13,7 +13,7 @@ import { runElements } from '@tenet/ir/backend'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { backendUnderTest, conformanceProblems, referenceBackend, runConformance } from '@tenet/testing'
 import { wasmBackend } from './index.js'
-import { compile, expectSameRuns } from './test-util.js'
+import { compile, expectSameRuns, lastRunElements } from './test-util.js'
 
 /** A small deterministic generator. */
 function rng(seed: number): () => number {
@@ -139,8 +139,12 @@ describe('run elements on compiled programs', () => {
     o -> i * 3
   }
 }`
-    const wasm = compile(text, 'wasm'),
-      cpu = compile(text, 'cpu'),
+    const wasm = compile(text, 'wasm')
+    // f holds gx[o + 0], gx[o + 1], gy[o + 0…2], x[o + 0] (below); so does its inverse
+    expect(lastRunElements).toBe(12)
+    compile(text, 'wasm', true)
+    expect(lastRunElements).toBe(0)
+    const cpu = compile(text, 'cpu'),
       scalar = compile(text, 'wasm', false, false)
     const g = (n: number, s: number) =>
       Float64Array.from({ length: n }, (_, i) => Math.sin(s * (i + 1)) * 10 ** ((i % 5) - 2))
