@@ -1661,8 +1661,17 @@ export class FunctionEmitter {
           this.op(scalar)
         })
       }
-      write(s, 0, sa)
-      write(t, 1, sb)
+      // (one place added into twice, in a downward loop's paired iterations: lane 1 is the
+      // iteration the loop runs first)
+      const st = s as Extract<Stmt, { kind: 'update' }>,
+        tt = t as Extract<Stmt, { kind: 'update' }>
+      if (this.pairsDown && st.target.kind === tt.target.kind && key(st.target as Expr) === key(tt.target as Expr)) {
+        write(t, 1, sb)
+        write(s, 0, sa)
+      } else {
+        write(s, 0, sa)
+        write(t, 1, sb)
+      }
     }
     this.shared = sa
   }
@@ -2259,8 +2268,9 @@ export class FunctionEmitter {
    */
   private loopPairs(s: Extract<Stmt, { kind: 'for' }>): LoopPairs | null {
     if (!this.ctx.simd || this.checking || this.lanesOf) return null
-    // (accumulators only upwards: a downward pair runs iterations i − 2, i − 1 in lanes 0, 1)
-    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name), !s.reverse)
+    // (a downward pair runs iterations i − 2, i − 1 in lanes 0, 1: \`pair\` adds an accumulator's
+    // lane 1 first there, see \`pairsDown\`)
+    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name), true)
     if (!plan) return null
     for (let k = 0; k < plan.body.length; k += 2)
       if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
@@ -2318,7 +2328,10 @@ export class FunctionEmitter {
     }
     this.scoped(() => {
       bound()
+      const saved = this.pairsDown
+      this.pairsDown = down
       this.block(plan.body)
+      this.pairsDown = saved
     })
     if (!down) {
       this.get(i)
@@ -2335,6 +2348,12 @@ export class FunctionEmitter {
 
   /** The varying values of the map loop being emitted in lanes, by name (undefined outside one). */
   private lanesOf: Map<string, { local: number; type: LaneType }> | undefined
+  /**
+   * Whether the statements being emitted are a downward loop's paired iterations (lane 0 is
+   * iteration i − 2, lane 1 is i − 1, which the loop runs first): a pair that adds into one place
+   * twice adds lane 1 first (see \`planLoopPairs\`' accumulators).
+   */
+  private pairsDown = false
   /** The lanes the statements being emitted run in (an i64x2 mask local), undefined for both. */
   private laneMask: number | undefined
   /**

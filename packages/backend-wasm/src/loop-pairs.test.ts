@@ -70,7 +70,7 @@ describe('planLoopPairs with accumulators', () => {
       ]),
     )
     expect(plan('c += x[j] * x[j]', true)?.body).toHaveLength(2)
-    // without the option (a loop that runs downwards), as before
+    // without the option, as before
     expect(plan('y[j] += x[j] - c\n g[a] += exp(y[j])')).toBeNull()
   })
 
@@ -163,16 +163,19 @@ describe('paired loops in generated code', () => {
     expect(results[1]).toEqual([1e16, 1, 1, 1, 0])
   })
 
-  it('pairs a sum of exponentials upwards with the bits of the scalar code and the cpu backend', () => {
-    // the log-sum-exp of a GMM point: t[j] = m[j] − top, s[0] += exp(t[j]) (s[0] held by the loop)
-    const text = `fn f(s: f64[], t: f64[], m: f64[], n: i32, top: f64) { for j in 0..n { t[j] += m[j] - top\n s[0] += exp(t[j]) } }`
-    const modules = [compile(text, 'wasm')]
-    // f pairs both statements; its inverse runs the loop downwards and pairs neither
-    expect(lastPairs).toBe(2)
-    modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu'))
-    for (const n of [0, 1, 2, 5, 10])
-      expectSameRuns(modules, () => [g0.slice(0, 1), g0.slice(0, 12), x0.slice(0, 12), n, 0.375])
-  })
+  for (const reverse of [false, true]) {
+    it(`pairs a sum of exponentials ${reverse ? 'downwards' : 'upwards'} with the bits of the scalar code and the cpu backend`, () => {
+      // the log-sum-exp of a GMM point: t[j] = m[j] − top, s[0] += exp(t[j]) (s[0] held by the loop)
+      const text = `fn f(s: f64[], t: f64[], m: f64[], n: i32, top: f64) { for j in ${reverse ? 'reverse ' : ''}0..n { t[j] += m[j] - top\n s[0] += exp(t[j]) } }`
+      const modules = [compile(text, 'wasm')]
+      // f and its inverse (which runs the loop the other way) each pair both statements
+      expect(lastPairs).toBe(4)
+      modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu'))
+      // (values of many magnitudes: a changed order of the additions into s[0] changes bits)
+      for (const n of [0, 1, 2, 5, 10, 11])
+        expectSameRuns(modules, () => [g0.slice(0, 1), g0.slice(0, 12), x0.slice(0, 12), n, 0.375])
+    })
+  }
 
   it('pairs updates at constant offsets (the two lanes of g[j + 2] are g[j + 2] and g[j + 3])', () => {
     const text = `fn f(g: f64[], x: f64[], n: i32, c: f64) { for j in reverse 0..n { g[j + 2] -= c * x[j + 1]\n g[j + 12] += x[j] * x[j + 1] } }`

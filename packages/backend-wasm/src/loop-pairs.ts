@@ -132,13 +132,13 @@ function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
  * an array the body writes at such an index. Whether each statement pair really makes one f64x2
  * update is for the caller to check (`planPair`, which knows what the loop holds in locals).
  *
- * With `accumulators` (a loop that runs upwards), an update may also add into one place that does
- * not move with the loop — an f64 variable, or an element whose index reads neither the variable
- * nor anything the body writes — when no other statement writes it and no statement reads it
- * (its array or variable): S(j) and S(j + 1) then add into it one after the other, as the loop
- * does (the pair computes both values, then adds lane 0 and lane 1 in that order), and moving
- * the other statements of iteration j + 1 before S(j) does not change what it adds. A loop that
- * runs downwards pairs i − 2 and i − 1 (lanes 0, 1), which would add in the other order.
+ * With `accumulators`, an update may also add into one place that does not move with the loop —
+ * an f64 variable, or an element whose index reads neither the variable nor anything the body
+ * writes — when no other statement writes it and no statement reads it (its array or variable):
+ * S(j) and S(j + 1) then add into it one after the other (the pair computes both values, then adds
+ * the two lanes in the loop's order: lane 1 first in a downward loop, whose pair is i − 2, i − 1),
+ * and moving the other statements of the second iteration before the first's addition does not
+ * change what it adds.
  */
 export function planLoopPairs(
   variable: string,
