@@ -54,6 +54,21 @@ export function hostConversions(
 }
 
 /**
+ * How a driver takes scalar parameter i back from a compiled function's results (a
+ * Float64Array): `'bool'` (nonzero is true), `'int'` (a value held in 32 bits, read back with
+ * `| 0`: the same value, but a small integer to V8, as the caller passed it, where a plain read
+ * gives a heap-allocated double and the next call of the generated code, compiled for small
+ * integers, deoptimises and reruns its integer arithmetic — the index arithmetic of every loop —
+ * in doubles), `'float'`; null for a non-scalar.
+ */
+export function scalarReadBack(c: CompiledAdjoint, i: number): 'bool' | 'int' | 'float' | null {
+  const t = c.params[i]!.type
+  if (t.kind !== 'scalar') return null
+  if (t.name === 'bool') return 'bool'
+  return c.info.registry.numberSystem(t.name).arrayType === 'Int32Array' ? 'int' : 'float'
+}
+
+/**
  * Per parameter: whether the driver may run `f` and its adjoint on the caller's own array (no
  * copy): `f` never writes it (nor do its adjoint and fused programs, which write only what `f`
  * writes, and gradients) and its elements need no conversion.

@@ -8,7 +8,7 @@ import { argumentError, arityError, hostParams, isDetached } from '@tenet/revers
 import type { CompiledAdjoint, CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
-import { copyIn, CTORS, hostConversions, sharedArrays, type TypedArray } from './arguments.js'
+import { copyIn, CTORS, hostConversions, scalarReadBack, sharedArrays, type TypedArray } from './arguments.js'
 
 /** Support object of a generated gradient driver. */
 export interface DriverContext {
@@ -20,6 +20,8 @@ export interface DriverContext {
   loss: Float64Array
   buffers: Array<Float64Array | Float32Array | undefined>
   values: Array<TypedArray | undefined>
+  /** The generated driver's JavaScript (empty where eval is forbidden), for tests and debugging. */
+  source: string
   bad(i: number, a: unknown): never
   array(i: number, a: unknown): TypedArray
   gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
@@ -98,6 +100,7 @@ export function makeDriver(
     loss: new Float64Array(1),
     buffers: new Array(n).fill(undefined),
     values: new Array(n).fill(undefined),
+    source: '',
     bad(i, a) {
       if (i === -2)
         throw new TenetError(
@@ -277,8 +280,13 @@ export function makeDriver(
     if (!fused) {
       current(false)
       lines.push(`F(${vals.join(', ')});`)
-      params.forEach((p, i) => {
-        if (p.type.kind === 'scalar') lines.push(`v${i} = ${p.type.name === 'bool' ? `R[${i}] !== 0` : `R[${i}]`};`)
+      // the scalars f wrote (one it never writes keeps the value, and the representation, it was
+      // passed with), integers as small integers (see \`scalarReadBack\`)
+      const written = c.info.program.writes.get(c.info.name)
+      params.forEach((_, i) => {
+        const how = scalarReadBack(c, i)
+        if (how === null || written?.[i] === false) return
+        lines.push(`v${i} = ${how === 'bool' ? `R[${i}] !== 0` : how === 'int' ? `R[${i}] | 0` : `R[${i}]`};`)
       })
       lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
     }
@@ -354,6 +362,7 @@ export function makeDriver(
     .map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : ''))
     .join('')
   const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  if (evalAllowed()) ctx.source = body
   const run = evalAllowed()
     ? (new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void)
     : interpretedDriver({

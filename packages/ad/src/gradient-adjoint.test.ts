@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compileAdjoint, compileGradientAdjoint } from './index.js'
+import { printFunction, TenetError } from '@tenet/ir'
 import { tag, expectClose } from './test-util.js'
 
 const source = `
@@ -90,5 +91,41 @@ describe('compileGradientAdjoint', () => {
       return (L(p) - L(m)) / (2 * h)
     })
     expectClose(got, fd, 1e-8, 'FD')
+  })
+
+  it('observing only some gradients drops the work that only the others need (printed IR)', () => {
+    const all = compileGradientAdjoint(fast.diffusion!)!
+    const some = compileGradientAdjoint(fast.diffusion!, [1])!
+    const entry = (r: typeof all) => printFunction(r.functions.find((f) => f.name === 'diffusion$adj')!)
+    // before: g_c accumulates a stencil of src; after: that update is gone, and so is every read of src
+    expect(entry(all)).toContain('g_c += g_dest[i] * (src[(i + 1) % n] + src[(i + n - 1) % n] - 2.0 * src[i])')
+    expect(entry(some)).not.toContain('g_c +=')
+    expect(entry(some)).toContain('g_src[(i + 1) % n] += g_dest[i] * c')
+    expect(some.reads).toEqual([false, false, true])
+    // any dst and src content: srcBar is the full adjoint's
+    const full = compileAdjoint(fast.diffusion!)
+    const dst = new Float64Array(n)
+    fast.diffusion!.core(dst, src, 0.2)
+    const want = run(full, dst, src, dstBar, [0.2])
+    const nan = new Float64Array(n).fill(Number.NaN)
+    expectClose(run(some, nan, nan, dstBar, [0.2]).srcBar, want.srcBar, 1e-14, 'srcBar')
+    expect(compileGradientAdjoint(fast.diffusion!, [1])).toBe(some)
+  })
+
+  it('keeps the gradient an observed one receives through an unobserved written argument', () => {
+    // reads_out writes x from y: xBar gets yBar's contribution, though yBar itself is not observed
+    const r = compileGradientAdjoint(fast.reads_out!, [1])!
+    const full = compileAdjoint(fast.reads_out!)
+    const y = new Float64Array(n),
+      x = src.slice()
+    fast.reads_out!.core(y, x)
+    expectClose(run(r, y, x, dstBar).srcBar, run(full, y, x, dstBar).srcBar, 1e-14, 'xBar')
+  })
+
+  it('rejects an observed index that is not a parameter (ad/argument)', () => {
+    expect(() => compileGradientAdjoint(fast.diffusion!, [3])).toThrow(TenetError)
+    expect(() => compileGradientAdjoint(fast.diffusion!, [-1])).toThrow(
+      expect.objectContaining({ code: 'ad/argument' }),
+    )
   })
 })

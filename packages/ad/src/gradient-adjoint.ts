@@ -5,11 +5,10 @@
  * read of those outputs. Then the driver need not recompute the outputs before the adjoint runs:
  * `reads` says which arguments' values the reduced program still looks at.
  */
-import type { Arg, Expr, Stmt } from '@tenet/ir'
+import { TenetError, type Stmt } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileGenerated, infoOf, type CompiledAdjoint } from './compile.js'
 import { dropDeadUpdatesIn } from './dead.js'
-import { SINK } from './transform.js'
 import { valueReads } from '@tenet/ir/backend'
 
 /** A gradient-only adjoint (see `compileGradientAdjoint`). */
@@ -22,7 +21,7 @@ export interface CompiledGradientAdjoint extends CompiledAdjoint {
   reads: boolean[]
 }
 
-const cache = new WeakMap<TenetFunction, CompiledGradientAdjoint | null>()
+const cache = new WeakMap<TenetFunction, Map<string, CompiledGradientAdjoint | null>>()
 
 /** Every name whose value a statement list mentions: read, written, passed to a call, pushed or popped. */
 function mentions(body: readonly Stmt[], out: Set<string>): Set<string> {
@@ -86,9 +85,24 @@ function mentions(body: readonly Stmt[], out: Set<string>): Set<string> {
  * parameters are the adjoint's (see `compileAdjoint`); `reads` says which of f's arguments it
  * still reads, so that a driver which would recompute an output only for the adjoint to
  * uncompute it can skip that.
+ *
+ * `observe` (indices of f's parameters, default all) names the gradients the caller reads back:
+ * the final values of the others are left unspecified too, so the work that only accumulates
+ * into them is dropped (a chain step's extra arguments, say, whose gradients a driver ignores).
+ * Their gradient parameters stay in the signature, and must still be passed. An index that is
+ * not a parameter is an `ad/argument` error.
  */
-export function compileGradientAdjoint(f: TenetFunction): CompiledGradientAdjoint | null {
-  if (cache.has(f)) return cache.get(f)!
+export function compileGradientAdjoint(f: TenetFunction, observe?: readonly number[]): CompiledGradientAdjoint | null {
+  const nParams = f.ir.params.length
+  for (const i of observe ?? [])
+    if (!Number.isInteger(i) || i < 0 || i >= nParams)
+      throw new TenetError(
+        'ad/argument',
+        `\`observe\` lists argument ${String(i)}, but \`${f.name}\` has arguments 0..${nParams - 1}`,
+      )
+  const key = observe ? [...new Set(observe)].sort((a, b) => a - b).join(',') : '*'
+  let byKey = cache.get(f)
+  if (byKey?.has(key)) return byKey.get(key)!
   const info = infoOf(f)
   let out: CompiledGradientAdjoint | null = null
   if (info.options.checks === false && !info.inverse && !f.ir.params.some((p) => p.type.kind === 'stack')) {
@@ -96,12 +110,11 @@ export function compileGradientAdjoint(f: TenetFunction): CompiledGradientAdjoin
     // the registry the adjoint was compiled with (the generated snippet helpers are registered there)
     const adjInfo = infoOf(full.adjoint)
     const entry = full.functions.find((g) => g.name === adjInfo.name)!
-    const observed = new Set(
-      entry.params
-        .slice(f.ir.params.length)
-        .map((p) => p.name)
-        .filter((n) => n !== SINK),
-    )
+    const wanted = observe ? new Set(observe) : null
+    const observed = new Set<string>()
+    full.slots.forEach((slot, i) => {
+      if (slot && (!wanted || wanted.has(i))) observed.add(entry.params[slot.index]!.name)
+    })
     const reduced = dropDeadUpdatesIn(full.functions, entry, observed, adjInfo.registry)
     const used = mentions(reduced.entry.body, new Set())
     const adjoint = compileGenerated(info, adjInfo.registry, reduced.functions)[reduced.entry.name]!
@@ -112,6 +125,7 @@ export function compileGradientAdjoint(f: TenetFunction): CompiledGradientAdjoin
       reads: f.ir.params.map((p) => used.has(p.name)),
     }
   }
-  cache.set(f, out)
+  if (!byKey) cache.set(f, (byKey = new Map()))
+  byKey.set(key, out)
   return out
 }

@@ -6,7 +6,7 @@
 import type { CompiledFunction } from '@tenet/ir'
 import { arityError, checkArgument, hostParams, type HostParam } from '@tenet/reversible'
 import type { CompiledAdjoint } from './compile.js'
-import { argError, copyIn, CTORS, hostConversions, type TypedArray } from './arguments.js'
+import { argError, copyIn, CTORS, hostConversions, scalarReadBack, type TypedArray } from './arguments.js'
 
 /** Drives one compiled adjoint: owns copies of the arguments and the gradient buffers, reused. */
 export class Sweep {
@@ -14,7 +14,7 @@ export class Sweep {
   private readonly adj: unknown[]
   private readonly bufs: Array<TypedArray | undefined>
   private readonly gbufs: Array<Float64Array | Float32Array | undefined>
-  private readonly isBool: boolean[]
+  private readonly readBack: Array<'bool' | 'int' | 'float' | null>
   private readonly fromHost: Array<((x: number) => number) | undefined>
   private readonly toHost: Array<((x: number) => number) | undefined>
   private readonly sink: number
@@ -28,7 +28,7 @@ export class Sweep {
     this.adj = new Array<unknown>(this.sink + 1).fill(0)
     this.bufs = new Array(n).fill(undefined)
     this.gbufs = new Array(n).fill(undefined)
-    this.isBool = c.params.map((p) => p.type.kind === 'scalar' && p.type.name === 'bool')
+    this.readBack = c.params.map((_, i) => scalarReadBack(c, i))
     this.fromHost = c.params.map((_, i) => hostConversions(c, i).fromHost)
     this.toHost = c.params.map((_, i) => hostConversions(c, i).toHost)
     this.adjointCore = c.adjoint.core
@@ -68,10 +68,10 @@ export class Sweep {
   }
 
   private takeScalars(res: Float64Array): void {
-    const params = this.c.params
-    for (let i = 0; i < params.length; i++) {
-      if (params[i]!.type.kind !== 'scalar') continue
-      this.fwd[i] = this.isBool[i] ? res[i] !== 0 : res[i]
+    for (let i = 0; i < this.readBack.length; i++) {
+      const how = this.readBack[i]
+      // integers as small integers, as the generated code was compiled for (see `scalarReadBack`)
+      if (how !== null) this.fwd[i] = how === 'bool' ? res[i] !== 0 : how === 'int' ? res[i]! | 0 : res[i]
     }
   }
 

@@ -1027,29 +1027,28 @@ class FunctionAdjoint {
     if (spec.adjoint!.source.trim() === '') return [restore]
     const helper = this.builder.snippetHelper(spec, types, s.loc)
     const kinds = types.map((t): Type | null => (this.isFloat(t) ? { kind: 'scalar', name: t } : null))
-    // the snippet helper takes scalar gradients: one call per direction
-    return [
-      restore,
-      ...this.dirs.flatMap((k) => {
-        const { args, before, after } = this.gradientArgs(
-          s,
-          kinds,
-          spec.roles.map((r) => r === 'inout'),
-          [k],
-        )
-        return [
-          ...before,
-          {
-            kind: 'callstmt',
-            callee: helper,
-            args: [...s.args.map(clone), ...args],
-            inverse: false,
-            ...loc(s),
-          } as Stmt,
-          ...after,
-        ]
-      }),
-    ]
+    // the snippet helper takes scalar gradients: one call per direction, after the values are
+    // restored, or before (a rule that reads the new values: `adjointReads: 'new'`)
+    const updates = this.dirs.flatMap((k) => {
+      const { args, before, after } = this.gradientArgs(
+        s,
+        kinds,
+        spec.roles.map((r) => r === 'inout'),
+        [k],
+      )
+      return [
+        ...before,
+        {
+          kind: 'callstmt',
+          callee: helper,
+          args: [...s.args.map(clone), ...args],
+          inverse: false,
+          ...loc(s),
+        } as Stmt,
+        ...after,
+      ]
+    })
+    return spec.adjointReads === 'new' ? [...updates, restore] : [restore, ...updates]
   }
 }
 

@@ -560,6 +560,21 @@ class FunctionEmitter {
     return dv.kind === 'index' && !this.promoted?.get(dv.array.name)?.get(key(dv.index))
   }
 
+  /**
+   * Shared element addresses: an update `a[e] op= v` loads `a[e]` and stores it again, so a
+   * computed index `e` would be written out twice (and computed twice: V8 does not merge the two
+   * where e has a division, modulo or a call). Marks e as a value of the statement computed once
+   * (see \`expr\`), unless the run already shares it or the element lives in a local.
+   */
+  private shareAddress(dv: Dataview | Arg): void {
+    while (dv.kind === 'neg') dv = dv.target
+    if (dv.kind !== 'index' || !this.shared || this.shared.has(dv.index)) return
+    const i = dv.index
+    if (i.kind === 'num' || i.kind === 'var' || i.kind === 'bool') return
+    if (this.promoted?.get(dv.array.name)?.get(key(i))) return
+    this.shared.set(i, {})
+  }
+
   /** Emits `dataview = value` (value is JS code already of the right type). */
   private write(dv: Dataview | Arg, value: string): void {
     switch (dv.kind) {
@@ -625,6 +640,7 @@ class FunctionEmitter {
         this.unchecked -= unchecked
       },
       this.loweredValues,
+      true,
     )
     this.shared = undefined
     this.loads = saved
@@ -651,7 +667,16 @@ class FunctionEmitter {
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
-        const old = this.read(s.target)
+        this.shareAddress(s.target)
+        // store-to-load forwarding (see `sharedSubexpressions`): the element's old value where the
+        // run already holds it, its new value kept where later statements of the run read it
+        // (an element a loop keeps in a local is a local already)
+        const sh = s.target.kind === 'index' ? this.shared?.get(s.target) : undefined
+        const local = s.target.kind === 'index' && this.promoted?.get(s.target.array.name)?.get(key(s.target.index))
+        const stored = local ? undefined : sh?.stored
+        const loaded =
+          !local && sh?.loaded?.temp !== undefined && !this.loads?.has(s.target as Expr) ? sh.loaded.temp : undefined
+        const old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
@@ -679,6 +704,11 @@ class FunctionEmitter {
             else
               code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
+        }
+        if (stored) {
+          stored.temp = this.fresh('o')
+          this.line(`const ${stored.temp} = ${code};`)
+          code = stored.temp
         }
         this.write(s.target, code)
         return
@@ -1006,7 +1036,10 @@ class FunctionEmitter {
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
       if (!w[i] || p.type.kind !== 'scalar') return
-      this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : `${R}[${i}]`)
+      // a value held in 32 bits comes back with \`| 0\`: the same value, a small integer to V8
+      // (read as it is, it is a double, and the caller's integer arithmetic on it runs in doubles)
+      const int = p.type.name !== 'bool' && this.program.registry.numberSystem(p.type.name).arrayType === 'Int32Array'
+      this.write(a, p.type.name === 'bool' ? `(${R}[${i}] !== 0)` : int ? `(${R}[${i}] | 0)` : `${R}[${i}]`)
     })
   }
 }

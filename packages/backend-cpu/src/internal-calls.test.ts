@@ -77,3 +77,46 @@ describe('internal copies of called functions (cpu backend)', () => {
     })
   }
 })
+
+// `down` (recursive, so never inlined) writes the i32 `c`, which its caller then indexes with
+const counting = `
+fn down(c: i32, n: i32) {
+  if (n > 0, n > 0) {
+    c += 1
+    m: i32 <- 0
+    m += n - 1
+    down(c, m)
+    m -= n - 1
+    m -> 0
+  }
+}
+fn mark(x: f64[], c: i32, n: i32) {
+  down(c, n)
+  x[c] += 1.5
+}`
+
+describe('integer results of called functions (cpu backend)', () => {
+  for (const checks of [true, false]) {
+    it(`come back as small integers (| 0), the interpreter's values (checks ${checks ? 'on' : 'off'})`, () => {
+      const m = compile(counting, 'cpu', checks)
+      const ref = compile(counting, 'interpreter', checks)
+      const markCode = code(m, 'mark')
+      expect(markCode, markCode).toMatch(/= \(RF\d+\[0\] \| 0\);/)
+      for (const [c, n] of [
+        [0, 3],
+        [1, 0],
+        [2, 4],
+      ] as const) {
+        const a = new Float64Array(8),
+          b = new Float64Array(8)
+        m.mark!.core(a, c, n)
+        ref.mark!.core(b, c, n)
+        expect(Array.from(a)).toEqual(Array.from(b))
+        expect(a[c + n]).toBe(1.5)
+        expect(m.mark!.core.results[1]).toBe(c + n)
+        m.mark!.inverse.core(a, c + n, n)
+        expect(Array.from(a)).toEqual(new Array(8).fill(0))
+      }
+    })
+  }
+})

@@ -251,6 +251,7 @@ export function compileToWasm(
     lanePairs: ctx.lanePairs,
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
+    loopUniform: ctx.loopUniform,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -303,6 +304,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly runElements: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
   readonly mapLanes: number
+  /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */
+  readonly loopUniform: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }

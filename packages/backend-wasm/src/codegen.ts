@@ -63,6 +63,7 @@ import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNativ
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import {
+  loopUniform,
   planMapLanes,
   readAfter,
   reads,
@@ -216,6 +217,8 @@ export class ModuleContext {
   runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
+  /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
+  loopUniform = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
@@ -317,6 +320,25 @@ export const OOB_SITE = 1,
 type Binding =
   | { kind: 'scalar'; local: number; type: ScalarTypeName }
   | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
+
+/**
+ * Whether a uniform f64 expression of a map loop's lane code is computed in lanes rather than as
+ * scalar code splat to both lanes: one that converts an i32 (\`f64(k) * f64(k + nu)\` of a loop's
+ * counter), through f64 arithmetic (which rounds in an f64x2 lane as in the scalar instruction).
+ * V8's scalar int-to-double conversion (\`vcvtsi2sd\`) merges into its scratch register, which
+ * its SIMD code writes (a \`v128.bitselect\` without AVX-512), so in a loop of lane code every
+ * iteration's conversion waited for the previous iteration's blends (the Bessel series' term
+ * divisor then sat on the loop's chain: the objective ran 1.15× slower); the lane conversion
+ * (\`f64x2.convert_low_i32x4_s\`) has no such input.
+ */
+function convertsInLanes(e: Expr): boolean {
+  if (e.type !== 'f64') return false
+  if (e.kind === 'call') return e.callee === 'f64' && e.args.length === 1 && e.args[0]!.type === 'i32'
+  if (e.kind === 'unary') return e.op === '-' && convertsInLanes(e.arg as Expr)
+  if (e.kind === 'binary' && '+-*/'.includes(e.op) && e.left.type === 'f64' && e.right.type === 'f64')
+    return convertsInLanes(e.left) || convertsInLanes(e.right)
+  return false
+}
 
 /** The typed array that views an array of each element type in linear memory. */
 const VIEWS = { f64: Float64Array, f32: Float32Array, i32: Int32Array, bool: Uint8Array } as const
@@ -2640,14 +2662,37 @@ export class FunctionEmitter {
         // the values the loop carries (written in it, bound before it), each with a frozen copy
         // (only those read after it: the others' lanes are dead once the loop is done)
         const after = readAfter(plan, s)
+        // the loop-uniform names (see \`loopUniform\`): one scalar local each while the loop runs,
+        // set from lane 0 at its entry
+        const uniform = [...loopUniform(plan, s)].map((n) => {
+          const v = this.lanesOf!.get(n)!
+          const scalar = this.local(v.type === 'f64' ? F64 : I32)
+          this.get(v.local)
+          if (v.type === 'f64') this.simd(OpFd.f64x2_extract_lane)
+          else this.simd(OpFd.i64x2_extract_lane)
+          this.out.byte(0)
+          if (v.type === 'i32') this.op(Op.i32_wrap_i64)
+          this.set(scalar)
+          return { name: n, v, scalar }
+        })
+        const isUniform = new Set(uniform.map((u) => u.name))
+        if (uniform.length) this.ctx.loopUniform += uniform.length
         const carried = [...writtenNames(s)].flatMap((n) => {
           const v = this.lanesOf!.get(n)
           if (!v || (after && !after.has(n))) return []
           const frozen = this.local(V128)
           this.get(v.local)
           this.set(frozen)
-          return [[v.local, frozen] as const]
+          return [[v.local, frozen, uniform.find((u) => u.name === n)] as const]
         })
+        const inner: MapLanesPlan = isUniform.size
+          ? { ...plan, varying: new Map([...plan.varying].filter(([n]) => !isUniform.has(n))) }
+          : plan
+        for (const u of uniform) {
+          this.lanesOf!.delete(u.name)
+          this.names.set(u.name, { kind: 'scalar', local: u.scalar, type: u.v.type })
+        }
+        this.planOf = inner
         this.op(Op.block, 0x40, Op.loop, 0x40)
         this.get(act)
         this.vmask(s.pre)
@@ -2661,14 +2706,20 @@ export class FunctionEmitter {
         this.laneMask = saved
         this.blendMask = savedBlend
         // the lanes that ran this iteration keep what it computed
-        for (const [v, frozen] of carried) {
-          this.get(v)
+        for (const [v, frozen, u] of carried) {
+          if (u) this.splatScalar(u.scalar, u.v.type)
+          else this.get(v)
           this.get(frozen)
           this.get(act)
           this.simd(OpFd.v128_bitselect)
           this.set(frozen)
         }
         this.op(Op.br, 0, Op.end, Op.end)
+        this.planOf = plan
+        for (const u of uniform) {
+          this.names.delete(u.name)
+          this.lanesOf!.set(u.name, u.v)
+        }
         for (const [v, frozen] of carried) {
           this.get(frozen)
           this.set(v)
@@ -2684,6 +2735,16 @@ export class FunctionEmitter {
         return
       default:
         throw new Error(`wasm codegen: \`${s.kind}\` in map lanes`)
+    }
+  }
+
+  /** Pushes a scalar local splat to both lanes (an i32 sign-extended in its i64 lanes). */
+  private splatScalar(local: number, type: LaneType): void {
+    this.get(local)
+    if (type === 'f64') this.simd(OpFd.f64x2_splat)
+    else {
+      this.op(Op.i64_extend_i32_s)
+      this.simd(OpFd.i64x2_splat)
     }
   }
 
@@ -2703,10 +2764,14 @@ export class FunctionEmitter {
 
   /** Wraps i64 lanes to the sign-extended i32 value (i32 arithmetic wraps). */
   private wrapLanes(): void {
-    this.i32(32)
-    this.simd(OpFd.i64x2_shl)
-    this.i32(32)
-    this.simd(OpFd.i64x2_shr_s)
+    // the low halves side by side, sign-extended: two instructions on x64 (`pshufd`,
+    // `pmovsxdq`) where `i64x2.shr_s` without AVX-512 is emulated by six
+    const v = this.local(V128)
+    this.tee(v)
+    this.get(v)
+    this.simd(OpFd.i8x16_shuffle)
+    for (const k of [0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11]) this.out.byte(k)
+    this.simd(OpFd.i64x2_extend_low_i32x4_s)
   }
 
   /** Pushes the lanes of `e` as type `t` (f64 or i32 lanes). */
@@ -2770,7 +2835,7 @@ export class FunctionEmitter {
       for (const b of bytes) this.out.byte(b)
       return e.type as LaneType
     }
-    if (!readsVarying(e, lanes)) {
+    if (!readsVarying(e, lanes) && !convertsInLanes(e)) {
       const t = this.expr(e)
       if (e.type === 'bool') {
         this.op(Op.i64_extend_i32_u)
@@ -2830,7 +2895,9 @@ export class FunctionEmitter {
         if (e.type === 'i32' && l === 'i32' && r === 'i32' && (e.op === '+' || e.op === '-' || e.op === '*')) {
           this.vvalue(e.left, 'i32')
           this.vvalue(e.right, 'i32')
-          this.simd(e.op === '+' ? OpFd.i64x2_add : e.op === '-' ? OpFd.i64x2_sub : OpFd.i64x2_mul)
+          // (a product's low 32 bits by `i32x4.mul` of the low halves, one x64 instruction where
+          // `i64x2.mul` without AVX-512 is emulated by several; the wrap keeps only those bits)
+          this.simd(e.op === '+' ? OpFd.i64x2_add : e.op === '-' ? OpFd.i64x2_sub : OpFd.i32x4_mul)
           this.wrapLanes()
           return 'i32'
         }
@@ -2858,6 +2925,13 @@ export class FunctionEmitter {
         if (e.callee === 'f64' && arg && e.args.length === 1 && e.type === 'f64') {
           if (kind(arg) === 'f64') return this.vexpr(arg)
           if (kind(arg) === 'i32') {
+            if (!readsVarying(arg, lanes)) {
+              // a uniform i32 (see \`convertsInLanes\`): converted in lanes from its splat
+              this.expr(arg)
+              this.simd(OpFd.i32x4_splat)
+              this.simd(OpFd.f64x2_convert_low_i32x4_s)
+              return 'f64'
+            }
             this.vvalue(arg, 'i32')
             this.lanesToF64()
             return 'f64'

@@ -417,3 +417,87 @@ export function readAfter(plan: MapLanesPlan, loop: Stmt): Set<string> | undefin
   visit(plan.body, false)
   return nested ? undefined : out
 }
+
+/**
+ * The loop-uniform names of a varying `while` of a map body (a counter such as the series' `k`):
+ * the varying scalars that hold the same value in both lanes on every iteration of the loop, so
+ * that the code generator keeps them in one scalar local while the loop runs (their arithmetic
+ * once per pair, not an i64x2 sequence per lane) and only their final values, which differ
+ * between lanes that leave the loop at different iterations, in the lanes.
+ *
+ * Inside a varying `while` every lane runs every top-level update without a blend (see the code
+ * generator), so a name stays the same in both lanes while the loop runs when it is the same in
+ * both at the loop's entry and every update of it reads only uniform values and loop-uniform
+ * names. Here the entry value is the same by construction: the name is allocated from a uniform
+ * value by a statement of the list that holds the loop, before it, and written nowhere else than
+ * by updates at the loop body's top level (`@unchecked` blocks opened). Each execution of the loop
+ * then follows that allocation, with nothing else writing the name in between.
+ */
+export function loopUniform(plan: MapLanesPlan, loop: Extract<Stmt, { kind: 'while' }>): Set<string> {
+  // the statement list holding the loop
+  let list: readonly Stmt[] | undefined
+  const find = (body: readonly Stmt[]): void => {
+    if (list) return
+    if (body.includes(loop)) list = body
+    else
+      for (const s of body) {
+        if (s.kind === 'if') {
+          find(s.then)
+          find(s.else)
+        } else if (s.kind === 'while' || s.kind === 'for' || s.kind === 'unchecked') find(s.body)
+      }
+  }
+  find(plan.body)
+  if (!list) return new Set()
+  // the updates at the top level of the loop body
+  const top = new Map<string, Array<Extract<Stmt, { kind: 'update' }>>>()
+  const collect = (body: readonly Stmt[]): void => {
+    for (const s of body)
+      if (s.kind === 'update' && s.target.kind === 'var') {
+        const n = s.target.name
+        top.set(n, [...(top.get(n) ?? []), s])
+      } else if (s.kind === 'unchecked') collect(s.body)
+  }
+  collect(loop.body)
+  const candidates = new Set<string>()
+  for (const n of top.keys()) {
+    const t = plan.varying.get(n)
+    if ((t === 'f64' || t === 'i32') && n !== plan.variable && !plan.elements.some((e) => e.alias === n))
+      candidates.add(n)
+  }
+  // the allocation: in the loop's list, before it, from a uniform value; the only one of the name
+  const at = list.indexOf(loop)
+  const allocs = new Map<string, number>()
+  const topUpdates = new Set<Stmt>([...top.values()].flat())
+  forEachNested(plan.body, (s) => {
+    if (s.kind === 'alloc') allocs.set(s.name, (allocs.get(s.name) ?? 0) + 1)
+    else if (s.kind === 'update' || s.kind === 'callstmt')
+      for (const n of writtenNames(s)) if (candidates.has(n) && !topUpdates.has(s)) candidates.delete(n)
+  })
+  for (const n of [...candidates]) {
+    const k = list.findIndex((s) => s.kind === 'alloc' && s.name === n)
+    const alloc = list[k]
+    if (
+      allocs.get(n) !== 1 ||
+      k < 0 ||
+      k > at ||
+      alloc?.kind !== 'alloc' ||
+      alloc.value.kind === 'emptystack' ||
+      readsVarying(alloc.value as Expr, plan.varying)
+    )
+      candidates.delete(n)
+  }
+  // the fixed point: an update reads only uniform values and loop-uniform names
+  let changed = true
+  while (changed) {
+    changed = false
+    for (const n of [...candidates])
+      for (const u of top.get(n)!)
+        for (const r of reads(u.value, new Set()))
+          if (plan.varying.has(r) && !candidates.has(r)) {
+            candidates.delete(n)
+            changed = true
+          }
+  }
+  return candidates
+}

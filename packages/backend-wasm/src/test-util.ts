@@ -1,7 +1,7 @@
 /** Helpers of the lane tests (not part of the build). */
 import { expect } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
-import { compileModule } from '@tenet/reversible'
+import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { createWasmBackend, type WasmProgram } from './index.js'
 import type { MathChoice } from './math/index.js'
@@ -12,8 +12,10 @@ export let lastPairs = -1
 export let lastMapLanes = -1
 /** Elements runs keep in locals in the last wasm compilation of `compile`. */
 export let lastRunElements = -1
+/** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
+export let lastLoopUniform = -1
 
-/** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, or 'cpu'), recording `lastPairs`. */
+/** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, 'cpu' or 'interpreter'), recording `lastPairs`. */
 export const compile = (text: string, backend: string, checks = false, simd = true, math?: MathChoice) => {
   const spec = createWasmBackend({ simd, ...(math ? { math } : {}) })
   const wasm = {
@@ -23,11 +25,12 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
       lastPairs = p.lanePairs
       lastMapLanes = p.mapLanes
       lastRunElements = p.runElements
+      lastLoopUniform = p.loopUniform
       return p
     },
   }
   return compileModule(parse({ text, name: 'lanes' }), {
-    registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm),
+    registry: createRegistry().registerBackend(cpuBackend).registerBackend(wasm).registerBackend(interpreterBackend),
     backend,
     checks,
   })
@@ -44,6 +47,79 @@ export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args:
     return JSON.stringify(
       [fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
     )
+  })
+  for (const r of results.slice(1)) expect(r).toBe(results[0])
+}
+
+/** The paper's Bessel J_ν(z) (seed 001) with the approximate multiplier, mapped over a batch. */
+export const bessel = `
+fn imul(out: f64, x: f64, anc: f64) {
+  anc += out * x
+  out -= anc / x
+  SWAP(out, anc)
+}
+fn imul_int(out: i32, x: i32, anc: i32) {
+  anc += out * x
+  out -= div(anc, x)
+  SWAP(out, anc)
+}
+fn ifactorial(out: i32, n: i32) {
+  anc: i32 <- 0
+  out += 1
+  for i in 1..=n {
+    imul_int(out, i, anc)
+  }
+  anc -> 0
+}
+fn ibesselj(out: f64, nu: i32, z: f64) {
+  k: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_nu <- 0.0
+  halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  anc1 <- 0.0
+  anc3 <- 0.0
+  anc4 <- 0.0
+  routine {
+    halfz += z / 2.0
+    halfz_power_nu += halfz ** nu
+    halfz_power_2 += halfz ** 2
+    ifactorial(fact_nu, nu)
+    anc1 += halfz_power_nu / f64(fact_nu)
+    out_anc += identity(anc1)
+    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
+      k += 1
+      routine {
+        anc3 -= halfz_power_2 / (f64(k) * f64(k + nu))
+      }
+      imul(anc1, anc3, anc4)
+      out_anc += identity(anc1)
+      ~routine
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  anc4 -> 0.0
+  anc3 -> 0.0
+  anc1 -> 0.0
+  out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz_power_nu -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  k -> 0
+}
+fn f(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }
+}`
+
+/** Runs f of each module forwards on fresh arguments: the same bits (arrays and scalar results). */
+export function expectSameForward(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
+  const results = modules.map((m) => {
+    const a = args()
+    const fwd = m.f!(...a) as unknown[]
+    return JSON.stringify(fwd.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v))))
   })
   for (const r of results.slice(1)) expect(r).toBe(results[0])
 }

@@ -5,6 +5,7 @@ import type { CostLog } from './cost.js'
 import { runSchedule, type Chain } from './drivers.js'
 import { knillGradientSchedule } from './knill.js'
 import { recomputeAllSchedule, storeAllSchedule } from './simple.js'
+import { storeAllGradient } from './store-all.js'
 import { isTenetFunction, tenetStep } from './tenet-step.js'
 import type { TenetFunction } from '@tenet/reversible'
 
@@ -17,7 +18,7 @@ export interface ArrayStep {
   forward(dst: Float64Array, src: Float64Array, i: number): void
   /** `dst −= F_i(src)`, the inverse of `forward` (needed by the reversible schedules). */
   inverse?(dst: Float64Array, src: Float64Array, i: number): void
-  /** `srcBar += (∂F_i/∂src)ᵀ dstBar`, evaluated at `src`. */
+  /** `srcBar += (∂F_i/∂src)ᵀ dstBar`, evaluated at `src`. It may change `dstBar` (the drivers clear it after). */
   vjp(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, i: number): void
   /**
    * Set when `vjp` runs the forward step itself once (a Tenet step's adjoint needs s_i and
@@ -126,6 +127,8 @@ function slabAllocator(n: number): () => Float64Array {
  * and keep no snapshots); `'binomial'`, `'store-all'` and `'recompute-all'` checkpoint.
  * Every schedule runs the same vector–Jacobian products at the same states, so the gradients
  * agree to the last bit; the cost log shows the forward steps and memory each used.
+ * `'store-all'` runs without the schedule interpreter (see `storeAllGradient`): its adjoints get
+ * the stored outputs, so a Tenet step's adjoint never recomputes one.
  */
 export function checkpointedGradient(
   stepOrTenet: ArrayStep | TenetFunction,
@@ -137,6 +140,7 @@ export function checkpointedGradient(
   const step = isTenetFunction(stepOrTenet) ? tenetStep(stepOrTenet, options.args ?? []) : stepOrTenet
   const n = s0.length
   if (options.seed.length !== n) throw new RangeError(`seed has length ${options.seed.length}, state ${n}`)
+  if (options.schedule === 'store-all') return storeAllGradient(step, s0, T, options.seed)
   const reversible = options.schedule === 'bennett' || options.schedule === 'knill'
   const inverse = step.inverse
   let adjointForward = 0

@@ -2,12 +2,15 @@
  * A Tenet reversible function as a chain step: `step(dst, src, ...args)` doing `dst += F(src)`
  * with `dst` zero on entry. Its compiled inverse uncomputes (`dst -= F(src)`), and its
  * generated adjoint (from `@tenet/ad`) does the vector–Jacobian product *and* the uncompute
- * in one run, so reversible schedules need no tape and no extra forward step. Under a schedule
- * that frees s_i before its adjoint (store-all, binomial, recompute-all), `vjp` recomputes s_i
- * first: one forward step per adjoint, counted in `checkpointedGradient`'s `adjointForward` —
- * unless the step was compiled without run-time checks and its adjoint reduced to the gradients
- * (`compileGradientAdjoint`) reads nothing of s_i: then `vjp` runs that reduced adjoint alone,
- * on a scratch s_i it never looks at (the diffusion step's adjoint, for one: linear in `dst`).
+ * in one run, so reversible schedules need no tape and no extra forward step (store-all hands
+ * it the stored s_i too). Under a schedule that frees s_i before its adjoint (binomial,
+ * recompute-all), `vjp` recomputes s_i first: one forward step per adjoint, counted in
+ * `checkpointedGradient`'s `adjointForward` — unless the step was compiled without run-time
+ * checks and its adjoint reduced to the gradients (`compileGradientAdjoint`) reads nothing of
+ * s_i: then `vjp` runs that reduced adjoint alone, on a scratch s_i it never looks at (the
+ * diffusion step's adjoint, for one: linear in `dst`). That reduced adjoint computes srcBar
+ * only: it may leave dstBar changed, and accumulates nothing into the extra arguments'
+ * gradients, which no driver reads.
  */
 import { compileAdjoint, compileGradientAdjoint } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
@@ -36,8 +39,9 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
   const adj = compileAdjoint(step)
   const { forward, inverse } = adj
   const core = adj.adjoint.core
-  // the gradient-only adjoint, when it does not read dst: no recompute before it
-  const reduced = compileGradientAdjoint(step)
+  // the gradient-only adjoint, when it does not read dst: no recompute before it. The drivers
+  // read back only srcBar (they clear dstBar, and ignore the extra arguments' gradients).
+  const reduced = compileGradientAdjoint(step, [1])
   const lean = reduced && !reduced.reads[0] ? reduced.adjoint.core : null
   // adjoint arguments: the values, one gradient per float parameter (at its slot's index), the
   // sink g$sink last. The extra arguments' gradients are zero buffers, never read.

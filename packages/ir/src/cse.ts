@@ -25,6 +25,12 @@ export interface Shared {
    * keeps the stored value, `temp`, saves the load; one that does not loads it, as before).
    */
   stored?: Shared
+  /**
+   * On the target of an update (see `forwardUpdates` of `sharedSubexpressions`): the value its
+   * element holds before the update, which the run already has (the value an earlier update
+   * stored there, or an earlier load of the element).
+   */
+  loaded?: Shared
 }
 
 type Update = Extract<Stmt, { kind: 'update' }>
@@ -144,8 +150,19 @@ export type LoweredValues = (s: Bijection) => { values: readonly Expr[]; writes?
  * children, and a variable's or array's key carries the count of writes to it so far in the run.
  * A write therefore retires every expression that read the old value without a scan of them,
  * and keys stay short however deep the expression is: the whole run takes linear time.
+ *
+ * With `forwardUpdates`, an update of an f64 element `a[e] op= v` takes part too (store-to-load
+ * forwarding of updates): its target's `Shared` has `stored` when a later statement of the run
+ * reads `a[e]` before anything writes `a` or what e reads (the code generator keeps the value
+ * the update stores, and that read is it), and `loaded` when the run already holds the old value
+ * (an earlier update stored it, or an earlier statement loaded it). Distinct names are distinct
+ * memory (see the module comment), so only writes to `a` itself end the forwarding.
  */
-export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): Array<Map<Expr, Shared>> {
+export function sharedSubexpressions(
+  run: RunStmt[],
+  lowered?: LoweredValues,
+  forwardUpdates = false,
+): Array<Map<Expr, Shared>> {
   interface Entry {
     shared: Shared
     count: number
@@ -161,6 +178,8 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
     return `@${n}`
   }
   const forwards: Array<[Entry, Entry]> = []
+  // the updates of f64 elements (with \`forwardUpdates\`): where their old value comes from, and their new one
+  const updates: Array<{ node: Expr; stmt: number; loaded?: Entry | undefined; stored?: Entry }> = []
   let keys = new Map<Expr, string>()
   for (const s of run) {
     // the keys of every node of the statement, children before parents (no recursion)
@@ -237,8 +256,18 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
       else if (dv.kind === 'neg' || dv.kind === 'field') visitAddress(dv.target as Update['target'])
     }
     // (a deallocation's value is only evaluated by its check: nothing of it is shared)
+    let target: Extract<Expr, { kind: 'index' }> | undefined
     if (s.kind === 'update') {
       visitAddress(s.target)
+      // store-to-load forwarding of updates: the old value of an f64 element this run already
+      // holds (an earlier update stored it, or an earlier statement loaded it)
+      const a = s.target
+      if (forwardUpdates && a.kind === 'index' && a.type === 'f64' && !readNames(a.index).has(a.array.name)) {
+        target = a
+        const hit = available.get(elementKey(a))
+        if (hit) hit.count++
+        updates.push({ node: a, stmt: perStmt.length, loaded: hit })
+      }
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
     // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
@@ -266,6 +295,12 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
             : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
     if (s.kind === 'callstmt') forward(s, nodes, written)
+    else if (target) {
+      // the value the update stores, under the element's key at the array's new version
+      const stored: Entry = { shared: {}, count: 1 }
+      available.set(elementKey(target), stored)
+      updates[updates.length - 1]!.stored = stored
+    }
   }
   // store-to-load forwarding: an element a call stored and a later statement reads
   for (const [load, stored] of forwards)
@@ -273,12 +308,24 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
       load.shared.stored = stored.shared
       load.count = Math.max(load.count, 2)
     }
-  return perStmt.map((nodes) => {
+  const outs = perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()
     for (const [e, entry] of nodes) if (entry.count > 1) out.set(e, entry.shared)
     return out
   })
+  // an update's target: a node of its own (its old value and its new one)
+  for (const u of updates) {
+    const sh: Shared = {}
+    if (u.stored && u.stored.count > 1) sh.stored = u.stored.shared
+    if (u.loaded) sh.loaded = u.loaded.shared
+    if (sh.stored || sh.loaded) outs[u.stmt]!.set(u.node, sh)
+  }
+  return outs
 
+  /** The key of an f64 element `a[e]` at the current version of `a` (the keys of e are known). */
+  function elementKey(a: Extract<Expr, { kind: 'index' }>): string {
+    return intern(`${nameKey(a.array.name)}[${keys.get(a.index)}]:${a.type ?? ''}`)
+  }
   /**
    * After a bijection call: each f64 element it writes holds the value it stored, under the
    * element's key at the new version of its array, where the index reads nothing the call wrote
@@ -320,11 +367,14 @@ export function sharedSubexpressions(run: RunStmt[], lowered?: LoweredValues): A
  * in, and, for a statement of a run, the common subexpressions it shares with the rest of its run
  * (see `sharedSubexpressions`; undefined outside runs). `lowered`: the values the backend's
  * lowering of a bijection call computes (see `LoweredValues`).
+ * `forwardUpdates`: forward the values that updates of f64 elements store to later reads of
+ * those elements in the run too (see `sharedSubexpressions`).
  */
 export function forEachStatement(
   body: Stmt[],
   visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void,
   lowered?: LoweredValues,
+  forwardUpdates = false,
 ): void {
   const flat = flatten(body)
   for (let i = 0; i < flat.length; ) {
@@ -338,6 +388,7 @@ export function forEachStatement(
     const maps = sharedSubexpressions(
       flat.slice(i, j).map((x) => x.s as RunStmt),
       lowered,
+      forwardUpdates,
     )
     for (let k = i; k < j; k++) visit(flat[k]!.s, flat[k]!.unchecked, maps[k - i])
     i = j

@@ -225,16 +225,29 @@ export interface BijectionSpec {
    * `adjoint.params` (one per argument, in order) plus a gradient name `g_<param>` for each
    * floating-point argument. During the backward sweep the AD transform first restores the
    * values by running the inverse bijection, then runs the snippet: it reads the restored values
-   * and must update only the gradients, turning the gradients of the outputs (`g_<inout>`) into
+   * (the bijection's inputs; `adjointReads: 'new'` runs it before the restore instead, on the
+   * outputs) and must update only the gradients, turning the gradients of the outputs (`g_<inout>`) into
    * those of the inputs and accumulating (`+=`) into the gradients of `in` arguments. The snippet
    * may allocate and deallocate its own ancillas; one allocated from a float literal without a
    * declared type (`s <- 0.0`) takes the gradients' float type at the call (f32 where they are
    * all f32, else f64). `@tenet/ad` compiles it once per argument-type
    * combination into a helper function `$adj$<NAME>$<types>(params…, g_params…)` and calls it
-   * (see DESIGN §6). Example, ROT(a, b, t):
-   * `g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)` then `IROT(g_a, g_b, t)`.
+   * (see DESIGN §6). Example, ROT(a, b, t) on the old values:
+   * `g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)` then
+   * `IROT(g_a, g_b, t)`; on the new ones (`adjointReads: 'new'`, the stdlib's form):
+   * `g_t += g_b * a - g_a * b` then `IROT(g_a, g_b, t)`.
    */
   adjoint?: { params: string[]; source: string }
+  /**
+   * Which values of the `inout` arguments the adjoint snippet reads: `'old'` (the default), the
+   * inputs of the bijection, restored before the snippet runs; or `'new'`, its outputs, the
+   * values the forward sweep left, with the snippet run first and the values restored after it.
+   * A rule that is simplest in the outputs saves recomputing them: ROT's ∂a′/∂θ = −b′ and
+   * ∂b′/∂θ = a′ are the outputs themselves, so by the outputs it costs two products where by
+   * the inputs it recomputes the rotation. Every backend runs the same rule, so they agree
+   * exactly either way.
+   */
+  adjointReads?: 'old' | 'new'
   /**
    * The tangent (forward-mode) rule, as a snippet in Tenet syntax over the argument names in
    * `tangent.params` plus a tangent name `t_<param>` for each argument. It runs after the

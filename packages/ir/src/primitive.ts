@@ -139,6 +139,8 @@ export interface BijectionOptions {
   inverse: 'self' | string
   /** The adjoint rule as Tenet text over the params and `g_<param>` (see `BijectionSpec.adjoint`). */
   adjoint?: string
+  /** Whether the adjoint rule reads the old values (default) or the new ones (see `BijectionSpec.adjointReads`). */
+  adjointReads?: 'old' | 'new'
   /** The tangent rule as Tenet text over the params and `t_<param>` (see `BijectionSpec.tangent`). */
   tangent?: string
   /** Linear and its own transpose: the tangent and adjoint apply the bijection itself (see `BijectionSpec.selfAdjoint`). */
@@ -166,6 +168,12 @@ export function bijection(o: BijectionOptions): BijectionSpec {
       `bijection \`${o.name}\` is \`selfAdjoint\`, so every argument must be \`inout\``,
     )
   }
+  if (o.adjointReads !== undefined && o.adjointReads !== 'old' && o.adjointReads !== 'new') {
+    throw new RegistryError(
+      'registry/spec',
+      `bijection \`${o.name}\`: \`adjointReads\` is 'old' or 'new', not ${JSON.stringify(o.adjointReads)}`,
+    )
+  }
   const rule = (kind: 'adjoint' | 'tangent', text: string | undefined, prefix: string) => {
     if (text === undefined) return {}
     const params = [...o.params, ...o.params.map((p) => `${prefix}${p}`)].map((p) => `${p}: f64`)
@@ -181,6 +189,7 @@ export function bijection(o: BijectionOptions): BijectionSpec {
     inverse: o.inverse,
     ...(o.types ? { types: o.types } : {}),
     ...rule('adjoint', o.adjoint, 'g_'),
+    ...(o.adjointReads === 'new' ? { adjointReads: 'new' as const } : {}),
     ...rule('tangent', o.tangent, 't_'),
     ...(o.selfAdjoint ? { selfAdjoint: true } : {}),
     ...(o.taylor ? { taylor: bijectionTaylor(o.name, o.params, o.roles, o.taylor) } : {}),

@@ -13,8 +13,9 @@
  * - a blocked map over another scan (`blockedMapOverScan`) that reads S (or `shift1R S`) runs its
  *   four blocks over the same indices as S's blocks, so each of its chains reads one block of S
  *   and adds that block's offset: f_k ⊕ L[j], no chain, no branch. When the map's own scan has
- *   the same operator over the same array (A for a `scanl`, `shift1L A` for a `scanr`: the
- *   prefix and suffix products of ∇prod, the paper's rule for `reduce`), the block totals its
+ *   the same operator over the same array (A for a `scanl`, `shift1L A` for a `scanr`, or A for
+ *   the exclusive `shift1L (scanr … A)`: the prefix and suffix products of ∇prod, the rule for
+ *   `reduce`), the block totals its
  *   chains start from are S's totals: no pass to compute them;
  * - any other use (found when the generated code reads S as a variable) first fixes the array up
  *   in place (a loop adding f_k to block k), once, at that point of the code; the rewrite is only
@@ -25,6 +26,7 @@
  * `reduce` asks for it, and + and · are), so any grouping is the scan's meaning; the states differ
  * from one left-to-right chain by rounding only.
  */
+import { scannedArray, type ScanRead } from './exclusive-scans.js'
 import { sameScope } from './share-scans.js'
 import { alphaEqual, freeVars, mapChildren, type Term } from './term.js'
 import { arrayType, R, type Type } from './types.js'
@@ -51,6 +53,8 @@ export interface BlockedScan {
   unitInit: boolean
   /** T_k, each block's total (T_3 up to index m) */
   totals: [string, string, string, string]
+  /** the array holds the first m states only (the last is f_3 ⊕ T_3: `trimmedScans` in in-place-maps.ts) */
+  trimmed: boolean
 }
 
 /** The part of the code generator the blocked scans use. */
@@ -67,6 +71,8 @@ export interface ScanEmitter<TV extends { v: unknown; t: Type }, Src extends Sou
   sourceLength(sources: Src[]): string
   allocate(t: Type, n: string): unknown
   store(out: unknown, v: unknown, j: string): void
+  /** the array a map marked in place writes its result into (in-place-maps.ts), if any */
+  inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type): string | undefined
 }
 
 /** An array read by a loop (codegen's `Source`). */
@@ -88,13 +94,15 @@ export function usedOnlyInScope(t: Term, name: string): boolean {
 
 /**
  * Emits `scanl ⊕ z A` as four chains (see the module comment); undefined (nothing emitted) when
- * z or A's elements are not reals or A's elements are not loop-free.
+ * z or A's elements are not reals or A's elements are not loop-free. `trimmed`: the array holds
+ * the first m states, not the last.
  */
 export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends SourceLike<TV>>(
   g: ScanEmitter<TV, Src>,
   x: ScanTerm,
   op: '+' | '*',
   env: ReadonlyMap<string, TV>,
+  trimmed = false,
 ): { value: TV; scan: BlockedScan } | undefined {
   if (x.k !== 'scanl') return undefined
   const saved = g.lines
@@ -114,7 +122,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   g.lines.push(...setup)
   const unit = op === '+' ? '0' : '1'
   const m = arr.length
-  const states = g.allocate(arrayType(R), `${m} + 1`) as string
+  const states = g.allocate(arrayType(R), trimmed ? m : `${m} + 1`) as string
   const run = g.local(`${m} >> 2`, 'n')
   const starts: [string, string, string, string] = ['0', run, g.local(`2 * ${run}`, 'b'), g.local(`3 * ${run}`, 'b')]
   const chain = [0, 1, 2, 3].map(() => g.fresh('acc'))
@@ -134,7 +142,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   g.line(`for (let ${r} = ${starts[3]} + ${run}; ${r} < ${m}; ${r}++) {`)
   g.indent(() => step(3, r))
   g.line('}')
-  g.line(`${states}[${m}] = ${chain[3]};`)
+  if (!trimmed) g.line(`${states}[${m}] = ${chain[3]};`)
   const totals = chain.map((c) => g.local(c, 'T')) as [string, string, string, string]
   const unitInit = x.init.k === 'const' && x.init.value === (op === '+' ? 0 : 1)
   const f0 = init.v as string
@@ -143,7 +151,7 @@ export function emitBlockedScanl<TV extends { v: unknown; t: Type }, Src extends
   const f3 = g.local(`${f2} ${op} ${totals[2]}`, 'f')
   return {
     value: { v: states, t: arrayType(R) } as TV,
-    scan: { states, op, unit, array: x.array, m, run, starts, offsets: [f0, f1, f2, f3], unitInit, totals },
+    scan: { states, op, unit, array: x.array, m, run, starts, offsets: [f0, f1, f2, f3], unitInit, totals, trimmed },
   }
 }
 
@@ -165,7 +173,7 @@ export function fixUpBlockedScan(
   })
   g.line('}')
   const r = g.fresh('j')
-  g.line(`for (let ${r} = ${s.starts[3]}; ${r} <= ${s.m}; ${r}++) {`)
+  g.line(`for (let ${r} = ${s.starts[3]}; ${r} ${s.trimmed ? '<' : '<='} ${s.m}; ${r}++) {`)
   g.indent(() => fix(3, r))
   g.line('}')
 }
@@ -180,7 +188,8 @@ export function blockedView(a: Term, find: (name: string) => BlockedScan | undef
  * `map f (scan ⊕' z' X) … S …` with S (or `shift1R S`) a blocked scan: the map's four blocks are
  * S's blocks, each chain adding its block's offset to the states of S it reads. The map's scan
  * starts each block from z' combined with the totals of the blocks before it in its direction:
- * S's totals when ⊕' = ⊕ and X is S's array (scanl) or `shift1L` of it (scanr), otherwise three
+ * S's totals when ⊕' = ⊕ and X is S's array (scanl, or an exclusive scanr: exclusive-scans.ts) or
+ * `shift1L` of it (scanr), otherwise three
  * interleaved reductions first. Undefined (nothing emitted) when a body or an element has loops.
  */
 export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src extends SourceLike<TV>>(
@@ -189,11 +198,11 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   env: ReadonlyMap<string, TV>,
   keep: number[],
   scanAt: number,
+  read: ScanRead,
   op: '+' | '*',
   views: ReadonlyMap<number, BlockedScan>,
 ): TV | undefined {
-  const scan = x.arrays[scanAt] as ScanTerm
-  if (scan.k !== 'scanl' && scan.k !== 'scanr') return undefined
+  const scan = read.scan
   const left = scan.k === 'scanl'
   const unit = op === '+' ? '0' : '1'
   const s = [...views.values()][0]!
@@ -203,7 +212,7 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   const pending = new Map(g.blockedScans)
   g.lines = []
   const init = g.emit(scan.init, env)
-  const arr = g.source(scan.array, env)
+  const arr = scannedArray(g, read, env)
   const mx = arr.length
   const states = g.local(`${mx} + 1`, 'n')
   const others = x.arrays.map((a, i) =>
@@ -239,9 +248,12 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
   // the element that advances the state at index j: X[j] (scanl), X[j − 1] (scanr)
   const next = (j: string) => arr.elem(left ? j : `${j} - 1`).v as string
   // the totals of the map's scan over each block (in its direction), before the chains
+  // (an exclusive scanr over A scans the virtual shift1L A: exclusive-scans.ts)
   const sameArray =
     op === s.op &&
-    (left ? alphaEqual(scan.array, s.array) : scan.array.k === 'shift1L' && alphaEqual(scan.array.array, s.array))
+    (left || read.exclusive
+      ? alphaEqual(scan.array, s.array)
+      : scan.array.k === 'shift1L' && alphaEqual(scan.array.array, s.array))
   let totals: string[]
   if (sameArray) {
     // scanl: the blocks of X = A before block k are S's; scanr: X[end_k − 1 …] = A[end_k …], S's later blocks
@@ -270,7 +282,7 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
     g.line(`let ${chain[3]} = ${init.v as string};`)
     for (let k = 2; k >= 0; k--) g.line(`let ${chain[k]} = ${totals[k]} ${op} ${chain[k + 1]};`)
   }
-  const out = g.allocate(arrayType(body.t), n)
+  const out = g.inPlaceOutput(x, env, body.t) ?? g.allocate(arrayType(body.t), n)
   const element = (k: number, i: string) => {
     const j = at(k, i)
     const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R } as TV)
@@ -285,7 +297,8 @@ export function alignedMapOverScan<TV extends { v: unknown; t: Type }, Src exten
     g.store(out, g.emit(x.body, e).v, j)
     // the scan's last state has no successor: index mx (scanl, in block 3), index 0 (scanr, in
     // block 0, or in block 3 when the others are empty)
-    const guarded = left ? k === 3 : k === 0 || k === 3
+    // (none for an exclusive scan: its last advance reads an element of X, exclusive-scans.ts)
+    const guarded = !read.exclusive && (left ? k === 3 : k === 0 || k === 3)
     const adv = () => g.line(`${chain[k]} = ${chain[k]} ${op} ${next(j)};`)
     if (guarded) {
       g.line(left ? `if (${j} < ${mx}) {` : `if (${j} > 0) {`)

@@ -10,7 +10,7 @@ import { UnfError } from './errors.js'
 import { BOOL_OPS, BUILTIN_OPS, type OpTable } from './ops.js'
 import { fastExp } from './fast-exp.js'
 import { fastTanh } from './fast-tanh.js'
-import { inPlaceMaps } from './in-place-maps.js'
+import { inPlaceMaps, trimmedScans } from './in-place-maps.js'
 import { hoistInvariants } from './hoist.js'
 import {
   alignedMapOverScan,
@@ -21,6 +21,8 @@ import {
   usedOnlyInScope,
   type BlockedScan,
 } from './blocked-scans.js'
+import { scanRead, scannedArray, type ScanRead } from './exclusive-scans.js'
+import { selectFold, selectJs } from './select-folds.js'
 import { pushNegations } from './push-negation.js'
 import { shareScans } from './share-scans.js'
 import { children, freeVars, type Term } from './term.js'
@@ -205,6 +207,7 @@ export function generate(
   })
   const final = shareScans(hoistInvariants(pushNegations(term)))
   g.inPlace = inPlaceMaps(final)
+  g.trimScans = trimmedScans(final)
   const r = g.emit(final, env)
   g.line(`return ${g.pack(r.v, r.t)};`)
   const source = outlineOuterLoops(reuseBuffers(g.lines.join('\n'), options.reuseResults))
@@ -250,8 +253,12 @@ class Gen {
   fastTanh = true
   /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
   inPlace = new Map<Term, number>()
-  /** locals holding arrays of reals allocated for a map's result (what an in-place map may overwrite) */
+  /** stored scans whose last state is not stored (`trimmedScans`, in-place-maps.ts) */
+  trimScans = new Set<Term>()
+  /** locals holding arrays of reals allocated for a map's result or a scan's states (what an in-place map may overwrite) */
   private mapArrays = new Set<string>()
+  /** the blocked scans whose arrays lack their last state, by local (kept after their fix-up) */
+  private trimmed = new Map<string, BlockedScan>()
   private fnIndex = new Map<string, number>()
   private n = 0
   private depth = 1
@@ -275,9 +282,11 @@ class Gen {
   private bindValue(name: string, value: Term, body: Term, env: ReadonlyMap<string, TV>): TV {
     const scanOp = value.k === 'scanl' ? associativeOp(value) : undefined
     if (value.k === 'scanl' && scanOp && usedOnlyInScope(body, name)) {
-      const blocked = emitBlockedScanl(this, value, scanOp, env)
+      const blocked = emitBlockedScanl(this, value, scanOp, env, this.trimScans.has(value))
       if (blocked) {
         this.blockedScans.set(blocked.scan.states, blocked.scan)
+        this.mapArrays.add(blocked.scan.states)
+        if (blocked.scan.trimmed) this.trimmed.set(blocked.scan.states, blocked.scan)
         return blocked.value
       }
     }
@@ -292,13 +301,20 @@ class Gen {
     }
   }
 
-  /** The array a map marked in place writes its result into, when it is one a map of ours allocated. */
-  private inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type, scanAt: number): string | undefined {
+  /**
+   * The array a map marked in place writes its result into, when it is one a map or a stored
+   * scan of ours allocated: B itself, or S for `shift1R S` when S's array lacks its last state
+   * (then it has the map's length).
+   */
+  inPlaceOutput(x: Term, env: ReadonlyMap<string, TV>, elem: Type): string | undefined {
     const at = this.inPlace.get(x)
-    if (at === undefined || scanAt >= 0 || elem.kind !== 'R' || x.k !== 'map') return undefined
+    if (at === undefined || elem.kind !== 'R' || x.k !== 'map') return undefined
     const a = x.arrays[at]!
-    const b = a.k === 'var' ? env.get(a.name) : undefined
-    return typeof b?.v === 'string' && this.mapArrays.has(b.v) ? b.v : undefined
+    const shifted = a.k === 'shift1R'
+    const inner = shifted ? a.array : a
+    const b = inner.k === 'var' ? env.get(inner.name) : undefined
+    if (typeof b?.v !== 'string' || !this.mapArrays.has(b.v)) return undefined
+    return this.trimmed.has(b.v) === shifted ? b.v : undefined
   }
 
   fresh(base = 't'): string {
@@ -444,13 +460,14 @@ class Gen {
         const reads = freeVars(x.body)
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
-        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && (a.k === 'scanl' || a.k === 'scanr'))
-        if (scanAt >= 0 && associativeOp(x.arrays[scanAt]!)) {
+        // (or an exclusive scan, `shift1R (scanl …)` / `shift1L (scanr …)`: exclusive-scans.ts)
+        const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && scanRead(a) !== undefined)
+        if (scanAt >= 0 && associativeOp(scanRead(x.arrays[scanAt]!)!.scan)) {
           const blocked = this.blockedMapOverScan(x, env, keep, scanAt)
           if (blocked) return blocked
         }
         const arrays = x.arrays.map((a, i) =>
-          !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(a as ScanTerm, env) : this.source(a, env),
+          !keep.includes(i) ? undefined : i === scanAt ? this.scanSource(scanRead(a)!, env) : this.source(a, env),
         )
         const n = this.sourceLength(arrays.filter((a): a is Source => a !== undefined))
         const j = this.fresh('j')
@@ -467,7 +484,7 @@ class Gen {
         )
         const bodyLines = this.lines
         this.lines = saved
-        const out = this.inPlaceOutput(x, env, body.t, scanAt) ?? this.allocate(arrayType(body.t), n)
+        const out = (scanAt < 0 ? this.inPlaceOutput(x, env, body.t) : undefined) ?? this.allocate(arrayType(body.t), n)
         if (body.t.kind === 'R' && typeof out === 'string') this.mapArrays.add(out)
         const scan = scanAt >= 0 ? arrays[scanAt]! : undefined
         if (!scan && !bodyLines.some((l) => /\bfor \(/.test(l))) {
@@ -536,6 +553,11 @@ class Gen {
           const u = this.unrolledReduce(x, env)
           if (u) return u
         }
+        if (x.k === 'fold' && selectFold(x)) {
+          // a maximum or minimum: a reduction (select-folds.ts)
+          const u = this.unrolledReduce(x, env)
+          if (u) return u
+        }
         const init = this.emit(x.init, env)
         const arr = this.source(x.array, env)
         const n = this.sourceLength([arr])
@@ -569,6 +591,8 @@ class Gen {
       case 'shift1L':
       case 'shift1R': {
         const a = this.emit(x.array, env)
+        // the first m states of a scan whose array holds only those
+        if (x.k === 'shift1R' && typeof a.v === 'string' && this.trimmed.has(a.v)) return a
         const v = mapLeaves(a.v, (l) =>
           this.local(
             x.k === 'shift1L'
@@ -623,7 +647,8 @@ class Gen {
       case 'first':
       case 'last': {
         const bound = x.k === 'last' && x.array.k === 'var' ? env.get(x.array.name)?.v : undefined
-        const blocked = typeof bound === 'string' ? this.blockedScans.get(bound) : undefined
+        const blocked =
+          typeof bound === 'string' ? (this.blockedScans.get(bound) ?? this.trimmed.get(bound)) : undefined
         if (blocked) return { v: blockedLast(this, blocked), t: R }
         const a = this.emit(x.array, env)
         const idx = (l: string) => (x.k === 'first' ? '0' : `${l}.length - 1`)
@@ -977,6 +1002,8 @@ class Gen {
     if (a.k === 'shift1L' || a.k === 'shift1R') {
       // a shifted array read by index: an offset into the array, no view
       const inner = this.emit(a.array, env)
+      const trimmed = a.k === 'shift1R' && typeof inner.v === 'string' ? this.trimmed.get(inner.v) : undefined
+      if (trimmed) return { length: trimmed.m, elem: (j) => this.element(inner, j) } // its array is the view
       // (the length of a view: an empty array stays empty)
       const length = this.local(`${firstLeaf(inner.v)}.length > 0 ? ${firstLeaf(inner.v)}.length - 1 : 0`, 'n')
       return { length, elem: (j) => this.element(inner, a.k === 'shift1L' ? `${j} + 1` : j) }
@@ -998,12 +1025,12 @@ class Gen {
    * any grouping is its meaning; the result differs from a left-to-right loop by rounding only.
    */
   private unrolledReduce(x: ScanTerm, env: ReadonlyMap<string, TV>): TV | undefined {
-    const b = x.body
-    if (b.k !== 'op' || (b.op !== '+' && b.op !== '*') || b.args.length !== 2) return undefined
-    const names = b.args.map((a) => (a.k === 'var' ? a.name : ''))
-    if (!(names.includes(x.acc) && names.includes(x.elem) && x.acc !== x.elem)) return undefined
-    const op = b.op
-    const unit = op === '+' ? '0' : '1'
+    // ⊕ is + or ·, or the selection of a maximum or minimum (select-folds.ts)
+    const sel = selectFold(x)
+    const op = associativeOp(x)
+    if (!sel && !op) return undefined
+    const step = sel ? (a: string, e: string) => selectJs(sel, a, e) : (a: string, e: string) => `${a} ${op} ${e}`
+    const unit = sel ? sel.unit : op === '+' ? '0' : '1'
     const saved = this.lines
     const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
@@ -1029,16 +1056,17 @@ class Gen {
     this.indent(() => {
       for (let k = 0; k < 4; k++) {
         const e = arr.elem(k === 0 ? j : `${j} + ${k}`).v as string
-        this.line(`${a[k]} = ${a[k]} ${op} ${e};`)
+        this.line(`${a[k]} = ${step(a[k]!, e)};`)
       }
     })
     this.line('}')
     this.line(`for (; ${j} < ${n}; ${j}++) {`)
     this.indent(() => {
       const e = arr.elem(j).v as string
-      this.line(`${a[0]} = ${a[0]} ${op} ${e};`)
+      this.line(`${a[0]} = ${step(a[0]!, e)};`)
     })
     this.line('}')
+    if (sel) return { v: this.local(step(this.local(step(a[0]!, a[1]!)), this.local(step(a[2]!, a[3]!)))), t: R }
     return { v: this.local(`(${a[0]} ${op} ${a[1]}) ${op} (${a[2]} ${op} ${a[3]})`), t: R }
   }
 
@@ -1057,7 +1085,8 @@ class Gen {
     keep: number[],
     scanAt: number,
   ): TV | undefined {
-    const scan = x.arrays[scanAt] as ScanTerm
+    const read = scanRead(x.arrays[scanAt]!)!
+    const scan = read.scan
     const op = associativeOp(scan)!
     // a blocked stored scan among the arrays: the map runs over its blocks (blocked-scans.ts)
     const views = new Map<number, BlockedScan>()
@@ -1066,7 +1095,7 @@ class Gen {
       if (w) views.set(i, w)
     })
     if (views.size > 0) {
-      const aligned = alignedMapOverScan(this, x, env, keep, scanAt, op, views)
+      const aligned = alignedMapOverScan(this, x, env, keep, scanAt, read, op, views)
       if (aligned) return aligned
     }
     const unit = op === '+' ? '0' : '1'
@@ -1075,7 +1104,7 @@ class Gen {
     const pending = new Map(this.blockedScans) // fix-ups in discarded lines are undone with them
     this.lines = []
     const init = this.emit(scan.init, env)
-    const arr = this.source(scan.array, env)
+    const arr = scannedArray(this, read, env)
     const m = arr.length
     const states = this.local(`${m} + 1`, 'n')
     const others = x.arrays.map((a, i) => (keep.includes(i) && i !== scanAt ? this.source(a, env) : undefined))
@@ -1121,7 +1150,7 @@ class Gen {
     const chain = [0, 1, 2, 3].map(() => this.fresh('acc'))
     this.line(`let ${chain[0]} = ${init.v as string};`)
     for (let k = 1; k < 4; k++) this.line(`let ${chain[k]} = ${chain[k - 1]} ${op} ${total[k - 1]};`)
-    const out = this.allocate(arrayType(body.t), n)
+    const out = this.inPlaceOutput(x, env, body.t) ?? this.allocate(arrayType(body.t), n)
     const element = (k: number, i: string) => {
       const j = at(k, i)
       const e = new Map(env).set(x.params[scanAt]!, { v: chain[k]!, t: R })
@@ -1129,10 +1158,12 @@ class Gen {
         if (o) e.set(x.params[q]!, o.elem(j))
       })
       this.store(out, this.emit(x.body, e).v, j)
-      // the last block reaches the scan's end, whose state has no successor
-      if (k === 3) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+      // the last block reaches the scan's end, whose state has no successor (an exclusive
+      // scan's last advance reads an element of X: no guard)
+      const guarded = k === 3 && !read.exclusive
+      if (guarded) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
       const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
-      if (k === 3) {
+      if (guarded) {
         this.indent(adv)
         this.line('}')
       } else adv()
@@ -1159,9 +1190,10 @@ class Gen {
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
    */
-  private scanSource(x: ScanTerm, env: ReadonlyMap<string, TV>): Source {
+  private scanSource(read: ScanRead, env: ReadonlyMap<string, TV>): Source {
+    const x = read.scan
     const init = this.emit(x.init, env)
-    const arr = this.source(x.array, env)
+    const arr = scannedArray(this, read, env)
     const m = arr.length
     const acc = leaves(init.v).map((l) => {
       const a = this.fresh('acc')
@@ -1175,12 +1207,15 @@ class Gen {
       dir: left ? 'L' : 'R',
       elem: () => ({ v: accCV, t: init.t }),
       advance: (j) => {
-        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1])
-        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
-        this.indent(() => {
+        // scanl: state j+1 = f(state j, A[j]); scanr: state j-1 = f(state j, A[j-1]) (no guard
+        // for an exclusive scan: its last advance reads an element of the array)
+        const adv = () => {
           const e = new Map(env).set(x.acc, { v: accCV, t: init.t }).set(x.elem, arr.elem(left ? j : `${j} - 1`))
           this.assignAll(acc, leaves(this.emit(x.body, e).v))
-        })
+        }
+        if (read.exclusive) return adv()
+        this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
+        this.indent(adv)
         this.line('}')
       },
     }

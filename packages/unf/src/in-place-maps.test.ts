@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest'
 import { generate } from './codegen.js'
 import { compile } from './compile.js'
 import { evaluate, fromHost, toHost } from './evaluate.js'
-import { inPlaceMaps } from './in-place-maps.js'
+import { inPlaceMaps, trimmedScans } from './in-place-maps.js'
 import { OpTable } from './ops.js'
 import * as T from './term.js'
 import { c, let_, lets, map, map2, mul, op, reduce, shift1L, tuple, v, type Term } from './term.js'
@@ -23,6 +23,7 @@ const params = [
 const expOf = (a: Term) => map(a, (x) => op('exp', x), 'x1')
 const scaled = (b: Term) => map(b, (y) => mul(y, v('s')), 'y1')
 const sumOf = (b: Term) => reduce(c(0), b, (p, q) => T.add(p, q))
+const lastOf = (a: Term): Term => ({ k: 'last', array: a })
 
 /** The generated code's value against the interpreter's, on a few arrays (every length 1–6). */
 function agreesWithInterpreter(term: Term) {
@@ -229,5 +230,181 @@ describe('inPlaceMaps in the gradient', () => {
     const [, g] = cp.gradient(X, 0.8)
     const fd = finiteDifferences((x, s) => cp.value(x, s) as number, [X, 0.8])
     expect(maxScaledError(flat(g), fd)).toBeLessThan(1e-6)
+  })
+})
+
+describe('in-place maps over stored scans', () => {
+  const AB = [
+    { name: 'A', type: R1 },
+    { name: 'B', type: R1 },
+  ]
+  const S = v('S')
+  const times = (a: Term, b: Term) => mul(a, b)
+  const plus = (a: Term, b: Term) => T.add(a, b)
+  const suffix = T.shift1L(T.scanr(c(1), v('A'), times))
+  /** code = interpreter at every length 0–13 (zeros included), each call twice; the source */
+  const agrees = (term: Term) => {
+    const g = generate(term, AB, ops)
+    const r = rng(9)
+    for (let n = 0; n <= 13; n++) {
+      const a = Float64Array.from({ length: n }, () => 0.6 + r())
+      if (n > 5) a[n - 4] = 0
+      const b = Float64Array.from({ length: n }, () => r() - 0.5)
+      const want = flat(
+        toHost(
+          evaluate(
+            term,
+            new Map([
+              ['A', fromHost(a)],
+              ['B', fromHost(b)],
+            ]),
+            ops,
+          ),
+        ),
+      )
+      const first = g.fn(a, b)
+      expect(maxScaledError(flat(first), want)).toBeLessThan(1e-14)
+      expect(maxScaledError(flat(g.fn(a, b)), want)).toBeLessThan(1e-14)
+      expect(maxScaledError(flat(first), want)).toBeLessThan(1e-14) // not overwritten by the second call
+    }
+    return g.source
+  }
+  const arrays = (src: string) => src.split('new Float64Array(').length - 1
+
+  test('∇prod shape: the map over shift1R S is marked, S trimmed; one array, returned', () => {
+    const consumer = map2(T.shift1R(S), suffix, times)
+    const scan = T.scanl(c(1), v('A'), times)
+    const t = let_('S', scan, tuple(lastOf(S), tuple(consumer)))
+    expect([...inPlaceMaps(t)]).toEqual([[consumer, 0]])
+    expect([...trimmedScans(t)]).toEqual([scan])
+    const src = agrees(t)
+    expect(arrays(src)).toBe(1)
+    expect(src).toMatch(/const (o\d+) = new Float64Array\((n\d+)\);[\s\S]*return \[t\d+, \[\1\]\];/)
+  })
+
+  test('a map over S itself (all its states) writes into S, untrimmed; a sum, another operator', () => {
+    const consumer = map2(S, T.scanl(c(0), v('B'), plus), (p, q) => T.sub(p, q))
+    const scan = T.scanl(c(0.5), v('A'), plus)
+    const t = let_('S', scan, tuple(sumOf(S), consumer))
+    expect(inPlaceMaps(t).get(consumer)).toBe(0)
+    expect(trimmedScans(t).size).toBe(0)
+    expect(arrays(agrees(t))).toBe(1)
+  })
+
+  test('a consumer with a loop in its body (no blocked map): the trimmed states fixed up, then overwritten', () => {
+    const consumer = map2(T.shift1R(S), v('B'), (p, b) => mul(b, sumOf(map(v('B'), (y) => mul(y, p)))))
+    const t = let_('S', T.scanl(c(2), v('A'), times), tuple(lastOf(S), consumer))
+    expect(trimmedScans(t).size).toBe(1)
+    expect(arrays(agrees(t))).toBe(1)
+    // the same with the suffix products fused into the map: a fresh result, correct states
+    const fused = let_(
+      'S',
+      T.scanl(c(2), v('A'), times),
+      tuple(
+        lastOf(S),
+        map2(T.shift1R(S), suffix, (p, q) => mul(q, sumOf(map(v('B'), (y) => mul(y, p))))),
+      ),
+    )
+    agrees(fused)
+  })
+
+  test('left alone: S read after the map, S returned, S read whole beside the shift, a scan not + or ·', () => {
+    const shifted = (f: (a: Term, b: Term) => Term) => map2(T.shift1R(S), suffix, f)
+    const cases: Array<[Term, boolean]> = [
+      // read after the consuming map (the map is not its last use)
+      [let_('S', T.scanl(c(1), v('A'), times), tuple(shifted(times), lastOf(S))), false],
+      [let_('S', T.scanl(c(1), v('A'), times), tuple(shifted(times), S)), false],
+      // read whole before: marked (S intact until the map) but not trimmed
+      [let_('S', T.scanl(c(1), v('A'), times), tuple(sumOf(S), shifted(times))), true],
+      // a scan of another operator: marked and trimmed, but not blocked: a fresh result
+      [
+        let_(
+          'S',
+          T.scanl(c(1), v('A'), (a, x) => T.add(mul(a, x), c(0.5))),
+          tuple(lastOf(S), shifted(times)),
+        ),
+        true,
+      ],
+    ]
+    for (const [t, marked] of cases) {
+      expect(inPlaceMaps(t).size).toBe(marked ? 1 : 0)
+      agrees(t)
+    }
+  })
+
+  test('a map over B after last B and a reduction of B in earlier result items: marked; before them: not', () => {
+    const consumer = scaled(v('B'))
+    const after = let_('B', expOf(v('A')), tuple(lastOf(v('B')), sumOf(v('B')), consumer))
+    expect(inPlaceMaps(after).get(consumer)).toBe(0)
+    expect(agreesWithInterpreter(after).split('new Float64Array(').length - 1).toBe(1)
+    const before = let_('B', expOf(v('A')), tuple(consumer, lastOf(v('B'))))
+    expect(inPlaceMaps(before).size).toBe(0)
+    agreesWithInterpreter(before)
+    // inside a loop body (a sweep's body tuple is not emitted in order): only the one-item rule
+    const inner = map(v('A'), () => let_('B', expOf(v('A')), tuple(lastOf(v('B')), scaled(v('B')))))
+    expect(inPlaceMaps(inner).size).toBe(0)
+    const innerAlone = map(v('A'), (a) => let_('B', expOf(v('A')), tuple(a, scaled(v('B')))))
+    expect(inPlaceMaps(innerAlone).size).toBe(1)
+  })
+})
+
+describe('in-place maps over stored scans on random programs', () => {
+  test('60 random uses of a stored scan (consumers, order, operators, other uses): code = interpreter', () => {
+    const next = rng(77)
+    const pick = <X>(xs: X[]): X => xs[Math.floor(next() * xs.length)]!
+    const S = v('S')
+    const ops2: Array<(a: Term, b: Term) => Term> = [
+      (a, b) => mul(a, b),
+      (a, b) => T.add(a, b),
+      (a, b) => T.add(mul(a, b), c(0.25)),
+    ]
+    const AB = [
+      { name: 'A', type: R1 },
+      { name: 'B', type: R1 },
+    ]
+    let marked = 0
+    let trimmed = 0
+    for (let p = 0; p < 60; p++) {
+      const op2 = pick(ops2)
+      const x = pick(['A', 'B'])
+      const suffixOver = pick(['A', 'B'])
+      const consumers: Array<() => Term> = [
+        // ∇prod-like: the prefix states against an exclusive suffix scan
+        () => map2(T.shift1R(S), T.shift1L(T.scanr(c(1), v(suffixOver), pick(ops2))), (p1, q) => mul(p1, q)),
+        () => map2(T.shift1R(S), v(pick(['A', 'B'])), (p1, b) => T.sub(p1, b)),
+        () => map(T.shift1R(S), (p1) => op('exp', mul(p1, c(0.1)))),
+        () =>
+          map2(
+            S,
+            T.scanl(c(0), v('B'), (a, b) => T.add(a, b)),
+            (p1, q) => T.add(p1, q),
+          ),
+        // a loop in the body: no blocked form
+        () => map2(T.shift1R(S), v('B'), (p1, b) => mul(b, sumOf(map(v('A'), (y) => mul(y, p1))))),
+      ]
+      const others: Array<() => Term> = [() => lastOf(S), () => sumOf(S), () => sumOf(T.shift1R(S)), () => c(1)]
+      const items = [pick(others)(), pick(consumers)()]
+      if (next() < 0.25) items.push(pick(others)()) // a use after the consumer: not in place
+      const t = let_('S', T.scanl(c(pick([1, 0.5, 2])), v(x), op2), tuple(...(next() < 0.5 ? items : [items[1]!])))
+      marked += inPlaceMaps(t).size
+      trimmed += trimmedScans(t).size
+      const g = generate(t, AB, ops)
+      for (const n of [0, 1, 2, 3, 4, 5, 7, 9]) {
+        const a = Float64Array.from({ length: n }, () => 0.5 + next())
+        const b = Float64Array.from({ length: n }, () => next() - 0.5)
+        const env = new Map([
+          ['A', fromHost(a)],
+          ['B', fromHost(b)],
+        ])
+        const want = flat(toHost(evaluate(t, env, ops)))
+        const first = g.fn(a, b)
+        expect(maxScaledError(flat(first), want)).toBeLessThan(1e-13)
+        expect(maxScaledError(flat(g.fn(a, b)), want)).toBeLessThan(1e-13)
+        expect(maxScaledError(flat(first), want)).toBeLessThan(1e-13)
+      }
+    }
+    // (how often each rewrite applies on these programs)
+    expect(marked).toBeGreaterThan(20)
+    expect(trimmed).toBeGreaterThan(10)
   })
 })

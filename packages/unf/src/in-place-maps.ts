@@ -12,55 +12,113 @@
  * - walking body's spine of lets (each value is evaluated before the next), every occurrence of B
  *   before the consuming map is consumed element by element by a loop (`map`, `reduce`, `fold`,
  *   `scanl`/`scanr` reading B as their array, or a `map`'s element): its value never aliases B;
+ *   `first B` and `last B` read one element before the overwrite;
  * - the consuming map is a let value of the spine, or its result, or an item of a result tuple
- *   (nested or not) whose other items do not mention B; B is one of its arrays exactly once, and neither its body
+ *   (nested or not) whose other items do not mention B, or, in the program's own result (emitted
+ *   item by item in order; a sweep's body tuple is not), whose later items do not mention B and
+ *   whose earlier items only consume it; B is one of its arrays exactly once, and neither its body
  *   nor its other arrays mention B. Iteration j reads B[j] before it writes B[j], and no other
  *   iteration reads B[j].
  * - no binder inside body rebinds the name B (then it gives up rather than track the scope).
+ *
+ * A stored scan is such an array too: `let S = scanl f z A in … map g (shift1R S) …` (or
+ * `map g S`). ∇prod is the example: its prefix products S are stored, `last S` is the value,
+ * and the gradient `map2 (·) (shift1R S) (suffix products)` is S's last use. When every use of S
+ * is `shift1R S` or `last S` (`trimmedScans`), S's array holds its first |A| states only (code
+ * generation keeps the last in a local, as a blocked scan does anyway), so the map writes its
+ * |A| results over them and S's array is the gradient: one array, one allocation.
  */
 import { children as childrenOf, type Term } from './term.js'
 
 /** The maps that may write their result into one of their arrays: map term → the array's index. */
 export function inPlaceMaps(t: Term): Map<Term, number> {
-  const out = new Map<Term, number>()
-  const visit = (x: Term): void => {
-    if (x.k === 'let' && x.value.k === 'map' && !rebinds(x.body, x.name)) {
-      const found = consumer(x.name, x.body)
-      if (found) out.set(found.map, found.index)
-    }
-    for (const s of childrenOf(x)) visit(s)
-  }
-  visit(t)
-  return out
+  return analyse(t).maps
 }
 
-/** The map of `body` that is the last use of `name` and may overwrite it (see the module comment). */
-function consumer(name: string, body: Term): { map: Term; index: number } | undefined {
+/**
+ * The stored scans `let S = scanl … in body` whose last state need not be stored: S's last use
+ * is a map marked in place over `shift1R S`, and every use of S is `shift1R S` or `last S`. The
+ * array then holds the first |A| states, so that the map's result (|A| elements) is S's array.
+ */
+export function trimmedScans(t: Term): Set<Term> {
+  return analyse(t).trimmed
+}
+
+function analyse(t: Term): { maps: Map<Term, number>; trimmed: Set<Term> } {
+  const maps = new Map<Term, number>()
+  const trimmed = new Set<Term>()
+  // `root`: x is on the program's own let spine, whose result tuple is emitted item by item in
+  // order (a sweep's body tuple is not: its sums are accumulated after its outputs)
+  const visit = (x: Term, root: boolean): void => {
+    if (x.k === 'let' && (x.value.k === 'map' || x.value.k === 'scanl') && !rebinds(x.body, x.name)) {
+      const scan = x.value.k === 'scanl'
+      const found = consumer(x.name, x.body, scan, root)
+      if (found) {
+        maps.set(found.map, found.index)
+        const target = (found.map as Extract<Term, { k: 'map' }>).arrays[found.index]!
+        if (scan && target.k === 'shift1R' && shiftedOrLastOnly(x.body, x.name)) trimmed.add(x.value)
+      }
+    }
+    if (x.k === 'let') {
+      visit(x.value, false)
+      visit(x.body, root)
+    } else for (const s of childrenOf(x)) visit(s, false)
+  }
+  visit(t, true)
+  return { maps, trimmed }
+}
+
+/** Whether every occurrence of `name` in `x` is `shift1R name` or `last name`. */
+function shiftedOrLastOnly(x: Term, name: string): boolean {
+  if ((x.k === 'shift1R' || x.k === 'last') && x.array.k === 'var' && x.array.name === name) return true
+  if (x.k === 'var') return x.name !== name
+  return childrenOf(x).every((s) => shiftedOrLastOnly(s, name))
+}
+
+/**
+ * The map of `body` that is the last use of `name` and may overwrite it (see the module comment);
+ * `shifted`: `name` is a scan's states, which a map may also read as `shift1R name` (its first
+ * |A| states, at the map's own indices).
+ */
+function consumer(
+  name: string,
+  body: Term,
+  shifted: boolean,
+  ordered: boolean,
+): { map: Term; index: number } | undefined {
   let cur = body
   while (cur.k === 'let') {
     if (mentions(cur.value, name)) {
-      const target = overwrites(cur.value, name)
+      const target = overwrites(cur.value, name, shifted)
       if (target !== undefined && !mentions(cur.body, name)) return { map: cur.value, index: target }
       if (!consumedOnly(cur.value, name)) return undefined
     }
     cur = cur.body
   }
-  return inResult(cur, name)
+  return inResult(cur, name, shifted, ordered)
 }
 
-/** The consuming map in the result: the result itself, or inside the one (nested) tuple item that mentions B. */
-function inResult(x: Term, name: string): { map: Term; index: number } | undefined {
-  const index = overwrites(x, name)
+/**
+ * The consuming map in the result: the result itself, or inside the one (nested) tuple item that
+ * mentions B; in the program's own result (`ordered`, emitted item by item in order), inside the
+ * last item that mentions B, the items before it consuming B element by element (`last B` or a
+ * reduction of B is read before B is overwritten).
+ */
+function inResult(x: Term, name: string, shifted: boolean, ordered: boolean): { map: Term; index: number } | undefined {
+  const index = overwrites(x, name, shifted)
   if (index !== undefined) return { map: x, index }
   if (x.k !== 'tuple') return undefined
   const using = x.items.filter((i) => mentions(i, name))
-  return using.length === 1 ? inResult(using[0]!, name) : undefined
+  if (using.length === 0 || (!ordered && using.length > 1)) return undefined
+  if (!using.slice(0, -1).every((i) => consumedOnly(i, name))) return undefined
+  return inResult(using[using.length - 1]!, name, shifted, ordered)
 }
 
-/** The index of `name` among the map's arrays, when the map may write its result into it. */
-function overwrites(x: Term, name: string): number | undefined {
+/** The index of `name` (or `shift1R name`, when `shifted`) among the map's arrays, when the map may write its result into it. */
+function overwrites(x: Term, name: string, shifted = false): number | undefined {
   if (x.k !== 'map') return undefined
-  const at = x.arrays.findIndex((a) => a.k === 'var' && a.name === name)
+  const isName = (a: Term) => a.k === 'var' && a.name === name
+  const at = x.arrays.findIndex((a) => isName(a) || (shifted && a.k === 'shift1R' && isName(a.array)))
   if (at < 0) return undefined
   if (x.params.includes(name)) return undefined
   if (mentions(x.body, name)) return undefined
@@ -83,6 +141,10 @@ function consumedOnly(x: Term, name: string): boolean {
       return (
         (isName(x.array) || consumedOnly(x.array, name)) && consumedOnly(x.init, name) && consumedOnly(x.body, name)
       )
+    case 'first':
+    case 'last':
+      // one element, read before the overwrite
+      return isName(x.array) || consumedOnly(x.array, name)
     default:
       return childrenOf(x).every((s) => consumedOnly(s, name))
   }

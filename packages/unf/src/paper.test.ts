@@ -94,9 +94,11 @@ describe('Example 1.2: the gradients of sum, dot and prod come out as derived by
       ),
     ).toBe('(reduce (a1, x1. a1 + x1) 0 (map2 (x2, y1. x2 * y1) A B), (B, A))')
   })
-  test('∇prod A = map2 (*) (shift1R (scanl (*) 1 A)) (scanr (*) 1 (shift1L A))', () => {
+  // The paper prints the suffix products as scanr (*) 1 (shift1L A), which is undefined on an
+  // empty A; shift1L (scanr (*) 1 A) is the same array for |A| ≥ 1 and empty for |A| = 0
+  test('∇prod A = map2 (*) (shift1R (scanl (*) 1 A)) (shift1L (scanr (*) 1 A))', () => {
     expect(grad([['A', R1]], prod(v('A')))).toBe(
-      '(reduce (a1, x1. a1 * x1) 1 A, (map2 (p1, q1. p1 * q1) (shift1R (scanl (a2, x2. a2 * x2) 1 A)) (scanr (u1, w1. u1 * w1) 1 (shift1L A))))',
+      '(reduce (a1, x1. a1 * x1) 1 A, (map2 (p1, q1. p1 * q1) (shift1R (scanl (a2, x2. a2 * x2) 1 A)) (shift1L (scanr (u1, w1. u1 * w1) 1 A))))',
     )
     const A = Float64Array.of(2, 0, 3, -1)
     const [, [g]] = compile([['A', R1]], prod(v('A'))).gradient(A)
@@ -112,5 +114,24 @@ describe('Example 1.2: the gradients of sum, dot and prod come out as derived by
         ) as [number, [Float64Array]]
       )[1][0].map((x) => x + 0),
     ).toEqual(Float64Array.of(0, -6, 0, 0))
+  })
+  test('∇prod and ∇sum of an empty array: value 1 (0), gradient empty, at every stage and in generated code', () => {
+    const empty = new Map([['A', fromHost(new Float64Array(0))]])
+    for (const [body, unit] of [
+      [prod(v('A')), 1],
+      [sum(v('A')), 0],
+    ] as const) {
+      const st = reverseStages(body, [{ name: 'A', type: R1 }], c(1), ops)
+      for (const stage of [st.inverse, st.optimized]) {
+        const [value, [g]] = toHost(evaluate(stage, empty, ops)) as [number, [Float64Array]]
+        expect(value).toBe(unit)
+        expect(g.length).toBe(0)
+      }
+      for (const reuseResults of [false, true]) {
+        const [value, [g]] = compile([['A', R1]], body, { reuseResults }).gradient(new Float64Array(0))
+        expect(value).toBe(unit)
+        expect((g as Float64Array).length).toBe(0)
+      }
+    }
   })
 })

@@ -226,6 +226,17 @@ function simplify(x: Term, uses: Uses, algebraic: boolean, mark: <T>(x: T) => T)
           type: x.array.type,
           ...(x.array.like ? { like: { k: x.k, array: x.array.like } } : {}),
         })
+      // shift (scan (·) 1 OnesLike(A)) ⇝ OnesLike(A): products of ones, as many as A's elements
+      if (
+        algebraic &&
+        (x.k === 'shift1L' || x.k === 'shift1R') &&
+        (x.array.k === 'scanl' || x.array.k === 'scanr') &&
+        isConst(x.array.init, 1) &&
+        isProductOf(x.array.body, x.array.acc, x.array.elem) &&
+        x.array.array.k === 'map' &&
+        isConst(x.array.array.body, 1)
+      )
+        return mark(x.array.array)
       return x
     case 'first':
     case 'last':

@@ -251,16 +251,23 @@ function transposeConstruct(pr: Extract<Prim, { p: 'construct' }>, ys: Term[], v
         k: 'shift1R',
         array: { k: 'scanl', acc: x.acc, elem: x.elem, body: x.body, init: x.init, array: A },
       })
-      const A1 = bind('A1', { k: 'shift1L', array: partial(0) })
+      // A1: ∂f/∂acc per element; A3[j] = Π_{i>j} A1[i], the suffix products after j. The paper
+      // writes A3 = scanr (·) 1 (shift1L A1), which is undefined on an empty A (no element to
+      // drop); shift1L (scanr (·) 1 A1) is the same array for |A| ≥ 1 and empty for |A| = 0
+      // (a scan of n elements has n + 1 states, so the shift is always defined)
+      const A1 = bind('A1', partial(0))
       const A2 = bind('A2', partial(1))
       const [u, w] = [fresh('u'), fresh('w')]
       const A3 = bind('A3', {
-        k: 'scanr',
-        acc: u,
-        elem: w,
-        body: { k: 'op', op: '*', args: [v(u), v(w)] },
-        init: { k: 'const', value: 1 },
-        array: A1,
+        k: 'shift1L',
+        array: {
+          k: 'scanr',
+          acc: u,
+          elem: w,
+          body: { k: 'op', op: '*', args: [v(u), v(w)] },
+          init: { k: 'const', value: 1 },
+          array: A1,
+        },
       })
       const [p, q] = [fresh('p'), fresh('q')]
       addTo(inputIdx(0), {

@@ -11,8 +11,10 @@ export const IROT = bijection({
   inverse: 'ROT',
   // Taylor mode: the new values over the old ones (linear in a, b)
   taylor: { map: ['cos(t) * a + sin(t) * b', 'cos(t) * b - sin(t) * a'], linear: true },
-  // adjoint: ∂/∂θ of the rotated pair, then the transposed rotation (ROT) of the gradients
-  adjoint: 'g_t += g_a * (cos(t) * b - sin(t) * a) - g_b * (cos(t) * a + sin(t) * b)\nROT(g_a, g_b, t)',
+  // adjoint, on the rotated (new) values: ∂a′/∂θ = b′ and ∂b′/∂θ = −a′, then the transposed
+  // rotation (ROT) of the gradients
+  adjoint: 'g_t += g_a * b - g_b * a\nROT(g_a, g_b, t)',
+  adjointReads: 'new',
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = b', ∂b'/∂θ = −a'
   tangent: 'IROT(t_a, t_b, t)\nt_a += b * t_t\nt_b -= a * t_t',
   emit: {

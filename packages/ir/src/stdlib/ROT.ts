@@ -11,8 +11,10 @@ export const ROT = bijection({
   inverse: 'IROT',
   // Taylor mode: the new values over the old ones (linear in a, b: by a constant angle each coefficient is rotated)
   taylor: { map: ['cos(t) * a - sin(t) * b', 'sin(t) * a + cos(t) * b'], linear: true },
-  // adjoint: ∂/∂θ of the rotated pair, then the transposed (inverse) rotation of the gradients
-  adjoint: 'g_t += g_b * (cos(t) * a - sin(t) * b) - g_a * (sin(t) * a + cos(t) * b)\nIROT(g_a, g_b, t)',
+  // adjoint, on the rotated (new) values: ∂a′/∂θ = −b′ and ∂b′/∂θ = a′, then the transposed
+  // (inverse) rotation of the gradients; by the new values the rule needs no second rotation
+  adjoint: 'g_t += g_b * a - g_a * b\nIROT(g_a, g_b, t)',
+  adjointReads: 'new',
   // tangent: the rotation of the tangents, plus ∂a'/∂θ = −b', ∂b'/∂θ = a' (a, b the new values)
   tangent: 'ROT(t_a, t_b, t)\nt_a -= b * t_t\nt_b += a * t_t',
   emit: {
