@@ -260,6 +260,7 @@ export function compileToWasm(
   }
   const compiled: WasmProgram = {
     lanePairs: ctx.lanePairs,
+    runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
     loopUniform: ctx.loopUniform,
     mathRoutines: ctx.math.names(),
@@ -310,6 +311,8 @@ const dropped =
 export interface WasmProgram extends CompiledProgram {
   /** How many pairs of updates run as one f64x2 update, in all functions and inverses (a diagnostic). */
   readonly lanePairs: number
+  /** How many elements runs of straight-line updates keep in locals, in all functions and inverses (see \`runElements\` of \`@tenet/ir/backend\`; a diagnostic). */
+  readonly runElements: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
   readonly mapLanes: number
   /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */

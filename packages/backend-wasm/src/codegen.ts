@@ -36,6 +36,9 @@ import {
   offsetOf,
   promotableElements,
   reusedLoads,
+  runElements,
+  inRun,
+  type RunElement,
   type LoadOccurrence,
   type ReusedLoad,
   type Shared,
@@ -82,6 +85,13 @@ import type { Ex } from './math/builder.js'
 interface Held {
   local: number
   lane: -1 | 0 | 1
+  /**
+   * An element a run holds (see \`runHeld\`): loaded into the local where the code first reads
+   * it (\`loaded\` once that code is emitted), its checked address kept for the store; \`dirty\`
+   * while the local holds a value not yet stored. A clean one is left to lane pairs, which read
+   * and write memory (a pair that stores it makes the local stale: it is loaded again).
+   */
+  lazy?: { element: Extract<Expr, { kind: 'index' }>; addr: number; loaded: boolean; dirty: boolean }
 }
 
 /**
@@ -203,6 +213,8 @@ export class ModuleContext {
   readonly fnIndex = new Map<string, number>()
   /** How many pairs of updates ran as one f64x2 update (see `lanes.ts`). */
   lanePairs = 0
+  /** Elements the runs of straight-line code keep in locals (see \`runHeld\`; a diagnostic). */
+  runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
@@ -716,6 +728,23 @@ export class FunctionEmitter {
 
   /** Pushes the value of an element held in a local. */
   private getHeld(h: Held): void {
+    const lazy = h.lazy
+    if (lazy && !lazy.loaded) {
+      // (the address is evaluated without the run's shared values: it is the element's own)
+      const shared = this.shared
+      this.shared = undefined
+      const el = this.address(
+        lazy.element.array.name,
+        lazy.element.index,
+        lazy.element.loc,
+        lazy.element.inBounds === true,
+      )
+      this.shared = shared
+      this.tee(lazy.addr)
+      this.load(el)
+      this.set(h.local)
+      lazy.loaded = true
+    }
     this.get(h.local)
     if (h.lane >= 0) {
       this.simd(OpFd.f64x2_extract_lane)
@@ -1354,6 +1383,7 @@ export class FunctionEmitter {
         this.out.byte(held.lane)
       }
       this.set(held.local)
+      if (held.lazy) held.lazy.dirty = true
       return
     }
     const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true)
@@ -1449,12 +1479,16 @@ export class FunctionEmitter {
         this.set(held.flag)
       }
     }
+    // elements each run keeps in locals from its first access to its last write (see \`runElements\`)
+    const held = this.runHeld(items)
+    const savedPromoted = this.promoted
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       this.shared = shared
       start(i)
       this.loads = loads[i]
       this.unchecked += unchecked
+      held.enter(i)
       // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
       // run-time checks: a failed check must name the element the scalar code would name)
       const next = items[i + 1]
@@ -1466,13 +1500,94 @@ export class FunctionEmitter {
         this.loads = undefined
         this.pair(plan, s, next![0], shared, next![2])
         this.ctx.lanePairs++
+        held.leave(i)
         i++
       } else this.stmt(s)
+      held.leave(i)
       this.unchecked -= unchecked
     }
+    this.promoted = savedPromoted
     this.shared = undefined
     this.sincos = outerSincos
     this.loads = saved
+  }
+
+  /**
+   * The elements the runs of a block keep in locals (see `runElements` of `@tenet/ir`; only
+   * without run-time checks, and not in a map loop's lanes): `enter(k)` at the first statement of
+   * a run holds its elements (as a loop holds its promoted elements: every access then reads or
+   * writes the local), each loaded where the code first reads it (see `getHeld`: its address is
+   * checked there, in the order of the scalar code); `leave(k)` after statement k stores those it
+   * writes last and, at the end of a run, lets go of the run's elements.
+   */
+  private runHeld(items: Array<[Stmt, number, Map<Expr, Shared> | undefined]>): {
+    enter(k: number): void
+    leave(k: number): void
+  } {
+    const none = { enter() {}, leave() {} }
+    if (this.checking || this.lanesOf) return none
+    const starts = new Map<number, RunElement[]>()
+    const lasts = new Map<number, RunElement[]>()
+    const ends = new Set<number>()
+    for (let i = 0; i < items.length; ) {
+      if (!inRun(items[i]![0])) {
+        i++
+        continue
+      }
+      let j = i
+      while (j < items.length && inRun(items[j]![0])) j++
+      const els = runElements(
+        items.slice(i, j).map((x) => x[0]),
+        this.ctx.effectful,
+      )
+      if (els.length) {
+        starts.set(i, els)
+        ends.add(j - 1)
+      }
+      for (const e of els)
+        if (e.lastWrite >= 0) {
+          const l = lasts.get(i + e.lastWrite) ?? []
+          l.push(e)
+          lasts.set(i + e.lastWrite, l)
+        }
+      i = j
+    }
+    if (!starts.size) return none
+    const holds = new Map<RunElement, Held>()
+    const outer = this.promoted
+    return {
+      enter: (k) => {
+        const els = starts.get(k)
+        if (!els) return
+        const map = new Map(outer ?? [])
+        for (const e of els) {
+          // (an array the loop holds elements of is the loop's: all its accesses are held)
+          if (outer?.has(e.array)) continue
+          const h: Held = {
+            local: this.local(elemInfo(this.array(e.array).elem).vt),
+            lane: -1,
+            lazy: { element: e.element, addr: this.local(I32), loaded: false, dirty: false },
+          }
+          const m = new Map(map.get(e.array) ?? [])
+          m.set(key(e.element.index), h)
+          map.set(e.array, m)
+          holds.set(e, h)
+          this.ctx.runElements++
+        }
+        this.promoted = map
+      },
+      leave: (k) => {
+        for (const e of lasts.get(k) ?? []) {
+          const h = holds.get(e)
+          if (!h?.lazy?.dirty) continue
+          this.get(h.lazy.addr)
+          this.get(h.local)
+          this.store(elemInfo(this.array(e.array).elem))
+          h.lazy.dirty = false
+        }
+        if (ends.has(k)) this.promoted = outer
+      },
+    }
   }
 
   // ---------- lane pairs (f64x2) ----------
@@ -1486,7 +1601,11 @@ export class FunctionEmitter {
       const b = this.names.get(name)
       return b?.kind === 'array' ? b.elem : undefined
     },
-    promoted: (name, index) => this.promoted?.get(name)?.has(key(index)) ?? false,
+    // (an element a run holds is left to memory while its local holds nothing newer: see \`Held\`)
+    promoted: (name, index) => {
+      const h = this.promoted?.get(name)?.get(key(index))
+      return h !== undefined && (!h.lazy || h.lazy.dirty)
+    },
     heldTogether: (name, a, b) => {
       const m = this.promoted?.get(name)
       const ha = m?.get(key(a)),
@@ -1542,6 +1661,14 @@ export class FunctionEmitter {
       this.simd(add)
       this.simd(OpFd.v128_store)
       this.out.u32(3).u32(0)
+      // (elements a run holds, clean: their locals are stale now)
+      const m = this.promoted?.get(p.target.array)
+      for (const st of [s, t]) {
+        const h = m?.get(
+          key(((st as Extract<Stmt, { kind: 'update' }>).target as Extract<Expr, { kind: 'index' }>).index),
+        )
+        if (h?.lazy) h.lazy.loaded = false
+      }
     } else {
       this.lanes(p.value, sa, sb)
       const v = this.local(V128)
@@ -1556,8 +1683,17 @@ export class FunctionEmitter {
           this.op(scalar)
         })
       }
-      write(s, 0, sa)
-      write(t, 1, sb)
+      // (one place added into twice, in a downward loop's paired iterations: lane 1 is the
+      // iteration the loop runs first)
+      const st = s as Extract<Stmt, { kind: 'update' }>,
+        tt = t as Extract<Stmt, { kind: 'update' }>
+      if (this.pairsDown && st.target.kind === tt.target.kind && key(st.target as Expr) === key(tt.target as Expr)) {
+        write(t, 1, sb)
+        write(s, 0, sa)
+      } else {
+        write(s, 0, sa)
+        write(t, 1, sb)
+      }
     }
     this.shared = sa
   }
@@ -2154,7 +2290,9 @@ export class FunctionEmitter {
    */
   private loopPairs(s: Extract<Stmt, { kind: 'for' }>): LoopPairs | null {
     if (!this.ctx.simd || this.checking || this.lanesOf) return null
-    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name))
+    // (a downward pair runs iterations i − 2, i − 1 in lanes 0, 1: \`pair\` adds an accumulator's
+    // lane 1 first there, see \`pairsDown\`)
+    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name), true)
     if (!plan) return null
     for (let k = 0; k < plan.body.length; k += 2)
       if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
@@ -2212,7 +2350,10 @@ export class FunctionEmitter {
     }
     this.scoped(() => {
       bound()
+      const saved = this.pairsDown
+      this.pairsDown = down
       this.block(plan.body)
+      this.pairsDown = saved
     })
     if (!down) {
       this.get(i)
@@ -2229,6 +2370,12 @@ export class FunctionEmitter {
 
   /** The varying values of the map loop being emitted in lanes, by name (undefined outside one). */
   private lanesOf: Map<string, { local: number; type: LaneType }> | undefined
+  /**
+   * Whether the statements being emitted are a downward loop's paired iterations (lane 0 is
+   * iteration i − 2, lane 1 is i − 1, which the loop runs first): a pair that adds into one place
+   * twice adds lane 1 first (see \`planLoopPairs\`' accumulators).
+   */
+  private pairsDown = false
   /** The lanes the statements being emitted run in (an i64x2 mask local), undefined for both. */
   private laneMask: number | undefined
   /**

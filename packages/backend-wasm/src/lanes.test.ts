@@ -64,13 +64,24 @@ describe('planPair', () => {
     expect(plan('u0 += sin(x[i * 2])\n u1 += sin(x[i * 2 + 1])')).toBeNull()
   })
 
+  it('adds two values into one place in turn (an accumulator of paired iterations)', () => {
+    // both values as one f64x2 value, then lane 0 and lane 1 added, as the two statements add them
+    const p = plan('t[i] += exp(x[i * 2])\n t[i] += exp(x[i * 2 + 1])')
+    expect(p?.target.kind).toBe('separate')
+    expect(p?.value).toMatchObject({ kind: 'math', args: [{ kind: 'load', array: 'x' }] })
+    expect(plan('u0 -= c * x[i * 2]\n u0 -= c * x[i * 2 + 1]')?.target.kind).toBe('separate')
+    // not two different updates of it
+    expect(plan('u0 += c * x[i * 2]\n u0 -= c * x[i * 2 + 1]')).toBeNull()
+  })
+
   it('leaves alone what would change the results or gain nothing', () => {
     // the second statement reads what the first writes
     expect(plan('t[i * 2] += c * x[i * 2]\n t[i * 2 + 1] += c * t[i * 2]')).toBeNull()
     expect(plan('u0 += c * x[i * 2]\n u1 += c * x[i * 2 + 1] * u0')).toBeNull()
-    // the same array, elements not provably adjacent (or the same)
+    // the same array, elements not provably adjacent
     expect(plan('t[i * 2] += c * x[i * 2]\n t[i * 2 + 2] += c * x[i * 2 + 1]')).toBeNull()
-    expect(plan('t[i] += c * x[i * 2]\n t[i] += c * x[i * 2 + 1]')).toBeNull()
+    // one place added into twice, the second value reading the first's array
+    expect(plan('t[i] += c * x[i * 2]\n t[i] += c * x[i * 2 + 1] * t[i + 1]')).toBeNull()
     // different updates
     expect(plan('t[i * 2] += c * x[i * 2]\n t[i * 2 + 1] -= c * x[i * 2 + 1]')).toBeNull()
     // nothing to vectorise: the same value twice, or two scalars with one operation

@@ -203,7 +203,11 @@ export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
   const reads = readNames(t.value)
   if (reads.has(written) || (ta.kind === 'index' && readNames(ta.index).has(written))) return null
   let target: PairTarget
-  if (sa.kind === 'index' && ta.kind === 'index' && sa.array.name === ta.array.name) {
+  if (sa.kind === ta.kind && key(sa) === key(ta)) {
+    // one place added into twice (an accumulator of paired iterations): both values computed,
+    // then lane 0 and lane 1 added in turn, as the two statements add them
+    target = { kind: 'separate' }
+  } else if (sa.kind === 'index' && ta.kind === 'index' && sa.array.name === ta.array.name) {
     // the same array: only two adjacent elements (one 16-byte store unless held in locals)
     if (cx.elem(sa.array.name) !== 'f64' || !nextIndex(sa.index, ta.index)) return null
     const inLocals = cx.promoted(sa.array.name, sa.index) || cx.promoted(ta.array.name, ta.index)

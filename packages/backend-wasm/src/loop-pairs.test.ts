@@ -16,9 +16,9 @@ function loopBody(text: string): { variable: string; body: Stmt[] } {
 }
 
 const params = 'g: f64[], x: f64[], y: f64[], c: f64, a: i32, b: i32, n: i32'
-const plan = (stmts: string) => {
+const plan = (stmts: string, accumulators = false) => {
   const { variable, body } = loopBody(`fn f(${params}) {\n for j in 0..n {\n${stmts}\n }\n}`)
-  return planLoopPairs(variable, body, (name) => (['g', 'x', 'y'].includes(name) ? 'f64' : undefined))
+  return planLoopPairs(variable, body, (name) => (['g', 'x', 'y'].includes(name) ? 'f64' : undefined), accumulators)
 }
 
 describe('planLoopPairs', () => {
@@ -53,6 +53,36 @@ describe('planLoopPairs', () => {
     expect(plan('g[a] += x[j] * c')).toBeNull()
     expect(plan('c += x[j]')).toBeNull()
     expect(plan('SWAP(g[j], x[j])')).toBeNull()
+  })
+})
+
+describe('planLoopPairs with accumulators', () => {
+  it('pairs an update that adds into one place every iteration (a sum, a log-sum-exp)', () => {
+    const p = plan('y[j] += x[j] - c\n g[a] += exp(y[j])', true)
+    const targets = p!.body.map((s) => printExpr((s as Extract<Stmt, { kind: 'update' }>).target as never))
+    expect(targets).toEqual(['y[j]', 'y[j + 1]', 'g[a]', 'g[a]'])
+    // no guard for the accumulator; it must not share memory with the arrays the body reads
+    expect(p!.guards).toEqual([])
+    expect(p!.apart).toEqual(
+      expect.arrayContaining([
+        ['g', 'x'],
+        ['g', 'y'],
+      ]),
+    )
+    expect(plan('c += x[j] * x[j]', true)?.body).toHaveLength(2)
+    // without the option, as before
+    expect(plan('y[j] += x[j] - c\n g[a] += exp(y[j])')).toBeNull()
+  })
+
+  it('leaves an accumulator that another statement reads or writes, or whose place moves, to the scalar code', () => {
+    // read by another statement (its order of additions would show)
+    expect(plan('g[a] += x[j]\n y[j] += g[a] * c', true)).toBeNull()
+    expect(plan('c += x[j]\n y[j] += c', true)).toBeNull()
+    // two statements adding into it, or into the same array at a moving index
+    expect(plan('g[a] += x[j]\n g[a] -= y[j]', true)).toBeNull()
+    expect(plan('g[a] += x[j]\n g[j] += y[j]', true)).toBeNull()
+    // its index reads what the body writes
+    expect(plan('y[j] += x[j]\n g[b] += y[j]\n b += 1', true)).toBeNull()
   })
 })
 
@@ -132,6 +162,20 @@ describe('paired loops in generated code', () => {
     expect(results[0]).toEqual(results[1])
     expect(results[1]).toEqual([1e16, 1, 1, 1, 0])
   })
+
+  for (const reverse of [false, true]) {
+    it(`pairs a sum of exponentials ${reverse ? 'downwards' : 'upwards'} with the bits of the scalar code and the cpu backend`, () => {
+      // the log-sum-exp of a GMM point: t[j] = m[j] − top, s[0] += exp(t[j]) (s[0] held by the loop)
+      const text = `fn f(s: f64[], t: f64[], m: f64[], n: i32, top: f64) { for j in ${reverse ? 'reverse ' : ''}0..n { t[j] += m[j] - top\n s[0] += exp(t[j]) } }`
+      const modules = [compile(text, 'wasm')]
+      // f and its inverse (which runs the loop the other way) each pair both statements
+      expect(lastPairs).toBe(4)
+      modules.push(compile(text, 'wasm', false, false), compile(text, 'cpu'))
+      // (values of many magnitudes: a changed order of the additions into s[0] changes bits)
+      for (const n of [0, 1, 2, 5, 10, 11])
+        expectSameRuns(modules, () => [g0.slice(0, 1), g0.slice(0, 12), x0.slice(0, 12), n, 0.375])
+    })
+  }
 
   it('pairs updates at constant offsets (the two lanes of g[j + 2] are g[j + 2] and g[j + 3])', () => {
     const text = `fn f(g: f64[], x: f64[], n: i32, c: f64) { for j in reverse 0..n { g[j + 2] -= c * x[j + 1]\n g[j + 12] += x[j] * x[j + 1] } }`

@@ -17,8 +17,8 @@
  * This module only plans; the code generator emits the paired loop, then the scalar loop for what
  * is left (an odd last iteration, or all of them when a guard fails).
  */
-import type { Arg, Expr, Stmt } from '@tenet/ir'
-import { key, offsetOf, readNames } from '@tenet/ir/backend'
+import type { Arg, Dataview, Expr, Stmt } from '@tenet/ir'
+import { key, offsetOf, readNames, rootName } from '@tenet/ir/backend'
 
 /** The plan of a paired loop. */
 export interface LoopPairs {
@@ -131,29 +131,58 @@ function shifted<E extends Expr | Arg>(e: E, v: string, by: number): E {
  * elements at indices `c + variable`, with the variable in no other place, and every access of
  * an array the body writes at such an index. Whether each statement pair really makes one f64x2
  * update is for the caller to check (`planPair`, which knows what the loop holds in locals).
+ *
+ * With `accumulators`, an update may also add into one place that does not move with the loop —
+ * an f64 variable, or an element whose index reads neither the variable nor anything the body
+ * writes — when no other statement writes it and no statement reads it (its array or variable):
+ * S(j) and S(j + 1) then add into it one after the other (the pair computes both values, then adds
+ * the two lanes in the loop's order: lane 1 first in a downward loop, whose pair is i − 2, i − 1),
+ * and moving the other statements of the second iteration before the first's addition does not
+ * change what it adds.
  */
 export function planLoopPairs(
   variable: string,
   body: Stmt[],
   elemOf: (array: string) => string | undefined,
+  accumulators = false,
 ): LoopPairs | null {
   if (body.length === 0 || !body.every((s) => s.kind === 'update')) return null
   const updates = body as Update[]
   const written = new Set<string>()
+  // the updates that add into a place that does not move with the loop, by the name they write
+  const adding = new Map<string, Update>()
+  const accumulator = (s: Update): boolean => {
+    const t = s.target
+    if (!accumulators || !onlyInLinearIndices(s.value, variable)) return false
+    if (t.kind === 'var') return t.type === 'f64'
+    return t.kind === 'index' && t.type === 'f64' && elemOf(t.array.name) === 'f64' && !mentions(t.index, variable)
+  }
   for (const s of updates) {
     const t = s.target
-    if (
-      (s.op !== '+=' && s.op !== '-=') ||
-      s.distinct?.length ||
-      t.kind !== 'index' ||
-      t.type !== 'f64' ||
-      elemOf(t.array.name) !== 'f64'
-    )
-      return null
+    if ((s.op !== '+=' && s.op !== '-=') || s.distinct?.length) return null
+    if (accumulator(s)) {
+      const name = rootName(t as Dataview)!
+      if (adding.has(name)) return null
+      adding.set(name, s)
+      continue
+    }
+    if (t.kind !== 'index' || t.type !== 'f64' || elemOf(t.array.name) !== 'f64') return null
     if (!mentions(t.index, variable) || !onlyInLinearIndices(t, variable) || !onlyInLinearIndices(s.value, variable))
       return null
     written.add(t.array.name)
   }
+  // an accumulator's place: written by its update only, read by none, its index fixed while the loop runs
+  for (const [name, s] of adding) {
+    if (written.has(name)) return null
+    const t = s.target
+    if (t.kind === 'index' && [...readNames(t.index)].some((n) => written.has(n) || adding.has(n) || n === variable))
+      return null
+    for (const u of updates) {
+      if (readNames(u.value).has(name)) return null
+      if (u.target.kind === 'index' && readNames(u.target.index).has(name)) return null
+    }
+  }
+  const moving = updates.filter((s) => !adding.has(rootName(s.target as Dataview)!) || !accumulator(s))
   // every element access, in statement order (a statement's target first); those of the written
   // arrays must move with the loop variable
   const every = updates.flatMap((s) => accesses(s.value, accesses(s.target as Index, [])))
@@ -161,7 +190,7 @@ export function planLoopPairs(
   if (!all.every((x) => mentions(x.index, variable))) return null
   const guards: Array<[Expr, Expr]> = []
   const seen = new Set<string>()
-  for (const s of updates) {
+  for (const s of moving) {
     const w = s.target as Index
     for (const x of all) {
       if (x === w || x.array.name !== w.array.name) continue
@@ -184,7 +213,9 @@ export function planLoopPairs(
   }
   const names = new Set(every.map((x) => x.array.name))
   const apart: Array<[string, string]> = []
-  for (const w of written) for (const x of names) if (x !== w && !(written.has(x) && x < w)) apart.push([w, x])
+  const arrays = new Set(written)
+  for (const s of adding.values()) if (s.target.kind === 'index') arrays.add(s.target.array.name)
+  for (const w of arrays) for (const x of names) if (x !== w && !(arrays.has(x) && x < w)) apart.push([w, x])
   const out: Stmt[] = []
   for (const s of updates) {
     for (const by of [0, 1])

@@ -10,6 +10,8 @@ import type { MathChoice } from './math/index.js'
 export let lastPairs = -1
 /** Map loops run in lanes by the last wasm compilation of `compile`. */
 export let lastMapLanes = -1
+/** Elements runs keep in locals in the last wasm compilation of `compile`. */
+export let lastRunElements = -1
 /** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
 export let lastLoopUniform = -1
 
@@ -22,6 +24,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
       const p = spec.doCompile(...a) as WasmProgram
       lastPairs = p.lanePairs
       lastMapLanes = p.mapLanes
+      lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
       return p
     },

@@ -24,6 +24,7 @@ export {
   type LoweredValues,
 } from './cse.js'
 export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-loads.js'
+export { runElements, type RunElement } from './run-elements.js'
 export { hostNumber } from './host-result.js'
 export { stmtExprs, valueReads } from './stmt-exprs.js'
 export {
