@@ -475,8 +475,12 @@ function rowCopier(w: number): RowCopy {
   return f
 }
 
-/** Makes the row-major n×n matrix H symmetric: each pair of mirrored elements becomes their mean. */
-function symmetrise(H: Float64Array, n: number): void {
+/**
+ * Makes the row-major n×n matrix H symmetric. With `mirror` the lower triangle is copied onto the
+ * upper one (the upper was not computed); without, each pair of mirrored elements becomes their
+ * mean.
+ */
+function symmetrise(H: Float64Array, n: number, mirror: boolean): void {
   // in tiles of T×T, so that the column-wise half of each pair stays in cache
   const T = 16
   for (let i0 = 0; i0 < n; i0 += T) {
@@ -485,27 +489,14 @@ function symmetrise(H: Float64Array, n: number): void {
       const j1 = Math.min(j0 + T, n)
       for (let i = i0; i < i1; i++) {
         const j = j0 > i ? j0 : i + 1
-        for (let a = i * n + j, b = j * n + i, e = i * n + j1; a < e; a++, b += n) {
-          const s = (H[a]! + H[b]!) * 0.5
-          H[a] = s
-          H[b] = s
-        }
-      }
-    }
-  }
-}
-
-/** Copies the lower triangle of the row-major n×n matrix H onto the upper one. */
-function mirrorLower(H: Float64Array, n: number): void {
-  // in tiles of T×T, as `symmetrise`
-  const T = 16
-  for (let i0 = 0; i0 < n; i0 += T) {
-    const i1 = Math.min(i0 + T, n)
-    for (let j0 = i0; j0 < n; j0 += T) {
-      const j1 = Math.min(j0 + T, n)
-      for (let i = i0; i < i1; i++) {
-        const j = j0 > i ? j0 : i + 1
-        for (let a = i * n + j, b = j * n + i, e = i * n + j1; a < e; a++, b += n) H[a] = H[b]!
+        const e = i * n + j1
+        if (mirror) for (let a = i * n + j, b = j * n + i; a < e; a++, b += n) H[a] = H[b]!
+        else
+          for (let a = i * n + j, b = j * n + i; a < e; a++, b += n) {
+            const s = (H[a]! + H[b]!) * 0.5
+            H[a] = s
+            H[b] = s
+          }
       }
     }
   }
@@ -633,8 +624,11 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
     r.busy = false
   }
   // where rows above a sweep's first column were skipped, the lower triangle is all there is
-  if (r.so.units.some((u) => u.from !== undefined)) mirrorLower(H, n)
-  else symmetrise(H, n)
+  symmetrise(
+    H,
+    n,
+    r.so.units.some((u) => u.from !== undefined),
+  )
   return H
 }
 
