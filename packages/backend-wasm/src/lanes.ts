@@ -10,7 +10,7 @@
  * the plan.
  */
 import type { Dataview, Expr, Stmt } from '@tenet/ir'
-import { key, offsetOf, readNames, rootName } from '@tenet/ir/backend'
+import { callsHost, key, offsetOf, readNames, rootName } from '@tenet/ir/backend'
 
 /** A node of a planned f64x2 computation. */
 export type Lanes =
@@ -79,22 +79,6 @@ const isF64 = (e: Expr) => e.type === 'f64'
 /** A plain (not negated, not field) element or variable target. */
 function plain(t: Dataview): t is Extract<Dataview, { kind: 'var' | 'index' }> {
   return t.kind === 'var' || t.kind === 'index'
-}
-
-/** Whether an expression calls an interpolated host function (which may count its calls). */
-function callsHost(e: Expr): boolean {
-  switch (e.kind) {
-    case 'call':
-      return e.callee.startsWith('$host') || e.args.some((a) => callsHost(a as Expr))
-    case 'binary':
-      return callsHost(e.left) || callsHost(e.right)
-    case 'unary':
-      return callsHost(e.arg)
-    case 'index':
-      return callsHost(e.index)
-    default:
-      return false
-  }
 }
 
 /** Counts the vector instructions of a plan that replace two scalar ones (its benefit). */

@@ -32,6 +32,7 @@ import { readNames, walk } from './check.js'
 import { stmtExprs } from './stmt-exprs.js'
 import { flatten, inRun, key } from './cse.js'
 import { writtenNames } from './passes/hoist-invariants.js'
+import { callsRuntime } from './passes/insert-checks.js'
 
 /** One element load that several statements of a block read; the code generator's locals for it. */
 export interface ReusedLoad {
@@ -58,41 +59,11 @@ export interface LoadOccurrence {
 /** Element types whose loads are reused (numbers and flags of typed arrays). */
 const ELEMENT_TYPES = new Set(['f64', 'f32', 'i32', 'bool'])
 
-/** Whether an expression calls a host function. */
-function callsHostFn(e: Expr | Arg): boolean {
-  const todo: Array<Expr | Arg> = [e]
-  while (todo.length) {
-    const x = todo.pop()!
-    switch (x.kind) {
-      case 'call':
-        if (x.callee.startsWith('$')) return true
-        todo.push(...x.args)
-        break
-      case 'index':
-        todo.push(x.index)
-        break
-      case 'field':
-      case 'neg':
-        todo.push(x.target)
-        break
-      case 'unary':
-        todo.push(x.arg)
-        break
-      case 'binary':
-        todo.push(x.left, x.right)
-        break
-      default:
-        break
-    }
-  }
-  return false
-}
-
 /** Whether a statement, or one nested in it, calls a host function. */
 function reachesHost(s: Stmt): boolean {
   let host = false
   walk([s], (x) => {
-    if (!host) host = stmtExprs(x).some(callsHostFn)
+    if (!host) host = stmtExprs(x).some(callsRuntime)
   })
   return host
 }

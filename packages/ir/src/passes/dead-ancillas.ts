@@ -21,6 +21,7 @@ import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import type { Program } from '../plugin.js'
 import { stmtExprs as exprsOf } from '../stmt-exprs.js'
+import { callsHost } from './insert-checks.js'
 
 /** What the pass needs to know about the program around a function. */
 export interface DeadAncillasContext {
@@ -30,34 +31,6 @@ export interface DeadAncillasContext {
   effectful: ReadonlySet<string>
   /** Whether run-time checks are on (a deallocation then reads its ancilla). */
   checks: boolean
-}
-
-/** Whether an expression calls a host function (which may have side effects). */
-function callsHost(e: Expr | Arg): boolean {
-  const todo: Array<Expr | Arg> = [e]
-  while (todo.length) {
-    const x = todo.pop()!
-    switch (x.kind) {
-      case 'call':
-        if (x.callee.startsWith('$host')) return true
-        todo.push(...x.args)
-        break
-      case 'index':
-        todo.push(x.index)
-        break
-      case 'field':
-      case 'neg':
-        todo.push(x.target)
-        break
-      case 'unary':
-        todo.push(x.arg)
-        break
-      case 'binary':
-        todo.push(x.left, x.right)
-        break
-    }
-  }
-  return false
 }
 
 /**

@@ -38,7 +38,7 @@
  * (the value a host function returns, checked where it is called). An index that calls a host function gets no assert (the assert
  * would call the function a second time): the engines guard that access themselves.
  */
-import type { AssertStmt, Expr, FunctionDef, IndexExpr, Stmt, VarRef } from '../ast.js'
+import type { Arg, AssertStmt, Expr, FunctionDef, IndexExpr, Stmt, VarRef } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { printExpr } from '../printer.js'
@@ -72,19 +72,30 @@ const assert = (check: RuntimeCheck, cond: Expr, args: Array<string | Expr>, loc
   ...(loc ? { loc } : {}),
 })
 
-/** Whether an expression calls a host function (evaluating it twice would call it twice). */
-export function callsHost(e: Expr): boolean {
+/** Whether an expression calls an interpolated host function (evaluating it twice would call it twice). */
+export function callsHost(e: Expr | Arg): boolean {
+  return callsPrefixed(e, '$host')
+}
+
+/** Whether an expression calls a function the runtime provides (`$…`: host functions and helpers). */
+export function callsRuntime(e: Expr | Arg): boolean {
+  return callsPrefixed(e, '$')
+}
+
+/** Whether an expression calls a function whose name starts with `prefix`. */
+function callsPrefixed(e: Expr | Arg, prefix: string): boolean {
   switch (e.kind) {
     case 'call':
-      return e.callee.startsWith('$host') || e.args.some(callsHost)
+      return e.callee.startsWith(prefix) || e.args.some((a) => callsPrefixed(a, prefix))
     case 'index':
-      return callsHost(e.index)
+      return callsPrefixed(e.index, prefix)
     case 'field':
-      return callsHost(e.target)
+    case 'neg':
+      return callsPrefixed(e.target, prefix)
     case 'unary':
-      return callsHost(e.arg)
+      return callsPrefixed(e.arg, prefix)
     case 'binary':
-      return callsHost(e.left) || callsHost(e.right)
+      return callsPrefixed(e.left, prefix) || callsPrefixed(e.right, prefix)
     default:
       return false
   }
