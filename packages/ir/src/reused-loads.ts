@@ -27,7 +27,7 @@
  * (a loop body repeats, a branch may not run); the code generator analyses it as a block of its
  * own.
  */
-import type { Arg, Expr, Stmt } from './ast.js'
+import type { Expr, Stmt } from './ast.js'
 import { readNames, walk } from './check.js'
 import { stmtExprs } from './stmt-exprs.js'
 import { flatten, inRun, key } from './cse.js'
