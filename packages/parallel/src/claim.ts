@@ -8,10 +8,24 @@
 /** A task function: reads one task, writes its output row (`out`, zeros on entry). */
 export type TaskFunction = (task: unknown, out: Float64Array) => void
 
-/** The shared control words (Int32): workers done with the call, a failure seen, the next task to claim. */
+/**
+ * The shared control words (Int32): workers done with the call, a failure seen, the next task to
+ * claim; then the call itself (see `worker-entry.ts`): its generation (bumped to start a call),
+ * whether the pool is stopping, how many messages the caller has posted to each worker, and the
+ * call's task list, output block, output length, row stride and warm-up rounds (0: a real call).
+ */
 export const CTRL_DONE = 0,
   CTRL_FAILED = 1,
-  CTRL_NEXT = 2
+  CTRL_NEXT = 2,
+  CTRL_GEN = 3,
+  CTRL_STOP = 4,
+  CTRL_POSTED = 5,
+  CTRL_LIST = 6,
+  CTRL_BLOCK = 7,
+  CTRL_OUTLEN = 8,
+  CTRL_STRIDE = 9,
+  CTRL_ROUNDS = 10,
+  CTRL_WORDS = 11
 
 /** A task that threw: its index, where it ran, the message and the error's `code`. */
 export interface TaskFailure {
@@ -41,7 +55,10 @@ export const rowStride = (outLength: number): number => Math.ceil(outLength / 16
 
 /**
  * Claims tasks from the shared counter until none is left, running each into its row of
- * `block` (row i: `outLength` numbers from i × `stride`). A thread whose task fails raises the
+ * `block` (row i: `outLength` numbers from i × `stride`), which it zeroes first (so the calling
+ * thread does not clear the whole block before a call: the clearing is shared out too), and marks
+ * each finished row with the call's generation in `done` (so the caller can add or copy the rows
+ * that are finished while other threads still run theirs). A thread whose task fails raises the
  * failed flag, claims no more and returns the failure; the others go on, so every claimed task
  * runs and the lowest-numbered failing task is always found, whoever ran it (the claimed tasks
  * are a prefix of the list, and a failure among them stops only the thread that met it).
@@ -53,12 +70,17 @@ export function claimTasks(
   stride: number,
   block: Float64Array,
   ctrl: Int32Array,
+  done: Int32Array,
+  generation: number,
   worker = false,
 ): TaskFailure | undefined {
   const n = tasks.length
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
     try {
-      task(tasks[i], block.subarray(i * stride, i * stride + outLength))
+      const row = block.subarray(i * stride, i * stride + outLength)
+      row.fill(0)
+      task(tasks[i], row)
+      Atomics.store(done, i, generation)
     } catch (e) {
       Atomics.store(ctrl, CTRL_FAILED, 1)
       return taskFailure(i, worker, e)
@@ -86,4 +108,25 @@ export function warmLocal(
       }
     }
   return undefined
+}
+
+/**
+ * Waits until `ctrl[index]` is no longer `value`: first spinning for up to `spinMs` milliseconds
+ * (a thread that sleeps in the kernel takes tens of microseconds to wake, more on a VM whose idle
+ * vCPU has halted; a pool's calls often follow each other that closely), then sleeping in
+ * `Atomics.wait`. Returns the new value.
+ */
+export function waitWhile(ctrl: Int32Array, index: number, value: number, spinMs: number): number {
+  let v = Atomics.load(ctrl, index)
+  if (v !== value) return v
+  if (spinMs > 0) {
+    const end = performance.now() + spinMs
+    for (let i = 1; ; i++) {
+      v = Atomics.load(ctrl, index)
+      if (v !== value) return v
+      if ((i & 63) === 0 && performance.now() > end) break
+    }
+  }
+  for (v = Atomics.load(ctrl, index); v === value; v = Atomics.load(ctrl, index)) Atomics.wait(ctrl, index, value)
+  return v
 }

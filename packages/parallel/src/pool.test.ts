@@ -116,6 +116,83 @@ describe('createPool: claiming and warm-up', () => {
   })
 })
 
+describe('createPool: fixed task lists, wake-ups, closing', () => {
+  it('a task list fixed with taskList gives the bits of the array, is a snapshot, and can be released', async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 0.1 }, workers: 2 })
+    const arr = tasks.map((t) => [...t])
+    const ref = pool.sum(arr, 2)
+    const list = pool.taskList(arr)
+    expect(list.length).toBe(tasks.length)
+    // changing the array afterwards changes nothing: the list is the array as it was
+    arr[3]![1] = 1
+    arr.push([0, 5])
+    for (let r = 0; r < 3; r++) expect(Array.from(pool.sum(list, 2))).toEqual(Array.from(ref))
+    expect(Array.from(pool.map(list, 2))).toEqual(Array.from(pool.map(tasks, 2)))
+    pool.warmUp(list, 2, 1)
+    // lists of different lengths share the pool; an array between them is sent with its call
+    const short = pool.taskList(tasks.slice(0, 4))
+    expect(pool.map(short, 2).length).toBe(8)
+    expect(Array.from(pool.sum(arr, 2))).not.toEqual(Array.from(ref))
+    expect(Array.from(pool.sum(list, 2))).toEqual(Array.from(ref))
+    list.release()
+    expect(() => pool.sum(list, 2)).toThrow(/released or belongs to another pool/)
+    expect(pool.map(short, 2).length).toBe(8)
+    const other = await createPool({ module: fixture, init: { scale: 0.1 }, workers: 1 })
+    expect(() => other.sum(short, 2)).toThrow(/released or belongs to another pool/)
+    await other.close()
+    await pool.close()
+    expect(() => pool.taskList(tasks)).toThrow(/closed/)
+  })
+
+  it('sum leaves `out` alone when a task fails, and the pool goes on', async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 1 })
+    const out = new Float64Array([7, 8])
+    // (the failing task last: the rows before it are finished, and added early, before the failure is seen)
+    expect(() => pool.sum([...tasks, -1], 2, out)).toThrow(/task 13 failed/)
+    expect(Array.from(out)).toEqual([7, 8])
+    const list = pool.taskList([...tasks, -1])
+    expect(() => pool.sum(list, 2, out)).toThrow(/task 13 failed/)
+    expect(Array.from(out)).toEqual([7, 8])
+    expect(pool.sum(tasks, 2, out)).toBe(out)
+    expect(out[1]).toBe(tasks.reduce((s, t) => s + t[1]!, 0))
+    await pool.close()
+  })
+
+  it('spinning threads give the same bits; a bad spin is refused', async () => {
+    const sums: number[][] = []
+    for (const spinMicroseconds of [0, 50]) {
+      const pool = await createPool({ module: fixture, init: { scale: 0.1 }, workers: 2, spinMicroseconds })
+      const list = pool.taskList(tasks)
+      for (let r = 0; r < 20; r++) sums.push(Array.from(pool.sum(list, 2)))
+      await pool.close()
+    }
+    for (const s of sums) expect(s).toEqual(sums[0])
+    await expect(createPool({ module: fixture, workers: 1, spinMicroseconds: -1 })).rejects.toThrow(
+      /non-negative number/,
+    )
+  })
+
+  it('close ends every worker (twice is harmless); an unclosed pool does not keep a process alive', async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
+    pool.sum(pool.taskList(tasks), 2)
+    await pool.close()
+    await pool.close()
+    // a process that leaves its pool open still exits (the workers wait in Atomics.wait, unref'd)
+    const { spawnSync } = await import('node:child_process')
+    const dist = new URL('../dist/index.js', import.meta.url).href
+    const script = `const { createPool } = await import(${JSON.stringify(dist)});
+      const pool = await createPool({ module: ${JSON.stringify(fixture.href)}, init: { scale: 1 }, workers: 2 });
+      console.log(pool.sum(pool.taskList([[0, 3]]), 2)[1])`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
+    expect(child.stderr).toBe('')
+    expect(child.stdout.trim()).toBe('3')
+    expect(child.status).toBe(0)
+  })
+})
+
 const source = `
 fn nll(loss: f64, mu: f64, s: f64, x: f64[]) {
   for i in 0..len(x) {

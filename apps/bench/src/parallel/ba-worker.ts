@@ -1,11 +1,11 @@
 /**
  * The BA worker module of the parallel rows (see `@tenet/parallel`): `init` is the instance and
  * the Jacobian's values (in a SharedArrayBuffer); a task is a range of observations, whose rows
- * (x and y, `BA_BLOCK_COLS` each) it writes straight into the shared values with
- * `createBaJacobianRows` on this thread (its pool output is empty).
+ * (x and y, `BA_BLOCK_COLS` each, with `createBaJacobianRows` on this thread, and the weight rows)
+ * it writes straight into the shared values (its pool output is empty).
  */
 import type { BaInstance } from '../data/ba-data.js'
-import { createBaJacobianRows } from '../tenet/ba.js'
+import { baWeightRows, createBaJacobianRows } from '../tenet/ba.js'
 
 export interface BaTask {
   i0: number
@@ -22,5 +22,6 @@ export function setup(init: BaWorkerInit): (task: unknown, out: Float64Array) =>
   return (task) => {
     const { i0, i1 } = task as BaTask
     rows(i0, i1, init.vals, 0)
+    baWeightRows(init.inst, init.vals, i0, i1)
   }
 }

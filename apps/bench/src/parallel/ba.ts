@@ -1,20 +1,35 @@
 /**
- * The BA Jacobian over threads: the observations are cut into a fixed number of ranges, each
- * range's rows are one task of a `@tenet/parallel` pool (the calling thread takes a share), and
- * every task writes its rows straight into ADBench's CSR values, which live in shared memory (no
- * reduction and no copy: every value is written by exactly one task, so the result is the
- * single-threaded one, to the bit).
+ * The BA Jacobian over threads: the observations are cut into ranges, each range's rows (its
+ * observation rows and its weight rows) are one task of a `@tenet/parallel` pool (the calling
+ * thread takes a share; nothing is left to run on it alone), and every task writes its rows
+ * straight into ADBench's CSR values, which live in shared memory (no reduction and no copy: every
+ * value is written by exactly one task, so the result is the single-threaded one, to the bit,
+ * however the observations are cut). The task list is fixed once (`Pool.taskList`), so a call
+ * sends no message, only a wake-up.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createPool, sharedArray, type Pool } from '@tenet/parallel'
 import type { BaInstance } from '../data/ba-data.js'
 import { createBaJacobian, type BaSparseJacobian } from '../objectives/ba.js'
-import { baWeightRows } from '../tenet/ba.js'
 import type { BaTask } from './ba-worker.js'
 
-/** Ranges of observations: fixed, so the tasks do not depend on the number of threads. */
-export const BA_SHARDS = 16
+/**
+ * About this many ranges of observations: many, so that when one thread finishes its last range
+ * the other has little left of its own (measured on one thread, ranges of 256 observations cost
+ * no more CPU in all than one range of every observation).
+ */
+export const BA_SHARDS = 128
+/** A range is a whole number of `blockJacobian`'s chunks (256 blocks per compiled call). */
+const BA_RANGE_UNIT = 256
+
+/** The observation ranges of the tasks: about `BA_SHARDS` of them, whole chunks each. */
+export function baRanges(p: number, shards = BA_SHARDS): BaTask[] {
+  const per = Math.max(1, Math.ceil(p / shards / BA_RANGE_UNIT)) * BA_RANGE_UNIT
+  const tasks: BaTask[] = []
+  for (let i0 = 0; i0 < p; i0 += per) tasks.push({ i0, i1: Math.min(p, i0 + per) })
+  return tasks
+}
 
 function workerModule(): URL {
   const here = new URL('./ba-worker.js', import.meta.url)
@@ -35,14 +50,11 @@ export async function createBaParallel(inst: BaInstance, workers: number): Promi
   const empty = createBaJacobian(inst)
   const J: BaSparseJacobian = { ...empty, vals: sharedArray(empty.vals.length) }
   const pool: Pool = await createPool({ module: workerModule(), init: { inst, vals: J.vals }, workers })
-  const per = Math.ceil(inst.p / BA_SHARDS)
-  const tasks: BaTask[] = []
-  for (let i0 = 0; i0 < inst.p; i0 += per) tasks.push({ i0, i1: Math.min(inst.p, i0 + per) })
+  const tasks = pool.taskList(baRanges(inst.p))
   return {
     threads: pool.workers + 1,
     run() {
       pool.map(tasks, 0)
-      baWeightRows(inst, J.vals)
       return J
     },
     warmUp: (rounds) => pool.warmUp(tasks, 0, rounds),

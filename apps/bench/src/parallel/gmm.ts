@@ -10,11 +10,17 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createPool, sharedArray, type Pool } from '@tenet/parallel'
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
-import { createGmmGradientFinish, createGmmPointsGradient, gmmPointsGradientLength } from '../tenet/gmm.js'
+import { createGmmGradientFinish, createGmmPointsGradient, GMM_BLOCK, gmmPointsGradientLength } from '../tenet/gmm.js'
 import type { GmmTask } from './gmm-worker.js'
 
-/** Shards of the points: fixed, so the sum (in shard order) is the same for any thread count. */
-export const GMM_SHARDS = 16
+/**
+ * Shards of the points: fixed, so the sum (in shard order) is the same for any thread count; 40
+ * of them (of whole blocks of `GMM_BLOCK` points) rather than 16, so that when one thread has
+ * no shard left the other has less of its last one to finish (a shard of 16 is a sixteenth of the
+ * work, up to an eighth of a two-thread call).
+ * The calling thread adds the finished shards' rows while the worker finishes its last.
+ */
+export const GMM_SHARDS = 40
 
 /** The built worker module (beside this file in dist/, or in dist/ when run from src/). */
 function workerModule(): URL {
@@ -54,9 +60,11 @@ export async function createGmmParallel(inst: GmmInstance, workers: number, shar
   const finish = createGmmGradientFinish(d, k)
   const len = gmmPointsGradientLength(d, k)
   const pts = new Float64Array(len)
-  const per = Math.ceil(n / shards)
-  const tasks: GmmTask[] = []
-  for (let i0 = 0; i0 < n; i0 += per) tasks.push({ i0, i1: Math.min(n, i0 + per) })
+  const per = Math.max(1, Math.ceil(n / shards / GMM_BLOCK)) * GMM_BLOCK
+  const ranges: GmmTask[] = []
+  for (let i0 = 0; i0 < n; i0 += per) ranges.push({ i0, i1: Math.min(n, i0 + per) })
+  // (fixed: sent to the workers once)
+  const tasks = pool.taskList(ranges)
   return {
     threads: pool.workers + 1,
     gradient(g: GmmInstance, out = new Float64Array(gmmParameterCount(d, k))) {

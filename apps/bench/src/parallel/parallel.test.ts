@@ -6,7 +6,7 @@ import { baJacobianPlain } from '../objectives/ba.js'
 import { createBaJacobianTenet } from '../tenet/ba.js'
 import { createGmmTenet } from '../tenet/gmm.js'
 import { directionalCheck, gmmCase } from '../workloads/gmm.js'
-import { createBaParallel } from './ba.js'
+import { BA_SHARDS, baRanges, createBaParallel } from './ba.js'
 import { createGmmParallel } from './gmm.js'
 
 describe('the thread rows’ pools', () => {
@@ -37,16 +37,31 @@ describe('the thread rows’ pools', () => {
     expect(directionalCheck(gmmCase(moved), g).ok).toBe(true)
   })
 
-  it('BA: the Jacobian is the single-thread one to the bit, and the plain one within 1e-10', async () => {
-    const inst = generateBa({ n: 4, m: 9, p: 500, seed: 6 })
+  it('BA: the Jacobian (weight rows too) is the single-thread one to the bit for 1 or 2 workers, and the plain one within 1e-10', async () => {
+    const inst = generateBa({ n: 4, m: 9, p: 1300, seed: 6 })
     const ref = createBaJacobianTenet(inst).run().vals.slice()
-    const p = await createBaParallel(inst, 1)
-    p.warmUp(1)
-    const a = p.run().vals.slice()
-    const b = p.run().vals.slice()
-    await p.close()
-    expect(Array.from(a)).toEqual(Array.from(ref))
-    expect(Array.from(b)).toEqual(Array.from(ref))
-    expect(maxScaledError(a, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-10)
+    for (const workers of [1, 2]) {
+      const p = await createBaParallel(inst, workers)
+      p.warmUp(1)
+      // (the values start at zero: every value, the weight rows' too, is written by a task)
+      const a = p.run().vals.slice()
+      const b = p.run().vals.slice()
+      await p.close()
+      expect(Array.from(a)).toEqual(Array.from(ref))
+      expect(Array.from(b)).toEqual(Array.from(ref))
+      expect(maxScaledError(a, baJacobianPlain(inst).vals)).toBeLessThanOrEqual(1e-10)
+    }
+  })
+
+  it('BA: the ranges cover the observations once each, in whole chunks of 256', () => {
+    for (const p of [1, 255, 256, 1300, 31843, 204472]) {
+      const r = baRanges(p)
+      expect(r[0]!.i0).toBe(0)
+      expect(r.at(-1)!.i1).toBe(p)
+      for (let t = 1; t < r.length; t++) expect(r[t]!.i0).toBe(r[t - 1]!.i1)
+      for (const { i0, i1 } of r.slice(0, -1)) expect((i1 - i0) % 256).toBe(0)
+      expect(r.length).toBeLessThanOrEqual(BA_SHARDS)
+    }
+    expect(baRanges(31843).length).toBe(125)
   })
 })

@@ -143,8 +143,11 @@ export function createBaJacobianRows(
   return Object.assign(rows, { jac })
 }
 
-/** The weight rows of the Jacobian, d(1 − w²)/dw, after the 2p observation rows. */
-export function baWeightRows(inst: BaInstance, vals: Float64Array): void {
+/**
+ * The weight rows of the Jacobian, d(1 − w²)/dw, after the 2p observation rows: all of them, or
+ * those of observations [i0, i1) (a parallel task writes its range's).
+ */
+export function baWeightRows(inst: BaInstance, vals: Float64Array, i0 = 0, i1 = inst.p): void {
   const base = 2 * BA_BLOCK_COLS * inst.p
-  for (let i = 0; i < inst.p; i++) vals[base + i] = -2 * inst.w[i]!
+  for (let i = i0; i < i1; i++) vals[base + i] = -2 * inst.w[i]!
 }
