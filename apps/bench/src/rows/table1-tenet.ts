@@ -1,14 +1,15 @@
 /**
- * Tenet (reversible) rows for seed 003's Table 1 where the function is naturally reversible: the
- * products accumulate into the loss (`s += …`), and rotate_vec_by_quat computes its three
- * scalars in a `routine` that `~routine` uncomputes. (The particles' Euler step reads the velocity
- * it updates, and the MLP stores activations: not written in Tenet here.)
+ * Tenet (reversible) rows for seed 003's Table 1, each written as a reversible program would be:
+ * the products accumulate into the loss (`s += …`); rotate_vec_by_quat computes its three scalars
+ * in a `routine` that `~routine` uncomputes; the MLP keeps each sample's pre-activations and
+ * activations in array ancillas of a `routine`; the particles' Euler step, which reads the
+ * velocity it updates, is rewritten as a scaling and an update (see `particlesSource`).
  */
 import { grad } from 'tenet'
 import { checkClose, TOLERANCE } from '../harness/check.js'
 import { defineRowFamily } from '../harness/registry.js'
 import type { NotApplicable, PreparedRow } from '../harness/types.js'
-import { ROT_COTANGENT } from '../objectives/table1.js'
+import { type MlpData, PARTICLE_DT, ROT_COTANGENT } from '../objectives/table1.js'
 import { compile, fn } from '../tenet/compile.js'
 import type { DualCase } from '../workloads/dual.js'
 import { TENET_ROW } from './tenet.js'
@@ -38,18 +39,88 @@ const SOURCES: Partial<Record<DualCase['id'], string>> = {
     }`,
 }
 
+/**
+ * The particles in Tenet. The Euler step `v += dt·(−0.5p − 0.2v)` reads the velocity it updates,
+ * which no reversible update may do; with p already advanced (p' = p + dt·v) the same step is
+ * `v *= 1 − 0.2dt + 0.5dt²; v −= 0.5dt·p'` — a scaling (a bijection; `/=` undoes it) and an
+ * update. The same function up to rounding; each particle's state lives in four scalar ancillas.
+ */
+export function particlesSource(dt = PARTICLE_DT): string {
+  return `
+    fn f(s: f64, x: f64[], n: i32, steps: i32) {
+      for k in 0..n {
+        routine {
+          px <- 0.0; py <- 0.0; vx <- 0.0; vy <- 0.0
+          px += x[4*k]; py += x[4*k+1]; vx += x[4*k+2]; vy += x[4*k+3]
+          for t in 0..steps {
+            px += ${lit(dt)} * vx
+            py += ${lit(dt)} * vy
+            vx *= ${lit(1 - 0.2 * dt + 0.5 * dt * dt)}
+            vx -= ${lit(0.5 * dt)} * px
+            vy *= ${lit(1 - 0.2 * dt + 0.5 * dt * dt)}
+            vy -= ${lit(0.5 * dt)} * py
+          }
+        }
+        s += px * py
+        ~routine
+      }
+    }`
+}
+
+/**
+ * The MLP in Tenet: per sample, a `routine` fills array ancillas with each layer's
+ * pre-activations z = b + W·prev and (hidden layers) activations tanh(z), the squared errors of
+ * the last layer are added to the loss (scaled by 1/batch), and `~routine` uncomputes the layers.
+ * The sizes are constants of the source; the inputs and targets are arguments held constant.
+ */
+export function mlpSource(data: Pick<MlpData, 'layers' | 'batch'>): string {
+  const { layers, batch } = data
+  const L = layers.length
+  let ancillas = ''
+  let body = ''
+  let p = 0
+  for (let l = 1; l < L; l++) {
+    const nin = layers[l - 1]!
+    const nout = layers[l]!
+    const bias = p + nout * nin
+    const read = l === 1 ? `inp[s * ${nin} + i]` : `a${l - 1}[i]`
+    ancillas += `      z${l}: f64[] <- zeros(${nout})\n`
+    if (l < L - 1) ancillas += `      a${l}: f64[] <- zeros(${nout})\n`
+    body += `      for o in 0..${nout} {
+        z${l}[o] += x[${bias} + o]
+        for i in 0..${nin} { z${l}[o] += x[${p} + o * ${nin} + i] * ${read} }
+${l < L - 1 ? `        a${l}[o] += tanh(z${l}[o])\n` : ''}      }\n`
+    p = bias + nout
+  }
+  const m = layers[L - 1]!
+  const e = `(z${L - 1}[o] - tgt[s * ${m} + o])`
+  return `
+fn f(loss: f64, x: f64[], inp: f64[], tgt: f64[]) {
+  for s in 0..${batch} {
+    routine {
+${ancillas}${body}    }
+    for o in 0..${m} { loss += ${lit(1 / batch)} * (${e} * ${e}) }
+    ~routine
+  }
+}`
+}
+
 function tenetRow(c: DualCase): PreparedRow | NotApplicable {
-  const source = SOURCES[c.id]
-  if (!source)
-    return {
-      na:
-        c.id === 'particles'
-          ? 'not written in Tenet: the Euler step reads the velocity it updates (v += dt·(−0.5p − 0.2v))'
-          : 'not written in Tenet: the MLP would store its activations in arrays',
-    }
-  const g = grad(fn(compile(source), 'f'), { loss: 0 })
   const x = c.x.slice()
-  const args = c.id === 'scalar-mul' ? [0, x] : [0, x, c.sizes.n]
+  let source = SOURCES[c.id]
+  let args: unknown[] = c.id === 'scalar-mul' ? [0, x] : [0, x, c.sizes.n]
+  let constants: number[] | undefined
+  if (c.id === 'particles') {
+    source = particlesSource()
+    args = [0, x, c.sizes.n, c.sizes.steps ?? 0]
+  } else if (c.id === 'neural') {
+    if (!c.mlp) return { na: 'the neural case carries no MLP data' }
+    source = mlpSource(c.mlp)
+    args = [0, x, c.mlp.inputs, c.mlp.targets]
+    constants = [2, 3]
+  }
+  if (!source) return { na: `no Tenet source for ${c.id}` }
+  const g = grad(fn(compile(source), 'f'), constants ? { loss: 0, constants } : { loss: 0 })
   return {
     run: () => g.run(...args),
     check: () => {
