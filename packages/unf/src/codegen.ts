@@ -21,6 +21,7 @@ import {
   usedOnlyInScope,
   type BlockedScan,
 } from './blocked-scans.js'
+import { bidirectionalMap, bidirectionalPair } from './bidirectional-scans.js'
 import { scanRead, scannedArray, type ScanRead } from './exclusive-scans.js'
 import { selectFold, selectJs } from './select-folds.js'
 import { pushNegations } from './push-negation.js'
@@ -189,16 +190,19 @@ export interface GeneratedFunction {
  * Compiles a lambda-free term over typed parameters into a JS function. With `reuseResults`,
  * arrays of reals allocated once per call are kept by the function and reused by the next call,
  * also when they are part of the result (which the next call then overwrites).
+ * `bidirectionalScans: false` turns off the fusion of a map's scanl and scanr into one loop
+ * (`bidirectional-scans.ts`; for comparisons).
  */
 export function generate(
   term: Term,
   params: Array<{ name: string; type: Type }>,
   ops: OpTable,
-  options: { reuseResults?: boolean; fastExp?: boolean; fastTanh?: boolean } = {},
+  options: { reuseResults?: boolean; fastExp?: boolean; fastTanh?: boolean; bidirectionalScans?: boolean } = {},
 ): GeneratedFunction {
   const g = new Gen(ops)
   g.fastExp = options.fastExp ?? true
   g.fastTanh = options.fastTanh ?? true
+  g.bidirectionalScans = options.bidirectionalScans ?? true
   const env = new Map<string, TV>()
   const argNames = params.map((_, i) => `p${i}`)
   params.forEach((p, i) => {
@@ -251,12 +255,14 @@ class Gen {
   fastExp = true
   /** the built-in `tanh` as `ftanh` (`fast-tanh.ts`, inlined by V8) instead of `Math.tanh` */
   fastTanh = true
+  /** a map over a scanl and a scanr runs both in one loop (`bidirectional-scans.ts`) */
+  bidirectionalScans = true
   /** maps that may write their result into one of their arrays (`in-place-maps.ts`) */
   inPlace = new Map<Term, number>()
   /** stored scans whose last state is not stored (`trimmedScans`, in-place-maps.ts) */
   trimScans = new Set<Term>()
   /** locals holding arrays of reals allocated for a map's result or a scan's states (what an in-place map may overwrite) */
-  private mapArrays = new Set<string>()
+  mapArrays = new Set<string>()
   /** the blocked scans whose arrays lack their last state, by local (kept after their fix-up) */
   private trimmed = new Map<string, BlockedScan>()
   private fnIndex = new Map<string, number>()
@@ -461,6 +467,12 @@ class Gen {
         // one scan among the arrays is not materialised: its states are produced by the map's
         // own loop, run in the scan's direction (map–scan fusion)
         // (or an exclusive scan, `shift1R (scanl …)` / `shift1L (scanr …)`: exclusive-scans.ts)
+        // a scanl and a scanr among the arrays: one loop from both ends (bidirectional-scans.ts)
+        const pair = this.bidirectionalScans ? bidirectionalPair(x, keep, reads) : undefined
+        if (pair) {
+          const fused = bidirectionalMap(this, x, env, keep, reads, pair)
+          if (fused) return fused
+        }
         const scanAt = x.arrays.findIndex((a, i) => keep.includes(i) && scanRead(a) !== undefined)
         if (scanAt >= 0 && associativeOp(scanRead(x.arrays[scanAt]!)!.scan)) {
           const blocked = this.blockedMapOverScan(x, env, keep, scanAt)
@@ -956,6 +968,14 @@ class Gen {
   source(a: Term, env: ReadonlyMap<string, TV>): Source {
     if (a.k === 'map') {
       const keep = keptArrays(a.params, a.body, a.arrays)
+      // a map over a scanl and a scanr: computed by one loop from both ends into its array
+      // (bidirectional-scans.ts), which is then read by index, where the two scans' states were
+      const pair = this.bidirectionalScans ? bidirectionalPair(a, keep, freeVars(a.body)) : undefined
+      const fused = pair ? bidirectionalMap(this, a, env, keep, freeVars(a.body), pair) : undefined
+      if (fused) {
+        const out = fused.v as string
+        return { length: this.lengths.get(out)!, elem: (j) => this.element(fused, j) }
+      }
       const inner = a.arrays.map((b, i) => (keep.includes(i) ? this.source(b, env) : undefined))
       const length = this.sourceLength(inner.filter((b): b is Source => b !== undefined))
       const reads = freeVars(a.body)
@@ -1190,7 +1210,7 @@ class Gen {
    * The states of a scan as a source for a map that runs in the scan's direction: the state of
    * index j is a local, advanced after the map's iteration j (the states are never stored).
    */
-  private scanSource(read: ScanRead, env: ReadonlyMap<string, TV>): Source {
+  scanSource(read: ScanRead, env: ReadonlyMap<string, TV>): Source {
     const x = read.scan
     const init = this.emit(x.init, env)
     const arr = scannedArray(this, read, env)
