@@ -192,8 +192,9 @@ interface GradientProgramIR {
 
 /**
  * The gradient program of `f` (forward direction) for the loss parameter `loss`, as IR: the
- * one-pass program, else the routine-fused one (see `compileFused`); with `plain`, else `f` then
- * its adjoint in one function. Parameters: the adjoint's, then `$loss`. Null when none applies.
+ * one-pass program, else (without `plain`) the adjoint-only one, else the routine-fused one (see
+ * `compileFused`); with `plain`, else `f` then its adjoint in one function. Parameters: the
+ * adjoint's, then `$loss`. Null when none applies.
  */
 function gradientProgram(f: TenetFunction, loss: number, plain: boolean): GradientProgramIR | null {
   const info = infoOf(f)
@@ -209,8 +210,10 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName)
-  const adj = onePass ? undefined : builder.request(info.name, false)
-  let entry = onePass ?? builder.fused(info.name, lossName)
+  // (first order only: the second-order programs keep the ones their passes were tuned on)
+  const adjointOnly = onePass || plain ? undefined : builder.adjointOnly(info.name, lossName)
+  const adj = onePass || adjointOnly ? undefined : builder.request(info.name, false)
+  let entry = onePass ?? adjointOnly ?? builder.fused(info.name, lossName)
   const generated = builder.build()
   if (!entry) {
     if (!plain || !lossParam || lossParam.type.kind !== 'scalar') return null
@@ -249,9 +252,10 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
 /**
  * The fused gradient program of `f` for the loss parameter `loss`, compiled like the adjoint:
  * the one-pass program when f only accumulates the loss from values it never writes (see
- * `FunctionAdjoint.buildOnePass`), else the program that skips the cancelling uncompute and
- * recompute of a top-level routine (see `FunctionAdjoint.buildFused`); null when neither
- * applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
+ * `FunctionAdjoint.buildOnePass`), else the adjoint-only program when f only accumulates the loss
+ * and writes no other argument (see `FunctionAdjoint.buildAdjointOnly`), else the program that
+ * skips the cancelling uncompute and recompute of a top-level routine (see
+ * `FunctionAdjoint.buildFused`); null when none applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
  * checks, updates whose results neither the gradients nor the loss value need are dropped (see
  * `dropDeadUpdatesIn`), and the values are left unspecified. Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it

@@ -33,7 +33,7 @@ export interface GradientFunction {
   /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
   readonly adjoint: TenetFunction
   /**
-   * Which gradient program runs (forward tangent, one-pass, routine-fused or the two sweeps), why,
+   * Which gradient program runs (forward tangent, one-pass, adjoint-only, routine-fused, map-forward or the two sweeps), why,
    * why each cheaper one did not apply, and what is checked after a sweep; `String(g.plan)` prints it.
    */
   readonly plan: GradientPlan
@@ -77,8 +77,9 @@ export interface GradientFunction {
 export interface GradOptions extends LossOptions {
   /**
    * Whether to use a fused gradient program when one applies (default true): the one-pass
-   * program for a loss accumulated from values `f` never writes, or the program that skips the
-   * uncompute–recompute pair of a top-level routine (see `compileFused`). With false, every call
+   * program for a loss accumulated from values `f` never writes, the adjoint-only program (no
+   * forward run) for a loss that `f` only accumulates when it writes no other argument, or the
+   * program that skips the uncompute–recompute pair of a top-level routine (see `compileFused`). With false, every call
    * runs `f` forwards and then its adjoint (the two sweeps of the paper). The gradients agree up
    * to the order in which floating-point sums are added.
    */

@@ -10,6 +10,9 @@
  *   `compileForwardGradient`): a scalar function of one variable.
  * - `one-pass`: a single pass that accumulates the gradients while `f` runs (see
  *   `FunctionAdjoint.buildOnePass`): `f` only accumulates the loss from values it never writes.
+ * - `adjoint-only`: `f`'s adjoint alone, started at the inputs (see
+ *   `FunctionAdjoint.buildAdjointOnly`): `f` only accumulates the loss and writes no other
+ *   argument, so its outputs are its inputs but for the loss, and the forward run is skipped.
  * - `routine-fused`: `f`'s top-level compute–copy–uncompute routine with the cancelling uncompute
  *   and recompute dropped (see `FunctionAdjoint.buildFused`).
  * - `map-forward`: `f` starts by mapping arrays elementwise (`h(x…)`, h one loop touching element
@@ -28,7 +31,13 @@ import {
 } from './compile.js'
 
 /** The gradient programs, cheapest first. */
-export type GradientProgramKind = 'forward' | 'one-pass' | 'routine-fused' | 'map-forward' | 'two-sweep'
+export type GradientProgramKind =
+  | 'forward'
+  | 'one-pass'
+  | 'adjoint-only'
+  | 'routine-fused'
+  | 'map-forward'
+  | 'two-sweep'
 
 /** One program the planner looked at: whether it applies, and why (or why not). */
 export interface PlanStep {
@@ -81,6 +90,9 @@ const WHY = {
   forwardTaken: 'a scalar function of one float argument: one tangent run costs about one run of f',
   onePassNo: 'f does more than accumulate the loss from values it never writes',
   onePassTaken: 'f only accumulates the loss from values it never writes: gradients accumulate in the same pass',
+  adjointOnlyNo: 'f writes an argument besides the loss, does more than accumulate the loss, or has host effects',
+  adjointOnlyTaken:
+    'f only accumulates the loss and writes no other argument: its adjoint, started at the inputs, recomputes what it needs, so the forward run is skipped',
   fusedNo: "f's top level is not a compute–copy–uncompute routine",
   fusedTaken:
     "f's top level is a compute–copy–uncompute routine: its uncompute and the adjoint's recompute cancel and are skipped",
@@ -127,32 +139,43 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
     if (options.fuse === false) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.fuseOff },
+        { program: 'adjoint-only', applies: false, why: WHY.fuseOff },
         { program: 'routine-fused', applies: false, why: WHY.fuseOff },
         { program: 'map-forward', applies: false, why: WHY.fuseOff },
       )
     } else if (info.inverse) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.inverse },
+        { program: 'adjoint-only', applies: false, why: WHY.inverse },
         { program: 'routine-fused', applies: false, why: WHY.inverse },
         { program: 'map-forward', applies: false, why: WHY.inverse },
       )
     } else if (held) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.constants },
+        { program: 'adjoint-only', applies: false, why: WHY.constants },
         { program: 'routine-fused', applies: false, why: WHY.constants },
         { program: 'map-forward', applies: false, why: WHY.constants },
       )
     } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.stacks },
+        { program: 'adjoint-only', applies: false, why: WHY.stacks },
         { program: 'routine-fused', applies: false, why: WHY.stacks },
         { program: 'map-forward', applies: false, why: WHY.stacks },
       )
     } else {
       fused = compileFused(f, options.loss)
       const onePass = fused !== null && fused.name.endsWith('$onepass')
+      const adjointOnly = fused !== null && fused.name.endsWith('$adjonly')
       considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })
       if (!onePass)
+        considered.push({
+          program: 'adjoint-only',
+          applies: adjointOnly,
+          why: adjointOnly ? WHY.adjointOnlyTaken : WHY.adjointOnlyNo,
+        })
+      if (!onePass && !adjointOnly)
         considered.push({
           program: 'routine-fused',
           applies: fused !== null,
@@ -176,7 +199,8 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
   const chosen = considered.find((s) => s.applies)?.program ?? 'forward'
   const checks = info.options.checks !== false
   // what the sweep leaves in the values: the inputs after f and its adjoint, and after the
-  // routine-fused program with checks on; forward mode and the one-pass program never uncompute
+  // routine-fused program with checks on; forward mode, the one-pass and the adjoint-only
+  // programs never uncompute an argument (the adjoint-only one never writes one but the loss)
   const recomputes = chosen === 'two-sweep' || (chosen === 'routine-fused' && checks)
   const plan: GradientPlan = {
     program: chosen,

@@ -22,7 +22,7 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { readNames, rootName, walk } from '@tenet/ir/backend'
+import { effectfulFunctions, readNames, rootName, walk } from '@tenet/ir/backend'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
@@ -162,6 +162,16 @@ export class AdjointBuilder extends OnDemandTransform {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
     return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
+  }
+
+  /**
+   * The adjoint-only gradient program of `name` for the loss parameter `loss` (forward direction,
+   * width 1), or undefined when it does not apply. See `FunctionAdjoint.buildAdjointOnly`.
+   */
+  adjointOnly(name: string, loss: string | undefined): FunctionDef | undefined {
+    const f = this.program.functions.get(name)
+    if (!f || this.width !== 1 || loss === undefined) return undefined
+    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$adjonly`).buildAdjointOnly(loss)
   }
 
   /**
@@ -492,6 +502,50 @@ class FunctionAdjoint {
       name: this.name,
       params: [...this.adjointParams(), { name: '$loss', type: { kind: 'scalar', name: 'f64' } }],
       body: [...withGradients(this.f.body), report],
+      ...(this.f.loc ? { loc: this.f.loc } : {}),
+    }
+  }
+
+  /**
+   * The adjoint-only gradient program, for a loss that f only accumulates (`loss += e`,
+   * `loss -= e`, e not reading it; the loss read, passed or swapped nowhere) when f writes no
+   * other parameter and has no host effects (f and its callees: no `@safe`, stacks or host
+   * calls). Then f's outputs are its inputs but for the loss, which nothing in f reads: the
+   * adjoint, started at the inputs instead of at f's outputs, sees the same values at every
+   * statement (it recomputes every intermediate it needs, as it does after the forward run) and
+   * accumulates the same gradients, so the forward run is skipped. The adjoint's restores of the
+   * loss (`loss -= e` for `loss += e`) are turned around, so that the sweep leaves the loss at its
+   * input plus the sum of the e's — the loss value, its terms added in the reverse order. Then
+   * `$loss += loss`. Parameters: the adjoint's, then `$loss`, like the fused program. Leaves every
+   * other argument at its input.
+   */
+  buildAdjointOnly(loss: string): FunctionDef | undefined {
+    const lossParam = this.f.params.find((p) => p.name === loss)
+    if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32'))
+      return undefined
+    if (!onlyAccumulates(this.f.body, loss)) return undefined
+    const written = this.builder.program.writes.get(this.f.name)
+    if (!written || this.f.params.some((p, i) => p.name !== loss && written[i] !== false)) return undefined
+    if (effectfulFunctions(this.builder.program.functions.values()).has(this.f.name)) return undefined
+    const turn = (body: Stmt[]): Stmt[] =>
+      body.map((x): Stmt => {
+        if (x.kind === 'update' && x.target.kind === 'var' && x.target.name === loss)
+          return { ...x, op: x.op === '+=' ? '-=' : '+=' }
+        const out = { ...x } as Record<string, unknown>
+        for (const k of ['then', 'else', 'body']) if (Array.isArray(out[k])) out[k] = turn(out[k] as Stmt[])
+        return out as unknown as Stmt
+      })
+    const report: Stmt = {
+      kind: 'update',
+      op: '+=',
+      target: ref('$loss'),
+      value: lossParam.type.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
+    } as Stmt
+    return {
+      kind: 'fn',
+      name: this.name,
+      params: [...this.adjointParams(), { name: '$loss', type: { kind: 'scalar', name: 'f64' } }],
+      body: [...turn(this.body(this.f.body)), report],
       ...(this.f.loc ? { loc: this.f.loc } : {}),
     }
   }

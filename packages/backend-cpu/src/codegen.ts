@@ -622,6 +622,8 @@ class FunctionEmitter {
   private shared: Map<Expr, Shared> | undefined
   /** The element loads of the statement being emitted that other statements of its block read too (see `reusedLoads`). */
   private loads: Map<Expr, LoadOccurrence> | undefined
+  /** The arrays of the current block that any of its reused loads reads (see `reusedLoads`). */
+  private reusedArrays: Set<string> | undefined
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -629,6 +631,10 @@ class FunctionEmitter {
     // loads are shared across the whole block, conditions included (see \`reusedLoads\`)
     const loads = reusedLoads(body, this.gen.effectful)
     const saved = this.loads
+    const savedArrays = this.reusedArrays
+    this.reusedArrays = new Set(
+      loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
+    )
     let k = 0
     forEachStatement(
       body,
@@ -650,6 +656,7 @@ class FunctionEmitter {
     )
     this.shared = undefined
     this.loads = saved
+    this.reusedArrays = savedArrays
   }
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
@@ -715,6 +722,10 @@ class FunctionEmitter {
           stored.temp = this.fresh('o')
           this.line(`const ${stored.temp} = ${code};`)
           code = stored.temp
+          // a later update of the element starts from the kept value, and nothing reads the
+          // element from memory before it: the store is dead (see \`Shared.overwrittenBy\`)
+          // (not for an array whose elements the block's reused loads read: they may load it)
+          if (sh?.overwrittenBy && !this.reusedArrays?.has((s.target as { array: { name: string } }).array.name)) return
         }
         this.write(s.target, code)
         return

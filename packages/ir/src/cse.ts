@@ -15,6 +15,7 @@
 import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
 import { polynomial } from './passes/interchange.js'
+import { stmtExprs } from './stmt-exprs.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared {
@@ -31,6 +32,14 @@ export interface Shared {
    * stored there, or an earlier load of the element).
    */
   loaded?: Shared
+  /**
+   * On the target of an update whose stored value is `stored` (see `forwardUpdates`): the target
+   * of a later update of the same element in the run that starts from that value, with no read
+   * of the element from memory in between (every read of it takes the kept value, and nothing
+   * else reads the array where the element may be, or may fail). The element's store is then
+   * dead: a code generator that starts that later update from the kept value (`loaded`) skips it.
+   */
+  overwrittenBy?: Expr
 }
 
 type Update = Extract<Stmt, { kind: 'update' }>
@@ -179,7 +188,56 @@ export function sharedSubexpressions(
   }
   const forwards: Array<[Entry, Entry]> = []
   // the updates of f64 elements (with \`forwardUpdates\`): where their old value comes from, and their new one
-  const updates: Array<{ node: Expr; stmt: number; loaded?: Entry | undefined; stored?: Entry }> = []
+  const updates: Array<{
+    node: Expr
+    stmt: number
+    loaded?: Entry | undefined
+    stored?: Entry
+    overwrittenBy?: Expr
+  }> = []
+  // (with \`forwardUpdates\`) the f64 elements of each array whose values the run holds, so that an
+  // update of another, provably different element keeps them, and the updates of each array whose
+  // stores nothing has read from memory yet (see \`Shared.overwrittenBy\`)
+  interface TrackedElement {
+    poly: Map<string, number> | undefined
+    indexKey: string
+    type: string
+    entry: Entry
+    /** The versions of the names its index reads, when it was tracked. */
+    names: Array<[string, number]>
+  }
+  const elements = new Map<string, TrackedElement[]>()
+  const pending = new Map<string, Array<{ element: TrackedElement; update: number }>>()
+  const track = (array: string, index: Expr, type: string, entry: Entry): TrackedElement => {
+    const el: TrackedElement = {
+      poly: polynomial(index),
+      indexKey: keys.get(index)!,
+      type,
+      entry,
+      names: [...readNames(index)].map((n): [string, number] => [n, versions.get(n) ?? 0]),
+    }
+    let list = elements.get(array)
+    if (!list) elements.set(array, (list = []))
+    list.push(el)
+    return el
+  }
+  /** Whether a tracked element is provably not the element at \`index\` now (polynomial indices a nonzero constant apart). */
+  const different = (el: TrackedElement, index: Expr): boolean => {
+    const q = polynomial(index)
+    if (!el.poly || !q || el.names.some(([n, v]) => (versions.get(n) ?? 0) !== v)) return false
+    const d = new Map(el.poly)
+    for (const [m, c] of q) d.set(m, (d.get(m) ?? 0) - c)
+    const rest = [...d].filter(([, c]) => c !== 0)
+    return rest.length === 1 && rest[0]![0] === ''
+  }
+  /** A read of \`array\` from memory (at \`index\`; anywhere when undefined): the pending stores it may read are needed. */
+  const observe = (array: string, index?: Expr): void => {
+    const list = pending.get(array)
+    if (!list) return
+    const left = index === undefined ? [] : list.filter((p) => different(p.element, index))
+    if (left.length) pending.set(array, left)
+    else pending.delete(array)
+  }
   let keys = new Map<Expr, string>()
   for (const s of run) {
     // the keys of every node of the statement, children before parents (no recursion)
@@ -233,7 +291,11 @@ export function sharedSubexpressions(
       while (todo.length) {
         const e = todo.pop()!
         // the right operand of && and || is not always evaluated: nothing below them moves
-        if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) continue
+        if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) {
+          // (what they read is read from memory)
+          if (forwardUpdates) for (const n of readNames(e)) observe(n)
+          continue
+        }
         if (candidate(e)) {
           const k = keys.get(e)!
           const hit = available.get(k)
@@ -245,7 +307,14 @@ export function sharedSubexpressions(
           const entry: Entry = { shared: {}, count: 1 }
           available.set(k, entry)
           nodes.set(e, entry)
+          if (forwardUpdates && e.kind === 'index') {
+            // a load from memory, which the run holds from now on
+            observe(e.array.name, e.index)
+            if (e.type === 'f64') track(e.array.name, e.index, e.type, entry)
+          }
         }
+        // a whole array read (an array primitive's argument) reads every element from memory
+        if (forwardUpdates && e.kind === 'var') observe(e.name)
         const cs = children(e)
         for (let i = cs.length - 1; i >= 0; i--) todo.push(cs[i]!)
       }
@@ -267,11 +336,28 @@ export function sharedSubexpressions(
         const hit = available.get(elementKey(a))
         if (hit) hit.count++
         updates.push({ node: a, stmt: perStmt.length, loaded: hit })
+        // the value a pending store of this element stored: that store is overwritten unread
+        const list = pending.get(a.array.name)
+        const same = hit && list?.find((p) => p.element.entry === hit)
+        if (same) {
+          updates[same.update]!.overwrittenBy = a
+          list!.splice(list!.indexOf(same), 1)
+        } else if (!hit) observe(a.array.name, a.index)
+      } else if (forwardUpdates) {
+        // an element or variable read from memory before the update writes it
+        const r = rootName(s.target)
+        if (r !== undefined) observe(r)
       }
       visit(s.value)
     } else if (s.kind === 'alloc') visit(s.value as Expr)
     // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
     else if (s.kind === 'assert') visit(s.cond)
+    if (forwardUpdates && s.kind !== 'update') {
+      // a check may fail and leave the arrays to the caller, a call reads its arguments from
+      // memory, a deallocation's check reads its value: their stores are needed
+      if (s.kind === 'assert') pending.clear()
+      else for (const e of stmtExprs(s)) for (const n of readNames(e)) observe(n)
+    }
     const low = s.kind === 'callstmt' ? lowered?.(s) : undefined
     // the pure values its lowering computes from the arguments, before it writes any of them
     if (low) for (const e of low.values) visit(e)
@@ -294,12 +380,29 @@ export function sharedSubexpressions(
             ? []
             : [s.name]
     for (const w of written) if (w !== undefined) versions.set(w, (versions.get(w) ?? 0) + 1)
+    if (forwardUpdates)
+      for (const w of written) {
+        if (w === undefined) continue
+        // the elements of an array an update writes that are provably other elements keep their
+        // values, under their keys at the array's new version; any other write ends them all
+        const t = target
+        const kept = t && w === t.array.name ? (elements.get(w) ?? []).filter((el) => different(el, t.index)) : []
+        for (const el of kept) available.set(intern(`${nameKey(w)}[${el.indexKey}]:${el.type}`), el.entry)
+        if (kept.length) elements.set(w, kept)
+        else elements.delete(w)
+      }
     if (s.kind === 'callstmt') forward(s, nodes, written)
     else if (target) {
       // the value the update stores, under the element's key at the array's new version
       const stored: Entry = { shared: {}, count: 1 }
       available.set(elementKey(target), stored)
       updates[updates.length - 1]!.stored = stored
+      if (forwardUpdates) {
+        const element = track(target.array.name, target.index, 'f64', stored)
+        let list = pending.get(target.array.name)
+        if (!list) pending.set(target.array.name, (list = []))
+        list.push({ element, update: updates.length - 1 })
+      }
     }
   }
   // store-to-load forwarding: an element a call stored and a later statement reads
@@ -317,6 +420,7 @@ export function sharedSubexpressions(
   for (const u of updates) {
     const sh: Shared = {}
     if (u.stored && u.stored.count > 1) sh.stored = u.stored.shared
+    if (sh.stored && u.overwrittenBy) sh.overwrittenBy = u.overwrittenBy
     if (u.loaded) sh.loaded = u.loaded.shared
     if (sh.stored || sh.loaded) outs[u.stmt]!.set(u.node, sh)
   }
