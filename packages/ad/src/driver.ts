@@ -394,15 +394,6 @@ export interface HeldMemory {
   gblock: ResidentArray | undefined
 }
 
-/**
- * The driver copies an argument that f writes with \`set\` when it has more elements than this,
- * with a loop of stores otherwise. Node 20, loaded 2-core machine, copies between Float64Arrays
- * the loop sees as values (not constants, as in the driver): the loop cost ~1.7 ns per element
- * (7.6 ns for 2, 25 ns for 12, 57 ns for 32), \`set\` ~20–30 ns whatever the length up to 64;
- * the graph-embedding gradient (work arrays of 15 and 30 elements) took ~80 ns less per call.
- */
-export const COPY_BY_SET = 12
-
 /** A hidden property of a gradient view that keeps its driver's memory from being freed. */
 const KEEP = Symbol('tenet.gradient.keep')
 
@@ -435,3 +426,12 @@ export interface UncomputeCheck {
   policy: 'error' | 'warn' | 'off'
   tolerance: number
 }
+
+/**
+ * The driver copies an argument that f writes with \`set\` when it has more elements than this,
+ * with a loop of stores otherwise. Node 20, loaded 2-core machine, copies between Float64Arrays
+ * the loop sees as values (not constants, as in the driver): the loop cost ~1.7 ns per element
+ * (7.6 ns for 2, 25 ns for 12, 57 ns for 32), \`set\` ~20–30 ns whatever the length up to 64;
+ * the graph-embedding gradient (work arrays of 15 and 30 elements) took 50–80 ns less per call.
+ */
+export const COPY_BY_SET = 12
