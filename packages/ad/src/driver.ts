@@ -80,7 +80,7 @@ export interface DriverContext {
  * same at n ≈ 12, 0.07 µs by loop and 0.05 µs by builtin at 16, 0.25 µs and 0.05 µs at 64; the
  * unitary gradient at M = 16 (five arrays of 120–256 elements) spent ~1.2 µs of ~19 µs in them.
  */
-const SHORT = 16
+export const SHORT = 16
 
 /**
  * Generates a fixed-arity driver for one adjoint: arguments stay in locals and both cores are

@@ -87,7 +87,35 @@ export function embeddingLossPlain(
   return varianceOf(ws.d1, m1) + varianceOf(ws.d2, m2) + Math.exp(t > 0 ? t : 0) - 1
 }
 
-/** Hand-derived gradient of {@link embeddingLossPlain} (check only). */
+/**
+ * Adds the gradient of Σₑ w(dₑ)·dₑ-terms over one pair list to `out`: with ∂L/∂dₑ = 2(dₑ − mean)/(n − 1) + c
+ * (c the relu-exp term's share, the same for every pair of the list), ∂dₑ/∂x_a = (x_a − x_b)/dₑ.
+ * A module-level function taking everything as arguments: a closure made per call (as this was
+ * written before) kept x, k and out in its context and ran about 1.3–1.7× slower on V8.
+ */
+function accumulatePairs(
+  x: Float64Array,
+  k: number,
+  pairs: Int32Array,
+  dist: Float64Array,
+  mean: number,
+  c: number,
+  out: Float64Array,
+): void {
+  const n = dist.length
+  for (let e = 0; e < n; e++) {
+    const scale = ((2 * (dist[e] - mean)) / (n - 1) + c) / dist[e]
+    const a = pairs[2 * e] * k
+    const b = pairs[2 * e + 1] * k
+    for (let d = 0; d < k; d++) {
+      const v = scale * (x[a + d] - x[b + d])
+      out[a + d] += v
+      out[b + d] -= v
+    }
+  }
+}
+
+/** Hand-derived gradient of {@link embeddingLossPlain} (the plain-TS gradient row, and checks). */
 export function embeddingGradientPlain(
   x: Float64Array,
   k: number,
@@ -101,21 +129,7 @@ export function embeddingGradientPlain(
   const m2 = meanOf(ws.d2)
   const t = m1 - m2 + 0.1
   const g = t > 0 ? Math.exp(t) : 0
-  const accumulate = (pairs: Int32Array, dist: Float64Array, mean: number, sign: number): void => {
-    const n = dist.length
-    for (let e = 0; e < n; e++) {
-      const bar = (2 * (dist[e] - mean)) / (n - 1) + (sign * g) / n
-      const scale = bar / dist[e]
-      const a = pairs[2 * e] * k
-      const b = pairs[2 * e + 1] * k
-      for (let d = 0; d < k; d++) {
-        const v = scale * (x[a + d] - x[b + d])
-        out[a + d] += v
-        out[b + d] -= v
-      }
-    }
-  }
-  accumulate(PETERSEN_E1, ws.d1, m1, 1)
-  accumulate(PETERSEN_E2, ws.d2, m2, -1)
+  accumulatePairs(x, k, PETERSEN_E1, ws.d1, m1, g / ws.d1.length, out)
+  accumulatePairs(x, k, PETERSEN_E2, ws.d2, m2, -g / ws.d2.length, out)
   return out
 }
