@@ -1650,10 +1650,15 @@ export class FunctionEmitter {
       this.simd(add)
       this.set(v)
     } else if (p.target.kind === 'elements') {
-      this.shared = sa
-      this.address(p.target.array, p.target.index)
+      const [ia, ib] = [s, t].map((st) => (st as Extract<Stmt, { kind: 'update' }>).target) as Array<
+        Extract<Expr, { kind: 'index' }>
+      >
+      // the 16-byte access touches both elements: each index is checked as the scalar code would
+      // check it, with its own statement's location, in the order the scalar code runs them
       const addr = this.local(I32)
-      this.tee(addr)
+      this.pairAddress(p.target.array, p.target.index, ia!, ib!, sa, sb)
+      this.set(addr)
+      this.get(addr)
       this.get(addr)
       this.simd(OpFd.v128_load)
       this.out.u32(3).u32(0)
@@ -1698,6 +1703,32 @@ export class FunctionEmitter {
     this.shared = sa
   }
 
+  /**
+   * Pushes the address of \`array[index]\` for a 16-byte access of it and the element after it,
+   * both indices bounds-checked (as the scalar code checks \`a\` and \`b\`, the two lanes'
+   * accesses, each with its own location): lane 0 first, or lane 1 first in a downward loop's
+   * paired iterations, where lane 1 is the iteration the scalar loop runs first.
+   */
+  private pairAddress(
+    array: string,
+    index: Expr,
+    a: Extract<Expr, { kind: 'index' }>,
+    b: Extract<Expr, { kind: 'index' }>,
+    sa: Map<Expr, Shared> | undefined,
+    sb: Map<Expr, Shared> | undefined,
+  ): void {
+    const second = () => {
+      this.shared = sb
+      this.address(array, b.index, b.loc, b.inBounds === true)
+      this.op(Op.drop)
+    }
+    if (this.pairsDown) second()
+    this.shared = sa
+    this.address(array, index, a.loc, a.inBounds === true)
+    if (!this.pairsDown) second()
+    this.shared = sa
+  }
+
   /** Pushes the f64x2 value of a lane plan. */
   private lanes(l: Lanes, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
     if (l.kind === 'splat') {
@@ -1724,12 +1755,14 @@ export class FunctionEmitter {
         this.simd(OpFd.f64x2_replace_lane)
         this.out.byte(1)
         break
-      case 'load':
-        this.shared = sa
-        this.address(l.array, l.index)
+      case 'load': {
+        // both elements' indices checked, each with its own location (see \`pair\`)
+        const [ea, eb] = [l.a, l.b] as Array<Extract<Expr, { kind: 'index' }>>
+        this.pairAddress(l.array, l.index, ea!, eb!, sa, sb)
         this.simd(OpFd.v128_load)
         this.out.u32(3).u32(0)
         break
+      }
       case 'held':
         this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
         break
