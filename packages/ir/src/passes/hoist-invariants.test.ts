@@ -136,6 +136,44 @@ for i in 0..n {
 }`)
   })
 
+  it('moves a read of an element the block accessed before the loop from anywhere, without a guard', () => {
+    // t[e * 4 + 1] is updated before the inner loop: in range, so its reads under the `if` move;
+    // x[a + j] depends on j, t[e] was not accessed, and a write of e or of the array as a whole ends what is known
+    const text = `fn g(u: f64[]) { u[0] += 1.0 }
+fn f(h: f64[], t: f64[], x: f64[], a: i32, k: i32, n: i32, from: i32) {
+  for e in 0..n {
+    t[e * 4 + 1] += x[e]
+    for j in 0..k {
+      if (a + j >= from, ~) { h[(a + j) * 4 + 1] += x[a + j] * t[e * 4 + 1] + t[e] }
+    }
+    g(t)
+    for j in 0..k {
+      if (a + j >= from, ~) { h[(a + j) * 4 + 1] += x[a + j] * t[e * 4 + 1] }
+    }
+  }
+}`
+    expect(hoisted(text)).toBe(`for e in 0..n {
+  t[e * 4 + 1] += x[e]
+  j$inv0: f64 <- 0.0
+  j$inv0 += t[e * 4 + 1]
+  for j in 0..k {
+    if (a + j >= from, ~) {
+      h[(a + j) * 4 + 1] += x[a + j] * j$inv0 + t[e]
+    }
+  }
+  @unchecked {
+    j$inv0 -= t[e * 4 + 1]
+    j$inv0 -> 0.0
+  }
+  g(t)
+  for j in 0..k {
+    if (a + j >= from, ~) {
+      h[(a + j) * 4 + 1] += x[a + j] * t[e * 4 + 1]
+    }
+  }
+}`)
+  })
+
   it('moves what the range reads from anywhere, without a guard: the loop reads it on entry anyway', () => {
     const text = `fn f(y: f64[], c: i32[], j: i32) {
   for i in 0..c[j + 1] - c[j] {
