@@ -559,7 +559,7 @@ export interface HessianOptions extends LossOptions {
   wrt?: number[]
   /**
    * The most Hessian columns per forward-over-reverse sweep (default: the backend's
-   * `hessianWidth` capability, else 8; cpu 20, wasm 20). The directions are spread
+   * `hessianWidth` capability, else 8; cpu 25, wasm 20). The directions are spread
    * evenly over the sweeps this width needs (20 columns at most 8 wide: three sweeps of 7).
    */
   width?: number
