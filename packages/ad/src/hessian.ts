@@ -422,41 +422,62 @@ class SecondOrderRun {
   /**
    * After `run`: puts directions 0…count−1 of the gradient tangents of the parameters `wrt` (their
    * scalars in order) into columns c0… of the row-major n×n matrix H, as computed (`hessian`
-   * symmetrises once all columns are in).
+   * symmetrises once all columns are in). With `mirror`, only the rows from c0 on are read (the
+   * rows above may have been skipped), and each value below the diagonal is written to its mirror
+   * image above it too, so that H is symmetric once all columns are in, the upper triangle the
+   * lower's image (without a pass over H after the sweeps).
    */
-  columns(wrt: number[], H: Float64Array, n: number, c0: number, count: number): void {
+  columns(wrt: number[], H: Float64Array, n: number, c0: number, count: number, mirror = false): void {
     const { so, w } = this
     const res = so.program.core.results
     let row = 0
     for (const p of wrt) {
       const t = so.slots[so.gradientSlots[p]!.index]!
-      if (t.kind === 'scalar') {
-        for (let k = 0; k < count; k++) H[row * n + c0 + k] = res[t.index + k]!
-        row++
+      const scalar = t.kind === 'scalar'
+      const b = scalar ? res : (this.argv[t.index] as Float64Array)
+      // (a scalar's w directions are at t.index… of the results)
+      const base = scalar ? t.index : 0
+      const len = scalar ? 1 : b.length / w
+      if (!mirror) {
+        if (count === w && !scalar) rowCopier(w)(H, b, len, row * n + c0, n, 0)
+        else
+          for (let e = 0; e < len; e++) for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
+        row += len
         continue
       }
-      const b = this.argv[t.index] as Float64Array
-      const len = b.length / w
-      if (count === w) rowCopier(w)(H, b, len, row * n + c0, n)
-      else for (let e = 0; e < len; e++) for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[e * w + k]!
+      // the rows from c0 on, as computed
+      const e0 = Math.max(0, c0 - row)
+      if (e0 < len) {
+        if (count === w && !scalar) rowCopier(w)(H, b, len - e0, (row + e0) * n + c0, n, e0 * w)
+        else
+          for (let e = e0; e < len; e++)
+            for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
+        // and below the diagonal, mirrored: row c of H takes column c's values of the rows r > c
+        for (let k = 0; k < count; k++) {
+          const c = c0 + k
+          const from = Math.max(e0, c + 1 - row)
+          for (let e = from, at = c * n + row + from, s = base + from * w + k; e < len; e++, at++, s += w) H[at] = b[s]!
+        }
+      }
       row += len
     }
   }
 }
 
-type RowCopy = (H: Float64Array, b: ArrayLike<number>, len: number, at: number, n: number) => void
+type RowCopy = (H: Float64Array, b: ArrayLike<number>, len: number, at: number, n: number, from?: number) => void
 const rowCopiers = new Map<number, RowCopy>()
 
 /**
- * A function that copies `len` rows of w values, b[e·w…e·w+w−1] to H[at+e·n…], with the w copies
- * of a row written out (a loop of 8 or 16 turns per row costs V8 about twice as much).
+ * A function that copies `len` rows of w values, b[from + e·w…from + e·w + w−1] to H[at + e·n…]
+ * (`from` 0 unless given), with the w copies of a row written out (a loop of 8 or 16 turns per
+ * row costs V8 about twice as much).
  */
 function rowCopier(w: number): RowCopy {
   let f = rowCopiers.get(w)
   if (!f) {
     if (w > 64 || !evalAllowed()) {
-      f = (H, b, len, at, n) => {
-        for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[e * w + k]!
+      f = (H, b, len, at, n, from = 0) => {
+        for (let e = 0; e < len; e++) for (let k = 0; k < w; k++) H[at + e * n + k] = b[from + e * w + k]!
       }
     } else {
       const body = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
@@ -467,7 +488,8 @@ function rowCopier(w: number): RowCopy {
         'len',
         'at',
         'n',
-        `for (let e = 0, s = 0, d = at; e < len; e++, s += ${w}, d += n) { ${body} }`,
+        'from',
+        `for (let e = 0, s = from | 0, d = at; e < len; e++, s += ${w}, d += n) { ${body} }`,
       ) as RowCopy
     }
     rowCopiers.set(w, f)
@@ -476,11 +498,10 @@ function rowCopier(w: number): RowCopy {
 }
 
 /**
- * Makes the row-major n×n matrix H symmetric. With `mirror` the lower triangle is copied onto the
- * upper one (the upper was not computed); without, each pair of mirrored elements becomes their
- * mean.
+ * Makes the row-major n×n matrix H symmetric: each pair of mirrored elements becomes their mean
+ * (where the upper triangle was computed too; without it, `columns` mirrors the lower one).
  */
-function symmetrise(H: Float64Array, n: number, mirror: boolean): void {
+function symmetrise(H: Float64Array, n: number): void {
   // in tiles of T×T, so that the column-wise half of each pair stays in cache
   const T = 16
   for (let i0 = 0; i0 < n; i0 += T) {
@@ -490,13 +511,11 @@ function symmetrise(H: Float64Array, n: number, mirror: boolean): void {
       for (let i = i0; i < i1; i++) {
         const j = j0 > i ? j0 : i + 1
         const e = i * n + j1
-        if (mirror) for (let a = i * n + j, b = j * n + i; a < e; a++, b += n) H[a] = H[b]!
-        else
-          for (let a = i * n + j, b = j * n + i; a < e; a++, b += n) {
-            const s = (H[a]! + H[b]!) * 0.5
-            H[a] = s
-            H[b] = s
-          }
+        for (let a = i * n + j, b = j * n + i; a < e; a++, b += n) {
+          const s = (H[a]! + H[b]!) * 0.5
+          H[a] = s
+          H[b] = s
+        }
       }
     }
   }
@@ -540,7 +559,7 @@ export interface HessianOptions extends LossOptions {
   wrt?: number[]
   /**
    * The most Hessian columns per forward-over-reverse sweep (default: the backend's
-   * `hessianWidth` capability, else 8; cpu 20, wasm 20). The directions are spread
+   * `hessianWidth` capability, else 8; cpu 25, wasm 20). The directions are spread
    * evenly over the sweeps this width needs (20 columns at most 8 wide: three sweeps of 7).
    */
   width?: number
@@ -610,6 +629,9 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   if (n === 0) return H
   const w = Math.min(run.w, n)
   const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp, units)
+  // where rows above a sweep's first column are skipped, the lower triangle is all there is:
+  // `columns` mirrors it as it goes
+  const mirror = r.so.units.some((u) => u.from !== undefined)
   r.busy = true
   try {
     for (let c0 = 0; c0 < n; c0 += w) {
@@ -618,17 +640,12 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
       const count = Math.min(w, n - c0)
       for (let k = 0; k < count; k++) r.seed(pos.params[c0 + k]!, pos.elements[c0 + k]!, k, 1)
       r.run()
-      r.columns(wrt, H, n, c0, count)
+      r.columns(wrt, H, n, c0, count, mirror)
     }
   } finally {
     r.busy = false
   }
-  // where rows above a sweep's first column were skipped, the lower triangle is all there is
-  symmetrise(
-    H,
-    n,
-    r.so.units.some((u) => u.from !== undefined),
-  )
+  if (!mirror) symmetrise(H, n)
   return H
 }
 

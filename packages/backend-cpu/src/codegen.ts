@@ -845,7 +845,7 @@ class FunctionEmitter {
     const saved = this.promoted
     const stores: string[] = []
     if (!this.checking) {
-      const els = promotableElements(s.variable, s.body)
+      const els = promotableElements(s.variable, s.body, { branches: true })
       if (els.length) {
         const map = new Map(saved ?? [])
         for (const { name, element, write } of els) {

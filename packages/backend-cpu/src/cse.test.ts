@@ -133,6 +133,46 @@ fn acc(t: f64[], x: f64[], e: i32) {
     expect(run('cpu', true)).toEqual(run('interpreter', true))
   })
 
+  // a loop with branches (a tangent's unit-seeded directions): q[e] is accumulated on every
+  // iteration, t only under conditions, and u[e + 1] is read only where the condition holds (its
+  // index is out of range for the last e)
+  const branches = `
+fn edges(q: f64[], t: f64[], u: f64[], x: f64[], pairs: i32[], k: i32, o: i32) {
+  for e in 0..len(q) {
+    a: i32 <- pairs[2 * e] * k
+    b: i32 <- pairs[2 * e + 1] * k
+    for j in 0..k {
+      q[e] += (x[a + j] - x[b + j]) ** 2
+      if (0 <= a + j - o && a + j - o < 2, ~) { t[e * 2 + (a + j - o)] += 2.0 * (x[a + j] - x[b + j]) }
+      if (e + 1 < len(q), ~) { q[e] += u[e + 1] * x[b + j] }
+    }
+    b -> pairs[2 * e + 1] * k
+    a -> pairs[2 * e] * k
+  }
+}`
+
+  it('keeps an element in a local through a loop with branches when every iteration accesses it', () => {
+    const m = compileModule(parse({ text: branches, name: 'cse' }), { registry, backend: 'cpu', checks: false })
+    const code = body(m, 'edges')
+    // q[e] (accessed on every iteration) lives in a local; t and u[e + 1] (only under a condition) do not
+    expect(code.match(/let r\d+ = p0\[/g)).toHaveLength(1)
+    expect(code).toMatch(/p0\[x\d+\] = r\d+;/)
+    expect(code).not.toMatch(/let r\d+ = p[12]\[/)
+    const run = (backend: string, checks: boolean) => {
+      const mm = compileModule(parse({ text: branches, name: 'cse' }), { registry, backend, checks })
+      const q = new Float64Array(3),
+        t = new Float64Array(6),
+        u = new Float64Array([0.5, -1.5, 2.25])
+      const x = Float64Array.from({ length: 8 }, (_, i) => Math.sin(i + 0.3))
+      ;(mm.edges as (...a: unknown[]) => unknown)(q, t, u, x, Int32Array.from([0, 1, 1, 3, 2, 0]), 2, 1)
+      return [Array.from(q), Array.from(t)]
+    }
+    const want = run('interpreter', true)
+    expect(run('cpu', false)).toEqual(want)
+    expect(run('cpu', true)).toEqual(want)
+    expect(run('interpreter', false)).toEqual(want)
+  })
+
   // the adjoint of ROT: the gradient of the angle and the inverse rotation of the gradients read
   // cos(t) and sin(t), as do the rotations after them; t changes half-way, the elements of th never
   const rotations = `

@@ -499,6 +499,47 @@ export function forEachStatement(
   }
 }
 
+/**
+ * Adds to `out` the keys (`array[index]`) of the elements statement `s` accesses whenever it
+ * runs: an update's target, the element reads of an update's or an allocation's value and of a
+ * bijection's arguments outside the right operand of `&&` and `||`.
+ */
+function sureAccesses(s: Stmt, out: Set<string>): void {
+  const reads = (root: Expr | Arg) => {
+    const todo: Array<Expr | Arg> = [root]
+    while (todo.length) {
+      const e = todo.pop()!
+      switch (e.kind) {
+        case 'index':
+          out.add(`${e.array.name}[${key(e.index)}]`)
+          todo.push(e.index)
+          break
+        case 'field':
+          todo.push(e.target)
+          break
+        case 'unary':
+          todo.push(e.arg)
+          break
+        case 'neg':
+          todo.push(e.target)
+          break
+        case 'binary':
+          todo.push(e.left)
+          if (e.op !== '&&' && e.op !== '||') todo.push(e.right)
+          break
+        case 'call':
+          todo.push(...e.args)
+          break
+      }
+    }
+  }
+  if (s.kind === 'update') {
+    reads(s.target as Arg)
+    reads(s.value)
+  } else if (s.kind === 'alloc' && s.value.kind !== 'emptystack') reads(s.value)
+  else if (s.kind === 'callstmt') for (const a of s.args) reads(a)
+}
+
 /** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
 export interface Promotion {
   name: string
@@ -529,19 +570,45 @@ export function offsetOf(e: Expr): [string, number] {
  * of a tangent): the accumulation `q[e] += …` of an inner loop then runs in registers instead of
  * through memory (V8 must otherwise assume that the stores may alias the other arrays' loads). Of
  * an array the body only reads, the elements with such indices are loaded once before the loop.
+ *
+ * With `branches`, the body may also hold `if` statements of such statements (their conditions
+ * read, their branches walked): an element then qualifies only where a statement outside every
+ * branch accesses it, so that the loop reads it on every iteration anyway (a written array: all
+ * its elements so, or none). The loop that accumulates `q[e] += (x[a + j] − x[b + j]) ** 2` and
+ * adds to a tangent's unit-seeded direction under `if 0 <= a + j − o && …` keeps `q[e]` in a
+ * local. A backend whose out-of-range access traps (wasm) should not ask: an element read before
+ * a loop that runs zero times is not read by the program.
  */
-export function promotableElements(loopVariable: string, body: Stmt[]): Promotion[] {
-  const flat = flatten(body).map((x) => x.s)
-  if (
-    flat.length === 0 ||
-    !flat.every(
-      (s) =>
-        s.kind === 'update' ||
-        (s.kind === 'callstmt' && s.target === 'bijection') ||
-        ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s)),
-    )
-  )
-    return []
+export function promotableElements(
+  loopVariable: string,
+  body: Stmt[],
+  options: { branches?: boolean } = {},
+): Promotion[] {
+  // every statement, those in branches included, and the `if` conditions, read
+  const flat: Stmt[] = []
+  const conditions: Expr[] = []
+  // keys (`array[index]`) of the elements that a statement outside every branch accesses
+  const sure = new Set<string>()
+  const branches = options.branches === true
+  const allowed = (s: Stmt): boolean =>
+    s.kind === 'update' ||
+    (s.kind === 'callstmt' && s.target === 'bijection') ||
+    ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
+  const collect = (stmts: Stmt[], top: boolean): boolean => {
+    for (const { s } of flatten(stmts)) {
+      if (s.kind === 'if' && branches) {
+        conditions.push(s.pre)
+        if (s.post) conditions.push(s.post)
+        if (!collect(s.then, false) || !collect(s.else, false)) return false
+        continue
+      }
+      if (!allowed(s)) return false
+      flat.push(s)
+      if (top) sureAccesses(s, sure)
+    }
+    return true
+  }
+  if (!collect(body, true) || flat.length === 0) return []
   const written = new Set<string>([loopVariable])
   const isView = (a: Arg): a is Update['target'] =>
     a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
@@ -590,7 +657,8 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
         visit(e.right)
         break
       case 'call':
-        for (const a of e.args) visit(a)
+        // (an array's length is not a use of its elements)
+        if (e.callee !== 'len') for (const a of e.args) visit(a)
         break
     }
   }
@@ -609,6 +677,7 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
         bare.add(rootName(dv) ?? '')
     }
   }
+  for (const c of conditions) visit(c)
   for (const s of flat) {
     if (s.kind === 'update') {
       visitTarget(s.target)
@@ -629,8 +698,11 @@ export function promotableElements(loopVariable: string, body: Stmt[]): Promotio
     const invariant = (e: Extract<Expr, { kind: 'index' }>) =>
       e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
     const write = written.has(name)
+    // (with branches: only elements the loop accesses on every iteration)
+    const every = (e: Extract<Expr, { kind: 'index' }>) => !branches || sure.has(`${name}[${key(e.index)}]`)
     // an array the body writes: all its elements or none; one it only reads: its invariant ones
-    const list = write ? all : all.filter(invariant)
+    const list = write ? all : all.filter((e) => invariant(e) && every(e))
+    if (write && !list.every(every)) continue
     if (bare.has(name) || !list.every(invariant)) continue
     if (write && list.length > 1) {
       const parts = list.map((e) => offsetOf(e.index))

@@ -10,10 +10,13 @@
  *     for i in 0..n { y[i] += x[i] * i$inv0 }
  *     @unchecked { if (0 < n, 0 < n) { i$inv0 -= cos(theta[j]) } ; i$inv0 -> 0.0 }
  *
- * The result stays reversible, and exact: `0 + e` is `e` to the last bit, and `e - e` is zero
- * when `e` is recomputed from the same (unchanged) inputs. The deallocation sits in `@unchecked`
- * all the same, because `e - e` is NaN when `e` is infinite or NaN, which the original program did
- * not check either; without run-time checks `dead-ancillas` then drops the uncompute.
+ * (a value that needs no guard is allocated at the value and freed at it: `i$inv0: f64 <- e`,
+ * `@unchecked { i$inv0 -> e }`). The result stays reversible, and exact: the ancilla holds `e`,
+ * (with a guard `0 + e`, which is `e` but for the sign of a zero), and `e - e` is zero when `e`
+ * is recomputed from the same (unchanged) inputs. The deallocation sits in `@unchecked` all the
+ * same, because `e - e` is NaN (and `e` unequal to itself) when `e` is infinite or NaN, which the
+ * original program did not check either; without run-time checks `dead-ancillas` then drops the
+ * uncompute.
  *
  * What the loop writes (whole variables and whole arrays, the loop variable and every name bound
  * inside the loop included) comes from its statements: update targets, every dataview argument
@@ -34,11 +37,14 @@
  * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
  * not empty. An expression that the loop's range reads (`acolptr[j + 1]` in
  * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
- * without a guard. Loops are processed innermost first, so an invariant of two nested loops climbs out
+ * without a guard. So does a read of an element that a statement of the same block accessed before
+ * the loop, whatever happens, with nothing in between writing the array as a whole or a name its
+ * index reads: it is in range (see `hoistInvariantsBlock`). Loops are processed innermost first, so an invariant of two nested loops climbs out
  * of both (the inner ancilla's computation is itself invariant in the outer loop).
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
-import { rootName, walk } from '../check.js'
+import { readNames, rootName, walk } from '../check.js'
+import { key } from '../cse.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -110,6 +116,7 @@ function analyse(
   ids: Map<string, number>,
   out: Map<Expr, Info>,
   host: { seen: boolean },
+  known: ReadonlyMap<string, Set<string>> = NONE,
 ): void {
   const todo: Array<[Expr, boolean]> = [[root, false]]
   while (todo.length) {
@@ -140,7 +147,9 @@ function analyse(
         break
       case 'index':
         invariant &&= !written.has(e.array.name)
-        partial = worth = true
+        // an element the block accessed before the loop is in range (see `accessedBefore`)
+        partial ||= !known.has(elementKey(e.array.name, e.index))
+        worth = true
         shape = `${e.array.name}[]${t}`
         break
       case 'call':
@@ -166,6 +175,50 @@ function analyse(
     let id = ids.get(k)
     if (id === undefined) ids.set(k, (id = ids.size))
     out.set(e, { invariant, partial, worth, id })
+  }
+}
+
+/**
+ * Elements known to be in range: key (`elementKey`) → the names whose write may move it out of
+ * range (its array and the names its index reads).
+ */
+type Known = Map<string, Set<string>>
+
+const NONE: ReadonlyMap<string, Set<string>> = new Map()
+
+/** The key of element `array[index]` among the elements known to be in range. */
+const elementKey = (array: string, index: Expr): string => `${array}[${key(index)}]`
+
+/**
+ * The elements that a statement of a block accesses whatever happens (an update's target, the
+ * element reads of an update's value or an allocation's value outside the right operand of `&&`
+ * and `||`): once it has run, they are known to be in range, until something writes the array as
+ * a whole or a name an index reads (see `hoistInvariantsBlock`).
+ */
+function accessedBy(s: Stmt, out: Known): void {
+  const reads = (root: Expr) => {
+    const todo: Expr[] = [root]
+    while (todo.length) {
+      const e = todo.pop()!
+      if (e.kind === 'index') out.set(elementKey(e.array.name, e.index), readNames(e))
+      if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) todo.push(e.left)
+      else todo.push(...subexpressions(e))
+    }
+  }
+  switch (s.kind) {
+    case 'update': {
+      let t = s.target
+      while (t.kind === 'neg') t = t.target
+      if (t.kind === 'index') {
+        reads(t.index)
+        out.set(elementKey(t.array.name, t.index), readNames(t as Expr))
+      }
+      reads(s.value)
+      break
+    }
+    case 'alloc':
+      if (s.value.kind !== 'emptystack') reads(s.value)
+      break
   }
 }
 
@@ -251,7 +304,12 @@ function freshName(names: Names, variable: string): string {
 }
 
 /** The loop with its invariants hoisted: the statements to put in its place. */
-function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): Stmt[] {
+function hoistLoop(
+  s: ForStmt,
+  names: Names,
+  effectful: ReadonlySet<string>,
+  known: ReadonlyMap<string, Set<string>> = NONE,
+): Stmt[] {
   const written = writtenNames(s.body, effectful)
   if (!written) return [s]
   written.add(s.variable)
@@ -266,7 +324,7 @@ function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): St
   for (const e of [s.start, s.stop, s.step]) {
     if (!e) continue
     const seen = new Map<Expr, Info>()
-    analyse(e, written, ids, seen, host)
+    analyse(e, written, ids, seen, host, known)
     for (const i of seen.values()) onEntry.add(i.id)
   }
   // the ancilla of an expression node that moves, or undefined; `every`: evaluated on every iteration
@@ -285,7 +343,7 @@ function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): St
   }
   // the largest invariant subexpressions of e worth moving, replaced (no recursion per level)
   const rewrite = (root: Expr, every: boolean): Expr => {
-    analyse(root, written, ids, info, host)
+    analyse(root, written, ids, info, host, known)
     const order: Expr[] = []
     const out = new Map<Expr, Expr>()
     const todo: Array<[Expr, boolean]> = [[root, every]]
@@ -349,7 +407,7 @@ function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): St
             body: block(x.body, false),
           }
         case 'while':
-          for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host)
+          for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host, known)
           return { ...x, body: block(x.body, false) }
         case 'unchecked':
           return { ...x, body: block(x.body, every) }
@@ -372,34 +430,80 @@ function hoistLoop(s: ForStmt, names: Names, effectful: ReadonlySet<string>): St
       const u: Stmt = { kind: 'update', op, target: v, value: h.value, ...loc }
       return h.guarded ? { kind: 'if', pre: guard as Expr, post: null, then: [u], else: [], ...loc } : u
     }
-    before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc }, guarded('+='))
     // the uncomputes in the reverse order of the computes
+    if (!h.guarded) {
+      // allocated at its value and freed at it (a local with the value itself: no `0 + e`, which
+      // is +0 where e is −0, and which V8 measured slower than the value)
+      before.push({ kind: 'alloc', name: h.name, value: h.value, type, declared: type, ...loc })
+      after.unshift({ kind: 'dealloc', name: h.name, value: h.value, type, declared: type, ...loc })
+      continue
+    }
+    before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc }, guarded('+='))
     after.unshift(guarded('-='), { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc })
   }
   return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
 }
 
-/** `body` with the invariants of its loops hoisted (innermost loops first). */
-function hoistInvariantsBlock(body: Stmt[], names: Names, effectful: ReadonlySet<string>): Stmt[] {
+/**
+ * `body` with the invariants of its loops hoisted (innermost loops first). `known`: the elements
+ * known to be in range on entry (see `accessedBy`). Along the block, the elements its statements
+ * access join them, and leave them when a statement writes their array other than element by
+ * element or a name their index reads; a loop takes those known before it: a read of one of them
+ * cannot fail, so it moves from anywhere in the loop without a guard (the loop that adds to
+ * `H[(a + j)·w + l]` the product of `x[a + j]` and `t[e·w + l]`, under a test of `a + j`, after
+ * the statement that updated `t[e·w + l]`).
+ */
+function hoistInvariantsBlock(
+  body: Stmt[],
+  names: Names,
+  effectful: ReadonlySet<string>,
+  entry: ReadonlyMap<string, Set<string>> = NONE,
+): Stmt[] {
+  const known: Known = new Map(entry)
   return body.flatMap((s): Stmt[] => {
+    let out: Stmt[]
     switch (s.kind) {
       case 'if':
-        return [
+        out = [
           {
             ...s,
-            then: hoistInvariantsBlock(s.then, names, effectful),
-            else: hoistInvariantsBlock(s.else, names, effectful),
+            then: hoistInvariantsBlock(s.then, names, effectful, known),
+            else: hoistInvariantsBlock(s.else, names, effectful, known),
           },
         ]
+        break
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
+        out = [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
+        break
       case 'for':
-        return hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful)
+        out = hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful, known)
+        break
       default:
-        return [s]
+        out = [s]
     }
+    retire(s, known, effectful)
+    accessedBy(s, known)
+    return out
   })
+}
+
+/** Drops from `known` the elements that `s` may move out of range (see `hoistInvariantsBlock`). */
+function retire(s: Stmt, known: Known, effectful: ReadonlySet<string>): void {
+  if (known.size === 0) return
+  const written = writtenNames([s], effectful)
+  if (!written) {
+    known.clear()
+    return
+  }
+  // an update of an element leaves its array's length as it is
+  if (s.kind === 'update') {
+    let t = s.target
+    while (t.kind === 'neg') t = t.target
+    if (t.kind === 'index') written.delete(t.array.name)
+  }
+  if (written.size === 0) return
+  for (const [k, names] of known) for (const n of names) if (written.has(n)) known.delete(k)
 }
 
 /**

@@ -74,10 +74,8 @@ describe('pass `sink-ancillas`', () => {
     expect(body(f)).toBe(`for j in 0..n {
   ia: i32 <- ap[j]
   ib: i32 <- bp[j]
-  i$inv0: i32 <- 0
-  i$inv0 += bp[j + 1]
-  i$inv1: i32 <- 0
-  i$inv1 += ap[j + 1]
+  i$inv0: i32 <- bp[j + 1]
+  i$inv1: i32 <- ap[j + 1]
   for i in 0..ap[j + 1] - ap[j] + bp[j + 1] - bp[j] {
     if (ia < i$inv1 && ib < i$inv0 && ar[ia] == br[ib], ~) {
       r += av[ia] * bv[ib]
@@ -93,8 +91,8 @@ describe('pass `sink-ancillas`', () => {
     }
   }
   @unchecked {
-    i$inv1 -> 0
-    i$inv0 -> 0
+    i$inv1 -> ap[j + 1]
+    i$inv0 -> bp[j + 1]
   }
   ia -> ap[j]
   ib -> bp[j]
