@@ -62,12 +62,14 @@ import {
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
+import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
   loopUniform,
   planMapLanes,
   readAfter,
   reads,
   readsVarying,
+  blockIndex,
   stmtExprs,
   writtenNames,
   type LaneType,
@@ -217,6 +219,10 @@ export class ModuleContext {
   runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
+  /** Whether twin statements are scheduled together and twin locals held as f64x2 locals (see `twins.ts`). */
+  twins = false
+  /** How many f64 locals are held as a lane of an f64x2 local (see `twins.ts`; a diagnostic). */
+  twinLocals = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
   loopUniform = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
@@ -318,7 +324,8 @@ export const OOB_SITE = 1,
 
 /** A name in scope: a scalar local, or an array's address and length locals. */
 type Binding =
-  | { kind: 'scalar'; local: number; type: ScalarTypeName }
+  /** (\`vec\`, \`lane\`: an f64 held as one lane of an f64x2 local, see \`twins.ts\`) */
+  | { kind: 'scalar'; local: number; type: ScalarTypeName; vec?: number; lane?: 0 | 1 }
   | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
 
 /**
@@ -362,6 +369,14 @@ export class FunctionEmitter {
   private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
   private heapMark: number | undefined
+  /** The f64 locals held as lanes of f64x2 locals (see \`twins.ts\`). */
+  private twins = new Map<string, TwinLocal>()
+  /**
+   * f64 variables splat into f64x2 locals by lane pairs of the run being emitted, by name: a
+   * later pair of the run reuses the splat until the variable is written (any statement other than
+   * an update, which may nest blocks or calls, forgets them all).
+   */
+  private splats = new Map<string, number>()
 
   constructor(
     private readonly ctx: ModuleContext,
@@ -387,7 +402,15 @@ export class FunctionEmitter {
         k += 2
       }
     }
-    this.block(this.f.body)
+    // without checks, with SIMD: twin statements next to each other, and twin locals held as the
+    // lanes of f64x2 locals (see \`twins.ts\`)
+    let body = this.f.body
+    if (this.ctx.simd && this.ctx.twins && !this.ctx.options.checks) {
+      body = scheduleTwins(body)
+      this.twins = twinLocals(body)
+      this.ctx.twinLocals += this.twins.size
+    }
+    this.block(body)
     // the heap top on entry is restored on exit (when the function allocates arrays)
     let prologue: Bytes | undefined
     if (this.heapMark !== undefined) {
@@ -784,6 +807,12 @@ export class FunctionEmitter {
       case 'var': {
         const b = this.binding(e.name, e.loc)
         if (b.kind !== 'scalar') throw new Error(`wasm codegen: array \`${e.name}\` used as a value`)
+        if (b.vec !== undefined) {
+          this.get(b.vec)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(b.lane!)
+          return F64
+        }
         this.get(b.local)
         return this.vt(b.type, e.loc)
       }
@@ -1358,6 +1387,23 @@ export class FunctionEmitter {
     if (base.kind === 'var') {
       const b = this.binding(base.name, base.loc)
       if (b.kind !== 'scalar') throw new Error(`wasm codegen: cannot assign the array \`${base.name}\``)
+      this.splats.delete(base.name)
+      if (b.vec !== undefined) {
+        // (a lane of an f64x2 local: the other lane is kept)
+        this.get(b.vec)
+        if (old) {
+          this.get(b.vec)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(b.lane!)
+          readNeg()
+        }
+        compute()
+        readNeg()
+        this.simd(OpFd.f64x2_replace_lane)
+        this.out.byte(b.lane!)
+        this.set(b.vec)
+        return
+      }
       if (old) {
         this.get(b.local)
         readNeg()
@@ -1482,8 +1528,11 @@ export class FunctionEmitter {
     // elements each run keeps in locals from its first access to its last write (see \`runElements\`)
     const held = this.runHeld(items)
     const savedPromoted = this.promoted
+    const savedSplats = this.splats
+    this.splats = new Map()
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
+      if (s.kind !== 'update' || !shared) this.splats.clear()
       this.shared = shared
       start(i)
       this.loads = loads[i]
@@ -1505,7 +1554,9 @@ export class FunctionEmitter {
       } else this.stmt(s)
       held.leave(i)
       this.unchecked -= unchecked
+      if (s.kind !== 'update') this.splats.clear()
     }
+    this.splats = savedSplats
     this.promoted = savedPromoted
     this.shared = undefined
     this.sincos = outerSincos
@@ -1606,6 +1657,18 @@ export class FunctionEmitter {
       const h = this.promoted?.get(name)?.get(key(index))
       return h !== undefined && (!h.lazy || h.lazy.dirty)
     },
+    twinVars: (a, b) => {
+      const x = this.names.get(a),
+        y = this.names.get(b)
+      return (
+        x?.kind === 'scalar' &&
+        y?.kind === 'scalar' &&
+        x.vec !== undefined &&
+        x.vec === y.vec &&
+        x.lane === 0 &&
+        y.lane === 1
+      )
+    },
     heldTogether: (name, a, b) => {
       const m = this.promoted?.get(name)
       const ha = m?.get(key(a)),
@@ -1642,7 +1705,14 @@ export class FunctionEmitter {
     sb: Map<Expr, Shared> | undefined,
   ): void {
     const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
-    if (p.target.kind === 'held') {
+    if (p.target.kind === 'vars') {
+      // two locals held as the lanes of one f64x2 local (see \`twins.ts\`)
+      const v = (this.names.get(p.target.name) as { vec: number }).vec
+      this.get(v)
+      this.lanes(p.value, sa, sb)
+      this.simd(add)
+      this.set(v)
+    } else if (p.target.kind === 'held') {
       // two elements held as the lanes of one f64x2 local
       const v = this.promoted!.get(p.target.array)!.get(key(p.target.index))!.local
       this.get(v)
@@ -1701,9 +1771,21 @@ export class FunctionEmitter {
   /** Pushes the f64x2 value of a lane plan. */
   private lanes(l: Lanes, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
     if (l.kind === 'splat') {
+      // (a variable splat earlier in the run and not written since: its f64x2 local)
+      const name = l.expr.kind === 'var' && l.expr.type === 'f64' ? l.expr.name : undefined
+      const have = name === undefined ? undefined : this.splats.get(name)
+      if (have !== undefined) {
+        this.get(have)
+        return
+      }
       this.shared = sa
       this.toF64(this.expr(l.expr))
       this.simd(OpFd.f64x2_splat)
+      if (name !== undefined) {
+        const v = this.local(V128)
+        this.tee(v)
+        this.splats.set(name, v)
+      }
       return
     }
     // a pair of shared subexpressions computed before in this run is in a local
@@ -1732,6 +1814,9 @@ export class FunctionEmitter {
         break
       case 'held':
         this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
+        break
+      case 'vars':
+        this.get((this.names.get(l.name) as { vec: number }).vec)
         break
       case 'binary': {
         this.lanes(l.left, sa, sb)
@@ -1953,6 +2038,19 @@ export class FunctionEmitter {
     }
     this.numeric(type.name, s.loc)
     const vt = this.vt(type.name, s.loc)
+    const twin = vt === F64 ? this.twins.get(s.name) : undefined
+    if (twin) {
+      // one lane of the f64x2 local its partner holds the other lane of (see \`twins.ts\`)
+      const p = this.names.get(twin.partner)
+      const vec = p?.kind === 'scalar' && p.vec !== undefined ? p.vec : this.local(V128)
+      this.get(vec)
+      this.toF64(this.expr(s.value as Expr))
+      this.simd(OpFd.f64x2_replace_lane)
+      this.out.byte(twin.lane)
+      this.set(vec)
+      this.names.set(s.name, { kind: 'scalar', local: -1, type: type.name, vec, lane: twin.lane })
+      return
+    }
     const l = this.local(vt)
     this.expr(s.value as Expr)
     this.set(l)
@@ -2439,12 +2537,18 @@ export class FunctionEmitter {
       this.get(this.array(el.array).len)
       this.op(Op.i32_gt_s, Op.br_if, 0)
     }
+    // every iteration's block in range: b·size ≤ len (as b ≤ ⌊len / size⌋, which cannot overflow)
+    for (const bl of plan.blocks) {
+      this.get(b)
+      this.get(this.array(bl.array).len)
+      this.i32(bl.size)
+      this.op(Op.i32_div_s, Op.i32_gt_s, Op.br_if, 0)
+    }
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const el of plan.elements) {
-      if (!el.written) continue
-      const W = this.array(el.array)
+    for (const w of [...plan.elements.filter((el) => el.written).map((el) => el.array), ...plan.blockWrites]) {
+      const W = this.array(w)
       for (const x of plan.arrays) {
-        if (x === el.array) continue
+        if (x === w) continue
         this.breakIfOverlapping(W, this.array(x))
       }
     }
@@ -2480,6 +2584,22 @@ export class FunctionEmitter {
         addrs.push(addr)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
+      // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
+      const bases = new Map<string, [number, number]>()
+      for (const bl of plan.blocks) {
+        const b0 = this.local(I32),
+          b1 = this.local(I32)
+        this.get(this.array(bl.array).ptr)
+        this.get(i)
+        this.i32(bl.size * 8)
+        this.op(Op.i32_mul, Op.i32_add)
+        this.tee(b0)
+        this.i32(bl.size * 8)
+        this.op(Op.i32_add)
+        this.set(b1)
+        bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
+      }
+      this.blockBases = bases
       if (plan.varying.has(plan.variable)) {
         // the loop variable: i and i + 1
         const v = this.local(V128)
@@ -2501,6 +2621,7 @@ export class FunctionEmitter {
         for (const s of plan.body) this.vstmt(s, plan)
       } finally {
         this.lanesOf = undefined
+        this.blockBases = undefined
       }
       plan.elements.forEach((el, k) => {
         if (!el.written) return
@@ -2538,6 +2659,17 @@ export class FunctionEmitter {
   }
 
   private planOf: MapLanesPlan | undefined
+  /** The two block addresses of each block of the map loop pair being emitted (see \`blocks\` of the plan), by \`array|offset\`. */
+  private blockBases: Map<string, [number, number]> | undefined
+
+  /** The bases and the byte offset of an element of a block (see \`blocks\` of the plan), if it is one. */
+  private blockElement(e: Expr | Dataview): { bases: [number, number]; at: number } | undefined {
+    if (e.kind !== 'index' || !this.blockBases || !this.planOf) return undefined
+    const offsets = new Map(this.planOf.blocks.filter((b) => b.array === e.array.name).map((b) => [b.offset, b.size]))
+    const b = blockIndex(e.index, offsets)
+    const bases = b && this.blockBases.get(`${e.array.name}|${b.offset}`)
+    return bases ? { bases, at: 8 * b.c } : undefined
+  }
 
   /** Whether a statement (nested ones included) writes or reads a varying value. */
   private touchesVarying(s: Stmt, plan: MapLanesPlan): boolean {
@@ -2554,12 +2686,71 @@ export class FunctionEmitter {
     return found
   }
 
+  /**
+   * An update of an element of each iteration's own block (see \`blockWrites\` of the plan), outside
+   * varying control: the value in lanes, then lane by lane the scalar update (lane 0 first, as the
+   * scalar loop runs iteration i first; the two write different elements).
+   */
+  private blockWrite(s: Extract<Stmt, { kind: 'update' }>): void {
+    const lanes = this.lanesOf!
+    const v = this.local(V128)
+    this.vvalue(s.value, 'f64')
+    this.set(v)
+    const el = this.blockElement(s.target)
+    if (el) {
+      // (from the pair's block bases: in range, checked before the loop)
+      for (const lane of [0, 1] as const) {
+        const base = el.bases[lane]
+        this.get(base)
+        this.get(base)
+        this.out.byte(Op.f64_load).u32(3).u32(el.at)
+        this.get(v)
+        this.simd(OpFd.f64x2_extract_lane)
+        this.out.byte(lane)
+        this.op(s.op === '+=' ? Op.f64_add : Op.f64_sub)
+        this.out.byte(Op.f64_store).u32(3).u32(el.at)
+      }
+      return
+    }
+    const names = [...reads(s.target as Expr, new Set())].filter((n) => lanes.has(n))
+    for (const lane of [0, 1]) {
+      this.scoped(() => {
+        for (const n of names) {
+          const x = lanes.get(n)!
+          const l = this.local(x.type === 'f64' ? F64 : I32)
+          this.get(x.local)
+          if (x.type === 'f64') this.simd(OpFd.f64x2_extract_lane)
+          else this.simd(OpFd.i64x2_extract_lane)
+          this.out.byte(lane)
+          if (x.type === 'i32') this.op(Op.i32_wrap_i64)
+          this.set(l)
+          this.names.set(n, { kind: 'scalar', local: l, type: x.type })
+        }
+        const shared = this.shared
+        this.lanesOf = undefined
+        this.shared = undefined
+        try {
+          this.modify(s.target, 'f64', true, () => {
+            this.get(v)
+            this.simd(OpFd.f64x2_extract_lane)
+            this.out.byte(lane)
+            this.op(s.op === '+=' ? Op.f64_add : Op.f64_sub)
+          })
+        } finally {
+          this.lanesOf = lanes
+          this.shared = shared
+        }
+      })
+    }
+  }
+
   /** Emits a statement of a map loop's body in lanes (uniform ones as scalar code). */
   private vstmt(s: Stmt, plan: MapLanesPlan = this.planOf!): void {
     this.planOf = plan
     if (!this.touchesVarying(s, plan)) return this.stmt(s)
     switch (s.kind) {
       case 'update': {
+        if (s.target.kind === 'index') return this.blockWrite(s)
         const name = (s.target as { name: string }).name
         const x = this.lanesOf!.get(name)!
         this.get(x.local)
@@ -2641,12 +2832,21 @@ export class FunctionEmitter {
           this.simd(OpFd.v128_any_true)
           this.op(Op.if, 0x40)
           const savedBlend = this.blendMask
+          // where both lanes take the branch (the common case of a rare branch), it runs without
+          // masks and blends; else under the mask
+          this.get(m)
+          this.simd(OpFd.i64x2_all_true)
+          this.op(Op.if, 0x40)
+          this.laneMask = undefined
+          this.blendMask = undefined
+          this.scoped(() => this.block(body))
+          this.op(Op.else)
           this.laneMask = m
           this.blendMask = m
           this.scoped(() => this.block(body))
           this.laneMask = saved
           this.blendMask = savedBlend
-          this.op(Op.end)
+          this.op(Op.end, Op.end)
         }
         return
       }
@@ -2855,6 +3055,18 @@ export class FunctionEmitter {
       throw new Error('wasm codegen: an f32 value in lanes')
     }
     const kind = (x: Expr) => (x.type === 'f64' ? 'f64' : x.type === 'i32' ? 'i32' : x.type === 'bool' ? 'bool' : '')
+    const el = this.blockElement(e)
+    if (el) {
+      // an element of the two iterations' blocks (in range, checked before the loop): lane 0's
+      // splat, lane 1's loaded into it
+      this.get(el.bases[1])
+      this.get(el.bases[0])
+      this.simd(OpFd.v128_load64_splat)
+      this.out.u32(3).u32(el.at)
+      this.simd(OpFd.v128_load64_lane)
+      this.out.u32(3).u32(el.at).byte(1)
+      return 'f64'
+    }
     switch (e.kind) {
       case 'var': {
         const v = lanes.get(e.name)!

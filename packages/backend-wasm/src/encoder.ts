@@ -127,6 +127,8 @@ export const OpFd = {
   v128_load: 0x00,
   /** i64x2.load32x2_s: two i32, each sign-extended to an i64 lane */
   i64x2_load32x2_s: 0x05,
+  v128_load64_splat: 0x0a,
+  v128_load64_lane: 0x57,
   v128_store: 0x0b,
   v128_const: 0x0c,
   i8x16_shuffle: 0x0d,
@@ -150,6 +152,7 @@ export const OpFd = {
   v128_xor: 0x51,
   v128_bitselect: 0x52,
   v128_any_true: 0x53,
+  i64x2_all_true: 0xc3,
   i32x4_mul: 0xb5,
   i64x2_neg: 0xc1,
   i64x2_extend_low_i32x4_s: 0xc7,

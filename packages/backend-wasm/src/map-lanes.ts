@@ -41,6 +41,65 @@ export interface MapLanesPlan {
   variable: string
   /** Every array the body names (for the overlap checks of the written ones). */
   arrays: string[]
+  /**
+   * Arrays the body writes block by block (see \`blockOffsets\`): each iteration adds into its
+   * own elements \`a[o + c]\`, lane by lane.
+   */
+  blockWrites: string[]
+  /**
+   * The blocks the body reads or writes through a block offset (see \`blockOffsets\`): \`array\`'s
+   * elements \`array[offset + c]\`, 0 ≤ c < size, of arrays the body only reads or only writes block
+   * by block. The code generator checks once per loop that every iteration's block is in range and
+   * addresses them from two bases per pair (no extract, no check per access).
+   */
+  blocks: Array<{ array: string; offset: string; size: number }>
+}
+
+/**
+ * The block offsets of a loop body: i32 locals allocated at its top level as \`o <- v * s\` (or
+ * \`s * v\`) of the loop variable v and a positive constant s, and never written after, with s.
+ * An element \`a[o + c]\` with 0 ≤ c < s is then iteration v's own (block v of a batched array:
+ * see \`batchOverBlocks\` of \`@tenet/ad\`), different for every iteration.
+ */
+export function blockOffsets(variable: string, body: readonly Stmt[]): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const s of body) {
+    if (s.kind !== 'alloc' || s.value.kind !== 'binary' || s.value.op !== '*') continue
+    const t = s.declared ?? s.type
+    if (t?.kind !== 'scalar' || t.name !== 'i32') continue
+    const { left, right } = s.value
+    const [v, c] = left.kind === 'var' ? [left, right] : [right, left]
+    if (v.kind === 'var' && v.name === variable && c.kind === 'num' && Number.isInteger(c.value) && c.value > 0)
+      out.set(s.name, out.has(s.name) ? -1 : c.value)
+  }
+  forEachNested(body, (s) => {
+    if (s.kind === 'update' || s.kind === 'callstmt') for (const n of writtenNames(s)) out.delete(n)
+    else if (s.kind === 'alloc' && !body.includes(s)) out.delete(s.name)
+  })
+  for (const [n, k] of out) if (k < 0) out.delete(n)
+  return out
+}
+
+/** Whether an index is \`o + c\` (or \`c + o\`, or \`o\`) of a block offset o and a constant 0 ≤ c < its block size. */
+function inOwnBlock(index: Expr, offsets: ReadonlyMap<string, number>): boolean {
+  return blockIndex(index, offsets) !== undefined
+}
+
+/** An index \`o + c\` of the iteration's own block (see \`inOwnBlock\`) as its offset's name and c. */
+export function blockIndex(
+  index: Expr,
+  offsets: ReadonlyMap<string, number>,
+): { offset: string; c: number } | undefined {
+  let o: Expr = index,
+    c = 0
+  if (index.kind === 'binary' && index.op === '+') {
+    const [x, y] = index.right.kind === 'num' ? [index.left, index.right] : [index.right, index.left]
+    if (y.kind !== 'num' || !Number.isInteger(y.value)) return undefined
+    o = x
+    c = y.value
+  }
+  const size = o.kind === 'var' ? offsets.get(o.name) : undefined
+  return size !== undefined && c >= 0 && c < size ? { offset: (o as { name: string }).name, c } : undefined
 }
 
 /** What the planner needs to know of the program and the code generator's scope. */
@@ -290,6 +349,8 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
   if (loopVarRead) varying.set(variable, 'i32')
   const arrays = new Set<string>(elements.keys())
   let ok = true
+  const offsets = blockOffsets(variable, flat)
+  const blockWrites = new Set<string>()
   const mark = (name: string) => {
     if (varying.has(name)) return false
     if (!declared.has(name)) {
@@ -314,8 +375,11 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
         case 'update': {
           const t = s.target
           if (t.kind === 'index') {
-            // an element of an array at a uniform index: only read, never written
-            ok = false
+            // an element of an array at a uniform index: only read, never written; one of the
+            // iteration's own block, outside varying control: written lane by lane
+            if (control || (s.op !== '+=' && s.op !== '-=') || t.type !== 'f64' || !inOwnBlock(t.index, offsets))
+              ok = false
+            else blockWrites.add(t.array.name)
             break
           }
           if (control || readsVarying(s.value, varying)) changed = mark((t as { name: string }).name) || changed
@@ -353,10 +417,44 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     visit(flat, false)
   }
   if (!ok) return null
-  // nothing of the enclosing scope is written (besides the elements a[i])
-  for (const s of flat) for (const n of writtenNames(s)) if (!declared.has(n)) return null
+  // an array written block by block is read nowhere else (not even by its own updates' values)
+  // and is no a[i]
+  for (const w of blockWrites) {
+    if (elements.has(w)) return null
+    let read = false
+    forEachNested(flat, (s) => {
+      const exprs = s.kind === 'update' && s.target.kind === 'index' ? [s.value, s.target.index] : stmtExprs(s)
+      if (exprs.some((e) => reads(e, new Set()).has(w))) read = true
+    })
+    if (read) return null
+  }
+  // nothing of the enclosing scope is written (besides the elements a[i] and the block writes)
+  for (const s of flat) for (const n of writtenNames(s)) if (!declared.has(n) && !blockWrites.has(n)) return null
   const written = new Set<string>()
   for (const s of flat) for (const n of writtenNames(s)) written.add(n)
+  // the blocks: of the block writes, and of the f64 reads at own-block indices of arrays not written
+  const blocks = new Map<string, { array: string; offset: string; size: number }>()
+  const block = (array: string, index: Expr) => {
+    const b = blockIndex(index, offsets)
+    if (b) blocks.set(`${array}|${b.offset}`, { array, offset: b.offset, size: offsets.get(b.offset)! })
+  }
+  const readIndices = (e: Expr | Arg): void => {
+    if (e.kind === 'index') {
+      if (e.type === 'f64' && !written.has(e.array.name) && !blockWrites.has(e.array.name)) block(e.array.name, e.index)
+      readIndices(e.index)
+    } else if (e.kind === 'unary') readIndices(e.arg)
+    else if (e.kind === 'binary') {
+      readIndices(e.left)
+      readIndices(e.right)
+    } else if (e.kind === 'call') for (const a of e.args) readIndices(a)
+    else if (e.kind === 'neg' || e.kind === 'field') readIndices(e.target)
+  }
+  forEachNested(flat, (s) => {
+    if (s.kind === 'update' && s.target.kind === 'index' && blockWrites.has(s.target.array.name)) {
+      block(s.target.array.name, s.target.index)
+      readIndices(s.value)
+    } else for (const e of stmtExprs(s)) readIndices(e)
+  })
   return {
     body: flat,
     elements: [...elements].map(([array, alias]) => ({
@@ -368,6 +466,8 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     varying,
     variable,
     arrays: [...arrays],
+    blockWrites: [...blockWrites],
+    blocks: [...blocks.values()],
   }
 }
 
