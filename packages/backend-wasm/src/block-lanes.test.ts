@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest'
+import { compile, expectSameForward, lastMapLanes } from './test-util.js'
+
+/**
+ * Map lanes over blocks: a loop whose iteration b reads and writes its own block of each batched
+ * array (`x[o + c]` with `o <- b * s`, 0 ≤ c < s), as the block programs of `@tenet/ad`'s
+ * `blockJacobian` do, runs two blocks at a time in lanes: reads from two bases per pair, the
+ * writes lane by lane, a branch both lanes take without masks.
+ */
+const blocks = `
+fn f(n: i32, x: f64[], p: f64[], out: f64[]) {
+  for b in 0..n {
+    o: i32 <- b * 3
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    routine {
+      t += x[o] * x[o + 1] - p[q] + x[o + 2] / (1.5 + p[q + 1] * p[q + 1])
+      if (t > 0.25, ~) {
+        u += sqrt(t) * x[o + 2] + sin(t)
+      } else {
+        u -= t * t - x[o]
+      }
+    }
+    out[q] += u * p[q + 1] + t
+    out[q + 1] -= u / (1.0 + t * t) - x[o + 1]
+    ~routine
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * 3
+  }
+}`
+
+const data = (n: number, seed: number) => {
+  const r = rng(seed)
+  return {
+    x: Float64Array.from({ length: 3 * n }, () => r() * 4 - 1.5),
+    p: Float64Array.from({ length: 2 * n }, () => r() * 2 - 1),
+    out: Float64Array.from({ length: 2 * n }, () => r()),
+  }
+}
+
+describe('map lanes over blocks', () => {
+  it('give the scalar code’s bits (cpu, interpreter, scalar wasm), both branches taken by both, one or neither lane', () => {
+    const lanes = compile(blocks, 'wasm')
+    expect(lastMapLanes).toBeGreaterThan(0)
+    const scalar = compile(blocks, 'wasm', false, false)
+    expect(lastMapLanes).toBe(0)
+    const cpu = compile(blocks, 'cpu')
+    const interp = compile(blocks, 'interpreter', true)
+    const checked = compile(blocks, 'wasm', true)
+    for (const n of [0, 1, 2, 3, 8, 33])
+      for (const seed of [1, 2, 3]) {
+        const d = data(n, seed * 100 + n)
+        expectSameForward([cpu, interp, scalar, lanes, checked], () => [n, d.x.slice(), d.p.slice(), d.out.slice()])
+      }
+  })
+
+  it('run the scalar loop, with the same results, when a block is past the end of its array (and fail where it fails)', () => {
+    const lanes = compile(blocks, 'wasm')
+    const scalar = compile(blocks, 'wasm', false, false)
+    const err = (m: typeof lanes, n: number) => {
+      const d = data(n, 7)
+      try {
+        m.f!.core(n + 1, d.x, d.p, d.out)
+      } catch (e) {
+        return [(e as { code?: string }).code, Array.from(d.out)]
+      }
+      return ['no error', Array.from(d.out)]
+    }
+    for (const n of [1, 4, 5]) {
+      const a = err(lanes, n),
+        b = err(scalar, n)
+      expect(a[0]).toBe('runtime/out-of-bounds')
+      expect(a).toEqual(b)
+    }
+  })
+
+  it('run the scalar loop, with the same results, when the host passes one array for two parameters', () => {
+    const lanes = compile(blocks, 'wasm')
+    const cpu = compile(blocks, 'cpu')
+    const run = (m: typeof cpu) => {
+      const d = data(6, 11)
+      m.f!.core(6, d.x, d.p, d.p)
+      return Array.from(d.p)
+    }
+    expect(run(lanes)).toEqual(run(cpu))
+  })
+
+  const refused: Record<string, string> = {
+    'a write outside the block (c ≥ s)': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o + 2] += t \n t -> 0.0 \n o -> b * 2 } }`,
+    'an offset written in the body': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n o += 1 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o] += t \n t -> 0.0 \n o -= 1 \n o -> b * 2 } }`,
+    'a block write under a varying branch': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n if (x[o] > 0.0, ~) { out[o] += x[o + 1] } \n o -> b * 2 } }`,
+    'an array written by blocks and read': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o] += t * out[0] \n t -> 0.0 \n o -> b * 2 } }`,
+  }
+  for (const [what, text] of Object.entries(refused))
+    it(`run the scalar loop where ${what}`, () => {
+      compile(text, 'wasm')
+      expect(lastMapLanes).toBe(0)
+    })
+})
+
+/** A random block loop: reads of its blocks, arithmetic, a varying branch, block writes. */
+function randomBlocks(seed: number): string {
+  const r = rng(seed)
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!
+  const s = 2 + Math.floor(r() * 4)
+  // (the scalars an expression may read: t's value reads neither t nor u, u's not u)
+  let names = ['t', 'u', 'k']
+  const leaf = (): string =>
+    pick([`x[o + ${Math.floor(r() * s)}]`, `x[o + ${Math.floor(r() * s)}]`, `${(r() * 3 - 1).toFixed(3)}`, ...names])
+  const expr = (depth: number): string => {
+    if (depth === 0 || r() < 0.3) return leaf()
+    const op = pick(['+', '-', '*', '/', 'sqrt', 'min'])
+    if (op === 'sqrt') return `sqrt(abs(${expr(depth - 1)}))`
+    if (op === 'min') return `min(${expr(depth - 1)}, ${expr(depth - 1)})`
+    if (op === '/') return `${expr(depth - 1)} / (1.25 + abs(${expr(depth - 1)}))`
+    return `(${expr(depth - 1)} ${op} ${expr(depth - 1)})`
+  }
+  // (t and u are uncomputed: the program is reversible, and runs with checks too)
+  const only = (ns: string[]) => {
+    names = ns
+    const e = expr(2)
+    names = ['t', 'u', 'k']
+    return e
+  }
+  const tl = () => only(['k'])
+  const ul = () => only(['t', 'k'])
+  const lines = ['routine {', `  t += ${tl()}`, `  if (t > ${(r() - 0.5).toFixed(2)}, ~) {`, `    u += ${ul()}`]
+  if (r() < 0.5) lines.push('  } else {', `    u -= ${ul()}`)
+  lines.push('  }', '}')
+  const writes = 1 + Math.floor(r() * 3)
+  // (the first reads u: the branch is live)
+  for (let w = 0; w < writes; w++)
+    lines.push(`out[q + ${w % 2}] ${pick(['+=', '-='])} ${w === 0 ? `u * ${expr(1)}` : expr(2)}`)
+  lines.push('~routine')
+  return `
+fn f(n: i32, x: f64[], out: f64[], k: f64) {
+  for b in 0..n {
+    o: i32 <- b * ${s}
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    ${lines.join('\n    ')}
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * ${s}
+  }
+}`
+}
+
+describe('map lanes over blocks on random loops', () => {
+  it('20 programs: the lanes give the bits of the scalar wasm code, the cpu backend and the interpreter', () => {
+    let lanesUsed = 0
+    for (let seed = 1; seed <= 20; seed++) {
+      const text = randomBlocks(seed)
+      const lanes = compile(text, 'wasm')
+      if (lastMapLanes > 0) lanesUsed++
+      const scalar = compile(text, 'wasm', false, false)
+      const cpu = compile(text, 'cpu')
+      const interp = compile(text, 'interpreter')
+      const r = rng(seed * 17)
+      const n = 1 + Math.floor(r() * 12)
+      const s = Number(/b \* (\d+)/.exec(text)![1])
+      const x = Float64Array.from({ length: s * n }, () => r() * 4 - 2)
+      const out = Float64Array.from({ length: 2 * n }, () => r())
+      const checked = compile(text, 'wasm', true)
+      expectSameForward([cpu, interp, scalar, lanes, checked], () => [n, x.slice(), out.slice(), 0.625])
+    }
+    expect(lanesUsed).toBe(20)
+  })
+})
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
