@@ -88,6 +88,47 @@ describe('map lanes over blocks', () => {
     expect(run(lanes)).toEqual(run(cpu))
   })
 
+  it('add into elements shared by the iterations (a reduction) in the scalar loop’s order, upwards and downwards', () => {
+    // (an adjoint's loop over components: blocks of one element \`g[pk + c]\`, blocks of d elements
+    // \`y[(pk + c)·d + j]\`, and the gradient of a shared input \`gx[xo + j]\` summed over c)
+    const text = `
+fn f(pk: i32, xo: i32, y: f64[], m: f64[], g: f64[], gx: f64[], q: f64[]) {
+  for c in 0..8 {
+    o: i32 <- (pk + c) * 3
+    cd: i32 <- c * 3
+    g[pk + c] += y[o] * q[cd] + y[o + 1] * q[cd + 2]
+    y[o + 2] += g[pk + c] * m[c] - y[o] * 0.5
+    gx[xo] += y[o + 2] * q[cd + 1]
+    gx[xo + 1] -= y[o + 1] / (1.0 + g[pk + c] * g[pk + c])
+    cd -> c * 3
+    o -> (pk + c) * 3
+  }
+  for c in reverse 0..7 {
+    o: i32 <- (pk + c) * 3
+    gx[xo + 2] += y[o + 2] * g[pk + c] + 1e-3
+    y[o] -= g[pk + c] * 0.25
+    o -> (pk + c) * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBe(4)
+    const scalar = compile(text, 'wasm', false, false)
+    const cpu = compile(text, 'cpu')
+    const r = rng(5)
+    const arr = (n: number) => Float64Array.from({ length: n }, () => r() * 2 - 0.7)
+    const y = arr(3 * 12),
+      m = arr(8),
+      g = arr(12),
+      gx = arr(6),
+      q = arr(24)
+    for (const [pk, xo] of [
+      [0, 0],
+      [3, 2],
+      [4, 1],
+    ])
+      expectSameForward([cpu, scalar, lanes], () => [pk, xo, y.slice(), m.slice(), g.slice(), gx.slice(), q.slice()])
+  })
+
   const refused: Record<string, string> = {
     'a write outside the block (c ≥ s)': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o + 2] += t \n t -> 0.0 \n o -> b * 2 } }`,
@@ -95,6 +136,12 @@ fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n o += 1 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o] += t \n t -> 0.0 \n o -= 1 \n o -> b * 2 } }`,
     'a block write under a varying branch': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n if (x[o] > 0.0, ~) { out[o] += x[o + 1] } \n o -> b * 2 } }`,
+    'an accumulated array read': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[0] += x[o] * out[1] \n o -> b * 2 } }`,
+    'an element accumulated twice': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[0] += x[o] \n out[0] += x[o + 1] \n o -> b * 2 } }`,
+    'a block array read at a shared index': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[o] += x[o] * out[1] \n o -> b * 2 } }`,
     'an array written by blocks and read': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o] += t * out[0] \n t -> 0.0 \n o -> b * 2 } }`,
   }

@@ -69,7 +69,6 @@ import {
   readAfter,
   reads,
   readsVarying,
-  blockIndex,
   stmtExprs,
   writtenNames,
   type LaneType,
@@ -2514,6 +2513,7 @@ export class FunctionEmitter {
    * first iteration not run: upwards from i = a, or downwards from i = b (then i − 2 and i − 1).
    */
   private mapLaneIterations(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
+    this.mapDown = down
     const twoLeft = () => {
       this.get(i)
       this.get(down ? a : b)
@@ -2538,14 +2538,34 @@ export class FunctionEmitter {
       this.op(Op.i32_gt_s, Op.br_if, 0)
     }
     // every iteration's block in range: b·size ≤ len (as b ≤ ⌊len / size⌋, which cannot overflow)
+    // (with a base u, 0 ≤ u + a and u + b ≤ ⌊len / size⌋, in i64)
     for (const bl of plan.blocks) {
-      this.get(b)
+      const bound = (x: number) => {
+        if (bl.base !== undefined) {
+          this.expr({ kind: 'var', name: bl.base, type: 'i32' } as Expr)
+          this.op(Op.i64_extend_i32_s)
+        }
+        this.get(x)
+        if (bl.base !== undefined) this.op(Op.i64_extend_i32_s, Op.i64_add)
+      }
+      if (bl.base !== undefined) {
+        bound(a)
+        this.op(Op.i64_const, 0x00, Op.i64_lt_s, Op.br_if, 0)
+      }
+      bound(b)
       this.get(this.array(bl.array).len)
       this.i32(bl.size)
-      this.op(Op.i32_div_s, Op.i32_gt_s, Op.br_if, 0)
+      this.op(Op.i32_div_s)
+      if (bl.base !== undefined) this.op(Op.i64_extend_i32_s, Op.i64_gt_s)
+      else this.op(Op.i32_gt_s)
+      this.op(Op.br_if, 0)
     }
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const w of [...plan.elements.filter((el) => el.written).map((el) => el.array), ...plan.blockWrites]) {
+    for (const w of [
+      ...plan.elements.filter((el) => el.written).map((el) => el.array),
+      ...plan.blockWrites,
+      ...plan.accumulators,
+    ]) {
       const W = this.array(w)
       for (const x of plan.arrays) {
         if (x === w) continue
@@ -2591,6 +2611,10 @@ export class FunctionEmitter {
           b1 = this.local(I32)
         this.get(this.array(bl.array).ptr)
         this.get(i)
+        if (bl.base !== undefined) {
+          this.expr({ kind: 'var', name: bl.base, type: 'i32' } as Expr)
+          this.op(Op.i32_add)
+        }
         this.i32(bl.size * 8)
         this.op(Op.i32_mul, Op.i32_add)
         this.tee(b0)
@@ -2599,7 +2623,23 @@ export class FunctionEmitter {
         this.set(b1)
         bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
       }
-      this.blockBases = bases
+      // the block elements: both lanes loaded into one f64x2 local (in range, checked above)
+      const blockLocals = plan.blockElements.map((el) => {
+        const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
+        const v = this.local(V128)
+        this.get(b1)
+        this.get(b0)
+        this.simd(OpFd.v128_load64_splat)
+        this.out.u32(3).u32(8 * el.c)
+        this.simd(OpFd.v128_load64_lane)
+        this.out
+          .u32(3)
+          .u32(8 * el.c)
+          .byte(1)
+        this.set(v)
+        lanes.set(el.alias, { local: v, type: 'f64' })
+        return { el, v, b0, b1 }
+      })
       if (plan.varying.has(plan.variable)) {
         // the loop variable: i and i + 1
         const v = this.local(V128)
@@ -2621,7 +2661,22 @@ export class FunctionEmitter {
         for (const s of plan.body) this.vstmt(s, plan)
       } finally {
         this.lanesOf = undefined
-        this.blockBases = undefined
+      }
+      for (const { el, v, b0, b1 } of blockLocals) {
+        if (!el.written) continue
+        for (const [lane, base] of [
+          [0, b0],
+          [1, b1],
+        ] as const) {
+          this.get(base)
+          this.get(v)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(lane)
+          this.out
+            .byte(Op.f64_store)
+            .u32(3)
+            .u32(8 * el.c)
+        }
       }
       plan.elements.forEach((el, k) => {
         if (!el.written) return
@@ -2659,19 +2714,9 @@ export class FunctionEmitter {
   }
 
   private planOf: MapLanesPlan | undefined
-  /** The two block addresses of each block of the map loop pair being emitted (see \`blocks\` of the plan), by \`array|offset\`. */
-  private blockBases: Map<string, [number, number]> | undefined
+  /** Whether the map loop being emitted runs downwards (its pair is i − 2, i − 1 in lanes 0, 1). */
+  private mapDown = false
 
-  /** The bases and the byte offset of an element of a block (see \`blocks\` of the plan), if it is one. */
-  private blockElement(e: Expr | Dataview): { bases: [number, number]; at: number } | undefined {
-    if (e.kind !== 'index' || !this.blockBases || !this.planOf) return undefined
-    const offsets = new Map(this.planOf.blocks.filter((b) => b.array === e.array.name).map((b) => [b.offset, b.size]))
-    const b = blockIndex(e.index, offsets)
-    const bases = b && this.blockBases.get(`${e.array.name}|${b.offset}`)
-    return bases ? { bases, at: 8 * b.c } : undefined
-  }
-
-  /** Whether a statement (nested ones included) writes or reads a varying value. */
   private touchesVarying(s: Stmt, plan: MapLanesPlan): boolean {
     for (const n of writtenNames(s)) if (plan.varying.has(n)) return true
     let found = false
@@ -2696,24 +2741,10 @@ export class FunctionEmitter {
     const v = this.local(V128)
     this.vvalue(s.value, 'f64')
     this.set(v)
-    const el = this.blockElement(s.target)
-    if (el) {
-      // (from the pair's block bases: in range, checked before the loop)
-      for (const lane of [0, 1] as const) {
-        const base = el.bases[lane]
-        this.get(base)
-        this.get(base)
-        this.out.byte(Op.f64_load).u32(3).u32(el.at)
-        this.get(v)
-        this.simd(OpFd.f64x2_extract_lane)
-        this.out.byte(lane)
-        this.op(s.op === '+=' ? Op.f64_add : Op.f64_sub)
-        this.out.byte(Op.f64_store).u32(3).u32(el.at)
-      }
-      return
-    }
+    // (an accumulation into one place of both lanes adds them in the scalar loop's order: lane 1
+    // first in a downward loop, whose pair is i − 2 and i − 1)
     const names = [...reads(s.target as Expr, new Set())].filter((n) => lanes.has(n))
-    for (const lane of [0, 1]) {
+    for (const lane of this.mapDown ? [1, 0] : [0, 1]) {
       this.scoped(() => {
         for (const n of names) {
           const x = lanes.get(n)!
@@ -3055,18 +3086,6 @@ export class FunctionEmitter {
       throw new Error('wasm codegen: an f32 value in lanes')
     }
     const kind = (x: Expr) => (x.type === 'f64' ? 'f64' : x.type === 'i32' ? 'i32' : x.type === 'bool' ? 'bool' : '')
-    const el = this.blockElement(e)
-    if (el) {
-      // an element of the two iterations' blocks (in range, checked before the loop): lane 0's
-      // splat, lane 1's loaded into it
-      this.get(el.bases[1])
-      this.get(el.bases[0])
-      this.simd(OpFd.v128_load64_splat)
-      this.out.u32(3).u32(el.at)
-      this.simd(OpFd.v128_load64_lane)
-      this.out.u32(3).u32(el.at).byte(1)
-      return 'f64'
-    }
     switch (e.kind) {
       case 'var': {
         const v = lanes.get(e.name)!

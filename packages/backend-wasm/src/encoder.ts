@@ -58,6 +58,7 @@ export const Op = {
   i32_ge_s: 0x4e,
   i32_ge_u: 0x4f,
   i64_lt_s: 0x53,
+  i64_gt_s: 0x55,
   f32_eq: 0x5b,
   f32_ne: 0x5c,
   f32_lt: 0x5d,
