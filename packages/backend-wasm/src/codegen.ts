@@ -2537,41 +2537,61 @@ export class FunctionEmitter {
       this.get(this.array(el.array).len)
       this.op(Op.i32_gt_s, Op.br_if, 0)
     }
-    // every iteration's block in range: b·size ≤ len (as b ≤ ⌊len / size⌋, which cannot overflow)
-    // (with a base u, 0 ≤ u + a and u + b ≤ ⌊len / size⌋, in i64)
+    // every iteration's block in range: 0 ≤ (u + a)·size and (u + b)·size ≤ len (u the block's
+    // base, or 0), in i64 (no overflow)
     for (const bl of plan.blocks) {
       const bound = (x: number) => {
+        this.get(x)
+        this.op(Op.i64_extend_i32_s)
         if (bl.base !== undefined) {
           this.expr({ kind: 'var', name: bl.base, type: 'i32' } as Expr)
-          this.op(Op.i64_extend_i32_s)
+          this.op(Op.i64_extend_i32_s, Op.i64_add)
         }
-        this.get(x)
-        if (bl.base !== undefined) this.op(Op.i64_extend_i32_s, Op.i64_add)
       }
       if (bl.base !== undefined) {
         bound(a)
         this.op(Op.i64_const, 0x00, Op.i64_lt_s, Op.br_if, 0)
       }
       bound(b)
+      this.op(Op.i64_const)
+      this.out.s32(bl.size)
+      this.op(Op.i64_mul)
       this.get(this.array(bl.array).len)
-      this.i32(bl.size)
-      this.op(Op.i32_div_s)
-      if (bl.base !== undefined) this.op(Op.i64_extend_i32_s, Op.i64_gt_s)
-      else this.op(Op.i32_gt_s)
-      this.op(Op.br_if, 0)
+      this.op(Op.i64_extend_i32_s, Op.i64_gt_s, Op.br_if, 0)
     }
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const w of [
+    const written = [
       ...plan.elements.filter((el) => el.written).map((el) => el.array),
       ...plan.blockWrites,
       ...plan.accumulators,
-    ]) {
-      const W = this.array(w)
-      for (const x of plan.arrays) {
-        if (x === w) continue
-        this.breakIfOverlapping(W, this.array(x))
+    ]
+    const overlapChecks = () => {
+      for (const w of written) {
+        const W = this.array(w)
+        for (const x of plan.arrays) {
+          if (x === w) continue
+          this.breakIfOverlapping(W, this.array(x))
+        }
       }
     }
+    // (of parameters only, whose memory stays put during the call: checked at the loop's first
+    // entry of a call, the answer kept in a local, 1 apart and 2 overlapping)
+    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
+    if (written.length && [...written, ...plan.arrays].every(isParam)) {
+      const state = this.local(I32)
+      this.get(state)
+      this.op(Op.i32_eqz, Op.if, 0x40)
+      this.i32(2)
+      this.set(state)
+      this.op(Op.block, 0x40)
+      overlapChecks()
+      this.i32(1)
+      this.set(state)
+      this.op(Op.end, Op.end)
+      this.get(state)
+      this.i32(1)
+      this.op(Op.i32_ne, Op.br_if, 0)
+    } else overlapChecks()
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)

@@ -77,6 +77,7 @@ export const Op = {
   i32_div_s: 0x6d,
   i32_rem_s: 0x6f,
   i64_add: 0x7c,
+  i64_mul: 0x7e,
   i64_sub: 0x7d,
   i32_and: 0x71,
   i32_or: 0x72,
