@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compile, expectSameForward, lastMapLanes } from './test-util.js'
+import { compile, exact, expectSameForward, lastMapLanes } from './test-util.js'
 
 /**
  * Map lanes over blocks: a loop whose iteration b reads and writes its own block of each batched
@@ -127,6 +127,36 @@ fn f(pk: i32, xo: i32, y: f64[], m: f64[], g: f64[], gx: f64[], q: f64[]) {
       [4, 1],
     ])
       expectSameForward([cpu, scalar, lanes], () => [pk, xo, y.slice(), m.slice(), g.slice(), gx.slice(), q.slice()])
+  })
+
+  it('check once per call that parameter arrays do not overlap, also when the loop runs many times', () => {
+    const text = `
+fn f(m: i32, x: f64[], out: f64[]) {
+  for p in 0..m {
+    pk: i32 <- p * 5
+    for c in 0..5 {
+      o: i32 <- (pk + c) * 2
+      q: i32 <- c * 2
+      out[o] += x[q] * x[o + 1] + x[q + 1]
+      out[o + 1] -= x[o] / (2.0 + x[q] * x[q])
+      q -> c * 2
+      o -> (pk + c) * 2
+    }
+    pk -> p * 5
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBeGreaterThan(0)
+    const cpu = compile(text, 'cpu')
+    const r = rng(9)
+    const x = Float64Array.from({ length: 40 }, () => r() * 2 - 1)
+    const run = (m: typeof cpu, same: boolean) => {
+      const a = x.slice(),
+        b = x.slice()
+      m.f!.core(4, a, same ? a : b)
+      return Array.from(same ? a : b, exact)
+    }
+    for (const same of [false, true]) expect(run(lanes, same)).toEqual(run(cpu, same))
   })
 
   const refused: Record<string, string> = {
