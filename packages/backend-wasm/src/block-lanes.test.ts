@@ -172,6 +172,8 @@ fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[0] +
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[0] += x[o] \n out[0] += x[o + 1] \n o -> b * 2 } }`,
     'a block array read at a shared index': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n out[o] += x[o] * out[1] \n o -> b * 2 } }`,
+    'an array written through blocks of two strides': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n r: i32 <- b * 3 \n out[o] += x[o] \n out[r + 2] += x[o + 1] \n r -> b * 3 \n o -> b * 2 } }`,
     'an array written by blocks and read': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o] += t * out[0] \n t -> 0.0 \n o -> b * 2 } }`,
   }

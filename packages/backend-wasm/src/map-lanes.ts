@@ -524,6 +524,20 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     for (const e of exprs) own(e)
   })
   for (const w of [...blockWrites, ...accumulators]) if (elements.has(w)) stray = true
+  // a written array's blocks through one offset (blocks of two strides overlap across iterations)
+  const writtenThrough = new Map<string, Set<string>>()
+  forEachNested(flat, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        if (!blockWrites.has(x.array.name)) return
+        const b = blockIndex(x.index, offsets, variable, uniform)
+        if (!b) return
+        const set = writtenThrough.get(x.array.name) ?? new Set<string>()
+        set.add(b.offset)
+        writtenThrough.set(x.array.name, set)
+      })
+  })
+  for (const set of writtenThrough.values()) if (set.size > 1) stray = true
   // an index that reads the loop variable other than a[i] is a block's (\`u + i\` of a uniform u);
   // a varying index other than a block's is of an array the body does not write (the lanes would
   // not see each other's writes), a block's of one not written or written only by blocks
