@@ -57,6 +57,44 @@ describe('map lanes over blocks', () => {
       }
   })
 
+  it('take blocks written out as `2 * i + c` and gathers through an index array (the BA objective’s form)', () => {
+    const text = `
+fn f(n: i32, out: f64[], cams: f64[], obs: i32[], feats: f64[], w: f64[]) {
+  for i in 0..n {
+    co: i32 <- 3 * obs[i]
+    t <- 0.0
+    u <- 0.0
+    routine {
+      t += cams[co] * cams[co + 1] - feats[2 * i]
+      if (t > 0.1, ~) {
+        u += sqrt(t) + cams[co + 2]
+      } else {
+        u -= t * feats[2 * i + 1]
+      }
+    }
+    out[2 * i] += w[i] * u + feats[2 * i + 1]
+    out[2 * i + 1] -= u * cams[co + 2] - t
+    ~routine
+    u -> 0.0
+    t -> 0.0
+    co -> 3 * obs[i]
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBeGreaterThan(0)
+    const scalar = compile(text, 'wasm', false, false)
+    const cpu = compile(text, 'cpu')
+    const checked = compile(text, 'wasm', true)
+    for (const n of [1, 2, 5, 16]) {
+      const r = rng(n * 13)
+      const cams = Float64Array.from({ length: 12 }, () => r() * 2 - 0.5)
+      const obs = Int32Array.from({ length: n }, () => Math.floor(r() * 4))
+      const feats = Float64Array.from({ length: 2 * n }, () => r() - 0.5)
+      const w = Float64Array.from({ length: n }, () => r() + 0.5)
+      expectSameForward([cpu, scalar, lanes, checked], () => [n, new Float64Array(2 * n), cams, obs, feats, w])
+    }
+  })
+
   it('run the scalar loop, with the same results, when a block is past the end of its array (and fail where it fails)', () => {
     const lanes = compile(blocks, 'wasm')
     const scalar = compile(blocks, 'wasm', false, false)

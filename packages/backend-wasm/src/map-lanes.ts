@@ -109,9 +109,26 @@ export function blockOffsets(
   return result
 }
 
-/** Whether an index is \`x + v\` or \`v + x\` of the loop variable v and another variable x. */
+/** Whether an index is \`x + v\` or \`v + x\` of the loop variable v and another variable x, or a stride's (see \`strided\`). */
 function plusVariable(e: Expr, variable: string): boolean {
-  return uniformPlus(e, variable, () => true) !== undefined
+  return uniformPlus(e, variable, () => true) !== undefined || strided(e, variable) !== undefined
+}
+
+/** s and c of an index \`v * s + c\` (or \`s * v\`, \`c + s * v\`, …) with constants s > 0 and 0 ≤ c < s. */
+function strided(e: Expr, variable: string): { size: number; c: number } | undefined {
+  let m: Expr = e,
+    c = 0
+  if (e.kind === 'binary' && e.op === '+') {
+    const [x, y] = e.right.kind === 'num' ? [e.left, e.right] : [e.right, e.left]
+    if (y.kind !== 'num' || !Number.isInteger(y.value)) return undefined
+    m = x
+    c = y.value
+  }
+  if (m.kind !== 'binary' || m.op !== '*' || m.type !== 'i32') return undefined
+  const [v, k] = m.right.kind === 'num' ? [m.left, m.right] : [m.right, m.left]
+  if (v.kind !== 'var' || v.name !== variable || k.kind !== 'num' || !Number.isInteger(k.value) || k.value <= 0)
+    return undefined
+  return c >= 0 && c < k.value ? { size: k.value, c } : undefined
 }
 
 /** u of \`u + v\` or \`v + u\` (v the loop variable, u a uniform name), else undefined. */
@@ -127,7 +144,8 @@ function uniformPlus(e: Expr, variable: string, uniform: (name: string) => boole
 
 /**
  * An index of the iteration's own block: \`o + c\` (or \`c + o\`, or \`o\`) of a block offset o and
- * a constant 0 ≤ c < its size, or \`u + v\` (a block of one element, offset \`#u\`): the offset's
+ * a constant 0 ≤ c < its size, \`v * s + c\` (offset \`*s\`), or \`u + v\` (a block of one element,
+ * offset \`#u\`): the offset's
  * name and c, else undefined. \`offsets\` gains the one-element blocks it meets.
  */
 export function blockIndex(
@@ -140,6 +158,12 @@ export function blockIndex(
   if (u !== undefined) {
     offsets.set(`#${u}`, { size: 1, base: u })
     return { offset: `#${u}`, c: 0 }
+  }
+  // (\`v * s + c\` written out: the block of offset \`*s\`)
+  const st = strided(index, variable)
+  if (st) {
+    offsets.set(`*${st.size}`, { size: st.size })
+    return { offset: `*${st.size}`, c: st.c }
   }
   let o: Expr = index,
     c = 0
