@@ -582,14 +582,22 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
   // a body of updates only (no call, loop or branch) is loop pairing's (see \`loop-pairs.ts\`)
   // unless it reads or writes blocks
   let blocky = blockWrites.size > 0
+  let strided = false
   forEachNested(flat, (s) => {
     for (const e of stmtExprs(s))
       walkIndices(e, (x) => {
-        if (blockIndex(x.index, offsets, variable, uniform)) blocky = true
+        const b = blockIndex(x.index, offsets, variable, uniform)
+        if (!b) return
+        blocky = true
+        if (offsets.get(b.offset)!.size > 1 && x.type === 'f64') strided = true
       })
   })
   if (!blocky && !body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for' || s.kind === 'if'))
     return null
+  // no f64 block of more than one element (only \`a[u + i]\`, unit stride, or i32 blocks such as
+  // an edge list's \`pairs[2 * e]\`): left to loop pairing and the scalar loop, as before blocks
+  // (the graph-embedding gradient's loops, short, over gathered elements, measured no faster)
+  if (blocky && !strided) return null
   const written = new Set<string>()
   for (const s of flat) for (const n of writtenNames(s)) written.add(n)
   // the blocks: of the block writes, and of the f64 reads at own-block indices of arrays not written
