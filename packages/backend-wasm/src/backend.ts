@@ -188,6 +188,7 @@ export function compileToWasm(
     wasmOptions.math ?? 'auto',
   )
   ctx.inverses = inverses
+  ctx.twins = wasmOptions.twins ?? false
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -263,6 +264,7 @@ export function compileToWasm(
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
     loopUniform: ctx.loopUniform,
+    twinLocals: ctx.twinLocals,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -317,6 +319,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly mapLanes: number
   /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */
   readonly loopUniform: number
+  /** How many f64 locals are held as one lane of an f64x2 local with their twin, in all functions and inverses (see \`twins.ts\`; a diagnostic). */
+  readonly twinLocals: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }
@@ -345,6 +349,16 @@ export interface WasmOptions {
    * same; an index out of range fails before its loop instead of at the access.
    */
   hoistBounds?: boolean
+  /**
+   * Without run-time checks, with SIMD: whether twin statements (the same update on two sets of
+   * locals, such as the two rows of a vector-mode adjoint) are scheduled next to each other and
+   * their locals held as the lanes of f64x2 locals, so that each twin pair runs as one f64x2 update
+   * (default false: on the bundle-adjustment block Jacobian, whose two adjoint rows are such twins,
+   * it measured no faster, 0.98–1.05× in one process, the block program being bound by the latency
+   * of its chain rather than by its arithmetic; see \`twins.ts\` and the README). The results are
+   * the same bit for bit either way.
+   */
+  twins?: boolean
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */

@@ -62,6 +62,7 @@ import {
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
+import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
   loopUniform,
   planMapLanes,
@@ -217,6 +218,10 @@ export class ModuleContext {
   runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
+  /** Whether twin statements are scheduled together and twin locals held as f64x2 locals (see `twins.ts`). */
+  twins = false
+  /** How many f64 locals are held as a lane of an f64x2 local (see `twins.ts`; a diagnostic). */
+  twinLocals = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
   loopUniform = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
@@ -318,7 +323,8 @@ export const OOB_SITE = 1,
 
 /** A name in scope: a scalar local, or an array's address and length locals. */
 type Binding =
-  | { kind: 'scalar'; local: number; type: ScalarTypeName }
+  /** (\`vec\`, \`lane\`: an f64 held as one lane of an f64x2 local, see \`twins.ts\`) */
+  | { kind: 'scalar'; local: number; type: ScalarTypeName; vec?: number; lane?: 0 | 1 }
   | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
 
 /**
@@ -362,6 +368,14 @@ export class FunctionEmitter {
   private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
   private heapMark: number | undefined
+  /** The f64 locals held as lanes of f64x2 locals (see \`twins.ts\`). */
+  private twins = new Map<string, TwinLocal>()
+  /**
+   * f64 variables splat into f64x2 locals by lane pairs of the run being emitted, by name: a
+   * later pair of the run reuses the splat until the variable is written (any statement other than
+   * an update, which may nest blocks or calls, forgets them all).
+   */
+  private splats = new Map<string, number>()
 
   constructor(
     private readonly ctx: ModuleContext,
@@ -387,7 +401,15 @@ export class FunctionEmitter {
         k += 2
       }
     }
-    this.block(this.f.body)
+    // without checks, with SIMD: twin statements next to each other, and twin locals held as the
+    // lanes of f64x2 locals (see \`twins.ts\`)
+    let body = this.f.body
+    if (this.ctx.simd && this.ctx.twins && !this.ctx.options.checks) {
+      body = scheduleTwins(body)
+      this.twins = twinLocals(body)
+      this.ctx.twinLocals += this.twins.size
+    }
+    this.block(body)
     // the heap top on entry is restored on exit (when the function allocates arrays)
     let prologue: Bytes | undefined
     if (this.heapMark !== undefined) {
@@ -784,6 +806,12 @@ export class FunctionEmitter {
       case 'var': {
         const b = this.binding(e.name, e.loc)
         if (b.kind !== 'scalar') throw new Error(`wasm codegen: array \`${e.name}\` used as a value`)
+        if (b.vec !== undefined) {
+          this.get(b.vec)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(b.lane!)
+          return F64
+        }
         this.get(b.local)
         return this.vt(b.type, e.loc)
       }
@@ -1358,6 +1386,23 @@ export class FunctionEmitter {
     if (base.kind === 'var') {
       const b = this.binding(base.name, base.loc)
       if (b.kind !== 'scalar') throw new Error(`wasm codegen: cannot assign the array \`${base.name}\``)
+      this.splats.delete(base.name)
+      if (b.vec !== undefined) {
+        // (a lane of an f64x2 local: the other lane is kept)
+        this.get(b.vec)
+        if (old) {
+          this.get(b.vec)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(b.lane!)
+          readNeg()
+        }
+        compute()
+        readNeg()
+        this.simd(OpFd.f64x2_replace_lane)
+        this.out.byte(b.lane!)
+        this.set(b.vec)
+        return
+      }
       if (old) {
         this.get(b.local)
         readNeg()
@@ -1482,8 +1527,11 @@ export class FunctionEmitter {
     // elements each run keeps in locals from its first access to its last write (see \`runElements\`)
     const held = this.runHeld(items)
     const savedPromoted = this.promoted
+    const savedSplats = this.splats
+    this.splats = new Map()
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
+      if (s.kind !== 'update' || !shared) this.splats.clear()
       this.shared = shared
       start(i)
       this.loads = loads[i]
@@ -1505,7 +1553,9 @@ export class FunctionEmitter {
       } else this.stmt(s)
       held.leave(i)
       this.unchecked -= unchecked
+      if (s.kind !== 'update') this.splats.clear()
     }
+    this.splats = savedSplats
     this.promoted = savedPromoted
     this.shared = undefined
     this.sincos = outerSincos
@@ -1606,6 +1656,18 @@ export class FunctionEmitter {
       const h = this.promoted?.get(name)?.get(key(index))
       return h !== undefined && (!h.lazy || h.lazy.dirty)
     },
+    twinVars: (a, b) => {
+      const x = this.names.get(a),
+        y = this.names.get(b)
+      return (
+        x?.kind === 'scalar' &&
+        y?.kind === 'scalar' &&
+        x.vec !== undefined &&
+        x.vec === y.vec &&
+        x.lane === 0 &&
+        y.lane === 1
+      )
+    },
     heldTogether: (name, a, b) => {
       const m = this.promoted?.get(name)
       const ha = m?.get(key(a)),
@@ -1642,7 +1704,14 @@ export class FunctionEmitter {
     sb: Map<Expr, Shared> | undefined,
   ): void {
     const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
-    if (p.target.kind === 'held') {
+    if (p.target.kind === 'vars') {
+      // two locals held as the lanes of one f64x2 local (see \`twins.ts\`)
+      const v = (this.names.get(p.target.name) as { vec: number }).vec
+      this.get(v)
+      this.lanes(p.value, sa, sb)
+      this.simd(add)
+      this.set(v)
+    } else if (p.target.kind === 'held') {
       // two elements held as the lanes of one f64x2 local
       const v = this.promoted!.get(p.target.array)!.get(key(p.target.index))!.local
       this.get(v)
@@ -1732,9 +1801,21 @@ export class FunctionEmitter {
   /** Pushes the f64x2 value of a lane plan. */
   private lanes(l: Lanes, sa: Map<Expr, Shared> | undefined, sb: Map<Expr, Shared> | undefined): void {
     if (l.kind === 'splat') {
+      // (a variable splat earlier in the run and not written since: its f64x2 local)
+      const name = l.expr.kind === 'var' && l.expr.type === 'f64' ? l.expr.name : undefined
+      const have = name === undefined ? undefined : this.splats.get(name)
+      if (have !== undefined) {
+        this.get(have)
+        return
+      }
       this.shared = sa
       this.toF64(this.expr(l.expr))
       this.simd(OpFd.f64x2_splat)
+      if (name !== undefined) {
+        const v = this.local(V128)
+        this.tee(v)
+        this.splats.set(name, v)
+      }
       return
     }
     // a pair of shared subexpressions computed before in this run is in a local
@@ -1765,6 +1846,9 @@ export class FunctionEmitter {
       }
       case 'held':
         this.get(this.promoted!.get(l.array)!.get(key(l.index))!.local)
+        break
+      case 'vars':
+        this.get((this.names.get(l.name) as { vec: number }).vec)
         break
       case 'binary': {
         this.lanes(l.left, sa, sb)
@@ -1986,6 +2070,19 @@ export class FunctionEmitter {
     }
     this.numeric(type.name, s.loc)
     const vt = this.vt(type.name, s.loc)
+    const twin = vt === F64 ? this.twins.get(s.name) : undefined
+    if (twin) {
+      // one lane of the f64x2 local its partner holds the other lane of (see \`twins.ts\`)
+      const p = this.names.get(twin.partner)
+      const vec = p?.kind === 'scalar' && p.vec !== undefined ? p.vec : this.local(V128)
+      this.get(vec)
+      this.toF64(this.expr(s.value as Expr))
+      this.simd(OpFd.f64x2_replace_lane)
+      this.out.byte(twin.lane)
+      this.set(vec)
+      this.names.set(s.name, { kind: 'scalar', local: -1, type: type.name, vec, lane: twin.lane })
+      return
+    }
     const l = this.local(vt)
     this.expr(s.value as Expr)
     this.set(l)
@@ -2449,6 +2546,7 @@ export class FunctionEmitter {
    * first iteration not run: upwards from i = a, or downwards from i = b (then i − 2 and i − 1).
    */
   private mapLaneIterations(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
+    this.mapDown = down
     const twoLeft = () => {
       this.get(i)
       this.get(down ? a : b)
@@ -2472,15 +2570,61 @@ export class FunctionEmitter {
       this.get(this.array(el.array).len)
       this.op(Op.i32_gt_s, Op.br_if, 0)
     }
+    // every iteration's block in range: 0 ≤ (u + a)·size and (u + b)·size ≤ len (u the block's
+    // base, or 0), in i64 (no overflow)
+    for (const bl of plan.blocks) {
+      const bound = (x: number) => {
+        this.get(x)
+        this.op(Op.i64_extend_i32_s)
+        if (bl.base !== undefined) {
+          this.expr({ kind: 'var', name: bl.base, type: 'i32' } as Expr)
+          this.op(Op.i64_extend_i32_s, Op.i64_add)
+        }
+      }
+      if (bl.base !== undefined) {
+        bound(a)
+        this.op(Op.i64_const, 0x00, Op.i64_lt_s, Op.br_if, 0)
+      }
+      bound(b)
+      this.op(Op.i64_const)
+      this.out.s32(bl.size)
+      this.op(Op.i64_mul)
+      this.get(this.array(bl.array).len)
+      this.op(Op.i64_extend_i32_s, Op.i64_gt_s, Op.br_if, 0)
+    }
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const el of plan.elements) {
-      if (!el.written) continue
-      const W = this.array(el.array)
-      for (const x of plan.arrays) {
-        if (x === el.array) continue
-        this.breakIfOverlapping(W, this.array(x))
+    const written = [
+      ...plan.elements.filter((el) => el.written).map((el) => el.array),
+      ...plan.blockWrites,
+      ...plan.accumulators,
+    ]
+    const overlapChecks = () => {
+      for (const w of written) {
+        const W = this.array(w)
+        for (const x of plan.arrays) {
+          if (x === w) continue
+          this.breakIfOverlapping(W, this.array(x))
+        }
       }
     }
+    // (of parameters only, whose memory stays put during the call: checked at the loop's first
+    // entry of a call, the answer kept in a local, 1 apart and 2 overlapping)
+    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
+    if (written.length && [...written, ...plan.arrays].every(isParam)) {
+      const state = this.local(I32)
+      this.get(state)
+      this.op(Op.i32_eqz, Op.if, 0x40)
+      this.i32(2)
+      this.set(state)
+      this.op(Op.block, 0x40)
+      overlapChecks()
+      this.i32(1)
+      this.set(state)
+      this.op(Op.end, Op.end)
+      this.get(state)
+      this.i32(1)
+      this.op(Op.i32_ne, Op.br_if, 0)
+    } else overlapChecks()
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)
@@ -2513,6 +2657,42 @@ export class FunctionEmitter {
         addrs.push(addr)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
+      // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
+      const bases = new Map<string, [number, number]>()
+      for (const bl of plan.blocks) {
+        const b0 = this.local(I32),
+          b1 = this.local(I32)
+        this.get(this.array(bl.array).ptr)
+        this.get(i)
+        if (bl.base !== undefined) {
+          this.expr({ kind: 'var', name: bl.base, type: 'i32' } as Expr)
+          this.op(Op.i32_add)
+        }
+        this.i32(bl.size * 8)
+        this.op(Op.i32_mul, Op.i32_add)
+        this.tee(b0)
+        this.i32(bl.size * 8)
+        this.op(Op.i32_add)
+        this.set(b1)
+        bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
+      }
+      // the block elements: both lanes loaded into one f64x2 local (in range, checked above)
+      const blockLocals = plan.blockElements.map((el) => {
+        const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
+        const v = this.local(V128)
+        this.get(b1)
+        this.get(b0)
+        this.simd(OpFd.v128_load64_splat)
+        this.out.u32(3).u32(8 * el.c)
+        this.simd(OpFd.v128_load64_lane)
+        this.out
+          .u32(3)
+          .u32(8 * el.c)
+          .byte(1)
+        this.set(v)
+        lanes.set(el.alias, { local: v, type: 'f64' })
+        return { el, v, b0, b1 }
+      })
       if (plan.varying.has(plan.variable)) {
         // the loop variable: i and i + 1
         const v = this.local(V128)
@@ -2534,6 +2714,22 @@ export class FunctionEmitter {
         for (const s of plan.body) this.vstmt(s, plan)
       } finally {
         this.lanesOf = undefined
+      }
+      for (const { el, v, b0, b1 } of blockLocals) {
+        if (!el.written) continue
+        for (const [lane, base] of [
+          [0, b0],
+          [1, b1],
+        ] as const) {
+          this.get(base)
+          this.get(v)
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(lane)
+          this.out
+            .byte(Op.f64_store)
+            .u32(3)
+            .u32(8 * el.c)
+        }
       }
       plan.elements.forEach((el, k) => {
         if (!el.written) return
@@ -2571,8 +2767,9 @@ export class FunctionEmitter {
   }
 
   private planOf: MapLanesPlan | undefined
+  /** Whether the map loop being emitted runs downwards (its pair is i − 2, i − 1 in lanes 0, 1). */
+  private mapDown = false
 
-  /** Whether a statement (nested ones included) writes or reads a varying value. */
   private touchesVarying(s: Stmt, plan: MapLanesPlan): boolean {
     for (const n of writtenNames(s)) if (plan.varying.has(n)) return true
     let found = false
@@ -2587,12 +2784,57 @@ export class FunctionEmitter {
     return found
   }
 
+  /**
+   * An update of an element of each iteration's own block (see \`blockWrites\` of the plan), outside
+   * varying control: the value in lanes, then lane by lane the scalar update (lane 0 first, as the
+   * scalar loop runs iteration i first; the two write different elements).
+   */
+  private blockWrite(s: Extract<Stmt, { kind: 'update' }>): void {
+    const lanes = this.lanesOf!
+    const v = this.local(V128)
+    this.vvalue(s.value, 'f64')
+    this.set(v)
+    // (an accumulation into one place of both lanes adds them in the scalar loop's order: lane 1
+    // first in a downward loop, whose pair is i − 2 and i − 1)
+    const names = [...reads(s.target as Expr, new Set())].filter((n) => lanes.has(n))
+    for (const lane of this.mapDown ? [1, 0] : [0, 1]) {
+      this.scoped(() => {
+        for (const n of names) {
+          const x = lanes.get(n)!
+          const l = this.local(x.type === 'f64' ? F64 : I32)
+          this.get(x.local)
+          if (x.type === 'f64') this.simd(OpFd.f64x2_extract_lane)
+          else this.simd(OpFd.i64x2_extract_lane)
+          this.out.byte(lane)
+          if (x.type === 'i32') this.op(Op.i32_wrap_i64)
+          this.set(l)
+          this.names.set(n, { kind: 'scalar', local: l, type: x.type })
+        }
+        const shared = this.shared
+        this.lanesOf = undefined
+        this.shared = undefined
+        try {
+          this.modify(s.target, 'f64', true, () => {
+            this.get(v)
+            this.simd(OpFd.f64x2_extract_lane)
+            this.out.byte(lane)
+            this.op(s.op === '+=' ? Op.f64_add : Op.f64_sub)
+          })
+        } finally {
+          this.lanesOf = lanes
+          this.shared = shared
+        }
+      })
+    }
+  }
+
   /** Emits a statement of a map loop's body in lanes (uniform ones as scalar code). */
   private vstmt(s: Stmt, plan: MapLanesPlan = this.planOf!): void {
     this.planOf = plan
     if (!this.touchesVarying(s, plan)) return this.stmt(s)
     switch (s.kind) {
       case 'update': {
+        if (s.target.kind === 'index') return this.blockWrite(s)
         const name = (s.target as { name: string }).name
         const x = this.lanesOf!.get(name)!
         this.get(x.local)
@@ -2674,12 +2916,21 @@ export class FunctionEmitter {
           this.simd(OpFd.v128_any_true)
           this.op(Op.if, 0x40)
           const savedBlend = this.blendMask
+          // where both lanes take the branch (the common case of a rare branch), it runs without
+          // masks and blends; else under the mask
+          this.get(m)
+          this.simd(OpFd.i64x2_all_true)
+          this.op(Op.if, 0x40)
+          this.laneMask = undefined
+          this.blendMask = undefined
+          this.scoped(() => this.block(body))
+          this.op(Op.else)
           this.laneMask = m
           this.blendMask = m
           this.scoped(() => this.block(body))
           this.laneMask = saved
           this.blendMask = savedBlend
-          this.op(Op.end)
+          this.op(Op.end, Op.end)
         }
         return
       }

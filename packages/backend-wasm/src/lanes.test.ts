@@ -23,6 +23,7 @@ const context = (promoted: string[] = []): LaneContext => {
     elem: (array) => (/^[a-z]$/.test(array) ? 'f64' : undefined),
     promoted: (array, index) => promoted.some((p) => p.split('+').includes(name(array, index))),
     heldTogether: (array, a, b) => promoted.includes(`${name(array, a)}+${name(array, b)}`),
+    twinVars: () => false,
     native: (call) => (call.callee === 'sqrt' ? 'sqrt' : undefined),
     vectorMath: (call) => (call.callee === 'exp' ? '__exp_f64x2' : undefined),
   }

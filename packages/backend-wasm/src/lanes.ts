@@ -22,6 +22,8 @@ export type Lanes =
   | { kind: 'load'; array: string; index: Expr; a: Expr; b: Expr }
   /** `array[index]` and `array[index + 1]` held by the loop as the lanes of one f64x2 local. */
   | { kind: 'held'; array: string; index: Expr; a: Expr; b: Expr }
+  /** Two f64 locals held as lanes 0 and 1 of one f64x2 local (see \`twins.ts\`). */
+  | { kind: 'vars'; name: string; a: Expr; b: Expr }
   | { kind: 'binary'; op: '+' | '-' | '*' | '/'; left: Lanes; right: Lanes; a: Expr; b: Expr }
   /** `x ** 2` in both lanes: x·x, as the scalar code computes it. */
   | { kind: 'square'; arg: Lanes; a: Expr; b: Expr }
@@ -41,6 +43,8 @@ export type PairTarget =
   | { kind: 'elements'; array: string; index: Expr }
   /** `array[index]` and `array[index + 1]` held by the loop as the lanes of one f64x2 local. */
   | { kind: 'held'; array: string; index: Expr }
+  /** Two f64 locals held as lanes 0 and 1 of one f64x2 local (\`name\` is lane 0's; see \`twins.ts\`). */
+  | { kind: 'vars'; name: string }
   /** Two separate places (scalars, elements held in their own locals, or elements of different arrays). */
   | { kind: 'separate' }
 
@@ -58,6 +62,8 @@ export interface LaneContext {
   promoted(array: string, index: Expr): boolean
   /** Whether elements a and b (= a + 1) are held as lanes 0 and 1 of one f64x2 local. */
   heldTogether(array: string, a: Expr, b: Expr): boolean
+  /** Whether locals a and b are held as lanes 0 and 1 of one f64x2 local (see \`twins.ts\`). */
+  twinVars(a: string, b: string): boolean
   /** The vector instruction of a call whose scalar code uses a native f64 instruction, if any. */
   native(call: Extract<Expr, { kind: 'call' }>): VectorNative | undefined
   /**
@@ -90,6 +96,7 @@ function gain(l: Lanes): number {
       return -1
     case 'load':
     case 'held':
+    case 'vars':
       return 2
     case 'binary':
       return 1 + gain(l.left) + gain(l.right)
@@ -107,6 +114,8 @@ function zip(a: Expr, b: Expr, cx: LaneContext): Lanes {
   if (key(a) === key(b)) return { kind: 'splat', expr: a }
   const pair = { a, b }
   if (!isF64(a) || !isF64(b)) return { kind: 'scalars', ...pair }
+  if (a.kind === 'var' && b.kind === 'var' && cx.twinVars(a.name, b.name))
+    return { kind: 'vars', name: a.name, ...pair }
   if (a.kind === 'binary' && b.kind === 'binary' && a.op === b.op) {
     if (
       (a.op === '+' || a.op === '-' || a.op === '*' || a.op === '/') &&
@@ -187,7 +196,9 @@ export function planPair(s: Stmt, t: Stmt, cx: LaneContext): PairPlan | null {
   const reads = readNames(t.value)
   if (reads.has(written) || (ta.kind === 'index' && readNames(ta.index).has(written))) return null
   let target: PairTarget
-  if (sa.kind === ta.kind && key(sa) === key(ta)) {
+  if (sa.kind === 'var' && ta.kind === 'var' && cx.twinVars(sa.name, ta.name)) {
+    target = { kind: 'vars', name: sa.name }
+  } else if (sa.kind === ta.kind && key(sa) === key(ta)) {
     // one place added into twice (an accumulator of paired iterations): both values computed,
     // then lane 0 and lane 1 added in turn, as the two statements add them
     target = { kind: 'separate' }

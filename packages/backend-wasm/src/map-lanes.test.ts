@@ -90,8 +90,8 @@ fn f(a: f64[], s: f64) { for i in 0..len(a) { g(a[i], s) } }`,
     'a neighbouring element is read': `
 fn g(x: f64, y: f64) { while (x < 3.0, x >= 0.5) { x += 1.0 } x += y }
 fn f(a: f64[], b: f64[]) { for i in 0..len(a) - 1 { g(a[i], b[i + 1]) } }`,
-    'an array element is written at another index': `
-fn f(a: f64[], b: f64[]) { for i in 0..len(a) { while (a[i] < 3.0, a[i] >= 0.5) { a[i] += 1.0 } b[0] += a[i] } }`,
+    'an array element is written at another index and read': `
+fn f(a: f64[], b: f64[]) { for i in 0..len(a) { while (a[i] < 3.0, a[i] >= 0.5) { a[i] += b[1] } b[0] += a[i] } }`,
     'an array ancilla': `
 fn g(x: f64, n: i32) { t: f64[] <- zeros(n) \n while (x < 3.0, x >= 0.5) { x += 1.0 \n t[0] += x } \n t -> zeros(n) }
 fn f(a: f64[], n: i32) { for i in 0..len(a) { g(a[i], n) } }`,

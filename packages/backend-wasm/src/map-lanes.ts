@@ -25,6 +25,7 @@
  * scalar loop for what is left.
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '@tenet/ir'
+import { offsetOf } from '@tenet/ir/backend'
 
 /** The lane type of a varying value: f64 lanes, or i32 sign-extended in i64 lanes. */
 export type LaneType = 'f64' | 'i32'
@@ -41,6 +42,139 @@ export interface MapLanesPlan {
   variable: string
   /** Every array the body names (for the overlap checks of the written ones). */
   arrays: string[]
+  /**
+   * Arrays the body writes block by block (see \`blockOffsets\`): each iteration adds into its
+   * own elements \`a[o + c]\`, lane by lane.
+   */
+  blockWrites: string[]
+  /**
+   * The blocks the body reads or writes through a block offset (see \`blockOffsets\`): \`array\`'s
+   * elements \`array[offset + c]\`, 0 ≤ c < size, of arrays the body only reads or only writes block
+   * by block. The code generator checks once per loop that every iteration's block is in range and
+   * addresses them from two bases per pair (no extract, no check per access).
+   */
+  blocks: Array<{ array: string; offset: string; size: number; base?: string }>
+  /** The block offsets (see \`blockOffsets\`), with the blocks \`a[u + i]\` of one element as \`#u\`. */
+  offsets: Map<string, BlockOffset>
+  /**
+   * Arrays the body adds into at indices the same in both lanes (a reduction over the loop, such
+   * as an adjoint's gradient of a shared input), each element by one update: lane by lane, in the
+   * order the scalar loop adds them.
+   */
+  accumulators: string[]
+  /**
+   * The elements \`array[offset + c]\` of the blocks (see \`blocks\`), each replaced in the body by an
+   * alias variable: loaded for both lanes from the pair's two block addresses before the body,
+   * held in one f64x2 local while it runs, stored after it when written.
+   */
+  blockElements: Array<{ array: string; offset: string; c: number; alias: string; written: boolean }>
+}
+
+/** A block offset \`o <- (u + v) · size\` (\`base\` u, a name the loop does not write) or \`o <- v · size\`. */
+export interface BlockOffset {
+  size: number
+  base?: string
+}
+
+/**
+ * The block offsets of a loop body: i32 locals allocated at its top level as \`o <- v * s\` (or
+ * \`s * v\`, or \`(u + v) * s\` of a name u the body neither declares nor writes) of the loop
+ * variable v and a positive constant s, and never written after. An element \`a[o + c]\` with
+ * 0 ≤ c < s is then iteration v's own (block v, or u + v, of a batched array: see
+ * \`batchOverBlocks\` of \`@tenet/ad\`), different for every iteration.
+ */
+export function blockOffsets(
+  variable: string,
+  body: readonly Stmt[],
+  uniform: (name: string) => boolean,
+): Map<string, BlockOffset> {
+  const out = new Map<string, BlockOffset | null>()
+  for (const s of body) {
+    if (s.kind !== 'alloc' || s.value.kind !== 'binary' || s.value.op !== '*') continue
+    const t = s.declared ?? s.type
+    if (t?.kind !== 'scalar' || t.name !== 'i32') continue
+    const { left, right } = s.value
+    const [v, c] = right.kind === 'num' ? [left, right] : [right, left]
+    if (c.kind !== 'num' || !Number.isInteger(c.value) || c.value <= 0) continue
+    const base = v.kind === 'var' && v.name === variable ? null : uniformPlus(v, variable, uniform)
+    if (base === undefined) continue
+    out.set(s.name, out.has(s.name) ? null : { size: c.value, ...(base ? { base } : {}) })
+  }
+  forEachNested(body, (s) => {
+    if (s.kind === 'update' || s.kind === 'callstmt') for (const n of writtenNames(s)) out.delete(n)
+    else if (s.kind === 'alloc' && !body.includes(s)) out.delete(s.name)
+  })
+  const result = new Map<string, BlockOffset>()
+  for (const [n, k] of out) if (k) result.set(n, k)
+  return result
+}
+
+/** Whether an index is \`x + v\` or \`v + x\` of the loop variable v and another variable x, or a stride's (see \`strided\`). */
+function plusVariable(e: Expr, variable: string): boolean {
+  return uniformPlus(e, variable, () => true) !== undefined || strided(e, variable) !== undefined
+}
+
+/** s and c of an index \`v * s + c\` (or \`s * v\`, \`c + s * v\`, …) with constants s > 0 and 0 ≤ c < s. */
+function strided(e: Expr, variable: string): { size: number; c: number } | undefined {
+  let m: Expr = e,
+    c = 0
+  if (e.kind === 'binary' && e.op === '+') {
+    const [x, y] = e.right.kind === 'num' ? [e.left, e.right] : [e.right, e.left]
+    if (y.kind !== 'num' || !Number.isInteger(y.value)) return undefined
+    m = x
+    c = y.value
+  }
+  if (m.kind !== 'binary' || m.op !== '*' || m.type !== 'i32') return undefined
+  const [v, k] = m.right.kind === 'num' ? [m.left, m.right] : [m.right, m.left]
+  if (v.kind !== 'var' || v.name !== variable || k.kind !== 'num' || !Number.isInteger(k.value) || k.value <= 0)
+    return undefined
+  return c >= 0 && c < k.value ? { size: k.value, c } : undefined
+}
+
+/** u of \`u + v\` or \`v + u\` (v the loop variable, u a uniform name), else undefined. */
+function uniformPlus(e: Expr, variable: string, uniform: (name: string) => boolean): string | undefined {
+  if (e.kind !== 'binary' || e.op !== '+' || e.type !== 'i32') return undefined
+  const { left, right } = e
+  if (left.kind === 'var' && right.kind === 'var') {
+    if (left.name === variable && right.name !== variable && uniform(right.name)) return right.name
+    if (right.name === variable && left.name !== variable && uniform(left.name)) return left.name
+  }
+  return undefined
+}
+
+/**
+ * An index of the iteration's own block: \`o + c\` (or \`c + o\`, or \`o\`) of a block offset o and
+ * a constant 0 ≤ c < its size, \`v * s + c\` (offset \`*s\`), or \`u + v\` (a block of one element,
+ * offset \`#u\`): the offset's
+ * name and c, else undefined. \`offsets\` gains the one-element blocks it meets.
+ */
+export function blockIndex(
+  index: Expr,
+  offsets: Map<string, BlockOffset>,
+  variable: string,
+  uniform: (name: string) => boolean,
+): { offset: string; c: number } | undefined {
+  const u = uniformPlus(index, variable, uniform)
+  if (u !== undefined) {
+    offsets.set(`#${u}`, { size: 1, base: u })
+    return { offset: `#${u}`, c: 0 }
+  }
+  // (\`v * s + c\` written out: the block of offset \`*s\`)
+  const st = strided(index, variable)
+  if (st) {
+    offsets.set(`*${st.size}`, { size: st.size })
+    return { offset: `*${st.size}`, c: st.c }
+  }
+  let o: Expr = index,
+    c = 0
+  if (index.kind === 'binary' && index.op === '+') {
+    const [x, y] = index.right.kind === 'num' ? [index.left, index.right] : [index.right, index.left]
+    if (y.kind !== 'num' || !Number.isInteger(y.value)) return undefined
+    o = x
+    c = y.value
+  }
+  const size = o.kind === 'var' ? offsets.get(o.name)?.size : undefined
+  return size !== undefined && c >= 0 && c < size ? { offset: (o as { name: string }).name, c } : undefined
 }
 
 /** What the planner needs to know of the program and the code generator's scope. */
@@ -123,7 +257,8 @@ class Inliner {
           return { kind: 'var', name: alias, type: elem, ...(e.loc ? { loc: e.loc } : {}) } as E
         }
         const index = this.expr(e.index, rename)
-        if (reads(index, new Set()).has(this.variable)) return refuse()
+        // (\`u + i\`: a block of one element where u is uniform, see \`blockIndex\`; the planner decides)
+        if (reads(index, new Set()).has(this.variable) && !plusVariable(index, this.variable)) return refuse()
         const { inBounds: _, ...rest } = e
         return { ...rest, array: { ...e.array, name: array }, index } as E
       }
@@ -224,6 +359,19 @@ class Inliner {
   }
 }
 
+/** Calls \`f\` on every element access of an expression. */
+function walkIndices(e: Expr | Arg, f: (x: Extract<Expr, { kind: 'index' }>) => void): void {
+  if (e.kind === 'index') {
+    f(e)
+    walkIndices(e.index, f)
+  } else if (e.kind === 'unary') walkIndices(e.arg, f)
+  else if (e.kind === 'binary') {
+    walkIndices(e.left, f)
+    walkIndices(e.right, f)
+  } else if (e.kind === 'call') for (const a of e.args) walkIndices(a, f)
+  else if (e.kind === 'neg' || e.kind === 'field') walkIndices(e.target, f)
+}
+
 /** Every statement of a body, nested ones included, with whether it is under varying control. */
 function forEachNested(body: readonly Stmt[], f: (s: Stmt) => void): void {
   for (const s of body) {
@@ -271,7 +419,6 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
   }
   // only where the body is more than updates (which loop pairing takes, see \`loop-pairs.ts\`):
   // a call, a loop or a branch
-  if (!body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for' || s.kind === 'if')) return null
   const declared = new Set<string>(elements.values())
   forEachNested(flat, (s) => {
     if (s.kind === 'alloc') declared.add(s.name)
@@ -290,6 +437,14 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
   if (loopVarRead) varying.set(variable, 'i32')
   const arrays = new Set<string>(elements.keys())
   let ok = true
+  // (uniform: neither declared nor written in the body)
+  const writtenInBody = new Set<string>()
+  for (const s of flat) for (const n of writtenNames(s)) writtenInBody.add(n)
+  const uniform = (n: string) => !declared.has(n) && !writtenInBody.has(n) && ctx.elem(n) === undefined
+  const offsets = blockOffsets(variable, flat, uniform)
+  const blockWrites = new Set<string>()
+  const accumulators = new Set<string>()
+  const indexUpdates: Array<Extract<Stmt, { kind: 'update' }>> = []
   const mark = (name: string) => {
     if (varying.has(name)) return false
     if (!declared.has(name)) {
@@ -314,8 +469,12 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
         case 'update': {
           const t = s.target
           if (t.kind === 'index') {
-            // an element of an array at a uniform index: only read, never written
-            ok = false
+            // an element of an array at a uniform index: only read, never written; one of the
+            // iteration's own block, outside varying control: written lane by lane
+            // (or an accumulation at a uniform index: sorted out after the fixed point)
+            if (control || (s.op !== '+=' && s.op !== '-=') || t.type !== 'f64') ok = false
+            else if (blockIndex(t.index, offsets, variable, uniform)) blockWrites.add(t.array.name)
+            else if (!indexUpdates.includes(s)) indexUpdates.push(s)
             break
           }
           if (control || readsVarying(s.value, varying)) changed = mark((t as { name: string }).name) || changed
@@ -353,12 +512,189 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     visit(flat, false)
   }
   if (!ok) return null
-  // nothing of the enclosing scope is written (besides the elements a[i])
-  for (const s of flat) for (const n of writtenNames(s)) if (!declared.has(n)) return null
+  // the other element updates: accumulations at uniform indices, each element by one update
+  const accumulated = new Map<string, Set<string>>()
+  for (const u of indexUpdates) {
+    const t = u.target as Extract<Expr, { kind: 'index' }>
+    if (readsVarying(t.index, varying) || blockWrites.has(t.array.name)) return null
+    accumulators.add(t.array.name)
+    const keys = accumulated.get(t.array.name) ?? new Set<string>()
+    const [base, c] = offsetOf(t.index)
+    // (one base, different constants: different elements)
+    if (keys.size && ![...keys].every((k) => k.startsWith(`${base}|`))) return null
+    if (keys.has(`${base}|${c}`)) return null
+    keys.add(`${base}|${c}`)
+    accumulated.set(t.array.name, keys)
+  }
+  // an array written block by block is read only in its own blocks, an accumulated one nowhere,
+  // and neither is an a[i]
+  let stray = false
+  const own = (e: Expr | Arg): void => {
+    if (e.kind === 'index') {
+      const n = e.array.name
+      if (accumulators.has(n)) stray = true
+      if (blockWrites.has(n) && !blockIndex(e.index, offsets, variable, uniform)) stray = true
+      own(e.index)
+    } else if (e.kind === 'unary') own(e.arg)
+    else if (e.kind === 'binary') {
+      own(e.left)
+      own(e.right)
+    } else if (e.kind === 'call') for (const a of e.args) own(a)
+    else if (e.kind === 'neg' || e.kind === 'field') own(e.target)
+    else if (e.kind === 'var' && (accumulators.has(e.name) || blockWrites.has(e.name))) stray = true
+  }
+  forEachNested(flat, (s) => {
+    const exprs = s.kind === 'update' && s.target.kind === 'index' ? [s.value, s.target.index] : stmtExprs(s)
+    for (const e of exprs) own(e)
+  })
+  for (const w of [...blockWrites, ...accumulators]) if (elements.has(w)) stray = true
+  // a written array's blocks through one offset (blocks of two strides overlap across iterations)
+  const writtenThrough = new Map<string, Set<string>>()
+  forEachNested(flat, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        if (!blockWrites.has(x.array.name)) return
+        const b = blockIndex(x.index, offsets, variable, uniform)
+        if (!b) return
+        const set = writtenThrough.get(x.array.name) ?? new Set<string>()
+        set.add(b.offset)
+        writtenThrough.set(x.array.name, set)
+      })
+  })
+  for (const set of writtenThrough.values()) if (set.size > 1) stray = true
+  // an index that reads the loop variable other than a[i] is a block's (\`u + i\` of a uniform u);
+  // a varying index other than a block's is of an array the body does not write (the lanes would
+  // not see each other's writes), a block's of one not written or written only by blocks
+  forEachNested(flat, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        if (!readsVarying(x.index, varying)) return
+        const n = x.array.name
+        const own = blockIndex(x.index, offsets, variable, uniform)
+        if (!own && (reads(x.index, new Set()).has(variable) || writtenInBody.has(n))) stray = true
+        else if (own && writtenInBody.has(n) && !blockWrites.has(n)) stray = true
+      })
+  })
+  if (stray) return null
+  // nothing of the enclosing scope is written (besides the elements a[i], the block writes and accumulators)
+  for (const s of flat)
+    for (const n of writtenNames(s)) if (!declared.has(n) && !blockWrites.has(n) && !accumulators.has(n)) return null
+  // a body of updates only (no call, loop or branch) is loop pairing's (see \`loop-pairs.ts\`)
+  // unless it reads or writes blocks
+  let blocky = blockWrites.size > 0
+  let strided = false
+  forEachNested(flat, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        const b = blockIndex(x.index, offsets, variable, uniform)
+        if (!b) return
+        blocky = true
+        if (offsets.get(b.offset)!.size > 1 && x.type === 'f64') strided = true
+      })
+  })
+  if (!blocky && !body.some((s) => s.kind === 'callstmt' || s.kind === 'while' || s.kind === 'for' || s.kind === 'if'))
+    return null
+  // no f64 block of more than one element (only \`a[u + i]\`, unit stride, or i32 blocks such as
+  // an edge list's \`pairs[2 * e]\`): left to loop pairing and the scalar loop, as before blocks
+  // (the graph-embedding gradient's loops, short, over gathered elements, measured no faster)
+  if (blocky && !strided) return null
   const written = new Set<string>()
   for (const s of flat) for (const n of writtenNames(s)) written.add(n)
+  // the blocks: of the block writes, and of the f64 reads at own-block indices of arrays not written
+  const blocks = new Map<string, { array: string; offset: string; size: number; base?: string }>()
+  const block = (array: string, index: Expr) => {
+    const b = blockIndex(index, offsets, variable, uniform)
+    if (b) blocks.set(`${array}|${b.offset}`, { array, offset: b.offset, ...offsets.get(b.offset)! })
+  }
+  const readIndices = (e: Expr | Arg): void => {
+    if (e.kind === 'index') {
+      if (e.type === 'f64' && (!written.has(e.array.name) || blockWrites.has(e.array.name)))
+        block(e.array.name, e.index)
+      readIndices(e.index)
+    } else if (e.kind === 'unary') readIndices(e.arg)
+    else if (e.kind === 'binary') {
+      readIndices(e.left)
+      readIndices(e.right)
+    } else if (e.kind === 'call') for (const a of e.args) readIndices(a)
+    else if (e.kind === 'neg' || e.kind === 'field') readIndices(e.target)
+  }
+  forEachNested(flat, (s) => {
+    if (s.kind === 'update' && s.target.kind === 'index' && blockWrites.has(s.target.array.name)) {
+      block(s.target.array.name, s.target.index)
+      readIndices(s.value)
+    } else for (const e of stmtExprs(s)) readIndices(e)
+  })
+  // the block elements as lane variables
+  const blockElements = new Map<string, { array: string; offset: string; c: number; alias: string; written: boolean }>()
+  const aliasOf = (x: Extract<Expr, { kind: 'index' }>): Expr | undefined => {
+    const n = x.array.name
+    if (x.type !== 'f64' || (writtenInBody.has(n) && !blockWrites.has(n))) return undefined
+    const b = blockIndex(x.index, offsets, variable, uniform)
+    if (!b) return undefined
+    const key = `${n}|${b.offset}|${b.c}`
+    let el = blockElements.get(key)
+    if (!el) {
+      el = { array: n, offset: b.offset, c: b.c, alias: `${n}[${b.offset} + ${b.c}]#lane`, written: false }
+      blockElements.set(key, el)
+      varying.set(el.alias, 'f64')
+    }
+    return { kind: 'var', name: el.alias, type: 'f64', ...(x.loc ? { loc: x.loc } : {}) } as Expr
+  }
+  const aliasExpr = <E extends Expr | Arg>(e: E): E => {
+    switch (e.kind) {
+      case 'index':
+        return (aliasOf(e) ?? { ...e, index: aliasExpr(e.index) }) as E
+      case 'unary':
+        return { ...e, arg: aliasExpr(e.arg) }
+      case 'binary':
+        return { ...e, left: aliasExpr(e.left), right: aliasExpr(e.right) }
+      case 'call':
+        return { ...e, args: e.args.map(aliasExpr) }
+      default:
+        return e
+    }
+  }
+  const aliasBody = (list: readonly Stmt[]): Stmt[] =>
+    list.map((s): Stmt => {
+      switch (s.kind) {
+        case 'update': {
+          const target = aliasExpr(s.target as Expr) as Dataview
+          if (target.kind === 'var' && target !== s.target)
+            for (const el of blockElements.values()) if (el.alias === target.name) el.written = true
+          return { ...s, target, value: aliasExpr(s.value) }
+        }
+        case 'alloc':
+        case 'dealloc':
+          return s.value.kind === 'emptystack' ? s : ({ ...s, value: aliasExpr(s.value) } as Stmt)
+        case 'if':
+          return {
+            ...s,
+            pre: aliasExpr(s.pre),
+            post: s.post && aliasExpr(s.post),
+            then: aliasBody(s.then),
+            else: aliasBody(s.else),
+          }
+        case 'while':
+          return { ...s, pre: aliasExpr(s.pre), post: aliasExpr(s.post), body: aliasBody(s.body) }
+        case 'for':
+          return {
+            ...s,
+            start: aliasExpr(s.start),
+            stop: aliasExpr(s.stop),
+            ...(s.step ? { step: aliasExpr(s.step) } : {}),
+            body: aliasBody(s.body),
+          }
+        case 'unchecked':
+          return { ...s, body: aliasBody(s.body) }
+        case 'callstmt':
+          return { ...s, args: s.args.map(aliasExpr) }
+        default:
+          return s
+      }
+    })
+  const aliased = aliasBody(flat)
   return {
-    body: flat,
+    body: aliased,
     elements: [...elements].map(([array, alias]) => ({
       array,
       alias,
@@ -368,6 +704,11 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     varying,
     variable,
     arrays: [...arrays],
+    blockWrites: [...blockWrites],
+    blocks: [...blocks.values()],
+    offsets,
+    accumulators: [...accumulators],
+    blockElements: [...blockElements.values()],
   }
 }
 
