@@ -86,6 +86,26 @@ export function sameBits(a: unknown, b: unknown): boolean {
   return Object.is(a, b)
 }
 
+/**
+ * Equality of results across backends: as \`sameBits\`, except that in float typed arrays any NaN
+ * equals any other. Which NaN an operation produces (its sign and payload) is left open by
+ * WebAssembly and by JS engines, so two backends that compute the same values may store
+ * different NaN bits; every other bit (the sign of zero included) must match.
+ */
+export function sameValues(a: unknown, b: unknown): boolean {
+  if (
+    (a instanceof Float64Array && b instanceof Float64Array) ||
+    (a instanceof Float32Array && b instanceof Float32Array)
+  ) {
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false
+    return true
+  }
+  if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b)) return sameBits(a, b)
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValues(v, b[i]))
+  return Object.is(a, b)
+}
+
 /** Formats an argument list for failure messages. */
 export function showArgs(args: readonly unknown[] | undefined): string {
   if (!args) return '(none)'

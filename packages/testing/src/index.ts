@@ -22,6 +22,7 @@ export {
   backendUnderTest,
   referenceBackend,
   sameBits,
+  sameValues,
   cloneArgs,
   showArgs,
   type BackendUnderTest,

@@ -28,6 +28,7 @@ import {
   conformanceProblems,
   runConformance,
   sameBits,
+  sameValues,
   showArgs,
   type BackendUnderTest,
 } from '../conformance.js'
@@ -223,7 +224,8 @@ function realProblems(
       problems.push(`${r.backend} ran where ${ref.backend} threw ${describe(ref.error)}`)
       continue
     }
-    if (r !== ref && !sameBits(r.forward, ref.forward))
+    // (NaN bits may differ between backends: see \`sameValues\`)
+    if (r !== ref && !sameValues(r.forward, ref.forward))
       problems.push(`${r.backend} and ${ref.backend} disagree: ${showArgs(r.forward)} vs ${showArgs(ref.forward)}`)
     if (p.type === 'fixed') {
       if (!r.roundTrip)
