@@ -7,6 +7,9 @@
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
  *   (checks off; see `interchange.ts` for the dependence test);
+ * - `jam` — a loop of step ±1 around one inner loop whose work touches disjoint columns runs two
+ *   consecutive iterations per pass of the inner loop (unroll-and-jam), so what they share stays
+ *   in registers (checks off; see `jam.ts` for the dependence test);
  * - `hoist-calls` — expensive pure calls of values a loop never writes, a bijection's lowered
  *   cos θ and sin θ included, are computed once before the loop (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
@@ -44,6 +47,7 @@ import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
+import { jamLoops } from './jam.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -60,12 +64,14 @@ export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
+export { jamLoops, jamBlock } from './jam.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
   'unroll',
   'scalar-arrays',
   'interchange',
+  'jam',
   'sink-ancillas',
   'hoist-invariants',
   'hoist-calls',
@@ -97,6 +103,10 @@ export function optimize(
   if (on('interchange')) {
     const registry = program.registry
     each((f) => interchangeLoops(f, registry))
+  }
+  if (on('jam')) {
+    const registry = program.registry
+    each((f) => jamLoops(f, registry))
   }
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('hoist-invariants')) {
