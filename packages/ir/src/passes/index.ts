@@ -84,6 +84,18 @@ export const PASS_NAMES = [
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
+ * Passes switched off for the whole process, whatever the options: for A/B comparisons of a
+ * pass's effect and for bisecting a miscompile (empty normally). Filled from the environment
+ * variable `TENET_DISABLE_PASSES` (comma-separated pass names) where there is one.
+ */
+export const disabledPasses: Set<PassName> = new Set(
+  ((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TENET_DISABLE_PASSES ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n): n is PassName => (PASS_NAMES as readonly string[]).includes(n)),
+)
+
+/**
  * Runs the optimisation passes on a checked program and its inverses (every function of both):
  * those that apply under `options` (see the module comment), or only those named in `only`.
  */
@@ -93,7 +105,8 @@ export function optimize(
   options: CompileOptions,
   only?: readonly PassName[],
 ): { program: Program; inverses: Map<string, FunctionDef> } {
-  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
+  const on = (p: PassName) =>
+    !disabledPasses.has(p) && (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))

@@ -118,7 +118,12 @@ describe('pass `jam`', () => {
     // the row i + 1 reaches the next column: interchange refuses, and jam sees no inner column loop
     expect(unchanged(umm.replace('m - 2..=j by -1', 'm - 1..=j by -1'))).toBe(true)
     // already interchanged by hand, but the stride reads the counter
-    const inner = (work: string, step = 'INC(k)', range = 'm - 2..=j by -1', params = '') => `fn f(x: f64[], theta: f64[], m: i32, n: i32${params}) {
+    const inner = (
+      work: string,
+      step = 'INC(k)',
+      range = 'm - 2..=j by -1',
+      params = '',
+    ) => `fn f(x: f64[], theta: f64[], m: i32, n: i32${params}) {
   k: i32 <- 0
   for j in 0..m {
     for i in ${range} {
@@ -137,7 +142,9 @@ describe('pass `jam`', () => {
     // an element every copy shares (s[j]): the order of its sums would change
     expect(unchanged(inner(`${rot}\n s[j] += x[i + m * l]`, 'INC(k)', 'm - 2..=j by -1', ', s: f64[]'))).toBe(true)
     // an element at the counter, but the counter does not move (shift 0)
-    expect(unchanged(inner(`${rot}\n s[k] += x[i + m * l]`, 'INC(k)\n DEC(k)', 'm - 2..=j by -1', ', s: f64[]'))).toBe(true)
+    expect(unchanged(inner(`${rot}\n s[k] += x[i + m * l]`, 'INC(k)\n DEC(k)', 'm - 2..=j by -1', ', s: f64[]'))).toBe(
+      true,
+    )
     // ... and moving, it is fine
     expect(unchanged(inner(`${rot}\n s[k] += x[i + m * l]`, 'INC(k)', 'm - 2..=j by -1', ', s: f64[]'))).toBe(false)
     // a written array read at another column (the next one's row)

@@ -143,8 +143,7 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
   for (const e of ranges(M)) readNames(e, mReads)
   const lReads = new Set<string>()
   for (const e of ranges(L)) readNames(e, lReads)
-  if ([...counters, ...written].some((n) => mReads.has(n) || lReads.has(n)) || lReads.has(M.variable))
-    return undefined
+  if ([...counters, ...written].some((n) => mReads.has(n) || lReads.has(n)) || lReads.has(M.variable)) return undefined
   if ([...written].some((n) => counters.has(n) || n === M.variable || n === L.variable)) return undefined
   // the second copy: the loop variable one step on, each counter moved by its shift
   const second: Map<string, number> = new Map([[M.variable, dir], ...shift])
@@ -162,7 +161,10 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
       byColumn(
         uses.map((a) => ({ a, w: work })),
         L.variable,
-      ) && uses.every((a) => ![...readNames(a.index)].some((n) => n !== L.variable && second.has(n) && strideReads(a, n, L.variable)))
+      ) &&
+      uses.every(
+        (a) => ![...readNames(a.index)].some((n) => n !== L.variable && second.has(n) && strideReads(a, n, L.variable)),
+      )
     if (column) {
       // pays: the second copy touches an element the first touches
       const keys = new Set(uses.map((a) => key(polynomial(a.index)!)))
@@ -196,7 +198,8 @@ const last = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForw
 const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
 
 /** The depth of a loop inside those of `bounds`. */
-const depthIn = (bounds: ReadonlyMap<string, Bound>): number => Math.max(0, ...[...bounds.values()].map((b) => b.depth)) + 1
+const depthIn = (bounds: ReadonlyMap<string, Bound>): number =>
+  Math.max(0, ...[...bounds.values()].map((b) => b.depth)) + 1
 
 const key = (p: Map<string, number>): string => JSON.stringify([...p].sort())
 
