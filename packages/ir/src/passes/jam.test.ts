@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
 import { interchangeLoops, jamLoops } from './index.js'
+import { offsetOf } from '../cse.js'
+import type { Expr } from '../ast.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
@@ -162,5 +164,19 @@ fn f(x: f64[], m: i32, n: i32) { for i in 0..m - 1 { for l in 0..n { g(x[i + m *
     ).toBe(true)
     // legal, but the copies share no element: nothing to keep in registers
     expect(unchanged(inner('x[i + m * l] += theta[k]'))).toBe(true)
+  })
+})
+
+describe('offsetOf (what the backends hold in locals)', () => {
+  it('reads base + c, c + base and base − c as offsets of one base', () => {
+    const idx = (e: string) => {
+      const f = fnOf(`fn f(a: f64[], k: i32) { a[${e}] += 1.0 }`)
+      const s = f.body[0]!
+      return offsetOf((s as { target: { index: Expr } }).target.index)
+    }
+    expect(idx('k + 2')).toEqual(idx('2 + k').map((v, i) => (i === 1 ? 2 : v)))
+    expect(idx('k - 1')[0]).toBe(idx('k')[0])
+    expect(idx('k - 1')[1]).toBe(-1)
+    expect(idx('k * 2 - 3')[1]).toBe(-3)
   })
 })
