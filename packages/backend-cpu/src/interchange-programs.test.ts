@@ -8,7 +8,8 @@
  * backwards, on the cpu backend with checks on and off, whether or not the passes apply (a float
  * rotation is not exactly invertible: the round trip is checked to 1e-9, the bits of the inverse
  * against the interpreter's); each
- * program also states whether the loop must move, and the optimised IR is checked for it.
+ * program also states whether the loop must move, and the optimised IR is checked for it, and
+ * for `jam` running pairs of rotations per pass over the columns.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse, printFunction, type BackendSpec } from '@tenet/ir'
@@ -59,6 +60,9 @@ function cosInColumnLoop(ir: string): boolean {
   return false
 }
 
+/** How many of the programs `jam` ran in pairs (counted over all seeds). */
+let jammed = 0
+
 describe('random column programs: the cpu backend, checks on and off, agrees with the interpreter', () => {
   for (let first = 0; first < 48; first += 16) {
     it(`seeds ${first}..${first + 15}: the bits agree, and the column loop moves exactly where it is legal and pays`, () => {
@@ -76,6 +80,11 @@ describe('random column programs: the cpu backend, checks on and off, agrees wit
         // moved: the column loop sits inside the loop over i
         const inside = ir.indexOf('for l in') > ir.indexOf('for i in')
         if (inside) moved++
+        // jammed (pass `jam`): the loop over i runs pairs of rotations, only around a moved column loop
+        if (/for i in .* by -?2 \{/.test(ir)) {
+          jammed++
+          if (!inside) failures.push(`seed ${seed}: jammed, not moved\n${ir}`)
+        }
         if (inside !== (c.legal && c.pays))
           failures.push(`seed ${seed}: moved ${inside}, legal ${c.legal}, pays ${c.pays}\n${c.source}\n${ir}`)
         // moved, the rotation's cos θ is computed once per rotation, outside the column loops
@@ -85,4 +94,7 @@ describe('random column programs: the cpu backend, checks on and off, agrees wit
       expect(moved).toBeGreaterThan(0)
     })
   }
+  it('some of them (those above) run in pairs of rotations (pass `jam`)', () => {
+    expect(jammed).toBeGreaterThan(3)
+  })
 })

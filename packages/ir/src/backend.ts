@@ -30,6 +30,8 @@ export { stmtExprs, valueReads } from './stmt-exprs.js'
 export {
   optimize,
   PASS_NAMES,
+  disabledPasses,
+  jamLoops,
   unrollLoops,
   unrollBlock,
   literalTrips,

@@ -557,6 +557,8 @@ export function offsetOf(e: Expr): [string, number] {
     if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
     if (e.left.kind === 'num' && Number.isInteger(e.left.value)) return [key(e.right), e.left.value]
   }
+  if (e.kind === 'binary' && e.op === '-' && e.right.kind === 'num' && Number.isInteger(e.right.value))
+    return [key(e.left), -e.right.value]
   return [key(e), 0]
 }
 

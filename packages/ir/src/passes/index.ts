@@ -7,6 +7,9 @@
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
  *   (checks off; see `interchange.ts` for the dependence test);
+ * - `jam` — a loop of step ±1 around one inner loop whose work touches disjoint columns runs two
+ *   consecutive iterations per pass of the inner loop (unroll-and-jam), so what they share stays
+ *   in registers (checks off; see `jam.ts` for the dependence test);
  * - `hoist-calls` — expensive pure calls of values a loop never writes, a bijection's lowered
  *   cos θ and sin θ included, are computed once before the loop (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
@@ -44,6 +47,7 @@ import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
+import { jamLoops } from './jam.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -60,12 +64,14 @@ export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
+export { jamLoops, jamBlock } from './jam.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
   'unroll',
   'scalar-arrays',
   'interchange',
+  'jam',
   'sink-ancillas',
   'hoist-invariants',
   'hoist-calls',
@@ -78,6 +84,18 @@ export const PASS_NAMES = [
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
+ * Passes switched off for the whole process, whatever the options: for A/B comparisons of a
+ * pass's effect and for bisecting a miscompile (empty normally). Filled from the environment
+ * variable `TENET_DISABLE_PASSES` (comma-separated pass names) where there is one.
+ */
+export const disabledPasses: Set<PassName> = new Set(
+  ((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TENET_DISABLE_PASSES ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n): n is PassName => (PASS_NAMES as readonly string[]).includes(n)),
+)
+
+/**
  * Runs the optimisation passes on a checked program and its inverses (every function of both):
  * those that apply under `options` (see the module comment), or only those named in `only`.
  */
@@ -87,7 +105,8 @@ export function optimize(
   options: CompileOptions,
   only?: readonly PassName[],
 ): { program: Program; inverses: Map<string, FunctionDef> } {
-  const on = (p: PassName) => (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
+  const on = (p: PassName) =>
+    !disabledPasses.has(p) && (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
@@ -97,6 +116,10 @@ export function optimize(
   if (on('interchange')) {
     const registry = program.registry
     each((f) => interchangeLoops(f, registry))
+  }
+  if (on('jam')) {
+    const registry = program.registry
+    each((f) => jamLoops(f, registry))
   }
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('hoist-invariants')) {

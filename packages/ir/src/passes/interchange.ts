@@ -62,12 +62,12 @@ import type { Registry } from '../registry.js'
 import { loweredPureCalls, worthTabulating } from './tabulate.js'
 
 /** A polynomial with integer coefficients: monomial (variable names sorted, joined by `*`; `''` for 1) → coefficient. */
-type Poly = Map<string, number>
+export type Poly = Map<string, number>
 
 const monomial = (a: string, b: string): string =>
   [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')
 
-function addPoly(p: Poly, q: Poly, scale = 1): Poly {
+export function addPoly(p: Poly, q: Poly, scale = 1): Poly {
   const out = new Map(p)
   for (const [m, c] of q) {
     const v = (out.get(m) ?? 0) + scale * c
@@ -112,17 +112,17 @@ export function polynomial(e: Expr): Poly | undefined {
 }
 
 /** The range of values a loop variable takes inside its loop, as polynomials (where known), and its depth. */
-interface Bound {
+export interface Bound {
   lo?: Poly
   hi?: Poly
   depth: number
 }
 
-const intLiteral = (e: Expr | null): number | undefined =>
+export const intLiteral = (e: Expr | null): number | undefined =>
   e === null ? 1 : e.kind === 'num' && Number.isInteger(e.value) ? e.value : undefined
 
 /** The bounds of `for v in start..stop by step` (either direction; `reverse` runs the same values). */
-function loopBound(s: ForStmt, depth: number): Bound {
+export function loopBound(s: ForStmt, depth: number): Bound {
   const step = intLiteral(s.step)
   const a = polynomial(s.start),
     b = polynomial(s.stop)
@@ -163,7 +163,7 @@ export function provedNonNegative(p: Poly, bounds: ReadonlyMap<string, Bound>): 
 }
 
 /** A work statement: where it is, and the loop bounds there. */
-interface Work {
+export interface Work {
   stmt: Stmt
   block: Stmt[]
   bounds: Map<string, Bound>
@@ -184,7 +184,7 @@ function stepOf(s: Stmt, counters: ReadonlySet<string>): { name: string; dir: nu
   return undefined
 }
 
-const hostCall = (e: Expr | Arg): boolean => {
+export const hostCall = (e: Expr | Arg): boolean => {
   let found = false
   const visit = (x: Expr | Arg): void => {
     if (found) return
@@ -214,7 +214,7 @@ const hostCall = (e: Expr | Arg): boolean => {
 }
 
 /** Every element access in an expression or argument. */
-function accesses(e: Expr | Arg, out: IndexExpr[] = []): IndexExpr[] {
+export function accesses(e: Expr | Arg, out: IndexExpr[] = []): IndexExpr[] {
   switch (e.kind) {
     case 'index':
       out.push(e)
@@ -426,7 +426,7 @@ function pays(work: Work[], l: string, registry: Registry): boolean {
 }
 
 /** Every access at `g + c·l`, one l-free stride `c` for all, `0 ≤ g ≤ c − 1` proved where each is. */
-function byColumn(uses: Array<{ a: IndexExpr; w: Work }>, l: string): boolean {
+export function byColumn(uses: Array<{ a: IndexExpr; w: Work }>, l: string): boolean {
   let stride: string | undefined
   for (const { a, w } of uses) {
     const poly = polynomial(a.index)

@@ -1,0 +1,271 @@
+/**
+ * Pass `jam` (unroll-and-jam: two consecutive iterations of a loop share one pass of its inner
+ * loop). A loop of step ±1 whose body is counter steps, one inner loop of work, then counter
+ * steps — the shape `interchange` leaves, the column loop innermost —
+ *
+ *     for i in m - 2..=j by -1 {
+ *       for l in 0..n { ROT(x[i + m * l], x[i + 1 + m * l], theta[k]) }
+ *       INC(k)
+ *     }
+ * becomes
+ *     for i in m - 2..=j + 1 by -2 {
+ *       for l in 0..n {
+ *         ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
+ *         ROT(x[i - 1 + m * l], x[i - 1 + 1 + m * l], theta[k + 1])
+ *       }
+ *       INC(k)
+ *       INC(k)
+ *     }
+ *     if ((m - 2 - j + 1) % 2 == 1, ~) {
+ *       for i in j..=j { for l in 0..n { ROT(x[i + m * l], x[i + 1 + m * l], theta[k]) }; INC(k) }
+ *     }
+ *
+ * so that the element the two rotations share (row i of column l) stays in a register between
+ * them, and each pass over the columns does twice the work. The second copy of the work reads
+ * the loop variable one step on and each counter `k` as `k + d`, d what one iteration's steps
+ * add to it; the steps of both iterations follow the inner loop (before it, those that preceded
+ * it). An odd trip count leaves the last iteration, run as it was after the pairs.
+ *
+ * Legality is proved, never assumed. The work (the inner loop's body) is straight-line updates
+ * of array elements and bijection calls whose `inout` arguments are array elements, as in
+ * `interchange`; no host calls; the ranges of both loops read neither the counters nor what the
+ * work writes (the inner one not the outer loop's variable either). Jamming runs the second
+ * iteration's column-l work before the first iteration's work on the columns after l, so each
+ * array the work writes must be accessed (by every work statement) either
+ * - *by column* (`interchange`'s test, with the loops around the outer one in the bounds): at
+ *   `g + c·l`, one stride `c` free of the outer loop's variable and of the counters, and
+ *   `0 ≤ g ≤ c − 1`; then the work on column l touches only column l, and the only reordered
+ *   pairs are on different columns; or
+ * - *at one element per iteration*: every access at one index, free of the inner loops'
+ *   variables, that the second copy moves by a non-zero constant; then each copy touches its own
+ *   element, in the order of l as before.
+ * Arrays the work only reads, and scalars (it writes none), impose nothing. The pass runs only
+ * where it pays (the second copy accesses an element the first accesses in the same column) and
+ * without run-time checks (a check would fail at a different point than the program's).
+ */
+import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js'
+import { readNames } from '../check.js'
+import type { Registry } from '../registry.js'
+import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import {
+  accesses,
+  addPoly,
+  type Bound,
+  byColumn,
+  hostCall,
+  intLiteral,
+  loopBound,
+  polynomial,
+  type Work,
+} from './interchange.js'
+
+const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
+/** `e + c`, folded where `e` is a literal. */
+function plus(e: Expr, c: number): Expr {
+  if (c === 0) return e
+  if (e.kind === 'num' && !e.isFloat) return num(e.value + c)
+  return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
+}
+const binary = (op: '-' | '+' | '%' | '==', left: Expr, right: Expr): Expr => ({
+  kind: 'binary',
+  op,
+  left,
+  right,
+  type: op === '==' ? 'bool' : 'i32',
+})
+
+/** A counter step: `c += d`, `c -= d` (d an integer literal), `INC(c)`, `DEC(c)` and their uncalls; what it adds. */
+function stepOf(s: Stmt, loopVar: string): { name: string; by: number } | undefined {
+  if (s.kind === 'update' && s.target.kind === 'var' && s.target.type === 'i32' && s.target.name !== loopVar) {
+    const d = s.value.kind === 'num' && !s.value.isFloat ? s.value.value : undefined
+    if (d === undefined || !Number.isInteger(d) || (s.op !== '+=' && s.op !== '-=')) return undefined
+    return { name: s.target.name, by: s.op === '+=' ? d : -d }
+  }
+  if (s.kind === 'callstmt' && s.target === 'bijection' && (s.callee === 'INC' || s.callee === 'DEC')) {
+    const a = s.args[0]
+    if (s.args.length !== 1 || a?.kind !== 'var' || a.type !== 'i32' || a.name === loopVar) return undefined
+    return { name: a.name, by: (s.callee === 'INC') !== s.inverse ? 1 : -1 }
+  }
+  return undefined
+}
+
+/** The bijection spec a call runs (its inverse's, for an uncall). */
+function specOf(s: Extract<Stmt, { kind: 'callstmt' }>, registry: Registry) {
+  let spec = registry.bijection(s.callee)
+  if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
+  return spec
+}
+
+/** The statements replacing loop `M` (bounds: those of the loops around it), or undefined where jamming is not proved legal. */
+function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Registry): Stmt[] | undefined {
+  const step = intLiteral(M.step)
+  if ((step !== 1 && step !== -1) || M.each) return undefined
+  const dir = M.reverse ? -step : step
+  // body: steps, one loop, steps
+  const at = M.body.findIndex((s) => s.kind === 'for')
+  if (at < 0) return undefined
+  const L = M.body[at] as ForStmt
+  const pre = M.body.slice(0, at),
+    post = M.body.slice(at + 1)
+  const shift = new Map<string, number>()
+  for (const s of [...pre, ...post]) {
+    const st = stepOf(s, M.variable)
+    if (!st) return undefined
+    shift.set(st.name, (shift.get(st.name) ?? 0) + st.by)
+  }
+  const counters = new Set(shift.keys())
+  const lStep = intLiteral(L.step)
+  if (lStep === undefined || lStep === 0 || L.each || counters.has(L.variable) || L.variable === M.variable)
+    return undefined
+  // the work: straight-line updates of elements and bijection calls on elements
+  const written = new Set<string>()
+  const exprs: Array<Expr | Arg> = []
+  for (const s of L.body) {
+    if (s.kind === 'update') {
+      if (s.target.kind !== 'index') return undefined
+      written.add(s.target.array.name)
+      exprs.push(s.target, s.value)
+    } else if (s.kind === 'callstmt') {
+      if (s.target !== 'bijection') return undefined
+      const spec = specOf(s, registry)
+      for (const [i, a] of s.args.entries())
+        if (spec.roles[i] === 'inout') {
+          if (a.kind !== 'index') return undefined
+          written.add(a.array.name)
+        }
+      exprs.push(...s.args)
+    } else return undefined
+  }
+  if (written.size === 0) return undefined
+  const ranges = (f: ForStmt): Expr[] => [f.start, f.stop, ...(f.step ? [f.step] : [])]
+  if ([...exprs, ...ranges(M), ...ranges(L)].some(hostCall)) return undefined
+  const mReads = new Set<string>()
+  for (const e of ranges(M)) readNames(e, mReads)
+  const lReads = new Set<string>()
+  for (const e of ranges(L)) readNames(e, lReads)
+  if ([...counters, ...written].some((n) => mReads.has(n) || lReads.has(n)) || lReads.has(M.variable)) return undefined
+  if ([...written].some((n) => counters.has(n) || n === M.variable || n === L.variable)) return undefined
+  // the second copy: the loop variable one step on, each counter moved by its shift
+  const second: Map<string, number> = new Map([[M.variable, dir], ...shift])
+  const moveVar = (e: Expr | Arg): Expr | Arg =>
+    e.kind === 'var' && second.has(e.name) ? plus(e, second.get(e.name)!) : e
+  const bounds = new Map(outer)
+  bounds.set(M.variable, loopBound(M, depthIn(outer)))
+  bounds.set(L.variable, loopBound(L, depthIn(outer) + 1))
+  const block = L.body
+  const work: Work = { stmt: L.body[0]!, block, bounds }
+  let pays = false
+  for (const array of written) {
+    const uses = exprs.flatMap((e) => accesses(e)).filter((a) => a.array.name === array)
+    const column =
+      byColumn(
+        uses.map((a) => ({ a, w: work })),
+        L.variable,
+      ) &&
+      uses.every(
+        (a) => ![...readNames(a.index)].some((n) => n !== L.variable && second.has(n) && strideReads(a, n, L.variable)),
+      )
+    if (column) {
+      // pays: the second copy touches an element the first touches
+      const keys = new Set(uses.map((a) => key(polynomial(a.index)!)))
+      if (uses.some((a) => keys.has(key(polynomial(rewriteExpr(a.index, moveVar) as Expr)!)))) pays = true
+      continue
+    }
+    if (!oneElement(uses, second, L.variable)) return undefined
+  }
+  if (!pays) return undefined
+  const copy2 = rewriteBlock(L.body, moveVar)
+  const pairs: ForStmt = {
+    ...M,
+    reverse: false,
+    inclusive: true,
+    start: first(M, step),
+    stop: plus(last(M, step), -dir),
+    step: num(2 * dir),
+    body: [...pre, { ...L, body: [...L.body, ...copy2] }, ...post, ...pre, ...post],
+  }
+  const x = dir > 0 ? binary('-', last(M, step), first(M, step)) : binary('-', first(M, step), last(M, step))
+  const odd = binary('==', binary('%', plus(x, 1), num(2)), num(1))
+  const loc = M.loc ? { loc: M.loc } : {}
+  const rest: ForStmt = { ...M, reverse: false, inclusive: true, start: last(M, step), stop: last(M, step), step: null }
+  return [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...loc }]
+}
+
+/** The first value the loop's variable takes (step ±1). */
+const first = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
+/** The last value the loop's variable takes (step ±1). */
+const last = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForward(M, step))
+const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
+
+/** The depth of a loop inside those of `bounds`. */
+const depthIn = (bounds: ReadonlyMap<string, Bound>): number =>
+  Math.max(0, ...[...bounds.values()].map((b) => b.depth)) + 1
+
+const key = (p: Map<string, number>): string => JSON.stringify([...p].sort())
+
+/** Whether a (by-column) access's stride reads `n`: the part of its index with `l` in it. */
+function strideReads(a: IndexExpr, n: string, l: string): boolean {
+  const p = polynomial(a.index)
+  if (!p) return true
+  return [...p.keys()].some((m) => {
+    const names = m ? m.split('*') : []
+    return names.includes(l) && names.includes(n)
+  })
+}
+
+/**
+ * Every access at one index, free of the inner loop's variable, that the second copy (`second`:
+ * variable → shift) moves by a non-zero constant.
+ */
+function oneElement(uses: IndexExpr[], second: ReadonlyMap<string, number>, l: string): boolean {
+  let at: string | undefined
+  let p: Map<string, number> | undefined
+  for (const a of uses) {
+    const q = polynomial(a.index)
+    if (!q || readNames(a.index).has(l)) return false
+    const k = key(q)
+    if (at !== undefined && at !== k) return false
+    at = k
+    p = q
+  }
+  if (!p) return false
+  // the shift of the index: linear in each shifted variable (no products of them)
+  let moved: Map<string, number> = new Map()
+  for (const [m, c] of p) {
+    const names = m ? m.split('*') : []
+    const shifted = names.filter((n) => second.has(n))
+    if (shifted.length > 1) return false
+    if (shifted.length === 1) {
+      if (names.length !== 1) return false
+      moved = addPoly(moved, new Map([['', c * second.get(shifted[0]!)!]]))
+    }
+  }
+  return moved.size === 1 && moved.has('') && moved.get('') !== 0
+}
+
+/** `block` with its loops jammed where the pass proves it legal (`bounds`: the loops around it). */
+export function jamBlock(block: Stmt[], registry: Registry, bounds: ReadonlyMap<string, Bound> = new Map()): Stmt[] {
+  return block.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'for': {
+        const done = jamLoop(s, bounds, registry)
+        if (done) return done
+        const inner = new Map(bounds)
+        inner.set(s.variable, loopBound(s, depthIn(bounds)))
+        return [{ ...s, body: jamBlock(s.body, registry, inner) }]
+      }
+      case 'if':
+        return [{ ...s, then: jamBlock(s.then, registry, bounds), else: jamBlock(s.else, registry, bounds) }]
+      case 'while':
+      case 'unchecked':
+        return [{ ...s, body: jamBlock(s.body, registry, bounds) } as Stmt]
+      default:
+        return [s]
+    }
+  })
+}
+
+/** The function with its loops jammed where legal and paying (see the module comment). */
+export function jamLoops(f: FunctionDef, registry: Registry): FunctionDef {
+  return { ...f, body: jamBlock(f.body, registry) }
+}
