@@ -166,8 +166,8 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
       )
     } else {
       fused = compileFused(f, options.loss)
-      const onePass = fused !== null && fused.name.endsWith('$onepass')
-      const adjointOnly = fused !== null && fused.name.endsWith('$adjonly')
+      const onePass = fused?.name.endsWith('$onepass') === true
+      const adjointOnly = fused?.name.endsWith('$adjonly') === true
       considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })
       if (!onePass)
         considered.push({
