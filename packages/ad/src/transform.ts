@@ -362,19 +362,7 @@ class FunctionAdjoint {
     const forward = body.slice(0, n - k)
     const lossType = loss === undefined ? undefined : this.f.params.find((p) => p.name === loss)?.type
     const report: Stmt[] =
-      loss === undefined
-        ? []
-        : [
-            {
-              kind: 'update',
-              op: '+=',
-              target: ref('$loss'),
-              value:
-                lossType?.kind === 'scalar' && lossType.name === 'f64'
-                  ? ref(loss)
-                  : { kind: 'call', callee: 'f64', args: [ref(loss)] },
-            } as Stmt,
-          ]
+      loss === undefined ? [] : [reportLoss(loss, lossType?.kind === 'scalar' ? lossType.name : '')]
     const adjoint = this.build()
     return {
       ...adjoint,
@@ -491,12 +479,7 @@ class FunctionAdjoint {
             return [clone(x)]
         }
       })
-    const report: Stmt = {
-      kind: 'update',
-      op: '+=',
-      target: ref('$loss'),
-      value: lossParam.type.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
-    } as Stmt
+    const report = reportLoss(loss, lossParam.type.name)
     return {
       kind: 'fn',
       name: this.name,
@@ -535,12 +518,7 @@ class FunctionAdjoint {
         for (const k of ['then', 'else', 'body']) if (Array.isArray(out[k])) out[k] = turn(out[k] as Stmt[])
         return out as unknown as Stmt
       })
-    const report: Stmt = {
-      kind: 'update',
-      op: '+=',
-      target: ref('$loss'),
-      value: lossParam.type.name === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
-    } as Stmt
+    const report = reportLoss(loss, lossParam.type.name)
     return {
       kind: 'fn',
       name: this.name,
@@ -1120,4 +1098,14 @@ function withType<T extends Expr>(e: T, t: string): T {
 
 function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
   return s.loc ? { loc: s.loc } : {}
+}
+
+/** \`$loss += loss\` (converted to f64 from f32): how the fused gradient programs report the loss value. */
+function reportLoss(loss: string, type: string): Stmt {
+  return {
+    kind: 'update',
+    op: '+=',
+    target: ref('$loss'),
+    value: type === 'f64' ? ref(loss) : { kind: 'call', callee: 'f64', args: [ref(loss)] },
+  } as Stmt
 }
