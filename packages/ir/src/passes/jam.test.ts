@@ -64,7 +64,7 @@ describe('pass `jam`', () => {
           for i in m - 2..=j + 1 by -2 {
             for l in 0..n {
               ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-              ROT(x[i - 1 + m * l], x[i - 1 + 1 + m * l], theta[k + 1])
+              ROT(x[i - 1 + m * l], x[i + m * l], theta[k + 1])
             }
             INC(k)
             INC(k)

@@ -11,7 +11,7 @@
  *     for i in m - 2..=j + 1 by -2 {
  *       for l in 0..n {
  *         ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
- *         ROT(x[i - 1 + m * l], x[i - 1 + 1 + m * l], theta[k + 1])
+ *         ROT(x[i - 1 + m * l], x[i + m * l], theta[k + 1])
  *       }
  *       INC(k)
  *       INC(k)
@@ -174,7 +174,22 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
     if (!oneElement(uses, second, L.variable)) return undefined
   }
   if (!pays) return undefined
-  const copy2 = rewriteBlock(L.body, moveVar)
+  // the second copy names an element the first also accesses in the first copy's words (`x[i]`
+  // for `x[i - 1 + 1]`: equal polynomials are equal i32 values, wrapping included), so that the
+  // code generators see one element and keep its value in a register from one copy to the next
+  const firstIndex = new Map<string, Expr>()
+  for (const a of exprs.flatMap((e) => accesses(e))) {
+    const p = polynomial(a.index)
+    const k = p && `${a.array.name}:${key(p)}`
+    if (k && !firstIndex.has(k)) firstIndex.set(k, a.index)
+  }
+  const sameElement = (e: Expr | Arg): Expr | Arg => {
+    if (e.kind !== 'index') return e
+    const p = polynomial(e.index)
+    const same = p && firstIndex.get(`${e.array.name}:${key(p)}`)
+    return same ? { ...e, index: same } : e
+  }
+  const copy2 = rewriteBlock(L.body, (e) => sameElement(moveVar(e)))
   const pairs: ForStmt = {
     ...M,
     reverse: false,
