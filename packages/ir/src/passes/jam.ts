@@ -187,7 +187,8 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
     if (e.kind !== 'index') return e
     const p = polynomial(e.index)
     const same = p && firstIndex.get(`${e.array.name}:${key(p)}`)
-    return same ? { ...e, index: same } : e
+    // (a copy of it: no node of the IR is shared between two statements)
+    return same ? { ...e, index: rewriteExpr(same, (x) => x) as Expr } : e
   }
   const copy2 = rewriteBlock(L.body, (e) => sameElement(moveVar(e)))
   const pairs: ForStmt = {
