@@ -116,6 +116,15 @@ describe('pass `jam`', () => {
     `)
   })
 
+  it("names the element both copies access in the first copy's words (so the backends keep it in a register)", () => {
+    const pairs = jammed(umm).split('\n').slice(5, 7).join('\n')
+    // the second rotation's upper row is the first one's lower row: x[i - 1 + 1 + m * l] is x[i + m * l]
+    expect(pairs).not.toContain('- 1 + 1')
+    expect(pairs.match(/x\[i \+ m \* l\]/g)).toHaveLength(2)
+    // an element only one copy accesses keeps its own words
+    expect(pairs).toContain('x[i - 1 + m * l]')
+  })
+
   it('refuses what it cannot prove or what does not pay', () => {
     // the row i + 1 reaches the next column: interchange refuses, and jam sees no inner column loop
     expect(unchanged(umm.replace('m - 2..=j by -1', 'm - 1..=j by -1'))).toBe(true)
