@@ -84,16 +84,19 @@ describe('a Tenet step compiled on the wasm backend', () => {
     { schedule: 'recompute-all' },
   ] as const
 
-  it.each([true, false])('runs under every schedule with the cpu step’s s_T and gradient, bit for bit (checks %s)', (checks) => {
-    const { cpu, wasm } = compileBoth(diffusionSource, checks)
-    for (const o of schedules) {
-      const a = checkpointedGradient(cpu, s0, T, { ...o, seed, args: [c] })
-      const b = checkpointedGradient(wasm, s0, T, { ...o, seed, args: [c] })
-      expect([...b.final], o.schedule).toEqual([...a.final])
-      expect([...b.gradient], o.schedule).toEqual([...a.gradient])
-      expect(b.cost, o.schedule).toMatchObject({ ...a.cost, wallTimeMs: b.cost.wallTimeMs })
-    }
-  })
+  it.each([true, false])(
+    'runs under every schedule with the cpu step’s s_T and gradient, bit for bit (checks %s)',
+    (checks) => {
+      const { cpu, wasm } = compileBoth(diffusionSource, checks)
+      for (const o of schedules) {
+        const a = checkpointedGradient(cpu, s0, T, { ...o, seed, args: [c] })
+        const b = checkpointedGradient(wasm, s0, T, { ...o, seed, args: [c] })
+        expect([...b.final], o.schedule).toEqual([...a.final])
+        expect([...b.gradient], o.schedule).toEqual([...a.gradient])
+        expect(b.cost, o.schedule).toMatchObject({ ...a.cost, wallTimeMs: b.cost.wallTimeMs })
+      }
+    },
+  )
 
   it('carries its backend memory, in which store-all keeps its states (given back after the run); `memory: host` does not', () => {
     const { cpu, wasm } = compileBoth(diffusionSource, false)
@@ -123,9 +126,9 @@ describe('a Tenet step compiled on the wasm backend', () => {
 
   it('store-all in backend memory that grows during the calls (an ancilla above the states) keeps the gradient', () => {
     for (const checks of [true, false]) {
-      // 2¹⁸ doubles (2 MiB) of ancilla against a one-page memory: the first forward call grows it,
+      // 2¹⁷ doubles (1 MiB) of ancilla against a one-page memory: the first forward call grows it,
       // and so does the first adjoint call (a program of its own, with the same ancilla)
-      const { cpu, wasm } = compileBoth(ancillaSource(1 << 18), checks)
+      const { cpu, wasm } = compileBoth(ancillaSource(1 << 17), checks)
       const step = tenetStep(wasm, [c])
       let grown = 0
       let last: ArrayBufferLike | undefined
