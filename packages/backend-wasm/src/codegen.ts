@@ -64,6 +64,7 @@ import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
+  elementSpans,
   loopUniform,
   planMapLanes,
   readAfter,
@@ -2636,25 +2637,64 @@ export class FunctionEmitter {
     this.shared = undefined
     this.scoped(() => {
       const lanes = new Map<string, { local: number; type: LaneType }>()
-      const addrs: number[] = []
+      // each element is loaded just before the first top-level statement that names it and a
+      // written one stored just after the last that writes it (see \`elementSpans\`)
+      const spans = elementSpans(plan)
+      const loadsAt = new Map<number, Array<() => void>>(),
+        storesAt = new Map<number, Array<() => void>>()
+      const schedule = (alias: string, load: () => void, store: (() => void) | undefined) => {
+        const span = spans.get(alias)
+        if (!span) return
+        const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
+          const fs = m.get(k)
+          if (fs) fs.push(f)
+          else m.set(k, [f])
+        }
+        at(loadsAt, span.first, load)
+        if (store && span.last >= 0) at(storesAt, span.last, store)
+      }
       for (const el of plan.elements) {
         const arr = this.array(el.array)
         const addr = this.local(I32),
           v = this.local(V128)
+        // (the address once per pair, before the body: the load may sit in a branch-free spot later)
         this.get(arr.ptr)
         this.get(i)
         this.i32(el.elem === 'f64' ? 3 : 2)
         this.op(Op.i32_shl, Op.i32_add)
-        this.tee(addr)
-        if (el.elem === 'f64') {
-          this.simd(OpFd.v128_load)
-          this.out.u32(3).u32(0)
-        } else {
-          this.simd(OpFd.i64x2_load32x2_s)
-          this.out.u32(2).u32(0)
+        this.set(addr)
+        const load = () => {
+          this.get(addr)
+          if (el.elem === 'f64') {
+            this.simd(OpFd.v128_load)
+            this.out.u32(3).u32(0)
+          } else {
+            this.simd(OpFd.i64x2_load32x2_s)
+            this.out.u32(2).u32(0)
+          }
+          this.set(v)
         }
-        this.set(v)
-        addrs.push(addr)
+        const store = () => {
+          if (el.elem === 'f64') {
+            this.get(addr)
+            this.get(v)
+            this.simd(OpFd.v128_store)
+            this.out.u32(3).u32(0)
+          } else {
+            for (const lane of [0, 1]) {
+              this.get(addr)
+              this.get(v)
+              this.simd(OpFd.i64x2_extract_lane)
+              this.out.byte(lane)
+              this.op(Op.i32_wrap_i64)
+              this.out
+                .byte(Op.i32_store)
+                .u32(2)
+                .u32(4 * lane)
+            }
+          }
+        }
+        schedule(el.alias, load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
       // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
@@ -2677,22 +2717,39 @@ export class FunctionEmitter {
         bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
       }
       // the block elements: both lanes loaded into one f64x2 local (in range, checked above)
-      const blockLocals = plan.blockElements.map((el) => {
+      for (const el of plan.blockElements) {
         const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
         const v = this.local(V128)
-        this.get(b1)
-        this.get(b0)
-        this.simd(OpFd.v128_load64_splat)
-        this.out.u32(3).u32(8 * el.c)
-        this.simd(OpFd.v128_load64_lane)
-        this.out
-          .u32(3)
-          .u32(8 * el.c)
-          .byte(1)
-        this.set(v)
+        const load = () => {
+          this.get(b1)
+          this.get(b0)
+          this.simd(OpFd.v128_load64_splat)
+          this.out.u32(3).u32(8 * el.c)
+          this.simd(OpFd.v128_load64_lane)
+          this.out
+            .u32(3)
+            .u32(8 * el.c)
+            .byte(1)
+          this.set(v)
+        }
+        const store = () => {
+          for (const [lane, base] of [
+            [0, b0],
+            [1, b1],
+          ] as const) {
+            this.get(base)
+            this.get(v)
+            this.simd(OpFd.f64x2_extract_lane)
+            this.out.byte(lane)
+            this.out
+              .byte(Op.f64_store)
+              .u32(3)
+              .u32(8 * el.c)
+          }
+        }
+        schedule(el.alias, load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: 'f64' })
-        return { el, v, b0, b1 }
-      })
+      }
       if (plan.varying.has(plan.variable)) {
         // the loop variable: i and i + 1
         const v = this.local(V128)
@@ -2711,48 +2768,14 @@ export class FunctionEmitter {
       this.laneMask = undefined
       this.blendMask = undefined
       try {
-        for (const s of plan.body) this.vstmt(s, plan)
+        plan.body.forEach((s, k) => {
+          for (const f of loadsAt.get(k) ?? []) f()
+          this.vstmt(s, plan)
+          for (const f of storesAt.get(k) ?? []) f()
+        })
       } finally {
         this.lanesOf = undefined
       }
-      for (const { el, v, b0, b1 } of blockLocals) {
-        if (!el.written) continue
-        for (const [lane, base] of [
-          [0, b0],
-          [1, b1],
-        ] as const) {
-          this.get(base)
-          this.get(v)
-          this.simd(OpFd.f64x2_extract_lane)
-          this.out.byte(lane)
-          this.out
-            .byte(Op.f64_store)
-            .u32(3)
-            .u32(8 * el.c)
-        }
-      }
-      plan.elements.forEach((el, k) => {
-        if (!el.written) return
-        const v = lanes.get(el.alias)!.local
-        if (el.elem === 'f64') {
-          this.get(addrs[k]!)
-          this.get(v)
-          this.simd(OpFd.v128_store)
-          this.out.u32(3).u32(0)
-        } else {
-          for (const lane of [0, 1]) {
-            this.get(addrs[k]!)
-            this.get(v)
-            this.simd(OpFd.i64x2_extract_lane)
-            this.out.byte(lane)
-            this.op(Op.i32_wrap_i64)
-            this.out
-              .byte(Op.i32_store)
-              .u32(2)
-              .u32(4 * lane)
-          }
-        }
-      })
     })
     this.shared = savedShared
     if (!down) {
