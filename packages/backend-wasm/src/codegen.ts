@@ -2767,12 +2767,36 @@ export class FunctionEmitter {
       this.lanesOf = lanes
       this.laneMask = undefined
       this.blendMask = undefined
+      // the top-level statements (\`@unchecked\` blocks opened) in runs that share their common
+      // subexpressions, as nested blocks do (see \`block\`); each statement's top-level index
+      // places the element loads and stores
+      const top = new Map<Stmt, number>()
+      const mark = (x: Stmt, k: number): void => {
+        top.set(x, k)
+        if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
+      }
+      plan.body.forEach(mark)
+      let at = -1
+      const reach = (k: number) => {
+        for (; at < k; at++) {
+          if (at >= 0) for (const f of storesAt.get(at) ?? []) f()
+          for (const f of loadsAt.get(at + 1) ?? []) f()
+        }
+      }
       try {
-        plan.body.forEach((s, k) => {
-          for (const f of loadsAt.get(k) ?? []) f()
-          this.vstmt(s, plan)
-          for (const f of storesAt.get(k) ?? []) f()
-        })
+        forEachStatement(
+          plan.body,
+          (s, unchecked, shared) => {
+            reach(top.get(s)!)
+            this.shared = shared
+            this.unchecked += unchecked
+            this.vstmt(s, plan)
+            this.unchecked -= unchecked
+          },
+          this.tabulatedValues,
+        )
+        this.shared = undefined
+        reach(plan.body.length)
       } finally {
         this.lanesOf = undefined
       }
