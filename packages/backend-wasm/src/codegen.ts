@@ -1460,23 +1460,11 @@ export class FunctionEmitter {
 
   private block(body: Stmt[]): void {
     if (this.lanesOf) {
-      // a map loop's body in lanes: its runs share their common subexpressions too (no sin/cos
-      // pairs: its values are vectors)
+      // a map loop's body in lanes: its runs share their common subexpressions and their sin/cos
+      // pairs too (see \`laneRuns\`)
       const saved = this.shared
-      const savedSincos = this.sincos
-      this.sincos = undefined
-      forEachStatement(
-        body,
-        (s, unchecked, shared) => {
-          this.shared = shared
-          this.unchecked += unchecked
-          this.vstmt(s)
-          this.unchecked -= unchecked
-        },
-        this.tabulatedValues,
-      )
+      this.laneRuns(body, (s) => this.vstmt(s))
       this.shared = saved
-      this.sincos = savedSincos
       return
     }
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -2784,17 +2772,10 @@ export class FunctionEmitter {
         }
       }
       try {
-        forEachStatement(
-          plan.body,
-          (s, unchecked, shared) => {
-            reach(top.get(s)!)
-            this.shared = shared
-            this.unchecked += unchecked
-            this.vstmt(s, plan)
-            this.unchecked -= unchecked
-          },
-          this.tabulatedValues,
-        )
+        this.laneRuns(plan.body, (s) => {
+          reach(top.get(s)!)
+          this.vstmt(s, plan)
+        })
         this.shared = undefined
         reach(plan.body.length)
       } finally {
@@ -3153,6 +3134,74 @@ export class FunctionEmitter {
   /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */
   private readonly laneShared = new Map<Shared, [number, 'f64' | 'i32' | 'mask']>()
 
+  /** The sin/cos calls of the lanes run being emitted that one \`__sincos_f64x2\` computes (see \`laneRuns\`). */
+  private laneSincos: Map<Expr, SincosPair> | undefined
+
+  /**
+   * Emits the statements of a map loop's body in lanes (\`@unchecked\` blocks opened) with the
+   * state of their run: the common subexpressions it shares (\`shared\`, see \`forEachStatement\`)
+   * and its sin/cos pairs (\`laneSincos\`, see \`sincosPairs\`; fresh pairs on every emission, as a
+   * branch's body is emitted once with masks and once without).
+   */
+  private laneRuns(body: Stmt[], visit: (s: Stmt) => void): void {
+    const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
+    forEachStatement(body, (s, unchecked, shared) => items.push([s, unchecked, shared]), this.tabulatedValues)
+    const pairs: Array<Map<Expr, SincosPair> | undefined> = items.map(() => undefined)
+    const standard = (name: 'sin' | 'cos') =>
+      inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)
+    for (let i = 0; i < items.length; ) {
+      if (!items[i]![2]) {
+        i++
+        continue
+      }
+      let j = i
+      while (j < items.length && items[j]![2]) j++
+      const run = sincosPairs(
+        items.slice(i, j).map((x) => x[0]),
+        standard,
+      )
+      for (let k = i; k < j; k++) pairs[k] = run
+      i = j
+    }
+    const savedSincos = this.laneSincos
+    try {
+      items.forEach(([s, unchecked, shared], k) => {
+        this.shared = shared
+        this.laneSincos = pairs[k]
+        this.unchecked += unchecked
+        visit(s)
+        this.unchecked -= unchecked
+      })
+    } finally {
+      this.laneSincos = savedSincos
+    }
+  }
+
+  /**
+   * Pushes sin or cos of a varying f64 in lanes, both lanes by one call of \`__sincos_f64x2\` (the
+   * scalar routines' doubles, see \`math/sincos-f64x2.ts\`), where the scalar code calls the
+   * module's routine; the other of the two is kept for a call of the same value in the run
+   * (\`laneSincos\`). Returns false where the scalar code calls out.
+   */
+  private laneTrig(e: Extract<Expr, { kind: 'call' }>): boolean {
+    const name = e.callee as 'sin' | 'cos'
+    if (!inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)) return false
+    const pair = this.laneSincos?.get(e)
+    if (!pair?.locals) {
+      this.vvalue(e.args[0]!, 'f64')
+      this.callDefined(this.ctx.math.use('__sincos_f64x2'))
+      const c = this.local(V128),
+        sn = this.local(V128)
+      this.set(c)
+      this.set(sn)
+      if (pair) pair.locals = { sin: sn, cos: c }
+      this.get(name === 'sin' ? sn : c)
+      return true
+    }
+    this.get(name === 'sin' ? pair.locals.sin : pair.locals.cos)
+    return true
+  }
+
   private vexprCode(e: Expr): 'f64' | 'i32' | 'mask' {
     const lanes = this.lanesOf!
     if (e.kind === 'num' && (e.type === 'f64' || e.type === 'i32')) {
@@ -3273,6 +3322,14 @@ export class FunctionEmitter {
         const wasm = spec?.kind === 'pure' ? spec.emit?.wasm : undefined
         if (wasm === 'identity' && e.args.length === 1 && arg && kind(arg) === e.type && e.type !== 'bool')
           return this.vexpr(arg)
+        if (
+          (e.callee === 'sin' || e.callee === 'cos') &&
+          e.type === 'f64' &&
+          e.args.length === 1 &&
+          kind(arg!) === 'f64' &&
+          this.laneTrig(e)
+        )
+          return 'f64'
         const native =
           e.type === 'f64' && e.args.every((x) => kind(x) === 'f64') ? this.laneContext.native(e) : undefined
         if (native) {
