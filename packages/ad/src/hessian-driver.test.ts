@@ -8,6 +8,7 @@ import type { TenetFunction } from '@tenet/reversible'
 import { finiteDifference } from '@tenet/testing'
 import { gradient, hessian } from './index.js'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
 import type { BackendSpec } from '@tenet/ir'
 import { expectClose, tag, testRegistry } from './test-util.js'
 
@@ -100,6 +101,47 @@ describe.each([
     expectClose(out, fdHessian(f, args, wrt), 1e-6, 'H')
     expectClose(out, hessian(f, args, { loss: 0, wrt, width: 1 }), 1e-12, 'H (width 1)')
     expect(exactlySymmetric(out, 20)).toBe(true)
+  })
+})
+
+describe.each(['cpu', 'wasm', 'interpreter'] as const)('hessian calls in a loop on %s', (backend) => {
+  const registry = testRegistry().registerBackend(wasmBackend)
+  const f = tag({ backend, checks: false, registry })(source).f!
+  // scalar-only: the Bessel-like case, where nothing but scalars is loaded
+  const g = tag({ backend, checks: false, registry })(
+    'fn g(loss: f64, a: f64, b: f64) { loss += a * a * b + sin(a * b) }',
+  ).g!
+
+  it('take new values of the same shapes, in arrays the program only reads too', () => {
+    // the same argument arrays (and shapes) call after call, their values changed in between: the
+    // driver keeps its plan and must copy the new values in (on wasm, into the module's memory)
+    const x = values(5, 1),
+      y = values(4, 2)
+    for (const [s, seed] of [
+      [0.3, 3],
+      [-0.7, 5],
+      [0.3, 3],
+    ] as const) {
+      x.set(values(5, seed))
+      y.set(values(4, seed + 1))
+      const args = [0, s, x, y]
+      expectClose(hessian(f, args, { loss: 0, wrt: [1, 2, 3] }), fdHessian(f, args, [1, 2, 3]), 1e-6, `H (s = ${s})`)
+      // and copies of them: other arrays of the same shapes
+      const copies = [0, s, x.slice(), y.slice()]
+      expectClose(hessian(f, copies, { loss: 0, wrt: [2] }), fdHessian(f, copies, [2]), 1e-6, `H over x (s = ${s})`)
+    }
+    for (const [a, b] of [
+      [0.5, 1.5],
+      [-1.25, 0.75],
+      [0.5, 1.5],
+    ]) {
+      const h = hessian(g, [0, a, b], { loss: 0, wrt: [1, 2] })
+      // ∂²/∂a² = 2b − b² sin(ab), ∂²/∂a∂b = 2a + cos(ab) − ab sin(ab), ∂²/∂b² = −a² sin(ab)
+      const s = Math.sin(a * b),
+        c = Math.cos(a * b)
+      const exact = [2 * b - b * b * s, 2 * a + c - a * b * s, 2 * a + c - a * b * s, -a * a * s]
+      expectClose(h, exact, 1e-12, `H of g at (${a}, ${b})`)
+    }
   })
 })
 

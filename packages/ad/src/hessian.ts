@@ -22,6 +22,11 @@ import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 /** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
 interface StartPlan {
   copies: TypedArray[]
+  /**
+   * On a backend with its own memory: (resident array, value) pairs of the arrays the program
+   * only reads, copied after a load (they keep their contents from one sweep to the next).
+   */
+  reloads: TypedArray[]
   zeros: TypedArray[]
   scalars: unknown[]
   /** The scalar parameters of f: their values are read from the loaded values at every start. */
@@ -239,9 +244,11 @@ class SecondOrderRun {
     }
     this.nSeeded = 0
     const plan = this.plan
-    // a load of new values into the same arrays keeps the plan (off resident memory, where a load
-    // must be copied into the module's arrays first)
-    if (plan && (!this.unplaced || (!this.memory && sameArrays(plan.loaded, values)))) {
+    // a load of new values into the same arrays keeps the plan (in resident memory, the arrays the
+    // program only reads are copied into the module's arrays again: \`reloads\`)
+    if (plan && (!this.unplaced || sameArrays(plan.loaded, values))) {
+      if (this.unplaced)
+        for (let i = 0; i < plan.reloads.length; i += 2) plan.reloads[i]!.set(plan.reloads[i + 1] as never)
       for (let i = 0; i < plan.copies.length; i += 2) plan.copies[i]!.set(plan.copies[i + 1] as never)
       for (const z of plan.zeros) z.fill(0)
       const sc = plan.scalars
@@ -301,12 +308,13 @@ class SecondOrderRun {
    */
   private planStart(): StartPlan | undefined {
     const { so, argv, values } = this
-    const plan: StartPlan = { copies: [], zeros: [], scalars: [], params: [], loaded: values.slice() }
+    const plan: StartPlan = { copies: [], reloads: [], zeros: [], scalars: [], params: [], loaded: values.slice() }
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (Array.isArray(v)) return undefined
       if (!ArrayBuffer.isView(v)) plan.params.push(i)
       else if (this.written[i]) plan.copies.push(argv[i] as TypedArray, v as TypedArray)
+      else if (this.memory) plan.reloads.push(argv[i] as TypedArray, v as TypedArray)
     }
     const gradientArrays = so.gradientSlots.filter((s) => s?.kind === 'array').map((s) => s!.index)
     const tangentArrays = so.slots.filter((t) => t?.kind === 'array').map((t) => t!.index)

@@ -204,6 +204,12 @@ const STANDARD_PURE = new Map(
   standardPrimitives.filter((p) => p.kind === 'pure').map((p) => [p.name, p as PurePrimitiveSpec]),
 )
 
+/**
+ * The keys of the imports that run no code of the caller's: \`fail\` and the built-in arithmetic
+ * (\`Math\` functions, \`%\`, integer powers and conversions) that \`importOf\` registers under them.
+ */
+const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
+
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 export class ModuleContext {
   readonly imports: ImportedFunc[] = []
@@ -256,6 +262,20 @@ export class ModuleContext {
   get effectful(): ReadonlySet<string> {
     this.effectfulSet ??= effectfulFunctions(this.program.functions.values())
     return this.effectfulSet
+  }
+
+  /** Whether a function of the module can grow the memory (an array ancilla's \`memory.grow\`). */
+  grows = false
+
+  /**
+   * Whether the module imports a function that may run the caller's code (a host function, a
+   * plugin primitive or bijection): only through one can a call of the module call into the
+   * memory's modules again before it returns. The other imports are \`fail\` (which throws) and
+   * the built-in arithmetic of \`Math\` (see \`BUILTIN_IMPORTS\`).
+   */
+  get callsOut(): boolean {
+    for (const key of this.importIndex.keys()) if (!BUILTIN_IMPORTS.test(key)) return true
+    return false
   }
 
   /** The index (among imports) of the import with this key, registering it on first use. */
@@ -2037,6 +2057,7 @@ export class FunctionEmitter {
       this.op(Op.i32_add)
       this.i32(16)
       this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
+      this.ctx.grows = true
       this.i32(-1)
       this.op(Op.i32_eq, Op.if, 0x40)
       const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
