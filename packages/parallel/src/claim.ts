@@ -5,6 +5,8 @@
  * row) and the failure record a thread hands back.
  */
 
+import { zeroShared } from './zero.js'
+
 /** A task function: reads one task, writes its output row (`out`, zeros on entry). */
 export type TaskFunction = (task: unknown, out: Float64Array) => void
 
@@ -55,8 +57,9 @@ export const rowStride = (outLength: number): number => Math.ceil(outLength / 16
 
 /**
  * Claims tasks from the shared counter until none is left, running each into its row of
- * `block` (row i: `outLength` numbers from i × `stride`), which it zeroes first (so the calling
- * thread does not clear the whole block before a call: the clearing is shared out too), and marks
+ * `block` (row i: `outLength` numbers from i × `stride`), which it zeroes first (by `zeroShared`,
+ * faster than `fill` in shared memory; and by the thread that runs the task, so the calling thread
+ * does not clear the whole block before a call: the clearing is shared out too), and marks
  * each finished row with the call's generation in `done` (so the caller can add or copy the rows
  * that are finished while other threads still run theirs). A thread whose task fails raises the
  * failed flag, claims no more and returns the failure; the others go on, so every claimed task
@@ -77,8 +80,8 @@ export function claimTasks(
   const n = tasks.length
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
     try {
-      const row = block.subarray(i * stride, i * stride + outLength)
-      row.fill(0)
+      const row = outLength === 0 ? empty : block.subarray(i * stride, i * stride + outLength)
+      zeroShared(row)
       task(tasks[i], row)
       Atomics.store(done, i, generation)
     } catch (e) {
@@ -88,6 +91,9 @@ export function claimTasks(
   }
   return undefined
 }
+
+/** The row of a task without output. */
+const empty = new Float64Array(0)
 
 /** Runs every task `rounds` times into one scratch row (a warm-up: the outputs are dropped). */
 export function warmLocal(
