@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createPool, sharedArray, type Pool } from '@tenet/parallel'
+import { createPool, sharedArray, splitRange, type Pool } from '@tenet/parallel'
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { createGmmGradientFinish, createGmmPointsGradient, GMM_BLOCK, gmmPointsGradientLength } from '../tenet/gmm.js'
 import type { GmmTask } from './gmm-worker.js'
@@ -60,9 +60,8 @@ export async function createGmmParallel(inst: GmmInstance, workers: number, shar
   const finish = createGmmGradientFinish(d, k)
   const len = gmmPointsGradientLength(d, k)
   const pts = new Float64Array(len)
-  const per = Math.max(1, Math.ceil(n / shards / GMM_BLOCK)) * GMM_BLOCK
-  const ranges: GmmTask[] = []
-  for (let i0 = 0; i0 < n; i0 += per) ranges.push({ i0, i1: Math.min(n, i0 + per) })
+  // (whole blocks, at most `shards` tasks: a fixed cut of the points)
+  const ranges: GmmTask[] = splitRange(n, { unit: GMM_BLOCK, maxTasks: shards })
   // (fixed: sent to the workers once)
   const tasks = pool.taskList(ranges)
   return {

@@ -53,15 +53,19 @@ describe('the thread rows’ pools', () => {
     }
   })
 
-  it('BA: the ranges cover the observations once each, in whole chunks of 256', () => {
+  it('BA: the ranges cover the observations once each, in whole chunks of 256, two at least', () => {
     for (const p of [1, 255, 256, 1300, 31843, 204472]) {
       const r = baRanges(p)
       expect(r[0]!.i0).toBe(0)
       expect(r.at(-1)!.i1).toBe(p)
       for (let t = 1; t < r.length; t++) expect(r[t]!.i0).toBe(r[t - 1]!.i1)
-      for (const { i0, i1 } of r.slice(0, -1)) expect((i1 - i0) % 256).toBe(0)
+      for (const { i0, i1 } of r.slice(0, -1)) {
+        expect((i1 - i0) % 256).toBe(0)
+        expect(i1 - i0).toBeGreaterThanOrEqual(512)
+      }
       expect(r.length).toBeLessThanOrEqual(BA_SHARDS)
     }
-    expect(baRanges(31843).length).toBe(125)
+    expect(baRanges(31843).length).toBe(63)
+    expect(baRanges(36455).length).toBe(72)
   })
 })
