@@ -187,7 +187,7 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
   })
 
   it("with 'auto', idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
-    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2 })
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2, spinMicroseconds: 'auto' })
     const list = pool.taskList(Array.from({ length: 16 }, (_, t) => [t * 200_000, 200_000]))
     for (let r = 0; r < 5; r++) pool.sum(list, 2)
     const before = process.cpuUsage()

@@ -61,14 +61,16 @@ export interface PoolOptions {
   callerRuns?: boolean
   /**
    * How long a thread that waits — a worker for the next call, the caller for the workers — spins
-   * before it sleeps in `Atomics.wait`, in microseconds, or `'auto'` (the default). A sleeping
-   * thread takes tens of microseconds to wake (more on a VM whose idle vCPU has halted), so a
-   * spin of about the time the thread waits saves that. Where the threads share a core with other
-   * work, a long spin delays the thread it waits for (measured: a fixed 200 µs made a pool call of
-   * no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'` bounds each spin by
-   * the work: the calling thread, out of tasks, spins for up to twice its mean task time in the call
-   * (a running worker finishes within about one task); a worker, after a call, for a sixteenth of
-   * its time in that call; neither for more than 0.2 ms. `0` never spins.
+   * before it sleeps in `Atomics.wait`: microseconds (default 0: sleep at once), or `'auto'`. A
+   * sleeping thread takes tens of microseconds to wake (measured on a 2-core VM: a calling thread
+   * asleep resumed a median 33 µs after the worker's notify, a spinning one 1 µs), more on a VM
+   * whose idle vCPU has halted, so a spin about as long as the wait saves that. Where the threads
+   * share a core with other work, a spin delays the thread it waits for (measured: a fixed 200 µs
+   * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
+   * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
+   * task time in the call (a running worker finishes within about one task); a worker, after a
+   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms (on the loaded
+   * machine: 3–5% more CPU per BA call at ba1 size, the wake-ups it saves are rare there).
    */
   spinMicroseconds?: number | 'auto'
 }
@@ -169,7 +171,7 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       : /^[a-z]+:/.test(options.module)
         ? options.module
         : pathToFileURL(options.module).href
-  const spinMicroseconds = options.spinMicroseconds ?? 'auto'
+  const spinMicroseconds = options.spinMicroseconds ?? 0
   const auto = spinMicroseconds === 'auto'
   if (!auto && !(spinMicroseconds >= 0))
     parallelError(

@@ -66,7 +66,7 @@ const blocks = new Map<number, { array: Float64Array; done: Int32Array }>([
 ])
 let received = 0
 /** How long to spin before sleeping until the next call (`spinMs` < 0: adaptive, `workerSpinMs`). */
-let spin = spinMs < 0 ? 0 : spinMs
+let spin = Math.max(0, spinMs)
 for (;;) {
   seen = waitWhile(ctrl, CTRL_GEN, seen, spin)
   const woke = performance.now()

@@ -48,11 +48,20 @@ export interface BaParallel {
   close(): Promise<void>
 }
 
-/** A parallel BA Jacobian for one instance (the instance is sent to every worker once). */
-export async function createBaParallel(inst: BaInstance, workers: number): Promise<BaParallel> {
+/** A parallel BA Jacobian for one instance (the instance is sent to every worker once); `spinMicroseconds` as `createPool`'s. */
+export async function createBaParallel(
+  inst: BaInstance,
+  workers: number,
+  spinMicroseconds: number | 'auto' = 0,
+): Promise<BaParallel> {
   const empty = createBaJacobian(inst)
   const J: BaSparseJacobian = { ...empty, vals: sharedArray(empty.vals.length) }
-  const pool: Pool = await createPool({ module: workerModule(), init: { inst, vals: J.vals }, workers })
+  const pool: Pool = await createPool({
+    module: workerModule(),
+    init: { inst, vals: J.vals },
+    workers,
+    spinMicroseconds,
+  })
   const tasks = pool.taskList(baRanges(inst.p))
   return {
     threads: pool.workers + 1,

@@ -40,9 +40,15 @@ export interface GmmParallel {
 
 /**
  * A parallel GMM gradient for one instance (its points are shared with the workers once), its
- * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`).
+ * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`);
+ * `spinMicroseconds` as `createPool`'s.
  */
-export async function createGmmParallel(inst: GmmInstance, workers: number, shards = GMM_SHARDS): Promise<GmmParallel> {
+export async function createGmmParallel(
+  inst: GmmInstance,
+  workers: number,
+  shards = GMM_SHARDS,
+  spinMicroseconds: number | 'auto' = 0,
+): Promise<GmmParallel> {
   const { d, k, n } = inst
   const params = { alphas: sharedArray(k), means: sharedArray(k * d), icf: sharedArray(k * gmmIcfSize(d)) }
   const setParams = (g: GmmInstance): void => {
@@ -55,6 +61,7 @@ export async function createGmmParallel(inst: GmmInstance, workers: number, shar
     module: workerModule(),
     init: { d, k, x: sharedArray(inst.x), ...params },
     workers,
+    spinMicroseconds,
   })
   const pg = createGmmPointsGradient(d, k)
   const finish = createGmmGradientFinish(d, k)
