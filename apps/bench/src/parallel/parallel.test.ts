@@ -77,9 +77,9 @@ describe('the thread rows’ pools', () => {
     expect(baRanges(36455).length).toBe(72)
   })
 
-  it("the rows' spin: 'auto' unless TENET_POOL_SPIN gives microseconds", () => {
-    expect(poolSpin(undefined)).toBe('auto')
-    expect(poolSpin('')).toBe('auto')
+  it("the rows' spin: 0 unless TENET_POOL_SPIN says 'auto' or microseconds", () => {
+    expect(poolSpin(undefined)).toBe(0)
+    expect(poolSpin('')).toBe(0)
     expect(poolSpin('auto')).toBe('auto')
     expect(poolSpin('0')).toBe(0)
     expect(poolSpin('50')).toBe(50)
