@@ -208,6 +208,27 @@ describe('blockJacobian', () => {
     expect(asked.run(0, [new Float64Array(0), new Float64Array(0), 1])).toEqual(new Float64Array(0))
   })
 
+  it('writes into an `out` in shared memory (zeroed by copying zeros in) the bits it writes into an ArrayBuffer', () => {
+    // 11 blocks in chunks of 4 (a partial last chunk); `out` starts with stale values
+    const n = 11
+    const x = Float64Array.from({ length: 3 * n }, (_, i) => Math.sin(i + 1) * 2)
+    const bj = blockJacobian(m.one!, { sizes: [2, 3, null], inputs: [1], outputs: [0], mode: 'reverse', chunk: 4 })
+    const plain = bj.run(n, [new Float64Array(2 * n), x, 3])
+    const shared = new Float64Array(new SharedArrayBuffer(8 * plain.length)).fill(7.5)
+    expect(bj.run(n, [new Float64Array(2 * n), x, 3], shared)).toBe(shared)
+    expect(Array.from(shared)).toEqual(Array.from(plain))
+    // again (the zeros are kept between runs), and into a view that ends inside a chunk
+    shared.fill(-1)
+    bj.run(n, [new Float64Array(2 * n), x, 3], shared)
+    expect(Array.from(shared)).toEqual(Array.from(plain))
+    const part = shared.subarray(0, 6 * 5).fill(2)
+    bj.run(5, [new Float64Array(10), x.subarray(0, 15), 3], part)
+    expect(Array.from(part)).toEqual(Array.from(plain.subarray(0, 30)))
+    // block 0 by hand: x = (x0, x1, x2), J = [[cos(x0)·x1, sin(x0), 0], [2·x0·x2, 0, x0²]]
+    const [x0, x1, x2] = [x[0]!, x[1]!, x[2]!]
+    expectClose(plain.subarray(0, 6), [Math.cos(x0) * x1, Math.sin(x0), 0, 2 * x0 * x2, 0, x0 * x0], 1e-15)
+  })
+
   it('on wasm, keeps its chunk buffers in the module memory and uses arguments and `out` living there in place', () => {
     const text = `fn blk(r: f64[], x: f64[], s: f64, ws: f64[]) {
        ws[0] += sin(x[0]) * s

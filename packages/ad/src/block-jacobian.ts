@@ -419,6 +419,8 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     })
   }
 
+  /** Zeros to copy into a chunk of an output in shared memory (allocated by the first such run). */
+  let zeros = new Float64Array(0)
   const run = (n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array => {
     if (!Number.isInteger(n) || n < 0) argError(`the number of blocks must be a non-negative integer, got ${String(n)}`)
     // (the chunk buffers first: allocating them may grow the memory, which detaches the views of
@@ -476,10 +478,14 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
       }
       return Jout
     }
+    // (an output in shared memory is zeroed by copying zeros in: see `isShared`)
+    const shared = isShared(Jout)
+    if (shared && zeros.length < chunk * B) zeros = new Float64Array(chunk * B)
     for (let b0 = 0; b0 < n; b0 += chunk) {
       const m = Math.min(n, b0 + chunk) - b0
       const Jc = Jout.subarray(b0 * B, (b0 + m) * B)
-      Jc.fill(0)
+      if (shared) Jc.set(m * B === zeros.length ? zeros : zeros.subarray(0, m * B))
+      else Jc.fill(0)
       for (let pass = 0; pass < sweeps; pass++) {
         argv[0] = m
         for (let j = 0; j < sources.length; j++) {
@@ -531,6 +537,16 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     freeHeld(held)
   }
   return { plan, run, programs, release }
+}
+
+/**
+ * Whether `a` is a view of a SharedArrayBuffer (an output that worker threads write into). V8's
+ * `fill` stores into shared memory element by element (atomically, since other threads may read
+ * it), about 1.8 times as slow as copying zeros in with `set` (a word-wise copy): zeroing each chunk
+ * of a BA Jacobian (ba1 size) in shared memory took 0.3 ms more per Jacobian that way, 6% of it.
+ */
+function isShared(a: Float64Array): boolean {
+  return typeof SharedArrayBuffer === 'function' && a.buffer instanceof SharedArrayBuffer
 }
 
 /** The resident chunk buffers of a block Jacobian (see the module comment). */

@@ -5,6 +5,8 @@
  * row) and the failure record a thread hands back.
  */
 
+import { zeroShared } from './zero.js'
+
 /** A task function: reads one task, writes its output row (`out`, zeros on entry). */
 export type TaskFunction = (task: unknown, out: Float64Array) => void
 
@@ -55,13 +57,15 @@ export const rowStride = (outLength: number): number => Math.ceil(outLength / 16
 
 /**
  * Claims tasks from the shared counter until none is left, running each into its row of
- * `block` (row i: `outLength` numbers from i × `stride`), which it zeroes first (so the calling
- * thread does not clear the whole block before a call: the clearing is shared out too), and marks
+ * `block` (row i: `outLength` numbers from i × `stride`), which it zeroes first (by `zeroShared`,
+ * faster than `fill` in shared memory; and by the thread that runs the task, so the calling thread
+ * does not clear the whole block before a call: the clearing is shared out too), and marks
  * each finished row with the call's generation in `done` (so the caller can add or copy the rows
  * that are finished while other threads still run theirs). A thread whose task fails raises the
  * failed flag, claims no more and returns the failure; the others go on, so every claimed task
  * runs and the lowest-numbered failing task is always found, whoever ran it (the claimed tasks
  * are a prefix of the list, and a failure among them stops only the thread that met it).
+ * `ran.tasks`, when given, counts the tasks this thread claimed.
  */
 export function claimTasks(
   task: TaskFunction,
@@ -73,12 +77,14 @@ export function claimTasks(
   done: Int32Array,
   generation: number,
   worker = false,
+  ran?: { tasks: number },
 ): TaskFailure | undefined {
   const n = tasks.length
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
+    if (ran) ran.tasks++
     try {
-      const row = block.subarray(i * stride, i * stride + outLength)
-      row.fill(0)
+      const row = outLength === 0 ? empty : block.subarray(i * stride, i * stride + outLength)
+      zeroShared(row)
       task(tasks[i], row)
       Atomics.store(done, i, generation)
     } catch (e) {
@@ -88,6 +94,9 @@ export function claimTasks(
   }
   return undefined
 }
+
+/** The row of a task without output. */
+const empty = new Float64Array(0)
 
 /** Runs every task `rounds` times into one scratch row (a warm-up: the outputs are dropped). */
 export function warmLocal(
@@ -129,4 +138,27 @@ export function waitWhile(ctrl: Int32Array, index: number, value: number, spinMs
   }
   for (v = Atomics.load(ctrl, index); v === value; v = Atomics.load(ctrl, index)) Atomics.wait(ctrl, index, value)
   return v
+}
+
+/** The longest spin of the adaptive policy (`spinMicroseconds: 'auto'`), in milliseconds. */
+export const AUTO_SPIN_CAP_MS = 0.2
+
+/**
+ * The adaptive spin of a calling thread that has no task left and waits for the workers (`'auto'`):
+ * a running worker finishes within about one task, so spinning that long (twice this thread's mean
+ * task time in the call, at most `AUTO_SPIN_CAP_MS`) usually sees it finish without the calling
+ * thread going to sleep, and waking a sleeping thread takes tens of microseconds (more on a VM
+ * whose idle vCPU halts). A worker that is not running (a loaded machine) costs at most that spin.
+ */
+export function callerSpinMs(busyMs: number, tasks: number): number {
+  return tasks > 0 ? Math.min(AUTO_SPIN_CAP_MS, (2 * busyMs) / tasks) : 0
+}
+
+/**
+ * The adaptive spin of a worker between calls (`'auto'`): a sixteenth of its time in the last call,
+ * at most `AUTO_SPIN_CAP_MS`, so that calls made back to back (an optimiser's loop) find it awake,
+ * at a cost of at most about 6% more CPU when they are not.
+ */
+export function workerSpinMs(busyMs: number): number {
+  return Math.min(AUTO_SPIN_CAP_MS, busyMs / 16)
 }

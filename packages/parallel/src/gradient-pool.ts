@@ -37,6 +37,8 @@ export interface GradientPool {
 /** Options of `tenetGradientPool` (the function and its loss, and the pool's size). */
 export interface GradientPoolOptions extends TenetGradientInit {
   workers?: number
+  /** How waiting threads spin before they sleep (see `PoolOptions.spinMicroseconds`; default 0). */
+  spinMicroseconds?: number | 'auto'
 }
 
 /**
@@ -46,7 +48,7 @@ export interface GradientPoolOptions extends TenetGradientInit {
  * without being copied; others are copied per call.
  */
 export async function tenetGradientPool(options: GradientPoolOptions): Promise<GradientPool> {
-  const { workers, ...init } = options
+  const { workers, spinMicroseconds, ...init } = options
   // the layout of the outputs, from a gradient computed here
   const m = rev.with({ backend: init.backend === 'wasm' ? 'cpu' : (init.backend ?? 'cpu') })([
     init.source,
@@ -61,6 +63,7 @@ export async function tenetGradientPool(options: GradientPoolOptions): Promise<G
     module: builtFile('tenet-worker.js'),
     init,
     ...(workers !== undefined ? { workers } : {}),
+    ...(spinMicroseconds !== undefined ? { spinMicroseconds } : {}),
   })
   const layouts = rowLayouts(f, init.loss)
   /** The rows block of `shardGradients(…, true)`, kept between calls. */

@@ -15,3 +15,4 @@ export {
 } from './pool.js'
 export { tenetGradientPool, type GradientPool, type GradientPoolOptions, type ShardGradient } from './gradient-pool.js'
 export type { TenetGradientInit } from './tenet-worker.js'
+export { splitRange, type ItemRange, type SplitOptions } from './ranges.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { gradient, rev, TenetError } from 'tenet'
+import { AUTO_SPIN_CAP_MS, callerSpinMs, workerSpinMs } from './claim.js'
 import { createPool, sharedArray, tenetGradientPool } from './index.js'
 
 const fixture = new URL('../test/fixtures/scaled-sum.mjs', import.meta.url)
@@ -160,7 +161,7 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
 
   it('spinning threads give the same bits; a bad spin is refused', async () => {
     const sums: number[][] = []
-    for (const spinMicroseconds of [0, 50]) {
+    for (const spinMicroseconds of [0, 50, 'auto'] as const) {
       const pool = await createPool({ module: fixture, init: { scale: 0.1 }, workers: 2, spinMicroseconds })
       const list = pool.taskList(tasks)
       for (let r = 0; r < 20; r++) sums.push(Array.from(pool.sum(list, 2)))
@@ -168,8 +169,33 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
     }
     for (const s of sums) expect(s).toEqual(sums[0])
     await expect(createPool({ module: fixture, workers: 1, spinMicroseconds: -1 })).rejects.toThrow(
-      /non-negative number/,
+      /non-negative number or 'auto'/,
     )
+    await expect(
+      createPool({ module: fixture, workers: 1, spinMicroseconds: 'always' as unknown as number }),
+    ).rejects.toThrow(/non-negative number or 'auto'/)
+  })
+
+  it("the adaptive spin ('auto') is bounded by the work: twice the caller's mean task, a sixteenth of a worker's call, 0.2 ms at most", () => {
+    expect(callerSpinMs(0.5, 10)).toBeCloseTo(0.1, 12)
+    expect(callerSpinMs(40, 10)).toBe(AUTO_SPIN_CAP_MS)
+    expect(callerSpinMs(3, 0)).toBe(0)
+    expect(workerSpinMs(1.6)).toBeCloseTo(0.1, 12)
+    expect(workerSpinMs(35)).toBe(AUTO_SPIN_CAP_MS)
+    expect(workerSpinMs(0)).toBe(0)
+    expect(AUTO_SPIN_CAP_MS).toBe(0.2)
+  })
+
+  it("with 'auto', idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
+    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2, spinMicroseconds: 'auto' })
+    const list = pool.taskList(Array.from({ length: 16 }, (_, t) => [t * 200_000, 200_000]))
+    for (let r = 0; r < 5; r++) pool.sum(list, 2)
+    const before = process.cpuUsage()
+    // (the calling thread sleeps in its event loop; a worker spinning on would use this CPU)
+    await new Promise((ok) => setTimeout(ok, 300))
+    const used = process.cpuUsage(before)
+    await pool.close()
+    expect((used.user + used.system) / 1000).toBeLessThan(20)
   })
 
   it('close ends every worker (twice is harmless); an unclosed pool does not keep a process alive', async () => {

@@ -9,7 +9,7 @@
  * a busy core, a worker woken late, a caller whose JIT code is slower — simply runs fewer tasks;
  * which thread ran a task never changes its output row, so the sum stays the same. A call wakes
  * the workers through a shared word (`Atomics.notify`), not a message, and the calling thread
- * waits for them the same way (optionally spinning first: `spinMicroseconds`), so `sum` and `map` are
+ * waits for them the same way (spinning first for a time bounded by the work: `spinMicroseconds`), so `sum` and `map` are
  * synchronous and cost a few microseconds of coordination per call (Node's main thread may block;
  * a browser page's may not — see the README). A task list fixed with `taskList` is sent to the
  * workers once; an array is sent with every call. Arrays in `init` and in tasks that live in a
@@ -33,6 +33,7 @@ import {
   CTRL_STOP,
   CTRL_STRIDE,
   CTRL_WORDS,
+  callerSpinMs,
   claimTasks,
   rowStride,
   type TaskFailure,
@@ -60,14 +61,18 @@ export interface PoolOptions {
   callerRuns?: boolean
   /**
    * How long a thread that waits — a worker for the next call, the caller for the workers — spins
-   * before it sleeps in `Atomics.wait`, in microseconds (default 0: sleep at once). A sleeping
-   * thread takes tens of microseconds to wake (more on a VM whose idle vCPU has halted), so on a
-   * machine whose cores the pool has to itself, a spin of about the time between two calls saves
-   * that per call. Where the threads share a core with other work, spinning delays the thread it
-   * waits for (measured: 200 µs of spin made a pool call of no-op tasks 415 µs instead of 15 µs on
-   * a loaded 2-core machine), hence the default.
+   * before it sleeps in `Atomics.wait`: microseconds (default 0: sleep at once), or `'auto'`. A
+   * sleeping thread takes tens of microseconds to wake (measured on a 2-core VM: a calling thread
+   * asleep resumed a median 33 µs after the worker's notify, a spinning one 1 µs), more on a VM
+   * whose idle vCPU has halted, so a spin about as long as the wait saves that. Where the threads
+   * share a core with other work, a spin delays the thread it waits for (measured: a fixed 200 µs
+   * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
+   * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
+   * task time in the call (a running worker finishes within about one task); a worker, after a
+   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms (on the loaded
+   * machine: 3–5% more CPU per BA call at ba1 size, the wake-ups it saves are rare there).
    */
-  spinMicroseconds?: number
+  spinMicroseconds?: number | 'auto'
 }
 
 /**
@@ -167,9 +172,13 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
         ? options.module
         : pathToFileURL(options.module).href
   const spinMicroseconds = options.spinMicroseconds ?? 0
-  if (!(spinMicroseconds >= 0))
-    parallelError(`\`spinMicroseconds\` must be a non-negative number, got ${String(options.spinMicroseconds)}`)
-  const spinMs = spinMicroseconds / 1000
+  const auto = spinMicroseconds === 'auto'
+  if (!auto && !(spinMicroseconds >= 0))
+    parallelError(
+      `\`spinMicroseconds\` must be a non-negative number or 'auto', got ${String(options.spinMicroseconds)}`,
+    )
+  /** The fixed spin in milliseconds; -1: adaptive (the workers read it so too). */
+  const spinMs = auto ? -1 : (spinMicroseconds as number) / 1000
   const ctrl = new Int32Array(new SharedArrayBuffer(CTRL_WORDS * 4))
   const threads: Thread[] = []
   const ready: Array<Promise<void>> = []
@@ -238,6 +247,8 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       parallelError(`the output length must be a non-negative integer, got ${outLength}`)
   }
 
+  /** The tasks the calling thread ran in the current call. */
+  const ran = { tasks: 0 }
   /**
    * Starts a call: every worker is sent the whole task list (`warm`: to run all of it `rounds`
    * times into scratch rows; else to claim tasks from the shared counter), and the calling thread
@@ -266,18 +277,21 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     const generation = Atomics.add(ctrl, CTRL_GEN, 1) + 1
     Atomics.notify(ctrl, CTRL_GEN)
     let failure: TaskFailure | undefined
+    const started = performance.now()
+    ran.tasks = 0
     if (local)
       failure = warm
         ? warmLocal(local, tasks, outLength, rounds)
-        : claimTasks(local, tasks, outLength, stride, out.block, ctrl, out.done, generation)
+        : claimTasks(local, tasks, outLength, stride, out.block, ctrl, out.done, generation, false, ran)
     // no task left to claim: while the workers finish theirs, take the finished rows in task order
     let t = 0
     if (consume && !failure)
       while (t < tasks.length && Atomics.load(out.done, t) === generation && !Atomics.load(ctrl, CTRL_FAILED))
         consume(t++)
     // wait for the workers (each counts itself done, failed or not)
+    const spin = spinMs >= 0 ? spinMs : callerSpinMs(performance.now() - started, ran.tasks)
     for (let done = Atomics.load(ctrl, CTRL_DONE); done < threads.length; )
-      done = waitWhile(ctrl, CTRL_DONE, done, spinMs)
+      done = waitWhile(ctrl, CTRL_DONE, done, spin)
     if (Atomics.load(ctrl, CTRL_FAILED)) {
       for (const t of threads) {
         const m = receiveMessageOnPort(t.port)?.message as TaskFailure | undefined

@@ -2,7 +2,8 @@
  * The code every pool thread runs: load the worker module, call its `setup(init)`, say ready,
  * then serve calls until the pool stops. The thread does not go back to its event loop between
  * calls: it waits on the call generation word (`CTRL_GEN`, spinning briefly, then in
- * `Atomics.wait`), so a call wakes it with one `Atomics.notify` instead of a message. What a call
+ * `Atomics.wait`; with `spinMicroseconds: 'auto'` it spins first for a sixteenth of its time in the
+ * last call, at most 0.2 ms), so a call wakes it with one `Atomics.notify` instead of a message. What a call
  * needs that is not a number — a task list, an output block — reaches the thread as a message
  * once, when it is new (`CTRL_POSTED` counts them; the thread reads them with
  * `receiveMessageOnPort`), and is kept by id; a call names its list and block in control words.
@@ -29,6 +30,7 @@ import {
   taskFailure,
   warmLocal,
   waitWhile,
+  workerSpinMs,
 } from './claim.js'
 import type { WorkerModule } from './pool.js'
 
@@ -63,8 +65,11 @@ const blocks = new Map<number, { array: Float64Array; done: Int32Array }>([
   [0, { array: new Float64Array(0), done: new Int32Array(0) }],
 ])
 let received = 0
+/** How long to spin before sleeping until the next call (`spinMs` < 0: adaptive, `workerSpinMs`). */
+let spin = Math.max(0, spinMs)
 for (;;) {
-  seen = waitWhile(ctrl, CTRL_GEN, seen, spinMs)
+  seen = waitWhile(ctrl, CTRL_GEN, seen, spin)
+  const woke = performance.now()
   if (Atomics.load(ctrl, CTRL_STOP)) break
   for (const posted = Atomics.load(ctrl, CTRL_POSTED); received < posted; received++) {
     const m = receiveMessageOnPort(port)!.message as PoolMessage
@@ -92,5 +97,6 @@ for (;;) {
   }
   Atomics.add(ctrl, CTRL_DONE, 1)
   Atomics.notify(ctrl, CTRL_DONE)
+  if (spinMs < 0) spin = workerSpinMs(performance.now() - woke)
 }
 port.close()

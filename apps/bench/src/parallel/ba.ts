@@ -9,26 +9,29 @@
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createPool, sharedArray, type Pool } from '@tenet/parallel'
+import { createPool, sharedArray, splitRange, type Pool } from '@tenet/parallel'
 import type { BaInstance } from '../data/ba-data.js'
 import { createBaJacobian, type BaSparseJacobian } from '../objectives/ba.js'
 import type { BaTask } from './ba-worker.js'
 
 /**
- * About this many ranges of observations: many, so that when one thread finishes its last range
- * the other has little left of its own (measured on one thread, ranges of 256 observations cost
- * no more CPU in all than one range of every observation).
+ * At most this many ranges of observations: many, so that when one thread finishes its last range
+ * the other has little left of its own.
  */
 export const BA_SHARDS = 128
 /** A range is a whole number of `blockJacobian`'s chunks (256 blocks per compiled call). */
 const BA_RANGE_UNIT = 256
+/**
+ * At least two chunks a range: a task costs about 0.8 µs besides its work on one thread (the
+ * claim, the views of its data, the driver's checks; measured: ba1's Jacobian as 125 one-chunk
+ * ranges took 2% longer than as one range), 2% of a one-chunk range (about 38 µs at ba1 size on
+ * the development machine). Only ba1 (125 chunks) had one-chunk ranges; ba2–ba5 cut as before.
+ */
+const BA_MIN_CHUNKS = 2
 
-/** The observation ranges of the tasks: about `BA_SHARDS` of them, whole chunks each. */
+/** The observation ranges of the tasks: at most `BA_SHARDS` of them, of at least two whole chunks each (`splitRange`). */
 export function baRanges(p: number, shards = BA_SHARDS): BaTask[] {
-  const per = Math.max(1, Math.ceil(p / shards / BA_RANGE_UNIT)) * BA_RANGE_UNIT
-  const tasks: BaTask[] = []
-  for (let i0 = 0; i0 < p; i0 += per) tasks.push({ i0, i1: Math.min(p, i0 + per) })
-  return tasks
+  return splitRange(p, { unit: BA_RANGE_UNIT, minUnits: BA_MIN_CHUNKS, maxTasks: shards })
 }
 
 function workerModule(): URL {
@@ -45,11 +48,20 @@ export interface BaParallel {
   close(): Promise<void>
 }
 
-/** A parallel BA Jacobian for one instance (the instance is sent to every worker once). */
-export async function createBaParallel(inst: BaInstance, workers: number): Promise<BaParallel> {
+/** A parallel BA Jacobian for one instance (the instance is sent to every worker once); `spinMicroseconds` as `createPool`'s. */
+export async function createBaParallel(
+  inst: BaInstance,
+  workers: number,
+  spinMicroseconds: number | 'auto' = 0,
+): Promise<BaParallel> {
   const empty = createBaJacobian(inst)
   const J: BaSparseJacobian = { ...empty, vals: sharedArray(empty.vals.length) }
-  const pool: Pool = await createPool({ module: workerModule(), init: { inst, vals: J.vals }, workers })
+  const pool: Pool = await createPool({
+    module: workerModule(),
+    init: { inst, vals: J.vals },
+    workers,
+    spinMicroseconds,
+  })
   const tasks = pool.taskList(baRanges(inst.p))
   return {
     threads: pool.workers + 1,

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createPool, sharedArray, type Pool } from '@tenet/parallel'
+import { createPool, sharedArray, splitRange, type Pool } from '@tenet/parallel'
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { createGmmGradientFinish, createGmmPointsGradient, GMM_BLOCK, gmmPointsGradientLength } from '../tenet/gmm.js'
 import type { GmmTask } from './gmm-worker.js'
@@ -40,9 +40,15 @@ export interface GmmParallel {
 
 /**
  * A parallel GMM gradient for one instance (its points are shared with the workers once), its
- * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`).
+ * points cut into `shards` tasks (the sum, in shard order, depends on `shards`, never on `workers`);
+ * `spinMicroseconds` as `createPool`'s.
  */
-export async function createGmmParallel(inst: GmmInstance, workers: number, shards = GMM_SHARDS): Promise<GmmParallel> {
+export async function createGmmParallel(
+  inst: GmmInstance,
+  workers: number,
+  shards = GMM_SHARDS,
+  spinMicroseconds: number | 'auto' = 0,
+): Promise<GmmParallel> {
   const { d, k, n } = inst
   const params = { alphas: sharedArray(k), means: sharedArray(k * d), icf: sharedArray(k * gmmIcfSize(d)) }
   const setParams = (g: GmmInstance): void => {
@@ -55,14 +61,14 @@ export async function createGmmParallel(inst: GmmInstance, workers: number, shar
     module: workerModule(),
     init: { d, k, x: sharedArray(inst.x), ...params },
     workers,
+    spinMicroseconds,
   })
   const pg = createGmmPointsGradient(d, k)
   const finish = createGmmGradientFinish(d, k)
   const len = gmmPointsGradientLength(d, k)
   const pts = new Float64Array(len)
-  const per = Math.max(1, Math.ceil(n / shards / GMM_BLOCK)) * GMM_BLOCK
-  const ranges: GmmTask[] = []
-  for (let i0 = 0; i0 < n; i0 += per) ranges.push({ i0, i1: Math.min(n, i0 + per) })
+  // (whole blocks, at most `shards` tasks: a fixed cut of the points)
+  const ranges: GmmTask[] = splitRange(n, { unit: GMM_BLOCK, maxTasks: shards })
   // (fixed: sent to the workers once)
   const tasks = pool.taskList(ranges)
   return {

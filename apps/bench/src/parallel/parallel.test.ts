@@ -8,15 +8,19 @@ import { createGmmTenet } from '../tenet/gmm.js'
 import { directionalCheck, gmmCase } from '../workloads/gmm.js'
 import { BA_SHARDS, baRanges, createBaParallel } from './ba.js'
 import { createGmmParallel } from './gmm.js'
+import { poolSpin } from '../rows/parallel.js'
 
 describe('the thread rows’ pools', () => {
-  it('GMM: the same bits call after call and for 1 or 2 workers; the single-thread gradient within 1e-12; finite differences', async () => {
+  it('GMM: the same bits call after call and for 1 or 2 workers (spinning or not); the single-thread gradient within 1e-12; finite differences', async () => {
     const inst = generateGmm({ d: 3, k: 4, n: 700, seed: 11 })
     const c = gmmCase(inst)
     const single = createGmmTenet(inst.d, inst.k).gradient(inst)
     const runs: Float64Array[] = []
-    for (const workers of [1, 2]) {
-      const p = await createGmmParallel(inst, workers)
+    for (const [workers, spin] of [
+      [1, 0],
+      [2, 'auto'],
+    ] as const) {
+      const p = await createGmmParallel(inst, workers, undefined, spin)
       expect(p.threads).toBe(workers + 1)
       p.warmUp(1)
       for (let r = 0; r < 3; r++) runs.push(p.gradient(inst))
@@ -37,11 +41,15 @@ describe('the thread rows’ pools', () => {
     expect(directionalCheck(gmmCase(moved), g).ok).toBe(true)
   })
 
-  it('BA: the Jacobian (weight rows too) is the single-thread one to the bit for 1 or 2 workers, and the plain one within 1e-10', async () => {
+  it('BA: the Jacobian (weight rows too) is the single-thread one to the bit for 1 or 2 workers, spinning or not, and the plain one within 1e-10', async () => {
     const inst = generateBa({ n: 4, m: 9, p: 1300, seed: 6 })
     const ref = createBaJacobianTenet(inst).run().vals.slice()
-    for (const workers of [1, 2]) {
-      const p = await createBaParallel(inst, workers)
+    for (const [workers, spin] of [
+      [1, 0],
+      [2, 0],
+      [2, 'auto'],
+    ] as const) {
+      const p = await createBaParallel(inst, workers, spin)
       p.warmUp(1)
       // (the values start at zero: every value, the weight rows' too, is written by a task)
       const a = p.run().vals.slice()
@@ -53,15 +61,29 @@ describe('the thread rows’ pools', () => {
     }
   })
 
-  it('BA: the ranges cover the observations once each, in whole chunks of 256', () => {
+  it('BA: the ranges cover the observations once each, in whole chunks of 256, two at least', () => {
     for (const p of [1, 255, 256, 1300, 31843, 204472]) {
       const r = baRanges(p)
       expect(r[0]!.i0).toBe(0)
       expect(r.at(-1)!.i1).toBe(p)
       for (let t = 1; t < r.length; t++) expect(r[t]!.i0).toBe(r[t - 1]!.i1)
-      for (const { i0, i1 } of r.slice(0, -1)) expect((i1 - i0) % 256).toBe(0)
+      for (const { i0, i1 } of r.slice(0, -1)) {
+        expect((i1 - i0) % 256).toBe(0)
+        expect(i1 - i0).toBeGreaterThanOrEqual(512)
+      }
       expect(r.length).toBeLessThanOrEqual(BA_SHARDS)
     }
-    expect(baRanges(31843).length).toBe(125)
+    expect(baRanges(31843).length).toBe(63)
+    expect(baRanges(36455).length).toBe(72)
+  })
+
+  it("the rows' spin: 0 unless TENET_POOL_SPIN says 'auto' or microseconds", () => {
+    expect(poolSpin(undefined)).toBe(0)
+    expect(poolSpin('')).toBe(0)
+    expect(poolSpin('auto')).toBe('auto')
+    expect(poolSpin('0')).toBe(0)
+    expect(poolSpin('50')).toBe(50)
+    expect(() => poolSpin('fast')).toThrow(/TENET_POOL_SPIN/)
+    expect(() => poolSpin('-5')).toThrow(/TENET_POOL_SPIN/)
   })
 })
