@@ -61,6 +61,7 @@ import {
 } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
@@ -224,6 +225,10 @@ export class ModuleContext {
   twinLocals = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
   loopUniform = 0
+  /** Whether loops check their affine indices once at their start and then run unguarded (see \`range-versions.ts\`). */
+  rangeVersions = true
+  /** How many loops have a range version (see \`range-versions.ts\`; a diagnostic). */
+  rangeVersionLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
@@ -646,6 +651,34 @@ export class FunctionEmitter {
     this.get(X.ptr)
     end(W)
     this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+  }
+
+  /**
+   * Leaves the enclosing block when the memory of the first array of any pair overlaps the
+   * second's. Of parameters only, whose memory stays put during the call, it is checked at the
+   * first time of a call and the answer kept in a local (1 apart, 2 overlapping), so that a loop
+   * entered many times (an inner loop) pays a comparison.
+   */
+  private breakIfAnyOverlapping(pairs: ReadonlyArray<readonly [string, string]>): void {
+    if (!pairs.length) return
+    const checks = () => {
+      for (const [w, x] of pairs) this.breakIfOverlapping(this.array(w), this.array(x))
+    }
+    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
+    if (!pairs.every(([w, x]) => isParam(w) && isParam(x))) return checks()
+    const state = this.local(I32)
+    this.get(state)
+    this.op(Op.i32_eqz, Op.if, 0x40)
+    this.i32(2)
+    this.set(state)
+    this.op(Op.block, 0x40)
+    checks()
+    this.i32(1)
+    this.set(state)
+    this.op(Op.end, Op.end)
+    this.get(state)
+    this.i32(1)
+    this.op(Op.i32_ne, Op.br_if, 0)
   }
 
   private array(name: string, loc?: SourceLocation): Extract<Binding, { kind: 'array' }> {
@@ -2163,6 +2196,126 @@ export class FunctionEmitter {
       this.op(Op.end)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    // affine indices checked once here, for the whole range, then a copy of the loop without
+    // their guards; the loop as it is when one is out of range (see \`range-versions.ts\`)
+    const version = this.rangeVersion(s, stepConst)
+    if (version) {
+      this.rangeCheck(version, s, a, b, stepConst === 1)
+      this.op(Op.if, 0x40)
+      this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
+      this.op(Op.else)
+      // (the guarded loop versions nothing inside it, so that nested loops' code grows linearly,
+      // and adds nothing to the diagnostics, which count each loop once)
+      const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
+      this.versioning = false
+      this.loopOf(s, a, b, st, i, stepConst)
+      this.versioning = true
+      ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
+      this.op(Op.end)
+    } else this.loopOf(s, a, b, st, i, stepConst)
+    // the range the loop began with, for the \`loopRange\` assert after it
+    this.ranges.set(s.variable, [a, b, st])
+  }
+
+  /** Whether loops nested in the one being emitted may have range versions (not in a guarded copy). */
+  private versioning = true
+
+  /** The range version of a loop of step ±1 without checks (see \`range-versions.ts\`), or null. */
+  private rangeVersion(s: Extract<Stmt, { kind: 'for' }>, stepConst: number | undefined): RangeVersion | null {
+    if (!this.ctx.rangeVersions || !this.versioning || this.checking || this.lanesOf) return null
+    if (stepConst !== 1 && stepConst !== -1) return null
+    const plan = planRangeVersion(s, {
+      writes: (callee) => this.program.writes.get(callee),
+    })
+    if (plan) this.ctx.rangeVersionLoops++
+    return plan
+  }
+
+  /**
+   * Pushes whether every index of the version's groups is in range for every value of the loop
+   * variable: in i64, lowest ≥ 0 and highest < len, at the two ends of the range (a to b − 1 or b
+   * upwards, b + 1 or b to a downwards), each group's other terms evaluated once in i32.
+   */
+  private rangeCheck(
+    version: RangeVersion,
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    up: boolean,
+  ): void {
+    const lo = this.local(I64),
+      hi = this.local(I64),
+      ok = this.local(I32)
+    const end = (x: number, by: number, into: number) => {
+      this.get(x)
+      this.op(Op.i64_extend_i32_s)
+      if (by) {
+        this.out.byte(Op.i64_const).s32(by)
+        this.op(Op.i64_add)
+      }
+      this.set(into)
+    }
+    end(up ? a : b, up || s.inclusive ? 0 : 1, lo)
+    end(up ? b : a, up && !s.inclusive ? -1 : 0, hi)
+    this.i32(0)
+    this.set(ok)
+    this.op(Op.block, 0x40)
+    // a loop too short to pay for the check runs guarded (hi − lo + 1 iterations)
+    const trips = version.minTrips
+    if (trips > 1) {
+      this.get(hi)
+      this.get(lo)
+      this.op(Op.i64_sub)
+      this.out.byte(Op.i64_const).s32(trips - 1)
+      this.op(Op.i64_lt_s, Op.br_if, 0)
+    }
+    const base = this.local(I64)
+    for (const g of version.groups) {
+      // the terms (in wrapping i32, as the body computes them), then exactly in i64
+      if (g.terms) {
+        this.expr(g.terms)
+        this.op(Op.i64_extend_i32_s)
+      } else this.out.byte(Op.i64_const).s32(0)
+      this.set(base)
+      // c·v + terms + k at the end where it is smallest (k = low) and where it is largest (k = high)
+      const at = (v: number | null, k: number) => {
+        this.get(base)
+        if (v !== null) {
+          this.get(v)
+          if (g.factor !== 1) {
+            this.out.byte(Op.i64_const).s32(g.factor)
+            this.op(Op.i64_mul)
+          }
+          this.op(Op.i64_add)
+        }
+        if (k !== 0) {
+          this.out.byte(Op.i64_const).s32(k)
+          this.op(Op.i64_add)
+        }
+      }
+      const still = g.factor === 0
+      at(still ? null : g.factor > 0 ? lo : hi, g.low)
+      this.out.byte(Op.i64_const).s32(0)
+      this.op(Op.i64_lt_s, Op.br_if, 0)
+      at(still ? null : g.factor > 0 ? hi : lo, g.high)
+      this.get(this.array(g.array, s.loc).len)
+      this.op(Op.i64_extend_i32_u, Op.i64_ge_s, Op.br_if, 0)
+    }
+    this.i32(1)
+    this.set(ok)
+    this.op(Op.end)
+    this.get(ok)
+  }
+
+  /** The loop itself, from its range (locals a, b, st) and its variable's local i. */
+  private loopOf(
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    st: number,
+    i: number,
+    stepConst: number | undefined,
+  ): void {
     const body = () =>
       this.scoped(() => {
         this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
@@ -2409,8 +2562,6 @@ export class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) st()
-    // the range the loop began with, for the \`loopRange\` assert after it
-    this.ranges.set(s.variable, [a, b, st])
   }
 
   /**
@@ -2452,9 +2603,7 @@ export class FunctionEmitter {
     twoLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const [w, x] of plan.apart) {
-      this.breakIfOverlapping(this.array(w), this.array(x))
-    }
+    this.breakIfAnyOverlapping(plan.apart)
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
     this.scoped(() => {
       bound()
@@ -2598,33 +2747,9 @@ export class FunctionEmitter {
       ...plan.blockWrites,
       ...plan.accumulators,
     ]
-    const overlapChecks = () => {
-      for (const w of written) {
-        const W = this.array(w)
-        for (const x of plan.arrays) {
-          if (x === w) continue
-          this.breakIfOverlapping(W, this.array(x))
-        }
-      }
-    }
-    // (of parameters only, whose memory stays put during the call: checked at the loop's first
-    // entry of a call, the answer kept in a local, 1 apart and 2 overlapping)
-    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
-    if (written.length && [...written, ...plan.arrays].every(isParam)) {
-      const state = this.local(I32)
-      this.get(state)
-      this.op(Op.i32_eqz, Op.if, 0x40)
-      this.i32(2)
-      this.set(state)
-      this.op(Op.block, 0x40)
-      overlapChecks()
-      this.i32(1)
-      this.set(state)
-      this.op(Op.end, Op.end)
-      this.get(state)
-      this.i32(1)
-      this.op(Op.i32_ne, Op.br_if, 0)
-    } else overlapChecks()
+    this.breakIfAnyOverlapping(
+      written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
+    )
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)
