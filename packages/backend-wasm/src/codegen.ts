@@ -2200,10 +2200,12 @@ export class FunctionEmitter {
     // their guards; the loop as it is when one is out of range (see \`range-versions.ts\`)
     const version = this.rangeVersion(s, stepConst)
     if (version) {
+      // block $done { block $guarded { checks (br_if $guarded); the unguarded loop; br $done }
+      // the guarded loop }
+      this.op(Op.block, 0x40, Op.block, 0x40)
       this.rangeCheck(version, s, a, b, stepConst === 1)
-      this.op(Op.if, 0x40)
       this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
-      this.op(Op.else)
+      this.op(Op.br, 1, Op.end)
       // (the guarded loop versions nothing inside it, so that nested loops' code grows linearly,
       // and adds nothing to the diagnostics, which count each loop once)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
@@ -2232,9 +2234,14 @@ export class FunctionEmitter {
   }
 
   /**
-   * Pushes whether every index of the version's groups is in range for every value of the loop
-   * variable: in i64, lowest ≥ 0 and highest < len, at the two ends of the range (a to b − 1 or b
-   * upwards, b + 1 or b to a downwards), each group's other terms evaluated once in i32.
+   * Leaves the enclosing block (\`br_if 0\`) unless every index of the version's groups is in
+   * range for every value the loop variable takes, and the loop is long enough to pay for it.
+   * The values run from lo to hi (a to b − 1 or b upwards, b + 1 or b to a downwards), span =
+   * hi − lo of them after the first. For a group c·v + D + k (k from low to high), p and q are its
+   * indices at the two ends in wrapping i32 arithmetic, as the loop would compute them: when both
+   * are in [0, len) and its exact spread |c|·span + high − low is below 2³¹, q is p plus that
+   * spread without wrapping, so every index between is in range. (An empty loop may pass or
+   * fail: it runs nothing either way.)
    */
   private rangeCheck(
     version: RangeVersion,
@@ -2243,68 +2250,63 @@ export class FunctionEmitter {
     b: number,
     up: boolean,
   ): void {
-    const lo = this.local(I64),
-      hi = this.local(I64),
-      ok = this.local(I32)
+    const lo = this.local(I32),
+      hi = this.local(I32)
     const end = (x: number, by: number, into: number) => {
       this.get(x)
-      this.op(Op.i64_extend_i32_s)
       if (by) {
-        this.out.byte(Op.i64_const).s32(by)
-        this.op(Op.i64_add)
+        this.i32(by)
+        this.op(Op.i32_add)
       }
       this.set(into)
     }
     end(up ? a : b, up || s.inclusive ? 0 : 1, lo)
     end(up ? b : a, up && !s.inclusive ? -1 : 0, hi)
-    this.i32(0)
-    this.set(ok)
-    this.op(Op.block, 0x40)
-    // a loop too short to pay for the check runs guarded (hi − lo + 1 iterations)
-    const trips = version.minTrips
-    if (trips > 1) {
+    // too few iterations (a negative span: too many, or none) runs the guarded loop
+    const span = () => {
       this.get(hi)
       this.get(lo)
-      this.op(Op.i64_sub)
-      this.out.byte(Op.i64_const).s32(trips - 1)
-      this.op(Op.i64_lt_s, Op.br_if, 0)
+      this.op(Op.i32_sub)
     }
-    const base = this.local(I64)
+    span()
+    this.i32(version.minTrips - 1)
+    this.op(Op.i32_lt_s, Op.br_if, 0)
+    // every group's spread below 2³¹: span ≤ (2³¹ − 1 − (high − low)) / |c|
+    let limit = 2 ** 31 - 1
+    for (const g of version.groups)
+      if (g.factor !== 0) limit = Math.min(limit, Math.floor((2 ** 31 - 1 - (g.high - g.low)) / Math.abs(g.factor)))
+    if (limit < 2 ** 31 - 1) {
+      span()
+      this.i32(limit)
+      this.op(Op.i32_gt_u, Op.br_if, 0)
+    }
+    const base = this.local(I32)
     for (const g of version.groups) {
-      // the terms (in wrapping i32, as the body computes them), then exactly in i64
-      if (g.terms) {
-        this.expr(g.terms)
-        this.op(Op.i64_extend_i32_s)
-      } else this.out.byte(Op.i64_const).s32(0)
+      // the other terms (an expression of names, lengths and their products)
+      if (g.terms) this.expr(g.terms)
+      else this.i32(0)
       this.set(base)
-      // c·v + terms + k at the end where it is smallest (k = low) and where it is largest (k = high)
       const at = (v: number | null, k: number) => {
         this.get(base)
         if (v !== null) {
           this.get(v)
           if (g.factor !== 1) {
-            this.out.byte(Op.i64_const).s32(g.factor)
-            this.op(Op.i64_mul)
+            this.i32(g.factor)
+            this.op(Op.i32_mul)
           }
-          this.op(Op.i64_add)
+          this.op(Op.i32_add)
         }
         if (k !== 0) {
-          this.out.byte(Op.i64_const).s32(k)
-          this.op(Op.i64_add)
+          this.i32(k)
+          this.op(Op.i32_add)
         }
+        this.get(this.array(g.array, s.loc).len)
+        this.op(Op.i32_ge_u, Op.br_if, 0)
       }
       const still = g.factor === 0
       at(still ? null : g.factor > 0 ? lo : hi, g.low)
-      this.out.byte(Op.i64_const).s32(0)
-      this.op(Op.i64_lt_s, Op.br_if, 0)
-      at(still ? null : g.factor > 0 ? hi : lo, g.high)
-      this.get(this.array(g.array, s.loc).len)
-      this.op(Op.i64_extend_i32_u, Op.i64_ge_s, Op.br_if, 0)
+      if (!still || g.high !== g.low) at(still ? null : g.factor > 0 ? hi : lo, g.high)
     }
-    this.i32(1)
-    this.set(ok)
-    this.op(Op.end)
-    this.get(ok)
   }
 
   /** The loop itself, from its range (locals a, b, st) and its variable's local i. */
