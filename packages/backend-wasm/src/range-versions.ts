@@ -181,7 +181,7 @@ function changes(body: Stmt[], ctx: RangeVersionContext): Set<string> {
       case 'callstmt': {
         const writes = s.target === 'function' ? ctx.writes(s.callee) : undefined
         s.args.forEach((a, i) => {
-          if (!writes || writes[i] !== false) root(a)
+          if (writes?.[i] !== false) root(a)
         })
         break
       }
