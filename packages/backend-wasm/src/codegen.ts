@@ -2204,12 +2204,14 @@ export class FunctionEmitter {
       // the guarded loop }
       this.op(Op.block, 0x40, Op.block, 0x40)
       this.rangeCheck(version, s, a, b, stepConst === 1)
+      // (neither copy versions the loops inside it, so that a nest's code at most doubles: inner
+      // loops versioned too made the graph-embedding gradient's short inner loops (k = 2…4
+      // iterations, which run guarded) slower, by more than they gained at k = 10; and the
+      // diagnostics count each loop once, from the unguarded copy)
+      this.versioning = false
       this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
       this.op(Op.br, 1, Op.end)
-      // (the guarded loop versions nothing inside it, so that nested loops' code grows linearly,
-      // and adds nothing to the diagnostics, which count each loop once)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
-      this.versioning = false
       this.loopOf(s, a, b, st, i, stepConst)
       this.versioning = true
       ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
@@ -2219,7 +2221,7 @@ export class FunctionEmitter {
     this.ranges.set(s.variable, [a, b, st])
   }
 
-  /** Whether loops nested in the one being emitted may have range versions (not in a guarded copy). */
+  /** Whether the loop being emitted may have a range version (not inside the copies of a versioned loop). */
   private versioning = true
 
   /** The range version of a loop of step ±1 without checks (see \`range-versions.ts\`), or null. */

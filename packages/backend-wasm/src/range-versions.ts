@@ -12,8 +12,10 @@
  *
  * Which accesses are checked at the start: those of the body's own statements (including the
  * headers of nested `if`, `while` and `for` statements and `@unchecked` blocks), not those inside
- * a branch, a `while` body or an inner loop, which may not run for every value of v (an inner loop
- * versions its own accesses). An index is affine when it is made of v, integer literals, names the
+ * a branch, a `while` body or an inner loop, which may not run for every value of v. The code
+ * generator versions a loop only where no enclosing loop has a version (neither copy versions the
+ * loops inside it), so that a nest's code at most doubles; an inner loop of a nest whose outer
+ * loop has none versions its own accesses. An index is affine when it is made of v, integer literals, names the
  * body does not write (nor declare), lengths of arrays the body does not (de)allocate, `+`, `-`,
  * negation and products with a literal or of such names; the array is one the body does not
  * (de)allocate. Accesses of one array whose indices differ by a constant share one check (the
