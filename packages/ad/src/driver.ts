@@ -19,6 +19,7 @@ export interface DriverContext {
   scalars: Float64Array
   loss: Float64Array
   buffers: Array<Float64Array | Float32Array | undefined>
+  /** The driver's copies of the array arguments; on a backend with resident memory, the views of \`res\` of the last call. */
   values: Array<TypedArray | undefined>
   /** The generated driver's JavaScript (empty where eval is forbidden), for tests and debugging. */
   source: string
@@ -180,6 +181,7 @@ export function makeDriver(
       ctx.gblock = ctx.held.gblock = ctx.gz = undefined
       ctx.gv.fill(undefined)
       ctx.buffers.fill(undefined)
+      ctx.values.fill(undefined)
     },
     disposed: false,
     held: { res: [], gblock: undefined },
@@ -240,7 +242,21 @@ export function makeDriver(
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
       lines.push(`if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
-      if (memory) {
+      if (memory && params.findIndex((q) => q.type.kind === 'array') !== i) {
+        // the view of the last call (kept in \`values\`) while its length shows that it is not
+        // detached (a grown memory detaches every view); the \`array\` getter, not inlined in a
+        // driver this large, cost about 10 ns per array (the first array still goes through it,
+        // which throws once the module is disposed and its blocks may be another program's)
+        lines.push(`let ${v} = ctx.values[${i}];`)
+        lines.push(
+          `if (${v} === undefined || ${v}.length !== a${i}.length || ${v}.length === 0) { ${v} = ctx.res[${i}]?.array; if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length); ctx.values[${i}] = ${v}; }`,
+        )
+        lines.push(
+          ctx.fromHost[i]
+            ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
+            : `${v}.set(a${i});`,
+        )
+      } else if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
         lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
         lines.push(

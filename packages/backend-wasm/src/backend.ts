@@ -209,6 +209,7 @@ export function compileToWasm(
   )
   ctx.inverses = inverses
   ctx.twins = wasmOptions.twins ?? false
+  ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -288,6 +289,7 @@ export function compileToWasm(
     mapLanes: ctx.mapLanes,
     loopUniform: ctx.loopUniform,
     twinLocals: ctx.twinLocals,
+    rangeVersions: ctx.rangeVersionLoops,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -350,6 +352,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly loopUniform: number
   /** How many f64 locals are held as one lane of an f64x2 local with their twin, in all functions and inverses (see \`twins.ts\`; a diagnostic). */
   readonly twinLocals: number
+  /** How many loops check their affine indices once at their start and run unguarded when all are in range, in all functions and inverses (see \`range-versions.ts\`; a diagnostic). */
+  readonly rangeVersions: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }
@@ -388,6 +392,14 @@ export interface WasmOptions {
    * the same bit for bit either way.
    */
   twins?: boolean
+  /**
+   * Without run-time checks: whether a loop of step ±1 checks the indices of its accesses that are
+   * affine in its variable once at its start, for its whole range, and then runs a copy of itself
+   * without their guards, running as it is (every access guarded) when one would be out of range
+   * (default true; see \`range-versions.ts\`). The results, and the errors, are the same either
+   * way: an index out of range fails in the same iteration, at the same access.
+   */
+  rangeVersions?: boolean
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */

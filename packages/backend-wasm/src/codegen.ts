@@ -61,6 +61,7 @@ import {
 } from './encoder.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
+import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
@@ -231,6 +232,10 @@ export class ModuleContext {
   twinLocals = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
   loopUniform = 0
+  /** Whether loops check their affine indices once at their start and then run unguarded (see \`range-versions.ts\`). */
+  rangeVersions = true
+  /** How many loops have a range version (see \`range-versions.ts\`; a diagnostic). */
+  rangeVersionLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
@@ -667,6 +672,34 @@ export class FunctionEmitter {
     this.get(X.ptr)
     end(W)
     this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+  }
+
+  /**
+   * Leaves the enclosing block when the memory of the first array of any pair overlaps the
+   * second's. Of parameters only, whose memory stays put during the call, it is checked at the
+   * first time of a call and the answer kept in a local (1 apart, 2 overlapping), so that a loop
+   * entered many times (an inner loop) pays a comparison.
+   */
+  private breakIfAnyOverlapping(pairs: ReadonlyArray<readonly [string, string]>): void {
+    if (!pairs.length) return
+    const checks = () => {
+      for (const [w, x] of pairs) this.breakIfOverlapping(this.array(w), this.array(x))
+    }
+    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
+    if (!pairs.every(([w, x]) => isParam(w) && isParam(x))) return checks()
+    const state = this.local(I32)
+    this.get(state)
+    this.op(Op.i32_eqz, Op.if, 0x40)
+    this.i32(2)
+    this.set(state)
+    this.op(Op.block, 0x40)
+    checks()
+    this.i32(1)
+    this.set(state)
+    this.op(Op.end, Op.end)
+    this.get(state)
+    this.i32(1)
+    this.op(Op.i32_ne, Op.br_if, 0)
   }
 
   private array(name: string, loc?: SourceLocation): Extract<Binding, { kind: 'array' }> {
@@ -2173,6 +2206,130 @@ export class FunctionEmitter {
       this.op(Op.end)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    // affine indices checked once here, for the whole range, then a copy of the loop without
+    // their guards; the loop as it is when one is out of range (see \`range-versions.ts\`)
+    const version = this.rangeVersion(s, stepConst)
+    if (version) {
+      // block $done { block $guarded { checks (br_if $guarded); the unguarded loop; br $done }
+      // the guarded loop }
+      this.op(Op.block, 0x40, Op.block, 0x40)
+      this.rangeCheck(version, s, a, b, stepConst === 1)
+      // (neither copy versions the loops inside it, so that a nest's code at most doubles: inner
+      // loops versioned too made the graph-embedding gradient's short inner loops (k = 2…4
+      // iterations, which run guarded) slower, by more than they gained at k = 10; and the
+      // diagnostics count each loop once, from the unguarded copy)
+      this.versioning = false
+      this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
+      this.op(Op.br, 1, Op.end)
+      const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
+      this.loopOf(s, a, b, st, i, stepConst)
+      this.versioning = true
+      ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
+      this.op(Op.end)
+    } else this.loopOf(s, a, b, st, i, stepConst)
+    // the range the loop began with, for the \`loopRange\` assert after it
+    this.ranges.set(s.variable, [a, b, st])
+  }
+
+  /** Whether the loop being emitted may have a range version (not inside the copies of a versioned loop). */
+  private versioning = true
+
+  /** The range version of a loop of step ±1 without checks (see \`range-versions.ts\`), or null. */
+  private rangeVersion(s: Extract<Stmt, { kind: 'for' }>, stepConst: number | undefined): RangeVersion | null {
+    if (!this.ctx.rangeVersions || !this.versioning || this.checking || this.lanesOf) return null
+    if (stepConst !== 1 && stepConst !== -1) return null
+    const plan = planRangeVersion(s, {
+      writes: (callee) => this.program.writes.get(callee),
+    })
+    if (plan) this.ctx.rangeVersionLoops++
+    return plan
+  }
+
+  /**
+   * Leaves the enclosing block (\`br_if 0\`) unless every index of the version's groups is in
+   * range for every value the loop variable takes, and the loop is long enough to pay for it.
+   * The values run from lo to hi (a to b − 1 or b upwards, b + 1 or b to a downwards), span =
+   * hi − lo of them after the first. For a group c·v + D + k (k from low to high), p and q are its
+   * indices at the two ends in wrapping i32 arithmetic, as the loop would compute them: when both
+   * are in [0, len) and its exact spread |c|·span + high − low is below 2³¹, q is p plus that
+   * spread without wrapping, so every index between is in range. (An empty loop may pass or
+   * fail: it runs nothing either way.)
+   */
+  private rangeCheck(
+    version: RangeVersion,
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    up: boolean,
+  ): void {
+    const lo = this.local(I32),
+      hi = this.local(I32)
+    const end = (x: number, by: number, into: number) => {
+      this.get(x)
+      if (by) {
+        this.i32(by)
+        this.op(Op.i32_add)
+      }
+      this.set(into)
+    }
+    end(up ? a : b, up || s.inclusive ? 0 : 1, lo)
+    end(up ? b : a, up && !s.inclusive ? -1 : 0, hi)
+    // too few iterations (a negative span: too many, or none) runs the guarded loop
+    const span = () => {
+      this.get(hi)
+      this.get(lo)
+      this.op(Op.i32_sub)
+    }
+    span()
+    this.i32(version.minTrips - 1)
+    this.op(Op.i32_lt_s, Op.br_if, 0)
+    // every group's spread below 2³¹: span ≤ (2³¹ − 1 − (high − low)) / |c|
+    let limit = 2 ** 31 - 1
+    for (const g of version.groups)
+      if (g.factor !== 0) limit = Math.min(limit, Math.floor((2 ** 31 - 1 - (g.high - g.low)) / Math.abs(g.factor)))
+    if (limit < 2 ** 31 - 1) {
+      span()
+      this.i32(limit)
+      this.op(Op.i32_gt_u, Op.br_if, 0)
+    }
+    const base = this.local(I32)
+    for (const g of version.groups) {
+      // the other terms (an expression of names, lengths and their products)
+      if (g.terms) this.expr(g.terms)
+      else this.i32(0)
+      this.set(base)
+      const at = (v: number | null, k: number) => {
+        this.get(base)
+        if (v !== null) {
+          this.get(v)
+          if (g.factor !== 1) {
+            this.i32(g.factor)
+            this.op(Op.i32_mul)
+          }
+          this.op(Op.i32_add)
+        }
+        if (k !== 0) {
+          this.i32(k)
+          this.op(Op.i32_add)
+        }
+        this.get(this.array(g.array, s.loc).len)
+        this.op(Op.i32_ge_u, Op.br_if, 0)
+      }
+      const still = g.factor === 0
+      at(still ? null : g.factor > 0 ? lo : hi, g.low)
+      if (!still || g.high !== g.low) at(still ? null : g.factor > 0 ? hi : lo, g.high)
+    }
+  }
+
+  /** The loop itself, from its range (locals a, b, st) and its variable's local i. */
+  private loopOf(
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    st: number,
+    i: number,
+    stepConst: number | undefined,
+  ): void {
     const body = () =>
       this.scoped(() => {
         this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
@@ -2419,8 +2576,6 @@ export class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) st()
-    // the range the loop began with, for the \`loopRange\` assert after it
-    this.ranges.set(s.variable, [a, b, st])
   }
 
   /**
@@ -2462,9 +2617,7 @@ export class FunctionEmitter {
     twoLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
     // one typed array passed for two parameters (one region): one iteration at a time
-    for (const [w, x] of plan.apart) {
-      this.breakIfOverlapping(this.array(w), this.array(x))
-    }
+    this.breakIfAnyOverlapping(plan.apart)
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
     this.scoped(() => {
       bound()
@@ -2608,33 +2761,9 @@ export class FunctionEmitter {
       ...plan.blockWrites,
       ...plan.accumulators,
     ]
-    const overlapChecks = () => {
-      for (const w of written) {
-        const W = this.array(w)
-        for (const x of plan.arrays) {
-          if (x === w) continue
-          this.breakIfOverlapping(W, this.array(x))
-        }
-      }
-    }
-    // (of parameters only, whose memory stays put during the call: checked at the loop's first
-    // entry of a call, the answer kept in a local, 1 apart and 2 overlapping)
-    const isParam = (n: string) => this.f.params.some((p) => p.name === n && p.type.kind === 'array')
-    if (written.length && [...written, ...plan.arrays].every(isParam)) {
-      const state = this.local(I32)
-      this.get(state)
-      this.op(Op.i32_eqz, Op.if, 0x40)
-      this.i32(2)
-      this.set(state)
-      this.op(Op.block, 0x40)
-      overlapChecks()
-      this.i32(1)
-      this.set(state)
-      this.op(Op.end, Op.end)
-      this.get(state)
-      this.i32(1)
-      this.op(Op.i32_ne, Op.br_if, 0)
-    } else overlapChecks()
+    this.breakIfAnyOverlapping(
+      written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
+    )
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)

@@ -59,6 +59,7 @@ export const Op = {
   i32_ge_u: 0x4f,
   i64_lt_s: 0x53,
   i64_gt_s: 0x55,
+  i64_ge_s: 0x59,
   f32_eq: 0x5b,
   f32_ne: 0x5c,
   f32_lt: 0x5d,
