@@ -61,6 +61,16 @@ export function adjointName(name: string, inverse: boolean, width = 1): string {
   return inverse ? `${name}$inv$adj${w}` : `${name}$adj${w}`
 }
 
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * The base name of a first-order gradient program of `name`: its adjoint's name, with `$const`
+ * when parameters are held constant (those programs have fewer parameters: another name).
+ */
+function heldName(name: string, constants: ReadonlySet<string>): string {
+  return `${adjointName(name, false, 1)}${constants.size ? '$const' : ''}`
+}
+
 /** Name of the scalar parameter that absorbs gradients with respect to constants. */
 export const SINK = 'g$sink'
 
@@ -145,33 +155,35 @@ export class AdjointBuilder extends OnDemandTransform {
   /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
    * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
-   * `build()` afterwards to generate the callee adjoints it uses.
+   * `build()` afterwards to generate the callee adjoints it uses. `constants`: parameters held
+   * constant, as in `withConstants` (no gradient parameter, nothing accumulated into them).
    */
-  fused(name: string, loss: string | undefined): FunctionDef | undefined {
+  fused(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$fused`).buildFused(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$fused`, constants).buildFused(loss)
   }
 
   /**
    * The one-pass gradient program of `name` for the loss parameter `loss` (forward direction,
    * width 1), or undefined when the loss is not a plain accumulation. See
-   * `FunctionAdjoint.buildOnePass`.
+   * `FunctionAdjoint.buildOnePass`. `constants`: parameters held constant (see `fused`).
    */
-  onePass(name: string, loss: string | undefined): FunctionDef | undefined {
+  onePass(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$onepass`, constants).buildOnePass(loss)
   }
 
   /**
    * The adjoint-only gradient program of `name` for the loss parameter `loss` (forward direction,
    * width 1), or undefined when it does not apply. See `FunctionAdjoint.buildAdjointOnly`.
+   * `constants`: parameters held constant (see `fused`).
    */
-  adjointOnly(name: string, loss: string | undefined): FunctionDef | undefined {
+  adjointOnly(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$adjonly`).buildAdjointOnly(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(loss)
   }
 
   /**
