@@ -13,7 +13,8 @@ import { registryPartials } from './expr.js'
 import { compileFused, grad } from './index.js'
 import { infoOf } from './compile.js'
 import { besselSource } from './examples/papers.js'
-import { randomExpressions, tag } from './test-util.js'
+import { randomExpressions, tag, testRegistry } from './test-util.js'
+import { wasmBackend } from '@tenet/backend-wasm'
 import type { TenetFunction } from '@tenet/reversible'
 
 const source = `
@@ -143,8 +144,10 @@ describe.each([
   ['cpu', true],
   ['cpu', false],
   ['interpreter', true],
+  ['wasm', true],
+  ['wasm', false],
 ] as const)('fused gradient programs with arguments held constant (%s, checks %s)', (backend, checks) => {
-  const m = tag({ backend, checks })(source)
+  const m = tag({ backend, checks, registry: testRegistry().registerBackend(wasmBackend) })(source)
 
   it.each(cases.map((c) => [`${c.name} [${c.constants}]`, c] as const))(
     '%s: the planned program agrees with the two sweeps, the full gradient and central differences',
