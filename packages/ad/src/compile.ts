@@ -280,6 +280,10 @@ function gradientProgram(
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
  * returns the gradients, leaves the values at the inputs (with checks) and reports the loss value.
  *
+ * The one-pass and adjoint-only programs of an f64 loss take the loss's gradient to be 1, the
+ * seed `grad` passes (the derivative of the loss with respect to itself): the parameter stays in
+ * the layout, but another value there is not read.
+ *
  * `constants` (indices of arguments held constant, see `GradOptions.constants`; checked as for
  * `compileAdjoint`): the programs of the constant adjoint (`AdjointBuilder.withConstants`): no
  * gradient parameter for them, nothing zeroed, accumulated or propagated into them; their values
