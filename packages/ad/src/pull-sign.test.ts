@@ -22,7 +22,7 @@ function randomExpr(rng: Random, depth: number): string {
   return `(${randomExpr(rng, depth - 1)} ${op} ${randomExpr(rng, depth - 1)})`
 }
 
-const valueOf = (text: string): Expr => {
+const updateValue = (text: string): Expr => {
   const f = parse({ text: `fn f(y: f64, a: f64, b: f64, c: f64) { y += ${text} }`, name: 't' }).functions[0]!
   return (f.body[0] as Extract<(typeof f.body)[0], { kind: 'update' }>).value
 }
@@ -30,7 +30,7 @@ const valueOf = (text: string): Expr => {
 describe('pullSign', () => {
   it('moves negations out of products, quotients, sums and differences (printed)', () => {
     const show = (text: string) => {
-      const { negative, value } = pullSign(valueOf(text))
+      const { negative, value } = pullSign(updateValue(text))
       return `${negative ? '-' : '+'} ${printExpr(value)}`
     }
     expect(show('-a * b')).toBe('- a * b')
@@ -50,7 +50,7 @@ describe('pullSign', () => {
     const fns: string[] = []
     for (let t = 0; t < 40; t++) {
       const text = randomExpr(rng, 4)
-      const { negative, value } = pullSign(valueOf(text))
+      const { negative, value } = pullSign(updateValue(text))
       texts.push(text)
       fns.push(`fn e${t}(y: f64, a: f64, b: f64, c: f64) { y += ${text} }`)
       fns.push(`fn p${t}(y: f64, a: f64, b: f64, c: f64) { y ${negative ? '-=' : '+='} ${printExpr(value)} }`)
