@@ -111,9 +111,14 @@ describe('the adjoint-only program as IR', () => {
     expect(only).toMatch(/s \+= sin\(t\)/)
     expect(only).not.toMatch(/s -= sin\(t\)/)
     expect(only).toMatch(/\$loss \+= s\n\}$/)
+    // the loss's gradient is 1 there (the seed grad passes): not read
+    expect(adjoint).toMatch(/g_t \+= g_s \* cos\(t\)/)
+    expect(only).toMatch(/g_t \+= cos\(t\)/)
+    expect(only.split('\n').slice(1).join('\n')).not.toMatch(/\bg_s\b/)
     // otherwise the same statements: the gradient updates and the recompute of t
     const strip = (text: string) =>
       text
+        .replaceAll('g_s * ', '')
         .split('\n')
         .slice(1)
         .filter((l) => !/(\bs [-+]= sin|\$loss \+=)/.test(l))

@@ -131,26 +131,7 @@ const constantCache = new WeakMap<TenetFunction, Map<string, CompiledAdjoint>>()
 function compileConstantAdjoint(f: TenetFunction, constants: readonly number[]): CompiledAdjoint {
   const info = infoOf(f)
   const params = f.ir.params
-  const set = new Set<number>()
-  for (const i of constants) {
-    const p = params[i]
-    if (!Number.isInteger(i) || !p)
-      throw new TenetError(
-        'ad/argument',
-        `\`constants\` lists argument ${String(i)}, but \`${info.name}\` has arguments 0..${params.length - 1}`,
-      )
-    if (!hasGradient(p.type, info.registry) || p.type.kind === 'stack')
-      throw new TenetError(
-        'ad/argument',
-        `\`constants\` lists argument ${i} (\`${p.name}\`), which is not a float scalar or array: it has no gradient anyway`,
-      )
-    if (info.inverse || info.program.writes.get(info.name)![i])
-      throw new TenetError(
-        'ad/argument',
-        `argument ${i} (\`${p.name}\`) is written by \`${info.name}\`${info.inverse ? ' (an inverse)' : ''}, so it cannot be held constant: only arguments the function only reads can`,
-      )
-    set.add(i)
-  }
+  const set = heldArguments(f, constants)
   const key = [...set].sort((a, b) => a - b).join(',')
   let byKey = constantCache.get(f)
   const hit = byKey?.get(key)
@@ -181,7 +162,38 @@ function compileConstantAdjoint(f: TenetFunction, constants: readonly number[]):
   return out
 }
 
-const fusedCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>()
+/**
+ * The arguments `constants` (indices) of `f`, checked: each a float scalar or array that `f`
+ * (a forward function) never writes, else an `ad/argument` error (a written one passes its
+ * gradient on to others).
+ */
+function heldArguments(f: TenetFunction, constants: readonly number[]): Set<number> {
+  const info = infoOf(f)
+  const params = f.ir.params
+  const set = new Set<number>()
+  for (const i of constants) {
+    const p = params[i]
+    if (!Number.isInteger(i) || !p)
+      throw new TenetError(
+        'ad/argument',
+        `\`constants\` lists argument ${String(i)}, but \`${info.name}\` has arguments 0..${params.length - 1}`,
+      )
+    if (!hasGradient(p.type, info.registry) || p.type.kind === 'stack')
+      throw new TenetError(
+        'ad/argument',
+        `\`constants\` lists argument ${i} (\`${p.name}\`), which is not a float scalar or array: it has no gradient anyway`,
+      )
+    if (info.inverse || info.program.writes.get(info.name)![i])
+      throw new TenetError(
+        'ad/argument',
+        `argument ${i} (\`${p.name}\`) is written by \`${info.name}\`${info.inverse ? ' (an inverse)' : ''}, so it cannot be held constant: only arguments the function only reads can`,
+      )
+    set.add(i)
+  }
+  return set
+}
+
+const fusedCache = new WeakMap<TenetFunction, Map<string, TenetFunction | null>>()
 
 /** A gradient program as IR: the entry, every function it may call, and the registry to compile them with. */
 interface GradientProgramIR {
@@ -196,9 +208,16 @@ interface GradientProgramIR {
  * `compileFused`); with `plain`, else `f` then its adjoint in one function. Parameters: the
  * adjoint's, then `$loss`. Null when none applies.
  */
-function gradientProgram(f: TenetFunction, loss: number, plain: boolean): GradientProgramIR | null {
+function gradientProgram(
+  f: TenetFunction,
+  loss: number,
+  plain: boolean,
+  constants: ReadonlySet<string> = new Set(),
+): GradientProgramIR | null {
   const info = infoOf(f)
   if (info.inverse) return null
+  // (the plain program, f then its adjoint, is built for second order only: no constants there)
+  if (plain && constants.size) return null
   const registry = info.registry.clone()
   const builder = new AdjointBuilder(
     info.program,
@@ -209,11 +228,11 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
   )
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
-  const onePass = builder.onePass(info.name, lossName)
+  const onePass = builder.onePass(info.name, lossName, constants)
   // (first order only: the second-order programs keep the ones their passes were tuned on)
-  const adjointOnly = onePass || plain ? undefined : builder.adjointOnly(info.name, lossName)
+  const adjointOnly = onePass || plain ? undefined : builder.adjointOnly(info.name, lossName, constants)
   const adj = onePass || adjointOnly ? undefined : builder.request(info.name, false)
-  let entry = onePass ?? adjointOnly ?? builder.fused(info.name, lossName)
+  let entry = onePass ?? adjointOnly ?? builder.fused(info.name, lossName, constants)
   const generated = builder.build()
   if (!entry) {
     if (!plain || !lossParam || lossParam.type.kind !== 'scalar') return null
@@ -260,17 +279,28 @@ function gradientProgram(f: TenetFunction, loss: number, plain: boolean): Gradie
  * `dropDeadUpdatesIn`), and the values are left unspecified. Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it
  * returns the gradients, leaves the values at the inputs (with checks) and reports the loss value.
+ *
+ * The one-pass and adjoint-only programs of an f64 loss take the loss's gradient to be 1, the
+ * seed `grad` passes (the derivative of the loss with respect to itself): the parameter stays in
+ * the layout, but another value there is not read.
+ *
+ * `constants` (indices of arguments held constant, see `GradOptions.constants`; checked as for
+ * `compileAdjoint`): the programs of the constant adjoint (`AdjointBuilder.withConstants`): no
+ * gradient parameter for them, nothing zeroed, accumulated or propagated into them; their values
+ * are read-only inputs. The parameters are then those of `compileAdjoint(f, 1, constants)` plus `$loss`.
  */
-export function compileFused(f: TenetFunction, loss: number): TenetFunction | null {
+export function compileFused(f: TenetFunction, loss: number, constants: readonly number[] = []): TenetFunction | null {
+  const held = heldArguments(f, constants)
+  const key = `${loss}/${[...held].sort((a, b) => a - b).join(',')}`
   let byLoss = fusedCache.get(f)
-  if (byLoss?.has(loss)) return byLoss.get(loss)!
+  if (byLoss?.has(key)) return byLoss.get(key)!
   const info = infoOf(f)
   let out: TenetFunction | null = null
   // a stack parameter: its gradient stack must have one entry per value the forward run leaves on
   // it, known only after that run, so the driver runs f and then its adjoint (NiLang's "AD over
   // pop": pushing onto a stack parameter a value the loss reads)
   const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
-  const gp = stacks ? null : gradientProgram(f, loss, false)
+  const gp = stacks ? null : gradientProgram(f, loss, false, new Set([...held].map((i) => f.ir.params[i]!.name)))
   if (gp) {
     let { entry, functions } = gp
     if (info.options.checks === false) {
@@ -286,7 +316,7 @@ export function compileFused(f: TenetFunction, loss: number): TenetFunction | nu
     out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
   if (!byLoss) fusedCache.set(f, (byLoss = new Map()))
-  byLoss.set(loss, out)
+  byLoss.set(key, out)
   return out
 }
 

@@ -72,6 +72,46 @@ export function neg(a: Expr): Expr {
 /** `a + b`. */
 export const add = (a: Expr, b: Expr): Expr => bin('+', a, b)
 
+/**
+ * `e` as ±|e|: the negations of a product, quotient, sum or difference moved out of it (`-a * b`
+ * → −(a·b), `-a + -b` → −(a + b), `a + -b` → a − b, `a * -2.0` → −(a·2.0)), so that an update
+ * `g += e` can be `g -= |e|` without computing a negation. Each step is exact in floating point
+ * (negation commutes with rounding; `x + (−y)` is `x − y`), so the value is bit for bit the same.
+ * Calls, indices and other leaves are left as they are.
+ */
+export function pullSign(e: Expr): { negative: boolean; value: Expr } {
+  if (e.kind === 'unary' && e.op === '-') {
+    const r = pullSign(e.arg)
+    return { negative: !r.negative, value: r.value }
+  }
+  if (e.kind === 'num' && e.value < 0) return { negative: true, value: { ...e, value: -e.value } }
+  if (e.kind !== 'binary') return { negative: false, value: e }
+  const l = pullSign(e.left),
+    r = pullSign(e.right)
+  if (!l.negative && !r.negative)
+    return {
+      negative: false,
+      value: l.value === e.left && r.value === e.right ? e : { ...e, left: l.value, right: r.value },
+    }
+  switch (e.op) {
+    case '*':
+    case '/':
+      return { negative: l.negative !== r.negative, value: { ...e, left: l.value, right: r.value } }
+    case '+':
+      // −a + −b = −(a + b); a + −b = a − b; −a + b = b − a
+      if (l.negative && r.negative) return { negative: true, value: { ...e, left: l.value, right: r.value } }
+      return l.negative
+        ? { negative: false, value: { ...e, op: '-', left: r.value, right: l.value } }
+        : { negative: false, value: { ...e, op: '-', left: l.value, right: r.value } }
+    case '-':
+      // a − −b = a + b; −a − b = −(a + b); −a − −b = −(a − b)
+      if (l.negative && r.negative) return { negative: true, value: { ...e, left: l.value, right: r.value } }
+      return { negative: l.negative, value: { ...e, op: '+', left: l.value, right: r.value } }
+    default:
+      return { negative: false, value: e }
+  }
+}
+
 /** The scalar type recorded on a checked expression, if any. */
 export function typeOf(e: Expr | Dataview): ScalarTypeName | undefined {
   const t = (e as { type?: unknown }).type

@@ -118,8 +118,9 @@ export interface GradOptions extends LossOptions {
    * Indices of float arguments held constant (default none): no gradient is computed for them
    * (null in the result) and nothing is accumulated into them, as for data a loss only reads.
    * Only arguments that `f` never writes can be constants (others pass their gradients on:
-   * an `ad/argument` error). With constants the gradient runs `f` and then its adjoint (the
-   * two-sweep program; no fused program, no forward mode).
+   * an `ad/argument` error). The one-pass, adjoint-only, routine-fused and two-sweep programs
+   * have a variant without their gradients (nothing zeroed, accumulated or propagated for them);
+   * forward mode and the map-forward program do not (the plan says so).
    */
   constants?: number[]
 }

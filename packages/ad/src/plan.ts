@@ -72,7 +72,10 @@ export interface PlanOptions {
   mode?: 'auto' | 'forward' | 'reverse'
   fuse?: boolean
   uncompute?: 'error' | 'warn' | 'off'
-  /** Arguments held constant (see `GradOptions.constants`): only the two-sweep program has their variant. */
+  /**
+   * Arguments held constant (see `GradOptions.constants`): the one-pass, adjoint-only,
+   * routine-fused and two-sweep programs have their variant; forward mode and map-forward do not.
+   */
   constants?: readonly number[]
 }
 
@@ -101,7 +104,8 @@ const WHY = {
     'f starts with an elementwise map of arrays: one tangent run of it gives its block-diagonal Jacobian, the rest of f runs forwards and backwards',
   mapChecks: 'run-time checks are on: this program leaves the values unchecked',
   mapNo: (why: string) => `not an elementwise map first: ${why}`,
-  constants: 'arguments are held constant (`constants`): only the two-sweep program has that variant',
+  constants: (program: string) =>
+    `arguments are held constant (\`constants\`): the ${program} program has no variant without their gradients`,
   stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
   twoSweep: 'always applies: f forwards, then its adjoint',
 }
@@ -118,7 +122,7 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
   let forward: CompiledForwardGradient | null = null
   const held = (options.constants?.length ?? 0) > 0
   if (held) {
-    considered.push({ program: 'forward', applies: false, why: WHY.constants })
+    considered.push({ program: 'forward', applies: false, why: WHY.constants('forward-mode') })
   } else if (mode === 'reverse' || (mode === 'auto' && options.fuse === false)) {
     considered.push({
       program: 'forward',
@@ -150,13 +154,6 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
         { program: 'routine-fused', applies: false, why: WHY.inverse },
         { program: 'map-forward', applies: false, why: WHY.inverse },
       )
-    } else if (held) {
-      considered.push(
-        { program: 'one-pass', applies: false, why: WHY.constants },
-        { program: 'adjoint-only', applies: false, why: WHY.constants },
-        { program: 'routine-fused', applies: false, why: WHY.constants },
-        { program: 'map-forward', applies: false, why: WHY.constants },
-      )
     } else if (f.ir.params.some((p) => p.type.kind === 'stack')) {
       considered.push(
         { program: 'one-pass', applies: false, why: WHY.stacks },
@@ -165,7 +162,7 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
         { program: 'map-forward', applies: false, why: WHY.stacks },
       )
     } else {
-      fused = compileFused(f, options.loss)
+      fused = compileFused(f, options.loss, options.constants)
       const onePass = fused?.name.endsWith('$onepass') === true
       const adjointOnly = fused?.name.endsWith('$adjonly') === true
       considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })
@@ -181,7 +178,8 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
           applies: fused !== null,
           why: fused ? WHY.fusedTaken : WHY.fusedNo,
         })
-      if (!fused) {
+      if (!fused && held) considered.push({ program: 'map-forward', applies: false, why: WHY.constants('map-forward') })
+      else if (!fused) {
         fused = compileMapForward(f, options.loss)
         considered.push({
           program: 'map-forward',

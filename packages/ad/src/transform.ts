@@ -42,6 +42,7 @@ import {
   mul,
   namesIn,
   neg,
+  pullSign,
   readsFloat,
   realF64,
   realView,
@@ -59,6 +60,16 @@ import {
 export function adjointName(name: string, inverse: boolean, width = 1): string {
   const w = width === 1 ? '' : String(width)
   return inverse ? `${name}$inv$adj${w}` : `${name}$adj${w}`
+}
+
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * The base name of a first-order gradient program of `name`: its adjoint's name, with `$const`
+ * when parameters are held constant (those programs have fewer parameters: another name).
+ */
+function heldName(name: string, constants: ReadonlySet<string>): string {
+  return `${adjointName(name, false, 1)}${constants.size ? '$const' : ''}`
 }
 
 /** Name of the scalar parameter that absorbs gradients with respect to constants. */
@@ -145,33 +156,35 @@ export class AdjointBuilder extends OnDemandTransform {
   /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
    * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
-   * `build()` afterwards to generate the callee adjoints it uses.
+   * `build()` afterwards to generate the callee adjoints it uses. `constants`: parameters held
+   * constant, as in `withConstants` (no gradient parameter, nothing accumulated into them).
    */
-  fused(name: string, loss: string | undefined): FunctionDef | undefined {
+  fused(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$fused`).buildFused(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$fused`, constants).buildFused(loss)
   }
 
   /**
    * The one-pass gradient program of `name` for the loss parameter `loss` (forward direction,
    * width 1), or undefined when the loss is not a plain accumulation. See
-   * `FunctionAdjoint.buildOnePass`.
+   * `FunctionAdjoint.buildOnePass`. `constants`: parameters held constant (see `fused`).
    */
-  onePass(name: string, loss: string | undefined): FunctionDef | undefined {
+  onePass(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$onepass`).buildOnePass(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$onepass`, constants).buildOnePass(loss)
   }
 
   /**
    * The adjoint-only gradient program of `name` for the loss parameter `loss` (forward direction,
    * width 1), or undefined when it does not apply. See `FunctionAdjoint.buildAdjointOnly`.
+   * `constants`: parameters held constant (see `fused`).
    */
-  adjointOnly(name: string, loss: string | undefined): FunctionDef | undefined {
+  adjointOnly(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${adjointName(name, false, 1)}$adjonly`).buildAdjointOnly(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(loss)
   }
 
   /**
@@ -268,6 +281,14 @@ class FunctionAdjoint {
 
   /** The name of the sink parameter (`g$sink`, unless f has a parameter of that name). */
   private readonly sink: string
+
+  /**
+   * The f64 loss of a one-pass or adjoint-only program, whose gradient is never written there and
+   * is always seeded with 1 (the derivative of the loss with respect to itself; `grad`'s driver
+   * passes 1): its updates' gradients are taken as the literal 1, so that the seed's products fold
+   * away (`g_x += g_s * 0.5 * a` is `g_x += 0.5 * a`, the same bits when g_s is 1).
+   */
+  private unitLoss: string | undefined
 
   /** The adjoint's parameters: f's, then the gradients, then the sink. */
   private adjointParams(): Param[] {
@@ -443,7 +464,7 @@ class FunctionAdjoint {
     for (const x of lossUpdates)
       if ([...readNames((x as Extract<Stmt, { kind: 'update' }>).value)].some((n) => written.has(n))) ok = false
     if (!ok) return undefined
-    const gLoss = ref(this.gs(loss, 0))
+    const gLoss: Expr = lossParam.type.name === 'f64' ? lit(1) : ref(this.gs(loss, 0))
     const withGradients = (body: Stmt[]): Stmt[] =>
       body.flatMap((x): Stmt[] => {
         switch (x.kind) {
@@ -510,6 +531,7 @@ class FunctionAdjoint {
     const written = this.builder.program.writes.get(this.f.name)
     if (!written || this.f.params.some((p, i) => p.name !== loss && written[i] !== false)) return undefined
     if (effectfulFunctions(this.builder.program.functions.values()).has(this.f.name)) return undefined
+    if (lossParam.type.name === 'f64') this.unitLoss = loss
     const turn = (body: Stmt[]): Stmt[] =>
       body.map((x): Stmt => {
         if (x.kind === 'update' && x.target.kind === 'var' && x.target.name === loss)
@@ -658,10 +680,10 @@ class FunctionAdjoint {
     if (s.op === '*=' || s.op === '/=') return [restore, ...this.scaleUpdate(s, target)]
     if (s.op !== '+=' && s.op !== '-=') fail(`cannot differentiate \`${s.op}\` on ${tt}`, s.loc)
     if (s.op === '-=') sign = -sign
-    return [
-      restore,
-      ...this.dirs.flatMap((k) => this.accumulate(s.value, this.grad(target, k) as Expr, sign, s.loc, k)),
-    ]
+    // the loss's gradient where it is known to be 1 (see `unitLoss`)
+    const seed = (k: number): Expr =>
+      target.kind === 'var' && target.name === this.unitLoss ? lit(1) : (this.grad(target, k) as Expr)
+    return [restore, ...this.dirs.flatMap((k) => this.accumulate(s.value, seed(k), sign, s.loc, k))]
   }
 
   /**
@@ -729,16 +751,17 @@ class FunctionAdjoint {
       else grouped.set(key, { leaf: t.leaf, coefficient: t.coefficient })
     }
     return [...grouped.values()]
-      .map(
-        ({ leaf, coefficient }) =>
-          ({
-            kind: 'update',
-            op: sign > 0 ? '+=' : '-=',
-            target: this.grad(leaf, k),
-            value: coefficient,
-            ...(at ? { loc: at } : {}),
-          }) as Stmt,
-      )
+      .map(({ leaf, coefficient }) => {
+        // `g += −c` as `g −= c` (exact): no negation computed
+        const { negative, value } = pullSign(coefficient)
+        return {
+          kind: 'update',
+          op: sign > 0 !== negative ? '+=' : '-=',
+          target: this.grad(leaf, k),
+          value,
+          ...(at ? { loc: at } : {}),
+        } as Stmt
+      })
       .concat(pullbacks)
   }
 

@@ -46,6 +46,41 @@ h -> 0.0
 g -> 0.0`)
   })
 
+  it('an ancilla allocated at a value that is zero there (a hoisted invariant) is zero', () => {
+    const { after } = run(`
+fn f(y: f64, x: f64[], o: i32) {
+  g: f64[] <- zeros(4)
+  h <- g[o]
+  k <- x[o]
+  for i in 0..4 {
+    y += h * x[i]
+    y += k * x[i]
+  }
+  k -> x[o]
+  h -> g[o]
+  g[o] += x[0]
+  u <- g[o]
+  y += u * x[1]
+  u -> g[o]
+  g[o] -= x[0]
+  g -> zeros(4)
+}`)
+    expect(after).toBe(`g: f64[] <- zeros(4)
+h <- g[o]
+k <- x[o]
+for i in 0..4 {
+  y += k * x[i]
+}
+k -> x[o]
+h -> g[o]
+g[o] += x[0]
+u <- g[o]
+y += u * x[1]
+u -> g[o]
+g[o] -= x[0]
+g -> zeros(4)`)
+  })
+
   it('follows SWAP: two zeros exchanged go, a zero moves to the other side', () => {
     const { after } = run(`
 fn f(y: f64, x: f64) {

@@ -1,7 +1,8 @@
 /**
  * Pass `zero-updates`: drops the updates `y += e`, `y -= e`, `y ^= e` whose value `e` is known
  * to be zero, and the exchanges of two zeros. Which values are zero is a forward analysis over
- * structured code: an ancilla allocated as `0`, `0.0` or `zeros(n)` is zero until something that
+ * structured code: an ancilla allocated as `0`, `0.0` or `zeros(n)`, or at a value known to be
+ * zero there (`h <- g[o]`, a loop invariant hoisted from a zero gradient), is zero until something that
  * may not be zero is written to it (any element, for an array); `SWAP` of a zero and another
  * value moves the zero; `push` leaves its value zero. An expression is zero when it is
  * a zero literal or a zero variable (or element of a zero array), a product with a zero factor, a
@@ -163,7 +164,15 @@ class ZeroUpdates {
         return s
       }
       case 'alloc':
-        if (s.value.kind !== 'emptystack' && s.type && plain(s.type) && zeroLiteral(s.value)) zero.add(s.name)
+        // allocated at a zero literal, or at a value that is zero here (an invariant hoisted out of
+        // a loop: `h <- g[o]` of a zero gradient g)
+        if (
+          s.value.kind !== 'emptystack' &&
+          s.type &&
+          plain(s.type) &&
+          (zeroLiteral(s.value) || (isZero(s.value, zero) && !callsHost(s.value)))
+        )
+          zero.add(s.name)
         else zero.delete(s.name)
         return s
       case 'callstmt':
