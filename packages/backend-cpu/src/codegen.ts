@@ -241,6 +241,12 @@ class FunctionEmitter {
   /** The pools of this function's array allocation sites (see `pooled`). */
   private pools: string[] = []
 
+  /** The pool of each \`overwritten\` table allocated so far (see \`AllocStmt.overwritten\`), by IR name. */
+  private tables = new Map<string, string>()
+
+  /** The pools whose table was written by an \`init\` update emitted as \`0 + value\`: never zeroed. */
+  private unzeroed = new Set<string>()
+
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
@@ -284,11 +290,11 @@ class FunctionEmitter {
       pools: this.pools,
       render: (early, internal) =>
         internal
-          ? [head(internalName), pooled(body, early), ...internalExit, '}'].join('\n')
+          ? [head(internalName), pooled(body, early, this.unzeroed), ...internalExit, '}'].join('\n')
           : [
               head(this.gen.fnName(this.f.name, this.inverse)),
               ...(early ? entry : []),
-              pooled(body, early),
+              pooled(body, early, this.unzeroed),
               ...(early ? [] : entry),
               ...exit,
               '}',
@@ -689,7 +695,14 @@ class FunctionEmitter {
         const stored = local ? undefined : sh?.stored
         const loaded =
           !local && sh?.loaded?.temp !== undefined && !this.loads?.has(s.target as Expr) ? sh.loaded.temp : undefined
-        const old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
+        // the first write of an element of a fresh table (see \`UpdateStmt.init\`): zero plus the value,
+        // without reading the element, so that the table needs no zeroing
+        const table =
+          s.init && s.target.kind === 'index' && !local && loaded === undefined
+            ? this.tables.get(s.target.array.name)
+            : undefined
+        if (table !== undefined) this.unzeroed.add(table)
+        const old = table !== undefined ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
@@ -742,6 +755,7 @@ class FunctionEmitter {
           const n = this.fresh('n'),
             pool = this.gen.pool()
           this.pools.push(pool)
+          if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
@@ -1096,13 +1110,16 @@ const POOL = '\u0001'
  * in a module-level variable: zero-filled when the length is the same as last time, allocated
  * again otherwise. An array ancilla is deallocated before its site runs again and never escapes
  * the program (callees only write into it), so no two live ancillas share a pool; an ancilla in a
- * loop then costs a fill instead of an allocation per iteration. Otherwise every allocation makes
- * a new array.
+ * loop then costs a fill instead of an allocation per iteration; a table in \`unzeroed\` (every
+ * element read was first set by an \`init\` update, see \`AllocStmt.overwritten\`) is not even
+ * filled. Otherwise every allocation makes a new array.
  */
-function pooled(body: string, pool: boolean): string {
+function pooled(body: string, pool: boolean, unzeroed: ReadonlySet<string>): string {
   const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
   return body.replace(site, (_m, p: string, ctor: string, n: string) =>
-    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`,
+    pool
+      ? `(${p} !== null && ${p}.length === ${n} ? ${unzeroed.has(p) ? p : `${p}.fill(0)`} : (${p} = new ${ctor}(${n})))`
+      : `new ${ctor}(${n})`,
   )
 }
 
