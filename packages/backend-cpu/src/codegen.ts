@@ -29,7 +29,9 @@ import {
   forEachStatement,
   key,
   promotableElements,
+  readNames,
   reusedLoads,
+  writtenNames,
   walk,
   type LoadOccurrence,
   type Shared,
@@ -362,7 +364,8 @@ class FunctionEmitter {
       case 'var':
         return this.js(e.name)
       case 'index': {
-        const local = this.promoted?.get(e.array.name)?.get(key(e.index))
+        const local =
+          this.promoted?.get(e.array.name)?.get(key(e.index)) ?? this.kept?.get(e.array.name)?.get(key(e.index))?.local
         if (local) return local
         const a = this.js(e.array.name)
         let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
@@ -624,6 +627,16 @@ class FunctionEmitter {
 
   /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
   private promoted: Map<string, Map<string, string>> | undefined
+
+  /**
+   * Elements a loop kept in locals and stored back when it ended (see \`forStmt\`): the local still
+   * holds the element's value for the statements of the same block after the loop, until one
+   * writes the array or a name of the index (or calls a function with host effects). Reads there
+   * take the local instead of loading the element again (a store followed by a load of the same
+   * element: \`q[e] += …\` in a loop over j, then \`sqrt(q[e])\`). By array, then index key: the
+   * local and the names the index reads.
+   */
+  private kept: Map<string, Map<string, { local: string; names: Set<string> }>> | undefined
   /** Values computed once in the statement being emitted (see cse.ts). */
   private shared: Map<Expr, Shared> | undefined
   /** The element loads of the statement being emitted that other statements of its block read too (see `reusedLoads`). */
@@ -642,11 +655,15 @@ class FunctionEmitter {
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
     let k = 0
+    // (the elements kept after a loop of an enclosing block are not followed into this one)
+    const savedKept = this.kept
+    this.kept = undefined
     forEachStatement(
       body,
       (s, unchecked, shared) => {
         this.shared = shared
         this.loads = loads[k++]
+        this.forget(s)
         for (const o of this.loads!.values()) {
           if (!o.define || o.load.local) continue
           o.load.local = this.fresh('l')
@@ -663,6 +680,24 @@ class FunctionEmitter {
     this.shared = undefined
     this.loads = saved
     this.reusedArrays = savedArrays
+    this.kept = savedKept
+  }
+
+  /** Drops the kept elements (see \`kept\`) that statement \`s\` may change, before it is emitted. */
+  private forget(s: Stmt): void {
+    if (!this.kept) return
+    const written = writtenNames([s], this.gen.effectful)
+    if (!written) {
+      this.kept = undefined
+      return
+    }
+    for (const [array, elements] of this.kept) {
+      if (written.has(array)) {
+        this.kept.delete(array)
+        continue
+      }
+      for (const [k, e] of elements) if ([...e.names].some((n) => written.has(n))) elements.delete(k)
+    }
   }
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
@@ -858,6 +893,7 @@ class FunctionEmitter {
     // would check an index that a loop running zero times never uses)
     const saved = this.promoted
     const stores: string[] = []
+    const keep: Array<[string, string, string, Set<string>]> = []
     if (!this.checking) {
       const els = promotableElements(s.variable, s.body, { branches: true })
       if (els.length) {
@@ -871,7 +907,10 @@ class FunctionEmitter {
           const m = new Map(map.get(name) ?? [])
           m.set(key(element.index), r)
           map.set(name, m)
-          if (write) stores.push(`${arr}[${ix}] = ${r};`)
+          if (write) {
+            stores.push(`${arr}[${ix}] = ${r};`)
+            keep.push([name, key(element.index), r, readNames(element.index)])
+          }
         }
         this.promoted = map
       }
@@ -920,6 +959,21 @@ class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) this.line(st)
+    // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
+    // loop itself may have written any of the names (the caller forgets before each statement,
+    // and this loop is the statement just emitted)
+    if (keep.length) {
+      const written = writtenNames([s], this.gen.effectful)
+      if (written) {
+        this.kept ??= new Map()
+        for (const [array, k, local, names] of keep) {
+          if ([...names].some((n) => written.has(n))) continue
+          const m = this.kept.get(array) ?? new Map()
+          m.set(k, { local, names })
+          this.kept.set(array, m)
+        }
+      }
+    }
     // the range the loop began with, for the `loopRange` assert after it
     this.ranges.set(s.variable, [a, b, st])
   }
