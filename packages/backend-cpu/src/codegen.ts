@@ -364,8 +364,11 @@ class FunctionEmitter {
       case 'var':
         return this.js(e.name)
       case 'index': {
+        // (a kept element only where the block's reused loads do not load this occurrence: a later
+        // occurrence may read the local that this one defines)
         const local =
-          this.promoted?.get(e.array.name)?.get(key(e.index)) ?? this.kept?.get(e.array.name)?.get(key(e.index))?.local
+          this.promoted?.get(e.array.name)?.get(key(e.index)) ??
+          (this.loads?.get(e) ? undefined : this.kept?.get(e.array.name)?.get(key(e.index))?.local)
         if (local) return local
         const a = this.js(e.array.name)
         let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`

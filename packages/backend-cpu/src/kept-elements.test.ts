@@ -65,6 +65,23 @@ describe('elements kept in locals after their loop (cpu backend)', () => {
     expect(code).not.toMatch(/Math\.sqrt\(p0\[/)
   })
 
+  it('an element the block’s reused loads load in a condition is loaded there, not read from the local (random program 1828)', () => {
+    // a1[2] is kept after the loop; the condition's load of it is reused by \`a1[0] -= a1[2]\`
+    const source = `fn f(x0: i32, x1: i32, a1: i32[]) {
+  for i0 in len(a1)..=-1 by -1 {
+    a1[1] -= 1
+    a1[0] += (a1[2] - (x0 | x1))
+  }
+  if (a1[2] <= 0, ~) { x1 -= a1[1] } else { x1 += 3 }
+  a1[0] -= a1[2]
+}`
+    const run = (backend: string) => {
+      const m = compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend, checks: false })
+      return text(m.f!(-5, 2, Int32Array.from([3, -3, 2147483647, 1, -4])) as unknown[])
+    }
+    expect(run('cpu')).toBe(run('interpreter'))
+  })
+
   it('random programs: the interpreter’s doubles, forwards and backwards, checks on and off', () => {
     for (let seed = 0; seed < 40; seed++) {
       const source = program(seed)
