@@ -150,6 +150,35 @@ fn ibesselj_sum(loss: f64, out: f64[], nu: i32, z: f64[]) {
     }
   })
 
+  it('copies short and long arguments in and zeroes short and long gradient blocks on every call (values that change)', () => {
+    const text = `fn f(out: f64, x: f64[], y: f64[]) {
+      for i in 0..len(x) { out += x[i] * x[i] * y[i % len(y)] }
+    }`
+    const [w, c] = [compile(text, 'wasm', false), compile(text, 'cpu', false)]
+    const gw = grad(w.f!, { loss: 0 }),
+      gc = grad(c.f!, { loss: 0 })
+    // lengths below and above the driver's short-array threshold, each called three times
+    for (const [nx, ny] of [
+      [2, 1],
+      [2, 1],
+      [2, 1],
+      [20, 3],
+      [20, 3],
+      [20, 3],
+      [3, 40],
+      [3, 40],
+    ] as const)
+      for (const shift of [0, 1, 2]) {
+        const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i + shift + nx))
+        const y = Float64Array.from({ length: ny }, (_, i) => Math.cos(2 * i - shift))
+        const a = gw(0, x, y),
+          b = gc(0, x, y)
+        expect(Array.from(a[1] as Float64Array)).toEqual(Array.from(b[1] as Float64Array))
+        expect(Array.from(a[2] as Float64Array)).toEqual(Array.from(b[2] as Float64Array))
+        expect(gw.lastLoss).toBe(gc.lastLoss)
+      }
+  })
+
   it('takes fresh views of empty gradients after the memory grew (by another driver or during the call)', () => {
     const w = compile(
       'fn f(out: f64, x: f64[], n: i32) { t: f64[] <- zeros(n)\n for i in 0..len(x) { out += x[i] * x[i] }\n t -> zeros(n) }',

@@ -170,6 +170,46 @@ fn f(pk: i32, xo: i32, y: f64[], m: f64[], g: f64[], gx: f64[], q: f64[]) {
       expectSameForward([cpu, scalar, lanes], () => [pk, xo, y.slice(), m.slice(), g.slice(), gx.slice(), q.slice()])
   })
 
+  it('load each element before the first statement that names it and store it after the last that writes it', () => {
+    // (\`q[c]\`'s block elements first read inside a branch one lane may skip; \`x[o]\` written first and
+    // read again after its last write; \`x[o + 2]\` read only at the end; \`s[c]\` an element a[i])
+    const text = `
+fn f(x: f64[], q: f64[], s: f64[]) {
+  for c in 0..len(s) {
+    o: i32 <- c * 3
+    p: i32 <- c * 2
+    x[o] += s[c] * 0.5
+    t <- 0.0
+    routine {
+      t += x[o] * 1.5 + 0.1
+      if (x[o] > 0.2, ~) {
+        t += q[p] * q[p + 1]
+      }
+    }
+    x[o + 1] -= t * x[o]
+    ~routine
+    t -> 0.0
+    s[c] += x[o + 2] * x[o] - q[p + 1]
+    p -> c * 2
+    o -> c * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBe(2)
+    const scalar = compile(text, 'wasm', false, false)
+    const cpu = compile(text, 'cpu')
+    const interp = compile(text, 'interpreter', true)
+    for (const n of [1, 2, 5, 12]) {
+      const r = rng(n * 31)
+      const arr = (k: number) => Float64Array.from({ length: k }, () => r() * 2 - 0.6)
+      const x = arr(3 * n),
+        q = arr(2 * n),
+        s = arr(n)
+      expectSameForward([cpu, interp, scalar, lanes], () => [x.slice(), q.slice(), s.slice()])
+      expectSameRuns([cpu, scalar, lanes], () => [x.slice(), q.slice(), s.slice()])
+    }
+  })
+
   it('check once per call that parameter arrays do not overlap, also when the loop runs many times', () => {
     const text = `
 fn f(m: i32, x: f64[], out: f64[]) {

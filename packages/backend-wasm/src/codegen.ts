@@ -64,6 +64,7 @@ import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
+  elementSpans,
   loopUniform,
   planMapLanes,
   readAfter,
@@ -1459,23 +1460,11 @@ export class FunctionEmitter {
 
   private block(body: Stmt[]): void {
     if (this.lanesOf) {
-      // a map loop's body in lanes: its runs share their common subexpressions too (no sin/cos
-      // pairs: its values are vectors)
+      // a map loop's body in lanes: its runs share their common subexpressions and their sin/cos
+      // pairs too (see \`laneRuns\`)
       const saved = this.shared
-      const savedSincos = this.sincos
-      this.sincos = undefined
-      forEachStatement(
-        body,
-        (s, unchecked, shared) => {
-          this.shared = shared
-          this.unchecked += unchecked
-          this.vstmt(s)
-          this.unchecked -= unchecked
-        },
-        this.tabulatedValues,
-      )
+      this.laneRuns(body, (s) => this.vstmt(s))
       this.shared = saved
-      this.sincos = savedSincos
       return
     }
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -2636,25 +2625,64 @@ export class FunctionEmitter {
     this.shared = undefined
     this.scoped(() => {
       const lanes = new Map<string, { local: number; type: LaneType }>()
-      const addrs: number[] = []
+      // each element is loaded just before the first top-level statement that names it and a
+      // written one stored just after the last that writes it (see \`elementSpans\`)
+      const spans = elementSpans(plan)
+      const loadsAt = new Map<number, Array<() => void>>(),
+        storesAt = new Map<number, Array<() => void>>()
+      const schedule = (alias: string, load: () => void, store: (() => void) | undefined) => {
+        const span = spans.get(alias)
+        if (!span) return
+        const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
+          const fs = m.get(k)
+          if (fs) fs.push(f)
+          else m.set(k, [f])
+        }
+        at(loadsAt, span.first, load)
+        if (store && span.last >= 0) at(storesAt, span.last, store)
+      }
       for (const el of plan.elements) {
         const arr = this.array(el.array)
         const addr = this.local(I32),
           v = this.local(V128)
+        // (the address once per pair, before the body: the load may sit in a branch-free spot later)
         this.get(arr.ptr)
         this.get(i)
         this.i32(el.elem === 'f64' ? 3 : 2)
         this.op(Op.i32_shl, Op.i32_add)
-        this.tee(addr)
-        if (el.elem === 'f64') {
-          this.simd(OpFd.v128_load)
-          this.out.u32(3).u32(0)
-        } else {
-          this.simd(OpFd.i64x2_load32x2_s)
-          this.out.u32(2).u32(0)
+        this.set(addr)
+        const load = () => {
+          this.get(addr)
+          if (el.elem === 'f64') {
+            this.simd(OpFd.v128_load)
+            this.out.u32(3).u32(0)
+          } else {
+            this.simd(OpFd.i64x2_load32x2_s)
+            this.out.u32(2).u32(0)
+          }
+          this.set(v)
         }
-        this.set(v)
-        addrs.push(addr)
+        const store = () => {
+          if (el.elem === 'f64') {
+            this.get(addr)
+            this.get(v)
+            this.simd(OpFd.v128_store)
+            this.out.u32(3).u32(0)
+          } else {
+            for (const lane of [0, 1]) {
+              this.get(addr)
+              this.get(v)
+              this.simd(OpFd.i64x2_extract_lane)
+              this.out.byte(lane)
+              this.op(Op.i32_wrap_i64)
+              this.out
+                .byte(Op.i32_store)
+                .u32(2)
+                .u32(4 * lane)
+            }
+          }
+        }
+        schedule(el.alias, load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
       // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
@@ -2677,22 +2705,39 @@ export class FunctionEmitter {
         bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
       }
       // the block elements: both lanes loaded into one f64x2 local (in range, checked above)
-      const blockLocals = plan.blockElements.map((el) => {
+      for (const el of plan.blockElements) {
         const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
         const v = this.local(V128)
-        this.get(b1)
-        this.get(b0)
-        this.simd(OpFd.v128_load64_splat)
-        this.out.u32(3).u32(8 * el.c)
-        this.simd(OpFd.v128_load64_lane)
-        this.out
-          .u32(3)
-          .u32(8 * el.c)
-          .byte(1)
-        this.set(v)
+        const load = () => {
+          this.get(b1)
+          this.get(b0)
+          this.simd(OpFd.v128_load64_splat)
+          this.out.u32(3).u32(8 * el.c)
+          this.simd(OpFd.v128_load64_lane)
+          this.out
+            .u32(3)
+            .u32(8 * el.c)
+            .byte(1)
+          this.set(v)
+        }
+        const store = () => {
+          for (const [lane, base] of [
+            [0, b0],
+            [1, b1],
+          ] as const) {
+            this.get(base)
+            this.get(v)
+            this.simd(OpFd.f64x2_extract_lane)
+            this.out.byte(lane)
+            this.out
+              .byte(Op.f64_store)
+              .u32(3)
+              .u32(8 * el.c)
+          }
+        }
+        schedule(el.alias, load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: 'f64' })
-        return { el, v, b0, b1 }
-      })
+      }
       if (plan.varying.has(plan.variable)) {
         // the loop variable: i and i + 1
         const v = this.local(V128)
@@ -2710,49 +2755,32 @@ export class FunctionEmitter {
       this.lanesOf = lanes
       this.laneMask = undefined
       this.blendMask = undefined
+      // the top-level statements (\`@unchecked\` blocks opened) in runs that share their common
+      // subexpressions, as nested blocks do (see \`block\`); each statement's top-level index
+      // places the element loads and stores
+      const top = new Map<Stmt, number>()
+      const mark = (x: Stmt, k: number): void => {
+        top.set(x, k)
+        if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
+      }
+      plan.body.forEach(mark)
+      let at = -1
+      const reach = (k: number) => {
+        for (; at < k; at++) {
+          if (at >= 0) for (const f of storesAt.get(at) ?? []) f()
+          for (const f of loadsAt.get(at + 1) ?? []) f()
+        }
+      }
       try {
-        for (const s of plan.body) this.vstmt(s, plan)
+        this.laneRuns(plan.body, (s) => {
+          reach(top.get(s)!)
+          this.vstmt(s, plan)
+        })
+        this.shared = undefined
+        reach(plan.body.length)
       } finally {
         this.lanesOf = undefined
       }
-      for (const { el, v, b0, b1 } of blockLocals) {
-        if (!el.written) continue
-        for (const [lane, base] of [
-          [0, b0],
-          [1, b1],
-        ] as const) {
-          this.get(base)
-          this.get(v)
-          this.simd(OpFd.f64x2_extract_lane)
-          this.out.byte(lane)
-          this.out
-            .byte(Op.f64_store)
-            .u32(3)
-            .u32(8 * el.c)
-        }
-      }
-      plan.elements.forEach((el, k) => {
-        if (!el.written) return
-        const v = lanes.get(el.alias)!.local
-        if (el.elem === 'f64') {
-          this.get(addrs[k]!)
-          this.get(v)
-          this.simd(OpFd.v128_store)
-          this.out.u32(3).u32(0)
-        } else {
-          for (const lane of [0, 1]) {
-            this.get(addrs[k]!)
-            this.get(v)
-            this.simd(OpFd.i64x2_extract_lane)
-            this.out.byte(lane)
-            this.op(Op.i32_wrap_i64)
-            this.out
-              .byte(Op.i32_store)
-              .u32(2)
-              .u32(4 * lane)
-          }
-        }
-      })
     })
     this.shared = savedShared
     if (!down) {
@@ -3106,6 +3134,74 @@ export class FunctionEmitter {
   /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */
   private readonly laneShared = new Map<Shared, [number, 'f64' | 'i32' | 'mask']>()
 
+  /** The sin/cos calls of the lanes run being emitted that one \`__sincos_f64x2\` computes (see \`laneRuns\`). */
+  private laneSincos: Map<Expr, SincosPair> | undefined
+
+  /**
+   * Emits the statements of a map loop's body in lanes (\`@unchecked\` blocks opened) with the
+   * state of their run: the common subexpressions it shares (\`shared\`, see \`forEachStatement\`)
+   * and its sin/cos pairs (\`laneSincos\`, see \`sincosPairs\`; fresh pairs on every emission, as a
+   * branch's body is emitted once with masks and once without).
+   */
+  private laneRuns(body: Stmt[], visit: (s: Stmt) => void): void {
+    const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
+    forEachStatement(body, (s, unchecked, shared) => items.push([s, unchecked, shared]), this.tabulatedValues)
+    const pairs: Array<Map<Expr, SincosPair> | undefined> = items.map(() => undefined)
+    const standard = (name: 'sin' | 'cos') =>
+      inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)
+    for (let i = 0; i < items.length; ) {
+      if (!items[i]![2]) {
+        i++
+        continue
+      }
+      let j = i
+      while (j < items.length && items[j]![2]) j++
+      const run = sincosPairs(
+        items.slice(i, j).map((x) => x[0]),
+        standard,
+      )
+      for (let k = i; k < j; k++) pairs[k] = run
+      i = j
+    }
+    const savedSincos = this.laneSincos
+    try {
+      items.forEach(([s, unchecked, shared], k) => {
+        this.shared = shared
+        this.laneSincos = pairs[k]
+        this.unchecked += unchecked
+        visit(s)
+        this.unchecked -= unchecked
+      })
+    } finally {
+      this.laneSincos = savedSincos
+    }
+  }
+
+  /**
+   * Pushes sin or cos of a varying f64 in lanes, both lanes by one call of \`__sincos_f64x2\` (the
+   * scalar routines' doubles, see \`math/sincos-f64x2.ts\`), where the scalar code calls the
+   * module's routine; the other of the two is kept for a call of the same value in the run
+   * (\`laneSincos\`). Returns false where the scalar code calls out.
+   */
+  private laneTrig(e: Extract<Expr, { kind: 'call' }>): boolean {
+    const name = e.callee as 'sin' | 'cos'
+    if (!inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)) return false
+    const pair = this.laneSincos?.get(e)
+    if (!pair?.locals) {
+      this.vvalue(e.args[0]!, 'f64')
+      this.callDefined(this.ctx.math.use('__sincos_f64x2'))
+      const c = this.local(V128),
+        sn = this.local(V128)
+      this.set(c)
+      this.set(sn)
+      if (pair) pair.locals = { sin: sn, cos: c }
+      this.get(name === 'sin' ? sn : c)
+      return true
+    }
+    this.get(name === 'sin' ? pair.locals.sin : pair.locals.cos)
+    return true
+  }
+
   private vexprCode(e: Expr): 'f64' | 'i32' | 'mask' {
     const lanes = this.lanesOf!
     if (e.kind === 'num' && (e.type === 'f64' || e.type === 'i32')) {
@@ -3226,6 +3322,14 @@ export class FunctionEmitter {
         const wasm = spec?.kind === 'pure' ? spec.emit?.wasm : undefined
         if (wasm === 'identity' && e.args.length === 1 && arg && kind(arg) === e.type && e.type !== 'bool')
           return this.vexpr(arg)
+        if (
+          (e.callee === 'sin' || e.callee === 'cos') &&
+          e.type === 'f64' &&
+          e.args.length === 1 &&
+          kind(arg!) === 'f64' &&
+          this.laneTrig(e)
+        )
+          return 'f64'
         const native =
           e.type === 'f64' && e.args.every((x) => kind(x) === 'f64') ? this.laneContext.native(e) : undefined
         if (native) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { parse } from '@tenet/ir'
 import { bessel, compile, expectSameForward, expectSameRuns, lastMapLanes } from './test-util.js'
+import { elementSpans, type MapLanesPlan } from './map-lanes.js'
 
 const zs = (n: number) => Float64Array.from({ length: n }, (_, i) => 0.1 + ((i * 0.6180339887) % 1) * 7.9)
 
@@ -265,5 +267,36 @@ describe('map lanes on random maps', () => {
     }
     // (nearly all are maps the lanes take: a body that inlines to updates only is left to loop pairing)
     expect(lanesUsed).toBeGreaterThanOrEqual(25)
+  })
+})
+
+describe('elementSpans', () => {
+  it('gives the first top-level statement naming each element alias and the last writing it', () => {
+    const m = parse(`
+fn f(e0: f64, e1: f64, e2: f64, e3: f64, t: f64) {
+  t += 1.0
+  if (t > 0.5, ~) {
+    t += e1 * 2.0
+  }
+  e0 += t
+  t += e0 * e2
+  e0 -= 0.25
+  t += e0
+}`)
+    const body = m.functions[0]!.body
+    const el = (alias: string) => ({ array: 'a', alias, elem: 'f64' as const, written: true })
+    const spans = elementSpans({
+      body,
+      elements: [el('e0'), el('e1')],
+      blockElements: [
+        { array: 'b', offset: 'o', c: 0, alias: 'e2', written: false },
+        { array: 'b', offset: 'o', c: 1, alias: 'e3', written: false },
+      ],
+    } as unknown as MapLanesPlan)
+    expect(Object.fromEntries(spans)).toEqual({
+      e0: { first: 2, last: 4 },
+      e1: { first: 1, last: -1 },
+      e2: { first: 3, last: -1 },
+    })
   })
 })

@@ -760,6 +760,38 @@ export function readAfter(plan: MapLanesPlan, loop: Stmt): Set<string> | undefin
 }
 
 /**
+ * Where each element alias of a map body (\`elements\` and \`blockElements\`) is needed: \`first\`, the
+ * index of the first top-level statement of the body that reads or writes it (nested statements
+ * count for the top-level one that holds them), and \`last\`, that of the last one that writes it
+ * (−1 where none does). Aliases the body never names are left out. The code generator loads each
+ * element just before \`first\` and stores a written one just after \`last\`, rather than all of them
+ * before and after the whole body: an f64x2 local loaded at the top and used much later lives
+ * across the body, and with more such values than the machine has vector registers V8 spills each
+ * one to the stack and reloads it (the GMM data term's pair loaded about 100 block elements up
+ * front). The order of the accesses does not matter to the results: every access of these
+ * elements in the body goes through the alias, and each is the iteration's own.
+ */
+export function elementSpans(plan: MapLanesPlan): Map<string, { first: number; last: number }> {
+  const aliases = new Set([...plan.elements.map((e) => e.alias), ...plan.blockElements.map((e) => e.alias)])
+  const out = new Map<string, { first: number; last: number }>()
+  plan.body.forEach((s, k) => {
+    const named = new Set<string>()
+    forEachNested([s], (x) => {
+      for (const e of stmtExprs(x)) reads(e, named)
+    })
+    const written = writtenNames(s)
+    for (const n of written) named.add(n)
+    for (const n of named) {
+      if (!aliases.has(n)) continue
+      const span = out.get(n)
+      if (!span) out.set(n, { first: k, last: written.has(n) ? k : -1 })
+      else if (written.has(n)) span.last = k
+    }
+  })
+  return out
+}
+
+/**
  * The loop-uniform names of a varying `while` of a map body (a counter such as the series' `k`):
  * the varying scalars that hold the same value in both lanes on every iteration of the loop, so
  * that the code generator keeps them in one scalar local while the loop runs (their arithmetic

@@ -14,6 +14,8 @@ export let lastMapLanes = -1
 export let lastRunElements = -1
 /** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
 export let lastLoopUniform = -1
+/** The math routines of the module of the last wasm compilation of `compile`. */
+export let lastRoutines: readonly string[] = []
 
 /** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, 'cpu' or 'interpreter'), recording `lastPairs`. */
 export const compile = (text: string, backend: string, checks = false, simd = true, math?: MathChoice) => {
@@ -26,6 +28,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
       lastMapLanes = p.mapLanes
       lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
+      lastRoutines = p.mathRoutines
       return p
     },
   }

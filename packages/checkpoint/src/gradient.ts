@@ -30,6 +30,22 @@ export interface ArrayStep {
    * a reversible function does. Used by the reversible schedules when present.
    */
   vjpUncompute?(srcBar: Float64Array, src: Float64Array, dstBar: Float64Array, dst: Float64Array, i: number): void
+  /**
+   * Optional: the memory of the backend the step runs in, when it has one of its own (a Tenet
+   * step compiled on the wasm backend: `CompiledFunction.resident`). A step called on arrays
+   * that live there works on them in place; on others it copies them in and out on every call.
+   * See {@link CheckpointedGradientOptions.memory}.
+   */
+  readonly memory?: StateMemory
+}
+
+/**
+ * Memory of a step's backend in which states can live (the shape of `ResidentMemory` of
+ * `@tenet/ir`): `allocate('f64', n)` returns a zeroed block whose `array` views it (a view that
+ * the backend may detach when its memory grows during a call: read `array` again after one).
+ */
+export interface StateMemory {
+  allocate(elem: 'f64', n: number): { readonly array: ArrayBufferView; release(): void }
 }
 
 /** Which schedule {@link checkpointedGradient} uses. */
@@ -56,6 +72,14 @@ export interface CheckpointedGradientOptions {
   seed: Float64Array
   /** For a Tenet step `step(dst, src, ...args)`: the extra arguments passed on every step. */
   args?: readonly unknown[]
+  /**
+   * Where store-all keeps its states and the two gradient vectors: `'backend'` (the default) in
+   * the step's backend memory when it has one (`ArrayStep.memory`: a Tenet step on the wasm
+   * backend), so that no step call copies them in or out; `'host'` in JS typed arrays. Falls
+   * back to the host when the block does not fit there. The other schedules keep their states
+   * on the host.
+   */
+  memory?: 'backend' | 'host'
 }
 
 /** The cost log of {@link checkpointedGradient}: the schedule's counts plus the steps run inside adjoints. */
@@ -140,7 +164,8 @@ export function checkpointedGradient(
   const step = isTenetFunction(stepOrTenet) ? tenetStep(stepOrTenet, options.args ?? []) : stepOrTenet
   const n = s0.length
   if (options.seed.length !== n) throw new RangeError(`seed has length ${options.seed.length}, state ${n}`)
-  if (options.schedule === 'store-all') return storeAllGradient(step, s0, T, options.seed)
+  if (options.schedule === 'store-all')
+    return storeAllGradient(step, s0, T, options.seed, options.memory === 'host' ? undefined : step.memory)
   const reversible = options.schedule === 'bennett' || options.schedule === 'knill'
   const inverse = step.inverse
   let adjointForward = 0

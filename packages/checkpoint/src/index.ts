@@ -56,6 +56,7 @@ export {
   type CheckpointedGradientResult,
   type GradientCostLog,
   type GradientScheduleName,
+  type StateMemory,
 } from './gradient.js'
 export { scheduleSvg, type SvgOptions } from './svg.js'
 export { tenetStep, isTenetFunction } from './tenet-step.js'

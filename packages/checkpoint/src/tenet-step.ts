@@ -10,7 +10,8 @@
  * s_i: then `vjp` runs that reduced adjoint alone, on a scratch s_i it never looks at (the
  * diffusion step's adjoint, for one: linear in `dst`). That reduced adjoint computes srcBar
  * only: it may leave dstBar changed, and accumulates nothing into the extra arguments'
- * gradients, which no driver reads.
+ * gradients, which no driver reads. On a backend with memory of its own (wasm) the step carries
+ * it (`memory`), so that store-all keeps its states there (see `CheckpointedGradientOptions.memory`).
  */
 import { compileAdjoint, compileGradientAdjoint } from '@tenet/ad'
 import type { TenetFunction } from '@tenet/reversible'
@@ -75,7 +76,11 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
     call[srcBarAt] = srcBar
     program(...call)
   }
+  // a backend with memory of its own (wasm): the forward and the adjoints share it (one memory
+  // per backend), so arrays allocated there pass to every call without copies
+  const memory = forward.resident
   return {
+    ...(memory ? { memory } : {}),
     forward: (dst, src) => forward(dst, src, ...args),
     inverse: (dst, src) => inverse(dst, src, ...args),
     vjpRecomputes: lean === null,

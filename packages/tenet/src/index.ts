@@ -132,6 +132,7 @@ export {
   revolveRepetitions,
   revolveSplit,
   type ArrayStep,
+  type StateMemory,
   type CheckpointedGradientOptions,
   type CheckpointedGradientResult,
   type GradientCostLog,

@@ -12,7 +12,7 @@ import { defineRowFamily } from '../harness/registry.js'
 import type { CheckResult, PreparedRow } from '../harness/types.js'
 import { loadTf, TF_ROW, type Tf } from '../peers/tfjs.js'
 import { formatBytes } from '../report/format.js'
-import { compile, fn } from '../tenet/compile.js'
+import { type BenchBackend, benchBackend, compile, fn } from '../tenet/compile.js'
 import * as P from '../tenet/programs.js'
 import { TENET_ROW, toColumnMajor } from './tenet.js'
 
@@ -27,8 +27,13 @@ fn norm(out: f64, x: f64[]) {
   ~routine
 }`
 
-let normModule: ReturnType<typeof compile> | undefined
-const normFunction = () => fn((normModule ??= compile(normSource)), 'norm')
+/** The norm compiled once per backend (the Tenet (wasm) row compiles it under `withBackend('wasm')`). */
+const normModules = new Map<BenchBackend, ReturnType<typeof compile>>()
+const normFunction = () => {
+  let m = normModules.get(benchBackend())
+  if (!m) normModules.set(benchBackend(), (m = compile(normSource)))
+  return fn(m, 'norm')
+}
 
 /** The adapter, loaded with TF.js (quietly: TF.js prints a hint when it starts under Node). */
 async function loadAdapter(): Promise<{ tf: Tf; tfOp: typeof import('@tenet/adapter-tfjs').tfOp }> {

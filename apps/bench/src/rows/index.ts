@@ -12,6 +12,7 @@ import { unfPeerRows } from './unf-peers.js'
 import { webgpuRows } from './webgpu.js'
 import { jaxWebgpuRows } from './jaxjs-webgpu.js'
 import { tenetHigherOrderRows } from './tenet-higher-order.js'
+import { tenetWasmTwinRows } from './tenet-wasm-twins.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -34,3 +35,5 @@ ROW_FAMILIES.push(webgpuRows)
 ROW_FAMILIES.push(tenetHigherOrderRows)
 // jax-js on its webgpu device (float32; emulated where the adapter is SwiftShader)
 ROW_FAMILIES.push(jaxWebgpuRows)
+// Tenet on wasm for the Tenet rows outside tenet.ts: Table 1 (`dual`), the norm, the store-all chain
+ROW_FAMILIES.push(tenetWasmTwinRows)

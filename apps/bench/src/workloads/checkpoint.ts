@@ -18,14 +18,19 @@ export interface ChainCase {
   gradient: () => Float64Array
 }
 
-const diffusion = rev.with({ checks: false })`
+/** The diffusion step's Tenet source (the wasm rows compile it on their backend). */
+export const diffusionSource = `
 fn diffusion(dest: f64[], src: f64[], c: f64) {
   n: i32 <- len(src)
   for i in 0..n {
     dest[i] += src[i] + c * (src[(i + 1) % n] + src[(i + n - 1) % n] - 2.0 * src[i])
   }
   n -> len(src)
-}`.diffusion!
+}`
+
+const diffusion = rev.with({ checks: false })(
+  Object.assign([diffusionSource], { raw: [diffusionSource] }) as unknown as TemplateStringsArray,
+).diffusion!
 
 function plainStep(dst: Float64Array, src: Float64Array, c: number): void {
   const n = src.length
@@ -85,7 +90,8 @@ function chainCase(steps: number): CaseSpec<ChainCase> {
   }
 }
 
-const rows: Row<ChainCase>[] = SCHEDULES.map(({ label, options, maxSteps }) => ({
+/** The Tenet rows, one per schedule, on the case's own `step` (a cpu-compiled Tenet function). */
+export const checkpointRows: Row<ChainCase>[] = SCHEDULES.map(({ label, options, maxSteps }) => ({
   name: `Tenet ${label}`,
   family: 'Tenet',
   kind: 'gradient' as const,
@@ -137,7 +143,7 @@ export const checkpointWorkload: Workload<ChainCase> = {
       }
     },
   },
-  rows,
+  rows: checkpointRows,
   study(o): StudyResult {
     const c = chainCase(o.full ? 100_000 : 10_000).make()
     const series = new Map<string, [number, number][]>()

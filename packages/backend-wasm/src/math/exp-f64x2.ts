@@ -8,7 +8,7 @@
  * Whenever a lane is outside that range (tiny, large, infinite, NaN, or exactly 1) both lanes
  * call the scalar routine.
  */
-import { type Ex, type Routine, eqz, words } from './builder.js'
+import { type Routine, eqz, words } from './builder.js'
 import { INVLN2, LN2_HI, LN2_LO, P } from './exp.js'
 import {
   allTrue,
@@ -24,6 +24,7 @@ import {
   vdiv,
   vf,
   vge,
+  vhorner,
   vi64,
   vlt,
   vmul,
@@ -40,13 +41,6 @@ const K_ONE = words(0x3ff0a2b2, 0)
 const TINY = words(0x3e300000, 0)
 /** Below this |x|, k·ln 2 ≈ x leaves 2^k normal (|k| ≤ 1021) and nothing overflows. */
 const LIMIT = 708
-
-/** The polynomial of `horner` (builder.ts), lane-wise, in the same order. */
-function vhorner(z: Ex, cs: number[]): Ex {
-  let e = vf(cs[cs.length - 1]!)
-  for (let k = cs.length - 2; k >= 0; k--) e = vadd(vf(cs[k]!), vmul(z, e))
-  return e
-}
 
 /** `__exp_f64x2`: (exp(x₀), exp(x₁)) of the f64x2 (x₀, x₁). */
 export function buildExpF64x2(r: Routine): void {

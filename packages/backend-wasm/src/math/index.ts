@@ -10,6 +10,7 @@ import { buildAsin, buildAcos } from './asin.js'
 import { buildAtan, buildAtan2 } from './atan.js'
 import { buildExp, buildExpm1 } from './exp.js'
 import { buildExpF64x2 } from './exp-f64x2.js'
+import { buildSincosF64x2 } from './sincos-f64x2.js'
 import { buildCosh, buildSinh, buildTanh } from './hyperbolic.js'
 import { buildLog } from './log.js'
 import { buildLogF64x2 } from './log-f64x2.js'
@@ -49,6 +50,7 @@ export const MATH_ROUTINES: Readonly<Record<string, MathRoutine>> = {
   __2opi: { params: ['i32'], results: ['i64'], build: build2opi },
   __exp_f64x2: { params: ['v128'], results: ['v128'], build: buildExpF64x2 },
   __log_f64x2: { params: ['v128'], results: ['v128'], build: buildLogF64x2 },
+  __sincos_f64x2: { params: ['v128'], results: ['v128', 'v128'], build: buildSincosF64x2 },
 }
 
 /**

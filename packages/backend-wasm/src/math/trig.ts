@@ -51,12 +51,12 @@ import {
 const ix = (x: Ex): Ex => and(hi(x), 0x7fffffff)
 
 // sin(r) ≈ r + r³·(S1 + r²·S2 + …) on |r| ≤ π/4
-const S = [
+export const S = [
   -1.66666666666666324348e-1, 8.33333333332248946124e-3, -1.98412698298579493134e-4, 2.75573137070700676789e-6,
   -2.50507602534068634195e-8, 1.58969099521155010221e-10,
 ]
 // cos(r) ≈ 1 − r²/2 + r⁴·(C1 + r²·C2 + …)
-const C = [
+export const C = [
   4.16666666666666019037e-2, -1.38888888888741095749e-3, 2.48015872894767294178e-5, -2.75573143513906633035e-7,
   2.0875723212981748279e-9, -1.13596475577881948265e-11,
 ]
@@ -71,15 +71,15 @@ const PIO4 = 7.85398163397448278999e-1,
   PIO4LO = 3.06161699786838301793e-17
 
 // π/2 in pieces of 33 bits (and the tails of their sums), and 2/π
-const INVPIO2 = 6.36619772367581382433e-1
-const PIO2_1 = 1.57079632673412561417,
+export const INVPIO2 = 6.36619772367581382433e-1
+export const PIO2_1 = 1.57079632673412561417,
   PIO2_1T = 6.07710050650619224932e-11
 const PIO2_2 = 6.0771005063039659766e-11,
   PIO2_2T = 2.02226624879595063154e-21
 const PIO2_3 = 2.0222662487111664558e-21,
   PIO2_3T = 8.47842766036889956997e-32
 // π/2 as a double-double, and the high half of its Veltkamp split (26 bits)
-const PIO2_HI = Math.PI / 2,
+export const PIO2_HI = Math.PI / 2,
   PIO2_LO = 6.123233995736766e-17
 
 /** sin(x + y) for |x + y| ≤ π/4 (y the tail of x; `tail` false when y is 0). */

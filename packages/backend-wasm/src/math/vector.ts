@@ -23,7 +23,9 @@ const SIMD = {
   v128_and: 0x4e,
   v128_andnot: 0x4f,
   v128_or: 0x50,
+  v128_xor: 0x51,
   v128_bitselect: 0x52,
+  v128_any_true: 0x53,
   i64x2_all_true: 0xc3,
   i64x2_extend_low_i32x4_s: 0xc7,
   i64x2_shl: 0xcb,
@@ -35,6 +37,7 @@ const SIMD = {
   i64x2_le_s: 0xda,
   i64x2_ge_s: 0xdb,
   f64x2_abs: 0xec,
+  f64x2_neg: 0xed,
   f64x2_add: 0xf0,
   f64x2_sub: 0xf1,
   f64x2_mul: 0xf2,
@@ -80,8 +83,9 @@ export const vadd = binary(SIMD.f64x2_add),
   vsub = binary(SIMD.f64x2_sub),
   vmul = binary(SIMD.f64x2_mul),
   vdiv = binary(SIMD.f64x2_div)
-/** Lane-wise |x|. */
-export const vabs = unary(SIMD.f64x2_abs)
+/** Lane-wise |x|, and −x (the sign bit flipped, as \`f64.neg\`). */
+export const vabs = unary(SIMD.f64x2_abs),
+  vneg = unary(SIMD.f64x2_neg)
 /** Lane-wise f64 comparisons: masks. */
 export const veq = binary(SIMD.f64x2_eq),
   vne = binary(SIMD.f64x2_ne),
@@ -89,9 +93,11 @@ export const veq = binary(SIMD.f64x2_eq),
   vgt = binary(SIMD.f64x2_gt),
   vle = binary(SIMD.f64x2_le),
   vge = binary(SIMD.f64x2_ge)
-/** Bitwise and, or of two masks. */
+/** Bitwise and, or, xor of two masks (or of any two v128: \`iand64\` names the and of integer lanes). */
 export const vand = binary(SIMD.v128_and),
-  vor = binary(SIMD.v128_or)
+  vor = binary(SIMD.v128_or),
+  vxor = binary(SIMD.v128_xor),
+  iand64 = vand
 /** a & ~b. */
 export const vandnot = binary(SIMD.v128_andnot)
 /** 64-bit integer lanes: a + b, a − b, and comparisons (signed) giving masks. */
@@ -126,6 +132,17 @@ export function vselect(mask: Ex, a: Ex, b: Ex): Ex {
 export const allTrue = (mask: Ex): Ex => {
   need('v128', mask)
   return vop(SIMD.i64x2_all_true, [mask], 'i32')
+}
+/** Whether some bit is set (an i32 0/1): a mask true in either lane. */
+export const anyTrue = (mask: Ex): Ex => {
+  need('v128', mask)
+  return vop(SIMD.v128_any_true, [mask], 'i32')
+}
+/** The polynomial c0 + z·(c1 + z·(c2 + …)) lane by lane, in the order of \`horner\` (builder.ts). */
+export function vhorner(z: Ex, cs: number[]): Ex {
+  let e = vf(cs[cs.length - 1]!)
+  for (let k = cs.length - 2; k >= 0; k--) e = vadd(vf(cs[k]!), vmul(z, e))
+  return e
 }
 /** Both lanes truncated to i32 (in range: the callers keep them so) and widened back: the i32 lanes as i64x2. */
 export const truncToI64 = (a: Ex): Ex => {

@@ -64,7 +64,7 @@ describe('pass `jam`', () => {
           for i in m - 2..=j + 1 by -2 {
             for l in 0..n {
               ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-              ROT(x[i - 1 + m * l], x[i - 1 + 1 + m * l], theta[k + 1])
+              ROT(x[i - 1 + m * l], x[i + m * l], theta[k + 1])
             }
             INC(k)
             INC(k)
@@ -114,6 +114,15 @@ describe('pass `jam`', () => {
         k -> 0
       }"
     `)
+  })
+
+  it("names the element both copies access in the first copy's words (so the backends keep it in a register)", () => {
+    const pairs = jammed(umm).split('\n').slice(5, 7).join('\n')
+    // the second rotation's upper row is the first one's lower row: x[i - 1 + 1 + m * l] is x[i + m * l]
+    expect(pairs).not.toContain('- 1 + 1')
+    expect(pairs.match(/x\[i \+ m \* l\]/g)).toHaveLength(2)
+    // an element only one copy accesses keeps its own words
+    expect(pairs).toContain('x[i - 1 + m * l]')
   })
 
   it('refuses what it cannot prove or what does not pay', () => {
