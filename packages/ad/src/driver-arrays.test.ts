@@ -1,6 +1,7 @@
 /**
  * How `grad`'s generated driver copies the arrays f writes and zeroes the gradient buffers it
- * reuses: by a loop below 16 elements, by the `set` and `fill` builtins from 16 on. Whichever it
+ * reuses (one block for all of them): by a loop below 16 elements, by the `set` and `fill`
+ * builtins from 16 on. Whichever it
  * takes, a call sees only its own arguments (the copy is the caller's array, untouched by the
  * sweep) and a zero gradient to accumulate into (nothing left from the call before); the
  * gradients are those of central differences.
@@ -33,8 +34,9 @@ describe('the gradient driver copies arrays and zeroes reused gradients, short o
       expect(ctx.source).toMatch(
         /if \(a1\.length < 16\) for \(let j = 0; [^;]*; j\+\+\) v1\[j\] = a1\[j\]; else v1\.set\(a1\);/,
       )
+      // the gradients of x and w in one block, zeroed by one loop (short) or one fill
       expect(ctx.source).toMatch(
-        /else if \(g2\.length < 16\) for \(let j = 0; [^;]*; j\+\+\) g2\[j\] = 0; else g2\.fill\(0\);/,
+        /const z = ctx\.hb; if \(z\.length < 16\) for \(let j = 0; [^;]*; j\+\+\) z\[j\] = 0; else z\.fill\(0\);/,
       )
       let seed = 1
       const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1

@@ -54,11 +54,13 @@ export interface InterpretedDriverSpec {
    * recomputed inputs are compared with the caller's values after the sweep; null when off.
    */
   checkWritten: readonly boolean[] | null
+  /** Per parameter: a scratch argument (see \`GradOptions.scratch\`): zero values in its place, its gradient kept out of \`buffers\`. */
+  scratch: readonly boolean[]
 }
 
 /** The driver's `run` for `spec`, without generated code. */
 export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]) => void {
-  const { ctx, params, slots, loss, fused, forward, shared, ctors, checkWritten } = spec
+  const { ctx, params, slots, loss, fused, forward, shared, ctors, checkWritten, scratch } = spec
   if (spec.resident) {
     throw new TenetError(
       'ad/eval-free',
@@ -81,7 +83,14 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
       } else if (p.type.kind === 'array') {
         const C = ctors[i]!
         if (!(x instanceof C) || ((x as Float64Array).length === 0 && isDetached(x as Float64Array))) ctx.bad(i, x)
-        if (shared[i]) vals[i] = x
+        if (scratch[i]) {
+          // zeros in the caller's array's place, whatever it holds
+          const len = (x as Float64Array).length
+          let v = ctx.sv[i]
+          if (v === undefined || v.length !== len) v = ctx.sv[i] = new C(len)
+          else v.fill(0)
+          vals[i] = v
+        } else if (shared[i]) vals[i] = x
         else if (ctx.fromHost[i]) vals[i] = ctx.array(i, x)
         else {
           const src = x as Float64Array
@@ -119,10 +128,13 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
       if (!s) continue
       if (s.kind === 'scalar') grads.push(i === loss ? 1 : 0)
       else if (s.kind === 'array') {
-        const v = vals[i] as Float64Array
-        let g = ctx.buffers[i]
-        if (g === undefined || g.length !== v.length) g = ctx.gradBuffer(i, v)
-        else g.fill(0)
+        const v = vals[i] as Float64Array | Float32Array
+        // a scratch argument's gradient is the sweep's own, kept out of \`buffers\`
+        let g = scratch[i] ? ctx.gv[i] : ctx.buffers[i]
+        if (g !== undefined && g.length === v.length) g.fill(0)
+        else if (scratch[i])
+          g = ctx.gv[i] = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length)
+        else g = ctx.gradBuffer(i, v)
         grads.push(g)
       } else grads.push(new Array((vals[i] as unknown[]).length).fill(0))
     }
@@ -141,6 +153,10 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
           const got = ctx.toHost[i] ? ctx.toHost[i]!(Q[i]!) : Q[i]!
           if (!(got === want || Math.abs(got - want) <= ctx.tol * Math.max(1, Math.abs(want))))
             ctx.uncomputed(i, -1, got, want)
+        } else if (p.type.kind === 'array' && scratch[i]) {
+          // a scratch argument started at zero
+          const v = vals[i] as Float64Array
+          ctx.checkArray(i, v, new Float64Array(v.length))
         } else if (p.type.kind === 'array' && !shared[i])
           ctx.checkArray(i, vals[i] as Float64Array, a[i] as Float64Array)
       }

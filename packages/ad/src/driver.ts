@@ -53,6 +53,20 @@ export interface DriverContext {
   moved: boolean
   /** Releases every resident array of the driver (see `GradientFunction.release`). */
   release(): void
+  /**
+   * On the cpu backend (no resident memory): the gradients of the array parameters and the zero
+   * arrays that stand for the scratch arguments (see \`GradOptions.scratch\`) in one block, so that
+   * one \`fill\` per call zeroes them all: the block as doubles (\`hb\`), the view of each gradient
+   * in it (\`gv[i]\`, also in \`buffers[i]\` for an argument that is not scratch) and of each
+   * scratch argument's values (\`sv[i]\`).
+   */
+  hb: Float64Array | undefined
+  sv: Array<TypedArray | undefined>
+  /**
+   * Lays the host block out for these lengths (per parameter, −1 for none: of its gradient, of
+   * its scratch values), all zero, and takes the views.
+   */
+  hostBlock(gradLens: number[], scratchLens: number[]): void
   /** Set by \`dispose\`: later calls throw. */
   disposed: boolean
   /**
@@ -94,9 +108,11 @@ export function makeDriver(
   fused: CompiledFunction | null = null,
   forward: CompiledForwardGradient | null = null,
   check: UncomputeCheck = { policy: 'off', tolerance: 0 },
+  scratch: readonly number[] = [],
 ): { run: (...a: unknown[]) => void; ctx: DriverContext } {
   const params = c.params
   const n = params.length
+  const isScratch = params.map((_, i) => scratch.includes(i))
   const registry = c.info.registry
   const shared = sharedArrays(c)
   const hps = hostParams(registry, params)
@@ -164,6 +180,40 @@ export function makeDriver(
       ctx.gz!.fill(0)
     },
     gat: [],
+    hb: undefined,
+    sv: new Array(n).fill(undefined),
+    hostBlock(gradLens, scratchLens) {
+      // 8-byte aligned places, every gradient and scratch array of the call in one buffer
+      const size = (i: number, grad: boolean) =>
+        grad
+          ? gradF32[i]
+            ? 4
+            : 8
+          : CTORS[registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType].BYTES_PER_ELEMENT
+      const at: Array<[number, number, boolean]> = []
+      let bytes = 0
+      const place = (i: number, len: number, grad: boolean) => {
+        if (len < 0) return
+        at.push([i, bytes, grad])
+        bytes += Math.ceil((len * size(i, grad)) / 8) * 8
+      }
+      gradLens.forEach((len, i) => place(i, len, true))
+      scratchLens.forEach((len, i) => place(i, len, false))
+      const buffer = new ArrayBuffer(bytes)
+      ctx.hb = new Float64Array(buffer)
+      for (const [i, offset, grad] of at) {
+        if (grad) {
+          const len = gradLens[i]!
+          const v = (ctx.gv[i] = gradF32[i]
+            ? new Float32Array(buffer, offset, len)
+            : new Float64Array(buffer, offset, len))
+          if (!isScratch[i]) ctx.buffers[i] = v
+        } else {
+          const C = CTORS[registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType]
+          ctx.sv[i] = new C(buffer, offset, scratchLens[i]!)
+        }
+      }
+    },
     gviews() {
       const z = (ctx.gz = ctx.gblock!.array as Uint8Array)
       ctx.glens.forEach((len, i) => {
@@ -182,6 +232,8 @@ export function makeDriver(
       ctx.gv.fill(undefined)
       ctx.buffers.fill(undefined)
       ctx.values.fill(undefined)
+      ctx.hb = undefined
+      ctx.sv.fill(undefined)
     },
     disposed: false,
     held: { res: [], gblock: undefined },
@@ -225,6 +277,15 @@ export function makeDriver(
   const memory = ctx.adj.resident
   const args = params.map((_, i) => `a${i}`)
   const lines: string[] = []
+  // the values of array argument \`i\` put into its view \`v\` in the backend's memory: a scratch
+  // argument starts at zero, whatever the caller's array holds; short arrays are copied by a loop,
+  // as on the host (\`set\` is a runtime call: ~20 ns for 2 elements)
+  const residentValues = (i: number, v: string): string =>
+    isScratch[i]
+      ? `${v}.fill(0);`
+      : ctx.fromHost[i]
+        ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
+        : `if (a${i}.length < ${SHORT}) for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`
   lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
   // (\`token\`: the driver's memory is freed only once this function is unreachable)
   lines.push('if (ctx.disposed) ctx.bad(-2, token);')
@@ -251,21 +312,13 @@ export function makeDriver(
         lines.push(
           `if (${v} === undefined || ${v}.length !== a${i}.length || ${v}.length === 0) { ${v} = ctx.res[${i}]?.array; if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length); ctx.values[${i}] = ${v}; }`,
         )
-        lines.push(
-          ctx.fromHost[i]
-            ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
-            : `${v}.set(a${i});`,
-        )
+        lines.push(residentValues(i, v))
       } else if (memory) {
         lines.push(`let ${v} = ctx.res[${i}]?.array;`)
         lines.push(`if (${v} === undefined || ${v}.length !== a${i}.length) ${v} = ctx.resize(${i}, a${i}.length);`)
-        lines.push(
-          ctx.fromHost[i]
-            ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
-            : // a loop for short arrays, as on the host (\`set\` is a runtime call: ~20 ns for 2 elements)
-              `if (a${i}.length < ${SHORT}) for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`,
-        )
-      } else if (shared[i]) lines.push(`const ${v} = a${i};`)
+        lines.push(residentValues(i, v))
+      } else if (isScratch[i]) lines.push(`let ${v};`)
+      else if (shared[i]) lines.push(`const ${v} = a${i};`)
       else if (ctx.fromHost[i]) lines.push(`const ${v} = ctx.array(${i}, a${i});`)
       else {
         lines.push(`let ${v} = ctx.values[${i}];`)
@@ -289,6 +342,29 @@ export function makeDriver(
         `v${i} = ctx.res[${i}].array;${withGradients && c.slots[i]?.kind === 'array' ? ` g${i} = ctx.gv[${i}];` : ''}`,
     )
     lines.push(`if (ctx.moved) { ctx.moved = false; ${refs.join(' ')} }`)
+  }
+  // on the cpu backend, the gradients of the array parameters and the scratch arrays live in one
+  // block (see \`hostBlock\`): one \`fill\` zeroes them all, where a copy or a zeroing per array
+  // costs a builtin call (or a loop) each; laid out again only when a length changes
+  const hostGrads = memory || forward ? [] : params.flatMap((_, i) => (c.slots[i]?.kind === 'array' ? [i] : []))
+  const hostScratch = memory || forward ? [] : params.flatMap((_, i) => (isScratch[i] ? [i] : []))
+  if (hostGrads.length || hostScratch.length) {
+    const views = [...hostGrads.map((i) => `g${i} = ctx.gv[${i}];`), ...hostScratch.map((i) => `v${i} = ctx.sv[${i}];`)]
+    if (hostGrads.length) lines.push(`let ${hostGrads.map((i) => `g${i} = ctx.gv[${i}]`).join(', ')};`)
+    for (const i of hostScratch) lines.push(`v${i} = ctx.sv[${i}];`)
+    const stale = [
+      ...hostGrads.map((i) => ` || g${i}.length !== a${i}.length`),
+      ...hostScratch.map((i) => ` || v${i}.length !== a${i}.length`),
+    ].join('')
+    lines.push(`if (ctx.hb === undefined${stale}) {`)
+    lines.push(
+      `  ctx.hostBlock([${params.map((_, i) => (hostGrads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (isScratch[i] ? `a${i}.length` : '-1')).join(', ')}]);`,
+    )
+    lines.push(`  ${views.join(' ')}`)
+    // a loop for a short block (cheaper than the builtin's call), \`fill\` for the rest (see \`SHORT\`)
+    lines.push(
+      `} else { const z = ctx.hb; if (z.length < ${SHORT}) for (let j = 0; j < z.length; j++) z[j] = 0; else z.fill(0); }`,
+    )
   }
   if (forward) {
     // one run of the tangent seeded along the input (see compileForwardGradient): every
@@ -339,21 +415,13 @@ export function makeDriver(
         `} else if (${inBlock.map((i) => `g${i}.length`).join(' + ')} < ${SHORT}) { ${inBlock.map((i) => `for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
       )
     }
-    params.forEach((p, i) => {
+    params.forEach((_, i) => {
       const s = c.slots[i]
       if (!s) return
       if (s.kind === 'scalar') grads.push(i === loss ? '1' : '0')
       else if (s.kind === 'array' && memory) grads.push(`g${i}`)
-      else if (s.kind === 'array') {
-        lines.push(`let g${i} = ctx.buffers[${i}];`)
-        // zeroing a reused gradient: the \`fill\` builtin (a memset) beyond a few elements, ~5–10×
-        // faster than a loop of stores on 10³ elements; a loop for the short arrays of scalar
-        // code, where the builtin's call costs more than the stores (see \`SHORT\`)
-        lines.push(
-          `if (g${i} === undefined || g${i}.length !== v${i}.length) g${i} = ctx.gradBuffer(${i}, v${i}); else if (g${i}.length < ${SHORT}) for (let j = 0; j < g${i}.length; j++) g${i}[j] = 0; else g${i}.fill(0);`,
-        )
-        grads.push(`g${i}`)
-      } else grads.push(`new Array(v${i}.length).fill(0)`)
+      else if (s.kind === 'array') grads.push(`g${i}`)
+      else grads.push(`new Array(v${i}.length).fill(0)`)
     })
     current(true)
     if (fused) {
@@ -378,6 +446,11 @@ export function makeDriver(
           lines.push(
             `{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`,
           )
+        } else if (p.type.kind === 'array' && isScratch[i]) {
+          // a scratch argument started at zero: it must come back to zero
+          lines.push(
+            `{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < w.length; j++) { const r = w[j]; if (r !== 0 && !(Math.abs(r) <= t)) ctx.uncomputed(${i}, j, r, 0); } }`,
+          )
         } else if (p.type.kind === 'array' && !shared[i]) {
           // inline, so that each loop sees one array type (an equal element costs one comparison)
           const got = ctx.toHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
@@ -391,7 +464,7 @@ export function makeDriver(
       const s = c.slots[i]
       if (s?.kind === 'scalar') lines.push(`S[${i}] = Q[${s.index}];`)
       // the current views: a call that grew the memory detached the earlier ones
-      else if (s?.kind === 'array' && memory) lines.push(`ctx.buffers[${i}] = g${i};`)
+      else if (s?.kind === 'array' && memory && !isScratch[i]) lines.push(`ctx.buffers[${i}] = g${i};`)
     })
   }
   const ctors = params
@@ -417,6 +490,7 @@ export function makeDriver(
           forward !== null && gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32',
         resident: memory !== undefined,
         checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+        scratch: isScratch,
       })
   return { run, ctx }
 }

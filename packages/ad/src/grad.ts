@@ -28,7 +28,7 @@ export interface GradientFunction {
   readonly run: (...args: unknown[]) => void
   /** Scalar gradients of the last call, by argument index (0 for arguments without one). */
   readonly scalars: Float64Array
-  /** Array gradients of the last call, by argument index (undefined for non-array arguments); reused. */
+  /** Array gradients of the last call, by argument index (undefined for non-array and scratch arguments); reused. */
   readonly buffers: ReadonlyArray<Float64Array | Float32Array | undefined>
   /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
   readonly adjoint: TenetFunction
@@ -123,6 +123,18 @@ export interface GradOptions extends LossOptions {
    * forward mode and the map-forward program do not (the plan says so).
    */
   constants?: number[]
+  /**
+   * Indices of array arguments that are work space (default none), such as arrays a function
+   * fills with intermediate values and that the caller passes in as zeros: each call runs \`f\`
+   * with zero arrays of the same lengths in their place (the caller's arrays give only the
+   * lengths: they are neither read nor written, whatever they hold), and returns no gradient for
+   * them (null in the result, no entry in \`buffers\`). This saves the copy of each such array
+   * per call, and the driver zeroes them with the gradients in one block. The gradient is that of
+   * \`f\` at zero work arrays: the same as without the option when the caller passes zeros.
+   * Only arrays of plain numbers (no host conversion, such as a fixed-point or log number system)
+   * can be scratch, and not a constant.
+   */
+  scratch?: number[]
 }
 
 /**
@@ -140,6 +152,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   if (constants.includes(options.loss)) argError(`the loss (argument ${options.loss}) cannot be held constant`)
   const c = compileAdjoint(f, 1, constants)
   checkLoss(c, options.loss)
+  const scratch = scratchArguments(c, options.scratch, constants)
   const mode = options.mode ?? 'auto'
   if (mode !== 'auto' && mode !== 'forward' && mode !== 'reverse')
     argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
@@ -158,10 +171,17 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
   const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
   // the plan says whether the program uncomputes (two-sweep, routine-fused with checks): only then is there a drift to check
-  const { run, ctx } = makeDriver(c, options.loss, fused?.core ?? null, forward, {
-    policy: plan.uncomputeCheck === 'off' ? 'off' : policy,
-    tolerance,
-  })
+  const { run, ctx } = makeDriver(
+    c,
+    options.loss,
+    fused?.core ?? null,
+    forward,
+    {
+      policy: plan.uncomputeCheck === 'off' ? 'off' : policy,
+      tolerance,
+    },
+    scratch,
+  )
   const slots = c.slots
   // fresh results every call (a = g(...); b = g(...) must not alias); `run` is the allocation-free form
   const g = (...args: unknown[]): Gradient => {
@@ -169,7 +189,12 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     const out: Gradient = new Array(slots.length)
     for (let i = 0; i < out.length; i++) {
       const s = slots[i]
-      out[i] = !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? ctx.scalars[i]! : ctx.buffers[i]!.slice()
+      out[i] =
+        !s || s.kind === 'stack' || scratch.includes(i)
+          ? null
+          : s.kind === 'scalar'
+            ? ctx.scalars[i]!
+            : ctx.buffers[i]!.slice()
     }
     return out
   }
@@ -193,6 +218,32 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
   })
   if (ctx.adj.resident || ctx.fwd.resident) collected?.register(ctx.token, ctx.held, ctx.token)
   return g as unknown as GradientFunction
+}
+
+/** The validated \`scratch\` option of \`grad\` (see \`GradOptions.scratch\`): the indices, each once. */
+function scratchArguments(c: CompiledAdjoint, scratch: unknown, constants: readonly number[]): number[] {
+  if (scratch === undefined) return []
+  if (!Array.isArray(scratch)) argError(`\`scratch\` must be an array of argument indices, got ${typeof scratch}`)
+  const out: number[] = []
+  for (const i of scratch as unknown[]) {
+    const p = typeof i === 'number' && Number.isInteger(i) ? c.params[i] : undefined
+    if (!p)
+      argError(
+        `\`scratch\` must hold indices of arguments of \`${c.info.name}\` (0..${c.params.length - 1}), got ${String(i)}`,
+      )
+    const at = i as number
+    if (p!.type.kind !== 'array')
+      argError(
+        `\`scratch\` arguments must be arrays, but argument ${at} (\`${p!.name}\`) of \`${c.info.name}\` is ${p!.type.kind === 'scalar' ? p!.type.name : p!.type.kind}`,
+      )
+    if (constants.includes(at)) argError(`argument ${at} (\`${p!.name}\`) cannot be both scratch and a constant`)
+    if (hostConversions(c, at).fromHost)
+      argError(
+        `argument ${at} (\`${p!.name}\`) cannot be scratch: its elements are not plain numbers (their zero is not the zero bit pattern)`,
+      )
+    if (!out.includes(at)) out.push(at)
+  }
+  return out
 }
 
 /** Runs the adjoint's inverse and then f's inverse on copies: see `GradientFunction.inverse`. */

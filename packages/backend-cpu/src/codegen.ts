@@ -29,7 +29,9 @@ import {
   forEachStatement,
   key,
   promotableElements,
+  readNames,
   reusedLoads,
+  writtenNames,
   walk,
   type LoadOccurrence,
   type Shared,
@@ -241,6 +243,12 @@ class FunctionEmitter {
   /** The pools of this function's array allocation sites (see `pooled`). */
   private pools: string[] = []
 
+  /** The pool of each \`overwritten\` table allocated so far (see \`AllocStmt.overwritten\`), by IR name. */
+  private tables = new Map<string, string>()
+
+  /** The pools whose table was written by an \`init\` update emitted as \`0 + value\`: never zeroed. */
+  private unzeroed = new Set<string>()
+
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
@@ -284,11 +292,11 @@ class FunctionEmitter {
       pools: this.pools,
       render: (early, internal) =>
         internal
-          ? [head(internalName), pooled(body, early), ...internalExit, '}'].join('\n')
+          ? [head(internalName), pooled(body, early, this.unzeroed), ...internalExit, '}'].join('\n')
           : [
               head(this.gen.fnName(this.f.name, this.inverse)),
               ...(early ? entry : []),
-              pooled(body, early),
+              pooled(body, early, this.unzeroed),
               ...(early ? [] : entry),
               ...exit,
               '}',
@@ -356,7 +364,11 @@ class FunctionEmitter {
       case 'var':
         return this.js(e.name)
       case 'index': {
-        const local = this.promoted?.get(e.array.name)?.get(key(e.index))
+        // (a kept element only where the block's reused loads do not load this occurrence: a later
+        // occurrence may read the local that this one defines)
+        const local =
+          this.promoted?.get(e.array.name)?.get(key(e.index)) ??
+          (this.loads?.get(e) ? undefined : this.kept?.get(e.array.name)?.get(key(e.index))?.local)
         if (local) return local
         const a = this.js(e.array.name)
         let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
@@ -618,6 +630,16 @@ class FunctionEmitter {
 
   /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
   private promoted: Map<string, Map<string, string>> | undefined
+
+  /**
+   * Elements a loop kept in locals and stored back when it ended (see \`forStmt\`): the local still
+   * holds the element's value for the statements of the same block after the loop, until one
+   * writes the array or a name of the index (or calls a function with host effects). Reads there
+   * take the local instead of loading the element again (a store followed by a load of the same
+   * element: \`q[e] += …\` in a loop over j, then \`sqrt(q[e])\`). By array, then index key: the
+   * local and the names the index reads.
+   */
+  private kept: Map<string, Map<string, { local: string; names: Set<string> }>> | undefined
   /** Values computed once in the statement being emitted (see cse.ts). */
   private shared: Map<Expr, Shared> | undefined
   /** The element loads of the statement being emitted that other statements of its block read too (see `reusedLoads`). */
@@ -636,11 +658,15 @@ class FunctionEmitter {
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
     let k = 0
+    // (the elements kept after a loop of an enclosing block are not followed into this one)
+    const savedKept = this.kept
+    this.kept = undefined
     forEachStatement(
       body,
       (s, unchecked, shared) => {
         this.shared = shared
         this.loads = loads[k++]
+        this.forget(s)
         for (const o of this.loads!.values()) {
           if (!o.define || o.load.local) continue
           o.load.local = this.fresh('l')
@@ -657,6 +683,24 @@ class FunctionEmitter {
     this.shared = undefined
     this.loads = saved
     this.reusedArrays = savedArrays
+    this.kept = savedKept
+  }
+
+  /** Drops the kept elements (see \`kept\`) that statement \`s\` may change, before it is emitted. */
+  private forget(s: Stmt): void {
+    if (!this.kept) return
+    const written = writtenNames([s], this.gen.effectful)
+    if (!written) {
+      this.kept = undefined
+      return
+    }
+    for (const [array, elements] of this.kept) {
+      if (written.has(array)) {
+        this.kept.delete(array)
+        continue
+      }
+      for (const [k, e] of elements) if ([...e.names].some((n) => written.has(n))) elements.delete(k)
+    }
   }
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
@@ -689,7 +733,14 @@ class FunctionEmitter {
         const stored = local ? undefined : sh?.stored
         const loaded =
           !local && sh?.loaded?.temp !== undefined && !this.loads?.has(s.target as Expr) ? sh.loaded.temp : undefined
-        const old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
+        // the first write of an element of a fresh table (see \`UpdateStmt.init\`): zero plus the value,
+        // without reading the element, so that the table needs no zeroing
+        const table =
+          s.init && s.target.kind === 'index' && !local && loaded === undefined
+            ? this.tables.get(s.target.array.name)
+            : undefined
+        if (table !== undefined) this.unzeroed.add(table)
+        const old = table !== undefined ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
@@ -742,6 +793,7 @@ class FunctionEmitter {
           const n = this.fresh('n'),
             pool = this.gen.pool()
           this.pools.push(pool)
+          if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
@@ -844,6 +896,7 @@ class FunctionEmitter {
     // would check an index that a loop running zero times never uses)
     const saved = this.promoted
     const stores: string[] = []
+    const keep: Array<[string, string, string, Set<string>]> = []
     if (!this.checking) {
       const els = promotableElements(s.variable, s.body, { branches: true })
       if (els.length) {
@@ -857,7 +910,10 @@ class FunctionEmitter {
           const m = new Map(map.get(name) ?? [])
           m.set(key(element.index), r)
           map.set(name, m)
-          if (write) stores.push(`${arr}[${ix}] = ${r};`)
+          if (write) {
+            stores.push(`${arr}[${ix}] = ${r};`)
+            keep.push([name, key(element.index), r, readNames(element.index)])
+          }
         }
         this.promoted = map
       }
@@ -906,6 +962,21 @@ class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) this.line(st)
+    // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
+    // loop itself may have written any of the names (the caller forgets before each statement,
+    // and this loop is the statement just emitted)
+    if (keep.length) {
+      const written = writtenNames([s], this.gen.effectful)
+      if (written) {
+        this.kept ??= new Map()
+        for (const [array, k, local, names] of keep) {
+          if ([...names].some((n) => written.has(n))) continue
+          const m = this.kept.get(array) ?? new Map()
+          m.set(k, { local, names })
+          this.kept.set(array, m)
+        }
+      }
+    }
     // the range the loop began with, for the `loopRange` assert after it
     this.ranges.set(s.variable, [a, b, st])
   }
@@ -1096,13 +1167,16 @@ const POOL = '\u0001'
  * in a module-level variable: zero-filled when the length is the same as last time, allocated
  * again otherwise. An array ancilla is deallocated before its site runs again and never escapes
  * the program (callees only write into it), so no two live ancillas share a pool; an ancilla in a
- * loop then costs a fill instead of an allocation per iteration. Otherwise every allocation makes
- * a new array.
+ * loop then costs a fill instead of an allocation per iteration; a table in \`unzeroed\` (every
+ * element read was first set by an \`init\` update, see \`AllocStmt.overwritten\`) is not even
+ * filled. Otherwise every allocation makes a new array.
  */
-function pooled(body: string, pool: boolean): string {
+function pooled(body: string, pool: boolean, unzeroed: ReadonlySet<string>): string {
   const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
   return body.replace(site, (_m, p: string, ctor: string, n: string) =>
-    pool ? `(${p} !== null && ${p}.length === ${n} ? ${p}.fill(0) : (${p} = new ${ctor}(${n})))` : `new ${ctor}(${n})`,
+    pool
+      ? `(${p} !== null && ${p}.length === ${n} ? ${unzeroed.has(p) ? p : `${p}.fill(0)`} : (${p} = new ${ctor}(${n})))`
+      : `new ${ctor}(${n})`,
   )
 }
 

@@ -135,6 +135,13 @@ export interface UpdateStmt extends NodeBase {
   op: UpdateOp
   target: Dataview
   value: Expr
+  /**
+   * Set by a pass on the update that first writes an element of a fresh table (an ancilla whose
+   * allocation is marked \`overwritten\`), known to hold zero there: a backend that skipped the
+   * table's zeroing computes it as \`0 + value\` without reading the element. A hint only
+   * (ignoring it is always right); not printed.
+   */
+  init?: boolean
 }
 
 /** An argument of a call: a dataview (written back after the call) or a pure expression. */
@@ -177,6 +184,13 @@ export interface AllocStmt extends NodeBase {
   declared?: Type
   value: Expr | EmptyStack
   type?: Type
+  /**
+   * Set by a pass on a \`zeros(n)\` table whose every element the program reads only after an
+   * \`init\` update wrote it (see \`UpdateStmt.init\`) and whose deallocation is unchecked: a
+   * backend that emits those updates as \`0 + value\` may skip zeroing the array (a reused one
+   * keeps stale values only in elements nothing reads). A hint only; not printed.
+   */
+  overwritten?: boolean
 }
 /** `name -> value`: deallocate, checking that the ancilla holds `value`. */
 export interface DeallocStmt extends NodeBase {

@@ -57,6 +57,17 @@ for e in reverse 0..len(d) {
 }`)
   })
 
+  it('marks the table `overwritten` and its first update `init` (hints for the backends; not printed)', () => {
+    const out = forwardPureValues(fnOf(lengths(forward)), registry)
+    const alloc = out.body[0]!
+    expect(alloc).toMatchObject({ kind: 'alloc', name: 'e$fwd0', overwritten: true })
+    const first = out.body[1] as { kind: 'for'; body: Array<{ kind: string; init?: boolean; target?: unknown }> }
+    const updates = first.body.filter((s) => s.kind === 'update')
+    // d[e] += sqrt(q[e]) is the function's own; only the table's update is `init`
+    expect(updates.map((s) => s.init === true)).toEqual([false, true])
+    expect(printFunction(out)).not.toMatch(/init|overwritten/)
+  })
+
   it('runs in `optimize` without checks, where `dead-ancillas` drops the uncompute', () => {
     const p = programOf(lengths(forward))
     const off = optimize(p, new Map(), { checks: false } as never).program.functions.get('f')!

@@ -35,7 +35,10 @@
  * Writes are those `writtenBy` sees (a call's dataview arguments count, distinct names are
  * distinct memory). The table has A's length and is indexed by the loop variable, as A is. The
  * uncompute sits in `@unchecked` (an infinite or NaN value makes `f − f` NaN), and
- * `dead-ancillas` drops it. The pass runs without run-time checks only, as `tabulate` does.
+ * `dead-ancillas` drops it. Every element the program reads was first written by the table update
+ * of the first loop (the same indices), so the allocation is marked `overwritten` and that update
+ * `init`: a backend may skip zeroing the table and compute the update as `0 + f(A[i])` (the cpu
+ * backend does, for its reused arrays). The pass runs without run-time checks only, as `tabulate` does.
  *
  * When it pays: the table costs one store per iteration of the first loop and a load per use in
  * the second, against one evaluation of `f` per use: pure unary f64 primitives only, `sqrt`
@@ -228,7 +231,7 @@ function rewrite(body: Stmt[], i: number, j: number, at: number, call: CallExpr,
     ...s1,
     body: [
       ...s1.body.slice(0, at + 1),
-      { kind: 'update', op: '+=', target: at$(s1.variable), value: valueAt(s1.variable), ...loc },
+      { kind: 'update', op: '+=', target: at$(s1.variable), value: valueAt(s1.variable), init: true, ...loc },
       ...s1.body.slice(at + 1),
     ],
   }
@@ -255,7 +258,7 @@ function rewrite(body: Stmt[], i: number, j: number, at: number, call: CallExpr,
   }
   return [
     ...body.slice(0, i),
-    { kind: 'alloc', name, value: zeros, type: arrayType, declared: arrayType, ...loc },
+    { kind: 'alloc', name, value: zeros, type: arrayType, declared: arrayType, overwritten: true, ...loc },
     first,
     ...body.slice(i + 1, j),
     second,
