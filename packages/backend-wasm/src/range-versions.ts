@@ -31,7 +31,7 @@
  * code generator emits the check and the two versions.
  */
 import type { Arg, Dataview, Expr, Stmt } from '@tenet/ir'
-import { key, readNames, rootName, walk } from '@tenet/ir/backend'
+import { exprChildren, key, readNames, rootName, walk } from '@tenet/ir/backend'
 
 /** The largest |factor| of the loop variable and |constant| (so that a group's constants spread less than 2³¹). */
 const MAX_FACTOR = 2 ** 20
@@ -227,26 +227,9 @@ function ownExprs(s: Stmt): Array<Expr | Arg> {
 
 /** Every element access of an expression, nested ones included. */
 function accessesOf(e: Expr | Arg, out: Array<Extract<Expr, { kind: 'index' }>>): void {
-  switch (e.kind) {
-    case 'index':
-      out.push(e)
-      accessesOf(e.index, out)
-      break
-    case 'unary':
-      accessesOf(e.arg, out)
-      break
-    case 'binary':
-      accessesOf(e.left, out)
-      accessesOf(e.right, out)
-      break
-    case 'call':
-      for (const a of e.args) accessesOf(a, out)
-      break
-    case 'field':
-    case 'neg':
-      accessesOf(e.target, out)
-      break
-  }
+  if (e.kind === 'neg') return accessesOf(e.target, out)
+  if (e.kind === 'index') out.push(e)
+  for (const c of exprChildren(e)) accessesOf(c, out)
 }
 
 /** The accesses of a body that run on every iteration (see the module comment). */

@@ -26,7 +26,7 @@ export {
 export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-loads.js'
 export { runElements, type RunElement } from './run-elements.js'
 export { hostNumber } from './host-result.js'
-export { stmtExprs, valueReads } from './stmt-exprs.js'
+export { exprChildren, stmtExprs, valueReads } from './stmt-exprs.js'
 export {
   optimize,
   PASS_NAMES,

@@ -15,7 +15,7 @@
 import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
 import { polynomial } from './passes/interchange.js'
-import { stmtExprs } from './stmt-exprs.js'
+import { exprChildren, stmtExprs } from './stmt-exprs.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared {
@@ -119,24 +119,6 @@ function candidate(e: Expr): boolean {
       return !e.callee.startsWith('$host') && e.callee !== 'len'
     default:
       return false
-  }
-}
-
-/** The children of an expression node, left to right. */
-function children(e: Expr): Expr[] {
-  switch (e.kind) {
-    case 'index':
-      return [e.index]
-    case 'field':
-      return [e.target]
-    case 'unary':
-      return [e.arg]
-    case 'binary':
-      return [e.left, e.right]
-    case 'call':
-      return e.args
-    default:
-      return []
   }
 }
 
@@ -249,7 +231,7 @@ export function sharedSubexpressions(
         if (keys.has(e)) continue
         if (!ready) {
           todo.push([e, true])
-          for (const c of children(e)) if (!keys.has(c)) todo.push([c, false])
+          for (const c of exprChildren(e)) if (!keys.has(c)) todo.push([c, false])
           continue
         }
         const t = `:${e.type ?? ''}`
@@ -315,7 +297,7 @@ export function sharedSubexpressions(
         }
         // a whole array read (an array primitive's argument) reads every element from memory
         if (forwardUpdates && e.kind === 'var') observe(e.name)
-        const cs = children(e)
+        const cs = exprChildren(e)
         for (let i = cs.length - 1; i >= 0; i--) todo.push(cs[i]!)
       }
     }

@@ -1,7 +1,8 @@
 /**
- * Two small walks the compiler passes share (dead-code passes in `@tenet/ir` and `@tenet/ad`,
- * the gradient-program builders, the sugar expander): the expressions a statement evaluates
- * itself, and the names whose values an expression reads.
+ * Small walks the compiler passes share (dead-code passes in `@tenet/ir` and `@tenet/ad`,
+ * the gradient-program builders, the sugar expander, value numbering, the backends' loop plans):
+ * the expressions a statement evaluates itself, the children of an expression node, and the names
+ * whose values an expression reads.
  */
 import type { Arg, Expr, Stmt } from './ast.js'
 
@@ -65,4 +66,22 @@ export function valueReads(e: Expr | Arg, out: Set<string> = new Set()): Set<str
       break
   }
   return out
+}
+
+/** The children of an expression node, left to right (an index's index, a call's arguments, …). */
+export function exprChildren(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'index':
+      return [e.index]
+    case 'field':
+      return [e.target]
+    case 'unary':
+      return [e.arg]
+    case 'binary':
+      return [e.left, e.right]
+    case 'call':
+      return e.args
+    default:
+      return []
+  }
 }

@@ -45,6 +45,7 @@
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
+import { exprChildren } from '../stmt-exprs.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -122,7 +123,7 @@ function analyse(
   while (todo.length) {
     const [e, ready] = todo.pop()!
     if (out.has(e)) continue
-    const cs = subexpressions(e)
+    const cs = exprChildren(e)
     if (!ready) {
       todo.push([e, true])
       for (const c of cs) if (!out.has(c)) todo.push([c, false])
@@ -202,7 +203,7 @@ function accessedBy(s: Stmt, out: Known): void {
       const e = todo.pop()!
       if (e.kind === 'index') out.set(elementKey(e.array.name, e.index), readNames(e))
       if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) todo.push(e.left)
-      else todo.push(...subexpressions(e))
+      else todo.push(...exprChildren(e))
     }
   }
   switch (s.kind) {
@@ -225,25 +226,7 @@ function accessedBy(s: Stmt, out: Known): void {
 /** Calls that are not worth an ancilla by themselves (a length, a conversion). */
 const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
 
-/** The children of an expression node. */
-function subexpressions(e: Expr): Expr[] {
-  switch (e.kind) {
-    case 'index':
-      return [e.index]
-    case 'field':
-      return [e.target]
-    case 'unary':
-      return [e.arg]
-    case 'binary':
-      return [e.left, e.right]
-    case 'call':
-      return e.args
-    default:
-      return []
-  }
-}
-
-/** A copy of `e` with new children (in the order of `subexpressions`). */
+/** A copy of `e` with new children (in the order of `exprChildren`). */
 function withChildren(e: Expr, cs: Expr[]): Expr {
   switch (e.kind) {
     case 'index':
@@ -359,12 +342,12 @@ function hoistLoop(
       if (e.kind === 'call' && e.callee === 'len') continue
       // the right operand of && and || is not always evaluated
       if (e.kind === 'binary') todo.push([e.left, ev], [e.right, ev && e.op !== '&&' && e.op !== '||'])
-      else for (const c of subexpressions(e)) todo.push([c, ev])
+      else for (const c of exprChildren(e)) todo.push([c, ev])
     }
     // parents after children: a node is copied when a child changed
     for (let i = order.length - 1; i >= 0; i--) {
       const e = order[i]!
-      const cs = subexpressions(e)
+      const cs = exprChildren(e)
       const ns = cs.map((c) => out.get(c) ?? c)
       if (ns.every((c, j) => c === cs[j])) continue
       out.set(e, withChildren(e, ns))
