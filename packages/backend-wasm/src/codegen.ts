@@ -828,6 +828,13 @@ export class FunctionEmitter {
     }
   }
 
+  /**
+   * Code that runs only on some paths is being emitted (the load a reused element makes when its
+   * flag is clear): the shared values computed before are read there, but none is computed there,
+   * since its local would then hold it on that path only and a later reuse would read it unset.
+   */
+  private sometimes = 0
+
   /** Pushes the value of `e`; returns its value type. */
   expr(e: Expr): ValType {
     const sh = this.shared?.get(e)
@@ -837,6 +844,7 @@ export class FunctionEmitter {
       this.get(have[0])
       return have[1]
     }
+    if (this.sometimes > 0) return this.exprCode(e)
     const t = this.exprCode(e)
     const l = this.local(t)
     this.tee(l)
@@ -923,7 +931,10 @@ export class FunctionEmitter {
     this.op(Op.if, held.type)
     this.get(held.local)
     this.op(Op.else)
+    // (made only when the flag is clear: see \`sometimes\`)
+    this.sometimes++
     make()
+    this.sometimes--
     this.op(Op.end)
     return held.type
   }
@@ -1530,22 +1541,9 @@ export class FunctionEmitter {
       },
       this.tabulatedValues,
     )
-    // the sin/cos pairs of each run (a run: consecutive statements with a shared-values map)
+    // the sin/cos pairs of each run (see \`runSincos\`)
     const outerSincos = this.sincos
-    this.sincos = new Map()
-    const standard = (name: 'sin' | 'cos') =>
-      inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)
-    for (let i = 0; i < items.length; ) {
-      if (!items[i]![2]) {
-        i++
-        continue
-      }
-      let j = i
-      while (j < items.length && items[j]![2]) j++
-      const run = items.slice(i, j).map((x) => x[0])
-      for (const [e, pair] of sincosPairs(run, standard)) this.sincos.set(e, pair)
-      i = j
-    }
+    const sincos = this.runSincos(items)
     // element loads shared across the block, conditions included (see \`reusedLoads\`)
     const loads = reusedLoads(body, this.ctx.effectful)
     const saved = this.loads
@@ -1575,6 +1573,7 @@ export class FunctionEmitter {
       const [s, unchecked, shared] = items[i]!
       if (s.kind !== 'update' || !shared) this.splats.clear()
       this.shared = shared
+      this.sincos = sincos[i]
       start(i)
       this.loads = loads[i]
       this.unchecked += unchecked
@@ -3288,14 +3287,12 @@ export class FunctionEmitter {
   private laneSincos: Map<Expr, SincosPair> | undefined
 
   /**
-   * Emits the statements of a map loop's body in lanes (\`@unchecked\` blocks opened) with the
-   * state of their run: the common subexpressions it shares (\`shared\`, see \`forEachStatement\`)
-   * and its sin/cos pairs (\`laneSincos\`, see \`sincosPairs\`; fresh pairs on every emission, as a
-   * branch's body is emitted once with masks and once without).
+   * The sin/cos pairs of each item's run (see \`sincosPairs\`): one map for each run of
+   * consecutive items with a shared-values map, given to every item of the run; none outside runs.
    */
-  private laneRuns(body: Stmt[], visit: (s: Stmt) => void): void {
-    const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
-    forEachStatement(body, (s, unchecked, shared) => items.push([s, unchecked, shared]), this.tabulatedValues)
+  private runSincos(
+    items: ReadonlyArray<[Stmt, number, Map<Expr, Shared> | undefined]>,
+  ): Array<Map<Expr, SincosPair> | undefined> {
     const pairs: Array<Map<Expr, SincosPair> | undefined> = items.map(() => undefined)
     const standard = (name: 'sin' | 'cos') =>
       inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)
@@ -3313,6 +3310,19 @@ export class FunctionEmitter {
       for (let k = i; k < j; k++) pairs[k] = run
       i = j
     }
+    return pairs
+  }
+
+  /**
+   * Emits the statements of a map loop's body in lanes (\`@unchecked\` blocks opened) with the
+   * state of their run: the common subexpressions it shares (\`shared\`, see \`forEachStatement\`)
+   * and its sin/cos pairs (\`laneSincos\`, see \`sincosPairs\`; fresh pairs on every emission, as a
+   * branch's body is emitted once with masks and once without).
+   */
+  private laneRuns(body: Stmt[], visit: (s: Stmt) => void): void {
+    const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
+    forEachStatement(body, (s, unchecked, shared) => items.push([s, unchecked, shared]), this.tabulatedValues)
+    const pairs = this.runSincos(items)
     const savedSincos = this.laneSincos
     try {
       items.forEach(([s, unchecked, shared], k) => {

@@ -125,3 +125,36 @@ describe('random merge-shaped programs: cpu and wasm agree with the interpreter,
     expect(flagged).toBeGreaterThan(30)
   })
 })
+
+describe('a reused load made only when its flag is clear computes no shared value there', () => {
+  // `a1[i0 - 2]` is loaded in one run and reused in the next (across the `if`); in that run
+  // `i0 - 2` is a common subexpression that the reuse would be the first to compute, inside the
+  // branch that makes the load when the flag is clear: the flag is set, the branch does not run,
+  // and `a0[i0 - 2]` read the unset local (index 0). The fuzzer found it (i32 seed 159911138).
+  const text = `fn f(a1: i32[], x0: i32, a0: i32[], x1: i32, x2: i32, x3: i32) {
+  for i0 in 3..len(a1) {
+    t1: i32 <- 0
+    t2: i32 <- x1 - a0[i0 - 2]
+    a0[1] ^= a1[i0]
+    t1 += a1[i0 - 2]
+    t4: i32 <- 0
+    if (x2 == -4, t4 == 1) { t4 += 1 }
+    t4 -> 0
+    t1 -= a1[i0 - 2]
+    a0[1] ^= a1[i0]
+    x3 += a0[i0 - 2]
+    t2 -> x1 - a0[i0 - 2]
+    t1 -> 0
+  }
+}`
+  it('wasm with checks on and off agrees with the interpreter', () => {
+    const registry = createRegistry().registerBackend(wasmBackend)
+    const backends = [
+      referenceBackend(),
+      backendUnderTest(wasmBackend, { registry }),
+      { ...backendUnderTest(wasmBackend, { registry, checks: false }), name: 'wasm (checks off)' },
+    ]
+    const args = [Int32Array.of(4, 416, -589, -431086865, 1), 7, Int32Array.of(-4, 65536, -789), 2, -3, -560]
+    expect(conformanceProblems(runConformance({ source: text, entry: 'f' }, args, backends))).toEqual([])
+  })
+})
