@@ -106,7 +106,7 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     expect(text).toMatch(/t\$v\[i \* 2 \+ 1\]/)
   })
 
-  it('the tangent of a quotient divides beside the value: ȧ/b − (a/b)·(ḃ/b), derivatives as finite differences', () => {
+  it('the tangent of a quotient divides once, beside the value: ȧ·(1/b) − (a/b)·(ḃ·(1/b)), derivatives as finite differences', () => {
     const m = rev`fn f(y: f64, a: f64, b: f64) { y += a / b }\nfn g(out: f64, a: f64, b: f64, n: i32) {
       t <- 0.0
       anc <- 0.0
@@ -120,8 +120,15 @@ describe.each(backends)('forward mode and Hessians on the %s backend', (label) =
     }`
     const text = printFunction(compileTangent(m.f!, 1).tangent.ir)
     const yLine = text.split('\n').find((l) => l.trim().startsWith('t$y +='))!
-    // before: (t$a - a / b * t$b) / b, whose second division waits for the value's a / b
-    expect(yLine.replace(/\s+/g, ' ')).toContain('t$y += t$a / b - a / b * (t$b / b)')
+    // before: (t$a - a / b * t$b) / b, whose second division waits for the value's a / b, and
+    // then t$a / b - a / b * (t$b / b), two divisions besides the value's
+    expect(yLine.replace(/\s+/g, ' ')).toContain('t$y += 1.0 / b * t$a - a / b * (1.0 / b * t$b)')
+    // a denominator without a tangent: one division, as the value's
+    const c = rev`fn h(y: f64, a: f64, n: i32) { y += a / f64(n) }`
+    const hLine = printFunction(compileTangent(c.h!, 1).tangent.ir)
+      .split('\n')
+      .find((l) => l.trim().startsWith('t$y +='))!
+    expect(hLine.replace(/\s+/g, ' ')).toContain('t$y += t$a / f64(n)')
     for (const [a, b] of [
       [0.7, 1.3],
       [-2.1, 0.4],
