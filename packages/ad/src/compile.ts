@@ -328,6 +328,8 @@ export function compileFused(f: TenetFunction, loss: number, constants: readonly
 export interface CompiledForwardGradient {
   /** The compiled tangent (width 1): parameters (values…, tangents…), as `tangentSlots` lays them out. */
   core: CompiledFunction
+  /** The same tangent as a Tenet function (for `generatedCode`, through `GradientFunction.program`). */
+  fn: TenetFunction
   /** The index of the one float parameter besides the loss (the input whose tangent is seeded with 1). */
   input: number
   /** Per parameter: the index of its tangent among the core's parameters (−1: none). */
@@ -406,8 +408,8 @@ function buildForwardGradient(f: TenetFunction, loss: number, input: number): Co
     const observed = new Set([entry.params[loss]!.name, entry.params[tangentAt[loss]!]!.name])
     ;({ entry, functions: all } = dropDeadUpdatesIn(functions, entry, observed, registry))
   }
-  const core = compileGenerated(info, registry, all)[entry.name]!.core
-  return { core, input, tangentAt }
+  const fn = compileGenerated(info, registry, all)[entry.name]!
+  return { core: fn.core, fn, input, tangentAt }
 }
 
 /** A compiled tangent (forward-mode) function and what is needed to drive it. */

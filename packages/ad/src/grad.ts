@@ -33,6 +33,14 @@ export interface GradientFunction {
   /** The compiled adjoint (parameters: values…, gradients…, `g$sink`). */
   readonly adjoint: TenetFunction
   /**
+   * The compiled program that a call runs, as `plan` chose it: the fused gradient program, the
+   * tangent in forward mode, or the adjoint for the two sweeps (which run `f` first).
+   * `generatedCode(g.program)` gives the JavaScript that the cpu backend generated for it, for
+   * reading what a gradient costs. It is not meant to be called: its parameters are laid out
+   * for the driver, not as `f`'s.
+   */
+  readonly program: TenetFunction
+  /**
    * Which gradient program runs (forward tangent, one-pass, adjoint-only, routine-fused, map-forward or the two sweeps), why,
    * why each cheaper one did not apply, and what is checked after a sweep; `String(g.plan)` prints it.
    */
@@ -203,6 +211,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     scalars: { value: ctx.scalars },
     buffers: { value: ctx.buffers },
     adjoint: { value: c.adjoint },
+    program: { value: forward?.fn ?? fused ?? c.adjoint },
     plan: { value: plan },
     [DRIVER]: { value: ctx },
     lastLoss: { get: lastLoss },
