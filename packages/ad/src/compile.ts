@@ -343,7 +343,7 @@ export function compileTwoSweep(f: TenetFunction, loss: number): TenetFunction |
   let out: TenetFunction | null = null
   const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
   const gp = stacks || info.inverse || info.options.checks !== false ? null : gradientProgram(f, loss, true)
-  if (gp && gp.entry.name.endsWith('$grad')) {
+  if (gp?.entry.name.endsWith('$grad')) {
     const byName = new Map(gp.functions.map((g) => [g.name, g]))
     const entry = inlineTopLevelCalls(gp.entry, byName)
     // the forward sweep (f's statements, before the loss value's) applies a primitive worth a

@@ -196,7 +196,7 @@ export function pureValueKeys(
   writes?: ReadonlyMap<string, boolean[]>,
 ): Array<Set<string>> {
   const s = scopeOf(f, registry, effectful, writes)
-  if (!s || !s.scope.arrays.size) return f.body.map(() => new Set())
+  if (!s?.scope.arrays.size) return f.body.map(() => new Set())
   return f.body.map((x) => keysIn(s.scope, x))
 }
 
