@@ -110,20 +110,24 @@ describe('the two-sweep gradient as one program', () => {
         expect(one).not.toBeNull()
         // the cpu program builds a table of the cosines (\`T[j] = 0 + cos(A[j])\`, see tabulate-sweeps)
         if (backend === 'cpu')
-          expect(infoOf(one).compiled.sourceOf?.(one.name, false)).toMatch(/\[\w+\] = \(0 \+ \(Math\.cos\(\w+\[\w+\]\)\)\)/)
+          expect(infoOf(one).compiled.sourceOf?.(one.name, false)).toMatch(
+            /\[\w+\] = \(0 \+ \(Math\.cos\(\w+\[\w+\]\)\)\)/,
+          )
         const h = grad(f, { loss: 0 })
         expect(h.plan.program).toBe('two-sweep')
         expect(String(h.plan)).toContain('as one program')
         for (let rep = 0; rep < 2; rep++) {
           const got = h(...c.args())
           expect(h.lastLoss).toBeCloseTo(g.lastLoss, 12)
-          for (const k of c.inputs) expectClose(got[k] as Float64Array, want[k] as Float64Array, 1e-12, `${backend} #${k}`)
+          for (const k of c.inputs)
+            expectClose(got[k] as Float64Array, want[k] as Float64Array, 1e-12, `${backend} #${k}`)
         }
         // `fuse: false` keeps f and its adjoint as two programs, with the same gradients
         const apart = grad(f, { loss: 0, fuse: false })
         expect(String(apart.plan)).not.toContain('as one program')
         const got = apart(...c.args())
-        for (const k of c.inputs) expectClose(got[k] as Float64Array, want[k] as Float64Array, 1e-12, `${backend} apart #${k}`)
+        for (const k of c.inputs)
+          expectClose(got[k] as Float64Array, want[k] as Float64Array, 1e-12, `${backend} apart #${k}`)
       }
     })
   }
