@@ -98,6 +98,15 @@ ${indent(before)}
     )
   })
 
+  it('counts such a branch inside a loop too (the guard `hoist-calls` puts around what it hoists)', () => {
+    expect(
+      unchanged(`fn f(x: f64[], theta: f64[], n: i32, m: i32) {
+  for i in 0..n { if (0 < m, ~) { x[i] += exp(theta[i]) } }
+  for i in 0..n { if (0 < m, ~) { x[i] -= exp(theta[i]) } }
+}`),
+    ).toBe(false)
+  })
+
   it('leaves a function alone where a table would be wrong or cannot be counted', () => {
     // the body writes the array
     expect(
@@ -111,6 +120,14 @@ ${indent(before)}
     expect(
       unchanged(`fn f(x: f64[], theta: f64[], n: i32) {
   for i in 0..n { for j in 0..n { x[i] += cos(theta[j]) } }
+}`),
+    ).toBe(true)
+    // evaluated outside loops only (the code generators share equal calls of straight-line code)
+    expect(
+      unchanged(`fn f(x: f64[], theta: f64[]) {
+  ROT(x[0], x[1], theta[0])
+  x[2] += cos(theta[0]) * x[0]
+  IROT(x[1], x[2], theta[0])
 }`),
     ).toBe(true)
     // a primitive that is one instruction

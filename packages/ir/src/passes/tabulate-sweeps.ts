@@ -31,7 +31,8 @@
  *
  * When it pays: the table costs len(A) evaluations; the body evaluates at least the lower bound
  * that `evaluationCount` gives for its loop nests (not counting `@unchecked` uncomputes, which
- * `dead-ancillas` drops). A branch whose condition reads only parameters the body never writes,
+ * `dead-ancillas` drops, nor evaluations outside loops, which the code generators share with
+ * equal calls of the straight-line code around them). A branch whose condition reads only parameters the body never writes,
  * with no element read, call other than `len`, division or remainder (so that it can be evaluated
  * first, and cannot fail), counts as if it runs, and the guard requires its condition. A table is
  * considered only where two or more statements of the body apply the primitive (one loop nest that
@@ -158,11 +159,45 @@ function ownKeys(scope: Scope, x: Stmt): string[] {
   return keys
 }
 
-/** The keys that a statement and everything nested in it evaluate. */
+/**
+ * The statements of a body that sit in a loop (a \`for\` or \`while\` body, at any depth): only
+ * their evaluations count, since the code generators share the equal pure calls of straight-line
+ * code already (see \`sharedSubexpressions\`).
+ */
+function inLoops(body: Stmt[]): Set<Stmt> {
+  const out = new Set<Stmt>()
+  const visit = (b: Stmt[], looped: boolean): void => {
+    for (const x of b) {
+      if (looped) out.add(x)
+      switch (x.kind) {
+        case 'for':
+        case 'while':
+          visit(x.body, true)
+          break
+        case 'if':
+          visit(x.then, looped)
+          visit(x.else, looped)
+          break
+        case 'unchecked':
+        case 'routine':
+        case 'invblock':
+          visit(x.body, looped)
+          break
+        default:
+          break
+      }
+    }
+  }
+  visit(body, false)
+  return out
+}
+
+/** The keys that the statements in loops of a statement (itself included) evaluate. */
 function keysIn(scope: Scope, s: Stmt): Set<string> {
+  const looped = inLoops([s])
   const out = new Set<string>()
   walk([s], (x) => {
-    for (const k of ownKeys(scope, x)) out.add(k)
+    if (looped.has(x)) for (const k of ownKeys(scope, x)) out.add(k)
   })
   return out
 }
@@ -184,8 +219,8 @@ function scopeOf(
 
 /**
  * Per statement of `f`'s body, the keys \`primitive(array)\` of the expensive pure primitives it
- * applies (nested statements and a bijection's lowered values included) to elements of an f64
- * array parameter that the body never writes: what pass `tabulate-sweeps` could keep in tables.
+ * applies in a loop (nested statements and a bijection's lowered values included) to elements of
+ * an f64 array parameter that the body never writes: what pass `tabulate-sweeps` could keep in tables.
  * A program builder asks this before it builds a program whose gain is the pass's (see
  * `compileTwoSweep` in @tenet/ad).
  */
@@ -270,6 +305,7 @@ export function tabulateSweeps(
   })
   const params = new Set(f.params.map((p) => p.name))
   const assumed = new Map<string, Expr>()
+  const looped = inLoops(f.body)
   const tables = new Map<string, Table>()
   const counts = new Map<string, Expr>()
   for (const k of candidates) {
@@ -277,14 +313,23 @@ export function tabulateSweeps(
     const conditions = new Map<string, Expr>()
     const assume = (c: Expr, then: Stmt[]): boolean => {
       if (!safeCondition(c) || [...valueReads(c)].some((n) => !params.has(n) || bound.has(n))) return false
-      if (!then.some((x) => keysIn(scope, x).has(k))) return false
+      let evaluates = false
+      walk(then, (x) => {
+        if (looped.has(x) && ownKeys(scope, x).includes(k)) evaluates = true
+      })
+      if (!evaluates) return false
       conditions.set(key(c), c)
       return true
     }
-    const count = evaluationCount(once, (x) => ownKeys(scope, x).filter((o) => o === k).length, bound, {
-      assume,
-      skipUnchecked: true,
-    })
+    const count = evaluationCount(
+      once,
+      (x) => (looped.has(x) ? ownKeys(scope, x).filter((o) => o === k).length : 0),
+      bound,
+      {
+        assume,
+        skipUnchecked: true,
+      },
+    )
     if (count.kind === 'num' && count.value === 0) continue
     for (const [ck, c] of conditions) assumed.set(ck, c)
     const [callee, array] = [k.slice(0, k.indexOf('(')), k.slice(k.indexOf('(') + 1, -1)]
