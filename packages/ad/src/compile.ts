@@ -342,19 +342,24 @@ export function compileTwoSweep(f: TenetFunction, loss: number): TenetFunction |
   const info = infoOf(f)
   let out: TenetFunction | null = null
   const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
-  const gp = stacks || info.inverse || info.options.checks !== false ? null : gradientProgram(f, loss, true)
+  const def = info.program.functions.get(info.name)
+  // f's sweep (its body, the calls it makes once inlined) applies a primitive worth a table to an
+  // array it never writes: its adjoint, which writes the values f writes and no other, applies it
+  // again (ROT's rule, sincos's); asked first, so that no program is generated in vain
+  const shares =
+    !stacks &&
+    !info.inverse &&
+    info.options.checks === false &&
+    def !== undefined &&
+    pureValueKeys(inlineTopLevelCalls(def, info.program.functions), info.registry, new Set(), info.program.writes).some(
+      (k) => k.size > 0,
+    )
+  const gp = shares ? gradientProgram(f, loss, true) : null
   if (gp?.entry.name.endsWith('$grad')) {
     const byName = new Map(gp.functions.map((g) => [g.name, g]))
     const entry = inlineTopLevelCalls(gp.entry, byName)
-    // the forward sweep (f's statements, before the loss value's) applies a primitive worth a
-    // table to an array it never writes: its adjoint, which writes the values f writes and no
-    // other, applies it again (ROT's rule, sincos's)
-    const lossAt = entry.body.indexOf(gp.entry.body[1]!)
-    const sweep = { ...entry, body: entry.body.slice(0, Math.max(lossAt, 0)) }
-    if (pureValueKeys(sweep, gp.registry, new Set(), info.program.writes).some((k) => k.size > 0)) {
-      const functions = gp.functions.map((g) => (g === gp.entry ? entry : g))
-      out = compileGenerated(info, gp.registry, functions)[entry.name]!
-    }
+    const functions = gp.functions.map((g) => (g === gp.entry ? entry : g))
+    out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
   if (!byLoss) twoSweepCache.set(f, (byLoss = new Map()))
   byLoss.set(loss, out)
