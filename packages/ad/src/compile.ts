@@ -20,6 +20,7 @@ import {
   type TenetFunctionInfo,
   type TenetModule,
 } from '@tenet/reversible'
+import { inlineTopLevelCalls, pureValueKeys } from '@tenet/ir/backend'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
@@ -317,6 +318,51 @@ export function compileFused(f: TenetFunction, loss: number, constants: readonly
   }
   if (!byLoss) fusedCache.set(f, (byLoss = new Map()))
   byLoss.set(key, out)
+  return out
+}
+
+const twoSweepCache = new WeakMap<TenetFunction, Map<number, TenetFunction | null>>()
+
+/**
+ * The two-sweep gradient program of `f` for the loss parameter `loss` as one function (`f`, the
+ * loss value, then f's adjoint), with the calls each sweep makes once per run inlined into it (see
+ * `inlineTopLevelCalls`), so that the backend's passes see both sweeps in one body: the values of
+ * an expensive pure primitive that both apply to an array neither writes (ROT's cos θ and sin θ)
+ * are then computed once, into a table (pass `tabulate-sweeps`). Its parameters and results are
+ * those of the fused programs (see `compileFused`); started with the inputs and seeded gradients,
+ * it leaves the values at the inputs, as f and its adjoint do. Built only where it can share
+ * something: `f` compiled without run-time checks (the pass runs only then), a scalar loss, no
+ * stack parameter, and a forward sweep that applies such a primitive to such an array (see
+ * `pureValueKeys`; the adjoint's rule applies it again); null otherwise (the driver then calls f
+ * and its adjoint).
+ */
+export function compileTwoSweep(f: TenetFunction, loss: number): TenetFunction | null {
+  let byLoss = twoSweepCache.get(f)
+  if (byLoss?.has(loss)) return byLoss.get(loss)!
+  const info = infoOf(f)
+  let out: TenetFunction | null = null
+  const stacks = f.ir.params.some((p) => p.type.kind === 'stack')
+  const def = info.program.functions.get(info.name)
+  // f's sweep (its body, the calls it makes once inlined) applies a primitive worth a table to an
+  // array it never writes: its adjoint, which writes the values f writes and no other, applies it
+  // again (ROT's rule, sincos's); asked first, so that no program is generated in vain
+  const shares =
+    !stacks &&
+    !info.inverse &&
+    info.options.checks === false &&
+    def !== undefined &&
+    pureValueKeys(inlineTopLevelCalls(def, info.program.functions), info.registry, new Set(), info.program.writes).some(
+      (k) => k.size > 0,
+    )
+  const gp = shares ? gradientProgram(f, loss, true) : null
+  if (gp?.entry.name.endsWith('$grad')) {
+    const byName = new Map(gp.functions.map((g) => [g.name, g]))
+    const entry = inlineTopLevelCalls(gp.entry, byName)
+    const functions = gp.functions.map((g) => (g === gp.entry ? entry : g))
+    out = compileGenerated(info, gp.registry, functions)[entry.name]!
+  }
+  if (!byLoss) twoSweepCache.set(f, (byLoss = new Map()))
+  byLoss.set(loss, out)
   return out
 }
 

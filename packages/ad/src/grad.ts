@@ -87,9 +87,10 @@ export interface GradOptions extends LossOptions {
    * Whether to use a fused gradient program when one applies (default true): the one-pass
    * program for a loss accumulated from values `f` never writes, the adjoint-only program (no
    * forward run) for a loss that `f` only accumulates when it writes no other argument, or the
-   * program that skips the uncompute–recompute pair of a top-level routine (see `compileFused`). With false, every call
-   * runs `f` forwards and then its adjoint (the two sweeps of the paper). The gradients agree up
-   * to the order in which floating-point sums are added.
+   * program that skips the uncompute–recompute pair of a top-level routine (see `compileFused`),
+   * and the two sweeps as one program where they can share values (see `compileTwoSweep`). With
+   * false, every call runs `f` forwards and then its adjoint (the two sweeps of the paper, two
+   * programs). The gradients agree up to the order in which floating-point sums are added.
    */
   fuse?: boolean
   /**

@@ -18,13 +18,16 @@
  * - `map-forward`: `f` starts by mapping arrays elementwise (`h(x…)`, h one loop touching element
  *   i only); one tangent run of h gives its block-diagonal Jacobian, the rest of f runs forwards
  *   and backwards (see `compileMapForward`). Without run-time checks only.
- * - `two-sweep`: `f` forwards, then its adjoint (the paper's program; always applies).
+ * - `two-sweep`: `f` forwards, then its adjoint (the paper's program; always applies). Without
+ *   run-time checks, where f's sweep applies an expensive pure primitive to an array nothing
+ *   writes, both run as one program that can share those values (see `compileTwoSweep`).
  */
 import type { TenetFunction } from '@tenet/reversible'
 import { compileMapForward, mapForwardRefusal } from './map-forward.js'
 import {
   compileForwardGradient,
   compileFused,
+  compileTwoSweep,
   hasForwardGradientShape,
   infoOf,
   type CompiledForwardGradient,
@@ -108,6 +111,8 @@ const WHY = {
     `arguments are held constant (\`constants\`): the ${program} program has no variant without their gradients`,
   stacks: 'f has a stack parameter: its gradient stack is sized after the forward run',
   twoSweep: 'always applies: f forwards, then its adjoint',
+  twoSweepOne:
+    'always applies: f forwards, then its adjoint, as one program (values of a pure primitive both sweeps apply to an array neither writes are computed once, into a table, where that pays)',
 }
 
 /**
@@ -192,7 +197,11 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
         })
       }
     }
-    if (!fused) considered.push({ program: 'two-sweep', applies: true, why: WHY.twoSweep })
+    if (!fused && !held && options.fuse !== false && !info.inverse) {
+      // f and its adjoint as one program, where the sweeps can share values (see compileTwoSweep)
+      fused = compileTwoSweep(f, options.loss)
+      considered.push({ program: 'two-sweep', applies: true, why: fused ? WHY.twoSweepOne : WHY.twoSweep })
+    } else if (!fused) considered.push({ program: 'two-sweep', applies: true, why: WHY.twoSweep })
   }
   const chosen = considered.find((s) => s.applies)?.program ?? 'forward'
   const checks = info.options.checks !== false

@@ -8,7 +8,7 @@
  * @module
  */
 export { walk, rootName, readNames, writtenParams } from './check.js'
-export { inlineSmallCalls, userNames } from './inline.js'
+export { inlineSmallCalls, inlineTopLevelCalls, userNames } from './inline.js'
 export {
   flatten,
   forEachStatement,
@@ -45,6 +45,9 @@ export {
   dropZeroUpdates,
   tabulate,
   forwardPureValues,
+  tabulateSweeps,
+  sweepTableCandidates,
+  pureValueKeys,
   iterationVariant,
   loweredPureCalls,
   worthTabulating,

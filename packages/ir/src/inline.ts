@@ -20,7 +20,7 @@ const MAX_STATEMENTS = 16
  * names the user wrote (`t`), so that every backend words a run-time error the same way.
  */
 export function userNames(message: string): string {
-  return message.replace(/\$inl\d+\$/g, '')
+  return message.replace(/\$(?:inl|top)\d+\$/g, '')
 }
 
 function countStatements(body: Stmt[]): number {
@@ -276,4 +276,42 @@ function inlineRound(
   for (const [name, f] of inverses) inv.set(name, rewriteAll(f))
   if (!changed) return { program, inverses }
   return { program: { ...program, functions }, inverses: inv }
+}
+
+/** How deep `inlineTopLevelCalls` follows calls into callees' own top-level calls. */
+const MAX_TOP_LEVEL_DEPTH = 8
+
+/**
+ * `f` with the calls it makes exactly once per run inlined: a call statement at the top level of
+ * its body (not in a loop, a branch or an `@unchecked` block), of a function of `functions` (not
+ * an uncall), whose arguments are distinct plain variables, is replaced by the callee's body with
+ * its parameters renamed to those variables and its locals renamed (`$top<k>$name`); the
+ * callee's own top-level calls are inlined in turn (recursion stops a chain). Inlining a call
+ * that runs once costs no run time and no code per iteration, and puts into one body what the
+ * callees compute, so that the passes see across them: the two sweeps of a gradient program
+ * (`f`, then its adjoint) become two loop nests of one function. A function with calls left
+ * as they were is returned as it was.
+ */
+export function inlineTopLevelCalls(f: FunctionDef, functions: ReadonlyMap<string, FunctionDef>): FunctionDef {
+  let counter = 0
+  const expand = (body: Stmt[], stack: string[]): Stmt[] =>
+    body.flatMap((s): Stmt[] => {
+      // (a call the checker has not resolved yet has no target: a function of \`functions\` is one)
+      if (s.kind !== 'callstmt' || s.target === 'bijection' || s.inverse || s.distinct) return [s]
+      const g = functions.get(s.callee)
+      if (!g || stack.includes(g.name) || stack.length > MAX_TOP_LEVEL_DEPTH) return [s]
+      if (g.params.length !== s.args.length) return [s]
+      const names = new Set<string>()
+      for (const a of s.args) {
+        if (a.kind !== 'var' || names.has(a.name)) return [s]
+        names.add(a.name)
+      }
+      const params = new Map<string, Arg>(g.params.map((p, i) => [p.name, s.args[i]!]))
+      const renames = new Map<string, string>()
+      const k = counter++
+      for (const n of localNames(g.body)) renames.set(n, `$top${k}$${n}`)
+      return expand(new Substitution(params, renames).stmts(g.body), [...stack, g.name])
+    })
+  const body = expand(f.body, [f.name])
+  return counter === 0 ? f : { ...f, body }
 }

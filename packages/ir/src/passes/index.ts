@@ -14,6 +14,10 @@
  *   cos θ and sin θ included, are computed once before the loop (checks off);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
  *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ * - `tabulate-sweeps` — an expensive pure primitive that two or more statements of a function's
+ *   body (the two sweeps of a gradient program) apply to elements of an array parameter it never
+ *   writes is computed once per element, into a table, before the body, when they evaluate more
+ *   than the table costs (checks off; see `tabulate-sweeps.ts`);
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
  *   elements of an array it never writes is computed once per element, into a table, before the
  *   loop, when the loop evaluates more than the table costs (checks off; see `tabulate.ts` and
@@ -42,6 +46,7 @@ import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
 import { dropZeroUpdates } from './zero-updates.js'
 import { tabulate } from './tabulate.js'
+import { tabulateSweeps } from './tabulate-sweeps.js'
 import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
@@ -56,7 +61,8 @@ export { hoistInvariants, writtenNames } from './hoist-invariants.js'
 export { dropZeroUpdates, isZero } from './zero-updates.js'
 export { tabulate, iterationVariant, loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 export { forwardPureValues } from './forward-pure-values.js'
-export { evaluationCount } from './tabulate-cost.js'
+export { tabulateSweeps, sweepTableCandidates, pureValueKeys } from './tabulate-sweeps.js'
+export { evaluationCount, type CountOptions } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
@@ -75,6 +81,7 @@ export const PASS_NAMES = [
   'sink-ancillas',
   'hoist-invariants',
   'hoist-calls',
+  'tabulate-sweeps',
   'tabulate',
   'forward-pure-values',
   'zero-updates',
@@ -131,6 +138,12 @@ export function optimize(
     const registry = program.registry
     const writes = program.writes
     each((f) => hoistCalls(f, registry, effectful, writes))
+  }
+  if (on('tabulate-sweeps')) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    const registry = program.registry
+    const writes = program.writes
+    each((f) => tabulateSweeps(f, registry, effectful, writes))
   }
   if (on('tabulate')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])

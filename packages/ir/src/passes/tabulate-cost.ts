@@ -7,7 +7,8 @@
  * The count comes from the loops' ranges ("trip counts"), where they are known before the loop:
  *
  * - a statement counts the evaluations in its own expressions (an `if`'s condition, a `while`'s
- *   first test included); what a branch or a `while` body evaluates counts 0 (it may not run);
+ *   first test included); what a branch or a `while` body evaluates counts 0 (it may not run),
+ *   unless the caller assumes the branch's condition (see `CountOptions`);
  * - a nested loop whose range reads nothing the loop writes runs `max(0, trips)` times its body's
  *   count (trips: a lower bound for a literal step other than ±1);
  * - a nested loop whose range reads the variable of the loop around it (a triangular nest:
@@ -112,13 +113,31 @@ function trips(s: ForStmt): { count: Expr; first?: Expr; last?: Expr } | undefin
   return { count, first: s.start, last }
 }
 
+/** How `evaluationCount` treats branches and `@unchecked` blocks. */
+export interface CountOptions {
+  /**
+   * Asked about the condition of an \`if\` that reads nothing the loop writes: true counts its
+   * \`then\` branch as if it runs, and obliges the caller to build only where the condition holds
+   * (a count under an assumption is a lower bound only then). Without it a branch counts 0.
+   */
+  assume?: (condition: Expr, then: Stmt[]) => boolean
+  /** Count nothing in \`@unchecked\` blocks (uncomputes that \`dead-ancillas\` drops). */
+  skipUnchecked?: boolean
+}
+
 /**
  * A lower bound of the evaluations `own` counts in `loop` (all its iterations), as an f64
  * expression over values the loop does not write, or a literal 0 where none can be given.
  * `own(s)`: the evaluations in a statement's own expressions (not its nested blocks); `written`:
  * the names the loop may write (its variable, ancillas and inner loops' variables included).
  */
-export function evaluationCount(loop: ForStmt, own: (s: Stmt) => number, written: ReadonlySet<string>): Expr {
+export function evaluationCount(
+  loop: ForStmt,
+  own: (s: Stmt) => number,
+  written: ReadonlySet<string>,
+  options: CountOptions = {},
+): Expr {
+  const { assume, skipUnchecked = false } = options
   const bound = new Set(written)
   bound.add(loop.variable)
   /** Reads nothing bound in the loop but `v` (when given). */
@@ -148,7 +167,8 @@ export function evaluationCount(loop: ForStmt, own: (s: Stmt) => number, written
       sum = plus(sum, f64(own(s)))
       let c: Expr = f64(0)
       if (s.kind === 'for') c = forCount(s, v)
-      else if (s.kind === 'unchecked') c = block(s.body, v)
+      else if (s.kind === 'unchecked' && !skipUnchecked) c = block(s.body, v)
+      else if (s.kind === 'if' && assume && readsOnly(s.pre) && assume(s.pre, s.then)) c = block(s.then, v)
       // a count that reads anything bound but `v`, or reads `v` other than affinely, counts 0
       if (!readsOnly(c, v) || (v !== undefined && degree(c, v) > 1)) c = f64(0)
       sum = plus(sum, c)

@@ -1,0 +1,457 @@
+/**
+ * Pass `tabulate-sweeps` (one table for several loop nests of a function): an expensive pure
+ * primitive that two or more statements of a function's body apply to elements of an array
+ * parameter the function never writes computes the same values in each of them. They are
+ * computed once per element instead, into a table, before the body, and every statement reads the
+ * table. This is the shape of a gradient program run as one function (f's sweep, then its
+ * adjoint's, see `inlineTopLevelCalls`): `ROT(a, b, theta[k])` computes cos θ and sin θ in the
+ * forward sweep, and its adjoint computes them again to un-rotate the values and rotate the
+ * gradients:
+ *
+ *     for l in 0..n { k <- 0; for j … { ROT(x[…], x[…], theta[k]); INC(k) }; k -> … }
+ *     …
+ *     for l in reverse 0..n { … IROT(x[…], x[…], theta[k]); … }
+ * becomes
+ *     if (count > f64(len(theta)), ~) {
+ *       $sw0: f64[] <- zeros(len(theta))
+ *       for $sj1 in 0..len(theta) { $sw0[$sj1] += cos(theta[$sj1]) }
+ *       … the body, reading cos(theta[e]) as $sw0[e] (a bijection call marked, see `tabulated`) …
+ *       @unchecked { for $sj1 in 0..len(theta) { $sw0[$sj1] -= cos(theta[$sj1]) }; $sw0 -> zeros(len(theta)) }
+ *     } else {
+ *       … the body as it was …
+ *     }
+ *
+ * Exact, for the reasons `tabulate` is: a table element is `0 + f(A[j])`, which is `f(A[j])` to
+ * the last bit, and `A` keeps its elements while the body runs (the body does not name it as
+ * written, see `writtenBy`), so `T[e]` is `f(A[e])` for every index `e` (the table has A's length).
+ * The table is built from every element of `A`, each in range, with a primitive that cannot fail;
+ * A is a parameter, so its length is known before the body. Every element is written by the build
+ * before anything reads it: the allocation is marked `overwritten` and the build's update `init`.
+ * The uncompute sits in `@unchecked` and `dead-ancillas` drops it. Without run-time checks only.
+ *
+ * When it pays: the table costs len(A) evaluations; the body evaluates at least the lower bound
+ * that `evaluationCount` gives for its loop nests (not counting `@unchecked` uncomputes, which
+ * `dead-ancillas` drops, nor evaluations outside loops, which the code generators share with
+ * equal calls of the straight-line code around them). A branch whose condition reads only parameters the body never writes,
+ * with no element read, call other than `len`, division or remainder (so that it can be evaluated
+ * first, and cannot fail), counts as if it runs, and the guard requires its condition. A table is
+ * considered only where two or more statements of the body apply the primitive (one loop nest that
+ * applies it again and again is `tabulate`'s case); it is built only where the guard holds, and
+ * the body then runs as it was otherwise. The pass runs after `hoist-calls` (a loop's invariant
+ * calls are hoisted first, so the count is that of the hoisted program) and before `tabulate`.
+ */
+import type { Arg, CallExpr, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue, VarRef } from '../ast.js'
+import { walk } from '../check.js'
+import { key } from '../cse.js'
+import type { BijectionSpec } from '../plugin.js'
+import type { Registry } from '../registry.js'
+import { valueReads } from '../stmt-exprs.js'
+import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { evaluationCount } from './tabulate-cost.js'
+import { loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
+
+/** The bijection a call statement runs (its inverse for an uncall). */
+function bijectionOf(registry: Registry, s: Extract<Stmt, { kind: 'callstmt' }>): BijectionSpec {
+  let spec = registry.bijection(s.callee)
+  if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
+  return spec
+}
+
+/** Whether an expression calls a host function. */
+const callsHost = (e: Expr | Arg): boolean => {
+  let host = false
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && x.callee.startsWith('$')) host = true
+    return x
+  })
+  return host
+}
+
+/**
+ * Whether a condition can be evaluated before the body, where it cannot fail: variables,
+ * literals, `len` of a variable, and arithmetic, comparisons and logic other than `/` and `%`.
+ */
+function safeCondition(e: Expr): boolean {
+  switch (e.kind) {
+    case 'num':
+    case 'bool':
+    case 'var':
+      return true
+    case 'unary':
+      return safeCondition(e.arg)
+    case 'binary':
+      return e.op !== '/' && e.op !== '%' && safeCondition(e.left) && safeCondition(e.right)
+    case 'call':
+      return e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var'
+    default:
+      return false
+  }
+}
+
+/** What the pass knows of a function: the program around it, and the arrays whose tables qualify. */
+interface Scope {
+  registry: Registry
+  /** The f64 array parameters the body never writes. */
+  arrays: ReadonlySet<string>
+}
+
+/** The table key of `callee(A[e])` when it qualifies (A an array of the scope, an expensive primitive), else undefined. */
+function qualifies(scope: Scope, callee: string, arg: Arg | Expr, type: string | undefined): string | undefined {
+  if (type !== 'f64' || arg.kind !== 'index' || arg.type !== 'f64') return undefined
+  if (!scope.arrays.has(arg.array.name) || !worthTabulating(scope.registry, callee) || callsHost(arg.index))
+    return undefined
+  return `${callee}(${arg.array.name})`
+}
+
+/** The keys of the evaluations in a statement's own expressions (not its nested blocks), one per evaluation. */
+function ownKeys(scope: Scope, x: Stmt): string[] {
+  const keys: string[] = []
+  const of = (e: Expr | Arg | null | undefined): void => {
+    if (!e) return
+    rewriteExpr(e, (y) => {
+      if (y.kind === 'call' && y.args.length === 1) {
+        const k = qualifies(scope, y.callee, y.args[0]!, y.type)
+        if (k) keys.push(k)
+      }
+      return y
+    })
+  }
+  switch (x.kind) {
+    case 'update':
+      of(x.target)
+      of(x.value)
+      break
+    case 'alloc':
+    case 'dealloc':
+      if (x.value.kind !== 'emptystack') of(x.value)
+      break
+    case 'callstmt':
+      for (const a of x.args) of(a)
+      if (x.target === 'bijection')
+        for (const c of loweredPureCalls(scope.registry, bijectionOf(scope.registry, x))) {
+          // a value another pass gave the call is read, not evaluated
+          if (x.tabulated?.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
+          const a = x.args[c.arg]
+          const k = a && qualifies(scope, c.callee, a, 'f64')
+          if (k) keys.push(k)
+        }
+      break
+    case 'for':
+      of(x.start)
+      of(x.stop)
+      of(x.step)
+      break
+    case 'if':
+    case 'while':
+      of(x.pre)
+      of(x.post)
+      break
+    case 'safe':
+      of(x.expr)
+      break
+    case 'push':
+    case 'pop':
+      of(x.value)
+      break
+    default:
+      break
+  }
+  return keys
+}
+
+/**
+ * The statements of a body that sit in a loop (a \`for\` or \`while\` body, at any depth): only
+ * their evaluations count, since the code generators share the equal pure calls of straight-line
+ * code already (see \`sharedSubexpressions\`).
+ */
+function inLoops(body: Stmt[]): Set<Stmt> {
+  const out = new Set<Stmt>()
+  const visit = (b: Stmt[], looped: boolean): void => {
+    for (const x of b) {
+      if (looped) out.add(x)
+      switch (x.kind) {
+        case 'for':
+        case 'while':
+          visit(x.body, true)
+          break
+        case 'if':
+          visit(x.then, looped)
+          visit(x.else, looped)
+          break
+        case 'unchecked':
+        case 'routine':
+        case 'invblock':
+          visit(x.body, looped)
+          break
+        default:
+          break
+      }
+    }
+  }
+  visit(body, false)
+  return out
+}
+
+/** The keys that the statements in loops of a statement (itself included) evaluate. */
+function keysIn(scope: Scope, s: Stmt): Set<string> {
+  const looped = inLoops([s])
+  const out = new Set<string>()
+  walk([s], (x) => {
+    if (looped.has(x)) for (const k of ownKeys(scope, x)) out.add(k)
+  })
+  return out
+}
+
+/** The scope of a function: its f64 array parameters that the body never writes (undefined: host effects). */
+function scopeOf(
+  f: FunctionDef,
+  registry: Registry,
+  effectful: ReadonlySet<string>,
+  writes?: ReadonlyMap<string, boolean[]>,
+): { scope: Scope; written: Set<string> } | undefined {
+  const written = writtenBy(f.body, registry, effectful, writes)
+  if (!written) return undefined
+  const arrays = new Set(
+    f.params.filter((p) => p.type.kind === 'array' && p.type.elem === 'f64' && !written.has(p.name)).map((p) => p.name),
+  )
+  return { scope: { registry, arrays }, written }
+}
+
+/**
+ * Per statement of `f`'s body, the keys \`primitive(array)\` of the expensive pure primitives it
+ * applies in a loop (nested statements and a bijection's lowered values included) to elements of
+ * an f64 array parameter that the body never writes: what pass `tabulate-sweeps` could keep in tables.
+ * A program builder asks this before it builds a program whose gain is the pass's (see
+ * `compileTwoSweep` in @tenet/ad).
+ */
+export function pureValueKeys(
+  f: FunctionDef,
+  registry: Registry,
+  effectful: ReadonlySet<string> = new Set(),
+  writes?: ReadonlyMap<string, boolean[]>,
+): Array<Set<string>> {
+  const s = scopeOf(f, registry, effectful, writes)
+  if (!s?.scope.arrays.size) return f.body.map(() => new Set())
+  return f.body.map((x) => keysIn(s.scope, x))
+}
+
+/**
+ * The tables pass `tabulate-sweeps` considers in `f` (before its cost guard): the keys that two
+ * or more statements of its body evaluate (see `pureValueKeys`).
+ */
+export function sweepTableCandidates(
+  f: FunctionDef,
+  registry: Registry,
+  effectful: ReadonlySet<string> = new Set(),
+  writes?: ReadonlyMap<string, boolean[]>,
+): string[] {
+  const statements = new Map<string, number>()
+  for (const keys of pureValueKeys(f, registry, effectful, writes))
+    for (const k of keys) statements.set(k, (statements.get(k) ?? 0) + 1)
+  return [...statements].filter(([, n]) => n >= 2).map(([k]) => k)
+}
+
+/** One table: the primitive, the array, the table's name. */
+interface Table {
+  callee: string
+  array: VarRef
+  name: string
+}
+
+/**
+ * The function with one table per expensive pure primitive that two or more statements of its
+ * body apply to an array parameter it never writes, when the body evaluates more than the tables
+ * cost (see the module comment). `effectful`: the functions with a host effect (a body that calls
+ * one is left as it is); `writes`: which parameters each function writes (the program's `writes`).
+ */
+export function tabulateSweeps(
+  f: FunctionDef,
+  registry: Registry,
+  effectful: ReadonlySet<string> = new Set(),
+  writes?: ReadonlyMap<string, boolean[]>,
+): FunctionDef {
+  const candidates = sweepTableCandidates(f, registry, effectful, writes)
+  if (!candidates.length) return f
+  const { scope, written } = scopeOf(f, registry, effectful, writes)!
+  const taken = new Set<string>(f.params.map((p) => p.name))
+  walk(f.body, (s) => {
+    if (s.kind === 'alloc') taken.add(s.name)
+    if (s.kind === 'for') taken.add(s.variable)
+  })
+  let next = 0
+  const fresh = (base: string): string => {
+    let n: string
+    do n = `${base}${next++}`
+    while (taken.has(n))
+    taken.add(n)
+    return n
+  }
+  const loc = f.loc ? { loc: f.loc } : {}
+  // the body as the body of a loop that runs once, for `evaluationCount`; the names it writes and
+  // binds are the loop's, the conditions it assumes are collected
+  const once: ForStmt = {
+    kind: 'for',
+    variable: fresh('$once'),
+    start: { kind: 'num', value: 0, isFloat: false, type: 'i32' },
+    stop: { kind: 'num', value: 1, isFloat: false, type: 'i32' },
+    step: null,
+    inclusive: false,
+    body: f.body,
+  }
+  const bound = new Set(written)
+  walk(f.body, (s) => {
+    if (s.kind === 'alloc') bound.add(s.name)
+    if (s.kind === 'for') bound.add(s.variable)
+  })
+  const params = new Set(f.params.map((p) => p.name))
+  const assumed = new Map<string, Expr>()
+  const looped = inLoops(f.body)
+  const tables = new Map<string, Table>()
+  const counts = new Map<string, Expr>()
+  for (const k of candidates) {
+    // a branch that evaluates the key counts, its condition then required by the guard
+    const conditions = new Map<string, Expr>()
+    const assume = (c: Expr, then: Stmt[]): boolean => {
+      if (!safeCondition(c) || [...valueReads(c)].some((n) => !params.has(n) || bound.has(n))) return false
+      let evaluates = false
+      walk(then, (x) => {
+        if (looped.has(x) && ownKeys(scope, x).includes(k)) evaluates = true
+      })
+      if (!evaluates) return false
+      conditions.set(key(c), c)
+      return true
+    }
+    const count = evaluationCount(
+      once,
+      (x) => (looped.has(x) ? ownKeys(scope, x).filter((o) => o === k).length : 0),
+      bound,
+      {
+        assume,
+        skipUnchecked: true,
+      },
+    )
+    if (count.kind === 'num' && count.value === 0) continue
+    for (const [ck, c] of conditions) assumed.set(ck, c)
+    const [callee, array] = [k.slice(0, k.indexOf('(')), k.slice(k.indexOf('(') + 1, -1)]
+    const p = f.params.find((q) => q.name === array)!
+    tables.set(k, {
+      callee,
+      array: { kind: 'var', name: array, type: p.type, ...loc },
+      name: fresh('$sw'),
+    })
+    counts.set(k, count)
+  }
+  if (!tables.size) return f
+  const read = (t: Table, index: Expr, at: Expr | Arg): IndexExpr => ({
+    kind: 'index',
+    array: { kind: 'var', name: t.name, type: { kind: 'array', elem: 'f64' }, ...loc },
+    index,
+    type: 'f64',
+    ...(at.loc ? { loc: at.loc } : {}),
+  })
+  const tableOf = (callee: string, arg: Arg | Expr, type: string | undefined): Table | undefined => {
+    const k = qualifies(scope, callee, arg, type)
+    return k === undefined ? undefined : tables.get(k)
+  }
+  // the body reading the tables: expressions rewritten, bijection calls marked
+  const rewritten = rewriteBlock(f.body, (x) => {
+    if (x.kind !== 'call' || x.args.length !== 1) return x
+    const t = tableOf(x.callee, x.args[0]!, x.type)
+    return t ? read(t, (x.args[0] as IndexExpr).index, x) : x
+  })
+  const mark = (body: Stmt[]): Stmt[] =>
+    body.map((x): Stmt => {
+      switch (x.kind) {
+        case 'callstmt': {
+          if (x.target !== 'bijection') return x
+          const tabulated: TabulatedValue[] = [...(x.tabulated ?? [])]
+          for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
+            if (tabulated.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
+            const a = x.args[c.arg]
+            const t = a && tableOf(c.callee, a, 'f64')
+            if (t) tabulated.push({ callee: c.callee, arg: c.arg, read: read(t, (a as IndexExpr).index, a) })
+          }
+          return tabulated.length ? { ...x, tabulated } : x
+        }
+        case 'for':
+        case 'while':
+        case 'unchecked':
+        case 'routine':
+        case 'invblock':
+          return { ...x, body: mark(x.body) } as Stmt
+        case 'if':
+          return { ...x, then: mark(x.then), else: mark(x.else) }
+        default:
+          return x
+      }
+    })
+  const build: Stmt[] = [],
+    unbuild: Stmt[] = []
+  for (const t of tables.values()) {
+    const arrayType = { kind: 'array' as const, elem: 'f64' }
+    const len: CallExpr = { kind: 'call', callee: 'len', args: [t.array], type: 'i32', ...loc }
+    const zeros: CallExpr = { kind: 'call', callee: 'zeros', args: [len], ...loc }
+    const j = fresh('$sj')
+    const jv: VarRef = { kind: 'var', name: j, type: 'i32', ...loc }
+    const value: CallExpr = {
+      kind: 'call',
+      callee: t.callee,
+      args: [{ kind: 'index', array: t.array, index: jv, type: 'f64', ...loc }],
+      type: 'f64',
+      ...loc,
+    }
+    const fill = (op: '+=' | '-='): Stmt => ({
+      kind: 'for',
+      variable: j,
+      start: { kind: 'num', value: 0, isFloat: false, type: 'i32', ...loc },
+      stop: len,
+      step: null,
+      inclusive: false,
+      body: [{ kind: 'update', op, target: read(t, jv, jv), value, ...(op === '+=' ? { init: true } : {}), ...loc }],
+      ...loc,
+    })
+    build.push(
+      { kind: 'alloc', name: t.name, value: zeros, type: arrayType, declared: arrayType, overwritten: true, ...loc },
+      fill('+='),
+    )
+    unbuild.unshift(fill('-='), {
+      kind: 'dealloc',
+      name: t.name,
+      value: zeros,
+      type: arrayType,
+      declared: arrayType,
+      ...loc,
+    })
+  }
+  // built when the body evaluates more than the tables cost (tables of one array with the same
+  // count — cos and sin of an angle — compare as one) and the conditions counted as true hold
+  let evaluations: Expr | undefined, cost: Expr | undefined
+  const compared = new Set<string>()
+  for (const [k, t] of tables) {
+    const c = counts.get(k)!
+    const same = `${t.array.name}:${key(c)}`
+    if (compared.has(same)) continue
+    compared.add(same)
+    const len: Expr = {
+      kind: 'call',
+      callee: 'f64',
+      args: [{ kind: 'call', callee: 'len', args: [t.array], type: 'i32' }],
+      type: 'f64',
+    }
+    evaluations = evaluations ? { kind: 'binary', op: '+', left: evaluations, right: c, type: 'f64' } : c
+    cost = cost ? { kind: 'binary', op: '+', left: cost, right: len, type: 'f64' } : len
+  }
+  let guard: Expr = { kind: 'binary', op: '>', left: evaluations!, right: cost!, type: 'bool', ...loc }
+  for (const c of assumed.values()) guard = { kind: 'binary', op: '&&', left: c, right: guard, type: 'bool', ...loc }
+  const body: Stmt[] = [
+    {
+      kind: 'if',
+      pre: guard,
+      post: null,
+      then: [...build, ...mark(rewritten), { kind: 'unchecked', body: unbuild, ...loc }],
+      else: f.body,
+      ...loc,
+    },
+  ]
+  return { ...f, body }
+}
