@@ -231,7 +231,12 @@ describe('blockJacobian', () => {
     const shared = new Float64Array(new SharedArrayBuffer(8 * ref.length)).fill(Number.NaN)
     expect(Array.from(on.run(n, [new Float64Array(2 * n), x, 3], shared))).toEqual(Array.from(ref))
     // reverse with an f32 input: its derivative is converted, so it is added into a zeroed `out`
-    const low = blockJacobian(compile(text, 'cpu', false).low!, { sizes: [1, 2], inputs: [1], outputs: [0], mode: 'reverse' })
+    const low = blockJacobian(compile(text, 'cpu', false).low!, {
+      sizes: [1, 2],
+      inputs: [1],
+      outputs: [0],
+      mode: 'reverse',
+    })
     expect(low.plan.storesEntries).toBe(false)
     const xs = Float32Array.of(0.5, 3, -2, 0.25)
     const J = low.run(2, [new Float64Array(2), xs], new Float64Array(4).fill(9))

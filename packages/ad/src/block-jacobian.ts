@@ -592,7 +592,12 @@ const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const at = (name: string, index: Expr): Dataview => ({ kind: 'index', array: ref(name), index })
 const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
 const update = (target: Dataview, value: Expr): Stmt => ({ kind: 'update', op: '+=', target, value })
-const swapStmt = (a: Dataview, b: Dataview): Stmt => ({ kind: 'callstmt', callee: 'SWAP', args: [a, b], inverse: false })
+const swapStmt = (a: Dataview, b: Dataview): Stmt => ({
+  kind: 'callstmt',
+  callee: 'SWAP',
+  args: [a, b],
+  inverse: false,
+})
 
 /** `body` with its calls of the functions named in `rename` redirected. */
 function renameCalls(body: Stmt[], rename: ReadonlyMap<string, string>): Stmt[] {
