@@ -221,7 +221,7 @@ describe('blockJacobian', () => {
      fn low(r: f64[], x: f32[]) { r[0] += f64(x[0]) * f64(x[1]) }`
     const n = 5
     const x = Float64Array.from({ length: 3 * n }, (_, i) => Math.cos(i + 2))
-    const options = { sizes: [2, 3, null], inputs: [1], outputs: [0], mode: 'reverse', chunk: 2 } as const
+    const options: BlockJacobianOptions = { sizes: [2, 3, null], inputs: [1], outputs: [0], mode: 'reverse', chunk: 2 }
     const off = blockJacobian(compile(text, 'cpu', false).one!, options)
     const on = blockJacobian(compile(text, 'cpu', true).one!, options)
     expect([off.plan.storesEntries, on.plan.storesEntries]).toEqual([true, false])
