@@ -7,6 +7,7 @@ const fixture = new URL('../test/fixtures/scaled-sum.mjs', import.meta.url)
 const tasks = Array.from({ length: 13 }, (_, t) => [t * 1000, 1000 + t])
 
 const whoRan = new URL('../test/fixtures/who-ran.mjs', import.meta.url)
+const slowCaller = new URL('../test/fixtures/slow-caller-sum.mjs', import.meta.url)
 
 describe('createPool', () => {
   it('sums task outputs in task order: the same bits for 1, 2 and 3 workers, and as a loop', async () => {
@@ -155,7 +156,7 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
       inOrder[0] += s * 0.3
       inOrder[1] += count!
     }
-    const slow = await createPool({ module: fixture, init: { scale: 0.3, callerSleepMs: 2 }, workers: 1 })
+    const slow = await createPool({ module: slowCaller, init: { scale: 0.3, callerSleepMs: 2 }, workers: 1 })
     const list = slow.taskList(many)
     const a = slow.sum(list, 2)
     const b = slow.sum(many, 2)
