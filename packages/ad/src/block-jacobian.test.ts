@@ -154,6 +154,11 @@ describe.each(configs)(
             expect(Jm.length).toBe(n * B)
             for (let b = 0; b < n; b++)
               expectClose(Jm.subarray(b * B, (b + 1) * B), refs[b]!, 1e-12, `${src}\n${mode} block ${b}`)
+            // into an `out` holding stale values (NaN): the same bits (checks off, the entries are
+            // stored and `out` is not zeroed; with checks, it is zeroed)
+            expect(bj.plan.storesEntries).toBe(!checks)
+            const stale = new Float64Array(n * B).fill(Number.NaN)
+            expect(Array.from(bj.run(n, args, stale))).toEqual(Array.from(Jm))
             if (mode === 'auto') J = Jm
           }
         }
@@ -208,7 +213,37 @@ describe('blockJacobian', () => {
     expect(asked.run(0, [new Float64Array(0), new Float64Array(0), 1])).toEqual(new Float64Array(0))
   })
 
-  it('writes into an `out` in shared memory (zeroed by copying zeros in) the bits it writes into an ArrayBuffer', () => {
+  it('with checks, or an f32 derivative, adds into a zeroed `out` (shared memory too); without, stores the entries', () => {
+    const text = `fn one(r: f64[], x: f64[], k: i32) {
+       r[0] += sin(x[0]) * x[1] + f64(k)
+       r[1] += x[0] * x[0] * x[2]
+     }
+     fn low(r: f64[], x: f32[]) { r[0] += f64(x[0]) * f64(x[1]) }`
+    const n = 5
+    const x = Float64Array.from({ length: 3 * n }, (_, i) => Math.cos(i + 2))
+    const options: BlockJacobianOptions = { sizes: [2, 3, null], inputs: [1], outputs: [0], mode: 'reverse', chunk: 2 }
+    const off = blockJacobian(compile(text, 'cpu', false).one!, options)
+    const on = blockJacobian(compile(text, 'cpu', true).one!, options)
+    expect([off.plan.storesEntries, on.plan.storesEntries]).toEqual([true, false])
+    expect(off.plan.toString()).toMatch(/entries stored \(out is not zeroed\)/)
+    expect(on.plan.toString()).not.toMatch(/entries stored/)
+    const ref = off.run(n, [new Float64Array(2 * n), x, 3])
+    const shared = new Float64Array(new SharedArrayBuffer(8 * ref.length)).fill(Number.NaN)
+    expect(Array.from(on.run(n, [new Float64Array(2 * n), x, 3], shared))).toEqual(Array.from(ref))
+    // reverse with an f32 input: its derivative is converted, so it is added into a zeroed `out`
+    const low = blockJacobian(compile(text, 'cpu', false).low!, {
+      sizes: [1, 2],
+      inputs: [1],
+      outputs: [0],
+      mode: 'reverse',
+    })
+    expect(low.plan.storesEntries).toBe(false)
+    const xs = Float32Array.of(0.5, 3, -2, 0.25)
+    const J = low.run(2, [new Float64Array(2), xs], new Float64Array(4).fill(9))
+    expectClose(J, [3, 0.5, 0.25, -2], 1e-15)
+  })
+
+  it('writes into an `out` in shared memory the bits it writes into an ArrayBuffer', () => {
     // 11 blocks in chunks of 4 (a partial last chunk); `out` starts with stale values
     const n = 11
     const x = Float64Array.from({ length: 3 * n }, (_, i) => Math.sin(i + 1) * 2)

@@ -73,6 +73,11 @@ export interface BlockJacobianPlan {
   readonly cost: { forward: number; reverse: number }
   readonly blocksPerCall: number
   readonly deadUpdatesDropped: boolean
+  /**
+   * Whether each sweep stores its entries of J (swapped in) rather than adding to them, so that
+   * `out` is not zeroed before a run (checks off, f64 derivatives).
+   */
+  readonly storesEntries: boolean
   toString(): string
 }
 
@@ -213,6 +218,16 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
   }
   const elemOf = (t: Type): string => (t.kind === 'scalar' ? t.name : (t as { elem: string }).elem)
   const J = '$J'
+  /**
+   * Whether the read-back *stores* each entry of J instead of adding to it: every entry (r, c) is
+   * read back exactly once over the sweeps, so without run-time checks (the derivatives are then
+   * scratch scalars that nothing reads after the read-back) and with f64 derivatives it is swapped
+   * in: J gets the derivative, the dead scratch gets J's old value. J then needs no zeroing before
+   * a run, which is a pass over the whole output (10% of ba1's Jacobian on one thread; more into
+   * shared memory, where V8 has no plain memset). With checks, or an f32 derivative, it adds into
+   * a zeroed J.
+   */
+  const storesJ = checksOff && (forward ? outputs : inputs).every((p) => elemOf(params[p]!.type) === 'f64')
   const sweeps = Math.ceil((forward ? nc : nr) / w)
   const taken = new Set(generated.map((g) => g.name))
   const others = [...info.program.functions.values()].filter((g) => !taken.has(g.name))
@@ -256,7 +271,12 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
         const r = forward ? t : d0 + k,
           c = forward ? d0 + k : t
         const d = derivative(p, e, k) as Expr
-        reads.push(update(at(J, int(r * nc + c)), elemOf(params[p]!.type) === 'f64' ? d : call('f64', d)))
+        const entry = at(J, int(r * nc + c))
+        reads.push(
+          storesJ
+            ? swapStmt(entry, d as Dataview)
+            : update(entry, elemOf(params[p]!.type) === 'f64' ? d : call('f64', d)),
+        )
       })
     const body = forward
       ? [...seeds, ...renameLocals(base.body, '$t$'), ...reads]
@@ -317,6 +337,7 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     cost,
     blocksPerCall: chunk,
     deadUpdatesDropped: checksOff,
+    storesEntries: storesJ,
     toString() {
       const what = forward
         ? `forward: ${sweeps} tangent sweep${sweeps > 1 ? 's' : ''} of ${w} column${w > 1 ? 's' : ''} per block`
@@ -327,7 +348,7 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
         `  ${chosen}: forward ⌈${nc}/${wf}⌉·(1 + ${wf}) = ${cost.forward}, reverse ⌈${nr}/${wr}⌉·(2 + ${wr}) = ${cost.reverse} runs of f`,
         `  one compiled loop over up to ${chunk} blocks per call${forward ? '' : ", each block's forward run fused with its adjoint"}; seeds and read-back inside it`,
         checksOff
-          ? `  checks off: derivatives held in scalars, updates nothing reads dropped${held.length ? `; workspaces in scalars: ${held.map((a) => `\`${a}\``).join(', ')}` : ''}`
+          ? `  checks off: derivatives held in scalars, updates nothing reads dropped${held.length ? `; workspaces in scalars: ${held.map((a) => `\`${a}\``).join(', ')}` : ''}${storesJ ? '; entries stored (out is not zeroed)' : ''}`
           : `  checks on: derivatives in arrays, values restored${held.length ? `; workspaces in scalars: ${held.map((a) => `\`${a}\``).join(', ')}` : ''}`,
       ].join('\n')
     },
@@ -467,7 +488,7 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
             const Jall = held.J!.array as Float64Array
             Jr = m === chunk ? Jall : Jall.subarray(0, m * B)
           }
-          if (pass === 0) Jr.fill(0)
+          if (pass === 0 && !storesJ) Jr.fill(0)
           argv[nargs - 1] = Jr
           programs[pass]!.core.apply(undefined, argv)
         }
@@ -478,14 +499,15 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
       }
       return Jout
     }
-    // (an output in shared memory is zeroed by copying zeros in: see `isShared`)
-    const shared = isShared(Jout)
+    // (an output in shared memory is zeroed by copying zeros in: see `isShared`; none is zeroed
+    // when the program stores every entry: `storesJ`)
+    const shared = !storesJ && isShared(Jout)
     if (shared && zeros.length < chunk * B) zeros = new Float64Array(chunk * B)
     for (let b0 = 0; b0 < n; b0 += chunk) {
       const m = Math.min(n, b0 + chunk) - b0
       const Jc = Jout.subarray(b0 * B, (b0 + m) * B)
       if (shared) Jc.set(m * B === zeros.length ? zeros : zeros.subarray(0, m * B))
-      else Jc.fill(0)
+      else if (!storesJ) Jc.fill(0)
       for (let pass = 0; pass < sweeps; pass++) {
         argv[0] = m
         for (let j = 0; j < sources.length; j++) {
@@ -570,6 +592,12 @@ const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
 const at = (name: string, index: Expr): Dataview => ({ kind: 'index', array: ref(name), index })
 const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args })
 const update = (target: Dataview, value: Expr): Stmt => ({ kind: 'update', op: '+=', target, value })
+const swapStmt = (a: Dataview, b: Dataview): Stmt => ({
+  kind: 'callstmt',
+  callee: 'SWAP',
+  args: [a, b],
+  inverse: false,
+})
 
 /** `body` with its calls of the functions named in `rename` redirected. */
 function renameCalls(body: Stmt[], rename: ReadonlyMap<string, string>): Stmt[] {

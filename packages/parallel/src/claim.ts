@@ -65,7 +65,9 @@ export const rowStride = (outLength: number): number => Math.ceil(outLength / 16
  * failed flag, claims no more and returns the failure; the others go on, so every claimed task
  * runs and the lowest-numbered failing task is always found, whoever ran it (the claimed tasks
  * are a prefix of the list, and a failure among them stops only the thread that met it).
- * `ran.tasks`, when given, counts the tasks this thread claimed.
+ * `ran.tasks`, when given, counts the tasks this thread claimed; `between`, when given, runs after
+ * each task this thread finished (the calling thread takes the rows finished so far there, so that
+ * the reduction is shared out with the tasks instead of left for the end).
  */
 export function claimTasks(
   task: TaskFunction,
@@ -78,6 +80,7 @@ export function claimTasks(
   generation: number,
   worker = false,
   ran?: { tasks: number },
+  between?: () => void,
 ): TaskFailure | undefined {
   const n = tasks.length
   for (let i = Atomics.add(ctrl, CTRL_NEXT, 1); i < n; i = Atomics.add(ctrl, CTRL_NEXT, 1)) {
@@ -91,6 +94,7 @@ export function claimTasks(
       Atomics.store(ctrl, CTRL_FAILED, 1)
       return taskFailure(i, worker, e)
     }
+    between?.()
   }
   return undefined
 }

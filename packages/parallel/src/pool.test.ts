@@ -7,6 +7,7 @@ const fixture = new URL('../test/fixtures/scaled-sum.mjs', import.meta.url)
 const tasks = Array.from({ length: 13 }, (_, t) => [t * 1000, 1000 + t])
 
 const whoRan = new URL('../test/fixtures/who-ran.mjs', import.meta.url)
+const slowCaller = new URL('../test/fixtures/slow-caller-sum.mjs', import.meta.url)
 
 describe('createPool', () => {
   it('sums task outputs in task order: the same bits for 1, 2 and 3 workers, and as a loop', async () => {
@@ -143,6 +144,29 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
     await other.close()
     await pool.close()
     expect(() => pool.taskList(tasks)).toThrow(/closed/)
+  })
+
+  it('a slow calling thread takes the finished rows between its tasks: the sum is still added in task order', async () => {
+    // 40 tasks whose sum depends on the order of the additions (sums of 1/(k+1))
+    const many = Array.from({ length: 40 }, (_, t) => [t * 997, 500 + 13 * t])
+    const inOrder = new Float64Array(2)
+    for (const [start, count] of many) {
+      let s = 0
+      for (let k = start; k < start + count!; k++) s += 1 / (k + 1)
+      inOrder[0] += s * 0.3
+      inOrder[1] += count!
+    }
+    const slow = await createPool({ module: slowCaller, init: { scale: 0.3, callerSleepMs: 2 }, workers: 1 })
+    const list = slow.taskList(many)
+    const a = slow.sum(list, 2)
+    const b = slow.sum(many, 2)
+    // the failing task last: rows taken between the caller's tasks never reach `out`
+    const out = new Float64Array([1, 2])
+    expect(() => slow.sum([...many, -1], 2, out)).toThrow(/task 40 failed/)
+    expect(Array.from(out)).toEqual([1, 2])
+    await slow.close()
+    expect(Array.from(a)).toEqual(Array.from(inOrder))
+    expect(Array.from(b)).toEqual(Array.from(inOrder))
   })
 
   it('sum leaves `out` alone when a task fails, and the pool goes on', async () => {

@@ -279,15 +279,20 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     let failure: TaskFailure | undefined
     const started = performance.now()
     ran.tasks = 0
+    /** Takes the rows finished so far, in task order (after each of the calling thread's tasks, and when it has none left). */
+    let t = 0
+    const take =
+      consume &&
+      ((): void => {
+        while (t < tasks.length && Atomics.load(out.done, t) === generation && !Atomics.load(ctrl, CTRL_FAILED))
+          consume(t++)
+      })
     if (local)
       failure = warm
         ? warmLocal(local, tasks, outLength, rounds)
-        : claimTasks(local, tasks, outLength, stride, out.block, ctrl, out.done, generation, false, ran)
+        : claimTasks(local, tasks, outLength, stride, out.block, ctrl, out.done, generation, false, ran, take)
     // no task left to claim: while the workers finish theirs, take the finished rows in task order
-    let t = 0
-    if (consume && !failure)
-      while (t < tasks.length && Atomics.load(out.done, t) === generation && !Atomics.load(ctrl, CTRL_FAILED))
-        consume(t++)
+    if (take && !failure) take()
     // wait for the workers (each counts itself done, failed or not)
     const spin = spinMs >= 0 ? spinMs : callerSpinMs(performance.now() - started, ran.tasks)
     for (let done = Atomics.load(ctrl, CTRL_DONE); done < threads.length; )
@@ -308,8 +313,9 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
   /**
    * Runs every task into row t of a shared output block (rows `rowStride(outLength)` apart; each
    * row is zeroed by the thread that runs its task) and hands each row, in task order, to
-   * `consume(t, block, stride)` when given: the calling thread consumes the rows finished by the
-   * time it has no task left while the workers finish theirs, then the rest. Returns the block.
+   * `consume(t, block, stride)` when given: the calling thread consumes the rows finished so far
+   * after each task of its own and when it has none left (while the workers finish theirs), then
+   * the rest. Returns the block.
    */
   function run(
     tasks: Tasks,

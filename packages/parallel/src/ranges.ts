@@ -25,6 +25,22 @@ export interface SplitOptions {
    * speeds (when one thread runs out of tasks, another has at most one left to finish).
    */
   maxTasks?: number
+  /**
+   * How many tasks' worth of items at the end to cut finer (default 0: none). When one thread runs
+   * out of tasks, the others are each somewhere in a task of their own: with tasks of equal size,
+   * the wait at the end is half a task on average. With a taper, the last `taper` × (bulk task)
+   * units are cut into tasks that shrink towards the end (each ⌈remaining / (taper + 1)⌉ units, down
+   * to one unit, even below `minUnits`: they are few), so the threads finish closer together. Use
+   * the number of threads − 1 you expect (1 for two threads); the cut still depends only on the
+   * options, never on the threads. The taper adds a few tasks beyond `maxTasks`.
+   */
+  taper?: number
+}
+
+const natural = (name: string, v: number): number => {
+  if (!Number.isInteger(v) || v < 0)
+    throw new TenetError('parallel/argument', `\`${name}\` must be a non-negative integer, got ${String(v)}`)
+  return v
 }
 
 const positive = (name: string, v: number): number => {
@@ -36,7 +52,8 @@ const positive = (name: string, v: number): number => {
 /**
  * Cuts items [0, n) into contiguous tasks in order: each a whole number of `unit`s (the last may
  * be shorter), at least `minUnits` units, and no more than `maxTasks` tasks — the fewest units per
- * task that keep within `maxTasks`, but never fewer than `minUnits`.
+ * task that keep within `maxTasks`, but never fewer than `minUnits` — then, with a `taper`, the
+ * last tasks cut finer (see `SplitOptions.taper`).
  */
 export function splitRange(n: number, options: SplitOptions = {}): ItemRange[] {
   if (!Number.isInteger(n) || n < 0)
@@ -44,9 +61,17 @@ export function splitRange(n: number, options: SplitOptions = {}): ItemRange[] {
   const unit = positive('unit', options.unit ?? 1)
   const minUnits = positive('minUnits', options.minUnits ?? 1)
   const maxTasks = positive('maxTasks', options.maxTasks ?? 128)
+  const taper = natural('taper', options.taper ?? 0)
   const units = Math.ceil(n / unit)
-  const per = unit * Math.max(minUnits, Math.ceil(units / maxTasks))
+  const per = Math.max(minUnits, Math.ceil(units / maxTasks))
+  /** Bulk tasks of `per` units while at least this many units are left; then the taper. */
+  const bulk = (taper + 1) * per
   const ranges: ItemRange[] = []
-  for (let i0 = 0; i0 < n; i0 += per) ranges.push({ i0, i1: Math.min(n, i0 + per) })
+  for (let u = 0; u < units; ) {
+    const left = units - u
+    const size = left >= bulk || taper === 0 ? Math.min(per, left) : Math.ceil(left / (taper + 1))
+    ranges.push({ i0: u * unit, i1: Math.min(n, (u + size) * unit) })
+    u += size
+  }
   return ranges
 }

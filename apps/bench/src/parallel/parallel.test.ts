@@ -61,20 +61,22 @@ describe('the thread rows’ pools', () => {
     }
   })
 
-  it('BA: the ranges cover the observations once each, in whole chunks of 256, two at least', () => {
+  it('BA: the ranges cover the observations once each, in whole chunks of 256, two at least but for the tapered few at the end', () => {
     for (const p of [1, 255, 256, 1300, 31843, 204472]) {
       const r = baRanges(p)
       expect(r[0]!.i0).toBe(0)
       expect(r.at(-1)!.i1).toBe(p)
       for (let t = 1; t < r.length; t++) expect(r[t]!.i0).toBe(r[t - 1]!.i1)
-      for (const { i0, i1 } of r.slice(0, -1)) {
-        expect((i1 - i0) % 256).toBe(0)
-        expect(i1 - i0).toBeGreaterThanOrEqual(512)
-      }
-      expect(r.length).toBeLessThanOrEqual(BA_SHARDS)
+      for (const { i0, i1 } of r.slice(0, -1)) expect((i1 - i0) % 256).toBe(0)
+      // (the bulk: ranges of two chunks at least; sizes never grow towards the end)
+      const sizes = r.map(({ i0, i1 }) => i1 - i0)
+      for (let t = 1; t < sizes.length; t++) expect(sizes[t]!).toBeLessThanOrEqual(sizes[t - 1]!)
+      expect(sizes.filter((z) => z < 512).length).toBeLessThanOrEqual(4)
+      expect(r.length).toBeLessThanOrEqual(BA_SHARDS + 6)
     }
-    expect(baRanges(31843).length).toBe(63)
-    expect(baRanges(36455).length).toBe(72)
+    // ba1: 61 ranges of two chunks, then 2, 1, 1, 1 chunks (the last one short); ba2: 70 of 512, then smaller
+    expect(baRanges(31843).map(({ i0, i1 }) => Math.ceil((i1 - i0) / 256))).toEqual([...Array(61).fill(2), 1, 1, 1])
+    expect(baRanges(36455).length).toBe(73)
   })
 
   it("the rows' spin: 0 unless TENET_POOL_SPIN says 'auto' or microseconds", () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RowResult, SuiteResult, WorkloadResult } from '../harness/runner.js'
+import { describeCpuSet } from '../harness/machine.js'
 import { formatBytes, formatTime } from './format.js'
 import { lineChart, ratioBarChart } from './svg.js'
 import { formatMarkdownTable } from './table.js'
@@ -23,7 +24,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
     '',
     `Run ${result.startedAt} in ${formatTime(result.durationMs)}, ${result.options.full ? 'full' : 'quick'} set${result.options.adbenchDir ? `, ADBench files from \`${result.options.adbenchDir}\`` : ', generated instances'}.`,
     '',
-    `Machine: ${result.machine.cpuModel} × ${result.machine.cpus}, ${formatBytes(result.machine.totalMemoryBytes)}, ${result.machine.platform} ${result.machine.release} (${result.machine.arch}), Node ${result.machine.node} (V8 ${result.machine.v8}).`,
+    `Machine: ${result.machine.cpuModel} × ${result.machine.cpus}${describeCpuSet(result.machine)}, ${formatBytes(result.machine.totalMemoryBytes)}, ${result.machine.platform} ${result.machine.release} (${result.machine.arch}), Node ${result.machine.node} (V8 ${result.machine.v8}).`,
     '',
     'Times are medians per call with the median absolute deviation (MAD); "÷ objective" is the',
     'row’s median over the plain-TS objective’s median on the same case in the same run — the',
