@@ -342,14 +342,14 @@ export class ModuleContext {
   }
 }
 
-/**
- * The globals of a module: 0 is the heap top (\`hp\`); 1–3 record an out-of-range access
- * without checks (its check site, index and length) before the function traps.
- */
 /** \`i8x16.shuffle\` lanes: the low f64 of each operand (x₀, y₀), and the high one (x₁, y₁). */
 const LOW_LANES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
 const HIGH_LANES = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
 
+/**
+ * The globals of a module: 0 is the heap top (\`hp\`); 1–3 record an out-of-range access
+ * without checks (its check site, index and length) before the function traps.
+ */
 export const OOB_SITE = 1,
   OOB_INDEX = 2,
   OOB_LENGTH = 3
