@@ -287,6 +287,7 @@ export function compileToWasm(
     lanePairs: ctx.lanePairs,
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
+    blockPairs: ctx.blockPairs,
     loopUniform: ctx.loopUniform,
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
@@ -348,6 +349,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly runElements: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
   readonly mapLanes: number
+  /** How many pairs of adjacent block elements map loops load and store as whole v128s, in all functions and inverses (see \`blockElementPairs\` in \`map-lanes.ts\`; a diagnostic). */
+  readonly blockPairs: number
   /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */
   readonly loopUniform: number
   /** How many f64 locals are held as one lane of an f64x2 local with their twin, in all functions and inverses (see \`twins.ts\`; a diagnostic). */

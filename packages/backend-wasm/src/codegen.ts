@@ -65,6 +65,7 @@ import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
+  blockElementPairs,
   elementSpans,
   loopUniform,
   planMapLanes,
@@ -226,6 +227,8 @@ export class ModuleContext {
   runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
+  /** How many pairs of adjacent block elements of map loops load and store as whole v128s (see \`blockElementPairs\`; a diagnostic). */
+  blockPairs = 0
   /** Whether twin statements are scheduled together and twin locals held as f64x2 locals (see `twins.ts`). */
   twins = false
   /** How many f64 locals are held as a lane of an f64x2 local (see `twins.ts`; a diagnostic). */
@@ -338,6 +341,10 @@ export class ModuleContext {
     for (const c of this.calls) c.body.patchU32(c.at, c.kind === 'import' ? c.target : n + c.target)
   }
 }
+
+/** \`i8x16.shuffle\` lanes: the low f64 of each operand (x₀, y₀), and the high one (x₁, y₁). */
+const LOW_LANES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+const HIGH_LANES = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31]
 
 /**
  * The globals of a module: 0 is the heap top (\`hp\`); 1–3 record an out-of-range access
@@ -2853,8 +2860,29 @@ export class FunctionEmitter {
         this.set(b1)
         bases.set(`${bl.array}|${bl.offset}`, [b0, b1])
       }
-      // the block elements: both lanes loaded into one f64x2 local (in range, checked above)
+      // the block elements: both lanes loaded into one f64x2 local (in range, checked above);
+      // elements c and c + 1 of one block as a pair where both can be (see \`blockElementPairs\`)
+      const pairs = blockElementPairs(plan, spans)
+      for (const [el, mate] of pairs) {
+        const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
+        const v = this.local(V128),
+          w = this.local(V128)
+        const se = spans.get(el.alias)!,
+          sm = spans.get(mate.alias)!
+        const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
+          const fs = m.get(k)
+          if (fs) fs.push(f)
+          else m.set(k, [f])
+        }
+        at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
+        if (el.written) at(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
+        lanes.set(el.alias, { local: v, type: 'f64' })
+        lanes.set(mate.alias, { local: w, type: 'f64' })
+        this.ctx.blockPairs++
+      }
+      const inPair = new Set(pairs.flat())
       for (const el of plan.blockElements) {
+        if (inPair.has(el)) continue
         const [b0, b1] = bases.get(`${el.array}|${el.offset}`)!
         const v = this.local(V128)
         const load = () => {
@@ -2941,6 +2969,50 @@ export class FunctionEmitter {
     twoLeft()
     this.op(Op.br_if, 0)
     this.op(Op.end, Op.end)
+  }
+
+  /**
+   * Loads elements c and c + 1 of a pair's two blocks (at byte addresses b0 and b1) into the
+   * f64x2 locals v (element c of both blocks) and w (element c + 1): one v128 load per block and
+   * two shuffles, instead of a load and a lane insert per element and block.
+   */
+  private blockPairLoad(b0: number, b1: number, c: number, v: number, w: number): void {
+    const row0 = this.local(V128)
+    this.get(b0)
+    this.simd(OpFd.v128_load)
+    this.out.u32(3).u32(8 * c)
+    this.set(row0)
+    const row1 = this.local(V128)
+    this.get(b1)
+    this.simd(OpFd.v128_load)
+    this.out.u32(3).u32(8 * c)
+    this.set(row1)
+    for (const [lanes, to] of [
+      [LOW_LANES, v],
+      [HIGH_LANES, w],
+    ] as const) {
+      this.get(row0)
+      this.get(row1)
+      this.simd(OpFd.i8x16_shuffle)
+      for (const k of lanes) this.out.byte(k)
+      this.set(to)
+    }
+  }
+
+  /** Stores the pair \`blockPairLoad\` loaded back: each block's elements c and c + 1 by one v128 store. */
+  private blockPairStore(b0: number, b1: number, c: number, v: number, w: number): void {
+    for (const [lanes, base] of [
+      [LOW_LANES, b0],
+      [HIGH_LANES, b1],
+    ] as const) {
+      this.get(base)
+      this.get(v)
+      this.get(w)
+      this.simd(OpFd.i8x16_shuffle)
+      for (const k of lanes) this.out.byte(k)
+      this.simd(OpFd.v128_store)
+      this.out.u32(3).u32(8 * c)
+    }
   }
 
   private planOf: MapLanesPlan | undefined

@@ -791,6 +791,47 @@ export function elementSpans(plan: MapLanesPlan): Map<string, { first: number; l
   return out
 }
 
+/** A block element of a map-lanes plan (see \`MapLanesPlan.blockElements\`). */
+export type BlockElement = MapLanesPlan['blockElements'][number]
+
+/**
+ * Pairs of adjacent elements \`array[offset + c]\` and \`array[offset + c + 1]\` of one block that
+ * the code generator loads (and, written, stores) together: per block of the pair of iterations,
+ * one v128 load of the two elements and a shuffle per element, in place of a load and a lane
+ * insert per element and block (and one shuffle and one v128 store per block in place of an
+ * extract and a store per element and block).
+ *
+ * A pair is loaded before the first statement that names either element and stored after the
+ * last that writes either. That is the same as loading and storing each element at its own
+ * statement (see \`elementSpans\`): the body reaches a block element only through its alias, the
+ * blocks of the two iterations are their own (checked in range and apart before the loop), so no
+ * statement in between reads or writes the memory of the element moved. Both elements must be
+ * named by the body and both written or both only read; each element is in at most one pair,
+ * taken in order of c.
+ */
+export function blockElementPairs(
+  plan: MapLanesPlan,
+  spans: ReadonlyMap<string, { first: number; last: number }>,
+): Array<[BlockElement, BlockElement]> {
+  const key = (el: { array: string; offset: string; c: number }) => `${el.array}|${el.offset}|${el.c}`
+  const byKey = new Map(plan.blockElements.map((el) => [key(el), el]))
+  const used = new Set<BlockElement>()
+  const out: Array<[BlockElement, BlockElement]> = []
+  const usable = (el: BlockElement) => {
+    const span = spans.get(el.alias)
+    return span !== undefined && (!el.written || span.last >= 0)
+  }
+  for (const el of [...plan.blockElements].sort((x, y) => x.c - y.c)) {
+    if (used.has(el) || !usable(el)) continue
+    const mate = byKey.get(key({ ...el, c: el.c + 1 }))
+    if (!mate || used.has(mate) || !usable(mate) || mate.written !== el.written) continue
+    used.add(el)
+    used.add(mate)
+    out.push([el, mate])
+  }
+  return out
+}
+
 /**
  * The loop-uniform names of a varying `while` of a map body (a counter such as the series' `k`):
  * the varying scalars that hold the same value in both lanes on every iteration of the loop, so

@@ -14,6 +14,8 @@ export let lastMapLanes = -1
 export let lastRunElements = -1
 /** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
 export let lastLoopUniform = -1
+/** Pairs of adjacent block elements loaded and stored as whole v128s by the last wasm compilation of `compile`. */
+export let lastBlockPairs = -1
 /** The math routines of the module of the last wasm compilation of `compile`. */
 export let lastRoutines: readonly string[] = []
 
@@ -28,6 +30,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
       lastMapLanes = p.mapLanes
       lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
+      lastBlockPairs = p.blockPairs
       lastRoutines = p.mathRoutines
       return p
     },

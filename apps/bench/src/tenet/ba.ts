@@ -37,7 +37,43 @@ export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction }
   rows: fn(baModule(), 'ba_rows'),
 })
 
-/** Reprojection and weight errors by `ba_objective` (Tenet; the module of the current backend unless given). */
+/**
+ * The observation indices and features of the last instance `baObjectiveTenet` ran on a backend with
+ * its own memory (wasm), copied there once: they are the problem's data, the same on every call,
+ * where cameras, points and weights are the parameters an optimiser changes between calls, so the
+ * wrapper still copies those in (and the residuals out) per call. Held per module, for one instance
+ * at a time (the previous instance's copies are given back).
+ */
+/** An array in a backend's memory (`core.resident.allocate`'s result). */
+type ResidentArray = ReturnType<NonNullable<TenetFunction['core']['resident']>['allocate']>
+
+const stagedData = new WeakMap<TenetModule, { inst: BaInstance; obs: ResidentArray; feats: ResidentArray }>()
+
+function baData(inst: BaInstance, m: TenetModule): { obs: Int32Array; feats: Float64Array } {
+  const memory = fn(m, 'ba_objective').core.resident
+  if (!memory) return inst
+  let held = stagedData.get(m)
+  if (held?.inst !== inst) {
+    held?.obs.release()
+    held?.feats.release()
+    const obs = memory.allocate('i32', inst.obs.length)
+    const feats = memory.allocate('f64', inst.feats.length)
+    obs.array.set(inst.obs)
+    // (read again: the second allocation may have grown the memory, detaching the first view)
+    feats.array.set(inst.feats)
+    held = { inst, obs, feats }
+    stagedData.set(m, held)
+  }
+  // (views read afresh on every call: a grown memory detaches earlier ones)
+  return { obs: held.obs.array as Int32Array, feats: held.feats.array as Float64Array }
+}
+
+/**
+ * Reprojection and weight errors by `ba_objective` (Tenet; the module of the current backend unless
+ * given). On wasm the instance's observations and features are copied into the module's memory on
+ * the first call for that instance and used in place afterwards (see `baData`): they are taken to
+ * stay as they are.
+ */
 export function baObjectiveTenet(
   inst: BaInstance,
   out: BaResiduals = createBaResiduals(inst.p),
@@ -45,7 +81,8 @@ export function baObjectiveTenet(
 ): BaResiduals {
   out.reprojErr.fill(0)
   out.wErr.fill(0)
-  fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, inst.obs, inst.feats, inst.p)
+  const { obs, feats } = baData(inst, m)
+  fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, obs, feats, inst.p)
   return out
 }
 

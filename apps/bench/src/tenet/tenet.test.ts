@@ -13,7 +13,7 @@ import { randomCsc, sparseDotGradientPlain, sparseDotPlain } from '../objectives
 import { unitaryGradientPlain } from '../objectives/unitary.js'
 import { grad } from 'tenet'
 import { baJacobian, baObjective, gmmGradient, gmmObjective } from './index.js'
-import { createBaJacobianRows, createBaJacobianTenet } from './ba.js'
+import { baModule, baObjectiveTenet, createBaJacobianRows, createBaJacobianTenet } from './ba.js'
 import { withBackend } from './compile.js'
 import { createGmmTenet } from './gmm.js'
 import * as P from './programs.js'
@@ -111,6 +111,30 @@ describe('Tenet BA', () => {
     const part = new Float64Array(30 * 100)
     rows(150, 250, part, 150)
     expect(maxScaledError(part, ref.subarray(30 * 150, 30 * 250))).toBeLessThanOrEqual(1e-12)
+  })
+
+  it('on wasm (observations and features staged in the module memory): call after call, across a memory growth, for another instance', () => {
+    const a = generateBa({ n: 4, m: 9, p: 60, seed: 5 }),
+      b = generateBa({ n: 3, m: 7, p: 25, seed: 6 })
+    a.cams.fill(0, 0, 3)
+    const m = withBackend('wasm', () => baModule())
+    const same = (inst: typeof a) => {
+      const r = baObjectiveTenet(inst, undefined, m),
+        rp = baObjectivePlain(inst)
+      expect(maxScaledError(r.reprojErr, rp.reprojErr)).toBeLessThanOrEqual(1e-12)
+      expect(maxScaledError(r.wErr, rp.wErr)).toBe(0)
+    }
+    same(a)
+    same(a)
+    // a large allocation grows the memory (detaching the staged arrays' earlier views)
+    const big = m.ba_objective!.core.resident!.allocate('f64', 1 << 20)
+    same(a)
+    same(b)
+    // the parameters are still copied in per call: a changed camera shows
+    b.cams[3] += 0.25
+    same(b)
+    same(a)
+    big.release()
   })
 })
 
