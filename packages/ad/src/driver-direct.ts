@@ -127,23 +127,28 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   const resultA = (i: number) => directResult('EA', d.A, i, (argsA[i] as { scalar: string }).scalar, typesA[i]!)
   const toHost = (i: number, x: string) => (d.hasToHost[i] ? `ctx.toHost[${i}](${x})` : x)
 
+  // \`run\` checks the arguments; \`work\` (made per layout, see below) does the rest
+  const checks: string[] = []
   const lines: string[] = []
-  lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
-  lines.push('if (ctx.disposed) ctx.bad(-2, token);')
-  lines.push(`if (EA.disposed${d.F ? ' || EF.disposed' : ''}) disposedModule();`)
+  checks.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
+  checks.push('if (ctx.disposed) ctx.bad(-2, token);')
+  checks.push(`if (EA.disposed${d.F ? ' || EF.disposed' : ''}) disposedModule();`)
   params.forEach((p, i) => {
     if (p.type.kind === 'scalar') {
-      if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let v${i} = a${i};`)
-      else
-        lines.push(
-          `if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let v${i} = ${d.hasFromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`,
-        )
-    } else lines.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
+      if (p.type.name === 'bool') {
+        checks.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i});`)
+        lines.push(`let v${i} = a${i};`)
+      } else {
+        checks.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i});`)
+        lines.push(`let v${i} = ${d.hasFromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
+      }
+    } else checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
   })
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has
   // length 0, \`M\` too) or a length changed
-  lines.push(
-    `if (ctx.moved || M.length === 0${arrays.map((i) => ` || a${i}.length !== N${i}`).join('')}) layout(${params.map((_, i) => `a${i}`).join(', ')});`,
+  const args = params.map((_, i) => `a${i}`).join(', ')
+  lines.unshift(
+    `if (ctx.moved || M.length === 0${arrays.map((i) => ` || a${i}.length !== N${i}`).join('')}) { work = layout(${args}); return work(${args}); }`,
   )
   for (const i of arrays) {
     const v = `V${i}`
@@ -204,7 +209,12 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
       if (s?.kind === 'scalar') lines.push(`S[${i}] = ${resultA(s.index)};`)
     })
   }
-  // the layout: allocations first (each may grow the memory, detaching every earlier view), then the views
+  // the layout: allocations first (each may grow the memory, detaching every earlier view), then
+  // the views, which \`laidOut\` closes over: a closure whose variables are never assigned, which
+  // V8 specialises to them (constant views: no loads of their maps, lengths and data pointers per
+  // call; about 7 ns of a 22 ns scalar-mul gradient where they lived in variables that \`layout\`
+  // assigned, Node 20, loaded 2-core machine). A grown memory detaches them, which deoptimises
+  // that code (V8's detaching protector), and \`M.length\` is then 0.
   const layout: string[] = []
   for (const i of arrays)
     layout.push(
@@ -212,22 +222,29 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     )
   if (d.mode !== 'forward' && grads.length)
     layout.push(`ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
-  layout.push('M = EA.memory();')
+  layout.push('const M = EA.memory();')
   for (const i of arrays)
-    layout.push(`V${i} = ctx.values[${i}] = ctx.res[${i}].array; O${i} = V${i}.byteOffset; N${i} = a${i}.length;`)
+    layout.push(`const V${i} = ctx.values[${i}] = ctx.res[${i}].array, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`)
   for (const i of d.mode === 'forward' ? [] : grads)
     layout.push(
-      `G${i} = ctx.gv[${i}]; P${i} = G${i}.byteOffset;${d.isScratch[i] ? '' : ` ctx.buffers[${i}] = G${i};`}`,
+      `const G${i} = ctx.gv[${i}], P${i} = G${i}.byteOffset;${d.isScratch[i] ? '' : ` ctx.buffers[${i}] = G${i};`}`,
     )
   layout.push('ctx.moved = false;')
+  const state = [
+    'M',
+    ...arrays.flatMap((i) => [`V${i}`, `O${i}`, `N${i}`]),
+    ...(d.mode === 'forward' ? [] : grads).flatMap((i) => [`G${i}`, `P${i}`]),
+  ].join(', ')
+  layout.push(`return laidOut(${state});`)
   const ctors = arrays.map((i) => `, C${i} = ${d.ctors[i]}`).join('')
-  const state = arrays.map((i) => `let V${i}, O${i} = 0, N${i} = -1, G${i}, P${i} = 0;`).join(' ')
-  const args = params.map((_, i) => `a${i}`).join(', ')
   return [
     '"use strict";',
     `const S = ctx.scalars, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${ctors};`,
-    `let M = new Float64Array(0); ${state}`,
     `function layout(${args}) {\n  ${layout.join('\n  ')}\n}`,
-    `return function run(${args}) {\n  ${lines.join('\n  ')}\n};`,
+    `function laidOut(${state}) {\n  return function laid(${args}) {\n    ${lines.join('\n    ')}\n  };\n}`,
+    // (the first call lays out; a function of its own, so that the one closure of \`laidOut\` that
+    // later calls see stays the only one while no length changes and the memory does not grow)
+    `let work = function first(${args}) { work = layout(${args}); return work(${args}); };`,
+    `return function run(${args}) {\n  ${checks.join('\n  ')}\n  work(${args});\n};`,
   ].join('\n')
 }
