@@ -142,7 +142,8 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
         checks.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i});`)
         lines.push(`let v${i} = ${d.hasFromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
       }
-    } else checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
+    } else
+      checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
   })
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has
   // length 0, \`M\` too) or a length changed
