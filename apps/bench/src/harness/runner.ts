@@ -284,9 +284,11 @@ let ownRuns = 0
 /**
  * \`() => p.run()\` as a function of its own text per row. One arrow here served every row of a
  * process, and V8 keeps one type feedback per function literal, so that after the first row its
- * \`run()\` call site was polymorphic and the next row's driver was not inlined there: the wasm
- * scalar-mul gradient measured 20 ns after the cpu row and 14 ns alone (loaded 2-core machine),
- * and the cpu row ran slower in suite runs where another row came first.
+ * \`run()\` call site was polymorphic and a later row's driver was not inlined there: the wasm
+ * scalar-mul gradient of the driver with wrappers took 57–100 ns measured after the cpu row
+ * through the shared arrow, 39–40 ns through its own (one process, loaded 2-core machine). A row
+ * measured after another in its process (such as the cpu scalar-mul row of suite runs, 2.2–4.3×)
+ * paid it.
  */
 function ownRun(p: { run(): void | Promise<void> }): () => void | Promise<void> {
   return new Function('p', `// row ${++ownRuns}\nreturn () => p.run()`)(p) as () => void | Promise<void>
