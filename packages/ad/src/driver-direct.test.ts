@@ -4,7 +4,7 @@
  * two sweeps, forward tangent), with run-time checks on and off. Gradients against central
  * differences of the same objective in plain JS and against the cpu backend; the errors (codes)
  * those of the driver with wrappers; views laid out again after a length change, a grown memory
- * and \`release\`.
+ * and \`release\`, and from a host function while another module's call grew the memory.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse, TenetError } from '@tenet/ir'
@@ -138,6 +138,42 @@ describe('the direct gradient driver (wasm without wrappers)', () => {
     gw.release()
     same(2, 6)
     same(40, 7)
+  })
+
+  it('runs from a host function while another module’s call grew the memory, leaving that call intact', () => {
+    const registry = createRegistry().registerBackend(createWasmBackend())
+    const inner = compileModule(parse({ text, name: 'nested-inner' }), { registry, backend: 'wasm', checks: true })
+    const g = grad(inner.mul!, { loss: 0 })
+    expect(sourceOf(g)).toContain('EA.call(')
+    g.run(0, Float64Array.of(3, 4))
+    const seen: unknown[] = []
+    // an ancilla of n doubles (the memory grows under the gradient's views), then the host call
+    const outerText = `fn o(x: f64[], n: i32, y: f64) {
+  a: f64[] <- zeros(n)
+  a[n - 1] += y
+  @safe \${0}()
+  x[0] += a[n - 1]
+  a[n - 1] -= y
+  a -> zeros(n)
+}`
+    const host = () => {
+      g.run(0, Float64Array.of(5, 6))
+      seen.push(Array.from(g.buffers[1]!), g.lastLoss)
+    }
+    const outer = compileModule(parse({ text: outerText, name: 'nested-outer' }, [host]), {
+      registry,
+      backend: 'wasm',
+      checks: true,
+    })
+    for (const n of [1 << 18, 4, 1 << 19]) {
+      seen.length = 0
+      const r = outer.o!(Float64Array.of(0.5), n, 2.25) as unknown[]
+      expect(seen).toEqual([[6, 5], 30])
+      expect(Array.from(r[0] as Float64Array)).toEqual([2.75])
+    }
+    g.run(0, Float64Array.of(3, 4))
+    expect(Array.from(g.buffers[1]!)).toEqual([4, 3])
+    expect(g.lastLoss).toBe(12)
   })
 
   it('raises the errors of the driver with wrappers: arity, types, out of range, disposed', () => {
