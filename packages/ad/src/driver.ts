@@ -9,6 +9,7 @@ import type { CompiledAdjoint, CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
 import { copyIn, CTORS, hostConversions, scalarReadBack, sharedArrays, type TypedArray } from './arguments.js'
+import { directApplies, directDriverBody } from './driver-direct.js'
 
 /** Support object of a generated gradient driver. */
 export interface DriverContext {
@@ -225,6 +226,8 @@ export function makeDriver(
       })
     },
     release() {
+      // (a direct driver lays its views out again)
+      ctx.moved = true
       for (const r of ctx.res) r?.release()
       ctx.res.fill(undefined)
       ctx.gblock?.release()
@@ -275,6 +278,9 @@ export function makeDriver(
   // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
   // reads and writes them in place, and nothing is copied back after a call.
   const memory = ctx.adj.resident
+  // where the backend's programs can be called without their wrappers, a driver that does (see driver-direct.ts)
+  const direct = memory && evalAllowed() ? directDriver(c, ctx, loss, fused, forward, check, isScratch) : null
+  if (direct) return { run: direct, ctx }
   const args = params.map((_, i) => `a${i}`)
   const lines: string[] = []
   // the values of array argument \`i\` put into its view \`v\` in the backend's memory: a scratch
@@ -493,6 +499,68 @@ export function makeDriver(
         scratch: isScratch,
       })
   return { run, ctx }
+}
+
+/**
+ * The run function of a driver that calls the programs' direct entries (see driver-direct.ts),
+ * or null where one of them has none or its parameters are not laid out as the driver passes them.
+ */
+function directDriver(
+  c: CompiledAdjoint,
+  ctx: DriverContext,
+  loss: number,
+  fused: CompiledFunction | null,
+  forward: CompiledForwardGradient | null,
+  check: UncomputeCheck,
+  isScratch: boolean[],
+): ((...a: unknown[]) => void) | null {
+  const A = forward ? forward.core.direct : fused ? fused.direct : c.adjoint.core.direct
+  const F = forward || fused ? null : c.forward.direct
+  if (!directApplies(c.params, c.slots, F === null ? [A] : [A, F])) return null
+  // (both programs must live in the one memory the driver's arrays are allocated in)
+  if (F && F.memory().buffer !== A!.memory().buffer) return null
+  const registry = c.info.registry
+  const body = directDriverBody({
+    params: c.params,
+    slots: c.slots,
+    loss,
+    A: A!,
+    F: F ?? null,
+    mode: forward ? 'forward' : fused ? 'fused' : 'two',
+    lossSlot: c.params.length + c.slots.filter((x) => x).length + 1,
+    ...(forward
+      ? {
+          forward: {
+            input: forward.input,
+            tangentAt: forward.tangentAt,
+            f32: gradientScalar((c.params[forward.input]!.type as { name: string }).name) === 'f32',
+          },
+        }
+      : {}),
+    isScratch,
+    hasFromHost: ctx.fromHost.map((f) => f !== undefined),
+    hasToHost: ctx.toHost.map((f) => f !== undefined),
+    ctors: c.params.map((p) => (p.type.kind === 'array' ? registry.numberSystem(p.type.elem).arrayType : undefined)),
+    readBack: c.params.map((_, i) => scalarReadBack(c, i)),
+    written: c.info.program.writes.get(c.info.name),
+    checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
+    short: SHORT,
+  })
+  if (body === null) return null
+  ctx.source = body
+  return new Function('ctx', 'token', 'isDetached', 'EA', 'EF', 'disposedModule', body)(
+    ctx,
+    ctx.token,
+    isDetached,
+    A,
+    F,
+    disposedModule,
+  ) as (...a: unknown[]) => void
+}
+
+/** The error of a call of a gradient function whose module was disposed. */
+function disposedModule(): never {
+  throw new TenetError('call/disposed', 'the module of this gradient function was disposed: compile it again')
 }
 
 /** The resident arrays of a driver (see \`DriverContext.held\`). */

@@ -5,6 +5,7 @@ import {
   type CompiledProgram,
   type ResidentMemory,
   type CompileOptions,
+  type DirectEntry,
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
@@ -157,6 +158,38 @@ function makeWrapper(
   return call
 }
 
+/** A \`DirectEntry\` as the backend holds it (its \`dispose\` replaces \`call\`). */
+type MutableEntry = { -readonly [K in keyof DirectEntry]: DirectEntry[K] }
+
+/**
+ * The entry of one exported thunk without its wrapper (see \`DirectEntry\` of \`@tenet/ir\`): only
+ * for a \`closed\` module, whose calls keep no count, use no heap and never grow the memory, so
+ * that the wrapper's bookkeeping around a call of resident arrays is nothing and the caller only
+ * has to pass their places. One object shape for every entry (the caller's \`call\` site stays
+ * monomorphic per entry).
+ */
+function directEntry(
+  s: MemoryState,
+  m: ProgramState,
+  resultsAt: number,
+  f: FunctionDef,
+  writes: boolean[],
+  fn: Function,
+): MutableEntry {
+  return {
+    call: fn as (...args: unknown[]) => void,
+    error: (e: unknown): Error => (m.oob.value >= 0 ? m.outOfBounds() : (e as Error)),
+    memory: (): Float64Array => {
+      if (s.U8.length === 0) refresh(s)
+      return s.F64
+    },
+    resultsAt: resultsAt / 8,
+    passedThrough: f.params.map((p, i) => passedThrough(p, writes[i])),
+    kinds: f.params.map((p) => (p.type.kind === 'array' ? 'array' : 'scalar')),
+    disposed: false,
+  }
+}
+
 /**
  * What a wrapper does around the call besides it: \`enter\` before (or nothing), \`epilogue\` after
  * it and in the catch clause (twice, rather than in a \`finally\`: a \`finally\` cost about 8 ns
@@ -224,10 +257,16 @@ export function compileToWasm(
     defined.push({ ...new FunctionEmitter(ctx, f, false).emit(), name: f.name })
     defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
   }
+  // (known once every function is emitted: what the module imports, whether it grows the memory;
+  // the math routines emitted below import only built-in arithmetic and never allocate)
+  const closed = !ctx.callsOut && !ctx.grows
   fns.forEach((f, k) => {
     const writes = program.writes.get(f.name)
-    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt, writes), name: `${f.name} (call)` })
-    defined.push({ ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt, writes), name: `${f.name}~ (call)` })
+    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt, writes, !closed), name: `${f.name} (call)` })
+    defined.push({
+      ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt, writes, !closed),
+      name: `${f.name}~ (call)`,
+    })
   })
   // the math routines the functions call (each once), after the functions and thunks
   const routines = ctx.math.functions()
@@ -251,8 +290,7 @@ export function compileToWasm(
   ctx.importFns.forEach((fn, i) => {
     env[`i${i}`] = fn
   })
-  // (known once every function is emitted: what the module imports, whether it grows the memory)
-  const closed = !ctx.callsOut && !ctx.grows
+  if (closed && (ctx.callsOut || ctx.grows)) throw new Error('wasm backend: a math routine imported a host function')
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
     m: env,
     mem: { memory: s.memory, hp: s.hp },
@@ -279,6 +317,7 @@ export function compileToWasm(
   const index = new Map(fns.map((f, k) => [f.name, k]))
   // the exported functions the wrappers call, replaced on \`dispose\` (so that nothing keeps the instance)
   const thunks: Array<{ fn: Function }> = []
+  const entries: MutableEntry[] = []
   const gone = (): never => {
     throw new TenetError('call/disposed', 'this module was disposed: compile it again to call its functions')
   }
@@ -295,6 +334,10 @@ export function compileToWasm(
     dispose() {
       if (own.disposed) return
       for (const t of thunks) t.fn = gone
+      for (const d of entries) {
+        d.call = gone
+        d.disposed = true
+      }
       own.disposed = true
       // the memory is shared with the backend's other programs: this one's blocks go back to it
       releaseBlocks(s, own)
@@ -315,6 +358,11 @@ export function compileToWasm(
         const exported = { fn: exports[`${inverse ? 'B' : 'F'}${k}`] as Function }
         thunks.push(exported)
         c = makeWrapper(s, own, resultsAt, resident, f, program.writes.get(name)!, exported, closed)
+        if (closed) {
+          const entry = directEntry(s, own, resultsAt, f, program.writes.get(name)!, exported.fn)
+          entries.push(entry)
+          Object.defineProperty(c, 'direct', { value: entry })
+        }
         cache.set(key, c)
       }
       return c

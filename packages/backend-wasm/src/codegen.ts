@@ -3852,7 +3852,7 @@ export function passedThrough(p: FunctionDef['params'][number], written: boolean
 
 /**
  * The exported thunk of a function: takes the heap top, then the function's parameters; sets
- * `hp`, calls the function and stores the final value of scalar parameter i as an f64 at byte
+ * `hp` (unless not \`setsHeap\`), calls the function and stores the final value of scalar parameter i as an f64 at byte
  * address 8·i (where the JS wrapper reads its results), except those `passedThrough` (given
  * `writes`, which parameters the function writes).
  */
@@ -3863,12 +3863,14 @@ export function thunk(
   exportName: string,
   resultsAt = 0,
   writes?: readonly boolean[],
+  setsHeap = true,
 ): DefinedFunc {
   const params = wasmParams(f.params)
   const results = wasmResults(f.params)
   const at = f.params.flatMap((p, i) => (p.type.kind === 'scalar' ? [i] : []))
   const body = new Bytes()
-  body.byte(Op.local_get).u32(0).byte(Op.global_set).u32(0)
+  // (a module that never allocates leaves the heap top as it is: see \`closed\` in backend.ts)
+  if (setsHeap) body.byte(Op.local_get).u32(0).byte(Op.global_set).u32(0)
   params.forEach((_, i) => body.byte(Op.local_get).u32(i + 1))
   body.byte(Op.call)
   ctx.calls.push({ body, at: body.length, target: ctx.definedIndex(f.name, inverse), kind: 'fn' })

@@ -400,6 +400,43 @@ export interface CompiledFunction {
    * without being copied in or out.
    */
   readonly resident?: ResidentMemory
+  /**
+   * Present where the function can be called without its wrapper by a caller that keeps every
+   * array argument resident (see \`DirectEntry\`; the wasm backend, for modules that neither call
+   * the caller's code nor grow their memory).
+   */
+  readonly direct?: DirectEntry
+}
+
+/**
+ * A compiled function's entry without its JS wrapper (see \`CompiledFunction.direct\`): nothing is
+ * checked, laid out, copied or converted for the caller, who passes resident arrays by place.
+ * For generated callers (the gradient driver of \`@tenet/ad\`) that already check their arguments
+ * and keep them resident, where the wrapper's work would be done twice.
+ */
+export interface DirectEntry {
+  /**
+   * Calls the function: first \`0\`, then per parameter in order a scalar as a number (a bool as a
+   * boolean), an array as two integers, the \`byteOffset\` of a resident array of this function's
+   * memory (\`CompiledFunction.resident\`) and its length. What it throws is passed through \`error\`.
+   */
+  readonly call: (...args: unknown[]) => void
+  /** The error to throw for what \`call\` threw (an out-of-range access the module recorded becomes its \`TenetError\`). */
+  error(thrown: unknown): Error
+  /**
+   * The memory as doubles (one view of all of it): after a call, element \`resultsAt + i\` holds the
+   * final value of scalar parameter \`i\`, except where \`passedThrough[i]\`. A view of a memory that
+   * grew since has length 0: take it again.
+   */
+  memory(): Float64Array
+  /** Where the scalar results are (an index into \`memory()\`). */
+  readonly resultsAt: number
+  /** Per parameter: whether its final value is the argument as passed (converted to its type), not stored. */
+  readonly passedThrough: readonly boolean[]
+  /** Per parameter: \`'array'\` (two arguments of \`call\`) or \`'scalar'\` (one). */
+  readonly kinds: readonly ('scalar' | 'array')[]
+  /** Set once the program is disposed (\`call\` then throws a \`call/disposed\` error). */
+  readonly disposed: boolean
 }
 
 /** The typed array types of array elements on the host (see `NumberSystemSpec.arrayType`). */

@@ -120,7 +120,7 @@ export async function timeBaseline(
 ): Promise<BaselineTiming> {
   const base = w.baseline.setup(instance)
   base.run()
-  const bm = await measure(() => base.run(), measureOptions)
+  const bm = await measure(ownRun(base), measureOptions)
   return { medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples }
 }
 
@@ -162,7 +162,7 @@ export async function runRow(
         reason: check.reason ?? 'answer differs from the float64 reference',
         setupHeapBytes,
       }
-    const m = await measure(() => prepared.run(), measureOptions)
+    const m = await measure(ownRun(prepared), measureOptions)
     sample()
     return {
       ...base,
@@ -278,4 +278,18 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
 export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message.split('\n')[0]
   return String(e)
+}
+
+let ownRuns = 0
+/**
+ * \`() => p.run()\` as a function of its own text per row. One arrow here served every row of a
+ * process, and V8 keeps one type feedback per function literal, so that after the first row its
+ * \`run()\` call site was polymorphic and a later row's driver was not inlined there: the wasm
+ * scalar-mul gradient of the driver with wrappers took 57–100 ns measured after the cpu row
+ * through the shared arrow, 39–40 ns through its own (one process, loaded 2-core machine). A row
+ * measured after another in its process (such as the cpu scalar-mul row of suite runs, 2.2–4.3×)
+ * paid it.
+ */
+function ownRun(p: { run(): void | Promise<void> }): () => void | Promise<void> {
+  return new Function('p', `// row ${++ownRuns}\nreturn () => p.run()`)(p) as () => void | Promise<void>
 }

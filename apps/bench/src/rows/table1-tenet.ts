@@ -110,9 +110,14 @@ ${ancillas}${body}    }
  * \`ownRun\`, so the call site sees one function, and no spread call (\`run(...args)\` cost about
  * 11 ns, more than the 4 ns scalar multiplication itself).
  */
+let calls = 0
 function ownCall(run: (...a: unknown[]) => unknown, args: unknown[]): () => void {
   const names = args.map((_, i) => `a${i}`)
-  return new Function('run', ...names, `'use strict'; return () => { run(${names.join(', ')}) }`)(
+  // (numbered, and named for this instance of the module: V8 caches the code of \`new Function\` by
+  // its text, feedback included, so that identical texts from the cpu row and its wasm twin, a
+  // second instance of this module, shared one call site of both drivers)
+  const tag = `${import.meta.url} ${++calls}`.replace(/[^\w:/.?=-]/g, '_')
+  return new Function('run', ...names, `'use strict'; // call ${tag}\nreturn () => { run(${names.join(', ')}) }`)(
     run,
     ...args,
   ) as () => void
