@@ -210,6 +210,7 @@ export function compileToWasm(
   ctx.inverses = inverses
   ctx.twins = wasmOptions.twins ?? false
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
+  ctx.pairRanges = (wasmOptions.rangeVersions ?? true) && (wasmOptions.pairRanges ?? true)
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -290,6 +291,7 @@ export function compileToWasm(
     loopUniform: ctx.loopUniform,
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
+    pairRanges: ctx.pairRangeLoops,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -354,6 +356,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly twinLocals: number
   /** How many loops check their affine indices once at their start and run unguarded when all are in range, in all functions and inverses (see \`range-versions.ts\`; a diagnostic). */
   readonly rangeVersions: number
+  /** How many paired loops check their guarded affine indices once before their pairs, which then run unguarded (see \`WasmOptions.pairRanges\`; a diagnostic). */
+  readonly pairRanges: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }
@@ -400,6 +404,15 @@ export interface WasmOptions {
    * way: an index out of range fails in the same iteration, at the same access.
    */
   rangeVersions?: boolean
+  /**
+   * Without run-time checks, with SIMD and range versions: whether a paired loop (two iterations
+   * as one f64x2 update) that still guards its affine indices — an inner loop of a loop with a
+   * range version, whose copies version nothing inside them — checks them once, for its whole
+   * range, before its paired iterations, and runs those unguarded; when one is out of range, or
+   * the loop is too short to pay, the scalar loop runs every iteration, guarded (default true).
+   * The results, and the errors, are the same either way.
+   */
+  pairRanges?: boolean
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */
