@@ -210,7 +210,7 @@ export function compileToWasm(
   ctx.inverses = inverses
   ctx.twins = wasmOptions.twins ?? false
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
-  ctx.pairRanges = (wasmOptions.rangeVersions ?? true) && (wasmOptions.pairRanges ?? true)
+  ctx.pairRanges = wasmOptions.pairRanges ?? true
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -405,12 +405,14 @@ export interface WasmOptions {
    */
   rangeVersions?: boolean
   /**
-   * Without run-time checks, with SIMD and range versions: whether a paired loop (two iterations
-   * as one f64x2 update) that still guards its affine indices — an inner loop of a loop with a
-   * range version, whose copies version nothing inside them — checks them once, for its whole
-   * range, before its paired iterations, and runs those unguarded; when one is out of range, or
-   * the loop is too short to pay, the scalar loop runs every iteration, guarded (default true).
-   * The results, and the errors, are the same either way.
+   * Without run-time checks, with SIMD: whether a paired loop (two iterations as one f64x2 update)
+   * that still guards its affine indices — an inner loop of a loop with a range version, whose
+   * copies version nothing inside them, or any paired loop without \`rangeVersions\` — checks them
+   * once, for its whole range, before its paired iterations, and runs those unguarded; when one is
+   * out of range, or the loop is too short to pay, the scalar loop runs every iteration, guarded
+   * (default true). The results are the same either way; a loop that fails then fails where the
+   * scalar code fails, having written what it writes (without the check, its guarded pairs may
+   * stop one iteration earlier).
    */
   pairRanges?: boolean
 }
