@@ -2232,7 +2232,9 @@ export class FunctionEmitter {
       this.op(Op.br, 1, Op.end)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
       const pairRangeLoops = this.ctx.pairRangeLoops
+      this.guardedCopy = s
       this.loopOf(s, a, b, st, i, stepConst)
+      this.guardedCopy = undefined
       this.versioning = true
       ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
       this.ctx.pairRangeLoops = pairRangeLoops
@@ -2241,6 +2243,9 @@ export class FunctionEmitter {
     // the range the loop began with, for the \`loopRange\` assert after it
     this.ranges.set(s.variable, [a, b, st])
   }
+
+  /** The loop whose guarded copy (the one its range version's check falls back to) is being emitted. */
+  private guardedCopy: Stmt | undefined
 
   /** Whether the loop being emitted may have a range version (not inside the copies of a versioned loop). */
   private versioning = true
@@ -2602,6 +2607,9 @@ export class FunctionEmitter {
     const range = this.ctx.pairRanges
       ? planRangeVersion(s, { writes: (callee) => this.program.writes.get(callee) })
       : null
+    // (the guarded copy of the loop's own range version runs only when that same check failed,
+    // so its pairs would never run: it is left scalar)
+    if (range && s === this.guardedCopy) return null
     // (a downward pair runs iterations i − 2, i − 1 in lanes 0, 1: \`pair\` adds an accumulator's
     // lane 1 first there, see \`pairsDown\`)
     const plan = planLoopPairs(s.variable, range?.body ?? s.body, (name) => this.laneContext.elem(name), true)
