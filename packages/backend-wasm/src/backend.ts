@@ -243,6 +243,7 @@ export function compileToWasm(
   ctx.inverses = inverses
   ctx.twins = wasmOptions.twins ?? false
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
+  ctx.pairRanges = wasmOptions.pairRanges ?? true
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -330,6 +331,7 @@ export function compileToWasm(
     loopUniform: ctx.loopUniform,
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
+    pairRanges: ctx.pairRangeLoops,
     mathRoutines: ctx.math.names(),
     dispose() {
       if (own.disposed) return
@@ -405,6 +407,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly twinLocals: number
   /** How many loops check their affine indices once at their start and run unguarded when all are in range, in all functions and inverses (see \`range-versions.ts\`; a diagnostic). */
   readonly rangeVersions: number
+  /** How many paired loops check their guarded affine indices once before their pairs, which then run unguarded (see \`WasmOptions.pairRanges\`; a diagnostic). */
+  readonly pairRanges: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
 }
@@ -451,6 +455,17 @@ export interface WasmOptions {
    * way: an index out of range fails in the same iteration, at the same access.
    */
   rangeVersions?: boolean
+  /**
+   * Without run-time checks, with SIMD: whether a paired loop (two iterations as one f64x2 update)
+   * that still guards its affine indices — an inner loop of a loop with a range version, whose
+   * copies version nothing inside them, or any paired loop without \`rangeVersions\` — checks them
+   * once, for its whole range, before its paired iterations, and runs those unguarded; when one is
+   * out of range, or the loop is too short to pay, the scalar loop runs every iteration, guarded
+   * (default true). The results are the same either way; a loop that fails then fails where the
+   * scalar code fails, having written what it writes (without the check, its guarded pairs may
+   * stop one iteration earlier).
+   */
+  pairRanges?: boolean
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */

@@ -83,6 +83,12 @@ import { mathBijection, type MathBijection } from './math/bijections.js'
 import type { Ex } from './math/builder.js'
 
 /**
+ * The plan of a paired loop (see \`loop-pairs.ts\`), with the range check that lets its paired
+ * iterations run without guards where the loop's own body still has them (null for none).
+ */
+type PairedLoop = LoopPairs & { range: RangeVersion | null }
+
+/**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
  * holds it and the element after it (lanes 0 and 1), so that lane pairs use the two as one value.
  */
@@ -239,6 +245,10 @@ export class ModuleContext {
   rangeVersions = true
   /** How many loops have a range version (see \`range-versions.ts\`; a diagnostic). */
   rangeVersionLoops = 0
+  /** Whether paired loops check their guarded affine indices once and run their pairs unguarded (see \`loopPairs\`). */
+  pairRanges = true
+  /** How many paired loops check their affine indices once before their pairs (a diagnostic). */
+  pairRangeLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
@@ -2228,14 +2238,21 @@ export class FunctionEmitter {
       this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
       this.op(Op.br, 1, Op.end)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
+      const pairRangeLoops = this.ctx.pairRangeLoops
+      this.guardedCopy = s
       this.loopOf(s, a, b, st, i, stepConst)
+      this.guardedCopy = undefined
       this.versioning = true
       ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
+      this.ctx.pairRangeLoops = pairRangeLoops
       this.op(Op.end)
     } else this.loopOf(s, a, b, st, i, stepConst)
     // the range the loop began with, for the \`loopRange\` assert after it
     this.ranges.set(s.variable, [a, b, st])
   }
+
+  /** The loop whose guarded copy (the one its range version's check falls back to) is being emitted. */
+  private guardedCopy: Stmt | undefined
 
   /** Whether the loop being emitted may have a range version (not inside the copies of a versioned loop). */
   private versioning = true
@@ -2434,7 +2451,7 @@ export class FunctionEmitter {
       // a, a+1, …, before (or up to) b
       this.get(a)
       this.set(i)
-      if (paired) this.pairedIterations(s.variable, paired, i, a, b, false)
+      if (paired) this.pairedIterations(s, paired, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
       loop(
         () => {
@@ -2451,7 +2468,7 @@ export class FunctionEmitter {
       // the same values downwards: b (or b-1), …, a
       this.get(b)
       this.set(i)
-      if (paired) this.pairedIterations(s.variable, paired, i, a, b, true)
+      if (paired) this.pairedIterations(s, paired, i, a, b, true)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, true)
       if (s.inclusive)
         loop(
@@ -2589,15 +2606,25 @@ export class FunctionEmitter {
    * makes one f64x2 update; only without run-time checks (a failed check must name the element the
    * scalar code would name) and where the engine has SIMD.
    */
-  private loopPairs(s: Extract<Stmt, { kind: 'for' }>): LoopPairs | null {
+  private loopPairs(s: Extract<Stmt, { kind: 'for' }>): PairedLoop | null {
     if (!this.ctx.simd || this.checking || this.lanesOf) return null
+    // the affine accesses the loop still guards (it has no range version of its own, say inside
+    // a versioned loop's copy): checked once at the start of the paired iterations, which then
+    // run unguarded (see \`pairedIterations\`)
+    const range = this.ctx.pairRanges
+      ? planRangeVersion(s, { writes: (callee) => this.program.writes.get(callee) })
+      : null
+    // (the guarded copy of the loop's own range version runs only when that same check failed,
+    // so its pairs would never run: it is left scalar)
+    if (range && s === this.guardedCopy) return null
     // (a downward pair runs iterations i − 2, i − 1 in lanes 0, 1: \`pair\` adds an accumulator's
     // lane 1 first there, see \`pairsDown\`)
-    const plan = planLoopPairs(s.variable, s.body, (name) => this.laneContext.elem(name), true)
+    const plan = planLoopPairs(s.variable, range?.body ?? s.body, (name) => this.laneContext.elem(name), true)
     if (!plan) return null
     for (let k = 0; k < plan.body.length; k += 2)
       if (!planPair(plan.body[k]!, plan.body[k + 1]!, this.laneContext)) return null
-    return plan
+    if (range) this.ctx.pairRangeLoops++
+    return { ...plan, range }
   }
 
   /**
@@ -2605,7 +2632,15 @@ export class FunctionEmitter {
    * hold, leaving i at the first iteration not run: upwards from i = a, or downwards from i = b
    * (a pair is then i − 2 and i − 1, in lanes 0 and 1).
    */
-  private pairedIterations(variable: string, plan: LoopPairs, i: number, a: number, b: number, down: boolean): void {
+  private pairedIterations(
+    loop: Extract<Stmt, { kind: 'for' }>,
+    plan: PairedLoop,
+    i: number,
+    a: number,
+    b: number,
+    down: boolean,
+  ): void {
+    const variable = loop.variable
     // two iterations left: i < b and i + 1 < b (i + 1 cannot wrap when i < b); downwards i − 1 > a
     const twoLeft = () => {
       this.get(i)
@@ -2622,6 +2657,10 @@ export class FunctionEmitter {
     this.op(Op.block, 0x40)
     twoLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
+    // the indices the pairs would still guard, checked once for the loop's whole range (see
+    // \`loopPairs\`): out of range, or too few iterations to pay for the check, and the scalar loop
+    // runs them all, guarded, failing where it fails without pairs
+    if (plan.range) this.rangeCheck(plan.range, loop, a, b, true)
     // one typed array passed for two parameters (one region): one iteration at a time
     this.breakIfAnyOverlapping(plan.apart)
     // indices p + j and q + j of one array that are neighbours in this run: one iteration at a time
