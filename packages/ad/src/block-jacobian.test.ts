@@ -120,11 +120,15 @@ const configs = [
   { backend: 'interpreter', checks: true },
   { backend: 'wasm', checks: false },
   { backend: 'wasm', checks: true },
-] as const
+  // wasm's default adds into a zeroed \`out\` (its \`jacobianStores\` capability is off): stores too
+  { backend: 'wasm', checks: false, store: true },
+  // and cpu's default stores: adds too
+  { backend: 'cpu', checks: false, store: false },
+] as ReadonlyArray<{ backend: 'cpu' | 'interpreter' | 'wasm'; checks: boolean; store?: boolean }>
 
 describe.each(configs)(
-  'block Jacobians of random blocked programs ($backend, checks $checks)',
-  ({ backend, checks }) => {
+  'block Jacobians of random blocked programs ($backend, checks $checks, store entries $store)',
+  ({ backend, checks, store }) => {
     it('match the per-block `jacobian` (1e-12) and central differences (1e-6), forward and reverse, across chunks', () => {
       const n = 7
       const sources: string[] = []
@@ -148,7 +152,15 @@ describe.each(configs)(
           const modes = shape === shapes[0] ? (['forward', 'reverse', 'auto'] as const) : (['reverse'] as const)
           for (const mode of modes) {
             const width = mode === 'auto' ? undefined : 1 + (seed % 3)
-            const bj = blockJacobian(f, { sizes: SIZES, workspace: [5], ...shape, mode, chunk: 3, width })
+            const bj = blockJacobian(f, {
+              sizes: SIZES,
+              workspace: [5],
+              ...shape,
+              mode,
+              chunk: 3,
+              width,
+              ...(store === undefined ? {} : { storeEntries: store }),
+            })
             const Jm = bj.run(n, args)
             const B = bj.plan.rows * bj.plan.columns
             expect(Jm.length).toBe(n * B)
@@ -156,7 +168,7 @@ describe.each(configs)(
               expectClose(Jm.subarray(b * B, (b + 1) * B), refs[b]!, 1e-12, `${src}\n${mode} block ${b}`)
             // into an `out` holding stale values (NaN): the same bits (checks off, the entries are
             // stored and `out` is not zeroed; with checks, it is zeroed)
-            expect(bj.plan.storesEntries).toBe(!checks)
+            expect(bj.plan.storesEntries).toBe(!checks && (store ?? backend === 'cpu'))
             const stale = new Float64Array(n * B).fill(Number.NaN)
             expect(Array.from(bj.run(n, args, stale))).toEqual(Array.from(Jm))
             if (mode === 'auto') J = Jm
@@ -238,6 +250,10 @@ describe('blockJacobian', () => {
       mode: 'reverse',
     })
     expect(low.plan.storesEntries).toBe(false)
+    // the option is checked
+    expect(() => blockJacobian(compile(text, 'cpu', false).one!, { ...options, storeEntries: 1 as never })).toThrow(
+      /`storeEntries` must be a boolean/,
+    )
     const xs = Float32Array.of(0.5, 3, -2, 0.25)
     const J = low.run(2, [new Float64Array(2), xs], new Float64Array(4).fill(9))
     expectClose(J, [3, 0.5, 0.25, -2], 1e-15)

@@ -55,6 +55,12 @@ export interface BlockJacobianOptions {
   width?: number
   /** Blocks per compiled call (default 256: a chunk's buffers stay in cache). */
   chunk?: number
+  /**
+   * Whether the sweeps store each entry of `out` (swapped in) rather than add it into a zeroed
+   * `out`: only where that is exact (checks off, f64 derivatives); default: f's backend's
+   * `jacobianStores` capability (cpu: yes; wasm: no, the adding read-back runs in f64x2 lanes).
+   */
+  storeEntries?: boolean
 }
 
 /** What `blockJacobian` chose, printable for people. */
@@ -225,9 +231,14 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
    * in: J gets the derivative, the dead scratch gets J's old value. J then needs no zeroing before
    * a run, which is a pass over the whole output (10% of ba1's Jacobian on one thread; more into
    * shared memory, where V8 has no plain memset). With checks, or an f32 derivative, it adds into
-   * a zeroed J.
+   * a zeroed J; and where the backend runs the adding read-back faster than the store and the
+   * zeroing together (\`storeEntries\`, by default the backend's \`jacobianStores\` capability).
    */
-  const storesJ = checksOff && (forward ? outputs : inputs).every((p) => elemOf(params[p]!.type) === 'f64')
+  const storeEntries =
+    options.storeEntries ?? info.registry.backend(info.options.backend).capabilities.jacobianStores === true
+  if (typeof storeEntries !== 'boolean') argError(`\`storeEntries\` must be a boolean, got ${String(storeEntries)}`)
+  const storesJ =
+    storeEntries && checksOff && (forward ? outputs : inputs).every((p) => elemOf(params[p]!.type) === 'f64')
   const sweeps = Math.ceil((forward ? nc : nr) / w)
   const taken = new Set(generated.map((g) => g.name))
   const others = [...info.program.functions.values()].filter((g) => !taken.has(g.name))

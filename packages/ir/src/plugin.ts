@@ -515,6 +515,14 @@ export interface BackendCapabilities {
    */
   hessianWidth?: number
   /**
+   * `@tenet/ad`'s block Jacobians on this backend store each entry of the output (swapped in)
+   * rather than add it into a zeroed output, where that is exact (checks off, f64 derivatives):
+   * true where the store costs less than the zeroing pass it saves (cpu). Absent: they add (on
+   * wasm, the adding read-back runs as f64x2 lane updates that a swap breaks; BA's Jacobians ran
+   * about 20% slower with stores there).
+   */
+  jacobianStores?: boolean
+  /**
    * Compiled functions can be called synchronously (`m.f(...args)`). False for a backend that
    * only maps a function over a batch asynchronously (webgpu's `gpuMap`).
    */
