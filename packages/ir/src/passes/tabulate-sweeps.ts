@@ -40,7 +40,7 @@
  * the body then runs as it was otherwise. The pass runs after `hoist-calls` (a loop's invariant
  * calls are hoisted first, so the count is that of the hoisted program) and before `tabulate`.
  */
-import type { Arg, CallExpr, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue, VarRef } from '../ast.js'
+import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue } from '../ast.js'
 import { walk } from '../check.js'
 import { key } from '../cse.js'
 import type { BijectionSpec } from '../plugin.js'
@@ -48,7 +48,7 @@ import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { evaluationCount } from './tabulate-cost.js'
-import { loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
+import { loweredPureCalls, tableRead, tableStatements, type TableSpec, worthTabulating, writtenBy } from './tabulate.js'
 
 /** The bijection a call statement runs (its inverse for an uncall). */
 function bijectionOf(registry: Registry, s: Extract<Stmt, { kind: 'callstmt' }>): BijectionSpec {
@@ -252,11 +252,8 @@ export function sweepTableCandidates(
 }
 
 /** One table: the primitive, the array, the table's name. */
-interface Table {
-  callee: string
-  array: VarRef
-  name: string
-}
+/** A table of the function (see `TableSpec`). */
+type Table = TableSpec
 
 /**
  * The function with one table per expensive pure primitive that two or more statements of its
@@ -342,13 +339,7 @@ export function tabulateSweeps(
     counts.set(k, count)
   }
   if (!tables.size) return f
-  const read = (t: Table, index: Expr, at: Expr | Arg): IndexExpr => ({
-    kind: 'index',
-    array: { kind: 'var', name: t.name, type: { kind: 'array', elem: 'f64' }, ...loc },
-    index,
-    type: 'f64',
-    ...(at.loc ? { loc: at.loc } : {}),
-  })
+  const read = (t: Table, index: Expr, at: Expr | Arg): IndexExpr => tableRead(t, index, at, loc)
   const tableOf = (callee: string, arg: Arg | Expr, type: string | undefined): Table | undefined => {
     const k = qualifies(scope, callee, arg, type)
     return k === undefined ? undefined : tables.get(k)
@@ -385,63 +376,9 @@ export function tabulateSweeps(
           return x
       }
     })
-  const build: Stmt[] = [],
-    unbuild: Stmt[] = []
-  for (const t of tables.values()) {
-    const arrayType = { kind: 'array' as const, elem: 'f64' }
-    const len: CallExpr = { kind: 'call', callee: 'len', args: [t.array], type: 'i32', ...loc }
-    const zeros: CallExpr = { kind: 'call', callee: 'zeros', args: [len], ...loc }
-    const j = fresh('$sj')
-    const jv: VarRef = { kind: 'var', name: j, type: 'i32', ...loc }
-    const value: CallExpr = {
-      kind: 'call',
-      callee: t.callee,
-      args: [{ kind: 'index', array: t.array, index: jv, type: 'f64', ...loc }],
-      type: 'f64',
-      ...loc,
-    }
-    const fill = (op: '+=' | '-='): Stmt => ({
-      kind: 'for',
-      variable: j,
-      start: { kind: 'num', value: 0, isFloat: false, type: 'i32', ...loc },
-      stop: len,
-      step: null,
-      inclusive: false,
-      body: [{ kind: 'update', op, target: read(t, jv, jv), value, ...(op === '+=' ? { init: true } : {}), ...loc }],
-      ...loc,
-    })
-    build.push(
-      { kind: 'alloc', name: t.name, value: zeros, type: arrayType, declared: arrayType, overwritten: true, ...loc },
-      fill('+='),
-    )
-    unbuild.unshift(fill('-='), {
-      kind: 'dealloc',
-      name: t.name,
-      value: zeros,
-      type: arrayType,
-      declared: arrayType,
-      ...loc,
-    })
-  }
-  // built when the body evaluates more than the tables cost (tables of one array with the same
-  // count — cos and sin of an angle — compare as one) and the conditions counted as true hold
-  let evaluations: Expr | undefined, cost: Expr | undefined
-  const compared = new Set<string>()
-  for (const [k, t] of tables) {
-    const c = counts.get(k)!
-    const same = `${t.array.name}:${key(c)}`
-    if (compared.has(same)) continue
-    compared.add(same)
-    const len: Expr = {
-      kind: 'call',
-      callee: 'f64',
-      args: [{ kind: 'call', callee: 'len', args: [t.array], type: 'i32' }],
-      type: 'f64',
-    }
-    evaluations = evaluations ? { kind: 'binary', op: '+', left: evaluations, right: c, type: 'f64' } : c
-    cost = cost ? { kind: 'binary', op: '+', left: cost, right: len, type: 'f64' } : len
-  }
-  let guard: Expr = { kind: 'binary', op: '>', left: evaluations!, right: cost!, type: 'bool', ...loc }
+  // built when the body evaluates more than the tables cost and the conditions counted as true hold
+  const { build, unbuild, pays } = tableStatements(tables, counts, () => fresh('$sj'), loc, true)
+  let guard: Expr = pays
   for (const c of assumed.values()) guard = { kind: 'binary', op: '&&', left: c, right: guard, type: 'bool', ...loc }
   const body: Stmt[] = [
     {

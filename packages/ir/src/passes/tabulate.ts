@@ -41,6 +41,7 @@
  * primitives only: arity 1, f64, not lowered to a single native instruction (`worthTabulating`).
  */
 import type { Arg, CallExpr, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue, VarRef } from '../ast.js'
+import type { SourceLocation } from '../loc.js'
 import { rootName, walk } from '../check.js'
 import { valueReads } from '../stmt-exprs.js'
 import type { BijectionSpec } from '../plugin.js'
@@ -233,10 +234,7 @@ const callsHost = (e: Expr): boolean => {
 }
 
 /** One table: the primitive, the array it is applied to, and the table's name. */
-interface Table {
-  callee: string
-  array: VarRef
-  name: string
+interface Table extends TableSpec {
   /** Used from inside a nested loop of the loop (where it pays). */
   nested: boolean
 }
@@ -415,13 +413,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
   if (!tables.size) return undefined
   for (const t of tables.values()) t.name = fresh(names, `${s.variable}$tab`)
   const loc = s.loc ? { loc: s.loc } : {}
-  const read = (t: Table, index: Expr, at: Expr | Arg): IndexExpr => ({
-    kind: 'index',
-    array: { kind: 'var', name: t.name, type: { kind: 'array', elem: 'f64' }, ...loc },
-    index,
-    type: 'f64',
-    ...(at.loc ? { loc: at.loc } : {}),
-  })
+  const read = (t: Table, index: Expr, at: Expr | Arg): IndexExpr => tableRead(t, index, at, loc)
   // the loop reading its tables: expressions rewritten, bijection calls marked
   const rewritten = rewriteBlock(s.body, (x) => {
     if (x.kind !== 'call' || x.args.length !== 1) return x
@@ -457,13 +449,58 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
     })
   // a loop inside may have tables of its own
   const body = tabulateBlock(mark(rewritten), ctx, names)
+  // the tables are built when the loop runs at least twice and evaluates more than they cost
+  const { build, unbuild, pays } = tableStatements(tables, counts, () => fresh(names, `${s.variable}$tj`), loc, false)
+  return {
+    kind: 'if',
+    pre: { kind: 'binary', op: '&&', left: guard, right: pays, type: 'bool', ...loc },
+    post: null,
+    then: [...build, { ...s, body }, { kind: 'unchecked', body: unbuild, ...loc }],
+    else: [s],
+    ...loc,
+  }
+}
+
+/** A table: the values of `callee` at every element of `array`, held in the array `name`. */
+export interface TableSpec {
+  callee: string
+  array: VarRef
+  name: string
+}
+
+/** An element of a table, where it replaces `at` (whose location it keeps). */
+export function tableRead(t: TableSpec, index: Expr, at: Expr | Arg, loc: { loc?: SourceLocation }): IndexExpr {
+  return {
+    kind: 'index',
+    array: { kind: 'var', name: t.name, type: { kind: 'array', elem: 'f64' }, ...loc },
+    index,
+    type: 'f64',
+    ...(at.loc ? { loc: at.loc } : {}),
+  }
+}
+
+/**
+ * The statements that build `tables` before the code that reads them (`build`) and take them
+ * apart after it (`unbuild`, to run `@unchecked`), and `pays`: whether the evaluations they
+ * replace (`counts`, by table key) outnumber their elements (tables of one array with the same
+ * count — cos and sin of an angle — compare as one). `index`: a fresh name for a table loop's
+ * variable. `hints`: each table is marked overwritten by its first loop, whose updates are
+ * marked `init` (see `forward-pure-values`), so that a backend may leave it unzeroed.
+ */
+export function tableStatements(
+  tables: ReadonlyMap<string, TableSpec>,
+  counts: ReadonlyMap<string, Expr>,
+  index: () => string,
+  loc: { loc?: SourceLocation },
+  hints: boolean,
+): { build: Stmt[]; unbuild: Stmt[]; pays: Expr } {
   const build: Stmt[] = [],
     unbuild: Stmt[] = []
   for (const t of tables.values()) {
     const arrayType = { kind: 'array' as const, elem: 'f64' }
     const len: CallExpr = { kind: 'call', callee: 'len', args: [t.array], type: 'i32', ...loc }
     const zeros: CallExpr = { kind: 'call', callee: 'zeros', args: [len], ...loc }
-    const j = fresh(names, `${s.variable}$tj`)
+    const j = index()
     const jv: VarRef = { kind: 'var', name: j, type: 'i32', ...loc }
     const value: CallExpr = {
       kind: 'call',
@@ -472,6 +509,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       type: 'f64',
       ...loc,
     }
+    const init = hints ? { init: true } : {}
     const fill = (op: '+=' | '-='): Stmt => ({
       kind: 'for',
       variable: j,
@@ -479,10 +517,21 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       stop: len,
       step: null,
       inclusive: false,
-      body: [{ kind: 'update', op, target: read(t, jv, jv), value, ...loc }],
+      body: [{ kind: 'update', op, target: tableRead(t, jv, jv, loc), value, ...(op === '+=' ? init : {}), ...loc }],
       ...loc,
     })
-    build.push({ kind: 'alloc', name: t.name, value: zeros, type: arrayType, declared: arrayType, ...loc }, fill('+='))
+    build.push(
+      {
+        kind: 'alloc',
+        name: t.name,
+        value: zeros,
+        type: arrayType,
+        declared: arrayType,
+        ...(hints ? { overwritten: true } : {}),
+        ...loc,
+      },
+      fill('+='),
+    )
     unbuild.unshift(fill('-='), {
       kind: 'dealloc',
       name: t.name,
@@ -492,8 +541,6 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
       ...loc,
     })
   }
-  // the tables are built when the loop runs at least twice and evaluates more than they cost
-  // (tables of one array with the same count — cos and sin of an angle — compare as one)
   let evaluations: Expr | undefined, cost: Expr | undefined
   const compared = new Set<string>()
   for (const [k, t] of tables) {
@@ -511,14 +558,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
     cost = cost ? { kind: 'binary', op: '+', left: cost, right: len, type: 'f64' } : len
   }
   const pays: Expr = { kind: 'binary', op: '>', left: evaluations!, right: cost!, type: 'bool', ...loc }
-  return {
-    kind: 'if',
-    pre: { kind: 'binary', op: '&&', left: guard, right: pays, type: 'bool', ...loc },
-    post: null,
-    then: [...build, { ...s, body }, { kind: 'unchecked', body: unbuild, ...loc }],
-    else: [s],
-    ...loc,
-  }
+  return { build, unbuild, pays }
 }
 
 /** What the pass knows of the program around a function. */
