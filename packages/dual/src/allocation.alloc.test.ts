@@ -60,7 +60,13 @@ describe('grad(f).into allocates nothing per call in steady state', () => {
     // the answer is right (a spot check; the unit tests check gradients thoroughly)
     const before = out.b[0]!
     expect(Number.isFinite(before)).toBe(true)
-    const gcs = await collectionsDuring(() => drive(1_000_000))
+    // the fewer of two measurements: an allocation per call collects every time (a boxed double
+    // per call is ~16 MB over 10⁶ calls, many scavenges), a stray collection of the process's own
+    // (one fresh-clone CI run counted 3 where local runs count 0–1) need not come back
+    const gcs = Math.min(
+      await collectionsDuring(() => drive(1_000_000)),
+      await collectionsDuring(() => drive(1_000_000)),
+    )
     expect(gcs).toBeLessThanOrEqual(2)
   })
 
@@ -101,7 +107,13 @@ describe('grad(f).into allocates nothing per call in steady state', () => {
       optimizeNow(drive, () => drive(100)),
       'the driver loop is optimised',
     ).toBe(true)
-    const gcs = await collectionsDuring(() => drive(1_000_000))
+    // the fewer of two measurements: an allocation per call collects every time (a boxed double
+    // per call is ~16 MB over 10⁶ calls, many scavenges), a stray collection of the process's own
+    // (one fresh-clone CI run counted 3 where local runs count 0–1) need not come back
+    const gcs = Math.min(
+      await collectionsDuring(() => drive(1_000_000)),
+      await collectionsDuring(() => drive(1_000_000)),
+    )
     expect(gcs).toBeLessThanOrEqual(2)
     expect(gs.stage?.traces).toBe(1)
   })
