@@ -25,7 +25,7 @@
  * scalar loop for what is left.
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '@tenet/ir'
-import { offsetOf } from '@tenet/ir/backend'
+import { offsetOf, stmtExprs } from '@tenet/ir/backend'
 
 /** The lane type of a varying value: f64 lanes, or i32 sign-extended in i64 lanes. */
 export type LaneType = 'f64' | 'i32'
@@ -709,27 +709,6 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     offsets,
     accumulators: [...accumulators],
     blockElements: [...blockElements.values()],
-  }
-}
-
-/** The expressions a statement evaluates itself (not those of nested statements). */
-export function stmtExprs(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if':
-      return [s.pre, ...(s.post ? [s.post] : [])]
-    case 'while':
-      return [s.pre, s.post]
-    case 'for':
-      return [s.start, s.stop, ...(s.step ? [s.step] : [])]
-    default:
-      return []
   }
 }
 

@@ -31,7 +31,7 @@
  * code generator emits the check and the two versions.
  */
 import type { Arg, Dataview, Expr, Stmt } from '@tenet/ir'
-import { exprChildren, key, readNames, rootName, walk } from '@tenet/ir/backend'
+import { exprChildren, key, readNames, rootName, stmtExprs, walk } from '@tenet/ir/backend'
 
 /** The largest |factor| of the loop variable and |constant| (so that a group's constants spread less than 2³¹). */
 const MAX_FACTOR = 2 ** 20
@@ -200,31 +200,6 @@ function changes(body: Stmt[], ctx: RangeVersionContext): Set<string> {
   return w
 }
 
-/** The expressions a statement evaluates on every run of it, outside its nested blocks. */
-function ownExprs(s: Stmt): Array<Expr | Arg> {
-  switch (s.kind) {
-    case 'update':
-      return [s.target, s.value]
-    case 'callstmt':
-      return s.args
-    case 'alloc':
-    case 'dealloc':
-      return s.value.kind === 'emptystack' ? [] : [s.value]
-    case 'if':
-    case 'while':
-      return [s.pre]
-    case 'for':
-      return [s.start, s.stop, ...(s.step ? [s.step] : [])]
-    case 'push':
-    case 'pop':
-      return [s.value]
-    case 'safe':
-      return [s.expr]
-    default:
-      return []
-  }
-}
-
 /** Every element access of an expression, nested ones included. */
 function accessesOf(e: Expr | Arg, out: Array<Extract<Expr, { kind: 'index' }>>): void {
   if (e.kind === 'neg') return accessesOf(e.target, out)
@@ -235,7 +210,7 @@ function accessesOf(e: Expr | Arg, out: Array<Extract<Expr, { kind: 'index' }>>)
 /** The accesses of a body that run on every iteration (see the module comment). */
 function everyIteration(body: readonly Stmt[], out: Array<Extract<Expr, { kind: 'index' }>>): void {
   for (const s of body) {
-    for (const e of ownExprs(s)) accessesOf(e, out)
+    for (const e of stmtExprs(s, { assertions: false })) accessesOf(e, out)
     if (s.kind === 'unchecked') everyIteration(s.body, out)
   }
 }

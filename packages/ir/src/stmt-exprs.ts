@@ -9,9 +9,11 @@ import type { Arg, Expr, Stmt } from './ast.js'
 /**
  * The expressions and arguments a statement evaluates itself — targets, values, conditions, loop
  * ranges, call arguments, the table elements a call reads (`tabulated`) — not those of its nested
- * bodies.
+ * bodies. With `assertions` false, an \`if\`'s and a \`while\`'s assertion (\`post\`, evaluated by the
+ * run-time checks, or a \`while\`'s first test in reverse) are left out: what every forward run of
+ * the statement evaluates.
  */
-export function stmtExprs(s: Stmt): Array<Expr | Arg> {
+export function stmtExprs(s: Stmt, { assertions = true }: { assertions?: boolean } = {}): Array<Expr | Arg> {
   switch (s.kind) {
     case 'update':
       return [s.target, s.value]
@@ -22,9 +24,9 @@ export function stmtExprs(s: Stmt): Array<Expr | Arg> {
     case 'dealloc':
       return s.value.kind === 'emptystack' ? [] : [s.value as Expr]
     case 'if':
-      return s.post ? [s.pre, s.post] : [s.pre]
+      return s.post && assertions ? [s.pre, s.post] : [s.pre]
     case 'while':
-      return [s.pre, s.post]
+      return assertions ? [s.pre, s.post] : [s.pre]
     case 'for':
       return s.step ? [s.start, s.stop, s.step] : [s.start, s.stop]
     case 'push':

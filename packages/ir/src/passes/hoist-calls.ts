@@ -36,6 +36,7 @@ import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
 import { rewriteExpr } from './rewrite.js'
 import { loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
+import { callsRuntime } from './insert-checks.js'
 
 /** What the pass knows of the program around a function. */
 interface Context {
@@ -62,15 +63,6 @@ function nonEmpty(s: ForStmt): Expr | true | undefined {
   return { kind: 'binary', op, left: s.start, right: s.stop, type: 'bool', ...(s.loc ? { loc: s.loc } : {}) }
 }
 
-const callsHost = (e: Expr | Arg): boolean => {
-  let host = false
-  rewriteExpr(e, (x) => {
-    if (x.kind === 'call' && x.callee.startsWith('$')) host = true
-    return x
-  })
-  return host
-}
-
 /** The loop with its invariant expensive calls computed before it: the statements to put in its place. */
 function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
   const { registry } = ctx
@@ -88,7 +80,7 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
   const found = new Map<string, { name: string; value: CallExpr }>()
   const loc = s.loc ? { loc: s.loc } : {}
   const hoisted = (callee: string, arg: Expr | Arg): VarRef | undefined => {
-    if (arg.kind === 'neg' || arg.type !== 'f64' || !worthTabulating(registry, callee) || callsHost(arg))
+    if (arg.kind === 'neg' || arg.type !== 'f64' || !worthTabulating(registry, callee) || callsRuntime(arg))
       return undefined
     for (const n of valueReads(arg)) if (written.has(n)) return undefined
     const value: CallExpr = { kind: 'call', callee, args: [arg as Expr], type: 'f64', ...loc }

@@ -43,29 +43,21 @@
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, TabulatedValue } from '../ast.js'
 import { walk } from '../check.js'
 import { key } from '../cse.js'
-import type { BijectionSpec } from '../plugin.js'
 import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
-import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { rewriteBlock, } from './rewrite.js'
 import { evaluationCount } from './tabulate-cost.js'
-import { loweredPureCalls, tableRead, tableStatements, type TableSpec, worthTabulating, writtenBy } from './tabulate.js'
-
-/** The bijection a call statement runs (its inverse for an uncall). */
-function bijectionOf(registry: Registry, s: Extract<Stmt, { kind: 'callstmt' }>): BijectionSpec {
-  let spec = registry.bijection(s.callee)
-  if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
-  return spec
-}
-
-/** Whether an expression calls a host function. */
-const callsHost = (e: Expr | Arg): boolean => {
-  let host = false
-  rewriteExpr(e, (x) => {
-    if (x.kind === 'call' && x.callee.startsWith('$')) host = true
-    return x
-  })
-  return host
-}
+import {
+  bijectionOf,
+  evaluatedKeys,
+  loweredPureCalls,
+  tableRead,
+  tableStatements,
+  type TableSpec,
+  worthTabulating,
+  writtenBy,
+} from './tabulate.js'
+import { callsRuntime } from './insert-checks.js'
 
 /**
  * Whether a condition can be evaluated before the body, where it cannot fail: variables,
@@ -98,65 +90,14 @@ interface Scope {
 /** The table key of `callee(A[e])` when it qualifies (A an array of the scope, an expensive primitive), else undefined. */
 function qualifies(scope: Scope, callee: string, arg: Arg | Expr, type: string | undefined): string | undefined {
   if (type !== 'f64' || arg.kind !== 'index' || arg.type !== 'f64') return undefined
-  if (!scope.arrays.has(arg.array.name) || !worthTabulating(scope.registry, callee) || callsHost(arg.index))
+  if (!scope.arrays.has(arg.array.name) || !worthTabulating(scope.registry, callee) || callsRuntime(arg.index))
     return undefined
   return `${callee}(${arg.array.name})`
 }
 
-/** The keys of the evaluations in a statement's own expressions (not its nested blocks), one per evaluation. */
+/** The keys of the evaluations in a statement's own expressions, checks' values included (see `evaluatedKeys`). */
 function ownKeys(scope: Scope, x: Stmt): string[] {
-  const keys: string[] = []
-  const of = (e: Expr | Arg | null | undefined): void => {
-    if (!e) return
-    rewriteExpr(e, (y) => {
-      if (y.kind === 'call' && y.args.length === 1) {
-        const k = qualifies(scope, y.callee, y.args[0]!, y.type)
-        if (k) keys.push(k)
-      }
-      return y
-    })
-  }
-  switch (x.kind) {
-    case 'update':
-      of(x.target)
-      of(x.value)
-      break
-    case 'alloc':
-    case 'dealloc':
-      if (x.value.kind !== 'emptystack') of(x.value)
-      break
-    case 'callstmt':
-      for (const a of x.args) of(a)
-      if (x.target === 'bijection')
-        for (const c of loweredPureCalls(scope.registry, bijectionOf(scope.registry, x))) {
-          // a value another pass gave the call is read, not evaluated
-          if (x.tabulated?.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
-          const a = x.args[c.arg]
-          const k = a && qualifies(scope, c.callee, a, 'f64')
-          if (k) keys.push(k)
-        }
-      break
-    case 'for':
-      of(x.start)
-      of(x.stop)
-      of(x.step)
-      break
-    case 'if':
-    case 'while':
-      of(x.pre)
-      of(x.post)
-      break
-    case 'safe':
-      of(x.expr)
-      break
-    case 'push':
-    case 'pop':
-      of(x.value)
-      break
-    default:
-      break
-  }
-  return keys
+  return evaluatedKeys(scope.registry, x, (callee, arg, type) => qualifies(scope, callee, arg, type), { checks: true })
 }
 
 /**

@@ -50,6 +50,7 @@ import { writtenNames } from './hoist-invariants.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { evaluationCount } from './tabulate-cost.js'
 import { key } from '../cse.js'
+import { callsRuntime } from './insert-checks.js'
 
 /**
  * Whether a pure primitive is worth a table: one argument, and a lowering that is more than one
@@ -87,8 +88,77 @@ export function loweredPureCalls(registry: Registry, spec: BijectionSpec): Array
   return out
 }
 
+/**
+ * The table keys of the evaluations in a statement's own expressions (not its nested blocks), one
+ * per evaluation, in the order met. `qualifies(callee, arg, type)` is the key of `callee(arg)` when
+ * a table could hold it. A bijection call counts the pure calls its lowering makes, but not those
+ * another pass already gave it (`tabulated`: read, not evaluated). With `checks` false, the values
+ * only run-time checks evaluate (a deallocation's value, an \`if\`'s or \`while\`'s assertion) do
+ * not count: the count is then a lower bound with checks off.
+ */
+export function evaluatedKeys(
+  registry: Registry,
+  x: Stmt,
+  qualifies: (callee: string, arg: Arg | Expr, type: string | undefined) => string | undefined,
+  { checks }: { checks: boolean },
+): string[] {
+  const keys: string[] = []
+  const of = (e: Expr | Arg | null | undefined): void => {
+    if (!e) return
+    rewriteExpr(e, (y) => {
+      if (y.kind === 'call' && y.args.length === 1) {
+        const k = qualifies(y.callee, y.args[0]!, y.type)
+        if (k) keys.push(k)
+      }
+      return y
+    })
+  }
+  switch (x.kind) {
+    case 'update':
+      of(x.target)
+      of(x.value)
+      break
+    case 'alloc':
+      if (x.value.kind !== 'emptystack') of(x.value)
+      break
+    case 'dealloc':
+      if (checks && x.value.kind !== 'emptystack') of(x.value)
+      break
+    case 'callstmt':
+      for (const a of x.args) of(a)
+      if (x.target === 'bijection')
+        for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
+          if (x.tabulated?.some((t) => t.callee === c.callee && t.arg === c.arg)) continue
+          const a = x.args[c.arg]
+          const k = a && qualifies(c.callee, a, 'f64')
+          if (k) keys.push(k)
+        }
+      break
+    case 'for':
+      of(x.start)
+      of(x.stop)
+      of(x.step)
+      break
+    case 'if':
+    case 'while':
+      of(x.pre)
+      if (checks) of(x.post)
+      break
+    case 'safe':
+      of(x.expr)
+      break
+    case 'push':
+    case 'pop':
+      of(x.value)
+      break
+    default:
+      break
+  }
+  return keys
+}
+
 /** The bijection a call statement runs (its inverse for an uncall). */
-function bijectionOf(registry: Registry, s: Extract<Stmt, { kind: 'callstmt' }>): BijectionSpec {
+export function bijectionOf(registry: Registry, s: Extract<Stmt, { kind: 'callstmt' }>): BijectionSpec {
   let spec = registry.bijection(s.callee)
   if (s.inverse && spec.inverse !== 'self') spec = registry.bijection(spec.inverse)
   return spec
@@ -223,16 +293,6 @@ export function iterationVariant(
   return variant
 }
 
-/** Whether an expression calls a host function. */
-const callsHost = (e: Expr): boolean => {
-  let host = false
-  rewriteExpr(e, (x) => {
-    if (x.kind === 'call' && x.callee.startsWith('$')) host = true
-    return x
-  })
-  return host
-}
-
 /** One table: the primitive, the array it is applied to, and the table's name. */
 interface Table extends TableSpec {
   /** Used from inside a nested loop of the loop (where it pays). */
@@ -292,7 +352,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
     if (type !== 'f64' || arg.kind !== 'index' || arg.type !== 'f64') return undefined
     const a = arg.array
     if (typeof a.type !== 'object' || a.type.kind !== 'array' || a.type.elem !== 'f64') return undefined
-    if (written.has(a.name) || !worthTabulating(registry, callee) || callsHost(arg.index)) return undefined
+    if (written.has(a.name) || !worthTabulating(registry, callee) || callsRuntime(arg.index)) return undefined
     for (const n of valueReads(arg.index)) if (variant.has(n)) return undefined
     return `${callee}(${a.name})`
   }
@@ -312,49 +372,7 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
     })
   }
   /** The table keys of the evaluations in a statement's own expressions (not its nested blocks). */
-  const ownKeys = (x: Stmt): string[] => {
-    const keys: string[] = []
-    const of = (e: Expr | Arg | null | undefined): void => {
-      if (!e) return
-      rewriteExpr(e, (y) => {
-        if (y.kind === 'call' && y.args.length === 1) {
-          const k = qualifies(y.callee, y.args[0]!, y.type)
-          if (k) keys.push(k)
-        }
-        return y
-      })
-    }
-    switch (x.kind) {
-      case 'update':
-        of(x.target)
-        of(x.value)
-        break
-      case 'alloc':
-        if (x.value.kind !== 'emptystack') of(x.value)
-        break
-      case 'callstmt':
-        for (const a of x.args) of(a)
-        if (x.target === 'bijection')
-          for (const c of loweredPureCalls(registry, bijectionOf(registry, x))) {
-            const a = x.args[c.arg]
-            const k = a && qualifies(c.callee, a, 'f64')
-            if (k) keys.push(k)
-          }
-        break
-      case 'for':
-        of(x.start)
-        of(x.stop)
-        of(x.step)
-        break
-      case 'if':
-      case 'while':
-        of(x.pre)
-        break
-      default:
-        break
-    }
-    return keys
-  }
+  const ownKeys = (x: Stmt): string[] => evaluatedKeys(registry, x, qualifies, { checks: false })
   const scan = (body: Stmt[], nested: boolean): void => {
     for (const x of body) {
       switch (x.kind) {

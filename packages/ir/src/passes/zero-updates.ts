@@ -25,7 +25,7 @@
  */
 import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
 import { rootName } from '../check.js'
-import { rewriteExpr } from './rewrite.js'
+import { callsHost } from './insert-checks.js'
 
 /** Whether `e` is a literal zero (`0`, `0.0`, `false`, `zeros(n)`, `f64(0)`...). */
 function zeroLiteral(e: Expr): boolean {
@@ -83,16 +83,6 @@ export function isZero(e: Expr | Arg, zero: ReadonlySet<string>): boolean {
     default:
       return false
   }
-}
-
-/** Whether an expression calls a host function (which may have an effect: such an update stays). */
-function callsHost(e: Expr | Arg): boolean {
-  let host = false
-  rewriteExpr(e, (x) => {
-    if (x.kind === 'call' && x.callee.startsWith('$host')) host = true
-    return x
-  })
-  return host
 }
 
 /** Removes from `zero` every name a statement may write (at any depth). */
