@@ -259,7 +259,8 @@ export function compileToWasm(
   const resultsAt = resultBytes <= RESULTS_BYTES ? 0 : allocateBlock(s, own, resultBytes).at
   const defined: DefinedFunc[] = []
   // (named in the module's name section: a profile shows `f`, `f~` for its inverse, `f (call)`
-  // for the thunk the wrapper calls, and the math routines by their names)
+  // for the thunk the wrapper calls, \`f\` for a function that is its own entry, and the math
+  // routines by their names)
   const emitted: Array<DefinedFunc & { resultsFrom: number }> = []
   for (const f of fns) {
     emitted.push(
