@@ -16,10 +16,10 @@ import type { GradientSlot } from './transform.js'
 /** One argument of a direct call: an expression, or a resident array by its place and length. */
 export type DirectArg = { scalar: string } | { offset: string; length: string }
 
-/** The arguments of a direct call of \`entry\` (the heap start first), or null when their kinds are not the entry's. */
+/** The arguments of a direct call of \`entry\`, or null when their kinds are not the entry's. */
 export function directArgs(entry: DirectEntry, args: readonly DirectArg[]): string | null {
   if (args.length !== entry.kinds.length) return null
-  const out = ['0']
+  const out: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (('scalar' in a ? 'scalar' : 'array') !== entry.kinds[i]) return null
@@ -31,11 +31,19 @@ export function directArgs(entry: DirectEntry, args: readonly DirectArg[]): stri
 
 /**
  * The final value of scalar parameter \`i\` of a direct call of the entry named \`E\` (\`entry\`), whose
- * argument was \`arg\`, read from the memory view \`M\` (see \`DirectEntry.resultsAt\`).
+ * argument was \`arg\`: the value the call returned (\`r\` + \`E\`, see \`DirectEntry.returned\`), or
+ * read from the memory view \`M\` (see \`DirectEntry.resultsAt\`).
  */
 export function directResult(E: string, entry: DirectEntry, i: number, arg: string, type: string): string {
+  if (i === entry.returned) return `r${E}`
   if (!entry.passedThrough[i]) return `M[${E}R + ${i}]`
   return type === 'i32' ? `(${arg} | 0)` : type === 'f32' ? `Math.fround(${arg})` : `${arg}`
+}
+
+/** A direct call of the entry named \`E\` (\`entry\`), its returned value kept in \`r\` + \`E\` (see \`directResult\`). */
+function directCall(E: string, entry: DirectEntry, args: string): string {
+  const keep = entry.returned >= 0 ? `r${E} = ` : ''
+  return `${keep ? `let r${E} = 0; ` : ''}try { ${keep}${E}.call(${args}); } catch (e) { throw ${E}.error(e); }`
 }
 
 /** Whether a driver of these parameters and slots can use direct calls: no stacks, resident entries. */
@@ -166,7 +174,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
       `if (${grads.map((i) => `N${i}`).join(' + ')} < ${d.short}) { ${grads.map((i) => `for (let j = 0; j < N${i}; j++) G${i}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
     )
   if (d.mode === 'two') {
-    lines.push(`try { EF.call(${callF}); } catch (e) { throw EF.error(e); }`)
+    lines.push(directCall('EF', d.F!, callF))
     params.forEach((_, i) => {
       const how = d.readBack[i]
       if (how === null || how === undefined || d.written?.[i] === false) return
@@ -175,7 +183,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     })
     lines.push(`ctx.loss[0] = ${toHost(d.loss, `v${d.loss}`)};`)
   }
-  lines.push(`try { EA.call(${callA}); } catch (e) { throw EA.error(e); }`)
+  lines.push(directCall('EA', d.A, callA))
   if (d.mode === 'forward') {
     const fw = d.forward!
     lines.push(`ctx.loss[0] = ${toHost(d.loss, resultA(d.loss))};`)

@@ -10,9 +10,9 @@ import {
   type Program,
 } from '@tenet/ir'
 import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
-import { FunctionEmitter, ModuleContext, elemInfo, passedThrough, thunk } from './codegen.js'
+import { FunctionEmitter, ModuleContext, elemInfo, ownEntry, passedThrough, returnedParam, thunk } from './codegen.js'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
-import { encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
+import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
   VIEW,
@@ -116,8 +116,11 @@ function makeWrapper(
   lines.push(...copyIn)
   const { enter, epilogue } = wrapperBookkeeping(closed)
   if (enter) lines.push(enter)
+  // (a closed module's entry takes no heap top: it never allocates)
+  const returned = returnedParam(f, writes)
+  const callList = closed ? callArgs : ['o', ...callArgs]
   lines.push(
-    `try { x.fn(o${callArgs.length ? ', ' : ''}${callArgs.join(', ')}); } catch (e) { const err = m.oob.value >= 0 ? m.outOfBounds() : e; ${epilogue} throw err; }`,
+    `${returned >= 0 ? 'let ret;\n  ' : ''}try { ${returned >= 0 ? 'ret = ' : ''}x.fn(${callList.join(', ')}); } catch (e) { const err = m.oob.value >= 0 ? m.outOfBounds() : e; ${epilogue} throw err; }`,
     epilogue,
   )
   lines.push(...copyOut)
@@ -130,7 +133,9 @@ function makeWrapper(
         : `p${i}`
   f.params.forEach((p, i) => {
     if (p.type.kind !== 'scalar') return
-    lines.push(`R[${i}] = ${passedThrough(p, writes[i]) ? converted(p, i) : `s.F64[${resultsAt / 8 + i}]`};`)
+    lines.push(
+      `R[${i}] = ${i === returned ? 'ret' : passedThrough(p, writes[i]) ? converted(p, i) : `s.F64[${resultsAt / 8 + i}]`};`,
+    )
   })
   const params = f.params.map((_, i) => `p${i}`).join(', ')
   const src = `${memo.join('\n')}\nreturn function wasmCall(${params}) {\n  ${lines.join('\n  ')}\n};`
@@ -185,6 +190,7 @@ function directEntry(
     },
     resultsAt: resultsAt / 8,
     passedThrough: f.params.map((p, i) => passedThrough(p, writes[i])),
+    returned: returnedParam(f, writes),
     kinds: f.params.map((p) => (p.type.kind === 'array' ? 'array' : 'scalar')),
     disposed: false,
   }
@@ -253,22 +259,47 @@ export function compileToWasm(
   const resultsAt = resultBytes <= RESULTS_BYTES ? 0 : allocateBlock(s, own, resultBytes).at
   const defined: DefinedFunc[] = []
   // (named in the module's name section: a profile shows `f`, `f~` for its inverse, `f (call)`
-  // for the thunk the wrapper calls, and the math routines by their names)
+  // for the thunk the wrapper calls, \`f\` for a function that is its own entry, and the math
+  // routines by their names)
+  const emitted: Array<DefinedFunc & { resultsFrom: number }> = []
   for (const f of fns) {
-    defined.push({ ...new FunctionEmitter(ctx, f, false).emit(), name: f.name })
-    defined.push({ ...new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(), name: `${f.name}~` })
+    emitted.push(
+      new FunctionEmitter(ctx, f, false).emit(),
+      new FunctionEmitter(ctx, inverses.get(f.name)!, true).emit(),
+    )
   }
   // (known once every function is emitted: what the module imports, whether it grows the memory;
   // the math routines emitted below import only built-in arithmetic and never allocate)
   const closed = !ctx.callsOut && !ctx.grows
+  // the functions (and inverses) some function calls: the others of a closed module are their
+  // own exported entries (see \`ownEntry\`), and their slots hold a stub nothing calls
+  const called = new Set(ctx.calls.flatMap((c) => (c.kind === 'fn' && c.target < emitted.length ? [c.target] : [])))
+  const exportedFns: DefinedFunc[] = []
+  let ownEntries = 0
   fns.forEach((f, k) => {
     const writes = program.writes.get(f.name)
-    defined.push({ ...thunk(ctx, f, false, `F${k}`, resultsAt, writes, !closed), name: `${f.name} (call)` })
-    defined.push({
-      ...thunk(ctx, inverses.get(f.name)!, true, `B${k}`, resultsAt, writes, !closed),
-      name: `${f.name}~ (call)`,
-    })
+    for (const inverse of [false, true]) {
+      const j = 2 * k + (inverse ? 1 : 0)
+      const g = inverse ? inverses.get(f.name)! : f
+      const name = `${f.name}${inverse ? '~' : ''}`
+      const exportName = `${inverse ? 'B' : 'F'}${k}`
+      if (closed && !called.has(j)) {
+        defined.push({
+          type: emitted[j]!.type,
+          locals: [],
+          body: new Bytes().byte(Op.unreachable),
+          name: `${name} (in its entry)`,
+        })
+        ownEntries++
+        exportedFns.push({ ...ownEntry(emitted[j]!, g, exportName, resultsAt, writes), name })
+      } else {
+        const { resultsFrom: _, ...fn } = emitted[j]!
+        defined.push({ ...fn, name })
+        exportedFns.push({ ...thunk(ctx, g, inverse, exportName, resultsAt, writes, !closed), name: `${name} (call)` })
+      }
+    }
   })
+  defined.push(...exportedFns)
   // the math routines the functions call (each once), after the functions and thunks
   const routines = ctx.math.functions()
   const routineNames = ctx.math.names()
@@ -333,6 +364,7 @@ export function compileToWasm(
     rangeVersions: ctx.rangeVersionLoops,
     pairRanges: ctx.pairRangeLoops,
     mathRoutines: ctx.math.names(),
+    ownEntries,
     dispose() {
       if (own.disposed) return
       for (const t of thunks) t.fn = gone
@@ -411,6 +443,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly pairRanges: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
+  /** How many functions and inverses are their own exported entries, called without a thunk (see \`ownEntry\`; a diagnostic). */
+  readonly ownEntries: number
 }
 
 /** Options of the wasm backend (see `createWasmBackend`). */

@@ -433,7 +433,7 @@ export class FunctionEmitter {
     return this.ctx.options.checks && this.unchecked === 0
   }
 
-  emit(): DefinedFunc {
+  emit(): DefinedFunc & { resultsFrom: number } {
     const params = wasmParams(this.f.params)
     this.nextLocal = params.length
     let k = 0
@@ -460,6 +460,7 @@ export class FunctionEmitter {
       this.get(this.heapMark)
       this.out.byte(Op.global_set).u32(0)
     }
+    const resultsFrom = this.body.length
     for (const p of this.f.params) {
       if (p.type.kind === 'scalar') this.get((this.names.get(p.name) as { local: number }).local)
     }
@@ -468,6 +469,7 @@ export class FunctionEmitter {
       locals: this.locals,
       ...(prologue ? { prologue } : {}),
       body: this.body,
+      resultsFrom,
     }
   }
 
@@ -3890,10 +3892,93 @@ export function passedThrough(p: FunctionDef['params'][number], written: boolean
 }
 
 /**
- * The exported thunk of a function: takes the heap top, then the function's parameters; sets
- * `hp` (unless not \`setsHeap\`), calls the function and stores the final value of scalar parameter i as an f64 at byte
- * address 8·i (where the JS wrapper reads its results), except those `passedThrough` (given
- * `writes`, which parameters the function writes).
+ * The scalar parameter whose final value the exported entry of \`f\` returns (as an f64) rather
+ * than stores, or −1: the last one that is not \`passedThrough\` (given \`writes\`, which parameters
+ * it writes). A JS caller takes a returned number for free, where a stored one costs a store in
+ * wasm and a load in JS after the call, whose view the call may have detached. The last, since
+ * generated programs put what a caller reads most, such as a gradient program's loss, last.
+ */
+export function returnedParam(f: FunctionDef, writes: readonly boolean[] | undefined): number {
+  for (let i = f.params.length - 1; i >= 0; i--) {
+    const p = f.params[i]!
+    if (p.type.kind === 'scalar' && !(writes && passedThrough(p, writes[i]))) return i
+  }
+  return -1
+}
+
+/**
+ * The end of an exported entry, with the final value of each scalar parameter \`i\` in local
+ * \`local(i)\`: stores each as an f64 at byte address \`resultsAt\` + 8·i, except those
+ * \`passedThrough\` and the \`returned\` one, which it leaves on the stack.
+ */
+function storeResults(
+  body: Bytes,
+  f: FunctionDef,
+  local: (i: number) => number,
+  resultsAt: number,
+  writes: readonly boolean[] | undefined,
+  returned: number,
+): void {
+  const asF64 = (i: number) => {
+    body.byte(Op.local_get).u32(local(i))
+    const t = valType((f.params[i]!.type as { name: ScalarTypeName }).name)
+    if (t === I32) body.byte(Op.f64_convert_i32_s)
+    else if (t === F32) body.byte(Op.f64_promote_f32)
+  }
+  f.params.forEach((p, i) => {
+    if (p.type.kind !== 'scalar' || i === returned || (writes && passedThrough(p, writes[i]))) return
+    body.byte(Op.i32_const).s32(resultsAt + 8 * i)
+    asF64(i)
+    body.byte(Op.f64_store).u32(3).u32(0)
+  })
+  if (returned >= 0) asF64(returned)
+}
+
+/** Per parameter of \`f\`: its first wasm parameter (a scalar's value, an array's address; its length follows). */
+function paramLocals(f: FunctionDef, first: number): number[] {
+  let k = first
+  return f.params.map((p) => {
+    const at = k
+    k += p.type.kind === 'scalar' ? 1 : 2
+    return at
+  })
+}
+
+/**
+ * A function that no other function of its module calls, made its own exported entry (a closed
+ * module's, which passes no heap top): the same parameters; the pushes of its results at the end
+ * of the body give way to the stores of the thunk (\`storeResults\`), and it returns the
+ * \`returnedParam\` as an f64. One call into wasm instead of the thunk's call and the function's
+ * (whose results came back through the stack). \`emitted\` is changed in place (call sites
+ * recorded in its body stay valid: only its tail changes).
+ */
+export function ownEntry(
+  emitted: DefinedFunc & { resultsFrom: number },
+  f: FunctionDef,
+  exportName: string,
+  resultsAt: number,
+  writes: readonly boolean[] | undefined,
+): DefinedFunc {
+  const returned = returnedParam(f, writes)
+  const at = paramLocals(f, 0)
+  const body = emitted.body
+  body.length = emitted.resultsFrom
+  storeResults(body, f, (i) => at[i]!, resultsAt, writes, returned)
+  return {
+    type: { params: emitted.type.params, results: returned >= 0 ? [F64] : [] },
+    locals: emitted.locals,
+    ...(emitted.prologue ? { prologue: emitted.prologue } : {}),
+    body,
+    export: exportName,
+  }
+}
+
+/**
+ * The exported thunk of a function: takes the heap top (unless not \`setsHeap\`: a closed module's,
+ * which never allocates), then the function's parameters; sets \`hp\` (\`setsHeap\`), calls the
+ * function, stores the final value of scalar parameter i as an f64 at byte address
+ * \`resultsAt\` + 8·i (where the JS wrapper reads its results), except those \`passedThrough\`
+ * (given \`writes\`, which parameters the function writes), and returns the \`returnedParam\`.
  */
 export function thunk(
   ctx: ModuleContext,
@@ -3907,25 +3992,21 @@ export function thunk(
   const params = wasmParams(f.params)
   const results = wasmResults(f.params)
   const at = f.params.flatMap((p, i) => (p.type.kind === 'scalar' ? [i] : []))
+  const first = setsHeap ? 1 : 0
   const body = new Bytes()
-  // (a module that never allocates leaves the heap top as it is: see \`closed\` in backend.ts)
   if (setsHeap) body.byte(Op.local_get).u32(0).byte(Op.global_set).u32(0)
-  params.forEach((_, i) => body.byte(Op.local_get).u32(i + 1))
+  params.forEach((_, i) => body.byte(Op.local_get).u32(i + first))
   body.byte(Op.call)
   ctx.calls.push({ body, at: body.length, target: ctx.definedIndex(f.name, inverse), kind: 'fn' })
   body.padU32()
-  const base = params.length + 1
+  const base = params.length + first
   for (let j = results.length - 1; j >= 0; j--) body.byte(Op.local_set).u32(base + j)
-  results.forEach((t, j) => {
-    if (writes && passedThrough(f.params[at[j]!]!, writes[at[j]!])) return
-    body
-      .byte(Op.i32_const)
-      .s32(resultsAt + 8 * at[j]!)
-      .byte(Op.local_get)
-      .u32(base + j)
-    if (t === I32) body.byte(Op.f64_convert_i32_s)
-    else if (t === F32) body.byte(Op.f64_promote_f32)
-    body.byte(Op.f64_store).u32(3).u32(0)
-  })
-  return { type: { params: [I32, ...params], results: [] }, locals: results.slice(), body, export: exportName }
+  const returned = returnedParam(f, writes)
+  storeResults(body, f, (i) => base + at.indexOf(i), resultsAt, writes, returned)
+  return {
+    type: { params: setsHeap ? [I32, ...params] : params, results: returned >= 0 ? [F64] : [] },
+    locals: results.slice(),
+    body,
+    export: exportName,
+  }
 }

@@ -416,23 +416,30 @@ export interface CompiledFunction {
  */
 export interface DirectEntry {
   /**
-   * Calls the function: first \`0\`, then per parameter in order a scalar as a number (a bool as a
-   * boolean), an array as two integers, the \`byteOffset\` of a resident array of this function's
-   * memory (\`CompiledFunction.resident\`) and its length. What it throws is passed through \`error\`.
+   * Calls the function: per parameter in order a scalar as a number (a bool as a boolean), an
+   * array as two integers, the \`byteOffset\` of a resident array of this function's memory
+   * (\`CompiledFunction.resident\`) and its length. Returns the final value of scalar parameter
+   * \`returned\` as a number (undefined where \`returned\` is −1). What it throws is passed through
+   * \`error\`.
    */
-  readonly call: (...args: unknown[]) => void
+  readonly call: (...args: unknown[]) => unknown
   /** The error to throw for what \`call\` threw (an out-of-range access the module recorded becomes its \`TenetError\`). */
   error(thrown: unknown): Error
   /**
    * The memory as doubles (one view of all of it): after a call, element \`resultsAt + i\` holds the
-   * final value of scalar parameter \`i\`, except where \`passedThrough[i]\`. A view of a memory that
-   * grew since has length 0: take it again.
+   * final value of scalar parameter \`i\`, except where \`passedThrough[i]\` and for \`returned\`. A
+   * view of a memory that grew since has length 0: take it again.
    */
   memory(): Float64Array
   /** Where the scalar results are (an index into \`memory()\`). */
   readonly resultsAt: number
   /** Per parameter: whether its final value is the argument as passed (converted to its type), not stored. */
   readonly passedThrough: readonly boolean[]
+  /**
+   * The scalar parameter whose final value \`call\` returns (as a number: a bool's as 0 or 1, as it
+   * would be stored) instead of storing it, or −1: the last one not \`passedThrough\`.
+   */
+  readonly returned: number
   /** Per parameter: \`'array'\` (two arguments of \`call\`) or \`'scalar'\` (one). */
   readonly kinds: readonly ('scalar' | 'array')[]
   /** Set once the program is disposed (\`call\` then throws a \`call/disposed\` error). */
