@@ -379,14 +379,20 @@ export function makeDriver(
       ...vals,
       ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : [])),
     ]
-    lines.push(`A(${argv.join(', ')});`)
-    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
+    // the tangent's lean copy where the backend has one (see \`CompiledFunction.lean\`): it leaves
+    // out the results of the scalars it never writes, which the driver passed. On the cpu backend
+    // the stores are code: without them the Bessel tangent (five scalars, three never written) fit
+    // V8's inlining budget and was inlined into the driver, its seeds then constants
+    const lean = ctx.adj.lean ?? null
+    // the final value of the tangent's scalar i: from its results, or the argument where the lean copy leaves it out
+    const result = (i: number) => (lean?.passedThrough[i] ? `(${argv[i]})` : `Q[${i}]`)
+    lines.push(`${lean ? 'L' : 'A'}(${argv.join(', ')});`)
+    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](${result(loss)})` : result(loss)};`)
     lines.push(`S[${loss}] = 1;`)
     // the gradient of an f32 input is an f32 value, as in reverse mode
     const f32 = gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32'
-    lines.push(
-      `S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`,
-    )
+    const g = result(forward.tangentAt[loss]!)
+    lines.push(`S[${forward.input}] = ${f32 ? `Math.fround(${g})` : g};`)
   } else {
     if (!fused) {
       current(false)
@@ -476,7 +482,7 @@ export function makeDriver(
   const ctors = params
     .map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : ''))
     .join('')
-  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, L = A.lean, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   if (evalAllowed()) ctx.source = body
   const run = evalAllowed()
     ? (new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void)
