@@ -212,7 +212,7 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(Array.from(c(1.5, 3))).toEqual([1, 0])
     expect(c.lastLoss).toBe(3.5)
     const u = grad(m.untouched_loss!, { loss: 0 })
-    expect(sourceOf(u)).toContain('ctx.loss[0] = (v0);')
+    expect(sourceOf(u)).toContain('LS[0] = (v0);')
     expect(Array.from(u(1.5, 3))).toEqual([1, 0])
     expect(u.lastLoss).toBe(1.5)
   })
