@@ -121,6 +121,25 @@ export class CodeGenerator {
     return `FL${this.fnIndex.get(name)}`
   }
 
+  /**
+   * Whether function \`name\` has a lean copy: every parameter is a scalar (a call that does so
+   * little work that its stores count), one it never writes among them, and no function of the
+   * program calls it (the programs that generated callers call, such as the forward-mode gradient
+   * program of \`@tenet/ad\`, are such roots; a copy for every function with a read-only scalar
+   * made the generated source of the bench's gradients ~40% longer). Known once every function is
+   * emitted.
+   */
+  hasLean(name: string): boolean {
+    const f = this.program.functions.get(name)
+    return (
+      !!f &&
+      f.params.every((p) => p.type.kind === 'scalar') &&
+      readOnlyScalars(this.program, name) &&
+      !this.calledInternally(name, false) &&
+      !this.calledInternally(name, true)
+    )
+  }
+
   /** Whether a call inside the program names (name, direction)'s internal copy (see `callName`). */
   calledInternally(name: string, inverse: boolean): boolean {
     return this.called.has(`${inverse ? '~' : ''}${name}`)
@@ -174,12 +193,12 @@ export class CodeGenerator {
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
       // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
-      if (!e.inverse && readOnlyScalars(this.program, e.name)) parts.push(e.renderLean(early))
+      if (!e.inverse && this.hasLean(e.name)) parts.push(e.renderLean(early))
     }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
       (n) =>
-        `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}${readOnlyScalars(this.program, n) ? `, ${this.leanName(n)}` : ''}]`,
+        `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}${this.hasLean(n) ? `, ${this.leanName(n)}` : ''}]`,
     )
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
