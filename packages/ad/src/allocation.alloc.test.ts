@@ -132,10 +132,15 @@ async function measure(
   driver: Function,
   maxCollections = 2,
 ): Promise<void> {
-  // the program grad runs: forward mode where it applies, else the fused or the two sweeps
+  // the program grad runs: forward mode where it applies (its lean copy where the backend has one,
+  // see \`CompiledFunction.lean\`), else the fused or the two sweeps
   const forward = compileForwardGradient(f, loss)
   const fused = forward ? null : compileFused(f, loss)
-  const cores: Function[] = forward ? [forward.core] : fused ? [fused.core] : [f.core, compileAdjoint(f).adjoint.core]
+  const cores: Function[] = forward
+    ? [forward.core.lean ?? forward.core]
+    : fused
+      ? [fused.core]
+      : [f.core, compileAdjoint(f).adjoint.core]
   for (let r = 0; r < 50; r++) short() // type feedback everywhere
   for (const c of cores) optimizeNow(c, short)
   expect(optimizeNow(driver, short), 'the driver loop is optimised').toBe(true)

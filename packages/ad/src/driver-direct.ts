@@ -133,7 +133,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   const callF = d.F ? directArgs(d.F, vals) : ''
   if (callA === null || callF === null) return null
   const resultA = (i: number) => directResult('EA', d.A, i, (argsA[i] as { scalar: string }).scalar, typesA[i]!)
-  const toHost = (i: number, x: string) => (d.hasToHost[i] ? `ctx.toHost[${i}](${x})` : x)
+  const toHost = (i: number, x: string) => (d.hasToHost[i] ? `T${i}(${x})` : x)
 
   // \`run\` checks the arguments; \`work\` (made per layout, see below) does the rest
   const checks: string[] = []
@@ -148,7 +148,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
         lines.push(`let v${i} = a${i};`)
       } else {
         checks.push(`if (typeof a${i} !== 'number') ctx.bad(${i}, a${i});`)
-        lines.push(`let v${i} = ${d.hasFromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`)
+        lines.push(`let v${i} = ${d.hasFromHost[i] ? `H${i}(a${i})` : `a${i}`};`)
       }
     } else
       checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
@@ -165,7 +165,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
       d.isScratch[i]
         ? `${v}.fill(0);`
         : d.hasFromHost[i]
-          ? `for (let j = 0; j < N${i}; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
+          ? `for (let j = 0; j < N${i}; j++) ${v}[j] = H${i}(a${i}[j]);`
           : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`,
     )
   }
@@ -181,17 +181,17 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
       const r = directResult('EF', d.F!, i, `v${i}`, scalarType(i))
       lines.push(`v${i} = ${how === 'bool' ? `${r} !== 0` : how === 'int' ? `${r} | 0` : r};`)
     })
-    lines.push(`ctx.loss[0] = ${toHost(d.loss, `v${d.loss}`)};`)
+    lines.push(`LS[0] = ${toHost(d.loss, `v${d.loss}`)};`)
   }
   lines.push(directCall('EA', d.A, callA))
   if (d.mode === 'forward') {
     const fw = d.forward!
-    lines.push(`ctx.loss[0] = ${toHost(d.loss, resultA(d.loss))};`)
+    lines.push(`LS[0] = ${toHost(d.loss, resultA(d.loss))};`)
     lines.push(`S[${d.loss}] = 1;`)
     const g = resultA(fw.tangentAt[d.loss]!)
     lines.push(`S[${fw.input}] = ${fw.f32 ? `Math.fround(${g})` : g};`)
   } else {
-    if (d.mode === 'fused') lines.push(`ctx.loss[0] = ${toHost(d.loss, resultA(d.lossSlot))};`)
+    if (d.mode === 'fused') lines.push(`LS[0] = ${toHost(d.loss, resultA(d.lossSlot))};`)
     if (d.checkWritten) {
       // the sweep recomputed the inputs of every argument that f writes: compare them with the
       // caller's values (as the driver with wrappers does)
@@ -206,7 +206,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
             `{ const w = V${i}, t = ctx.tol; for (let j = 0; j < w.length; j++) { const r = w[j]; if (r !== 0 && !(Math.abs(r) <= t)) ctx.uncomputed(${i}, j, r, 0); } }`,
           )
         } else if (p.type.kind === 'array') {
-          const got = d.hasToHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
+          const got = d.hasToHost[i] ? `T${i}(w[j])` : 'w[j]'
           lines.push(
             `{ const w = V${i}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`,
           )
@@ -246,9 +246,16 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   ].join(', ')
   layout.push(`return laidOut(${state});`)
   const ctors = arrays.map((i) => `, C${i} = ${d.ctors[i]}`).join('')
+  const conversions = params
+    .map(
+      (_, i) =>
+        `${d.hasFromHost[i] ? `, H${i} = ctx.fromHost[${i}]` : ''}${d.hasToHost[i] ? `, T${i} = ctx.toHost[${i}]` : ''}`,
+    )
+    .join('')
   return [
     '"use strict";',
-    `const S = ctx.scalars, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${ctors};`,
+    // (the host conversions as constants, which V8 inlines: see driver.ts)
+    `const S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
     `function layout(${args}) {\n  ${layout.join('\n  ')}\n}`,
     `function laidOut(${state}) {\n  return function laid(${args}) {\n    ${lines.join('\n    ')}\n  };\n}`,
     // (null until the first call lays out: the call site in \`run\` then only ever sees closures of

@@ -290,7 +290,7 @@ export function makeDriver(
     isScratch[i]
       ? `${v}.fill(0);`
       : ctx.fromHost[i]
-        ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
+        ? `for (let j = 0; j < a${i}.length; j++) ${v}[j] = H${i}(a${i}[j]);`
         : `if (a${i}.length < ${SHORT}) for (let j = 0; j < a${i}.length; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`
   lines.push(`if (arguments.length !== ${n}) ctx.bad(-1, arguments.length);`)
   // (\`token\`: the driver's memory is freed only once this function is unreachable)
@@ -303,7 +303,7 @@ export function makeDriver(
       if (p.type.name === 'bool') lines.push(`if (typeof a${i} !== 'boolean') ctx.bad(${i}, a${i}); let ${v} = a${i};`)
       else
         lines.push(
-          `if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `ctx.fromHost[${i}](a${i})` : `a${i}`};`,
+          `if (typeof a${i} !== 'number') ctx.bad(${i}, a${i}); let ${v} = ${ctx.fromHost[i] ? `H${i}(a${i})` : `a${i}`};`,
         )
     } else if (p.type.kind === 'array') {
       // specialised per parameter, so that every check, copy and fill below sees one array type
@@ -379,14 +379,20 @@ export function makeDriver(
       ...vals,
       ...params.flatMap((_, i) => (forward.tangentAt[i]! >= 0 ? [i === forward.input ? '1' : '0'] : [])),
     ]
-    lines.push(`A(${argv.join(', ')});`)
-    lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${loss}])` : `Q[${loss}]`};`)
+    // the tangent's lean copy where the backend has one (see \`CompiledFunction.lean\`): it leaves
+    // out the results of the scalars it never writes, which the driver passed. On the cpu backend
+    // the stores are code: without them the Bessel tangent (five scalars, three never written) fit
+    // V8's inlining budget and was inlined into the driver, its seeds then constants
+    const lean = ctx.adj.lean ?? null
+    // the final value of the tangent's scalar i: from its results, or the argument where the lean copy leaves it out
+    const result = (i: number) => (lean?.passedThrough[i] ? `(${argv[i]})` : `Q[${i}]`)
+    lines.push(`${lean ? 'L' : 'A'}(${argv.join(', ')});`)
+    lines.push(`LS[0] = ${ctx.toHost[loss] ? `T${loss}(${result(loss)})` : result(loss)};`)
     lines.push(`S[${loss}] = 1;`)
     // the gradient of an f32 input is an f32 value, as in reverse mode
     const f32 = gradientScalar((params[forward.input]!.type as { name: string }).name) === 'f32'
-    lines.push(
-      `S[${forward.input}] = ${f32 ? `Math.fround(Q[${forward.tangentAt[loss]}])` : `Q[${forward.tangentAt[loss]}]`};`,
-    )
+    const g = result(forward.tangentAt[loss]!)
+    lines.push(`S[${forward.input}] = ${f32 ? `Math.fround(${g})` : g};`)
   } else {
     if (!fused) {
       current(false)
@@ -399,7 +405,7 @@ export function makeDriver(
         if (how === null || written?.[i] === false) return
         lines.push(`v${i} = ${how === 'bool' ? `R[${i}] !== 0` : how === 'int' ? `R[${i}] | 0` : `R[${i}]`};`)
       })
-      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](v${loss})` : `v${loss}`};`)
+      lines.push(`LS[0] = ${ctx.toHost[loss] ? `T${loss}(v${loss})` : `v${loss}`};`)
     }
     const grads: string[] = []
     // the gradients of arrays in resident memory: one block, zeroed by one \`fill\` (all its views
@@ -434,7 +440,7 @@ export function makeDriver(
       // one run of the fused gradient program: forward part, then the adjoint (see compileFused)
       const lossSlot = c.params.length + c.slots.filter((x) => x).length + 1
       lines.push(`A(${[...vals, ...grads, '0', '0'].join(', ')});`)
-      lines.push(`ctx.loss[0] = ${ctx.toHost[loss] ? `ctx.toHost[${loss}](Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
+      lines.push(`LS[0] = ${ctx.toHost[loss] ? `T${loss}(Q[${lossSlot}])` : `Q[${lossSlot}]`};`)
     } else lines.push(`A(${[...vals, ...grads, '0'].join(', ')});`)
     // a call that grew the memory detached the views (the block's byte view then has length 0)
     if (inBlock.length)
@@ -448,7 +454,7 @@ export function makeDriver(
       params.forEach((p, i) => {
         if (!written[i]) return
         if (p.type.kind === 'scalar' && p.type.name !== 'bool') {
-          const got = ctx.toHost[i] ? `ctx.toHost[${i}](Q[${i}])` : `Q[${i}]`
+          const got = ctx.toHost[i] ? `T${i}(Q[${i}])` : `Q[${i}]`
           lines.push(
             `{ const r = ${got}; if (!(r === a${i} || Math.abs(r - a${i}) <= ctx.tol * Math.max(1, Math.abs(a${i})))) ctx.uncomputed(${i}, -1, r, a${i}); }`,
           )
@@ -459,7 +465,7 @@ export function makeDriver(
           )
         } else if (p.type.kind === 'array' && !shared[i]) {
           // inline, so that each loop sees one array type (an equal element costs one comparison)
-          const got = ctx.toHost[i] ? `ctx.toHost[${i}](w[j])` : 'w[j]'
+          const got = ctx.toHost[i] ? `T${i}(w[j])` : 'w[j]'
           lines.push(
             `{ const w = ${memory ? `ctx.res[${i}].array` : `v${i}`}, t = ctx.tol; for (let j = 0; j < a${i}.length; j++) { const r = ${got}, x = a${i}[j]; if (r !== x && !(Math.abs(r - x) <= t * Math.max(1, Math.abs(x)))) ctx.uncomputed(${i}, j, r, x); } }`,
           )
@@ -476,7 +482,15 @@ export function makeDriver(
   const ctors = params
     .map((p, i) => (p.type.kind === 'array' ? `, C${i} = ${registry.numberSystem(p.type.elem).arrayType}` : ''))
     .join('')
-  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, S = ctx.scalars${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  // the host conversions as constants of the driver's closure, which V8 inlines (called through
+  // \`ctx.fromHost[i]\`, the conversion of the Bessel order cost ~2 ns of a ~50 ns gradient on wasm)
+  const conversions = params
+    .map(
+      (_, i) =>
+        `${ctx.fromHost[i] ? `, H${i} = ctx.fromHost[${i}]` : ''}${ctx.toHost[i] ? `, T${i} = ctx.toHost[${i}]` : ''}`,
+    )
+    .join('')
+  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, L = A.lean, S = ctx.scalars, LS = ctx.loss${conversions}${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   if (evalAllowed()) ctx.source = body
   const run = evalAllowed()
     ? (new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void)

@@ -5,6 +5,10 @@ import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { besselReciprocalSource, besselSource, checkGrad, compileForwardGradient, grad } from './index.js'
 import { randomExpressions, tag } from './test-util.js'
+import { DRIVER } from './driver.js'
+import type { GradientFunction } from './grad.js'
+
+const sourceOf = (g: GradientFunction): string => (g as unknown as Record<symbol, { source: string }>)[DRIVER]!.source
 
 const registry = () =>
   createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
@@ -184,6 +188,33 @@ describe('grad in forward mode (a function of one variable)', () => {
     expect(() => checkGrad(m.h!, [0, Float64Array.from([0.5])], { loss: 0, mode: 'forward' })).toThrow(
       /forward mode needs/,
     )
+  })
+
+  it("the cpu driver calls the tangent's lean copy, and takes the results it leaves out from its arguments", () => {
+    const rev = tag({ backend: 'cpu', checks: false, registry: registry() })
+    const m = rev(`${besselSource}
+      fn constant_loss(y: f64, x: f64) { y += 2.0 }
+      fn untouched_loss(y: f64, x: f64) { }`)
+    // J₂′(z) of the series through the lean copy: central differences agree; the loss is f's, bit for bit
+    const g = grad(m.ibesselj!, { loss: 0 })
+    expect(sourceOf(g)).toMatch(/\bL\(/)
+    for (const z of [0.3, 1, 1.7]) {
+      const fwd = g(0, 2, z)[2] as number
+      expect(g.lastLoss).toBe((m.ibesselj!(0, 2, z) as number[])[0])
+      expect(Number.isFinite(fwd)).toBe(true)
+      const r = checkGrad(m.ibesselj!, [0, 2, z], { loss: 0, mode: 'forward', atol: 1e-7, rtol: 1e-6 })
+      expect(r.ok, JSON.stringify(r.worst)).toBe(true)
+    }
+    // the tangent never writes the loss's tangent (and, in the second, the loss): their results are the arguments passed
+    const c = grad(m.constant_loss!, { loss: 0 })
+    expect(sourceOf(c)).toMatch(/\bL\(/)
+    expect(sourceOf(c)).toContain('S[1] = (0);')
+    expect(Array.from(c(1.5, 3))).toEqual([1, 0])
+    expect(c.lastLoss).toBe(3.5)
+    const u = grad(m.untouched_loss!, { loss: 0 })
+    expect(sourceOf(u)).toContain('LS[0] = (v0);')
+    expect(Array.from(u(1.5, 3))).toEqual([1, 0])
+    expect(u.lastLoss).toBe(1.5)
   })
 
   it('the gradient of an f32 function is an f32 value, as in reverse mode', () => {

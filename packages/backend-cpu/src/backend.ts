@@ -41,7 +41,7 @@ export function compileToJs(
     }
     throw e
   }
-  const table = make(rt) as Record<string, [Function, Float64Array, Function, Float64Array]>
+  const table = make(rt) as Record<string, [Function, Float64Array, Function, Float64Array, Function?]>
   const cache = new Map<string, CompiledFunction>()
   return {
     get(name, inverse) {
@@ -55,6 +55,15 @@ export function compileToJs(
         // the generated function itself is the core; attach its results buffer
         c = fn as unknown as CompiledFunction
         if (!('results' in fn)) Object.defineProperty(fn, 'results', { value: results })
+        const lean = inverse ? undefined : entry[4]
+        if (lean && !('lean' in fn)) {
+          // the lean copy (see \`CompiledFunction.lean\`): it writes the same results, but those of the scalars never written
+          const written = program.writes.get(name)!
+          const params = program.functions.get(name)!.params
+          const passedThrough = params.map((p, i) => p.type.kind === 'scalar' && !written[i])
+          Object.defineProperties(lean, { results: { value: results }, passedThrough: { value: passedThrough } })
+          Object.defineProperty(fn, 'lean', { value: lean })
+        }
         cache.set(key, c)
       }
       return c

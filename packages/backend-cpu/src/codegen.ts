@@ -113,6 +113,33 @@ export class CodeGenerator {
     return `${inverse ? 'BI' : 'FI'}${this.fnIndex.get(name)}`
   }
 
+  /**
+   * The JS name of the lean copy of function \`name\` (forward direction): the host entry without
+   * the result stores of the scalar parameters it never writes (see \`CompiledFunction.lean\`).
+   */
+  leanName(name: string): string {
+    return `FL${this.fnIndex.get(name)}`
+  }
+
+  /**
+   * Whether function \`name\` has a lean copy: every parameter is a scalar (a call that does so
+   * little work that its stores count), one it never writes among them, and no function of the
+   * program calls it (the programs that generated callers call, such as the forward-mode gradient
+   * program of \`@tenet/ad\`, are such roots; a copy for every function with a read-only scalar
+   * made the generated source of the bench's gradients ~40% longer). Known once every function is
+   * emitted.
+   */
+  hasLean(name: string): boolean {
+    const f = this.program.functions.get(name)
+    return (
+      !!f &&
+      f.params.every((p) => p.type.kind === 'scalar') &&
+      readOnlyScalars(this.program, name) &&
+      !this.calledInternally(name, false) &&
+      !this.calledInternally(name, true)
+    )
+  }
+
   /** Whether a call inside the program names (name, direction)'s internal copy (see `callName`). */
   calledInternally(name: string, inverse: boolean): boolean {
     return this.called.has(`${inverse ? '~' : ''}${name}`)
@@ -165,11 +192,13 @@ export class CodeGenerator {
       parts.push(e.render(early, false))
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
+      // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
+      if (!e.inverse && this.hasLean(e.name)) parts.push(e.renderLean(early))
     }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
       (n) =>
-        `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}]`,
+        `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}${this.hasLean(n) ? `, ${this.leanName(n)}` : ''}]`,
     )
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
@@ -290,6 +319,8 @@ class FunctionEmitter {
       // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
       callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
       pools: this.pools,
+      renderLean: (early) =>
+        [head(this.gen.leanName(this.f.name)), pooled(body, early, this.unzeroed), ...exit, '}'].join('\n'),
       render: (early, internal) =>
         internal
           ? [head(internalName), pooled(body, early, this.unzeroed), ...internalExit, '}'].join('\n')
@@ -1191,6 +1222,8 @@ interface EmittedFunction {
   callsOut: boolean
   /** The code, `internal`: the copy that calls inside the program use (see `CodeGenerator.callName`). */
   render(early: boolean, internal: boolean): string
+  /** The code of the lean copy (see \`CodeGenerator.leanName\`): every result store but those of read-only scalars. */
+  renderLean(early: boolean): string
 }
 
 /** Whether function \`name\` has a scalar parameter it never writes (whose result only a host caller reads). */

@@ -406,6 +406,26 @@ export interface CompiledFunction {
    * the caller's code nor grow their memory).
    */
   readonly direct?: DirectEntry
+  /**
+   * Present where the backend has a copy of the function that leaves the results of the scalar
+   * parameters it never writes out of \`results\` (\`LeanEntry.passedThrough\`): for generated
+   * callers (the gradient driver of \`@tenet/ad\`) that know those values, the arguments they
+   * passed. On the cpu backend the stores are code, which can keep V8 from inlining the function
+   * into its caller.
+   */
+  readonly lean?: LeanEntry
+}
+
+/**
+ * A compiled function's copy without the result stores of its read-only scalar parameters (see
+ * \`CompiledFunction.lean\`): called like the function, and writes the same \`results\` array,
+ * except at the indices of \`passedThrough\`, whose final values are the arguments as passed.
+ */
+export interface LeanEntry {
+  (...args: unknown[]): void
+  readonly results: Float64Array
+  /** Per parameter: whether its final value is the argument as passed (not stored in \`results\`). */
+  readonly passedThrough: readonly boolean[]
 }
 
 /**
