@@ -238,6 +238,8 @@ export class ModuleContext {
   blockPairs = 0
   /** How many sin/cos calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
   laneSincosReused = 0
+  /** How many divisions and math calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
+  laneValuesReused = 0
   /** Whether twin statements are scheduled together and twin locals held as f64x2 locals (see `twins.ts`). */
   twins = false
   /** How many f64 locals are held as a lane of an f64x2 local (see `twins.ts`; a diagnostic). */
@@ -3419,16 +3421,44 @@ export class FunctionEmitter {
    */
   private vexpr(e: Expr): 'f64' | 'i32' | 'mask' {
     const sh = this.shared?.get(e)
-    if (!sh) return this.vexprCode(e)
+    if (!sh) return this.vexprRecalled(e)
     const have = this.laneShared.get(sh)
     if (have) {
       this.get(have[0])
       return have[1]
     }
-    const t = this.vexprCode(e)
+    const t = this.vexprRecalled(e)
     const l = this.local(V128)
     this.tee(l)
     this.laneShared.set(sh, [l, t])
+    return t
+  }
+
+  /**
+   * The lanes of a costly value (an f64 division, a square root, or a call of an f64x2 routine of
+   * the module) that an earlier branch computed where this code runs (see \`lane-memo.ts\`), read
+   * from its local; else computed and recorded for later branches.
+   */
+  private vexprRecalled(e: Expr): 'f64' | 'i32' | 'mask' {
+    const memo = this.laneMemo
+    const costly =
+      e.type === 'f64' &&
+      ((e.kind === 'binary' && e.op === '/') ||
+        (e.kind === 'call' &&
+          e.callee !== 'sin' &&
+          e.callee !== 'cos' &&
+          (this.laneContext.native(e) === 'sqrt' || this.laneContext.vectorMath(e) !== undefined)))
+    if (!memo || !costly) return this.vexprCode(e)
+    const known = memo.find('value', e)
+    if (known && 'value' in known) {
+      this.ctx.laneValuesReused++
+      this.get(known.value)
+      return known.type
+    }
+    const t = this.vexprCode(e)
+    const l = this.local(V128)
+    this.tee(l)
+    memo.record('value', e, { value: l, type: t })
     return t
   }
 
@@ -3438,7 +3468,7 @@ export class FunctionEmitter {
   /** The sin/cos calls of the lanes run being emitted that one \`__sincos_f64x2\` computes (see \`laneRuns\`). */
   private laneSincos: Map<Expr, SincosPair> | undefined
   /** The sin/cos values of the lanes code being emitted that later branches may read (see \`lane-memo.ts\`). */
-  private laneMemo: LaneMemo<{ sin: number; cos: number }> | undefined
+  private laneMemo: LaneMemo<{ sin: number; cos: number } | { value: number; type: 'f64' | 'i32' | 'mask' }> | undefined
 
   /**
    * The sin/cos pairs of each item's run (see \`sincosPairs\`): one map for each run of
@@ -3504,8 +3534,8 @@ export class FunctionEmitter {
     if (!pair?.locals) {
       const arg = e.args[0]!
       // (computed by an earlier branch that ran wherever this code runs: see \`lane-memo.ts\`)
-      const known = this.laneMemo?.find(arg)
-      if (known) {
+      const known = this.laneMemo?.find('sincos', arg)
+      if (known && 'sin' in known) {
         this.ctx.laneSincosReused++
         if (pair) pair.locals = known
         this.get(name === 'sin' ? known.sin : known.cos)
@@ -3518,7 +3548,7 @@ export class FunctionEmitter {
       this.set(c)
       this.set(sn)
       if (pair) pair.locals = { sin: sn, cos: c }
-      this.laneMemo?.record(arg, { sin: sn, cos: c })
+      this.laneMemo?.record('sincos', arg, { sin: sn, cos: c })
       this.get(name === 'sin' ? sn : c)
       return true
     }

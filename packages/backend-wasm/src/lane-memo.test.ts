@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest'
 import { parse, type Expr, type Stmt } from '@tenet/ir'
 import { exclusive, LaneMemo, type LaneGuard } from './lane-memo.js'
-import { compile, expectSameForward, expectSameRuns, lastLaneSincosReused, lastMapLanes } from './test-util.js'
+import {
+  compile,
+  expectSameForward,
+  expectSameRuns,
+  lastLaneSincosReused,
+  lastLaneValuesReused,
+  lastMapLanes,
+} from './test-util.js'
 
 /** The expression of `text` (the value of the only update of a one-statement function). */
 const expr = (text: string): Expr => {
@@ -45,27 +52,28 @@ describe('LaneMemo', () => {
     const c = memo.condition(cond)
     const all = branch(c, false, true),
       masked = branch(c, false, false)
-    memo.under(all, () => memo.record(th, 1))
+    memo.under(all, () => memo.record('v', th, 1))
     memo.under(masked, () => {
-      expect(memo.find(th)).toBeUndefined() // (not recorded on this path)
+      expect(memo.find('v', th)).toBeUndefined() // (not recorded on this path)
       memo.wrote(['x']) // a write this path makes, which the other path does not
-      memo.record(th, 2)
+      memo.record('v', th, 2)
     })
-    expect(memo.find(th)).toBeUndefined() // outside the branch
-    memo.under(all, () => expect(memo.find(th)).toBe(1))
-    memo.under(masked, () => expect(memo.find(th)).toBe(2))
+    expect(memo.find('v', th)).toBeUndefined() // outside the branch
+    memo.under(all, () => expect(memo.find('v', th)).toBe(1))
+    memo.under(all, () => expect(memo.find('w', th)).toBeUndefined()) // (another value of it)
+    memo.under(masked, () => expect(memo.find('v', th)).toBe(2))
     // the condition's value is another once y is written: its key changes
     memo.wrote(['y'])
     expect(memo.condition(cond)).not.toBe(c)
     // a write of x that may run anywhere (a loop's) ends both
     memo.under({ kind: 'opaque' }, () => memo.wrote(['x']))
-    memo.under(all, () => expect(memo.find(th)).toBeUndefined())
-    memo.under(masked, () => expect(memo.find(th)).toBeUndefined())
+    memo.under(all, () => expect(memo.find('v', th)).toBeUndefined())
+    memo.under(masked, () => expect(memo.find('v', th)).toBeUndefined())
     // unguarded values serve everywhere after, until what they read is written
-    memo.record(th, 3)
-    memo.under(masked, () => expect(memo.find(th)).toBe(3))
+    memo.record('v', th, 3)
+    memo.under(masked, () => expect(memo.find('v', th)).toBe(3))
     memo.wrote('*')
-    expect(memo.find(th)).toBeUndefined()
+    expect(memo.find('v', th)).toBeUndefined()
   })
 })
 
@@ -86,11 +94,11 @@ fn g(a: f64, b: f64, x: f64, y: f64) {
   }
   a += cos(th) * y
   if (x > 0.5, ~) {
-    b += sin(th) * a
+    b += sin(th) * a + y / th
   }
   q += cos(th)
   if (x > 0.5, ~) {
-    a += sin(th) - cos(th) * b
+    a += sin(th) - cos(th) * b + y / th + 0.5 / sqrt(x)
   } else {
     b += sin(th)
   }
@@ -129,6 +137,7 @@ describe('sin and cos reused across branches in lanes', () => {
       // (with checks on, the branches' exit checks keep the loop out of lanes: the same bits still)
       expect(lastMapLanes > 0).toBe(!checks)
       expect(lastLaneSincosReused > 0).toBe(!checks)
+      expect(lastLaneValuesReused > 0).toBe(!checks)
       const scalar = compile(kernel, 'wasm', checks, false)
       const cpu = compile(kernel, 'cpu', checks)
       const interp = compile(kernel, 'interpreter', checks)
@@ -141,7 +150,8 @@ describe('sin and cos reused across branches in lanes', () => {
     const r = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
     const conds = ['x > 0.5', 'y < 0.3', 'q > 1.0', 'x > 0.5 && y < 0.3', '!(x > 0.5)']
-    const use = () => pick(['cos(th)', 'sin(th) * y', 'sin(th) - cos(th)', 'sin(th + y)'])
+    const use = () =>
+      pick(['cos(th)', 'sin(th) * y', 'sin(th) - cos(th)', 'sin(th + y)', 'y / (th + 3.0)', 'exp(th * y)'])
     const stmt = (depth: number): string => {
       const k = r()
       if (k < 0.3) return `if (${pick(conds)}, ~) {\n th += sqrt(abs(x)) + 0.5\n a += ${use()} }`
@@ -167,7 +177,7 @@ describe('sin and cos reused across branches in lanes', () => {
 fn f(a: f64[], b: f64[], x: f64[], y: f64[]) { for i in 0..len(a) { g(a[i], b[i], x[i], y[i]) } }`
       const lanes = compile(text, 'wasm')
       expect(lastMapLanes).toBeGreaterThan(0)
-      if (lastLaneSincosReused > 0) reused++
+      if (lastLaneSincosReused + lastLaneValuesReused > 0) reused++
       else none++
       const scalar = compile(text, 'wasm', false, false)
       const cpu = compile(text, 'cpu')

@@ -1,16 +1,17 @@
 /**
- * Branch-spanning reuse of lane values: a value that the lanes code of a map loop (`map-lanes.ts`,
- * `loop-pairs.ts`) computed in one branch of a varying `if` is read again, instead of computed
- * again, in a later branch that runs only where the first one ran, when nothing it reads can have
- * been written on the way.
+ * Branch-spanning reuse of lane values: a costly value (sin and cos, a division, a square root, a
+ * math routine's result) that the lanes code of a map loop (`map-lanes.ts`) computed in one branch
+ * of a varying `if` is read again, instead of computed again, in a later branch that runs only
+ * where the first one ran, when nothing it reads can have been written on the way.
  *
  * The case it is for is the adjoint fused with its forward run: the forward run's
- * `if (θ² ≠ 0) { θ += sqrt(θ²); c += cos θ; s += sin θ … }` and, after the code in between, the
- * adjoint's `if (θ² ≠ 0) { … cos θ … sin θ … }` of the same condition. A branch in lanes runs in
+ * `if (θ² ≠ 0) { θ += sqrt(θ²); c += cos θ; s += sin θ; w += k / θ … }` and, after the code in
+ * between, the adjoint's `if (θ² ≠ 0) { … cos θ … sin θ … k / θ … 0.5 / sqrt(θ²) }` of the same
+ * condition. A branch in lanes runs in
  * one of three ways (see the varying `if` of `vstmt`): both lanes take it (no masks), one lane does
  * (under the mask, blending), or neither. With the condition's value unchanged in between, the
- * adjoint's "both lanes" code runs only where the forward run's did, so sin θ and cos θ, which the
- * forward run's code computed there, are in its locals still (locals are never reused).
+ * adjoint's "both lanes" code runs only where the forward run's did, so the values that the
+ * forward run's code computed there are in its locals still (locals are never reused).
  *
  * The bookkeeping, in the order the code is emitted:
  * - the guards of the code being emitted: one per enclosing branch of a varying `if` (its
@@ -82,6 +83,7 @@ const sameGuard = (a: LaneGuard, b: LaneGuard): boolean =>
     a.outermost === b.outermost)
 
 interface Recorded<T> {
+  /** The expression's key, after what the value is (\`sincos:\` for both of sin and cos, …). */
   key: string
   names: ReadonlySet<string>
   guards: readonly LaneGuard[]
@@ -125,10 +127,10 @@ export class LaneMemo<T> {
     if (names === '*') for (const n of this.versions.keys()) this.versions.set(n, this.versions.get(n)! + 1)
   }
 
-  /** Records the value of `e`, held in `value`, as computed by the code being emitted. */
-  record(e: Expr, value: T): void {
+  /** Records the value of `e` (what of it: `what`), held in `value`, as computed by the code being emitted. */
+  record(what: string, e: Expr, value: T): void {
     this.values.push({
-      key: key(e),
+      key: `${what}:${key(e)}`,
       names: reads(e, new Set()),
       guards: [...this.guards],
       at: this.writes.length,
@@ -136,9 +138,9 @@ export class LaneMemo<T> {
     })
   }
 
-  /** A recorded value of `e` that the code being emitted may read (see the module comment). */
-  find(e: Expr): T | undefined {
-    const k = key(e)
+  /** A recorded value of `e` (what of it: `what`) that the code being emitted may read (see the module comment). */
+  find(what: string, e: Expr): T | undefined {
+    const k = `${what}:${key(e)}`
     for (let i = this.values.length - 1; i >= 0; i--) {
       const r = this.values[i]!
       if (r.key !== k || r.guards.length > this.guards.length) continue
