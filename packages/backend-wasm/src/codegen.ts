@@ -3435,8 +3435,8 @@ export class FunctionEmitter {
   }
 
   /**
-   * The lanes of a costly value (an f64 division, a square root, or a call of an f64x2 routine of
-   * the module) that an earlier branch computed where this code runs (see \`lane-memo.ts\`), read
+   * The lanes of a costly value (an f64 element, division or square root, or a call of an f64x2
+   * routine of the module) that an earlier branch computed where this code runs (see \`lane-memo.ts\`), read
    * from its local; else computed and recorded for later branches.
    */
   private vexprRecalled(e: Expr): 'f64' | 'i32' | 'mask' {
@@ -3444,6 +3444,7 @@ export class FunctionEmitter {
     const costly =
       e.type === 'f64' &&
       ((e.kind === 'binary' && e.op === '/') ||
+        (e.kind === 'index' && this.onlyRead(e.array.name)) ||
         (e.kind === 'call' &&
           e.callee !== 'sin' &&
           e.callee !== 'cos' &&
@@ -3460,6 +3461,22 @@ export class FunctionEmitter {
     this.tee(l)
     memo.record('value', e, { value: l, type: t })
     return t
+  }
+
+  /**
+   * Whether the map loop being emitted only reads \`array\` where its body names it (no element
+   * held in an alias and stored after the body, no block or accumulator written through it), so
+   * that every write of it is an update of the array by name (see \`lane-memo.ts\`).
+   */
+  private onlyRead(array: string): boolean {
+    const plan = this.planOf
+    if (!plan) return false
+    return (
+      !plan.elements.some((el) => el.array === array && el.written) &&
+      !plan.blockElements.some((el) => el.array === array && el.written) &&
+      !plan.blockWrites.includes(array) &&
+      !plan.accumulators.includes(array)
+    )
   }
 
   /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */

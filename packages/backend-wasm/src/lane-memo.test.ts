@@ -1,7 +1,8 @@
 /**
  * Branch-spanning reuse of sin/cos in lanes (`lane-memo.ts`): the bookkeeping on its own, then
  * programs whose map loops run in lanes with branches of the same condition around writes of the
- * angle and of the condition's names (in branches that may and that cannot run together), against
+ * angle, of the condition's names and of an element's index (in branches that may and that cannot
+ * run together), against
  * the cpu backend, the interpreter and the scalar wasm code, bit for bit, with checks on and off.
  */
 import { describe, expect, it } from 'vitest'
@@ -145,20 +146,53 @@ describe('sin and cos reused across branches in lanes', () => {
     }
   })
 
+  it('reads an element again after a write of its index', () => {
+    const text = `
+fn g(a: f64, b: f64, x: f64, t: f64[], j: i32) {
+  a += t[j] * x
+  if (x > 0.5, ~) {
+    b += t[j] / x
+  }
+  j += 1
+  if (x > 0.5, ~) {
+    a += t[j] / x
+  }
+  j -= 1
+}
+fn f(a: f64[], b: f64[], x: f64[], t: f64[], k: i32[]) {
+  for i in 0..len(a) { g(a[i], b[i], x[i], t, k[i]) }
+}`
+    for (const checks of [false, true]) {
+      const lanes = compile(text, 'wasm', checks)
+      expect(lastMapLanes > 0).toBe(!checks)
+      expect(lastLaneValuesReused > 0).toBe(!checks)
+      const cpu = compile(text, 'cpu', checks)
+      const interp = compile(text, 'interpreter', checks)
+      const args = () => [
+        Float64Array.from({ length: 6 }, (_, i) => i - 2.5),
+        Float64Array.from({ length: 6 }, (_, i) => i * 0.5),
+        Float64Array.of(2, 3, 0.25, 4, 0.75, 0.1),
+        Float64Array.from({ length: 5 }, (_, i) => Math.cos(i * 1.3)),
+        Int32Array.of(0, 1, 1, 3, 0, 2),
+      ]
+      expectSameRuns([interp, cpu, lanes], args)
+    }
+  })
+
   it('gives the scalar code’s bits on random programs writing the angle and the conditions between branches', () => {
     let seed = 2024
     const r = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
     const conds = ['x > 0.5', 'y < 0.3', 'q > 1.0', 'x > 0.5 && y < 0.3', '!(x > 0.5)']
     const use = () =>
-      pick(['cos(th)', 'sin(th) * y', 'sin(th) - cos(th)', 'sin(th + y)', 'y / (th + 3.0)', 'exp(th * y)'])
+      pick(['cos(th)', 'sin(th) * y', 'sin(th) - cos(th)', 'sin(th + y)', 'y / (th + 3.0)', 'exp(th * y)', 't[j] * th'])
     const stmt = (depth: number): string => {
       const k = r()
       if (k < 0.3) return `if (${pick(conds)}, ~) {\n th += sqrt(abs(x)) + 0.5\n a += ${use()} }`
       if (k < 0.5) return `if (${pick(conds)}, ~) { b += ${use()} } else { ${pick(['th += 0.125', 'a += 1.0'])} }`
       if (k < 0.6 && depth > 0) return `if (${pick(conds)}, ~) {\n${stmt(depth - 1)}\n}`
-      if (k < 0.7) return pick(['th += y * 0.25', 'q += x', 'th += q'])
-      if (k < 0.8) return `for j in 0..2 { ${pick(['th += 0.5', 'a += 0.5'])} }`
+      if (k < 0.7) return pick(['th += y * 0.25', 'q += x', 'th += q', 'j += 1', 'a += t[j] + t[j + 1]'])
+      if (k < 0.8) return `for m in 0..2 { ${pick(['th += 0.5', 'a += 0.5'])} }`
       return `b += ${use()}`
     }
     let reused = 0,
@@ -167,14 +201,16 @@ describe('sin and cos reused across branches in lanes', () => {
       const lines = Array.from({ length: 7 }, () => stmt(1))
       // (not reversible as written, th and q are not uncomputed: compiled without checks, a test
       // of the code generator, forwards)
-      const text = `fn g(a: f64, b: f64, x: f64, y: f64) {
+      const text = `fn g(a: f64, b: f64, x: f64, y: f64, t: f64[], j: i32) {
   th <- 0.0
   q <- 0.0
   ${lines.join('\n  ')}
   q -> 0.0
   th -> 0.0
 }
-fn f(a: f64[], b: f64[], x: f64[], y: f64[]) { for i in 0..len(a) { g(a[i], b[i], x[i], y[i]) } }`
+fn f(a: f64[], b: f64[], x: f64[], y: f64[], t: f64[], k: i32[]) {
+  for i in 0..len(a) { g(a[i], b[i], x[i], y[i], t, k[i]) }
+}`
       const lanes = compile(text, 'wasm')
       expect(lastMapLanes).toBeGreaterThan(0)
       if (lastLaneSincosReused + lastLaneValuesReused > 0) reused++
@@ -182,7 +218,13 @@ fn f(a: f64[], b: f64[], x: f64[], y: f64[]) { for i in 0..len(a) { g(a[i], b[i]
       const scalar = compile(text, 'wasm', false, false)
       const cpu = compile(text, 'cpu')
       const interp = compile(text, 'interpreter')
-      for (const n of [2, 9]) expectSameForward([interp, cpu, scalar, lanes], data(n, p + n))
+      // (t read at an index of each lane's own, k[i] and after, which \`j += 1\` moves)
+      const args = (n: number) => () => [
+        ...data(n, p + n)(),
+        Float64Array.from({ length: 16 }, (_, i) => Math.cos(i * 1.3)),
+        Int32Array.from({ length: n }, (_, i) => (i * 3) % 4),
+      ]
+      for (const n of [2, 9]) expectSameForward([interp, cpu, scalar, lanes], args(n))
     }
     // (some programs reuse a value, some have nothing to reuse)
     expect(reused).toBeGreaterThan(0)
