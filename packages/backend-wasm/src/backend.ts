@@ -359,6 +359,8 @@ export function compileToWasm(
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
     blockPairs: ctx.blockPairs,
+    laneSincosReused: ctx.laneSincosReused,
+    laneValuesReused: ctx.laneValuesReused,
     loopUniform: ctx.loopUniform,
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
@@ -433,6 +435,10 @@ export interface WasmProgram extends CompiledProgram {
   readonly mapLanes: number
   /** How many pairs of adjacent block elements map loops load and store as whole v128s, in all functions and inverses (see \`blockElementPairs\` in \`map-lanes.ts\`; a diagnostic). */
   readonly blockPairs: number
+  /** How many sin/cos calls of map loops in lanes read the values an earlier branch of the same condition computed, in all functions and inverses (see \`lane-memo.ts\`; a diagnostic). */
+  readonly laneSincosReused: number
+  /** How many f64 divisions and math calls of map loops in lanes read the values an earlier branch of the same condition computed, in all functions and inverses (see \`lane-memo.ts\`; a diagnostic). */
+  readonly laneValuesReused: number
   /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */
   readonly loopUniform: number
   /** How many f64 locals are held as one lane of an f64x2 local with their twin, in all functions and inverses (see \`twins.ts\`; a diagnostic). */

@@ -64,6 +64,7 @@ import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNativ
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
+import { LaneMemo } from './lane-memo.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
   blockElementPairs,
@@ -235,6 +236,10 @@ export class ModuleContext {
   mapLanes = 0
   /** How many pairs of adjacent block elements of map loops load and store as whole v128s (see \`blockElementPairs\`; a diagnostic). */
   blockPairs = 0
+  /** How many sin/cos calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
+  laneSincosReused = 0
+  /** How many divisions and math calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
+  laneValuesReused = 0
   /** Whether twin statements are scheduled together and twin locals held as f64x2 locals (see `twins.ts`). */
   twins = false
   /** How many f64 locals are held as a lane of an f64x2 local (see `twins.ts`; a diagnostic). */
@@ -2971,6 +2976,7 @@ export class FunctionEmitter {
         lanes.set(plan.variable, { local: v, type: 'i32' })
       }
       this.lanesOf = lanes
+      this.laneMemo = new LaneMemo()
       this.laneMask = undefined
       this.blendMask = undefined
       // the top-level statements (\`@unchecked\` blocks opened) in runs that share their common
@@ -2998,6 +3004,7 @@ export class FunctionEmitter {
         reach(plan.body.length)
       } finally {
         this.lanesOf = undefined
+        this.laneMemo = undefined
       }
     })
     this.shared = savedShared
@@ -3119,7 +3126,38 @@ export class FunctionEmitter {
   }
 
   /** Emits a statement of a map loop's body in lanes (uniform ones as scalar code). */
+  /**
+   * Emits a statement of a map loop's body in lanes, keeping the lanes code's record of writes and
+   * guards (see \`lane-memo.ts\`): a simple update, allocation or deallocation logs what it writes;
+   * a varying \`if\` guards each of its branches (see \`vstmtCode\`) and its statements log their own
+   * writes; anything else runs under an opaque guard and then logs every name it writes (any name,
+   * for a call or a stack operation).
+   */
   private vstmt(s: Stmt, plan: MapLanesPlan = this.planOf!): void {
+    const memo = this.laneMemo
+    if (!memo) return this.vstmtCode(s, plan)
+    switch (s.kind) {
+      case 'update':
+        this.vstmtCode(s, plan)
+        memo.wrote(s.target.kind === 'var' || s.target.kind === 'index' ? writtenNames(s) : '*')
+        return
+      case 'alloc':
+      case 'dealloc':
+        this.vstmtCode(s, plan)
+        memo.wrote([s.name])
+        return
+      case 'assert':
+      case 'unchecked':
+        return this.vstmtCode(s, plan)
+      case 'if':
+        if (this.touchesVarying(s, plan) && readsVarying(s.pre, plan.varying)) return this.vstmtCode(s, plan)
+        break
+    }
+    memo.under({ kind: 'opaque' }, () => this.vstmtCode(s, plan))
+    memo.wrote(s.kind === 'if' || s.kind === 'while' || s.kind === 'for' ? writtenNames(s) : '*')
+  }
+
+  private vstmtCode(s: Stmt, plan: MapLanesPlan): void {
     this.planOf = plan
     if (!this.touchesVarying(s, plan)) return this.stmt(s)
     switch (s.kind) {
@@ -3188,6 +3226,11 @@ export class FunctionEmitter {
         this.vmask(s.pre)
         this.set(c)
         const saved = this.laneMask
+        // (each emission of a branch under its guard, see \`lane-memo.ts\`)
+        const memo = this.laneMemo
+        const cond = memo?.condition(s.pre) ?? ''
+        const guarded = (negated: boolean, both: boolean, f: () => void) =>
+          memo ? memo.under({ kind: 'branch', cond, negated, both, outermost: saved === undefined }, f) : f()
         for (const [body, negate] of [
           [s.then, false],
           [s.else, true],
@@ -3213,11 +3256,11 @@ export class FunctionEmitter {
           this.op(Op.if, 0x40)
           this.laneMask = undefined
           this.blendMask = undefined
-          this.scoped(() => this.block(body))
+          guarded(negate, true, () => this.scoped(() => this.block(body)))
           this.op(Op.else)
           this.laneMask = m
           this.blendMask = m
-          this.scoped(() => this.block(body))
+          guarded(negate, false, () => this.scoped(() => this.block(body)))
           this.laneMask = saved
           this.blendMask = savedBlend
           this.op(Op.end, Op.end)
@@ -3380,17 +3423,62 @@ export class FunctionEmitter {
    */
   private vexpr(e: Expr): 'f64' | 'i32' | 'mask' {
     const sh = this.shared?.get(e)
-    if (!sh) return this.vexprCode(e)
+    if (!sh) return this.vexprRecalled(e)
     const have = this.laneShared.get(sh)
     if (have) {
       this.get(have[0])
       return have[1]
     }
-    const t = this.vexprCode(e)
+    const t = this.vexprRecalled(e)
     const l = this.local(V128)
     this.tee(l)
     this.laneShared.set(sh, [l, t])
     return t
+  }
+
+  /**
+   * The lanes of a costly value (an f64 element, division or square root, or a call of an f64x2
+   * routine of the module) that an earlier branch computed where this code runs (see \`lane-memo.ts\`), read
+   * from its local; else computed and recorded for later branches.
+   */
+  private vexprRecalled(e: Expr): 'f64' | 'i32' | 'mask' {
+    const memo = this.laneMemo
+    const costly =
+      e.type === 'f64' &&
+      ((e.kind === 'binary' && e.op === '/') ||
+        (e.kind === 'index' && this.onlyRead(e.array.name)) ||
+        (e.kind === 'call' &&
+          e.callee !== 'sin' &&
+          e.callee !== 'cos' &&
+          (this.laneContext.native(e) === 'sqrt' || this.laneContext.vectorMath(e) !== undefined)))
+    if (!memo || !costly) return this.vexprCode(e)
+    const known = memo.find('value', e)
+    if (known && 'value' in known) {
+      this.ctx.laneValuesReused++
+      this.get(known.value)
+      return known.type
+    }
+    const t = this.vexprCode(e)
+    const l = this.local(V128)
+    this.tee(l)
+    memo.record('value', e, { value: l, type: t })
+    return t
+  }
+
+  /**
+   * Whether the map loop being emitted only reads \`array\` where its body names it (no element
+   * held in an alias and stored after the body, no block or accumulator written through it), so
+   * that every write of it is an update of the array by name (see \`lane-memo.ts\`).
+   */
+  private onlyRead(array: string): boolean {
+    const plan = this.planOf
+    if (!plan) return false
+    return (
+      !plan.elements.some((el) => el.array === array && el.written) &&
+      !plan.blockElements.some((el) => el.array === array && el.written) &&
+      !plan.blockWrites.includes(array) &&
+      !plan.accumulators.includes(array)
+    )
   }
 
   /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */
@@ -3398,6 +3486,8 @@ export class FunctionEmitter {
 
   /** The sin/cos calls of the lanes run being emitted that one \`__sincos_f64x2\` computes (see \`laneRuns\`). */
   private laneSincos: Map<Expr, SincosPair> | undefined
+  /** The sin/cos values of the lanes code being emitted that later branches may read (see \`lane-memo.ts\`). */
+  private laneMemo: LaneMemo<{ sin: number; cos: number } | { value: number; type: 'f64' | 'i32' | 'mask' }> | undefined
 
   /**
    * The sin/cos pairs of each item's run (see \`sincosPairs\`): one map for each run of
@@ -3461,13 +3551,23 @@ export class FunctionEmitter {
     if (!inModule(this.program.registry.findPrimitive(name), name, this.ctx.mathChoice)) return false
     const pair = this.laneSincos?.get(e)
     if (!pair?.locals) {
-      this.vvalue(e.args[0]!, 'f64')
+      const arg = e.args[0]!
+      // (computed by an earlier branch that ran wherever this code runs: see \`lane-memo.ts\`)
+      const known = this.laneMemo?.find('sincos', arg)
+      if (known && 'sin' in known) {
+        this.ctx.laneSincosReused++
+        if (pair) pair.locals = known
+        this.get(name === 'sin' ? known.sin : known.cos)
+        return true
+      }
+      this.vvalue(arg, 'f64')
       this.callDefined(this.ctx.math.use('__sincos_f64x2'))
       const c = this.local(V128),
         sn = this.local(V128)
       this.set(c)
       this.set(sn)
       if (pair) pair.locals = { sin: sn, cos: c }
+      this.laneMemo?.record('sincos', arg, { sin: sn, cos: c })
       this.get(name === 'sin' ? sn : c)
       return true
     }
