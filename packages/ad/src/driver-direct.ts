@@ -16,10 +16,13 @@ import type { GradientSlot } from './transform.js'
 /** One argument of a direct call: an expression, or a resident array by its place and length. */
 export type DirectArg = { scalar: string } | { offset: string; length: string }
 
-/** The arguments of a direct call of \`entry\` (the heap start first), or null when their kinds are not the entry's. */
-export function directArgs(entry: DirectEntry, args: readonly DirectArg[]): string | null {
+/**
+ * The arguments of a direct call of \`entry\` (the heap start first: \`heap\`, the expression of
+ * its \`heapStart()\`, for an entry that \`grows\`), or null when their kinds are not the entry's.
+ */
+export function directArgs(entry: DirectEntry, args: readonly DirectArg[], heap = '0'): string | null {
   if (args.length !== entry.kinds.length) return null
-  const out = ['0']
+  const out = [entry.grows ? heap : '0']
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (('scalar' in a ? 'scalar' : 'array') !== entry.kinds[i]) return null
@@ -121,8 +124,8 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     argsA = [...vals, ...gradArgs, { scalar: '0' }]
     typesA = [...valTypes, ...gradTypes, 'f64']
   }
-  const callA = directArgs(d.A, argsA)
-  const callF = d.F ? directArgs(d.F, vals) : ''
+  const callA = directArgs(d.A, argsA, 'EA.heapStart()')
+  const callF = d.F ? directArgs(d.F, vals, 'EF.heapStart()') : ''
   if (callA === null || callF === null) return null
   const resultA = (i: number) => directResult('EA', d.A, i, (argsA[i] as { scalar: string }).scalar, typesA[i]!)
   const toHost = (i: number, x: string) => (d.hasToHost[i] ? `ctx.toHost[${i}](${x})` : x)
@@ -151,8 +154,12 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   lines.unshift(
     `if (ctx.moved || M.length === 0${arrays.map((i) => ` || a${i}.length !== N${i}`).join('')}) { work = layout(${args}); return work(${args}); }`,
   )
+  // the scratch arguments' values live in the gradient block (zeroed with the gradients below)
+  const scratch = d.mode === 'forward' ? [] : arrays.filter((i) => d.isScratch[i])
+  const block = d.mode === 'forward' ? [] : [...grads, ...scratch]
   for (const i of arrays) {
     const v = `V${i}`
+    if (scratch.includes(i)) continue
     lines.push(
       d.isScratch[i]
         ? `${v}.fill(0);`
@@ -161,12 +168,20 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
           : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`,
     )
   }
-  if (d.mode !== 'forward' && grads.length)
+  // (one \`fill\` of the block zeroes the gradients and the scratch values, four fills' calls fewer
+  // for the graph embedding's four scratch arrays; loops over the views where they are short)
+  const zeroed = [...grads.map((i) => [`G${i}`, `N${i}`]), ...scratch.map((i) => [`V${i}`, `N${i}`])]
+  if (block.length)
     lines.push(
-      `if (${grads.map((i) => `N${i}`).join(' + ')} < ${d.short}) { ${grads.map((i) => `for (let j = 0; j < N${i}; j++) G${i}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
+      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v, n]) => `for (let j = 0; j < ${n}; j++) ${v}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
     )
+  // a call that grew the memory (an entry that \`grows\`) detached every view: lay out again and
+  // run again, from the caller's arguments, which nothing changed (the same heap then fits)
+  const regrown = (E: DirectEntry | null) =>
+    E?.grows ? [`if (M.length === 0) { work = layout(${args}); return work(${args}); }`] : []
   if (d.mode === 'two') {
     lines.push(`try { EF.call(${callF}); } catch (e) { throw EF.error(e); }`)
+    lines.push(...regrown(d.F))
     params.forEach((_, i) => {
       const how = d.readBack[i]
       if (how === null || how === undefined || d.written?.[i] === false) return
@@ -176,6 +191,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     lines.push(`ctx.loss[0] = ${toHost(d.loss, `v${d.loss}`)};`)
   }
   lines.push(`try { EA.call(${callA}); } catch (e) { throw EA.error(e); }`)
+  lines.push(...regrown(d.A))
   if (d.mode === 'forward') {
     const fw = d.forward!
     lines.push(`ctx.loss[0] = ${toHost(d.loss, resultA(d.loss))};`)
@@ -218,14 +234,19 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   // that code (V8's detaching protector), and \`M.length\` is then 0.
   const layout: string[] = []
   for (const i of arrays)
+    if (!scratch.includes(i))
+      layout.push(
+        `{ const r = ctx.res[${i}]; if (r === undefined || r.length !== a${i}.length) ctx.resize(${i}, a${i}.length); else r.array; }`,
+      )
+  if (block.length)
     layout.push(
-      `{ const r = ctx.res[${i}]; if (r === undefined || r.length !== a${i}.length) ctx.resize(${i}, a${i}.length); else r.array; }`,
+      `ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (scratch.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`,
     )
-  if (d.mode !== 'forward' && grads.length)
-    layout.push(`ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
   layout.push('const M = EA.memory();')
   for (const i of arrays)
-    layout.push(`const V${i} = ctx.values[${i}] = ctx.res[${i}].array, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`)
+    layout.push(
+      `const V${i} = ctx.values[${i}] = ${scratch.includes(i) ? `ctx.sv[${i}]` : `ctx.res[${i}].array`}, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`,
+    )
   for (const i of d.mode === 'forward' ? [] : grads)
     layout.push(
       `const G${i} = ctx.gv[${i}], P${i} = G${i}.byteOffset;${d.isScratch[i] ? '' : ` ctx.buffers[${i}] = G${i};`}`,
