@@ -165,7 +165,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
         ? `${v}.fill(0);`
         : d.hasFromHost[i]
           ? `for (let j = 0; j < N${i}; j++) ${v}[j] = ctx.fromHost[${i}](a${i}[j]);`
-          : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`,
+          : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else tset.call(${v}, a${i});`,
     )
   }
   // (one \`fill\` of the block zeroes the gradients and the scratch values, four fills' calls fewer
@@ -173,7 +173,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   const zeroed = [...grads.map((i) => [`G${i}`, `N${i}`]), ...scratch.map((i) => [`V${i}`, `N${i}`])]
   if (block.length)
     lines.push(
-      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v, n]) => `for (let j = 0; j < ${n}; j++) ${v}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
+      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v, n]) => `for (let j = 0; j < ${n}; j++) ${v}[j] = 0;`).join(' ')} } else tfill.call(GZ, 0);`,
     )
   // a call that grew the memory (an entry that \`grows\`) detached every view: lay out again and
   // run again, from the caller's arguments, which nothing changed (the same heap then fits)
@@ -243,6 +243,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
       `ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (scratch.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`,
     )
   layout.push('const M = EA.memory();')
+  if (block.length) layout.push('const GZ = ctx.gz;')
   for (const i of arrays)
     layout.push(
       `const V${i} = ctx.values[${i}] = ${scratch.includes(i) ? `ctx.sv[${i}]` : `ctx.res[${i}].array`}, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`,
@@ -254,6 +255,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   layout.push('ctx.moved = false;')
   const state = [
     'M',
+    ...(block.length ? ['GZ'] : []),
     ...arrays.flatMap((i) => [`V${i}`, `O${i}`, `N${i}`]),
     ...(d.mode === 'forward' ? [] : grads).flatMap((i) => [`G${i}`, `P${i}`]),
   ].join(', ')
@@ -262,6 +264,9 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   return [
     '"use strict";',
     `const S = ctx.scalars, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${ctors};`,
+    // (the builtins themselves, called with \`call\`: a constant target for the JIT, where \`V.set\`
+    // and \`GZ.fill\` were property loads that the optimised driver made through the generic LoadIC)
+    'const TA = Object.getPrototypeOf(Uint8Array.prototype), tset = TA.set, tfill = TA.fill;',
     `function layout(${args}) {\n  ${layout.join('\n  ')}\n}`,
     `function laidOut(${state}) {\n  return function laid(${args}) {\n    ${lines.join('\n    ')}\n  };\n}`,
     // (null until the first call lays out: the call site in \`run\` then only ever sees closures of

@@ -107,6 +107,7 @@ describe('scratch arguments of grad', () => {
           'ctx.gradients([-1, a1.length, a2.length, a3.length, a4.length, a5.length, -1, -1, -1], [-1, -1, a2.length, a3.length, a4.length, a5.length, -1, -1, -1]);',
         )
         expect(source).not.toMatch(/V[2-5]\.fill\(0\)|\.set\(a[2-5]\)/)
+        expect(source).toContain('else tfill.call(GZ, 0);')
         const plain = grad(tag({ checks })(graphEmbeddingSource).embedding_loss!, { loss: 0, fuse })
         for (const k of [3, 3, 2, 1]) {
           const x = point(k, 5)
