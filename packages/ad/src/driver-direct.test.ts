@@ -1,6 +1,7 @@
 /**
  * The gradient driver that calls wasm modules without their JS wrappers (driver-direct.ts): used
- * for modules that neither call out nor grow their memory, in each gradient program (one-pass,
+ * for modules that do not call out (also those that take heap and may grow the memory, laid out
+ * again and run again after a call that grew it), in each gradient program (one-pass,
  * two sweeps, forward tangent), with run-time checks on and off. Gradients against central
  * differences of the same objective in plain JS and against the cpu backend; the errors (codes)
  * those of the driver with wrappers; views laid out again after a length change, a grown memory
@@ -138,6 +139,44 @@ describe('the direct gradient driver (wasm without wrappers)', () => {
     gw.release()
     same(2, 6)
     same(40, 7)
+  })
+
+  it('runs programs that take heap (array ancillas) directly, also on a call that grows the memory', () => {
+    // t is an ancilla of n ≥ len(x) doubles: each call of the gradient programs takes 8n bytes of heap
+    const ancilla = `fn anc(y: f64, x: f64[], n: i32) {
+  t: f64[] <- zeros(n)
+  for i in 0..len(x) { t[i] += x[i] * x[i] }
+  for i in 0..len(x) { y += sin(t[i]) * x[i] }
+  for i in 0..len(x) { t[i] -= x[i] * x[i] }
+  t -> zeros(n)
+}`
+    const loss = ([y, x]: unknown[]) =>
+      (y as number) + Array.from(x as Float64Array, (v) => Math.sin(v * v) * v).reduce((a, b) => a + b, 0)
+    for (const checks of [false, true]) {
+      const registry = createRegistry().registerBackend(cpuBackend).registerBackend(createWasmBackend())
+      const make = (backend: string) =>
+        compileModule(parse({ text: ancilla, name: `ancilla-${backend}` }), { registry, backend, checks }).anc!
+      const w = make('wasm'),
+        c = make('cpu')
+      for (const fuse of [true, false]) {
+        const gw = grad(w, { loss: 0, fuse }),
+          gc = grad(c, { loss: 0, fuse })
+        expect(sourceOf(gw)).toContain('.heapStart()')
+        // 2²¹ doubles: the call grows the memory under the driver's views (then runs again)
+        for (const n of [4, 4, 2 ** 21, 3, 2 ** 21 + 8, 4]) {
+          const x = Float64Array.from({ length: 3 }, (_, i) => 0.4 + 0.3 * i + n * 1e-9)
+          const args = [0.25, x, n]
+          const got = gw(...args),
+            want = gc(...args)
+          expect(Array.from(got[1] as Float64Array)).toEqual(Array.from(want[1] as Float64Array))
+          expect(gw.lastLoss).toBe(gc.lastLoss)
+          expect(gw.lastLoss).toBeCloseTo(loss(args), 12)
+          const fd = centralDifferences(loss, args, [2])
+          ;(fd[1] as number[]).forEach((v, j) => expect((got[1] as Float64Array)[j]).toBeCloseTo(v, 6))
+          expect(got[0]).toBe(1)
+        }
+      }
+    }
   })
 
   it('runs from a host function while another module’s call grew the memory, leaving that call intact', () => {

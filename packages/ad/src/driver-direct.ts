@@ -16,10 +16,13 @@ import type { GradientSlot } from './transform.js'
 /** One argument of a direct call: an expression, or a resident array by its place and length. */
 export type DirectArg = { scalar: string } | { offset: string; length: string }
 
-/** The arguments of a direct call of \`entry\`, or null when their kinds are not the entry's. */
-export function directArgs(entry: DirectEntry, args: readonly DirectArg[]): string | null {
+/**
+ * The arguments of a direct call of `entry` (the heap start first: `heap`, the expression of its
+ * `heapStart()`, for an entry that `grows`), or null when their kinds are not the entry's.
+ */
+export function directArgs(entry: DirectEntry, args: readonly DirectArg[], heap = '0'): string | null {
   if (args.length !== entry.kinds.length) return null
-  const out: string[] = []
+  const out: string[] = entry.grows ? [heap] : []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (('scalar' in a ? 'scalar' : 'array') !== entry.kinds[i]) return null
@@ -129,8 +132,8 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     argsA = [...vals, ...gradArgs, { scalar: '0' }]
     typesA = [...valTypes, ...gradTypes, 'f64']
   }
-  const callA = directArgs(d.A, argsA)
-  const callF = d.F ? directArgs(d.F, vals) : ''
+  const callA = directArgs(d.A, argsA, 'EA.heapStart()')
+  const callF = d.F ? directArgs(d.F, vals, 'EF.heapStart()') : ''
   if (callA === null || callF === null) return null
   const resultA = (i: number) => directResult('EA', d.A, i, (argsA[i] as { scalar: string }).scalar, typesA[i]!)
   const toHost = (i: number, x: string) => (d.hasToHost[i] ? `T${i}(${x})` : x)
@@ -159,22 +162,34 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   lines.unshift(
     `if (ctx.moved || M.length === 0${arrays.map((i) => ` || a${i}.length !== N${i}`).join('')}) { work = layout(${args}); return work(${args}); }`,
   )
+  // the scratch arguments' values live in the gradient block (zeroed with the gradients below)
+  const scratch = d.mode === 'forward' ? [] : arrays.filter((i) => d.isScratch[i])
+  const block = d.mode === 'forward' ? [] : [...grads, ...scratch]
   for (const i of arrays) {
     const v = `V${i}`
+    if (scratch.includes(i)) continue
     lines.push(
       d.isScratch[i]
         ? `${v}.fill(0);`
         : d.hasFromHost[i]
           ? `for (let j = 0; j < N${i}; j++) ${v}[j] = H${i}(a${i}[j]);`
-          : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else ${v}.set(a${i});`,
+          : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else tset.call(${v}, a${i});`,
     )
   }
-  if (d.mode !== 'forward' && grads.length)
+  // (one \`fill\` of the block zeroes the gradients and the scratch values, four fills' calls fewer
+  // for the graph embedding's four scratch arrays; loops over the views where they are short)
+  const zeroed = [...grads.map((i) => [`G${i}`, `N${i}`]), ...scratch.map((i) => [`V${i}`, `N${i}`])]
+  if (block.length)
     lines.push(
-      `if (${grads.map((i) => `N${i}`).join(' + ')} < ${d.short}) { ${grads.map((i) => `for (let j = 0; j < N${i}; j++) G${i}[j] = 0;`).join(' ')} } else ctx.gz.fill(0);`,
+      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v, n]) => `for (let j = 0; j < ${n}; j++) ${v}[j] = 0;`).join(' ')} } else tfill.call(GZ, 0);`,
     )
+  // a call that grew the memory (an entry that \`grows\`) detached every view: lay out again and
+  // run again, from the caller's arguments, which nothing changed (the same heap then fits)
+  const regrown = (E: DirectEntry | null) =>
+    E?.grows ? [`if (M.length === 0) { work = layout(${args}); return work(${args}); }`] : []
   if (d.mode === 'two') {
     lines.push(directCall('EF', d.F!, callF))
+    lines.push(...regrown(d.F))
     params.forEach((_, i) => {
       const how = d.readBack[i]
       if (how === null || how === undefined || d.written?.[i] === false) return
@@ -184,6 +199,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     lines.push(`LS[0] = ${toHost(d.loss, `v${d.loss}`)};`)
   }
   lines.push(directCall('EA', d.A, callA))
+  lines.push(...regrown(d.A))
   if (d.mode === 'forward') {
     const fw = d.forward!
     lines.push(`LS[0] = ${toHost(d.loss, resultA(d.loss))};`)
@@ -226,14 +242,20 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   // that code (V8's detaching protector), and \`M.length\` is then 0.
   const layout: string[] = []
   for (const i of arrays)
+    if (!scratch.includes(i))
+      layout.push(
+        `{ const r = ctx.res[${i}]; if (r === undefined || r.length !== a${i}.length) ctx.resize(${i}, a${i}.length); else r.array; }`,
+      )
+  if (block.length)
     layout.push(
-      `{ const r = ctx.res[${i}]; if (r === undefined || r.length !== a${i}.length) ctx.resize(${i}, a${i}.length); else r.array; }`,
+      `ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (scratch.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`,
     )
-  if (d.mode !== 'forward' && grads.length)
-    layout.push(`ctx.gradients([${params.map((_, i) => (grads.includes(i) ? `a${i}.length` : '-1')).join(', ')}]);`)
   layout.push('const M = EA.memory();')
+  if (block.length) layout.push('const GZ = ctx.gz;')
   for (const i of arrays)
-    layout.push(`const V${i} = ctx.values[${i}] = ctx.res[${i}].array, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`)
+    layout.push(
+      `const V${i} = ctx.values[${i}] = ${scratch.includes(i) ? `ctx.sv[${i}]` : `ctx.res[${i}].array`}, O${i} = V${i}.byteOffset, N${i} = a${i}.length;`,
+    )
   for (const i of d.mode === 'forward' ? [] : grads)
     layout.push(
       `const G${i} = ctx.gv[${i}], P${i} = G${i}.byteOffset;${d.isScratch[i] ? '' : ` ctx.buffers[${i}] = G${i};`}`,
@@ -241,6 +263,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   layout.push('ctx.moved = false;')
   const state = [
     'M',
+    ...(block.length ? ['GZ'] : []),
     ...arrays.flatMap((i) => [`V${i}`, `O${i}`, `N${i}`]),
     ...(d.mode === 'forward' ? [] : grads).flatMap((i) => [`G${i}`, `P${i}`]),
   ].join(', ')
@@ -256,6 +279,9 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     '"use strict";',
     // (the host conversions as constants, which V8 inlines: see driver.ts)
     `const S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
+    // (the builtins themselves, called with `call`: a constant target for the JIT, where `V.set`
+    // and `GZ.fill` were property loads that the optimised driver made through the generic LoadIC)
+    'const TA = Object.getPrototypeOf(Uint8Array.prototype), tset = TA.set, tfill = TA.fill;',
     `function layout(${args}) {\n  ${layout.join('\n  ')}\n}`,
     `function laidOut(${state}) {\n  return function laid(${args}) {\n    ${lines.join('\n    ')}\n  };\n}`,
     // (null until the first call lays out: the call site in \`run\` then only ever sees closures of

@@ -33,19 +33,23 @@ export interface DriverContext {
   /**
    * The gradients of the array parameters on such a backend: one resident block (so that one
    * \`fill\` zeroes them all), its byte view \`gz\`, the lengths it was laid out for, and the
-   * current view of each gradient in it (\`gv[i]\`).
+   * current view of each gradient in it (\`gv[i]\`). The direct driver keeps the values of the
+   * scratch arguments there too, after the gradients (their lengths \`gslens\`, views \`sv[i]\`).
    */
   gblock: ResidentArray | undefined
   gz: Uint8Array | undefined
   glens: number[]
+  gslens: number[]
   gv: Array<Float64Array | Float32Array | undefined>
   /**
-   * Lays the gradient block out for these lengths (one per parameter, −1 for none), reusing it
+   * Lays the gradient block out for these lengths (one per parameter, −1 for none: of its
+   * gradient, and of its values where it is a scratch argument kept in the block), reusing it
    * when they are those of the last call, and takes fresh views of it, all zero.
    */
-  gradients(lens: number[]): void
-  /** The byte offset of each gradient in the block. */
+  gradients(lens: number[], scratchLens?: number[]): void
+  /** The byte offset of each gradient in the block, then of each scratch argument's values. */
   gat: number[]
+  gsat: number[]
   /** Takes fresh views of the block (after a call that grew the memory), keeping the contents. */
   gviews(): void
   /** Replaces \`res[i]\` with a zero array of n elements; returns its view. */
@@ -119,6 +123,8 @@ export function makeDriver(
   const hps = hostParams(registry, params)
   // which array parameters have f32 gradients (the rest f64), for the gradient block
   const gradF32 = params.map((p) => p.type.kind === 'array' && gradientScalar(p.type.elem) === 'f32')
+  /** The typed array constructor of array parameter i's values. */
+  const valueCtor = (i: number) => CTORS[registry.numberSystem((params[i]!.type as { elem: string }).elem).arrayType]
   const ctx: DriverContext = {
     fwd: c.forward,
     adj: forward?.core ?? fused ?? c.adjoint.core,
@@ -161,26 +167,36 @@ export function makeDriver(
     gz: undefined,
     glens: [],
     gv: new Array(n).fill(undefined),
-    gradients(lens) {
+    gradients(lens, scratchLens = []) {
       // 16-byte aligned places, as the backend gives separate arrays
       const at: number[] = []
+      const sat: number[] = []
       let bytes = 0
       lens.forEach((len, i) => {
         at[i] = bytes
         if (len >= 0) bytes += Math.ceil((len * (gradF32[i] ? 4 : 8)) / 16) * 16
       })
-      if (!ctx.gblock || lens.some((len, i) => len !== ctx.glens[i])) {
+      scratchLens.forEach((len, i) => {
+        sat[i] = bytes
+        if (len >= 0) bytes += Math.ceil((len * valueCtor(i).BYTES_PER_ELEMENT) / 16) * 16
+      })
+      const same = (a: number[], b: number[]) => a.length === b.length && a.every((len, i) => len === b[i])
+      if (!ctx.gblock || !same(lens, ctx.glens) || !same(scratchLens, ctx.gslens)) {
         ctx.gblock?.release()
         // never empty, so that a detached view shows in its length (0) even when every gradient is
         ctx.gblock = ctx.held.gblock = memory!.allocate('bool', Math.max(bytes, 16))
         ctx.glens = lens.slice()
+        ctx.gslens = scratchLens.slice()
         ctx.moved = true
       }
       ctx.gat = at
+      ctx.gsat = sat
       ctx.gviews()
       ctx.gz!.fill(0)
     },
     gat: [],
+    gsat: [],
+    gslens: [],
     hb: undefined,
     sv: new Array(n).fill(undefined),
     hostBlock(gradLens, scratchLens) {
@@ -223,6 +239,9 @@ export function makeDriver(
         const v = (ctx.gv[i] = gradF32[i] ? new Float32Array(z.buffer, at, len) : new Float64Array(z.buffer, at, len))
         // a gradient handed out keeps its driver's memory alive (see \`GradientFunction.dispose\`)
         Object.defineProperty(v, KEEP, { value: ctx.token })
+      })
+      ctx.gslens.forEach((len, i) => {
+        if (len >= 0) ctx.sv[i] = new (valueCtor(i))(z.buffer as ArrayBuffer, z.byteOffset + ctx.gsat[i]!, len)
       })
     },
     release() {

@@ -94,21 +94,53 @@ describe('scratch arguments of grad', () => {
     }
   })
 
-  it('runs on the wasm backend (values and gradients in its memory)', () => {
-    const registry = createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
-    const f = tag({ checks: false, backend: 'wasm', registry })(graphEmbeddingSource).embedding_loss!
-    const g = grad(f, { loss: 0, scratch: [2, 3, 4, 5] })
-    for (const k of [3, 3, 2]) {
-      const x = point(k, 5)
-      const args = graphEmbeddingArgs(x, k)
-      for (const a of args.slice(2, 6)) (a as Float64Array).fill(1e300)
-      const got = g(...args)
-      expect(got.slice(2, 6)).toEqual([null, null, null, null])
-      const fd = checkGradient((v) => embeddingLoss(v, k), Array.from(got[1] as Float64Array), Array.from(x), {
-        tolerance: 1e-6,
+  for (const checks of [false, true])
+    for (const fuse of [true, false])
+      it(`runs on the wasm backend (values and gradients in its memory; checks ${checks ? 'on' : 'off'}, ${fuse ? 'fused' : 'two sweeps'})`, () => {
+        const registry = createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
+        const f = tag({ checks, backend: 'wasm', registry })(graphEmbeddingSource).embedding_loss!
+        const g = grad(f, { loss: 0, fuse, scratch: [2, 3, 4, 5] })
+        // the direct driver, with the scratch values in the gradient block: one fill zeroes them all
+        const source = (g as unknown as { [DRIVER]: DriverContext })[DRIVER].source
+        expect(source).toContain('EA.call(')
+        expect(source).toContain(
+          'ctx.gradients([-1, a1.length, a2.length, a3.length, a4.length, a5.length, -1, -1, -1], [-1, -1, a2.length, a3.length, a4.length, a5.length, -1, -1, -1]);',
+        )
+        expect(source).not.toMatch(/V[2-5]\.fill\(0\)|\.set\(a[2-5]\)/)
+        expect(source).toContain('else tfill.call(GZ, 0);')
+        const plain = grad(tag({ checks })(graphEmbeddingSource).embedding_loss!, { loss: 0, fuse })
+        for (const k of [3, 3, 2, 1]) {
+          const x = point(k, 5)
+          const args = graphEmbeddingArgs(x, k)
+          const want = plain(...args)
+          for (const a of args.slice(2, 6)) (a as Float64Array).fill(1e300)
+          const got = g(...args)
+          expect(got.slice(2, 6)).toEqual([null, null, null, null])
+          const fd = checkGradient((v) => embeddingLoss(v, k), Array.from(got[1] as Float64Array), Array.from(x), {
+            tolerance: 1e-6,
+          })
+          expect(fd.ok, JSON.stringify(fd)).toBe(true)
+          expect(Array.from(got[1] as Float64Array)).toEqual(Array.from(want[1] as Float64Array))
+          expect(g.lastLoss).toBe(plain.lastLoss)
+          expect((args[2] as Float64Array)[0]).toBe(1e300)
+        }
       })
-      expect(fd.ok, JSON.stringify(fd)).toBe(true)
-      expect((args[2] as Float64Array)[0]).toBe(1e300)
+
+  it('zeroes short scratch arrays and gradients in the wasm block by loops, and checks the scratch uncompute there', () => {
+    const registry = createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
+    const text = `fn f(l: f64, x: f64[], q: f64[]) {
+      for i in 0..len(x) { q[i] += x[i] * x[i] }
+      for i in 0..len(x) { l += q[i] * x[i] }
+    }`
+    for (const checks of [false, true]) {
+      const g = grad(tag({ checks, backend: 'wasm', registry })(text).f!, { loss: 0, fuse: false, scratch: [2] })
+      expect((g as unknown as { [DRIVER]: DriverContext })[DRIVER].source).toContain('V2[j] = 0;')
+      for (const n of [3, 3, 2, 40, 3]) {
+        const x = Float64Array.from({ length: n }, (_, i) => 0.5 - 0.75 * i)
+        const out = g(0, x, new Float64Array(n).fill(7))
+        expect(Array.from(out[1] as Float64Array)).toEqual(Array.from(x, (v) => 3 * v * v))
+        expect(g.lastLoss).toBe(x.reduce((s, v) => s + v * v * v, 0))
+      }
     }
   })
 

@@ -167,11 +167,16 @@ function makeWrapper(
 type MutableEntry = { -readonly [K in keyof DirectEntry]: DirectEntry[K] }
 
 /**
- * The entry of one exported thunk without its wrapper (see \`DirectEntry\` of \`@tenet/ir\`): only
- * for a \`closed\` module, whose calls keep no count, use no heap and never grow the memory, so
- * that the wrapper's bookkeeping around a call of resident arrays is nothing and the caller only
- * has to pass their places. One object shape for every entry (the caller's \`call\` site stays
- * monomorphic per entry).
+ * The entry of one exported thunk without its wrapper (see \`DirectEntry\` of \`@tenet/ir\`): for
+ * a module that runs none of the caller's code, so that no other call can start while one is
+ * under way and the wrapper's count of the calls is nothing anyone reads. A \`closed\` module's
+ * calls also use no heap and never grow the memory: the caller only passes the places of its
+ * arrays. Those of a module that allocates array ancillas (\`grows\`) start their heap where the
+ * wrapper's would (\`heapStart\`: the heap base, or the heap top in a call nested in another
+ * module's), and after one that grew the memory the caller takes the views again (\`memory\`),
+ * as the wrapper does. A trap leaves the heap top where the call left it, which the next call at
+ * top level sets again (nested, the enclosing function puts its own mark back when it returns).
+ * One object shape for every entry (the caller's \`call\` site stays monomorphic per entry).
  */
 function directEntry(
   s: MemoryState,
@@ -180,6 +185,7 @@ function directEntry(
   f: FunctionDef,
   writes: boolean[],
   fn: Function,
+  grows: boolean,
 ): MutableEntry {
   return {
     call: fn as (...args: unknown[]) => void,
@@ -193,6 +199,8 @@ function directEntry(
     returned: returnedParam(f, writes),
     kinds: f.params.map((p) => (p.type.kind === 'array' ? 'array' : 'scalar')),
     disposed: false,
+    grows,
+    heapStart: (): number => (s.depth === 0 ? s.heapBase : (s.hp.value as number)),
   }
 }
 
@@ -270,7 +278,8 @@ export function compileToWasm(
   }
   // (known once every function is emitted: what the module imports, whether it grows the memory;
   // the math routines emitted below import only built-in arithmetic and never allocate)
-  const closed = !ctx.callsOut && !ctx.grows
+  const callsOut = ctx.callsOut
+  const closed = !callsOut && !ctx.grows
   // the functions (and inverses) some function calls: the others of a closed module are their
   // own exported entries (see \`ownEntry\`), and their slots hold a stub nothing calls
   const called = new Set(ctx.calls.flatMap((c) => (c.kind === 'fn' && c.target < emitted.length ? [c.target] : [])))
@@ -322,7 +331,8 @@ export function compileToWasm(
   ctx.importFns.forEach((fn, i) => {
     env[`i${i}`] = fn
   })
-  if (closed && (ctx.callsOut || ctx.grows)) throw new Error('wasm backend: a math routine imported a host function')
+  if ((!callsOut && ctx.callsOut) || (closed && ctx.grows))
+    throw new Error('wasm backend: a math routine imported a host function or allocated')
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
     m: env,
     mem: { memory: s.memory, hp: s.hp },
@@ -394,8 +404,8 @@ export function compileToWasm(
         const exported = { fn: exports[`${inverse ? 'B' : 'F'}${k}`] as Function }
         thunks.push(exported)
         c = makeWrapper(s, own, resultsAt, resident, f, program.writes.get(name)!, exported, closed)
-        if (closed) {
-          const entry = directEntry(s, own, resultsAt, f, program.writes.get(name)!, exported.fn)
+        if (!callsOut) {
+          const entry = directEntry(s, own, resultsAt, f, program.writes.get(name)!, exported.fn, !closed)
           entries.push(entry)
           Object.defineProperty(c, 'direct', { value: entry })
         }

@@ -402,8 +402,8 @@ export interface CompiledFunction {
   readonly resident?: ResidentMemory
   /**
    * Present where the function can be called without its wrapper by a caller that keeps every
-   * array argument resident (see \`DirectEntry\`; the wasm backend, for modules that neither call
-   * the caller's code nor grow their memory).
+   * array argument resident (see \`DirectEntry\`; the wasm backend, for modules that do not call
+   * the caller's code).
    */
   readonly direct?: DirectEntry
   /**
@@ -436,11 +436,11 @@ export interface LeanEntry {
  */
 export interface DirectEntry {
   /**
-   * Calls the function: per parameter in order a scalar as a number (a bool as a boolean), an
-   * array as two integers, the \`byteOffset\` of a resident array of this function's memory
-   * (\`CompiledFunction.resident\`) and its length. Returns the final value of scalar parameter
-   * \`returned\` as a number (undefined where \`returned\` is −1). What it throws is passed through
-   * \`error\`.
+   * Calls the function: first `heapStart()` where the entry `grows` (nothing otherwise), then per
+   * parameter in order a scalar as a number (a bool as a boolean), an array as two integers, the
+   * `byteOffset` of a resident array of this function's memory (`CompiledFunction.resident`) and
+   * its length. Returns the final value of scalar parameter `returned` as a number (undefined
+   * where `returned` is −1). What it throws is passed through `error`.
    */
   readonly call: (...args: unknown[]) => unknown
   /** The error to throw for what \`call\` threw (an out-of-range access the module recorded becomes its \`TenetError\`). */
@@ -464,6 +464,15 @@ export interface DirectEntry {
   readonly kinds: readonly ('scalar' | 'array')[]
   /** Set once the program is disposed (\`call\` then throws a \`call/disposed\` error). */
   readonly disposed: boolean
+  /**
+   * Whether a call may take memory from the heap (an array ancilla) and so grow the memory. The
+   * first argument of \`call\` is then \`heapStart()\` (not \`0\`), and a call that grew the memory
+   * detached every view of it (their lengths are 0): the caller calls \`memory()\` again before it
+   * reads the results or anything else reads the memory (that takes the views again).
+   */
+  readonly grows: boolean
+  /** Where a call's heap starts now (the first argument of \`call\` where \`grows\`). */
+  heapStart(): number
 }
 
 /** The typed array types of array elements on the host (see `NumberSystemSpec.arrayType`). */
