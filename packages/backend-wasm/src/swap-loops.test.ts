@@ -3,12 +3,13 @@
  * and off (pass `unroll-swaps` runs with checks off): the bits must be the interpreter's, forwards
  * and backwards, the round trip to 1e-9 (`columnProblems`), for one call and for a batch that
  * calls the loop at every element of arrays (the shape the backend runs in pairs of lanes, where
- * the lanes stop after different numbers of iterations). The pass's printed IR and the loops it
+ * the lanes stop after different numbers of iterations, and where the loop runs rolled again). The pass's printed IR and the loops it
  * must leave are checked in `@tenet/ir`, the count of loops it unrolls in `@tenet/backend-cpu`.
  */
 import { describe, expect, it } from 'vitest'
 import { backendUnderTest, columnProblems, referenceBackend, runConformance, swapLoopProgram } from '@tenet/testing'
 import { wasmBackend } from './index.js'
+import { compile, lastMapLanes } from './test-util.js'
 
 const backends = [
   referenceBackend(),
@@ -45,6 +46,9 @@ describe('random swap loops: the wasm backend, checks on and off, agrees with th
       const args = p.ancillaArgs.map((_, j) =>
         ints.has(j) ? Int32Array.from(sets, (s) => s[j]!) : Float64Array.from(sets, (s) => s[j]!),
       )
+      // (in pairs of lanes, where the loop runs as it was: see \`rolled\` in \`map-lanes.ts\`)
+      compile(`${p.source}\n${batch}`, 'wasm')
+      if (lastMapLanes < 1) failures.push(`seed ${seed}: the batch did not run in lanes`)
       const found = columnProblems(runConformance({ source: `${p.source}\n${batch}`, entry: 'batch' }, args, backends))
       if (found.length) failures.push(`seed ${seed}:\n${p.source}\n${found.join('\n')}`)
     }

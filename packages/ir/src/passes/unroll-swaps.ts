@@ -16,7 +16,11 @@
  * After `A; σB` variable b holds what the loop calls a, and a what it calls b: the second copy
  * reads and writes them under σ, and ends with every name back where the loop expects it. When
  * the loop stops after the first copy, the `else` arm does the one exchange left, and `pre`, on the
- * names as they were, is false again at the top. Several top-level swaps compose to one
+ * names as they were, is false again at the top. The `if` is marked `exits` (see `IfStmt.exits`):
+ * a backend may leave the loop after the `else` arm without testing `pre` (the cpu and wasm code
+ * generators do), and may run `A; σB` and the `else` arm as the loop's body, the loop as it was
+ * (wasm's lanes do, where the `if` on a condition that differs between lanes runs both arms).
+ * Several top-level swaps compose to one
  * permutation of names; the pass applies when that permutation undoes itself (disjoint
  * exchanges), otherwise (a cycle of three, say) it leaves the loop as it is.
  *
@@ -129,6 +133,7 @@ function unrolled(s: WhileStmt): Stmt[] | undefined {
     post: null,
     then: second.stmts,
     else: restore,
+    exits: true,
     ...(s.loc ? { loc: s.loc } : {}),
   }
   return [{ ...s, body: [...first.stmts, branch] }]
