@@ -677,6 +677,11 @@ class FunctionEmitter {
   private loads: Map<Expr, LoadOccurrence> | undefined
   /** The arrays of the current block that any of its reused loads reads (see `reusedLoads`). */
   private reusedArrays: Set<string> | undefined
+  /**
+   * The \`if\` statements at the top level of the \`while\` body being emitted whose \`else\` arm
+   * leaves the loop (\`exits\`, set by pass \`unroll-swaps\`): they end that arm with \`break\`.
+   */
+  private exitIfs: Set<Stmt> | undefined
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -848,6 +853,7 @@ class FunctionEmitter {
           this.line('} else {')
           this.indent++
           this.scoped(() => this.block(s.else))
+          if (this.exitIfs?.has(s)) this.line('break;')
           this.indent--
         }
         this.line('}')
@@ -856,7 +862,10 @@ class FunctionEmitter {
       case 'while': {
         this.line(`while (${this.expr(s.pre)}) {`)
         this.indent++
+        const saved = this.exitIfs
+        this.exitIfs = new Set(s.body.filter((x) => x.kind === 'if' && x.exits && x.else.length))
         this.scoped(() => this.block(s.body))
+        this.exitIfs = saved
         this.indent--
         this.line('}')
         return

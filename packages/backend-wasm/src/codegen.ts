@@ -60,6 +60,7 @@ import {
   type ImportedFunc,
   type ValType,
 } from './encoder.js'
+import { eagerOperand } from './eager-operands.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { planRangeVersion, type RangeVersion } from './range-versions.js'
@@ -980,6 +981,20 @@ export class FunctionEmitter {
     unsupported(`arithmetic on \`${t}\``, loc)
   }
 
+  /** Whether a call is a pure primitive the scalar code emits as one wasm instruction (\`abs\`, \`sqrt\`...). */
+  private nativeCall(call: Extract<Expr, { kind: 'call' }>): boolean {
+    // (as \`call\` emits it: a standard primitive's own lowering, arguments and result one float type)
+    const spec = this.program.registry.findPrimitive(call.callee)
+    if (spec?.kind !== 'pure' || STANDARD_PURE.get(call.callee) !== spec) return false
+    const t = call.type
+    if ((t !== 'f64' && t !== 'f32') || !call.args.every((a) => a.type === t)) return false
+    const op = spec.emit?.wasm
+    return (
+      (op === 'sqrt' || op === 'abs' || op === 'neg' || op === 'min' || op === 'max') &&
+      nativeOp(op)!.arity === call.args.length
+    )
+  }
+
   private binary(e: Extract<Expr, { kind: 'binary' }>): ValType {
     const op = e.op
     if (op === '&&' || op === '||') {
@@ -987,6 +1002,13 @@ export class FunctionEmitter {
       // the right operand runs only sometimes: nothing computed there is shared
       const shared = this.shared
       this.shared = undefined
+      // (one that cannot trap or call out runs always, without a branch: see \`eager-operands.ts\`)
+      if (eagerOperand(e.right, (c) => this.nativeCall(c))) {
+        this.expr(e.right)
+        this.op(op === '&&' ? Op.i32_and : Op.i32_or)
+        this.shared = shared
+        return I32
+      }
       this.op(Op.if, I32)
       if (op === '&&') {
         this.expr(e.right)
@@ -2195,15 +2217,27 @@ export class FunctionEmitter {
     if (s.else.length) {
       this.op(Op.else)
       this.scoped(() => this.block(s.else))
+      // (an arm after which the loop's condition is false: out of the loop's block, see \`exitIfs\`)
+      if (this.exitIfs?.has(s)) this.op(Op.br, 2)
     }
     this.op(Op.end)
   }
+
+  /**
+   * The \`if\` statements at the top level of the \`while\` body being emitted (as \`whileStmt\`
+   * emits it: block, loop, then the body) whose \`else\` arm leaves the loop (\`exits\`, set by pass
+   * \`unroll-swaps\`): that arm ends with a branch out of the loop's block.
+   */
+  private exitIfs: Set<Stmt> | undefined
 
   private whileStmt(s: Extract<Stmt, { kind: 'while' }>): void {
     this.op(Op.block, 0x40, Op.loop, 0x40)
     this.expr(s.pre)
     this.op(Op.i32_eqz, Op.br_if, 1)
+    const saved = this.exitIfs
+    this.exitIfs = new Set(s.body.filter((x) => x.kind === 'if' && x.exits && x.else.length))
     this.scoped(() => this.block(s.body))
+    this.exitIfs = saved
     this.op(Op.br, 0, Op.end, Op.end)
   }
 

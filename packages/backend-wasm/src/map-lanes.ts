@@ -316,7 +316,7 @@ class Inliner {
           ...s,
           pre: this.expr(s.pre, rename),
           post: this.expr(s.post, rename),
-          body: this.body(s.body, new Map(rename), depth),
+          body: this.body(rolled(s.body), new Map(rename), depth),
         })
         return
       case 'for': {
@@ -893,4 +893,14 @@ export function loopUniform(plan: MapLanesPlan, loop: Extract<Stmt, { kind: 'whi
           }
   }
   return candidates
+}
+
+/**
+ * A \`while\` body that pass \`unroll-swaps\` unrolled, as one iteration again (see \`IfStmt.exits\`):
+ * in lanes the \`if\` between the two copies is on a varying condition, whose arms both run under
+ * masks, so the unrolled loop does more work per iteration than it saves.
+ */
+function rolled(body: readonly Stmt[]): readonly Stmt[] {
+  const last = body[body.length - 1]
+  return last?.kind === 'if' && last.exits ? [...body.slice(0, -1), ...last.else] : body
 }

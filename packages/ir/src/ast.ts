@@ -213,6 +213,14 @@ export interface IfStmt extends NodeBase {
   post: Expr | null
   then: Stmt[]
   else: Stmt[]
+  /**
+   * Set by pass \`unroll-swaps\` on the \`if\` that ends a \`while\` body it unrolled: after the
+   * \`else\` arm the loop's condition is false, so a backend may leave the loop there instead of
+   * testing it again; and the statements before the \`if\` followed by its \`else\` arm are one
+   * iteration of the loop, which a backend may run as the loop's body instead (the loop as it was,
+   * where unrolling does not pay). A hint only (ignoring it is always right); not printed.
+   */
+  exits?: boolean
 }
 /** `while (pre, post) { body }`: post is false on entry and true after every iteration. */
 export interface WhileStmt extends NodeBase {

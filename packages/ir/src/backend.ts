@@ -68,4 +68,5 @@ export {
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,
+  unrollSwaps,
 } from './passes/index.js'

@@ -32,7 +32,10 @@
  *   and its uncompute) is allocated per iteration (checks off; runs before `hoist-invariants`, so
  *   that `dead-ancillas` then drops the uncompute);
  * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
- *   iteration (checks off; runs last).
+ *   iteration (checks off);
+ * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
+ *   per pass, the second under the exchanged names, so no value moves at the back edge (checks
+ *   off; runs last; see `unroll-swaps.ts`).
  *
  * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
@@ -53,6 +56,7 @@ import { contractArrays } from './contract-arrays.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
+import { unrollSwaps } from './unroll-swaps.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -71,6 +75,7 @@ export { contractArrays, contractArraysBlock, contractedName } from './contract-
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
+export { unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
@@ -87,6 +92,7 @@ export const PASS_NAMES = [
   'zero-updates',
   'dead-ancillas',
   'contract-arrays',
+  'unroll-swaps',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -163,5 +169,6 @@ export function optimize(
   }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
   if (on('contract-arrays')) each(contractArrays)
+  if (on('unroll-swaps')) each(unrollSwaps)
   return { program, inverses }
 }
