@@ -3101,8 +3101,15 @@ export class FunctionEmitter {
   /** Whether the map loop being emitted runs downwards (its pair is i − 2, i − 1 in lanes 0, 1). */
   private mapDown = false
 
+  /**
+   * Whether a statement of a map loop's body must run in lanes: it reads or writes a varying name,
+   * or it writes (at any depth) an accumulator or a block, which each lane updates for itself even
+   * by a uniform value (run once for the pair, \`q[0] += 1.0\` in a uniform \`while\` added once
+   * where the two iterations add twice).
+   */
   private touchesVarying(s: Stmt, plan: MapLanesPlan): boolean {
-    for (const n of writtenNames(s)) if (plan.varying.has(n)) return true
+    for (const n of writtenNames(s))
+      if (plan.varying.has(n) || plan.accumulators.includes(n) || plan.blockWrites.includes(n)) return true
     let found = false
     const visit = (x: Stmt) => {
       if (found) return
@@ -3159,7 +3166,6 @@ export class FunctionEmitter {
     }
   }
 
-  /** Emits a statement of a map loop's body in lanes (uniform ones as scalar code). */
   /**
    * Emits a statement of a map loop's body in lanes, keeping the lanes code's record of writes and
    * guards (see \`lane-memo.ts\`): a simple update, allocation or deallocation logs what it writes;

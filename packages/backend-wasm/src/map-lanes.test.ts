@@ -84,6 +84,49 @@ describe('map lanes on control flow', () => {
   })
 })
 
+describe('map lanes and accumulations under uniform control', () => {
+  // a statement that touches no varying name runs once for the pair, as scalar code; one that adds
+  // to an accumulator must run once per lane even when what it adds is uniform (a uniform
+  // `while` around \`q[0] += 1.0\` added once for the two iterations: the fuzzer's seed 43507721)
+  const bodies = {
+    while: `k: i32 <- 0
+    while (k < 2, k > 0) {
+      q[0] += 1.0
+      q[1] -= w
+      k += 1
+    }
+    k -> 2`,
+    if: `if (w > 0.5, ~) {
+      q[0] += 1.0
+    } else {
+      q[1] -= w
+    }`,
+  }
+  for (const [kind, inner] of Object.entries(bodies))
+    it(`gives the scalar code’s bits with a uniform ${kind} around the accumulation`, () => {
+      const text = `fn f(x: f64[], q: f64[], w: f64) {
+  for i in 0..len(x) {
+    x[i] += sin(w) * 2.0
+    ${inner}
+  }
+}`
+      const lanes = compile(text, 'wasm')
+      expect(lastMapLanes).toBeGreaterThan(0)
+      const scalar = compile(text, 'wasm', false, false)
+      const cpu = compile(text, 'cpu')
+      for (const [n, w] of [
+        [4, 0.75],
+        [5, 0.25],
+        [1, 0.75],
+      ] as const)
+        expectSameForward([cpu, scalar, lanes], () => [
+          Float64Array.from({ length: n }, (_, i) => i * 0.1),
+          Float64Array.of(0.5, -0.25),
+          w,
+        ])
+    })
+})
+
 describe('map lanes where they do not apply', () => {
   const cases: Record<string, string> = {
     'a scalar of the function is written (a reduction)': `
