@@ -300,6 +300,14 @@ export interface AssertStmt extends NodeBase {
 export interface Param extends NodeBase {
   name: string
   type: Type
+  /**
+   * Set by the AD layer on an array parameter of a gradient program that every caller passes as
+   * an array of zeros and reads nothing back from (a scratch argument of \`grad\` and its
+   * gradient): with run-time checks off, pass \`contract-arrays\` treats it as a zero ancilla
+   * whose final value nobody reads. A hint for the function itself, not for its inverse; ignoring
+   * it is always right. Not printed.
+   */
+  scratch?: boolean
 }
 
 /** A reversible function. */

@@ -32,7 +32,8 @@
  *   and its uncompute) is allocated per iteration (checks off; runs before `hoist-invariants`, so
  *   that `dead-ancillas` then drops the uncompute);
  * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
- *   iteration (checks off; runs last).
+ *   iteration, and so does a scratch parameter (`Param.scratch`: zeros at entry, nothing read
+ *   back) (checks off; runs last).
  *
  * Those that run only without checks would weaken what a check sees (a float scalar's
  * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
@@ -162,6 +163,10 @@ export function optimize(
     each((d) => dropZeroUpdates(d, writes))
   }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
-  if (on('contract-arrays')) each(contractArrays)
+  if (on('contract-arrays')) {
+    // a scratch parameter is zero at the function's entry, not at its inverse's
+    program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, contractArrays(d, true)])) }
+    inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
+  }
   return { program, inverses }
 }
