@@ -68,4 +68,6 @@ export {
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,
+  fuseLoops,
+  fuseLoopsBlock,
 } from './passes/index.js'
