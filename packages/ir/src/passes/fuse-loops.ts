@@ -15,7 +15,8 @@
  *   index (`a[i]`), so the two bodies meet only within one iteration, where the order stays
  *   (a scalar that both touch, one writing it, refuses: a sum would be taken in another order);
  * - neither body calls a function or a host function (their effects are not visible here), nor
- *   binds a name that the other binds or that is the other's loop variable;
+ *   binds a name that the other binds or that is the other's loop variable; where the variables
+ *   differ, L2's body has no bijection call that reads a table (its reads are not renamed);
  * - each loop visits each index at most once (no step, or a nonzero literal one) and is a plain
  *   index loop (not `for x in a`).
  * Every statement then computes the same values from the same operands, in an order that the
@@ -60,6 +61,18 @@ function calls(body: Stmt[]): boolean {
   walk(body, (s) => {
     if (s.kind === 'callstmt' && s.target !== 'bijection') yes = true
     for (const e of stmtExprs(s)) if (callsHost(e as Expr)) yes = true
+  })
+  return yes
+}
+
+/**
+ * Whether a block has a bijection call that reads values from a table (`CallStmt.tabulated`):
+ * the renaming of a loop variable (`rewriteBlock`) does not reach those reads.
+ */
+function tabulates(body: Stmt[]): boolean {
+  let yes = false
+  walk(body, (s) => {
+    if (s.kind === 'callstmt' && s.tabulated?.length) yes = true
   })
   return yes
 }
@@ -146,7 +159,7 @@ function fuse(a: ForStmt, between: Stmt[], b: ForStmt): ForStmt | undefined {
   const ba = bound(a.body),
     bb = bound(b.body)
   if ([...bb].some((n) => ba.has(n)) || ba.has(b.variable) || bb.has(a.variable) || bb.has(b.variable)) return undefined
-  if (b.variable !== a.variable && touched(b).has(a.variable)) return undefined
+  if (b.variable !== a.variable && (touched(b).has(a.variable) || tabulates(b.body))) return undefined
   if (ba.has(a.variable)) return undefined
   // the bodies meet only at the loop's own index
   const ta = touched(a)
