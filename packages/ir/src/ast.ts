@@ -138,8 +138,9 @@ export interface UpdateStmt extends NodeBase {
   /**
    * Set by a pass on the update that first writes an element of a fresh table (an ancilla whose
    * allocation is marked \`overwritten\`), known to hold zero there: a backend that skipped the
-   * table's zeroing computes it as \`0 + value\` without reading the element. A hint only
-   * (ignoring it is always right); not printed.
+   * table's zeroing computes it as \`0 + value\` without reading the element. Also on the first
+   * write of an element of a scratch parameter (see \`Param.scratch\`; pass \`contract-arrays\`),
+   * zero at entry. A hint only (ignoring it is always right); not printed.
    */
   init?: boolean
 }

@@ -244,6 +244,33 @@ export function contractArraysBlock(body: Stmt[]): Stmt[] {
 }
 
 /**
+ * `body` with the first write of each element of scratch parameter `x` marked \`init\` (see
+ * \`UpdateStmt.init\`: the element holds zero there, a backend may add the value to a literal
+ * zero instead of loading it), where the first statement that uses the elements is a loop that
+ * touches them only at its own index, each index once, and the first statement of its body that
+ * names `x` is an update of `x[v]` by a value that calls no host function.
+ */
+function markFirstWrites(body: Stmt[], x: string): Stmt[] {
+  const k = body.findIndex((s) => uses(s, x, true))
+  const s = body[k]
+  if (s?.kind !== 'for' || !distinctIndices(s)) return body
+  if (stmtExprs(s).some((e) => readNames(withoutLen(e, x)).has(x)) || !onlyAtIndex(s.body, x, s.variable, true))
+    return body
+  const j = s.body.findIndex((t) => uses(t, x, true))
+  const u = s.body[j]
+  if (
+    u?.kind !== 'update' ||
+    (u.op !== '+=' && u.op !== '-=') ||
+    u.target.kind !== 'index' ||
+    u.target.array.name !== x ||
+    callsHost(u.value)
+  )
+    return body
+  const loop = { ...s, body: [...s.body.slice(0, j), { ...u, init: true }, ...s.body.slice(j + 1)] }
+  return [...body.slice(0, k), loop, ...body.slice(k + 1)]
+}
+
+/**
  * The function with its loop-index array ancillas contracted to scalars (see the module comment),
  * and, with \`scratch\`, its scratch parameters too (see \`Param.scratch\`): each holds zeros at
  * entry and nothing reads it after the body, as an ancilla allocated before the body and
@@ -260,6 +287,7 @@ export function contractArrays(f: FunctionDef, scratch = false): FunctionDef {
       // (its length stays readable: the parameter stays, only its elements become a scalar)
       const r = contractUses(body, p.name, p.type.elem, zero, p.loc, 0, body.length, true)
       if (r) body = r.out
+      if (!r?.contracted) body = markFirstWrites(body, p.name)
     }
   return body === f.body ? f : { ...f, body }
 }

@@ -5,7 +5,7 @@
  * `@tenet/backend-cpu`'s `keeper-programs.test.ts` and the conformance suite.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
 import { contractArrays, optimize, restores, sinkAncillas } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -277,6 +277,11 @@ t -> zeros(n)`)
 for e in 0..len(q) {
   r += d[e] * 2.0
 }`)
+    // d, not contracted, is written first by \`d[e] += ...\`: marked \`init\` (zero there; not printed)
+    const loop = contractArrays(f, true).body[0] as Extract<Stmt, { kind: 'for' }>
+    const first = loop.body.find((s) => s.kind === 'update' && s.target.kind === 'index' && s.target.array.name === 'd')
+    expect((first as { init?: boolean }).init).toBe(true)
+    expect(contractArrays(f).body.some((s) => s.kind === 'for' && s.body.some((t) => 'init' in t))).toBe(false)
   })
 
   it('drops the writes nothing reads from the last loop of a scratch parameter it cannot contract', () => {
