@@ -289,13 +289,25 @@ function gradientProgram(
  * `compileAdjoint`): the programs of the constant adjoint (`AdjointBuilder.withConstants`): no
  * gradient parameter for them, nothing zeroed, accumulated or propagated into them; their values
  * are read-only inputs. The parameters are then those of `compileAdjoint(f, 1, constants)` plus `$loss`.
+ *
+ * `scratch` (indices of array arguments, see `GradOptions.scratch`): with run-time checks off, the
+ * program's parameters for their values and gradients are marked `scratch` (see `Param.scratch`):
+ * the caller passes zeros there and reads nothing back, so that pass `contract-arrays` may keep
+ * their elements in scalars. The caller must then do so (the \`grad\` drivers do).
  */
-export function compileFused(f: TenetFunction, loss: number, constants: readonly number[] = []): TenetFunction | null {
+export function compileFused(
+  f: TenetFunction,
+  loss: number,
+  constants: readonly number[] = [],
+  scratch: readonly number[] = [],
+): TenetFunction | null {
   const held = heldArguments(f, constants)
-  const key = `${loss}/${[...held].sort((a, b) => a - b).join(',')}`
+  const info = infoOf(f)
+  // (the hint is read with run-time checks off only: one program either way with them on)
+  const marked = info.options.checks === false ? [...new Set(scratch)].sort((a, b) => a - b) : []
+  const key = `${loss}/${[...held].sort((a, b) => a - b).join(',')}/${marked.join(',')}`
   let byLoss = fusedCache.get(f)
   if (byLoss?.has(key)) return byLoss.get(key)!
-  const info = infoOf(f)
   let out: TenetFunction | null = null
   // a stack parameter: its gradient stack must have one entry per value the forward run leaves on
   // it, known only after that run, so the driver runs f and then its adjoint (NiLang's "AD over
@@ -313,11 +325,44 @@ export function compileFused(f: TenetFunction, loss: number, constants: readonly
           .filter((n) => n !== SINK),
       )
       ;({ entry, functions } = dropDeadUpdatesIn(functions, entry, observed, gp.registry))
+      if (marked.length) {
+        const marks = scratchParams(f, entry.params, marked, held, gp.registry)
+        const params = entry.params.map((p) => (marks.has(p.name) ? { ...p, scratch: true } : p))
+        const named = { ...entry, params }
+        functions = functions.map((g) => (g === entry ? named : g))
+        entry = named
+      }
     }
     out = compileGenerated(info, gp.registry, functions)[entry.name]!
   }
   if (!byLoss) fusedCache.set(f, (byLoss = new Map()))
   byLoss.set(key, out)
+  return out
+}
+
+/**
+ * The names of the gradient program's parameters that the driver passes as zeros and reads
+ * nothing back from, for scratch arguments `scratch` of `f` (see `GradOptions.scratch`): each
+ * scratch argument's values (the driver's zero arrays; with run-time checks off a fused program
+ * leaves the values unspecified) and its gradient (zeroed before every call, never handed out).
+ */
+function scratchParams(
+  f: TenetFunction,
+  programParams: readonly Param[],
+  scratch: readonly number[],
+  held: ReadonlySet<number>,
+  registry: Registry,
+): Set<string> {
+  const params = f.ir.params
+  const slots = gradientSlots(params, registry, 1, held)
+  const out = new Set<string>()
+  for (const i of scratch) {
+    const p = params[i]
+    if (p?.type.kind !== 'array' || programParams[i]?.name !== p.name) continue
+    out.add(p.name)
+    const g = slots[i] && programParams[slots[i].index]
+    if (g?.type.kind === 'array') out.add(g.name)
+  }
   return out
 }
 

@@ -167,7 +167,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     argError(`\`mode\` must be 'auto', 'forward' or 'reverse', got ${String(mode)}`)
   if (constants.length && mode === 'forward') argError("`constants` need reverse mode: use mode 'reverse' or 'auto'")
   // the choice of program is planGradient's (plan.ts): the plan says which and why
-  const { plan, forward, fused } = planGradient(f, options)
+  const { plan, forward, fused } = planGradient(f, { ...options, scratch })
   if (mode === 'forward' && !forward) {
     // a function of the right shape whose tangent cannot be built: the tangent's own error says why
     if (hasForwardGradientShape(f, options.loss)) compileTangent(f, 1)

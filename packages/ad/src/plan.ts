@@ -80,6 +80,11 @@ export interface PlanOptions {
    * routine-fused and two-sweep programs have their variant; forward mode and map-forward do not.
    */
   constants?: readonly number[]
+  /**
+   * Scratch arguments (see `GradOptions.scratch`, validated): the fused programs mark them and
+   * their gradients as zero at entry and read by nobody after (see `compileFused`).
+   */
+  scratch?: readonly number[]
 }
 
 /** The plan and the compiled program it chose (null where the driver runs `f` and its adjoint). */
@@ -167,7 +172,7 @@ export function planGradient(f: TenetFunction, options: PlanOptions): PlannedGra
         { program: 'map-forward', applies: false, why: WHY.stacks },
       )
     } else {
-      fused = compileFused(f, options.loss, options.constants)
+      fused = compileFused(f, options.loss, options.constants, options.scratch)
       const onePass = fused?.name.endsWith('$onepass') === true
       const adjointOnly = fused?.name.endsWith('$adjonly') === true
       considered.push({ program: 'one-pass', applies: onePass, why: onePass ? WHY.onePassTaken : WHY.onePassNo })

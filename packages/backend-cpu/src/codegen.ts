@@ -769,14 +769,12 @@ class FunctionEmitter {
         const stored = local ? undefined : sh?.stored
         const loaded =
           !local && sh?.loaded?.temp !== undefined && !this.loads?.has(s.target as Expr) ? sh.loaded.temp : undefined
-        // the first write of an element of a fresh table (see \`UpdateStmt.init\`): zero plus the value,
-        // without reading the element, so that the table needs no zeroing
-        const table =
-          s.init && s.target.kind === 'index' && !local && loaded === undefined
-            ? this.tables.get(s.target.array.name)
-            : undefined
+        // the first write of an element known to hold zero (see \`UpdateStmt.init\`): zero plus the
+        // value, without reading the element, so that a fresh table needs no zeroing
+        const zeroOld = s.init === true && s.target.kind === 'index' && !local && loaded === undefined
+        const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
-        const old = table !== undefined ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
+        const old = zeroOld ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {

@@ -138,8 +138,9 @@ export interface UpdateStmt extends NodeBase {
   /**
    * Set by a pass on the update that first writes an element of a fresh table (an ancilla whose
    * allocation is marked \`overwritten\`), known to hold zero there: a backend that skipped the
-   * table's zeroing computes it as \`0 + value\` without reading the element. A hint only
-   * (ignoring it is always right); not printed.
+   * table's zeroing computes it as \`0 + value\` without reading the element. Also on the first
+   * write of an element of a scratch parameter (see \`Param.scratch\`; pass \`contract-arrays\`),
+   * zero at entry. A hint only (ignoring it is always right); not printed.
    */
   init?: boolean
 }
@@ -308,6 +309,14 @@ export interface AssertStmt extends NodeBase {
 export interface Param extends NodeBase {
   name: string
   type: Type
+  /**
+   * Set by the AD layer on an array parameter of a gradient program that every caller passes as
+   * an array of zeros and reads nothing back from (a scratch argument of \`grad\` and its
+   * gradient): with run-time checks off, pass \`contract-arrays\` treats it as a zero ancilla
+   * whose final value nobody reads. A hint for the function itself, not for its inverse; ignoring
+   * it is always right. Not printed.
+   */
+  scratch?: boolean
 }
 
 /** A reversible function. */

@@ -68,5 +68,7 @@ export {
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,
+  fuseLoops,
+  fuseLoopsBlock,
   unrollSwaps,
 } from './passes/index.js'

@@ -31,8 +31,11 @@
  * - `sink-ancillas` — an array ancilla that every iteration of a loop restores (a branch keeper
  *   and its uncompute) is allocated per iteration (checks off; runs before `hoist-invariants`, so
  *   that `dead-ancillas` then drops the uncompute);
+ * - `fuse-loops` — a loop over the same range as an earlier loop of its block joins it where no
+ *   dependence forbids it (checks off; see `fuse-loops.ts` for the dependence test);
  * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
- *   iteration (checks off);
+ *   iteration, and so does a scratch parameter (`Param.scratch`: zeros at entry, nothing read
+ *   back) (checks off);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
  *   per pass, the second under the exchanged names, so no value moves at the back edge (checks
  *   off; runs last; see `unroll-swaps.ts`).
@@ -53,6 +56,7 @@ import { tabulateSweeps } from './tabulate-sweeps.js'
 import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { contractArrays } from './contract-arrays.js'
+import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
@@ -72,6 +76,7 @@ export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } f
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
+export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
@@ -91,6 +96,7 @@ export const PASS_NAMES = [
   'forward-pure-values',
   'zero-updates',
   'dead-ancillas',
+  'fuse-loops',
   'contract-arrays',
   'unroll-swaps',
 ] as const
@@ -168,7 +174,12 @@ export function optimize(
     each((d) => dropZeroUpdates(d, writes))
   }
   if (on('dead-ancillas')) ({ program, inverses } = deadAncillas(program, inverses, options.checks))
-  if (on('contract-arrays')) each(contractArrays)
+  if (on('fuse-loops')) each(fuseLoops)
+  if (on('contract-arrays')) {
+    // a scratch parameter is zero at the function's entry, not at its inverse's
+    program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, contractArrays(d, true)])) }
+    inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
+  }
   if (on('unroll-swaps')) each(unrollSwaps)
   return { program, inverses }
 }

@@ -5,7 +5,7 @@
  * `@tenet/backend-cpu`'s `keeper-programs.test.ts` and the conformance suite.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
 import { contractArrays, optimize, restores, sinkAncillas } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -242,5 +242,79 @@ t -> zeros(n)`)
 }`)
       expect(body(contractArrays(f))).toMatch(/^t: f64\[\] <- zeros\(n\)/)
     }
+  })
+
+  /** `f` with the parameters named in `names` marked scratch (as the AD layer marks them). */
+  const scratch = (f: FunctionDef, ...names: string[]): FunctionDef => ({
+    ...f,
+    params: f.params.map((p) => (names.includes(p.name) ? { ...p, scratch: true } : p)),
+  })
+  const lengths = `fn f(r: f64, x: f64[], q: f64[], d: f64[], k: i32, n: i32) {
+  for e in 0..len(d) {
+    for j in 0..k {
+      q[e] += x[e * k + j] ** 2
+    }
+    d[e] += sqrt(q[e])
+  }
+  for e in 0..len(q) {
+    r += d[e] * 2.0
+  }
+}`
+
+  it('contracts a scratch parameter (zeros at entry, nothing read back) like a zero ancilla; its length stays readable', () => {
+    const f = scratch(fn(lengths), 'q', 'd')
+    // q: one loop at its index (len(q) elsewhere reads only the length); d: read by a later loop
+    expect(body(contractArrays(f, true))).toBe(`for e in 0..len(d) {
+  q$ct: f64 <- 0.0
+  for j in 0..k {
+    q$ct += x[e * k + j] ** 2
+  }
+  d[e] += sqrt(q$ct)
+  @unchecked {
+    q$ct -> 0.0
+  }
+}
+for e in 0..len(q) {
+  r += d[e] * 2.0
+}`)
+    // d, not contracted, is written first by \`d[e] += ...\`: marked \`init\` (zero there; not printed)
+    const loop = contractArrays(f, true).body[0] as Extract<Stmt, { kind: 'for' }>
+    const first = loop.body.find((s) => s.kind === 'update' && s.target.kind === 'index' && s.target.array.name === 'd')
+    expect((first as { init?: boolean }).init).toBe(true)
+    expect(contractArrays(f).body.some((s) => s.kind === 'for' && s.body.some((t) => 'init' in t))).toBe(false)
+  })
+
+  it('drops the writes nothing reads from the last loop of a scratch parameter it cannot contract', () => {
+    const f = scratch(
+      fn(`fn f(r: f64, x: f64[], g: f64[], n: i32) {
+  for i in 0..n { g[i] += x[i] }
+  for i in reverse 0..n {
+    r += g[i] * 2.0
+    g[i] -= x[i]
+  }
+}`),
+      'g',
+    )
+    expect(body(contractArrays(f, true))).toBe(`for i in 0..n {
+  g[i] += x[i]
+}
+for i in reverse 0..n {
+  r += g[i] * 2.0
+}`)
+  })
+
+  it('leaves parameters without the hint, the inverse (scratch false), and a scratch array the caller may read at another index', () => {
+    const plain = fn(lengths)
+    expect(body(contractArrays(plain, true))).toBe(body(plain))
+    const f = scratch(plain, 'q', 'd')
+    expect(body(contractArrays(f))).toBe(body(plain))
+    const shifted = scratch(
+      fn(`fn f(r: f64, x: f64[], q: f64[], n: i32) {
+  for i in 0..n - 1 { q[i + 1] += x[i] }
+  r += q[1]
+}`),
+      'q',
+    )
+    expect(body(contractArrays(shifted, true))).toBe(body(contractArrays(shifted)))
   })
 })
