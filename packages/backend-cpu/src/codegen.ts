@@ -33,6 +33,7 @@ import {
   reusedLoads,
   writtenNames,
   walk,
+  type ArgumentUse,
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
@@ -898,7 +899,7 @@ class FunctionEmitter {
     const stores: string[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
     if (!this.checking) {
-      const els = promotableElements(s.variable, s.body, { branches: true })
+      const els = promotableElements(s.variable, s.body, { branches: true, arguments: this.argumentUses })
       if (els.length) {
         const map = new Map(saved ?? [])
         for (const { name, element, write } of els) {
@@ -1051,22 +1052,36 @@ class FunctionEmitter {
     return { values: calls.map((c) => c.node), writes }
   }
 
+  /**
+   * What the lowering of a bijection call does with each argument: writes its \`inout\` ones, reads
+   * its \`in\` ones, except one that it reads only through values that tables hold (θ of a
+   * tabulated ROT: \`'none'\`). Undefined for a call to a function.
+   */
+  private argumentUses = (s: Extract<Stmt, { kind: 'callstmt' }>): ArgumentUse[] | undefined => {
+    if (s.target !== 'bijection') return undefined
+    let spec = this.program.registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+    this.loweredValues(s)
+    const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
+    return s.args.map((_, i): ArgumentUse => {
+      if (spec.roles[i] === 'inout') return 'write'
+      if (!spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return 'read'
+      const slots = s.args.map((_, k) => `__arg${k}__`)
+      let text = spec.emit.cpu(...slots).join('\n')
+      for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
+      return text.includes(slots[i]!) ? 'read' : 'none'
+    })
+  }
+
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
       // an argument the lowering reads only through values that tables hold (θ of a tabulated ROT) is not read
-      const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
-      const read = (i: number): boolean => {
-        if (spec.roles[i] === 'inout' || !spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return true
-        const slots = s.args.map((_, k) => `__arg${k}__`)
-        let text = spec.emit.cpu(...slots).join('\n')
-        for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
-        return text.includes(slots[i]!)
-      }
+      const uses = this.argumentUses(s)!
       const temps = s.args.map((a, i) => {
         const t = this.fresh('t')
-        if (read(i)) this.line(`const ${t} = ${this.read(a)};`)
+        if (uses[i] !== 'none') this.line(`const ${t} = ${this.read(a)};`)
         return t
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
@@ -1100,10 +1115,16 @@ class FunctionEmitter {
         outs.forEach((a, j) => {
           const value = this.round((a as { type?: string }).type, vals[j]!)
           // a value that later statements of the run read again from the element: kept (see `Shared.stored`)
-          const stored = this.shared?.get(a as Expr)?.stored
+          const sh = this.shared?.get(a as Expr)
+          const stored = sh?.stored
           if (!stored) return this.write(a, value)
           stored.temp = this.fresh('o')
           this.line(`const ${stored.temp} = ${value};`)
+          // a later statement of the run rewrites the element from the kept value, and nothing
+          // reads it from memory before: the store is dead (see \`Shared.overwrittenBy\`; not for
+          // an element a loop keeps in a local, nor for an array the block's reused loads read)
+          if (sh.overwrittenBy && a.kind === 'index' && this.storedElement(a) && !this.reusedArrays?.has(a.array.name))
+            return
           this.write(a, stored.temp)
         })
       } else {

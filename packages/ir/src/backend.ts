@@ -19,6 +19,7 @@ export {
   sharedSubexpressions,
   type Flat,
   type Promotion,
+  type ArgumentUse,
   type RunStmt,
   type Shared,
   type LoweredValues,
