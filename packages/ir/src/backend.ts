@@ -69,4 +69,5 @@ export {
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,
+  polynomial,
 } from './passes/index.js'
