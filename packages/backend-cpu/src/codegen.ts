@@ -23,7 +23,12 @@ import {
 } from '@tenet/ir'
 import {
   callsHost,
+  exprChildren,
+  flatten,
   hostNumber,
+  inRun,
+  polynomial,
+  stmtExprs,
   userNames,
   effectfulFunctions,
   forEachStatement,
@@ -33,6 +38,7 @@ import {
   reusedLoads,
   writtenNames,
   walk,
+  type ArgumentUse,
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
@@ -384,6 +390,9 @@ class FunctionEmitter {
   }
 
   private exprCode(e: Expr): string {
+    // an index that a running local of the loop holds (see \`affineIndices\`)
+    const running = this.affine?.get(e)
+    if (running !== undefined) return running
     switch (e.kind) {
       case 'num': {
         const ns = e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type) : undefined
@@ -658,6 +667,88 @@ class FunctionEmitter {
   }
 
   // ---------- statements ----------
+
+  /** Index expressions of the loops being emitted that running locals hold (see \`affineIndices\`). */
+  private affine: Map<Expr, string> | undefined
+
+  /**
+   * Strength reduction of a counting loop's element addresses: in a loop of step ±1 whose body is
+   * one run of straight-line statements (updates, bijection calls, scalar ancillas; no checks),
+   * each index \`q0 + q1·v + c\` (i32 polynomials; q0 and q1 of names the body never writes, v
+   * the loop variable, c a constant, q1 not 1 or q0 not 0) reads a local that holds q0 + q1·v,
+   * set before the loop for its first value and stepped by ±q1 per iteration: the element
+   * \`x[i + 1 + m·l]\` of a column loop reads \`(o + 1) | 0\`. i32 arithmetic wraps (\`| 0\`,
+   * \`Math.imul\`), so the sum stepped is the polynomial evaluated, bit for bit. Returns the
+   * lines to emit before the loop (\`first\`: the code of the loop variable's first value) and
+   * the statement that steps the locals (\`up\`: whether v increases).
+   */
+  private affineIndices(
+    s: Extract<Stmt, { kind: 'for' }>,
+    first: string,
+    up: boolean,
+  ): { before: string[]; step: string } {
+    const none = { before: [], step: '' }
+    if (this.checking) return none
+    const flat = flatten(s.body)
+    if (!flat.length || !flat.every((f) => inRun(f.s) && f.s.kind !== 'assert')) return none
+    const written = writtenNames(s.body, this.gen.effectful)
+    if (!written) return none
+    const v = s.variable
+    // every index of the body's element accesses, by its base (q0, q1)
+    const groups = new Map<string, { q0: Map<string, number>; q1: Map<string, number>; uses: Array<[Expr, number]> }>()
+    const visit = (e: Expr): void => {
+      if (e.kind === 'index') {
+        const p = polynomial(e.index)
+        if (p) {
+          const q0 = new Map<string, number>(),
+            q1 = new Map<string, number>()
+          let c = 0,
+            ok = true
+          for (const [m, k] of p) {
+            const names = m ? m.split('*') : []
+            const at = names.indexOf(v)
+            if (names.some((n, i) => (n === v && i !== at) || (n !== v && written.has(n)))) ok = false
+            else if (at >= 0) q1.set(names.filter((_, i) => i !== at).join('*'), k)
+            else if (m === '') c = k
+            else q0.set(m, k)
+          }
+          const plain = q0.size === 0 && q1.size === 1 && q1.get('') === 1
+          if (ok && q1.size && !plain) {
+            const key = JSON.stringify([[...q0].sort(), [...q1].sort()])
+            let g = groups.get(key)
+            if (!g) groups.set(key, (g = { q0, q1, uses: [] }))
+            g.uses.push([e.index, c])
+          }
+        }
+      }
+      for (const c of exprChildren(e)) visit(c)
+    }
+    for (const { s: st } of flat)
+      for (const x of stmtExprs(st))
+        if (x.kind !== 'neg' && x.kind !== 'field') visit(x as Expr)
+        else visit((x as { target: Expr }).target)
+    if (!groups.size) return none
+    const term = (m: string, k: number): string => {
+      const names = m ? m.split('*').map((n) => this.js(n)) : []
+      let code = names.length ? names.reduce((a, b) => `Math.imul(${a}, ${b})`) : String(k)
+      if (names.length && k !== 1) code = `Math.imul(${k}, ${code})`
+      return code
+    }
+    const poly = (q: Map<string, number>): string =>
+      q.size ? `((${[...q].map(([m, k]) => term(m, k)).join(' + ')}) | 0)` : '0'
+    const before: string[] = []
+    const steps: string[] = []
+    this.affine = new Map(this.affine ?? [])
+    for (const g of groups.values()) {
+      const o = this.fresh('o'),
+        d = this.fresh('d')
+      before.push(`const ${d} = ${poly(g.q1)};`)
+      before.push(`let ${o} = (${poly(g.q0)} + Math.imul(${d}, ${first})) | 0;`)
+      steps.push(`${o} = (${o} ${up ? '+' : '-'} ${d}) | 0`)
+      for (const [e, c] of g.uses) this.affine.set(e, c === 0 ? o : `((${o} ${c < 0 ? '-' : '+'} ${Math.abs(c)}) | 0)`)
+    }
+    return { before, step: steps.join(', ') }
+  }
 
   /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
   private promoted: Map<string, Map<string, string>> | undefined
@@ -936,7 +1027,7 @@ class FunctionEmitter {
     const stores: string[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
     if (!this.checking) {
-      const els = promotableElements(s.variable, s.body, { branches: true })
+      const els = promotableElements(s.variable, s.body, { branches: true, arguments: this.argumentUses })
       if (els.length) {
         const map = new Map(saved ?? [])
         for (const { name, element, write } of els) {
@@ -973,11 +1064,18 @@ class FunctionEmitter {
     if (stepConst === 1 || stepConst === -1) {
       // the common cases: a plain counting loop, up or down (a reversed one the other way)
       const iv = this.fresh('i')
+      const up = stepConst === 1 ? !s.reverse : s.reverse === true
+      const first = !s.reverse ? a : stepConst === 1 ? (s.inclusive ? b : `(${b} - 1)`) : s.inclusive ? b : `(${b} + 1)`
+      // element addresses stepped with the loop variable (see \`affineIndices\`)
+      const savedAffine = this.affine
+      const { before, step } = this.affineIndices(s, first, up)
+      for (const l of before) this.line(l)
+      const next = `${iv}${up ? '++' : '--'}${step ? `, ${step}` : ''}`
       if (stepConst === 1 && !s.reverse)
-        this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${iv}++) {`)
-      else if (stepConst === 1) this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} - 1`}; ${iv} >= ${a}; ${iv}--) {`)
-      else if (!s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${iv}--) {`)
-      else this.line(`for (let ${iv} = ${s.inclusive ? b : `${b} + 1`}; ${iv} <= ${a}; ${iv}++) {`)
+        this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '<=' : '<'} ${b}; ${next}) {`)
+      else if (stepConst === 1) this.line(`for (let ${iv} = ${first}; ${iv} >= ${a}; ${next}) {`)
+      else if (!s.reverse) this.line(`for (let ${iv} = ${a}; ${iv} ${s.inclusive ? '>=' : '>'} ${b}; ${next}) {`)
+      else this.line(`for (let ${iv} = ${first}; ${iv} <= ${a}; ${next}) {`)
       this.indent++
       this.scoped(() => {
         this.names.set(s.variable, iv)
@@ -985,6 +1083,7 @@ class FunctionEmitter {
       })
       this.indent--
       this.line('}')
+      this.affine = savedAffine
     } else {
       // count of values a, a+st, ... before (or up to) b
       this.line(`let ${n} = 0;`)
@@ -1089,22 +1188,36 @@ class FunctionEmitter {
     return { values: calls.map((c) => c.node), writes }
   }
 
+  /**
+   * What the lowering of a bijection call does with each argument: writes its \`inout\` ones, reads
+   * its \`in\` ones, except one that it reads only through values that tables hold (θ of a
+   * tabulated ROT: \`'none'\`). Undefined for a call to a function.
+   */
+  private argumentUses = (s: Extract<Stmt, { kind: 'callstmt' }>): ArgumentUse[] | undefined => {
+    if (s.target !== 'bijection') return undefined
+    let spec = this.program.registry.bijection(s.callee)
+    if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
+    this.loweredValues(s)
+    const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
+    return s.args.map((_, i): ArgumentUse => {
+      if (spec.roles[i] === 'inout') return 'write'
+      if (!spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return 'read'
+      const slots = s.args.map((_, k) => `__arg${k}__`)
+      let text = spec.emit.cpu(...slots).join('\n')
+      for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
+      return text.includes(slots[i]!) ? 'read' : 'none'
+    })
+  }
+
   private callStmt(s: Extract<Stmt, { kind: 'callstmt' }>): void {
     if (s.target === 'bijection') {
       let spec = this.program.registry.bijection(s.callee)
       if (s.inverse && spec.inverse !== 'self') spec = this.program.registry.bijection(spec.inverse)
       // an argument the lowering reads only through values that tables hold (θ of a tabulated ROT) is not read
-      const tabled = (this.lowered.get(s) ?? []).filter((c) => c.table)
-      const read = (i: number): boolean => {
-        if (spec.roles[i] === 'inout' || !spec.emit?.cpu || !tabled.some((c) => c.arg === i)) return true
-        const slots = s.args.map((_, k) => `__arg${k}__`)
-        let text = spec.emit.cpu(...slots).join('\n')
-        for (const c of tabled) text = text.split(c.text(slots[c.arg]!)).join('')
-        return text.includes(slots[i]!)
-      }
+      const uses = this.argumentUses(s)!
       const temps = s.args.map((a, i) => {
         const t = this.fresh('t')
-        if (read(i)) this.line(`const ${t} = ${this.read(a)};`)
+        if (uses[i] !== 'none') this.line(`const ${t} = ${this.read(a)};`)
         return t
       })
       const outs = s.args.flatMap((a, i) => (spec.roles[i] === 'inout' ? [a] : []))
@@ -1138,10 +1251,16 @@ class FunctionEmitter {
         outs.forEach((a, j) => {
           const value = this.round((a as { type?: string }).type, vals[j]!)
           // a value that later statements of the run read again from the element: kept (see `Shared.stored`)
-          const stored = this.shared?.get(a as Expr)?.stored
+          const sh = this.shared?.get(a as Expr)
+          const stored = sh?.stored
           if (!stored) return this.write(a, value)
           stored.temp = this.fresh('o')
           this.line(`const ${stored.temp} = ${value};`)
+          // a later statement of the run rewrites the element from the kept value, and nothing
+          // reads it from memory before: the store is dead (see \`Shared.overwrittenBy\`; not for
+          // an element a loop keeps in a local, nor for an array the block's reused loads read)
+          if (sh.overwrittenBy && a.kind === 'index' && this.storedElement(a) && !this.reusedArrays?.has(a.array.name))
+            return
           this.write(a, stored.temp)
         })
       } else {

@@ -19,6 +19,7 @@ export {
   sharedSubexpressions,
   type Flat,
   type Promotion,
+  type ArgumentUse,
   type RunStmt,
   type Shared,
   type LoweredValues,
@@ -71,4 +72,5 @@ export {
   fuseLoops,
   fuseLoopsBlock,
   unrollSwaps,
+  polynomial,
 } from './passes/index.js'

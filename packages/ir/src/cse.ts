@@ -33,11 +33,13 @@ export interface Shared {
    */
   loaded?: Shared
   /**
-   * On the target of an update whose stored value is `stored` (see `forwardUpdates`): the target
-   * of a later update of the same element in the run that starts from that value, with no read
-   * of the element from memory in between (every read of it takes the kept value, and nothing
-   * else reads the array where the element may be, or may fail). The element's store is then
-   * dead: a code generator that starts that later update from the kept value (`loaded`) skips it.
+   * On the target of an update whose stored value is `stored` (see `forwardUpdates`), or on the
+   * element an `inout` argument of a bijection call names whose stored value is `stored`: the
+   * target of a later update of the same element in the run that starts from that value, or the
+   * argument of a later bijection call that rewrites it, with no read of the element from memory
+   * in between (every read of it takes the kept value, and nothing else reads the array where the
+   * element may be, or may fail). The element's store is then dead: a code generator that starts
+   * that later statement from the kept value (`loaded`, or the argument's shared value) skips it.
    */
   overwrittenBy?: Expr
 }
@@ -169,6 +171,10 @@ export function sharedSubexpressions(
     return `@${n}`
   }
   const forwards: Array<[Entry, Entry]> = []
+  /** A store of the run that a later statement may overwrite before anything reads it from memory. */
+  interface Store {
+    overwrittenBy?: Expr
+  }
   // the updates of f64 elements (with \`forwardUpdates\`): where their old value comes from, and their new one
   const updates: Array<{
     node: Expr
@@ -189,15 +195,24 @@ export function sharedSubexpressions(
     names: Array<[string, number]>
   }
   const elements = new Map<string, TrackedElement[]>()
-  const pending = new Map<string, Array<{ element: TrackedElement; update: number }>>()
+  const pending = new Map<string, Array<{ element: TrackedElement; store: Store }>>()
+  // (with \`forwardUpdates\`) the values bijection calls store that later statements read: the
+  // load of the argument (whose \`Shared\` the code generator consults) and whether it is overwritten
+  const callStores: Array<{ load: Entry; stored: Entry; store: Store }> = []
+  const element = (index: Expr, type: string, entry: Entry): TrackedElement => ({
+    poly: polynomial(index),
+    indexKey: keys.get(index)!,
+    type,
+    entry,
+    names: [...readNames(index)].map((n): [string, number] => [n, versions.get(n) ?? 0]),
+  })
+  const addPending = (array: string, el: TrackedElement, store: Store): void => {
+    let list = pending.get(array)
+    if (!list) pending.set(array, (list = []))
+    list.push({ element: el, store })
+  }
   const track = (array: string, index: Expr, type: string, entry: Entry): TrackedElement => {
-    const el: TrackedElement = {
-      poly: polynomial(index),
-      indexKey: keys.get(index)!,
-      type,
-      entry,
-      names: [...readNames(index)].map((n): [string, number] => [n, versions.get(n) ?? 0]),
-    }
+    const el = element(index, type, entry)
     let list = elements.get(array)
     if (!list) elements.set(array, (list = []))
     list.push(el)
@@ -322,7 +337,7 @@ export function sharedSubexpressions(
         const list = pending.get(a.array.name)
         const same = hit && list?.find((p) => p.element.entry === hit)
         if (same) {
-          updates[same.update]!.overwrittenBy = a
+          same.store.overwrittenBy = a
           list!.splice(list!.indexOf(same), 1)
         } else if (!hit) observe(a.array.name, a.index)
       } else if (forwardUpdates) {
@@ -335,9 +350,14 @@ export function sharedSubexpressions(
     // (an assert's message arguments are evaluated only when it fails: nothing of them is shared)
     else if (s.kind === 'assert') visit(s.cond)
     if (forwardUpdates && s.kind !== 'update') {
-      // a check may fail and leave the arrays to the caller, a call reads its arguments from
-      // memory, a deallocation's check reads its value: their stores are needed
+      // a check may fail and leave the arrays to the caller, a deallocation's check reads its
+      // value: their stores are needed; a bijection call reads an element argument as its visit
+      // below finds it (from memory only where the run does not hold it), anything else of its
+      // arguments (a negated or field view, the names of an index) from memory
       if (s.kind === 'assert') pending.clear()
+      else if (s.kind === 'callstmt')
+        for (const e of stmtExprs(s))
+          for (const n of readNames(e.kind === 'index' && e.type === 'f64' ? e.index : e)) observe(n)
       else for (const e of stmtExprs(s)) for (const n of readNames(e)) observe(n)
     }
     const low = s.kind === 'callstmt' ? lowered?.(s) : undefined
@@ -349,6 +369,19 @@ export function sharedSubexpressions(
         if (a.kind === 'neg' || a.kind === 'field') visitAddress(a as Update['target'])
         else visit(a)
       }
+    // an element the call rewrites that a pending store of the run stored, read from the value the
+    // run holds (after every read of the call's arguments: one from memory kept the store): that
+    // store is overwritten unread
+    if (forwardUpdates && s.kind === 'callstmt')
+      s.args.forEach((a, i) => {
+        if (a.kind !== 'index' || a.type !== 'f64' || !low?.writes?.[i]) return
+        const list = pending.get(a.array.name)
+        const entry = nodes.get(a)
+        const same = entry && list?.find((p) => p.element.entry === entry)
+        if (!same) return
+        same.store.overwrittenBy = a
+        list!.splice(list!.indexOf(same), 1)
+      })
     perStmt.push(nodes)
     // a bijection may write any of its arguments (nothing of it is shared); an allocation or
     // deallocation (re)binds its name; either way the name's next version starts
@@ -379,12 +412,12 @@ export function sharedSubexpressions(
       const stored: Entry = { shared: {}, count: 1 }
       available.set(elementKey(target), stored)
       updates[updates.length - 1]!.stored = stored
-      if (forwardUpdates) {
-        const element = track(target.array.name, target.index, 'f64', stored)
-        let list = pending.get(target.array.name)
-        if (!list) pending.set(target.array.name, (list = []))
-        list.push({ element, update: updates.length - 1 })
-      }
+      if (forwardUpdates)
+        addPending(
+          target.array.name,
+          track(target.array.name, target.index, 'f64', stored),
+          updates[updates.length - 1]!,
+        )
     }
   }
   // store-to-load forwarding: an element a call stored and a later statement reads
@@ -393,6 +426,8 @@ export function sharedSubexpressions(
       load.shared.stored = stored.shared
       load.count = Math.max(load.count, 2)
     }
+  for (const { load, stored, store } of callStores)
+    if (stored.count > 1 && store.overwrittenBy) load.shared.overwrittenBy = store.overwrittenBy
   const outs = perStmt.map((nodes) => {
     const out = new Map<Expr, Shared>()
     for (const [e, entry] of nodes) if (entry.count > 1) out.set(e, entry.shared)
@@ -443,6 +478,12 @@ export function sharedSubexpressions(
       const entry: Entry = { shared: {}, count: 1 }
       available.set(k, entry)
       forwards.push([nodes.get(a)!, entry])
+      // (with \`forwardUpdates\`) a store that a later statement may overwrite unread
+      if (forwardUpdates) {
+        const store: Store = {}
+        addPending(a.array.name, element(a.index, 'f64', entry), store)
+        callStores.push({ load: nodes.get(a)!, stored: entry, store })
+      }
     }
   }
 }
@@ -522,6 +563,12 @@ function sureAccesses(s: Stmt, out: Set<string>): void {
   else if (s.kind === 'callstmt') for (const a of s.args) reads(a)
 }
 
+/**
+ * What a backend's lowering of a bijection call does with one argument (see `promotableElements`):
+ * writes it (`inout`), reads it, or neither (an `in` argument read only through tables).
+ */
+export type ArgumentUse = 'write' | 'read' | 'none'
+
 /** An array element that a loop keeps in a local while it runs; `write`: stored back after the loop. */
 export interface Promotion {
   name: string
@@ -562,11 +609,18 @@ export function offsetOf(e: Expr): [string, number] {
  * adds to a tangent's unit-seeded direction under `if 0 <= a + j − o && …` keeps `q[e]` in a
  * local. A backend whose out-of-range access traps (wasm) should not ask: an element read before
  * a loop that runs zero times is not read by the program.
+ *
+ * With `arguments`, what a bijection call does with each argument as the backend lowers it:
+ * `'write'` (an `inout` one), `'read'` (an `in` one that the lowering reads), `'none'` (an `in` one
+ * that it never reads: θ of a ROT whose cos θ and sin θ tables hold, see the `tabulate` pass);
+ * without it, or where it gives undefined, every argument may be written. An element that the
+ * loop only passes as `in` arguments then stays an element it only reads (loaded once before the
+ * loop, never stored back), and one it never reads is not loaded at all.
  */
 export function promotableElements(
   loopVariable: string,
   body: Stmt[],
-  options: { branches?: boolean } = {},
+  options: { branches?: boolean; arguments?: (s: Bijection) => readonly ArgumentUse[] | undefined } = {},
 ): Promotion[] {
   // every statement, those in branches included, and the `if` conditions, read
   const flat: Stmt[] = []
@@ -596,11 +650,15 @@ export function promotableElements(
   const written = new Set<string>([loopVariable])
   const isView = (a: Arg): a is Update['target'] =>
     a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
+  const uses = new Map<Stmt, readonly ArgumentUse[] | undefined>()
+  for (const s of flat) if (s.kind === 'callstmt') uses.set(s, options.arguments?.(s))
   for (const s of flat) {
     if (s.kind === 'callstmt') {
-      // a bijection may write any of its dataview arguments (its `in` ones are counted too)
-      for (const a of (s as Bijection).args) {
-        if (!isView(a)) continue
+      // a bijection may write any of its dataview arguments (where its lowering is not known, its
+      // `in` ones are counted too)
+      const use = uses.get(s)
+      for (const [i, a] of (s as Bijection).args.entries()) {
+        if (!isView(a) || (use && use[i] !== 'write')) continue
         const r = rootName(a)
         if (r === undefined) return []
         written.add(r)
@@ -616,7 +674,7 @@ export function promotableElements(
     written.add(r)
   }
   // every element of each array the body uses, by key ('' for a use that is not an element)
-  const uses = new Map<string, Map<string, Extract<Expr, { kind: 'index' }>>>()
+  const elements = new Map<string, Map<string, Extract<Expr, { kind: 'index' }>>>()
   const bare = new Set<string>()
   const visit = (e: Expr): void => {
     switch (e.kind) {
@@ -624,8 +682,8 @@ export function promotableElements(
         bare.add(e.name)
         break
       case 'index': {
-        let u = uses.get(e.array.name)
-        if (!u) uses.set(e.array.name, (u = new Map()))
+        let u = elements.get(e.array.name)
+        if (!u) elements.set(e.array.name, (u = new Map()))
         u.set(key(e.index), e)
         visit(e.index)
         break
@@ -669,7 +727,10 @@ export function promotableElements(
     } else if (s.kind === 'alloc') visit(s.value as Expr)
     else if (s.kind === 'callstmt') {
       const c = s as Bijection
-      for (const a of c.args) {
+      const use = uses.get(s)
+      for (const [i, a] of c.args.entries()) {
+        // (an argument the lowering never reads is no use; its index is evaluated by nobody)
+        if (use?.[i] === 'none') continue
         if (isView(a)) visitTarget(a)
         else visit(a)
       }
@@ -677,7 +738,7 @@ export function promotableElements(
     }
   }
   const out: Promotion[] = []
-  for (const [name, els] of uses) {
+  for (const [name, els] of elements) {
     const all = [...els.values()]
     const invariant = (e: Extract<Expr, { kind: 'index' }>) =>
       e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
