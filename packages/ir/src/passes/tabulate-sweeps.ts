@@ -45,7 +45,7 @@ import { walk } from '../check.js'
 import { key } from '../cse.js'
 import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
-import { rewriteBlock, } from './rewrite.js'
+import { rewriteBlock } from './rewrite.js'
 import { evaluationCount } from './tabulate-cost.js'
 import {
   bijectionOf,
