@@ -142,16 +142,19 @@ describe('the direct gradient driver (wasm without wrappers)', () => {
   })
 
   it('runs programs that take heap (array ancillas) directly, also on a call that grows the memory', () => {
-    // t is an ancilla of n ≥ len(x) doubles: each call of the gradient programs takes 8n bytes of heap
+    // t is an ancilla of n ≥ len(x) doubles: each call of the gradient programs takes 8n bytes of
+    // heap (read in reverse order, so that no pass fuses the loops and makes t a scalar)
     const ancilla = `fn anc(y: f64, x: f64[], n: i32) {
   t: f64[] <- zeros(n)
   for i in 0..len(x) { t[i] += x[i] * x[i] }
-  for i in 0..len(x) { y += sin(t[i]) * x[i] }
+  for i in 0..len(x) { y += sin(t[len(x) - 1 - i]) * x[i] }
   for i in 0..len(x) { t[i] -= x[i] * x[i] }
   t -> zeros(n)
 }`
-    const loss = ([y, x]: unknown[]) =>
-      (y as number) + Array.from(x as Float64Array, (v) => Math.sin(v * v) * v).reduce((a, b) => a + b, 0)
+    const loss = ([y, x]: unknown[]) => {
+      const a = x as Float64Array
+      return (y as number) + Array.from(a, (v, i) => Math.sin(a[a.length - 1 - i]! ** 2) * v).reduce((p, q) => p + q, 0)
+    }
     for (const checks of [false, true]) {
       const registry = createRegistry().registerBackend(cpuBackend).registerBackend(createWasmBackend())
       const make = (backend: string) =>
