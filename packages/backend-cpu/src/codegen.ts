@@ -675,7 +675,7 @@ class FunctionEmitter {
    * Strength reduction of a counting loop's element addresses: in a loop of step ±1 whose body is
    * one run of straight-line statements (updates, bijection calls, scalar ancillas; no checks),
    * each index \`q0 + q1·v + c\` (i32 polynomials; q0 and q1 of names the body never writes, v
-   * the loop variable, c a constant, q1 not 1 or q0 not 0) reads a local that holds q0 + q1·v,
+   * the loop variable, c a constant, q1 reading a name) reads a local that holds q0 + q1·v,
    * set before the loop for its first value and stepped by ±q1 per iteration: the element
    * \`x[i + 1 + m·l]\` of a column loop reads \`(o + 1) | 0\`. i32 arithmetic wraps (\`| 0\`,
    * \`Math.imul\`), so the sum stepped is the polynomial evaluated, bit for bit. Returns the
@@ -712,8 +712,11 @@ class FunctionEmitter {
             else if (m === '') c = k
             else q0.set(m, k)
           }
-          const plain = q0.size === 0 && q1.size === 1 && q1.get('') === 1
-          if (ok && q1.size && !plain) {
+          // only where the stride reads a name (\`m·l\`): a constant stride (\`i·n + j\` in a loop
+          // over j, \`2·j\`) is an add or a scaled add that V8 computes from the hoisted rest, and
+          // a stepped local there only adds a value the loop carries (the gradients of Table 1's
+          // sum-mat-vec and MLP measured 2.42× → 2.62× and 2.52× → 2.68× with it)
+          if (ok && [...q1.keys()].some((m) => m !== '')) {
             const key = JSON.stringify([[...q0].sort(), [...q1].sort()])
             let g = groups.get(key)
             if (!g) groups.set(key, (g = { q0, q1, uses: [] }))

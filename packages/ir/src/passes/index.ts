@@ -60,7 +60,7 @@ import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
-import { unrollSwaps } from './unroll-swaps.js'
+import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -80,7 +80,7 @@ export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
-export { unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
+export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
@@ -180,6 +180,10 @@ export function optimize(
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, contractArrays(d, true)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
   }
-  if (on('unroll-swaps')) each(unrollSwaps)
+  if (on('unroll-swaps')) {
+    // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
+    const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
+    each((d) => unrollSwaps(d, batched.has(d.name)))
+  }
   return { program, inverses }
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
-import { unrollSwaps } from './index.js'
+import { calledInCountingLoops, unrollSwaps } from './index.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
@@ -104,10 +104,54 @@ describe('pass `unroll-swaps`', () => {
     `)
   })
 
+  it('leaves a swap loop inside a counting loop as it is (a batch: runs the processor overlaps)', () => {
+    const loop = `i: i32 <- 0
+    while (i < n, i > 0) {
+      a[0] += b
+      SWAP(b, c)
+      i += 1
+    }
+    i -> n`
+    const text = `fn f(a: f64[], b: f64, c: f64, n: i32) {
+  for j in 0..len(a) {
+    ${loop}
+  }
+}`
+    expect(unrolled(text)).not.toContain('if (')
+    // the same loop outside it is unrolled
+    expect(unrolled(`fn f(a: f64[], b: f64, c: f64, n: i32) {\n${loop}\n}`)).toContain('if (')
+  })
+
+  it('finds the functions a counting loop calls, directly or through others (their loops stay)', () => {
+    const text = `fn leaf(a: f64, b: f64) { SWAP(a, b) }
+fn mid(a: f64, b: f64) { leaf(a, b) }
+fn once(a: f64, b: f64) { a += b }
+fn batch(x: f64[], b: f64) {
+  for j in 0..len(x) {
+    if (b > 0.0, ~) { ~mid(x[j], b) }
+  }
+  once(x[0], b)
+}`
+    const fns = check(parse(text, []).functions, [], registry).functions
+    expect([...calledInCountingLoops(fns.values())].sort()).toEqual(['leaf', 'mid'])
+    // the batch's loop inside a called function stays rolled
+    const loop = `fn f(a: f64, b: f64, c: f64, n: i32) {
+  i: i32 <- 0
+  while (i < n, i > 0) {
+    a += b
+    SWAP(b, c)
+    i += 1
+  }
+  i -> n
+}`
+    expect(body(unrollSwaps(fnOf(loop), true))).not.toContain('if (')
+    expect(body(unrollSwaps(fnOf(loop)))).toContain('if (')
+  })
+
   it('unrolls an inner loop inside an outer one, and leaves a swap nested in an `if` as a swap (renamed)', () => {
     expect(
       unrolled(`fn f(a: f64, b: f64, c: f64, n: i32, m: i32) {
-  for j in 0..m {
+  if (m > 0, ~) {
     i: i32 <- 0
     while (i < n, i > 0) {
       if (a > 0.0, ~) { SWAP(b, c) }
@@ -119,7 +163,7 @@ describe('pass `unroll-swaps`', () => {
   }
 }`),
     ).toMatchInlineSnapshot(`
-      "for j in 0..m {
+      "if (m > 0, ~) {
         i: i32 <- 0
         while (i < n, i > 0) {
           if (a > 0.0, ~) {
