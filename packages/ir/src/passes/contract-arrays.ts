@@ -35,10 +35,11 @@ const ZERO: Partial<Record<ScalarTypeName, () => Expr>> = {
 export const contractedName = (name: string): string => `${name}$ct`
 
 /**
- * Whether every use of `x` in `body` is `x[v]` (v the loop variable) and nothing rebinds or writes
- * `v`; with `lenOk` (a parameter, which stays), `len(x)` too.
+ * Whether every use of array `x` in `body`'s expressions is the element `x[v]` (with `lenOk`, its
+ * length `len(x)` too), so that the iterations of loops over v meet in `x` only at equal v. Shared
+ * with pass `fuse-loops`.
  */
-function onlyAtIndex(body: Stmt[], x: string, v: string, lenOk = false): boolean {
+export function usedOnlyAtIndex(body: Stmt[], x: string, v: string, lenOk = false): boolean {
   let ok = true
   const check = (e: Expr | Arg): void => {
     switch (e.kind) {
@@ -67,15 +68,26 @@ function onlyAtIndex(body: Stmt[], x: string, v: string, lenOk = false): boolean
     }
   }
   walk(body, (s) => {
-    if ((s.kind === 'alloc' || s.kind === 'dealloc') && (s.name === x || s.name === v)) ok = false
-    if (s.kind === 'for' && s.variable === v) ok = false
-    if (s.kind === 'update' && s.target.kind === 'var' && s.target.name === v) ok = false
     for (const e of stmtExprs(s)) check(e)
     if (s.kind === 'update' || s.kind === 'callstmt')
       for (const [a, b] of s.distinct ?? []) {
         check(a)
         check(b)
       }
+  })
+  return ok
+}
+
+/**
+ * Whether every use of `x` in `body` is `x[v]` (v the loop variable) and nothing rebinds or writes
+ * `v`; with `lenOk` (a parameter, which stays), `len(x)` too.
+ */
+function onlyAtIndex(body: Stmt[], x: string, v: string, lenOk = false): boolean {
+  let ok = usedOnlyAtIndex(body, x, v, lenOk)
+  walk(body, (s) => {
+    if ((s.kind === 'alloc' || s.kind === 'dealloc') && (s.name === x || s.name === v)) ok = false
+    if (s.kind === 'for' && s.variable === v) ok = false
+    if (s.kind === 'update' && s.target.kind === 'var' && s.target.name === v) ok = false
   })
   return ok && !body.some((s) => writesOf(s).has(v))
 }

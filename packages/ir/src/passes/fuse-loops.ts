@@ -23,13 +23,14 @@
  * dependence test shows to be equivalent: the result is exact. The backends run it with run-time
  * checks off only, since a check that fails would fail at another point of the run.
  */
-import type { Arg, Expr, FunctionDef, ForStmt, Stmt } from '../ast.js'
+import type { Expr, FunctionDef, ForStmt, Stmt } from '../ast.js'
 import { readNames, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
 import { rewriteBlock } from './rewrite.js'
 import { writesOf } from './sink-ancillas.js'
+import { usedOnlyAtIndex } from './contract-arrays.js'
 
 /** Every name that a statement reads or writes, at any depth (lengths included). */
 function touched(s: Stmt): Set<string> {
@@ -75,49 +76,6 @@ function tabulates(body: Stmt[]): boolean {
     if (s.kind === 'callstmt' && s.tabulated?.length) yes = true
   })
   return yes
-}
-
-/**
- * Whether every use of array `x` in `body` is the element `x[v]` or its length `len(x)` (so that
- * iterations of two loops over v meet in `x` only at equal v).
- */
-function onlyAtIndex(body: Stmt[], x: string, v: string): boolean {
-  let ok = true
-  const check = (e: Expr | Arg): void => {
-    switch (e.kind) {
-      case 'var':
-        if (e.name === x) ok = false
-        break
-      case 'index':
-        if (e.array.name === x && !(e.index.kind === 'var' && e.index.name === v)) ok = false
-        check(e.index)
-        break
-      case 'field':
-      case 'neg':
-        check(e.target)
-        break
-      case 'unary':
-        check(e.arg)
-        break
-      case 'binary':
-        check(e.left)
-        check(e.right)
-        break
-      case 'call':
-        if (e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var') break
-        for (const a of e.args) check(a)
-        break
-    }
-  }
-  walk(body, (s) => {
-    for (const e of stmtExprs(s)) check(e)
-    if (s.kind === 'update' || s.kind === 'callstmt')
-      for (const [a, b] of s.distinct ?? []) {
-        check(a)
-        check(b)
-      }
-  })
-  return ok
 }
 
 /** Whether a `for` loop visits each index at most once and is a plain index loop. */
@@ -166,7 +124,7 @@ function fuse(a: ForStmt, between: Stmt[], b: ForStmt): ForStmt | undefined {
   for (const n of new Set([...ta].filter((n) => tb.has(n)))) {
     if (n === a.variable || n === b.variable) continue
     if (!wa.has(n) && !wb.has(n)) continue
-    if (!onlyAtIndex(a.body, n, a.variable) || !onlyAtIndex(b.body, n, b.variable)) return undefined
+    if (!usedOnlyAtIndex(a.body, n, a.variable, true) || !usedOnlyAtIndex(b.body, n, b.variable, true)) return undefined
   }
   const renamed =
     b.variable === a.variable
