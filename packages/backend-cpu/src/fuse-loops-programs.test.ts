@@ -6,10 +6,15 @@
  * the optimised IR is captured to count the pairs fused.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, printFunction, type BackendSpec } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
-import { compileModule } from '@tenet/reversible'
-import { backendUnderTest, conformanceProblems, Random, referenceBackend, runConformance } from '@tenet/testing'
+import { createRegistry } from '@tenet/ir'
+import {
+  backendUnderTest,
+  conformanceProblems,
+  optimisedIr,
+  Random,
+  referenceBackend,
+  runConformance,
+} from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const registry = createRegistry()
@@ -18,18 +23,6 @@ const backends = [
   backendUnderTest(cpuBackend, { registry }),
   { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
 ]
-/** The optimised IR the cpu backend compiles (checks off), captured by a backend that wraps it. */
-let captured = ''
-const capture: BackendSpec = {
-  ...cpuBackend,
-  name: 'capture',
-  doCompile(checked, inverses, options) {
-    const inlined = inlineSmallCalls(checked, inverses)
-    captured = printFunction(optimize(inlined.program, inlined.inverses, options).program.functions.get('f')!)
-    return cpuBackend.doCompile(checked, inverses, options)
-  },
-}
-const reg = createRegistry().registerBackend(capture)
 
 /** Statements of a body over index `v` (arrays of length n + 2, v in 0..=n). */
 const statements = (v: string) => [
@@ -77,8 +70,7 @@ describe('random loop pairs: the cpu backend, checks on and off, agrees with the
         runConformance({ source, entry: 'f' }, [arr(), arr(), arr(), r.int(-5, 5), n], backends),
       )
       if (found.length) failures.push(`seed ${seed}:\n${source}\n${found.join('\n')}`)
-      compileModule(parse({ text: source, name: 'pair' }), { registry: reg, backend: 'capture', checks: false })
-      if ((captured.match(/\bfor [ij] in/g) ?? []).length === 1) fused++
+      if ((optimisedIr(cpuBackend, source, { name: 'pair' }).match(/\bfor [ij] in/g) ?? []).length === 1) fused++
     }
     expect(failures.slice(0, 2).join('\n\n')).toBe('')
     expect(fused).toBeGreaterThan(10)

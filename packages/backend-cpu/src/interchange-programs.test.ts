@@ -12,14 +12,13 @@
  * for `jam` running pairs of rotations per pass over the columns.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, printFunction, type BackendSpec } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
-import { compileModule } from '@tenet/reversible'
+import { createRegistry } from '@tenet/ir'
 import {
   backendUnderTest,
   columnArgs,
   columnProblems,
   columnProgram,
+  optimisedIr,
   referenceBackend,
   runConformance,
 } from '@tenet/testing'
@@ -31,22 +30,8 @@ const backends = [
   backendUnderTest(cpuBackend, { registry }),
   { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
 ]
-/** The optimised IR the cpu backend compiles (checks off), captured by a backend that wraps it. */
-let captured = ''
-const capture: BackendSpec = {
-  ...cpuBackend,
-  name: 'capture',
-  doCompile(checked, inverses, options) {
-    const inlined = inlineSmallCalls(checked, inverses)
-    captured = printFunction(optimize(inlined.program, inlined.inverses, options).program.functions.get('f')!)
-    return cpuBackend.doCompile(checked, inverses, options)
-  },
-}
-const reg = createRegistry().registerBackend(capture)
-function optimised(source: string): string {
-  compileModule(parse({ text: source, name: 'columns' }), { registry: reg, backend: 'capture', checks: false })
-  return captured
-}
+/** The optimised IR the cpu backend compiles (checks off). */
+const optimised = (source: string): string => optimisedIr(cpuBackend, source, { name: 'columns' })
 
 /** Whether a printed function calls cos inside the body of a loop over l. */
 function cosInColumnLoop(ir: string): boolean {

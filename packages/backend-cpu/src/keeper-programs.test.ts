@@ -8,10 +8,8 @@
  * writes what the decisions read, the state is a float) check that they do not.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse, printFunction, type BackendSpec } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
-import { compileModule } from '@tenet/reversible'
-import { backendUnderTest, conformanceProblems, referenceBackend, runConformance } from '@tenet/testing'
+import { createRegistry } from '@tenet/ir'
+import { backendUnderTest, conformanceProblems, optimisedIr, referenceBackend, runConformance } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const VARIANTS = [
@@ -160,22 +158,8 @@ const backends = [
   backendUnderTest(cpuBackend, { registry }),
   { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
 ]
-/** The optimised IR the cpu backend compiles (checks off), captured by a backend that wraps it. */
-let captured = ''
-const capture: BackendSpec = {
-  ...cpuBackend,
-  name: 'capture',
-  doCompile(checked, inverses, options) {
-    const inlined = inlineSmallCalls(checked, inverses)
-    captured = printFunction(optimize(inlined.program, inlined.inverses, options).program.functions.get('f')!)
-    return cpuBackend.doCompile(checked, inverses, options)
-  },
-}
-const reg = createRegistry().registerBackend(capture)
-function optimised(source: string): string {
-  compileModule(parse({ text: source, name: 'keeper' }), { registry: reg, backend: 'capture', checks: false })
-  return captured
-}
+/** The optimised IR the cpu backend compiles (checks off). */
+const optimised = (source: string): string => optimisedIr(cpuBackend, source, { name: 'keeper' })
 
 describe('random branch-keeper programs: every backend, checks on and off, agrees with the interpreter', () => {
   for (const variant of VARIANTS) {

@@ -38,6 +38,13 @@ export {
   type GradientCheck,
 } from './finite-difference.js'
 export { collectionsDuring, optimized, optimizeNow } from './collections.js'
+export {
+  optimiseSource,
+  optimisedIr,
+  type OptimiseSourceOptions,
+  type OptimisedSource,
+  type PrintedProgram,
+} from './optimised-ir.js'
 export { randomCsc, type CscMatrix } from './sparse.js'
 export {
   randomRealProgram,
