@@ -12,7 +12,7 @@ import { defineRowFamily } from '../harness/registry.js'
 import type { CheckResult, PreparedRow } from '../harness/types.js'
 import { loadTf, TF_ROW, type Tf } from '../peers/tfjs.js'
 import { formatBytes } from '../report/format.js'
-import { type BenchBackend, benchBackend, compile, fn } from '../tenet/compile.js'
+import { benchTarget, compile, fn } from '../tenet/compile.js'
 import * as P from '../tenet/programs.js'
 import { TENET_ROW, toColumnMajor } from './tenet.js'
 
@@ -28,10 +28,10 @@ fn norm(out: f64, x: f64[]) {
 }`
 
 /** The norm compiled once per backend (the Tenet (wasm) row compiles it under `withBackend('wasm')`). */
-const normModules = new Map<BenchBackend, ReturnType<typeof compile>>()
+const normModules = new Map<string, ReturnType<typeof compile>>()
 const normFunction = () => {
-  let m = normModules.get(benchBackend())
-  if (!m) normModules.set(benchBackend(), (m = compile(normSource)))
+  let m = normModules.get(benchTarget())
+  if (!m) normModules.set(benchTarget(), (m = compile(normSource)))
   return fn(m, 'norm')
 }
 

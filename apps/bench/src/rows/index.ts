@@ -13,6 +13,7 @@ import { webgpuRows } from './webgpu.js'
 import { jaxWebgpuRows } from './jaxjs-webgpu.js'
 import { tenetHigherOrderRows } from './tenet-higher-order.js'
 import { tenetWasmTwinRows } from './tenet-wasm-twins.js'
+import { tenetChecksRows } from './tenet-checks.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -37,3 +38,5 @@ ROW_FAMILIES.push(tenetHigherOrderRows)
 ROW_FAMILIES.push(jaxWebgpuRows)
 // Tenet on wasm for the Tenet rows outside tenet.ts: Table 1 (`dual`), the norm, the store-all chain
 ROW_FAMILIES.push(tenetWasmTwinRows)
+// the Tenet objectives with the run-time reversibility checks on (issue 29: forward ≤ 2× with checks)
+ROW_FAMILIES.push(tenetChecksRows)

@@ -20,7 +20,7 @@ import {
   type BaSparseJacobian,
 } from '../objectives/ba.js'
 import { blockJacobian, type BlockJacobian, type TenetFunction, type TenetModule } from 'tenet'
-import { benchBackend, compile, fn } from './compile.js'
+import { benchTarget, compile, fn } from './compile.js'
 import { examples } from 'tenet'
 
 /** The BA program is `tenet`'s (`examples.baSource`); its projection helper serves other forms (the f32 GPU kernel). */
@@ -28,8 +28,8 @@ export const { baSource, baBlockSource, BA_WORKSPACE, baProjection: projection, 
 
 const modules = new Map<string, TenetModule>()
 export const baModule = (): TenetModule => {
-  let m = modules.get(benchBackend())
-  if (!m) modules.set(benchBackend(), (m = compile(baSource)))
+  let m = modules.get(benchTarget())
+  if (!m) modules.set(benchTarget(), (m = compile(baSource)))
   return m
 }
 export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction } => ({
@@ -89,8 +89,8 @@ export function baObjectiveTenet(
 const blockModules = new Map<string, TenetModule>()
 /** The compiled `ba_block` of the current backend. */
 export const baBlockFunction = (): TenetFunction => {
-  let m = blockModules.get(benchBackend())
-  if (!m) blockModules.set(benchBackend(), (m = compile(baBlockSource)))
+  let m = blockModules.get(benchTarget())
+  if (!m) blockModules.set(benchTarget(), (m = compile(baBlockSource)))
   return fn(m, 'ba_block')
 }
 

@@ -8,6 +8,27 @@ let current: BenchBackend = 'cpu'
 /** The backend `compile` uses now (a row family sets it around its rows' setup). */
 export const benchBackend = (): BenchBackend => current
 
+let checksOn = false
+/** Whether `compile` keeps the run-time reversibility checks now (a row family sets it around its rows' setup). */
+export const benchChecks = (): boolean => checksOn
+
+/**
+ * The key of the compiled-module caches: the backend, and whether the checks are on (a module
+ * compiled with checks is a different module).
+ */
+export const benchTarget = (): string => (checksOn ? `${current}+checks` : current)
+
+/** Runs `f` with the run-time checks `on` (or off) in every `compile` it makes. */
+export function withChecks<T>(on: boolean, f: () => T): T {
+  const before = checksOn
+  checksOn = on
+  try {
+    return f()
+  } finally {
+    checksOn = before
+  }
+}
+
 /** Runs `f` with `backend` as the backend of every `compile` it makes (caches are per backend). */
 export function withBackend<T>(backend: BenchBackend, f: () => T): T {
   const before = current
@@ -23,8 +44,11 @@ const wasmRegistry = createRegistry().registerBackend(wasmBackend)
 /** The fast path: no run-time reversibility checks. */
 export const fast = rev.with({ checks: false })
 
-/** Compile Tenet source text given as a string (not a template), on the current backend. */
-export function compile(source: string, checks = false): TenetModule {
+/**
+ * Compile Tenet source text given as a string (not a template), on the current backend, with the
+ * run-time checks off unless a caller (or `withChecks`) asks for them.
+ */
+export function compile(source: string, checks = checksOn): TenetModule {
   const tag = current === 'wasm' ? rev.with({ checks, backend: 'wasm', registry: wasmRegistry }) : checks ? rev : fast
   return tag(Object.assign([source], { raw: [source] }) as unknown as TemplateStringsArray)
 }

@@ -15,7 +15,7 @@
 import { gmmIcfSize, gmmParameterCount, type GmmInstance } from '../data/gmm-data.js'
 import { ADBENCH_PI, wishartConstant } from '../objectives/gmm.js'
 import { examples, grad, type GradientFunction, type TenetFunction, type TenetModule } from 'tenet'
-import { benchBackend, compile, fn } from './compile.js'
+import { benchTarget, compile, fn } from './compile.js'
 
 /** The data term for (d, k): `tenet`'s `examples.gmmPointsSource` with k a constant. */
 export const gmmPointsSource = (d: number, k: number): string => examples.gmmPointsSource(d, k)
@@ -48,7 +48,7 @@ fn gmm_rest(err: f64, n: f64, d: i32, k: i32, alphas: f64[], icf: f64[], gamma: 
 const modules = new Map<string, TenetModule>()
 /** The compiled GMM functions for (d, k) (cached). */
 export function gmmModule(d: number, k: number): TenetModule {
-  const key = `${benchBackend()}:${d},${k}`
+  const key = `${benchTarget()}:${d},${k}`
   let m = modules.get(key)
   if (!m) modules.set(key, (m = compile(gmmPointsSource(d, k) + gmmQSource + gmmRestSource)))
   return m

@@ -5,7 +5,7 @@
  * The sparse dot products are the umbrella's `examples`.
  */
 import { examples, type TenetFunction, type TenetModule } from 'tenet'
-import { benchBackend, compile, fn } from './compile.js'
+import { benchTarget, compile, fn } from './compile.js'
 import { G_SOLAR } from '../objectives/leapfrog.js'
 
 /** Seed 001, "The first kind Bessel function" (the umbrella's example, shared with @tenet/ad's tests). */
@@ -145,7 +145,7 @@ fn ibesselj_sum(loss: f64, out: f64[], nu: i32, z: f64[]) {
 
 const cache = new Map<string, TenetModule>()
 function cached(name: string, source: () => string): TenetModule {
-  const key = `${benchBackend()}:${name}`
+  const key = `${benchTarget()}:${name}`
   let m = cache.get(key)
   if (!m) cache.set(key, (m = compile(source())))
   return m
