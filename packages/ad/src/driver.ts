@@ -401,7 +401,12 @@ export function makeDriver(
     // the tangent's lean copy where the backend has one (see \`CompiledFunction.lean\`): it leaves
     // out the results of the scalars it never writes, which the driver passed. On the cpu backend
     // the stores are code: without them the Bessel tangent (five scalars, three never written) fit
-    // V8's inlining budget and was inlined into the driver, its seeds then constants
+    // V8's inlining budget and was inlined into the driver, its seeds then constants. (Since
+    // `unroll-swaps` runs two iterations per pass its bytecode is ~635 bytes, past V8's 460-byte
+    // limit per inlinee and, with this driver, its factorial and \`$pow\`, past the 920-byte budget
+    // of a caller: it is called. With both limits raised, inlined into the caller and its order
+    // \`ν\` a constant there as in the plain-TS baseline, the single-z Bessel gradient measured
+    // 2.3× the plain objective where it is 3.5×: the size of the tangent is the lead)
     const lean = ctx.adj.lean ?? null
     // the final value of the tangent's scalar i: from its results, or the argument where the lean copy leaves it out
     const result = (i: number) => (lean?.passedThrough[i] ? `(${argv[i]})` : `Q[${i}]`)

@@ -31,6 +31,9 @@
  * - `sink-ancillas` — an array ancilla that every iteration of a loop restores (a branch keeper
  *   and its uncompute) is allocated per iteration (checks off; runs before `hoist-invariants`, so
  *   that `dead-ancillas` then drops the uncompute);
+ * - `sink-scalars` — a scalar ancilla that a loop's body only computes and uncomputes in pairs
+ *   (`x -= e` … `x += e`, a routine and its `~routine`) is allocated per iteration, so that
+ *   `dead-ancillas` drops the closing update (checks off; finite values assumed);
  * - `fuse-loops` — a loop over the same range as an earlier loop of its block joins it where no
  *   dependence forbids it (checks off; see `fuse-loops.ts` for the dependence test);
  * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
@@ -55,6 +58,7 @@ import { tabulate } from './tabulate.js'
 import { tabulateSweeps } from './tabulate-sweeps.js'
 import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
+import { sinkScalars } from './sink-scalars.js'
 import { contractArrays } from './contract-arrays.js'
 import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
@@ -75,6 +79,7 @@ export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
+export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.js'
 export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
 export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
@@ -89,6 +94,7 @@ export const PASS_NAMES = [
   'interchange',
   'jam',
   'sink-ancillas',
+  'sink-scalars',
   'hoist-invariants',
   'hoist-calls',
   'tabulate-sweeps',
@@ -141,6 +147,7 @@ export function optimize(
     each((f) => jamLoops(f, registry))
   }
   if (on('sink-ancillas')) each(sinkAncillas)
+  if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => hoistInvariants(f, effectful))
