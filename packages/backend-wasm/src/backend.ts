@@ -122,7 +122,8 @@ function makeWrapper(
   const returned = returnedParam(f, writes)
   // whether the wrapper reads the memory after the call: arrays copied back, or a scalar result
   const readsMemory =
-    copyOut.length > 0 || f.params.some((p, i) => p.type.kind === 'scalar' && i !== returned && !passedThrough(p, writes[i]))
+    copyOut.length > 0 ||
+    f.params.some((p, i) => p.type.kind === 'scalar' && i !== returned && !passedThrough(p, writes[i]))
   const { enter, epilogue } = wrapperBookkeeping(closed, readsMemory)
   if (enter) lines.push(enter)
   const callList = closed ? callArgs : ['o', ...callArgs]
