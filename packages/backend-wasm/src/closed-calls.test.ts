@@ -48,6 +48,8 @@ function thrown(run: () => unknown): TenetError {
 
 /** Scalars only; a run-time exponent (`**` of an i32: the `pow` of JS's Math, imported). */
 const SCALAR = 'fn g(out: f64, z: f64, n: i32) { out += z ** n }'
+/** Scalars only, two written: the wrapper reads one result from the memory (the other is returned). */
+const TWO = 'fn t(a: f64, b: f64, z: f64) { a += z\n b += z * z }'
 /** Arrays, still closed: copied through the memory at the heap top, no allocation in the module. */
 const ARRAYS = 'fn h(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += x[i] * x[i] } }'
 /**
@@ -84,11 +86,13 @@ describe('closed wasm modules', () => {
   it('called from a host function after the caller grew the memory: right results, the caller intact', () => {
     const compile = backend()
     const { m: scalar } = compile(SCALAR)
+    const { m: two } = compile(TWO)
     const { m: arrays } = compile(ARRAYS)
     const seen: unknown[] = []
     const { m: outer, closed } = compile(GROWS_THEN_CALLS, [
       () => {
         seen.push(scalar.g!(1, 3, 2))
+        seen.push(two.t!(1, 2, 3))
         const y = new Float64Array([1, 1])
         arrays.h!(y, new Float64Array([2, 3]))
         seen.push(Array.from(y))
@@ -103,6 +107,7 @@ describe('closed wasm modules', () => {
       const r = outer.f!(x, n, 2.25) as unknown[]
       expect(seen).toEqual([
         [10, 3, 2],
+        [4, 11, 3],
         [5, 10],
       ])
       expect(Array.from(r[0] as Float64Array)).toEqual([2.75])

@@ -57,7 +57,7 @@ const PARAMS = [
 /**
  * A random function \`f\`: its parameters in a random order, a random set of them written, and a
  * caller \`g\` of it whose extra parameter \`u\` it writes (\`f\` padded past the inliner's limit of
- * statements, so that the call stays one).
+ * statements, and called in a loop, which \`inlineOnceCalls\` leaves alone, so that the call stays one).
  */
 function randomFunctions(r: () => number) {
   const order = PARAMS.map((p) => ({ p, key: r() }))
@@ -71,7 +71,7 @@ function randomFunctions(r: () => number) {
   const names = order.map((p) => p.decl.split(':')[0]).join(', ')
   return {
     f,
-    called: `${padded}\nfn g(${decls}, u: f64) {\n  f(${names})\n  u += c\n}`,
+    called: `${padded}\nfn g(${decls}, u: f64) {\n  for j in 0..1 { f(${names}) }\n  u += c\n}`,
     args: (r2: () => number) => order.map((p) => p.arg(r2)),
   }
 }
