@@ -539,6 +539,9 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
       // two tangent directions per f64x2 instruction (lane pairs): 20 columns ran 10–20% faster
       // than 8 on the graph-embedding Hessians (k = 2…10, 20–100 columns)
       hessianWidth: 20,
+      // the block Jacobians' stores (a SWAP of each entry with its dead derivative) run in map
+      // lanes too (see \`map-lanes.ts\`), and save zeroing the output
+      jacobianStores: true,
       synchronous: true,
     },
     description:

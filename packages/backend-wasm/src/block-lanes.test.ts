@@ -240,7 +240,64 @@ fn f(m: i32, x: f64[], out: f64[]) {
     for (const same of [false, true]) expect(run(lanes, same)).toEqual(run(cpu, same))
   })
 
+  it('swap values into elements of the blocks (a block Jacobian’s stored entries), lane by lane, upwards and downwards', () => {
+    // (t and u leave with the old values of out[q] and out[q + 1]: u's is read again, t's is not;
+    // \`x[o + 2]\` is swapped with a value and back; with a zero \`out\` the program is reversible)
+    const text = `
+fn f(n: i32, x: f64[], out: f64[]) {
+  for b in 0..n {
+    o: i32 <- b * 3
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    t += x[o] * x[o + 1] - x[o + 2]
+    if (t > 0.25, ~) {
+      u += sqrt(t) * x[o + 2]
+    } else {
+      u -= t * t - x[o]
+    }
+    SWAP(out[q], t)
+    SWAP(u, out[q + 1])
+    x[o] += u * 0.5
+    SWAP(x[o + 2], t)
+    x[o + 1] -= t * 0.25
+    SWAP(x[o + 2], t)
+    x[o] -= u * 0.5
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    // (the loop of f and the downward loop of its inverse)
+    expect(lastMapLanes).toBe(2)
+    const scalar = compile(text, 'wasm', false, false)
+    expect(lastMapLanes).toBe(0)
+    const cpu = compile(text, 'cpu')
+    const interp = compile(text, 'interpreter', true)
+    const checked = compile(text, 'wasm', true)
+    for (const n of [0, 1, 2, 3, 8, 33]) {
+      const r = rng(n * 7 + 3)
+      const x = Float64Array.from({ length: 3 * n }, () => r() * 4 - 1.5)
+      const out = Float64Array.from({ length: 2 * n }, () => r() * 2 - 1)
+      // into a zero \`out\` (every backend, checks on too), and into one holding values
+      expectSameForward([cpu, interp, scalar, lanes, checked], () => [n, x.slice(), new Float64Array(2 * n)])
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+      expectSameRuns([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+    }
+  })
+
   const refused: Record<string, string> = {
+    'a swap with an element outside the block (c ≥ s)': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n SWAP(out[o + 2], t) \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with an element at a shared index': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n SWAP(out[0], t) \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with a block element under a varying branch': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n if (x[o] > 0.0, ~) { SWAP(out[o], t) } \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with an element of an i32 block': `
+fn f(n: i32, x: f64[], out: i32[]) { for b in 0..n { o: i32 <- b * 2 \n k: i32 <- 0 \n t <- 0.0 \n t += x[o] * x[o + 1] \n if (t > 0.0, ~) { k += 1 } \n SWAP(out[o], k) \n k -> 0 \n t -> 0.0 \n o -> b * 2 } }`,
+
     'a write outside the block (c ≥ s)': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o + 2] += t \n t -> 0.0 \n o -> b * 2 } }`,
     'an offset written in the body': `

@@ -19,7 +19,9 @@
  *
  * Applies without run-time checks only (a failed check must name the iteration it fails in), and
  * only where every array the body indexes with the loop variable is indexed by exactly the loop
- * variable (`a[i]`), no other array is written, no scalar of the enclosing function is written,
+ * variable (`a[i]`) or through a block offset of the iteration's own block (see \`blockOffsets\`;
+ * such elements are written by \`+=\`/\`-=\` or swapped with a scalar by SWAP, outside varying
+ * control), no other array is written, no scalar of the enclosing function is written,
  * and the body has no effects (`@safe`, stacks, host functions), array ancillas, or loops whose
  * range is varying. This module only plans; the code generator emits the pairs and then runs the
  * scalar loop for what is left.
@@ -335,7 +337,8 @@ class Inliner {
       case 'callstmt': {
         const args = s.args.map((a) => this.expr(a, rename))
         if (s.target === 'bijection') {
-          if (!this.ctx.isSwap(s.callee) || args.some((a) => a.kind !== 'var')) refuse()
+          // (an element argument other than \`a[i]\` must be of the iteration's own block: the planner checks)
+          if (!this.ctx.isSwap(s.callee) || args.some((a) => a.kind !== 'var' && a.kind !== 'index')) refuse()
           out.push({ ...s, args })
           return
         }
@@ -392,7 +395,10 @@ export function writtenNames(s: Stmt): Set<string> {
         (x.target as { name?: string; array?: { name: string } }).array?.name ?? (x.target as { name: string }).name,
       )
     else if (x.kind === 'alloc') out.add(x.name)
-    else if (x.kind === 'callstmt') for (const a of x.args) if (a.kind === 'var') out.add(a.name)
+    else if (x.kind === 'callstmt')
+      for (const a of x.args)
+        if (a.kind === 'var') out.add(a.name)
+        else if (a.kind === 'index') out.add(a.array.name)
   })
   return out
 }
@@ -484,8 +490,16 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
           if (control || readsVarying(s.value as Expr, varying)) changed = mark(s.name) || changed
           break
         case 'callstmt': {
-          const names = s.args.map((a) => (a as { name: string }).name)
-          if (control || names.some((n) => varying.has(n))) for (const n of names) changed = mark(n) || changed
+          // a SWAP with an element of the iteration's own block (such as a block Jacobian's store
+          // of an entry, \`SWAP(J[o + c], d)\`): written lane by lane as its alias, outside varying
+          // control; the other arguments then hold that element's values, varying
+          const elems = s.args.filter((a): a is Extract<Expr, { kind: 'index' }> => a.kind === 'index')
+          for (const t of elems)
+            if (control || t.type !== 'f64' || !blockIndex(t.index, offsets, variable, uniform)) ok = false
+            else blockWrites.add(t.array.name)
+          const names = s.args.flatMap((a) => (a.kind === 'var' ? [a.name] : []))
+          if (control || elems.length > 0 || names.some((n) => varying.has(n)))
+            for (const n of names) changed = mark(n) || changed
           break
         }
         case 'if': {
@@ -686,8 +700,15 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
           }
         case 'unchecked':
           return { ...s, body: aliasBody(s.body) }
-        case 'callstmt':
-          return { ...s, args: s.args.map(aliasExpr) }
+        case 'callstmt': {
+          const args = s.args.map(aliasExpr)
+          // (a SWAP writes its block elements)
+          args.forEach((a, k) => {
+            if (a !== s.args[k] && a.kind === 'var')
+              for (const el of blockElements.values()) if (el.alias === a.name) el.written = true
+          })
+          return { ...s, args }
+        }
         default:
           return s
       }
