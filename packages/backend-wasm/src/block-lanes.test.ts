@@ -288,6 +288,46 @@ fn f(n: i32, x: f64[], out: f64[]) {
     }
   })
 
+  it('store the elements swapped with a scalar nothing reads afterwards without loading them (a Jacobian’s entries)', () => {
+    // (out[q] and out[q + 1] swapped with dead scalars: not loaded, their old values, NaN here,
+    // go nowhere; x[o + 1] swapped with t, read after: loaded)
+    const text = `
+fn f(n: i32, x: f64[], out: f64[]) {
+  for b in 0..n {
+    o: i32 <- b * 3
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    t += x[o] * x[o + 1] - x[o + 2]
+    if (t > 0.25, ~) {
+      u += sqrt(t) * x[o + 2]
+    } else {
+      u -= t * t - x[o]
+    }
+    SWAP(x[o + 1], t)
+    x[o] += t * 0.5
+    SWAP(out[q], t)
+    SWAP(u, out[q + 1])
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBe(2)
+    const scalar = compile(text, 'wasm', false, false)
+    const cpu = compile(text, 'cpu')
+    for (const n of [1, 2, 5, 12]) {
+      const r = rng(n * 13 + 1)
+      const x = Float64Array.from({ length: 3 * n }, () => r() * 4 - 1.5)
+      const stale = new Float64Array(2 * n).fill(Number.NaN)
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), stale.slice()])
+      const out = Float64Array.from({ length: 2 * n }, () => r() * 2 - 1)
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+    }
+  })
+
   const refused: Record<string, string> = {
     'a swap with an element outside the block (c ≥ s)': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n SWAP(out[o + 2], t) \n t -> 0.0 \n o -> b * 2 } }`,

@@ -72,6 +72,7 @@ import {
   elementSpans,
   loopUniform,
   planMapLanes,
+  unreadElements,
   readAfter,
   reads,
   readsVarying,
@@ -2864,6 +2865,8 @@ export class FunctionEmitter {
       // each element is loaded just before the first top-level statement that names it and a
       // written one stored just after the last that writes it (see \`elementSpans\`)
       const spans = elementSpans(plan)
+      // (elements whose old values nothing reads are not loaded: see \`unreadElements\`)
+      const unread = unreadElements(plan, spans)
       const loadsAt = new Map<number, Array<() => void>>(),
         storesAt = new Map<number, Array<() => void>>()
       const schedule = (alias: string, load: () => void, store: (() => void) | undefined) => {
@@ -2918,7 +2921,7 @@ export class FunctionEmitter {
             }
           }
         }
-        schedule(el.alias, load, el.written ? store : undefined)
+        schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
       // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
@@ -2954,7 +2957,8 @@ export class FunctionEmitter {
           if (fs) fs.push(f)
           else m.set(k, [f])
         }
-        at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
+        if (!unread.has(el.alias) || !unread.has(mate.alias))
+          at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
         if (el.written) at(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
         lanes.set(el.alias, { local: v, type: 'f64' })
         lanes.set(mate.alias, { local: w, type: 'f64' })
@@ -2992,7 +2996,7 @@ export class FunctionEmitter {
               .u32(8 * el.c)
           }
         }
-        schedule(el.alias, load, el.written ? store : undefined)
+        schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: 'f64' })
       }
       if (plan.varying.has(plan.variable)) {

@@ -791,6 +791,37 @@ export function elementSpans(plan: MapLanesPlan): Map<string, { first: number; l
   return out
 }
 
+/**
+ * The element aliases of a map body (\`elements\` and \`blockElements\`) whose values from before the
+ * body nothing reads, so that the code generator need not load them: the first statement that
+ * names one (see \`elementSpans\`) is a top-level SWAP of it with a scalar of the body that no
+ * later statement names (a block Jacobian's stored entry, \`SWAP(J[o + c], d)\`: the old entry goes
+ * into the dead derivative d). The scalar is the body's own (the planner admits no write of
+ * another), allocated afresh in every iteration, so its value after the body is nobody's either.
+ */
+export function unreadElements(plan: MapLanesPlan, spans: ReadonlyMap<string, { first: number; last: number }>): Set<string> {
+  const aliases = new Set([...plan.elements.map((e) => e.alias), ...plan.blockElements.map((e) => e.alias)])
+  const out = new Set<string>()
+  plan.body.forEach((s, k) => {
+    // (the only calls a plan's body keeps are SWAPs: the others are inlined)
+    if (s.kind !== 'callstmt' || s.args.length !== 2) return
+    const [a, b] = s.args as [Arg, Arg]
+    for (const [el, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (el.kind !== 'var' || other.kind !== 'var' || !aliases.has(el.name) || aliases.has(other.name)) continue
+      if (other.name === el.name || other.name === plan.variable || spans.get(el.name)?.first !== k) continue
+      let named = false
+      forEachNested(plan.body.slice(k + 1), (x) => {
+        for (const e of stmtExprs(x)) if (reads(e, new Set()).has(other.name)) named = true
+      })
+      if (!named) out.add(el.name)
+    }
+  })
+  return out
+}
+
 /** A block element of a map-lanes plan (see \`MapLanesPlan.blockElements\`). */
 export type BlockElement = MapLanesPlan['blockElements'][number]
 
