@@ -799,7 +799,10 @@ export function elementSpans(plan: MapLanesPlan): Map<string, { first: number; l
  * into the dead derivative d). The scalar is the body's own (the planner admits no write of
  * another), allocated afresh in every iteration, so its value after the body is nobody's either.
  */
-export function unreadElements(plan: MapLanesPlan, spans: ReadonlyMap<string, { first: number; last: number }>): Set<string> {
+export function unreadElements(
+  plan: MapLanesPlan,
+  spans: ReadonlyMap<string, { first: number; last: number }>,
+): Set<string> {
   const aliases = new Set([...plan.elements.map((e) => e.alias), ...plan.blockElements.map((e) => e.alias)])
   const out = new Set<string>()
   plan.body.forEach((s, k) => {
