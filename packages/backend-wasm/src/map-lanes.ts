@@ -23,8 +23,9 @@
  * such elements are written by \`+=\`/\`-=\` or swapped with a scalar by SWAP, outside varying
  * control), no other array is written, no scalar of the enclosing function is written,
  * and the body has no effects (`@safe`, stacks, host functions), array ancillas, or loops whose
- * range is varying. This module only plans; the code generator emits the pairs and then runs the
- * scalar loop for what is left.
+ * range is varying. Reads through a varying offset of the body's own (\`a[x + c]\`, a gather) are
+ * planned as gathered blocks (see \`gatheredBlocks\`). This module only plans; the code generator
+ * emits the pairs and then runs the scalar loop for what is left.
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '@tenet/ir'
 import { offsetOf, stmtExprs } from '@tenet/ir/backend'
@@ -70,6 +71,12 @@ export interface MapLanesPlan {
    * held in one f64x2 local while it runs, stored after it when written.
    */
   blockElements: Array<{ array: string; offset: string; c: number; alias: string; written: boolean }>
+  /**
+   * Gathered blocks (see \`gatheredBlocks\`): the f64 elements \`array[offset + c]\`, 0 ≤ c ≤ max, that
+   * the body reads through a varying i32 local \`offset\` of its own, such as BA's camera
+   * \`cams[co + c]\` with \`co <- 11 * obs[2 * i]\`.
+   */
+  gathers: Array<{ array: string; offset: string; max: number }>
 }
 
 /** A block offset \`o <- (u + v) · size\` (\`base\` u, a name the loop does not write) or \`o <- v · size\`. */
@@ -714,6 +721,7 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
       }
     })
   const aliased = aliasBody(flat)
+  const gathers = gatheredBlocks(aliased, varying, offsets, ctx)
   return {
     body: aliased,
     elements: [...elements].map(([array, alias]) => ({
@@ -730,7 +738,63 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     offsets,
     accumulators: [...accumulators],
     blockElements: [...blockElements.values()],
+    gathers,
   }
+}
+
+/** x and c of an index \`x + c\`, \`c + x\` or \`x\` (x a variable, c an integer constant ≥ 0). */
+export function gatherIndex(e: Expr): { offset: string; c: number } | undefined {
+  if (e.kind === 'var' && e.type === 'i32') return { offset: e.name, c: 0 }
+  if (e.kind !== 'binary' || e.op !== '+' || e.type !== 'i32') return undefined
+  const [x, k] = e.right.kind === 'num' ? [e.left, e.right] : [e.right, e.left]
+  if (x.kind !== 'var' || k.kind !== 'num' || !Number.isInteger(k.value) || k.value < 0) return undefined
+  return { offset: x.name, c: k.value }
+}
+
+/**
+ * The gathered blocks of a map body: per array the body reads but never writes (f64) and per
+ * varying i32 local x allocated once, at the body's top level, and never written after (not a
+ * block offset), the largest c of the reads \`a[x + c]\` (c a constant ≥ 0). The code generator checks,
+ * right after x's allocation, that both lanes' \`a[x]\` … \`a[x + max]\` are in range, and then reads
+ * each element with two loads from two bases, where it would extract x's lanes and load each lane
+ * guarded (it still does so, at the same place, when a lane is out of range).
+ */
+export function gatheredBlocks(
+  body: readonly Stmt[],
+  varying: ReadonlyMap<string, LaneType>,
+  offsets: ReadonlyMap<string, BlockOffset>,
+  ctx: MapLanesContext,
+): Array<{ array: string; offset: string; max: number }> {
+  const allocs = new Map<string, number>()
+  const written = new Set<string>()
+  forEachNested(body, (s) => {
+    if (s.kind === 'alloc') allocs.set(s.name, (allocs.get(s.name) ?? 0) + 1)
+    else if (s.kind === 'update' || s.kind === 'callstmt') for (const n of writtenNames(s)) written.add(n)
+  })
+  const candidates = new Set<string>()
+  for (const s of body)
+    if (
+      s.kind === 'alloc' &&
+      allocs.get(s.name) === 1 &&
+      !written.has(s.name) &&
+      !offsets.has(s.name) &&
+      varying.get(s.name) === 'i32'
+    )
+      candidates.add(s.name)
+  const out = new Map<string, { array: string; offset: string; max: number }>()
+  forEachNested(body, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        if (x.type !== 'f64' || written.has(x.array.name) || ctx.elem(x.array.name) !== 'f64') return
+        const g = gatherIndex(x.index)
+        if (!g || !candidates.has(g.offset)) return
+        const key = `${x.array.name}|${g.offset}`
+        const had = out.get(key)
+        if (!had) out.set(key, { array: x.array.name, offset: g.offset, max: g.c })
+        else had.max = Math.max(had.max, g.c)
+      })
+  })
+  return [...out.values()]
 }
 
 /**
