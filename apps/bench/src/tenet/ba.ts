@@ -41,7 +41,8 @@ export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction }
  * The observation indices and features of the last instance `baObjectiveTenet` ran on a backend with
  * its own memory (wasm), copied there once: they are the problem's data, the same on every call,
  * where cameras, points and weights are the parameters an optimiser changes between calls, so the
- * wrapper still copies those in (and the residuals out) per call. Held per module, for one instance
+ * wrapper still copies those in per call (the residuals can live there too: see
+ * \`createBaResidualsTenet\`). Held per module, for one instance
  * at a time (the previous instance's copies are given back).
  */
 /** An array in a backend's memory (`core.resident.allocate`'s result). */
