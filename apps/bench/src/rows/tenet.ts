@@ -385,6 +385,7 @@ export const tenetRows = defineRowFamily({
           const out = createBaResidualsTenet(c.inst.p, m)
           return {
             run: () => void baObjectiveTenet(c.inst, out, m),
+            dispose: () => out.release(),
             check: () => {
               const r = baObjectiveTenet(c.inst, out, m)
               const ref = c.residuals()
