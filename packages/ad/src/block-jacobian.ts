@@ -58,7 +58,7 @@ export interface BlockJacobianOptions {
   /**
    * Whether the sweeps store each entry of `out` (swapped in) rather than add it into a zeroed
    * `out`: only where that is exact (checks off, f64 derivatives); default: f's backend's
-   * `jacobianStores` capability (cpu: yes; wasm: no, the adding read-back runs in f64x2 lanes).
+   * `jacobianStores` capability (cpu and wasm: yes; the interpreter: no).
    */
   storeEntries?: boolean
 }

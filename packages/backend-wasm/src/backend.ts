@@ -381,6 +381,7 @@ export function compileToWasm(
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
     blockPairs: ctx.blockPairs,
+    gatheredBlocks: ctx.gatheredBlocks,
     laneSincosReused: ctx.laneSincosReused,
     laneValuesReused: ctx.laneValuesReused,
     loopUniform: ctx.loopUniform,
@@ -457,6 +458,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly mapLanes: number
   /** How many pairs of adjacent block elements map loops load and store as whole v128s, in all functions and inverses (see \`blockElementPairs\` in \`map-lanes.ts\`; a diagnostic). */
   readonly blockPairs: number
+  /** How many gathered blocks (reads \`a[x + c]\` through a varying offset x of a map body, see \`gatheredBlocks\` in \`map-lanes.ts\`) map loops read from their lanes' bases, in all functions and inverses (a diagnostic). */
+  readonly gatheredBlocks: number
   /** How many sin/cos calls of map loops in lanes read the values an earlier branch of the same condition computed, in all functions and inverses (see \`lane-memo.ts\`; a diagnostic). */
   readonly laneSincosReused: number
   /** How many f64 divisions and math calls of map loops in lanes read the values an earlier branch of the same condition computed, in all functions and inverses (see \`lane-memo.ts\`; a diagnostic). */
@@ -551,6 +554,9 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
       // two tangent directions per f64x2 instruction (lane pairs): 20 columns ran 10–20% faster
       // than 8 on the graph-embedding Hessians (k = 2…10, 20–100 columns)
       hessianWidth: 20,
+      // the block Jacobians' stores (a SWAP of each entry with its dead derivative) run in map
+      // lanes too (see \`map-lanes.ts\`), and save zeroing the output
+      jacobianStores: true,
       synchronous: true,
     },
     description:

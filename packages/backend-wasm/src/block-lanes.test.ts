@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compile, exact, expectSameForward, expectSameRuns, lastMapLanes } from './test-util.js'
+import { compile, exact, expectSameForward, expectSameRuns, lastGatheredBlocks, lastMapLanes } from './test-util.js'
 
 /**
  * Map lanes over blocks: a loop whose iteration b reads and writes its own block of each batched
@@ -95,6 +95,73 @@ fn f(n: i32, out: f64[], cams: f64[], obs: i32[], feats: f64[], w: f64[]) {
       const feats = Float64Array.from({ length: 2 * n }, () => r() - 0.5)
       const w = Float64Array.from({ length: n }, () => r() + 0.5)
       expectSameForward([cpu, scalar, lanes, checked], () => [n, new Float64Array(2 * n), cams, obs, feats, w])
+    }
+  })
+
+  it('read gathered blocks from both lanes’ bases where both blocks are in range, element by element where not', () => {
+    // (\`cams[co + 2]\` is read only where flag > 0: a block whose last element is past the end of
+    // \`cams\` is fine where its flag is not, and then that pair reads element by element; \`pts[xo + c]\`
+    // gathered through a second offset, inside a branch one lane may skip; the inverse runs downwards)
+    const text = `
+fn f(n: i32, out: f64[], cams: f64[], pts: f64[], obs: i32[], flag: f64[]) {
+  for i in 0..n {
+    co: i32 <- 3 * obs[2 * i]
+    xo: i32 <- 2 * obs[2 * i + 1]
+    t <- 0.0
+    u <- 0.0
+    routine {
+      t += cams[co] * cams[co + 1] - pts[xo]
+      if (flag[i] > 0.0, ~) {
+        u += sqrt(abs(t)) + cams[co + 2] * pts[xo + 1]
+      } else {
+        u -= t * cams[co]
+      }
+    }
+    out[2 * i] += u * cams[co + 1] + pts[xo + 1]
+    out[2 * i + 1] -= u * t
+    ~routine
+    u -> 0.0
+    t -> 0.0
+    xo -> 2 * obs[2 * i + 1]
+    co -> 3 * obs[2 * i]
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBe(2)
+    // (cams through co, pts through xo, in f and its inverse, each loop and its range version)
+    expect(lastGatheredBlocks).toBe(8)
+    const scalar = compile(text, 'wasm', false, false)
+    expect(lastGatheredBlocks).toBe(0)
+    const cpu = compile(text, 'cpu')
+    const checked = compile(text, 'wasm', true)
+    const r = rng(77)
+    const cams = Float64Array.from({ length: 14 }, () => r() * 2 - 0.5)
+    const pts = Float64Array.from({ length: 10 }, () => r() * 2 - 1)
+    for (const n of [1, 2, 5, 16, 33]) {
+      // (block 4 of cams holds two elements only: its flag is off)
+      const obs = Int32Array.from({ length: 2 * n }, () => Math.floor(r() * 5))
+      const flag = Float64Array.from({ length: n }, (_, k) => (obs[2 * k] === 4 ? -1 : r() - 0.3))
+      const out = Float64Array.from({ length: 2 * n }, () => r())
+      const args = () => [n, out.slice(), cams, pts, obs, flag]
+      expectSameForward([cpu, scalar, lanes, checked], () => [n, new Float64Array(2 * n), cams, pts, obs, flag])
+      expectSameRuns([cpu, scalar, lanes], args)
+    }
+    // out of range (a negative offset, a block past the end read): the error of the scalar code
+    const fails = (m: typeof lanes, obs: Int32Array, flag: Float64Array) => {
+      try {
+        m.f!.core(obs.length / 2, new Float64Array(obs.length), cams, pts, obs, flag)
+      } catch (e) {
+        return (e as { code?: string }).code
+      }
+      return 'no error'
+    }
+    for (const [obs, flag] of [
+      [Int32Array.of(0, 1, -1, 2, 1, 1, 2, 0), Float64Array.of(1, 1, 1, 1)],
+      [Int32Array.of(1, 1, 4, 2, 1, 1, 2, 0), Float64Array.of(-1, 1, -1, 1)],
+      [Int32Array.of(1, 1, 2, 7, 1, 1, 2, 0), Float64Array.of(1, 1, 1, 1)],
+    ] as const) {
+      expect(fails(lanes, obs, flag)).toBe('runtime/out-of-bounds')
+      expect(fails(scalar, obs, flag)).toBe('runtime/out-of-bounds')
     }
   })
 
@@ -240,7 +307,104 @@ fn f(m: i32, x: f64[], out: f64[]) {
     for (const same of [false, true]) expect(run(lanes, same)).toEqual(run(cpu, same))
   })
 
+  it('swap values into elements of the blocks (a block Jacobian’s stored entries), lane by lane, upwards and downwards', () => {
+    // (t and u leave with the old values of out[q] and out[q + 1]: u's is read again, t's is not;
+    // \`x[o + 2]\` is swapped with a value and back; with a zero \`out\` the program is reversible)
+    const text = `
+fn f(n: i32, x: f64[], out: f64[]) {
+  for b in 0..n {
+    o: i32 <- b * 3
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    t += x[o] * x[o + 1] - x[o + 2]
+    if (t > 0.25, ~) {
+      u += sqrt(t) * x[o + 2]
+    } else {
+      u -= t * t - x[o]
+    }
+    SWAP(out[q], t)
+    SWAP(u, out[q + 1])
+    x[o] += u * 0.5
+    SWAP(x[o + 2], t)
+    x[o + 1] -= t * 0.25
+    SWAP(x[o + 2], t)
+    x[o] -= u * 0.5
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    // (the loop of f and the downward loop of its inverse)
+    expect(lastMapLanes).toBe(2)
+    const scalar = compile(text, 'wasm', false, false)
+    expect(lastMapLanes).toBe(0)
+    const cpu = compile(text, 'cpu')
+    const interp = compile(text, 'interpreter', true)
+    const checked = compile(text, 'wasm', true)
+    for (const n of [0, 1, 2, 3, 8, 33]) {
+      const r = rng(n * 7 + 3)
+      const x = Float64Array.from({ length: 3 * n }, () => r() * 4 - 1.5)
+      const out = Float64Array.from({ length: 2 * n }, () => r() * 2 - 1)
+      // into a zero \`out\` (every backend, checks on too), and into one holding values
+      expectSameForward([cpu, interp, scalar, lanes, checked], () => [n, x.slice(), new Float64Array(2 * n)])
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+      expectSameRuns([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+    }
+  })
+
+  it('store the elements swapped with a scalar nothing reads afterwards without loading them (a Jacobian’s entries)', () => {
+    // (out[q] and out[q + 1] swapped with dead scalars: not loaded, their old values, NaN here,
+    // go nowhere; x[o + 1] swapped with t, read after: loaded)
+    const text = `
+fn f(n: i32, x: f64[], out: f64[]) {
+  for b in 0..n {
+    o: i32 <- b * 3
+    q: i32 <- b * 2
+    t <- 0.0
+    u <- 0.0
+    t += x[o] * x[o + 1] - x[o + 2]
+    if (t > 0.25, ~) {
+      u += sqrt(t) * x[o + 2]
+    } else {
+      u -= t * t - x[o]
+    }
+    SWAP(x[o + 1], t)
+    x[o] += t * 0.5
+    SWAP(out[q], t)
+    SWAP(u, out[q + 1])
+    u -> 0.0
+    t -> 0.0
+    q -> b * 2
+    o -> b * 3
+  }
+}`
+    const lanes = compile(text, 'wasm')
+    expect(lastMapLanes).toBe(2)
+    const scalar = compile(text, 'wasm', false, false)
+    const cpu = compile(text, 'cpu')
+    for (const n of [1, 2, 5, 12]) {
+      const r = rng(n * 13 + 1)
+      const x = Float64Array.from({ length: 3 * n }, () => r() * 4 - 1.5)
+      const stale = new Float64Array(2 * n).fill(Number.NaN)
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), stale.slice()])
+      const out = Float64Array.from({ length: 2 * n }, () => r() * 2 - 1)
+      expectSameForward([cpu, scalar, lanes], () => [n, x.slice(), out.slice()])
+    }
+  })
+
   const refused: Record<string, string> = {
+    'a swap with an element outside the block (c ≥ s)': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n SWAP(out[o + 2], t) \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with an element at a shared index': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n SWAP(out[0], t) \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with a block element under a varying branch': `
+fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n t += x[o] * x[o + 1] \n if (x[o] > 0.0, ~) { SWAP(out[o], t) } \n t -> 0.0 \n o -> b * 2 } }`,
+    'a swap with an element of an i32 block': `
+fn f(n: i32, x: f64[], out: i32[]) { for b in 0..n { o: i32 <- b * 2 \n k: i32 <- 0 \n t <- 0.0 \n t += x[o] * x[o + 1] \n if (t > 0.0, ~) { k += 1 } \n SWAP(out[o], k) \n k -> 0 \n t -> 0.0 \n o -> b * 2 } }`,
+
     'a write outside the block (c ≥ s)': `
 fn f(n: i32, x: f64[], out: f64[]) { for b in 0..n { o: i32 <- b * 2 \n t <- 0.0 \n if (x[o] > 0.0, ~) { t += x[o] } \n out[o + 2] += t \n t -> 0.0 \n o -> b * 2 } }`,
     'an offset written in the body': `

@@ -71,7 +71,9 @@ import {
   blockElementPairs,
   elementSpans,
   loopUniform,
+  gatherIndex,
   planMapLanes,
+  unreadElements,
   readAfter,
   reads,
   readsVarying,
@@ -237,6 +239,8 @@ export class ModuleContext {
   mapLanes = 0
   /** How many pairs of adjacent block elements of map loops load and store as whole v128s (see \`blockElementPairs\`; a diagnostic). */
   blockPairs = 0
+  /** Gathered blocks whose lanes' bases map loops compute (see \`gatheredBlocks\` in \`map-lanes.ts\`). */
+  gatheredBlocks = 0
   /** How many sin/cos calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
   laneSincosReused = 0
   /** How many divisions and math calls in lanes read the values an earlier branch computed (see \`lane-memo.ts\`; a diagnostic). */
@@ -2864,6 +2868,8 @@ export class FunctionEmitter {
       // each element is loaded just before the first top-level statement that names it and a
       // written one stored just after the last that writes it (see \`elementSpans\`)
       const spans = elementSpans(plan)
+      // (elements whose old values nothing reads are not loaded: see \`unreadElements\`)
+      const unread = unreadElements(plan, spans)
       const loadsAt = new Map<number, Array<() => void>>(),
         storesAt = new Map<number, Array<() => void>>()
       const schedule = (alias: string, load: () => void, store: (() => void) | undefined) => {
@@ -2918,7 +2924,7 @@ export class FunctionEmitter {
             }
           }
         }
-        schedule(el.alias, load, el.written ? store : undefined)
+        schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: el.elem })
       }
       // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
@@ -2954,7 +2960,8 @@ export class FunctionEmitter {
           if (fs) fs.push(f)
           else m.set(k, [f])
         }
-        at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
+        if (!unread.has(el.alias) || !unread.has(mate.alias))
+          at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
         if (el.written) at(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
         lanes.set(el.alias, { local: v, type: 'f64' })
         lanes.set(mate.alias, { local: w, type: 'f64' })
@@ -2992,7 +2999,7 @@ export class FunctionEmitter {
               .u32(8 * el.c)
           }
         }
-        schedule(el.alias, load, el.written ? store : undefined)
+        schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: 'f64' })
       }
       if (plan.varying.has(plan.variable)) {
@@ -3039,6 +3046,7 @@ export class FunctionEmitter {
       } finally {
         this.lanesOf = undefined
         this.laneMemo = undefined
+        this.gathered.clear()
       }
     })
     this.shared = savedShared
@@ -3227,6 +3235,7 @@ export class FunctionEmitter {
         this.vvalue(s.value as Expr, t)
         this.set(l)
         this.lanesOf!.set(s.name, { local: l, type: t })
+        for (const g of plan.gathers) if (g.offset === s.name) this.gatherBases(g, l)
         return
       }
       case 'dealloc':
@@ -3759,8 +3768,79 @@ export class FunctionEmitter {
         }
         break
       }
+      case 'index': {
+        // an element of a gathered block (see \`gatheredBlocks\`): from the two lanes' bases where
+        // both lanes' blocks are in range (checked at the offset's allocation), else as before
+        const at = gatherIndex(e.index)
+        const g =
+          at && e.type === 'f64' && this.laneMask === undefined && this.gathered.get(`${e.array.name}|${at.offset}`)
+        if (!g) break
+        this.get(g.ok)
+        this.op(Op.if, V128)
+        this.get(g.b1)
+        this.get(g.b0)
+        this.simd(OpFd.v128_load64_splat)
+        this.out.u32(3).u32(8 * at!.c)
+        this.simd(OpFd.v128_load64_lane)
+        this.out
+          .u32(3)
+          .u32(8 * at!.c)
+          .byte(1)
+        this.op(Op.else)
+        this.laneByLane(e)
+        this.op(Op.end)
+        return 'f64'
+      }
     }
     return this.laneByLane(e)
+  }
+
+  /**
+   * The gathered blocks whose bases the pair being emitted has computed (see \`gatherBases\`), by
+   * \`array|offset\`: each lane's byte address of \`array[offset]\`, and whether both lanes' blocks
+   * are in range.
+   */
+  private readonly gathered = new Map<string, { b0: number; b1: number; ok: number }>()
+
+  /**
+   * Right after the allocation of a gathered block's offset x (lanes in \`lanes\`): each lane's base
+   * address \`array + 8·x\`, and the flag that both lanes' \`array[x]\` … \`array[x + max]\` are in
+   * range (0 ≤ x < len − max, compared unsigned; false where len ≤ max).
+   */
+  private gatherBases(g: { array: string; offset: string; max: number }, lanes: number): void {
+    const arr = this.array(g.array)
+    const limit = this.local(I32),
+      ok = this.local(I32)
+    this.get(arr.len)
+    this.i32(g.max)
+    this.op(Op.i32_sub)
+    this.tee(limit)
+    this.i32(0)
+    this.op(Op.i32_gt_s)
+    this.set(ok)
+    const bases: number[] = []
+    for (const lane of [0, 1]) {
+      const x = this.local(I32),
+        b = this.local(I32)
+      this.get(lanes)
+      this.simd(OpFd.i64x2_extract_lane)
+      this.out.byte(lane)
+      this.op(Op.i32_wrap_i64)
+      this.tee(x)
+      this.get(limit)
+      this.op(Op.i32_lt_u)
+      this.get(ok)
+      this.op(Op.i32_and)
+      this.set(ok)
+      this.get(arr.ptr)
+      this.get(x)
+      this.i32(3)
+      this.op(Op.i32_shl, Op.i32_add)
+      this.set(b)
+      bases.push(b)
+    }
+    this.gathered.set(`${g.array}|${g.offset}`, { b0: bases[0]!, b1: bases[1]!, ok })
+    this.ctx.gatheredBlocks++
   }
 
   /** The scalar code of `e` once per lane, from the lanes of the varying values it reads. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from '@tenet/ir'
 import { bessel, compile, expectSameForward, expectSameRuns, lastMapLanes } from './test-util.js'
-import { elementSpans, type MapLanesPlan } from './map-lanes.js'
+import { elementSpans, unreadElements, type MapLanesPlan } from './map-lanes.js'
 
 const zs = (n: number) => Float64Array.from({ length: n }, (_, i) => 0.1 + ((i * 0.6180339887) % 1) * 7.9)
 
@@ -341,5 +341,35 @@ fn f(e0: f64, e1: f64, e2: f64, e3: f64, t: f64) {
       e1: { first: 1, last: -1 },
       e2: { first: 3, last: -1 },
     })
+  })
+})
+
+describe('unreadElements', () => {
+  it('gives the elements first named by a top-level SWAP with a scalar of the body that nothing names afterwards', () => {
+    // (e0: swapped with d, which is dead after; e1: with u, read later; e2: named before its swap;
+    // e3: swapped with another element; e4: swapped under a branch; e5: swapped with the loop variable's lane)
+    const m = parse(`
+fn f(e0: f64, e1: f64, e2: f64, e3: f64, e4: f64, e5: f64, d: f64, u: f64, w: f64, t: f64, i: f64) {
+  t += e2
+  SWAP(e0, d)
+  SWAP(e1, u)
+  SWAP(e2, w)
+  SWAP(e3, e2)
+  if (t > 0.5, ~) {
+    SWAP(e4, w)
+  }
+  SWAP(e5, i)
+  t += u
+  d -> 0.0
+}`)
+    const body = m.functions[0]!.body
+    const el = (alias: string) => ({ array: 'a', alias, elem: 'f64' as const, written: true })
+    const plan = {
+      body,
+      variable: 'i',
+      elements: [el('e0'), el('e1'), el('e4')],
+      blockElements: ['e2', 'e3', 'e5'].map((alias, c) => ({ array: 'b', offset: 'o', c, alias, written: true })),
+    } as unknown as MapLanesPlan
+    expect([...unreadElements(plan, elementSpans(plan))].sort()).toEqual(['e0'])
   })
 })

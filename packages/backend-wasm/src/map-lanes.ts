@@ -19,10 +19,13 @@
  *
  * Applies without run-time checks only (a failed check must name the iteration it fails in), and
  * only where every array the body indexes with the loop variable is indexed by exactly the loop
- * variable (`a[i]`), no other array is written, no scalar of the enclosing function is written,
+ * variable (`a[i]`) or through a block offset of the iteration's own block (see \`blockOffsets\`;
+ * such elements are written by \`+=\`/\`-=\` or swapped with a scalar by SWAP, outside varying
+ * control), no other array is written, no scalar of the enclosing function is written,
  * and the body has no effects (`@safe`, stacks, host functions), array ancillas, or loops whose
- * range is varying. This module only plans; the code generator emits the pairs and then runs the
- * scalar loop for what is left.
+ * range is varying. Reads through a varying offset of the body's own (\`a[x + c]\`, a gather) are
+ * planned as gathered blocks (see \`gatheredBlocks\`). This module only plans; the code generator
+ * emits the pairs and then runs the scalar loop for what is left.
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '@tenet/ir'
 import { offsetOf, stmtExprs } from '@tenet/ir/backend'
@@ -68,6 +71,12 @@ export interface MapLanesPlan {
    * held in one f64x2 local while it runs, stored after it when written.
    */
   blockElements: Array<{ array: string; offset: string; c: number; alias: string; written: boolean }>
+  /**
+   * Gathered blocks (see \`gatheredBlocks\`): the f64 elements \`array[offset + c]\`, 0 ≤ c ≤ max, that
+   * the body reads through a varying i32 local \`offset\` of its own, such as BA's camera
+   * \`cams[co + c]\` with \`co <- 11 * obs[2 * i]\`.
+   */
+  gathers: Array<{ array: string; offset: string; max: number }>
 }
 
 /** A block offset \`o <- (u + v) · size\` (\`base\` u, a name the loop does not write) or \`o <- v · size\`. */
@@ -335,7 +344,8 @@ class Inliner {
       case 'callstmt': {
         const args = s.args.map((a) => this.expr(a, rename))
         if (s.target === 'bijection') {
-          if (!this.ctx.isSwap(s.callee) || args.some((a) => a.kind !== 'var')) refuse()
+          // (an element argument other than \`a[i]\` must be of the iteration's own block: the planner checks)
+          if (!this.ctx.isSwap(s.callee) || args.some((a) => a.kind !== 'var' && a.kind !== 'index')) refuse()
           out.push({ ...s, args })
           return
         }
@@ -392,7 +402,10 @@ export function writtenNames(s: Stmt): Set<string> {
         (x.target as { name?: string; array?: { name: string } }).array?.name ?? (x.target as { name: string }).name,
       )
     else if (x.kind === 'alloc') out.add(x.name)
-    else if (x.kind === 'callstmt') for (const a of x.args) if (a.kind === 'var') out.add(a.name)
+    else if (x.kind === 'callstmt')
+      for (const a of x.args)
+        if (a.kind === 'var') out.add(a.name)
+        else if (a.kind === 'index') out.add(a.array.name)
   })
   return out
 }
@@ -484,8 +497,16 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
           if (control || readsVarying(s.value as Expr, varying)) changed = mark(s.name) || changed
           break
         case 'callstmt': {
-          const names = s.args.map((a) => (a as { name: string }).name)
-          if (control || names.some((n) => varying.has(n))) for (const n of names) changed = mark(n) || changed
+          // a SWAP with an element of the iteration's own block (such as a block Jacobian's store
+          // of an entry, \`SWAP(J[o + c], d)\`): written lane by lane as its alias, outside varying
+          // control; the other arguments then hold that element's values, varying
+          const elems = s.args.filter((a): a is Extract<Expr, { kind: 'index' }> => a.kind === 'index')
+          for (const t of elems)
+            if (control || t.type !== 'f64' || !blockIndex(t.index, offsets, variable, uniform)) ok = false
+            else blockWrites.add(t.array.name)
+          const names = s.args.flatMap((a) => (a.kind === 'var' ? [a.name] : []))
+          if (control || elems.length > 0 || names.some((n) => varying.has(n)))
+            for (const n of names) changed = mark(n) || changed
           break
         }
         case 'if': {
@@ -686,13 +707,21 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
           }
         case 'unchecked':
           return { ...s, body: aliasBody(s.body) }
-        case 'callstmt':
-          return { ...s, args: s.args.map(aliasExpr) }
+        case 'callstmt': {
+          const args = s.args.map(aliasExpr)
+          // (a SWAP writes its block elements)
+          args.forEach((a, k) => {
+            if (a !== s.args[k] && a.kind === 'var')
+              for (const el of blockElements.values()) if (el.alias === a.name) el.written = true
+          })
+          return { ...s, args }
+        }
         default:
           return s
       }
     })
   const aliased = aliasBody(flat)
+  const gathers = gatheredBlocks(aliased, varying, offsets, ctx)
   return {
     body: aliased,
     elements: [...elements].map(([array, alias]) => ({
@@ -709,7 +738,63 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
     offsets,
     accumulators: [...accumulators],
     blockElements: [...blockElements.values()],
+    gathers,
   }
+}
+
+/** x and c of an index \`x + c\`, \`c + x\` or \`x\` (x a variable, c an integer constant ≥ 0). */
+export function gatherIndex(e: Expr): { offset: string; c: number } | undefined {
+  if (e.kind === 'var' && e.type === 'i32') return { offset: e.name, c: 0 }
+  if (e.kind !== 'binary' || e.op !== '+' || e.type !== 'i32') return undefined
+  const [x, k] = e.right.kind === 'num' ? [e.left, e.right] : [e.right, e.left]
+  if (x.kind !== 'var' || k.kind !== 'num' || !Number.isInteger(k.value) || k.value < 0) return undefined
+  return { offset: x.name, c: k.value }
+}
+
+/**
+ * The gathered blocks of a map body: per array the body reads but never writes (f64) and per
+ * varying i32 local x allocated once, at the body's top level, and never written after (not a
+ * block offset), the largest c of the reads \`a[x + c]\` (c a constant ≥ 0). The code generator checks,
+ * right after x's allocation, that both lanes' \`a[x]\` … \`a[x + max]\` are in range, and then reads
+ * each element with two loads from two bases, where it would extract x's lanes and load each lane
+ * guarded (it still does so, at the same place, when a lane is out of range).
+ */
+export function gatheredBlocks(
+  body: readonly Stmt[],
+  varying: ReadonlyMap<string, LaneType>,
+  offsets: ReadonlyMap<string, BlockOffset>,
+  ctx: MapLanesContext,
+): Array<{ array: string; offset: string; max: number }> {
+  const allocs = new Map<string, number>()
+  const written = new Set<string>()
+  forEachNested(body, (s) => {
+    if (s.kind === 'alloc') allocs.set(s.name, (allocs.get(s.name) ?? 0) + 1)
+    else if (s.kind === 'update' || s.kind === 'callstmt') for (const n of writtenNames(s)) written.add(n)
+  })
+  const candidates = new Set<string>()
+  for (const s of body)
+    if (
+      s.kind === 'alloc' &&
+      allocs.get(s.name) === 1 &&
+      !written.has(s.name) &&
+      !offsets.has(s.name) &&
+      varying.get(s.name) === 'i32'
+    )
+      candidates.add(s.name)
+  const out = new Map<string, { array: string; offset: string; max: number }>()
+  forEachNested(body, (s) => {
+    for (const e of stmtExprs(s))
+      walkIndices(e, (x) => {
+        if (x.type !== 'f64' || written.has(x.array.name) || ctx.elem(x.array.name) !== 'f64') return
+        const g = gatherIndex(x.index)
+        if (!g || !candidates.has(g.offset)) return
+        const key = `${x.array.name}|${g.offset}`
+        const had = out.get(key)
+        if (!had) out.set(key, { array: x.array.name, offset: g.offset, max: g.c })
+        else had.max = Math.max(had.max, g.c)
+      })
+  })
+  return [...out.values()]
 }
 
 /**
@@ -765,6 +850,40 @@ export function elementSpans(plan: MapLanesPlan): Map<string, { first: number; l
       const span = out.get(n)
       if (!span) out.set(n, { first: k, last: written.has(n) ? k : -1 })
       else if (written.has(n)) span.last = k
+    }
+  })
+  return out
+}
+
+/**
+ * The element aliases of a map body (\`elements\` and \`blockElements\`) whose values from before the
+ * body nothing reads, so that the code generator need not load them: the first statement that
+ * names one (see \`elementSpans\`) is a top-level SWAP of it with a scalar of the body that no
+ * later statement names (a block Jacobian's stored entry, \`SWAP(J[o + c], d)\`: the old entry goes
+ * into the dead derivative d). The scalar is the body's own (the planner admits no write of
+ * another), allocated afresh in every iteration, so its value after the body is nobody's either.
+ */
+export function unreadElements(
+  plan: MapLanesPlan,
+  spans: ReadonlyMap<string, { first: number; last: number }>,
+): Set<string> {
+  const aliases = new Set([...plan.elements.map((e) => e.alias), ...plan.blockElements.map((e) => e.alias)])
+  const out = new Set<string>()
+  plan.body.forEach((s, k) => {
+    // (the only calls a plan's body keeps are SWAPs: the others are inlined)
+    if (s.kind !== 'callstmt' || s.args.length !== 2) return
+    const [a, b] = s.args as [Arg, Arg]
+    for (const [el, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (el.kind !== 'var' || other.kind !== 'var' || !aliases.has(el.name) || aliases.has(other.name)) continue
+      if (other.name === el.name || other.name === plan.variable || spans.get(el.name)?.first !== k) continue
+      let named = false
+      forEachNested(plan.body.slice(k + 1), (x) => {
+        for (const e of stmtExprs(x)) if (reads(e, new Set()).has(other.name)) named = true
+      })
+      if (!named) out.add(el.name)
     }
   })
   return out

@@ -16,6 +16,8 @@ export let lastRunElements = -1
 export let lastLoopUniform = -1
 /** Pairs of adjacent block elements loaded and stored as whole v128s by the last wasm compilation of `compile`. */
 export let lastBlockPairs = -1
+/** Gathered blocks read from their lanes' bases in the last wasm compilation of `compile`. */
+export let lastGatheredBlocks = -1
 /** sin/cos calls in lanes that read an earlier branch's values in the last wasm compilation of `compile`. */
 export let lastLaneSincosReused = -1
 /** Divisions and math calls in lanes that read an earlier branch's values in the last wasm compilation of `compile`. */
@@ -35,6 +37,7 @@ export const compile = (text: string, backend: string, checks = false, simd = tr
       lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
       lastBlockPairs = p.blockPairs
+      lastGatheredBlocks = p.gatheredBlocks
       lastLaneSincosReused = p.laneSincosReused
       lastLaneValuesReused = p.laneValuesReused
       lastRoutines = p.mathRoutines

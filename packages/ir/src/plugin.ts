@@ -553,9 +553,8 @@ export interface BackendCapabilities {
   /**
    * `@tenet/ad`'s block Jacobians on this backend store each entry of the output (swapped in)
    * rather than add it into a zeroed output, where that is exact (checks off, f64 derivatives):
-   * true where the store costs less than the zeroing pass it saves (cpu). Absent: they add (on
-   * wasm, the adding read-back runs as f64x2 lane updates that a swap breaks; BA's Jacobians ran
-   * about 20% slower with stores there).
+   * true where the store costs less than the zeroing pass it saves (cpu, and wasm, whose map
+   * lanes take the stores' swaps). Absent: they add into a zeroed output.
    */
   jacobianStores?: boolean
   /**

@@ -14,13 +14,12 @@ import { checkBaJacobian } from '../workloads/ba.js'
 import { directionalCheck } from '../workloads/gmm.js'
 import { heapGrowth, tapeBytes } from '../workloads/unitary-rnn.js'
 import { formatBytes } from '../report/format.js'
-import { baModule, baObjectiveTenet, createBaJacobianTenet } from '../tenet/ba.js'
+import { baModule, baObjectiveTenet, createBaJacobianTenet, createBaResidualsTenet } from '../tenet/ba.js'
 import { createGmmTenet } from '../tenet/gmm.js'
 import * as P from '../tenet/programs.js'
 import { tenetLeapfrog } from '../tenet/programs.js'
 import { BA_CAMERA_PARAMS } from '../data/ba-data.js'
 import { besselJPlain } from '../objectives/bessel.js'
-import { createBaResiduals } from '../objectives/ba.js'
 
 export const TENET_ROW = 'Tenet (cpu)'
 export const TENET_WASM_ROW = 'Tenet (wasm)'
@@ -380,11 +379,13 @@ export const tenetRows = defineRowFamily({
         name,
         kind: 'objective',
         setup(c) {
-          // one residual buffer, reused, as the plain baseline does
-          const out = createBaResiduals(c.inst.p)
+          // one residual buffer, reused, as the plain baseline does (on wasm in the module's
+          // memory, as the Jacobian's values are: see \`createBaResidualsTenet\`)
           const m = baModule()
+          const out = createBaResidualsTenet(c.inst.p, m)
           return {
             run: () => void baObjectiveTenet(c.inst, out, m),
+            dispose: () => out.release(),
             check: () => {
               const r = baObjectiveTenet(c.inst, out, m)
               const ref = c.residuals()

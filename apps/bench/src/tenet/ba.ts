@@ -41,7 +41,8 @@ export const baFunctions = (): { objective: TenetFunction; rows: TenetFunction }
  * The observation indices and features of the last instance `baObjectiveTenet` ran on a backend with
  * its own memory (wasm), copied there once: they are the problem's data, the same on every call,
  * where cameras, points and weights are the parameters an optimiser changes between calls, so the
- * wrapper still copies those in (and the residuals out) per call. Held per module, for one instance
+ * wrapper still copies those in per call (the residuals can live there too: see
+ * \`createBaResidualsTenet\`). Held per module, for one instance
  * at a time (the previous instance's copies are given back).
  */
 /** An array in a backend's memory (`core.resident.allocate`'s result). */
@@ -69,6 +70,33 @@ function baData(inst: BaInstance, m: TenetModule): { obs: Int32Array; feats: Flo
 }
 
 /**
+ * Residual buffers for {@link baObjectiveTenet} on module `m`: on a backend with its own memory
+ * (wasm), in that memory (`CompiledFunction.resident`), so that the compiled call writes the
+ * residuals in place instead of the wrapper copying both arrays in and out on every call, as the
+ * Jacobian's values live there (see \`createBaJacobianTenet\`); the caller reads them through the
+ * views. \`reprojErr\` and \`wErr\` are getters that read the views afresh (a grown memory detaches
+ * earlier ones); \`release\` gives the memory back. Elsewhere (cpu), plain arrays.
+ */
+export function createBaResidualsTenet(p: number, m: TenetModule = baModule()): BaResiduals & { release(): void } {
+  const memory = fn(m, 'ba_objective').core.resident
+  if (!memory) return { ...createBaResiduals(p), release: () => {} }
+  const reproj = memory.allocate('f64', 2 * p)
+  const werr = memory.allocate('f64', p)
+  return {
+    get reprojErr() {
+      return reproj.array as Float64Array
+    },
+    get wErr() {
+      return werr.array as Float64Array
+    },
+    release() {
+      reproj.release()
+      werr.release()
+    },
+  }
+}
+
+/**
  * Reprojection and weight errors by `ba_objective` (Tenet; the module of the current backend unless
  * given). On wasm the instance's observations and features are copied into the module's memory on
  * the first call for that instance and used in place afterwards (see `baData`): they are taken to
@@ -79,10 +107,13 @@ export function baObjectiveTenet(
   out: BaResiduals = createBaResiduals(inst.p),
   m: TenetModule = baModule(),
 ): BaResiduals {
-  out.reprojErr.fill(0)
-  out.wErr.fill(0)
+  // (the data staged first: staging may grow the memory, detaching views of resident residuals)
   const { obs, feats } = baData(inst, m)
-  fn(m, 'ba_objective').core(out.reprojErr, out.wErr, inst.cams, inst.X, inst.w, obs, feats, inst.p)
+  const reproj = out.reprojErr,
+    werr = out.wErr
+  reproj.fill(0)
+  werr.fill(0)
+  fn(m, 'ba_objective').core(reproj, werr, inst.cams, inst.X, inst.w, obs, feats, inst.p)
   return out
 }
 

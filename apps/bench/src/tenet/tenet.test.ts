@@ -13,7 +13,13 @@ import { randomCsc, sparseDotGradientPlain, sparseDotPlain } from '../objectives
 import { unitaryGradientPlain } from '../objectives/unitary.js'
 import { grad } from 'tenet'
 import { baJacobian, baObjective, gmmGradient, gmmObjective } from './index.js'
-import { baModule, baObjectiveTenet, createBaJacobianRows, createBaJacobianTenet } from './ba.js'
+import {
+  baModule,
+  baObjectiveTenet,
+  createBaJacobianRows,
+  createBaJacobianTenet,
+  createBaResidualsTenet,
+} from './ba.js'
 import { withBackend } from './compile.js'
 import { createGmmTenet } from './gmm.js'
 import * as P from './programs.js'
@@ -135,6 +141,37 @@ describe('Tenet BA', () => {
     same(b)
     same(a)
     big.release()
+  })
+
+  it('on wasm, into residuals in the module memory: call after call, across a memory growth', () => {
+    const a = generateBa({ n: 4, m: 9, p: 60, seed: 7 })
+    a.cams.fill(0, 0, 3)
+    const m = withBackend('wasm', () => baModule())
+    const out = createBaResidualsTenet(a.p, m)
+    const probe = m.ba_objective!.core.resident!.allocate('f64', 1)
+    expect(out.reprojErr.buffer).toBe(probe.array.buffer)
+    probe.release()
+    const same = () => {
+      const r = baObjectiveTenet(a, out, m),
+        rp = baObjectivePlain(a)
+      expect(r).toBe(out)
+      expect(maxScaledError(r.reprojErr, rp.reprojErr)).toBeLessThanOrEqual(1e-12)
+      expect(maxScaledError(r.wErr, rp.wErr)).toBe(0)
+    }
+    same()
+    // stale values are zeroed first
+    out.reprojErr.fill(Number.NaN)
+    same()
+    const big = m.ba_objective!.core.resident!.allocate('f64', 1 << 21)
+    same()
+    a.X[4] -= 0.5
+    same()
+    big.release()
+    out.release()
+    // on cpu: plain arrays
+    const cpu = createBaResidualsTenet(a.p, baModule())
+    expect(cpu.reprojErr.length).toBe(2 * a.p)
+    expect(maxScaledError(baObjectiveTenet(a, cpu).reprojErr, baObjectivePlain(a).reprojErr)).toBeLessThanOrEqual(1e-12)
   })
 })
 
