@@ -22,6 +22,7 @@ import {
   vadd,
   vand,
   vdiv,
+  veq,
   vf,
   vge,
   vhorner,
@@ -29,6 +30,7 @@ import {
   vlt,
   vmul,
   vne,
+  vor,
   vselect,
   vsub,
 } from './vector.js'
@@ -46,7 +48,9 @@ const LIMIT = 708
 export function buildExpF64x2(r: Routine): void {
   const x = r.param(0)
   const ax = r.let(vabs(x))
-  const common = vand(vand(vge(ax, vf(TINY)), vlt(ax, vf(LIMIT))), vne(x, vf(1)))
+  // (x = ±0 takes the unreduced formula too, which gives exactly 1 there, as the scalar 1 + x:
+  // the largest term of a log-sum-exp is exp(0))
+  const common = vand(vand(vor(vge(ax, vf(TINY)), veq(x, vf(0))), vlt(ax, vf(LIMIT))), vne(x, vf(1)))
   r.if(eqz(allTrue(common)), () => r.ret(pair(r.call('exp', [lane(x, 0)]), r.call('exp', [lane(x, 1)]))))
   const neg = r.let(vlt(x, vf(0)))
   // k as a double: (INVLN2·x ± 0.5) truncated, ±1, or 0, as the scalar routine's branches choose
@@ -60,9 +64,13 @@ export function buildExpF64x2(r: Routine): void {
   const t = r.let(vmul(xr, xr))
   const c = r.let(vsub(xr, vmul(t, vhorner(t, P))))
   const xc = r.let(vmul(xr, c))
-  const unreduced = vsub(vf(1), vsub(vdiv(xc, vsub(c, vf(2))), xr))
-  const y = vsub(vf(1), vsub(vsub(loV, vdiv(xc, vsub(vf(2), c))), hiV))
+  // One division serves both of the scalar routine's formulas: c − 2 = −(2 − c) and a quotient's
+  // sign is symmetric, so its xc/(c − 2) is exactly −q. Where k = 0 (hiV = xr, loV = 0) the
+  // reduced formula below is then the unreduced one, 1 − (xc/(c − 2) − xr), to the bit (0 − q is
+  // −q unless q = 0, which only x = ±0 gives, and 1 − ±0 is 1), and 2⁰ scales by 1: no select.
+  const q = vdiv(xc, vsub(vf(2), c))
+  const y = vsub(vf(1), vsub(vsub(loV, q), hiV))
   // 2^k from its bits, (k + 1023) << 52 in each 64-bit lane
   const scale = ishl64(iadd64(truncToI64(k), vi64(1023)), 52)
-  r.ret(vselect(reduced, vmul(y, scale), unreduced))
+  r.ret(vmul(y, scale))
 }
