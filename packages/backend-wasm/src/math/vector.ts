@@ -38,6 +38,7 @@ const SIMD = {
   i64x2_lt_s: 0xd8,
   i64x2_le_s: 0xda,
   i64x2_ge_s: 0xdb,
+  f64x2_trunc: 0x7a,
   f64x2_abs: 0xec,
   f64x2_neg: 0xed,
   f64x2_add: 0xf0,
@@ -85,6 +86,8 @@ export const vadd = binary(SIMD.f64x2_add),
   vsub = binary(SIMD.f64x2_sub),
   vmul = binary(SIMD.f64x2_mul),
   vdiv = binary(SIMD.f64x2_div)
+/** Lane-wise x rounded toward zero (\`f64.trunc\`: one \`roundpd\` on x64). */
+export const vtrunc = unary(SIMD.f64x2_trunc)
 /** Lane-wise |x|, and −x (the sign bit flipped, as \`f64.neg\`). */
 export const vabs = unary(SIMD.f64x2_abs),
   vneg = unary(SIMD.f64x2_neg)
