@@ -27,6 +27,7 @@ import {
   type ProgramState,
 } from './memory.js'
 import type { MathChoice } from './math/index.js'
+import { writeMathConstants } from './math/constants.js'
 
 /**
  * A cached subarray of the memory (so copying an array back allocates nothing in steady
@@ -324,6 +325,9 @@ export function compileToWasm(
   // the math routines the functions call (each once), after the functions and thunks
   const routines = ctx.math.functions()
   const routineNames = ctx.math.names()
+  // (the routines read their double constants from the table at MATH_CONSTANTS_AT: see
+  // \`math/constants.ts\`; copied in whole, it holds every constant built so far)
+  writeMathConstants(s.memory)
   routines.forEach((r, i) => defined.push({ ...r, name: routineNames[i] }))
   ctx.patchCalls()
   const bytes = encodeModule({

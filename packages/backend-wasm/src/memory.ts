@@ -1,5 +1,6 @@
 import { TenetError, type HostTypedArray, type ResidentArray, type ResidentMemory } from '@tenet/ir'
 import { elemInfo } from './codegen.js'
+import { MATH_CONSTANTS_AT, MATH_CONSTANTS_BYTES } from './math/constants.js'
 
 /**
  * The linear memory and its views, shared by every wrapper of every program that lives in it
@@ -46,11 +47,17 @@ export interface ProgramState {
  */
 export const RESULTS_BYTES = 32768
 
+/**
+ * Where the heap starts in a fresh memory: above the results area and the math routines'
+ * constants table (\`MATH_CONSTANTS_AT\`, right after the results area: see \`math/constants.ts\`).
+ */
+export const HEAP_START = MATH_CONSTANTS_AT + MATH_CONSTANTS_BYTES
+
 /** A fresh memory of one page, with the heap top global its modules import. */
 export function createMemory(): MemoryState {
   const memory = new WebAssembly.Memory({ initial: 1 })
-  const hp = new WebAssembly.Global({ value: 'i32', mutable: true }, RESULTS_BYTES)
-  const s = { memory, hp, heapBase: RESULTS_BYTES, depth: 0, free: [] } as unknown as MemoryState
+  const hp = new WebAssembly.Global({ value: 'i32', mutable: true }, HEAP_START)
+  const s = { memory, hp, heapBase: HEAP_START, depth: 0, free: [] } as unknown as MemoryState
   refresh(s)
   return s
 }

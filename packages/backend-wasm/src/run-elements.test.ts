@@ -176,4 +176,29 @@ describe('run elements on compiled programs', () => {
       held(text.replace('gq[1] += gy[o + 1] * x[o + 0]', 'if (n > 0 && gx[o + 0] > 0.0, ~) { gq[1] += 1.0 }')).join(),
     ).not.toContain('gx[')
   })
+
+  it('keeps a running maximum that an unrolled loop writes and reads back (`rm[pk + c - 1]`) in locals', () => {
+    // a log-sum-exp's running maximum over K = 5 components per point; unroll writes the copies'
+    // indices as pk + 1, pk + 2, … (not pk + 2 - 1), so the run sees one element where one is
+    const text = `fn f(s: f64, rm: f64[], main: f64[], n: i32) {
+  for p in 0..n {
+    pk: i32 <- p * 5
+    rm[pk] += main[pk]
+    for c in 1..5 {
+      rm[pk + c] += max(rm[pk + c - 1], main[pk + c])
+    }
+    s += rm[pk + 4]
+    pk -> p * 5
+  }
+}`
+    const wasm = compile(text, 'wasm')
+    // rm[pk … pk + 4] (main's elements are read once each), forwards and backwards
+    expect(lastRunElements).toBe(10)
+    const cpu = compile(text, 'cpu'),
+      scalar = compile(text, 'wasm', false, false),
+      checked = compile(text, 'wasm', true)
+    const g = (n: number, s: number) => Float64Array.from({ length: n }, (_, i) => Math.sin(s * (i + 1)) * 10)
+    for (const n of [0, 1, 3])
+      expectSameRuns([wasm, scalar, checked, cpu], () => [0.25, new Float64Array(15), g(15, 1.3), n])
+  })
 })

@@ -6,6 +6,7 @@
  * algorithms read them).
  */
 import { Bytes, F64, I32, I64, V128, type DefinedFunc, type ValType } from '../encoder.js'
+import { constantAddress } from './constants.js'
 
 /** The value types a routine computes with. */
 export type T = 'i32' | 'i64' | 'f64' | 'v128'
@@ -132,12 +133,15 @@ export const f64i = un('f64', 'i32', 0xb7),
 /** An unsigned i64 as a double (rounded). */
 export const f64u64 = un('f64', 'i64', 0xba)
 
-/** Literals. */
+/** Literals (a double in a routine's body is read from the constants table: see \`constants.ts\`). */
 export function f(v: number): Ex {
   return {
     t: 'f64',
     w: (o) => {
-      o.byte(0x44).f64(v)
+      const at = constantAddress(v)
+      // f64.load (align 8) at a constant address, or f64.const
+      if (at !== undefined) o.byte(0x41).s32(0).byte(0x2b).u32(3).u32(at)
+      else o.byte(0x44).f64(v)
     },
   }
 }

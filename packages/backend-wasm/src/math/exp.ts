@@ -25,6 +25,7 @@ import {
   shr,
   shru,
   sub,
+  trunc,
   fromHi,
   type Var,
 } from './builder.js'
@@ -71,8 +72,10 @@ function reduce(r: Routine, x: Var, ax: Var, neg: Var, k: Var, hiV: Var, loV: Va
       )
     },
     () => {
-      r.set(k, i32f(add(mul(f(INVLN2), x), cond05(neg))))
-      const t = r.let(f64i(k))
+      // k = (INVLN2·x ± 0.5) truncated: as a double by f64.trunc (the value i32 truncation and
+      // conversion back give, |·| ≥ 2 here), so the reduction does not wait for the conversions
+      const t = r.let(trunc(add(mul(f(INVLN2), x), cond05(neg))))
+      r.set(k, i32f(t))
       r.set(hiV, sub(x, mul(t, f(LN2_HI))))
       r.set(loV, mul(t, f(LN2_LO)))
     },

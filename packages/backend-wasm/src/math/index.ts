@@ -6,6 +6,7 @@
 import { standardPrimitives } from '@tenet/ir'
 import { Bytes, type DefinedFunc } from '../encoder.js'
 import { Routine, type T } from './builder.js'
+import { withPool } from './constants.js'
 import { buildAsin, buildAcos } from './asin.js'
 import { buildAtan, buildAtan2 } from './atan.js'
 import { buildExp, buildExpm1 } from './exp.js'
@@ -152,8 +153,11 @@ function builtRoutine(name: string): Built {
   if (!b) {
     const spec = MATH_ROUTINES[name]!
     const r = new Routine(spec.params, spec.results)
-    spec.build(r)
-    const f = r.done()
+    // (its double literals read from the constants table, see \`constants.ts\`)
+    const f = withPool(() => {
+      spec.build(r)
+      return r.done()
+    })
     b = {
       type: f.type,
       locals: f.locals,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeModule, type Bytes } from '../encoder.js'
 import { Routine, words } from './builder.js'
 import { MathLibrary } from './index.js'
+import { writeMathConstants } from './constants.js'
 import { mathModule } from './standalone.js'
 import { lane, pair } from './vector.js'
 import { compile, expectSameRuns, lastMapLanes, lastRoutines } from '../test-util.js'
@@ -47,10 +48,13 @@ function vectorSincos(): (a: number, b: number) => number[] {
   for (const site of r.calls) calls.push([site.body, site.at, lib.use(site.name)])
   const functions = [wrapper, ...lib.functions()]
   for (const [body, at, target] of calls) body.patchU32(at, target)
-  const bytes = encodeModule({ imports: [], functions, memoryPages: 0, globals: [] })
-  const { f } = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as {
+  // (a page for the routines' constants table, see constants.ts)
+  const bytes = encodeModule({ imports: [], functions, memoryPages: 1, globals: [] })
+  const { f, memory } = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as {
     f: (a: number, b: number) => number[]
+    memory: WebAssembly.Memory
   }
+  writeMathConstants(memory)
   return f
 }
 

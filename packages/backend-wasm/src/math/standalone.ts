@@ -5,6 +5,7 @@
  */
 import { encodeModule, type Bytes } from '../encoder.js'
 import { MathLibrary } from './index.js'
+import { writeMathConstants } from './constants.js'
 
 /** Instantiates the routines `names` (and those they call) and returns them by name. */
 export function mathModule(names: string[]): Record<string, (...a: number[]) => number> {
@@ -16,7 +17,9 @@ export function mathModule(names: string[]): Record<string, (...a: number[]) => 
   names.forEach((n, k) => {
     functions[k]!.export = n
   })
-  const bytes = encodeModule({ imports: [], functions, memoryPages: 0, globals: [] })
+  // (one page: the routines read their constants from the table in memory, see constants.ts)
+  const bytes = encodeModule({ imports: [], functions, memoryPages: 1, globals: [] })
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {})
+  writeMathConstants(instance.exports.memory as WebAssembly.Memory)
   return instance.exports as unknown as Record<string, (...a: number[]) => number>
 }

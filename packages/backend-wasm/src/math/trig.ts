@@ -42,6 +42,7 @@ import {
   shr,
   shru,
   sub,
+  trunc,
   wrap,
   bits,
   type Ex,
@@ -277,8 +278,10 @@ function remPio2(r: Routine, x: Var, hx: Var, k: Var, n: Var, y0: Var, y1: Var):
         () => {
           // |x| ≤ 2¹⁹·π/2: n·π/2 subtracted in 33-bit pieces, as many as the cancellation needs
           const t = r.let(abs(x))
-          r.set(n, i32f(add(mul(t, f(INVPIO2)), f(0.5))))
-          const fn = r.let(f64i(n))
+          // (n as a double by f64.trunc: the value the i32 truncation and conversion back give, for
+          // this positive argument, so the reduction does not wait for the conversions)
+          const fn = r.let(trunc(add(mul(t, f(INVPIO2)), f(0.5))))
+          r.set(n, i32f(fn))
           const rr = r.let(sub(t, mul(fn, f(PIO2_1))))
           const w = r.let(mul(fn, f(PIO2_1T)))
           r.set(y0, sub(rr, w))

@@ -7,11 +7,13 @@
  */
 import type { Bytes } from '../encoder.js'
 import { type Ex, l } from './builder.js'
+import { constantAddress } from './constants.js'
 
 // the 0xfd-prefixed sub-opcodes of the SIMD instructions used here
 const SIMD = {
   i64x2_splat: 0x12,
   f64x2_splat: 0x14,
+  v128_load64_splat: 0x0a,
   f64x2_extract_lane: 0x21,
   f64x2_replace_lane: 0x22,
   f64x2_eq: 0x47,
@@ -36,6 +38,7 @@ const SIMD = {
   i64x2_lt_s: 0xd8,
   i64x2_le_s: 0xda,
   i64x2_ge_s: 0xdb,
+  f64x2_trunc: 0x7a,
   f64x2_abs: 0xec,
   f64x2_neg: 0xed,
   f64x2_add: 0xf0,
@@ -83,6 +86,8 @@ export const vadd = binary(SIMD.f64x2_add),
   vsub = binary(SIMD.f64x2_sub),
   vmul = binary(SIMD.f64x2_mul),
   vdiv = binary(SIMD.f64x2_div)
+/** Lane-wise x rounded toward zero (\`f64.trunc\`: one \`roundpd\` on x64). */
+export const vtrunc = unary(SIMD.f64x2_trunc)
 /** Lane-wise |x|, and −x (the sign bit flipped, as \`f64.neg\`). */
 export const vabs = unary(SIMD.f64x2_abs),
   vneg = unary(SIMD.f64x2_neg)
@@ -164,6 +169,14 @@ export function splat(x: Ex): Ex {
 export const vf = (v: number): Ex => ({
   t: 'v128',
   w: (o) => {
+    const at = constantAddress(v)
+    if (at !== undefined) {
+      // v128.load64_splat (align 8) at a constant address (the constants table, \`constants.ts\`)
+      o.byte(0x41).s32(0)
+      simd(o, SIMD.v128_load64_splat)
+      o.u32(3).u32(at)
+      return
+    }
     o.byte(0x44).f64(v)
     simd(o, SIMD.f64x2_splat)
   },

@@ -109,6 +109,32 @@ x[2 * 0 + 1] += 1.0
 x[2 * 1] += 1.0
 x[2 * 1 + 1] += 1.0`)
   })
+
+  it('writes the offsets a copy adds to a base as one (`rm[pk + 2 - 1]` is `rm[pk + 1]`), only for integers', () => {
+    // a log-sum-exp's running maximum: each copy reads the element the copy before wrote
+    const text = `fn f(rm: f64[], m: f64[], x: f64[], pk: i32) {
+      rm[pk] += m[pk]
+      for c in 1..4 { rm[pk + c] += max(rm[pk + c - 1], m[pk + c]) }
+      for c in 0..2 { x[pk - c + 3] += x[pk + 1 - c - 2] * 2.0 }
+      for c in 0..2 { x[pk + 1 + c] += 1.5 + f64(c) - 1.0 }
+    }`
+    expect(body(unrollLoops(fn(checked(text), 'f')))).toBe(`rm[pk] += m[pk]
+rm[pk + 1] += max(rm[pk], m[pk + 1])
+rm[pk + 2] += max(rm[pk + 1], m[pk + 2])
+rm[pk + 3] += max(rm[pk + 2], m[pk + 3])
+x[pk + 3] += x[pk - 1] * 2.0
+x[pk + 2] += x[pk - 2] * 2.0
+x[pk + 1] += 1.5 + f64(0) - 1.0
+x[pk + 2] += 1.5 + f64(1) - 1.0`)
+  })
+
+  it('leaves offsets beyond 2³⁰ as they are (their sum would not be a small i32 literal)', () => {
+    const text = `fn f(y: f64[], x: f64[], b: i32) {
+      for c in 1..3 { y[c] += x[b + c - 1 + 2147483647 + 1] * 2.0 }
+    }`
+    expect(body(unrollLoops(fn(checked(text), 'f')))).toBe(`y[1] += x[b + 2147483647 + 1] * 2.0
+y[2] += x[b + 1 + 2147483647 + 1] * 2.0`)
+  })
 })
 
 describe('pass `scalar-arrays`', () => {

@@ -42,6 +42,33 @@ function size(body: Stmt[]): number {
   return n
 }
 
+/** Integer literals above this magnitude are not combined (their sum stays a small i32). */
+const FOLD_LIMIT = 2 ** 30
+
+/**
+ * An i32 `(a ± k₁) ± k₂` of literals k₁, k₂ as `a ± k` (`rm[pk + c - 1]`, copy c = 2:
+ * `rm[pk + 2 - 1]` is `rm[pk + 1]`), or undefined. i32 arithmetic wraps on every backend, so the
+ * two are the same value in every case; written alike, the indices of one element are seen to be
+ * one (a code generator keeps an element that a run writes and reads again in a local).
+ */
+function foldOffsets(e: Extract<Expr, { kind: 'binary' }>): Expr | undefined {
+  const inner = e.left
+  if (
+    (e.op !== '+' && e.op !== '-') ||
+    inner.kind !== 'binary' ||
+    (inner.op !== '+' && inner.op !== '-') ||
+    inner.type !== 'i32'
+  )
+    return undefined
+  const k2 = intLiteral(e.right),
+    k1 = intLiteral(inner.right)
+  if (k1 === undefined || k2 === undefined || Math.abs(k1) > FOLD_LIMIT || Math.abs(k2) > FOLD_LIMIT) return undefined
+  const k = (inner.op === '+' ? k1 : -k1) + (e.op === '+' ? k2 : -k2)
+  if (k === 0) return inner.left
+  const right: Expr = { ...(e.right as Extract<Expr, { kind: 'num' }>), value: Math.abs(k) }
+  return { ...e, op: k > 0 ? '+' : '-', left: inner.left, right }
+}
+
 /** The body of one iteration with the loop variable replaced by `value`. */
 function instance(s: ForStmt, value: number): Stmt[] {
   const literal: Expr = { kind: 'num', value, isFloat: false, type: 'i32', ...(s.loc ? { loc: s.loc } : {}) }
@@ -50,9 +77,12 @@ function instance(s: ForStmt, value: number): Stmt[] {
     s.body,
     (e) => {
       if (e.kind === 'var' && e.name === s.variable) return literal
-      // an integer `k + 0` (the first copy of `x[3 * j + c]`) is k
-      if (e.kind === 'binary' && e.op === '+' && e.type === 'i32')
-        return zero(e.right) ? e.left : zero(e.left) ? e.right : e
+      if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.type === 'i32') {
+        // an integer `k + 0` (the first copy of `x[3 * j + c]`) is k, and so is `k - 0`
+        if (zero(e.right)) return e.left
+        if (e.op === '+' && zero(e.left)) return e.right
+        return foldOffsets(e) ?? e
+      }
       return e
     },
     (x) => x.kind === 'for' && x.variable === s.variable,
