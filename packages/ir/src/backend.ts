@@ -8,7 +8,7 @@
  * @module
  */
 export { walk, rootName, readNames, writtenParams } from './check.js'
-export { inlineSmallCalls, inlineTopLevelCalls, userNames } from './inline.js'
+export { inlineCall, inlineSmallCalls, inlineTopLevelCalls, userNames } from './inline.js'
 export {
   flatten,
   forEachStatement,
@@ -72,5 +72,6 @@ export {
   fuseLoops,
   fuseLoopsBlock,
   unrollSwaps,
+  pairSeries,
   polynomial,
 } from './passes/index.js'
