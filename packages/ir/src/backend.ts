@@ -73,5 +73,6 @@ export {
   fuseLoopsBlock,
   unrollSwaps,
   pairSeries,
+  PAIR_SERIES_LANES,
   polynomial,
 } from './passes/index.js'

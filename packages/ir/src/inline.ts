@@ -20,7 +20,7 @@ const MAX_STATEMENTS = 16
  * names the user wrote (`t`), so that every backend words a run-time error the same way.
  */
 export function userNames(message: string): string {
-  return message.replace(/\$(?:inl|top|pair)\d+[ab]?\$/g, '')
+  return message.replace(/\$(?:inl|top|pair)\d+[a-z]?\$/g, '')
 }
 
 function countStatements(body: Stmt[]): number {

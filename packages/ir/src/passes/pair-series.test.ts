@@ -15,8 +15,8 @@ const body = (f: FunctionDef): string =>
     .slice(1, -1)
     .map((l) => l.slice(2))
     .join('\n')
-const paired = (text: string, name = 'batch', unrollSwaps = false): string =>
-  body(pairSeries(programOf(text), new Map(), { unrollSwaps }).program.functions.get(name)!)
+const paired = (text: string, name = 'batch', unrollSwaps = false, lanes = 2): string =>
+  body(pairSeries(programOf(text), new Map(), { unrollSwaps, lanes }).program.functions.get(name)!)
 const unchanged = (text: string, name = 'batch'): boolean => {
   const p = programOf(text)
   return printFunction(pairSeries(p, new Map()).program.functions.get(name)!) === printFunction(p.functions.get(name)!)
@@ -101,10 +101,8 @@ describe('pass `pair-series`', () => {
           $pair0b$k -> 0
         }
       }
-      if ((len(z) - 1 - 0 + 1) % 2 == 1, ~) {
-        for i in len(z) - 1..=len(z) - 1 {
-          term(out[i], nu, z[i])
-        }
+      for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+        term(out[i], nu, z[i])
       }"
     `)
   })
@@ -116,7 +114,19 @@ describe('pass `pair-series`', () => {
     const p = paired(text, 'batch', true)
     // each loop's body runs a second copy under an \`if\` on its condition, and no SWAP is left in a body
     expect(p.match(/^\s*while /gm)?.length).toBe(3)
-    expect(p.match(/^\s*if \(/gm)?.length).toBe(4) // three loops' second copies and the odd iteration
+    expect(p.match(/^\s*if \(/gm)?.length).toBe(3) // the three loops' second copies
+  })
+
+  it('runs three lanes (the default): one joint loop, then each lane alone, the iterations left in order', () => {
+    const text = `${series}fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { term(out[i], nu, z[i]) }
+}`
+    const p = paired(text, 'batch', false, 3)
+    expect(p).toContain('for i in 0..=len(z) - 1 - 2 by 3 {')
+    expect(p).toContain('while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8')
+    expect(p).toContain('out[i + 2] += identity($pair0c$s)')
+    expect(p.match(/^\s*while /gm)?.length).toBe(4)
+    expect(p).toContain('for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 3)..=len(z) - 1 by 1 {')
   })
 
   it('pairs a reverse loop downwards (the inverse of a map loop): the second copy at i − 1', () => {
@@ -125,6 +135,7 @@ describe('pass `pair-series`', () => {
 }`
     const p = paired(text)
     expect(p).toContain('for i in len(z) - 1..=1 by -2 {')
+    expect(p).toContain('for i in len(z) - 1 - (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=0 by -1 {')
     expect(p).toContain('out[i - 1]')
     expect(p).toContain('z[i - 1]')
   })

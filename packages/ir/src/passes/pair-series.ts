@@ -1,11 +1,12 @@
 /**
- * Pass `pair-series` (cpu backend, checks off): two iterations of a map loop whose body runs a
- * `while` loop — a batch of series, one per element — run their `while` loops side by side.
+ * Pass `pair-series` (cpu backend, checks off): a few consecutive iterations of a map loop whose
+ * body runs a `while` loop — a batch of series, one per element — run their `while` loops side by
+ * side. With two (`lanes`, 3 by default):
  *
  *     for i in a..b { g(out[i], nu, z[i]) }          g's body: P; while (c, p) { B }; Q
  *
- * becomes (g inlined twice, its locals renamed apart: `′` for the copy at i, `″` for the one at
- * i + 1, which reads the loop's variable as `i + 1`)
+ * becomes (g inlined once per lane, its locals renamed apart: `′` for the copy at i, `″` for the
+ * one at i + 1, which reads the loop's variable as `i + 1`)
  *
  *     for i in a..=b - 2 by 2 {
  *       P′; P″
@@ -14,18 +15,18 @@
  *       while (c″, p″) { B″ }
  *       Q′; Q″
  *     }
- *     if ((b - 1 - a + 1) % 2 == 1, ~) { for i in b - 1..=b - 1 { g(out[i], nu, z[i]) } }
+ *     for i in a + (t − t % 2)..=b - 1 by 1 { g(out[i], nu, z[i]) }     (t = b − a: the iterations left)
  *
- * Where the loops' bodies exchange values with \`SWAP\` (the approximate multiplier), the three
- * loops are then unrolled by two as pass \`unroll-swaps\` does (\`unrollSwapsBlock\`), which leaves
- * the swap loops of a function called once per element alone: here they are in the loop's own
- * function, and nothing moves a value at their back edges (see that pass on V8's scratch register).
+ * With more lanes, one joint loop of all of them, then each lane's own loop. Where the loops'
+ * bodies exchange values with `SWAP` (the approximate multiplier), they are then unrolled by two
+ * as pass `unroll-swaps` does (`unrollSwapsBlock`), which leaves the swap loops of a function
+ * called once per element alone: here they are in the loop's own function, and nothing moves a
+ * value at their back edges (see that pass on V8's scratch register).
  *
  * Why: a series whose next term waits for a division of the previous one (paper 001's
  * approximate multiplier, `anc += out·x; out -= anc/x`) runs at the latency of that chain, one
- * element after the other, while the processor's divider could take a second one. The joint loop
- * has two independent chains in flight; each copy's own loop then finishes what is left of it
- * (the longer series of the two). The wasm backend gets the same from its map lanes (f64x2); this
+ * element after the other, while the processor's divider could take another one. The joint loop
+ * has independent chains in flight; each copy's own loop then finishes what is left of it. The wasm backend gets the same from its map lanes (f64x2); this
  * is the scalar form of it for generated JavaScript.
  *
  * Legality, proved: the body is one call of a function (or uncall) that no loop iteration can
@@ -33,13 +34,13 @@
  * (`effectfulFunctions`); it writes no variable of the enclosing function but array elements;
  * and every element of an array of the enclosing function that the inlined body reads or
  * writes is at exactly the loop's variable (`out[i]`, `z[i]`; `len(z)` reads no element), no
- * such array is passed whole to a call. So the two copies touch disjoint elements and their own
+ * such array is passed whole to a call. So the copies touch disjoint elements and their own
  * locals, and any interleaving that keeps each copy's order computes what the loop computed:
  * every copy runs the same operations on the same values in the same order (the same bits).
  * A `while` whose condition calls the host is left alone (it is evaluated once more at the joint
  * loop's exit, which a pure condition allows). The callee's top-level `while` must exist (the
  * pass pays only there), and the body's `if`s marked `exits` (pass `unroll-swaps`) lose the mark
- * inside the joint loop, where leaving after one copy's `else` arm would skip the other copy.
+ * inside the joint loop, where leaving after one copy's `else` arm would skip the others.
  *
  * Only without run-time checks: the joint loop's `post` (`p′ && p″`) need not be false at its
  * entry when one copy's loop is already running, and a check would fail at another point.
@@ -62,13 +63,21 @@ function plus(e: Expr, c: number): Expr {
   if (e.kind === 'num' && !e.isFloat) return num(e.value + c)
   return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
 }
-const binary = (op: '-' | '%' | '==' | '&&', left: Expr, right: Expr): Expr => ({
+const binary = (op: '+' | '-' | '%' | '==' | '&&', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
   left,
   right,
   type: op === '==' || op === '&&' ? 'bool' : 'i32',
 })
+
+/**
+ * How many iterations of a map loop of series run together by default: on the Bessel batch (cpu,
+ * in one process, CPU time per run, loaded 2-core AMD EPYC machine) the objective ran 1.54–1.56×
+ * the plain-TS objective with 2, 1.45–1.54× with 3 and 1.51–1.54× with 4 (the joint loop stops
+ * with the shortest series of a group; what is left of the others runs one chain at a time).
+ */
+export const PAIR_SERIES_LANES = 3
 
 /** What the pass needs of the program: the callees, their written parameters, the bijections' roles. */
 interface Context {
@@ -77,8 +86,10 @@ interface Context {
   effectful: ReadonlySet<string>
   /** numbering of the inlined copies' names */
   counter: { n: number }
-  /** whether the three loops of a pair are unrolled by two where they swap (pass \`unroll-swaps\`) */
+  /** whether the loops of a group are unrolled by two where they swap (pass `unroll-swaps`) */
   unroll: boolean
+  /** how many iterations run together */
+  lanes: number
 }
 
 /** The names an inlined body binds (ancillas, loop variables): its own, invisible to the other copy. */
@@ -218,50 +229,64 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   // the while loop is at the top level of the callee's body
   const at = g.body.findIndex((s) => s.kind === 'while')
   if (at < 0 || callsHost((g.body[at] as WhileStmt).pre)) return undefined
-  const k = ctx.counter.n
-  const first = inlineCall(call, g, written, `$pair${k}a$`)
-  const second = inlineCall(call, g, written, `$pair${k}b$`)
-  if (!first || !second || !independent(first, M.variable, ctx)) return undefined
+  const n = ctx.counter.n
+  const lanes = ctx.lanes
+  const copies: Stmt[][] = []
+  for (let j = 0; j < lanes; j++) {
+    const c = inlineCall(call, g, written, `$pair${n}${String.fromCharCode(97 + j)}$`)
+    if (!c) return undefined
+    copies.push(c)
+  }
+  if (!independent(copies[0]!, M.variable, ctx)) return undefined
   ctx.counter.n++
   const dir = M.reverse ? -step : step
-  const moved = rewriteBlock(second, (e) => (e.kind === 'var' && e.name === M.variable ? plus(e, dir) : e))
   // (inlining may put a computed argument before the body: the while is where g's is, shifted)
   const split = (body: Stmt[]) => {
     const w = body.findIndex((s) => s.kind === 'while')
     return { pre: body.slice(0, w), loop: body[w] as WhileStmt, post: body.slice(w + 1) }
   }
-  const a = split(first),
-    b = split(moved)
+  // copy j runs iteration i + j·dir
+  const parts = copies.map((c, j) =>
+    split(j === 0 ? c : rewriteBlock(c, (e) => (e.kind === 'var' && e.name === M.variable ? plus(e, j * dir) : e))),
+  )
+  const all = (f: (x: (typeof parts)[number]) => Expr): Expr => parts.map(f).reduce((x, y) => binary('&&', x, y))
   const joint: WhileStmt = {
-    ...a.loop,
-    pre: binary('&&', copyOf(a.loop.pre), copyOf(b.loop.pre)),
-    post: binary('&&', copyOf(a.loop.post), copyOf(b.loop.post)),
-    body: [...withoutExits(copyBlock(a.loop.body)), ...withoutExits(copyBlock(b.loop.body))],
+    ...parts[0]!.loop,
+    pre: all((x) => copyOf(x.loop.pre)),
+    post: all((x) => copyOf(x.loop.post)),
+    body: parts.flatMap((x) => withoutExits(copyBlock(x.loop.body))),
   }
-  const loops: Stmt[] = [joint, a.loop, b.loop]
-  const pairs: ForStmt = {
+  const loops: Stmt[] = [joint, ...parts.map((x) => x.loop)]
+  const groups: ForStmt = {
     ...M,
     reverse: false,
     inclusive: true,
     start: copyOf(firstValue(M, step)),
-    stop: plus(copyOf(lastValue(M, step)), -dir),
-    step: num(2 * dir),
-    body: [...a.pre, ...b.pre, ...(ctx.unroll ? unrollSwapsBlock(loops) : loops), ...a.post, ...b.post],
+    stop: plus(copyOf(lastValue(M, step)), -(lanes - 1) * dir),
+    step: num(lanes * dir),
+    body: [
+      ...parts.flatMap((x) => x.pre),
+      ...(ctx.unroll ? unrollSwapsBlock(loops) : loops),
+      ...parts.flatMap((x) => x.post),
+    ],
   }
+  // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes) to last,
+  // t the trip count (last − first)·dir + 1
   const span =
     dir > 0
       ? binary('-', copyOf(lastValue(M, step)), copyOf(firstValue(M, step)))
       : binary('-', copyOf(firstValue(M, step)), copyOf(lastValue(M, step)))
-  const odd = binary('==', binary('%', plus(span, 1), num(2)), num(1))
+  const trips = plus(span, 1)
+  const whole = binary('-', trips, binary('%', copyOf(trips), num(lanes)))
   const rest: ForStmt = {
     ...M,
     reverse: false,
     inclusive: true,
-    start: copyOf(lastValue(M, step)),
+    start: binary(dir > 0 ? '+' : '-', copyOf(firstValue(M, step)), whole),
     stop: copyOf(lastValue(M, step)),
-    step: null,
+    step: num(dir),
   }
-  return [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...(M.loc ? { loc: M.loc } : {}) }]
+  return [groups, rest]
 }
 
 /** A copy of an expression (no node of the IR is shared between two statements). */
@@ -294,13 +319,14 @@ function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
 /**
  * The program and inverses with the map loops of series paired in every function (see the
  * module comment); the callees are read as they are given (run this after `optimize`). Only
- * for a backend compiling without run-time checks. \`unrollSwaps\` (default true): the joint loop
- * and the two loops after it are unrolled by two where their bodies swap (\`unrollSwapsBlock\`).
+ * for a backend compiling without run-time checks. `unrollSwaps` (default true): the joint loop
+ * and the lanes' own loops after it are unrolled by two where their bodies swap (`unrollSwapsBlock`);
+ * `lanes` (default `PAIR_SERIES_LANES`, at least 2): how many iterations run together.
  */
 export function pairSeries(
   program: Program,
   inverses: Map<string, FunctionDef>,
-  { unrollSwaps = true }: { unrollSwaps?: boolean } = {},
+  { unrollSwaps = true, lanes = PAIR_SERIES_LANES }: { unrollSwaps?: boolean; lanes?: number } = {},
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const ctx: Context = {
     program,
@@ -308,6 +334,7 @@ export function pairSeries(
     effectful: effectfulFunctions([...program.functions.values(), ...inverses.values()]),
     counter: { n: 0 },
     unroll: unrollSwaps,
+    lanes: Math.max(2, Math.floor(lanes)),
   }
   const each = (f: FunctionDef): FunctionDef => {
     const before = ctx.counter.n
