@@ -74,5 +74,6 @@ export {
   unrollSwaps,
   pairSeries,
   PAIR_SERIES_LANES,
+  PAIR_SERIES_MAX_STATEMENTS,
   polynomial,
 } from './passes/index.js'

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { pairSeries } from './index.js'
+import { PAIR_SERIES_MAX_STATEMENTS, pairSeries } from './index.js'
 
 const registry = createRegistry()
 const programOf = (text: string): Program => check(parse(text, []).functions, [], registry)
@@ -138,6 +138,20 @@ describe('pass `pair-series`', () => {
     expect(p).toContain('for i in len(z) - 1 - (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=0 by -1 {')
     expect(p).toContain('out[i - 1]')
     expect(p).toContain('z[i - 1]')
+  })
+
+  it('leaves alone a callee too large to copy (more than PAIR_SERIES_MAX_STATEMENTS statements)', () => {
+    const sized = (n: number) => `fn term(out: f64, z: f64) {
+  k: i32 <- 0
+  while (k < 3, k > 0) { k += 1 }
+  ${Array.from({ length: n }, () => 'out += z * 0.5').join('\n  ')}
+  @unchecked { k -> 3 }
+}
+fn batch(out: f64[], z: f64[]) {
+  for i in 0..len(z) { term(out[i], z[i]) }
+}`
+    expect(unchanged(sized(10))).toBe(false)
+    expect(unchanged(sized(PAIR_SERIES_MAX_STATEMENTS))).toBe(true)
   })
 
   it('leaves alone what it cannot prove independent, or where nothing pays', () => {

@@ -79,6 +79,21 @@ const binary = (op: '+' | '-' | '%' | '==' | '&&', left: Expr, right: Expr): Exp
  */
 export const PAIR_SERIES_LANES = 3
 
+/**
+ * The largest callee (statements, nested ones included) whose loop the pass groups: the loop's code
+ * grows to about 4·lanes copies of the callee's `while` body (unrolled by two), and a function too
+ * large is one that V8 no longer optimises.
+ */
+export const PAIR_SERIES_MAX_STATEMENTS = 400
+
+function statementCount(body: Stmt[]): number {
+  let n = 0
+  walk(body, () => {
+    n++
+  })
+  return n
+}
+
 /** What the pass needs of the program: the callees, their written parameters, the bijections' roles. */
 interface Context {
   program: Program
@@ -226,7 +241,8 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   const g = call.inverse ? ctx.inverses.get(call.callee) : ctx.program.functions.get(call.callee)
   const written = ctx.program.writes.get(call.callee)
   if (!g || !written || ctx.effectful.has(call.callee)) return undefined
-  // the while loop is at the top level of the callee's body
+  // the while loop is at the top level of the callee's body, which is not too large to copy
+  if (statementCount(g.body) > PAIR_SERIES_MAX_STATEMENTS) return undefined
   const at = g.body.findIndex((s) => s.kind === 'while')
   if (at < 0 || callsHost((g.body[at] as WhileStmt).pre)) return undefined
   const n = ctx.counter.n
@@ -245,9 +261,10 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     const w = body.findIndex((s) => s.kind === 'while')
     return { pre: body.slice(0, w), loop: body[w] as WhileStmt, post: body.slice(w + 1) }
   }
-  // copy j runs iteration i + j·dir
+  // copy j runs iteration i + j·dir (every node copied: inlining substitutes the call's own
+  // argument nodes, which the loop of the iterations left keeps)
   const parts = copies.map((c, j) =>
-    split(j === 0 ? c : rewriteBlock(c, (e) => (e.kind === 'var' && e.name === M.variable ? plus(e, j * dir) : e))),
+    split(rewriteBlock(c, (e) => (e.kind === 'var' && e.name === M.variable ? plus({ ...e }, j * dir) : { ...e }))),
   )
   const all = (f: (x: (typeof parts)[number]) => Expr): Expr => parts.map(f).reduce((x, y) => binary('&&', x, y))
   const joint: WhileStmt = {
