@@ -7,7 +7,7 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
+import { disabledPasses, hoistBounds, inlineSmallCalls, insertChecks, optimize, pairSeries } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 
 /**
@@ -20,7 +20,7 @@ export function compileToJs(
   options: CompileOptions,
 ): CompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
-  const optimized = optimize(inlined.program, inlined.inverses, options)
+  const optimized = pairedSeries(optimize(inlined.program, inlined.inverses, options), options)
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
@@ -76,6 +76,20 @@ export function compileToJs(
       return source.slice(start, end + 2)
     },
   }
+}
+
+/**
+ * Pass \`pair-series\` of \`@tenet/ir\` (a map loop of series runs two series side by side) on the
+ * optimised program, without run-time checks: generated JavaScript gets from it the overlap of two
+ * chains of divisions that the wasm backend gets from its f64x2 map lanes (which it would block).
+ */
+function pairedSeries(
+  p: { program: Program; inverses: Map<string, FunctionDef> },
+  options: CompileOptions,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  return options.checks || disabledPasses.has('pair-series')
+    ? p
+    : pairSeries(p.program, p.inverses, { unrollSwaps: !disabledPasses.has('unroll-swaps') })
 }
 
 /** The cpu backend plugin: JavaScript code generation, no allocation per call in steady state. */

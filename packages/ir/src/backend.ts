@@ -8,7 +8,7 @@
  * @module
  */
 export { walk, rootName, readNames, writtenParams } from './check.js'
-export { inlineSmallCalls, inlineTopLevelCalls, userNames } from './inline.js'
+export { inlineCall, inlineSmallCalls, inlineTopLevelCalls, userNames } from './inline.js'
 export {
   flatten,
   forEachStatement,
@@ -72,5 +72,8 @@ export {
   fuseLoops,
   fuseLoopsBlock,
   unrollSwaps,
+  pairSeries,
+  PAIR_SERIES_LANES,
+  PAIR_SERIES_MAX_STATEMENTS,
   polynomial,
 } from './passes/index.js'

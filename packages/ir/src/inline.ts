@@ -20,7 +20,7 @@ const MAX_STATEMENTS = 16
  * names the user wrote (`t`), so that every backend words a run-time error the same way.
  */
 export function userNames(message: string): string {
-  return message.replace(/\$(?:inl|top)\d+\$/g, '')
+  return message.replace(/\$(?:inl|top|pair)\d+[a-z]?\$/g, '')
 }
 
 function countStatements(body: Stmt[]): number {
@@ -191,54 +191,10 @@ function inlineRound(
   const tryInline = (s: Extract<Stmt, { kind: 'callstmt' }>): Stmt[] | undefined => {
     if (s.target !== 'function' || !inlinable.has(s.callee) || s.distinct) return undefined
     const g = s.inverse ? inverses.get(s.callee)! : program.functions.get(s.callee)!
-    const written = program.writes.get(s.callee)!
-    const writtenRoots = new Set<string>()
-    for (let i = 0; i < s.args.length; i++) {
-      const a = s.args[i]!
-      if (!written[i]) {
-        if (a.kind === 'neg' || a.kind === 'field') return undefined
-        continue
-      }
-      if (a.kind !== 'var' && a.kind !== 'index') return undefined
-      writtenRoots.add(a.kind === 'var' ? a.name : a.array.name)
-    }
-    // no argument may read (in an index, or as a read-only value) what another argument lets g write
-    for (let i = 0; i < s.args.length; i++) {
-      const a = s.args[i]!
-      const reads = a.kind === 'index' ? readNames(a.index) : written[i] ? new Set<string>() : readNames(a)
-      for (const r of reads) if (writtenRoots.has(r)) return undefined
-    }
-    const params = new Map<string, Arg>()
-    const k = names.counter++
-    // a read-only argument that is a compound expression is computed once, into an ancilla
-    const before: Stmt[] = [],
-      after: Stmt[] = []
-    g.params.forEach((p, i) => {
-      const a = s.args[i]!
-      if (
-        written[i] ||
-        p.type.kind !== 'scalar' ||
-        a.kind === 'var' ||
-        a.kind === 'index' ||
-        a.kind === 'num' ||
-        a.kind === 'bool'
-      ) {
-        params.set(p.name, a)
-        return
-      }
-      const name = `$inl${k}$arg${i}`
-      const type = { kind: 'scalar' as const, name: p.type.name }
-      before.push({ kind: 'alloc', name, value: a as Expr, type, declared: type, ...(s.loc ? { loc: s.loc } : {}) })
-      // unchecked: the callee writes nothing the argument reads (refused above), so it cannot change
-      after.unshift({
-        kind: 'unchecked',
-        body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }],
-      })
-      params.set(p.name, { kind: 'var', name, type: p.type.name })
-    })
-    const renames = new Map<string, string>()
-    for (const n of localNames(g.body)) renames.set(n, `$inl${k}$${n}`)
-    return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
+    const k = names.counter
+    const out = inlineCall(s, g, program.writes.get(s.callee)!, `$inl${k}$`)
+    if (out) names.counter++
+    return out
   }
 
   // \`@unchecked\` is lexical: a callee keeps its own checks, so a call inside an unchecked block
@@ -276,6 +232,68 @@ function inlineRound(
   for (const [name, f] of inverses) inv.set(name, rewriteAll(f))
   if (!changed) return { program, inverses }
   return { program: { ...program, functions }, inverses: inv }
+}
+
+/**
+ * The statements that run call \`s\` of function \`g\` (the function, or its inverse for an uncall)
+ * in place: g's body with its parameters replaced by the arguments and its locals renamed
+ * \`prefix\` + name (a read-only argument that is a compound expression computed once into the
+ * ancilla \`prefix\` + \`arg<i>\`), or undefined where inlining could change the call's meaning (an
+ * argument reads what another lets g write; a written argument that is not a plain variable or
+ * element). \`written\`: which parameters g writes (\`Program.writes\`).
+ */
+export function inlineCall(
+  s: Extract<Stmt, { kind: 'callstmt' }>,
+  g: FunctionDef,
+  written: readonly boolean[],
+  prefix: string,
+): Stmt[] | undefined {
+  const writtenRoots = new Set<string>()
+  for (let i = 0; i < s.args.length; i++) {
+    const a = s.args[i]!
+    if (!written[i]) {
+      if (a.kind === 'neg' || a.kind === 'field') return undefined
+      continue
+    }
+    if (a.kind !== 'var' && a.kind !== 'index') return undefined
+    writtenRoots.add(a.kind === 'var' ? a.name : a.array.name)
+  }
+  // no argument may read (in an index, or as a read-only value) what another argument lets g write
+  for (let i = 0; i < s.args.length; i++) {
+    const a = s.args[i]!
+    const reads = a.kind === 'index' ? readNames(a.index) : written[i] ? new Set<string>() : readNames(a)
+    for (const r of reads) if (writtenRoots.has(r)) return undefined
+  }
+  const params = new Map<string, Arg>()
+  // a read-only argument that is a compound expression is computed once, into an ancilla
+  const before: Stmt[] = [],
+    after: Stmt[] = []
+  g.params.forEach((p, i) => {
+    const a = s.args[i]!
+    if (
+      written[i] ||
+      p.type.kind !== 'scalar' ||
+      a.kind === 'var' ||
+      a.kind === 'index' ||
+      a.kind === 'num' ||
+      a.kind === 'bool'
+    ) {
+      params.set(p.name, a)
+      return
+    }
+    const name = `${prefix}arg${i}`
+    const type = { kind: 'scalar' as const, name: p.type.name }
+    before.push({ kind: 'alloc', name, value: a as Expr, type, declared: type, ...(s.loc ? { loc: s.loc } : {}) })
+    // unchecked: the callee writes nothing the argument reads (refused above), so it cannot change
+    after.unshift({
+      kind: 'unchecked',
+      body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }],
+    })
+    params.set(p.name, { kind: 'var', name, type: p.type.name })
+  })
+  const renames = new Map<string, string>()
+  for (const n of localNames(g.body)) renames.set(n, `${prefix}${n}`)
+  return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
 }
 
 /** How deep `inlineTopLevelCalls` follows calls into callees' own top-level calls. */

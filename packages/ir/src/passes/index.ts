@@ -65,6 +65,7 @@ import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
+export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
 
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -105,6 +106,8 @@ export const PASS_NAMES = [
   'fuse-loops',
   'contract-arrays',
   'unroll-swaps',
+  // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
+  'pair-series',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 

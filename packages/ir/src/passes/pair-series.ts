@@ -1,0 +1,365 @@
+/**
+ * Pass `pair-series` (cpu backend, checks off): a few consecutive iterations of a map loop whose
+ * body runs a `while` loop — a batch of series, one per element — run their `while` loops side by
+ * side. With two (`lanes`, 3 by default):
+ *
+ *     for i in a..b { g(out[i], nu, z[i]) }          g's body: P; while (c, p) { B }; Q
+ *
+ * becomes (g inlined once per lane, its locals renamed apart: `′` for the copy at i, `″` for the
+ * one at i + 1, which reads the loop's variable as `i + 1`)
+ *
+ *     for i in a..=b - 2 by 2 {
+ *       P′; P″
+ *       while (c′ && c″, p′ && p″) { B′; B″ }
+ *       while (c′, p′) { B′ }
+ *       while (c″, p″) { B″ }
+ *       Q′; Q″
+ *     }
+ *     for i in a + (t − t % 2)..=b - 1 by 1 { g(out[i], nu, z[i]) }     (t = b − a: the iterations left)
+ *
+ * With more lanes, one joint loop of all of them, then each lane's own loop. Where the loops'
+ * bodies exchange values with `SWAP` (the approximate multiplier), they are then unrolled by two
+ * as pass `unroll-swaps` does (`unrollSwapsBlock`), which leaves the swap loops of a function
+ * called once per element alone: here they are in the loop's own function, and nothing moves a
+ * value at their back edges (see that pass on V8's scratch register).
+ *
+ * Why: a series whose next term waits for a division of the previous one (paper 001's
+ * approximate multiplier, `anc += out·x; out -= anc/x`) runs at the latency of that chain, one
+ * element after the other, while the processor's divider could take another one. The joint loop
+ * has independent chains in flight; each copy's own loop then finishes what is left of it. The wasm backend gets the same from its map lanes (f64x2); this
+ * is the scalar form of it for generated JavaScript.
+ *
+ * Legality, proved: the body is one call of a function (or uncall) that no loop iteration can
+ * see from another — the callee and what it calls have no host calls, `@safe` or stacks
+ * (`effectfulFunctions`); it writes no variable of the enclosing function but array elements;
+ * and every element of an array of the enclosing function that the inlined body reads or
+ * writes is at exactly the loop's variable (`out[i]`, `z[i]`; `len(z)` reads no element), no
+ * such array is passed whole to a call. So the copies touch disjoint elements and their own
+ * locals, and any interleaving that keeps each copy's order computes what the loop computed:
+ * every copy runs the same operations on the same values in the same order (the same bits).
+ * A `while` whose condition calls the host is left alone (it is evaluated once more at the joint
+ * loop's exit, which a pure condition allows). The callee's top-level `while` must exist (the
+ * pass pays only there), and the body's `if`s marked `exits` (pass `unroll-swaps`) lose the mark
+ * inside the joint loop, where leaving after one copy's `else` arm would skip the others.
+ *
+ * Only without run-time checks: the joint loop's `post` (`p′ && p″`) need not be false at its
+ * entry when one copy's loop is already running, and a check would fail at another point.
+ */
+import type { Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from '../ast.js'
+import { walk } from '../check.js'
+import { inlineCall } from '../inline.js'
+import type { Program } from '../plugin.js'
+import { stmtExprs } from '../stmt-exprs.js'
+import { effectfulFunctions } from './dead-ancillas.js'
+import { callsHost } from './insert-checks.js'
+import { intLiteral } from './interchange.js'
+import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { unrollSwapsBlock } from './unroll-swaps.js'
+
+const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
+/** `e + c`, folded where `e` is a literal. */
+function plus(e: Expr, c: number): Expr {
+  if (c === 0) return e
+  if (e.kind === 'num' && !e.isFloat) return num(e.value + c)
+  return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
+}
+const binary = (op: '+' | '-' | '%' | '==' | '&&', left: Expr, right: Expr): Expr => ({
+  kind: 'binary',
+  op,
+  left,
+  right,
+  type: op === '==' || op === '&&' ? 'bool' : 'i32',
+})
+
+/**
+ * How many iterations of a map loop of series run together by default: on the Bessel batch (cpu,
+ * in one process, CPU time per run, loaded 2-core AMD EPYC machine) the objective ran 1.54–1.56×
+ * the plain-TS objective with 2, 1.45–1.54× with 3 and 1.51–1.54× with 4 (the joint loop stops
+ * with the shortest series of a group; what is left of the others runs one chain at a time).
+ */
+export const PAIR_SERIES_LANES = 3
+
+/**
+ * The largest callee (statements, nested ones included) whose loop the pass groups: the loop's code
+ * grows to about 4·lanes copies of the callee's `while` body (unrolled by two), and a function too
+ * large is one that V8 no longer optimises.
+ */
+export const PAIR_SERIES_MAX_STATEMENTS = 400
+
+function statementCount(body: Stmt[]): number {
+  let n = 0
+  walk(body, () => {
+    n++
+  })
+  return n
+}
+
+/** What the pass needs of the program: the callees, their written parameters, the bijections' roles. */
+interface Context {
+  program: Program
+  inverses: ReadonlyMap<string, FunctionDef>
+  effectful: ReadonlySet<string>
+  /** numbering of the inlined copies' names */
+  counter: { n: number }
+  /** whether the loops of a group are unrolled by two where they swap (pass `unroll-swaps`) */
+  unroll: boolean
+  /** how many iterations run together */
+  lanes: number
+}
+
+/** The names an inlined body binds (ancillas, loop variables): its own, invisible to the other copy. */
+function boundNames(body: Stmt[]): Set<string> {
+  const out = new Set<string>()
+  walk(body, (s) => {
+    if (s.kind === 'alloc') out.add(s.name)
+    else if (s.kind === 'for') out.add(s.variable)
+  })
+  return out
+}
+
+/** The name a dataview writes (its root). */
+function root(a: Arg): string | undefined {
+  switch (a.kind) {
+    case 'var':
+      return a.name
+    case 'index':
+      return a.array.name
+    case 'field':
+    case 'neg':
+      return root(a.target as Arg)
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Whether the iterations of the loop over `v` whose (inlined) body is `body` are independent in
+ * the sense of the module comment: no effects, no write of an outer variable but elements, every
+ * outer array touched only at `[v]`.
+ */
+function independent(body: Stmt[], v: string, ctx: Context): boolean {
+  const local = boundNames(body)
+  let ok = true
+  const registry = ctx.program.registry
+  const writes = (a: Arg): void => {
+    const r = root(a)
+    if (r === undefined || local.has(r)) return
+    // an outer variable written: only an element (checked at [v] below)
+    if (a.kind !== 'index') ok = false
+  }
+  // every use of an outer array: an element at exactly [v], or len(a)
+  const uses = (e: Expr | Arg, arrays: boolean): void => {
+    switch (e.kind) {
+      case 'var':
+        // an outer array passed whole (to a call) or read otherwise
+        // (an outer name that is not known to be a scalar: an array passed whole or read otherwise)
+        if (arrays && !local.has(e.name) && typeof e.type !== 'string' && e.type?.kind !== 'scalar') ok = false
+        return
+      case 'index':
+        if (!local.has(e.array.name) && !(e.index.kind === 'var' && e.index.name === v)) ok = false
+        uses(e.index, true)
+        return
+      case 'field':
+      case 'neg':
+        uses(e.target as Arg, true)
+        return
+      case 'unary':
+        uses(e.arg, true)
+        return
+      case 'binary':
+        uses(e.left, true)
+        uses(e.right, true)
+        return
+      case 'call':
+        if (e.callee.startsWith('$host')) ok = false
+        if (e.callee === 'len') return
+        for (const x of e.args) uses(x, true)
+        return
+      default:
+        return
+    }
+  }
+  walk(body, (s) => {
+    switch (s.kind) {
+      case 'update':
+        writes(s.target)
+        break
+      case 'callstmt':
+        if (s.target === 'function') {
+          if (ctx.effectful.has(s.callee)) ok = false
+          const w = ctx.program.writes.get(s.callee)
+          if (!w) ok = false
+          else s.args.forEach((a, i) => w[i] && writes(a))
+        } else {
+          const b = registry.findPrimitive(s.callee)
+          if (b?.kind !== 'bijection') ok = false
+          else s.args.forEach((a, i) => b.roles[i] === 'inout' && writes(a))
+        }
+        break
+      case 'alloc':
+      case 'dealloc':
+        if (s.value.kind === 'emptystack') ok = false
+        break
+      case 'if':
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        break
+      default:
+        // stacks, @safe, asserts, sugar: not paired
+        ok = false
+    }
+    for (const e of stmtExprs(s)) uses(e, true)
+  })
+  return ok
+}
+
+/** `body` with the `exits` mark of its `if`s dropped (see the module comment). */
+function withoutExits(body: Stmt[]): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'if': {
+        const { exits: _, ...rest } = s
+        return { ...rest, then: withoutExits(s.then), else: withoutExits(s.else) }
+      }
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        return { ...s, body: withoutExits(s.body) } as Stmt
+      default:
+        return s
+    }
+  })
+}
+
+/** The statements replacing loop `M`, or undefined where the pass does not apply. */
+function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
+  const step = M.step === null ? 1 : intLiteral(M.step)
+  if ((step !== 1 && step !== -1) || M.each || M.body.length !== 1) return undefined
+  const call = M.body[0]!
+  if (call.kind !== 'callstmt' || call.target !== 'function' || call.distinct) return undefined
+  const g = call.inverse ? ctx.inverses.get(call.callee) : ctx.program.functions.get(call.callee)
+  const written = ctx.program.writes.get(call.callee)
+  if (!g || !written || ctx.effectful.has(call.callee)) return undefined
+  // the while loop is at the top level of the callee's body, which is not too large to copy
+  if (statementCount(g.body) > PAIR_SERIES_MAX_STATEMENTS) return undefined
+  const at = g.body.findIndex((s) => s.kind === 'while')
+  if (at < 0 || callsHost((g.body[at] as WhileStmt).pre)) return undefined
+  const n = ctx.counter.n
+  const lanes = ctx.lanes
+  const copies: Stmt[][] = []
+  for (let j = 0; j < lanes; j++) {
+    const c = inlineCall(call, g, written, `$pair${n}${String.fromCharCode(97 + j)}$`)
+    if (!c) return undefined
+    copies.push(c)
+  }
+  if (!independent(copies[0]!, M.variable, ctx)) return undefined
+  ctx.counter.n++
+  const dir = M.reverse ? -step : step
+  // (inlining may put a computed argument before the body: the while is where g's is, shifted)
+  const split = (body: Stmt[]) => {
+    const w = body.findIndex((s) => s.kind === 'while')
+    return { pre: body.slice(0, w), loop: body[w] as WhileStmt, post: body.slice(w + 1) }
+  }
+  // copy j runs iteration i + j·dir (every node copied: inlining substitutes the call's own
+  // argument nodes, which the loop of the iterations left keeps)
+  const parts = copies.map((c, j) =>
+    split(rewriteBlock(c, (e) => (e.kind === 'var' && e.name === M.variable ? plus({ ...e }, j * dir) : { ...e }))),
+  )
+  const all = (f: (x: (typeof parts)[number]) => Expr): Expr => parts.map(f).reduce((x, y) => binary('&&', x, y))
+  const joint: WhileStmt = {
+    ...parts[0]!.loop,
+    pre: all((x) => copyOf(x.loop.pre)),
+    post: all((x) => copyOf(x.loop.post)),
+    body: parts.flatMap((x) => withoutExits(copyBlock(x.loop.body))),
+  }
+  const loops: Stmt[] = [joint, ...parts.map((x) => x.loop)]
+  const groups: ForStmt = {
+    ...M,
+    reverse: false,
+    inclusive: true,
+    start: copyOf(firstValue(M, step)),
+    stop: plus(copyOf(lastValue(M, step)), -(lanes - 1) * dir),
+    step: num(lanes * dir),
+    body: [
+      ...parts.flatMap((x) => x.pre),
+      ...(ctx.unroll ? unrollSwapsBlock(loops) : loops),
+      ...parts.flatMap((x) => x.post),
+    ],
+  }
+  // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes) to last,
+  // t the trip count (last − first)·dir + 1
+  const span =
+    dir > 0
+      ? binary('-', copyOf(lastValue(M, step)), copyOf(firstValue(M, step)))
+      : binary('-', copyOf(firstValue(M, step)), copyOf(lastValue(M, step)))
+  const trips = plus(span, 1)
+  const whole = binary('-', trips, binary('%', copyOf(trips), num(lanes)))
+  const rest: ForStmt = {
+    ...M,
+    reverse: false,
+    inclusive: true,
+    start: binary(dir > 0 ? '+' : '-', copyOf(firstValue(M, step)), whole),
+    stop: copyOf(lastValue(M, step)),
+    step: num(dir),
+  }
+  return [groups, rest]
+}
+
+/** A copy of an expression (no node of the IR is shared between two statements). */
+const copyOf = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
+const copyBlock = (body: Stmt[]): Stmt[] => rewriteBlock(body, (x) => ({ ...x }))
+
+/** The first value the loop's variable takes (step ±1). */
+const firstValue = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
+/** The last value the loop's variable takes (step ±1). */
+const lastValue = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForward(M, step))
+const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
+
+/** `block` with its map loops of series paired (see the module comment). */
+function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
+  return block.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'for':
+        return pairLoop(s, ctx) ?? [{ ...s, body: pairBlock(s.body, ctx) }]
+      case 'if':
+        return [{ ...s, then: pairBlock(s.then, ctx), else: pairBlock(s.else, ctx) }]
+      case 'while':
+      case 'unchecked':
+        return [{ ...s, body: pairBlock(s.body, ctx) } as Stmt]
+      default:
+        return [s]
+    }
+  })
+}
+
+/**
+ * The program and inverses with the map loops of series paired in every function (see the
+ * module comment); the callees are read as they are given (run this after `optimize`). Only
+ * for a backend compiling without run-time checks. `unrollSwaps` (default true): the joint loop
+ * and the lanes' own loops after it are unrolled by two where their bodies swap (`unrollSwapsBlock`);
+ * `lanes` (default `PAIR_SERIES_LANES`, at least 2): how many iterations run together.
+ */
+export function pairSeries(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  { unrollSwaps = true, lanes = PAIR_SERIES_LANES }: { unrollSwaps?: boolean; lanes?: number } = {},
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  const ctx: Context = {
+    program,
+    inverses,
+    effectful: effectfulFunctions([...program.functions.values(), ...inverses.values()]),
+    counter: { n: 0 },
+    unroll: unrollSwaps,
+    lanes: Math.max(2, Math.floor(lanes)),
+  }
+  const each = (f: FunctionDef): FunctionDef => {
+    const before = ctx.counter.n
+    const body = pairBlock(f.body, ctx)
+    return ctx.counter.n === before ? f : { ...f, body }
+  }
+  return {
+    program: { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, each(d)])) },
+    inverses: new Map([...inverses].map(([n, d]) => [n, each(d)])),
+  }
+}
