@@ -167,7 +167,14 @@ export function optimize(
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     const registry = program.registry
     const writes = program.writes
-    each((f) => forwardPureValues(f, registry, effectful, writes))
+    // (a scratch parameter is zero at the function's entry, not at its inverse's: see contract-arrays)
+    program = {
+      ...program,
+      functions: new Map(
+        [...program.functions].map(([n, d]) => [n, forwardPureValues(d, registry, effectful, writes, true)]),
+      ),
+    }
+    inverses = new Map([...inverses].map(([n, d]) => [n, forwardPureValues(d, registry, effectful, writes)]))
   }
   if (on('zero-updates')) {
     const writes = program.writes
