@@ -66,12 +66,18 @@ export interface DriverContext {
    * scratch argument's values (\`sv[i]\`).
    */
   hb: Float64Array | undefined
+  /**
+   * The part of \`hb\` that a call zeroes: all of it, but for the arrays the program writes before
+   * it reads them (\`CompiledFunction.overwritten\`), which the block holds after the others.
+   */
+  hz: Float64Array | undefined
   sv: Array<TypedArray | undefined>
   /**
    * Lays the host block out for these lengths (per parameter, −1 for none: of its gradient, of
-   * its scratch values), all zero, and takes the views.
+   * its scratch values), all zero, and takes the views. The arrays marked in \`kept\` (per
+   * parameter: of its gradient, of its scratch values) go last, outside \`hz\`.
    */
-  hostBlock(gradLens: number[], scratchLens: number[]): void
+  hostBlock(gradLens: number[], scratchLens: number[], kept?: { grads: boolean[]; scratch: boolean[] }): void
   /** Set by \`dispose\`: later calls throw. */
   disposed: boolean
   /**
@@ -198,8 +204,9 @@ export function makeDriver(
     gsat: [],
     gslens: [],
     hb: undefined,
+    hz: undefined,
     sv: new Array(n).fill(undefined),
-    hostBlock(gradLens, scratchLens) {
+    hostBlock(gradLens, scratchLens, kept) {
       // 8-byte aligned places, every gradient and scratch array of the call in one buffer
       const size = (i: number, grad: boolean) =>
         grad
@@ -214,10 +221,15 @@ export function makeDriver(
         at.push([i, bytes, grad])
         bytes += Math.ceil((len * size(i, grad)) / 8) * 8
       }
-      gradLens.forEach((len, i) => place(i, len, true))
-      scratchLens.forEach((len, i) => place(i, len, false))
+      // those zeroed per call first, then those the program writes before reading them
+      gradLens.forEach((len, i) => kept?.grads[i] || place(i, len, true))
+      scratchLens.forEach((len, i) => kept?.scratch[i] || place(i, len, false))
+      const zeroed = bytes
+      gradLens.forEach((len, i) => kept?.grads[i] && place(i, len, true))
+      scratchLens.forEach((len, i) => kept?.scratch[i] && place(i, len, false))
       const buffer = new ArrayBuffer(bytes)
       ctx.hb = new Float64Array(buffer)
+      ctx.hz = zeroed === bytes ? ctx.hb : new Float64Array(buffer, 0, zeroed / 8)
       for (const [i, offset, grad] of at) {
         if (grad) {
           const len = gradLens[i]!
@@ -254,7 +266,7 @@ export function makeDriver(
       ctx.gv.fill(undefined)
       ctx.buffers.fill(undefined)
       ctx.values.fill(undefined)
-      ctx.hb = undefined
+      ctx.hb = ctx.hz = undefined
       ctx.sv.fill(undefined)
     },
     disposed: false,
@@ -381,14 +393,32 @@ export function makeDriver(
       ...hostGrads.map((i) => ` || g${i}.length !== a${i}.length`),
       ...hostScratch.map((i) => ` || v${i}.length !== a${i}.length`),
     ].join('')
+    // the arrays the fused program writes before it reads them need no zeroing (see
+    // \`CompiledFunction.overwritten\`: the graph embedding's lengths and their gradients, and the
+    // squared lengths it contracts to scalars); not where the uncompute check reads them after
+    const overwritten = fused && check.policy === 'off' ? fused.overwritten : undefined
+    // (written below the length of the array itself, of the value whose gradient it is, or of
+    // the gradient of this value: the driver gives a gradient its value's length)
+    const covers = (at: number, i: number) => {
+      const y = overwritten![at]!
+      return y === at || y === i || (c.slots[i]?.kind === 'array' && y === c.slots[i]!.index)
+    }
+    const kept = overwritten && {
+      grads: params.map((_, i) => {
+        const s = c.slots[i]
+        return s?.kind === 'array' && isScratch[i] && covers(s.index, i)
+      }),
+      scratch: params.map((_, i) => isScratch[i] && covers(i, i)),
+    }
+    const keptArg = kept && [...kept.grads, ...kept.scratch].some((k) => k) ? `, ${JSON.stringify(kept)}` : ''
     lines.push(`if (ctx.hb === undefined${stale}) {`)
     lines.push(
-      `  ctx.hostBlock([${params.map((_, i) => (hostGrads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (isScratch[i] ? `a${i}.length` : '-1')).join(', ')}]);`,
+      `  ctx.hostBlock([${params.map((_, i) => (hostGrads.includes(i) ? `a${i}.length` : '-1')).join(', ')}], [${params.map((_, i) => (isScratch[i] ? `a${i}.length` : '-1')).join(', ')}]${keptArg});`,
     )
     lines.push(`  ${views.join(' ')}`)
     // a loop for a short block (cheaper than the builtin's call), \`fill\` for the rest (see \`SHORT\`)
     lines.push(
-      `} else { const z = ctx.hb; if (z.length < ${SHORT}) for (let j = 0; j < z.length; j++) z[j] = 0; else z.fill(0); }`,
+      `} else { const z = ctx.${keptArg ? 'hz' : 'hb'}; if (z.length < ${SHORT}) for (let j = 0; j < z.length; j++) z[j] = 0; else z.fill(0); }`,
     )
   }
   if (forward) {

@@ -59,4 +59,21 @@ describe('forward-pure-values on the graph embedding’s fused gradient', () => 
         expect(Math.abs(got[i]! - want[i]!), `${backend} x[${i}]`).toBeLessThan(1e-12 * (1 + Math.abs(want[i]!)))
     }
   })
+  it('with the work arrays scratch (zero at entry), the adjoint reads the lengths d1, d2 themselves: no tables', () => {
+    const fused = compileFused(compile('cpu', false), 0, [], [2, 3, 4, 5])!
+    const info = infoOf(fused)
+    const inlined = inlineSmallCalls(info.program, new Map())
+    const { program } = optimize(inlined.program, inlined.inverses, { checks: false } as never)
+    const printed = printFunction(program.functions.get(info.name)!)
+    expect(printed).not.toContain('$fwd')
+    expect(printed.match(/0\.5 \/ d[12]\[/g)).toHaveLength(2)
+    // the same gradient as with run-time checks (no scratch there), on both backends
+    const want = grad(compile('cpu', true), { loss: 0 })(...graphEmbeddingArgs(x.slice(), k))[1] as Float64Array
+    for (const backend of ['cpu', 'wasm']) {
+      const g = grad(compile(backend, false), { loss: 0, scratch: [2, 3, 4, 5] })
+      const got = g(...graphEmbeddingArgs(x.slice(), k))[1] as Float64Array
+      for (let i = 0; i < want.length; i++)
+        expect(Math.abs(got[i]! - want[i]!), `${backend} x[${i}]`).toBeLessThan(1e-12 * (1 + Math.abs(want[i]!)))
+    }
+  })
 })

@@ -68,14 +68,54 @@ describe('scratch arguments of grad', () => {
 
   it('holds the gradients and the scratch arrays in one block, zeroed once per call, with no copy', () => {
     const g = grad(tag({ checks: false })(graphEmbeddingSource).embedding_loss!, { loss: 0, scratch: [2, 3, 4, 5] })
-    const source = (g as unknown as { [DRIVER]: DriverContext })[DRIVER].source
-    expect(source).toContain(
-      'ctx.hostBlock([-1, a1.length, a2.length, a3.length, a4.length, a5.length, -1, -1, -1], [-1, -1, a2.length, a3.length, a4.length, a5.length, -1, -1, -1]);',
+    const ctx = (g as unknown as { [DRIVER]: DriverContext })[DRIVER]
+    // the fused program writes every element of the work arrays and their gradients before it
+    // reads one (q1, q2 and their gradients not at all: contracted to scalars), so they sit after
+    // the gradient of x in the block, and a call zeroes only that (\`hz\`)
+    expect(ctx.source).toContain(
+      'ctx.hostBlock([-1, a1.length, a2.length, a3.length, a4.length, a5.length, -1, -1, -1], [-1, -1, a2.length, a3.length, a4.length, a5.length, -1, -1, -1], {"grads":[false,false,true,true,true,true,false,false,false],"scratch":[false,false,true,true,true,true,false,false,false]});',
     )
-    expect(source).toMatch(
-      /const z = ctx\.hb; if \(z\.length < 16\) for \(let j = 0; [^;]*; j\+\+\) z\[j\] = 0; else z\.fill\(0\);/,
+    expect(ctx.source).toMatch(
+      /const z = ctx\.hz; if \(z\.length < 16\) for \(let j = 0; [^;]*; j\+\+\) z\[j\] = 0; else z\.fill\(0\);/,
     )
-    expect(source).not.toMatch(/\.set\(a[2-5]\)/)
+    expect(ctx.source).not.toMatch(/\.set\(a[2-5]\)/)
+    const k = 3
+    g.run(...graphEmbeddingArgs(point(k, k), k))
+    expect(ctx.hz!.length).toBe(10 * k)
+    expect(ctx.hz!.buffer).toBe(ctx.hb!.buffer)
+    expect(ctx.buffers[1]!.byteOffset).toBe(0)
+  })
+
+  it('zeroes a scratch array the fused program may read before writing it, and gives the same gradient on every call', () => {
+    // w is read (w[0]) before the loop writes its elements, and the loop covers all of them:
+    // zeroed; t is written first over all its elements: not
+    const f = tag({ checks: false })(`fn f(l: f64, x: f64[], w: f64[], t: f64[]) {
+      w[0] += x[0]
+      for i in 0..len(w) { w[i] += x[i] * x[i] }
+      for i in 0..len(t) { t[i] += sin(x[i]) }
+      s <- 0.0
+      routine { for i in 0..len(x) { s += w[i] * t[i] } }
+      l += s * s
+      ~routine
+      s -> 0.0
+    }`).f!
+    const g = grad(f, { loss: 0, scratch: [2, 3] })
+    const ctx = (g as unknown as { [DRIVER]: DriverContext })[DRIVER]
+    expect(String(g.plan)).toContain('routine-fused')
+    expect(ctx.source).toContain('"scratch":[false,false,false,true]')
+    const x = Float64Array.from([0.5, -1.25, 2])
+    // l = s² with s = Σ w_i sin x_i, w_0 = x_0 + x_0², w_i = x_i² elsewhere
+    const want = (x: Float64Array) => {
+      const w = Array.from(x, (v, i) => v * v + (i === 0 ? v : 0))
+      const s = w.reduce((a, wi, i) => a + wi * Math.sin(x[i]!), 0)
+      return Array.from(x, (v, i) => 2 * s * ((2 * v + (i === 0 ? 1 : 0)) * Math.sin(v) + w[i]! * Math.cos(v)))
+    }
+    for (let call = 0; call < 3; call++) {
+      const y = x.map((v) => v + call)
+      const got = g(0, y, new Float64Array(3), new Float64Array(3))[1] as Float64Array
+      const ref = want(y)
+      for (let i = 0; i < 3; i++) expect(got[i]).toBeCloseTo(ref[i]!, 12)
+    }
   })
 
   it('checks the uncompute of a scratch array against zero (checks on, two sweeps)', () => {

@@ -9,6 +9,7 @@ import {
 } from '@tenet/ir'
 import { disabledPasses, hoistBounds, inlineSmallCalls, insertChecks, optimize, pairSeries } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
+import { overwrittenScratch } from './overwritten.js'
 
 /**
  * Compiles a checked program and its inverses to JavaScript with `new Function`. The result
@@ -55,6 +56,12 @@ export function compileToJs(
         // the generated function itself is the core; attach its results buffer
         c = fn as unknown as CompiledFunction
         if (!('results' in fn)) Object.defineProperty(fn, 'results', { value: results })
+        if (!inverse && !('overwritten' in fn)) {
+          // (scratch parameters are zero at a function's entry only: none for an inverse)
+          const def = program.functions.get(name)
+          if (def?.params.some((p) => p.scratch))
+            Object.defineProperty(fn, 'overwritten', { value: overwrittenScratch(def) })
+        }
         const lean = inverse ? undefined : entry[4]
         if (lean && !('lean' in fn)) {
           // the lean copy (see \`CompiledFunction.lean\`): it writes the same results, but those of the scalars never written

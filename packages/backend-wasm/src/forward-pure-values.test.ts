@@ -103,4 +103,34 @@ describe('forward-pure-values on compiled programs', () => {
     expect(forwarded).toBeGreaterThanOrEqual(8)
     expect(kept).toBeGreaterThanOrEqual(6)
   })
+  it('a zero ancilla the first loop fills stands for the table: cpu and wasm give the interpreter’s doubles', () => {
+    const source = `fn f(q: f64[], g: f64[], h: f64[], x: f64[], out: f64[]) {
+  d: f64[] <- zeros(len(q))
+  for e in 0..len(q) { for j in 0..3 { q[e] += x[e + j] ** 2 }; d[e] += sqrt(q[e]) }
+  for e in reverse 0..len(q) { g[e] += h[e] * (0.5 / sqrt(q[e])) }
+  for e in 0..len(q) { SWAP(d[e], out[e]) }
+  d -> zeros(len(q))
+}`
+    const m = parse({ text: source, name: 'p' })
+    const reg = createRegistry()
+    const p = check(m.functions.map(preprocess), m.hosts, reg)
+    const printed = printFunction(forwardPureValues(p.functions.get('f')!, reg, new Set(), p.writes))
+    expect(printed).toContain('g[e] += h[e] * (0.5 / d[e])')
+    expect(printed).not.toContain('$fwd')
+    const run = (backend: string, checks: boolean) => {
+      const f = compileModule(parse({ text: source, name: 'z' }), { registry: registry(), backend, checks }).f!
+      const args = [
+        Float64Array.from({ length: L }, (_, i) => 0.5 + i * 0.375),
+        Float64Array.from({ length: L }, (_, i) => Math.cos(3 * i + 1)),
+        Float64Array.from({ length: L }, (_, i) => 0.25 + Math.sin(2 * i + 0.5) ** 2),
+        Float64Array.from({ length: L + 3 }, (_, i) => Math.cos(i + 0.3)),
+        new Float64Array(L),
+      ]
+      const fwd = f(...args) as unknown[]
+      const back = f.inverse(...fwd) as unknown[]
+      return JSON.stringify([fwd, back].map((x) => x.map((v) => Array.from(v as Float64Array, exact))))
+    }
+    const want = run('interpreter', true)
+    for (const backend of ['cpu', 'wasm']) for (const checks of [true, false]) expect(run(backend, checks)).toBe(want)
+  })
 })

@@ -69,6 +69,7 @@ export {
   HOIST_MAX_FACTOR,
   sinkAncillas,
   contractArrays,
+  usedOnlyAtIndex,
   fuseLoops,
   fuseLoopsBlock,
   unrollSwaps,

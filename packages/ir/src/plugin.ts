@@ -414,6 +414,17 @@ export interface CompiledFunction {
    * into its caller.
    */
   readonly lean?: LeanEntry
+  /**
+   * Present where the backend knows it (the cpu backend, for functions with scratch parameters):
+   * per parameter, for a scratch array parameter (\`Param.scratch\`) whose elements the compiled
+   * code never reads before it writes them, the index of the array parameter whose length those
+   * writes cover (its own, or another's: the function uses no element of it, or its first use is a
+   * loop over \`0..len(y)\` that writes its own element first, as a first write, \`UpdateStmt.init\`,
+   * compiled without reading the element); −1 for every other parameter. A caller that must pass
+   * zeros there (the gradient driver of \`@tenet/ad\`, which reuses its arrays) need not zero it
+   * again when the array covered is at least as long.
+   */
+  readonly overwritten?: readonly number[]
 }
 
 /**

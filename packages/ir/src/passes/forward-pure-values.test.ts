@@ -121,4 +121,87 @@ fn f(q: f64[], d: f64[], g: f64[], n: i32) {
     // another index than the loop's own
     expect(unchanged(lengths('d[e] += sqrt(q[e])', '', 'g[e] += sqrt(q[0])'))).toBe(true)
   })
+  describe('a target that holds zeros stands for the table', () => {
+    /** `text`'s function `f` with the parameters named in `scratch` marked `Param.scratch`. */
+    const withScratch = (text: string, scratch: string[]): FunctionDef => {
+      const f = fnOf(text)
+      return { ...f, params: f.params.map((p) => (scratch.includes(p.name) ? { ...p, scratch: true } : p)) }
+    }
+    const reused = (text: string, scratch: string[], atEntry = true) =>
+      body(forwardPureValues(withScratch(text, scratch), registry, new Set(), undefined, atEntry))
+
+    it('reads a scratch parameter the first loop accumulates the values into (zero at entry): no table', () => {
+      expect(reused(lengths(forward), ['d'])).toBe(`for e in 0..len(d) {
+  for j in 0..3 {
+    q[e] += x[e + j] ** 2
+  }
+  d[e] += sqrt(q[e])
+}
+for e in reverse 0..len(d) {
+  g[e] += h[e] * (0.5 / d[e])
+}`)
+    })
+
+    it('reads an ancilla allocated with zeros before the first loop', () => {
+      const text = `
+fn f(q: f64[], g: f64[], h: f64[]) {
+  d: f64[] <- zeros(len(q))
+  for e in 0..len(q) { d[e] += exp(q[e]) }
+  for e in 0..len(q) { g[e] += h[e] * exp(q[e]) }
+  for e in 0..len(q) { d[e] -= exp(q[e]) }
+  d -> zeros(len(q))
+}`
+      expect(body(forwardPureValues(fnOf(text), registry))).toContain('g[e] += h[e] * d[e]')
+    })
+
+    it('keeps the table where the target may not hold zeros there, or changes before the second loop', () => {
+      const table = (text: string, scratch: string[], atEntry = true) =>
+        reused(text, scratch, atEntry).includes('e$fwd0')
+      // not scratch, or an inverse (`scratch` false: its entry is the function's exit)
+      expect(table(lengths(forward), [])).toBe(true)
+      expect(table(lengths(forward), ['d'], false)).toBe(true)
+      // written before the first loop, or in it besides the update
+      expect(
+        table(
+          `
+fn f(q: f64[], d: f64[], g: f64[], h: f64[]) {
+  d[0] += 1.0
+  for e in 0..len(d) { d[e] += sqrt(q[e]) }
+  for e in reverse 0..len(d) { g[e] += h[e] * sqrt(q[e]) }
+}`,
+          ['d'],
+        ),
+      ).toBe(true)
+      expect(table(lengths('d[e] += 1.0\n    d[e] += sqrt(q[e])'), ['d'])).toBe(true)
+      // more than the value added (the element holds 2·sqrt, or sqrt + 1)
+      expect(table(lengths('d[e] += 2.0 * sqrt(q[e])'), ['d'])).toBe(true)
+      // written between the loops or by the second loop
+      expect(table(lengths(forward, 'd[0] += 1.0'), ['d'])).toBe(true)
+      expect(table(lengths(forward, '', 'd[e] += 1.0\n    g[e] += h[e] * sqrt(q[e])'), ['d'])).toBe(true)
+      // an ancilla whose allocation is marked `overwritten` (its elements are not zeros)
+      const text = `
+fn f(q: f64[], g: f64[], h: f64[]) {
+  d: f64[] <- zeros(len(q))
+  for e in 0..len(q) { d[e] += exp(q[e]) }
+  for e in 0..len(q) { g[e] += h[e] * exp(q[e]) }
+  for e in 0..len(q) { d[e] -= exp(q[e]) }
+  d -> zeros(len(q))
+}`
+      const f = fnOf(text)
+      const marked = {
+        ...f,
+        body: [{ ...f.body[0]!, overwritten: true } as FunctionDef['body'][number], ...f.body.slice(1)],
+      }
+      expect(body(forwardPureValues(marked, registry))).toContain('$fwd')
+    })
+
+    it("runs in `optimize` on a program's scratch parameters, not on its inverses", () => {
+      const p = programOf(lengths(forward))
+      const f = withScratch(lengths(forward), ['d'])
+      const program = { ...p, functions: new Map([['f', f]]) }
+      const out = optimize(program, new Map([['f', f]]), { checks: false } as never, ['forward-pure-values'])
+      expect(body(out.program.functions.get('f')!)).toContain('(0.5 / d[e])')
+      expect(body(out.inverses.get('f')!)).toContain('(0.5 / e$fwd0[e])')
+    })
+  })
 })

@@ -17,7 +17,8 @@
  * The table update comes right after the statement that calls `f`, so that the code generators'
  * common subexpressions compute `f(A[i])` once for both. This is the shape of a fused gradient: the forward sweep computes `d[e] += sqrt(q[e])` and the
  * adjoint needs `sqrt(q[e])` again for the partial. The adjoint cannot read `d[e]` instead (it
- * holds its input plus the root), but the root itself is unchanged.
+ * holds its input plus the root, unless that input is known to be zero: see below), but the root
+ * itself is unchanged.
  *
  * What the second loop reads: a table element is `0 + f(A[i])`, which is `f(A[i])` to the last bit
  * except for the sign of a zero (a result of −0, such as `sqrt(−0)`, is kept as +0: IEEE addition
@@ -40,6 +41,15 @@
  * `init`: a backend may skip zeroing the table and compute the update as `0 + f(A[i])` (the cpu
  * backend does, for its reused arrays). The pass runs without run-time checks only, as `tabulate` does.
  *
+ * No table where the first loop's statement is \`D[i] += f(A[i])\` into an array that holds zeros
+ * there: a scratch parameter (\`Param.scratch\`, zero at the function's entry) or an ancilla
+ * allocated with \`zeros\`, that nothing writes before, that the first loop writes only there and
+ * nothing writes from there to the second loop. \`D[i]\` then holds \`0 + f(A[i])\`, the table's value,
+ * and the second loop reads it (the graph embedding's lengths \`d\`, passed as zeros, hold the roots
+ * the adjoint needs; a table was one more store per edge):
+ *
+ *     for e in reverse 0..len(d) { g_q[e] += g_d[e] * (0.5 / d[e]) }
+ *
  * When it pays: the table costs one store per iteration of the first loop and a load per use in
  * the second, against one evaluation of `f` per use: pure unary f64 primitives only, `sqrt`
  * included (its latency sits on the adjoint's dependency chain).
@@ -58,6 +68,8 @@ interface Context {
   effectful: ReadonlySet<string>
   writes?: ReadonlyMap<string, boolean[]>
   names: { next: number; taken: Set<string> }
+  /** The scratch parameters of the function (\`Param.scratch\`): zero at its entry (none for an inverse). */
+  zeroAtEntry: ReadonlySet<string>
 }
 
 function fresh(ctx: Context, base: string): string {
@@ -153,7 +165,7 @@ function rangeReads(s: ForStmt): Set<string> {
  * One reuse in `body` between the loop at `i` and a later loop: the new block, or undefined when
  * the loop at `i` has none.
  */
-function forwardFrom(body: Stmt[], i: number, ctx: Context): Stmt[] | undefined {
+function forwardFrom(body: Stmt[], i: number, ctx: Context, top: boolean): Stmt[] | undefined {
   const s1 = body[i] as ForStmt
   const v1 = s1.variable
   if (rebinds(s1.body, v1)) return undefined
@@ -194,11 +206,76 @@ function forwardFrom(body: Stmt[], i: number, ctx: Context): Stmt[] | undefined 
         // unchanged from the statement that calls f to the end of the first loop
         const after = writtenBy(s1.body.slice(at), ctx.registry, ctx.effectful, ctx.writes)
         if (!after || after.has(array.name) || !writesOnlyAt(s1.body, array.name, v1, ctx)) continue
+        const held = zeroTarget(body, i, at, call, ctx, top)
+        if (held !== undefined && !between.has(held) && !written2.has(held)) return reuse(body, i, j, held, call, ctx)
         return rewrite(body, i, j, at, call, ctx)
       }
     }
   }
   return undefined
+}
+
+/**
+ * The array \`D\` where statement \`at\` of the first loop (the loop at \`i\` of \`body\`) is
+ * \`D[v] += f(A[v])\` (\`call\`, nothing added to it) and \`D\` holds zeros up to there, so that \`D[v]\` then holds
+ * \`0 + f(A[v])\`, the table's value: \`D\` a scratch parameter of the function (zero at its entry;
+ * \`top\`: \`body\` is its own body) that nothing before the loop writes, or an ancilla allocated with
+ * \`zeros\` earlier in \`body\` (not marked \`overwritten\`) and written by nothing from there to the
+ * loop; and the loop writes \`D\` only there (each iteration its own element). Undefined otherwise.
+ */
+function zeroTarget(
+  body: Stmt[],
+  i: number,
+  at: number,
+  call: CallExpr,
+  ctx: Context,
+  top: boolean,
+): string | undefined {
+  const s1 = body[i] as ForStmt
+  const u = s1.body[at]!
+  if (u.kind !== 'update' || u.op !== '+=' || key(u.value) !== key(call) || u.target.kind !== 'index') return undefined
+  const { array, index } = u.target
+  if (index.kind !== 'var' || index.name !== s1.variable || u.target.type !== 'f64') return undefined
+  const d = array.name
+  if (d === (call.args[0] as IndexExpr).array.name || rebinds(s1.body, d)) return undefined
+  const rest = writtenBy([...s1.body.slice(0, at), ...s1.body.slice(at + 1)], ctx.registry, ctx.effectful, ctx.writes)
+  if (!rest || rest.has(d)) return undefined
+  let from = 0
+  if (!(top && ctx.zeroAtEntry.has(d))) {
+    from = body.findIndex(
+      (s, k) =>
+        k < i &&
+        s.kind === 'alloc' &&
+        s.name === d &&
+        !s.overwritten &&
+        s.value.kind === 'call' &&
+        s.value.callee === 'zeros' &&
+        typeof s.type === 'object' &&
+        s.type.kind === 'array' &&
+        s.type.elem === 'f64',
+    )
+    if (from < 0) return undefined
+    from++
+  }
+  const before = writtenBy(body.slice(from, i), ctx.registry, ctx.effectful, ctx.writes)
+  return before && !before.has(d) && !body.slice(from, i).some((s) => rebinds([s], d)) ? d : undefined
+}
+
+/** The block with the second loop reading \`D[v]\` (\`held\`, see \`zeroTarget\`) for \`call\`'s values: no table. */
+function reuse(body: Stmt[], i: number, j: number, held: string, call: CallExpr, ctx: Context): Stmt[] {
+  const s2 = body[j] as ForStmt
+  const u = (body[i] as ForStmt).body.find(
+    (x) => x.kind === 'update' && x.target.kind === 'index' && x.target.array.name === held,
+  ) as { target: IndexExpr }
+  const array = (call.args[0] as IndexExpr).array
+  const read = (v: string): IndexExpr => ({
+    ...u.target,
+    index: { kind: 'var', name: v, type: 'i32', ...(s2.loc ? { loc: s2.loc } : {}) },
+  })
+  const same = (x: Expr | Arg, v: string): boolean =>
+    x.kind === 'call' && x.callee === call.callee && candidate(ctx.registry, x, v) === array.name
+  const second: ForStmt = { ...s2, body: rewriteBlock(s2.body, (x) => (same(x, s2.variable) ? read(s2.variable) : x)) }
+  return [...body.slice(0, j), second, ...body.slice(j + 1)]
 }
 
 /** The block with the table: built in the first loop at statement `at`, read by the second. */
@@ -268,7 +345,7 @@ function rewrite(body: Stmt[], i: number, j: number, at: number, call: CallExpr,
 }
 
 /** `body` with every reuse found (nested blocks first), each loop tried as a first loop in turn. */
-function forwardBlock(body: Stmt[], ctx: Context): Stmt[] {
+function forwardBlock(body: Stmt[], ctx: Context, top = false): Stmt[] {
   let out = body.map((s): Stmt => {
     switch (s.kind) {
       case 'if':
@@ -286,11 +363,13 @@ function forwardBlock(body: Stmt[], ctx: Context): Stmt[] {
   // each rewrite adds one statement before the first loop; a bound keeps a malformed case finite
   for (let i = 0, budget = 64; i < out.length && budget > 0; i++) {
     if (out[i]!.kind !== 'for') continue
-    const next = forwardFrom(out, i, ctx)
+    const next = forwardFrom(out, i, ctx, top)
     if (next) {
+      // the first loop is now at i + 1 (a table was allocated before it), or still at i (a zero
+      // target reused, see \`reuse\`): try it again for another primitive or array
+      if (next.length === out.length) i--
       out = next
       budget--
-      // the first loop is now at i + 1: try it again for another primitive or array
     }
   }
   return out
@@ -301,17 +380,25 @@ function forwardBlock(body: Stmt[], ctx: Context): Stmt[] {
  * a later loop over the same range computes again kept in a table (see the module comment).
  * `effectful`: the functions with a host effect; `writes`: which parameters each function
  * writes (the program's `writes`; without it a call may write every dataview argument).
+ * `scratch`: the function's scratch parameters (\`Param.scratch\`) hold zeros at its entry (true
+ * for a program's functions, false for inverses, whose entry is the function's exit), so that
+ * one the first loop accumulates the primitive into can stand for the table (see the module comment).
  */
 export function forwardPureValues(
   f: FunctionDef,
   registry: Registry,
   effectful: ReadonlySet<string> = new Set(),
   writes?: ReadonlyMap<string, boolean[]>,
+  scratch = false,
 ): FunctionDef {
   const taken = new Set<string>(f.params.map((p) => p.name))
   walk(f.body, (s) => {
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: forwardBlock(f.body, { registry, effectful, writes, names: { next: 0, taken } }) }
+  const zeroAtEntry = new Set(
+    scratch ? f.params.filter((p) => p.scratch && p.type.kind === 'array').map((p) => p.name) : [],
+  )
+  const ctx: Context = { registry, effectful, writes, names: { next: 0, taken }, zeroAtEntry }
+  return { ...f, body: forwardBlock(f.body, ctx, true) }
 }

@@ -81,7 +81,7 @@ export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } f
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.js'
-export { contractArrays, contractArraysBlock, contractedName } from './contract-arrays.js'
+export { contractArrays, contractArraysBlock, contractedName, usedOnlyAtIndex } from './contract-arrays.js'
 export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
@@ -177,7 +177,14 @@ export function optimize(
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     const registry = program.registry
     const writes = program.writes
-    each((f) => forwardPureValues(f, registry, effectful, writes))
+    // (a scratch parameter is zero at the function's entry, not at its inverse's: see contract-arrays)
+    program = {
+      ...program,
+      functions: new Map(
+        [...program.functions].map(([n, d]) => [n, forwardPureValues(d, registry, effectful, writes, true)]),
+      ),
+    }
+    inverses = new Map([...inverses].map(([n, d]) => [n, forwardPureValues(d, registry, effectful, writes)]))
   }
   if (on('zero-updates')) {
     const writes = program.writes
