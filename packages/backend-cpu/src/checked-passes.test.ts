@@ -56,7 +56,7 @@ describe('scalar-arrays with checks on', () => {
     ).compiled.sourceOf('f', false)
     expect(code).not.toMatch(/Float64Array|fill\(|\$allNear|rt\.near/)
     expect(code).toMatch(
-      /Math\.abs\(v\d+\) <= 1e-8\) && \(Math\.abs\(v\d+\) <= 1e-8\)\) && \(Math\.abs\(v\d+\) <= 1e-8\)/,
+      /if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/,
     )
   })
 
