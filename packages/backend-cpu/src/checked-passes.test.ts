@@ -55,9 +55,7 @@ describe('scalar-arrays with checks on', () => {
       cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
     ).compiled.sourceOf('f', false)
     expect(code).not.toMatch(/Float64Array|fill\(|\$allNear|rt\.near/)
-    expect(code).toMatch(
-      /if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/,
-    )
+    expect(code).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
   })
 
   for (const T of ['f64', 'f32', 'i32'] as const) {
