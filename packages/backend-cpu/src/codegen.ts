@@ -179,7 +179,7 @@ export class CodeGenerator {
     // x^n meets) give the doubles Math.pow gives, without the call
     parts.push('function $pow(x, y) { return y === 2 ? x * x : y === 1 ? x : Math.pow(x, y); }')
     parts.push('function $sq(x) { return x * x; }')
-    // the comparisons of the run-time checks (see \`$near\` and \`$zeros\` of \`insert-checks.ts\`), in
+    // the comparisons of the run-time checks (see `$near` and `$zeros` of `insert-checks.ts`), in
     // the module, so that V8 inlines them with this module's own type feedback
     if (this.options.checks) parts.push(...checkHelpers(this.options.tolerance))
     for (const f of this.program.functions.values()) {
@@ -1462,8 +1462,8 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
 const TOLERANCE = '$tol'
 
 /**
- * The module-level helpers of the run-time checks: the float tolerance as a constant, \`$near\`
- * (the comparison of a float deallocation), \`$allNear\` and \`$allZero\` (an array ancilla's
+ * The module-level helpers of the run-time checks: the float tolerance as a constant, `$near`
+ * (the comparison of a float deallocation), `$allNear` and `$allZero` (an array ancilla's
  * deallocation: its length, and every element within the tolerance of zero, or exactly zero).
  */
 function checkHelpers(tolerance: number): string[] {

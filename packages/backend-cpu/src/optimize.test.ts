@@ -95,7 +95,7 @@ describe('optimised cpu code', () => {
     // the uncompute: s, r2 and dx's three scalars back to zero, then the array's one check over the three
     expect(a.match(/v\d+ = \(v\d+ - c\d+\);/g)!.length).toBe(2 + 3)
     expect(a).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
-    // the accelerations' array, passed to \`accel\`, stays an array with its check
+    // the accelerations' array, passed to `accel`, stays an array with its check
     expect(code(m, 'steps')).toMatch(/\$allNear\(v\d+, Math\.imul\(3, p3\)\)/)
   })
 

@@ -72,9 +72,9 @@ export interface IndexExpr extends NodeBase {
    */
   inBounds?: boolean
   /**
-   * Set by pass \`tabulate\` on a read of a table that holds a pure primitive's values at every
-   * element of \`checkedAs\` (the array the program reads, of the same length): the run-time
-   * bounds check of this access is that array's (\`$inrange(i, len(checkedAs))\`, its name in the
+   * Set by pass `tabulate` on a read of a table that holds a pure primitive's values at every
+   * element of `checkedAs` (the array the program reads, of the same length): the run-time
+   * bounds check of this access is that array's (`$inrange(i, len(checkedAs))`, its name in the
    * message), so that the program fails as it did without the table. Not printed.
    */
   checkedAs?: VarRef
@@ -209,11 +209,11 @@ export interface DeallocStmt extends NodeBase {
   value: Expr | EmptyStack
   type?: Type
   /**
-   * Set by pass \`scalar-arrays\` on the deallocation of element \`index\` of an array ancilla it
-   * replaced by \`length\` scalars (\`elementName(array, k)\`, deallocated one after the other):
-   * the run-time check stays the array's (\`deallocArray\`, naming \`array\` and \`shown\`, its
-   * \`zeros(n)\` as written), placed once before element 0 over every element (see
-   * \`insert-checks.ts\`). Not printed.
+   * Set by pass `scalar-arrays` on the deallocation of element `index` of an array ancilla it
+   * replaced by `length` scalars (`elementName(array, k)`, deallocated one after the other):
+   * the run-time check stays the array's (`deallocArray`, naming `array` and `shown`, its
+   * `zeros(n)` as written), placed once before element 0 over every element (see
+   * `insert-checks.ts`). Not printed.
    */
   element?: { array: string; index: number; length: number; shown: string }
 }

@@ -145,7 +145,9 @@ export function optimize(
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
   }
   if (on('unroll')) each(unrollLoops)
-  if (on('scalar-arrays')) each(scalarReplaceArrays)
+  // (with checks, the elements' check is the array's only for a tolerance ≥ 0: below it, or NaN,
+  // an array of zeros fails its check where a scalar zero passes, `a === b` in `$near`)
+  if (on('scalar-arrays') && !(options.checks && !(options.tolerance >= 0))) each(scalarReplaceArrays)
   if (on('interchange')) {
     const registry = program.registry
     each((f) => interchangeLoops(f, registry))

@@ -122,7 +122,7 @@ function bounds(e: Expr, out: Stmt[], scope: Scope, mark: boolean, guard?: Expr)
     case 'index': {
       const index = bounds(e.index, out, scope, mark, guard)
       const x: IndexExpr = { ...e, index }
-      // (a table read is checked as the read of the array whose values it holds, see \`checkedAs\`)
+      // (a table read is checked as the read of the array whose values it holds, see `checkedAs`)
       const array = e.checkedAs ?? e.array
       if (index.kind === 'var' && scope.proven.get(index.name) === array.name) return { ...x, inBounds: true }
       if (callsHost(index)) return x
@@ -264,7 +264,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
         return
       }
       if (s.element && t?.kind === 'scalar') {
-        // an element of an array that \`scalar-arrays\` replaced: the array's check, once, over all elements
+        // an element of an array that `scalar-arrays` replaced: the array's check, once, over all elements
         if (s.element.index === 0) out.push(elementsZero(s.element, t.name, s.value, s.loc, registry))
         out.push(s)
         return
@@ -362,8 +362,8 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
 }
 
 /**
- * The \`deallocArray\` assert of an array ancilla that pass \`scalar-arrays\` replaced by scalars
- * (see \`DeallocStmt.element\`): every element within the tolerance of zero (\`$near\`, float
+ * The `deallocArray` assert of an array ancilla that pass `scalar-arrays` replaced by scalars
+ * (see `DeallocStmt.element`): every element within the tolerance of zero (`$near`, float
  * elements) or exactly zero, with the message of the array's own deallocation.
  */
 function elementsZero(

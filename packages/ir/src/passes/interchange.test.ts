@@ -277,7 +277,7 @@ describe('pass `hoist-calls`', () => {
       body(optimize(program, new Map(), { checks, tolerance: 1e-8 }).program.functions.get('f')!)
     expect(text(false)).toMatch(/for i in [^\n]*\n *l\$hc0: f64 <- 0\.0/)
     expect(text(false).indexOf('for l in')).toBeGreaterThan(text(false).indexOf('for i in'))
-    // (with checks on \`tabulate\` runs, but neither interchange nor hoist-calls)
+    // (with checks on `tabulate` runs, but neither interchange nor hoist-calls)
     expect(text(true)).not.toMatch(/\$hc/)
     expect(text(true).indexOf('for l in')).toBeLessThan(text(true).indexOf('for i in'))
   })

@@ -8,11 +8,13 @@
  * literal positions.
  *
  * With run-time checks on the array's deallocation check stays what it was: each element's
- * deallocation carries \`DeallocStmt.element\`, and \`insert-checks\` places one \`deallocArray\`
+ * deallocation carries `DeallocStmt.element`, and `insert-checks` places one `deallocArray`
  * assert on the array's name before the first of them, over every element (float elements within
- * the tolerance of zero, exact ones exactly: the rule of \`$zeros\`), instead of one \`dealloc\`
+ * the tolerance of zero, exact ones exactly: the rule of `$zeros`), instead of one `dealloc`
  * assert per scalar. The bounds asserts it saves are those of literal positions below the literal
- * length, which cannot fail; so the pass runs with checks on too.
+ * length, which cannot fail; so the pass runs with checks on too (with a tolerance ≥ 0: below it,
+ * or NaN, an array of zeros fails its check where a scalar zero passes, so `optimize` leaves
+ * the arrays).
  */
 import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { walk } from '../check.js'
