@@ -265,6 +265,14 @@ export interface ForStmt extends NodeBase {
    * (checked statically).
    */
   readOnly?: { array: string; element: string }
+  /**
+   * Set by pass `tabulate` on the loop that takes a table back to zeros, in the `@unchecked`
+   * block that then deallocates it (unchecked) and after which nothing reads it: the loop only
+   * keeps the program reversible, and can neither fail nor change what the program computes, so
+   * `optimize` drops it with run-time checks on (with checks off, `dead-ancillas` does). Not
+   * printed.
+   */
+  tableUncompute?: boolean
   body: Stmt[]
 }
 /** `push(stack, x)`: moves x onto the stack and zeroes x. */

@@ -48,7 +48,7 @@
  * Those in `CHECKED_PASSES` run with checks on too.
  */
 import type { CompileOptions, Program } from '../plugin.js'
-import type { FunctionDef } from '../ast.js'
+import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -129,6 +129,28 @@ export const disabledPasses: Set<PassName> = new Set(
 )
 
 /**
+ * `body` without the loops that take a `tabulate` table back to zeros before its unchecked
+ * deallocation (`ForStmt.tableUncompute`), at any depth: with run-time checks on, where
+ * `dead-ancillas` does not run, they would evaluate every table value a second time.
+ */
+export function withoutTableUncomputes(body: Stmt[]): Stmt[] {
+  return body
+    .filter((s) => !(s.kind === 'for' && s.tableUncompute))
+    .map((s): Stmt => {
+      switch (s.kind) {
+        case 'if':
+          return { ...s, then: withoutTableUncomputes(s.then), else: withoutTableUncomputes(s.else) }
+        case 'for':
+        case 'while':
+        case 'unchecked':
+          return { ...s, body: withoutTableUncomputes(s.body) } as Stmt
+        default:
+          return s
+      }
+    })
+}
+
+/**
  * Runs the optimisation passes on a checked program and its inverses (every function of both):
  * those that apply under `options` (see the module comment), or only those named in `only`.
  */
@@ -178,6 +200,8 @@ export function optimize(
     const registry = program.registry
     const writes = program.writes
     each((f) => tabulate(f, registry, effectful, writes))
+    // (with checks off `dead-ancillas` drops the tables' uncomputes, see `ForStmt.tableUncompute`)
+    if (options.checks) each((f) => ({ ...f, body: withoutTableUncomputes(f.body) }))
   }
   if (on('forward-pure-values')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])

@@ -193,6 +193,13 @@ ${loopOf(loop)}
       )
     expect(has(false)).toBe(true)
     expect(has(true)).toBe(true)
+    // with checks on, the tables' uncomputes go (their deallocations are unchecked, nothing reads them after)
+    const text = printFunction(
+      optimize(program, inverses, { checks: true, tolerance: 1e-8 }).program.functions.get('f')!,
+    )
+    expect(text).toMatch(/@unchecked \{\s*l\$tab1 -> zeros\(len\(theta\)\)\s*l\$tab0 -> zeros\(len\(theta\)\)\s*\}/)
+    expect(text).not.toMatch(/-= (cos|sin)\(/)
+    expect(body(tabulate(f, registry))).toMatch(/l\$tab0\[l\$tj\d\] -= cos\(theta\[l\$tj\d\]\)/)
   })
 
   it('keeps the bounds check of the element a table read replaces (checks on): the array the program reads, its name', () => {

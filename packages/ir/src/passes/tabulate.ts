@@ -547,6 +547,7 @@ export function tableStatements(
       step: null,
       inclusive: false,
       body: [{ kind: 'update', op, target: tableRead(t, jv, jv, loc), value, ...(op === '+=' ? init : {}), ...loc }],
+      ...(op === '-=' ? { tableUncompute: true } : {}),
       ...loc,
     })
     build.push(
