@@ -88,12 +88,15 @@ describe('optimised cpu code', () => {
     expect(code(m, 'fact')).toContain('new Int32Array')
   })
 
-  it('with checks: the uncompute stays (the deallocation checks read it), arrays stay arrays', () => {
+  it('with checks: the uncompute stays (the deallocation checks read it), a small array becomes scalars checked as the array', () => {
     const m = compile(accel, 'cpu', true)
     const a = code(m, 'accel')
-    expect(a).toMatch(/PL\d+\.fill\(0\)/)
-    // dx's uncompute: three element updates back to zero (dx[2]'s from the value its update stored)
-    expect(a.match(/v\d+\[[012]\] = \((?:v\d+\[[012]\]|o\d+) - c\d+\);/g)).toHaveLength(3)
+    expect(a).not.toMatch(/PL\d+\.fill\(0\)|Float64Array/)
+    // the uncompute: s, r2 and dx's three scalars back to zero, then the array's one check over the three
+    expect(a.match(/v\d+ = \(v\d+ - c\d+\);/g)!.length).toBe(2 + 3)
+    expect(a).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
+    // the accelerations' array, passed to `accel`, stays an array with its check
+    expect(code(m, 'steps')).toMatch(/\$allNear\(v\d+, Math\.imul\(3, p3\)\)/)
   })
 
   it('gives the interpreter’s results bit for bit, checks on and off, forwards and backwards', () => {

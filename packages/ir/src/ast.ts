@@ -71,6 +71,13 @@ export interface IndexExpr extends NodeBase {
    * engine that guards every access for memory safety need not guard this one.
    */
   inBounds?: boolean
+  /**
+   * Set by pass `tabulate` on a read of a table that holds a pure primitive's values at every
+   * element of `checkedAs` (the array the program reads, of the same length): the run-time
+   * bounds check of this access is that array's (`$inrange(i, len(checkedAs))`, its name in the
+   * message), so that the program fails as it did without the table. Not printed.
+   */
+  checkedAs?: VarRef
 }
 export interface FieldExpr extends NodeBase {
   kind: 'field'
@@ -201,6 +208,14 @@ export interface DeallocStmt extends NodeBase {
   declared?: Type
   value: Expr | EmptyStack
   type?: Type
+  /**
+   * Set by pass `scalar-arrays` on the deallocation of element `index` of an array ancilla it
+   * replaced by `length` scalars (`elementName(array, k)`, deallocated one after the other):
+   * the run-time check stays the array's (`deallocArray`, naming `array` and `shown`, its
+   * `zeros(n)` as written), placed once before element 0 over every element (see
+   * `insert-checks.ts`). Not printed.
+   */
+  element?: { array: string; index: number; length: number; shown: string }
 }
 /** The empty stack `[]`, only as the value of a stack allocation or deallocation. */
 export interface EmptyStack extends NodeBase {
@@ -250,6 +265,14 @@ export interface ForStmt extends NodeBase {
    * (checked statically).
    */
   readOnly?: { array: string; element: string }
+  /**
+   * Set by pass `tabulate` on the loop that takes a table back to zeros, in the `@unchecked`
+   * block that then deallocates it (unchecked) and after which nothing reads it: the loop only
+   * keeps the program reversible, and can neither fail nor change what the program computes, so
+   * `optimize` drops it with run-time checks on (with checks off, `dead-ancillas` does). Not
+   * printed.
+   */
+  tableUncompute?: boolean
   body: Stmt[]
 }
 /** `push(stack, x)`: moves x onto the stack and zeroes x. */

@@ -31,6 +31,7 @@ export { exprChildren, stmtExprs, valueReads } from './stmt-exprs.js'
 export {
   optimize,
   PASS_NAMES,
+  CHECKED_PASSES,
   disabledPasses,
   jamLoops,
   unrollLoops,

@@ -25,7 +25,7 @@
  *
  * Exact: an ancilla holds `0 + f(a)`, which is `f(a)` to the last bit, and `a` keeps its value
  * while the loop runs. The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
- * and `dead-ancillas` drops it. The pass runs without run-time checks only, like `tabulate`. Loops
+ * and `dead-ancillas` drops it. The pass runs without run-time checks only. Loops
  * are processed innermost first, so a value invariant in two nested loops climbs out of both
  * (the inner loop's computation is then itself an expression of the outer loop's body).
  */

@@ -3,7 +3,9 @@
  * small module named for what it does, each testable on its own:
  *
  * - `unroll` — short loops with a literal range become copies of their body (always: exact);
- * - `scalar-arrays` — small array ancillas used at literal positions become scalars (checks off);
+ * - `scalar-arrays` — small array ancillas used at literal positions become scalars (always: with
+ *   checks on, the array's deallocation check stays one check over its elements, see
+ *   `DeallocStmt.element`);
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
  *   (checks off; see `interchange.ts` for the dependence test);
@@ -20,7 +22,8 @@
  *   than the table costs (checks off; see `tabulate-sweeps.ts`);
  * - `tabulate` — an expensive pure primitive that a loop applies, in every iteration, to the same
  *   elements of an array it never writes is computed once per element, into a table, before the
- *   loop, when the loop evaluates more than the table costs (checks off; see `tabulate.ts` and
+ *   loop, when the loop evaluates more than the table costs (always: a table read keeps the bounds
+ *   check of the element it replaces, see `IndexExpr.checkedAs`; see `tabulate.ts` and
  *   `tabulate-cost.ts`);
  * - `forward-pure-values` — a pure unary primitive that one loop applies at its index and a later
  *   loop over the same range applies again, to an element nothing changed in between, is kept in
@@ -43,12 +46,12 @@
  *   per pass, the second under the exchanged names, so no value moves at the back edge (checks
  *   off; runs last; see `unroll-swaps.ts`).
  *
- * Those that run only without checks would weaken what a check sees (a float scalar's
- * deallocation has a tolerance where an array's is exact; an uncompute is what a deallocation
- * check verifies).
+ * Those that run only without checks would weaken what a check sees (an uncompute is what a
+ * deallocation check verifies) or change which check fails first, or where (a reordered loop).
+ * Those in `CHECKED_PASSES` run with checks on too.
  */
 import type { CompileOptions, Program } from '../plugin.js'
-import type { FunctionDef } from '../ast.js'
+import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -112,6 +115,17 @@ export const PASS_NAMES = [
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
+ * The passes that run with run-time checks on too: each leaves every check where it was, with the
+ * same condition and the same message (see the module comment).
+ */
+export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
+  'unroll',
+  'scalar-arrays',
+  'hoist-invariants',
+  'tabulate',
+])
+
+/**
  * Passes switched off for the whole process, whatever the options: for A/B comparisons of a
  * pass's effect and for bisecting a miscompile (empty normally). Filled from the environment
  * variable `TENET_DISABLE_PASSES` (comma-separated pass names) where there is one.
@@ -124,6 +138,28 @@ export const disabledPasses: Set<PassName> = new Set(
 )
 
 /**
+ * `body` without the loops that take a `tabulate` table back to zeros before its unchecked
+ * deallocation (`ForStmt.tableUncompute`), at any depth: with run-time checks on, where
+ * `dead-ancillas` does not run, they would evaluate every table value a second time.
+ */
+export function withoutTableUncomputes(body: Stmt[]): Stmt[] {
+  return body
+    .filter((s) => !(s.kind === 'for' && s.tableUncompute))
+    .map((s): Stmt => {
+      switch (s.kind) {
+        case 'if':
+          return { ...s, then: withoutTableUncomputes(s.then), else: withoutTableUncomputes(s.else) }
+        case 'for':
+        case 'while':
+        case 'unchecked':
+          return { ...s, body: withoutTableUncomputes(s.body) } as Stmt
+        default:
+          return s
+      }
+    })
+}
+
+/**
  * Runs the optimisation passes on a checked program and its inverses (every function of both):
  * those that apply under `options` (see the module comment), or only those named in `only`.
  */
@@ -134,13 +170,15 @@ export function optimize(
   only?: readonly PassName[],
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const on = (p: PassName) =>
-    !disabledPasses.has(p) && (only ? only.includes(p) : p === 'unroll' || p === 'hoist-invariants' || !options.checks)
+    !disabledPasses.has(p) && (only ? only.includes(p) : CHECKED_PASSES.has(p) || !options.checks)
   const each = (f: (d: FunctionDef) => FunctionDef) => {
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, f(d)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
   }
   if (on('unroll')) each(unrollLoops)
-  if (on('scalar-arrays')) each(scalarReplaceArrays)
+  // (with checks, the elements' check is the array's only for a tolerance ≥ 0: below it, or NaN,
+  // an array of zeros fails its check where a scalar zero passes, `a === b` in `$near`)
+  if (on('scalar-arrays') && !(options.checks && !(options.tolerance >= 0))) each(scalarReplaceArrays)
   if (on('interchange')) {
     const registry = program.registry
     each((f) => interchangeLoops(f, registry))
@@ -172,6 +210,8 @@ export function optimize(
     const registry = program.registry
     const writes = program.writes
     each((f) => tabulate(f, registry, effectful, writes))
+    // (with checks off `dead-ancillas` drops the tables' uncomputes, see `ForStmt.tableUncompute`)
+    if (options.checks) each((f) => ({ ...f, body: withoutTableUncomputes(f.body) }))
   }
   if (on('forward-pure-values')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])

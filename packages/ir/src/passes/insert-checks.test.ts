@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { hoistBoundsFunction, insertChecks, insertChecksFunction } from './index.js'
+import { hoistBoundsFunction, insertChecks, insertChecksFunction, scalarReplaceArrays } from './index.js'
 
 const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
 /** The printed body of function `name` after the pass (checks on), without the signature. */
@@ -121,6 +121,30 @@ assert loopRange(0 == $start(i) && n == $stop(i) && 1 == $step(i)) else ($start(
   assert outOfBounds($inrange(i, len(b))) else ("b", i, len(b))
   s += a[i] * a[i - 1] + b[i]
 }`,
+    )
+  })
+
+  it("keeps an array's deallocation check, over its elements, where scalar-arrays replaced it by scalars", () => {
+    const p = checked(`fn f(y: f64, x: f64) {
+  t: f64[] <- zeros(2)
+  t[0] += x
+  t[1] += x
+  y += t[0] * t[1]
+  t[1] -= x
+  t[0] -= x
+  t -> zeros(2)
+}`)
+    const f = insertChecksFunction(scalarReplaceArrays(p.functions.get('f')!), p)
+    expect(body(f).split('\n').slice(-3).join('\n')).toBe(
+      `assert deallocArray($near(t$sr0, 0.0) && $near(t$sr1, 0.0)) else ("t", "zeros(2)", 2)
+t$sr0 -> 0.0
+t$sr1 -> 0.0`,
+    )
+    const q = checked(
+      'fn f(y: i32, x: i32) {\n  t: i32[] <- zeros(2)\n  t[1] += x\n  y += t[1]\n  t[1] -= x\n  t -> zeros(2)\n}',
+    )
+    expect(body(insertChecksFunction(scalarReplaceArrays(q.functions.get('f')!), q))).toContain(
+      'assert deallocArray(t$sr0 == 0 && t$sr1 == 0) else ("t", "zeros(2)", 2)',
     )
   })
 

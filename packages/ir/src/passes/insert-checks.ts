@@ -43,6 +43,7 @@ import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { printExpr } from '../printer.js'
 import type { RuntimeCheck } from '../runtime-checks.js'
+import { elementName } from './scalar-arrays.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const bool = (value: boolean): Expr => ({ kind: 'bool', value, type: 'bool' })
@@ -121,14 +122,16 @@ function bounds(e: Expr, out: Stmt[], scope: Scope, mark: boolean, guard?: Expr)
     case 'index': {
       const index = bounds(e.index, out, scope, mark, guard)
       const x: IndexExpr = { ...e, index }
-      if (index.kind === 'var' && scope.proven.get(index.name) === e.array.name) return { ...x, inBounds: true }
+      // (a table read is checked as the read of the array whose values it holds, see `checkedAs`)
+      const array = e.checkedAs ?? e.array
+      if (index.kind === 'var' && scope.proven.get(index.name) === array.name) return { ...x, inBounds: true }
       if (callsHost(index)) return x
-      const ok = inRange(index, e.array)
+      const ok = inRange(index, array)
       out.push(
         assert(
           'outOfBounds',
           guard ? bin('||', not(guard), ok) : ok,
-          [e.array.name, index, call('len', [e.array], 'i32')],
+          [array.name, index, call('len', [array], 'i32')],
           e.loc,
         ),
       )
@@ -260,6 +263,12 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
         out.push(s)
         return
       }
+      if (s.element && t?.kind === 'scalar') {
+        // an element of an array that `scalar-arrays` replaced: the array's check, once, over all elements
+        if (s.element.index === 0) out.push(elementsZero(s.element, t.name, s.value, s.loc, registry))
+        out.push(s)
+        return
+      }
       const value = bounds(s.value, out, scope, true)
       if (t?.kind === 'array' && value.kind === 'call' && value.callee === 'zeros') {
         const n = value.args[0]!
@@ -350,6 +359,28 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       // `@unchecked` (no checks inside), an assert already placed
       out.push(s)
   }
+}
+
+/**
+ * The `deallocArray` assert of an array ancilla that pass `scalar-arrays` replaced by scalars
+ * (see `DeallocStmt.element`): every element within the tolerance of zero (`$near`, float
+ * elements) or exactly zero, with the message of the array's own deallocation.
+ */
+function elementsZero(
+  element: NonNullable<Extract<Stmt, { kind: 'dealloc' }>['element']>,
+  type: string,
+  zero: Expr,
+  loc: Stmt['loc'],
+  registry: Program['registry'],
+): AssertStmt {
+  const ns = registry.findNumberSystem(type)
+  let cond: Expr | undefined
+  for (let k = 0; k < element.length; k++) {
+    const v: VarRef = { kind: 'var', name: elementName(element.array, k), type }
+    const one = ns && !ns.exact ? call('$near', [v, zero], 'bool') : bin('==', v, zero)
+    cond = cond ? bin('&&', cond, one) : one
+  }
+  return assert('deallocArray', cond ?? bool(true), [element.array, element.shown, num(element.length)], loc)
 }
 
 /** What a range expression reads: names, and `len:a` for the length of array `a`. */

@@ -308,11 +308,15 @@ t -> x`)
 })
 
 describe('optimize', () => {
-  it('runs unroll always, and scalar-arrays and dead-ancillas without checks', () => {
+  it('runs unroll and scalar-arrays always, and dead-ancillas without checks', () => {
     const p = checked(pair)
     const inverses = new Map<string, FunctionDef>()
     const on = optimize(p, inverses, { checks: true, tolerance: 1e-8 })
-    expect(body(fn(on.program, 'pair'))).toBe(body(unrollLoops(fn(p, 'pair'))))
+    expect(body(fn(on.program, 'pair'))).toBe(body(scalarReplaceArrays(unrollLoops(fn(p, 'pair')))))
+    expect(body(fn(on.program, 'pair'))).toContain('s -= ')
+    // (a negative tolerance fails an array of zeros, not a scalar zero: the arrays stay)
+    const negative = optimize(p, inverses, { checks: true, tolerance: -1 })
+    expect(body(fn(negative.program, 'pair'))).toContain('dx: f64[] <- zeros(3)')
     const off = optimize(p, inverses, { checks: false, tolerance: 1e-8 })
     expect(body(fn(off.program, 'pair'))).not.toMatch(/dx\[|s -= /)
     const only = optimize(p, inverses, { checks: false, tolerance: 1e-8 }, ['dead-ancillas'])

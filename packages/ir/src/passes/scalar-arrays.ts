@@ -7,11 +7,18 @@
  * elements live in registers. Run `unroll` first: it turns `dx[c]` in a short loop into
  * literal positions.
  *
- * The deallocation check of an array compares exactly with zero, that of a float scalar with the
- * tolerance, so the backends run this pass with run-time checks off only.
+ * With run-time checks on the array's deallocation check stays what it was: each element's
+ * deallocation carries `DeallocStmt.element`, and `insert-checks` places one `deallocArray`
+ * assert on the array's name before the first of them, over every element (float elements within
+ * the tolerance of zero, exact ones exactly: the rule of `$zeros`), instead of one `dealloc`
+ * assert per scalar. The bounds asserts it saves are those of literal positions below the literal
+ * length, which cannot fail; so the pass runs with checks on too (with a tolerance ≥ 0: below it,
+ * or NaN, an array of zeros fails its check where a scalar zero passes, so `optimize` leaves
+ * the arrays).
  */
 import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { walk } from '../check.js'
+import { printExpr } from '../printer.js'
 import { rewriteBlock } from './rewrite.js'
 
 /** Arrays of at most this many elements are replaced by scalars. */
@@ -148,7 +155,16 @@ export function scalarArraysBlock(body: Stmt[]): Stmt[] {
       deallocs: Stmt[] = []
     for (let k = 0; k < n; k++) {
       allocs.push({ kind: 'alloc', name: elementName(a.name, k), value: zero, type, declared: type, ...loc(a) })
-      deallocs.push({ kind: 'dealloc', name: elementName(a.name, k), value: zero, type, declared: type, ...loc(d) })
+      const element = { array: a.name, index: k, length: n, shown: printExpr(d.value) }
+      deallocs.push({
+        kind: 'dealloc',
+        name: elementName(a.name, k),
+        value: zero,
+        type,
+        declared: type,
+        element,
+        ...loc(d),
+      })
     }
     const replaced = rewriteBlock(between, (x) => {
       if (x.kind === 'index' && x.array.name === a.name && x.index.kind === 'num')

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type Expr, type FunctionDef, type Stmt } from '../index.js'
 import { walk } from '../check.js'
-import { optimize, tabulate } from './index.js'
+import { insertChecksFunction, optimize, tabulate } from './index.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
@@ -177,7 +177,7 @@ ${loopOf(loop)}
     ).toBe(true)
   })
 
-  it('runs in `optimize` without run-time checks only', () => {
+  it('runs in `optimize` with run-time checks on too', () => {
     // (with the column stride n, \`interchange\` cannot prove the columns disjoint and leaves the loop)
     const f = fnOf(umm.replaceAll('m * l', 'n * l'))
     const program = {
@@ -192,7 +192,34 @@ ${loopOf(loop)}
         '$tab',
       )
     expect(has(false)).toBe(true)
-    expect(has(true)).toBe(false)
+    expect(has(true)).toBe(true)
+    // with checks on, the tables' uncomputes go (their deallocations are unchecked, nothing reads them after)
+    const text = printFunction(
+      optimize(program, inverses, { checks: true, tolerance: 1e-8 }).program.functions.get('f')!,
+    )
+    expect(text).toMatch(/@unchecked \{\s*l\$tab1 -> zeros\(len\(theta\)\)\s*l\$tab0 -> zeros\(len\(theta\)\)\s*\}/)
+    expect(text).not.toMatch(/-= (cos|sin)\(/)
+    expect(body(tabulate(f, registry))).toMatch(/l\$tab0\[l\$tj\d\] -= cos\(theta\[l\$tj\d\]\)/)
+  })
+
+  it('keeps the bounds check of the element a table read replaces (checks on): the array the program reads, its name', () => {
+    const src = `fn f(y: f64[], x: f64[], theta: f64[], n: i32, m: i32) {
+  for l in 0..n {
+    for j in 0..m {
+      y[j] += x[j] * cos(theta[j])
+    }
+  }
+}`
+    const f = tabulate(fnOf(src), registry)
+    expect(body(f)).toContain('y[j] += x[j] * l$tab0[j]')
+    const program = check(parse(src, []).functions, [], registry)
+    const checked = body(insertChecksFunction(f, { ...program, functions: new Map([['f', f]]) }))
+    // the table read: checked against theta, as the read of theta[k] was; the table's own loops: proven
+    expect(checked).toContain(
+      'assert outOfBounds($inrange(j, len(theta))) else ("theta", j, len(theta))\n      y[j] += x[j] * l$tab0[j]',
+    )
+    expect(checked).not.toContain('l$tab0))')
+    expect(checked).not.toContain('"l$tab0"')
   })
   describe('the cost guard: the tables are built when the loop evaluates more than they cost', () => {
     /** The value of a guard expression (i32/f64 arithmetic, comparisons, f64, max, len). */

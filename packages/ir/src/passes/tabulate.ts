@@ -25,8 +25,12 @@
  * not; distinct names are distinct memory), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
  * table has A's length). The table is built from every element of `A`, each in range, with a
  * primitive that cannot fail. The uncompute sits in `@unchecked` (an infinite or NaN element makes
- * `f − f` NaN), and `dead-ancillas` drops it. The pass runs without run-time checks only: with
- * checks on, a bad index would name the table, not the array the program reads.
+ * `f − f` NaN), and `dead-ancillas` drops it. The pass runs with run-time checks on too: a table
+ * read keeps the bounds check of the element it replaces (`IndexExpr.checkedAs`: the same index
+ * against the array's length, the array's name in the message; a marked bijection call keeps its
+ * arguments, checked as before), and nothing else it adds can fail (the guard's `if` re-evaluates
+ * names the loop does not write: a range the loop writes is not counted, and the loop's own range
+ * fails its `loopRange` check first).
  *
  * When it pays: the table costs len(A) evaluations per execution of the loop; the loop without it
  * makes (trip count) × (evaluations per iteration). The pass tabulates only where each iteration
@@ -486,14 +490,21 @@ export interface TableSpec {
   name: string
 }
 
-/** An element of a table, where it replaces `at` (whose location it keeps). */
+/** Where `at` (a call of a primitive on an element, or the element) reads its element. */
+const elementLoc = (at: Expr | Arg): SourceLocation | undefined =>
+  at.kind === 'call' && at.args[0]?.kind === 'index' ? (at.args[0].loc ?? at.loc) : at.loc
+
+/** An element of a table, where it replaces `at` (at the location of the element `at` reads). */
 export function tableRead(t: TableSpec, index: Expr, at: Expr | Arg, loc: { loc?: SourceLocation }): IndexExpr {
   return {
     kind: 'index',
     array: { kind: 'var', name: t.name, type: { kind: 'array', elem: 'f64' }, ...loc },
     index,
     type: 'f64',
-    ...(at.loc ? { loc: at.loc } : {}),
+    // (its bounds check is the array's: the table has its length; and where the check fails is
+    // where the element was read)
+    checkedAs: t.array,
+    ...(elementLoc(at) ? { loc: elementLoc(at) } : {}),
   }
 }
 
@@ -536,6 +547,7 @@ export function tableStatements(
       step: null,
       inclusive: false,
       body: [{ kind: 'update', op, target: tableRead(t, jv, jv, loc), value, ...(op === '+=' ? init : {}), ...loc }],
+      ...(op === '-=' ? { tableUncompute: true } : {}),
       ...loc,
     })
     build.push(
