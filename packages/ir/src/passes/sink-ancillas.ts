@@ -25,7 +25,7 @@
  * that, so the backends run this pass with checks off only, where the program is assumed valid
  * (an invalid one may compute differently with and without the pass, as with `dead-ancillas`).
  */
-import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
+import type { AllocStmt, Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
@@ -274,43 +274,65 @@ export function restores(body: Stmt[], x: string): boolean {
   return true
 }
 
-/** `body` with the array ancillas that a loop restores on every iteration allocated inside it. */
-export function sinkAncillasBlock(body: Stmt[]): Stmt[] {
+/**
+ * `body` with each ancilla allocated in it (at any depth) that `candidate` accepts moved into the
+ * one loop that uses it between its allocation and deallocation, when that loop's own
+ * expressions (range, condition) do not read it and `sinkable(a, loop, between)` holds (`between`:
+ * the statements from the allocation to the deallocation, excluded). The allocation becomes the
+ * loop body's first statement and the deallocation its last. The shared walk of `sink-ancillas`
+ * (arrays) and `sink-scalars` (scalars).
+ */
+export function sinkIntoLoops(
+  body: Stmt[],
+  candidate: (a: AllocStmt) => boolean,
+  sinkable: (a: AllocStmt, loop: ForStmt | WhileStmt, between: Stmt[]) => boolean,
+): Stmt[] {
   let out = body
   for (let i = 0; i < out.length; i++) {
     const a = out[i]!
-    if (a.kind !== 'alloc' || a.type?.kind !== 'array' || a.value.kind !== 'call' || a.value.callee !== 'zeros')
-      continue
+    if (a.kind !== 'alloc' || !candidate(a)) continue
     const d = out.findIndex((s, k) => k > i && s.kind === 'dealloc' && s.name === a.name)
     if (d < 0) continue
-    const users = []
+    const users: number[] = []
     for (let k = i + 1; k < d; k++) if (mentions(out[k]!, a.name)) users.push(k)
     if (users.length !== 1) continue
     const l = users[0]!
     const loop = out[l]!
     if (loop.kind !== 'for' && loop.kind !== 'while') continue
     if (stmtExprs(loop).some((e) => readNames(e).has(a.name))) continue
-    // the length must be the same in every iteration
-    const length = readNames(a.value)
-    if (loop.kind === 'for' && length.has(loop.variable)) continue
-    if (out.slice(i + 1, d).some((s) => [...writesOf(s)].some((n) => length.has(n)))) continue
-    if (!restores(loop.body, a.name)) continue
+    if (!sinkable(a, loop, out.slice(i + 1, d))) continue
     const sunk = { ...loop, body: [a, ...loop.body, out[d]!] } as Stmt
     out = [...out.slice(0, i), ...out.slice(i + 1, l), sunk, ...out.slice(l + 1, d), ...out.slice(d + 1)]
     i--
   }
+  const inner = (b: Stmt[]) => sinkIntoLoops(b, candidate, sinkable)
   return out.map((s): Stmt => {
     switch (s.kind) {
       case 'if':
-        return { ...s, then: sinkAncillasBlock(s.then), else: sinkAncillasBlock(s.else) }
+        return { ...s, then: inner(s.then), else: inner(s.else) }
       case 'while':
       case 'for':
       case 'unchecked':
-        return { ...s, body: sinkAncillasBlock(s.body) } as Stmt
+        return { ...s, body: inner(s.body) } as Stmt
       default:
         return s
     }
   })
+}
+
+/** `body` with the array ancillas that a loop restores on every iteration allocated inside it. */
+export function sinkAncillasBlock(body: Stmt[]): Stmt[] {
+  return sinkIntoLoops(
+    body,
+    (a) => a.type?.kind === 'array' && a.value.kind === 'call' && a.value.callee === 'zeros',
+    (a, loop, between) => {
+      // the length must be the same in every iteration
+      const length = a.value.kind === 'emptystack' ? new Set<string>() : readNames(a.value)
+      if (loop.kind === 'for' && length.has(loop.variable)) return false
+      if (between.some((s) => [...writesOf(s)].some((n) => length.has(n)))) return false
+      return restores(loop.body, a.name)
+    },
+  )
 }
 
 /** The function with its loop-restored array ancillas allocated per iteration (see the module comment). */

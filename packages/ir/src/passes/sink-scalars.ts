@@ -26,9 +26,8 @@
 import type { Expr, FunctionDef, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import { key } from '../cse.js'
-import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
-import { mentions, writesOf } from './sink-ancillas.js'
+import { sinkIntoLoops, writesOf } from './sink-ancillas.js'
 
 /** The number types whose `0 − e + e` is `0` for every finite `e` (see the module comment). */
 const PLAIN = new Set(['f64', 'f32', 'i32'])
@@ -70,37 +69,11 @@ export function restoredInPairs(body: readonly Stmt[], x: string): boolean {
 
 /** `body` with the scalar ancillas that a loop restores in pairs allocated inside it. */
 export function sinkScalarsBlock(body: Stmt[]): Stmt[] {
-  let out = body
-  for (let i = 0; i < out.length; i++) {
-    const a = out[i]!
-    if (a.kind !== 'alloc' || a.type?.kind !== 'scalar' || !PLAIN.has(a.type.name)) continue
-    if (a.value.kind === 'emptystack' || !zeroLiteral(a.value)) continue
-    const d = out.findIndex((s, k) => k > i && s.kind === 'dealloc' && s.name === a.name)
-    if (d < 0) continue
-    const users: number[] = []
-    for (let k = i + 1; k < d; k++) if (mentions(out[k]!, a.name)) users.push(k)
-    if (users.length !== 1) continue
-    const l = users[0]!
-    const loop = out[l]!
-    if (loop.kind !== 'for' && loop.kind !== 'while') continue
-    if (stmtExprs(loop).some((e) => readNames(e).has(a.name))) continue
-    if (!restoredInPairs(loop.body, a.name)) continue
-    const sunk = { ...loop, body: [a, ...loop.body, out[d]!] } as Stmt
-    out = [...out.slice(0, i), ...out.slice(i + 1, l), sunk, ...out.slice(l + 1, d), ...out.slice(d + 1)]
-    i--
-  }
-  return out.map((s): Stmt => {
-    switch (s.kind) {
-      case 'if':
-        return { ...s, then: sinkScalarsBlock(s.then), else: sinkScalarsBlock(s.else) }
-      case 'while':
-      case 'for':
-      case 'unchecked':
-        return { ...s, body: sinkScalarsBlock(s.body) } as Stmt
-      default:
-        return s
-    }
-  })
+  return sinkIntoLoops(
+    body,
+    (a) => a.type?.kind === 'scalar' && PLAIN.has(a.type.name) && a.value.kind !== 'emptystack' && zeroLiteral(a.value),
+    (a, loop) => restoredInPairs(loop.body, a.name),
+  )
 }
 
 /** The function with its loop-restored scalar ancillas allocated per iteration (see the module comment). */
