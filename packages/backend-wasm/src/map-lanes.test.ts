@@ -373,3 +373,49 @@ fn f(e0: f64, e1: f64, e2: f64, e3: f64, e4: f64, e5: f64, d: f64, u: f64, w: f6
     expect([...unreadElements(plan, elementSpans(plan))].sort()).toEqual(['e0'])
   })
 })
+
+describe('map lanes: an element a[i] the body writes, read by another iteration through a varying index', () => {
+  // a[i] is written (its lane alias, stored after the body); a[x] with x = idx[i] is another
+  // iteration's element: two lanes must not see each other's write early (found by review: the
+  // lanes read a[i + 1] after the partner lane had incremented it)
+  const direct = `
+fn f(a: f64[], b: f64[], idx: i32[], n: i32) {
+  for i in 0..len(a) {
+    a[i] += 1.0
+    x <- idx[i]
+    if (n > 0, ~) { b[i] += a[x] }
+    x -> idx[i]
+  }
+}`
+  const gathered = `
+fn f(a: f64[], b: f64[], idx: i32[], n: i32) {
+  for i in 0..len(a) {
+    a[i] += 1.0
+    x <- idx[i]
+    k <- 0
+    while (k < n, k > 0) { b[i] += a[x + 1] * a[x]; k += 1 }
+    k -> n
+    x -> idx[i]
+  }
+}`
+  const args = (n: number, next: boolean) => () => [
+    Float64Array.from({ length: n }, (_, i) => i * 10),
+    new Float64Array(n),
+    // indices within 0..n - 2, so that a[x + 1] is in range too
+    Int32Array.from({ length: n }, (_, i) => Math.max(0, Math.min(next ? i + 1 : i - 1, n - 2))),
+    2,
+  ]
+  for (const [name, source] of [
+    ['a[x]', direct],
+    ['a[x + 1] * a[x] (a gathered block)', gathered],
+  ] as const)
+    it(`${name}: the lanes are refused and the values are the interpreter's`, () => {
+      const wasm = compile(source, 'wasm')
+      expect(lastMapLanes).toBe(0)
+      const cpu = compile(source, 'cpu')
+      const reference = compile(source, 'interpreter', true)
+      const scalar = compile(source, 'wasm', false, false)
+      for (const n of [2, 3, 7, 8])
+        for (const next of [true, false]) expectSameRuns([reference, cpu, scalar, wasm], args(n, next))
+    })
+})

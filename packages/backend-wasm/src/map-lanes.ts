@@ -453,6 +453,9 @@ export function planMapLanes(variable: string, body: readonly Stmt[], ctx: MapLa
   // (uniform: neither declared nor written in the body)
   const writtenInBody = new Set<string>()
   for (const s of flat) for (const n of writtenNames(s)) writtenInBody.add(n)
+  // an array whose own element (`a[i]`, now its lane alias) the body writes is written: another
+  // lane's read of it through any other index (`a[x]`) must not see it early, or late
+  for (const [array, alias] of elements) if (writtenInBody.has(alias)) writtenInBody.add(array)
   const uniform = (n: string) => !declared.has(n) && !writtenInBody.has(n) && ctx.elem(n) === undefined
   const offsets = blockOffsets(variable, flat, uniform)
   const blockWrites = new Set<string>()

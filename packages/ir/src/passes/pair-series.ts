@@ -185,6 +185,9 @@ function independent(body: Stmt[], v: string, ctx: Context): boolean {
         writes(s.target)
         break
       case 'callstmt':
+        // a call reading tabulated values (`hoist-calls`, `tabulate`) names tables the copies'
+        // renaming does not follow (found by review: an unbound hoisted name): not paired
+        if (s.tabulated?.length) ok = false
         if (s.target === 'function') {
           if (ctx.effectful.has(s.callee)) ok = false
           const w = ctx.program.writes.get(s.callee)

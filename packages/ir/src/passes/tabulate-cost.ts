@@ -94,6 +94,35 @@ function degree(e: Expr, v: string): number {
 }
 
 /**
+ * Whether evaluating `e` can raise no run-time error wherever its names are defined: no element
+ * read (its index may be out of range) and no integer division or remainder by anything but a
+ * non-zero literal.
+ */
+export function cannotFail(e: Expr): boolean {
+  switch (e.kind) {
+    case 'index':
+      return false
+    case 'binary':
+      if (
+        (e.op === '/' || e.op === '%') &&
+        e.type !== 'f64' &&
+        e.type !== 'f32' &&
+        !(e.right.kind === 'num' && e.right.value !== 0)
+      )
+        return false
+      return cannotFail(e.left) && cannotFail(e.right)
+    case 'unary':
+      return cannotFail(e.arg)
+    case 'call':
+      return e.args.every((a) => typeof a !== 'object' || !('kind' in a) || cannotFail(a as Expr))
+    case 'field':
+      return cannotFail(e.target as Expr)
+    default:
+      return true
+  }
+}
+
+/**
  * A lower bound of the trips of a loop with a literal step c, as an f64 expression not clipped
  * at 0: (hi − lo) / |c|, plus 1 / |c| when inclusive (the trips are the ceiling of the first, the
  * floor of (hi − lo) / |c| plus 1 in the second case) — exact for c = ±1, affine in the bounds.
@@ -146,6 +175,10 @@ export function evaluationCount(
   const forCount = (s: ForStmt, around: string | undefined): Expr => {
     const t = trips(s)
     if (!t) return f64(0)
+    // a nested loop's range is evaluated by the guard even where the program never reaches the
+    // loop (an outer range empty): only a range that cannot fail counts (found by review: an
+    // out-of-range `cnt[5]` the program never read failed the guard's bounds check)
+    if (s !== loop && ![t.count, t.first, t.last].every((e) => e === undefined || cannotFail(e))) return f64(0)
     const inner = block(s.body, s.variable)
     if (isZero(inner)) return f64(0)
     if (readNames(inner).has(s.variable)) {
