@@ -1,6 +1,6 @@
 /**
- * (The wasm backend's copy of the cpu backend's `checked-passes.test.ts`: the same programs and
- * errors, without the cpu's generated-code assertions; `optimize` runs the same passes for both,
+ * (The wasm backend's side of the cpu backend's `checked-passes.test.ts`: the same programs, from
+ * `@tenet/testing` (`checked-programs.ts`), and errors, without the cpu's generated-code assertions; `optimize` runs the same passes for both,
  * see `tabulate.test.ts` and `passes.test.ts` of `@tenet/ir` for the IR with checks on.)
  *
  * The passes that run with run-time checks on (`CHECKED_PASSES` of `@tenet/ir`) keep every check:
@@ -13,51 +13,29 @@
  *   check of each angle read stays the angle array's.
  */
 import { describe, expect, it } from 'vitest'
-import { TenetError, createRegistry } from '@tenet/ir'
+import { createRegistry } from '@tenet/ir'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, columnProblems, referenceBackend, runConformance } from '@tenet/testing'
+import {
+  backendUnderTest,
+  columnProblems,
+  pairScratchArgs,
+  pairScratchProgram,
+  raisedError,
+  referenceBackend,
+  runConformance,
+  unitaryMultiplySource,
+} from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const cpu = backendUnderTest(wasmBackend, { checks: true })
 const reference = referenceBackend({ checks: true })
 
-/** `f` with a pair interaction whose scratch `dx` is uncomputed with `undo` (dx[c] -= …). */
-const program = (T: 'f64' | 'f32' | 'i32', undo: string, extra = '') => `
-fn f(a: ${T}[], x: ${T}[], i: i32, j: i32) {
-  dx: ${T}[] <- zeros(3)
-  for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
-  r2: ${T} <- ${T === 'i32' ? '0' : '0.0'}
-  r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-  for c in 0..3 { a[3 * i + c] += r2 * dx[c] }
-  r2 -= dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-  r2 -> ${T === 'i32' ? '0' : '0.0'}
-  for c in 0..3 { dx[c] -= ${undo} }${extra}
-  dx -> zeros(3)
-}`
-
-/** The error a call raises, as code | message | line:column ("no error" when it returns). */
-function failure(f: () => unknown): string {
-  try {
-    f()
-  } catch (e) {
-    if (!TenetError.isInstance(e)) return `not a TenetError: ${String(e)}`
-    const t = e as TenetError
-    return `${t.code} | ${t.message} | ${t.line}:${t.column}`
-  }
-  return 'no error'
-}
-
-const args = (T: 'f64' | 'f32' | 'i32') => {
-  const A = T === 'f64' ? Float64Array : T === 'f32' ? Float32Array : Int32Array
-  return [new A(6), A.from([1, 2, 3, 5, 7, 11]), 0, 1] as const
-}
-
 describe('scalar-arrays with checks on', () => {
   for (const T of ['f64', 'f32', 'i32'] as const) {
     it(`${T}: runs as the reference does when the array is returned to zeros`, () => {
-      const src = program(T, 'x[3 * j + c] - x[3 * i + c]')
-      const want = args(T),
-        got = args(T)
+      const src = pairScratchProgram(T, 'x[3 * j + c] - x[3 * i + c]')
+      const want = pairScratchArgs(T),
+        got = pairScratchArgs(T)
       reference.compile(src).f!(...want)
       cpu.compile(src).f!(...got)
       expect(Array.from(got[0])).toEqual(Array.from(want[0]))
@@ -66,49 +44,30 @@ describe('scalar-arrays with checks on', () => {
 
     it(`${T}: raises the array's deallocation error, as the reference does, when one element is not returned`, () => {
       // only element 1 keeps a value: the per-element check must look at every element
-      const src = program(T, `x[3 * j + c] - x[3 * i + c]`, `\n  dx[1] += ${T === 'i32' ? '1' : '1.0'}`)
-      const want = failure(() => reference.compile(src).f!(...args(T)))
+      const src = pairScratchProgram(T, `x[3 * j + c] - x[3 * i + c]`, `\n  dx[1] += ${T === 'i32' ? '1' : '1.0'}`)
+      const want = raisedError(() => reference.compile(src).f!(...pairScratchArgs(T)))
       expect(want).toMatch(/^runtime\/dealloc \| cannot deallocate `dx`: it holds an array that is not zeros\(3\)/)
-      expect(failure(() => cpu.compile(src).f!(...args(T)))).toBe(want)
+      expect(raisedError(() => cpu.compile(src).f!(...pairScratchArgs(T)))).toBe(want)
     })
   }
 
   it('f64: an element off by more than the tolerance fails, within it passes, as the reference decides', () => {
     for (const off of ['1e-6', '1e-12']) {
-      const src = program('f64', 'x[3 * j + c] - x[3 * i + c]', `\n  dx[2] += ${off}`)
-      const want = failure(() => reference.compile(src).f!(...args('f64')))
+      const src = pairScratchProgram('f64', 'x[3 * j + c] - x[3 * i + c]', `\n  dx[2] += ${off}`)
+      const want = raisedError(() => reference.compile(src).f!(...pairScratchArgs('f64')))
       expect(want).toEqual(off === '1e-6' ? expect.stringMatching(/^runtime\/dealloc/) : 'no error')
-      expect(failure(() => cpu.compile(src).f!(...args('f64')))).toBe(want)
+      expect(raisedError(() => cpu.compile(src).f!(...pairScratchArgs('f64')))).toBe(want)
     }
   })
 
   it('the inverse keeps the check too', () => {
-    const src = program('f64', 'x[3 * j + c] - x[3 * i + c]', '\n  dx[0] += 2.0')
-    const inv = (b: typeof cpu) => failure(() => b.compile(src).f!.inverse!(...args('f64')))
+    const src = pairScratchProgram('f64', 'x[3 * j + c] - x[3 * i + c]', '\n  dx[0] += 2.0')
+    const inv = (b: typeof cpu) => raisedError(() => b.compile(src).f!.inverse!(...pairScratchArgs('f64')))
     const want = inv(reference)
     expect(want).toMatch(/^runtime\/dealloc/)
     expect(inv(cpu)).toBe(want)
   })
 })
-
-/** Paper 000 Listing 14 (the unitary multiply): the same rotations applied to every column. */
-const umm = `fn f(x: f64[], theta: f64[], m: i32, n: i32) {
-  for l in 0..n {
-    k: i32 <- 0
-    for j in 0..m {
-      for i in m - 2..=j by -1 {
-        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-        INC(k)
-      }
-    }
-    k -> len(theta)
-  }
-}
-fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {
-  for l in 0..n {
-    for j in 0..m { y[j + m * l] += x[j + m * l] * cos(theta[j]) }
-  }
-}`
 
 describe('tabulate with checks on', () => {
   const M = 6,
@@ -119,29 +78,41 @@ describe('tabulate with checks on', () => {
   it('computes the reference’s bits', () => {
     const want = [matrix(), angles((M * (M - 1)) / 2), M, N] as const
     const got = [matrix(), angles((M * (M - 1)) / 2), M, N] as const
-    reference.compile(umm).f!(...want)
-    cpu.compile(umm).f!(...got)
+    reference.compile(unitaryMultiplySource).f!(...want)
+    cpu.compile(unitaryMultiplySource).f!(...got)
     expect(Array.from(got[0])).toEqual(Array.from(want[0]))
     const y0 = new Float64Array(M * N),
       y1 = new Float64Array(M * N)
-    reference.compile(umm).g!(y0, matrix(), angles(M), M, N)
-    cpu.compile(umm).g!(y1, matrix(), angles(M), M, N)
+    reference.compile(unitaryMultiplySource).g!(y0, matrix(), angles(M), M, N)
+    cpu.compile(unitaryMultiplySource).g!(y1, matrix(), angles(M), M, N)
     expect(Array.from(y1)).toEqual(Array.from(y0))
   })
 
   it('raises the out-of-bounds error of the angle array, as the reference does, when the angles are too few', () => {
-    const want = failure(() => reference.compile(umm).f!(matrix(), angles((M * (M - 1)) / 2 - 1), M, N))
+    const want = raisedError(() =>
+      reference.compile(unitaryMultiplySource).f!(matrix(), angles((M * (M - 1)) / 2 - 1), M, N),
+    )
     expect(want).toMatch(/^runtime\/out-of-bounds \| .*`theta`/)
-    expect(failure(() => cpu.compile(umm).f!(matrix(), angles((M * (M - 1)) / 2 - 1), M, N))).toBe(want)
-    const wantG = failure(() => reference.compile(umm).g!(new Float64Array(M * N), matrix(), angles(M - 1), M, N))
+    expect(
+      raisedError(() => cpu.compile(unitaryMultiplySource).f!(matrix(), angles((M * (M - 1)) / 2 - 1), M, N)),
+    ).toBe(want)
+    const wantG = raisedError(() =>
+      reference.compile(unitaryMultiplySource).g!(new Float64Array(M * N), matrix(), angles(M - 1), M, N),
+    )
     expect(wantG).toMatch(/^runtime\/out-of-bounds \| .*`theta`/)
-    expect(failure(() => cpu.compile(umm).g!(new Float64Array(M * N), matrix(), angles(M - 1), M, N))).toBe(wantG)
+    expect(
+      raisedError(() => cpu.compile(unitaryMultiplySource).g!(new Float64Array(M * N), matrix(), angles(M - 1), M, N)),
+    ).toBe(wantG)
   })
 
   it('raises the deallocation error of the counter, as the reference does, when the angles are too many', () => {
-    const want = failure(() => reference.compile(umm).f!(matrix(), angles((M * (M - 1)) / 2 + 1), M, N))
+    const want = raisedError(() =>
+      reference.compile(unitaryMultiplySource).f!(matrix(), angles((M * (M - 1)) / 2 + 1), M, N),
+    )
     expect(want).toMatch(/^runtime\/dealloc/)
-    expect(failure(() => cpu.compile(umm).f!(matrix(), angles((M * (M - 1)) / 2 + 1), M, N))).toBe(want)
+    expect(
+      raisedError(() => cpu.compile(unitaryMultiplySource).f!(matrix(), angles((M * (M - 1)) / 2 + 1), M, N)),
+    ).toBe(want)
   })
 })
 

@@ -39,6 +39,13 @@ export {
 } from './finite-difference.js'
 export { collectionsDuring, optimized, optimizeNow } from './collections.js'
 export {
+  pairScratchProgram,
+  pairScratchArgs,
+  unitaryMultiplySource,
+  raisedError,
+  type PairScratchType,
+} from './checked-programs.js'
+export {
   optimiseSource,
   optimisedIr,
   type OptimiseSourceOptions,
