@@ -1,7 +1,8 @@
 /**
  * (The wasm backend's side of the cpu backend's `checked-passes.test.ts`: the same programs, from
  * `@tenet/testing` (`checked-programs.ts`), and errors, without the cpu's generated-code
- * assertions; `optimize` runs the same passes for both, see `tabulate.test.ts` and `passes.test.ts` of `@tenet/ir` for the IR with checks on.)
+ * assertions; `optimize` runs the same passes for both, see `tabulate.test.ts` and
+ * `passes.test.ts` of `@tenet/ir` for the IR with checks on.)
  *
  * The passes that run with run-time checks on (`CHECKED_PASSES` of `@tenet/ir`) keep every check:
  * the same errors (code, message, source location) as the reference interpreter, where it raises
