@@ -23,7 +23,8 @@ export function userNames(message: string): string {
   return message.replace(/\$(?:inl|top|pair)\d+[a-z]?\$/g, '')
 }
 
-function countStatements(body: Stmt[]): number {
+/** The statements of `body`, nested ones included (the size limits of inlining and of `pair-series`). */
+export function countStatements(body: Stmt[]): number {
   let n = 0
   walk(body, () => {
     n++

@@ -95,6 +95,27 @@ export function writtenNames(body: Stmt[], effectful: ReadonlySet<string> = new 
   return safe ? undefined : out
 }
 
+/**
+ * Whether evaluating node `e` itself (its operands aside) may fail or trap: an element read (out of
+ * range), integer division or remainder (by zero), `div`, a conversion to an integer (wasm traps
+ * on NaN and out of range).
+ */
+export function mayFailHere(e: Expr): boolean {
+  switch (e.kind) {
+    case 'index':
+      return true
+    case 'call':
+      return e.callee === 'div' || e.callee === 'i32' || e.callee === 'convert'
+    case 'binary':
+      return (e.op === '/' || e.op === '%') && e.type !== 'f64' && e.type !== 'f32'
+    default:
+      return false
+  }
+}
+
+/** Whether evaluating `e` cannot fail or trap wherever its names are defined (no node of it may, `mayFailHere`). */
+export const cannotFail = (e: Expr): boolean => !mayFailHere(e) && exprChildren(e).every(cannotFail)
+
 /** What the pass knows of one expression node (from its children: one pass, no recursion). */
 interface Info {
   /** Reads nothing the loop writes, calls no host function. */
@@ -157,12 +178,11 @@ function analyse(
         if (e.callee.startsWith('$')) invariant = !(host.seen = true)
         else if (e.callee === 'zeros') invariant = false
         else if (!CHEAP.has(e.callee)) worth = true
-        // integer division and conversion to an integer trap in wasm (by zero; NaN, out of range)
-        if (e.callee === 'div' || e.callee === 'i32' || e.callee === 'convert') partial = true
+        partial ||= mayFailHere(e)
         shape = `${e.callee}()${t}`
         break
       case 'binary':
-        if ((e.op === '/' || e.op === '%') && e.type !== 'f64' && e.type !== 'f32') partial = true
+        partial ||= mayFailHere(e)
         shape = `${e.op}${t}`
         break
       case 'unary':

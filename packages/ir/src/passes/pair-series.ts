@@ -46,8 +46,8 @@
  * entry when one copy's loop is already running, and a check would fail at another point.
  */
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from '../ast.js'
-import { walk } from '../check.js'
-import { inlineCall } from '../inline.js'
+import { rootName, walk } from '../check.js'
+import { countStatements, inlineCall } from '../inline.js'
 import type { Program } from '../plugin.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { effectfulFunctions } from './dead-ancillas.js'
@@ -86,14 +86,6 @@ export const PAIR_SERIES_LANES = 3
  */
 export const PAIR_SERIES_MAX_STATEMENTS = 400
 
-function statementCount(body: Stmt[]): number {
-  let n = 0
-  walk(body, () => {
-    n++
-  })
-  return n
-}
-
 /** What the pass needs of the program: the callees, their written parameters, the bijections' roles. */
 interface Context {
   program: Program
@@ -117,21 +109,6 @@ function boundNames(body: Stmt[]): Set<string> {
   return out
 }
 
-/** The name a dataview writes (its root). */
-function root(a: Arg): string | undefined {
-  switch (a.kind) {
-    case 'var':
-      return a.name
-    case 'index':
-      return a.array.name
-    case 'field':
-    case 'neg':
-      return root(a.target as Arg)
-    default:
-      return undefined
-  }
-}
-
 /**
  * Whether the iterations of the loop over `v` whose (inlined) body is `body` are independent in
  * the sense of the module comment: no effects, no write of an outer variable but elements, every
@@ -142,7 +119,7 @@ function independent(body: Stmt[], v: string, ctx: Context): boolean {
   let ok = true
   const registry = ctx.program.registry
   const writes = (a: Arg): void => {
-    const r = root(a)
+    const r = rootName(a)
     if (r === undefined || local.has(r)) return
     // an outer variable written: only an element (checked at [v] below)
     if (a.kind !== 'index') ok = false
@@ -245,7 +222,7 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   const written = ctx.program.writes.get(call.callee)
   if (!g || !written || ctx.effectful.has(call.callee)) return undefined
   // the while loop is at the top level of the callee's body, which is not too large to copy
-  if (statementCount(g.body) > PAIR_SERIES_MAX_STATEMENTS) return undefined
+  if (countStatements(g.body) > PAIR_SERIES_MAX_STATEMENTS) return undefined
   const at = g.body.findIndex((s) => s.kind === 'while')
   if (at < 0 || callsHost((g.body[at] as WhileStmt).pre)) return undefined
   const n = ctx.counter.n

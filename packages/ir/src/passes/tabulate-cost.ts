@@ -22,6 +22,7 @@
  */
 import type { CallExpr, Expr, ForStmt, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
+import { cannotFail } from './hoist-invariants.js'
 import { rewriteExpr } from './rewrite.js'
 
 const f64 = (value: number): Expr => ({ kind: 'num', value, isFloat: true, type: 'f64' })
@@ -90,35 +91,6 @@ function degree(e: Expr, v: string): number {
       return readNames(e).has(v) ? 2 : 0
     default:
       return readNames(e).has(v) ? 2 : 0
-  }
-}
-
-/**
- * Whether evaluating `e` can raise no run-time error wherever its names are defined: no element
- * read (its index may be out of range) and no integer division or remainder by anything but a
- * non-zero literal.
- */
-export function cannotFail(e: Expr): boolean {
-  switch (e.kind) {
-    case 'index':
-      return false
-    case 'binary':
-      if (
-        (e.op === '/' || e.op === '%') &&
-        e.type !== 'f64' &&
-        e.type !== 'f32' &&
-        !(e.right.kind === 'num' && e.right.value !== 0)
-      )
-        return false
-      return cannotFail(e.left) && cannotFail(e.right)
-    case 'unary':
-      return cannotFail(e.arg)
-    case 'call':
-      return e.args.every((a) => typeof a !== 'object' || !('kind' in a) || cannotFail(a as Expr))
-    case 'field':
-      return cannotFail(e.target as Expr)
-    default:
-      return true
   }
 }
 
