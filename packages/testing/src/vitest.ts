@@ -43,3 +43,4 @@ export function describeConformance(backend: BackendSpec, options: ConformanceOp
   })
   return running
 }
+export { describeCheckedPasses } from './checked-passes.js'
