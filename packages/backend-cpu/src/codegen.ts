@@ -414,7 +414,7 @@ class FunctionEmitter {
           (this.loads?.get(e) ? undefined : this.kept?.get(e.array.name)?.get(key(e.index))?.local)
         if (local) return local
         const a = this.js(e.array.name)
-        let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.name)}]`
+        let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.shown ?? e.array.name)}]`
         const reused = this.loads?.get(e)
         if (reused) code = this.reusedLoad(reused, code)
         return e.type === 'bool' ? `(${code} !== 0)` : code
@@ -651,7 +651,7 @@ class FunctionEmitter {
           return
         }
         const a = this.js(dv.array.name)
-        this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.name)}] = ${value};`)
+        this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${value};`)
         return
       }
       case 'neg':
@@ -977,7 +977,7 @@ class FunctionEmitter {
       }
       case 'pop': {
         const st = this.js(s.stack.name)
-        const site = this.gen.check('emptyStack', s.loc, () => [s.stack.name])
+        const site = this.gen.check('emptyStack', s.loc, () => [s.stack.shown ?? s.stack.name])
         this.line(`if (${st}.length === 0) rt.fail(${site});`)
         this.write(s.value, `${st}.pop()`)
         return

@@ -750,7 +750,7 @@ export class FunctionEmitter {
    * the engine hoists the constant part. The sum wraps in i32 like the plain one, so it is the same
    * address whatever the sign of the base (a memarg offset would not wrap).
    */
-  private address(arrName: string, index: Expr, loc?: SourceLocation, inBounds = false): ElemInfo {
+  private address(arrName: string, index: Expr, loc?: SourceLocation, inBounds = false, shown = arrName): ElemInfo {
     const a = this.array(arrName, loc)
     const el = elemInfo(a.elem, loc)
     if (inBounds) {
@@ -781,7 +781,7 @@ export class FunctionEmitter {
       // made the graph-embedding gradient about 1.6× slower): it records the site, the index and
       // the length in globals and traps; the wrapper turns the trap into the site's error
       this.op(Op.i32_ge_u, Op.if, 0x40)
-      const site = this.ctx.check('outOfBounds', loc, (v, n) => [arrName, v, n])
+      const site = this.ctx.check('outOfBounds', loc, (v, n) => [shown, v, n])
       this.i32(site)
       this.out.byte(Op.global_set).u32(OOB_SITE)
       full()
@@ -843,6 +843,7 @@ export class FunctionEmitter {
         lazy.element.index,
         lazy.element.loc,
         lazy.element.inBounds === true,
+        lazy.element.array.shown,
       )
       this.shared = shared
       this.tee(lazy.addr)
@@ -913,7 +914,7 @@ export class FunctionEmitter {
           return elemInfo(this.array(e.array.name).elem).vt
         }
         const plain = (): ValType => {
-          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true)
+          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true, e.array.shown)
           this.load(el)
           this.boolByte(el)
           return el.vt
@@ -1546,7 +1547,7 @@ export class FunctionEmitter {
       if (held.lazy) held.lazy.dirty = true
       return
     }
-    const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true)
+    const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true, base.array.shown)
     const addr = this.local(I32)
     this.tee(addr)
     if (old) {
@@ -1879,12 +1880,12 @@ export class FunctionEmitter {
   ): void {
     const second = () => {
       this.shared = sb
-      this.address(array, b.index, b.loc, b.inBounds === true)
+      this.address(array, b.index, b.loc, b.inBounds === true, b.array.shown)
       this.op(Op.drop)
     }
     if (this.pairsDown) second()
     this.shared = sa
-    this.address(array, index, a.loc, a.inBounds === true)
+    this.address(array, index, a.loc, a.inBounds === true, a.array.shown)
     if (!this.pairsDown) second()
     this.shared = sa
   }
@@ -2446,10 +2447,16 @@ export class FunctionEmitter {
         this.op(Op.if, 0x40)
         // the address, bounds-checked (unless an assert before the loop checked it) only when
         // the loop runs: a loop of no iterations reads nothing
-        this.address(name, element.index, element.loc ?? s.loc, element.inBounds === true)
+        this.address(name, element.index, element.loc ?? s.loc, element.inBounds === true, element.array.shown)
         this.set(addr)
         if (next) {
-          this.address(name, next.element.index, next.element.loc ?? s.loc, next.element.inBounds === true)
+          this.address(
+            name,
+            next.element.index,
+            next.element.loc ?? s.loc,
+            next.element.inBounds === true,
+            next.element.array.shown,
+          )
           this.op(Op.drop)
         }
         this.get(addr)

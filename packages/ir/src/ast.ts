@@ -43,24 +43,37 @@ interface NodeBase {
 /** Pure expressions. After checking, every expression carries its `type`. */
 export type Expr = NumberLit | BoolLit | VarRef | IndexExpr | FieldExpr | UnaryExpr | BinaryExpr | CallExpr
 
-export interface NumberLit extends NodeBase {
+/**
+ * What an expression that inlining put in place of a callee's parameter remembers of it.
+ */
+export interface Substituted {
+  /**
+   * The callee's parameter, by the name its source wrote: set by inlining on the argument it puts
+   * in the parameter's place. A run-time error raised inside the inlined body prints it
+   * (`printAsWritten` of the printer), so that the message reads as the source its location points into,
+   * as it does where the call is not inlined. Ignored elsewhere (not printed, not compared).
+   */
+  shown?: string
+}
+
+export interface NumberLit extends NodeBase, Substituted {
   kind: 'num'
   value: number
   /** `true` when written with a decimal point or exponent (then always f64). */
   isFloat: boolean
   type?: ScalarTypeName
 }
-export interface BoolLit extends NodeBase {
+export interface BoolLit extends NodeBase, Substituted {
   kind: 'bool'
   value: boolean
   type?: ScalarTypeName
 }
-export interface VarRef extends NodeBase {
+export interface VarRef extends NodeBase, Substituted {
   kind: 'var'
   name: string
   type?: ScalarTypeName | Type
 }
-export interface IndexExpr extends NodeBase {
+export interface IndexExpr extends NodeBase, Substituted {
   kind: 'index'
   array: VarRef
   index: Expr

@@ -40,6 +40,22 @@ function callsFunctions(body: Stmt[]): boolean {
   return calls
 }
 
+/**
+ * Argument `a` where it stands for parameter `name` (`Substituted.shown`: run-time errors print
+ * the name the callee wrote); an expression that cannot carry the name is returned as it is.
+ */
+function shownAs<E extends Expr>(a: E, name: string): E {
+  switch (a.kind) {
+    case 'var':
+    case 'index':
+    case 'num':
+    case 'bool':
+      return { ...a, shown: name }
+    default:
+      return a
+  }
+}
+
 class Substitution {
   constructor(
     private readonly params: Map<string, Arg>,
@@ -57,13 +73,13 @@ class Substitution {
         return e
       case 'var': {
         const a = this.params.get(e.name)
-        if (a) return a as Expr
+        if (a) return shownAs(a as Expr, e.shown ?? e.name)
         return this.renames.has(e.name) ? { ...e, name: this.renames.get(e.name)! } : e
       }
       case 'index': {
         const a = this.params.get(e.array.name)
         const array = a
-          ? (a as Extract<Expr, { kind: 'var' }>)
+          ? shownAs(a as Extract<Expr, { kind: 'var' }>, e.array.shown ?? e.array.name)
           : this.renames.has(e.array.name)
             ? { ...e.array, name: this.renames.get(e.array.name)! }
             : e.array
@@ -290,7 +306,7 @@ export function inlineCall(
       kind: 'unchecked',
       body: [{ kind: 'dealloc', name, value: a as Expr, type, ...(s.loc ? { loc: s.loc } : {}) }],
     })
-    params.set(p.name, { kind: 'var', name, type: p.type.name })
+    params.set(p.name, { kind: 'var', name, type: p.type.name, shown: p.name })
   })
   const renames = new Map<string, string>()
   for (const n of localNames(g.body)) renames.set(n, `${prefix}${n}`)

@@ -51,7 +51,21 @@ function prec(e: Expr | Arg): number {
 
 /** Prints an expression (or a dataview) in Tenet syntax with the fewest parentheses. */
 export function printExpr(e: Expr | Arg): string {
-  const wrap = (x: Expr | Arg, need: boolean) => (need ? `(${printExpr(x)})` : printExpr(x))
+  return print(e, false)
+}
+
+/**
+ * Prints an expression as a run-time error words it: like `printExpr`, except that an argument
+ * that inlining put in place of a callee's parameter prints as that parameter
+ * (`Substituted.shown`), the name the source around the error's location uses.
+ */
+export function printAsWritten(e: Expr | Arg): string {
+  return print(e, true)
+}
+
+function print(e: Expr | Arg, asWritten: boolean): string {
+  const wrap = (x: Expr | Arg, need: boolean) => (need ? `(${print(x, asWritten)})` : print(x, asWritten))
+  if (asWritten && 'shown' in e && e.shown !== undefined) return e.shown
   switch (e.kind) {
     case 'num':
       return numberText(e.value, e.isFloat)
@@ -60,7 +74,7 @@ export function printExpr(e: Expr | Arg): string {
     case 'var':
       return hostName(e.name)
     case 'index':
-      return `${printExpr(e.array)}[${printExpr(e.index)}]`
+      return `${print(e.array, asWritten)}[${print(e.index, asWritten)}]`
     case 'field':
       return `${wrap(e.target, prec(e.target) < ATOM)}.${e.field}`
     case 'neg':
@@ -71,7 +85,7 @@ export function printExpr(e: Expr | Arg): string {
       return `${e.op}${wrap(inner, need)}`
     }
     case 'call':
-      return `${hostName(e.callee)}(${e.args.map(printExpr).join(', ')})`
+      return `${hostName(e.callee)}(${e.args.map((a) => print(a, asWritten)).join(', ')})`
     case 'binary': {
       if (e.op === '**') {
         return `${wrap(e.left, prec(e.left) <= POW)} ** ${wrap(e.right, prec(e.right) < UNARY)}`

@@ -41,7 +41,7 @@
 import type { Arg, AssertStmt, Expr, FunctionDef, IndexExpr, Stmt, VarRef } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
-import { printExpr } from '../printer.js'
+import { printAsWritten } from '../printer.js'
 import type { RuntimeCheck } from '../runtime-checks.js'
 import { elementName } from './scalar-arrays.js'
 
@@ -131,7 +131,7 @@ function bounds(e: Expr, out: Stmt[], scope: Scope, mark: boolean, guard?: Expr)
         assert(
           'outOfBounds',
           guard ? bin('||', not(guard), ok) : ok,
-          [array.name, index, call('len', [array], 'i32')],
+          [array.shown ?? array.name, index, call('len', [array], 'i32')],
           e.loc,
         ),
       )
@@ -226,13 +226,13 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
     case 'update': {
       const { distinct, ...rest } = s
       for (const [a, b] of distinct ?? []) {
-        out.push(...guarded(assert('alias', bin('!=', a, b), [printExpr(a), printExpr(b), a], s.loc), scope))
+        out.push(...guarded(assert('alias', bin('!=', a, b), [printAsWritten(a), printAsWritten(b), a], s.loc), scope))
       }
       const target = boundsOf(s.target, out, scope, true)
       const value = bounds(s.value, out, scope, true)
       const t = (s.target as { type?: string }).type
       if ((s.op === '*=' || s.op === '/=') && t && registry.findNumberSystem(t)?.float) {
-        const shown = `${printExpr(s.target)} ${s.op} ${printExpr(s.value)}`
+        const shown = `${printAsWritten(s.target)} ${s.op} ${printAsWritten(s.value)}`
         out.push(...guarded(assert('zeroFactor', call('$factor', [value], 'bool'), [shown, value], s.loc), scope))
       }
       out.push({ ...rest, target, value })
@@ -241,7 +241,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
     case 'callstmt': {
       const { distinct, ...rest } = s
       for (const [a, b] of distinct ?? []) {
-        out.push(...guarded(assert('alias', bin('!=', a, b), [printExpr(a), printExpr(b), a], s.loc), scope))
+        out.push(...guarded(assert('alias', bin('!=', a, b), [printAsWritten(a), printAsWritten(b), a], s.loc), scope))
       }
       // an index that reads what the call writes back may change before its write-back: such an
       // access is checked before the call but not marked
@@ -273,7 +273,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       if (t?.kind === 'array' && value.kind === 'call' && value.callee === 'zeros') {
         const n = value.args[0]!
         const zeros = call('$zeros', [{ kind: 'var', name: s.name, type: t }, n], 'bool')
-        out.push(assert('deallocArray', zeros, [s.name, printExpr(s.value), n], s.loc))
+        out.push(assert('deallocArray', zeros, [s.name, printAsWritten(s.value), n], s.loc))
       }
       if (t?.kind === 'scalar') {
         const v: VarRef = { kind: 'var', name: s.name, type: t.name, ...(s.loc ? { loc: s.loc } : {}) }
@@ -281,7 +281,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
         const cond = ns && !ns.exact ? call('$near', [v, value], 'bool') : bin('==', v, value)
         // the values the user knows (a ulog value as its real value, not its encoding)
         const real = (x: Expr): Expr => (ns?.toHost ? call('f64', [x], 'f64') : x)
-        out.push(assert('dealloc', cond, [s.name, printExpr(s.value), real(v), real(value)], s.loc))
+        out.push(assert('dealloc', cond, [s.name, printAsWritten(s.value), real(v), real(value)], s.loc))
       }
       out.push({ ...s, value })
       return
@@ -289,7 +289,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
     case 'if': {
       const pre = bounds(s.pre, out, scope, true)
       const post = s.post ?? s.pre
-      const text = printExpr(post)
+      const text = printAsWritten(post)
       const tilde = bool(!s.post)
       const end = (branch: Stmt[], taken: boolean): Stmt[] => [
         ...checkBlock(branch, scope),
@@ -299,11 +299,11 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       return
     }
     case 'while': {
-      out.push(...guarded(assert('postWhileStart', not(s.post), [printExpr(s.post)], s.loc), scope))
+      out.push(...guarded(assert('postWhileStart', not(s.post), [printAsWritten(s.post)], s.loc), scope))
       const pre = bounds(s.pre, out, scope, true)
       const body = [
         ...checkBlock(s.body, scope),
-        ...guarded(assert('postWhileIteration', s.post, [printExpr(s.post)], s.loc), scope),
+        ...guarded(assert('postWhileIteration', s.post, [printAsWritten(s.post)], s.loc), scope),
       ]
       // the condition is evaluated again after each iteration: its accesses are checked there too
       bounds(s.pre, body, scope, false)
@@ -348,7 +348,12 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
         t === 'bool'
           ? not(value as Expr)
           : bin('==', value as Expr, { kind: 'num', value: 0, isFloat: false, type: t ?? 'f64' })
-      out.push(...guarded(assert('popNonzero', cond, [s.stack.name, printExpr(s.value), value as Expr], s.loc), scope))
+      out.push(
+        ...guarded(
+          assert('popNonzero', cond, [s.stack.shown ?? s.stack.name, printAsWritten(s.value), value as Expr], s.loc),
+          scope,
+        ),
+      )
       out.push({ ...s, value })
       return
     }

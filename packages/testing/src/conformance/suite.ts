@@ -21,7 +21,7 @@ import { finiteDifference, relativeError } from '../finite-difference.js'
 import { randomProgram } from '../generate.js'
 import { randomRealArgs, randomRealProgram, type RealProgram } from '../fuzz/typed-program.js'
 import { notApplicable, undeclaredCapabilities, type Capability } from './capabilities.js'
-import { ERROR_CASES } from './error-cases.js'
+import { CALLEE_ERROR_CASES, ERROR_CASES, type ErrorCase } from './error-cases.js'
 import {
   gradientProblems,
   hessianProblems,
@@ -280,7 +280,16 @@ export function conformanceChecks(backend: BackendSpec, options: ConformanceOpti
     noAd,
   )
 
-  // error parity
+  // error parity: the reference's error (code, message, location) from the program under test
+  const parity = (c: ErrorCase): string[] => {
+    if (!checks) return ['compiled with run-time checks off (options.checks)']
+    const want = failure(() => c.call(ref.compile(c.src)))
+    const got = failure(() => c.call(bt.compile(c.src)))
+    const problems: string[] = []
+    if (!/^runtime\//.test(want)) problems.push(`the reference raised ${want}`)
+    if (got !== want) problems.push(`${bt.name} raised ${got}\n${ref.name} raised ${want}`)
+    return problems
+  }
   add('errors', 'every check of the catalog has a case', [], () => {
     const want = Object.keys(RUNTIME_CHECKS).sort(),
       have = Object.keys(ERROR_CASES).sort()
@@ -291,15 +300,17 @@ export function conformanceChecks(backend: BackendSpec, options: ConformanceOpti
       add('errors', `${check}: raised as ${ref.name} raises it`, [], () => [], `not applicable: only ${c.only}`)
       continue
     }
-    add('errors', `${check}: raised as ${ref.name} raises it`, ['checks', 'exceptions', ...(c.needs ?? [])], () => {
-      if (!checks) return ['compiled with run-time checks off (options.checks)']
-      const want = failure(() => c.call(ref.compile(c.src)))
-      const got = failure(() => c.call(bt.compile(c.src)))
-      const problems: string[] = []
-      if (!/^runtime\//.test(want)) problems.push(`the reference raised ${want}`)
-      if (got !== want) problems.push(`${bt.name} raised ${got}\n${ref.name} raised ${want}`)
-      return problems
-    })
+    add('errors', `${check}: raised as ${ref.name} raises it`, ['checks', 'exceptions', ...(c.needs ?? [])], () =>
+      parity(c),
+    )
+  }
+  for (const [name, c] of Object.entries(CALLEE_ERROR_CASES)) {
+    add(
+      'errors',
+      `in a callee, ${name}: raised as ${ref.name} raises it`,
+      ['checks', 'exceptions', ...(c.needs ?? [])],
+      () => parity(c),
+    )
   }
   return out
 }
