@@ -209,7 +209,11 @@ describe('without run-time checks', () => {
   it("names a callee's parameter when an inlined callee's access is out of bounds", () => {
     // the memory guard stays with checks off; the small callee and the once-run callee are
     // inlined, and their errors name the callee's array, where their location points
-    const small = compile('fn inc(v: f64[], k: i32) { v[k] += 1.0 }\nfn f(x: f64[], k: i32) { inc(x, k) }', 'wasm', false)
+    const small = compile(
+      'fn inc(v: f64[], k: i32) { v[k] += 1.0 }\nfn f(x: f64[], k: i32) { inc(x, k) }',
+      'wasm',
+      false,
+    )
     expect(() => small.f!(new Float64Array(3), 5)).toThrow(/index 5 is out of bounds for `v` \(length 3\) \(at 1:28\)/)
     const once = compile(
       'fn acc(v: f64[], s: f64) { for i in 0..4 { s += v[i] } }\nfn f(x: f64[], y: f64) { acc(x, y) }',

@@ -65,4 +65,3 @@ fn top(x: f64[], y: f64[], n: i32) { for r in 0..3 { mid(x, y[r], n) } }`,
     expect(`${printAsWritten(update!.target)} *= ${printAsWritten(update!.value)}`).toBe('w[j] *= a')
   })
 })
-
