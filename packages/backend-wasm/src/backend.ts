@@ -544,7 +544,7 @@ export interface WasmOptions {
    * \`while\` with a condition that differs between iterations, such as a batch of Bessel series)
    * runs four iterations at a time, two pairs of lanes whose series run as one joint loop, so that
    * two chains of dependent divisions are in flight instead of one (default true; see
-   * \`lane-quads.ts\`). Upward loops only. The results are the same bit for bit either way.
+   * \`lane-quads.ts\`). The results are the same bit for bit either way.
    */
   laneQuads?: boolean
 }

@@ -2288,13 +2288,15 @@ export class FunctionEmitter {
       this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
       this.op(Op.br, 1, Op.end)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
-      const pairRangeLoops = this.ctx.pairRangeLoops
+      const pairRangeLoops = this.ctx.pairRangeLoops,
+        quadLoops = this.ctx.laneQuads
       this.guardedCopy = s
       this.loopOf(s, a, b, st, i, stepConst)
       this.guardedCopy = undefined
       this.versioning = true
       ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
       this.ctx.pairRangeLoops = pairRangeLoops
+      this.ctx.laneQuads = quadLoops
       this.op(Op.end)
     } else this.loopOf(s, a, b, st, i, stepConst)
     // the range the loop began with, for the \`loopRange\` assert after it
@@ -2497,12 +2499,15 @@ export class FunctionEmitter {
     const paired = stepConst === 1 && !s.inclusive ? this.loopPairs(s) : null
     // or, a map over independent elements, two iterations at a time in lanes (see \`map-lanes.ts\`)
     const mapped = stepConst === 1 && !s.inclusive && !paired ? this.mapLanes(s) : null
+    // and one whose body runs a series, four at a time first (see \`lane-quads.ts\`)
+    const quads = !!mapped && this.ctx.quads && laneQuads(mapped)
+    if (quads) this.ctx.laneQuads++
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
       this.get(a)
       this.set(i)
       if (paired) this.pairedIterations(s, paired, i, a, b, false)
-      if (mapped && this.ctx.quads && laneQuads(mapped)) this.mapLaneQuads(mapped, i, b)
+      if (quads) this.mapLaneQuads(mapped, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
       loop(
         () => {
@@ -2520,6 +2525,7 @@ export class FunctionEmitter {
       this.get(b)
       this.set(i)
       if (paired) this.pairedIterations(s, paired, i, a, b, true)
+      if (quads) this.mapLaneQuads(mapped, i, a, b, true)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, true)
       if (s.inclusive)
         loop(
@@ -3068,29 +3074,29 @@ export class FunctionEmitter {
   }
 
   /**
-   * Runs the iterations of a map loop four at a time while four are left (upwards from i, every
-   * array they index holding all four elements, no written array overlapping another): two pairs
-   * in two sets of lanes, their series as one joint loop (see \`lane-quads.ts\`), leaving i at the
-   * first iteration not run (the pair loop and the scalar loop run the rest).
+   * Runs the iterations of a map loop four at a time while four are left (every array they index
+   * holding all four elements, no written array overlapping another): two pairs in two sets of
+   * lanes, their series as one joint loop (see \`lane-quads.ts\`), leaving i at the first iteration
+   * not run (the pair loop and the scalar loop run the rest): upwards from i = a, or downwards from
+   * i = b (then i − 4 … i − 1, whose order does not matter: the iterations share nothing written).
    */
-  private mapLaneQuads(plan: MapLanesPlan, i: number, b: number): void {
-    this.ctx.laneQuads++
-    this.mapDown = false
+  private mapLaneQuads(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
+    this.mapDown = down
     const fourLeft = () => {
       this.get(i)
-      this.get(b)
-      this.op(Op.i32_lt_s)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
       this.get(i)
-      this.i32(3)
+      this.i32(down ? -3 : 3)
       this.op(Op.i32_add)
-      this.get(b)
-      this.op(Op.i32_lt_s, Op.i32_and)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s, Op.i32_and)
     }
     this.op(Op.block, 0x40)
     fourLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
-    // every quad in range: 0 ≤ i and b ≤ len (otherwise the pairs and the scalar loop run and fail where they should)
-    this.get(i)
+    // every quad in range: 0 ≤ a and b ≤ len (otherwise the pairs and the scalar loop run and fail where they should)
+    this.get(a)
     this.i32(0)
     this.op(Op.i32_lt_s, Op.br_if, 0)
     for (const el of plan.elements) {
@@ -3103,6 +3109,12 @@ export class FunctionEmitter {
       written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
     )
     this.op(Op.loop, 0x40)
+    if (down) {
+      this.get(i)
+      this.i32(-4)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
     const savedShared = this.shared,
       savedLocals = this.sharedLocals,
       savedLanes = this.laneShared
@@ -3212,10 +3224,12 @@ export class FunctionEmitter {
     this.shared = savedShared
     this.sharedLocals = savedLocals
     this.laneShared = savedLanes
-    this.get(i)
-    this.i32(4)
-    this.op(Op.i32_add)
-    this.set(i)
+    if (!down) {
+      this.get(i)
+      this.i32(4)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
     fourLeft()
     this.op(Op.br_if, 0)
     this.op(Op.end, Op.end)

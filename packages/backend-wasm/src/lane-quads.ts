@@ -32,7 +32,8 @@
  * block elements, gathers or accumulators (whose addressing is per pair); the body has no sin or
  * cos (whose lane pairs a run shares); and some top-level `while` has a varying condition (the
  * series the quads are for). The code generator runs the quads while four iterations are left,
- * then the pair loop and the scalar loop for the rest, upwards only (a downward loop keeps pairs).
+ * then the pair loop and the scalar loop for the rest (upwards or downwards: with nothing written
+ * that two iterations share, their order does not matter).
  */
 import type { Arg, Expr, Stmt } from '@tenet/ir'
 import { stmtExprs } from '@tenet/ir/backend'
