@@ -12,6 +12,7 @@ import {
 import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, ownEntry, passedThrough, returnedParam, thunk } from './codegen.js'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
+import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
@@ -272,6 +273,7 @@ export function compileToWasm(
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   ctx.pairRanges = wasmOptions.pairRanges ?? true
   ctx.quads = wasmOptions.laneQuads ?? true
+  ctx.quadValues = wasmOptions.laneQuadValues ?? LANE_QUADS_MAX_VALUES
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -547,6 +549,12 @@ export interface WasmOptions {
    * \`lane-quads.ts\`). The results are the same bit for bit either way.
    */
   laneQuads?: boolean
+  /**
+   * The most varying names (read or written) a series' \`while\` may touch for lane quads (default
+   * \`LANE_QUADS_MAX_VALUES\`, 6): two copies of the loop must keep their lanes in registers, and
+   * bigger series (the Bessel series' tangent and its adjoint's) ran slower as quads than as pairs.
+   */
+  laneQuadValues?: number
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */

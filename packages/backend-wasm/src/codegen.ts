@@ -66,7 +66,7 @@ import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { LaneMemo } from './lane-memo.js'
-import { laneQuads, touchesVarying, varyingWhile } from './lane-quads.js'
+import { LANE_QUADS_MAX_VALUES, laneQuads, touchesVarying, varyingWhile } from './lane-quads.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
   blockElementPairs,
@@ -262,6 +262,8 @@ export class ModuleContext {
   pairRanges = true
   /** Whether map loops whose body runs a series run two pairs at a time (see \`WasmOptions.laneQuads\`). */
   quads = true
+  /** The most varying names a series of lane quads may touch (see \`WasmOptions.laneQuadValues\`). */
+  quadValues = LANE_QUADS_MAX_VALUES
   /** How many paired loops check their affine indices once before their pairs (a diagnostic). */
   pairRangeLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
@@ -2500,7 +2502,7 @@ export class FunctionEmitter {
     // or, a map over independent elements, two iterations at a time in lanes (see \`map-lanes.ts\`)
     const mapped = stepConst === 1 && !s.inclusive && !paired ? this.mapLanes(s) : null
     // and one whose body runs a series, four at a time first (see \`lane-quads.ts\`)
-    const quads = !!mapped && this.ctx.quads && laneQuads(mapped)
+    const quads = !!mapped && this.ctx.quads && laneQuads(mapped, this.ctx.quadValues)
     if (quads) this.ctx.laneQuads++
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b

@@ -31,13 +31,13 @@
  * allocates itself (so running it once per copy writes nothing twice); the plan has no blocks,
  * block elements, gathers or accumulators (whose addressing is per pair); the body has no sin or
  * cos (whose lane pairs a run shares); and some top-level `while` has a varying condition (the
- * series the quads are for). The code generator runs the quads while four iterations are left,
+ * series the quads are for), touching at most \`LANE_QUADS_MAX_VALUES\` varying names. The code generator runs the quads while four iterations are left,
  * then the pair loop and the scalar loop for the rest (upwards or downwards: with nothing written
  * that two iterations share, their order does not matter).
  */
 import type { Arg, Expr, Stmt } from '@tenet/ir'
 import { stmtExprs } from '@tenet/ir/backend'
-import { type MapLanesPlan, readsVarying, writtenNames } from './map-lanes.js'
+import { type MapLanesPlan, reads, readsVarying, writtenNames } from './map-lanes.js'
 
 /** The top-level statements of a body, \`@unchecked\` blocks opened. */
 function opened(body: readonly Stmt[]): Stmt[] {
@@ -94,8 +94,29 @@ export function varyingWhile(s: Stmt, plan: MapLanesPlan): s is Extract<Stmt, { 
   return s.kind === 'while' && readsVarying(s.pre, plan.varying)
 }
 
+/**
+ * The most varying names (read or written, the loop-uniform counter included) a series' \`while\`
+ * may touch for lane quads: each copy keeps its lanes of them in f64x2 registers while the joint
+ * loop runs, and x64 has 16. The Bessel series touches 6 (its four terms and residues, (z/2)², k);
+ * its tangent, 9 to 11, and the tangent of its adjoint 19, whose quads ran slower than pairs (the
+ * Hessian-vector product of the Bessel batch: 1.07–1.34× the time with quads on every series).
+ */
+export const LANE_QUADS_MAX_VALUES = 6
+
+/** How many varying names a \`while\` reads or writes, nested statements included. */
+export function whileValues(s: Stmt, plan: MapLanesPlan): number {
+  const names = new Set<string>()
+  nested([s], (x) => {
+    for (const e of stmtExprs(x)) reads(e, names)
+    for (const n of writtenNames(x)) names.add(n)
+  })
+  let count = 0
+  for (const n of names) if (plan.varying.has(n)) count++
+  return count
+}
+
 /** Whether a map-lanes plan runs two pairs at a time with joint series (see the module comment). */
-export function laneQuads(plan: MapLanesPlan): boolean {
+export function laneQuads(plan: MapLanesPlan, maxValues = LANE_QUADS_MAX_VALUES): boolean {
   if (
     plan.blocks.length ||
     plan.blockElements.length ||
@@ -111,6 +132,8 @@ export function laneQuads(plan: MapLanesPlan): boolean {
   if (trig) return false
   const top = opened(plan.body)
   if (!top.some((s) => varyingWhile(s, plan))) return false
+  // (few enough lane values for two copies of the loop to stay in registers)
+  for (const s of top) if (varyingWhile(s, plan) && whileValues(s, plan) > maxValues) return false
   for (const s of top) {
     if (!touchesVarying(s, plan)) continue
     // the names it allocates inside itself (each emission has its own)
