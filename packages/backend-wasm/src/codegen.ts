@@ -94,6 +94,16 @@ import type { Ex } from './math/builder.js'
 type PairedLoop = LoopPairs & { range: RangeVersion | null }
 
 /**
+ * One copy of a pair's code in lane quads (see \`mapLaneQuads\`): its lanes by name, and its own
+ * shared values (scalar and in lanes), so that neither copy reads what the other computed.
+ */
+interface LaneCopy {
+  lanes: Map<string, { local: number; type: LaneType }>
+  locals: Map<Shared, [number, ValType]>
+  laneValues: Map<Shared, [number, 'f64' | 'i32' | 'mask']>
+}
+
+/**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
  * holds it and the element after it (lanes 0 and 1), so that lane pairs use the two as one value.
  */
@@ -3132,7 +3142,7 @@ export class FunctionEmitter {
         else m.set(k, [f])
       }
       // each copy: its lanes (elements i + 2c and i + 2c + 1), and its own shared values
-      const copies = [0, 1].map((c) => {
+      const copies = [0, 1].map((c): LaneCopy => {
         const lanes = new Map<string, { local: number; type: LaneType }>()
         for (const el of plan.elements) {
           const arr = this.array(el.array)
@@ -3177,7 +3187,7 @@ export class FunctionEmitter {
           laneValues: new Map<Shared, [number, 'f64' | 'i32' | 'mask']>(),
         }
       })
-      const use = (c: (typeof copies)[number]) => {
+      const use = (c: LaneCopy) => {
         this.lanesOf = c.lanes
         this.sharedLocals = c.locals
         this.laneShared = c.laneValues
@@ -3281,8 +3291,8 @@ export class FunctionEmitter {
   private jointWhile(
     s: Extract<Stmt, { kind: 'while' }>,
     plan: MapLanesPlan,
-    copies: Array<{ lanes: Map<string, { local: number; type: LaneType }> }>,
-    use: (c: never) => void,
+    copies: LaneCopy[],
+    use: (c: LaneCopy) => void,
   ): void {
     const after = readAfter(plan, s)
     const names = [...loopUniform(plan, s)]
@@ -3291,7 +3301,7 @@ export class FunctionEmitter {
       ? { ...plan, varying: new Map([...plan.varying].filter(([n]) => !isUniform.has(n))) }
       : plan
     const state = copies.map((c) => {
-      use(c as never)
+      use(c)
       const act = this.local(V128)
       this.allLanes()
       this.set(act)
@@ -3320,7 +3330,7 @@ export class FunctionEmitter {
     })
     // each copy's loop-uniform names as its scalars while its code is emitted
     const enter = (st: (typeof state)[number]) => {
-      use(st.copy as never)
+      use(st.copy)
       for (const u of st.uniform) this.names.set(u.name, { kind: 'scalar', local: u.scalar, type: u.v.type })
     }
     this.planOf = inner
@@ -3359,7 +3369,7 @@ export class FunctionEmitter {
     this.op(Op.br, 0, Op.end, Op.end)
     this.planOf = plan
     for (const st of state) {
-      use(st.copy as never)
+      use(st.copy)
       for (const u of st.uniform) {
         this.names.delete(u.name)
         st.copy.lanes.set(u.name, u.v)
