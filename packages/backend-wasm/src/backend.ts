@@ -12,6 +12,7 @@ import {
 import { hoistBounds, inlineSmallCalls, insertChecks, optimize } from '@tenet/ir/backend'
 import { FunctionEmitter, ModuleContext, elemInfo, ownEntry, passedThrough, returnedParam, thunk } from './codegen.js'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
+import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
@@ -271,6 +272,8 @@ export function compileToWasm(
   ctx.twins = wasmOptions.twins ?? false
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   ctx.pairRanges = wasmOptions.pairRanges ?? true
+  ctx.quads = wasmOptions.laneQuads ?? true
+  ctx.quadValues = wasmOptions.laneQuadValues ?? LANE_QUADS_MAX_VALUES
   const fns = [...program.functions.values()]
   // what is this program's own in the memory it shares: the record of an out-of-range access
   // (its globals, below), its resident blocks, and its results area when the shared one is too small
@@ -384,6 +387,7 @@ export function compileToWasm(
     lanePairs: ctx.lanePairs,
     runElements: ctx.runElements,
     mapLanes: ctx.mapLanes,
+    laneQuads: ctx.laneQuads,
     blockPairs: ctx.blockPairs,
     gatheredBlocks: ctx.gatheredBlocks,
     laneSincosReused: ctx.laneSincosReused,
@@ -460,6 +464,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly runElements: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
   readonly mapLanes: number
+  /** How many of those map loops run two pairs at a time, their series as one joint loop, in all functions and inverses (see \`lane-quads.ts\`; a diagnostic). */
+  readonly laneQuads: number
   /** How many pairs of adjacent block elements map loops load and store as whole v128s, in all functions and inverses (see \`blockElementPairs\` in \`map-lanes.ts\`; a diagnostic). */
   readonly blockPairs: number
   /** How many gathered blocks (reads \`a[x + c]\` through a varying offset x of a map body, see \`gatheredBlocks\` in \`map-lanes.ts\`) map loops read from their lanes' bases, in all functions and inverses (a diagnostic). */
@@ -535,6 +541,20 @@ export interface WasmOptions {
    * stop one iteration earlier).
    */
   pairRanges?: boolean
+  /**
+   * Without run-time checks, with SIMD: whether a map loop in lanes whose body runs a series (a
+   * \`while\` with a condition that differs between iterations, such as a batch of Bessel series)
+   * runs four iterations at a time, two pairs of lanes whose series run as one joint loop, so that
+   * two chains of dependent divisions are in flight instead of one (default true; see
+   * \`lane-quads.ts\`). The results are the same bit for bit either way.
+   */
+  laneQuads?: boolean
+  /**
+   * The most varying names (read or written) a series' \`while\` may touch for lane quads (default
+   * \`LANE_QUADS_MAX_VALUES\`, 6): two copies of the loop must keep their lanes in registers, and
+   * bigger series (the Bessel series' tangent and its adjoint's) ran slower as quads than as pairs.
+   */
+  laneQuadValues?: number
 }
 
 /** A wasm backend plugin with these options (`wasmBackend` is the one with the defaults). */

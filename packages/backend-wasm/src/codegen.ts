@@ -66,6 +66,7 @@ import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { LaneMemo } from './lane-memo.js'
+import { LANE_QUADS_MAX_VALUES, laneQuads, touchesVarying, varyingWhile } from './lane-quads.js'
 import { scheduleTwins, twinLocals, type TwinLocal } from './twins.js'
 import {
   blockElementPairs,
@@ -91,6 +92,16 @@ import type { Ex } from './math/builder.js'
  * iterations run without guards where the loop's own body still has them (null for none).
  */
 type PairedLoop = LoopPairs & { range: RangeVersion | null }
+
+/**
+ * One copy of a pair's code in lane quads (see \`mapLaneQuads\`): its lanes by name, and its own
+ * shared values (scalar and in lanes), so that neither copy reads what the other computed.
+ */
+interface LaneCopy {
+  lanes: Map<string, { local: number; type: LaneType }>
+  locals: Map<Shared, [number, ValType]>
+  laneValues: Map<Shared, [number, 'f64' | 'i32' | 'mask']>
+}
 
 /**
  * An array element a loop holds in a local: its own (lane −1) or one lane of an f64x2 local that
@@ -237,6 +248,8 @@ export class ModuleContext {
   runElements = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
+  /** How many of those run two pairs at a time, their series as one joint loop (see \`lane-quads.ts\`; a diagnostic). */
+  laneQuads = 0
   /** How many pairs of adjacent block elements of map loops load and store as whole v128s (see \`blockElementPairs\`; a diagnostic). */
   blockPairs = 0
   /** Gathered blocks whose lanes' bases map loops compute (see \`gatheredBlocks\` in \`map-lanes.ts\`). */
@@ -257,6 +270,10 @@ export class ModuleContext {
   rangeVersionLoops = 0
   /** Whether paired loops check their guarded affine indices once and run their pairs unguarded (see \`loopPairs\`). */
   pairRanges = true
+  /** Whether map loops whose body runs a series run two pairs at a time (see \`WasmOptions.laneQuads\`). */
+  quads = true
+  /** The most varying names a series of lane quads may touch (see \`WasmOptions.laneQuadValues\`). */
+  quadValues = LANE_QUADS_MAX_VALUES
   /** How many paired loops check their affine indices once before their pairs (a diagnostic). */
   pairRangeLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
@@ -2284,13 +2301,15 @@ export class FunctionEmitter {
       this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
       this.op(Op.br, 1, Op.end)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
-      const pairRangeLoops = this.ctx.pairRangeLoops
+      const pairRangeLoops = this.ctx.pairRangeLoops,
+        quadLoops = this.ctx.laneQuads
       this.guardedCopy = s
       this.loopOf(s, a, b, st, i, stepConst)
       this.guardedCopy = undefined
       this.versioning = true
       ;[this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] = counts
       this.ctx.pairRangeLoops = pairRangeLoops
+      this.ctx.laneQuads = quadLoops
       this.op(Op.end)
     } else this.loopOf(s, a, b, st, i, stepConst)
     // the range the loop began with, for the \`loopRange\` assert after it
@@ -2499,11 +2518,15 @@ export class FunctionEmitter {
     const paired = stepConst === 1 && !s.inclusive ? this.loopPairs(s) : null
     // or, a map over independent elements, two iterations at a time in lanes (see \`map-lanes.ts\`)
     const mapped = stepConst === 1 && !s.inclusive && !paired ? this.mapLanes(s) : null
+    // and one whose body runs a series, four at a time first (see \`lane-quads.ts\`)
+    const quads = !!mapped && this.ctx.quads && laneQuads(mapped, this.ctx.quadValues)
+    if (quads) this.ctx.laneQuads++
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
       this.get(a)
       this.set(i)
       if (paired) this.pairedIterations(s, paired, i, a, b, false)
+      if (quads) this.mapLaneQuads(mapped, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
       loop(
         () => {
@@ -2521,6 +2544,7 @@ export class FunctionEmitter {
       this.get(b)
       this.set(i)
       if (paired) this.pairedIterations(s, paired, i, a, b, true)
+      if (quads) this.mapLaneQuads(mapped, i, a, b, true)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, true)
       if (s.inclusive)
         loop(
@@ -3069,6 +3093,302 @@ export class FunctionEmitter {
   }
 
   /**
+   * Runs the iterations of a map loop four at a time while four are left (every array they index
+   * holding all four elements, no written array overlapping another): two pairs in two sets of
+   * lanes, their series as one joint loop (see \`lane-quads.ts\`), leaving i at the first iteration
+   * not run (the pair loop and the scalar loop run the rest): upwards from i = a, or downwards from
+   * i = b (then i − 4 … i − 1, whose order does not matter: the iterations share nothing written).
+   */
+  private mapLaneQuads(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
+    this.mapDown = down
+    const fourLeft = () => {
+      this.get(i)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
+      this.get(i)
+      this.i32(down ? -3 : 3)
+      this.op(Op.i32_add)
+      this.get(down ? a : b)
+      this.op(down ? Op.i32_gt_s : Op.i32_lt_s, Op.i32_and)
+    }
+    this.op(Op.block, 0x40)
+    fourLeft()
+    this.op(Op.i32_eqz, Op.br_if, 0)
+    // every quad in range: 0 ≤ a and b ≤ len (otherwise the pairs and the scalar loop run and fail where they should)
+    this.get(a)
+    this.i32(0)
+    this.op(Op.i32_lt_s, Op.br_if, 0)
+    for (const el of plan.elements) {
+      this.get(b)
+      this.get(this.array(el.array).len)
+      this.op(Op.i32_gt_s, Op.br_if, 0)
+    }
+    const written = plan.elements.filter((el) => el.written).map((el) => el.array)
+    this.breakIfAnyOverlapping(
+      written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
+    )
+    this.op(Op.loop, 0x40)
+    if (down) {
+      this.get(i)
+      this.i32(-4)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    const savedShared = this.shared,
+      savedLocals = this.sharedLocals,
+      savedLanes = this.laneShared
+    this.shared = undefined
+    this.scoped(() => {
+      const spans = elementSpans(plan)
+      const unread = unreadElements(plan, spans)
+      const loadsAt = new Map<number, Array<() => void>>(),
+        storesAt = new Map<number, Array<() => void>>()
+      const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
+        const fs = m.get(k)
+        if (fs) fs.push(f)
+        else m.set(k, [f])
+      }
+      // each copy: its lanes (elements i + 2c and i + 2c + 1), and its own shared values
+      const copies = [0, 1].map((c): LaneCopy => {
+        const lanes = new Map<string, { local: number; type: LaneType }>()
+        for (const el of plan.elements) {
+          const arr = this.array(el.array)
+          const addr = this.local(I32),
+            v = this.local(V128)
+          this.get(arr.ptr)
+          this.get(i)
+          if (c) {
+            this.i32(2 * c)
+            this.op(Op.i32_add)
+          }
+          this.i32(el.elem === 'f64' ? 3 : 2)
+          this.op(Op.i32_shl, Op.i32_add)
+          this.set(addr)
+          const span = spans.get(el.alias)
+          if (span) {
+            if (!unread.has(el.alias)) at(loadsAt, span.first, () => this.laneElementLoad(el.elem, addr, v))
+            if (el.written && span.last >= 0) at(storesAt, span.last, () => this.laneElementStore(el.elem, addr, v))
+          }
+          lanes.set(el.alias, { local: v, type: el.elem })
+        }
+        if (plan.varying.has(plan.variable)) {
+          const v = this.local(V128)
+          for (const lane of [0, 1]) {
+            this.get(i)
+            if (2 * c + lane) {
+              this.i32(2 * c + lane)
+              this.op(Op.i32_add)
+            }
+            this.op(Op.i64_extend_i32_s)
+            if (lane) {
+              this.simd(OpFd.i64x2_replace_lane)
+              this.out.byte(1)
+            } else this.simd(OpFd.i64x2_splat)
+          }
+          this.set(v)
+          lanes.set(plan.variable, { local: v, type: 'i32' })
+        }
+        return {
+          lanes,
+          locals: new Map<Shared, [number, ValType]>(),
+          laneValues: new Map<Shared, [number, 'f64' | 'i32' | 'mask']>(),
+        }
+      })
+      const use = (c: LaneCopy) => {
+        this.lanesOf = c.lanes
+        this.sharedLocals = c.locals
+        this.laneShared = c.laneValues
+      }
+      use(copies[0]!)
+      // (no lane memo: a copy must not read the values the other computed)
+      this.laneMemo = undefined
+      this.laneMask = undefined
+      this.blendMask = undefined
+      const top = new Map<Stmt, number>()
+      const mark = (x: Stmt, k: number): void => {
+        top.set(x, k)
+        if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
+      }
+      plan.body.forEach(mark)
+      let reached = -1
+      const reach = (k: number) => {
+        for (; reached < k; reached++) {
+          if (reached >= 0) for (const f of storesAt.get(reached) ?? []) f()
+          for (const f of loadsAt.get(reached + 1) ?? []) f()
+        }
+      }
+      try {
+        this.laneRuns(plan.body, (s) => {
+          reach(top.get(s)!)
+          this.planOf = plan
+          if (!touchesVarying(s, plan)) {
+            // once, for the four lanes
+            use(copies[0]!)
+            this.vstmtCode(s, plan)
+          } else if (varyingWhile(s, plan)) this.jointWhile(s, plan, copies, use)
+          else
+            for (const c of copies) {
+              use(c)
+              this.vstmtCode(s, plan)
+            }
+        })
+        this.shared = undefined
+        use(copies[0]!)
+        reach(plan.body.length)
+      } finally {
+        this.lanesOf = undefined
+        this.gathered.clear()
+      }
+    })
+    this.shared = savedShared
+    this.sharedLocals = savedLocals
+    this.laneShared = savedLanes
+    if (!down) {
+      this.get(i)
+      this.i32(4)
+      this.op(Op.i32_add)
+      this.set(i)
+    }
+    fourLeft()
+    this.op(Op.br_if, 0)
+    this.op(Op.end, Op.end)
+  }
+
+  /** Loads both lanes of a map loop's element at \`addr\` into the local \`v\` (f64, or i32 sign-extended in i64 lanes). */
+  private laneElementLoad(elem: LaneType, addr: number, v: number): void {
+    this.get(addr)
+    if (elem === 'f64') {
+      this.simd(OpFd.v128_load)
+      this.out.u32(3).u32(0)
+    } else {
+      this.simd(OpFd.i64x2_load32x2_s)
+      this.out.u32(2).u32(0)
+    }
+    this.set(v)
+  }
+
+  /** Stores both lanes of the local \`v\` to a map loop's element at \`addr\` (see \`laneElementLoad\`). */
+  private laneElementStore(elem: LaneType, addr: number, v: number): void {
+    if (elem === 'f64') {
+      this.get(addr)
+      this.get(v)
+      this.simd(OpFd.v128_store)
+      this.out.u32(3).u32(0)
+      return
+    }
+    for (const lane of [0, 1]) {
+      this.get(addr)
+      this.get(v)
+      this.simd(OpFd.i64x2_extract_lane)
+      this.out.byte(lane)
+      this.op(Op.i32_wrap_i64)
+      this.out
+        .byte(Op.i32_store)
+        .u32(2)
+        .u32(4 * lane)
+    }
+  }
+
+  /**
+   * A top-level varying \`while\` of lane quads: the two copies' loops as one (see \`lane-quads.ts\`).
+   * Each copy keeps what the pair loop keeps (its lanes still running, its loop-uniform scalars,
+   * the frozen copies of what the loop carries); an iteration runs the body of each copy with a
+   * lane still running, under that copy's mask, and the loop ends when no lane of either runs.
+   */
+  private jointWhile(
+    s: Extract<Stmt, { kind: 'while' }>,
+    plan: MapLanesPlan,
+    copies: LaneCopy[],
+    use: (c: LaneCopy) => void,
+  ): void {
+    const after = readAfter(plan, s)
+    const names = [...loopUniform(plan, s)]
+    const isUniform = new Set(names)
+    const inner: MapLanesPlan = isUniform.size
+      ? { ...plan, varying: new Map([...plan.varying].filter(([n]) => !isUniform.has(n))) }
+      : plan
+    const state = copies.map((c) => {
+      use(c)
+      const act = this.local(V128)
+      this.allLanes()
+      this.set(act)
+      const uniform = names.map((n) => {
+        const v = c.lanes.get(n)!
+        const scalar = this.local(v.type === 'f64' ? F64 : I32)
+        this.get(v.local)
+        if (v.type === 'f64') this.simd(OpFd.f64x2_extract_lane)
+        else this.simd(OpFd.i64x2_extract_lane)
+        this.out.byte(0)
+        if (v.type === 'i32') this.op(Op.i32_wrap_i64)
+        this.set(scalar)
+        return { name: n, v, scalar }
+      })
+      if (uniform.length) this.ctx.loopUniform += uniform.length
+      const carried = [...writtenNames(s)].flatMap((n) => {
+        const v = c.lanes.get(n)
+        if (!v || (after && !after.has(n))) return []
+        const frozen = this.local(V128)
+        this.get(v.local)
+        this.set(frozen)
+        return [[v.local, frozen, uniform.find((u) => u.name === n)] as const]
+      })
+      for (const u of uniform) c.lanes.delete(u.name)
+      return { copy: c, act, runs: this.local(I32), uniform, carried }
+    })
+    // each copy's loop-uniform names as its scalars while its code is emitted
+    const enter = (st: (typeof state)[number]) => {
+      use(st.copy)
+      for (const u of st.uniform) this.names.set(u.name, { kind: 'scalar', local: u.scalar, type: u.v.type })
+    }
+    this.planOf = inner
+    this.op(Op.block, 0x40, Op.loop, 0x40)
+    for (const st of state) {
+      enter(st)
+      this.get(st.act)
+      this.vmask(s.pre)
+      this.simd(OpFd.v128_and)
+      this.tee(st.act)
+      this.simd(OpFd.v128_any_true)
+      this.set(st.runs)
+    }
+    this.get(state[0]!.runs)
+    this.get(state[1]!.runs)
+    this.op(Op.i32_or, Op.i32_eqz, Op.br_if, 1)
+    for (const st of state) {
+      enter(st)
+      this.get(st.runs)
+      this.op(Op.if, 0x40)
+      this.laneMask = st.act
+      this.blendMask = undefined
+      this.scoped(() => this.block(s.body))
+      this.laneMask = undefined
+      // the lanes that ran this iteration keep what it computed
+      for (const [v, frozen, u] of st.carried) {
+        if (u) this.splatScalar(u.scalar, u.v.type)
+        else this.get(v)
+        this.get(frozen)
+        this.get(st.act)
+        this.simd(OpFd.v128_bitselect)
+        this.set(frozen)
+      }
+      this.op(Op.end)
+    }
+    this.op(Op.br, 0, Op.end, Op.end)
+    this.planOf = plan
+    for (const st of state) {
+      use(st.copy)
+      for (const u of st.uniform) {
+        this.names.delete(u.name)
+        st.copy.lanes.set(u.name, u.v)
+      }
+      for (const [v, frozen] of st.carried) {
+        this.get(frozen)
+        this.set(v)
+      }
+    }
+  }
+
+  /**
    * Loads elements c and c + 1 of a pair's two blocks (at byte addresses b0 and b1) into the
    * f64x2 locals v (element c of both blocks) and w (element c + 1): one v128 load per block and
    * two shuffles, instead of a load and a lane insert per element and block.
@@ -3537,8 +3857,8 @@ export class FunctionEmitter {
     )
   }
 
-  /** The lanes of the shared subexpressions already computed (see \`vexpr\`). */
-  private readonly laneShared = new Map<Shared, [number, 'f64' | 'i32' | 'mask']>()
+  /** The lanes of the shared subexpressions already computed (see \`vexpr\`; one map per copy of lane quads). */
+  private laneShared = new Map<Shared, [number, 'f64' | 'i32' | 'mask']>()
 
   /** The sin/cos calls of the lanes run being emitted that one \`__sincos_f64x2\` computes (see \`laneRuns\`). */
   private laneSincos: Map<Expr, SincosPair> | undefined

@@ -3,13 +3,15 @@ import { expect } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { createWasmBackend, type WasmProgram } from './index.js'
+import { createWasmBackend, type WasmOptions, type WasmProgram } from './index.js'
 import type { MathChoice } from './math/index.js'
 
 /** Lane pairs emitted by the last wasm compilation of `compile`. */
 export let lastPairs = -1
 /** Map loops run in lanes by the last wasm compilation of `compile`. */
 export let lastMapLanes = -1
+/** Map loops run two pairs at a time (lane quads) by the last wasm compilation of `compile`. */
+export let lastLaneQuads = -1
 /** Elements runs keep in locals in the last wasm compilation of `compile`. */
 export let lastRunElements = -1
 /** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
@@ -26,14 +28,22 @@ export let lastLaneValuesReused = -1
 export let lastRoutines: readonly string[] = []
 
 /** Compiles `text` for a backend ('wasm' with or without SIMD, and a math choice, 'cpu' or 'interpreter'), recording `lastPairs`. */
-export const compile = (text: string, backend: string, checks = false, simd = true, math?: MathChoice) => {
-  const spec = createWasmBackend({ simd, ...(math ? { math } : {}) })
+export const compile = (
+  text: string,
+  backend: string,
+  checks = false,
+  simd = true,
+  math?: MathChoice,
+  options: WasmOptions = {},
+) => {
+  const spec = createWasmBackend({ ...options, simd, ...(math ? { math } : {}) })
   const wasm = {
     ...spec,
     doCompile: (...a: Parameters<typeof spec.doCompile>) => {
       const p = spec.doCompile(...a) as WasmProgram
       lastPairs = p.lanePairs
       lastMapLanes = p.mapLanes
+      lastLaneQuads = p.laneQuads
       lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
       lastBlockPairs = p.blockPairs
