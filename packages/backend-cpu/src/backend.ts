@@ -7,7 +7,15 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { disabledPasses, hoistBounds, inlineSmallCalls, insertChecks, optimize, pairSeries } from '@tenet/ir/backend'
+import {
+  disabledPasses,
+  hoistBounds,
+  inlineSmallCalls,
+  insertChecks,
+  optimize,
+  pairSeries,
+  unrollCheckedSwaps,
+} from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 import { overwrittenScratch } from './overwritten.js'
 
@@ -25,7 +33,9 @@ export function compileToJs(
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
-  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
+  const bounded = hoistBounds(asserted.program, asserted.inverses, options)
+  // (with checks on, pass `unroll-swaps` runs here, on the asserts: see `unrollCheckedSwaps`)
+  const { program, inverses } = unrollCheckedSwaps(bounded.program, bounded.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

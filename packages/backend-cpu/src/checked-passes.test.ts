@@ -7,11 +7,12 @@
  * - `scalar-arrays`: a small array ancilla used at literal positions becomes scalars, and its
  *   deallocation check stays the array's (`deallocArray`, one check over every element);
  * - `tabulate`: a table of cos θ and sin θ replaces the rotations' evaluations, and the bounds
- *   check of each angle read stays the angle array's.
+ *   check of each angle read stays the angle array's;
+ * - `unroll-swaps`: a swap loop runs two iterations per pass, each with its post-condition check.
  */
 import { describe, expect, it } from 'vitest'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, pairScratchProgram, unitaryMultiplySource } from '@tenet/testing'
+import { backendUnderTest, pairScratchProgram, swapPostProgram, unitaryMultiplySource } from '@tenet/testing'
 import { describeCheckedPasses } from '@tenet/testing/vitest'
 import { cpuBackend } from './index.js'
 
@@ -40,6 +41,19 @@ describe('the generated code with checks on', () => {
     for (const name of ['f', 'g']) {
       expect(code(name)).toMatch(/Float64Array/)
       expect(code(name)).toMatch(/Math\.cos\(p\d\[i\d+\]\)/)
+    }
+  })
+
+  it('unrolls the swap loops by two, each copy with its post-condition check (generated code)', () => {
+    const code = (inverse: boolean) =>
+      (
+        cpu.compile(swapPostProgram).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+      ).compiled.sourceOf('f', inverse)
+    for (const inverse of [false, true]) {
+      // two loops (the routine's and its uncompute's), each left by the `else` arm of its copy
+      expect(code(inverse).match(/break;/g)).toHaveLength(2)
+      // the loops' post-conditions: one check per copy (four), and the two entry checks
+      expect(code(inverse).match(/rt\.fail\(\d+\);/g)).toHaveLength(6)
     }
   })
 })

@@ -122,3 +122,30 @@ fn g(out: f64, k: i32, pa: f64, pb: f64, pc: f64, pd: f64, pm: i32, pn: i32) {
   const values = [f(), f(), f(), f(), int(-5, 5), int(-5, 5)]
   return { source, args: [...values, 0], ancillaArgs: [f(), int(-5, 5), ...values], unrollable }
 }
+
+/**
+ * `f(y, x, n, stop, bump)`: a swap loop of `n` iterations (`b += a·0.5; SWAP(a, b)`) inside a
+ * routine, its post-condition `k != 0 && k != stop` false after iteration `stop` (1 ≤ stop ≤ n:
+ * the `postWhileIteration` check fails there; pass `unroll-swaps` runs it with checks on too,
+ * see `checked-swap-loops.ts`), then `y += a + b`, the uncompute (the inverse loop,
+ * swapping too), and `a` deallocated after `bump` is added to it (≠ 0: the deallocation fails).
+ */
+export const swapPostProgram = `fn f(y: f64, x: f64, n: i32, stop: i32, bump: f64) {
+  k: i32 <- 0
+  a <- 0.0
+  b <- 0.0
+  routine {
+    a += x
+    while (k < n, k != 0 && k != stop) {
+      k += 1
+      b += a * 0.5
+      SWAP(a, b)
+    }
+  }
+  y += a + b
+  ~routine
+  a += bump
+  b -> 0.0
+  a -> 0.0
+  k -> 0
+}`
