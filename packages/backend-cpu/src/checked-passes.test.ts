@@ -8,11 +8,21 @@
  *   deallocation check stays the array's (`deallocArray`, one check over every element);
  * - `tabulate`: a table of cos θ and sin θ replaces the rotations' evaluations, and the bounds
  *   check of each angle read stays the angle array's;
- * - `unroll-swaps`: a swap loop runs two iterations per pass, each with its post-condition check.
+ * - `unroll-swaps`: a swap loop runs two iterations per pass, each with its post-condition check;
+ * - `pair-series`: a map loop of series runs three elements at a time, each with its checks, and
+ *   where two elements fail it may reach the later one's failing check first.
  */
 import { describe, expect, it } from 'vitest'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, pairScratchProgram, swapPostProgram, unitaryMultiplySource } from '@tenet/testing'
+import {
+  backendUnderTest,
+  pairScratchProgram,
+  raisedError,
+  referenceBackend,
+  swapPostBatchProgram,
+  swapPostProgram,
+  unitaryMultiplySource,
+} from '@tenet/testing'
 import { describeCheckedPasses } from '@tenet/testing/vitest'
 import { cpuBackend } from './index.js'
 
@@ -55,5 +65,43 @@ describe('the generated code with checks on', () => {
       // the loops' post-conditions: one check per copy (four), and the two entry checks
       expect(code(inverse).match(/rt\.fail\(\d+\);/g)).toHaveLength(6)
     }
+  })
+
+  it('pairs the map loop of series, each lane with its checks (generated code)', () => {
+    const code = (
+      cpu.compile(swapPostBatchProgram).batch![TENET_FUNCTION] as {
+        compiled: { sourceOf(n: string, i: boolean): string }
+      }
+    ).compiled.sourceOf('batch', false)
+    // the joint loop of three lanes, then each lane's own loop (unrolled by two: left by `break`)
+    expect(code).toMatch(/while \(\(\(\(v\d+ < p2\[i\d+\]\) && \(v\d+ < p2\[\(\(i\d+ \+ 1\) \| 0\)\]\)\) && /)
+    expect(code.match(/break;/g)).toHaveLength(4)
+    // every lane's post-condition check, in the joint loop's two copies and in its own loop's
+    expect(code.match(/rt\.fail\(\d+\);/g)!.length).toBeGreaterThanOrEqual(3 * 2 + 3 * 2)
+  })
+
+  it('where two elements of a group fail, may raise the later one’s error, which the reference raises without the earlier one', () => {
+    // element 0 fails its deallocation (after its loop), element 1 its post-condition after its
+    // first iteration: the joint loop runs element 1's first iteration before element 0's end
+    const args = (bump0: number) => {
+      const n = 7
+      const bumps = new Float64Array(n)
+      bumps[0] = bump0
+      const stops = new Int32Array(n)
+      stops[1] = 1
+      return [
+        new Float64Array(n),
+        Float64Array.from({ length: n }, (_, i) => 0.3 + 0.1 * i),
+        new Int32Array(n).fill(4),
+        stops,
+        bumps,
+      ] as const
+    }
+    const reference = referenceBackend({ checks: true })
+    const ref = raisedError(() => reference.compile(swapPostBatchProgram).batch!(...args(1e-3)))
+    expect(ref).toMatch(/^runtime\/dealloc/)
+    const got = raisedError(() => cpu.compile(swapPostBatchProgram).batch!(...args(1e-3)))
+    expect(got).toMatch(/^runtime\/post-condition/)
+    expect(got).toBe(raisedError(() => reference.compile(swapPostBatchProgram).batch!(...args(0))))
   })
 })

@@ -137,6 +137,9 @@ class Substitution {
         return { ...s, expr: this.expr(s.expr) }
       case 'unchecked':
         return { ...s, body: this.stmts(s.body) }
+      case 'assert':
+        // (a callee with its run-time checks placed: `pair-series` with checks on)
+        return { ...s, cond: this.expr(s.cond), args: s.args.map((a) => (typeof a === 'string' ? a : this.expr(a))) }
       default:
         return s
     }

@@ -109,4 +109,4 @@ export {
   type RowType,
 } from './conformance/primitive-table.js'
 export { columnProgram, columnArgs, columnProblems, type ColumnProgram } from './column-programs.js'
-export { swapLoopProgram, swapPostProgram, type SwapLoopProgram } from './swap-loop-programs.js'
+export { swapLoopProgram, swapPostProgram, swapPostBatchProgram, type SwapLoopProgram } from './swap-loop-programs.js'

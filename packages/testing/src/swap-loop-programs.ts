@@ -149,3 +149,14 @@ export const swapPostProgram = `fn f(y: f64, x: f64, n: i32, stop: i32, bump: f6
   a -> 0.0
   k -> 0
 }`
+
+/**
+ * `batch(ys, xs, ns, stops, bumps)`: {@link swapPostProgram}'s `f` at every element (a map loop of
+ * series, which pass `pair-series` runs three elements at a time): element i fails its loop's
+ * post-condition after iteration `stops[i]` (1 ≤ stops[i] ≤ ns[i]), or its deallocation of `a`
+ * where `bumps[i]` is beyond the tolerance.
+ */
+export const swapPostBatchProgram = `${swapPostProgram}
+fn batch(ys: f64[], xs: f64[], ns: i32[], stops: i32[], bumps: f64[]) {
+  for i in 0..len(xs) { f(ys[i], xs[i], ns[i], stops[i], bumps[i]) }
+}`

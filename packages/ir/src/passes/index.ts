@@ -125,6 +125,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'hoist-invariants',
   'tabulate',
   'unroll-swaps',
+  'pair-series',
 ])
 
 /**
