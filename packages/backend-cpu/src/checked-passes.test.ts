@@ -13,7 +13,8 @@
  *   where two elements fail it may reach the later one's failing check first.
  */
 import { describe, expect, it } from 'vitest'
-import { TENET_FUNCTION } from '@tenet/reversible'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule, interpreterBackend, TENET_FUNCTION } from '@tenet/reversible'
 import {
   backendUnderTest,
   pairScratchProgram,
@@ -37,7 +38,10 @@ describe('the generated code with checks on', () => {
       cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
     ).compiled.sourceOf('f', false)
     expect(code).not.toMatch(/Float64Array|fill\(|\$allNear|rt\.near/)
-    expect(code).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
+    // (a float's check against zero is written inline: the same test as `$near`, no call)
+    expect(code).toMatch(
+      /if \(!\(\(\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\) && \(v(\d+) === 0 \|\| Math\.abs\(v\2\) <= \$tol\)\) && \(v(\d+) === 0 \|\| Math\.abs\(v\3\) <= \$tol\)\)\) rt\.fail/,
+    )
   })
 
   it('builds the tables (generated code)', () => {
@@ -103,5 +107,39 @@ describe('the generated code with checks on', () => {
     const got = raisedError(() => cpu.compile(swapPostBatchProgram).batch!(...args(1e-3)))
     expect(got).toMatch(/^runtime\/post-condition/)
     expect(got).toBe(raisedError(() => reference.compile(swapPostBatchProgram).batch!(...args(0))))
+  })
+
+  it('checks a float against zero inline, as the reference does: at the tolerance, -0, NaN, ±Infinity, any tolerance', () => {
+    const src = 'fn f(y: f64, x: f64) {\n  t <- 0.0\n  t += x\n  y += t\n  t -> 0.0\n}'
+    const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+    const compiled = (backend: string, tolerance: number) =>
+      compileModule(parse({ text: src, name: 'near' }), { registry, backend, checks: true, tolerance }).f!
+    expect(
+      (
+        compiled('cpu', 1e-8)[TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+      ).compiled.sourceOf('f', false),
+    ).toMatch(/if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/)
+    const xs = [
+      0,
+      -0,
+      5e-9,
+      -1e-8,
+      1e-8,
+      1.0000001e-8,
+      -3e-8,
+      1,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ]
+    let failures = 0
+    for (const tolerance of [1e-8, 0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      for (const x of xs) {
+        const want = raisedError(() => compiled('interpreter', tolerance)(0, x))
+        if (want !== 'no error') failures++
+        expect([tolerance, x, raisedError(() => compiled('cpu', tolerance)(0, x))]).toEqual([tolerance, x, want])
+      }
+    }
+    expect(failures).toBeGreaterThan(10)
   })
 })
