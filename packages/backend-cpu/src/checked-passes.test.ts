@@ -17,6 +17,7 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend, TENET_FUNCTION } from '@tenet/reversible'
 import {
   backendUnderTest,
+  leafCallBatchProgram,
   pairScratchProgram,
   raisedError,
   referenceBackend,
@@ -80,6 +81,15 @@ describe('the generated code with checks on', () => {
     // the joint loop of three lanes, then each lane's own loop (unrolled by two: left by `break`)
     expect(code).toMatch(/while \(\(\(\(v\d+ < p2\[i\d+\]\) && \(v\d+ < p2\[\(\(i\d+ \+ 1\) \| 0\)\]\)\) && /)
     expect(code.match(/break;/g)).toHaveLength(4)
+    // the lanes' leaf calls inlined (the leaf is the module's function 0; \`f\` is 1, called by the
+    // loop of the iterations left)
+    const leafCalls = (
+      cpu.compile(leafCallBatchProgram).batch![TENET_FUNCTION] as {
+        compiled: { sourceOf(n: string, i: boolean): string }
+      }
+    ).compiled.sourceOf('batch', false)
+    expect(leafCalls).not.toMatch(/\b[FB]I?0\(/)
+    expect(leafCalls).toMatch(/\bFI1\(/)
     // every lane's post-condition check, in the joint loop's two copies and in its own loop's
     expect(code.match(/rt\.fail\(\d+\);/g)!.length).toBeGreaterThanOrEqual(3 * 2 + 3 * 2)
   })

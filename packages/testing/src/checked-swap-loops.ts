@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest'
 import { raisedError } from './checked-programs.js'
 import { referenceBackend, type BackendUnderTest } from './conformance.js'
-import { swapPostBatchProgram, swapPostProgram } from './swap-loop-programs.js'
+import { leafCallBatchProgram, swapPostBatchProgram, swapPostProgram } from './swap-loop-programs.js'
 
 /** Registers the tests of pass `unroll-swaps` with checks on for `backend` (compiled with checks on). */
 export function describeCheckedSwapLoops(backend: BackendUnderTest): void {
@@ -89,6 +89,30 @@ export function describeCheckedSwapLoops(backend: BackendUnderTest): void {
           const [want, got] = both((b) => b.compile(swapPostBatchProgram).batch!(...args(fail)))
           expect(want).toMatch(fail.stop ? /^runtime\/post-condition/ : /^runtime\/dealloc/)
           expect(got).toBe(want)
+        }
+      }
+    })
+
+    it('inlines the lanes’ leaf calls: the reference’s bits, and its error where a leaf’s deallocation fails', () => {
+      const leafArgs = (at?: number, bump = 1e-3) => {
+        const bumps = new Float64Array(length)
+        if (at !== undefined) bumps[at] = bump
+        const xs = Float64Array.from({ length }, (_, i) => 0.3 + 0.1 * i)
+        return [new Float64Array(length), xs, Int32Array.from({ length }, (_, i) => 1 + (i % 4)), bumps] as const
+      }
+      const want = leafArgs(),
+        got = leafArgs()
+      reference.compile(leafCallBatchProgram).batch!(...want)
+      backend.compile(leafCallBatchProgram).batch!(...got)
+      expect(Array.from(got[0])).toEqual(Array.from(want[0]))
+      for (const at of [0, 1, 2, 5]) {
+        for (const inverse of [false, true]) {
+          const [w, g] = both((b) => {
+            const f = b.compile(leafCallBatchProgram).batch!
+            return inverse ? f.inverse!(...leafArgs(at)) : f(...leafArgs(at))
+          })
+          expect(w).toMatch(/^runtime\/dealloc \| cannot deallocate `t`/)
+          expect(g).toBe(w)
         }
       }
     })

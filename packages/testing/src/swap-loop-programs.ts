@@ -160,3 +160,38 @@ export const swapPostBatchProgram = `${swapPostProgram}
 fn batch(ys: f64[], xs: f64[], ns: i32[], stops: i32[], bumps: f64[]) {
   for i in 0..len(xs) { f(ys[i], xs[i], ns[i], stops[i], bumps[i]) }
 }`
+
+/**
+ * `batch(ys, xs, ns, bumps)`: a swap loop per element (as {@link swapPostProgram}'s, `n = ns[i]`)
+ * whose routine first calls the small leaf function `leaf` (its uncompute uncalls it), which
+ * leaves its ancilla `t` off zero by `bumps[i]`: beyond the tolerance its deallocation fails, in
+ * the call (or the uncall). Pass `pair-series` with checks on inlines the lanes' leaf calls.
+ */
+export const leafCallBatchProgram = `fn leaf(a: f64, x: f64, bump: f64) {
+  t <- 0.0
+  t += x * 2.0
+  a += t
+  t -= x * 2.0 - bump
+  t -> 0.0
+}
+fn f(y: f64, x: f64, n: i32, bump: f64) {
+  k: i32 <- 0
+  a <- 0.0
+  b <- 0.0
+  routine {
+    leaf(a, x, bump)
+    while (k < n, k != 0) {
+      k += 1
+      b += a * 0.5
+      SWAP(a, b)
+    }
+  }
+  y += a + b
+  ~routine
+  b -> 0.0
+  a -> 0.0
+  k -> 0
+}
+fn batch(ys: f64[], xs: f64[], ns: i32[], bumps: f64[]) {
+  for i in 0..len(xs) { f(ys[i], xs[i], ns[i], bumps[i]) }
+}`

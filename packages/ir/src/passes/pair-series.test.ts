@@ -310,4 +310,23 @@ fn batch(out: f64[], nu: i32, z: f64[]) {
     const { before, after } = pairedChecked(text)
     expect(after).toBe(before)
   })
+  it('inlines the lanes’ small leaf calls, their locals named apart', () => {
+    const text = `fn leaf(a: f64, x: f64) {
+  t <- 0.0
+  t += x
+  a += t
+  t -= x
+  t -> 0.0
+}
+${checkedSeries.replace('s += z / 2.0', 'leaf(s, z)\n  s += z / 2.0')}fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { term(out[i], nu, z[i]) }
+}`
+    const { before, after } = pairedChecked(text)
+    expect(before).not.toContain('$leaf')
+    expect(after).not.toMatch(/\bleaf\(/)
+    for (const lane of ['a', 'b']) {
+      expect(after).toContain(`$pair0${lane}$$leaf0$t <- 0.0`)
+      expect(after).toContain(`assert dealloc($near($pair0${lane}$$leaf0$t, 0.0)) else ("t", "0.0"`)
+    }
+  })
 })
