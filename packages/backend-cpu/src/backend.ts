@@ -7,7 +7,16 @@ import {
   type FunctionDef,
   type Program,
 } from '@tenet/ir'
-import { disabledPasses, hoistBounds, inlineSmallCalls, insertChecks, optimize, pairSeries } from '@tenet/ir/backend'
+import {
+  CHECKED_PASSES,
+  disabledPasses,
+  hoistBounds,
+  inlineSmallCalls,
+  insertChecks,
+  optimize,
+  pairSeries,
+  unrollCheckedSwaps,
+} from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
 import { overwrittenScratch } from './overwritten.js'
 
@@ -25,7 +34,10 @@ export function compileToJs(
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
-  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
+  const bounded = hoistBounds(asserted.program, asserted.inverses, options)
+  // (with checks on, passes `pair-series` and `unroll-swaps` run here, on the asserts)
+  const paired = checkedPairedSeries(bounded, options)
+  const { program, inverses } = unrollCheckedSwaps(paired.program, paired.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)
@@ -97,6 +109,23 @@ function pairedSeries(
   return options.checks || disabledPasses.has('pair-series')
     ? p
     : pairSeries(p.program, p.inverses, { unrollSwaps: !disabledPasses.has('unroll-swaps') })
+}
+
+/**
+ * Pass \`pair-series\` with run-time checks on, on the program whose asserts are placed: the lanes'
+ * copies keep their checks, and each lane finishes before the next one goes on past its loop
+ * (\`checked\` of \`pairSeries\`).
+ */
+function checkedPairedSeries(
+  p: { program: Program; inverses: Map<string, FunctionDef> },
+  options: CompileOptions,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  return !options.checks || !CHECKED_PASSES.has('pair-series') || disabledPasses.has('pair-series')
+    ? p
+    : pairSeries(p.program, p.inverses, {
+        unrollSwaps: !disabledPasses.has('unroll-swaps') && CHECKED_PASSES.has('unroll-swaps'),
+        checked: true,
+      })
 }
 
 /** The cpu backend plugin: JavaScript code generation, no allocation per call in steady state. */

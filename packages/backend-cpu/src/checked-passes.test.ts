@@ -7,11 +7,24 @@
  * - `scalar-arrays`: a small array ancilla used at literal positions becomes scalars, and its
  *   deallocation check stays the array's (`deallocArray`, one check over every element);
  * - `tabulate`: a table of cos θ and sin θ replaces the rotations' evaluations, and the bounds
- *   check of each angle read stays the angle array's.
+ *   check of each angle read stays the angle array's;
+ * - `unroll-swaps`: a swap loop runs two iterations per pass, each with its post-condition check;
+ * - `pair-series`: a map loop of series runs three elements at a time, each with its checks, and
+ *   where two elements fail it may reach the later one's failing check first.
  */
 import { describe, expect, it } from 'vitest'
-import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, pairScratchProgram, unitaryMultiplySource } from '@tenet/testing'
+import { createRegistry, parse } from '@tenet/ir'
+import { compileModule, interpreterBackend, TENET_FUNCTION } from '@tenet/reversible'
+import {
+  backendUnderTest,
+  leafCallBatchProgram,
+  pairScratchProgram,
+  raisedError,
+  referenceBackend,
+  swapPostBatchProgram,
+  swapPostProgram,
+  unitaryMultiplySource,
+} from '@tenet/testing'
 import { describeCheckedPasses } from '@tenet/testing/vitest'
 import { cpuBackend } from './index.js'
 
@@ -26,7 +39,10 @@ describe('the generated code with checks on', () => {
       cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
     ).compiled.sourceOf('f', false)
     expect(code).not.toMatch(/Float64Array|fill\(|\$allNear|rt\.near/)
-    expect(code).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
+    // (a float's check against zero is written inline: the same test as `$near`, no call)
+    expect(code).toMatch(
+      /if \(!\(\(\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\) && \(v(\d+) === 0 \|\| Math\.abs\(v\2\) <= \$tol\)\) && \(v(\d+) === 0 \|\| Math\.abs\(v\3\) <= \$tol\)\)\) rt\.fail/,
+    )
   })
 
   it('builds the tables (generated code)', () => {
@@ -41,5 +57,99 @@ describe('the generated code with checks on', () => {
       expect(code(name)).toMatch(/Float64Array/)
       expect(code(name)).toMatch(/Math\.cos\(p\d\[i\d+\]\)/)
     }
+  })
+
+  it('unrolls the swap loops by two, each copy with its post-condition check (generated code)', () => {
+    const code = (inverse: boolean) =>
+      (
+        cpu.compile(swapPostProgram).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+      ).compiled.sourceOf('f', inverse)
+    for (const inverse of [false, true]) {
+      // two loops (the routine's and its uncompute's), each left by the `else` arm of its copy
+      expect(code(inverse).match(/break;/g)).toHaveLength(2)
+      // the loops' post-conditions: one check per copy (four), and the two entry checks
+      expect(code(inverse).match(/rt\.fail\(\d+\);/g)).toHaveLength(6)
+    }
+  })
+
+  it('pairs the map loop of series, each lane with its checks (generated code)', () => {
+    const code = (
+      cpu.compile(swapPostBatchProgram).batch![TENET_FUNCTION] as {
+        compiled: { sourceOf(n: string, i: boolean): string }
+      }
+    ).compiled.sourceOf('batch', false)
+    // the joint loop of three lanes, then each lane's own loop (unrolled by two: left by `break`)
+    expect(code).toMatch(/while \(\(\(\(v\d+ < p2\[i\d+\]\) && \(v\d+ < p2\[\(\(i\d+ \+ 1\) \| 0\)\]\)\) && /)
+    expect(code.match(/break;/g)).toHaveLength(4)
+    // the lanes' leaf calls inlined (the leaf is the module's function 0; \`f\` is 1, called by the
+    // loop of the iterations left)
+    const leafCalls = (
+      cpu.compile(leafCallBatchProgram).batch![TENET_FUNCTION] as {
+        compiled: { sourceOf(n: string, i: boolean): string }
+      }
+    ).compiled.sourceOf('batch', false)
+    expect(leafCalls).not.toMatch(/\b[FB]I?0\(/)
+    expect(leafCalls).toMatch(/\bFI1\(/)
+    // every lane's post-condition check, in the joint loop's two copies and in its own loop's
+    expect(code.match(/rt\.fail\(\d+\);/g)!.length).toBeGreaterThanOrEqual(3 * 2 + 3 * 2)
+  })
+
+  it('where two elements of a group fail, may raise the later one’s error, which the reference raises without the earlier one', () => {
+    // element 0 fails its deallocation (after its loop), element 1 its post-condition after its
+    // first iteration: the joint loop runs element 1's first iteration before element 0's end
+    const args = (bump0: number) => {
+      const n = 7
+      const bumps = new Float64Array(n)
+      bumps[0] = bump0
+      const stops = new Int32Array(n)
+      stops[1] = 1
+      return [
+        new Float64Array(n),
+        Float64Array.from({ length: n }, (_, i) => 0.3 + 0.1 * i),
+        new Int32Array(n).fill(4),
+        stops,
+        bumps,
+      ] as const
+    }
+    const reference = referenceBackend({ checks: true })
+    const ref = raisedError(() => reference.compile(swapPostBatchProgram).batch!(...args(1e-3)))
+    expect(ref).toMatch(/^runtime\/dealloc/)
+    const got = raisedError(() => cpu.compile(swapPostBatchProgram).batch!(...args(1e-3)))
+    expect(got).toMatch(/^runtime\/post-condition/)
+    expect(got).toBe(raisedError(() => reference.compile(swapPostBatchProgram).batch!(...args(0))))
+  })
+
+  it('checks a float against zero inline, as the reference does: at the tolerance, -0, NaN, ±Infinity, any tolerance', () => {
+    const src = 'fn f(y: f64, x: f64) {\n  t <- 0.0\n  t += x\n  y += t\n  t -> 0.0\n}'
+    const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
+    const compiled = (backend: string, tolerance: number) =>
+      compileModule(parse({ text: src, name: 'near' }), { registry, backend, checks: true, tolerance }).f!
+    expect(
+      (
+        compiled('cpu', 1e-8)[TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+      ).compiled.sourceOf('f', false),
+    ).toMatch(/if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/)
+    const xs = [
+      0,
+      -0,
+      5e-9,
+      -1e-8,
+      1e-8,
+      1.0000001e-8,
+      -3e-8,
+      1,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ]
+    let failures = 0
+    for (const tolerance of [1e-8, 0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      for (const x of xs) {
+        const want = raisedError(() => compiled('interpreter', tolerance)(0, x))
+        if (want !== 'no error') failures++
+        expect([tolerance, x, raisedError(() => compiled('cpu', tolerance)(0, x))]).toEqual([tolerance, x, want])
+      }
+    }
+    expect(failures).toBeGreaterThan(10)
   })
 })

@@ -74,6 +74,7 @@ export {
   fuseLoops,
   fuseLoopsBlock,
   unrollSwaps,
+  unrollCheckedSwaps,
   pairSeries,
   PAIR_SERIES_LANES,
   PAIR_SERIES_MAX_STATEMENTS,

@@ -20,7 +20,7 @@ const MAX_STATEMENTS = 16
  * names the user wrote (`t`), so that every backend words a run-time error the same way.
  */
 export function userNames(message: string): string {
-  return message.replace(/\$(?:inl|top|pair)\d+[a-z]?\$/g, '')
+  return message.replace(/\$(?:inl|top|pair|leaf)\d+[a-z]?\$/g, '')
 }
 
 /** The statements of `body`, nested ones included (the size limits of inlining and of `pair-series`). */
@@ -30,6 +30,58 @@ export function countStatements(body: Stmt[]): number {
     n++
   })
   return n
+}
+
+/**
+ * `body` with its calls (and uncalls) of small leaf functions inlined, at any depth outside
+ * `@unchecked` blocks (a callee keeps its own checks): callees that call no function and have
+ * at most `MAX_STATEMENTS` statements and no `while` loop, as `inlineSmallCalls` inlines them, their locals named
+ * `$leaf<k>$` + name (`counter` numbers them). For a pass that puts a call inside a loop
+ * (`pair-series`), where `inlineSmallCalls` left it a call outside loops.
+ */
+export function inlineLeafCalls(
+  body: Stmt[],
+  program: Program,
+  inverses: ReadonlyMap<string, FunctionDef>,
+  counter: { n: number },
+): Stmt[] {
+  return body.flatMap((s): Stmt[] => {
+    switch (s.kind) {
+      case 'callstmt': {
+        if (s.target !== 'function' || s.distinct) return [s]
+        const g = s.inverse ? inverses.get(s.callee) : program.functions.get(s.callee)
+        const written = program.writes.get(s.callee)
+        if (!g || !written || callsFunctions(g.body) || countStatements(g.body) > MAX_STATEMENTS) return [s]
+        // (a loop whose trips the data decide stays in its function: the pass that asks may look
+        // for the caller's own `while`)
+        if (hasWhile(g.body)) return [s]
+        const out = inlineCall(s, g, written, `$leaf${counter.n}$`)
+        if (out) counter.n++
+        return out ?? [s]
+      }
+      case 'if':
+        return [
+          {
+            ...s,
+            then: inlineLeafCalls(s.then, program, inverses, counter),
+            else: inlineLeafCalls(s.else, program, inverses, counter),
+          },
+        ]
+      case 'while':
+      case 'for':
+        return [{ ...s, body: inlineLeafCalls(s.body, program, inverses, counter) } as Stmt]
+      default:
+        return [s]
+    }
+  })
+}
+
+function hasWhile(body: Stmt[]): boolean {
+  let found = false
+  walk(body, (s) => {
+    if (s.kind === 'while') found = true
+  })
+  return found
 }
 
 function callsFunctions(body: Stmt[]): boolean {
@@ -153,6 +205,9 @@ class Substitution {
         return { ...s, expr: this.expr(s.expr) }
       case 'unchecked':
         return { ...s, body: this.stmts(s.body) }
+      case 'assert':
+        // (a callee with its run-time checks placed: `pair-series` with checks on)
+        return { ...s, cond: this.expr(s.cond), args: s.args.map((a) => (typeof a === 'string' ? a : this.expr(a))) }
       default:
         return s
     }

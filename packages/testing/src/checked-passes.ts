@@ -6,15 +6,18 @@
  * - `scalar-arrays`: a small array ancilla used at literal positions becomes scalars, and its
  *   deallocation check stays the array's (one check over every element);
  * - `tabulate`: tables of cos θ replace the rotations' evaluations, and the bounds check of each
- *   angle read stays the angle array's.
+ *   angle read stays the angle array's;
+ * - `unroll-swaps`: see `checked-swap-loops.ts`.
  */
 import { describe, expect, it } from 'vitest'
 import { pairScratchArgs, pairScratchProgram, raisedError, unitaryMultiplySource } from './checked-programs.js'
 import { referenceBackend, type BackendUnderTest } from './conformance.js'
+import { describeCheckedSwapLoops } from './checked-swap-loops.js'
 
 /** Registers the checked-passes tests of `backend` (compiled with checks on). */
 export function describeCheckedPasses(backend: BackendUnderTest): void {
   const reference = referenceBackend({ checks: true })
+  describeCheckedSwapLoops(backend)
   const undo = 'x[3 * j + c] - x[3 * i + c]'
 
   describe(`scalar-arrays with checks on (${backend.name})`, () => {

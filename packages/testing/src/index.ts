@@ -109,4 +109,10 @@ export {
   type RowType,
 } from './conformance/primitive-table.js'
 export { columnProgram, columnArgs, columnProblems, type ColumnProgram } from './column-programs.js'
-export { swapLoopProgram, type SwapLoopProgram } from './swap-loop-programs.js'
+export {
+  leafCallBatchProgram,
+  swapLoopProgram,
+  swapPostProgram,
+  swapPostBatchProgram,
+  type SwapLoopProgram,
+} from './swap-loop-programs.js'

@@ -122,3 +122,76 @@ fn g(out: f64, k: i32, pa: f64, pb: f64, pc: f64, pd: f64, pm: i32, pn: i32) {
   const values = [f(), f(), f(), f(), int(-5, 5), int(-5, 5)]
   return { source, args: [...values, 0], ancillaArgs: [f(), int(-5, 5), ...values], unrollable }
 }
+
+/**
+ * `f(y, x, n, stop, bump)`: a swap loop of `n` iterations (`b += a·0.5; SWAP(a, b)`) inside a
+ * routine, its post-condition `k != 0 && k != stop` false after iteration `stop` (1 ≤ stop ≤ n:
+ * the `postWhileIteration` check fails there; pass `unroll-swaps` runs it with checks on too,
+ * see `checked-swap-loops.ts`), then `y += a + b`, the uncompute (the inverse loop,
+ * swapping too), and `a` deallocated after `bump` is added to it (≠ 0: the deallocation fails).
+ */
+export const swapPostProgram = `fn f(y: f64, x: f64, n: i32, stop: i32, bump: f64) {
+  k: i32 <- 0
+  a <- 0.0
+  b <- 0.0
+  routine {
+    a += x
+    while (k < n, k != 0 && k != stop) {
+      k += 1
+      b += a * 0.5
+      SWAP(a, b)
+    }
+  }
+  y += a + b
+  ~routine
+  a += bump
+  b -> 0.0
+  a -> 0.0
+  k -> 0
+}`
+
+/**
+ * `batch(ys, xs, ns, stops, bumps)`: {@link swapPostProgram}'s `f` at every element (a map loop of
+ * series, which pass `pair-series` runs three elements at a time): element i fails its loop's
+ * post-condition after iteration `stops[i]` (1 ≤ stops[i] ≤ ns[i]), or its deallocation of `a`
+ * where `bumps[i]` is beyond the tolerance.
+ */
+export const swapPostBatchProgram = `${swapPostProgram}
+fn batch(ys: f64[], xs: f64[], ns: i32[], stops: i32[], bumps: f64[]) {
+  for i in 0..len(xs) { f(ys[i], xs[i], ns[i], stops[i], bumps[i]) }
+}`
+
+/**
+ * `batch(ys, xs, ns, bumps)`: a swap loop per element (as {@link swapPostProgram}'s, `n = ns[i]`)
+ * whose routine first calls the small leaf function `leaf` (its uncompute uncalls it), which
+ * leaves its ancilla `t` off zero by `bumps[i]`: beyond the tolerance its deallocation fails, in
+ * the call (or the uncall). Pass `pair-series` with checks on inlines the lanes' leaf calls.
+ */
+export const leafCallBatchProgram = `fn leaf(a: f64, x: f64, bump: f64) {
+  t <- 0.0
+  t += x * 2.0
+  a += t
+  t -= x * 2.0 - bump
+  t -> 0.0
+}
+fn f(y: f64, x: f64, n: i32, bump: f64) {
+  k: i32 <- 0
+  a <- 0.0
+  b <- 0.0
+  routine {
+    leaf(a, x, bump)
+    while (k < n, k != 0) {
+      k += 1
+      b += a * 0.5
+      SWAP(a, b)
+    }
+  }
+  y += a + b
+  ~routine
+  b -> 0.0
+  a -> 0.0
+  k -> 0
+}
+fn batch(ys: f64[], xs: f64[], ns: i32[], bumps: f64[]) {
+  for i in 0..len(xs) { f(ys[i], xs[i], ns[i], bumps[i]) }
+}`

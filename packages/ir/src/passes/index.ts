@@ -43,8 +43,9 @@
  *   iteration, and so does a scratch parameter (`Param.scratch`: zeros at entry, nothing read
  *   back) (checks off);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
- *   per pass, the second under the exchanged names, so no value moves at the back edge (checks
- *   off; runs last; see `unroll-swaps.ts`).
+ *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
+ *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
+ *   `unroll-swaps.ts`).
  *
  * Those that run only without checks would weaken what a check sees (an uncompute is what a
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
@@ -123,6 +124,8 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'scalar-arrays',
   'hoist-invariants',
   'tabulate',
+  'unroll-swaps',
+  'pair-series',
 ])
 
 /**
@@ -237,10 +240,40 @@ export function optimize(
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, contractArrays(d, true)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
   }
-  if (on('unroll-swaps')) {
+  // (with checks on it runs after the asserts are placed: see `unrollCheckedSwaps`)
+  if (on('unroll-swaps') && !options.checks) {
     // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
     const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
     each((d) => unrollSwaps(d, batched.has(d.name)))
   }
   return { program, inverses }
+}
+
+/**
+ * Pass `unroll-swaps` with run-time checks on, run by a backend on the program and inverses whose
+ * asserts are placed (after `insertChecks`, and `hoistBounds`): a swap loop's body carries the
+ * asserts of its iteration (`postWhileIteration` last, the bounds asserts of its condition), and
+ * each of the two copies keeps them, renamed with the rest of its statements, so every check is
+ * evaluated where it was, on the same values, in the same order, with the same message (the
+ * message's text is the source's, its values renamed). The entry check (`postWhileStart`) stays
+ * before the loop. Placed before the asserts, the copies' `if` would get `postIf` asserts that
+ * do not hold (see `unroll-swaps.ts`), so `optimize` leaves the pass to this function when checks
+ * are on. Returns its arguments unchanged with checks off, or where the pass is switched off.
+ */
+export function unrollCheckedSwaps(
+  program: Program,
+  inverses: Map<string, FunctionDef>,
+  options: CompileOptions,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  if (!options.checks || !CHECKED_PASSES.has('unroll-swaps') || disabledPasses.has('unroll-swaps'))
+    return { program, inverses }
+  // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
+  const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
+  return {
+    program: {
+      ...program,
+      functions: new Map([...program.functions].map(([n, d]) => [n, unrollSwaps(d, batched.has(n))])),
+    },
+    inverses: new Map([...inverses].map(([n, d]) => [n, unrollSwaps(d, batched.has(n))])),
+  }
 }

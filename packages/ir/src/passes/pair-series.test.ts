@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
-import { PAIR_SERIES_MAX_STATEMENTS, pairSeries } from './index.js'
+import { hoistBounds, insertChecks, PAIR_SERIES_MAX_STATEMENTS, pairSeries } from './index.js'
 
 const registry = createRegistry()
 const programOf = (text: string): Program => check(parse(text, []).functions, [], registry)
@@ -210,5 +210,123 @@ fn batch(out: f64[], z: f64[]) {
   for i in 0..len(z) { outer(out[i], z) }
 }`),
     ).toBe(true)
+  })
+})
+
+describe('pass `pair-series` with checks on (`checked`, after `insertChecks`)', () => {
+  const options = { checks: true, tolerance: 1e-8 }
+  const checkedSeries = series.replace(/@unchecked \{ (.*) \}/g, '$1')
+  const pairedChecked = (text: string): { before: string; after: string } => {
+    const p = programOf(text)
+    const asserted = hoistBounds(
+      ...(Object.values(insertChecks(p, new Map(), options)) as [Program, Map<string, FunctionDef>]),
+      options,
+    )
+    const after = pairSeries(asserted.program, new Map(), { unrollSwaps: false, lanes: 2, checked: true })
+    return {
+      before: body(asserted.program.functions.get('batch')!),
+      after: body(after.program.functions.get('batch')!),
+    }
+  }
+
+  it('prints the IR after: each lane keeps its asserts, and ends (its loop, then the rest) before the next goes on', () => {
+    const { after } = pairedChecked(`${checkedSeries}fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { term(out[i], nu, z[i]) }
+}`)
+    expect(after).toMatchInlineSnapshot(`
+      "assert outOfBounds(!(0 < len(z)) || 0.0 <= 0.0 && 0.0 < f64(len(out))) else ("out", 0.0, len(out))
+      assert outOfBounds(!(0 < len(z)) || 0.0 <= f64(len(z) - 1) && f64(len(z) - 1) < f64(len(out))) else ("out", f64(len(z) - 1), len(out))
+      for i in 0..=len(z) - 1 - 1 by 2 {
+        $pair0a$k: i32 <- 0
+        $pair0a$s <- 0.0
+        $pair0a$anc <- 0.0
+        $pair0a$s += z[i] / 2.0
+        assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
+        $pair0b$k: i32 <- 0
+        $pair0b$s <- 0.0
+        $pair0b$anc <- 0.0
+        $pair0b$s += z[i + 1] / 2.0
+        assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
+        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
+          $pair0a$k += 1
+          $pair0a$anc += $pair0a$s * z[i]
+          $pair0a$s -= $pair0a$anc / z[i]
+          SWAP($pair0a$s, $pair0a$anc)
+          out[i] += identity($pair0a$s)
+          assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+          $pair0b$k += 1
+          $pair0b$anc += $pair0b$s * z[i + 1]
+          $pair0b$s -= $pair0b$anc / z[i + 1]
+          SWAP($pair0b$s, $pair0b$anc)
+          out[i + 1] += identity($pair0b$s)
+          assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+        }
+        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
+          $pair0a$k += 1
+          $pair0a$anc += $pair0a$s * z[i]
+          $pair0a$s -= $pair0a$anc / z[i]
+          SWAP($pair0a$s, $pair0a$anc)
+          out[i] += identity($pair0a$s)
+          assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+        }
+        assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
+        $pair0a$s -> 0.0
+        assert dealloc($near($pair0a$anc, 0.0)) else ("anc", "0.0", $pair0a$anc, 0.0)
+        $pair0a$anc -> 0.0
+        assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
+        $pair0a$k -> 0
+        while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
+          $pair0b$k += 1
+          $pair0b$anc += $pair0b$s * z[i + 1]
+          $pair0b$s -= $pair0b$anc / z[i + 1]
+          SWAP($pair0b$s, $pair0b$anc)
+          out[i + 1] += identity($pair0b$s)
+          assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+        }
+        assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
+        $pair0b$s -> 0.0
+        assert dealloc($near($pair0b$anc, 0.0)) else ("anc", "0.0", $pair0b$anc, 0.0)
+        $pair0b$anc -> 0.0
+        assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
+        $pair0b$k -> 0
+      }
+      for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+        term(out[i], nu, z[i])
+      }"
+    `)
+  })
+
+  it('leaves a loop alone whose lanes would run a `while` before the earlier lane ends', () => {
+    const text = `${checkedSeries.replace('s += z / 2.0', 'wait(s, z)\n  s += z / 2.0')}fn wait(s: f64, z: f64) {
+  j: i32 <- 0
+  while (j < 3, j != 0) { j += 1 }
+  s += z * f64(j)
+  while (j != 0, j < 3) { j -= 1 }
+  j -> 0
+}
+fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { term(out[i], nu, z[i]) }
+}`
+    const { before, after } = pairedChecked(text)
+    expect(after).toBe(before)
+  })
+  it('inlines the lanes’ small leaf calls, their locals named apart', () => {
+    const text = `fn leaf(a: f64, x: f64) {
+  t <- 0.0
+  t += x
+  a += t
+  t -= x
+  t -> 0.0
+}
+${checkedSeries.replace('s += z / 2.0', 'leaf(s, z)\n  s += z / 2.0')}fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { term(out[i], nu, z[i]) }
+}`
+    const { before, after } = pairedChecked(text)
+    expect(before).not.toContain('$leaf')
+    expect(after).not.toMatch(/\bleaf\(/)
+    for (const lane of ['a', 'b']) {
+      expect(after).toContain(`$pair0${lane}$$leaf0$t <- 0.0`)
+      expect(after).toContain(`assert dealloc($near($pair0${lane}$$leaf0$t, 0.0)) else ("t", "0.0"`)
+    }
   })
 })

@@ -42,12 +42,31 @@
  * pass pays only there), and the body's `if`s marked `exits` (pass `unroll-swaps`) lose the mark
  * inside the joint loop, where leaving after one copy's `else` arm would skip the others.
  *
- * Only without run-time checks: the joint loop's `post` (`p′ && p″`) need not be false at its
- * entry when one copy's loop is already running, and a check would fail at another point.
+ * With run-time checks on (`checked`, cpu backend): the pass runs after the checks are placed
+ * (`insertChecks`, `hoistBounds`), on asserts like any other statement, so each lane's copy of the
+ * callee keeps every check of its element, renamed, with its message and source location: the
+ * entry check of its loop among the statements before the loops, the check after each of its
+ * iterations in the joint loop's body and in its own loop's (the joint loop gets none of its
+ * own: its `post` is never evaluated). The order changes: after the joint loop each lane runs
+ * its own loop and everything after it before the next lane goes on (`W′; Q′; W″; Q″` where
+ * unchecked runs `W′; W″; Q′; Q″`), so what runs of a later element before an earlier one ends is
+ * only the statements before its loop, which must end (no `while`, no call that has one or
+ * recurses: `mayNotEnd`), and the joint loop's iterations, no more than the earlier element's own
+ * loop runs. A program whose elements pass their checks computes the same bits; one with one
+ * failing element raises that element's error. Where two elements of a group fail, the later
+ * one's failing check can be reached first (in its statements before the loops, or in the joint
+ * loop): the pass then raises that error, a real failure of the program, where the unpaired loop
+ * raised the earlier element's — the order of two independent failing checks, the one change
+ * `CHECKED_PASSES` allows (tested in the cpu backend's `checked-passes.test.ts`). A loop followed
+ * by its range check (`loopRange`, which reads the range of the last loop of its variable) is left
+ * alone. The lanes' calls of small leaf functions are inlined too (`inlineLeafCalls`, as
+ * `inlineSmallCalls` inlines calls in loops, their checks kept): the grouped function carries the
+ * lanes' uncomputes and checks, past V8's inlining budget, where each such call stayed a call (the
+ * Bessel batch's factorial, twice per element: 62 → 52 ns per z, in-process CPU time).
  */
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from '../ast.js'
 import { rootName, walk } from '../check.js'
-import { countStatements, inlineCall } from '../inline.js'
+import { countStatements, inlineCall, inlineLeafCalls } from '../inline.js'
 import type { Program } from '../plugin.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { effectfulFunctions } from './dead-ancillas.js'
@@ -97,6 +116,10 @@ interface Context {
   unroll: boolean
   /** how many iterations run together */
   lanes: number
+  /** the program's run-time checks are placed (asserts): see the module comment */
+  checked: boolean
+  /** numbering of the leaf calls inlined into the lanes (checks on) */
+  leaves: { n: number }
 }
 
 /** The names an inlined body binds (ancillas, loop variables): its own, invisible to the other copy. */
@@ -185,13 +208,37 @@ function independent(body: Stmt[], v: string, ctx: Context): boolean {
       case 'for':
       case 'unchecked':
         break
+      case 'assert':
+        // (checks on: a pure condition and the values of its message)
+        uses(s.cond, true)
+        for (const a of s.args) if (typeof a !== 'string') uses(a, true)
+        break
       default:
-        // stacks, @safe, asserts, sugar: not paired
+        // stacks, @safe, sugar: not paired
         ok = false
     }
     for (const e of stmtExprs(s)) uses(e, true)
   })
   return ok
+}
+
+/**
+ * Whether running `body` may not end: a `while` loop in it, or a call of a function (or uncall)
+ * that has one or is recursive, at any depth (a `for` loop's range is fixed when it starts).
+ */
+function mayNotEnd(body: Stmt[], ctx: Context, seen: Set<string> = new Set()): boolean {
+  let found = false
+  walk(body, (s) => {
+    if (found) return
+    if (s.kind === 'while') found = true
+    else if (s.kind === 'callstmt' && s.target === 'function') {
+      const key = `${s.inverse ? '~' : ''}${s.callee}`
+      const g = s.inverse ? ctx.inverses.get(s.callee) : ctx.program.functions.get(s.callee)
+      if (!g || seen.has(key)) found = true
+      else found = mayNotEnd(g.body, ctx, new Set([...seen, key]))
+    }
+  })
+  return found
 }
 
 /** `body` with the `exits` mark of its `if`s dropped (see the module comment). */
@@ -228,12 +275,27 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   const n = ctx.counter.n
   const lanes = ctx.lanes
   const copies: Stmt[][] = []
+  // (checks on: the lanes' small leaf calls inlined too, see the module comment)
+  const body = ctx.checked ? inlineLeafCalls(g.body, ctx.program, ctx.inverses, ctx.leaves) : g.body
   for (let j = 0; j < lanes; j++) {
-    const c = inlineCall(call, g, written, `$pair${n}${String.fromCharCode(97 + j)}$`)
+    const c = inlineCall(call, { ...g, body }, written, `$pair${n}${String.fromCharCode(97 + j)}$`)
     if (!c) return undefined
     copies.push(c)
   }
   if (!independent(copies[0]!, M.variable, ctx)) return undefined
+  // with checks on, each lane ends (its loop, then what follows it) before the next one goes on,
+  // and what the lanes run before their loops must end (see the module comment)
+  if (
+    ctx.checked &&
+    mayNotEnd(
+      copies[0]!.slice(
+        0,
+        copies[0]!.findIndex((x) => x.kind === 'while'),
+      ),
+      ctx,
+    )
+  )
+    return undefined
   ctx.counter.n++
   const dir = M.reverse ? -step : step
   // (inlining may put a computed argument before the body: the while is where g's is, shifted)
@@ -254,6 +316,7 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     body: parts.flatMap((x) => withoutExits(copyBlock(x.loop.body))),
   }
   const loops: Stmt[] = [joint, ...parts.map((x) => x.loop)]
+  const unroll = (b: Stmt[]) => (ctx.unroll ? unrollSwapsBlock(b) : b)
   const groups: ForStmt = {
     ...M,
     reverse: false,
@@ -261,11 +324,9 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     start: copyOf(firstValue(M, step)),
     stop: plus(copyOf(lastValue(M, step)), -(lanes - 1) * dir),
     step: num(lanes * dir),
-    body: [
-      ...parts.flatMap((x) => x.pre),
-      ...(ctx.unroll ? unrollSwapsBlock(loops) : loops),
-      ...parts.flatMap((x) => x.post),
-    ],
+    body: ctx.checked
+      ? [...parts.flatMap((x) => x.pre), ...unroll([joint]), ...parts.flatMap((x) => [...unroll([x.loop]), ...x.post])]
+      : [...parts.flatMap((x) => x.pre), ...unroll(loops), ...parts.flatMap((x) => x.post)],
   }
   // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes) to last,
   // t the trip count (last − first)·dir + 1
@@ -298,10 +359,15 @@ const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : 
 
 /** `block` with its map loops of series paired (see the module comment). */
 function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
-  return block.flatMap((s): Stmt[] => {
+  return block.flatMap((s, k): Stmt[] => {
     switch (s.kind) {
-      case 'for':
-        return pairLoop(s, ctx) ?? [{ ...s, body: pairBlock(s.body, ctx) }]
+      case 'for': {
+        // (checks on: a loop whose range check follows it is left alone, the check reading the
+        // range of the last loop of its variable)
+        const next = block[k + 1]
+        const ranged = next?.kind === 'assert' && next.check === 'loopRange'
+        return (ranged ? undefined : pairLoop(s, ctx)) ?? [{ ...s, body: pairBlock(s.body, ctx) }]
+      }
       case 'if':
         return [{ ...s, then: pairBlock(s.then, ctx), else: pairBlock(s.else, ctx) }]
       case 'while':
@@ -315,17 +381,25 @@ function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
 
 /**
  * The program and inverses with the map loops of series paired in every function (see the
- * module comment); the callees are read as they are given (run this after `optimize`). Only
- * for a backend compiling without run-time checks. `unrollSwaps` (default true): the joint loop
+ * module comment); the callees are read as they are given (run this after `optimize`, and with
+ * run-time checks on after the checks are placed, with `checked`: see the module comment).
+ * `unrollSwaps` (default true): the joint loop
  * and the lanes' own loops after it are unrolled by two where their bodies swap (`unrollSwapsBlock`);
- * `lanes` (default `PAIR_SERIES_LANES`, at least 2): how many iterations run together.
+ * `lanes` (default `PAIR_SERIES_LANES`, at least 2): how many iterations run together; `checked`
+ * (default false): the program's asserts are placed.
  */
 export function pairSeries(
   program: Program,
   inverses: Map<string, FunctionDef>,
-  { unrollSwaps = true, lanes = PAIR_SERIES_LANES }: { unrollSwaps?: boolean; lanes?: number } = {},
+  {
+    unrollSwaps = true,
+    lanes = PAIR_SERIES_LANES,
+    checked = false,
+  }: { unrollSwaps?: boolean; lanes?: number; checked?: boolean } = {},
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const ctx: Context = {
+    checked,
+    leaves: { n: 0 },
     program,
     inverses,
     effectful: effectfulFunctions([...program.functions.values(), ...inverses.values()]),

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
-import { calledInCountingLoops, unrollSwaps } from './index.js'
+import { calledInCountingLoops, insertChecks, unrollCheckedSwaps, unrollSwaps } from './index.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
@@ -227,5 +227,86 @@ fn batch(x: f64[], b: f64) {
       registry,
     ).functions.get('f')!
     expect(printFunction(unrollSwaps(f))).toBe(printFunction(f))
+  })
+})
+
+describe('pass `unroll-swaps` with checks on (`unrollCheckedSwaps`, after `insertChecks`)', () => {
+  const options = { checks: true, tolerance: 1e-8 }
+  const program = (text: string) => check(parse(text, []).functions, [], registry)
+  const asserted = (text: string) => {
+    const p = program(text)
+    return insertChecks(p, new Map([...p.functions]), options)
+  }
+
+  it('prints the IR before and after: each copy keeps its iteration check, renamed; the entry check stays before the loop', () => {
+    const before = asserted(series)
+    expect(body(before.program.functions.get('f')!)).toMatchInlineSnapshot(`
+      "k: i32 <- 0
+      anc: f64 <- 0.0
+      x: f64 <- 0.0
+      assert postWhileStart(!(k != 0)) else ("k != 0")
+      while (abs(s) > 1e-8 && abs(anc) < 1e-8, k != 0) {
+        k += 1
+        x -= h2 / (f64(k) * f64(k + nu))
+        anc += s * x
+        s -= anc / x
+        SWAP(s, anc)
+        out += identity(s)
+        x += h2 / (f64(k) * f64(k + nu))
+        assert postWhileIteration(k != 0) else ("k != 0")
+      }
+      assert dealloc($near(x, 0.0)) else ("x", "0.0", x, 0.0)
+      x -> 0.0
+      assert dealloc($near(anc, 0.0)) else ("anc", "0.0", anc, 0.0)
+      anc -> 0.0
+      assert dealloc(k == 0) else ("k", "0", k, 0)
+      k -> 0"
+    `)
+    const after = unrollCheckedSwaps(before.program, before.inverses, options)
+    expect(body(after.program.functions.get('f')!)).toMatchInlineSnapshot(`
+      "k: i32 <- 0
+      anc: f64 <- 0.0
+      x: f64 <- 0.0
+      assert postWhileStart(!(k != 0)) else ("k != 0")
+      while (abs(s) > 1e-8 && abs(anc) < 1e-8, k != 0) {
+        k += 1
+        x -= h2 / (f64(k) * f64(k + nu))
+        anc += s * x
+        s -= anc / x
+        out += identity(anc)
+        x += h2 / (f64(k) * f64(k + nu))
+        assert postWhileIteration(k != 0) else ("k != 0")
+        if (abs(anc) > 1e-8 && abs(s) < 1e-8, ~) {
+          k += 1
+          x -= h2 / (f64(k) * f64(k + nu))
+          s += anc * x
+          anc -= s / x
+          out += identity(s)
+          x += h2 / (f64(k) * f64(k + nu))
+          assert postWhileIteration(k != 0) else ("k != 0")
+        } else {
+          SWAP(s, anc)
+        }
+      }
+      assert dealloc($near(x, 0.0)) else ("x", "0.0", x, 0.0)
+      x -> 0.0
+      assert dealloc($near(anc, 0.0)) else ("anc", "0.0", anc, 0.0)
+      anc -> 0.0
+      assert dealloc(k == 0) else ("k", "0", k, 0)
+      k -> 0"
+    `)
+  })
+
+  it('changes nothing with checks off, or for a function a counting loop calls', () => {
+    const p = program(series)
+    const inverses = new Map([...p.functions])
+    const off = unrollCheckedSwaps(p, inverses, { checks: false, tolerance: 1e-8 })
+    expect(off.program).toBe(p)
+    const batch = asserted(`${series}
+fn g(out: f64[], h2: f64, s: f64[], nu: i32) {
+  for i in 0..len(out) { f(out[i], h2, s[i], nu) }
+}`)
+    const after = unrollCheckedSwaps(batch.program, batch.inverses, options)
+    expect(printFunction(after.program.functions.get('f')!)).toBe(printFunction(batch.program.functions.get('f')!))
   })
 })

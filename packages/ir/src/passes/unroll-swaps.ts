@@ -35,7 +35,9 @@
  * names: the result is the same to the last bit. The loop's condition is evaluated once more at
  * its exit (a pure expression; a loop whose condition calls the host is left as it is). The inner
  * `if` has no post-condition that holds in general (it would have to tell the arms apart), so
- * the backends run this pass with run-time checks off only (its `~` is never evaluated there).
+ * with run-time checks on the pass runs only after the checks are placed (`unrollCheckedSwaps`
+ * in `index.ts`, cpu backend): each copy of the body then carries its iteration's asserts, and
+ * the `if` gets none (its `~` is never evaluated).
  * A loop whose body binds an exchanged name again (an ancilla, a loop variable) is left as it is.
  */
 import type { Arg, CallStmt, Expr, FunctionDef, Stmt } from '../ast.js'
