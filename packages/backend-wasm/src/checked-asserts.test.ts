@@ -127,6 +127,34 @@ describe('repeated asserts (checks on)', () => {
     ])
   })
 
+  it('after an if, knows only what both arms know; in a loop, nothing the loop writes', () => {
+    const text = `fn b(x: f64[], s: f64, k: i32, n: i32) {
+  if (n > 0, ~) {
+    s += x[k]
+  } else {
+    s += 1.0
+  }
+  s += x[k]
+  s += x[k]
+  while (k < n, k > 0) {
+    s += x[k]
+    s += x[k]
+    k += 1
+    s += x[k]
+  }
+}`
+    const { program, inverses } = asserted(text)
+    const before = asserts(program.functions.get('b')!).filter((a) => a.startsWith('assert outOfBounds'))
+    const after = asserts(dropRepeatedAsserts(program, inverses).program.functions.get('b')!).filter((a) =>
+      a.startsWith('assert outOfBounds'),
+    )
+    const k = 'assert outOfBounds($inrange(k, len(x))) else ("x", k, len(x))'
+    expect(before).toEqual([k, k, k, k, k, k])
+    // the arm's x[k]; after the if, x[k] again (the else arm read nothing), then not; in the loop,
+    // whose body writes k, at the start of each iteration and after k += 1, not in between
+    expect(after).toEqual([k, k, k, k])
+  })
+
   it('keeps the reference’s values and errors', () => {
     const args = (n: number, len: number) => () => [
       new Float64Array(n),
