@@ -14,6 +14,7 @@ import { FunctionEmitter, ModuleContext, elemInfo, ownEntry, passedThrough, retu
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
+import { dropRepeatedAsserts } from './repeated-asserts.js'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
@@ -261,7 +262,12 @@ export function compileToWasm(
     : wasmOptions.hoistBounds
       ? hoistedBoundsOnly(optimized.program, optimized.inverses, options)
       : optimized
-  const { program, inverses } = hoistBounds(asserted.program, asserted.inverses, options)
+  const hoisted = hoistBounds(asserted.program, asserted.inverses, options)
+  // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`)
+  const { program, inverses } =
+    options.checks && (wasmOptions.skipRepeatedAsserts ?? true)
+      ? dropRepeatedAsserts(hoisted.program, hoisted.inverses)
+      : hoisted
   const ctx = new ModuleContext(
     program,
     options,
@@ -530,6 +536,12 @@ export interface WasmOptions {
    * way: an index out of range fails in the same iteration, at the same access.
    */
   rangeVersions?: boolean
+  /**
+   * With run-time checks: whether an assert that repeats one that already passed on every path to
+   * it (the same check and condition, nothing it reads written since) is left out (default true;
+   * see \`repeated-asserts.ts\`). The results and the errors are the same either way.
+   */
+  skipRepeatedAsserts?: boolean
   /**
    * Without run-time checks, with SIMD: whether a paired loop (two iterations as one f64x2 update)
    * that still guards its affine indices — an inner loop of a loop with a range version, whose

@@ -63,7 +63,7 @@ import {
 import { eagerOperand } from './eager-operands.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
-import { planRangeVersion, type RangeVersion } from './range-versions.js'
+import { planCheckedRangeVersion, planRangeVersion, type RangeVersion } from './range-versions.js'
 import { sincosPairs, type SincosPair } from './sincos-pairs.js'
 import { LaneMemo } from './lane-memo.js'
 import { LANE_QUADS_MAX_VALUES, laneQuads, touchesVarying, varyingWhile } from './lane-quads.js'
@@ -667,6 +667,33 @@ export class FunctionEmitter {
 
   /** \`$near(x, y)\`: equal, or within the tolerance relative to max(1, |y|) (a float deallocation). */
   private near(x: Expr, y: Expr): ValType {
+    // y a finite constant (a scalar ancilla's deallocation to 0.0) and a tolerance ≥ 0: the bound
+    // tol·max(1, |y|) is a constant ≥ 0, and x = y gives |x − y| = 0 within it, so the check is
+    // |x − y| ≤ bound alone (the same answer for every x, NaN and ±∞ included), without a branch
+    const tol = this.ctx.options.tolerance
+    // (y as its own type gives it: an f32 literal rounded to f32, as \`expr\` emits it)
+    const yt = y.kind === 'num' ? (y.type ?? (y.isFloat ? 'f64' : 'i32')) : undefined
+    const c =
+      y.kind !== 'num'
+        ? NaN
+        : yt === 'f64'
+          ? y.value
+          : yt === 'f32'
+            ? Math.fround(y.value)
+            : yt === 'i32'
+              ? y.value | 0
+              : NaN
+    if (y.kind === 'num' && Number.isFinite(c) && tol >= 0) {
+      this.toF64(this.expr(x))
+      if (c !== 0) {
+        this.f64c(c)
+        this.op(Op.f64_sub)
+      }
+      this.op(Op.f64_abs)
+      this.f64c(tol * Math.max(1, Math.abs(c)))
+      this.op(Op.f64_le)
+      return I32
+    }
     const cur = this.local(F64),
       w = this.local(F64)
     this.toF64(this.expr(x))
@@ -2322,13 +2349,15 @@ export class FunctionEmitter {
   /** Whether the loop being emitted may have a range version (not inside the copies of a versioned loop). */
   private versioning = true
 
-  /** The range version of a loop of step ±1 without checks (see \`range-versions.ts\`), or null. */
+  /**
+   * The range version of a loop of step ±1 (see \`range-versions.ts\`): of its guarded accesses
+   * without checks, of its bounds asserts with checks (\`planCheckedRangeVersion\`), or null.
+   */
   private rangeVersion(s: Extract<Stmt, { kind: 'for' }>, stepConst: number | undefined): RangeVersion | null {
-    if (!this.ctx.rangeVersions || !this.versioning || this.checking || this.lanesOf) return null
+    if (!this.ctx.rangeVersions || !this.versioning || this.lanesOf) return null
     if (stepConst !== 1 && stepConst !== -1) return null
-    const plan = planRangeVersion(s, {
-      writes: (callee) => this.program.writes.get(callee),
-    })
+    const ctx = { writes: (callee: string) => this.program.writes.get(callee) }
+    const plan = this.checking ? planCheckedRangeVersion(s, ctx) : planRangeVersion(s, ctx)
     if (plan) this.ctx.rangeVersionLoops++
     return plan
   }

@@ -329,3 +329,87 @@ function mark(e: Expr | Arg, covered: Set<Expr>): Expr | Arg {
       return e
   }
 }
+
+/**
+ * With run-time checks on: the range version of a loop of step 1 or −1 whose body's bounds asserts
+ * (`assert outOfBounds($inrange(index, len(x)))`, which `insert-checks` of `@tenet/ir` places
+ * before the statements that read or write `x[index]` and `hoist-bounds` could not move out of the
+ * loop, as in a branch of its body) have indices affine in the loop variable: one check at the
+ * loop's start, as above, that every such index is in range at both ends of the range, and a copy
+ * of the loop without those asserts when it holds; the loop as it is (every assert in place) when
+ * it does not. Asserts inside a branch count too: the check then asks for more than the loop reads
+ * (a branch that does not run for some value of the variable reads nothing there), which only
+ * sends more calls to the loop as it is. The copy runs only when none of the asserts it lacks could
+ * fail, so the two do the same thing, and every other check (deallocations, branch and loop
+ * conditions) stays in both, in its place: the errors are the reference's.
+ *
+ * Only a loop with no loop inside it is versioned (its inner loops version their own asserts,
+ * which then see the outer variables as invariant).
+ */
+export function planCheckedRangeVersion(
+  loop: Extract<Stmt, { kind: 'for' }>,
+  ctx: RangeVersionContext,
+): RangeVersion | null {
+  if (countStatements(loop.body) > RANGE_VERSION_MAX_STATEMENTS) return null
+  let nested = false
+  walk(loop.body, (s) => {
+    if (s.kind === 'for' || s.kind === 'while') nested = true
+  })
+  if (nested) return null
+  const changed = changes(loop.body, ctx)
+  if (changed.has(loop.variable)) return null
+  const invariant = (n: string) => !changed.has(n)
+  const fixedLength = (n: string) => !changed.has(`len:${n}`)
+  const groups = new Map<string, RangeGroup>()
+  const covered = new Set<Stmt>()
+  const elements = new Set<string>()
+  walk(loop.body, (s) => {
+    const bound = boundsAssert(s)
+    if (!bound || !fixedLength(bound.array)) return
+    const l = linear(bound.index, loop.variable, invariant, fixedLength)
+    if (!l || Math.abs(l.factor) > MAX_FACTOR || Math.abs(l.constant) > MAX_CONSTANT) return
+    const t = termsExpr(l.terms)
+    if (!t) return
+    const k = `${bound.array}|${l.factor}|${t.key}`
+    const g = groups.get(k)
+    if (g) {
+      g.low = Math.min(g.low, l.constant)
+      g.high = Math.max(g.high, l.constant)
+    } else groups.set(k, { array: bound.array, factor: l.factor, terms: t.expr, low: l.constant, high: l.constant })
+    covered.add(s)
+    elements.add(`${bound.array}[${key(bound.index)}]`)
+  })
+  if (!covered.size) return null
+  return {
+    groups: [...groups.values()],
+    body: withoutAsserts(loop.body, covered),
+    accesses: elements.size,
+    minTrips: Math.max(1, Math.ceil((4 * groups.size + 2) / elements.size)),
+  }
+}
+
+/** The array and index of a bounds assert `$inrange(index, len(array))`, or undefined for any other statement. */
+function boundsAssert(s: Stmt): { array: string; index: Expr } | undefined {
+  if (s.kind !== 'assert' || s.check !== 'outOfBounds') return undefined
+  const c = s.cond
+  if (c.kind !== 'call' || c.callee !== '$inrange' || c.args.length !== 2) return undefined
+  const [index, n] = c.args as [Expr, Expr]
+  if (n.kind !== 'call' || n.callee !== 'len' || n.args.length !== 1 || n.args[0]!.kind !== 'var') return undefined
+  return { array: n.args[0]!.name, index }
+}
+
+/** A copy of a block (of no loops) without the asserts in `covered` (the rest shared). */
+function withoutAsserts(body: readonly Stmt[], covered: Set<Stmt>): Stmt[] {
+  return body
+    .filter((s) => !covered.has(s))
+    .map((s): Stmt => {
+      switch (s.kind) {
+        case 'if':
+          return { ...s, then: withoutAsserts(s.then, covered), else: withoutAsserts(s.else, covered) }
+        case 'unchecked':
+          return { ...s, body: withoutAsserts(s.body, covered) }
+        default:
+          return s
+      }
+    })
+}

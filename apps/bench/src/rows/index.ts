@@ -14,6 +14,7 @@ import { jaxWebgpuRows } from './jaxjs-webgpu.js'
 import { tenetHigherOrderRows } from './tenet-higher-order.js'
 import { tenetWasmTwinRows } from './tenet-wasm-twins.js'
 import { tenetChecksRows } from './tenet-checks.js'
+import { tenetWasmChecksRows } from './tenet-wasm-checks.js'
 
 /**
  * The row families beyond each workload's own plain-TS rows. Adding an engine is
@@ -40,3 +41,5 @@ ROW_FAMILIES.push(jaxWebgpuRows)
 ROW_FAMILIES.push(tenetWasmTwinRows)
 // the Tenet objectives with the run-time reversibility checks on (issue 29: forward ≤ 2× with checks)
 ROW_FAMILIES.push(tenetChecksRows)
+// the Tenet objectives on wasm with the run-time reversibility checks on (issue 29: forward ≤ 2× with checks)
+ROW_FAMILIES.push(tenetWasmChecksRows)
