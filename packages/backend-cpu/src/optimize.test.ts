@@ -92,9 +92,12 @@ describe('optimised cpu code', () => {
     const m = compile(accel, 'cpu', true)
     const a = code(m, 'accel')
     expect(a).not.toMatch(/PL\d+\.fill\(0\)|Float64Array/)
-    // the uncompute: s, r2 and dx's three scalars back to zero, then the array's one check over the three
-    expect(a.match(/v\d+ = \(v\d+ - c\d+\);/g)!.length).toBe(2 + 3)
-    expect(a).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
+    // the uncompute: s, r2 and dx's three scalars back to zero (each \`y -= y\`, the bits of \`y -= e\`:
+    // see pass \`finite-uncompute\`), then the array's one check over the three
+    expect(a.match(/(v\d+) = \(\1 - \1\);/g)!.length).toBe(2 + 3)
+    // (in the loop over pairs, each element within the tolerance of zero, written inline)
+    const near = String.raw`\(Math\.abs\(v\d+\) <= \$tol\)`
+    expect(a).toMatch(new RegExp(String.raw`if \(!\(\(${near} && ${near}\) && ${near}\)\) rt\.fail`))
     // the accelerations' array, passed to `accel`, stays an array with its check
     expect(code(m, 'steps')).toMatch(/\$allNear\(v\d+, Math\.imul\(3, p3\)\)/)
   })
