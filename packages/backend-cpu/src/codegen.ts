@@ -290,6 +290,13 @@ class FunctionEmitter {
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
 
+  /** The bounds asserts that the loads of the statement head being emitted may take over (see \`foldedBounds\`). */
+  private fold: PendingBounds[] | undefined
+  /** How many enclosing expressions of the head being emitted rule folding out (see \`foldsThrough\`). */
+  private foldOff = 0
+  /** The \`rt.fail(…)\` call of the assert emitted last (see \`assert\`). */
+  private lastFail = ''
+
   /**
    * The function's code. A scalar the function never writes has its final value on entry, and
    * `render(true)` stores its result there, so the parameter need not stay live through the body
@@ -305,6 +312,7 @@ class FunctionEmitter {
       return n
     })
     this.block(this.f.body)
+    this.lines = this.lines.filter((l) => l !== DROPPED).map((l) => (l.includes(FOLD) ? unmark(l) : l))
     if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
@@ -375,6 +383,18 @@ class FunctionEmitter {
   }
 
   expr(e: Expr): string {
+    if (this.fold && !foldsThrough(e)) {
+      this.foldOff++
+      try {
+        return this.exprShared(e)
+      } finally {
+        this.foldOff--
+      }
+    }
+    return this.exprShared(e)
+  }
+
+  private exprShared(e: Expr): string {
     const sh = this.shared?.get(e)
     if (!sh) return this.exprCode(e)
     if (sh.temp) {
@@ -416,6 +436,7 @@ class FunctionEmitter {
         const a = this.js(e.array.name)
         let code = `${a}[${this.indexCode(a, e.index, e.loc, e.array.shown ?? e.array.name)}]`
         const reused = this.loads?.get(e)
+        if (!reused || reused.define) code = this.foldedLoad(e, code)
         if (reused) code = this.reusedLoad(reused, code)
         return e.type === 'bool' ? `(${code} !== 0)` : code
       }
@@ -569,16 +590,21 @@ class FunctionEmitter {
         return `rt.factor(${f})`
       }
       case '$near': {
-        // |a − b| ≤ tol · max(1, |b|) (or a === b), through the module's function: written inline
-        // as |a| ≤ tol against a literal zero the Bessel series ran its checks ~40% slower (V8 11.3);
-        // as a === 0 || |a| ≤ tol (the same test: a − 0 is a, max(1, |0|) is 1) it ran faster, and
-        // calls no function: in a large function (a batch of series, three lanes inlined) V8's
-        // inlining budget is spent before the deallocation checks, and each $near was a call
-        // (Bessel batch with checks, in-process CPU time: 91 → 61 ns per z; single z 59 → 57 ns)
+        // |a − b| ≤ tol · max(1, |b|) (or a === b), through the module's function, except against
+        // a literal zero: in a large function (a batch of series, three lanes inlined; bundle
+        // adjustment's loop over observations, 18 ancillas deallocated per observation) V8's
+        // inlining budget is spent before the deallocation checks, and each $near was a call.
+        // - a name: written a === 0 || |a| ≤ tol, the same test (a − 0 is a, max(1, |0|) is 1, any
+        //   tolerance, NaN included) (Bessel batch with checks, in-process CPU time: 91 → 61 ns per
+        //   z; single z 59 → 57 ns; as |a| ≤ tol alone the series ran its checks ~40% slower);
+        // - another expression, in a loop, with a tolerance ≥ 0: |a| ≤ tol (a === 0 is |a| = 0 ≤ tol;
+        //   NaN fails both) (bundle adjustment with checks: 2.2× → 1.3× the plain-TS objective).
         const a = this.expr(e.args[0]!)
         const b = e.args[1]!
-        if (/^[\w$]+$/.test(a) && b.kind === 'num' && b.value === 0)
-          return `(${a} === 0 || Math.abs(${a}) <= ${TOLERANCE})`
+        if (b.kind === 'num' && b.value === 0) {
+          if (/^[\w$]+$/.test(a)) return `(${a} === 0 || Math.abs(${a}) <= ${TOLERANCE})`
+          if (this.loops > 0 && this.options.tolerance >= 0) return `(Math.abs(${a}) <= ${TOLERANCE})`
+        }
         return `$near(${a}, ${this.expr(b)})`
       }
       case '$zeros': {
@@ -605,6 +631,21 @@ class FunctionEmitter {
     const a = args()
     if (spec.emit?.cpu) return this.round(e.type, `(${spec.emit.cpu(...a)})`)
     return this.round(e.type, `rt.prims[${this.gen.prim(name, spec.evaluate)}](${a.join(', ')})`)
+  }
+
+  /**
+   * A load of the head being emitted that takes over the bounds assert just before the statement
+   * (see \`foldedBounds\`): \`a[i] ?? rt.fail(…)\`, the assert's own failure, where an element of
+   * a typed array reads \`undefined\` exactly when its index is out of range. Marked, so that
+   * \`foldedBounds\` finds where it is in the statement's code.
+   */
+  private foldedLoad(e: Extract<Expr, { kind: 'index' }>, code: string): string {
+    if (!this.fold || this.foldOff || !e.inBounds || e.checkedAs || !FOLD_TYPES.has(e.type as string)) return code
+    const k = key(e.index)
+    const i = this.fold.findIndex((p) => !p.taken && p.array === e.array.name && p.index === k)
+    if (i < 0) return code
+    this.fold[i]!.taken = true
+    return `(${code} ?? ${this.fold[i]!.fail})${FOLD}${i}${FOLD}`
   }
 
   /**
@@ -805,6 +846,8 @@ class FunctionEmitter {
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
     this.kept = undefined
+    // the bounds asserts emitted just before the statement at hand (see \`foldedBounds\`)
+    let pending: PendingBounds[] = []
     forEachStatement(
       body,
       (s, unchecked, shared) => {
@@ -818,7 +861,23 @@ class FunctionEmitter {
           this.line(`let ${o.load.local} = 0${o.load.flag ? `, ${o.load.flag} = false` : ''};`)
         }
         this.unchecked += unchecked
-        this.stmt(s)
+        const bounds = this.checking ? foldableBounds(s) : undefined
+        if (bounds) {
+          this.stmt(s)
+          const cond = key((s as Extract<Stmt, { kind: 'assert' }>).cond)
+          const line = this.lines.length - 1
+          // the very check of an assert of the run just made: it cannot fail (nothing in between writes)
+          if (pending.some((p) => p.cond === cond)) this.lines[line] = DROPPED
+          else pending.push({ ...bounds, cond, line, fail: this.lastFail, taken: false })
+        } else if (pending.length && this.checking && FOLDING_HEADS.has(s.kind) && !headCallsHost(s)) {
+          const start = this.lines.length
+          this.stmt(s, pending)
+          this.foldedBounds(pending, start)
+          pending = []
+        } else {
+          pending = []
+          this.stmt(s)
+        }
         this.unchecked -= unchecked
       },
       this.loweredValues,
@@ -828,6 +887,41 @@ class FunctionEmitter {
     this.loads = saved
     this.reusedArrays = savedArrays
     this.kept = savedKept
+  }
+
+  /**
+   * Bounds asserts folded into the loads they guard. With checks on, \`insert-checks\` puts an
+   * \`outOfBounds\` assert before a statement for each element its head reads (\`$inrange(i,
+   * len(a))\`, under the condition that the read happens at all), then the statement reads the
+   * element: two compares and a branch where V8's own bounds check of the load would do. An element
+   * of a typed array reads \`undefined\` exactly when its index is out of range, so the load
+   * \`a[i] ?? rt.fail(…)\` fails with the assert's own message, at the same site, with the same
+   * values, exactly when the assert would: V8 folds the \`??\` away on a load it has only seen in
+   * range. An assert is left out where the statement (\`start\`: its first line) loads its element
+   * (\`foldedLoad\`) and the failures keep their order: the asserts left out are the last ones of
+   * the run (those kept run first, as before), each loaded exactly once (not dropped, duplicated or
+   * made conditional by the code around it: see \`foldsThrough\`), in the run's order. A load that
+   * took over an assert that stays checks again what has just been checked (it never fails).
+   */
+  private foldedBounds(pending: PendingBounds[], start: number): void {
+    const count = new Map<number, number>()
+    const order: number[] = []
+    for (let l = start; l < this.lines.length; l++) {
+      const line = this.lines[l]!
+      if (!line.includes(FOLD)) continue
+      for (const m of line.matchAll(FOLD_MARK)) {
+        const i = Number(m[1])
+        count.set(i, (count.get(i) ?? 0) + 1)
+        order.push(i)
+      }
+      this.lines[l] = unmark(line)
+    }
+    let first = pending.length
+    while (first > 0 && count.get(first - 1) === 1) {
+      if (first < pending.length && order.indexOf(first - 1) > order.indexOf(first)) break
+      first--
+    }
+    for (let i = first; i < pending.length; i++) this.lines[pending[i]!.line] = DROPPED
   }
 
   /** Drops the kept elements (see \`kept\`) that statement \`s\` may change, before it is emitted. */
@@ -848,9 +942,11 @@ class FunctionEmitter {
   }
 
   /** A run-time check (see `insert-checks.ts`): fails with its catalog entry unless \`cond\` holds. */
-  private assert(s: Extract<Stmt, { kind: 'assert' }>): void {
+  private assert(s: Extract<Stmt, { kind: 'assert' }>, fold?: PendingBounds[]): void {
     // \`!c\` fails when c holds
+    this.fold = fold
     const fails = s.cond.kind === 'unary' && s.cond.op === '!' ? this.expr(s.cond.arg) : `!${this.expr(s.cond)}`
+    this.fold = undefined
     // the message's values, computed only when the check fails (so nothing shared is computed for them)
     const shared = this.shared
     this.shared = undefined
@@ -861,10 +957,35 @@ class FunctionEmitter {
       let k = 0
       return message(...s.args.map((a) => (typeof a === 'string' ? a : v[k++])))
     })
-    this.line(`if (${fails}) rt.fail(${[site, ...values].join(', ')});`)
+    this.lastFail = `rt.fail(${[site, ...values].join(', ')})`
+    this.line(`if (${fails}) ${this.lastFail};`)
   }
 
-  private stmt(s: Stmt): void {
+  /** How many loops enclose the statement being emitted. */
+  private loops = 0
+
+  /** A loop's body (see \`loops\`). */
+  private loopBody(body: Stmt[]): void {
+    this.loops++
+    try {
+      this.block(body)
+    } finally {
+      this.loops--
+    }
+  }
+
+  /** \`f()\` with the loads of its expressions free to take over the asserts \`fold\` (see \`foldedBounds\`). */
+  private folding<T>(fold: PendingBounds[] | undefined, f: () => T): T {
+    this.fold = fold
+    try {
+      return f()
+    } finally {
+      this.fold = undefined
+    }
+  }
+
+  /** Emits a statement; \`fold\`: the bounds asserts just before it that its head's loads may take over (see \`foldedBounds\`). */
+  private stmt(s: Stmt, fold?: PendingBounds[]): void {
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
@@ -883,7 +1004,12 @@ class FunctionEmitter {
         const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
         const old = zeroOld ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
-        const v = this.expr(s.value)
+        // (the value's loads take over its asserts where the update's code is the value once, in
+        // place: not through a number system's own update or rounding code)
+        const plainUpdate =
+          FOLD_TYPES.has(t as string) &&
+          (s.op === '+=' || s.op === '-=' || s.op === '^=' || (t === 'f64' && (s.op === '*=' || s.op === '/=')))
+        const v = this.folding(plainUpdate ? fold : undefined, () => this.expr(s.value))
         let code: string
         switch (s.op) {
           case '+=':
@@ -938,7 +1064,15 @@ class FunctionEmitter {
           if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
-        } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
+        } else
+          this.line(
+            `let ${v} = ${this.round(
+              (s.type as { name: string }).name,
+              this.folding(FOLD_TYPES.has((s.type as { name: string }).name) ? fold : undefined, () =>
+                this.expr(s.value as Expr),
+              ),
+            )};`,
+          )
         return
       }
       case 'dealloc': {
@@ -948,7 +1082,7 @@ class FunctionEmitter {
       }
       case 'if': {
         const pre = this.fresh('c')
-        this.line(`const ${pre} = ${this.expr(s.pre)};`)
+        this.line(`const ${pre} = ${this.folding(fold, () => this.expr(s.pre))};`)
         // (only the condition is the statement's head: see \`reusedLoads\`)
         this.loads = undefined
         this.line(`if (${pre}) {`)
@@ -970,7 +1104,7 @@ class FunctionEmitter {
         this.indent++
         const saved = this.exitIfs
         this.exitIfs = new Set(s.body.filter((x) => x.kind === 'if' && x.exits && x.else.length))
-        this.scoped(() => this.block(s.body))
+        this.scoped(() => this.loopBody(s.body))
         this.exitIfs = saved
         this.indent--
         this.line('}')
@@ -1003,7 +1137,7 @@ class FunctionEmitter {
         return
       }
       case 'assert':
-        return this.assert(s)
+        return this.assert(s, fold)
       case 'unchecked': {
         // no JS block and no new scope: `@unchecked` only switches the checks off
         this.unchecked++
@@ -1074,7 +1208,7 @@ class FunctionEmitter {
         this.line(
           `const ${iv} = ${s.reverse ? `(${a} + Math.imul(${n} - 1 - ${k}, ${st})) | 0` : `(${a} + Math.imul(${k}, ${st})) | 0`};`,
         )
-        this.block(s.body)
+        this.loopBody(s.body)
       })
       this.indent--
     }
@@ -1096,7 +1230,7 @@ class FunctionEmitter {
       this.indent++
       this.scoped(() => {
         this.names.set(s.variable, iv)
-        this.block(s.body)
+        this.loopBody(s.body)
       })
       this.indent--
       this.line('}')
@@ -1333,6 +1467,77 @@ interface LoweredCall {
 }
 
 /** Marks an array allocation in emitted code until `pooled` decides how it allocates. */
+/** A bounds assert emitted before a statement, which the statement's load of its element may take over (see \`foldedBounds\`). */
+interface PendingBounds {
+  /** The array and the key of the index the assert checks. */
+  array: string
+  index: string
+  /** The key of the assert's condition (the same condition again in the run is the same check). */
+  cond: string
+  /** Where its \`if\` is in the function's lines. */
+  line: number
+  /** Its \`rt.fail(site, i, n)\` call. */
+  fail: string
+  /** Whether a load of the statement took it over. */
+  taken: boolean
+}
+
+/** Marks a folded load in the code until \`foldedBounds\` has seen where it is. */
+const FOLD = '\u0002'
+const FOLD_MARK = new RegExp(`${FOLD}(\\d+)${FOLD}`, 'g')
+const unmark = (line: string): string => line.replace(FOLD_MARK, '')
+/** A line left out of the function (an assert a load took over). */
+const DROPPED = '\u0003'
+/** Element types whose loads may take over a bounds assert: plain numbers and flags of typed arrays, no plugin code around them. */
+const FOLD_TYPES: ReadonlySet<string> = new Set(['f64', 'i32', 'bool'])
+/** Statements whose head may take over the bounds asserts before it (see \`foldedBounds\`). */
+const FOLDING_HEADS: ReadonlySet<Stmt['kind']> = new Set(['update', 'if', 'alloc', 'assert'])
+/** Calls whose code evaluates each argument once, in order, where the call is (see \`foldsThrough\`). */
+const FOLD_CALLS: ReadonlySet<string> = new Set(['f64', 'i32', 'div', 'len', '$inrange', '$near', '$factor'])
+
+/**
+ * Whether a load inside \`e\` may take over a bounds assert (see \`foldedBounds\`): \`e\` is of a
+ * plain type and its code evaluates its operands where it stands, each once (a primitive's own
+ * emitted code, a number system's rounding or arithmetic may drop an operand, repeat it or make
+ * it conditional).
+ */
+function foldsThrough(e: Expr): boolean {
+  if (e.type !== undefined && !FOLD_TYPES.has(e.type as string)) return false
+  if (e.kind === 'call') return FOLD_CALLS.has(e.callee)
+  return e.kind !== 'field'
+}
+
+/** Whether an expression reads no element and calls nothing but \`len\`. */
+function loadFree(e: Expr): boolean {
+  if (e.kind === 'index' || e.kind === 'field') return false
+  if (e.kind === 'call' && e.callee !== 'len') return false
+  return exprChildren(e).every(loadFree)
+}
+
+/**
+ * The array and index key of a bounds assert that a load may take over: \`$inrange(i, len(a))\`,
+ * or \`!guard || $inrange(i, len(a))\`, where neither \`i\` nor \`guard\` reads an element (the
+ * assert's line can go with nothing else).
+ */
+function foldableBounds(s: Stmt): { array: string; index: string } | undefined {
+  if (s.kind !== 'assert' || s.check !== 'outOfBounds') return undefined
+  let c = s.cond
+  if (c.kind === 'binary' && c.op === '||') {
+    if (!loadFree(c.left)) return undefined
+    c = c.right
+  }
+  if (c.kind !== 'call' || c.callee !== '$inrange') return undefined
+  const [i, n] = c.args
+  if (!i || !loadFree(i) || n?.kind !== 'call' || n.callee !== 'len' || n.args[0]?.kind !== 'var') return undefined
+  return { array: n.args[0].name, index: key(i) }
+}
+
+/** Whether the head of a statement calls a host function (whose failures would come before the folded loads'). */
+function headCallsHost(s: Stmt): boolean {
+  if (s.kind === 'assert') return callsHost(s.cond) || s.args.some((a) => typeof a !== 'string' && callsHost(a))
+  return stmtExprs(s).some(callsHost)
+}
+
 const POOL = '\u0001'
 
 /**

@@ -6,6 +6,14 @@
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (always: with
  *   checks on, the array's deallocation check stays one check over its elements, see
  *   `DeallocStmt.element`);
+ * - `cancel-uncompute` — inside `@unchecked`, a loop followed by the exact inverse of its part that
+ *   writes what that inverse writes (a branch keeper and index counters, and their uncompute) runs
+ *   on copies of those names, and the inverse goes (checks on only: with checks off,
+ *   `sink-ancillas` and `dead-ancillas` drop such uncomputes; see `cancel-uncompute.ts`);
+ * - `finite-uncompute` — the uncompute `y -= e` of an f64 ancilla computed from zero by `y += e`
+ *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
+ *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
+ *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
  *   (checks off; see `interchange.ts` for the dependence test);
@@ -54,6 +62,8 @@
 import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
+import { cancelUncompute } from './cancel-uncompute.js'
+import { finiteUncompute } from './finite-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
@@ -71,6 +81,8 @@ import { jamLoops } from './jam.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
 
+export { cancelUncompute } from './cancel-uncompute.js'
+export { finiteUncompute } from './finite-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
@@ -96,6 +108,8 @@ export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-s
 export const PASS_NAMES = [
   'unroll',
   'scalar-arrays',
+  'cancel-uncompute',
+  'finite-uncompute',
   'interchange',
   'jam',
   'sink-ancillas',
@@ -122,6 +136,8 @@ export type PassName = (typeof PASS_NAMES)[number]
 export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'unroll',
   'scalar-arrays',
+  'cancel-uncompute',
+  'finite-uncompute',
   'hoist-invariants',
   'tabulate',
   'unroll-swaps',
@@ -182,6 +198,14 @@ export function optimize(
   // (with checks, the elements' check is the array's only for a tolerance ≥ 0: below it, or NaN,
   // an array of zeros fails its check where a scalar zero passes, `a === b` in `$near`)
   if (on('scalar-arrays') && !(options.checks && !(options.tolerance >= 0))) each(scalarReplaceArrays)
+  if (on('cancel-uncompute') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => cancelUncompute(f, effectful))
+  }
+  if (on('finite-uncompute') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => finiteUncompute(f, effectful))
+  }
   if (on('interchange')) {
     const registry = program.registry
     each((f) => interchangeLoops(f, registry))

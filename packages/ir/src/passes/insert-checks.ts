@@ -14,7 +14,7 @@
  * | `dealloc` | before `t -> v`, t a scalar: `t == v`, or `$near(t, v)` for floats (the tolerance of the options) |
  * | `deallocArray`, `deallocStack` | before `t -> zeros(n)`: `$zeros(t, n)`; before `s -> []`: `len(s) == 0` |
  * | `popNonzero` | before `pop(s, x)`: `x == 0` (`!x` for a bool) |
- * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`) |
+ * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`); left out for `~` when the branches write nothing `pre` reads and neither calls a host function (`pre` is then what it was: the check cannot fail) |
  * | `postWhileStart`, `postWhileIteration` | `!post` before the loop, `post` at the end of the body |
  * | `loopRange` | after a `for`: `start == $start(v) && …` (the range the loop saved when it began); left out when the body writes nothing the range reads (writing elements of `a` leaves `len(a)` as it is) |
  *
@@ -44,6 +44,9 @@ import type { CompileOptions, Program } from '../plugin.js'
 import { printAsWritten } from '../printer.js'
 import type { RuntimeCheck } from '../runtime-checks.js'
 import { elementName } from './scalar-arrays.js'
+import { writtenNames as namesWritten } from './hoist-invariants.js'
+import { effectfulFunctions } from './dead-ancillas.js'
+import { stmtExprs } from '../stmt-exprs.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const bool = (value: boolean): Expr => ({ kind: 'bool', value, type: 'bool' })
@@ -109,6 +112,8 @@ interface Scope {
   fixed: Set<string>
   /** Loop variables proven to be indices of an array: variable → array. */
   proven: Map<string, string>
+  /** The functions with a host effect (see \`effectfulFunctions\`). */
+  effectful: ReadonlySet<string>
 }
 
 /**
@@ -291,9 +296,16 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       const post = s.post ?? s.pre
       const text = printAsWritten(post)
       const tilde = bool(!s.post)
+      // \`if (c, ~)\` whose branches write nothing c reads: c is what it was, it cannot fail
+      const holds = !s.post && unchanged(s.pre, [...s.then, ...s.else], scope)
       const end = (branch: Stmt[], taken: boolean): Stmt[] => [
         ...checkBlock(branch, scope),
-        ...guarded(assert('postIf', taken ? post : not(post), [text, tilde, bool(!taken), bool(taken)], s.loc), scope),
+        ...(holds
+          ? []
+          : guarded(
+              assert('postIf', taken ? post : not(post), [text, tilde, bool(!taken), bool(taken)], s.loc),
+              scope,
+            )),
       ]
       out.push({ ...s, pre, then: end(s.then, true), else: end(s.else, false) })
       return
@@ -410,6 +422,23 @@ function indexReadsWritten(a: Expr | Extract<Stmt, { kind: 'update' }>['target']
   return [...readNames(a.index)].some((n) => written.has(n))
 }
 
+/**
+ * Whether \`e\` has the same value after \`body\` as before it: \`e\` calls no host function
+ * (evaluated again, it could give another value), and \`body\` writes nothing \`e\` reads, calls
+ * no host function and no function with a host effect (which could change anything).
+ */
+function unchanged(e: Expr, body: Stmt[], scope: Scope): boolean {
+  if (callsHost(e)) return false
+  let effect = false
+  walk(body, (s) => {
+    if (s.kind !== 'assert' && stmtExprs(s).some(callsHost)) effect = true
+    if (s.kind === 'callstmt' && s.target === 'function' && !scope.program.functions.has(s.callee)) effect = true
+  })
+  if (effect) return false
+  const written = namesWritten(body, scope.effectful)
+  return written !== undefined && ![...readNames(e)].some((n) => written.has(n))
+}
+
 /** The array whose indices a loop's variable runs over (see the module comment), if any. */
 function provenArray(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): string | undefined {
   const stepOne = !s.step || (s.step.kind === 'num' && s.step.value === 1)
@@ -421,12 +450,16 @@ function provenArray(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): string | 
 }
 
 /** One function with its checks placed (see the module comment). */
-export function insertChecksFunction(f: FunctionDef, program: Program): FunctionDef {
+export function insertChecksFunction(
+  f: FunctionDef,
+  program: Program,
+  effectful: ReadonlySet<string> = effectfulFunctions(program.functions.values()),
+): FunctionDef {
   const fixed = new Set(f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
   walk(f.body, (x) => {
     if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name)
   })
-  return { ...f, body: checkBlock(f.body, { program, fixed, proven: new Map() }) }
+  return { ...f, body: checkBlock(f.body, { program, fixed, proven: new Map(), effectful }) }
 }
 
 /**
@@ -439,9 +472,10 @@ export function insertChecks(
   options: CompileOptions,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   if (!options.checks) return { program, inverses }
-  const functions = new Map([...program.functions].map(([n, d]) => [n, insertChecksFunction(d, program)]))
+  const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+  const functions = new Map([...program.functions].map(([n, d]) => [n, insertChecksFunction(d, program, effectful)]))
   return {
     program: { ...program, functions },
-    inverses: new Map([...inverses].map(([n, d]) => [n, insertChecksFunction(d, program)])),
+    inverses: new Map([...inverses].map(([n, d]) => [n, insertChecksFunction(d, program, effectful)])),
   }
 }

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
 import {
+  cancelUncompute,
   deadAncillas,
   dropDeadAncillaWrites,
   effectfulFunctions,
+  finiteUncompute,
   literalTrips,
   optimize,
   scalarReplaceArrays,
@@ -308,12 +310,15 @@ t -> x`)
 })
 
 describe('optimize', () => {
-  it('runs unroll and scalar-arrays always, and dead-ancillas without checks', () => {
+  it('runs unroll and scalar-arrays always, the uncompute passes with checks, and dead-ancillas without', () => {
     const p = checked(pair)
     const inverses = new Map<string, FunctionDef>()
     const on = optimize(p, inverses, { checks: true, tolerance: 1e-8 })
-    expect(body(fn(on.program, 'pair'))).toBe(body(scalarReplaceArrays(unrollLoops(fn(p, 'pair')))))
-    expect(body(fn(on.program, 'pair'))).toContain('s -= ')
+    expect(body(fn(on.program, 'pair'))).toBe(
+      body(finiteUncompute(cancelUncompute(scalarReplaceArrays(unrollLoops(fn(p, 'pair')))))),
+    )
+    // (the uncompute keeps the ancilla's bits for its deallocation check: see finite-uncompute)
+    expect(body(fn(on.program, 'pair'))).toContain('s -= s')
     // (a negative tolerance fails an array of zeros, not a scalar zero: the arrays stay)
     const negative = optimize(p, inverses, { checks: true, tolerance: -1 })
     expect(body(fn(negative.program, 'pair'))).toContain('dx: f64[] <- zeros(3)')

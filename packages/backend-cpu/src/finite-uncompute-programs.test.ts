@@ -1,0 +1,71 @@
+/**
+ * Pass `finite-uncompute` (see `@tenet/ir`) and the inline `$near` of a deallocation check in a
+ * loop, on compiled programs with run-time checks on: a routine's f64 ancillas uncomputed by
+ * `~routine`, in a loop, compute the reference interpreter's values, and where a value is not
+ * finite (NaN, ±Infinity) the deallocation check fails as the reference's does (code, message,
+ * source location); the uncomputes no longer evaluate their values again.
+ */
+import { describe, expect, it } from 'vitest'
+import { TENET_FUNCTION } from '@tenet/reversible'
+import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { cpuBackend } from './index.js'
+
+const cpu = backendUnderTest(cpuBackend, { checks: true })
+const reference = referenceBackend({ checks: true })
+
+/** Per element: a rotation angle's cosine and sine in a routine, a branch on the radius, and the copy. */
+const src = `
+fn f(out: f64[], x: f64[], w: f64[]) {
+  for i in 0..len(x) {
+    r <- 0.0
+    c <- 0.0
+    s <- 0.0
+    routine {
+      r += sqrt(x[i])
+      if (r != 0.0, ~) {
+        c += cos(r) / r
+        s += sin(r)
+      } else {
+        c += 1.0
+      }
+    }
+    out[i] += w[i] * (c + s)
+    ~routine
+    s -> 0.0
+    c -> 0.0
+    r -> 0.0
+  }
+}`
+
+const code = (): string =>
+  (cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }).compiled.sourceOf(
+    'f',
+    false,
+  )
+
+describe('finite-uncompute and the inline $near with checks on (cpu)', () => {
+  it('uncomputes without evaluating the values again, and checks inline (generated code)', () => {
+    const c = code()
+    expect(c.match(/Math\.(sqrt|cos|sin)\(/g)).toHaveLength(3)
+    expect(c).toMatch(/(v\d+) = \(\1 - \1\)/)
+    expect(c).toMatch(/if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/)
+    expect(c).not.toMatch(/\$near\(/)
+  })
+
+  it('computes the reference’s values', () => {
+    const x = Float64Array.from([0, 0.25, 1, 2, 9, 1e-300])
+    const w = Float64Array.from([1, -2, 3, 0.5, 1, 2])
+    const want = reference.compile(src).f!(new Float64Array(6), x, w)
+    const got = cpu.compile(src).f!(new Float64Array(6), x, w)
+    expect(got).toEqual(want)
+  })
+
+  it('fails as the reference does where a value is not finite', () => {
+    for (const bad of [-1, Number.POSITIVE_INFINITY, Number.NaN, 1e-320]) {
+      const args = () => [new Float64Array(3), Float64Array.from([1, bad, 4]), Float64Array.from([1, 1, 1])] as const
+      const want = raisedError(() => reference.compile(src).f!(...args()))
+      if (bad !== 1e-320) expect(want).toMatch(/^runtime\/dealloc/)
+      expect(raisedError(() => cpu.compile(src).f!(...args()))).toBe(want)
+    }
+  })
+})

@@ -1,0 +1,179 @@
+/**
+ * `finite-uncompute` — with run-time checks on: the uncompute `y -= e` of an f64 ancilla that was
+ * computed from zero by `y += e` (nothing between writing `y` or anything `e` reads) becomes
+ * `y -= y`. The two give the same bits: `y` holds `0 + e` (`e` itself, or +0 for e = −0), so
+ * `y − e` is `e − e`, +0 when e is finite and NaN when it is not, and so is `y − y`. The
+ * deallocation check after it (`y -> 0.0`, `$near`) sees the same value — it fails exactly when e
+ * was not finite, as before — and the uncompute no longer evaluates `e` again (the `sqrt`, `cos`,
+ * `sin` and divisions of a `~routine`). The bounds checks of `e`'s second evaluation go with it:
+ * the first evaluation read the same elements (nothing between writes what `e` reads), so they
+ * cannot fail first.
+ *
+ * Where: in one block (`y += e` … `y -= e`), or in the same branch of two `if (c, ~)` of one
+ * block (a routine's `if` and its inverse in `~routine`), when nothing from the first `if` to the
+ * second writes what `c` reads, so that both take the same branch. `y` is allocated as `0.0` in
+ * the block and nothing on the path from there to `y += e` writes it; `e` calls no host function.
+ * With checks off, `dead-ancillas` drops such uncomputes altogether.
+ */
+import type { Expr, FunctionDef, Stmt } from '../ast.js'
+import { readNames } from '../check.js'
+import { key } from '../cse.js'
+import { writtenNames } from './hoist-invariants.js'
+import { callsHost } from './insert-checks.js'
+
+type Update = Extract<Stmt, { kind: 'update' }>
+type IfStmt = Extract<Stmt, { kind: 'if' }>
+
+/**
+ * `f` with every uncompute of an f64 ancilla that repeats its computation from zero written
+ * `y -= y` (see the module comment). `effectful`: the functions with a host effect.
+ */
+export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+  let changed = false
+  const block = (body: Stmt[]): Stmt[] => {
+    let out = body.map((s): Stmt => {
+      switch (s.kind) {
+        case 'for':
+        case 'while':
+        case 'unchecked':
+          return { ...s, body: block(s.body) } as Stmt
+        case 'if':
+          return { ...s, then: block(s.then), else: block(s.else) }
+        default:
+          return s
+      }
+    })
+    for (let a = 0; a < out.length; a++) {
+      const s = out[a]!
+      if (s.kind !== 'alloc' || !zeroF64(s)) continue
+      const next = rewriteUncomputes(out, a, s.name, effectful)
+      if (next !== out) {
+        out = next
+        changed = true
+      }
+    }
+    return out
+  }
+  const body = block(f.body)
+  return changed ? { ...f, body } : f
+}
+
+const zeroF64 = (s: Extract<Stmt, { kind: 'alloc' }>): boolean =>
+  s.type?.kind === 'scalar' && s.type.name === 'f64' && s.value.kind === 'num' && s.value.value === 0
+
+/** Whether the statements may write `names` (or anything: a host effect). */
+function writesAny(stmts: Stmt[], names: ReadonlySet<string>, effectful: ReadonlySet<string>): boolean {
+  const w = writtenNames(stmts, effectful)
+  return w === undefined || [...w].some((n) => names.has(n))
+}
+
+/** Whether `s` is `y += e` with an f64 target `y` and `e` free of host calls. */
+const computes = (s: Stmt, y: string): s is Update =>
+  s.kind === 'update' &&
+  s.op === '+=' &&
+  s.target.kind === 'var' &&
+  s.target.name === y &&
+  s.target.type === 'f64' &&
+  !s.distinct?.length &&
+  !callsHost(s.value)
+
+/** Whether `s` is `y -= e` for the same `e`. */
+const uncomputes = (s: Stmt, y: string, e: Expr): s is Update =>
+  s.kind === 'update' &&
+  s.op === '-=' &&
+  s.target.kind === 'var' &&
+  s.target.name === y &&
+  !s.distinct?.length &&
+  key(s.value) === key(e)
+
+/** `u` as `y -= y`. */
+const selfUncompute = (u: Update, y: string): Update => ({
+  ...u,
+  value: { kind: 'var', name: y, type: 'f64', ...(u.value.loc ? { loc: u.value.loc } : {}) },
+})
+
+/**
+ * `body` (a block where `y` is allocated at `a`) with the uncomputes of `y` that repeat its
+ * computation rewritten, or `body` itself.
+ */
+function rewriteUncomputes(body: Stmt[], a: number, y: string, effectful: ReadonlySet<string>): Stmt[] {
+  const Y = new Set([y])
+  let out = body
+  for (let k = a + 1; k < out.length; k++) {
+    const s = out[k]!
+    if (computes(s, y)) {
+      const done = inBlock(out, k, y, s.value, effectful)
+      if (done) out = done
+      // (after y += e, y is no longer zero: nothing further up to a rewrite)
+      return out
+    }
+    if (s.kind === 'if' && !s.post) {
+      // y computed in a branch of this if (each branch, from its start)
+      let next = out
+      for (const branch of ['then', 'else'] as const) {
+        const arm = s[branch]
+        const m = arm.findIndex((t) => writesAny([t], Y, effectful))
+        if (m < 0 || !computes(arm[m]!, y)) continue
+        const done = fromBranch(next, k, branch, m, y, (arm[m] as Update).value, effectful)
+        if (done) next = done
+      }
+      if (next !== out) return next
+    }
+    if (writesAny([s], Y, effectful)) return out
+  }
+  return out
+}
+
+/** `y += e` at `k` of `body`, its uncompute later in the same block. */
+function inBlock(body: Stmt[], k: number, y: string, e: Expr, effectful: ReadonlySet<string>): Stmt[] | undefined {
+  const kept = new Set([y, ...readNames(e)])
+  for (let j = k + 1; j < body.length; j++) {
+    const s = body[j]!
+    if (uncomputes(s, y, e)) return [...body.slice(0, j), selfUncompute(s, y), ...body.slice(j + 1)]
+    if (writesAny([s], kept, effectful)) return undefined
+  }
+  return undefined
+}
+
+/**
+ * `y += e` at `m` of branch `branch` of the `if` at `k` of `body`; its uncompute in the same
+ * branch after it, or in that branch of a later `if` with the same condition.
+ */
+function fromBranch(
+  body: Stmt[],
+  k: number,
+  branch: 'then' | 'else',
+  m: number,
+  y: string,
+  e: Expr,
+  effectful: ReadonlySet<string>,
+): Stmt[] | undefined {
+  const F = body[k] as IfStmt
+  const arm = F[branch]
+  const replace = (j: number, s: Stmt) => [...body.slice(0, j), s, ...body.slice(j + 1)]
+  const inArm = inBlock(arm, m, y, e, effectful)
+  if (inArm) return replace(k, { ...F, [branch]: inArm })
+  const kept = new Set([y, ...readNames(e)])
+  if (writesAny(arm.slice(m + 1), kept, effectful)) return undefined
+  // the condition keeps its value from F to G: F's branches and what lies between write nothing it reads
+  if (callsHost(F.pre)) return undefined
+  const cond = readNames(F.pre)
+  if (writesAny([...F.then, ...F.else], cond, effectful)) return undefined
+  for (let j = k + 1; j < body.length; j++) {
+    const G = body[j]!
+    if (G.kind === 'if' && !G.post && key(G.pre) === key(F.pre)) {
+      const garm = G[branch]
+      for (let n = 0; n < garm.length; n++) {
+        const s = garm[n]!
+        if (uncomputes(s, y, e)) {
+          const arm2 = [...garm.slice(0, n), selfUncompute(s, y), ...garm.slice(n + 1)]
+          return replace(j, { ...G, [branch]: arm2 })
+        }
+        if (writesAny([s], kept, effectful)) return undefined
+      }
+      return undefined
+    }
+    if (writesAny([G], new Set([...kept, ...cond]), effectful)) return undefined
+  }
+  return undefined
+}
