@@ -158,7 +158,10 @@ export function describeCheckedPasses(backend: BackendUnderTest): void {
         N = 5
       const [want, got] = both(M * N - M - 1, rotations(M), M, N)
       const parts = (e: string) => {
-        const m = /^(runtime\/out-of-bounds) \| index \d+ is out of bounds for `(\w+)` \(length (\d+)\)[^]*\| (\d+):\d+$/.exec(e)
+        const m =
+          /^(runtime\/out-of-bounds) \| index \d+ is out of bounds for `(\w+)` \(length (\d+)\)[\s\S]*\| (\d+):\d+$/.exec(
+            e,
+          )
         return m && [m[1], m[2], m[3], m[4]]
       }
       expect(parts(want)).toEqual(['runtime/out-of-bounds', 'x', String(M * N - M - 1), '6'])

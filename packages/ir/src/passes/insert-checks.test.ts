@@ -192,9 +192,9 @@ for l in 0..n {
 }`,
     )
     // the stride on either side, times a literal, or a sum
-    expect(hoisted('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 1..n { s += x[(l * 2) * m + (m + 1) * l] } }')).toContain(
-      'f64(n - 1) * f64(m * 2 + (m + 1))',
-    )
+    expect(
+      hoisted('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 1..n { s += x[(l * 2) * m + (m + 1) * l] } }'),
+    ).toContain('f64(n - 1) * f64(m * 2 + (m + 1))')
     // not: a stride the body writes, a stride that reads the variable, an element in the stride
     const kept = (src: string) => {
       const out = hoisted(src)
@@ -206,7 +206,9 @@ for l in 0..n {
   })
 
   it('keeps one of the hoisted asserts of the same condition (one element accessed twice)', () => {
-    const out = hoisted('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i]\n s += 2.0 * x[i]\n s += x[i + 1] } }')
+    const out = hoisted(
+      'fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i]\n s += 2.0 * x[i]\n s += x[i + 1] } }',
+    )
     expect(out.split('\n').filter((l) => l.startsWith('assert'))).toHaveLength(4)
     expect(out.split('\n')[4]).toBe('for i in 0..n {')
   })

@@ -282,6 +282,8 @@ describe('pass `hoist-calls`', () => {
     // without checks `dead-ancillas` drops the uncompute; with checks the pass leaves it out: one
     // cos per rotation, before the column loop, and none after it
     expect(text(true).match(/cos\(/g)?.length).toBe(text(false).match(/cos\(/g)?.length)
-    expect(text(true)).toMatch(/@unchecked \{\n *l\$hc3 -> 0\.0\n *l\$hc2 -> 0\.0\n *l\$hc1 -> 0\.0\n *l\$hc0 -> 0\.0\n *\}/)
+    expect(text(true)).toMatch(
+      /@unchecked \{\n *l\$hc3 -> 0\.0\n *l\$hc2 -> 0\.0\n *l\$hc1 -> 0\.0\n *l\$hc0 -> 0\.0\n *\}/,
+    )
   })
 })
