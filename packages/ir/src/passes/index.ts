@@ -17,7 +17,8 @@
  *   cos θ and sin θ included, are computed once before the loop (always: with checks on, without
  *   the uncompute, see `hoist-calls.ts`);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
- *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ *   into an ancilla, before the loop, and uncomputed after it (always: exact; with checks on, the
+ *   guarded uncompute, in `@unchecked`, is left out);
  * - `tabulate-sweeps` — an expensive pure primitive that two or more statements of a function's
  *   body (the two sweeps of a gradient program) apply to elements of an array parameter it never
  *   writes is computed once per element, into a table, before the body, when they evaluate more
@@ -199,7 +200,7 @@ export function optimize(
   if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
-    each((f) => hoistInvariants(f, effectful))
+    each((f) => hoistInvariants(f, effectful, options.checks))
   }
   if (on('hoist-calls')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
