@@ -5,7 +5,8 @@
  * columns independent and a cosine the columns share is to be computed once per rotation, which
  * `hoist-calls` then does. The
  * programs must compute the same bits as the reference interpreter (checks on), forwards and
- * backwards, on the cpu backend with checks on and off, whether or not the passes apply (a float
+ * backwards, on the cpu backend with checks on and off (where the same passes run,
+ * `CHECKED_PASSES`), whether or not the passes apply (a float
  * rotation is not exactly invertible: the round trip is checked to 1e-9, the bits of the inverse
  * against the interpreter's); each
  * program also states whether the loop must move, and the optimised IR is checked for it, and
@@ -30,8 +31,9 @@ const backends = [
   backendUnderTest(cpuBackend, { registry }),
   { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
 ]
-/** The optimised IR the cpu backend compiles (checks off). */
-const optimised = (source: string): string => optimisedIr(cpuBackend, source, { name: 'columns' })
+/** The optimised IR the cpu backend compiles (checks off, or on). */
+const optimised = (source: string, checks = false): string =>
+  optimisedIr(cpuBackend, source, { name: 'columns', checks })
 
 /** Whether a printed function calls cos inside the body of a loop over l. */
 function cosInColumnLoop(ir: string): boolean {
@@ -72,6 +74,12 @@ describe('random column programs: the cpu backend, checks on and off, agrees wit
         }
         if (inside !== (c.legal && c.pays))
           failures.push(`seed ${seed}: moved ${inside}, legal ${c.legal}, pays ${c.pays}\n${c.source}\n${ir}`)
+        // with checks on, the same passes move and jam the same loops (`CHECKED_PASSES`)
+        const checkedIr = optimised(c.source, true)
+        if (checkedIr.indexOf('for l in') > checkedIr.indexOf('for i in') !== inside)
+          failures.push(`seed ${seed}: moved ${inside} without checks, not so with checks\n${checkedIr}`)
+        if (/for i in .* by -?2 \{/.test(checkedIr) !== /for i in .* by -?2 \{/.test(ir))
+          failures.push(`seed ${seed}: jammed differently with checks\n${checkedIr}`)
         // moved, the rotation's cos θ is computed once per rotation, outside the column loops
         if (inside && cosInColumnLoop(ir)) failures.push(`seed ${seed}: cos inside a column loop\n${ir}`)
       }

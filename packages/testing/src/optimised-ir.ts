@@ -23,8 +23,10 @@ export interface OptimisedSource {
 export interface OptimiseSourceOptions {
   /** the source's name in error messages (default `program`) */
   name?: string
-  /** run only these passes (default: every pass the backend runs with checks off) */
+  /** run only these passes (default: every pass the backend runs with checks off, or on) */
   passes?: readonly PassName[]
+  /** compile with run-time checks on (default off): the passes of `CHECKED_PASSES` only */
+  checks?: boolean
 }
 
 const printAll = (program: { functions: Map<string, FunctionDef> }, inverses: Map<string, FunctionDef>) => ({
@@ -33,7 +35,7 @@ const printAll = (program: { functions: Map<string, FunctionDef> }, inverses: Ma
 })
 
 /**
- * Compiles `source` on `backend` with run-time checks off and returns the program the IR passes
+ * Compiles `source` on `backend` with run-time checks off (or on, `options.checks`) and returns the program the IR passes
  * received and the one they produced, printed. The backend's own compile runs too (its errors
  * propagate), so a test sees the same program the backend generates code from.
  */
@@ -60,7 +62,7 @@ export function optimiseSource(
   compileModule(parse({ text: source, name: options.name ?? 'program' }), {
     registry,
     backend: capture.name,
-    checks: false,
+    checks: options.checks ?? false,
   })
   if (!seen) throw new Error(`optimiseSource: backend '${backend.name}' compiled no program`)
   return seen

@@ -6,7 +6,8 @@
  * In the body of `for v in a..b` (or `..=`, step 1 or −1, either direction), an assert
  * `outOfBounds($inrange(e, len(x)))` that runs on every iteration (a statement of the body itself,
  * not inside an `if` or an inner loop) moves before the loop when
- * - `e` is c·v + D with c an integer literal (|c| ≤ 2²⁰) and D made of names the body does not
+ * - `e` is c·v + D with c an integer literal (|c| ≤ 2²⁰) or an expression C of the same kind as D
+ *   (a column stride: `x[i + m * l]` in a loop over l), and D made of names the body does not
  *   write (nor v), literals, `+ - *` and lengths, with no host call in it;
  * - the body neither allocates nor deallocates `x` (its length is fixed while the loop runs);
  * - the range reads no host function (it is evaluated once more, before the loop).
@@ -15,7 +16,16 @@
  * ends, where it is exact, and both in [0, len(x)) means every value between them is, so no
  * iteration's index (the same value in i32, since it is in range) is out of range. An index the
  * loop does not change (c = 0) is checked once, when the loop runs. The accesses keep their
- * `inBounds` mark.
+ * `inBounds` mark. Of hoisted asserts with the same condition (one element accessed twice in the
+ * body), the first stays: the others would test the same values right after it.
+ *
+ * A symbolic stride C is evaluated as the program does (i32, so C and D are the i32 values C′ and
+ * D′ the iterations use), and f64(v)·f64(C′) + f64(D′) at the two ends: i32 `+ - *` is arithmetic
+ * modulo 2³², so each iteration's index is C′·v + D′ reduced modulo 2³², which is C′·v + D′ itself
+ * wherever that lies in [0, 2³¹). The f64 value is exact while |C′·v| ≤ 2⁵³ (and the comparison
+ * with the length exact), and beyond that rounding, which is monotone, keeps it at least 2⁵³ − 2³¹
+ * in magnitude, out of range like the exact value: so both ends pass only when every iteration's
+ * exact C′·v + D′, between them, is in range, and then no access is out of range.
  *
  * What changes for a program that fails: the error (`runtime/out-of-bounds`, the same code and
  * location) is raised before the loop starts, not in the iteration that reaches the bad index, so
@@ -34,6 +44,7 @@ import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { rewriteExpr } from './rewrite.js'
 import { callsHost } from './insert-checks.js'
+import { key } from '../cse.js'
 
 /** The largest |c| hoisted: c·v + D stays exact in f64 (|v|, |D| < 2³¹). */
 export const HOIST_MAX_FACTOR = 2 ** 20
@@ -82,6 +93,42 @@ function factor(e: Expr, v: string): number | undefined {
 }
 
 const mentions = (e: Expr, v: string): boolean => readNames(e).has(v)
+
+/**
+ * The coefficient C of `v` in `e` when `e` is C·v + D with C free of `v` (i32 `+`, `-`, `*`): an
+ * i32 expression (the literal 0 where `e` does not read `v`), or undefined (`v` in a product with
+ * itself, or under anything else).
+ */
+function coefficient(e: Expr, v: string): Expr | undefined {
+  if (e.type !== 'i32') return undefined
+  switch (e.kind) {
+    case 'var':
+      return i32(e.name === v ? 1 : 0)
+    case 'num':
+      return i32(0)
+    case 'binary': {
+      if (!mentions(e, v)) return i32(0)
+      if (e.op === '+' || e.op === '-') {
+        const l = coefficient(e.left, v),
+          r = coefficient(e.right, v)
+        if (l === undefined || r === undefined) return undefined
+        if (isZero(r)) return l
+        if (isZero(l) && e.op === '+') return r
+        return { ...e, left: l, right: r }
+      }
+      if (e.op === '*') {
+        if (mentions(e.left, v) && mentions(e.right, v)) return undefined
+        const [k, other] = mentions(e.left, v) ? [coefficient(e.left, v), e.right] : [coefficient(e.right, v), e.left]
+        if (k === undefined) return undefined
+        if (k.kind === 'num' && k.value === 1) return other
+        return { ...e, left: other, right: k }
+      }
+      return undefined
+    }
+    default:
+      return mentions(e, v) ? undefined : i32(0)
+  }
+}
 
 /**
  * Whether `e` is made of names, literals, `+ - *` and `len(x)` only: what the pass takes for the
@@ -179,7 +226,17 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
     }
   }
   if (!hoisted.length) return undefined
-  return [...hoisted, { ...s, body }]
+  // one of each condition: a second assert of the same condition, right after the first (nothing
+  // runs between the hoisted asserts), cannot fail where the first passed (two accesses of one
+  // element, `x[i]` written by one rotation and read by the next)
+  const seen = new Set<string>()
+  const once = hoisted.filter((a) => {
+    const k = key(a.cond)
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+  return [...once, { ...s, body }]
 }
 
 /** For a hoistable bounds assert: its index at a value of the loop variable (in f64) and the length. */
@@ -192,8 +249,13 @@ function hoistAssert(
   const [index, length] = a.cond.args as [Expr, Expr]
   if (length.kind !== 'call' || length.callee !== 'len' || length.args[0]?.kind !== 'var') return undefined
   if (changed.has(`len:${length.args[0].name}`)) return undefined
-  const c = factor(index, v)
-  if (c === undefined || Math.abs(c) > HOIST_MAX_FACTOR || callsHost(index)) return undefined
+  if (callsHost(index)) return undefined
+  const literal = factor(index, v)
+  // a stride that is not a literal: C of C·v + D, read before the loop as D is (see the module comment)
+  const C = literal === undefined ? coefficient(index, v) : undefined
+  if (literal === undefined && (C === undefined || !plain(C) || [...readNames(C)].some((n) => changed.has(n))))
+    return undefined
+  if (literal !== undefined && Math.abs(literal) > HOIST_MAX_FACTOR) return undefined
   const d = atZero(index, v)
   // D is evaluated before the loop: names, literals, arithmetic and lengths only (an element it
   // read would not have been checked yet there)
@@ -202,12 +264,23 @@ function hoistAssert(
   const dF = toF64(d)
   return {
     at: (value) => {
+      const c = literal
       const cv =
-        value.kind === 'num' ? f64Lit(c * value.value) : c === 1 ? toF64(value) : bin('*', toF64(value), f64Lit(c))
+        c === undefined
+          ? value.kind === 'num' && value.value === 0
+            ? f64Lit(0)
+            : bin('*', toF64(value), toF64(C!))
+          : value.kind === 'num'
+            ? f64Lit(c * value.value)
+            : c === 1
+              ? toF64(value)
+              : bin('*', toF64(value), f64Lit(c))
+      // (a symbolic stride at v = 0: D alone)
+      if (c === undefined && cv.kind === 'num') return dF
       return d.kind === 'num' && d.value === 0 ? cv : bin('+', cv, dF)
     },
     length,
-    invariant: c === 0,
+    invariant: literal === 0,
   }
 }
 

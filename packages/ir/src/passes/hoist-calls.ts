@@ -25,9 +25,20 @@
  *
  * Exact: an ancilla holds `0 + f(a)`, which is `f(a)` to the last bit, and `a` keeps its value
  * while the loop runs. The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
- * and `dead-ancillas` drops it. The pass runs without run-time checks only. Loops
- * are processed innermost first, so a value invariant in two nested loops climbs out of both
- * (the inner loop's computation is then itself an expression of the outer loop's body).
+ * and `dead-ancillas` drops it. Loops are processed innermost first, so a value invariant in two
+ * nested loops climbs out of both (the inner loop's computation is then itself an expression of
+ * the outer loop's body).
+ *
+ * With run-time checks on (`checks`), the pass runs too, and leaves the uncompute out (it would
+ * evaluate every hoisted call a second time, and `dead-ancillas` does not run with checks): the
+ * ancillas are the pass's own, deallocated in `@unchecked`, so no check ever looked at them. Every
+ * check of the program stays where it was: the statements of the loop are the same statements
+ * (only where their lowering reads cos θ changes), and `insert-checks`, which runs after, gives the
+ * hoisted computation the bounds checks of the elements it reads (`theta[k]`), under the same
+ * guard. What changes for a failing program: such a check now fires before the loop's first
+ * iteration, not during it, so where that iteration's statements would have failed an earlier
+ * check of their own (an index of another array out of range), the hoisted one is raised instead
+ * — the order in which two independent failing checks are reached, nothing else.
  */
 import type { Arg, CallExpr, Expr, ForStmt, FunctionDef, Stmt, TabulatedValue, VarRef } from '../ast.js'
 import { walk } from '../check.js'
@@ -41,6 +52,7 @@ import { callsRuntime } from './insert-checks.js'
 /** What the pass knows of the program around a function. */
 interface Context {
   registry: Registry
+  checks: boolean
   effectful: ReadonlySet<string>
   writes?: ReadonlyMap<string, boolean[]>
   names: { next: number; taken: Set<string> }
@@ -141,7 +153,7 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
     ...before,
     ...guarded(compute),
     { ...s, body },
-    { kind: 'unchecked', body: [...guarded(uncompute), ...after], ...loc },
+    { kind: 'unchecked', body: [...(ctx.checks ? [] : guarded(uncompute)), ...after], ...loc },
   ]
 }
 
@@ -165,18 +177,20 @@ function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
  * The function with the expensive pure calls of loop-invariant values in its loops' bodies
  * computed once before each loop (see the module comment). `effectful`: the functions with a
  * host effect (a loop that calls one is left alone); `writes`: which parameters each function
- * writes (the program's `writes`).
+ * writes (the program's `writes`); `checks`: the program is compiled with run-time checks (the
+ * uncompute is left out, see the module comment).
  */
 export function hoistCalls(
   f: FunctionDef,
   registry: Registry,
   effectful: ReadonlySet<string> = new Set(),
   writes?: ReadonlyMap<string, boolean[]>,
+  checks = false,
 ): FunctionDef {
   const taken = new Set<string>(f.params.map((p) => p.name))
   walk(f.body, (s) => {
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistBlock(f.body, { registry, effectful, writes, names: { next: 0, taken } }) }
+  return { ...f, body: hoistBlock(f.body, { registry, checks, effectful, writes, names: { next: 0, taken } }) }
 }

@@ -39,6 +39,26 @@ for i in 0..n {
 }`)
   })
 
+  it('with checks on, leaves the guarded uncompute out (the ancilla is freed in @unchecked as it is)', () => {
+    const text = `fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
+  for i in 0..n { y[i] += x[i] * cos(theta[j]) + sin(a) * x[i] }
+}`
+    expect(body(hoistInvariants(fnOf(text), new Set(), true))).toBe(`i$inv0: f64 <- sin(a)
+i$inv1: f64 <- 0.0
+if (0 < n, ~) {
+  i$inv1 += cos(theta[j])
+}
+for i in 0..n {
+  y[i] += x[i] * i$inv1 + i$inv0 * x[i]
+}
+@unchecked {
+  i$inv1 -> 0.0
+  i$inv0 -> sin(a)
+}`)
+    // without checks, the same with the uncompute (which `dead-ancillas` drops)
+    expect(body(hoistInvariants(fnOf(text)))).toContain('i$inv1 -= cos(theta[j])')
+  })
+
   it('guards by the direction of the range, and not at all when a literal range is not empty', () => {
     const text = `fn f(y: f64[], x: f64[], j: i32, n: i32) {
   for i in n..=0 by -1 { y[i] += x[j] * 2.0 }

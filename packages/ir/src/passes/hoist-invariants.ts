@@ -16,7 +16,7 @@
  * is recomputed from the same (unchanged) inputs. The deallocation sits in `@unchecked` all the
  * same, because `e - e` is NaN (and `e` unequal to itself) when `e` is infinite or NaN, which the
  * original program did not check either; without run-time checks `dead-ancillas` then drops the
- * uncompute.
+ * uncompute, and with them the pass leaves it out (`checks` of `hoistInvariants`).
  *
  * What the loop writes (whole variables and whole arrays, the loop variable and every name bound
  * inside the loop included) comes from its statements: update targets, every dataview argument
@@ -296,6 +296,8 @@ interface Hoisted {
 interface Names {
   next: number
   taken: Set<string>
+  /** compiled with run-time checks: the guarded uncomputes are left out (see `hoistInvariants`) */
+  checks?: boolean
 }
 
 function freshName(names: Names, variable: string): string {
@@ -442,7 +444,8 @@ function hoistLoop(
       continue
     }
     before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc }, guarded('+='))
-    after.unshift(guarded('-='), { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc })
+    const free: Stmt = { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc }
+    after.unshift(...(names.checks ? [free] : [guarded('-='), free]))
   }
   return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
 }
@@ -512,13 +515,20 @@ function retire(s: Stmt, known: Known, effectful: ReadonlySet<string>): void {
 /**
  * The function with the loop invariants of its `for` loops computed once before each loop.
  * `effectful`: the functions with a host effect (see `effectfulFunctions`); a loop that calls
- * one, or calls the host itself, is left as it is.
+ * one, or calls the host itself, is left as it is. `checks`: the program is compiled with
+ * run-time checks, where `dead-ancillas` does not run: the guarded uncompute (`i$inv0 -= e` under
+ * the loop's guard, which evaluates `e` a second time) is left out of the `@unchecked` block, and
+ * the ancilla is freed there as it is; no check ever looked at it.
  */
-export function hoistInvariants(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+export function hoistInvariants(
+  f: FunctionDef,
+  effectful: ReadonlySet<string> = new Set(),
+  checks = false,
+): FunctionDef {
   const taken = new Set<string>(f.params.map((p) => p.name))
   walk(f.body, (s) => {
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken }, effectful) }
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken, checks }, effectful) }
 }

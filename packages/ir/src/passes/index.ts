@@ -16,14 +16,17 @@
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
- *   (checks off; see `interchange.ts` for the dependence test);
+ *   (always: with checks on, only the order in which two failing checks are reached changes; see
+ *   `interchange.ts` for the dependence test);
  * - `jam` — a loop of step ±1 around one inner loop whose work touches disjoint columns runs two
  *   consecutive iterations per pass of the inner loop (unroll-and-jam), so what they share stays
- *   in registers (checks off; see `jam.ts` for the dependence test);
+ *   in registers (always: as `interchange`; see `jam.ts` for the dependence test);
  * - `hoist-calls` — expensive pure calls of values a loop never writes, a bijection's lowered
- *   cos θ and sin θ included, are computed once before the loop (checks off);
+ *   cos θ and sin θ included, are computed once before the loop (always: with checks on, without
+ *   the uncompute, see `hoist-calls.ts`);
  * - `hoist-invariants` — pure expressions of values a `for` loop never writes are computed once,
- *   into an ancilla, before the loop, and uncomputed after it (always: exact);
+ *   into an ancilla, before the loop, and uncomputed after it (always: exact; with checks on, the
+ *   guarded uncompute, in `@unchecked`, is left out);
  * - `tabulate-sweeps` — an expensive pure primitive that two or more statements of a function's
  *   body (the two sweeps of a gradient program) apply to elements of an array parameter it never
  *   writes is computed once per element, into a table, before the body, when they evaluate more
@@ -57,7 +60,10 @@
  *
  * Those that run only without checks would weaken what a check sees (an uncompute is what a
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
- * Those in `CHECKED_PASSES` run with checks on too.
+ * Those in `CHECKED_PASSES` run with checks on too: with them every program that violates a
+ * check still fails, at the construct that failed, and every check that fires without them fires
+ * with them, except that `interchange`, `jam` and `hoist-calls` may change the order in which two
+ * independent failing checks are reached (see their module comments).
  */
 import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef, Stmt } from '../ast.js'
@@ -130,8 +136,8 @@ export const PASS_NAMES = [
 export type PassName = (typeof PASS_NAMES)[number]
 
 /**
- * The passes that run with run-time checks on too: each leaves every check where it was, with the
- * same condition and the same message (see the module comment).
+ * The passes that run with run-time checks on too: each leaves every check with the same
+ * condition, message and location (see the module comment).
  */
 export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'unroll',
@@ -142,6 +148,9 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'tabulate',
   'unroll-swaps',
   'pair-series',
+  'interchange',
+  'jam',
+  'hoist-calls',
 ])
 
 /**
@@ -218,13 +227,13 @@ export function optimize(
   if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
-    each((f) => hoistInvariants(f, effectful))
+    each((f) => hoistInvariants(f, effectful, options.checks))
   }
   if (on('hoist-calls')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     const registry = program.registry
     const writes = program.writes
-    each((f) => hoistCalls(f, registry, effectful, writes))
+    each((f) => hoistCalls(f, registry, effectful, writes, options.checks))
   }
   if (on('tabulate-sweeps')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])

@@ -183,6 +183,36 @@ for i in 1..n {
     kept('fn f(s: f64, x: f64[], n: i32) { for i in 0..n by 2 { s += x[i] } }')
   })
 
+  it('checks an index with a symbolic stride (a column loop) at the two ends, the stride read before the loop', () => {
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, m: i32, i: i32) { for l in 0..n { s += x[i + 1 + m * l] } }')).toBe(
+      `assert outOfBounds(!(0 < n) || 0.0 <= f64(i + 1) && f64(i + 1) < f64(len(x))) else ("x", f64(i + 1), len(x))
+assert outOfBounds(!(0 < n) || 0.0 <= f64(n - 1) * f64(m) + f64(i + 1) && f64(n - 1) * f64(m) + f64(i + 1) < f64(len(x))) else ("x", f64(n - 1) * f64(m) + f64(i + 1), len(x))
+for l in 0..n {
+  s += x[i + 1 + m * l]
+}`,
+    )
+    // the stride on either side, times a literal, or a sum
+    expect(
+      hoisted('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 1..n { s += x[(l * 2) * m + (m + 1) * l] } }'),
+    ).toContain('f64(n - 1) * f64(m * 2 + (m + 1))')
+    // not: a stride the body writes, a stride that reads the variable, an element in the stride
+    const kept = (src: string) => {
+      const out = hoisted(src)
+      expect(out.slice(0, out.indexOf('for l')), out).not.toContain('"x"')
+    }
+    kept('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 0..n { m += 1\n s += x[m * l]\n m -= 1 } }')
+    kept('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 0..n { s += x[(m + l) * l] } }')
+    kept('fn f(s: f64, x: f64[], k: i32[], n: i32) { for l in 0..n { s += x[k[0] * l] } }')
+  })
+
+  it('keeps one of the hoisted asserts of the same condition (one element accessed twice)', () => {
+    const out = hoisted(
+      'fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i]\n s += 2.0 * x[i]\n s += x[i + 1] } }',
+    )
+    expect(out.split('\n').filter((l) => l.startsWith('assert'))).toHaveLength(4)
+    expect(out.split('\n')[4]).toBe('for i in 0..n {')
+  })
+
   it('hoists from inner loops to before them (once per outer iteration)', () => {
     const out = hoisted(
       'fn f(s: f64, x: f64[], n: i32, d: i32) { for i in 0..n { for j in 0..d { s += x[i * d + j] } } }',

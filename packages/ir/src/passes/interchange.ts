@@ -52,9 +52,22 @@
  * integer arithmetic: an index past 2³¹ is out of range of every array.
  *
  * The result is guarded by "the loop runs at least once" (so the ranges and steps are evaluated
- * only where the program evaluated them), and the pass runs without run-time checks only: the
- * reordered work would fail a check at a different point than the program does. Loops are tried
- * outermost first; a loop that moves is not tried again.
+ * only where the program evaluated them). Loops are tried outermost first; a loop that moves is
+ * not tried again.
+ *
+ * With run-time checks on the pass runs too (`CHECKED_PASSES`); the checks are placed afterwards
+ * (`insert-checks`), on the statements as moved, and keep their conditions, messages and source
+ * locations. Each work statement runs for the same (l, nest iteration) pairs as before, only in
+ * another order, and since the work of two iterations commutes (the test above), each of its
+ * checks (bounds, alias, zero factor) sees the values it saw in the program; the counters' checks
+ * (`k -> len(theta)`) see, once, the one value every iteration gave them; the new guard's `if`
+ * reads only the range, which nothing inside writes (its post-condition holds). So a program that
+ * violates a check still fails, at a check it fails without the pass. What changes is which of two
+ * failing checks comes first: the program meets column 0's checks, its counters' deallocation
+ * included, before column 1's work, the pass meets every column's work first. E.g. with one angle
+ * too many and the matrix one element short (`checked-passes.ts` of `@tenet/testing`), the
+ * program raises the counter's deallocation error, the interchanged loop the matrix's bounds
+ * error; each violation alone raises the program's error.
  */
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js'
 import { readNames } from '../check.js'

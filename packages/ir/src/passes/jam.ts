@@ -40,8 +40,15 @@
  *   variables, that the second copy moves by a non-zero constant; then each copy touches its own
  *   element, in the order of l as before.
  * Arrays the work only reads, and scalars (it writes none), impose nothing. The pass runs only
- * where it pays (the second copy accesses an element the first accesses in the same column) and
- * without run-time checks (a check would fail at a different point than the program's). The
+ * where it pays (the second copy accesses an element the first accesses in the same column).
+ * With run-time checks on it runs too (`CHECKED_PASSES`): the checks are placed afterwards, on
+ * the jammed statements, and keep their conditions, messages and locations (the second copy's
+ * `theta[k + 1]` is the element the next iteration's `theta[k]` was); each work statement runs
+ * for the same iterations, in an order whose differences commute (above), so each check sees
+ * the values it saw; the leftover iteration's `if` reads only the ranges, which the work does not
+ * write. A violating program still fails at one of its failing checks; which one comes first may
+ * change: the second iteration's check on column l now precedes the first's on the columns after
+ * l (the error of another violation than the program's first, where there are two). The
  * second copy names an element the first also accesses in the first copy's words (above,
  * `x[i + m * l]` for `x[i - 1 + 1 + m * l]`), so that the code generators' store-to-load
  * forwarding sees one element.
