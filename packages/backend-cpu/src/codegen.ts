@@ -439,6 +439,35 @@ class FunctionEmitter {
     }
   }
 
+  /**
+   * Whether the code of \`e\` (of a float type whose arithmetic is rounded, f32) evaluates to a
+   * value already in the representation, so that rounding it (\`Math.fround\`) changes nothing: a
+   * literal (rounded when written), an element of the type's typed array, a local (every write of
+   * one is rounded), and arithmetic or a call that the generator rounds itself. Not a parameter
+   * (\`core\` takes its scalars as the caller passes them), a field, nor a host function's result.
+   */
+  private representable(e: Expr): boolean {
+    const t = e.type
+    if (typeof t !== 'string' || t === 'bool' || t === 'i32') return false
+    const ns = this.program.registry.findNumberSystem(t)
+    if (!ns?.float || !ns.round || ns.arithmetic) return false
+    switch (e.kind) {
+      case 'num':
+      case 'index':
+        return true
+      case 'var':
+        return !this.f.params.some((p) => p.name === e.name)
+      case 'binary':
+        return e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/' || e.op === '%' || e.op === '**'
+      case 'unary':
+        return e.op === '-'
+      case 'call':
+        return !e.callee.startsWith('$host')
+      default:
+        return false
+    }
+  }
+
   private roundValue(t: ScalarTypeName | undefined, v: number): number {
     const r = t ? this.program.registry.findNumberSystem(t)?.round : undefined
     return r ? r.evaluate(v) : v
@@ -781,6 +810,12 @@ class FunctionEmitter {
    * leaves the loop (\`exits\`, set by pass \`unroll-swaps\`): they end that arm with \`break\`.
    */
   private exitIfs: Set<Stmt> | undefined
+  /**
+   * The updates \`x += e\` / \`x -= e\` of a scalar ancilla that hold zero where they run (see
+   * \`firstUpdatesOfZeros\`): they add the value to a literal zero, and, where the value is already
+   * in the type's representation (\`representable\`), write the sum without rounding it again.
+   */
+  private readonly zeroUpdates = new WeakSet<Stmt>()
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -792,6 +827,7 @@ class FunctionEmitter {
     this.reusedArrays = new Set(
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
+    firstUpdatesOfZeros(body, this.zeroUpdates)
     let k = 0
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
@@ -873,13 +909,21 @@ class FunctionEmitter {
         const zeroOld = s.init === true && s.target.kind === 'index' && !local && loaded === undefined
         const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
-        const old = zeroOld ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
+        // a fresh scalar ancilla's first update (see \`zeroUpdates\`): zero plus the value
+        const zeroVar = this.zeroUpdates.has(s)
+        const old = zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         const v = this.expr(s.value)
         let code: string
         switch (s.op) {
           case '+=':
           case '-=':
-            code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
+            code =
+              t === 'i32'
+                ? `((${old} ${s.op[0]} ${v}) | 0)`
+                : zeroVar && this.representable(s.value)
+                  ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
+                    `(0 ${s.op[0]} ${v})`
+                  : this.round(t, `(${old} ${s.op[0]} ${v})`)
             break
           case '^=': {
             // a bool element is a byte: store the xor of two flags, each 0 or 1 (where `!==` of two
@@ -929,7 +973,12 @@ class FunctionEmitter {
           if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
-        } else this.line(`let ${v} = ${this.round((s.type as { name: string }).name, this.expr(s.value))};`)
+        } else {
+          const value = this.expr(s.value)
+          this.line(
+            `let ${v} = ${this.representable(s.value) ? value : this.round((s.type as { name: string }).name, value)};`,
+          )
+        }
         return
       }
       case 'dealloc': {
@@ -1513,3 +1562,33 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
 }
 
 export type { Type }
+
+/**
+ * Marks in \`out\` the updates \`x += e\` / \`x -= e\` that are the first statement of \`body\` (its
+ * \`@unchecked\` blocks opened, as the generator emits them) to name a scalar ancilla \`x\` that an
+ * earlier statement of the same block allocated as a literal zero: \`x\` holds zero there (the
+ * idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`). One pass over the block.
+ */
+export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>): void {
+  const fresh = new Set<string>()
+  for (const { s } of flatten(body)) {
+    if (fresh.size > 0) {
+      if (
+        s.kind === 'update' &&
+        (s.op === '+=' || s.op === '-=') &&
+        s.target.kind === 'var' &&
+        fresh.has(s.target.name)
+      ) {
+        out.add(s)
+        fresh.delete(s.target.name)
+      }
+      // any other statement that names a fresh ancilla (reads it, deallocates it, …) ends its run
+      walk([s], (t) => {
+        if (t.kind === 'alloc' || t.kind === 'dealloc') fresh.delete(t.name)
+        for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
+      })
+    }
+    if (s.kind === 'alloc' && s.type?.kind === 'scalar' && s.value.kind === 'num' && Object.is(s.value.value, 0))
+      fresh.add(s.name)
+  }
+}
