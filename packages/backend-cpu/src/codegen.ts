@@ -597,10 +597,15 @@ class FunctionEmitter {
         if (/^[\w$]+$/.test(f)) return `(${f} !== 0 && ${f} - ${f} === 0)`
         return `rt.factor(${f})`
       }
-      case '$near':
+      case '$near': {
+        // a local an undoing update set to +0 or NaN, against zero: equal to zero or not
+        const [a, b] = e.args as [Expr, Expr]
+        if (a.kind === 'var' && b.kind === 'num' && b.value === 0 && this.undoneLocals.has(this.js(a.name)))
+          return `(${this.js(a.name)} === 0)`
         // |a − b| ≤ tol · max(1, |b|) (or a === b), through the module's function: written inline
         // (|a| ≤ tol against a literal zero) the Bessel series ran its checks ~40% slower (V8 11.3)
-        return `$near(${this.expr(e.args[0]!)}, ${this.expr(e.args[1]!)})`
+        return `$near(${this.expr(a)}, ${this.expr(b)})`
+      }
       case '$zeros': {
         // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
         const a = e.args[0] as Extract<Expr, { kind: 'var' }>
@@ -816,6 +821,24 @@ class FunctionEmitter {
    * in the type's representation (\`representable\`), write the sum without rounding it again.
    */
   private readonly zeroUpdates = new WeakSet<Stmt>()
+  /**
+   * The update that undoes a first update of \`zeroUpdates\` (the next statement to name the
+   * ancilla: \`r -= e\` after \`r += e\`, see \`firstUpdatesOfZeros\`), by the first.
+   */
+  private readonly undoneBy = new WeakMap<Stmt, Stmt>()
+  /**
+   * For an update of \`undoneBy\`: the shared value (a \`const\` of the generated code) that the
+   * first update added to zero, exactly. Where the undoing update subtracts that same value, the
+   * ancilla is then \`(0 + V) − V\`, which is \`V − V\` bit for bit (+0, or NaN when V is not finite).
+   */
+  private readonly addedToZero = new WeakMap<Stmt, string>()
+  /**
+   * The locals that an undoing update (see \`addedToZero\`) has just set to \`V − V\`, +0 or NaN,
+   * and that nothing has written since (forgotten at any statement that is not an update, an
+   * assert, an allocation or a deallocation): the deallocation check \`$near(x, 0)\` of one is
+   * \`x === 0\`, the same answer for +0 and NaN whatever the tolerance.
+   */
+  private readonly undoneLocals = new Set<string>()
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -827,7 +850,7 @@ class FunctionEmitter {
     this.reusedArrays = new Set(
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
-    firstUpdatesOfZeros(body, this.zeroUpdates)
+    firstUpdatesOfZeros(body, this.zeroUpdates, this.undoneBy)
     let k = 0
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
@@ -892,6 +915,8 @@ class FunctionEmitter {
   }
 
   private stmt(s: Stmt): void {
+    if (s.kind !== 'update' && s.kind !== 'assert' && s.kind !== 'alloc' && s.kind !== 'dealloc')
+      this.undoneLocals.clear()
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
@@ -916,15 +941,29 @@ class FunctionEmitter {
         let code: string
         switch (s.op) {
           case '+=':
-          case '-=':
+          case '-=': {
+            const float = t !== undefined && t !== 'bool' && this.program.registry.findNumberSystem(t)?.float === true
+            const exact = zeroVar && float && (t === 'f64' || this.representable(s.value))
+            // the ancilla back to zero from \`0 ± V\` by the same V (see \`addedToZero\`): V − V
+            const undone = float && this.addedToZero.get(s) === v
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`
-                : zeroVar && this.representable(s.value)
-                  ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
-                    `(0 ${s.op[0]} ${v})`
-                  : this.round(t, `(${old} ${s.op[0]} ${v})`)
+                : undone
+                  ? `(${v} - ${v})`
+                  : zeroVar && this.representable(s.value)
+                    ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
+                      `(0 ${s.op[0]} ${v})`
+                    : this.round(t, `(${old} ${s.op[0]} ${v})`)
+            const undo = this.undoneBy.get(s)
+            if (exact && undo && /^c\d+$/.test(v)) this.addedToZero.set(undo, v)
+            if (s.target.kind === 'var') {
+              const x = this.js(s.target.name)
+              if (undone) this.undoneLocals.add(x)
+              else this.undoneLocals.delete(x)
+            }
             break
+          }
           case '^=': {
             // a bool element is a byte: store the xor of two flags, each 0 or 1 (where `!==` of two
             // booleans gives a boolean the array must convert; a byte other than 0 or 1 is true)
@@ -1567,11 +1606,31 @@ export type { Type }
  * Marks in \`out\` the updates \`x += e\` / \`x -= e\` that are the first statement of \`body\` (its
  * \`@unchecked\` blocks opened, as the generator emits them) to name a scalar ancilla \`x\` that an
  * earlier statement of the same block allocated as a literal zero: \`x\` holds zero there (the
- * idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`). One pass over the block.
+ * idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`). With \`undoneBy\`, maps each such
+ * update to the next statement of the block that writes \`x\` where that is an update by the
+ * opposite operator (\`r -= …\` of the \`~routine\`). One pass over the block.
  */
-export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>): void {
+export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>, undoneBy?: WeakMap<Stmt, Stmt>): void {
   const fresh = new Set<string>()
+  // the ancillas whose first update was marked and that nothing wrote since, by name: that update
+  const first = new Map<string, Stmt>()
   for (const { s } of flatten(body)) {
+    if (first.size > 0) {
+      // the next statement to write the ancilla: an update by the opposite operator undoes the first one
+      if (
+        s.kind === 'update' &&
+        (s.op === '+=' || s.op === '-=') &&
+        s.target.kind === 'var' &&
+        first.has(s.target.name)
+      ) {
+        const f = first.get(s.target.name) as Extract<Stmt, { kind: 'update' }>
+        if (f.op !== s.op) undoneBy?.set(f, s)
+      }
+      // (statements that only read it leave it as the first update made it)
+      const written = writtenNames([s])
+      if (!written) first.clear()
+      else for (const n of written) first.delete(n)
+    }
     if (fresh.size > 0) {
       if (
         s.kind === 'update' &&
@@ -1581,6 +1640,12 @@ export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>): void {
       ) {
         out.add(s)
         fresh.delete(s.target.name)
+        first.set(s.target.name, s)
+        // (the walk below must not end the run this update starts)
+        walk([s], (t) => {
+          for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
+        })
+        continue
       }
       // any other statement that names a fresh ancilla (reads it, deallocates it, …) ends its run
       walk([s], (t) => {

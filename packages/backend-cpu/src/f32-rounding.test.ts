@@ -2,8 +2,11 @@
  * The roundings of f32 code the generator leaves out where the value is already a float32
  * (`representable` and `firstUpdatesOfZeros` of `codegen.ts`): the first update of a fresh scalar
  * ancilla, `r <- 0.0; r += e`, is written `r = (0 + e)` (e rounded once, by its own operation),
- * and a literal allocation is not rounded again. Bit for bit with the interpreter (the reference,
- * which rounds every write), checks on and off, −0 and a parameter passed unrounded included.
+ * and a literal allocation is not rounded again; the update that undoes it with the same shared
+ * value V (the `~routine` with checks on) is written `V - V`, and the deallocation check that
+ * follows compares it with zero. Bit for bit with the interpreter
+ * (the reference, which rounds every write), checks on and off, −0, a parameter passed unrounded
+ * and the failing deallocations of a value that is not finite or changed in between included.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
@@ -33,6 +36,21 @@ fn pair(a: f32[], x: f32[], m: f32[], g: f32) {
   a[1] += t * d
   a[2] += h
   ~routine
+}
+fn inf(y: f64[], x: f64[]) {
+  routine {
+    s: f64 <- 0.0
+    s += 1.0 / x[0]
+  }
+  y[0] += s
+  ~routine
+}
+fn changed(y: f32[], x: f32[]) {
+  s: f32 <- 0.0
+  s += x[0] * x[1]
+  x[0] += 1.0
+  s -= x[0] * x[1]
+  s -> 0.0
 }
 fn negzero(y: f32[], x: f32[]) {
   z: f32 <- 0.0
@@ -102,5 +120,45 @@ describe('f32 roundings the cpu generator leaves out', () => {
       expect(y[0]).toBe(Number.POSITIVE_INFINITY)
       expect(y[0]).toBe(yr[0])
     }
+  })
+})
+
+describe('the undoing update of a first update (cpu backend, checks on)', () => {
+  it('is written V - V with the shared value, and the deallocation check still fails where V is not finite', () => {
+    const js = code('pair', true)
+    expect(js).toMatch(/v\d+ = \((c\d+) - \1\);/)
+    expect(code('inf', true)).toMatch(/v\d+ = \((c\d+) - \1\);/)
+    // its deallocation check compares with zero (the ancilla is +0, or NaN where V is not finite)
+    expect(js).toMatch(/if \(!\(v\d+ === 0\)\) rt\.fail/)
+    expect(code('inf', true)).toMatch(/if \(!\(v\d+ === 0\)\) rt\.fail/)
+    for (const x of [Float64Array.of(0), Float64Array.of(Number.NaN)]) {
+      const run = (backend: 'cpu' | 'interpreter') => {
+        try {
+          build(backend, true).inf!(new Float64Array(1), x)
+          return 'no error'
+        } catch (e) {
+          return (e as Error).message
+        }
+      }
+      const message = run('cpu')
+      expect(message).toMatch(/deallocat|routine/i)
+      expect(message).toBe(run('interpreter'))
+    }
+  })
+
+  it('is not taken for a value whose operands changed in between: the check fails as in the interpreter', () => {
+    expect(code('changed', true)).not.toMatch(/v\d+ = \((c\d+) - \1\);/)
+    expect(code('changed', true)).toMatch(/\$near\(v\d+, 0\)/)
+    const run = (backend: 'cpu' | 'interpreter') => {
+      try {
+        build(backend, true).changed!(new Float32Array(1), Float32Array.of(2, 3))
+        return 'no error'
+      } catch (e) {
+        return (e as Error).message
+      }
+    }
+    const message = run('cpu')
+    expect(message).not.toBe('no error')
+    expect(message).toBe(run('interpreter'))
   })
 })

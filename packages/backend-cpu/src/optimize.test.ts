@@ -92,9 +92,10 @@ describe('optimised cpu code', () => {
     const m = compile(accel, 'cpu', true)
     const a = code(m, 'accel')
     expect(a).not.toMatch(/PL\d+\.fill\(0\)|Float64Array/)
-    // the uncompute: s, r2 and dx's three scalars back to zero, then the array's one check over the three
-    expect(a.match(/v\d+ = \(v\d+ - c\d+\);/g)!.length).toBe(2 + 3)
-    expect(a).toMatch(/if \(!\(\(\$near\(v\d+, 0\) && \$near\(v\d+, 0\)\) && \$near\(v\d+, 0\)\)\) rt\.fail/)
+    // the uncompute: s, r2 and dx's three scalars back to zero (each from 0 + V by the same V: V − V,
+    // see \`firstUpdatesOfZeros\`), then the array's one check over the three (+0, or NaN: \`=== 0\`)
+    expect(a.match(/v\d+ = \((c\d+) - \1\);/g)!.length).toBe(2 + 3)
+    expect(a).toMatch(/if \(!\(\(\(v\d+ === 0\) && \(v\d+ === 0\)\) && \(v\d+ === 0\)\)\) rt\.fail/)
     // the accelerations' array, passed to `accel`, stays an array with its check
     expect(code(m, 'steps')).toMatch(/\$allNear\(v\d+, Math\.imul\(3, p3\)\)/)
   })
