@@ -935,7 +935,14 @@ class FunctionEmitter {
         const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
         // a fresh scalar ancilla's first update (see \`zeroUpdates\`): zero plus the value
-        const zeroVar = this.zeroUpdates.has(s)
+        // (for the types whose zero is the number 0 and whose \`+=\` is JS addition: floats, i32)
+        const zeroVar =
+          this.zeroUpdates.has(s) &&
+          (t === 'i32' ||
+            (t !== undefined &&
+              t !== 'bool' &&
+              this.program.registry.findNumberSystem(t)?.float === true &&
+              !this.program.registry.findNumberSystem(t)?.arithmetic))
         const old = zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         const v = this.expr(s.value)
         let code: string
