@@ -816,22 +816,22 @@ class FunctionEmitter {
    */
   private exitIfs: Set<Stmt> | undefined
   /**
-   * The updates \`x += e\` / \`x -= e\` of a scalar ancilla that hold zero where they run (see
-   * \`firstUpdatesOfZeros\`): they add the value to a literal zero, and, where the value is already
-   * in the type's representation (\`representable\`), write the sum without rounding it again.
+   * Of the block being emitted (see \`firstUpdatesOfZeros\`), by position in its flattened
+   * statements: the updates \`x += e\` / \`x -= e\` of a scalar ancilla that holds zero where they
+   * run, which add the value to a literal zero (and, where the value is already in the type's
+   * representation, \`representable\`, write the sum without rounding it again), and the update
+   * that undoes each.
    */
-  private readonly zeroUpdates = new WeakSet<Stmt>()
+  private zeroMarks: ZeroMarks | undefined
+  /** The position of the statement being emitted in its block's flattened statements. */
+  private flatIndex = -1
   /**
-   * The update that undoes a first update of \`zeroUpdates\` (the next statement to name the
-   * ancilla: \`r -= e\` after \`r += e\`, see \`firstUpdatesOfZeros\`), by the first.
+   * Of the block being emitted, by position: for an undoing update (see \`zeroMarks\`), the shared
+   * value (a \`const\` of the generated code) that the first update added to zero, exactly. Where
+   * the undoing update subtracts that same value, the ancilla is then \`(0 + V) − V\`, which is
+   * \`V − V\` bit for bit (+0, or NaN when V is not finite).
    */
-  private readonly undoneBy = new WeakMap<Stmt, Stmt>()
-  /**
-   * For an update of \`undoneBy\`: the shared value (a \`const\` of the generated code) that the
-   * first update added to zero, exactly. Where the undoing update subtracts that same value, the
-   * ancilla is then \`(0 + V) − V\`, which is \`V − V\` bit for bit (+0, or NaN when V is not finite).
-   */
-  private readonly addedToZero = new WeakMap<Stmt, string>()
+  private addedToZero: Map<number, string> | undefined
   /**
    * The locals that an undoing update (see \`addedToZero\`) has just set to \`V − V\`, +0 or NaN,
    * and that nothing has written since (forgotten at any statement that is not an update, an
@@ -850,7 +850,9 @@ class FunctionEmitter {
     this.reusedArrays = new Set(
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
-    firstUpdatesOfZeros(body, this.zeroUpdates, this.undoneBy)
+    const savedMarks = [this.zeroMarks, this.addedToZero, this.flatIndex] as const
+    this.zeroMarks = firstUpdatesOfZeros(body)
+    this.addedToZero = new Map()
     let k = 0
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
@@ -859,6 +861,7 @@ class FunctionEmitter {
       body,
       (s, unchecked, shared) => {
         this.shared = shared
+        this.flatIndex = k
         this.loads = loads[k++]
         this.forget(s)
         for (const o of this.loads!.values()) {
@@ -878,6 +881,7 @@ class FunctionEmitter {
     this.loads = saved
     this.reusedArrays = savedArrays
     this.kept = savedKept
+    ;[this.zeroMarks, this.addedToZero, this.flatIndex] = savedMarks
   }
 
   /** Drops the kept elements (see \`kept\`) that statement \`s\` may change, before it is emitted. */
@@ -934,10 +938,10 @@ class FunctionEmitter {
         const zeroOld = s.init === true && s.target.kind === 'index' && !local && loaded === undefined
         const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
-        // a fresh scalar ancilla's first update (see \`zeroUpdates\`): zero plus the value
+        // a fresh scalar ancilla's first update (see \`zeroMarks\`): zero plus the value
         // (for the types whose zero is the number 0 and whose \`+=\` is JS addition: floats, i32)
         const zeroVar =
-          this.zeroUpdates.has(s) &&
+          this.zeroMarks?.first.has(this.flatIndex) === true &&
           (t === 'i32' ||
             (t !== undefined &&
               t !== 'bool' &&
@@ -952,7 +956,7 @@ class FunctionEmitter {
             const float = t !== undefined && t !== 'bool' && this.program.registry.findNumberSystem(t)?.float === true
             const exact = zeroVar && float && (t === 'f64' || this.representable(s.value))
             // the ancilla back to zero from \`0 ± V\` by the same V (see \`addedToZero\`): V − V
-            const undone = float && this.addedToZero.get(s) === v
+            const undone = float && this.addedToZero?.get(this.flatIndex) === v
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`
@@ -962,8 +966,8 @@ class FunctionEmitter {
                     ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
                       `(0 ${s.op[0]} ${v})`
                     : this.round(t, `(${old} ${s.op[0]} ${v})`)
-            const undo = this.undoneBy.get(s)
-            if (exact && undo && /^c\d+$/.test(v)) this.addedToZero.set(undo, v)
+            const undo = this.zeroMarks?.undoneBy.get(this.flatIndex)
+            if (exact && undo !== undefined && /^c\d+$/.test(v)) this.addedToZero?.set(undo, v)
             if (s.target.kind === 'var') {
               const x = this.js(s.target.name)
               if (undone) this.undoneLocals.add(x)
@@ -1609,19 +1613,30 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
 
 export type { Type }
 
+/** The first updates of fresh zeros in a block and their undoing updates (see \`firstUpdatesOfZeros\`). */
+export interface ZeroMarks {
+  /** The positions of the first updates. */
+  first: Set<number>
+  /** The position of the update that undoes a first update, by the position of the first. */
+  undoneBy: Map<number, number>
+}
+
 /**
- * Marks in \`out\` the updates \`x += e\` / \`x -= e\` that are the first statement of \`body\` (its
- * \`@unchecked\` blocks opened, as the generator emits them) to name a scalar ancilla \`x\` that an
- * earlier statement of the same block allocated as a literal zero: \`x\` holds zero there (the
- * idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`). With \`undoneBy\`, maps each such
- * update to the next statement of the block that writes \`x\` where that is an update by the
- * opposite operator (\`r -= …\` of the \`~routine\`). One pass over the block.
+ * The updates \`x += e\` / \`x -= e\` that are the first statement of \`body\` (its \`@unchecked\`
+ * blocks opened, as the generator emits them; by position there) to name a scalar ancilla \`x\`
+ * that an earlier statement of the same block allocated as a literal zero: \`x\` holds zero there
+ * (the idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`); and for each, the next statement
+ * of the block that writes \`x\`, where that is an update by the opposite operator (\`r -= …\` of
+ * the \`~routine\`). One pass over the block.
  */
-export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>, undoneBy?: WeakMap<Stmt, Stmt>): void {
+export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
+  const marks: ZeroMarks = { first: new Set(), undoneBy: new Map() }
   const fresh = new Set<string>()
-  // the ancillas whose first update was marked and that nothing wrote since, by name: that update
-  const first = new Map<string, Stmt>()
-  for (const { s } of flatten(body)) {
+  // the ancillas whose first update was marked and that nothing wrote since, by name: its position
+  const first = new Map<string, { at: number; op: string }>()
+  const flat = flatten(body)
+  for (let k = 0; k < flat.length; k++) {
+    const s = flat[k]!.s
     if (first.size > 0) {
       // the next statement to write the ancilla: an update by the opposite operator undoes the first one
       if (
@@ -1630,8 +1645,8 @@ export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>, undoneBy?:
         s.target.kind === 'var' &&
         first.has(s.target.name)
       ) {
-        const f = first.get(s.target.name) as Extract<Stmt, { kind: 'update' }>
-        if (f.op !== s.op) undoneBy?.set(f, s)
+        const f = first.get(s.target.name)!
+        if (f.op !== s.op) marks.undoneBy.set(f.at, k)
       }
       // (statements that only read it leave it as the first update made it)
       const written = writtenNames([s])
@@ -1645,9 +1660,9 @@ export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>, undoneBy?:
         s.target.kind === 'var' &&
         fresh.has(s.target.name)
       ) {
-        out.add(s)
+        marks.first.add(k)
         fresh.delete(s.target.name)
-        first.set(s.target.name, s)
+        first.set(s.target.name, { at: k, op: s.op })
         // (the walk below must not end the run this update starts)
         walk([s], (t) => {
           for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
@@ -1663,4 +1678,5 @@ export function firstUpdatesOfZeros(body: Stmt[], out: WeakSet<Stmt>, undoneBy?:
     if (s.kind === 'alloc' && s.type?.kind === 'scalar' && s.value.kind === 'num' && Object.is(s.value.value, 0))
       fresh.add(s.name)
   }
+  return marks
 }
