@@ -37,9 +37,9 @@ fn pair(a: f32[], x: f32[], m: f32[], g: f32) {
   a[2] += h
   ~routine
 }
-fn inf(y: f64[], x: f64[]) {
+fn inf(y: f32[], x: f32[]) {
   routine {
-    s: f64 <- 0.0
+    s: f32 <- 0.0
     s += 1.0 / x[0]
   }
   y[0] += s
@@ -131,10 +131,10 @@ describe('the undoing update of a first update (cpu backend, checks on)', () => 
     // its deallocation check compares with zero (the ancilla is +0, or NaN where V is not finite)
     expect(js).toMatch(/if \(!\(v\d+ === 0\)\) rt\.fail/)
     expect(code('inf', true)).toMatch(/if \(!\(v\d+ === 0\)\) rt\.fail/)
-    for (const x of [Float64Array.of(0), Float64Array.of(Number.NaN)]) {
+    for (const x of [Float32Array.of(0), Float32Array.of(Number.NaN)]) {
       const run = (backend: 'cpu' | 'interpreter') => {
         try {
-          build(backend, true).inf!(new Float64Array(1), x)
+          build(backend, true).inf!(new Float32Array(1), x)
           return 'no error'
         } catch (e) {
           return (e as Error).message
