@@ -460,6 +460,35 @@ class FunctionEmitter {
     }
   }
 
+  /**
+   * Whether the code of \`e\` (of a float type whose arithmetic is rounded, f32) evaluates to a
+   * value already in the representation, so that rounding it (\`Math.fround\`) changes nothing: a
+   * literal (rounded when written), an element of the type's typed array, a local (every write of
+   * one is rounded), and arithmetic or a call that the generator rounds itself. Not a parameter
+   * (\`core\` takes its scalars as the caller passes them), a field, nor a host function's result.
+   */
+  private representable(e: Expr): boolean {
+    const t = e.type
+    if (typeof t !== 'string' || t === 'bool' || t === 'i32') return false
+    const ns = this.program.registry.findNumberSystem(t)
+    if (!ns?.float || !ns.round || ns.arithmetic) return false
+    switch (e.kind) {
+      case 'num':
+      case 'index':
+        return true
+      case 'var':
+        return !this.f.params.some((p) => p.name === e.name)
+      case 'binary':
+        return e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/' || e.op === '%' || e.op === '**'
+      case 'unary':
+        return e.op === '-'
+      case 'call':
+        return !e.callee.startsWith('$host')
+      default:
+        return false
+    }
+  }
+
   private roundValue(t: ScalarTypeName | undefined, v: number): number {
     const r = t ? this.program.registry.findNumberSystem(t)?.round : undefined
     return r ? r.evaluate(v) : v
@@ -590,6 +619,10 @@ class FunctionEmitter {
         return `rt.factor(${f})`
       }
       case '$near': {
+        // a local an undoing update set to +0 or NaN, against zero: equal to zero or not
+        const [a0, b0] = e.args as [Expr, Expr]
+        if (a0.kind === 'var' && b0.kind === 'num' && b0.value === 0 && this.undoneLocals.has(this.js(a0.name)))
+          return `(${this.js(a0.name)} === 0)`
         // |a − b| ≤ tol · max(1, |b|) (or a === b), through the module's function, except against
         // a literal zero: in a large function (a batch of series, three lanes inlined; bundle
         // adjustment's loop over observations, 18 ancillas deallocated per observation) V8's
@@ -831,6 +864,30 @@ class FunctionEmitter {
    * leaves the loop (\`exits\`, set by pass \`unroll-swaps\`): they end that arm with \`break\`.
    */
   private exitIfs: Set<Stmt> | undefined
+  /**
+   * Of the block being emitted (see \`firstUpdatesOfZeros\`), by position in its flattened
+   * statements: the updates \`x += e\` / \`x -= e\` of a scalar ancilla that holds zero where they
+   * run, which add the value to a literal zero (and, where the value is already in the type's
+   * representation, \`representable\`, write the sum without rounding it again), and the update
+   * that undoes each.
+   */
+  private zeroMarks: ZeroMarks | undefined
+  /** The position of the statement being emitted in its block's flattened statements. */
+  private flatIndex = -1
+  /**
+   * Of the block being emitted, by position: for an undoing update (see \`zeroMarks\`), the shared
+   * value (a \`const\` of the generated code) that the first update added to zero, exactly. Where
+   * the undoing update subtracts that same value, the ancilla is then \`(0 + V) − V\`, which is
+   * \`V − V\` bit for bit (+0, or NaN when V is not finite).
+   */
+  private addedToZero: Map<number, string> | undefined
+  /**
+   * The locals that an undoing update (see \`addedToZero\`) has just set to \`V − V\`, +0 or NaN,
+   * and that nothing has written since (forgotten at any statement that is not an update, an
+   * assert, an allocation or a deallocation): the deallocation check \`$near(x, 0)\` of one is
+   * \`x === 0\`, the same answer for +0 and NaN whatever the tolerance.
+   */
+  private readonly undoneLocals = new Set<string>()
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -842,6 +899,9 @@ class FunctionEmitter {
     this.reusedArrays = new Set(
       loads.flatMap((m) => [...m.keys()].flatMap((e) => (e.kind === 'index' ? [e.array.name] : []))),
     )
+    const savedMarks = [this.zeroMarks, this.addedToZero, this.flatIndex] as const
+    this.zeroMarks = firstUpdatesOfZeros(body)
+    this.addedToZero = new Map()
     let k = 0
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
@@ -852,6 +912,7 @@ class FunctionEmitter {
       body,
       (s, unchecked, shared) => {
         this.shared = shared
+        this.flatIndex = k
         this.loads = loads[k++]
         this.forget(s)
         for (const o of this.loads!.values()) {
@@ -887,6 +948,7 @@ class FunctionEmitter {
     this.loads = saved
     this.reusedArrays = savedArrays
     this.kept = savedKept
+    ;[this.zeroMarks, this.addedToZero, this.flatIndex] = savedMarks
   }
 
   /**
@@ -986,6 +1048,8 @@ class FunctionEmitter {
 
   /** Emits a statement; \`fold\`: the bounds asserts just before it that its head's loads may take over (see \`foldedBounds\`). */
   private stmt(s: Stmt, fold?: PendingBounds[]): void {
+    if (s.kind !== 'update' && s.kind !== 'assert' && s.kind !== 'alloc' && s.kind !== 'dealloc')
+      this.undoneLocals.clear()
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
@@ -1003,7 +1067,17 @@ class FunctionEmitter {
         const zeroOld = s.init === true && s.target.kind === 'index' && !local && loaded === undefined
         const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
         if (table !== undefined) this.unzeroed.add(table)
-        const old = zeroOld ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
+        // a fresh scalar ancilla's first update (see \`zeroMarks\`): zero plus the value
+        // (for the types whose zero is the number 0 and whose \`+=\` is JS addition: floats, i32)
+        const zeroVar =
+          this.zeroMarks?.first.has(this.flatIndex) === true &&
+          (t === 'i32' ||
+            (t !== undefined &&
+              t !== 'bool' &&
+              this.program.registry.findNumberSystem(t)?.float === true &&
+              !this.program.registry.findNumberSystem(t)?.arithmetic))
+        const old =
+          zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         // (the value's loads take over its asserts where the update's code is the value once, in
         // place: not through a number system's own update or rounding code)
         const plainUpdate =
@@ -1013,9 +1087,29 @@ class FunctionEmitter {
         let code: string
         switch (s.op) {
           case '+=':
-          case '-=':
-            code = t === 'i32' ? `((${old} ${s.op[0]} ${v}) | 0)` : this.round(t, `(${old} ${s.op[0]} ${v})`)
+          case '-=': {
+            const float = t !== undefined && t !== 'bool' && this.program.registry.findNumberSystem(t)?.float === true
+            const exact = zeroVar && float && (t === 'f64' || this.representable(s.value))
+            // the ancilla back to zero from \`0 ± V\` by the same V (see \`addedToZero\`): V − V
+            const undone = float && this.addedToZero?.get(this.flatIndex) === v
+            code =
+              t === 'i32'
+                ? `((${old} ${s.op[0]} ${v}) | 0)`
+                : undone
+                  ? `(${v} - ${v})`
+                  : zeroVar && this.representable(s.value)
+                    ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
+                      `(0 ${s.op[0]} ${v})`
+                    : this.round(t, `(${old} ${s.op[0]} ${v})`)
+            const undo = this.zeroMarks?.undoneBy.get(this.flatIndex)
+            if (exact && undo !== undefined && /^c\d+$/.test(v)) this.addedToZero?.set(undo, v)
+            if (s.target.kind === 'var') {
+              const x = this.js(s.target.name)
+              if (undone) this.undoneLocals.add(x)
+              else this.undoneLocals.delete(x)
+            }
             break
+          }
           case '^=': {
             // a bool element is a byte: store the xor of two flags, each 0 or 1 (where `!==` of two
             // booleans gives a boolean the array must convert; a byte other than 0 or 1 is true)
@@ -1064,15 +1158,14 @@ class FunctionEmitter {
           if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
-        } else
-          this.line(
-            `let ${v} = ${this.round(
-              (s.type as { name: string }).name,
-              this.folding(FOLD_TYPES.has((s.type as { name: string }).name) ? fold : undefined, () =>
-                this.expr(s.value as Expr),
-              ),
-            )};`,
+        } else {
+          const value = this.folding(FOLD_TYPES.has((s.type as { name: string }).name) ? fold : undefined, () =>
+            this.expr(s.value as Expr),
           )
+          this.line(
+            `let ${v} = ${this.representable(s.value as Expr) ? value : this.round((s.type as { name: string }).name, value)};`,
+          )
+        }
         return
       }
       case 'dealloc': {
@@ -1727,3 +1820,71 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
 }
 
 export type { Type }
+
+/** The first updates of fresh zeros in a block and their undoing updates (see \`firstUpdatesOfZeros\`). */
+export interface ZeroMarks {
+  /** The positions of the first updates. */
+  first: Set<number>
+  /** The position of the update that undoes a first update, by the position of the first. */
+  undoneBy: Map<number, number>
+}
+
+/**
+ * The updates \`x += e\` / \`x -= e\` that are the first statement of \`body\` (its \`@unchecked\`
+ * blocks opened, as the generator emits them; by position there) to name a scalar ancilla \`x\`
+ * that an earlier statement of the same block allocated as a literal zero: \`x\` holds zero there
+ * (the idiom of a routine's ancilla, \`r <- 0.0; r += sqrt(r2)\`); and for each, the next statement
+ * of the block that writes \`x\`, where that is an update by the opposite operator (\`r -= …\` of
+ * the \`~routine\`). One pass over the block.
+ */
+export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
+  const marks: ZeroMarks = { first: new Set(), undoneBy: new Map() }
+  const fresh = new Set<string>()
+  // the ancillas whose first update was marked and that nothing wrote since, by name: its position
+  const first = new Map<string, { at: number; op: string }>()
+  const flat = flatten(body)
+  for (let k = 0; k < flat.length; k++) {
+    const s = flat[k]!.s
+    if (first.size > 0) {
+      // the next statement to write the ancilla: an update by the opposite operator undoes the first one
+      if (
+        s.kind === 'update' &&
+        (s.op === '+=' || s.op === '-=') &&
+        s.target.kind === 'var' &&
+        first.has(s.target.name)
+      ) {
+        const f = first.get(s.target.name)!
+        if (f.op !== s.op) marks.undoneBy.set(f.at, k)
+      }
+      // (statements that only read it leave it as the first update made it)
+      const written = writtenNames([s])
+      if (!written) first.clear()
+      else for (const n of written) first.delete(n)
+    }
+    if (fresh.size > 0) {
+      if (
+        s.kind === 'update' &&
+        (s.op === '+=' || s.op === '-=') &&
+        s.target.kind === 'var' &&
+        fresh.has(s.target.name)
+      ) {
+        marks.first.add(k)
+        fresh.delete(s.target.name)
+        first.set(s.target.name, { at: k, op: s.op })
+        // (the walk below must not end the run this update starts)
+        walk([s], (t) => {
+          for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
+        })
+        continue
+      }
+      // any other statement that names a fresh ancilla (reads it, deallocates it, …) ends its run
+      walk([s], (t) => {
+        if (t.kind === 'alloc' || t.kind === 'dealloc') fresh.delete(t.name)
+        for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
+      })
+    }
+    if (s.kind === 'alloc' && s.type?.kind === 'scalar' && s.value.kind === 'num' && Object.is(s.value.value, 0))
+      fresh.add(s.name)
+  }
+  return marks
+}
