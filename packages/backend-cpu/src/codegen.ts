@@ -49,6 +49,32 @@ import {
  */
 export const PAIRED_MAX_STATEMENTS = 4
 
+/**
+ * The size (statements and expression nodes, nested ones included) from which a function's loops
+ * may run two iterations per pass (see \`FunctionEmitter.pairsIterations\`). A smaller function
+ * may be small enough for V8 to inline into its caller (a gradient driver, a benchmark loop),
+ * where its arguments can become constants; the copied bodies could push it past V8's inlining
+ * limits (Table 1's sum-mat-vec gradient, 238 bytes of bytecode inlined into the driver and the
+ * driver into its caller, became 387 and only the first: 2.42× → 2.72× the plain objective).
+ */
+export const PAIRED_MIN_NODES = 100
+
+/** The statements and expression nodes of a body, nested ones included. */
+function irNodes(body: Stmt[]): number {
+  let n = 0
+  const visit = (e: Expr): void => {
+    n++
+    for (const c of exprChildren(e)) visit(c)
+  }
+  walk(body, (s) => {
+    n++
+    for (const x of stmtExprs(s))
+      if (x.kind !== 'neg' && x.kind !== 'field') visit(x as Expr)
+      else visit((x as { target: Expr }).target)
+  })
+  return n
+}
+
 /** Run-time support shared by all generated functions of one program. */
 export interface Runtime {
   hosts: unknown[]
@@ -1030,7 +1056,7 @@ class FunctionEmitter {
    * each as the loop ran it, so the result is the same to the last bit.
    */
   private pairsIterations(s: Extract<Stmt, { kind: 'for' }>): boolean {
-    if (this.checking) return false
+    if (this.checking || !this.large) return false
     const flat = flatten(s.body)
     if (!flat.length || flat.length > PAIRED_MAX_STATEMENTS) return false
     if (!flat.every((f) => inRun(f.s) && f.s.kind !== 'assert')) return false
@@ -1045,6 +1071,13 @@ class FunctionEmitter {
         else visit((x as { target: Expr }).target)
     return indexed
   }
+
+  /** Whether this function is past {@link PAIRED_MIN_NODES} (see \`pairsIterations\`). */
+  private get large(): boolean {
+    this.nodes ??= irNodes(this.f.body)
+    return this.nodes >= PAIRED_MIN_NODES
+  }
+  private nodes: number | undefined
 
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
     const a = this.fresh('a'),

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
-import { cpuBackend, PAIRED_MAX_STATEMENTS } from './index.js'
+import { cpuBackend, PAIRED_MAX_STATEMENTS, PAIRED_MIN_NODES } from './index.js'
 
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
@@ -21,30 +21,45 @@ function code(m: Record<string, unknown>, name: string, inverse = false): string
 
 type Run = ((...a: unknown[]) => unknown[]) & { inverse: (...a: unknown[]) => unknown[] }
 
+/**
+ * Statements that make a function large enough for its loops to be paired (see
+ * `PAIRED_MIN_NODES`: a smaller function may be inlined by V8, which the copies could prevent):
+ * updates of a scalar `p` from literals.
+ */
+const pad = Array.from({ length: PAIRED_MIN_NODES / 2 }, (_, i) => `  p += ${i + 1}.5 * 0.25`).join('\n')
+
 const programs = `
-fn dot(s: f64, a: f64[], b: f64[]) {
+fn dot(s: f64, a: f64[], b: f64[], p: f64) {
+  for i in 0..len(a) { s += a[i] * b[i] }
+${pad}
+}
+fn small(s: f64, a: f64[], b: f64[]) {
   for i in 0..len(a) { s += a[i] * b[i] }
 }
-fn scatter(g: f64[], x: f64[], a: i32, b: i32, c: f64, k: i32) {
+fn scatter(g: f64[], x: f64[], a: i32, b: i32, c: f64, k: i32, p: f64) {
   for j in reverse 0..k {
     g[a + j] += c * (x[a + j] - x[b + j])
     g[b + j] -= c * (x[a + j] - x[b + j])
   }
+${pad}
 }
-fn branchy(s: f64, a: f64[]) {
+fn branchy(s: f64, a: f64[], p: f64) {
   for i in 0..len(a) {
     if (a[i] > 0.0, ~) { s += a[i] }
   }
+${pad}
 }
-fn nested(s: f64, a: f64[], n: i32) {
+fn nested(s: f64, a: f64[], n: i32, p: f64) {
   for i in 0..n {
     for j in 0..n { s += a[i * n + j] }
   }
+${pad}
 }
-fn scalars(s: f64, n: i32) {
+fn scalars(s: f64, n: i32, p: f64) {
   for i in 0..n { s += f64(i) * 0.5 }
+${pad}
 }
-fn long(s: f64, a: f64[]) {
+fn long(s: f64, a: f64[], p: f64) {
   for i in 0..len(a) {
     s += a[i]
     s -= a[i] * 0.5
@@ -52,6 +67,7 @@ fn long(s: f64, a: f64[]) {
     s -= a[i] * 0.125
     s += a[i] * 0.0625
   }
+${pad}
 }`
 
 describe('loops that run two iterations per pass (cpu backend)', () => {
@@ -70,7 +86,8 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     expect(code(m, 'scatter', true)).toMatch(/\+= 2\) \{/)
   })
 
-  it(`leaves alone branches, nested loops, bodies without elements and bodies of more than ${PAIRED_MAX_STATEMENTS} statements`, () => {
+  it(`leaves alone branches, nested loops, bodies without elements, bodies of more than ${PAIRED_MAX_STATEMENTS} statements and functions of fewer than ${PAIRED_MIN_NODES} nodes`, () => {
+    expect(code(m, 'small')).not.toMatch(/[+-]= 2\)|break;/)
     expect(code(m, 'branchy')).not.toMatch(/[+-]= 2\)|break;/)
     // (the inner loop is a short body over elements: paired; the outer one is not)
     const n = code(m, 'nested')
@@ -98,11 +115,12 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     ]
     for (const range of ranges) {
       const text = `
-fn run(x: f64[], y: f64[], s: f64, n: i32, c: f64) {
+fn run(x: f64[], y: f64[], s: f64, n: i32, c: f64, p: f64) {
   for l in ${range} {
     x[l] += y[l + 1] * c + s
     y[l] -= x[l + 2] * 0.5
   }
+${pad}
 }`
       for (const checks of [false, true]) {
         const go = (backend: string, n: number) => {
@@ -110,7 +128,7 @@ fn run(x: f64[], y: f64[], s: f64, n: i32, c: f64) {
           const x = Float64Array.from({ length: 12 }, (_, j) => Math.sin(j + 1)),
             y = Float64Array.from({ length: 12 }, (_, j) => Math.cos(3 * j))
           const f = mod.run as unknown as Run
-          const args = [x, y, 0.25, n, 0.7]
+          const args = [x, y, 0.25, n, 0.7, 0.5]
           f(...args)
           const after = [Array.from(x), Array.from(y)]
           f.inverse(...args)
