@@ -3083,26 +3083,14 @@ export class FunctionEmitter {
       // the top-level statements (\`@unchecked\` blocks opened) in runs that share their common
       // subexpressions, as nested blocks do (see \`block\`); each statement's top-level index
       // places the element loads and stores
-      const top = new Map<Stmt, number>()
-      const mark = (x: Stmt, k: number): void => {
-        top.set(x, k)
-        if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
-      }
-      plan.body.forEach(mark)
-      let at = -1
-      const reach = (k: number) => {
-        for (; at < k; at++) {
-          if (at >= 0) for (const f of storesAt.get(at) ?? []) f()
-          for (const f of loadsAt.get(at + 1) ?? []) f()
-        }
-      }
+      const placed = elementSchedule(plan.body, loadsAt, storesAt)
       try {
         this.laneRuns(plan.body, (s) => {
-          reach(top.get(s)!)
+          placed.before(s)
           this.vstmt(s, plan)
         })
         this.shared = undefined
-        reach(plan.body.length)
+        placed.end()
       } finally {
         this.lanesOf = undefined
         this.laneMemo = undefined
@@ -3233,22 +3221,10 @@ export class FunctionEmitter {
       this.laneMemo = undefined
       this.laneMask = undefined
       this.blendMask = undefined
-      const top = new Map<Stmt, number>()
-      const mark = (x: Stmt, k: number): void => {
-        top.set(x, k)
-        if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
-      }
-      plan.body.forEach(mark)
-      let reached = -1
-      const reach = (k: number) => {
-        for (; reached < k; reached++) {
-          if (reached >= 0) for (const f of storesAt.get(reached) ?? []) f()
-          for (const f of loadsAt.get(reached + 1) ?? []) f()
-        }
-      }
+      const placed = elementSchedule(plan.body, loadsAt, storesAt)
       try {
         this.laneRuns(plan.body, (s) => {
-          reach(top.get(s)!)
+          placed.before(s)
           this.planOf = plan
           if (!touchesVarying(s, plan)) {
             // once, for the four lanes
@@ -3263,7 +3239,7 @@ export class FunctionEmitter {
         })
         this.shared = undefined
         use(copies[0]!)
-        reach(plan.body.length)
+        placed.end()
       } finally {
         this.lanesOf = undefined
         this.gathered.clear()
@@ -4585,4 +4561,31 @@ export function thunk(
     body,
     export: exportName,
   }
+}
+
+/**
+ * When a lane body's element loads and stores run: those of \`loadsAt\`/\`storesAt\` keyed by the
+ * top-level index (in \`body\`, \`@unchecked\` blocks opened) of the statement that first reads or
+ * last writes the element. \`before(s)\` runs the stores due after the statements before \`s\` and
+ * the loads due before it; \`end()\` runs the rest.
+ */
+function elementSchedule(
+  body: Stmt[],
+  loadsAt: Map<number, Array<() => void>>,
+  storesAt: Map<number, Array<() => void>>,
+): { before(s: Stmt): void; end(): void } {
+  const top = new Map<Stmt, number>()
+  const mark = (x: Stmt, k: number): void => {
+    top.set(x, k)
+    if (x.kind === 'unchecked') for (const y of x.body) mark(y, k)
+  }
+  body.forEach(mark)
+  let reached = -1
+  const reach = (k: number) => {
+    for (; reached < k; reached++) {
+      if (reached >= 0) for (const f of storesAt.get(reached) ?? []) f()
+      for (const f of loadsAt.get(reached + 1) ?? []) f()
+    }
+  }
+  return { before: (s) => reach(top.get(s)!), end: () => reach(body.length) }
 }

@@ -16,21 +16,34 @@ export const TENET_CHECKS_ROW = 'Tenet (cpu, checks on)'
 const THIRD_INSTANCE = './tenet.js?instance=checks'
 const copy = (await import(THIRD_INSTANCE)) as typeof CpuRows
 
-export const tenetChecksRows = defineRowFamily({
-  family: TENET_CHECKS_ROW,
-  rows: Object.fromEntries(
-    Object.entries(copy.tenetRows.rows)
+/**
+ * The objective rows of an instance of \`tenet.ts\` as the rows of \`family\` (renamed, each
+ * setup run inside \`wrap\`, which sets the options every \`compile\` of the setup uses): the
+ * checked rows of the cpu and wasm backends.
+ */
+export function checkedObjectiveRows(
+  instance: typeof CpuRows,
+  family: string,
+  wrap: <T>(setup: () => T) => T,
+): typeof CpuRows.tenetRows.rows {
+  return Object.fromEntries(
+    Object.entries(instance.tenetRows.rows)
       .map(([id, rows]) => [
         id,
         rows!
           .filter((row) => row.kind === 'objective')
           .map((row) => ({
             ...row,
-            name: row.name.replace(copy.TENET_ROW, TENET_CHECKS_ROW),
-            family: TENET_CHECKS_ROW,
-            setup: (c: never) => withChecks(true, () => row.setup(c)),
+            name: row.name.replace(instance.TENET_ROW, family),
+            family,
+            setup: (c: never) => wrap(() => row.setup(c)),
           })),
       ])
       .filter(([, rows]) => rows!.length > 0),
-  ) as typeof copy.tenetRows.rows,
+  ) as typeof CpuRows.tenetRows.rows
+}
+
+export const tenetChecksRows = defineRowFamily({
+  family: TENET_CHECKS_ROW,
+  rows: checkedObjectiveRows(copy, TENET_CHECKS_ROW, (setup) => withChecks(true, setup)),
 })

@@ -9,6 +9,7 @@
 import { defineRowFamily } from '../harness/registry.js'
 import { withBackend, withChecks } from '../tenet/compile.js'
 import type * as CpuRows from './tenet.js'
+import { checkedObjectiveRows } from './tenet-checks.js'
 
 /** The family and row-name prefix of the checked wasm rows. */
 export const TENET_WASM_CHECKS_ROW = 'Tenet (wasm, checks on)'
@@ -18,19 +19,7 @@ const copy = (await import(FOURTH_INSTANCE)) as typeof CpuRows
 
 export const tenetWasmChecksRows = defineRowFamily({
   family: TENET_WASM_CHECKS_ROW,
-  rows: Object.fromEntries(
-    Object.entries(copy.tenetRows.rows)
-      .map(([id, rows]) => [
-        id,
-        rows!
-          .filter((row) => row.kind === 'objective')
-          .map((row) => ({
-            ...row,
-            name: row.name.replace(copy.TENET_ROW, TENET_WASM_CHECKS_ROW),
-            family: TENET_WASM_CHECKS_ROW,
-            setup: (c: never) => withBackend('wasm', () => withChecks(true, () => row.setup(c))),
-          })),
-      ])
-      .filter(([, rows]) => rows!.length > 0),
-  ) as typeof copy.tenetRows.rows,
+  rows: checkedObjectiveRows(copy, TENET_WASM_CHECKS_ROW, (setup) =>
+    withBackend('wasm', () => withChecks(true, setup)),
+  ),
 })
