@@ -1108,8 +1108,7 @@ class FunctionEmitter {
               t !== 'bool' &&
               this.program.registry.findNumberSystem(t)?.float === true &&
               !this.program.registry.findNumberSystem(t)?.arithmetic))
-        const old =
-          zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
+        const old = zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         // (the value's loads take over its asserts where the update's code is the value once, in
         // place: not through a number system's own update or rounding code)
         const plainUpdate =

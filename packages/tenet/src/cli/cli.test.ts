@@ -81,10 +81,10 @@ describe('tenet CLI', () => {
     expect(adj.out).toContain('for i in reverse 0..len(x)')
     expect((await cli(['print', 'rot', good, '--inverse', '--adjoint'])).code).toBe(2)
     // the core IR with the run-time checks every engine runs
-    const checked = await cli(['print', 'count', good, '--checks'])
+    const checked = await cli(['print', 'f', '-', '--checks'], 'fn f(y: f64, x: f64[], k: i32) { y += x[k] }')
     expect(checked.code).toBe(0)
-    expect(checked.out).toMatch(/^fn count\(/)
-    expect(checked.out).toContain('assert postIf(flags[i]) else ("flags[i]", true, false, true)')
+    expect(checked.out).toMatch(/^fn f\(/)
+    expect(checked.out).toContain('assert outOfBounds($inrange(k, len(x))) else ("x", k, len(x))')
     expect((await cli(['print', 'sumsq', good, '--checks', '--no-checks'])).code).toBe(2)
   })
 
