@@ -1687,6 +1687,9 @@ const FOLD_CALLS: ReadonlySet<string> = new Set(['f64', 'i32', 'div', 'len', '$i
  */
 function foldsThrough(e: Expr): boolean {
   if (e.type !== undefined && !FOLD_TYPES.has(e.type as string)) return false
+  // a bool \`&\` or \`|\` evaluates both sides in Tenet, so the assert before the statement checks
+  // both; written as JS \`&&\` / \`||\`, its right side's load would run only sometimes
+  if (e.kind === 'binary' && (e.op === '&' || e.op === '|') && e.type === 'bool') return false
   if (e.kind === 'call') return FOLD_CALLS.has(e.callee)
   return e.kind !== 'field'
 }

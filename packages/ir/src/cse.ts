@@ -91,7 +91,8 @@ export function inRun(s: Stmt): s is RunStmt {
 export function key(e: Expr): string {
   switch (e.kind) {
     case 'num':
-      return `${e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
+      // (-0 is not 0: 1.0 / -0.0 is -Infinity)
+      return `${Object.is(e.value, -0) ? '-0' : e.value}${e.isFloat ? 'f' : ''}:${e.type ?? ''}`
     case 'bool':
       return String(e.value)
     case 'var':

@@ -148,6 +148,32 @@ function cancel(
   for (const [a, e] of arrays) {
     if (scalars.has(a) || !ELEMENT_TYPES.has(e.type as string)) return undefined
     if (!usedOnlyAtIndex(x.body, a, v) || !usedOnlyAtIndex(yBody, a, v)) return undefined
+    // the copy is read at the top of each iteration: the loop must read or write the element
+    // there in every iteration anyway (not only in a branch), or the copy could read past the end
+    if (!x.body.some((st) => unconditionalExprs(st).some((x1) => readsElementOf(x1, a)))) return undefined
+  }
+  // two array parameters may be one array: with arrays copied, the loop may not read another array
+  // of the same element type, nor pass an array whole
+  if (arrays.size) {
+    const copied = new Set([...arrays.values()].map((e) => e.type as string))
+    let other = false
+    walk(x.body, (st) => {
+      for (const x1 of stmtExprs(st)) {
+        const seen = (e: Expr | Dataview): void => {
+          if (e.kind === 'index' && !arrays.has(e.array.name) && copied.has(e.type as string)) other = true
+          if (e.kind === 'var' && typeof e.type === 'object' && e.type.kind === 'array') other = true
+          if (e.kind === 'index') seen(e.index)
+          else if (e.kind === 'unary') seen(e.arg)
+          else if (e.kind === 'binary') {
+            seen(e.left)
+            seen(e.right)
+          } else if (e.kind === 'call') for (const c of e.args) seen(c)
+          else if (e.kind === 'field' || e.kind === 'neg') seen(e.target as Expr)
+        }
+        seen(x1 as Expr)
+      }
+    })
+    if (other) return undefined
   }
   for (const [, r] of scalars) if (!ELEMENT_TYPES.has(r.type as string)) return undefined
   const names = new Map<string, string>()
@@ -261,4 +287,43 @@ function sameStmt(a: Stmt, b: Stmt): boolean {
     return !a.post && !b.post && key(a.pre) === key(b.pre) && sameBlock(a.then, b.then) && sameBlock(a.else, b.else)
   }
   return false
+}
+
+/**
+ * The expressions a statement evaluates whenever it runs: an update's, an allocation's, a call's
+ * arguments, an \`if\`'s condition (not its branches); the left side only of \`&&\` and \`||\`.
+ */
+function unconditionalExprs(s: Stmt): Array<Expr | Dataview> {
+  const left = (e: Expr): Expr => (e.kind === 'binary' && (e.op === '&&' || e.op === '||') ? left(e.left) : e)
+  switch (s.kind) {
+    case 'update':
+      return [s.target, left(s.value)]
+    case 'alloc':
+      return s.value.kind === 'emptystack' ? [] : [left(s.value)]
+    case 'callstmt':
+      return s.args.map((a) => (a.kind === 'neg' ? a.target : left(a)))
+    case 'if':
+      return [left(s.pre)]
+    default:
+      return []
+  }
+}
+
+/** Whether an expression reads or names an element of array \`a\` outside a short-circuit's right side. */
+function readsElementOf(e: Expr | Dataview, a: string): boolean {
+  switch (e.kind) {
+    case 'index':
+      return e.array.name === a || readsElementOf(e.index, a)
+    case 'unary':
+      return readsElementOf(e.arg, a)
+    case 'binary':
+      return readsElementOf(e.left, a) || (e.op !== '&&' && e.op !== '||' && readsElementOf(e.right, a))
+    case 'call':
+      return e.args.some((c) => readsElementOf(c, a))
+    case 'field':
+    case 'neg':
+      return readsElementOf(e.target as Expr, a)
+    default:
+      return false
+  }
 }

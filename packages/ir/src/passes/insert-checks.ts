@@ -435,8 +435,45 @@ function unchanged(e: Expr, body: Stmt[], scope: Scope): boolean {
     if (s.kind === 'callstmt' && s.target === 'function' && !scope.program.functions.has(s.callee)) effect = true
   })
   if (effect) return false
+  // two array parameters may be one array: an element the condition reads may change through
+  // any element the branches write, or any array they pass to a call
+  if (readsElement(e) && writesElements(body)) return false
   const written = namesWritten(body, scope.effectful)
   return written !== undefined && ![...readNames(e)].some((n) => written.has(n))
+}
+
+/** Whether an expression reads an array element. */
+function readsElement(e: Expr): boolean {
+  switch (e.kind) {
+    case 'index':
+      return true
+    case 'field':
+      return readsElement(e.target)
+    case 'unary':
+      return readsElement(e.arg)
+    case 'binary':
+      return readsElement(e.left) || readsElement(e.right)
+    case 'call':
+      return e.args.some(readsElement)
+    default:
+      return false
+  }
+}
+
+/** Whether statements write an array element, or pass an element or an array to a call. */
+function writesElements(body: Stmt[]): boolean {
+  let writes = false
+  const elementOrArray = (a: Arg): boolean => {
+    const x = a.kind === 'neg' ? a.target : a
+    if (x.kind === 'index' || x.kind === 'field') return true
+    return x.kind === 'var' && typeof x.type === 'object' && x.type.kind !== 'scalar'
+  }
+  walk(body, (s) => {
+    if (s.kind === 'update' && elementOrArray(s.target)) writes = true
+    if (s.kind === 'callstmt' && s.args.some(elementOrArray)) writes = true
+    if ((s.kind === 'push' || s.kind === 'pop') && elementOrArray(s.value)) writes = true
+  })
+  return writes
 }
 
 /** The array whose indices a loop's variable runs over (see the module comment), if any. */

@@ -50,9 +50,9 @@
  * own: its `post` is never evaluated). The order changes: after the joint loop each lane runs
  * its own loop and everything after it before the next lane goes on (`W′; Q′; W″; Q″` where
  * unchecked runs `W′; W″; Q′; Q″`), so what runs of a later element before an earlier one ends is
- * only the statements before its loop, which must end (no `while`, no call that has one or
- * recurses: `mayNotEnd`), and the joint loop's iterations, no more than the earlier element's own
- * loop runs. A program whose elements pass their checks computes the same bits; one with one
+ * only the statements before its loop and the joint loop's iterations (no more than the earlier
+ * element's own loop runs), all of which must end (no `while` in them, no call that has one or
+ * recurses: `mayNotEnd`). A program whose elements pass their checks computes the same bits; one with one
  * failing element raises that element's error. Where two elements of a group fail, the later
  * one's failing check can be reached first (in its statements before the loops, or in the joint
  * loop): the pass then raises that error, a real failure of the program, where the unpaired loop
@@ -285,16 +285,10 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   if (!independent(copies[0]!, M.variable, ctx)) return undefined
   // with checks on, each lane ends (its loop, then what follows it) before the next one goes on,
   // and what the lanes run before their loops must end (see the module comment)
-  if (
-    ctx.checked &&
-    mayNotEnd(
-      copies[0]!.slice(
-        0,
-        copies[0]!.findIndex((x) => x.kind === 'while'),
-      ),
-      ctx,
-    )
-  )
+  // (and each iteration of the joint loop: a later element's iteration runs before an earlier
+  // element's next one, which may be the one that fails)
+  const w = copies[0]!.findIndex((x) => x.kind === 'while')
+  if (ctx.checked && (mayNotEnd(copies[0]!.slice(0, w), ctx) || mayNotEnd((copies[0]![w] as WhileStmt).body, ctx)))
     return undefined
   ctx.counter.n++
   const dir = M.reverse ? -step : step
