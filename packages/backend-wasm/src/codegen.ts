@@ -787,6 +787,21 @@ export class FunctionEmitter {
   }
 
   /**
+   * Breaks out of the enclosing block unless the lane loop's range \`a\`..\`b\` (locals) lies in
+   * every element array of \`plan\`: 0 ≤ a and b ≤ len.
+   */
+  private breakUnlessElementsInRange(a: number, b: number, plan: { elements: ReadonlyArray<{ array: string }> }): void {
+    this.get(a)
+    this.i32(0)
+    this.op(Op.i32_lt_s, Op.br_if, 0)
+    for (const el of plan.elements) {
+      this.get(b)
+      this.get(this.array(el.array).len)
+      this.op(Op.i32_gt_s, Op.br_if, 0)
+    }
+  }
+
+  /**
    * Pushes the byte address of an element (bounds-checked when checking) and returns its element
    * info. Without checks, an index
    * `base + c` (c a constant) is addressed as (array + c elements) + base elements: the elements
@@ -2875,14 +2890,7 @@ export class FunctionEmitter {
     twoLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
     // every pair in range: 0 ≤ a and b ≤ len (otherwise the scalar loop runs and fails where it should)
-    this.get(a)
-    this.i32(0)
-    this.op(Op.i32_lt_s, Op.br_if, 0)
-    for (const el of plan.elements) {
-      this.get(b)
-      this.get(this.array(el.array).len)
-      this.op(Op.i32_gt_s, Op.br_if, 0)
-    }
+    this.breakUnlessElementsInRange(a, b, plan)
     // every iteration's block in range: 0 ≤ (u + a)·size and (u + b)·size ≤ len (u the block's
     // base, or 0), in i64 (no overflow)
     for (const bl of plan.blocks) {
@@ -2911,9 +2919,7 @@ export class FunctionEmitter {
       ...plan.blockWrites,
       ...plan.accumulators,
     ]
-    this.breakIfAnyOverlapping(
-      written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
-    )
+    this.breakIfAnyOverlapping(overlapPairs(written, plan.arrays))
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)
@@ -3132,18 +3138,9 @@ export class FunctionEmitter {
     fourLeft()
     this.op(Op.i32_eqz, Op.br_if, 0)
     // every quad in range: 0 ≤ a and b ≤ len (otherwise the pairs and the scalar loop run and fail where they should)
-    this.get(a)
-    this.i32(0)
-    this.op(Op.i32_lt_s, Op.br_if, 0)
-    for (const el of plan.elements) {
-      this.get(b)
-      this.get(this.array(el.array).len)
-      this.op(Op.i32_gt_s, Op.br_if, 0)
-    }
+    this.breakUnlessElementsInRange(a, b, plan)
     const written = plan.elements.filter((el) => el.written).map((el) => el.array)
-    this.breakIfAnyOverlapping(
-      written.flatMap((w) => plan.arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string])),
-    )
+    this.breakIfAnyOverlapping(overlapPairs(written, plan.arrays))
     this.op(Op.loop, 0x40)
     if (down) {
       this.get(i)
@@ -4588,4 +4585,9 @@ function elementSchedule(
     }
   }
   return { before: (s) => reach(top.get(s)!), end: () => reach(body.length) }
+}
+
+/** The pairs of a written array and another array of a lane loop, whose memories must not overlap. */
+function overlapPairs(written: readonly string[], arrays: readonly string[]): Array<[string, string]> {
+  return written.flatMap((w) => arrays.filter((x) => x !== w).map((x) => [w, x] as [string, string]))
 }
