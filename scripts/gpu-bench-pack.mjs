@@ -5,6 +5,9 @@
  *
  *   gpu-bench/bench.mjs                the bench CLI (apps/bench/dist/cli.js) and every JS
  *                                      dependency, bundled by esbuild
+ *   gpu-bench/tenet.js, table1-tenet.js, adapter.js
+ *                                      the row modules the bench imports again per backend
+ *                                      (`./tenet.js?instance=wasm`), bundled the same way
  *   gpu-bench/device-check.mjs         @tenet/backend-webgpu's device checks (precise math
  *                                      against Math, random-program conformance against cpu)
  *   gpu-bench/node_modules/webgpu/     the `webgpu` package with only its linux-x64 Dawn binary
@@ -59,6 +62,11 @@ const common = {
   logLevel: 'warning',
 }
 await esbuild.build({ ...common, entryPoints: [cli], outfile: join(out, 'bench.mjs') })
+// the row modules the bench imports a second time under a query (`./tenet.js?instance=wasm`), so
+// that each backend's rows get their own module instance and type feedback: bundled beside
+// bench.mjs, where those relative imports resolve
+for (const f of ['tenet.js', 'table1-tenet.js', 'adapter.js'])
+  await esbuild.build({ ...common, entryPoints: [join(root, 'apps/bench/dist/rows', f)], outfile: join(out, f) })
 await esbuild.build({
   ...common,
   entryPoints: [join(root, 'packages/backend-webgpu/src/device-check.cli.ts')],
