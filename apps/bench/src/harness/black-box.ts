@@ -82,7 +82,14 @@ export function blackBox<T>(value: T): T {
         const rec = o as Record<string, unknown>
         rec[key] = (v as Uint8Array).subarray(0, 0)
         rec[key] = v
-      } else if (d.writable && v !== null && v !== undefined && typeof v !== 'object' && typeof v !== 'function' && typeof v !== 'symbol') {
+      } else if (
+        d.writable &&
+        v !== null &&
+        v !== undefined &&
+        typeof v !== 'object' &&
+        typeof v !== 'function' &&
+        typeof v !== 'symbol'
+      ) {
         const rec = o as Record<string, unknown>
         rec[key] = other(v as number | string | boolean | bigint)
         rec[key] = v
