@@ -4,6 +4,7 @@
  * stdout (where V8 reports protector invalidations) before each row, and stop before a row that
  * must not follow an invalidation; or run a workload's study. Results go to the parent over IPC.
  */
+import { blackBox } from './black-box.js'
 import { protectorLog } from './protectors.js'
 import {
   type BaselineTiming,
@@ -69,8 +70,10 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   if (!spec || spec.label !== job.caseLabel)
     throw new Error(`the child's case ${job.caseIndex} of ${w.id} is not "${job.caseLabel}"`)
   const mk = performance.now()
-  const instance = spec.make()
+  const made = spec.make()
   const makeMs = performance.now() - mk
+  // the case's inputs through the black box, for the baseline and every row alike (black-box.ts)
+  const instance = blackBox(made)
   memory.sample()
   let baseline = job.baseline
   if (!baseline) {

@@ -1,3 +1,4 @@
+import { blackBox } from './black-box.js'
 import { machineInfo, type MachineInfo } from './machine.js'
 import { FULL_MEASURE, measure, QUICK_MEASURE, type MeasureOptions } from './measure.js'
 import { createProgress, type Progress } from './progress.js'
@@ -224,8 +225,10 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
     const rowResults: RowResult[] = []
     for (const spec of cases) {
       const mk = performance.now()
-      const instance = spec.make()
+      const made = spec.make()
       const makeMs = performance.now() - mk
+      // the case's inputs through the black box, for the baseline and every row alike (black-box.ts)
+      const instance = blackBox(made)
       memory.sample()
       progress.step(`${w.id} ${spec.label} · baseline`)
       const bm = await timeBaseline(w, instance, measureOptions)

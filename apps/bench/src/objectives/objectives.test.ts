@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { finiteDifferenceGradient, finiteDifferenceHessian, maxScaledError } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
-import { besselJDerivative, besselJPlain, besselJSecondDerivative } from './bessel.js'
+import { besselJDerivative, besselJPlain, besselJSecondDerivative, powInt } from './bessel.js'
 import { embeddingGradientPlain, embeddingLossPlain, PETERSEN_EDGES, PETERSEN_NON_EDGES } from './graph-embedding.js'
 import {
   leapfrogDoubleDouble,
@@ -32,6 +32,16 @@ describe('Bessel J₂', () => {
   it('derivative matches finite differences of the series', () => {
     const fd = finiteDifferenceGradient((z) => besselJPlain(2, z[0], 1e-16), Float64Array.of(1.7), 1e-6)
     expect(besselJDerivative(2, 1.7)).toBeCloseTo(fd[0], 8)
+  })
+})
+
+describe('powInt (the series’ (z/2)^ν)', () => {
+  it('is x ** n for every order, exactly x·x and x for 2 and 1', () => {
+    for (const x of [0, 0.05, 0.5, 1.45, -0.7])
+      for (let n = 0; n <= 6; n++) expect(powInt(x, n)).toBeCloseTo(x ** n, 15)
+    expect(powInt(0.1, 2)).toBe(0.1 * 0.1)
+    expect(powInt(0.3, 1)).toBe(0.3)
+    expect(besselJPlain(3, 1.2)).toBeCloseTo(0.032874, 6)
   })
 })
 

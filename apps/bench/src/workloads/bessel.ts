@@ -7,6 +7,7 @@ import {
   besselJSecondDerivative,
   besselTermCount,
   factorial,
+  powInt,
 } from '../objectives/bessel.js'
 import { finiteDifferenceGradient } from '../math/finite-difference.js'
 import { createRng } from '../math/prng.js'
@@ -56,7 +57,7 @@ const sink = new Float64Array(1)
 /** The series with a fixed number of terms after the first (smooth in z, unlike the atol stop). */
 function besselJTerms(nu: number, z: number, terms: number): number {
   const half = z / 2
-  let s = half ** nu / factorial(nu)
+  let s = powInt(half, nu) / factorial(nu)
   let out = s
   for (let k = 1; k <= terms; k++) {
     s *= -(half * half) / (k * (k + nu))
