@@ -69,3 +69,54 @@ describe('finite-uncompute and the inline $near with checks on (cpu)', () => {
     }
   })
 })
+
+describe('finite-uncompute across a call that only reads a scalar (cpu, checks on)', () => {
+  // (paper 001's Bessel routine: `ifactorial(fact, nu)` between `p += h ** nu` and `p -= h ** nu`;
+  // the callee is large enough to stay a call, and uncalled by `~routine`)
+  const body = Array.from({ length: 12 }, () => '  out += 1\n  out -= 1').join('\n')
+  const callSrc = `
+fn g(out: i32, n: i32) {
+  out += n
+${body}
+}
+fn f(y: f64[], x: f64[], nu: i32) {
+  for i in 0..len(x) {
+    p <- 0.0
+    k: i32 <- 0
+    routine {
+      p += x[i] ** nu
+      g(k, nu)
+    }
+    y[i] += p * f64(k)
+    ~routine
+    k -> 0
+    p -> 0.0
+  }
+}`
+  const fCode = (): string =>
+    (
+      cpu.compile(callSrc).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+    ).compiled.sourceOf('f', false)
+
+  it('uncomputes p as `p -= p`, the power evaluated once (generated code)', () => {
+    const c = fCode()
+    expect(c).toMatch(/(v\d+) = \(\1 - \1\)/)
+    expect(c.match(/\$pow\(/g)).toHaveLength(1)
+  })
+
+  it('computes the reference’s values, and fails as the reference does where the power is not finite', () => {
+    let failures = 0
+    for (const nu of [2, 3, -1]) {
+      for (const bad of [0.5, 0, Number.POSITIVE_INFINITY, Number.NaN, 1e300]) {
+        const args = () => [new Float64Array(3), Float64Array.from([1.5, bad, 2]), nu] as const
+        const wantError = raisedError(() => reference.compile(callSrc).f!(...args()))
+        expect(raisedError(() => cpu.compile(callSrc).f!(...args()))).toBe(wantError)
+        if (wantError === 'no error')
+          expect(cpu.compile(callSrc).f!(...args())).toEqual(reference.compile(callSrc).f!(...args()))
+        else failures++
+      }
+    }
+    // (Infinity and NaN fail the deallocation of p, and so do 0 ** −1 and 1e300 ** 2, 3)
+    expect(failures).toBeGreaterThan(4)
+  })
+})
