@@ -99,46 +99,4 @@ fn f(out: i32, x: i32) {
     const f = check(parse(src).functions, [], createRegistry()).functions.get('f')!
     expect(body(finiteUncompute(f))).toContain('y -= x * 3')
   })
-
-  describe('a call in between, given the program’s written parameters', () => {
-    // (paper 001's Bessel routine: `ifactorial(fact, nu)` between `p += h ** nu` and its uncompute)
-    const src = (arg: string, param = 'n: i32') => `
-fn g(out: i32, ${param}) {
-  out += 1
-}
-fn f(out: f64, x: f64, nu: i32, a: i32[]) {
-  p <- 0.0
-  k: i32 <- 0
-  p += x ** nu
-  g(k, ${arg})
-  out += p
-  ~g(k, ${arg})
-  p -= x ** nu
-  k -> 0
-  p -> 0.0
-}`
-    const program = (text: string) => check(parse(text).functions, [], createRegistry())
-
-    it('a scalar passed to a parameter the callee only reads is not written: `p -= p`', () => {
-      const p = program(src('nu'))
-      const f = p.functions.get('f')!
-      expect(body(finiteUncompute(f, new Set(), p.writes))).toContain('p -= p')
-      // (without the program's written parameters, every variable a call passes counts as written)
-      expect(body(finiteUncompute(f))).toContain('p -= x ** nu')
-    })
-
-    it('a scalar passed to a parameter the callee writes is written: left as it is', () => {
-      const text = src('nu').replace('  out += 1\n', '  out += 1\n  n += 0\n')
-      const p = program(text)
-      expect(p.writes.get('g')).toEqual([true, true])
-      expect(body(finiteUncompute(p.functions.get('f')!, new Set(), p.writes))).toContain('p -= x ** nu')
-    })
-
-    it('an array passed to a read-only parameter still counts as written (the host may alias it): left as it is', () => {
-      const text = src('a', 'b: i32[]').replace(/x \*\* nu/g, 'x * f64(a[0])')
-      const p = program(text)
-      expect(p.writes.get('g')).toEqual([true, false])
-      expect(body(finiteUncompute(p.functions.get('f')!, new Set(), p.writes))).toContain('p -= x * f64(a[0])')
-    })
-  })
 })

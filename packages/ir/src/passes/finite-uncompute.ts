@@ -14,16 +14,8 @@
  * second writes what `c` reads, so that both take the same branch. `y` is allocated as `0.0` in
  * the block and nothing on the path from there to `y += e` writes it; `e` calls no host function.
  * With checks off, `dead-ancillas` drops such uncomputes altogether.
- *
- * A call in between writes the variables it passes to parameters its callee writes; given the
- * program's `writes` (each function's written parameters), a scalar variable passed to one the
- * callee (or its inverse: the same parameters) only reads is not written: `ifactorial(f, nu)`
- * between `p += h ** nu` and `p -= h ** nu` leaves `nu` alone (paper 001's Bessel routine, whose
- * uncompute evaluated `halfz ** nu` again). An array passed to a read-only parameter still counts
- * as written: the host may pass one array for two parameters, one of them written (see
- * `effectfulFunctions` and the alias notes of `interchange.ts`); a scalar is a value of its own.
  */
-import type { Arg, Expr, FunctionDef, Stmt } from '../ast.js'
+import type { Expr, FunctionDef, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
@@ -34,16 +26,9 @@ type IfStmt = Extract<Stmt, { kind: 'if' }>
 
 /**
  * `f` with every uncompute of an f64 ancilla that repeats its computation from zero written
- * `y -= y` (see the module comment). `effectful`: the functions with a host effect; `writes`
- * (optional, the program's): which parameters each function writes, so that a scalar passed to
- * a parameter its callee only reads is not taken as written.
+ * `y -= y` (see the module comment). `effectful`: the functions with a host effect.
  */
-export function finiteUncompute(
-  f: FunctionDef,
-  effectful: ReadonlySet<string> = new Set(),
-  writes?: ReadonlyMap<string, readonly boolean[]>,
-): FunctionDef {
-  const ctx: Context = { effectful, writes }
+export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
   let changed = false
   const block = (body: Stmt[]): Stmt[] => {
     let out = body.map((s): Stmt => {
@@ -61,7 +46,7 @@ export function finiteUncompute(
     for (let a = 0; a < out.length; a++) {
       const s = out[a]!
       if (s.kind !== 'alloc' || !zeroF64(s)) continue
-      const next = rewriteUncomputes(out, a, s.name, ctx)
+      const next = rewriteUncomputes(out, a, s.name, effectful)
       if (next !== out) {
         out = next
         changed = true
@@ -76,54 +61,10 @@ export function finiteUncompute(
 const zeroF64 = (s: Extract<Stmt, { kind: 'alloc' }>): boolean =>
   s.type?.kind === 'scalar' && s.type.name === 'f64' && s.value.kind === 'num' && s.value.value === 0
 
-/** What the pass knows of the program: the functions with a host effect, their written parameters. */
-interface Context {
-  effectful: ReadonlySet<string>
-  writes: ReadonlyMap<string, readonly boolean[]> | undefined
-}
-
-/**
- * Whether the statements may write `names` (or anything: a host effect). A scalar variable
- * passed to a parameter the callee does not write is not written (see the module comment).
- */
-function writesAny(stmts: Stmt[], names: ReadonlySet<string>, ctx: Context): boolean {
-  const w = writtenNames(readOnlyScalarsDropped(stmts, ctx.writes), ctx.effectful)
+/** Whether the statements may write `names` (or anything: a host effect). */
+function writesAny(stmts: Stmt[], names: ReadonlySet<string>, effectful: ReadonlySet<string>): boolean {
+  const w = writtenNames(stmts, effectful)
   return w === undefined || [...w].some((n) => names.has(n))
-}
-
-/**
- * `stmts` with the scalar variables that calls pass to parameters their callees only read left
- * out of the calls' arguments (replaced by a literal, which names nothing), for `writtenNames`,
- * which takes every variable a call passes as written; the statements themselves unchanged
- * where `writes` is not known.
- */
-function readOnlyScalarsDropped(stmts: Stmt[], writes: Context['writes']): Stmt[] {
-  if (!writes) return stmts
-  return rewriteStatements(stmts, (s) => {
-    if (s.kind !== 'callstmt' || s.target !== 'function') return s
-    const w = writes.get(s.callee)
-    if (!w || w.length !== s.args.length) return s
-    const args = s.args.map((a, i) =>
-      !w[i] && a.kind === 'var' && typeof a.type === 'string' ? ({ kind: 'num', value: 0, isFloat: false } as Arg) : a,
-    )
-    return { ...s, args }
-  })
-}
-
-/** `stmts` with `f` applied to every statement, nested ones first. */
-function rewriteStatements(stmts: Stmt[], f: (s: Stmt) => Stmt): Stmt[] {
-  return stmts.map((s): Stmt => {
-    switch (s.kind) {
-      case 'for':
-      case 'while':
-      case 'unchecked':
-        return f({ ...s, body: rewriteStatements(s.body, f) } as Stmt)
-      case 'if':
-        return f({ ...s, then: rewriteStatements(s.then, f), else: rewriteStatements(s.else, f) })
-      default:
-        return f(s)
-    }
-  })
 }
 
 /** Whether `s` is `y += e` with an f64 target `y` and `e` free of host calls. */
@@ -155,13 +96,13 @@ const selfUncompute = (u: Update, y: string): Update => ({
  * `body` (a block where `y` is allocated at `a`) with the uncomputes of `y` that repeat its
  * computation rewritten, or `body` itself.
  */
-function rewriteUncomputes(body: Stmt[], a: number, y: string, ctx: Context): Stmt[] {
+function rewriteUncomputes(body: Stmt[], a: number, y: string, effectful: ReadonlySet<string>): Stmt[] {
   const Y = new Set([y])
   let out = body
   for (let k = a + 1; k < out.length; k++) {
     const s = out[k]!
     if (computes(s, y)) {
-      const done = inBlock(out, k, y, s.value, ctx)
+      const done = inBlock(out, k, y, s.value, effectful)
       if (done) out = done
       // (after y += e, y is no longer zero: nothing further up to a rewrite)
       return out
@@ -171,25 +112,25 @@ function rewriteUncomputes(body: Stmt[], a: number, y: string, ctx: Context): St
       let next = out
       for (const branch of ['then', 'else'] as const) {
         const arm = s[branch]
-        const m = arm.findIndex((t) => writesAny([t], Y, ctx))
+        const m = arm.findIndex((t) => writesAny([t], Y, effectful))
         if (m < 0 || !computes(arm[m]!, y)) continue
-        const done = fromBranch(next, k, branch, m, y, (arm[m] as Update).value, ctx)
+        const done = fromBranch(next, k, branch, m, y, (arm[m] as Update).value, effectful)
         if (done) next = done
       }
       if (next !== out) return next
     }
-    if (writesAny([s], Y, ctx)) return out
+    if (writesAny([s], Y, effectful)) return out
   }
   return out
 }
 
 /** `y += e` at `k` of `body`, its uncompute later in the same block. */
-function inBlock(body: Stmt[], k: number, y: string, e: Expr, ctx: Context): Stmt[] | undefined {
+function inBlock(body: Stmt[], k: number, y: string, e: Expr, effectful: ReadonlySet<string>): Stmt[] | undefined {
   const kept = new Set([y, ...readNames(e)])
   for (let j = k + 1; j < body.length; j++) {
     const s = body[j]!
     if (uncomputes(s, y, e)) return [...body.slice(0, j), selfUncompute(s, y), ...body.slice(j + 1)]
-    if (writesAny([s], kept, ctx)) return undefined
+    if (writesAny([s], kept, effectful)) return undefined
   }
   return undefined
 }
@@ -205,19 +146,19 @@ function fromBranch(
   m: number,
   y: string,
   e: Expr,
-  ctx: Context,
+  effectful: ReadonlySet<string>,
 ): Stmt[] | undefined {
   const F = body[k] as IfStmt
   const arm = F[branch]
   const replace = (j: number, s: Stmt) => [...body.slice(0, j), s, ...body.slice(j + 1)]
-  const inArm = inBlock(arm, m, y, e, ctx)
+  const inArm = inBlock(arm, m, y, e, effectful)
   if (inArm) return replace(k, { ...F, [branch]: inArm })
   const kept = new Set([y, ...readNames(e)])
-  if (writesAny(arm.slice(m + 1), kept, ctx)) return undefined
+  if (writesAny(arm.slice(m + 1), kept, effectful)) return undefined
   // the condition keeps its value from F to G: F's branches and what lies between write nothing it reads
   if (callsHost(F.pre)) return undefined
   const cond = readNames(F.pre)
-  if (writesAny([...F.then, ...F.else], cond, ctx)) return undefined
+  if (writesAny([...F.then, ...F.else], cond, effectful)) return undefined
   for (let j = k + 1; j < body.length; j++) {
     const G = body[j]!
     if (G.kind === 'if' && !G.post && key(G.pre) === key(F.pre)) {
@@ -228,11 +169,11 @@ function fromBranch(
           const arm2 = [...garm.slice(0, n), selfUncompute(s, y), ...garm.slice(n + 1)]
           return replace(j, { ...G, [branch]: arm2 })
         }
-        if (writesAny([s], kept, ctx)) return undefined
+        if (writesAny([s], kept, effectful)) return undefined
       }
       return undefined
     }
-    if (writesAny([G], new Set([...kept, ...cond]), ctx)) return undefined
+    if (writesAny([G], new Set([...kept, ...cond]), effectful)) return undefined
   }
   return undefined
 }

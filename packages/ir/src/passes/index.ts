@@ -213,7 +213,7 @@ export function optimize(
   }
   if (on('finite-uncompute') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
-    each((f) => finiteUncompute(f, effectful, program.writes))
+    each((f) => finiteUncompute(f, effectful))
   }
   if (on('interchange')) {
     const registry = program.registry
