@@ -24,6 +24,8 @@ export let lastGatheredBlocks = -1
 export let lastLaneSincosReused = -1
 /** Divisions and math calls in lanes that read an earlier branch's values in the last wasm compilation of `compile`. */
 export let lastLaneValuesReused = -1
+/** With checks on, the functions and inverses whose map loop of series pass `pair-series` grouped in the last wasm compilation of `compile`. */
+export let lastCheckedSeries = -1
 /** The math routines of the module of the last wasm compilation of `compile`. */
 export let lastRoutines: readonly string[] = []
 
@@ -51,6 +53,7 @@ export const compile = (
       lastLaneSincosReused = p.laneSincosReused
       lastLaneValuesReused = p.laneValuesReused
       lastRoutines = p.mathRoutines
+      lastCheckedSeries = p.checkedSeries
       return p
     },
   }
