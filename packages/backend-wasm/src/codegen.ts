@@ -101,6 +101,14 @@ import type { Ex } from './math/builder.js'
  */
 type PairedLoop = LoopPairs & { range: RangeVersion | null }
 
+/** A call whose target index is patched once the number of imports is known (see \`patchCalls\`). */
+interface CallSite {
+  body: Bytes
+  at: number
+  target: number
+  kind: 'import' | 'fn'
+}
+
 /** A bounds assert emitted apart before a statement, which a load of its head may take over (see \`folded-bounds.ts\`). */
 interface PendingBounds {
   /** The key of its condition. */
@@ -311,7 +319,7 @@ export class ModuleContext {
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
-  readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
+  readonly calls: CallSite[] = []
   /** The math routines this module computes itself (defined after the functions and thunks). */
   readonly math: MathLibrary
 
@@ -402,18 +410,6 @@ export class ModuleContext {
   /** Index of the defined function (name, direction) among the module's defined functions. */
   definedIndex(name: string, inverse: boolean): number {
     return 2 * this.fnIndex.get(name)! + (inverse ? 1 : 0)
-  }
-
-  /**
-   * The call sites recorded in \`from\` (a buffer of code emitted apart), now at \`offset\` in
-   * \`to\`, which has just taken a copy of it.
-   */
-  movedCalls(from: Bytes, to: Bytes, offset: number): void {
-    for (const c of this.calls) {
-      if (c.body !== from) continue
-      c.body = to
-      c.at += offset
-    }
   }
 
   /** Writes every call's target (imports first, then the defined functions). */
@@ -564,12 +560,37 @@ export class FunctionEmitter {
     return bytes
   }
 
+  /** The call sites of the code emitted apart, by buffer (see \`place\`). */
+  private apartCalls = new Map<Bytes, CallSite[]>()
+
+  /** Records a call site (and, in code emitted apart, which buffer holds it). */
+  private callSite(c: CallSite): void {
+    this.ctx.calls.push(c)
+    this.heldApart(c)
+  }
+
+  /** Notes a call site of the buffer code is being emitted apart into (see \`place\`). */
+  private heldApart(c: CallSite): void {
+    if (!this.apart) return
+    const held = this.apartCalls.get(this.apart)
+    if (held) held.push(c)
+    else this.apartCalls.set(this.apart, [c])
+  }
+
   /** Appends code emitted apart (see \`emitApart\`), its call sites with it. */
   private place(bytes: Bytes): void {
     const to = this.out
     const offset = to.length
     to.bytes(bytes.view())
-    this.ctx.movedCalls(bytes, to, offset)
+    const moved = this.apartCalls.get(bytes)
+    if (!moved) return
+    this.apartCalls.delete(bytes)
+    for (const c of moved) {
+      c.body = to
+      c.at += offset
+      // (into code still emitted apart: noted with the buffer it is in now)
+      this.heldApart(c)
+    }
   }
 
   private local(t: ValType): number {
@@ -618,13 +639,13 @@ export class FunctionEmitter {
   }
   private callImport(i: number): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
+    this.callSite({ body: this.out, at: this.out.length, target: i, kind: 'import' })
     this.out.padU32()
   }
   /** Calls the defined function with this index (an in-module math routine). */
   private callDefined(index: number): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
+    this.callSite({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
     this.out.padU32()
   }
   /** Evaluates \`args\` as f64 and calls the math routine \`index\`; the result has type \`rt\` (f64 or f32). */
@@ -637,7 +658,7 @@ export class FunctionEmitter {
   }
   private callFn(name: string, inverse: boolean): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({
+    this.callSite({
       body: this.out,
       at: this.out.length,
       target: this.ctx.definedIndex(name, inverse),
