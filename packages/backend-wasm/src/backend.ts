@@ -318,6 +318,7 @@ export function compileToWasm(
   ctx.twins = wasmOptions.twins ?? false
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   ctx.pairRanges = wasmOptions.pairRanges ?? true
+  ctx.foldBounds = wasmOptions.foldBounds ?? true
   ctx.quads = wasmOptions.laneQuads ?? true
   ctx.quadValues = wasmOptions.laneQuadValues ?? LANE_QUADS_MAX_VALUES
   const fns = [...program.functions.values()]
@@ -442,6 +443,7 @@ export function compileToWasm(
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
     pairRanges: ctx.pairRangeLoops,
+    foldedBounds: ctx.foldedBounds,
     mathRoutines: ctx.math.names(),
     ownEntries,
     checkedSeries: hoisted.paired,
@@ -529,6 +531,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly rangeVersions: number
   /** How many paired loops check their guarded affine indices once before their pairs, which then run unguarded (see \`WasmOptions.pairRanges\`; a diagnostic). */
   readonly pairRanges: number
+  /** How many bounds asserts the loads of the statements after them took over, in all functions and inverses (see \`folded-bounds.ts\`; a diagnostic). */
+  readonly foldedBounds: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
   /** How many functions and inverses are their own exported entries, called without a thunk (see \`ownEntry\`; a diagnostic). */
@@ -585,6 +589,14 @@ export interface WasmOptions {
    * see \`repeated-asserts.ts\`). The results and the errors are the same either way.
    */
   skipRepeatedAsserts?: boolean
+  /**
+   * With run-time checks: whether a bounds assert just before a statement is left out where the
+   * statement's head loads that element, under the same guard, exactly once, the load then
+   * guarding itself with the assert's failure site (default true; see \`folded-bounds.ts\`). The
+   * results and the errors (code, message, location, and which check fails first) are the same
+   * either way.
+   */
+  foldBounds?: boolean
   /**
    * Without run-time checks, with SIMD: whether a paired loop (two iterations as one f64x2 update)
    * that still guards its affine indices — an inner loop of a loop with a range version, whose

@@ -61,6 +61,14 @@ import {
   type ValType,
 } from './encoder.js'
 import { eagerOperand } from './eager-operands.js'
+import {
+  FOLDING_HEADS,
+  foldableBounds,
+  foldedSuffix,
+  foldsThrough,
+  headCallsHost,
+  loadGuards,
+} from './folded-bounds.js'
 import { planPair, type LaneContext, type Lanes, type PairPlan, type VectorNative } from './lanes.js'
 import { planLoopPairs, type LoopPairs } from './loop-pairs.js'
 import { planCheckedRangeVersion, planRangeVersion, type RangeVersion } from './range-versions.js'
@@ -92,6 +100,34 @@ import type { Ex } from './math/builder.js'
  * iterations run without guards where the loop's own body still has them (null for none).
  */
 type PairedLoop = LoopPairs & { range: RangeVersion | null }
+
+/** A call whose target index is patched once the number of imports is known (see \`patchCalls\`). */
+interface CallSite {
+  body: Bytes
+  at: number
+  target: number
+  kind: 'import' | 'fn'
+}
+
+/** A bounds assert emitted apart before a statement, which a load of its head may take over (see \`folded-bounds.ts\`). */
+interface PendingBounds {
+  /** The key of its condition. */
+  cond: string
+  assert: Extract<Stmt, { kind: 'assert' }>
+  /** Its code. */
+  bytes: Bytes
+}
+
+/** The folding of the bounds asserts before a statement into the loads of its head (see \`folded-bounds.ts\`). */
+interface HeadFold {
+  pending: PendingBounds[]
+  /** The condition of the assert of each element access of the head (see \`loadGuards\`). */
+  guards: Map<Expr, string>
+  /** The asserts the head's loads took over, by position in \`pending\`, in the order of the loads. */
+  order: number[]
+  /** Whether a call was emitted: the head's later loads take over nothing. */
+  closed: boolean
+}
 
 /**
  * One copy of a pair's code in lane quads (see \`mapLaneQuads\`): its lanes by name, and its own
@@ -276,10 +312,14 @@ export class ModuleContext {
   quadValues = LANE_QUADS_MAX_VALUES
   /** How many paired loops check their affine indices once before their pairs (a diagnostic). */
   pairRangeLoops = 0
+  /** With checks on: whether loads take over the bounds asserts just before their statement (see \`folded-bounds.ts\`). */
+  foldBounds = true
+  /** How many bounds asserts loads took over (see \`folded-bounds.ts\`; a diagnostic). */
+  foldedBounds = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
-  readonly calls: Array<{ body: Bytes; at: number; target: number; kind: 'import' | 'fn' }> = []
+  readonly calls: CallSite[] = []
   /** The math routines this module computes itself (defined after the functions and thunks). */
   readonly math: MathLibrary
 
@@ -501,7 +541,56 @@ export class FunctionEmitter {
   }
 
   private get out(): Bytes {
-    return this.body
+    return this.apart ?? this.body
+  }
+
+  /** The buffer code goes to while it is emitted apart (see \`emitApart\`). */
+  private apart: Bytes | undefined
+
+  /** The code \`f\` emits, in a buffer of its own (placed with \`place\`, or left out). */
+  private emitApart(f: () => void): Bytes {
+    const saved = this.apart
+    const bytes = new Bytes()
+    this.apart = bytes
+    try {
+      f()
+    } finally {
+      this.apart = saved
+    }
+    return bytes
+  }
+
+  /** The call sites of the code emitted apart, by buffer (see \`place\`). */
+  private apartCalls = new Map<Bytes, CallSite[]>()
+
+  /** Records a call site (and, in code emitted apart, which buffer holds it). */
+  private callSite(c: CallSite): void {
+    this.ctx.calls.push(c)
+    this.heldApart(c)
+  }
+
+  /** Notes a call site of the buffer code is being emitted apart into (see \`place\`). */
+  private heldApart(c: CallSite): void {
+    if (!this.apart) return
+    const held = this.apartCalls.get(this.apart)
+    if (held) held.push(c)
+    else this.apartCalls.set(this.apart, [c])
+  }
+
+  /** Appends code emitted apart (see \`emitApart\`), its call sites with it. */
+  private place(bytes: Bytes): void {
+    const to = this.out
+    const offset = to.length
+    to.bytes(bytes.view())
+    const moved = this.apartCalls.get(bytes)
+    if (!moved) return
+    this.apartCalls.delete(bytes)
+    for (const c of moved) {
+      c.body = to
+      c.at += offset
+      // (into code still emitted apart: noted with the buffer it is in now)
+      this.heldApart(c)
+    }
   }
 
   private local(t: ValType): number {
@@ -550,13 +639,13 @@ export class FunctionEmitter {
   }
   private callImport(i: number): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({ body: this.out, at: this.out.length, target: i, kind: 'import' })
+    this.callSite({ body: this.out, at: this.out.length, target: i, kind: 'import' })
     this.out.padU32()
   }
   /** Calls the defined function with this index (an in-module math routine). */
   private callDefined(index: number): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
+    this.callSite({ body: this.out, at: this.out.length, target: index, kind: 'fn' })
     this.out.padU32()
   }
   /** Evaluates \`args\` as f64 and calls the math routine \`index\`; the result has type \`rt\` (f64 or f32). */
@@ -569,7 +658,7 @@ export class FunctionEmitter {
   }
   private callFn(name: string, inverse: boolean): void {
     this.out.byte(Op.call)
-    this.ctx.calls.push({
+    this.callSite({
       body: this.out,
       at: this.out.length,
       target: this.ctx.definedIndex(name, inverse),
@@ -807,9 +896,17 @@ export class FunctionEmitter {
    * `base + c` (c a constant) is addressed as (array + c elements) + base elements: the elements
    * around one base (the w directions `t[i·w + k]` of a tangent) then share the scaled base, and
    * the engine hoists the constant part. The sum wraps in i32 like the plain one, so it is the same
-   * address whatever the sign of the base (a memarg offset would not wrap).
+   * address whatever the sign of the base (a memarg offset would not wrap). \`failSite\`: the
+   * failure site of a guarded access (by default, one of its own at \`loc\`).
    */
-  private address(arrName: string, index: Expr, loc?: SourceLocation, inBounds = false, shown = arrName): ElemInfo {
+  private address(
+    arrName: string,
+    index: Expr,
+    loc?: SourceLocation,
+    inBounds = false,
+    shown = arrName,
+    failSite?: number,
+  ): ElemInfo {
     const a = this.array(arrName, loc)
     const el = elemInfo(a.elem, loc)
     if (inBounds) {
@@ -840,7 +937,7 @@ export class FunctionEmitter {
       // made the graph-embedding gradient about 1.6× slower): it records the site, the index and
       // the length in globals and traps; the wrapper turns the trap into the site's error
       this.op(Op.i32_ge_u, Op.if, 0x40)
-      const site = this.ctx.check('outOfBounds', loc, (v, n) => [shown, v, n])
+      const site = failSite ?? this.ctx.check('outOfBounds', loc, (v, n) => [shown, v, n])
       this.i32(site)
       this.out.byte(Op.global_set).u32(OOB_SITE)
       full()
@@ -918,6 +1015,89 @@ export class FunctionEmitter {
   }
 
   /**
+   * With checks on, the bounds asserts just before the statement whose head is being emitted, which
+   * its loads may take over (see \`folded-bounds.ts\`), and what they took; \`headFold\` until
+   * the head is reached (see \`folding\`).
+   */
+  private fold: HeadFold | undefined
+  private headFold: HeadFold | undefined
+  /** How many enclosing expressions of the head being emitted rule folding out (see \`foldsThrough\`). */
+  private foldOff = 0
+
+  /** Emits \`f\`, the code of \`head\` (a statement's head expression), with the folding set up for it (if any). */
+  private folding<T>(head: Expr, f: () => T): T {
+    const fold = this.headFold
+    this.headFold = undefined
+    if (!fold) return f()
+    loadGuards(head, fold.guards)
+    this.fold = fold
+    try {
+      return f()
+    } finally {
+      this.fold = undefined
+    }
+  }
+
+  /**
+   * The failure site of the bounds assert that a load of the head being emitted takes over (see
+   * \`folded-bounds.ts\`): the assert of the same element under the same guard, not taken yet,
+   * where the load runs exactly when its code is reached (not in a reused load's code for a clear
+   * flag, not inside an expression that may repeat, drop or reorder it, not after a call).
+   */
+  private foldedLoad(e: Extract<Expr, { kind: 'index' }>): number | undefined {
+    const f = this.fold
+    if (!f || f.closed || this.foldOff > 0 || this.sometimes > 0 || e.inBounds !== true) return undefined
+    const cond = f.guards.get(e)
+    if (cond === undefined) return undefined
+    const j = f.pending.findIndex((p, k) => p.cond === cond && !f.order.includes(k))
+    if (j < 0) return undefined
+    f.order.push(j)
+    const a = f.pending[j]!.assert
+    return this.ctx.check('outOfBounds', a.loc, (v, n) => [a.args[0] as string, v, n])
+  }
+
+  /**
+   * Emits statement \`s\` of a block with checks on, given the bounds asserts emitted apart just
+   * before it (\`pending\`), and returns those still pending after it (see \`folded-bounds.ts\`):
+   * a foldable bounds assert joins them (emitted apart); a statement whose head may take them over
+   * is emitted apart with its loads guarded by the asserts they take over, then the asserts that
+   * must stay are placed before it; any other statement has them placed before it as they are.
+   */
+  private foldingStmt(s: Stmt, pending: PendingBounds[]): PendingBounds[] {
+    const bounds = foldableBounds(s)
+    if (bounds) {
+      const cond = key((s as Extract<Stmt, { kind: 'assert' }>).cond)
+      // the very check of an assert just made (nothing between them writes): it cannot fail
+      if (pending.some((p) => p.cond === cond)) return pending
+      // (computing no shared value, so that it can be left out)
+      const shared = this.shared
+      this.shared = undefined
+      const bytes = this.emitApart(() => this.stmt(s))
+      this.shared = shared
+      return [...pending, { cond, assert: s as Extract<Stmt, { kind: 'assert' }>, bytes }]
+    }
+    if (!pending.length || !FOLDING_HEADS.has(s.kind) || headCallsHost(s)) {
+      this.placeAsserts(pending, pending.length)
+      this.stmt(s)
+      return []
+    }
+    const fold: HeadFold = { pending, guards: new Map(), order: [], closed: false }
+    this.headFold = fold
+    const bytes = this.emitApart(() => this.stmt(s))
+    this.headFold = undefined
+    const kept = foldedSuffix(pending.length, fold.order)
+    this.placeAsserts(pending, kept)
+    this.ctx.foldedBounds += pending.length - kept
+    this.place(bytes)
+    return []
+  }
+
+  /** Places the first \`count\` of the asserts emitted apart (the rest are left out). */
+  private placeAsserts(pending: PendingBounds[], count: number): void {
+    for (let k = 0; k < count; k++) this.place(pending[k]!.bytes)
+  }
+
+  /**
    * Code that runs only on some paths is being emitted (the load a reused element makes when its
    * flag is clear): the shared values computed before are read there, but none is computed there,
    * since its local would then hold it on that path only and a later reuse would read it unset.
@@ -926,6 +1106,22 @@ export class FunctionEmitter {
 
   /** Pushes the value of `e`; returns its value type. */
   expr(e: Expr): ValType {
+    const fold = this.fold
+    if (fold && !foldsThrough(e)) {
+      // (no load inside it takes over an assert; after a call, none of the head's later loads
+      // does: the call might fail or call out before them, see \`folded-bounds.ts\`)
+      this.foldOff++
+      try {
+        return this.exprShared(e)
+      } finally {
+        this.foldOff--
+        if (e.kind === 'call') fold.closed = true
+      }
+    }
+    return this.exprShared(e)
+  }
+
+  private exprShared(e: Expr): ValType {
     const sh = this.shared?.get(e)
     if (!sh) return this.exprCode(e)
     const have = this.sharedLocals.get(sh)
@@ -973,7 +1169,16 @@ export class FunctionEmitter {
           return elemInfo(this.array(e.array.name).elem).vt
         }
         const plain = (): ValType => {
-          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true, e.array.shown)
+          // (guarded, with the failure site of the bounds assert it takes over: see \`foldedLoad\`)
+          const site = this.foldedLoad(e)
+          const el = this.address(
+            e.array.name,
+            e.index,
+            e.loc,
+            e.inBounds === true && site === undefined,
+            e.array.shown,
+            site,
+          )
           this.load(el)
           this.boolByte(el)
           return el.vt
@@ -1679,6 +1884,8 @@ export class FunctionEmitter {
     const savedPromoted = this.promoted
     const savedSplats = this.splats
     this.splats = new Map()
+    // with checks on, the bounds asserts just before the statement at hand (see \`foldingStmt\`)
+    let pending: PendingBounds[] = []
     for (let i = 0; i < items.length; i++) {
       const [s, unchecked, shared] = items[i]!
       if (s.kind !== 'update' || !shared) this.splats.clear()
@@ -1701,11 +1908,17 @@ export class FunctionEmitter {
         this.ctx.lanePairs++
         held.leave(i)
         i++
-      } else this.stmt(s)
+      } else if (this.checking && this.ctx.foldBounds) pending = this.foldingStmt(s, pending)
+      else {
+        this.placeAsserts(pending, pending.length)
+        pending = []
+        this.stmt(s)
+      }
       held.leave(i)
       this.unchecked -= unchecked
       if (s.kind !== 'update') this.splats.clear()
     }
+    this.placeAsserts(pending, pending.length)
     this.splats = savedSplats
     this.promoted = savedPromoted
     this.shared = undefined
@@ -2050,7 +2263,7 @@ export class FunctionEmitter {
 
   /** A run-time check (see \`insert-checks.ts\`): fails with its catalog entry unless \`cond\` holds. */
   private assert(s: Extract<Stmt, { kind: 'assert' }>): void {
-    this.expr(s.cond)
+    this.folding(s.cond, () => this.expr(s.cond))
     this.op(Op.i32_eqz, Op.if, 0x40)
     // the message's values, computed only when the check fails (nothing shared is computed here)
     const values = s.args.filter((a): a is Expr => typeof a !== 'string')
@@ -2133,7 +2346,7 @@ export class FunctionEmitter {
         return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
     this.modify(s.target, t, true, () => {
-      this.expr(s.value)
+      this.folding(s.value, () => this.expr(s.value))
       this.op(opcode)
     })
   }
@@ -2141,7 +2354,7 @@ export class FunctionEmitter {
   /** `y *= e` / `y /= e` on a float: e is evaluated once, checked nonzero and finite, then applied. */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, t: ScalarTypeName, vt: ValType): void {
     const k = this.local(vt)
-    this.expr(s.value)
+    this.folding(s.value, () => this.expr(s.value))
     this.set(k)
     const opcode = s.op === '*=' ? (vt === F64 ? Op.f64_mul : Op.f32_mul) : vt === F64 ? Op.f64_div : Op.f32_div
     this.modify(s.target, t, true, () => {
@@ -2236,7 +2449,7 @@ export class FunctionEmitter {
       return
     }
     const l = this.local(vt)
-    this.expr(s.value as Expr)
+    this.folding(s.value as Expr, () => this.expr(s.value as Expr))
     this.set(l)
     this.names.set(s.name, { kind: 'scalar', local: l, type: type.name })
   }
@@ -2272,7 +2485,7 @@ export class FunctionEmitter {
 
   private ifStmt(s: Extract<Stmt, { kind: 'if' }>): void {
     const pre = this.local(I32)
-    this.expr(s.pre)
+    this.folding(s.pre, () => this.expr(s.pre))
     // (only the condition is the statement's head: see \`reusedLoads\`)
     this.loads = undefined
     this.tee(pre)
