@@ -1126,7 +1126,8 @@ class FunctionEmitter {
             const undone =
               float &&
               (this.addedToZero?.get(this.flatIndex) === v ||
-                (s.op === '-=' &&
+                ((t === 'f64' || t === 'f32') &&
+                  s.op === '-=' &&
                   s.target.kind === 'var' &&
                   s.value.kind === 'var' &&
                   s.value.name === s.target.name &&
