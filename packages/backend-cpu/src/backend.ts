@@ -11,6 +11,7 @@ import {
   CHECKED_PASSES,
   disabledPasses,
   hoistBounds,
+  impliedChecks,
   inlineSmallCalls,
   insertChecks,
   optimize,
@@ -36,7 +37,12 @@ export function compileToJs(
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
   const bounded = hoistBounds(asserted.program, asserted.inverses, options)
   // (with checks on, passes `pair-series` and `unroll-swaps` run here, on the asserts)
-  const paired = checkedPairedSeries(bounded, options)
+  // (with checks on, pass `implied-checks` leaves out the checks that earlier ones decided)
+  const implied =
+    CHECKED_PASSES.has('implied-checks') && !disabledPasses.has('implied-checks')
+      ? impliedChecks(bounded.program, bounded.inverses, options)
+      : bounded
+  const paired = checkedPairedSeries(implied, options)
   const { program, inverses } = unrollCheckedSwaps(paired.program, paired.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()

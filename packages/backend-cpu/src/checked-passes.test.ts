@@ -18,6 +18,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
+import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, TENET_FUNCTION } from '@tenet/reversible'
 import {
   backendUnderTest,
@@ -39,14 +40,20 @@ describeCheckedPasses(cpu)
 describe('the generated code with checks on', () => {
   it('replaces the array by scalars and keeps one deallocArray check over its elements (generated code)', () => {
     const src = pairScratchProgram('f64', 'x[3 * j + c] - x[3 * i + c]')
-    const code = (
-      cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
-    ).compiled.sourceOf('f', false)
+    // (pass \`implied-checks\` leaves this check out where the check of the length decides it: off here)
+    disabledPasses.add('implied-checks')
+    let code: string
+    try {
+      code = (
+        cpu.compile(src).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+      ).compiled.sourceOf('f', false)
+    } finally {
+      disabledPasses.delete('implied-checks')
+    }
     expect(code).not.toMatch(/Float64Array|fill\(|\$allNear|rt\.near/)
-    // (a float's check against zero is written inline: the same test as `$near`, no call)
-    expect(code).toMatch(
-      /if \(!\(\(\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\) && \(v(\d+) === 0 \|\| Math\.abs\(v\2\) <= \$tol\)\) && \(v(\d+) === 0 \|\| Math\.abs\(v\3\) <= \$tol\)\)\) rt\.fail/,
-    )
+    // (a float's check against zero is written inline: the same test as `$near`, no call; after
+    // \`y -= y\` of pass \`finite-uncompute\`, y is +0 or NaN, and the test a comparison with zero)
+    expect(code).toMatch(/if \(!\(\(\(v(\d+) === 0\) && \(v(\d+) === 0\)\) && \(v(\d+) === 0\)\)\) rt\.fail/)
   })
 
   it('moves the column loop innermost, with neither a check nor a cos in it (generated code)', () => {

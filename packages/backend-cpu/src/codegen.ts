@@ -1121,8 +1121,17 @@ class FunctionEmitter {
           case '-=': {
             const float = t !== undefined && t !== 'bool' && this.program.registry.findNumberSystem(t)?.float === true
             const exact = zeroVar && float && (t === 'f64' || this.representable(s.value))
-            // the ancilla back to zero from \`0 ± V\` by the same V (see \`addedToZero\`): V − V
-            const undone = float && this.addedToZero?.get(this.flatIndex) === v
+            // the ancilla back to zero from \`0 ± V\` by the same V (see \`addedToZero\`): V − V; and
+            // \`y -= y\` (pass \`finite-uncompute\`): +0 or NaN, in the representation unrounded
+            const undone =
+              float &&
+              (this.addedToZero?.get(this.flatIndex) === v ||
+                ((t === 'f64' || t === 'f32') &&
+                  s.op === '-=' &&
+                  s.target.kind === 'var' &&
+                  s.value.kind === 'var' &&
+                  s.value.name === s.target.name &&
+                  v === this.js(s.target.name)))
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`

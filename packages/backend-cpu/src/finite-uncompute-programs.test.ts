@@ -48,7 +48,8 @@ describe('finite-uncompute and the inline $near with checks on (cpu)', () => {
     const c = code()
     expect(c.match(/Math\.(sqrt|cos|sin)\(/g)).toHaveLength(3)
     expect(c).toMatch(/(v\d+) = \(\1 - \1\)/)
-    expect(c).toMatch(/if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/)
+    // (after \`y -= y\`, y is +0 or NaN: the check is a comparison with zero, the same test)
+    expect(c).toMatch(/if \(!\(v(\d+) === 0\)\) rt\.fail/)
     expect(c).not.toMatch(/\$near\(/)
   })
 

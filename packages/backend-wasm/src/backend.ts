@@ -24,6 +24,7 @@ import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { dropRepeatedAsserts } from './repeated-asserts.js'
+import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, impliedChecks } from '@tenet/ir/backend'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
@@ -303,11 +304,14 @@ export function compileToWasm(
   // (with checks, passes `pair-series` and `unroll-swaps` on the asserts, as the cpu backend runs
   // them: see \`checkedSeries\`)
   const hoisted = checkedSeries(bounded, options)
-  // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`)
-  const { program, inverses } =
+  // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`,
+  // and those that an earlier check decided, see \`implied-checks.ts\` of \`@tenet/ir\`)
+  const { program, inverses } = withoutImpliedChecks(
     options.checks && (wasmOptions.skipRepeatedAsserts ?? true)
       ? dropRepeatedAsserts(hoisted.program, hoisted.inverses)
-      : hoisted
+      : hoisted,
+    options,
+  )
   const ctx = new ModuleContext(
     program,
     options,
@@ -663,3 +667,13 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
  * transcendental functions computed in the module, see `WasmOptions.math`). Register it and compile with `backend: 'wasm'`.
  */
 export const wasmBackend: BackendSpec = createWasmBackend()
+
+/** Pass \`implied-checks\` of \`@tenet/ir\` with run-time checks on (unless switched off). */
+function withoutImpliedChecks(
+  p: { program: Program; inverses: Map<string, FunctionDef> },
+  options: CompileOptions,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  return options.checks && CHECKED.has('implied-checks') && !disabled.has('implied-checks')
+    ? impliedChecks(p.program, p.inverses, options)
+    : p
+}

@@ -1,8 +1,10 @@
 /**
- * `finite-uncompute` — with run-time checks on: the uncompute `y -= e` of an f64 ancilla that was
- * computed from zero by `y += e` (nothing between writing `y` or anything `e` reads) becomes
- * `y -= y`. The two give the same bits: `y` holds `0 + e` (`e` itself, or +0 for e = −0), so
- * `y − e` is `e − e`, +0 when e is finite and NaN when it is not, and so is `y − y`. The
+ * `finite-uncompute` — with run-time checks on: the uncompute `y -= e` of an f64 or f32 ancilla
+ * that was computed from zero by `y += e` (nothing between writing `y` or anything `e` reads)
+ * becomes `y -= y`. The two give the same bits: `y` holds `0 + e` (`e` itself, or +0 for e = −0;
+ * for f32, e is already a float32 value, so the rounding of `0 + e` to float32 changes nothing
+ * else), so `y − e` is `e − e`, +0 when e is finite and NaN when it is not (exact, so rounded to
+ * float32 the same), and so is `y − y`. The
  * deallocation check after it (`y -> 0.0`, `$near`) sees the same value — it fails exactly when e
  * was not finite, as before — and the uncompute no longer evaluates `e` again (the `sqrt`, `cos`,
  * `sin` and divisions of a `~routine`). The bounds checks of `e`'s second evaluation go with it:
@@ -15,7 +17,7 @@
  * the block and nothing on the path from there to `y += e` writes it; `e` calls no host function.
  * With checks off, `dead-ancillas` drops such uncomputes altogether.
  */
-import type { Expr, FunctionDef, Stmt } from '../ast.js'
+import type { Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
@@ -25,7 +27,7 @@ type Update = Extract<Stmt, { kind: 'update' }>
 type IfStmt = Extract<Stmt, { kind: 'if' }>
 
 /**
- * `f` with every uncompute of an f64 ancilla that repeats its computation from zero written
+ * `f` with every uncompute of an f64 or f32 ancilla that repeats its computation from zero written
  * `y -= y` (see the module comment). `effectful`: the functions with a host effect.
  */
 export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
@@ -45,7 +47,7 @@ export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> =
     })
     for (let a = 0; a < out.length; a++) {
       const s = out[a]!
-      if (s.kind !== 'alloc' || !zeroF64(s)) continue
+      if (s.kind !== 'alloc' || !zeroFloat(s)) continue
       const next = rewriteUncomputes(out, a, s.name, effectful)
       if (next !== out) {
         out = next
@@ -58,8 +60,11 @@ export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> =
   return changed ? { ...f, body } : f
 }
 
-const zeroF64 = (s: Extract<Stmt, { kind: 'alloc' }>): boolean =>
-  s.type?.kind === 'scalar' && s.type.name === 'f64' && s.value.kind === 'num' && s.value.value === 0
+const zeroFloat = (s: Extract<Stmt, { kind: 'alloc' }>): boolean =>
+  s.type?.kind === 'scalar' &&
+  (s.type.name === 'f64' || s.type.name === 'f32') &&
+  s.value.kind === 'num' &&
+  s.value.value === 0
 
 /** Whether the statements may write `names` (or anything: a host effect). */
 function writesAny(stmts: Stmt[], names: ReadonlySet<string>, effectful: ReadonlySet<string>): boolean {
@@ -67,13 +72,13 @@ function writesAny(stmts: Stmt[], names: ReadonlySet<string>, effectful: Readonl
   return w === undefined || [...w].some((n) => names.has(n))
 }
 
-/** Whether `s` is `y += e` with an f64 target `y` and `e` free of host calls. */
+/** Whether `s` is `y += e` with an f64 or f32 target `y` and `e` free of host calls. */
 const computes = (s: Stmt, y: string): s is Update =>
   s.kind === 'update' &&
   s.op === '+=' &&
   s.target.kind === 'var' &&
   s.target.name === y &&
-  s.target.type === 'f64' &&
+  (s.target.type === 'f64' || s.target.type === 'f32') &&
   !s.distinct?.length &&
   !callsHost(s.value)
 
@@ -89,7 +94,12 @@ const uncomputes = (s: Stmt, y: string, e: Expr): s is Update =>
 /** `u` as `y -= y`. */
 const selfUncompute = (u: Update, y: string): Update => ({
   ...u,
-  value: { kind: 'var', name: y, type: 'f64', ...(u.value.loc ? { loc: u.value.loc } : {}) },
+  value: {
+    kind: 'var',
+    name: y,
+    type: (u.target as { type?: ScalarTypeName }).type ?? 'f64',
+    ...(u.value.loc ? { loc: u.value.loc } : {}),
+  },
 })
 
 /**

@@ -10,7 +10,7 @@
  *   writes what that inverse writes (a branch keeper and index counters, and their uncompute) runs
  *   on copies of those names, and the inverse goes (checks on only: with checks off,
  *   `sink-ancillas` and `dead-ancillas` drop such uncomputes; see `cancel-uncompute.ts`);
- * - `finite-uncompute` — the uncompute `y -= e` of an f64 ancilla computed from zero by `y += e`
+ * - `finite-uncompute` — the uncompute `y -= e` of an f64 or f32 ancilla computed from zero by `y += e`
  *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
@@ -56,7 +56,11 @@
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
- *   `unroll-swaps.ts`).
+ *   `unroll-swaps.ts`);
+ * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
+ *   check of a float ancilla that a passed check of a value computed from it already decided
+ *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
+ *   was) is left out (see `implied-checks.ts`).
  *
  * Those that run only without checks would weaken what a check sees (an uncompute is what a
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
@@ -100,6 +104,7 @@ export { tabulateSweeps, sweepTableCandidates, pureValueKeys } from './tabulate-
 export { evaluationCount, type CountOptions } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
+export { impliedChecks, impliedChecksBlock, impliedChecksFunction, strictReads } from './implied-checks.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.js'
@@ -132,6 +137,8 @@ export const PASS_NAMES = [
   'unroll-swaps',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
   'pair-series',
+  // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
+  'implied-checks',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -151,6 +158,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'interchange',
   'jam',
   'hoist-calls',
+  'implied-checks',
 ])
 
 /**

@@ -1,0 +1,92 @@
+/**
+ * Pass `implied-checks` of `@tenet/ir` on compiled programs, cpu and wasm, with run-time checks
+ * on: the leapfrog's acceleration (a pair's separation, squared length, length and force factor
+ * under `routine` / `~routine`), f64 and f32, computes the reference interpreter's values, and
+ * where a value is not finite (a position ±∞ or NaN, two bodies at one place, a squared length
+ * that overflows) fails with the reference's error — the same code, message and location — as it
+ * does with the pass switched off: the checks left out are those that cannot fail where they
+ * stood. (The printed IR before and after is in `implied-checks.test.ts` of `@tenet/ir`.)
+ */
+import { describe, expect, it } from 'vitest'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { disabledPasses } from '@tenet/ir/backend'
+import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { wasmBackend } from './index.js'
+
+const accel = (T: 'f64' | 'f32') => `
+fn accel(a: ${T}[], x: ${T}[], m: ${T}[], nb: i32, g: ${T}) {
+  for i in 0..nb {
+    for j in 0..nb {
+      if (i != j, ~) {
+        routine {
+          dx: ${T}[] <- zeros(3)
+          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
+          r2: ${T} <- 0.0
+          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
+          r: ${T} <- 0.0
+          r += sqrt(r2)
+          s: ${T} <- 0.0
+          s += g * m[j] / (r2 * r)
+        }
+        for c in 0..3 { a[3 * i + c] += s * dx[c] }
+        ~routine
+      }
+    }
+  }
+}`
+
+const backends = [
+  referenceBackend({ checks: true }),
+  backendUnderTest(cpuBackend, { checks: true }),
+  backendUnderTest(wasmBackend, { checks: true }),
+]
+
+/** Three bodies' positions, with `bad` in place of body 1's y coordinate. */
+const positions = (bad = 0.5) => [0, 0, 0, 1, bad, 0, -0.5, 2, 1.5]
+
+describe('pass `implied-checks` on compiled programs (checks on)', () => {
+  for (const T of ['f64', 'f32'] as const) {
+    const A = T === 'f64' ? Float64Array : Float32Array
+    const run = (b: (typeof backends)[number], x: number[], inverse = false) => {
+      const a = new A(9)
+      const f = b.compile(accel(T)).accel!
+      f(a, A.from(x), A.of(1, 2, 3), 3, 0.5)
+      // (the inverse, from what the forward run left: its checks left out the same way)
+      if (inverse) f.inverse(a, A.from(x), A.of(1, 2, 3), 3, 0.5)
+      return Array.from(a)
+    }
+
+    it(`${T}: computes the reference's accelerations, bit for bit`, () => {
+      const want = run(backends[0]!, positions())
+      expect(want.some((v) => v !== 0)).toBe(true)
+      for (const b of backends.slice(1)) expect(run(b, positions())).toEqual(want)
+      const back = run(backends[0]!, positions(), true)
+      for (const b of backends.slice(1)) expect(run(b, positions(), true)).toEqual(back)
+    })
+
+    // ±∞: r2 and r are ∞, s is 0 — the check of r fails; NaN: s is NaN, its check fails first;
+    // two bodies at one place: s = g·m / 0 is ∞; a squared length past the type's largest value
+    const bad = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN, 0, T === 'f64' ? 1e200 : 1e20]
+    it(`${T}: fails as the reference does where a value is not finite, with the pass and without`, () => {
+      for (const y of bad) {
+        const x = y === 0 ? [0, 0, 0, 0, 0, 0, -0.5, 2, 1.5] : positions(y)
+        const want = raisedError(() => run(backends[0]!, x))
+        // (r where r2 and the separation, whose checks are left out, are not finite either)
+        expect(want).toMatch(
+          y === Number.POSITIVE_INFINITY ? /cannot deallocate `r`/ : /^runtime\/dealloc \| cannot deallocate `(s|r)`/,
+        )
+        for (const b of backends.slice(1)) {
+          expect(raisedError(() => run(b, x))).toBe(want)
+          disabledPasses.add('implied-checks')
+          try {
+            expect(
+              raisedError(() => b.compile(`${accel(T)}\n`).accel!(new A(9), A.from(x), A.of(1, 2, 3), 3, 0.5)),
+            ).toBe(want)
+          } finally {
+            disabledPasses.delete('implied-checks')
+          }
+        }
+      }
+    })
+  }
+})

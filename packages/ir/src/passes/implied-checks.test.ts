@@ -1,0 +1,219 @@
+/**
+ * Pass `implied-checks` on printed IR: the checks of a routine's float ancillas after
+ * `finite-uncompute` and `insert-checks` (the n-body pair of the leapfrog, f64 and f32), which of
+ * them a passed check decides, and the cases that must keep their checks. The compiled programs
+ * fail as the reference interpreter does, cpu and wasm, in the backends'
+ * `implied-checks-programs.test.ts`.
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { finiteUncompute, impliedChecks, insertChecks, strictReads } from './index.js'
+
+const registry = createRegistry()
+
+/** The function `f` of `text` after `finite-uncompute` and `insert-checks` (checks on), and after pass `implied-checks` too. */
+function passes(text: string): { before: string; after: string } {
+  const checked = check(parse(text).functions, [], registry)
+  const f = finiteUncompute(checked.functions.get('f')!)
+  const program: Program = { ...checked, functions: new Map([['f', f]]) }
+  const options = { checks: true, tolerance: 1e-8, backend: 'cpu' }
+  const asserted = insertChecks(program, new Map(), options)
+  const implied = impliedChecks(asserted.program, asserted.inverses, options)
+  return { before: body(asserted.program.functions.get('f')!), after: body(implied.program.functions.get('f')!) }
+}
+/** The printed body, one statement a line, without the signature. */
+const body = (f: FunctionDef): string =>
+  printFunction(f)
+    .split('\n')
+    .slice(1, -1)
+    .map((l) => l.slice(2))
+    .join('\n')
+/** The deallocation asserts of a printed body, as `check(names…)`. */
+const deallocChecks = (printed: string): string[] =>
+  printed
+    .split('\n')
+    .filter((l) => l.startsWith('assert dealloc'))
+    .map((l) => l.replace(/ else .*/, ''))
+
+/** One pair of bodies of the leapfrog's acceleration: separation, squared length, length, force factor. */
+const pair = (T: 'f64' | 'f32', force = 'g * m / (r2 * r)') => `
+fn f(a: ${T}[], x: ${T}[], m: ${T}, g: ${T}) {
+  d0: ${T} <- 0.0
+  d0 += x[3] - x[0]
+  d1: ${T} <- 0.0
+  d1 += x[4] - x[1]
+  d2: ${T} <- 0.0
+  d2 += x[5] - x[2]
+  r2: ${T} <- 0.0
+  r2 += d0 * d0 + d1 * d1 + d2 * d2
+  r: ${T} <- 0.0
+  r += sqrt(r2)
+  s: ${T} <- 0.0
+  s += ${force}
+  a[0] += s * d0
+  a[1] += s * d1
+  a[2] += s * d2
+  s -= ${force}
+  s -> 0.0
+  r -= sqrt(r2)
+  r -> 0.0
+  r2 -= d0 * d0 + d1 * d1 + d2 * d2
+  r2 -> 0.0
+  d2 -= x[5] - x[2]
+  d2 -> 0.0
+  d1 -= x[4] - x[1]
+  d1 -> 0.0
+  d0 -= x[3] - x[0]
+  d0 -> 0.0
+}`
+
+describe('pass `implied-checks`', () => {
+  for (const T of ['f64', 'f32'] as const) {
+    it(`${T}: a passed check of r decides those of r2 and the separation; s keeps its own`, () => {
+      const { before, after } = passes(pair(T))
+      expect(deallocChecks(before)).toEqual([
+        'assert dealloc($near(s, 0.0))',
+        'assert dealloc($near(r, 0.0))',
+        'assert dealloc($near(r2, 0.0))',
+        'assert dealloc($near(d2, 0.0))',
+        'assert dealloc($near(d1, 0.0))',
+        'assert dealloc($near(d0, 0.0))',
+      ])
+      expect(after).toBe(`d0: ${T} <- 0.0
+assert outOfBounds($inrange(3, len(x))) else ("x", 3, len(x))
+assert outOfBounds($inrange(0, len(x))) else ("x", 0, len(x))
+d0 += x[3] - x[0]
+d1: ${T} <- 0.0
+assert outOfBounds($inrange(4, len(x))) else ("x", 4, len(x))
+assert outOfBounds($inrange(1, len(x))) else ("x", 1, len(x))
+d1 += x[4] - x[1]
+d2: ${T} <- 0.0
+assert outOfBounds($inrange(5, len(x))) else ("x", 5, len(x))
+assert outOfBounds($inrange(2, len(x))) else ("x", 2, len(x))
+d2 += x[5] - x[2]
+r2: ${T} <- 0.0
+r2 += d0 * d0 + d1 * d1 + d2 * d2
+r: ${T} <- 0.0
+r += sqrt(r2)
+s: ${T} <- 0.0
+s += g * m / (r2 * r)
+assert outOfBounds($inrange(0, len(a))) else ("a", 0, len(a))
+a[0] += s * d0
+assert outOfBounds($inrange(1, len(a))) else ("a", 1, len(a))
+a[1] += s * d1
+assert outOfBounds($inrange(2, len(a))) else ("a", 2, len(a))
+a[2] += s * d2
+s -= s
+assert dealloc($near(s, 0.0)) else ("s", "0.0", s, 0.0)
+s -> 0.0
+r -= r
+assert dealloc($near(r, 0.0)) else ("r", "0.0", r, 0.0)
+r -> 0.0
+r2 -= r2
+r2 -> 0.0
+d2 -= d2
+d2 -> 0.0
+d1 -= d1
+d1 -> 0.0
+d0 -= d0
+d0 -> 0.0`)
+    })
+  }
+
+  it('keeps the checks of values reached only through a divisor or a non-strict call', () => {
+    // s ← 1 / r: s finite says nothing of r (1 / ∞ is 0); exp(−∞) is 0
+    const divisor = passes(pair('f64', '1.0 / r')).after
+    expect(deallocChecks(divisor)).toContain('assert dealloc($near(r, 0.0))')
+    const text = `
+fn f(out: f64, x: f64) {
+  y: f64 <- 0.0
+  y += x * 2.0
+  z: f64 <- 0.0
+  z += exp(y)
+  out += z
+  z -= exp(y)
+  z -> 0.0
+  y -= x * 2.0
+  y -> 0.0
+}`
+    expect(deallocChecks(passes(text).after)).toEqual([
+      'assert dealloc($near(z, 0.0))',
+      'assert dealloc($near(y, 0.0))',
+    ])
+  })
+
+  it('keeps a check that runs before the one that would decide it', () => {
+    // the uncompute in the order of the computation: y's check runs first
+    const text = `
+fn f(out: f64, x: f64) {
+  y: f64 <- 0.0
+  y += x * 2.0
+  z: f64 <- 0.0
+  z += y + 1.0
+  out += z
+  y -= x * 2.0
+  z -= x * 2.0 + 1.0
+  y -> 0.0
+  z -> 0.0
+}`
+    const { before, after } = passes(text)
+    expect(after).toBe(before)
+  })
+
+  it('keeps the check of a value written again after it was used', () => {
+    const text = `
+fn f(out: f64, x: f64) {
+  y: f64 <- 0.0
+  y += x * 2.0
+  z: f64 <- 0.0
+  z += y * y
+  out += z
+  y += 1.0
+  y -= 1.0
+  z -= y * y
+  z -> 0.0
+  y -= x * 2.0
+  y -> 0.0
+}`
+    const { before, after } = passes(text)
+    expect(deallocChecks(before)).toHaveLength(2)
+    expect(after).toBe(before)
+  })
+
+  it('keeps the checks of an uncompute that is not `y -= y` (an operand changed in between)', () => {
+    const text = `
+fn f(out: f64, x: f64[]) {
+  y: f64 <- 0.0
+  y += x[0] * 2.0
+  z: f64 <- 0.0
+  z += sqrt(y)
+  out += z
+  x[0] += 1.0
+  z -= sqrt(y)
+  z -> 0.0
+  y -= x[0] * 2.0
+  y -> 0.0
+}`
+    const { before, after } = passes(text)
+    expect(before).toMatch(/y -= x\[0\] \* 2\.0/)
+    expect(after).toBe(before)
+  })
+
+  it('reads strictly through + − ×, unary minus, the dividend of / and sqrt, abs', () => {
+    const std = () => true
+    const e = (text: string) => {
+      const f = check(
+        parse(`fn f(o: f64, a: f64, b: f64, c: f64) { o += ${text} }`).functions,
+        [],
+        registry,
+      ).functions.get('f')!
+      const u = f.body[0] as { value: Parameters<typeof strictReads>[0] }
+      return [...strictReads(u.value, std)].sort()
+    }
+    expect(e('-(a * b) + c')).toEqual(['a', 'b', 'c'])
+    expect(e('a / b')).toEqual(['a'])
+    expect(e('sqrt(abs(a)) - b')).toEqual(['a', 'b'])
+    expect(e('exp(a) + max(b, c)')).toEqual([])
+    expect(e('a ** 2.0')).toEqual([])
+  })
+})
