@@ -14,35 +14,36 @@
  * An index the loop does not change (c = 0) is checked once, when the loop runs. Otherwise the
  * assert becomes up to three before the loop, each true when the loop does not run: `e` at the
  * end A the loop visits first, in range; `e` at the other end B, in range; and B reached from A
- * without wrapping: f64(e(A)) + f64(c)·(f64(B) − f64(A)) = f64(e(B)) (left out where the two
- * sides are the same expression). For a literal c = ±1 that third assert is the order of the two
- * ends, e(A) ≤ e(B) where the index increases (≥ where it decreases), and is left out where D is a
- * literal d ≥ −1 (`x[i]`, `x[i - 1]`, `x[n - i]` is not). The ends are `e` with `v` replaced,
- * i32 arithmetic, the very values the program computes at those iterations. The accesses keep
- * their `inBounds` mark. Of hoisted asserts with the same condition (one element accessed twice
- * in the body), the first stays: the others would test the same values right after it.
+ * without wrapping: |span| < len, span = f64(c)·(f64(B) − f64(A)) the distance the index moves
+ * (one comparison where c is a literal and so the sign of span known; a condition of the stride
+ * and the range only, so the accesses of one array with one stride share it, and one assert of it
+ * stays). It is left out for c = ±1 with D a literal d ≥ −1 (`x[i]`, `x[i - 1]`; not `x[n - i]`).
+ * The ends are `e` with `v` replaced, i32 arithmetic, the very values the program computes at
+ * those iterations. The accesses keep their `inBounds` mark. Of hoisted asserts with the same
+ * condition (one element accessed twice in the body), the first stays: the others would test the
+ * same values right after it.
  *
  * Why this is exact (the hoisted asserts pass if and only if every iteration's check would): i32
  * `+ - *` is arithmetic modulo 2³², so the index at v is w(v) = E(v) − 2³²·p(v), with E(v) = c·v +
  * D′ the exact integer (c the stride as the iterations use it, D′ the constant part) and w(v) in
- * [−2³¹, 2³¹). If w(A) and w(B) are in [0, len) and E(B) − E(A) = w(B) − w(A) (the third assert:
- * the left side is f64(w(A)) + c·(B − A) exactly while |c·(B − A)| ≤ 2⁵³, and beyond that its
- * rounding, which is monotone, keeps it at least 2⁵³ in magnitude, never equal to the right
- * side), then p(A) = p(B), and every E(v) lies between E(A) and E(B), so w(v) = E(v) − 2³²·p(A)
- * lies between w(A) and w(B): in range. Conversely, if every iteration is in range, two
- * consecutive ones differ by |c| ≤ 2³¹ in E and by less than len ≤ 2³¹ − 1 in w, so they have the
- * same p, and all three asserts hold. For c = ±1 (E(B) − E(A) = ±(B − A), of magnitude below
- * 2³²), with w(A), w(B) in [0, len), E(B) − E(A) = w(B) − w(A) exactly when the two have the
- * same sign (they are congruent modulo 2³² and both in (−2³², 2³²)); and with D a literal d ≥ −1,
- * E(v) lies in [−2³¹ − 1, 2³² − 1): where it wraps, at the lower or the higher end, the end's
- * index is 2³¹ − 1 or negative, out of range (len ≤ 2³¹ − 1), so the end asserts fail. (Each iteration's index may wrap back into range: `x[l * 4]`
- * from l = 2³⁰ reads x[0] and x[4]; the exact value 2³² is not what it reads.)
+ * [−2³¹, 2³¹); E(B) − E(A) = c·(B − A) = span, and w(B) − w(A) ≡ span modulo 2³². Let w(A) and
+ * w(B) be in [0, len) (len ≤ 2³¹ − 1). If |span| < len, both w(B) − w(A) and span lie in (−len,
+ * len), congruent, so equal: p(A) = p(B), and every E(v) lies between E(A) and E(B), so w(v) =
+ * E(v) − 2³²·p(A) lies between w(A) and w(B): in range. If |span| ≥ len, w(B) − w(A) ≠ span, so
+ * p(A) ≠ p(B); but were every iteration in range, two consecutive ones, which differ by |c| ≤ 2³¹
+ * in E and by less than len in w, would have the same p: some iteration is out of range. (span
+ * is exact in f64 while |span| ≤ 2⁵³; beyond, its rounding, which is monotone, keeps it at least
+ * 2⁵³ in magnitude, not below len either.) With c = ±1 and D a literal d ≥ −1, E(v) lies in
+ * [−2³¹ − 1, 2³² − 1): where some iteration's index wraps, the end with the lowest or highest E
+ * wraps too, to 2³¹ − 1 or to a negative index, out of range, so the end asserts fail. (An
+ * iteration's index may wrap back into range: `x[l * 4]` from l = 2³⁰ reads x[0] and x[4]; the
+ * exact value 2³² is not what it reads.)
  *
  * What changes for a program that fails: the error (`runtime/out-of-bounds`, the same code and
  * location) is raised before the loop starts, not in the iteration that reaches the bad index, so
  * the iterations before it have not run; the message names the index at an end of the range (the
  * per-iteration check named the first index out of range), or, where the index wraps between two
- * ends in range, the value f64(e(A)) + c·(B − A) it would have at B without wrapping; and when
+ * ends in range, the value f64(e(A)) + span it would have at B without wrapping; and when
  * another check would have failed in an earlier iteration, the program now fails with this one
  * instead. The range itself is the one the loop saves when it starts: a body that changes it fails
  * the `loopRange` check after the loop, as before.
@@ -260,18 +261,28 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
         cond: bin('||', not(runs), { ...(a.cond as CallExpr), args: [w, h.length] }),
         args: [name, w, h.length],
       })
-    const wA = h.at(vA),
-      wB = h.at(vB)
-    const reached = fadd(toF64(wA), fmul(h.stride, fsub(toF64(vB), toF64(vA))))
+    // the index moves by span = c·(B − A) from A to B: B is reached without wrapping exactly when
+    // |span| < len (both ends in range; see the module comment), a condition of the stride and
+    // the range alone, the same for every access of the array with that stride
+    const span = fmul(h.stride, fsub(toF64(vB), toF64(vA)))
+    const len = toF64(h.length)
+    const increasing = (step === 1) !== !!s.reverse
+    const d = h.at(i32(0))
     let between: Expr | undefined
-    if (h.unit) {
-      // |c| = 1: the order of the two ends says it (exact, see the module comment), unless D is
-      // a literal in [−1, 2³¹), where any wrap leaves an end out of range
-      const d = h.at(i32(0))
-      const increasing = (step === 1) !== !!s.reverse
-      if (!(d.kind === 'num' && d.value >= -1)) between = bin((h.unit === 1) === increasing ? '<=' : '>=', wA, wB)
-    } else if (key(reached) !== key(toF64(wB))) between = bin('==', reached, toF64(wB))
-    if (between) hoisted.push({ ...a, cond: bin('||', not(runs), between), args: [name, reached, h.length] })
+    // (|c| = 1 and D a literal ≥ −1: any wrap leaves an end out of range, nothing to add)
+    if (!(h.unit && d.kind === 'num' && d.value >= -1)) {
+      // the sign of span, where the stride is a literal: one comparison
+      const sign = h.sign === undefined ? 0 : increasing ? h.sign : -h.sign
+      const below = bin('<', span, len),
+        above = bin('<', bin('-', f64Lit(0), len), span)
+      between = sign > 0 ? below : sign < 0 ? above : bin('&&', above, below)
+    }
+    if (between)
+      hoisted.push({
+        ...a,
+        cond: bin('||', not(runs), between),
+        args: [name, fadd(toF64(h.at(vA)), span), h.length],
+      })
   }
   if (!hoisted.length) return undefined
   // one of each condition: a second assert of the same condition, right after the first (nothing
@@ -295,7 +306,16 @@ function hoistAssert(
   a: AssertStmt,
   v: string,
   changed: Set<string>,
-): { at: (value: Expr) => Expr; stride: Expr; unit: 1 | -1 | undefined; length: Expr; invariant: boolean } | undefined {
+):
+  | {
+      at: (value: Expr) => Expr
+      stride: Expr
+      sign: number | undefined
+      unit: boolean
+      length: Expr
+      invariant: boolean
+    }
+  | undefined {
   if (a.check !== 'outOfBounds' || a.cond.kind !== 'call' || a.cond.callee !== '$inrange') return undefined
   const [index, length] = a.cond.args as [Expr, Expr]
   if (length.kind !== 'call' || length.callee !== 'len' || length.args[0]?.kind !== 'var') return undefined
@@ -312,7 +332,8 @@ function hoistAssert(
   return {
     at: (value) => at(index, v, value),
     stride: literal === undefined ? toF64(C!) : f64Lit(literal),
-    unit: literal === 1 || literal === -1 ? literal : undefined,
+    sign: literal === undefined ? undefined : Math.sign(literal),
+    unit: literal === 1 || literal === -1,
     length,
     invariant: literal === 0,
   }
