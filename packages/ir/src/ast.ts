@@ -44,14 +44,18 @@ interface NodeBase {
 export type Expr = NumberLit | BoolLit | VarRef | IndexExpr | FieldExpr | UnaryExpr | BinaryExpr | CallExpr
 
 /**
- * What an expression that inlining put in place of a callee's parameter remembers of it.
+ * What an expression that a pass put in place of a name (a callee's parameter, a loop variable)
+ * remembers of it.
  */
 export interface Substituted {
   /**
-   * The callee's parameter, by the name its source wrote: set by inlining on the argument it puts
-   * in the parameter's place. A run-time error raised inside the inlined body prints it
-   * (`printAsWritten` of the printer), so that the message reads as the source its location points into,
-   * as it does where the call is not inlined. Ignored elsewhere (not printed, not compared).
+   * The text the source wrote where this expression stands: set by inlining on the argument it
+   * puts in a callee's parameter's place (the parameter's name), and by `unroll` on the literal it
+   * puts in place of the loop variable (the variable) and on an expression it folds around it
+   * (`k + c` with c = 0 is `k`, shown as `k + c`). A run-time error prints it (`printAsWritten` of
+   * the printer), so that the message reads as the source its location points into, as it does
+   * where the call is not inlined or the loop not unrolled. Ignored elsewhere (not printed, not
+   * compared).
    */
   shown?: string
 }
@@ -104,7 +108,7 @@ export interface UnaryExpr extends NodeBase {
   arg: Expr
   type?: ScalarTypeName
 }
-export interface BinaryExpr extends NodeBase {
+export interface BinaryExpr extends NodeBase, Substituted {
   kind: 'binary'
   op: BinaryOp
   left: Expr

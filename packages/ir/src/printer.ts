@@ -35,7 +35,7 @@ function numberText(value: number, isFloat: boolean): string {
   return s
 }
 
-function prec(e: Expr | Arg): number {
+function precOf(e: Expr | Arg): number {
   switch (e.kind) {
     case 'binary':
       return e.op === '**' ? POW : PREC[e.op]!
@@ -55,6 +55,25 @@ export function printExpr(e: Expr | Arg): string {
 }
 
 /**
+ * `e`, printed as `text` in run-time errors (`Substituted.shown`), where it can carry the text and
+ * would print otherwise: for a pass that puts an expression where the source wrote another of the
+ * same value (a loop variable's value, a folded sum), so that a check's message reads as the source.
+ */
+export function shownAsWritten<E extends Expr>(e: E, text: string): E {
+  if (printAsWritten(e) === text) return e
+  switch (e.kind) {
+    case 'num':
+    case 'bool':
+    case 'var':
+    case 'index':
+    case 'binary':
+      return { ...e, shown: text }
+    default:
+      return e
+  }
+}
+
+/**
  * Prints an expression as a run-time error words it: like `printExpr`, except that an argument
  * that inlining put in place of a callee's parameter prints as that parameter
  * (`Substituted.shown`), the name the source around the error's location uses.
@@ -63,9 +82,37 @@ export function printAsWritten(e: Expr | Arg): string {
   return print(e, true)
 }
 
+/** The precedence of an expression's printed text (its loosest operator outside brackets). */
+function textPrec(text: string): number {
+  let depth = 0,
+    token = 0,
+    p = ATOM
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (ch === '(' || ch === '[') depth++
+    else if (ch === ')' || ch === ']') depth--
+    else if (ch === ' ' && depth === 0) {
+      // operators are the tokens between spaces at odd positions: `a + b * c`
+      const end = text.indexOf(' ', i + 1)
+      if (token++ % 2 === 0 && end > i) {
+        const op = text.slice(i + 1, end)
+        p = Math.min(p, op === '**' ? POW : (PREC[op] ?? ATOM))
+      }
+    }
+  }
+  if (p === ATOM && (text.startsWith('-') || text.startsWith('!'))) return UNARY
+  return p
+}
+
 function print(e: Expr | Arg, asWritten: boolean): string {
+  // (with `asWritten`, a node that carries the source's text prints as that text, with its precedence)
+  const shown = (x: Expr | Arg): string | undefined => (asWritten && 'shown' in x ? x.shown : undefined)
+  const prec = (x: Expr | Arg): number => {
+    const t = shown(x)
+    return t === undefined ? precOf(x) : textPrec(t)
+  }
   const wrap = (x: Expr | Arg, need: boolean) => (need ? `(${print(x, asWritten)})` : print(x, asWritten))
-  if (asWritten && 'shown' in e && e.shown !== undefined) return e.shown
+  if (shown(e) !== undefined) return shown(e)!
   switch (e.kind) {
     case 'num':
       return numberText(e.value, e.isFloat)
@@ -95,7 +142,7 @@ function print(e: Expr | Arg, asWritten: boolean): string {
       const p = PREC[e.op]!
       const parts: string[] = []
       let n: Expr | Arg = e
-      while (n.kind === 'binary' && n.op !== '**' && PREC[n.op] === p) {
+      while (n.kind === 'binary' && n.op !== '**' && PREC[n.op] === p && shown(n) === undefined) {
         parts.push(`${n.op} ${wrap(n.right, prec(n.right) <= p)}`)
         n = n.left
       }

@@ -7,53 +7,65 @@
  * `outOfBounds($inrange(e, len(x)))` that runs on every iteration (a statement of the body itself,
  * not inside an `if` or an inner loop) moves before the loop when
  * - `e` is c·v + D with c an integer literal (|c| ≤ 2²⁰) or an expression C of the same kind as D
- *   (a column stride: `x[i + m * l]` in a loop over l), and D made of names the body does not
- *   write (nor v), literals, `+ - *` and lengths, with no host call in it;
+ *   (a column stride: `x[i + m * l]` in a loop over l), and `e` made of `v`, names the body does
+ *   not write, literals, `+ - *` and lengths, with no host call in it;
  * - the body neither allocates nor deallocates `x` (its length is fixed while the loop runs);
  * - the range reads no host function (it is evaluated once more, before the loop).
- * It becomes two asserts before the loop, one per end of the range (the end the loop visits first
- * is checked first), each true when the loop does not run: c·v + D is evaluated in f64 at the two
- * ends, where it is exact, and both in [0, len(x)) means every value between them is, so no
- * iteration's index (the same value in i32, since it is in range) is out of range. An index the
- * loop does not change (c = 0) is checked once, when the loop runs. The accesses keep their
- * `inBounds` mark. Of hoisted asserts with the same condition (one element accessed twice in the
- * body), the first stays: the others would test the same values right after it.
+ * An index the loop does not change (c = 0) is checked once, when the loop runs. Otherwise the
+ * assert becomes up to three before the loop, each true when the loop does not run: `e` at the
+ * end A the loop visits first, in range; `e` at the other end B, in range; and B reached from A
+ * without wrapping: |span| < len, span = f64(c)·(f64(B) − f64(A)) the distance the index moves
+ * (one comparison where c is a literal and so the sign of span known; a condition of the stride
+ * and the range only, so the accesses of one array with one stride share it, and one assert of it
+ * stays). It is left out for c = ±1 with D a literal d ≥ −1 (`x[i]`, `x[i - 1]`; not `x[n - i]`).
+ * The ends are `e` with `v` replaced, i32 arithmetic, the very values the program computes at
+ * those iterations. The accesses keep their `inBounds` mark. Of hoisted asserts with the same
+ * condition (one element accessed twice in the body), the first stays: the others would test the
+ * same values right after it.
  *
- * A symbolic stride C is evaluated as the program does (i32, so C and D are the i32 values C′ and
- * D′ the iterations use), and f64(v)·f64(C′) + f64(D′) at the two ends: i32 `+ - *` is arithmetic
- * modulo 2³², so each iteration's index is C′·v + D′ reduced modulo 2³², which is C′·v + D′ itself
- * wherever that lies in [0, 2³¹). The f64 value is exact while |C′·v| ≤ 2⁵³ (and the comparison
- * with the length exact), and beyond that rounding, which is monotone, keeps it at least 2⁵³ − 2³¹
- * in magnitude, out of range like the exact value: so both ends pass only when every iteration's
- * exact C′·v + D′, between them, is in range, and then no access is out of range.
+ * Why this is exact (the hoisted asserts pass if and only if every iteration's check would): i32
+ * `+ - *` is arithmetic modulo 2³², so the index at v is w(v) = E(v) − 2³²·p(v), with E(v) = c·v +
+ * D′ the exact integer (c the stride as the iterations use it, D′ the constant part) and w(v) in
+ * [−2³¹, 2³¹); E(B) − E(A) = c·(B − A) = span, and w(B) − w(A) ≡ span modulo 2³². Let w(A) and
+ * w(B) be in [0, len) (len ≤ 2³¹ − 1). If |span| < len, both w(B) − w(A) and span lie in (−len,
+ * len), congruent, so equal: p(A) = p(B), and every E(v) lies between E(A) and E(B), so w(v) =
+ * E(v) − 2³²·p(A) lies between w(A) and w(B): in range. If |span| ≥ len, w(B) − w(A) ≠ span, so
+ * p(A) ≠ p(B); but were every iteration in range, two consecutive ones, which differ by |c| ≤ 2³¹
+ * in E and by less than len in w, would have the same p: some iteration is out of range. (span
+ * is exact in f64 while |span| ≤ 2⁵³; beyond, its rounding, which is monotone, keeps it at least
+ * 2⁵³ in magnitude, not below len either.) With c = ±1 and D a literal d ≥ −1, E(v) lies in
+ * [−2³¹ − 1, 2³² − 1): where some iteration's index wraps, the end with the lowest or highest E
+ * wraps too, to 2³¹ − 1 or to a negative index, out of range, so the end asserts fail. (An
+ * iteration's index may wrap back into range: `x[l * 4]` from l = 2³⁰ reads x[0] and x[4]; the
+ * exact value 2³² is not what it reads.)
  *
  * What changes for a program that fails: the error (`runtime/out-of-bounds`, the same code and
  * location) is raised before the loop starts, not in the iteration that reaches the bad index, so
- * the iterations before it have not run; when the end the loop visits last is the bad one, the
- * message names that end's index (the per-iteration check named the first index out of range);
- * and when another check would have failed in an earlier iteration, the program now fails with
- * this one instead. An index whose exact value leaves the i32 range is reported with that value
- * (per iteration, its wrapped value was checked). The range itself is the one the loop saves when
- * it starts: a body that changes it fails the `loopRange` check after the loop, as before.
+ * the iterations before it have not run; the message names the index at an end of the range (the
+ * per-iteration check named the first index out of range), or, where the index wraps between two
+ * ends in range, the value f64(e(A)) + span it would have at B without wrapping; and when
+ * another check would have failed in an earlier iteration, the program now fails with this one
+ * instead. The range itself is the one the loop saves when it starts: a body that changes it fails
+ * the `loopRange` check after the loop, as before.
  *
  * Not hoisted: loops with another step (the last value needs a division), `while` loops (no trip
  * count), asserts under an `if` (they may not run) and indices that are not affine.
  */
-import type { Arg, AssertStmt, Expr, FunctionDef, Stmt } from '../ast.js'
+import type { Arg, AssertStmt, CallExpr, Expr, FunctionDef, Stmt } from '../ast.js'
 import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { rewriteExpr } from './rewrite.js'
 import { callsHost } from './insert-checks.js'
 import { key } from '../cse.js'
 
-/** The largest |c| hoisted: c·v + D stays exact in f64 (|v|, |D| < 2³¹). */
+/** The largest literal |c| hoisted (at most 2³¹: see the module comment). */
 export const HOIST_MAX_FACTOR = 2 ** 20
 
 const i32 = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const f64Lit = (value: number): Expr => ({ kind: 'num', value, isFloat: true, type: 'f64' })
 const toF64 = (e: Expr): Expr =>
   e.kind === 'num' ? f64Lit(e.value) : { kind: 'call', callee: 'f64', args: [e], type: 'f64' }
-const bin = (op: '+' | '-' | '*' | '<' | '<=' | '>' | '>=' | '&&' | '||', left: Expr, right: Expr): Expr => ({
+const bin = (op: '+' | '-' | '*' | '==' | '<' | '<=' | '>' | '>=' | '&&' | '||', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
   left,
@@ -61,6 +73,20 @@ const bin = (op: '+' | '-' | '*' | '<' | '<=' | '>' | '>=' | '&&' | '||', left: 
   type: ['+', '-', '*'].includes(op) ? (left.type as string) : 'bool',
 })
 const not = (arg: Expr): Expr => ({ kind: 'unary', op: '!', arg, type: 'bool' })
+/** f64 `a - b`, literals folded. */
+const fsub = (a: Expr, b: Expr): Expr =>
+  a.kind === 'num' && b.kind === 'num' ? f64Lit(a.value - b.value) : isZero(b) ? a : bin('-', a, b)
+/** f64 `a + b`, a zero literal folded. */
+const fadd = (a: Expr, b: Expr): Expr => (isZero(a) ? b : isZero(b) ? a : bin('+', a, b))
+/** f64 `a * b`, literals folded. */
+const fmul = (a: Expr, b: Expr): Expr =>
+  a.kind === 'num' && b.kind === 'num'
+    ? f64Lit(a.value * b.value)
+    : a.kind === 'num' && a.value === 1
+      ? b
+      : b.kind === 'num' && b.value === 1
+        ? a
+        : bin('*', a, b)
 
 /** The factor c of `v` in `e` when `e` is c·v + D (i32 `+`, `-`, literal `*`); undefined otherwise. */
 function factor(e: Expr, v: string): number | undefined {
@@ -150,16 +176,26 @@ export function plain(e: Expr): boolean {
 
 const isZero = (e: Expr | Arg): boolean => e.kind === 'num' && e.value === 0
 
-/** `e` with `v` replaced by 0 (D of c·v + D), the zeros folded away. */
-const atZero = (e: Expr, v: string): Expr =>
-  rewriteExpr(e, (x) => {
-    if (x.kind === 'var' && x.name === v) return i32(0)
-    if (x.kind !== 'binary') return x
-    if (x.op === '*' && (isZero(x.left) || isZero(x.right))) return i32(0)
-    if ((x.op === '+' || x.op === '-') && isZero(x.right)) return x.left
-    if (x.op === '+' && isZero(x.left)) return x.right
+/**
+ * `e` with `v` replaced by `value`, literal arithmetic folded as i32 computes it (wrapping: the
+ * same value the program computes at that iteration).
+ */
+function at(e: Expr, v: string, value: Expr): Expr {
+  return rewriteExpr(e, (x) => {
+    if (x.kind === 'var' && x.name === v) return value
+    if (x.kind !== 'binary' || (x.op !== '+' && x.op !== '-' && x.op !== '*')) return x
+    const { left: l, right: r } = x
+    if (l.kind === 'num' && r.kind === 'num' && Number.isInteger(l.value) && Number.isInteger(r.value))
+      return i32(
+        x.op === '+' ? (l.value + r.value) | 0 : x.op === '-' ? (l.value - r.value) | 0 : Math.imul(l.value, r.value),
+      )
+    if (x.op === '*' && (isZero(l) || isZero(r))) return i32(0)
+    if (x.op === '*' && l.kind === 'num' && l.value === 1) return r
+    if ((x.op === '*' && r.kind === 'num' && r.value === 1) || (x.op !== '*' && isZero(r))) return l
+    if (x.op === '+' && isZero(l)) return r
     return x
   }) as Expr
+}
 
 /** What a block may change: the names it writes and `len:x` for arrays it (de)allocates. */
 function changes(body: Stmt[], program: Program): Set<string> {
@@ -215,15 +251,38 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
       hoisted.push({ ...a, cond: bin('||', not(runs), a.cond) })
       continue
     }
-    const ends = s.reverse ? [last, first] : [first, last]
-    for (const end of ends) {
-      const e = h.at(end)
+    // the index at the end the loop visits first (A) and at the other (B), as the program computes
+    // it (i32), each in range; and B reached from A without wrapping (see the module comment)
+    const [vA, vB] = s.reverse ? [last, first] : [first, last]
+    const name = a.args[0]!
+    for (const w of [h.at(vA), h.at(vB)])
       hoisted.push({
         ...a,
-        cond: bin('||', not(runs), bin('&&', bin('<=', f64Lit(0), e), bin('<', e, toF64(h.length)))),
-        args: [a.args[0]!, e, h.length],
+        cond: bin('||', not(runs), { ...(a.cond as CallExpr), args: [w, h.length] }),
+        args: [name, w, h.length],
       })
+    // the index moves by span = c·(B − A) from A to B: B is reached without wrapping exactly when
+    // |span| < len (both ends in range; see the module comment), a condition of the stride and
+    // the range alone, the same for every access of the array with that stride
+    const span = fmul(h.stride, fsub(toF64(vB), toF64(vA)))
+    const len = toF64(h.length)
+    const increasing = (step === 1) !== !!s.reverse
+    const d = h.at(i32(0))
+    let between: Expr | undefined
+    // (|c| = 1 and D a literal ≥ −1: any wrap leaves an end out of range, nothing to add)
+    if (!(h.unit && d.kind === 'num' && d.value >= -1)) {
+      // the sign of span, where the stride is a literal: one comparison
+      const sign = h.sign === undefined ? 0 : increasing ? h.sign : -h.sign
+      const below = bin('<', span, len),
+        above = bin('<', bin('-', f64Lit(0), len), span)
+      between = sign > 0 ? below : sign < 0 ? above : bin('&&', above, below)
     }
+    if (between)
+      hoisted.push({
+        ...a,
+        cond: bin('||', not(runs), between),
+        args: [name, fadd(toF64(h.at(vA)), span), h.length],
+      })
   }
   if (!hoisted.length) return undefined
   // one of each condition: a second assert of the same condition, right after the first (nothing
@@ -239,46 +298,42 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
   return [...once, { ...s, body }]
 }
 
-/** For a hoistable bounds assert: its index at a value of the loop variable (in f64) and the length. */
+/**
+ * For a hoistable bounds assert: its index at a value of the loop variable (the index expression
+ * with the variable replaced, i32 as the program computes it), the stride c in f64, the length.
+ */
 function hoistAssert(
   a: AssertStmt,
   v: string,
   changed: Set<string>,
-): { at: (value: Expr) => Expr; length: Expr; invariant: boolean } | undefined {
+):
+  | {
+      at: (value: Expr) => Expr
+      stride: Expr
+      sign: number | undefined
+      unit: boolean
+      length: Expr
+      invariant: boolean
+    }
+  | undefined {
   if (a.check !== 'outOfBounds' || a.cond.kind !== 'call' || a.cond.callee !== '$inrange') return undefined
   const [index, length] = a.cond.args as [Expr, Expr]
   if (length.kind !== 'call' || length.callee !== 'len' || length.args[0]?.kind !== 'var') return undefined
   if (changed.has(`len:${length.args[0].name}`)) return undefined
-  if (callsHost(index)) return undefined
+  // the index is evaluated before the loop: names, literals, arithmetic and lengths only (an
+  // element it read would not have been checked yet there), none the body writes
+  if (!plain(index) || callsHost(index)) return undefined
+  for (const n of readNames(index)) if (n !== v && changed.has(n)) return undefined
   const literal = factor(index, v)
-  // a stride that is not a literal: C of C·v + D, read before the loop as D is (see the module comment)
+  // a stride that is not a literal: C of C·v + D (see the module comment)
   const C = literal === undefined ? coefficient(index, v) : undefined
-  if (literal === undefined && (C === undefined || !plain(C) || [...readNames(C)].some((n) => changed.has(n))))
-    return undefined
+  if (literal === undefined && (C === undefined || !plain(C))) return undefined
   if (literal !== undefined && Math.abs(literal) > HOIST_MAX_FACTOR) return undefined
-  const d = atZero(index, v)
-  // D is evaluated before the loop: names, literals, arithmetic and lengths only (an element it
-  // read would not have been checked yet there)
-  if (!plain(d)) return undefined
-  for (const n of readNames(d)) if (changed.has(n)) return undefined
-  const dF = toF64(d)
   return {
-    at: (value) => {
-      const c = literal
-      const cv =
-        c === undefined
-          ? value.kind === 'num' && value.value === 0
-            ? f64Lit(0)
-            : bin('*', toF64(value), toF64(C!))
-          : value.kind === 'num'
-            ? f64Lit(c * value.value)
-            : c === 1
-              ? toF64(value)
-              : bin('*', toF64(value), f64Lit(c))
-      // (a symbolic stride at v = 0: D alone)
-      if (c === undefined && cv.kind === 'num') return dF
-      return d.kind === 'num' && d.value === 0 ? cv : bin('+', cv, dF)
-    },
+    at: (value) => at(index, v, value),
+    stride: literal === undefined ? toF64(C!) : f64Lit(literal),
+    sign: literal === undefined ? undefined : Math.sign(literal),
+    unit: literal === 1 || literal === -1,
     length,
     invariant: literal === 0,
   }

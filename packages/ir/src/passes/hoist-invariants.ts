@@ -46,6 +46,7 @@ import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { exprChildren } from '../stmt-exprs.js'
+import { printAsWritten } from '../printer.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -344,7 +345,8 @@ function hoistLoop(
       h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
       found.set(d.id, h)
     }
-    return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}) }
+    // (printed in run-time errors as the expression it stands for: `Substituted.shown`)
+    return { kind: 'var', name: h.name, type: h.type, ...(e.loc ? { loc: e.loc } : {}), shown: printAsWritten(e) }
   }
   // the largest invariant subexpressions of e worth moving, replaced (no recursion per level)
   const rewrite = (root: Expr, every: boolean): Expr => {

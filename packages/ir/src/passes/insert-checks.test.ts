@@ -163,15 +163,43 @@ describe('pass `hoist-bounds`', () => {
 
   it('checks an affine index at the two ends of the loop, before it, in the order the loop visits them', () => {
     expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 1..n { s += x[2 * i + k] } }')).toBe(
-      `assert outOfBounds(!(1 < n) || 0.0 <= 2.0 + f64(k) && 2.0 + f64(k) < f64(len(x))) else ("x", 2.0 + f64(k), len(x))
-assert outOfBounds(!(1 < n) || 0.0 <= f64(n - 1) * 2.0 + f64(k) && f64(n - 1) * 2.0 + f64(k) < f64(len(x))) else ("x", f64(n - 1) * 2.0 + f64(k), len(x))
+      `assert outOfBounds(!(1 < n) || $inrange(2 + k, len(x))) else ("x", 2 + k, len(x))
+assert outOfBounds(!(1 < n) || $inrange(2 * (n - 1) + k, len(x))) else ("x", 2 * (n - 1) + k, len(x))
+assert outOfBounds(!(1 < n) || 2.0 * (f64(n - 1) - 1.0) < f64(len(x))) else ("x", f64(2 + k) + 2.0 * (f64(n - 1) - 1.0), len(x))
 for i in 1..n {
   s += x[2 * i + k]
 }`,
     )
     // reversed: the last value first
-    expect(hoisted('fn f(s: f64, x: f64[], n: i32) { for i in reverse 0..=n { s += x[i] } }').split('\n')[0]).toContain(
-      'f64(n)',
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32) { for i in reverse 0..=n { s += x[i] } }').split('\n')).toEqual([
+      'assert outOfBounds(!(0 <= n) || $inrange(n, len(x))) else ("x", n, len(x))',
+      'assert outOfBounds(!(0 <= n) || $inrange(0, len(x))) else ("x", 0, len(x))',
+      'for i in reverse 0..=n {',
+      '  s += x[i]',
+      '}',
+    ])
+  })
+
+  it('checks that the index does not wrap between the two ends (i32 arithmetic wraps: the ends are computed as the program does)', () => {
+    // a stride of ±1: the order of the two ends (exact); not needed for x[i + d], d ≥ −1 literal
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 0..n { s += x[k - i] } }')).toBe(
+      `assert outOfBounds(!(0 < n) || $inrange(k, len(x))) else ("x", k, len(x))
+assert outOfBounds(!(0 < n) || $inrange(k - (n - 1), len(x))) else ("x", k - (n - 1), len(x))
+assert outOfBounds(!(0 < n) || 0.0 - f64(len(x)) < -1.0 * f64(n - 1)) else ("x", f64(k) + -1.0 * f64(n - 1), len(x))
+for i in 0..n {
+  s += x[k - i]
+}`,
+    )
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in reverse 0..n { s += x[i + k] } }')).toContain(
+      'assert outOfBounds(!(0 < n) || 0.0 - f64(len(x)) < 0.0 - f64(n - 1)) else ("x", f64(n - 1 + k) + (0.0 - f64(n - 1)), len(x))',
+    )
+    for (const index of ['i', 'i - 1', 'i + 3', '2 - i'])
+      expect(hoisted(`fn f(s: f64, x: f64[], n: i32) { for i in 1..n { s += x[${index}] } }`).split('\n')[2]).toBe(
+        'for i in 1..n {',
+      )
+    // another stride: f64, exact
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32) { for i in 0..=n { s += x[4 * i] } }').split('\n')[2]).toBe(
+      'assert outOfBounds(!(0 <= n) || 4.0 * f64(n) < f64(len(x))) else ("x", 4.0 * f64(n), len(x))',
     )
   })
 
@@ -185,8 +213,9 @@ for i in 1..n {
 
   it('checks an index with a symbolic stride (a column loop) at the two ends, the stride read before the loop', () => {
     expect(hoisted('fn f(s: f64, x: f64[], n: i32, m: i32, i: i32) { for l in 0..n { s += x[i + 1 + m * l] } }')).toBe(
-      `assert outOfBounds(!(0 < n) || 0.0 <= f64(i + 1) && f64(i + 1) < f64(len(x))) else ("x", f64(i + 1), len(x))
-assert outOfBounds(!(0 < n) || 0.0 <= f64(n - 1) * f64(m) + f64(i + 1) && f64(n - 1) * f64(m) + f64(i + 1) < f64(len(x))) else ("x", f64(n - 1) * f64(m) + f64(i + 1), len(x))
+      `assert outOfBounds(!(0 < n) || $inrange(i + 1, len(x))) else ("x", i + 1, len(x))
+assert outOfBounds(!(0 < n) || $inrange(i + 1 + m * (n - 1), len(x))) else ("x", i + 1 + m * (n - 1), len(x))
+assert outOfBounds(!(0 < n) || 0.0 - f64(len(x)) < f64(m) * f64(n - 1) && f64(m) * f64(n - 1) < f64(len(x))) else ("x", f64(i + 1) + f64(m) * f64(n - 1), len(x))
 for l in 0..n {
   s += x[i + 1 + m * l]
 }`,
@@ -194,7 +223,15 @@ for l in 0..n {
     // the stride on either side, times a literal, or a sum
     expect(
       hoisted('fn f(s: f64, x: f64[], n: i32, m: i32) { for l in 1..n { s += x[(l * 2) * m + (m + 1) * l] } }'),
-    ).toContain('f64(n - 1) * f64(m * 2 + (m + 1))')
+    ).toContain(
+      '0.0 - f64(len(x)) < f64(m * 2 + (m + 1)) * (f64(n - 1) - 1.0) && f64(m * 2 + (m + 1)) * (f64(n - 1) - 1.0) < f64(len(x))',
+    )
+    // the accesses of one array with one stride share the check that nothing wraps between the ends
+    const rows = hoisted(
+      'fn f(s: f64, x: f64[], n: i32, m: i32, i: i32) { for l in 0..n { s += x[i + m * l] * x[i + 1 + m * l] } }',
+    )
+    expect(rows.split('\n').filter((l) => l.includes('f64(m) * f64(n - 1) < f64(len(x))'))).toHaveLength(1)
+    expect(rows.split('\n').filter((l) => l.startsWith('assert'))).toHaveLength(5)
     // not: a stride the body writes, a stride that reads the variable, an element in the stride
     const kept = (src: string) => {
       const out = hoisted(src)
@@ -218,9 +255,9 @@ for l in 0..n {
       'fn f(s: f64, x: f64[], n: i32, d: i32) { for i in 0..n { for j in 0..d { s += x[i * d + j] } } }',
     )
     expect(out.split('\n')[0]).toBe('for i in 0..n {')
-    expect(out).toContain('f64(d - 1) + f64(i * d)')
-    expect(out).toContain('0.0 + f64(i * d)')
-    expect(out).not.toMatch(/\$inrange/)
+    expect(out).toContain('$inrange(i * d + (d - 1), len(x))')
+    expect(out).toContain('$inrange(i * d, len(x))')
+    expect(out).not.toMatch(/for j in 0\.\.d \{\n\s*assert/)
     // an index the inner loop does not change: once, before it
     expect(
       hoisted('fn f(y: f64[], a: f64[], n: i32) { for i in 0..n { for j in 0..n { y[i] += a[j] } } }').split('\n')[1],

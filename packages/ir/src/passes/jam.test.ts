@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
 import { interchangeLoops, jamLoops } from './index.js'
+import { walk } from '../check.js'
+import { printAsWritten, printExpr } from '../printer.js'
 import { offsetOf } from '../cse.js'
 import type { Expr } from '../ast.js'
 
@@ -187,5 +189,38 @@ describe('offsetOf (what the backends hold in locals)', () => {
     expect(idx('k - 1')[0]).toBe(idx('k')[0])
     expect(idx('k - 1')[1]).toBe(-1)
     expect(idx('k * 2 - 3')[1]).toBe(-3)
+  })
+
+  it("prints the second copy's checks as the source wrote them (the variable and the counters, `Substituted.shown`)", () => {
+    const f = jamLoops(
+      interchangeLoops(
+        fnOf(`fn f(x: f64[], theta: f64[], m: i32, n: i32) {
+  k: i32 <- 0
+  for i in 0..m - 1 {
+    for l in 0..n {
+      x[i + m * l] += x[i + 1 + m * l]
+      x[i + 1 + m * l] *= theta[k]
+    }
+    k += 1
+  }
+  k -> m - 1
+}`),
+        registry,
+      ),
+      registry,
+    )
+    const printed: string[] = []
+    walk(f.body, (s) => {
+      if (s.kind === 'update' && s.target.kind === 'index')
+        printed.push(
+          `${printExpr(s.target)} ${s.op} ${printExpr(s.value)} | ${printAsWritten(s.target)} ${s.op} ${printAsWritten(s.value)}`,
+        )
+    })
+    expect(printed.slice(0, 4)).toEqual([
+      'x[i + m * l] += x[i + 1 + m * l] | x[i + m * l] += x[i + 1 + m * l]',
+      'x[i + 1 + m * l] *= theta[k] | x[i + 1 + m * l] *= theta[k]',
+      'x[i + 1 + m * l] += x[i + 1 + 1 + m * l] | x[i + m * l] += x[i + 1 + m * l]',
+      'x[i + 1 + 1 + m * l] *= theta[k + 1] | x[i + 1 + m * l] *= theta[k]',
+    ])
   })
 })

@@ -68,6 +68,7 @@ import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js
 import { readNames } from '../check.js'
 import type { Registry } from '../registry.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { printAsWritten, shownAsWritten } from '../printer.js'
 import {
   accesses,
   addPoly,
@@ -168,8 +169,9 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
   if ([...written].some((n) => counters.has(n) || n === M.variable || n === L.variable)) return undefined
   // the second copy: the loop variable one step on, each counter moved by its shift
   const second: Map<string, number> = new Map([[M.variable, dir], ...shift])
+  // (the moved name prints as the source wrote it in run-time errors: `Substituted.shown`)
   const moveVar = (e: Expr | Arg): Expr | Arg =>
-    e.kind === 'var' && second.has(e.name) ? plus(e, second.get(e.name)!) : e
+    e.kind === 'var' && second.has(e.name) ? shownAsWritten(plus(e, second.get(e.name)!), e.shown ?? e.name) : e
   const bounds = new Map(outer)
   bounds.set(M.variable, loopBound(M, depthIn(outer)))
   bounds.set(L.variable, loopBound(L, depthIn(outer) + 1))
@@ -209,7 +211,7 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
     const p = polynomial(e.index)
     const same = p && firstIndex.get(`${e.array.name}:${key(p)}`)
     // (a copy of it: no node of the IR is shared between two statements)
-    return same ? { ...e, index: rewriteExpr(same, (x) => x) as Expr } : e
+    return same ? { ...e, index: shownAsWritten(rewriteExpr(same, (x) => x) as Expr, printAsWritten(e.index)) } : e
   }
   const copy2 = rewriteBlock(L.body, (e) => sameElement(moveVar(e)))
   const pairs: ForStmt = {

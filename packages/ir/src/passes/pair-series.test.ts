@@ -234,8 +234,8 @@ describe('pass `pair-series` with checks on (`checked`, after `insertChecks`)', 
   for i in 0..len(z) { term(out[i], nu, z[i]) }
 }`)
     expect(after).toMatchInlineSnapshot(`
-      "assert outOfBounds(!(0 < len(z)) || 0.0 <= 0.0 && 0.0 < f64(len(out))) else ("out", 0.0, len(out))
-      assert outOfBounds(!(0 < len(z)) || 0.0 <= f64(len(z) - 1) && f64(len(z) - 1) < f64(len(out))) else ("out", f64(len(z) - 1), len(out))
+      "assert outOfBounds(!(0 < len(z)) || $inrange(0, len(out))) else ("out", 0, len(out))
+      assert outOfBounds(!(0 < len(z)) || $inrange(len(z) - 1, len(out))) else ("out", len(z) - 1, len(out))
       for i in 0..=len(z) - 1 - 1 by 2 {
         $pair0a$k: i32 <- 0
         $pair0a$s <- 0.0

@@ -4,11 +4,13 @@
  * body with the loop variable replaced by each value. The copies index small arrays at constant
  * positions, which is what `scalar-arrays` needs to keep such an array in locals, and the loop's
  * counter and range checks go (a literal range cannot change while the loop runs). The order of
- * the copies is the loop's order, so the result is the same to the last bit.
+ * the copies is the loop's order, so the result is the same to the last bit. Run-time errors in a
+ * copy print the variable, not its value (`Substituted.shown`), as the loop's did.
  */
 import type { Expr, FunctionDef, Stmt } from '../ast.js'
 import { walk } from '../check.js'
 import { rewriteBlock } from './rewrite.js'
+import { printAsWritten, shownAsWritten } from '../printer.js'
 
 /** Loops of at most this many iterations are unrolled. */
 export const UNROLL_MAX_TRIPS = 4
@@ -69,19 +71,24 @@ function foldOffsets(e: Extract<Expr, { kind: 'binary' }>): Expr | undefined {
   return { ...e, op: k > 0 ? '+' : '-', left: inner.left, right }
 }
 
-/** The body of one iteration with the loop variable replaced by `value`. */
+/**
+ * The body of one iteration with the loop variable replaced by `value`. The literal prints as the
+ * variable in run-time errors, and so does an expression folded around it (`Substituted.shown`):
+ * a check in the copy words its message as the source does (`t -> x[j] * 2.0`, not `x[0]`).
+ */
 function instance(s: ForStmt, value: number): Stmt[] {
   const literal: Expr = { kind: 'num', value, isFloat: false, type: 'i32', ...(s.loc ? { loc: s.loc } : {}) }
   const zero = (e: Expr) => e.kind === 'num' && e.value === 0
   return rewriteBlock(
     s.body,
     (e) => {
-      if (e.kind === 'var' && e.name === s.variable) return literal
+      if (e.kind === 'var' && e.name === s.variable) return { ...literal, shown: e.shown ?? e.name }
       if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.type === 'i32') {
         // an integer `k + 0` (the first copy of `x[3 * j + c]`) is k, and so is `k - 0`
-        if (zero(e.right)) return e.left
-        if (e.op === '+' && zero(e.left)) return e.right
-        return foldOffsets(e) ?? e
+        if (zero(e.right)) return shownAsWritten(e.left, printAsWritten(e))
+        if (e.op === '+' && zero(e.left)) return shownAsWritten(e.right, printAsWritten(e))
+        const folded = foldOffsets(e)
+        return folded ? shownAsWritten(folded, printAsWritten(e)) : e
       }
       return e
     },
