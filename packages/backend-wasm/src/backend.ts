@@ -301,17 +301,15 @@ export function compileToWasm(
       ? hoistedBoundsOnly(optimized.program, optimized.inverses, options)
       : optimized
   const bounded = hoistBounds(asserted.program, asserted.inverses, options)
-  // (with checks, passes `pair-series` and `unroll-swaps` on the asserts, as the cpu backend runs
-  // them: see \`checkedSeries\`)
-  const hoisted = checkedSeries(bounded, options)
-  // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`,
-  // and those that an earlier check decided, see \`implied-checks.ts\` of \`@tenet/ir\`)
-  const { program, inverses } = withoutImpliedChecks(
+  // (with checks: those that an earlier check decided left out, see \`implied-checks.ts\` of
+  // \`@tenet/ir\`; then passes `pair-series` and `unroll-swaps` on the asserts, as the cpu backend
+  // runs them in this order: see \`checkedSeries\`)
+  const hoisted = checkedSeries(withoutImpliedChecks(bounded, options), options)
+  // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`)
+  const { program, inverses } =
     options.checks && (wasmOptions.skipRepeatedAsserts ?? true)
       ? dropRepeatedAsserts(hoisted.program, hoisted.inverses)
-      : hoisted,
-    options,
-  )
+      : hoisted
   const ctx = new ModuleContext(
     program,
     options,
