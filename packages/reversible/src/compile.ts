@@ -186,7 +186,8 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   )
   if (!hooks.some(Boolean)) return inner
   const arities = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
-  const call = (...args: unknown[]): unknown[] => {
+  // (named at creation, as \`makeFunction\`'s function is: a redefined \`name\` made a dictionary-mode object)
+  const call = { [inner.name]: (...args: unknown[]): unknown[] => {
     if (args.length !== surface.params.length) {
       throw new TenetError(
         'call/arity',
@@ -209,8 +210,8 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
       k += n
     })
     return out
-  }
-  for (const key of ['source', 'ir', 'core', TENET_FUNCTION, 'name'] as const) {
+  } }[inner.name]!
+  for (const key of ['source', 'ir', 'core', TENET_FUNCTION] as const) {
     Object.defineProperty(call, key, { value: (inner as unknown as Record<string | symbol, unknown>)[key] })
   }
   return call as unknown as TenetFunction
@@ -227,6 +228,31 @@ type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unkn
 interface CallFrame {
   snapshots: Snapshot[]
   host: Array<Float64Array | undefined>
+}
+
+/** The printed source of each compiled function, made on first use (see \`sourceOf\`). */
+const printedSources = new WeakMap<TenetFunctionInfo, string>()
+
+/**
+ * The \`source\` getter of every compiled function: one function for all of them, so that they
+ * share their maps (a getter closure per function gave every function after the first its own
+ * dictionary of properties). Printed on first use: a large module is not printed twice (both
+ * directions) while it compiles.
+ */
+function sourceOf(this: { [TENET_FUNCTION]: TenetFunctionInfo }): string {
+  const info = this[TENET_FUNCTION]
+  let printed = printedSources.get(info)
+  if (printed === undefined) {
+    printed = info.inverse
+      ? printFunction({
+          ...info.surface,
+          name: `${info.name}_inverse`,
+          body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())),
+        })
+      : printFunction(info.surface)
+    printedSources.set(info, printed)
+  }
+  return printed
 }
 
 function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed: boolean }): TenetFunction {
@@ -320,7 +346,12 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       }
     }
   }
-  const call = (...args: unknown[]): unknown[] => {
+  // (created under its final name, a computed key naming the arrow, and its properties defined one
+  // by one: redefining \`name\` afterwards, or defining several properties in one
+  // \`Object.defineProperties\`, turned the function into a dictionary-mode object, on which every
+  // load of \`f.core\`, \`f.inverse\` or \`f.inverse.core\` in a caller's loop was a dictionary lookup)
+  const fname = info.inverse ? `${info.name}_inverse` : info.name
+  const call = { [fname]: (...args: unknown[]): unknown[] => {
     if (life.disposed)
       throw new TenetError(
         'call/disposed',
@@ -397,23 +428,10 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       }
     }
     return out
-  }
-  // printed on first use: a large module is not printed twice (both directions) while it compiles
-  let printed: string | undefined
-  const print = () =>
-    info.inverse
-      ? printFunction({
-          ...info.surface,
-          name: `${info.name}_inverse`,
-          body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())),
-        })
-      : printFunction(info.surface)
-  Object.defineProperties(call, {
-    source: { get: () => (printed ??= print()) },
-    ir: { value: ir },
-    core: { value: core },
-    [TENET_FUNCTION]: { value: info },
-    name: { value: info.inverse ? `${info.name}_inverse` : info.name },
-  })
+  } }[fname]!
+  Object.defineProperty(call, 'source', { get: sourceOf })
+  Object.defineProperty(call, 'ir', { value: ir })
+  Object.defineProperty(call, 'core', { value: core })
+  Object.defineProperty(call, TENET_FUNCTION, { value: info })
   return call as unknown as TenetFunction
 }
