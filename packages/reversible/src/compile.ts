@@ -187,30 +187,32 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   if (!hooks.some(Boolean)) return inner
   const arities = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
   // (named at creation, as \`makeFunction\`'s function is: a redefined \`name\` made a dictionary-mode object)
-  const call = { [inner.name]: (...args: unknown[]): unknown[] => {
-    if (args.length !== surface.params.length) {
-      throw new TenetError(
-        'call/arity',
-        `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
-      )
-    }
-    const flat: unknown[] = []
-    args.forEach((a, i) => {
-      const h = hooks[i]
-      if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArgument(surface.name, surface.params, i)))
-      else flat.push(a)
-    })
-    const res = inner(...flat)
-    const out: unknown[] = []
-    let k = 0
-    surface.params.forEach((p, i) => {
-      const n = arities[i]!
-      const h = hooks[i]
-      out.push(h ? h.fromResults(res.slice(k, k + n), p.type) : res[k])
-      k += n
-    })
-    return out
-  } }[inner.name]!
+  const call = {
+    [inner.name]: (...args: unknown[]): unknown[] => {
+      if (args.length !== surface.params.length) {
+        throw new TenetError(
+          'call/arity',
+          `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
+        )
+      }
+      const flat: unknown[] = []
+      args.forEach((a, i) => {
+        const h = hooks[i]
+        if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArgument(surface.name, surface.params, i)))
+        else flat.push(a)
+      })
+      const res = inner(...flat)
+      const out: unknown[] = []
+      let k = 0
+      surface.params.forEach((p, i) => {
+        const n = arities[i]!
+        const h = hooks[i]
+        out.push(h ? h.fromResults(res.slice(k, k + n), p.type) : res[k])
+        k += n
+      })
+      return out
+    },
+  }[inner.name]!
   for (const key of ['source', 'ir', 'core', TENET_FUNCTION] as const) {
     Object.defineProperty(call, key, { value: (inner as unknown as Record<string | symbol, unknown>)[key] })
   }
@@ -351,84 +353,88 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   // \`Object.defineProperties\`, turned the function into a dictionary-mode object, on which every
   // load of \`f.core\`, \`f.inverse\` or \`f.inverse.core\` in a caller's loop was a dictionary lookup)
   const fname = info.inverse ? `${info.name}_inverse` : info.name
-  const call = { [fname]: (...args: unknown[]): unknown[] => {
-    if (life.disposed)
-      throw new TenetError(
-        'call/disposed',
-        `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
-      )
-    if (args.length !== params.length) arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
-    const vals = new Array<unknown>(params.length)
-    for (let i = 0; i < params.length; i++) {
-      const hp = hps[i]!,
-        a = args[i]
-      checkArgument(ir.name, params, hp, i, a)
-      vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
-    }
-    const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
-    if (anyEntry) enter(vals, fr)
-    if (checks) {
-      const snapshots = fr.snapshots
-      for (let i = 0; i < params.length; i++) {
-        // (converted arrays are restored from their exact host copy)
-        if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-        const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
-        if (Array.isArray(a)) {
-          snapshots[i] = a.slice()
-          continue
-        }
-        let s = snapshots[i] as Float64Array | undefined
-        if (!s || s.length !== a.length || s.constructor !== a.constructor)
-          s = snapshots[i] = new a.constructor(a.length)
-        s.set(a as unknown as Float64Array)
-      }
-    }
-    depth++
-    try {
-      core(...vals)
-    } catch (e) {
-      if (e instanceof RangeError && /call stack/i.test(e.message))
-        e = new TenetError(
-          'runtime/stack-overflow',
-          `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+  const call = {
+    [fname]: (...args: unknown[]): unknown[] => {
+      if (life.disposed)
+        throw new TenetError(
+          'call/disposed',
+          `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
         )
-      depth--
+      if (args.length !== params.length)
+        arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
+      const vals = new Array<unknown>(params.length)
+      for (let i = 0; i < params.length; i++) {
+        const hp = hps[i]!,
+          a = args[i]
+        checkArgument(ir.name, params, hp, i, a)
+        vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
+      }
+      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
+      if (anyEntry) enter(vals, fr)
       if (checks) {
         const snapshots = fr.snapshots
         for (let i = 0; i < params.length; i++) {
+          // (converted arrays are restored from their exact host copy)
           if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-          const a = vals[i]
-          if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
-          else (a as Float64Array).set(snapshots[i] as Float64Array)
+          const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
+          if (Array.isArray(a)) {
+            snapshots[i] = a.slice()
+            continue
+          }
+          let s = snapshots[i] as Float64Array | undefined
+          if (!s || s.length !== a.length || s.constructor !== a.constructor)
+            s = snapshots[i] = new a.constructor(a.length)
+          s.set(a as unknown as Float64Array)
         }
-        if (anyEntry) putBack(vals, fr)
-        if (InvertibilityError.isInstance(e)) e.restored = true
-        if (writesArrays && e instanceof Error)
-          e.message += '\n(the array arguments were restored to their values before the call)'
-      } else {
-        if (anyEntry || anyExitOnly) leave(vals, fr)
-        if (writesArrays && e instanceof Error)
-          e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
-      throw e
-    }
-    depth--
-    if (anyEntry || anyExitOnly) leave(vals, fr)
-    const res = core.results
-    const out = new Array<unknown>(params.length)
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!
-      if (p.type.kind !== 'scalar') out[i] = vals[i]
-      else if (p.type.name === 'bool') out[i] = res[i] !== 0
-      else {
-        const ns = systems[i]!
-        // an encoded scalar (ulog) whose representation did not change comes back exactly as
-        // passed, not decoded (which may differ in the last bits)
-        out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
+      depth++
+      try {
+        core(...vals)
+      } catch (e) {
+        if (e instanceof RangeError && /call stack/i.test(e.message))
+          e = new TenetError(
+            'runtime/stack-overflow',
+            `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+          )
+        depth--
+        if (checks) {
+          const snapshots = fr.snapshots
+          for (let i = 0; i < params.length; i++) {
+            if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+            const a = vals[i]
+            if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
+            else (a as Float64Array).set(snapshots[i] as Float64Array)
+          }
+          if (anyEntry) putBack(vals, fr)
+          if (InvertibilityError.isInstance(e)) e.restored = true
+          if (writesArrays && e instanceof Error)
+            e.message += '\n(the array arguments were restored to their values before the call)'
+        } else {
+          if (anyEntry || anyExitOnly) leave(vals, fr)
+          if (writesArrays && e instanceof Error)
+            e.message +=
+              '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        }
+        throw e
       }
-    }
-    return out
-  } }[fname]!
+      depth--
+      if (anyEntry || anyExitOnly) leave(vals, fr)
+      const res = core.results
+      const out = new Array<unknown>(params.length)
+      for (let i = 0; i < params.length; i++) {
+        const p = params[i]!
+        if (p.type.kind !== 'scalar') out[i] = vals[i]
+        else if (p.type.name === 'bool') out[i] = res[i] !== 0
+        else {
+          const ns = systems[i]!
+          // an encoded scalar (ulog) whose representation did not change comes back exactly as
+          // passed, not decoded (which may differ in the last bits)
+          out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
+        }
+      }
+      return out
+    },
+  }[fname]!
   Object.defineProperty(call, 'source', { get: sourceOf })
   Object.defineProperty(call, 'ir', { value: ir })
   Object.defineProperty(call, 'core', { value: core })
