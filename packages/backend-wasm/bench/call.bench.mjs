@@ -1,6 +1,8 @@
 // Benchmark (not a timed test) of the cost of one call of a compiled function from JS: the wasm
 // backend against the cpu backend, on functions of scalars (the single-z Bessel J₂(1), a trivial
-// `y += x`) and with a small array argument; then where the time of one wasm call of J₂(1) goes.
+// `y += x`) and with a small array argument; then where the time of one wasm call of J₂(1) goes;
+// then J₂(1) and its forward-mode gradient in independent calls and in calls that each wait for
+// the one before (see the last section).
 // Run after building:
 //   node packages/backend-wasm/bench/call.bench.mjs [--rounds 9] [--ms 100] [--wall]
 // Each round times every variant for --ms milliseconds of CPU time (`process.cpuUsage`, which a
@@ -14,6 +16,8 @@ import { besselSource } from '../../ad/dist/examples/papers.js'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { createWasmBackend } from '../dist/index.js'
 import { Bytes, F64, I32, Op, encodeModule } from '../dist/encoder.js'
+// (@tenet/ad's gradient drivers, built with the repo: the direct driver of the last section)
+import { grad } from '../../ad/dist/index.js'
 
 const args = process.argv.slice(2)
 const opt = (name, dflt) => {
@@ -167,3 +171,44 @@ for (let k = 0; k < rounds; k++)
   for (const [name, t] of Object.entries(steps)) times[name].push(name.includes('from wasm') ? t() / N : t())
 console.log(`\nwasm J₂(1): step | ns per call (median, range over ${rounds} rounds)`)
 for (const [name, v] of Object.entries(times)) console.log(`${name} | ${span(v)}`)
+
+// Independent calls against dependent ones. In the loops above every call has the same arguments,
+// so the CPU may start a call before the one before it has finished: the cpu backend's function,
+// which the JIT inlines into the loop, overlaps one call's chain of divisions with the next
+// call's; a call into wasm overlaps far less. Where each call's argument depends on the previous
+// call's result (\`z + r * 0\`: the same z while r is finite, which the JIT cannot fold, since
+// r * 0 is NaN or -0 for some r), no call starts before the one before it ends, as in an iteration
+// that feeds a result back (Newton steps, an optimiser's updates): this measures the latency of
+// one call. The objective (\`core\`) and the gradient (\`grad\`, one tangent sweep), z from an
+// object, as the benchmark suite passes its case's arguments.
+const G = { cpu: grad(cpu.ibesselj, { loss: 0 }), wasm: grad(wasm.ibesselj, { loss: 0 }) }
+const arg = { nu: 2, z: Number(opt('--z', '1')) }
+const dep = (src) => new Function('F', 'g', 'sink', 'c', `// ${++made}\n${src}`)
+const pairs = {
+  'objective, independent': (m, g) =>
+    dep('return () => { F(0, c.nu, c.z); sink[0] += F.results[0] }')(m.ibesselj.core, g, sink, arg),
+  'objective, dependent': (m, g) =>
+    dep('return () => { F(0, c.nu, c.z + sink[0] * 0); sink[0] = F.results[0] }')(m.ibesselj.core, g, sink, arg),
+  'gradient, independent': (m, g) =>
+    dep('return () => { g.run(0, c.nu, c.z); sink[0] += g.scalars[2] }')(m.ibesselj.core, g, sink, arg),
+  'gradient, dependent': (m, g) =>
+    dep('return () => { g.run(0, c.nu, c.z + sink[0] * 0); sink[0] = g.scalars[2] }')(m.ibesselj.core, g, sink, arg),
+}
+sink[0] = 0
+console.log(`\nJ₂(${arg.z}) (--z): calls | cpu ns | wasm ns | wasm/cpu (median of ${rounds} rounds)`)
+for (const [name, mk] of Object.entries(pairs)) {
+  const c = timer(mk(cpu, G.cpu)),
+    w = timer(mk(wasm, G.wasm))
+  c(), w()
+  const tc = [],
+    tw = [],
+    r = []
+  for (let k = 0; k < rounds; k++) {
+    const a = c(),
+      b = w()
+    tc.push(a), tw.push(b), r.push(b / a)
+  }
+  console.log(
+    `${name} | ${span(tc)} | ${span(tw)} | ${med(r).toFixed(2)} (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`,
+  )
+}

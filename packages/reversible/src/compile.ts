@@ -186,31 +186,34 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   )
   if (!hooks.some(Boolean)) return inner
   const arities = surface.params.map((p, i) => hooks[i]?.arity(p.type) ?? 1)
-  const call = (...args: unknown[]): unknown[] => {
-    if (args.length !== surface.params.length) {
-      throw new TenetError(
-        'call/arity',
-        `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
-      )
-    }
-    const flat: unknown[] = []
-    args.forEach((a, i) => {
-      const h = hooks[i]
-      if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArgument(surface.name, surface.params, i)))
-      else flat.push(a)
-    })
-    const res = inner(...flat)
-    const out: unknown[] = []
-    let k = 0
-    surface.params.forEach((p, i) => {
-      const n = arities[i]!
-      const h = hooks[i]
-      out.push(h ? h.fromResults(res.slice(k, k + n), p.type) : res[k])
-      k += n
-    })
-    return out
-  }
-  for (const key of ['source', 'ir', 'core', TENET_FUNCTION, 'name'] as const) {
+  // (named at creation, as \`makeFunction\`'s function is: a redefined \`name\` made a dictionary-mode object)
+  const call = {
+    [inner.name]: (...args: unknown[]): unknown[] => {
+      if (args.length !== surface.params.length) {
+        throw new TenetError(
+          'call/arity',
+          `\`${surface.name}\` takes ${surface.params.length} argument${surface.params.length === 1 ? '' : 's'} (${surface.params.map((p) => p.name).join(', ')}), got ${args.length}`,
+        )
+      }
+      const flat: unknown[] = []
+      args.forEach((a, i) => {
+        const h = hooks[i]
+        if (h) flat.push(...h.toArgs(a, surface.params[i]!.type, describeArgument(surface.name, surface.params, i)))
+        else flat.push(a)
+      })
+      const res = inner(...flat)
+      const out: unknown[] = []
+      let k = 0
+      surface.params.forEach((p, i) => {
+        const n = arities[i]!
+        const h = hooks[i]
+        out.push(h ? h.fromResults(res.slice(k, k + n), p.type) : res[k])
+        k += n
+      })
+      return out
+    },
+  }[inner.name]!
+  for (const key of ['source', 'ir', 'core', TENET_FUNCTION] as const) {
     Object.defineProperty(call, key, { value: (inner as unknown as Record<string | symbol, unknown>)[key] })
   }
   return call as unknown as TenetFunction
@@ -227,6 +230,31 @@ type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unkn
 interface CallFrame {
   snapshots: Snapshot[]
   host: Array<Float64Array | undefined>
+}
+
+/** The printed source of each compiled function, made on first use (see \`sourceOf\`). */
+const printedSources = new WeakMap<TenetFunctionInfo, string>()
+
+/**
+ * The \`source\` getter of every compiled function: one function for all of them, so that they
+ * share their maps (a getter closure per function gave every function after the first its own
+ * dictionary of properties). Printed on first use: a large module is not printed twice (both
+ * directions) while it compiles.
+ */
+function sourceOf(this: { [TENET_FUNCTION]: TenetFunctionInfo }): string {
+  const info = this[TENET_FUNCTION]
+  let printed = printedSources.get(info)
+  if (printed === undefined) {
+    printed = info.inverse
+      ? printFunction({
+          ...info.surface,
+          name: `${info.name}_inverse`,
+          body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())),
+        })
+      : printFunction(info.surface)
+    printedSources.set(info, printed)
+  }
+  return printed
 }
 
 function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed: boolean }): TenetFunction {
@@ -320,100 +348,96 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       }
     }
   }
-  const call = (...args: unknown[]): unknown[] => {
-    if (life.disposed)
-      throw new TenetError(
-        'call/disposed',
-        `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
-      )
-    if (args.length !== params.length) arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
-    const vals = new Array<unknown>(params.length)
-    for (let i = 0; i < params.length; i++) {
-      const hp = hps[i]!,
-        a = args[i]
-      checkArgument(ir.name, params, hp, i, a)
-      vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
-    }
-    const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
-    if (anyEntry) enter(vals, fr)
-    if (checks) {
-      const snapshots = fr.snapshots
-      for (let i = 0; i < params.length; i++) {
-        // (converted arrays are restored from their exact host copy)
-        if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-        const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
-        if (Array.isArray(a)) {
-          snapshots[i] = a.slice()
-          continue
-        }
-        let s = snapshots[i] as Float64Array | undefined
-        if (!s || s.length !== a.length || s.constructor !== a.constructor)
-          s = snapshots[i] = new a.constructor(a.length)
-        s.set(a as unknown as Float64Array)
-      }
-    }
-    depth++
-    try {
-      core(...vals)
-    } catch (e) {
-      if (e instanceof RangeError && /call stack/i.test(e.message))
-        e = new TenetError(
-          'runtime/stack-overflow',
-          `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+  // (created under its final name, a computed key naming the arrow, and its properties defined one
+  // by one: redefining \`name\` afterwards, or defining several properties in one
+  // \`Object.defineProperties\`, turned the function into a dictionary-mode object, on which every
+  // load of \`f.core\`, \`f.inverse\` or \`f.inverse.core\` in a caller's loop was a dictionary lookup)
+  const fname = info.inverse ? `${info.name}_inverse` : info.name
+  const call = {
+    [fname]: (...args: unknown[]): unknown[] => {
+      if (life.disposed)
+        throw new TenetError(
+          'call/disposed',
+          `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
         )
-      depth--
+      if (args.length !== params.length)
+        arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
+      const vals = new Array<unknown>(params.length)
+      for (let i = 0; i < params.length; i++) {
+        const hp = hps[i]!,
+          a = args[i]
+        checkArgument(ir.name, params, hp, i, a)
+        vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
+      }
+      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
+      if (anyEntry) enter(vals, fr)
       if (checks) {
         const snapshots = fr.snapshots
         for (let i = 0; i < params.length; i++) {
+          // (converted arrays are restored from their exact host copy)
           if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-          const a = vals[i]
-          if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
-          else (a as Float64Array).set(snapshots[i] as Float64Array)
+          const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
+          if (Array.isArray(a)) {
+            snapshots[i] = a.slice()
+            continue
+          }
+          let s = snapshots[i] as Float64Array | undefined
+          if (!s || s.length !== a.length || s.constructor !== a.constructor)
+            s = snapshots[i] = new a.constructor(a.length)
+          s.set(a as unknown as Float64Array)
         }
-        if (anyEntry) putBack(vals, fr)
-        if (InvertibilityError.isInstance(e)) e.restored = true
-        if (writesArrays && e instanceof Error)
-          e.message += '\n(the array arguments were restored to their values before the call)'
-      } else {
-        if (anyEntry || anyExitOnly) leave(vals, fr)
-        if (writesArrays && e instanceof Error)
-          e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
       }
-      throw e
-    }
-    depth--
-    if (anyEntry || anyExitOnly) leave(vals, fr)
-    const res = core.results
-    const out = new Array<unknown>(params.length)
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!
-      if (p.type.kind !== 'scalar') out[i] = vals[i]
-      else if (p.type.name === 'bool') out[i] = res[i] !== 0
-      else {
-        const ns = systems[i]!
-        // an encoded scalar (ulog) whose representation did not change comes back exactly as
-        // passed, not decoded (which may differ in the last bits)
-        out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
+      depth++
+      try {
+        core(...vals)
+      } catch (e) {
+        if (e instanceof RangeError && /call stack/i.test(e.message))
+          e = new TenetError(
+            'runtime/stack-overflow',
+            `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+          )
+        depth--
+        if (checks) {
+          const snapshots = fr.snapshots
+          for (let i = 0; i < params.length; i++) {
+            if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+            const a = vals[i]
+            if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
+            else (a as Float64Array).set(snapshots[i] as Float64Array)
+          }
+          if (anyEntry) putBack(vals, fr)
+          if (InvertibilityError.isInstance(e)) e.restored = true
+          if (writesArrays && e instanceof Error)
+            e.message += '\n(the array arguments were restored to their values before the call)'
+        } else {
+          if (anyEntry || anyExitOnly) leave(vals, fr)
+          if (writesArrays && e instanceof Error)
+            e.message +=
+              '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+        }
+        throw e
       }
-    }
-    return out
-  }
-  // printed on first use: a large module is not printed twice (both directions) while it compiles
-  let printed: string | undefined
-  const print = () =>
-    info.inverse
-      ? printFunction({
-          ...info.surface,
-          name: `${info.name}_inverse`,
-          body: invertSurfaceBody(annotateDeallocs(info.surface.body, new Map())),
-        })
-      : printFunction(info.surface)
-  Object.defineProperties(call, {
-    source: { get: () => (printed ??= print()) },
-    ir: { value: ir },
-    core: { value: core },
-    [TENET_FUNCTION]: { value: info },
-    name: { value: info.inverse ? `${info.name}_inverse` : info.name },
-  })
+      depth--
+      if (anyEntry || anyExitOnly) leave(vals, fr)
+      const res = core.results
+      const out = new Array<unknown>(params.length)
+      for (let i = 0; i < params.length; i++) {
+        const p = params[i]!
+        if (p.type.kind !== 'scalar') out[i] = vals[i]
+        else if (p.type.name === 'bool') out[i] = res[i] !== 0
+        else {
+          const ns = systems[i]!
+          // an encoded scalar (ulog) whose representation did not change comes back exactly as
+          // passed, not decoded (which may differ in the last bits)
+          out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
+        }
+      }
+      return out
+    },
+  }[fname]!
+  Object.defineProperty(call, 'source', { get: sourceOf })
+  Object.defineProperty(call, 'ir', { value: ir })
+  Object.defineProperty(call, 'core', { value: core })
+  Object.defineProperty(call, TENET_FUNCTION, { value: info })
   return call as unknown as TenetFunction
 }
