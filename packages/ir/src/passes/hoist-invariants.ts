@@ -46,6 +46,7 @@ import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { exprChildren } from '../stmt-exprs.js'
+import { APART } from './apart.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -175,7 +176,9 @@ function analyse(
         shape = `${e.array.name}[]${t}`
         break
       case 'call':
-        if (e.callee.startsWith('$')) invariant = !(host.seen = true)
+        // (\`$apart\` reads where two arrays lie, which nothing changes: see \`apart.ts\`)
+        if (e.callee === APART) worth = false
+        else if (e.callee.startsWith('$')) invariant = !(host.seen = true)
         else if (e.callee === 'zeros') invariant = false
         else if (!CHEAP.has(e.callee)) worth = true
         partial ||= mayFailHere(e)

@@ -47,6 +47,7 @@ import { elementName } from './scalar-arrays.js'
 import { writtenNames as namesWritten } from './hoist-invariants.js'
 import { effectfulFunctions } from './dead-ancillas.js'
 import { stmtExprs } from '../stmt-exprs.js'
+import { APART } from './apart.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const bool = (value: boolean): Expr => ({ kind: 'bool', value, type: 'bool' })
@@ -81,25 +82,30 @@ export function callsHost(e: Expr | Arg): boolean {
   return callsPrefixed(e, '$host')
 }
 
-/** Whether an expression calls a function the runtime provides (`$…`: host functions and helpers). */
+/**
+ * Whether an expression calls a function the runtime provides (`$…`: host functions and helpers),
+ * other than `$apart` (which reads only where two arrays lie, see `apart.ts`).
+ */
 export function callsRuntime(e: Expr | Arg): boolean {
-  return callsPrefixed(e, '$')
+  return callsPrefixed(e, '$', APART)
 }
 
-/** Whether an expression calls a function whose name starts with `prefix`. */
-function callsPrefixed(e: Expr | Arg, prefix: string): boolean {
+/** Whether an expression calls a function whose name starts with `prefix` (other than `except`). */
+function callsPrefixed(e: Expr | Arg, prefix: string, except?: string): boolean {
   switch (e.kind) {
     case 'call':
-      return e.callee.startsWith(prefix) || e.args.some((a) => callsPrefixed(a, prefix))
+      return (
+        (e.callee.startsWith(prefix) && e.callee !== except) || e.args.some((a) => callsPrefixed(a, prefix, except))
+      )
     case 'index':
-      return callsPrefixed(e.index, prefix)
+      return callsPrefixed(e.index, prefix, except)
     case 'field':
     case 'neg':
-      return callsPrefixed(e.target, prefix)
+      return callsPrefixed(e.target, prefix, except)
     case 'unary':
-      return callsPrefixed(e.arg, prefix)
+      return callsPrefixed(e.arg, prefix, except)
     case 'binary':
-      return callsPrefixed(e.left, prefix) || callsPrefixed(e.right, prefix)
+      return callsPrefixed(e.left, prefix, except) || callsPrefixed(e.right, prefix, except)
     default:
       return false
   }
