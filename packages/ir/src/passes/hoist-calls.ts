@@ -45,7 +45,8 @@ import { walk } from '../check.js'
 import { printExpr } from '../printer.js'
 import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
-import { rewriteExpr } from './rewrite.js'
+import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
 import { loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 import { callsRuntime } from './insert-checks.js'
 
@@ -56,6 +57,10 @@ interface Context {
   effectful: ReadonlySet<string>
   writes?: ReadonlyMap<string, boolean[]>
   names: { next: number; taken: Set<string> }
+  /** The function (its array parameters may be one memory, see `apart.ts`). */
+  f: FunctionDef
+  /** The pairs of array parameters the enclosing \`if\`s proved apart. */
+  known: KnownApart
 }
 
 const intLiteral = (e: Expr | null): number | undefined =>
@@ -149,19 +154,27 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
   }
   const guarded = (b: Stmt[]): Stmt[] =>
     guard === true ? b : [{ kind: 'if', pre: guard, post: null, then: b, else: [], ...loc }]
-  return [
+  const hoistedLoop: Stmt[] = [
     ...before,
     ...guarded(compute),
     { ...s, body },
     { kind: 'unchecked', body: [...(ctx.checks ? [] : guarded(uncompute)), ...after], ...loc },
   ]
+  // two array parameters may be one memory: the values are computed once where each array they
+  // read is apart from every array parameter the loop writes (see \`apart.ts\`), the loop as it was
+  // elsewhere (a copy: no node of the IR is shared between two statements)
+  const read = new Set<string>()
+  for (const h of found.values()) arraysAccessed(h.value, read)
+  const apart = apartPairs(ctx.f, written, read, ctx.known)
+  if (!apart.length) return hoistedLoop
+  return [{ kind: 'if', pre: withApart(undefined, apart, ctx.f), post: null, then: hoistedLoop, else: rewriteBlock([s], (e) => e), ...loc }]
 }
 
 function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'if':
-        return [{ ...s, then: hoistBlock(s.then, ctx), else: hoistBlock(s.else, ctx) }]
+        return [{ ...s, then: hoistBlock(s.then, { ...ctx, known: knownApart(s.pre, ctx.known) }), else: hoistBlock(s.else, ctx) }]
       case 'while':
       case 'unchecked':
         return [{ ...s, body: hoistBlock(s.body, ctx) } as Stmt]
@@ -192,5 +205,8 @@ export function hoistCalls(
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistBlock(f.body, { registry, checks, effectful, writes, names: { next: 0, taken } }) }
+  return {
+    ...f,
+    body: hoistBlock(f.body, { registry, checks, effectful, writes, names: { next: 0, taken }, f, known: new Set() }),
+  }
 }

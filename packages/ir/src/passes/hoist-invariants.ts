@@ -46,7 +46,8 @@ import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { exprChildren } from '../stmt-exprs.js'
-import { APART } from './apart.js'
+import { APART, apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
+import { rewriteBlock } from './rewrite.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -301,6 +302,8 @@ interface Names {
   taken: Set<string>
   /** compiled with run-time checks: the guarded uncomputes are left out (see `hoistInvariants`) */
   checks?: boolean
+  /** The function (its array parameters may be one memory, see `apart.ts`). */
+  f: FunctionDef
 }
 
 function freshName(names: Names, variable: string): string {
@@ -317,6 +320,7 @@ function hoistLoop(
   names: Names,
   effectful: ReadonlySet<string>,
   known: ReadonlyMap<string, Set<string>> = NONE,
+  apart: KnownApart = new Set(),
 ): Stmt[] {
   const written = writtenNames(s.body, effectful)
   if (!written) return [s]
@@ -450,7 +454,15 @@ function hoistLoop(
     const free: Stmt = { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc }
     after.unshift(...(names.checks ? [free] : [guarded('-='), free]))
   }
-  return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
+  const moved: Stmt[] = [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
+  // two array parameters may be one memory: the values are computed once where each array they
+  // read is apart from every array parameter the loop writes (see \`apart.ts\`), the loop as it was
+  // elsewhere (a copy: no node of the IR is shared between two statements)
+  const read = new Set<string>()
+  for (const h of hoisted) arraysAccessed(h.value, read)
+  const pairs = apartPairs(names.f, written, read, apart)
+  if (!pairs.length) return moved
+  return [{ kind: 'if', pre: withApart(undefined, pairs, names.f), post: null, then: moved, else: rewriteBlock([s], (e) => e), ...loc }]
 }
 
 /**
@@ -467,6 +479,7 @@ function hoistInvariantsBlock(
   names: Names,
   effectful: ReadonlySet<string>,
   entry: ReadonlyMap<string, Set<string>> = NONE,
+  apart: KnownApart = new Set(),
 ): Stmt[] {
   const known: Known = new Map(entry)
   return body.flatMap((s): Stmt[] => {
@@ -476,17 +489,23 @@ function hoistInvariantsBlock(
         out = [
           {
             ...s,
-            then: hoistInvariantsBlock(s.then, names, effectful, known),
-            else: hoistInvariantsBlock(s.else, names, effectful, known),
+            then: hoistInvariantsBlock(s.then, names, effectful, known, knownApart(s.pre, apart)),
+            else: hoistInvariantsBlock(s.else, names, effectful, known, apart),
           },
         ]
         break
       case 'while':
       case 'unchecked':
-        out = [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
+        out = [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful, NONE, apart) } as Stmt]
         break
       case 'for':
-        out = hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful, known)
+        out = hoistLoop(
+          { ...s, body: hoistInvariantsBlock(s.body, names, effectful, NONE, apart) },
+          names,
+          effectful,
+          known,
+          apart,
+        )
         break
       default:
         out = [s]
@@ -533,5 +552,5 @@ export function hoistInvariants(
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken, checks }, effectful) }
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken, checks, f }, effectful) }
 }
