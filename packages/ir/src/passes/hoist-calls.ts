@@ -24,7 +24,10 @@
  * Equal calls (the same printed expression) share one ancilla.
  *
  * Exact: an ancilla holds `0 + f(a)`, which is `f(a)` to the last bit, and `a` keeps its value
- * while the loop runs. The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
+ * while the loop runs (an element of an array parameter the loop does not write keeps it where the
+ * array is apart from the array parameters the loop writes: otherwise, unless an enclosing \`if\`
+ * tested them, the result runs under \`$apart\` tests and the loop as written in the \`else\` branch,
+ * see \`apart.ts\`). The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
  * and `dead-ancillas` drops it. Loops are processed innermost first, so a value invariant in two
  * nested loops climbs out of both (the inner loop's computation is then itself an expression of
  * the outer loop's body).

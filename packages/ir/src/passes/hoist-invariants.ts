@@ -22,9 +22,12 @@
  * inside the loop included) comes from its statements: update targets, every dataview argument
  * of a call (a function or bijection may write any of them), stack operations, allocations. A
  * loop with a `@safe` statement, a host call, or a call of a function that has one is left alone
- * (host code may write anything). Distinct names are
- * distinct memory (the checker rejects aliased arguments), so an array the loop does not name as
- * written keeps its elements.
+ * (host code may write anything). An array the loop does not name as written keeps its elements
+ * where it is distinct memory from those it writes: a host may pass one array (or overlapping views
+ * of one buffer) for two parameters, so where a hoisted value reads an array parameter and the loop
+ * writes another one, not known apart (an enclosing \`if\` tested them), the result runs under
+ * \`if ($apart(a, w) && …, ~)\` and the loop as written (a copy) in the \`else\` branch (see
+ * \`apart.ts\`).
  *
  * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
  * primitive or read an array element (a lone variable or literal is not worth an ancilla), with

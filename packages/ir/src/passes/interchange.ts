@@ -47,13 +47,19 @@
  *   run of work statements or with a step of `c` between them (counted around the loop). Then
  *   each element is updated by one run of one iteration of the nest, for every l, in the order
  *   of l both before and after: the same sums in the same order, to the last bit.
- * Arrays the work only reads, and scalars (the work writes none), impose nothing. Distinct names
- * are distinct memory (the checker rejects aliased arguments). Index arithmetic is taken as
- * integer arithmetic: an index past 2³¹ is out of range of every array.
+ * Arrays the work only reads, and scalars (the work writes none), impose nothing. The test takes
+ * distinct names for distinct memory, which a host may break by passing one array (or overlapping
+ * views of one buffer) for two parameters: the moved loop runs only where each array parameter the
+ * work writes is apart from every other array parameter the work, the counters, the nest's ranges
+ * or the loop's range access (\`$apart\`, see \`apart.ts\`), and the loop as written (a copy) runs
+ * elsewhere; an array the function allocates is fresh memory, and pairs an enclosing \`if\` tested
+ * are not tested again. Index arithmetic is taken as integer arithmetic: an index past 2³¹ is out
+ * of range of every array.
  *
  * The result is guarded by "the loop runs at least once" (so the ranges and steps are evaluated
- * only where the program evaluated them). Loops are tried outermost first; a loop that moves is
- * not tried again.
+ * only where the program evaluated them), and by the alias tests:
+ * \`if (0 < n && $apart(theta, x), ~) { (moved) } else { (as written) }\`. Loops are tried
+ * outermost first; a loop that moves is not tried again.
  *
  * With run-time checks on the pass runs too (`CHECKED_PASSES`); the checks are placed afterwards
  * (`insert-checks`), on the statements as moved, and keep their conditions, messages and source

@@ -39,7 +39,11 @@
  * - *at one element per iteration*: every access at one index, free of the inner loops'
  *   variables, that the second copy moves by a non-zero constant; then each copy touches its own
  *   element, in the order of l as before.
- * Arrays the work only reads, and scalars (it writes none), impose nothing. The pass runs only
+ * Arrays the work only reads, and scalars (it writes none), impose nothing. As in \`interchange\`,
+ * the test takes distinct names for distinct memory: where an array parameter the work writes and
+ * another array parameter the work or the ranges access are not known apart (an enclosing \`if\`,
+ * such as \`interchange\`'s guard, tested them), the jammed loop runs under \`$apart\` tests and the
+ * loop as written (a copy) in the \`else\` branch (see \`apart.ts\`). The pass runs only
  * where it pays (the second copy accesses an element the first accesses in the same column).
  * With run-time checks on it runs too (`CHECKED_PASSES`): the checks are placed afterwards, on
  * the jammed statements, and keep their conditions, messages and locations (the second copy's

@@ -22,7 +22,9 @@
  * Exact: a table element is `0 + f(A[j])`, which is `f(A[j])` to the last bit, and `A` keeps its
  * elements while the loop runs (the loop does not name it as written, see `writtenBy`: a call's
  * dataview arguments count, a bijection's `in` arguments and a function's unwritten parameters do
- * not; distinct names are distinct memory), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
+ * not; distinct names are distinct memory where the tables are built: they are built only where `A`,
+ * if a parameter, is apart from every array parameter the loop writes, tested with the cost guard,
+ * see \`apart.ts\`), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
  * table has A's length). The table is built from every element of `A`, each in range, with a
  * primitive that cannot fail. The uncompute sits in `@unchecked` (an infinite or NaN element makes
  * `f − f` NaN), and `dead-ancillas` drops it. The pass runs with run-time checks on too: a table
