@@ -71,7 +71,13 @@ const columns = `fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {
  * (Two overlapping views of one buffer are one memory on cpu only: the wasm wrapper lays out one
  * region per typed array, one region for one array passed twice, and copies two views apart.)
  */
-function agree(src: string, args: () => unknown[], name: string, cpuOnly = false, checkedOnly = false): Record<Key, string> {
+function agree(
+  src: string,
+  args: () => unknown[],
+  name: string,
+  cpuOnly = false,
+  checkedOnly = false,
+): Record<Key, string> {
   const r = runAll(src, args, name)
   for (const k of cpuOnly ? (['cpuC'] as const) : (['cpuC', 'wasmC'] as const))
     expect(`${k}: ${r[k]}`).toBe(`${k}: ${r.refC}`)
@@ -157,7 +163,9 @@ describe('aliased array parameters: interchange and jam keep the reference value
       return [b.subarray(0, 10), xs(10, 0.2), b.subarray(1, 11), 5, 2]
     }
     const r = agree(columns, overlap, 'g', true)
-    expect(r.refC).not.toBe(runAll(columns, () => [xs(20).subarray(0, 10), xs(10, 0.2), xs(20).subarray(1, 11), 5, 2], 'g').refC)
+    expect(r.refC).not.toBe(
+      runAll(columns, () => [xs(20).subarray(0, 10), xs(10, 0.2), xs(20).subarray(1, 11), 5, 2], 'g').refC,
+    )
     const disjoint = () => {
       const b = buf()
       return [b.subarray(0, 10), xs(10, 0.2), b.subarray(10, 20), 5, 2]
@@ -189,9 +197,36 @@ describe('aliased array parameters: values computed once before a loop', () => {
   }
 }`
   const cases: Array<[PassName, string, string, () => unknown[], () => unknown[]]> = [
-    ['hoist-invariants', once, 'h', () => [xs(6), xs(6, 0.4), 6], () => { const y = xs(6); return [y, y, 6] }],
-    ['hoist-calls', once, 'h', () => [xs(6), xs(6, 0.4), 6], () => { const y = xs(6); return [y, y, 6] }],
-    ['tabulate', table, 't', () => [xs(12), xs(12, 0.4), 4, 3], () => { const y = xs(12); return [y, y, 4, 3] }],
+    [
+      'hoist-invariants',
+      once,
+      'h',
+      () => [xs(6), xs(6, 0.4), 6],
+      () => {
+        const y = xs(6)
+        return [y, y, 6]
+      },
+    ],
+    [
+      'hoist-calls',
+      once,
+      'h',
+      () => [xs(6), xs(6, 0.4), 6],
+      () => {
+        const y = xs(6)
+        return [y, y, 6]
+      },
+    ],
+    [
+      'tabulate',
+      table,
+      't',
+      () => [xs(12), xs(12, 0.4), 4, 3],
+      () => {
+        const y = xs(12)
+        return [y, y, 4, 3]
+      },
+    ],
   ]
   for (const [pass, src, name, apart, one] of cases)
     it(`${pass}: one array for both gives the reference's values, apart arrays too`, () => {

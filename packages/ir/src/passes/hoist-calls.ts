@@ -170,14 +170,29 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
   for (const h of found.values()) arraysAccessed(h.value, read)
   const apart = apartPairs(ctx.f, written, read, ctx.known)
   if (!apart.length) return hoistedLoop
-  return [{ kind: 'if', pre: withApart(undefined, apart, ctx.f), post: null, then: hoistedLoop, else: rewriteBlock([s], (e) => e), ...loc }]
+  return [
+    {
+      kind: 'if',
+      pre: withApart(undefined, apart, ctx.f),
+      post: null,
+      then: hoistedLoop,
+      else: rewriteBlock([s], (e) => e),
+      ...loc,
+    },
+  ]
 }
 
 function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'if':
-        return [{ ...s, then: hoistBlock(s.then, { ...ctx, known: knownApart(s.pre, ctx.known) }), else: hoistBlock(s.else, ctx) }]
+        return [
+          {
+            ...s,
+            then: hoistBlock(s.then, { ...ctx, known: knownApart(s.pre, ctx.known) }),
+            else: hoistBlock(s.else, ctx),
+          },
+        ]
       case 'while':
       case 'unchecked':
         return [{ ...s, body: hoistBlock(s.body, ctx) } as Stmt]

@@ -465,7 +465,16 @@ function hoistLoop(
   for (const h of hoisted) arraysAccessed(h.value, read)
   const pairs = apartPairs(names.f, written, read, apart)
   if (!pairs.length) return moved
-  return [{ kind: 'if', pre: withApart(undefined, pairs, names.f), post: null, then: moved, else: rewriteBlock([s], (e) => e), ...loc }]
+  return [
+    {
+      kind: 'if',
+      pre: withApart(undefined, pairs, names.f),
+      post: null,
+      then: moved,
+      else: rewriteBlock([s], (e) => e),
+      ...loc,
+    },
+  ]
 }
 
 /**

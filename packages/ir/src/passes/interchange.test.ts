@@ -25,7 +25,6 @@ const unchanged = (text: string) => {
   return printFunction(interchangeLoops(f, registry)) === printFunction(f)
 }
 
-
 /**
  * The printed result of `interchange` (and `jam`) on a function whose body is one loop, without
  * its alias guard: the \`$apart\` tests of the \`if\` left out, and the \`else\` branch, checked to be

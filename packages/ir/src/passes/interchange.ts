@@ -391,7 +391,8 @@ function interchangeLoop(L: ForStmt, registry: Registry, f: FunctionDef, known: 
   // is apart from every other array it (or the control, or the range) accesses, the loop as it
   // was elsewhere (a copy: no node of the IR is shared between two statements)
   const accessed = new Set<string>()
-  for (const e of [...an.work.flatMap((w) => exprsOf(w.stmt)), ...an.control, L.start, L.stop]) arraysAccessed(e, accessed)
+  for (const e of [...an.work.flatMap((w) => exprsOf(w.stmt)), ...an.control, L.start, L.stop])
+    arraysAccessed(e, accessed)
   for (const st of an.steps) for (const e of exprsOf(st.stmt)) arraysAccessed(e, accessed)
   const pairs = apartPairs(f, written, accessed, known)
   const moved: Stmt[] = [...allocs, ...rebuild(mid), ...deallocs]

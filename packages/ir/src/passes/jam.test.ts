@@ -19,12 +19,12 @@ const body = (f: FunctionDef): string =>
     .slice(1, -1)
     .map((l) => l.slice(2))
     .join('\n')
-const jammed = (text: string) => withoutApart(body(jamLoops(interchangeLoops(fnOf(text), registry), registry)), fnOf(text))
+const jammed = (text: string) =>
+  withoutApart(body(jamLoops(interchangeLoops(fnOf(text), registry), registry)), fnOf(text))
 const unchanged = (text: string) => {
   const f = interchangeLoops(fnOf(text), registry)
   return printFunction(jamLoops(f, registry)) === printFunction(f)
 }
-
 
 /**
  * The printed result of `interchange` (and `jam`) on a function whose body is one loop, without

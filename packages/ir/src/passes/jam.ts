@@ -244,7 +244,16 @@ function jamLoop(
   for (const e of [...exprs, ...ranges(M), ...ranges(L)]) arraysAccessed(e, accessed)
   const apart = apartPairs(f, written, accessed, known)
   if (!apart.length) return jammed
-  return [{ kind: 'if', pre: withApart(undefined, apart, f), post: null, then: jammed, else: rewriteBlock([M], (e) => e), ...loc }]
+  return [
+    {
+      kind: 'if',
+      pre: withApart(undefined, apart, f),
+      post: null,
+      then: jammed,
+      else: rewriteBlock([M], (e) => e),
+      ...loc,
+    },
+  ]
 }
 
 /** The first value the loop's variable takes (step ±1). */
