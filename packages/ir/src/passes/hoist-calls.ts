@@ -176,6 +176,7 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
       pre: withApart(undefined, apart, ctx.f),
       post: null,
       then: hoistedLoop,
+      asWritten: true,
       else: rewriteBlock([s], (e) => e),
       ...loc,
     },
@@ -190,7 +191,7 @@ function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
           {
             ...s,
             then: hoistBlock(s.then, { ...ctx, known: knownApart(s.pre, ctx.known) }),
-            else: hoistBlock(s.else, ctx),
+            else: s.asWritten ? s.else : hoistBlock(s.else, ctx),
           },
         ]
       case 'while':

@@ -471,6 +471,7 @@ function hoistLoop(
       pre: withApart(undefined, pairs, names.f),
       post: null,
       then: moved,
+      asWritten: true,
       else: rewriteBlock([s], (e) => e),
       ...loc,
     },
@@ -502,7 +503,7 @@ function hoistInvariantsBlock(
           {
             ...s,
             then: hoistInvariantsBlock(s.then, names, effectful, known, knownApart(s.pre, apart)),
-            else: hoistInvariantsBlock(s.else, names, effectful, known, apart),
+            else: s.asWritten ? s.else : hoistInvariantsBlock(s.else, names, effectful, known, apart),
           },
         ]
         break

@@ -401,7 +401,9 @@ function interchangeLoop(L: ForStmt, registry: Registry, f: FunctionDef, known: 
   const range: Expr = { kind: 'binary', op, left: L.start, right: L.stop, type: 'bool', ...loc }
   const pre = withApart(range, pairs, f)
   const asWritten = pairs.length ? rewriteBlock([L], (e) => e) : []
-  return [{ kind: 'if', pre, post: null, then: moved, else: asWritten, ...loc }]
+  return [
+    { kind: 'if', pre, post: null, then: moved, else: asWritten, ...(pairs.length ? { asWritten: true } : {}), ...loc },
+  ]
 }
 
 /**
@@ -555,7 +557,7 @@ export function interchangeBlock(
           {
             ...s,
             then: interchangeBlock(s.then, registry, f, knownApart(s.pre, known)),
-            else: interchangeBlock(s.else, registry, f, known),
+            else: s.asWritten ? s.else : interchangeBlock(s.else, registry, f, known),
           },
         ]
       case 'while':

@@ -250,6 +250,7 @@ function jamLoop(
       pre: withApart(undefined, apart, f),
       post: null,
       then: jammed,
+      asWritten: true,
       else: rewriteBlock([M], (e) => e),
       ...loc,
     },
@@ -334,7 +335,7 @@ export function jamBlock(
           {
             ...s,
             then: jamBlock(s.then, registry, f, bounds, knownApart(s.pre, known)),
-            else: jamBlock(s.else, registry, f, bounds, known),
+            else: s.asWritten ? s.else : jamBlock(s.else, registry, f, bounds, known),
           },
         ]
       case 'while':

@@ -621,7 +621,11 @@ function tabulateBlock(body: Stmt[], ctx: Context, names: Names): Stmt[] {
     if (s.kind === 'for') return tabulateLoop(s, ctx, names) ?? { ...s, body: tabulateBlock(s.body, ctx, names) }
     if (s.kind === 'if') {
       const inThen = { ...ctx, known: knownApart(s.pre, ctx.known) }
-      return { ...s, then: tabulateBlock(s.then, inThen, names), else: tabulateBlock(s.else, ctx, names) }
+      return {
+        ...s,
+        then: tabulateBlock(s.then, inThen, names),
+        else: s.asWritten ? s.else : tabulateBlock(s.else, ctx, names),
+      }
     }
     return nested(s, (b) => tabulateBlock(b, ctx, names))
   })
