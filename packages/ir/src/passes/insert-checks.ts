@@ -46,7 +46,7 @@ import type { RuntimeCheck } from '../runtime-checks.js'
 import { elementName } from './scalar-arrays.js'
 import { writtenNames as namesWritten } from './hoist-invariants.js'
 import { effectfulFunctions } from './dead-ancillas.js'
-import { stmtExprs } from '../stmt-exprs.js'
+import { stmtExprs, valueReads } from '../stmt-exprs.js'
 import { APART } from './apart.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
@@ -445,7 +445,8 @@ function unchanged(e: Expr, body: Stmt[], scope: Scope): boolean {
   // any element the branches write, or any array they pass to a call
   if (readsElement(e) && writesElements(body)) return false
   const written = namesWritten(body, scope.effectful)
-  return written !== undefined && ![...readNames(e)].some((n) => written.has(n))
+  // (\`valueReads\`: the arrays of a \`$apart\` test are not read, where they lie never changes)
+  return written !== undefined && ![...valueReads(e)].some((n) => written.has(n))
 }
 
 /** Whether an expression reads an array element. */
