@@ -69,6 +69,8 @@ describe('the generated code with checks on', () => {
       ).compiled.sourceOf(name, false)
     // the moved loop runs where x and θ are apart (`$apart`), the loop as written elsewhere
     expect(code('f')).toMatch(/const (c\d+) = \(\(0 < p3\) && \$apart\(AP0, p1, p0\)\);\n\s*if \(\1\) \{/)
+    // (once: where the arrays lie never changes, so the \`if\`'s \`~\` post-condition is not checked)
+    expect(code('f').match(/\$apart\(/g)).toHaveLength(1)
     const f = movedBranch(code('f'))
     // the innermost loops (those with no loop inside): the column loops, one of a jammed pair of
     // rotations, one of the leftover rotation
