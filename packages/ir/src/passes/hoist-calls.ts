@@ -24,10 +24,7 @@
  * Equal calls (the same printed expression) share one ancilla.
  *
  * Exact: an ancilla holds `0 + f(a)`, which is `f(a)` to the last bit, and `a` keeps its value
- * while the loop runs (an element of an array parameter the loop does not write keeps it where the
- * array is apart from the array parameters the loop writes: otherwise, unless an enclosing \`if\`
- * tested them, the result runs under \`$apart\` tests and the loop as written in the \`else\` branch,
- * see \`apart.ts\`). The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
+ * while the loop runs. The uncompute sits in `@unchecked` (`f − f` is NaN for an infinite `f`),
  * and `dead-ancillas` drops it. Loops are processed innermost first, so a value invariant in two
  * nested loops climbs out of both (the inner loop's computation is then itself an expression of
  * the outer loop's body).
@@ -48,8 +45,7 @@ import { walk } from '../check.js'
 import { printExpr } from '../printer.js'
 import type { Registry } from '../registry.js'
 import { valueReads } from '../stmt-exprs.js'
-import { rewriteBlock, rewriteExpr } from './rewrite.js'
-import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
+import { rewriteExpr } from './rewrite.js'
 import { loweredPureCalls, worthTabulating, writtenBy } from './tabulate.js'
 import { callsRuntime } from './insert-checks.js'
 
@@ -60,10 +56,6 @@ interface Context {
   effectful: ReadonlySet<string>
   writes?: ReadonlyMap<string, boolean[]>
   names: { next: number; taken: Set<string> }
-  /** The function (its array parameters may be one memory, see `apart.ts`). */
-  f: FunctionDef
-  /** The pairs of array parameters the enclosing \`if\`s proved apart. */
-  known: KnownApart
 }
 
 const intLiteral = (e: Expr | null): number | undefined =>
@@ -157,29 +149,11 @@ function hoistLoop(s: ForStmt, ctx: Context): Stmt[] {
   }
   const guarded = (b: Stmt[]): Stmt[] =>
     guard === true ? b : [{ kind: 'if', pre: guard, post: null, then: b, else: [], ...loc }]
-  const hoistedLoop: Stmt[] = [
+  return [
     ...before,
     ...guarded(compute),
     { ...s, body },
     { kind: 'unchecked', body: [...(ctx.checks ? [] : guarded(uncompute)), ...after], ...loc },
-  ]
-  // two array parameters may be one memory: the values are computed once where each array they
-  // read is apart from every array parameter the loop writes (see \`apart.ts\`), the loop as it was
-  // elsewhere (a copy: no node of the IR is shared between two statements)
-  const read = new Set<string>()
-  for (const h of found.values()) arraysAccessed(h.value, read)
-  const apart = apartPairs(ctx.f, written, read, ctx.known)
-  if (!apart.length) return hoistedLoop
-  return [
-    {
-      kind: 'if',
-      pre: withApart(undefined, apart, ctx.f),
-      post: null,
-      then: hoistedLoop,
-      asWritten: true,
-      else: rewriteBlock([s], (e) => e),
-      ...loc,
-    },
   ]
 }
 
@@ -187,13 +161,7 @@ function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'if':
-        return [
-          {
-            ...s,
-            then: hoistBlock(s.then, { ...ctx, known: knownApart(s.pre, ctx.known) }),
-            else: s.asWritten ? s.else : hoistBlock(s.else, ctx),
-          },
-        ]
+        return [{ ...s, then: hoistBlock(s.then, ctx), else: hoistBlock(s.else, ctx) }]
       case 'while':
       case 'unchecked':
         return [{ ...s, body: hoistBlock(s.body, ctx) } as Stmt]
@@ -224,8 +192,5 @@ export function hoistCalls(
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return {
-    ...f,
-    body: hoistBlock(f.body, { registry, checks, effectful, writes, names: { next: 0, taken }, f, known: new Set() }),
-  }
+  return { ...f, body: hoistBlock(f.body, { registry, checks, effectful, writes, names: { next: 0, taken } }) }
 }

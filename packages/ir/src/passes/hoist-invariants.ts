@@ -22,12 +22,9 @@
  * inside the loop included) comes from its statements: update targets, every dataview argument
  * of a call (a function or bijection may write any of them), stack operations, allocations. A
  * loop with a `@safe` statement, a host call, or a call of a function that has one is left alone
- * (host code may write anything). An array the loop does not name as written keeps its elements
- * where it is distinct memory from those it writes: a host may pass one array (or overlapping views
- * of one buffer) for two parameters, so where a hoisted value reads an array parameter and the loop
- * writes another one, not known apart (an enclosing \`if\` tested them), the result runs under
- * \`if ($apart(a, w) && …, ~)\` and the loop as written (a copy) in the \`else\` branch (see
- * \`apart.ts\`).
+ * (host code may write anything). Distinct names are taken for distinct memory, so an array the
+ * loop does not name as written keeps its elements (not yet so where a host passes one array for
+ * two parameters: see \`apart.ts\` and the README's "Aliased array parameters").
  *
  * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
  * primitive or read an array element (a lone variable or literal is not worth an ancilla), with
@@ -49,8 +46,7 @@ import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from '../
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { exprChildren } from '../stmt-exprs.js'
-import { APART, apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
-import { rewriteBlock } from './rewrite.js'
+import { APART } from './apart.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -305,8 +301,6 @@ interface Names {
   taken: Set<string>
   /** compiled with run-time checks: the guarded uncomputes are left out (see `hoistInvariants`) */
   checks?: boolean
-  /** The function (its array parameters may be one memory, see `apart.ts`). */
-  f: FunctionDef
 }
 
 function freshName(names: Names, variable: string): string {
@@ -323,7 +317,6 @@ function hoistLoop(
   names: Names,
   effectful: ReadonlySet<string>,
   known: ReadonlyMap<string, Set<string>> = NONE,
-  apart: KnownApart = new Set(),
 ): Stmt[] {
   const written = writtenNames(s.body, effectful)
   if (!written) return [s]
@@ -457,25 +450,7 @@ function hoistLoop(
     const free: Stmt = { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc }
     after.unshift(...(names.checks ? [free] : [guarded('-='), free]))
   }
-  const moved: Stmt[] = [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
-  // two array parameters may be one memory: the values are computed once where each array they
-  // read is apart from every array parameter the loop writes (see \`apart.ts\`), the loop as it was
-  // elsewhere (a copy: no node of the IR is shared between two statements)
-  const read = new Set<string>()
-  for (const h of hoisted) arraysAccessed(h.value, read)
-  const pairs = apartPairs(names.f, written, read, apart)
-  if (!pairs.length) return moved
-  return [
-    {
-      kind: 'if',
-      pre: withApart(undefined, pairs, names.f),
-      post: null,
-      then: moved,
-      asWritten: true,
-      else: rewriteBlock([s], (e) => e),
-      ...loc,
-    },
-  ]
+  return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
 }
 
 /**
@@ -492,7 +467,6 @@ function hoistInvariantsBlock(
   names: Names,
   effectful: ReadonlySet<string>,
   entry: ReadonlyMap<string, Set<string>> = NONE,
-  apart: KnownApart = new Set(),
 ): Stmt[] {
   const known: Known = new Map(entry)
   return body.flatMap((s): Stmt[] => {
@@ -502,23 +476,17 @@ function hoistInvariantsBlock(
         out = [
           {
             ...s,
-            then: hoistInvariantsBlock(s.then, names, effectful, known, knownApart(s.pre, apart)),
-            else: s.asWritten ? s.else : hoistInvariantsBlock(s.else, names, effectful, known, apart),
+            then: hoistInvariantsBlock(s.then, names, effectful, known),
+            else: hoistInvariantsBlock(s.else, names, effectful, known),
           },
         ]
         break
       case 'while':
       case 'unchecked':
-        out = [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful, NONE, apart) } as Stmt]
+        out = [{ ...s, body: hoistInvariantsBlock(s.body, names, effectful) } as Stmt]
         break
       case 'for':
-        out = hoistLoop(
-          { ...s, body: hoistInvariantsBlock(s.body, names, effectful, NONE, apart) },
-          names,
-          effectful,
-          known,
-          apart,
-        )
+        out = hoistLoop({ ...s, body: hoistInvariantsBlock(s.body, names, effectful) }, names, effectful, known)
         break
       default:
         out = [s]
@@ -565,5 +533,5 @@ export function hoistInvariants(
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken, checks, f }, effectful) }
+  return { ...f, body: hoistInvariantsBlock(f.body, { next: 0, taken, checks }, effectful) }
 }
