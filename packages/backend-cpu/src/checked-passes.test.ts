@@ -37,6 +37,17 @@ const cpu = backendUnderTest(cpuBackend, { checks: true })
 
 describeCheckedPasses(cpu)
 
+/** The generated code of a moved loop: the branch its \`$apart\` test leads to (the \`else\` holds the loop as written). */
+function movedBranch(code: string): string {
+  const lines = code.split('\n')
+  const at = lines.findIndex((l) => l.includes('$apart('))
+  const head = lines.findIndex((l, i) => i > at && /^\s*if \(c\d+\) \{$/.test(l))
+  const indent = lines[head]!.length - lines[head]!.trimStart().length
+  const end = lines.findIndex((l, i) => i > head && l === `${' '.repeat(indent)}} else {`)
+  expect(end).toBeGreaterThan(head)
+  return lines.slice(head, end).join('\n')
+}
+
 describe('the generated code with checks on', () => {
   it('replaces the array by scalars and keeps one deallocArray check over its elements (generated code)', () => {
     const src = pairScratchProgram('f64', 'x[3 * j + c] - x[3 * i + c]')
@@ -63,7 +74,11 @@ describe('the generated code with checks on', () => {
           compiled: { sourceOf(n: string, i: boolean): string }
         }
       ).compiled.sourceOf(name, false)
-    const f = code('f')
+    // the moved loop runs where x and θ are apart (`$apart`), the loop as written elsewhere
+    expect(code('f')).toMatch(/const (c\d+) = \(\(0 < p3\) && \$apart\(AP0, p1, p0\)\);\n\s*if \(\1\) \{/)
+    // (once: where the arrays lie never changes, so the \`if\`'s \`~\` post-condition is not checked)
+    expect(code('f').match(/\$apart\(/g)).toHaveLength(1)
+    const f = movedBranch(code('f'))
     // the innermost loops (those with no loop inside): the column loops, one of a jammed pair of
     // rotations, one of the leftover rotation
     const innermost = [...f.matchAll(/for \(let [^{]*\{([^{}]*)\}/g)].map((m) => m[1]!)

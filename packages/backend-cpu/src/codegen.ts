@@ -241,6 +241,14 @@ export class CodeGenerator {
       (n) =>
         `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}${this.hasLean(n) ? `, ${this.leanName(n)}` : ''}]`,
     )
+    // the caches of the \`$apart\` sites, and the test: no shared memory (not one array, not two
+    // views of one buffer whose byte ranges overlap); anything else than a typed array is not apart
+    if (this.apartCount) {
+      for (let k = 0; k < this.apartCount; k++) parts.push(`const AP${k} = [null, null, false];`)
+      parts.push(
+        'function $apart(c, a, b) { if (c[0] === a && c[1] === b) return c[2]; const r = a !== b && ArrayBuffer.isView(a) && ArrayBuffer.isView(b) && (a.buffer !== b.buffer || a.byteOffset + a.byteLength <= b.byteOffset || b.byteOffset + b.byteLength <= a.byteOffset); c[0] = a; c[1] = b; c[2] = r; return r; }',
+      )
+    }
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
   }
@@ -253,6 +261,16 @@ export class CodeGenerator {
       this.bijections.push(fn)
     }
     return k
+  }
+
+  private apartCount = 0
+  /**
+   * A fresh module-level name for the cache of one \`$apart(a, b)\` site (see \`apart.ts\` of
+   * \`@tenet/ir\`): the last two arrays it saw and its answer for them (a typed array's buffer and
+   * byte range never change; \`buffer\` and \`byteOffset\` are slow getters).
+   */
+  apartSite(): string {
+    return `AP${this.apartCount++}`
   }
 
   private poolCount = 0
@@ -642,6 +660,11 @@ class FunctionEmitter {
         return `(Math.trunc(${this.expr(e.args[0]!)} / ${this.expr(e.args[1]!)}) | 0)`
       case 'len':
         return `${this.js((e.args[0] as { name: string }).name)}.length`
+      // two arrays share no memory (see \`apart.ts\` of \`@tenet/ir\`)
+      case '$apart': {
+        const [a, b] = args()
+        return `$apart(${this.gen.apartSite()}, ${a}, ${b})`
+      }
       // the reserved calls of run-time checks (see `insert-checks.ts`)
       case '$inrange':
         return `(${this.expr(e.args[0]!)} >>> 0 < ${this.expr(e.args[1]!)})`

@@ -822,6 +822,12 @@ export class FunctionEmitter {
    * (W.ptr < X.end && X.ptr < W.end): one typed array passed for two parameters.
    */
   private breakIfOverlapping(W: Extract<Binding, { kind: 'array' }>, X: Extract<Binding, { kind: 'array' }>): void {
+    this.overlapping(W, X)
+    this.op(Op.br_if, 0)
+  }
+
+  /** Pushes 1 when the two arrays' byte ranges overlap (W.ptr < X.end && X.ptr < W.end), else 0. */
+  private overlapping(W: Extract<Binding, { kind: 'array' }>, X: Extract<Binding, { kind: 'array' }>): void {
     const end = (v: Extract<Binding, { kind: 'array' }>) => {
       this.get(v.ptr)
       this.get(v.len)
@@ -833,7 +839,7 @@ export class FunctionEmitter {
     this.op(Op.i32_lt_u)
     this.get(X.ptr)
     end(W)
-    this.op(Op.i32_lt_u, Op.i32_and, Op.br_if, 0)
+    this.op(Op.i32_lt_u, Op.i32_and)
   }
 
   /**
@@ -1541,6 +1547,14 @@ export class FunctionEmitter {
           this.ranges.get((e.args[0] as { name: string }).name)![name === '$start' ? 0 : name === '$stop' ? 1 : 2],
         )
         return I32
+      // two arrays share no memory (see \`apart.ts\` of \`@tenet/ir\`): their byte ranges do not
+      // overlap (one typed array passed for two parameters is one region, see \`makeWrapper\`)
+      case '$apart': {
+        const [a, b] = e.args.map((x) => this.array((x as { name: string }).name, e.loc))
+        this.overlapping(a!, b!)
+        this.op(Op.i32_eqz)
+        return I32
+      }
       case '$factor':
         return this.factor(e.args[0]!)
       case '$near':

@@ -254,6 +254,12 @@ export interface IfStmt extends NodeBase {
    * where unrolling does not pay). A hint only (ignoring it is always right); not printed.
    */
   exits?: boolean
+  /**
+   * Set by the passes that guard their result with \`$apart\` tests (see \`passes/apart.ts\`): the
+   * \`else\` arm is the code as written, which runs only where two array parameters share memory
+   * (a rare path): the passes leave it as it is (it stays small). A hint only; not printed.
+   */
+  asWritten?: boolean
 }
 /** `while (pre, post) { body }`: post is false on entry and true after every iteration. */
 export interface WhileStmt extends NodeBase {

@@ -64,6 +64,7 @@ export {
   inRange,
   callsHost,
   CHECK_CALLS,
+  APART,
   hoistBounds,
   hoistBoundsFunction,
   impliedChecks,

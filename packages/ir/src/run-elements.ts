@@ -27,6 +27,7 @@ import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames } from './check.js'
 import { polynomial } from './passes/interchange.js'
 import { key } from './cse.js'
+import { APART } from './passes/apart.js'
 
 /** An element of a run kept in a local (see the module comment). */
 export interface RunElement {
@@ -135,9 +136,9 @@ export function runElements(run: readonly Stmt[], effectful: ReadonlySet<string>
           todo.push([e.target, under])
           break
         case 'call':
-          if (e.callee.startsWith('$') || effectful.has(e.callee)) host = true
-          // the length of an array does not change while the run goes on
-          if (e.callee === 'len') break
+          if ((e.callee.startsWith('$') && e.callee !== APART) || effectful.has(e.callee)) host = true
+          // the length of an array, and where it lies (\`$apart\`), do not change while the run goes on
+          if (e.callee === 'len' || e.callee === APART) break
           for (const x of e.args) todo.push([x, under])
           break
         default:

@@ -5,6 +5,7 @@
  * whose values an expression reads.
  */
 import type { Arg, Expr, Stmt } from './ast.js'
+import { APART } from './passes/apart.js'
 
 /**
  * The expressions and arguments a statement evaluates itself — targets, values, conditions, loop
@@ -64,7 +65,8 @@ export function valueReads(e: Expr | Arg, out: Set<string> = new Set()): Set<str
       valueReads(e.right, out)
       break
     case 'call':
-      for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) valueReads(a, out)
+      // (the length of an array, and where it lies, \`$apart\`, are not its values)
+      for (const a of e.args) if (!((e.callee === 'len' || e.callee === APART) && a.kind === 'var')) valueReads(a, out)
       break
   }
   return out

@@ -224,6 +224,17 @@ export class Interpreter {
         return Math.trunc((this.eval(e.args[0]!, fr) as number) / (this.eval(e.args[1]!, fr) as number)) | 0
       case 'len':
         return (fr.get((e.args[0] as { name: string }).name) as ArrayLike<number>).length
+      // two arrays share no memory (see `apart.ts` of `@tenet/ir`; the optimised IR's guards)
+      case '$apart': {
+        const [a, b] = e.args.map((x) => fr.get((x as { name: string }).name) as unknown)
+        if (a === b) return false
+        if (!ArrayBuffer.isView(a) || !ArrayBuffer.isView(b)) return false
+        return (
+          a.buffer !== b.buffer ||
+          a.byteOffset + a.byteLength <= b.byteOffset ||
+          b.byteOffset + b.byteLength <= a.byteOffset
+        )
+      }
       // the reserved calls of run-time checks (see `insert-checks.ts`)
       case '$inrange': {
         const i = this.eval(e.args[0]!, fr) as number

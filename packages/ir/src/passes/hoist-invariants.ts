@@ -22,9 +22,9 @@
  * inside the loop included) comes from its statements: update targets, every dataview argument
  * of a call (a function or bijection may write any of them), stack operations, allocations. A
  * loop with a `@safe` statement, a host call, or a call of a function that has one is left alone
- * (host code may write anything). Distinct names are
- * distinct memory (the checker rejects aliased arguments), so an array the loop does not name as
- * written keeps its elements.
+ * (host code may write anything). Distinct names are taken for distinct memory, so an array the
+ * loop does not name as written keeps its elements (not yet so where a host passes one array for
+ * two parameters: see \`apart.ts\` and the README's "Aliased array parameters").
  *
  * Which expressions move: the largest invariant subexpressions of type f64 or i32 that call a pure
  * primitive or read an array element (a lone variable or literal is not worth an ancilla), with
@@ -47,6 +47,7 @@ import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { exprChildren } from '../stmt-exprs.js'
 import { printAsWritten } from '../printer.js'
+import { APART } from './apart.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -176,7 +177,9 @@ function analyse(
         shape = `${e.array.name}[]${t}`
         break
       case 'call':
-        if (e.callee.startsWith('$')) invariant = !(host.seen = true)
+        // (\`$apart\` reads where two arrays lie, which nothing changes: see \`apart.ts\`)
+        if (e.callee === APART) worth = false
+        else if (e.callee.startsWith('$')) invariant = !(host.seen = true)
         else if (e.callee === 'zeros') invariant = false
         else if (!CHEAP.has(e.callee)) worth = true
         partial ||= mayFailHere(e)

@@ -113,6 +113,7 @@ export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
+export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
 
 /** The names of the passes, in the order `optimize` runs them. */

@@ -46,7 +46,8 @@ import type { RuntimeCheck } from '../runtime-checks.js'
 import { elementName } from './scalar-arrays.js'
 import { writtenNames as namesWritten } from './hoist-invariants.js'
 import { effectfulFunctions } from './dead-ancillas.js'
-import { stmtExprs } from '../stmt-exprs.js'
+import { stmtExprs, valueReads } from '../stmt-exprs.js'
+import { APART } from './apart.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 const bool = (value: boolean): Expr => ({ kind: 'bool', value, type: 'bool' })
@@ -81,25 +82,30 @@ export function callsHost(e: Expr | Arg): boolean {
   return callsPrefixed(e, '$host')
 }
 
-/** Whether an expression calls a function the runtime provides (`$…`: host functions and helpers). */
+/**
+ * Whether an expression calls a function the runtime provides (`$…`: host functions and helpers),
+ * other than `$apart` (which reads only where two arrays lie, see `apart.ts`).
+ */
 export function callsRuntime(e: Expr | Arg): boolean {
-  return callsPrefixed(e, '$')
+  return callsPrefixed(e, '$', APART)
 }
 
-/** Whether an expression calls a function whose name starts with `prefix`. */
-function callsPrefixed(e: Expr | Arg, prefix: string): boolean {
+/** Whether an expression calls a function whose name starts with `prefix` (other than `except`). */
+function callsPrefixed(e: Expr | Arg, prefix: string, except?: string): boolean {
   switch (e.kind) {
     case 'call':
-      return e.callee.startsWith(prefix) || e.args.some((a) => callsPrefixed(a, prefix))
+      return (
+        (e.callee.startsWith(prefix) && e.callee !== except) || e.args.some((a) => callsPrefixed(a, prefix, except))
+      )
     case 'index':
-      return callsPrefixed(e.index, prefix)
+      return callsPrefixed(e.index, prefix, except)
     case 'field':
     case 'neg':
-      return callsPrefixed(e.target, prefix)
+      return callsPrefixed(e.target, prefix, except)
     case 'unary':
-      return callsPrefixed(e.arg, prefix)
+      return callsPrefixed(e.arg, prefix, except)
     case 'binary':
-      return callsPrefixed(e.left, prefix) || callsPrefixed(e.right, prefix)
+      return callsPrefixed(e.left, prefix, except) || callsPrefixed(e.right, prefix, except)
     default:
       return false
   }
@@ -439,7 +445,8 @@ function unchanged(e: Expr, body: Stmt[], scope: Scope): boolean {
   // any element the branches write, or any array they pass to a call
   if (readsElement(e) && writesElements(body)) return false
   const written = namesWritten(body, scope.effectful)
-  return written !== undefined && ![...readNames(e)].some((n) => written.has(n))
+  // (\`valueReads\`: the arrays of a \`$apart\` test are not read, where they lie never changes)
+  return written !== undefined && ![...valueReads(e)].some((n) => written.has(n))
 }
 
 /** Whether an expression reads an array element. */

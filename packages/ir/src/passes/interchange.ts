@@ -47,13 +47,19 @@
  *   run of work statements or with a step of `c` between them (counted around the loop). Then
  *   each element is updated by one run of one iteration of the nest, for every l, in the order
  *   of l both before and after: the same sums in the same order, to the last bit.
- * Arrays the work only reads, and scalars (the work writes none), impose nothing. Distinct names
- * are distinct memory (the checker rejects aliased arguments). Index arithmetic is taken as
- * integer arithmetic: an index past 2³¹ is out of range of every array.
+ * Arrays the work only reads, and scalars (the work writes none), impose nothing. The test takes
+ * distinct names for distinct memory, which a host may break by passing one array (or overlapping
+ * views of one buffer) for two parameters: the moved loop runs only where each array parameter the
+ * work writes is apart from every other array parameter the work, the counters, the nest's ranges
+ * or the loop's range access (\`$apart\`, see \`apart.ts\`), and the loop as written (a copy) runs
+ * elsewhere; an array the function allocates is fresh memory, and pairs an enclosing \`if\` tested
+ * are not tested again. Index arithmetic is taken as integer arithmetic: an index past 2³¹ is out
+ * of range of every array.
  *
  * The result is guarded by "the loop runs at least once" (so the ranges and steps are evaluated
- * only where the program evaluated them). Loops are tried outermost first; a loop that moves is
- * not tried again.
+ * only where the program evaluated them), and by the alias tests:
+ * \`if (0 < n && $apart(theta, x), ~) { (moved) } else { (as written) }\`. Loops are tried
+ * outermost first; a loop that moves is not tried again.
  *
  * With run-time checks on the pass runs too (`CHECKED_PASSES`); the checks are placed afterwards
  * (`insert-checks`), on the statements as moved, and keep their conditions, messages and source
@@ -72,6 +78,8 @@
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import type { Registry } from '../registry.js'
+import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
+import { rewriteBlock } from './rewrite.js'
 import { loweredPureCalls, worthTabulating } from './tabulate.js'
 
 /** A polynomial with integer coefficients: monomial (variable names sorted, joined by `*`; `''` for 1) → coefficient. */
@@ -261,7 +269,7 @@ interface Analysis {
 }
 
 /** The statements of the loop `L` moved inside its nest, or undefined where that is not proved legal. */
-function interchangeLoop(L: ForStmt, registry: Registry): Stmt[] | undefined {
+function interchangeLoop(L: ForStmt, registry: Registry, f: FunctionDef, known: KnownApart): Stmt[] | undefined {
   const step = intLiteral(L.step)
   if (step === undefined || step === 0) return undefined
   // counters: allocations at the top, their deallocations in reverse order at the end
@@ -379,11 +387,23 @@ function interchangeLoop(L: ForStmt, registry: Registry): Stmt[] | undefined {
     flush()
     return out
   }
+  // two array parameters may be one memory: the moved loop runs where each array the work writes
+  // is apart from every other array it (or the control, or the range) accesses, the loop as it
+  // was elsewhere (a copy: no node of the IR is shared between two statements)
+  const accessed = new Set<string>()
+  for (const e of [...an.work.flatMap((w) => exprsOf(w.stmt)), ...an.control, L.start, L.stop])
+    arraysAccessed(e, accessed)
+  for (const st of an.steps) for (const e of exprsOf(st.stmt)) arraysAccessed(e, accessed)
+  const pairs = apartPairs(f, written, accessed, known)
   const moved: Stmt[] = [...allocs, ...rebuild(mid), ...deallocs]
   const op = step > 0 ? (L.inclusive ? '<=' : '<') : L.inclusive ? '>=' : '>'
   const loc = L.loc ? { loc: L.loc } : {}
-  const pre: Expr = { kind: 'binary', op, left: L.start, right: L.stop, type: 'bool', ...loc }
-  return [{ kind: 'if', pre, post: null, then: moved, else: [], ...loc }]
+  const range: Expr = { kind: 'binary', op, left: L.start, right: L.stop, type: 'bool', ...loc }
+  const pre = withApart(range, pairs, f)
+  const asWritten = pairs.length ? rewriteBlock([L], (e) => e) : []
+  return [
+    { kind: 'if', pre, post: null, then: moved, else: asWritten, ...(pairs.length ? { asWritten: true } : {}), ...loc },
+  ]
 }
 
 /**
@@ -518,17 +538,31 @@ function byStep(array: string, an: Analysis, counters: ReadonlySet<string>): boo
 const exprsReading = (s: Stmt): Array<Expr | Arg> =>
   s.kind === 'update' ? [s.target, s.value] : s.kind === 'callstmt' ? s.args : []
 
-/** `block` with its loops interchanged where the pass proves it legal (outermost first). */
-export function interchangeBlock(block: Stmt[], registry: Registry): Stmt[] {
+/**
+ * `block` (of function `f`) with its loops interchanged where the pass proves it legal (outermost
+ * first); `known`: the pairs of array parameters the enclosing \`if\`s proved apart (see `apart.ts`).
+ */
+export function interchangeBlock(
+  block: Stmt[],
+  registry: Registry,
+  f: FunctionDef,
+  known: KnownApart = new Set(),
+): Stmt[] {
   return block.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'for':
-        return interchangeLoop(s, registry) ?? [{ ...s, body: interchangeBlock(s.body, registry) }]
+        return interchangeLoop(s, registry, f, known) ?? [{ ...s, body: interchangeBlock(s.body, registry, f, known) }]
       case 'if':
-        return [{ ...s, then: interchangeBlock(s.then, registry), else: interchangeBlock(s.else, registry) }]
+        return [
+          {
+            ...s,
+            then: interchangeBlock(s.then, registry, f, knownApart(s.pre, known)),
+            else: s.asWritten ? s.else : interchangeBlock(s.else, registry, f, known),
+          },
+        ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: interchangeBlock(s.body, registry) } as Stmt]
+        return [{ ...s, body: interchangeBlock(s.body, registry, f, known) } as Stmt]
       default:
         return [s]
     }
@@ -537,5 +571,5 @@ export function interchangeBlock(block: Stmt[], registry: Registry): Stmt[] {
 
 /** The function with its loops interchanged where legal (see the module comment). */
 export function interchangeLoops(f: FunctionDef, registry: Registry): FunctionDef {
-  return { ...f, body: interchangeBlock(f.body, registry) }
+  return { ...f, body: interchangeBlock(f.body, registry, f) }
 }

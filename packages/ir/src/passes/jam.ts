@@ -39,7 +39,11 @@
  * - *at one element per iteration*: every access at one index, free of the inner loops'
  *   variables, that the second copy moves by a non-zero constant; then each copy touches its own
  *   element, in the order of l as before.
- * Arrays the work only reads, and scalars (it writes none), impose nothing. The pass runs only
+ * Arrays the work only reads, and scalars (it writes none), impose nothing. As in \`interchange\`,
+ * the test takes distinct names for distinct memory: where an array parameter the work writes and
+ * another array parameter the work or the ranges access are not known apart (an enclosing \`if\`,
+ * such as \`interchange\`'s guard, tested them), the jammed loop runs under \`$apart\` tests and the
+ * loop as written (a copy) in the \`else\` branch (see \`apart.ts\`). The pass runs only
  * where it pays (the second copy accesses an element the first accesses in the same column).
  * With run-time checks on it runs too (`CHECKED_PASSES`): the checks are placed afterwards, on
  * the jammed statements, and keep their conditions, messages and locations (the second copy's
@@ -67,6 +71,7 @@
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import type { Registry } from '../registry.js'
+import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { printAsWritten, shownAsWritten } from '../printer.js'
 import {
@@ -119,7 +124,13 @@ function specOf(s: Extract<Stmt, { kind: 'callstmt' }>, registry: Registry) {
 }
 
 /** The statements replacing loop `M` (bounds: those of the loops around it), or undefined where jamming is not proved legal. */
-function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Registry): Stmt[] | undefined {
+function jamLoop(
+  M: ForStmt,
+  outer: ReadonlyMap<string, Bound>,
+  registry: Registry,
+  f: FunctionDef,
+  known: KnownApart,
+): Stmt[] | undefined {
   const step = intLiteral(M.step)
   if ((step !== 1 && step !== -1) || M.each) return undefined
   const dir = M.reverse ? -step : step
@@ -159,7 +170,7 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
     } else return undefined
   }
   if (written.size === 0) return undefined
-  const ranges = (f: ForStmt): Expr[] => [f.start, f.stop, ...(f.step ? [f.step] : [])]
+  const ranges = (x: ForStmt): Expr[] => [x.start, x.stop, ...(x.step ? [x.step] : [])]
   if ([...exprs, ...ranges(M), ...ranges(L)].some(hostCall)) return undefined
   const mReads = new Set<string>()
   for (const e of ranges(M)) readNames(e, mReads)
@@ -227,7 +238,25 @@ function jamLoop(M: ForStmt, outer: ReadonlyMap<string, Bound>, registry: Regist
   const odd = binary('==', binary('%', plus(x, 1), num(2)), num(1))
   const loc = M.loc ? { loc: M.loc } : {}
   const rest: ForStmt = { ...M, reverse: false, inclusive: true, start: last(M, step), stop: last(M, step), step: null }
-  return [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...loc }]
+  const jammed: Stmt[] = [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...loc }]
+  // two array parameters may be one memory: the jammed loop runs where each array the work writes
+  // is apart from every other array it or the ranges access (unless an enclosing \`if\` tested
+  // that), the loop as it was elsewhere (a copy: no node of the IR is shared between two statements)
+  const accessed = new Set<string>()
+  for (const e of [...exprs, ...ranges(M), ...ranges(L)]) arraysAccessed(e, accessed)
+  const apart = apartPairs(f, written, accessed, known)
+  if (!apart.length) return jammed
+  return [
+    {
+      kind: 'if',
+      pre: withApart(undefined, apart, f),
+      post: null,
+      then: jammed,
+      asWritten: true,
+      else: rewriteBlock([M], (e) => e),
+      ...loc,
+    },
+  ]
 }
 
 /** The first value the loop's variable takes (step ±1). */
@@ -282,22 +311,38 @@ function oneElement(uses: IndexExpr[], second: ReadonlyMap<string, number>, l: s
   return moved.size === 1 && moved.has('') && moved.get('') !== 0
 }
 
-/** `block` with its loops jammed where the pass proves it legal (`bounds`: the loops around it). */
-export function jamBlock(block: Stmt[], registry: Registry, bounds: ReadonlyMap<string, Bound> = new Map()): Stmt[] {
+/**
+ * `block` (of function `f`) with its loops jammed where the pass proves it legal (`bounds`: the
+ * loops around it; `known`: the pairs of array parameters the enclosing \`if\`s proved apart, see
+ * `apart.ts`).
+ */
+export function jamBlock(
+  block: Stmt[],
+  registry: Registry,
+  f: FunctionDef,
+  bounds: ReadonlyMap<string, Bound> = new Map(),
+  known: KnownApart = new Set(),
+): Stmt[] {
   return block.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'for': {
-        const done = jamLoop(s, bounds, registry)
+        const done = jamLoop(s, bounds, registry, f, known)
         if (done) return done
         const inner = new Map(bounds)
         inner.set(s.variable, loopBound(s, depthIn(bounds)))
-        return [{ ...s, body: jamBlock(s.body, registry, inner) }]
+        return [{ ...s, body: jamBlock(s.body, registry, f, inner, known) }]
       }
       case 'if':
-        return [{ ...s, then: jamBlock(s.then, registry, bounds), else: jamBlock(s.else, registry, bounds) }]
+        return [
+          {
+            ...s,
+            then: jamBlock(s.then, registry, f, bounds, knownApart(s.pre, known)),
+            else: s.asWritten ? s.else : jamBlock(s.else, registry, f, bounds, known),
+          },
+        ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: jamBlock(s.body, registry, bounds) } as Stmt]
+        return [{ ...s, body: jamBlock(s.body, registry, f, bounds, known) } as Stmt]
       default:
         return [s]
     }
@@ -306,5 +351,5 @@ export function jamBlock(block: Stmt[], registry: Registry, bounds: ReadonlyMap<
 
 /** The function with its loops jammed where legal and paying (see the module comment). */
 export function jamLoops(f: FunctionDef, registry: Registry): FunctionDef {
-  return { ...f, body: jamBlock(f.body, registry) }
+  return { ...f, body: jamBlock(f.body, registry, f) }
 }

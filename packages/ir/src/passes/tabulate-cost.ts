@@ -22,6 +22,7 @@
  */
 import type { CallExpr, Expr, ForStmt, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
+import { valueReads } from '../stmt-exprs.js'
 import { cannotFail } from './hoist-invariants.js'
 import { rewriteExpr } from './rewrite.js'
 
@@ -173,7 +174,9 @@ export function evaluationCount(
       let c: Expr = f64(0)
       if (s.kind === 'for') c = forCount(s, v)
       else if (s.kind === 'unchecked' && !skipUnchecked) c = block(s.body, v)
-      else if (s.kind === 'if' && assume && readsOnly(s.pre) && assume(s.pre, s.then)) c = block(s.then, v)
+      // (a condition's \`$apart\` tests read where arrays lie, not their values: \`valueReads\`)
+      else if (s.kind === 'if' && assume && [...valueReads(s.pre)].every((n) => !bound.has(n)) && assume(s.pre, s.then))
+        c = block(s.then, v)
       // a count that reads anything bound but `v`, or reads `v` other than affinely, counts 0
       if (!readsOnly(c, v) || (v !== undefined && degree(c, v) > 1)) c = f64(0)
       sum = plus(sum, c)

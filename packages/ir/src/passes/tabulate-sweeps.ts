@@ -23,7 +23,8 @@
  *
  * Exact, for the reasons `tabulate` is: a table element is `0 + f(A[j])`, which is `f(A[j])` to
  * the last bit, and `A` keeps its elements while the body runs (the body does not name it as
- * written, see `writtenBy`), so `T[e]` is `f(A[e])` for every index `e` (the table has A's length).
+ * written, see `writtenBy`, and the guard requires it apart from every array parameter the body
+ * writes, see \`apart.ts\`), so `T[e]` is `f(A[e])` for every index `e` (the table has A's length).
  * The table is built from every element of `A`, each in range, with a primitive that cannot fail;
  * A is a parameter, so its length is known before the body. Every element is written by the build
  * before anything reads it: the allocation is marked `overwritten` and the build's update `init`.
@@ -33,7 +34,7 @@
  * that `evaluationCount` gives for its loop nests (not counting `@unchecked` uncomputes, which
  * `dead-ancillas` drops, nor evaluations outside loops, which the code generators share with
  * equal calls of the straight-line code around them). A branch whose condition reads only parameters the body never writes,
- * with no element read, call other than `len`, division or remainder (so that it can be evaluated
+ * with no element read, call other than `len` and `$apart`, division or remainder (so that it can be evaluated
  * first, and cannot fail), counts as if it runs, and the guard requires its condition. A table is
  * considered only where two or more statements of the body apply the primitive (one loop nest that
  * applies it again and again is `tabulate`'s case); it is built only where the guard holds, and
@@ -58,6 +59,7 @@ import {
   writtenBy,
 } from './tabulate.js'
 import { callsRuntime } from './insert-checks.js'
+import { APART, apartPairs, withApart } from './apart.js'
 
 /**
  * Whether a condition can be evaluated before the body, where it cannot fail: variables,
@@ -74,7 +76,11 @@ function safeCondition(e: Expr): boolean {
     case 'binary':
       return e.op !== '/' && e.op !== '%' && safeCondition(e.left) && safeCondition(e.right)
     case 'call':
-      return e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var'
+      // (\`$apart(a, b)\` of two arrays: see \`apart.ts\`)
+      return (
+        (e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var') ||
+        (e.callee === APART && e.args.length === 2 && e.args.every((a) => a.kind === 'var'))
+      )
     default:
       return false
   }
@@ -321,6 +327,17 @@ export function tabulateSweeps(
   const { build, unbuild, pays } = tableStatements(tables, counts, () => fresh('$sj'), loc, true)
   let guard: Expr = pays
   for (const c of assumed.values()) guard = { kind: 'binary', op: '&&', left: c, right: guard, type: 'bool', ...loc }
+  // two array parameters may be one memory: the tables are built where each array tabulated is
+  // apart from every array parameter the body writes (see \`apart.ts\`)
+  guard = withApart(
+    guard,
+    apartPairs(
+      f,
+      written,
+      [...tables.values()].map((t) => t.array.name),
+    ),
+    f,
+  )
   const body: Stmt[] = [
     {
       kind: 'if',

@@ -22,7 +22,9 @@
  * Exact: a table element is `0 + f(A[j])`, which is `f(A[j])` to the last bit, and `A` keeps its
  * elements while the loop runs (the loop does not name it as written, see `writtenBy`: a call's
  * dataview arguments count, a bijection's `in` arguments and a function's unwritten parameters do
- * not; distinct names are distinct memory), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
+ * not; distinct names are distinct memory where the tables are built: they are built only where `A`,
+ * if a parameter, is apart from every array parameter the loop writes, tested with the cost guard,
+ * see \`apart.ts\`), so `T[e]` is `f(A[e])` for every index `e`, in range or not (the
  * table has A's length). The table is built from every element of `A`, each in range, with a
  * primitive that cannot fail. The uncompute sits in `@unchecked` (an infinite or NaN element makes
  * `f − f` NaN), and `dead-ancillas` drops it. The pass runs with run-time checks on too: a table
@@ -55,6 +57,7 @@ import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { evaluationCount } from './tabulate-cost.js'
 import { key } from '../cse.js'
 import { callsRuntime } from './insert-checks.js'
+import { apartPairs, type KnownApart, knownApart, withApart, withKnown } from './apart.js'
 
 /**
  * Whether a pure primitive is worth a table: one argument, and a lowering that is more than one
@@ -469,13 +472,21 @@ function tabulateLoop(s: ForStmt, ctx: Context, names: Names): Stmt | undefined 
           return x
       }
     })
+  // two array parameters may be one memory: the tables are built where each array tabulated is
+  // apart from every array parameter the loop writes (see \`apart.ts\`), the loop as it was elsewhere
+  const apart = apartPairs(
+    ctx.f,
+    written,
+    [...tables.values()].map((t) => t.array.name),
+    ctx.known,
+  )
   // a loop inside may have tables of its own
-  const body = tabulateBlock(mark(rewritten), ctx, names)
+  const body = tabulateBlock(mark(rewritten), { ...ctx, known: withKnown(ctx.known, apart) }, names)
   // the tables are built when the loop runs at least twice and evaluates more than they cost
   const { build, unbuild, pays } = tableStatements(tables, counts, () => fresh(names, `${s.variable}$tj`), loc, false)
   return {
     kind: 'if',
-    pre: { kind: 'binary', op: '&&', left: guard, right: pays, type: 'bool', ...loc },
+    pre: withApart({ kind: 'binary', op: '&&', left: guard, right: pays, type: 'bool', ...loc }, apart, ctx.f),
     post: null,
     then: [...build, { ...s, body }, { kind: 'unchecked', body: unbuild, ...loc }],
     else: [s],
@@ -598,12 +609,24 @@ interface Context {
   effectful: ReadonlySet<string>
   /** For each function, which parameters it writes (the program's `writes`), when known. */
   writes?: ReadonlyMap<string, boolean[]>
+  /** The function (its array parameters may be one memory, see `apart.ts`). */
+  f: FunctionDef
+  /** The pairs of array parameters the enclosing \`if\`s proved apart. */
+  known: KnownApart
 }
 
 /** `body` with tables for its loops (outermost loops first; a loop's tabulated body is visited again). */
 function tabulateBlock(body: Stmt[], ctx: Context, names: Names): Stmt[] {
   return body.map((s): Stmt => {
     if (s.kind === 'for') return tabulateLoop(s, ctx, names) ?? { ...s, body: tabulateBlock(s.body, ctx, names) }
+    if (s.kind === 'if') {
+      const inThen = { ...ctx, known: knownApart(s.pre, ctx.known) }
+      return {
+        ...s,
+        then: tabulateBlock(s.then, inThen, names),
+        else: s.asWritten ? s.else : tabulateBlock(s.else, ctx, names),
+      }
+    }
     return nested(s, (b) => tabulateBlock(b, ctx, names))
   })
 }
@@ -626,5 +649,5 @@ export function tabulate(
     if (s.kind === 'alloc') taken.add(s.name)
     if (s.kind === 'for') taken.add(s.variable)
   })
-  return { ...f, body: tabulateBlock(f.body, { registry, effectful, writes }, { next: 0, taken }) }
+  return { ...f, body: tabulateBlock(f.body, { registry, effectful, writes, f, known: new Set() }, { next: 0, taken }) }
 }
