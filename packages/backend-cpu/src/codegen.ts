@@ -24,6 +24,7 @@ import {
 import {
   callsHost,
   exprChildren,
+  foldableBounds,
   flatten,
   hostNumber,
   inRun,
@@ -1724,31 +1725,6 @@ function foldsThrough(e: Expr): boolean {
   if (e.kind === 'binary' && (e.op === '&' || e.op === '|') && e.type === 'bool') return false
   if (e.kind === 'call') return FOLD_CALLS.has(e.callee)
   return e.kind !== 'field'
-}
-
-/** Whether an expression reads no element and calls nothing but \`len\`. */
-function loadFree(e: Expr): boolean {
-  if (e.kind === 'index' || e.kind === 'field') return false
-  if (e.kind === 'call' && e.callee !== 'len') return false
-  return exprChildren(e).every(loadFree)
-}
-
-/**
- * The array and index key of a bounds assert that a load may take over: \`$inrange(i, len(a))\`,
- * or \`!guard || $inrange(i, len(a))\`, where neither \`i\` nor \`guard\` reads an element (the
- * assert's line can go with nothing else).
- */
-function foldableBounds(s: Stmt): { array: string; index: string } | undefined {
-  if (s.kind !== 'assert' || s.check !== 'outOfBounds') return undefined
-  let c = s.cond
-  if (c.kind === 'binary' && c.op === '||') {
-    if (!loadFree(c.left)) return undefined
-    c = c.right
-  }
-  if (c.kind !== 'call' || c.callee !== '$inrange') return undefined
-  const [i, n] = c.args
-  if (!i || !loadFree(i) || n?.kind !== 'call' || n.callee !== 'len' || n.args[0]?.kind !== 'var') return undefined
-  return { array: n.args[0].name, index: key(i) }
 }
 
 /** Whether the head of a statement calls a host function (whose failures would come before the folded loads'). */

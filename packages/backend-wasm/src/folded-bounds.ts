@@ -26,15 +26,17 @@
  * The cpu backend does the same with `a[i] ?? rt.fail(…)` (`foldedBounds` in its `codegen.ts`).
  */
 import type { Expr, Stmt } from '@tenet/ir'
-import { callsHost, exprChildren, inRange, key, stmtExprs } from '@tenet/ir/backend'
+import {
+  type FoldableBounds,
+  callsHost,
+  exprChildren,
+  foldableBounds,
+  inRange,
+  key,
+  stmtExprs,
+} from '@tenet/ir/backend'
 
-/** A bounds assert before a statement that a load of its head may take over. */
-export interface FoldableBounds {
-  /** The array it checks (`len(array)`). */
-  array: string
-  /** The index's key (see `key`). */
-  index: string
-}
+export { type FoldableBounds, foldableBounds }
 
 /** Statements whose head may take over the bounds asserts before them. */
 export const FOLDING_HEADS: ReadonlySet<Stmt['kind']> = new Set(['update', 'if', 'alloc', 'assert'])
@@ -61,31 +63,6 @@ export function foldsThrough(e: Expr): boolean {
   if (e.kind === 'call') return FOLD_CALLS.has(e.callee)
   if (e.kind === 'binary') return e.op !== '**'
   return e.kind !== 'field'
-}
-
-/** Whether an expression reads no element and calls nothing but `len`. */
-function loadFree(e: Expr): boolean {
-  if (e.kind === 'index' || e.kind === 'field') return false
-  if (e.kind === 'call' && e.callee !== 'len') return false
-  return exprChildren(e).every(loadFree)
-}
-
-/**
- * The array and index key of a bounds assert that a load may take over: `$inrange(i, len(a))`, or
- * `!g || $inrange(i, len(a))`, where neither `i` nor `g` reads an element or calls anything but
- * `len` (so the assert can be left out with nothing else); undefined for any other statement.
- */
-export function foldableBounds(s: Stmt): FoldableBounds | undefined {
-  if (s.kind !== 'assert' || s.check !== 'outOfBounds') return undefined
-  let c = s.cond
-  if (c.kind === 'binary' && c.op === '||') {
-    if (!loadFree(c.left)) return undefined
-    c = c.right
-  }
-  if (c.kind !== 'call' || c.callee !== '$inrange') return undefined
-  const [i, n] = c.args
-  if (!i || !loadFree(i) || n?.kind !== 'call' || n.callee !== 'len' || n.args[0]?.kind !== 'var') return undefined
-  return { array: n.args[0].name, index: key(i) }
 }
 
 const not = (arg: Expr): Expr =>

@@ -28,6 +28,7 @@ export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-load
 export { runElements, type RunElement } from './run-elements.js'
 export { hostNumber } from './host-result.js'
 export { exprChildren, stmtExprs, valueReads } from './stmt-exprs.js'
+export { foldableBounds, loadFree, type FoldableBounds } from './foldable-bounds.js'
 export {
   optimize,
   PASS_NAMES,
