@@ -243,11 +243,13 @@ export class CodeGenerator {
         `[${JSON.stringify(n)}]: [${this.fnName(n, false)}, ${this.resultsName(n, false)}, ${this.fnName(n, true)}, ${this.resultsName(n, true)}${this.hasLean(n) ? `, ${this.leanName(n)}` : ''}]`,
     )
     // the caches of the \`$apart\` sites, and the test: no shared memory (not one array, not two
-    // views of one buffer whose byte ranges overlap); anything else than a typed array is not apart
+    // views of one buffer whose byte ranges overlap); anything else than a typed array is not apart.
+    // An answer is cached only where it cannot change while the arrays stay the same objects: two
+    // views of one resizable (or growable) buffer change their byte ranges as it resizes
     if (this.apartCount) {
       for (let k = 0; k < this.apartCount; k++) parts.push(`const AP${k} = [null, null, false];`)
       parts.push(
-        'function $apart(c, a, b) { if (c[0] === a && c[1] === b) return c[2]; const r = a !== b && ArrayBuffer.isView(a) && ArrayBuffer.isView(b) && (a.buffer !== b.buffer || a.byteOffset + a.byteLength <= b.byteOffset || b.byteOffset + b.byteLength <= a.byteOffset); c[0] = a; c[1] = b; c[2] = r; return r; }',
+        'function $apart(c, a, b) { if (c[0] === a && c[1] === b) return c[2]; const v = ArrayBuffer.isView(a) && ArrayBuffer.isView(b); const r = a !== b && v && (a.buffer !== b.buffer || a.byteOffset + a.byteLength <= b.byteOffset || b.byteOffset + b.byteLength <= a.byteOffset); if (!v || a.buffer !== b.buffer || !(a.buffer.resizable || a.buffer.growable)) { c[0] = a; c[1] = b; c[2] = r; } return r; }',
       )
     }
     parts.push(`return {${table.join(', ')}};`)

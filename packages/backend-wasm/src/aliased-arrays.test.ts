@@ -276,3 +276,37 @@ describe('aliased array parameters: values computed once before a loop', () => {
       })
     })
 })
+
+describe('the cpu backend caches $apart only where the answer cannot change', () => {
+  // two views of one resizable buffer keep their identity while their byte ranges change: an
+  // answer cached while one was empty must not be reused once it overlaps the other again
+  const columns = `fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {
+  for l in 0..n {
+    for j in 0..m { y[j + m * l] += x[j + m * l] * cos(theta[j]) }
+  }
+}`
+  const show = (a: unknown[]) => a.map((x) => `[${Array.from(x as Float64Array).join(',')}]`).join(' ')
+  for (const [name, ref] of [
+    ['cpuC', 'refC'],
+    ['cpuU', 'refU'],
+  ] as const)
+    it(`a view of a resizable buffer that comes back over another one is not apart (${name})`, () => {
+      const f = backends[name].compile(columns).g!
+      const rab = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer)(88, {
+        maxByteLength: 160,
+      })
+      const y = new Float64Array(rab, 0, 10)
+      const x = new Float64Array(rab, 8, 10) // x[q] is y[q + 1]
+      const theta = Float64Array.of(0.1, 0.2, 0.3, 0.4, 0.5)
+      ;(rab as unknown as { resize(n: number): void }).resize(80) // x out of bounds (empty): apart
+      expect(raisedError(() => f(y, x, theta, 0, 2))).toBe('no error')
+      ;(rab as unknown as { resize(n: number): void }).resize(88) // x over y again
+      for (let i = 0; i < 11; i++) new Float64Array(rab)[i] = 0.1 + 0.3 * i
+      const got = `${raisedError(() => f(y, x, theta, 5, 2))} || ${show([y, x])}`
+      const buf = Float64Array.from({ length: 11 }, (_, i) => 0.1 + 0.3 * i).buffer
+      const y2 = new Float64Array(buf, 0, 10)
+      const x2 = new Float64Array(buf, 8, 10)
+      const want = `${raisedError(() => backends[ref].compile(columns).g!(y2, x2, Float64Array.from(theta), 5, 2))} || ${show([y2, x2])}`
+      expect(got).toBe(want)
+    })
+})

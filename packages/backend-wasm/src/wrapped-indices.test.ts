@@ -137,3 +137,27 @@ describe('hoist-bounds: indices whose i32 arithmetic wraps', () => {
     expect(passed).toBeGreaterThan(5)
   })
 })
+
+describe('an index the loop does not change, written with the loop variable', () => {
+  // `x[l * 0]` (or an inlined `x[l * s]` called with s = 0): its bounds assert is checked once
+  // before the loop, at the loop's first value (the variable is not bound there)
+  for (const index of ['l * 0', 'k + (l - l)', '0 * l + 2 * k'])
+    it(`x[${index}]: the reference's values and errors (cpu, wasm, checks on)`, () => {
+      const src = `fn f(x: f64[], k: i32, n: i32) {
+  for l in 0..n {
+    x[${index}] += 1.0
+  }
+}`
+      for (const [k, n] of [
+        [1, 3],
+        [9, 2],
+        [9, 0],
+        [-1, 1],
+      ]) {
+        const r = runAll(src, () => [new Float64Array(8), k, n])
+        expect([r.cpu, r.wasm]).toEqual([r.ref, r.ref])
+        // (checks off: the arrays are not restored on failure, so the code and place only)
+        expect(codeAndPlace(r.wasmHoisted)).toBe(codeAndPlace(r.ref))
+      }
+    })
+})

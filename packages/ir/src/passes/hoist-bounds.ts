@@ -247,8 +247,19 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
       continue
     }
     if (h.invariant) {
-      // an index the loop does not change: checked once
-      hoisted.push({ ...a, cond: bin('||', not(runs), a.cond) })
+      // an index the loop does not change: checked once (where it names the loop variable, as in
+      // \`x[l * 0]\`, at the loop's first value: the variable is not bound before the loop)
+      const index = (a.cond as CallExpr).args[0]!
+      if (!readNames(index).has(s.variable)) {
+        hoisted.push({ ...a, cond: bin('||', not(runs), a.cond) })
+        continue
+      }
+      const w = h.at(first)
+      hoisted.push({
+        ...a,
+        cond: bin('||', not(runs), { ...(a.cond as CallExpr), args: [w, h.length] }),
+        args: a.args.map((x, k) => (k === 1 ? w : x)),
+      })
       continue
     }
     // the index at the end the loop visits first (A) and at the other (B), as the program computes
