@@ -161,7 +161,8 @@ function hoistBlock(body: Stmt[], ctx: Context): Stmt[] {
   return body.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'if':
-        return [{ ...s, then: hoistBlock(s.then, ctx), else: hoistBlock(s.else, ctx) }]
+        // (an alias guard's fallback, \`asWritten\`, stays the program as written)
+        return [{ ...s, then: hoistBlock(s.then, ctx), else: s.asWritten ? s.else : hoistBlock(s.else, ctx) }]
       case 'while':
       case 'unchecked':
         return [{ ...s, body: hoistBlock(s.body, ctx) } as Stmt]

@@ -407,7 +407,13 @@ function hoistLoop(
           return x.value.kind === 'emptystack' ? x : { ...x, value: rewrite(x.value, every) }
         case 'if':
           // the condition runs every time the `if` does; the branches do not
-          return { ...x, pre: rewrite(x.pre, every), then: block(x.then, false), else: block(x.else, false) }
+          // (an alias guard's fallback, \`asWritten\`, stays the program as written)
+          return {
+            ...x,
+            pre: rewrite(x.pre, every),
+            then: block(x.then, false),
+            else: x.asWritten ? x.else : block(x.else, false),
+          }
         case 'for':
           return {
             ...x,
@@ -479,7 +485,7 @@ function hoistInvariantsBlock(
           {
             ...s,
             then: hoistInvariantsBlock(s.then, names, effectful, known),
-            else: hoistInvariantsBlock(s.else, names, effectful, known),
+            else: s.asWritten ? s.else : hoistInvariantsBlock(s.else, names, effectful, known),
           },
         ]
         break
