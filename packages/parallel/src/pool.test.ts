@@ -86,6 +86,20 @@ describe('createPool', () => {
 })
 
 describe('createPool: claiming and warm-up', () => {
+  it('with failures in several home segments, the lowest-numbered failing task is reported, for 1–3 workers', async () => {
+    // 30 tasks: failures in the first, middle and last segments (of 2, 3 or 4 claiming threads)
+    const list = Array.from({ length: 30 }, (_, t) => ([4, 17, 25, 29].includes(t) ? -1 : [t * 100, 100 + t]))
+    for (const workers of [1, 2, 3]) {
+      const pool = await createPool({ module: fixture, init: { scale: 1 }, workers })
+      for (let r = 0; r < 5; r++) expect(() => pool.sum(list, 2), `${workers} workers`).toThrow(/task 4 failed/)
+      // and a failure only at the very end, in the last thread's segment
+      const late = [...tasks, ...tasks, -1]
+      for (let r = 0; r < 5; r++) expect(() => pool.map(late, 2)).toThrow(/task 26 failed/)
+      expect(pool.sum(tasks, 2)).toEqual(pool.sum(tasks, 2))
+      await pool.close()
+    }
+  })
+
   it('threads claim tasks: a slow calling thread runs fewer, the rows are the same', async () => {
     const pool = await createPool({ module: whoRan, init: { callerSleepMs: 20 }, workers: 1 })
     const ts = Array.from({ length: 24 }, (_, t) => t)
@@ -93,8 +107,9 @@ describe('createPool: claiming and warm-up', () => {
     // every task ran once, into its own row
     expect(Array.from({ length: 24 }, (_, t) => rows[2 * t])).toEqual(ts)
     const byWorker = ts.filter((t) => rows[2 * t + 1] !== 0).length
-    // the worker (no sleep) claims tasks while the caller sleeps; a static half would be 12
-    expect(byWorker).toBeGreaterThan(0)
+    // the worker (no sleep) runs its home half (12) and takes the caller's from its back while the
+    // caller sleeps: a static half would be 12
+    expect(byWorker).toBeGreaterThan(12)
     expect(pool.sum(ts, 2)[0]).toBe((23 * 24) / 2)
     await pool.close()
   })
@@ -210,16 +225,23 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
     expect(AUTO_SPIN_CAP_MS).toBe(0.2)
   })
 
-  it("with 'auto', idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
-    const pool = await createPool({ module: fixture, init: { scale: 1 }, workers: 2, spinMicroseconds: 'auto' })
-    const list = pool.taskList(Array.from({ length: 16 }, (_, t) => [t * 200_000, 200_000]))
-    for (let r = 0; r < 5; r++) pool.sum(list, 2)
-    const before = process.cpuUsage()
-    // (the calling thread sleeps in its event loop; a worker spinning on would use this CPU)
-    await new Promise((ok) => setTimeout(ok, 300))
-    const used = process.cpuUsage(before)
-    await pool.close()
-    expect((used.user + used.system) / 1000).toBeLessThan(20)
+  it("with 'auto' (the default), idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
+    for (const spin of ['auto', undefined] as const) {
+      const pool = await createPool({
+        module: fixture,
+        init: { scale: 1 },
+        workers: 2,
+        ...(spin ? { spinMicroseconds: spin } : {}),
+      })
+      const list = pool.taskList(Array.from({ length: 16 }, (_, t) => [t * 200_000, 200_000]))
+      for (let r = 0; r < 5; r++) pool.sum(list, 2)
+      const before = process.cpuUsage()
+      // (the calling thread sleeps in its event loop; a worker spinning on would use this CPU)
+      await new Promise((ok) => setTimeout(ok, 300))
+      const used = process.cpuUsage(before)
+      await pool.close()
+      expect((used.user + used.system) / 1000, String(spin)).toBeLessThan(20)
+    }
   })
 
   it('close ends every worker (twice is harmless); an unclosed pool does not keep a process alive', async () => {

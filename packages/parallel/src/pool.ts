@@ -26,15 +26,15 @@ import {
   CTRL_FAILED,
   CTRL_GEN,
   CTRL_LIST,
-  CTRL_NEXT,
   CTRL_OUTLEN,
   CTRL_POSTED,
   CTRL_ROUNDS,
   CTRL_STOP,
   CTRL_STRIDE,
-  CTRL_WORDS,
   callerSpinMs,
   claimTasks,
+  ctrlWords,
+  resetSegments,
   rowStride,
   type TaskFailure,
   type TaskFunction,
@@ -61,7 +61,7 @@ export interface PoolOptions {
   callerRuns?: boolean
   /**
    * How long a thread that waits — a worker for the next call, the caller for the workers — spins
-   * before it sleeps in `Atomics.wait`: microseconds (default 0: sleep at once), or `'auto'`. A
+   * before it sleeps in `Atomics.wait`: microseconds (0: sleep at once), or `'auto'` (the default). A
    * sleeping thread takes tens of microseconds to wake (measured on a 2-core VM: a calling thread
    * asleep resumed a median 33 µs after the worker's notify, a spinning one 1 µs), more on a VM
    * whose idle vCPU has halted, so a spin about as long as the wait saves that. Where the threads
@@ -69,8 +69,12 @@ export interface PoolOptions {
    * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
    * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
    * task time in the call (a running worker finishes within about one task); a worker, after a
-   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms (on the loaded
-   * machine: 3–5% more CPU per BA call at ba1 size, the wake-ups it saves are rare there).
+   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms. It is the
+   * default because calls made back to back (an optimiser's loop) then find the workers awake: on
+   * a 2-core VM whose pool had the cores (the BA Jacobian at ba1 size, two threads) a sleeping
+   * worker waited 0.33–0.60 ms per 2 ms call to run again, a spinning one 0.14–0.21 ms, for the
+   * same CPU per call (see the README, *Measured*); where the cores are shared with other work it
+   * costs at most about a sixteenth more CPU per call.
    */
   spinMicroseconds?: number | 'auto'
 }
@@ -171,7 +175,7 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       : /^[a-z]+:/.test(options.module)
         ? options.module
         : pathToFileURL(options.module).href
-  const spinMicroseconds = options.spinMicroseconds ?? 0
+  const spinMicroseconds = options.spinMicroseconds ?? 'auto'
   const auto = spinMicroseconds === 'auto'
   if (!auto && !(spinMicroseconds >= 0))
     parallelError(
@@ -179,14 +183,25 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     )
   /** The fixed spin in milliseconds; -1: adaptive (the workers read it so too). */
   const spinMs = auto ? -1 : (spinMicroseconds as number) / 1000
-  const ctrl = new Int32Array(new SharedArrayBuffer(CTRL_WORDS * 4))
+  const callerRuns = options.callerRuns ?? true
+  /** The threads that claim a call's tasks: the workers, and the calling thread (slot 0) when it runs tasks. */
+  const claiming = count + (callerRuns ? 1 : 0)
+  const ctrl = new Int32Array(new SharedArrayBuffer(ctrlWords(claiming) * 4))
   const threads: Thread[] = []
   const ready: Array<Promise<void>> = []
   for (let w = 0; w < count; w++) {
     const { port1, port2 } = new MessageChannel()
     // no inherited flags: a test runner's `--conditions=source` would make the workers load TypeScript sources
     const worker = new Worker(builtFile('worker-entry.js'), {
-      workerData: { module: moduleUrl, init: options.init, ctrl, port: port2, spinMs },
+      workerData: {
+        module: moduleUrl,
+        init: options.init,
+        ctrl,
+        port: port2,
+        spinMs,
+        slot: w + (callerRuns ? 1 : 0),
+        threads: claiming,
+      },
       transferList: [port2],
       execArgv: [],
     })
@@ -208,7 +223,6 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     throw e
   }
   // the calling thread's own copy of the task function
-  const callerRuns = options.callerRuns ?? true
   const local = callerRuns ? await ((await import(moduleUrl)) as WorkerModule).setup(options.init) : undefined
   let closed = false
   /**
@@ -267,7 +281,7 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     const warm = rounds > 0
     Atomics.store(ctrl, CTRL_DONE, 0)
     Atomics.store(ctrl, CTRL_FAILED, 0)
-    Atomics.store(ctrl, CTRL_NEXT, 0)
+    resetSegments(ctrl, claiming)
     Atomics.store(ctrl, CTRL_LIST, list)
     Atomics.store(ctrl, CTRL_BLOCK, out.id)
     Atomics.store(ctrl, CTRL_OUTLEN, outLength)
@@ -290,7 +304,21 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
     if (local)
       failure = warm
         ? warmLocal(local, tasks, outLength, rounds)
-        : claimTasks(local, tasks, outLength, stride, out.block, ctrl, out.done, generation, false, ran, take)
+        : claimTasks(
+            local,
+            tasks,
+            outLength,
+            stride,
+            out.block,
+            ctrl,
+            out.done,
+            generation,
+            0,
+            claiming,
+            false,
+            ran,
+            take,
+          )
     // no task left to claim: while the workers finish theirs, take the finished rows in task order
     if (take && !failure) take()
     // wait for the workers (each counts itself done, failed or not)

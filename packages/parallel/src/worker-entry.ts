@@ -46,8 +46,11 @@ interface Data {
   ctrl: Int32Array
   port: MessagePort
   spinMs: number
+  /** This thread's home segment of every call's tasks, and how many threads claim them (see \`claimTasks\`). */
+  slot: number
+  threads: number
 }
-const { module, init, ctrl, port, spinMs } = workerData as Data
+const { module, init, ctrl, port, spinMs, slot, threads } = workerData as Data
 
 let task: TaskFunction
 try {
@@ -86,7 +89,19 @@ for (;;) {
     failure =
       rounds > 0
         ? warmLocal(task, tasks, outLength, rounds, true)
-        : claimTasks(task, tasks, outLength, Atomics.load(ctrl, CTRL_STRIDE), block.array, ctrl, block.done, seen, true)
+        : claimTasks(
+            task,
+            tasks,
+            outLength,
+            Atomics.load(ctrl, CTRL_STRIDE),
+            block.array,
+            ctrl,
+            block.done,
+            seen,
+            slot,
+            threads,
+            true,
+          )
   } catch (e) {
     // (not a task's error: the call itself went wrong here; the caller must not wait forever)
     failure = taskFailure(-1, true, e)
