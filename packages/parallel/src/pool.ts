@@ -69,8 +69,7 @@ export interface PoolOptions {
    * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
    * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
    * task time in the call (a running worker finishes within about one task); a worker, after a
-   * call, for a sixteenth of the time since it woke for the call before (about one call when calls
-   * come back to back); neither for more than 0.2 ms. It is the
+   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms. It is the
    * default because calls made back to back (an optimiser's loop) then find the workers awake: on
    * a 2-core VM whose pool had the cores (the BA Jacobian at ba1 size, two threads) a sleeping
    * worker waited 0.33–0.60 ms per 2 ms call to run again, a spinning one 0.14–0.21 ms, for the
