@@ -37,7 +37,7 @@ export interface GradientPool {
 /** Options of `tenetGradientPool` (the function and its loss, and the pool's size). */
 export interface GradientPoolOptions extends TenetGradientInit {
   workers?: number
-  /** How waiting threads spin before they sleep (see `PoolOptions.spinMicroseconds`; default `'auto'`). */
+  /** How waiting threads spin before they sleep (see `PoolOptions.spinMicroseconds`; default 0). */
   spinMicroseconds?: number | 'auto'
 }
 

@@ -225,7 +225,7 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
     expect(AUTO_SPIN_CAP_MS).toBe(0.2)
   })
 
-  it("with 'auto' (the default), idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
+  it("with 'auto' or the default, idle workers go to sleep: an idle pool uses (almost) no CPU", async () => {
     for (const spin of ['auto', undefined] as const) {
       const pool = await createPool({
         module: fixture,

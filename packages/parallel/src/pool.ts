@@ -61,7 +61,7 @@ export interface PoolOptions {
   callerRuns?: boolean
   /**
    * How long a thread that waits — a worker for the next call, the caller for the workers — spins
-   * before it sleeps in `Atomics.wait`: microseconds (0: sleep at once), or `'auto'` (the default). A
+   * before it sleeps in `Atomics.wait`: microseconds (default 0: sleep at once), or `'auto'`. A
    * sleeping thread takes tens of microseconds to wake (measured on a 2-core VM: a calling thread
    * asleep resumed a median 33 µs after the worker's notify, a spinning one 1 µs), more on a VM
    * whose idle vCPU has halted, so a spin about as long as the wait saves that. Where the threads
@@ -69,12 +69,12 @@ export interface PoolOptions {
    * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
    * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
    * task time in the call (a running worker finishes within about one task); a worker, after a
-   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms. It is the
-   * default because calls made back to back (an optimiser's loop) then find the workers awake: on
-   * a 2-core VM whose pool had the cores (the BA Jacobian at ba1 size, two threads) a sleeping
-   * worker waited 0.33–0.60 ms per 2 ms call to run again, a spinning one 0.14–0.21 ms, for the
-   * same CPU per call (see the README, *Measured*); where the cores are shared with other work it
-   * costs at most about a sixteenth more CPU per call.
+   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms. Measured on a
+   * 2-core VM whose pool had the cores: for back-to-back BA Jacobians at ba1 size (2 ms calls)
+   * a sleeping worker waited 0.33–0.60 ms per call to run again, a spinning one 0.14–0.21 ms, for
+   * the same CPU; but the GMM gradient at d = 2, n = 10³ (0.3 ms calls) used 1.3× the CPU of one
+   * thread with `'auto'` against 1.2× without, and two threads were slower than one (0.75–0.79×
+   * against 0.83–0.85×): so it is not the default.
    */
   spinMicroseconds?: number | 'auto'
 }
@@ -175,7 +175,7 @@ export async function createPool(options: PoolOptions): Promise<Pool> {
       : /^[a-z]+:/.test(options.module)
         ? options.module
         : pathToFileURL(options.module).href
-  const spinMicroseconds = options.spinMicroseconds ?? 'auto'
+  const spinMicroseconds = options.spinMicroseconds ?? 0
   const auto = spinMicroseconds === 'auto'
   if (!auto && !(spinMicroseconds >= 0))
     parallelError(

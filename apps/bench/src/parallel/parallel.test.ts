@@ -79,9 +79,9 @@ describe('the thread rows’ pools', () => {
     expect(baRanges(36455).length).toBe(73)
   })
 
-  it("the rows' spin: 'auto' (the pools' default) unless TENET_POOL_SPIN says microseconds", () => {
-    expect(poolSpin(undefined)).toBe('auto')
-    expect(poolSpin('')).toBe('auto')
+  it("the rows' spin: 0 unless TENET_POOL_SPIN says 'auto' or microseconds", () => {
+    expect(poolSpin(undefined)).toBe(0)
+    expect(poolSpin('')).toBe(0)
     expect(poolSpin('auto')).toBe('auto')
     expect(poolSpin('0')).toBe(0)
     expect(poolSpin('50')).toBe(50)

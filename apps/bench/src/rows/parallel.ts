@@ -25,14 +25,14 @@ const threads = Math.max(2, availableParallelism())
 const WARM_UP_ROUNDS = 3
 /**
  * How the pools' threads wait (`spinMicroseconds`): from the environment variable
- * `TENET_POOL_SPIN`, `'auto'` (spins bounded by the work) or microseconds (0: sleep at once, to
- * compare); unset, `'auto'`, the pools' default. With the cores to itself (a boosted session on the
- * 2-core development machine) the BA ba1 thread row ran 1.51–1.84× faster than one thread with
- * `'auto'` and 0.95–1.67× with 0 (a sleeping worker often ran again late in a 2 ms call), for the
- * same CPU per call; see `@tenet/parallel`'s README, *Measured*.
+ * `TENET_POOL_SPIN`, `'auto'` (spins bounded by the work) or microseconds; unset, 0 (sleep at
+ * once). On the loaded development machine `'auto'` cost 5–10% more CPU per BA call at ba1 size
+ * and saved nothing measurable; on a quiet machine it may save a wake-up per call (a sleeping
+ * calling thread resumed a median 33 µs after the worker's notify there, a spinning one 1 µs).
  */
 export function poolSpin(env = process.env.TENET_POOL_SPIN): number | 'auto' {
-  if (env === undefined || env === '' || env === 'auto') return 'auto'
+  if (env === undefined || env === '') return 0
+  if (env === 'auto') return 'auto'
   const us = Number(env)
   if (!(us >= 0)) throw new Error(`TENET_POOL_SPIN must be 'auto' or a non-negative number of microseconds, got ${env}`)
   return us
