@@ -205,10 +205,14 @@ export function callerSpinMs(busyMs: number, tasks: number): number {
 }
 
 /**
- * The adaptive spin of a worker between calls (`'auto'`): a sixteenth of its time in the last call,
- * at most `AUTO_SPIN_CAP_MS`, so that calls made back to back (an optimiser's loop) find it awake,
- * at a cost of at most about 6% more CPU when they are not.
+ * The adaptive spin of a worker between calls (`'auto'`): a sixteenth of `periodMs`, the time from
+ * its wake-up for the previous call to the end of the last one (about one call when calls come
+ * back to back), at most `AUTO_SPIN_CAP_MS`, so that calls made back to back (an optimiser's loop)
+ * find it awake, at a cost of at most about a sixteenth more CPU when they are not. (Its own time
+ * in the last call would not do: a worker woken so late that the other threads had already run
+ * every task worked for no time, slept at once, and was as late for the next call, call after
+ * call: seen on a 2-core VM, a two-thread BA call as slow as one thread.)
  */
-export function workerSpinMs(busyMs: number): number {
-  return Math.min(AUTO_SPIN_CAP_MS, busyMs / 16)
+export function workerSpinMs(periodMs: number): number {
+  return Math.min(AUTO_SPIN_CAP_MS, periodMs / 16)
 }

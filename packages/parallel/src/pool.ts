@@ -69,12 +69,13 @@ export interface PoolOptions {
    * made a pool call of no-op tasks 415 µs instead of 15 µs on a loaded 2-core machine). `'auto'`
    * bounds each spin by the work: the calling thread, out of tasks, spins for up to twice its mean
    * task time in the call (a running worker finishes within about one task); a worker, after a
-   * call, for a sixteenth of its time in that call; neither for more than 0.2 ms. Measured on a
+   * call, for a sixteenth of the time since it woke for the call before (about one call when calls
+   * come back to back); neither for more than 0.2 ms. Measured on a
    * 2-core VM whose pool had the cores: for back-to-back BA Jacobians at ba1 size (2 ms calls)
    * a sleeping worker waited 0.33–0.60 ms per call to run again, a spinning one 0.14–0.21 ms, for
-   * the same CPU; but the GMM gradient at d = 2, n = 10³ (0.3 ms calls) used 1.3× the CPU of one
-   * thread with `'auto'` against 1.2× without, and two threads were slower than one (0.75–0.79×
-   * against 0.83–0.85×): so it is not the default.
+   * the same CPU; but for the GMM gradient at d = 2, n = 10³ (0.3 ms calls) two threads ran
+   * 0.65–0.79× as fast as one in 8 of 10 runs with `'auto'`, against 0.83–1.41× (median 0.85×) in
+   * 9 runs without: so it is not the default.
    */
   spinMicroseconds?: number | 'auto'
 }

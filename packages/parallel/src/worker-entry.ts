@@ -2,8 +2,9 @@
  * The code every pool thread runs: load the worker module, call its `setup(init)`, say ready,
  * then serve calls until the pool stops. The thread does not go back to its event loop between
  * calls: it waits on the call generation word (`CTRL_GEN`, spinning briefly, then in
- * `Atomics.wait`; with `spinMicroseconds: 'auto'` it spins first for a sixteenth of its time in the
- * last call, at most 0.2 ms), so a call wakes it with one `Atomics.notify` instead of a message. What a call
+ * `Atomics.wait`; with `spinMicroseconds: 'auto'` it spins first for a sixteenth of the time from
+ * the previous call's start to the last call's end, at most 0.2 ms), so a call wakes it with one
+ * `Atomics.notify` instead of a message. What a call
  * needs that is not a number — a task list, an output block — reaches the thread as a message
  * once, when it is new (`CTRL_POSTED` counts them; the thread reads them with
  * `receiveMessageOnPort`), and is kept by id; a call names its list and block in control words.
@@ -70,6 +71,8 @@ const blocks = new Map<number, { array: Float64Array; done: Int32Array }>([
 let received = 0
 /** How long to spin before sleeping until the next call (`spinMs` < 0: adaptive, `workerSpinMs`). */
 let spin = Math.max(0, spinMs)
+/** When this thread woke for the previous call (−1: none yet). */
+let lastWoke = -1
 for (;;) {
   seen = waitWhile(ctrl, CTRL_GEN, seen, spin)
   const woke = performance.now()
@@ -112,6 +115,10 @@ for (;;) {
   }
   Atomics.add(ctrl, CTRL_DONE, 1)
   Atomics.notify(ctrl, CTRL_DONE)
-  if (spinMs < 0) spin = workerSpinMs(performance.now() - woke)
+  // (measured from the previous call's wake-up, not this call's: a worker woken so late that the
+  // other threads had run every task did no work in the call, and sleeping at once it would be
+  // as late for the next call made back to back, call after call)
+  if (spinMs < 0) spin = workerSpinMs(performance.now() - (lastWoke >= 0 ? lastWoke : woke))
+  lastWoke = woke
 }
 port.close()
