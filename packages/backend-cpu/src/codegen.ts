@@ -1185,13 +1185,18 @@ class FunctionEmitter {
               t !== 'bool' &&
               this.program.registry.findNumberSystem(t)?.float === true &&
               !this.program.registry.findNumberSystem(t)?.arithmetic))
-        const old = zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         // (the value's loads take over its asserts where the update's code is the value once, in
-        // place: not through a number system's own update or rounding code)
+        // place: not through a number system's own update or rounding code; and the load of the
+        // element's old value, evaluated first, takes over the target's own assert, the first of
+        // the statement's: `a[i] = ((a[i] ?? rt.fail(…)) + v)`)
         const plainUpdate =
           FOLD_TYPES.has(t as string) &&
           (s.op === '+=' || s.op === '-=' || s.op === '^=' || (t === 'f64' && (s.op === '*=' || s.op === '/=')))
-        const v = this.folding(plainUpdate ? fold : undefined, () => this.expr(s.value))
+        let old = '0'
+        const v = this.folding(plainUpdate ? fold : undefined, () => {
+          if (!zeroOld && !zeroVar) old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
+          return this.expr(s.value)
+        })
         let code: string
         switch (s.op) {
           case '+=':
@@ -1768,7 +1773,7 @@ const unmark = (line: string): string => line.replace(FOLD_MARK, '')
 /** A line left out of the function (an assert a load took over). */
 const DROPPED = '\u0003'
 /** Element types whose loads may take over a bounds assert: plain numbers and flags of typed arrays, no plugin code around them. */
-const FOLD_TYPES: ReadonlySet<string> = new Set(['f64', 'i32', 'bool'])
+const FOLD_TYPES: ReadonlySet<string> = new Set(['f64', 'f32', 'i32', 'bool'])
 /** Statements whose head may take over the bounds asserts before it (see \`foldedBounds\`). */
 const FOLDING_HEADS: ReadonlySet<Stmt['kind']> = new Set(['update', 'if', 'alloc', 'assert'])
 /** Calls whose code evaluates each argument once, in order, where the call is (see \`foldsThrough\`). */
