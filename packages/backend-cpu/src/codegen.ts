@@ -564,8 +564,7 @@ class FunctionEmitter {
           key(e.left) === key(e.right) &&
           !key(e.left).includes('$host')
         if (e.op === '*' && same) return true
-        if (e.op === '**')
-          return e.right.kind === 'num' && Number.isInteger(e.right.value) && e.right.value % 2 === 0
+        if (e.op === '**') return e.right.kind === 'num' && Number.isInteger(e.right.value) && e.right.value % 2 === 0
         if (e.op === '+' || e.op === '*' || e.op === '/')
           return this.neverNegative(e.left) && this.neverNegative(e.right)
         return false

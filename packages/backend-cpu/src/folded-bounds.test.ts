@@ -74,7 +74,7 @@ describe('bounds asserts folded into loads (cpu, checks on)', () => {
     expect(js).not.toMatch(/if \(!\(p[23] >>> 0 </)
   })
 
-  it('folds an updated element\'s assert into the load of its old value only while the failures keep their order', () => {
+  it("folds an updated element's assert into the load of its old value only while the failures keep their order", () => {
     // the value's load made first (a shared value computed on a line before the update), then the
     // target's: the target's assert, first of the statement's, stays an \`if\`
     const src = `fn f(x: f64[], a: f64[], k: i32, i: i32) {
