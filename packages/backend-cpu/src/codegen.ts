@@ -542,6 +542,45 @@ class FunctionEmitter {
     }
   }
 
+  /**
+   * Whether the value of \`e\` (f64 or f32, every operation of it rounded as the generator emits it)
+   * is never −0 nor negative: NaN, +0, positive or +∞. A literal that is; a local of
+   * \`nonNegative\`; the square \`x * x\` of one name or element (\`x ** n\` for an even literal n);
+   * \`+\`, \`*\`, \`/\` of two such values; \`Math.sqrt\` of one (sqrt(−0) is −0), \`Math.abs\` and
+   * \`Math.exp\` of anything. Rounding to f32 keeps the property (a positive value rounds to +0 or
+   * more). Then \`0 + e\` is \`e\` bit for bit, since the sum differs from \`e\` only for \`e = −0\`.
+   */
+  private neverNegative(e: Expr): boolean {
+    if (e.type !== 'f64' && e.type !== 'f32') return false
+    switch (e.kind) {
+      case 'num':
+        return !(e.value < 0) && !Object.is(e.value, -0)
+      case 'var':
+        return this.nonNegative.has(e.name)
+      case 'binary': {
+        const same =
+          (e.left.kind === 'var' || e.left.kind === 'index') &&
+          e.left.kind === e.right.kind &&
+          key(e.left) === key(e.right) &&
+          !key(e.left).includes('$host')
+        if (e.op === '*' && same) return true
+        if (e.op === '**') return e.right.kind === 'num' && Number.isInteger(e.right.value) && e.right.value % 2 === 0
+        if (e.op === '+' || e.op === '*' || e.op === '/')
+          return this.neverNegative(e.left) && this.neverNegative(e.right)
+        return false
+      }
+      case 'call': {
+        if (e.args.length !== 1 || e.callee.startsWith('$')) return false
+        const spec = this.program.registry.findPrimitive(e.callee)
+        const emit = spec?.kind === 'pure' ? spec.emit?.cpu?.('x') : undefined
+        if (emit === 'Math.abs(x)' || emit === 'Math.exp(x)') return true
+        return emit === 'Math.sqrt(x)' && this.neverNegative(e.args[0]!)
+      }
+      default:
+        return false
+    }
+  }
+
   private roundValue(t: ScalarTypeName | undefined, v: number): number {
     const r = t ? this.program.registry.findNumberSystem(t)?.round : undefined
     return r ? r.evaluate(v) : v
@@ -946,6 +985,14 @@ class FunctionEmitter {
    * \`x === 0\`, the same answer for +0 and NaN whatever the tolerance.
    */
   private readonly undoneLocals = new Set<string>()
+  /**
+   * The float (f64, f32) scalar locals, by IR name, that hold a value that is never −0 nor
+   * negative (see \`neverNegative\`) and that nothing has written since: a first update of a fresh
+   * ancilla by such a value, or an undoing update (\`V − V\`, +0 or NaN). Forgotten as
+   * \`undoneLocals\` are (at any statement other than an update, an assert, an allocation or a
+   * deallocation) and at the end of every block.
+   */
+  private readonly nonNegative = new Set<string>()
 
   private block(body: Stmt[]): void {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
@@ -1007,6 +1054,7 @@ class FunctionEmitter {
     this.reusedArrays = savedArrays
     this.kept = savedKept
     ;[this.zeroMarks, this.addedToZero, this.flatIndex] = savedMarks
+    this.nonNegative.clear()
   }
 
   /**
@@ -1106,8 +1154,10 @@ class FunctionEmitter {
 
   /** Emits a statement; \`fold\`: the bounds asserts just before it that its head's loads may take over (see \`foldedBounds\`). */
   private stmt(s: Stmt, fold?: PendingBounds[]): void {
-    if (s.kind !== 'update' && s.kind !== 'assert' && s.kind !== 'alloc' && s.kind !== 'dealloc')
+    if (s.kind !== 'update' && s.kind !== 'assert' && s.kind !== 'alloc' && s.kind !== 'dealloc') {
       this.undoneLocals.clear()
+      this.nonNegative.clear()
+    } else if (s.kind === 'alloc' || s.kind === 'dealloc') this.nonNegative.delete(s.name)
     switch (s.kind) {
       case 'update': {
         const t = (s.target as { type?: ScalarTypeName }).type
@@ -1134,13 +1184,18 @@ class FunctionEmitter {
               t !== 'bool' &&
               this.program.registry.findNumberSystem(t)?.float === true &&
               !this.program.registry.findNumberSystem(t)?.arithmetic))
-        const old = zeroOld || zeroVar ? '0' : (loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target)))
         // (the value's loads take over its asserts where the update's code is the value once, in
-        // place: not through a number system's own update or rounding code)
+        // place: not through a number system's own update or rounding code; and the load of the
+        // element's old value, evaluated first, takes over the target's own assert, the first of
+        // the statement's: `a[i] = ((a[i] ?? rt.fail(…)) + v)`)
         const plainUpdate =
           FOLD_TYPES.has(t as string) &&
           (s.op === '+=' || s.op === '-=' || s.op === '^=' || (t === 'f64' && (s.op === '*=' || s.op === '/=')))
-        const v = this.folding(plainUpdate ? fold : undefined, () => this.expr(s.value))
+        let old = '0'
+        const v = this.folding(plainUpdate ? fold : undefined, () => {
+          if (!zeroOld && !zeroVar) old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
+          return this.expr(s.value)
+        })
         let code: string
         switch (s.op) {
           case '+=':
@@ -1158,6 +1213,11 @@ class FunctionEmitter {
                   s.value.kind === 'var' &&
                   s.value.name === s.target.name &&
                   v === this.js(s.target.name)))
+            // (0 + v is v, bit for bit, where v is never −0: see \`neverNegative\`; the add sat on the
+            // chain of every routine's ancillas, r2 → r = sqrt(r2) → s = g·m / (r2·r))
+            const plainFloat = t === 'f64' || t === 'f32'
+            const bare = zeroVar && plainFloat && s.op === '+=' && this.neverNegative(s.value)
+            const sum = bare ? `(${v})` : `(${old} ${s.op[0]} ${v})`
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`
@@ -1165,8 +1225,12 @@ class FunctionEmitter {
                   ? `(${v} - ${v})`
                   : zeroVar && this.representable(s.value)
                     ? // (0 ± v is v, or −v, or +0 for v = −0: in the representation when v is, as rounding would leave it)
-                      `(0 ${s.op[0]} ${v})`
-                    : this.round(t, `(${old} ${s.op[0]} ${v})`)
+                      sum
+                    : this.round(t, sum)
+            if (s.target.kind === 'var') {
+              if (plainFloat && (bare || undone)) this.nonNegative.add(s.target.name)
+              else this.nonNegative.delete(s.target.name)
+            }
             const undo = this.zeroMarks?.undoneBy.get(this.flatIndex)
             if (exact && undo !== undefined && /^c\d+$/.test(v)) this.addedToZero?.set(undo, v)
             if (s.target.kind === 'var') {
@@ -1708,7 +1772,7 @@ const unmark = (line: string): string => line.replace(FOLD_MARK, '')
 /** A line left out of the function (an assert a load took over). */
 const DROPPED = '\u0003'
 /** Element types whose loads may take over a bounds assert: plain numbers and flags of typed arrays, no plugin code around them. */
-const FOLD_TYPES: ReadonlySet<string> = new Set(['f64', 'i32', 'bool'])
+const FOLD_TYPES: ReadonlySet<string> = new Set(['f64', 'f32', 'i32', 'bool'])
 /** Statements whose head may take over the bounds asserts before it (see \`foldedBounds\`). */
 const FOLDING_HEADS: ReadonlySet<Stmt['kind']> = new Set(['update', 'if', 'alloc', 'assert'])
 /** Calls whose code evaluates each argument once, in order, where the call is (see \`foldsThrough\`). */

@@ -68,7 +68,42 @@ describe('bounds asserts folded into loads (cpu, checks on)', () => {
       const { want, got } = both(src, () => [f64(1, 2), f64(3, 4), k, i])
       expect(got).toBe(want)
     }
+    // the old value's load, made first, takes over the target's assert; the value's load, its own
+    const js = code(src)
+    expect(js).toMatch(/p0\[p2\] = \(\(p0\[p2\] \?\? rt\.fail\(\d+, p2, p0\.length\)\) \+ \(p1\[p3\] \?\? rt\.fail\(/)
+    expect(js).not.toMatch(/if \(!\(p[23] >>> 0 </)
+  })
+
+  it("folds an updated element's assert into the load of its old value only while the failures keep their order", () => {
+    // the value's load made first (a shared value computed on a line before the update), then the
+    // target's: the target's assert, first of the statement's, stays an \`if\`
+    const src = `fn f(x: f64[], a: f64[], k: i32, i: i32) {
+  x[k] += a[i] * a[i] + a[i]
+}`
+    for (const [k, i] of [
+      [0, 0],
+      [4, 0],
+      [0, 4],
+      [4, 4],
+    ] as const) {
+      const { want, got } = both(src, () => [f64(1, 2), f64(3, 4), k, i])
+      expect(got).toBe(want)
+    }
     expect(code(src)).toMatch(/if \(!\(p2 >>> 0 < p0\.length\)\) rt\.fail/)
+    // (and in f32, where the load sits inside Math.fround)
+    const src32 = `fn f(x: f32[], a: f32[], k: i32, i: i32) {
+  x[k] += a[i] * 2.0
+}`
+    for (const [k, i] of [
+      [0, 0],
+      [4, 0],
+      [0, 4],
+      [4, 4],
+    ] as const) {
+      const { want, got } = both(src32, () => [Float32Array.of(1, 2), Float32Array.of(3, 4), k, i])
+      expect(got).toBe(want)
+    }
+    expect(code(src32)).toMatch(/Math\.fround\(\(\(p0\[p2\] \?\? rt\.fail\(/)
   })
 
   it('checks a load under && or || only where it is made', () => {
