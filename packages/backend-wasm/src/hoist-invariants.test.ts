@@ -10,7 +10,7 @@ import { check, createRegistry, parse, printFunction } from '@tenet/ir'
 import { hoistInvariants } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, programProblems, randomProgram, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, optimisedIr, programProblems, raisedError, randomProgram, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () =>
@@ -91,3 +91,47 @@ fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
       }
   })
 })
+
+describe('hoist-invariants with checks on: the check that fails first is the reference one', () => {
+  // (review 11, D4: an invariant read out of bounds was hoisted before the zero factor of the
+  // first iteration's earlier statement, and before the bounds check of its own statement's target)
+  const refC = referenceBackend({ checks: true })
+  const engines = [
+    ['cpu', backendUnderTest(cpuBackend, { checks: true })],
+    ['wasm', backendUnderTest(wasmBackend, { checks: true })],
+  ] as const
+  const cases: Array<[string, string]> = [
+    ['a zero factor of an earlier statement', 'y[j] *= z[j]\n    y[j] += x[idx[k]]'],
+    ['an earlier statement that writes, then the invariant read fails', 'y[j] += z[j]\n    y[j] += sin(x[k + 5])'],
+    ['a dealloc check of the first iteration', 't <- z[j] * 2.0\n    y[j] += t * cos(x[idx[k]])\n    t -> z[j]'],
+    ['the target of its own statement out of bounds', 'w[j] += x[idx[k]] * 2.0'],
+    // (not a call of it: \`hoist-calls\` may reorder two failing checks, see its module comment)
+    ['an earlier read of its own statement out of bounds', 'y[j] += w[j] * x[idx[k]]'],
+    ['an earlier statement reads out of bounds', 's += w[j]\n    y[j] += x[idx[k]]'],
+    ['only the invariant read fails', 's += 1.5\n    s += x[idx[k]]'],
+  ]
+  for (const [label, loop] of cases)
+    it(`${label}: the reference error (code, message, place) on cpu and wasm`, () => {
+      const src = `fn f(y: f64[], z: f64[], x: f64[], w: f64[], idx: i32[], k: i32, n: i32, s: f64) {
+  for j in 0..n {
+    ${loop}
+  }
+}`
+      const args = () => [
+        Float64Array.of(1, 2, 3),
+        Float64Array.of(0, 2, 3),
+        Float64Array.of(1, 2, 3),
+        new Float64Array(0),
+        Int32Array.of(7, 0),
+        0,
+        3,
+        0.5,
+      ]
+      const want = raisedError(() => refC.compile(src).f!(...args()))
+      expect(want).not.toBe('no error')
+      for (const [name, b] of engines) expect(`${name}: ${raisedError(() => b.compile(src).f!(...args()))}`).toBe(`${name}: ${want}`)
+      // and the pass still applies where nothing before the read may fail (the last case)
+      if (loop.startsWith('s += 1.5')) expect(optimisedIr(cpuBackend, src, { checks: true })).toContain('$inv0 += x[idx[k]]')
+    })
+})
+

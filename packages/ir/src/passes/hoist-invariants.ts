@@ -35,7 +35,12 @@
  * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
  * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
  * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
- * not empty. An expression that the loop's range reads (`acolptr[j + 1]` in
+ * not empty. With run-time checks on, such an expression moves only where nothing evaluated before
+ * it in the first iteration may fail (the statements of the body before its own, and the other
+ * checks of its own statement: bounds, alias, zero factor, `mayFailChecked`), and not from inside
+ * `@unchecked`: a hoisted check would otherwise fail before the check that the loop as written
+ * reaches first (an invariant read out of bounds hoisted before the first iteration's zero
+ * factor). An expression that the loop's range reads (`acolptr[j + 1]` in
  * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
  * without a guard. So does a read of an element that a statement of the same block accessed before
  * the loop, whatever happens, with nothing in between writing the array as a whole or a name its
@@ -247,6 +252,40 @@ function accessedBy(s: Stmt, out: Known): void {
   }
 }
 
+/**
+ * Whether statement `s` may fail with run-time checks on (conservatively: anything but an update
+ * or allocation whose every part is total may). `inRange(k)`: whether the element of key `k`
+ * (`elementKey`) is known to be in range. An update may fail on an alias check (\`distinct\`),
+ * the bounds of its target or of an element it reads, a zero factor (`*=`, `/=` by anything but a
+ * nonzero literal), or a value that may fail (`mayFailHere`); an allocation on its value.
+ */
+export function mayFailChecked(s: Stmt, inRange: (key: string) => boolean = () => false): boolean {
+  const total = (root: Expr): boolean => {
+    const todo: Expr[] = [root]
+    while (todo.length) {
+      const e = todo.pop()!
+      if (e.kind === 'index' ? !inRange(elementKey(e.array.name, e.index)) : mayFailHere(e)) return false
+      if (e.kind === 'call' && (e.callee.startsWith('$') || e.callee === 'zeros')) return false
+      todo.push(...exprChildren(e))
+    }
+    return true
+  }
+  switch (s.kind) {
+    case 'update': {
+      if ((s as { distinct?: unknown[] }).distinct?.length) return true
+      if ((s.op === '*=' || s.op === '/=') && !(s.value.kind === 'num' && s.value.value !== 0)) return true
+      let t: Dataview = s.target
+      while (t.kind === 'neg' || t.kind === 'field') t = t.target as Dataview
+      if (t.kind === 'index' && !total(t as Expr)) return true
+      return !total(s.value)
+    }
+    case 'alloc':
+      return s.value.kind !== 'emptystack' && !total(s.value)
+    default:
+      return true
+  }
+}
+
 /** Calls that are not worth an ancilla by themselves (a length, a conversion). */
 const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
 
@@ -324,6 +363,8 @@ function hoistLoop(
   written.add(s.variable)
   const guard = nonEmpty(s)
   const found = new Map<number, Hoisted>()
+  // how many times a value that may fail was taken out (see \`block\` with checks on)
+  let partialMoves = 0
   const ids = new Map<string, number>()
   const info = new Map<Expr, Info>()
   // what the loop's range reads is read on entry, whatever the body does: safe to read before it
@@ -343,6 +384,7 @@ function hoistLoop(
     if (e.type === undefined || !HOISTED.has(e.type) || !d.invariant || !d.worth) return undefined
     const safe = !d.partial || onEntry.has(d.id)
     if (!safe && !(every && guard !== undefined)) return undefined
+    if (!safe) partialMoves++
     let h = found.get(d.id)
     if (!h) {
       h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
@@ -396,8 +438,38 @@ function hoistLoop(
     a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
       ? target(a as Dataview, every)
       : rewrite(a, every)
-  const block = (body: Stmt[], every: boolean): Stmt[] =>
-    body.map((x): Stmt => {
+  // with checks on, an element known in range before the loop stays so inside it only while the
+  // loop writes none of its names (its array as a whole included)
+  const inRange = (k: string): boolean => {
+    const ns = known.get(k)
+    return ns !== undefined && ![...ns].some((n) => written.has(n))
+  }
+  // the statements of a block, in order: with checks on, a value that may fail moves (from a
+  // statement run on every iteration) only while nothing before it in the first iteration can fail
+  // (the statements before it, and the other checks of its own statement, see `mayFailChecked`):
+  // else the hoisted check would fail first where the loop fails earlier on another check
+  const block = (body: Stmt[], every: boolean): Stmt[] => {
+    let clean = true
+    return body.map((x): Stmt => {
+      if (!names.checks || (globalThis as any).process?.env?.TIDY_OLD_HOIST) return stmt(x, every)
+      const ev = every && clean
+      clean &&= !mayFailChecked(x, inRange)
+      if (!ev) return stmt(x, false)
+      const before = new Set(found.keys())
+      const [moves, next] = [partialMoves, names.next]
+      const r = stmt(x, true)
+      if (partialMoves === moves || !mayFailChecked(r, inRange)) return r
+      // something else in the statement may fail before the value that may: leave it in place
+      for (const [id, h] of found)
+        if (!before.has(id)) {
+          found.delete(id)
+          names.taken.delete(h.name)
+        }
+      names.next = next
+      return stmt(x, false)
+    })
+  }
+  const stmt = (x: Stmt, every: boolean): Stmt => {
       switch (x.kind) {
         case 'update':
           return { ...x, target: target(x.target, every), value: rewrite(x.value, every) }
@@ -426,12 +498,13 @@ function hoistLoop(
           for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host, known)
           return { ...x, body: block(x.body, false) }
         case 'unchecked':
-          return { ...x, body: block(x.body, every) }
+          // (with checks on, a read that may fail stays in: no assert guards it there)
+          return { ...x, body: block(x.body, every && !names.checks) }
         default:
           // deallocations (their value only feeds a check), stacks: left as they are
           return x
       }
-    })
+  }
   const body = block(s.body, true)
   if (!found.size || host.seen) return [s]
   const loc = s.loc ? { loc: s.loc } : {}
