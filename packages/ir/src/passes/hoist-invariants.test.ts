@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
 import { effectfulFunctions, hoistInvariants, optimize, writtenNames } from './index.js'
-import { mayFailChecked } from './hoist-invariants.js'
+import { mayFailChecked, safetyTest } from './hoist-invariants.js'
+import { printExpr } from '../printer.js'
+import type { Expr } from '../ast.js'
 
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], createRegistry()).functions.get(name)!
@@ -58,7 +60,7 @@ for i in 0..n {
     expect(body(hoistInvariants(fnOf(text)))).toContain('i$inv0 -= cos(theta[j]) * sin(a)')
   })
 
-  it('with checks on, moves a value that may fail only where nothing before it in the first iteration may fail', () => {
+  it('with checks on, moves a value that may fail as it is only where nothing before it in the first iteration may fail; elsewhere in a second version of the loop, where a test shows it cannot', () => {
     // (a read out of bounds hoisted before the loop would fail before the check that fails
     // first in the loop as written: a zero factor, a bounds check of the target or an earlier read)
     const hoist = (loop: string) =>
@@ -71,20 +73,46 @@ for i in 0..n {
           true,
         ),
       )
-    // an earlier statement may fail (zero factor, bounds of y[j] and z[j]): x[idx[k]] stays
-    expect(hoist('for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[idx[k]]\n  }')).toBe(`for j in 0..n {
-  y[j] *= z[j]
-  y[j] += x[idx[k]]
+    // an earlier statement may fail (zero factor, bounds of y[j] and z[j]): x[idx[k]] moves where
+    // it is in range, the loop as written runs elsewhere
+    expect(hoist('for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[idx[k]]\n  }'))
+      .toBe(`if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
+  j$inv0: f64 <- x[idx[k]]
+  for j in 0..n {
+    y[j] *= z[j]
+    y[j] += j$inv0
+  }
+  @unchecked {
+    j$inv0 -> x[idx[k]]
+  }
+} else {
+  for j in 0..n {
+    y[j] *= z[j]
+    y[j] += x[idx[k]]
+  }
 }`)
-    // the statement's own target may fail first; sin(a) cannot fail and moves all the same
-    expect(hoist('for j in 0..n { y[j] += x[idx[k]] * sin(a) }')).toBe(`j$inv0: f64 <- sin(a)
-for j in 0..n {
-  y[j] += x[idx[k]] * j$inv0
+    // the statement's own target may fail first; sin(a) cannot fail and moves before the test
+    expect(hoist('for j in 0..n {\n    y[j] += x[idx[k]]\n    s += sin(a)\n  }')).toBe(`j$inv1: f64 <- sin(a)
+if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
+  j$inv0: f64 <- x[idx[k]]
+  for j in 0..n {
+    y[j] += j$inv0
+    s += j$inv1
+  }
+  @unchecked {
+    j$inv0 -> x[idx[k]]
+  }
+} else {
+  for j in 0..n {
+    y[j] += x[idx[k]]
+    s += sin(a)
+  }
 }
 @unchecked {
-  j$inv0 -> sin(a)
+  j$inv1 -> sin(a)
 }`)
-    // total statements before it (an allocation of a total value, a scalar update): it moves
+    // total statements before it (an allocation of a total value, a scalar update): it moves as
+    // without checks, under the loop's guard
     expect(hoist('for j in 0..n {\n    t <- a * 2.0\n    s += t\n    s += x[idx[k]]\n    t -> a * 2.0\n  }')).toBe(`j$inv0: f64 <- 0.0
 if (0 < n, ~) {
   j$inv0 += x[idx[k]]
@@ -99,16 +127,34 @@ for j in 0..n {
   j$inv0 -> 0.0
 }`)
     // an element the block accessed before the loop cannot fail: it moves after anything
-    expect(hoist('z[k] += 1.0\n  for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[j] * z[k]\n  }')).toContain(
-      'y[j] += x[j] * j$inv0',
-    )
+    expect(hoist('z[k] += 1.0\n  for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[j] * z[k]\n  }')).toBe(`z[k] += 1.0
+j$inv0: f64 <- z[k]
+for j in 0..n {
+  y[j] *= z[j]
+  y[j] += x[j] * j$inv0
+}
+@unchecked {
+  j$inv0 -> z[k]
+}`)
+    // a value that may fail other than by its bounds (a conversion to i32) has no test: it stays
+    expect(hoist('for j in 0..n {\n    y[j] += f64(i32(x[k]))\n  }')).toBe(`for j in 0..n {
+  y[j] += f64(i32(x[k]))
+}`)
     // from @unchecked (no assert guards a read there), nothing that may fail moves
     expect(hoist('for j in 0..n {\n    @unchecked { s += x[idx[k]] }\n  }')).toBe(`for j in 0..n {
   @unchecked {
     s += x[idx[k]]
   }
 }`)
-    // without checks, all of them move (the order of failures is not kept without checks)
+    // a loop around a loop in two versions is not versioned again (copies never multiply), and
+    // nothing moves out of the version test
+    const nest = hoist(
+      'for i in 0..n {\n    for j in 0..n {\n      y[j] *= z[j]\n      y[j] += x[idx[k]] * x[i]\n    }\n    y[i] *= z[i]\n    y[i] += x[idx[0]]\n  }',
+    )
+    expect(nest.match(/for j in/g)).toHaveLength(2)
+    expect(nest.match(/for i in/g)).toHaveLength(1)
+    expect(nest).toContain('y[i] += x[idx[0]]')
+    // without checks, all of them move as they are (the order of failures is not kept without checks)
     const off = body(
       hoistInvariants(
         fnOf(`fn f(y: f64[], z: f64[], x: f64[], idx: i32[], k: i32, n: i32) {
@@ -120,6 +166,19 @@ for j in 0..n {
       ),
     )
     expect(off).toContain('y[j] += j$inv0')
+    expect(off).not.toContain('else')
+  })
+
+  it('safetyTest: the bounds of every element read, inner reads first; none for another value that may fail', () => {
+    const e = (text: string) => {
+      const f = fnOf(`fn f(x: f64[], idx: i32[], k: i32, s: f64, a: f64) {\n  s += ${text}\n}`)
+      return (f.body[0] as { value: Expr }).value
+    }
+    expect(printExpr(safetyTest(e('x[idx[k]] * 2.0'))!)).toBe('0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)')
+    expect(safetyTest(e('f64(i32(x[k]))'))).toBeUndefined()
+    expect(safetyTest(e('sin(a)'))).toBeUndefined()
+    // an element known in range needs no test
+    expect(printExpr(safetyTest(e('x[idx[k]]'), (key) => key.startsWith('idx['))!)).toBe('0 <= idx[k] && idx[k] < len(x)')
   })
 
   it('mayFailChecked: what may fail with checks on', () => {
