@@ -121,7 +121,9 @@ describe('the generated code with checks on', () => {
     const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
     const compiled = (backend: string, tolerance: number) =>
       compileModule(parse({ text: src, name: 'near' }), { registry, backend, checks: true, tolerance }).f!
-    expect(generated({ f: compiled('cpu', 1e-8) }, 'f')).toMatch(/if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/)
+    expect(generated({ f: compiled('cpu', 1e-8) }, 'f')).toMatch(
+      /if \(!\(v(\d+) === 0 \|\| Math\.abs\(v\1\) <= \$tol\)\) rt\.fail/,
+    )
     const xs = [
       0,
       -0,

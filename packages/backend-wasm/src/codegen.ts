@@ -3180,8 +3180,7 @@ export class FunctionEmitter {
           sm = spans.get(mate.alias)!
         if (!unread.has(el.alias) || !unread.has(mate.alias))
           scheduleAt(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
-        if (el.written)
-          scheduleAt(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
+        if (el.written) scheduleAt(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
         lanes.set(el.alias, { local: v, type: 'f64' })
         lanes.set(mate.alias, { local: w, type: 'f64' })
         this.ctx.blockPairs++

@@ -13,7 +13,6 @@ import { compileModule, preprocess } from '@tenet/reversible'
 import { Random } from '@tenet/testing'
 import { forwardAndBack, passChanges, passRegistry } from './test-util.js'
 
-
 /** The length of q, d, g and h (x has 3 more); n ≤ L. */
 const L = 5
 

@@ -10,7 +10,14 @@ import { check, createRegistry, parse, printFunction } from '@tenet/ir'
 import { hoistInvariants } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, optimisedIr, programProblems, raisedError, randomProgram, referenceBackend } from '@tenet/testing'
+import {
+  backendUnderTest,
+  optimisedIr,
+  programProblems,
+  raisedError,
+  randomProgram,
+  referenceBackend,
+} from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () =>
@@ -102,7 +109,11 @@ describe('hoist-invariants with checks on: the check that fails first is the ref
   ] as const
   const cases: Array<[string, string, boolean]> = [
     ['a zero factor of an earlier statement', 'y[j] *= z[j]\n    y[j] += x[idx[k]]', true],
-    ['an earlier statement that writes, then the invariant read fails', 'y[j] += z[j]\n    y[j] += sin(x[k + 5])', false],
+    [
+      'an earlier statement that writes, then the invariant read fails',
+      'y[j] += z[j]\n    y[j] += sin(x[k + 5])',
+      false,
+    ],
     ['a dealloc check of the first iteration', 't <- z[j] * 2.0\n    y[j] += t * cos(x[idx[k]])\n    t -> z[j]', false],
     ['the target of its own statement out of bounds', 'w[j] += x[idx[k]] * 2.0', true],
     // (not a call of it: \`hoist-calls\` may reorder two failing checks, see its module comment)
@@ -130,7 +141,8 @@ describe('hoist-invariants with checks on: the check that fails first is the ref
       ]
       const want = raisedError(() => refC.compile(src).f!(...args()))
       expect(want).not.toBe('no error')
-      for (const [name, b] of engines) expect(`${name}: ${raisedError(() => b.compile(src).f!(...args()))}`).toBe(`${name}: ${want}`)
+      for (const [name, b] of engines)
+        expect(`${name}: ${raisedError(() => b.compile(src).f!(...args()))}`).toBe(`${name}: ${want}`)
       // in range, where the loop runs with the read hoisted: the reference's values
       const inRange = () => [
         Float64Array.of(1, 2, 3),
@@ -157,4 +169,3 @@ describe('hoist-invariants with checks on: the check that fails first is the ref
       else if (loop.includes('x[idx[k]]')) expect(ir).toMatch(/\$inv\d+: f64 <- [^\n]*x\[idx\[k\]\][\s\S]*\} else \{/)
     })
 })
-

@@ -12,7 +12,6 @@ import { compileModule } from '@tenet/reversible'
 import { Random } from '@tenet/testing'
 import { forwardAndBack, passChanges, passRegistry } from './test-util.js'
 
-
 /** The lengths: y and x are m × (n ≤ 3) column-major, w has 5 elements (every index below is in range). */
 const M = 4
 

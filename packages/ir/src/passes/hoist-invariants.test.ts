@@ -75,8 +75,9 @@ for i in 0..n {
       )
     // an earlier statement may fail (zero factor, bounds of y[j] and z[j]): x[idx[k]] moves where
     // it is in range, the loop as written runs elsewhere
-    expect(hoist('for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[idx[k]]\n  }'))
-      .toBe(`if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
+    expect(
+      hoist('for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[idx[k]]\n  }'),
+    ).toBe(`if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
   j$inv0: f64 <- x[idx[k]]
   for j in 0..n {
     y[j] *= z[j]
@@ -113,7 +114,9 @@ if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
 }`)
     // total statements before it (an allocation of a total value, a scalar update): it moves as
     // without checks, under the loop's guard
-    expect(hoist('for j in 0..n {\n    t <- a * 2.0\n    s += t\n    s += x[idx[k]]\n    t -> a * 2.0\n  }')).toBe(`j$inv0: f64 <- 0.0
+    expect(
+      hoist('for j in 0..n {\n    t <- a * 2.0\n    s += t\n    s += x[idx[k]]\n    t -> a * 2.0\n  }'),
+    ).toBe(`j$inv0: f64 <- 0.0
 if (0 < n, ~) {
   j$inv0 += x[idx[k]]
 }
@@ -174,11 +177,15 @@ for j in 0..n {
       const f = fnOf(`fn f(x: f64[], idx: i32[], k: i32, s: f64, a: f64) {\n  s += ${text}\n}`)
       return (f.body[0] as { value: Expr }).value
     }
-    expect(printExpr(safetyTest(e('x[idx[k]] * 2.0'))!)).toBe('0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)')
+    expect(printExpr(safetyTest(e('x[idx[k]] * 2.0'))!)).toBe(
+      '0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)',
+    )
     expect(safetyTest(e('f64(i32(x[k]))'))).toBeUndefined()
     expect(safetyTest(e('sin(a)'))).toBeUndefined()
     // an element known in range needs no test
-    expect(printExpr(safetyTest(e('x[idx[k]]'), (key) => key.startsWith('idx['))!)).toBe('0 <= idx[k] && idx[k] < len(x)')
+    expect(printExpr(safetyTest(e('x[idx[k]]'), (key) => key.startsWith('idx['))!)).toBe(
+      '0 <= idx[k] && idx[k] < len(x)',
+    )
   })
 
   it('mayFailChecked: what may fail with checks on', () => {

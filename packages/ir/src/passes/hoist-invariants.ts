@@ -493,7 +493,7 @@ function hoistLoop(
   const block = (body: Stmt[], every: boolean): Stmt[] => {
     let clean = true
     return body.map((x): Stmt => {
-      if (!names.checks || (globalThis as any).process?.env?.TIDY_OLD_HOIST) return stmt(x, every)
+      if (!names.checks) return stmt(x, every)
       const wasClean = clean
       clean &&= !mayFailChecked(x, inRange)
       const before = new Set(found.keys())
