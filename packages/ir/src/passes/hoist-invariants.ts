@@ -54,9 +54,9 @@
  *     }
  *
  * (one such test a nest: a loop around a loop in two versions is not versioned again, so the
- * copies never multiply; nothing moves out of the test). An expression that the loop's range reads (`acolptr[j + 1]` in
- * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
- * without a guard. So does a read of an element that a statement of the same block accessed before
+ * copies never multiply; nothing moves out of the test). An expression that the loop's range
+ * reads (`acolptr[j + 1]` in `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any
+ * case: it moves from anywhere, without a guard. So does a read of an element that a statement of the same block accessed before
  * the loop, whatever happens, with nothing in between writing the array as a whole or a name its
  * index reads: it is in range (see `hoistInvariantsBlock`). Loops are processed innermost first, so an invariant of two nested loops climbs out
  * of both (the inner ancilla's computation is itself invariant in the outer loop).
@@ -481,15 +481,16 @@ function hoistLoop(
     const ns = known.get(k)
     return ns !== undefined && ![...ns].some((n) => written.has(n))
   }
-  // the statements of a block, in order: with checks on, a value that may fail moves (from a
-  // statement run on every iteration) only while nothing before it in the first iteration can fail
-  // (the statements before it, and the other checks of its own statement, see `mayFailChecked`):
-  // else the hoisted check would fail first where the loop fails earlier on another check
   // the loop holds a loop that runs in two versions (see below)
   let nested = false
   walk(s.body, (x) => {
     if (VERSIONED.has(x)) nested = true
   })
+  // the statements of a block, in order: with checks on, a value that may fail moves as it is
+  // (from a statement run on every iteration) only while nothing before it in the first iteration
+  // can fail (the statements before it, and the other checks of its own statement, see
+  // `mayFailChecked`): else the hoisted check would fail first where the loop fails earlier on
+  // another check
   const block = (body: Stmt[], every: boolean): Stmt[] => {
     let clean = true
     return body.map((x): Stmt => {
