@@ -104,28 +104,4 @@ describe('pair-series and unroll-swaps with checks on (wasm, see `checkedSeries`
     }
     expect(passed).toBeGreaterThan(8)
   })
-
-  it('where two elements of a group fail, may raise the later one’s error, which the reference raises without the earlier one', () => {
-    // (as the cpu backend's test: element 0 fails its deallocation after its loop, element 1 its
-    // post-condition after its first iteration, which the joint loop runs before element 0 ends)
-    const failing = (bump0: number) => {
-      const n = 7
-      const bumps = new Float64Array(n)
-      bumps[0] = bump0
-      const stops = new Int32Array(n)
-      stops[1] = 1
-      return [
-        new Float64Array(n),
-        Float64Array.from({ length: n }, (_, i) => 0.3 + 0.1 * i),
-        new Int32Array(n).fill(4),
-        stops,
-        bumps,
-      ] as const
-    }
-    const ref = raisedError(() => reference.compile(swapPostBatchProgram).batch!(...failing(1e-3)))
-    expect(ref).toMatch(/^runtime\/dealloc/)
-    const got = raisedError(() => wasm.compile(swapPostBatchProgram).batch!(...failing(1e-3)))
-    expect(got).toMatch(/^runtime\/post-condition/)
-    expect(got).toBe(raisedError(() => reference.compile(swapPostBatchProgram).batch!(...failing(0))))
-  })
 })

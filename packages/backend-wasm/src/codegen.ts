@@ -3101,23 +3101,8 @@ export class FunctionEmitter {
    * first iteration not run: upwards from i = a, or downwards from i = b (then i − 2 and i − 1).
    */
   private mapLaneIterations(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
-    this.mapDown = down
-    const twoLeft = () => {
-      this.get(i)
-      this.get(down ? a : b)
-      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
-      this.get(i)
-      this.i32(down ? -1 : 1)
-      this.op(Op.i32_add)
-      this.get(down ? a : b)
-      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
-      this.op(Op.i32_and)
-    }
-    this.op(Op.block, 0x40)
-    twoLeft()
-    this.op(Op.i32_eqz, Op.br_if, 0)
-    // every pair in range: 0 ≤ a and b ≤ len (otherwise the scalar loop runs and fails where it should)
-    this.breakUnlessElementsInRange(a, b, plan)
+    // (every pair in range, otherwise the scalar loop runs and fails where it should)
+    this.mapLanesEnter(plan, i, a, b, down, 2)
     // every iteration's block in range: 0 ≤ (u + a)·size and (u + b)·size ≤ len (u the block's
     // base, or 0), in i64 (no overflow)
     for (const bl of plan.blocks) {
@@ -3146,18 +3131,10 @@ export class FunctionEmitter {
       ...plan.blockWrites,
       ...plan.accumulators,
     ]
-    this.breakIfAnyOverlapping(overlapPairs(written, plan.arrays))
-    this.op(Op.loop, 0x40)
-    if (down) {
-      this.get(i)
-      this.i32(-2)
-      this.op(Op.i32_add)
-      this.set(i)
-    }
+    this.mapLanesLoop(plan, i, down, 2, written)
     const savedShared = this.shared
     this.shared = undefined
     this.scoped(() => {
-      const lanes = new Map<string, { local: number; type: LaneType }>()
       // each element is loaded just before the first top-level statement that names it and a
       // written one stored just after the last that writes it (see \`elementSpans\`)
       const spans = elementSpans(plan)
@@ -3168,58 +3145,11 @@ export class FunctionEmitter {
       const schedule = (alias: string, load: () => void, store: (() => void) | undefined) => {
         const span = spans.get(alias)
         if (!span) return
-        const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
-          const fs = m.get(k)
-          if (fs) fs.push(f)
-          else m.set(k, [f])
-        }
-        at(loadsAt, span.first, load)
-        if (store && span.last >= 0) at(storesAt, span.last, store)
+        scheduleAt(loadsAt, span.first, load)
+        if (store && span.last >= 0) scheduleAt(storesAt, span.last, store)
       }
-      for (const el of plan.elements) {
-        const arr = this.array(el.array)
-        const addr = this.local(I32),
-          v = this.local(V128)
-        // (the address once per pair, before the body: the load may sit in a branch-free spot later)
-        this.get(arr.ptr)
-        this.get(i)
-        this.i32(el.elem === 'f64' ? 3 : 2)
-        this.op(Op.i32_shl, Op.i32_add)
-        this.set(addr)
-        const load = () => {
-          this.get(addr)
-          if (el.elem === 'f64') {
-            this.simd(OpFd.v128_load)
-            this.out.u32(3).u32(0)
-          } else {
-            this.simd(OpFd.i64x2_load32x2_s)
-            this.out.u32(2).u32(0)
-          }
-          this.set(v)
-        }
-        const store = () => {
-          if (el.elem === 'f64') {
-            this.get(addr)
-            this.get(v)
-            this.simd(OpFd.v128_store)
-            this.out.u32(3).u32(0)
-          } else {
-            for (const lane of [0, 1]) {
-              this.get(addr)
-              this.get(v)
-              this.simd(OpFd.i64x2_extract_lane)
-              this.out.byte(lane)
-              this.op(Op.i32_wrap_i64)
-              this.out
-                .byte(Op.i32_store)
-                .u32(2)
-                .u32(4 * lane)
-            }
-          }
-        }
-        schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
-        lanes.set(el.alias, { local: v, type: el.elem })
-      }
+      // (the addresses once per pair, before the body: the loads may sit in a branch-free spot later)
+      const lanes = this.laneElements(plan, i, 0, spans, unread, loadsAt, storesAt)
       // the two blocks' addresses: array + i·size·8 and array + (i + 1)·size·8
       const bases = new Map<string, [number, number]>()
       for (const bl of plan.blocks) {
@@ -3248,14 +3178,9 @@ export class FunctionEmitter {
           w = this.local(V128)
         const se = spans.get(el.alias)!,
           sm = spans.get(mate.alias)!
-        const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
-          const fs = m.get(k)
-          if (fs) fs.push(f)
-          else m.set(k, [f])
-        }
         if (!unread.has(el.alias) || !unread.has(mate.alias))
-          at(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
-        if (el.written) at(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
+          scheduleAt(loadsAt, Math.min(se.first, sm.first), () => this.blockPairLoad(b0, b1, el.c, v, w))
+        if (el.written) scheduleAt(storesAt, Math.max(se.last, sm.last), () => this.blockPairStore(b0, b1, el.c, v, w))
         lanes.set(el.alias, { local: v, type: 'f64' })
         lanes.set(mate.alias, { local: w, type: 'f64' })
         this.ctx.blockPairs++
@@ -3295,20 +3220,7 @@ export class FunctionEmitter {
         schedule(el.alias, unread.has(el.alias) ? () => {} : load, el.written ? store : undefined)
         lanes.set(el.alias, { local: v, type: 'f64' })
       }
-      if (plan.varying.has(plan.variable)) {
-        // the loop variable: i and i + 1
-        const v = this.local(V128)
-        this.get(i)
-        this.op(Op.i64_extend_i32_s)
-        this.simd(OpFd.i64x2_splat)
-        this.get(i)
-        this.i32(1)
-        this.op(Op.i32_add, Op.i64_extend_i32_s)
-        this.simd(OpFd.i64x2_replace_lane)
-        this.out.byte(1)
-        this.set(v)
-        lanes.set(plan.variable, { local: v, type: 'i32' })
-      }
+      this.loopVariableLanes(plan, i, 0, lanes)
       this.lanesOf = lanes
       this.laneMemo = new LaneMemo()
       this.laneMask = undefined
@@ -3331,15 +3243,7 @@ export class FunctionEmitter {
       }
     })
     this.shared = savedShared
-    if (!down) {
-      this.get(i)
-      this.i32(2)
-      this.op(Op.i32_add)
-      this.set(i)
-    }
-    twoLeft()
-    this.op(Op.br_if, 0)
-    this.op(Op.end, Op.end)
+    this.mapLanesNext(i, a, b, down, 2)
   }
 
   /**
@@ -3350,31 +3254,15 @@ export class FunctionEmitter {
    * i = b (then i − 4 … i − 1, whose order does not matter: the iterations share nothing written).
    */
   private mapLaneQuads(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean): void {
-    this.mapDown = down
-    const fourLeft = () => {
-      this.get(i)
-      this.get(down ? a : b)
-      this.op(down ? Op.i32_gt_s : Op.i32_lt_s)
-      this.get(i)
-      this.i32(down ? -3 : 3)
-      this.op(Op.i32_add)
-      this.get(down ? a : b)
-      this.op(down ? Op.i32_gt_s : Op.i32_lt_s, Op.i32_and)
-    }
-    this.op(Op.block, 0x40)
-    fourLeft()
-    this.op(Op.i32_eqz, Op.br_if, 0)
-    // every quad in range: 0 ≤ a and b ≤ len (otherwise the pairs and the scalar loop run and fail where they should)
-    this.breakUnlessElementsInRange(a, b, plan)
-    const written = plan.elements.filter((el) => el.written).map((el) => el.array)
-    this.breakIfAnyOverlapping(overlapPairs(written, plan.arrays))
-    this.op(Op.loop, 0x40)
-    if (down) {
-      this.get(i)
-      this.i32(-4)
-      this.op(Op.i32_add)
-      this.set(i)
-    }
+    // (every quad in range, otherwise the pairs and the scalar loop run and fail where they should)
+    this.mapLanesEnter(plan, i, a, b, down, 4)
+    this.mapLanesLoop(
+      plan,
+      i,
+      down,
+      4,
+      plan.elements.filter((el) => el.written).map((el) => el.array),
+    )
     const savedShared = this.shared,
       savedLocals = this.sharedLocals,
       savedLanes = this.laneShared
@@ -3384,51 +3272,10 @@ export class FunctionEmitter {
       const unread = unreadElements(plan, spans)
       const loadsAt = new Map<number, Array<() => void>>(),
         storesAt = new Map<number, Array<() => void>>()
-      const at = (m: Map<number, Array<() => void>>, k: number, f: () => void) => {
-        const fs = m.get(k)
-        if (fs) fs.push(f)
-        else m.set(k, [f])
-      }
       // each copy: its lanes (elements i + 2c and i + 2c + 1), and its own shared values
       const copies = [0, 1].map((c): LaneCopy => {
-        const lanes = new Map<string, { local: number; type: LaneType }>()
-        for (const el of plan.elements) {
-          const arr = this.array(el.array)
-          const addr = this.local(I32),
-            v = this.local(V128)
-          this.get(arr.ptr)
-          this.get(i)
-          if (c) {
-            this.i32(2 * c)
-            this.op(Op.i32_add)
-          }
-          this.i32(el.elem === 'f64' ? 3 : 2)
-          this.op(Op.i32_shl, Op.i32_add)
-          this.set(addr)
-          const span = spans.get(el.alias)
-          if (span) {
-            if (!unread.has(el.alias)) at(loadsAt, span.first, () => this.laneElementLoad(el.elem, addr, v))
-            if (el.written && span.last >= 0) at(storesAt, span.last, () => this.laneElementStore(el.elem, addr, v))
-          }
-          lanes.set(el.alias, { local: v, type: el.elem })
-        }
-        if (plan.varying.has(plan.variable)) {
-          const v = this.local(V128)
-          for (const lane of [0, 1]) {
-            this.get(i)
-            if (2 * c + lane) {
-              this.i32(2 * c + lane)
-              this.op(Op.i32_add)
-            }
-            this.op(Op.i64_extend_i32_s)
-            if (lane) {
-              this.simd(OpFd.i64x2_replace_lane)
-              this.out.byte(1)
-            } else this.simd(OpFd.i64x2_splat)
-          }
-          this.set(v)
-          lanes.set(plan.variable, { local: v, type: 'i32' })
-        }
+        const lanes = this.laneElements(plan, i, 2 * c, spans, unread, loadsAt, storesAt)
+        this.loopVariableLanes(plan, i, 2 * c, lanes)
         return {
           lanes,
           locals: new Map<Shared, [number, ValType]>(),
@@ -3472,15 +3319,127 @@ export class FunctionEmitter {
     this.shared = savedShared
     this.sharedLocals = savedLocals
     this.laneShared = savedLanes
-    if (!down) {
-      this.get(i)
-      this.i32(4)
-      this.op(Op.i32_add)
-      this.set(i)
-    }
-    fourLeft()
+    this.mapLanesNext(i, a, b, down, 4)
+  }
+
+  /**
+   * Pushes "at least \`k\` iterations left" of a map loop in lanes: i < b and i + k − 1 < b upwards,
+   * i > a and i − (k − 1) > a downwards (two tests, no overflow).
+   */
+  private lanesLeft(i: number, a: number, b: number, down: boolean, k: number): void {
+    const cmp = down ? Op.i32_gt_s : Op.i32_lt_s
+    this.get(i)
+    this.get(down ? a : b)
+    this.op(cmp)
+    this.get(i)
+    this.i32(down ? 1 - k : k - 1)
+    this.op(Op.i32_add)
+    this.get(down ? a : b)
+    this.op(cmp, Op.i32_and)
+  }
+
+  /**
+   * Opens a map loop that runs \`k\` iterations at a time (lane pairs, k = 2; lane quads, k = 4):
+   * a block left unless \`k\` iterations are left and every element they index is in range
+   * (0 ≤ a and b ≤ len, see \`breakUnlessElementsInRange\`); the caller adds its own tests.
+   */
+  private mapLanesEnter(plan: MapLanesPlan, i: number, a: number, b: number, down: boolean, k: number): void {
+    this.mapDown = down
+    this.op(Op.block, 0x40)
+    this.lanesLeft(i, a, b, down, k)
+    this.op(Op.i32_eqz, Op.br_if, 0)
+    this.breakUnlessElementsInRange(a, b, plan)
+  }
+
+  /**
+   * Leaves the block of \`mapLanesEnter\` when two of the arrays \`written\` (and the others the
+   * plan indexes) overlap (one iteration at a time then), and opens the loop of \`k\` iterations
+   * at a time: downwards, i steps down by k first.
+   */
+  private mapLanesLoop(plan: MapLanesPlan, i: number, down: boolean, k: number, written: string[]): void {
+    this.breakIfAnyOverlapping(overlapPairs(written, plan.arrays))
+    this.op(Op.loop, 0x40)
+    if (down) this.stepBy(i, -k)
+  }
+
+  /** Closes the loop of \`mapLanesLoop\`: upwards, i steps up by k; again while \`k\` are left. */
+  private mapLanesNext(i: number, a: number, b: number, down: boolean, k: number): void {
+    if (!down) this.stepBy(i, k)
+    this.lanesLeft(i, a, b, down, k)
     this.op(Op.br_if, 0)
     this.op(Op.end, Op.end)
+  }
+
+  /** i += k. */
+  private stepBy(i: number, k: number): void {
+    this.get(i)
+    this.i32(k)
+    this.op(Op.i32_add)
+    this.set(i)
+  }
+
+  /**
+   * The lanes of a map loop's elements at iterations i + first and i + first + 1: each element's
+   * address (computed here, once per pass), its load and store scheduled by its span (an element
+   * whose old value nothing reads is not loaded, see \`unreadElements\`), and its v128 local; then
+   * the loop variable's lanes where the body reads it as a value (see \`loopVariableLanes\`).
+   */
+  private laneElements(
+    plan: MapLanesPlan,
+    i: number,
+    first: number,
+    spans: ReturnType<typeof elementSpans>,
+    unread: ReadonlySet<string>,
+    loadsAt: Map<number, Array<() => void>>,
+    storesAt: Map<number, Array<() => void>>,
+  ): Map<string, { local: number; type: LaneType }> {
+    const lanes = new Map<string, { local: number; type: LaneType }>()
+    for (const el of plan.elements) {
+      const arr = this.array(el.array)
+      const addr = this.local(I32),
+        v = this.local(V128)
+      this.get(arr.ptr)
+      this.get(i)
+      if (first) {
+        this.i32(first)
+        this.op(Op.i32_add)
+      }
+      this.i32(el.elem === 'f64' ? 3 : 2)
+      this.op(Op.i32_shl, Op.i32_add)
+      this.set(addr)
+      const span = spans.get(el.alias)
+      if (span) {
+        if (!unread.has(el.alias)) scheduleAt(loadsAt, span.first, () => this.laneElementLoad(el.elem, addr, v))
+        if (el.written && span.last >= 0) scheduleAt(storesAt, span.last, () => this.laneElementStore(el.elem, addr, v))
+      }
+      lanes.set(el.alias, { local: v, type: el.elem })
+    }
+    return lanes
+  }
+
+  /** Where the body reads the loop variable as a value: its lanes i + first and i + first + 1, in \`lanes\`. */
+  private loopVariableLanes(
+    plan: MapLanesPlan,
+    i: number,
+    first: number,
+    lanes: Map<string, { local: number; type: LaneType }>,
+  ): void {
+    if (!plan.varying.has(plan.variable)) return
+    const v = this.local(V128)
+    for (const lane of [0, 1]) {
+      this.get(i)
+      if (first + lane) {
+        this.i32(first + lane)
+        this.op(Op.i32_add)
+      }
+      this.op(Op.i64_extend_i32_s)
+      if (lane) {
+        this.simd(OpFd.i64x2_replace_lane)
+        this.out.byte(1)
+      } else this.simd(OpFd.i64x2_splat)
+    }
+    this.set(v)
+    lanes.set(plan.variable, { local: v, type: 'i32' })
   }
 
   /** Loads both lanes of a map loop's element at \`addr\` into the local \`v\` (f64, or i32 sign-extended in i64 lanes). */
@@ -4785,6 +4744,13 @@ export function thunk(
     body,
     export: exportName,
   }
+}
+
+/** Adds \`f\` to the emitters scheduled at top-level statement \`k\` (element loads or stores of a lane loop). */
+function scheduleAt(m: Map<number, Array<() => void>>, k: number, f: () => void): void {
+  const fs = m.get(k)
+  if (fs) fs.push(f)
+  else m.set(k, [f])
 }
 
 /**

@@ -9,13 +9,9 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction } from '@tenet/ir'
 import { forwardPureValues } from '@tenet/ir/backend'
-import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
-import { cpuBackend } from '@tenet/backend-cpu'
+import { compileModule, preprocess } from '@tenet/reversible'
 import { Random } from '@tenet/testing'
-import { wasmBackend } from './index.js'
-
-const registry = () =>
-  createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
+import { forwardAndBack, passChanges, passRegistry } from './test-util.js'
 
 /** The length of q, d, g and h (x has 3 more); n ≤ L. */
 const L = 5
@@ -51,20 +47,11 @@ function loopPair(seed: number): string {
 }
 
 /** Whether the pass changes `f` of the source. */
-function changed(source: string): boolean {
-  const m = parse({ text: source, name: 'p' })
-  const reg = createRegistry()
-  const p = check(m.functions.map(preprocess), m.hosts, reg)
-  const f = p.functions.get('f')!
-  return printFunction(forwardPureValues(f, reg, new Set(), p.writes)) !== printFunction(f)
-}
-
-/** A number as text that tells −0 from 0 and keeps NaN. */
-const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
+const changed = (source: string): boolean => passChanges(source, forwardPureValues)
 
 /** f forwards, then its inverse on the result, as one string of exact numbers. */
 function runs(source: string, backend: string, checks: boolean, n: number): string {
-  const m = compileModule(parse({ text: source, name: 'pair' }), { registry: registry(), backend, checks })
+  const m = compileModule(parse({ text: source, name: 'pair' }), { registry: passRegistry(), backend, checks })
   const args = [
     Float64Array.from({ length: L }, (_, i) => 0.5 + i * 0.375),
     Float64Array.from({ length: L }, (_, i) => Math.sin(i + 1)),
@@ -73,11 +60,7 @@ function runs(source: string, backend: string, checks: boolean, n: number): stri
     Float64Array.from({ length: L + 3 }, (_, i) => Math.cos(i + 0.3)),
     n,
   ]
-  const fwd = m.f!(...args) as unknown[]
-  const back = m.f!.inverse(...fwd) as unknown[]
-  return JSON.stringify(
-    [fwd, back].map((x) => x.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
-  )
+  return forwardAndBack(m, args)
 }
 
 describe('forward-pure-values on compiled programs', () => {
@@ -118,7 +101,7 @@ describe('forward-pure-values on compiled programs', () => {
     expect(printed).toContain('g[e] += h[e] * (0.5 / d[e])')
     expect(printed).not.toContain('$fwd')
     const run = (backend: string, checks: boolean) => {
-      const f = compileModule(parse({ text: source, name: 'z' }), { registry: registry(), backend, checks }).f!
+      const m = compileModule(parse({ text: source, name: 'z' }), { registry: passRegistry(), backend, checks })
       const args = [
         Float64Array.from({ length: L }, (_, i) => 0.5 + i * 0.375),
         Float64Array.from({ length: L }, (_, i) => Math.cos(3 * i + 1)),
@@ -126,9 +109,7 @@ describe('forward-pure-values on compiled programs', () => {
         Float64Array.from({ length: L + 3 }, (_, i) => Math.cos(i + 0.3)),
         new Float64Array(L),
       ]
-      const fwd = f(...args) as unknown[]
-      const back = f.inverse(...fwd) as unknown[]
-      return JSON.stringify([fwd, back].map((x) => x.map((v) => Array.from(v as Float64Array, exact))))
+      return forwardAndBack(m, args)
     }
     const want = run('interpreter', true)
     for (const backend of ['cpu', 'wasm']) for (const checks of [true, false]) expect(run(backend, checks)).toBe(want)

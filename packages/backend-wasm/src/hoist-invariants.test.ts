@@ -10,7 +10,14 @@ import { check, createRegistry, parse, printFunction } from '@tenet/ir'
 import { hoistInvariants } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { backendUnderTest, programProblems, randomProgram, referenceBackend } from '@tenet/testing'
+import {
+  backendUnderTest,
+  optimisedIr,
+  programProblems,
+  raisedError,
+  randomProgram,
+  referenceBackend,
+} from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () =>
@@ -90,4 +97,75 @@ fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
         expect(Number.isNaN(nan.forward[0]![0]), `${backend} checks ${checks}`).toBe(true)
       }
   })
+})
+
+describe('hoist-invariants with checks on: the check that fails first is the reference one', () => {
+  // (review 11, D4: an invariant read out of bounds was hoisted before the zero factor of the
+  // first iteration's earlier statement, and before the bounds check of its own statement's target)
+  const refC = referenceBackend({ checks: true })
+  const engines = [
+    ['cpu', backendUnderTest(cpuBackend, { checks: true })],
+    ['wasm', backendUnderTest(wasmBackend, { checks: true })],
+  ] as const
+  const cases: Array<[string, string, boolean]> = [
+    ['a zero factor of an earlier statement', 'y[j] *= z[j]\n    y[j] += x[idx[k]]', true],
+    [
+      'an earlier statement that writes, then the invariant read fails',
+      'y[j] += z[j]\n    y[j] += sin(x[k + 5])',
+      false,
+    ],
+    ['a dealloc check of the first iteration', 't <- z[j] * 2.0\n    y[j] += t * cos(x[idx[k]])\n    t -> z[j]', false],
+    ['the target of its own statement out of bounds', 'w[j] += x[idx[k]] * 2.0', true],
+    // (not a call of it: \`hoist-calls\` may reorder two failing checks, see its module comment)
+    ['an earlier read of its own statement out of bounds', 'y[j] += w[j] * x[idx[k]]', true],
+    ['an earlier statement reads out of bounds', 's += w[j]\n    y[j] += x[idx[k]]', true],
+    ['only the invariant read fails', 's += 1.5\n    s += x[idx[k]]', true],
+  ]
+  // (the third: whether the loop runs to its end with every read in range)
+  for (const [label, loop, runs] of cases)
+    it(`${label}: the reference error (code, message, place) on cpu and wasm`, () => {
+      const src = `fn f(y: f64[], z: f64[], x: f64[], w: f64[], idx: i32[], k: i32, n: i32, s: f64) {
+  for j in 0..n {
+    ${loop}
+  }
+}`
+      const args = () => [
+        Float64Array.of(1, 2, 3),
+        Float64Array.of(0, 2, 3),
+        Float64Array.of(1, 2, 3),
+        new Float64Array(0),
+        Int32Array.of(7, 0),
+        0,
+        3,
+        0.5,
+      ]
+      const want = raisedError(() => refC.compile(src).f!(...args()))
+      expect(want).not.toBe('no error')
+      for (const [name, b] of engines)
+        expect(`${name}: ${raisedError(() => b.compile(src).f!(...args()))}`).toBe(`${name}: ${want}`)
+      // in range, where the loop runs with the read hoisted: the reference's values
+      const inRange = () => [
+        Float64Array.of(1, 2, 3),
+        Float64Array.of(0.5, 2, 3),
+        Float64Array.of(1, 2, 3),
+        Float64Array.of(4, 5, 6),
+        Int32Array.of(1, 0),
+        0,
+        3,
+        0.5,
+      ]
+      const values = (b: typeof refC) => {
+        const a = inRange()
+        const r = raisedError(() => b.compile(src).f!(...a))
+        return `${r} ${JSON.stringify(a.filter((x) => ArrayBuffer.isView(x)).map((x) => Array.from(x as Float64Array)))}`
+      }
+      const ok = values(refC)
+      if (runs) expect(ok).toMatch(/^no error/)
+      for (const [name, b] of engines) expect(`${name}: ${values(b)}`).toBe(`${name}: ${ok}`)
+      // the pass applies: as it is where nothing before the read may fail (the last case), else in
+      // a second version of the loop where the read is in range
+      const ir = optimisedIr(cpuBackend, src, { checks: true })
+      if (loop.startsWith('s += 1.5')) expect(ir).toContain('$inv0 += x[idx[k]]')
+      else if (loop.includes('x[idx[k]]')) expect(ir).toMatch(/\$inv\d+: f64 <- [^\n]*x\[idx\[k\]\][\s\S]*\} else \{/)
+    })
 })

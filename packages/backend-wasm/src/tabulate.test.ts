@@ -6,15 +6,11 @@
  * outer loops that run zero, one or several times.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction } from '@tenet/ir'
+import { parse } from '@tenet/ir'
 import { tabulate } from '@tenet/ir/backend'
-import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
-import { cpuBackend } from '@tenet/backend-cpu'
+import { compileModule } from '@tenet/reversible'
 import { Random } from '@tenet/testing'
-import { wasmBackend } from './index.js'
-
-const registry = () =>
-  createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
+import { forwardAndBack, passChanges, passRegistry } from './test-util.js'
 
 /** The lengths: y and x are m × (n ≤ 3) column-major, w has 5 elements (every index below is in range). */
 const M = 4
@@ -56,20 +52,11 @@ function loopNest(seed: number): string {
 }
 
 /** Whether the pass changes `f` of the source. */
-function changed(source: string): boolean {
-  const m = parse({ text: source, name: 'p' })
-  const reg = createRegistry()
-  const p = check(m.functions.map(preprocess), m.hosts, reg)
-  const f = p.functions.get('f')!
-  return printFunction(tabulate(f, reg, new Set(), p.writes)) !== printFunction(f)
-}
-
-/** A number as text that tells −0 from 0 and keeps NaN. */
-const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
+const changed = (source: string): boolean => passChanges(source, tabulate)
 
 /** f forwards, then its inverse on the result, as one string of exact numbers. */
 function runs(source: string, backend: string, checks: boolean, n: number): string {
-  const m = compileModule(parse({ text: source, name: 'nest' }), { registry: registry(), backend, checks })
+  const m = compileModule(parse({ text: source, name: 'nest' }), { registry: passRegistry(), backend, checks })
   const args = [
     Float64Array.from({ length: M * 3 }, (_, i) => Math.sin(i + 1)),
     Float64Array.from({ length: M * 3 }, (_, i) => Math.cos(2 * i + 1)),
@@ -77,11 +64,7 @@ function runs(source: string, backend: string, checks: boolean, n: number): stri
     n,
     M,
   ]
-  const fwd = m.f!(...args) as unknown[]
-  const back = m.f!.inverse(...fwd) as unknown[]
-  return JSON.stringify(
-    [fwd, back].map((x) => x.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
-  )
+  return forwardAndBack(m, args)
 }
 
 describe('tabulate on compiled programs', () => {

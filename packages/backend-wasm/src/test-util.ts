@@ -1,9 +1,9 @@
 /** Helpers of the lane tests (not part of the build). */
 import { expect } from 'vitest'
-import { createRegistry, parse } from '@tenet/ir'
-import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { check, createRegistry, parse, printFunction, type FunctionDef, type Registry } from '@tenet/ir'
+import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { createWasmBackend, type WasmOptions, type WasmProgram } from './index.js'
+import { createWasmBackend, wasmBackend, type WasmOptions, type WasmProgram } from './index.js'
 import type { MathChoice } from './math/index.js'
 
 /** Lane pairs emitted by the last wasm compilation of `compile`. */
@@ -67,16 +67,35 @@ export const compile = (
 /** A number as text that tells −0 from 0 and keeps NaN (whose payload bits wasm leaves open). */
 export const exact = (v: unknown) => (typeof v !== 'number' ? v : Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v)
 
+/** f of a compiled module forwards on \`args\`, then its inverse on the result, as one string of exact numbers. */
+export function forwardAndBack(m: ReturnType<typeof compileModule>, args: unknown[]): string {
+  const fwd = m.f!(...args) as unknown[]
+  const back = m.f!.inverse(...fwd) as unknown[]
+  return JSON.stringify(
+    [fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
+  )
+}
+
 /** Runs f of each module forwards and then backwards on fresh arguments: all the same bits. */
 export function expectSameRuns(modules: Array<ReturnType<typeof compile>>, args: () => unknown[]): void {
-  const results = modules.map((m) => {
-    const fwd = m.f!(...args()) as unknown[]
-    const back = m.f!.inverse(...fwd) as unknown[]
-    return JSON.stringify(
-      [fwd, back].map((r) => r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v)))),
-    )
-  })
+  const results = modules.map((m) => forwardAndBack(m, args()))
   for (const r of results.slice(1)) expect(r).toBe(results[0])
+}
+
+/** A registry with the cpu, wasm (default options) and interpreter backends: the pass tests' engines. */
+export const passRegistry = () =>
+  createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
+
+/** Whether an IR pass (\`tabulate\`, \`forward-pure-values\`, … : function, registry, effectful functions, writes) changes \`f\` of \`source\`. */
+export function passChanges(
+  source: string,
+  pass: (f: FunctionDef, registry: Registry, effectful: Set<string>, writes: Map<string, boolean[]>) => FunctionDef,
+): boolean {
+  const m = parse({ text: source, name: 'p' })
+  const reg = createRegistry()
+  const p = check(m.functions.map(preprocess), m.hosts, reg)
+  const f = p.functions.get('f')!
+  return printFunction(pass(f, reg, new Set(), p.writes)) !== printFunction(f)
 }
 
 /** The paper's Bessel J_ν(z) (seed 001) with the approximate multiplier, mapped over a batch. */

@@ -5,8 +5,8 @@
  * raises the reference interpreter's error, and so does a deallocation after the loop; pass
  * `pair-series` with checks on runs a map loop of them (`swapPostBatchProgram`) three elements at
  * a time, each element's checks kept, and raises the reference's error where one element fails
- * (where two fail, it may reach the later one's first: see `pair-series.ts`, and the cpu backend's
- * `checked-passes.test.ts`). Registered by `describeCheckedPasses`.
+ * (where two fail, it may reach the later one's first: see `pair-series.ts`; tested here too).
+ * Registered by `describeCheckedPasses`.
  */
 import { describe, expect, it } from 'vitest'
 import { raisedError } from './checked-programs.js'
@@ -115,6 +115,30 @@ export function describeCheckedSwapLoops(backend: BackendUnderTest): void {
           expect(g).toBe(w)
         }
       }
+    })
+
+    it('where two elements of a group fail, may raise the later one’s error, which the reference raises without the earlier one', () => {
+      // element 0 fails its deallocation (after its loop), element 1 its post-condition after its
+      // first iteration: the joint loop runs element 1's first iteration before element 0's end
+      const failing = (bump0: number) => {
+        const n = 7
+        const bumps = new Float64Array(n)
+        bumps[0] = bump0
+        const stops = new Int32Array(n)
+        stops[1] = 1
+        return [
+          new Float64Array(n),
+          Float64Array.from({ length: n }, (_, i) => 0.3 + 0.1 * i),
+          new Int32Array(n).fill(4),
+          stops,
+          bumps,
+        ] as const
+      }
+      const ref = raisedError(() => reference.compile(swapPostBatchProgram).batch!(...failing(1e-3)))
+      expect(ref).toMatch(/^runtime\/dealloc/)
+      const got = raisedError(() => backend.compile(swapPostBatchProgram).batch!(...failing(1e-3)))
+      expect(got).toMatch(/^runtime\/post-condition/)
+      expect(got).toBe(raisedError(() => reference.compile(swapPostBatchProgram).batch!(...failing(0))))
     })
   })
 }

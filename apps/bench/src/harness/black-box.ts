@@ -23,6 +23,13 @@
  * walks plain objects, class instances and arrays reachable from the case (cycles are visited
  * once); functions, accessors, read-only fields and frozen objects are left alone.
  *
+ * A row that derives a value from the case in its setup and uses it in `run` (a size, a value
+ * computed once such as the Bessel inverse row's J(z)) reads it the same way: from the case itself
+ * inside `run` (`c.A.cols`), or from an object it passes through {@link blackBox}
+ * (`const at = blackBox({ J })`, then `at.J`), never as a closure constant of `run` — V8
+ * folds an immutable context slot of an inlined closure as it folds a const field (found by
+ * review 11, D7: the sparse-mul rows' `n = c.A.cols`, the Bessel inverse row's `J`).
+ *
  * `TENET_BENCH_BLACK_BOX=0` in the environment switches it off (for A/B comparisons; child
  * processes inherit it).
  */

@@ -161,7 +161,9 @@ export const dualRows = defineRowFamily({
           const { A, B } = c
           const nA = A.values.length
           // trace(AᵀB) over the CSC patterns: the same merge as the plain objective
+          // (sizes read from the black-boxed case inside `f`, not closure constants: see black-box.ts)
           const f = (d: Dual, v: Real[]): Real => {
+            const nA = A.values.length
             let r = d.constant(0)
             for (let j = 0; j < A.cols; j++) {
               let ia = A.colPtr[j]!,
@@ -206,6 +208,8 @@ export const dualRows = defineRowFamily({
           // inputs [Re A | Im A | Re x | Im x]; the loss ⟨ȳ, y0 + A x⟩ (real inner product), so its
           // gradient is the reverse pass for ȳ
           const f = (d: Dual, v: Real[]): Real => {
+            const n = A.cols,
+              nnz = A.values.length
             const yr: Real[] = [],
               yi: Real[] = []
             for (let i = 0; i < n; i++) {

@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
 import { effectfulFunctions, hoistInvariants, optimize, writtenNames } from './index.js'
+import { mayFailChecked, safetyTest } from './hoist-invariants.js'
+import { printExpr } from '../printer.js'
+import type { Expr } from '../ast.js'
 
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], createRegistry()).functions.get(name)!
@@ -40,23 +43,166 @@ for i in 0..n {
   })
 
   it('with checks on, leaves the guarded uncompute out (the ancilla is freed in @unchecked as it is)', () => {
-    const text = `fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, a: f64) {
-  for i in 0..n { y[i] += x[i] * cos(theta[j]) + sin(a) * x[i] }
+    const text = `fn f(y: f64[], x: f64[], theta: f64[], j: i32, n: i32, s: f64, a: f64) {
+  for i in 0..n { s += cos(theta[j]) * sin(a) }
 }`
-    expect(body(hoistInvariants(fnOf(text), new Set(), true))).toBe(`i$inv0: f64 <- sin(a)
-i$inv1: f64 <- 0.0
+    expect(body(hoistInvariants(fnOf(text), new Set(), true))).toBe(`i$inv0: f64 <- 0.0
 if (0 < n, ~) {
-  i$inv1 += cos(theta[j])
+  i$inv0 += cos(theta[j]) * sin(a)
 }
 for i in 0..n {
-  y[i] += x[i] * i$inv1 + i$inv0 * x[i]
+  s += i$inv0
 }
 @unchecked {
-  i$inv1 -> 0.0
-  i$inv0 -> sin(a)
+  i$inv0 -> 0.0
 }`)
     // without checks, the same with the uncompute (which `dead-ancillas` drops)
-    expect(body(hoistInvariants(fnOf(text)))).toContain('i$inv1 -= cos(theta[j])')
+    expect(body(hoistInvariants(fnOf(text)))).toContain('i$inv0 -= cos(theta[j]) * sin(a)')
+  })
+
+  it('with checks on, moves a value that may fail as it is only where nothing before it in the first iteration may fail; elsewhere in a second version of the loop, where a test shows it cannot', () => {
+    // (a read out of bounds hoisted before the loop would fail before the check that fails
+    // first in the loop as written: a zero factor, a bounds check of the target or an earlier read)
+    const hoist = (loop: string) =>
+      body(
+        hoistInvariants(
+          fnOf(`fn f(y: f64[], z: f64[], x: f64[], idx: i32[], k: i32, n: i32, s: f64, a: f64) {
+  ${loop}
+}`),
+          new Set(),
+          true,
+        ),
+      )
+    // an earlier statement may fail (zero factor, bounds of y[j] and z[j]): x[idx[k]] moves where
+    // it is in range, the loop as written runs elsewhere
+    expect(
+      hoist('for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[idx[k]]\n  }'),
+    ).toBe(`if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
+  j$inv0: f64 <- x[idx[k]]
+  for j in 0..n {
+    y[j] *= z[j]
+    y[j] += j$inv0
+  }
+  @unchecked {
+    j$inv0 -> x[idx[k]]
+  }
+} else {
+  for j in 0..n {
+    y[j] *= z[j]
+    y[j] += x[idx[k]]
+  }
+}`)
+    // the statement's own target may fail first; sin(a) cannot fail and moves before the test
+    expect(hoist('for j in 0..n {\n    y[j] += x[idx[k]]\n    s += sin(a)\n  }')).toBe(`j$inv1: f64 <- sin(a)
+if (0 < n && (0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)), ~) {
+  j$inv0: f64 <- x[idx[k]]
+  for j in 0..n {
+    y[j] += j$inv0
+    s += j$inv1
+  }
+  @unchecked {
+    j$inv0 -> x[idx[k]]
+  }
+} else {
+  for j in 0..n {
+    y[j] += x[idx[k]]
+    s += sin(a)
+  }
+}
+@unchecked {
+  j$inv1 -> sin(a)
+}`)
+    // total statements before it (an allocation of a total value, a scalar update): it moves as
+    // without checks, under the loop's guard
+    expect(
+      hoist('for j in 0..n {\n    t <- a * 2.0\n    s += t\n    s += x[idx[k]]\n    t -> a * 2.0\n  }'),
+    ).toBe(`j$inv0: f64 <- 0.0
+if (0 < n, ~) {
+  j$inv0 += x[idx[k]]
+}
+for j in 0..n {
+  t <- a * 2.0
+  s += t
+  s += j$inv0
+  t -> a * 2.0
+}
+@unchecked {
+  j$inv0 -> 0.0
+}`)
+    // an element the block accessed before the loop cannot fail: it moves after anything
+    expect(hoist('z[k] += 1.0\n  for j in 0..n {\n    y[j] *= z[j]\n    y[j] += x[j] * z[k]\n  }')).toBe(`z[k] += 1.0
+j$inv0: f64 <- z[k]
+for j in 0..n {
+  y[j] *= z[j]
+  y[j] += x[j] * j$inv0
+}
+@unchecked {
+  j$inv0 -> z[k]
+}`)
+    // a value that may fail other than by its bounds (a conversion to i32) has no test: it stays
+    expect(hoist('for j in 0..n {\n    y[j] += f64(i32(x[k]))\n  }')).toBe(`for j in 0..n {
+  y[j] += f64(i32(x[k]))
+}`)
+    // from @unchecked (no assert guards a read there), nothing that may fail moves
+    expect(hoist('for j in 0..n {\n    @unchecked { s += x[idx[k]] }\n  }')).toBe(`for j in 0..n {
+  @unchecked {
+    s += x[idx[k]]
+  }
+}`)
+    // a loop around a loop in two versions is not versioned again (copies never multiply), and
+    // nothing moves out of the version test
+    const nest = hoist(
+      'for i in 0..n {\n    for j in 0..n {\n      y[j] *= z[j]\n      y[j] += x[idx[k]] * x[i]\n    }\n    y[i] *= z[i]\n    y[i] += x[idx[0]]\n  }',
+    )
+    expect(nest.match(/for j in/g)).toHaveLength(2)
+    expect(nest.match(/for i in/g)).toHaveLength(1)
+    expect(nest).toContain('y[i] += x[idx[0]]')
+    // without checks, all of them move as they are (the order of failures is not kept without checks)
+    const off = body(
+      hoistInvariants(
+        fnOf(`fn f(y: f64[], z: f64[], x: f64[], idx: i32[], k: i32, n: i32) {
+  for j in 0..n {
+    y[j] *= z[j]
+    y[j] += x[idx[k]]
+  }
+}`),
+      ),
+    )
+    expect(off).toContain('y[j] += j$inv0')
+    expect(off).not.toContain('else')
+  })
+
+  it('safetyTest: the bounds of every element read, inner reads first; none for another value that may fail', () => {
+    const e = (text: string) => {
+      const f = fnOf(`fn f(x: f64[], idx: i32[], k: i32, s: f64, a: f64) {\n  s += ${text}\n}`)
+      return (f.body[0] as { value: Expr }).value
+    }
+    expect(printExpr(safetyTest(e('x[idx[k]] * 2.0'))!)).toBe(
+      '0 <= k && k < len(idx) && 0 <= idx[k] && idx[k] < len(x)',
+    )
+    expect(safetyTest(e('f64(i32(x[k]))'))).toBeUndefined()
+    expect(safetyTest(e('sin(a)'))).toBeUndefined()
+    // an element known in range needs no test
+    expect(printExpr(safetyTest(e('x[idx[k]]'), (key) => key.startsWith('idx['))!)).toBe(
+      '0 <= idx[k] && idx[k] < len(x)',
+    )
+  })
+
+  it('mayFailChecked: what may fail with checks on', () => {
+    const stmts = fnOf(`fn f(y: f64[], x: f64[], n: i32, s: f64, a: f64) {
+  s += sin(a) * 2.0
+  s *= 2.0
+  s *= a
+  s += x[n]
+  y[n] += a
+  t <- a + 1.0
+  t -> a + 1.0
+  u <- x[n] * 2.0
+  u -> x[n] * 2.0
+}`).body
+    expect(stmts.map((x) => mayFailChecked(x))).toEqual([false, false, true, true, true, false, true, true, true])
+    // an element known in range
+    expect(mayFailChecked(stmts[3]!, (k) => k.startsWith('x['))).toBe(false)
   })
 
   it('guards by the direction of the range, and not at all when a literal range is not empty', () => {

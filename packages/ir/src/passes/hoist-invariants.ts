@@ -35,9 +35,28 @@
  * right operand of `&&`/`||`) and then only under the guard "the loop runs at least once", so it is
  * evaluated exactly when the original evaluated it; float arithmetic and pure primitive calls
  * cannot fail, and move from anywhere in the body, without a guard when the range is literal and
- * not empty. An expression that the loop's range reads (`acolptr[j + 1]` in
- * `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any case: it moves from anywhere,
- * without a guard. So does a read of an element that a statement of the same block accessed before
+ * not empty. With run-time checks on, such an expression moves as it is only where nothing
+ * evaluated before it in the first iteration may fail (the statements of the body before its own,
+ * and the other checks of its own statement: bounds, alias, zero factor, `mayFailChecked`), and
+ * not from inside `@unchecked`: a hoisted check would otherwise fail before the check that the
+ * loop as written reaches first (an invariant read out of bounds hoisted before the first
+ * iteration's zero factor). Elsewhere, where its only parts that may fail are element reads, the
+ * loop runs in two versions: with it hoisted where the loop runs and a test shows every read in
+ * range (`safetyTest`: `0 <= i && i < len(a)`, inner reads first), as written otherwise, where its
+ * checks fail in their order:
+ *
+ *     if (0 < n && (0 <= k && k < len(x)), ~) {
+ *       i$inv0: f64 <- x[k]
+ *       for i in 0..n { y[i] *= z[i] ; y[i] += i$inv0 }
+ *       @unchecked { i$inv0 -> x[k] }
+ *     } else {
+ *       for i in 0..n { y[i] *= z[i] ; y[i] += x[k] }
+ *     }
+ *
+ * (one such test a nest: a loop around a loop in two versions is not versioned again, so the
+ * copies never multiply; nothing moves out of the test). An expression that the loop's range
+ * reads (`acolptr[j + 1]` in `for i in 0..acolptr[j + 1] - acolptr[j]`) is read on entry in any
+ * case: it moves from anywhere, without a guard. So does a read of an element that a statement of the same block accessed before
  * the loop, whatever happens, with nothing in between writing the array as a whole or a name its
  * index reads: it is in range (see `hoistInvariantsBlock`). Loops are processed innermost first, so an invariant of two nested loops climbs out
  * of both (the inner ancilla's computation is itself invariant in the outer loop).
@@ -247,6 +266,40 @@ function accessedBy(s: Stmt, out: Known): void {
   }
 }
 
+/**
+ * Whether statement `s` may fail with run-time checks on (conservatively: anything but an update
+ * or allocation whose every part is total may). `inRange(k)`: whether the element of key `k`
+ * (`elementKey`) is known to be in range. An update may fail on an alias check (\`distinct\`),
+ * the bounds of its target or of an element it reads, a zero factor (`*=`, `/=` by anything but a
+ * nonzero literal), or a value that may fail (`mayFailHere`); an allocation on its value.
+ */
+export function mayFailChecked(s: Stmt, inRange: (key: string) => boolean = () => false): boolean {
+  const total = (root: Expr): boolean => {
+    const todo: Expr[] = [root]
+    while (todo.length) {
+      const e = todo.pop()!
+      if (e.kind === 'index' ? !inRange(elementKey(e.array.name, e.index)) : mayFailHere(e)) return false
+      if (e.kind === 'call' && (e.callee.startsWith('$') || e.callee === 'zeros')) return false
+      todo.push(...exprChildren(e))
+    }
+    return true
+  }
+  switch (s.kind) {
+    case 'update': {
+      if ((s as { distinct?: unknown[] }).distinct?.length) return true
+      if ((s.op === '*=' || s.op === '/=') && !(s.value.kind === 'num' && s.value.value !== 0)) return true
+      let t: Dataview = s.target
+      while (t.kind === 'neg' || t.kind === 'field') t = t.target as Dataview
+      if (t.kind === 'index' && !total(t as Expr)) return true
+      return !total(s.value)
+    }
+    case 'alloc':
+      return s.value.kind !== 'emptystack' && !total(s.value)
+    default:
+      return true
+  }
+}
+
 /** Calls that are not worth an ancilla by themselves (a length, a conversion). */
 const CHEAP = new Set(['len', 'f64', 'f32', 'i32', 'convert'])
 
@@ -288,12 +341,32 @@ function nonEmpty(s: ForStmt): Expr | true | undefined {
   return { kind: 'binary', op, left: s.start, right: s.stop, type: 'bool', ...(s.loc ? { loc: s.loc } : {}) } as Expr
 }
 
+/**
+ * The \`if\` statements that run a loop in two versions (with checks on: its values that may fail
+ * hoisted where a test shows they cannot, the loop as written elsewhere), made by this pass: a
+ * loop around one is not versioned again, and nothing moves out of their tests.
+ */
+const VERSIONED = new WeakSet<Stmt>()
+
+/** \`copy\`, one of \`VERSIONED\` where \`original\` is. */
+function versionOf(original: Stmt, copy: Stmt): Stmt {
+  if (VERSIONED.has(original)) VERSIONED.add(copy)
+  return copy
+}
+
 /** One hoisted value: its ancilla, the expression, and whether it needs the loop to run. */
 interface Hoisted {
   name: string
   value: Expr
   type: ScalarTypeName
   guarded: boolean
+  /** may fail (moved from what runs on every iteration, under the loop's guard) */
+  partial: boolean
+  /**
+   * With checks on, where something before it in the first iteration may fail: the test that it
+   * cannot fail (\`safetyTest\`); the loop then runs with it hoisted only where the test holds.
+   */
+  test?: Expr
 }
 
 /** The state of the pass over one function: a counter for fresh names. */
@@ -345,7 +418,13 @@ function hoistLoop(
     if (!safe && !(every && guard !== undefined)) return undefined
     let h = found.get(d.id)
     if (!h) {
-      h = { name: freshName(names, s.variable), value: e, type: e.type, guarded: !safe && guard !== true }
+      h = {
+        name: freshName(names, s.variable),
+        value: e,
+        type: e.type,
+        guarded: !safe && guard !== true,
+        partial: !safe,
+      }
       found.set(d.id, h)
     }
     // (printed in run-time errors as the expression it stands for: `Substituted.shown`)
@@ -396,48 +475,93 @@ function hoistLoop(
     a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg'
       ? target(a as Dataview, every)
       : rewrite(a, every)
-  const block = (body: Stmt[], every: boolean): Stmt[] =>
-    body.map((x): Stmt => {
-      switch (x.kind) {
-        case 'update':
-          return { ...x, target: target(x.target, every), value: rewrite(x.value, every) }
-        case 'callstmt':
-          return { ...x, args: x.args.map((a) => arg(a, every)) }
-        case 'alloc':
-          return x.value.kind === 'emptystack' ? x : { ...x, value: rewrite(x.value, every) }
-        case 'if':
-          // the condition runs every time the `if` does; the branches do not
-          // (an alias guard's fallback, \`asWritten\`, stays the program as written)
-          return {
-            ...x,
-            pre: rewrite(x.pre, every),
-            then: block(x.then, false),
-            else: x.asWritten ? x.else : block(x.else, false),
-          }
-        case 'for':
-          return {
-            ...x,
-            start: rewrite(x.start, every),
-            stop: rewrite(x.stop, every),
-            step: x.step ? rewrite(x.step, every) : null,
-            body: block(x.body, false),
-          }
-        case 'while':
-          for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host, known)
-          return { ...x, body: block(x.body, false) }
-        case 'unchecked':
-          return { ...x, body: block(x.body, every) }
-        default:
-          // deallocations (their value only feeds a check), stacks: left as they are
-          return x
+  // with checks on, an element known in range before the loop stays so inside it only while the
+  // loop writes none of its names (its array as a whole included)
+  const inRange = (k: string): boolean => {
+    const ns = known.get(k)
+    return ns !== undefined && ![...ns].some((n) => written.has(n))
+  }
+  // the loop holds a loop that runs in two versions (see below)
+  let nested = false
+  walk(s.body, (x) => {
+    if (VERSIONED.has(x)) nested = true
+  })
+  // the statements of a block, in order: with checks on, a value that may fail moves as it is
+  // (from a statement run on every iteration) only while nothing before it in the first iteration
+  // can fail (the statements before it, and the other checks of its own statement, see
+  // `mayFailChecked`): else the hoisted check would fail first where the loop fails earlier on
+  // another check
+  const block = (body: Stmt[], every: boolean): Stmt[] => {
+    let clean = true
+    return body.map((x): Stmt => {
+      if (!names.checks) return stmt(x, every)
+      const wasClean = clean
+      clean &&= !mayFailChecked(x, inRange)
+      const before = new Set(found.keys())
+      const next = names.next
+      const r = stmt(x, every)
+      const fresh = [...found].filter(([id, h]) => !before.has(id) && h.partial)
+      if (!fresh.length || (wasClean && !mayFailChecked(r, inRange))) return r
+      // something before them may fail: each moves under a test that it cannot fail (the loop
+      // as written runs where it may), or the statement stays as it is
+      const tests = fresh.map(([, h]) => safetyTest(h.value, inRange))
+      // (one version test a nest: a loop around one runs as it is, so copies never multiply)
+      if (!nested && tests.every((t) => t !== undefined)) {
+        fresh.forEach(([, h], j) => (h.test = tests[j]!))
+        return r
       }
+      for (const [id, h] of found)
+        if (!before.has(id)) {
+          found.delete(id)
+          names.taken.delete(h.name)
+        }
+      names.next = next
+      return stmt(x, false)
     })
+  }
+  const stmt = (x: Stmt, every: boolean): Stmt => {
+    switch (x.kind) {
+      case 'update':
+        return { ...x, target: target(x.target, every), value: rewrite(x.value, every) }
+      case 'callstmt':
+        return { ...x, args: x.args.map((a) => arg(a, every)) }
+      case 'alloc':
+        return x.value.kind === 'emptystack' ? x : { ...x, value: rewrite(x.value, every) }
+      case 'if':
+        // the condition runs every time the `if` does; the branches do not
+        // (an alias guard's fallback, \`asWritten\`, stays the program as written)
+        return versionOf(x, {
+          ...x,
+          pre: rewrite(x.pre, every && !VERSIONED.has(x)),
+          then: block(x.then, false),
+          else: x.asWritten ? x.else : block(x.else, false),
+        })
+      case 'for':
+        return {
+          ...x,
+          start: rewrite(x.start, every),
+          stop: rewrite(x.stop, every),
+          step: x.step ? rewrite(x.step, every) : null,
+          body: block(x.body, false),
+        }
+      case 'while':
+        for (const c of [x.pre, x.post]) analyse(c, written, ids, info, host, known)
+        return { ...x, body: block(x.body, false) }
+      case 'unchecked':
+        // (with checks on, a read that may fail stays in: no assert guards it there)
+        return { ...x, body: block(x.body, every && !names.checks) }
+      default:
+        // deallocations (their value only feeds a check), stacks: left as they are
+        return x
+    }
+  }
   const body = block(s.body, true)
   if (!found.size || host.seen) return [s]
   const loc = s.loc ? { loc: s.loc } : {}
   const before: Stmt[] = [],
     after: Stmt[] = []
-  const hoisted = [...found.values()]
+  const hoisted = [...found.values()].filter((h) => !h.test)
+  const tested = [...found.values()].filter((h) => h.test)
   for (const h of hoisted) {
     const type = { kind: 'scalar' as const, name: h.type }
     const zero: Expr = { kind: 'num', value: 0, isFloat: h.type !== 'i32', type: h.type }
@@ -458,7 +582,81 @@ function hoistLoop(
     const free: Stmt = { kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc }
     after.unshift(...(names.checks ? [free] : [guarded('-='), free]))
   }
-  return [...before, { ...s, body }, { kind: 'unchecked', body: after, ...loc }]
+  let loop: Stmt = { ...s, body }
+  if (tested.length) {
+    // with checks on: the loop with them hoisted where the loop runs and none of them can fail,
+    // the loop as written elsewhere (where its checks fail as they would)
+    const and = (l: Expr, r: Expr): Expr => ({ kind: 'binary', op: '&&', left: l, right: r, type: 'bool', ...loc })
+    const tests = tested.map((h) => h.test!)
+    const pre = (guard === true ? tests : [guard as Expr, ...tests]).reduce(and)
+    const type = (h: Hoisted) => ({ kind: 'scalar' as const, name: h.type })
+    loop = {
+      kind: 'if',
+      pre,
+      post: null,
+      then: [
+        ...tested.map(
+          (h): Stmt => ({ kind: 'alloc', name: h.name, value: h.value, type: type(h), declared: type(h), ...loc }),
+        ),
+        loop,
+        {
+          kind: 'unchecked',
+          body: tested
+            .map(
+              (h): Stmt => ({
+                kind: 'dealloc',
+                name: h.name,
+                value: h.value,
+                type: type(h),
+                declared: type(h),
+                ...loc,
+              }),
+            )
+            .reverse(),
+          ...loc,
+        },
+      ],
+      else: [s],
+      ...loc,
+    }
+    VERSIONED.add(loop)
+  }
+  if (!hoisted.length) return [loop]
+  return [...before, loop, { kind: 'unchecked', body: after, ...loc }]
+}
+
+/**
+ * The test that evaluating \`e\` cannot fail, where its only nodes that may are element reads:
+ * \`0 <= i && i < len(a)\` for each read \`a[i]\` not known in range, inner reads first (so that
+ * \`&&\` evaluates a read only where it is in range); undefined where another node may fail (an
+ * integer division, a conversion to i32) or nothing may.
+ */
+export function safetyTest(e: Expr, inRange: (key: string) => boolean = () => false): Expr | undefined {
+  const tests: Expr[] = []
+  let other = false
+  // children before parents, with an explicit stack (see \`analyse\`)
+  const order: Expr[] = []
+  const todo: Expr[] = [e]
+  while (todo.length) {
+    const x = todo.pop()!
+    order.push(x)
+    todo.push(...exprChildren(x))
+  }
+  // (reversed: every node after the nodes below it)
+  for (const x of order.reverse()) {
+    if (x.kind === 'index') {
+      if (inRange(elementKey(x.array.name, x.index))) continue
+      const loc = x.loc ? { loc: x.loc } : {}
+      const len: Expr = { kind: 'call', callee: 'len', args: [x.array], type: 'i32', ...loc }
+      const zero: Expr = { kind: 'num', value: 0, isFloat: false, type: 'i32' }
+      tests.push(
+        { kind: 'binary', op: '<=', left: zero, right: x.index, type: 'bool', ...loc },
+        { kind: 'binary', op: '<', left: x.index, right: len, type: 'bool', ...loc },
+      )
+    } else if (mayFailHere(x)) other = true
+  }
+  if (other || !tests.length) return undefined
+  return tests.reduce((l, r): Expr => ({ kind: 'binary', op: '&&', left: l, right: r, type: 'bool' }))
 }
 
 /**
@@ -482,11 +680,11 @@ function hoistInvariantsBlock(
     switch (s.kind) {
       case 'if':
         out = [
-          {
+          versionOf(s, {
             ...s,
             then: hoistInvariantsBlock(s.then, names, effectful, known),
             else: s.asWritten ? s.else : hoistInvariantsBlock(s.else, names, effectful, known),
-          },
+          }),
         ]
         break
       case 'while':
