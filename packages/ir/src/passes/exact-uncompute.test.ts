@@ -89,6 +89,20 @@ fact -> 0`)
     expect(after(user({ uncall: '~ifactorial(fact, n + 1)' }))).toContain('~ifactorial(fact, n + 1)')
   })
 
+  it('leaves a call and its uncall inside `@unchecked` (the argument rests on the call’s checks)', () => {
+    const text = `${factorial}
+fn f(out: f64, n: i32) {
+  @unchecked {
+    fact: i32 <- 0
+    ifactorial(fact, n)
+    out += f64(fact)
+    ~ifactorial(fact, n)
+    fact -> 0
+  }
+}`
+    expect(after(text)).toContain('~ifactorial(fact, n)')
+  })
+
   it('leaves a call that reads an array element (another name for its memory could change it)', () => {
     const text = `${factorial}
 fn f(out: f64, ns: i32[]) {

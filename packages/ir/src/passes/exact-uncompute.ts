@@ -20,11 +20,11 @@
  * call's loop conditions, true while it iterated and false when it left; a loop's range is the
  * call's). The call ran with its checks on (an `@unchecked` block in an exact function is not
  * allowed: a deallocation that nobody checked could have dropped a value, and the uncall would
- * not restore it), so the checks the pass leaves out could not fail, and no other check moves:
+ * not restore it; nor is a call inside an `@unchecked` block of the caller rewritten), so the checks the pass leaves out could not fail, and no other check moves:
  * the pass changes neither a value nor which check fails first, or where. A host call or `@safe`
  * effect would run again in the uncall; an exact function has none. The call's arguments are
  * scalars (no array element, which a write through another name for its memory could change in
- * between: see \`apart.ts\`). With checks off,
+ * between: see `apart.ts`). With checks off,
  * `dead-ancillas` drops such uncomputes altogether.
  */
 import type { Arg, CallStmt, Expr, FunctionDef, ScalarTypeName, Stmt, Type, UpdateStmt } from '../ast.js'
@@ -39,7 +39,7 @@ const EXACT_TYPES: ReadonlySet<string> = new Set(['i32', 'bool'])
 const exactScalar = (t: { kind: string; name?: string } | undefined): boolean =>
   t?.kind === 'scalar' && EXACT_TYPES.has(t.name ?? '')
 
-/** The scalar type name of a node's \`type\` (a name, or a scalar \`Type\`), or undefined. */
+/** The scalar type name of a node's `type` (a name, or a scalar `Type`), or undefined. */
 const scalarName = (t: ScalarTypeName | Type | undefined): string | undefined =>
   typeof t === 'string' ? t : t?.kind === 'scalar' ? t.name : undefined
 
@@ -156,7 +156,7 @@ function writesAny(
   return w === undefined || [...w].some((n) => names.has(n))
 }
 
-/** Whether an argument reads no array: no element, no array variable (\`len(a)\` included). */
+/** Whether an argument reads no array: no element, no array variable (`len(a)` included). */
 function scalarOnly(a: Arg): boolean {
   switch (a.kind) {
     case 'num':
@@ -177,7 +177,7 @@ function scalarOnly(a: Arg): boolean {
   }
 }
 
-/** A call argument's value-numbering key (a negated view as \`-(…)\`). */
+/** A call argument's value-numbering key (a negated view as `-(…)`). */
 const argKey = (a: Arg): string => (a.kind === 'neg' ? `-(${argKey(a.target)})` : key(a as Expr))
 
 const sameArgs = (a: Arg[], b: Arg[]): boolean =>
@@ -212,9 +212,9 @@ export function exactUncompute(
   const block = (body: Stmt[]): Stmt[] => {
     let out = body.map((s): Stmt => {
       switch (s.kind) {
+        // (not inside `@unchecked`: the argument rests on the call's checks)
         case 'for':
         case 'while':
-        case 'unchecked':
           return { ...s, body: block(s.body) } as Stmt
         case 'if':
           return { ...s, then: block(s.then), else: block(s.else) }
