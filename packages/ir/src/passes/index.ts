@@ -14,6 +14,11 @@
  *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
+ * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
+ *   factorial by the integer approximate multiplier) that undoes a call `f(y, x)` of the same block
+ *   from a zero integer ancilla `y` becomes `y -= y`: the uncall would restore 0 bit for bit, and
+ *   every check in it holds because the call's did (checks on only: with checks off,
+ *   `dead-ancillas` drops such uncomputes; see `exact-uncompute.ts`);
  * - `interchange` — a loop whose iterations provably touch disjoint memory, around a nest that
  *   does the same in every iteration, moves innermost, around the statements that depend on it
  *   (always: with checks on, only the order in which two failing checks are reached changes; see
@@ -74,6 +79,7 @@ import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
+import { exactFunctions, exactUncompute } from './exact-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
 import { hoistInvariants } from './hoist-invariants.js'
@@ -93,6 +99,7 @@ export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pai
 
 export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
+export { exactFunctions, exactUncompute } from './exact-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
@@ -122,6 +129,7 @@ export const PASS_NAMES = [
   'scalar-arrays',
   'cancel-uncompute',
   'finite-uncompute',
+  'exact-uncompute',
   'interchange',
   'jam',
   'sink-ancillas',
@@ -152,6 +160,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'scalar-arrays',
   'cancel-uncompute',
   'finite-uncompute',
+  'exact-uncompute',
   'hoist-invariants',
   'tabulate',
   'unroll-swaps',
@@ -223,6 +232,14 @@ export function optimize(
   if (on('finite-uncompute') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => finiteUncompute(f, effectful))
+  }
+  if (on('exact-uncompute') && options.checks) {
+    const all = [...program.functions.values(), ...inverses.values()]
+    const effectful = effectfulFunctions(all)
+    // (exactness is decided on the functions as written: an inverse is exact where its function is)
+    const exact = exactFunctions(program.functions.values())
+    const writes = program.writes
+    each((f) => exactUncompute(f, exact, writes, effectful))
   }
   if (on('interchange')) {
     const registry = program.registry
