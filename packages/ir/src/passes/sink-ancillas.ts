@@ -281,11 +281,18 @@ export function restores(body: Stmt[], x: string): boolean {
  * the statements from the allocation to the deallocation, excluded). The allocation becomes the
  * loop body's first statement and the deallocation its last. The shared walk of `sink-ancillas`
  * (arrays) and `sink-scalars` (scalars).
+ *
+ * With `everyLoop`, an ancilla used by several statements between its allocation and deallocation
+ * is sunk into each of them when every one is such a loop (`sinkable` holds for each): a caller
+ * passes it when `sinkable` proves that a loop leaves the ancilla at the value it is allocated
+ * with, so that the next loop finds that value as a fresh allocation would give it (a `routine`
+ * whose loop computes into an ancilla, and the `~routine` that runs the loop backwards).
  */
 export function sinkIntoLoops(
   body: Stmt[],
   candidate: (a: AllocStmt) => boolean,
   sinkable: (a: AllocStmt, loop: ForStmt | WhileStmt, between: Stmt[]) => boolean,
+  everyLoop = false,
 ): Stmt[] {
   let out = body
   for (let i = 0; i < out.length; i++) {
@@ -295,17 +302,21 @@ export function sinkIntoLoops(
     if (d < 0) continue
     const users: number[] = []
     for (let k = i + 1; k < d; k++) if (mentions(out[k]!, a.name)) users.push(k)
-    if (users.length !== 1) continue
-    const l = users[0]!
-    const loop = out[l]!
-    if (loop.kind !== 'for' && loop.kind !== 'while') continue
-    if (stmtExprs(loop).some((e) => readNames(e).has(a.name))) continue
-    if (!sinkable(a, loop, out.slice(i + 1, d))) continue
-    const sunk = { ...loop, body: [a, ...loop.body, out[d]!] } as Stmt
-    out = [...out.slice(0, i), ...out.slice(i + 1, l), sunk, ...out.slice(l + 1, d), ...out.slice(d + 1)]
+    if (users.length === 0 || (users.length > 1 && !everyLoop)) continue
+    const between = out.slice(i + 1, d)
+    const fits = (s: Stmt): s is ForStmt | WhileStmt =>
+      (s.kind === 'for' || s.kind === 'while') &&
+      !stmtExprs(s).some((e) => readNames(e).has(a.name)) &&
+      sinkable(a, s, between)
+    if (!users.every((l) => fits(out[l]!))) continue
+    const dealloc = out[d]!
+    const sunk = out.map((s, k) =>
+      users.includes(k) ? ({ ...s, body: [a, ...(s as ForStmt | WhileStmt).body, dealloc] } as Stmt) : s,
+    )
+    out = [...sunk.slice(0, i), ...sunk.slice(i + 1, d), ...sunk.slice(d + 1)]
     i--
   }
-  const inner = (b: Stmt[]) => sinkIntoLoops(b, candidate, sinkable)
+  const inner = (b: Stmt[]) => sinkIntoLoops(b, candidate, sinkable, everyLoop)
   return out.map((s): Stmt => {
     switch (s.kind) {
       case 'if':

@@ -93,6 +93,50 @@ while (abs(s) > 1e-8, k != 0) {
       expect(printFunction(sinkScalars(f))).toBe(printFunction(f))
     })
 
+  // a routine whose loop computes into the ancilla, and the loop that runs it backwards (\`~routine\`)
+  const twoLoops = (second: string) => `
+fn f(out: f64, z: f64, k: i32, s: f64, u: f64) {
+  t: f64 <- 0.0
+  while (abs(s) > 1e-8, k != 0) {
+    k += 1
+    t -= z / f64(k * k + 1)
+    u += s * t
+    t += z / f64(k * k + 1)
+  }
+  out += u
+  while (k != 0, abs(s) > 1e-8) {
+    ${second}
+    k -= 1
+  }
+  t -> 0.0
+}`
+
+  it('gives each loop of several that use the ancilla its own, when every loop restores it', () => {
+    const f = fn(twoLoops('t -= z / f64(k * k + 1)\n    u -= s * t\n    t += z / f64(k * k + 1)'))
+    expect(body(sinkScalars(f))).toBe(`while (abs(s) > 1e-8, k != 0) {
+  t: f64 <- 0.0
+  k += 1
+  t -= z / f64(k * k + 1)
+  u += s * t
+  t += z / f64(k * k + 1)
+  t -> 0.0
+}
+out += u
+while (k != 0, abs(s) > 1e-8) {
+  t: f64 <- 0.0
+  t -= z / f64(k * k + 1)
+  u -= s * t
+  t += z / f64(k * k + 1)
+  k -= 1
+  t -> 0.0
+}`)
+  })
+
+  it('leaves an ancilla used by several loops when one of them does not restore it', () => {
+    const f = fn(twoLoops('t += z / f64(k * k + 1)\n    u -= s * t'))
+    expect(printFunction(sinkScalars(f))).toBe(printFunction(f))
+  })
+
   it('leaves an ancilla that other statements of the block use', () => {
     const f = fn(`
 fn f(out: f64, z: f64, n: i32) {

@@ -9,6 +9,14 @@
  * function: `anc3 -= h/(k(k+ν))` … `anc3 += h/(k(k+ν))`), and its tangent in a forward-mode
  * gradient, which has the same pairs.
  *
+ * Several loops between the allocation and the deallocation may use the ancilla (a `routine`
+ * whose loop computes into it, and the `~routine` that runs that loop backwards: the Bessel
+ * function's whole series is such a routine): when every statement there that uses it is such a
+ * loop, each loop gets an ancilla of its own. A loop leaves the ancilla at `+0` (see Exactness),
+ * so the next loop starts from the zero a fresh allocation gives it; and, once the uncompute loop
+ * is gone (`dead-ancillas`, with checks off), the loop that remains needs no loop-carried update
+ * of it. Any other statement that uses it keeps it where it is.
+ *
  * The pairs are found in the loop body's own statements (not in nested blocks): every statement
  * that writes `x` is an update of `x` itself, `+=` or `-=`, by a value that does not read `x` and
  * calls no host function, and they follow one another as P, Q, P, Q, … where Q has the other
@@ -73,6 +81,8 @@ export function sinkScalarsBlock(body: Stmt[]): Stmt[] {
     body,
     (a) => a.type?.kind === 'scalar' && PLAIN.has(a.type.name) && a.value.kind !== 'emptystack' && zeroLiteral(a.value),
     (a, loop) => restoredInPairs(loop.body, a.name),
+    // (each loop leaves the ancilla at +0, as it found it: the next loop may take a fresh one)
+    true,
   )
 }
 
