@@ -136,6 +136,15 @@ describe('range versions: the plan', () => {
       'g[2 * m * l + i] ✓',
       'g[m * l * l]',
     ])
+    // only in a loop with no loop inside (a versioned loop's inner loops have no versions)
+    const nested = plan(`fn f(x: f64[], g: f64[], m: i32, n: i32, i: i32) {
+  for l in 0..n {
+    x[i + m * l] += g[l]
+    for j in 0..m { x[j + m * l] += 1.0 }
+  }
+}`).version!
+    expect(groups(nested)).toEqual(['g[1·i + 0 + 0..0]'])
+    expect(accesses(nested.body)).toEqual(['x[i + m * l]', 'g[l] ✓', 'x[j + m * l]'])
   })
 
   it('versions nothing where no index is affine or every affine one is in a branch', () => {

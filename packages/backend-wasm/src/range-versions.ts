@@ -19,7 +19,8 @@
  * body does not write (nor declare), lengths of arrays the body does not (de)allocate, `+`, `-`,
  * negation and products with a literal or of such names, and products of such an invariant value
  * with an affine index (`x[i + m·v]`, column l of a matrix with m rows: the factor of v is then
- * the run-time value of `m`, see `RangeGroup.scale`); the array is one the body does not
+ * the run-time value of `m`, see `RangeGroup.scale`; only in a loop with no loop inside, so that
+ * no inner loop loses a version it would have had); the array is one the body does not
  * (de)allocate. Accesses of one array whose indices differ by a constant share one check (the
  * smallest and the largest constant).
  *
@@ -276,6 +277,12 @@ export function planRangeVersion(loop: Extract<Stmt, { kind: 'for' }>, ctx: Rang
   const fixedLength = (n: string) => !changed.has(`len:${n}`)
   const found: Array<Extract<Expr, { kind: 'index' }>> = []
   everyIteration(loop.body, found)
+  // a factor known only at run time only in a loop with no loop inside: a versioned loop's inner
+  // loops are not versioned (see the module comment), and they have the more accesses
+  let nested = false
+  walk(loop.body, (s) => {
+    if (s.kind === 'for' || s.kind === 'while') nested = true
+  })
   const groups = new Map<string, RangeGroup>()
   const covered = new Set<Expr>()
   const elements = new Set<string>()
@@ -283,6 +290,7 @@ export function planRangeVersion(loop: Extract<Stmt, { kind: 'for' }>, ctx: Rang
     if (access.inBounds === true || !fixedLength(access.array.name)) continue
     const l = linear(access.index, loop.variable, invariant, fixedLength)
     if (!l || Math.abs(l.factor) > MAX_FACTOR || Math.abs(l.constant) > MAX_CONSTANT) continue
+    if (nested && l.factorTerms.length) continue
     const t = termsExpr(l.terms),
       f = termsExpr(l.factorTerms)
     if (!t || !f) continue
