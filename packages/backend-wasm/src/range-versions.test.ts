@@ -298,39 +298,44 @@ describe('range versions: compiled loops', () => {
     expect(versioned, 'the loops have range versions').toBeGreaterThan(30)
   })
 
-  it('with factors known at run time: the same results or errors, also where the factor is negative or its products wrap', () => {
-    versioned = 0
-    let failed = 0,
-      passed = 0
-    // (factors whose products wrap around 2³²: a multiple of 2³¹ times an even i is 0 in i32)
-    const big = [2 ** 30, 2 ** 31 - 1, -(2 ** 31), 2 ** 29 + 1, -1]
-    for (let seed = 0; seed < 60; seed++) {
-      const text = randomScaledLoop(seed)
-      const [mOn, mOff, mRef] = (['wasm_on', 'wasm_off', 'interpreter'] as const).map((backend) =>
-        compileModule(parse({ text, name: 'rv' }), { registry: registry(), backend, checks: false }),
-      )
-      const r = rng(seed + 2000)
-      for (let run = 0; run < 12; run++) {
-        const args = [
-          Math.floor(r() * 8) - 2,
-          Math.floor(r() * 10) - 2,
-          run === 11 ? big[seed % big.length]! : Math.floor(r() * 5) - 1,
-          run === 10 ? big[(seed + 2) % big.length]! : Math.floor(r() * 5) - 1,
-        ]
-        const what = `${text}\nlo, hi, a, b = ${args.join(', ')}`
-        expect(residentOutcome(mOn!.f!.core as unknown as Core, args), what).toBe(
-          residentOutcome(mOff!.f!.core as unknown as Core, args),
+  it.each([false, true])(
+    'with factors known at run time (checks %s): the same results or errors, also where the factor is negative or its products wrap',
+    (checks) => {
+      versioned = 0
+      let failed = 0,
+        passed = 0
+      // (factors whose products wrap around 2³²: a multiple of 2³¹ times an even i is 0 in i32)
+      const big = [2 ** 30, 2 ** 31 - 1, -(2 ** 31), 2 ** 29 + 1, -1]
+      for (let seed = 0; seed < 60; seed++) {
+        const text = randomScaledLoop(seed)
+        const [mOn, mOff, mRef] = (['wasm_on', 'wasm_off', 'interpreter'] as const).map((backend) =>
+          compileModule(parse({ text, name: 'rv' }), { registry: registry(), backend, checks }),
         )
-        const want = outcome(mRef!.f as unknown as Call, args)
-        expect(outcome(mOn!.f as unknown as Call, args), what).toBe(want)
-        if (want.startsWith('runtime/')) failed++
-        else passed++
+        const r = rng(seed + 2000)
+        for (let run = 0; run < 12; run++) {
+          const args = [
+            Math.floor(r() * 8) - 2,
+            Math.floor(r() * 10) - 2,
+            run === 11 ? big[seed % big.length]! : Math.floor(r() * 5) - 1,
+            run === 10 ? big[(seed + 2) % big.length]! : Math.floor(r() * 5) - 1,
+          ]
+          const what = `${text}\nlo, hi, a, b = ${args.join(', ')}`
+          expect(residentOutcome(mOn!.f!.core as unknown as Core, args), what).toBe(
+            residentOutcome(mOff!.f!.core as unknown as Core, args),
+          )
+          const want = outcome(mRef!.f as unknown as Call, args)
+          expect(outcome(mOn!.f as unknown as Call, args), what).toBe(want)
+          if (want.startsWith('runtime/')) failed++
+          else passed++
+        }
       }
-    }
-    expect(failed, 'some runs go out of range').toBeGreaterThan(50)
-    expect(passed, 'some runs stay in range').toBeGreaterThan(50)
-    expect(versioned, 'the loops have range versions').toBeGreaterThan(30)
-  })
+      expect(failed, 'some runs go out of range').toBeGreaterThan(50)
+      expect(passed, 'some runs stay in range').toBeGreaterThan(50)
+      // (with checks on, `hoist-bounds` of @tenet/ir moves these bounds asserts before the loop
+      // first, so none is left for a range version: the results and errors are what is compared)
+      if (!checks) expect(versioned, 'the loops have range versions').toBeGreaterThan(30)
+    },
+  )
 
   it('a factor that wraps to an index in range: the unguarded copy runs only where no guard could fail', () => {
     // m = 2³¹: m·l is 0 for even l and −2³¹ for odd l in i32; x[i + m·l] is x[i] at l = 0 and
