@@ -2612,7 +2612,9 @@ export class FunctionEmitter {
    * indices at the two ends in wrapping i32 arithmetic, as the loop would compute them: when both
    * are in [0, len) and its exact spread |c|·span + high − low is below 2³¹, q is p plus that
    * spread without wrapping, so every index between is in range. (An empty loop may pass or
-   * fail: it runs nothing either way.)
+   * fail: it runs nothing either way.) A factor known only at run time (\`RangeGroup.scale\`) is
+   * evaluated once, in wrapping i32 arithmetic as the body would; the guarded loop runs unless it
+   * is ≥ 0 and its exact spread c·span + high − low, computed in i64, is below 2³¹.
    */
   private rangeCheck(
     version: RangeVersion,
@@ -2645,7 +2647,8 @@ export class FunctionEmitter {
     // every group's spread below 2³¹: span ≤ (2³¹ − 1 − (high − low)) / |c|
     let limit = 2 ** 31 - 1
     for (const g of version.groups)
-      if (g.factor !== 0) limit = Math.min(limit, Math.floor((2 ** 31 - 1 - (g.high - g.low)) / Math.abs(g.factor)))
+      if (g.factor !== 0 && !g.scale)
+        limit = Math.min(limit, Math.floor((2 ** 31 - 1 - (g.high - g.low)) / Math.abs(g.factor)))
     if (limit < 2 ** 31 - 1) {
       span()
       this.i32(limit)
@@ -2653,6 +2656,26 @@ export class FunctionEmitter {
     }
     const base = this.local(I32)
     for (const g of version.groups) {
+      // a factor known at run time: c = factor + scale (wrapping, as the body computes it), c ≥ 0,
+      // and c·span + high − low ≤ 2³¹ − 1 exactly (in i64; span ≥ 0 here)
+      let factor: number | null = null
+      if (g.scale) {
+        factor = this.local(I32)
+        this.expr(g.scale)
+        if (g.factor !== 0) {
+          this.i32(g.factor)
+          this.op(Op.i32_add)
+        }
+        this.tee(factor)
+        this.i32(0)
+        this.op(Op.i32_lt_s, Op.br_if, 0)
+        this.get(factor)
+        this.op(Op.i64_extend_i32_u)
+        span()
+        this.op(Op.i64_extend_i32_u, Op.i64_mul)
+        this.out.byte(Op.i64_const).s32(2 ** 31 - 1 - (g.high - g.low))
+        this.op(Op.i64_gt_s, Op.br_if, 0)
+      }
       // the other terms (an expression of names, lengths and their products)
       if (g.terms) this.expr(g.terms)
       else this.i32(0)
@@ -2661,7 +2684,10 @@ export class FunctionEmitter {
         this.get(base)
         if (v !== null) {
           this.get(v)
-          if (g.factor !== 1) {
+          if (factor !== null) {
+            this.get(factor)
+            this.op(Op.i32_mul)
+          } else if (g.factor !== 1) {
             this.i32(g.factor)
             this.op(Op.i32_mul)
           }
@@ -2674,9 +2700,10 @@ export class FunctionEmitter {
         this.get(this.array(g.array, s.loc).len)
         this.op(Op.i32_ge_u, Op.br_if, 0)
       }
-      const still = g.factor === 0
-      at(still ? null : g.factor > 0 ? lo : hi, g.low)
-      if (!still || g.high !== g.low) at(still ? null : g.factor > 0 ? hi : lo, g.high)
+      const still = g.factor === 0 && factor === null
+      const rising = factor !== null || g.factor > 0
+      at(still ? null : rising ? lo : hi, g.low)
+      if (!still || g.high !== g.low) at(still ? null : rising ? hi : lo, g.high)
     }
   }
 

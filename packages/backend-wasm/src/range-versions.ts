@@ -17,7 +17,10 @@
  * loops inside it), so that a nest's code at most doubles; an inner loop of a nest whose outer
  * loop has none versions its own accesses. An index is affine when it is made of v, integer literals, names the
  * body does not write (nor declare), lengths of arrays the body does not (de)allocate, `+`, `-`,
- * negation and products with a literal or of such names; the array is one the body does not
+ * negation and products with a literal or of such names, and products of such an invariant value
+ * with an affine index (`x[i + m·v]`, column l of a matrix with m rows: the factor of v is then
+ * the run-time value of `m`, see `RangeGroup.scale`; only in a loop with no loop inside, so that
+ * no inner loop loses a version it would have had); the array is one the body does not
  * (de)allocate. Accesses of one array whose indices differ by a constant share one check (the
  * smallest and the largest constant).
  *
@@ -40,11 +43,21 @@ const MAX_CONSTANT = 2 ** 30
 /** The bodies of more statements than this (nested ones counted) are not versioned (the code would double). */
 export const RANGE_VERSION_MAX_STATEMENTS = 400
 
-/** One check at the loop's start: `array[factor·v + terms + k]` in range for every k in low..high and every v of the range. */
+/**
+ * One check at the loop's start: `array[(factor + scale)·v + terms + k]` in range for every k in
+ * low..high and every v of the range.
+ */
 export interface RangeGroup {
   array: string
-  /** The factor c of the loop variable. */
+  /** The literal part of the factor c of the loop variable. */
   factor: number
+  /**
+   * The part of the factor known only at run time (a sum of invariant values, such as the row
+   * count `m` of `x[i + m·v]`), or null for none. The check evaluates factor + scale once, in
+   * wrapping i32 arithmetic as the body would, and runs the guarded loop unless it is ≥ 0 and the
+   * exact spread of the indices, computed in i64, is below 2³¹.
+   */
+  scale: Expr | null
   /** The sum of the index's other terms (names, lengths, their products), or null for none. */
   terms: Expr | null
   /** The smallest and largest integer constant added to it. */
@@ -73,9 +86,11 @@ export interface RangeVersionContext {
   writes: (callee: string) => readonly boolean[] | undefined
 }
 
-/** c·v + Σ scale·term + constant. */
+/** (c + Σ scale·factorTerm)·v + Σ scale·term + constant. */
 interface Linear {
   factor: number
+  /** Invariant values that multiply v (their sum is the run-time part of its factor). */
+  factorTerms: Array<{ scale: number; e: Expr }>
   constant: number
   terms: Array<{ scale: number; e: Expr }>
 }
@@ -86,6 +101,7 @@ const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type
 function scaled(l: Linear, by: number): Linear {
   return {
     factor: l.factor * by,
+    factorTerms: l.factorTerms.map((t) => ({ ...t, scale: t.scale * by })),
     constant: l.constant * by,
     terms: l.terms.map((t) => ({ ...t, scale: t.scale * by })),
   }
@@ -94,12 +110,35 @@ function scaled(l: Linear, by: number): Linear {
 function sum(a: Linear, b: Linear, sign: 1 | -1): Linear {
   return {
     factor: a.factor + sign * b.factor,
+    factorTerms: [...a.factorTerms, ...b.factorTerms.map((t) => ({ ...t, scale: t.scale * sign }))],
     constant: a.constant + sign * b.constant,
     terms: [...a.terms, ...b.terms.map((t) => ({ ...t, scale: t.scale * sign }))],
   }
 }
 
-const isConstant = (l: Linear) => l.factor === 0 && l.terms.length === 0
+const isConstant = (l: Linear) => l.factor === 0 && l.factorTerms.length === 0 && l.terms.length === 0
+/** Whether an index part does not depend on the loop variable. */
+const isInvariant = (l: Linear) => l.factor === 0 && l.factorTerms.length === 0
+
+/**
+ * The product of an invariant value \`e\` (not a literal) with an index part \`l\` affine in v
+ * whose factor is a literal: \`m·(c·v + Σ t + k)\` is \`(c·m)·v + Σ m·t + k·m\`. Each new term is
+ * evaluated as written (a product of invariant values), in wrapping i32 arithmetic, so the sum
+ * is the body's index modulo 2³² (see the module comment).
+ */
+function invariantTimes(e: Expr, l: Linear): Linear | undefined {
+  if (l.factorTerms.length) return undefined
+  const times = (t: Expr): Expr => ({ kind: 'binary', op: '*', left: e, right: t, type: I32 })
+  return {
+    factor: 0,
+    factorTerms: l.factor ? [{ scale: l.factor, e }] : [],
+    constant: 0,
+    terms: [
+      ...l.terms.map((t) => ({ scale: t.scale, e: times(t.e) })),
+      ...(l.constant ? [{ scale: l.constant, e }] : []),
+    ],
+  }
+}
 
 /** An i32 index as c·v + terms + constant, or undefined when it is not affine with invariant terms. */
 function linear(
@@ -111,13 +150,13 @@ function linear(
   if (e.type !== I32) return undefined
   switch (e.kind) {
     case 'num':
-      return Number.isInteger(e.value) ? { factor: 0, constant: e.value, terms: [] } : undefined
+      return Number.isInteger(e.value) ? { factor: 0, factorTerms: [], constant: e.value, terms: [] } : undefined
     case 'var':
-      if (e.name === v) return { factor: 1, constant: 0, terms: [] }
-      return invariant(e.name) ? { factor: 0, constant: 0, terms: [{ scale: 1, e }] } : undefined
+      if (e.name === v) return { factor: 1, factorTerms: [], constant: 0, terms: [] }
+      return invariant(e.name) ? { factor: 0, factorTerms: [], constant: 0, terms: [{ scale: 1, e }] } : undefined
     case 'call':
       return e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var' && fixedLength(e.args[0]!.name)
-        ? { factor: 0, constant: 0, terms: [{ scale: 1, e }] }
+        ? { factor: 0, factorTerms: [], constant: 0, terms: [{ scale: 1, e }] }
         : undefined
     case 'unary': {
       if (e.op !== '-') return undefined
@@ -134,9 +173,12 @@ function linear(
       if (isConstant(l)) return scaled(r, l.constant)
       if (isConstant(r)) return scaled(l, r.constant)
       // a product of invariant values: one term, evaluated as written
-      return l.factor === 0 && r.factor === 0 && !readNames(e).has(v)
-        ? { factor: 0, constant: 0, terms: [{ scale: 1, e }] }
-        : undefined
+      if (isInvariant(l) && isInvariant(r))
+        return !readNames(e).has(v) ? { factor: 0, factorTerms: [], constant: 0, terms: [{ scale: 1, e }] } : undefined
+      // an invariant value times an affine index: the value is part of v's factor
+      if (isInvariant(l) && !readNames(e.left).has(v)) return invariantTimes(e.left, r)
+      if (isInvariant(r) && !readNames(e.right).has(v)) return invariantTimes(e.right, l)
+      return undefined
     }
     default:
       return undefined
@@ -235,6 +277,12 @@ export function planRangeVersion(loop: Extract<Stmt, { kind: 'for' }>, ctx: Rang
   const fixedLength = (n: string) => !changed.has(`len:${n}`)
   const found: Array<Extract<Expr, { kind: 'index' }>> = []
   everyIteration(loop.body, found)
+  // a factor known only at run time only in a loop with no loop inside: a versioned loop's inner
+  // loops are not versioned (see the module comment), and they have the more accesses
+  let nested = false
+  walk(loop.body, (s) => {
+    if (s.kind === 'for' || s.kind === 'while') nested = true
+  })
   const groups = new Map<string, RangeGroup>()
   const covered = new Set<Expr>()
   const elements = new Set<string>()
@@ -242,15 +290,24 @@ export function planRangeVersion(loop: Extract<Stmt, { kind: 'for' }>, ctx: Rang
     if (access.inBounds === true || !fixedLength(access.array.name)) continue
     const l = linear(access.index, loop.variable, invariant, fixedLength)
     if (!l || Math.abs(l.factor) > MAX_FACTOR || Math.abs(l.constant) > MAX_CONSTANT) continue
-    const t = termsExpr(l.terms)
-    if (!t) continue
-    const k = `${access.array.name}|${l.factor}|${t.key}`
+    if (nested && l.factorTerms.length) continue
+    const t = termsExpr(l.terms),
+      f = termsExpr(l.factorTerms)
+    if (!t || !f) continue
+    const k = `${access.array.name}|${l.factor}|${f.key}|${t.key}`
     const g = groups.get(k)
     if (g) {
       g.low = Math.min(g.low, l.constant)
       g.high = Math.max(g.high, l.constant)
     } else
-      groups.set(k, { array: access.array.name, factor: l.factor, terms: t.expr, low: l.constant, high: l.constant })
+      groups.set(k, {
+        array: access.array.name,
+        factor: l.factor,
+        scale: f.expr,
+        terms: t.expr,
+        low: l.constant,
+        high: l.constant,
+      })
     covered.add(access)
     elements.add(`${access.array.name}[${key(access.index)}]`)
   }
@@ -368,14 +425,23 @@ export function planCheckedRangeVersion(
     if (!bound || !fixedLength(bound.array)) return
     const l = linear(bound.index, loop.variable, invariant, fixedLength)
     if (!l || Math.abs(l.factor) > MAX_FACTOR || Math.abs(l.constant) > MAX_CONSTANT) return
-    const t = termsExpr(l.terms)
-    if (!t) return
-    const k = `${bound.array}|${l.factor}|${t.key}`
+    const t = termsExpr(l.terms),
+      f = termsExpr(l.factorTerms)
+    if (!t || !f) return
+    const k = `${bound.array}|${l.factor}|${f.key}|${t.key}`
     const g = groups.get(k)
     if (g) {
       g.low = Math.min(g.low, l.constant)
       g.high = Math.max(g.high, l.constant)
-    } else groups.set(k, { array: bound.array, factor: l.factor, terms: t.expr, low: l.constant, high: l.constant })
+    } else
+      groups.set(k, {
+        array: bound.array,
+        factor: l.factor,
+        scale: f.expr,
+        terms: t.expr,
+        low: l.constant,
+        high: l.constant,
+      })
     covered.add(s)
     elements.add(`${bound.array}[${key(bound.index)}]`)
   })

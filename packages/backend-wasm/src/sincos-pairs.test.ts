@@ -84,6 +84,30 @@ describe('sincosPairs', () => {
     }
   })
 
+  it('builds the cos and sin tables of one array in one loop, by one __sincos per element (tabulate-sweeps, tabulate)', () => {
+    // two sweeps over the angles, the shape of a gradient program (see \`tabulate-sweeps.ts\` of
+    // @tenet/ir): without checks their cos θ and sin θ go into tables, built side by side, so the
+    // table loop pairs them; the loops of the sweeps read the tables (and the fallback computes
+    // each pair with \`__sincos\` too), so the module has no \`sin\` or \`cos\` routine of its own
+    const text = `fn f(x: f64[], y: f64[], theta: f64[], n: i32) {
+      for i in 0..n { ROT(x[i], x[i + 1], theta[i]) }
+      for i in n - 1..=0 by -1 { y[i] += x[i] * cos(theta[i]) - sin(theta[i]) }
+    }`
+    const angles = [0, -0, 1e-9, 0.5, -2.5, 3, 100, 1e6, 1e22, -1e300]
+    const wasm = compile(text, 'wasm', false)
+    expect(last!.mathRoutines).toContain('__sincos')
+    expect(last!.mathRoutines).not.toContain('sin')
+    expect(last!.mathRoutines).not.toContain('cos')
+    const cpu = compile(text, 'cpu', false)
+    for (const n of [angles.length - 1, 2, 0])
+      expectSameRuns([cpu, wasm], () => [
+        Float64Array.from(angles, (a, i) => Math.cos(a) + i),
+        Float64Array.from(angles, (a) => a / 3),
+        Float64Array.from(angles),
+        n,
+      ])
+  })
+
   it('gives the cpu backend’s values on random runs of updates mixing sin, cos and writes', () => {
     let seed = 12345
     const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32

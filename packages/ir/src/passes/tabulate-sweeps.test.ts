@@ -47,12 +47,10 @@ describe('pass `tabulate-sweeps`', () => {
       body(swept(sweeps)),
     ).toBe(`if (max(0.0, 1.0) * (max(0.0, f64(n)) + max(0.0, f64(n - 1) + 1.0)) > f64(len(theta)) && $apart(theta, x) && $apart(theta, y), ~) {
   $sw1: f64[] <- zeros(len(theta))
+  $sw2: f64[] <- zeros(len(theta))
   for $sj3 in 0..len(theta) {
     $sw1[$sj3] += cos(theta[$sj3])
-  }
-  $sw2: f64[] <- zeros(len(theta))
-  for $sj4 in 0..len(theta) {
-    $sw2[$sj4] += sin(theta[$sj4])
+    $sw2[$sj3] += sin(theta[$sj3])
   }
   for i in 0..n {
     ROT(x[i], x[i + 1], theta[i])
@@ -61,13 +59,11 @@ describe('pass `tabulate-sweeps`', () => {
     y[i] += x[i] * $sw1[i] - $sw2[i]
   }
   @unchecked {
-    for $sj4 in 0..len(theta) {
-      $sw2[$sj4] -= sin(theta[$sj4])
-    }
-    $sw2 -> zeros(len(theta))
     for $sj3 in 0..len(theta) {
+      $sw2[$sj3] -= sin(theta[$sj3])
       $sw1[$sj3] -= cos(theta[$sj3])
     }
+    $sw2 -> zeros(len(theta))
     $sw1 -> zeros(len(theta))
   }
 } else {

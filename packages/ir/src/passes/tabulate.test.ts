@@ -51,22 +51,18 @@ describe('pass `tabulate`', () => {
       tabulated(umm),
     ).toBe(`if (1 < n && max(0.0, f64(n)) * max(0.0, f64(m) * (f64(m - 2) + 1.0 + (f64(m - 2) - f64(m - 1) + 1.0)) / 2.0) > f64(len(theta)) && $apart(theta, x), ~) {
   l$tab0: f64[] <- zeros(len(theta))
+  l$tab1: f64[] <- zeros(len(theta))
   for l$tj2 in 0..len(theta) {
     l$tab0[l$tj2] += cos(theta[l$tj2])
-  }
-  l$tab1: f64[] <- zeros(len(theta))
-  for l$tj3 in 0..len(theta) {
-    l$tab1[l$tj3] += sin(theta[l$tj3])
+    l$tab1[l$tj2] += sin(theta[l$tj2])
   }
 ${loopOf(loop)}
   @unchecked {
-    for l$tj3 in 0..len(theta) {
-      l$tab1[l$tj3] -= sin(theta[l$tj3])
-    }
-    l$tab1 -> zeros(len(theta))
     for l$tj2 in 0..len(theta) {
+      l$tab1[l$tj2] -= sin(theta[l$tj2])
       l$tab0[l$tj2] -= cos(theta[l$tj2])
     }
+    l$tab1 -> zeros(len(theta))
     l$tab0 -> zeros(len(theta))
   }
 } else {

@@ -523,7 +523,8 @@ export function tableRead(t: TableSpec, index: Expr, at: Expr | Arg, loc: { loc?
  * The statements that build `tables` before the code that reads them (`build`) and take them
  * apart after it (`unbuild`, to run `@unchecked`), and `pays`: whether the evaluations they
  * replace (`counts`, by table key) outnumber their elements (tables of one array with the same
- * count — cos and sin of an angle — compare as one). `index`: a fresh name for a table loop's
+ * count — cos and sin of an angle — compare as one). The tables of one array are built by one loop,
+ * after their allocations. `index`: a fresh name for a table loop's
  * variable. `hints`: each table is marked overwritten by its first loop, whose updates are
  * marked `init` (see `forward-pure-values`), so that a backend may leave it unzeroed.
  */
@@ -536,20 +537,36 @@ export function tableStatements(
 ): { build: Stmt[]; unbuild: Stmt[]; pays: Expr } {
   const build: Stmt[] = [],
     unbuild: Stmt[] = []
+  // the tables of one array are built by one loop (cos θ and sin θ side by side, which a code
+  // generator may compute together, see \`sincos-pairs\` of the wasm backend), after their allocations
+  const byArray = new Map<string, TableSpec[]>()
   for (const t of tables.values()) {
-    const arrayType = { kind: 'array' as const, elem: 'f64' }
-    const len: CallExpr = { kind: 'call', callee: 'len', args: [t.array], type: 'i32', ...loc }
+    const group = byArray.get(t.array.name)
+    if (group) group.push(t)
+    else byArray.set(t.array.name, [t])
+  }
+  const arrayType = { kind: 'array' as const, elem: 'f64' }
+  for (const group of byArray.values()) {
+    const array = group[0]!.array
+    const len: CallExpr = { kind: 'call', callee: 'len', args: [array], type: 'i32', ...loc }
     const zeros: CallExpr = { kind: 'call', callee: 'zeros', args: [len], ...loc }
     const j = index()
     const jv: VarRef = { kind: 'var', name: j, type: 'i32', ...loc }
-    const value: CallExpr = {
-      kind: 'call',
-      callee: t.callee,
-      args: [{ kind: 'index', array: t.array, index: jv, type: 'f64', ...loc }],
-      type: 'f64',
-      ...loc,
-    }
     const init = hints ? { init: true } : {}
+    const update = (t: TableSpec, op: '+=' | '-='): Stmt => ({
+      kind: 'update',
+      op,
+      target: tableRead(t, jv, jv, loc),
+      value: {
+        kind: 'call',
+        callee: t.callee,
+        args: [{ kind: 'index', array: t.array, index: jv, type: 'f64', ...loc }],
+        type: 'f64',
+        ...loc,
+      },
+      ...(op === '+=' ? init : {}),
+      ...loc,
+    })
     const fill = (op: '+=' | '-='): Stmt => ({
       kind: 'for',
       variable: j,
@@ -557,30 +574,21 @@ export function tableStatements(
       stop: len,
       step: null,
       inclusive: false,
-      body: [{ kind: 'update', op, target: tableRead(t, jv, jv, loc), value, ...(op === '+=' ? init : {}), ...loc }],
+      body: (op === '+=' ? group : [...group].reverse()).map((t) => update(t, op)),
       ...(op === '-=' ? { tableUncompute: true } : {}),
       ...loc,
     })
-    build.push(
-      {
-        kind: 'alloc',
-        name: t.name,
-        value: zeros,
-        type: arrayType,
-        declared: arrayType,
-        ...(hints ? { overwritten: true } : {}),
-        ...loc,
-      },
-      fill('+='),
-    )
-    unbuild.unshift(fill('-='), {
-      kind: 'dealloc',
+    const memory = (kind: 'alloc' | 'dealloc', t: TableSpec): Stmt => ({
+      kind,
       name: t.name,
       value: zeros,
       type: arrayType,
       declared: arrayType,
+      ...(kind === 'alloc' && hints ? { overwritten: true } : {}),
       ...loc,
     })
+    build.push(...group.map((t) => memory('alloc', t)), fill('+='))
+    unbuild.unshift(fill('-='), ...[...group].reverse().map((t) => memory('dealloc', t)))
   }
   let evaluations: Expr | undefined, cost: Expr | undefined
   const compared = new Set<string>()
