@@ -89,6 +89,25 @@ export interface DirectDriverSpec {
   checkWritten: readonly boolean[] | null
   /** Below this many elements, copies and zeroing run as loops (see \`SHORT\` in driver.ts). */
   short: number
+  /** The pairs of the aliasing guard (\`OverlapGuard.pairs\`; undefined: none), tested by \`ctx.overlap\`. */
+  overlap?: readonly number[] | undefined
+}
+
+/**
+ * The lines of a generated driver (arguments \`a0\`, \`a1\`, … and \`OVS\` = \`ctx.overlap.seen\` in
+ * scope) that test the aliasing rule: per pair, two reference comparisons while the arrays are
+ * those last found apart, the guard's test otherwise (see \`OverlapGuard\` of \`@tenet/reversible\`;
+ * `pairs`: its pairs).
+ */
+export function overlapLines(pairs: readonly number[] | undefined): string[] {
+  const out: string[] = []
+  if (!pairs) return out
+  for (let k = 0; k < pairs.length; k += 2) {
+    const w = pairs[k]!,
+      o = pairs[k + 1]!
+    out.push(`if (a${w} !== OVS[${k}] || a${o} !== OVS[${k + 1}]) ctx.overlap.pair(${k}, a${w}, a${o});`)
+  }
+  return out
 }
 
 /**
@@ -156,6 +175,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     } else
       checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
   })
+  checks.push(...overlapLines(d.overlap))
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has
   // length 0, \`M\` too) or a length changed
   const args = params.map((_, i) => `a${i}`).join(', ')
@@ -278,7 +298,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   return [
     '"use strict";',
     // (the host conversions as constants, which V8 inlines: see driver.ts)
-    `const S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
+    `const OVS = ctx.overlap?.seen, S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
     // (the builtins themselves, called with `call`: a constant target for the JIT, where `V.set`
     // and `GZ.fill` were property loads that the optimised driver made through the generic LoadIC)
     'const TA = Object.getPrototypeOf(Uint8Array.prototype), tset = TA.set, tfill = TA.fill;',

@@ -19,7 +19,14 @@ import {
 } from '@tenet/ir'
 import { invert, invertSurfaceBody } from './invert.js'
 import { annotateDeallocs, preprocess } from './preprocess.js'
-import { arityError, checkArgument, describeArgument, hostConversionsOf, hostParams } from './host-boundary.js'
+import {
+  arityError,
+  checkArgument,
+  describeArgument,
+  hostConversionsOf,
+  hostParams,
+  overlapGuard,
+} from './host-boundary.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
@@ -271,6 +278,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     (p) => info.registry.findNumberSystem(p.type.kind === 'scalar' ? p.type.name : p.type.elem)!,
   )
   const hps = hostParams(info.registry, params)
+  // the aliasing rule (see \`overlapGuard\`): a written array shares no memory with another array argument
+  const overlap = overlapGuard(`${info.name}${info.inverse ? '.inverse' : ''}`, params, writes)
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
   // the representation is not the value (ulog), so the host always sees real values. An exact
@@ -369,6 +378,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         checkArgument(ir.name, params, hp, i, a)
         vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
       }
+      if (overlap) overlap.check(args)
       const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
       if (anyEntry) enter(vals, fr)
       if (checks) {
