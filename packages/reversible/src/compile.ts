@@ -75,7 +75,11 @@ export interface TenetFunction<P extends unknown[] = any[], R extends unknown[] 
   readonly source: string
   /** The core IR (routines expanded, typed). */
   readonly ir: FunctionDef
-  /** The zero-allocation compiled core: positional arguments, scalar results in `core.results`. */
+  /**
+   * The zero-allocation compiled core: positional arguments, scalar results in `core.results`. It
+   * checks nothing of the host boundary (argument types, detached arrays, the aliasing rule of
+   * `overlapGuard`): its caller keeps to the rules.
+   */
   readonly core: CompiledFunction
   readonly [TENET_FUNCTION]: TenetFunctionInfo
 }
