@@ -4,7 +4,14 @@
  * (`grad` uses the generated drivers of `driver.ts` instead, which allocate nothing per call.)
  */
 import type { CompiledFunction } from '@tenet/ir'
-import { arityError, checkArgument, hostParams, overlapGuard, type HostParam, type OverlapGuard } from '@tenet/reversible'
+import {
+  arityError,
+  checkArgument,
+  hostParams,
+  overlapGuard,
+  type HostParam,
+  type OverlapGuard,
+} from '@tenet/reversible'
 import type { CompiledAdjoint } from './compile.js'
 import { argError, copyIn, CTORS, hostConversions, scalarReadBack, type TypedArray } from './arguments.js'
 

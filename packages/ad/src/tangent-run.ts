@@ -29,7 +29,12 @@ function guardOf(f: TenetFunction): OverlapGuard | null {
   let g = guards.get(f)
   if (g === undefined) {
     const info = infoOf(f)
-    g = overlapGuard(`${info.name}${info.inverse ? '.inverse' : ''}`, f.ir.params, info.program.writes.get(info.name) ?? []) ?? null
+    g =
+      overlapGuard(
+        `${info.name}${info.inverse ? '.inverse' : ''}`,
+        f.ir.params,
+        info.program.writes.get(info.name) ?? [],
+      ) ?? null
     guards.set(f, g)
   }
   return g

@@ -145,9 +145,11 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
     }
   })
   // the aliasing rule (see \`overlapGuard\` of \`@tenet/reversible\`)
-  overlapGuard(`${name}${c.info.inverse ? '.inverse' : ''}`, params, c.info.program.writes.get(c.info.name) ?? [])?.check(
-    args,
-  )
+  overlapGuard(
+    `${name}${c.info.inverse ? '.inverse' : ''}`,
+    params,
+    c.info.program.writes.get(c.info.name) ?? [],
+  )?.check(args)
   const out = c.taylor(...argv)
   const value = out.slice(0, params.length)
   const coefficients: Gradient[] = []

@@ -43,7 +43,9 @@ describe('call/overlap: a written array shares memory with another array argumen
         `call/overlap | ${F}: an array a function writes must not overlap any other array argument (pass a copy, e.g. \`a.slice()\`) | undefined:undefined`,
       )
       expect(Array.from(y)).toEqual([0.5, 1, 1, 1])
-      expect(raisedError(() => (m.f as any).inverse(y, y, 4))).toMatch(/^call\/overlap \| .* of `f.inverse` share memory/)
+      expect(raisedError(() => (m.f as any).inverse(y, y, 4))).toMatch(
+        /^call\/overlap \| .* of `f.inverse` share memory/,
+      )
     })
     it(`two views of one buffer whose byte ranges overlap, and identical views (${name})`, () => {
       const y = Float64Array.from({ length: 10 }, (_, i) => 0.1 + 0.3 * i)
@@ -78,7 +80,10 @@ describe('call/overlap: a written array shares memory with another array argumen
     })
   }
   it('views of one resizable buffer are tested again on every call (their byte ranges change)', () => {
-    const RAB = ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & {
+    const RAB = ArrayBuffer as unknown as new (
+      n: number,
+      o: { maxByteLength: number },
+    ) => ArrayBuffer & {
       resize(n: number): void
     }
     if (!('resize' in ArrayBuffer.prototype)) return

@@ -21,12 +21,7 @@ const backends = {
 }
 
 /** `error || arrays after the call`, per backend. */
-export function runAll(
-  src: string,
-  args: Args,
-  name = 'f',
-  core = false,
-): Record<keyof typeof backends, string> {
+export function runAll(src: string, args: Args, name = 'f', core = false): Record<keyof typeof backends, string> {
   const out = {} as Record<keyof typeof backends, string>
   for (const [k, b] of Object.entries(backends) as Array<[keyof typeof backends, (typeof backends)['refC']]>) {
     const a = args()
@@ -125,7 +120,11 @@ describe('review: insert-checks leaves out the post-condition of if (c, ~)', () 
     const r = runAll(src, one, 'f', true)
     for (const k of ['refC', 'cpuC', 'wasmC'] as const) expect(r[k]).toMatch(/^runtime\/post-condition/)
     for (const [k, v] of Object.entries(runAll(src, one)))
-      expect(`${k}: ${v}`).toMatch(new RegExp(`^${k}: call/overlap \\| arguments 1 \\(\`a: f64\\[\\]\`\\) and 2 \\(\`b: f64\\[\\]\`\\) of \`f\` share memory, and \`f\` writes \`b\``))
+      expect(`${k}: ${v}`).toMatch(
+        new RegExp(
+          `^${k}: call/overlap \\| arguments 1 \\(\`a: f64\\[\\]\`\\) and 2 \\(\`b: f64\\[\\]\`\\) of \`f\` share memory, and \`f\` writes \`b\``,
+        ),
+      )
   })
 })
 
@@ -152,7 +151,8 @@ describe('review: cancel-uncompute', () => {
     }
     // (the pass is the cause: without it the values agree)
     // (a call breaks the aliasing rule, \`k\` written and one array with \`b\`: the unchecked core runs it)
-    for (const [key, v] of Object.entries(runAll(src, args))) expect(`${key}: ${v}`).toMatch(new RegExp(`^${key}: call/overlap`))
+    for (const [key, v] of Object.entries(runAll(src, args)))
+      expect(`${key}: ${v}`).toMatch(new RegExp(`^${key}: call/overlap`))
     without('cancel-uncompute', (pad) => {
       const r = runAll(src + pad, args, 'f', true)
       expect([r.cpuC, r.wasmC]).toEqual([r.refC, r.refC])

@@ -182,15 +182,19 @@ describe('the host boundary: call/overlap at every entry point and on every back
         for (const [entry, call] of entries(f)) {
           const a = args()
           const before = JSON.stringify(a.map((x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x)))
-          expect(error(() => call(a)), `${what} through ${entry}`).toMatch(want)
+          expect(
+            error(() => call(a)),
+            `${what} through ${entry}`,
+          ).toMatch(want)
           expect(
             JSON.stringify(a.map((x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))),
             `${what} through ${entry}`,
           ).toBe(before)
         }
-        expect(error(() => f.inverse(...args())), `${what} through the inverse`).toMatch(
-          new RegExp(want.source.replace(/`h`/g, '`h.inverse`')),
-        )
+        expect(
+          error(() => f.inverse(...args())),
+          `${what} through the inverse`,
+        ).toMatch(new RegExp(want.source.replace(/`h`/g, '`h.inverse`')))
         // apart: no error, and every entry point agrees with a call on copies
         const b = Float64Array.of(1, 2, 3, 4, 5, 6)
         const apart = [0, b.subarray(0, 3), b.subarray(3)]
