@@ -89,25 +89,22 @@ export interface DirectDriverSpec {
   checkWritten: readonly boolean[] | null
   /** Below this many elements, copies and zeroing run as loops (see \`SHORT\` in driver.ts). */
   short: number
-  /** The pairs of the aliasing guard (\`OverlapGuard.pairs\`; undefined: none), tested by \`ctx.overlap\`. */
+  /** The arrays of the aliasing guard (\`OverlapGuard.arrays\`; undefined: none), tested by \`ctx.overlap\`. */
   overlap?: readonly number[] | undefined
 }
 
 /**
- * The lines of a generated driver (arguments \`a0\`, \`a1\`, … and \`OVS\` = \`ctx.overlap.seen\` in
- * scope) that test the aliasing rule: per pair, two reference comparisons while the arrays are
- * those last found apart, the guard's test otherwise (see \`OverlapGuard\` of \`@tenet/reversible\`;
- * `pairs`: its pairs).
+ * The line of a generated driver (arguments \`a0\`, \`a1\`, … and \`OVS\` = \`ctx.overlap.seen\` in
+ * scope) that tests the aliasing rule: one reference comparison per array of \`arrays\` (those of
+ * its pairs) while they are those of the last call found apart, the guard's whole test otherwise
+ * (see \`OverlapGuard\` of \`@tenet/reversible\`).
  */
-export function overlapLines(pairs: readonly number[] | undefined): string[] {
-  const out: string[] = []
-  if (!pairs) return out
-  for (let k = 0; k < pairs.length; k += 2) {
-    const w = pairs[k]!,
-      o = pairs[k + 1]!
-    out.push(`if (a${w} !== OVS[${k}] || a${o} !== OVS[${k + 1}]) ctx.overlap.pair(${k}, a${w}, a${o});`)
-  }
-  return out
+export function overlapLines(arrays: readonly number[] | undefined, n: number): string[] {
+  if (!arrays?.length) return []
+  // (the arguments as an array literal, made on that path only: passing \`arguments\` made V8
+  // allocate the arguments object on every call)
+  const all = Array.from({ length: n }, (_, i) => `a${i}`).join(', ')
+  return [`if (${arrays.map((i, k) => `a${i} !== OVS[${k}]`).join(' || ')}) ctx.overlap.check([${all}]);`]
 }
 
 /**
@@ -175,7 +172,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     } else
       checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
   })
-  checks.push(...overlapLines(d.overlap))
+  checks.push(...overlapLines(d.overlap, n))
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has
   // length 0, \`M\` too) or a length changed
   const args = params.map((_, i) => `a${i}`).join(', ')

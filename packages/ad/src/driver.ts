@@ -380,7 +380,7 @@ export function makeDriver(
     } else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
   })
   // (after every argument's own check, before anything runs)
-  lines.push(...overlapLines(ctx.overlap?.pairs))
+  lines.push(...overlapLines(ctx.overlap?.arrays, n))
   // an allocation may have grown the memory, which detaches the views taken before it (their
   // contents stay in the memory): the current ones
   const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
@@ -631,7 +631,7 @@ function directDriver(
     written: c.info.program.writes.get(c.info.name),
     checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
     short: SHORT,
-    overlap: ctx.overlap?.pairs,
+    overlap: ctx.overlap?.arrays,
   })
   if (body === null) return null
   ctx.source = body

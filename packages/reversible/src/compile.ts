@@ -284,6 +284,9 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   const hps = hostParams(info.registry, params)
   // the aliasing rule (see \`overlapGuard\`): a written array shares no memory with another array argument
   const overlap = overlapGuard(`${info.name}${info.inverse ? '.inverse' : ''}`, params, writes)
+  // (its fast path inline: a call into \`check\` cost ~5 ns on a small call, Node 20)
+  const ovArrays = overlap?.arrays
+  const ovSeen = overlap?.seen
   // arrays of number systems with a host conversion are converted in place: on entry where host
   // values need it (fixed and tropical round to their grid, ulog encodes), and back on exit where
   // the representation is not the value (ulog), so the host always sees real values. An exact
@@ -382,7 +385,14 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         checkArgument(ir.name, params, hp, i, a)
         vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
       }
-      if (overlap) overlap.check(args)
+      if (ovArrays !== undefined) {
+        for (let k = 0; k < ovArrays.length; k++) {
+          if (args[ovArrays[k]!] !== ovSeen![k]) {
+            overlap!.check(args)
+            break
+          }
+        }
+      }
       const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
       if (anyEntry) enter(vals, fr)
       if (checks) {

@@ -197,25 +197,26 @@ export function isDetached(a: ArrayBufferView): boolean {
  * `call/overlap`, naming both arguments and the function, before it runs anything. (The
  * `.core` of a function, like its argument types, is not checked: its caller keeps to the rules.)
  *
- * Cheap: per pair (written array, other array) the guard remembers the last two arrays it found
- * apart, so a call with the same arrays as the last compares two references; otherwise it
- * compares the buffers (and only for one buffer the byte ranges). Nothing is allocated per call.
- * An answer is remembered only where it cannot change while the arrays stay the same objects:
+ * Cheap: the guard remembers the arrays of the last call it found apart, so a call with the same
+ * arrays compares one reference per array; otherwise it compares the buffers of each pair (written
+ * array, other array), and only for one buffer the byte ranges. Nothing is allocated per call.
+ * The arrays are remembered only where the answer cannot change while they stay the same objects:
  * two views of one resizable (or growable) buffer change their byte ranges as it resizes. (The
  * guard keeps the last arrays it saw alive, as the `$apart` caches of the cpu backend do.)
  */
 export interface OverlapGuard {
   /** The pairs of parameter indices it tests, flattened: `[w0, o0, w1, o1, …]`, `w` written. */
   readonly pairs: readonly number[]
+  /** The parameter indices that occur in `pairs`, ascending. */
+  readonly arrays: readonly number[]
   /**
-   * Per entry of `pairs`, the array last found apart from its partner there: a generated caller
-   * tests pair `k` (even) as `if (aW !== seen[k] || aO !== seen[k + 1]) guard.pair(k, aW, aO)`.
+   * Per entry of `arrays`, the argument of the last call whose arrays were all found apart (and
+   * stay so: see {@link OverlapGuard}), or undefined: a caller with the same arrays passes. A
+   * generated caller tests `if (a${arrays[0]} !== seen[0] || …) guard.check(arguments)`.
    */
   readonly seen: unknown[]
   /** Throws `call/overlap` when a written array of `args` shares memory with another array of `args`. */
   check(args: ArrayLike<unknown>): void
-  /** Tests pair `k` (even) of `pairs` holding arrays `w` (written) and `o`; remembers them where apart. */
-  pair(k: number, w: unknown, o: unknown): void
 }
 
 /**
@@ -254,7 +255,11 @@ export function overlapError(fn: string, params: readonly Param[], w: number, o:
  * test (no written array, or fewer than two arrays). `writes`: per parameter, whether the function
  * writes it (`Program.writes`); a function and its inverse write the same parameters.
  */
-export function overlapGuard(fn: string, params: readonly Param[], writes: readonly boolean[]): OverlapGuard | undefined {
+export function overlapGuard(
+  fn: string,
+  params: readonly Param[],
+  writes: readonly boolean[],
+): OverlapGuard | undefined {
   const pairs: number[] = []
   const arrays = params.flatMap((p, i) => (p.type.kind === 'array' || p.type.kind === 'stack' ? [i] : []))
   for (const w of arrays) {
@@ -266,23 +271,32 @@ export function overlapGuard(fn: string, params: readonly Param[], writes: reado
     }
   }
   if (!pairs.length) return undefined
-  const seen: unknown[] = new Array(pairs.length).fill(undefined)
-  const pair = (k: number, a: unknown, b: unknown): void => {
-    if (sharesMemory(a, b)) throw overlapError(fn, params, pairs[k]!, pairs[k + 1]!)
-    if (lasting(a, b)) {
-      seen[k] = a
-      seen[k + 1] = b
+  const used = arrays.filter((i) => pairs.includes(i))
+  const seen: unknown[] = new Array(used.length).fill(undefined)
+  /** Tests every pair; remembers the arrays where all are apart for good. */
+  const full = (args: ArrayLike<unknown>): void => {
+    let last = true
+    for (let k = 0; k < pairs.length; k += 2) {
+      const a = args[pairs[k]!],
+        b = args[pairs[k + 1]!]
+      if (sharesMemory(a, b)) {
+        seen.fill(undefined)
+        throw overlapError(fn, params, pairs[k]!, pairs[k + 1]!)
+      }
+      if (!lasting(a, b)) last = false
     }
+    for (let k = 0; k < used.length; k++) seen[k] = last ? args[used[k]!] : undefined
   }
   return {
     pairs,
+    arrays: used,
     seen,
-    pair,
     check(args: ArrayLike<unknown>): void {
-      for (let k = 0; k < pairs.length; k += 2) {
-        const a = args[pairs[k]!],
-          b = args[pairs[k + 1]!]
-        if (a !== seen[k] || b !== seen[k + 1]) pair(k, a, b)
+      for (let k = 0; k < used.length; k++) {
+        if (args[used[k]!] !== seen[k]) {
+          full(args)
+          return
+        }
       }
     },
   }
