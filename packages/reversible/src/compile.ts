@@ -387,8 +387,10 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       }
       if (ovArrays !== undefined) {
         for (let k = 0; k < ovArrays.length; k++) {
-          if (args[ovArrays[k]!] !== ovSeen![k]) {
-            overlap!.check(args)
+          // (\`vals\`, which holds the same arrays: passing the rest array \`args\` on, even on this
+          // path, made V8 allocate it on every call, ~15 ns)
+          if (vals[ovArrays[k]!] !== ovSeen![k]) {
+            overlap!.check(vals)
             break
           }
         }
