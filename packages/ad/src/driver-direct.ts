@@ -89,6 +89,22 @@ export interface DirectDriverSpec {
   checkWritten: readonly boolean[] | null
   /** Below this many elements, copies and zeroing run as loops (see \`SHORT\` in driver.ts). */
   short: number
+  /** The arrays of the aliasing guard (\`OverlapGuard.arrays\`; undefined: none), tested by \`ctx.overlap\`. */
+  overlap?: readonly number[] | undefined
+}
+
+/**
+ * The line of a generated driver (arguments \`a0\`, \`a1\`, … and \`OVS\` = \`ctx.overlap.seen\` in
+ * scope) that tests the aliasing rule: one reference comparison per array of \`arrays\` (those of
+ * its pairs) while they are those of the last call found apart, the guard's whole test otherwise
+ * (see \`OverlapGuard\` of \`@tenet/reversible\`).
+ */
+export function overlapLines(arrays: readonly number[] | undefined, n: number): string[] {
+  if (!arrays?.length) return []
+  // (the arguments as an array literal, made on that path only: passing \`arguments\` made V8
+  // allocate the arguments object on every call)
+  const all = Array.from({ length: n }, (_, i) => `a${i}`).join(', ')
+  return [`if (${arrays.map((i, k) => `a${i} !== OVS[${k}]`).join(' || ')}) ctx.overlap.check([${all}]);`]
 }
 
 /**
@@ -156,6 +172,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     } else
       checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
   })
+  checks.push(...overlapLines(d.overlap, n))
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has
   // length 0, \`M\` too) or a length changed
   const args = params.map((_, i) => `a${i}`).join(', ')
@@ -278,7 +295,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   return [
     '"use strict";',
     // (the host conversions as constants, which V8 inlines: see driver.ts)
-    `const S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
+    `const OVS = ctx.overlap?.seen, S = ctx.scalars, LS = ctx.loss, EAR = EA.resultsAt${d.F ? ', EFR = EF.resultsAt' : ''}${conversions}${ctors};`,
     // (the builtins themselves, called with `call`: a constant target for the JIT, where `V.set`
     // and `GZ.fill` were property loads that the optimised driver made through the generic LoadIC)
     'const TA = Object.getPrototypeOf(Uint8Array.prototype), tset = TA.set, tfill = TA.fill;',

@@ -101,6 +101,7 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
         }
       } else vals[i] = ctx.stack(i, x)
     }
+    ctx.overlap?.check(a)
     const S = ctx.scalars
     if (forward) {
       const argv = [...vals]

@@ -4,12 +4,12 @@
  * `driver-interpreted.ts` where code generation is blocked. `grad` wraps one.
  */
 import { TenetError, type CompiledFunction, type ResidentArray } from '@tenet/ir'
-import { argumentError, arityError, hostParams, isDetached } from '@tenet/reversible'
+import { argumentError, arityError, hostParams, isDetached, overlapGuard, type OverlapGuard } from '@tenet/reversible'
 import type { CompiledAdjoint, CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
 import { copyIn, CTORS, hostConversions, scalarReadBack, sharedArrays, type TypedArray } from './arguments.js'
-import { directApplies, directDriverBody } from './driver-direct.js'
+import { directApplies, directDriverBody, overlapLines } from './driver-direct.js'
 
 /** Support object of a generated gradient driver. */
 export interface DriverContext {
@@ -24,6 +24,11 @@ export interface DriverContext {
   values: Array<TypedArray | undefined>
   /** The generated driver's JavaScript (empty where eval is forbidden), for tests and debugging. */
   source: string
+  /**
+   * The aliasing rule of the differentiated function (see \`overlapGuard\` of \`@tenet/reversible\`):
+   * an array it writes shares no memory with another array argument; undefined where there is nothing to test.
+   */
+  overlap: OverlapGuard | undefined
   bad(i: number, a: unknown): never
   array(i: number, a: unknown): TypedArray
   gradBuffer(i: number, v: TypedArray): Float64Array | Float32Array
@@ -141,6 +146,11 @@ export function makeDriver(
     buffers: new Array(n).fill(undefined),
     values: new Array(n).fill(undefined),
     source: '',
+    overlap: overlapGuard(
+      `${c.info.name}${c.info.inverse ? '.inverse' : ''}`,
+      params,
+      c.info.program.writes.get(c.info.name) ?? [],
+    ),
     bad(i, a) {
       if (i === -2)
         throw new TenetError(
@@ -369,6 +379,8 @@ export function makeDriver(
       }
     } else lines.push(`const ${v} = ctx.stack(${i}, a${i});`)
   })
+  // (after every argument's own check, before anything runs)
+  lines.push(...overlapLines(ctx.overlap?.arrays, n))
   // an allocation may have grown the memory, which detaches the views taken before it (their
   // contents stay in the memory): the current ones
   const arrays = params.flatMap((p, i) => (p.type.kind === 'array' ? [i] : []))
@@ -550,7 +562,7 @@ export function makeDriver(
         `${ctx.fromHost[i] ? `, H${i} = ctx.fromHost[${i}]` : ''}${ctx.toHost[i] ? `, T${i} = ctx.toHost[${i}]` : ''}`,
     )
     .join('')
-  const body = `"use strict";\nconst F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, L = A.lean, S = ctx.scalars, LS = ctx.loss${conversions}${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
+  const body = `"use strict";\nconst OVS = ctx.overlap?.seen, F = ctx.fwd, R = F.results, A = ctx.adj, Q = A.results, L = A.lean, S = ctx.scalars, LS = ctx.loss${conversions}${ctors};\nreturn function run(${args.join(', ')}) {\n  ${lines.join('\n  ')}\n};`
   if (evalAllowed()) ctx.source = body
   const run = evalAllowed()
     ? (new Function('ctx', 'token', 'isDetached', body)(ctx, ctx.token, isDetached) as (...a: unknown[]) => void)
@@ -619,6 +631,7 @@ function directDriver(
     written: c.info.program.writes.get(c.info.name),
     checkWritten: check.policy === 'off' ? null : c.info.program.writes.get(c.info.name)!,
     short: SHORT,
+    overlap: ctx.overlap?.arrays,
   })
   if (body === null) return null
   ctx.source = body

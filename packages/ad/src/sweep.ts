@@ -4,7 +4,14 @@
  * (`grad` uses the generated drivers of `driver.ts` instead, which allocate nothing per call.)
  */
 import type { CompiledFunction } from '@tenet/ir'
-import { arityError, checkArgument, hostParams, type HostParam } from '@tenet/reversible'
+import {
+  arityError,
+  checkArgument,
+  hostParams,
+  overlapGuard,
+  type HostParam,
+  type OverlapGuard,
+} from '@tenet/reversible'
 import type { CompiledAdjoint } from './compile.js'
 import { argError, copyIn, CTORS, hostConversions, scalarReadBack, type TypedArray } from './arguments.js'
 
@@ -20,6 +27,8 @@ export class Sweep {
   private readonly sink: number
   private readonly adjointCore: CompiledFunction
   private readonly hps: HostParam[]
+  /** The aliasing rule of the function (see \`overlapGuard\` of \`@tenet/reversible\`). */
+  readonly overlap: OverlapGuard | undefined
 
   constructor(readonly c: CompiledAdjoint) {
     const n = c.params.length
@@ -33,6 +42,11 @@ export class Sweep {
     this.toHost = c.params.map((_, i) => hostConversions(c, i).toHost)
     this.adjointCore = c.adjoint.core
     this.hps = hostParams(c.info.registry, c.params)
+    this.overlap = overlapGuard(
+      `${c.info.name}${c.info.inverse ? '.inverse' : ''}`,
+      c.params,
+      c.info.program.writes.get(c.info.name) ?? [],
+    )
   }
 
   get name(): string {
@@ -58,6 +72,7 @@ export class Sweep {
         this.fwd[i] = b
       } else this.fwd[i] = (a as unknown[]).slice()
     }
+    this.overlap?.check(args)
   }
 
   /** Runs the function forwards on the loaded values (scalars take their new values). */

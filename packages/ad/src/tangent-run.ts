@@ -7,7 +7,9 @@ import {
   checkArgument,
   copyToRepresentation,
   hostParams,
+  overlapGuard,
   type HostArray,
+  type OverlapGuard,
   type TenetFunction,
 } from '@tenet/reversible'
 import { infoOf, type CompiledTangent } from './compile.js'
@@ -20,6 +22,23 @@ type ArgLoader = (a: unknown, into: unknown) => unknown
 
 /** Per function: one loader per parameter (the registry lookups done once). */
 const loaders = new WeakMap<TenetFunction, ArgLoader[]>()
+/** Per function: the aliasing rule's guard (see \`overlapGuard\` of \`@tenet/reversible\`; null: nothing to test). */
+const guards = new WeakMap<TenetFunction, OverlapGuard | null>()
+
+function guardOf(f: TenetFunction): OverlapGuard | null {
+  let g = guards.get(f)
+  if (g === undefined) {
+    const info = infoOf(f)
+    g =
+      overlapGuard(
+        `${info.name}${info.inverse ? '.inverse' : ''}`,
+        f.ir.params,
+        info.program.writes.get(info.name) ?? [],
+      ) ?? null
+    guards.set(f, g)
+  }
+  return g
+}
 
 function loadersOf(f: TenetFunction): ArgLoader[] {
   let ls = loaders.get(f)
@@ -53,6 +72,7 @@ export function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unkn
   if (args.length !== ls.length) arityError(infoOf(f).name, f.ir.params, args.length)
   const out = into ?? new Array<unknown>(ls.length)
   for (let i = 0; i < ls.length; i++) out[i] = ls[i]!(args[i], out[i])
+  guardOf(f)?.check(args)
   return out
 }
 

@@ -5,7 +5,14 @@
  * the k-th derivative of a function of one variable) from one sweep.
  */
 import type { FunctionDef, Param } from '@tenet/ir'
-import { arityError, checkArgument, hostParams, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
+import {
+  arityError,
+  checkArgument,
+  hostParams,
+  overlapGuard,
+  type TenetFunction,
+  type TenetFunctionInfo,
+} from '@tenet/reversible'
 import { argError, type Gradient } from './arguments.js'
 import { compileGenerated, compileTangent, infoOf } from './compile.js'
 import type { Direction } from './jvp.js'
@@ -137,6 +144,12 @@ export function taylor(f: TenetFunction, args: unknown[], options: TaylorOptions
       } else argv[at] = new Array<number>((a as unknown[]).length).fill(0)
     }
   })
+  // the aliasing rule (see \`overlapGuard\` of \`@tenet/reversible\`)
+  overlapGuard(
+    `${name}${c.info.inverse ? '.inverse' : ''}`,
+    params,
+    c.info.program.writes.get(c.info.name) ?? [],
+  )?.check(args)
   const out = c.taylor(...argv)
   const value = out.slice(0, params.length)
   const coefficients: Gradient[] = []

@@ -245,6 +245,8 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
       }
     }
     sweep.load(load)
+    // (the arrays lent were loaded as empty ones: the aliasing rule on those passed)
+    if (lent.length) sweep.overlap?.check(args)
     for (const i of lent) sweep.fwd[i] = args[i]
     sweep.forward()
     // the residuals: the final values, in the representation of f (own buffers of this sweep)

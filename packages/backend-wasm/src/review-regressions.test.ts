@@ -21,13 +21,14 @@ const backends = {
 }
 
 /** `error || arrays after the call`, per backend. */
-export function runAll(src: string, args: Args, name = 'f'): Record<keyof typeof backends, string> {
+export function runAll(src: string, args: Args, name = 'f', core = false): Record<keyof typeof backends, string> {
   const out = {} as Record<keyof typeof backends, string>
   for (const [k, b] of Object.entries(backends) as Array<[keyof typeof backends, (typeof backends)['refC']]>) {
     const a = args()
     let err: string
     try {
-      const fn = b.compile(src)[name]!
+      // (\`core\`: the unchecked entry, which does not test the aliasing rule as a call does)
+      const fn = core ? b.compile(src)[name]!.core : b.compile(src)[name]!
       err = raisedError(() => fn(...a))
     } catch (e) {
       err = `compile: ${String(e)}`
@@ -111,11 +112,19 @@ describe('review: insert-checks leaves out the post-condition of if (c, ~)', () 
     b[0] -= 10.0
   }
 }`
-    const r = runAll(src, () => {
+    const one = () => {
       const x = f64(5)
       return [x, x]
-    })
+    }
+    // a call breaks the aliasing rule (\`b\` written, \`a\` one array with it); the unchecked core runs it
+    const r = runAll(src, one, 'f', true)
     for (const k of ['refC', 'cpuC', 'wasmC'] as const) expect(r[k]).toMatch(/^runtime\/post-condition/)
+    for (const [k, v] of Object.entries(runAll(src, one)))
+      expect(`${k}: ${v}`).toMatch(
+        new RegExp(
+          `^${k}: call/overlap \\| arguments 1 \\(\`a: f64\\[\\]\`\\) and 2 \\(\`b: f64\\[\\]\`\\) of \`f\` share memory, and \`f\` writes \`b\``,
+        ),
+      )
   })
 })
 
@@ -141,11 +150,14 @@ describe('review: cancel-uncompute', () => {
       return [k, k, f64(0, 0), 2]
     }
     // (the pass is the cause: without it the values agree)
+    // (a call breaks the aliasing rule, \`k\` written and one array with \`b\`: the unchecked core runs it)
+    for (const [key, v] of Object.entries(runAll(src, args)))
+      expect(`${key}: ${v}`).toMatch(new RegExp(`^${key}: call/overlap`))
     without('cancel-uncompute', (pad) => {
-      const r = runAll(src + pad, args)
+      const r = runAll(src + pad, args, 'f', true)
       expect([r.cpuC, r.wasmC]).toEqual([r.refC, r.refC])
     })
-    const r = runAll(src, args)
+    const r = runAll(src, args, 'f', true)
     expect(r.refC).toBe('no error || [0,0] [0,0] [1,1]')
     expect(r.cpuC).toBe(r.refC) // cpuC, wasmC: r = [0,0]
     expect(r.wasmC).toBe(r.refC)

@@ -34,4 +34,25 @@ describe.skipIf(!gpu)('gpuMap: forward and inverse', () => {
     await k.inverse(y, x)
     expect([y, x]).toEqual([Int32Array.from([10, 20, 30]), Int32Array.from([1, 2, 3])])
   })
+
+  it('rejects an array the function writes that shares memory with another argument (call/overlap)', async () => {
+    const m = cpu('fn f(y: f32, x: f32) { y += x * x }')
+    const k = await gpuMap(m.f!, { batch: 4, perItem: ['x'], gpu })
+    const y = Float32Array.from([1, 2, 3, 4])
+    const err = async (...a: unknown[]) => {
+      try {
+        await (k as unknown as (...b: unknown[]) => Promise<unknown>)(...a)
+      } catch (e) {
+        return `${(e as { code?: string }).code}: ${(e as Error).message}`
+      }
+      return 'no error'
+    }
+    const want =
+      "call/overlap: the mapped `f`'s arguments `y` and `x` share memory, and `f` writes `y`: an array a function writes must not overlap any other array argument (pass a copy, e.g. `x.slice()`)"
+    expect(await err(y, y)).toBe(want)
+    const b = new Float32Array(5)
+    expect(await err(b.subarray(0, 4), b.subarray(1))).toBe(want)
+    expect(Array.from(y)).toEqual([1, 2, 3, 4])
+    expect(await err(b.subarray(0, 4), y)).toBe('no error')
+  })
 })

@@ -522,6 +522,29 @@ function checkArgs(name: string, layout: Layout, n: number, args: unknown[]): vo
       )
     }
   })
+  // the aliasing rule of the language (see \`overlapGuard\` of \`@tenet/reversible\`): an array the
+  // function writes shares no memory with any other array argument
+  ps.forEach((p, i) => {
+    if (!p.written) return
+    ps.forEach((q, j) => {
+      if (j === i || (q.written && j < i)) return
+      const a = args[i],
+        b = args[j]
+      if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b) && overlaps(a, b)) {
+        const [x, y] = i < j ? [p, q] : [q, p]
+        throw new TenetError(
+          'call/overlap',
+          `the mapped \`${name}\`'s arguments \`${x.name}\` and \`${y.name}\` share memory, and \`${name}\` writes \`${p.name}\`: an array a function writes must not overlap any other array argument (pass a copy, e.g. \`${q.name}.slice()\`)`,
+        )
+      }
+    })
+  })
+}
+
+/** Two non-empty views whose byte ranges in one buffer intersect (one view twice included). */
+function overlaps(a: ArrayBufferView, b: ArrayBufferView): boolean {
+  if (a.byteLength === 0 || b.byteLength === 0 || a.buffer !== b.buffer) return false
+  return a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength
 }
 
 interface ResidentImpl extends GpuResident {

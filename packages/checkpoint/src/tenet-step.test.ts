@@ -128,3 +128,24 @@ describe('a Tenet step compiled without run-time checks', () => {
     }
   })
 })
+
+describe('tenetStep: the aliasing rule on the extra arguments', () => {
+  it('an extra array the step writes that shares memory with another extra array is call/overlap', async () => {
+    const { tenetStep } = await import('./tenet-step.js')
+    const m = compileModule(
+      parse({
+        text: `fn s(dest: f64[], src: f64[], w: f64[], a: f64[]) {
+  for i in 0..len(src) { dest[i] += src[i] * a[0] }
+  w[0] += a[1]
+}`,
+        name: 't',
+      }),
+      { registry, backend: 'cpu' },
+    )
+    const a = Float64Array.of(1, 2)
+    expect(() => tenetStep(m.s!, [a, a])).toThrow(
+      /^arguments 3 \(`w: f64\[\]`\) and 4 \(`a: f64\[\]`\) of `s` share memory, and `s` writes `w`/,
+    )
+    expect(() => tenetStep(m.s!, [Float64Array.of(0), a])).not.toThrow()
+  })
+})

@@ -14,7 +14,7 @@
  * it (`memory`), so that store-all keeps its states there (see `CheckpointedGradientOptions.memory`).
  */
 import { compileAdjoint, compileGradientAdjoint } from '@tenet/ad'
-import type { TenetFunction } from '@tenet/reversible'
+import { overlapGuard, TENET_FUNCTION, type TenetFunction, type TenetFunctionInfo } from '@tenet/reversible'
 import type { ArrayStep } from './gradient.js'
 
 export { isTenetFunction } from '@tenet/reversible'
@@ -37,6 +37,14 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
         `parameter ${k + 1} (\`${params[k]!.name}\`) of the step must be f64[] (the ${k === 0 ? 'destination' : 'source'} state)`,
       )
   }
+  // the aliasing rule of the language (see \`overlapGuard\` of \`@tenet/reversible\`) on the extra
+  // arguments, once: they are passed to every step as they are (the states are the driver's own)
+  const info = (step as unknown as Record<symbol, TenetFunctionInfo>)[TENET_FUNCTION]!
+  overlapGuard(
+    `${info.name}${info.inverse ? '.inverse' : ''}`,
+    params,
+    info.program.writes.get(info.name) ?? [],
+  )?.check([new Float64Array(0), new Float64Array(0), ...args])
   const adj = compileAdjoint(step)
   const { forward, inverse } = adj
   const core = adj.adjoint.core

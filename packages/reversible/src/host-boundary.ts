@@ -9,6 +9,7 @@
  * | wrong number of arguments | `call/arity` |
  * | an argument of the wrong type (a string for `f64`, a Float32Array for `f64[]`, …) | `call/type` |
  * | a typed array whose ArrayBuffer was detached | `call/detached` |
+ * | an array the function writes that shares memory with another array argument | `call/overlap` |
  *
  * Messages name the argument as the function declares it: ``argument 2 (`x: f64[]`) of `norm` ``.
  */
@@ -182,5 +183,121 @@ export function isDetached(a: ArrayBufferView): boolean {
     return false
   } catch {
     return true
+  }
+}
+
+/**
+ * The aliasing rule of the language at the host boundary: **an array argument that a function
+ * writes shares no memory with any other array argument of the same call** (read-only arrays may
+ * overlap each other). The passes and the code generators take two array parameters for distinct
+ * memory, as the checker does for the arrays of one call inside a program (`f(x, x)` is a static
+ * error); a host could break that by passing one typed array (or two views of one buffer whose
+ * byte ranges overlap) for two parameters. Every checked entry point (a call and its `.inverse`
+ * on every backend, the reference interpreter included, and the AD drivers' entry points) raises
+ * `call/overlap`, naming both arguments and the function, before it runs anything. (The
+ * `.core` of a function, like its argument types, is not checked: its caller keeps to the rules.)
+ *
+ * Cheap: the guard remembers the arrays of the last call it found apart, so a call with the same
+ * arrays compares one reference per array; otherwise it compares the buffers of each pair (written
+ * array, other array), and only for one buffer the byte ranges. Nothing is allocated per call.
+ * The arrays are remembered only where the answer cannot change while they stay the same objects:
+ * two views of one resizable (or growable) buffer change their byte ranges as it resizes. (The
+ * guard keeps the last arrays it saw alive, as the `$apart` caches of the cpu backend do.)
+ */
+export interface OverlapGuard {
+  /** The pairs of parameter indices it tests, flattened: `[w0, o0, w1, o1, …]`, `w` written. */
+  readonly pairs: readonly number[]
+  /** The parameter indices that occur in `pairs`, ascending. */
+  readonly arrays: readonly number[]
+  /**
+   * Per entry of `arrays`, the argument of the last call whose arrays were all found apart (and
+   * stay so: see {@link OverlapGuard}), or undefined: a caller with the same arrays passes. A
+   * generated caller tests `if (a${arrays[0]} !== seen[0] || …) guard.check(arguments)`.
+   */
+  readonly seen: unknown[]
+  /** Throws `call/overlap` when a written array of `args` shares memory with another array of `args`. */
+  check(args: ArrayLike<unknown>): void
+}
+
+/**
+ * True when host arrays `a` and `b` share memory: one typed array (not empty), or two views of one
+ * buffer whose byte ranges intersect. Other values (JS arrays: stacks) share memory only when they
+ * are one object.
+ */
+export function sharesMemory(a: unknown, b: unknown): boolean {
+  if (!ArrayBuffer.isView(a) || !ArrayBuffer.isView(b)) return a === b && a !== undefined && a !== null
+  if (a === b) return a.byteLength > 0
+  if (a.buffer !== b.buffer) return false
+  const ao = a.byteOffset,
+    bo = b.byteOffset
+  return a.byteLength > 0 && b.byteLength > 0 && ao < bo + b.byteLength && bo < ao + a.byteLength
+}
+
+/** Whether the answer of {@link sharesMemory} for `a`, `b` holds as long as they are the same objects. */
+function lasting(a: unknown, b: unknown): boolean {
+  if (!ArrayBuffer.isView(a) || !ArrayBuffer.isView(b) || a.buffer !== b.buffer) return true
+  const buf = a.buffer as ArrayBufferLike & { resizable?: boolean; growable?: boolean }
+  return !(buf.resizable || buf.growable)
+}
+
+/** The `call/overlap` error: argument `w` (written by `fn`) shares memory with argument `o`. */
+export function overlapError(fn: string, params: readonly Param[], w: number, o: number): TenetError {
+  const [i, j] = w < o ? [w, o] : [o, w]
+  const n = (k: number): string => `${k + 1} (\`${params[k]!.name}: ${typeToString(params[k]!.type)}\`)`
+  return new TenetError(
+    'call/overlap',
+    `arguments ${n(i)} and ${n(j)} of \`${fn}\` share memory, and \`${fn}\` writes \`${params[w]!.name}\`: an array a function writes must not overlap any other array argument (pass a copy, e.g. \`${params[o]!.name}.slice()\`)`,
+  )
+}
+
+/**
+ * The aliasing guard of a function (see {@link OverlapGuard}), or undefined where it has nothing to
+ * test (no written array, or fewer than two arrays). `writes`: per parameter, whether the function
+ * writes it (`Program.writes`); a function and its inverse write the same parameters.
+ */
+export function overlapGuard(
+  fn: string,
+  params: readonly Param[],
+  writes: readonly boolean[],
+): OverlapGuard | undefined {
+  const pairs: number[] = []
+  const arrays = params.flatMap((p, i) => (p.type.kind === 'array' || p.type.kind === 'stack' ? [i] : []))
+  for (const w of arrays) {
+    if (!writes[w]) continue
+    for (const o of arrays) {
+      // (two written arrays: the pair once, named from the first)
+      if (o === w || (writes[o] && o < w)) continue
+      pairs.push(w, o)
+    }
+  }
+  if (!pairs.length) return undefined
+  const used = arrays.filter((i) => pairs.includes(i))
+  const seen: unknown[] = new Array(used.length).fill(undefined)
+  /** Tests every pair; remembers the arrays where all are apart for good. */
+  const full = (args: ArrayLike<unknown>): void => {
+    let last = true
+    for (let k = 0; k < pairs.length; k += 2) {
+      const a = args[pairs[k]!],
+        b = args[pairs[k + 1]!]
+      if (sharesMemory(a, b)) {
+        seen.fill(undefined)
+        throw overlapError(fn, params, pairs[k]!, pairs[k + 1]!)
+      }
+      if (!lasting(a, b)) last = false
+    }
+    for (let k = 0; k < used.length; k++) seen[k] = last ? args[used[k]!] : undefined
+  }
+  return {
+    pairs,
+    arrays: used,
+    seen,
+    check(args: ArrayLike<unknown>): void {
+      for (let k = 0; k < used.length; k++) {
+        if (args[used[k]!] !== seen[k]) {
+          full(args)
+          return
+        }
+      }
+    },
   }
 }

@@ -126,3 +126,80 @@ describe('the host boundary: one error per mistake at every entry point and on e
     for (const [entry, call] of entryPoints(f)) expect(() => call(args()), entry).not.toThrow()
   })
 })
+
+// the aliasing rule: an array the function writes shares no memory with another array argument
+const aliasing = `fn h(s: f64, y: f64[], x: f64[]) {
+  for i in 0..len(x) { y[i] += x[i] * x[i] }
+  s += y[0] * 2.0
+}`
+const aliasingModules = {
+  cpu: rev.with({ backend: 'cpu' })([aliasing] as unknown as TemplateStringsArray),
+  interpreter: rev.with({ backend: 'interpreter' })([aliasing] as unknown as TemplateStringsArray),
+  wasm: rev.with({ backend: 'wasm', registry })([aliasing] as unknown as TemplateStringsArray),
+  'cpu, checks off': rev.with({ backend: 'cpu', checks: false })([aliasing] as unknown as TemplateStringsArray),
+  'wasm, checks off': rev.with({ backend: 'wasm', registry, checks: false })([
+    aliasing,
+  ] as unknown as TemplateStringsArray),
+}
+
+describe('the host boundary: call/overlap at every entry point and on every backend', () => {
+  const v = () => [0, new Float64Array(3), new Float64Array(3)]
+  const entries = (f: TenetFunction): Array<[string, (args: unknown[]) => unknown]> => [
+    ['call', (a) => f(...a)],
+    ['gradient', (a) => gradient(f, a, { loss: 0 })],
+    ['grad', (a) => grad(f, { loss: 0 })(...a)],
+    ['grad.run', (a) => grad(f, { loss: 0 }).run(...a)],
+    ['checkGrad', (a) => checkGrad(f, a, { loss: 0 })],
+    ['jvp', (a) => jvp(f, a, { v: v() })],
+    ['jacobian', (a) => jacobian(f, a)],
+    ['hessian', (a) => hessian(f, a, { loss: 0 })],
+    ['hvp', (a) => hvp(f, a, { loss: 0, v: v() })],
+    ['taylor', (a) => taylor(f, a, { order: 2, direction: v() })],
+    ['vjp rule', (a) => vjp(f)(...a)],
+  ]
+  const cases: Array<[string, () => unknown[]]> = [
+    [
+      'one array for y and x',
+      () => {
+        const y = Float64Array.of(1, 2, 3)
+        return [0, y, y]
+      },
+    ],
+    [
+      'x a view of y shifted by one',
+      () => {
+        const b = Float64Array.of(1, 2, 3, 4)
+        return [0, b.subarray(0, 3), b.subarray(1)]
+      },
+    ],
+  ]
+  const want =
+    /^call\/overlap: arguments 2 \(`y: f64\[\]`\) and 3 \(`x: f64\[\]`\) of `h` share memory, and `h` writes `y`: an array a function writes must not overlap any other array argument \(pass a copy, e.g. `x.slice\(\)`\)$/
+  for (const [backend, m] of Object.entries(aliasingModules)) {
+    it(`${backend}: the same code and message everywhere, the caller's arrays untouched`, () => {
+      const f = m.h!
+      for (const [what, args] of cases) {
+        for (const [entry, call] of entries(f)) {
+          const a = args()
+          const before = JSON.stringify(a.map((x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x)))
+          expect(
+            error(() => call(a)),
+            `${what} through ${entry}`,
+          ).toMatch(want)
+          expect(
+            JSON.stringify(a.map((x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))),
+            `${what} through ${entry}`,
+          ).toBe(before)
+        }
+        expect(
+          error(() => f.inverse(...args())),
+          `${what} through the inverse`,
+        ).toMatch(new RegExp(want.source.replace(/`h`/g, '`h.inverse`')))
+        // apart: no error, and every entry point agrees with a call on copies
+        const b = Float64Array.of(1, 2, 3, 4, 5, 6)
+        const apart = [0, b.subarray(0, 3), b.subarray(3)]
+        for (const [entry, call] of entries(f)) expect(() => call(apart), entry).not.toThrow()
+      }
+    })
+  }
+})

@@ -21,6 +21,14 @@
  *
  * An array allocated by the function (an ancilla) is fresh memory: only pairs of parameters are
  * tested. Arrays of different element types are tested too (two views of one buffer).
+ *
+ * The language forbids such a call (the aliasing rule: an array a function writes shares no memory
+ * with another array argument), and every checked entry point raises `call/overlap` for it before
+ * anything runs (`overlapGuard` of `@tenet/reversible`: a call and its `.inverse` on every backend,
+ * the AD drivers, `gpuMap`). Inside a program the checker rejects one array passed twice. The
+ * guards remain for the one entry that checks nothing, a function's `.core` (as it does not check
+ * argument types), whose callers may pass aliased arrays: there the guarded passes keep the
+ * reference's values (the tests of `aliased-arrays.test.ts` of `@tenet/backend-wasm`).
  */
 import type { Arg, Expr, FunctionDef } from '../ast.js'
 
