@@ -1197,6 +1197,8 @@ class FunctionEmitter {
           return this.expr(s.value)
         })
         let code: string
+        // (a `*=`, `/=` or `^=` may leave a local negative or −0: it no longer counts as never negative)
+        if (s.op !== '+=' && s.op !== '-=' && s.target.kind === 'var') this.nonNegative.delete(s.target.name)
         switch (s.op) {
           case '+=':
           case '-=': {

@@ -50,6 +50,26 @@ fn signed(y: ${T}[], x: ${T}[]) {
   y[1] += 1.0 / n
   y[2] += 1.0 / k
   ~routine
+}${T === 'f64' ? scaledSource : ''}`
+
+// (\`*=\` and \`/=\` on f64 only: f32 has them not)
+const scaledSource = `
+fn scaled(y: f64[], x: f64[]) {
+  routine {
+    t: f64 <- 0.0
+    t += x[0] * x[0]
+    t *= -1.0
+    u: f64 <- 0.0
+    u += t
+    s: f64 <- 0.0
+    s += x[1] * x[1]
+    s /= x[2]
+    v: f64 <- 0.0
+    v += s
+  }
+  y[0] += 1.0 / u
+  y[1] += 1.0 / v
+  ~routine
 }`
 
 const build = (T: 'f64' | 'f32', backend: 'cpu' | 'interpreter', checks: boolean) =>
@@ -101,13 +121,23 @@ describe('first updates of fresh ancillas by a value that is never −0 (cpu bac
         expect(signed[1]).toMatch(/^\(0 \+ /)
         expect(signed[2]).not.toMatch(/\(0 \+ /) // (h's first update, a square)
         expect(signed[3]).toMatch(/^\(0 \+ /)
+        // a local that \`*=\` or \`/=\` updated since may be negative or −0 (review12 D1): u and v keep
+        // their zero
+        if (T === 'f64') {
+          const scaled = firstUpdates(code(T, 'scaled', checks))
+          expect(scaled).toHaveLength(4)
+          expect(scaled[0]).not.toMatch(/\(0 \+ /)
+          expect(scaled[1]).toMatch(/^\(0 \+ /)
+          expect(scaled[2]).not.toMatch(/\(0 \+ /)
+          expect(scaled[3]).toMatch(/^\(0 \+ /)
+        }
       })
 
       it(`computes what the interpreter computes, signed zeros included (${T}, checks ${checks ? 'on' : 'off'})`, () => {
         const A = T === 'f64' ? Float64Array : Float32Array
         const cpu = build(T, 'cpu', checks),
           ref = build(T, 'interpreter', checks)
-        for (const name of ['norms', 'signed'])
+        for (const name of T === 'f64' ? ['norms', 'signed', 'scaled'] : ['norms', 'signed'])
           for (const xs of inputs) {
             const run = (m: typeof cpu) => {
               const y = new A(4)
@@ -131,6 +161,12 @@ describe('first updates of fresh ancillas by a value that is never −0 (cpu bac
         const z = new A(4)
         cpu.signed!(z, A.of(-0, 1, -0, 0))
         expect(Array.from(z.subarray(0, 3))).toEqual([Infinity, Infinity, Infinity])
+        // −(0·0) is −0, and 0·0 / −1 is −0: 1 / (0 + −0) is +Infinity
+        if (T === 'f64') {
+          const w = new A(4)
+          cpu.scaled!(w, A.of(0, 0, -1, 0))
+          expect(Array.from(w.subarray(0, 2))).toEqual([Infinity, Infinity])
+        }
       })
     }
 })
