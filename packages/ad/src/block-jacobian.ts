@@ -21,7 +21,8 @@
  * the program writes), and the chunk's Jacobian blocks out once, after every sweep.
  */
 import type { Dataview, Expr, FunctionDef, ResidentArray, Stmt, Type } from '@tenet/ir'
-import type { TenetFunction } from '@tenet/reversible'
+import { TenetError } from '@tenet/ir'
+import { overlapError, overlapGuard, sharesMemory, type TenetFunction } from '@tenet/reversible'
 import { argError, CTORS, type TypedArray } from './arguments.js'
 import { batchOverBlocks, renameLocals, scalarizeArrays, type BlockLayout } from './block-batch.js'
 import { compileGenerated, infoOf } from './compile.js'
@@ -96,7 +97,9 @@ export interface BlockJacobian {
    * value of an integer or bool scalar (shared by all blocks), or `null` for a workspace. Returns
    * (or fills `out`) n row-major blocks of rows × columns: entry (b, r, c) at (b·rows + r)·columns
    * + c, rows the output scalars and columns the input scalars in parameter order (arrays
-   * flattened). The caller's arrays are left as they were.
+   * flattened). The caller's arrays are left as they were. Throws `call/overlap` (before anything
+   * runs) when `out` shares memory with an array argument, or an array `f` writes shares memory with
+   * another array argument: the aliasing rule of every call.
    */
   run(n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array
   /**
@@ -140,6 +143,7 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
   const def = info.program.functions.get(info.name)!
   const params = def.params
   const written = info.program.writes.get(info.name)!
+  const overlap = overlapGuard(info.name, params, written)
   const isFloat = (i: number) => hasGradient(params[i]!.type, info.registry)
   const sizes = options.sizes
   if (!Array.isArray(sizes) || sizes.length !== params.length)
@@ -477,6 +481,23 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
     const Jout = out ?? new Float64Array(n * nr * nc)
     if (!(Jout instanceof Float64Array) || Jout.length !== n * nr * nc)
       argError(`\`out\` must be a Float64Array of ${n * nr * nc} numbers`)
+    // the aliasing rule (see \`overlapGuard\` of \`@tenet/reversible\`): an array \`f\` writes shares no
+    // memory with another array argument, and nor does \`out\`, which the run writes while it reads
+    // the arguments in place
+    if (overlap)
+      for (let k = 0; k < overlap.pairs.length; k += 2) {
+        const w = overlap.pairs[k]!,
+          o = overlap.pairs[k + 1]!
+        if (!workspace.has(w) && !workspace.has(o) && sharesMemory(args[w], args[o]))
+          throw overlapError(info.name, params, w, o)
+      }
+    if (out)
+      for (let i = 0; i < params.length; i++)
+        if (!workspace.has(i) && sharesMemory(args[i], Jout))
+          throw new TenetError(
+            'call/overlap',
+            `\`out\` and argument ${i + 1} (\`${params[i]!.name}\`) of the block Jacobian of \`${info.name}\` share memory: the Jacobian is written into \`out\` while the arguments are read (pass a separate array)`,
+          )
     const B = nr * nc
     if (memory) {
       if (n === 0) return Jout
