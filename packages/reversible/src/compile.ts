@@ -7,6 +7,7 @@ import {
   TenetError,
   check,
   printFunction,
+  typeToString,
   type CompileOptions,
   type CompiledFunction,
   type CompiledProgram,
@@ -26,6 +27,7 @@ import {
   hostConversionsOf,
   hostParams,
   overlapGuard,
+  sharesMemory,
 } from './host-boundary.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
@@ -307,8 +309,33 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     for (let k = 0; k < i; k++) if (vals[k] === vals[i]) return k
     return i
   }
-  /** Converts the host arrays to their representations, keeping exact copies in \`fr.host\`. */
+  /**
+   * Converts the host arrays to their representations, keeping exact copies in \`fr.host\`. An array
+   * converted in place is changed by the call even where the function only reads it: it may be
+   * passed again for another parameter as the very same array (converted once), but it must share
+   * no memory with any other array argument (the aliasing rule, as for a written array: a view
+   * overlapping it would be converted twice, or read in the representation).
+   */
   const enter = (vals: unknown[], fr: CallFrame): void => {
+    for (let i = 0; i < params.length; i++) {
+      if (!entry[i]) continue
+      for (let k = 0; k < params.length; k++)
+        if (
+          k !== i &&
+          params[k]!.type.kind !== 'scalar' &&
+          // (the very same array for two parameters of one type: converted once, see \`firstOf\`)
+          !(vals[k] === vals[i] && typeToString(params[k]!.type) === typeToString(params[i]!.type)) &&
+          sharesMemory(vals[i], vals[k])
+        ) {
+          const [a, b] = i < k ? [i, k] : [k, i]
+          const n = (j: number): string => `${j + 1} (\`${params[j]!.name}: ${typeToString(params[j]!.type)}\`)`
+          const fn = `${info.name}${info.inverse ? '.inverse' : ''}`
+          throw new TenetError(
+            'call/overlap',
+            `arguments ${n(a)} and ${n(b)} of \`${fn}\` share memory, and \`${fn}\` converts \`${params[i]!.name}\` in place (its number system has a host conversion): an array a call converts or writes must not overlap any other array argument (pass a copy, e.g. \`${params[k]!.name}.slice()\`)`,
+          )
+        }
+    }
     for (let i = 0; i < params.length; i++) {
       if (!entry[i] || firstOf(vals, i) !== i) continue
       const a = vals[i] as Float64Array
