@@ -306,9 +306,12 @@ export const tenetRows = defineRowFamily({
         setup(c) {
           // q1, d1, q2, d2 are work arrays the program fills (passed as zeros): scratch, not copied per call
           const g = grad(P.embeddingFunction(), { loss: 0, scratch: [2, 3, 4, 5] })
-          const z15 = new Float64Array(15),
-            z30 = new Float64Array(30)
-          const call = () => g.run(0, c.x, z15, z15, z30, z30, c.k, E1, E2)
+          // (four arrays: one the program writes must share no memory with another argument)
+          const q1 = new Float64Array(15),
+            d1 = new Float64Array(15),
+            q2 = new Float64Array(30),
+            d2 = new Float64Array(30)
+          const call = () => g.run(0, c.x, q1, d1, q2, d2, c.k, E1, E2)
           return {
             run: call,
             check: () => {

@@ -201,9 +201,12 @@ describe('Tenet programs of the other workloads', () => {
     const k = 3
     const x = Float64Array.from({ length: 10 * k }, rng.normal)
     const g = grad(P.embeddingFunction(), { loss: 0 })
-    const z15 = new Float64Array(15),
-      z30 = new Float64Array(30)
-    g.run(0, x, z15, z15, z30, z30, k, PETERSEN_E1, PETERSEN_E2)
+    // (q1, d1, q2, d2: four arrays, as one the program writes must share no memory with another)
+    const q1 = new Float64Array(15),
+      d1 = new Float64Array(15),
+      q2 = new Float64Array(30),
+      d2 = new Float64Array(30)
+    g.run(0, x, q1, d1, q2, d2, k, PETERSEN_E1, PETERSEN_E2)
     expect(maxScaledError(g.buffers[1]!, embeddingGradientPlain(x, k))).toBeLessThanOrEqual(1e-12)
   })
 

@@ -58,12 +58,15 @@ export function distanceClasses(x: Float64Array, k: number): { ratio: number; sp
 /** The Tenet gradient of the embedding loss (work arrays passed in as zeros; `run` copies them). */
 export function tenetEmbeddingGradient(k: number): { g: GradientFunction; run(x: Float64Array): Float64Array } {
   const g = grad(embeddingFunction(), { loss: 0 })
-  const z15 = new Float64Array(15),
-    z30 = new Float64Array(30)
+  // (q1, d1, q2, d2: four arrays, as one the program writes must share no memory with another)
+  const q1 = new Float64Array(15),
+    d1 = new Float64Array(15),
+    q2 = new Float64Array(30),
+    d2 = new Float64Array(30)
   return {
     g,
     run(x) {
-      g.run(0, x, z15, z15, z30, z30, k, E1, E2)
+      g.run(0, x, q1, d1, q2, d2, k, E1, E2)
       return g.buffers[1] as Float64Array
     },
   }
@@ -159,8 +162,11 @@ export function trainNewton(
   const f = embeddingFunction()
   const { run } = tenetEmbeddingGradient(k)
   const ws = createEmbeddingWorkspace()
-  const z15 = new Float64Array(15),
-    z30 = new Float64Array(30)
+  // (q1, d1, q2, d2: four arrays, as one the program writes must share no memory with another)
+  const q1 = new Float64Array(15),
+    d1 = new Float64Array(15),
+    q2 = new Float64Array(30),
+    d2 = new Float64Array(30)
   let loss = embeddingLossPlain(x, k, ws)
   const history: [number, number][] = [[0, loss]]
   let lambda = 1e-3
@@ -168,7 +174,7 @@ export function trainNewton(
   const trial = new Float64Array(N)
   while (hessians < maxH && loss > tol) {
     const g = run(x)
-    const H = hessian(f, [0, x, z15, z15, z30, z30, k, E1, E2], { loss: 0, wrt: [1] })
+    const H = hessian(f, [0, x, q1, d1, q2, d2, k, E1, E2], { loss: 0, wrt: [1] })
     hessians++
     const A = new Float64Array(n * n)
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) A[i * n + j] = H[(i + off) * N + j + off]!
