@@ -28,10 +28,11 @@
  * `dead-ancillas` drops such uncomputes altogether.
  */
 import type { Arg, CallStmt, Expr, FunctionDef, ScalarTypeName, Stmt, Type, UpdateStmt } from '../ast.js'
-import { readNames, rootName, walk } from '../check.js'
+import { readNames, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
+import { writtenNames } from './hoist-invariants.js'
 
 /** The integer scalar types whose updates `+=`, `-=`, `^=` are exact bijections (wrapping i32, bool). */
 const EXACT_TYPES: ReadonlySet<string> = new Set(['i32', 'bool'])
@@ -92,58 +93,12 @@ export function exactFunctions(functions: Iterable<FunctionDef>): Set<string> {
   return exact
 }
 
-/**
- * The names `stmts` may write (a call writes the arguments of the parameters its callee writes,
- * by `writes`; a bijection its dataview arguments), or undefined where anything may change (a
- * host effect: `effectful` callees, `@safe`).
- */
-function written(
+/** The names \`stmts\` may write (see \`writtenNames\` of hoist-invariants), by the callees' \`writes\`. */
+const written = (
   stmts: Stmt[],
   writes: ReadonlyMap<string, readonly boolean[]>,
   effectful: ReadonlySet<string>,
-): Set<string> | undefined {
-  const out = new Set<string>()
-  let any = false
-  walk(stmts, (s) => {
-    switch (s.kind) {
-      case 'update': {
-        const r = rootName(s.target)
-        if (r !== undefined) out.add(r)
-        break
-      }
-      case 'callstmt': {
-        if (s.target !== 'bijection' && effectful.has(s.callee)) any = true
-        const w = s.target === 'bijection' ? undefined : writes.get(s.callee)
-        s.args.forEach((a, i) => {
-          if (w && w[i] === false) return
-          if (a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg') {
-            const r = rootName(a)
-            if (r !== undefined) out.add(r)
-          }
-        })
-        break
-      }
-      case 'alloc':
-      case 'dealloc':
-        out.add(s.name)
-        break
-      case 'push':
-      case 'pop': {
-        out.add(s.stack.name)
-        const r = rootName(s.value)
-        if (r !== undefined) out.add(r)
-        break
-      }
-      case 'for':
-        out.add(s.variable)
-        break
-      case 'safe':
-        any = true
-        break
-    }
-  })
-  return any ? undefined : out
-}
+): Set<string> | undefined => writtenNames(stmts, effectful, writes)
 
 /** Whether `stmts` may write one of `names`. */
 function writesAny(

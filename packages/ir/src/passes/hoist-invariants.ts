@@ -73,8 +73,17 @@ type ForStmt = Extract<Stmt, { kind: 'for' }>
 /** Types of ancilla the pass introduces (zero is the number 0; f64 arithmetic has no rounding step of its own). */
 const HOISTED = new Set<ScalarTypeName>(['f64', 'i32'])
 
-/** The names a block may write: targets, call arguments, stacks, bound names, loop variables. */
-export function writtenNames(body: Stmt[], effectful: ReadonlySet<string> = new Set()): Set<string> | undefined {
+/**
+ * The names a block may write: targets, call arguments, stacks, bound names, loop variables; or
+ * undefined where anything may change (a host effect: \`effectful\` callees, \`@safe\`). With
+ * \`writes\` (per function, which parameters it writes: \`Program.writes\`), a call writes only the
+ * arguments of the parameters its callee writes (a bijection all its dataview arguments).
+ */
+export function writtenNames(
+  body: Stmt[],
+  effectful: ReadonlySet<string> = new Set(),
+  writes?: ReadonlyMap<string, readonly boolean[]>,
+): Set<string> | undefined {
   const out = new Set<string>()
   let safe = false
   walk(body, (s) => {
@@ -87,12 +96,13 @@ export function writtenNames(body: Stmt[], effectful: ReadonlySet<string> = new 
       case 'callstmt':
         // a function with a host effect may change anything (see `effectfulFunctions`)
         if (s.target !== 'bijection' && effectful.has(s.callee)) safe = true
-        for (const a of s.args) {
+        s.args.forEach((a, i) => {
+          if (s.target !== 'bijection' && writes?.get(s.callee)?.[i] === false) return
           if (a.kind === 'var' || a.kind === 'index' || a.kind === 'field' || a.kind === 'neg') {
             const r = rootName(a)
             if (r !== undefined) out.add(r)
           }
-        }
+        })
         break
       case 'alloc':
       case 'dealloc':
