@@ -26,6 +26,7 @@ import {
   describeArgument,
   hostConversionsOf,
   hostParams,
+  overlapError,
   overlapGuard,
   sharesMemory,
 } from './host-boundary.js'
@@ -301,6 +302,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
     p.type.kind === 'array' ? hostConversionsOf(info.registry, p.type).toHost : undefined,
   )
   const anyEntry = entry.some(Boolean)
+  const typeKeys = params.map((p) => typeToString(p.type))
   const exitOnly = exit.map((t, i) => (t && !entry[i] ? t : undefined))
   const anyExitOnly = exitOnly.some(Boolean)
   const writesArrays = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
@@ -324,17 +326,10 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           k !== i &&
           params[k]!.type.kind !== 'scalar' &&
           // (the very same array for two parameters of one type: converted once, see \`firstOf\`)
-          !(vals[k] === vals[i] && typeToString(params[k]!.type) === typeToString(params[i]!.type)) &&
+          !(vals[k] === vals[i] && typeKeys[k] === typeKeys[i]) &&
           sharesMemory(vals[i], vals[k])
-        ) {
-          const [a, b] = i < k ? [i, k] : [k, i]
-          const n = (j: number): string => `${j + 1} (\`${params[j]!.name}: ${typeToString(params[j]!.type)}\`)`
-          const fn = `${info.name}${info.inverse ? '.inverse' : ''}`
-          throw new TenetError(
-            'call/overlap',
-            `arguments ${n(a)} and ${n(b)} of \`${fn}\` share memory, and \`${fn}\` converts \`${params[i]!.name}\` in place (its number system has a host conversion): an array a call converts or writes must not overlap any other array argument (pass a copy, e.g. \`${params[k]!.name}.slice()\`)`,
-          )
-        }
+        )
+          throw overlapError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, i, k, true)
     }
     for (let i = 0; i < params.length; i++) {
       if (!entry[i] || firstOf(vals, i) !== i) continue

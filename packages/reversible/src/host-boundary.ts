@@ -240,13 +240,26 @@ function lasting(a: unknown, b: unknown): boolean {
   return !(buf.resizable || buf.growable)
 }
 
-/** The `call/overlap` error: argument `w` (written by `fn`) shares memory with argument `o`. */
-export function overlapError(fn: string, params: readonly Param[], w: number, o: number): TenetError {
+/**
+ * The `call/overlap` error: argument `w` (written by `fn`) shares memory with argument `o`.
+ * `converted`: `w` is not written but converted in place on entry (its number system has a host
+ * conversion), which changes it all the same.
+ */
+export function overlapError(
+  fn: string,
+  params: readonly Param[],
+  w: number,
+  o: number,
+  converted = false,
+): TenetError {
   const [i, j] = w < o ? [w, o] : [o, w]
   const n = (k: number): string => `${k + 1} (\`${params[k]!.name}: ${typeToString(params[k]!.type)}\`)`
+  const how = converted
+    ? `converts \`${params[w]!.name}\` in place (its number system has a host conversion): an array a call converts or writes`
+    : `writes \`${params[w]!.name}\`: an array a function writes`
   return new TenetError(
     'call/overlap',
-    `arguments ${n(i)} and ${n(j)} of \`${fn}\` share memory, and \`${fn}\` writes \`${params[w]!.name}\`: an array a function writes must not overlap any other array argument (pass a copy, e.g. \`${params[o]!.name}.slice()\`)`,
+    `arguments ${n(i)} and ${n(j)} of \`${fn}\` share memory, and \`${fn}\` ${how} must not overlap any other array argument (pass a copy, e.g. \`${params[o]!.name}.slice()\`)`,
   )
 }
 
