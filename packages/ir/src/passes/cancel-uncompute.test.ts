@@ -6,7 +6,7 @@
  * `cancel-uncompute-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
 import { cancelUncompute, optimize } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -14,12 +14,7 @@ const fn = (text: string): FunctionDef => {
   return check(m.functions, [], createRegistry()).functions.get('f')!
 }
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 
 /** The merge with a branch keeper, the decisions undone per column by `uncompute`, in `@unchecked` when `unchecked`. */
 const keeper = (uncompute: string, { unchecked = true, counter = 'i32', extra = '' } = {}) => `

@@ -20,7 +20,7 @@ import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { readNames, walk } from '../check.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
-import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { mapInnerBlocks, rewriteBlock, rewriteExpr } from './rewrite.js'
 import { mentions, writesOf } from './sink-ancillas.js'
 
 /** The element types whose zero the pass can write as a literal. */
@@ -223,18 +223,7 @@ function contractUses(
 
 /** `body` with its loop-index array ancillas contracted to scalars (nested blocks too). */
 export function contractArraysBlock(body: Stmt[]): Stmt[] {
-  let out = body.map((s): Stmt => {
-    switch (s.kind) {
-      case 'if':
-        return { ...s, then: contractArraysBlock(s.then), else: contractArraysBlock(s.else) }
-      case 'while':
-      case 'for':
-      case 'unchecked':
-        return { ...s, body: contractArraysBlock(s.body) } as Stmt
-      default:
-        return s
-    }
-  })
+  let out = mapInnerBlocks(body, contractArraysBlock)
   for (let i = 0; i < out.length; i++) {
     const a = out[i]!
     if (a.kind !== 'alloc' || a.type?.kind !== 'array' || a.value.kind !== 'call' || a.value.callee !== 'zeros')

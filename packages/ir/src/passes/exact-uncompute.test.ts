@@ -5,17 +5,12 @@
  * `@tenet/backend-cpu`'s and `@tenet/backend-wasm`'s `exact-uncompute-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import { exactFunctions, exactUncompute } from './index.js'
 
 const program = (text: string): Program => check(parse(text).functions, [], createRegistry())
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 /** Function `f` of `text` after the pass. */
 const after = (text: string): string => {
   const p = program(text)

@@ -33,6 +33,7 @@ import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
 import { writtenNames } from './hoist-invariants.js'
+import { mapInnerBlocks } from './rewrite.js'
 
 /** The integer scalar types whose updates `+=`, `-=`, `^=` are exact bijections (wrapping i32, bool). */
 const EXACT_TYPES: ReadonlySet<string> = new Set(['i32', 'bool'])
@@ -165,18 +166,8 @@ export function exactUncompute(
 ): FunctionDef {
   let changed = false
   const block = (body: Stmt[]): Stmt[] => {
-    let out = body.map((s): Stmt => {
-      switch (s.kind) {
-        // (not inside `@unchecked`: the argument rests on the call's checks)
-        case 'for':
-        case 'while':
-          return { ...s, body: block(s.body) } as Stmt
-        case 'if':
-          return { ...s, then: block(s.then), else: block(s.else) }
-        default:
-          return s
-      }
-    })
+    // (not inside `@unchecked`: the argument rests on the call's checks)
+    let out = mapInnerBlocks(body, block, false)
     for (let k = 0; k < out.length; k++) {
       const next = rewriteUncall(out, k, exact, writes, effectful)
       if (next) {

@@ -5,7 +5,7 @@
  * interpreter, with checks on, in `@tenet/backend-cpu`'s `finite-uncompute-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
 import { finiteUncompute } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -13,12 +13,7 @@ const fn = (text: string): FunctionDef => {
   return check(m.functions, [], createRegistry()).functions.get('f')!
 }
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 
 /** A routine of two ancillas (the second in the branches of an `if`), its copy, and `~routine` (written out). */
 const routine = ({ init = '0.0', between = '', cond = 'x > 0.0', second = 'y * 2.0' } = {}) => `

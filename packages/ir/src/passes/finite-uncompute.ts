@@ -22,6 +22,7 @@ import { readNames } from '../check.js'
 import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
+import { mapInnerBlocks } from './rewrite.js'
 
 type Update = Extract<Stmt, { kind: 'update' }>
 type IfStmt = Extract<Stmt, { kind: 'if' }>
@@ -33,18 +34,7 @@ type IfStmt = Extract<Stmt, { kind: 'if' }>
 export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
   let changed = false
   const block = (body: Stmt[]): Stmt[] => {
-    let out = body.map((s): Stmt => {
-      switch (s.kind) {
-        case 'for':
-        case 'while':
-        case 'unchecked':
-          return { ...s, body: block(s.body) } as Stmt
-        case 'if':
-          return { ...s, then: block(s.then), else: block(s.else) }
-        default:
-          return s
-      }
-    })
+    let out = mapInnerBlocks(body, block)
     for (let a = 0; a < out.length; a++) {
       const s = out[a]!
       if (s.kind !== 'alloc' || !zeroFloat(s)) continue

@@ -4,19 +4,14 @@
  * through it).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
 import { forwardPureValues, optimize } from './index.js'
 
 const registry = createRegistry()
 const programOf = (text: string) => check(parse(text, []).functions, [], registry)
 const fnOf = (text: string, name = 'f'): FunctionDef => programOf(text).functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const forwarded = (text: string) => body(forwardPureValues(fnOf(text), registry))
 const unchanged = (text: string) => {
   const f = fnOf(text)

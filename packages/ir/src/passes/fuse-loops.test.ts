@@ -5,17 +5,12 @@
  * loop pairs) in `@tenet/backend-cpu`'s `fuse-loops-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
 import { fuseLoops } from './index.js'
 
 const fn = (text: string): FunctionDef => check(parse(text).functions, [], createRegistry()).functions.get('f')!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const unchanged = (text: string) => body(fuseLoops(fn(text))) === body(fn(text))
 
 describe('pass `fuse-loops`', () => {

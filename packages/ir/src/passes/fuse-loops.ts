@@ -28,7 +28,7 @@ import { readNames, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
-import { rewriteBlock } from './rewrite.js'
+import { mapInnerBlocks, rewriteBlock } from './rewrite.js'
 import { writesOf } from './sink-ancillas.js'
 import { usedOnlyAtIndex } from './contract-arrays.js'
 
@@ -135,18 +135,7 @@ function fuse(a: ForStmt, between: Stmt[], b: ForStmt): ForStmt | undefined {
 
 /** `body` with its fusable loops fused (nested blocks first). */
 export function fuseLoopsBlock(body: Stmt[]): Stmt[] {
-  const out = body.map((s): Stmt => {
-    switch (s.kind) {
-      case 'if':
-        return { ...s, then: fuseLoopsBlock(s.then), else: fuseLoopsBlock(s.else) }
-      case 'while':
-      case 'for':
-      case 'unchecked':
-        return { ...s, body: fuseLoopsBlock(s.body) } as Stmt
-      default:
-        return s
-    }
-  })
+  const out = mapInnerBlocks(body, fuseLoopsBlock)
   for (let j = 0; j < out.length; j++) {
     const b = out[j]!
     if (b.kind !== 'for') continue

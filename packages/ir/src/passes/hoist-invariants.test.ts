@@ -3,7 +3,7 @@
  * compiled programs compute what the interpreter does, checks on and off).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
 import { effectfulFunctions, hoistInvariants, optimize, writtenNames } from './index.js'
 import { mayFailChecked, safetyTest } from './hoist-invariants.js'
 import { printExpr } from '../printer.js'
@@ -12,12 +12,7 @@ import type { Expr } from '../ast.js'
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], createRegistry()).functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const hoisted = (text: string, name = 'f') => body(hoistInvariants(fnOf(text, name)))
 
 describe('pass `hoist-invariants`', () => {

@@ -6,7 +6,7 @@
  * `implied-checks-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import { finiteUncompute, impliedChecks, insertChecks, strictReads } from './index.js'
 
 const registry = createRegistry()
@@ -22,12 +22,7 @@ function passes(text: string): { before: string; after: string } {
   return { before: body(asserted.program.functions.get('f')!), after: body(implied.program.functions.get('f')!) }
 }
 /** The printed body, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 /** The deallocation asserts of a printed body, as `check(names…)`. */
 const deallocChecks = (printed: string): string[] =>
   printed

@@ -4,7 +4,7 @@
  * runs every check on the interpreter, the cpu backend and the wasm backend).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import { hoistBoundsFunction, insertChecks, insertChecksFunction, scalarReplaceArrays } from './index.js'
 
 const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
@@ -13,12 +13,7 @@ const after = (text: string, name = 'f'): string => {
   const p = checked(text)
   return body(insertChecksFunction(p.functions.get(name)!, p))
 }
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 
 describe('pass `insert-checks`', () => {
   it('changes nothing with checks off', () => {

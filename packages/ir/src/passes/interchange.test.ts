@@ -5,7 +5,7 @@
  * `interchange-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts, type Stmt } from '../index.js'
 import { walk } from '../check.js'
 import { hoistCalls, interchangeLoops, optimize, polynomial, provedNonNegative } from './index.js'
 
@@ -13,12 +13,7 @@ const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], registry).functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const moved = (text: string) => withoutApart(body(interchangeLoops(fnOf(text), registry)), fnOf(text))
 const unchanged = (text: string) => {
   const f = fnOf(text)

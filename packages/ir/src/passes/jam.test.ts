@@ -5,7 +5,7 @@
  * `jam-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
 import { interchangeLoops, jamLoops } from './index.js'
 import { walk } from '../check.js'
 import { printAsWritten, printExpr } from '../printer.js'
@@ -15,12 +15,7 @@ import type { Expr } from '../ast.js'
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], registry).functions.get(name)!
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const jammed = (text: string) =>
   withoutApart(body(jamLoops(interchangeLoops(fnOf(text), registry), registry)), fnOf(text))
 const unchanged = (text: string) => {

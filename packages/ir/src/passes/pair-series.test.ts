@@ -4,17 +4,12 @@
  * on and off, forwards and backwards) in `@tenet/backend-cpu`'s `pair-series-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts, type Program } from '../index.js'
 import { hoistBounds, insertChecks, PAIR_SERIES_MAX_STATEMENTS, pairSeries } from './index.js'
 
 const registry = createRegistry()
 const programOf = (text: string): Program => check(parse(text, []).functions, [], registry)
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const paired = (text: string, name = 'batch', unrollSwaps = false, lanes = 2): string =>
   body(pairSeries(programOf(text), new Map(), { unrollSwaps, lanes }).program.functions.get(name)!)
 const unchanged = (text: string, name = 'batch'): boolean => {

@@ -3,7 +3,7 @@
  * the conformance suite check that the compiled programs still compute the same values).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import {
   cancelUncompute,
   deadAncillas,
@@ -22,12 +22,7 @@ const checked = (text: string, hosts: unknown[] = []): Program => {
 }
 const fn = (p: Program, name: string): FunctionDef => p.functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const dead = (p: Program, name: string, checks = false) =>
   dropDeadAncillaWrites(fn(p, name), { writes: p.writes, effectful: effectfulFunctions(p.functions.values()), checks })
 

@@ -78,3 +78,25 @@ export function rewriteBlock(body: Stmt[], f: NodeRewriter, stop: (s: Stmt) => b
     }
   })
 }
+
+/**
+ * A copy of `body` with each block nested one level down (a loop's body, both arms of an `if`,
+ * and an `@unchecked` block's body where `intoUnchecked`) replaced by `f` of it, every other
+ * statement as it is. A pass that rewrites each block innermost first calls this from its own
+ * block function before rewriting the block itself.
+ */
+export function mapInnerBlocks(body: Stmt[], f: (block: Stmt[]) => Stmt[], intoUnchecked = true): Stmt[] {
+  return body.map((s): Stmt => {
+    switch (s.kind) {
+      case 'for':
+      case 'while':
+        return { ...s, body: f(s.body) }
+      case 'unchecked':
+        return intoUnchecked ? { ...s, body: f(s.body) } : s
+      case 'if':
+        return { ...s, then: f(s.then), else: f(s.else) }
+      default:
+        return s
+    }
+  })
+}

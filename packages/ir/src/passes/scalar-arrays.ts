@@ -19,7 +19,7 @@
 import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { walk } from '../check.js'
 import { printExpr } from '../printer.js'
-import { rewriteBlock } from './rewrite.js'
+import { mapInnerBlocks, rewriteBlock } from './rewrite.js'
 
 /** Arrays of at most this many elements are replaced by scalars. */
 export const SCALAR_ARRAY_MAX_LENGTH = 16
@@ -123,18 +123,7 @@ function onlyLiteralElements(stmts: Stmt[], name: string, n: number): boolean {
 
 /** `body` with its small literal-position array ancillas replaced by scalars (nested blocks too). */
 export function scalarArraysBlock(body: Stmt[]): Stmt[] {
-  let out = body.map((s): Stmt => {
-    switch (s.kind) {
-      case 'if':
-        return { ...s, then: scalarArraysBlock(s.then), else: scalarArraysBlock(s.else) }
-      case 'while':
-      case 'for':
-      case 'unchecked':
-        return { ...s, body: scalarArraysBlock(s.body) } as Stmt
-      default:
-        return s
-    }
-  })
+  let out = mapInnerBlocks(body, scalarArraysBlock)
   for (let i = 0; i < out.length; i++) {
     const a = out[i]!
     if (a.kind !== 'alloc' || a.type?.kind !== 'array' || !PLAIN.has(a.type.elem) || a.value.kind === 'emptystack')

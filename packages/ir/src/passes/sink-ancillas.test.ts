@@ -5,7 +5,7 @@
  * `@tenet/backend-cpu`'s `keeper-programs.test.ts` and the conformance suite.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Stmt } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Stmt } from '../index.js'
 import { contractArrays, optimize, restores, sinkAncillas } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -13,12 +13,7 @@ const fn = (text: string): FunctionDef => {
   return check(m.functions, [], createRegistry()).functions.get('f')!
 }
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 
 /** The merge of two sorted index lists with a branch keeper, the decisions undone per column. */
 const keeper = (uncompute: string, between = '') => `

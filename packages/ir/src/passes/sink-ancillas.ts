@@ -29,6 +29,7 @@ import type { AllocStmt, Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
+import { mapInnerBlocks } from './rewrite.js'
 
 /** How many candidate partners of a statement `restores` tries (a bound on its work in long bodies). */
 const MAX_PARTNERS = 8
@@ -317,18 +318,7 @@ export function sinkIntoLoops(
     i--
   }
   const inner = (b: Stmt[]) => sinkIntoLoops(b, candidate, sinkable, everyLoop)
-  return out.map((s): Stmt => {
-    switch (s.kind) {
-      case 'if':
-        return { ...s, then: inner(s.then), else: inner(s.else) }
-      case 'while':
-      case 'for':
-      case 'unchecked':
-        return { ...s, body: inner(s.body) } as Stmt
-      default:
-        return s
-    }
-  })
+  return mapInnerBlocks(out, inner)
 }
 
 /** `body` with the array ancillas that a loop restores on every iteration allocated inside it. */

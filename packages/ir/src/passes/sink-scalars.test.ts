@@ -6,7 +6,7 @@
  * `sink-scalars-programs.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
 import { optimize, restoredInPairs, sinkScalars } from './index.js'
 
 const fn = (text: string): FunctionDef => {
@@ -14,12 +14,7 @@ const fn = (text: string): FunctionDef => {
   return check(m.functions, [], createRegistry()).functions.get('f')!
 }
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 
 /** A series loop: `t` holds the term's ratio for one iteration (the `between` line goes between the pair). */
 const series = (opts: { between?: string; after?: string; cond?: string; alloc?: string; close?: string } = {}) => `

@@ -5,7 +5,16 @@
  * gradients against central differences).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type Expr, type FunctionDef, type Stmt } from '../index.js'
+import {
+  check,
+  createRegistry,
+  type Expr,
+  type FunctionDef,
+  parse,
+  printFunction,
+  printStmts,
+  type Stmt,
+} from '../index.js'
 import { walk } from '../check.js'
 import { inlineTopLevelCalls } from '../inline.js'
 import { optimize, pureValueKeys, sweepTableCandidates, tabulateSweeps } from './index.js'
@@ -14,12 +23,7 @@ const registry = createRegistry()
 const programOf = (text: string) => check(parse(text, []).functions, [], registry)
 const fnOf = (text: string, name = 'f'): FunctionDef => programOf(text).functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const swept = (text: string) => {
   const p = programOf(text)
   return tabulateSweeps(p.functions.get('f')!, registry, new Set(), p.writes)

@@ -3,7 +3,16 @@
  * programs with tables compute what the interpreter does, and gradients through them).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type Expr, type FunctionDef, type Stmt } from '../index.js'
+import {
+  check,
+  createRegistry,
+  type Expr,
+  type FunctionDef,
+  parse,
+  printFunction,
+  printStmts,
+  type Stmt,
+} from '../index.js'
 import { walk } from '../check.js'
 import { insertChecksFunction, optimize, tabulate } from './index.js'
 
@@ -11,12 +20,7 @@ const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], registry).functions.get(name)!
 /** The printed body of a function, one statement a line, without the signature. */
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const tabulated = (text: string, name = 'f') => body(tabulate(fnOf(text, name), registry))
 /** Whether the pass leaves the function as it is. */
 const unchanged = (text: string) => {

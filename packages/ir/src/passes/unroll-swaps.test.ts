@@ -5,18 +5,13 @@
  * `@tenet/backend-wasm`'s `swap-loops.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
 import { calledInCountingLoops, insertChecks, unrollCheckedSwaps, unrollSwaps } from './index.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
   check(parse(text, []).functions, [], registry).functions.get(name)!
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const unrolled = (text: string) => body(unrollSwaps(fnOf(text)))
 const unchanged = (text: string) => {
   const f = fnOf(text)

@@ -3,16 +3,11 @@
  * checked against finite differences in @tenet/ad's tests, its semantics on random programs there).
  */
 import { describe, expect, it } from 'vitest'
-import { check, createRegistry, parse, printFunction, type FunctionDef, type Program } from '../index.js'
+import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import { dropZeroUpdates, isZero, optimize } from './index.js'
 
 const checked = (text: string): Program => check(parse(text).functions, [], createRegistry())
-const body = (f: FunctionDef): string =>
-  printFunction(f)
-    .split('\n')
-    .slice(1, -1)
-    .map((l) => l.slice(2))
-    .join('\n')
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
 const run = (text: string, name = 'f') => {
   const p = checked(text)
   const f = p.functions.get(name)!
