@@ -209,6 +209,65 @@ describe('split tails', () => {
     expect(split).toBe(outcome(wasm(rows, false)))
   })
 
+  it('random loops with tails: the same results and errors as the unsplit loop and the interpreter', () => {
+    const next = random(2029)
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next(0, xs.length))]!
+    // element indices: a row's own (W = 3), the loop variable, and some that other iterations touch
+    const own = ['r', 'r + 1', 'r + 2', 'i']
+    const stray = ['r + 3', 'i + 1', '2']
+    const index = () => (next(0, 1) < 0.8 ? pick(own) : pick(stray))
+    const term = () =>
+      pick([`a[${index()}]`, `b[${index()}]`, 'z', `exp(a[${index()}] * 0.25)`, `max(b[${index()}], z)`, 'f64(i)'])
+    let split = 0
+    for (let k = 0; k < 60; k++) {
+      const body: string[] = []
+      for (let j = 0, n = 1 + Math.floor(next(0, 4)); j < n; j++) {
+        const target = pick(['a', 'b'])
+        const stmt = `${target}[${index()}] ${pick(['+=', '-='])} ${term()} * ${term()}`
+        // (no update may read the element it writes: such statements are left out)
+        if (next(0, 1) < 0.3) body.push(`for c in 0..3 { ${target}[r + c] += 0.5 * z + ${pick(['z', 'f64(c)'])} }`)
+        else if (!stmt.slice(stmt.indexOf('=')).includes(stmt.slice(0, stmt.indexOf(' ')))) body.push(stmt)
+      }
+      const tail = `acc += log(1.0 + abs(${pick([`b[${index()}]`, `a[${index()}]`])})) * ${pick(['z', `b[${index()}]`, '1.5'])}`
+      const text = `fn f(acc: f64, n: i32, z: f64, a: f64[], b: f64[]) {
+  for i in 0..n {
+    r: i32 <- i * 3
+    ${body.join('\n    ')}
+    ${tail}
+    r -> i * 3
+  }
+}`
+      let ms: Array<ReturnType<typeof compile>>
+      try {
+        ms = [wasm(text, true), wasm(text, false), compile(text, 'interpreter')]
+      } catch {
+        continue // (a statement the checker refuses, such as one reading what it writes)
+      }
+      wasm(text, true)
+      split += lastSplitTails
+      const n = pick([5, 7, 9])
+      const a = Float64Array.from({ length: 22 }, () => next(-2, 2))
+      const b = Float64Array.from({ length: 22 }, () => next(-2, 2))
+      const outcomes = ms.map((m) => {
+        const args = [0.25, n, 0.75, a.slice(), b.slice()]
+        try {
+          const r = m.f!(...args) as unknown[]
+          return JSON.stringify(r.map((v) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array, exact) : exact(v))))
+        } catch (e) {
+          // (a failed call copies nothing back on wasm, and the interpreter's arrays are its own)
+          return `${(e as { code?: string }).code}: ${(e as Error).message}`
+        }
+      })
+      // (split and unsplit: the same results or the same error; the interpreter: the same results,
+      // or an error of the same code: within one statement, wasm without checks guards the
+      // written element before the value's reads, the interpreter the other way round)
+      expect(outcomes[0], text).toBe(outcomes[1])
+      if (outcomes[2]!.startsWith('runtime/')) expect(outcomes[0]!.split(':')[0], text).toBe(outcomes[2]!.split(':')[0])
+      else expect(outcomes[0], text).toBe(outcomes[2])
+    }
+    expect(split).toBeGreaterThan(5)
+  })
+
   it('counts the loops it split, and splits none with run-time checks on', () => {
     wasm(rows, true)
     expect(lastSplitTails).toBe(1)
