@@ -24,6 +24,7 @@ import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { dropRepeatedAsserts } from './repeated-asserts.js'
+import { splitLoopTails } from './split-tails.js'
 import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, impliedChecks } from '@tenet/ir/backend'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
@@ -290,7 +291,13 @@ export function compileToWasm(
   // (small callees inlined everywhere, then the calls each function makes once: see once-calls.ts)
   const small = inlineSmallCalls(checked, checkedInverses)
   const inlined = inlineOnceCalls(small.program, small.inverses)
-  const optimized = optimize(inlined.program, inlined.inverses, options)
+  const optimizedAll = optimize(inlined.program, inlined.inverses, options)
+  // (without checks: the costly accumulation ending a loop's body in a loop of its own, see \`split-tails.ts\`)
+  const tails =
+    !options.checks && (wasmOptions.splitTails ?? true)
+      ? splitLoopTails(optimizedAll.program, optimizedAll.inverses)
+      : { ...optimizedAll, count: 0 }
+  const optimized = { ...optimizedAll, program: tails.program, inverses: tails.inverses }
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   // (without checks, with `hoistBounds`: only the bounds checks that hoisting moves out of loops,
@@ -449,6 +456,7 @@ export function compileToWasm(
     mathRoutines: ctx.math.names(),
     ownEntries,
     checkedSeries: hoisted.paired,
+    splitTails: tails.count,
     dispose() {
       if (own.disposed) return
       for (const t of thunks) t.fn = gone
@@ -541,6 +549,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly ownEntries: number
   /** With run-time checks on, how many functions and inverses run a map loop of series a few elements at a time (pass \`pair-series\`, see \`checkedSeries\`; a diagnostic). */
   readonly checkedSeries: number
+  /** Without run-time checks, how many loops had the costly accumulation that ends their body split off into a loop of its own (see \`split-tails.ts\`; a diagnostic). */
+  readonly splitTails: number
 }
 
 /** Options of the wasm backend (see `createWasmBackend`). */
@@ -585,6 +595,13 @@ export interface WasmOptions {
    * way: an index out of range fails in the same iteration, at the same access.
    */
   rangeVersions?: boolean
+  /**
+   * Without run-time checks: whether a counting loop whose body ends with the accumulation of a
+   * costly pure value into a scalar (\`slse += log(s[p]) + …\`) runs that accumulation in a loop of
+   * its own after the rest of the body, where it proves the same values and errors result (default
+   * true; see \`split-tails.ts\`). The results are the same bit for bit either way.
+   */
+  splitTails?: boolean
   /**
    * With run-time checks: whether an assert that repeats one that already passed on every path to
    * it (the same check and condition, nothing it reads written since) is left out (default true;

@@ -26,6 +26,8 @@ export let lastLaneSincosReused = -1
 export let lastLaneValuesReused = -1
 /** With checks on, the functions and inverses whose map loop of series pass `pair-series` grouped in the last wasm compilation of `compile`. */
 export let lastCheckedSeries = -1
+/** Without checks, the loops whose tail `split-tails.ts` split off in the last wasm compilation of `compile`. */
+export let lastSplitTails = -1
 /** The math routines of the module of the last wasm compilation of `compile`. */
 export let lastRoutines: readonly string[] = []
 
@@ -54,6 +56,7 @@ export const compile = (
       lastLaneValuesReused = p.laneValuesReused
       lastRoutines = p.mathRoutines
       lastCheckedSeries = p.checkedSeries
+      lastSplitTails = p.splitTails
       return p
     },
   }
