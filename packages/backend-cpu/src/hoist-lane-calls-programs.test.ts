@@ -87,9 +87,9 @@ describe('step `hoist-lane-calls` (cpu backend)', () => {
   for (const checks of [true, false]) {
     it(`computes the factorial once, before the grouped loop (checks ${checks ? 'on' : 'off'})`, () => {
       const m = backendUnderTest(cpuBackend, { registry, checks }).compile(source)
-      const info = (m.ibesselj_batch as unknown as Record<symbol, { compiled: { sourceOf(n: string, i: boolean): string } }>)[
-        Symbol.for('tenet.function')
-      ]!
+      const info = (
+        m.ibesselj_batch as unknown as Record<symbol, { compiled: { sourceOf(n: string, i: boolean): string } }>
+      )[Symbol.for('tenet.function')]!
       const js = info.compiled.sourceOf('ibesselj_batch', false)
       const loop = js.indexOf('for (')
       // one call of the factorial's internal copy, before the first loop (the rest loop calls ibesselj)

@@ -66,7 +66,11 @@ export function exactLaneFunctions(program: Program): Set<string> {
 const EXACT_TYPES: ReadonlySet<string> = new Set(['i32', 'bool'])
 
 const scalarTypeName = (t: unknown): string | undefined =>
-  typeof t === 'string' ? t : (t as { kind?: string; name?: string } | undefined)?.kind === 'scalar' ? (t as { name: string }).name : undefined
+  typeof t === 'string'
+    ? t
+    : (t as { kind?: string; name?: string } | undefined)?.kind === 'scalar'
+      ? (t as { name: string }).name
+      : undefined
 
 /** Whether running `stmts` can fail a check or not end: an assert, a `while` or a function call in them. */
 function mayFailOrLoop(stmts: Stmt[]): boolean {
@@ -152,14 +156,16 @@ export function hoistLaneCalls(
     n += targets.length
     for (const h of hs) {
       const type = { kind: 'scalar' as const, name: h.type as 'i32' }
-      const zero: Expr = h.type === 'bool' ? { kind: 'bool', value: false } : { kind: 'num', value: 0, isFloat: false, type: 'i32' }
+      const zero: Expr =
+        h.type === 'bool' ? { kind: 'bool', value: false } : { kind: 'num', value: 0, isFloat: false, type: 'i32' }
       before.push({ kind: 'alloc', name: h.name, value: zero, type, declared: type, ...loc })
     }
     before.push({ ...s, args })
     for (const h of hs) {
       const type = { kind: 'scalar' as const, name: h.type as 'i32' }
       const v = { kind: 'var' as const, name: h.name, type: h.type as 'i32' }
-      const zero: Expr = h.type === 'bool' ? { kind: 'bool', value: false } : { kind: 'num', value: 0, isFloat: false, type: 'i32' }
+      const zero: Expr =
+        h.type === 'bool' ? { kind: 'bool', value: false } : { kind: 'num', value: 0, isFloat: false, type: 'i32' }
       after.push({ kind: 'update', op: h.type === 'bool' ? '^=' : '-=', target: v, value: { ...v }, ...loc })
       after.push({ kind: 'dealloc', name: h.name, value: zero, type, declared: type, ...loc })
     }
