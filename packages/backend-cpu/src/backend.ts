@@ -114,7 +114,10 @@ function pairedSeries(
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   return options.checks || disabledPasses.has('pair-series')
     ? p
-    : pairSeries(p.program, p.inverses, { unrollSwaps: !disabledPasses.has('unroll-swaps') })
+    : pairSeries(p.program, p.inverses, {
+        unrollSwaps: !disabledPasses.has('unroll-swaps'),
+        hoistCalls: !disabledPasses.has('hoist-lane-calls'),
+      })
 }
 
 /**
@@ -131,6 +134,7 @@ function checkedPairedSeries(
     : pairSeries(p.program, p.inverses, {
         unrollSwaps: !disabledPasses.has('unroll-swaps') && CHECKED_PASSES.has('unroll-swaps'),
         checked: true,
+        hoistCalls: !disabledPasses.has('hoist-lane-calls') && CHECKED_PASSES.has('hoist-lane-calls'),
       })
 }
 

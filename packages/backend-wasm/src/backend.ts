@@ -267,6 +267,7 @@ function checkedSeries(
       ? pairSeries(p.program, p.inverses, {
           unrollSwaps: CHECKED_PASSES.has('unroll-swaps') && !disabledPasses.has('unroll-swaps'),
           checked: true,
+          hoistCalls: CHECKED_PASSES.has('hoist-lane-calls') && !disabledPasses.has('hoist-lane-calls'),
         })
       : p
   // (the functions and inverses whose loops the pass grouped: it returns the others as they were)

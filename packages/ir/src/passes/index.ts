@@ -96,6 +96,7 @@ import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
+export { hoistLaneCalls, exactLaneFunctions, type HoistedLaneCalls } from './hoist-lane-calls.js'
 
 export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
@@ -146,6 +147,8 @@ export const PASS_NAMES = [
   'unroll-swaps',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
   'pair-series',
+  // (a step of `pair-series`: see `hoist-lane-calls.ts`)
+  'hoist-lane-calls',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
   'implied-checks',
 ] as const
@@ -165,6 +168,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'tabulate',
   'unroll-swaps',
   'pair-series',
+  'hoist-lane-calls',
   'interchange',
   'jam',
   'hoist-calls',

@@ -63,6 +63,10 @@
  * `inlineSmallCalls` inlines calls in loops, their checks kept): the grouped function carries the
  * lanes' uncomputes and checks, past V8's inlining budget, where each such call stayed a call (the
  * Bessel batch's factorial, twice per element: 62 → 52 ns per z, in-process CPU time).
+ *
+ * Step `hoist-lane-calls` (option `hoistCalls`, default on): an exact call of loop-invariant values
+ * in the callee's body (the Bessel batch's factorial) runs once, before the grouped loop, each lane
+ * adding its result (see `hoist-lane-calls.ts`).
  */
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt, WhileStmt } from '../ast.js'
 import { rootName, walk } from '../check.js'
@@ -74,6 +78,7 @@ import { callsHost } from './insert-checks.js'
 import { intLiteral } from './interchange.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { unrollSwapsBlock } from './unroll-swaps.js'
+import { exactLaneFunctions, hoistLaneCalls } from './hoist-lane-calls.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 /** `e + c`, folded where `e` is a literal. */
@@ -120,6 +125,8 @@ interface Context {
   checked: boolean
   /** numbering of the leaf calls inlined into the lanes (checks on) */
   leaves: { n: number }
+  /** the exact functions whose loop-invariant calls the lanes share (step `hoist-lane-calls`), or undefined where it is off */
+  exact: ReadonlySet<string> | undefined
 }
 
 /** The names an inlined body binds (ancillas, loop variables): its own, invisible to the other copy. */
@@ -275,8 +282,13 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   const n = ctx.counter.n
   const lanes = ctx.lanes
   const copies: Stmt[][] = []
+  // (step \`hoist-lane-calls\`: an exact call of loop-invariant values runs once, before the groups)
+  const hoisted = ctx.exact
+    ? hoistLaneCalls(g, call, M, ctx.program, ctx.exact, ctx.effectful, `$pair${n}inv`)
+    : undefined
+  const gBody = hoisted?.body ?? g.body
   // (checks on: the lanes' small leaf calls inlined too, see the module comment)
-  const body = ctx.checked ? inlineLeafCalls(g.body, ctx.program, ctx.inverses, ctx.leaves) : g.body
+  const body = ctx.checked ? inlineLeafCalls(gBody, ctx.program, ctx.inverses, ctx.leaves) : gBody
   for (let j = 0; j < lanes; j++) {
     const c = inlineCall(call, { ...g, body }, written, `$pair${n}${String.fromCharCode(97 + j)}$`)
     if (!c) return undefined
@@ -338,7 +350,24 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     stop: copyOf(lastValue(M, step)),
     step: num(dir),
   }
-  return [groups, rest]
+  if (!hoisted) return [groups, rest]
+  // the hoisted calls run where the grouped loop runs at least once
+  const runs: Expr = {
+    kind: 'binary',
+    op: dir > 0 ? '<=' : '>=',
+    left: copyOf(groups.start),
+    right: copyOf(groups.stop),
+    type: 'bool',
+  }
+  const guarded: Stmt = {
+    kind: 'if',
+    pre: runs,
+    post: null,
+    then: [...hoisted.before, groups, ...hoisted.after],
+    else: [],
+    ...(M.loc ? { loc: M.loc } : {}),
+  }
+  return [guarded, rest]
 }
 
 /** A copy of an expression (no node of the IR is shared between two statements). */
@@ -389,7 +418,8 @@ export function pairSeries(
     unrollSwaps = true,
     lanes = PAIR_SERIES_LANES,
     checked = false,
-  }: { unrollSwaps?: boolean; lanes?: number; checked?: boolean } = {},
+    hoistCalls = true,
+  }: { unrollSwaps?: boolean; lanes?: number; checked?: boolean; hoistCalls?: boolean } = {},
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const ctx: Context = {
     checked,
@@ -400,6 +430,7 @@ export function pairSeries(
     counter: { n: 0 },
     unroll: unrollSwaps,
     lanes: Math.max(2, Math.floor(lanes)),
+    exact: hoistCalls ? exactLaneFunctions(program) : undefined,
   }
   const each = (f: FunctionDef): FunctionDef => {
     const before = ctx.counter.n

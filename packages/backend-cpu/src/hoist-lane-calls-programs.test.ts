@@ -1,0 +1,116 @@
+/**
+ * Step `hoist-lane-calls` of pass `pair-series` on paper 001's Bessel function over a batch of z:
+ * the factorial ν! that every element computes (`ifactorial`, exact integer arithmetic) runs once,
+ * before the grouped loop. The cpu backend, checks on and off, must compute the same bits as the
+ * reference interpreter, forwards and backwards, for batches of 0 to 7 elements (with and without
+ * a group of three, and with an element left over) and ν from 0 to 3; with checks on, a ν whose
+ * factorial overflows (ν = 13: its `anc -> 0` fails) must raise the interpreter's error. The
+ * generated code is printed to show that the step applied (one call of the factorial, before the
+ * loop), so that the test cannot pass by never applying.
+ */
+import { describe, expect, it } from 'vitest'
+import { createRegistry } from '@tenet/ir'
+import { backendUnderTest, columnProblems, referenceBackend, runConformance } from '@tenet/testing'
+import { cpuBackend } from './index.js'
+
+const registry = createRegistry()
+const backends = [
+  referenceBackend(),
+  backendUnderTest(cpuBackend, { registry }),
+  { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
+]
+
+/** Paper 001's listing as `@tenet/ad`'s examples write it (`besselSource`). */
+const besselSource = `
+fn imul(out: f64, x: f64, anc: f64) {
+  anc += out * x
+  out -= anc / x
+  SWAP(out, anc)
+}
+fn imul_int(out: i32, x: i32, anc: i32) {
+  anc += out * x
+  out -= div(anc, x)
+  SWAP(out, anc)
+}
+fn ifactorial(out: i32, n: i32) {
+  anc: i32 <- 0
+  out += 1
+  for i in 1..=n { imul_int(out, i, anc) }
+  anc -> 0
+}
+fn ibesselj(out: f64, nu: i32, z: f64) {
+  k: i32 <- 0
+  fact_nu: i32 <- 0
+  halfz <- 0.0
+  halfz_power_nu <- 0.0
+  halfz_power_2 <- 0.0
+  out_anc <- 0.0
+  anc1 <- 0.0
+  anc3 <- 0.0
+  anc4 <- 0.0
+  routine {
+    halfz += z / 2.0
+    halfz_power_nu += halfz ** nu
+    halfz_power_2 += halfz ** 2
+    ifactorial(fact_nu, nu)
+    anc1 += halfz_power_nu / f64(fact_nu)
+    out_anc += identity(anc1)
+    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
+      k += 1
+      routine {
+        anc3 -= halfz_power_2 / (f64(k) * f64(k + nu))
+      }
+      imul(anc1, anc3, anc4)
+      out_anc += identity(anc1)
+      ~routine
+    }
+  }
+  out += identity(out_anc)
+  ~routine
+  anc4 -> 0.0
+  anc3 -> 0.0
+  anc1 -> 0.0
+  out_anc -> 0.0
+  halfz_power_2 -> 0.0
+  halfz_power_nu -> 0.0
+  halfz -> 0.0
+  fact_nu -> 0
+  k -> 0
+}`
+const source = `${besselSource}
+fn ibesselj_batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }
+}`
+const zs = [1, 0.3, 2.5, 0.7, 1.9, 2.9, 0.1]
+
+describe('step `hoist-lane-calls` (cpu backend)', () => {
+  for (const checks of [true, false]) {
+    it(`computes the factorial once, before the grouped loop (checks ${checks ? 'on' : 'off'})`, () => {
+      const m = backendUnderTest(cpuBackend, { registry, checks }).compile(source)
+      const info = (
+        m.ibesselj_batch as unknown as Record<symbol, { compiled: { sourceOf(n: string, i: boolean): string } }>
+      )[Symbol.for('tenet.function')]!
+      const js = info.compiled.sourceOf('ibesselj_batch', false)
+      const loop = js.indexOf('for (')
+      // one call of the factorial's internal copy, before the first loop (the rest loop calls ibesselj)
+      const calls = [...js.matchAll(/= FI\d+\(v\d+, p1\)/g)]
+      expect(calls).toHaveLength(1)
+      expect(calls[0]!.index).toBeLessThan(loop)
+    })
+  }
+
+  for (const nu of [0, 1, 2, 3])
+    for (let n = 0; n <= zs.length; n++)
+      it(`ν = ${nu}, ${n} elements: the interpreter's bits, forwards and backwards (checks on and off)`, () => {
+        const args = [new Float64Array(n), nu, Float64Array.from(zs.slice(0, n))]
+        expect(columnProblems(runConformance({ source, entry: 'ibesselj_batch' }, args, backends))).toEqual([])
+      })
+
+  it('ν = 13: the factorial’s failing check raises the interpreter’s error (checks on)', () => {
+    const args = [new Float64Array(4), 13, Float64Array.from(zs.slice(0, 4))]
+    const [ref, cpu] = runConformance({ source, entry: 'ibesselj_batch' }, args, backends.slice(0, 2))
+    expect(ref!.error).toBeDefined()
+    expect(String(cpu!.error)).toBe(String(ref!.error))
+    expect(String(cpu!.error)).toMatch(/anc -> 0/)
+  })
+})
