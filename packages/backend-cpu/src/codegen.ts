@@ -227,15 +227,19 @@ export class CodeGenerator {
     }
     const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
+    // a host entry of a module that never calls out (so is never entered while a call of it runs)
+    // starts with an empty tape: terms a failed check left on it are dropped, not stacked up
+    const emptyTape = (code: string): string =>
+      this.tapeUsed && !callsOut.size ? code.replace('{\n', '{\n  $tp = 0;\n') : code
     for (const e of emitted) {
       const early = !reentrant.has(e.name)
       // the pooled array ancillas of a function that is never entered twice at once
       if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
-      parts.push(e.render(early, false))
+      parts.push(emptyTape(e.render(early, false)))
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
       // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
-      if (!e.inverse && this.hasLean(e.name)) parts.push(e.renderLean(early))
+      if (!e.inverse && this.hasLean(e.name)) parts.push(emptyTape(e.renderLean(early)))
     }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
