@@ -40,7 +40,11 @@ fn f(y: f64[], x: f64[], n: i32) {
 }`
 
 /** The program of `acc` and `f`, and the inverses (`acc`'s written as `inverse`), after the pass. */
-function after(forward: string, inverse: string, between = ''): { program: Program; inverses: Map<string, FunctionDef> } {
+function after(
+  forward: string,
+  inverse: string,
+  between = '',
+): { program: Program; inverses: Map<string, FunctionDef> } {
   const p = program(forward + caller(between))
   const inv = program(inverse + caller(between))
   const inverses = new Map([...p.functions.keys()].map((n) => [n, inv.functions.get(n)!]))
@@ -72,7 +76,9 @@ describe('pass `replay-uncall`', () => {
         '}',
       ].join('\n'),
     )
-    expect(body(r.inverses.get('acc$replay'))).toBe(['for i in reverse 0..n {', '  a[i] -= $replayed()', '}'].join('\n'))
+    expect(body(r.inverses.get('acc$replay'))).toBe(
+      ['for i in reverse 0..n {', '  a[i] -= $replayed()', '}'].join('\n'),
+    )
     expect(r.program.writes.get('acc$replay')).toEqual([true, false, false])
     // (the function itself stays as it was, for its other callers)
     expect(body(r.program.functions.get('acc'))).toContain('a[i] += t * 2.0')
@@ -106,8 +112,14 @@ describe('pass `replay-uncall`', () => {
     expect(after(own('+='), own('-=')).program.functions.has('acc$replay')).toBe(false)
     // a second written array: not replayed
     const twoArrays = (sign: string) =>
-      acc({ sign }).replace('fn acc(a: f64[], x: f64[], n: i32) {', 'fn acc(a: f64[], x: f64[], n: i32) {\n  x[0] += 1.0')
-    const inv = acc({ sign: '-=' }).replace('fn acc(a: f64[], x: f64[], n: i32) {', 'fn acc(a: f64[], x: f64[], n: i32) {\n  x[0] -= 1.0')
+      acc({ sign }).replace(
+        'fn acc(a: f64[], x: f64[], n: i32) {',
+        'fn acc(a: f64[], x: f64[], n: i32) {\n  x[0] += 1.0',
+      )
+    const inv = acc({ sign: '-=' }).replace(
+      'fn acc(a: f64[], x: f64[], n: i32) {',
+      'fn acc(a: f64[], x: f64[], n: i32) {\n  x[0] -= 1.0',
+    )
     expect(after(twoArrays('+='), inv).program.functions.has('acc$replay')).toBe(false)
   })
 })

@@ -107,7 +107,12 @@ class Symbolic {
     return k
   }
 
-  private sym(e: Expr, locals: ReadonlyMap<string, string> | null, loops: ReadonlySet<string>, checks?: Set<string>): string {
+  private sym(
+    e: Expr,
+    locals: ReadonlyMap<string, string> | null,
+    loops: ReadonlySet<string>,
+    checks?: Set<string>,
+  ): string {
     switch (e.kind) {
       case 'num':
       case 'bool':
@@ -164,7 +169,9 @@ class Symbolic {
         }
         case 'dealloc': {
           if (!own.has(s.name) || s.value.kind === 'emptystack') fail()
-          checks.add(`dealloc ${s.name}: ${locals.get(s.name)} -> ${this.value(s.value as Expr, locals, loops, checks)}`)
+          checks.add(
+            `dealloc ${s.name}: ${locals.get(s.name)} -> ${this.value(s.value as Expr, locals, loops, checks)}`,
+          )
           locals.delete(s.name)
           own.delete(s.name)
           break
@@ -174,14 +181,22 @@ class Symbolic {
           const t = s.target
           if (t.kind === 'var' && own.has(t.name)) {
             const v = this.value(s.value, locals, loops, checks)
-            locals.set(t.name, `(${locals.get(t.name)} ${s.op === '+=' ? '+' : '-'} ${v}):${typeof t.type === 'string' ? t.type : ''}`)
+            locals.set(
+              t.name,
+              `(${locals.get(t.name)} ${s.op === '+=' ? '+' : '-'} ${v}):${typeof t.type === 'string' ? t.type : ''}`,
+            )
             break
           }
           if (t.kind !== 'index' || t.array.name !== this.a) fail()
           const idx = t as Extract<Expr, { kind: 'index' }>
           // (the element's index is kept in the replay, where the locals are not: it reads none)
           const index = this.value(idx.index, null, loops)
-          items.push({ kind: 'update', op: s.op as '+=' | '-=', index, value: this.value(s.value, locals, loops, checks) })
+          items.push({
+            kind: 'update',
+            op: s.op as '+=' | '-=',
+            index,
+            value: this.value(s.value, locals, loops, checks),
+          })
           break
         }
         case 'for': {
