@@ -101,7 +101,7 @@ describe('replay-uncall with checks on (cpu)', () => {
       // more bodies than masses: out of bounds in the call
       ['', (A) => [bodies(A).x, bodies(A).v, A.from([1, 1e-3]), 3, 0.5, 0.01, 2]],
       // the step writes the accelerations before the uncall: their deallocation fails
-      ['\n    a[1] += 1.0', (A) => Object.values(bodies(A)).concat([3, 0.5, 0.01, 2])],
+      ['\n    a[1] += 1.0', (A) => [...Object.values(bodies(A)), 3, 0.5, 0.01, 2]],
     ]
     for (const [T, A] of [
       ['f64', Float64Array],
