@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, raisedError, Random, referenceBackend } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const cpu = backendUnderTest(cpuBackend, { checks: true })
@@ -48,9 +48,9 @@ fn leapfrog(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}, steps: 
   }
 }`
 
-const generated = (src: string, name: string, inverse = false): string =>
+const generated = (src: string, name: string, inverse = false, entry = 'leapfrog'): string =>
   (
-    cpu.compile(src).leapfrog![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string | undefined } }
+    cpu.compile(src)[entry]![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string | undefined } }
   ).compiled.sourceOf(name, inverse) ?? ''
 
 /** Three bodies on a line and off it, their masses, as arrays of `A`. */
@@ -133,4 +133,80 @@ describe('replay-uncall with checks on (cpu)', () => {
     }
     expect(run(cpu)).toBe(run(reference))
   })
+
+  it('random accumulators: the reference’s values and errors, bit for bit, replayed or not', () => {
+    let replayed = 0
+    let failed = 0
+    for (let seed = 1; seed <= 32; seed++) {
+      const r = new Random(seed)
+      const T = r.pick(['f64', 'f32'] as const)
+      const src = accumulator(r, T)
+      if (generated(src, 'acc$replay', true, 'f').includes('tape')) replayed++
+      const A = T === 'f64' ? Float64Array : Float32Array
+      const n = r.int(1, 5)
+      const x = Array.from({ length: n }, () => r.pick([0, -0, 1, -2.5, 0.75, 3, 1e-3, -7]))
+      const k = r.int(0, n)
+      const run = (b: typeof cpu) => {
+        try {
+          return JSON.stringify(b.compile(src).f!(new A(n), A.from(x), n, k), (_, v) => (Object.is(v, -0) ? '-0' : v))
+        } catch {
+          return raisedError(() => b.compile(src).f!(new A(n), A.from(x), n, k))
+        }
+      }
+      const want = run(reference)
+      if (want.startsWith('runtime/')) failed++
+      expect(run(cpu), src).toBe(want)
+    }
+    // most of them replay (not those whose step writes x); some run to the end, some fail a check
+    expect(replayed).toBeGreaterThan(10)
+    expect(failed).toBeGreaterThan(4)
+    expect(failed).toBeLessThan(28)
+  })
 })
+
+/**
+ * A random accumulator \`acc\` (terms of x through routine locals, added to or subtracted from
+ * elements of \`a\`, in nested loops and branches) and a function \`f\` that computes it into an
+ * ancilla, reads it, maybe writes it or x, and uncomputes it.
+ */
+function accumulator(r: Random, T: 'f64' | 'f32'): string {
+  const inner = r.chance(0.6)
+  const reads = inner ? ['x[i]', 'x[j]', 'x[0]', '2.0', '0.5'] : ['x[i]', 'x[n - 1 - i]', '1.5', '-0.0']
+  const leaf = () => r.pick(reads)
+  const expr = (locals: string[], depth = 0): string =>
+    depth > 1 || r.chance(0.3)
+      ? r.pick([...reads, ...locals])
+      : `${expr(locals, depth + 1)} ${r.pick(['+', '-', '*', '/'])} ${expr(locals, depth + 1)}`
+  const locals: string[] = []
+  const compute: string[] = []
+  // (three or more locals: a smaller callee is inlined, and there is no call left to replay)
+  for (let q = 0, count = r.int(3, 4); q < count; q++) {
+    const t = `t${q}`
+    compute.push(`${t}: ${T} <- 0.0`, `${t} += ${r.chance(0.3) ? `sqrt(${leaf()} * ${leaf()})` : expr(locals)}`)
+    locals.push(t)
+  }
+  const index = () => r.pick(inner ? ['i', 'j', 'n - 1 - i'] : ['i', 'n - 1 - i', '0'])
+  const updates = Array.from({ length: r.int(1, 3) }, () => `a[${index()}] ${r.pick(['+=', '-='])} ${expr(locals)}`)
+  const cond = r.pick(inner ? ['i != j', 'i < j', 'true'] : ['i % 2 == 0', 'true'])
+  const body = `if (${cond}, ~) {
+        routine {
+          ${compute.join('\n          ')}
+        }
+        ${updates.join('\n        ')}
+        ~routine
+      }${r.chance(0.3) ? ` else { a[i] += ${leaf()} }` : ''}`
+  const between = r.pick(['', '', '', '\n  a[0] += 1.0', '\n  x[0] += 1.0'])
+  return `
+fn acc(a: ${T}[], x: ${T}[], n: i32, k: i32) {
+  for i in 0..n {
+    ${inner ? `for j in 0..k {\n      ${body}\n    }` : body}
+  }
+}
+fn f(y: ${T}[], x: ${T}[], n: i32, k: i32) {
+  a: ${T}[] <- zeros(n)
+  acc(a, x, n, k)
+  for i in 0..n { y[i] += a[i] * x[i] }${between}
+  ~acc(a, x, n, k)
+  a -> zeros(n)
+}`
+}
