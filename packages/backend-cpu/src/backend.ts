@@ -16,6 +16,8 @@ import {
   insertChecks,
   optimize,
   pairSeries,
+  effectfulFunctions,
+  replayUncalls,
   unrollCheckedSwaps,
 } from '@tenet/ir/backend'
 import { CodeGenerator, makeRuntime } from './codegen.js'
@@ -31,7 +33,10 @@ export function compileToJs(
   options: CompileOptions,
 ): CompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
-  const optimized = pairedSeries(optimize(inlined.program, inlined.inverses, options), options)
+  const optimized = replayedUncalls(
+    pairedSeries(optimize(inlined.program, inlined.inverses, options), options),
+    options,
+  )
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
@@ -118,6 +123,20 @@ function pairedSeries(
         unrollSwaps: !disabledPasses.has('unroll-swaps'),
         hoistCalls: !disabledPasses.has('hoist-lane-calls'),
       })
+}
+
+/**
+ * Pass \`replay-uncall\` of \`@tenet/ir\` with run-time checks on, before the checks are placed: the
+ * uncall of a call that only added terms to one float array subtracts the terms the call recorded
+ * instead of computing them again (with checks off, \`dead-ancillas\` drops such uncomputes).
+ */
+function replayedUncalls(
+  p: { program: Program; inverses: Map<string, FunctionDef> },
+  options: CompileOptions,
+): { program: Program; inverses: Map<string, FunctionDef> } {
+  if (!options.checks || !CHECKED_PASSES.has('replay-uncall') || disabledPasses.has('replay-uncall')) return p
+  const effectful = effectfulFunctions([...p.program.functions.values(), ...p.inverses.values()])
+  return replayUncalls(p.program, p.inverses, effectful)
 }
 
 /**

@@ -227,15 +227,19 @@ export class CodeGenerator {
     }
     const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
+    // a host entry of a module that never calls out (so is never entered while a call of it runs)
+    // starts with an empty tape: terms a failed check left on it are dropped, not stacked up
+    const emptyTape = (code: string): string =>
+      this.tapeUsed && !callsOut.size ? code.replace('{\n', '{\n  $tp = 0;\n') : code
     for (const e of emitted) {
       const early = !reentrant.has(e.name)
       // the pooled array ancillas of a function that is never entered twice at once
       if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
-      parts.push(e.render(early, false))
+      parts.push(emptyTape(e.render(early, false)))
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
       // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
-      if (!e.inverse && this.hasLean(e.name)) parts.push(e.renderLean(early))
+      if (!e.inverse && this.hasLean(e.name)) parts.push(emptyTape(e.renderLean(early)))
     }
     const table = [...this.program.functions.keys()].map(
       // a computed key: a quoted `"__proto__": …` in an object literal would set the prototype
@@ -252,6 +256,13 @@ export class CodeGenerator {
         'function $apart(c, a, b) { if (c[0] === a && c[1] === b) return c[2]; const v = ArrayBuffer.isView(a) && ArrayBuffer.isView(b); const r = a !== b && v && (a.buffer !== b.buffer || a.byteOffset + a.byteLength <= b.byteOffset || b.byteOffset + b.byteLength <= a.byteOffset); if (!v || a.buffer !== b.buffer || !(a.buffer.resizable || a.buffer.growable)) { c[0] = a; c[1] = b; c[2] = r; } return r; }',
       )
     }
+    // the tape of pass \`replay-uncall\` of \`@tenet/ir\`: the terms a recording call pushes, which its
+    // uncall pops; a stack, as calls and uncalls nest. Doubled when full (\`$grow\`; the function
+    // that grows it holds the only other reference, its local copy, and takes the new one)
+    if (this.tapeUsed) {
+      parts.push('let $T = new Float64Array(1024), $tp = 0;')
+      parts.push('function $grow() { const t = new Float64Array(2 * $T.length); t.set($T); return ($T = t); }')
+    }
     parts.push(`return {${table.join(', ')}};`)
     return parts.join('\n')
   }
@@ -265,6 +276,9 @@ export class CodeGenerator {
     }
     return k
   }
+
+  /** Whether a function records or replays terms (pass \`replay-uncall\`): the module gets the tape. */
+  tapeUsed = false
 
   private apartCount = 0
   /**
@@ -342,6 +356,14 @@ class FunctionEmitter {
 
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
+  /** The locals of the tape of pass \`replay-uncall\` (the array and its top), where the function records or replays terms. */
+  private tapeLocals: [string, string] | undefined
+
+  /** The tape's locals (see \`tapeLocals\`), named on first use. */
+  private tape(): [string, string] {
+    this.gen.tapeUsed = true
+    return (this.tapeLocals ??= [this.fresh('tape'), this.fresh('top')])
+  }
 
   /** The bounds asserts that the loads of the statement head being emitted may take over (see \`foldedBounds\`). */
   private fold: PendingBounds[] | undefined
@@ -367,6 +389,13 @@ class FunctionEmitter {
     this.block(this.f.body)
     this.lines = this.lines.filter((l) => l !== DROPPED).map((l) => (l.includes(FOLD) ? unmark(l) : l))
     if (this.scratch) this.lines.unshift(`  let ${this.scratch} = 0;`)
+    if (this.tapeLocals) {
+      // (no call in a recording or replaying function, nor a return: a failed check throws, and
+      // leaves the module's top as it was)
+      const [T, tp] = this.tapeLocals
+      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp;`)
+      this.lines.push(`  $tp = ${tp};`)
+    }
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
     const written = this.program.writes.get(this.f.name)
@@ -706,6 +735,17 @@ class FunctionEmitter {
       case '$apart': {
         const [a, b] = args()
         return `$apart(${this.gen.apartSite()}, ${a}, ${b})`
+      }
+      // a term pushed on the tape, and the last one popped (see \`replay-uncall.ts\` of \`@tenet/ir\`)
+      // (on the function's own copies of the tape and its top, taken at entry and given back at exit:
+      // locals that V8 keeps in registers, where the module's \`let\` would be loaded and stored per term)
+      case '$record': {
+        const [T, tp] = this.tape()
+        return `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+      }
+      case '$replayed': {
+        const [T, tp] = this.tape()
+        return `${T}[--${tp}]`
       }
       // the reserved calls of run-time checks (see `insert-checks.ts`)
       case '$inrange':

@@ -119,7 +119,8 @@ function candidate(e: Expr): boolean {
     case 'unary':
       return e.op === '-' && e.arg.kind !== 'num' && e.arg.kind !== 'var'
     case 'call':
-      return !e.callee.startsWith('$host') && e.callee !== 'len'
+      // (not a term recorded or replayed on the tape of pass \`replay-uncall\`: each call is one push or pop)
+      return !e.callee.startsWith('$host') && e.callee !== 'len' && e.callee !== '$record' && e.callee !== '$replayed'
     default:
       return false
   }

@@ -22,6 +22,7 @@ import { readNames, rootName, walk } from '../check.js'
 import type { Program } from '../plugin.js'
 import { stmtExprs as exprsOf } from '../stmt-exprs.js'
 import { callsHost } from './insert-checks.js'
+import { callsHostOrTape } from './replay-uncall.js'
 
 /** What the pass needs to know about the program around a function. */
 export interface DeadAncillasContext {
@@ -36,14 +37,16 @@ export interface DeadAncillasContext {
 /**
  * The functions of a program with an effect other than writing their arguments: a `@safe`
  * statement, a host call, a stack operation (a pop from an empty stack fails even without
- * checks), or a call of such a function.
+ * checks), a term recorded or replayed (pass `replay-uncall`), or a call of such a function.
  */
 export function effectfulFunctions(functions: Iterable<FunctionDef>): Set<string> {
   const direct = new Set<string>()
   const callers = new Map<string, Set<string>>()
   for (const f of functions) {
     walk(f.body, (s) => {
-      if (s.kind === 'safe' || s.kind === 'push' || s.kind === 'pop' || exprsOf(s).some(callsHost)) direct.add(f.name)
+      // (the tape of pass \`replay-uncall\` is a stack too: \`$record\` pushes, \`$replayed\` pops)
+      if (s.kind === 'safe' || s.kind === 'push' || s.kind === 'pop' || exprsOf(s).some(callsHostOrTape))
+        direct.add(f.name)
       if (s.kind === 'callstmt' && s.target === 'function') {
         let c = callers.get(s.callee)
         if (!c) callers.set(s.callee, (c = new Set()))

@@ -65,7 +65,11 @@
  * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
  *   check of a float ancilla that a passed check of a value computed from it already decided
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
- *   was) is left out (see `implied-checks.ts`).
+ *   was) is left out (see `implied-checks.ts`);
+ * - `replay-uncall` — with checks on, run by the cpu backend on optimize's result: the uncall
+ *   `~f(a, x…)` of a call `f(a, x…)` of the same block, where `f` only adds terms to one float
+ *   array `a` and `~f` subtracts the same terms in reverse order, subtracts the terms the call
+ *   recorded instead of computing them again (see `replay-uncall.ts`).
  *
  * Those that run only without checks would weaken what a check sees (an uncompute is what a
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
@@ -123,6 +127,16 @@ export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
+export {
+  replayUncalls,
+  replayable,
+  recording,
+  replaying,
+  callsTape,
+  RECORD,
+  REPLAYED,
+  REPLAY_SUFFIX,
+} from './replay-uncall.js'
 
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
@@ -151,6 +165,8 @@ export const PASS_NAMES = [
   'hoist-lane-calls',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
   'implied-checks',
+  // (not run by `optimize`: with checks on, the cpu backend runs it on optimize's result, see `replayUncalls`)
+  'replay-uncall',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -173,6 +189,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'jam',
   'hoist-calls',
   'implied-checks',
+  'replay-uncall',
 ])
 
 /**
