@@ -93,6 +93,46 @@ describe('pass `first-writes` on the cpu backend', () => {
     expect(code).toMatch(/\[i\d+\] = \(0 \+ /)
   })
 
+  it('a gradient-shaped program (an uncompute loop, an adjoint array written one ahead) against the interpreter, stale arrays reused', () => {
+    const source = `fn f(y: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    routine {
+      a: f64[] <- zeros(len(c))
+      g: f64[] <- zeros(len(c))
+      a[len(c) - 1] += c[len(c) - 1]
+      for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * xs[j] + c[k] }
+      g[0] += 2.0 * a[0]
+      for k in 0..=len(c) - 2 {
+        a[k] -= a[k + 1] * xs[j] + c[k]
+        g[k + 1] += g[k] * xs[j]
+      }
+    }
+    for k in 0..len(c) { y += a[k] * g[k] }
+    ~routine
+  }
+}`
+    for (const checks of [false, true]) {
+      const cpu = compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend: 'cpu', checks })
+      const ref = compileModule(parse({ text: source, name: 'p' }), {
+        registry: registry(),
+        backend: 'interpreter',
+        checks,
+      })
+      if (!checks) expect(generatedCode(cpu.f!)!).not.toMatch(/\.fill\(0\)/)
+      for (const [L, n, k] of [
+        [5, 3, 0],
+        [5, 2, 1],
+        [3, 4, 2],
+        [5, 1, 3],
+      ] as const) {
+        const got = cpu.f!(...args(L, n, k)) as unknown[]
+        const want = ref.f!(...args(L, n, k)) as unknown[]
+        expect(text(got), `checks ${checks}, call ${k}`).toBe(text(want))
+        expect(text(cpu.f!.inverse(...got) as unknown[])).toBe(text(ref.f!.inverse(...want) as unknown[]))
+      }
+    }
+  })
+
   it('random in-order and out-of-order arrays, one module called with changing lengths: the interpreter’s doubles, forwards and backwards', () => {
     const calls: Array<[number, number]> = [
       [5, 3],

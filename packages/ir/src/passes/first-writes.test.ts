@@ -78,6 +78,36 @@ fn f(y: f64, n: i32, x: f64) {
     ).toEqual(['overwritten h', 'init h[0] += x', 'init h[1] += h[0] * x', 'init h[t] += h[t - 1] * x - h[t - 2]'])
   })
 
+  it('a gradient’s shape: the forward in order, a loop updating only written elements, an adjoint array written one ahead of its loop variable', () => {
+    expect(
+      run(`
+fn f(y: f64, c: f64[], gc: f64[], x: f64) {
+  a: f64[] <- zeros(len(c))
+  g: f64[] <- zeros(len(c))
+  a[len(c) - 1] += c[len(c) - 1]
+  for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * x + c[k] }
+  y += a[0]
+  g[0] += 2.0 * a[0]
+  for k in 0..=len(c) - 2 {
+    a[k] -= a[k + 1] * x + c[k]
+    g[k + 1] += g[k] * x
+    gc[k] += g[k]
+  }
+  for k in 0..len(c) { y += a[k] * g[k] }
+  gc[len(c) - 1] += g[len(c) - 1]
+  g -> zeros(len(c))
+  a -> zeros(len(c))
+}`),
+    ).toEqual([
+      'overwritten a',
+      'overwritten g',
+      'init a[len(c) - 1] += c[len(c) - 1]',
+      'init a[k] += a[k + 1] * x + c[k]',
+      'init g[0] += 2.0 * a[0]',
+      'init g[k + 1] += g[k] * x',
+    ])
+  })
+
   it('leaves alone: a read of an element nothing wrote, a gap, a loop reading ahead, the wrong direction, a write it cannot follow', () => {
     const cases = [
       // a[n - 1] is never written (the loop stops before it)
@@ -108,6 +138,14 @@ fn f(y: f64, n: i32, x: f64) {
       `a[m] += x
   m += 1
   a[m] += x`,
+      // a loop updating elements past the written ones
+      `a[0] += x
+  for k in 1..n - 1 { a[k] += a[k - 1] * x }
+  for k in 0..n - 1 { a[k + 1] += x }`,
+      // a read-only loop reaching past the written elements
+      `a[0] += x
+  for k in 1..n - 1 { a[k] += a[k - 1] * x }
+  for k in 0..n { y += a[k] }`,
       // a second write in the loop's body
       `a[0] += x
   for k in 1..n {

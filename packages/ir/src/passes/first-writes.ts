@@ -261,7 +261,7 @@ function firstWrite(s: UpdateStmt, a: string, t: Tracker): { stmt: UpdateStmt; i
 }
 
 /** The loop with its first write marked, or undefined where the tracker does not accept it (the interval extended). */
-function firstWritesLoop(s: ForStmt, a: string, t: Tracker): ForStmt | undefined {
+function firstWritesLoop(s: ForStmt, a: string, t: Tracker): { loop: ForStmt; init: boolean } | undefined {
   const step = s.step === null ? 1 : s.step.kind === 'num' && Number.isInteger(s.step.value) ? s.step.value : undefined
   if (step !== 1 && step !== -1) return undefined
   // the range reads nothing of the array
@@ -271,62 +271,77 @@ function firstWritesLoop(s: ForStmt, a: string, t: Tracker): ForStmt | undefined
   const start = t.stable(s.start),
     stop = t.stable(s.stop)
   if (!start || !stop) return undefined
-  // the contiguous range [L, H] and the direction the iterations go
+  // the contiguous range [L, H], the direction the iterations go and the first value
   const L = step > 0 ? start : s.inclusive ? stop : plus(stop, 1)
   const H = step > 0 ? (s.inclusive ? stop : plus(stop, -1)) : start
   const dir = s.reverse ? -step : step
+  const F = dir > 0 ? L : H
   const k = s.variable
   const kPoly: Poly = new Map([[k, 1]])
   const w = t.w
-  // (the first iteration writes the element next to the interval)
-  if (w && (dir > 0 ? constDiff(L, w.hi) : constDiff(w.lo, H)) !== 1) return undefined
+  /** `k + d` over the whole range is inside the interval before the loop. */
+  const allInside = (d: number) => w !== undefined && t.inside(plus(L, d)) && t.inside(plus(H, d))
+  // the element offset of each update of the array at the top of the body: all inside the
+  // interval (an ordinary update), or the one first write, each iteration the next element
+  let writer = -1
+  let off = 0
+  const offsets: Array<number | undefined> = []
+  for (let j = 0; j < s.body.length; j++) {
+    const b = s.body[j]!
+    if (b.kind !== 'update' || b.target.kind !== 'index' || b.target.array.name !== a) {
+      offsets.push(undefined)
+      continue
+    }
+    const e = indexPolynomial(b.target.index)
+    const d = e && constDiff(e, kPoly)
+    if (d === undefined) return undefined
+    offsets.push(d)
+    if (allInside(d)) continue
+    if (writer >= 0 || (b.op !== '+=' && b.op !== '-=') || callsHost(b.value)) return undefined
+    // (the first iteration writes the element next to the interval)
+    if (w && (dir > 0 ? constDiff(plus(F, d), w.hi) : constDiff(w.lo, plus(F, d))) !== 1) return undefined
+    writer = j
+    off = d
+  }
   const inner = new Set<string>()
   for (const b of s.body) boundInside(b, inner)
-  let writer = -1
   const body: Stmt[] = []
   for (let j = 0; j < s.body.length; j++) {
     const b = s.body[j]!
-    const u = stmtUses(b, a)
-    const writes = b.kind === 'update' && b.target.kind === 'index' && b.target.array.name === a
-    if (writes) {
-      if (writer >= 0 || b.kind !== 'update' || (b.op !== '+=' && b.op !== '-=') || callsHost(b.value)) return undefined
-      const e = b.target.kind === 'index' ? indexPolynomial(b.target.index) : undefined
-      if (!e || constDiff(e, kPoly) !== 0) return undefined
-      // the target's own index is k: only the value's reads count
-      u.reads = []
-      u.other = false
-      exprUses(b.value, a, u)
-      if (u.other) return undefined
-      writer = j
-      body.push({ ...b, init: true })
-    } else {
-      if (u.other) return undefined
-      body.push(b)
-    }
-    // each read: a[k + d] of an element this or an earlier iteration wrote, or inside the interval
+    const u: Uses = { reads: [], other: false }
+    if (offsets[j] !== undefined) {
+      // the target's own element is accounted for: only the index's and the value's reads count
+      const target = b as UpdateStmt
+      exprUses((target.target as IndexExpr).index, a, u)
+      exprUses(target.value, a, u)
+    } else stmtUses(b, a, u)
+    if (u.other) return undefined
+    body.push(j === writer ? { ...(b as UpdateStmt), init: true } : b)
+    // each read: a[k + d] of an element written before (this iteration's first write, an earlier
+    // one's, or the interval before the loop), or inside the interval at an index bound outside
     const bound = boundInside(b, new Set(inner))
     bound.add(k)
     for (const r of u.reads) {
       const p = indexPolynomial(r.index)
       const d = p && constDiff(p, kPoly)
-      if (p && d !== undefined && atoms(p).every((v) => v === k || !t.written.has(v))) {
-        // (in the write's own value, or before it, the element of this iteration is not written yet)
-        const need = writer >= 0 && writer < j ? 0 : 1
-        if (dir * d > -need) return undefined
-        if (d === 0) continue
-        // the first iteration's read is inside the interval before the loop
-        if (!w) return undefined
-        const first = plus(dir > 0 ? L : H, d)
-        if (!t.inside(first)) return undefined
+      if (d !== undefined) {
+        if (allInside(d)) continue
+        if (writer < 0) return undefined
+        // (in the first write's own value, or before it, this iteration's element is not written yet)
+        const need = writer < j ? 0 : 1
+        if (dir * (d - off) > -need) return undefined
+        if (d === off) continue
+        // the first iteration's read is inside the interval before the loop; later ones follow the writes
+        if (!w || !t.inside(plus(F, d))) return undefined
         continue
       }
       const q = t.stable(r.index, bound)
       if (!q || !t.inside(q)) return undefined
     }
   }
-  if (writer < 0) return undefined
-  t.w = dir > 0 ? { lo: w?.lo ?? L, hi: H } : { lo: L, hi: w?.hi ?? H }
-  return { ...s, body }
+  if (writer >= 0)
+    t.w = dir > 0 ? { lo: w?.lo ?? plus(L, off), hi: plus(H, off) } : { lo: plus(L, off), hi: w?.hi ?? plus(H, off) }
+  return { loop: { ...s, body }, init: writer >= 0 }
 }
 
 /** The region after the allocation at `i` (to its deallocation) with the first writes marked, or undefined. */
@@ -362,11 +377,11 @@ function markArray(block: Stmt[], i: number): Stmt[] | undefined {
       if (!r) return undefined
       marked ||= r.init
       out.push(r.stmt)
-    } else if (s.kind === 'for' && u.other) {
+    } else if (s.kind === 'for') {
       const r = firstWritesLoop(s, a, t)
       if (!r) return undefined
-      marked = true
-      out.push(r)
+      marked ||= r.init
+      out.push(r.loop)
     } else {
       if (u.other || !t.readsInside(u, boundInside(s))) return undefined
       out.push(s)
