@@ -179,6 +179,8 @@ function stmtUses(s: Stmt, a: string, u: Uses = { reads: [], other: false }): Us
     case 'for':
     case 'unchecked':
       for (const e of stmtExprs(s)) exprUses(e, a, u)
+      // (\`for x in arr\` before preprocessing reads every element of arr)
+      if (s.kind === 'for' && s.each) exprUses(s.each, a, u)
       for (const t of s.body) stmtUses(t, a, u)
       return u
   }
@@ -267,6 +269,7 @@ function firstWritesLoop(s: ForStmt, a: string, t: Tracker): { loop: ForStmt; in
   // the range reads nothing of the array
   const head: Uses = { reads: [], other: false }
   for (const e of stmtExprs(s)) exprUses(e, a, head)
+  if (s.each) return undefined
   if (head.other || head.reads.length > 0) return undefined
   const start = t.stable(s.start),
     stop = t.stable(s.stop)
