@@ -353,6 +353,13 @@ class FunctionEmitter {
 
   /** The pools whose table was written by an \`init\` update emitted as \`0 + value\`: never zeroed. */
   private unzeroed = new Set<string>()
+  /** Tables one of whose \`init\` updates read the element all the same (see \`pooled\`). */
+  private zeroed = new Set<string>()
+
+  /** The pools that need no zeroing: every \`init\` update of their table was emitted as \`0 + value\`. */
+  private unzeroedTables(): Set<string> {
+    return new Set([...this.unzeroed].filter((p) => !this.zeroed.has(p)))
+  }
 
   /** The local that bounds-checked computed indices go through (declared when used). */
   private scratch: string | undefined
@@ -419,14 +426,14 @@ class FunctionEmitter {
       callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
       pools: this.pools,
       renderLean: (early) =>
-        [head(this.gen.leanName(this.f.name)), pooled(body, early, this.unzeroed), ...exit, '}'].join('\n'),
+        [head(this.gen.leanName(this.f.name)), pooled(body, early, this.unzeroedTables()), ...exit, '}'].join('\n'),
       render: (early, internal) =>
         internal
-          ? [head(internalName), pooled(body, early, this.unzeroed), ...internalExit, '}'].join('\n')
+          ? [head(internalName), pooled(body, early, this.unzeroedTables()), ...internalExit, '}'].join('\n')
           : [
               head(this.gen.fnName(this.f.name, this.inverse)),
               ...(early ? entry : []),
-              pooled(body, early, this.unzeroed),
+              pooled(body, early, this.unzeroedTables()),
               ...(early ? [] : entry),
               ...exit,
               '}',
@@ -1213,8 +1220,10 @@ class FunctionEmitter {
         // the first write of an element known to hold zero (see \`UpdateStmt.init\`): zero plus the
         // value, without reading the element, so that a fresh table needs no zeroing
         const zeroOld = s.init === true && s.target.kind === 'index' && !local && loaded === undefined
-        const table = zeroOld ? this.tables.get((s.target as { array: { name: string } }).array.name) : undefined
-        if (table !== undefined) this.unzeroed.add(table)
+        const table = s.init === true && s.target.kind === 'index' ? this.tables.get(s.target.array.name) : undefined
+        // (a first write that reads the element after all, from a local or an earlier load, needs
+        // the table zeroed: one such write keeps the fill)
+        if (table !== undefined) (zeroOld ? this.unzeroed : this.zeroed).add(table)
         // a fresh scalar ancilla's first update (see \`zeroMarks\`): zero plus the value
         // (for the types whose zero is the number 0 and whose \`+=\` is JS addition: floats, i32)
         const zeroVar =

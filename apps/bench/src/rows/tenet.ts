@@ -18,6 +18,7 @@ import { formatBytes } from '../report/format.js'
 import { baModule, baObjectiveTenet, createBaJacobianTenet, createBaResidualsTenet } from '../tenet/ba.js'
 import { createGmmTenet } from '../tenet/gmm.js'
 import * as P from '../tenet/programs.js'
+import * as K from '../workloads/kernels.js'
 import { tenetLeapfrog } from '../tenet/programs.js'
 import { BA_CAMERA_PARAMS } from '../data/ba-data.js'
 import { besselJPlain } from '../objectives/bessel.js'
@@ -598,6 +599,45 @@ export const tenetRows = defineRowFamily({
               call()
               const r = checkClose(x, start.x, 1e-10, 'recovered start')
               return { ...r, reason: r.reason ?? 'start state recovered by the generated inverse' }
+            },
+          }
+        },
+      },
+    ],
+    kernels: [
+      {
+        name,
+        kind: 'objective',
+        setup(c) {
+          // the positional entry, called with the case's argument list (apply: no spread array per call)
+          const F = K.kernelsModule()[c.fn]!.core
+          const a = c.args
+          return {
+            run: () => {
+              F.apply(undefined, a as never)
+              sink[0] += F.results[0]!
+            },
+            check: () => {
+              F.apply(undefined, a as never)
+              return checkClose([F.results[0]!], [c.plain()], 1e-10, 'loss')
+            },
+          }
+        },
+      },
+      {
+        name,
+        kind: 'gradient',
+        setup(c) {
+          const g = grad(K.kernelsModule()[c.fn]!, { loss: 0 })
+          const a = c.args
+          return {
+            run: () => g.run.apply(g, a),
+            check: () => {
+              g.run.apply(g, a)
+              const error = K.kernelGradientError(K.flattenGradient(c.wrt, g.scalars, g.buffers), c)
+              return error <= K.KERNEL_FD_TOLERANCE
+                ? { ok: true, error }
+                : { ok: false, error, reason: `gradient vs central differences: ${error.toExponential(2)}` }
             },
           }
         },

@@ -11,6 +11,7 @@ import { unitaryRnnWorkload, type UnitaryRnnCase } from './unitary-rnn.js'
 import { normWorkload, type NormCase } from './norm.js'
 import { dualWorkload, type DualCase } from './dual.js'
 import { unfWorkload, type UnfCase } from './unf.js'
+import { kernelsWorkload, type KernelCase } from './kernels.js'
 
 /** Workload id → its case type; row families are typed against this map. */
 export interface WorkloadCaseMap {
@@ -27,6 +28,7 @@ export interface WorkloadCaseMap {
   norm: NormCase
   dual: DualCase
   unf: UnfCase
+  kernels: KernelCase
 }
 
 export type WorkloadId = keyof WorkloadCaseMap
@@ -46,6 +48,8 @@ export const WORKLOADS: { [K in WorkloadId]: Workload<WorkloadCaseMap[K]> } = {
   norm: normWorkload,
   dual: dualWorkload,
   unf: unfWorkload,
+  // the generality probe (not in the quick set: run it by name)
+  kernels: kernelsWorkload,
 }
 
 /** The workloads `node dist/cli.js` runs without arguments. */

@@ -58,6 +58,9 @@
  * - `contract-arrays` — an array ancilla used only at one loop's index becomes a scalar per
  *   iteration, and so does a scratch parameter (`Param.scratch`: zeros at entry, nothing read
  *   back) (checks off);
+ * - `first-writes` — an array ancilla written in order (a first element, then a loop extending the
+ *   written range by one element per iteration) and read only where written is marked so that a
+ *   backend skips its zeroing (checks off; see `first-writes.ts`);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
@@ -94,6 +97,7 @@ import { forwardPureValues } from './forward-pure-values.js'
 import { sinkAncillas } from './sink-ancillas.js'
 import { sinkScalars } from './sink-scalars.js'
 import { contractArrays } from './contract-arrays.js'
+import { firstWrites } from './first-writes.js'
 import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
@@ -121,6 +125,7 @@ export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBound
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.js'
 export { contractArrays, contractArraysBlock, contractedName, usedOnlyAtIndex } from './contract-arrays.js'
+export { firstWrites, firstWritesBlock, indexPolynomial } from './first-writes.js'
 export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
 export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
@@ -158,6 +163,7 @@ export const PASS_NAMES = [
   'dead-ancillas',
   'fuse-loops',
   'contract-arrays',
+  'first-writes',
   'unroll-swaps',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
   'pair-series',
@@ -320,6 +326,7 @@ export function optimize(
     program = { ...program, functions: new Map([...program.functions].map(([n, d]) => [n, contractArrays(d, true)])) }
     inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
   }
+  if (on('first-writes')) each(firstWrites)
   // (with checks on it runs after the asserts are placed: see `unrollCheckedSwaps`)
   if (on('unroll-swaps') && !options.checks) {
     // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
