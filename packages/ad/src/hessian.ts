@@ -455,21 +455,81 @@ class SecondOrderRun {
       }
       // the rows from c0 on, as computed
       const e0 = Math.max(0, c0 - row)
-      if (e0 < len) {
-        if (count === w && !scalar) rowCopier(w)(H, b, len - e0, (row + e0) * n + c0, n, e0 * w)
-        else
-          for (let e = e0; e < len; e++)
-            for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
-        // and below the diagonal, mirrored: row c of H takes column c's values of the rows r > c
-        for (let k = 0; k < count; k++) {
-          const c = c0 + k
-          const from = Math.max(e0, c + 1 - row)
-          for (let e = from, at = c * n + row + from, s = base + from * w + k; e < len; e++, at++, s += w) H[at] = b[s]!
-        }
+      if (e0 >= len) {
+        row += len
+        continue
+      }
+      if (count === w && !scalar) {
+        // both in one pass over the rows (each value read once)
+        mirrorCopier(w)(H, b, len, e0, row, c0, n)
+        row += len
+        continue
+      }
+      for (let e = e0; e < len; e++) for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
+      // and below the diagonal, mirrored: row c of H takes column c's values of the rows r > c
+      for (let k = 0; k < count; k++) {
+        const c = c0 + k
+        const from = Math.max(e0, c + 1 - row)
+        for (let e = from, at = c * n + row + from, s = base + from * w + k; e < len; e++, at++, s += w) H[at] = b[s]!
       }
       row += len
     }
   }
+}
+
+/**
+ * Copies the rows e0…len−1 of one array's gradient tangents (w directions each, b[e·w + k]) to
+ * H[(row + e)·n + c0 + k] and, below the diagonal (c0 + k < row + e), to the mirror image
+ * H[(c0 + k)·n + row + e]: `columns`' mirrored copy, each value read once. (See `mirrorCopier`.)
+ */
+export type MirrorCopy = (
+  H: Float64Array,
+  b: ArrayLike<number>,
+  len: number,
+  e0: number,
+  row: number,
+  c0: number,
+  n: number,
+) => void
+const mirrorCopiers = new Map<number, MirrorCopy>()
+
+/**
+ * The `MirrorCopy` at width w: per row, the w values are read once and written to the row and
+ * (below the diagonal) to the column, the w copies written out (numbers only in the generated
+ * source); in the first w rows of a sweep (the diagonal block) the column's part takes a loop.
+ * Wider than 64, or where generated code is forbidden, a loop. (Exported for its test; not part of
+ * the package's API.)
+ */
+export function mirrorCopier(w: number): MirrorCopy {
+  let f = mirrorCopiers.get(w)
+  if (f) return f
+  if (w > 64 || !evalAllowed()) {
+    f = (H, b, len, e0, row, c0, n) => {
+      for (let e = e0, s = e0 * w, d = (row + e0) * n + c0, t = c0 * n + row + e0; e < len; e++, s += w, d += n, t++) {
+        const m = Math.min(w, row + e - c0)
+        for (let k = 0; k < w; k++) H[d + k] = b[s + k]!
+        for (let k = 0, u = t; k < m; k++, u += n) H[u] = b[s + k]!
+      }
+    }
+  } else {
+    const both = Array.from({ length: w }, (_, k) => `v = b[s + ${k}]; H[d + ${k}] = v; H[t + ${k} * n] = v;`).join(' ')
+    const rowOnly = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
+    // numbers only: no user text reaches the generated source
+    f = new Function(
+      `return function mirrorCopy(H, b, len, e0, row, c0, n) {
+  let v = 0
+  for (let e = e0, s = e0 * ${w}, d = (row + e0) * n + c0, t = c0 * n + row + e0; e < len; e++, s += ${w}, d += n, t++) {
+    const m = row + e - c0
+    if (m >= ${w}) { ${both} } else {
+      ${rowOnly}
+      for (let k = 0, u = t; k < m; k++, u += n) H[u] = b[s + k]
+    }
+  }
+}`,
+    )() as MirrorCopy
+  }
+  mirrorCopiers.set(w, f)
+  return f
 }
 
 type RowCopy = (H: Float64Array, b: ArrayLike<number>, len: number, at: number, n: number, from?: number) => void
