@@ -19,7 +19,7 @@ import { DEFAULT_WIDTH, loadArgs } from './tangent-run.js'
 import type { Direction } from './jvp.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
-/** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
+/** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, argument positions. */
 interface StartPlan {
   copies: TypedArray[]
   /**
@@ -28,8 +28,7 @@ interface StartPlan {
    */
   reloads: TypedArray[]
   zeros: TypedArray[]
-  scalars: unknown[]
-  /** The scalar parameters of f: their values are read from the loaded values at every start. */
+  /** The scalar parameters of f: their values are read from the loaded values at the first start after a load. */
   params: number[]
   /** The loaded values the plan was made for: a load that keeps every array (as it does for equal shapes) keeps the plan. */
   loaded: unknown[]
@@ -86,15 +85,21 @@ interface LossPlan {
 }
 
 const callPlans = new WeakMap<TenetFunction, CallPlan>()
+/** The function of the last `callPlanOf` and its plan (calls in a loop skip the WeakMap lookup). */
+let lastPlanned: TenetFunction | undefined
+let lastPlan: CallPlan | undefined
 
 /** f's `CallPlan` (made on the first call; compiles the adjoint). */
 function callPlanOf(f: TenetFunction): CallPlan {
+  if (f === lastPlanned) return lastPlan!
   let p = callPlans.get(f)
   if (!p) {
     const c = compileAdjoint(f)
     p = { c, floats: floatParams(c), width: defaultWidth(f), byLoss: new Map() }
     callPlans.set(f, p)
   }
+  lastPlanned = f
+  lastPlan = p
   return p
 }
 
@@ -135,6 +140,17 @@ class SecondOrderRun {
   private readonly seeded: number[] = []
   /** How many entries of `seeded` are in use (the array is reused, not truncated). */
   private nSeeded = 0
+  /**
+   * The argument positions of seeded scalar tangents, reset to 0 by `start` (the other scalars of
+   * `argv` keep what the last full start, or load, put there: the program does not write `argv`).
+   */
+  private readonly seededScalars: number[] = []
+  private nSeededScalars = 0
+  /**
+   * Whether rows above a sweep's first column are skipped (a unit-seeded parameter with a row
+   * offset): then the lower triangle is all there is, and `columns` mirrors it.
+   */
+  readonly mirror: boolean
   /** Calls the program with `argv` positionally (no `apply` of a long argument list). */
   private readonly call: () => void
   /**
@@ -153,6 +169,7 @@ class SecondOrderRun {
   ) {
     this.w = so.width
     this.n = so.params.length
+    this.mirror = so.units.some((u) => u.from !== undefined)
     this.sink = this.n + so.gradientSlots.filter((s) => s).length
     let total = so.programParams.length
     for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
@@ -243,17 +260,21 @@ class SecondOrderRun {
       if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
     }
     this.nSeeded = 0
+    const ss = this.seededScalars
+    for (let i = 0; i < this.nSeededScalars; i++) argv[ss[i]!] = 0
+    this.nSeededScalars = 0
     const plan = this.plan
     // a load of new values into the same arrays keeps the plan (in resident memory, the arrays the
     // program only reads are copied into the module's arrays again: \`reloads\`)
     if (plan && (!this.unplaced || sameArrays(plan.loaded, values))) {
-      if (this.unplaced)
+      if (this.unplaced) {
         for (let i = 0; i < plan.reloads.length; i += 2) plan.reloads[i]!.set(plan.reloads[i + 1] as never)
+        // (a scalar parameter's value changes with a load only)
+        for (const i of plan.params) argv[i] = values[i]
+      }
       for (let i = 0; i < plan.copies.length; i += 2) plan.copies[i]!.set(plan.copies[i + 1] as never)
       for (const z of plan.zeros) z.fill(0)
-      const sc = plan.scalars
-      for (let i = 0; i < sc.length; i += 2) argv[sc[i] as number] = sc[i + 1]
-      for (const i of plan.params) argv[i] = values[i]
+      // (the gradient, sink and tangent scalars are as the full start set them, seeds reset above)
       this.unplaced = false
       return
     }
@@ -303,12 +324,13 @@ class SecondOrderRun {
 
   /**
    * What `start` does, once the buffers are in place: the written arrays to refill from the
-   * values, the written gradient and tangent arrays to zero, and the scalars to set. Undefined
-   * when f has stacks (fresh JS arrays per sweep).
+   * values, the written gradient and tangent arrays to zero, and after a load the scalar
+   * parameters to set (the other scalars stay as this full start set them). Undefined when f has
+   * stacks (fresh JS arrays per sweep).
    */
   private planStart(): StartPlan | undefined {
     const { so, argv, values } = this
-    const plan: StartPlan = { copies: [], reloads: [], zeros: [], scalars: [], params: [], loaded: values.slice() }
+    const plan: StartPlan = { copies: [], reloads: [], zeros: [], params: [], loaded: values.slice() }
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (Array.isArray(v)) return undefined
@@ -320,13 +342,6 @@ class SecondOrderRun {
     const tangentArrays = so.slots.filter((t) => t?.kind === 'array').map((t) => t!.index)
     if (so.gradientSlots.some((s) => s?.kind === 'stack') || so.slots.some((t) => t?.kind === 'stack')) return undefined
     for (const j of [...gradientArrays, ...tangentArrays]) if (this.written[j]) plan.zeros.push(argv[j] as TypedArray)
-    so.gradientSlots.forEach((s, i) => {
-      if (s?.kind === 'scalar') plan.scalars.push(s.index, i === this.loss ? 1 : 0)
-    })
-    plan.scalars.push(this.sink, 0, this.sink + 1, 0)
-    so.slots.forEach((t) => {
-      if (t?.kind === 'scalar') for (let k = 0; k < this.w; k++) plan.scalars.push(t.index + k, 0)
-    })
     return plan
   }
 
@@ -383,8 +398,10 @@ class SecondOrderRun {
       argError(
         `argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need values of a differentiable number system (f64, f32, fixed point, ulog)`,
       )
-    else if (t.kind === 'scalar') this.argv[t.index + k] = value
-    else {
+    else if (t.kind === 'scalar') {
+      this.argv[t.index + k] = value
+      this.seededScalars[this.nSeededScalars++] = t.index + k
+    } else {
       ;(this.argv[t.index] as Float64Array)[e * this.w + k] = value
       if (!this.written[t.index]) {
         this.seeded[this.nSeeded++] = t.index
@@ -699,7 +716,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp, units)
   // where rows above a sweep's first column are skipped, the lower triangle is all there is:
   // `columns` mirrors it as it goes
-  const mirror = r.so.units.some((u) => u.from !== undefined)
+  const mirror = r.mirror
   r.busy = true
   try {
     for (let c0 = 0; c0 < n; c0 += w) {
