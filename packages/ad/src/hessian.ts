@@ -201,9 +201,13 @@ class SecondOrderRun {
       h?.release()
       const t = this.so.program.ir.params[j]!.type as { elem: string }
       h = this.handles[j] = this.memory!.allocate(t.elem, len)
+      this.anyHandle = h
     }
     return (this.argv[j] = h.array)
   }
+
+  /** In resident mode: the last array `place` allocated (all share the memory's buffer), if any. */
+  private anyHandle: ResidentArray | undefined
 
   /** The memory's buffer when `views` last took the views (a grown memory has a new one). */
   private viewsOf: ArrayBufferLike | undefined
@@ -211,8 +215,8 @@ class SecondOrderRun {
   /** In resident mode: the current views of the resident arrays (a call may have grown the memory). */
   private views(): void {
     const { handles, argv } = this
-    let first: ResidentArray | undefined
-    for (let j = 0; j < handles.length && !first; j++) first = handles[j]
+    // (a program with scalars only has none: nothing to take)
+    const first = this.anyHandle
     if (!first) return
     const buffer = first.array.buffer
     if (buffer === this.viewsOf) return
