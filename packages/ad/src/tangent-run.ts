@@ -83,7 +83,10 @@ export function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unkn
   return out
 }
 
-/** The function `loadArgs` loaded last, with its loaders and guard. */
+/**
+ * The function `loadArgs` loaded last, with its loaders and guard (held strongly, like the call
+ * plan of `hessian`: the function used last stays alive until another one is loaded).
+ */
 let lastLoaded: TenetFunction | undefined
 let lastLoaders: ArgLoader[] | undefined
 let lastGuard: OverlapGuard | null = null
