@@ -19,7 +19,7 @@ import { DEFAULT_WIDTH, loadArgs } from './tangent-run.js'
 import type { Direction } from './jvp.js'
 import { argsOf, indexList, optionsOf, positiveInteger } from './options.js'
 
-/** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, (argument, value) pairs. */
+/** See `SecondOrderRun.planStart`: (destination, source) pairs, arrays, argument positions. */
 interface StartPlan {
   copies: TypedArray[]
   /**
@@ -28,8 +28,7 @@ interface StartPlan {
    */
   reloads: TypedArray[]
   zeros: TypedArray[]
-  scalars: unknown[]
-  /** The scalar parameters of f: their values are read from the loaded values at every start. */
+  /** The scalar parameters of f: their values are read from the loaded values at the first start after a load. */
   params: number[]
   /** The loaded values the plan was made for: a load that keeps every array (as it does for equal shapes) keeps the plan. */
   loaded: unknown[]
@@ -86,15 +85,25 @@ interface LossPlan {
 }
 
 const callPlans = new WeakMap<TenetFunction, CallPlan>()
+/**
+ * The function of the last `callPlanOf` and its plan (calls in a loop skip the WeakMap lookup).
+ * Held strongly (a `WeakRef`'s deref per call cost more than the lookup it saves): the one
+ * function used last, and its module, stay alive until another one is used.
+ */
+let lastPlanned: TenetFunction | undefined
+let lastPlan: CallPlan | undefined
 
 /** f's `CallPlan` (made on the first call; compiles the adjoint). */
 function callPlanOf(f: TenetFunction): CallPlan {
+  if (f === lastPlanned) return lastPlan!
   let p = callPlans.get(f)
   if (!p) {
     const c = compileAdjoint(f)
     p = { c, floats: floatParams(c), width: defaultWidth(f), byLoss: new Map() }
     callPlans.set(f, p)
   }
+  lastPlanned = f
+  lastPlan = p
   return p
 }
 
@@ -135,6 +144,17 @@ class SecondOrderRun {
   private readonly seeded: number[] = []
   /** How many entries of `seeded` are in use (the array is reused, not truncated). */
   private nSeeded = 0
+  /**
+   * The argument positions of seeded scalar tangents, reset to 0 by `start` (the other scalars of
+   * `argv` keep what the last full start, or load, put there: the program does not write `argv`).
+   */
+  private readonly seededScalars: number[] = []
+  private nSeededScalars = 0
+  /**
+   * Whether rows above a sweep's first column are skipped (a unit-seeded parameter with a row
+   * offset): then the lower triangle is all there is, and `columns` mirrors it.
+   */
+  readonly mirror: boolean
   /** Calls the program with `argv` positionally (no `apply` of a long argument list). */
   private readonly call: () => void
   /**
@@ -153,6 +173,7 @@ class SecondOrderRun {
   ) {
     this.w = so.width
     this.n = so.params.length
+    this.mirror = so.units.some((u) => u.from !== undefined)
     this.sink = this.n + so.gradientSlots.filter((s) => s).length
     let total = so.programParams.length
     for (const s of so.slots) if (s) total += s.kind === 'scalar' ? this.w : 1
@@ -184,9 +205,13 @@ class SecondOrderRun {
       h?.release()
       const t = this.so.program.ir.params[j]!.type as { elem: string }
       h = this.handles[j] = this.memory!.allocate(t.elem, len)
+      this.anyHandle = h
     }
     return (this.argv[j] = h.array)
   }
+
+  /** In resident mode: the last array `place` allocated (all share the memory's buffer), if any. */
+  private anyHandle: ResidentArray | undefined
 
   /** The memory's buffer when `views` last took the views (a grown memory has a new one). */
   private viewsOf: ArrayBufferLike | undefined
@@ -194,8 +219,8 @@ class SecondOrderRun {
   /** In resident mode: the current views of the resident arrays (a call may have grown the memory). */
   private views(): void {
     const { handles, argv } = this
-    let first: ResidentArray | undefined
-    for (let j = 0; j < handles.length && !first; j++) first = handles[j]
+    // (a program with scalars only has none: nothing to take)
+    const first = this.anyHandle
     if (!first) return
     const buffer = first.array.buffer
     if (buffer === this.viewsOf) return
@@ -243,17 +268,21 @@ class SecondOrderRun {
       if (ArrayBuffer.isView(b)) b[seeded[i + 1]!] = 0
     }
     this.nSeeded = 0
+    const ss = this.seededScalars
+    for (let i = 0; i < this.nSeededScalars; i++) argv[ss[i]!] = 0
+    this.nSeededScalars = 0
     const plan = this.plan
     // a load of new values into the same arrays keeps the plan (in resident memory, the arrays the
     // program only reads are copied into the module's arrays again: \`reloads\`)
     if (plan && (!this.unplaced || sameArrays(plan.loaded, values))) {
-      if (this.unplaced)
+      if (this.unplaced) {
         for (let i = 0; i < plan.reloads.length; i += 2) plan.reloads[i]!.set(plan.reloads[i + 1] as never)
+        // (a scalar parameter's value changes with a load only)
+        for (const i of plan.params) argv[i] = values[i]
+      }
       for (let i = 0; i < plan.copies.length; i += 2) plan.copies[i]!.set(plan.copies[i + 1] as never)
       for (const z of plan.zeros) z.fill(0)
-      const sc = plan.scalars
-      for (let i = 0; i < sc.length; i += 2) argv[sc[i] as number] = sc[i + 1]
-      for (const i of plan.params) argv[i] = values[i]
+      // (the gradient, sink and tangent scalars are as the full start set them, seeds reset above)
       this.unplaced = false
       return
     }
@@ -303,12 +332,13 @@ class SecondOrderRun {
 
   /**
    * What `start` does, once the buffers are in place: the written arrays to refill from the
-   * values, the written gradient and tangent arrays to zero, and the scalars to set. Undefined
-   * when f has stacks (fresh JS arrays per sweep).
+   * values, the written gradient and tangent arrays to zero, and after a load the scalar
+   * parameters to set (the other scalars stay as this full start set them). Undefined when f has
+   * stacks (fresh JS arrays per sweep).
    */
   private planStart(): StartPlan | undefined {
     const { so, argv, values } = this
-    const plan: StartPlan = { copies: [], reloads: [], zeros: [], scalars: [], params: [], loaded: values.slice() }
+    const plan: StartPlan = { copies: [], reloads: [], zeros: [], params: [], loaded: values.slice() }
     for (let i = 0; i < this.n; i++) {
       const v = values[i]
       if (Array.isArray(v)) return undefined
@@ -320,13 +350,6 @@ class SecondOrderRun {
     const tangentArrays = so.slots.filter((t) => t?.kind === 'array').map((t) => t!.index)
     if (so.gradientSlots.some((s) => s?.kind === 'stack') || so.slots.some((t) => t?.kind === 'stack')) return undefined
     for (const j of [...gradientArrays, ...tangentArrays]) if (this.written[j]) plan.zeros.push(argv[j] as TypedArray)
-    so.gradientSlots.forEach((s, i) => {
-      if (s?.kind === 'scalar') plan.scalars.push(s.index, i === this.loss ? 1 : 0)
-    })
-    plan.scalars.push(this.sink, 0, this.sink + 1, 0)
-    so.slots.forEach((t) => {
-      if (t?.kind === 'scalar') for (let k = 0; k < this.w; k++) plan.scalars.push(t.index + k, 0)
-    })
     return plan
   }
 
@@ -383,8 +406,10 @@ class SecondOrderRun {
       argError(
         `argument ${p} of \`${infoOf(this.f).name}\` is not a float scalar or float array: second derivatives need values of a differentiable number system (f64, f32, fixed point, ulog)`,
       )
-    else if (t.kind === 'scalar') this.argv[t.index + k] = value
-    else {
+    else if (t.kind === 'scalar') {
+      this.argv[t.index + k] = value
+      this.seededScalars[this.nSeededScalars++] = t.index + k
+    } else {
       ;(this.argv[t.index] as Float64Array)[e * this.w + k] = value
       if (!this.written[t.index]) {
         this.seeded[this.nSeeded++] = t.index
@@ -455,21 +480,81 @@ class SecondOrderRun {
       }
       // the rows from c0 on, as computed
       const e0 = Math.max(0, c0 - row)
-      if (e0 < len) {
-        if (count === w && !scalar) rowCopier(w)(H, b, len - e0, (row + e0) * n + c0, n, e0 * w)
-        else
-          for (let e = e0; e < len; e++)
-            for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
-        // and below the diagonal, mirrored: row c of H takes column c's values of the rows r > c
-        for (let k = 0; k < count; k++) {
-          const c = c0 + k
-          const from = Math.max(e0, c + 1 - row)
-          for (let e = from, at = c * n + row + from, s = base + from * w + k; e < len; e++, at++, s += w) H[at] = b[s]!
-        }
+      if (e0 >= len) {
+        row += len
+        continue
+      }
+      if (count === w && !scalar) {
+        // both in one pass over the rows (each value read once)
+        mirrorCopier(w)(H, b, len, e0, row, c0, n)
+        row += len
+        continue
+      }
+      for (let e = e0; e < len; e++) for (let k = 0; k < count; k++) H[(row + e) * n + c0 + k] = b[base + e * w + k]!
+      // and below the diagonal, mirrored: row c of H takes column c's values of the rows r > c
+      for (let k = 0; k < count; k++) {
+        const c = c0 + k
+        const from = Math.max(e0, c + 1 - row)
+        for (let e = from, at = c * n + row + from, s = base + from * w + k; e < len; e++, at++, s += w) H[at] = b[s]!
       }
       row += len
     }
   }
+}
+
+/**
+ * Copies the rows e0…len−1 of one array's gradient tangents (w directions each, b[e·w + k]) to
+ * H[(row + e)·n + c0 + k] and, below the diagonal (c0 + k < row + e), to the mirror image
+ * H[(c0 + k)·n + row + e]: `columns`' mirrored copy, each value read once. (See `mirrorCopier`.)
+ */
+export type MirrorCopy = (
+  H: Float64Array,
+  b: ArrayLike<number>,
+  len: number,
+  e0: number,
+  row: number,
+  c0: number,
+  n: number,
+) => void
+const mirrorCopiers = new Map<number, MirrorCopy>()
+
+/**
+ * The `MirrorCopy` at width w: per row, the w values are read once and written to the row and
+ * (below the diagonal) to the column, the w copies written out (numbers only in the generated
+ * source); in the first w rows of a sweep (the diagonal block) the column's part takes a loop.
+ * Wider than 64, or where generated code is forbidden, a loop. (Exported for its test; not part of
+ * the package's API.)
+ */
+export function mirrorCopier(w: number): MirrorCopy {
+  let f = mirrorCopiers.get(w)
+  if (f) return f
+  if (w > 64 || !evalAllowed()) {
+    f = (H, b, len, e0, row, c0, n) => {
+      for (let e = e0, s = e0 * w, d = (row + e0) * n + c0, t = c0 * n + row + e0; e < len; e++, s += w, d += n, t++) {
+        const m = Math.min(w, row + e - c0)
+        for (let k = 0; k < w; k++) H[d + k] = b[s + k]!
+        for (let k = 0, u = t; k < m; k++, u += n) H[u] = b[s + k]!
+      }
+    }
+  } else {
+    const both = Array.from({ length: w }, (_, k) => `v = b[s + ${k}]; H[d + ${k}] = v; H[t + ${k} * n] = v;`).join(' ')
+    const rowOnly = Array.from({ length: w }, (_, k) => `H[d + ${k}] = b[s + ${k}];`).join(' ')
+    // numbers only: no user text reaches the generated source
+    f = new Function(
+      `return function mirrorCopy(H, b, len, e0, row, c0, n) {
+  let v = 0
+  for (let e = e0, s = e0 * ${w}, d = (row + e0) * n + c0, t = c0 * n + row + e0; e < len; e++, s += ${w}, d += n, t++) {
+    const m = row + e - c0
+    if (m >= ${w}) { ${both} } else {
+      ${rowOnly}
+      for (let k = 0, u = t; k < m; k++, u += n) H[u] = b[s + k]
+    }
+  }
+}`,
+    )() as MirrorCopy
+  }
+  mirrorCopiers.set(w, f)
+  return f
 }
 
 type RowCopy = (H: Float64Array, b: ArrayLike<number>, len: number, at: number, n: number, from?: number) => void
@@ -639,7 +724,7 @@ export function hessian(f: TenetFunction, args: unknown[], options: HessianOptio
   const r = w === run.w ? run : secondOrderRun(f, args, options.loss, w, lp, units)
   // where rows above a sweep's first column are skipped, the lower triangle is all there is:
   // `columns` mirrors it as it goes
-  const mirror = r.so.units.some((u) => u.from !== undefined)
+  const mirror = r.mirror
   r.busy = true
   try {
     for (let c0 = 0; c0 < n; c0 += w) {

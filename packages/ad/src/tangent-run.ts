@@ -68,13 +68,28 @@ function loadersOf(f: TenetFunction): ArgLoader[] {
  * type and length, and the result is written there.
  */
 export function loadArgs(f: TenetFunction, args: ArrayLike<unknown>, into?: unknown[]): unknown[] {
-  const ls = loadersOf(f)
+  // (calls in a loop load the same function: its loaders and guard without the WeakMap lookups)
+  if (f !== lastLoaded) {
+    lastLoaders = loadersOf(f)
+    lastGuard = guardOf(f)
+    lastLoaded = f
+  }
+  const ls = lastLoaders!
+  const guard = lastGuard
   if (args.length !== ls.length) arityError(infoOf(f).name, f.ir.params, args.length)
   const out = into ?? new Array<unknown>(ls.length)
   for (let i = 0; i < ls.length; i++) out[i] = ls[i]!(args[i], out[i])
-  guardOf(f)?.check(args)
+  guard?.check(args)
   return out
 }
+
+/**
+ * The function `loadArgs` loaded last, with its loaders and guard (held strongly, like the call
+ * plan of `hessian`: the function used last stays alive until another one is loaded).
+ */
+let lastLoaded: TenetFunction | undefined
+let lastLoaders: ArgLoader[] | undefined
+let lastGuard: OverlapGuard | null = null
 
 /**
  * Drives one compiled tangent: a positional argument array (values, then tangents in the layout
