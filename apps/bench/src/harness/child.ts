@@ -12,6 +12,7 @@ import {
   errorText,
   memorySampler,
   overBudget,
+  prepareBaseline,
   type RowResult,
   runRow,
   timeBaseline,
@@ -75,10 +76,12 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   // the case's inputs through the black box, for the baseline and every row alike (black-box.ts)
   const instance = blackBox(made)
   memory.sample()
+  // the baseline is set up in every process of the case: rows are timed in pairs with it (runRow)
+  const pairedBase = prepareBaseline(w, instance)
   let baseline = job.baseline
   if (!baseline) {
     await send({ type: 'step', label: `${w.id} ${spec.label} · baseline` })
-    baseline = await timeBaseline(w, instance, job.measure)
+    baseline = await timeBaseline(w, instance, job.measure, pairedBase)
     memory.sample()
     await send({
       type: 'case',
@@ -88,6 +91,10 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   const log = protectorLog(job.log)
   // what making the case and the baseline broke is no row's doing (and would be the same in a new process)
   const initial = log.read().length
+  // pairs only in a process as clean as the baseline's own (no protector broken since): a row that
+  // detached an ArrayBuffer would slow the baseline's typed-array code beside it (protectors.ts);
+  // such a row is compared with the case's baseline timing instead
+  pairedBase.usable = () => log.read().length === initial
   for (const [n, { index, known }] of job.rows.entries()) {
     const row = w.rows[index]!
     const before = log.read()
@@ -98,7 +105,7 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
       await send({ type: 'row', index, result: overBudget(row, spec.label, job.budgetMs!) })
       continue
     }
-    const result = await runRow(row, spec.label, instance, baseline.medianMs, job.measure, memory.sample)
+    const result = await runRow(row, spec.label, instance, baseline.medianMs, job.measure, memory.sample, pairedBase)
     const after = log.read()
     const invalidated = after.filter((p) => !before.includes(p))
     await send({

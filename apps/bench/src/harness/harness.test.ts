@@ -74,6 +74,9 @@ describe('harness', () => {
     expect(rows.map((r) => r.status)).toEqual(['ok', 'wrong', 'n/a', 'error'])
     expect(rows[0].medianMs).toBeGreaterThan(0)
     expect(rows[0].ratio).toBeGreaterThan(0)
+    // timed in pairs with the baseline (measurePaired): the ratio is the pairs' median
+    expect(rows[0].pairs).toBeGreaterThanOrEqual(tiny.minSamples)
+    expect(rows[0].pairedBaselineMs).toBeGreaterThan(0)
     expect(rows[1].medianMs).toBeUndefined()
     expect(wrongRan).toBe(0)
     expect(rows[2].reason).toBe('cannot express it')
@@ -95,6 +98,34 @@ describe('harness', () => {
     expect(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).workloads[0].id).toBe('toy')
     expect(readFileSync(join(out, 'ratio-toy.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/)
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('| case |')
+  })
+
+  it('TENET_BENCH_PAIRED=0 times a row alone and divides by the baseline median', async () => {
+    const toy: Workload<{ v: number }> = {
+      id: 'toy',
+      title: 'Toy',
+      cases: () => [{ label: 'one', params: {}, make: () => ({ v: 3 }) }],
+      baseline: { name: 'plain TS objective', setup: (c) => ({ run: () => void Math.sqrt(c.v) }) },
+      rows: [
+        {
+          name: 'right',
+          kind: 'objective',
+          setup: (c) => ({ run: () => void Math.sqrt(c.v), check: () => ({ ok: true, error: 0 }) }),
+        },
+      ],
+    }
+    const before = process.env.TENET_BENCH_PAIRED
+    process.env.TENET_BENCH_PAIRED = '0'
+    try {
+      const result = await runSuite([toy], { full: false, measure: tiny })
+      const [row] = result.workloads[0].rows
+      expect(row.pairs).toBeUndefined()
+      expect(row.pairedBaselineMs).toBeUndefined()
+      expect(row.ratio).toBe(row.medianMs! / result.workloads[0].cases[0].baseline.medianMs)
+    } finally {
+      if (before === undefined) delete process.env.TENET_BENCH_PAIRED
+      else process.env.TENET_BENCH_PAIRED = before
+    }
   })
 
   it('a spent time budget reports the rows not started n/a (the run still completes)', async () => {

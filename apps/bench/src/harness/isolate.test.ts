@@ -61,6 +61,11 @@ describe('runIsolated', () => {
     expect(new Set([b['clean-1'], b.detacher, b['clean-2']].map((x) => seen(x!).pid)).size).toBe(1)
     expect([b['clean-1'], b['clean-2'], b.detacher].map((x) => seen(x!).seq)).toEqual([1, 2, 3])
     expect(seen(b['clean-2']!).c).toBe(2)
+    // rows in a clean process are timed in pairs with the baseline; the detacher, which broke a
+    // protector in its own setup, is not (the baseline beside it would be slowed): its ratio is
+    // against the case's baseline median
+    for (const x of [a['clean-1'], a['clean-2'], b['clean-1'], b['clean-2']]) expect(x!.pairs).toBeGreaterThan(0)
+    for (const x of [a.detacher, b.detacher]) expect(x!.pairs).toBeUndefined()
     // the study ran in a process of its own too
     expect(w.study?.title).toMatch(/^study in \d+$/)
     expect(w.study?.title).not.toContain(String(seen(b.detacher!).pid))
