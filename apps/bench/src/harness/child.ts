@@ -19,7 +19,7 @@ import {
   type WorkloadResult,
 } from './runner.js'
 import type { CaseOptions, StudyResult, Workload } from './types.js'
-import type { MeasureOptions } from './measure.js'
+import { type MeasureOptions, pairedEnabled } from './measure.js'
 
 /** One job: a case (its baseline unless given, then the rows in this order) or a workload's study. */
 export interface Job {
@@ -76,12 +76,13 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   // the case's inputs through the black box, for the baseline and every row alike (black-box.ts)
   const instance = blackBox(made)
   memory.sample()
-  // the baseline is set up in every process of the case: rows are timed in pairs with it (runRow)
-  const pairedBase = prepareBaseline(w, instance)
+  // with the pairs on (TENET_BENCH_PAIRED=1), the baseline is set up in every process of the case:
+  // rows are timed in pairs with it (runRow)
+  const pairedBase = pairedEnabled() ? prepareBaseline(w, instance) : undefined
   let baseline = job.baseline
   if (!baseline) {
     await send({ type: 'step', label: `${w.id} ${spec.label} · baseline` })
-    baseline = await timeBaseline(w, instance, job.measure, pairedBase)
+    baseline = await timeBaseline(w, instance, job.measure, pairedBase ?? prepareBaseline(w, instance))
     memory.sample()
     await send({
       type: 'case',
@@ -94,7 +95,7 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   // pairs only in a process as clean as the baseline's own (no protector broken since): a row that
   // detached an ArrayBuffer would slow the baseline's typed-array code beside it (protectors.ts);
   // such a row is compared with the case's baseline timing instead
-  pairedBase.usable = () => log.read().length === initial
+  if (pairedBase) pairedBase.usable = () => log.read().length === initial
   for (const [n, { index, known }] of job.rows.entries()) {
     const row = w.rows[index]!
     const before = log.read()

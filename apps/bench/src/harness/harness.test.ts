@@ -69,14 +69,13 @@ describe('harness', () => {
         ],
       }),
     }
-    const result = await runSuite([toy], { full: false, measure: tiny })
+    const result = await runSuite([toy], { full: false, measure: tiny, paired: false })
     const rows = result.workloads[0].rows
     expect(rows.map((r) => r.status)).toEqual(['ok', 'wrong', 'n/a', 'error'])
     expect(rows[0].medianMs).toBeGreaterThan(0)
     expect(rows[0].ratio).toBeGreaterThan(0)
-    // timed in pairs with the baseline (measurePaired): the ratio is the pairs' median
-    expect(rows[0].pairs).toBeGreaterThanOrEqual(tiny.minSamples)
-    expect(rows[0].pairedBaselineMs).toBeGreaterThan(0)
+    // (timed alone: the pairs are opt-in, TENET_BENCH_PAIRED=1)
+    expect(rows[0].pairs).toBeUndefined()
     expect(rows[1].medianMs).toBeUndefined()
     expect(wrongRan).toBe(0)
     expect(rows[2].reason).toBe('cannot express it')
@@ -100,7 +99,7 @@ describe('harness', () => {
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('| case |')
   })
 
-  it('TENET_BENCH_PAIRED=0 times a row alone and divides by the baseline median', async () => {
+  it('with the pairs on, times a row in pairs with the baseline', async () => {
     const toy: Workload<{ v: number }> = {
       id: 'toy',
       title: 'Toy',
@@ -114,18 +113,13 @@ describe('harness', () => {
         },
       ],
     }
-    const before = process.env.TENET_BENCH_PAIRED
-    process.env.TENET_BENCH_PAIRED = '0'
-    try {
-      const result = await runSuite([toy], { full: false, measure: tiny })
-      const [row] = result.workloads[0].rows
-      expect(row.pairs).toBeUndefined()
-      expect(row.pairedBaselineMs).toBeUndefined()
-      expect(row.ratio).toBe(row.medianMs! / result.workloads[0].cases[0].baseline.medianMs)
-    } finally {
-      if (before === undefined) delete process.env.TENET_BENCH_PAIRED
-      else process.env.TENET_BENCH_PAIRED = before
-    }
+    // (the option, not the environment: test files share process.env in vitest's threads)
+    const result = await runSuite([toy], { full: false, measure: tiny, paired: true })
+    const [row] = result.workloads[0].rows
+    // the ratio is the pairs' median (measurePaired), not the row's median over the baseline's
+    expect(row.pairs).toBeGreaterThanOrEqual(tiny.minSamples)
+    expect(row.pairedBaselineMs).toBeGreaterThan(0)
+    expect(row.ratio).toBeGreaterThan(0)
   })
 
   it('a spent time budget reports the rows not started n/a (the run still completes)', async () => {

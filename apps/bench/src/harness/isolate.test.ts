@@ -30,7 +30,13 @@ describe('protector logs', () => {
 describe('runIsolated', () => {
   it('never times a row after another row detached a buffer in its process; learns which rows detach', async () => {
     const workloads = toyWorkloads({}) as Workload[]
-    const r = await runIsolated(workloads, { full: false, measure: tiny, child, selection: {} })
+    // (with the pairs on in the children: their own environment, not this process's)
+    const r = await runIsolated(workloads, {
+      full: false,
+      measure: tiny,
+      child: { ...child, env: { TENET_BENCH_PAIRED: '1' } },
+      selection: {},
+    })
     expect(r.options.isolation).toBe('detach')
     const w = r.workloads[0]!
     // rows in the workload's order, every one ok, both cases' baselines timed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { calibrate, measurePaired } from './measure.js'
+import { calibrate, measurePaired, PAIR_BLOCK } from './measure.js'
 
 /** A clock that only the functions under test move: each call costs what the test says. */
 function fakeClock() {
@@ -60,18 +60,20 @@ describe('measurePaired', () => {
       clock.now,
     )
     expect(m.pairs).toBeGreaterThanOrEqual(5)
-    expect(m.row.samples).toBe(m.pairs)
-    expect(m.baseline.samples).toBe(m.pairs)
+    expect(m.row.samples).toBe(m.pairs * PAIR_BLOCK)
+    expect(m.baseline.samples).toBe(m.pairs * PAIR_BLOCK)
     // every pair ran in one state of the machine but for the pairs that straddle a change
     expect(m.ratio).toBeCloseTo(3, 6)
     // the samples themselves saw both states
     expect(m.row.medianMs).toBeGreaterThanOrEqual(3e-5 * (1 - 1e-9))
-    // interleaved (row, baseline, then baseline, row, …): the calls come in runs of one kind, at
-    // least one run per pair (two samples of one kind meet between pairs), none longer than two samples
+    // interleaved (a block of the row's samples, one of the baseline's, then baseline, row, …): the
+    // calls come in runs of one kind, at least one run per pair (two blocks of one kind meet
+    // between pairs), none longer than two blocks
     const runs = order.join('').match(/r+|b+/g)!
     expect(runs.length).toBeGreaterThanOrEqual(m.pairs)
     const last = runs.slice(-m.pairs)
-    for (const r of last) expect(r.length).toBeLessThanOrEqual(2 * (r[0] === 'r' ? m.row.inner : m.baseline.inner))
+    for (const r of last)
+      expect(r.length).toBeLessThanOrEqual(2 * PAIR_BLOCK * (r[0] === 'r' ? m.row.inner : m.baseline.inner))
   })
 
   it('leaves out the pairs during which the process lost its core', async () => {
@@ -83,7 +85,7 @@ describe('measurePaired', () => {
       rowCalls++
       clock.t += 3e-5
       cpuMs += 3e-5
-      if (rowCalls % 20_000 === 0) clock.t += 1
+      if (rowCalls % 100_000 === 0) clock.t += 1
     }
     const base = () => {
       clock.t += 1e-5
@@ -91,8 +93,9 @@ describe('measurePaired', () => {
     }
     const options = { timeMs: 20, minSamples: 5, warmupMs: 1, targetSampleMs: 0.1 }
     const m = await measurePaired(row, { run: base }, options, clock.now, () => cpuMs)
-    expect(m.pairs).toBeLessThan(m.row.samples)
-    expect(m.pairs * 2).toBeGreaterThanOrEqual(m.row.samples)
+    const blocks = m.row.samples / PAIR_BLOCK
+    expect(m.pairs).toBeLessThan(blocks)
+    expect(m.pairs * 2).toBeGreaterThanOrEqual(blocks)
     expect(m.ratio).toBeCloseTo(3, 6)
   })
 

@@ -66,6 +66,24 @@ export async function calibrate(
 }
 
 /**
+ * Calls `fn` until `ms` have passed (at least once), so that the calls `calibrate` times run
+ * optimised code: without it the first calls of a function that V8 takes long to optimise (a
+ * Hessian driver: 50 µs a call at first, 0.33 µs later) set the calls per sample to a handful.
+ */
+async function warmUp(
+  fn: () => void | Promise<void>,
+  isAsync: boolean,
+  ms: number,
+  now: () => number = () => performance.now(),
+): Promise<void> {
+  const start = now()
+  do {
+    if (isAsync) await fn()
+    else fn()
+  } while (now() - start < ms)
+}
+
+/**
  * The quick and full settings. A sample lasts about 0.25 ms (0.5 ms in the full set): long enough
  * that the timer's and the sampling loop's cost per sample (under a microsecond) is lost in it,
  * short enough that most samples run without the process losing its core on a loaded machine
@@ -86,7 +104,9 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
   const first = fn()
   const isAsync = first instanceof Promise
   if (isAsync) await first
-  const single = await calibrate(fn, isAsync, performance.now() - t0, options.targetSampleMs)
+  const firstMs = performance.now() - t0
+  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs)
+  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
   const body = batchLoop(fn, inner, isAsync)
   // calls slower than the whole time budget are already warm (check + calibration ran them):
@@ -95,8 +115,9 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
   const bench = new Bench({
     time: options.timeMs,
     iterations: slow ? 3 : options.minSamples,
+    // (the function is warm: its batch loop warms up in a tenth of the warm-up)
     warmup: !slow,
-    warmupTime: options.warmupMs,
+    warmupTime: options.warmupMs / 10,
     warmupIterations: 1,
     retainSamples: true,
     throws: true,
@@ -146,30 +167,66 @@ const processCpuMs = (): number => {
  */
 const UNINTERRUPTED = 0.9
 
-/** Whether rows are timed in pairs with their case's baseline (`TENET_BENCH_PAIRED=0` switches it off). */
-export function pairedEnabled(): boolean {
-  return process.env.TENET_BENCH_PAIRED !== '0'
+/** Samples per side of a pair in `measurePaired` (a block of the row's, then one of the baseline's). */
+export const PAIR_BLOCK = 8
+
+/**
+ * A timed batch loop of `inner` calls of a synchronous `fn`, as `batchLoop` but with the clocks
+ * read inside it: it returns the wall time and stores in `state.whole` whether the process ran
+ * all along (its CPU time at least `UNINTERRUPTED` of the wall time). Its own source text per
+ * loop, like `batchLoop`, so that the row's loop and the baseline's share no call site.
+ */
+function timedLoop(
+  fn: () => void,
+  inner: number,
+  now: () => number,
+  cpu: () => number,
+  state: { whole: boolean },
+): () => number {
+  return new Function(
+    'fn',
+    'inner',
+    'now',
+    'cpu',
+    'state',
+    'share',
+    `// timed measurement ${++measurements}\nreturn () => { const c = cpu(); const t = now(); for (let i = 0; i < inner; i++) fn(); const wall = now() - t; state.whole = cpu() - c >= share * wall; return wall }`,
+  )(fn, inner, now, cpu, state, UNINTERRUPTED) as () => number
 }
 
 /**
- * A case's baseline as `measurePaired` times it: its `run`, and the batch loop the first pair
- * measurement made for it (with its calls per sample), which later ones in the process reuse:
+ * Whether rows are timed in pairs with their case's baseline: only with `TENET_BENCH_PAIRED=1`
+ * (child processes inherit it). Not the default: in pairs, some rows ran slower than alone, in
+ * the same process, for a reason not found (the single-z cpu Hessian 0.8–1.1 µs against 0.33 µs
+ * alone; with a baseline that does nothing, 0.33 µs in pairs too); the cheap rows' ratios were
+ * steadier in pairs (see the bench README, *The two cores of the development machine*).
+ */
+export function pairedEnabled(): boolean {
+  return process.env.TENET_BENCH_PAIRED === '1'
+}
+
+/**
+ * A case's baseline as `measurePaired` times it: its `run`, and the timed batch loop the first
+ * pair measurement made for it (with its calls per sample), which later ones in the process reuse:
  * one compilation of the baseline's loop for every row of the process, as one baseline timing
  * served them all before (a new compilation per row gave the baseline a different speed per row:
  * 8.7–13 ns for the single-z Bessel series, and now and then 20–40 ns).
  */
 export interface BaselineLoop {
   run: () => void
-  loop?: () => void
   inner?: number
   single?: number
+  /** the timed batch loop (`timedLoop`), its state and the clocks it reads */
+  timed?: () => number
+  state?: { whole: boolean }
+  clocks?: [() => number, () => number]
 }
 
 /** A row and its case's baseline timed in alternation (`measurePaired`). */
 export interface PairedMeasurement {
   row: Measurement
   baseline: Measurement
-  /** the median over the pairs of (the row's time per call / the baseline's in the same pair) */
+  /** the median over the pairs of (the row's block median per call / the baseline's in the same pair) */
   ratio: number
   /** how many pairs the ratio's median is over */
   pairs: number
@@ -177,11 +234,13 @@ export interface PairedMeasurement {
 
 /**
  * Times `fn` (a row) and `baseline` (its case's baseline) in alternation: after a warm-up of
- * both, pairs of one sample of each (`inner` calls each, chosen as `measure` chooses it; the
- * order within a pair alternates), until `timeMs` has passed and there are `minSamples` pairs
- * (three pairs, no warm-up, when a sample of either is longer than `timeMs`). The ratio is the
- * median of the pairs' ratios: both sides of each ratio ran within a few milliseconds of each
- * other, under the same load.
+ * each (`warmupMs` of calls, then a tenth of that of both timed loops in alternation), pairs of
+ * a block of `PAIR_BLOCK` samples of each (`inner` calls a sample, chosen as `measure` chooses
+ * it; the order within a pair alternates), until `timeMs` has passed and there are `minSamples`
+ * pairs (three pairs of one sample each, no warm-up, when a sample of either is longer than
+ * `timeMs`). A pair's ratio is the row's block median over the baseline's; the result is the
+ * median of the pairs' ratios: both sides of each ratio ran within milliseconds of each other,
+ * under the same load.
  *
  * Why: the development machine's two cores share one physical core's execution resources (they
  * behave as hyperthreads): while any process runs on the other core, a single-z Bessel call
@@ -195,8 +254,8 @@ export interface PairedMeasurement {
  * On a machine with more runnable processes than cores a sample may also lose the core for a
  * while (wall time counts it; one time slice is a few milliseconds, as long as a sample): the
  * ratio is the median over the pairs whose two samples ran uninterrupted (the process's CPU time
- * at least 90% of the wall time, `cpu`), where those are at least half of the pairs; otherwise
- * over all pairs. `pairs` is how many the median is over. `now` and `cpu` are the clocks (a
+ * at least 90% of the wall time, `cpu`), where those are at least half of the pairs and at least
+ * `minSamples`; otherwise over all pairs. `pairs` is how many the median is over. `now` and `cpu` are the clocks (a
  * test's own).
  */
 export async function measurePaired(
@@ -210,37 +269,47 @@ export async function measurePaired(
   const first = fn()
   const isAsync = first instanceof Promise
   if (isAsync) await first
-  const single = await calibrate(fn, isAsync, now() - t0, options.targetSampleMs, now)
+  const firstMs = now() - t0
+  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs, now)
+  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs, now)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
-  if (!baseline.loop) {
+  if (baseline.timed === undefined || baseline.clocks?.[0] !== now || baseline.clocks[1] !== cpu) {
     const t1 = now()
     baseline.run()
-    baseline.single = await calibrate(baseline.run, false, now() - t1, options.targetSampleMs, now)
+    const firstB = now() - t1
+    if (firstB < options.timeMs) await warmUp(baseline.run, false, options.warmupMs, now)
+    baseline.single = await calibrate(baseline.run, false, firstB, options.targetSampleMs, now)
     baseline.inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(baseline.single, 1e-6)))
-    baseline.loop = batchLoop(baseline.run, baseline.inner, false) as () => void
+    baseline.state = { whole: true }
+    baseline.timed = timedLoop(baseline.run, baseline.inner, now, cpu, baseline.state)
+    baseline.clocks = [now, cpu]
   }
   const singleB = baseline.single!
   const innerB = baseline.inner!
+  const baseTimed = baseline.timed
+  const baseState = baseline.state!
+  // the row's timed loop (the clocks read inside it), or for a row that returns promises its
+  // batch loop timed here
+  const state = { whole: true }
+  const rowTimed = isAsync ? undefined : timedLoop(fn as () => void, inner, now, cpu, state)
   const rowLoop = batchLoop(fn, inner, isAsync)
-  const baseLoop = baseline.loop
-  // a sample's wall time, and whether the process ran all along (its CPU time is as long)
-  let ranAllAlong = true
-  const time = async (loop: () => void | Promise<void>): Promise<number> => {
+  const timeRow = async (): Promise<number> => {
     const c = cpu()
     const t = now()
-    const r = loop()
-    if (r instanceof Promise) await r
+    await rowLoop()
     const wall = now() - t
-    ranAllAlong = cpu() - c >= UNINTERRUPTED * wall
+    state.whole = cpu() - c >= UNINTERRUPTED * wall
     return wall
   }
   const slow = single * inner > options.timeMs || singleB * innerB > options.timeMs
   if (!slow) {
+    // the two timed loops themselves (each new: V8 compiles them now)
     const start = now()
     do {
-      await time(rowLoop)
-      await time(baseLoop)
-    } while (now() - start < options.warmupMs)
+      if (rowTimed) rowTimed()
+      else await timeRow()
+      baseTimed()
+    } while (now() - start < options.warmupMs / 10)
   }
   const rows: number[] = []
   const bases: number[] = []
@@ -248,27 +317,43 @@ export async function measurePaired(
   const whole: number[] = []
   const start = now()
   const minPairs = slow ? 3 : options.minSamples
-  while (rows.length < minPairs || (!slow && now() - start < options.timeMs)) {
-    let r: number
-    let b: number
-    let whole1: boolean
-    if (rows.length % 2 === 0) {
-      r = (await time(rowLoop)) / inner
-      whole1 = ranAllAlong
-      b = (await time(baseLoop)) / innerB
-    } else {
-      b = (await time(baseLoop)) / innerB
-      whole1 = ranAllAlong
-      r = (await time(rowLoop)) / inner
+  // a pair is a block of samples of each: the median of `block` samples of the row over the median
+  // of `block` of the baseline (switching between the two at every sample slowed some rows)
+  const block = slow ? 1 : PAIR_BLOCK
+  const rs: number[] = []
+  const bs: number[] = []
+  let clean = true
+  const rowBlock = async () => {
+    for (let k = 0; k < block; k++) {
+      rs[k] = (rowTimed ? rowTimed() : await timeRow()) / inner
+      clean &&= state.whole
     }
-    rows.push(r)
-    bases.push(b)
-    ratios.push(r / b)
-    if (whole1 && ranAllAlong) whole.push(r / b)
   }
-  // the pairs that ran without the process losing its core, where they are most of them (a row
-  // that waits, on a GPU or another thread, never has the CPU time of its wall time: all pairs)
-  const used = whole.length * 2 >= ratios.length ? whole : ratios
+  const baseBlock = () => {
+    for (let k = 0; k < block; k++) {
+      bs[k] = baseTimed() / innerB
+      clean &&= baseState.whole
+    }
+  }
+  while (ratios.length < minPairs || (!slow && now() - start < options.timeMs)) {
+    clean = true
+    if (ratios.length % 2 === 0) {
+      await rowBlock()
+      baseBlock()
+    } else {
+      baseBlock()
+      await rowBlock()
+    }
+    rows.push(...rs)
+    bases.push(...bs)
+    const ratio = median(rs) / median(bs)
+    ratios.push(ratio)
+    if (clean) whole.push(ratio)
+  }
+  // the pairs that ran without the process losing its core, where they are most of them and
+  // enough (a row that waits, on a GPU or another thread, never has the CPU time of its wall
+  // time: all pairs)
+  const used = whole.length * 2 >= ratios.length && whole.length >= minPairs ? whole : ratios
   return {
     row: { medianMs: median(rows), madMs: medianAbsoluteDeviation(rows), samples: rows.length, inner },
     baseline: { medianMs: median(bases), madMs: medianAbsoluteDeviation(bases), samples: bases.length, inner: innerB },

@@ -88,6 +88,8 @@ export interface RunOptions extends CaseOptions {
   studies?: boolean
   /** Time budget of the whole run in ms: rows (and cases) not started by then are reported n/a. */
   budgetMs?: number
+  /** time rows in pairs with the baseline (`measurePaired`); default: `TENET_BENCH_PAIRED=1` */
+  paired?: boolean
 }
 
 /** The plain-TS objective's timing on one case (the denominator of every ratio of that case). */
@@ -157,10 +159,10 @@ export async function timeBaseline(
 
 /**
  * One row on one case: set it up, check its answer against the float64 reference (a failing
- * check is reported as "wrong" and never timed), time it, dispose it. With `baseline` (and
- * unless `TENET_BENCH_PAIRED=0` or `baseline.usable()` says no) the row is timed in alternation
- * with it and its ratio is the median of the pairs' ratios (`measurePaired`); otherwise its
- * median over `baselineMs`.
+ * check is reported as "wrong" and never timed), time it, dispose it. With `baseline` (the
+ * pairs on: `RunOptions.paired`, `TENET_BENCH_PAIRED=1`), unless `baseline.usable()` says no, the
+ * row is timed in alternation with it and its ratio is the median of the pairs' ratios
+ * (`measurePaired`); otherwise its median over `baselineMs`.
  */
 export async function runRow(
   row: Workload['rows'][number],
@@ -197,7 +199,7 @@ export async function runRow(
         reason: check.reason ?? 'answer differs from the float64 reference',
         setupHeapBytes,
       }
-    const paired = baseline && pairedEnabled() && (baseline.usable?.() ?? true)
+    const paired = baseline && (baseline.usable?.() ?? true)
     const pm = paired ? await measurePaired(ownRun(prepared), baseline, measureOptions) : undefined
     const m = pm ? pm.row : await measure(ownRun(prepared), measureOptions)
     sample()
@@ -278,7 +280,8 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
           rowResults.push(overBudget(row, spec.label, options.budgetMs))
           continue
         }
-        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample, pairedBase))
+        const pairs = (options.paired ?? pairedEnabled()) ? pairedBase : undefined
+        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample, pairs))
       }
     }
     let study: StudyResult | undefined
