@@ -12,13 +12,14 @@ import {
   errorText,
   memorySampler,
   overBudget,
+  prepareBaseline,
   type RowResult,
   runRow,
   timeBaseline,
   type WorkloadResult,
 } from './runner.js'
 import type { CaseOptions, StudyResult, Workload } from './types.js'
-import type { MeasureOptions } from './measure.js'
+import { type MeasureOptions, pairedEnabled } from './measure.js'
 
 /** One job: a case (its baseline unless given, then the rows in this order) or a workload's study. */
 export interface Job {
@@ -75,10 +76,13 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   // the case's inputs through the black box, for the baseline and every row alike (black-box.ts)
   const instance = blackBox(made)
   memory.sample()
+  // with the pairs on (TENET_BENCH_PAIRED=1), the baseline is set up in every process of the case:
+  // rows are timed in pairs with it (runRow)
+  const pairedBase = pairedEnabled() ? prepareBaseline(w, instance) : undefined
   let baseline = job.baseline
   if (!baseline) {
     await send({ type: 'step', label: `${w.id} ${spec.label} · baseline` })
-    baseline = await timeBaseline(w, instance, job.measure)
+    baseline = await timeBaseline(w, instance, job.measure, pairedBase ?? prepareBaseline(w, instance))
     memory.sample()
     await send({
       type: 'case',
@@ -88,6 +92,10 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
   const log = protectorLog(job.log)
   // what making the case and the baseline broke is no row's doing (and would be the same in a new process)
   const initial = log.read().length
+  // pairs only in a process as clean as the baseline's own (no protector broken since): a row that
+  // detached an ArrayBuffer would slow the baseline's typed-array code beside it (protectors.ts);
+  // such a row is compared with the case's baseline timing instead
+  if (pairedBase) pairedBase.usable = () => log.read().length === initial
   for (const [n, { index, known }] of job.rows.entries()) {
     const row = w.rows[index]!
     const before = log.read()
@@ -98,7 +106,7 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
       await send({ type: 'row', index, result: overBudget(row, spec.label, job.budgetMs!) })
       continue
     }
-    const result = await runRow(row, spec.label, instance, baseline.medianMs, job.measure, memory.sample)
+    const result = await runRow(row, spec.label, instance, baseline.medianMs, job.measure, memory.sample, pairedBase)
     const after = log.read()
     const invalidated = after.filter((p) => !before.includes(p))
     await send({

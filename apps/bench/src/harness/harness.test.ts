@@ -69,11 +69,13 @@ describe('harness', () => {
         ],
       }),
     }
-    const result = await runSuite([toy], { full: false, measure: tiny })
+    const result = await runSuite([toy], { full: false, measure: tiny, paired: false })
     const rows = result.workloads[0].rows
     expect(rows.map((r) => r.status)).toEqual(['ok', 'wrong', 'n/a', 'error'])
     expect(rows[0].medianMs).toBeGreaterThan(0)
     expect(rows[0].ratio).toBeGreaterThan(0)
+    // (timed alone: the pairs are opt-in, TENET_BENCH_PAIRED=1)
+    expect(rows[0].pairs).toBeUndefined()
     expect(rows[1].medianMs).toBeUndefined()
     expect(wrongRan).toBe(0)
     expect(rows[2].reason).toBe('cannot express it')
@@ -95,6 +97,29 @@ describe('harness', () => {
     expect(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).workloads[0].id).toBe('toy')
     expect(readFileSync(join(out, 'ratio-toy.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/)
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('| case |')
+  })
+
+  it('with the pairs on, times a row in pairs with the baseline', async () => {
+    const toy: Workload<{ v: number }> = {
+      id: 'toy',
+      title: 'Toy',
+      cases: () => [{ label: 'one', params: {}, make: () => ({ v: 3 }) }],
+      baseline: { name: 'plain TS objective', setup: (c) => ({ run: () => void Math.sqrt(c.v) }) },
+      rows: [
+        {
+          name: 'right',
+          kind: 'objective',
+          setup: (c) => ({ run: () => void Math.sqrt(c.v), check: () => ({ ok: true, error: 0 }) }),
+        },
+      ],
+    }
+    // (the option, not the environment: test files share process.env in vitest's threads)
+    const result = await runSuite([toy], { full: false, measure: tiny, paired: true })
+    const [row] = result.workloads[0].rows
+    // the ratio is the pairs' median (measurePaired), not the row's median over the baseline's
+    expect(row.pairs).toBeGreaterThanOrEqual(tiny.minSamples)
+    expect(row.pairedBaselineMs).toBeGreaterThan(0)
+    expect(row.ratio).toBeGreaterThan(0)
   })
 
   it('a spent time budget reports the rows not started n/a (the run still completes)', async () => {

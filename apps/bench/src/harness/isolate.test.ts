@@ -30,7 +30,13 @@ describe('protector logs', () => {
 describe('runIsolated', () => {
   it('never times a row after another row detached a buffer in its process; learns which rows detach', async () => {
     const workloads = toyWorkloads({}) as Workload[]
-    const r = await runIsolated(workloads, { full: false, measure: tiny, child, selection: {} })
+    // (with the pairs on in the children: their own environment, not this process's)
+    const r = await runIsolated(workloads, {
+      full: false,
+      measure: tiny,
+      child: { ...child, env: { TENET_BENCH_PAIRED: '1' } },
+      selection: {},
+    })
     expect(r.options.isolation).toBe('detach')
     const w = r.workloads[0]!
     // rows in the workload's order, every one ok, both cases' baselines timed
@@ -61,6 +67,11 @@ describe('runIsolated', () => {
     expect(new Set([b['clean-1'], b.detacher, b['clean-2']].map((x) => seen(x!).pid)).size).toBe(1)
     expect([b['clean-1'], b['clean-2'], b.detacher].map((x) => seen(x!).seq)).toEqual([1, 2, 3])
     expect(seen(b['clean-2']!).c).toBe(2)
+    // rows in a clean process are timed in pairs with the baseline; the detacher, which broke a
+    // protector in its own setup, is not (the baseline beside it would be slowed): its ratio is
+    // against the case's baseline median
+    for (const x of [a['clean-1'], a['clean-2'], b['clean-1'], b['clean-2']]) expect(x!.pairs).toBeGreaterThan(0)
+    for (const x of [a.detacher, b.detacher]) expect(x!.pairs).toBeUndefined()
     // the study ran in a process of its own too
     expect(w.study?.title).toMatch(/^study in \d+$/)
     expect(w.study?.title).not.toContain(String(seen(b.detacher!).pid))

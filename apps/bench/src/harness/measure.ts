@@ -21,8 +21,77 @@ export interface Measurement {
 
 let measurements = 0
 
-export const QUICK_MEASURE: MeasureOptions = { timeMs: 300, minSamples: 5, warmupMs: 50, targetSampleMs: 2 }
-export const FULL_MEASURE: MeasureOptions = { timeMs: 1500, minSamples: 10, warmupMs: 200, targetSampleMs: 5 }
+/**
+ * The time of one call of `fn`, ms, for choosing how many calls one timed sample makes: the
+ * fastest per-call time of batches that last at least a quarter of `targetMs`, the batch size
+ * doubling from one call until a batch lasts that long, then three such batches (or `firstMs`,
+ * the first call's time, when one call already lasts `targetMs`: it is not called again). `now`
+ * is the clock (a test's own).
+ *
+ * Batches shorter than a quarter of the target only grow the batch: their clock readings are
+ * dominated by the timer's own cost and resolution. The minimum over long batches, not one
+ * reading, because on a loaded machine a batch may be preempted (wall time counts the time the
+ * process did not run) and because the first calls run unoptimised code (or compile it). Before
+ * this, one call's time (when it exceeded a tenth of the target) or a burst that read the clock
+ * at every call set the count: the first call of a nanosecond kernel often took 0.1–0.3 ms (lazy
+ * compilation), or the burst was preempted, so a sample made 6–2000 calls by chance (different
+ * per process and per row), and the timer's and tinybench's per-sample cost, divided by that
+ * count, added up to 5–6 ns to a 40 ns call (the single-z Bessel cpu gradient: 48 ns with 6–9
+ * calls per sample against 43 ns with 260, one process after another on the loaded machine).
+ */
+export async function calibrate(
+  fn: () => void | Promise<void>,
+  isAsync: boolean,
+  firstMs: number,
+  targetMs: number,
+  now: () => number = () => performance.now(),
+): Promise<number> {
+  if (firstMs >= targetMs) return firstMs
+  const longBatchMs = targetMs / 4
+  let best = firstMs >= longBatchMs ? firstMs : Number.POSITIVE_INFINITY
+  let reps = 1
+  let long = 0
+  // (bounded: at most three long batches after the doubling, about 1.5 targets of calls)
+  while (long < 3) {
+    const t = now()
+    if (isAsync) for (let i = 0; i < reps; i++) await fn()
+    else for (let i = 0; i < reps; i++) fn()
+    const dt = now() - t
+    if (dt >= longBatchMs) {
+      long++
+      best = Math.min(best, dt / reps)
+    } else reps *= 2
+  }
+  return best
+}
+
+/**
+ * Calls `fn` until `ms` have passed (at least once), so that the calls `calibrate` times run
+ * optimised code: without it the first calls of a function that V8 takes long to optimise (a
+ * Hessian driver: 50 µs a call at first, 0.33 µs later) set the calls per sample to a handful.
+ */
+async function warmUp(
+  fn: () => void | Promise<void>,
+  isAsync: boolean,
+  ms: number,
+  now: () => number = () => performance.now(),
+): Promise<void> {
+  const start = now()
+  do {
+    if (isAsync) await fn()
+    else fn()
+  } while (now() - start < ms)
+}
+
+/**
+ * The quick and full settings. A sample lasts about 0.25 ms (0.5 ms in the full set): long enough
+ * that the timer's and the sampling loop's cost per sample (under a microsecond) is lost in it,
+ * short enough that most samples run without the process losing its core on a loaded machine
+ * (a time slice is a few milliseconds; with 2 ms samples and a load average of 12 on 2 cores, the
+ * median sample of the single-z wasm Bessel gradient read 42–140 ns against 34 ns in 0.1 ms ones).
+ */
+export const QUICK_MEASURE: MeasureOptions = { timeMs: 300, minSamples: 5, warmupMs: 50, targetSampleMs: 0.25 }
+export const FULL_MEASURE: MeasureOptions = { timeMs: 1500, minSamples: 10, warmupMs: 200, targetSampleMs: 0.5 }
 
 /**
  * Time `fn` with tinybench: warm-up, then samples of `inner` calls each, where `inner` is chosen
@@ -35,40 +104,20 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
   const first = fn()
   const isAsync = first instanceof Promise
   if (isAsync) await first
-  let single = performance.now() - t0
-  if (single < options.targetSampleMs / 10) {
-    // estimate more precisely with a short burst
-    let reps = 0
-    const start = performance.now()
-    while (performance.now() - start < Math.min(20, options.targetSampleMs * 2)) {
-      if (isAsync) await fn()
-      else fn()
-      reps++
-    }
-    single = (performance.now() - start) / reps
-  }
+  const firstMs = performance.now() - t0
+  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs)
+  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
-  // a synchronous batch loop of its own per measurement (its own source text, so V8 shares no
-  // type feedback between them): each loop calls one function, which V8 may inline there, for
-  // every row alike. One shared loop inlined the first function measured and called later ones
-  // through a megamorphic site, about 3.6 ns per call more: a third of the 9 ns Bessel objective
-  const body = isAsync
-    ? async () => {
-        for (let i = 0; i < inner; i++) await fn()
-      }
-    : (new Function(
-        'fn',
-        'inner',
-        `// measurement ${++measurements}\nreturn () => { for (let i = 0; i < inner; i++) fn() }`,
-      )(fn, inner) as () => void)
+  const body = batchLoop(fn, inner, isAsync)
   // calls slower than the whole time budget are already warm (check + calibration ran them):
   // take the minimum of 3 samples and skip tinybench's warm-up, so a quick run stays quick
   const slow = single * inner > options.timeMs
   const bench = new Bench({
     time: options.timeMs,
     iterations: slow ? 3 : options.minSamples,
+    // (the function is warm: its batch loop warms up in a tenth of the warm-up)
     warmup: !slow,
-    warmupTime: options.warmupMs,
+    warmupTime: options.warmupMs / 10,
     warmupIterations: 1,
     retainSamples: true,
     throws: true,
@@ -85,4 +134,230 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
   const med = samples.length ? median(samples) : result.latency.p50
   const mad = samples.length ? medianAbsoluteDeviation(samples) : result.latency.mad
   return { medianMs: med / inner, madMs: mad / inner, samples: samples.length || result.latency.samplesCount, inner }
+}
+
+/**
+ * A loop of `inner` calls of `fn`: a synchronous batch loop of its own per measurement (its own
+ * source text, so V8 shares no type feedback between them): each loop calls one function, which
+ * V8 may inline there, for every row alike. One shared loop inlined the first function measured
+ * and called later ones through a megamorphic site, about 3.6 ns per call more: a third of the
+ * 9 ns Bessel objective.
+ */
+function batchLoop(fn: () => void | Promise<void>, inner: number, isAsync: boolean): () => void | Promise<void> {
+  return isAsync
+    ? async () => {
+        for (let i = 0; i < inner; i++) await fn()
+      }
+    : (new Function(
+        'fn',
+        'inner',
+        `// measurement ${++measurements}\nreturn () => { for (let i = 0; i < inner; i++) fn() }`,
+      )(fn, inner) as () => void)
+}
+
+/** This process's CPU time (all its threads), ms. */
+const processCpuMs = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+/**
+ * A sample ran uninterrupted when the process's CPU time over it is at least this fraction of its
+ * wall time (the rest: the process waited for a core that other processes held).
+ */
+const UNINTERRUPTED = 0.9
+
+/** Samples per side of a pair in `measurePaired` (a block of the row's, then one of the baseline's). */
+export const PAIR_BLOCK = 8
+
+/**
+ * A timed batch loop of `inner` calls of a synchronous `fn`, as `batchLoop` but with the clocks
+ * read inside it: it returns the wall time and stores in `state.whole` whether the process ran
+ * all along (its CPU time at least `UNINTERRUPTED` of the wall time). Its own source text per
+ * loop, like `batchLoop`, so that the row's loop and the baseline's share no call site.
+ */
+function timedLoop(
+  fn: () => void,
+  inner: number,
+  now: () => number,
+  cpu: () => number,
+  state: { whole: boolean },
+): () => number {
+  return new Function(
+    'fn',
+    'inner',
+    'now',
+    'cpu',
+    'state',
+    'share',
+    `// timed measurement ${++measurements}\nreturn () => { const c = cpu(); const t = now(); for (let i = 0; i < inner; i++) fn(); const wall = now() - t; state.whole = cpu() - c >= share * wall; return wall }`,
+  )(fn, inner, now, cpu, state, UNINTERRUPTED) as () => number
+}
+
+/**
+ * Whether rows are timed in pairs with their case's baseline: only with `TENET_BENCH_PAIRED=1`
+ * (child processes inherit it). Not the default: in pairs, some rows ran slower than alone, in
+ * the same process, for a reason not found (the single-z cpu Hessian 0.8–1.1 µs against 0.33 µs
+ * alone; with a baseline that does nothing, 0.33 µs in pairs too); the cheap rows' ratios were
+ * steadier in pairs (see the bench README, *The two cores of the development machine*).
+ */
+export function pairedEnabled(): boolean {
+  return process.env.TENET_BENCH_PAIRED === '1'
+}
+
+/**
+ * A case's baseline as `measurePaired` times it: its `run`, and the timed batch loop the first
+ * pair measurement made for it (with its calls per sample), which later ones in the process reuse:
+ * one compilation of the baseline's loop for every row of the process, as one baseline timing
+ * served them all before (a new compilation per row gave the baseline a different speed per row:
+ * 8.7–13 ns for the single-z Bessel series, and now and then 20–40 ns).
+ */
+export interface BaselineLoop {
+  run: () => void
+  inner?: number
+  single?: number
+  /** the timed batch loop (`timedLoop`), its state and the clocks it reads */
+  timed?: () => number
+  state?: { whole: boolean }
+  clocks?: [() => number, () => number]
+}
+
+/** A row and its case's baseline timed in alternation (`measurePaired`). */
+export interface PairedMeasurement {
+  row: Measurement
+  baseline: Measurement
+  /** the median over the pairs of (the row's block median per call / the baseline's in the same pair) */
+  ratio: number
+  /** how many pairs the ratio's median is over */
+  pairs: number
+}
+
+/**
+ * Times `fn` (a row) and `baseline` (its case's baseline) in alternation: after a warm-up of
+ * each (`warmupMs` of calls, then a tenth of that of both timed loops in alternation), pairs of
+ * a block of `PAIR_BLOCK` samples of each (`inner` calls a sample, chosen as `measure` chooses
+ * it; the order within a pair alternates), until `timeMs` has passed and there are `minSamples`
+ * pairs (three pairs of one sample each, no warm-up, when a sample of either is longer than
+ * `timeMs`). A pair's ratio is the row's block median over the baseline's; the result is the
+ * median of the pairs' ratios: both sides of each ratio ran within milliseconds of each other,
+ * under the same load.
+ *
+ * Why: the development machine's two cores share one physical core's execution resources (they
+ * behave as hyperthreads): while any process runs on the other core, a single-z Bessel call
+ * takes 24 ns instead of 17.4, the plain baseline 16.6 ns instead of 11.9, a chain of divisions
+ * 1.8× longer, and the other core's load changes from one tenth of a second to the next. A
+ * baseline timed once at the start of a case and a row timed seconds later were compared across
+ * such changes: the single-z Bessel ratios read bimodal (cpu gradient 2.4× or 3.4×, the listing's
+ * plain TS 1.4× or 2.7×). Within a pair both see the same load, and the ratio is the same in
+ * both states (17.4/11.9 = 24.3/16.6 = 1.46).
+ *
+ * On a machine with more runnable processes than cores a sample may also lose the core for a
+ * while (wall time counts it; one time slice is a few milliseconds, as long as a sample): the
+ * ratio is the median over the pairs whose two samples ran uninterrupted (the process's CPU time
+ * at least 90% of the wall time, `cpu`), where those are at least half of the pairs and at least
+ * `minSamples`; otherwise over all pairs. `pairs` is how many the median is over. `now` and `cpu` are the clocks (a
+ * test's own).
+ */
+export async function measurePaired(
+  fn: () => void | Promise<void>,
+  baseline: BaselineLoop,
+  options: MeasureOptions,
+  now: () => number = () => performance.now(),
+  cpu: () => number = processCpuMs,
+): Promise<PairedMeasurement> {
+  const t0 = now()
+  const first = fn()
+  const isAsync = first instanceof Promise
+  if (isAsync) await first
+  const firstMs = now() - t0
+  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs, now)
+  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs, now)
+  const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
+  if (baseline.timed === undefined || baseline.clocks?.[0] !== now || baseline.clocks[1] !== cpu) {
+    const t1 = now()
+    baseline.run()
+    const firstB = now() - t1
+    if (firstB < options.timeMs) await warmUp(baseline.run, false, options.warmupMs, now)
+    baseline.single = await calibrate(baseline.run, false, firstB, options.targetSampleMs, now)
+    baseline.inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(baseline.single, 1e-6)))
+    baseline.state = { whole: true }
+    baseline.timed = timedLoop(baseline.run, baseline.inner, now, cpu, baseline.state)
+    baseline.clocks = [now, cpu]
+  }
+  const singleB = baseline.single!
+  const innerB = baseline.inner!
+  const baseTimed = baseline.timed
+  const baseState = baseline.state!
+  // the row's timed loop (the clocks read inside it), or for a row that returns promises its
+  // batch loop timed here
+  const state = { whole: true }
+  const rowTimed = isAsync ? undefined : timedLoop(fn as () => void, inner, now, cpu, state)
+  const rowLoop = batchLoop(fn, inner, isAsync)
+  const timeRow = async (): Promise<number> => {
+    const c = cpu()
+    const t = now()
+    await rowLoop()
+    const wall = now() - t
+    state.whole = cpu() - c >= UNINTERRUPTED * wall
+    return wall
+  }
+  const slow = single * inner > options.timeMs || singleB * innerB > options.timeMs
+  if (!slow) {
+    // the two timed loops themselves (each new: V8 compiles them now)
+    const start = now()
+    do {
+      if (rowTimed) rowTimed()
+      else await timeRow()
+      baseTimed()
+    } while (now() - start < options.warmupMs / 10)
+  }
+  const rows: number[] = []
+  const bases: number[] = []
+  const ratios: number[] = []
+  const whole: number[] = []
+  const start = now()
+  const minPairs = slow ? 3 : options.minSamples
+  // a pair is a block of samples of each: the median of `block` samples of the row over the median
+  // of `block` of the baseline (switching between the two at every sample slowed some rows)
+  const block = slow ? 1 : PAIR_BLOCK
+  const rs: number[] = []
+  const bs: number[] = []
+  let clean = true
+  const rowBlock = async () => {
+    for (let k = 0; k < block; k++) {
+      rs[k] = (rowTimed ? rowTimed() : await timeRow()) / inner
+      clean &&= state.whole
+    }
+  }
+  const baseBlock = () => {
+    for (let k = 0; k < block; k++) {
+      bs[k] = baseTimed() / innerB
+      clean &&= baseState.whole
+    }
+  }
+  while (ratios.length < minPairs || (!slow && now() - start < options.timeMs)) {
+    clean = true
+    if (ratios.length % 2 === 0) {
+      await rowBlock()
+      baseBlock()
+    } else {
+      baseBlock()
+      await rowBlock()
+    }
+    rows.push(...rs)
+    bases.push(...bs)
+    const ratio = median(rs) / median(bs)
+    ratios.push(ratio)
+    if (clean) whole.push(ratio)
+  }
+  // the pairs that ran without the process losing its core, where they are most of them and
+  // enough (a row that waits, on a GPU or another thread, never has the CPU time of its wall
+  // time: all pairs)
+  const used = whole.length * 2 >= ratios.length && whole.length >= minPairs ? whole : ratios
+  return {
+    row: { medianMs: median(rows), madMs: medianAbsoluteDeviation(rows), samples: rows.length, inner },
+    baseline: { medianMs: median(bases), madMs: medianAbsoluteDeviation(bases), samples: bases.length, inner: innerB },
+    ratio: median(used),
+    pairs: used.length,
+  }
 }

@@ -1,6 +1,14 @@
 import { blackBox } from './black-box.js'
 import { machineInfo, type MachineInfo } from './machine.js'
-import { FULL_MEASURE, measure, QUICK_MEASURE, type MeasureOptions } from './measure.js'
+import {
+  type BaselineLoop,
+  FULL_MEASURE,
+  measure,
+  measurePaired,
+  pairedEnabled,
+  QUICK_MEASURE,
+  type MeasureOptions,
+} from './measure.js'
 import { createProgress, type Progress } from './progress.js'
 import { isNotApplicable, type CaseOptions, type RowKind, type StudyResult, type Workload } from './types.js'
 
@@ -25,8 +33,16 @@ export interface RowResult {
   medianMs?: number
   madMs?: number
   samples?: number
-  /** medianMs / the plain-TS objective's median on the same case */
+  /**
+   * The row's time over the plain-TS objective's on the same case: the median of the ratios of
+   * `pairs` pairs of samples of the two timed in alternation (`measurePaired`), or, where the
+   * pairs are absent, medianMs / the case's baseline median
+   */
   ratio?: number
+  /** how many alternated pairs of samples of the row and the baseline `ratio` comes from */
+  pairs?: number
+  /** the baseline's median per call in the pairs (ms) */
+  pairedBaselineMs?: number
   /** heap retained by the row's setup (bytes) */
   setupHeapBytes?: number
   /**
@@ -72,6 +88,8 @@ export interface RunOptions extends CaseOptions {
   studies?: boolean
   /** Time budget of the whole run in ms: rows (and cases) not started by then are reported n/a. */
   budgetMs?: number
+  /** time rows in pairs with the baseline (`measurePaired`); default: `TENET_BENCH_PAIRED=1` */
+  paired?: boolean
 }
 
 /** The plain-TS objective's timing on one case (the denominator of every ratio of that case). */
@@ -113,21 +131,38 @@ export function memorySampler(): MemorySampler {
   }
 }
 
-/** Sets up the baseline on `instance`, runs it once and times it. */
+/**
+ * A case's baseline set up on its instance and run once, for timing in pairs with a row
+ * (`runRow`); `usable` says whether it may be (default: always).
+ */
+export interface PairedBaseline extends BaselineLoop {
+  usable?: () => boolean
+}
+
+/** Sets up the baseline on `instance` and runs it once (for `timeBaseline` and `runRow`'s pairs). */
+export function prepareBaseline(w: Workload, instance: unknown): PairedBaseline {
+  const base = w.baseline.setup(instance)
+  base.run()
+  return { run: ownRun(base) as () => void }
+}
+
+/** Sets up the baseline on `instance` (or takes `prepared`), runs it once and times it. */
 export async function timeBaseline(
   w: Workload,
   instance: unknown,
   measureOptions: MeasureOptions,
+  prepared: PairedBaseline = prepareBaseline(w, instance),
 ): Promise<BaselineTiming> {
-  const base = w.baseline.setup(instance)
-  base.run()
-  const bm = await measure(ownRun(base), measureOptions)
+  const bm = await measure(prepared.run, measureOptions)
   return { medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples }
 }
 
 /**
  * One row on one case: set it up, check its answer against the float64 reference (a failing
- * check is reported as "wrong" and never timed), time it, dispose it.
+ * check is reported as "wrong" and never timed), time it, dispose it. With `baseline` (the
+ * pairs on: `RunOptions.paired`, `TENET_BENCH_PAIRED=1`), unless `baseline.usable()` says no, the
+ * row is timed in alternation with it and its ratio is the median of the pairs' ratios
+ * (`measurePaired`); otherwise its median over `baselineMs`.
  */
 export async function runRow(
   row: Workload['rows'][number],
@@ -136,6 +171,7 @@ export async function runRow(
   baselineMs: number,
   measureOptions: MeasureOptions,
   sample: () => void = () => {},
+  baseline?: PairedBaseline,
 ): Promise<RowResult> {
   const base: Omit<RowResult, 'status'> = {
     row: row.name,
@@ -163,7 +199,9 @@ export async function runRow(
         reason: check.reason ?? 'answer differs from the float64 reference',
         setupHeapBytes,
       }
-    const m = await measure(ownRun(prepared), measureOptions)
+    const paired = baseline && (baseline.usable?.() ?? true)
+    const pm = paired ? await measurePaired(ownRun(prepared), baseline, measureOptions) : undefined
+    const m = pm ? pm.row : await measure(ownRun(prepared), measureOptions)
     sample()
     return {
       ...base,
@@ -173,7 +211,8 @@ export async function runRow(
       medianMs: m.medianMs,
       madMs: m.madMs,
       samples: m.samples,
-      ratio: m.medianMs / baselineMs,
+      ratio: pm ? pm.ratio : m.medianMs / baselineMs,
+      ...(pm ? { pairs: pm.pairs, pairedBaselineMs: pm.baseline.medianMs } : {}),
       setupHeapBytes,
     }
   } catch (e) {
@@ -231,7 +270,8 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
       const instance = blackBox(made)
       memory.sample()
       progress.step(`${w.id} ${spec.label} · baseline`)
-      const bm = await timeBaseline(w, instance, measureOptions)
+      const pairedBase = prepareBaseline(w, instance)
+      const bm = await timeBaseline(w, instance, measureOptions, pairedBase)
       memory.sample()
       caseResults.push({ label: spec.label, params: spec.params, baseline: { name: w.baseline.name, ...bm }, makeMs })
       for (const row of w.rows) {
@@ -240,7 +280,8 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
           rowResults.push(overBudget(row, spec.label, options.budgetMs))
           continue
         }
-        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample))
+        const pairs = (options.paired ?? pairedEnabled()) ? pairedBase : undefined
+        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample, pairs))
       }
     }
     let study: StudyResult | undefined

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { calibrate, measurePaired, PAIR_BLOCK } from './measure.js'
+
+/** A clock that only the functions under test move: each call costs what the test says. */
+function fakeClock() {
+  const clock = { t: 0, now: () => clock.t }
+  return clock
+}
+
+describe('calibrate', () => {
+  it('takes the time of a warm call, not of a slow first call', async () => {
+    const clock = fakeClock()
+    // the first call compiled (1 ms); every later call takes 20 ns
+    const fn = () => {
+      clock.t += 20e-6
+    }
+    const single = await calibrate(fn, false, 1, 2, clock.now)
+    expect(single).toBeCloseTo(20e-6, 12)
+  })
+
+  it('ignores a batch that was preempted (the fastest long batch counts)', async () => {
+    const clock = fakeClock()
+    let calls = 0
+    const fn = () => {
+      calls++
+      // the process loses the core for 5 ms once, during the long batches
+      clock.t += calls === 40_000 ? 5 : 20e-6
+    }
+    const single = await calibrate(fn, false, 0.05, 2, clock.now)
+    expect(calls).toBeGreaterThan(40_000)
+    expect(single).toBeCloseTo(20e-6, 12)
+  })
+
+  it('does not call again a function whose first call lasted the whole sample', async () => {
+    let calls = 0
+    expect(await calibrate(() => void calls++, false, 3, 2)).toBe(3)
+    expect(calls).toBe(0)
+  })
+})
+
+describe('measurePaired', () => {
+  it('alternates samples of the row and the baseline, and takes the ratio within each pair', async () => {
+    const clock = fakeClock()
+    const order: string[] = []
+    // the machine is 1.5× slower for a while (another process on the sibling core), for both
+    const load = () => (clock.t > 3 && clock.t < 6 ? 1.5 : 1)
+    const row = () => {
+      order.push('r')
+      clock.t += 3e-5 * load()
+    }
+    const base = () => {
+      order.push('b')
+      clock.t += 1e-5 * load()
+    }
+    const m = await measurePaired(
+      row,
+      { run: base },
+      { timeMs: 10, minSamples: 5, warmupMs: 1, targetSampleMs: 0.1 },
+      clock.now,
+      clock.now,
+    )
+    expect(m.pairs).toBeGreaterThanOrEqual(5)
+    expect(m.row.samples).toBe(m.pairs * PAIR_BLOCK)
+    expect(m.baseline.samples).toBe(m.pairs * PAIR_BLOCK)
+    // every pair ran in one state of the machine but for the pairs that straddle a change
+    expect(m.ratio).toBeCloseTo(3, 6)
+    // the samples themselves saw both states
+    expect(m.row.medianMs).toBeGreaterThanOrEqual(3e-5 * (1 - 1e-9))
+    // interleaved (a block of the row's samples, one of the baseline's, then baseline, row, …): the
+    // calls come in runs of one kind, at least one run per pair (two blocks of one kind meet
+    // between pairs), none longer than two blocks
+    const runs = order.join('').match(/r+|b+/g)!
+    expect(runs.length).toBeGreaterThanOrEqual(m.pairs)
+    const last = runs.slice(-m.pairs)
+    for (const r of last)
+      expect(r.length).toBeLessThanOrEqual(2 * PAIR_BLOCK * (r[0] === 'r' ? m.row.inner : m.baseline.inner))
+  })
+
+  it('leaves out the pairs during which the process lost its core', async () => {
+    const clock = fakeClock()
+    let cpuMs = 0
+    // the row's samples lose the core now and then (wall time passes, CPU time does not)
+    let rowCalls = 0
+    const row = () => {
+      rowCalls++
+      clock.t += 3e-5
+      cpuMs += 3e-5
+      if (rowCalls % 100_000 === 0) clock.t += 1
+    }
+    const base = () => {
+      clock.t += 1e-5
+      cpuMs += 1e-5
+    }
+    const options = { timeMs: 20, minSamples: 5, warmupMs: 1, targetSampleMs: 0.1 }
+    const m = await measurePaired(row, { run: base }, options, clock.now, () => cpuMs)
+    const blocks = m.row.samples / PAIR_BLOCK
+    expect(m.pairs).toBeLessThan(blocks)
+    expect(m.pairs * 2).toBeGreaterThanOrEqual(blocks)
+    expect(m.ratio).toBeCloseTo(3, 6)
+  })
+
+  it('times slow rows in three pairs without a warm-up', async () => {
+    const clock = fakeClock()
+    let rowCalls = 0
+    const row = () => {
+      rowCalls++
+      clock.t += 50
+    }
+    const base = () => {
+      clock.t += 1e-3
+    }
+    const m = await measurePaired(
+      row,
+      { run: base },
+      { timeMs: 10, minSamples: 5, warmupMs: 1, targetSampleMs: 0.1 },
+      clock.now,
+      clock.now,
+    )
+    expect(m.pairs).toBe(3)
+    expect(m.row.inner).toBe(1)
+    // the first call (calibration) and three samples
+    expect(rowCalls).toBe(4)
+    expect(m.ratio).toBeCloseTo(50 / 1e-3, 6)
+  })
+})
