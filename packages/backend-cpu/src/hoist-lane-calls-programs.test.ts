@@ -114,3 +114,42 @@ describe('step `hoist-lane-calls` (cpu backend)', () => {
     expect(String(cpu!.error)).toMatch(/anc -> 0/)
   })
 })
+
+describe('step `hoist-lane-calls`: what the first element runs before the call may fail (checks on)', () => {
+  const checked = [referenceBackend(), backendUnderTest(cpuBackend, { registry })]
+  const z4 = Float64Array.from([1, 0.3, 2.5, 0.7])
+  // a loop whose step is a parameter before the factorial: a zero step fails there (the emitted
+  // code's zero-step check, not an assert), before element 0's factorial (ν = 13 fails it)
+  const stepped = `${besselSource
+    .replace('fn ibesselj(out: f64, nu: i32, z: f64)', 'fn ibesselj(out: f64, nu: i32, z: f64, st: i32)')
+    .replace('    halfz += z / 2.0\n', '    for q in 0..1 by st { halfz += z / 2.0 }\n')}
+fn batch(out: f64[], nu: i32, z: f64[], st: i32) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i], st) }
+}`
+  for (const [nu, st] of [
+    [3, 1],
+    [13, 1],
+    [3, 0],
+    [13, 0],
+  ] as const)
+    it(`a loop step that is a parameter (ν = ${nu}, step ${st}): the interpreter's values or error`, () => {
+      expect(stepped).toContain('by st')
+      const [ref, cpu] = runConformance({ source: stepped, entry: 'batch' }, [new Float64Array(4), nu, z4, st], checked)
+      if (nu === 13 || st === 0) expect(ref!.error).toBeDefined()
+      expect(String(cpu!.error)).toBe(String(ref!.error))
+      expect(cpu!.forward).toEqual(ref!.forward)
+      if (!ref!.error) expect(cpu!.forward).toBeDefined()
+    })
+  // an array ancilla of a parameter's length before the factorial (a negative length fails)
+  const sized = `${besselSource
+    .replace('fn ibesselj(out: f64, nu: i32, z: f64)', 'fn ibesselj(out: f64, nu: i32, z: f64, len: i32)')
+    .replace('    halfz += z / 2.0\n', '    w: f64[] <- zeros(len)\n    halfz += z / 2.0\n    w -> zeros(len)\n')}
+fn batch(out: f64[], nu: i32, z: f64[], len: i32) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i], len) }
+}`
+  it('an array ancilla of length −1 before the call: the interpreter’s error', () => {
+    const [ref, cpu] = runConformance({ source: sized, entry: 'batch' }, [new Float64Array(4), 13, z4, -1], checked)
+    expect(ref!.error).toBeDefined()
+    expect(String(cpu!.error)).toBe(String(ref!.error))
+  })
+})

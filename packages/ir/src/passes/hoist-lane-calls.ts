@@ -25,14 +25,15 @@
  * Run-time checks (`checked`: the pass runs on the placed asserts): `f`'s checks run once, in the
  * hoisted call, only where the grouped loop runs at least once, and they fail there exactly where
  * the first lane's call would have failed (the same statement of `f`, the same values). What the
- * first lane ran before its call is statements that can neither fail nor loop (no assert, `while`
- * or call in them, at any depth: else the step does not apply), so no check that fired before the
+ * first lane ran before its call is statements that can neither fail nor loop (scalar updates,
+ * allocations and literal-range loops of arithmetic on names and literals, `cannotFailOrLoop`: no
+ * assert, array element, `while`, call, `if` or data-dependent loop step, at any depth; else the
+ * step does not apply), so no check that fired before the
  * call's is skipped, and the call's failure still comes first. A later lane's checks all ran after
  * the first lane's call. The uncall of `f` that a lane may still make (`~f(y, nu)`, or `y -= y`
  * where `exact-uncompute` rewrote it) is left as it is: it restores `y` to 0 either way.
  */
 import type { Arg, CallStmt, Expr, ForStmt, FunctionDef, Stmt, UpdateStmt } from '../ast.js'
-import { walk } from '../check.js'
 import type { Program } from '../plugin.js'
 import { exactFunctions } from './exact-uncompute.js'
 import { writtenNames } from './hoist-invariants.js'
@@ -64,6 +65,7 @@ export function exactLaneFunctions(program: Program): Set<string> {
 }
 
 const EXACT_TYPES: ReadonlySet<string> = new Set(['i32', 'bool'])
+const PLAIN_TYPES: ReadonlySet<string> = new Set(['f64', 'f32', 'i32', 'bool'])
 
 const scalarTypeName = (t: unknown): string | undefined =>
   typeof t === 'string'
@@ -72,13 +74,63 @@ const scalarTypeName = (t: unknown): string | undefined =>
       ? (t as { name: string }).name
       : undefined
 
-/** Whether running `stmts` can fail a check or not end: an assert, a `while` or a function call in them. */
-function mayFailOrLoop(stmts: Stmt[]): boolean {
-  let found = false
-  walk(stmts, (s) => {
-    if (s.kind === 'assert' || s.kind === 'while' || (s.kind === 'callstmt' && s.target !== 'bijection')) found = true
+/**
+ * Whether an expression's evaluation has no failure site in the emitted code: literals, names of
+ * plain scalars (f64, f32, i32, bool: no number system's checked arithmetic) and arithmetic on
+ * them (no array element, whose bounds are checked; no call, which may convert or check; no `%`).
+ */
+function cannotFailExpr(e: Expr): boolean {
+  switch (e.kind) {
+    case 'num':
+    case 'bool':
+      return true
+    case 'var':
+      return PLAIN_TYPES.has(scalarTypeName(e.type) ?? '')
+    case 'unary':
+      return cannotFailExpr(e.arg)
+    case 'binary':
+      return e.op !== '%' && cannotFailExpr(e.left) && cannotFailExpr(e.right)
+    default:
+      return false
+  }
+}
+
+/**
+ * Whether running `stmts` can neither fail nor loop forever: only scalar updates, allocations and
+ * deallocations of values that cannot fail (`cannotFailExpr`), `for` loops with literal bounds
+ * and a literal nonzero step over such statements, and `@unchecked` blocks of them. Anything else may fail where the emitted code
+ * checks it (an assert, an array element's bounds, a loop's zero step, an `if`'s post-condition, a
+ * call) or not end (`while`), so the step does not hoist past it.
+ */
+function cannotFailOrLoop(stmts: Stmt[]): boolean {
+  return stmts.every((s) => {
+    switch (s.kind) {
+      case 'update':
+        // (`*=` and `/=` check for a zero factor)
+        return (
+          (s.op === '+=' || s.op === '-=' || s.op === '^=') &&
+          s.target.kind === 'var' &&
+          cannotFailExpr(s.target) &&
+          cannotFailExpr(s.value)
+        )
+      case 'alloc':
+      case 'dealloc':
+        return (
+          s.value.kind !== 'emptystack' &&
+          cannotFailExpr({ kind: 'var', name: s.name, type: s.type }) &&
+          cannotFailExpr(s.value)
+        )
+      case 'for': {
+        const literal = (e: Expr | null): boolean => e === null || e.kind === 'num'
+        const step = s.step === null || (s.step.kind === 'num' && s.step.value !== 0)
+        return !s.each && literal(s.start) && literal(s.stop) && step && cannotFailOrLoop(s.body)
+      }
+      case 'unchecked':
+        return cannotFailOrLoop(s.body)
+      default:
+        return false
+    }
   })
-  return found
 }
 
 /** What the step produces for one map loop: `g`'s body to inline per lane, and the hoisted statements. */
@@ -125,7 +177,7 @@ export function hoistLaneCalls(
     const w = program.writes.get(s.callee)
     if (!w || w.length !== s.args.length) continue
     // what the first lane runs before the call can neither fail nor loop
-    if (mayFailOrLoop(body.slice(0, k))) break
+    if (!cannotFailOrLoop(body.slice(0, k))) break
     const targets: Array<Extract<Arg, { kind: 'var' }>> = []
     const args: Arg[] = []
     let ok = true
