@@ -53,10 +53,7 @@ fn rk4_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
 function rk4Plain(x0: Float64Array, p: Float64Array, h: number, steps: number): number {
   let x = x0[0]!,
     y = x0[1]!
-  const f = (u: number, v: number): [number, number] => [
-    p[0]! * u - p[1]! * u * v,
-    p[3]! * u * v - p[2]! * v,
-  ]
+  const f = (u: number, v: number): [number, number] => [p[0]! * u - p[1]! * u * v, p[3]! * u * v - p[2]! * v]
   for (let t = 0; t < steps; t++) {
     const [a0, a1] = f(x, y)
     const [b0, b1] = f(x + (h / 2) * a0, y + (h / 2) * a1)
@@ -89,8 +86,18 @@ describe.each(['cpu', 'wasm', 'interpreter'] as const)('expression arguments on 
         h = 0.05,
         steps = 40
       const g = gradient(m.rk4_loss!, [0, x0, p, h, steps], { loss: 0, mode: 'reverse' })
-      expectClose(g[1] as Float64Array, centralDifferences((v) => rk4Plain(v, p, h, steps), x0), 1e-6, 'x0')
-      expectClose(g[2] as Float64Array, centralDifferences((v) => rk4Plain(x0, v, h, steps), p), 1e-6, 'p')
+      expectClose(
+        g[1] as Float64Array,
+        centralDifferences((v) => rk4Plain(v, p, h, steps), x0),
+        1e-6,
+        'x0',
+      )
+      expectClose(
+        g[2] as Float64Array,
+        centralDifferences((v) => rk4Plain(x0, v, h, steps), p),
+        1e-6,
+        'p',
+      )
       const gh = centralDifferences((v) => rk4Plain(x0, p, v[0]!, steps), Float64Array.of(h))[0]!
       expect(Math.abs((g[3] as number) - gh)).toBeLessThan(1e-6 * (1 + Math.abs(gh)))
       // forward mode (the tangents of the expressions) agrees with reverse mode along a direction
@@ -128,7 +135,12 @@ describe.each(['cpu', 'wasm', 'interpreter'] as const)('expression arguments on 
         backend,
         checks,
       )
-      const [, gx, gv, gs] = gradient(only.f!, args, { loss: 0, mode: 'reverse' }) as [number, number, Float64Array, number]
+      const [, gx, gv, gs] = gradient(only.f!, args, { loss: 0, mode: 'reverse' }) as [
+        number,
+        number,
+        Float64Array,
+        number,
+      ]
       const [x, v, s] = [0.7, [0.3, -1.2, 0.5], 0.4]
       expect(gx).toBeCloseTo((2 + Math.cos(x)) * (v[0]! - v[1]! * s), 14)
       expect(Array.from(gv)).toEqual([2 * x + Math.sin(x), -(2 * x + Math.sin(x)) * s, 0])
@@ -154,7 +166,8 @@ describe('expression arguments in the other derivative drivers', () => {
   it('vector-mode reverse Jacobians (w gradients per expression) equal forward ones', () => {
     const m = compile(src, 'cpu', true)
     const Jf = jacobian(m.f!, args(), { mode: 'forward', width: 2 })
-    for (const width of [1, 2, 3]) expectClose(jacobian(m.f!, args(), { mode: 'reverse', width }), Jf, 1e-12, `w=${width}`)
+    for (const width of [1, 2, 3])
+      expectClose(jacobian(m.f!, args(), { mode: 'reverse', width }), Jf, 1e-12, `w=${width}`)
   })
 
   it('gradients, Hessians and Hessian-vector products through expression arguments agree with finite differences of plain TS', () => {
