@@ -3,6 +3,7 @@ import { createRegistry, parse, TenetStaticError } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
+import { registerNumbers } from '@tenet/numbers'
 import { checkGrad, compileAdjoint, gradient, hessian, hvp, jacobian, jvp } from './index.js'
 import { expectClose } from './test-util.js'
 
@@ -206,6 +207,29 @@ describe('expression arguments in the other derivative drivers', () => {
         }
       }
     }
+  })
+
+  it('f32 (cpu, wasm) and fixed-point (cpu) expressions: the gradient computed by hand', () => {
+    const reg = registerNumbers(createRegistry()).registerBackend(cpuBackend).registerBackend(wasmBackend)
+    const f32 = `fn mul(y: f32, a: f32, b: f32) { y += a * b }
+      fn f(y: f32, x: f32, v: f32[]) { mul(y, x * x + v[0], v[1] - x) }`
+    for (const backend of ['cpu', 'wasm']) {
+      const m = compileModule(parse({ text: f32, name: 'test' }), { registry: reg, backend, checks: true })
+      // y += (x² + v0)(v1 − x): ∂x = 2x(v1 − x) − (x² + v0), ∂v0 = v1 − x, ∂v1 = x² + v0 (exact in f32 here)
+      const [, gx, gv] = gradient(m.f!, [0, 1.5, Float32Array.of(0.5, 2)], { loss: 0, mode: 'reverse' })
+      expect(gx, backend).toBe(-1.25)
+      expect(Array.from(gv as Float32Array), backend).toEqual([0.5, 2.75])
+    }
+    const fixed = compileModule(
+      parse({
+        text: `fn mul(y: fixed, a: fixed, b: fixed) { y += a * b }
+          fn g(y: fixed, x: fixed, z: fixed) { mul(y, x + z, x - z) }`,
+        name: 'test',
+      }),
+      { registry: reg, backend: 'cpu', checks: true },
+    )
+    // y += (x + z)(x − z) = x² − z²
+    expect(gradient(fixed.g!, [0, 1.5, 0.25], { loss: 0, mode: 'reverse' })).toEqual([1, 3, -0.5])
   })
 
   it('a constant parameter read by an expression argument gets no gradient; the others do', () => {
