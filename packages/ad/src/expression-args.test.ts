@@ -232,6 +232,24 @@ describe('expression arguments in the other derivative drivers', () => {
     expect(gradient(fixed.g!, [0, 1.5, 0.25], { loss: 0, mode: 'reverse' })).toEqual([1, 3, -0.5])
   })
 
+  it('an expression reading another element of the array the call writes', () => {
+    const text = `fn inc(y: f64, a: f64) { y += a * a }
+      fn f(loss: f64, v: f64[], i: i32, j: i32) { inc(v[i], v[j] * 2.0); loss += v[0] * v[1] }`
+    for (const backend of ['cpu', 'wasm', 'interpreter'])
+      for (const checks of [true, false]) {
+        const m = compile(text, backend, checks)
+        // loss = (v0 + 4 v1²) v1: ∂v0 = v1, ∂v1 = v0 + 12 v1²
+        const [, gv] = gradient(m.f!, [0, Float64Array.of(0.3, 0.7), 0, 1], { loss: 0, mode: 'reverse' })
+        expectClose(gv as Float64Array, [0.7, 0.3 + 12 * 0.49], 1e-14, `${backend} ${checks}`)
+        expectGradOk(m.f!, [0, Float64Array.of(0.3, 0.7), 0, 1])
+        // the same element: the forward run's check names the call (with checks on)
+        if (checks)
+          expect(() => gradient(m.f!, [0, Float64Array.of(0.3, 0.7), 0, 0], { loss: 0 }), backend).toThrow(
+            /same element[\s\S]*at 2:/,
+          )
+      }
+  })
+
   it('a constant parameter read by an expression argument gets no gradient; the others do', () => {
     const m = compile(src, 'cpu', true)
     const a = [0.2, 0.6, -0.8, Float64Array.from([0.9, 0.35])]
