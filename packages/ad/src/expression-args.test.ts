@@ -250,6 +250,28 @@ describe('expression arguments in the other derivative drivers', () => {
       }
   })
 
+  it('recursion through an expression argument', () => {
+    // y = Σₖ sin(xₖ) + x_n², x₀ = x, xₖ₊₁ = xₖ/2 + 0.1
+    const text = `fn rec(y: f64, x: f64, n: i32) {
+        if (n > 0, ~) { y += sin(x); rec(y, x * 0.5 + 0.1, n - 1) } else { y += x * x }
+      }`
+    const plain = (x: number) => {
+      let y = 0
+      for (let k = 0; k < 6; k++) {
+        y += Math.sin(x)
+        x = x * 0.5 + 0.1
+      }
+      return y + x * x
+    }
+    const fd = (plain(0.9 + 1e-6) - plain(0.9 - 1e-6)) / 2e-6
+    for (const backend of ['cpu', 'wasm', 'interpreter'])
+      for (const checks of [true, false]) {
+        const m = compile(text, backend, checks)
+        const [, gx] = gradient(m.rec!, [0, 0.9, 6], { loss: 0, mode: 'reverse' }) as number[]
+        expect(Math.abs(gx! - fd), `${backend} ${checks}`).toBeLessThan(1e-8)
+      }
+  })
+
   it('a constant parameter read by an expression argument gets no gradient; the others do', () => {
     const m = compile(src, 'cpu', true)
     const a = [0.2, 0.6, -0.8, Float64Array.from([0.9, 0.35])]
