@@ -272,6 +272,28 @@ describe('expression arguments in the other derivative drivers', () => {
       }
   })
 
+  it('the adjoint equals that of the same call with the expression in an ancilla: gradients and sink', () => {
+    const natural = `fn sq(y: f64, a: f64) { y += a * a * a }
+      fn f(y: f64, x: f64, z: f64) { sq(y, x * z + 1.0); sq(y, 0.5 * 3.0) }`
+    const ancilla = `fn sq(y: f64, a: f64) { y += a * a * a }
+      fn f(y: f64, x: f64, z: f64) {
+        t <- 0.0; t += x * z + 1.0; sq(y, t); t -= x * z + 1.0; t -> 0.0
+        u <- 0.0; u += 0.5 * 3.0; sq(y, u); u -= 0.5 * 3.0; u -> 0.0
+      }`
+    for (const backend of ['cpu', 'wasm'])
+      for (const checks of [true, false]) {
+        const [a, b] = [natural, ancilla].map((text) => {
+          const f = compile(text, backend, checks).f!
+          const out = f(0.25, 0.7, -1.3) as number[]
+          // values at f's outputs, g_y = 1, g_x = g_z = 0, sink 0
+          return compileAdjoint(f).adjoint(out[0], out[1], out[2], 1, 0, 0, 0) as number[]
+        })
+        expect(a, `${backend} ${checks}`).toEqual(b)
+        // the sink holds ∂y/∂a at both arguments: 3(xz + 1)² + 3·1.5²
+        expect(a![6]).toBeCloseTo(3 * (0.7 * -1.3 + 1) ** 2 + 3 * 1.5 ** 2, 14)
+      }
+  })
+
   it('a constant parameter read by an expression argument gets no gradient; the others do', () => {
     const m = compile(src, 'cpu', true)
     const a = [0.2, 0.6, -0.8, Float64Array.from([0.9, 0.35])]

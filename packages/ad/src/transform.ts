@@ -886,7 +886,7 @@ class FunctionAdjoint {
   /**
    * Gradient arguments for a call: the gradient dataview of each differentiable argument.
    * A read-only expression gets a temporary gradient: after the call it is propagated into the
-   * locations the expression reads (a constant expression's goes into the sink); a location whose gradient is already passed (a
+   * locations the expression reads, then moved into the sink; a location whose gradient is already passed (a
    * read-only argument repeated) gets a temporary that is added back after the call.
    */
   private gradientArgs(
@@ -918,11 +918,12 @@ class FunctionAdjoint {
           args.push(ref(c))
           // a read-only expression: the callee leaves the expression's gradient in c, and the
           // call restored every location the expression reads (the callee writes none of them,
-          // checked statically), so c goes on into those locations, `g_x += c · ∂e/∂x`; a
-          // constant expression's gradient goes to the sink (the ancilla theorem)
+          // checked statically), so c goes on into those locations, `g_x += c · ∂e/∂x`; then c
+          // goes into the sink, as the gradient of an ancilla `t <- 0; t += e` passed instead
+          // would where t is allocated (the ancilla theorem)
           after.push(
             ...(reads ? this.accumulate(a as Expr, withType(ref(c), gt), 1, a.loc ?? s.loc, d) : []),
-            this.drop(withType(ref(c), gt), !reads),
+            this.drop(withType(ref(c), gt), true),
             { kind: 'dealloc', name: c, value: lit(0) },
           )
         }
