@@ -885,8 +885,8 @@ class FunctionAdjoint {
 
   /**
    * Gradient arguments for a call: the gradient dataview of each differentiable argument.
-   * A constant float expression gets a temporary gradient (dropped into the sink afterwards); an
-   * expression that reads floats is an error; a location whose gradient is already passed (a
+   * A read-only expression gets a temporary gradient: after the call it is propagated into the
+   * locations the expression reads, then moved into the sink; a location whose gradient is already passed (a
    * read-only argument repeated) gets a temporary that is added back after the call.
    */
   private gradientArgs(
@@ -904,21 +904,28 @@ class FunctionAdjoint {
       if (!t) return
       const isView = a.kind === 'var' || a.kind === 'index' || a.kind === 'neg'
       if (!isView) {
-        if (t.kind !== 'scalar' || readsFloat(a as Expr, this.registry)) {
+        if (t.kind !== 'scalar') {
           fail(
-            `argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`, which reads floating-point values: its gradient has nowhere to go; compute it into a variable (an ancilla) and pass the variable`,
+            `argument ${i + 1} of \`${s.callee}\` is the expression \`${printExpr(a)}\`; an array argument must be a variable to carry its gradient`,
             a.loc ?? s.loc,
           )
         }
-        for (const _ of dirs) {
+        const reads = readsFloat(a as Expr, this.registry)
+        for (const d of dirs) {
           const c = this.fresh('c')
+          const gt = gradientScalar((t as { name: string }).name)
           before.push({ kind: 'alloc', name: c, declared: gradientType(t), value: lit(0) } as Stmt)
           args.push(ref(c))
-          after.push(this.drop(withType(ref(c), gradientScalar((t as { name: string }).name)), true), {
-            kind: 'dealloc',
-            name: c,
-            value: lit(0),
-          })
+          // a read-only expression: the callee leaves the expression's gradient in c, and the
+          // call restored every location the expression reads (the callee writes none of them,
+          // checked statically), so c goes on into those locations, `g_x += c · ∂e/∂x`; then c
+          // goes into the sink, as the gradient of an ancilla `t <- 0; t += e` passed instead
+          // would where t is allocated (the ancilla theorem)
+          after.push(
+            ...(reads ? this.accumulate(a as Expr, withType(ref(c), gt), 1, a.loc ?? s.loc, d) : []),
+            this.drop(withType(ref(c), gt), true),
+            { kind: 'dealloc', name: c, value: lit(0) },
+          )
         }
         return
       }
