@@ -173,6 +173,8 @@ export const PASS_NAMES = [
   'implied-checks',
   // (not run by `optimize`: with checks on, the cpu backend runs it on optimize's result, see `replayUncalls`)
   'replay-uncall',
+  // (not run by \`optimize\`: the backends' code generators keep loop-carried elements in locals, see \`carriedElements\`)
+  'carried-elements',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -196,6 +198,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'hoist-calls',
   'implied-checks',
   'replay-uncall',
+  'carried-elements',
 ])
 
 /**
