@@ -74,6 +74,18 @@ fn f(xs: f64[], h: f64, n: i32) {
     ).toEqual([])
     // an index that the body changes
     expect(carried('fn f(a: f64[], m: i32) { for i in 1..len(a) { a[i + m] += a[i + m - 1]\n m += 1 } }')).toEqual([])
+    // another write whose index differs from the carried one's by more than a constant: y[2i]
+    // is the element y[i + 1] that the next iteration (counting down) reads, at i = 1
+    expect(
+      carried(
+        'fn f(y: f64[], x: f64[]) { for i in 3..=0 by -1 { y[i] += x[i]\n x[i] += y[i + 1]\n y[2 * i] += 1.0 } }',
+      ),
+    ).toEqual([])
+    // at a constant distance c: carried unless c = α·d (it writes what the next iteration reads)
+    expect(carried('fn f(y: f64[]) { for i in 1..9 { y[i] += y[i - 1]\n y[i + 2] += 1.0 } }')).toEqual([
+      'y 1*i -> -1+1*i',
+    ])
+    expect(carried('fn f(y: f64[]) { for i in 1..9 { y[i + 1] += y[i]\n y[i] += 1.0 } }')).toEqual([])
     // a step other than ±1, a non-linear index, an i32 array
     expect(carried('fn f(a: f64[]) { for i in 1..len(a) by 2 { a[i] += a[i - 1] } }')).toEqual([])
     expect(carried('fn f(a: f64[]) { for i in 1..len(a) { a[i * i] += a[(i - 1) * (i - 1)] } }')).toEqual([])

@@ -14,12 +14,14 @@
  * body, and sets it, at the end of each iteration, to the value the write stored (the store
  * stays: code after the loop reads the array).
  *
- * What makes it exact: every write of `A` in the body is one of the carried updates, each an
- * unconditional statement of the body (at its top, or in an `@unchecked` block there: both run
- * once per iteration) whose index is the loop variable times α ≠ 0 plus names the loop never
- * writes, and no other element update writes `A` at that index; so between the write in
- * iteration k − 1 and the end of iteration k, nothing changes the element that iteration k reads
- * (its index differs from every written one in iteration k). `A` is read only through its
+ * What makes it exact: every write of `A` in the body is an unconditional update of the body (at
+ * its top, or in an `@unchecked` block there: both run once per iteration) whose index is the
+ * loop variable times α ≠ 0 plus names the loop never writes, and every other such write is at a
+ * constant distance c from the carried one, with c ≠ 0 (it never stores the carried element in the
+ * same iteration) and c ≠ α·d (it never stores the element the next iteration reads); so between
+ * the write in iteration k − 1 and the end of iteration k, nothing changes the element that
+ * iteration k reads. (Indices merely different as polynomials are not enough: `y[2·i]` and
+ * `y[i + 1]` meet at i = 1.) `A` is read only through its
  * elements and its length (never passed whole, never an argument of a call statement, no host
  * effect in the body), so every read of the element is an expression the generator emits, and
  * each gets the local.
@@ -34,7 +36,7 @@ import type { Expr, ForStmt, IndexExpr, Stmt } from './ast.js'
 import { readNames, rootName, walk } from './check.js'
 import { exprChildren, stmtExprs } from './stmt-exprs.js'
 import { writtenNames } from './passes/hoist-invariants.js'
-import { polynomial, type Poly } from './passes/interchange.js'
+import { addPoly, polynomial, type Poly } from './passes/interchange.js'
 
 /** One carried element of a loop: the reads of iteration k that see what iteration k − 1 wrote. */
 export interface CarriedElement {
@@ -79,7 +81,7 @@ export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new
   const written = writtenNames(s.body, effectful)
   if (!written || written.has(v)) return []
   // the candidate writes: unconditional element updates of f64 arrays at α·v + (invariant)
-  const writes = new Map<string, Map<string, Poly>>()
+  const writes = new Map<string, Array<{ key: string; poly: Poly; alpha: number }>>()
   const top = new Set<Stmt>()
   for (const st of unconditional(s.body)) {
     if (st.kind !== 'update' || st.target.kind !== 'index' || st.target.type !== 'f64') continue
@@ -89,12 +91,9 @@ export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new
     if (!p) continue
     const alpha = p.get(v)
     if (!alpha || [...p.keys()].some((m) => m !== v && m.split('*').includes(v))) continue
-    const k = polyKey(p)
-    const m = writes.get(t.array.name) ?? new Map<string, Poly>()
-    // (two updates of one element: its value between them is not the carried one)
-    if (m.has(k)) m.set(k, new Map())
-    else m.set(k, p)
-    writes.set(t.array.name, m)
+    const list = writes.get(t.array.name) ?? []
+    list.push({ key: polyKey(p), poly: p, alpha })
+    writes.set(t.array.name, list)
     top.add(st)
   }
   if (!writes.size) return []
@@ -108,18 +107,25 @@ export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new
     for (const e of stmtExprs(st)) wholeArrays(e as Expr, bad)
   })
   const out: CarriedElement[] = []
-  for (const [array, m] of writes) {
+  for (const [array, list] of writes) {
     if (bad.has(array)) continue
-    for (const [k, p] of m) {
-      if (!p.size) continue
-      const alpha = p.get(v)!
+    for (const { key: k, poly: p, alpha } of list) {
+      // every other write of the array is at a constant distance c ≠ 0 from this one, and c ≠ α·d:
+      // it never writes the element this write stores (the same iteration) nor the one the next
+      // iteration reads (the write and the read there); a second write of the element disqualifies it
+      const apart = list.every((q) => {
+        if (q.poly === p) return true
+        const diff = addPoly(p, q.poly, -1)
+        if ([...diff.keys()].some((m) => m !== '')) return false
+        const c = diff.get('') ?? 0
+        return c !== 0 && c !== alpha * d
+      })
+      if (!apart) continue
       const r = new Map(p)
       const c = (r.get('') ?? 0) - alpha * d
       if (c === 0) r.delete('')
       else r.set('', c)
       const read = polyKey(r)
-      // (the element read must be none of those the body writes)
-      if (m.has(read)) continue
       let sample: IndexExpr | undefined
       walk(s.body, (st) => {
         for (const e of stmtExprs(st)) sample ??= findRead(e as Expr, array, read)
