@@ -37,6 +37,9 @@ import {
   promotableElements,
   readNames,
   reusedLoads,
+  carriedElements,
+  disabledPasses,
+  indexKey,
   writtenNames,
   walk,
   type ArgumentUse,
@@ -518,6 +521,12 @@ class FunctionEmitter {
       case 'index': {
         // (a kept element only where the block's reused loads do not load this occurrence: a later
         // occurrence may read the local that this one defines)
+        const carried = this.carried?.reads.get(e.array.name)
+        if (carried) {
+          const k = indexKey(e.index)
+          const r = k === undefined ? undefined : carried.get(k)
+          if (r) return r
+        }
         const local =
           this.promoted?.get(e.array.name)?.get(key(e.index)) ??
           (this.loads?.get(e) ? undefined : this.kept?.get(e.array.name)?.get(key(e.index))?.local)
@@ -878,7 +887,17 @@ class FunctionEmitter {
           return
         }
         const a = this.js(dv.array.name)
-        this.line(`${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${value};`)
+        const carried = this.carried?.writes.get(dv.array.name)
+        const k = carried && indexKey(dv.index)
+        const w = k === undefined ? undefined : carried?.get(k)
+        if (w) {
+          // a loop-carried element (see \`carriedElements\`): the next iteration reads the local
+          this.line(`${w.local} = ${value};`)
+          w.emitted++
+        }
+        this.line(
+          `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${w ? w.local : value};`,
+        )
         return
       }
       case 'neg':
@@ -987,6 +1006,14 @@ class FunctionEmitter {
 
   /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
   private promoted: Map<string, Map<string, string>> | undefined
+  /**
+   * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
+   * index key: the local a read of the element takes (\`reads\`), the local the write of the
+   * element sets (\`writes\`, with how many times it was emitted).
+   */
+  private carried:
+    | { reads: Map<string, Map<string, string>>; writes: Map<string, Map<string, { local: string; emitted: number }>> }
+    | undefined
 
   /**
    * Elements a loop kept in locals and stored back when it ended (see \`forStmt\`): the local still
@@ -1464,6 +1491,48 @@ class FunctionEmitter {
   }
   private nodes: number | undefined
 
+  /**
+   * Declares, before loop \`s\` (whose variable starts at \`init\`), the locals of its loop-carried
+   * elements (see \`carriedElements\`): each holds the element the first iteration reads, loaded
+   * here, then what the previous iteration wrote; and sets \`carried\` for the body.
+   */
+  private carriedLocals(
+    s: Extract<Stmt, { kind: 'for' }>,
+    init: string,
+  ): Array<{ read: string; write: { local: string; emitted: number } }> {
+    if (disabledPasses.has('carried-elements')) return []
+    const els = carriedElements(s, this.gen.effectful)
+    if (!els.length) return []
+    const reads = new Map(this.carried?.reads ?? [])
+    const writes = new Map(this.carried?.writes ?? [])
+    const out: Array<{ read: string; write: { local: string; emitted: number } }> = []
+    const v0 = this.fresh('f')
+    this.line(`const ${v0} = ${init};`)
+    for (const el of els) {
+      const arr = this.js(el.array)
+      let index = ''
+      this.scoped(() => {
+        this.names.set(s.variable, v0)
+        index = this.expr(el.sample.index)
+      })
+      const r = this.fresh('r'),
+        w = this.fresh('w')
+      // (an index out of range reads undefined: the loop's own first read would, and with checks
+      // on its assert fails before the value is used)
+      this.line(`let ${r} = ${arr}[${index}], ${w} = 0;`)
+      const rm = new Map(reads.get(el.array) ?? [])
+      rm.set(el.read, r)
+      reads.set(el.array, rm)
+      const wm = new Map(writes.get(el.array) ?? [])
+      const write = { local: w, emitted: 0 }
+      wm.set(el.write, write)
+      writes.set(el.array, wm)
+      out.push({ read: r, write })
+    }
+    this.carried = { reads, writes }
+    return out
+  }
+
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
     const a = this.fresh('a'),
       b = this.fresh('b'),
@@ -1542,12 +1611,25 @@ class FunctionEmitter {
       // two iterations per pass (see \`pairsIterations\`): not with stepped addresses
       const paired = !before.length && !step && this.pairsIterations(s)
       const next = paired ? `${iv} ${up ? '+=' : '-='} 2` : `${iv}${up ? '++' : '--'}${step ? `, ${step}` : ''}`
+      // elements one iteration writes and the next reads, kept in locals (see \`carriedElements\`)
+      const savedCarried = this.carried
+      // (the index of the first read as the program computes it, not through the stepped addresses)
+      const stepped = this.affine
+      this.affine = savedAffine
+      const carries = this.carriedLocals(s, init)
+      this.affine = stepped
       this.line(`for (let ${iv} = ${init}; ${runs(iv)}; ${next}) {`)
       this.indent++
       const copy = (x: string) =>
         this.scoped(() => {
           this.names.set(s.variable, x)
           this.loopBody(s.body)
+          for (const { read, write } of carries) {
+            this.line(`${read} = ${write.local};`)
+            if (write.emitted !== 1)
+              throw new Error(`cpu backend: a loop-carried element was written ${write.emitted} times in one iteration`)
+            write.emitted = 0
+          }
         })
       if (paired) {
         // (no \`| 0\`: the second value of the last pass may lie past the i32 range, where the
@@ -1569,6 +1651,7 @@ class FunctionEmitter {
       this.indent--
       this.line('}')
       this.affine = savedAffine
+      this.carried = savedCarried
     } else {
       // count of values a, a+st, ... before (or up to) b
       this.line(`let ${n} = 0;`)

@@ -35,11 +35,15 @@ import {
   key,
   offsetOf,
   promotableElements,
+  carriedElements,
+  disabledPasses,
+  indexKey,
   stmtExprs,
   reusedLoads,
   runElements,
   inRun,
   type RunElement,
+  type CarriedElement,
   type LoadOccurrence,
   type ReusedLoad,
   type Shared,
@@ -270,6 +274,19 @@ const STANDARD_PURE = new Map(
 const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
+/** The local a loop-carried element's write sets (see \`carriedElements\`), and how many writes set it in the iteration being emitted. */
+interface CarriedWrite {
+  w: number
+  emitted: number
+  sample: CarriedElement
+}
+/** A loop-carried element's locals: the value \`r\`, its flag \`h\` (set from the second iteration on), its write. */
+interface CarriedLocal {
+  r: number
+  h: number
+  write: CarriedWrite
+}
+
 export class ModuleContext {
   readonly imports: ImportedFunc[] = []
   readonly importFns: Array<(...a: number[]) => unknown> = []
@@ -992,6 +1009,25 @@ export class FunctionEmitter {
   private sharedLocals = new Map<Shared, [number, ValType]>()
   /** Array elements held in locals while the current loop runs, by array name and index key. */
   private promoted: Map<string, Map<string, Held>> | undefined
+  /**
+   * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
+   * index key: a read takes the local \`r\` once the flag \`h\` is set (from the second iteration
+   * on), a write also sets \`w\` (counted in \`emitted\`), which the end of the iteration moves to \`r\`.
+   */
+  private carried:
+    | {
+        reads: Map<string, Map<string, { r: number; h: number }>>
+        writes: Map<string, Map<string, CarriedWrite>>
+      }
+    | undefined
+
+  /** The local of a carried write (see \`carried\`), when the element is the update's target. */
+  private carriedWrite(base: Dataview): CarriedWrite | undefined {
+    if (base.kind !== 'index') return undefined
+    const m = this.carried?.writes.get(base.array.name)
+    const k = m && indexKey(base.index)
+    return k === undefined ? undefined : m?.get(k)
+  }
 
   /** Pushes the value of an element held in a local. */
   private getHeld(h: Held): void {
@@ -1169,6 +1205,22 @@ export class FunctionEmitter {
         return this.vt(b.type, e.loc)
       }
       case 'index': {
+        const cm = this.carried?.reads.get(e.array.name)
+        const ck = cm && indexKey(e.index)
+        const c = ck === undefined ? undefined : cm?.get(ck)
+        if (c) {
+          // a loop-carried element (see \`carriedElements\`): the first iteration loads it
+          this.get(c.h)
+          this.op(Op.if, F64)
+          this.get(c.r)
+          this.op(Op.else)
+          this.sometimes++
+          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true, e.array.shown)
+          this.load(el)
+          this.sometimes--
+          this.op(Op.end)
+          return F64
+        }
         const held = this.promoted?.get(e.array.name)?.get(key(e.index))
         if (held !== undefined) {
           this.getHeld(held)
@@ -1823,6 +1875,16 @@ export class FunctionEmitter {
       }
       this.set(held.local)
       if (held.lazy) held.lazy.dirty = true
+      const cw = this.carriedWrite(base)
+      if (cw) {
+        this.get(held.local)
+        if (held.lane >= 0) {
+          this.simd(OpFd.f64x2_extract_lane)
+          this.out.byte(held.lane)
+        }
+        this.set(cw.w)
+        cw.emitted++
+      }
       return
     }
     const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true, base.array.shown)
@@ -1836,6 +1898,11 @@ export class FunctionEmitter {
     }
     compute()
     readNeg()
+    const cw = this.carriedWrite(base)
+    if (cw) {
+      this.tee(cw.w)
+      cw.emitted++
+    }
     this.store(el)
   }
 
@@ -2716,10 +2783,15 @@ export class FunctionEmitter {
     i: number,
     stepConst: number | undefined,
   ): void {
+    // elements one iteration writes and the next reads, kept in locals (see \`carriedElements\`)
+    // (set up below, once the loop is known to run one iteration at a time)
+    const savedCarried = this.carried
+    let carries: CarriedLocal[] = []
     const body = () =>
       this.scoped(() => {
         this.names.set(s.variable, { kind: 'scalar', local: i, type: 'i32' })
         this.block(s.body)
+        for (const c of carries) this.endCarried(s, c)
       })
     const loop = (cond: () => void, next: () => void) => {
       this.op(Op.block, 0x40, Op.loop, 0x40)
@@ -2819,6 +2891,7 @@ export class FunctionEmitter {
     // and one whose body runs a series, four at a time first (see \`lane-quads.ts\`)
     const quads = !!mapped && this.ctx.quads && laneQuads(mapped, this.ctx.quadValues)
     if (quads) this.ctx.laneQuads++
+    if (!paired && !mapped) carries = this.carriedLocals(s, stepConst)
     if (stepConst === 1 && !s.reverse) {
       // a, a+1, …, before (or up to) b
       this.get(a)
@@ -2973,6 +3046,50 @@ export class FunctionEmitter {
     }
     this.promoted = saved
     for (const st of stores) st()
+    this.carried = savedCarried
+  }
+
+  /**
+   * The locals of loop \`s\`'s carried elements (see \`carriedElements\`), their flags cleared
+   * here, before the loop; sets \`carried\` for its body. Not with checks off in lanes, nor for a
+   * loop of another step.
+   */
+  private carriedLocals(s: Extract<Stmt, { kind: 'for' }>, stepConst: number | undefined): CarriedLocal[] {
+    if (disabledPasses.has('carried-elements') || this.lanesOf || (stepConst !== 1 && stepConst !== -1)) return []
+    const els = carriedElements(s, this.ctx.effectful)
+    if (!els.length) return []
+    const reads = new Map(this.carried?.reads ?? [])
+    const writes = new Map(this.carried?.writes ?? [])
+    const out: CarriedLocal[] = []
+    for (const el of els) {
+      const r = this.local(F64),
+        h = this.local(I32)
+      const write: CarriedWrite = { w: this.local(F64), emitted: 0, sample: el }
+      this.i32(0)
+      this.set(h)
+      const rm = new Map(reads.get(el.array) ?? [])
+      rm.set(el.read, { r, h })
+      reads.set(el.array, rm)
+      const wm = new Map(writes.get(el.array) ?? [])
+      wm.set(el.write, write)
+      writes.set(el.array, wm)
+      out.push({ r, h, write })
+    }
+    this.carried = { reads, writes }
+    return out
+  }
+
+  /** The end of an iteration: the value written moves to the carried local, its flag set. */
+  private endCarried(s: Extract<Stmt, { kind: 'for' }>, c: CarriedLocal): void {
+    if (c.write.emitted !== 1)
+      throw new Error(
+        `wasm codegen: the loop-carried element \`${c.write.sample.array}\` of the loop at ${s.loc?.line}:${s.loc?.column} was written ${c.write.emitted} times in one iteration`,
+      )
+    c.write.emitted = 0
+    this.get(c.write.w)
+    this.set(c.r)
+    this.i32(1)
+    this.set(c.h)
   }
 
   /**

@@ -72,7 +72,10 @@
  * - `replay-uncall` — with checks on, run by the cpu backend on optimize's result: the uncall
  *   `~f(a, x…)` of a call `f(a, x…)` of the same block, where `f` only adds terms to one float
  *   array `a` and `~f` subtracts the same terms in reverse order, subtracts the terms the call
- *   recorded instead of computing them again (see `replay-uncall.ts`).
+ *   recorded instead of computing them again (see `replay-uncall.ts`);
+ * - `carried-elements` — not an IR rewrite: the cpu and wasm code generators keep an f64 element
+ *   that one iteration of a counting loop writes and the next reads back in a local (checks on
+ *   and off: every bounds assert stays; see `carriedElements` in `carried-elements.ts`).
  *
  * Those that run only without checks would weaken what a check sees (an uncompute is what a
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
@@ -173,6 +176,8 @@ export const PASS_NAMES = [
   'implied-checks',
   // (not run by `optimize`: with checks on, the cpu backend runs it on optimize's result, see `replayUncalls`)
   'replay-uncall',
+  // (not run by \`optimize\`: the backends' code generators keep loop-carried elements in locals, see \`carriedElements\`)
+  'carried-elements',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -196,6 +201,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'hoist-calls',
   'implied-checks',
   'replay-uncall',
+  'carried-elements',
 ])
 
 /**
