@@ -171,6 +171,19 @@ fn heat_loss(loss: f64, u0: f64[], w: f64[], r: f64, n: i32, T: i32) {
   for i in 0..n { loss += w[i] * u[T * n + i] * u[T * n + i] }
   ~routine
 }
+fn sweep_loss(loss: f64, u0: f64[], r: f64, n: i32, T: i32) {
+  routine {
+    u: f64[] <- zeros((T + 1) * n)
+    for i in 0..n { u[i] += u0[i] }
+    for t in 0..T {
+      for i in 1..n - 1 {
+        u[(t + 1) * n + i] += u[t * n + i] + r * u[(t + 1) * n + i - 1] * u[t * n + i + 1]
+      }
+    }
+  }
+  for i in 0..n { loss += u[T * n + i] * u[T * n + i] }
+  ~routine
+}
 fn lv(d0: f64, d1: f64, x: f64, y: f64, p: f64[]) {
   d0 += p[0] * x - p[1] * x * y
   d1 += p[3] * x * y - p[2] * y
@@ -251,6 +264,8 @@ describe('gradients with the dead rows dropped agree with checks on and with cen
       [0, Float64Array.from(wave(8, 0.7), (v, i) => (i === 0 || i === 7 ? 0 : v)), wave(8, 1.3), 0.3, 8, 5],
       [1, 2, 3],
     ],
+    // a Gauss–Seidel-like sweep: the adjoint reads row t + 1 itself (nothing of it is dropped)
+    ['sweep_loss', [0, wave(7, 0.6), 0.4, 7, 4], [1, 2]],
     ['euler_loss', [0, Float64Array.of(1.2, 0.8), Float64Array.of(1.1, 0.4, 0.4, 0.1), 0.05, 6], [1, 2, 3]],
     ['rnn_loss', [0, wave(9, 0.9), wave(6, 1.7), wave(3, 2.3), wave(8, 0.4), 3, 2, 4], [1, 2, 3, 4]],
   ]

@@ -416,6 +416,21 @@ export function privateArrays(loop: ForStmt): Set<string> {
 
 type UpdateStmt = Extract<Stmt, { kind: 'update' }>
 
+/** The statement kinds `deadRows` reads through. */
+const KNOWN = new Set<Stmt['kind']>([
+  'update',
+  'callstmt',
+  'alloc',
+  'dealloc',
+  'if',
+  'while',
+  'for',
+  'push',
+  'pop',
+  'safe',
+  'unchecked',
+])
+
 /**
  * The updates of `loop`'s body that no later statement can read, by the rows of history arrays
  * (see {@link ranged}): in a loop that counts down (`in reverse`), an array that is dead after the
@@ -481,8 +496,11 @@ export function deadRows(
         break
     }
   }
+  let unknown = false
   const walk = (body: Stmt[]): void => {
     for (const s of body) {
+      // statements the preprocessor expands (routines, inverse blocks) or assertions: not analysed
+      if (!KNOWN.has(s.kind)) unknown = true
       if (s.kind === 'update' && s.target.kind === 'index') {
         const row = place(s.target.array.name, s.target.index)
         if (row !== null) targets.push({ array: s.target.array.name, row, s })
@@ -500,6 +518,8 @@ export function deadRows(
             visit(a, null)
           }
         })
+        // (and whatever else the call reads: the table elements of a tabulated bijection)
+        for (const e of exprsOf(s).slice(s.args.length)) visit(e, null)
         continue
       }
       // anything else that writes an array (a stack operation, a whole-array update) spoils it
@@ -518,6 +538,7 @@ export function deadRows(
     }
   }
   walk(loop.body)
+  if (unknown) return out
   const arrays = new Set(targets.map((t) => t.array))
   for (const a of arrays) {
     if (bad.has(a) || after.has(a)) continue
