@@ -19,6 +19,12 @@
  *   (c' ≤ c) bounds, when that `if`'s branch writes nothing d reads (the unit-seed updates of
  *   the tangent transform, `t$y[j·w + (i − o)]`).
  *
+ *   With a symbolic stride, `base + i·n + j` counts too where the base and n are invariant and an
+ *   inner loop bounds j to [0, n) (`ranged`).
+ * - **Rows of history arrays** (`deadRows`): in a loop counting down, the updates of an array at
+ *   the highest row relative to the iteration (`u[(t + 1) * n + i] -= …`) that nothing but they
+ *   read, when every other read is at a lower row, are never read by a later iteration.
+ *
  * Stacks and host effects keep everything they touch. The result is no longer reversible (an
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
  * are off.
@@ -136,6 +142,134 @@ function writesAny(body: Stmt[], names: Set<string>): boolean {
   return hit
 }
 
+/** The names a statement writes itself (not in the statements nested in it). */
+function ownWrites(s: Stmt): string[] {
+  const args =
+    s.kind === 'update'
+      ? [s.target]
+      : s.kind === 'callstmt'
+        ? s.args
+        : s.kind === 'push' || s.kind === 'pop'
+          ? [s.value]
+          : []
+  const out = args.map((a) => rootName(a)).filter((r): r is string => r !== undefined)
+  if (s.kind === 'alloc' || s.kind === 'dealloc') out.push(s.name)
+  if (s.kind === 'for') out.push(s.variable)
+  return out
+}
+
+/** Whether nothing in `body` but its loops over `v` writes `v` (inside such a loop, v is that loop's). */
+function onlyLoopsWrite(body: Stmt[], v: string): boolean {
+  let other = false
+  eachStmt(body, (s) => {
+    if (s.kind !== 'for' && ownWrites(s).includes(v)) other = true
+  })
+  return !other
+}
+
+/** The terms of a sum (`+`, and `-` of an integer literal, which counts negated), or null. */
+function sumTerms(e: Expr, out: Array<Expr | number>): boolean {
+  if (e.kind === 'binary' && e.op === '+') return sumTerms(e.left, out) && sumTerms(e.right, out)
+  if (e.kind === 'binary' && e.op === '-' && isInt(e.right, 0)) {
+    out.push(-e.right.value)
+    return sumTerms(e.left, out)
+  }
+  out.push(isInt(e, Number.NEGATIVE_INFINITY) ? e.value : e)
+  return true
+}
+
+const isVar = (e: Expr, name: string): boolean => e.kind === 'var' && e.name === name
+
+/** Where an index of `for i …` lies: the block `base + (i + row)·S + [0, S)`, named by `key`. */
+export interface RowOf {
+  /** the stride S and the base, printed: indices with the same key share S and base */
+  key: string
+  /** the block relative to the iteration's own (0: its own elements) */
+  row: number
+}
+
+/**
+ * Where an index `base + (i + c)·S + (v + d)` of `for i …` lies (see {@link RowOf}), or null.
+ * `S` is an integer literal or an expression that reads nothing the body writes; `base` (any
+ * number of terms) reads nothing the body writes, nor `i`, nor an inner loop variable; `c` and `d`
+ * are integer literals; `v` is the variable of the innermost enclosing inner loop over it
+ * (`for v in L..stop`, L a literal, the step absent or 1; nothing but loops writes v). The values v + d must lie in one
+ * block [r·S, (r + 1)·S): with S a literal, v's range from its literal bounds; with S symbolic,
+ * r = 0 with L + d ≥ 0 and `stop` `S` or `S − M` (M a literal) whose largest value plus d is below
+ * S. Without `v`, S must be a literal. The index then lies in block i + c + r, and an iteration's
+ * own elements (block i) are disjoint from every other iteration's (S ≥ 1 wherever an index with
+ * a symbolic S is evaluated: v + d lies in [0, S)): the rows `t * n + j` of a history array.
+ */
+export function ranged(
+  e: Expr,
+  i: string,
+  inner: ReadonlyMap<string, ForStmt>,
+  written: (names: Set<string>) => boolean,
+): RowOf | null {
+  const terms: Array<Expr | number> = []
+  if (!sumTerms(e, terms)) return null
+  let stride: Expr | number | null = null
+  let v: ForStmt | null = null
+  let d = 0
+  let c = 0
+  const base: string[] = []
+  const invariant = (x: Expr): boolean => {
+    const names = readNames(x)
+    return !names.has(i) && !written(names) && ![...names].some((n) => inner.has(n))
+  }
+  /** c of `i + c` or `c + i`, i alone 0, else null */
+  const shifted = (x: Expr): number | null => {
+    if (isVar(x, i)) return 0
+    if (x.kind === 'binary' && x.op === '+') {
+      if (isVar(x.left, i) && isInt(x.right, 0)) return x.right.value
+      if (isVar(x.right, i) && isInt(x.left, 0)) return x.left.value
+    }
+    return null
+  }
+  for (const t of terms) {
+    if (typeof t === 'number') d += t
+    else if (isVar(t, i)) {
+      if (stride !== null) return null
+      stride = 1
+    } else if (t.kind === 'binary' && t.op === '*' && (shifted(t.left) !== null || shifted(t.right) !== null)) {
+      const left = shifted(t.left) !== null
+      const s = left ? t.right : t.left
+      if (stride !== null) return null
+      c = (left ? shifted(t.left) : shifted(t.right))!
+      if (isInt(s, 1)) stride = s.value
+      else if (invariant(s)) stride = s
+      else return null
+    } else if (t.kind === 'var' && inner.has(t.name)) {
+      if (v) return null
+      v = inner.get(t.name)!
+    } else if (invariant(t)) base.push(printExpr(t))
+    else return null
+  }
+  if (stride === null) return null
+  const key = `${typeof stride === 'number' ? stride : printExpr(stride)}|${base.sort().join(' + ')}`
+  if (typeof stride === 'number') {
+    // the range of v + d (d alone without v), in one block of the literal stride
+    let lo = d
+    let hi = d
+    if (v) {
+      if (v.step && !(isInt(v.step, 1) && v.step.value === 1)) return null
+      if (!isInt(v.start, Number.NEGATIVE_INFINITY) || !isInt(v.stop, Number.NEGATIVE_INFINITY)) return null
+      lo = v.start.value + d
+      hi = v.stop.value - (v.inclusive ? 0 : 1) + d
+    }
+    const r = Math.floor(lo / stride)
+    return Math.floor(hi / stride) === r ? { key, row: c + r } : null
+  }
+  if (!v) return null
+  if (v.step && !(isInt(v.step, 1) && v.step.value === 1)) return null
+  if (!isInt(v.start, Number.NEGATIVE_INFINITY) || v.start.value + d < 0) return null
+  const top = v.inclusive ? 0 : 1
+  const st = v.stop
+  const [sx, m] = st.kind === 'binary' && st.op === '-' && isInt(st.right, 0) ? [st.left, st.right.value] : [st, 0]
+  // the largest v + d is S − m − top + d, below S when m + top − d ≥ 1
+  return printExpr(sx) === printExpr(stride) && m + top - d >= 1 ? { key, row: c } : null
+}
+
 /**
  * The arrays of `for i …` that each iteration accesses only at its own elements `a[i·c + k]`
  * (0 ≤ k < c, the same c for all accesses of a; k a literal or an expression bounded by an
@@ -205,15 +339,25 @@ export function privateArrays(loop: ForStmt): Set<string> {
     }
     return null
   }
-  const strides = new Map<string, number | null>()
+  // names the body writes (an invariant reads none of them), and its inner loops in scope → range
+  const writtenInBody = (names: Set<string>): boolean => names.has(i) || writesAny(loop.body, names)
+  const inScope = new Map<string, Extract<Stmt, { kind: 'for' }>>()
+  const strides = new Map<string, string>()
   const bad = new Set<string>()
+  /** The key (stride and base) of an index: the literal form of `classify`, else `ranged`. */
+  const keyOf = (e: Expr): string | null => {
+    const ck = classify(e)
+    if (ck) return `${ck[0]}|`
+    const r = ranged(e, i, inScope, writtenInBody)
+    return r && r.row === 0 ? r.key : null
+  }
   const visit = (e: Expr | Arg): void => {
     switch (e.kind) {
       case 'index': {
-        const ck = classify(e.index)
+        const key = keyOf(e.index)
         const prev = strides.get(e.array.name)
-        if (!ck || (prev !== undefined && prev !== ck[0])) bad.add(e.array.name)
-        else strides.set(e.array.name, ck[0])
+        if (key === null || (prev !== undefined && prev !== key)) bad.add(e.array.name)
+        else strides.set(e.array.name, key)
         visit(e.index)
         break
       }
@@ -240,6 +384,16 @@ export function privateArrays(loop: ForStmt): Set<string> {
   const walk = (body: Stmt[]): void => {
     for (const s of body) {
       for (const e of exprsOf(s)) visit(e)
+      if (s.kind === 'for') {
+        // an inner loop's variable bounds the indices in its body (see `ranged`)
+        const before = inScope.get(s.variable)
+        if (onlyLoopsWrite(loop.body, s.variable)) inScope.set(s.variable, s)
+        else inScope.delete(s.variable)
+        walk(s.body)
+        if (before) inScope.set(s.variable, before)
+        else inScope.delete(s.variable)
+        continue
+      }
       if (s.kind !== 'if') {
         for (const b of nested(s)) walk(b)
         continue
@@ -258,6 +412,166 @@ export function privateArrays(loop: ForStmt): Set<string> {
   }
   walk(loop.body)
   return new Set([...strides.keys()].filter((a) => !bad.has(a)))
+}
+
+type UpdateStmt = Extract<Stmt, { kind: 'update' }>
+
+/** The statement kinds `deadRows` reads through. */
+const KNOWN = new Set<Stmt['kind']>([
+  'update',
+  'callstmt',
+  'alloc',
+  'dealloc',
+  'if',
+  'while',
+  'for',
+  'push',
+  'pop',
+  'safe',
+  'unchecked',
+])
+
+/**
+ * The updates of `loop`'s body that no later statement can read, by the rows of history arrays
+ * (see {@link ranged}): in a loop that counts down (`in reverse`), an array that is dead after the
+ * loop, accessed only at indices of one stride and base, whose updates at its highest row R
+ * (relative to the iteration) are read by nothing but those updates themselves — every other read
+ * is at a row below R. Row R of iteration t (block t + R) is then never read again: this
+ * iteration's other reads are in blocks below t + R, and a later iteration t′ < t reads blocks
+ * below t′ + R ≤ t − 1 + R. A loop that counts up mirrors it (the lowest row, reads above it).
+ * This is the adjoint sweep's uncompute of a history `u[(t + 1) * n + i] -= …` (the heat stencil,
+ * an integrator's trajectory `xs[2 * t + 2]`): its values are restored but never read.
+ */
+export function deadRows(
+  loop: ForStmt,
+  after: ReadonlySet<string>,
+  readOnly: (call: Extract<Stmt, { kind: 'callstmt' }>, k: number) => boolean = () => false,
+): Set<UpdateStmt> {
+  const out = new Set<UpdateStmt>()
+  const up = !loop.step || (isInt(loop.step, 1) && loop.step.value >= 1)
+  if (!up) return out
+  const down = loop.reverse === true
+  const i = loop.variable
+  const writtenInBody = (names: Set<string>): boolean => names.has(i) || writesAny(loop.body, names)
+  const inScope = new Map<string, ForStmt>()
+  const bad = new Set<string>()
+  const keys = new Map<string, string>()
+  // every read of an array element: its array, row and the update whose value or address reads it
+  const readsOf: Array<{ array: string; row: number; owner: UpdateStmt | null }> = []
+  const targets: Array<{ array: string; row: number; s: UpdateStmt }> = []
+  const place = (array: string, index: Expr): number | null => {
+    const r = ranged(index, i, inScope, writtenInBody)
+    const prev = keys.get(array)
+    if (!r || (prev !== undefined && prev !== r.key)) {
+      bad.add(array)
+      return null
+    }
+    keys.set(array, r.key)
+    return r.row
+  }
+  const visit = (e: Expr | Arg, owner: UpdateStmt | null): void => {
+    switch (e.kind) {
+      case 'index': {
+        const row = place(e.array.name, e.index)
+        if (row !== null) readsOf.push({ array: e.array.name, row, owner })
+        visit(e.index, owner)
+        break
+      }
+      case 'var':
+        bad.add(e.name)
+        break
+      case 'field':
+      case 'neg':
+        visit(e.target, owner)
+        break
+      case 'unary':
+        visit(e.arg, owner)
+        break
+      case 'binary':
+        visit(e.left, owner)
+        visit(e.right, owner)
+        break
+      case 'call':
+        for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a, owner)
+        break
+    }
+  }
+  let unknown = false
+  const walk = (body: Stmt[]): void => {
+    for (const s of body) {
+      // statements the preprocessor expands (routines, inverse blocks) or assertions: not analysed
+      if (!KNOWN.has(s.kind)) unknown = true
+      if (s.kind === 'update' && s.target.kind === 'index') {
+        const row = place(s.target.array.name, s.target.index)
+        if (row !== null) targets.push({ array: s.target.array.name, row, s })
+        visit(s.target.index, s)
+        visit(s.value, s)
+        continue
+      }
+      if (s.kind === 'callstmt') {
+        // an element passed where the callee only reads it is a read; anything else spoils its array
+        s.args.forEach((a, k) => {
+          if (a.kind === 'index' && readOnly(s, k)) visit(a, null)
+          else {
+            const r = rootName(a)
+            if (r !== undefined) bad.add(r)
+            visit(a, null)
+          }
+        })
+        // (and whatever else the call reads: the table elements of a tabulated bijection)
+        for (const e of exprsOf(s).slice(s.args.length)) visit(e, null)
+        continue
+      }
+      // anything else that writes an array (a stack operation, a whole-array update) spoils it
+      for (const w of ownWrites(s)) bad.add(w)
+      for (const e of exprsOf(s)) visit(e, null)
+      if (s.kind === 'for') {
+        const before = inScope.get(s.variable)
+        if (onlyLoopsWrite(loop.body, s.variable)) inScope.set(s.variable, s)
+        else inScope.delete(s.variable)
+        walk(s.body)
+        if (before) inScope.set(s.variable, before)
+        else inScope.delete(s.variable)
+        continue
+      }
+      for (const b of nested(s)) walk(b)
+    }
+  }
+  walk(loop.body)
+  if (unknown) return out
+  const arrays = new Set(targets.map((t) => t.array))
+  for (const a of arrays) {
+    if (bad.has(a) || after.has(a)) continue
+    const rows = targets.filter((t) => t.array === a).map((t) => t.row)
+    const R = down ? Math.max(...rows) : Math.min(...rows)
+    const dead = new Set(targets.filter((t) => t.array === a && t.row === R).map((t) => t.s))
+    const ok = readsOf.every(
+      (r) => r.array !== a || (r.owner !== null && dead.has(r.owner)) || (down ? r.row < R : r.row > R),
+    )
+    if (ok) for (const s of dead) out.add(s)
+  }
+  return out
+}
+
+/** `body` without the statements in `drop` (at any depth). */
+function without(body: Stmt[], drop: ReadonlySet<Stmt>): Stmt[] {
+  const out: Stmt[] = []
+  for (const s of body) {
+    if (drop.has(s)) continue
+    switch (s.kind) {
+      case 'if':
+        out.push({ ...s, then: without(s.then, drop), else: without(s.else, drop) })
+        break
+      case 'while':
+      case 'for':
+      case 'unchecked':
+        out.push({ ...s, body: without(s.body, drop) } as Stmt)
+        break
+      default:
+        out.push(s)
+    }
+  }
+  return out
 }
 
 /**
@@ -295,6 +609,16 @@ class DeadUpdates {
     private readonly functions: ReadonlyMap<string, FunctionDef>,
     private readonly isBijection: (name: string) => boolean,
   ) {}
+
+  /**
+   * Whether the call passes its argument `k` to a parameter that the callee (a function of the
+   * program, called forwards or inverted) never writes: no update, call or stack operation names it.
+   */
+  private readsOnly(call: Extract<Stmt, { kind: 'callstmt' }>, k: number): boolean {
+    const callee = this.functions.get(call.callee)
+    const p = callee?.params[k]
+    return !!callee && callee.params.length === call.args.length && !!p && !writesAny(callee.body, new Set([p.name]))
+  }
 
   /** `f` without its dead updates when only the parameters named in `observed` are read after it. */
   run(f: FunctionDef, observed: ReadonlySet<string>): FunctionDef {
@@ -436,6 +760,11 @@ class DeadUpdates {
       }
       case 'while':
       case 'for': {
+        if (s.kind === 'for') {
+          // the rows of history arrays that no later iteration reads (see `deadRows`)
+          const rows = deadRows(s, after, (call, k) => this.readsOnly(call, k))
+          if (rows.size) s = { ...s, body: without(s.body, rows) }
+        }
         // the loop head: live after the loop, or at the start of another iteration (where the
         // loop-private arrays of a `for` are other elements, see `privateArrays`)
         const control = new Set<string>()
