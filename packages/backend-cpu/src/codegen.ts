@@ -85,6 +85,12 @@ export interface Runtime {
   prims: Array<(...a: number[]) => number>
   bijections: Array<(...a: number[]) => number[]>
   fail: (site: number, ...values: unknown[]) => never
+  /**
+   * Empties the tape of pass \`replay-uncall\` (set by a module that uses one and never calls out):
+   * called as a check fails, which unwinds every generated frame, so that the terms recorded before
+   * it are not stacked up across failing host calls.
+   */
+  emptyTape?: () => void
   /** The value of a host call in an expression, which must be a number (\`site\`: its location). */
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
@@ -132,6 +138,8 @@ export class CodeGenerator {
 
   /** The (name, direction) pairs that the program's own functions call by their internal name. */
   private readonly called = new Set<string>()
+  /** The (name, direction) pairs that the program's own functions call, by either name. */
+  private readonly callees = new Set<string>()
 
   /**
    * The JS name that a call from inside the program uses for (name, direction). A function with
@@ -144,6 +152,7 @@ export class CodeGenerator {
    * \`returnedScalar\`).
    */
   callName(name: string, inverse: boolean): string {
+    this.callees.add(`${inverse ? '~' : ''}${name}`)
     if (!readOnlyScalars(this.program, name) && returnedScalar(this.program, name) < 0)
       return this.fnName(name, inverse)
     this.called.add(`${inverse ? '~' : ''}${name}`)
@@ -230,15 +239,22 @@ export class CodeGenerator {
     }
     const callsOut = new Set(emitted.filter((e) => e.callsOut).map((e) => e.name))
     const reentrant = reentrantFunctions(this.program, this.inverses, callsOut)
-    // a host entry of a module that never calls out (so is never entered while a call of it runs)
-    // starts with an empty tape: terms a failed check left on it are dropped, not stacked up
-    const emptyTape = (code: string): string =>
-      this.tapeUsed && !callsOut.size ? code.replace('{\n', '{\n  $tp = 0;\n') : code
+    // In a module that never calls out (so no generated frame is live while the host calls it, nor
+    // after a throw), the tape is emptied where no terms of a live call can be on it: at the entry of
+    // a copy that only the host calls (no function of the program calls it: a function called
+    // between a recording call and its uncall must leave the tape as it was), and when a check
+    // fails (see \`Runtime.emptyTape\`). So terms a failed check left behind are dropped, not
+    // stacked up across host calls.
+    const resets = this.tapeUsed && !callsOut.size
+    const emptyTape = (code: string): string => (resets ? code.replace('{\n', '{\n  $tp = 0;\n') : code)
+    if (resets) parts.push('rt.emptyTape = function () { $tp = 0; };')
     for (const e of emitted) {
       const early = !reentrant.has(e.name)
       // the pooled array ancillas of a function that is never entered twice at once
       if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
-      parts.push(emptyTape(e.render(early, false)))
+      const called = this.callees.has(`${e.inverse ? '~' : ''}${e.name}`)
+      const entry = e.render(early, false)
+      parts.push(called ? entry : emptyTape(entry))
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
       // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
@@ -2086,11 +2102,12 @@ function checkHelpers(tolerance: number): string[] {
 
 /** The runtime object for a generated program. */
 export function makeRuntime(gen: CodeGenerator, program: Program, options: CompileOptions): Runtime {
-  return {
+  const rt: Runtime = {
     hosts: program.hosts,
     prims: gen.prims,
     bijections: gen.bijections,
     fail(site: number, ...values: unknown[]): never {
+      rt.emptyTape?.()
       const s = gen.sites[site]!
       throw new InvertibilityError(s.code, s.message(...values), s.loc)
     },
@@ -2105,6 +2122,7 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
     },
     length(n: number, site: number): number {
       if (Number.isInteger(n) && n >= 0) return n
+      rt.emptyTape?.()
       const s = gen.sites[site]!
       throw new InvertibilityError(s.code, s.message(n), s.loc)
     },
@@ -2119,6 +2137,7 @@ export function makeRuntime(gen: CodeGenerator, program: Program, options: Compi
       return true
     },
   }
+  return rt
 }
 
 export type { Type }

@@ -122,4 +122,32 @@ describe('pass `replay-uncall`', () => {
     )
     expect(after(twoArrays('+='), inv).program.functions.has('acc$replay')).toBe(false)
   })
+
+  it('pairs only calls and uncalls that nest: crossing pairs keep one plain uncall', () => {
+    // `acc2`: the same shape as `acc`, another function; the second pair reads nothing that the
+    // first one's calls write (`m`, not `n`)
+    const pairs = (order: string) => {
+      const calls = `
+fn g(a: f64[], b: f64[], x: f64[], y: f64[], n: i32, m: i32) {
+${order}
+}`
+      const p = program(acc() + acc().replace('fn acc(', 'fn acc2(') + calls)
+      const inv = program(acc({ sign: '-=' }) + acc({ sign: '-=' }).replace('fn acc(', 'fn acc2(') + calls)
+      const inverses = new Map([...p.functions.keys()].map((n) => [n, inv.functions.get(n)!]))
+      const r = replayUncalls(p, inverses, effectfulFunctions([...p.functions.values(), ...inverses.values()]))
+      return body(r.program.functions.get('g'))
+    }
+    // crossing, one function: the first pair is replayed, the second computes its uncall
+    expect(pairs('  acc(a, x, n)\n  acc(b, y, m)\n  ~acc(a, x, n)\n  ~acc(b, y, m)')).toBe(
+      ['acc$replay(a, x, n)', 'acc(b, y, m)', '~acc$replay(a, x, n)', '~acc(b, y, m)'].join('\n'),
+    )
+    // crossing, two functions
+    expect(pairs('  acc(a, x, n)\n  acc2(b, y, m)\n  ~acc(a, x, n)\n  ~acc2(b, y, m)')).toBe(
+      ['acc$replay(a, x, n)', 'acc2(b, y, m)', '~acc$replay(a, x, n)', '~acc2(b, y, m)'].join('\n'),
+    )
+    // nested: both replayed
+    expect(pairs('  acc(a, x, n)\n  acc2(b, y, m)\n  ~acc2(b, y, m)\n  ~acc(a, x, n)')).toBe(
+      ['acc$replay(a, x, n)', 'acc2$replay(b, y, m)', '~acc2$replay(b, y, m)', '~acc$replay(a, x, n)'].join('\n'),
+    )
+  })
 })

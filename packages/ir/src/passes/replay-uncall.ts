@@ -10,8 +10,12 @@
  *
  * `$record(e)` and `$replayed()` are reserved calls (their names cannot be written in a program):
  * `$record(e)` is `e`, also pushed on the module's tape of terms; `$replayed()` pops the last term
- * pushed. Calls and uncalls nest as blocks do, so the tape is a stack: every uncall pops the
- * terms its call pushed, those of the calls and uncalls between them popped already.
+ * pushed. The pass pairs a call with its uncall only where the pairs between them nest: where an
+ * earlier pair's uncall lies between them (`f(a…) f(b…) ~f(a…) ~f(b…)`, the pairs would cross and
+ * the first uncall pop the second call's terms), the later call keeps its plain uncall. A pair
+ * lies in one block, so the pairs of nested blocks and of other functions balance within them:
+ * the tape is a stack, every uncall pops the terms its call pushed, those of the calls and
+ * uncalls between them popped already.
  *
  * Why it is exact, checks included. The pass compares `f` with its inverse as written (not as one
  * may think an inverse looks): it evaluates both symbolically, each local scalar by the expression
@@ -386,6 +390,10 @@ export function replayUncalls(
       kept.delete(a.name)
       for (let q = p + 1; q < out.length; q++) {
         const s = out[q]!
+        // pairs nest: an earlier pair's uncall here (its call is before this call) would cross this
+        // pair, its replay popping this call's terms (those of the calls and uncalls inside other
+        // blocks and functions balance within them)
+        if (s.kind === 'callstmt' && s.target === 'function' && s.callee.endsWith(REPLAY_SUFFIX)) break
         if (
           s.kind === 'callstmt' &&
           s.inverse &&
