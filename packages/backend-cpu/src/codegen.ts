@@ -1517,7 +1517,11 @@ class FunctionEmitter {
     init: string,
   ): Array<{ read: string; write: { local: string; emitted: number } }> {
     if (disabledPasses.has('carried-elements')) return []
-    const els = carriedElements(s, this.gen.effectful)
+    const els = carriedElements(
+      s,
+      this.gen.effectful,
+      new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name)),
+    )
     if (!els.length) return []
     const reads = new Map(this.carried?.reads ?? [])
     const writes = new Map(this.carried?.writes ?? [])

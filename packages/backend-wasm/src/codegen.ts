@@ -3056,7 +3056,11 @@ export class FunctionEmitter {
    */
   private carriedLocals(s: Extract<Stmt, { kind: 'for' }>, stepConst: number | undefined): CarriedLocal[] {
     if (disabledPasses.has('carried-elements') || this.lanesOf || (stepConst !== 1 && stepConst !== -1)) return []
-    const els = carriedElements(s, this.ctx.effectful)
+    const els = carriedElements(
+      s,
+      this.ctx.effectful,
+      new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name)),
+    )
     if (!els.length) return []
     const reads = new Map(this.carried?.reads ?? [])
     const writes = new Map(this.carried?.writes ?? [])

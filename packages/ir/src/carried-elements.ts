@@ -18,13 +18,16 @@
  * its top, or in an `@unchecked` block there: both run once per iteration) whose index is the
  * loop variable times α ≠ 0 plus names the loop never writes, and every other such write is at a
  * constant distance c from the carried one, with c ≠ 0 (it never stores the carried element in the
- * same iteration) and c ≠ α·d (it never stores the element the next iteration reads); so between
+ * same iteration) and c ≠ α·d (it never stores the element the next iteration reads), both below
+ * 2³¹ in magnitude (i32 indices wrap: a distance of 2³² is the same element); so between
  * the write in iteration k − 1 and the end of iteration k, nothing changes the element that
  * iteration k reads. (Indices merely different as polynomials are not enough: `y[2·i]` and
  * `y[i + 1]` meet at i = 1.) `A` is read only through its
  * elements and its length (never passed whole, never an argument of a call statement, no host
  * effect in the body), so every read of the element is an expression the generator emits, and
- * each gets the local.
+ * each gets the local. An array parameter is carried only where the body writes no other array
+ * parameter: the unchecked `.core` entry may be given one memory for two of them (the checked
+ * entries refuse that, `call/overlap`; a call statement cannot pass one array twice).
  *
  * Only f64 arrays: a typed array's element and the JS number (or wasm f64) that was stored are
  * the same value. With run-time checks on the bounds asserts of the replaced reads stay (they
@@ -72,8 +75,15 @@ function unconditional(body: Stmt[]): Stmt[] {
 /**
  * The carried elements of loop `s` (see the module comment): none unless its step is the literal
  * 1 or −1. `effectful`: the functions with a host effect (a call of one may write anything).
+ * `params`: the names of the function's array parameters, which the unchecked entry (`.core`) may
+ * be given as views of one memory: an array parameter is not carried where the body writes
+ * another one (the write could store the carried element under another name).
  */
-export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new Set()): CarriedElement[] {
+export function carriedElements(
+  s: ForStmt,
+  effectful: ReadonlySet<string> = new Set(),
+  params: ReadonlySet<string> = new Set(),
+): CarriedElement[] {
   const step = s.step === null ? 1 : s.step.kind === 'num' ? s.step.value : undefined
   if (step !== 1 && step !== -1) return []
   const d = s.reverse ? -step : step
@@ -109,6 +119,7 @@ export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new
   const out: CarriedElement[] = []
   for (const [array, list] of writes) {
     if (bad.has(array)) continue
+    if (params.has(array) && [...written].some((n) => n !== array && params.has(n))) continue
     for (const { key: k, poly: p, alpha } of list) {
       // every other write of the array is at a constant distance c ≠ 0 from this one, and c ≠ α·d:
       // it never writes the element this write stores (the same iteration) nor the one the next
@@ -118,7 +129,9 @@ export function carriedElements(s: ForStmt, effectful: ReadonlySet<string> = new
         const diff = addPoly(p, q.poly, -1)
         if ([...diff.keys()].some((m) => m !== '')) return false
         const c = diff.get('') ?? 0
-        return c !== 0 && c !== alpha * d
+        // (i32 indices wrap: distances that are nonzero as integers but as large as 2³² may still
+        // meet, so both must be below 2³¹ in magnitude)
+        return c !== 0 && c !== alpha * d && Math.abs(c) < 2 ** 31 && Math.abs(c - alpha * d) < 2 ** 31
       })
       if (!apart) continue
       const r = new Map(p)
