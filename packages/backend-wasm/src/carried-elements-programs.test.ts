@@ -10,57 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { CARRIED_ARGS as args, CARRIED_SOURCES as sources, exactText as text } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () => createRegistry().registerBackend(wasmBackend).registerBackend(interpreterBackend)
-
-const horner = `fn f(y: f64, c: f64[], xs: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      a: f64[] <- zeros(len(c))
-      a[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * xs[j] + c[k] }
-    }
-    y += a[0] * a[0]
-    ~routine
-  }
-}`
-
-const prefix = `fn f(s: f64[], x: f64[]) {
-  s[0] += x[0]
-  for i in 1..len(x) { s[i] += s[i - 1] * 0.5 + x[i] }
-}`
-
-const runningMax = `fn f(m: f64[], x: f64[]) {
-  m[0] += x[0]
-  for i in 1..len(x) { m[i] += max(m[i - 1], x[i]) }
-}`
-
-/** Two carried elements of stride 2, read again after the writes of the same iteration. */
-const history = `fn f(xs: f64[], h: f64, y: f64, n: i32) {
-  for t in 0..n {
-    xs[2 * t + 2] += xs[2 * t] + h * xs[2 * t + 1]
-    xs[2 * t + 3] += xs[2 * t + 1] - h * xs[2 * t]
-    y += xs[2 * t] * xs[2 * t + 1]
-  }
-}`
-
-/** Not carried: the next iteration writes what this one reads. */
-const anti = `fn f(a: f64[], x: f64[]) {
-  for i in 0..len(a) - 1 { a[i] += a[i + 1] * x[i] }
-}`
-
-const args: Record<string, (n: number) => unknown[]> = {
-  horner: (n) => [0.25, Float64Array.from({ length: n }, (_, k) => 0.5 - k / 7), Float64Array.from([0.3, -1.2, 0.9])],
-  prefix: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1))],
-  runningMax: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.cos(3 * k))],
-  history: (n) => [Float64Array.from({ length: 2 * n }, (_, k) => (k < 2 ? 1 - k / 3 : 0)), 0.01, 0.5, n - 1],
-  anti: (n) => [Float64Array.from({ length: n }, (_, k) => k / 3), Float64Array.from({ length: n }, (_, k) => 1 - k)],
-}
-const sources: Record<string, string> = { horner, prefix, runningMax, history, anti }
-
-const text = (v: unknown[]): string =>
-  JSON.stringify(v.map((x) => (x instanceof Float64Array ? Array.from(x, (e) => (Object.is(e, -0) ? '-0' : e)) : x)))
 
 afterEach(() => disabledPasses.delete('carried-elements'))
 

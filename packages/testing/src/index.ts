@@ -116,3 +116,4 @@ export {
   swapPostBatchProgram,
   type SwapLoopProgram,
 } from './swap-loop-programs.js'
+export { CARRIED_ARGS, CARRIED_SOURCES, exactText, hornerSource } from './carried-programs.js'
