@@ -117,3 +117,4 @@ export {
   type SwapLoopProgram,
 } from './swap-loop-programs.js'
 export { CARRIED_ARGS, CARRIED_SOURCES, exactText, hornerSource } from './carried-programs.js'
+export { besselSource } from './paper-programs.js'
