@@ -66,3 +66,59 @@ export const CARRIED_ARGS: Readonly<Record<string, (n: number) => unknown[]>> = 
 /** Values (scalars and `Float64Array`s) as JSON text, `-0` kept apart from `0`: equal text, equal bits. */
 export const exactText = (v: unknown[]): string =>
   JSON.stringify(v.map((x) => (x instanceof Float64Array ? Array.from(x, (e) => (Object.is(e, -0) ? '-0' : e)) : x)))
+
+/**
+ * Carried reads out of range with checks on: the first iteration reads `a[-1]` (the loop starts at
+ * 0); then loops where only a later read would leave the array, which the write of the iteration
+ * before fails first; last, a read under a condition, whose check stays in the loop. Each is a
+ * function `f(a: f64[], x: f64[], y: f64)`.
+ */
+export const CARRIED_OUT_OF_RANGE: readonly string[] = [
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 1..len(x) + 1 { a[i] += a[i - 1] + x[i - 1] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in len(x) - 2..=0 by -1 { a[i] += a[i + 1] * x[i] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i]\n if (x[i] > 0.5, ~) { y += a[i - 1] * x[i] } } }`,
+]
+
+/** What a call raised, as text (`'no error'` where it returned). */
+function raised(call: () => unknown): string {
+  try {
+    call()
+    return 'no error'
+  } catch (e) {
+    return String(e)
+  }
+}
+
+/**
+ * Runs each of {@link CARRIED_OUT_OF_RANGE} on arrays `a` and `x` of several lengths (y = 0.25),
+ * compiled by `compile` (with checks on) once with the carried-elements step on and once with it
+ * off (`switchOff(true)` switches it off, `switchOff(false)` on again): the error of each run as
+ * text, and `first`, that of the first case on arrays of length 4 with the step on.
+ */
+export function carriedOutOfRange(
+  compile: (source: string) => (...args: unknown[]) => unknown,
+  switchOff: (off: boolean) => void,
+): { runs: Array<{ label: string; on: string; off: string }>; first: string } {
+  const failure = (source: string, a: Float64Array, x: Float64Array): string => {
+    const f = compile(source)
+    return raised(() => f(a, x, 0.25))
+  }
+  const runs: Array<{ label: string; on: string; off: string }> = []
+  for (const source of CARRIED_OUT_OF_RANGE)
+    for (const [la, lx] of [
+      [4, 4],
+      [3, 4],
+      [5, 4],
+      [2, 3],
+    ] as const) {
+      const a = () => Float64Array.from({ length: la }, (_, k) => k / 4)
+      const x = () => Float64Array.from({ length: lx }, (_, k) => 1 - k / 5)
+      const on = failure(source, a(), x())
+      switchOff(true)
+      const off = failure(source, a(), x())
+      switchOff(false)
+      runs.push({ label: `${source} ${la} ${lx}`, on, off })
+    }
+  return { runs, first: failure(CARRIED_OUT_OF_RANGE[0]!, new Float64Array(4), new Float64Array(4)) }
+}

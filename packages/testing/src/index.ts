@@ -116,5 +116,12 @@ export {
   swapPostBatchProgram,
   type SwapLoopProgram,
 } from './swap-loop-programs.js'
-export { CARRIED_ARGS, CARRIED_SOURCES, exactText, hornerSource } from './carried-programs.js'
+export {
+  CARRIED_ARGS,
+  CARRIED_OUT_OF_RANGE,
+  CARRIED_SOURCES,
+  carriedOutOfRange,
+  exactText,
+  hornerSource,
+} from './carried-programs.js'
 export { besselSource } from './paper-programs.js'
