@@ -125,3 +125,4 @@ export {
   hornerSource,
 } from './carried-programs.js'
 export { besselSource } from './paper-programs.js'
+export { accelSource } from './leapfrog-programs.js'
