@@ -167,6 +167,40 @@ function onlyLoopsWrite(body: Stmt[], v: string): boolean {
   return !other
 }
 
+/**
+ * Walks the body of `s`, a loop inside `loop`, with `s`'s variable in `inScope` where nothing in
+ * `loop` but its loops over that name writes it (it then bounds the indices in the body, see
+ * `ranged`), and puts back what `inScope` held for the name before.
+ */
+function walkInScope(loop: ForStmt, s: ForStmt, inScope: Map<string, ForStmt>, walk: (body: Stmt[]) => void): void {
+  const before = inScope.get(s.variable)
+  if (onlyLoopsWrite(loop.body, s.variable)) inScope.set(s.variable, s)
+  else inScope.delete(s.variable)
+  walk(s.body)
+  if (before) inScope.set(s.variable, before)
+  else inScope.delete(s.variable)
+}
+
+/**
+ * The operands of `e` that the element analyses read through, for the kinds other than `index`
+ * and `var` (which they handle themselves): the length of an array is not one of its elements.
+ */
+function operands(e: Expr | Arg): Array<Expr | Arg> {
+  switch (e.kind) {
+    case 'field':
+    case 'neg':
+      return [e.target]
+    case 'unary':
+      return [e.arg]
+    case 'binary':
+      return [e.left, e.right]
+    case 'call':
+      return e.args.filter((a) => !(e.callee === 'len' && a.kind === 'var'))
+    default:
+      return []
+  }
+}
+
 /** The terms of a sum (`+`, and `-` of an integer literal, which counts negated), or null. */
 function sumTerms(e: Expr, out: Array<Expr | number>): boolean {
   if (e.kind === 'binary' && e.op === '+') return sumTerms(e.left, out) && sumTerms(e.right, out)
@@ -341,7 +375,7 @@ export function privateArrays(loop: ForStmt): Set<string> {
   }
   // names the body writes (an invariant reads none of them), and its inner loops in scope → range
   const writtenInBody = (names: Set<string>): boolean => names.has(i) || writesAny(loop.body, names)
-  const inScope = new Map<string, Extract<Stmt, { kind: 'for' }>>()
+  const inScope = new Map<string, ForStmt>()
   const strides = new Map<string, string>()
   const bad = new Set<string>()
   /** The key (stride and base) of an index: the literal form of `classify`, else `ranged`. */
@@ -364,21 +398,8 @@ export function privateArrays(loop: ForStmt): Set<string> {
       case 'var':
         bad.add(e.name)
         break
-      case 'field':
-      case 'neg':
-        visit(e.target)
-        break
-      case 'unary':
-        visit(e.arg)
-        break
-      case 'binary':
-        visit(e.left)
-        visit(e.right)
-        break
-      // the length of an array is not one of its elements
-      case 'call':
-        for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a)
-        break
+      default:
+        for (const a of operands(e)) visit(a)
     }
   }
   const walk = (body: Stmt[]): void => {
@@ -386,12 +407,7 @@ export function privateArrays(loop: ForStmt): Set<string> {
       for (const e of exprsOf(s)) visit(e)
       if (s.kind === 'for') {
         // an inner loop's variable bounds the indices in its body (see `ranged`)
-        const before = inScope.get(s.variable)
-        if (onlyLoopsWrite(loop.body, s.variable)) inScope.set(s.variable, s)
-        else inScope.delete(s.variable)
-        walk(s.body)
-        if (before) inScope.set(s.variable, before)
-        else inScope.delete(s.variable)
+        walkInScope(loop, s, inScope, walk)
         continue
       }
       if (s.kind !== 'if') {
@@ -480,20 +496,8 @@ export function deadRows(
       case 'var':
         bad.add(e.name)
         break
-      case 'field':
-      case 'neg':
-        visit(e.target, owner)
-        break
-      case 'unary':
-        visit(e.arg, owner)
-        break
-      case 'binary':
-        visit(e.left, owner)
-        visit(e.right, owner)
-        break
-      case 'call':
-        for (const a of e.args) if (!(e.callee === 'len' && a.kind === 'var')) visit(a, owner)
-        break
+      default:
+        for (const a of operands(e)) visit(a, owner)
     }
   }
   let unknown = false
@@ -526,12 +530,7 @@ export function deadRows(
       for (const w of ownWrites(s)) bad.add(w)
       for (const e of exprsOf(s)) visit(e, null)
       if (s.kind === 'for') {
-        const before = inScope.get(s.variable)
-        if (onlyLoopsWrite(loop.body, s.variable)) inScope.set(s.variable, s)
-        else inScope.delete(s.variable)
-        walk(s.body)
-        if (before) inScope.set(s.variable, before)
-        else inScope.delete(s.variable)
+        walkInScope(loop, s, inScope, walk)
         continue
       }
       for (const b of nested(s)) walk(b)

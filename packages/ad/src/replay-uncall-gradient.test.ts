@@ -7,30 +7,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { gradient } from './index.js'
+import { accelSource } from '@tenet/testing'
 import { tag } from './test-util.js'
 
 const leapfrog = (scalars: boolean) => `
-fn accel(a: f64[], x: f64[], m: f64[]${scalars ? ', nb: i32, g: f64' : ''}) {
-  for i in 0..${scalars ? 'nb' : 'len(m)'} {
-    for j in 0..${scalars ? 'nb' : 'len(m)'} {
-      if (i != j, ~) {
-        routine {
-          dx: f64[] <- zeros(3)
-          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
-          r2: f64 <- 0.0
-          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-          r: f64 <- 0.0
-          r += sqrt(r2)
-          s: f64 <- 0.0
-          s += ${scalars ? 'g' : '0.5'} * m[j] / (r2 * r)
-        }
-        for c in 0..3 { a[3 * i + c] += s * dx[c] }
-        ~routine
-      }
-    }
-  }
-}
-fn leapfrog(e: f64, x: f64[], v: f64[], m: f64[], dt: f64, steps: i32) {
+${accelSource(scalars)}fn leapfrog(e: f64, x: f64[], v: f64[], m: f64[], dt: f64, steps: i32) {
   for t in 0..steps {
     for i in 0..len(x) { x[i] += v[i] * dt }
     routine {

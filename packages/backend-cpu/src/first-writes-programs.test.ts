@@ -10,23 +10,10 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, generatedCode, interpreterBackend } from '@tenet/reversible'
-import { Random } from '@tenet/testing'
+import { hornerSource as horner, Random } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
-
-/** Horner's rule per point: the accumulator written from its last element down. */
-const horner = `fn f(y: f64, c: f64[], xs: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      a: f64[] <- zeros(len(c))
-      a[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * xs[j] + c[k] }
-    }
-    y += a[0] * a[0]
-    ~routine
-  }
-}`
 
 /** A random program with an array ancilla per iteration, written in order or not (see the module comment). */
 function program(seed: number): { text: string; inOrder: boolean } {

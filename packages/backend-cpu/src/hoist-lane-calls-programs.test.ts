@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry } from '@tenet/ir'
-import { backendUnderTest, columnProblems, referenceBackend, runConformance } from '@tenet/testing'
+import { backendUnderTest, besselSource, columnProblems, referenceBackend, runConformance } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const registry = createRegistry()
@@ -20,63 +20,6 @@ const backends = [
   { ...backendUnderTest(cpuBackend, { registry, checks: false }), name: 'cpu (checks off)' },
 ]
 
-/** Paper 001's listing as `@tenet/ad`'s examples write it (`besselSource`). */
-const besselSource = `
-fn imul(out: f64, x: f64, anc: f64) {
-  anc += out * x
-  out -= anc / x
-  SWAP(out, anc)
-}
-fn imul_int(out: i32, x: i32, anc: i32) {
-  anc += out * x
-  out -= div(anc, x)
-  SWAP(out, anc)
-}
-fn ifactorial(out: i32, n: i32) {
-  anc: i32 <- 0
-  out += 1
-  for i in 1..=n { imul_int(out, i, anc) }
-  anc -> 0
-}
-fn ibesselj(out: f64, nu: i32, z: f64) {
-  k: i32 <- 0
-  fact_nu: i32 <- 0
-  halfz <- 0.0
-  halfz_power_nu <- 0.0
-  halfz_power_2 <- 0.0
-  out_anc <- 0.0
-  anc1 <- 0.0
-  anc3 <- 0.0
-  anc4 <- 0.0
-  routine {
-    halfz += z / 2.0
-    halfz_power_nu += halfz ** nu
-    halfz_power_2 += halfz ** 2
-    ifactorial(fact_nu, nu)
-    anc1 += halfz_power_nu / f64(fact_nu)
-    out_anc += identity(anc1)
-    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
-      k += 1
-      routine {
-        anc3 -= halfz_power_2 / (f64(k) * f64(k + nu))
-      }
-      imul(anc1, anc3, anc4)
-      out_anc += identity(anc1)
-      ~routine
-    }
-  }
-  out += identity(out_anc)
-  ~routine
-  anc4 -> 0.0
-  anc3 -> 0.0
-  anc1 -> 0.0
-  out_anc -> 0.0
-  halfz_power_2 -> 0.0
-  halfz_power_nu -> 0.0
-  halfz -> 0.0
-  fact_nu -> 0
-  k -> 0
-}`
 const source = `${besselSource}
 fn ibesselj_batch(out: f64[], nu: i32, z: f64[]) {
   for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }

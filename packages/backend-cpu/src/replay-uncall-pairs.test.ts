@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { accelSource, backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const cpu = backendUnderTest(cpuBackend, { checks: true })
@@ -152,27 +152,7 @@ describe('replay-uncall: pairs nest (cpu, checks on)', () => {
 
   it('the leapfrog with accel(a, x, m) (arrays only) replays its accelerations', () => {
     const src = `
-fn accel(a: f64[], x: f64[], m: f64[]) {
-  for i in 0..len(m) {
-    for j in 0..len(m) {
-      if (i != j, ~) {
-        routine {
-          dx: f64[] <- zeros(3)
-          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
-          r2: f64 <- 0.0
-          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-          r: f64 <- 0.0
-          r += sqrt(r2)
-          s: f64 <- 0.0
-          s += 0.5 * m[j] / (r2 * r)
-        }
-        for c in 0..3 { a[3 * i + c] += s * dx[c] }
-        ~routine
-      }
-    }
-  }
-}
-fn leapfrog(x: f64[], v: f64[], m: f64[], dt: f64, steps: i32) {
+${accelSource()}fn leapfrog(x: f64[], v: f64[], m: f64[], dt: f64, steps: i32) {
   for t in 0..steps {
     for i in 0..len(x) { x[i] += v[i] * dt }
     routine {

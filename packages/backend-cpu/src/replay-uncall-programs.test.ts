@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, raisedError, Random, referenceBackend } from '@tenet/testing'
+import { accelSource, backendUnderTest, raisedError, Random, referenceBackend } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const cpu = backendUnderTest(cpuBackend, { checks: true })
@@ -16,27 +16,7 @@ const reference = referenceBackend({ checks: true })
 
 /** The leapfrog of `nb` bodies in type `T`, with `between` after the kick (before `~routine`). */
 const leapfrog = (T: 'f64' | 'f32', between = '') => `
-fn accel(a: ${T}[], x: ${T}[], m: ${T}[], nb: i32, g: ${T}) {
-  for i in 0..nb {
-    for j in 0..nb {
-      if (i != j, ~) {
-        routine {
-          dx: ${T}[] <- zeros(3)
-          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
-          r2: ${T} <- 0.0
-          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-          r: ${T} <- 0.0
-          r += sqrt(r2)
-          s: ${T} <- 0.0
-          s += g * m[j] / (r2 * r)
-        }
-        for c in 0..3 { a[3 * i + c] += s * dx[c] }
-        ~routine
-      }
-    }
-  }
-}
-fn leapfrog(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}, steps: i32) {
+${accelSource(true, T)}fn leapfrog(x: ${T}[], v: ${T}[], m: ${T}[], nb: i32, g: ${T}, dt: ${T}, steps: i32) {
   for t in 0..steps {
     for i in 0..3 * nb { x[i] += v[i] * dt }
     routine {

@@ -10,57 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { CARRIED_ARGS as args, CARRIED_SOURCES as sources, carriedOutOfRange, exactText as text } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () => createRegistry().registerBackend(wasmBackend).registerBackend(interpreterBackend)
-
-const horner = `fn f(y: f64, c: f64[], xs: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      a: f64[] <- zeros(len(c))
-      a[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * xs[j] + c[k] }
-    }
-    y += a[0] * a[0]
-    ~routine
-  }
-}`
-
-const prefix = `fn f(s: f64[], x: f64[]) {
-  s[0] += x[0]
-  for i in 1..len(x) { s[i] += s[i - 1] * 0.5 + x[i] }
-}`
-
-const runningMax = `fn f(m: f64[], x: f64[]) {
-  m[0] += x[0]
-  for i in 1..len(x) { m[i] += max(m[i - 1], x[i]) }
-}`
-
-/** Two carried elements of stride 2, read again after the writes of the same iteration. */
-const history = `fn f(xs: f64[], h: f64, y: f64, n: i32) {
-  for t in 0..n {
-    xs[2 * t + 2] += xs[2 * t] + h * xs[2 * t + 1]
-    xs[2 * t + 3] += xs[2 * t + 1] - h * xs[2 * t]
-    y += xs[2 * t] * xs[2 * t + 1]
-  }
-}`
-
-/** Not carried: the next iteration writes what this one reads. */
-const anti = `fn f(a: f64[], x: f64[]) {
-  for i in 0..len(a) - 1 { a[i] += a[i + 1] * x[i] }
-}`
-
-const args: Record<string, (n: number) => unknown[]> = {
-  horner: (n) => [0.25, Float64Array.from({ length: n }, (_, k) => 0.5 - k / 7), Float64Array.from([0.3, -1.2, 0.9])],
-  prefix: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1))],
-  runningMax: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.cos(3 * k))],
-  history: (n) => [Float64Array.from({ length: 2 * n }, (_, k) => (k < 2 ? 1 - k / 3 : 0)), 0.01, 0.5, n - 1],
-  anti: (n) => [Float64Array.from({ length: n }, (_, k) => k / 3), Float64Array.from({ length: n }, (_, k) => 1 - k)],
-}
-const sources: Record<string, string> = { horner, prefix, runningMax, history, anti }
-
-const text = (v: unknown[]): string =>
-  JSON.stringify(v.map((x) => (x instanceof Float64Array ? Array.from(x, (e) => (Object.is(e, -0) ? '-0' : e)) : x)))
 
 afterEach(() => disabledPasses.delete('carried-elements'))
 
@@ -83,47 +36,18 @@ describe('loop-carried elements in locals (wasm backend)', () => {
       })
 
   it('with checks on, a carried read out of range fails as it does without the locals', () => {
-    // the first iteration reads a[-1] (the loop starts at 0); then one where only a later read would
-    // leave the array, which the write of the iteration before fails first
-    const cases = [
-      `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i] * y } }`,
-      `fn f(a: f64[], x: f64[], y: f64) { for i in 1..len(x) + 1 { a[i] += a[i - 1] + x[i - 1] * y } }`,
-      `fn f(a: f64[], x: f64[], y: f64) { for i in len(x) - 2..=0 by -1 { a[i] += a[i + 1] * x[i] * y } }`,
-      // a read under a condition, whose check stays in the loop
-      `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i]\n if (x[i] > 0.5, ~) { y += a[i - 1] * x[i] } } }`,
-    ]
-    const failure = (source: string, a: Float64Array, x: Float64Array): string => {
-      const m = compileModule(parse({ text: source, name: 'p' }), {
-        registry: registry(),
-        backend: 'wasm',
-        checks: true,
-      })
-      try {
-        m.f!(a, x, 0.25)
-        return 'no error'
-      } catch (e) {
-        return String(e)
-      }
+    const compile = (source: string) =>
+      compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend: 'wasm', checks: true }).f!
+    const { runs, first } = carriedOutOfRange(compile, (off) => {
+      if (off) disabledPasses.add('carried-elements')
+      else disabledPasses.delete('carried-elements')
+    })
+    for (const { label, on, off } of runs) {
+      expect(on, label).toBe(off)
+      expect(on).toMatch(/^no error$|^InvertibilityError: index -?\d+ is out of bounds for `a`/)
     }
-    for (const source of cases)
-      for (const [la, lx] of [
-        [4, 4],
-        [3, 4],
-        [5, 4],
-        [2, 3],
-      ] as const) {
-        const a = () => Float64Array.from({ length: la }, (_, k) => k / 4)
-        const x = () => Float64Array.from({ length: lx }, (_, k) => 1 - k / 5)
-        const on = failure(source, a(), x())
-        disabledPasses.add('carried-elements')
-        const off = failure(source, a(), x())
-        disabledPasses.delete('carried-elements')
-        expect(on, `${source} ${la} ${lx}`).toBe(off)
-        expect(on).toMatch(/^no error$|^InvertibilityError: index -?\d+ is out of bounds for `a`/)
-      }
     // (each case fails somewhere, and the error names the array and the source line)
-    const e = failure(cases[0]!, new Float64Array(4), new Float64Array(4))
-    expect(e).toMatch(/-1/)
-    expect(e).toMatch(/1:/)
+    expect(first).toMatch(/-1/)
+    expect(first).toMatch(/1:/)
   })
 })

@@ -10,30 +10,11 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { disabledPasses } from '@tenet/ir/backend'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { accelSource, backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const accel = (T: 'f64' | 'f32') => `
-fn accel(a: ${T}[], x: ${T}[], m: ${T}[], nb: i32, g: ${T}) {
-  for i in 0..nb {
-    for j in 0..nb {
-      if (i != j, ~) {
-        routine {
-          dx: ${T}[] <- zeros(3)
-          for c in 0..3 { dx[c] += x[3 * j + c] - x[3 * i + c] }
-          r2: ${T} <- 0.0
-          r2 += dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]
-          r: ${T} <- 0.0
-          r += sqrt(r2)
-          s: ${T} <- 0.0
-          s += g * m[j] / (r2 * r)
-        }
-        for c in 0..3 { a[3 * i + c] += s * dx[c] }
-        ~routine
-      }
-    }
-  }
-}`
+${accelSource(true, T).trimEnd()}`
 
 const backends = [
   referenceBackend({ checks: true }),

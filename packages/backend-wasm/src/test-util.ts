@@ -2,6 +2,7 @@
 import { expect } from 'vitest'
 import { check, createRegistry, parse, printFunction, type FunctionDef, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, preprocess } from '@tenet/reversible'
+import { besselSource } from '@tenet/testing'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { createWasmBackend, wasmBackend, type WasmOptions, type WasmProgram } from './index.js'
 import type { MathChoice } from './math/index.js'
@@ -102,64 +103,7 @@ export function passChanges(
 }
 
 /** The paper's Bessel J_ν(z) (seed 001) with the approximate multiplier, mapped over a batch. */
-export const bessel = `
-fn imul(out: f64, x: f64, anc: f64) {
-  anc += out * x
-  out -= anc / x
-  SWAP(out, anc)
-}
-fn imul_int(out: i32, x: i32, anc: i32) {
-  anc += out * x
-  out -= div(anc, x)
-  SWAP(out, anc)
-}
-fn ifactorial(out: i32, n: i32) {
-  anc: i32 <- 0
-  out += 1
-  for i in 1..=n {
-    imul_int(out, i, anc)
-  }
-  anc -> 0
-}
-fn ibesselj(out: f64, nu: i32, z: f64) {
-  k: i32 <- 0
-  fact_nu: i32 <- 0
-  halfz <- 0.0
-  halfz_power_nu <- 0.0
-  halfz_power_2 <- 0.0
-  out_anc <- 0.0
-  anc1 <- 0.0
-  anc3 <- 0.0
-  anc4 <- 0.0
-  routine {
-    halfz += z / 2.0
-    halfz_power_nu += halfz ** nu
-    halfz_power_2 += halfz ** 2
-    ifactorial(fact_nu, nu)
-    anc1 += halfz_power_nu / f64(fact_nu)
-    out_anc += identity(anc1)
-    while (abs(anc1) > 1e-8 && abs(anc4) < 1e-8, k != 0) {
-      k += 1
-      routine {
-        anc3 -= halfz_power_2 / (f64(k) * f64(k + nu))
-      }
-      imul(anc1, anc3, anc4)
-      out_anc += identity(anc1)
-      ~routine
-    }
-  }
-  out += identity(out_anc)
-  ~routine
-  anc4 -> 0.0
-  anc3 -> 0.0
-  anc1 -> 0.0
-  out_anc -> 0.0
-  halfz_power_2 -> 0.0
-  halfz_power_nu -> 0.0
-  halfz -> 0.0
-  fact_nu -> 0
-  k -> 0
-}
+export const bessel = `${besselSource}
 fn f(out: f64[], nu: i32, z: f64[]) {
   for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }
 }`

@@ -116,3 +116,13 @@ export {
   swapPostBatchProgram,
   type SwapLoopProgram,
 } from './swap-loop-programs.js'
+export {
+  CARRIED_ARGS,
+  CARRIED_OUT_OF_RANGE,
+  CARRIED_SOURCES,
+  carriedOutOfRange,
+  exactText,
+  hornerSource,
+} from './carried-programs.js'
+export { besselSource } from './paper-programs.js'
+export { accelSource } from './leapfrog-programs.js'

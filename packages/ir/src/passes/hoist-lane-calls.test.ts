@@ -32,13 +32,16 @@ fn ifact(out: i32, n: i32) {
   anc -> 0
 }
 `
-/** A series whose first term divides by ν! (the shape of paper 001's `ibesselj`). */
-const series = (factArg: string, init = '0') => `fn term(out: f64, nu: i32, z: f64) {
+/**
+ * A series whose first term divides by ν! (the shape of paper 001's `ibesselj`); `before`, a line
+ * put before the call of the factorial.
+ */
+const series = (factArg: string, init = '0', before?: string) => `fn term(out: f64, nu: i32, z: f64) {
   k: i32 <- 0
   f: i32 <- ${init}
   s <- 0.0
   anc <- 0.0
-  ifact(f, ${factArg})
+${before === undefined ? '' : `  ${before}\n`}  ifact(f, ${factArg})
   s += z / f64(f)
   while (abs(s) > 1e-8 && abs(anc) < 1e-8, k != 0) {
     k += 1
@@ -156,28 +159,7 @@ describe('step `hoist-lane-calls` of pass `pair-series`', () => {
 
   it('with checks on, leaves a call that an assert of the lane precedes, and hoists it where none does', () => {
     // (a deallocation checked before the call: its failure would come first)
-    const text = (before: string) => `${factorial}fn term(out: f64, nu: i32, z: f64) {
-  k: i32 <- 0
-  f: i32 <- 0
-  s <- 0.0
-  anc <- 0.0
-  ${before}
-  ifact(f, nu)
-  s += z / f64(f)
-  while (abs(s) > 1e-8 && abs(anc) < 1e-8, k != 0) {
-    k += 1
-    anc += s * z
-    s -= anc / z
-    SWAP(s, anc)
-    out += identity(s)
-  }
-  @unchecked { s -> 0.0 }
-  @unchecked { anc -> 0.0 }
-  ~ifact(f, nu)
-  f -> 0
-  @unchecked { k -> 0 }
-}
-${batch}`
+    const text = (before: string) => factorial + series('nu', '0', before) + batch
     const options = { checks: true, tolerance: 1e-8 } as never
     const grouped = (before: string): string => {
       const asserted = insertChecks(programOf(text(before)), new Map(), options)

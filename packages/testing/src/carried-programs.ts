@@ -1,0 +1,124 @@
+/**
+ * Programs with loop-carried array elements (for `carriedElements` of `@tenet/ir/backend`) and the
+ * shape `first-writes` of `@tenet/ir` reuses from a pool: the backends' tests run them against the
+ * interpreter, forwards and backwards, with run-time checks on and off.
+ */
+
+/** Horner's rule per point: the accumulator `a` written from its last element down, `a[k + 1]` carried. */
+export const hornerSource = `fn f(y: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    routine {
+      a: f64[] <- zeros(len(c))
+      a[len(c) - 1] += c[len(c) - 1]
+      for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * xs[j] + c[k] }
+    }
+    y += a[0] * a[0]
+    ~routine
+  }
+}`
+
+const prefix = `fn f(s: f64[], x: f64[]) {
+  s[0] += x[0]
+  for i in 1..len(x) { s[i] += s[i - 1] * 0.5 + x[i] }
+}`
+
+const runningMax = `fn f(m: f64[], x: f64[]) {
+  m[0] += x[0]
+  for i in 1..len(x) { m[i] += max(m[i - 1], x[i]) }
+}`
+
+/** Two carried elements of stride 2, read again after the writes of the same iteration. */
+const history = `fn f(xs: f64[], h: f64, y: f64, n: i32) {
+  for t in 0..n {
+    xs[2 * t + 2] += xs[2 * t] + h * xs[2 * t + 1]
+    xs[2 * t + 3] += xs[2 * t + 1] - h * xs[2 * t]
+    y += xs[2 * t] * xs[2 * t + 1]
+  }
+}`
+
+/** Not carried: the next iteration writes what this one reads. */
+const anti = `fn f(a: f64[], x: f64[]) {
+  for i in 0..len(a) - 1 { a[i] += a[i + 1] * x[i] }
+}`
+
+/**
+ * The carried-element programs by name (each a function `f`): a Horner recurrence, a prefix sum,
+ * a running maximum, an integrator history of stride 2, and `anti`, which the analysis must leave
+ * alone.
+ */
+export const CARRIED_SOURCES: Readonly<Record<string, string>> = {
+  horner: hornerSource,
+  prefix,
+  runningMax,
+  history,
+  anti,
+}
+
+/** Fresh arguments of `f` of each of {@link CARRIED_SOURCES} for a size `n` ≥ 1 (`n` = 1: loops that run zero times). */
+export const CARRIED_ARGS: Readonly<Record<string, (n: number) => unknown[]>> = {
+  horner: (n) => [0.25, Float64Array.from({ length: n }, (_, k) => 0.5 - k / 7), Float64Array.from([0.3, -1.2, 0.9])],
+  prefix: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1))],
+  runningMax: (n) => [new Float64Array(n), Float64Array.from({ length: n }, (_, k) => Math.cos(3 * k))],
+  history: (n) => [Float64Array.from({ length: 2 * n }, (_, k) => (k < 2 ? 1 - k / 3 : 0)), 0.01, 0.5, n - 1],
+  anti: (n) => [Float64Array.from({ length: n }, (_, k) => k / 3), Float64Array.from({ length: n }, (_, k) => 1 - k)],
+}
+
+/** Values (scalars and `Float64Array`s) as JSON text, `-0` kept apart from `0`: equal text, equal bits. */
+export const exactText = (v: unknown[]): string =>
+  JSON.stringify(v.map((x) => (x instanceof Float64Array ? Array.from(x, (e) => (Object.is(e, -0) ? '-0' : e)) : x)))
+
+/**
+ * Carried reads out of range with checks on: the first iteration reads `a[-1]` (the loop starts at
+ * 0); then loops where only a later read would leave the array, which the write of the iteration
+ * before fails first; last, a read under a condition, whose check stays in the loop. Each is a
+ * function `f(a: f64[], x: f64[], y: f64)`.
+ */
+export const CARRIED_OUT_OF_RANGE: readonly string[] = [
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 1..len(x) + 1 { a[i] += a[i - 1] + x[i - 1] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in len(x) - 2..=0 by -1 { a[i] += a[i + 1] * x[i] * y } }`,
+  `fn f(a: f64[], x: f64[], y: f64) { for i in 0..len(x) { a[i] += a[i - 1] + x[i]\n if (x[i] > 0.5, ~) { y += a[i - 1] * x[i] } } }`,
+]
+
+/** What a call raised, as text (`'no error'` where it returned). */
+function raised(call: () => unknown): string {
+  try {
+    call()
+    return 'no error'
+  } catch (e) {
+    return String(e)
+  }
+}
+
+/**
+ * Runs each of {@link CARRIED_OUT_OF_RANGE} on arrays `a` and `x` of several lengths (y = 0.25),
+ * compiled by `compile` (with checks on) once with the carried-elements step on and once with it
+ * off (`switchOff(true)` switches it off, `switchOff(false)` on again): the error of each run as
+ * text, and `first`, that of the first case on arrays of length 4 with the step on.
+ */
+export function carriedOutOfRange(
+  compile: (source: string) => (...args: unknown[]) => unknown,
+  switchOff: (off: boolean) => void,
+): { runs: Array<{ label: string; on: string; off: string }>; first: string } {
+  const failure = (source: string, a: Float64Array, x: Float64Array): string => {
+    const f = compile(source)
+    return raised(() => f(a, x, 0.25))
+  }
+  const runs: Array<{ label: string; on: string; off: string }> = []
+  for (const source of CARRIED_OUT_OF_RANGE)
+    for (const [la, lx] of [
+      [4, 4],
+      [3, 4],
+      [5, 4],
+      [2, 3],
+    ] as const) {
+      const a = () => Float64Array.from({ length: la }, (_, k) => k / 4)
+      const x = () => Float64Array.from({ length: lx }, (_, k) => 1 - k / 5)
+      const on = failure(source, a(), x())
+      switchOff(true)
+      const off = failure(source, a(), x())
+      switchOff(false)
+      runs.push({ label: `${source} ${la} ${lx}`, on, off })
+    }
+  return { runs, first: failure(CARRIED_OUT_OF_RANGE[0]!, new Float64Array(4), new Float64Array(4)) }
+}
