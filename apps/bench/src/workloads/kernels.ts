@@ -147,7 +147,7 @@ export function heatPlain(
   b: Float64Array,
 ): number {
   a.set(u0)
-  b.fill(0)
+  // (b needs no zeroing: the first step writes every element of it)
   let cur = a
   let next = b
   for (let t = 0; t < T; t++) {
