@@ -39,10 +39,7 @@ import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, UpdateStmt } fro
 import { stmtExprs } from '../stmt-exprs.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
-import { addPoly, type Poly } from './interchange.js'
-
-const monomial = (a: string, b: string): string =>
-  [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')
+import { addPoly, type Poly, polynomial } from './interchange.js'
 
 /** The atom that stands for `len(name)` in a polynomial (no variable is named so). */
 const lenAtom = (name: string): string => `len(${name})`
@@ -51,41 +48,12 @@ const lenAtom = (name: string): string => `len(${name})`
  * The integer polynomial an i32 expression computes, `len(a)` as an atom, or undefined (an
  * element, a division, another call, a float).
  */
-export function indexPolynomial(e: Expr): Poly | undefined {
-  switch (e.kind) {
-    case 'num':
-      return Number.isInteger(e.value) && !e.isFloat
-        ? e.value === 0
-          ? new Map()
-          : new Map([['', e.value]])
-        : undefined
-    case 'var':
-      return e.type === 'i32' ? new Map([[e.name, 1]]) : undefined
-    case 'call': {
-      const a = e.args[0]
-      return e.callee === 'len' && e.args.length === 1 && a?.kind === 'var'
-        ? new Map([[lenAtom(a.name), 1]])
-        : undefined
-    }
-    case 'unary': {
-      if (e.op !== '-' || e.type !== 'i32') return undefined
-      const a = indexPolynomial(e.arg)
-      return a && addPoly(new Map(), a, -1)
-    }
-    case 'binary': {
-      if (e.type !== 'i32' || (e.op !== '+' && e.op !== '-' && e.op !== '*')) return undefined
-      const a = indexPolynomial(e.left),
-        b = indexPolynomial(e.right)
-      if (!a || !b) return undefined
-      if (e.op !== '*') return addPoly(a, b, e.op === '+' ? 1 : -1)
-      let out: Poly = new Map()
-      for (const [m, x] of a) for (const [n, y] of b) out = addPoly(out, new Map([[monomial(m, n), x * y]]))
-      return out
-    }
-    default:
-      return undefined
-  }
-}
+export const indexPolynomial = (e: Expr): Poly | undefined =>
+  polynomial(e, (x) =>
+    x.kind === 'call' && x.callee === 'len' && x.args.length === 1 && x.args[0]?.kind === 'var'
+      ? new Map([[lenAtom(x.args[0].name), 1]])
+      : undefined,
+  )
 
 /** `p − q` if it is a constant, else undefined. */
 function constDiff(p: Poly, q: Poly): number | undefined {

@@ -104,8 +104,12 @@ function mulPoly(p: Poly, q: Poly): Poly {
   return out
 }
 
-/** The polynomial an i32 expression computes, or undefined (a call, an element, a division, a float). */
-export function polynomial(e: Expr): Poly | undefined {
+/**
+ * The polynomial an i32 expression computes, or undefined (a call, an element, a division, a
+ * float). `atom`, where given, turns a leaf this does not know (a call such as `len(a)`) into a
+ * polynomial of its own, or undefined.
+ */
+export function polynomial(e: Expr, atom?: (e: Expr) => Poly | undefined): Poly | undefined {
   switch (e.kind) {
     case 'num':
       return Number.isInteger(e.value) && !e.isFloat
@@ -117,18 +121,18 @@ export function polynomial(e: Expr): Poly | undefined {
       return e.type === 'i32' ? new Map([[e.name, 1]]) : undefined
     case 'unary': {
       if (e.op !== '-' || e.type !== 'i32') return undefined
-      const a = polynomial(e.arg)
+      const a = polynomial(e.arg, atom)
       return a && addPoly(new Map(), a, -1)
     }
     case 'binary': {
       if (e.type !== 'i32' || (e.op !== '+' && e.op !== '-' && e.op !== '*')) return undefined
-      const a = polynomial(e.left),
-        b = polynomial(e.right)
+      const a = polynomial(e.left, atom),
+        b = polynomial(e.right, atom)
       if (!a || !b) return undefined
       return e.op === '*' ? mulPoly(a, b) : addPoly(a, b, e.op === '+' ? 1 : -1)
     }
     default:
-      return undefined
+      return atom?.(e)
   }
 }
 
