@@ -329,6 +329,7 @@ export function compileToWasm(
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   ctx.pairRanges = wasmOptions.pairRanges ?? true
   ctx.foldBounds = wasmOptions.foldBounds ?? true
+  ctx.peelOnes = wasmOptions.peelOnes ?? process.env.TENET_AB_PEEL !== '0'
   ctx.quads = wasmOptions.laneQuads ?? true
   ctx.quadValues = wasmOptions.laneQuadValues ?? LANE_QUADS_MAX_VALUES
   const fns = [...program.functions.values()]
@@ -454,6 +455,7 @@ export function compileToWasm(
     rangeVersions: ctx.rangeVersionLoops,
     pairRanges: ctx.pairRangeLoops,
     foldedBounds: ctx.foldedBounds,
+    peeledLoops: ctx.peeledLoops,
     mathRoutines: ctx.math.names(),
     ownEntries,
     checkedSeries: hoisted.paired,
@@ -544,6 +546,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly pairRanges: number
   /** How many bounds asserts the loads of the statements after them took over, in all functions and inverses (see \`folded-bounds.ts\`; a diagnostic). */
   readonly foldedBounds: number
+  /** How many counting loops from 1 run their first iteration on its own, in all functions and inverses (see \`peel-ones.ts\`; a diagnostic). */
+  readonly peeledLoops: number
   /** The math routines the module computes itself (\`sin\`, \`exp\`, …, and their helpers; a diagnostic). */
   readonly mathRoutines: readonly string[]
   /** How many functions and inverses are their own exported entries, called without a thunk (see \`ownEntry\`; a diagnostic). */
@@ -617,6 +621,12 @@ export interface WasmOptions {
    * either way.
    */
   foldBounds?: boolean
+  /**
+   * Whether a counting loop from 1 whose body multiplies or divides by its variable runs its first
+   * iteration on its own, with the variable the constant 1 (default true; see \`peel-ones.ts\`).
+   * The same statements run with the same values either way.
+   */
+  peelOnes?: boolean
   /**
    * Without run-time checks, with SIMD: whether a paired loop (two iterations as one f64x2 update)
    * that still guards its affine indices — an inner loop of a loop with a range version, whose

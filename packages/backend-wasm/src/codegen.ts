@@ -65,6 +65,7 @@ import {
   type ValType,
 } from './encoder.js'
 import { eagerOperand } from './eager-operands.js'
+import { peelsFirstIteration } from './peel-ones.js'
 import {
   FOLDING_HEADS,
   foldableBounds,
@@ -333,6 +334,10 @@ export class ModuleContext {
   foldBounds = true
   /** How many bounds asserts loads took over (see \`folded-bounds.ts\`; a diagnostic). */
   foldedBounds = 0
+  /** Whether counting loops from 1 run their first iteration on their own (see \`peel-ones.ts\`). */
+  peelOnes = true
+  /** How many loops run their first iteration on its own (see \`peel-ones.ts\`; a diagnostic). */
+  peeledLoops = 0
   /** The program's inverse functions (the bodies \`map-lanes\` inlines for an uncall). */
   inverses: ReadonlyMap<string, FunctionDef> | undefined
   /** Call sites whose target index is patched once the number of imports is known. */
@@ -2899,6 +2904,17 @@ export class FunctionEmitter {
       if (paired) this.pairedIterations(s, paired, i, a, b, false)
       if (quads) this.mapLaneQuads(mapped, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
+      // the first iteration (i = 1) on its own, where V8 folds \`x * i\` and \`x / i\` (see \`peel-ones.ts\`);
+      // the loop then starts at 2, or does not run when the copy did not
+      if (this.ctx.peelOnes && !paired && !mapped && !carries.length && !els.length && peelsFirstIteration(s)) {
+        this.get(i)
+        this.get(b)
+        this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40)
+        body()
+        inc(1)()
+        this.op(Op.end)
+        this.ctx.peeledLoops++
+      }
       loop(
         () => {
           this.get(i)
