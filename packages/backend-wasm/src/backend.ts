@@ -329,7 +329,7 @@ export function compileToWasm(
   ctx.rangeVersions = wasmOptions.rangeVersions ?? true
   ctx.pairRanges = wasmOptions.pairRanges ?? true
   ctx.foldBounds = wasmOptions.foldBounds ?? true
-  ctx.peelOnes = wasmOptions.peelOnes ?? process.env.TENET_AB_PEEL !== '0'
+  ctx.peelOnes = wasmOptions.peelOnes ?? true
   ctx.quads = wasmOptions.laneQuads ?? true
   ctx.quadValues = wasmOptions.laneQuadValues ?? LANE_QUADS_MAX_VALUES
   const fns = [...program.functions.values()]

@@ -19,7 +19,7 @@ function loopOf(body: string): Extract<Stmt, { kind: 'for' }> {
   const m = parse({ text: `fn f(x: f64, y: f64, n: i32, m: i32, a: f64[]) {\n${body}\n}`, name: 'p' })
   const f = check(m.functions.map(preprocess), m.hosts, registry).functions.get('f')!
   const s = f.body.find((st) => st.kind === 'for')
-  if (!s || s.kind !== 'for') throw new Error('no loop')
+  if (s?.kind !== 'for') throw new Error('no loop')
   return s
 }
 

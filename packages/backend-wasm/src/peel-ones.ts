@@ -29,7 +29,9 @@ export const PEEL_MAX_STATEMENTS = 12
 /** Whether `e` is the loop variable `v` or its conversion to a float (`f64(i)`, `f32(i)`). */
 function isVariable(e: Expr, v: string): boolean {
   if (e.kind === 'var') return e.name === v
-  return e.kind === 'call' && (e.callee === 'f64' || e.callee === 'f32') && e.args.length === 1 && isVariable(e.args[0]!, v)
+  return (
+    e.kind === 'call' && (e.callee === 'f64' || e.callee === 'f32') && e.args.length === 1 && isVariable(e.args[0]!, v)
+  )
 }
 
 /** Whether `e` multiplies or divides by `v` somewhere (`x * i`, `i * x`, `x / i`, `div(x, i)`, `f64(i) * y`; an update `x *= i` is checked by the caller). */
