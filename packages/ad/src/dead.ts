@@ -553,10 +553,7 @@ export function deadRows(
   // the blocks run once per iteration for each value of their index: the loop's body, and the body
   // of a loop at its top level whose variable the index reads (an inner loop bounds it: `ranged`)
   const oncePerElement = (x: At): boolean =>
-    x.block === loop.body ||
-    loop.body.some(
-      (f) => f.kind === 'for' && f.body === x.block && x.names.has(f.variable),
-    )
+    x.block === loop.body || loop.body.some((f) => f.kind === 'for' && f.body === x.block && x.names.has(f.variable))
   const arrays = new Set(targets.map((t) => t.array))
   for (const a of arrays) {
     if (bad.has(a) || after.has(a)) continue
@@ -574,10 +571,7 @@ export function deadRows(
       oneElement && r.at.block === first.block && r.at.index === first.index && r.at.pos < firstPos
     const ok = readsOf.every(
       (r) =>
-        r.array !== a ||
-        (r.owner !== null && dead.has(r.owner)) ||
-        (down ? r.row < R : r.row > R) ||
-        readBefore(r),
+        r.array !== a || (r.owner !== null && dead.has(r.owner)) || (down ? r.row < R : r.row > R) || readBefore(r),
     )
     if (ok) for (const s of dead) out.add(s)
   }

@@ -123,8 +123,7 @@ describe('valueHolders', () => {
 })
 
 describe('dead rows: a read of the element the dropped updates write, before them', () => {
-  const loopOf = (src: string) =>
-    fnOf(src).body.find((s) => s.kind === 'for') as Extract<Stmt, { kind: 'for' }>
+  const loopOf = (src: string) => fnOf(src).body.find((s) => s.kind === 'for') as Extract<Stmt, { kind: 'for' }>
   const dropped = (body: string) =>
     [
       ...deadRows(

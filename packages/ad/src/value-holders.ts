@@ -73,8 +73,7 @@ const withLen = (e: Expr): Poly | undefined =>
 /** A positive integer constant. */
 const positiveConstant = (p: Poly): boolean => p.size === 1 && (p.get('') ?? 0) > 0
 
-const isZero = (e: Expr | Extract<Stmt, { kind: 'alloc' }>['value']): boolean =>
-  e.kind === 'num' && e.value === 0
+const isZero = (e: Expr | Extract<Stmt, { kind: 'alloc' }>['value']): boolean => e.kind === 'num' && e.value === 0
 
 /** What the analysis needs of the program: which functions have host effects, which parameters each writes. */
 export interface HolderContext {
