@@ -472,9 +472,18 @@ export function deadRows(
   const inScope = new Map<string, ForStmt>()
   const bad = new Set<string>()
   const keys = new Map<string, string>()
+  // where an access is: the innermost block holding it, the position of its statement there, its index
+  interface At {
+    block: Stmt[]
+    pos: number
+    index: string
+    names: Set<string>
+  }
+  let here: { block: Stmt[]; pos: number } = { block: loop.body, pos: 0 }
+  const at = (index: Expr): At => ({ ...here, index: printExpr(index), names: readNames(index) })
   // every read of an array element: its array, row and the update whose value or address reads it
-  const readsOf: Array<{ array: string; row: number; owner: UpdateStmt | null }> = []
-  const targets: Array<{ array: string; row: number; s: UpdateStmt }> = []
+  const readsOf: Array<{ array: string; row: number; owner: UpdateStmt | null; at: At }> = []
+  const targets: Array<{ array: string; row: number; s: UpdateStmt; at: At }> = []
   const place = (array: string, index: Expr): number | null => {
     const r = ranged(index, i, inScope, writtenInBody)
     const prev = keys.get(array)
@@ -489,7 +498,7 @@ export function deadRows(
     switch (e.kind) {
       case 'index': {
         const row = place(e.array.name, e.index)
-        if (row !== null) readsOf.push({ array: e.array.name, row, owner })
+        if (row !== null) readsOf.push({ array: e.array.name, row, owner, at: at(e.index) })
         visit(e.index, owner)
         break
       }
@@ -502,12 +511,14 @@ export function deadRows(
   }
   let unknown = false
   const walk = (body: Stmt[]): void => {
-    for (const s of body) {
+    const outer = here
+    for (const [pos, s] of body.entries()) {
+      here = { block: body, pos }
       // statements the preprocessor expands (routines, inverse blocks) or assertions: not analysed
       if (!KNOWN.has(s.kind)) unknown = true
       if (s.kind === 'update' && s.target.kind === 'index') {
         const row = place(s.target.array.name, s.target.index)
-        if (row !== null) targets.push({ array: s.target.array.name, row, s })
+        if (row !== null) targets.push({ array: s.target.array.name, row, s, at: at(s.target.index) })
         visit(s.target.index, s)
         visit(s.value, s)
         continue
@@ -535,17 +546,32 @@ export function deadRows(
       }
       for (const b of nested(s)) walk(b)
     }
+    here = outer
   }
   walk(loop.body)
   if (unknown) return out
+  // the blocks run once per iteration for each value of their index: the loop's body, and the body
+  // of a loop at its top level whose variable the index reads (an inner loop bounds it: `ranged`)
+  const oncePerElement = (x: At): boolean =>
+    x.block === loop.body || loop.body.some((f) => f.kind === 'for' && f.body === x.block && x.names.has(f.variable))
   const arrays = new Set(targets.map((t) => t.array))
   for (const a of arrays) {
     if (bad.has(a) || after.has(a)) continue
     const rows = targets.filter((t) => t.array === a).map((t) => t.row)
     const R = down ? Math.max(...rows) : Math.min(...rows)
-    const dead = new Set(targets.filter((t) => t.array === a && t.row === R).map((t) => t.s))
+    const deadTargets = targets.filter((t) => t.array === a && t.row === R)
+    const dead = new Set(deadTargets.map((t) => t.s))
+    // a read of row R before the updates, in their block, of the one element they all write (a
+    // value holder's read, see value-holders.ts): no dropped update wrote that element before it
+    const first = deadTargets[0]!.at
+    const oneElement =
+      deadTargets.every((t) => t.at.block === first.block && t.at.index === first.index) && oncePerElement(first)
+    const firstPos = Math.min(...deadTargets.map((t) => t.at.pos))
+    const readBefore = (r: (typeof readsOf)[number]): boolean =>
+      oneElement && r.at.block === first.block && r.at.index === first.index && r.at.pos < firstPos
     const ok = readsOf.every(
-      (r) => r.array !== a || (r.owner !== null && dead.has(r.owner)) || (down ? r.row < R : r.row > R),
+      (r) =>
+        r.array !== a || (r.owner !== null && dead.has(r.owner)) || (down ? r.row < R : r.row > R) || readBefore(r),
     )
     if (ok) for (const s of dead) out.add(s)
   }

@@ -22,7 +22,8 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { effectfulFunctions, readNames, rootName, walk } from '@tenet/ir/backend'
+import { effectfulFunctions, readNames, rewriteExpr, rootName, walk } from '@tenet/ir/backend'
+import { valueHolders, type UpdateStmt } from './value-holders.js'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
@@ -683,7 +684,39 @@ class FunctionAdjoint {
     // the loss's gradient where it is known to be 1 (see `unitLoss`)
     const seed = (k: number): Expr =>
       target.kind === 'var' && target.name === this.unitLoss ? lit(1) : (this.grad(target, k) as Expr)
-    return [restore, ...this.dirs.flatMap((k) => this.accumulate(s.value, seed(k), sign, s.loc, k))]
+    const accumulated = this.dirs.flatMap((k) => this.accumulate(s.value, seed(k), sign, s.loc, k))
+    const reused = target === s.target && tt === 'f64' ? this.readHeldValue(s, accumulated) : undefined
+    return reused ? [...reused, restore] : [restore, ...accumulated]
+  }
+
+  /** The value holders of f's body (see `valueHolders`), found on first use. */
+  private holders: Set<UpdateStmt> | undefined
+
+  /**
+   * Where `s` is a value holder (its target was zero before it, see `valueHolders`), the gradient
+   * updates `accumulated` with every occurrence of `s`'s value `e` replaced by the target (`−target`
+   * for `−=`), which holds it where the adjoint of `s` starts; undefined where nothing is replaced
+   * (or a host pullback is among them). The result must run before `s` is restored.
+   */
+  private readHeldValue(s: UpdateStmt, accumulated: Stmt[]): Stmt[] | undefined {
+    this.holders ??= valueHolders(this.f.body, {
+      effectful: effectfulFunctions(this.builder.program.functions.values()),
+      writes: this.builder.program.writes,
+    })
+    if (!this.holders.has(s) || accumulated.some((x) => x.kind !== 'update')) return undefined
+    const key = printExpr(s.value)
+    let replaced = false
+    const out = accumulated.map((x) => {
+      const u = x as UpdateStmt
+      const value = rewriteExpr(u.value, (node) => {
+        if (node.kind !== s.value.kind || printExpr(node as Expr) !== key) return node
+        replaced = true
+        const held = clone(s.target) as Expr
+        return s.op === '+=' ? held : neg(held)
+      }) as Expr
+      return { ...u, value }
+    })
+    return replaced ? out : undefined
   }
 
   /**
