@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
+import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from './index.js'
 
@@ -38,6 +39,8 @@ function code(m: Record<string, unknown>, name: string): string {
   }
   return info.compiled.sourceOf(name, false)
 }
+
+const code0 = (m: Record<string, unknown>): string => code(m, 'f')
 
 const build = (backend: string, checks: boolean) =>
   compileModule(parse({ text, name: 'loop-facts' }), { registry, backend, checks })
@@ -80,6 +83,97 @@ describe('loads kept across stores that a loop range proves elsewhere (cpu backe
         expect(Array.from(g)).toEqual(Array.from(gr))
         expect(m.shifted!.core.results[0]).toBe(ref.shifted!.core.results[0])
       }
+    })
+  }
+})
+
+describe('random shifted-index loops against the interpreter (cpu backend)', () => {
+  // a small deterministic generator (no Math.random: a failure names its seed)
+  const rng = (seed: number) => {
+    let s = seed * 2654435761 + 1
+    return (k: number) => {
+      s = (Math.imul(s, 1103515245) + 12345) | 0
+      return (((s >>> 8) % k) + k) % k
+    }
+  }
+  const offset = (r: (k: number) => number) => {
+    const c = r(7) - 3
+    const sign = ['', ' + n', ' - n'][r(3)]
+    return `${sign}${c >= 0 ? ` + ${c}` : ` - ${-c}`}`
+  }
+  const bound = (r: (k: number) => number) =>
+    [`${r(3)}`, `n - ${r(3)}`, `n + ${r(3)}`, `${r(3)} - n`, 'm', `m - n`][r(6)]!
+  /** A loop that reads g at one offset of i, stores at others, reads the first again, under a range that may read n. */
+  function program(seed: number): string {
+    const r = rng(seed)
+    const lo = bound(r),
+      hi = bound(r)
+    const rd = offset(r),
+      wr = offset(r),
+      wr2 = offset(r)
+    return `fn f(y: f64, g: f64[], n: i32, m: i32) {
+  for i in ${r(2) ? 'reverse ' : ''}${lo}..${r(2) ? '=' : ''}${hi} {
+    y += g[i${rd} + 20] * 2.0
+    g[i${wr} + 20] += 1.5
+    y += g[i${rd} + 20] * 3.0
+    g[i${wr2} + 20] += 0.75
+    y += g[i${rd} + 20] + g[i${wr} + 20]
+  }
+}`
+  }
+  it('has programs whose code the analysis changes, and programs it leaves alone', () => {
+    const code = (text: string, seed: number) =>
+      code0(compileModule(parse({ text, name: `shifted-code-${seed}` }), { registry, backend: 'cpu', checks: false }))
+    let changed = 0
+    for (let seed = 0; seed < 60; seed++) {
+      const text = program(seed)
+      disabledPasses.add('loop-facts')
+      let before: string
+      try {
+        before = code(text + '\n// without', seed)
+      } finally {
+        disabledPasses.delete('loop-facts')
+      }
+      if (code(text, seed) !== before) changed++
+    }
+    expect(changed).toBeGreaterThan(3)
+    expect(changed).toBeLessThan(57)
+  })
+  for (const checks of [false, true]) {
+    it(`agrees bit for bit, errors included (checks ${checks ? 'on' : 'off'})`, () => {
+      const failures: string[] = []
+      for (let seed = 0; seed < 60; seed++) {
+        const text = program(seed)
+        const mk = (backend: string) =>
+          compileModule(parse({ text, name: `shifted-${seed}` }), { registry, backend, checks })
+        const m = mk('cpu'),
+          ref = mk('interpreter')
+        for (const n of [-3, -1, 0, 1, 2, 3, 5])
+          for (const mm of [0, 2, 4]) {
+            // (indices stay within 7..35 for these sizes: no out-of-range read, whose result differs without checks)
+            const g = Float64Array.from({ length: 48 }, (_, k) => k * 0.25 + 1),
+              gr = g.slice()
+            let e1 = '',
+              e2 = ''
+            try {
+              m.f!.core(0, g, n, mm)
+            } catch (e) {
+              e1 = String((e as Error).message)
+            }
+            try {
+              ref.f!.core(0, gr, n, mm)
+            } catch (e) {
+              e2 = String((e as Error).message)
+            }
+            const same =
+              e1 === e2 &&
+              (e1 !== '' ||
+                (Array.from(g).every((v, k) => Object.is(v, gr[k])) &&
+                  Object.is(m.f!.core.results[0], ref.f!.core.results[0])))
+            if (!same) failures.push(`seed ${seed}, n = ${n}, m = ${mm}:\n${text}\n${e1} / ${e2}`)
+          }
+      }
+      expect(failures.slice(0, 2).join('\n\n')).toBe('')
     })
   }
 })
