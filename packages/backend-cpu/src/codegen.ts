@@ -43,6 +43,7 @@ import {
   writtenNames,
   walk,
   type ArgumentUse,
+  type EnclosingLoop,
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
@@ -1138,6 +1139,7 @@ class FunctionEmitter {
       },
       this.loweredValues,
       true,
+      this.enclosing,
     )
     this.shared = undefined
     this.loads = saved
@@ -1223,13 +1225,29 @@ class FunctionEmitter {
   private loops = 0
 
   /** A loop's body (see \`loops\`). */
-  private loopBody(body: Stmt[]): void {
+  private loopBody(body: Stmt[], loop?: Extract<Stmt, { kind: 'for' }>): void {
     this.loops++
+    // (a counting loop's range tells its body something: see \`nonzeroInLoops\`)
+    const facts = loop !== undefined && !disabledPasses.has('loop-facts') ? loop : undefined
+    if (facts) this.enclosing.push({ loop: facts, written: this.writtenIn(facts) })
     try {
       this.block(body)
     } finally {
       this.loops--
+      if (facts) this.enclosing.pop()
     }
+  }
+
+  /**
+   * The counting loops around the code being generated, outermost first, with the names their
+   * bodies may write: the runs' store-to-load forwarding keeps an element across a store to
+   * another one that a loop's range proves different (see \`nonzeroInLoops\`).
+   */
+  private readonly enclosing: EnclosingLoop[] = []
+  private readonly writtenInLoop = new Map<Stmt, Set<string> | undefined>()
+  private writtenIn(loop: Extract<Stmt, { kind: 'for' }>): Set<string> | undefined {
+    if (!this.writtenInLoop.has(loop)) this.writtenInLoop.set(loop, writtenNames(loop.body, this.gen.effectful))
+    return this.writtenInLoop.get(loop)
   }
 
   /** \`f()\` with the loads of its expressions free to take over the asserts \`fold\` (see \`foldedBounds\`). */
@@ -1605,7 +1623,7 @@ class FunctionEmitter {
         this.line(
           `const ${iv} = ${s.reverse ? `(${a} + Math.imul(${n} - 1 - ${k}, ${st})) | 0` : `(${a} + Math.imul(${k}, ${st})) | 0`};`,
         )
-        this.loopBody(s.body)
+        this.loopBody(s.body, s)
       })
       this.indent--
     }
@@ -1643,7 +1661,7 @@ class FunctionEmitter {
       const copy = (x: string) =>
         this.scoped(() => {
           this.names.set(s.variable, x)
-          this.loopBody(s.body)
+          this.loopBody(s.body, s)
           for (const { read, write } of carries) {
             this.line(`${read} = ${write.local};`)
             if (write.emitted !== 1)

@@ -25,6 +25,7 @@ export {
   type LoweredValues,
 } from './cse.js'
 export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-loads.js'
+export { nonzeroInLoops, type EnclosingLoop } from './loop-facts.js'
 export { carriedElements, indexKey, polyKey, type CarriedElement } from './carried-elements.js'
 export { runElements, type RunElement } from './run-elements.js'
 export { hostNumber } from './host-result.js'

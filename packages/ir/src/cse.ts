@@ -16,6 +16,7 @@ import type { Arg, Expr, Stmt } from './ast.js'
 import { readNames, rootName } from './check.js'
 import { polynomial } from './passes/interchange.js'
 import { exprChildren, stmtExprs } from './stmt-exprs.js'
+import { type EnclosingLoop, nonzeroInLoops } from './loop-facts.js'
 
 /** One shared value: the generated `const` once the first occurrence has been emitted. */
 export interface Shared {
@@ -151,12 +152,16 @@ export type LoweredValues = (s: Bijection) => { values: readonly Expr[]; writes?
  * reads `a[e]` before anything writes `a` or what e reads (the code generator keeps the value
  * the update stores, and that read is it), and `loaded` when the run already holds the old value
  * (an earlier update stored it, or an earlier statement loaded it). Distinct names are distinct
- * memory (see the module comment), so only writes to `a` itself end the forwarding.
+ * memory (see the module comment), so only writes to `a` itself end the forwarding, and a write
+ * to `a[e']` keeps the value of `a[e]` where the indices provably differ: by a nonzero constant,
+ * or (given `loops`, the loops around the run, outermost first) by `±x + c` where a loop's range
+ * shows that x is not the one value that makes them equal (see `nonzeroInLoops`).
  */
 export function sharedSubexpressions(
   run: RunStmt[],
   lowered?: LoweredValues,
   forwardUpdates = false,
+  loops?: readonly EnclosingLoop[],
 ): Array<Map<Expr, Shared>> {
   interface Entry {
     shared: Shared
@@ -227,7 +232,9 @@ export function sharedSubexpressions(
     const d = new Map(el.poly)
     for (const [m, c] of q) d.set(m, (d.get(m) ?? 0) - c)
     const rest = [...d].filter(([, c]) => c !== 0)
-    return rest.length === 1 && rest[0]![0] === ''
+    if (rest.length === 1 && rest[0]![0] === '') return true
+    // (a difference the enclosing loops' ranges prove nonzero: see \`nonzeroInLoops\`)
+    return loops !== undefined && rest.length > 0 && nonzeroInLoops(new Map(rest), loops)
   }
   /** A read of \`array\` from memory (at \`index\`; anywhere when undefined): the pending stores it may read are needed. */
   const observe = (array: string, index?: Expr): void => {
@@ -497,13 +504,15 @@ export function sharedSubexpressions(
  * (see `sharedSubexpressions`; undefined outside runs). `lowered`: the values the backend's
  * lowering of a bijection call computes (see `LoweredValues`).
  * `forwardUpdates`: forward the values that updates of f64 elements store to later reads of
- * those elements in the run too (see `sharedSubexpressions`).
+ * those elements in the run too (see `sharedSubexpressions`). `loops`: the loops around `body`,
+ * outermost first, whose ranges may prove two indices different (see `nonzeroInLoops`).
  */
 export function forEachStatement(
   body: Stmt[],
   visit: (s: Stmt, unchecked: number, shared: Map<Expr, Shared> | undefined) => void,
   lowered?: LoweredValues,
   forwardUpdates = false,
+  loops?: readonly EnclosingLoop[],
 ): void {
   const flat = flatten(body)
   for (let i = 0; i < flat.length; ) {
@@ -518,6 +527,7 @@ export function forEachStatement(
       flat.slice(i, j).map((x) => x.s as RunStmt),
       lowered,
       forwardUpdates,
+      loops,
     )
     for (let k = i; k < j; k++) visit(flat[k]!.s, flat[k]!.unchecked, maps[k - i])
     i = j
