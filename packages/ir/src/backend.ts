@@ -75,6 +75,8 @@ export {
   APART,
   hoistBounds,
   hoistBoundsFunction,
+  provenBounds,
+  provenBoundsFunction,
   impliedChecks,
   impliedChecksBlock,
   impliedChecksFunction,
