@@ -43,14 +43,22 @@ interface Form {
   k: number
 }
 
+/** A loop's start and stop as forms (as the program computes them, modulo 2³²), its step ±1. */
+interface Ends {
+  start: Form
+  stop: Form
+  step: 1 | -1
+  inclusive: boolean
+}
+
 /** What the pass knows at a statement. */
 interface Scope {
   /** Parameter arrays of fixed length. */
   fixed: ReadonlySet<string>
   /** i32 parameters the function never writes. */
   constants: ReadonlySet<string>
-  /** Loop variables in scope: their visited range [lo, hi] (forms), innermost last. */
-  loops: Array<{ name: string; lo: Form; hi: Form }>
+  /** Loop variables in scope: their visited range [lo, hi] (forms, where exact), innermost last. */
+  loops: Array<{ name: string; lo?: Form; hi?: Form; ends?: Ends }>
   /** Ancillas of known length: name → the form of the length. */
   lengths: Map<string, Form>
 }
@@ -77,6 +85,22 @@ function scale(a: Form, c: number): Form {
   if (c === 0) return constant(0)
   return { terms: new Map([...a.terms].map(([s, x]) => [s, x * c])), k: a.k * c }
 }
+
+/** A monomial: symbols joined by `*`, sorted (a symbol alone is a monomial of one). */
+const monomial = (a: string, b: string): string => [...a.split('*'), ...b.split('*')].sort().join('*')
+
+/** `a · b`, a product of two symbols a monomial of its own (see {@link nonlinear}). */
+function multiply(a: Form, b: Form): Form {
+  let out = scale(a, b.k)
+  for (const [s, c] of b.terms) {
+    out = add(out, { terms: new Map([...a.terms].map(([t, x]) => [monomial(t, s), x * c])), k: 0 })
+    out = add(out, scale(single(s), a.k * c))
+  }
+  return out
+}
+
+/** Whether a form has a product of symbols (the bounds proofs take linear forms only; a difference may cancel them). */
+const nonlinear = (f: Form): boolean => [...f.terms.keys()].some((s) => s.includes('*'))
 
 const bounded = (f: Form): boolean =>
   Math.abs(f.k) <= MAX_LITERAL && [...f.terms.values()].every((c) => Math.abs(c) <= MAX_LITERAL)
@@ -108,10 +132,7 @@ function form(e: Expr, scope: Scope): Form | undefined {
       const l = form(e.left, scope)
       const r = form(e.right, scope)
       if (!l || !r) return undefined
-      if (e.op === '*') {
-        if (l.terms.size === 0) out = scale(r, l.k)
-        else if (r.terms.size === 0) out = scale(l, r.k)
-      } else out = add(l, r, e.op === '+' ? 1 : -1)
+      out = e.op === '*' ? multiply(l, r) : add(l, r, e.op === '+' ? 1 : -1)
       break
     }
   }
@@ -122,7 +143,7 @@ function form(e: Expr, scope: Scope): Form | undefined {
 function atomOf(f: Form): string | null | undefined {
   let atom: string | null = null
   for (const s of f.terms.keys()) {
-    if (s.startsWith('v:') || (atom !== null && atom !== s)) return undefined
+    if (s.startsWith('v:') || s.includes('*') || (atom !== null && atom !== s)) return undefined
     atom = s
   }
   return atom
@@ -140,6 +161,7 @@ function atomBounds(a: string, scope: Scope): { min: number; max: number } {
   let max = I32_MAX
   for (const l of scope.loops) {
     // the loop's body runs: lo ≤ hi, that is (hi − lo) = d·a + m ≥ 0
+    if (!l.lo || !l.hi) continue
     const diff = add(l.hi, l.lo, -1)
     if (atomOf(diff) !== a) continue
     const d = diff.terms.get(a)!
@@ -172,11 +194,13 @@ function exact(f: Form, scope: Scope): boolean {
 
 /** The least (`low`) or greatest value of `f` over the loops' ranges: a form without loop variables, if one. */
 function extreme(f: Form, scope: Scope, low: boolean): Form | undefined {
+  if (nonlinear(f)) return undefined
   let out = f
   for (let i = scope.loops.length - 1; i >= 0; i--) {
     const l = scope.loops[i]!
     const c = out.terms.get(`v:${l.name}`)
     if (!c) continue
+    if (!l.lo || !l.hi) return undefined
     const rest = add(out, scale(single(`v:${l.name}`), c), -1)
     out = add(rest, scale(c > 0 === low ? l.lo : l.hi, c))
   }
@@ -188,8 +212,52 @@ function lengthOf(a: string, scope: Scope): Form | undefined {
   return scope.fixed.has(a) ? single(`len:${a}`) : scope.lengths.get(a)
 }
 
-/** Whether the assert is a bounds check that cannot fail (see the module comment). */
+/** The i32 value of a form of at most atom \`a\` at a = x (the program's arithmetic, modulo 2³²). */
+function valueAt(f: Form, a: string | null, x: number): number | undefined {
+  const atom = atomOf(f)
+  if (atom === undefined || (atom !== null && atom !== a)) return undefined
+  return Number((BigInt(f.k) + (atom === null ? 0n : BigInt(f.terms.get(atom)!) * BigInt(x))) % 2n ** 32n) | 0
+}
+
+/** Whether, at a = x, some enclosing loop whose ends are forms of \`a\` alone runs no iteration. */
+function unreachedAt(a: string | null, x: number, scope: Scope): boolean {
+  return scope.loops.some(({ ends }) => {
+    if (!ends) return false
+    const start = valueAt(ends.start, a, x)
+    const stop = valueAt(ends.stop, a, x)
+    if (start === undefined || stop === undefined) return false
+    if (ends.step === 1) return ends.inclusive ? start > stop : start >= stop
+    return ends.inclusive ? start < stop : start <= stop
+  })
+}
+
+/**
+ * Whether the assert is an alias check \`i != j\` that cannot fail. i − j, as forms (products of
+ * symbols cancelled, as i32 arithmetic modulo 2³² cancels them), is a constant k or ±X + k for
+ * one atom X, no loop variable: i32 \`i\` and \`j\` are equal exactly when i − j ≡ 0 modulo 2³²,
+ * that is never (k ≠ 0, |k| ≤ 2²⁰) or only at X = x₀ = ∓k. The check cannot fail when X ≥ 0 is
+ * known and x₀ < 0, or when at X = x₀ an enclosing loop whose ends are forms of X runs no
+ * iteration (its ends evaluated as the program computes them, wrapping included).
+ */
+function distinctProven(s: AssertStmt, scope: Scope): boolean {
+  const c = s.cond
+  if (c.kind !== 'binary' || c.op !== '!=') return false
+  const i = form(c.left, scope)
+  const j = form(c.right, scope)
+  if (!i || !j) return false
+  const d = add(i, j, -1)
+  const atom = atomOf(d)
+  if (atom === undefined || Math.abs(d.k) > MAX_LITERAL) return false
+  if (atom === null) return d.k !== 0
+  const coefficient = d.terms.get(atom)!
+  if (Math.abs(coefficient) !== 1) return false
+  const x0 = -d.k * coefficient
+  return (x0 < 0 && nonnegative(atom, scope)) || unreachedAt(atom, x0, scope)
+}
+
+/** Whether the assert is a bounds or alias check that cannot fail (see the module comment). */
 function proven(s: AssertStmt, scope: Scope): boolean {
+  if (s.check === 'alias') return distinctProven(s, scope)
   if (s.check !== 'outOfBounds') return false
   let c = s.cond
   if (c.kind === 'binary' && c.op === '||') c = c.right
@@ -209,8 +277,8 @@ function proven(s: AssertStmt, scope: Scope): boolean {
   )
 }
 
-/** The visited range of a loop of step 1 or −1 whose ends are exact forms, if it is one. */
-function visited(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): { lo: Form; hi: Form } | undefined {
+/** A loop's ends as forms, if its step is 1 or −1 and they are forms. */
+function ends(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): { ends: Ends } | undefined {
   const st = s.step
   const step =
     st === null
@@ -221,10 +289,17 @@ function visited(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): { lo: Form; h
           ? -st.arg.value
           : undefined
   if (step !== 1 && step !== -1) return undefined
-  const a = form(s.start, scope)
-  const b = form(s.stop, scope)
-  if (!a || !b || !exact(a, scope) || !exact(b, scope)) return undefined
-  if (step === 1) return { lo: a, hi: s.inclusive ? b : add(b, constant(-1)) }
+  const start = form(s.start, scope)
+  const stop = form(s.stop, scope)
+  return start && stop ? { ends: { start, stop, step, inclusive: s.inclusive } } : undefined
+}
+
+/** The visited range of a loop of step 1 or −1 whose ends are exact forms, if it is one. */
+function visited(s: Extract<Stmt, { kind: 'for' }>, scope: Scope): { lo: Form; hi: Form } | undefined {
+  const e = ends(s, scope)?.ends
+  if (!e || !exact(e.start, scope) || !exact(e.stop, scope)) return undefined
+  const { start: a, stop: b } = e
+  if (e.step === 1) return { lo: a, hi: s.inclusive ? b : add(b, constant(-1)) }
   return { lo: s.inclusive ? b : add(b, constant(1)), hi: a }
 }
 
@@ -269,7 +344,7 @@ function block(body: Stmt[], outer: Scope): Stmt[] {
         const lengths = forget(scope.lengths, reallocated(s.body))
         const range = visited(s, scope)
         const loops = scope.loops.filter((l) => l.name !== s.variable)
-        if (range) loops.push({ name: s.variable, ...range })
+        loops.push({ name: s.variable, ...range, ...ends(s, scope) })
         // (the loop variable shadows a constant of the same name, if any)
         const constants = new Set(scope.constants)
         constants.delete(s.variable)
