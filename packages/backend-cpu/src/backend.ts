@@ -11,6 +11,7 @@ import {
   CHECKED_PASSES,
   disabledPasses,
   hoistBounds,
+  provenBounds,
   impliedChecks,
   inlineSmallCalls,
   insertChecks,
@@ -40,7 +41,12 @@ export function compileToJs(
   // the run-time checks as asserts, placed last, the loops' bounds checks hoisted before them
   // (see `insert-checks.ts` and `hoist-bounds.ts` of `@tenet/ir`)
   const asserted = insertChecks(optimized.program, optimized.inverses, options)
-  const bounded = hoistBounds(asserted.program, asserted.inverses, options)
+  // (with checks on, pass `proven-bounds` leaves out the bounds checks that cannot fail)
+  const proved =
+    CHECKED_PASSES.has('proven-bounds') && !disabledPasses.has('proven-bounds')
+      ? provenBounds(asserted.program, asserted.inverses, options)
+      : asserted
+  const bounded = hoistBounds(proved.program, proved.inverses, options)
   // (with checks on, passes `pair-series` and `unroll-swaps` run here, on the asserts)
   // (with checks on, pass `implied-checks` leaves out the checks that earlier ones decided)
   const implied =

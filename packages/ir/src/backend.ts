@@ -76,6 +76,8 @@ export {
   APART,
   hoistBounds,
   hoistBoundsFunction,
+  provenBounds,
+  provenBoundsFunction,
   impliedChecks,
   impliedChecksBlock,
   impliedChecksFunction,

@@ -124,6 +124,7 @@ export { evaluationCount, type CountOptions } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { impliedChecks, impliedChecksBlock, impliedChecksFunction, strictReads } from './implied-checks.js'
+export { provenBounds, provenBoundsFunction } from './proven-bounds.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
 export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.js'
@@ -174,6 +175,8 @@ export const PASS_NAMES = [
   'hoist-lane-calls',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
   'implied-checks',
+  // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `provenBounds`)
+  'proven-bounds',
   // (not run by `optimize`: with checks on, the cpu backend runs it on optimize's result, see `replayUncalls`)
   'replay-uncall',
   // (not run by \`optimize\`: the backends' code generators keep loop-carried elements in locals, see \`carriedElements\`)
@@ -205,6 +208,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'replay-uncall',
   'carried-elements',
   'loop-facts',
+  'proven-bounds',
 ])
 
 /**
