@@ -154,7 +154,7 @@ describe('dead rows of history arrays in loops (checks off)', () => {
     expect(deadRows({ ...loop, reverse: false }, new Set(['g'])).size).toBe(0)
   })
 
-  it('reads a step of −1 as counting the other way: Horner\'s uncompute `in reverse … by -1` counts up', () => {
+  it("reads a step of −1 as counting the other way: Horner's uncompute `in reverse … by -1` counts up", () => {
     // the adjoint sweep of `for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * x + c[k] }`
     const loop = loopOf(`fn f(g: f64[], acc: f64[], g_acc: f64[], c: f64[], x: f64) {
       for k in reverse len(c) - 2..=0 by -1 {

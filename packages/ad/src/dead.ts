@@ -472,7 +472,7 @@ export function deadRows(
   // `in reverse` holds
   const step = !loop.step ? 1 : loop.step.kind === 'num' && Number.isInteger(loop.step.value) ? loop.step.value : 0
   if (step === 0) return out
-  const down = (step < 0) !== (loop.reverse === true)
+  const down = step < 0 !== (loop.reverse === true)
   const i = loop.variable
   const writtenInBody = (names: Set<string>): boolean => names.has(i) || writesAny(loop.body, names)
   const inScope = new Map<string, ForStmt>()
