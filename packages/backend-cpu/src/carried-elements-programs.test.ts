@@ -14,8 +14,11 @@ import {
   CARRIED_ARGS as args,
   CARRIED_SOURCES as sources,
   carriedOutOfRange,
+  doublesText,
   exactText as text,
   hornerSource as horner,
+  SIGNED_ZERO_SOURCES,
+  signedZeroArgs,
 } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
@@ -47,73 +50,26 @@ describe('loop-carried elements in locals (cpu backend)', () => {
   })
 
   it("keeps the value before a first write's `0 +` in the local: the stored elements keep their signs of zero", () => {
-    // zero coefficients of either sign, x of either sign: the recurrence's value before the store's
-    // \`0 +\` is −0 in some iterations (+0 · −1 + −0), which the elements copied out would show
-    const source = `fn f(out: f64[], c: f64[], x: f64) {
-  routine {
-    acc: f64[] <- zeros(len(c))
-    acc[len(c) - 1] += c[len(c) - 1]
-    for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * x + c[k] }
-  }
-  for k in 0..len(c) { out[k] += acc[k] }
-  ~routine
-}`
-    const cpu = compileModule(parse({ text: source, name: 'p' }), {
-      registry: registry(),
-      backend: 'cpu',
-      checks: false,
-    })
-    const ref = compileModule(parse({ text: source, name: 'p' }), {
-      registry: registry(),
-      backend: 'interpreter',
-      checks: false,
-    })
-    expect(generatedCode(cpu.f!)!).toMatch(
+    const compile = (source: string, backend: string) =>
+      compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend, checks: false }).f!
+    for (const [name, source] of Object.entries(SIGNED_ZERO_SOURCES)) {
+      const cpu = compile(source, 'cpu')
+      const ref = compile(source, 'interpreter')
+      for (const a of signedZeroArgs()) {
+        const copy = () => a.map((v) => (v instanceof Float64Array ? v.slice() : v))
+        expect(doublesText(cpu(...copy()) as unknown[]), `${name} ${doublesText(a)}`).toBe(
+          doublesText(ref(...copy()) as unknown[]),
+        )
+      }
+    }
+    // every read in the write's value: the local takes the value, the store adds \`0 +\`
+    expect(generatedCode(compile(SIGNED_ZERO_SOURCES.free, 'cpu'))!).toMatch(
       /(w\d+) = \(\(\(r\d+ \* p2\) \+ p1\[i\d+\]\)\);\n\s*v\d+\[i\d+\] = \(0 \+ \1\);/,
     )
-    const cs = [
-      [-0, -0, -0, -0, -0],
-      [0, -0, 0, -0, -0],
-      [-0, 1, -0, -0, 2],
-      [0.5, -0, -0.25, -0, -0],
-    ]
-    for (const c of cs)
-      for (const x of [-1, 1, -0, 0, -2.5, Number.POSITIVE_INFINITY, Number.NaN]) {
-        const args = (): unknown[] => [new Float64Array(c.length).fill(-0), Float64Array.from(c), x]
-        expect(text(cpu.f!(...args()) as unknown[]), `c = ${c}, x = ${x}`).toBe(text(ref.f!(...args()) as unknown[]))
-      }
-    // a read of the element outside the write's value (a divisor: 1 / −0 is −∞, and the routine's
-    // uncompute, which loads the element, leaves −∞ − ∞ = −∞ where +∞ − ∞ is NaN): the local keeps
-    // the value with its \`0 +\`
-    const mixed = `fn f(out: f64[], c: f64[], x: f64) {
-  routine {
-    acc: f64[] <- zeros(len(c))
-    acc[len(c) - 1] += c[len(c) - 1]
-    for k in len(c) - 2..=0 by -1 {
-      acc[k] += acc[k + 1] * x + c[k]
-      out[k] += 1.0 / acc[k + 1]
-    }
-  }
-  ~routine
-}`
-    const m2 = compileModule(parse({ text: mixed, name: 'p' }), { registry: registry(), backend: 'cpu', checks: false })
-    const r2 = compileModule(parse({ text: mixed, name: 'p' }), {
-      registry: registry(),
-      backend: 'interpreter',
-      checks: false,
-    })
-    // (every double as text: ±∞ and NaN too, −0 apart from 0)
-    const all = (v: unknown[]) =>
-      v
-        .map((e) => (e instanceof Float64Array ? Array.from(e, (d) => (Object.is(d, -0) ? '-0' : String(d))) : e))
-        .join(';')
-    for (const c of cs)
-      for (const x of [-1, 1, -0, 0]) {
-        const args = (): unknown[] => [new Float64Array(c.length).fill(-0), Float64Array.from(c), x]
-        expect(all(m2.f!(...args()) as unknown[]), `c = ${c}, x = ${x}`).toBe(all(r2.f!(...args()) as unknown[]))
-      }
-    expect(generatedCode(m2.f!)!).toMatch(/w\d+ = \(0 \+ \(\(c\d+ \* p2\) \+ p1\[i\d+\]\)\);/)
-    expect(generatedCode(m2.f!)!).not.toMatch(/\] = \(0 \+ w\d+\);/)
+    // a read elsewhere (a divisor): the local takes the value with its \`0 +\`
+    const mixed = generatedCode(compile(SIGNED_ZERO_SOURCES.mixed, 'cpu'))!
+    expect(mixed).toMatch(/w\d+ = \(0 \+ \(\(c\d+ \* p2\) \+ p1\[i\d+\]\)\);/)
+    expect(mixed).not.toMatch(/\] = \(0 \+ w\d+\);/)
   })
 
   it('leaves a loop whose next iteration writes what this one reads alone', () => {

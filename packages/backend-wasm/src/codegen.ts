@@ -2426,6 +2426,29 @@ export class FunctionEmitter {
       default:
         return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
+    // the first write of an f64 element known to hold zero (\`UpdateStmt.init\`; the allocation
+    // zeroed it) of a loop-carried element whose reads allow it (\`CarriedElement.signFree\`): the
+    // local keeps the value e, the store \`e + 0\` (the same bits as \`0 + e\`), so the addition
+    // leaves the recurrence's chain and the old element is not loaded
+    if (s.op === '+=' && vt === F64 && s.init === true && s.target.kind === 'index') {
+      const cw = this.carriedWrite(s.target)
+      if (cw?.sample.signFree && this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) === undefined) {
+        const el = this.address(
+          s.target.array.name,
+          s.target.index,
+          s.target.loc,
+          s.target.inBounds === true,
+          s.target.array.shown,
+        )
+        this.folding(s.value, () => this.expr(s.value))
+        this.tee(cw.w)
+        cw.emitted++
+        this.f64c(0)
+        this.op(Op.f64_add)
+        this.store(el)
+        return
+      }
+    }
     this.modify(s.target, t, true, () => {
       this.folding(s.value, () => this.expr(s.value))
       this.op(opcode)
