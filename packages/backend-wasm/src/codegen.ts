@@ -275,6 +275,13 @@ const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 /** The local a loop-carried element's write sets (see \`carriedElements\`), and how many writes set it in the iteration being emitted. */
+/**
+ * The largest array ancilla, in bytes, that an allocation zeroes with a loop of f64 stores
+ * rather than \`memory.fill\` (a call into the engine: for an array of a few elements allocated
+ * per iteration, as Horner's accumulator is per point, it cost more than the loop's work).
+ */
+export const ZERO_STORES_MAX_BYTES = 256
+
 interface CarriedWrite {
   w: number
   emitted: number
@@ -2522,7 +2529,15 @@ export class FunctionEmitter {
       const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
-      // zero it: memory.fill(ptr, 0, len << shift)
+      // zero it: memory.fill(ptr, 0, len << shift) for a large array; a small one (at most
+      // ZERO_STORES_MAX_BYTES, its 8-byte words from ptr to top) by a loop of f64 stores of +0,
+      // whose bits are all zero: memory.fill is a call into the engine, which for an array of a
+      // few elements allocated in every iteration of a loop cost more than the loop's work
+      this.get(top)
+      this.get(ptr)
+      this.op(Op.i32_sub)
+      this.i32(ZERO_STORES_MAX_BYTES)
+      this.op(Op.i32_gt_u, Op.if, 0x40)
       this.get(ptr)
       this.i32(0)
       this.get(len)
@@ -2532,6 +2547,23 @@ export class FunctionEmitter {
       }
       this.op(Op.prefix_fc)
       this.out.u32(OpFc.memory_fill).byte(0x00)
+      this.op(Op.else)
+      const z = this.local(I32)
+      this.get(ptr)
+      this.set(z)
+      this.op(Op.block, 0x40, Op.loop, 0x40)
+      this.get(z)
+      this.get(top)
+      this.op(Op.i32_ge_u, Op.br_if, 1)
+      this.get(z)
+      this.f64c(0)
+      this.out.byte(Op.f64_store).u32(3).u32(0)
+      this.get(z)
+      this.i32(8)
+      this.op(Op.i32_add)
+      this.set(z)
+      this.op(Op.br, 0, Op.end, Op.end)
+      this.op(Op.end)
       this.get(top)
       this.out.byte(Op.global_set).u32(0)
       this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem })
