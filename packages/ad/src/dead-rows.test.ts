@@ -153,6 +153,27 @@ describe('dead rows of history arrays in loops (checks off)', () => {
     ])
     expect(deadRows({ ...loop, reverse: false }, new Set(['g'])).size).toBe(0)
   })
+
+  it("reads a step of −1 as counting the other way: Horner's uncompute `in reverse … by -1` counts up", () => {
+    // the adjoint sweep of `for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * x + c[k] }`
+    const loop = loopOf(`fn f(g: f64[], acc: f64[], g_acc: f64[], c: f64[], x: f64) {
+      for k in reverse len(c) - 2..=0 by -1 {
+        acc[k] -= acc[k + 1] * x + c[k]
+        g_acc[k + 1] += g_acc[k] * x
+        g[0] += g_acc[k] * acc[k + 1]
+      }
+    }`)
+    // counting up, row k of acc is never read again (later iterations read k + 2 and above)
+    expect([...deadRows(loop, new Set(['g', 'g_acc']))].map((s) => printStmt(s, 0))).toEqual([
+      'acc[k] -= acc[k + 1] * x + c[k]',
+    ])
+    // the forward recurrence counts down: iteration k − 1 reads what iteration k wrote
+    expect(deadRows({ ...loop, reverse: false }, new Set(['g', 'g_acc'])).size).toBe(0)
+    // a step that is not a literal: nothing is known about the direction
+    expect(deadRows({ ...loop, step: { ...loop.step!, kind: 'var', name: 'x' } as never }, new Set(['g'])).size).toBe(0)
+    // read after the loop: kept
+    expect(deadRows(loop, new Set(['g', 'g_acc', 'acc'])).size).toBe(0)
+  })
 })
 
 // The programs whose adjoints this changes, as gradients: checks off (dead updates dropped)
@@ -222,6 +243,19 @@ fn rnn_loss(loss: f64, W: f64[], U: f64[], b: f64[], xs: f64[], H: i32, D: i32, 
   for i in 0..H { loss += hs[T * H + i] * hs[T * H + i] }
   ~routine
 }
+fn horner_loss(loss: f64, c: f64[], xs: f64[], ys: f64[]) {
+  for j in 0..len(xs) {
+    routine {
+      acc: f64[] <- zeros(len(c))
+      acc[len(c) - 1] += c[len(c) - 1]
+      for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
+      e <- 0.0
+      e += acc[0] - ys[j]
+    }
+    loss += e * e
+    ~routine
+  }
+}
 `
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
@@ -268,9 +302,11 @@ describe('gradients with the dead rows dropped agree with checks on and with cen
     ['sweep_loss', [0, wave(7, 0.6), 0.4, 7, 4], [1, 2]],
     ['euler_loss', [0, Float64Array.of(1.2, 0.8), Float64Array.of(1.1, 0.4, 0.4, 0.1), 0.05, 6], [1, 2, 3]],
     ['rnn_loss', [0, wave(9, 0.9), wave(6, 1.7), wave(3, 2.3), wave(8, 0.4), 3, 2, 4], [1, 2, 3, 4]],
+    // a recurrence counting down (`by -1`): its uncompute in the adjoint sweep counts up
+    ['horner_loss', [0, wave(6, 0.8), wave(9, 1.9), wave(9, 0.5)], [1, 2, 3]],
   ]
   for (const backend of ['cpu', 'wasm']) {
-    it(`heat, an integrator's trajectory and a tanh RNN on ${backend}`, () => {
+    it(`heat, an integrator's trajectory, a tanh RNN and Horner on ${backend}`, () => {
       const fast = compile(backend, false)
       const checked = compile(backend, true)
       for (const [name, args, wrt] of cases) {

@@ -21,9 +21,10 @@
  *
  *   With a symbolic stride, `base + i·n + j` counts too where the base and n are invariant and an
  *   inner loop bounds j to [0, n) (`ranged`).
- * - **Rows of history arrays** (`deadRows`): in a loop counting down, the updates of an array at
- *   the highest row relative to the iteration (`u[(t + 1) * n + i] -= …`) that nothing but they
- *   read, when every other read is at a lower row, are never read by a later iteration.
+ * - **Rows of history arrays** (`deadRows`): in a loop counting down (a literal step of either
+ *   sign), the updates of an array at the highest row relative to the iteration
+ *   (`u[(t + 1) * n + i] -= …`) that nothing but they read, when every other read is at a lower
+ *   row, are never read by a later iteration (counting up: the lowest row).
  *
  * Stacks and host effects keep everything they touch. The result is no longer reversible (an
  * ancilla is not back at zero when it is deallocated), so it is only used when run-time checks
@@ -456,7 +457,10 @@ const KNOWN = new Set<Stmt['kind']>([
  * iteration's other reads are in blocks below t + R, and a later iteration t′ < t reads blocks
  * below t′ + R ≤ t − 1 + R. A loop that counts up mirrors it (the lowest row, reads above it).
  * This is the adjoint sweep's uncompute of a history `u[(t + 1) * n + i] -= …` (the heat stencil,
- * an integrator's trajectory `xs[2 * t + 2]`): its values are restored but never read.
+ * an integrator's trajectory `xs[2 * t + 2]`): its values are restored but never read. The step
+ * is a literal of either sign (a loop `by -1` counts down, `in reverse … by -1` counts up: the
+ * adjoint sweep of Horner's `acc[k] += acc[k + 1] * x + c[k]`, whose uncompute `acc[k] -= …`
+ * nothing reads again).
  */
 export function deadRows(
   loop: ForStmt,
@@ -464,9 +468,11 @@ export function deadRows(
   readOnly: (call: Extract<Stmt, { kind: 'callstmt' }>, k: number) => boolean = () => false,
 ): Set<UpdateStmt> {
   const out = new Set<UpdateStmt>()
-  const up = !loop.step || (isInt(loop.step, 1) && loop.step.value >= 1)
-  if (!up) return out
-  const down = loop.reverse === true
+  // a literal step of either sign: the loop counts down when exactly one of a negative step and
+  // `in reverse` holds
+  const step = !loop.step ? 1 : loop.step.kind === 'num' && Number.isInteger(loop.step.value) ? loop.step.value : 0
+  if (step === 0) return out
+  const down = step < 0 !== (loop.reverse === true)
   const i = loop.variable
   const writtenInBody = (names: Set<string>): boolean => names.has(i) || writesAny(loop.body, names)
   const inScope = new Map<string, ForStmt>()

@@ -14,8 +14,11 @@ import {
   CARRIED_ARGS as args,
   CARRIED_SOURCES as sources,
   carriedOutOfRange,
+  doublesText,
   exactText as text,
   hornerSource as horner,
+  SIGNED_ZERO_SOURCES,
+  signedZeroArgs,
 } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
@@ -31,7 +34,11 @@ describe('loop-carried elements in locals (cpu backend)', () => {
     expect(code).toMatch(/let (r\d+) = v\d+\[\(\(f\d+ \+ 1\) \| 0\)\], (w\d+) = 0;/)
     const loop = code.slice(code.lastIndexOf('for ('))
     expect(loop).not.toMatch(/v\d+\[\(\(i\d+ \+ 1\) \| 0\)\]/)
-    expect(loop).toMatch(/(w\d+) = \(0 \+ \(\(r\d+ \* v\d+\) \+ p1\[i\d+\]\)\);\n\s*v\d+\[i\d+\] = \1;\n\s*r\d+ = \1;/)
+    // (the local keeps the value before the first write's \`0 +\`, which only the store adds:
+    // every read of the element is in that value, under +, − and ×, see \`signFreeReads\`)
+    expect(loop).toMatch(
+      /(w\d+) = \(\(\(r\d+ \* v\d+\) \+ p1\[i\d+\]\)\);\n\s*v\d+\[i\d+\] = \(0 \+ \1\);\n\s*r\d+ = \1;/,
+    )
     // switched off, the loop loads it
     disabledPasses.add('carried-elements')
     const off = compileModule(parse({ text: horner, name: 'p' }), {
@@ -40,6 +47,29 @@ describe('loop-carried elements in locals (cpu backend)', () => {
       checks: false,
     })
     expect(generatedCode(off.f!)!).toMatch(/v\d+\[\(\(i\d+ \+ 1\) \| 0\)\]/)
+  })
+
+  it("keeps the value before a first write's `0 +` in the local: the stored elements keep their signs of zero", () => {
+    const compile = (source: string, backend: string) =>
+      compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend, checks: false }).f!
+    for (const [name, source] of Object.entries(SIGNED_ZERO_SOURCES)) {
+      const cpu = compile(source, 'cpu')
+      const ref = compile(source, 'interpreter')
+      for (const a of signedZeroArgs()) {
+        const copy = () => a.map((v) => (v instanceof Float64Array ? v.slice() : v))
+        expect(doublesText(cpu(...copy()) as unknown[]), `${name} ${doublesText(a)}`).toBe(
+          doublesText(ref(...copy()) as unknown[]),
+        )
+      }
+    }
+    // every read in the write's value: the local takes the value, the store adds \`0 +\`
+    expect(generatedCode(compile(SIGNED_ZERO_SOURCES.free, 'cpu'))!).toMatch(
+      /(w\d+) = \(\(\(r\d+ \* p2\) \+ p1\[i\d+\]\)\);\n\s*v\d+\[i\d+\] = \(0 \+ \1\);/,
+    )
+    // a read elsewhere (a divisor): the local takes the value with its \`0 +\`
+    const mixed = generatedCode(compile(SIGNED_ZERO_SOURCES.mixed, 'cpu'))!
+    expect(mixed).toMatch(/w\d+ = \(0 \+ \(\(c\d+ \* p2\) \+ p1\[i\d+\]\)\);/)
+    expect(mixed).not.toMatch(/\] = \(0 \+ w\d+\);/)
   })
 
   it('leaves a loop whose next iteration writes what this one reads alone', () => {

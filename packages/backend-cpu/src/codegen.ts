@@ -891,8 +891,13 @@ class FunctionEmitter {
     this.shared.set(i, {})
   }
 
-  /** Emits `dataview = value` (value is JS code already of the right type). */
-  private write(dv: Dataview | Arg, value: string): void {
+  /**
+   * Emits `dataview = value` (value is JS code already of the right type). `raw`: for the first
+   * write `0 + e` of an element (\`value\` is \`(0 + e)\`), the code of e: a loop-carried
+   * element whose reads allow it (\`CarriedElement.signFree\`) keeps e in its local and stores
+   * \`0 + local\`, so the addition leaves the recurrence's chain.
+   */
+  private write(dv: Dataview | Arg, value: string, raw?: string): void {
     switch (dv.kind) {
       case 'var':
         this.line(`${this.js(dv.name)} = ${value};`)
@@ -907,13 +912,14 @@ class FunctionEmitter {
         const carried = this.carried?.writes.get(dv.array.name)
         const k = carried && indexKey(dv.index)
         const w = k === undefined ? undefined : carried?.get(k)
+        const bare = w?.signFree === true && raw !== undefined
         if (w) {
           // a loop-carried element (see \`carriedElements\`): the next iteration reads the local
-          this.line(`${w.local} = ${value};`)
+          this.line(`${w.local} = ${bare ? raw : value};`)
           w.emitted++
         }
         this.line(
-          `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${w ? w.local : value};`,
+          `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${w ? (bare ? `(0 + ${w.local})` : w.local) : value};`,
         )
         return
       }
@@ -1026,10 +1032,14 @@ class FunctionEmitter {
   /**
    * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
    * index key: the local a read of the element takes (\`reads\`), the local the write of the
-   * element sets (\`writes\`, with how many times it was emitted).
+   * element sets (\`writes\`, with how many times it was emitted, and whether it may hold the
+   * value of a first write before its \`0 +\`: \`CarriedElement.signFree\`).
    */
   private carried:
-    | { reads: Map<string, Map<string, string>>; writes: Map<string, Map<string, { local: string; emitted: number }>> }
+    | {
+        reads: Map<string, Map<string, string>>
+        writes: Map<string, Map<string, { local: string; emitted: number; signFree: boolean }>>
+      }
     | undefined
 
   /**
@@ -1382,7 +1392,9 @@ class FunctionEmitter {
           // (not for an array whose elements the block's reused loads read: they may load it)
           if (sh?.overwrittenBy && !this.reusedArrays?.has((s.target as { array: { name: string } }).array.name)) return
         }
-        this.write(s.target, code)
+        // (a first write \`0 + v\` of an f64 element: a carried local may keep v, see \`write\`)
+        const raw = zeroOld && t === 'f64' && s.op === '+=' && code === `(0 + ${v})` ? `(${v})` : undefined
+        this.write(s.target, code, raw)
         return
       }
       case 'callstmt':
@@ -1533,7 +1545,7 @@ class FunctionEmitter {
   private carriedLocals(
     s: Extract<Stmt, { kind: 'for' }>,
     init: string,
-  ): Array<{ read: string; write: { local: string; emitted: number } }> {
+  ): Array<{ read: string; write: { local: string; emitted: number; signFree: boolean } }> {
     if (disabledPasses.has('carried-elements')) return []
     const els = carriedElements(
       s,
@@ -1543,7 +1555,7 @@ class FunctionEmitter {
     if (!els.length) return []
     const reads = new Map(this.carried?.reads ?? [])
     const writes = new Map(this.carried?.writes ?? [])
-    const out: Array<{ read: string; write: { local: string; emitted: number } }> = []
+    const out: Array<{ read: string; write: { local: string; emitted: number; signFree: boolean } }> = []
     const v0 = this.fresh('f')
     this.line(`const ${v0} = ${init};`)
     for (const el of els) {
@@ -1562,7 +1574,7 @@ class FunctionEmitter {
       rm.set(el.read, r)
       reads.set(el.array, rm)
       const wm = new Map(writes.get(el.array) ?? [])
-      const write = { local: w, emitted: 0 }
+      const write = { local: w, emitted: 0, signFree: el.signFree }
       wm.set(el.write, write)
       writes.set(el.array, wm)
       out.push({ read: r, write })

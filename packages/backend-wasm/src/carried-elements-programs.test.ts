@@ -10,7 +10,15 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
-import { CARRIED_ARGS as args, CARRIED_SOURCES as sources, carriedOutOfRange, exactText as text } from '@tenet/testing'
+import {
+  CARRIED_ARGS as args,
+  CARRIED_SOURCES as sources,
+  carriedOutOfRange,
+  doublesText,
+  exactText as text,
+  SIGNED_ZERO_SOURCES,
+  signedZeroArgs,
+} from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const registry = () => createRegistry().registerBackend(wasmBackend).registerBackend(interpreterBackend)
@@ -34,6 +42,21 @@ describe('loop-carried elements in locals (wasm backend)', () => {
           expect(text(m.f!.inverse(...got) as unknown[])).toBe(text(ref.f!.inverse(...want) as unknown[]))
         }
       })
+
+  it("keeps the value before a first write's `0 +` in the local where every read allows it: the interpreter's signs of zero", () => {
+    for (const [name, source] of Object.entries(SIGNED_ZERO_SOURCES)) {
+      const compile = (backend: string) =>
+        compileModule(parse({ text: source, name: 'p' }), { registry: registry(), backend, checks: false }).f!
+      const m = compile('wasm')
+      const ref = compile('interpreter')
+      for (const a of signedZeroArgs()) {
+        const copy = () => a.map((v) => (v instanceof Float64Array ? v.slice() : v))
+        expect(doublesText(m(...copy()) as unknown[]), `${name} ${doublesText(a)}`).toBe(
+          doublesText(ref(...copy()) as unknown[]),
+        )
+      }
+    }
+  })
 
   it('with checks on, a carried read out of range fails as it does without the locals', () => {
     const compile = (source: string) =>

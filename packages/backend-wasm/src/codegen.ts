@@ -276,6 +276,13 @@ const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 /** The local a loop-carried element's write sets (see \`carriedElements\`), and how many writes set it in the iteration being emitted. */
+/**
+ * The largest array ancilla, in bytes, that an allocation zeroes with a loop of f64 stores
+ * rather than \`memory.fill\` (a call into the engine: for an array of a few elements allocated
+ * per iteration, as Horner's accumulator is per point, it cost more than the loop's work).
+ */
+export const ZERO_STORES_MAX_BYTES = 256
+
 interface CarriedWrite {
   w: number
   emitted: number
@@ -2431,6 +2438,29 @@ export class FunctionEmitter {
       default:
         return unsupported(`\`${s.op}\` on \`${t}\``, s.loc)
     }
+    // the first write of an f64 element known to hold zero (\`UpdateStmt.init\`; the allocation
+    // zeroed it) of a loop-carried element whose reads allow it (\`CarriedElement.signFree\`): the
+    // local keeps the value e, the store \`e + 0\` (the same bits as \`0 + e\`), so the addition
+    // leaves the recurrence's chain and the old element is not loaded
+    if (s.op === '+=' && vt === F64 && s.init === true && s.target.kind === 'index') {
+      const cw = this.carriedWrite(s.target)
+      if (cw?.sample.signFree && this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) === undefined) {
+        const el = this.address(
+          s.target.array.name,
+          s.target.index,
+          s.target.loc,
+          s.target.inBounds === true,
+          s.target.array.shown,
+        )
+        this.folding(s.value, () => this.expr(s.value))
+        this.tee(cw.w)
+        cw.emitted++
+        this.f64c(0)
+        this.op(Op.f64_add)
+        this.store(el)
+        return
+      }
+    }
     this.modify(s.target, t, true, () => {
       this.folding(s.value, () => this.expr(s.value))
       this.op(opcode)
@@ -2504,7 +2534,15 @@ export class FunctionEmitter {
       const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
-      // zero it: memory.fill(ptr, 0, len << shift)
+      // zero it: memory.fill(ptr, 0, len << shift) for a large array; a small one (at most
+      // ZERO_STORES_MAX_BYTES, its 8-byte words from ptr to top) by a loop of f64 stores of +0,
+      // whose bits are all zero: memory.fill is a call into the engine, which for an array of a
+      // few elements allocated in every iteration of a loop cost more than the loop's work
+      this.get(top)
+      this.get(ptr)
+      this.op(Op.i32_sub)
+      this.i32(ZERO_STORES_MAX_BYTES)
+      this.op(Op.i32_gt_u, Op.if, 0x40)
       this.get(ptr)
       this.i32(0)
       this.get(len)
@@ -2514,6 +2552,23 @@ export class FunctionEmitter {
       }
       this.op(Op.prefix_fc)
       this.out.u32(OpFc.memory_fill).byte(0x00)
+      this.op(Op.else)
+      const z = this.local(I32)
+      this.get(ptr)
+      this.set(z)
+      this.op(Op.block, 0x40, Op.loop, 0x40)
+      this.get(z)
+      this.get(top)
+      this.op(Op.i32_ge_u, Op.br_if, 1)
+      this.get(z)
+      this.f64c(0)
+      this.out.byte(Op.f64_store).u32(3).u32(0)
+      this.get(z)
+      this.i32(8)
+      this.op(Op.i32_add)
+      this.set(z)
+      this.op(Op.br, 0, Op.end, Op.end)
+      this.op(Op.end)
       this.get(top)
       this.out.byte(Op.global_set).u32(0)
       this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem })

@@ -97,4 +97,28 @@ fn g(a: f64[], y: f64) { y += a[0] }
 fn f(a: f64[], y: f64) { for i in 1..len(a) { a[i] += a[i - 1]\n g(a, y) } }`),
     ).toEqual([])
   })
+
+  it("signFree: every read of the element in its own write's value, under +, − and × only", () => {
+    const free = (text: string): boolean[] => carriedElements(firstLoop(fn(text).body)!).map((c) => c.signFree)
+    // Horner, a prefix sum, a negated and squared read
+    expect(
+      free('fn f(acc: f64[], c: f64[], x: f64) { for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * x + c[k] } }'),
+    ).toEqual([true])
+    expect(free('fn f(s: f64[], x: f64[]) { for i in 1..len(x) { s[i] += -s[i - 1] * s[i - 1] - x[i] } }')).toEqual([
+      true,
+    ])
+    // a read in another statement, under a division or a call, in a condition: not
+    expect(
+      free('fn f(s: f64[], x: f64[], y: f64) { for i in 1..len(x) { s[i] += s[i - 1] + x[i]\n y += s[i - 1] } }'),
+    ).toEqual([false])
+    expect(free('fn f(s: f64[], x: f64[]) { for i in 1..len(x) { s[i] += x[i] / s[i - 1] } }')).toEqual([false])
+    expect(free('fn f(s: f64[], x: f64[]) { for i in 1..len(x) { s[i] += sqrt(s[i - 1]) + x[i] } }')).toEqual([false])
+    expect(
+      free(
+        'fn f(s: f64[], x: f64[], y: f64) { for i in 1..len(x) { s[i] += s[i - 1] + x[i]\n if (s[i - 1] > 0.0, ~) { y += 1.0 } } }',
+      ),
+    ).toEqual([false])
+    // a write that subtracts (its first write is 0 − e, not 0 + e): not
+    expect(free('fn f(s: f64[], x: f64[]) { for i in 1..len(x) { s[i] -= s[i - 1] + x[i] } }')).toEqual([false])
+  })
 })

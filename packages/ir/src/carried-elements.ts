@@ -51,6 +51,12 @@ export interface CarriedElement {
   read: string
   /** One read of the element in the body (its index gives the load before the loop). */
   sample: IndexExpr
+  /**
+   * Whether the local may hold the write's value before a first write's normalisation (see
+   * {@link signFreeReads}): the write is `A[…] += e` and every read of the element in the body
+   * is in `e`, under `+`, `−` (binary and unary) and `×` only.
+   */
+  signFree: boolean
 }
 
 /** A canonical string of a polynomial (its monomials sorted): equal keys, equal polynomials. */
@@ -143,7 +149,7 @@ export function carriedElements(
       walk(s.body, (st) => {
         for (const e of stmtExprs(st)) sample ??= findRead(e as Expr, array, read)
       })
-      if (sample) out.push({ array, write: k, read, sample })
+      if (sample) out.push({ array, write: k, read, sample, signFree: signFreeReads(s.body, array, k, read) })
     }
   }
   return out
@@ -178,4 +184,48 @@ function findRead(e: Expr, array: string, read: string): IndexExpr | undefined {
     if (f) return f
   }
   return undefined
+}
+
+/**
+ * Whether every read of `array` at the index of key `read` in `body` sits in the value `e` of the
+ * one update `array[…] += e` at the index of key `write`, under `+`, `−` (binary and unary) and `×`
+ * of f64 values only. Call two doubles alike when they are equal or both zeros (+0 and −0): those
+ * operations keep two alike operands alike (a sum, difference or product of alike values differs
+ * at most in the sign of a zero; a NaN stays the same NaN), so `e` computed from a local alike to
+ * the element is alike to `e` computed from the element, and a first write, which a code
+ * generator emits as `0 + e` (the element held zero), stores the same bits for both: +0 for any
+ * zero. A generator may then keep `e` itself in the carried local, without the addition that
+ * normalises −0, which otherwise sits on the recurrence's chain (Horner's
+ * `acc[k] += acc[k + 1] * x + c[k]`), and store `0 + e`: by induction over the iterations the
+ * local stays alike to the element and every store is the one the loop made before.
+ */
+export function signFreeReads(body: Stmt[], array: string, write: string, read: string): boolean {
+  let total = 0
+  let free = 0
+  let writes = 0
+  const count = (e: Expr, under: boolean): void => {
+    if (e.kind === 'index' && e.array.name === array && indexKey(e.index) === read) {
+      total++
+      if (under) free++
+    }
+    const keeps =
+      e.type === 'f64' &&
+      ((e.kind === 'binary' && (e.op === '+' || e.op === '-' || e.op === '*')) || (e.kind === 'unary' && e.op === '-'))
+    for (const c of exprChildren(e)) count(c, under && keeps)
+  }
+  walk(body, (st) => {
+    const own =
+      st.kind === 'update' &&
+      st.target.kind === 'index' &&
+      st.target.array.name === array &&
+      indexKey(st.target.index) === write
+    if (own) {
+      writes++
+      if (st.op !== '+=') writes = Number.POSITIVE_INFINITY
+    }
+    for (const e of stmtExprs(st)) count(e as Expr, own && e === (st as { value?: unknown }).value)
+    // (a check's condition and message values: reads that see the local as it is)
+    if (st.kind === 'assert') for (const e of [st.cond, ...st.args]) if (typeof e !== 'string') count(e, false)
+  })
+  return writes === 1 && total > 0 && free === total
 }

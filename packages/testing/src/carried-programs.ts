@@ -122,3 +122,67 @@ export function carriedOutOfRange(
     }
   return { runs, first: failure(CARRIED_OUT_OF_RANGE[0]!, new Float64Array(4), new Float64Array(4)) }
 }
+
+/**
+ * Programs for `CarriedElement.signFree`, each `f(out: f64[], c: f64[], x: f64)`: `free`, a Horner
+ * recurrence on a fresh array whose elements are copied out (every read of the carried element in
+ * its own first write's value, under + and ×: the local may keep the value before the store's
+ * `0 +`); `mixed`, the same recurrence whose element is also a divisor elsewhere in the loop
+ * (1 / −0 is −∞, and the routine's uncompute, which loads the element, leaves −∞ − ∞ = −∞ where
+ * +∞ − ∞ is NaN: the local must keep the value with its `0 +`).
+ */
+export const SIGNED_ZERO_SOURCES: Readonly<Record<'free' | 'mixed', string>> = {
+  free: `fn f(out: f64[], c: f64[], x: f64) {
+  routine {
+    acc: f64[] <- zeros(len(c))
+    acc[len(c) - 1] += c[len(c) - 1]
+    for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * x + c[k] }
+  }
+  for k in 0..len(c) { out[k] += acc[k] }
+  ~routine
+}`,
+  mixed: `fn f(out: f64[], c: f64[], x: f64) {
+  routine {
+    acc: f64[] <- zeros(len(c))
+    acc[len(c) - 1] += c[len(c) - 1]
+    for k in len(c) - 2..=0 by -1 {
+      acc[k] += acc[k + 1] * x + c[k]
+      out[k] += 1.0 / acc[k + 1]
+    }
+  }
+  ~routine
+}`,
+}
+
+/**
+ * Fresh arguments for {@link SIGNED_ZERO_SOURCES}: zero coefficients of either sign and x of either
+ * sign (the recurrence's value before a store's `0 +` is −0 in some iterations: +0 · −1 + −0),
+ * `out` all −0 (so that a −0 added shows).
+ */
+export function signedZeroArgs(): unknown[][] {
+  const cs = [
+    [-0, -0, -0, -0, -0],
+    [0, -0, 0, -0, -0],
+    [-0, 1, -0, -0, 2],
+    [0.5, -0, -0.25, -0, -0],
+  ]
+  return cs.flatMap((c) =>
+    [-1, 1, -0, 0, -2.5, Number.POSITIVE_INFINITY, Number.NaN].map((x) => [
+      new Float64Array(c.length).fill(-0),
+      Float64Array.from(c),
+      x,
+    ]),
+  )
+}
+
+/** Values as text, every double apart (±∞ and NaN too, −0 apart from 0): equal text, equal numbers bit for bit up to NaN payloads. */
+export const doublesText = (v: unknown[]): string =>
+  v
+    .map((e) =>
+      e instanceof Float64Array
+        ? Array.from(e, (d) => (Object.is(d, -0) ? '-0' : String(d))).join(',')
+        : Object.is(e, -0)
+          ? '-0'
+          : String(e),
+    )
+    .join(';')

@@ -123,6 +123,9 @@ export {
   carriedOutOfRange,
   exactText,
   hornerSource,
+  SIGNED_ZERO_SOURCES,
+  signedZeroArgs,
+  doublesText,
 } from './carried-programs.js'
 export { besselSource } from './paper-programs.js'
 export { accelSource } from './leapfrog-programs.js'
