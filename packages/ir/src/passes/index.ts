@@ -178,6 +178,8 @@ export const PASS_NAMES = [
   'replay-uncall',
   // (not run by \`optimize\`: the backends' code generators keep loop-carried elements in locals, see \`carriedElements\`)
   'carried-elements',
+  // (not run by \`optimize\`: the cpu code generator keeps elements in locals with checks on, see \`promotableElements\`)
+  'promote-checked',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -202,6 +204,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'implied-checks',
   'replay-uncall',
   'carried-elements',
+  'promote-checked',
 ])
 
 /**
