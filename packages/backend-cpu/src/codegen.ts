@@ -1589,7 +1589,8 @@ class FunctionEmitter {
     const savedBounds = this.promotedBounds
     const stores: string[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
-    const checkedPromotion = this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
+    const checkedPromotion =
+      this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
     if (!this.checking || checkedPromotion) {
       const els = promotableElements(s.variable, s.body, {
         branches: true,

@@ -134,7 +134,9 @@ describe('promote-checked (cpu backend, checks on)', () => {
   it('the failures above include out-of-range elements and a failed deallocation', () => {
     const A = Float64Array
     const f = compile(pairs('f64'), 'cpu')
-    expect(outcome(f, () => [new A(7), A.from([1, 2, 3, 4]), 4])).toMatch(/^runtime\/out-of-bounds \| index 7 is out of bounds for `a`.* \| 10:9$/s)
+    expect(outcome(f, () => [new A(7), A.from([1, 2, 3, 4]), 4])).toMatch(
+      /^runtime\/out-of-bounds \| index 7 is out of bounds for `a`.* \| 10:9$/s,
+    )
     const g = compile(strict, 'cpu')
     expect(outcome(g, () => [new A(3), A.from([1, 1, 2]), 3])).toMatch(/^runtime\/dealloc \| .* \| 7:7$/s)
   })

@@ -597,7 +597,8 @@ export function offsetOf(e: Expr): [string, number] {
 function plainIndex(e: Expr): boolean {
   if (e.kind === 'var') return true
   if (e.kind === 'num') return Number.isInteger(e.value)
-  if (e.kind === 'binary') return (e.op === '+' || e.op === '-' || e.op === '*') && plainIndex(e.left) && plainIndex(e.right)
+  if (e.kind === 'binary')
+    return (e.op === '+' || e.op === '-' || e.op === '*') && plainIndex(e.left) && plainIndex(e.right)
   return false
 }
 
