@@ -44,6 +44,7 @@ import {
   writtenNames,
   walk,
   type ArgumentUse,
+  type Promotion,
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
@@ -1568,6 +1569,32 @@ class FunctionEmitter {
     return out
   }
 
+  /**
+   * The promotions of loop \`s\` (see \`promotableElements\`) that stay right where the unchecked
+   * entry (\`.core\`) is given one memory for two array parameters (the aliasing rule holds at the
+   * checked entries only): an element of an array parameter the loop only reads, where the loop
+   * writes no array parameter (the local would miss a write through the other name); an element of
+   * one it writes, where the loop touches no other array parameter (reads through the other name
+   * would miss the element's new value, and the store after the loop would undo writes through
+   * it). The ancillas a function allocates are fresh memory. (With checks on, \`promote-checked\`.)
+   */
+  private unaliasedPromotions(s: Extract<Stmt, { kind: 'for' }>, found: Promotion[]): Promotion[] {
+    if (!found.length) return found
+    const params = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
+    const written = writtenNames(s.body, this.gen.effectful)
+    if (!written) return []
+    const used = new Set<string>(written)
+    walk(s.body, (st) => {
+      for (const e of stmtExprs(st)) readNames(e as Expr, used)
+    })
+    const usedParams = [...used].filter((n) => params.has(n))
+    const writtenParams = [...written].filter((n) => params.has(n))
+    return found.filter(
+      ({ name }) =>
+        !params.has(name) || (written.has(name) ? usedParams.every((n) => n === name) : writtenParams.length === 0),
+    )
+  }
+
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
     const a = this.fresh('a'),
       b = this.fresh('b'),
@@ -1592,11 +1619,12 @@ class FunctionEmitter {
     const checkedPromotion =
       this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
     if (!this.checking || checkedPromotion) {
-      const els = promotableElements(s.variable, s.body, {
+      const found = promotableElements(s.variable, s.body, {
         branches: true,
         arguments: this.argumentUses,
         ...(this.checking ? { asserts: true, anyBranch: true } : {}),
       })
+      const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
         const map = new Map(saved ?? [])
         const bounds = new Set(savedBounds ?? [])
