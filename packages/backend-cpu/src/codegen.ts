@@ -1026,7 +1026,7 @@ class FunctionEmitter {
   private promoted: Map<string, Map<string, string>> | undefined
   /**
    * The elements (\`array[key]\`) of \`promoted\` that a loop keeps in locals with checks on
-   * (see \`checkedPromotion\`): their bounds asserts become loads of their own.
+   * (pass \`promote-checked\`, see \`unaliasedPromotions\`): their bounds asserts become loads of their own.
    */
   private promotedBounds: Set<string> | undefined
   /**
@@ -1225,7 +1225,7 @@ class FunctionEmitter {
     this.lastFail = `rt.fail(${[site, ...values].join(', ')})`
     const promoted = this.promotedBounds?.size ? foldableBounds(s) : undefined
     if (promoted && this.promotedBounds!.has(`${promoted.array}[${promoted.index}]`) && s.cond.kind === 'call') {
-      // the bounds assert of an element a loop keeps in a local (see \`checkedPromotion\`): the
+      // the bounds assert of an element a loop keeps in a local (\`promote-checked\`): the
       // element's own load, \`undefined\` exactly when the index is out of range (a typed array),
       // as a folded load checks it (see \`foldedBounds\`): V8 keeps its bounds check and drops the load
       const [i] = s.cond.args
@@ -1590,8 +1590,10 @@ class FunctionEmitter {
     const usedParams = [...used].filter((n) => params.has(n))
     const writtenParams = [...written].filter((n) => params.has(n))
     return found.filter(
-      ({ name }) =>
-        !params.has(name) || (written.has(name) ? usedParams.every((n) => n === name) : writtenParams.length === 0),
+      ({ name, element }) =>
+        // (an index that calls the host is not evaluated once more, before the loop)
+        !callsHost(element.index) &&
+        (!params.has(name) || (written.has(name) ? usedParams.every((n) => n === name) : writtenParams.length === 0)),
     )
   }
 
@@ -1611,7 +1613,7 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
-    // array elements the loop keeps in locals (with checks on, see \`checkedPromotion\`)
+    // array elements the loop keeps in locals (with checks on, pass \`promote-checked\`: see \`unaliasedPromotions\`)
     const saved = this.promoted
     const savedBounds = this.promotedBounds
     const stores: string[] = []
