@@ -38,12 +38,14 @@ import {
   readNames,
   reusedLoads,
   carriedElements,
+  CHECKED_PASSES,
   disabledPasses,
   indexKey,
   writtenNames,
   walk,
   type ArgumentUse,
   type EnclosingLoop,
+  type Promotion,
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
@@ -1030,6 +1032,11 @@ class FunctionEmitter {
   /** Array elements held in locals while the current loop runs, by array name and index key (see cse.ts). */
   private promoted: Map<string, Map<string, string>> | undefined
   /**
+   * The elements (\`array[key]\`) of \`promoted\` that a loop keeps in locals with checks on
+   * (pass \`promote-checked\`, see \`unaliasedPromotions\`): their bounds asserts become loads of their own.
+   */
+  private promotedBounds: Set<string> | undefined
+  /**
    * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
    * index key: the local a read of the element takes (\`reads\`), the local the write of the
    * element sets (\`writes\`, with how many times it was emitted, and whether it may hold the
@@ -1228,6 +1235,15 @@ class FunctionEmitter {
       return message(...s.args.map((a) => (typeof a === 'string' ? a : v[k++])))
     })
     this.lastFail = `rt.fail(${[site, ...values].join(', ')})`
+    const promoted = this.promotedBounds?.size ? foldableBounds(s) : undefined
+    if (promoted && this.promotedBounds!.has(`${promoted.array}[${promoted.index}]`) && s.cond.kind === 'call') {
+      // the bounds assert of an element a loop keeps in a local (\`promote-checked\`): the
+      // element's own load, \`undefined\` exactly when the index is out of range (a typed array),
+      // as a folded load checks it (see \`foldedBounds\`): V8 keeps its bounds check and drops the load
+      const [i] = s.cond.args
+      this.line(`${this.js(promoted.array)}[${this.expr(i!)}] ?? ${this.lastFail};`)
+      return
+    }
     this.line(`if (${fails}) ${this.lastFail};`)
   }
 
@@ -1583,6 +1599,34 @@ class FunctionEmitter {
     return out
   }
 
+  /**
+   * The promotions of loop \`s\` (see \`promotableElements\`) that stay right where the unchecked
+   * entry (\`.core\`) is given one memory for two array parameters (the aliasing rule holds at the
+   * checked entries only): an element of an array parameter the loop only reads, where the loop
+   * writes no array parameter (the local would miss a write through the other name); an element of
+   * one it writes, where the loop touches no other array parameter (reads through the other name
+   * would miss the element's new value, and the store after the loop would undo writes through
+   * it). The ancillas a function allocates are fresh memory. (With checks on, \`promote-checked\`.)
+   */
+  private unaliasedPromotions(s: Extract<Stmt, { kind: 'for' }>, found: Promotion[]): Promotion[] {
+    if (!found.length) return found
+    const params = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
+    const written = writtenNames(s.body, this.gen.effectful)
+    if (!written) return []
+    const used = new Set<string>(written)
+    walk(s.body, (st) => {
+      for (const e of stmtExprs(st)) readNames(e as Expr, used)
+    })
+    const usedParams = [...used].filter((n) => params.has(n))
+    const writtenParams = [...written].filter((n) => params.has(n))
+    return found.filter(
+      ({ name, element }) =>
+        // (an index that calls the host is not evaluated once more, before the loop)
+        !callsHost(element.index) &&
+        (!params.has(name) || (written.has(name) ? usedParams.every((n) => n === name) : writtenParams.length === 0)),
+    )
+  }
+
   private forStmt(s: Extract<Stmt, { kind: 'for' }>): void {
     const a = this.fresh('a'),
       b = this.fresh('b'),
@@ -1599,30 +1643,42 @@ class FunctionEmitter {
       this.line(`if (${st} === 0) rt.fail(${site});`)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
-    // array elements the loop keeps in locals (only without checks: the load before the loop
-    // would check an index that a loop running zero times never uses)
+    // array elements the loop keeps in locals (with checks on, pass \`promote-checked\`: see \`unaliasedPromotions\`)
     const saved = this.promoted
+    const savedBounds = this.promotedBounds
     const stores: string[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
-    if (!this.checking) {
-      const els = promotableElements(s.variable, s.body, { branches: true, arguments: this.argumentUses })
+    const checkedPromotion =
+      this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
+    if (!this.checking || checkedPromotion) {
+      const found = promotableElements(s.variable, s.body, {
+        branches: true,
+        arguments: this.argumentUses,
+        ...(this.checking ? { asserts: true, anyBranch: true } : {}),
+      })
+      const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
         const map = new Map(saved ?? [])
+        const bounds = new Set(savedBounds ?? [])
         for (const { name, element, write } of els) {
           const arr = this.js(name),
             ix = this.fresh('x'),
             r = this.fresh('r')
           this.line(`const ${ix} = ${this.expr(element.index)};`)
-          this.line(`let ${r} = ${arr}[${ix}];`)
+          // (with checks on: an index out of range reads undefined, a number's 0 instead, never
+          // used: the bounds assert of the first access fails before; the store after the loop drops it)
+          this.line(`let ${r} = ${arr}[${ix}]${this.checking ? ' ?? 0' : ''};`)
           const m = new Map(map.get(name) ?? [])
           m.set(key(element.index), r)
           map.set(name, m)
+          if (this.checking) bounds.add(`${name}[${key(element.index)}]`)
           if (write) {
             stores.push(`${arr}[${ix}] = ${r};`)
-            keep.push([name, key(element.index), r, readNames(element.index)])
+            if (!this.checking) keep.push([name, key(element.index), r, readNames(element.index)])
           }
         }
         this.promoted = map
+        this.promotedBounds = bounds
       }
     }
     const body = () => {
@@ -1716,6 +1772,7 @@ class FunctionEmitter {
       this.line('}')
     }
     this.promoted = saved
+    this.promotedBounds = savedBounds
     for (const st of stores) this.line(st)
     // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
     // loop itself may have written any of the names (the caller forgets before each statement,

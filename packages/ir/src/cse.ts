@@ -603,6 +603,15 @@ export function offsetOf(e: Expr): [string, number] {
   return [key(e), 0]
 }
 
+/** Whether an index is made of variables, integer literals and `+`, `-`, `*` only (it calls nothing, and cannot fail). */
+function plainIndex(e: Expr): boolean {
+  if (e.kind === 'var') return true
+  if (e.kind === 'num') return Number.isInteger(e.value)
+  if (e.kind === 'binary')
+    return (e.op === '+' || e.op === '-' || e.op === '*') && plainIndex(e.left) && plainIndex(e.right)
+  return false
+}
+
 /**
  * Array elements of a loop that can live in locals while it runs (scalar promotion): in a loop
  * body made of updates, bijection calls (each may write every dataview argument) and scalar
@@ -628,11 +637,26 @@ export function offsetOf(e: Expr): [string, number] {
  * without it, or where it gives undefined, every argument may be written. An element that the
  * loop only passes as `in` arguments then stays an element it only reads (loaded once before the
  * loop, never stored back), and one it never reads is not loaded at all.
+ *
+ * With `asserts` (run-time checks on), the body may also hold `assert` statements, in branches
+ * too: they write nothing, and what they read counts as read (an assert that reads an array
+ * whole, `$zeros(a, n)` or `$apart(a, b)`, rules the array out; `$inrange(i, len(a))` reads `i`
+ * and the length only). With `anyBranch`, an element qualifies even where only branches access
+ * it: for a backend whose load before the loop cannot fail (the cpu backend: an index out of
+ * range reads `undefined`, and the store after the loop drops it) and whose store after the
+ * loop puts back the value loaded where no iteration wrote it. Its index is then one of
+ * variables, literals and integer `+`, `-`, `*` only (evaluated once more, before the loop, it
+ * calls nothing).
  */
 export function promotableElements(
   loopVariable: string,
   body: Stmt[],
-  options: { branches?: boolean; arguments?: (s: Bijection) => readonly ArgumentUse[] | undefined } = {},
+  options: {
+    branches?: boolean
+    arguments?: (s: Bijection) => readonly ArgumentUse[] | undefined
+    asserts?: boolean
+    anyBranch?: boolean
+  } = {},
 ): Promotion[] {
   // every statement, those in branches included, and the `if` conditions, read
   const flat: Stmt[] = []
@@ -644,8 +668,14 @@ export function promotableElements(
     s.kind === 'update' ||
     (s.kind === 'callstmt' && s.target === 'bijection') ||
     ((s.kind === 'alloc' || s.kind === 'dealloc') && scalarAlloc(s))
+  // (with \`asserts\`: the asserts' expressions, read)
+  const checked: Expr[] = []
   const collect = (stmts: Stmt[], top: boolean): boolean => {
     for (const { s } of flatten(stmts)) {
+      if (s.kind === 'assert' && options.asserts) {
+        checked.push(s.cond, ...s.args.filter((a): a is Expr => typeof a !== 'string'))
+        continue
+      }
       if (s.kind === 'if' && branches) {
         conditions.push(s.pre)
         if (s.post) conditions.push(s.post)
@@ -732,6 +762,7 @@ export function promotableElements(
     }
   }
   for (const c of conditions) visit(c)
+  for (const c of checked) visit(c)
   for (const s of flat) {
     if (s.kind === 'update') {
       visitTarget(s.target)
@@ -756,7 +787,8 @@ export function promotableElements(
       e.type !== 'bool' && ![...readNames(e.index)].some((n) => written.has(n))
     const write = written.has(name)
     // (with branches: only elements the loop accesses on every iteration)
-    const every = (e: Extract<Expr, { kind: 'index' }>) => !branches || sure.has(`${name}[${key(e.index)}]`)
+    const every = (e: Extract<Expr, { kind: 'index' }>) =>
+      !branches || sure.has(`${name}[${key(e.index)}]`) || (options.anyBranch === true && plainIndex(e.index))
     // an array the body writes: all its elements or none; one it only reads: its invariant ones
     const list = write ? all : all.filter((e) => invariant(e) && every(e))
     if (write && !list.every(every)) continue

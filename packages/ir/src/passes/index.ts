@@ -183,6 +183,8 @@ export const PASS_NAMES = [
   'carried-elements',
   // (not run by \`optimize\`: the cpu code generator's forwarding of elements across stores a loop's range proves elsewhere, see \`nonzeroInLoops\`)
   'loop-facts',
+  // (not run by \`optimize\`: the cpu code generator keeps elements in locals with checks on, see \`promotableElements\`)
+  'promote-checked',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -209,6 +211,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'carried-elements',
   'loop-facts',
   'proven-bounds',
+  'promote-checked',
 ])
 
 /**
