@@ -15,9 +15,7 @@ import { cpuBackend, type CpuCompiledProgram } from './index.js'
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
 /** A body over inlineSmallCalls' 16 statements (the call stays a call), adding terms of `x` to `a`. */
-const big = Array.from({ length: 9 }, (_, k) => `  for i in 0..len(x) { a[i] += x[i] * ${k + 1}.0 * x[i] }`).join(
-  '\n',
-)
+const big = Array.from({ length: 9 }, (_, k) => `  for i in 0..len(x) { a[i] += x[i] * ${k + 1}.0 * x[i] }`).join('\n')
 
 /**
  * `g` records the terms of `f`, calls the host (`${0}`) and reads `y[0]` (out of bounds where `y`
