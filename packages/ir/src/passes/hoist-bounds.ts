@@ -448,6 +448,7 @@ function hoistBlock(body: Stmt[], program: Program, versions: boolean): Stmt[] {
             post: null,
             then: [h.loop, ...after],
             else: copyTree([s, ...after]),
+            failing: true,
             ...(s.loc ? { loc: s.loc } : {}),
           })
         }
