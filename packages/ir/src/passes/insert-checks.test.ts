@@ -171,6 +171,10 @@ describe('pass `hoist-bounds`', () => {
   }
 }`,
     )
+    // (the version as written runs only to fail: marked so, for the backends)
+    const p = checked('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i + 1] } }')
+    const [v] = hoistBoundsFunction(insertChecksFunction(p.functions.get('f')!, p), p).body
+    expect(v).toMatchObject({ kind: 'if', failing: true })
     // a loop in a loop: the inner one in two versions; the outer one as written in the version
     // where its own checks fail (the copies grow with the depth of the nest, not exponentially)
     const nest = hoisted(
