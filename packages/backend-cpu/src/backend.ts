@@ -24,6 +24,15 @@ import {
 import { CodeGenerator, makeRuntime } from './codegen.js'
 import { overwrittenScratch } from './overwritten.js'
 
+/** What \`compileToJs\` returns: a compiled program, and the top of its tape (for tests). */
+export interface CpuCompiledProgram extends CompiledProgram {
+  /**
+   * The number of terms on the tape of pass \`replay-uncall\` (0 where the program has none):
+   * between calls, 0 (a call that returns pops what it pushed, a call that fails drops it).
+   */
+  tapeTop(): number
+}
+
 /**
  * Compiles a checked program and its inverses to JavaScript with `new Function`. The result
  * functions take positional arguments and write scalar results into their `results` buffer.
@@ -32,7 +41,7 @@ export function compileToJs(
   checked: Program,
   checkedInverses: Map<string, FunctionDef>,
   options: CompileOptions,
-): CompiledProgram {
+): CpuCompiledProgram {
   const inlined = inlineSmallCalls(checked, checkedInverses)
   const optimized = replayedUncalls(
     pairedSeries(optimize(inlined.program, inlined.inverses, options), options),
@@ -74,6 +83,7 @@ export function compileToJs(
   const table = make(rt) as Record<string, [Function, Float64Array, Function, Float64Array, Function?]>
   const cache = new Map<string, CompiledFunction>()
   return {
+    tapeTop: () => rt.tapeTop?.() ?? 0,
     get(name, inverse) {
       const key = (inverse ? '~' : '') + name
       let c = cache.get(key)

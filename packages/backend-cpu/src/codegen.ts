@@ -94,6 +94,8 @@ export interface Runtime {
    * it are not stacked up across failing host calls.
    */
   emptyTape?: () => void
+  /** The number of terms on the tape of pass \`replay-uncall\` (set by a module that uses one), for tests. */
+  tapeTop?: () => number
   /** The value of a host call in an expression, which must be a number (\`site\`: its location). */
   hostNumber: (value: unknown, index: number, site: number) => number
   near: (a: number, b: number) => boolean
@@ -248,16 +250,26 @@ export class CodeGenerator {
     // between a recording call and its uncall must leave the tape as it was), and when a check
     // fails (see \`Runtime.emptyTape\`). So terms a failed check left behind are dropped, not
     // stacked up across host calls.
+    // In a module that calls out, JS code (a host function, a plugin's primitive or bijection) may
+    // call an entry while a generated frame below it holds terms on the tape, and catch what that
+    // call throws: there an entry the host may call takes the tape's top when entered, and puts it
+    // back when a throw leaves it (\`markTape\`), so that the terms of the failed call are dropped
+    // and those of the frames below are kept. (A call that returns leaves the top where it found
+    // it: its pairs balance.)
     const resets = this.tapeUsed && !callsOut.size
-    const emptyTape = (code: string): string => (resets ? code.replace('{\n', '{\n  $tp = 0;\n') : code)
+    const marks = this.tapeUsed && callsOut.size > 0
+    const emptyTape = (code: string): string =>
+      resets ? code.replace('{\n', '{\n  $tp = 0;\n') : marks ? markTape(code) : code
     if (resets) parts.push('rt.emptyTape = function () { $tp = 0; };')
+    if (this.tapeUsed) parts.push('rt.tapeTop = function () { return $tp; };')
     for (const e of emitted) {
       const early = !reentrant.has(e.name)
       // the pooled array ancillas of a function that is never entered twice at once
       if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
       const called = this.callees.has(`${e.inverse ? '~' : ''}${e.name}`)
       const entry = e.render(early, false)
-      parts.push(called ? entry : emptyTape(entry))
+      // (in a module that calls out, every entry copy marks the tape: the host may call any of them)
+      parts.push(called && !marks ? entry : emptyTape(entry))
       // (the internal copy shares the pools: it is the same function, entered the same way)
       if (this.calledInternally(e.name, e.inverse)) parts.push(e.render(early, true))
       // (the lean copy too; V8 compiles a function on its first call, so an unused copy costs its parsing)
@@ -2189,6 +2201,17 @@ function checkHelpers(tolerance: number): string[] {
     `function $allNear(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; }`,
     'function $allZero(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; }',
   ]
+}
+
+/**
+ * A generated function (\`function name(…) {\n…\n}\`) that puts the tape's top back where it was
+ * when entered, as a throw leaves it (see \`CodeGenerator.generate\`): the terms that the calls
+ * it made pushed before the failure go, those pushed before it was entered stay.
+ */
+function markTape(code: string): string {
+  const open = code.indexOf('{\n') + 2
+  const body = code.slice(open, code.length - 1)
+  return `${code.slice(0, open)}  const $tm = $tp;\n  try {\n${body}  } catch ($te) {\n    $tp = $tm;\n    throw $te;\n  }\n}`
 }
 
 /** The runtime object for a generated program. */

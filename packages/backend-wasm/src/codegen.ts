@@ -2634,7 +2634,11 @@ export class FunctionEmitter {
     this.scoped(() => this.block(s.then))
     if (s.else.length) {
       this.op(Op.else)
+      // (the loop as written of hoist-bounds' two versions, which runs only to fail: not versioned again)
+      const versioning = this.versioning
+      if (s.failing) this.versioning = false
       this.scoped(() => this.block(s.else))
+      this.versioning = versioning
       // (an arm after which the loop's condition is false: out of the loop's block, see \`exitIfs\`)
       if (this.exitIfs?.has(s)) this.op(Op.br, 2)
     }

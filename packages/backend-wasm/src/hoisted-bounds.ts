@@ -48,7 +48,9 @@ export function hoistedBoundsOnly(
     walk(f.body, (s) => {
       if (s.kind === 'assert') placed.add(s)
     })
-  const hoisted = hoistBounds(asserted.program, asserted.inverses, on)
+  // (the asserts before the loop, not two versions of it: without checks, a failed call leaves its
+  // arrays unspecified, and the one loop stays one)
+  const hoisted = hoistBounds(asserted.program, asserted.inverses, on, false)
   // the indices of the bounds asserts left in place (the index of a bounds assert is the very
   // node of the access it marked)
   const unproven = new Set<Expr>()

@@ -364,3 +364,26 @@ describe('range versions: compiled loops', () => {
     }
   })
 })
+
+describe('range versions with checks on, after hoist-bounds', () => {
+  it('versions none of the loops that hoist-bounds runs only to fail (its `else` arm, the loop as written)', () => {
+    // every bounds check of the loop hoisted: its two versions, one without checks, the other
+    // (which a range version of its own would copy once more) left as it is
+    const text = `fn f(y: f64[], x: f64[], s: f64, lo: i32, hi: i32, a: i32, b: i32) {
+  for i in lo..hi { s += x[i + a] * x[i] }
+}`
+    const before = versioned
+    const [m, ref] = (['wasm_on', 'interpreter'] as const).map((backend) =>
+      compileModule(parse({ text, name: 'rv' }), { registry: registry(), backend, checks: true }),
+    )
+    expect(versioned - before).toBe(0)
+    // (and it runs, or fails, as the reference does)
+    for (const args of [
+      [0, 8, 0, 0],
+      [0, 5, 3, 0],
+      [2, 8, 1, 0],
+      [0, 3, -1, 0],
+    ])
+      expect(outcome(m!.f as unknown as Call, args), args.join(', ')).toBe(outcome(ref!.f as unknown as Call, args))
+  })
+})

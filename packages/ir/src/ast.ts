@@ -260,6 +260,13 @@ export interface IfStmt extends NodeBase {
    * (a rare path): the passes leave it as it is (it stays small). A hint only; not printed.
    */
   asWritten?: boolean
+  /**
+   * Set by pass \`hoist-bounds\` on the \`if\` that runs a loop in two versions: the \`else\` arm
+   * (the loop as written, every access checked) runs only where one of its bounds checks fails,
+   * and so ends in an error: a backend need not make it fast (the wasm backend does not version its
+   * loops again). A hint only; not printed.
+   */
+  failing?: boolean
 }
 /** `while (pre, post) { body }`: post is false on entry and true after every iteration. */
 export interface WhileStmt extends NodeBase {

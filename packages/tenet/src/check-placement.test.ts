@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { wasmBackend } from '@tenet/backend-wasm'
+import { besselSource } from '@tenet/ad'
 import { createRegistry, rev, TenetError, type TenetModule } from './index.js'
 
 const registry = createRegistry().registerBackend(wasmBackend)
@@ -109,13 +110,14 @@ describe('run-time checks where the pass places them: the same on every engine',
 })
 
 /**
- * Loops whose bounds checks the cpu and wasm backends hoist (`hoist-bounds`): the same error code
- * on all three engines. Where the end of the range the loop visits first is out of range, the
- * message is the same too; where only the far end is, the hoisted check fails before the loop
- * (nothing of it has run) and names that end, while the interpreter, which checks every
- * iteration, fails at the first index out of range.
+ * Loops whose bounds checks the cpu and wasm backends hoist (`hoist-bounds`): a test before the
+ * loop chooses the loop without those checks, where they all hold, or the loop as written, every
+ * access checked in its iteration, where one does not. So a failing loop fails as the reference
+ * interpreter's does, everywhere: the same error (code, message, location), in the same
+ * iteration, after what the iterations before it did (a host function sees them), and where
+ * another check fails in an earlier iteration, that one.
  */
-describe('hoisted bounds checks: the same error, perhaps earlier', () => {
+describe('hoisted bounds checks: the reference’s error, in the same iteration', () => {
   /** Per engine: the error, and the loop variable's values a host function saw before it. */
   const run = (parts: string[], call: (m: TenetModule, x: Float64Array) => unknown) => {
     const out: Record<string, { error: string; seen: number[] }> = {}
@@ -134,29 +136,45 @@ describe('hoisted bounds checks: the same error, perhaps earlier', () => {
   it('the first end out of range: the same message everywhere', () => {
     const got = run(loop('i - 1'), (m, x) => m.f!(x, 2))
     expect(got.interpreter!.error).toContain('index -1 is out of bounds for `x` (length 3)')
-    expect(got.cpu!.error).toBe(got.interpreter!.error)
-    expect(got.wasm!.error).toBe(got.interpreter!.error)
+    expect(got.cpu).toEqual(got.interpreter)
+    expect(got.wasm).toEqual(got.interpreter)
   })
 
   it('a reversed loop (an inverse) visits its last value first', () => {
     const got = run(loop('i'), (m, x) => m.f!.inverse(x, 5))
     expect(got.interpreter!.error).toContain('index 4 is out of bounds')
-    expect(got.cpu!.error).toBe(got.interpreter!.error)
-    expect(got.wasm!.error).toBe(got.interpreter!.error)
+    expect(got.cpu).toEqual(got.interpreter)
+    expect(got.wasm).toEqual(got.interpreter)
   })
 
-  it('the far end out of range: the same code, raised before the loop runs', () => {
+  it('the far end out of range: the same error, in the iteration that reaches it', () => {
     const got = run(loop('i'), (m, x) => m.f!(x, 5))
     expect(got.interpreter).toEqual({
       error: expect.stringContaining('runtime/out-of-bounds | index 3 is out of bounds for `x` (length 3)'),
       seen: [0, 1, 2, 3],
     })
-    for (const engine of ['cpu', 'wasm']) {
-      expect(got[engine], engine).toEqual({
-        error: expect.stringContaining('runtime/out-of-bounds | index 4 is out of bounds for `x` (length 3)'),
-        seen: [],
-      })
-    }
+    expect(got.cpu).toEqual(got.interpreter)
+    expect(got.wasm).toEqual(got.interpreter)
+  })
+
+  it('another check failing in an earlier iteration fails first: the Bessel batch, `out` shorter than `z`, ν = 13', () => {
+    const src = `${besselSource}
+fn batch(out: f64[], nu: i32, z: f64[]) {
+  for i in 0..len(z) { ibesselj(out[i], nu, z[i]) }
+}`
+    const got: Record<string, string> = {}
+    for (const [engine, tag] of Object.entries(engines))
+      got[engine] = failure(() => compile(tag, src).batch!(new Float64Array(2), 13, Float64Array.from([0.5, 1, 2, 3])))
+    // (13! wraps in i32: the first iteration fails, before any index of out is out of range)
+    expect(got.interpreter).not.toMatch(/^runtime\/out-of-bounds/)
+    expect(got.cpu).toBe(got.interpreter)
+    expect(got.wasm).toBe(got.interpreter)
+    // and with ν = 2, the index out of range, in the third iteration
+    for (const [engine, tag] of Object.entries(engines))
+      got[engine] = failure(() => compile(tag, src).batch!(new Float64Array(2), 2, Float64Array.from([0.5, 1, 2, 3])))
+    expect(got.interpreter).toContain('runtime/out-of-bounds | index 2 is out of bounds for `out` (length 2)')
+    expect(got.cpu).toBe(got.interpreter)
+    expect(got.wasm).toBe(got.interpreter)
   })
 })
 
@@ -189,7 +207,8 @@ describe('hoisted bounds checks never miss an error nor add one', () => {
                   return `ok ${[...x].join(',')}`
                 } catch (e) {
                   failures++
-                  return (e as TenetError).code
+                  const t = e as TenetError
+                  return `${t.code} | ${t.message} | ${t.line}:${t.column}`
                 }
               })
               expect(new Set(outcome).size, `${shape} a=${a} b=${b} k=${k}${inverse ? ' (inverse)' : ''}`).toBe(1)
@@ -197,5 +216,43 @@ describe('hoisted bounds checks never miss an error nor add one', () => {
     }
     // the grid has loops out of range as well as in range
     expect(failures).toBeGreaterThan(100)
+  })
+
+  it('another check in the loop (a zero factor at x[2] = 0): the error of whichever fails first, on all three engines', () => {
+    const shapes = [
+      'for i in a..b { y[0] /= x[i]\n x[i + k] += 1.0 }',
+      'for i in a..b by -1 { x[k - i] += 1.0\n y[0] *= x[i] }',
+      'for i in a..b { for j in 0..2 { y[j] /= x[i]\n x[2 * i + j + k] += 1.0 } }',
+    ]
+    const seen = new Set<string>()
+    for (const shape of shapes) {
+      const src = `fn f(x: f64[], y: f64[], a: i32, b: i32, k: i32) { ${shape} }`
+      const ms = Object.entries(engines).map(([e, tag]) => [e, compile(tag, src)] as const)
+      for (const a of [-1, 0, 1, 4])
+        for (const b of [0, 3, 5, 7])
+          for (const k of [-1, 0, 2])
+            for (const inverse of [false, true]) {
+              const outcome = ms.map(([, m]) => {
+                const x = Float64Array.from([1, 2, 0, 4, 8, 1, 1])
+                const y = Float64Array.from([1, 1])
+                try {
+                  ;(inverse ? m.f!.inverse : m.f!)(x, y, a, b, k)
+                  return `ok ${[...x].join(',')} ${[...y].join(',')}`
+                } catch (e) {
+                  const t = e as TenetError
+                  return `${t.code} | ${t.message} | ${t.line}:${t.column}`
+                }
+              })
+              expect(
+                new Set(outcome).size,
+                `${shape} a=${a} b=${b} k=${k}${inverse ? ' (inverse)' : ''}: ${outcome.join(' / ')}`,
+              ).toBe(1)
+              seen.add(outcome[0]!.split(' | ')[0]!)
+            }
+    }
+    // both errors occur, and runs that pass
+    expect([...seen].some((c) => c.startsWith('ok'))).toBe(true)
+    expect(seen).toContain('runtime/out-of-bounds')
+    expect(seen).toContain('runtime/zero-factor')
   })
 })

@@ -39,14 +39,32 @@
  * iteration's index may wrap back into range: `x[l * 4]` from l = 2³⁰ reads x[0] and x[4]; the
  * exact value 2³² is not what it reads.)
  *
- * What changes for a program that fails: the error (`runtime/out-of-bounds`, the same code and
- * location) is raised before the loop starts, not in the iteration that reaches the bad index, so
- * the iterations before it have not run; the message names the index at an end of the range (the
- * per-iteration check named the first index out of range), or, where the index wraps between two
- * ends in range, the value f64(e(A)) + span it would have at B without wrapping; and when
- * another check would have failed in an earlier iteration, the program now fails with this one
- * instead. The range itself is the one the loop saves when it starts: a body that changes it fails
- * the `loopRange` check after the loop, as before.
+ * The loop then runs in two versions (loop versioning, as \`hoist-invariants\`' \`safetyTest\`):
+ *
+ *     if (!(0 < n) || $inrange(k, len(x)) && $inrange(k + n - 1, len(x)), ~) {
+ *       for i in 0..n { …x[i + k]… }                                 (the asserts hoisted, left out)
+ *       assert loopRange(…)                                          (if the loop has one)
+ *     } else {
+ *       for i in 0..n { assert outOfBounds($inrange(i + k, len(x))) ; …x[i + k]… }   (as written)
+ *       assert loopRange(…)
+ *     }
+ *
+ * The test is the hoisted asserts' conditions together, true exactly when every iteration's
+ * check would pass (see above): the first version runs only where none of the checks it lacks
+ * could fail, and the second, where one would, is the loop as it was given (its inner loops not
+ * versioned, so that a nest's copies grow with its depth, not exponentially), every access
+ * checked in its iteration. So a program that fails, fails as the reference interpreter does: the
+ * same error (code, message, location), in the same iteration, after the iterations before it,
+ * and where another check fails in an earlier iteration, that one. The \`loopRange\` assert after
+ * the loop (the range the loop saved when it started; a body that changes it fails it) goes into
+ * both versions, as it reads the range of the loop just run.
+ *
+ * With \`versions\` false (the wasm backend's bounds without checks, \`hoisted-bounds.ts\`) the
+ * hoisted asserts stand before the one loop instead: the error (\`runtime/out-of-bounds\`, the
+ * same code and location) is raised before the loop starts, naming the index at an end of the
+ * range, or, where the index wraps between two ends in range, the value f64(e(A)) + span it would
+ * have at B without wrapping; another check that would have failed in an earlier iteration does
+ * not.
  *
  * Not hoisted: loops with another step (the last value needs a division), `while` loops (no trip
  * count), asserts under an `if` (they may not run) and indices that are not affine.
@@ -228,8 +246,14 @@ function changes(body: Stmt[], program: Program): Set<string> {
   return w
 }
 
-/** The hoisted form of a loop's per-iteration bounds asserts, or undefined (see the module comment). */
-function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] | undefined {
+/**
+ * The hoisted form of a loop's per-iteration bounds asserts (see the module comment): the asserts
+ * before the loop and the loop without them, or undefined where none moves.
+ */
+function hoistLoop(
+  s: Extract<Stmt, { kind: 'for' }>,
+  program: Program,
+): { asserts: AssertStmt[]; loop: Extract<Stmt, { kind: 'for' }> } | undefined {
   const step = s.step === null ? 1 : s.step.kind === 'num' ? s.step.value : undefined
   if (step !== 1 && step !== -1) return undefined
   if (callsHost(s.start) || callsHost(s.stop)) return undefined
@@ -306,7 +330,7 @@ function hoistLoop(s: Extract<Stmt, { kind: 'for' }>, program: Program): Stmt[] 
     seen.add(k)
     return true
   })
-  return [...once, { ...s, body }]
+  return { asserts: once, loop: { ...s, body } }
 }
 
 /**
@@ -350,38 +374,117 @@ function hoistAssert(
   }
 }
 
-function hoistBlock(body: Stmt[], program: Program): Stmt[] {
-  return body.flatMap((s): Stmt[] => {
+/**
+ * The statements right after a loop that read the range it saved (\`$start(v)\`, \`$stop(v)\`,
+ * \`$step(v)\`): the \`loopRange\` assert that \`insert-checks\` places after a loop whose body
+ * writes what its range reads, with the bounds asserts of the range's elements before it. Their
+ * number, from \`rest[0]\` on (0 where the loop has none).
+ */
+function rangeAsserts(v: string, rest: readonly Stmt[]): number {
+  for (let k = 0; k < rest.length; k++) {
+    const a = rest[k]!
+    if (a.kind !== 'assert') return 0
+    if (a.check === 'loopRange') return saves(a.cond, v) ? k + 1 : 0
+    if (a.check !== 'outOfBounds') return 0
+  }
+  return 0
+}
+
+/** Whether \`e\` reads the range that the loop of variable \`v\` saved. */
+function saves(e: Expr, v: string): boolean {
+  let found = false
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && ['$start', '$stop', '$step'].includes(x.callee)) {
+      const a = x.args[0]
+      if (a?.kind === 'var' && a.name === v) found = true
+    }
+    return x
+  })
+  return found
+}
+
+/** A deep copy of a tree of plain objects and arrays (the AST of a statement). */
+function copyTree<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(copyTree) as T
+  if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return x
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(x)) out[k] = copyTree(v)
+  return out as T
+}
+
+const and = (l: Expr, r: Expr): Expr => bin('&&', l, r)
+
+function hoistBlock(body: Stmt[], program: Program, versions: boolean): Stmt[] {
+  const out: Stmt[] = []
+  for (let k = 0; k < body.length; k++) {
+    const s = body[k]!
     switch (s.kind) {
       case 'if':
-        return [{ ...s, then: hoistBlock(s.then, program), else: hoistBlock(s.else, program) }]
+        out.push({ ...s, then: hoistBlock(s.then, program, versions), else: hoistBlock(s.else, program, versions) })
+        break
       case 'while':
-        return [{ ...s, body: hoistBlock(s.body, program) }]
+        out.push({ ...s, body: hoistBlock(s.body, program, versions) })
+        break
       case 'for': {
-        const inner = { ...s, body: hoistBlock(s.body, program) }
-        return hoistLoop(inner, program) ?? [inner]
+        const inner = { ...s, body: hoistBlock(s.body, program, versions) }
+        const h = hoistLoop(inner, program)
+        if (!h) out.push(inner)
+        else if (!versions) out.push(...h.asserts, h.loop)
+        else {
+          // the loop in two versions: without the hoisted asserts where they hold, as written
+          // (every access checked in its iteration) where one does not, so that a loop that fails
+          // fails as the reference does (see the module comment); the asserts after the loop of
+          // the range it saved go with each (they read that loop's range)
+          const n = rangeAsserts(s.variable, body.slice(k + 1))
+          const after = body.slice(k + 1, k + 1 + n)
+          k += n
+          // (each hoisted condition is \`!runs || c\`: one \`!runs\` for all)
+          const conds = h.asserts.map((a) => (a.cond.kind === 'binary' && a.cond.op === '||' ? a.cond.right : a.cond))
+          const idle = (h.asserts[0]!.cond as Extract<Expr, { kind: 'binary' }>).left
+          const test = bin('||', idle, conds.reduce(and))
+          out.push({
+            kind: 'if',
+            pre: test,
+            post: null,
+            then: [h.loop, ...after],
+            else: copyTree([s, ...after]),
+            failing: true,
+            ...(s.loc ? { loc: s.loc } : {}),
+          })
+        }
+        break
       }
       default:
-        return [s]
+        out.push(s)
     }
-  })
+  }
+  return out
 }
 
-/** One function with the bounds checks of its loops hoisted where it can (see the module comment). */
-export function hoistBoundsFunction(f: FunctionDef, program: Program): FunctionDef {
-  return { ...f, body: hoistBlock(f.body, program) }
+/**
+ * One function with the bounds checks of its loops hoisted where it can (see the module comment):
+ * in two versions of each loop (\`versions\`, the default), or as asserts before it.
+ */
+export function hoistBoundsFunction(f: FunctionDef, program: Program, versions = true): FunctionDef {
+  return { ...f, body: hoistBlock(f.body, program, versions) }
 }
 
-/** Hoists the loops' bounds checks of a program and its inverses (only with checks on: there are none otherwise). */
+/**
+ * Hoists the loops' bounds checks of a program and its inverses (only with checks on: there are
+ * none otherwise). \`versions\` (default true): each loop whose checks move runs in two versions,
+ * the errors the reference's (see the module comment); false: the hoisted asserts before the loop
+ * (an error out of range raised before the loop starts: the wasm backend's bounds without checks).
+ */
 export function hoistBounds(
   program: Program,
   inverses: Map<string, FunctionDef>,
   options: CompileOptions,
+  versions = true,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   if (!options.checks) return { program, inverses }
-  const functions = new Map([...program.functions].map(([n, d]) => [n, hoistBoundsFunction(d, program)]))
+  const functions = new Map([...program.functions].map(([n, d]) => [n, hoistBoundsFunction(d, program, versions)]))
   return {
     program: { ...program, functions },
-    inverses: new Map([...inverses].map(([n, d]) => [n, hoistBoundsFunction(d, program)])),
+    inverses: new Map([...inverses].map(([n, d]) => [n, hoistBoundsFunction(d, program, versions)])),
   }
 }

@@ -151,10 +151,54 @@ t$sr1 -> 0.0`,
 })
 
 describe('pass `hoist-bounds`', () => {
-  const hoisted = (text: string, name = 'f'): string => {
+  // (the hoisted conditions as asserts before the loop, \`versions\` false: the wasm backend's form
+  // without checks; the two versions of a loop below)
+  const hoisted = (text: string, name = 'f', versions = false): string => {
     const p = checked(text)
-    return body(hoistBoundsFunction(insertChecksFunction(p.functions.get(name)!, p), p))
+    return body(hoistBoundsFunction(insertChecksFunction(p.functions.get(name)!, p), p, versions))
   }
+
+  it('runs the loop in two versions: without the hoisted checks where they all hold, as written where one does not', () => {
+    expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 1..n { s += x[2 * i + k] } }', 'f', true)).toBe(
+      `if (!(1 < n) || $inrange(2 + k, len(x)) && $inrange(2 * (n - 1) + k, len(x)) && 2.0 * (f64(n - 1) - 1.0) < f64(len(x)), ~) {
+  for i in 1..n {
+    s += x[2 * i + k]
+  }
+} else {
+  for i in 1..n {
+    assert outOfBounds($inrange(2 * i + k, len(x))) else ("x", 2 * i + k, len(x))
+    s += x[2 * i + k]
+  }
+}`,
+    )
+    // (the version as written runs only to fail: marked so, for the backends)
+    const p = checked('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i + 1] } }')
+    const [v] = hoistBoundsFunction(insertChecksFunction(p.functions.get('f')!, p), p).body
+    expect(v).toMatchObject({ kind: 'if', failing: true })
+    // a loop in a loop: the inner one in two versions; the outer one as written in the version
+    // where its own checks fail (the copies grow with the depth of the nest, not exponentially)
+    const nest = hoisted(
+      'fn f(s: f64, x: f64[], y: f64[], n: i32, d: i32) { for i in 0..n { s += y[i]\n for j in 0..d { s += x[i * d + j] } } }',
+      'f',
+      true,
+    )
+    expect(nest.split('\n').filter((l) => l.trim().startsWith('for j'))).toHaveLength(3)
+    expect(nest.split('\n').filter((l) => l.trim().startsWith('if ('))).toHaveLength(2)
+    expect(nest.split('\n')[0]).toBe('if (!(0 < n) || $inrange(0, len(y)) && $inrange(n - 1, len(y)), ~) {')
+    expect(nest).toContain('  for i in 0..n {\n    s += y[i]\n    if (!(0 < d) || $inrange(i * d, len(x)) &&')
+  })
+
+  it('takes the range check after the loop (it reads the range the loop saved) into both versions', () => {
+    const out = hoisted(
+      'fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 0..n { k += 1\n s += x[i]\n k -= 1\n n += 0 } }',
+      'f',
+      true,
+    )
+    const lines = out.split('\n')
+    expect(lines.filter((l) => l.includes('assert loopRange'))).toHaveLength(2)
+    expect(lines.at(-2)).toMatch(/^ {2}assert loopRange/)
+    expect(lines.filter((l) => /^ {2}assert loopRange/.test(l))).toHaveLength(2)
+  })
 
   it('checks an affine index at the two ends of the loop, before it, in the order the loop visits them', () => {
     expect(hoisted('fn f(s: f64, x: f64[], n: i32, k: i32) { for i in 1..n { s += x[2 * i + k] } }')).toBe(

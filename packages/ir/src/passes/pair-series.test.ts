@@ -229,64 +229,69 @@ describe('pass `pair-series` with checks on (`checked`, after `insertChecks`)', 
   for i in 0..len(z) { term(out[i], nu, z[i]) }
 }`)
     expect(after).toMatchInlineSnapshot(`
-      "assert outOfBounds(!(0 < len(z)) || $inrange(0, len(out))) else ("out", 0, len(out))
-      assert outOfBounds(!(0 < len(z)) || $inrange(len(z) - 1, len(out))) else ("out", len(z) - 1, len(out))
-      for i in 0..=len(z) - 1 - 1 by 2 {
-        $pair0a$k: i32 <- 0
-        $pair0a$s <- 0.0
-        $pair0a$anc <- 0.0
-        $pair0a$s += z[i] / 2.0
-        assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
-        $pair0b$k: i32 <- 0
-        $pair0b$s <- 0.0
-        $pair0b$anc <- 0.0
-        $pair0b$s += z[i + 1] / 2.0
-        assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
-        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
-          $pair0a$k += 1
-          $pair0a$anc += $pair0a$s * z[i]
-          $pair0a$s -= $pair0a$anc / z[i]
-          SWAP($pair0a$s, $pair0a$anc)
-          out[i] += identity($pair0a$s)
-          assert postWhileIteration($pair0a$k != 0) else ("k != 0")
-          $pair0b$k += 1
-          $pair0b$anc += $pair0b$s * z[i + 1]
-          $pair0b$s -= $pair0b$anc / z[i + 1]
-          SWAP($pair0b$s, $pair0b$anc)
-          out[i + 1] += identity($pair0b$s)
-          assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+      "if (!(0 < len(z)) || $inrange(0, len(out)) && $inrange(len(z) - 1, len(out)), ~) {
+        for i in 0..=len(z) - 1 - 1 by 2 {
+          $pair0a$k: i32 <- 0
+          $pair0a$s <- 0.0
+          $pair0a$anc <- 0.0
+          $pair0a$s += z[i] / 2.0
+          assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
+          $pair0b$k: i32 <- 0
+          $pair0b$s <- 0.0
+          $pair0b$anc <- 0.0
+          $pair0b$s += z[i + 1] / 2.0
+          assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
+          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
+            $pair0a$k += 1
+            $pair0a$anc += $pair0a$s * z[i]
+            $pair0a$s -= $pair0a$anc / z[i]
+            SWAP($pair0a$s, $pair0a$anc)
+            out[i] += identity($pair0a$s)
+            assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+            $pair0b$k += 1
+            $pair0b$anc += $pair0b$s * z[i + 1]
+            $pair0b$s -= $pair0b$anc / z[i + 1]
+            SWAP($pair0b$s, $pair0b$anc)
+            out[i + 1] += identity($pair0b$s)
+            assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+          }
+          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
+            $pair0a$k += 1
+            $pair0a$anc += $pair0a$s * z[i]
+            $pair0a$s -= $pair0a$anc / z[i]
+            SWAP($pair0a$s, $pair0a$anc)
+            out[i] += identity($pair0a$s)
+            assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+          }
+          assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
+          $pair0a$s -> 0.0
+          assert dealloc($near($pair0a$anc, 0.0)) else ("anc", "0.0", $pair0a$anc, 0.0)
+          $pair0a$anc -> 0.0
+          assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
+          $pair0a$k -> 0
+          while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
+            $pair0b$k += 1
+            $pair0b$anc += $pair0b$s * z[i + 1]
+            $pair0b$s -= $pair0b$anc / z[i + 1]
+            SWAP($pair0b$s, $pair0b$anc)
+            out[i + 1] += identity($pair0b$s)
+            assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+          }
+          assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
+          $pair0b$s -> 0.0
+          assert dealloc($near($pair0b$anc, 0.0)) else ("anc", "0.0", $pair0b$anc, 0.0)
+          $pair0b$anc -> 0.0
+          assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
+          $pair0b$k -> 0
         }
-        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
-          $pair0a$k += 1
-          $pair0a$anc += $pair0a$s * z[i]
-          $pair0a$s -= $pair0a$anc / z[i]
-          SWAP($pair0a$s, $pair0a$anc)
-          out[i] += identity($pair0a$s)
-          assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+        for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+          term(out[i], nu, z[i])
         }
-        assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
-        $pair0a$s -> 0.0
-        assert dealloc($near($pair0a$anc, 0.0)) else ("anc", "0.0", $pair0a$anc, 0.0)
-        $pair0a$anc -> 0.0
-        assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
-        $pair0a$k -> 0
-        while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
-          $pair0b$k += 1
-          $pair0b$anc += $pair0b$s * z[i + 1]
-          $pair0b$s -= $pair0b$anc / z[i + 1]
-          SWAP($pair0b$s, $pair0b$anc)
-          out[i + 1] += identity($pair0b$s)
-          assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+      } else {
+        for i in 0..len(z) {
+          assert outOfBounds($inrange(i, len(out))) else ("out", i, len(out))
+          term(out[i], nu, z[i])
         }
-        assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
-        $pair0b$s -> 0.0
-        assert dealloc($near($pair0b$anc, 0.0)) else ("anc", "0.0", $pair0b$anc, 0.0)
-        $pair0b$anc -> 0.0
-        assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
-        $pair0b$k -> 0
-      }
-      for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
-        term(out[i], nu, z[i])
       }"
     `)
   })

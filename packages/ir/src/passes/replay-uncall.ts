@@ -44,6 +44,12 @@
  *
  * So the uncall writes the same values into `a` as `~f`, every check it drops could not fail, and
  * no other check moves. With checks off, `dead-ancillas` drops such uncomputes altogether.
+ *
+ * A call that fails between a recording call and its uncall leaves the terms of that call on the
+ * tape; the backend drops them, so that repeated failing calls do not pile them up: the cpu
+ * backend empties the tape at its entries and as a check fails where the module never calls out
+ * to JavaScript, and elsewhere (a host function may call an entry while a live call below it holds
+ * terms) puts the tape's top back, as a throw leaves an entry, where it was when entered.
  */
 import type { CallStmt, Expr, FunctionDef, Stmt } from '../ast.js'
 import type { Program } from '../plugin.js'
