@@ -11,6 +11,7 @@
  * a 44 ns gradient call and the driver's bookkeeping about 18 ns (Node 20, loaded 2-core machine).
  */
 import type { DirectEntry, Param } from '@tenet/ir'
+import { MAX_ARRAY_LENGTH } from '@tenet/reversible'
 import type { GradientSlot } from './transform.js'
 
 /** One argument of a direct call: an expression, or a resident array by its place and length. */
@@ -170,7 +171,9 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
         lines.push(`let v${i} = ${d.hasFromHost[i] ? `H${i}(a${i})` : `a${i}`};`)
       }
     } else
-      checks.push(`if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
+      checks.push(
+        `if (!(a${i} instanceof C${i}) || a${i}.length === 0 && isDetached(a${i}) || a${i}.length > ${MAX_ARRAY_LENGTH}) ctx.bad(${i}, a${i});`,
+      )
   })
   checks.push(...overlapLines(d.overlap, n))
   // laid out again after \`release\` (which sets \`moved\`), when the memory grew (every view then has

@@ -8,7 +8,7 @@
  * the results are the same.
  */
 import { TenetError, type Type } from '@tenet/ir'
-import { isDetached } from '@tenet/reversible'
+import { isDetached, MAX_ARRAY_LENGTH } from '@tenet/reversible'
 import type { DriverContext } from './driver.js'
 import type { CompiledForwardGradient } from './compile.js'
 import type { GradientSlot } from './transform.js'
@@ -82,7 +82,12 @@ export function interpretedDriver(spec: InterpretedDriverSpec): (...a: unknown[]
         vals[i] = p.type.name !== 'bool' && ctx.fromHost[i] ? ctx.fromHost[i]!(x as number) : x
       } else if (p.type.kind === 'array') {
         const C = ctors[i]!
-        if (!(x instanceof C) || ((x as Float64Array).length === 0 && isDetached(x as Float64Array))) ctx.bad(i, x)
+        if (
+          !(x instanceof C) ||
+          ((x as Float64Array).length === 0 && isDetached(x as Float64Array)) ||
+          (x as Float64Array).length > MAX_ARRAY_LENGTH
+        )
+          ctx.bad(i, x)
         if (scratch[i]) {
           // zeros in the caller's array's place, whatever it holds
           const len = (x as Float64Array).length

@@ -4,7 +4,15 @@
  * `driver-interpreted.ts` where code generation is blocked. `grad` wraps one.
  */
 import { TenetError, type CompiledFunction, type ResidentArray } from '@tenet/ir'
-import { argumentError, arityError, hostParams, isDetached, overlapGuard, type OverlapGuard } from '@tenet/reversible'
+import {
+  argumentError,
+  arityError,
+  hostParams,
+  isDetached,
+  MAX_ARRAY_LENGTH,
+  overlapGuard,
+  type OverlapGuard,
+} from '@tenet/reversible'
 import type { CompiledAdjoint, CompiledForwardGradient } from './compile.js'
 import { gradientScalar } from './expr.js'
 import { evalAllowed, interpretedDriver } from './driver-interpreted.js'
@@ -163,7 +171,7 @@ export function makeDriver(
     array(i, a) {
       const p = params[i]!
       const ctor = CTORS[registry.numberSystem((p.type as { elem: string }).elem).arrayType]
-      if (!(a instanceof ctor)) ctx.bad(i, a)
+      if (!(a instanceof ctor) || (a as TypedArray).length > MAX_ARRAY_LENGTH) ctx.bad(i, a)
       let b = ctx.values[i]
       if (!b || b.length !== (a as TypedArray).length) b = ctx.values[i] = new ctor((a as TypedArray).length)
       copyIn(b, a as TypedArray, ctx.fromHost[i])
@@ -349,7 +357,9 @@ export function makeDriver(
     } else if (p.type.kind === 'array') {
       // specialised per parameter, so that every check, copy and fill below sees one array type
       const ctor = `C${i}`
-      lines.push(`if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i})) ctx.bad(${i}, a${i});`)
+      lines.push(
+        `if (!(a${i} instanceof ${ctor}) || a${i}.length === 0 && isDetached(a${i}) || a${i}.length > ${MAX_ARRAY_LENGTH}) ctx.bad(${i}, a${i});`,
+      )
       if (memory && params.findIndex((q) => q.type.kind === 'array') !== i) {
         // the view of the last call (kept in \`values\`) while its length shows that it is not
         // detached (a grown memory detaches every view); the \`array\` getter, not inlined in a

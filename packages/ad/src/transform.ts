@@ -712,7 +712,9 @@ class FunctionAdjoint {
         if (node.kind !== s.value.kind || printExpr(node as Expr) !== key) return node
         replaced = true
         const held = clone(s.target) as Expr
-        return s.op === '+=' ? held : neg(held)
+        // (for `-=`, y = 0 − e and e = 0 − y: exact but for e = −0, as for `+=`; `−y` would turn
+        // e = +0 into −0)
+        return s.op === '+=' ? held : bin('-', lit(0), held)
       }) as Expr
       return { ...u, value }
     })

@@ -24,8 +24,14 @@
  *   differ at loop v differ in idx by at least `c_v − Σ c_u·span_u > 0`, so `S` writes each
  *   element at most once, and before it nothing wrote it: it held the zero of the allocation.
  *
+ * The update must not sit under an `if` inside the nest: the argument above takes the index as an
+ * exact integer, and i32 indices wrap, so two iterations whose exact indices differ by a multiple
+ * of 2³² write one element; where every iteration writes, the wrapped index of one of them is
+ * out of bounds (the arrays of the host boundary hold at most 2³¹ − 1 elements), and an `if`
+ * could skip exactly those iterations.
+ *
  * Exactness: after `S`, `y = 0 + e` is `e` bit for bit except that −0 becomes +0 (for `−=`:
- * `0 − e = −e`, the same caveat). The adjoint reads `y` where it would evaluate `e` on the values
+ * `y = 0 − e`, read back as `0 − y`, the same caveat). The adjoint reads `y` where it would evaluate `e` on the values
  * of that point; in exact arithmetic they agree, in floating point `y` holds `e` as computed when
  * `y` was last written — the recomputed values differ only by the drift that `grad`'s uncompute
  * check measures.
@@ -135,6 +141,10 @@ export function valueHolders(body: Stmt[], cx: HolderContext): Set<UpdateStmt> {
   }
   /** The single update of `nest` that writes `name`, when its iterations write distinct elements. */
   const onlyWriter = (nest: Stmt, name: string): UpdateStmt | undefined => {
+    const writesName = (y: Stmt): boolean => {
+      const w = written(y)
+      return !w || w.has(name)
+    }
     let found: { s: UpdateStmt; loops: ForStmt[] } | undefined
     let ok = true
     const visit = (stmts: Stmt[], loops: ForStmt[]): void => {
@@ -151,8 +161,8 @@ export function valueHolders(body: Stmt[], cx: HolderContext): Set<UpdateStmt> {
             visit(y.body, [...loops, y])
             break
           case 'if':
-            visit(y.then, loops)
-            visit(y.else, loops)
+            // (a write under an \`if\` is refused: see the module comment)
+            if (writesName(y)) ok = false
             break
           case 'unchecked':
             visit(y.body, loops)

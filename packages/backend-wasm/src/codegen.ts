@@ -2964,8 +2964,18 @@ export class FunctionEmitter {
       if (quads) this.mapLaneQuads(mapped, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
       // the first iteration (i = 1) on its own, where V8 folds \`x * i\` and \`x / i\` (see \`peel-ones.ts\`);
-      // the loop then starts at 2, or does not run when the copy did not
-      if (this.ctx.peelOnes && !paired && !mapped && !carries.length && !els.length && peelsFirstIteration(s)) {
+      // the loop then starts at 2, or does not run when the copy did not (not inside a map loop run in
+      // lanes: the lane memo guards the whole \`for\`, so the copy's values would be read back by every
+      // later iteration)
+      if (
+        this.ctx.peelOnes &&
+        !this.lanesOf &&
+        !paired &&
+        !mapped &&
+        !carries.length &&
+        !els.length &&
+        peelsFirstIteration(s)
+      ) {
         this.get(i)
         this.get(b)
         this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s, Op.if, 0x40)

@@ -92,8 +92,23 @@ function wanted(hp: HostParam): string {
         : 'a JS array (a stack)'
 }
 
-/** The `call/type` (or, for a detached typed array, `call/detached`) error of argument i holding `a`. */
+/**
+ * The most elements an array argument may hold: 2³¹ − 1. `len(a)` and every index are i32 values,
+ * and the compilers prove bounds and aliasing with that (a longer array would wrap `len(a)`).
+ */
+export const MAX_ARRAY_LENGTH = 0x7fffffff
+
+/**
+ * The `call/type` (or, for a detached typed array, `call/detached`; for one longer than
+ * {@link MAX_ARRAY_LENGTH}, `call/length`) error of argument i holding `a`.
+ */
 export function argumentError(fn: string, params: readonly Param[], hp: HostParam, i: number, a: unknown): never {
+  if (hp.kind === 'array' && a instanceof hp.ctor! && (a as HostArray).length > MAX_ARRAY_LENGTH) {
+    throw new TenetError(
+      'call/length',
+      `${describeArgument(fn, params, i)} has ${(a as HostArray).length} elements; an array argument holds at most 2³¹ − 1 (len is an i32)`,
+    )
+  }
   if (ArrayBuffer.isView(a) && isDetached(a)) {
     throw new TenetError(
       'call/detached',
@@ -108,7 +123,8 @@ export function argumentError(fn: string, params: readonly Param[], hp: HostPara
 
 /**
  * Checks argument i against its parameter, throwing the boundary's error; returns nothing. (An
- * empty array is checked for a detached buffer: a detached view reads as empty.)
+ * empty array is checked for a detached buffer: a detached view reads as empty; an array longer
+ * than {@link MAX_ARRAY_LENGTH} is refused.)
  */
 export function checkArgument(fn: string, params: readonly Param[], hp: HostParam, i: number, a: unknown): void {
   switch (hp.kind) {
@@ -119,7 +135,11 @@ export function checkArgument(fn: string, params: readonly Param[], hp: HostPara
       if (typeof a !== 'boolean') argumentError(fn, params, hp, i, a)
       return
     case 'array':
-      if (!(a instanceof hp.ctor!) || ((a as HostArray).length === 0 && isDetached(a as HostArray)))
+      if (
+        !(a instanceof hp.ctor!) ||
+        ((a as HostArray).length === 0 && isDetached(a as HostArray)) ||
+        (a as HostArray).length > MAX_ARRAY_LENGTH
+      )
         argumentError(fn, params, hp, i, a)
       return
     case 'stack':

@@ -15,6 +15,7 @@ export {
   hostConversionsOf,
   hostParams,
   isDetached,
+  MAX_ARRAY_LENGTH,
   describeArgument,
   describeHostValue,
   arityError,

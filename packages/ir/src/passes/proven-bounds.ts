@@ -24,7 +24,9 @@
  * program computes; they are used as exact integers only where their exact value provably lies in
  * i32 (X in [0, 2³¹ − 1] for a length or a nonnegative parameter, [−2³¹, 2³¹ − 1] otherwise), so
  * that i32 arithmetic (modulo 2³²) gives that very value. The index itself needs no such bound:
- * its exact value is proven in [0, len(a)), so its i32 value is that value.
+ * its exact value is proven in [0, len(a)), so its i32 value is that value. (A length lies in
+ * [0, 2³¹ − 1] because the host boundary refuses longer arrays, `call/length`; through the
+ * unchecked `.core` entry that is the caller's promise, as the aliasing rule is.)
  *
  * Alias checks: `i != j` (two indices of one array, an update reading the element it writes) where
  * i − j, products of symbols cancelled as i32 arithmetic (modulo 2³²) cancels them, is a constant
