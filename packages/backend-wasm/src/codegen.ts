@@ -282,6 +282,8 @@ const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
  * per iteration, as Horner's accumulator is per point, it cost more than the loop's work).
  */
 export const ZERO_STORES_MAX_BYTES = 256
+// TEMPORARY A/B switch (removed before the last commit)
+const WASMFW_OFF = () => !!(globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.TENET_WASMFW_OFF
 
 interface CarriedWrite {
   w: number
@@ -2494,7 +2496,7 @@ export class FunctionEmitter {
     // table need not be zeroed (see \`ZeroingSite\`); an element held in a local reads the local
     const held =
       s.target.kind === 'index' ? this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) : undefined
-    if (s.init === true && s.target.kind === 'index' && held === undefined && (s.op === '+=' || s.op === '-=')) {
+    if (!WASMFW_OFF() && s.init === true && s.target.kind === 'index' && held === undefined && (s.op === '+=' || s.op === '-=')) {
       this.modify(s.target, t, false, () => {
         if (vt === F64) this.f64c(0)
         else if (vt === F32) this.out.byte(Op.f32_const).f32(0)
@@ -2599,7 +2601,7 @@ export class FunctionEmitter {
       // \`if (i32.const 1)\`, the constant patched to 0 once the function is emitted where no
       // \`init\` update of it read the old element after all (see \`ZeroingSite\`)
       let zeroing: ZeroingSite | undefined
-      if (s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
+      if (!WASMFW_OFF() && s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
         this.out.byte(Op.i32_const)
         zeroing = { at: this.out.length, readsOld: false }
         this.out.byte(1)
