@@ -2491,12 +2491,20 @@ export class FunctionEmitter {
         return
       }
     }
-    // the first write of an element known to hold zero (\`UpdateStmt.init\`): zero ± the value,
-    // the element not loaded (the same bits as from the zero a zeroed table holds), so that a
-    // table need not be zeroed (see \`ZeroingSite\`); an element held in a local reads the local
+    // the first write of an element known to hold zero (\`UpdateStmt.init\`) of a table whose
+    // zeroing may be left out: zero ± the value, the element not loaded (the same bits as from
+    // the zero a zeroed table holds; see \`ZeroingSite\`); an element held in a local reads the
+    // local (and keeps the zeroing), and other code is left as it was
     const held =
       s.target.kind === 'index' ? this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) : undefined
-    if (!WASMFW_OFF() && s.init === true && s.target.kind === 'index' && held === undefined && (s.op === '+=' || s.op === '-=')) {
+    const binding = s.target.kind === 'index' ? this.names.get(s.target.array.name) : undefined
+    if (
+      s.init === true &&
+      binding?.kind === 'array' &&
+      binding.zeroing !== undefined &&
+      held === undefined &&
+      (s.op === '+=' || s.op === '-=')
+    ) {
       this.modify(s.target, t, false, () => {
         if (vt === F64) this.f64c(0)
         else if (vt === F32) this.out.byte(Op.f32_const).f32(0)
