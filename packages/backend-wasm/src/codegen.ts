@@ -282,8 +282,6 @@ const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
  * per iteration, as Horner's accumulator is per point, it cost more than the loop's work).
  */
 export const ZERO_STORES_MAX_BYTES = 256
-// TEMPORARY A/B switch (removed before the last commit)
-const WASMFW_OFF = () => !!(globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.TENET_WASMFW_OFF
 
 interface CarriedWrite {
   w: number
@@ -2609,7 +2607,7 @@ export class FunctionEmitter {
       // \`if (i32.const 1)\`, the constant patched to 0 once the function is emitted where no
       // \`init\` update of it read the old element after all (see \`ZeroingSite\`)
       let zeroing: ZeroingSite | undefined
-      if (!WASMFW_OFF() && s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
+      if (s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
         this.out.byte(Op.i32_const)
         zeroing = { at: this.out.length, readsOld: false }
         this.out.byte(1)

@@ -99,7 +99,9 @@ describe('tables without zeroing (wasm backend)', () => {
   }
 }`
     const args = (n: number, k: number) =>
-      k > 0 ? [0, 0, 0, dirt(n + 2, k), n] : [0, 0, 0, Float64Array.from({ length: n + 2 }, (_, i) => (i % 4 === 2 ? -0 : 1 / (i + 2))), n]
+      k > 0
+        ? [0, 0, 0, dirt(n + 2, k), n]
+        : [0, 0, 0, Float64Array.from({ length: n + 2 }, (_, i) => (i % 4 === 2 ? -0 : 1 / (i + 2))), n]
     expect(agree(source, args, [0, 1, 2, 5, 31, 40])).toBeGreaterThan(0)
     expect(agree(source, args, [0, 1, 5, 40], true)).toBe(0)
   })
@@ -127,7 +129,12 @@ describe('tables without zeroing (wasm backend)', () => {
     const args = (n: number, k: number) =>
       k > 0
         ? [0, dirt(n, k), dirt(n, k + 1), dirt(n, k + 2)]
-        : [0, Float64Array.from({ length: n }, (_, i) => (i - 2) / 5), new Float64Array(n), Float64Array.of(0.5, -0.25, 2)]
+        : [
+            0,
+            Float64Array.from({ length: n }, (_, i) => (i - 2) / 5),
+            new Float64Array(n),
+            Float64Array.of(0.5, -0.25, 2),
+          ]
     expect(agree(source, args, [2, 3, 9, 40])).toBeGreaterThan(0)
   })
 
