@@ -24,8 +24,14 @@ const dirt = (n: number, shift = 0) => Float64Array.from({ length: n }, (_, i) =
  * its memory) and then on every \`args(short)\`, and expects the short calls' results bit for bit
  * equal. Returns \`lastUnzeroedTables\` of the wasm compilation.
  */
-function agree(source: string, args: (n: number, k: number) => unknown[], shorts: number[], checks = false): number {
-  const wasm = compile(source, 'wasm', checks).f!
+function agree(
+  source: string,
+  args: (n: number, k: number) => unknown[],
+  shorts: number[],
+  checks = false,
+  simd = true,
+): number {
+  const wasm = compile(source, 'wasm', checks, simd).f!
   const unzeroed = lastUnzeroedTables
   const cpu = compile(source, 'cpu', checks).f!
   const ref = compile(source, 'interpreter', checks).f!
@@ -73,6 +79,7 @@ describe('tables without zeroing (wasm backend)', () => {
   it('Horner’s accumulator: no zeroing without checks, results equal on dirty memory; zeroed with checks on', () => {
     expect(agree(horner, hornerArgs, [1, 2, 3, 8, 33, 40])).toBeGreaterThan(0)
     expect(agree(horner, hornerArgs, [1, 3, 8, 40], true)).toBe(0)
+    expect(agree(horner, hornerArgs, [1, 3, 8, 40], false, false)).toBeGreaterThan(0)
   })
 
   it('histories going up (f64, f32, i32; one and two first elements), read after their loops', () => {
@@ -211,5 +218,28 @@ describe('tables without zeroing (wasm backend)', () => {
       unzeroed += agree(source, args, [3, 4, 9, 40])
     }
     expect(unzeroed).toBeGreaterThan(0)
+  })
+
+  it('a loop nest of primitives and rotations of elements its outer loop does not write (pass `tabulate`’s shape) on dirty memory, with and without SIMD', () => {
+    const source = `fn f(y: f64[], x: f64[], w: f64[], n: i32, m: i32) {
+  for l in 0..n {
+    for j in 0..m {
+      y[j + m * l] += cos(w[j]) * x[j + m * l] + sin(w[m - 1 - j])
+      ROT(x[j + m * l], y[j + m * l], w[j])
+    }
+  }
+}`
+    const args = (m: number, k: number) =>
+      k > 0
+        ? [dirt(3 * m, k), dirt(3 * m, k + 1), dirt(m, k + 2), 3, m]
+        : [
+            Float64Array.from({ length: 3 * m }, (_, i) => i / 5 - 1),
+            Float64Array.from({ length: 3 * m }, (_, i) => (i % 2 ? -0 : 0.5)),
+            Float64Array.from({ length: m }, (_, i) => i - 1.5),
+            3,
+            m,
+          ]
+    agree(source, args, [1, 2, 5, 40])
+    agree(source, args, [1, 2, 5, 40], false, false)
   })
 })
