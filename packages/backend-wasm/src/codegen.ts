@@ -307,6 +307,8 @@ export class ModuleContext {
   lanePairs = 0
   /** Elements the runs of straight-line code keep in locals (see \`runHeld\`; a diagnostic). */
   runElements = 0
+  /** Array allocations emitted without their zeroing (see \`ZeroingSite\`; a diagnostic). */
+  unzeroedTables = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
   /** How many of those run two pairs at a time, their series as one joint loop (see \`lane-quads.ts\`; a diagnostic). */
@@ -464,7 +466,22 @@ export const OOB_SITE = 1,
 type Binding =
   /** (\`vec\`, \`lane\`: an f64 held as one lane of an f64x2 local, see \`twins.ts\`) */
   | { kind: 'scalar'; local: number; type: ScalarTypeName; vec?: number; lane?: 0 | 1 }
-  | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName }
+  | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName; zeroing?: ZeroingSite }
+
+/**
+ * The zeroing of one emitted allocation of a table marked \`overwritten\` (see
+ * \`AllocStmt.overwritten\`; without run-time checks, in the function's own body): it runs under
+ * \`if (i32.const 1)\`, whose constant byte at \`at\` becomes 0 when the function is emitted
+ * (\`FunctionEmitter.emit\`) unless an \`init\` update of the table read the element's old value
+ * after all (\`readsOld\`: an element held in a local, loaded before the update, or a pair or
+ * lanes update that loads it): every \`init\` update emitted as zero plus the value, and every
+ * other read of the table of an element an \`init\` update wrote before (the pass's proof), the
+ * table's initial contents are never read.
+ */
+interface ZeroingSite {
+  at: number
+  readsOld: boolean
+}
 
 /**
  * Whether a uniform f64 expression of a map loop's lane code is computed in lanes rather than as
@@ -503,6 +520,8 @@ export class FunctionEmitter {
   private unchecked = 0
   /** The range locals (start, stop, step) of the loop of each variable that has last ended (\`$start(v)\`, …). */
   private ranges = new Map<string, [number, number, number]>()
+  /** The zeroings of this function's \`overwritten\` tables (see \`ZeroingSite\`). */
+  private readonly zeroings: ZeroingSite[] = []
   /** The scratch local of the bounds check of an element address without checks. */
   private boundsLocal: number | undefined
   /** The local holding `hp` on entry (when the function allocates arrays). */
@@ -549,6 +568,12 @@ export class FunctionEmitter {
       this.ctx.twinLocals += this.twins.size
     }
     this.block(body)
+    // the zeroings no \`init\` update needs are left out (see \`ZeroingSite\`)
+    for (const z of this.zeroings) {
+      if (z.readsOld) continue
+      this.body.patchByte(z.at, 0)
+      this.ctx.unzeroedTables++
+    }
     // the heap top on entry is restored on exit (when the function allocates arrays)
     let prologue: Bytes | undefined
     if (this.heapMark !== undefined) {
@@ -2161,6 +2186,9 @@ export class FunctionEmitter {
     sb: Map<Expr, Shared> | undefined,
   ): void {
     const add = p.op === '+=' ? OpFd.f64x2_add : OpFd.f64x2_sub
+    // (each lane's update reads its element's old value, \`init\` or not: see \`ZeroingSite\`)
+    for (const st of [s, t])
+      if (st.kind === 'update' && st.target.kind === 'index') this.tableReadsOld(st.target.array.name)
     if (p.target.kind === 'vars') {
       // two locals held as the lanes of one f64x2 local (see \`twins.ts\`)
       const v = (this.names.get(p.target.name) as { vec: number }).vec
@@ -2461,14 +2489,54 @@ export class FunctionEmitter {
         return
       }
     }
+    // the first write of an element known to hold zero (\`UpdateStmt.init\`) of a table whose
+    // zeroing may be left out: zero ± the value, the element not loaded (the same bits as from
+    // the zero a zeroed table holds; see \`ZeroingSite\`); an element held in a local reads the
+    // local (and keeps the zeroing), and other code is left as it was
+    const held =
+      s.target.kind === 'index' ? this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) : undefined
+    const binding = s.target.kind === 'index' ? this.names.get(s.target.array.name) : undefined
+    if (
+      s.init === true &&
+      binding?.kind === 'array' &&
+      binding.zeroing !== undefined &&
+      held === undefined &&
+      (s.op === '+=' || s.op === '-=')
+    ) {
+      this.modify(s.target, t, false, () => {
+        if (vt === F64) this.f64c(0)
+        else if (vt === F32) this.out.byte(Op.f32_const).f32(0)
+        else this.i32(0)
+        this.folding(s.value, () => this.expr(s.value))
+        this.op(opcode)
+      })
+      return
+    }
+    this.initReadsOld(s)
     this.modify(s.target, t, true, () => {
       this.folding(s.value, () => this.expr(s.value))
       this.op(opcode)
     })
   }
 
+  /**
+   * Notes that the code of update \`s\` reads its element's old value: where \`s\` is an \`init\`
+   * update of a table whose zeroing may be left out, the zeroing stays (see \`ZeroingSite\`).
+   */
+  private initReadsOld(s: Stmt): void {
+    if (s.kind !== 'update' || s.init !== true || s.target.kind !== 'index') return
+    this.tableReadsOld(s.target.array.name)
+  }
+
+  /** Keeps the zeroing of table \`name\` (if it is one whose zeroing may be left out, see \`ZeroingSite\`). */
+  private tableReadsOld(name: string): void {
+    const b = this.names.get(name)
+    if (b?.kind === 'array' && b.zeroing) b.zeroing.readsOld = true
+  }
+
   /** `y *= e` / `y /= e` on a float: e is evaluated once, checked nonzero and finite, then applied. */
   private scaleUpdate(s: Extract<Stmt, { kind: 'update' }>, t: ScalarTypeName, vt: ValType): void {
+    this.initReadsOld(s)
     const k = this.local(vt)
     this.folding(s.value, () => this.expr(s.value))
     this.set(k)
@@ -2534,6 +2602,18 @@ export class FunctionEmitter {
       const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
       this.fail(oom, [[() => this.get(len), I32]])
       this.op(Op.end, Op.end)
+      // a table whose elements are each written by an \`init\` update before anything reads them
+      // (without checks: a checked deallocation reads every element) may skip the zeroing: under
+      // \`if (i32.const 1)\`, the constant patched to 0 once the function is emitted where no
+      // \`init\` update of it read the old element after all (see \`ZeroingSite\`)
+      let zeroing: ZeroingSite | undefined
+      if (s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
+        this.out.byte(Op.i32_const)
+        zeroing = { at: this.out.length, readsOld: false }
+        this.out.byte(1)
+        this.op(Op.if, 0x40)
+        this.zeroings.push(zeroing)
+      }
       // zero it: memory.fill(ptr, 0, len << shift) for a large array; a small one (at most
       // ZERO_STORES_MAX_BYTES, its 8-byte words from ptr to top) by a loop of f64 stores of +0,
       // whose bits are all zero: memory.fill is a call into the engine, which for an array of a
@@ -2569,9 +2649,10 @@ export class FunctionEmitter {
       this.set(z)
       this.op(Op.br, 0, Op.end, Op.end)
       this.op(Op.end)
+      if (zeroing) this.op(Op.end)
       this.get(top)
       this.out.byte(Op.global_set).u32(0)
-      this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem })
+      this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem, ...(zeroing ? { zeroing } : {}) })
       return
     }
     this.numeric(type.name, s.loc)
@@ -3324,7 +3405,12 @@ export class FunctionEmitter {
         }
       },
     })
-    if (plan) this.ctx.mapLanes++
+    if (plan) {
+      this.ctx.mapLanes++
+      // (the lanes load the elements of the arrays the loop writes, \`init\` updates included,
+      // and update them in locals: see \`ZeroingSite\`)
+      for (const n of writtenNames(s)) this.tableReadsOld(n)
+    }
     return plan
   }
 
@@ -3884,6 +3970,8 @@ export class FunctionEmitter {
    * scalar loop runs iteration i first; the two write different elements).
    */
   private blockWrite(s: Extract<Stmt, { kind: 'update' }>): void {
+    // (the old value is read, \`init\` or not: see \`ZeroingSite\`)
+    if (s.target.kind === 'index') this.tableReadsOld(s.target.array.name)
     const lanes = this.lanesOf!
     const v = this.local(V128)
     this.vvalue(s.value, 'f64')

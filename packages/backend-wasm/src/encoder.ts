@@ -303,6 +303,10 @@ export class Bytes {
   patchU32(at: number, v: number): void {
     for (let i = 0; i < 5; i++) this.buf[at + i] = ((v >>> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0)
   }
+  /** Overwrites the byte at \`at\` (a one-byte placeholder, e.g. the LEB128 of a small constant). */
+  patchByte(at: number, b: number): void {
+    this.buf[at] = b & 0xff
+  }
   view(): Uint8Array {
     return this.buf.subarray(0, this.length)
   }

@@ -29,6 +29,8 @@ export let lastLaneValuesReused = -1
 export let lastCheckedSeries = -1
 /** Without checks, the loops whose tail `split-tails.ts` split off in the last wasm compilation of `compile`. */
 export let lastSplitTails = -1
+/** Array allocations that skip their zeroing in the last wasm compilation of `compile` (see \`ZeroingSite\`). */
+export let lastUnzeroedTables = -1
 /** The math routines of the module of the last wasm compilation of `compile`. */
 export let lastRoutines: readonly string[] = []
 
@@ -58,6 +60,7 @@ export const compile = (
       lastRoutines = p.mathRoutines
       lastCheckedSeries = p.checkedSeries
       lastSplitTails = p.splitTails
+      lastUnzeroedTables = p.unzeroedTables
       return p
     },
   }
