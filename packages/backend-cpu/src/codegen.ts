@@ -1658,7 +1658,10 @@ class FunctionEmitter {
     // array elements the loop keeps in locals (with checks on, pass \`promote-checked\`: see \`unaliasedPromotions\`)
     const saved = this.promoted
     const savedBounds = this.promotedBounds
-    const stores: string[] = []
+    // (an f32 element only where the loop ran: a float32 loaded as a double and stored back unwritten
+    // would quiet a signalling NaN)
+    const stores: Array<[string, boolean]> = []
+    let ran = 'true'
     const keep: Array<[string, string, string, Set<string>]> = []
     const checkedPromotion =
       this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
@@ -1668,7 +1671,13 @@ class FunctionEmitter {
         arguments: this.argumentUses,
         ...(this.checking ? { asserts: true, anyBranch: true } : {}),
       })
-      const els = this.checking ? this.unaliasedPromotions(s, found) : found
+      // (with checks on, no written element of an f32 array: the store after the loop puts back a
+      // float32 loaded as a double, which quiets a signalling NaN the loop never wrote)
+      const els = this.checking
+        ? this.unaliasedPromotions(s, found).filter(
+            (p) => !(p.write && (p.element as { type?: string }).type === 'f32'),
+          )
+        : found
       if (els.length) {
         const map = new Map(saved ?? [])
         const bounds = new Set(savedBounds ?? [])
@@ -1685,7 +1694,7 @@ class FunctionEmitter {
           map.set(name, m)
           if (this.checking) bounds.add(`${name}[${key(element.index)}]`)
           if (write) {
-            stores.push(`${arr}[${ix}] = ${r};`)
+            stores.push([`${arr}[${ix}] = ${r};`, (element as { type?: string }).type === 'f32'])
             if (!this.checking) keep.push([name, key(element.index), r, readNames(element.index)])
           }
         }
@@ -1736,6 +1745,7 @@ class FunctionEmitter {
       this.affine = savedAffine
       const carries = this.carriedLocals(s, init)
       this.affine = stepped
+      ran = runs(init)
       this.line(`for (let ${iv} = ${init}; ${runs(iv)}; ${next}) {`)
       this.indent++
       const copy = (x: string) =>
@@ -1779,13 +1789,14 @@ class FunctionEmitter {
       this.line(
         `if (${st} > 0) { if (${a} ${s.inclusive ? '<=' : '<'} ${b}) ${n} = (((${b} - ${a}${gap}) / ${st}) | 0) + 1; } else if (${a} ${s.inclusive ? '>=' : '>'} ${b}) ${n} = (((${a} - ${b}${gap}) / -${st}) | 0) + 1;`,
       )
+      ran = `${n} > 0`
       this.line(`for (let ${k} = 0; ${k} < ${n}; ${k}++) {`)
       body()
       this.line('}')
     }
     this.promoted = saved
     this.promotedBounds = savedBounds
-    for (const st of stores) this.line(st)
+    for (const [st, f32] of stores) this.line(f32 ? `if (${ran}) ${st}` : st)
     // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
     // loop itself may have written any of the names (the caller forgets before each statement,
     // and this loop is the statement just emitted)

@@ -232,7 +232,8 @@ export function sharedSubexpressions(
     const d = new Map(el.poly)
     for (const [m, c] of q) d.set(m, (d.get(m) ?? 0) - c)
     const rest = [...d].filter(([, c]) => c !== 0)
-    if (rest.length === 1 && rest[0]![0] === '') return true
+    // (a constant difference: different elements unless it is a multiple of 2³², i32 indices wrap)
+    if (rest.length === 1 && rest[0]![0] === '') return (rest[0]![1] | 0) !== 0
     // (a difference the enclosing loops' ranges prove nonzero: see \`nonzeroInLoops\`)
     return loops !== undefined && rest.length > 0 && nonzeroInLoops(new Map(rest), loops)
   }
@@ -589,10 +590,17 @@ export interface Promotion {
 }
 
 /**
- * An index as base + constant offset (the key of the base; a constant index has the empty base):
- * two indices with the same base and different offsets are different elements.
+ * An index as base + constant offset (the key of the base; a constant index has the empty base),
+ * the offset reduced modulo 2³² to an i32 as index arithmetic wraps: two indices with the same
+ * base and different offsets are different elements.
  */
 export function offsetOf(e: Expr): [string, number] {
+  const [base, c] = exactOffsetOf(e)
+  // (reduced as i32 arithmetic reduces it: \`k - -2147483648\` and \`k + -2147483648\` are one element)
+  return [base, c | 0]
+}
+
+function exactOffsetOf(e: Expr): [string, number] {
   if (e.kind === 'num' && Number.isInteger(e.value)) return ['', e.value]
   if (e.kind === 'binary' && e.op === '+') {
     if (e.right.kind === 'num' && Number.isInteger(e.right.value)) return [key(e.left), e.right.value]
