@@ -1,0 +1,292 @@
+/**
+ * `finite-history` — with run-time checks on: `finite-uncompute` for history arrays. A loop whose
+ * body is one update `A[w] += e` into an f64 or f32 `zeros` array ancilla `A`, each iteration
+ * writing an element no other iteration writes, and its exact inverse later in the same block
+ * (`for v in reverse …` the same range, body `A[w] -= e`): the inverse's update becomes
+ * `A[w] -= A[w]`, so the uncompute no longer evaluates `e` again (a Horner step, a stencil row).
+ *
+ * The shape, in one block (`L` the loop, `M` its inverse):
+ *
+ * ```
+ * A <- zeros(n)               (f64 or f32 elements)
+ * …                           (writes A only by updates A[p] op= …, p outside what L writes)
+ * L: for v in R { A[w] += e }
+ * …                           (writes neither A nor anything e reads; no host effect)
+ * M: for v in reverse R { A[w] -= e }
+ * ```
+ *
+ * where `w = a·v + c` with `a = ±1` (a literal coefficient) and `c` an integer polynomial of
+ * names nothing from the allocation to `M` writes (`len(x)` allowed); `R` has a literal step and
+ * reads nothing written from the allocation to `M`; `e` calls no host function, and reads `A`
+ * only as `A[w + d]` with `d` a nonzero literal constant such that the element is that of an
+ * EARLIER iteration of `L` (or of no iteration at all): `d·a` has the sign opposite to the
+ * direction in which `L` runs (`sign(step)`, flipped for a `reverse` loop).
+ *
+ * Why `A[w] -= A[w]` computes the same bits as `A[w] -= e` (the reference interpreter's), by
+ * induction over `M`'s iterations (the iterations of `L` in reverse order):
+ *
+ * 1. Each element `L` writes is zero (+0) when `L` writes it: `A` starts as zeros, the updates
+ *    before `L` write other elements (their index `p` is proved outside `[min w, max w]` over
+ *    `R`: a constant difference), and `w` is injective (`a = ±1`, even with i32 wrap-around), so
+ *    no earlier iteration wrote it. So after iteration `i`, `A[w_i]` holds `0 + e_i`: `e_i`
+ *    itself, or +0 for `e_i = −0` (for f32, `e_i` is already a float32 value).
+ * 2. When `M` runs iteration `i`, the elements that `e_i` reads hold what they held when `L` ran
+ *    iteration `i`: an element of `A` that `e` reads belongs to an iteration before `i` (not yet
+ *    uncomputed: `M` runs later iterations first, and each writes only its own element) or to no
+ *    iteration (nothing in `L`, between, or `M` writes it); nothing between writes the other
+ *    names `e` reads (its indices included), and the loop variable has the same value. So `M`'s
+ *    `e_i` is `e_i`, bit for bit — and every check inside `e` (its bounds checks, conversions)
+ *    passed on the same values in `L`, so none can fail in `M` either; an alias check (`distinct`)
+ *    between `A[w]` and a read compares the same indices as `L`'s did.
+ * 3. So the reference computes `(0 + e_i) − e_i`, which is +0 for a finite `e_i` and NaN
+ *    otherwise, and `A[w] − A[w]` is the same: +0 or NaN (exact, so float32 rounding changes
+ *    nothing). Only NaN payloads may differ, which no Tenet operation tells apart.
+ *
+ * With every value of `A` the same after `M` (and nothing else changed), every later check — the
+ * deallocation check `A -> zeros(n)` first among them — sees the same values: it fails exactly
+ * when some `e_i` was not finite, with the same code, message and location. `M`'s loop, its
+ * range, and the bounds check of its target stay as they were, so a check that fires in `M`
+ * without the pass (none can, by 2.) would still be evaluated in the same place.
+ *
+ * Reads of elements of LATER iterations are refused: in the reference they see the values `M`
+ * already left there (+0, or NaN where that iteration's value was not finite), not the zero `L`
+ * saw, so `e` may differ from the forward's. With checks off, `dead-ancillas` drops such
+ * uncomputes altogether.
+ */
+import type { Expr, ForStmt, FunctionDef, ScalarTypeName, Stmt, UpdateStmt } from '../ast.js'
+import { readNames } from '../check.js'
+import { key } from '../cse.js'
+import { indexPolynomial } from './first-writes.js'
+import { writtenNames } from './hoist-invariants.js'
+import { callsHost } from './insert-checks.js'
+import { addPoly, intLiteral, type Poly } from './interchange.js'
+import { mapInnerBlocks } from './rewrite.js'
+
+/**
+ * `f` with the inverse loop of every history loop that repeats its computation from zero
+ * written `A[w] -= A[w]` (see the module comment). `effectful`: the functions with a host effect.
+ */
+export function finiteHistory(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+  let changed = false
+  const block = (body: Stmt[]): Stmt[] => {
+    let out = mapInnerBlocks(body, block)
+    for (let a = 0; a < out.length; a++) {
+      const next = rewriteArray(out, a, effectful)
+      if (next) {
+        out = next
+        changed = true
+      }
+    }
+    return out
+  }
+  const body = block(f.body)
+  return changed ? { ...f, body } : f
+}
+
+/** A history loop: its update, the loop variable's coefficient in the written index, the index polynomial. */
+interface History {
+  loop: ForStmt
+  update: UpdateStmt
+  w: Poly
+  a: number
+}
+
+const ONE = (c: number): Poly => (c === 0 ? new Map() : new Map([['', c]]))
+
+/** `p − q` if it is a constant, else undefined. */
+function constDiff(p: Poly, q: Poly): number | undefined {
+  const d = addPoly(p, q, -1)
+  if (d.size === 0) return 0
+  if (d.size === 1 && d.has('')) return d.get('')!
+  return undefined
+}
+
+/** The names of a polynomial's atoms (`len(x)` stands for itself). */
+const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))
+
+/** `w` with the loop variable `v` (coefficient `a`, in a monomial of its own) replaced by `x`. */
+const substitute = (w: Poly, v: string, a: number, x: Poly): Poly => addPoly(addPoly(w, new Map([[v, a]]), -1), x, a)
+
+/** Whether `s` is a loop `for v in R { A[w] += e }` of the shape the module comment describes (e checked later). */
+function historyLoop(s: Stmt, A: string): History | undefined {
+  if (s.kind !== 'for' || s.each || s.body.length !== 1) return undefined
+  const step = intLiteral(s.step)
+  if (step === undefined || step === 0) return undefined
+  const u = s.body[0]!
+  if (u.kind !== 'update' || u.op !== '+=' || u.target.kind !== 'index' || u.target.array.name !== A) return undefined
+  if (u.target.type !== 'f64' && u.target.type !== 'f32') return undefined
+  const w = indexPolynomial(u.target.index)
+  if (!w) return undefined
+  const v = s.variable
+  const a = w.get(v)
+  if (a !== 1 && a !== -1) return undefined
+  // (v only in its own monomial: w = a·v + c)
+  for (const m of w.keys()) if (m !== v && m.split('*').includes(v)) return undefined
+  return { loop: s, update: u, w, a }
+}
+
+/**
+ * Whether `e` reads `A` only at elements of earlier iterations (or of none): `A[w + d]` with `d`
+ * a nonzero constant, `d·a` against the loop's direction `dir`; and calls no host function.
+ */
+function readsEarlierOnly(e: Expr, A: string, h: History, dir: number): boolean {
+  if (callsHost(e)) return false
+  let ok = true
+  const visit = (x: Expr): void => {
+    if (!ok) return
+    switch (x.kind) {
+      case 'var':
+        if (x.name === A) ok = false
+        return
+      case 'index': {
+        if (x.array.name === A) {
+          const r = indexPolynomial(x.index)
+          const d = r && constDiff(r, h.w)
+          if (d === undefined || d === 0 || d * h.a * dir >= 0) ok = false
+          return
+        }
+        visit(x.array)
+        visit(x.index)
+        return
+      }
+      case 'field':
+        visit(x.target)
+        return
+      case 'unary':
+        visit(x.arg)
+        return
+      case 'binary':
+        visit(x.left)
+        visit(x.right)
+        return
+      case 'call':
+        for (const y of x.args) visit(y)
+        return
+      case 'num':
+      case 'bool':
+        return
+      default:
+        // (a node this pass does not know: refuse)
+        ok = false
+    }
+  }
+  visit(e)
+  return ok
+}
+
+/** Whether `M` is `for v in reverse R { A[w] -= e }` for the loop and update of `h`. */
+function inverseOf(M: Stmt, h: History): M is ForStmt {
+  const L = h.loop
+  if (M.kind !== 'for' || M.each || M.body.length !== 1) return false
+  if (M.variable !== L.variable || !!M.reverse === !!L.reverse || M.inclusive !== L.inclusive) return false
+  if (key(M.start) !== key(L.start) || key(M.stop) !== key(L.stop)) return false
+  if ((M.step === null) !== (L.step === null) || (M.step && L.step && key(M.step) !== key(L.step))) return false
+  const u = M.body[0]!
+  return (
+    u.kind === 'update' &&
+    u.op === '-=' &&
+    u.target.kind === 'index' &&
+    key(u.target) === key(h.update.target as Expr) &&
+    key(u.value) === key(h.update.value)
+  )
+}
+
+/** `[min w, max w]` over the loop's range, as polynomials, or undefined. */
+function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
+  const L = h.loop
+  const step = intLiteral(L.step)!
+  const start = indexPolynomial(L.start)
+  const stop = indexPolynomial(L.stop)
+  if (!start || !stop) return undefined
+  // the loop variable's values lie in [lo, hi]
+  const last = L.inclusive ? stop : addPoly(stop, ONE(step > 0 ? -1 : 1))
+  const lo = step > 0 ? start : last
+  const hi = step > 0 ? last : start
+  const at = (x: Poly) => substitute(h.w, L.variable, h.a, x)
+  return h.a > 0 ? { lo: at(lo), hi: at(hi) } : { lo: at(hi), hi: at(lo) }
+}
+
+/** The block with the inverse loop of array ancilla `body[i]`'s history loop rewritten, or undefined. */
+function rewriteArray(body: Stmt[], i: number, effectful: ReadonlySet<string>): Stmt[] | undefined {
+  const alloc = body[i]!
+  if (
+    alloc.kind !== 'alloc' ||
+    alloc.type?.kind !== 'array' ||
+    (alloc.type.elem !== 'f64' && alloc.type.elem !== 'f32') ||
+    alloc.value.kind !== 'call' ||
+    alloc.value.callee !== 'zeros'
+  )
+    return undefined
+  const A = alloc.name
+  const pre: Poly[] = []
+  for (let k = i + 1; k < body.length; k++) {
+    const s = body[k]!
+    const h = historyLoop(s, A)
+    if (h) return rewriteHistory(body, i, k, h, pre, effectful)
+    const w = writtenNames([s], effectful)
+    if (w === undefined) return undefined
+    if (!w.has(A)) continue
+    // an update of one element before the loop: its index a polynomial (its names checked later)
+    if (s.kind !== 'update' || s.target.kind !== 'index' || s.target.array.name !== A || w.size !== 1) return undefined
+    const p = indexPolynomial(s.target.index)
+    if (!p) return undefined
+    pre.push(p)
+  }
+  return undefined
+}
+
+/** `body` with `h`'s inverse loop rewritten (see the module comment), or undefined. */
+function rewriteHistory(
+  body: Stmt[],
+  i: number,
+  k: number,
+  h: History,
+  pre: Poly[],
+  effectful: ReadonlySet<string>,
+): Stmt[] | undefined {
+  const A = (body[i] as Extract<Stmt, { kind: 'alloc' }>).name
+  const L = h.loop
+  const dir = Math.sign(intLiteral(L.step)!) * (L.reverse ? -1 : 1)
+  const e = h.update.value
+  if (!readsEarlierOnly(e, A, h, dir)) return undefined
+  const kept = new Set([A, ...readNames(e)])
+  kept.delete(L.variable)
+  for (let m = k + 1; m < body.length; m++) {
+    const M = body[m]!
+    if (inverseOf(M, h)) {
+      // the names of the range, of w and of the earlier writes' indices keep their values from the allocation to M
+      const written = writtenNames(body.slice(i + 1, m), effectful)
+      if (!written) return undefined
+      written.delete(L.variable)
+      const names = new Set<string>()
+      for (const x of [L.start, L.stop, ...(L.step ? [L.step] : [])]) readNames(x, names)
+      for (const p of [h.w, ...pre]) for (const n of atoms(p)) if (!n.startsWith('len(')) names.add(n)
+      names.delete(L.variable)
+      if ([...names].some((n) => written.has(n))) return undefined
+      if (pre.length) {
+        const r = writtenRange(h)
+        if (!r) return undefined
+        for (const p of pre) {
+          const above = constDiff(p, r.hi)
+          const below = constDiff(r.lo, p)
+          if (!((above !== undefined && above > 0) || (below !== undefined && below > 0))) return undefined
+        }
+      }
+      const u = M.body[0] as UpdateStmt
+      const target = u.target as Extract<Expr, { kind: 'index' }>
+      const { distinct: _distinct, ...rest } = u
+      const self: UpdateStmt = {
+        ...rest,
+        value: {
+          ...structuredClone(target),
+          type: (target.type ?? 'f64') as ScalarTypeName,
+          ...(u.value.loc ? { loc: u.value.loc } : {}),
+        },
+      }
+      return [...body.slice(0, m), { ...M, body: [self] }, ...body.slice(m + 1)]
+    }
+    const w = writtenNames([M], effectful)
+    if (w === undefined || [...w].some((n) => kept.has(n))) return undefined
+  }
+  return undefined
+}
