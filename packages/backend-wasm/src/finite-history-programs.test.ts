@@ -105,13 +105,15 @@ function program(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): { src: string;
   // (a probe after the uncompute that tells NaN from zero: a read out of bounds fails its check)
   const q = r.pick(['1', '2', '3', 'div(len(c), 2) + 1', s.w0, s.w0, s.w0])
   const probe = r.next() < 0.5 ? `\n    if (acc[${q}] != acc[${q}], ~) { out[j] += acc[len(c) + 9] }` : ''
+  // (the copy into a scalar; or into an array parameter, after which the pass leaves the loop)
+  const copy = r.next() < 0.8 ? 'loss' : 'out[j]'
   const src = `
-fn f(out: ${elem}[], c: ${elem}[], x: ${elem}[]) {
+fn f(loss: ${elem}, out: ${elem}[], c: ${elem}[], x: ${elem}[]) {
   for j in 0..len(x) {
     acc: ${elem}[] <- zeros(${s.n})
     acc[${s.first}] += c[0] + x[j]
     for k in ${s.range} { acc[${s.w}] += ${e} }
-    out[j] += acc[${r.pick(['0', 'len(c) - 1', 'div(len(c), 2)'])}]
+    ${copy} += acc[${r.pick(['0', 'len(c) - 1', 'div(len(c), 2)'])}]
     for k in reverse ${s.range} { acc[${s.w}] -= ${e} }${probe}
     acc[${s.first}] -= c[0] + x[j]
     acc -> zeros(${s.n})
@@ -132,7 +134,7 @@ function args(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
   if (r.next() < 0.4) c[1 + Math.floor(r.next() * (n - 1))] = r.pick([Number.NaN, Number.POSITIVE_INFINITY, -1e300, 1e300])
   const x = Arr.from({ length: m }, value)
   const out = Arr.from({ length: m + (r.next() < 0.1 ? -1 : 0) }, () => 0)
-  return () => [out.slice(), c.slice(), x.slice()]
+  return () => [0, out.slice(), c.slice(), x.slice()]
 }
 
 /** The result or the error, comparable bit for bit (NaN payloads aside). */

@@ -111,6 +111,17 @@ acc -> zeros(len(c))`)
     }
   })
 
+  it('leaves an uncompute after a write to an array parameter (it may share memory with `c` through `.core`)', () => {
+    const src = horner()
+      .replace('fn f(out: f64, c: f64[], x: f64)', 'fn f(out: f64, c: f64[], x: f64, o: f64[])')
+      .replace('  out += f64(acc[0])', '  o[0] += f64(acc[0])')
+    const f = fn(src)
+    expect(body(finiteHistory(f))).toContain('acc[k] -= acc[k + 1] * x + c[k]')
+    // (a write to a scalar, or to an ancilla of the block, is no such write)
+    const g = fn(horner({ between: '\n  out += 1.0' }))
+    expect(body(finiteHistory(g))).toContain('acc[k] -= acc[k]\n')
+  })
+
   it('leaves a body of two updates', () => {
     const f = fn(horner({ extra: '\n    out += 1.0' }))
     expect(body(finiteHistory(f))).toContain('acc[k] -= acc[k + 1] * x + c[k]')

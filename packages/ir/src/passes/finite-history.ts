@@ -11,7 +11,8 @@
  * A <- zeros(n)               (f64 or f32 elements)
  * …                           (writes A only by updates A[p] op= …, p outside what L writes)
  * L: for v in R { A[w] += e }
- * …                           (writes neither A nor anything e reads; no host effect)
+ * …                           (writes neither A nor anything e reads, nor any array parameter;
+ *                              no host effect)
  * M: for v in reverse R { A[w] -= e }
  * ```
  *
@@ -48,13 +49,18 @@
  * range, and the bounds check of its target stay as they were, so a check that fires in `M`
  * without the pass (none can, by 2.) would still be evaluated in the same place.
  *
+ * Nothing between `L` and `M` writes an array other than the block's own ancillas: through the
+ * unchecked `.core` entry two array parameters may share memory (the aliasing rule is checked at
+ * the other entries only), and a write to one could change what `e` reads from the other, which
+ * the reference's recomputation (and the deallocation check after it) would see.
+ *
  * Reads of elements of LATER iterations are refused: in the reference they see the values `M`
  * already left there (+0, or NaN where that iteration's value was not finite), not the zero `L`
  * saw, so `e` may differ from the forward's. With checks off, `dead-ancillas` drops such
  * uncomputes altogether.
  */
 import type { Expr, ForStmt, FunctionDef, ScalarTypeName, Stmt, UpdateStmt } from '../ast.js'
-import { readNames } from '../check.js'
+import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { indexPolynomial } from './first-writes.js'
 import { writtenNames } from './hoist-invariants.js'
@@ -191,6 +197,40 @@ function inverseOf(M: Stmt, h: History): M is ForStmt {
   )
 }
 
+/**
+ * Whether the statements may write an array other than the ancillas `fresh` (or allocated among
+ * them): memory that an array `e` reads may share through the unchecked `.core` entry, where the
+ * aliasing rule is not enforced (a write to `out` there may change `c`).
+ */
+function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): boolean {
+  const local = new Set(fresh)
+  walk(stmts, (s) => {
+    if (s.kind === 'alloc' && s.type?.kind !== 'scalar') local.add(s.name)
+  })
+  let shared = false
+  const array = (a: Stmt | Expr | Extract<Stmt, { kind: 'callstmt' }>['args'][number]): boolean => {
+    switch (a.kind) {
+      case 'index':
+        return true
+      case 'var':
+        return typeof a.type === 'object' && a.type.kind !== 'scalar'
+      case 'field':
+        return array(a.target)
+      case 'neg':
+        return array(a.target)
+      default:
+        return false
+    }
+  }
+  walk(stmts, (s) => {
+    if (s.kind === 'update') shared ||= array(s.target) && !local.has(rootName(s.target) ?? '')
+    else if (s.kind === 'callstmt')
+      shared ||= s.args.some((a) => array(a) && !local.has(rootName(a) ?? ''))
+    else if (s.kind === 'push' || s.kind === 'pop') shared = true
+  })
+  return shared
+}
+
 /** `[min w, max w]` over the loop's range, as polynomials, or undefined. */
 function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
   const L = h.loop
@@ -254,6 +294,9 @@ function rewriteHistory(
   for (let m = k + 1; m < body.length; m++) {
     const M = body[m]!
     if (inverseOf(M, h)) {
+      // (nothing between writes memory an array that e reads may share: see writesSharedArrays)
+      const fresh = new Set(body.flatMap((t) => (t.kind === 'alloc' && t.type?.kind !== 'scalar' ? [t.name] : [])))
+      if (writesSharedArrays(body.slice(k + 1, m), fresh)) return undefined
       // the names of the range, of w and of the earlier writes' indices keep their values from the allocation to M
       const written = writtenNames(body.slice(i + 1, m), effectful)
       if (!written) return undefined
