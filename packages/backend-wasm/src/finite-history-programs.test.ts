@@ -122,6 +122,40 @@ fn f(loss: ${elem}, out: ${elem}[], c: ${elem}[], x: ${elem}[]) {
   return { src, later }
 }
 
+/** A random nest: a history over T steps of n elements (a stencil), its first row before it. */
+function nest(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): string {
+  const down = r.next() < 0.3
+  // (the previous step's row: t below the written row going up, above it going down)
+  const prevRow = down ? '(t + 2) * n' : 't * n'
+  const nextRow = down ? 't * n' : '(t + 2) * n'
+  const row = r.next() < 0.2 ? nextRow : prevRow
+  const u = (i: string) => `u[${i}]`
+  const e = r.pick([
+    `${u(`${row} + i`)} + c[0] * (${u(`${row} + i - 1`)} - 2.0 * ${u(`${row} + i`)} + ${u(`${row} + i + 1`)})`,
+    `tanh(${u(`${row} + i`)}) * c[i]`,
+    `sqrt(${u(`${row} + i + 1`)}) + c[i]`,
+    `${u(`(t + 1) * n + i - 1`)} * c[0] + ${u(`${row} + i`)}`,
+    `${u(`(t + 1) * n + i + 1`)} * c[0] + c[i]`,
+    `c[i] / ${u(`${row} + i - 1`)}`,
+    // (a row that grows past the f64 range, and a read of the next step's row, left by the pass)
+    `${u(`${prevRow} + i`)} * 1.0e200 + c[0] * ${u(`${r.next() < 0.5 ? nextRow : prevRow} + i`)}`,
+  ])
+  const first = down ? '(T + 1) * n' : '0'
+  const range = down ? 'T - 1..=0 by -1' : '0..T'
+  const q = r.pick(['n + 1', 'T * n + 1', '2 * n - 2', 'n + div(n, 2)'])
+  const probe = r.next() < 0.5 ? `\n  if (u[${q}] != u[${q}], ~) { loss += u[(T + 2) * n + 9] }` : ''
+  return `
+fn g(loss: ${elem}, u0: ${elem}[], c: ${elem}[], n: i32, T: i32) {
+  u: ${elem}[] <- zeros((T + 2) * n)
+  for i in 0..n { u[${first} + i] += u0[i] }
+  for t in ${range} { for i in 1..n - 1 { u[(t + 1) * n + i] += ${e} } }
+  loss += u[T * n + div(n, 2)]
+  for t in reverse ${range} { for i in reverse 1..n - 1 { u[(t + 1) * n + i] -= ${e} } }${probe}
+  for i in reverse 0..n { u[${first} + i] -= u0[i] }
+  u -> zeros((T + 2) * n)
+}`
+}
+
 const special = [0, -0, 1, -1, 0.5, 2, -3.5, 1e300, -1e300, 1e-300, Number.NaN, Number.NaN, Number.POSITIVE_INFINITY, 40]
 
 function args(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
@@ -135,6 +169,18 @@ function args(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
   const x = Arr.from({ length: m }, value)
   const out = Arr.from({ length: m + (r.next() < 0.1 ? -1 : 0) }, () => 0)
   return () => [0, out.slice(), c.slice(), x.slice()]
+}
+
+function nestArgs(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
+  const Arr = elem === 'f64' ? Float64Array : Float32Array
+  const n = 2 + Math.floor(r.next() * 5)
+  const T = Math.floor(r.next() * 5)
+  const value = () => (r.next() < 0.15 ? r.pick(special) : Math.round((r.next() * 4 - 1) * 64) / 64)
+  const u0 = Arr.from({ length: n }, value)
+  const c = Arr.from({ length: n }, value)
+  for (const a of [u0, c])
+    if (r.next() < 0.4) a[Math.floor(r.next() * n)] = r.pick([Number.NaN, Number.POSITIVE_INFINITY, -1e300, 1e300])
+  return () => [0, u0.slice(), c.slice(), n, T]
 }
 
 /** The result or the error, comparable bit for bit (NaN payloads aside). */
@@ -201,6 +247,38 @@ describe('pass `finite-history` on compiled programs (checks on)', () => {
       }
     }
     // (the generator reaches both: programs the pass rewrites, and failing checks)
+    expect(rewritten).toBeGreaterThan(20)
+    expect(failures).toBeGreaterThan(10)
+  })
+
+  it('random history nests (stencils): the reference’s values and errors, cpu and wasm, with the pass and without', () => {
+    let rewritten = 0
+    let failures = 0
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = rng(seed * 40503 + 7)
+      const elem = seed % 4 === 0 ? 'f32' : 'f64'
+      const src = nest(r, elem)
+      const cases = Array.from({ length: 6 }, () => nestArgs(r, elem))
+      const code = (text: string) =>
+        (
+          engines[0]!.engine.compile(text).g![TENET_FUNCTION] as {
+            compiled: { sourceOf(n: string, i: boolean): string }
+          }
+        ).compiled.sourceOf('g', false)
+      if (code(src) !== withoutPass(() => code(`${src}\n`))) rewritten++
+      for (const a of cases) {
+        const want = outcome(() => reference.compile(src).g!(...a()))
+        if (typeof want === 'string' && want.startsWith('runtime/')) failures++
+        for (const { name, engine } of engines) {
+          expect(outcome(() => engine.compile(src).g!(...a())), `${name}\n${src}\n${a()}`).toEqual(want)
+          expect(
+            withoutPass(() => outcome(() => engine.compile(`${src}\n`).g!(...a()))),
+            `${name} without the pass`,
+          ).toEqual(want)
+        }
+      }
+    }
+    console.log(`nests: rewritten ${rewritten} failures ${failures}`)
     expect(rewritten).toBeGreaterThan(20)
     expect(failures).toBeGreaterThan(10)
   })

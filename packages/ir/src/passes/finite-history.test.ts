@@ -147,4 +147,73 @@ fn f(out: i32, c: i32[]) {
 }`
     expect(body(finiteHistory(fn(src)))).toContain('acc[k] -= c[k] * 3')
   })
+
+  /** The heat stencil's history (a nest over steps and elements), its first row before it, written out. */
+  const heat = ({ w = '(t + 1) * n + i', e = 'u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])', inner = '1..n - 1', size = '(T + 1) * n' } = {}) => `
+fn f(loss: f64, u0: f64[], r: f64, n: i32, T: i32) {
+  u: f64[] <- zeros(${size})
+  for i in 0..n {
+    u[i] += u0[i]
+  }
+  for t in 0..T {
+    for i in ${inner} {
+      u[${w}] += ${e}
+    }
+  }
+  loss += u[T * n]
+  for t in reverse 0..T {
+    for i in reverse ${inner} {
+      u[${w}] -= ${e}
+    }
+  }
+  for i in reverse 0..n {
+    u[i] -= u0[i]
+  }
+  u -> zeros(${size})
+}`
+
+  it('writes the inverse nest of a stencil’s history (w = s·t + i + c, rows apart) as `A[w] -= A[w]`', () => {
+    const f = fn(heat())
+    expect(body(finiteHistory(f))).toBe(`u: f64[] <- zeros((T + 1) * n)
+for i in 0..n {
+  u[i] += u0[i]
+}
+for t in 0..T {
+  for i in 1..n - 1 {
+    u[(t + 1) * n + i] += u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])
+  }
+}
+loss += u[T * n]
+for t in reverse 0..T {
+  for i in reverse 1..n - 1 {
+    u[(t + 1) * n + i] -= u[(t + 1) * n + i]
+  }
+}
+for i in reverse 0..n {
+  u[i] -= u0[i]
+}
+u -> zeros((T + 1) * n)`)
+  })
+
+  it('leaves a nest whose rows may overlap (the inner range as wide as the stride), or reading the next row', () => {
+    // (i in 0..n + 1: a row's last element is the next row's first)
+    const wide = fn(heat({ inner: '0..n + 1', e: 'u[t * n + i] * r', size: '(T + 2) * n' }))
+    expect(body(finiteHistory(wide))).toContain('u[(t + 1) * n + i] -= u[t * n + i] * r')
+    // (a stride that is not a polynomial of invariants times t)
+    const odd = fn(heat({ w: 't * t + i', e: 'r', size: '(T + 1) * n' }))
+    expect(body(finiteHistory(odd))).toContain('u[t * t + i] -= r')
+    const next = fn(heat({ e: 'u[(t + 2) * n + i] * r', size: '(T + 3) * n' }))
+    expect(body(finiteHistory(next))).toContain('u[(t + 1) * n + i] -= u[(t + 2) * n + i] * r')
+    // (the same row: the element of the next iteration of i)
+    const same = fn(heat({ e: 'u[(t + 1) * n + i + 1] * r', size: '(T + 2) * n' }))
+    expect(body(finiteHistory(same))).toContain('u[(t + 1) * n + i] -= u[(t + 1) * n + i + 1] * r')
+    // (and the previous one is an earlier iteration)
+    const prev = fn(heat({ e: 'u[(t + 1) * n + i - 1] * r', size: '(T + 2) * n' }))
+    expect(body(finiteHistory(prev))).toContain('u[(t + 1) * n + i] -= u[(t + 1) * n + i]\n')
+  })
+
+  it('leaves a nest whose first row overlaps the rows it writes', () => {
+    const f = fn(heat({ w: 't * n + i', e: 'r', size: '(T + 1) * n' }))
+    expect(body(finiteHistory(f))).toContain('u[t * n + i] -= r')
+  })
 })

@@ -15,8 +15,9 @@
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
  * - `finite-history` — the inverse loop `for v in reverse R { A[w] -= e }` of a history loop
- *   `for v in R { A[w] += e }` into a fresh f64 or f32 `zeros` array (w = ±v + c, so each element
- *   is written once, from zero; e reads A only at elements of earlier iterations) becomes
+ *   `for v in R { A[w] += e }` (or a nest of two, rows apart) into a fresh f64 or f32 `zeros`
+ *   array (w = ±v + c, so each element is written once, from zero; e reads A only at elements of
+ *   earlier iterations) becomes
  *   `A[w] -= A[w]`, the same bits, so e is not evaluated again (checks on only; see
  *   `finite-history.ts`);
  * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
