@@ -156,23 +156,39 @@ fn g(loss: ${elem}, u0: ${elem}[], c: ${elem}[], n: i32, T: i32) {
 }`
 }
 
-const special = [0, -0, 1, -1, 0.5, 2, -3.5, 1e300, -1e300, 1e-300, Number.NaN, Number.NaN, Number.POSITIVE_INFINITY, 40]
+const special = [
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  2,
+  -3.5,
+  1e300,
+  -1e300,
+  1e-300,
+  Number.NaN,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  40,
+]
 
 function args(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
-  const Arr = elem === 'f64' ? Float64Array : Float32Array
+  const Arr = (elem === 'f64' ? Float64Array : Float32Array) as typeof Float64Array
   const n = 2 + Math.floor(r.next() * 5)
   const m = 1 + Math.floor(r.next() * 3)
   const value = () => (r.next() < 0.2 ? r.pick(special) : Math.round((r.next() * 4 - 2) * 64) / 64)
   const c = Arr.from({ length: n }, value)
   // (one value that is not finite, or overflows, somewhere after the first)
-  if (r.next() < 0.4) c[1 + Math.floor(r.next() * (n - 1))] = r.pick([Number.NaN, Number.POSITIVE_INFINITY, -1e300, 1e300])
+  if (r.next() < 0.4)
+    c[1 + Math.floor(r.next() * (n - 1))] = r.pick([Number.NaN, Number.POSITIVE_INFINITY, -1e300, 1e300])
   const x = Arr.from({ length: m }, value)
   const out = Arr.from({ length: m + (r.next() < 0.1 ? -1 : 0) }, () => 0)
   return () => [0, out.slice(), c.slice(), x.slice()]
 }
 
 function nestArgs(r: ReturnType<typeof rng>, elem: 'f64' | 'f32'): () => unknown[] {
-  const Arr = elem === 'f64' ? Float64Array : Float32Array
+  const Arr = (elem === 'f64' ? Float64Array : Float32Array) as typeof Float64Array
   const n = 2 + Math.floor(r.next() * 5)
   const T = Math.floor(r.next() * 5)
   const value = () => (r.next() < 0.15 ? r.pick(special) : Math.round((r.next() * 4 - 1) * 64) / 64)
@@ -224,13 +240,12 @@ describe('pass `finite-history` on compiled programs (checks on)', () => {
     for (let seed = 1; seed <= 80; seed++) {
       const r = rng(seed * 2654435761)
       const elem = seed % 3 === 0 ? 'f32' : 'f64'
-      const { src, later } = program(r, elem)
+      const { src } = program(r, elem)
       const cases = Array.from({ length: 6 }, () => args(r, elem))
       const code = (e: (typeof engines)[0]['engine'], text: string) =>
-        (e.compile(text).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }).compiled.sourceOf(
-          'f',
-          false,
-        )
+        (
+          e.compile(text).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+        ).compiled.sourceOf('f', false)
       if (code(engines[0]!.engine, src) !== withoutPass(() => code(engines[0]!.engine, `${src}\n`))) {
         rewritten++
       }
@@ -238,7 +253,10 @@ describe('pass `finite-history` on compiled programs (checks on)', () => {
         const want = outcome(() => reference.compile(src).f!(...a()))
         if (typeof want === 'string' && want.startsWith('runtime/')) failures++
         for (const { name, engine } of engines) {
-          expect(outcome(() => engine.compile(src).f!(...a())), `${name}\n${src}\n${a()}`).toEqual(want)
+          expect(
+            outcome(() => engine.compile(src).f!(...a())),
+            `${name}\n${src}\n${a()}`,
+          ).toEqual(want)
           expect(
             withoutPass(() => outcome(() => engine.compile(`${src}\n`).f!(...a()))),
             `${name} without the pass`,
@@ -270,7 +288,10 @@ describe('pass `finite-history` on compiled programs (checks on)', () => {
         const want = outcome(() => reference.compile(src).g!(...a()))
         if (typeof want === 'string' && want.startsWith('runtime/')) failures++
         for (const { name, engine } of engines) {
-          expect(outcome(() => engine.compile(src).g!(...a())), `${name}\n${src}\n${a()}`).toEqual(want)
+          expect(
+            outcome(() => engine.compile(src).g!(...a())),
+            `${name}\n${src}\n${a()}`,
+          ).toEqual(want)
           expect(
             withoutPass(() => outcome(() => engine.compile(`${src}\n`).g!(...a()))),
             `${name} without the pass`,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
 import { finiteHistory } from './index.js'
 
-const fn = (text: string, effectful: string[] = []): FunctionDef => {
+const fn = (text: string): FunctionDef => {
   const m = parse(text)
   return check(m.functions, [], createRegistry()).functions.get('f')!
 }
@@ -149,7 +149,12 @@ fn f(out: i32, c: i32[]) {
   })
 
   /** The heat stencil's history (a nest over steps and elements), its first row before it, written out. */
-  const heat = ({ w = '(t + 1) * n + i', e = 'u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])', inner = '1..n - 1', size = '(T + 1) * n' } = {}) => `
+  const heat = ({
+    w = '(t + 1) * n + i',
+    e = 'u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])',
+    inner = '1..n - 1',
+    size = '(T + 1) * n',
+  } = {}) => `
 fn f(loss: f64, u0: f64[], r: f64, n: i32, T: i32) {
   u: f64[] <- zeros(${size})
   for i in 0..n {

@@ -366,8 +366,7 @@ function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): boolean 
   }
   walk(stmts, (s) => {
     if (s.kind === 'update') shared ||= array(s.target) && !local.has(rootName(s.target) ?? '')
-    else if (s.kind === 'callstmt')
-      shared ||= s.args.some((a) => array(a) && !local.has(rootName(a) ?? ''))
+    else if (s.kind === 'callstmt') shared ||= s.args.some((a) => array(a) && !local.has(rootName(a) ?? ''))
     else if (s.kind === 'push' || s.kind === 'pop') shared = true
   })
   return shared
