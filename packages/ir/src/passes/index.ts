@@ -14,6 +14,12 @@
  *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
+ * - `finite-history` — the inverse loop `for v in reverse R { A[w] -= e }` of a history loop
+ *   `for v in R { A[w] += e }` (or a nest of two, rows apart) into a fresh f64 or f32 `zeros`
+ *   array (w = ±v + c, so each element is written once, from zero; e reads A only at elements of
+ *   earlier iterations) becomes
+ *   `A[w] -= A[w]`, the same bits, so e is not evaluated again (checks on only; see
+ *   `finite-history.ts`);
  * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
  *   factorial by the integer approximate multiplier) that undoes a call `f(y, x)` of the same block
  *   from a zero integer ancilla `y` becomes `y -= y`: the uncall would restore 0 bit for bit, and
@@ -89,6 +95,7 @@ import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
 import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
+import { finiteHistory } from './finite-history.js'
 import { exactFunctions, exactUncompute } from './exact-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -111,6 +118,7 @@ export { hoistLaneCalls, exactLaneFunctions, type HoistedLaneCalls } from './hoi
 
 export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
+export { finiteHistory } from './finite-history.js'
 export { exactFunctions, exactUncompute } from './exact-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -153,6 +161,7 @@ export const PASS_NAMES = [
   'scalar-arrays',
   'cancel-uncompute',
   'finite-uncompute',
+  'finite-history',
   'exact-uncompute',
   'interchange',
   'jam',
@@ -197,6 +206,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'scalar-arrays',
   'cancel-uncompute',
   'finite-uncompute',
+  'finite-history',
   'exact-uncompute',
   'hoist-invariants',
   'tabulate',
@@ -275,6 +285,10 @@ export function optimize(
   if (on('finite-uncompute') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => finiteUncompute(f, effectful))
+  }
+  if (on('finite-history') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => finiteHistory(f, effectful))
   }
   if (on('exact-uncompute') && options.checks) {
     const all = [...program.functions.values(), ...inverses.values()]
