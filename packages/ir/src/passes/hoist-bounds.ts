@@ -59,6 +59,10 @@
  * the loop (the range the loop saved when it started; a body that changes it fails it) goes into
  * both versions, as it reads the range of the loop just run.
  *
+ * A loop of more than \`VERSION_MAX_STATEMENTS\` statements (nested ones included) is not
+ * copied: its hoisted asserts stand before it, as with \`versions\` false below, so the error
+ * order of such a loop is that form's.
+ *
  * With \`versions\` false (the wasm backend's bounds without checks, \`hoisted-bounds.ts\`) the
  * hoisted asserts stand before the one loop instead: the error (\`runtime/out-of-bounds\`, the
  * same code and location) is raised before the loop starts, naming the index at an end of the
@@ -75,6 +79,25 @@ import type { CompileOptions, Program } from '../plugin.js'
 import { rewriteExpr } from './rewrite.js'
 import { callsHost } from './insert-checks.js'
 import { key } from '../cse.js'
+
+/**
+ * The most statements (nested ones included) of a loop run in two versions; a larger one gets its
+ * hoisted asserts before it (the form of \`versions\` false). A second copy of a large loop nest
+ * (GMM's objective with d = 10 unrolled: 48 → 92 kB of JavaScript) took the function past what V8
+ * optimises, and it ran 20–30 times slower.
+ */
+export const VERSION_MAX_STATEMENTS = 48
+
+/** The number of statements in \`stmts\`, those nested in loops and branches included. */
+function statementCount(stmts: readonly Stmt[]): number {
+  let n = 0
+  for (const s of stmts) {
+    n++
+    if (s.kind === 'if') n += statementCount(s.then) + statementCount(s.else)
+    else if (s.kind === 'for' || s.kind === 'while' || s.kind === 'unchecked') n += statementCount(s.body)
+  }
+  return n
+}
 
 /** The largest literal |c| hoisted (at most 2³¹: see the module comment). */
 export const HOIST_MAX_FACTOR = 2 ** 20
@@ -429,7 +452,7 @@ function hoistBlock(body: Stmt[], program: Program, versions: boolean): Stmt[] {
         const inner = { ...s, body: hoistBlock(s.body, program, versions) }
         const h = hoistLoop(inner, program)
         if (!h) out.push(inner)
-        else if (!versions) out.push(...h.asserts, h.loop)
+        else if (!versions || statementCount([s]) > VERSION_MAX_STATEMENTS) out.push(...h.asserts, h.loop)
         else {
           // the loop in two versions: without the hoisted asserts where they hold, as written
           // (every access checked in its iteration) where one does not, so that a loop that fails

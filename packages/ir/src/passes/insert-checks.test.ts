@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
 import { hoistBoundsFunction, insertChecks, insertChecksFunction, scalarReplaceArrays } from './index.js'
+import { VERSION_MAX_STATEMENTS } from './hoist-bounds.js'
 
 const checked = (text: string): Program => check(parse(text, []).functions, [], createRegistry())
 /** The printed body of function `name` after the pass (checks on), without the signature. */
@@ -171,6 +172,22 @@ describe('pass `hoist-bounds`', () => {
   }
 }`,
     )
+    // a loop of more than VERSION_MAX_STATEMENTS statements (the loop, each update and its assert)
+    // is not copied: its asserts stand before it
+    const most = Math.floor((VERSION_MAX_STATEMENTS - 1) / 2)
+    const updates = (m: number) => Array.from({ length: m }, (_, c) => `s += x[i + ${c}]`).join('\n')
+    const small = checked(`fn f(s: f64, x: f64[], n: i32) { for i in 0..n { ${updates(most)} } }`)
+    expect(hoistBoundsFunction(insertChecksFunction(small.functions.get('f')!, small), small).body[0]).toMatchObject({
+      kind: 'if',
+      failing: true,
+    })
+    const large = checked(`fn f(s: f64, x: f64[], n: i32) { for i in 0..n { ${updates(most + 1)} } }`)
+    const kinds = hoistBoundsFunction(insertChecksFunction(large.functions.get('f')!, large), large).body.map(
+      (x) => x.kind,
+    )
+    expect(kinds.at(-1)).toBe('for')
+    expect(kinds.slice(0, -1).every((k) => k === 'assert')).toBe(true)
+    expect(kinds.length).toBeGreaterThan(1)
     // (the version as written runs only to fail: marked so, for the backends)
     const p = checked('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i + 1] } }')
     const [v] = hoistBoundsFunction(insertChecksFunction(p.functions.get('f')!, p), p).body
