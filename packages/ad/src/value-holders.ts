@@ -24,6 +24,7 @@
  *   differ at loop v differ in idx by at least `c_v − Σ c_u·span_u > 0`, so `S` writes each
  *   element at most once, and before it nothing wrote it: it held the zero of the allocation.
  *
+ * Every coefficient must be an i32 as written (`65536 * 65536` is 0 in i32 arithmetic: refused).
  * The update must not sit under an `if` inside the nest: the argument above takes the index as an
  * exact integer, and i32 indices wrap, so two iterations whose exact indices differ by a multiple
  * of 2³² write one element; where every iteration writes, the wrapped index of one of them is
@@ -208,6 +209,8 @@ export function valueHolders(body: Stmt[], cx: HolderContext): Set<UpdateStmt> {
     }
     if (!invariant(rest) || [...coef.values()].some((p) => !invariant(p))) return undefined
     if (vars.some((v) => (coef.get(v)?.size ?? 0) === 0)) return undefined
+    // (each coefficient an i32 value as the program computes it: \`65536 * 65536 * k\` is 0 · k)
+    if ([...coef.values()].some((p) => [...p.values()].some((c) => c !== (c | 0)))) return undefined
     const radices = (order: number[]): boolean => {
       let sum: Poly = new Map()
       for (let k = order.length - 1; k >= 0; k--) {

@@ -14,7 +14,7 @@
  * (`outputs`); one argument may be both.
  */
 import { TenetError, type Param } from '@tenet/ir'
-import { hostConversionsOf, type TenetFunction } from '@tenet/reversible'
+import { hostConversionsOf, MAX_ARRAY_LENGTH, type TenetFunction } from '@tenet/reversible'
 import { argError, sharedArrays } from './arguments.js'
 import { Sweep } from './sweep.js'
 import { compileAdjoint, compileTangent, infoOf } from './compile.js'
@@ -237,8 +237,9 @@ export function vjp(f: TenetFunction, spec?: RuleSpec): VjpRule {
       load = args.slice()
       for (const i of borrowed) {
         const ctor = ctorOf(i)
-        // (an argument of the wrong type is loaded as given, and rejected there)
-        if (args[i] instanceof ctor) {
+        // (an argument of the wrong type, or longer than the host boundary allows, is loaded as
+        // given, and rejected there)
+        if (args[i] instanceof ctor && (args[i] as ArrayLike<number>).length <= MAX_ARRAY_LENGTH) {
           load[i] = new ctor(0)
           lent.push(i)
         }

@@ -117,11 +117,18 @@ interface History {
 
 const ONE = (c: number): Poly => (c === 0 ? new Map() : new Map([['', c]]))
 
-/** `p − q` if it is a constant, else undefined. */
+/**
+ * `p − q` if it is a constant below 2³¹ in magnitude, else undefined. (i32 indices wrap: two
+ * indices in bounds, [0, 2³¹), differ by less than 2³¹, so a difference ≡ d modulo 2³² is d itself
+ * only for such a d; `k − 2³² + 1` is the element after k.)
+ */
 function constDiff(p: Poly, q: Poly): number | undefined {
   const d = addPoly(p, q, -1)
   if (d.size === 0) return 0
-  if (d.size === 1 && d.has('')) return d.get('')!
+  if (d.size === 1 && d.has('')) {
+    const c = d.get('')!
+    return c === (c | 0) && c !== -(2 ** 31) ? c : undefined
+  }
   return undefined
 }
 
@@ -186,6 +193,9 @@ function split(w: Poly, v: string, u: string | undefined): { a: number; s: Poly 
 function historyLoop(s: Stmt, A: string): History | undefined {
   if (s.kind !== 'for' || s.each || s.body.length !== 1) return undefined
   if (intLiteral(s.step) === undefined || intLiteral(s.step) === 0) return undefined
+  // (a nest's outer loop steps by ±1: its rows then advance by the stride s, below 2³¹ (see
+  // \`constDiff\`), so an index that wraps goes through a negative one, whose bounds check fails)
+  if (s.body[0]?.kind === 'for' && Math.abs(intLiteral(s.step)!) !== 1) return undefined
   const outer = s
   let inner = s
   const nested = s.body[0]!.kind === 'for'

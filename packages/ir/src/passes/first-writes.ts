@@ -55,11 +55,18 @@ export const indexPolynomial = (e: Expr): Poly | undefined =>
       : undefined,
   )
 
-/** `p − q` if it is a constant, else undefined. */
+/**
+ * `p − q` if it is a constant below 2³¹ in magnitude, else undefined. (i32 indices wrap: two
+ * indices in bounds, [0, 2³¹), differ by less than 2³¹, so a difference ≡ d modulo 2³² is d itself
+ * only for such a d; `k − 2³² + 1` is the element after k.)
+ */
 function constDiff(p: Poly, q: Poly): number | undefined {
   const d = addPoly(p, q, -1)
   if (d.size === 0) return 0
-  if (d.size === 1 && d.has('')) return d.get('')!
+  if (d.size === 1 && d.has('')) {
+    const c = d.get('')!
+    return c === (c | 0) && c !== -(2 ** 31) ? c : undefined
+  }
   return undefined
 }
 
