@@ -38,35 +38,11 @@
  * check measures.
  */
 import type { Expr, ForStmt, Stmt } from '@tenet/ir'
-import { polynomial, rootName, writtenNames } from '@tenet/ir/backend'
+import { addPoly, mulPoly, type Poly, polynomial, rootName, writtenNames } from '@tenet/ir/backend'
 
 /** An update statement. */
 export type UpdateStmt = Extract<Stmt, { kind: 'update' }>
 
-/** A polynomial with integer coefficients: monomial (names sorted, joined by `*`; `''` for 1) → coefficient. */
-type Poly = Map<string, number>
-
-function addPoly(p: Poly, q: Poly, scale = 1): Poly {
-  const out = new Map(p)
-  for (const [m, c] of q) {
-    const v = (out.get(m) ?? 0) + scale * c
-    if (v === 0) out.delete(m)
-    else out.set(m, v)
-  }
-  return out
-}
-
-function mulPoly(p: Poly, q: Poly): Poly {
-  let out: Poly = new Map()
-  for (const [a, x] of p)
-    for (const [b, y] of q) {
-      const m = [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')
-      out = addPoly(out, new Map([[m, x * y]]))
-    }
-  return out
-}
-
-/** The names of a polynomial's monomials. */
 const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))
 
 /** `len(a)` as an atom of its own (an array's length never changes). */

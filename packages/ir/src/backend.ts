@@ -95,4 +95,8 @@ export {
   PAIR_SERIES_LANES,
   PAIR_SERIES_MAX_STATEMENTS,
   polynomial,
+  addPoly,
+  mulPoly,
+  constantDifference,
+  type Poly,
 } from './passes/index.js'

@@ -76,7 +76,7 @@ import { key } from '../cse.js'
 import { indexPolynomial } from './first-writes.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
-import { addPoly, intLiteral, type Poly } from './interchange.js'
+import { addPoly, constantDifference, intLiteral, type Poly } from './interchange.js'
 import { mapInnerBlocks } from './rewrite.js'
 
 /**
@@ -117,20 +117,7 @@ interface History {
 
 const ONE = (c: number): Poly => (c === 0 ? new Map() : new Map([['', c]]))
 
-/**
- * `p − q` if it is a constant below 2³¹ in magnitude, else undefined. (i32 indices wrap: two
- * indices in bounds, [0, 2³¹), differ by less than 2³¹, so a difference ≡ d modulo 2³² is d itself
- * only for such a d; `k − 2³² + 1` is the element after k.)
- */
-function constDiff(p: Poly, q: Poly): number | undefined {
-  const d = addPoly(p, q, -1)
-  if (d.size === 0) return 0
-  if (d.size === 1 && d.has('')) {
-    const c = d.get('')!
-    return c === (c | 0) && c !== -(2 ** 31) ? c : undefined
-  }
-  return undefined
-}
+const constDiff = constantDifference
 
 /** The names of a polynomial's atoms (`len(x)` stands for itself). */
 const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))

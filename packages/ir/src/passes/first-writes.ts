@@ -39,7 +39,7 @@ import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, UpdateStmt } fro
 import { stmtExprs } from '../stmt-exprs.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
-import { addPoly, type Poly, polynomial } from './interchange.js'
+import { addPoly, constantDifference, type Poly, polynomial } from './interchange.js'
 
 /** The atom that stands for `len(name)` in a polynomial (no variable is named so). */
 const lenAtom = (name: string): string => `len(${name})`
@@ -55,20 +55,7 @@ export const indexPolynomial = (e: Expr): Poly | undefined =>
       : undefined,
   )
 
-/**
- * `p − q` if it is a constant below 2³¹ in magnitude, else undefined. (i32 indices wrap: two
- * indices in bounds, [0, 2³¹), differ by less than 2³¹, so a difference ≡ d modulo 2³² is d itself
- * only for such a d; `k − 2³² + 1` is the element after k.)
- */
-function constDiff(p: Poly, q: Poly): number | undefined {
-  const d = addPoly(p, q, -1)
-  if (d.size === 0) return 0
-  if (d.size === 1 && d.has('')) {
-    const c = d.get('')!
-    return c === (c | 0) && c !== -(2 ** 31) ? c : undefined
-  }
-  return undefined
-}
+const constDiff = constantDifference
 
 const plus = (p: Poly, c: number): Poly => addPoly(p, new Map([['', 1]]), c)
 

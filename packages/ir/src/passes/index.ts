@@ -139,7 +139,16 @@ export { sinkScalars, sinkScalarsBlock, restoredInPairs } from './sink-scalars.j
 export { contractArrays, contractArraysBlock, contractedName, usedOnlyAtIndex } from './contract-arrays.js'
 export { firstWrites, firstWritesBlock, indexPolynomial } from './first-writes.js'
 export { fuseLoops, fuseLoopsBlock } from './fuse-loops.js'
-export { interchangeLoops, interchangeBlock, polynomial, provedNonNegative } from './interchange.js'
+export {
+  interchangeLoops,
+  interchangeBlock,
+  polynomial,
+  provedNonNegative,
+  addPoly,
+  mulPoly,
+  constantDifference,
+  type Poly,
+} from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'

@@ -88,6 +88,7 @@ export type Poly = Map<string, number>
 const monomial = (a: string, b: string): string =>
   [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')
 
+/** `p + scale · q`. */
 export function addPoly(p: Poly, q: Poly, scale = 1): Poly {
   const out = new Map(p)
   for (const [m, c] of q) {
@@ -98,7 +99,23 @@ export function addPoly(p: Poly, q: Poly, scale = 1): Poly {
   return out
 }
 
-function mulPoly(p: Poly, q: Poly): Poly {
+/**
+ * `p − q` if it is a constant below 2³¹ in magnitude, else undefined. (i32 indices wrap: two
+ * indices in bounds, [0, 2³¹), differ by less than 2³¹, so a difference ≡ d modulo 2³² is d itself
+ * only for such a d; `k − 2³² + 1` is the element after k.)
+ */
+export function constantDifference(p: Poly, q: Poly): number | undefined {
+  const d = addPoly(p, q, -1)
+  if (d.size === 0) return 0
+  if (d.size === 1 && d.has('')) {
+    const c = d.get('')!
+    return c === (c | 0) && c !== -(2 ** 31) ? c : undefined
+  }
+  return undefined
+}
+
+/** The product of two polynomials. */
+export function mulPoly(p: Poly, q: Poly): Poly {
   let out: Poly = new Map()
   for (const [a, x] of p) for (const [b, y] of q) out = addPoly(out, new Map([[monomial(a, b), x * y]]))
   return out
