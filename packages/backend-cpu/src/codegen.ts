@@ -1673,11 +1673,18 @@ class FunctionEmitter {
       })
       // (with checks on, no written element of an f32 array: the store after the loop puts back a
       // float32 loaded as a double, which quiets a signalling NaN the loop never wrote)
+      // (with checks off, a written f32 element only where a statement outside every branch writes
+      // it: every iteration that runs then writes it, and the store after a loop that ran is one
+      // the program makes)
       const els = this.checking
         ? this.unaliasedPromotions(s, found).filter(
             (p) => !(p.write && (p.element as { type?: string }).type === 'f32'),
           )
-        : found
+        : found.filter(
+            (p) =>
+              !(p.write && (p.element as { type?: string }).type === 'f32') ||
+              writtenOnEveryIteration(s.body, p.name, key(p.element.index)),
+          )
       if (els.length) {
         const map = new Map(saved ?? [])
         const bounds = new Set(savedBounds ?? [])
@@ -2333,4 +2340,19 @@ export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
       fresh.add(s.name)
   }
   return marks
+}
+
+/**
+ * Whether a statement of \`body\` outside every branch and inner loop (\`@unchecked\` blocks
+ * opened) writes element \`array[index]\` (\`index\` a key, see \`key\`) by an update.
+ */
+function writtenOnEveryIteration(body: readonly Stmt[], array: string, index: string): boolean {
+  return body.some(
+    (x) =>
+      (x.kind === 'update' &&
+        x.target.kind === 'index' &&
+        x.target.array.name === array &&
+        key(x.target.index) === index) ||
+      (x.kind === 'unchecked' && writtenOnEveryIteration(x.body, array, index)),
+  )
 }
