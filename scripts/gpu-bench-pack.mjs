@@ -8,6 +8,9 @@
  *   gpu-bench/tenet.js, table1-tenet.js, adapter.js
  *                                      the row modules the bench imports again per backend
  *                                      (`./tenet.js?instance=wasm`), bundled the same way
+ *   gpu-bench/worker-entry.js, tenet-worker.js, gmm-worker.js, ba-worker.js
+ *                                      the worker threads' modules of the "N threads" rows,
+ *                                      bundled the same way
  *   gpu-bench/device-check.mjs         @tenet/backend-webgpu's device checks (precise math
  *                                      against Math, random-program conformance against cpu)
  *   gpu-bench/node_modules/webgpu/     the `webgpu` package with only its linux-x64 Dawn binary
@@ -67,6 +70,17 @@ await esbuild.build({ ...common, entryPoints: [cli], outfile: join(out, 'bench.m
 // bench.mjs, where those relative imports resolve
 for (const f of ['tenet.js', 'table1-tenet.js', 'adapter.js'])
   await esbuild.build({ ...common, entryPoints: [join(root, 'apps/bench/dist/rows', f)], outfile: join(out, f) })
+// the worker threads' modules of the "Tenet (cpu, N threads)" rows: @tenet/parallel starts
+// `worker-entry.js` (and `tenet-worker.js` for gradient pools) from beside the module that
+// creates the pool, and the bench's GMM/BA pools load `gmm-worker.js`/`ba-worker.js` from beside
+// theirs; bundled, that is beside bench.mjs
+for (const f of [
+  'packages/parallel/dist/worker-entry.js',
+  'packages/parallel/dist/tenet-worker.js',
+  'apps/bench/dist/parallel/gmm-worker.js',
+  'apps/bench/dist/parallel/ba-worker.js',
+])
+  await esbuild.build({ ...common, entryPoints: [join(root, f)], outfile: join(out, f.slice(f.lastIndexOf('/') + 1)) })
 await esbuild.build({
   ...common,
   entryPoints: [join(root, 'packages/backend-webgpu/src/device-check.cli.ts')],
