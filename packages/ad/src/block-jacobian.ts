@@ -90,8 +90,8 @@ export interface BlockJacobianPlan {
    * \`maxBlocksPerCall\`, so that no offset a call computes passes 2³¹ − 1) rather than one per
    * \`blocksPerCall\`: the default \`chunk\`, checks off, every derivative and workspace in scalars,
    * no written array argument, entries stored. A chunk is then only a view of each argument and of
-   * \`out\` per call, and a call's entry (BA's ba1 and ba2 Jacobians: 1–2% of their time on cpu and
-   * 8–13% on wasm, at 256 blocks a call).
+   * \`out\` per call, and a call's entry (BA's ba1 and ba2 Jacobians: 0–4% of their time on cpu and
+   * 7–18% on wasm, at 256 blocks a call).
    */
   readonly wholeRuns: boolean
   /** The most blocks one call of a whole run covers: ⌊(2³¹ − 1) / the most elements of one block of an argument or of J⌋. */
