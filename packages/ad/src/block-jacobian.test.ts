@@ -329,6 +329,74 @@ describe('blockJacobian', () => {
     expect(() => cpu.release()).not.toThrow()
   })
 
+  it('runs all blocks in one call where it needs no chunk buffer, with the bits of a chunked run (cpu, wasm)', () => {
+    const text = `fn blk(r: f64[], x: f64[], s: f64, ws: f64[]) {
+       ws[0] += sin(x[0]) * s
+       ws[1] += cos(x[0]) * x[1]
+       r[0] += ws[0] * ws[1] + s * s
+       r[1] += ws[1] / (1.0 + x[1] * x[1])
+     }
+     fn loose(r: f64[], x: f64[], s: f64, ws: f64[]) {
+       for i in 0..2 { ws[i] += x[i] * s }
+       r[0] += ws[0] * ws[1]
+       r[1] += ws[1] * s
+     }`
+    const base: BlockJacobianOptions = { sizes: [2, 2, null, 2], inputs: [1, 2], outputs: [0], workspace: [3] }
+    const n = 11
+    const a = batchedArgs(n, 7)
+    const r = a.r,
+      x = a.x.subarray(0, 2 * n),
+      s = a.s
+    const cpu = compile(text, 'cpu', false)
+    const whole = blockJacobian(cpu.blk!, base)
+    const chunked = blockJacobian(cpu.blk!, { ...base, chunk: 4 })
+    // (2 × 3 entries of J per block are its widest: 2³¹ − 1 over 6)
+    expect([whole.plan.wholeRuns, whole.plan.maxBlocksPerCall, chunked.plan.wholeRuns]).toEqual([
+      true,
+      357913941,
+      false,
+    ])
+    expect(whole.plan.toString()).toMatch(/up to 357913941 blocks per call \(no chunk buffers/)
+    const want = chunked.run(n, [r, x, s, null])
+    expect(Array.from(whole.run(n, [r, x, s, null]))).toEqual(Array.from(want))
+    // a view of a longer array, into a stale `out`
+    const out = new Float64Array(6 * 5).fill(Number.NaN)
+    whole.run(5, [r.subarray(4, 14), x.subarray(4, 14), s.subarray(2, 7), null], out)
+    expect(Array.from(out)).toEqual(Array.from(want.subarray(12, 42)))
+    // central differences at one block
+    const fd = finiteDifferences(cpu.blk!, [r.slice(2, 4), x.slice(2, 4), s[1]!, new Float64Array(2)], [1, 2], [0])
+    expectClose(want.subarray(6, 12), fd, 1e-6, 'finite differences')
+    // chunks where a buffer is needed: with checks (derivatives in arrays), or a workspace read at
+    // an index that is not a literal (kept as an array)
+    const checked = blockJacobian(compile(text, 'cpu', true).blk!, base)
+    expect(checked.plan.wholeRuns).toBe(false)
+    expectClose(checked.run(n, [r, x, s, null]), want, 1e-15)
+    const loose = blockJacobian(cpu.loose!, base)
+    expect(loose.plan.wholeRuns).toBe(false)
+    expect(Array.from(loose.run(n, [r, x, s, null]))).toEqual(
+      Array.from(blockJacobian(cpu.loose!, { ...base, chunk: 3 }).run(n, [r, x, s, null])),
+    )
+    // wasm: one call where the arguments and `out` live in the module's memory, chunks otherwise
+    const wasm = blockJacobian(compile(text, 'wasm', false).blk!, base)
+    expect(wasm.plan.wholeRuns).toBe(true)
+    expect(Array.from(wasm.run(n, [r, x, s, null]))).toEqual(Array.from(want))
+    const memory = wasm.programs[0]!.core.resident!
+    const held = [memory.allocate('f64', r.length), memory.allocate('f64', x.length), memory.allocate('f64', s.length)]
+    const J = memory.allocate('f64', want.length)
+    held.forEach((h, i) => (h.array as Float64Array).set([r, x, s][i]!))
+    const args = () => [held[0]!.array, held[1]!.array, held[2]!.array, null]
+    ;(J.array as Float64Array).fill(Number.NaN)
+    wasm.run(n, args(), J.array as Float64Array)
+    expect(Array.from(J.array)).toEqual(Array.from(want))
+    // (some in memory, some not: chunks)
+    ;(J.array as Float64Array).fill(Number.NaN)
+    wasm.run(n, [held[0]!.array, x, held[2]!.array, null], J.array as Float64Array)
+    expect(Array.from(J.array)).toEqual(Array.from(want))
+    expect(Array.from(held[1]!.array)).toEqual(Array.from(x))
+    for (const h of [...held, J]) h.release()
+    wasm.release()
+  })
+
   it('rejects bad shapes, arguments and programs with clear errors', () => {
     const code = (f: () => unknown) => {
       try {
