@@ -459,6 +459,7 @@ export function compileToWasm(
     laneSincosReused: ctx.laneSincosReused,
     laneValuesReused: ctx.laneValuesReused,
     loopUniform: ctx.loopUniform,
+    uniformPowers: ctx.uniformPowers,
     twinLocals: ctx.twinLocals,
     rangeVersions: ctx.rangeVersionLoops,
     pairRanges: ctx.pairRangeLoops,
@@ -548,6 +549,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly laneValuesReused: number
   /** How many loop-uniform names varying loops of map lanes keep in scalar locals (see \`loopUniform\` in \`map-lanes.ts\`; a diagnostic). */
   readonly loopUniform: number
+  /** How many powers \`x ** y\` with a uniform exponent known only at run time map lanes emit with y's cases (2, 1, other) decided once for both lanes, in all functions and inverses (see \`uniformPower\` in the code generator; a diagnostic). */
+  readonly uniformPowers: number
   /** How many f64 locals are held as one lane of an f64x2 local with their twin, in all functions and inverses (see \`twins.ts\`; a diagnostic). */
   readonly twinLocals: number
   /** How many loops check their affine indices once at their start and run unguarded when all are in range, in all functions and inverses (see \`range-versions.ts\`; a diagnostic). */

@@ -327,6 +327,8 @@ export class ModuleContext {
   twinLocals = 0
   /** How many names varying \`while\`s of map loops keep in a scalar local (see \`loopUniform\`). */
   loopUniform = 0
+  /** How many powers with a uniform run-time exponent map lanes emit with the exponent's cases decided once for both lanes (see \`uniformPower\`). */
+  uniformPowers = 0
   /** Whether loops check their affine indices once at their start and then run unguarded (see \`range-versions.ts\`). */
   rangeVersions = true
   /** How many loops have a range version (see \`range-versions.ts\`; a diagnostic). */
@@ -4530,6 +4532,17 @@ export class FunctionEmitter {
           this.simd(OpFd.f64x2_mul)
           return 'f64'
         }
+        if (
+          e.type === 'f64' &&
+          l === 'f64' &&
+          e.op === '**' &&
+          e.right.kind !== 'num' &&
+          (r === 'f64' || r === 'i32') &&
+          !readsVarying(e.right, lanes)
+        ) {
+          this.uniformPower(e)
+          return 'f64'
+        }
         if (e.type === 'i32' && l === 'i32' && r === 'i32' && (e.op === '+' || e.op === '-' || e.op === '*')) {
           this.vvalue(e.left, 'i32')
           this.vvalue(e.right, 'i32')
@@ -4677,6 +4690,39 @@ export class FunctionEmitter {
     }
     this.gathered.set(`${g.array}|${g.offset}`, { b0: bases[0]!, b1: bases[1]!, ok })
     this.ctx.gatheredBlocks++
+  }
+
+  /**
+   * The lanes of \`x ** y\` with a uniform exponent known only at run time (\`halfz ** nu\` in a map
+   * over z): the scalar code's own cases, decided once for both lanes — y = 2 is x · x
+   * (\`f64x2.mul\`), y = 1 is x, any other y the scalar code once per lane (\`laneByLane\`, which
+   * computes x again) — so each lane is the scalar code's double bit for bit, where every case ran
+   * the scalar code per lane before (two extractions, two branches on y and a rebuild per lane).
+   * x's lanes are computed before the branches, in the straight-line code, so that a subexpression
+   * shared with later statements is set wherever it is read.
+   */
+  private uniformPower(e: Extract<Expr, { kind: 'binary' }>): void {
+    this.ctx.uniformPowers++
+    this.vvalue(e.left, 'f64')
+    const x = this.local(V128)
+    this.set(x)
+    const y = this.local(F64)
+    this.toF64(this.expr(e.right))
+    this.set(y)
+    this.get(y)
+    this.f64c(2)
+    this.op(Op.f64_eq, Op.if, V128)
+    this.get(x)
+    this.get(x)
+    this.simd(OpFd.f64x2_mul)
+    this.op(Op.else)
+    this.get(y)
+    this.f64c(1)
+    this.op(Op.f64_eq, Op.if, V128)
+    this.get(x)
+    this.op(Op.else)
+    this.laneByLane(e)
+    this.op(Op.end, Op.end)
   }
 
   /** The scalar code of `e` once per lane, from the lanes of the varying values it reads. */

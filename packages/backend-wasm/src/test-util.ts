@@ -17,6 +17,8 @@ export let lastLaneQuads = -1
 export let lastRunElements = -1
 /** Loop-uniform names kept in scalar locals by the last wasm compilation of `compile`. */
 export let lastLoopUniform = -1
+/** Powers with a uniform run-time exponent decided once for both lanes in the last wasm compilation of `compile`. */
+export let lastUniformPowers = -1
 /** Pairs of adjacent block elements loaded and stored as whole v128s by the last wasm compilation of `compile`. */
 export let lastBlockPairs = -1
 /** Gathered blocks read from their lanes' bases in the last wasm compilation of `compile`. */
@@ -53,6 +55,7 @@ export const compile = (
       lastLaneQuads = p.laneQuads
       lastRunElements = p.runElements
       lastLoopUniform = p.loopUniform
+      lastUniformPowers = p.uniformPowers
       lastBlockPairs = p.blockPairs
       lastGatheredBlocks = p.gatheredBlocks
       lastLaneSincosReused = p.laneSincosReused

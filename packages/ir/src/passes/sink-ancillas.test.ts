@@ -142,6 +142,45 @@ describe('pass `sink-ancillas`', () => {
 }`)
     expect(body(sinkAncillas(f))).toMatch(/^keeper: bool\[\] <- zeros/)
   })
+
+  it('leaves an array that the loop only reads, or writes only in straight-line statements, before the loop (a per-iteration allocation of the whole array would make the loop quadratic)', () => {
+    // read only (a tangent array no statement writes): every iteration "restores" it trivially
+    const readOnly = fn(`fn f(g: f64[], x: f64[]) {
+  t: f64[] <- zeros(len(x))
+  w: f64[] <- zeros(len(x))
+  for i in 0..len(x) {
+    w[i] += g[i] * t[i] + x[i]
+    SWAP(x[i], w[i])
+  }
+  t -> zeros(len(x))
+  w -> zeros(len(x))
+}`)
+    expect(body(sinkAncillas(readOnly))).toBe(body(readOnly))
+    // an i32 element written and restored at the loop's own index, in straight-line statements
+    const ownIndex = fn(`fn f(r: f64, k: i32[], n: i32) {
+  c: i32[] <- zeros(n)
+  for i in 0..n {
+    c[i] += k[i]
+    r += f64(c[i])
+    c[i] -= k[i]
+  }
+  c -> zeros(n)
+}`)
+    expect(body(sinkAncillas(ownIndex))).toBe(body(ownIndex))
+    // (where `contract-arrays` makes it one scalar per iteration)
+    expect(body(contractArrays(sinkAncillas(ownIndex)))).toMatch(/^for i in 0..n {\n {2}c\$ct: i32 <- k\[i\]/)
+    // the same pair inside an inner loop is sunk, as the keeper is
+    const inner = fn(`fn f(r: f64, k: i32[], n: i32) {
+  c: i32[] <- zeros(n)
+  for j in 0..n {
+    for i in 0..n { c[i] += k[i] }
+    r += f64(c[j])
+    for i in reverse 0..n { c[i] -= k[i] }
+  }
+  c -> zeros(n)
+}`)
+    expect(body(sinkAncillas(inner))).toMatch(/^for j in 0..n {\n {2}c: i32\[\] <- zeros\(n\)/)
+  })
 })
 
 describe('pass `contract-arrays`', () => {

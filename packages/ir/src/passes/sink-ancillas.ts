@@ -321,6 +321,25 @@ export function sinkIntoLoops(
   return mapInnerBlocks(out, inner)
 }
 
+/**
+ * Whether a loop nested in `body` (at any depth), or a call, writes `x`. A sunk array is allocated and zeroed
+ * whole in every iteration, so it is sunk only where the iteration itself runs a loop over it (a
+ * keeper filled by an inner merge): an iteration that writes `x` only in straight-line statements
+ * (at its own index, say), or never, would pay the array's length per iteration for an uncompute
+ * of a few updates, and an array the loop only reads gains nothing at all (the loop over 10⁵
+ * elements that read such an array ran 10⁵ allocations of 10⁵ elements: quadratic).
+ */
+export function writtenInInnerLoop(body: Stmt[], x: string): boolean {
+  let yes = false
+  walk(body, (s) => {
+    if (yes) return
+    if ((s.kind === 'for' || s.kind === 'while') && s.body.some((t) => writesOf(t).has(x))) yes = true
+    // (a call that writes x may loop over it: counted as such)
+    if (s.kind === 'callstmt' && writesOf(s).has(x)) yes = true
+  })
+  return yes
+}
+
 /** `body` with the array ancillas that a loop restores on every iteration allocated inside it. */
 export function sinkAncillasBlock(body: Stmt[]): Stmt[] {
   return sinkIntoLoops(
@@ -331,7 +350,7 @@ export function sinkAncillasBlock(body: Stmt[]): Stmt[] {
       const length = a.value.kind === 'emptystack' ? new Set<string>() : readNames(a.value)
       if (loop.kind === 'for' && length.has(loop.variable)) return false
       if (between.some((s) => [...writesOf(s)].some((n) => length.has(n)))) return false
-      return restores(loop.body, a.name)
+      return writtenInInnerLoop(loop.body, a.name) && restores(loop.body, a.name)
     },
   )
 }
