@@ -41,6 +41,7 @@ import {
   disabledPasses,
   indexKey,
   stmtExprs,
+  readNames,
   reusedLoads,
   runElements,
   inRun,
@@ -1083,6 +1084,15 @@ export class FunctionEmitter {
     | Map<string, { key: string; r: number; h: number; bare: boolean | 'mixed' | undefined }>
     | undefined
 
+  /** Whether statement \`a\` or \`b\` mentions an array of \`lastCarried\`. */
+  private readsDropped(a: Stmt, b: Stmt): boolean {
+    const last = this.lastCarried
+    if (!last?.size) return false
+    const names = new Set<string>()
+    for (const e of [...stmtExprs(a), ...stmtExprs(b)]) readNames(e, names)
+    return [...last.keys()].some((n) => names.has(n))
+  }
+
   /** Records how a dead carried write (see \`CarriedWrite.dead\`) left its value in \`w\`. */
   private static bare(cw: CarriedWrite, bare: boolean): void {
     cw.bare = cw.bare === undefined || cw.bare === bare ? bare : 'mixed'
@@ -2090,9 +2100,10 @@ export class FunctionEmitter {
       // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
       // run-time checks: a failed check must name the element the scalar code would name)
       const next = items[i + 1]
-      // (not while a loop's dropped stores are read from its locals: see \`lastCarried\`)
+      // (not of statements that read an array whose stores a loop dropped: its element is the
+      // loop's local, see \`lastCarried\`)
       const plan =
-        this.ctx.simd && next && next[1] === unchecked && !this.checking && !this.lastCarried?.size
+        this.ctx.simd && next && next[1] === unchecked && !this.checking && !this.readsDropped(s, next[0])
           ? planPair(s, next[0], this.laneContext)
           : null
       if (plan) {
