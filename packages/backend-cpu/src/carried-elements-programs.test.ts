@@ -24,10 +24,15 @@ import { cpuBackend } from './index.js'
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
-afterEach(() => disabledPasses.delete('carried-elements'))
+afterEach(() => {
+  disabledPasses.delete('carried-elements')
+  disabledPasses.delete('carried-stores')
+})
 
 describe('loop-carried elements in locals (cpu backend)', () => {
   it('the Horner recurrence reads the element the previous iteration wrote from a local', () => {
+    // (the stores as they are without pass \`carried-stores\`, which drops them: see carried-stores-programs.test.ts)
+    disabledPasses.add('carried-stores')
     const m = compileModule(parse({ text: horner, name: 'p' }), { registry: registry(), backend: 'cpu', checks: false })
     const code = generatedCode(m.f!)!
     // the first iteration's element, loaded before the loop; the loop stores and keeps its value

@@ -38,6 +38,8 @@ import {
   readNames,
   reusedLoads,
   carriedElements,
+  deadCarriedStores,
+  lastKey,
   CHECKED_PASSES,
   disabledPasses,
   indexKey,
@@ -49,6 +51,20 @@ import {
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
+
+/**
+ * The local a loop-carried element's write sets (see \`carriedElements\`), how many writes set it
+ * in the iteration being emitted, whether it may hold the value before a first write's \`0 +\`
+ * (\`signFree\`); where its stores are dead (see \`deadCarriedStores\`), the key of the element the
+ * last iteration writes, and whether the writes emitted kept the value before the \`0 +\`.
+ */
+interface CarriedWrite {
+  local: string
+  emitted: number
+  signFree: boolean
+  dead?: string
+  bare?: boolean | 'mixed'
+}
 
 /**
  * The most statements (nested ones included) of a loop body that the cpu backend runs two
@@ -550,6 +566,17 @@ class FunctionEmitter {
       case 'var':
         return this.js(e.name)
       case 'index': {
+        // the element a loop's last iteration wrote, its store dropped (see \`deadCarriedStores\`)
+        const last = this.lastCarried?.get(e.array.name)
+        if (last) {
+          if (lastKey(e.index) !== last.key || last.bare === 'mixed')
+            throw new Error(
+              'cpu backend: a read of an array whose carried stores were dropped, not at its last element',
+            )
+          const a = this.js(e.array.name)
+          const value = last.bare === true ? `(0 + ${last.local})` : last.local
+          return `(${last.ran} ? ${value} : ${a}[${this.indexCode(a, e.index, e.loc, e.array.shown ?? e.array.name)}])`
+        }
         // (a kept element only where the block's reused loads do not load this occurrence: a later
         // occurrence may read the local that this one defines)
         const carried = this.carried?.reads.get(e.array.name)
@@ -911,7 +938,7 @@ class FunctionEmitter {
    * element whose reads allow it (\`CarriedElement.signFree\`) keeps e in its local and stores
    * \`0 + local\`, so the addition leaves the recurrence's chain.
    */
-  private write(dv: Dataview | Arg, value: string, raw?: string): void {
+  private write(dv: Dataview | Arg, value: string, raw?: string, fresh = false): void {
     switch (dv.kind) {
       case 'var':
         this.line(`${this.js(dv.name)} = ${value};`)
@@ -931,6 +958,11 @@ class FunctionEmitter {
           // a loop-carried element (see \`carriedElements\`): the next iteration reads the local
           this.line(`${w.local} = ${bare ? raw : value};`)
           w.emitted++
+          // (its store dead, see \`deadCarriedStores\`: only where the value did not read the element)
+          if (w.dead !== undefined) {
+            w.bare = w.bare === undefined || w.bare === bare ? bare : 'mixed'
+            if (fresh) return
+          }
         }
         this.line(
           `${a}[${this.indexCode(a, dv.index, dv.loc, dv.array.shown ?? dv.array.name)}] = ${w ? (bare ? `(0 + ${w.local})` : w.local) : value};`,
@@ -1057,8 +1089,22 @@ class FunctionEmitter {
   private carried:
     | {
         reads: Map<string, Map<string, string>>
-        writes: Map<string, Map<string, { local: string; emitted: number; signFree: boolean }>>
+        writes: Map<string, Map<string, CarriedWrite>>
       }
+    | undefined
+  /**
+   * The loops of the block being emitted whose carried elements' stores are dead (see
+   * \`deadCarriedStores\`), by loop and array: the key of the element the last iteration writes.
+   */
+  private deadLoops: Map<Stmt, Map<string, string>> | undefined
+  /**
+   * The arrays whose carried stores a loop of the block dropped, until their deallocation: the
+   * key of the element its last iteration wrote (the only one read after it), the code of whether
+   * the loop ran, the local that holds what it wrote, and whether the store would have been \`0 +\`
+   * that local.
+   */
+  private lastCarried:
+    | Map<string, { key: string; ran: string; local: string; bare: boolean | 'mixed' | undefined }>
     | undefined
 
   /**
@@ -1127,6 +1173,15 @@ class FunctionEmitter {
     const savedMarks = [this.zeroMarks, this.addedToZero, this.flatIndex] as const
     this.zeroMarks = firstUpdatesOfZeros(body)
     this.addedToZero = new Map()
+    const savedDead = [this.deadLoops, this.lastCarried] as const
+    this.deadLoops =
+      this.checking || disabledPasses.has('carried-stores') || disabledPasses.has('carried-elements')
+        ? undefined
+        : deadCarriedStores(
+            body,
+            this.gen.effectful,
+            new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name)),
+          )
     let k = 0
     // (the elements kept after a loop of an enclosing block are not followed into this one)
     const savedKept = this.kept
@@ -1174,6 +1229,7 @@ class FunctionEmitter {
     this.loads = saved
     this.reusedArrays = savedArrays
     this.kept = savedKept
+    ;[this.deadLoops, this.lastCarried] = savedDead
     ;[this.zeroMarks, this.addedToZero, this.flatIndex] = savedMarks
     this.nonNegative.clear()
   }
@@ -1422,7 +1478,7 @@ class FunctionEmitter {
         }
         // (a first write \`0 + v\` of an f64 element: a carried local may keep v, see \`write\`)
         const raw = zeroOld && t === 'f64' && s.op === '+=' && code === `(0 + ${v})` ? `(${v})` : undefined
-        this.write(s.target, code, raw)
+        this.write(s.target, code, raw, zeroOld)
         return
       }
       case 'callstmt':
@@ -1452,6 +1508,10 @@ class FunctionEmitter {
       }
       case 'dealloc': {
         // (checked by the assert before it: see \`insert-checks.ts\`)
+        if (this.lastCarried?.has(s.name)) {
+          this.lastCarried = new Map(this.lastCarried)
+          this.lastCarried.delete(s.name)
+        }
         this.names.delete(s.name)
         return
       }
@@ -1573,7 +1633,7 @@ class FunctionEmitter {
   private carriedLocals(
     s: Extract<Stmt, { kind: 'for' }>,
     init: string,
-  ): Array<{ read: string; write: { local: string; emitted: number; signFree: boolean } }> {
+  ): Array<{ array: string; read: string; write: CarriedWrite }> {
     if (disabledPasses.has('carried-elements')) return []
     const els = carriedElements(
       s,
@@ -1583,7 +1643,8 @@ class FunctionEmitter {
     if (!els.length) return []
     const reads = new Map(this.carried?.reads ?? [])
     const writes = new Map(this.carried?.writes ?? [])
-    const out: Array<{ read: string; write: { local: string; emitted: number; signFree: boolean } }> = []
+    const out: Array<{ array: string; read: string; write: CarriedWrite }> = []
+    const dead = this.deadLoops?.get(s)
     const v0 = this.fresh('f')
     this.line(`const ${v0} = ${init};`)
     for (const el of els) {
@@ -1602,10 +1663,16 @@ class FunctionEmitter {
       rm.set(el.read, r)
       reads.set(el.array, rm)
       const wm = new Map(writes.get(el.array) ?? [])
-      const write = { local: w, emitted: 0, signFree: el.signFree }
+      const last = dead?.get(el.array)
+      const write: CarriedWrite = {
+        local: w,
+        emitted: 0,
+        signFree: el.signFree,
+        ...(last !== undefined ? { dead: last } : {}),
+      }
       wm.set(el.write, write)
       writes.set(el.array, wm)
-      out.push({ read: r, write })
+      out.push({ array: el.array, read: r, write })
     }
     this.carried = { reads, writes }
     return out
@@ -1787,6 +1854,12 @@ class FunctionEmitter {
       this.line('}')
       this.affine = savedAffine
       this.carried = savedCarried
+      // the arrays whose stores the loop dropped: reads after it take the local where it ran
+      for (const { array, read, write } of carries) {
+        if (write.dead === undefined) continue
+        this.lastCarried = new Map(this.lastCarried ?? [])
+        this.lastCarried.set(array, { key: write.dead, ran, local: read, bare: write.bare })
+      }
     } else {
       // count of values a, a+st, ... before (or up to) b
       this.line(`let ${n} = 0;`)

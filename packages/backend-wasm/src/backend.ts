@@ -451,6 +451,7 @@ export function compileToWasm(
     closed,
     lanePairs: ctx.lanePairs,
     runElements: ctx.runElements,
+    carriedStores: ctx.carriedStores,
     unzeroedTables: ctx.unzeroedTables,
     mapLanes: ctx.mapLanes,
     laneQuads: ctx.laneQuads,
@@ -533,6 +534,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly lanePairs: number
   /** How many elements runs of straight-line updates keep in locals, in all functions and inverses (see \`runElements\` of \`@tenet/ir/backend\`; a diagnostic). */
   readonly runElements: number
+  /** How many loop-carried elements loops keep in their locals only, their stores dropped, in all functions and inverses (see \`deadCarriedStores\` of \`@tenet/ir/backend\`; a diagnostic). */
+  readonly carriedStores: number
   /** How many array allocations skip their zeroing, their tables' \`init\` updates emitted as zero plus the value (see \`ZeroingSite\` in the code generator; a diagnostic). */
   readonly unzeroedTables: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */

@@ -36,9 +36,12 @@ import {
   offsetOf,
   promotableElements,
   carriedElements,
+  deadCarriedStores,
+  lastKey,
   disabledPasses,
   indexKey,
   stmtExprs,
+  readNames,
   reusedLoads,
   runElements,
   inRun,
@@ -287,6 +290,13 @@ interface CarriedWrite {
   w: number
   emitted: number
   sample: CarriedElement
+  /**
+   * Where the element's stores are dead (see \`deadCarriedStores\`): the key of the element the
+   * loop's last iteration writes, and whether the writes emitted kept the value before the store's
+   * \`+ 0\` in \`w\` (\`mixed\`: some did, some did not).
+   */
+  dead?: string
+  bare?: boolean | 'mixed'
 }
 /** A loop-carried element's locals: the value \`r\`, its flag \`h\` (set from the second iteration on), its write. */
 interface CarriedLocal {
@@ -307,6 +317,8 @@ export class ModuleContext {
   lanePairs = 0
   /** Elements the runs of straight-line code keep in locals (see \`runHeld\`; a diagnostic). */
   runElements = 0
+  /** Loop-carried elements whose stores a loop drops (see \`deadCarriedStores\`; a diagnostic). */
+  carriedStores = 0
   /** Array allocations emitted without their zeroing (see \`ZeroingSite\`; a diagnostic). */
   unzeroedTables = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
@@ -1060,6 +1072,34 @@ export class FunctionEmitter {
       }
     | undefined
 
+  /**
+   * The loops of the block being emitted whose carried elements' stores are dead (see
+   * \`deadCarriedStores\`), by loop and array: the key of the element the last iteration writes.
+   */
+  private deadLoops: Map<Stmt, Map<string, string>> | undefined
+  /**
+   * The arrays whose carried stores a loop of the block dropped, until their deallocation: the key
+   * of the element its last iteration wrote (the only one read after it), the loop's locals (\`h\`
+   * set where it ran, \`r\` what it wrote), and whether the store would have been \`r + 0\`.
+   */
+  private lastCarried:
+    | Map<string, { key: string; r: number; h: number; bare: boolean | 'mixed' | undefined }>
+    | undefined
+
+  /** Whether statement \`a\` or \`b\` mentions an array of \`lastCarried\`. */
+  private readsDropped(a: Stmt, b: Stmt): boolean {
+    const last = this.lastCarried
+    if (!last?.size) return false
+    const names = new Set<string>()
+    for (const e of [...stmtExprs(a), ...stmtExprs(b)]) readNames(e, names)
+    return [...last.keys()].some((n) => names.has(n))
+  }
+
+  /** Records how a dead carried write (see \`CarriedWrite.dead\`) left its value in \`w\`. */
+  private static bare(cw: CarriedWrite, bare: boolean): void {
+    cw.bare = cw.bare === undefined || cw.bare === bare ? bare : 'mixed'
+  }
+
   /** The local of a carried write (see \`carried\`), when the element is the update's target. */
   private carriedWrite(base: Dataview): CarriedWrite | undefined {
     if (base.kind !== 'index') return undefined
@@ -1244,6 +1284,29 @@ export class FunctionEmitter {
         return this.vt(b.type, e.loc)
       }
       case 'index': {
+        // the element a loop's last iteration wrote, its stores dropped (see \`deadCarriedStores\`):
+        // the loop's local where it ran, else memory
+        const last = this.lastCarried?.get(e.array.name)
+        if (last) {
+          if (lastKey(e.index) !== last.key || last.bare === 'mixed')
+            throw new Error(
+              'wasm codegen: a read of an array whose carried stores were dropped, not at its last element',
+            )
+          this.get(last.h)
+          this.op(Op.if, F64)
+          this.get(last.r)
+          if (last.bare === true) {
+            this.f64c(0)
+            this.op(Op.f64_add)
+          }
+          this.op(Op.else)
+          this.sometimes++
+          const el = this.address(e.array.name, e.index, e.loc, e.inBounds === true, e.array.shown)
+          this.load(el)
+          this.sometimes--
+          this.op(Op.end)
+          return F64
+        }
         const cm = this.carried?.reads.get(e.array.name)
         const ck = cm && indexKey(e.index)
         const c = ck === undefined ? undefined : cm?.get(ck)
@@ -1926,6 +1989,16 @@ export class FunctionEmitter {
       }
       return
     }
+    const dead = this.carriedWrite(base)
+    if (dead?.dead !== undefined && !old) {
+      // (a dead store, see \`deadCarriedStores\`: the value, which reads no element, in the local only)
+      compute()
+      readNeg()
+      this.set(dead.w)
+      dead.emitted++
+      FunctionEmitter.bare(dead, false)
+      return
+    }
     const el = this.address(base.array.name, base.index, base.loc, base.inBounds === true, base.array.shown)
     const addr = this.local(I32)
     this.tee(addr)
@@ -1941,6 +2014,7 @@ export class FunctionEmitter {
     if (cw) {
       this.tee(cw.w)
       cw.emitted++
+      if (cw.dead !== undefined) FunctionEmitter.bare(cw, false)
     }
     this.store(el)
   }
@@ -1966,6 +2040,16 @@ export class FunctionEmitter {
       this.shared = saved
       return
     }
+    // the loops whose carried stores are dead (see \`deadCarriedStores\`; checks off)
+    const savedDead = [this.deadLoops, this.lastCarried] as const
+    this.deadLoops =
+      this.ctx.options.checks || disabledPasses.has('carried-stores') || disabledPasses.has('carried-elements')
+        ? undefined
+        : deadCarriedStores(
+            body,
+            this.ctx.effectful,
+            new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name)),
+          )
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`)
     const items: Array<[Stmt, number, Map<Expr, Shared> | undefined]> = []
@@ -2018,8 +2102,12 @@ export class FunctionEmitter {
       // two consecutive updates doing the same f64 arithmetic run as one f64x2 update (without
       // run-time checks: a failed check must name the element the scalar code would name)
       const next = items[i + 1]
+      // (not of statements that read an array whose stores a loop dropped: its element is the
+      // loop's local, see \`lastCarried\`)
       const plan =
-        this.ctx.simd && next && next[1] === unchecked && !this.checking ? planPair(s, next[0], this.laneContext) : null
+        this.ctx.simd && next && next[1] === unchecked && !this.checking && !this.readsDropped(s, next[0])
+          ? planPair(s, next[0], this.laneContext)
+          : null
       if (plan) {
         // (a pair makes none of its loads: their flags stay clear)
         start(i + 1)
@@ -2044,6 +2132,7 @@ export class FunctionEmitter {
     this.shared = undefined
     this.sincos = outerSincos
     this.loads = saved
+    ;[this.deadLoops, this.lastCarried] = savedDead
   }
 
   /**
@@ -2475,6 +2564,14 @@ export class FunctionEmitter {
     if (s.op === '+=' && vt === F64 && s.init === true && s.target.kind === 'index') {
       const cw = this.carriedWrite(s.target)
       if (cw?.sample.signFree && this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) === undefined) {
+        if (cw.dead !== undefined) {
+          // (a dead store, see \`deadCarriedStores\`: e in the local only)
+          this.folding(s.value, () => this.expr(s.value))
+          this.set(cw.w)
+          cw.emitted++
+          FunctionEmitter.bare(cw, true)
+          return
+        }
         const el = this.address(
           s.target.array.name,
           s.target.index,
@@ -2679,6 +2776,10 @@ export class FunctionEmitter {
   }
 
   private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): void {
+    if (this.lastCarried?.has(s.name)) {
+      this.lastCarried = new Map(this.lastCarried)
+      this.lastCarried.delete(s.name)
+    }
     const b = this.binding(s.name, s.loc)
     if (s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
     if (b.kind === 'array') {
@@ -2781,7 +2882,11 @@ export class FunctionEmitter {
       // iterations, which run guarded) slower, by more than they gained at k = 10; and the
       // diagnostics count each loop once, from the unguarded copy)
       this.versioning = false
-      this.loopOf({ ...s, body: version.body }, a, b, st, i, stepConst)
+      // (the unguarded copy drops the stores the loop does, in the locals both copies share: see \`carriedLocals\`)
+      const copy = { ...s, body: version.body }
+      this.versionCopy = [copy, s]
+      this.loopOf(copy, a, b, st, i, stepConst)
+      this.versionCopy = undefined
       this.op(Op.br, 1, Op.end)
       const counts = [this.ctx.lanePairs, this.ctx.runElements, this.ctx.mapLanes, this.ctx.loopUniform] as const
       const pairRangeLoops = this.ctx.pairRangeLoops,
@@ -2795,9 +2900,30 @@ export class FunctionEmitter {
       this.ctx.laneQuads = quadLoops
       this.op(Op.end)
     } else this.loopOf(s, a, b, st, i, stepConst)
+    // the arrays whose stores the loop dropped (in whichever copy ran): reads after it take the
+    // local where it ran
+    const dropped = this.droppedStores.get(s)
+    if (dropped) {
+      this.droppedStores.delete(s)
+      this.lastCarried = new Map([...(this.lastCarried ?? []), ...dropped])
+      this.ctx.carriedStores += dropped.size
+    }
     // the range the loop began with, for the \`loopRange\` assert after it
     this.ranges.set(s.variable, [a, b, st])
   }
+
+  /** The unguarded copy of a loop run in two versions being emitted, and the loop (see \`rangeVersion\`). */
+  private versionCopy: [Stmt, Stmt] | undefined
+  /**
+   * The loops emitted whose carried stores are dead (see \`deadCarriedStores\`), by loop (the
+   * statement of the block, for both copies of a versioned loop), until the loop's statement is
+   * done: by array, the key of the element the last iteration writes, the locals both copies
+   * share, and how the writes left the value (see \`CarriedWrite.bare\`).
+   */
+  private readonly droppedStores = new Map<
+    Stmt,
+    Map<string, { key: string; r: number; h: number; bare: boolean | 'mixed' | undefined }>
+  >()
 
   /** The loop whose guarded copy (the one its range version's check falls back to) is being emitted. */
   private guardedCopy: Stmt | undefined
@@ -3215,6 +3341,15 @@ export class FunctionEmitter {
     this.promoted = saved
     for (const st of stores) st()
     this.carried = savedCarried
+    // the arrays whose stores the loop dropped, for the reads after it (see \`droppedStores\`)
+    const statement = this.versionCopy?.[0] === s ? this.versionCopy[1] : s
+    for (const c of carries) {
+      if (c.write.dead === undefined) continue
+      const m = this.droppedStores.get(statement)!
+      const before = m.get(c.write.sample.array)
+      const bare = before === undefined || before.bare === c.write.bare ? c.write.bare : 'mixed'
+      m.set(c.write.sample.array, { key: c.write.dead, r: c.r, h: c.h, bare })
+    }
   }
 
   /**
@@ -3233,10 +3368,23 @@ export class FunctionEmitter {
     const reads = new Map(this.carried?.reads ?? [])
     const writes = new Map(this.carried?.writes ?? [])
     const out: CarriedLocal[] = []
+    // (the two copies of a loop run in two versions share the locals of its dead stores, whose
+    // reads after the loop take them whichever copy ran: see \`rangeVersion\`)
+    const loop = this.versionCopy?.[0] === s ? this.versionCopy[1] : s
+    const dead = this.deadLoops?.get(loop)
+    const dropped = dead && (this.droppedStores.get(loop) ?? new Map())
+    if (dropped) this.droppedStores.set(loop, dropped)
     for (const el of els) {
-      const r = this.local(F64),
-        h = this.local(I32)
-      const write: CarriedWrite = { w: this.local(F64), emitted: 0, sample: el }
+      const last = dead?.get(el.array)
+      const shared = last !== undefined ? dropped?.get(el.array) : undefined
+      const r = shared?.r ?? this.local(F64),
+        h = shared?.h ?? this.local(I32)
+      const write: CarriedWrite = {
+        w: this.local(F64),
+        emitted: 0,
+        sample: el,
+        ...(last !== undefined ? { dead: last } : {}),
+      }
       this.i32(0)
       this.set(h)
       const rm = new Map(reads.get(el.array) ?? [])

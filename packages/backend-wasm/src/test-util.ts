@@ -33,6 +33,8 @@ export let lastCheckedSeries = -1
 export let lastSplitTails = -1
 /** Array allocations that skip their zeroing in the last wasm compilation of `compile` (see \`ZeroingSite\`). */
 export let lastUnzeroedTables = -1
+/** Loop-carried elements kept in locals only, their stores dropped, in the last wasm compilation of `compile` (see \`deadCarriedStores\`). */
+export let lastCarriedStores = -1
 /** The math routines of the module of the last wasm compilation of `compile`. */
 export let lastRoutines: readonly string[] = []
 
@@ -54,6 +56,7 @@ export const compile = (
       lastMapLanes = p.mapLanes
       lastLaneQuads = p.laneQuads
       lastRunElements = p.runElements
+      lastCarriedStores = p.carriedStores
       lastLoopUniform = p.loopUniform
       lastUniformPowers = p.uniformPowers
       lastBlockPairs = p.blockPairs

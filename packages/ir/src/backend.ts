@@ -27,6 +27,7 @@ export {
 export { reusedLoads, type ReusedLoad, type LoadOccurrence } from './reused-loads.js'
 export { nonzeroInLoops, type EnclosingLoop } from './loop-facts.js'
 export { carriedElements, indexKey, polyKey, signFreeReads, type CarriedElement } from './carried-elements.js'
+export { deadCarriedStores, lastKey } from './carried-stores.js'
 export { runElements, type RunElement } from './run-elements.js'
 export { hostNumber } from './host-result.js'
 export { exprChildren, stmtExprs, valueReads } from './stmt-exprs.js'

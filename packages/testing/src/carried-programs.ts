@@ -186,3 +186,93 @@ export const doublesText = (v: unknown[]): string =>
           : String(e),
     )
     .join(';')
+
+/**
+ * Programs whose loop-carried history array is read after the loop only at the element the last
+ * iteration wrote (pass `carried-stores`: the loop's stores are dead), each `f(y: f64, c: f64[], x: f64)`
+ * with `c` of any length ≥ 1 (length 1: loops that run no iteration, whose element is read from
+ * memory): Horner's accumulator read at `a[0]` (its value before the store's `0 +` may be −0),
+ * a running maximum read at its last element under a condition, the adjoint sweep of a Horner
+ * accumulator (a reversed loop, which ends at its start), a prefix sum read at a last index the
+ * code spells differently (`len(c) + -1`), a loop whose range can end two before its start (length
+ * 2: the element read after it is not the one its first iteration would have read; `c` of length
+ * ≥ 2 only), and two that must keep their stores: another element
+ * read after the loop, and a read between two loops of the same array.
+ */
+export const CARRIED_STORE_SOURCES: Readonly<Record<string, string>> = {
+  horner: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    a: f64[] <- zeros(len(c))
+    a[len(c) - 1] += c[len(c) - 1]
+    for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * x + c[k] }
+  }
+  y += a[0]
+  ~routine
+}`,
+  runningMax: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    ms: f64[] <- zeros(len(c))
+    ms[0] += c[0]
+    for i in 1..len(c) { ms[i] += max(ms[i - 1], c[i] * x) }
+  }
+  if (len(c) > 1, ~) { y += ms[len(c) - 1] * x }
+  ~routine
+}`,
+  sweep: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    a: f64[] <- zeros(len(c))
+    a[0] += x
+    for k in reverse len(c) - 2..=0 by -1 { a[k + 1] += a[k] * x + c[k] }
+  }
+  y += a[len(c) - 1] * c[0]
+  ~routine
+}`,
+  prefix: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    s: f64[] <- zeros(len(c))
+    s[0] += c[0]
+    for i in 1..len(c) { s[i] += s[i - 1] * x + c[i] }
+  }
+  y += s[len(c) + -1]
+  ~routine
+}`,
+  gap: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    a: f64[] <- zeros(len(c))
+    a[0] += c[0]
+    a[1] += c[1] * x
+    for i in 2..len(c) - 1 { a[i] += a[i - 1] * x + c[i] }
+  }
+  y += a[len(c) - 2]
+  ~routine
+}`,
+  otherElement: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    a: f64[] <- zeros(len(c))
+    a[len(c) - 1] += c[len(c) - 1]
+    for k in len(c) - 2..=0 by -1 { a[k] += a[k + 1] * x + c[k] }
+  }
+  y += a[0] + a[len(c) - 1]
+  ~routine
+}`,
+  twoLoops: `fn f(y: f64, c: f64[], x: f64) {
+  routine {
+    a: f64[] <- zeros(len(c))
+    a[0] += c[0]
+    for i in 1..len(c) { a[i] += a[i - 1] * x + c[i] }
+  }
+  for i in 0..len(c) { y += a[i] }
+  ~routine
+}`,
+}
+
+/** Arguments for {@link CARRIED_STORE_SOURCES}: `c` of length `n`, zeros of either sign among them, `y` = −0 (a −0 added shows). */
+export function carriedStoreArgs(n: number): unknown[][] {
+  const cs = [
+    Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1) / 2),
+    new Float64Array(n).fill(-0),
+    Float64Array.from({ length: n }, (_, k) => (k % 2 ? -0 : 0)),
+    Float64Array.from({ length: n }, (_, k) => (k === 0 ? Number.NaN : -0)),
+  ]
+  return cs.flatMap((c) => [-1, 0.5, -0, 0, Number.POSITIVE_INFINITY].map((x) => [-0, c, x]))
+}

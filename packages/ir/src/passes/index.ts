@@ -199,6 +199,8 @@ export const PASS_NAMES = [
   'replay-uncall',
   // (not run by \`optimize\`: the backends' code generators keep loop-carried elements in locals, see \`carriedElements\`)
   'carried-elements',
+  // (not run by \`optimize\`: with checks off, the code generators drop a carried element's dead stores, see \`deadCarriedStores\`)
+  'carried-stores',
   // (not run by \`optimize\`: the cpu code generator's forwarding of elements across stores a loop's range proves elsewhere, see \`nonzeroInLoops\`)
   'loop-facts',
   // (not run by \`optimize\`: the cpu code generator keeps elements in locals with checks on, see \`promotableElements\`)
