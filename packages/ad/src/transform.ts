@@ -27,6 +27,7 @@ import { valueHolders, type UpdateStmt } from './value-holders.js'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
+import { HISTORY_ELEMENTS, stagePairs, type StagePair } from './stage-history.js'
 import { typeLiteralAncillas } from './snippet-ancillas.js'
 import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
@@ -182,10 +183,18 @@ export class AdjointBuilder extends OnDemandTransform {
    * width 1), or undefined when it does not apply. See `FunctionAdjoint.buildAdjointOnly`.
    * `constants`: parameters held constant (see `fused`).
    */
-  adjointOnly(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
+  adjointOnly(
+    name: string,
+    loss: string | undefined,
+    constants: ReadonlySet<string> = NONE,
+    stageHistory = false,
+  ): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(loss)
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(
+      loss,
+      stageHistory,
+    )
   }
 
   /**
@@ -524,7 +533,7 @@ class FunctionAdjoint {
    * `$loss += loss`. Parameters: the adjoint's, then `$loss`, like the fused program. Leaves every
    * other argument at its input.
    */
-  buildAdjointOnly(loss: string): FunctionDef | undefined {
+  buildAdjointOnly(loss: string, stageHistory = false): FunctionDef | undefined {
     const lossParam = this.f.params.find((p) => p.name === loss)
     if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32'))
       return undefined
@@ -533,6 +542,7 @@ class FunctionAdjoint {
     if (!written || this.f.params.some((p, i) => p.name !== loss && written[i] !== false)) return undefined
     if (effectfulFunctions(this.builder.program.functions.values()).has(this.f.name)) return undefined
     if (lossParam.type.name === 'f64') this.unitLoss = loss
+    this.stageHistory = stageHistory
     const turn = (body: Stmt[]): Stmt[] =>
       body.map((x): Stmt => {
         if (x.kind === 'update' && x.target.kind === 'var' && x.target.name === loss)
@@ -596,9 +606,150 @@ class FunctionAdjoint {
   }
 
   private body(body: Stmt[]): Stmt[] {
+    const pairs = this.stageHistory ? stagePairs(body, (x) => this.writtenArgs(x)) : undefined
     const out: Stmt[] = []
-    for (let i = body.length - 1; i >= 0; i--) out.push(...this.stmt(body[i]!))
+    for (let i = body.length - 1; i >= 0; i--) {
+      const s = body[i]!
+      const pair = pairs?.get(s)
+      if (!pair) out.push(...this.stmt(s))
+      else if (pair.inverse === s) out.push(...this.storingLoop(pair))
+      else out.push(...this.loadingLoop(pair))
+    }
     return out
+  }
+
+  /**
+   * Keep the stages of loops with their inverse later in the same block (see stage-history.ts):
+   * set by \`buildAdjointOnly\` when asked to, for a program that runs both sweeps.
+   */
+  private stageHistory = false
+  /** The names of each stage pair's history, counter and rows, by its forward loop. */
+  private readonly histories = new Map<Stmt, { rows: string; history: string; row: string }>()
+
+  /** Which parameters of a called function or bijection the call writes (undefined if unknown). */
+  private writtenArgs(x: CallStmt): readonly boolean[] | undefined {
+    if (x.target === 'function') return this.builder.program.writes.get(x.callee)
+    try {
+      return this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+    } catch {
+      return undefined
+    }
+  }
+
+  /** `0 <= row && row < rows`: whether the iteration's stages have a row in the history. */
+  private historyRow(h: { rows: string; row: string }): Expr {
+    return bin('&&', bin('<=', int(0), ref(h.row)), bin('<', ref(h.row), ref(h.rows)))
+  }
+
+  /** `history[row · m + j]`. */
+  private historyElement(h: { history: string; row: string }, m: number, j: number): Dataview {
+    const index = bin('*', ref(h.row), int(m))
+    return at(h.history, j === 0 ? index : bin('+', index, int(j)))
+  }
+
+  /**
+   * The adjoint of `L′ = ~L` of a stage pair (L value-wise, forwards), storing each iteration's
+   * stages after it recomputes them, preceded by the allocation of the history: its rows (the
+   * iteration count, estimated from the range in f64 and capped at \`HISTORY_ELEMENTS\` / m), the
+   * history and the row counter.
+   */
+  private storingLoop(pair: StagePair): Stmt[] {
+    const L = pair.inverse
+    const p = pair.split,
+      m = pair.stages.length,
+      n = L.body.length
+    const h = { rows: this.fresh('rows'), history: this.fresh('history'), row: this.fresh('row') }
+    this.histories.set(pair.forward, h)
+    const store: Stmt = {
+      kind: 'if',
+      pre: this.historyRow(h),
+      post: null,
+      then: pair.stages.map(
+        (a, j) =>
+          ({
+            kind: 'update',
+            op: '+=',
+            target: this.historyElement(h, m, j),
+            value: ref(a.name),
+            // (the first write of its element: see the allocation's \`overwritten\`)
+            init: true,
+            ...loc(a),
+          }) as Stmt,
+      ),
+      else: [],
+    }
+    const body = [
+      ...this.body(L.body.slice(n - p)),
+      store,
+      ...this.body(L.body.slice(p, n - p)),
+      ...this.body(L.body.slice(0, p)),
+      { kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt,
+    ]
+    return [
+      { kind: 'alloc', name: h.rows, declared: I32, value: historyRows(L, m) } as Stmt,
+      {
+        kind: 'alloc',
+        name: h.history,
+        declared: { kind: 'array', elem: 'f64' },
+        value: { kind: 'call', callee: 'zeros', args: [bin('*', ref(h.rows), int(m))] },
+        // every element is read (by the loading loop, at the same row) only after the storing
+        // loop's \`init\` update wrote it, and it is freed unchecked: no zeroing needed
+        overwritten: true,
+      } as Stmt,
+      { kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt,
+      ...this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+    ]
+  }
+
+  /**
+   * The adjoint of `L` of a stage pair (the backward sweep): each iteration takes its stages
+   * from the history where it has a row and recomputes them where not, then the history is freed.
+   */
+  private loadingLoop(pair: StagePair): Stmt[] {
+    const L = pair.forward
+    const h = this.histories.get(L)!
+    const p = pair.split,
+      m = pair.stages.length,
+      n = L.body.length
+    const tail = L.body.slice(n - p)
+    const load: Stmt = {
+      kind: 'if',
+      pre: this.historyRow(h),
+      post: null,
+      then: pair.stages.map(
+        (a, j) =>
+          ({
+            kind: 'update',
+            op: '+=',
+            target: ref(a.name),
+            value: this.historyElement(h, m, j) as Expr,
+            ...loc(a),
+          }) as Stmt,
+      ),
+      else: this.body(tail.slice(0, p - m)),
+    }
+    const body = [
+      { kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt,
+      ...this.body(tail.slice(p - m)),
+      load,
+      ...this.body(L.body.slice(p, n - p)),
+      ...this.body(L.body.slice(0, p)),
+    ]
+    return [
+      ...this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+      {
+        kind: 'unchecked',
+        body: [
+          { kind: 'dealloc', name: h.row, value: int(0) },
+          {
+            kind: 'dealloc',
+            name: h.history,
+            value: { kind: 'call', callee: 'zeros', args: [bin('*', ref(h.rows), int(m))] },
+          },
+          { kind: 'dealloc', name: h.rows, value: historyRows(L, m) },
+        ],
+      } as Stmt,
+    ]
   }
 
   private stmt(s: Stmt): Stmt[] {
@@ -1159,6 +1310,36 @@ function rootOf(a: Arg): string {
 function withType<T extends Expr>(e: T, t: string): T {
   ;(e as { type?: string }).type = t
   return e
+}
+
+/** An i32 literal. */
+const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+const I32: Type = { kind: 'scalar', name: 'i32' }
+
+/**
+ * The rows of a stage history for loop \`L\` with m stages: \`|stop − start| / |step| + 1\` in f64
+ * (exact for i32 endpoints; at least the iteration count), capped at \`HISTORY_ELEMENTS\` / m,
+ * as an i32. An estimate too small only leaves iterations to recompute their stages.
+ */
+function historyRows(L: Extract<Stmt, { kind: 'for' }>, m: number): Expr {
+  const f64 = (e: Expr): Expr => ({ kind: 'call', callee: 'f64', args: [clone(e)] })
+  const fabs = (e: Expr): Expr => ({ kind: 'call', callee: 'abs', args: [e] })
+  const span = fabs(bin('-', f64(L.stop), f64(L.start)))
+  const step = L.step
+  const perStep =
+    step === null
+      ? span
+      : step.kind === 'num'
+        ? Math.abs(step.value) === 1
+          ? span
+          : bin('/', span, lit(Math.abs(step.value)))
+        : bin('/', span, fabs(f64(step)))
+  const capped: Expr = {
+    kind: 'call',
+    callee: 'min',
+    args: [bin('+', perStep, lit(1)), lit(Math.floor(HISTORY_ELEMENTS / m))],
+  }
+  return { kind: 'call', callee: 'i32', args: [capped] }
 }
 
 function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
