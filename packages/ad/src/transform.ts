@@ -636,9 +636,9 @@ class FunctionAdjoint {
     }
   }
 
-  /** `0 <= row && row < rows`: whether the iteration's stages have a row in the history. */
-  private historyRow(h: { rows: string; row: string }): Expr {
-    return bin('&&', bin('<=', int(0), ref(h.row)), bin('<', ref(h.row), ref(h.rows)))
+  /** `rows <= cap`: whether the history holds a row for every iteration (else the loops recompute). */
+  private historyKept(h: { rows: string }, m: number): Expr {
+    return bin('<=', ref(h.rows), int(historyCap(m)))
   }
 
   /** `history[row · m + j]`. */
@@ -648,10 +648,11 @@ class FunctionAdjoint {
   }
 
   /**
-   * The adjoint of `L′ = ~L` of a stage pair (L value-wise, forwards), storing each iteration's
-   * stages after it recomputes them, preceded by the allocation of the history: its rows (the
-   * iteration count, estimated from the range in f64 and capped at \`HISTORY_ELEMENTS\` / m), the
-   * history and the row counter.
+   * The adjoint of `L′ = ~L` of a stage pair (L value-wise, forwards), preceded by the allocation
+   * of the history: its rows (an estimate of the iteration count, at least that count), the
+   * history and the row counter. Where the rows fit (\`HISTORY_ELEMENTS\`), each iteration
+   * stores its stages right after it recomputes them; else the loop is the plain adjoint and the
+   * history is empty.
    */
   private storingLoop(pair: StagePair): Stmt[] {
     const L = pair.inverse
@@ -660,27 +661,21 @@ class FunctionAdjoint {
       n = L.body.length
     const h = { rows: this.fresh('rows'), history: this.fresh('history'), row: this.fresh('row') }
     this.histories.set(pair.forward, h)
-    const store: Stmt = {
-      kind: 'if',
-      pre: this.historyRow(h),
-      post: null,
-      then: pair.stages.map(
-        (a, j) =>
-          ({
-            kind: 'update',
-            op: '+=',
-            target: this.historyElement(h, m, j),
-            value: ref(a.name),
-            // (the first write of its element: see the allocation's \`overwritten\`)
-            init: true,
-            ...loc(a),
-          }) as Stmt,
-      ),
-      else: [],
-    }
+    const store: Stmt[] = pair.stages.map(
+      (a, j) =>
+        ({
+          kind: 'update',
+          op: '+=',
+          target: this.historyElement(h, m, j),
+          value: ref(a.name),
+          // (the first write of its element: see the allocation's \`overwritten\`)
+          init: true,
+          ...loc(a),
+        }) as Stmt,
+    )
     const body = [
       ...this.body(L.body.slice(n - p)),
-      store,
+      ...store,
       ...this.body(L.body.slice(p, n - p)),
       ...this.body(L.body.slice(0, p)),
       { kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt,
@@ -691,19 +686,26 @@ class FunctionAdjoint {
         kind: 'alloc',
         name: h.history,
         declared: { kind: 'array', elem: 'f64' },
-        value: { kind: 'call', callee: 'zeros', args: [bin('*', ref(h.rows), int(m))] },
+        value: historySize(h.rows, m),
         // every element is read (by the loading loop, at the same row) only after the storing
         // loop's \`init\` update wrote it, and it is freed unchecked: no zeroing needed
         overwritten: true,
       } as Stmt,
       { kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt,
-      ...this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+      {
+        kind: 'if',
+        pre: this.historyKept(h, m),
+        post: null,
+        then: this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+        else: this.stmt(L),
+      } as Stmt,
     ]
   }
 
   /**
-   * The adjoint of `L` of a stage pair (the backward sweep): each iteration takes its stages
-   * from the history where it has a row and recomputes them where not, then the history is freed.
+   * The adjoint of `L` of a stage pair (the backward sweep): where the history holds every
+   * iteration, each iteration takes its stages from it instead of recomputing them; else the
+   * plain adjoint. Then the history is freed.
    */
   private loadingLoop(pair: StagePair): Stmt[] {
     const L = pair.forward
@@ -712,45 +714,42 @@ class FunctionAdjoint {
       m = pair.stages.length,
       n = L.body.length
     const tail = L.body.slice(n - p)
-    const load: Stmt = {
-      kind: 'if',
-      pre: this.historyRow(h),
-      post: null,
-      then: pair.stages.map(
-        (a, j) =>
-          ({
-            kind: 'update',
-            op: '+=',
-            target: ref(a.name),
-            value: this.historyElement(h, m, j) as Expr,
-            ...loc(a),
-          }) as Stmt,
-      ),
-      else: this.body(tail.slice(0, p - m)),
-    }
+    const load: Stmt[] = pair.stages.map(
+      (a, j) =>
+        ({
+          kind: 'update',
+          op: '+=',
+          target: ref(a.name),
+          value: this.historyElement(h, m, j) as Expr,
+          ...loc(a),
+        }) as Stmt,
+    )
     const body = [
       { kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt,
       ...this.body(tail.slice(p - m)),
-      load,
+      ...load,
       ...this.body(L.body.slice(p, n - p)),
       ...this.body(L.body.slice(0, p)),
     ]
     return [
-      ...this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+      {
+        kind: 'if',
+        pre: this.historyKept(h, m),
+        post: null,
+        then: this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+        else: this.stmt(L),
+      } as Stmt,
       {
         kind: 'unchecked',
         body: [
           { kind: 'dealloc', name: h.row, value: int(0) },
-          {
-            kind: 'dealloc',
-            name: h.history,
-            value: { kind: 'call', callee: 'zeros', args: [bin('*', ref(h.rows), int(m))] },
-          },
+          { kind: 'dealloc', name: h.history, value: historySize(h.rows, m) },
           { kind: 'dealloc', name: h.rows, value: historyRows(L, m) },
         ],
       } as Stmt,
     ]
   }
+
 
   private stmt(s: Stmt): Stmt[] {
     switch (s.kind) {
@@ -1318,8 +1317,8 @@ const I32: Type = { kind: 'scalar', name: 'i32' }
 
 /**
  * The rows of a stage history for loop \`L\` with m stages: \`|stop − start| / |step| + 1\` in f64
- * (exact for i32 endpoints; at least the iteration count), capped at \`HISTORY_ELEMENTS\` / m,
- * as an i32. An estimate too small only leaves iterations to recompute their stages.
+ * (exact for i32 endpoints, rounded down only at an integer: at least the iteration count), at
+ * most \`historyCap(m)\` + 1 (then more than the history holds: the loops recompute), as an i32.
  */
 function historyRows(L: Extract<Stmt, { kind: 'for' }>, m: number): Expr {
   const f64 = (e: Expr): Expr => ({ kind: 'call', callee: 'f64', args: [clone(e)] })
@@ -1337,9 +1336,27 @@ function historyRows(L: Extract<Stmt, { kind: 'for' }>, m: number): Expr {
   const capped: Expr = {
     kind: 'call',
     callee: 'min',
-    args: [bin('+', perStep, lit(1)), lit(Math.floor(HISTORY_ELEMENTS / m))],
+    args: [bin('+', perStep, lit(1)), lit(historyCap(m) + 1)],
   }
   return { kind: 'call', callee: 'i32', args: [capped] }
+}
+
+/** The most rows a stage history of m stages holds (\`HISTORY_ELEMENTS\` / m). */
+function historyCap(m: number): number {
+  return Math.floor(HISTORY_ELEMENTS / m)
+}
+
+/**
+ * \`zeros(rows · m · min(div(cap, rows), 1))\`: rows · m elements where rows ≤ cap (the history
+ * is kept), none where rows = cap + 1 (rows ≥ 1: no division by zero).
+ */
+function historySize(rows: string, m: number): Expr {
+  const kept: Expr = {
+    kind: 'call',
+    callee: 'min',
+    args: [{ kind: 'call', callee: 'div', args: [int(historyCap(m)), ref(rows)] }, int(1)],
+  }
+  return { kind: 'call', callee: 'zeros', args: [bin('*', bin('*', ref(rows), int(m)), kept)] }
 }
 
 function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
