@@ -219,7 +219,8 @@ describe('stage histories in the adjoint-only program', () => {
     expect(printed).toContain(`$history1: f64[] <- zeros($rows0 * 3 * min(div(${cap}, $rows0), 1))`)
     expect(printed).toContain(`if ($rows0 <= ${cap}, ~) {`)
     for (const [j, s] of ['k1', 'k2', 'u'].entries()) {
-      const at = `$history1[$row2 * 3${j ? ` + ${j}` : ''}]`
+      // (the row of iteration t is t: a step of 1 from 0)
+      const at = `$history1[t * 3${j ? ` + ${j}` : ''}]`
       expect(printed).toContain(`${at} += ${s}`)
       expect(printed).toContain(`${s} += ${at}`)
     }
@@ -241,6 +242,8 @@ describe('stage histories in the adjoint-only program', () => {
     [-B, B - 1, 2 ** 30], // huge bounds: the difference overflows an i32
     [B - 1, -B, -(2 ** 29)],
     [-7, 11, 3],
+    [-B, -B + 6, 1], // rows t − lo at the bottom of the i32 range
+    [B - 1, B - 7, -1], // rows lo − t at the top
   ]
   const cases: Array<[string, unknown[], number[]]> = [
     ...ranges.flatMap(([lo, hi, st]): Array<[string, unknown[], number[]]> => [

@@ -39,6 +39,8 @@ export interface StagePair {
   split: number
   /** The f64 scalar ancillas that head allocates first, `x <- 0.0`, and leaves live: the stages. */
   stages: AllocStmt[]
+  /** The roots L's body writes. */
+  written: ReadonlySet<string>
 }
 
 /** Which parameters a callee (function or bijection) writes, or undefined when unknown. */
@@ -201,8 +203,9 @@ export function stagePairs(body: readonly Stmt[], written: WrittenArgs, _registr
     const reads = mentioned([L])
     if ([...between].some((r) => reads.has(r))) continue
     const split = splitStages(L.body, written)
-    if (!split) continue
-    const pair: StagePair = { forward: L, inverse: body[j] as ForStmt, ...split }
+    const inside = writtenRoots(L.body, written)
+    if (!split || !inside) continue
+    const pair: StagePair = { forward: L, inverse: body[j] as ForStmt, ...split, written: inside }
     out.set(L, pair)
     out.set(body[j]!, pair)
     taken.add(L).add(body[j]!)

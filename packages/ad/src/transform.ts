@@ -22,7 +22,7 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { effectfulFunctions, readNames, rewriteExpr, rootName, walk } from '@tenet/ir/backend'
+import { effectfulFunctions, readNames, rewriteExpr, rootName, valueReads, walk } from '@tenet/ir/backend'
 import { valueHolders, type UpdateStmt } from './value-holders.js'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
@@ -624,7 +624,7 @@ class FunctionAdjoint {
    */
   private stageHistory = false
   /** The names of each stage pair's history, counter and rows, by its forward loop. */
-  private readonly histories = new Map<Stmt, { rows: string; history: string; row: string }>()
+  private readonly histories = new Map<Stmt, History>()
 
   /** Which parameters of a called function or bijection the call writes (undefined if unknown). */
   private writtenArgs(x: CallStmt): readonly boolean[] | undefined {
@@ -642,8 +642,8 @@ class FunctionAdjoint {
   }
 
   /** `history[row · m + j]`. */
-  private historyElement(h: { history: string; row: string }, m: number, j: number): Dataview {
-    const index = bin('*', ref(h.row), int(m))
+  private historyElement(h: History, m: number, j: number): Dataview {
+    const index = bin('*', h.index ? clone(h.index) : ref(h.row), int(m))
     return at(h.history, j === 0 ? index : bin('+', index, int(j)))
   }
 
@@ -659,7 +659,13 @@ class FunctionAdjoint {
     const p = pair.split,
       m = pair.stages.length,
       n = L.body.length
-    const h = { rows: this.fresh('rows'), history: this.fresh('history'), row: this.fresh('row') }
+    const index = iterationIndex(L, pair.written)
+    const h: History = {
+      rows: this.fresh('rows'),
+      history: this.fresh('history'),
+      row: index ? '' : this.fresh('row'),
+      ...(index ? { index } : {}),
+    }
     this.histories.set(pair.forward, h)
     const store: Stmt[] = pair.stages.map(
       (a, j) =>
@@ -678,7 +684,7 @@ class FunctionAdjoint {
       ...store,
       ...this.body(L.body.slice(p, n - p)),
       ...this.body(L.body.slice(0, p)),
-      { kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt,
+      ...(h.index ? [] : [{ kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt]),
     ]
     return [
       { kind: 'alloc', name: h.rows, declared: I32, value: historyRows(L, m) } as Stmt,
@@ -691,7 +697,7 @@ class FunctionAdjoint {
         // loop's \`init\` update wrote it, and it is freed unchecked: no zeroing needed
         overwritten: true,
       } as Stmt,
-      { kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt,
+      ...(h.index ? [] : [{ kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt]),
       {
         kind: 'if',
         pre: this.historyKept(h, m),
@@ -725,7 +731,7 @@ class FunctionAdjoint {
         }) as Stmt,
     )
     const body = [
-      { kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt,
+      ...(h.index ? [] : [{ kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt]),
       ...this.body(tail.slice(p - m)),
       ...load,
       ...this.body(L.body.slice(p, n - p)),
@@ -742,7 +748,7 @@ class FunctionAdjoint {
       {
         kind: 'unchecked',
         body: [
-          { kind: 'dealloc', name: h.row, value: int(0) },
+          ...(h.index ? [] : [{ kind: 'dealloc', name: h.row, value: int(0) } as Stmt]),
           { kind: 'dealloc', name: h.history, value: historySize(h.rows, m) },
           { kind: 'dealloc', name: h.rows, value: historyRows(L, m) },
         ],
@@ -1309,6 +1315,35 @@ function rootOf(a: Arg): string {
 function withType<T extends Expr>(e: T, t: string): T {
   ;(e as { type?: string }).type = t
   return e
+}
+
+/**
+ * The names of a stage history (see \`FunctionAdjoint.storingLoop\`): its rows, the history, and
+ * the row of an iteration, either \`index\` (an expression of the loop variable) or the counter
+ * \`row\` (counting the storing loop's iterations up and the loading loop's down).
+ */
+interface History {
+  rows: string
+  history: string
+  row: string
+  index?: Expr
+}
+
+/**
+ * The row of an iteration of \`L\` as an expression of its variable, \`t − start\` (\`start − t\` for
+ * a step of −1), where its step is ±1 and its body writes nothing \`start\` reads (\`written\`);
+ * undefined elsewhere (a counter then numbers the rows). In a kept history the loop runs at most
+ * \`historyCap\` iterations, so the difference is that small: no i32 wrap-around.
+ */
+function iterationIndex(L: Extract<Stmt, { kind: 'for' }>, written: ReadonlySet<string>): Expr | undefined {
+  const step = L.step === null ? 1 : L.step.kind === 'num' ? L.step.value : 0
+  if (step !== 1 && step !== -1) return undefined
+  const reads = new Set<string>()
+  valueReads(L.start, reads)
+  if ([...reads].some((r) => written.has(r))) return undefined
+  const t = ref(L.variable)
+  if (L.start.kind === 'num' && L.start.value === 0) return step === 1 ? t : bin('-', int(0), t)
+  return step === 1 ? bin('-', t, clone(L.start)) : bin('-', clone(L.start), t)
 }
 
 /** An i32 literal. */
