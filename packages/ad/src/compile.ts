@@ -694,5 +694,8 @@ export function compileSecondOrder(
 
 // TEMPORARY A/B switch (removed before the last commit)
 function noStageHistory(): boolean {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TENET_NO_STAGE_HISTORY === '1'
+  return (
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TENET_NO_STAGE_HISTORY ===
+    '1'
+  )
 }

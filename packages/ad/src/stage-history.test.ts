@@ -246,10 +246,12 @@ describe('stage histories in the adjoint-only program', () => {
     [B - 1, B - 7, -1], // rows lo − t at the top
   ]
   const cases: Array<[string, unknown[], number[]]> = [
-    ...ranges.flatMap(([lo, hi, st]): Array<[string, unknown[], number[]]> => [
-      ['range_loss', [0, x, lo, hi, st], [1]],
-      ['closed_loss', [0, x, lo, hi, st], [1]],
-    ]),
+    ...ranges.flatMap(
+      ([lo, hi, st]): Array<[string, unknown[], number[]]> => [
+        ['range_loss', [0, x, lo, hi, st], [1]],
+        ['closed_loss', [0, x, lo, hi, st], [1]],
+      ],
+    ),
     ['mid_loss', [0, Float64Array.of(0.8), Float64Array.of(1.1, 0.3), 0.05, 40], [1, 2, 3]],
   ]
   for (const backend of ['cpu', 'wasm'])

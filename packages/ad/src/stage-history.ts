@@ -19,7 +19,7 @@
  *
  * This file finds the pairs (`stagePairs`); `FunctionAdjoint` (transform.ts) builds the loops.
  */
-import { printStmt, type Arg, type Expr, type Registry, type Stmt } from '@tenet/ir'
+import { printStmt, type Arg, type Expr, type Stmt } from '@tenet/ir'
 import { rootName, valueReads, walk } from '@tenet/ir/backend'
 import { invertStmt } from '@tenet/reversible'
 
@@ -186,17 +186,21 @@ function splitStages(body: readonly Stmt[], written: WrittenArgs): { split: numb
  * them write nothing that L mentions (and have no host effects or stacks), and L's body splits
  * as `splitStages` says.
  */
-export function stagePairs(body: readonly Stmt[], written: WrittenArgs, _registry?: Registry): Map<Stmt, StagePair> {
+export function stagePairs(body: readonly Stmt[], written: WrittenArgs): Map<Stmt, StagePair> {
   const out = new Map<Stmt, StagePair>()
   const taken = new Set<Stmt>()
-  for (let i = 0; i < body.length; i++) {
+  // each loop printed as it is (inverted twice: inverting a deallocation declares the allocation's
+  // type) and inverted, once per block
+  const loops = body.flatMap((x, i) => (x.kind === 'for' ? [i] : []))
+  if (loops.length < 2) return out
+  const asIs = new Map(loops.map((i) => [i, printStmt(invertStmt(invertStmt(body[i]!)), 0)]))
+  const inverted = new Map(loops.map((i) => [i, printStmt(invertStmt(body[i]!), 0)]))
+  for (const i of loops) {
     const L = body[i]!
     if (L.kind !== 'for' || taken.has(L)) continue
-    const want = printStmt(invertStmt(L), 0)
+    const want = inverted.get(i)
     let j = i + 1
-    // (compared as inverted twice: inverting a deallocation declares the allocation's type)
-    const same = (x: Stmt) => x.kind === 'for' && !taken.has(x) && printStmt(invertStmt(invertStmt(x)), 0) === want
-    while (j < body.length && !same(body[j]!)) j++
+    while (j < body.length && !(asIs.get(j) === want && !taken.has(body[j]!))) j++
     if (j >= body.length) continue
     const between = writtenRoots(body.slice(i + 1, j), written)
     if (!between) continue

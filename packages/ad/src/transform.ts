@@ -756,7 +756,6 @@ class FunctionAdjoint {
     ]
   }
 
-
   private stmt(s: Stmt): Stmt[] {
     switch (s.kind) {
       case 'update':
