@@ -233,9 +233,7 @@ function gradientProgram(
   // (first order only: the second-order programs keep the ones their passes were tuned on)
   // (with run-time checks off, its loops keep the stages they recompute: see stage-history.ts)
   const adjointOnly =
-    onePass || plain
-      ? undefined
-      : builder.adjointOnly(info.name, lossName, constants, info.options.checks === false && !noStageHistory())
+    onePass || plain ? undefined : builder.adjointOnly(info.name, lossName, constants, info.options.checks === false)
   const adj = onePass || adjointOnly ? undefined : builder.request(info.name, false)
   let entry = onePass ?? adjointOnly ?? builder.fused(info.name, lossName, constants)
   const generated = builder.build()
@@ -690,12 +688,4 @@ export function compileSecondOrder(
   if (!byKey) secondOrderCache.set(f, (byKey = new Map()))
   byKey.set(key, out)
   return out
-}
-
-// TEMPORARY A/B switch (removed before the last commit)
-function noStageHistory(): boolean {
-  return (
-    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TENET_NO_STAGE_HISTORY ===
-    '1'
-  )
 }
