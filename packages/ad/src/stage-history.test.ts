@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, printStmt, type FunctionDef } from '@tenet/ir'
-import { compileModule, preprocess, type TenetFunction } from '@tenet/reversible'
+import { compileModule, interpreterBackend, preprocess, type TenetFunction } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { grad } from './index.js'
@@ -177,7 +177,8 @@ fn mid_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
 }
 `
 
-const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
+const registry = () =>
+  createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
 const compile = (backend: string, checks: boolean) =>
   compileModule(parse({ text: programs, name: 'stages' }), { registry: registry(), backend, checks })
 
@@ -254,7 +255,7 @@ describe('stage histories in the adjoint-only program', () => {
     ),
     ['mid_loss', [0, Float64Array.of(0.8), Float64Array.of(1.1, 0.3), 0.05, 40], [1, 2, 3]],
   ]
-  for (const backend of ['cpu', 'wasm'])
+  for (const backend of ['cpu', 'wasm', 'interpreter'])
     it(`agree with checks on, the two sweeps and central differences on ${backend}`, () => {
       const fast = compile(backend, false)
       const checked = compile(backend, true)
