@@ -227,13 +227,14 @@ function gradientProgram(
     registryPartials(registry, info.program.hosts),
     1,
   )
+  // without run-time checks, a first-order program's adjoints keep the stages of loops whose
+  // inverse follows in the same block instead of recomputing them (see stage-history.ts)
+  builder.stageHistories = !plain && info.options.checks === false
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName, constants)
   // (first order only: the second-order programs keep the ones their passes were tuned on)
-  // (with run-time checks off, its loops keep the stages they recompute: see stage-history.ts)
-  const adjointOnly =
-    onePass || plain ? undefined : builder.adjointOnly(info.name, lossName, constants, info.options.checks === false)
+  const adjointOnly = onePass || plain ? undefined : builder.adjointOnly(info.name, lossName, constants)
   const adj = onePass || adjointOnly ? undefined : builder.request(info.name, false)
   let entry = onePass ?? adjointOnly ?? builder.fused(info.name, lossName, constants)
   const generated = builder.build()

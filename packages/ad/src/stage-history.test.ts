@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, printStmt, type FunctionDef } from '@tenet/ir'
-import { compileModule, interpreterBackend, preprocess, type TenetFunction } from '@tenet/reversible'
+import { compileModule, interpreterBackend, preprocess, TENET_FUNCTION, type TenetFunction } from '@tenet/reversible'
+
+type Info = { program: { functions: Map<string, FunctionDef> } }
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { grad } from './index.js'
@@ -175,6 +177,33 @@ fn mid_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
   loss += xs[steps] * xs[steps]
   ~routine
 }
+// the same integrator in a callee that writes its final state: the pair is in the callee
+fn mid(out: f64[], x0: f64[], p: f64[], h: f64, steps: i32) {
+  routine {
+    xs: f64[] <- zeros(steps + 1)
+    xs[0] += x0[0]
+    for t in 0..steps {
+      routine {
+        k1, k2, u <- 0.0, 0.0, 0.0
+        k1 += p[0] * xs[t] - p[1] * xs[t] * xs[t]
+        u += xs[t] + h / 2.0 * k1
+        k2 += p[0] * u - p[1] * u * u
+      }
+      xs[t + 1] += xs[t] + h * k2
+      ~routine
+    }
+  }
+  out[0] += xs[steps]
+  ~routine
+}
+fn called_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
+  routine {
+    o: f64[] <- zeros(1)
+    mid(o, x0, p, h, steps)
+  }
+  loss += o[0] * o[0]
+  ~routine
+}
 `
 
 const registry = () =>
@@ -228,6 +257,16 @@ describe('stage histories in the adjoint-only program', () => {
     // the backward loop where the history is kept recomputes no stage: one evaluation of k2's
     // right-hand side per forward loop (kept or not) and one in the plain backward loop
     expect(printed.match(/k2 \+= p\[0\] \* u - p\[1\] \* u \* u/g)).toHaveLength(3)
+    // a callee's adjoints (its call and its uncall) keep the stages of its own loop pair
+    const called = grad(compile('cpu', false).called_loss!, { loss: 0 })
+    const functions = [
+      ...(called.program as unknown as Record<symbol, Info>)[TENET_FUNCTION]!.program.functions.values(),
+    ]
+    const kept = functions.filter((f) => printFunction(f).includes('$history')).map((f) => f.name)
+    // (and their copies specialised for what the caller reads, `$live<n>`)
+    expect(kept.every((n) => n.startsWith('mid$'))).toBe(true)
+    expect(kept.filter((n) => n.startsWith('mid$adj$live')).length).toBeGreaterThan(0)
+    expect(kept.filter((n) => n.startsWith('mid$inv$adj$live')).length).toBeGreaterThan(0)
     // with checks on, the program is the plain adjoint
     const checked = printFunction(grad(compile('cpu', true).mid_loss!, { loss: 0 }).program.ir)
     expect(checked).not.toContain('$history')
@@ -254,6 +293,7 @@ describe('stage histories in the adjoint-only program', () => {
       ],
     ),
     ['mid_loss', [0, Float64Array.of(0.8), Float64Array.of(1.1, 0.3), 0.05, 40], [1, 2, 3]],
+    ['called_loss', [0, Float64Array.of(0.8), Float64Array.of(1.1, 0.3), 0.05, 40], [1, 2, 3]],
   ]
   for (const backend of ['cpu', 'wasm', 'interpreter'])
     it(`agree with checks on, the two sweeps and central differences on ${backend}`, () => {

@@ -156,6 +156,13 @@ export class AdjointBuilder extends OnDemandTransform {
   }
 
   /**
+   * Whether the adjoints this builder generates keep the stages of loops whose inverse follows
+   * in the same block (see stage-history.ts): for first-order gradient programs compiled without
+   * run-time checks (set by their builder before it generates anything).
+   */
+  stageHistories = false
+
+  /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
    * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
    * `build()` afterwards to generate the callee adjoints it uses. `constants`: parameters held
@@ -183,18 +190,10 @@ export class AdjointBuilder extends OnDemandTransform {
    * width 1), or undefined when it does not apply. See `FunctionAdjoint.buildAdjointOnly`.
    * `constants`: parameters held constant (see `fused`).
    */
-  adjointOnly(
-    name: string,
-    loss: string | undefined,
-    constants: ReadonlySet<string> = NONE,
-    stageHistory = false,
-  ): FunctionDef | undefined {
+  adjointOnly(name: string, loss: string | undefined, constants: ReadonlySet<string> = NONE): FunctionDef | undefined {
     const f = this.program.functions.get(name)
     if (!f || this.width !== 1 || loss === undefined) return undefined
-    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(
-      loss,
-      stageHistory,
-    )
+    return new FunctionAdjoint(this, f, `${heldName(name, constants)}$adjonly`, constants).buildAdjointOnly(loss)
   }
 
   /**
@@ -280,6 +279,7 @@ class FunctionAdjoint {
   ) {
     this.registry = builder.registry
     this.w = builder.width
+    this.stageHistory = builder.stageHistories && this.w === 1
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
     const names = namesIn(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
@@ -533,7 +533,7 @@ class FunctionAdjoint {
    * `$loss += loss`. Parameters: the adjoint's, then `$loss`, like the fused program. Leaves every
    * other argument at its input.
    */
-  buildAdjointOnly(loss: string, stageHistory = false): FunctionDef | undefined {
+  buildAdjointOnly(loss: string): FunctionDef | undefined {
     const lossParam = this.f.params.find((p) => p.name === loss)
     if (lossParam?.type.kind !== 'scalar' || (lossParam.type.name !== 'f64' && lossParam.type.name !== 'f32'))
       return undefined
@@ -542,7 +542,6 @@ class FunctionAdjoint {
     if (!written || this.f.params.some((p, i) => p.name !== loss && written[i] !== false)) return undefined
     if (effectfulFunctions(this.builder.program.functions.values()).has(this.f.name)) return undefined
     if (lossParam.type.name === 'f64') this.unitLoss = loss
-    this.stageHistory = stageHistory
     const turn = (body: Stmt[]): Stmt[] =>
       body.map((x): Stmt => {
         if (x.kind === 'update' && x.target.kind === 'var' && x.target.name === loss)
@@ -620,9 +619,9 @@ class FunctionAdjoint {
 
   /**
    * Keep the stages of loops with their inverse later in the same block (see stage-history.ts):
-   * set by \`buildAdjointOnly\` when asked to, for a program that runs both sweeps.
+   * the builder's \`stageHistories\`.
    */
-  private stageHistory = false
+  private readonly stageHistory: boolean
   /** The names of each stage pair's history, counter and rows, by its forward loop. */
   private readonly histories = new Map<Stmt, History>()
 
