@@ -5,9 +5,10 @@
  * backward sweep of a gradient program that runs both.
  *
  * Where `f`'s block holds such a loop `L` and later its inverse `L′ = ~L` (the two halves of a
- * top-level routine: `routine { … L … } C ~routine`), the gradient program that starts at f's
- * inputs (the adjoint-only program) runs `adj(L′)` — L value-wise, forward, each iteration
- * recomputing the stages `P` and uncomputing them after the copy `Q` — and later `adj(L)`, whose
+ * top-level routine: `routine { … L … } C ~routine`), the adjoint of that block (in the
+ * adjoint-only program, or in a callee's adjoint within one call) runs `adj(L′)` — L value-wise,
+ * forward, each iteration recomputing the stages `P` and uncomputing them after the copy `Q` —
+ * and later `adj(L)`, whose
  * iteration t recomputes the same stages once more (`adj(~P)`, its gradient updates all adding
  * zero gradients) before `adj(Q)` and `adj(P)` read them. By reversibility the values `adj(L)`
  * recomputes at iteration t are those `adj(L′)` computed at iteration t (the statements between
@@ -15,7 +16,7 @@
  * values after Q as before it), up to the rounding drift of the sweep. So the forward loop
  * stores them in a history (one row per iteration, allocated once per call, at most
  * `HISTORY_ELEMENTS` elements) and the backward loop loads them instead of recomputing them;
- * an iteration beyond the history's rows recomputes as before.
+ * where the loop has more iterations than the history can hold, both loops recompute as before.
  *
  * This file finds the pairs (`stagePairs`); `FunctionAdjoint` (transform.ts) builds the loops.
  */
