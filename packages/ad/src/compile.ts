@@ -227,6 +227,9 @@ function gradientProgram(
     registryPartials(registry, info.program.hosts),
     1,
   )
+  // without run-time checks, a first-order program's adjoints keep the stages of loops whose
+  // inverse follows in the same block instead of recomputing them (see stage-history.ts)
+  builder.stageHistories = !plain && info.options.checks === false
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName, constants)

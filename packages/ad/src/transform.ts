@@ -22,11 +22,12 @@ import {
   type Stmt,
   type Type,
 } from '@tenet/ir'
-import { effectfulFunctions, readNames, rewriteExpr, rootName, walk } from '@tenet/ir/backend'
+import { effectfulFunctions, readNames, rewriteExpr, rootName, valueReads, walk } from '@tenet/ir/backend'
 import { valueHolders, type UpdateStmt } from './value-holders.js'
 import { invertBody, invertStmt, preprocess } from '@tenet/reversible'
 import { OnDemandTransform } from './on-demand.js'
 import { onlyAccumulates } from './dead.js'
+import { HISTORY_ELEMENTS, stagePairs, type StagePair } from './stage-history.js'
 import { typeLiteralAncillas } from './snippet-ancillas.js'
 import { rejectHostPullback, type HostPullback } from './dual-host.js'
 import {
@@ -155,6 +156,13 @@ export class AdjointBuilder extends OnDemandTransform {
   }
 
   /**
+   * Whether the adjoints this builder generates keep the stages of loops whose inverse follows
+   * in the same block (see stage-history.ts): for first-order gradient programs compiled without
+   * run-time checks (set by their builder before it generates anything).
+   */
+  stageHistories = false
+
+  /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
    * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
    * `build()` afterwards to generate the callee adjoints it uses. `constants`: parameters held
@@ -271,6 +279,7 @@ class FunctionAdjoint {
   ) {
     this.registry = builder.registry
     this.w = builder.width
+    this.stageHistory = builder.stageHistories && this.w === 1
     this.dirs = Array.from({ length: this.w }, (_, k) => k)
     const names = namesIn(f)
     this.prefix = [...names].some((n) => names.has(`g_${n}`) || n === 'sink') ? 'g$$' : 'g_'
@@ -596,9 +605,154 @@ class FunctionAdjoint {
   }
 
   private body(body: Stmt[]): Stmt[] {
+    const pairs = this.stageHistory ? stagePairs(body, (x) => this.writtenArgs(x)) : undefined
     const out: Stmt[] = []
-    for (let i = body.length - 1; i >= 0; i--) out.push(...this.stmt(body[i]!))
+    for (let i = body.length - 1; i >= 0; i--) {
+      const s = body[i]!
+      const pair = pairs?.get(s)
+      if (!pair) out.push(...this.stmt(s))
+      else if (pair.inverse === s) out.push(...this.storingLoop(pair))
+      else out.push(...this.loadingLoop(pair))
+    }
     return out
+  }
+
+  /**
+   * Keep the stages of loops with their inverse later in the same block (see stage-history.ts):
+   * the builder's \`stageHistories\`.
+   */
+  private readonly stageHistory: boolean
+  /** The names of each stage pair's history, counter and rows, by its forward loop. */
+  private readonly histories = new Map<Stmt, History>()
+
+  /** Which parameters of a called function or bijection the call writes (undefined if unknown). */
+  private writtenArgs(x: CallStmt): readonly boolean[] | undefined {
+    if (x.target === 'function') return this.builder.program.writes.get(x.callee)
+    try {
+      return this.registry.bijection(x.callee).roles.map((r) => r === 'inout')
+    } catch {
+      return undefined
+    }
+  }
+
+  /** `rows <= cap`: whether the history holds a row for every iteration (else the loops recompute). */
+  private historyKept(h: { rows: string }, m: number): Expr {
+    return bin('<=', ref(h.rows), int(historyCap(m)))
+  }
+
+  /** `history[row · m + j]`. */
+  private historyElement(h: History, m: number, j: number): Dataview {
+    const index = bin('*', h.index ? clone(h.index) : ref(h.row), int(m))
+    return at(h.history, j === 0 ? index : bin('+', index, int(j)))
+  }
+
+  /**
+   * The adjoint of `L′ = ~L` of a stage pair (L value-wise, forwards), preceded by the allocation
+   * of the history: its rows (an estimate of the iteration count, at least that count), the
+   * history and the row counter. Where the rows fit (\`HISTORY_ELEMENTS\`), each iteration
+   * stores its stages right after it recomputes them; else the loop is the plain adjoint and the
+   * history is empty.
+   */
+  private storingLoop(pair: StagePair): Stmt[] {
+    const L = pair.inverse
+    const p = pair.split,
+      m = pair.stages.length,
+      n = L.body.length
+    const index = iterationIndex(L, pair.written)
+    const h: History = {
+      rows: this.fresh('rows'),
+      history: this.fresh('history'),
+      row: index ? '' : this.fresh('row'),
+      ...(index ? { index } : {}),
+    }
+    this.histories.set(pair.forward, h)
+    const store: Stmt[] = pair.stages.map(
+      (a, j) =>
+        ({
+          kind: 'update',
+          op: '+=',
+          target: this.historyElement(h, m, j),
+          value: ref(a.name),
+          // (the first write of its element: see the allocation's \`overwritten\`)
+          init: true,
+          ...loc(a),
+        }) as Stmt,
+    )
+    const body = [
+      ...this.body(L.body.slice(n - p)),
+      ...store,
+      ...this.body(L.body.slice(p, n - p)),
+      ...this.body(L.body.slice(0, p)),
+      ...(h.index ? [] : [{ kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt]),
+    ]
+    return [
+      { kind: 'alloc', name: h.rows, declared: I32, value: historyRows(L, m) } as Stmt,
+      {
+        kind: 'alloc',
+        name: h.history,
+        declared: { kind: 'array', elem: 'f64' },
+        value: historySize(h.rows, m),
+        // every element is read (by the loading loop, at the same row) only after the storing
+        // loop's \`init\` update wrote it, and it is freed unchecked: no zeroing needed
+        overwritten: true,
+      } as Stmt,
+      ...(h.index ? [] : [{ kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt]),
+      {
+        kind: 'if',
+        pre: this.historyKept(h, m),
+        post: null,
+        then: this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+        else: this.stmt(L),
+      } as Stmt,
+    ]
+  }
+
+  /**
+   * The adjoint of `L` of a stage pair (the backward sweep): where the history holds every
+   * iteration, each iteration takes its stages from it instead of recomputing them; else the
+   * plain adjoint. Then the history is freed.
+   */
+  private loadingLoop(pair: StagePair): Stmt[] {
+    const L = pair.forward
+    const h = this.histories.get(L)!
+    const p = pair.split,
+      m = pair.stages.length,
+      n = L.body.length
+    const tail = L.body.slice(n - p)
+    const load: Stmt[] = pair.stages.map(
+      (a, j) =>
+        ({
+          kind: 'update',
+          op: '+=',
+          target: ref(a.name),
+          value: this.historyElement(h, m, j) as Expr,
+          ...loc(a),
+        }) as Stmt,
+    )
+    const body = [
+      ...(h.index ? [] : [{ kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt]),
+      ...this.body(tail.slice(p - m)),
+      ...load,
+      ...this.body(L.body.slice(p, n - p)),
+      ...this.body(L.body.slice(0, p)),
+    ]
+    return [
+      {
+        kind: 'if',
+        pre: this.historyKept(h, m),
+        post: null,
+        then: this.stmt({ ...L, body: [] }).map((x) => ({ ...x, body }) as Stmt),
+        else: this.stmt(L),
+      } as Stmt,
+      {
+        kind: 'unchecked',
+        body: [
+          ...(h.index ? [] : [{ kind: 'dealloc', name: h.row, value: int(0) } as Stmt]),
+          { kind: 'dealloc', name: h.history, value: historySize(h.rows, m) },
+          { kind: 'dealloc', name: h.rows, value: historyRows(L, m) },
+        ],
+      } as Stmt,
+    ]
   }
 
   private stmt(s: Stmt): Stmt[] {
@@ -1159,6 +1313,83 @@ function rootOf(a: Arg): string {
 function withType<T extends Expr>(e: T, t: string): T {
   ;(e as { type?: string }).type = t
   return e
+}
+
+/**
+ * The names of a stage history (see \`FunctionAdjoint.storingLoop\`): its rows, the history, and
+ * the row of an iteration, either \`index\` (an expression of the loop variable) or the counter
+ * \`row\` (counting the storing loop's iterations up and the loading loop's down).
+ */
+interface History {
+  rows: string
+  history: string
+  row: string
+  index?: Expr
+}
+
+/**
+ * The row of an iteration of \`L\` as an expression of its variable, \`t − start\` (\`start − t\` for
+ * a step of −1), where its step is ±1 and its body writes nothing \`start\` reads (\`written\`);
+ * undefined elsewhere (a counter then numbers the rows). In a kept history the loop runs at most
+ * \`historyCap\` iterations, so the difference is that small: no i32 wrap-around.
+ */
+function iterationIndex(L: Extract<Stmt, { kind: 'for' }>, written: ReadonlySet<string>): Expr | undefined {
+  const step = L.step === null ? 1 : L.step.kind === 'num' ? L.step.value : 0
+  if (step !== 1 && step !== -1) return undefined
+  const reads = new Set<string>()
+  valueReads(L.start, reads)
+  if ([...reads].some((r) => written.has(r))) return undefined
+  const t = ref(L.variable)
+  if (L.start.kind === 'num' && L.start.value === 0) return step === 1 ? t : bin('-', int(0), t)
+  return step === 1 ? bin('-', t, clone(L.start)) : bin('-', clone(L.start), t)
+}
+
+/** An i32 literal. */
+const int = (value: number): Expr => ({ kind: 'num', value, isFloat: false })
+const I32: Type = { kind: 'scalar', name: 'i32' }
+
+/**
+ * The rows of a stage history for loop \`L\` with m stages: \`|stop − start| / |step| + 1\` in f64
+ * (exact for i32 endpoints, rounded down only at an integer: at least the iteration count), at
+ * most \`historyCap(m)\` + 1 (then more than the history holds: the loops recompute), as an i32.
+ */
+function historyRows(L: Extract<Stmt, { kind: 'for' }>, m: number): Expr {
+  const f64 = (e: Expr): Expr => ({ kind: 'call', callee: 'f64', args: [clone(e)] })
+  const fabs = (e: Expr): Expr => ({ kind: 'call', callee: 'abs', args: [e] })
+  const span = fabs(bin('-', f64(L.stop), f64(L.start)))
+  const step = L.step
+  const perStep =
+    step === null
+      ? span
+      : step.kind === 'num'
+        ? Math.abs(step.value) === 1
+          ? span
+          : bin('/', span, lit(Math.abs(step.value)))
+        : bin('/', span, fabs(f64(step)))
+  const capped: Expr = {
+    kind: 'call',
+    callee: 'min',
+    args: [bin('+', perStep, lit(1)), lit(historyCap(m) + 1)],
+  }
+  return { kind: 'call', callee: 'i32', args: [capped] }
+}
+
+/** The most rows a stage history of m stages holds (\`HISTORY_ELEMENTS\` / m). */
+function historyCap(m: number): number {
+  return Math.floor(HISTORY_ELEMENTS / m)
+}
+
+/**
+ * \`zeros(rows · m · min(div(cap, rows), 1))\`: rows · m elements where rows ≤ cap (the history
+ * is kept), none where rows = cap + 1 (rows ≥ 1: no division by zero).
+ */
+function historySize(rows: string, m: number): Expr {
+  const kept: Expr = {
+    kind: 'call',
+    callee: 'min',
+    args: [{ kind: 'call', callee: 'div', args: [int(historyCap(m)), ref(rows)] }, int(1)],
+  }
+  return { kind: 'call', callee: 'zeros', args: [bin('*', bin('*', ref(rows), int(m)), kept)] }
 }
 
 function loc(s: { loc?: Expr['loc'] }): { loc?: NonNullable<Expr['loc']> } {
