@@ -128,4 +128,13 @@ export {
   doublesText,
 } from './carried-programs.js'
 export { besselSource } from './paper-programs.js'
+export {
+  csrLossSource,
+  heatLossSource,
+  hornerLossSource,
+  lvSource,
+  rk4LossSource,
+  rnnLossSource,
+  softmaxCeLossSource,
+} from './kernel-programs.js'
 export { accelSource } from './leapfrog-programs.js'
