@@ -4,6 +4,7 @@ import { walk } from '@tenet/ir/backend'
 import { compileModule, generatedCode, preprocess, type TenetFunction } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
+import { rnnLossSource } from '@tenet/testing'
 import { deadRows } from './dead.js'
 import { grad } from './index.js'
 import { expectClose } from './test-util.js'
@@ -156,22 +157,7 @@ describe('dead rows: a read of the element the dropped updates write, before the
 })
 
 const programs = `
-fn rnn_loss(loss: f64, W: f64[], U: f64[], b: f64[], xs: f64[], H: i32, D: i32, T: i32) {
-  routine {
-    hs: f64[] <- zeros((T + 1) * H)
-    pre: f64[] <- zeros(T * H)
-    for t in 0..T {
-      for i in 0..H {
-        pre[t * H + i] += b[i]
-        for j in 0..H { pre[t * H + i] += W[i * H + j] * hs[t * H + j] }
-        for j in 0..D { pre[t * H + i] += U[i * D + j] * xs[t * D + j] }
-        hs[(t + 1) * H + i] += tanh(pre[t * H + i])
-      }
-    }
-  }
-  for i in 0..H { loss += hs[T * H + i] * hs[T * H + i] }
-  ~routine
-}
+${rnnLossSource}
 // exp and sqrt histories, one of them with -=, read back by later steps
 fn growth_loss(loss: f64, x: f64[], a: f64, n: i32, T: i32) {
   routine {
