@@ -1,6 +1,6 @@
 /** Test helpers: a registry with both backends and a `rev`-like tag (the umbrella is not a dependency). */
 import { createRegistry, parse, type Registry } from '@tenet/ir'
-import { compileModule, interpreterBackend, type TenetModule } from '@tenet/reversible'
+import { compileModule, interpreterBackend, type TenetFunction, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { randomRealExpressions } from '@tenet/testing'
 import { expect } from 'vitest'
@@ -55,3 +55,32 @@ export function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: num
  * stream. The expressions come from the one generator of `@tenet/testing`.
  */
 export const randomExpressions = (seed: number) => randomRealExpressions(seed)
+
+/** Central differences of the loss (argument 0 after a forward run) in the float inputs `wrt`. */
+export function centralDifferences(f: TenetFunction, args: unknown[], wrt: number[]): number[] {
+  const loss = (a: unknown[]) =>
+    (f(...a.map((x) => (x instanceof Float64Array ? x.slice() : x))) as unknown[])[0] as number
+  const out: number[] = []
+  for (const k of wrt) {
+    const a = args[k]
+    const n = a instanceof Float64Array ? a.length : 1
+    for (let e = 0; e < n; e++) {
+      const at = (d: number) => {
+        const copy = [...args]
+        if (a instanceof Float64Array) {
+          const v = a.slice()
+          v[e]! += d
+          copy[k] = v
+        } else copy[k] = (a as number) + d
+        return loss(copy)
+      }
+      const h = 1e-6 * Math.max(1, Math.abs(a instanceof Float64Array ? a[e]! : (a as number)))
+      out.push((at(h) - at(-h)) / (2 * h))
+    }
+  }
+  return out
+}
+
+/** The entries of the results `r` at the argument positions `wrt`, arrays flattened in order. */
+export const flatWrt = (r: unknown[], wrt: number[]): number[] =>
+  wrt.flatMap((k) => (r[k] instanceof Float64Array ? Array.from(r[k] as Float64Array) : [r[k] as number]))

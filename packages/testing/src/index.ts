@@ -127,7 +127,16 @@ export {
   signedZeroArgs,
   doublesText,
 } from './carried-programs.js'
-export { besselSource } from './paper-programs.js'
+export {
+  besselReciprocalSource,
+  besselSource,
+  besselTermsSource,
+  complexLogSource,
+  sparseDotMergeSource,
+  sparseDotSource,
+  ummSource,
+  unitarySource,
+} from './paper-programs.js'
 export {
   csrLossSource,
   heatLossSource,

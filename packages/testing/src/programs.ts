@@ -12,4 +12,13 @@ export {
   rnnLossSource,
   softmaxCeLossSource,
 } from './kernel-programs.js'
-export { besselSource } from './paper-programs.js'
+export {
+  besselReciprocalSource,
+  besselSource,
+  besselTermsSource,
+  complexLogSource,
+  sparseDotMergeSource,
+  sparseDotSource,
+  ummSource,
+  unitarySource,
+} from './paper-programs.js'
