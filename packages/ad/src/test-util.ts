@@ -2,8 +2,9 @@
 import { createRegistry, parse, type Registry } from '@tenet/ir'
 import { compileModule, interpreterBackend, type TenetFunction, type TenetModule } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { randomRealExpressions } from '@tenet/testing'
+import { finiteDifference, randomRealExpressions } from '@tenet/testing'
 import { expect } from 'vitest'
+import { gradient } from './index.js'
 
 export function testRegistry(): Registry {
   return createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
@@ -84,3 +85,29 @@ export function centralDifferences(f: TenetFunction, args: unknown[], wrt: numbe
 /** The entries of the results `r` at the argument positions `wrt`, arrays flattened in order. */
 export const flatWrt = (r: unknown[], wrt: number[]): number[] =>
   wrt.flatMap((k) => (r[k] instanceof Float64Array ? Array.from(r[k] as Float64Array) : [r[k] as number]))
+
+/**
+ * The Hessian of `f`'s loss (argument `loss` after a forward run) over the scalars of `wrt`, in
+ * that order (a float argument, or each element of a float array), by central differences of the
+ * exact gradient (`finiteDifference` of @tenet/testing with step `h`): the oracle of the Hessian
+ * tests. Row-major, n × n.
+ */
+export function fdHessian(f: TenetFunction, args: unknown[], wrt: number[], loss = 0, h = 1e-5): Float64Array {
+  const at: Array<[number, number]> = []
+  for (const p of wrt) {
+    const a = args[p]
+    if (typeof a === 'number') at.push([p, -1])
+    else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e])
+  }
+  const flat = (g: unknown[]) => at.map(([p, e]) => (e < 0 ? (g[p] as number) : (g[p] as Float64Array)[e]!))
+  const withValues = (v: number[]) => {
+    const a = args.map((x) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : x))
+    at.forEach(([p, e], k) => {
+      if (e < 0) a[p] = v[k]
+      else (a[p] as Float64Array)[e] = v[k]!
+    })
+    return a
+  }
+  const J = finiteDifference((v) => flat(gradient(f, withValues(v), { loss })), flat(args), h)
+  return Float64Array.from(J.flat())
+}
