@@ -2,7 +2,7 @@
  * @tenet/testing: a seeded generator of random reversible programs, the backend conformance
  * runner, and finite-difference checkers.
  */
-export { Random } from './random.js'
+export { mulberry32, Random } from './random.js'
 export {
   randomProgram,
   randomArgs,
