@@ -127,23 +127,6 @@ export {
   signedZeroArgs,
   doublesText,
 } from './carried-programs.js'
-export {
-  besselReciprocalSource,
-  besselSource,
-  besselTermsSource,
-  complexLogSource,
-  sparseDotMergeSource,
-  sparseDotSource,
-  ummSource,
-  unitarySource,
-} from './paper-programs.js'
-export {
-  csrLossSource,
-  heatLossSource,
-  hornerLossSource,
-  lvSource,
-  rk4LossSource,
-  rnnLossSource,
-  softmaxCeLossSource,
-} from './kernel-programs.js'
+// the shared program listings (also `@tenet/testing/programs`)
+export * from './programs.js'
 export { accelSource } from './leapfrog-programs.js'
