@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse, printStmt, type Stmt } from '@tenet/ir'
 import { walk } from '@tenet/ir/backend'
-import { compileModule, preprocess, type TenetFunction } from '@tenet/reversible'
+import { compileModule, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
+import { heatLossSource, hornerLossSource, lvSource, rnnLossSource } from '@tenet/testing'
 import { deadRows, dropDeadUpdates, privateArrays, ranged } from './dead.js'
 import { grad } from './index.js'
-import { expectClose } from './test-util.js'
+import { centralDifferences, expectClose, flatWrt as flat } from './test-util.js'
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>
 
@@ -177,21 +178,11 @@ describe('dead rows of history arrays in loops (checks off)', () => {
 })
 
 // The programs whose adjoints this changes, as gradients: checks off (dead updates dropped)
-// against checks on (nothing dropped) and against central differences of the forward run.
+// against checks on (nothing dropped) and against central differences of the forward run. The
+// bench kernels' listings come from @tenet/testing; `sweep_loss` (the heat stencil reading the
+// new row) and `euler_loss` (RK4's integrator cut to one stage) are this test's own variants.
 const programs = `
-fn heat_loss(loss: f64, u0: f64[], w: f64[], r: f64, n: i32, T: i32) {
-  routine {
-    u: f64[] <- zeros((T + 1) * n)
-    for i in 0..n { u[i] += u0[i] }
-    for t in 0..T {
-      for i in 1..n - 1 {
-        u[(t + 1) * n + i] += u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])
-      }
-    }
-  }
-  for i in 0..n { loss += w[i] * u[T * n + i] * u[T * n + i] }
-  ~routine
-}
+${heatLossSource}
 fn sweep_loss(loss: f64, u0: f64[], r: f64, n: i32, T: i32) {
   routine {
     u: f64[] <- zeros((T + 1) * n)
@@ -205,10 +196,7 @@ fn sweep_loss(loss: f64, u0: f64[], r: f64, n: i32, T: i32) {
   for i in 0..n { loss += u[T * n + i] * u[T * n + i] }
   ~routine
 }
-fn lv(d0: f64, d1: f64, x: f64, y: f64, p: f64[]) {
-  d0 += p[0] * x - p[1] * x * y
-  d1 += p[3] * x * y - p[2] * y
-}
+${lvSource}
 fn euler_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
   routine {
     xs: f64[] <- zeros(2 * steps + 2)
@@ -227,68 +215,13 @@ fn euler_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
   loss += xs[2 * steps] * xs[2 * steps + 1]
   ~routine
 }
-fn rnn_loss(loss: f64, W: f64[], U: f64[], b: f64[], xs: f64[], H: i32, D: i32, T: i32) {
-  routine {
-    hs: f64[] <- zeros((T + 1) * H)
-    pre: f64[] <- zeros(T * H)
-    for t in 0..T {
-      for i in 0..H {
-        pre[t * H + i] += b[i]
-        for j in 0..H { pre[t * H + i] += W[i * H + j] * hs[t * H + j] }
-        for j in 0..D { pre[t * H + i] += U[i * D + j] * xs[t * D + j] }
-        hs[(t + 1) * H + i] += tanh(pre[t * H + i])
-      }
-    }
-  }
-  for i in 0..H { loss += hs[T * H + i] * hs[T * H + i] }
-  ~routine
-}
-fn horner_loss(loss: f64, c: f64[], xs: f64[], ys: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      acc: f64[] <- zeros(len(c))
-      acc[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
-      e <- 0.0
-      e += acc[0] - ys[j]
-    }
-    loss += e * e
-    ~routine
-  }
-}
+${rnnLossSource}
+${hornerLossSource}
 `
 
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
 const compile = (backend: string, checks: boolean) =>
   compileModule(parse({ text: programs, name: 'rows' }), { registry: registry(), backend, checks })
-
-/** Central differences of the loss (argument 0 after a forward run) in the float inputs `wrt`. */
-function centralDifferences(f: TenetFunction, args: unknown[], wrt: number[]): number[] {
-  const loss = (a: unknown[]) =>
-    (f(...a.map((x) => (x instanceof Float64Array ? x.slice() : x))) as unknown[])[0] as number
-  const out: number[] = []
-  for (const k of wrt) {
-    const a = args[k]
-    const n = a instanceof Float64Array ? a.length : 1
-    for (let e = 0; e < n; e++) {
-      const at = (d: number) => {
-        const copy = [...args]
-        if (a instanceof Float64Array) {
-          const v = a.slice()
-          v[e]! += d
-          copy[k] = v
-        } else copy[k] = (a as number) + d
-        return loss(copy)
-      }
-      const h = 1e-6 * Math.max(1, Math.abs(a instanceof Float64Array ? a[e]! : (a as number)))
-      out.push((at(h) - at(-h)) / (2 * h))
-    }
-  }
-  return out
-}
-
-const flat = (r: unknown[], wrt: number[]) =>
-  wrt.flatMap((k) => (r[k] instanceof Float64Array ? Array.from(r[k] as Float64Array) : [r[k] as number]))
 
 describe('gradients with the dead rows dropped agree with checks on and with central differences', () => {
   const wave = (n: number, s: number) => Float64Array.from({ length: n }, (_, i) => 0.5 * Math.sin(s * (i + 1)))

@@ -4,6 +4,7 @@ import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { registerNumbers } from '@tenet/numbers'
+import { lvSource } from '@tenet/testing'
 import { checkGrad, compileAdjoint, gradient, hessian, hvp, jacobian, jvp } from './index.js'
 import { expectClose } from './test-util.js'
 
@@ -22,12 +23,13 @@ function expectGradOk(f: Parameters<typeof checkGrad>[0], args: unknown[], loss 
   expect(r.ok, JSON.stringify(r.worst)).toBe(true)
 }
 
-/** RK4 written the natural way: each stage's argument is an expression of the state and the last stage. */
+/**
+ * RK4 written the natural way: each stage's argument is an expression of the state and the last
+ * stage (this test's variant of the bench kernel's `rk4_loss`, which computes the stages' arguments
+ * into locals).
+ */
 const rk4Natural = `
-fn lv(d0: f64, d1: f64, x: f64, y: f64, p: f64[]) {
-  d0 += p[0] * x - p[1] * x * y
-  d1 += p[3] * x * y - p[2] * y
-}
+${lvSource}
 fn rk4_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
   routine {
     xs: f64[] <- zeros(2 * steps + 2)

@@ -9,7 +9,7 @@ import { wasmBackend } from '@tenet/backend-wasm'
 import { createRegistry, parse } from '@tenet/ir'
 import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
-import { finiteDifference } from '@tenet/testing'
+import { finiteDifference, heatLossSource, hornerLossSource } from '@tenet/testing'
 import { describe, expect, it } from 'vitest'
 import { gradient } from './index.js'
 
@@ -17,32 +17,8 @@ const registry = () =>
   createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
 
 const src = `
-fn horner_loss(loss: f64, c: f64[], xs: f64[], ys: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      acc: f64[] <- zeros(len(c))
-      acc[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
-      e <- 0.0
-      e += acc[0] - ys[j]
-    }
-    loss += e * e
-    ~routine
-  }
-}
-fn heat_loss(loss: f64, u0: f64[], w: f64[], r: f64, n: i32, T: i32) {
-  routine {
-    u: f64[] <- zeros((T + 1) * n)
-    for i in 0..n { u[i] += u0[i] }
-    for t in 0..T {
-      for i in 1..n - 1 {
-        u[(t + 1) * n + i] += u[t * n + i] + r * (u[t * n + i - 1] - 2.0 * u[t * n + i] + u[t * n + i + 1])
-      }
-    }
-  }
-  for i in 0..n { loss += w[i] * u[T * n + i] * u[T * n + i] }
-  ~routine
-}`
+${hornerLossSource}
+${heatLossSource}`
 
 /** The module with pass `finite-history` on or off (a source of its own: the compile caches key on it). */
 function compile(backend: string, on: boolean) {

@@ -4,37 +4,11 @@
  * the exact gradient and against width-1 runs (one direction per sweep, another compiled program).
  */
 import { describe, expect, it } from 'vitest'
-import type { TenetFunction } from '@tenet/reversible'
-import { finiteDifference } from '@tenet/testing'
-import { gradient, hessian } from './index.js'
+import { hessian } from './index.js'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import type { BackendSpec } from '@tenet/ir'
-import { expectClose, tag, testRegistry } from './test-util.js'
-
-/** Central differences of the exact gradient over the scalars of `wrt`, in that order (the oracle). */
-function fdHessian(f: TenetFunction, args: unknown[], wrt: number[]): Float64Array {
-  const at: Array<[number, number]> = []
-  for (const p of wrt) {
-    const a = args[p]
-    if (typeof a === 'number') at.push([p, -1])
-    else for (let e = 0; e < (a as Float64Array).length; e++) at.push([p, e])
-  }
-  const flat = (g: unknown[]) => at.map(([p, e]) => (e < 0 ? (g[p] as number) : (g[p] as Float64Array)[e]!))
-  const withValues = (v: number[]) => {
-    const a = args.map((x) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : x))
-    at.forEach(([p, e], k) => {
-      if (e < 0) a[p] = v[k]
-      else (a[p] as Float64Array)[e] = v[k]!
-    })
-    return a
-  }
-  const J = finiteDifference((v) => flat(gradient(f, withValues(v), { loss: 0 })), flat(args), 1e-5)
-  const n = at.length
-  const H = new Float64Array(n * n)
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) H[i * n + j] = J[i]![j]!
-  return H
-}
+import { expectClose, fdHessian, tag, testRegistry } from './test-util.js'
 
 /** Whether H (n×n, row-major) equals its transpose exactly. */
 function exactlySymmetric(H: Float64Array, n: number): boolean {

@@ -5,6 +5,7 @@ import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { checkGrad, grad, jvp } from './index.js'
 import { tag } from './test-util.js'
+import { mulberry32 as rng } from '@tenet/testing'
 
 // The one-direction tangent of a quotient by a differentiated value is ȧ·(1/b) − (a/b)·(ḃ·(1/b))
 // (see `tree` in tangent.ts): forward mode against reverse mode and central differences on random
@@ -19,18 +20,6 @@ const configs = [
   { label: 'wasm without checks', backend: 'wasm', checks: false },
   { label: 'interpreter', backend: 'interpreter', checks: true },
 ] as const
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Random functions of x whose updates divide by values with tangents (denominators ≥ 1 in size). */
 function generator(seed: number) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printStmt, type FunctionDef, type Stmt } from '@tenet/ir'
 import { walk } from '@tenet/ir/backend'
-import { compileModule, generatedCode, preprocess, type TenetFunction } from '@tenet/reversible'
+import { compileModule, generatedCode, preprocess } from '@tenet/reversible'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
+import { rnnLossSource } from '@tenet/testing'
 import { deadRows } from './dead.js'
 import { grad } from './index.js'
-import { expectClose } from './test-util.js'
+import { centralDifferences, expectClose, flatWrt as flat } from './test-util.js'
 import { valueHolders } from './value-holders.js'
 
 const fnOf = (src: string): FunctionDef => {
@@ -156,22 +157,7 @@ describe('dead rows: a read of the element the dropped updates write, before the
 })
 
 const programs = `
-fn rnn_loss(loss: f64, W: f64[], U: f64[], b: f64[], xs: f64[], H: i32, D: i32, T: i32) {
-  routine {
-    hs: f64[] <- zeros((T + 1) * H)
-    pre: f64[] <- zeros(T * H)
-    for t in 0..T {
-      for i in 0..H {
-        pre[t * H + i] += b[i]
-        for j in 0..H { pre[t * H + i] += W[i * H + j] * hs[t * H + j] }
-        for j in 0..D { pre[t * H + i] += U[i * D + j] * xs[t * D + j] }
-        hs[(t + 1) * H + i] += tanh(pre[t * H + i])
-      }
-    }
-  }
-  for i in 0..H { loss += hs[T * H + i] * hs[T * H + i] }
-  ~routine
-}
+${rnnLossSource}
 // exp and sqrt histories, one of them with -=, read back by later steps
 fn growth_loss(loss: f64, x: f64[], a: f64, n: i32, T: i32) {
   routine {
@@ -210,34 +196,6 @@ fn twice_loss(loss: f64, x: f64[], n: i32) {
 const registry = () => createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend)
 const compile = (backend: string, checks: boolean) =>
   compileModule(parse({ text: programs, name: 'holders' }), { registry: registry(), backend, checks })
-
-/** Central differences of the loss (argument 0 after a forward run) in the float inputs `wrt`. */
-function centralDifferences(f: TenetFunction, args: unknown[], wrt: number[]): number[] {
-  const loss = (a: unknown[]) =>
-    (f(...a.map((x) => (x instanceof Float64Array ? x.slice() : x))) as unknown[])[0] as number
-  const out: number[] = []
-  for (const k of wrt) {
-    const a = args[k]
-    const n = a instanceof Float64Array ? a.length : 1
-    for (let e = 0; e < n; e++) {
-      const at = (d: number) => {
-        const copy = [...args]
-        if (a instanceof Float64Array) {
-          const v = a.slice()
-          v[e]! += d
-          copy[k] = v
-        } else copy[k] = (a as number) + d
-        return loss(copy)
-      }
-      const h = 1e-6 * Math.max(1, Math.abs(a instanceof Float64Array ? a[e]! : (a as number)))
-      out.push((at(h) - at(-h)) / (2 * h))
-    }
-  }
-  return out
-}
-
-const flat = (r: unknown[], wrt: number[]) =>
-  wrt.flatMap((k) => (r[k] instanceof Float64Array ? Array.from(r[k] as Float64Array) : [r[k] as number]))
 
 describe('gradients that read value holders', () => {
   const wave = (n: number, s: number) => Float64Array.from({ length: n }, (_, i) => 0.5 * Math.sin(s * (i + 1)))

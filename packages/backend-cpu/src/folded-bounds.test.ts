@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend, TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, raisedError, referenceBackend, sparseDotMergeSource } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const cpu = backendUnderTest(cpuBackend, { checks: true })
@@ -176,33 +176,8 @@ describe('bounds asserts folded into loads (cpu, checks on)', () => {
   })
 
   it('the sparse merge loop: every load of the loop checked where it is made, and errors as the reference', () => {
-    // (\`examples.sparseDotMergeSource\` of \`@tenet/ad\`)
-    const src = `
-fn sparse_dot_merge(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
-  for j in 0..n {
-    routine {
-      sa: i32 <- acolptr[j]
-      sb: i32 <- bcolptr[j]
-      ea: i32 <- acolptr[j + 1]
-      eb: i32 <- bcolptr[j + 1]
-    }
-    ia: i32 <- sa
-    ib: i32 <- sb
-    while (ia < ea || ib < eb, ia > sa || ib > sb) {
-      if (ia == ea || ib < eb && browval[ib] < arowval[ia], ib > sb && (ia == sa || browval[ib - 1] >= arowval[ia - 1])) {
-        ib += 1
-      } else {
-        if (ib < eb && arowval[ia] == browval[ib], ~) {
-          r += anzval[ia] * bnzval[ib]
-        }
-        ia += 1
-      }
-    }
-    ia -> ea
-    ib -> eb
-    ~routine
-  }
-}`
+    // paper 000's sparse merge (`examples.sparseDotMergeSource` of `@tenet/ad`)
+    const src = sparseDotMergeSource
     const c = code(src, 'sparse_dot_merge')
     const loop = c.slice(c.indexOf('while'))
     expect(loop).not.toMatch(/>>> 0 </)

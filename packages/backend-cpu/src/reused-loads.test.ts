@@ -7,45 +7,10 @@
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { sparseDotSource } from '@tenet/testing'
 import { cpuBackend } from './index.js'
 
 const registry = createRegistry().registerBackend(cpuBackend)
-
-/** Paper 000's sparse dot product with a branch keeper (Listing 22; `sparseDotSource` of @tenet/ad's examples). */
-const sparseDotSource = `
-fn sparse_dot(r: f64, m: i32, n: i32, acolptr: i32[], arowval: i32[], anzval: f64[], bcolptr: i32[], browval: i32[], bnzval: f64[]) {
-  keeper: bool[] <- zeros(2 * m)
-  for j in 0..n {
-    ia: i32 <- acolptr[j]
-    ib: i32 <- bcolptr[j]
-    @unchecked {
-      for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
-        if (ia < acolptr[j + 1] && ib < bcolptr[j + 1] && arowval[ia] == browval[ib], ~) {
-          r += anzval[ia] * bnzval[ib]
-        }
-        keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
-        if (keeper[i], ~) {
-          ib += 1
-        } else {
-          ia += 1
-        }
-      }
-      ~{
-        for i in 0..acolptr[j + 1] - acolptr[j] + bcolptr[j + 1] - bcolptr[j] {
-          keeper[i] ^= ia == acolptr[j + 1] || ib < bcolptr[j + 1] && browval[ib] < arowval[ia]
-          if (keeper[i], ~) {
-            ib += 1
-          } else {
-            ia += 1
-          }
-        }
-      }
-    }
-    ia -> acolptr[j]
-    ib -> bcolptr[j]
-  }
-  keeper -> zeros(2 * m)
-}`
 
 function source(text: string, name: string, checks: boolean): string {
   const m = compileModule(parse({ text, name: 'loads' }), { registry, backend: 'cpu', checks })

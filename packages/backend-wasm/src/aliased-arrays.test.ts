@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { disabledPasses, PASS_NAMES, type PassName } from '@tenet/ir/backend'
-import { backendUnderTest, optimisedIr, raisedError, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, optimisedIr, raisedError, referenceBackend, ummSource } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const backends = {
@@ -59,19 +59,8 @@ const body = (src: string): string =>
 
 const xs = (n: number, at = 0.1) => Float64Array.from({ length: n }, (_, i) => at + 0.3 * i)
 
-/** The unitary column program (Listing 14): `interchange` then `jam` apply. */
-const umm = `fn i_umm(x: f64[], theta: f64[], m: i32, n: i32) {
-  for l in 0..n {
-    k: i32 <- 0
-    for j in 0..m {
-      for i in m - 2..=j by -1 {
-        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-        INC(k)
-      }
-    }
-    k -> len(theta)
-  }
-}`
+/** The unitary column program (Listing 14, `ummSource` without its newlines): `interchange` then `jam` apply. */
+const umm = ummSource.trim()
 
 /** A column program whose angles are read by column index (review10's case). */
 const columns = `fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compile, exact, expectSameForward, expectSameRuns, lastGatheredBlocks, lastMapLanes } from './test-util.js'
+import { mulberry32 as rng } from '@tenet/testing'
 
 /**
  * Map lanes over blocks: a loop whose iteration b reads and writes its own block of each batched
@@ -500,15 +501,3 @@ describe('map lanes over blocks on random loops', () => {
     expect(lanesUsed).toBe(20)
   })
 })
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}

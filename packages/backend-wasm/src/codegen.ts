@@ -519,6 +519,31 @@ function convertsInLanes(e: Expr): boolean {
 /** The typed array that views an array of each element type in linear memory. */
 const VIEWS = { f64: Float64Array, f32: Float32Array, i32: Int32Array, bool: Uint8Array } as const
 
+/** How an argument of a host call crosses into wasm: a scalar of its type, or an array of `elem`. */
+type CrossingKind = ScalarTypeName | { elem: string }
+
+/**
+ * The JS arguments of a host call whose wasm arguments `raw` crossed as `kinds` say: an array (its
+ * address and length) as a typed array viewing the module's memory, as the cpu backend passes
+ * the array itself; a bool as a JS boolean; any other scalar as it is.
+ */
+function hostArgs(kinds: readonly CrossingKind[], ctx: ModuleContext, raw: number[]): unknown[] {
+  const args: unknown[] = []
+  let k = 0
+  for (const t of kinds) {
+    if (typeof t === 'object') {
+      const ctor = VIEWS[t.elem as keyof typeof VIEWS]
+      args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
+      k += 2
+    } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
+  }
+  return args
+}
+
+/** The part of an import's key that names the kinds of its arguments (`f64[],i32`). */
+const kindsKey = (kinds: readonly CrossingKind[]): string =>
+  kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')
+
 /** `fn` with its bool arguments (0/1 in wasm) passed as JS booleans, as the cpu backend passes them. */
 function boolArgs<R>(fn: (...a: number[]) => R, types: ScalarTypeName[]): (...a: number[]) => R {
   if (!types.includes('bool')) return fn
@@ -1810,14 +1835,14 @@ export class FunctionEmitter {
   }
 
   /**
-   * A call with array arguments (a host function, or a primitive with \`argKinds\`, as \`det(A)\`):
-   * each array crosses as its address and length and reaches the JS function as a typed array
-   * viewing the module's memory (as the cpu backend passes the array itself); the result is f64.
+   * Pushes the arguments of a host call or a call with array arguments: an array as its address
+   * and length (two i32), a scalar as its value. Returns the wasm parameter types and how each
+   * argument crossed (for {@link hostArgs}).
    */
-  private arrayCall(e: Extract<Expr, { kind: 'call' }>): ValType {
+  private crossingArgs(args: readonly Expr[]): { params: ValType[]; kinds: CrossingKind[] } {
     const params: ValType[] = []
-    const kinds: Array<ScalarTypeName | { elem: string }> = []
-    for (const a of e.args) {
+    const kinds: CrossingKind[] = []
+    for (const a of args) {
       if (a.kind === 'var' && typeof a.type === 'object') {
         const b = this.array(a.name, a.loc)
         this.get(b.ptr)
@@ -1832,6 +1857,16 @@ export class FunctionEmitter {
       params.push(this.vt(t))
       kinds.push(t)
     }
+    return { params, kinds }
+  }
+
+  /**
+   * A call with array arguments (a host function, or a primitive with \`argKinds\`, as \`det(A)\`):
+   * each array crosses as its address and length and reaches the JS function as a typed array
+   * viewing the module's memory (as the cpu backend passes the array itself); the result is f64.
+   */
+  private arrayCall(e: Extract<Expr, { kind: 'call' }>): ValType {
+    const { params, kinds } = this.crossingArgs(e.args)
     if (this.vt(e.type, e.loc) !== F64) unsupported(`a call with array arguments of type ${e.type}`, e.loc)
     const name = e.callee
     let fn: (...a: unknown[]) => number
@@ -1841,21 +1876,10 @@ export class FunctionEmitter {
       fn = (...a) => hostNumber(h(...a), k, e.loc)
     } else fn = this.program.registry.pure(name).evaluate as unknown as (...a: unknown[]) => number
     const ctx = this.ctx
-    const wrapper = (...raw: number[]): number => {
-      const args: unknown[] = []
-      let k = 0
-      for (const t of kinds) {
-        if (typeof t === 'object') {
-          const ctor = VIEWS[t.elem as keyof typeof VIEWS]
-          args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
-          k += 2
-        } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
-      }
-      return fn(...args)
-    }
+    const wrapper = (...raw: number[]): number => fn(...hostArgs(kinds, ctx, raw))
     // one import per call site, so that a value that is not a number is reported where it was returned
     const at = e.loc ? `${e.loc.line}:${e.loc.column}` : ''
-    const key = `arrays:${name}:${kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')}@${at}`
+    const key = `arrays:${name}:${kindsKey(kinds)}@${at}`
     this.callImport(this.ctx.importOf(key, { params, results: [F64] }, wrapper))
     return F64
   }
@@ -1872,38 +1896,13 @@ export class FunctionEmitter {
     }
     // an array argument crosses as its address and length, and reaches the host function as a
     // typed array viewing the module's memory (as the cpu backend passes the array itself)
-    const params: ValType[] = []
-    const kinds: Array<ScalarTypeName | { elem: string }> = []
-    for (const a of e.args) {
-      if (a.kind === 'var' && typeof a.type === 'object') {
-        const b = this.array(a.name, a.loc)
-        this.get(b.ptr)
-        this.get(b.len)
-        params.push(I32, I32)
-        kinds.push({ elem: b.elem })
-        continue
-      }
-      const t = a.type as ScalarTypeName
-      this.numeric(t, a.loc)
-      this.expr(a)
-      params.push(this.vt(t))
-      kinds.push(t)
-    }
+    const { params, kinds } = this.crossingArgs(e.args)
     const h = this.program.hosts[Number(e.callee.slice(5))] as (...a: unknown[]) => unknown
     const ctx = this.ctx
     const host = (...raw: number[]): void => {
-      const args: unknown[] = []
-      let k = 0
-      for (const t of kinds) {
-        if (typeof t === 'object') {
-          const ctor = VIEWS[t.elem as keyof typeof VIEWS]
-          args.push(new ctor(ctx.memory!.buffer, raw[k]!, raw[k + 1]!))
-          k += 2
-        } else args.push(t === 'bool' ? raw[k++] !== 0 : raw[k++])
-      }
-      h(...args)
+      h(...hostArgs(kinds, ctx, raw))
     }
-    const key = `safe:${e.callee}:${kinds.map((t) => (typeof t === 'object' ? `${t.elem}[]` : t)).join(',')}`
+    const key = `safe:${e.callee}:${kindsKey(kinds)}`
     this.callImport(this.ctx.importOf(key, { params, results: [] }, host))
   }
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { disabledPasses } from '@tenet/ir/backend'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, hornerLossSource, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const reference = referenceBackend({ checks: true })
@@ -33,19 +33,7 @@ function withoutPass<T>(f: () => T): T {
 }
 
 const horner = `
-fn horner_loss(loss: f64, c: f64[], xs: f64[], ys: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      acc: f64[] <- zeros(len(c))
-      acc[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
-      e <- 0.0
-      e += acc[0] - ys[j]
-    }
-    loss += e * e
-    ~routine
-  }
-}`
+${hornerLossSource}`
 
 /** A small deterministic generator (xorshift). */
 function rng(seed: number) {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { bessel, compile, expectSameForward, expectSameRuns, lastLoopUniform, lastMapLanes } from './test-util.js'
+import { mulberry32 as rng } from '@tenet/testing'
 
 const zs = (n: number) => Float64Array.from({ length: n }, (_, i) => 0.1 + ((i * 0.6180339887) % 1) * 7.9)
 
@@ -134,18 +135,6 @@ q -> 0`,
         ])
     })
 })
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /**
  * A random map whose body runs varying \`while\`s with counters: each loop allocates its own i32 or

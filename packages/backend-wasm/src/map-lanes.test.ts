@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from '@tenet/ir'
 import { bessel, compile, expectSameForward, expectSameRuns, lastMapLanes } from './test-util.js'
 import { elementSpans, unreadElements, type MapLanesPlan } from './map-lanes.js'
+import { mulberry32 as rng } from '@tenet/testing'
 
 const zs = (n: number) => Float64Array.from({ length: n }, (_, i) => 0.1 + ((i * 0.6180339887) % 1) * 7.9)
 
@@ -211,18 +212,6 @@ fn f(a: f64[], ks: i32[], t: f64[]) { for i in 0..len(a) { g(a[i], ks[i], t) } }
     expectSameForward([cpu, lanes], args)
   })
 })
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /**
  * A random map: \`g(x, y, n)\` of random updates, \`if\`s and bounded \`while\`s whose trip counts

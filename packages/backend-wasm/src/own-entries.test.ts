@@ -12,6 +12,7 @@ import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { createWasmBackend, type WasmProgram } from './index.js'
 import { exact } from './test-util.js'
+import { mulberry32 as rng } from '@tenet/testing'
 
 /** Compiles `text` on the wasm backend (and the interpreter), returning the module and the wasm program. */
 function compile(text: string, backend: 'wasm' | 'interpreter', checks: boolean) {
@@ -30,18 +31,6 @@ function compile(text: string, backend: 'wasm' | 'interpreter', checks: boolean)
     checks,
   })
   return { m, program }
-}
-
-/** A deterministic generator of numbers in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** The parameters a random program draws from, with an update of each written one and an argument. */

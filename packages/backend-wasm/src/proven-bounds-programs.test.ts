@@ -13,20 +13,8 @@ import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { check, createRegistry, parse, printStmts } from '@tenet/ir'
 import { disabledPasses, insertChecks, provenBounds } from '@tenet/ir/backend'
-import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { backendUnderTest, mulberry32 as rng, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
-
-/** mulberry32: a seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
 

@@ -8,6 +8,7 @@
  * element read the old element, or checks are on, the zeroing stays.
  */
 import { describe, expect, it } from 'vitest'
+import { hornerLossSource } from '@tenet/testing'
 import { compile, exact, lastUnzeroedTables } from './test-util.js'
 
 /** A result as exact text (−0 and NaN told apart from 0). */
@@ -50,19 +51,8 @@ function agree(
   return unzeroed
 }
 
-const horner = `fn f(loss: f64, c: f64[], xs: f64[], ys: f64[]) {
-  for j in 0..len(xs) {
-    routine {
-      acc: f64[] <- zeros(len(c))
-      acc[len(c) - 1] += c[len(c) - 1]
-      for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
-      e <- 0.0
-      e += acc[0] - ys[j]
-    }
-    loss += e * e
-    ~routine
-  }
-}`
+/** The bench kernel's Horner least squares, entry named `f`. */
+const horner = hornerLossSource.replace('fn horner_loss(', 'fn f(')
 
 /** Polynomial coefficients (−0 among them: \`0 + −0\` is +0) and points; long ones are dirt. */
 const hornerArgs = (n: number, k: number) =>

@@ -4,6 +4,7 @@
  * raise the reference interpreter's errors (code, message, source location) where it raises them,
  * and compute its values elsewhere.
  */
+import { ummSource } from './paper-programs.js'
 import { TenetError } from '@tenet/ir'
 
 /** The element types of {@link pairScratchProgram}. */
@@ -36,22 +37,11 @@ export const pairScratchArgs = (T: PairScratchType) => {
 }
 
 /**
- * Paper 000 Listing 14 (the unitary multiply, `f(x, theta, m, n)`: the same rotations applied to
+ * Paper 000 Listing 14 ({@link ummSource} as `f(x, theta, m, n)`: the same rotations applied to
  * every column), and `g(y, x, theta, m, n)`, which reads `cos(theta[j])` in a column loop: pass
  * `tabulate` builds tables of both.
  */
-export const unitaryMultiplySource = `fn f(x: f64[], theta: f64[], m: i32, n: i32) {
-  for l in 0..n {
-    k: i32 <- 0
-    for j in 0..m {
-      for i in m - 2..=j by -1 {
-        ROT(x[i + m * l], x[i + 1 + m * l], theta[k])
-        INC(k)
-      }
-    }
-    k -> len(theta)
-  }
-}
+export const unitaryMultiplySource = `${ummSource.trim().replace('fn i_umm(', 'fn f(')}
 fn g(y: f64[], x: f64[], theta: f64[], m: i32, n: i32) {
   for l in 0..n {
     for j in 0..m { y[j + m * l] += x[j + m * l] * cos(theta[j]) }

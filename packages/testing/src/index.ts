@@ -2,7 +2,7 @@
  * @tenet/testing: a seeded generator of random reversible programs, the backend conformance
  * runner, and finite-difference checkers.
  */
-export { Random } from './random.js'
+export { mulberry32, Random } from './random.js'
 export {
   randomProgram,
   randomArgs,
@@ -129,5 +129,6 @@ export {
   signedZeroArgs,
   doublesText,
 } from './carried-programs.js'
-export { besselSource } from './paper-programs.js'
+// the shared program listings (also `@tenet/testing/programs`)
+export * from './programs.js'
 export { accelSource } from './leapfrog-programs.js'

@@ -2,6 +2,21 @@
  * Seeded randomness: a small, fast PRNG (mulberry32) so that every generated program and
  * argument list is reproducible from its seed alone.
  */
+/**
+ * mulberry32 seeded with `seed` itself (no mixing, unlike {@link Random}): a function that returns
+ * the next float in [0, 1) of the stream. The tests' small generator of random arguments.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 export class Random {
   private state: number
 
