@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction, printStmt, type FunctionDef } from '@tenet/ir'
-import { compileModule, interpreterBackend, preprocess, TENET_FUNCTION, type TenetFunction } from '@tenet/reversible'
+import { compileModule, interpreterBackend, preprocess, TENET_FUNCTION } from '@tenet/reversible'
 
 type Info = { program: { functions: Map<string, FunctionDef> } }
 import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import { grad } from './index.js'
 import { HISTORY_ELEMENTS, stagePairs } from './stage-history.js'
-import { expectClose } from './test-util.js'
+import { centralDifferences, expectClose, flatWrt as flat } from './test-util.js'
 
 /** The stage pairs of function `name` of `src` (type-checked), as [printed loop head, split, stages]. */
 function pairsOf(src: string, name: string): Array<[string, number, string[]]> {
@@ -210,34 +210,6 @@ const registry = () =>
   createRegistry().registerBackend(cpuBackend).registerBackend(wasmBackend).registerBackend(interpreterBackend)
 const compile = (backend: string, checks: boolean) =>
   compileModule(parse({ text: programs, name: 'stages' }), { registry: registry(), backend, checks })
-
-/** Central differences of the loss (argument 0 after a forward run) in the float inputs `wrt`. */
-function centralDifferences(f: TenetFunction, args: unknown[], wrt: number[]): number[] {
-  const loss = (a: unknown[]) =>
-    (f(...a.map((x) => (x instanceof Float64Array ? x.slice() : x))) as unknown[])[0] as number
-  const out: number[] = []
-  for (const k of wrt) {
-    const a = args[k]
-    const n = a instanceof Float64Array ? a.length : 1
-    for (let e = 0; e < n; e++) {
-      const at = (d: number) => {
-        const copy = [...args]
-        if (a instanceof Float64Array) {
-          const v = a.slice()
-          v[e]! += d
-          copy[k] = v
-        } else copy[k] = (a as number) + d
-        return loss(copy)
-      }
-      const h = 1e-6 * Math.max(1, Math.abs(a instanceof Float64Array ? a[e]! : (a as number)))
-      out.push((at(h) - at(-h)) / (2 * h))
-    }
-  }
-  return out
-}
-
-const flat = (r: unknown[], wrt: number[]) =>
-  wrt.flatMap((k) => (r[k] instanceof Float64Array ? Array.from(r[k] as Float64Array) : [r[k] as number]))
 
 describe('stage histories in the adjoint-only program', () => {
   it('stores the stages in the forward loop and loads them in the backward one (checks off only)', () => {
