@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { calibrate, measurePaired, PAIR_BLOCK } from './measure.js'
+import { calibrate, measurePaired, PAIR_BLOCK, warmUp } from './measure.js'
 
 /** A clock that only the functions under test move: each call costs what the test says. */
 function fakeClock() {
@@ -121,5 +121,38 @@ describe('measurePaired', () => {
     // the first call (calibration) and three samples
     expect(rowCalls).toBe(4)
     expect(m.ratio).toBeCloseTo(50 / 1e-3, 6)
+  })
+})
+
+describe('warmUp', () => {
+  it('makes its calls after its time has passed (a slow function still tiering up)', async () => {
+    const clock = fakeClock()
+    let calls = 0
+    // 1 ms a call: 50 calls fill the 50 ms, the count asks for 200
+    await warmUp(() => void ((clock.t += 1), calls++), false, 50, 200, 1500, clock.now)
+    expect(calls).toBe(200)
+    expect(clock.t).toBe(200)
+  })
+
+  it('lasts its time when the calls are made sooner (a fast kernel)', async () => {
+    const clock = fakeClock()
+    let calls = 0
+    await warmUp(() => void ((clock.t += 0.001), calls++), false, 50, 200, 1500, clock.now)
+    expect(clock.t).toBeGreaterThanOrEqual(50)
+    expect(calls).toBeGreaterThan(200)
+  })
+
+  it('stops at its longest time however few calls were made', async () => {
+    const clock = fakeClock()
+    let calls = 0
+    await warmUp(() => void ((clock.t += 10), calls++), false, 50, 500, 1500, clock.now)
+    expect(calls).toBe(150)
+  })
+
+  it('without a count, calls for its time only (at least once)', async () => {
+    const clock = fakeClock()
+    let calls = 0
+    await warmUp(() => void ((clock.t += 100), calls++), false, 50, undefined, undefined, clock.now)
+    expect(calls).toBe(1)
   })
 })

@@ -6,6 +6,13 @@ export interface MeasureOptions {
   timeMs: number
   minSamples: number
   warmupMs: number
+  /**
+   * The warm-up also lasts at least this many calls (within `maxWarmupMs`): see `warmUp`. Absent:
+   * `warmupMs` alone.
+   */
+  warmupCalls?: number
+  /** The longest a warm-up waits for its `warmupCalls`, ms (default `warmupMs`). */
+  maxWarmupMs?: number
   /** one timed sample should last at least this long; fast functions are repeated inside a sample */
   targetSampleMs: number
 }
@@ -66,21 +73,39 @@ export async function calibrate(
 }
 
 /**
- * Calls `fn` until `ms` have passed (at least once), so that the calls `calibrate` times run
- * optimised code: without it the first calls of a function that V8 takes long to optimise (a
- * Hessian driver: 50 µs a call at first, 0.33 µs later) set the calls per sample to a handful.
+ * Calls `fn` until `ms` have passed (at least once) and it has made `calls` calls, or `maxMs` have
+ * passed, so that the calls `calibrate` and the samples time run optimised code: without it the
+ * first calls of a function that V8 takes long to optimise (a Hessian driver: 50 µs a call at
+ * first, 0.33 µs later) set the calls per sample to a handful.
+ *
+ * The count, not the time alone: a large generated program (the graph-embedding Hessian's
+ * forward-over-reverse sweep, a thousand lines at width 25) runs 10–20 times slower until V8's
+ * optimising compile of it lands, and that compile runs on a background thread for 0.1–1 s of
+ * wall time on the loaded 2-core machine. A 50 ms warm-up then left the 300 ms of samples in the
+ * slow code in some processes and not in others (k = 10: 107× or 490–739× the objective, per
+ * process). The background thread and the calling one are slowed alike by load, so the number
+ * of calls made while the compile runs is about the same under any load (150–250 Hessians at
+ * k = 10): a warm-up of a few hundred calls covers it where one of fixed time does not. A
+ * nanosecond kernel makes its calls within `ms`; only a call of more than `maxMs / calls` waits
+ * longer than `ms`. `now` is the clock (a test's own).
  */
-async function warmUp(
+export async function warmUp(
   fn: () => void | Promise<void>,
   isAsync: boolean,
   ms: number,
+  calls = 0,
+  maxMs = ms,
   now: () => number = () => performance.now(),
 ): Promise<void> {
   const start = now()
-  do {
+  let made = 0
+  for (;;) {
     if (isAsync) await fn()
     else fn()
-  } while (now() - start < ms)
+    made++
+    const t = now() - start
+    if (t >= maxMs || (t >= ms && made >= calls)) return
+  }
 }
 
 /**
@@ -90,8 +115,22 @@ async function warmUp(
  * (a time slice is a few milliseconds; with 2 ms samples and a load average of 12 on 2 cores, the
  * median sample of the single-z wasm Bessel gradient read 42–140 ns against 34 ns in 0.1 ms ones).
  */
-export const QUICK_MEASURE: MeasureOptions = { timeMs: 300, minSamples: 5, warmupMs: 50, targetSampleMs: 0.25 }
-export const FULL_MEASURE: MeasureOptions = { timeMs: 1500, minSamples: 10, warmupMs: 200, targetSampleMs: 0.5 }
+export const QUICK_MEASURE: MeasureOptions = {
+  timeMs: 300,
+  minSamples: 5,
+  warmupMs: 50,
+  warmupCalls: 500,
+  maxWarmupMs: 1500,
+  targetSampleMs: 0.25,
+}
+export const FULL_MEASURE: MeasureOptions = {
+  timeMs: 1500,
+  minSamples: 10,
+  warmupMs: 200,
+  warmupCalls: 1000,
+  maxWarmupMs: 3000,
+  targetSampleMs: 0.5,
+}
 
 /**
  * Time `fn` with tinybench: warm-up, then samples of `inner` calls each, where `inner` is chosen
@@ -105,7 +144,8 @@ export async function measure(fn: () => void | Promise<void>, options: MeasureOp
   const isAsync = first instanceof Promise
   if (isAsync) await first
   const firstMs = performance.now() - t0
-  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs)
+  if (firstMs < options.timeMs)
+    await warmUp(fn, isAsync, options.warmupMs, options.warmupCalls, options.maxWarmupMs ?? options.warmupMs)
   const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
   const body = batchLoop(fn, inner, isAsync)
@@ -270,14 +310,23 @@ export async function measurePaired(
   const isAsync = first instanceof Promise
   if (isAsync) await first
   const firstMs = now() - t0
-  if (firstMs < options.timeMs) await warmUp(fn, isAsync, options.warmupMs, now)
+  if (firstMs < options.timeMs)
+    await warmUp(fn, isAsync, options.warmupMs, options.warmupCalls, options.maxWarmupMs ?? options.warmupMs, now)
   const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs, now)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
   if (baseline.timed === undefined || baseline.clocks?.[0] !== now || baseline.clocks[1] !== cpu) {
     const t1 = now()
     baseline.run()
     const firstB = now() - t1
-    if (firstB < options.timeMs) await warmUp(baseline.run, false, options.warmupMs, now)
+    if (firstB < options.timeMs)
+      await warmUp(
+        baseline.run,
+        false,
+        options.warmupMs,
+        options.warmupCalls,
+        options.maxWarmupMs ?? options.warmupMs,
+        now,
+      )
     baseline.single = await calibrate(baseline.run, false, firstB, options.targetSampleMs, now)
     baseline.inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(baseline.single, 1e-6)))
     baseline.state = { whole: true }
