@@ -67,14 +67,26 @@ interface CarriedWrite {
 }
 
 /**
- * The most statements (nested ones included) of a loop body that the cpu backend runs two
- * iterations per pass (see \`FunctionEmitter.pairsIterations\`): the copy doubles the body's code.
+ * The most statements (nested ones included) of a loop body that the cpu backend runs two (or
+ * {@link CALL_FREE_COPIES}) iterations per pass (see \`FunctionEmitter.copiesPerPass\`): each
+ * copy adds the body's code again.
  */
 export const PAIRED_MAX_STATEMENTS = 4
 
 /**
+ * The iterations per pass of a loop that \`FunctionEmitter.copiesPerPass\` runs more than once
+ * per pass and whose body calls nothing (no primitive such as \`exp\` or \`max\`, no conversion, no host function): only
+ * element reads and writes and arithmetic, where the per-pass work V8 adds (the loop's interrupt
+ * check, then each typed-array parameter's map check and its length and data pointer loaded again)
+ * costs as much as the body itself. A CSR product's row (\`y[col[q]] += val[q] * x[i]\`, five
+ * elements a row), its adjoint's gather, a stencil's or a recurrence's adjoint. A body with a call
+ * keeps two (see \`copiesPerPass\`): its code is larger and the call dominates.
+ */
+export const CALL_FREE_COPIES = 4
+
+/**
  * The size (statements and expression nodes, nested ones included) from which a function's loops
- * may run two iterations per pass (see \`FunctionEmitter.pairsIterations\`). A smaller function
+ * may run two iterations per pass (see \`FunctionEmitter.copiesPerPass\`). A smaller function
  * may be small enough for V8 to inline into its caller (a gradient driver, a benchmark loop),
  * where its arguments can become constants; the copied bodies could push it past V8's inlining
  * limits (Table 1's sum-mat-vec gradient, 238 bytes of bytecode inlined into the driver and the
@@ -1592,33 +1604,39 @@ class FunctionEmitter {
   }
 
   /**
-   * Whether a counting loop runs two iterations per pass: a body of at most
+   * The iterations a counting loop runs per pass: more than one for a body of at most
    * {@link PAIRED_MAX_STATEMENTS} straight-line statements (updates, bijection calls, scalar
    * ancillas: no loop, branch or check) that reads or writes an array element at an index of the
-   * loop variable, without run-time checks. V8 checks a typed array's map and reloads its length
-   * and data pointer on every pass of a loop whose arrays are parameters (once per array per
-   * pass; the graph embedding's adjoint \`g[a + j] += s·(x[a + j] − x[b + j])\` checked \`x\` and
-   * \`g\` per element): two iterations per pass share them. The iterations run in their order,
-   * each as the loop ran it, so the result is the same to the last bit.
+   * loop variable, without run-time checks: two, or {@link CALL_FREE_COPIES} where no statement
+   * calls anything (no \`call\` expression, no bijection call). V8 checks a typed array's map and
+   * reloads its length and data pointer on every pass of a loop whose arrays are parameters (once
+   * per array per pass; the graph embedding's adjoint \`g[a + j] += s·(x[a + j] − x[b + j])\`
+   * checked \`x\` and \`g\` per element): the iterations of one pass share them. The iterations run
+   * in their order, each as the loop ran it, so the result is the same to the last bit.
    */
-  private pairsIterations(s: Extract<Stmt, { kind: 'for' }>): boolean {
-    if (this.checking || !this.large) return false
+  private copiesPerPass(s: Extract<Stmt, { kind: 'for' }>): number {
+    if (this.checking || !this.large) return 1
     const flat = flatten(s.body)
-    if (!flat.length || flat.length > PAIRED_MAX_STATEMENTS) return false
-    if (!flat.every((f) => inRun(f.s) && f.s.kind !== 'assert')) return false
+    if (!flat.length || flat.length > PAIRED_MAX_STATEMENTS) return 1
+    if (!flat.every((f) => inRun(f.s) && f.s.kind !== 'assert')) return 1
     let indexed = false
+    let calls = false
     const visit = (e: Expr): void => {
       if (e.kind === 'index' && readNames(e.index).has(s.variable)) indexed = true
+      if (e.kind === 'call') calls = true
       for (const c of exprChildren(e)) visit(c)
     }
-    for (const { s: st } of flat)
+    for (const { s: st } of flat) {
+      if (st.kind !== 'update' && st.kind !== 'alloc' && st.kind !== 'dealloc') calls = true
       for (const x of stmtExprs(st))
         if (x.kind !== 'neg' && x.kind !== 'field') visit(x as Expr)
         else visit((x as { target: Expr }).target)
-    return indexed
+    }
+    if (!indexed) return 1
+    return calls ? 2 : CALL_FREE_COPIES
   }
 
-  /** Whether this function is past {@link PAIRED_MIN_NODES} (see \`pairsIterations\`). */
+  /** Whether this function is past {@link PAIRED_MIN_NODES} (see \`copiesPerPass\`). */
   private get large(): boolean {
     this.nodes ??= irNodes(this.f.body)
     return this.nodes >= PAIRED_MIN_NODES
@@ -1809,9 +1827,10 @@ class FunctionEmitter {
               ? `${x} ${s.inclusive ? '>=' : '>'} ${b}`
               : `${x} <= ${a}`
       const init = s.reverse ? first : a
-      // two iterations per pass (see \`pairsIterations\`): not with stepped addresses
-      const paired = !before.length && !step && this.pairsIterations(s)
-      const next = paired ? `${iv} ${up ? '+=' : '-='} 2` : `${iv}${up ? '++' : '--'}${step ? `, ${step}` : ''}`
+      // several iterations per pass (see \`copiesPerPass\`): not with stepped addresses
+      const copies = !before.length && !step ? this.copiesPerPass(s) : 1
+      const paired = copies > 1
+      const next = paired ? `${iv} ${up ? '+=' : '-='} ${copies}` : `${iv}${up ? '++' : '--'}${step ? `, ${step}` : ''}`
       // elements one iteration writes and the next reads, kept in locals (see \`carriedElements\`)
       const savedCarried = this.carried
       // (the index of the first read as the program computes it, not through the stepped addresses)
@@ -1834,21 +1853,23 @@ class FunctionEmitter {
           }
         })
       if (paired) {
-        // (no \`| 0\`: the second value of the last pass may lie past the i32 range, where the
-        // loop ends as the one-step loop does; each copy in a JS block of its own)
-        const jv = this.fresh('j')
+        // (no \`| 0\`: a later value of the last pass may lie past the i32 range, where the loop
+        // ends as the one-step loop does; each copy in a JS block of its own)
         this.line('{')
         this.indent++
         copy(iv)
         this.indent--
         this.line('}')
-        this.line(`const ${jv} = ${iv} ${up ? '+' : '-'} 1;`)
-        this.line(`if (!(${runs(jv)})) break;`)
-        this.line('{')
-        this.indent++
-        copy(jv)
-        this.indent--
-        this.line('}')
+        for (let u = 1; u < copies; u++) {
+          const jv = this.fresh('j')
+          this.line(`const ${jv} = ${iv} ${up ? '+' : '-'} ${u};`)
+          this.line(`if (!(${runs(jv)})) break;`)
+          this.line('{')
+          this.indent++
+          copy(jv)
+          this.indent--
+          this.line('}')
+        }
       } else copy(iv)
       this.indent--
       this.line('}')

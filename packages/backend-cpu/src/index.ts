@@ -1,2 +1,2 @@
 export { cpuBackend, compileToJs, type CpuCompiledProgram } from './backend.js'
-export { CodeGenerator, PAIRED_MAX_STATEMENTS, PAIRED_MIN_NODES, type Runtime } from './codegen.js'
+export { CALL_FREE_COPIES, CodeGenerator, PAIRED_MAX_STATEMENTS, PAIRED_MIN_NODES, type Runtime } from './codegen.js'

@@ -1,14 +1,15 @@
 /**
- * Counting loops that run two iterations per pass in the cpu backend (see `pairsIterations` in
+ * Counting loops that run several iterations per pass in the cpu backend (see `copiesPerPass` in
  * codegen.ts): a short straight-line body that reads or writes an element at an index of the
- * loop variable is emitted twice per pass, the second copy at the next value and left by a
- * `break` where the loop ends after the first, so V8 checks each typed array once per two
- * elements. The iterations run in their order: the results are the interpreter's bit for bit.
+ * loop variable is emitted twice per pass (`CALL_FREE_COPIES` times where it calls nothing), each
+ * later copy at the next value and left by a `break` where the loop ends before it, so V8 checks
+ * each typed array once per pass. The iterations run in their order: the results are the
+ * interpreter's bit for bit.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
-import { cpuBackend, PAIRED_MAX_STATEMENTS, PAIRED_MIN_NODES } from './index.js'
+import { CALL_FREE_COPIES, cpuBackend, PAIRED_MAX_STATEMENTS, PAIRED_MIN_NODES } from './index.js'
 
 const registry = createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend)
 
@@ -43,6 +44,16 @@ fn scatter(g: f64[], x: f64[], a: i32, b: i32, c: f64, k: i32, p: f64) {
   }
 ${pad}
 }
+fn csr(y: f64[], rowptr: i32[], col: i32[], val: f64[], x: f64[], p: f64) {
+  for i in 0..len(x) {
+    for q in rowptr[i]..rowptr[i + 1] { y[col[q]] += val[q] * x[i] }
+  }
+${pad}
+}
+fn expdot(s: f64, a: f64[], b: f64[], p: f64) {
+  for i in 0..len(a) { s += exp(a[i]) * b[i] }
+${pad}
+}
 fn branchy(s: f64, a: f64[], p: f64) {
   for i in 0..len(a) {
     if (a[i] > 0.0, ~) { s += a[i] }
@@ -73,36 +84,51 @@ ${pad}
 describe('loops that run two iterations per pass (cpu backend)', () => {
   const m = compileModule(parse({ text: programs, name: 'paired' }), { registry, backend: 'cpu', checks: false })
 
-  it('pairs the iterations of a short straight-line body over elements (printed JS)', () => {
+  it(`runs ${CALL_FREE_COPIES} iterations per pass of a short straight-line body over elements that calls nothing (printed JS)`, () => {
     // before: `for (let i = a; i < b; i++) { v = (v + (p1[i] * p2[i])); }`
     const d = code(m, 'dot')
-    expect(d).toMatch(/for \(let (i\d+) = a\d+; \1 < b\d+; \1 \+= 2\) \{/)
-    expect(d).toMatch(/const (j\d+) = i\d+ \+ 1;\n\s*if \(!\(\1 < b\d+\)\) break;/)
-    expect(d.match(/p1\[/g)).toHaveLength(2)
-    // a reversed loop steps down, two at a time; the inverse (a loop the other way) too
+    expect(d).toMatch(new RegExp(`for \\(let (i\\d+) = a\\d+; \\1 < b\\d+; \\1 \\+= ${CALL_FREE_COPIES}\\) \\{`))
+    for (let u = 1; u < CALL_FREE_COPIES; u++)
+      expect(d).toMatch(new RegExp(`const (j\\d+) = i\\d+ \\+ ${u};\\n\\s*if \\(!\\(\\1 < b\\d+\\)\\) break;`))
+    expect(d.match(/p1\[/g)).toHaveLength(CALL_FREE_COPIES)
+    // a reversed loop steps down; the inverse (a loop the other way) too
     const s = code(m, 'scatter')
-    expect(s).toMatch(/for \(let (i\d+) = \(b\d+ - 1\); \1 >= a\d+; \1 -= 2\) \{/)
+    expect(s).toMatch(
+      new RegExp(`for \\(let (i\\d+) = \\(b\\d+ - 1\\); \\1 >= a\\d+; \\1 -= ${CALL_FREE_COPIES}\\) \\{`),
+    )
     expect(s).toMatch(/const (j\d+) = i\d+ - 1;\n\s*if \(!\(\1 >= a\d+\)\) break;/)
-    expect(code(m, 'scatter', true)).toMatch(/\+= 2\) \{/)
+    expect(code(m, 'scatter', true)).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
+    // a CSR product's row (a scatter through an index array), five or so elements a row: before,
+    // `for (let q = l; q < h; q++) { const c = p2[q]; v0[c] = (v0[c] + (p3[q] * x)); }`
+    const c = code(m, 'csr')
+    expect(c).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
+    expect(c.match(/p3\[/g)).toHaveLength(CALL_FREE_COPIES)
+  })
+
+  it('runs two iterations per pass of a body that calls a primitive (printed JS)', () => {
+    const e = code(m, 'expdot')
+    expect(e).toMatch(/\+= 2\) \{/)
+    expect(e.match(/Math\.exp\(/g)).toHaveLength(2)
   })
 
   it(`leaves alone branches, nested loops, bodies without elements, bodies of more than ${PAIRED_MAX_STATEMENTS} statements and functions of fewer than ${PAIRED_MIN_NODES} nodes`, () => {
-    expect(code(m, 'small')).not.toMatch(/[+-]= 2\)|break;/)
-    expect(code(m, 'branchy')).not.toMatch(/[+-]= 2\)|break;/)
-    // (the inner loop is a short body over elements: paired; the outer one is not)
+    const several = /[+-]= \d\) \{|break;/
+    expect(code(m, 'small')).not.toMatch(several)
+    expect(code(m, 'branchy')).not.toMatch(several)
+    // (the inner loop is a short body over elements: several per pass; the outer one is not)
     const n = code(m, 'nested')
-    expect(n.match(/\+= 2\)/g)).toHaveLength(1)
+    expect(n.match(/\+= \d\) \{/g)).toHaveLength(1)
     expect(n.match(/i\d+\+\+\)/g)).toHaveLength(1)
-    expect(code(m, 'scalars')).not.toMatch(/[+-]= 2\)|break;/)
-    expect(code(m, 'long')).not.toMatch(/[+-]= 2\)|break;/)
+    expect(code(m, 'scalars')).not.toMatch(several)
+    expect(code(m, 'long')).not.toMatch(several)
   })
 
   it('leaves the loops alone with checks on (each iteration checks as written)', () => {
     const c = compileModule(parse({ text: programs, name: 'paired' }), { registry, backend: 'cpu', checks: true })
-    for (const f of ['dot', 'scatter']) expect(code(c, f)).not.toMatch(/[+-]= 2\)|break;/)
+    for (const f of ['dot', 'scatter', 'csr', 'expdot']) expect(code(c, f)).not.toMatch(/[+-]= \d\) \{|break;/)
   })
 
-  it('every range form and trip count (0 to 7, odd and even): the interpreter’s results bit for bit, forwards and backwards, checks on and off', () => {
+  it('every range form and trip count (0 to 9: every remainder of a pass): the interpreter’s results bit for bit, forwards and backwards, checks on and off', () => {
     const ranges = [
       '0..n',
       'reverse 0..n',
@@ -137,9 +163,66 @@ ${pad}
         if (!checks)
           expect(
             code(compileModule(parse({ text, name: 'ranges' }), { registry, backend: 'cpu', checks }), 'run'),
-          ).toMatch(/[+-]= 2\)/)
-        for (let n = 0; n <= 7; n++)
+          ).toMatch(new RegExp(`[+-]= ${CALL_FREE_COPIES}\\)`))
+        for (let n = 0; n <= 9; n++)
           expect(go('cpu', n), `${range}, n = ${n}, checks ${checks}`).toEqual(go('interpreter', n))
+      }
+    }
+  })
+
+  it('a CSR product with rows of 0 to 9 elements, and a body that calls exp: the interpreter’s results bit for bit, forwards and backwards', () => {
+    const ref = compileModule(parse({ text: programs, name: 'paired' }), {
+      registry,
+      backend: 'interpreter',
+      checks: false,
+    })
+    const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 5]
+    const rowptr = Int32Array.from({ length: lengths.length + 1 }, (_, i) =>
+      lengths.slice(0, i).reduce((a, b) => a + b, 0),
+    )
+    const nnz = rowptr[lengths.length]!
+    const col = Int32Array.from({ length: nnz }, (_, q) => (q * 7) % 6)
+    const run = (mod: Record<string, unknown>) => {
+      const y = new Float64Array(6)
+      const val = Float64Array.from({ length: nnz }, (_, q) => Math.sin(q + 1))
+      const x = Float64Array.from({ length: lengths.length }, (_, i) => Math.cos(i))
+      const f = mod.csr as unknown as Run
+      f(y, rowptr, col, val, x, 0.5)
+      const after = Array.from(y)
+      f.inverse(y, rowptr, col, val, x, 0.5)
+      const e = mod.expdot as unknown as Run
+      const outs = [0, 1, 2, 3, 5].map((n) => e(0, val.subarray(0, n), x.subarray(0, n), 0.5)[0])
+      return [after, Array.from(y), outs]
+    }
+    expect(run(m)).toEqual(run(ref))
+  })
+
+  it('a range that ends at the i32 limits: the values a pass steps past them end the loop as one step does (checks off)', () => {
+    const text = `
+fn up(s: f64, a: f64[], lo: i32, p: f64) {
+  for i in lo..=2147483647 { s += a[i - lo] * 2.0 }
+${pad}
+}
+fn down(s: f64, a: f64[], hi: i32, p: f64) {
+  for i in hi..=-2147483648 by -1 { s += a[hi - i] * 3.0 }
+${pad}
+}`
+    const mod = compileModule(parse({ text, name: 'limits' }), { registry, backend: 'cpu', checks: false })
+    const ref = compileModule(parse({ text, name: 'limits' }), { registry, backend: 'interpreter', checks: false })
+    expect(code(mod, 'up')).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
+    expect(code(mod, 'down')).toMatch(new RegExp(`-= ${CALL_FREE_COPIES}\\) \\{`))
+    for (let k = 1; k <= 9; k++) {
+      const a = Float64Array.from({ length: k }, (_, j) => j + 0.5)
+      const lo = 2147483647 - (k - 1)
+      const hi = -2147483648 + (k - 1)
+      for (const [name, bound] of [
+        ['up', lo],
+        ['down', hi],
+      ] as const) {
+        const got = (mod[name] as unknown as Run)(0, a, bound, 0.5)
+        expect(got, `${name}, ${k} elements`).toEqual((ref[name] as unknown as Run)(0, a, bound, 0.5))
+        // (every element read once)
+        expect(got[0], `${name}, ${k} elements`).toBe((name === 'up' ? 2 : 3) * ((k * k) / 2))
       }
     }
   })
