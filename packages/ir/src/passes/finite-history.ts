@@ -123,7 +123,8 @@ const constDiff = constantDifference
 export const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))
 
 /** `w` with the loop variable `v` (coefficient `a`, in a monomial of its own) replaced by `x`. */
-export const substitute = (w: Poly, v: string, a: number, x: Poly): Poly => addPoly(addPoly(w, new Map([[v, a]]), -1), x, a)
+export const substitute = (w: Poly, v: string, a: number, x: Poly): Poly =>
+  addPoly(addPoly(w, new Map([[v, a]]), -1), x, a)
 
 const monomial = (a: string, b: string): string =>
   [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')

@@ -101,8 +101,23 @@ describe('pass `finite-steps`', () => {
   it('rewrites strides other than 2, negative ones and downward loops, and f32 elements', () => {
     for (const v of [
       { n: '3 * T + 3', w0: '3 * t + 3', w1: '3 * t + 4', r0: '3 * t', r1: '3 * t + 1' },
-      { n: '2 * T + 2', w0: '2 * T - 2 * t - 2', w1: '2 * T - 2 * t - 1', r0: '2 * T - 2 * t', r1: '2 * T - 2 * t + 1', first: 'xs[2 * T] += x0' },
-      { range: 'T - 1..=0 by -1', n: '2 * T + 4', w0: '2 * t', w1: '2 * t + 1', r0: '2 * t + 2', r1: '2 * t + 3', first: 'xs[2 * T + 2] += x0' },
+      {
+        n: '2 * T + 2',
+        w0: '2 * T - 2 * t - 2',
+        w1: '2 * T - 2 * t - 1',
+        r0: '2 * T - 2 * t',
+        r1: '2 * T - 2 * t + 1',
+        first: 'xs[2 * T] += x0',
+      },
+      {
+        range: 'T - 1..=0 by -1',
+        n: '2 * T + 4',
+        w0: '2 * t',
+        w1: '2 * t + 1',
+        r0: '2 * t + 2',
+        r1: '2 * t + 3',
+        first: 'xs[2 * T + 2] += x0',
+      },
       { elem: 'f32' },
       { order: 'same' },
     ]) {

@@ -154,8 +154,7 @@ function scalarPart(stmts: Stmt[], locals: Set<string>, alloc: boolean, later: R
 }
 
 /** The names `stmts` allocate. */
-const allocated = (stmts: Stmt[]): Set<string> =>
-  new Set(stmts.flatMap((s) => (s.kind === 'alloc' ? [s.name] : [])))
+const allocated = (stmts: Stmt[]): Set<string> => new Set(stmts.flatMap((s) => (s.kind === 'alloc' ? [s.name] : [])))
 
 /** Whether `s` is a loop of steps writing `A` (see the module comment; reads of `A` checked later). */
 function stepsLoop(s: Stmt, A: string): Steps | undefined {
@@ -274,7 +273,9 @@ function readsEarlierOnly(x: Expr, A: string, h: Steps): boolean {
 /** The expressions that a loop of steps evaluates (P's and Q's values, the e_j, the targets' indices). */
 function evaluated(h: Steps): Expr[] {
   const out: Expr[] = []
-  for (const s of [...h.P, ...h.Q]) if ((s.kind === 'alloc' || s.kind === 'dealloc' || s.kind === 'update') && s.value.kind !== 'emptystack') out.push(s.value)
+  for (const s of [...h.P, ...h.Q])
+    if ((s.kind === 'alloc' || s.kind === 'dealloc' || s.kind === 'update') && s.value.kind !== 'emptystack')
+      out.push(s.value)
   for (const u of h.U) {
     out.push(u.value)
     if (u.target.kind === 'index') out.push(u.target.index)
