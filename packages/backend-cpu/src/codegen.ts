@@ -2127,8 +2127,9 @@ function zeroHelpers(): string[] {
  * filled. Otherwise every allocation makes a new array.
  *
  * With run-time checks on, the deallocation check of a pooled array (\`$allNearZ\`, \`$allZeroZ\`)
- * sets every element it passed to +0 as it goes, and where all pass it sets the pool's flag
- * (\`PZ…\`), if the array it checked is the pool's: the next allocation at the site then takes
+ * of at most \`ZERO_STORES_MAX_ELEMENTS\` elements sets every element it passed to +0 as it goes,
+ * and where all pass it sets the pool's flag (\`PZ…\`), if the array it checked is the pool's
+ * (a larger array is checked as before, its flag left clear): the next allocation at the site then takes
  * the array as it is, with no zeroing, and clears the flag. Every allocation clears it (a new
  * array, or the pool's taken for a new ancilla), and only a check that passed sets it, so the
  * flag is set only while the pool's array is all +0: a check that fails, or a throw anywhere
@@ -2146,7 +2147,9 @@ function pooled(body: string, pool: boolean, unzeroed: ReadonlySet<string>): str
       return `(${p} !== null && ${p}.length === ${n} ? ${reused} : ((${z} = false), (${p} = new ${ctor}(${n}))))`
     })
     .replace(check, (_m, p: string, helper: string, v: string, args: string) =>
-      pool ? `(${helper}Z(${args}) && ((${zeroedFlag(p)} = ${v} === ${p}), true))` : `${helper}(${args})`,
+      pool
+        ? `(${helper}Z(${args}) && ((${zeroedFlag(p)} = ${v} === ${p} && ${v}.length <= ${ZERO_STORES_MAX_ELEMENTS}), true))`
+        : `${helper}(${args})`,
     )
 }
 
@@ -2278,8 +2281,10 @@ function checkHelpers(tolerance: number): string[] {
     `function $allNear(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; }`,
     'function $allZero(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; }',
     // (the same checks of a pooled array, which set each element they passed to +0: see \`pooled\`)
-    `function $allNearZ(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) { if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; a[i] = 0; } return true; }`,
-    'function $allZeroZ(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) { if (a[i] !== 0) return false; a[i] = 0; } return true; }',
+    // (of at most ZERO_STORES_MAX_ELEMENTS elements: a larger one is checked as before, and zeroed
+    // by \`fill(0)\` when allocated again, cheaper than its stores here)
+    `function $allNearZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; } for (let i = 0; i < n; i++) { if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; a[i] = 0; } return true; }`,
+    `function $allZeroZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; } for (let i = 0; i < n; i++) { if (a[i] !== 0) return false; a[i] = 0; } return true; }`,
   ]
 }
 
