@@ -2142,9 +2142,10 @@ function pooled(body: string, pool: boolean, unzeroed: ReadonlySet<string>): str
   return body
     .replace(site, (_m, p: string, ctor: string, n: string) => {
       if (!pool) return `new ${ctor}(${n})`
+      // (a table never zeroed has no checked deallocation, so its flag is never set)
+      if (unzeroed.has(p)) return `(${p} !== null && ${p}.length === ${n} ? ${p} : (${p} = new ${ctor}(${n})))`
       const z = zeroedFlag(p)
-      const reused = unzeroed.has(p) ? `((${z} = false), ${p})` : `(${z} ? ((${z} = false), ${p}) : $zero${ctor}(${p}))`
-      return `(${p} !== null && ${p}.length === ${n} ? ${reused} : ((${z} = false), (${p} = new ${ctor}(${n}))))`
+      return `(${p} !== null && ${p}.length === ${n} ? (${z} ? ((${z} = false), ${p}) : $zero${ctor}(${p})) : ((${p} = new ${ctor}(${n})), (${z} = false), ${p}))`
     })
     .replace(check, (_m, p: string, helper: string, v: string, args: string) =>
       pool
