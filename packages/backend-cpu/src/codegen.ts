@@ -257,6 +257,8 @@ export class CodeGenerator {
     // x^n meets) give the doubles Math.pow gives, without the call
     parts.push('function $pow(x, y) { return y === 2 ? x * x : y === 1 ? x : Math.pow(x, y); }')
     parts.push('function $sq(x) { return x * x; }')
+    // the zeroing of a pooled array ancilla reused at the same length (see `pooled`)
+    parts.push(...zeroHelpers())
     // the comparisons of the run-time checks (see `$near` and `$zeros` of `insert-checks.ts`), in
     // the module, so that V8 inlines them with this module's own type feedback
     if (this.options.checks) parts.push(...checkHelpers(this.options.tolerance))
@@ -293,7 +295,8 @@ export class CodeGenerator {
     for (const e of emitted) {
       const early = !reentrant.has(e.name)
       // the pooled array ancillas of a function that is never entered twice at once
-      if (early) for (const p of e.pools) parts.push(`let ${p} = null;`)
+      // (and each pool's flag: its array is all +0, left so by a passed deallocation check, see \`pooled\`)
+      if (early) for (const p of e.pools) parts.push(`let ${p} = null, ${zeroedFlag(p)} = false;`)
       const called = this.callees.has(`${e.inverse ? '~' : ''}${e.name}`)
       const entry = e.render(early, false)
       // (in a module that calls out, every entry copy marks the tape: the host may call any of them)
@@ -409,6 +412,8 @@ class FunctionEmitter {
 
   /** The pools of this function's array allocation sites (see `pooled`). */
   private pools: string[] = []
+  /** The pool of each array ancilla allocated so far (its deallocation check may mark the pool zeroed, see \`pooled\`). */
+  private poolOf = new Map<string, string>()
 
   /** The pool of each \`overwritten\` table allocated so far (see \`AllocStmt.overwritten\`), by IR name. */
   private tables = new Map<string, string>()
@@ -867,7 +872,14 @@ class FunctionEmitter {
         // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
         const a = e.args[0] as Extract<Expr, { kind: 'var' }>
         const ens = this.program.registry.findNumberSystem((a.type as { elem: string }).elem)
-        return `${ens && !ens.exact ? '$allNear' : '$allZero'}(${this.js(a.name)}, ${this.expr(e.args[1]!)})`
+        const helper = ens && !ens.exact ? '$allNear' : '$allZero'
+        const v = this.js(a.name)
+        const args = `${v}, ${this.expr(e.args[1]!)}`
+        // (the deallocation check of a pooled array: where the function pools, it zeroes the array
+        // as it checks it and marks the pool's array zeroed, see \`pooled\`)
+        const pool = this.poolOf.get(a.name)
+        if (pool === undefined || !/^\w+$/.test(v) || args.includes(ZCHECK)) return `${helper}(${args})`
+        return `${ZCHECK}${pool}${ZCHECK}${helper}${ZCHECK}${v}${ZCHECK}${args}${ZCHECK}`
       }
       case '$start':
       case '$stop':
@@ -1505,6 +1517,7 @@ class FunctionEmitter {
           const n = this.fresh('n'),
             pool = this.gen.pool()
           this.pools.push(pool)
+          this.poolOf.set(s.name, pool)
           if (s.overwritten) this.tables.set(s.name, pool)
           this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
@@ -2165,6 +2178,36 @@ function headCallsHost(s: Stmt): boolean {
 }
 
 const POOL = '\u0001'
+/** Marks the deallocation check of a pooled array (see \`pooled\`). */
+const ZCHECK = '\u0005'
+
+/** The module-level flag of pool \`p\`: its array is all +0 (see \`pooled\`). */
+const zeroedFlag = (p: string): string => `PZ${p.slice(2)}`
+
+/**
+ * The largest pooled array, in elements, that the allocation zeroes with a loop of stores rather
+ * than \`fill(0)\`: \`fill\` is a call into the engine, which for an array of a few elements
+ * allocated in every iteration of a loop (Horner's accumulator per point, softmax's running
+ * maximum per row) costs more than the loop's work (the wasm backend's \`ZERO_STORES_MAX_BYTES\`).
+ * (Node 20, a Float64Array reused: the loop 7.5 ns for 4 elements, 12 for 8, 18 for 16, 25 for 24,
+ * 29 for 32; \`fill(0)\` 21–23 ns for any of them.)
+ */
+export const ZERO_STORES_MAX_ELEMENTS = 16
+
+/** The array constructors of the registered number systems (see \`NumberSystem.arrayType\`). */
+const ARRAY_TYPES = ['Float64Array', 'Float32Array', 'Int32Array', 'Uint8Array'] as const
+
+/**
+ * The module-level zeroing helpers, one per array type (so that each call site stays
+ * monomorphic): \`$zeroFloat64Array(a)\` sets every element of \`a\` to +0 (a loop of stores
+ * for at most \`ZERO_STORES_MAX_ELEMENTS\` elements, \`fill(0)\` above) and returns \`a\`.
+ */
+function zeroHelpers(): string[] {
+  return ARRAY_TYPES.map(
+    (t) =>
+      `function $zero${t}(a) { const n = a.length; if (n > ${ZERO_STORES_MAX_ELEMENTS}) return a.fill(0); for (let i = 0; i < n; i++) a[i] = 0; return a; }`,
+  )
+}
 
 /**
  * The code of a function with its array allocations (`zeros(n)`) written out. A function that is
@@ -2172,17 +2215,37 @@ const POOL = '\u0001'
  * in a module-level variable: zero-filled when the length is the same as last time, allocated
  * again otherwise. An array ancilla is deallocated before its site runs again and never escapes
  * the program (callees only write into it), so no two live ancillas share a pool; an ancilla in a
- * loop then costs a fill instead of an allocation per iteration; a table in \`unzeroed\` (every
+ * loop then costs a zeroing (\`$zero…\`: a loop of stores for a small array, \`fill(0)\` for a
+ * large one) instead of an allocation per iteration; a table in \`unzeroed\` (every
  * element read was first set by an \`init\` update, see \`AllocStmt.overwritten\`) is not even
  * filled. Otherwise every allocation makes a new array.
+ *
+ * With run-time checks on, the deallocation check of a pooled array (\`$allNearZ\`, \`$allZeroZ\`)
+ * of at most \`ZERO_STORES_MAX_ELEMENTS\` elements sets every element it passed to +0 as it goes,
+ * and where all pass it sets the pool's flag (\`PZ…\`), if the array it checked is the pool's
+ * (a larger array is checked as before, its flag left clear): the next allocation at the site then takes
+ * the array as it is, with no zeroing, and clears the flag. Every allocation clears it (a new
+ * array, or the pool's taken for a new ancilla), and only a check that passed sets it, so the
+ * flag is set only while the pool's array is all +0: a check that fails, or a throw anywhere
+ * between the allocation and the check, leaves it clear, and the next allocation zeroes the
+ * array. Without pooling the check is the plain one.
  */
 function pooled(body: string, pool: boolean, unzeroed: ReadonlySet<string>): string {
   const site = new RegExp(`${POOL}(\\w+)${POOL}(\\w+)${POOL}(\\w+)${POOL}`, 'g')
-  return body.replace(site, (_m, p: string, ctor: string, n: string) =>
-    pool
-      ? `(${p} !== null && ${p}.length === ${n} ? ${unzeroed.has(p) ? p : `${p}.fill(0)`} : (${p} = new ${ctor}(${n})))`
-      : `new ${ctor}(${n})`,
-  )
+  const check = new RegExp(`${ZCHECK}(\\w+)${ZCHECK}(\\$\\w+)${ZCHECK}(\\w+)${ZCHECK}([^${ZCHECK}]*)${ZCHECK}`, 'g')
+  return body
+    .replace(site, (_m, p: string, ctor: string, n: string) => {
+      if (!pool) return `new ${ctor}(${n})`
+      // (a table never zeroed has no checked deallocation, so its flag is never set)
+      if (unzeroed.has(p)) return `(${p} !== null && ${p}.length === ${n} ? ${p} : (${p} = new ${ctor}(${n})))`
+      const z = zeroedFlag(p)
+      return `(${p} !== null && ${p}.length === ${n} ? (${z} ? ((${z} = false), ${p}) : $zero${ctor}(${p})) : ((${p} = new ${ctor}(${n})), (${z} = false), ${p}))`
+    })
+    .replace(check, (_m, p: string, helper: string, v: string, args: string) =>
+      pool
+        ? `(${helper}Z(${args}) && ((${zeroedFlag(p)} = ${v} === ${p} && ${v}.length <= ${ZERO_STORES_MAX_ELEMENTS}), true))`
+        : `${helper}(${args})`,
+    )
 }
 
 /** One generated function, before its read-only results are placed (see `FunctionEmitter.emit`). */
@@ -2312,6 +2375,11 @@ function checkHelpers(tolerance: number): string[] {
     `function $near(a, b) { return a === b || Math.abs(a - b) <= ${TOLERANCE} * Math.max(1, Math.abs(b)); }`,
     `function $allNear(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; }`,
     'function $allZero(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; }',
+    // (the same checks of a pooled array, which set each element they passed to +0: see \`pooled\`)
+    // (of at most ZERO_STORES_MAX_ELEMENTS elements: a larger one is checked as before, and zeroed
+    // by \`fill(0)\` when allocated again, cheaper than its stores here)
+    `function $allNearZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; } for (let i = 0; i < n; i++) { if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; a[i] = 0; } return true; }`,
+    `function $allZeroZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; } for (let i = 0; i < n; i++) { if (a[i] !== 0) return false; a[i] = 0; } return true; }`,
   ]
 }
 

@@ -120,10 +120,11 @@ const ONE = (c: number): Poly => (c === 0 ? new Map() : new Map([['', c]]))
 const constDiff = constantDifference
 
 /** The names of a polynomial's atoms (`len(x)` stands for itself). */
-const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))
+export const atoms = (p: Poly): string[] => [...p.keys()].flatMap((m) => (m ? m.split('*') : []))
 
 /** `w` with the loop variable `v` (coefficient `a`, in a monomial of its own) replaced by `x`. */
-const substitute = (w: Poly, v: string, a: number, x: Poly): Poly => addPoly(addPoly(w, new Map([[v, a]]), -1), x, a)
+export const substitute = (w: Poly, v: string, a: number, x: Poly): Poly =>
+  addPoly(addPoly(w, new Map([[v, a]]), -1), x, a)
 
 const monomial = (a: string, b: string): string =>
   [...(a ? a.split('*') : []), ...(b ? b.split('*') : [])].sort().join('*')
@@ -135,7 +136,7 @@ function mulPoly(p: Poly, q: Poly): Poly {
 }
 
 /** The range `[lo, hi]` of a loop's variable (a literal step), as polynomials, or undefined. */
-function varRange(L: ForStmt): { lo: Poly; hi: Poly } | undefined {
+export function varRange(L: ForStmt): { lo: Poly; hi: Poly } | undefined {
   const step = intLiteral(L.step)
   if (step === undefined || step === 0) return undefined
   const start = indexPolynomial(L.start)
@@ -145,11 +146,11 @@ function varRange(L: ForStmt): { lo: Poly; hi: Poly } | undefined {
   return step > 0 ? { lo: start, hi: last } : { lo: last, hi: start }
 }
 
-/** The direction in which a loop runs through its values: +1 upwards, −1 downwards. */
-const direction = (L: ForStmt): number => Math.sign(intLiteral(L.step)!) * (L.reverse ? -1 : 1)
+/** The direction in which a loop runs through its values: +1 upwards, −1 downwards (a literal step). */
+export const direction = (L: ForStmt): number => Math.sign(intLiteral(L.step)!) * (L.reverse ? -1 : 1)
 
-/** The names a loop's range reads. */
-const rangeNames = (L: ForStmt, out: Set<string>): Set<string> => {
+/** The names a loop's range reads, added to `out`. */
+export const rangeNames = (L: ForStmt, out: Set<string>): Set<string> => {
   for (const x of [L.start, L.stop, ...(L.step ? [L.step] : [])]) readNames(x, out)
   return out
 }
@@ -270,7 +271,7 @@ function readsEarlierOnly(e: Expr, A: string, h: History): boolean {
 }
 
 /** Whether loop `M` runs the values of loop `L` in reverse order (same range). */
-const reversed = (M: ForStmt, L: ForStmt): boolean =>
+export const reversed = (M: ForStmt, L: ForStmt): boolean =>
   !M.each &&
   M.variable === L.variable &&
   !!M.reverse !== !!L.reverse &&
@@ -315,8 +316,12 @@ function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
   return { lo: atU(lo, r1.lo), hi: atU(hi, r1.hi) }
 }
 
-/** A write of `A` before the history loop: one update `A[p] op= …`, or a loop of one such update (p = ±i + c). */
-function preWrite(s: Stmt, A: string): { lo: Poly; hi: Poly; names: Set<string> } | undefined {
+/**
+ * A write of `A` before the history loop: one update `A[p] op= …`, or a loop of one such update
+ * (p = ±i + c): the range `[lo, hi]` of what it writes and the names that range depends on; or
+ * undefined.
+ */
+export function preWrite(s: Stmt, A: string): { lo: Poly; hi: Poly; names: Set<string> } | undefined {
   if (s.kind === 'update') {
     if (s.target.kind !== 'index' || s.target.array.name !== A) return undefined
     const p = indexPolynomial(s.target.index)
@@ -341,7 +346,7 @@ function preWrite(s: Stmt, A: string): { lo: Poly; hi: Poly; names: Set<string> 
  * them): memory that an array `e` reads may share through the unchecked `.core` entry, where the
  * aliasing rule is not enforced (a write to `out` there may change `c`).
  */
-function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): boolean {
+export function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): boolean {
   const local = new Set(fresh)
   walk(stmts, (s) => {
     if (s.kind === 'alloc' && s.type?.kind !== 'scalar') local.add(s.name)

@@ -20,6 +20,11 @@
  *   earlier iterations) becomes
  *   `A[w] -= A[w]`, the same bits, so e is not evaluated again (checks on only; see
  *   `finite-history.ts`);
+ * - `finite-steps` — the same for a loop whose steps also compute and uncompute scalars of their
+ *   own (an integrator's stages, a routine called per step): the inverse loop of
+ *   `for v in R { P; A[w_j] += e_j …; Q }` (w_j = a·v + c + d_j, each element written once, from
+ *   zero; P and Q read A only at elements of earlier iterations) becomes `A[w_j] -= A[w_j]` alone,
+ *   without P and Q (checks on only; see `finite-steps.ts`);
  * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
  *   factorial by the integer approximate multiplier) that undoes a call `f(y, x)` of the same block
  *   from a zero integer ancilla `y` becomes `y -= y`: the uncall would restore 0 bit for bit, and
@@ -96,6 +101,7 @@ import { unrollLoops } from './unroll.js'
 import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
 import { finiteHistory } from './finite-history.js'
+import { finiteSteps } from './finite-steps.js'
 import { exactFunctions, exactUncompute } from './exact-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -119,6 +125,7 @@ export { hoistLaneCalls, exactLaneFunctions, type HoistedLaneCalls } from './hoi
 export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
 export { finiteHistory } from './finite-history.js'
+export { finiteSteps } from './finite-steps.js'
 export { exactFunctions, exactUncompute } from './exact-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -171,6 +178,7 @@ export const PASS_NAMES = [
   'cancel-uncompute',
   'finite-uncompute',
   'finite-history',
+  'finite-steps',
   'exact-uncompute',
   'interchange',
   'jam',
@@ -218,6 +226,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'cancel-uncompute',
   'finite-uncompute',
   'finite-history',
+  'finite-steps',
   'exact-uncompute',
   'hoist-invariants',
   'tabulate',
@@ -300,6 +309,10 @@ export function optimize(
   if (on('finite-history') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => finiteHistory(f, effectful))
+  }
+  if (on('finite-steps') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => finiteSteps(f, effectful))
   }
   if (on('exact-uncompute') && options.checks) {
     const all = [...program.functions.values(), ...inverses.values()]

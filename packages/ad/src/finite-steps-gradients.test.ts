@@ -1,0 +1,93 @@
+/**
+ * Pass `finite-steps` of `@tenet/ir` and gradients with run-time checks on: the gradient of the
+ * RK4 kernel's loss (a trajectory in a history array, four stages per step in scalars, all
+ * uncomputed by `~routine`, which the pass rewrites) is the same bits with the pass and without,
+ * on cpu and wasm, and matches central differences of the objective.
+ */
+import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from '@tenet/backend-wasm'
+import { createRegistry, parse } from '@tenet/ir'
+import { disabledPasses } from '@tenet/ir/backend'
+import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { finiteDifference } from '@tenet/testing'
+import { describe, expect, it } from 'vitest'
+import { gradient } from './index.js'
+
+const registry = () =>
+  createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
+
+const src = `
+fn lv(d0: f64, d1: f64, x: f64, y: f64, p: f64[]) {
+  d0 += p[0] * x - p[1] * x * y
+  d1 += p[3] * x * y - p[2] * y
+}
+fn rk4_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
+  routine {
+    xs: f64[] <- zeros(2 * steps + 2)
+    xs[0] += x0[0]
+    xs[1] += x0[1]
+    for t in 0..steps {
+      routine {
+        a0, a1, b0, b1, c0, c1, e0, e1 <- 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        u1, v1, u2, v2, u3, v3 <- 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        lv(a0, a1, xs[2 * t], xs[2 * t + 1], p)
+        u1 += xs[2 * t] + h / 2.0 * a0
+        v1 += xs[2 * t + 1] + h / 2.0 * a1
+        lv(b0, b1, u1, v1, p)
+        u2 += xs[2 * t] + h / 2.0 * b0
+        v2 += xs[2 * t + 1] + h / 2.0 * b1
+        lv(c0, c1, u2, v2, p)
+        u3 += xs[2 * t] + h * c0
+        v3 += xs[2 * t + 1] + h * c1
+        lv(e0, e1, u3, v3, p)
+      }
+      xs[2 * t + 2] += xs[2 * t] + h / 6.0 * (a0 + 2.0 * b0 + 2.0 * c0 + e0)
+      xs[2 * t + 3] += xs[2 * t + 1] + h / 6.0 * (a1 + 2.0 * b1 + 2.0 * c1 + e1)
+      ~routine
+    }
+  }
+  loss += xs[2 * steps] * xs[2 * steps + 1]
+  ~routine
+}`
+
+/** The module with pass `finite-steps` on or off (a source of its own: the compile caches key on it). */
+function compile(backend: string, on: boolean) {
+  if (!on) disabledPasses.add('finite-steps')
+  try {
+    return compileModule(parse({ text: on ? src : `${src}\n`, name: 'test' }), {
+      registry: registry(),
+      backend,
+      checks: true,
+    })
+  } finally {
+    disabledPasses.delete('finite-steps')
+  }
+}
+
+const x0 = Float64Array.from([1.2, 0.8])
+const p = Float64Array.from([1.1, 0.4, 0.4, 0.1])
+
+describe.each(['cpu', 'wasm'] as const)('gradients with checks on and pass finite-steps (%s)', (backend) => {
+  it('are the same bits with the pass and without, and match central differences', () => {
+    const on = compile(backend, true)
+    const off = compile(backend, false)
+    const g = (m: typeof on) => gradient(m.rk4_loss!, [0, x0, p, 0.05, 20], { loss: 0 })
+    const flat = (r: unknown[]) => r.map((x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))
+    expect(flat(g(on))).toEqual(flat(g(off)))
+    // (against central differences of the objective in x0, in p and in h)
+    const first = (r: unknown): number => (typeof r === 'number' ? r : (r as ArrayLike<number>)[0]!)
+    const got = g(on)
+    const fx = finiteDifference(
+      (v: number[]) => first(on.rk4_loss!(0, Float64Array.from(v), p, 0.05, 20)),
+      Array.from(x0),
+    )
+    fx.forEach((d, i) => expect((got[1] as Float64Array)[i]).toBeCloseTo(d, 6))
+    const fp = finiteDifference(
+      (v: number[]) => first(on.rk4_loss!(0, x0, Float64Array.from(v), 0.05, 20)),
+      Array.from(p),
+    )
+    fp.forEach((d, i) => expect((got[2] as Float64Array)[i]).toBeCloseTo(d, 6))
+    const fh = finiteDifference((v: number[]) => first(on.rk4_loss!(0, x0, p, v[0]!, 20)), [0.05])
+    expect(got[3] as number).toBeCloseTo(fh[0]!, 6)
+  })
+})
