@@ -2,6 +2,7 @@
  * `grad`: the compiled gradient function of a Tenet function, reusable. The program it runs is
  * chosen by `planGradient` (plan.ts) and driven by a driver of `driver.ts`.
  */
+import { TenetError } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { compileAdjoint, compileTangent, hasForwardGradientShape, type CompiledAdjoint } from './compile.js'
 import { optionsOf, positiveNumber } from './options.js'
@@ -180,7 +181,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     argError(`\`uncompute\` must be 'error', 'warn' or 'off', got ${String(policy)}`)
   const tolerance = positiveNumber('grad', 'uncomputeTolerance', options.uncomputeTolerance, true) ?? 1e-6
   // the plan says whether the program uncomputes (two-sweep, routine-fused with checks): only then is there a drift to check
-  const { run, ctx } = makeDriver(
+  const { run: unguarded, ctx } = makeDriver(
     c,
     options.loss,
     fused?.core ?? null,
@@ -191,6 +192,7 @@ export function grad(f: TenetFunction, options: GradOptions): GradientFunction {
     },
     scratch,
   )
+  const run = guardReentry(unguarded, c.info.program.hosts, c.info.name)
   const slots = c.slots
   // fresh results every call (a = g(...); b = g(...) must not alias); `run` is the allocation-free form
   const g = (...args: unknown[]): Gradient => {
@@ -303,4 +305,34 @@ function inverseGradient(
     !s || s.kind === 'stack' ? null : s.kind === 'scalar' ? res[s.index]! : (adjArgs[s.index] as Float64Array),
   )
   return { args: out, gradient: gradientOut, sink: res[adjArgs.length - 1]! }
+}
+
+/**
+ * The driver `run`, refusing a call made while a call of it is still running: a module that calls
+ * host functions can call this gradient again from inside one of them, and the inner call would
+ * overwrite the buffers and scalars the outer call is using (wrong values, silently). Such a call
+ * throws a `TenetError` with code `ad/reentrant`; a separate `grad(...)` object of the same
+ * function is the way to differentiate from inside a host function. Without host functions no call
+ * can re-enter, and `run` is returned as it is (no cost on the hot path).
+ */
+function guardReentry(
+  run: (...a: unknown[]) => void,
+  hosts: readonly unknown[],
+  name: string,
+): (...a: unknown[]) => void {
+  if (!hosts.some((h) => typeof h === 'function')) return run
+  let busy = false
+  return (...args: unknown[]): void => {
+    if (busy)
+      throw new TenetError(
+        'ad/reentrant',
+        `the gradient of \`${name}\` was called again from inside its own call (from a host function its program calls): the inner call would overwrite the outer call's buffers; differentiate there with a separate \`grad(...)\` object`,
+      )
+    busy = true
+    try {
+      run(...args)
+    } finally {
+      busy = false
+    }
+  }
 }

@@ -650,7 +650,7 @@ class FunctionAdjoint {
    * The adjoint of `L′ = ~L` of a stage pair (L value-wise, forwards), preceded by the allocation
    * of the history: its rows (an estimate of the iteration count, at least that count), the
    * history and the row counter. Where the rows fit (\`HISTORY_ELEMENTS\`), each iteration
-   * stores its stages right after it recomputes them; else the loop is the plain adjoint and the
+   * stores its stages as the middle of the body leaves them (an exact copy); else the loop is the plain adjoint and the
    * history is empty.
    */
   private storingLoop(pair: StagePair): Stmt[] {
@@ -666,22 +666,24 @@ class FunctionAdjoint {
       ...(index ? { index } : {}),
     }
     this.histories.set(pair.forward, h)
-    const store: Stmt[] = pair.stages.map(
-      (a, j) =>
-        ({
-          kind: 'update',
-          op: '+=',
-          target: this.historyElement(h, m, j),
-          value: ref(a.name),
-          // (the first write of its element: see the allocation's \`overwritten\`)
-          init: true,
-          ...loc(a),
-        }) as Stmt,
-    )
+    // an exact copy of each stage (its sign of zero too: \`0 + a\` would turn a -0 into +0): the
+    // stage moves into its zeroed element, then comes back as \`+0 + a\` for the uncompute that
+    // follows (whose gradient updates all add zero gradients), the element keeping it exactly
+    const store: Stmt[] = pair.stages.flatMap((a, j) => [
+      {
+        kind: 'callstmt',
+        callee: 'SWAP',
+        args: [ref(a.name), this.historyElement(h, m, j)],
+        inverse: false,
+        ...loc(a),
+      } as Stmt,
+      { kind: 'update', op: '+=', target: ref(a.name), value: this.historyElement(h, m, j) as Expr, ...loc(a) } as Stmt,
+    ])
+    // (stored after the middle: the backward loop needs the stages as the middle leaves them)
     const body = [
       ...this.body(L.body.slice(n - p)),
-      ...store,
       ...this.body(L.body.slice(p, n - p)),
+      ...store,
       ...this.body(L.body.slice(0, p)),
       ...(h.index ? [] : [{ kind: 'update', op: '+=', target: ref(h.row), value: int(1) } as Stmt]),
     ]
@@ -691,10 +693,8 @@ class FunctionAdjoint {
         kind: 'alloc',
         name: h.history,
         declared: { kind: 'array', elem: 'f64' },
+        // (zeroed: the storing loop's SWAP reads each element's +0 back into its stage)
         value: historySize(h.rows, m),
-        // every element is read (by the loading loop, at the same row) only after the storing
-        // loop's \`init\` update wrote it, and it is freed unchecked: no zeroing needed
-        overwritten: true,
       } as Stmt,
       ...(h.index ? [] : [{ kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt]),
       {
@@ -719,13 +719,14 @@ class FunctionAdjoint {
       m = pair.stages.length,
       n = L.body.length
     const tail = L.body.slice(n - p)
+    // (a SWAP: the stage takes its stored value exactly, -0 included)
     const load: Stmt[] = pair.stages.map(
       (a, j) =>
         ({
-          kind: 'update',
-          op: '+=',
-          target: ref(a.name),
-          value: this.historyElement(h, m, j) as Expr,
+          kind: 'callstmt',
+          callee: 'SWAP',
+          args: [ref(a.name), this.historyElement(h, m, j)],
+          inverse: false,
           ...loc(a),
         }) as Stmt,
     )
