@@ -1990,7 +1990,12 @@ export class FunctionEmitter {
     }
     const dead = this.carriedWrite(base)
     if (dead?.dead !== undefined && !old) {
-      // (a dead store, see \`deadCarriedStores\`: the value, which reads no element, in the local only)
+      // (a dead store, see \`deadCarriedStores\`: the value, which reads no element, in the local only;
+      // the element's bounds guard stays where the index is not known in bounds)
+      if (base.inBounds !== true) {
+        this.address(base.array.name, base.index, base.loc, false, base.array.shown)
+        this.op(Op.drop)
+      }
       compute()
       readNeg()
       this.set(dead.w)
@@ -2564,7 +2569,12 @@ export class FunctionEmitter {
       const cw = this.carriedWrite(s.target)
       if (cw?.sample.signFree && this.promoted?.get(s.target.array.name)?.get(key(s.target.index)) === undefined) {
         if (cw.dead !== undefined) {
-          // (a dead store, see \`deadCarriedStores\`: e in the local only)
+          // (a dead store, see \`deadCarriedStores\`: e in the local only; the element's bounds
+          // guard stays where the index is not known in bounds)
+          if (s.target.inBounds !== true) {
+            this.address(s.target.array.name, s.target.index, s.target.loc, false, s.target.array.shown)
+            this.op(Op.drop)
+          }
           this.folding(s.value, () => this.expr(s.value))
           this.set(cw.w)
           cw.emitted++
