@@ -666,10 +666,19 @@ class FunctionAdjoint {
       ...(index ? { index } : {}),
     }
     this.histories.set(pair.forward, h)
-    // an exact copy of each stage (its sign of zero too: \`0 + a\` would turn a -0 into +0): the
-    // stage moves into its zeroed element, then comes back as \`+0 + a\` for the uncompute that
+    // an exact copy of each stage (its sign of zero too: \`0 + a\` would turn a -0 into +0): its
+    // element is set to +0 (the first write of the element, \`init\`: see the allocation's
+    // \`overwritten\`), the stage moves into it, and comes back as \`+0 + a\` for the uncompute that
     // follows (whose gradient updates all add zero gradients), the element keeping it exactly
     const store: Stmt[] = pair.stages.flatMap((a, j) => [
+      {
+        kind: 'update',
+        op: '+=',
+        target: this.historyElement(h, m, j),
+        value: { kind: 'num', value: 0, isFloat: true },
+        init: true,
+        ...loc(a),
+      } as Stmt,
       {
         kind: 'callstmt',
         callee: 'SWAP',
@@ -693,8 +702,10 @@ class FunctionAdjoint {
         kind: 'alloc',
         name: h.history,
         declared: { kind: 'array', elem: 'f64' },
-        // (zeroed: the storing loop's SWAP reads each element's +0 back into its stage)
         value: historySize(h.rows, m),
+        // every element is read (by the storing loop's SWAP, by the loading loop at the same row)
+        // only after the storing loop's \`init\` update set it, and it is freed unchecked: no zeroing
+        overwritten: true,
       } as Stmt,
       ...(h.index ? [] : [{ kind: 'alloc', name: h.row, declared: I32, value: int(0) } as Stmt]),
       {
