@@ -3,7 +3,7 @@
  * pooled arrays, and four copies per pass, against the reference interpreter (checks on).
  */
 import { describe, expect, it } from 'vitest'
-import { disabledPasses } from '@tenet/ir/backend'
+import { disabledPasses, type PassName } from '@tenet/ir/backend'
 import { TENET_FUNCTION } from '@tenet/reversible'
 import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
 import { cpuBackend } from './index.js'
@@ -13,7 +13,7 @@ const cpu = backendUnderTest(cpuBackend, { checks: true })
 const cpuOff = backendUnderTest(cpuBackend, { checks: false })
 const referenceOff = referenceBackend({ checks: false })
 
-function withoutPass<T>(pass: string, f: () => T): T {
+function withoutPass<T>(pass: PassName, f: () => T): T {
   disabledPasses.add(pass)
   try {
     return f()
