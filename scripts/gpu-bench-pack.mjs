@@ -23,7 +23,7 @@
  * It prints the folder's size; carry `gpu-bench` (one path, under 64 MiB).
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -64,12 +64,27 @@ const common = {
   banner: { js: banner },
   logLevel: 'warning',
 }
-await esbuild.build({ ...common, entryPoints: [cli], outfile: join(out, 'bench.mjs') })
-// the row modules the bench imports a second time under a query (`./tenet.js?instance=wasm`), so
-// that each backend's rows get their own module instance and type feedback: bundled beside
-// bench.mjs, where those relative imports resolve
-for (const f of ['tenet.js', 'table1-tenet.js', 'adapter.js'])
-  await esbuild.build({ ...common, entryPoints: [join(root, 'apps/bench/dist/rows', f)], outfile: join(out, f) })
+// the bench and the row modules it imports a second time under a query (\`./tenet.js?instance=wasm\`,
+// so that each backend's rows get their own module instance and type feedback), in one build
+// with code splitting: every module they share (the backend and checks switches of
+// \`tenet/compile.ts\`, the workloads, the packages) is one module in a shared chunk. Bundled
+// apart, each row module had its own copy of those switches, and rows that compile through a
+// workload's module (the wasm and checks-on rows of most workloads) ran the cpu code unchecked.
+// Everything lands beside bench.mjs, where those relative imports resolve.
+await esbuild.build({
+  ...common,
+  entryPoints: {
+    bench: cli,
+    tenet: join(root, 'apps/bench/dist/rows/tenet.js'),
+    'table1-tenet': join(root, 'apps/bench/dist/rows/table1-tenet.js'),
+    adapter: join(root, 'apps/bench/dist/rows/adapter.js'),
+  },
+  splitting: true,
+  outdir: out,
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+})
+renameSync(join(out, 'bench.js'), join(out, 'bench.mjs'))
 // the worker threads' modules of the "Tenet (cpu, N threads)" rows: @tenet/parallel starts
 // `worker-entry.js` (and `tenet-worker.js` for gradient pools) from beside the module that
 // creates the pool, and the bench's GMM/BA pools load `gmm-worker.js`/`ba-worker.js` from beside

@@ -13,8 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 const CHROMIUM = '/usr/bin/chromium'
 const packages = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-// the packages the page imports and what they import (@tenet/ad uses @tenet/dual for host functions)
-const PACKAGES = ['ir', 'reversible', 'backend-cpu', 'dual', 'ad', 'backend-webgpu']
+// the packages the page imports and what they import (@tenet/ad uses @tenet/dual for host functions
+// and re-exports the papers' programs of @tenet/testing/programs)
+const PACKAGES = ['ir', 'reversible', 'backend-cpu', 'dual', 'testing', 'ad', 'backend-webgpu']
 const ci = process.env.CI === 'true' || process.env.CI === '1'
 const ready = existsSync(CHROMIUM) && PACKAGES.every((p) => existsSync(join(packages, p, 'dist', 'index.js')))
 if (!ready) {
@@ -53,6 +54,7 @@ function html(): string {
   const imports = {
     ...Object.fromEntries(PACKAGES.map((p) => [`@tenet/${p}`, `/packages/${p}/dist/index.js`])),
     '@tenet/ir/backend': '/packages/ir/dist/backend.js',
+    '@tenet/testing/programs': '/packages/testing/dist/programs.js',
   }
   return `<!doctype html><meta charset="utf-8"><title>tenet webgpu</title>
 <script type="importmap">${JSON.stringify({ imports })}</script>
