@@ -9,46 +9,15 @@ import { wasmBackend } from '@tenet/backend-wasm'
 import { createRegistry, parse } from '@tenet/ir'
 import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
-import { finiteDifference } from '@tenet/testing'
+import { finiteDifference, lvSource, rk4LossSource } from '@tenet/testing'
 import { describe, expect, it } from 'vitest'
 import { gradient } from './index.js'
 
 const registry = () =>
   createRegistry().registerBackend(cpuBackend).registerBackend(interpreterBackend).registerBackend(wasmBackend)
 
-const src = `
-fn lv(d0: f64, d1: f64, x: f64, y: f64, p: f64[]) {
-  d0 += p[0] * x - p[1] * x * y
-  d1 += p[3] * x * y - p[2] * y
-}
-fn rk4_loss(loss: f64, x0: f64[], p: f64[], h: f64, steps: i32) {
-  routine {
-    xs: f64[] <- zeros(2 * steps + 2)
-    xs[0] += x0[0]
-    xs[1] += x0[1]
-    for t in 0..steps {
-      routine {
-        a0, a1, b0, b1, c0, c1, e0, e1 <- 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-        u1, v1, u2, v2, u3, v3 <- 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-        lv(a0, a1, xs[2 * t], xs[2 * t + 1], p)
-        u1 += xs[2 * t] + h / 2.0 * a0
-        v1 += xs[2 * t + 1] + h / 2.0 * a1
-        lv(b0, b1, u1, v1, p)
-        u2 += xs[2 * t] + h / 2.0 * b0
-        v2 += xs[2 * t + 1] + h / 2.0 * b1
-        lv(c0, c1, u2, v2, p)
-        u3 += xs[2 * t] + h * c0
-        v3 += xs[2 * t + 1] + h * c1
-        lv(e0, e1, u3, v3, p)
-      }
-      xs[2 * t + 2] += xs[2 * t] + h / 6.0 * (a0 + 2.0 * b0 + 2.0 * c0 + e0)
-      xs[2 * t + 3] += xs[2 * t + 1] + h / 6.0 * (a1 + 2.0 * b1 + 2.0 * c1 + e1)
-      ~routine
-    }
-  }
-  loss += xs[2 * steps] * xs[2 * steps + 1]
-  ~routine
-}`
+// the kernels' RK4 (Lotka–Volterra) listing, the same text as the bench's
+const src = `\n${lvSource}\n${rk4LossSource}`
 
 /** The module with pass `finite-steps` on or off (a source of its own: the compile caches key on it). */
 function compile(backend: string, on: boolean) {
