@@ -321,7 +321,7 @@ function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
  * (p = ±i + c): the range `[lo, hi]` of what it writes and the names that range depends on; or
  * undefined.
  */
-export function preWrite(s: Stmt, A: string): { lo: Poly; hi: Poly; names: Set<string> } | undefined {
+export function preWrite(s: Stmt, A: string): PreWrite | undefined {
   if (s.kind === 'update') {
     if (s.target.kind !== 'index' || s.target.array.name !== A) return undefined
     const p = indexPolynomial(s.target.index)
@@ -376,6 +376,33 @@ export function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): b
 
 /** The block with the inverse loop of array ancilla `body[i]`'s history loop rewritten, or undefined. */
 function rewriteArray(body: Stmt[], i: number, effectful: ReadonlySet<string>): Stmt[] | undefined {
+  return rewriteArrayLoop(body, i, effectful, historyLoop, rewriteHistory)
+}
+
+/** Where a statement before the loop writes the array: the range of its elements, the names it reads. */
+export type PreWrite = { lo: Poly; hi: Poly; names: Set<string> }
+
+/**
+ * The block with a loop of `zeros` array ancilla `body[i]` (f64 or f32) rewritten by `rewrite`, or
+ * undefined: the statements after the allocation are scanned in order; a loop that `find`
+ * recognises is offered to `rewrite` with the writes of the array before it (\`preWrite\`); a
+ * statement whose writes are unknown, or a write of the array whose elements are not known, ends
+ * the scan. Shared by \`finite-history\` and \`finite-steps\`, which differ in the loops they find.
+ */
+export function rewriteArrayLoop<H>(
+  body: Stmt[],
+  i: number,
+  effectful: ReadonlySet<string>,
+  find: (s: Stmt, A: string) => H | undefined,
+  rewrite: (
+    body: Stmt[],
+    i: number,
+    k: number,
+    h: H,
+    pre: PreWrite[],
+    effectful: ReadonlySet<string>,
+  ) => Stmt[] | undefined,
+): Stmt[] | undefined {
   const alloc = body[i]!
   if (
     alloc.kind !== 'alloc' ||
@@ -386,18 +413,18 @@ function rewriteArray(body: Stmt[], i: number, effectful: ReadonlySet<string>): 
   )
     return undefined
   const A = alloc.name
-  const pre: Array<{ lo: Poly; hi: Poly; names: Set<string> }> = []
+  const pre: PreWrite[] = []
   for (let k = i + 1; k < body.length; k++) {
     const s = body[k]!
-    const h = historyLoop(s, A)
+    const h = find(s, A)
     if (h) {
-      const done = rewriteHistory(body, i, k, h, pre, effectful)
+      const done = rewrite(body, i, k, h, pre, effectful)
       if (done) return done
     }
     const w = writtenNames([s], effectful)
     if (w === undefined) return undefined
     if (!w.has(A)) continue
-    // a write of A before the loop (a history loop left as it is, too): where, checked later
+    // a write of A before the loop (a loop left as it is, too): where, checked later
     const p = preWrite(s, A)
     if (!p) return undefined
     pre.push(p)
@@ -411,7 +438,7 @@ function rewriteHistory(
   i: number,
   k: number,
   h: History,
-  pre: Array<{ lo: Poly; hi: Poly; names: Set<string> }>,
+  pre: PreWrite[],
   effectful: ReadonlySet<string>,
 ): Stmt[] | undefined {
   const A = (body[i] as Extract<Stmt, { kind: 'alloc' }>).name

@@ -67,9 +67,10 @@ import { key } from '../cse.js'
 import {
   atoms,
   direction,
-  preWrite,
+  type PreWrite,
   rangeNames,
   reversed,
+  rewriteArrayLoop,
   substitute,
   varRange,
   writesSharedArrays,
@@ -319,33 +320,7 @@ function writtenRange(h: Steps): { lo: Poly; hi: Poly } | undefined {
 
 /** The block with the inverse loop of array ancilla `body[i]`'s loop of steps rewritten, or undefined. */
 function rewriteArray(body: Stmt[], i: number, effectful: ReadonlySet<string>): Stmt[] | undefined {
-  const alloc = body[i]!
-  if (
-    alloc.kind !== 'alloc' ||
-    alloc.type?.kind !== 'array' ||
-    (alloc.type.elem !== 'f64' && alloc.type.elem !== 'f32') ||
-    alloc.value.kind !== 'call' ||
-    alloc.value.callee !== 'zeros'
-  )
-    return undefined
-  const A = alloc.name
-  const pre: Array<{ lo: Poly; hi: Poly; names: Set<string> }> = []
-  for (let k = i + 1; k < body.length; k++) {
-    const s = body[k]!
-    const h = stepsLoop(s, A)
-    if (h) {
-      const done = rewriteSteps(body, i, k, h, pre, effectful)
-      if (done) return done
-    }
-    const w = writtenNames([s], effectful)
-    if (w === undefined) return undefined
-    if (!w.has(A)) continue
-    // a write of A before the loop (a loop left as it is, too): where, checked later
-    const p = preWrite(s, A)
-    if (!p) return undefined
-    pre.push(p)
-  }
-  return undefined
+  return rewriteArrayLoop(body, i, effectful, stepsLoop, rewriteSteps)
 }
 
 /** `body` with `h`'s inverse loop rewritten (see the module comment), or undefined. */
@@ -354,7 +329,7 @@ function rewriteSteps(
   i: number,
   k: number,
   h: Steps,
-  pre: Array<{ lo: Poly; hi: Poly; names: Set<string> }>,
+  pre: PreWrite[],
   effectful: ReadonlySet<string>,
 ): Stmt[] | undefined {
   const A = (body[i] as Extract<Stmt, { kind: 'alloc' }>).name
