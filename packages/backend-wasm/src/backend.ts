@@ -20,7 +20,16 @@ import {
   pairSeries,
   unrollCheckedSwaps,
 } from '@tenet/ir/backend'
-import { FunctionEmitter, ModuleContext, elemInfo, ownEntry, passedThrough, returnedParam, thunk } from './codegen.js'
+import {
+  FAIL_VALUE_COUNT,
+  FunctionEmitter,
+  ModuleContext,
+  elemInfo,
+  ownEntry,
+  passedThrough,
+  returnedParam,
+  thunk,
+} from './codegen.js'
 import { hoistedBoundsOnly } from './hoisted-bounds.js'
 import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
@@ -143,7 +152,7 @@ function makeWrapper(
   if (enter) lines.push(enter)
   const callList = closed ? callArgs : ['o', ...callArgs]
   lines.push(
-    `${returned >= 0 ? 'let ret;\n  ' : ''}try { ${returned >= 0 ? 'ret = ' : ''}x.fn(${callList.join(', ')}); } catch (e) { const err = m.oob.value >= 0 ? m.outOfBounds() : e; ${epilogue}${epilogue ? ' ' : ''}throw err; }`,
+    `${returned >= 0 ? 'let ret;\n  ' : ''}try { ${returned >= 0 ? 'ret = ' : ''}x.fn(${callList.join(', ')}); } catch (e) { const err = m.failure(e); ${epilogue}${epilogue ? ' ' : ''}throw err; }`,
   )
   if (epilogue) lines.push(epilogue)
   lines.push(...copyOut)
@@ -212,7 +221,7 @@ function directEntry(
 ): MutableEntry {
   return {
     call: fn as (...args: unknown[]) => void,
-    error: (e: unknown): Error => (m.oob.value >= 0 ? m.outOfBounds() : (e as Error)),
+    error: (e: unknown): Error => m.failure(e),
     memory: (): Float64Array => {
       if (s.U8.length === 0) refresh(s)
       return s.F64
@@ -409,6 +418,9 @@ export function compileToWasm(
       { init: -1, export: 'oob' },
       { init: 0, export: 'oobIndex' },
       { init: 0, export: 'oobLength' },
+      // the record of a failed run-time check (see FAIL_SITE)
+      { init: -1, export: 'failed' },
+      ...Array.from({ length: FAIL_VALUE_COUNT }, (_, i) => ({ init: 0, f64: true, export: `failed${i}` })),
     ],
   })
   const env: Record<string, Function> = {}
@@ -433,6 +445,22 @@ export function compileToWasm(
         (exports.oobIndex as WebAssembly.Global).value as number,
         (exports.oobLength as WebAssembly.Global).value as number,
       ])
+    } catch (e) {
+      return e as Error
+    }
+  }
+  const failed = exports.failed as WebAssembly.Global
+  const failedValues = Array.from({ length: FAIL_VALUE_COUNT }, (_, i) => exports[`failed${i}`] as WebAssembly.Global)
+  own.failure = (e: unknown): Error => {
+    if (oob.value >= 0) return own.outOfBounds()
+    const site = failed.value as number
+    if (site < 0) return e as Error
+    failed.value = -1
+    try {
+      return ctx.fail(
+        site,
+        failedValues.map((g) => g.value as number),
+      )
     } catch (e) {
       return e as Error
     }

@@ -275,7 +275,7 @@ const STANDARD_PURE = new Map(
  * The keys of the imports that run no code of the caller's: \`fail\` and the built-in arithmetic
  * (\`Math\` functions, \`%\`, integer powers and conversions) that \`importOf\` registers under them.
  */
-const BUILTIN_IMPORTS = /^(fail|math:|rem:|pow:(i32|f64)$|toInt32$)/
+const BUILTIN_IMPORTS = /^(math:|rem:|pow:(i32|f64)$|toInt32$)/
 
 /** What the code generator needs from the JS side: imports by key, run-time check sites. */
 /** The local a loop-carried element's write sets (see \`carriedElements\`), and how many writes set it in the iteration being emitted. */
@@ -381,10 +381,6 @@ export class ModuleContext {
     let k = 0
     for (const name of program.functions.keys()) this.fnIndex.set(name, k++)
     this.math = new MathLibrary(4 * k, (body, at, target) => this.calls.push({ body, at, target, kind: 'fn' }))
-    // import 0: fail(site, six values)
-    this.importOf('fail', { params: [I32, F64, F64, F64, F64, F64, F64], results: [] }, (site, ...values) =>
-      this.fail(site, values),
-    )
   }
 
   private effectfulSet: ReadonlySet<string> | undefined
@@ -400,8 +396,8 @@ export class ModuleContext {
   /**
    * Whether the module imports a function that may run the caller's code (a host function, a
    * plugin primitive or bijection): only through one can a call of the module call into the
-   * memory's modules again before it returns. The other imports are \`fail\` (which throws) and
-   * the built-in arithmetic of \`Math\` (see \`BUILTIN_IMPORTS\`).
+   * memory's modules again before it returns. The other imports are the built-in arithmetic of
+   * \`Math\` (see \`BUILTIN_IMPORTS\`); a failed check traps (see the generator's \`fail\`).
    */
   get callsOut(): boolean {
     for (const key of this.importIndex.keys()) if (!BUILTIN_IMPORTS.test(key)) return true
@@ -438,7 +434,7 @@ export class ModuleContext {
     return this.site(RUNTIME_CHECK_CODES[check], loc, (...v) => message(...args(...v)))
   }
 
-  /** Raises the error of a check site (called by the imported `fail`). */
+  /** Raises the error of a check site (for the trap a failed check leaves: see \`ProgramState.failure\`). */
   fail(site: number, values: number[]): never {
     const s = this.sites[site]!
     throw new InvertibilityError(s.code, s.message(...values), s.loc)
@@ -475,6 +471,15 @@ const HIGH_LANES = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
 export const OOB_SITE = 1,
   OOB_INDEX = 2,
   OOB_LENGTH = 3
+
+/**
+ * Globals 4–10 record a failed run-time check before the function traps (see the generator's
+ * \`fail\`): its check site (−1 when none), then its values, as f64, in the next
+ * \`FAIL_VALUE_COUNT\` globals.
+ */
+export const FAIL_SITE = 4,
+  FAIL_VALUES = 5,
+  FAIL_VALUE_COUNT = 6
 
 /** A name in scope: a scalar local, or an array's address and length locals. */
 type Binding =
@@ -760,15 +765,25 @@ export class FunctionEmitter {
     this.out.padU32()
   }
 
-  /** Calls `fail(site, values)`; each value pusher leaves one value of the given type. */
+  /**
+   * Fails at check site \`site\` with \`values\` (each pusher leaves one value of the given type):
+   * records the values (as f64) and the site in globals and traps; the wrapper, or the caller of
+   * a direct entry, turns the trap into the site's error (\`ProgramState.failure\`). The cold
+   * path is kept free of calls: a call of the imported \`fail\` in a loop, even one never taken,
+   * made TurboFan spill the loop's values around it on every iteration (the checked single-z
+   * Bessel series stored five values to the stack per term), as \`address\`'s bounds checks
+   * found for their own \`fail\` calls.
+   */
   private fail(site: number, values: Array<[() => void, ValType]>): void {
-    this.i32(site)
-    for (const [push, t] of values) {
+    if (values.length > FAIL_VALUE_COUNT) throw new Error(`wasm backend: a check with ${values.length} values`)
+    values.forEach(([push, t], i) => {
       push()
       this.toF64(t)
-    }
-    for (let i = values.length; i < 6; i++) this.f64c(0)
-    this.callImport(0)
+      this.out.byte(Op.global_set).u32(FAIL_VALUES + i)
+    })
+    this.i32(site)
+    this.out.byte(Op.global_set).u32(FAIL_SITE)
+    this.op(Op.unreachable)
   }
 
   /** \`$factor(x)\`: x ≠ 0 and x − x = 0 (false for ±∞ and NaN), for \`*=\` / \`/=\` on a float. */
@@ -899,8 +914,29 @@ export class FunctionEmitter {
   }
 
   private toF64(t: ValType): void {
-    if (t === I32) this.op(Op.f64_convert_i32_s)
+    if (t === I32) this.i32ToF64()
     else if (t === F32) this.op(Op.f64_promote_f32)
+  }
+  /**
+   * An i32 on the stack as an f64, exactly. With run-time checks on, by its bits rather than by
+   * \`f64.convert_i32_s\`: V8 (x64) emits that as \`cvtsi2sd\`, which keeps the upper half of its
+   * scratch register and so waits for the last write to it, and V8's register moves write that
+   * register when they exchange two values (a \`SWAP\`, the unrolled swaps at a loop's exit). A
+   * checked function runs its uncomputes after its computes, so the conversions of an uncompute's
+   * loop waited for the end of the compute's loop: the checked single-z Bessel series, whose
+   * reverse loop converts its index each term, ran about 11% slower than with this form once its
+   * failure paths stopped calling out (see \`fail\`). Without checks the plain conversion stays
+   * (this form costs a few instructions more, about 4% of the unchecked single-z series). The
+   * bits: 1.5·2⁵² + x for |x| < 2⁵¹ is the double 0x4338000000000000 + x, and subtracting 1.5·2⁵²
+   * from it is exact (0 gives +0, as the conversion does).
+   */
+  private i32ToF64(): void {
+    if (!this.ctx.options.checks) return void this.op(Op.f64_convert_i32_s)
+    this.op(Op.i64_extend_i32_s)
+    this.out.byte(Op.i64_const).s64(0x4338000000000000n)
+    this.op(Op.i64_add, Op.f64_reinterpret_i64)
+    this.f64c(6755399441055744)
+    this.op(Op.f64_sub)
   }
 
   // ---------- expressions ----------

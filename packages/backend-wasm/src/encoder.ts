@@ -117,6 +117,7 @@ export const Op = {
   i32_wrap_i64: 0xa7,
   i64_extend_i32_s: 0xac,
   i64_extend_i32_u: 0xad,
+  f64_reinterpret_i64: 0xbf,
   f32_convert_i32_s: 0xb2,
   f32_demote_f64: 0xb6,
   f64_convert_i32_s: 0xb7,
@@ -277,6 +278,15 @@ export class Bytes {
       this.byte(b | 0x80)
     }
   }
+  /** Signed LEB128 of a 64-bit integer. */
+  s64(v: bigint): this {
+    for (;;) {
+      const b = Number(v & 0x7fn)
+      v >>= 7n
+      if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) return this.byte(b)
+      this.byte(b | 0x80)
+    }
+  }
   f64(v: number): this {
     const d = new DataView(new ArrayBuffer(8))
     d.setFloat64(0, v, true)
@@ -336,10 +346,12 @@ export interface DefinedFunc {
   name?: string
 }
 
-/** A mutable i32 global with its initial value, optionally exported. */
+/** A mutable i32 global (or f64 global, \`f64\`) with its initial value, optionally exported. */
 export interface GlobalI32 {
   init: number
   export?: string
+  /** An f64 global rather than an i32 one. */
+  f64?: boolean
 }
 
 /** The parts of a module; function indices count imports first. */
@@ -405,7 +417,9 @@ export function encodeModule(parts: ModuleParts): Uint8Array {
   if (parts.globals.length) {
     section(6, (b) => {
       b.u32(parts.globals.length)
-      for (const g of parts.globals) b.byte(I32).byte(0x01).byte(Op.i32_const).s32(g.init).byte(Op.end)
+      for (const g of parts.globals)
+        if (g.f64) b.byte(F64).byte(0x01).byte(Op.f64_const).f64(g.init).byte(Op.end)
+        else b.byte(I32).byte(0x01).byte(Op.i32_const).s32(g.init).byte(Op.end)
     })
   }
   section(7, (b) => {

@@ -34,6 +34,12 @@ export interface ProgramState {
   oob: WebAssembly.Global
   /** Clears \`oob\` and returns the error of the out-of-range access it recorded. */
   outOfBounds(): Error
+  /**
+   * The error of a call that threw \`e\`: where the call trapped on a failed check (an
+   * out-of-range access, \`oob\`, or a run-time check, \`FAIL_SITE\` of the code generator),
+   * that check's error, its record cleared; otherwise \`e\` itself.
+   */
+  failure(e: unknown): Error
   /** Set by the program's \`dispose\`. */
   disposed?: boolean
   /** The resident blocks this program allocated and has not released (given back on \`dispose\`). */

@@ -454,7 +454,7 @@ export interface DirectEntry {
    * where `returned` is −1). What it throws is passed through `error`.
    */
   readonly call: (...args: unknown[]) => unknown
-  /** The error to throw for what \`call\` threw (an out-of-range access the module recorded becomes its \`TenetError\`). */
+  /** The error to throw for what \`call\` threw (an out-of-range access or a failed run-time check that the module recorded before it trapped becomes its \`TenetError\`). */
   error(thrown: unknown): Error
   /**
    * The memory as doubles (one view of all of it): after a call, element \`resultsAt + i\` holds the
