@@ -144,7 +144,8 @@ describe('failed checks trap, and the wrapper raises their errors', () => {
 
 describe('i32 → f64 with checks on (by the bits of 1.5·2⁵² + k)', () => {
   it('is exact for every i32, 0 converting to +0, as without checks', () => {
-    const text = 'fn conv(out: f64, k: i32) { out += f64(k) }\nfn prod(out: f64, k: i32, j: i32) { out += f64(k) * f64(j + 1) }'
+    const text =
+      'fn conv(out: f64, k: i32) { out += f64(k) }\nfn prod(out: f64, k: i32, j: i32) { out += f64(k) * f64(j + 1) }'
     const on = compile(text, 'wasm', true)
     const off = compile(text, 'wasm', false)
     const ks = [-(2 ** 31), -(2 ** 31) + 1, -123456789, -1, 0, 1, 2, 4096, 123456789, 2 ** 31 - 2, 2 ** 31 - 1]
