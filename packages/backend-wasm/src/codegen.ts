@@ -272,8 +272,8 @@ const STANDARD_PURE = new Map(
 )
 
 /**
- * The keys of the imports that run no code of the caller's: \`fail\` and the built-in arithmetic
- * (\`Math\` functions, \`%\`, integer powers and conversions) that \`importOf\` registers under them.
+ * The keys of the imports that run no code of the caller's: the built-in arithmetic (\`Math\`
+ * functions, \`%\`, integer powers and conversions) that \`importOf\` registers under them.
  */
 const BUILTIN_IMPORTS = /^(math:|rem:|pow:(i32|f64)$|toInt32$)/
 
