@@ -971,6 +971,8 @@ class FunctionEmitter {
         const local = this.promoted?.get(dv.array.name)?.get(key(dv.index))
         if (local) {
           this.line(`${local} = ${value};`)
+          const flag = this.promotedFlags?.get(local)
+          if (flag) this.line(`${flag} = true;`)
           return
         }
         const a = this.js(dv.array.name)
@@ -1104,6 +1106,12 @@ class FunctionEmitter {
    * (pass \`promote-checked\`, see \`unaliasedPromotions\`): their bounds asserts become loads of their own.
    */
   private promotedBounds: Set<string> | undefined
+  /**
+   * The locals of \`promoted\` that hold an f32 element that not every iteration of its loop
+   * writes, with the flag each write sets (see \`forStmt\`): the store after the loop is made
+   * only where the flag is set.
+   */
+  private promotedFlags: Map<string, string> | undefined
   /**
    * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
    * index key: the local a read of the element takes (\`reads\`), the local the write of the
@@ -1756,10 +1764,14 @@ class FunctionEmitter {
     // array elements the loop keeps in locals (with checks on, pass \`promote-checked\`: see \`unaliasedPromotions\`)
     const saved = this.promoted
     const savedBounds = this.promotedBounds
-    // (an f32 element only where the loop ran: a float32 loaded as a double and stored back unwritten
-    // would quiet a signalling NaN)
-    const stores: Array<[string, boolean]> = []
+    const savedFlags = this.promotedFlags
+    // (an f32 element is stored back only where the program wrote it: a float32 loaded as a double
+    // and stored back unwritten would quiet a signalling NaN. Where a statement outside every
+    // branch writes it, every iteration that runs writes it, and the store is made where the loop
+    // ran; elsewhere each write of its local sets a flag, and the store is made where it is set)
+    const stores: Array<[string, string | undefined]> = []
     let ran = 'true'
+    const ranGuarded: number[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
     const checkedPromotion =
       this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
@@ -1769,23 +1781,11 @@ class FunctionEmitter {
         arguments: this.argumentUses,
         ...(this.checking ? { asserts: true, anyBranch: true } : {}),
       })
-      // (with checks on, no written element of an f32 array: the store after the loop puts back a
-      // float32 loaded as a double, which quiets a signalling NaN the loop never wrote)
-      // (with checks off, a written f32 element only where a statement outside every branch writes
-      // it: every iteration that runs then writes it, and the store after a loop that ran is one
-      // the program makes)
-      const els = this.checking
-        ? this.unaliasedPromotions(s, found).filter(
-            (p) => !(p.write && (p.element as { type?: string }).type === 'f32'),
-          )
-        : found.filter(
-            (p) =>
-              !(p.write && (p.element as { type?: string }).type === 'f32') ||
-              writtenOnEveryIteration(s.body, p.name, key(p.element.index)),
-          )
+      const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
         const map = new Map(saved ?? [])
         const bounds = new Set(savedBounds ?? [])
+        const flags = new Map(savedFlags ?? [])
         for (const { name, element, write } of els) {
           const arr = this.js(name),
             ix = this.fresh('x'),
@@ -1799,12 +1799,22 @@ class FunctionEmitter {
           map.set(name, m)
           if (this.checking) bounds.add(`${name}[${key(element.index)}]`)
           if (write) {
-            stores.push([`${arr}[${ix}] = ${r};`, (element as { type?: string }).type === 'f32'])
+            let guard: string | undefined
+            if ((element as { type?: string }).type === 'f32') {
+              if (writtenOnEveryIteration(s.body, name, key(element.index))) ranGuarded.push(stores.length)
+              else {
+                guard = this.fresh('w')
+                this.line(`let ${guard} = false;`)
+                flags.set(r, guard)
+              }
+            }
+            stores.push([`${arr}[${ix}] = ${r};`, guard])
             if (!this.checking) keep.push([name, key(element.index), r, readNames(element.index)])
           }
         }
         this.promoted = map
         this.promotedBounds = bounds
+        this.promotedFlags = flags
       }
     }
     const body = () => {
@@ -1910,7 +1920,10 @@ class FunctionEmitter {
     }
     this.promoted = saved
     this.promotedBounds = savedBounds
-    for (const [st, f32] of stores) this.line(f32 ? `if (${ran}) ${st}` : st)
+    this.promotedFlags = savedFlags
+    stores.forEach(([st, guard], i) =>
+      this.line(guard ? `if (${guard}) ${st}` : ranGuarded.includes(i) ? `if (${ran}) ${st}` : st),
+    )
     // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
     // loop itself may have written any of the names (the caller forgets before each statement,
     // and this loop is the statement just emitted)
