@@ -51,6 +51,7 @@ import {
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
+import { replayBoundTest, replayBounds, type ReplayBound } from './replay-bound.js'
 
 /**
  * The local a loop-carried element's write sets (see \`carriedElements\`), how many writes set it
@@ -325,7 +326,8 @@ export class CodeGenerator {
     // uncall pops; a stack, as calls and uncalls nest. Doubled when full (\`$grow\`; the function
     // that grows it holds the only other reference, its local copy, and takes the new one)
     if (this.tapeUsed) {
-      parts.push('let $T = new Float64Array(1024), $tp = 0;')
+      // (\`$tv\`: the sum of the magnitudes of the terms the last recording call recorded, see \`replay-bound.ts\`)
+      parts.push('let $T = new Float64Array(1024), $tp = 0, $tv = 0;')
       parts.push('function $grow() { const t = new Float64Array(2 * $T.length); t.set($T); return ($T = t); }')
     }
     parts.push(`return {${table.join(', ')}};`)
@@ -432,6 +434,11 @@ class FunctionEmitter {
   private scratch: string | undefined
   /** The locals of the tape of pass \`replay-uncall\` (the array and its top), where the function records or replays terms. */
   private tapeLocals: [string, string] | undefined
+  /**
+   * The local copy of \`$tv\` of a recording function (see \`replay-bound.ts\`) and the local that
+   * holds the term being recorded, named on first use.
+   */
+  private tapeSum: [string, string] | undefined
 
   /** The tape's locals (see \`tapeLocals\`), named on first use. */
   private tape(): [string, string] {
@@ -467,8 +474,11 @@ class FunctionEmitter {
       // (no call in a recording or replaying function, nor a return: a failed check throws, and
       // leaves the module's top as it was)
       const [T, tp] = this.tapeLocals
-      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp;`)
-      this.lines.push(`  $tp = ${tp};`)
+      const [tv, t] = this.tapeSum ?? []
+      // (the sum of the magnitudes from −0, a double to V8 where 0 would start it as a small
+      // integer: the loop then ran ~30% slower, leapfrog with checks on)
+      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp${tv ? `, ${tv} = -0, ${t} = -0` : ''};`)
+      this.lines.push(`  $tp = ${tp};${tv ? ` $tv = ${tv};` : ''}`)
     }
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
@@ -832,7 +842,18 @@ class FunctionEmitter {
       // locals that V8 keeps in registers, where the module's \`let\` would be loaded and stored per term)
       case '$record': {
         const [T, tp] = this.tape()
-        return `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+        const push = `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+        // (with checks on, the magnitudes of f64 terms summed too, for the bound of \`replay-bound.ts\`)
+        if (
+          !this.checking ||
+          !CHECKED_PASSES.has('replay-bound') ||
+          disabledPasses.has('replay-bound') ||
+          e.args[0]!.type !== 'f64'
+        )
+          return push
+        this.tapeSum ??= [this.fresh('sum'), this.fresh('term')]
+        const [sum, t] = this.tapeSum
+        return `(${t} = ${push}, ${sum} += Math.abs(${t}), ${t})`
       }
       case '$replayed': {
         const [T, tp] = this.tape()
@@ -1112,6 +1133,10 @@ class FunctionEmitter {
    * only where the flag is set.
    */
   private promotedFlags: Map<string, string> | undefined
+  /** The recording calls whose uncall \`replay-bound\` may leave out, with the local that keeps the tape's top before each. */
+  private readonly replayCalls = new Map<Stmt, string>()
+  /** Those uncalls (see \`replay-bound.ts\`). */
+  private readonly replayUncalls = new Map<Stmt, ReplayBound>()
   /**
    * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
    * index key: the local a read of the element takes (\`reads\`), the local the write of the
@@ -1196,6 +1221,12 @@ class FunctionEmitter {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`); element
     // loads are shared across the whole block, conditions included (see \`reusedLoads\`)
+    // (with checks on: the replayed uncalls the bound may leave out, see \`replay-bound.ts\`)
+    if (this.checking && CHECKED_PASSES.has('replay-bound') && !disabledPasses.has('replay-bound'))
+      for (const [u, b] of replayBounds(body, this.program)) {
+        this.replayUncalls.set(u, b)
+        this.replayCalls.set(b.call, '')
+      }
     const loads = reusedLoads(body, this.gen.effectful)
     const saved = this.loads
     const savedArrays = this.reusedArrays
@@ -2116,7 +2147,22 @@ class FunctionEmitter {
       }
       return
     }
-    this.line(`${name}(${args.join(', ')});`)
+    const bound = this.replayUncalls.get(s)
+    const top = bound && this.replayCalls.get(bound.call)
+    if (this.replayCalls.has(s)) {
+      // the tape's top before a recording call whose uncall may be left out (the call leaves the
+      // sum of the magnitudes of its terms in \`$tv\`)
+      const t = this.fresh('m')
+      this.replayCalls.set(s, t)
+      this.line(`const ${t} = $tp;`)
+    }
+    if (bound && top) {
+      // the replay left out where the bound proves the deallocation check after it passes: the
+      // ancilla zeroed, the call's terms popped (see \`replay-bound.ts\`)
+      this.line(
+        `if (${replayBoundTest(`($tp - ${top})`, '$tv', bound.type, TOLERANCE)}) { $tp = ${top}; ${this.js(bound.array)}.fill(0); } else ${name}(${args.join(', ')});`,
+      )
+    } else this.line(`${name}(${args.join(', ')});`)
     const R = this.gen.resultsName(s.callee, s.inverse)
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
