@@ -37,7 +37,16 @@
  * passed their bounds checks. So no check that could fail is left out, and none moves.
  */
 import type { Expr, FunctionDef, Program, Stmt } from '@tenet/ir'
-import { callsHost, exprChildren, key, REPLAY_SUFFIX, stmtExprs, walk, writtenNames } from '@tenet/ir/backend'
+import {
+  callsHost,
+  exprChildren,
+  key,
+  readNames,
+  REPLAY_SUFFIX,
+  stmtExprs,
+  walk,
+  writtenNames,
+} from '@tenet/ir/backend'
 
 /** A replayed uncall that may be left out (see the module's comment). */
 export interface ReplayBound {
@@ -158,6 +167,10 @@ export function replayBounds(body: Stmt[], program: Program): Map<Stmt, ReplayBo
     const between = body.slice(c + 1, d)
     const w = writtenNames(between)
     if (!w || w.has(a) || callsOut(between)) return
+    // (nor anything else the call reads: \`replay-uncall\` pairs only such calls; checked again here)
+    const read = new Set<string>()
+    for (const x of s.args) readNames(x, read)
+    if ([...read].some((n) => n !== a && w.has(n))) return
     // the deallocation check of a right after the uncall
     const check = body[d + 1]
     if (
