@@ -51,6 +51,7 @@ import {
   type LoadOccurrence,
   type Shared,
 } from '@tenet/ir/backend'
+import { replayBoundTest, replayBounds, type ReplayBound } from './replay-bound.js'
 
 /**
  * The local a loop-carried element's write sets (see \`carriedElements\`), how many writes set it
@@ -325,7 +326,8 @@ export class CodeGenerator {
     // uncall pops; a stack, as calls and uncalls nest. Doubled when full (\`$grow\`; the function
     // that grows it holds the only other reference, its local copy, and takes the new one)
     if (this.tapeUsed) {
-      parts.push('let $T = new Float64Array(1024), $tp = 0;')
+      // (\`$tv\`: the sum of the magnitudes of the terms the last recording call recorded, see \`replay-bound.ts\`)
+      parts.push('let $T = new Float64Array(1024), $tp = 0, $tv = 0;')
       parts.push('function $grow() { const t = new Float64Array(2 * $T.length); t.set($T); return ($T = t); }')
     }
     parts.push(`return {${table.join(', ')}};`)
@@ -432,6 +434,11 @@ class FunctionEmitter {
   private scratch: string | undefined
   /** The locals of the tape of pass \`replay-uncall\` (the array and its top), where the function records or replays terms. */
   private tapeLocals: [string, string] | undefined
+  /**
+   * The local copy of \`$tv\` of a recording function (see \`replay-bound.ts\`) and the local that
+   * holds the term being recorded, named on first use.
+   */
+  private tapeSum: [string, string] | undefined
 
   /** The tape's locals (see \`tapeLocals\`), named on first use. */
   private tape(): [string, string] {
@@ -467,8 +474,11 @@ class FunctionEmitter {
       // (no call in a recording or replaying function, nor a return: a failed check throws, and
       // leaves the module's top as it was)
       const [T, tp] = this.tapeLocals
-      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp;`)
-      this.lines.push(`  $tp = ${tp};`)
+      const [tv, t] = this.tapeSum ?? []
+      // (the sum of the magnitudes from −0, a double to V8 where 0 would start it as a small
+      // integer: the loop then ran ~30% slower, leapfrog with checks on)
+      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp${tv ? `, ${tv} = -0, ${t} = -0` : ''};`)
+      this.lines.push(`  $tp = ${tp};${tv ? ` $tv = ${tv};` : ''}`)
     }
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
@@ -832,7 +842,18 @@ class FunctionEmitter {
       // locals that V8 keeps in registers, where the module's \`let\` would be loaded and stored per term)
       case '$record': {
         const [T, tp] = this.tape()
-        return `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+        const push = `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+        // (with checks on, the magnitudes of f64 terms summed too, for the bound of \`replay-bound.ts\`)
+        if (
+          !this.checking ||
+          !CHECKED_PASSES.has('replay-bound') ||
+          disabledPasses.has('replay-bound') ||
+          e.args[0]!.type !== 'f64'
+        )
+          return push
+        this.tapeSum ??= [this.fresh('sum'), this.fresh('term')]
+        const [sum, t] = this.tapeSum
+        return `(${t} = ${push}, ${sum} += Math.abs(${t}), ${t})`
       }
       case '$replayed': {
         const [T, tp] = this.tape()
@@ -971,6 +992,8 @@ class FunctionEmitter {
         const local = this.promoted?.get(dv.array.name)?.get(key(dv.index))
         if (local) {
           this.line(`${local} = ${value};`)
+          const flag = this.promotedFlags?.get(local)
+          if (flag) this.line(`${flag} = true;`)
           return
         }
         const a = this.js(dv.array.name)
@@ -1105,6 +1128,16 @@ class FunctionEmitter {
    */
   private promotedBounds: Set<string> | undefined
   /**
+   * The locals of \`promoted\` that hold an f32 element that not every iteration of its loop
+   * writes, with the flag each write sets (see \`forStmt\`): the store after the loop is made
+   * only where the flag is set.
+   */
+  private promotedFlags: Map<string, string> | undefined
+  /** The recording calls whose uncall \`replay-bound\` may leave out, with the local that keeps the tape's top before each. */
+  private readonly replayCalls = new Map<Stmt, string>()
+  /** Those uncalls (see \`replay-bound.ts\`). */
+  private readonly replayUncalls = new Map<Stmt, ReplayBound>()
+  /**
    * The loop-carried elements of the loops being emitted (see \`carriedElements\`), by array and
    * index key: the local a read of the element takes (\`reads\`), the local the write of the
    * element sets (\`writes\`, with how many times it was emitted, and whether it may hold the
@@ -1188,6 +1221,12 @@ class FunctionEmitter {
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`); element
     // loads are shared across the whole block, conditions included (see \`reusedLoads\`)
+    // (with checks on: the replayed uncalls the bound may leave out, see \`replay-bound.ts\`)
+    if (this.checking && CHECKED_PASSES.has('replay-bound') && !disabledPasses.has('replay-bound'))
+      for (const [u, b] of replayBounds(body, this.program)) {
+        this.replayUncalls.set(u, b)
+        this.replayCalls.set(b.call, '')
+      }
     const loads = reusedLoads(body, this.gen.effectful)
     const saved = this.loads
     const savedArrays = this.reusedArrays
@@ -1756,10 +1795,14 @@ class FunctionEmitter {
     // array elements the loop keeps in locals (with checks on, pass \`promote-checked\`: see \`unaliasedPromotions\`)
     const saved = this.promoted
     const savedBounds = this.promotedBounds
-    // (an f32 element only where the loop ran: a float32 loaded as a double and stored back unwritten
-    // would quiet a signalling NaN)
-    const stores: Array<[string, boolean]> = []
+    const savedFlags = this.promotedFlags
+    // (an f32 element is stored back only where the program wrote it: a float32 loaded as a double
+    // and stored back unwritten would quiet a signalling NaN. Where a statement outside every
+    // branch writes it, every iteration that runs writes it, and the store is made where the loop
+    // ran; elsewhere each write of its local sets a flag, and the store is made where it is set)
+    const stores: Array<[string, string | undefined]> = []
     let ran = 'true'
+    const ranGuarded: number[] = []
     const keep: Array<[string, string, string, Set<string>]> = []
     const checkedPromotion =
       this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
@@ -1769,23 +1812,11 @@ class FunctionEmitter {
         arguments: this.argumentUses,
         ...(this.checking ? { asserts: true, anyBranch: true } : {}),
       })
-      // (with checks on, no written element of an f32 array: the store after the loop puts back a
-      // float32 loaded as a double, which quiets a signalling NaN the loop never wrote)
-      // (with checks off, a written f32 element only where a statement outside every branch writes
-      // it: every iteration that runs then writes it, and the store after a loop that ran is one
-      // the program makes)
-      const els = this.checking
-        ? this.unaliasedPromotions(s, found).filter(
-            (p) => !(p.write && (p.element as { type?: string }).type === 'f32'),
-          )
-        : found.filter(
-            (p) =>
-              !(p.write && (p.element as { type?: string }).type === 'f32') ||
-              writtenOnEveryIteration(s.body, p.name, key(p.element.index)),
-          )
+      const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
         const map = new Map(saved ?? [])
         const bounds = new Set(savedBounds ?? [])
+        const flags = new Map(savedFlags ?? [])
         for (const { name, element, write } of els) {
           const arr = this.js(name),
             ix = this.fresh('x'),
@@ -1799,12 +1830,22 @@ class FunctionEmitter {
           map.set(name, m)
           if (this.checking) bounds.add(`${name}[${key(element.index)}]`)
           if (write) {
-            stores.push([`${arr}[${ix}] = ${r};`, (element as { type?: string }).type === 'f32'])
+            let guard: string | undefined
+            if ((element as { type?: string }).type === 'f32') {
+              if (writtenOnEveryIteration(s.body, name, key(element.index))) ranGuarded.push(stores.length)
+              else {
+                guard = this.fresh('w')
+                this.line(`let ${guard} = false;`)
+                flags.set(r, guard)
+              }
+            }
+            stores.push([`${arr}[${ix}] = ${r};`, guard])
             if (!this.checking) keep.push([name, key(element.index), r, readNames(element.index)])
           }
         }
         this.promoted = map
         this.promotedBounds = bounds
+        this.promotedFlags = flags
       }
     }
     const body = () => {
@@ -1910,7 +1951,10 @@ class FunctionEmitter {
     }
     this.promoted = saved
     this.promotedBounds = savedBounds
-    for (const [st, f32] of stores) this.line(f32 ? `if (${ran}) ${st}` : st)
+    this.promotedFlags = savedFlags
+    stores.forEach(([st, guard], i) =>
+      this.line(guard ? `if (${guard}) ${st}` : ranGuarded.includes(i) ? `if (${ran}) ${st}` : st),
+    )
     // the stored locals hold the elements for the statements after the loop (see \`kept\`); the
     // loop itself may have written any of the names (the caller forgets before each statement,
     // and this loop is the statement just emitted)
@@ -2103,7 +2147,22 @@ class FunctionEmitter {
       }
       return
     }
-    this.line(`${name}(${args.join(', ')});`)
+    const bound = this.replayUncalls.get(s)
+    const top = bound && this.replayCalls.get(bound.call)
+    if (this.replayCalls.has(s)) {
+      // the tape's top before a recording call whose uncall may be left out (the call leaves the
+      // sum of the magnitudes of its terms in \`$tv\`)
+      const t = this.fresh('m')
+      this.replayCalls.set(s, t)
+      this.line(`const ${t} = $tp;`)
+    }
+    if (bound && top) {
+      // the replay left out where the bound proves the deallocation check after it passes: the
+      // ancilla zeroed, the call's terms popped (see \`replay-bound.ts\`)
+      this.line(
+        `if (${replayBoundTest(`($tp - ${top})`, '$tv', bound.type, TOLERANCE)}) { $tp = ${top}; ${this.js(bound.array)}.fill(0); } else ${name}(${args.join(', ')});`,
+      )
+    } else this.line(`${name}(${args.join(', ')});`)
     const R = this.gen.resultsName(s.callee, s.inverse)
     s.args.forEach((a, i) => {
       const p = callee.params[i]!
