@@ -325,8 +325,10 @@ export function makeDriver(
   let warned = false
   ctx.held.res = ctx.res
   // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
-  // reads and writes them in place, and nothing is copied back after a call.
-  const memory = ctx.adj.resident
+  // reads and writes them in place, and nothing is copied back after a call. Not for a driver made
+  // while a call of that memory is under way (from a host function: \`gradient(f, …)\` there), which
+  // could not allocate its arrays: it passes host arrays, as on the cpu backend.
+  const memory = ctx.adj.resident?.busy?.() ? undefined : ctx.adj.resident
   // where the backend's programs can be called without their wrappers, a driver that does (see driver-direct.ts)
   const direct = memory && evalAllowed() ? directDriver(c, ctx, loss, fused, forward, check, isScratch) : null
   if (direct) return { run: direct, ctx }
