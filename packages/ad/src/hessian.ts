@@ -5,14 +5,9 @@
 import type { ResidentArray, ResidentMemory } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, checkLoss, floatParams, type Gradient, type LossOptions } from './arguments.js'
-import {
-  type CompiledAdjoint,
-  compileAdjoint,
-  compileSecondOrder,
-  infoOf,
-  type CompiledSecondOrder,
-} from './compile.js'
+import { type CompiledAdjoint, compileSecondOrder, infoOf, type CompiledSecondOrder } from './compile.js'
 import { hessianReverseOverForward } from './second-order.js'
+import { gradientSlots } from './transform.js'
 import { evalAllowed } from './driver-interpreted.js'
 import type { TypedArray } from './arguments.js'
 import { DEFAULT_WIDTH, loadArgs } from './tangent-run.js'
@@ -61,13 +56,17 @@ function defaultWidth(f: TenetFunction): number {
 }
 
 /**
- * What `hessian` and `hvp` look up once per function rather than per call: the adjoint (for the
- * argument checks), the default width (a registry lookup), and per loss argument the default
+ * What `hessian` and `hvp` look up once per function rather than per call: the gradient slots (for
+ * the argument checks), the default width (a registry lookup), and per loss argument the default
  * `wrt` and the second-order programs and their drivers by width (instead of `compileSecondOrder`'s
  * string-keyed cache and the `runs` map).
  */
 interface CallPlan {
-  readonly c: CompiledAdjoint
+  /**
+   * f's parameters and where their gradients go (as in its adjoint, which is not compiled for
+   * this: the second-order program is made from f's gradient program directly).
+   */
+  readonly c: Pick<CompiledAdjoint, 'params' | 'slots' | 'info'>
   /** `floatParams(c)`: the arguments with a gradient. */
   readonly floats: readonly number[]
   readonly width: number
@@ -93,12 +92,13 @@ const callPlans = new WeakMap<TenetFunction, CallPlan>()
 let lastPlanned: TenetFunction | undefined
 let lastPlan: CallPlan | undefined
 
-/** f's `CallPlan` (made on the first call; compiles the adjoint). */
+/** f's `CallPlan` (made on the first call). */
 function callPlanOf(f: TenetFunction): CallPlan {
   if (f === lastPlanned) return lastPlan!
   let p = callPlans.get(f)
   if (!p) {
-    const c = compileAdjoint(f)
+    const info = infoOf(f)
+    const c = { params: f.ir.params, slots: gradientSlots(f.ir.params, info.registry), info }
     p = { c, floats: floatParams(c), width: defaultWidth(f), byLoss: new Map() }
     callPlans.set(f, p)
   }
