@@ -204,9 +204,11 @@ class SecondOrderRun {
   private place(j: number, len: number): TypedArray {
     let h = this.handles[j]
     if (!h || h.length !== len) {
-      h?.release()
+      // (the new array first: an allocation that throws leaves the old one in place)
       const t = this.so.program.ir.params[j]!.type as { elem: string }
-      h = this.handles[j] = this.memory!.allocate(t.elem, len)
+      const fresh = this.memory!.allocate(t.elem, len)
+      h?.release()
+      h = this.handles[j] = fresh
       this.anyHandle = h
     }
     return (this.argv[j] = h.array)

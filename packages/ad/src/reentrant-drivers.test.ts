@@ -13,6 +13,7 @@ import { cpuBackend } from '@tenet/backend-cpu'
 import { wasmBackend } from '@tenet/backend-wasm'
 import {
   blockJacobian,
+  grad,
   gradient,
   hessian,
   hvp,
@@ -293,3 +294,40 @@ describe.each([
       })
   }
 })
+
+// (a driver's arrays in the wasm memory are reallocated for new lengths, which the memory refuses
+// while a call of the module is under way: the allocation came first, the old arrays were given
+// back before it, and the gradient function kept a released array, so that every later call threw)
+describe.each(['cpu', 'wasm', 'interpreter'])(
+  'a grad object called with new lengths from a host function on %s',
+  (backend) => {
+    it('gives the gradient or a clear error, and the right gradients after', () => {
+      let inner: (() => unknown) | undefined
+      const got: Outcome[] = []
+      const h = (d: number) => {
+        const f = inner
+        inner = undefined
+        if (d > 0 && f) got.push(outcome(f))
+        return 1
+      }
+      const src = 'fn f(loss: f64, x: f64[], d: i32) { for i in 0..len(x) { loss += x[i] * x[i] * ${0}(d) } }'
+      const m = compileModule(parse({ text: src, name: 'r' }, [h]), { registry: registry(), backend, checks: false })
+      const g = grad(m.f!, { loss: 0 })
+      const two = () => g(0, Float64Array.of(1, 2), 0)
+      const three = () => g(0, Float64Array.of(1, 2, 3), 0)
+      const want2 = outcome(two),
+        want3 = outcome(three)
+      expect(want3).toEqual({ value: [1, [2, 4, 6], null] })
+      outcome(two)
+      inner = three
+      m.f!(0, Float64Array.of(1), 1)
+      expect(got).toHaveLength(1)
+      if ('error' in got[0]!) {
+        expect(backend).toBe('wasm')
+        expect(got[0].error.message).toMatch(/cannot be allocated while a call of the module is under way/)
+      } else expect(got[0]).toEqual(want3)
+      expect(outcome(two)).toEqual(want2)
+      expect(outcome(three)).toEqual(want3)
+    })
+  },
+)
