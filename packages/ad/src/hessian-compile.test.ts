@@ -122,7 +122,7 @@ fn d(x: f64) { a(x) }`,
     const bad: FunctionDef = {
       ...functions[0]!,
       name: 'e',
-      body: parse({ text: 'fn e(x: f64) { x += x }' }).functions[0]!.body,
+      body: parse({ text: 'fn e(x: f64) { x += x }', name: 'e' }).functions[0]!.body,
     }
     expect(() => checkGenerated(info, registry, [bad])).toThrow()
   })
