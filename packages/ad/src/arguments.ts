@@ -90,7 +90,7 @@ export function copyIn(dst: TypedArray, src: TypedArray, fromHost: ((x: number) 
   for (let j = 0; j < src.length; j++) dst[j] = fromHost(src[j]!)
 }
 
-export function checkLoss(c: CompiledAdjoint, loss: number): void {
+export function checkLoss(c: Pick<CompiledAdjoint, 'params' | 'slots' | 'info'>, loss: number): void {
   const p = c.params[loss]
   if (!Number.isInteger(loss) || !p)
     argError(`\`loss\` must be the index of an argument of \`${c.info.name}\` (0..${c.params.length - 1}), got ${loss}`)
@@ -101,7 +101,7 @@ export function checkLoss(c: CompiledAdjoint, loss: number): void {
 }
 
 /** The float scalar and float array parameters of `f` (those with a gradient), by index. */
-export function floatParams(c: CompiledAdjoint): number[] {
+export function floatParams(c: Pick<CompiledAdjoint, 'params' | 'slots'>): number[] {
   return c.params.flatMap((p, i) => (c.slots[i] && p.type.kind !== 'stack' ? [i] : []))
 }
 

@@ -497,7 +497,26 @@ export function blockJacobian(f: TenetFunction, options: BlockJacobianOptions): 
 
   /** Zeros to copy into a chunk of an output in shared memory (allocated by the first such run). */
   let zeros = new Float64Array(0)
+  /**
+   * Whether a run is under way: a host function of \`f\` that calls \`run\` again from inside it
+   * would overwrite the chunk buffers, and \`argv\`, that the outer run is using (wrong values,
+   * silently). Such a call throws \`ad/reentrant\` instead, before it touches anything.
+   */
+  let busy = false
   const run = (n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array => {
+    if (busy)
+      throw new TenetError(
+        'ad/reentrant',
+        `the block Jacobian of \`${info.name}\` was called again from inside its own call (from a host function its program calls): the inner call would overwrite the outer call's buffers; use a separate \`blockJacobian(...)\` there`,
+      )
+    busy = true
+    try {
+      return runBlocks(n, args, out)
+    } finally {
+      busy = false
+    }
+  }
+  const runBlocks = (n: number, args: ArrayLike<unknown>, out?: Float64Array): Float64Array => {
     if (!Number.isInteger(n) || n < 0) argError(`the number of blocks must be a non-negative integer, got ${String(n)}`)
     // (the chunk buffers first: allocating them may grow the memory, which detaches the views of
     // it that the caller passes)

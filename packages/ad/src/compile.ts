@@ -6,6 +6,7 @@
 import {
   TenetError,
   TenetStaticError,
+  type BackendSpec,
   type CompiledFunction,
   type FunctionDef,
   type Param,
@@ -20,7 +21,7 @@ import {
   type TenetFunctionInfo,
   type TenetModule,
 } from '@tenet/reversible'
-import { inlineTopLevelCalls, pureValueKeys } from '@tenet/ir/backend'
+import { inlineTopLevelCalls, pureValueKeys, walk } from '@tenet/ir/backend'
 import { registryPartials } from './expr.js'
 import { AdjointBuilder, SINK, gradientSlots, hasGradient, type GradientSlot } from './transform.js'
 import { dropDeadUpdatesIn, onlyAccumulates } from './dead.js'
@@ -73,6 +74,64 @@ export function compileGenerated(info: TenetFunctionInfo, registry: Registry, fu
       tolerance: info.options.tolerance,
     },
   )
+}
+
+/**
+ * A backend that compiles nothing: the functions of a program it "compiles" throw when called.
+ * For a generated program that is only read as checked IR (see `checkGenerated`).
+ */
+const CHECKED_IR_ONLY: BackendSpec = {
+  specificationVersion: 'v1',
+  name: 'ad_checked_ir',
+  priority: Number.NEGATIVE_INFINITY,
+  capabilities: { f64: true, recursion: true, exceptions: true },
+  description: 'checks and inverts a generated program without compiling it (internal to @tenet/ad)',
+  isAvailable: () => false,
+  doCompile: (program) => ({
+    get(name) {
+      const fn = (() => {
+        throw new TenetError(
+          'ad/internal',
+          `\`${name}\` was checked as IR for a transform, not compiled: it cannot run`,
+        )
+      }) as unknown as CompiledFunction
+      Object.defineProperty(fn, 'results', { value: new Float64Array(program.functions.get(name)!.params.length) })
+      return fn
+    },
+  }),
+}
+
+/**
+ * Like `compileGenerated`, but the program is only checked and inverted, not compiled: its
+ * functions carry the checked IR and inverses that a transform reads (`infoOf`), and throw
+ * when called. Their options are f's but the backend (`ad_checked_ir`): a program made from
+ * theirs is compiled with f's options (`compileGenerated(info, …)`).
+ */
+export function checkGenerated(info: TenetFunctionInfo, registry: Registry, functions: FunctionDef[]): TenetModule {
+  const r = registry.clone().registerBackend(CHECKED_IR_ONLY)
+  const hosts = info.program.hosts.map((h) => (isTenetFunction(h) ? null : h))
+  return compileModule(
+    { kind: 'module', functions, hosts },
+    { registry: r, backend: CHECKED_IR_ONLY.name, checks: info.options.checks, tolerance: info.options.tolerance },
+  )
+}
+
+/** The functions of `functions` that `entry` reaches by calls and uncalls, in their order. */
+export function reachableFrom(functions: FunctionDef[], entry: string): FunctionDef[] {
+  const byName = new Map(functions.map((g) => [g.name, g]))
+  const seen = new Set([entry])
+  const queue = [entry]
+  while (queue.length) {
+    const g = byName.get(queue.pop()!)
+    if (!g) continue
+    walk(g.body, (s) => {
+      if (s.kind === 'callstmt' && byName.has(s.callee) && !seen.has(s.callee)) {
+        seen.add(s.callee)
+        queue.push(s.callee)
+      }
+    })
+  }
+  return functions.filter((g) => seen.has(g.name))
 }
 
 /**
@@ -632,8 +691,9 @@ export function compileSecondOrder(
     throw new TypeError(
       `no gradient program for \`${info.name}\` (an inverse function, or a loss that is not a scalar)`,
     )
-  // the gradient program is compiled (checked, inverted) so that the tangent transform can read it
-  const g = compileGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
+  // the gradient program is checked and inverted so that the tangent transform can read it (not
+  // compiled: only the program's tangent runs)
+  const g = checkGenerated(info, gp.registry, gp.functions)[gp.entry.name]!
   const programParams = gp.entry.params
   const gWrites = infoOf(g).program.writes.get(gp.entry.name)
   // (the rule `FunctionTangent` applies: f64 arrays with a tangent that the program never writes)
@@ -671,7 +731,10 @@ export function compileSecondOrder(
     })
     functions = dropDeadUpdatesIn(functions, entry, observed, registry).functions
   }
-  const program = compileGenerated(gInfo, registry, functions)[name]!
+  // (with f's backend: \`gInfo\`'s compiles nothing; only what the entry calls, as the specialised
+  // copies of \`dropDeadUpdatesIn\` leave the functions they were made from uncalled)
+  functions = reachableFrom(functions, name)
+  const program = compileGenerated(info, registry, functions)[name]!
   const out: CompiledSecondOrder = {
     params: f.ir.params,
     gradientSlots: gradSlots,

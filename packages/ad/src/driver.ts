@@ -206,9 +206,12 @@ export function makeDriver(
       })
       const same = (a: number[], b: number[]) => a.length === b.length && a.every((len, i) => len === b[i])
       if (!ctx.gblock || !same(lens, ctx.glens) || !same(scratchLens, ctx.gslens)) {
-        ctx.gblock?.release()
         // never empty, so that a detached view shows in its length (0) even when every gradient is
-        ctx.gblock = ctx.held.gblock = memory!.allocate('bool', Math.max(bytes, 16))
+        // (allocated before the old block is given back: an allocation that throws, as one from a
+        // host function during a call of the module does, leaves the driver as it was)
+        const block = memory!.allocate('bool', Math.max(bytes, 16))
+        ctx.gblock?.release()
+        ctx.gblock = ctx.held.gblock = block
         ctx.glens = lens.slice()
         ctx.gslens = scratchLens.slice()
         ctx.moved = true
@@ -316,8 +319,10 @@ export function makeDriver(
       }
     },
     resize(i, len) {
+      // (the new array first: an allocation that throws leaves the old one in place, see \`gradients\`)
+      const r = memory!.allocate((params[i]!.type as { elem: string }).elem, len)
       ctx.res[i]?.release()
-      const r = (ctx.res[i] = memory!.allocate((params[i]!.type as { elem: string }).elem, len))
+      ctx.res[i] = r
       ctx.moved = true
       return r.array
     },
@@ -325,8 +330,10 @@ export function makeDriver(
   let warned = false
   ctx.held.res = ctx.res
   // On a backend with its own memory (wasm), the values and gradients live there: the adjoint
-  // reads and writes them in place, and nothing is copied back after a call.
-  const memory = ctx.adj.resident
+  // reads and writes them in place, and nothing is copied back after a call. Not for a driver made
+  // while a call of that memory is under way (from a host function: \`gradient(f, …)\` there), which
+  // could not allocate its arrays: it passes host arrays, as on the cpu backend.
+  const memory = ctx.adj.resident?.busy?.() ? undefined : ctx.adj.resident
   // where the backend's programs can be called without their wrappers, a driver that does (see driver-direct.ts)
   const direct = memory && evalAllowed() ? directDriver(c, ctx, loss, fused, forward, check, isScratch) : null
   if (direct) return { run: direct, ctx }

@@ -5,14 +5,9 @@
 import type { ResidentArray, ResidentMemory } from '@tenet/ir'
 import type { TenetFunction } from '@tenet/reversible'
 import { argError, checkLoss, floatParams, type Gradient, type LossOptions } from './arguments.js'
-import {
-  type CompiledAdjoint,
-  compileAdjoint,
-  compileSecondOrder,
-  infoOf,
-  type CompiledSecondOrder,
-} from './compile.js'
+import { type CompiledAdjoint, compileSecondOrder, infoOf, type CompiledSecondOrder } from './compile.js'
 import { hessianReverseOverForward } from './second-order.js'
+import { gradientSlots } from './transform.js'
 import { evalAllowed } from './driver-interpreted.js'
 import type { TypedArray } from './arguments.js'
 import { DEFAULT_WIDTH, loadArgs } from './tangent-run.js'
@@ -61,13 +56,17 @@ function defaultWidth(f: TenetFunction): number {
 }
 
 /**
- * What `hessian` and `hvp` look up once per function rather than per call: the adjoint (for the
- * argument checks), the default width (a registry lookup), and per loss argument the default
+ * What `hessian` and `hvp` look up once per function rather than per call: the gradient slots (for
+ * the argument checks), the default width (a registry lookup), and per loss argument the default
  * `wrt` and the second-order programs and their drivers by width (instead of `compileSecondOrder`'s
  * string-keyed cache and the `runs` map).
  */
 interface CallPlan {
-  readonly c: CompiledAdjoint
+  /**
+   * f's parameters and where their gradients go (as in its adjoint, which is not compiled for
+   * this: the second-order program is made from f's gradient program directly).
+   */
+  readonly c: Pick<CompiledAdjoint, 'params' | 'slots' | 'info'>
   /** `floatParams(c)`: the arguments with a gradient. */
   readonly floats: readonly number[]
   readonly width: number
@@ -93,12 +92,13 @@ const callPlans = new WeakMap<TenetFunction, CallPlan>()
 let lastPlanned: TenetFunction | undefined
 let lastPlan: CallPlan | undefined
 
-/** f's `CallPlan` (made on the first call; compiles the adjoint). */
+/** f's `CallPlan` (made on the first call). */
 function callPlanOf(f: TenetFunction): CallPlan {
   if (f === lastPlanned) return lastPlan!
   let p = callPlans.get(f)
   if (!p) {
-    const c = compileAdjoint(f)
+    const info = infoOf(f)
+    const c = { params: f.ir.params, slots: gradientSlots(f.ir.params, info.registry), info }
     p = { c, floats: floatParams(c), width: defaultWidth(f), byLoss: new Map() }
     callPlans.set(f, p)
   }
@@ -159,7 +159,8 @@ class SecondOrderRun {
   private readonly call: () => void
   /**
    * On a backend with its own memory (wasm): the arrays of `argv` live there, so that a sweep
-   * copies nothing in or out (see `CompiledFunction.resident`).
+   * copies nothing in or out (see `CompiledFunction.resident`). Not for a run made while a call of
+   * that memory is under way (`resident` false: see `secondOrderRun`), which could not allocate them.
    */
   private readonly memory: ResidentMemory | undefined
   /** Per argument in resident mode: its array there. */
@@ -170,6 +171,7 @@ class SecondOrderRun {
     readonly so: CompiledSecondOrder,
     private readonly f: TenetFunction,
     private readonly loss: number,
+    resident = true,
   ) {
     this.w = so.width
     this.n = so.params.length
@@ -191,7 +193,7 @@ class SecondOrderRun {
           argv,
         ) as () => void)
       : () => core(...argv) // no generated code where it is forbidden (strict CSP)
-    this.memory = so.program.core.resident
+    this.memory = resident ? so.program.core.resident : undefined
     this.handles = this.argv.map(() => undefined)
   }
 
@@ -202,9 +204,11 @@ class SecondOrderRun {
   private place(j: number, len: number): TypedArray {
     let h = this.handles[j]
     if (!h || h.length !== len) {
-      h?.release()
+      // (the new array first: an allocation that throws leaves the old one in place)
       const t = this.so.program.ir.params[j]!.type as { elem: string }
-      h = this.handles[j] = this.memory!.allocate(t.elem, len)
+      const fresh = this.memory!.allocate(t.elem, len)
+      h?.release()
+      h = this.handles[j] = fresh
       this.anyHandle = h
     }
     return (this.argv[j] = h.array)
@@ -616,11 +620,21 @@ function symmetrise(H: Float64Array, n: number): void {
 
 const runs = new WeakMap<CompiledSecondOrder, SecondOrderRun>()
 
+/** Whether a call of the memory `so`'s program lives in is under way (see `ResidentMemory.busy`). */
+function underWay(so: CompiledSecondOrder): boolean {
+  return so.program.core.resident?.busy?.() === true
+}
+
 /**
  * The driver of f's second-order program at width w, loaded with `args` (reused between calls when
  * free). With `lp`, f's `LossPlan` for `loss`, the program and driver are kept there by width (and
  * unit-seeded parameters). `units`: the parameters whose tangents the caller seeds with unit
  * vectors only (see `compileSecondOrder`).
+ *
+ * Reentrancy: a host function of f may call `hessian` or `hvp` of f again while a sweep runs. The
+ * kept driver is then busy (its buffers hold the outer call's sweep), and the inner call gets a
+ * driver of its own, which is not kept; on a backend with its own memory, which refuses to
+ * allocate while a call is under way (\`ResidentMemory.busy\`), one that passes host arrays.
  */
 function secondOrderRun(
   f: TenetFunction,
@@ -632,8 +646,15 @@ function secondOrderRun(
 ): SecondOrderRun {
   const key = units.length === 0 ? undefined : `${w}/${units.join('_')}`
   let run = key === undefined ? lp?.drivers[w] : lp?.unitDrivers.get(key)
-  if (!run || run.busy) {
+  if (run && !run.busy && underWay(run.so)) run = new SecondOrderRun(run.so, f, loss, false)
+  else if (!run || run.busy) {
     const so = run?.so ?? compileSecondOrder(f, loss, w, units)
+    if (underWay(so)) {
+      // (not kept: a later call outside the host function takes the resident driver)
+      run = new SecondOrderRun(so, f, loss, false)
+      run.load(args)
+      return run
+    }
     run = runs.get(so)
     if (!run || run.busy) {
       run = new SecondOrderRun(so, f, loss)

@@ -37,6 +37,34 @@ interface SecondOrderAdjoint {
   /** Per parameter of f: the index of its tangent among T's parameters (−1: none). */
   tangentAt: number[]
   n: number
+  /** f's tangent program and the index of its loss there (what \`g\` differentiates). */
+  tangent: TenetFunction
+  loss: number
+  /** Whether a call uses \`g\` now (see \`withGradient\`). */
+  busy: boolean
+}
+
+/**
+ * Runs \`use\` with \`so.g\`, or, while a call uses it (a host function of f that calls
+ * \`secondOrderAdjoint\` or this Hessian of f again), with a gradient function of its own, given
+ * back after: \`so.g\` would refuse the inner call (\`ad/reentrant\`), its buffers being the outer
+ * call's.
+ */
+function withGradient<T>(so: SecondOrderAdjoint, use: (g: GradientFunction) => T): T {
+  if (so.busy) {
+    const g = grad(so.tangent, { loss: so.loss })
+    try {
+      return use(g)
+    } finally {
+      g.release()
+    }
+  }
+  so.busy = true
+  try {
+    return use(so.g)
+  } finally {
+    so.busy = false
+  }
 }
 
 const cache = new WeakMap<TenetFunction, Map<number, SecondOrderAdjoint>>()
@@ -52,7 +80,14 @@ function compileSecondOrderAdjoint(f: TenetFunction, loss: number): SecondOrderA
     argError(`the loss (argument ${loss}) of \`${info.name}\` must be a float scalar`)
   const ct = compileTangent(f, 1)
   const tangentAt = ct.slots.map((s) => s?.index ?? -1)
-  const out: SecondOrderAdjoint = { g: grad(ct.tangent, { loss: tangentAt[loss]! }), tangentAt, n: params.length }
+  const out: SecondOrderAdjoint = {
+    g: grad(ct.tangent, { loss: tangentAt[loss]! }),
+    tangentAt,
+    n: params.length,
+    tangent: ct.tangent,
+    loss: tangentAt[loss]!,
+    busy: false,
+  }
   if (!byLoss) cache.set(f, (byLoss = new Map()))
   byLoss.set(loss, out)
   return out
@@ -101,7 +136,7 @@ export function secondOrderAdjoint(
     )
   const so = compileSecondOrderAdjoint(f, options.loss)
   if (args.length !== so.n) argError(`\`${infoOf(f).name}\` takes ${so.n} arguments, got ${args.length}`)
-  const g = so.g(...tangentArgs(so, args, (i) => options.v[i])) as Gradient
+  const g = withGradient(so, (gf) => gf(...tangentArgs(so, args, (i) => options.v[i])))
   const copy = (x: unknown) =>
     x === null || x === undefined ? null : typeof x === 'number' ? x : (x as Float64Array).slice()
   const hvp: Gradient = [],
@@ -146,28 +181,30 @@ export function hessianReverseOverForward(
   const H = options.out ?? new Float64Array(n * n)
   // one argument list, its tangents rewritten per column (the gradient function copies its inputs)
   const argv = tangentArgs(so, args, () => null)
-  for (let c = 0; c < n; c++) {
-    const [p, e] = pos[c]!
-    const t = so.tangentAt[p]!
-    if (c > 0) {
-      const [pp, ee] = pos[c - 1]!
-      const tp = so.tangentAt[pp]!
-      if (typeof argv[tp] === 'number') argv[tp] = 0
-      else (argv[tp] as Float64Array)[ee] = 0
-    }
-    if (typeof argv[t] === 'number') argv[t] = 1
-    else (argv[t] as Float64Array)[e] = 1
-    const g = so.g(...argv) as Gradient
-    let row = 0
-    for (const q of wrt) {
-      const gq = g[q]
-      if (typeof gq === 'number') H[row++ * n + c] = gq
-      else {
-        const b = gq as Float64Array
-        for (let i = 0; i < b.length; i++) H[row++ * n + c] = b[i]!
+  withGradient(so, (gf) => {
+    for (let c = 0; c < n; c++) {
+      const [p, e] = pos[c]!
+      const t = so.tangentAt[p]!
+      if (c > 0) {
+        const [pp, ee] = pos[c - 1]!
+        const tp = so.tangentAt[pp]!
+        if (typeof argv[tp] === 'number') argv[tp] = 0
+        else (argv[tp] as Float64Array)[ee] = 0
+      }
+      if (typeof argv[t] === 'number') argv[t] = 1
+      else (argv[t] as Float64Array)[e] = 1
+      const g = gf(...argv) as Gradient
+      let row = 0
+      for (const q of wrt) {
+        const gq = g[q]
+        if (typeof gq === 'number') H[row++ * n + c] = gq
+        else {
+          const b = gq as Float64Array
+          for (let i = 0; i < b.length; i++) H[row++ * n + c] = b[i]!
+        }
       }
     }
-  }
+  })
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const s = (H[i * n + j]! + H[j * n + i]!) / 2

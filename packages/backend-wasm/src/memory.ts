@@ -154,6 +154,7 @@ export function residentMemory(s: MemoryState, p: ProgramState): ResidentMemory 
       const ctor = { F64: Float64Array, F32: Float32Array, I32: Int32Array, U8: Uint8Array }[V]
       return new Resident(s, p, ctor, block, n)
     },
+    busy: () => s.depth > 0,
   }
 }
 

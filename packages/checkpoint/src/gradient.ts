@@ -46,6 +46,8 @@ export interface ArrayStep {
  */
 export interface StateMemory {
   allocate(elem: 'f64', n: number): { readonly array: ArrayBufferView; release(): void }
+  /** Whether \`allocate\` would refuse now (a call of the backend is under way: see \`ResidentMemory.busy\`). */
+  busy?(): boolean
 }
 
 /** Which schedule {@link checkpointedGradient} uses. */

@@ -47,7 +47,9 @@ interface StateBlock {
 
 function stateBlock(n: number, T: number, memory: StateMemory | undefined): StateBlock {
   let resident: ReturnType<StateMemory['allocate']> | undefined
-  if (memory && n > 0) {
+  // (not while a call of the memory is under way, when it refuses to allocate: a chain run from
+  // a host function of its step keeps its states on the host)
+  if (memory && n > 0 && !memory.busy?.()) {
     try {
       resident = memory.allocate('f64', n * (T + 3))
     } catch (e) {

@@ -71,6 +71,12 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
   const dstBarAt = adj.slots[0]!.index
   const srcBarAt = adj.slots[1]!.index
   let scratch: Float64Array | undefined
+  /**
+   * Whether a \`vjp\` is under way: one called from a host function of the step while another
+   * runs (the host function runs a chain with this step) takes a buffer of its own, as \`scratch\`
+   * holds the outer one's recomputed s_i, which its adjoint reads.
+   */
+  let busy = false
   const runAdjoint = (
     dst: Float64Array,
     src: Float64Array,
@@ -93,17 +99,26 @@ export function tenetStep(step: TenetFunction, args: readonly unknown[] = []): A
     inverse: (dst, src) => inverse(dst, src, ...args),
     vjpRecomputes: lean === null,
     vjp(srcBar, src, dstBar) {
-      if (lean) {
-        // the reduced adjoint reads nothing of dst (its length at most): any buffer will do
-        if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)
-        runAdjoint(scratch, src, dstBar, srcBar, lean)
-        return
+      let buf: Float64Array
+      if (busy) buf = new Float64Array(src.length)
+      else if (!scratch || scratch.length !== src.length) buf = scratch = new Float64Array(src.length)
+      else {
+        buf = scratch
+        // (the reduced adjoint reads nothing of dst, its length at most: any buffer will do)
+        if (!lean) buf.fill(0)
       }
-      // recompute dst = F(src) into a scratch buffer; the adjoint uncomputes it again
-      if (!scratch || scratch.length !== src.length) scratch = new Float64Array(src.length)
-      else scratch.fill(0)
-      forward(scratch, src, ...args)
-      runAdjoint(scratch, src, dstBar, srcBar)
+      const outer = !busy
+      busy = true
+      try {
+        if (lean) runAdjoint(buf, src, dstBar, srcBar, lean)
+        else {
+          // recompute dst = F(src) into a scratch buffer; the adjoint uncomputes it again
+          forward(buf, src, ...args)
+          runAdjoint(buf, src, dstBar, srcBar)
+        }
+      } finally {
+        if (outer) busy = false
+      }
     },
     vjpUncompute(srcBar, src, dstBar, dst) {
       runAdjoint(dst, src, dstBar, srcBar)

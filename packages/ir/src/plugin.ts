@@ -500,6 +500,12 @@ export interface ResidentMemory {
    * memory. Throws while a call of the program is under way (from a host function).
    */
   allocate(elem: string, n: number): ResidentArray
+  /**
+   * Whether a call of a program of this memory is under way (a host function that one calls is
+   * running), when `allocate` throws: a driver called from such a host function then passes host
+   * arrays instead. Absent where the backend never refuses an allocation.
+   */
+  busy?(): boolean
 }
 
 /** An array in a backend's memory (see `ResidentMemory`). */
