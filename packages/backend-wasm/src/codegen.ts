@@ -776,11 +776,13 @@ export class FunctionEmitter {
    */
   private fail(site: number, values: Array<[() => void, ValType]>): void {
     if (values.length > FAIL_VALUE_COUNT) throw new Error(`wasm backend: a check with ${values.length} values`)
-    values.forEach(([push, t], i) => {
+    // every value is evaluated before any is recorded: evaluating one may call a host function
+    // that re-enters the module and fails there, which would overwrite a value recorded earlier
+    for (const [push, t] of values) {
       push()
       this.toF64(t)
-      this.out.byte(Op.global_set).u32(FAIL_VALUES + i)
-    })
+    }
+    for (let i = values.length - 1; i >= 0; i--) this.out.byte(Op.global_set).u32(FAIL_VALUES + i)
     this.i32(site)
     this.out.byte(Op.global_set).u32(FAIL_SITE)
     this.op(Op.unreachable)
