@@ -290,9 +290,10 @@ export function compileToWasm(
   wasmOptions: WasmOptions = {},
   memory: MemoryState = createMemory(),
 ): WasmProgram {
-  // (small callees inlined everywhere, then the calls each function makes once: see once-calls.ts)
+  // (small callees inlined everywhere, then the calls each function makes once, with checks on
+  // those of exact functions only after the passes: see once-calls.ts)
   const small = inlineSmallCalls(checked, checkedInverses)
-  const inlined = inlineOnceCalls(small.program, small.inverses)
+  const inlined = inlineOnceCalls(small.program, small.inverses, { keepExact: options.checks })
   const optimizedAll = optimize(inlined.program, inlined.inverses, options)
   // (without checks: the costly accumulation ending a loop's body in a loop of its own, see \`split-tails.ts\`)
   const tails =
@@ -321,10 +322,13 @@ export function compileToWasm(
   // runs them in this order: see \`checkedSeries\`)
   const hoisted = checkedSeries(withoutImpliedChecks(bounded, options), options)
   // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`)
-  const { program, inverses } =
+  const asserts =
     options.checks && (wasmOptions.skipRepeatedAsserts ?? true)
       ? dropRepeatedAsserts(hoisted.program, hoisted.inverses)
       : hoisted
+  // (with checks: the calls of exact functions that are still made once, inlined now, their checks
+  // placed: see once-calls.ts)
+  const { program, inverses } = options.checks ? inlineOnceCalls(asserts.program, asserts.inverses) : asserts
   const ctx = new ModuleContext(
     program,
     options,

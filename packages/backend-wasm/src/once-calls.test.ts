@@ -3,11 +3,13 @@
  * callee with a loop is inlined, with its callee's own top-level calls; calls in loops and
  * uncalls stay calls), and the wasm module against the interpreter with run-time checks on and
  * off, forwards and backwards, including a failed check inside an inlined body (the same error,
- * with the user's names and the callee's source location).
+ * with the user's names and the callee's source location). With checks on (`keepExact`) a call of
+ * an exact function stays a call through the passes (so that `exact-uncompute` and
+ * `hoist-lane-calls` see it) and is inlined after them, its checks placed.
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction } from '@tenet/ir'
-import { inlineSmallCalls } from '@tenet/ir/backend'
+import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, invert } from '@tenet/reversible'
 import { createWasmBackend } from './index.js'
 import { inlineOnceCalls } from './once-calls.js'
@@ -131,5 +133,97 @@ fn caller(y: f64, n: i32) {
     expect(message).not.toMatch(/\$top/)
     expect(message).toContain('5:3')
     expect(message).toBe(errorOf('interpreter'))
+  })
+
+  it('with checks on, keeps the calls of exact functions for the passes, and inlines them after', () => {
+    const p = check(parse(source, []).functions, [], registry)
+    const small = inlineSmallCalls(p, new Map([...p.functions].map(([name, f]) => [name, invert(f)])))
+    const kept = inlineOnceCalls(small.program, small.inverses, { keepExact: true })
+    // \`fact\` is exact (integer updates, SWAP, a loop): its call stays a call
+    expect(printFunction(kept.program.functions.get('scaled')!)).toBe(
+      printFunction(small.program.functions.get('scaled')!),
+    )
+    // so that \`exact-uncompute\` (checks on) turns its uncall into \`f -= f\`
+    const optimized = optimize(kept.program, kept.inverses, { checks: true, tolerance: 1e-10 })
+    expect(printFunction(optimized.program.functions.get('scaled')!)).toBe(`fn scaled(y: f64, n: i32, z: f64) {
+  f <- 0
+  fact(f, n)
+  y += z / f64(f)
+  f -= f
+  f -> 0
+}`)
+    // and the call, still made once, is inlined afterwards (the backend: after the checks are placed)
+    const late = inlineOnceCalls(optimized.program, optimized.inverses)
+    expect(printFunction(late.program.functions.get('scaled')!)).toBe(`fn scaled(y: f64, n: i32, z: f64) {
+  f <- 0
+  $top0$anc <- 0
+  f += 1
+  for $top0$i in 1..=n {
+    $top0$anc += f * $top0$i
+    f -= div($top0$anc, $top0$i)
+    SWAP(f, $top0$anc)
+  }
+  $top0$anc -> 0
+  y += z / f64(f)
+  f -= f
+  f -> 0
+}`)
+    // a callee that is not exact (a float update) is inlined at once, as with checks off
+    const mixed = check(
+      parse(
+        `fn seed(a: f64, n: i32) {
+  t <- 0.0
+  for i in 0..n { t += 1.0 }
+  a += t
+  for i in 0..n { t -= 1.0 }
+  t -> 0.0
+}
+fn caller(y: f64, n: i32) {
+  seed(y, n)
+}`,
+        [],
+      ).functions,
+      [],
+      registry,
+    )
+    const inv = new Map([...mixed.functions].map(([name, f]) => [name, invert(f)]))
+    const once = inlineOnceCalls(mixed, inv, { keepExact: true }).program.functions.get('caller')!
+    expect(printFunction(once)).not.toContain('seed(')
+  })
+
+  it('a failed check in an exact callee inlined after the passes raises the interpreter’s error, in the user’s names', () => {
+    const text = `fn tally(out: i32, n: i32) {
+  t: i32 <- 0
+  t += n
+  out += t
+  t -> 1
+}
+fn caller(y: f64, n: i32) {
+  c: i32 <- 0
+  tally(c, n)
+  y += f64(c)
+  ~tally(c, n)
+  c -> 0
+}`
+    const run = (backend: 'wasm' | 'interpreter', n: number) => {
+      const m = compileModule(parse({ text, name: 'tally' }), {
+        registry: createRegistry().registerBackend(createWasmBackend()).registerBackend(interpreterBackend),
+        backend,
+        checks: true,
+      })
+      try {
+        const r = m.caller!(0.5, n)
+        return JSON.stringify([r, m.caller!.inverse(...r)].map((x) => x.map(exact)))
+      } catch (e) {
+        return (e as Error).message
+      }
+    }
+    // t -> 1 holds for n = 1 only: the call passes, and its uncall (\`c -= c\` after the pass)
+    expect(run('wasm', 1)).toBe(run('interpreter', 1))
+    expect(run('wasm', 1)).not.toMatch(/error/i)
+    const message = run('wasm', 3)
+    expect(message).not.toMatch(/\$top/)
+    expect(message).toContain('5:3')
+    expect(message).toBe(run('interpreter', 3))
   })
 })
