@@ -26,7 +26,7 @@ import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { dropRepeatedAsserts } from './repeated-asserts.js'
 import { splitLoopTails } from './split-tails.js'
-import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, impliedChecks } from '@tenet/ir/backend'
+import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, exactFunctions, impliedChecks } from '@tenet/ir/backend'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
@@ -293,7 +293,8 @@ export function compileToWasm(
   // (small callees inlined everywhere, then the calls each function makes once, with checks on
   // those of exact functions only after the passes: see once-calls.ts)
   const small = inlineSmallCalls(checked, checkedInverses)
-  const inlined = inlineOnceCalls(small.program, small.inverses, { keepExact: options.checks })
+  const exact = options.checks ? exactFunctions(small.program.functions.values()) : new Set<string>()
+  const inlined = inlineOnceCalls(small.program, small.inverses, (callee) => !exact.has(callee))
   const optimizedAll = optimize(inlined.program, inlined.inverses, options)
   // (without checks: the costly accumulation ending a loop's body in a loop of its own, see \`split-tails.ts\`)
   const tails =
@@ -328,7 +329,9 @@ export function compileToWasm(
       : hoisted
   // (with checks: the calls of exact functions that are still made once, inlined now, their checks
   // placed: see once-calls.ts)
-  const { program, inverses } = options.checks ? inlineOnceCalls(asserts.program, asserts.inverses) : asserts
+  const { program, inverses } = exact.size
+    ? inlineOnceCalls(asserts.program, asserts.inverses, (callee) => exact.has(callee))
+    : asserts
   const ctx = new ModuleContext(
     program,
     options,

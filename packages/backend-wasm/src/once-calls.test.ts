@@ -3,13 +3,13 @@
  * callee with a loop is inlined, with its callee's own top-level calls; calls in loops and
  * uncalls stay calls), and the wasm module against the interpreter with run-time checks on and
  * off, forwards and backwards, including a failed check inside an inlined body (the same error,
- * with the user's names and the callee's source location). With checks on (`keepExact`) a call of
- * an exact function stays a call through the passes (so that `exact-uncompute` and
+ * with the user's names and the callee's source location). With checks on a call of an exact
+ * function stays a call through the passes (so that `exact-uncompute` and
  * `hoist-lane-calls` see it) and is inlined after them, its checks placed.
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, parse, printFunction } from '@tenet/ir'
-import { inlineSmallCalls, optimize } from '@tenet/ir/backend'
+import { exactFunctions, inlineSmallCalls, optimize } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend, invert } from '@tenet/reversible'
 import { createWasmBackend } from './index.js'
 import { inlineOnceCalls } from './once-calls.js'
@@ -138,7 +138,7 @@ fn caller(y: f64, n: i32) {
   it('with checks on, keeps the calls of exact functions for the passes, and inlines them after', () => {
     const p = check(parse(source, []).functions, [], registry)
     const small = inlineSmallCalls(p, new Map([...p.functions].map(([name, f]) => [name, invert(f)])))
-    const kept = inlineOnceCalls(small.program, small.inverses, { keepExact: true })
+    const kept = inlineOnceCalls(small.program, small.inverses, (callee) => callee !== 'fact')
     // \`fact\` is exact (integer updates, SWAP, a loop): its call stays a call
     expect(printFunction(kept.program.functions.get('scaled')!)).toBe(
       printFunction(small.program.functions.get('scaled')!),
@@ -153,7 +153,7 @@ fn caller(y: f64, n: i32) {
   f -> 0
 }`)
     // and the call, still made once, is inlined afterwards (the backend: after the checks are placed)
-    const late = inlineOnceCalls(optimized.program, optimized.inverses)
+    const late = inlineOnceCalls(optimized.program, optimized.inverses, (callee) => callee === 'fact')
     expect(printFunction(late.program.functions.get('scaled')!)).toBe(`fn scaled(y: f64, n: i32, z: f64) {
   f <- 0
   $top0$anc <- 0
@@ -168,7 +168,9 @@ fn caller(y: f64, n: i32) {
   f -= f
   f -> 0
 }`)
-    // a callee that is not exact (a float update) is inlined at once, as with checks off
+    // the backend's choice: the exact functions (\`fact\` and the multiplier it calls), by \`exactFunctions\`
+    expect([...exactFunctions(small.program.functions.values())].sort()).toEqual(['fact', 'imul'])
+    // a callee that is not exact (a float update) is not among them: inlined at once, as with checks off
     const mixed = check(
       parse(
         `fn seed(a: f64, n: i32) {
@@ -187,7 +189,9 @@ fn caller(y: f64, n: i32) {
       registry,
     )
     const inv = new Map([...mixed.functions].map(([name, f]) => [name, invert(f)]))
-    const once = inlineOnceCalls(mixed, inv, { keepExact: true }).program.functions.get('caller')!
+    const exactMixed = exactFunctions(mixed.functions.values())
+    expect(exactMixed.has('seed')).toBe(false)
+    const once = inlineOnceCalls(mixed, inv, (callee) => !exactMixed.has(callee)).program.functions.get('caller')!
     expect(printFunction(once)).not.toContain('seed(')
   })
 
