@@ -102,10 +102,9 @@ fn g(out: f64, x: f64, nu: i32) {
   p -> 0.0
 }`
   const gCode = (): string =>
-    (cpu.compile(between).g![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }).compiled.sourceOf(
-      'g',
-      false,
-    )
+    (
+      cpu.compile(between).g![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+    ).compiled.sourceOf('g', false)
 
   it('a call that only reads what the value reads leaves the uncompute `p -= p` (generated code)', () => {
     const c = gCode()
