@@ -50,7 +50,7 @@ describe('inlineOnceCalls', () => {
   it('inlines the calls a function makes once, with their own; not those in loops, nor uncalls', () => {
     const p = check(parse(source, []).functions, [], registry)
     const small = inlineSmallCalls(p, new Map([...p.functions].map(([name, f]) => [name, invert(f)])))
-    // before: the small-call inliner left the top-level call of \`fact\` (whose body has a loop)
+    // before: the small-call inliner left the top-level call of `fact` (whose body has a loop)
     expect(printFunction(small.program.functions.get('scaled')!)).toBe(`fn scaled(y: f64, n: i32, z: f64) {
   f <- 0
   fact(f, n)
@@ -139,11 +139,11 @@ fn caller(y: f64, n: i32) {
     const p = check(parse(source, []).functions, [], registry)
     const small = inlineSmallCalls(p, new Map([...p.functions].map(([name, f]) => [name, invert(f)])))
     const kept = inlineOnceCalls(small.program, small.inverses, (callee) => callee !== 'fact')
-    // \`fact\` is exact (integer updates, SWAP, a loop): its call stays a call
+    // `fact` is exact (integer updates, SWAP, a loop): its call stays a call
     expect(printFunction(kept.program.functions.get('scaled')!)).toBe(
       printFunction(small.program.functions.get('scaled')!),
     )
-    // so that \`exact-uncompute\` (checks on) turns its uncall into \`f -= f\`
+    // so that `exact-uncompute` (checks on) turns its uncall into `f -= f`
     const optimized = optimize(kept.program, kept.inverses, { checks: true, tolerance: 1e-10 })
     expect(printFunction(optimized.program.functions.get('scaled')!)).toBe(`fn scaled(y: f64, n: i32, z: f64) {
   f <- 0
@@ -168,7 +168,7 @@ fn caller(y: f64, n: i32) {
   f -= f
   f -> 0
 }`)
-    // the backend's choice: the exact functions (\`fact\` and the multiplier it calls), by \`exactFunctions\`
+    // the backend's choice: the exact functions (`fact` and the multiplier it calls), by `exactFunctions`
     expect([...exactFunctions(small.program.functions.values())].sort()).toEqual(['fact', 'imul'])
     // a callee that is not exact (a float update) is not among them: inlined at once, as with checks off
     const mixed = check(
@@ -222,12 +222,61 @@ fn caller(y: f64, n: i32) {
         return (e as Error).message
       }
     }
-    // t -> 1 holds for n = 1 only: the call passes, and its uncall (\`c -= c\` after the pass)
+    // t -> 1 holds for n = 1 only: the call passes, and its uncall (`c -= c` after the pass)
     expect(run('wasm', 1)).toBe(run('interpreter', 1))
     expect(run('wasm', 1)).not.toMatch(/error/i)
     const message = run('wasm', 3)
     expect(message).not.toMatch(/\$top/)
     expect(message).toContain('5:3')
     expect(message).toBe(run('interpreter', 3))
+  })
+
+  it('an exact call left inside an inlined body gets locals of its own when inlined after the passes', () => {
+    // `outer` (not exact: a float local `anc`) is inlined at once into `top`; the call of `fact`
+    // it makes stays a call through the passes, inside its body, where `outer`'s `anc` is live;
+    // inlined after them, `fact`'s own `anc` must not be `outer`'s
+    const text = `${source}
+fn outer(y: f64, n: i32, z: f64) {
+  anc <- 0.0
+  anc += z
+  f <- 0
+  fact(f, n)
+  y += anc / f64(f)
+  ~fact(f, n)
+  f -> 0
+  anc -= z
+  anc -> 0.0
+}
+fn top(y: f64, n: i32, z: f64) {
+  outer(y, n, z)
+}`
+    const p = check(parse(text, []).functions, [], registry)
+    const small = inlineSmallCalls(p, new Map([...p.functions].map(([name, f]) => [name, invert(f)])))
+    const exactNames = exactFunctions(small.program.functions.values())
+    const early = inlineOnceCalls(small.program, small.inverses, (callee) => !exactNames.has(callee))
+    const late = inlineOnceCalls(early.program, early.inverses, (callee) => exactNames.has(callee))
+    const printed = printFunction(late.program.functions.get('top')!)
+    expect(printed).toContain('$top0$anc <- 0.0')
+    expect(printed).toContain('$top1$anc <- 0')
+    // (the forward call inlined; the uncall, which `exact-uncompute` takes in the backend, stays)
+    expect(printed).not.toMatch(/^ *fact\(/m)
+    const run = (backend: 'wasm' | 'interpreter') => {
+      const m = compileModule(parse({ text, name: 'nested' }), {
+        registry: createRegistry().registerBackend(createWasmBackend()).registerBackend(interpreterBackend),
+        backend,
+        checks: true,
+      })
+      return JSON.stringify(
+        [
+          [0.25, 4, 1.5],
+          [1, 0, -2],
+          [-3, 6, 0.125],
+        ].map((args) => {
+          const r = m.top!(...args)
+          return [r, m.top!.inverse(...r)].map((x) => x.map(exact))
+        }),
+      )
+    }
+    expect(run('wasm')).toBe(run('interpreter'))
   })
 })

@@ -49,15 +49,26 @@ export function inlineOnceCalls(
   inline: (callee: string) => boolean = () => true,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const all = program.functions
-  // (a callee left out of the map is not inlined: \`inlineTopLevelCalls\` keeps its calls)
+  // (a callee left out of the map is not inlined: `inlineTopLevelCalls` keeps its calls)
   const callees = new Map([...all].filter(([name]) => inline(name)))
   let changed = false
   const each = (f: FunctionDef): FunctionDef => {
-    const g = inlineTopLevelCalls(f, callees)
+    const g = inlineTopLevelCalls(f, callees, nextTopLevel(f))
     if (g !== f) changed = true
     return g
   }
   const functions = new Map([...all].map(([name, f]) => [name, each(f)]))
   const inv = new Map([...inverses].map(([name, f]) => [name, each(f)]))
   return changed ? { program: { ...program, functions }, inverses: inv } : { program, inverses }
+}
+
+/**
+ * The number after the largest `k` of the `$top<k>$` locals of an earlier inlining in `f` (0
+ * where there are none): the locals of a later inlining into `f` get names of their own, even
+ * where a call it inlines sits inside an earlier inlined body whose locals are live there.
+ */
+function nextTopLevel(f: FunctionDef): number {
+  let next = 0
+  for (const m of JSON.stringify(f.body).matchAll(/\$top(\d+)\$/g)) next = Math.max(next, Number(m[1]) + 1)
+  return next
 }
