@@ -77,4 +77,61 @@ describe('finite-uncompute and the inline $near with checks on (cpu)', () => {
       expect(raisedError(() => cpu.compile(src).f!(...args()))).toBe(want)
     }
   })
+
+  // a call between the computation and its uncompute that only reads what the value reads (\`nu\`,
+  // a parameter its callee does not write): the uncompute \`p -= x ** nu\` is still \`p -= p\`
+  // (\`scale\` calls another function: the small-call inliner leaves its call at the top level)
+  const between = `
+fn twice(out: i32, n: i32) {
+  out += n * 2
+}
+fn scale(out: i32, n: i32) {
+  twice(out, n)
+  twice(out, n)
+}
+fn g(out: f64, x: f64, nu: i32) {
+  p <- 0.0
+  k: i32 <- 0
+  routine {
+    p += x ** nu
+    scale(k, nu)
+  }
+  out += p * f64(k)
+  ~routine
+  k -> 0
+  p -> 0.0
+}`
+  const gCode = (): string =>
+    (
+      cpu.compile(between).g![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+    ).compiled.sourceOf('g', false)
+
+  it('a call that only reads what the value reads leaves the uncompute `p -= p` (generated code)', () => {
+    const c = gCode()
+    expect(c).toMatch(/= FI\d+\(/)
+    // the power is evaluated once (the computation), not again in the uncompute
+    expect(c.match(/\$pow\(|Math\.pow\(/g)).toHaveLength(1)
+    expect(c).toMatch(/(v\d+) = \(\1 - \1\)/)
+  })
+
+  it('with such a call, computes the reference’s values and fails where it fails', () => {
+    for (const [x, nu] of [
+      [1.5, 3],
+      [-2, 2],
+      [0.5, 0],
+      [3, -1],
+    ] as const) {
+      expect(cpu.compile(between).g!(0.25, x, nu)).toEqual(reference.compile(between).g!(0.25, x, nu))
+    }
+    // x ** nu not finite: the deallocation check of p fails as the reference's does
+    for (const [x, nu] of [
+      [1e300, 2],
+      [0, -1],
+      [Number.NaN, 1],
+    ] as const) {
+      const want = raisedError(() => reference.compile(between).g!(0.25, x, nu))
+      expect(want).toMatch(/^runtime\/dealloc/)
+      expect(raisedError(() => cpu.compile(between).g!(0.25, x, nu))).toBe(want)
+    }
+  })
 })

@@ -35,7 +35,7 @@ import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { dropRepeatedAsserts } from './repeated-asserts.js'
 import { splitLoopTails } from './split-tails.js'
-import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, impliedChecks } from '@tenet/ir/backend'
+import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, exactFunctions, impliedChecks } from '@tenet/ir/backend'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
@@ -299,9 +299,11 @@ export function compileToWasm(
   wasmOptions: WasmOptions = {},
   memory: MemoryState = createMemory(),
 ): WasmProgram {
-  // (small callees inlined everywhere, then the calls each function makes once: see once-calls.ts)
+  // (small callees inlined everywhere, then the calls each function makes once, with checks on
+  // those of exact functions only after the passes: see once-calls.ts)
   const small = inlineSmallCalls(checked, checkedInverses)
-  const inlined = inlineOnceCalls(small.program, small.inverses)
+  const exact = options.checks ? exactFunctions(small.program.functions.values()) : new Set<string>()
+  const inlined = inlineOnceCalls(small.program, small.inverses, (callee) => !exact.has(callee))
   const optimizedAll = optimize(inlined.program, inlined.inverses, options)
   // (without checks: the costly accumulation ending a loop's body in a loop of its own, see \`split-tails.ts\`)
   const tails =
@@ -330,10 +332,15 @@ export function compileToWasm(
   // runs them in this order: see \`checkedSeries\`)
   const hoisted = checkedSeries(withoutImpliedChecks(bounded, options), options)
   // (with checks: the asserts that repeat one that already passed left out, see \`repeated-asserts.ts\`)
-  const { program, inverses } =
+  const asserts =
     options.checks && (wasmOptions.skipRepeatedAsserts ?? true)
       ? dropRepeatedAsserts(hoisted.program, hoisted.inverses)
       : hoisted
+  // (with checks: the calls of exact functions that are still made once, inlined now, their checks
+  // placed: see once-calls.ts)
+  const { program, inverses } = exact.size
+    ? inlineOnceCalls(asserts.program, asserts.inverses, (callee) => exact.has(callee))
+    : asserts
   const ctx = new ModuleContext(
     program,
     options,

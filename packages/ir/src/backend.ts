@@ -93,6 +93,7 @@ export {
   unrollSwaps,
   unrollCheckedSwaps,
   pairSeries,
+  exactFunctions,
   PAIR_SERIES_LANES,
   PAIR_SERIES_MAX_STATEMENTS,
   polynomial,

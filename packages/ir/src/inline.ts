@@ -380,10 +380,16 @@ const MAX_TOP_LEVEL_DEPTH = 8
  * that runs once costs no run time and no code per iteration, and puts into one body what the
  * callees compute, so that the passes see across them: the two sweeps of a gradient program
  * (`f`, then its adjoint) become two loop nests of one function. A function with calls left
- * as they were is returned as it was.
+ * as they were is returned as it was. `first`: the number of the first inlined call's locals, above
+ * those of an earlier inlining into `f` (whose `$top<k>$` locals may still be live around a call
+ * it left).
  */
-export function inlineTopLevelCalls(f: FunctionDef, functions: ReadonlyMap<string, FunctionDef>): FunctionDef {
-  let counter = 0
+export function inlineTopLevelCalls(
+  f: FunctionDef,
+  functions: ReadonlyMap<string, FunctionDef>,
+  first = 0,
+): FunctionDef {
+  let counter = first
   const expand = (body: Stmt[], stack: string[]): Stmt[] =>
     body.flatMap((s): Stmt[] => {
       // (a call the checker has not resolved yet has no target: a function of \`functions\` is one)
@@ -403,5 +409,5 @@ export function inlineTopLevelCalls(f: FunctionDef, functions: ReadonlyMap<strin
       return expand(new Substitution(params, renames).stmts(g.body), [...stack, g.name])
     })
   const body = expand(f.body, [f.name])
-  return counter === 0 ? f : { ...f, body }
+  return counter === first ? f : { ...f, body }
 }

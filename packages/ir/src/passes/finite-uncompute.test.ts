@@ -94,4 +94,41 @@ fn f(out: i32, x: i32) {
     const f = check(parse(src).functions, [], createRegistry()).functions.get('f')!
     expect(body(finiteUncompute(f))).toContain('y -= x * 3')
   })
+
+  it('takes a call in between as writing only what its callee writes (given the program’s writes)', () => {
+    const src = `
+fn scale(out: i32, n: i32) {
+  out += n * 2
+}
+fn f(out: f64, x: f64, n: i32) {
+  p <- 0.0
+  k: i32 <- 0
+  p += x ** n
+  scale(k, n)
+  out += p * f64(k)
+  ~scale(k, n)
+  p -= x ** n
+  k -> 0
+  p -> 0.0
+}`
+    const prog = check(parse(src).functions, [], createRegistry())
+    const f = prog.functions.get('f')!
+    // \`scale\` reads n (its second parameter) and writes only k: \`x ** n\` keeps its value
+    expect(prog.writes.get('scale')).toEqual([true, false])
+    expect(body(finiteUncompute(f, new Set(), prog.writes))).toBe(`p <- 0.0
+k: i32 <- 0
+p += x ** n
+scale(k, n)
+out += p * f64(k)
+~scale(k, n)
+p -= p
+k -> 0
+p -> 0.0`)
+    // without the writes, each argument of a call counts as written, n among them
+    expect(body(finiteUncompute(f))).toContain('p -= x ** n')
+    // a callee that writes the parameter n is bound to still blocks it
+    const writesN = check(parse(src.replace('out += n * 2', 'out += n * 2\n  n += 1')).functions, [], createRegistry())
+    expect(writesN.writes.get('scale')).toEqual([true, true])
+    expect(body(finiteUncompute(writesN.functions.get('f')!, new Set(), writesN.writes))).toContain('p -= x ** n')
+  })
 })

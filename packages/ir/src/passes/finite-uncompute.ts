@@ -29,16 +29,26 @@ type IfStmt = Extract<Stmt, { kind: 'if' }>
 
 /**
  * `f` with every uncompute of an f64 or f32 ancilla that repeats its computation from zero written
- * `y -= y` (see the module comment). `effectful`: the functions with a host effect.
+ * `y -= y` (see the module comment). `effectful`: the functions with a host effect; `writes`: for
+ * each function, which parameters it writes (\`Program.writes\`; without it a call writes every
+ * argument).
  */
-export function finiteUncompute(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+export function finiteUncompute(
+  f: FunctionDef,
+  effectful: ReadonlySet<string> = new Set(),
+  writes?: ReadonlyMap<string, readonly boolean[]>,
+): FunctionDef {
   let changed = false
+  const writesAny = (stmts: Stmt[], names: ReadonlySet<string>): boolean => {
+    const w = writtenNames(stmts, effectful, writes)
+    return w === undefined || [...w].some((n) => names.has(n))
+  }
   const block = (body: Stmt[]): Stmt[] => {
     let out = mapInnerBlocks(body, block)
     for (let a = 0; a < out.length; a++) {
       const s = out[a]!
       if (s.kind !== 'alloc' || !zeroFloat(s)) continue
-      const next = rewriteUncomputes(out, a, s.name, effectful)
+      const next = rewriteUncomputes(out, a, s.name, writesAny)
       if (next !== out) {
         out = next
         changed = true
@@ -56,11 +66,8 @@ const zeroFloat = (s: Extract<Stmt, { kind: 'alloc' }>): boolean =>
   s.value.kind === 'num' &&
   s.value.value === 0
 
-/** Whether the statements may write `names` (or anything: a host effect). */
-function writesAny(stmts: Stmt[], names: ReadonlySet<string>, effectful: ReadonlySet<string>): boolean {
-  const w = writtenNames(stmts, effectful)
-  return w === undefined || [...w].some((n) => names.has(n))
-}
+/** Whether the statements may write the names (or anything: a host effect). */
+type WritesAny = (stmts: Stmt[], names: ReadonlySet<string>) => boolean
 
 /** Whether `s` is `y += e` with an f64 or f32 target `y` and `e` free of host calls. */
 const computes = (s: Stmt, y: string): s is Update =>
@@ -96,13 +103,13 @@ const selfUncompute = (u: Update, y: string): Update => ({
  * `body` (a block where `y` is allocated at `a`) with the uncomputes of `y` that repeat its
  * computation rewritten, or `body` itself.
  */
-function rewriteUncomputes(body: Stmt[], a: number, y: string, effectful: ReadonlySet<string>): Stmt[] {
+function rewriteUncomputes(body: Stmt[], a: number, y: string, writesAny: WritesAny): Stmt[] {
   const Y = new Set([y])
   let out = body
   for (let k = a + 1; k < out.length; k++) {
     const s = out[k]!
     if (computes(s, y)) {
-      const done = inBlock(out, k, y, s.value, effectful)
+      const done = inBlock(out, k, y, s.value, writesAny)
       if (done) out = done
       // (after y += e, y is no longer zero: nothing further up to a rewrite)
       return out
@@ -112,25 +119,25 @@ function rewriteUncomputes(body: Stmt[], a: number, y: string, effectful: Readon
       let next = out
       for (const branch of ['then', 'else'] as const) {
         const arm = s[branch]
-        const m = arm.findIndex((t) => writesAny([t], Y, effectful))
+        const m = arm.findIndex((t) => writesAny([t], Y))
         if (m < 0 || !computes(arm[m]!, y)) continue
-        const done = fromBranch(next, k, branch, m, y, (arm[m] as Update).value, effectful)
+        const done = fromBranch(next, k, branch, m, y, (arm[m] as Update).value, writesAny)
         if (done) next = done
       }
       if (next !== out) return next
     }
-    if (writesAny([s], Y, effectful)) return out
+    if (writesAny([s], Y)) return out
   }
   return out
 }
 
 /** `y += e` at `k` of `body`, its uncompute later in the same block. */
-function inBlock(body: Stmt[], k: number, y: string, e: Expr, effectful: ReadonlySet<string>): Stmt[] | undefined {
+function inBlock(body: Stmt[], k: number, y: string, e: Expr, writesAny: WritesAny): Stmt[] | undefined {
   const kept = new Set([y, ...readNames(e)])
   for (let j = k + 1; j < body.length; j++) {
     const s = body[j]!
     if (uncomputes(s, y, e)) return [...body.slice(0, j), selfUncompute(s, y), ...body.slice(j + 1)]
-    if (writesAny([s], kept, effectful)) return undefined
+    if (writesAny([s], kept)) return undefined
   }
   return undefined
 }
@@ -146,19 +153,19 @@ function fromBranch(
   m: number,
   y: string,
   e: Expr,
-  effectful: ReadonlySet<string>,
+  writesAny: WritesAny,
 ): Stmt[] | undefined {
   const F = body[k] as IfStmt
   const arm = F[branch]
   const replace = (j: number, s: Stmt) => [...body.slice(0, j), s, ...body.slice(j + 1)]
-  const inArm = inBlock(arm, m, y, e, effectful)
+  const inArm = inBlock(arm, m, y, e, writesAny)
   if (inArm) return replace(k, { ...F, [branch]: inArm })
   const kept = new Set([y, ...readNames(e)])
-  if (writesAny(arm.slice(m + 1), kept, effectful)) return undefined
+  if (writesAny(arm.slice(m + 1), kept)) return undefined
   // the condition keeps its value from F to G: F's branches and what lies between write nothing it reads
   if (callsHost(F.pre)) return undefined
   const cond = readNames(F.pre)
-  if (writesAny([...F.then, ...F.else], cond, effectful)) return undefined
+  if (writesAny([...F.then, ...F.else], cond)) return undefined
   for (let j = k + 1; j < body.length; j++) {
     const G = body[j]!
     if (G.kind === 'if' && !G.post && key(G.pre) === key(F.pre)) {
@@ -169,11 +176,11 @@ function fromBranch(
           const arm2 = [...garm.slice(0, n), selfUncompute(s, y), ...garm.slice(n + 1)]
           return replace(j, { ...G, [branch]: arm2 })
         }
-        if (writesAny([s], kept, effectful)) return undefined
+        if (writesAny([s], kept)) return undefined
       }
       return undefined
     }
-    if (writesAny([G], new Set([...kept, ...cond]), effectful)) return undefined
+    if (writesAny([G], new Set([...kept, ...cond]))) return undefined
   }
   return undefined
 }

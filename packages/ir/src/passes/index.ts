@@ -307,7 +307,7 @@ export function optimize(
   }
   if (on('finite-uncompute') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
-    each((f) => finiteUncompute(f, effectful))
+    each((f) => finiteUncompute(f, effectful, program.writes))
   }
   if (on('finite-history') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
