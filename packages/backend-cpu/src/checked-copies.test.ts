@@ -119,6 +119,48 @@ describe('several iterations per pass with checks on (cpu backend)', () => {
       }
   })
 
+  it('ranges that end at the i32 limits, and an array one element short (the last iteration fails): as the interpreter', () => {
+    const text = `
+fn up(s: f64, a: f64[], lo: i32, p: f64) {
+  for i in lo..=2147483647 { s += a[i - lo] * 2.0 }
+${pad}
+}
+fn down(s: f64, a: f64[], hi: i32, p: f64) {
+  for i in hi..=-2147483648 by -1 { s += a[hi - i] * 3.0 }
+${pad}
+}`
+    const compileLimits = (backend: string) =>
+      compileModule(parse({ text, name: 'limits' }), { registry, backend, checks: true })
+    const [mod, refMod] = [compileLimits('cpu'), compileLimits('interpreter')]
+    for (const [name, step] of [
+      ['up', '+='],
+      ['down', '-='],
+    ] as const) {
+      const info = (mod[name] as unknown as Record<symbol, unknown>)[TENET_FUNCTION] as {
+        compiled: { sourceOf(n: string, inv: boolean): string }
+      }
+      // both versions of the loop (bounds hoisted, and checked per access) run four per pass
+      expect(
+        info.compiled.sourceOf(name, false).match(new RegExp(`\\${step} ${CALL_FREE_COPIES}\\) \\{`, 'g')),
+      ).toHaveLength(2)
+    }
+    for (let k = 1; k <= 9; k++)
+      for (const short of [0, 1]) {
+        // (with \`short\`, the array is one element short: the last iteration's access fails)
+        const a = Float64Array.from({ length: k - short }, (_, j) => j + 0.5)
+        for (const [name, bound] of [
+          ['up', 2147483647 - (k - 1)],
+          ['down', -2147483648 + (k - 1)],
+        ] as const) {
+          const run = (m: Record<string, unknown>) => () => (m[name] as unknown as Run)(0, a, bound, 0.5)
+          const want = raisedError(run(refMod))
+          expect(want).toMatch(short ? /^runtime\/out-of-bounds/ : /^no error/)
+          expect(raisedError(run(mod)), `${name}, ${k} elements`).toBe(want)
+          if (!short) expect(run(mod)()).toEqual(run(refMod)())
+        }
+      }
+  })
+
   it('a deallocation check that fails in any iteration of a pass fails as the interpreter does', () => {
     for (let n = 0; n <= 7; n++)
       for (let k = -1; k < n; k++) {
