@@ -1658,19 +1658,24 @@ class FunctionEmitter {
   /**
    * The iterations a counting loop runs per pass: more than one for a body of at most
    * {@link PAIRED_MAX_STATEMENTS} straight-line statements (updates, bijection calls, scalar
-   * ancillas: no loop, branch or check) that reads or writes an array element at an index of the
-   * loop variable, without run-time checks: two, or {@link CALL_FREE_COPIES} where no statement
-   * calls anything (no \`call\` expression, no bijection call). V8 checks a typed array's map and
-   * reloads its length and data pointer on every pass of a loop whose arrays are parameters (once
-   * per array per pass; the graph embedding's adjoint \`g[a + j] += s·(x[a + j] − x[b + j])\`
-   * checked \`x\` and \`g\` per element): the iterations of one pass share them. The iterations run
-   * in their order, each as the loop ran it, so the result is the same to the last bit.
+   * ancillas, run-time checks: no loop or branch) that reads or writes an array element at an
+   * index of the loop variable: two, or {@link CALL_FREE_COPIES} where no statement calls anything
+   * (no \`call\` expression, no bijection call; a bounds check \`$inrange\` is two comparisons). V8
+   * checks a typed array's map and reloads its length and data pointer on every pass of a loop
+   * whose arrays are parameters (once per array per pass; the graph embedding's adjoint
+   * \`g[a + j] += s·(x[a + j] − x[b + j])\` checked \`x\` and \`g\` per element): the iterations of
+   * one pass share them. The iterations run in their order, each as the loop ran it, so the result
+   * is the same to the last bit. With checks on, each copy carries its iteration's asserts, at the
+   * same places, on that iteration's values: a check fails in the iteration, with the message and
+   * values, that it fails in without the copies, after the same writes (the body of a CSR
+   * product's row with checks on is its scatter and the bounds check of \`y[col[q]]\`).
    */
   private copiesPerPass(s: Extract<Stmt, { kind: 'for' }>): number {
-    if (this.checking || !this.large) return 1
+    if (!this.large) return 1
     const flat = flatten(s.body)
+    // (with checks on, a body's asserts go with it into every copy, and count as its statements)
     if (!flat.length || flat.length > PAIRED_MAX_STATEMENTS) return 1
-    if (!flat.every((f) => inRun(f.s) && f.s.kind !== 'assert')) return 1
+    if (!flat.every((f) => inRun(f.s))) return 1
     let indexed = false
     let calls = false
     const visit = (e: Expr): void => {
@@ -1678,7 +1683,22 @@ class FunctionEmitter {
       if (e.kind === 'call') calls = true
       for (const c of exprChildren(e)) visit(c)
     }
+    // an assert's condition: a bounds test `$inrange(i, len(a))` is two comparisons, no call
+    // (its message's values are computed only where it fails)
+    const visitCheck = (e: Expr): void => {
+      if (e.kind === 'call' && (e.callee === '$inrange' || e.callee === 'len')) {
+        for (const c of e.args) visitCheck(c)
+        return
+      }
+      if (e.kind === 'index' && readNames(e.index).has(s.variable)) indexed = true
+      if (e.kind === 'call') calls = true
+      for (const c of exprChildren(e)) visitCheck(c)
+    }
     for (const { s: st } of flat) {
+      if (st.kind === 'assert') {
+        visitCheck(st.cond)
+        continue
+      }
       if (st.kind !== 'update' && st.kind !== 'alloc' && st.kind !== 'dealloc') calls = true
       for (const x of stmtExprs(st))
         if (x.kind !== 'neg' && x.kind !== 'field') visit(x as Expr)

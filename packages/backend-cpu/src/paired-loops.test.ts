@@ -3,8 +3,8 @@
  * codegen.ts): a short straight-line body that reads or writes an element at an index of the
  * loop variable is emitted twice per pass (`CALL_FREE_COPIES` times where it calls nothing), each
  * later copy at the next value and left by a `break` where the loop ends before it, so V8 checks
- * each typed array once per pass. The iterations run in their order: the results are the
- * interpreter's bit for bit.
+ * each typed array once per pass (with checks on too, each copy with its iteration's asserts).
+ * The iterations run in their order: the results are the interpreter's bit for bit.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
@@ -123,9 +123,13 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     expect(code(m, 'long')).not.toMatch(several)
   })
 
-  it('leaves the loops alone with checks on (each iteration checks as written)', () => {
+  it("runs the loops so with checks on too, each copy with its iteration's checks (see checked-copies.test.ts)", () => {
     const c = compileModule(parse({ text: programs, name: 'paired' }), { registry, backend: 'cpu', checks: true })
-    for (const f of ['dot', 'scatter', 'csr', 'expdot']) expect(code(c, f)).not.toMatch(/[+-]= \d\) \{|break;/)
+    for (const f of ['dot', 'scatter', 'csr'])
+      expect(code(c, f), f).toMatch(new RegExp(`[+-]= ${CALL_FREE_COPIES}\\) \\{`))
+    expect(code(c, 'expdot')).toMatch(/\+= 2\) \{/)
+    // (a branch, a nested loop's outer loop: one iteration per pass, as without checks)
+    expect(code(c, 'branchy')).not.toMatch(/[+-]= \d\) \{|break;/)
   })
 
   it('every range form and trip count (0 to 9: every remainder of a pass): the interpreter’s results bit for bit, forwards and backwards, checks on and off', () => {

@@ -91,6 +91,33 @@ while (x < n, x > 0) {
     )
   })
 
+  it("leaves out an if's post-condition on elements of parameters where the branches write only an ancilla's elements", () => {
+    // (the condition reads k's elements; t is the function's own zeros array, which shares no
+    // memory with a parameter: the branch cannot change what the condition reads)
+    const ancilla = `fn f(x: f64[], k: i32[], n: i32) {
+  t: f64[] <- zeros(n)
+  if (k[0] > 0, ~) { t[0] += x[0] }
+  x[1] += t[0]
+  if (k[0] > 0, ~) { t[0] -= x[0] }
+  t -> zeros(n)
+}`
+    expect(after(ancilla)).not.toContain('postIf')
+    // a parameter's elements: k and x may be views of one buffer (through the unchecked \`.core\`)
+    expect(after(ancilla.replace('t[0] += x[0]', 'x[2] += 1.0'))).toContain(
+      'assert postIf(k[0] > 0) else ("k[0] > 0", true, false, true)',
+    )
+    // the ancilla's own elements, which the condition reads: the check stays
+    const own = `fn f(x: f64[], n: i32) {
+  t: f64[] <- zeros(n)
+  t[0] += x[0]
+  if (t[0] > 0.0, ~) { t[1] += 1.0 }
+  if (t[0] > 0.0, ~) { t[1] -= 1.0 }
+  t[0] -= x[0]
+  t -> zeros(n)
+}`
+    expect(after(own)).toContain('assert postIf(t[0] > 0.0) else ("t[0] > 0.0", true, false, true)')
+  })
+
   it("checks a loop's range after it only when the body writes what the range reads", () => {
     expect(after('fn f(y: f64, n: i32) { for i in 0..n { n += 1 } }')).toBe(
       `for i in 0..n {

@@ -14,7 +14,7 @@
  * | `dealloc` | before `t -> v`, t a scalar: `t == v`, or `$near(t, v)` for floats (the tolerance of the options) |
  * | `deallocArray`, `deallocStack` | before `t -> zeros(n)`: `$zeros(t, n)`; before `s -> []`: `len(s) == 0` |
  * | `popNonzero` | before `pop(s, x)`: `x == 0` (`!x` for a bool) |
- * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`); left out for `~` when the branches write nothing `pre` reads and neither calls a host function (`pre` is then what it was: the check cannot fail) |
+ * | `postIf` | at the end of each branch: `post` after `then`, `!post` after `else` (`post` is `pre` for `~`); left out for `~` when the branches write nothing `pre` reads and neither calls a host function (`pre` is then what it was: the check cannot fail; where `pre` reads array elements, the branches write no element but of the function's array ancillas, fresh memory that no parameter shares) |
  * | `postWhileStart`, `postWhileIteration` | `!post` before the loop, `post` at the end of the body |
  * | `loopRange` | after a `for`: `start == $start(v) && …` (the range the loop saved when it began); left out when the body writes nothing the range reads (writing elements of `a` leaves `len(a)` as it is) |
  *
@@ -120,6 +120,11 @@ interface Scope {
   proven: Map<string, string>
   /** The functions with a host effect (see \`effectfulFunctions\`). */
   effectful: ReadonlySet<string>
+  /**
+   * The function's array ancillas (\`a <- zeros(n)\`, no parameter of that name): fresh memory,
+   * which no parameter's elements share.
+   */
+  fresh: ReadonlySet<string>
 }
 
 /**
@@ -442,8 +447,9 @@ function unchanged(e: Expr, body: Stmt[], scope: Scope): boolean {
   })
   if (effect) return false
   // two array parameters may be one array: an element the condition reads may change through
-  // any element the branches write, or any array they pass to a call
-  if (readsElement(e) && writesElements(body)) return false
+  // any element the branches write, or any array they pass to a call (an ancilla's elements are
+  // its own: a write of them changes an element the condition reads only under the same name)
+  if (readsElement(e) && writesElements(body, scope.fresh)) return false
   const written = namesWritten(body, scope.effectful)
   // (\`valueReads\`: the arrays of a \`$apart\` test are not read, where they lie never changes)
   return written !== undefined && ![...valueReads(e)].some((n) => written.has(n))
@@ -467,11 +473,16 @@ function readsElement(e: Expr): boolean {
   }
 }
 
-/** Whether statements write an array element, or pass an element or an array to a call. */
-function writesElements(body: Stmt[]): boolean {
+/**
+ * Whether statements write an array element, or pass an element or an array to a call, of an
+ * array other than the ancillas \`fresh\`.
+ */
+function writesElements(body: Stmt[], fresh: ReadonlySet<string>): boolean {
   let writes = false
   const elementOrArray = (a: Arg): boolean => {
     const x = a.kind === 'neg' ? a.target : a
+    const root = rootName(x)
+    if (root !== undefined && fresh.has(root)) return false
     if (x.kind === 'index' || x.kind === 'field') return true
     return x.kind === 'var' && typeof x.type === 'object' && x.type.kind !== 'scalar'
   }
@@ -503,7 +514,13 @@ export function insertChecksFunction(
   walk(f.body, (x) => {
     if (x.kind === 'alloc' || x.kind === 'dealloc') fixed.delete(x.name)
   })
-  return { ...f, body: checkBlock(f.body, { program, fixed, proven: new Map(), effectful }) }
+  const params = new Set(f.params.map((p) => p.name))
+  const fresh = new Set<string>()
+  walk(f.body, (x) => {
+    if (x.kind === 'alloc' && !params.has(x.name) && x.value.kind === 'call' && x.value.callee === 'zeros')
+      fresh.add(x.name)
+  })
+  return { ...f, body: checkBlock(f.body, { program, fixed, proven: new Map(), effectful, fresh }) }
 }
 
 /**
