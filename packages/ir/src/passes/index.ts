@@ -25,6 +25,10 @@
  *   `for v in R { P; A[w_j] += e_j …; Q }` (w_j = a·v + c + d_j, each element written once, from
  *   zero; P and Q read A only at elements of earlier iterations) becomes `A[w_j] -= A[w_j]` alone,
  *   without P and Q (checks on only; see `finite-steps.ts`);
+ * - `finite-cells` — the same for a loop (or nest of two) whose body computes cells of its own
+ *   iteration in other zeros arrays (an RNN's pre-activation) before its last statement, the
+ *   history update `A[w] += e` from them: the first statement `A[w] -= e` of its inverse becomes
+ *   `A[w] -= A[w]`, the cells' uncompute stays (checks on only; see `finite-cells.ts`);
  * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
  *   factorial by the integer approximate multiplier) that undoes a call `f(y, x)` of the same block
  *   from a zero integer ancilla `y` becomes `y -= y`: the uncall would restore 0 bit for bit, and
@@ -102,6 +106,7 @@ import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
 import { finiteHistory } from './finite-history.js'
 import { finiteSteps } from './finite-steps.js'
+import { finiteCells } from './finite-cells.js'
 import { exactFunctions, exactUncompute } from './exact-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -126,6 +131,7 @@ export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
 export { finiteHistory } from './finite-history.js'
 export { finiteSteps } from './finite-steps.js'
+export { finiteCells } from './finite-cells.js'
 export { exactFunctions, exactUncompute } from './exact-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -179,6 +185,7 @@ export const PASS_NAMES = [
   'finite-uncompute',
   'finite-history',
   'finite-steps',
+  'finite-cells',
   'exact-uncompute',
   'interchange',
   'jam',
@@ -227,6 +234,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'finite-uncompute',
   'finite-history',
   'finite-steps',
+  'finite-cells',
   'exact-uncompute',
   'hoist-invariants',
   'tabulate',
@@ -313,6 +321,10 @@ export function optimize(
   if (on('finite-steps') && options.checks) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => finiteSteps(f, effectful))
+  }
+  if (on('finite-cells') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => finiteCells(f, effectful))
   }
   if (on('exact-uncompute') && options.checks) {
     const all = [...program.functions.values(), ...inverses.values()]
