@@ -80,6 +80,9 @@
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
  *   `unroll-swaps.ts`);
+ * - `zero-sums` (runs last) — the first update `y += a ± b` of a float scalar ancilla that holds
+ *   +0 becomes `y += a; y ±= b` (the same bits: `0 + (a ± b) = (0 + a) ± b`), so the addition of
+ *   the zero leaves the path from `b` (checks off; see `zero-sums.ts`);
  * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
  *   check of a float ancilla that a passed check of a value computed from it already decided
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
@@ -124,6 +127,7 @@ import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
+import { zeroSums } from './zero-sums.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
 export { hoistLaneCalls, exactLaneFunctions, type HoistedLaneCalls } from './hoist-lane-calls.js'
 
@@ -166,6 +170,7 @@ export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
+export { zeroSums } from './zero-sums.js'
 export {
   replayUncalls,
   replayable,
@@ -202,6 +207,7 @@ export const PASS_NAMES = [
   'contract-arrays',
   'first-writes',
   'unroll-swaps',
+  'zero-sums',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
   'pair-series',
   // (a step of `pair-series`: see `hoist-lane-calls.ts`)
@@ -398,6 +404,10 @@ export function optimize(
     // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
     const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
     each((d) => unrollSwaps(d, batched.has(d.name)))
+  }
+  if (on('zero-sums') && !options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => zeroSums(f, effectful))
   }
   return { program, inverses }
 }

@@ -1,0 +1,160 @@
+/**
+ * Pass `zero-sums` on printed IR: the first update of a float scalar ancilla allocated as `0.0`
+ * split into one update per term, and the updates it must leave. The compiled programs run against
+ * the reference interpreter (signed zeros, infinities and NaN included), cpu and wasm, in
+ * `@tenet/backend-wasm`'s `zero-sums-programs.test.ts`.
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
+import { zeroSums } from './index.js'
+
+const fn = (text: string): FunctionDef => {
+  const m = parse(text)
+  return check(m.functions, [], createRegistry()).functions.get('f')!
+}
+/** The printed body of a function, one statement a line, without the signature. */
+const body = (f: FunctionDef): string => printStmts(f.body, 0)
+
+describe('pass `zero-sums`', () => {
+  it('splits a stage’s first update (Lotka–Volterra, an RK4 step) into one update per term', () => {
+    const f = fn(`
+fn f(out: f64, x: f64, y: f64, p: f64[], h: f64) {
+  a0 <- 0.0
+  u1 <- 0.0
+  a0 += p[0] * x - p[1] * x * y
+  u1 += x + h / 2.0 * a0
+  out += u1
+  u1 -= x + h / 2.0 * a0
+  a0 -= p[0] * x - p[1] * x * y
+  u1 -> 0.0
+  a0 -> 0.0
+}`)
+    const before = body(f)
+    expect(body(zeroSums(f))).toBe(`a0 <- 0.0
+u1 <- 0.0
+a0 += p[0] * x
+a0 -= p[1] * x * y
+u1 += x
+u1 += h / 2.0 * a0
+out += u1
+u1 -= x + h / 2.0 * a0
+a0 -= p[0] * x - p[1] * x * y
+u1 -> 0.0
+a0 -> 0.0`)
+    // (the pass returns a new function: the input is unchanged)
+    expect(body(f)).toBe(before)
+  })
+
+  it('follows the left operands down, and flips the signs of a first `-=`', () => {
+    const f = fn(`
+fn f(out: f64, a: f64, b: f64, c: f64, d: f64) {
+  y <- 0.0
+  z <- 0.0
+  y += a - b + (c - d)
+  z -= a - b + c * d
+  out += y * z
+  z += a - b + c * d
+  y -= a - b + (c - d)
+  z -> 0.0
+  y -> 0.0
+}`)
+    expect(body(zeroSums(f))).toContain(`y += a
+y -= b
+y += c - d
+z -= a
+z += b
+z -= c * d
+out += y * z
+z += a - b + c * d
+y -= a - b + (c - d)`)
+  })
+
+  it('takes f32 scalars and a first update after statements that leave the scalar alone', () => {
+    const f = fn(`
+fn f(out: f32, a: f32, b: f32) {
+  y: f32 <- 0.0
+  out += a
+  y += a * a - b
+  out += y
+  y -= a * a - b
+  y -> 0.0
+}`)
+    expect(body(zeroSums(f))).toContain('y += a * a\ny -= b\nout += y')
+  })
+
+  it('splits in nested blocks, each block’s own ancillas', () => {
+    const f = fn(`
+fn f(out: f64, x: f64[]) {
+  for i in 0..len(x) {
+    y <- 0.0
+    y += x[i] - 1.0
+    out += y
+    y -= x[i] - 1.0
+    y -> 0.0
+  }
+}`)
+    expect(body(zeroSums(f))).toContain('  y += x[i]\n  y -= 1.0\n')
+  })
+
+  it('leaves an update of a scalar that may not hold +0, or that is not a float sum', () => {
+    const cases: Array<[string, string, string]> = [
+      // (written before: not its first update)
+      ['y += a', 'y += a - b', 'y -= a - b\n  y -= a'],
+      // (written by a call in between)
+      ['SWAP(y, w)', 'y += a - b', 'y -= a - b\n  SWAP(y, w)'],
+      // (allocated at a value other than +0)
+      ['', 'v += a - b', 'v -= a - b'],
+      // (a product, a call: no sum at the top)
+      ['', 'y += (a - b) * a', 'y -= (a - b) * a'],
+      ['', 'y += sqrt(a - b)', 'y -= sqrt(a - b)'],
+    ]
+    for (const [before, update, undo] of cases) {
+      const f = fn(`
+fn f(out: f64, a: f64, b: f64, w: f64) {
+  y <- 0.0
+  v <- 1.0
+  ${before}
+  ${update}
+  out += y + v
+  ${undo}
+  v -> 1.0
+  y -> 0.0
+}`)
+      expect(body(zeroSums(f)), update).toBe(body(f))
+    }
+  })
+
+  it('leaves integers and parameters', () => {
+    const f = fn(`
+fn f(out: i32, y: f64, a: i32, b: f64) {
+  k <- 0
+  k += a - 1
+  y += b - 1.0
+  out += k
+  k -= a - 1
+  k -> 0
+}`)
+    expect(body(zeroSums(f))).toBe(body(f))
+  })
+
+  it('leaves a sum that calls a host function', () => {
+    const f = fn(`
+fn f(out: f64, a: f64) {
+  y <- 0.0
+  y += sqrt(a) - a
+  out += y
+  y -= sqrt(a) - a
+  y -> 0.0
+}`)
+    expect(body(zeroSums(f))).toContain('y += sqrt(a)\ny -= a\n')
+    // (the same program with the call made a host function's, as an interpolated JS function is)
+    const host = structuredClone(f)
+    const u = host.body[1] as Extract<FunctionDef['body'][number], { kind: 'update' }>
+    ;(u.value as Extract<typeof u.value, { kind: 'binary' }>).left = {
+      ...((u.value as Extract<typeof u.value, { kind: 'binary' }>).left as Extract<typeof u.value, { kind: 'call' }>),
+      callee: '$host0',
+    }
+    expect(body(host)).not.toBe(body(f))
+    expect(body(zeroSums(host))).toBe(body(host))
+  })
+})
