@@ -1,7 +1,7 @@
 /**
  * Pass `zero-sums` of `@tenet/ir` on compiled programs, cpu and wasm (checks off, where it runs):
  * the first update of a float scalar ancilla by a random sum of terms (products, quotients, calls
- * of the inputs, literals, nested sums), f64 and f32, on signed zeros, infinities, NaN, huge and
+ * of the inputs, literals, nested sums), f64 (rewritten) and f32 (left), on signed zeros, infinities, NaN, huge and
  * tiny values, gives the reference interpreter's value bit for bit (the sign of a zero included),
  * with the pass and without; and the RK4 kernel. (The printed IR before
  * and after is in `zero-sums.test.ts` of `@tenet/ir`.)
@@ -128,8 +128,8 @@ fn f(out: ${elem}[], a: ${elem}, b: ${elem}, c: ${elem}, d: ${elem}) {
         }
       }
     }
-    // (most programs are rewritten, and results that are −0 occur)
-    expect(rewritten).toBeGreaterThan(40)
+    // (most f64 programs are rewritten, and results that are −0 occur)
+    expect(rewritten).toBeGreaterThan(25)
     expect(negativeZeros).toBeGreaterThan(10)
   })
 

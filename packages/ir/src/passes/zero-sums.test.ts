@@ -69,17 +69,46 @@ z += a - b + c * d
 y -= a - b + (c - d)`)
   })
 
-  it('takes f32 scalars and a first update after statements that leave the scalar alone', () => {
-    const f = fn(`
-fn f(out: f32, a: f32, b: f32) {
-  y: f32 <- 0.0
+  it('takes a first update after statements that leave the scalar alone; leaves f32 scalars', () => {
+    const src = (T: string) => `
+fn f(out: ${T}, a: ${T}, b: ${T}) {
+  y: ${T} <- 0.0
   out += a
-  y += a * a - b
+  y += a * b - b
   out += y
-  y -= a * a - b
+  y -= a * b - b
   y -> 0.0
+}`
+    expect(body(zeroSums(fn(src('f64'))))).toContain('y += a * b\ny -= b\nout += y')
+    const f = fn(src('f32'))
+    expect(body(zeroSums(f))).toBe(body(f))
+  })
+
+  it('leaves a sum the cpu generator writes without its zero (never −0 nor negative: squares, sqrt, exp)', () => {
+    const f = fn(`
+fn f(out: f64, x: f64[]) {
+  q <- 0.0
+  q += x[0] * x[0] + x[1] * x[1]
+  r <- 0.0
+  r += sqrt(q) + exp(x[0])
+  s <- 0.0
+  s += q + x[0]
+  out += r + s
+  s -= q + x[0]
+  r -= sqrt(q) + exp(x[0])
+  q -= x[0] * x[0] + x[1] * x[1]
+  s -> 0.0
+  r -> 0.0
+  q -> 0.0
 }`)
-    expect(body(zeroSums(f))).toContain('y += a * a\ny -= b\nout += y')
+    // (q and r stay; s, with an element of any sign, is split: its first term q still counts)
+    expect(body(zeroSums(f))).toContain(`q += x[0] * x[0] + x[1] * x[1]
+r <- 0.0
+r += sqrt(q) + exp(x[0])
+s <- 0.0
+s += q
+s += x[0]
+`)
   })
 
   it('splits in nested blocks, each block’s own ancillas', () => {

@@ -1,5 +1,5 @@
 /**
- * `zero-sums` — the first update `y += a ± b` of an f64 or f32 scalar ancilla that holds +0
+ * `zero-sums` — the first update `y += a ± b` of an f64 scalar ancilla that holds +0
  * (allocated `0.0`, nothing since writing it) becomes `y += a` then `y ±= b`, and so on down the
  * left operands: `y += p·x − q·x·z` is `y += p·x; y -= q·x·z`, `u += x + h·k` is `u += x; u += h·k`.
  * (And `y -= a ± b` becomes `y -= a; y ∓= b`.)
@@ -10,8 +10,11 @@
  * update of a compute–copy–uncompute ancilla pays it. Split, the addition is `0 + a`, off the path
  * from `b` (which is the stage's previous result in `u += x + h·k`).
  *
- * The same bits, NaN payloads aside, for every `a` and `b` (round to nearest, any IEEE format:
- * for f32 each operation rounds, and `0 + a` is exact):
+ * Where the cpu generator finds the whole value never −0 nor negative (a sum of squares: its
+ * `neverNegative`), it writes it without the zero; such a sum stays as it is. f64 only (the
+ * identities hold in f32 too, but f32 code has roundings of its own to keep in place).
+ *
+ * The same bits, NaN payloads aside, for every `a` and `b` (round to nearest):
  *
  * - `0 + (a + b) = (0 + a) + b`: where `a` is not a zero, `0 + a = a` and `a + b` is not −0 (a
  *   sum is −0 only of two −0s), so both are `a + b`; where `a = +0`, both are `0 + b`; where
@@ -25,13 +28,15 @@
  * and nothing reads it there. Checks off only (so no check sits between the two updates).
  */
 import type { BinaryExpr, Expr, FunctionDef, Stmt, UpdateStmt } from '../ast.js'
+import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsRuntime } from './insert-checks.js'
 import { mapInnerBlocks } from './rewrite.js'
 
 /**
- * `f` with the first update `y ±= a ± b` of every f64 or f32 scalar ancilla allocated as `0.0`
- * split into one update per term (see the module comment). `effectful`: the functions with a host
+ * `f` with the first update `y ±= a ± b` of every f64 scalar ancilla allocated as `0.0` split
+ * into one update per term (see the module comment), but where the cpu generator would write it
+ * without the zero (a sum of squares: see `neverNegative`). `effectful`: the functions with a host
  * effect (a call of one may write anything).
  */
 export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
@@ -41,9 +46,19 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
     const out: Stmt[] = []
     // the scalars of this block that hold +0: allocated as 0.0, not written since
     const zero = new Set<string>()
+    // the scalars whose first update the cpu generator writes without its zero (see `neverNegative`)
+    const bare = new Set<string>()
     for (const s of inner) {
       if (s.kind === 'update' && s.target.kind === 'var' && zero.has(s.target.name)) {
-        zero.delete(s.target.name)
+        const y = s.target.name
+        zero.delete(y)
+        if (s.op === '+=' && neverNegative(s.value, bare)) {
+          // (written \`e\` alone, without \`0 +\`: nothing to split, and split it would need one)
+          out.push(s)
+          bare.add(y)
+          continue
+        }
+        bare.delete(y)
         const split = terms(s)
         if (split.length > 1) {
           out.push(...split)
@@ -52,10 +67,14 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
         }
       }
       out.push(s)
+      if (s.kind === 'update') {
+        if (s.target.kind === 'var') bare.delete(s.target.name)
+      } else if (s.kind === 'alloc' || s.kind === 'dealloc') bare.delete(s.name)
+      else bare.clear()
       if (
         s.kind === 'alloc' &&
         s.type?.kind === 'scalar' &&
-        (s.type.name === 'f64' || s.type.name === 'f32') &&
+        s.type.name === 'f64' &&
         s.value.kind === 'num' &&
         Object.is(s.value.value, 0)
       ) {
@@ -72,9 +91,36 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
   return changed ? { ...f, body } : f
 }
 
-/** A float `+` or `−` node (the value's type: f64 or f32). */
-const isSum = (e: Expr): e is BinaryExpr =>
-  e.kind === 'binary' && (e.op === '+' || e.op === '-') && (e.type === 'f64' || e.type === 'f32')
+/** An f64 `+` or `−` node. */
+const isSum = (e: Expr): e is BinaryExpr => e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.type === 'f64'
+
+/**
+ * Whether the cpu generator may find `e` never −0 nor negative and write a first update by it
+ * without the zero (\`neverNegative\` of its \`codegen.ts\`, which this follows, erring towards
+ * yes): a literal that is not negative, a scalar of \`bare\`, the square of a name or element, an
+ * even power, \`+\`, \`*\`, \`/\` of two such values, \`sqrt\` of one, \`abs\` and \`exp\` of anything.
+ * Splitting such a sum would put back the addition it saves.
+ */
+function neverNegative(e: Expr, bare: ReadonlySet<string>): boolean {
+  switch (e.kind) {
+    case 'num':
+      return !(e.value < 0) && !Object.is(e.value, -0)
+    case 'var':
+      return bare.has(e.name)
+    case 'binary': {
+      if (e.op === '*' && key(e.left) === key(e.right)) return true
+      if (e.op === '**') return true
+      if (e.op === '+' || e.op === '*' || e.op === '/')
+        return neverNegative(e.left, bare) && neverNegative(e.right, bare)
+      return false
+    }
+    case 'call':
+      if (e.callee === 'abs' || e.callee === 'exp') return true
+      return e.callee === 'sqrt' && e.args.length === 1 && neverNegative(e.args[0]!, bare)
+    default:
+      return false
+  }
+}
 
 /**
  * The update `y op= a ± b` of a zero `y` as one update per term, left to right (the update itself
