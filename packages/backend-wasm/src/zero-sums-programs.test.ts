@@ -94,10 +94,12 @@ describe('pass `zero-sums` on compiled programs (checks off)', () => {
       const e2 = sum(r, elem, 1)
       const op = r.pick(['+=', '-='])
       const flip = op === '+=' ? '-=' : '+='
-      // (out[k] starts as −0, so out[k] += y is y itself, bit for bit; after the uncompute, with
+      // (a −= 0 leaves a as it is, bit for bit, and makes it a value just computed, so the sums
+      // that read it are split; out[k] starts as −0, so out[k] += y is y itself, bit for bit; after the uncompute, with
       // checks off, y holds the rounding residue of a second update, which the pass must leave)
       const src = `
 fn f(out: ${elem}[], a: ${elem}, b: ${elem}, c: ${elem}, d: ${elem}) {
+  a -= ${elem === 'f32' ? 'f32(0.0)' : '0.0'}
   y: ${elem} <- 0.0
   z: ${elem} <- 0.0
   y ${op} ${e1}

@@ -31,7 +31,6 @@ import type { BinaryExpr, Expr, FunctionDef, Stmt, UpdateStmt } from '../ast.js'
 import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsRuntime } from './insert-checks.js'
-import { mapInnerBlocks } from './rewrite.js'
 
 /**
  * `f` with the first update `y ±= a ± b` of every f64 scalar ancilla allocated as `0.0` split
@@ -41,9 +40,37 @@ import { mapInnerBlocks } from './rewrite.js'
  */
 export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
   let changed = false
-  const block = (body: Stmt[]): Stmt[] => {
-    const inner = mapInnerBlocks(body, block)
+  // \`recent\`: the names the enclosing loops' bodies write (undefined: anything may be written)
+  const block = (body: Stmt[], recent: ReadonlySet<string> | undefined): Stmt[] => {
+    // (what the block writes before a statement, and what its loops write, is recent inside them)
+    const before = new Set(recent)
+    let unknown = recent === undefined
+    const inner = body.map((s): Stmt => {
+      const here = (extra: Stmt[]): Set<string> | undefined => {
+        const w = writtenNames(extra, effectful)
+        return unknown || w === undefined ? undefined : new Set([...before, ...w])
+      }
+      let t: Stmt = s
+      switch (s.kind) {
+        case 'for':
+        case 'while':
+          t = { ...s, body: block(s.body, here(s.body)) }
+          break
+        case 'unchecked':
+          t = { ...s, body: block(s.body, here([])) }
+          break
+        case 'if':
+          t = { ...s, then: block(s.then, here([])), else: block(s.else, here([])) }
+          break
+      }
+      const w = writtenNames([s], effectful)
+      if (w === undefined) unknown = true
+      else for (const n of w) before.add(n)
+      return t
+    })
     const out: Stmt[] = []
+    const written = new Set(recent)
+    let anything = recent === undefined
     // the scalars of this block that hold +0: allocated as 0.0, not written since
     const zero = new Set<string>()
     // the scalars whose first update the cpu generator writes without its zero (see `neverNegative`)
@@ -52,6 +79,7 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
       if (s.kind === 'update' && s.target.kind === 'var' && zero.has(s.target.name)) {
         const y = s.target.name
         zero.delete(y)
+        written.add(y)
         if (s.op === '+=' && neverNegative(s.value, bare)) {
           // (written \`e\` alone, without \`0 +\`: nothing to split, and split it would need one)
           out.push(s)
@@ -59,7 +87,10 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
           continue
         }
         bare.delete(y)
-        const split = terms(s)
+        // (only a value that reads what was just computed — in this block, or by the enclosing
+        // loops' bodies — has a chain to shorten; one of values loaded before stays in one piece,
+        // which a backend may pair with its neighbours)
+        const split = anything || readsRecent(s.value, written) ? terms(s) : [s]
         if (split.length > 1) {
           out.push(...split)
           changed = true
@@ -82,13 +113,42 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
         continue
       }
       const w = writtenNames([s], effectful)
-      if (w === undefined) zero.clear()
-      else for (const n of w) zero.delete(n)
+      if (w === undefined) {
+        zero.clear()
+        anything = true
+      } else
+        for (const n of w) {
+          zero.delete(n)
+          written.add(n)
+        }
     }
     return out
   }
-  const body = block(f.body)
+  const body = block(f.body, new Set())
   return changed ? { ...f, body } : f
+}
+
+/**
+ * Whether `e` reads, as a value (not only in an index), a name of `written`: a scalar, or an
+ * element of an array.
+ */
+function readsRecent(e: Expr, written: ReadonlySet<string>): boolean {
+  switch (e.kind) {
+    case 'var':
+      return written.has(e.name)
+    case 'index':
+      return written.has(e.array.name)
+    case 'field':
+      return readsRecent(e.target, written)
+    case 'unary':
+      return readsRecent(e.arg, written)
+    case 'binary':
+      return readsRecent(e.left, written) || readsRecent(e.right, written)
+    case 'call':
+      return e.args.some((a) => readsRecent(a, written))
+    default:
+      return false
+  }
 }
 
 /** An f64 `+` or `−` node. */
