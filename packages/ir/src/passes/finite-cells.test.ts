@@ -95,7 +95,13 @@ hs -> zeros((T + 1) * H)`)
   })
 
   it('takes f32 arrays and a value that reads an earlier iteration’s cell', () => {
-    expect(body(finiteCells(fn(rnn({ elem: 'f32', e: 'pre[t * H + i] * pre[t * H + i]', allocPre: 'pre: f32[] <- zeros(T * H)\n  ' }))))).toContain('hs[(t + 1) * H + i] -= hs[(t + 1) * H + i]\n')
+    expect(
+      body(
+        finiteCells(
+          fn(rnn({ elem: 'f32', e: 'pre[t * H + i] * pre[t * H + i]', allocPre: 'pre: f32[] <- zeros(T * H)\n  ' })),
+        ),
+      ),
+    ).toContain('hs[(t + 1) * H + i] -= hs[(t + 1) * H + i]\n')
     // (the cells of earlier rows: written before)
     for (const e of ['tanh(pre[t * H + i]) * pre[(t - 1) * H + i]', 'pre[t * H + i] - pre[(t - 2) * H + i]']) {
       expect(body(finiteCells(fn(rnn({ e }))))).toContain('hs[(t + 1) * H + i] -= hs[(t + 1) * H + i]\n')
