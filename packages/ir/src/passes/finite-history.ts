@@ -105,7 +105,7 @@ export function finiteHistory(f: FunctionDef, effectful: ReadonlySet<string> = n
  * its update, the inner variable's coefficient `a` in the written index `w`, and for a nest the
  * stride `s` (w = s·u + a·v + c) and `K = s − span` (span: the inner variable's range, hi − lo).
  */
-interface History {
+export interface History {
   outer: ForStmt
   inner: ForStmt
   update: UpdateStmt
@@ -159,7 +159,7 @@ export const rangeNames = (L: ForStmt, out: Set<string>): Set<string> => {
  * `w` split as `s·u + a·v + c` (`s` and `c` free of `u` and `v`, `a = ±1`), or undefined; `u`
  * undefined for a single loop (then `s` is empty).
  */
-function split(w: Poly, v: string, u: string | undefined): { a: number; s: Poly } | undefined {
+export function split(w: Poly, v: string, u: string | undefined): { a: number; s: Poly } | undefined {
   const a = w.get(v)
   if (a !== 1 && a !== -1) return undefined
   const s: Poly = new Map()
@@ -300,7 +300,7 @@ function inverseOf(M: Stmt, h: History): M is ForStmt {
 }
 
 /** `[min w, max w]` over the iterations of `h`'s loop (or nest), as polynomials, or undefined. */
-function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
+export function writtenRange(h: History): { lo: Poly; hi: Poly } | undefined {
   const r2 = varRange(h.inner)
   if (!r2) return undefined
   const v = h.inner.variable

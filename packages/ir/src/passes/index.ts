@@ -25,6 +25,10 @@
  *   `for v in R { P; A[w_j] += e_j …; Q }` (w_j = a·v + c + d_j, each element written once, from
  *   zero; P and Q read A only at elements of earlier iterations) becomes `A[w_j] -= A[w_j]` alone,
  *   without P and Q (checks on only; see `finite-steps.ts`);
+ * - `finite-cells` — the same for a loop (or nest of two) whose body computes cells of its own
+ *   iteration in other zeros arrays (an RNN's pre-activation) before its last statement, the
+ *   history update `A[w] += e` from them: the first statement `A[w] -= e` of its inverse becomes
+ *   `A[w] -= A[w]`, the cells' uncompute stays (checks on only; see `finite-cells.ts`);
  * - `exact-uncompute` — the uncall `~f(y, x)` of an exact function (integer bookkeeping, such as a
  *   factorial by the integer approximate multiplier) that undoes a call `f(y, x)` of the same block
  *   from a zero integer ancilla `y` becomes `y -= y`: the uncall would restore 0 bit for bit, and
@@ -76,6 +80,9 @@
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
  *   `unroll-swaps.ts`);
+ * - `zero-sums` (runs last) — the first update `y += a ± b` of a float scalar ancilla that holds
+ *   +0 becomes `y += a; y ±= b` (the same bits: `0 + (a ± b) = (0 + a) ± b`), so the addition of
+ *   the zero leaves the path from `b` (checks off; see `zero-sums.ts`);
  * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
  *   check of a float ancilla that a passed check of a value computed from it already decided
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
@@ -102,6 +109,7 @@ import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
 import { finiteHistory } from './finite-history.js'
 import { finiteSteps } from './finite-steps.js'
+import { finiteCells } from './finite-cells.js'
 import { exactFunctions, exactUncompute } from './exact-uncompute.js'
 import { scalarReplaceArrays } from './scalar-arrays.js'
 import { deadAncillas, effectfulFunctions } from './dead-ancillas.js'
@@ -119,6 +127,7 @@ import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
+import { zeroSums } from './zero-sums.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
 export { hoistLaneCalls, exactLaneFunctions, type HoistedLaneCalls } from './hoist-lane-calls.js'
 
@@ -126,6 +135,7 @@ export { cancelUncompute } from './cancel-uncompute.js'
 export { finiteUncompute } from './finite-uncompute.js'
 export { finiteHistory } from './finite-history.js'
 export { finiteSteps } from './finite-steps.js'
+export { finiteCells } from './finite-cells.js'
 export { exactFunctions, exactUncompute } from './exact-uncompute.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
@@ -160,6 +170,7 @@ export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
+export { zeroSums } from './zero-sums.js'
 export {
   replayUncalls,
   replayable,
@@ -179,6 +190,7 @@ export const PASS_NAMES = [
   'finite-uncompute',
   'finite-history',
   'finite-steps',
+  'finite-cells',
   'exact-uncompute',
   'interchange',
   'jam',
@@ -195,6 +207,7 @@ export const PASS_NAMES = [
   'contract-arrays',
   'first-writes',
   'unroll-swaps',
+  'zero-sums',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
   'pair-series',
   // (a step of `pair-series`: see `hoist-lane-calls.ts`)
@@ -229,6 +242,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'finite-uncompute',
   'finite-history',
   'finite-steps',
+  'finite-cells',
   'exact-uncompute',
   'hoist-invariants',
   'tabulate',
@@ -317,6 +331,10 @@ export function optimize(
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => finiteSteps(f, effectful))
   }
+  if (on('finite-cells') && options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => finiteCells(f, effectful))
+  }
   if (on('exact-uncompute') && options.checks) {
     const all = [...program.functions.values(), ...inverses.values()]
     const effectful = effectfulFunctions(all)
@@ -389,6 +407,10 @@ export function optimize(
     // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)
     const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
     each((d) => unrollSwaps(d, batched.has(d.name)))
+  }
+  if (on('zero-sums') && !options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => zeroSums(f, effectful))
   }
   return { program, inverses }
 }
