@@ -213,6 +213,8 @@ export const PASS_NAMES = [
   'loop-facts',
   // (not run by \`optimize\`: the cpu code generator keeps elements in locals with checks on, see \`promotableElements\`)
   'promote-checked',
+  // (not run by \`optimize\`: the cpu code generator takes a loop's leading array allocations' pooled arrays before it, see \`hoistAllocs\`)
+  'hoist-pools',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -242,6 +244,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'loop-facts',
   'proven-bounds',
   'promote-checked',
+  'hoist-pools',
 ])
 
 /**
