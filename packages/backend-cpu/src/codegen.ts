@@ -45,6 +45,7 @@ import {
   indexKey,
   writtenNames,
   walk,
+  hoistableAllocs,
   type ArgumentUse,
   type EnclosingLoop,
   type Promotion,
@@ -1528,7 +1529,9 @@ class FunctionEmitter {
           this.pools.push(pool)
           this.poolOf.set(s.name, pool)
           if (s.overwritten) this.tables.set(s.name, pool)
-          this.line(`const ${n} = rt.length(${this.expr(s.value.args[0]!)}, ${site});`)
+          this.line(
+            `const ${n} = rt.length(${this.expr((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)}, ${site});`,
+          )
           this.line(`let ${v} = ${POOL}${pool}${POOL}${ctor}${POOL}${n}${POOL};`)
         } else {
           const value = this.folding(FOLD_TYPES.has((s.type as { name: string }).name) ? fold : undefined, () =>
@@ -1947,7 +1950,7 @@ class FunctionEmitter {
   /**
    * Hoists the array allocations that begin a loop's body out of the loop (\`hoist-pools\`): each
    * \`a <- zeros(n)\` of the body's leading run of allocations whose length \`n\` is loop-invariant
-   * (see \`invariantLength\`) has its length checked (\`rt.length\`, the allocation's own site and
+   * (see \`hoistableAllocs\` of \`@tenet/ir\`) has its length checked (\`rt.length\`, the allocation's own site and
    * message) and its pool's array taken (made where it has another length) once before the loop,
    * where the loop runs (\`ran\`); each iteration then takes that array as it is (a table never
    * zeroed) or zeroed as an allocation zeroes it (see \`pooled\`). Nothing runs in the first
@@ -1958,19 +1961,16 @@ class FunctionEmitter {
    */
   private hoistAllocs(loop: Extract<Stmt, { kind: 'for' }>, ran: string): void {
     if (disabledPasses.has('hoist-pools')) return
-    let written: Set<string> | undefined
-    for (const s of loop.body) {
-      if (s.kind !== 'alloc' || s.value.kind !== 'call' || s.value.callee !== 'zeros') return
-      written ??= writtenNames(loop.body, this.gen.effectful)
-      const len = s.value.args[0]
-      if (!written || !len || !invariantLength(len, written, loop.variable)) return
+    for (const s of hoistableAllocs(loop, this.gen.effectful)) {
       const ctor = this.program.registry.numberSystem((s.type as { elem: string }).elem).arrayType
       const site = this.gen.check('arrayLength', s.loc, (n) => [s.name, n])
       const n = this.fresh('n'),
         h = this.fresh('h'),
         pool = this.gen.pool()
       this.pools.push(pool)
-      this.line(`const ${n} = (${ran}) ? rt.length(${this.expr(len)}, ${site}) : 0;`)
+      this.line(
+        `const ${n} = (${ran}) ? rt.length(${this.expr((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)}, ${site}) : 0;`,
+      )
       this.line(`const ${h} = (${ran}) ? ${HOIST}${pool}${HOIST}${ctor}${HOIST}${n}${HOIST} : null;`)
       this.hoisted.set(s, { pool, n, h })
     }
@@ -2325,42 +2325,6 @@ interface EmittedFunction {
   render(early: boolean, internal: boolean): string
   /** The code of the lean copy (see \`CodeGenerator.leanName\`): every result store but those of read-only scalars. */
   renderLean(early: boolean): string
-}
-
-/**
- * Whether an allocation's length \`e\` has the same value in every iteration of a loop whose body
- * writes \`written\` (its variable \`variable\`), and evaluating it cannot fail: literals, scalars
- * the loop does not write, \`len\` of an array it does not allocate (a fixed length), and \`+\`, \`-\`, \`*\` and unary
- * minus of those (no element read, division or other call).
- */
-function invariantLength(e: Expr, written: ReadonlySet<string>, variable: string): boolean {
-  switch (e.kind) {
-    case 'num':
-      return true
-    case 'var':
-      return typeof e.type !== 'object' && e.name !== variable && !written.has(e.name)
-    case 'call': {
-      const a = e.args[0]
-      return (
-        e.callee === 'len' &&
-        e.args.length === 1 &&
-        a?.kind === 'var' &&
-        typeof a.type === 'object' &&
-        a.type.kind === 'array' &&
-        !written.has(a.name)
-      )
-    }
-    case 'binary':
-      return (
-        (e.op === '+' || e.op === '-' || e.op === '*') &&
-        invariantLength(e.left, written, variable) &&
-        invariantLength(e.right, written, variable)
-      )
-    case 'unary':
-      return e.op === '-' && invariantLength(e.arg, written, variable)
-    default:
-      return false
-  }
 }
 
 /**
