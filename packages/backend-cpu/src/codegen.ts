@@ -2328,18 +2328,31 @@ interface EmittedFunction {
 }
 
 /**
- * The first lines of a generated function: \`p = +p;\` for each f64 or f32 scalar parameter (the
- * identity on a JS number, −0 and NaN included). A caller passes a parameter as whatever value it
- * holds (a small integer literal is a Smi: the gradient driver's seed 1 and zeroed adjoints, a
- * bench's or user's \`0\` loss), and V8 then types the parameter as any tagged value: a loop that
- * adds into it (\`loss += e * e\` per point) keeps its running value tagged, a heap number boxed on
- * every iteration. After \`+p\` the value is a float from the entry on, and it stays unboxed
- * (Horner's least squares via \`.core\`: ~25% less time; the same loop in plain JS with the
- * accumulator started from a parameter: 2.25× the time of one started from \`0\`, 1.64× with \`+p\`).
+ * The first lines of a generated function: \`p = +p;\` for each f64 or f32 scalar parameter that a
+ * loop of the function writes (the identity on a JS number, −0 and NaN included). A caller passes
+ * a parameter as whatever value it holds (a small integer literal is a Smi: the gradient driver's
+ * seed 1 and zeroed adjoints, a bench's or user's \`0\` loss), and V8 then types the parameter as
+ * any tagged value: a loop that adds into it (\`loss += e * e\` per point) keeps its running value
+ * tagged, a heap number boxed on every iteration. After \`+p\` the value is a float from the entry
+ * on, and it stays unboxed (Horner's least squares via \`.core\`: ~25% less time; the same loop in
+ * plain JS with the accumulator started from a parameter: 2.25× the time of one started from
+ * \`0\`, 1.64× with \`+p\`). Only where a loop writes it: elsewhere no loop carries the value, and
+ * each line adds to the function's bytecode, which V8's inlining limit counts.
  */
 function numberParams(f: FunctionDef): string[] {
+  let inLoops: Set<string> | undefined = new Set()
+  walk(f.body, (s) => {
+    if ((s.kind !== 'for' && s.kind !== 'while') || !inLoops) return
+    const w = writtenNames(s.body)
+    if (!w) inLoops = undefined
+    else for (const n of w) inLoops.add(n)
+  })
   return f.params.flatMap((p, i) =>
-    p.type.kind === 'scalar' && (p.type.name === 'f64' || p.type.name === 'f32') ? [`  p${i} = +p${i};`] : [],
+    p.type.kind === 'scalar' &&
+    (p.type.name === 'f64' || p.type.name === 'f32') &&
+    (inLoops === undefined || inLoops.has(p.name))
+      ? [`  p${i} = +p${i};`]
+      : [],
   )
 }
 
