@@ -63,7 +63,7 @@ describe('tables that are never zeroed (cpu backend)', () => {
     )
     const code = generatedCode(m.f!)!
     expect(code).toMatch(/\? PL\d+ : \(PL\d+ = new Float64Array/)
-    expect(code).not.toMatch(/PL\d+\.fill\(0\)|\$zero\w+\(PL\d+\)/)
+    expect(code).not.toMatch(/(?:PL|h)\d+\.fill\(0\)|\$zero\w+\((?:PL|h)\d+\)/)
     expect(code).toMatch(/\[i\d+\] = \(0 \+ /)
   })
 

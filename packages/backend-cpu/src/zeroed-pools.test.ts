@@ -80,7 +80,7 @@ describe('pooled array ancillas with checks on (cpu)', () => {
   it('the deallocation check zeroes the pool’s array and marks it; the allocation takes it unzeroed', () => {
     const c = code()
     expect(c).toMatch(/\$allNearZ\((v\d+), 4\) && \(\((PZ\d+) = \1 === PL\d+ && \1\.length <= 16\), true\)/)
-    expect(c).toMatch(/\((PZ\d+) \? \(\(\1 = false\), PL\d+\) : \$zeroFloat64Array\(PL\d+\)\)/)
+    expect(c).toMatch(/\((PZ\d+) \? \(\(\1 = false\), ((?:PL|h)\d+)\) : \$zeroFloat64Array\(\2\)\)/)
   })
 
   it('calls in a row, failing and passing, give the interpreter’s results and errors', () => {

@@ -488,6 +488,7 @@ export function compileToWasm(
     runElements: ctx.runElements,
     carriedStores: ctx.carriedStores,
     unzeroedTables: ctx.unzeroedTables,
+    hoistedAllocs: ctx.hoistedAllocs,
     mapLanes: ctx.mapLanes,
     laneQuads: ctx.laneQuads,
     blockPairs: ctx.blockPairs,
@@ -573,6 +574,8 @@ export interface WasmProgram extends CompiledProgram {
   readonly carriedStores: number
   /** How many array allocations skip their zeroing, their tables' \`init\` updates emitted as zero plus the value (see \`ZeroingSite\` in the code generator; a diagnostic). */
   readonly unzeroedTables: number
+  /** How many array allocations take their memory once before their loop, in all functions and inverses (see \`hoistAllocs\` in the code generator; a diagnostic). */
+  readonly hoistedAllocs: number
   /** How many map loops run two iterations at a time in lanes, in all functions and inverses (see \`map-lanes.ts\`; a diagnostic). */
   readonly mapLanes: number
   /** How many of those map loops run two pairs at a time, their series as one joint loop, in all functions and inverses (see \`lane-quads.ts\`; a diagnostic). */

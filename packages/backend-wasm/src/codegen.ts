@@ -14,6 +14,7 @@ import {
   RUNTIME_CHECKS,
   RUNTIME_CHECK_CODES,
   type RuntimeCheck,
+  type AllocStmt,
   type Arg,
   type CompileOptions,
   type Dataview,
@@ -39,6 +40,7 @@ import {
   deadCarriedStores,
   lastKey,
   disabledPasses,
+  hoistableAllocs,
   indexKey,
   stmtExprs,
   readNames,
@@ -321,6 +323,8 @@ export class ModuleContext {
   carriedStores = 0
   /** Array allocations emitted without their zeroing (see \`ZeroingSite\`; a diagnostic). */
   unzeroedTables = 0
+  /** Array allocations whose memory a loop around them takes once (see \`hoistAllocs\`; a diagnostic). */
+  hoistedAllocs = 0
   /** How many map loops run two iterations at a time in lanes (see `map-lanes.ts`). */
   mapLanes = 0
   /** How many of those run two pairs at a time, their series as one joint loop (see \`lane-quads.ts\`; a diagnostic). */
@@ -485,7 +489,8 @@ export const FAIL_SITE = 4,
 type Binding =
   /** (\`vec\`, \`lane\`: an f64 held as one lane of an f64x2 local, see \`twins.ts\`) */
   | { kind: 'scalar'; local: number; type: ScalarTypeName; vec?: number; lane?: 0 | 1 }
-  | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName; zeroing?: ZeroingSite }
+  /** (\`hoisted\`: its memory taken before the enclosing loop and given back after it, see \`hoistAllocs\`) */
+  | { kind: 'array'; ptr: number; len: number; elem: ScalarTypeName; zeroing?: ZeroingSite; hoisted?: boolean }
 
 /**
  * The zeroing of one emitted allocation of a table marked \`overwritten\` (see
@@ -2697,105 +2702,23 @@ export class FunctionEmitter {
     const type = s.type as Type
     if (type.kind === 'stack' || s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
     if (type.kind === 'array') {
-      const el = elemInfo(type.elem, s.loc)
       if (s.value.kind !== 'call' || s.value.callee !== 'zeros') return unsupported('this array allocation', s.loc)
-      this.heapMark ??= this.local(I32)
-      const len = this.local(I32),
-        ptr = this.local(I32),
-        top = this.local(I32)
-      this.expr(s.value.args[0]!)
-      this.tee(len)
-      this.i32(0)
-      this.op(Op.i32_lt_s, Op.if, 0x40)
-      const bad = this.ctx.check('arrayLength', s.loc, (n) => [s.name, n])
-      this.fail(bad, [[() => this.get(len), I32]])
-      this.op(Op.end)
-      // a size past 2 GiB cannot be addressed (and would wrap below)
-      this.get(len)
-      this.i32((0x7fffffff >> el.shift) - 8)
-      this.op(Op.i32_gt_s, Op.if, 0x40)
-      const huge = this.ctx.check('tooLarge', s.loc, (n) => [s.name, n])
-      this.fail(huge, [[() => this.get(len), I32]])
-      this.op(Op.end)
-      // ptr = hp; top = ptr + round8(len << shift)
-      this.out.byte(Op.global_get).u32(0)
-      this.tee(ptr)
-      this.get(len)
-      if (el.shift) {
-        this.i32(el.shift)
-        this.op(Op.i32_shl)
+      const hoisted = this.hoisted.get(s)
+      if (hoisted) {
+        // the memory was taken before the loop (see \`hoistAllocs\`): zeroed here as an allocation zeroes it
+        const zeroing = this.zeroArray(s, type.elem, hoisted.ptr, hoisted.len, hoisted.top)
+        this.names.set(s.name, {
+          kind: 'array',
+          ptr: hoisted.ptr,
+          len: hoisted.len,
+          elem: type.elem,
+          hoisted: true,
+          ...(zeroing ? { zeroing } : {}),
+        })
+        return
       }
-      this.i32(7)
-      this.op(Op.i32_add)
-      this.i32(-8)
-      this.op(Op.i32_and, Op.i32_add)
-      this.tee(top)
-      // grow the memory when the heap passes its end
-      this.op(Op.memory_size, 0x00)
-      this.i32(16)
-      this.op(Op.i32_shl, Op.i32_gt_u, Op.if, 0x40)
-      this.get(top)
-      this.op(Op.memory_size, 0x00)
-      this.i32(16)
-      this.op(Op.i32_shl, Op.i32_sub)
-      this.i32(65535)
-      this.op(Op.i32_add)
-      this.i32(16)
-      this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
-      this.ctx.grows = true
-      this.i32(-1)
-      this.op(Op.i32_eq, Op.if, 0x40)
-      const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
-      this.fail(oom, [[() => this.get(len), I32]])
-      this.op(Op.end, Op.end)
-      // a table whose elements are each written by an \`init\` update before anything reads them
-      // (without checks: a checked deallocation reads every element) may skip the zeroing: under
-      // \`if (i32.const 1)\`, the constant patched to 0 once the function is emitted where no
-      // \`init\` update of it read the old element after all (see \`ZeroingSite\`)
-      let zeroing: ZeroingSite | undefined
-      if (s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
-        this.out.byte(Op.i32_const)
-        zeroing = { at: this.out.length, readsOld: false }
-        this.out.byte(1)
-        this.op(Op.if, 0x40)
-        this.zeroings.push(zeroing)
-      }
-      // zero it: memory.fill(ptr, 0, len << shift) for a large array; a small one (at most
-      // ZERO_STORES_MAX_BYTES, its 8-byte words from ptr to top) by a loop of f64 stores of +0,
-      // whose bits are all zero: memory.fill is a call into the engine, which for an array of a
-      // few elements allocated in every iteration of a loop cost more than the loop's work
-      this.get(top)
-      this.get(ptr)
-      this.op(Op.i32_sub)
-      this.i32(ZERO_STORES_MAX_BYTES)
-      this.op(Op.i32_gt_u, Op.if, 0x40)
-      this.get(ptr)
-      this.i32(0)
-      this.get(len)
-      if (el.shift) {
-        this.i32(el.shift)
-        this.op(Op.i32_shl)
-      }
-      this.op(Op.prefix_fc)
-      this.out.u32(OpFc.memory_fill).byte(0x00)
-      this.op(Op.else)
-      const z = this.local(I32)
-      this.get(ptr)
-      this.set(z)
-      this.op(Op.block, 0x40, Op.loop, 0x40)
-      this.get(z)
-      this.get(top)
-      this.op(Op.i32_ge_u, Op.br_if, 1)
-      this.get(z)
-      this.f64c(0)
-      this.out.byte(Op.f64_store).u32(3).u32(0)
-      this.get(z)
-      this.i32(8)
-      this.op(Op.i32_add)
-      this.set(z)
-      this.op(Op.br, 0, Op.end, Op.end)
-      this.op(Op.end)
-      if (zeroing) this.op(Op.end)
+      const { ptr, len, top } = this.takeArray(s, type.elem)
+      const zeroing = this.zeroArray(s, type.elem, ptr, len, top)
       this.get(top)
       this.out.byte(Op.global_set).u32(0)
       this.names.set(s.name, { kind: 'array', ptr, len, elem: type.elem, ...(zeroing ? { zeroing } : {}) })
@@ -2822,6 +2745,131 @@ export class FunctionEmitter {
     this.names.set(s.name, { kind: 'scalar', local: l, type: type.name })
   }
 
+  /**
+   * The code of an array allocation \`zeros(n)\` but its zeroing and the heap top's update: its
+   * length \`len\` checked (a whole number, addressable), its address \`ptr\` the heap top and its
+   * end \`top\` (8-byte aligned), the memory grown to hold it.
+   */
+  private takeArray(
+    s: Extract<Stmt, { kind: 'alloc' }>,
+    elem: ScalarTypeName,
+  ): { ptr: number; len: number; top: number } {
+    const el = elemInfo(elem, s.loc)
+    this.heapMark ??= this.local(I32)
+    const len = this.local(I32),
+      ptr = this.local(I32),
+      top = this.local(I32)
+    this.expr((s.value as Extract<Expr, { kind: 'call' }>).args[0]!)
+    this.tee(len)
+    this.i32(0)
+    this.op(Op.i32_lt_s, Op.if, 0x40)
+    const bad = this.ctx.check('arrayLength', s.loc, (n) => [s.name, n])
+    this.fail(bad, [[() => this.get(len), I32]])
+    this.op(Op.end)
+    // a size past 2 GiB cannot be addressed (and would wrap below)
+    this.get(len)
+    this.i32((0x7fffffff >> el.shift) - 8)
+    this.op(Op.i32_gt_s, Op.if, 0x40)
+    const huge = this.ctx.check('tooLarge', s.loc, (n) => [s.name, n])
+    this.fail(huge, [[() => this.get(len), I32]])
+    this.op(Op.end)
+    // ptr = hp; top = ptr + round8(len << shift)
+    this.out.byte(Op.global_get).u32(0)
+    this.tee(ptr)
+    this.get(len)
+    if (el.shift) {
+      this.i32(el.shift)
+      this.op(Op.i32_shl)
+    }
+    this.i32(7)
+    this.op(Op.i32_add)
+    this.i32(-8)
+    this.op(Op.i32_and, Op.i32_add)
+    this.tee(top)
+    // grow the memory when the heap passes its end
+    this.op(Op.memory_size, 0x00)
+    this.i32(16)
+    this.op(Op.i32_shl, Op.i32_gt_u, Op.if, 0x40)
+    this.get(top)
+    this.op(Op.memory_size, 0x00)
+    this.i32(16)
+    this.op(Op.i32_shl, Op.i32_sub)
+    this.i32(65535)
+    this.op(Op.i32_add)
+    this.i32(16)
+    this.op(Op.i32_shr_u, Op.memory_grow, 0x00)
+    this.ctx.grows = true
+    this.i32(-1)
+    this.op(Op.i32_eq, Op.if, 0x40)
+    const oom = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
+    this.fail(oom, [[() => this.get(len), I32]])
+    this.op(Op.end, Op.end)
+    return { ptr, len, top }
+  }
+
+  /**
+   * Zeroes the array at \`ptr\` (\`len\` elements, its words to \`top\`) of allocation \`s\`: under
+   * a \`ZeroingSite\` where it is a table whose zeroing may be left out (returned).
+   */
+  private zeroArray(
+    s: Extract<Stmt, { kind: 'alloc' }>,
+    elem: ScalarTypeName,
+    ptr: number,
+    len: number,
+    top: number,
+  ): ZeroingSite | undefined {
+    const el = elemInfo(elem, s.loc)
+    // a table whose elements are each written by an \`init\` update before anything reads them
+    // (without checks: a checked deallocation reads every element) may skip the zeroing: under
+    // \`if (i32.const 1)\`, the constant patched to 0 once the function is emitted where no
+    // \`init\` update of it read the old element after all (see \`ZeroingSite\`)
+    let zeroing: ZeroingSite | undefined
+    if (s.overwritten === true && !this.ctx.options.checks && this.apart === undefined) {
+      this.out.byte(Op.i32_const)
+      zeroing = { at: this.out.length, readsOld: false }
+      this.out.byte(1)
+      this.op(Op.if, 0x40)
+      this.zeroings.push(zeroing)
+    }
+    // zero it: memory.fill(ptr, 0, len << shift) for a large array; a small one (at most
+    // ZERO_STORES_MAX_BYTES, its 8-byte words from ptr to top) by a loop of f64 stores of +0,
+    // whose bits are all zero: memory.fill is a call into the engine, which for an array of a
+    // few elements allocated in every iteration of a loop cost more than the loop's work
+    this.get(top)
+    this.get(ptr)
+    this.op(Op.i32_sub)
+    this.i32(ZERO_STORES_MAX_BYTES)
+    this.op(Op.i32_gt_u, Op.if, 0x40)
+    this.get(ptr)
+    this.i32(0)
+    this.get(len)
+    if (el.shift) {
+      this.i32(el.shift)
+      this.op(Op.i32_shl)
+    }
+    this.op(Op.prefix_fc)
+    this.out.u32(OpFc.memory_fill).byte(0x00)
+    this.op(Op.else)
+    const z = this.local(I32)
+    this.get(ptr)
+    this.set(z)
+    this.op(Op.block, 0x40, Op.loop, 0x40)
+    this.get(z)
+    this.get(top)
+    this.op(Op.i32_ge_u, Op.br_if, 1)
+    this.get(z)
+    this.f64c(0)
+    this.out.byte(Op.f64_store).u32(3).u32(0)
+    this.get(z)
+    this.i32(8)
+    this.op(Op.i32_add)
+    this.set(z)
+    this.op(Op.br, 0, Op.end, Op.end)
+    this.op(Op.end)
+    if (zeroing) this.op(Op.end)
+    return zeroing
+  }
+
   private dealloc(s: Extract<Stmt, { kind: 'dealloc' }>): void {
     if (this.lastCarried?.has(s.name)) {
       this.lastCarried = new Map(this.lastCarried)
@@ -2829,6 +2877,11 @@ export class FunctionEmitter {
     }
     const b = this.binding(s.name, s.loc)
     if (s.value.kind === 'emptystack') return unsupported('stacks', s.loc)
+    if (b.kind === 'array' && b.hoisted) {
+      // (checked by the assert before it; its memory is given back after the loop: see \`hoistAllocs\`)
+      this.names.delete(s.name)
+      return
+    }
     if (b.kind === 'array') {
       const el = elemInfo(b.elem, s.loc)
       // (checked by the assert before it: see \`insert-checks.ts\`)
@@ -2916,9 +2969,13 @@ export class FunctionEmitter {
       this.op(Op.end)
     }
     const stepConst = s.step?.kind === 'num' ? s.step.value : s.step ? undefined : 1
+    // the memory of the allocations that begin the body, taken once here (see \`hoistAllocs\`)
+    const hoisted = this.hoistAllocs(s, a, b, stepConst)
     // affine indices checked once here, for the whole range, then a copy of the loop without
     // their guards; the loop as it is when one is out of range (see \`range-versions.ts\`)
     const version = this.rangeVersion(s, stepConst)
+    // (the unguarded copy's allocations are copies of the loop's, in the same places)
+    if (version) hoisted.forEach((h, k) => this.hoisted.set(version.body[k] as AllocStmt, h))
     if (version) {
       // block $done { block $guarded { checks (br_if $guarded); the unguarded loop; br $done }
       // the guarded loop }
@@ -2947,6 +3004,7 @@ export class FunctionEmitter {
       this.ctx.laneQuads = quadLoops
       this.op(Op.end)
     } else this.loopOf(s, a, b, st, i, stepConst)
+    this.releaseHoisted(hoisted, s, a, b, stepConst)
     // the arrays whose stores the loop dropped (in whichever copy ran): reads after it take the
     // local where it ran
     const dropped = this.droppedStores.get(s)
@@ -2957,6 +3015,78 @@ export class FunctionEmitter {
     }
     // the range the loop began with, for the \`loopRange\` assert after it
     this.ranges.set(s.variable, [a, b, st])
+  }
+
+  /** The allocations whose memory a loop around them took (see \`hoistAllocs\`): its locals. */
+  private readonly hoisted = new Map<AllocStmt, { ptr: number; len: number; top: number }>()
+
+  /**
+   * Takes the memory of the array allocations that begin the body of a loop of step ±1 before
+   * the loop (\`hoist-pools\`, the cpu backend's \`hoistAllocs\`): each \`a <- zeros(n)\` of the
+   * body's leading run of allocations of a loop-invariant length (\`hoistableAllocs\` of
+   * \`@tenet/ir\`) has its length checked, its memory taken from the heap top and the memory
+   * grown, once, where the loop runs (the start and end \`a\`, \`b\` say so); each iteration
+   * then zeroes it as the allocation would (or not, a table whose zeroing is left out) and its
+   * deallocation gives nothing back: \`releaseHoisted\` does after the loop. Nothing runs in the
+   * first iteration before these allocations, so a length that fails (or memory that cannot
+   * grow) fails at the same point, with the same message, as without. An allocation after them
+   * in the body takes memory above them, as it would have in each iteration.
+   */
+  private hoistAllocs(
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    stepConst: number | undefined,
+  ): Array<{ ptr: number; len: number; top: number }> {
+    if ((stepConst !== 1 && stepConst !== -1) || disabledPasses.has('hoist-pools') || this.lanesOf) return []
+    const allocs = hoistableAllocs(s, this.ctx.effectful)
+    if (!allocs.length) return []
+    const out: Array<{ ptr: number; len: number; top: number }> = []
+    this.runsCode(s, a, b, stepConst)
+    this.op(Op.if, 0x40)
+    for (const x of allocs) {
+      const h = this.takeArray(x, (x.type as { elem: ScalarTypeName }).elem)
+      this.get(h.top)
+      this.out.byte(Op.global_set).u32(0)
+      this.hoisted.set(x, h)
+      this.ctx.hoistedAllocs++
+      out.push(h)
+    }
+    this.op(Op.end)
+    return out
+  }
+
+  /** Whether a loop of step \`stepConst\` (±1) from \`a\` to \`b\` runs an iteration (an i32 on the stack). */
+  private runsCode(s: Extract<Stmt, { kind: 'for' }>, a: number, b: number, stepConst: number): void {
+    this.get(a)
+    this.get(b)
+    if (stepConst === 1) this.op(s.inclusive ? Op.i32_le_s : Op.i32_lt_s)
+    else this.op(s.inclusive ? Op.i32_ge_s : Op.i32_gt_s)
+  }
+
+  /**
+   * Gives back, after the loop, the memory \`hoistAllocs\` took before it (where the loop ran),
+   * last taken first, each where it is the heap top (as a deallocation does).
+   */
+  private releaseHoisted(
+    hoisted: Array<{ ptr: number; len: number; top: number }>,
+    s: Extract<Stmt, { kind: 'for' }>,
+    a: number,
+    b: number,
+    stepConst: number | undefined,
+  ): void {
+    if (!hoisted.length || stepConst === undefined) return
+    this.runsCode(s, a, b, stepConst)
+    this.op(Op.if, 0x40)
+    for (const h of [...hoisted].reverse()) {
+      this.get(h.top)
+      this.out.byte(Op.global_get).u32(0)
+      this.op(Op.i32_eq, Op.if, 0x40)
+      this.get(h.ptr)
+      this.out.byte(Op.global_set).u32(0)
+      this.op(Op.end)
+    }
+    this.op(Op.end)
   }
 
   /** The unguarded copy of a loop run in two versions being emitted, and the loop (see \`rangeVersion\`). */

@@ -44,3 +44,4 @@ export function describeConformance(backend: BackendSpec, options: ConformanceOp
   return running
 }
 export { describeCheckedPasses } from './checked-passes.js'
+export { describeHoistPools, hoistPoolsSource, hoistPoolsHostSource, withoutHoistPools } from './hoist-pools.js'

@@ -228,6 +228,8 @@ export const PASS_NAMES = [
   'promote-checked',
   // (not run by \`optimize\`: with checks on, the cpu code generator leaves out a replayed uncall that a round-off bound proves, see its \`replay-bound.ts\`)
   'replay-bound',
+  // (not run by \`optimize\`: the cpu code generator takes a loop's leading array allocations' pooled arrays before it, see \`hoistAllocs\`)
+  'hoist-pools',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -259,6 +261,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'proven-bounds',
   'promote-checked',
   'replay-bound',
+  'hoist-pools',
 ])
 
 /**
