@@ -61,6 +61,7 @@ import { key } from '../cse.js'
 import { stmtExprs } from '../stmt-exprs.js'
 import {
   atoms,
+  arrayView,
   direction,
   type History,
   type PreWrite,
@@ -73,7 +74,7 @@ import {
   writtenRange,
 } from './finite-history.js'
 import { indexPolynomial } from './first-writes.js'
-import { writtenNames } from './hoist-invariants.js'
+import { atomChanges, resizedNames, writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
 import { addPoly, constantDifference, intLiteral, type Poly } from './interchange.js'
 import { mapInnerBlocks } from './rewrite.js'
@@ -214,10 +215,8 @@ function cellWrites(stmts: Stmt[], A: string, fresh: ReadonlySet<string>, cells:
       if (!p || (q && constantDifference(p, q) !== 0)) ok = false
       else cells.set(B, p)
     } else if (x.kind === 'callstmt') {
-      // (a call writes arrays it is passed: not a cell this pass follows)
-      ok &&= x.args.every(
-        (a) => a.kind !== 'index' && !(a.kind === 'var' && typeof a.type === 'object' && a.type.kind !== 'scalar'),
-      )
+      // (a call writes arrays it is passed, through any view: not a cell this pass follows)
+      ok &&= x.args.every((a) => !arrayView(a))
     } else if (x.kind === 'push' || x.kind === 'pop' || x.kind === 'safe') ok = false
   })
   return ok
@@ -315,7 +314,8 @@ function rewriteCells(
       for (const p of polys.values()) for (const n of atoms(p)) names.add(n)
       for (const p of pre) for (const n of p.names) names.add(n)
       for (const v of vars) names.delete(v)
-      if ([...names].some((n) => !n.startsWith('len(') && written.has(n))) return undefined
+      const resized = resizedNames(body.slice(i + 1, m + 1))
+      if ([...names].some((n) => atomChanges(n, written, resized))) return undefined
       if (pre.length) {
         const r = writtenRange(h)
         if (!r) return undefined

@@ -74,7 +74,7 @@ import type { Expr, ForStmt, FunctionDef, ScalarTypeName, Stmt, UpdateStmt } fro
 import { readNames, rootName, walk } from '../check.js'
 import { key } from '../cse.js'
 import { indexPolynomial } from './first-writes.js'
-import { writtenNames } from './hoist-invariants.js'
+import { atomChanges, resizedNames, writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
 import { addPoly, constantDifference, intLiteral, type Poly } from './interchange.js'
 import { mapInnerBlocks } from './rewrite.js'
@@ -342,6 +342,25 @@ export function preWrite(s: Stmt, A: string): PreWrite | undefined {
 }
 
 /**
+ * Whether \`a\` (an update's target or a call's argument) is a view of an array's memory: an
+ * element, a whole array, or such a view negated (\`-B[i]\`) or one of its fields; a call may
+ * write through any of them.
+ */
+export function arrayView(a: Stmt | Expr | Extract<Stmt, { kind: 'callstmt' }>['args'][number]): boolean {
+  switch (a.kind) {
+    case 'index':
+      return true
+    case 'var':
+      return typeof a.type === 'object' && a.type.kind !== 'scalar'
+    case 'field':
+    case 'neg':
+      return arrayView(a.target)
+    default:
+      return false
+  }
+}
+
+/**
  * Whether the statements may write an array other than the ancillas `fresh` (or allocated among
  * them): memory that an array `e` reads may share through the unchecked `.core` entry, where the
  * aliasing rule is not enforced (a write to `out` there may change `c`).
@@ -352,23 +371,9 @@ export function writesSharedArrays(stmts: Stmt[], fresh: ReadonlySet<string>): b
     if (s.kind === 'alloc' && s.type?.kind !== 'scalar') local.add(s.name)
   })
   let shared = false
-  const array = (a: Stmt | Expr | Extract<Stmt, { kind: 'callstmt' }>['args'][number]): boolean => {
-    switch (a.kind) {
-      case 'index':
-        return true
-      case 'var':
-        return typeof a.type === 'object' && a.type.kind !== 'scalar'
-      case 'field':
-        return array(a.target)
-      case 'neg':
-        return array(a.target)
-      default:
-        return false
-    }
-  }
   walk(stmts, (s) => {
-    if (s.kind === 'update') shared ||= array(s.target) && !local.has(rootName(s.target) ?? '')
-    else if (s.kind === 'callstmt') shared ||= s.args.some((a) => array(a) && !local.has(rootName(a) ?? ''))
+    if (s.kind === 'update') shared ||= arrayView(s.target) && !local.has(rootName(s.target) ?? '')
+    else if (s.kind === 'callstmt') shared ||= s.args.some((a) => arrayView(a) && !local.has(rootName(a) ?? ''))
     else if (s.kind === 'push' || s.kind === 'pop') shared = true
   })
   return shared
@@ -461,7 +466,8 @@ function rewriteHistory(
       for (const n of atoms(h.w)) names.add(n)
       for (const p of pre) for (const n of p.names) names.add(n)
       for (const v of vars) names.delete(v)
-      if ([...names].some((n) => !n.startsWith('len(') && written.has(n))) return undefined
+      const resized = resizedNames(body.slice(i + 1, m))
+      if ([...names].some((n) => atomChanges(n, written, resized))) return undefined
       if (pre.length) {
         const r = writtenRange(h)
         if (!r) return undefined

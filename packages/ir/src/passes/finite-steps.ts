@@ -76,7 +76,7 @@ import {
   writesSharedArrays,
 } from './finite-history.js'
 import { indexPolynomial } from './first-writes.js'
-import { writtenNames } from './hoist-invariants.js'
+import { atomChanges, resizedNames, writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
 import { addPoly, constantDifference, intLiteral, type Poly } from './interchange.js'
 import { mapInnerBlocks } from './rewrite.js'
@@ -357,7 +357,8 @@ function rewriteSteps(
       for (const n of atoms(h.c)) names.add(n)
       for (const p of pre) for (const n of p.names) names.add(n)
       names.delete(v)
-      if ([...names].some((n) => !n.startsWith('len(') && written.has(n))) return undefined
+      const resized = resizedNames(body.slice(i + 1, m))
+      if ([...names].some((n) => atomChanges(n, written, resized))) return undefined
       if (pre.length) {
         const r = writtenRange(h)
         if (!r) return undefined

@@ -37,7 +37,7 @@
  */
 import type { Arg, Expr, ForStmt, FunctionDef, IndexExpr, Stmt, UpdateStmt } from '../ast.js'
 import { stmtExprs } from '../stmt-exprs.js'
-import { writtenNames } from './hoist-invariants.js'
+import { atomChanges, resizedNames, writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
 import { addPoly, constantDifference, type Poly, polynomial } from './interchange.js'
 
@@ -174,13 +174,15 @@ class Tracker {
     readonly n: Poly | undefined,
     /** names written in the region: an index reading one is not comparable across statements */
     readonly written: ReadonlySet<string>,
+    /** arrays the region allocates or deallocates: their \`len\` is not comparable across statements */
+    readonly resized: ReadonlySet<string>,
   ) {}
 
   /** The polynomial of an index that reads only names nothing in the region writes (and none of `bound`). */
   stable(e: Expr, bound: ReadonlySet<string> = new Set()): Poly | undefined {
     const p = indexPolynomial(e)
     if (!p) return undefined
-    for (const v of atoms(p)) if (!v.startsWith('len(') && (this.written.has(v) || bound.has(v))) return undefined
+    for (const v of atoms(p)) if (atomChanges(v, this.written, this.resized) || bound.has(v)) return undefined
     return p
   }
 
@@ -328,7 +330,8 @@ function markArray(block: Stmt[], i: number): Stmt[] | undefined {
   const written = writtenNames(region)
   if (!written) return undefined
   const n = indexPolynomial(alloc.value.args[0]!)
-  const t = new Tracker(n && atoms(n).every((v) => v.startsWith('len(') || !written.has(v)) ? n : undefined, written)
+  const resized = resizedNames(region)
+  const t = new Tracker(n && atoms(n).every((v) => !atomChanges(v, written, resized)) ? n : undefined, written, resized)
   let marked = false
   const out: Stmt[] = []
   for (const s of region) {

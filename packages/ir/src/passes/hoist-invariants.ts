@@ -127,6 +127,26 @@ export function writtenNames(
 }
 
 /**
+ * Whether atom \`n\` of an index polynomial (a name, or \`len(X)\` of an array) may hold another
+ * value after a region that writes \`written\` (\`writtenNames\`) and allocates or deallocates
+ * \`resized\` (\`resizedNames\`): a name changes where it is written, \`len(X)\` only where X is
+ * allocated or deallocated (writing its elements keeps its length; \`X -> zeros(n)\` then
+ * \`X <- zeros(m)\` gives it another).
+ */
+export function atomChanges(n: string, written: ReadonlySet<string>, resized: ReadonlySet<string>): boolean {
+  return n.startsWith('len(') && n.endsWith(')') ? resized.has(n.slice(4, -1)) : written.has(n)
+}
+
+/** The names that \`alloc\` and \`dealloc\` statements in \`body\` (nested blocks included) bind. */
+export function resizedNames(body: Stmt[]): Set<string> {
+  const out = new Set<string>()
+  walk(body, (s) => {
+    if (s.kind === 'alloc' || s.kind === 'dealloc') out.add(s.name)
+  })
+  return out
+}
+
+/**
  * Whether evaluating node `e` itself (its operands aside) may fail or trap: an element read (out of
  * range), integer division or remainder (by zero), `div`, a conversion to an integer (wasm traps
  * on NaN and out of range).
