@@ -38,7 +38,16 @@
  * check measures.
  */
 import type { Expr, ForStmt, Stmt } from '@tenet/ir'
-import { addPoly, mulPoly, type Poly, polynomial, rootName, writtenNames } from '@tenet/ir/backend'
+import {
+  addPoly,
+  atomChanges,
+  mulPoly,
+  type Poly,
+  polynomial,
+  resizedNames,
+  rootName,
+  writtenNames,
+} from '@tenet/ir/backend'
 
 /** An update statement. */
 export type UpdateStmt = Extract<Stmt, { kind: 'update' }>
@@ -157,7 +166,9 @@ export function valueHolders(body: Stmt[], cx: HolderContext): Set<UpdateStmt> {
     if ((s.op !== '+=' && s.op !== '-=') || s.target.kind !== 'index' || s.target.array.name !== name) return undefined
     const nestWritten = written(nest)
     if (!nestWritten) return undefined
-    const invariant = (p: Poly) => atoms(p).every((a) => a.startsWith('len(') || !nestWritten.has(a))
+    // (len(X) changes only where the nest allocates X again)
+    const nestResized = resizedNames([nest])
+    const invariant = (p: Poly) => atoms(p).every((a) => !atomChanges(a, nestWritten, nestResized))
     const vars = loops.map((l) => l.variable)
     const spans: Poly[] = []
     for (const l of loops) {

@@ -55,6 +55,8 @@ export {
   REPLAY_SUFFIX,
   hoistInvariants,
   writtenNames,
+  atomChanges,
+  resizedNames,
   dropZeroUpdates,
   tabulate,
   forwardPureValues,
