@@ -1136,7 +1136,7 @@ class FunctionEmitter {
    */
   private promotedFlags: Map<string, string> | undefined
   /** The recording calls whose uncall \`replay-bound\` may leave out, with the local that keeps the tape's top before each. */
-  private readonly replayCalls = new Map<Stmt, string>()
+  private readonly replayCalls = new Map<Stmt, { top: string; sum: string } | undefined>()
   /** Those uncalls (see \`replay-bound.ts\`). */
   private readonly replayUncalls = new Map<Stmt, ReplayBound>()
   /**
@@ -1227,7 +1227,7 @@ class FunctionEmitter {
     if (this.checking && CHECKED_PASSES.has('replay-bound') && !disabledPasses.has('replay-bound'))
       for (const [u, b] of replayBounds(body, this.program)) {
         this.replayUncalls.set(u, b)
-        this.replayCalls.set(b.call, '')
+        this.replayCalls.set(b.call, undefined)
       }
     const loads = reusedLoads(body, this.gen.effectful)
     const saved = this.loads
@@ -2214,21 +2214,25 @@ class FunctionEmitter {
       return
     }
     const bound = this.replayUncalls.get(s)
-    const top = bound && this.replayCalls.get(bound.call)
-    if (this.replayCalls.has(s)) {
-      // the tape's top before a recording call whose uncall may be left out (the call leaves the
-      // sum of the magnitudes of its terms in \`$tv\`)
-      const t = this.fresh('m')
-      this.replayCalls.set(s, t)
-      this.line(`const ${t} = $tp;`)
-    }
-    if (bound && top) {
+    const recorded = bound && this.replayCalls.get(bound.call)
+    const recording = this.replayCalls.has(s)
+    const top = recording ? this.fresh('m') : ''
+    // the tape's top before a recording call whose uncall may be left out
+    if (recording) this.line(`const ${top} = $tp;`)
+    if (bound && recorded) {
       // the replay left out where the bound proves the deallocation check after it passes: the
       // ancilla zeroed, the call's terms popped (see \`replay-bound.ts\`)
       this.line(
-        `if (${replayBoundTest(`($tp - ${top})`, '$tv', bound.type, TOLERANCE)}) { $tp = ${top}; ${this.js(bound.array)}.fill(0); } else ${name}(${args.join(', ')});`,
+        `if (${replayBoundTest(`($tp - ${recorded.top})`, recorded.sum, bound.type, TOLERANCE)}) { $tp = ${recorded.top}; ${this.js(bound.array)}.fill(0); } else ${name}(${args.join(', ')});`,
       )
     } else this.line(`${name}(${args.join(', ')});`)
+    if (recording) {
+      // the sum of the magnitudes of the call's terms (\`$tv\`), read at once: a plugin's JS
+      // between the call and its uncall may run a recording call of its own
+      const sum = this.fresh('mv')
+      this.line(`const ${sum} = $tv;`)
+      this.replayCalls.set(s, { top, sum })
+    }
     const R = this.gen.resultsName(s.callee, s.inverse)
     s.args.forEach((a, i) => {
       const p = callee.params[i]!

@@ -23,11 +23,13 @@
  * the magnitudes of the terms it records, in doubles from −0, and leaves the sum in \`$tv\` as it
  * returns (a recording function calls nothing: V <= V̂·(1 + 2⁻³⁰) for N <= 2²⁰), and the test
  * \`5 · N · u · V̂ <= tol\` (a product that rounds by less than the margin; a tolerance below
- * 1e-300 is never tested, so an underflowing product cannot pass wrongly; a NaN or infinite term
- * fails it) proves every element within the tolerance. The code then zeroes \`a\` and pops the
- * call's terms instead of replaying them; the check that follows passes as it would have. Where
- * the test fails, the replay runs as before. (Nothing between the call and the uncall calls a
- * function or the host, so nothing else records in between: \`$tv\` is still the call's sum.)
+ * 1e-300 is never tested, so an underflowing product cannot pass wrongly; a NaN or infinite sum
+ * fails it, \`V̂ < Infinity\` being part of the test, an infinite tolerance included) proves every
+ * element within the tolerance. The code then zeroes \`a\` and pops the call's terms instead of
+ * replaying them; the check that follows passes as it would have. Where the test fails, the
+ * replay runs as before. (The caller reads \`$tv\` into a local as the call returns: a plugin
+ * primitive or bijection between the call and the uncall runs JS, which may call the module and
+ * record again.)
  *
  * The checks the replay would make besides are those of `~f` that `replay-uncall` keeps: loop
  * ranges, `if` conditions and the bounds of `a[i]`. They read no element of `a` (required of
@@ -193,5 +195,6 @@ export function replayBounds(body: Stmt[], program: Program): Map<Stmt, ReplayBo
  */
 export function replayBoundTest(n: string, v: string, type: 'f64' | 'f32', tolerance: string): string {
   const u = String(type === 'f64' ? 2 ** -53 : 2 ** -24)
-  return `${n} <= 1048576 && ${tolerance} >= 1e-300 && 5 * ${n} * ${u} * ${v} <= ${tolerance}`
+  // (\`v < Infinity\`: an infinite or NaN sum never passes, an infinite tolerance included)
+  return `${n} <= 1048576 && ${tolerance} >= 1e-300 && ${v} < Infinity && 5 * ${n} * ${u} * ${v} <= ${tolerance}`
 }
