@@ -656,9 +656,15 @@ function secondOrderRun(
       return run
     }
     run = runs.get(so)
-    if (!run || run.busy) {
+    if (!run) {
       run = new SecondOrderRun(so, f, loss)
-      if (!runs.has(so)) runs.set(so, run)
+      runs.set(so, run)
+    } else if (run.busy) {
+      // (the kept driver is busy: a call from its user code, a direction's getter say; this one
+      // is not kept, so it holds host arrays, nothing resident that no one would release)
+      run = new SecondOrderRun(so, f, loss, false)
+      run.load(args)
+      return run
     }
     if (lp && key === undefined && !lp.drivers[w]) lp.drivers[w] = run
     else if (lp && key !== undefined && !lp.unitDrivers.has(key)) lp.unitDrivers.set(key, run)
@@ -785,13 +791,17 @@ export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gra
   const r = secondOrderRun(f, args, options.loss, 1, lossPlanOf(plan, options.loss))
   r.busy = true
   try {
-    r.start()
+    // the direction read before the start: reading it runs user code (a getter may run another
+    // driver, whose allocation can grow wasm memory under the views \`start\` takes)
+    const seeds: number[] = []
     for (const p of plan.floats) {
       const d = options.v[p]
       if (d === null || d === undefined) continue
-      if (typeof d === 'number') r.seed(p, 0, 0, d)
-      else for (let e = 0; e < (r.values[p] as ArrayLike<number>).length; e++) r.seed(p, e, 0, d[e] ?? 0)
+      if (typeof d === 'number') seeds.push(p, 0, d)
+      else for (let e = 0; e < (r.values[p] as ArrayLike<number>).length; e++) seeds.push(p, e, d[e] ?? 0)
     }
+    r.start()
+    for (let j = 0; j < seeds.length; j += 3) r.seed(seeds[j]!, seeds[j + 1]!, 0, seeds[j + 2]!)
     r.run()
     return c.params.map((p, i) => {
       const s = c.slots[i]

@@ -46,12 +46,14 @@ interface SecondOrderAdjoint {
 
 /**
  * Runs \`use\` with \`so.g\`, or, while a call uses it (a host function of f that calls
- * \`secondOrderAdjoint\` or this Hessian of f again), with a gradient function of its own, given
- * back after: \`so.g\` would refuse the inner call (\`ad/reentrant\`), its buffers being the outer
+ * \`secondOrderAdjoint\` or this Hessian of f again) or a call of the module is under way, with a
+ * gradient function of its own, given back after: \`so.g\` would refuse the inner call (\`ad/reentrant\`), its buffers being the outer
  * call's.
  */
 function withGradient<T>(so: SecondOrderAdjoint, use: (g: GradientFunction) => T): T {
-  if (so.busy) {
+  // (also while a call of the module is under way: \`so.g\`'s resident arrays could not change
+  // length then; a gradient function made during the call passes host arrays)
+  if (so.busy || so.tangent.core.resident?.busy?.() === true) {
     const g = grad(so.tangent, { loss: so.loss })
     try {
       return use(g)
