@@ -319,8 +319,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   // restore of a failed checked call, the conversions back to host values) are then views of the
   // memory's new buffer at the same places (see \`revive\`). Noted only where the memory can grow
   // during the call (a module that calls the caller's code may grow it from a nested call).
-  const memoryBuffer = core.resident?.buffer
-  const grows = memoryBuffer !== undefined && (core.direct === undefined || core.direct.grows)
+  const resident = core.resident
+  const grows = resident?.buffer !== undefined && (core.direct === undefined || core.direct.grows)
   /** The array parameters written back after a call: written (restored with checks on) or converted. */
   const revived = params.flatMap((p, i) =>
     p.type.kind !== 'scalar' && ((checks && writes[i]) || entry[i] || exit[i]) ? [i] : [],
@@ -328,7 +328,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   const noteMemory = grows && revived.length > 0
   /** Notes which arguments to revive are views of the backend's memory, and where (see \`CallFrame.memory\`). */
   const note = (vals: unknown[], fr: CallFrame): void => {
-    const buf = memoryBuffer!()
+    const buf = resident!.buffer!()
     fr.memory = buf
     for (const i of revived) {
       const a = vals[i] as ArrayBufferView & { length: number }
@@ -343,7 +343,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
    * parameters stays one array).
    */
   const revive = (args: unknown[], vals: unknown[], fr: CallFrame): void => {
-    const buf = memoryBuffer!()
+    const buf = resident!.buffer!()
     if (buf === fr.memory) return
     fr.memory = undefined
     for (const i of revived) {
@@ -465,8 +465,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           }
         }
       }
-      const fr =
-        frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
+      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
       if (noteMemory) note(vals, fr)
       if (anyEntry) enter(vals, fr)
       if (checks) {
