@@ -289,6 +289,7 @@ function gradientProgram(
   // without run-time checks, a first-order program's adjoints keep the stages of loops whose
   // inverse follows in the same block instead of recomputing them (see stage-history.ts)
   builder.stageHistories = !plain && info.options.checks === false
+  builder.checked = info.options.checks !== false
   const lossParam = f.ir.params[loss]
   const lossName = lossParam?.name
   const onePass = builder.onePass(info.name, lossName, constants)
@@ -336,8 +337,8 @@ function gradientProgram(
  * the one-pass program when f only accumulates the loss from values it never writes (see
  * `FunctionAdjoint.buildOnePass`), else the adjoint-only program when f only accumulates the loss
  * and writes no other argument (see `FunctionAdjoint.buildAdjointOnly`), else the program that
- * skips the cancelling uncompute and recompute of a top-level routine (see
- * `FunctionAdjoint.buildFused`); null when none applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
+ * skips the cancelling uncompute and recompute of a top-level routine (with run-time checks off;
+ * with them on it keeps them, as the uncompute may fail a check: see `FunctionAdjoint.buildFused`); null when none applies (then the driver runs `f` and its adjoint). When `f` was compiled without run-time
  * checks, updates whose results neither the gradients nor the loss value need are dropped (see
  * `dropDeadUpdatesIn`), and the values are left unspecified. Its
  * parameters are the adjoint's plus `$loss`; started with the inputs and seeded gradients it

@@ -14,7 +14,8 @@
  *   `FunctionAdjoint.buildAdjointOnly`): `f` only accumulates the loss and writes no other
  *   argument, so its outputs are its inputs but for the loss, and the forward run is skipped.
  * - `routine-fused`: `f`'s top-level compute–copy–uncompute routine with the cancelling uncompute
- *   and recompute dropped (see `FunctionAdjoint.buildFused`).
+ *   and recompute dropped (see `FunctionAdjoint.buildFused`; with run-time checks on they are kept,
+ *   as the uncompute may fail a check).
  * - `map-forward`: `f` starts by mapping arrays elementwise (`h(x…)`, h one loop touching element
  *   i only); one tangent run of h gives its block-diagonal Jacobian, the rest of f runs forwards
  *   and backwards (see `compileMapForward`). Without run-time checks only.

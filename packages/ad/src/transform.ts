@@ -163,6 +163,13 @@ export class AdjointBuilder extends OnDemandTransform {
   stageHistories = false
 
   /**
+   * Whether the programs run with run-time checks (set by the builder's user before it generates
+   * anything): the fused program then keeps the checks of the uncompute it would skip (see
+   * \`FunctionAdjoint.buildFused\`).
+   */
+  checked = true
+
+  /**
    * The fused gradient program of `name` (forward direction, width 1), or undefined when its body
    * is not compute–copy–uncompute at the top level. See `FunctionAdjoint.buildFused`. Call
    * `build()` afterwards to generate the callee adjoints it uses. `constants`: parameters held
@@ -334,6 +341,10 @@ class FunctionAdjoint {
    * that are all zero) before `adj(C); adj(P₀)`. The fused program skips the cancelling pair:
    * `Q; P₀; C; adj(C); adj(P₀); adj(Q)`, with the gradient ancillas of P₀'s live ancillas
    * allocated between.
+   * With run-time checks (the builder's \`checked\`) the pair is kept: `~P₀` may fail a check
+   * (a deallocation, a post-condition) that the call of f raises, for instance where C writes an
+   * ancilla of P₀, so the program runs `Q; P₀; C; ~P₀; P₀` (the adjoint of `~P₀` with all its
+   * gradients zero is `P₀`, as skipped) before the adjoints, and fails where f fails.
    * Parameters: the adjoint's, then `$loss` (written: the loss value after the forward part).
    * Started with the inputs and the seeded gradients, it leaves the inputs and the gradients.
    */
@@ -402,7 +413,13 @@ class FunctionAdjoint {
         ...adjoint.params,
         ...(loss === undefined ? [] : [{ name: '$loss', type: { kind: 'scalar', name: 'f64' } } as Param]),
       ],
-      body: [...forward.map(clone), ...report, ...gradientAllocs, ...this.body(forward)],
+      body: [
+        ...forward.map(clone),
+        ...report,
+        ...(this.builder.checked ? [...body.slice(n - k), ...head].map(clone) : []),
+        ...gradientAllocs,
+        ...this.body(forward),
+      ],
     }
   }
 

@@ -155,6 +155,11 @@ export function residentMemory(s: MemoryState, p: ProgramState): ResidentMemory 
       return new Resident(s, p, ctor, block, n)
     },
     busy: () => s.depth > 0,
+    buffer: () => {
+      // (the views of a grown memory are detached: their length is 0)
+      if (s.U8.length === 0) refresh(s)
+      return s.buffer
+    },
   }
 }
 

@@ -506,6 +506,14 @@ export interface ResidentMemory {
    * arrays instead. Absent where the backend never refuses an allocation.
    */
   busy?(): boolean
+  /**
+   * The memory's current buffer (a new one once the memory has grown, which detaches every view
+   * of the old one: their lengths and offsets read 0). A wrapper that must write an array argument
+   * after a call that may have grown the memory (to restore it when the call failed) notes which
+   * arguments are views of this buffer, and where, before the call, and writes them through a
+   * view of the current buffer afterwards. Absent where the memory never grows under a view.
+   */
+  buffer?(): ArrayBufferLike
 }
 
 /** An array in a backend's memory (see `ResidentMemory`). */

@@ -244,6 +244,14 @@ type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unkn
 interface CallFrame {
   snapshots: Snapshot[]
   host: Array<Float64Array | undefined>
+  /**
+   * Where the call may grow the backend's memory (see \`ResidentMemory.buffer\`): the memory's
+   * buffer at the call's start (undefined where not noted), and per array parameter the byte
+   * offset and length of an argument that is a view of it (−1 for any other).
+   */
+  memory: ArrayBufferLike | undefined
+  at: number[]
+  length: number[]
 }
 
 /** The printed source of each compiled function, made on first use (see \`sourceOf\`). */
@@ -306,6 +314,46 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   const exitOnly = exit.map((t, i) => (t && !entry[i] ? t : undefined))
   const anyExitOnly = exitOnly.some(Boolean)
   const writesArrays = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
+  // a call that grows the backend's memory (an array ancilla on wasm) detaches every view of it,
+  // the array arguments that live there included: the arrays written back after the call (the
+  // restore of a failed checked call, the conversions back to host values) are then views of the
+  // memory's new buffer at the same places (see \`revive\`). Noted only where the memory can grow
+  // during the call (a module that calls the caller's code may grow it from a nested call).
+  const resident = core.resident
+  const grows = resident?.buffer !== undefined && (core.direct === undefined || core.direct.grows)
+  /** The array parameters written back after a call: written (restored with checks on) or converted. */
+  const revived = params.flatMap((p, i) =>
+    p.type.kind !== 'scalar' && ((checks && writes[i]) || entry[i] || exit[i]) ? [i] : [],
+  )
+  const noteMemory = grows && revived.length > 0
+  /** Notes which arguments to revive are views of the backend's memory, and where (see \`CallFrame.memory\`). */
+  const note = (vals: unknown[], fr: CallFrame): void => {
+    const buf = resident!.buffer!()
+    fr.memory = buf
+    for (const i of revived) {
+      const a = vals[i] as ArrayBufferView & { length: number }
+      const inMemory = !Array.isArray(a) && a.buffer === buf
+      fr.at[i] = inMemory ? a.byteOffset : -1
+      fr.length[i] = inMemory ? a.length : -1
+    }
+  }
+  /**
+   * Where the memory grew during the call: replaces each argument that was a view of it (now
+   * detached) by a view of the new buffer at the same place (the same array passed for two
+   * parameters stays one array).
+   */
+  const revive = (args: unknown[], vals: unknown[], fr: CallFrame): void => {
+    const buf = resident!.buffer!()
+    if (buf === fr.memory) return
+    fr.memory = undefined
+    for (const i of revived) {
+      if (fr.at[i]! < 0) continue
+      let k = 0
+      while (k < i && args[k] !== args[i]) k++
+      const a = vals[i] as unknown as { constructor: new (b: ArrayBufferLike, at: number, n: number) => unknown }
+      vals[i] = k < i && vals[k] !== args[k] ? vals[k] : new a.constructor(buf, fr.at[i]!, fr.length[i]!)
+    }
+  }
   /** The first parameter holding the same array as parameter i (itself if none): converted once. */
   const firstOf = (vals: unknown[], i: number): number => {
     for (let k = 0; k < i; k++) if (vals[k] === vals[i]) return k
@@ -417,7 +465,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           }
         }
       }
-      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [] })
+      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
+      if (noteMemory) note(vals, fr)
       if (anyEntry) enter(vals, fr)
       if (checks) {
         const snapshots = fr.snapshots
@@ -445,6 +494,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
             `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
           )
         depth--
+        if (noteMemory) revive(args, vals, fr)
         if (checks) {
           const snapshots = fr.snapshots
           for (let i = 0; i < params.length; i++) {
@@ -466,12 +516,16 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         throw e
       }
       depth--
-      if (anyEntry || anyExitOnly) leave(vals, fr)
+      if (anyEntry || anyExitOnly) {
+        if (noteMemory) revive(args, vals, fr)
+        leave(vals, fr)
+      }
       const res = core.results
       const out = new Array<unknown>(params.length)
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!
-        if (p.type.kind !== 'scalar') out[i] = vals[i]
+        // (the array passed, even where the memory grew and \`vals\` holds a view of its new buffer)
+        if (p.type.kind !== 'scalar') out[i] = args[i]
         else if (p.type.name === 'bool') out[i] = res[i] !== 0
         else {
           const ns = systems[i]!
