@@ -72,7 +72,7 @@ describe('step `hoist-lane-calls` of pass `pair-series`', () => {
   it('prints the IR before and after: one call before the grouped loop, each lane adds its result', () => {
     const p = programOf(factorial + series('nu') + batch)
     expect(paired(p)).toMatchInlineSnapshot(`
-      "if (0 <= len(z) - 1 - 1, ~) {
+      "if (0 < len(z) && (len(z) - 1 - 0 >= 1 && len(z) - 1 - 0 <= 1073741824), ~) {
         $pair0inv0$: i32 <- 0
         ifact($pair0inv0$, nu)
         for i in 0..=len(z) - 1 - 1 by 2 {
@@ -139,9 +139,13 @@ describe('step `hoist-lane-calls` of pass `pair-series`', () => {
         }
         $pair0inv0$ -= $pair0inv0$
         $pair0inv0$ -> 0
-      }
-      for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
-        term(out[i], nu, z[i])
+        for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+          term(out[i], nu, z[i])
+        }
+      } else {
+        for i in 0..len(z) {
+          term(out[i], nu, z[i])
+        }
       }"
     `)
     // without the step, each lane calls the factorial

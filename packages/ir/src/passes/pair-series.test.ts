@@ -42,62 +42,68 @@ describe('pass `pair-series`', () => {
   for i in 0..len(z) { term(out[i], nu, z[i]) }
 }`
     expect(paired(text)).toMatchInlineSnapshot(`
-      "for i in 0..=len(z) - 1 - 1 by 2 {
-        $pair0a$k: i32 <- 0
-        $pair0a$s <- 0.0
-        $pair0a$anc <- 0.0
-        $pair0a$s += z[i] / 2.0
-        $pair0b$k: i32 <- 0
-        $pair0b$s <- 0.0
-        $pair0b$anc <- 0.0
-        $pair0b$s += z[i + 1] / 2.0
-        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
-          $pair0a$k += 1
-          $pair0a$anc += $pair0a$s * z[i]
-          $pair0a$s -= $pair0a$anc / z[i]
-          SWAP($pair0a$s, $pair0a$anc)
-          out[i] += identity($pair0a$s)
-          $pair0b$k += 1
-          $pair0b$anc += $pair0b$s * z[i + 1]
-          $pair0b$s -= $pair0b$anc / z[i + 1]
-          SWAP($pair0b$s, $pair0b$anc)
-          out[i + 1] += identity($pair0b$s)
+      "if (0 < len(z) && (len(z) - 1 - 0 >= 1 && len(z) - 1 - 0 <= 1073741824), ~) {
+        for i in 0..=len(z) - 1 - 1 by 2 {
+          $pair0a$k: i32 <- 0
+          $pair0a$s <- 0.0
+          $pair0a$anc <- 0.0
+          $pair0a$s += z[i] / 2.0
+          $pair0b$k: i32 <- 0
+          $pair0b$s <- 0.0
+          $pair0b$anc <- 0.0
+          $pair0b$s += z[i + 1] / 2.0
+          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
+            $pair0a$k += 1
+            $pair0a$anc += $pair0a$s * z[i]
+            $pair0a$s -= $pair0a$anc / z[i]
+            SWAP($pair0a$s, $pair0a$anc)
+            out[i] += identity($pair0a$s)
+            $pair0b$k += 1
+            $pair0b$anc += $pair0b$s * z[i + 1]
+            $pair0b$s -= $pair0b$anc / z[i + 1]
+            SWAP($pair0b$s, $pair0b$anc)
+            out[i + 1] += identity($pair0b$s)
+          }
+          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
+            $pair0a$k += 1
+            $pair0a$anc += $pair0a$s * z[i]
+            $pair0a$s -= $pair0a$anc / z[i]
+            SWAP($pair0a$s, $pair0a$anc)
+            out[i] += identity($pair0a$s)
+          }
+          while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
+            $pair0b$k += 1
+            $pair0b$anc += $pair0b$s * z[i + 1]
+            $pair0b$s -= $pair0b$anc / z[i + 1]
+            SWAP($pair0b$s, $pair0b$anc)
+            out[i + 1] += identity($pair0b$s)
+          }
+          @unchecked {
+            $pair0a$s -> 0.0
+          }
+          @unchecked {
+            $pair0a$anc -> 0.0
+          }
+          @unchecked {
+            $pair0a$k -> 0
+          }
+          @unchecked {
+            $pair0b$s -> 0.0
+          }
+          @unchecked {
+            $pair0b$anc -> 0.0
+          }
+          @unchecked {
+            $pair0b$k -> 0
+          }
         }
-        while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
-          $pair0a$k += 1
-          $pair0a$anc += $pair0a$s * z[i]
-          $pair0a$s -= $pair0a$anc / z[i]
-          SWAP($pair0a$s, $pair0a$anc)
-          out[i] += identity($pair0a$s)
+        for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+          term(out[i], nu, z[i])
         }
-        while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
-          $pair0b$k += 1
-          $pair0b$anc += $pair0b$s * z[i + 1]
-          $pair0b$s -= $pair0b$anc / z[i + 1]
-          SWAP($pair0b$s, $pair0b$anc)
-          out[i + 1] += identity($pair0b$s)
+      } else {
+        for i in 0..len(z) {
+          term(out[i], nu, z[i])
         }
-        @unchecked {
-          $pair0a$s -> 0.0
-        }
-        @unchecked {
-          $pair0a$anc -> 0.0
-        }
-        @unchecked {
-          $pair0a$k -> 0
-        }
-        @unchecked {
-          $pair0b$s -> 0.0
-        }
-        @unchecked {
-          $pair0b$anc -> 0.0
-        }
-        @unchecked {
-          $pair0b$k -> 0
-        }
-      }
-      for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
-        term(out[i], nu, z[i])
       }"
     `)
   })
@@ -109,7 +115,7 @@ describe('pass `pair-series`', () => {
     const p = paired(text, 'batch', true)
     // each loop's body runs a second copy under an \`if\` on its condition, and no SWAP is left in a body
     expect(p.match(/^\s*while /gm)?.length).toBe(3)
-    expect(p.match(/^\s*if \(/gm)?.length).toBe(3) // the three loops' second copies
+    expect(p.match(/^\s*if \(/gm)?.length).toBe(4) // the range guard, and the three loops' second copies
   })
 
   it('runs three lanes (the default): one joint loop, then each lane alone, the iterations left in order', () => {
@@ -230,62 +236,68 @@ describe('pass `pair-series` with checks on (`checked`, after `insertChecks`)', 
 }`)
     expect(after).toMatchInlineSnapshot(`
       "if (!(0 < len(z)) || $inrange(0, len(out)) && $inrange(len(z) - 1, len(out)), ~) {
-        for i in 0..=len(z) - 1 - 1 by 2 {
-          $pair0a$k: i32 <- 0
-          $pair0a$s <- 0.0
-          $pair0a$anc <- 0.0
-          $pair0a$s += z[i] / 2.0
-          assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
-          $pair0b$k: i32 <- 0
-          $pair0b$s <- 0.0
-          $pair0b$anc <- 0.0
-          $pair0b$s += z[i + 1] / 2.0
-          assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
-          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
-            $pair0a$k += 1
-            $pair0a$anc += $pair0a$s * z[i]
-            $pair0a$s -= $pair0a$anc / z[i]
-            SWAP($pair0a$s, $pair0a$anc)
-            out[i] += identity($pair0a$s)
-            assert postWhileIteration($pair0a$k != 0) else ("k != 0")
-            $pair0b$k += 1
-            $pair0b$anc += $pair0b$s * z[i + 1]
-            $pair0b$s -= $pair0b$anc / z[i + 1]
-            SWAP($pair0b$s, $pair0b$anc)
-            out[i + 1] += identity($pair0b$s)
-            assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+        if (0 < len(z) && (len(z) - 1 - 0 >= 1 && len(z) - 1 - 0 <= 1073741824), ~) {
+          for i in 0..=len(z) - 1 - 1 by 2 {
+            $pair0a$k: i32 <- 0
+            $pair0a$s <- 0.0
+            $pair0a$anc <- 0.0
+            $pair0a$s += z[i] / 2.0
+            assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
+            $pair0b$k: i32 <- 0
+            $pair0b$s <- 0.0
+            $pair0b$anc <- 0.0
+            $pair0b$s += z[i + 1] / 2.0
+            assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
+            while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8 && (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8), $pair0a$k != 0 && $pair0b$k != 0) {
+              $pair0a$k += 1
+              $pair0a$anc += $pair0a$s * z[i]
+              $pair0a$s -= $pair0a$anc / z[i]
+              SWAP($pair0a$s, $pair0a$anc)
+              out[i] += identity($pair0a$s)
+              assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+              $pair0b$k += 1
+              $pair0b$anc += $pair0b$s * z[i + 1]
+              $pair0b$s -= $pair0b$anc / z[i + 1]
+              SWAP($pair0b$s, $pair0b$anc)
+              out[i + 1] += identity($pair0b$s)
+              assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+            }
+            while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
+              $pair0a$k += 1
+              $pair0a$anc += $pair0a$s * z[i]
+              $pair0a$s -= $pair0a$anc / z[i]
+              SWAP($pair0a$s, $pair0a$anc)
+              out[i] += identity($pair0a$s)
+              assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+            }
+            assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
+            $pair0a$s -> 0.0
+            assert dealloc($near($pair0a$anc, 0.0)) else ("anc", "0.0", $pair0a$anc, 0.0)
+            $pair0a$anc -> 0.0
+            assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
+            $pair0a$k -> 0
+            while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
+              $pair0b$k += 1
+              $pair0b$anc += $pair0b$s * z[i + 1]
+              $pair0b$s -= $pair0b$anc / z[i + 1]
+              SWAP($pair0b$s, $pair0b$anc)
+              out[i + 1] += identity($pair0b$s)
+              assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+            }
+            assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
+            $pair0b$s -> 0.0
+            assert dealloc($near($pair0b$anc, 0.0)) else ("anc", "0.0", $pair0b$anc, 0.0)
+            $pair0b$anc -> 0.0
+            assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
+            $pair0b$k -> 0
           }
-          while (abs($pair0a$s) > 1e-8 && abs($pair0a$anc) < 1e-8, $pair0a$k != 0) {
-            $pair0a$k += 1
-            $pair0a$anc += $pair0a$s * z[i]
-            $pair0a$s -= $pair0a$anc / z[i]
-            SWAP($pair0a$s, $pair0a$anc)
-            out[i] += identity($pair0a$s)
-            assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+          for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
+            term(out[i], nu, z[i])
           }
-          assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
-          $pair0a$s -> 0.0
-          assert dealloc($near($pair0a$anc, 0.0)) else ("anc", "0.0", $pair0a$anc, 0.0)
-          $pair0a$anc -> 0.0
-          assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
-          $pair0a$k -> 0
-          while (abs($pair0b$s) > 1e-8 && abs($pair0b$anc) < 1e-8, $pair0b$k != 0) {
-            $pair0b$k += 1
-            $pair0b$anc += $pair0b$s * z[i + 1]
-            $pair0b$s -= $pair0b$anc / z[i + 1]
-            SWAP($pair0b$s, $pair0b$anc)
-            out[i + 1] += identity($pair0b$s)
-            assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+        } else {
+          for i in 0..len(z) {
+            term(out[i], nu, z[i])
           }
-          assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
-          $pair0b$s -> 0.0
-          assert dealloc($near($pair0b$anc, 0.0)) else ("anc", "0.0", $pair0b$anc, 0.0)
-          $pair0b$anc -> 0.0
-          assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
-          $pair0b$k -> 0
-        }
-        for i in 0 + (len(z) - 1 - 0 + 1 - (len(z) - 1 - 0 + 1) % 2)..=len(z) - 1 by 1 {
-          term(out[i], nu, z[i])
         }
       } else {
         for i in 0..len(z) {

@@ -79,12 +79,13 @@ import { intLiteral } from './interchange.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 import { unrollSwapsBlock } from './unroll-swaps.js'
 import { exactLaneFunctions, hoistLaneCalls } from './hoist-lane-calls.js'
+import { rangeFits } from './range-guard.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 /** `e + c`, folded where `e` is a literal. */
 function plus(e: Expr, c: number): Expr {
   if (c === 0) return e
-  if (e.kind === 'num' && !e.isFloat) return num(e.value + c)
+  if (e.kind === 'num' && !e.isFloat) return num((e.value + c) | 0)
   return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
 }
 const binary = (op: '+' | '-' | '%' | '==' | '&&', left: Expr, right: Expr): Expr => ({
@@ -350,24 +351,20 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     stop: copyOf(lastValue(M, step)),
     step: num(dir),
   }
-  if (!hoisted) return [groups, rest]
-  // the hoisted calls run where the grouped loop runs at least once
-  const runs: Expr = {
-    kind: 'binary',
-    op: dir > 0 ? '<=' : '>=',
-    left: copyOf(groups.start),
-    right: copyOf(groups.stop),
-    type: 'bool',
-  }
-  const guarded: Stmt = {
-    kind: 'if',
-    pre: runs,
-    post: null,
-    then: [...hoisted.before, groups, ...hoisted.after],
-    else: [],
-    ...(M.loc ? { loc: M.loc } : {}),
-  }
-  return [guarded, rest]
+  // the groups (and the hoisted calls) run where the loop runs at least \`lanes\` iterations and
+  // its first and last values do not wrap (\`rangeFits\`); elsewhere the loop as it was
+  const fits = rangeFits(M, step, copyOf(firstValue(M, step)), copyOf(lastValue(M, step)), lanes, copyOf)
+  const [original] = copyBlock([M])
+  return [
+    {
+      kind: 'if',
+      pre: fits,
+      post: null,
+      then: [...(hoisted?.before ?? []), groups, ...(hoisted?.after ?? []), rest],
+      else: [original!],
+      ...(M.loc ? { loc: M.loc } : {}),
+    },
+  ]
 }
 
 /** A copy of an expression (no node of the IR is shared between two statements). */

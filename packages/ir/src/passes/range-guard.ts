@@ -1,0 +1,46 @@
+/**
+ * The guard of a rewritten counting loop whose new ranges are computed from the old one's first
+ * and last values (`pair-series`' groups of lanes, `jam`'s pairs of iterations). Those values are
+ * i32 arithmetic that wraps: for `for i in a..b` the last value is `b - 1`, which for b = −2³¹
+ * (an empty loop) is 2³¹ − 1, and a group's stop `last − (lanes − 1)` wraps the same way near
+ * −2³¹. The rewritten form is right only where the loop runs at least `lanes` iterations and its
+ * span is far from 2³¹; elsewhere the loop runs as it was.
+ */
+import type { Expr, ForStmt } from '../ast.js'
+
+const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
+const rel = (op: '<' | '<=' | '>' | '>=' | '&&' | '-', left: Expr, right: Expr): Expr => ({
+  kind: 'binary',
+  op,
+  left,
+  right,
+  type: op === '-' ? 'i32' : 'bool',
+})
+
+/** The largest span (last − first) the rewritten loops take: their i32 arithmetic cannot wrap below it. */
+export const GUARDED_SPAN = 2 ** 30
+
+/**
+ * Whether loop `M` (step ±1, `step`) runs at least `lanes` iterations and at most 2³⁰ + 1: the
+ * range is not empty, tested on the bounds as written (no wrapping value computed), and then the
+ * span `last − first` (which cannot wrap once the range is not empty and below 2³¹ iterations,
+ * and reads as negative where it has more) lies in [lanes − 1, 2³⁰]. `first`, `last`: the loop's
+ * first and last values (fresh nodes: none is shared with another statement); `copy` copies a
+ * bound.
+ */
+export function rangeFits(
+  M: ForStmt,
+  step: 1 | -1,
+  first: Expr,
+  last: Expr,
+  lanes: number,
+  copy: (e: Expr) => Expr,
+): Expr {
+  const up = step > 0
+  const nonEmpty = rel(up ? (M.inclusive ? '<=' : '<') : M.inclusive ? '>=' : '>', copy(M.start), copy(M.stop))
+  // (the direction in which the variable moves: reversed for `reverse`)
+  const dir = M.reverse ? -step : step
+  const span = dir > 0 ? rel('-', last, first) : rel('-', first, last)
+  const fits = rel('&&', rel('>=', span, num(lanes - 1)), rel('<=', copy(span), num(GUARDED_SPAN)))
+  return rel('&&', nonEmpty, fits)
+}
