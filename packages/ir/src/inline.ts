@@ -9,7 +9,7 @@
  * run-time aliasing check. A read-only argument that is a compound expression is computed once
  * into an ancilla (freed unchecked: nothing the callee writes can change it).
  */
-import type { Arg, Dataview, Expr, FunctionDef, Stmt } from './ast.js'
+import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from './ast.js'
 import { readNames, walk } from './check.js'
 import type { Program } from './plugin.js'
 
@@ -236,11 +236,12 @@ const MAX_ROUNDS = 4
 export function inlineSmallCalls(
   program: Program,
   inverses: Map<string, FunctionDef>,
+  checks = false,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   // one numbering for all rounds: the locals of each inlined body get names of their own
   const names = { counter: 0 }
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = inlineRound(program, inverses, names, round > 0)
+    const next = inlineRound(program, inverses, names, round > 0, checks)
     if (next.program === program) break
     ;({ program, inverses } = next)
   }
@@ -253,6 +254,7 @@ function inlineRound(
   inverses: Map<string, FunctionDef>,
   names: { counter: number },
   loopsOnly: boolean,
+  checks: boolean,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const inlinable = new Set<string>()
   for (const f of program.functions.values()) {
@@ -264,7 +266,7 @@ function inlineRound(
     if (s.target !== 'function' || !inlinable.has(s.callee) || s.distinct) return undefined
     const g = s.inverse ? inverses.get(s.callee)! : program.functions.get(s.callee)!
     const k = names.counter
-    const out = inlineCall(s, g, program.writes.get(s.callee)!, `$inl${k}$`)
+    const out = inlineCall(s, g, program.writes.get(s.callee)!, `$inl${k}$`, checks)
     if (out) names.counter++
     return out
   }
@@ -313,12 +315,21 @@ function inlineRound(
  * ancilla \`prefix\` + \`arg<i>\`), or undefined where inlining could change the call's meaning (an
  * argument reads what another lets g write; a written argument that is not a plain variable or
  * element). \`written\`: which parameters g writes (\`Program.writes\`).
+ *
+ * \`checks\` (run-time checks on, their asserts not placed yet): each element argument \`a[i]\`
+ * is read once before the body, in argument order, into an ancilla \`prefix\` + \`chk<k>\` freed
+ * unchecked right away, so that pass \`insert-checks\` places its bounds assert where the call
+ * checks its arguments (the reference interpreter checks every element argument before the
+ * callee runs, in argument order), not only where the body happens to read it: an element the
+ * body never reads, or reads only in a branch, is still checked, and a failure in the body cannot
+ * come first. Without \`checks\` nothing is added.
  */
 export function inlineCall(
   s: Extract<Stmt, { kind: 'callstmt' }>,
   g: FunctionDef,
   written: readonly boolean[],
   prefix: string,
+  checks = false,
 ): Stmt[] | undefined {
   const writtenRoots = new Set<string>()
   for (let i = 0; i < s.args.length; i++) {
@@ -342,6 +353,7 @@ export function inlineCall(
     after: Stmt[] = []
   g.params.forEach((p, i) => {
     const a = s.args[i]!
+    if (checks && a.kind === 'index' && p.type.kind === 'scalar') before.push(...boundsRead(a, p.type.name, `${prefix}chk${i}`, s))
     if (
       written[i] ||
       p.type.kind !== 'scalar' ||
@@ -366,6 +378,20 @@ export function inlineCall(
   const renames = new Map<string, string>()
   for (const n of localNames(g.body)) renames.set(n, `${prefix}${n}`)
   return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
+}
+
+/**
+ * `name <- a` and, unchecked, `name -> a` (see `inlineCall`'s \`checks\`): a read of element
+ * argument `a` that only asks \`insert-checks\` for its bounds asserts (with the location of the
+ * argument, else the call's).
+ */
+function boundsRead(a: Extract<Expr, { kind: 'index' }>, typeName: ScalarTypeName, name: string, s: Stmt): Stmt[] {
+  const type = { kind: 'scalar' as const, name: typeName }
+  const loc = a.loc ?? s.loc
+  return [
+    { kind: 'alloc', name, value: a, type, declared: type, ...(loc ? { loc } : {}) },
+    { kind: 'unchecked', body: [{ kind: 'dealloc', name, value: a, type, ...(loc ? { loc } : {}) }] },
+  ]
 }
 
 /** How deep `inlineTopLevelCalls` follows calls into callees' own top-level calls. */
