@@ -11,6 +11,7 @@
  */
 import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from './ast.js'
 import { readNames, walk } from './check.js'
+import { printExpr } from './printer.js'
 import type { Program } from './plugin.js'
 
 const MAX_STATEMENTS = 16
@@ -351,9 +352,14 @@ export function inlineCall(
   // a read-only argument that is a compound expression is computed once, into an ancilla
   const before: Stmt[] = [],
     after: Stmt[] = []
+  const reads: Stmt[] = []
   g.params.forEach((p, i) => {
     const a = s.args[i]!
-    if (checks && a.kind === 'index' && p.type.kind === 'scalar') before.push(...boundsRead(a, p.type.name, `${prefix}chk${i}`, s))
+    if (checks && a.kind === 'index' && p.type.kind === 'scalar') {
+      const read = boundsRead(a, p.type.name, `${prefix}chk${i}`, s)
+      before.push(...read)
+      reads.push(read[0]!)
+    }
     if (
       written[i] ||
       p.type.kind !== 'scalar' ||
@@ -377,7 +383,79 @@ export function inlineCall(
   })
   const renames = new Map<string, string>()
   for (const n of localNames(g.body)) renames.set(n, `${prefix}${n}`)
-  return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
+  const body = new Substitution(params, renames).stmts(g.body)
+  // (the reads of the element arguments are left out where the body itself accesses them first,
+  // in argument order, before anything else that can fail: its own bounds checks are the same)
+  const needed = reads.length && !accessedFirst(reads.map(accesses), body)
+  return [...(needed ? before : before.filter((b) => !isBoundsRead(b, reads))), ...body, ...after]
+}
+
+function isBoundsRead(b: Stmt, reads: Stmt[]): boolean {
+  return reads.includes(b) || (b.kind === 'unchecked' && b.body.length === 1 && b.body[0]!.kind === 'dealloc' && reads.some((r) => r.kind === 'alloc' && r.name === (b.body[0] as { name: string }).name))
+}
+
+/**
+ * The element accesses whose bounds \`insert-checks\` checks for statement \`s\`, in its order (an
+ * index's accesses before the access), or undefined where it checks anything else first, or
+ * anything it checks may not be reached (a guarded operand of \`&&\`, a host call, a nested block).
+ */
+function accesses(s: Stmt): Expr[] | undefined {
+  const out: Expr[] = []
+  const visit = (e: Expr | Arg): boolean => {
+    switch (e.kind) {
+      case 'num':
+      case 'bool':
+      case 'var':
+        return true
+      case 'index':
+        if (!visit(e.index)) return false
+        out.push(e)
+        return true
+      case 'neg':
+      case 'field':
+        return visit(e.target)
+      case 'unary':
+        return visit(e.arg)
+      case 'binary':
+        return e.op !== '&&' && e.op !== '||' && visit(e.left) && visit(e.right)
+      case 'call':
+        return !e.callee.startsWith('$') && e.args.every(visit)
+    }
+  }
+  switch (s.kind) {
+    case 'update':
+      return !s.distinct && visit(s.target) && visit(s.value) ? out : undefined
+    case 'alloc':
+      return s.value.kind !== 'emptystack' && s.type?.kind === 'scalar' && visit(s.value) ? out : undefined
+    case 'callstmt':
+      return s.target === 'bijection' && !s.distinct && s.args.every(visit) ? out : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Whether the bounds checks of \`body\`'s first statements are those of \`wanted\` (the element
+ * arguments' accesses, in order), a repeat of one already checked aside, before any other check.
+ */
+function accessedFirst(wanted: Array<Expr[] | undefined>, body: Stmt[]): boolean {
+  if (wanted.some((w) => w === undefined)) return false
+  const want = (wanted as Expr[][]).flat().map(printExpr)
+  let k = 0
+  for (const st of body) {
+    if (k === want.length) return true
+    const got = accesses(st)
+    if (!got) return false
+    for (const e of got.map(printExpr)) {
+      if (k < want.length && e === want[k]) k++
+      else if (!want.slice(0, k).includes(e)) return k === want.length
+    }
+    // (after its bounds checks: the factor check of \`*=\` and \`/=\`, a bijection's own)
+    if (k < want.length && !(st.kind === 'update' && (st.op === '+=' || st.op === '-=' || st.op === '^='))) {
+      if (st.kind !== 'alloc') return false
+    }
+  }
+  return k === want.length
 }
 
 /**
