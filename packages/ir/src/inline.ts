@@ -323,7 +323,9 @@ function inlineRound(
  * checks its arguments (the reference interpreter checks every element argument before the
  * callee runs, in argument order), not only where the body happens to read it: an element the
  * body never reads, or reads only in a branch, is still checked, and a failure in the body cannot
- * come first. Without \`checks\` nothing is added.
+ * come first. The reads are left out where the body's first statements access the element
+ * arguments themselves, in argument order, before any other check (the same asserts, in the same
+ * order). Without \`checks\` nothing is added.
  */
 export function inlineCall(
   s: Extract<Stmt, { kind: 'callstmt' }>,
@@ -358,7 +360,7 @@ export function inlineCall(
     if (checks && a.kind === 'index' && p.type.kind === 'scalar') {
       const read = boundsRead(a, p.type.name, `${prefix}chk${i}`, s)
       before.push(...read)
-      reads.push(read[0]!)
+      reads.push(...read)
     }
     if (
       written[i] ||
@@ -386,12 +388,8 @@ export function inlineCall(
   const body = new Substitution(params, renames).stmts(g.body)
   // (the reads of the element arguments are left out where the body itself accesses them first,
   // in argument order, before anything else that can fail: its own bounds checks are the same)
-  const needed = reads.length && !accessedFirst(reads.map(accesses), body)
-  return [...(needed ? before : before.filter((b) => !isBoundsRead(b, reads))), ...body, ...after]
-}
-
-function isBoundsRead(b: Stmt, reads: Stmt[]): boolean {
-  return reads.includes(b) || (b.kind === 'unchecked' && b.body.length === 1 && b.body[0]!.kind === 'dealloc' && reads.some((r) => r.kind === 'alloc' && r.name === (b.body[0] as { name: string }).name))
+  const needed = reads.length && !accessedFirst(reads.filter((r) => r.kind === 'alloc').map(accesses), body)
+  return [...(needed ? before : before.filter((b) => !reads.includes(b))), ...body, ...after]
 }
 
 /**
