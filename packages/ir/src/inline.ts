@@ -324,8 +324,8 @@ function inlineRound(
  * callee runs, in argument order), not only where the body happens to read it: an element the
  * body never reads, or reads only in a branch, is still checked, and a failure in the body cannot
  * come first. The reads are left out where the body's first statements access the element
- * arguments themselves, in argument order, before any other check (the same asserts, in the same
- * order). Without \`checks\` nothing is added.
+ * arguments themselves, in argument order, before any check of another kind (see
+ * \`accessedFirst\`). Without \`checks\` nothing is added.
  */
 export function inlineCall(
   s: Extract<Stmt, { kind: 'callstmt' }>,
@@ -433,8 +433,11 @@ function accesses(s: Stmt): Expr[] | undefined {
 }
 
 /**
- * Whether the bounds checks of \`body\`'s first statements are those of \`wanted\` (the element
- * arguments' accesses, in order), a repeat of one already checked aside, before any other check.
+ * Whether \`body\`'s first statements check the bounds of \`wanted\` (the element arguments'
+ * accesses) in that order, before any check of another kind (a deallocation, a factor, a branch's
+ * condition). Other element accesses may come in between (the callee's own arrays: where one of
+ * them and an argument are both out of range, the callee's may be reported, the order of two
+ * independent failing checks, as passes \`interchange\` and \`pair-series\` may change it).
  */
 function accessedFirst(wanted: Array<Expr[] | undefined>, body: Stmt[]): boolean {
   if (wanted.some((w) => w === undefined)) return false
@@ -446,7 +449,8 @@ function accessedFirst(wanted: Array<Expr[] | undefined>, body: Stmt[]): boolean
     if (!got) return false
     for (const e of got.map(printExpr)) {
       if (k < want.length && e === want[k]) k++
-      else if (!want.slice(0, k).includes(e)) return k === want.length
+      // (an argument's access before an earlier argument's: not in argument order)
+      else if (want.indexOf(e, k) > k) return false
     }
     // (after its bounds checks: the factor check of \`*=\` and \`/=\`, a bijection's own)
     if (k < want.length && !(st.kind === 'update' && (st.op === '+=' || st.op === '-=' || st.op === '^='))) {
