@@ -42,7 +42,7 @@ export function compileToJs(
   checkedInverses: Map<string, FunctionDef>,
   options: CompileOptions,
 ): CpuCompiledProgram {
-  const inlined = inlineSmallCalls(checked, checkedInverses)
+  const inlined = inlineSmallCalls(checked, checkedInverses, options.checks)
   const optimized = replayedUncalls(
     pairedSeries(optimize(inlined.program, inlined.inverses, options), options),
     options,

@@ -301,7 +301,7 @@ export function compileToWasm(
 ): WasmProgram {
   // (small callees inlined everywhere, then the calls each function makes once, with checks on
   // those of exact functions only after the passes: see once-calls.ts)
-  const small = inlineSmallCalls(checked, checkedInverses)
+  const small = inlineSmallCalls(checked, checkedInverses, options.checks)
   const exact = options.checks ? exactFunctions(small.program.functions.values()) : new Set<string>()
   const inlined = inlineOnceCalls(small.program, small.inverses, (callee) => !exact.has(callee))
   const optimizedAll = optimize(inlined.program, inlined.inverses, options)

@@ -9,8 +9,9 @@
  * run-time aliasing check. A read-only argument that is a compound expression is computed once
  * into an ancilla (freed unchecked: nothing the callee writes can change it).
  */
-import type { Arg, Dataview, Expr, FunctionDef, Stmt } from './ast.js'
+import type { Arg, Dataview, Expr, FunctionDef, ScalarTypeName, Stmt } from './ast.js'
 import { readNames, walk } from './check.js'
+import { printExpr } from './printer.js'
 import type { Program } from './plugin.js'
 
 const MAX_STATEMENTS = 16
@@ -236,11 +237,12 @@ const MAX_ROUNDS = 4
 export function inlineSmallCalls(
   program: Program,
   inverses: Map<string, FunctionDef>,
+  checks = false,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   // one numbering for all rounds: the locals of each inlined body get names of their own
   const names = { counter: 0 }
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = inlineRound(program, inverses, names, round > 0)
+    const next = inlineRound(program, inverses, names, round > 0, checks)
     if (next.program === program) break
     ;({ program, inverses } = next)
   }
@@ -253,6 +255,7 @@ function inlineRound(
   inverses: Map<string, FunctionDef>,
   names: { counter: number },
   loopsOnly: boolean,
+  checks: boolean,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const inlinable = new Set<string>()
   for (const f of program.functions.values()) {
@@ -264,7 +267,7 @@ function inlineRound(
     if (s.target !== 'function' || !inlinable.has(s.callee) || s.distinct) return undefined
     const g = s.inverse ? inverses.get(s.callee)! : program.functions.get(s.callee)!
     const k = names.counter
-    const out = inlineCall(s, g, program.writes.get(s.callee)!, `$inl${k}$`)
+    const out = inlineCall(s, g, program.writes.get(s.callee)!, `$inl${k}$`, checks)
     if (out) names.counter++
     return out
   }
@@ -313,12 +316,23 @@ function inlineRound(
  * ancilla \`prefix\` + \`arg<i>\`), or undefined where inlining could change the call's meaning (an
  * argument reads what another lets g write; a written argument that is not a plain variable or
  * element). \`written\`: which parameters g writes (\`Program.writes\`).
+ *
+ * \`checks\` (run-time checks on, their asserts not placed yet): each element argument \`a[i]\`
+ * is read once before the body, in argument order, into an ancilla \`prefix\` + \`chk<k>\` freed
+ * unchecked right away, so that pass \`insert-checks\` places its bounds assert where the call
+ * checks its arguments (the reference interpreter checks every element argument before the
+ * callee runs, in argument order), not only where the body happens to read it: an element the
+ * body never reads, or reads only in a branch, is still checked, and a failure in the body cannot
+ * come first. The reads are left out where the body's first statements access the element
+ * arguments themselves, in argument order, before any check of another kind (see
+ * \`accessedFirst\`). Without \`checks\` nothing is added.
  */
 export function inlineCall(
   s: Extract<Stmt, { kind: 'callstmt' }>,
   g: FunctionDef,
   written: readonly boolean[],
   prefix: string,
+  checks = false,
 ): Stmt[] | undefined {
   const writtenRoots = new Set<string>()
   for (let i = 0; i < s.args.length; i++) {
@@ -340,8 +354,14 @@ export function inlineCall(
   // a read-only argument that is a compound expression is computed once, into an ancilla
   const before: Stmt[] = [],
     after: Stmt[] = []
+  const reads: Stmt[] = []
   g.params.forEach((p, i) => {
     const a = s.args[i]!
+    if (checks && a.kind === 'index' && p.type.kind === 'scalar') {
+      const read = boundsRead(a, p.type.name, `${prefix}chk${i}`, s)
+      before.push(...read)
+      reads.push(...read)
+    }
     if (
       written[i] ||
       p.type.kind !== 'scalar' ||
@@ -365,7 +385,93 @@ export function inlineCall(
   })
   const renames = new Map<string, string>()
   for (const n of localNames(g.body)) renames.set(n, `${prefix}${n}`)
-  return [...before, ...new Substitution(params, renames).stmts(g.body), ...after]
+  const body = new Substitution(params, renames).stmts(g.body)
+  // (the reads of the element arguments are left out where the body itself accesses them first,
+  // in argument order, before anything else that can fail: its own bounds checks are the same)
+  const needed = reads.length && !accessedFirst(reads.filter((r) => r.kind === 'alloc').map(accesses), body)
+  return [...(needed ? before : before.filter((b) => !reads.includes(b))), ...body, ...after]
+}
+
+/**
+ * The element accesses whose bounds \`insert-checks\` checks for statement \`s\`, in its order (an
+ * index's accesses before the access), or undefined where it checks anything else first, or
+ * anything it checks may not be reached (a guarded operand of \`&&\`, a host call, a nested block).
+ */
+function accesses(s: Stmt): Expr[] | undefined {
+  const out: Expr[] = []
+  const visit = (e: Expr | Arg): boolean => {
+    switch (e.kind) {
+      case 'num':
+      case 'bool':
+      case 'var':
+        return true
+      case 'index':
+        if (!visit(e.index)) return false
+        out.push(e)
+        return true
+      case 'neg':
+      case 'field':
+        return visit(e.target)
+      case 'unary':
+        return visit(e.arg)
+      case 'binary':
+        return e.op !== '&&' && e.op !== '||' && visit(e.left) && visit(e.right)
+      case 'call':
+        return !e.callee.startsWith('$') && e.args.every(visit)
+    }
+  }
+  switch (s.kind) {
+    case 'update':
+      return !s.distinct && visit(s.target) && visit(s.value) ? out : undefined
+    case 'alloc':
+      return s.value.kind !== 'emptystack' && s.type?.kind === 'scalar' && visit(s.value) ? out : undefined
+    case 'callstmt':
+      return s.target === 'bijection' && !s.distinct && s.args.every(visit) ? out : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Whether \`body\`'s first statements check the bounds of \`wanted\` (the element arguments'
+ * accesses) in that order, before any check of another kind (a deallocation, a factor, a branch's
+ * condition). Other element accesses may come in between (the callee's own arrays: where one of
+ * them and an argument are both out of range, the callee's may be reported, the order of two
+ * independent failing checks, as passes \`interchange\` and \`pair-series\` may change it).
+ */
+function accessedFirst(wanted: Array<Expr[] | undefined>, body: Stmt[]): boolean {
+  if (wanted.some((w) => w === undefined)) return false
+  const want = (wanted as Expr[][]).flat().map(printExpr)
+  let k = 0
+  for (const st of body) {
+    if (k === want.length) return true
+    const got = accesses(st)
+    if (!got) return false
+    for (const e of got.map(printExpr)) {
+      if (k < want.length && e === want[k]) k++
+      // (an argument's access before an earlier argument's: not in argument order)
+      else if (want.indexOf(e, k) > k) return false
+    }
+    // (after its bounds checks: the factor check of \`*=\` and \`/=\`, a bijection's own)
+    if (k < want.length && !(st.kind === 'update' && (st.op === '+=' || st.op === '-=' || st.op === '^='))) {
+      if (st.kind !== 'alloc') return false
+    }
+  }
+  return k === want.length
+}
+
+/**
+ * `name <- a` and, unchecked, `name -> a` (see `inlineCall`'s \`checks\`): a read of element
+ * argument `a` that only asks \`insert-checks\` for its bounds asserts (with the location of the
+ * argument, else the call's).
+ */
+function boundsRead(a: Extract<Expr, { kind: 'index' }>, typeName: ScalarTypeName, name: string, s: Stmt): Stmt[] {
+  const type = { kind: 'scalar' as const, name: typeName }
+  const loc = a.loc ?? s.loc
+  return [
+    { kind: 'alloc', name, value: a, type, declared: type, ...(loc ? { loc } : {}) },
+    { kind: 'unchecked', body: [{ kind: 'dealloc', name, value: a, type, ...(loc ? { loc } : {}) }] },
+  ]
 }
 
 /** How deep `inlineTopLevelCalls` follows calls into callees' own top-level calls. */

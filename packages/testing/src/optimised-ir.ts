@@ -49,7 +49,7 @@ export function optimiseSource(
     ...backend,
     name: `${backend.name.replace(/\W/g, '_')}_captured`,
     doCompile(checked, inverses, compileOptions) {
-      const inlined = inlineSmallCalls(checked, inverses)
+      const inlined = inlineSmallCalls(checked, inverses, compileOptions.checks)
       const after = optimize(inlined.program, inlined.inverses, compileOptions, options.passes)
       seen = {
         inlined: printAll(inlined.program, inlined.inverses),
