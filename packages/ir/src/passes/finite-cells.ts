@@ -66,6 +66,7 @@ import {
   type History,
   type PreWrite,
   rangeNames,
+  readsElementsOnly,
   reversed,
   rewriteArrayLoop,
   split,
@@ -229,46 +230,16 @@ function cellWrites(stmts: Stmt[], A: string, fresh: ReadonlySet<string>, cells:
 function readsOwnCells(e: Expr, A: string, h: History, cells: ReadonlyMap<string, Shape>): boolean {
   if (callsHost(e)) return false
   const own: Shape = { p: h.w, a: h.a, s: h.s, K: h.K }
-  let ok = true
-  const visit = (x: Expr): void => {
-    if (!ok) return
-    switch (x.kind) {
-      case 'var':
-        if (x.name === A || cells.has(x.name)) ok = false
-        return
-      case 'index': {
-        const shape = x.array.name === A ? own : cells.get(x.array.name)
-        if (shape) {
-          const r = indexPolynomial(x.index)
-          if (!r || !earlierElement(r, shape, h.outer, h.inner, x.array.name !== A)) ok = false
-          return
-        }
-        visit(x.array)
-        visit(x.index)
-        return
-      }
-      case 'field':
-        visit(x.target)
-        return
-      case 'unary':
-        visit(x.arg)
-        return
-      case 'binary':
-        visit(x.left)
-        visit(x.right)
-        return
-      case 'call':
-        for (const y of x.args) visit(y)
-        return
-      case 'num':
-      case 'bool':
-        return
-      default:
-        ok = false
-    }
-  }
-  visit(e)
-  return ok
+  return readsElementsOnly(
+    e,
+    (name) => name !== A && !cells.has(name),
+    (x) => {
+      const shape = x.array.name === A ? own : cells.get(x.array.name)
+      if (!shape) return undefined
+      const r = indexPolynomial(x.index)
+      return r !== undefined && earlierElement(r, shape, h.outer, h.inner, x.array.name !== A)
+    },
+  )
 }
 
 /** `body` with the first statement of `c`'s inverse loop rewritten (see the module comment), or undefined. */

@@ -228,46 +228,15 @@ function readsEarlierOnly(e: Expr, A: string, h: History): boolean {
     }
     return false
   }
-  let ok = true
-  const visit = (x: Expr): void => {
-    if (!ok) return
-    switch (x.kind) {
-      case 'var':
-        if (x.name === A) ok = false
-        return
-      case 'index': {
-        if (x.array.name === A) {
-          const r = indexPolynomial(x.index)
-          if (!r || !earlier(r)) ok = false
-          return
-        }
-        visit(x.array)
-        visit(x.index)
-        return
-      }
-      case 'field':
-        visit(x.target)
-        return
-      case 'unary':
-        visit(x.arg)
-        return
-      case 'binary':
-        visit(x.left)
-        visit(x.right)
-        return
-      case 'call':
-        for (const y of x.args) visit(y)
-        return
-      case 'num':
-      case 'bool':
-        return
-      default:
-        // (a node this pass does not know: refuse)
-        ok = false
-    }
-  }
-  visit(e)
-  return ok
+  return readsElementsOnly(
+    e,
+    (name) => name !== A,
+    (x) => {
+      if (x.array.name !== A) return undefined
+      const r = indexPolynomial(x.index)
+      return r !== undefined && earlier(r)
+    },
+  )
 }
 
 /** Whether loop `M` runs the values of loop `L` in reverse order (same range). */
@@ -497,4 +466,57 @@ function rewriteHistory(
     if (w === undefined || [...w].some((n) => kept.has(n))) return undefined
   }
   return undefined
+}
+
+/**
+ * Whether expression \`e\` reads only what its two tests allow: \`name\` for each whole variable it
+ * reads, \`element\` for each element read (true or false: its verdict; undefined: an element of
+ * another array, whose array and index are then read like any expression). A node kind the
+ * walk does not know is refused.
+ */
+export function readsElementsOnly(
+  e: Expr,
+  name: (n: string) => boolean,
+  element: (x: Extract<Expr, { kind: 'index' }>) => boolean | undefined,
+): boolean {
+  let ok = true
+  const visit = (x: Expr): void => {
+    if (!ok) return
+    switch (x.kind) {
+      case 'var':
+        if (!name(x.name)) ok = false
+        return
+      case 'index': {
+        const v = element(x)
+        if (v !== undefined) {
+          if (!v) ok = false
+          return
+        }
+        visit(x.array)
+        visit(x.index)
+        return
+      }
+      case 'field':
+        visit(x.target)
+        return
+      case 'unary':
+        visit(x.arg)
+        return
+      case 'binary':
+        visit(x.left)
+        visit(x.right)
+        return
+      case 'call':
+        for (const y of x.args) visit(y)
+        return
+      case 'num':
+      case 'bool':
+        return
+      default:
+        // (a node this walk does not know: refuse)
+        ok = false
+    }
+  }
+  visit(e)
+  return ok
 }
