@@ -791,17 +791,24 @@ export function hvp(f: TenetFunction, args: unknown[], options: HvpOptions): Gra
   const r = secondOrderRun(f, args, options.loss, 1, lossPlanOf(plan, options.loss))
   r.busy = true
   try {
-    // the direction read before the start: reading it runs user code (a getter may run another
-    // driver, whose allocation can grow wasm memory under the views \`start\` takes)
-    const seeds: number[] = []
-    for (const p of plan.floats) {
+    // the direction read before the start where reading it may run user code (a getter of \`v\` or
+    // of a plain array may run another driver, whose allocation can grow wasm memory under the
+    // views \`start\` takes); a typed array's elements are read after it, as they are
+    const dirs = plan.floats.map((p) => {
       const d = options.v[p]
-      if (d === null || d === undefined) continue
-      if (typeof d === 'number') seeds.push(p, 0, d)
-      else for (let e = 0; e < (r.values[p] as ArrayLike<number>).length; e++) seeds.push(p, e, d[e] ?? 0)
-    }
+      if (d === null || d === undefined || typeof d === 'number' || ArrayBuffer.isView(d)) return d
+      const n = (r.values[p] as ArrayLike<number>).length
+      const copy = new Float64Array(n)
+      for (let e = 0; e < n; e++) copy[e] = d[e] ?? 0
+      return copy
+    })
     r.start()
-    for (let j = 0; j < seeds.length; j += 3) r.seed(seeds[j]!, seeds[j + 1]!, 0, seeds[j + 2]!)
+    plan.floats.forEach((p, j) => {
+      const d = dirs[j]
+      if (d === null || d === undefined) return
+      if (typeof d === 'number') r.seed(p, 0, 0, d)
+      else for (let e = 0; e < (r.values[p] as ArrayLike<number>).length; e++) r.seed(p, e, 0, d[e] ?? 0)
+    })
     r.run()
     return c.params.map((p, i) => {
       const s = c.slots[i]
