@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
-import { disabledPasses } from '@tenet/ir/backend'
+import { disabledPasses, type PassName } from '@tenet/ir/backend'
 import { backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
-function withoutPass<T>(pass: string, f: () => T): T {
+function withoutPass<T>(pass: PassName, f: () => T): T {
   disabledPasses.add(pass)
   try {
     return f()
@@ -28,7 +28,7 @@ function outcome(run: () => unknown): unknown {
 
 type Engine = ReturnType<typeof referenceBackend>
 
-function outcomes(checks: boolean, pass: string, src: string, name: string, args: () => unknown[], inverse = false) {
+function outcomes(checks: boolean, pass: PassName, src: string, name: string, args: () => unknown[], inverse = false) {
   const reference = referenceBackend({ checks })
   const call = (m: ReturnType<Engine['compile']>) => (inverse ? m[name]!.inverse : m[name]!)(...args())
   const out: Record<string, unknown> = { reference: outcome(() => call(reference.compile(src))) }
