@@ -440,6 +440,8 @@ class FunctionEmitter {
    * holds the term being recorded, named on first use.
    */
   private tapeSum: [string, string] | undefined
+  /** The local that holds a term that calls out while it is pushed (see \`$record\`), where \`tapeSum\` has none. */
+  private tapeTerm: string | undefined
 
   /** The tape's locals (see \`tapeLocals\`), named on first use. */
   private tape(): [string, string] {
@@ -479,8 +481,21 @@ class FunctionEmitter {
       const [tv, t] = this.tapeSum ?? []
       // (the sum of the magnitudes from −0, a double to V8 where 0 would start it as a small
       // integer: the loop then ran ~30% slower, leapfrog with checks on)
-      this.lines.unshift(`  let ${T} = $T, ${tp} = $tp${tv ? `, ${tv} = -0, ${t} = -0` : ''};`)
-      this.lines.push(`  $tp = ${tp};${tv ? ` $tv = ${tv};` : ''}`)
+      const sum = tv ? `${tv} = -0, ${t} = -0` : ''
+      if (CALLS_OUT.test(this.lines.join('\n'))) {
+        // a recording function whose terms call plugin code (a primitive, a bijection, a host
+        // function) that may call into the module again: that call pushes and pops its own terms
+        // on the module's tape, above this function's, so this one works on the module's \`$T\`
+        // and \`$tp\` themselves (with a local top, the inner call pushed over the terms this one
+        // had recorded; a local array would miss the inner call's \`$grow\`)
+        const names = new RegExp(`\\b(${T}|${tp})\\b`, 'g')
+        this.lines = this.lines.map((l) => l.replace(names, (n) => (n === T ? '$T' : '$tp')))
+        if (tv || this.tapeTerm) this.lines.unshift(`  let ${[sum, this.tapeTerm && `${this.tapeTerm} = -0`].filter(Boolean).join(', ')};`)
+        if (tv) this.lines.push(`  $tv = ${tv};`)
+      } else {
+        this.lines.unshift(`  let ${T} = $T, ${tp} = $tp${tv ? `, ${sum}` : ''};`)
+        this.lines.push(`  $tp = ${tp};${tv ? ` $tv = ${tv};` : ''}`)
+      }
     }
     const body = this.lines.join('\n')
     const R = this.gen.resultsName(this.f.name, this.inverse)
@@ -502,7 +517,7 @@ class FunctionEmitter {
       name: this.f.name,
       inverse: this.inverse,
       // plugin code, host functions and \`@safe\` calls: JS that could call back into the program
-      callsOut: /\brt\.(prims|bijections|hosts)\[/.test(body),
+      callsOut: CALLS_OUT.test(body),
       pools: this.pools,
       renderLean: (early) =>
         [head(this.gen.leanName(this.f.name)), pooled(body, early, this.unzeroedTables()), ...exit, '}'].join('\n'),
@@ -844,17 +859,25 @@ class FunctionEmitter {
       // locals that V8 keeps in registers, where the module's \`let\` would be loaded and stored per term)
       case '$record': {
         const [T, tp] = this.tape()
-        const push = `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${this.expr(e.args[0]!)})`
+        const term = this.expr(e.args[0]!)
         // (with checks on, the magnitudes of f64 terms summed too, for the bound of \`replay-bound.ts\`)
-        if (
-          !this.checking ||
-          !CHECKED_PASSES.has('replay-bound') ||
-          disabledPasses.has('replay-bound') ||
-          e.args[0]!.type !== 'f64'
-        )
-          return push
-        this.tapeSum ??= [this.fresh('sum'), this.fresh('term')]
-        const [sum, t] = this.tapeSum
+        const summed =
+          this.checking &&
+          CHECKED_PASSES.has('replay-bound') &&
+          !disabledPasses.has('replay-bound') &&
+          e.args[0]!.type === 'f64'
+        if (summed) this.tapeSum ??= [this.fresh('sum'), this.fresh('term')]
+        if (CALLS_OUT.test(term)) {
+          // a term that calls plugin code, which may call the module again and grow the tape:
+          // the term first, then the slot (JS takes \`T[tp++]\`'s array and index before the
+          // value it stores, so the term's value would land in the array the inner call replaced)
+          const t = this.tapeSum?.[1] ?? (this.tapeTerm ??= this.fresh('term'))
+          const pushed = `(${t} = ${term}, (${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${t})`
+          return summed ? `(${pushed}, ${this.tapeSum![0]} += Math.abs(${t}), ${t})` : pushed
+        }
+        const push = `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${term})`
+        if (!summed) return push
+        const [sum, t] = this.tapeSum!
         return `(${t} = ${push}, ${sum} += Math.abs(${t}), ${t})`
       }
       case '$replayed': {
@@ -2273,6 +2296,8 @@ interface PendingBounds {
 }
 
 /** Marks a folded load in the code until \`foldedBounds\` has seen where it is. */
+/** Generated code that calls plugin code, host functions or \`@safe\` calls: JS that could call back into the program. */
+const CALLS_OUT = /\brt\.(prims|bijections|hosts)\[/
 const FOLD = '\u0002'
 const FOLD_MARK = new RegExp(`${FOLD}(\\d+)${FOLD}`, 'g')
 const unmark = (line: string): string => line.replace(FOLD_MARK, '')
