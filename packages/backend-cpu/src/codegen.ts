@@ -490,7 +490,8 @@ class FunctionEmitter {
         // had recorded; a local array would miss the inner call's \`$grow\`)
         const names = new RegExp(`\\b(${T}|${tp})\\b`, 'g')
         this.lines = this.lines.map((l) => l.replace(names, (n) => (n === T ? '$T' : '$tp')))
-        if (tv || this.tapeTerm) this.lines.unshift(`  let ${[sum, this.tapeTerm && `${this.tapeTerm} = -0`].filter(Boolean).join(', ')};`)
+        if (tv || this.tapeTerm)
+          this.lines.unshift(`  let ${[sum, this.tapeTerm && `${this.tapeTerm} = -0`].filter(Boolean).join(', ')};`)
         if (tv) this.lines.push(`  $tv = ${tv};`)
       } else {
         this.lines.unshift(`  let ${T} = $T, ${tp} = $tp${tv ? `, ${sum}` : ''};`)
