@@ -261,6 +261,13 @@ export interface IfStmt extends NodeBase {
    */
   asWritten?: boolean
   /**
+   * Set by the passes that run a rewritten loop only where its range fits (see
+   * \`passes/range-guard.ts\`): the \`then\` arm is the \`else\` arm's work reordered, so both
+   * evaluate the same calls the same number of times, and a pass that counts evaluations (see
+   * \`evaluationCount\`) may count the \`else\` arm's whichever runs. A hint only; not printed.
+   */
+  sameWork?: boolean
+  /**
    * Set by pass \`hoist-bounds\` on the \`if\` that runs a loop in two versions: the \`else\` arm
    * (the loop as written, every access checked) runs only where one of its bounds checks fails,
    * and so ends in an error: a backend need not make it fast (the wasm backend does not version its

@@ -85,6 +85,7 @@ import {
   polynomial,
   type Work,
 } from './interchange.js'
+import { rangeFits } from './range-guard.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 /** `e + c`, folded where `e` is a literal. */
@@ -238,7 +239,19 @@ function jamLoop(
   const odd = binary('==', binary('%', plus(x, 1), num(2)), num(1))
   const loc = M.loc ? { loc: M.loc } : {}
   const rest: ForStmt = { ...M, reverse: false, inclusive: true, start: last(M, step), stop: last(M, step), step: null }
-  const jammed: Stmt[] = [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...loc }]
+  // (the pairs run where the loop runs at least two iterations and its first and last values do
+  // not wrap: \`rangeFits\`; elsewhere the loop as it was)
+  const jammed: Stmt[] = [
+    {
+      kind: 'if',
+      pre: rangeFits(M, step as 1 | -1, copy(first(M, step)), copy(last(M, step)), 2, copy),
+      post: null,
+      then: [pairs, { kind: 'if', pre: odd, post: null, then: [rest], else: [], ...loc }],
+      else: rewriteBlock([M], (e) => e),
+      sameWork: true,
+      ...loc,
+    },
+  ]
   // two array parameters may be one memory: the jammed loop runs where each array the work writes
   // is apart from every other array it or the ranges access (unless an enclosing \`if\` tested
   // that), the loop as it was elsewhere (a copy: no node of the IR is shared between two statements)
@@ -259,6 +272,8 @@ function jamLoop(
   ]
 }
 
+/** A copy of an expression (no node of the IR is shared between two statements). */
+const copy = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
 /** The first value the loop's variable takes (step ±1). */
 const first = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
 /** The last value the loop's variable takes (step ±1). */

@@ -1,11 +1,13 @@
 /**
  * The guard of a rewritten counting loop whose new ranges are computed from the old one's first
- * and last values (`pair-series`' groups of lanes). Those values are i32 arithmetic that wraps:
- * for `for i in a..b` the last value is `b - 1`, which for b = −2³¹ (an empty loop) is 2³¹ − 1,
- * and a group's stop `last − (lanes − 1)` wraps the same way near −2³¹. The rewritten form is
- * right only where the loop runs at least `lanes` iterations and its span is far from 2³¹;
- * elsewhere the loop runs as it was. (`jam` computes its pairs the same way and is not guarded
- * yet: a guard there kept `tabulate-sweeps` from tabulating the unitary adjoint's cosines.)
+ * and last values (`pair-series`' groups of lanes, `jam`'s pairs of iterations). Those values are
+ * i32 arithmetic that wraps: for `for i in a..b` the last value is `b - 1`, which for b = −2³¹
+ * (an empty loop) is 2³¹ − 1, and a group's stop `last − (lanes − 1)` wraps the same way near
+ * −2³¹. The rewritten form is right only where the loop runs at least `lanes` iterations and its
+ * span is far from 2³¹; elsewhere the loop runs as it was. `jam` marks its guard \`sameWork\` (both
+ * arms evaluate the same calls), so that `tabulate-sweeps`, which runs after it, counts the loop
+ * as written whichever arm runs: without the mark, a guard whose condition reads an enclosing
+ * loop's variable counted nothing, and the unitary adjoint lost its table of cosines.
  */
 import type { Expr, ForStmt } from '../ast.js'
 

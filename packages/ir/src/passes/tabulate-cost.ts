@@ -174,6 +174,8 @@ export function evaluationCount(
       let c: Expr = f64(0)
       if (s.kind === 'for') c = forCount(s, v)
       else if (s.kind === 'unchecked' && !skipUnchecked) c = block(s.body, v)
+      // (a range guard's arms do the same work, the \`else\` arm as written: \`IfStmt.sameWork\`)
+      else if (s.kind === 'if' && s.sameWork) c = block(s.else, v)
       // (a condition's \`$apart\` tests read where arrays lie, not their values: \`valueReads\`)
       else if (s.kind === 'if' && assume && [...valueReads(s.pre)].every((n) => !bound.has(n)) && assume(s.pre, s.then))
         c = block(s.then, v)
