@@ -77,7 +77,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
 /** Which clock timed the samples (see the bench README, *The run clock*). */
 function clockNote(result: SuiteResult): string {
   if (result.options.clock === 'run')
-    return 'Samples were timed on the run clock: wall time less the time the process waited for a core (Linux’s run-queue delay), so that a sample that lost its core to another process is not the longer for it.'
+    return 'Samples were timed on the run clock: wall time less the time the timing thread waited for a core (Linux’s run-queue delay), so that a sample that lost its core to another process is not the longer for it; waits of a row’s own (worker threads, a GPU) still count.'
   if (result.options.clock === 'wall')
     return 'Samples were timed in wall time (this system does not report the time a thread waits for a core): on a loaded machine, samples that lose their core read long.'
   return ''
