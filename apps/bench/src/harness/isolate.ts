@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { machineInfo } from './machine.js'
 import { FULL_MEASURE, QUICK_MEASURE } from './measure.js'
+import { sampleClocks } from './run-clock.js'
 import { createProgress } from './progress.js'
 import type { ChildMessage, Job } from './child.js'
 import { PROTECTOR_FLAG } from './protectors.js'
@@ -248,6 +249,7 @@ export async function runIsolated(workloads: Workload[], options: IsolatedRunOpt
       ...(options.adbenchDir ? { adbenchDir: options.adbenchDir } : {}),
       measure: measureOptions,
       isolation,
+      clock: sampleClocks().delayKnown ? 'run' : 'wall',
     },
     workloads: results,
   }

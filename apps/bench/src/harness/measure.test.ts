@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { calibrate, measurePaired, PAIR_BLOCK, warmUp } from './measure.js'
+import { calibrate, measure, measurePaired, PAIR_BLOCK, warmUp } from './measure.js'
 
 /** A clock that only the functions under test move: each call costs what the test says. */
 function fakeClock() {
@@ -154,5 +154,66 @@ describe('warmUp', () => {
     let calls = 0
     await warmUp(() => void ((clock.t += 100), calls++), false, 50, undefined, undefined, clock.now)
     expect(calls).toBe(1)
+  })
+})
+
+describe('measure', () => {
+  /** Fake clocks: wall time, and a run-queue delay that only the calls under test move. */
+  function fakeClocks() {
+    const c = { t: 0, delay: 0, wall: () => c.t, run: () => c.t - c.delay }
+    return c
+  }
+  const options = { timeMs: 200, minSamples: 5, warmupMs: 10, targetSampleMs: 0.25 }
+
+  it('times samples on the run clock: a sample that lost its core reads what it ran', async () => {
+    const c = fakeClocks()
+    let calls = 0
+    // 3 ms a call; two calls in three the process also waits 10 ms for a core
+    const fn = () => {
+      calls++
+      c.t += 3
+      if (calls % 3 !== 0) {
+        c.t += 10
+        c.delay += 10
+      }
+    }
+    const m = await measure(fn, options, c)
+    expect(m.inner).toBe(1)
+    expect(m.medianMs).toBe(3)
+    expect(m.madMs).toBe(0)
+    // the budget is wall time: 200 ms of it hold about 200 / 9.7 samples, not 200 / 3
+    expect(m.samples).toBeLessThan(30)
+    // the same calls on the wall clock alone read the waits
+    const w = fakeClocks()
+    calls = 0
+    const fw = () => {
+      calls++
+      w.t += 3
+      if (calls % 3 !== 0) w.t += 10
+    }
+    const mw = await measure(fw, options, { wall: w.wall, run: w.wall })
+    expect(mw.medianMs).toBe(13)
+  })
+
+  it("counts a call's waits of its own (a GPU, another thread) on the run clock", async () => {
+    const c = fakeClocks()
+    // 2 ms of wall time a call, waiting for a result (not for a core: no run-queue delay)
+    const m = await measure(() => void (c.t += 2), options, c)
+    expect(m.medianMs).toBe(2)
+  })
+
+  it('makes samples of several calls for a short call, and three samples of a call longer than the budget', async () => {
+    const c = fakeClocks()
+    // (a power of two: 0.25 / 2^-6 is 16 exactly)
+    const m = await measure(() => void (c.t += 2 ** -6), options, c)
+    expect(m.inner).toBe(16)
+    expect(m.medianMs).toBeCloseTo(2 ** -6, 12)
+    expect(m.samples).toBeGreaterThanOrEqual(options.minSamples)
+    let calls = 0
+    const slow = await measure(() => void ((c.t += 300), calls++), options, c)
+    expect(slow.samples).toBe(3)
+    expect(slow.medianMs).toBe(300)
+    // the first call (calibration) and three samples
+    expect(calls).toBe(4)
   })
 })

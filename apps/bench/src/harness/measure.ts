@@ -1,8 +1,8 @@
-import { Bench } from 'tinybench'
+import { type Clocks, sampleClocks } from './run-clock.js'
 import { median, medianAbsoluteDeviation } from './stats.js'
 
 export interface MeasureOptions {
-  /** time budget per measurement, ms (tinybench keeps sampling until it and `minSamples` are met) */
+  /** time budget per measurement, ms of wall time (sampling goes on until it and `minSamples` are met) */
   timeMs: number
   minSamples: number
   warmupMs: number
@@ -133,47 +133,80 @@ export const FULL_MEASURE: MeasureOptions = {
 }
 
 /**
- * Time `fn` with tinybench: warm-up, then samples of `inner` calls each, where `inner` is chosen
- * so one sample lasts about `targetSampleMs` (timer resolution and call overhead stay negligible
- * for nanosecond kernels). Reports the median and median absolute deviation per call.
+ * Time `fn`: warm-up, then samples of `inner` calls each, where `inner` is chosen so one sample
+ * lasts about `targetSampleMs` (timer resolution and call overhead stay negligible for nanosecond
+ * kernels), until `timeMs` of wall time have passed and there are `minSamples` samples (three, with
+ * no warm-up of the timed loop, when one sample lasts longer than `timeMs`). Reports the median and
+ * median absolute deviation per call.
+ *
+ * The samples (and the calibration) are read on `clocks.run`: the wall time less the time the
+ * thread waited for a core (`run-clock.ts`), so that a sample that lost the core to another
+ * process reads what it would have read had it kept it; the budget and the warm-up are wall time,
+ * so that a run on a loaded machine lasts as long as before. Before, the samples were wall time
+ * (tinybench's): a BA Jacobian of 3 ms read 3–22 ms a call from one run to the next on the loaded
+ * development machine, its ratio to the objective 2.6–19×.
  */
-export async function measure(fn: () => void | Promise<void>, options: MeasureOptions): Promise<Measurement> {
+export async function measure(
+  fn: () => void | Promise<void>,
+  options: MeasureOptions,
+  clocks: Pick<Clocks, 'wall' | 'run'> = sampleClocks(),
+): Promise<Measurement> {
+  const { wall, run } = clocks
   // calibrate (the function has already run once in its check)
-  const t0 = performance.now()
+  const t0 = run()
   const first = fn()
   const isAsync = first instanceof Promise
   if (isAsync) await first
-  const firstMs = performance.now() - t0
+  const firstMs = run() - t0
   if (firstMs < options.timeMs)
-    await warmUp(fn, isAsync, options.warmupMs, options.warmupCalls, options.maxWarmupMs ?? options.warmupMs)
-  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs)
+    await warmUp(fn, isAsync, options.warmupMs, options.warmupCalls, options.maxWarmupMs ?? options.warmupMs, wall)
+  const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs, run)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
-  const body = batchLoop(fn, inner, isAsync)
+  const sample = sampleLoop(fn, inner, isAsync, run)
   // calls slower than the whole time budget are already warm (check + calibration ran them):
-  // take the minimum of 3 samples and skip tinybench's warm-up, so a quick run stays quick
+  // three samples and no warm-up of the timed loop, so a quick run stays quick
   const slow = single * inner > options.timeMs
-  const bench = new Bench({
-    time: options.timeMs,
-    iterations: slow ? 3 : options.minSamples,
-    // (the function is warm: its batch loop warms up in a tenth of the warm-up)
-    warmup: !slow,
-    warmupTime: options.warmupMs / 10,
-    warmupIterations: 1,
-    retainSamples: true,
-    throws: true,
-  })
-  bench.add('row', body, { async: isAsync })
-  await bench.run()
-  const task = bench.tasks[0]
-  const result = task.result
-  if (result.state !== 'completed') {
-    const err = result.state === 'errored' ? result.error : new Error(`benchmark ended in state ${result.state}`)
-    throw err
+  if (!slow) {
+    // the timed loop itself (new: V8 compiles it now)
+    const start = wall()
+    do await sample()
+    while (wall() - start < options.warmupMs / 10)
   }
-  const samples = Array.from(result.latency.samples ?? [])
-  const med = samples.length ? median(samples) : result.latency.p50
-  const mad = samples.length ? medianAbsoluteDeviation(samples) : result.latency.mad
-  return { medianMs: med / inner, madMs: mad / inner, samples: samples.length || result.latency.samplesCount, inner }
+  const samples: number[] = []
+  const minSamples = slow ? 3 : options.minSamples
+  const start = wall()
+  while (samples.length < minSamples || (!slow && wall() - start < options.timeMs)) samples.push(await sample())
+  return {
+    medianMs: median(samples) / inner,
+    madMs: medianAbsoluteDeviation(samples) / inner,
+    samples: samples.length,
+    inner,
+  }
+}
+
+/**
+ * One timed sample of `inner` calls of `fn`, its time on `clock` (ms): for a synchronous `fn`, a
+ * loop with the clock read around it, of its own source text per measurement (as `batchLoop`, so
+ * that V8 shares no type feedback between rows).
+ */
+function sampleLoop(
+  fn: () => void | Promise<void>,
+  inner: number,
+  isAsync: boolean,
+  clock: () => number,
+): () => number | Promise<number> {
+  if (isAsync)
+    return async () => {
+      const t = clock()
+      for (let i = 0; i < inner; i++) await fn()
+      return clock() - t
+    }
+  return new Function(
+    'fn',
+    'inner',
+    'clock',
+    `// sampled measurement ${++measurements}\nreturn () => { const t = clock(); for (let i = 0; i < inner; i++) fn(); return clock() - t }`,
+  )(fn, inner, clock) as () => number
 }
 
 /**

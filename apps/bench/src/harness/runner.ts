@@ -10,6 +10,7 @@ import {
   type MeasureOptions,
 } from './measure.js'
 import { createProgress, type Progress } from './progress.js'
+import { sampleClocks } from './run-clock.js'
 import { isNotApplicable, type CaseOptions, type RowKind, type StudyResult, type Workload } from './types.js'
 
 /**
@@ -77,7 +78,17 @@ export interface SuiteResult {
   startedAt: string
   durationMs: number
   machine: MachineInfo
-  options: { full: boolean; adbenchDir?: string; measure: MeasureOptions; isolation?: Isolation }
+  options: {
+    full: boolean
+    adbenchDir?: string
+    measure: MeasureOptions
+    isolation?: Isolation
+    /**
+     * The clock of the samples: `run`, wall time less the waits for a core (Linux), or `wall`
+     * (`run-clock.ts`); absent in results written before the run clock
+     */
+    clock?: 'run' | 'wall'
+  }
   workloads: WorkloadResult[]
 }
 
@@ -314,6 +325,7 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
       full: options.full,
       ...(options.adbenchDir ? { adbenchDir: options.adbenchDir } : {}),
       measure: measureOptions,
+      clock: sampleClocks().delayKnown ? 'run' : 'wall',
     },
     workloads: results,
   }

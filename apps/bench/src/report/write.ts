@@ -33,6 +33,8 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
     'Every derivative is checked before it is timed; a row that fails its check is reported as',
     '"wrong" and not timed; "n/a" rows cannot express the workload.',
     '',
+    clockNote(result),
+    '',
     isolationNote(result),
     '',
   ]
@@ -72,6 +74,15 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
 }
 
 /** How the rows were kept apart (see `runIsolated`). */
+/** Which clock timed the samples (see the bench README, *The run clock*). */
+function clockNote(result: SuiteResult): string {
+  if (result.options.clock === 'run')
+    return 'Samples were timed on the run clock: wall time less the time the timing thread waited for a core (Linux’s run-queue delay), so that a sample that lost its core to another process is not the longer for it; waits of a row’s own (worker threads, a GPU) still count.'
+  if (result.options.clock === 'wall')
+    return 'Samples were timed in wall time (this system does not report the time a thread waits for a core): on a loaded machine, samples that lose their core read long.'
+  return ''
+}
+
 function isolationNote(result: SuiteResult): string {
   const how = result.options.isolation ?? 'off'
   if (how === 'off')
