@@ -278,6 +278,7 @@ function checkedSeries(
           unrollSwaps: CHECKED_PASSES.has('unroll-swaps') && !disabledPasses.has('unroll-swaps'),
           checked: true,
           hoistCalls: CHECKED_PASSES.has('hoist-lane-calls') && !disabledPasses.has('hoist-lane-calls'),
+          pairUncomputes: CHECKED_PASSES.has('pair-uncomputes') && !disabledPasses.has('pair-uncomputes'),
         })
       : p
   // (the functions and inverses whose loops the pass grouped: it returns the others as they were)
