@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts, type Program } from '../index.js'
 import { hoistBounds, insertChecks, PAIR_SERIES_MAX_STATEMENTS, pairSeries } from './index.js'
+import { countedLoop } from './pair-series.js'
+import type { WhileStmt } from '../ast.js'
 
 const registry = createRegistry()
 const programOf = (text: string): Program => check(parse(text, []).functions, [], registry)
@@ -340,5 +342,158 @@ ${checkedSeries.replace('s += z / 2.0', 'leaf(s, z)\n  s += z / 2.0')}fn batch(o
       expect(after).toContain(`$pair0${lane}$$leaf0$t <- 0.0`)
       expect(after).toContain(`assert dealloc($near($pair0${lane}$$leaf0$t, 0.0)) else ("t", "0.0"`)
     }
+  })
+})
+
+describe('step `pair-uncomputes` of `pair-series` (checks on)', () => {
+  const options = { checks: true, tolerance: 1e-8 }
+  /** A series and its uncompute, as `~routine` writes it (paper 001's shape): two top-level loops. */
+  const routineSeries = (step = 'k += 1') => `fn term(out: f64, z: f64) {
+  k: i32 <- 0
+  s <- 0.0
+  s += z
+  while (s > 1e-8, k != 0) {
+    ${step}
+    s -= z * 0.5
+  }
+  out += identity(s)
+  while (k != 0, s > 1e-8) {
+    s += z * 0.5
+    ${step.replace('+=', '-=')}
+  }
+  s -= z
+  s -> 0.0
+  k -> 0
+}
+fn batch(out: f64[], z: f64[]) {
+  for i in 0..len(z) { term(out[i], z[i]) }
+}
+`
+  const pairedChecked = (text: string, pairUncomputes = true): string => {
+    const p = programOf(text)
+    const asserted = hoistBounds(
+      ...(Object.values(insertChecks(p, new Map(), options)) as [Program, Map<string, FunctionDef>]),
+      options,
+    )
+    const after = pairSeries(asserted.program, new Map(), {
+      unrollSwaps: false,
+      lanes: 2,
+      checked: true,
+      pairUncomputes,
+    })
+    return body(after.program.functions.get('batch')!)
+  }
+
+  it('prints the IR after: the lanes finish their first loops in turn, then their uncompute loops run side by side, each lane with its asserts', () => {
+    const after = pairedChecked(routineSeries())
+    // (the grouped loop's body only: the loop of the iterations left and the loop as written follow)
+    expect(after.slice(0, after.indexOf('for i in 0 + ('))).toMatchInlineSnapshot(`
+      "if (!(0 < len(z)) || $inrange(0, len(out)) && $inrange(len(z) - 1, len(out)), ~) {
+        if (0 < len(z) && (len(z) - 1 - 0 >= 1 && len(z) - 1 - 0 <= 1073741824), ~) {
+          for i in 0..=len(z) - 1 - 1 by 2 {
+            $pair0a$k: i32 <- 0
+            $pair0a$s <- 0.0
+            $pair0a$s += z[i]
+            assert postWhileStart(!($pair0a$k != 0)) else ("k != 0")
+            $pair0b$k: i32 <- 0
+            $pair0b$s <- 0.0
+            $pair0b$s += z[i + 1]
+            assert postWhileStart(!($pair0b$k != 0)) else ("k != 0")
+            while ($pair0a$s > 1e-8 && $pair0b$s > 1e-8, $pair0a$k != 0 && $pair0b$k != 0) {
+              $pair0a$k += 1
+              $pair0a$s -= z[i] * 0.5
+              assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+              $pair0b$k += 1
+              $pair0b$s -= z[i + 1] * 0.5
+              assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+            }
+            while ($pair0a$s > 1e-8, $pair0a$k != 0) {
+              $pair0a$k += 1
+              $pair0a$s -= z[i] * 0.5
+              assert postWhileIteration($pair0a$k != 0) else ("k != 0")
+            }
+            out[i] += identity($pair0a$s)
+            assert postWhileStart(!($pair0a$s > 1e-8)) else ("s > 1e-8")
+            while ($pair0b$s > 1e-8, $pair0b$k != 0) {
+              $pair0b$k += 1
+              $pair0b$s -= z[i + 1] * 0.5
+              assert postWhileIteration($pair0b$k != 0) else ("k != 0")
+            }
+            out[i + 1] += identity($pair0b$s)
+            assert postWhileStart(!($pair0b$s > 1e-8)) else ("s > 1e-8")
+            while ($pair0a$k != 0 && $pair0b$k != 0, $pair0a$s > 1e-8 && $pair0b$s > 1e-8) {
+              $pair0a$s += z[i] * 0.5
+              $pair0a$k -= 1
+              assert postWhileIteration($pair0a$s > 1e-8) else ("s > 1e-8")
+              $pair0b$s += z[i + 1] * 0.5
+              $pair0b$k -= 1
+              assert postWhileIteration($pair0b$s > 1e-8) else ("s > 1e-8")
+            }
+            while ($pair0a$k != 0, $pair0a$s > 1e-8) {
+              $pair0a$s += z[i] * 0.5
+              $pair0a$k -= 1
+              assert postWhileIteration($pair0a$s > 1e-8) else ("s > 1e-8")
+            }
+            $pair0a$s -= z[i]
+            assert dealloc($near($pair0a$s, 0.0)) else ("s", "0.0", $pair0a$s, 0.0)
+            $pair0a$s -> 0.0
+            assert dealloc($pair0a$k == 0) else ("k", "0", $pair0a$k, 0)
+            $pair0a$k -> 0
+            while ($pair0b$k != 0, $pair0b$s > 1e-8) {
+              $pair0b$s += z[i + 1] * 0.5
+              $pair0b$k -= 1
+              assert postWhileIteration($pair0b$s > 1e-8) else ("s > 1e-8")
+            }
+            $pair0b$s -= z[i + 1]
+            assert dealloc($near($pair0b$s, 0.0)) else ("s", "0.0", $pair0b$s, 0.0)
+            $pair0b$s -> 0.0
+            assert dealloc($pair0b$k == 0) else ("k", "0", $pair0b$k, 0)
+            $pair0b$k -> 0
+          }
+          "
+    `)
+  })
+
+  it('leaves the uncompute loops apart where a later lane’s first loop may not end, or with the step off', () => {
+    const whiles = (t: string) => t.slice(0, t.indexOf('for i in 0 + (')).match(/\bwhile \(/g)?.length
+    // a joint loop and each lane's own, for the loop and for its uncompute
+    expect(whiles(pairedChecked(routineSeries()))).toBe(6)
+    // k stepped by 2 (it ends too, after 2³¹ iterations, but the proof takes steps of one only)
+    expect(whiles(pairedChecked(routineSeries('k += 2')))).toBe(5)
+    expect(whiles(pairedChecked(routineSeries(), false))).toBe(5)
+  })
+
+  it('`countedLoop`: a counter stepped by one, once per iteration, tested against a literal every iteration', () => {
+    const loopOf = (text: string): WhileStmt => {
+      const f = programOf(`fn f(s: f64, n: i32, j: i32) {
+  k: i32 <- 0
+  ${text}
+  @unchecked { k -> 0 }
+}`).functions.get('f')!
+      return f.body.find((s) => s.kind === 'while') as WhileStmt
+    }
+    // the post-condition's assert (checks placed) or the condition itself
+    const asserted = (text: string): WhileStmt => {
+      const p = programOf(`fn f(s: f64, n: i32, j: i32) {
+  k: i32 <- 0
+  ${text}
+  @unchecked { k -> 0 }
+}`)
+      const f = insertChecks(p, new Map(), options).program.functions.get('f')!
+      return f.body.find((s) => s.kind === 'while') as WhileStmt
+    }
+    expect(countedLoop(asserted('while (s > 1.0, k != 0) { k += 1; s -= 1.0 }'))).toBe(true)
+    expect(countedLoop(asserted('while (s > 1.0, k != 0 && k != n) { k -= 1; s -= 1.0 }'))).toBe(true)
+    // without its checks, the post-condition is never evaluated
+    expect(countedLoop(loopOf('while (s > 1.0, k != 0) { k += 1; s -= 1.0 }'))).toBe(false)
+    // the condition tests the counter: no checks needed
+    expect(countedLoop(loopOf('@unchecked { while (k != 7, s > 1.0) { k += 1; s -= 1.0 } }'.slice(12, -2)))).toBe(true)
+    // a step of 2, a second write, a swap, a test against a variable: not proved
+    expect(countedLoop(asserted('while (s > 1.0, k != 0) { k += 2; s -= 1.0 }'))).toBe(false)
+    expect(countedLoop(asserted('while (s > 1.0, k != 0) { k += 1; if (s > 2.0, ~) { k += 1 }; s -= 1.0 }'))).toBe(
+      false,
+    )
+    expect(countedLoop(asserted('while (s > 1.0, k != 0) { k += 1; SWAP(k, j); s -= 1.0 }'))).toBe(false)
+    expect(countedLoop(asserted('while (s > 1.0, k != n) { k += 1; s -= 1.0 }'))).toBe(false)
   })
 })
