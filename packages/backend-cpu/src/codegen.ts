@@ -2541,21 +2541,46 @@ function reentrantFunctions(program: Program, inverses: Map<string, FunctionDef>
 const TOLERANCE = '$tol'
 
 /**
+ * The JavaScript sum of \`Math.abs\` of the eight elements \`a[i]\` … \`a[i + 7]\`, from −0, left to
+ * right (see \`checkHelpers\`: the block test of the array deallocation checks). The −0 it starts
+ * from changes no sum (−0 + x is x, +0 for x = +0) but makes every addition see a double: an
+ * array of zeros (every element an uncompute left at +0) loads as small integers in V8's
+ * interpreter, whose feedback would have the optimised code add them as 32-bit integers, each
+ * magnitude converted and checked first (slower than the element loop it replaces).
+ */
+function blockMagnitude(): string {
+  return `-0${[0, 1, 2, 3, 4, 5, 6, 7].map((k) => ` + Math.abs(a[i${k ? ` + ${k}` : ''}])`).join('')}`
+}
+
+/**
  * The module-level helpers of the run-time checks: the float tolerance as a constant, `$near`
  * (the comparison of a float deallocation), `$allNear` and `$allZero` (an array ancilla's
  * deallocation: its length, and every element within the tolerance of zero, or exactly zero).
+ *
+ * `$allNear` and `$allZero` pass eight elements at a time where the sum of their magnitudes is
+ * within the tolerance (is zero): the sum of non-negative doubles, rounded to nearest after each
+ * addition, is at least each of its terms (rounding is monotonic and the larger term is a double),
+ * so such a block has every element within the tolerance (exactly ±0); a NaN element makes the
+ * sum NaN, which no block passes, and an infinite element or an overflow makes it +∞, which
+ * passes only an infinite tolerance (as every element but NaN does). At the first
+ * block that does not pass, the element-by-element loop takes over from that block on, and decides
+ * as before: the result is the one element by element, on every input (NaN and infinite elements,
+ * a NaN, negative or infinite tolerance included), with one comparison per eight elements where
+ * the blocks pass. An array of the heat stencil's history (4160 elements, all +0 after their
+ * uncompute): about 4.1 → 1.9 µs a check (in-process micro-benchmark, loaded 2-core machine).
  */
-function checkHelpers(tolerance: number): string[] {
+export function checkHelpers(tolerance: number): string[] {
+  const near = `(Math.abs(a[i]) <= ${TOLERANCE})`
   return [
     `const ${TOLERANCE} = ${tolerance};`,
     `function $near(a, b) { return a === b || Math.abs(a - b) <= ${TOLERANCE} * Math.max(1, Math.abs(b)); }`,
-    `function $allNear(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; }`,
-    'function $allZero(a, n) { if (a.length !== n) return false; for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; }',
+    `function $allNear(a, n) { if (a.length !== n) return false; let i = 0; for (; i + 7 < n; i += 8) if (!(${blockMagnitude()} <= ${TOLERANCE})) break; for (; i < n; i++) if (!${near}) return false; return true; }`,
+    `function $allZero(a, n) { if (a.length !== n) return false; let i = 0; for (; i + 7 < n; i += 8) if (!(${blockMagnitude()} === 0)) break; for (; i < n; i++) if (a[i] !== 0) return false; return true; }`,
     // (the same checks of a pooled array, which set each element they passed to +0: see \`pooled\`)
     // (of at most ZERO_STORES_MAX_ELEMENTS elements: a larger one is checked as before, and zeroed
     // by \`fill(0)\` when allocated again, cheaper than its stores here)
-    `function $allNearZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; return true; } for (let i = 0; i < n; i++) { if (!(Math.abs(a[i]) <= ${TOLERANCE})) return false; a[i] = 0; } return true; }`,
-    `function $allZeroZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) { for (let i = 0; i < n; i++) if (a[i] !== 0) return false; return true; } for (let i = 0; i < n; i++) { if (a[i] !== 0) return false; a[i] = 0; } return true; }`,
+    `function $allNearZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) return $allNear(a, n); for (let i = 0; i < n; i++) { if (!${near}) return false; a[i] = 0; } return true; }`,
+    `function $allZeroZ(a, n) { if (a.length !== n) return false; if (n > ${ZERO_STORES_MAX_ELEMENTS}) return $allZero(a, n); for (let i = 0; i < n; i++) { if (a[i] !== 0) return false; a[i] = 0; } return true; }`,
   ]
 }
 
