@@ -53,6 +53,7 @@ import {
   type Shared,
 } from '@tenet/ir/backend'
 import { replayBoundTest, replayBounds, type ReplayBound } from './replay-bound.js'
+import { SUM_BOUND, sumBoundTest, sumBounds } from './sum-bound.js'
 
 /**
  * The local a loop-carried element's write sets (see \`carriedElements\`), how many writes set it
@@ -891,6 +892,17 @@ class FunctionEmitter {
         }
         return `$near(${a}, ${this.expr(b)})`
       }
+      case SUM_BOUND: {
+        // the test that a sum's uncompute would leave it within the tolerance (see \`sum-bound.ts\`)
+        const [y, a, b, inclusive] = e.args as Expr[]
+        return sumBoundTest(
+          this.expr(y!),
+          this.expr(a!),
+          this.expr(b!),
+          (inclusive as { value: number }).value,
+          TOLERANCE,
+        )
+      }
       case '$zeros': {
         // one rule with scalar ancillas: float elements within the tolerance of zero, exact ones exactly zero
         const a = e.args[0] as Extract<Expr, { kind: 'var' }>
@@ -1220,6 +1232,13 @@ class FunctionEmitter {
   private readonly nonNegative = new Set<string>()
 
   private block(body: Stmt[]): void {
+    // (with checks on: the uncomputes of sums that a round-off bound may leave out, each as an \`if\`
+    // of the bound's test over the uncompute itself, see \`sum-bound.ts\`)
+    if (this.checking && CHECKED_PASSES.has('sum-bound') && !disabledPasses.has('sum-bound')) {
+      const arrays = new Set(this.f.params.filter((p) => p.type.kind === 'array').map((p) => p.name))
+      const bounded = sumBounds(body, this.program, arrays)
+      if (bounded.size) body = body.map((s) => bounded.get(s) ?? s)
+    }
     // runs of straight-line statements share their common subexpressions; the \`@unchecked\`
     // blocks are opened so that a run goes on through them (see \`forEachStatement\`); element
     // loads are shared across the whole block, conditions included (see \`reusedLoads\`)
