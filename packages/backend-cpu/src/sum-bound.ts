@@ -48,6 +48,9 @@ import { callsHost, exprChildren, key, readNames, rewriteExpr, walk, writtenName
 /** The runtime test of a bound left in the program (see the module's comment): `$sumBound(y, a, b)`. */
 export const SUM_BOUND = '$sumBound'
 
+/** Most statements from a sum's allocation to its deallocation that the analysis looks at. */
+const MAX_SPAN = 256
+
 /** Most terms the bound is tested for (so that 2N·u <= 2⁻³²). */
 const MAX_TERMS = 1048576
 
@@ -220,13 +223,19 @@ function branchLeaves(
  */
 export function sumBounds(body: Stmt[], program: Program, arrayParams: ReadonlySet<string>): Map<Stmt, Stmt> {
   const out = new Map<Stmt, Stmt>()
+  // (the deallocations of the block by name, found once: the first after each allocation)
+  const deallocs = new Map<string, number[]>()
+  body.forEach((s, k) => {
+    if (s.kind === 'dealloc') deallocs.set(s.name, [...(deallocs.get(s.name) ?? []), k])
+  })
   body.forEach((alloc, c) => {
     if (alloc.kind !== 'alloc' || alloc.value.kind !== 'num' || !Object.is(alloc.value.value, 0)) return
     const y = alloc.name
     if (alloc.type?.kind !== 'scalar' || (alloc.type as { name?: string }).name !== 'f64') return
     // the deallocation check of y, and its deallocation after it
-    const d = body.findIndex((s, k) => k > c && s.kind === 'dealloc' && s.name === y)
-    if (d < 0) return
+    const d = deallocs.get(y)?.find((k) => k > c) ?? -1
+    // (a span of at most MAX_SPAN statements: the analysis below walks it a few times)
+    if (d < 0 || d - c > MAX_SPAN) return
     const check = body[d - 1]
     if (
       check?.kind !== 'assert' ||
