@@ -232,6 +232,7 @@ export const PASS_NAMES = [
   'replay-bound',
   // (not run by \`optimize\`: the cpu code generator takes a loop's leading array allocations' pooled arrays before it, see \`hoistAllocs\`)
   'hoist-pools',
+  'sum-bound',
 ] as const
 export type PassName = (typeof PASS_NAMES)[number]
 
@@ -265,6 +266,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'promote-checked',
   'replay-bound',
   'hoist-pools',
+  'sum-bound',
 ])
 
 /**
