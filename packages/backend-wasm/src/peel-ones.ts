@@ -13,8 +13,8 @@
  * series, whose terms wait for it (J₂(1) from a wasm loop: 23.0 → 21.7 ns per call, hand-edited
  * module, three runs). Pass `idle-first` of `@tenet/ir` now starts that loop at 2 (its first
  * iteration changes nothing); peeled there, a short product (2! of the Bessel series) never
- * enters the loop, as TurboFan's peeling gives the cpu backend (J₂(1)'s objective on wasm, in
- * process: 24.2–24.6 → 23.3 ns). Falling factorials, binomial coefficients, `k`-th powers by
+ * enters the loop (J₂(1)'s objective on wasm, in process with black-boxed inputs: 24.6–25.0 →
+ * 23.5–24.0 ns). Falling factorials, binomial coefficients, `k`-th powers by
  * repeated multiplication and the series whose terms divide by their index are such loops.
  *
  * Exactness: the copy is the loop's own body, run at the same place with the same value of `i`;
