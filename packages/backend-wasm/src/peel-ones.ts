@@ -1,5 +1,5 @@
 /**
- * Peeled first iterations of counting loops: a loop `for i in a..n` (or `a..=n`) from a literal `a`
+ * Peeled first iterations of counting loops: a loop `for i in a..n` (or `a..=n`) from a literal `a` ≥ 1
  * whose body multiplies or divides by `i` (`x * i`, `x / i`, `div(x, i)`, `x *= f64(i)`, …) runs
  * its first iteration on its own, before the loop, with `i` the constant `a`, and the loop from
  * `a + 1` on (`loopOf` in `codegen.ts` emits the copy).
@@ -20,7 +20,8 @@
  * Exactness: the copy is the loop's own body, run at the same place with the same value of `i`;
  * the loop after it starts where the copy left off (at a + 1 when the copy ran, not at all
  * otherwise), so every statement runs with the same values in the same order, checks included.
- * The start is below 2³¹ − 1, so the copy's increment does not wrap.
+ * The start is below 2³¹ − 1, so the copy's increment does not wrap. Loops from 0 (or below) are
+ * not peeled: those are a map's index loops (`pk <- p * 5`), where a copy only doubles the code.
  *
  * Size: only loops without loops inside, of at most {@link PEEL_MAX_STATEMENTS} statements, are
  * copied (the copy doubles the loop's code).
@@ -51,13 +52,13 @@ function scalesBy(e: Expr, v: string): boolean {
 
 /**
  * Whether the code generator runs the first iteration of `s` on its own (see the module comment):
- * an upward loop (not run in reverse) from a literal below 2³¹ − 1 by 1, with no loop inside, at most
+ * an upward loop (not run in reverse) from a literal in 1 … 2³¹ − 2 by 1, with no loop inside, at most
  * {@link PEEL_MAX_STATEMENTS} statements, some of which multiply or divide by the loop variable.
  */
 export function peelsFirstIteration(s: Extract<Stmt, { kind: 'for' }>): boolean {
   if (s.reverse || s.start.kind !== 'num' || s.start.isFloat) return false
   const a = s.start.value
-  if (!Number.isInteger(a) || a < -(2 ** 31) || a >= 2 ** 31 - 1) return false
+  if (!Number.isInteger(a) || a < 1 || a >= 2 ** 31 - 1) return false
   if (s.step && !(s.step.kind === 'num' && s.step.value === 1)) return false
   let count = 0
   let scales = false
