@@ -83,9 +83,7 @@ fn f(out: i32, n: i32) {
     expect(headers(`fn f(y: f64, n: i32) { for i in 0..n { y -= f64(i) } }`)).toEqual(['for i in 1..n {'])
     expect(headers(`fn f(y: f64, n: i32) { for i in 0..n { y += f64(i) } }`)).toEqual(['for i in 0..n {'])
     // 0 · x is not 0 for an infinite or NaN x
-    expect(headers(`fn f(y: f64, x: f64, n: i32) { for i in 0..n { y -= f64(i) * x } }`)).toEqual([
-      'for i in 0..n {',
-    ])
+    expect(headers(`fn f(y: f64, x: f64, n: i32) { for i in 0..n { y -= f64(i) * x } }`)).toEqual(['for i in 0..n {'])
     expect(headers(`fn f(p: f64, n: i32) { for i in 2..=n { p *= f64(i) } }`)).toEqual(['for i in 2..=n {'])
   })
 
@@ -93,12 +91,8 @@ fn f(out: i32, n: i32) {
     expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s += i * 3 } }`)).toEqual(['for i in 1..n {'])
     expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s -= i } }`)).toEqual(['for i in 1..n {'])
     // (i + 65536) · 65536 at i = 0 is 2³², which wraps to 0
-    expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s += (i + 65536) * 65536 } }`)).toEqual([
-      'for i in 1..n {',
-    ])
-    expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s += (i + 65535) * 65536 } }`)).toEqual([
-      'for i in 0..n {',
-    ])
+    expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s += (i + 65536) * 65536 } }`)).toEqual(['for i in 1..n {'])
+    expect(headers(`fn f(s: i32, n: i32) { for i in 0..n { s += (i + 65535) * 65536 } }`)).toEqual(['for i in 0..n {'])
     expect(
       headers(`
 fn f(s: i32, n: i32) {
@@ -128,9 +122,7 @@ fn f(s: i32, t: i32, n: i32) {
     expect(headers(`fn f(s: i32, n: i32) { for i in 1..=n { s += i } }`)).toEqual(['for i in 1..=n {'])
     // an array, a call, a reverse loop, a start that is not known, f32
     expect(headers(`fn f(x: f64[], n: i32) { for i in 0..n { x[i] += f64(i) } }`)).toEqual(['for i in 0..n {'])
-    expect(headers(`fn f(y: f64, n: i32) { for i in 1..=n { y *= exp(f64(i - 1)) } }`)).toEqual([
-      'for i in 1..=n {',
-    ])
+    expect(headers(`fn f(y: f64, n: i32) { for i in 1..=n { y *= exp(f64(i - 1)) } }`)).toEqual(['for i in 1..=n {'])
     expect(headers(`fn f(s: i32, n: i32) { for i in reverse 0..n { s += i } }`)).toEqual(['for i in reverse 0..n {'])
     expect(headers(`fn f(s: i32, a: i32, n: i32) { for i in a..n { s += i } }`)).toEqual(['for i in a..n {'])
     expect(headers(`fn f(y: f32, n: i32) { for i in 0..n { y -= f32(i) } }`)).toEqual(['for i in 0..n {'])
@@ -163,7 +155,11 @@ fn f(y: f64[], n: i32) {
     out -> 1
   }
 }`)
-    expect(after.match(/^ *for .*\{$/gm)).toEqual(['for j in 0..len(y) {', '  for i in 2..=n {', '  for i in reverse 1..=n {'])
+    expect(after.match(/^ *for .*\{$/gm)).toEqual([
+      'for j in 0..len(y) {',
+      '  for i in 2..=n {',
+      '  for i in reverse 1..=n {',
+    ])
   })
 
   it('runs in optimize with checks off only', () => {

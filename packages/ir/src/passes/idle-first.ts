@@ -188,7 +188,7 @@ class Evaluator {
   }
 
   /** Evaluates one statement; false where it is not one this evaluates. */
-  stmt(s: Stmt, loopVar: string, loopValue: number): boolean {
+  stmt(s: Stmt, loopVar: string): boolean {
     switch (s.kind) {
       case 'update': {
         if (s.target.kind !== 'var' || s.target.name === loopVar) return false
@@ -315,7 +315,7 @@ function firstIterationIdle(s: ForStmt, known: ReadonlyMap<string, Value>): bool
   const inside = new Map(known)
   inside.set(s.variable, int(values[0]))
   const ev = new Evaluator(inside)
-  for (const st of s.body) if (!ev.stmt(st, s.variable, values[0])) return false
+  for (const st of s.body) if (!ev.stmt(st, s.variable)) return false
   return ev.idle()
 }
 
@@ -361,7 +361,7 @@ class IdleFirst {
   private track(s: Stmt, known: Map<string, Value>): void {
     if (s.kind === 'alloc' || s.kind === 'update' || s.kind === 'dealloc' || s.kind === 'callstmt') {
       const ev = new Evaluator(known)
-      if (ev.stmt(s, '', 0)) {
+      if (ev.stmt(s, '')) {
         for (const n of ev.written) {
           const v = ev.state.get(n)
           if (isIntConst(v) || (v?.kind === 'f64' && v.v === undefined)) known.set(n, v)
