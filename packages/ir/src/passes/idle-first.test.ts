@@ -1,8 +1,9 @@
 /**
  * Pass `idle-first` on its own, on printed IR before and after. The compiled programs are
  * checked against the interpreter (checks on and off, the trip counts around the first value) in
- * `idle-first-programs.test.ts` of the cpu backend and `peel-ones.test.ts` of the wasm backend (its
- * factorial, started at 2 with checks off, peeled there).
+ * `idle-first-programs.test.ts` and `idle-first-random.test.ts` (200 random loops, with the pass
+ * and without) of the cpu backend, and `peel-ones.test.ts` of the wasm backend (its factorial,
+ * started at 2 with checks off, peeled there).
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printStmts, type Program } from '../index.js'
