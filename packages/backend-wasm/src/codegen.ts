@@ -361,7 +361,7 @@ export class ModuleContext {
   foldBounds = true
   /** How many bounds asserts loads took over (see \`folded-bounds.ts\`; a diagnostic). */
   foldedBounds = 0
-  /** Whether counting loops from 1 run their first iteration on their own (see \`peel-ones.ts\`). */
+  /** Whether counting loops from a literal ≥ 1 run their first iteration on their own (see \`peel-ones.ts\`). */
   peelOnes = true
   /** How many loops run their first iteration on its own (see \`peel-ones.ts\`; a diagnostic). */
   peeledLoops = 0
@@ -3349,8 +3349,8 @@ export class FunctionEmitter {
       if (paired) this.pairedIterations(s, paired, i, a, b, false)
       if (quads) this.mapLaneQuads(mapped, i, a, b, false)
       if (mapped) this.mapLaneIterations(mapped, i, a, b, false)
-      // the first iteration (i = 1) on its own, where V8 folds \`x * i\` and \`x / i\` (see \`peel-ones.ts\`);
-      // the loop then starts at 2, or does not run when the copy did not (not inside a map loop run in
+      // the first iteration (i = a, a literal ≥ 1) on its own, where V8 folds \`x * i\` and \`x / i\` at 1 (see
+      // \`peel-ones.ts\`); the loop then starts at a + 1, or does not run when the copy did not (not inside a map loop run in
       // lanes: the lane memo guards the whole \`for\`, so the copy's values would be read back by every
       // later iteration)
       if (

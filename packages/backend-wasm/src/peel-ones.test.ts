@@ -1,5 +1,5 @@
 /**
- * Peeled first iterations of counting loops from 1 (see `peel-ones.ts`): which loops are peeled,
+ * Peeled first iterations of counting loops from a literal (see `peel-ones.ts`): which loops are peeled,
  * that the Bessel series' factorial is (the diagnostic count), and that the results and the errors
  * are the reference interpreter's with the run-time checks on and off, for loops that run no
  * iteration, one, and several (forwards and backwards).
@@ -24,8 +24,10 @@ function loopOf(body: string): Extract<Stmt, { kind: 'for' }> {
 }
 
 describe('peel-ones', () => {
-  it('peels loops from 1 whose body multiplies or divides by the variable', () => {
+  it('peels loops from a literal ≥ 1 whose body multiplies or divides by the variable', () => {
     for (const body of [
+      'for i in 2..=n { x *= f64(i) }',
+      'for i in 7..n { y += x / f64(i) }',
       'for i in 1..=n { x *= f64(i) }',
       'for i in 1..n { y += x / f64(i) }',
       'for i in 1..=n { m += div(n, i) }',
@@ -38,7 +40,10 @@ describe('peel-ones', () => {
   it('leaves loops from elsewhere, by other steps, with loops inside, long, or without such a product', () => {
     for (const body of [
       'for i in 0..n { y += x * f64(i) }',
+      'for i in -5..n { y += x * f64(i) }',
       'for i in m..n { y += x * f64(i) }',
+      // (the copy's increment would wrap)
+      'for i in 2147483647..=n { y += x * f64(i) }',
       'for i in 1..n by 2 { y += x * f64(i) }',
       'for i in 1..n { y += x + f64(i) }',
       'for i in 1..n { for j in 0..m { y += x * f64(i) } }',
@@ -83,6 +88,8 @@ fn f(out: i32, n: i32, x: f64, y: f64) {
   anc -> 0
   for i in 1..n { x *= f64(i) }
   for k in 1..=n { y += x / f64(k) }
+  for k in 2..=n { y -= x / f64(k) }
+  for k in 3..n { y += f64(k) * x }
 }`
 
   it('computes what the interpreter does, forwards and backwards, checks on and off', () => {
@@ -93,7 +100,7 @@ fn f(out: i32, n: i32, x: f64, y: f64) {
       compile(source, 'wasm', true),
       compile(source, 'wasm', false, true, undefined, { peelOnes: false }),
     ]
-    for (const n of [-3, 0, 1, 2, 3, 7]) expectSameRuns(modules, () => [0, n, 1.5, -0.25])
+    for (const n of [-3, -1, 0, 1, 2, 3, 7]) expectSameRuns(modules, () => [0, n, 1.5, -0.25])
   })
 
   it('fails where the interpreter fails, in the peeled iteration and later ones', () => {

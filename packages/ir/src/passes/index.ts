@@ -3,6 +3,9 @@
  * small module named for what it does, each testable on its own:
  *
  * - `unroll` — short loops with a literal range become copies of their body (always: exact);
+ * - `idle-first` — a counting loop whose first iteration provably changes nothing (a factorial by
+ *   the approximate multiplier from a zero ancilla, a product from 1) starts at its second (checks
+ *   off; see `idle-first.ts`);
  * - `scalar-arrays` — small array ancillas used at literal positions become scalars (always: with
  *   checks on, the array's deallocation check stays one check over its elements, see
  *   `DeallocStmt.element`);
@@ -105,6 +108,7 @@
 import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef, Stmt } from '../ast.js'
 import { unrollLoops } from './unroll.js'
+import { idleFirst } from './idle-first.js'
 import { cancelUncompute } from './cancel-uncompute.js'
 import { finiteUncompute } from './finite-uncompute.js'
 import { finiteHistory } from './finite-history.js'
@@ -137,6 +141,7 @@ export { finiteHistory } from './finite-history.js'
 export { finiteSteps } from './finite-steps.js'
 export { finiteCells } from './finite-cells.js'
 export { exactFunctions, exactUncompute } from './exact-uncompute.js'
+export { idleFirst } from './idle-first.js'
 export { unrollLoops, unrollBlock, literalTrips, UNROLL_MAX_TRIPS, UNROLL_MAX_STATEMENTS } from './unroll.js'
 export { scalarReplaceArrays, scalarArraysBlock, elementName, SCALAR_ARRAY_MAX_LENGTH } from './scalar-arrays.js'
 export { deadAncillas, dropDeadAncillaWrites, effectfulFunctions, type DeadAncillasContext } from './dead-ancillas.js'
@@ -185,6 +190,7 @@ export {
 /** The names of the passes, in the order `optimize` runs them. */
 export const PASS_NAMES = [
   'unroll',
+  'idle-first',
   'scalar-arrays',
   'cancel-uncompute',
   'finite-uncompute',
@@ -320,6 +326,10 @@ export function optimize(
     inverses = new Map([...inverses].map(([n, d]) => [n, f(d)]))
   }
   if (on('unroll')) each(unrollLoops)
+  if (on('idle-first') && !options.checks) {
+    const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
+    each((f) => idleFirst(f, effectful))
+  }
   // (with checks, the elements' check is the array's only for a tolerance ≥ 0: below it, or NaN,
   // an array of zeros fails its check where a scalar zero passes, `a === b` in `$near`)
   if (on('scalar-arrays') && !(options.checks && !(options.tolerance >= 0))) each(scalarReplaceArrays)
