@@ -170,7 +170,6 @@ function checkedPairedSeries(
         unrollSwaps: !disabledPasses.has('unroll-swaps') && CHECKED_PASSES.has('unroll-swaps'),
         checked: true,
         hoistCalls: !disabledPasses.has('hoist-lane-calls') && CHECKED_PASSES.has('hoist-lane-calls'),
-        pairUncomputes: !disabledPasses.has('pair-uncomputes') && CHECKED_PASSES.has('pair-uncomputes'),
       })
 }
 

@@ -259,22 +259,13 @@ function wrapperBookkeeping(closed: boolean, readsMemory: boolean): { enter: str
 }
 
 /**
- * How many elements of a map loop of series run together with checks on: two, where the cpu
- * backend runs three (\`PAIR_SERIES_LANES\`): the Bessel batch with checks on ran 2.86× the plain-TS
- * objective with two against 2.96× with three (in-process CPU time, medians of 7 windows, four
- * alternating processes each, 2.84–2.90 against 2.91–3.02; a loaded 2-core machine).
- */
-const WASM_CHECKED_SERIES_LANES = 2
-
-/**
  * With run-time checks on, passes `pair-series` (checked: each lane's copy keeps its checks, and
  * finishes before the next lane goes on past its loop) and `unroll-swaps` of `@tenet/ir`, on the
  * program whose asserts are placed, as the cpu backend runs them. Without checks the map loops of
  * series run in f64x2 lanes instead (\`map-lanes.ts\`), and `optimize` unrolls the swap loops; with
  * checks on neither applied, and a batch of series ran one chain of divisions at a time (the
  * Bessel batch with checks: 3.8× the plain-TS objective, where the cpu backend's paired code ran
- * 2.7×). The lanes: \`WASM_CHECKED_SERIES_LANES\`. Returns its argument unchanged with checks off,
- * or where a pass is switched off.
+ * 2.7×). Returns its argument unchanged with checks off, or where a pass is switched off.
  */
 function checkedSeries(
   p: { program: Program; inverses: Map<string, FunctionDef> },
@@ -287,8 +278,6 @@ function checkedSeries(
           unrollSwaps: CHECKED_PASSES.has('unroll-swaps') && !disabledPasses.has('unroll-swaps'),
           checked: true,
           hoistCalls: CHECKED_PASSES.has('hoist-lane-calls') && !disabledPasses.has('hoist-lane-calls'),
-          pairUncomputes: CHECKED_PASSES.has('pair-uncomputes') && !disabledPasses.has('pair-uncomputes'),
-          lanes: WASM_CHECKED_SERIES_LANES,
         })
       : p
   // (the functions and inverses whose loops the pass grouped: it returns the others as they were)

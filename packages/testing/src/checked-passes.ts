@@ -19,13 +19,11 @@ import { describe, expect, it } from 'vitest'
 import { pairScratchArgs, pairScratchProgram, raisedError, unitaryMultiplySource } from './checked-programs.js'
 import { referenceBackend, type BackendUnderTest } from './conformance.js'
 import { describeCheckedSwapLoops } from './checked-swap-loops.js'
-import { describeCheckedPairedUncomputes } from './checked-paired-uncomputes.js'
 
 /** Registers the checked-passes tests of `backend` (compiled with checks on). */
 export function describeCheckedPasses(backend: BackendUnderTest): void {
   const reference = referenceBackend({ checks: true })
   describeCheckedSwapLoops(backend)
-  describeCheckedPairedUncomputes(backend)
   const undo = 'x[3 * j + c] - x[3 * i + c]'
 
   describe(`scalar-arrays with checks on (${backend.name})`, () => {

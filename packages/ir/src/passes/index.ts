@@ -218,8 +218,6 @@ export const PASS_NAMES = [
   'pair-series',
   // (a step of `pair-series`: see `hoist-lane-calls.ts`)
   'hoist-lane-calls',
-  // (a step of `pair-series` with checks on: the lanes' second loops side by side, see `pairSeries`)
-  'pair-uncomputes',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
   'implied-checks',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `provenBounds`)
@@ -260,7 +258,6 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'unroll-swaps',
   'pair-series',
   'hoist-lane-calls',
-  'pair-uncomputes',
   'interchange',
   'jam',
   'hoist-calls',

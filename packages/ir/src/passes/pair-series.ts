@@ -64,24 +64,6 @@
  * lanes' uncomputes and checks, past V8's inlining budget, where each such call stayed a call (the
  * Bessel batch's factorial, twice per element: 62 → 52 ns per z, in-process CPU time).
  *
- * Step `pair-uncomputes` (checks on; option `pairUncomputes`, default on): where the statements
- * after the lanes' loop hold a second top-level `while` — the uncompute that `~routine` places, the
- * series run backwards, which the checks keep (paper 001's Bessel function: its deallocation checks
- * read what it leaves) — those loops run side by side too:
- *
- *     P′; P″; J; W′; M′; W″; M″; J₂; W₂′; Q′; W₂″; Q″        (each lane's body: P; W; M; W₂; Q)
- *
- * J₂ the joint loop of the lanes' W₂, as J is of their W. A later lane now runs before the earlier
- * one ends: its own W (where J stopped), M and J₂'s iterations (no more than the earlier lane's own
- * W₂ runs). So W must end (`countedLoop`: a counter stepped by one each iteration and tested against
- * a literal each iteration — with checks on, the post-condition `k != 0` of the Bessel series' loop;
- * it ends within 2³² iterations, by its condition or by a failing check), and M and W₂'s body
- * must (`mayNotEnd`). Where two elements of a group fail, the later one's check in W, M or J₂ can
- * be reached before the earlier one's in W₂ or Q, the same change of order as above (tested in
- * `checked-paired-uncomputes.ts` of `@tenet/testing`). The uncompute's chains of divisions, one
- * lane after the other before, are in flight together: the Bessel batch with checks on, cpu
- * and wasm (see the README's row).
- *
  * Step `hoist-lane-calls` (option `hoistCalls`, default on): an exact call of loop-invariant values
  * in the callee's body (the Bessel batch's factorial) runs once, before the grouped loop, each lane
  * adding its result (see `hoist-lane-calls.ts`).
@@ -146,8 +128,6 @@ interface Context {
   leaves: { n: number }
   /** the exact functions whose loop-invariant calls the lanes share (step `hoist-lane-calls`), or undefined where it is off */
   exact: ReadonlySet<string> | undefined
-  /** checks on: the lanes' second loops (a `~routine`'s uncompute) run side by side too (step `pair-uncomputes`) */
-  uncomputes: boolean
 }
 
 /** The names an inlined body binds (ancillas, loop variables): its own, invisible to the other copy. */
@@ -269,63 +249,6 @@ function mayNotEnd(body: Stmt[], ctx: Context, seen: Set<string> = new Set()): b
   return found
 }
 
-/** The conjuncts of `e` (`a && b && c`: a, b, c). */
-function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'binary' && e.op === '&&' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e]
-}
-
-/**
- * Whether the `while` loop `W` (its checks placed) provably ends: an i32 variable `x` that its
- * body steps by one exactly once per iteration — a top-level `x += 1` or `x -= 1` (a literal of
- * magnitude 1), nothing else in the body (at any depth) writing, binding or passing `x` — and a
- * test `x != L`, `L` an integer literal, that every iteration evaluates: a conjunct of the loop's
- * condition, or of the condition of an assert at the top level of its body (with checks on, the
- * post-condition's check after each iteration: `while (…, k != 0) { k += 1 … }`). Stepping by one
- * with wrapping i32 arithmetic, `x` takes 2³² consecutive values modulo 2³² at each of those tests
- * in 2³² iterations, one of them `L`: by then the condition was false or the assert failed.
- */
-export function countedLoop(W: WhileStmt): boolean {
-  const tests = (e: Expr): string[] =>
-    conjuncts(e).flatMap((c) => {
-      if (c.kind !== 'binary' || c.op !== '!=') return []
-      const [v, l] = c.left.kind === 'var' ? [c.left, c.right] : [c.right, c.left]
-      return v.kind === 'var' && v.type === 'i32' && l.kind === 'num' && !l.isFloat ? [v.name] : []
-    })
-  const names = [...tests(W.pre), ...W.body.flatMap((s) => (s.kind === 'assert' ? tests(s.cond) : []))]
-  return names.some((x) => {
-    // the one step of x, at the top level
-    const steps = W.body.filter(
-      (s) =>
-        s.kind === 'update' &&
-        (s.op === '+=' || s.op === '-=') &&
-        s.target.kind === 'var' &&
-        s.target.name === x &&
-        s.value.kind === 'num' &&
-        !s.value.isFloat &&
-        Math.abs(s.value.value) === 1,
-    )
-    if (steps.length !== 1) return false
-    // nothing else writes x (any update of it, any call or swap naming it, an allocation of it)
-    let other = false
-    const names = (e: Expr | Arg): boolean => {
-      let found = false
-      rewriteExpr(e as Expr, (n) => {
-        if (n.kind === 'var' && n.name === x) found = true
-        return n
-      })
-      return found
-    }
-    walk(W.body, (s) => {
-      if (s === steps[0]) return
-      if (s.kind === 'update' && rootName(s.target) === x) other = true
-      else if (s.kind === 'callstmt' && s.args.some(names)) other = true
-      else if ((s.kind === 'alloc' || s.kind === 'dealloc') && s.name === x) other = true
-      else if (s.kind === 'for' && s.variable === x) other = true
-    })
-    return !other
-  })
-}
-
 /** `body` with the `exits` mark of its `if`s dropped (see the module comment). */
 function withoutExits(body: Stmt[]): Stmt[] {
   return body.map((s): Stmt => {
@@ -392,11 +315,15 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   const parts = copies.map((c, j) =>
     split(rewriteBlock(c, (e) => (e.kind === 'var' && e.name === M.variable ? plus({ ...e }, j * dir) : { ...e }))),
   )
-  const joint = jointLoop(parts.map((x) => x.loop))
+  const all = (f: (x: (typeof parts)[number]) => Expr): Expr => parts.map(f).reduce((x, y) => binary('&&', x, y))
+  const joint: WhileStmt = {
+    ...parts[0]!.loop,
+    pre: all((x) => copyOf(x.loop.pre)),
+    post: all((x) => copyOf(x.loop.post)),
+    body: parts.flatMap((x) => withoutExits(copyBlock(x.loop.body))),
+  }
   const loops: Stmt[] = [joint, ...parts.map((x) => x.loop)]
   const unroll = (b: Stmt[]) => (ctx.unroll ? unrollSwapsBlock(b) : b)
-  // (checks on, step `pair-uncomputes`: the lanes' second loops side by side too, see the module comment)
-  const second = ctx.checked && ctx.uncomputes ? secondLoop(parts, ctx) : undefined
   const groups: ForStmt = {
     ...M,
     reverse: false,
@@ -404,21 +331,9 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
     start: copyOf(firstValue(M, step)),
     stop: plus(copyOf(lastValue(M, step)), -(lanes - 1) * dir),
     step: num(lanes * dir),
-    body: !ctx.checked
-      ? [...parts.flatMap((x) => x.pre), ...unroll(loops), ...parts.flatMap((x) => x.post)]
-      : second === undefined
-        ? [
-            ...parts.flatMap((x) => x.pre),
-            ...unroll([joint]),
-            ...parts.flatMap((x) => [...unroll([x.loop]), ...x.post]),
-          ]
-        : [
-            ...parts.flatMap((x) => x.pre),
-            ...unroll([joint]),
-            ...parts.flatMap((x) => [...unroll([x.loop]), ...x.post.slice(0, second)]),
-            ...unroll([jointLoop(parts.map((x) => x.post[second] as WhileStmt))]),
-            ...parts.flatMap((x) => [...unroll([x.post[second]!]), ...x.post.slice(second + 1)]),
-          ],
+    body: ctx.checked
+      ? [...parts.flatMap((x) => x.pre), ...unroll([joint]), ...parts.flatMap((x) => [...unroll([x.loop]), ...x.post])]
+      : [...parts.flatMap((x) => x.pre), ...unroll(loops), ...parts.flatMap((x) => x.post)],
   }
   // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes) to last,
   // t the trip count (last − first)·dir + 1
@@ -450,39 +365,6 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
       ...(M.loc ? { loc: M.loc } : {}),
     },
   ]
-}
-
-/**
- * One loop of the lanes' loops `loops` (lane 0 first): `while (c′ && c″ …, p′ && p″ …) { B′; B″ … }`,
- * copies of the lanes' conditions and bodies, the bodies without their `exits` marks.
- */
-function jointLoop(loops: WhileStmt[]): WhileStmt {
-  const all = (f: (x: WhileStmt) => Expr): Expr => loops.map(f).reduce((x, y) => binary('&&', x, y))
-  return {
-    ...loops[0]!,
-    pre: all((x) => copyOf(x.pre)),
-    post: all((x) => copyOf(x.post)),
-    body: loops.flatMap((x) => withoutExits(copyBlock(x.body))),
-  }
-}
-
-/**
- * Step `pair-uncomputes` (checks on): where the statements after the lanes' first loop hold a
- * second top-level `while` (the uncompute of a `~routine` that ran the first one: the series run
- * backwards, which the checks keep), its index in them, where the lanes may run it side by side
- * (see the module comment); otherwise undefined. Legal where what a later lane runs before an
- * earlier one ends still ends: its own first loop (`countedLoop`: a counter stepped by one and
- * tested every iteration), the statements up to its second loop (`mayNotEnd`), and the second
- * loop's iterations (at most as many as the earlier lane's own, each ending).
- */
-function secondLoop(parts: { loop: WhileStmt; post: Stmt[] }[], ctx: Context): number | undefined {
-  const { loop, post } = parts[0]!
-  const at = post.findIndex((s) => s.kind === 'while')
-  if (at < 0) return undefined
-  const W = post[at] as WhileStmt
-  if (!countedLoop(loop) || mayNotEnd(post.slice(0, at), ctx) || mayNotEnd(W.body, ctx) || callsHost(W.pre))
-    return undefined
-  return at
 }
 
 /** A copy of an expression (no node of the IR is shared between two statements). */
@@ -524,8 +406,7 @@ function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
  * `unrollSwaps` (default true): the joint loop
  * and the lanes' own loops after it are unrolled by two where their bodies swap (`unrollSwapsBlock`);
  * `lanes` (default `PAIR_SERIES_LANES`, at least 2): how many iterations run together; `checked`
- * (default false): the program's asserts are placed; `pairUncomputes` (default true): with
- * `checked`, step `pair-uncomputes` (see the module comment).
+ * (default false): the program's asserts are placed.
  */
 export function pairSeries(
   program: Program,
@@ -535,8 +416,7 @@ export function pairSeries(
     lanes = PAIR_SERIES_LANES,
     checked = false,
     hoistCalls = true,
-    pairUncomputes = true,
-  }: { unrollSwaps?: boolean; lanes?: number; checked?: boolean; hoistCalls?: boolean; pairUncomputes?: boolean } = {},
+  }: { unrollSwaps?: boolean; lanes?: number; checked?: boolean; hoistCalls?: boolean } = {},
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   const ctx: Context = {
     checked,
@@ -548,7 +428,6 @@ export function pairSeries(
     unroll: unrollSwaps,
     lanes: Math.max(2, Math.floor(lanes)),
     exact: hoistCalls ? exactLaneFunctions(program) : undefined,
-    uncomputes: pairUncomputes,
   }
   const each = (f: FunctionDef): FunctionDef => {
     const before = ctx.counter.n
