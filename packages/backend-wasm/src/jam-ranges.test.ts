@@ -24,6 +24,9 @@ const heads = [
   'for i in reverse a..b',
   'for i in a..=b by -1',
   'for i in a..b by -1',
+  'for i in reverse a..=b',
+  'for i in reverse a..b by -1',
+  'for i in reverse a..=b by -1',
 ]
 const source = (head: string) => `fn f(y: f64[], x: f64[], a: i32, b: i32, n: i32) {
   ${head} { for l in 0..n { ROT(y[i], x[l], 0.5) } }
@@ -70,6 +73,31 @@ describe('jam: loops whose last value wraps', () => {
     [1, 6],
     [6, 1],
     [2, 3],
+    [MIN, MIN + 1],
+    [MIN + 1, MIN],
+    [MIN, MAX],
+    [MAX, MIN],
+    [MIN + 2, MIN],
+    [MAX - 2, MAX],
+    [MAX, MAX - 2],
+    [7, 8],
+    [8, 7],
+    [6, 9],
+    [9, 6],
+    [-1, 2],
+    [2, -1],
+    [0, 8],
+    [8, 0],
+    [7, 0],
+    [0, 7],
+    [MIN, 4],
+    [4, MIN],
+    [MAX, 4],
+    [4, MAX],
+    [-(2 ** 30), 2 ** 30],
+    [2 ** 30, -(2 ** 30)],
+    [1, 2 ** 30 + 2],
+    [2 ** 30 + 2, 1],
   ]
   for (const head of heads)
     it(head, () => {
