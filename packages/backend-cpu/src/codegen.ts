@@ -93,8 +93,26 @@ export const CALL_FREE_COPIES = 4
  * where its arguments can become constants; the copied bodies could push it past V8's inlining
  * limits (Table 1's sum-mat-vec gradient, 238 bytes of bytecode inlined into the driver and the
  * driver into its caller, became 387 and only the first: 2.42× → 2.72× the plain objective).
+ *
+ * Except a loop whose bounds read an array element (\`for q in rowptr[i]..rowptr[i + 1]\`: a row
+ * of a sparse matrix, a node's adjacency list, a segment): it runs as many iterations as the data
+ * say, often a handful (a CSR row of five), so V8's per-pass work is most of its cost, and it
+ * runs several per pass in a function of any size. Called with arrays that are not constants, as
+ * a compiled function mostly is (the bench's rows call \`core\` with an argument list), the
+ * kernels' CSR transpose objective ran 2.55× → 1.95× the plain objective and sparse-mul's
+ * objective, inverse and gradient 0.75× → 0.50×, 0.74× → 0.50× and 2.42× → 2.13×; inlined into a
+ * caller whose arrays are constants, the CSR objective (344 bytes of bytecode, no longer inlined
+ * with the copies) ran 4.1 → 5.6 µs instead (two copies stay inlined: 3.5 µs, but 6.5 µs
+ * called with an argument list).
  */
 export const PAIRED_MIN_NODES = 100
+
+/** Whether expression \`e\` reads an array element. */
+function readsElement(e: Expr): boolean {
+  if (e.kind === 'index') return true
+  for (const c of exprChildren(e)) if (readsElement(c)) return true
+  return false
+}
 
 /** The statements and expression nodes of a body, nested ones included. */
 function irNodes(body: Stmt[]): number {
@@ -1680,10 +1698,12 @@ class FunctionEmitter {
    * is the same to the last bit. With checks on, each copy carries its iteration's asserts, at the
    * same places, on that iteration's values: a check fails in the iteration, with the message and
    * values, that it fails in without the copies, after the same writes (the body of a CSR
-   * product's row with checks on is its scatter and the bounds check of \`y[col[q]]\`).
+   * product's row with checks on is its scatter and the bounds check of \`y[col[q]]\`). Not in a
+   * function smaller than {@link PAIRED_MIN_NODES}, but for a loop whose bounds read an element.
    */
   private copiesPerPass(s: Extract<Stmt, { kind: 'for' }>): number {
-    if (!this.large) return 1
+    // (in a small function, only a loop whose bounds read an element)
+    if (!this.large && !readsElement(s.start) && !readsElement(s.stop)) return 1
     const flat = flatten(s.body)
     // (with checks on, a body's asserts go with it into every copy, and count as its statements)
     if (!flat.length || flat.length > PAIRED_MAX_STATEMENTS) return 1
