@@ -1953,7 +1953,7 @@ class FunctionEmitter {
       // row of at most \`copies\` elements costs no pass of its own. The iterations run in the same
       // order with the same values (the kernels' CSR transpose objective 1.93× → 1.6× the plain
       // objective, its gradient 4.5× → 3.8×, in-process).
-      const peel = paired && (readsElement(s.start) || readsElement(s.stop)) ? this.fresh('p') : undefined
+      const peel = paired && (readsElement(s.start) || readsElement(s.stop)) ? this.fresh('pass') : undefined
       const copy = (x: string) =>
         this.scoped(() => {
           this.names.set(s.variable, x)

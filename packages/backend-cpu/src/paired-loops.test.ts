@@ -116,7 +116,7 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
   })
 
   it('runs the first pass of a loop whose bounds read elements before the loop, in the pass of the code around it (printed JS)', () => {
-    // `p: if (a < b) { copy(a); if (!(a + 1 < b)) break p; copy(a + 1); …; for (let i = a + 4; i < b; i += 4) { … } }`
+    // `pass: if (a < b) { copy(a); if (!(a + 1 < b)) break pass; copy(a + 1); …; for (let i = a + 4; i < b; i += 4) { … } }`
     for (const [name, inverse, op, cmp] of [
       ['csr', false, '+', '<'],
       ['smallcsr', false, '+', '<'],
@@ -125,7 +125,7 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     ] as const) {
       const c = code(m, name, inverse)
       const where = `${name}${inverse ? ' (inverse)' : ''}`
-      const head = c.match(/(p\d+): if \((.*)\) \{\n/)
+      const head = c.match(/(pass\d+): if \((.*)\) \{\n/)
       expect(head, where).not.toBeNull()
       const [, label] = head!
       const rest = c.slice(c.indexOf(head![0]) + head![0].length)
@@ -141,8 +141,8 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
       )
     }
     // (a loop whose bounds read no element: no first pass before it)
-    expect(code(m, 'dot')).not.toMatch(/p\d+: if/)
-    expect(code(m, 'scatter')).not.toMatch(/p\d+: if/)
+    expect(code(m, 'dot')).not.toMatch(/pass\d+: if/)
+    expect(code(m, 'scatter')).not.toMatch(/pass\d+: if/)
   })
 
   it(`runs ${CALL_FREE_COPIES} iterations per pass of a loop whose bounds read elements in a function of fewer than ${PAIRED_MIN_NODES} nodes, and no other loop of it (printed JS)`, () => {
