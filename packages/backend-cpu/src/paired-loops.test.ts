@@ -50,6 +50,15 @@ fn csr(y: f64[], rowptr: i32[], col: i32[], val: f64[], x: f64[], p: f64) {
   }
 ${pad}
 }
+fn smallcsr(y: f64[], rowptr: i32[], col: i32[], val: f64[], x: f64[]) {
+  for i in 0..len(x) {
+    for q in rowptr[i]..rowptr[i + 1] { y[col[q]] += val[q] * x[i] }
+  }
+}
+fn smallrow(s: f64, a: f64[], r: i32[]) {
+  for i in 0..len(a) { s += a[i] * 0.5 }
+  for q in r[0]..r[1] { s += a[q] * 2.0 }
+}
 fn expdot(s: f64, a: f64[], b: f64[], p: f64) {
   for i in 0..len(a) { s += exp(a[i]) * b[i] }
 ${pad}
@@ -100,9 +109,56 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     expect(code(m, 'scatter', true)).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
     // a CSR product's row (a scatter through an index array), five or so elements a row: before,
     // `for (let q = l; q < h; q++) { const c = p2[q]; v0[c] = (v0[c] + (p3[q] * x)); }`
+    // (its bounds read elements: the first pass runs before the loop, see the next test)
     const c = code(m, 'csr')
     expect(c).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
-    expect(c.match(/p3\[/g)).toHaveLength(CALL_FREE_COPIES)
+    expect(c.match(/p3\[/g)).toHaveLength(2 * CALL_FREE_COPIES)
+  })
+
+  it('runs the first pass of a loop whose bounds read elements before the loop, in the pass of the code around it (printed JS)', () => {
+    // `pass: if (a < b) { copy(a); if (!(a + 1 < b)) break pass; copy(a + 1); …; for (let i = a + 4; i < b; i += 4) { … } }`
+    for (const [name, inverse, op, cmp] of [
+      ['csr', false, '+', '<'],
+      ['smallcsr', false, '+', '<'],
+      ['csr', true, '-', '>='],
+      ['smallrow', false, '+', '<'],
+    ] as const) {
+      const c = code(m, name, inverse)
+      const where = `${name}${inverse ? ' (inverse)' : ''}`
+      const head = c.match(/(pass\d+): if \((.*)\) \{\n/)
+      expect(head, where).not.toBeNull()
+      const [, label] = head!
+      const rest = c.slice(c.indexOf(head![0]) + head![0].length)
+      const first = rest.slice(0, rest.indexOf('for (let '))
+      // the first pass: CALL_FREE_COPIES copies, each later one left by a break out of the block
+      expect(first.match(new RegExp(`break ${label};`, 'g')), where).toHaveLength(CALL_FREE_COPIES - 1)
+      expect(first.match(/break;/g), where).toBeNull()
+      // then the loop from the value after the pass
+      expect(rest, where).toMatch(
+        new RegExp(
+          `for \\(let (i\\d+) = [^;]+ \\${op} ${CALL_FREE_COPIES}; \\1 ${cmp} [ab]\\d+; \\1 \\${op}= ${CALL_FREE_COPIES}\\) \\{`,
+        ),
+      )
+    }
+    // (a loop whose bounds read no element: no first pass before it)
+    expect(code(m, 'dot')).not.toMatch(/pass\d+: if/)
+    expect(code(m, 'scatter')).not.toMatch(/pass\d+: if/)
+  })
+
+  it(`runs ${CALL_FREE_COPIES} iterations per pass of a loop whose bounds read elements in a function of fewer than ${PAIRED_MIN_NODES} nodes, and no other loop of it (printed JS)`, () => {
+    for (const [name, step] of [
+      ['smallcsr', `i\\d+ \\+= ${CALL_FREE_COPIES}\\) \\{`],
+      ['smallrow', `i\\d+ \\+= ${CALL_FREE_COPIES}\\) \\{`],
+    ] as const) {
+      const c = code(m, name)
+      expect(c, name).toMatch(new RegExp(step))
+      // (one loop with copies: the row; the outer loop, the loop over len(a), one iteration per pass)
+      expect(c.match(/\+= \d\) \{/g), name).toHaveLength(1)
+      expect(c.match(/break;/g), name).toHaveLength(CALL_FREE_COPIES - 1)
+      expect(c.match(/i\d+\+\+\)/g), name).toHaveLength(1)
+      // (and so backwards: the inverse's row runs down, as many per pass)
+      expect(code(m, name, true), name).toMatch(new RegExp(`-= ${CALL_FREE_COPIES}\\) \\{`))
+    }
   })
 
   it('runs two iterations per pass of a body that calls a primitive (printed JS)', () => {
@@ -111,7 +167,7 @@ describe('loops that run two iterations per pass (cpu backend)', () => {
     expect(e.match(/Math\.exp\(/g)).toHaveLength(2)
   })
 
-  it(`leaves alone branches, nested loops, bodies without elements, bodies of more than ${PAIRED_MAX_STATEMENTS} statements and functions of fewer than ${PAIRED_MIN_NODES} nodes`, () => {
+  it(`leaves alone branches, nested loops, bodies without elements, bodies of more than ${PAIRED_MAX_STATEMENTS} statements and functions of fewer than ${PAIRED_MIN_NODES} nodes (but for loops whose bounds read elements)`, () => {
     const several = /[+-]= \d\) \{|break;/
     expect(code(m, 'small')).not.toMatch(several)
     expect(code(m, 'branchy')).not.toMatch(several)
@@ -194,15 +250,40 @@ ${pad}
       f(y, rowptr, col, val, x, 0.5)
       const after = Array.from(y)
       f.inverse(y, rowptr, col, val, x, 0.5)
+      // (the small function's copy of the product: its rows run several per pass too)
+      const g = mod.smallcsr as unknown as Run
+      const z = new Float64Array(6)
+      g(z, rowptr, col, val, x)
+      const small = Array.from(z)
+      g.inverse(z, rowptr, col, val, x)
       const e = mod.expdot as unknown as Run
       const outs = [0, 1, 2, 3, 5].map((n) => e(0, val.subarray(0, n), x.subarray(0, n), 0.5)[0])
-      return [after, Array.from(y), outs]
+      // (a row of every length 0 to 9 at every start, and a row whose bounds are reversed: none)
+      const r = mod.smallrow as unknown as Run
+      const rows: unknown[] = []
+      for (let lo = 0; lo < 3; lo++) for (let k = -1; k <= 9; k++) rows.push(r(0, val, Int32Array.of(lo, lo + k))[0])
+      return [after, Array.from(y), small, Array.from(z), outs, rows]
     }
     expect(run(m)).toEqual(run(ref))
+    // (with checks on too, the small product in the same order: bit for bit)
+    const checked = compileModule(parse({ text: programs, name: 'paired' }), { registry, backend: 'cpu', checks: true })
+    const refChecked = compileModule(parse({ text: programs, name: 'paired' }), {
+      registry,
+      backend: 'interpreter',
+      checks: true,
+    })
+    expect(run(checked)).toEqual(run(refChecked))
   })
 
   it('a range that ends at the i32 limits: the values a pass steps past them end the loop as one step does (checks off)', () => {
+    // (\`rowup\`, \`rowdown\`: small functions whose loops' bounds read elements, see \`PAIRED_MIN_NODES\`)
     const text = `
+fn rowup(s: f64, a: f64[], r: i32[]) {
+  for i in r[0]..=r[1] { s += a[i - r[0]] * 2.0 }
+}
+fn rowdown(s: f64, a: f64[], r: i32[]) {
+  for i in r[0]..=r[1] by -1 { s += a[r[0] - i] * 3.0 }
+}
 fn up(s: f64, a: f64[], lo: i32, p: f64) {
   for i in lo..=2147483647 { s += a[i - lo] * 2.0 }
 ${pad}
@@ -215,6 +296,8 @@ ${pad}
     const ref = compileModule(parse({ text, name: 'limits' }), { registry, backend: 'interpreter', checks: false })
     expect(code(mod, 'up')).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
     expect(code(mod, 'down')).toMatch(new RegExp(`-= ${CALL_FREE_COPIES}\\) \\{`))
+    expect(code(mod, 'rowup')).toMatch(new RegExp(`\\+= ${CALL_FREE_COPIES}\\) \\{`))
+    expect(code(mod, 'rowdown')).toMatch(new RegExp(`-= ${CALL_FREE_COPIES}\\) \\{`))
     for (let k = 1; k <= 9; k++) {
       const a = Float64Array.from({ length: k }, (_, j) => j + 0.5)
       const lo = 2147483647 - (k - 1)
@@ -227,6 +310,14 @@ ${pad}
         expect(got, `${name}, ${k} elements`).toEqual((ref[name] as unknown as Run)(0, a, bound, 0.5))
         // (every element read once)
         expect(got[0], `${name}, ${k} elements`).toBe((name === 'up' ? 2 : 3) * ((k * k) / 2))
+      }
+      for (const [name, bounds] of [
+        ['rowup', Int32Array.of(lo, 2147483647)],
+        ['rowdown', Int32Array.of(hi, -2147483648)],
+      ] as const) {
+        const got = (mod[name] as unknown as Run)(0, a, bounds)
+        expect(got, `${name}, ${k} elements`).toEqual((ref[name] as unknown as Run)(0, a, bounds))
+        expect(got[0], `${name}, ${k} elements`).toBe((name === 'rowup' ? 2 : 3) * ((k * k) / 2))
       }
     }
   })
