@@ -23,7 +23,7 @@ describe('pass `hoist-bounds`: nests', () => {
       'fn f(y: f64[], x: f64[], n: i32, m: i32) { for i in 0..n { for j in 0..m { y[i] += x[i * m + j] } } }',
     )
     expect(out).toBe(
-      `if (!(0 < n) || (!(0 < m) || $inrange(0, len(y)) && $inrange(n - 1, len(y)) && $inrange(0, len(x)) && $inrange((n - 1) * m, len(x)) && (0.0 - f64(len(x)) < f64(m) * f64(n - 1) && f64(m) * f64(n - 1) < f64(len(x))) && $inrange(m - 1, len(x)) && $inrange((n - 1) * m + (m - 1), len(x)) && (0.0 - f64(len(x)) < f64(m) * f64(n - 1) && f64(m) * f64(n - 1) < f64(len(x))) && f64(m - 1) < f64(len(x))), ~) {
+      `if (!(0 < n) || (!(0 < m) || $inrange(0, len(y)) && $inrange(n - 1, len(y)) && $inrange(0, len(x)) && $inrange((n - 1) * m, len(x)) && (0.0 - f64(len(x)) < f64(m) * f64(n - 1) && f64(m) * f64(n - 1) < f64(len(x))) && $inrange(m - 1, len(x)) && $inrange((n - 1) * m + (m - 1), len(x)) && f64(m - 1) < f64(len(x))), ~) {
   for i in 0..n {
     for j in 0..m {
       y[i] += x[i * m + j]

@@ -72,12 +72,15 @@
  * level, a nest of loops with invariant bounds and affine indices (a matrix–vector product per
  * time step) gets one test before it and one copy as written, instead of a test and a copy per
  * iteration of each outer loop: the tanh RNN of the bench's kernels, checked, went from 2.69× to
- * 2.30× plain TS on the cpu backend and from 2.85× to 2.43× on wasm (the copies as written, never
- * run, made V8 compile the forward nest about 1.2 µs slower per call). Not hoisted: inner tests
+ * 2.30× plain TS on the cpu backend, 9.8 → 8.1 µs a call (the copies as written, never run, made
+ * V8 compile the forward nest about 1.2 µs slower per call). Not hoisted: inner tests
  * under an \`if\` or another statement (they may not run), and a part that reads what the body
  * changes or a range that moves with the loop (a triangular nest keeps its test per iteration).
  * With \`versions\` false (or a loop too large to copy) nothing is hoisted this way: the inner
- * tests are not asserts.
+ * tests are not asserts. The wasm backend does not ask for it (\`nests\` false): there the RNN
+ * gained as much (2.85× → 2.43×), but the heat stencil of the same probe, whose nest it also
+ * changes, ran about 4% slower (10.3 → 10.8 µs, in-process CPU time, medians of alternating
+ * processes; cause not found), and the cpu backend's heat stencil did not.
  *
  * A loop of more than \`VERSION_MAX_STATEMENTS\` statements (nested ones included) is not
  * copied: its hoisted asserts stand before it, as with \`versions\` false below, so the error
@@ -498,7 +501,15 @@ function hoistGuard(
     const between = betweenEnds(h, ends.vA, ends.vB, ends.increasing)
     if (between) out.push(between)
   }
-  return { idle: parts.idle, conds: out }
+  // (one of each condition: the two ends of one array's accesses share their span condition)
+  const seen = new Set<string>()
+  const once = out.filter((c) => {
+    const k = key(condExpr(c))
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+  return { idle: parts.idle, conds: once }
 }
 
 /**
@@ -569,21 +580,25 @@ function copyTree<T>(x: T): T {
 
 const and = (l: Expr, r: Expr): Expr => bin('&&', l, r)
 
-function hoistBlock(body: Stmt[], program: Program, versions: boolean): Stmt[] {
+function hoistBlock(body: Stmt[], program: Program, versions: boolean, nests: boolean): Stmt[] {
   const out: Stmt[] = []
   for (let k = 0; k < body.length; k++) {
     const s = body[k]!
     switch (s.kind) {
       case 'if':
-        out.push({ ...s, then: hoistBlock(s.then, program, versions), else: hoistBlock(s.else, program, versions) })
+        out.push({
+          ...s,
+          then: hoistBlock(s.then, program, versions, nests),
+          else: hoistBlock(s.else, program, versions, nests),
+        })
         break
       case 'while':
-        out.push({ ...s, body: hoistBlock(s.body, program, versions) })
+        out.push({ ...s, body: hoistBlock(s.body, program, versions, nests) })
         break
       case 'for': {
-        const inner = { ...s, body: hoistBlock(s.body, program, versions) }
+        const inner = { ...s, body: hoistBlock(s.body, program, versions, nests) }
         const versioned = versions && statementCount([s]) <= VERSION_MAX_STATEMENTS
-        const h = hoistLoop(inner, program, versioned)
+        const h = hoistLoop(inner, program, versioned && nests)
         if (!h) out.push(inner)
         else if (!versioned) out.push(...h.asserts, h.loop)
         else {
@@ -624,10 +639,11 @@ function hoistBlock(body: Stmt[], program: Program, versions: boolean): Stmt[] {
 
 /**
  * One function with the bounds checks of its loops hoisted where it can (see the module comment):
- * in two versions of each loop (\`versions\`, the default), or as asserts before it.
+ * in two versions of each loop (\`versions\`, the default), or as asserts before it; with
+ * \`nests\` (the default), versioned inner loops' tests hoisted over the loops around them.
  */
-export function hoistBoundsFunction(f: FunctionDef, program: Program, versions = true): FunctionDef {
-  return { ...f, body: hoistBlock(f.body, program, versions) }
+export function hoistBoundsFunction(f: FunctionDef, program: Program, versions = true, nests = true): FunctionDef {
+  return { ...f, body: hoistBlock(f.body, program, versions, nests) }
 }
 
 /**
@@ -635,17 +651,21 @@ export function hoistBoundsFunction(f: FunctionDef, program: Program, versions =
  * none otherwise). \`versions\` (default true): each loop whose checks move runs in two versions,
  * the errors the reference's (see the module comment); false: the hoisted asserts before the loop
  * (an error out of range raised before the loop starts: the wasm backend's bounds without checks).
+ * \`nests\` (default true): the tests of versioned inner loops hoisted over the loops around them
+ * (the wasm backend passes false: see the module comment).
  */
 export function hoistBounds(
   program: Program,
   inverses: Map<string, FunctionDef>,
   options: CompileOptions,
   versions = true,
+  nests = true,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   if (!options.checks) return { program, inverses }
-  const functions = new Map([...program.functions].map(([n, d]) => [n, hoistBoundsFunction(d, program, versions)]))
+  const each = (d: FunctionDef) => hoistBoundsFunction(d, program, versions, nests)
+  const functions = new Map([...program.functions].map(([n, d]) => [n, each(d)]))
   return {
     program: { ...program, functions },
-    inverses: new Map([...inverses].map(([n, d]) => [n, hoistBoundsFunction(d, program, versions)])),
+    inverses: new Map([...inverses].map(([n, d]) => [n, each(d)])),
   }
 }
