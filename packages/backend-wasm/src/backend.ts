@@ -326,7 +326,8 @@ export function compileToWasm(
     options.checks && CHECKED.has('proven-bounds') && !disabled.has('proven-bounds')
       ? provenBounds(asserted.program, asserted.inverses, options, false)
       : asserted
-  const bounded = hoistBounds(proved.program, proved.inverses, options)
+  // (not nests: see `hoist-bounds.ts` of `@tenet/ir`)
+  const bounded = hoistBounds(proved.program, proved.inverses, options, true, false)
   // (with checks: those that an earlier check decided left out, see \`implied-checks.ts\` of
   // \`@tenet/ir\`; then passes `pair-series` and `unroll-swaps` on the asserts, as the cpu backend
   // runs them in this order: see \`checkedSeries\`)

@@ -219,17 +219,19 @@ describe('pass `hoist-bounds`', () => {
     const p = checked('fn f(s: f64, x: f64[], n: i32) { for i in 0..n { s += x[i + 1] } }')
     const [v] = hoistBoundsFunction(insertChecksFunction(p.functions.get('f')!, p), p).body
     expect(v).toMatchObject({ kind: 'if', failing: true })
-    // a loop in a loop: the inner one in two versions; the outer one as written in the version
-    // where its own checks fail (the copies grow with the depth of the nest, not exponentially)
+    // a loop in a loop: the inner one's test hoisted over the outer one (one test for the nest),
+    // the nest as written in the version where a check fails (see hoist-bounds.test.ts)
     const nest = hoisted(
       'fn f(s: f64, x: f64[], y: f64[], n: i32, d: i32) { for i in 0..n { s += y[i]\n for j in 0..d { s += x[i * d + j] } } }',
       'f',
       true,
     )
-    expect(nest.split('\n').filter((l) => l.trim().startsWith('for j'))).toHaveLength(3)
-    expect(nest.split('\n').filter((l) => l.trim().startsWith('if ('))).toHaveLength(2)
-    expect(nest.split('\n')[0]).toBe('if (!(0 < n) || $inrange(0, len(y)) && $inrange(n - 1, len(y)), ~) {')
-    expect(nest).toContain('  for i in 0..n {\n    s += y[i]\n    if (!(0 < d) || $inrange(i * d, len(x)) &&')
+    expect(nest.split('\n').filter((l) => l.trim().startsWith('for j'))).toHaveLength(2)
+    expect(nest.split('\n').filter((l) => l.trim().startsWith('if ('))).toHaveLength(1)
+    expect(nest.split('\n')[0]).toMatch(
+      /^if \(!\(0 < n\) \|\| \$inrange\(0, len\(y\)\) && \$inrange\(n - 1, len\(y\)\) && \(!\(0 < d\) \|\| \$inrange\(0, len\(x\)\) && /,
+    )
+    expect(nest).toContain('  for i in 0..n {\n    s += y[i]\n    for j in 0..d {\n      s += x[i * d + j]\n    }')
   })
 
   it('takes the range check after the loop (it reads the range the loop saved) into both versions', () => {
