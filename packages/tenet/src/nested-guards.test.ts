@@ -31,7 +31,7 @@ function outcome(m: TenetModule, entry: string, args: unknown[], inverse: boolea
   } catch (e) {
     if (!TenetError.isInstance(e)) return `non-tenet ${e}`
     const t = e as TenetError
-    return `${t.code} | ${t.message} | ${t.location?.line}:${t.location?.column} | ${text(args)}`
+    return `${t.code} | ${t.message} | ${t.line}:${t.column} | ${text(args)}`
   }
   return `${text(out)} | ${text(args)}`
 }
@@ -148,7 +148,7 @@ describe('hoist-bounds on nests against the interpreter (cpu, wasm; checks on)',
     const lists = [full()]
     for (let p = 1; p <= 4; p++) {
       const a = full()
-      a[p] = (a[p] as Float64Array).subarray(0, (a[p] as Float64Array).length - 1)
+      a[p] = (a[p] as Float64Array).slice(0, (a[p] as Float64Array).length - 1)
       lists.push(a)
     }
     for (const inverse of [false, true])
