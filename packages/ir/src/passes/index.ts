@@ -173,7 +173,12 @@ export {
 } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
-export { jamIterations, jamIterationsBlock, JAM_ITERATIONS_MAX_STATEMENTS } from './jam-iterations.js'
+export {
+  jamIterations,
+  jamIterationsBlock,
+  JAM_ITERATIONS_LANES,
+  JAM_ITERATIONS_MAX_STATEMENTS,
+} from './jam-iterations.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
 export { zeroSums } from './zero-sums.js'

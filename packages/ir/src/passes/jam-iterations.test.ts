@@ -27,24 +27,34 @@ const horner = `fn f(loss: f64, c: f64[], xs: f64[]) {
 describe('pass `jam-iterations`', () => {
   it('prints the IR before and after', () => {
     expect(jammed(horner)).toMatchInlineSnapshot(`
-      "if (0 < len(xs) && (len(xs) - 1 - 0 >= 1 && len(xs) - 1 - 0 <= 1073741824), ~) {
-        for j in 0..=len(xs) - 1 - 1 by 2 {
+      "if (0 < len(xs) && (len(xs) - 1 - 0 >= 3 && len(xs) - 1 - 0 <= 1073741824), ~) {
+        for j in 0..=len(xs) - 1 - 3 by 4 {
           acc: f64[] <- zeros(len(c))
           acc$b: f64[] <- zeros(len(c))
+          acc$c: f64[] <- zeros(len(c))
+          acc$d: f64[] <- zeros(len(c))
           for k in 1..len(c) {
             acc[k] += acc[k - 1] * xs[j] + c[k]
             acc$b[k] += acc$b[k - 1] * xs[j + 1] + c[k]
+            acc$c[k] += acc$c[k - 1] * xs[j + 2] + c[k]
+            acc$d[k] += acc$d[k - 1] * xs[j + 3] + c[k]
           }
           loss += acc[len(c) - 1]
           loss += acc$b[len(c) - 1]
+          loss += acc$c[len(c) - 1]
+          loss += acc$d[len(c) - 1]
           for k in reverse 1..len(c) {
             acc[k] -= acc[k - 1] * xs[j] + c[k]
             acc$b[k] -= acc$b[k - 1] * xs[j + 1] + c[k]
+            acc$c[k] -= acc$c[k - 1] * xs[j + 2] + c[k]
+            acc$d[k] -= acc$d[k - 1] * xs[j + 3] + c[k]
           }
           acc -> zeros(len(c))
           acc$b -> zeros(len(c))
+          acc$c -> zeros(len(c))
+          acc$d -> zeros(len(c))
         }
-        for j in 0 + (len(xs) - 1 - 0 + 1 - (len(xs) - 1 - 0 + 1) % 2)..=len(xs) - 1 by 1 {
+        for j in 0 + (len(xs) - 1 - 0 + 1 - (len(xs) - 1 - 0 + 1) % 4)..=len(xs) - 1 by 1 {
           acc: f64[] <- zeros(len(c))
           for k in 1..len(c) {
             acc[k] += acc[k - 1] * xs[j] + c[k]
@@ -83,10 +93,10 @@ describe('pass `jam-iterations`', () => {
 }`
     const out = jammed(text)
     // the pairs, the guard on the inner loop's span, the shared elements in the iterations' order
-    expect(out).toContain('for j in len(xs) - 1..=1 by -2 {')
+    expect(out).toContain('for j in len(xs) - 1..=3 by -4 {')
     expect(out).toContain('len(c) - 1 - 1 - 0 <= 1073741824')
-    expect(out).toContain('      g[k] += acc[k]\n      acc$b[k + 1] += acc$b[k] * xs[j - 1]\n      g[k] += acc$b[k]\n')
-    expect(out).toContain('    g[len(c) - 1] += acc[len(c) - 1]\n    g[len(c) - 1] += acc$b[len(c) - 1]\n')
+    expect(out).toContain('      g[k] += acc[k]\n      acc$b[k + 1] += acc$b[k] * xs[j - 1]\n      g[k] += acc$b[k]\n      acc$c[k + 1] += acc$c[k] * xs[j - 2]\n')
+    expect(out).toContain('    g[len(c) - 1] += acc[len(c) - 1]\n    g[len(c) - 1] += acc$b[len(c) - 1]\n    g[len(c) - 1] += acc$c[len(c) - 1]\n')
   })
 
   it('leaves a loop whose next iteration reads what this one writes', () => {
