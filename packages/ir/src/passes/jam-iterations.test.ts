@@ -95,8 +95,12 @@ describe('pass `jam-iterations`', () => {
     // the pairs, the guard on the inner loop's span, the shared elements in the iterations' order
     expect(out).toContain('for j in len(xs) - 1..=3 by -4 {')
     expect(out).toContain('len(c) - 1 - 1 - 0 <= 1073741824')
-    expect(out).toContain('      g[k] += acc[k]\n      acc$b[k + 1] += acc$b[k] * xs[j - 1]\n      g[k] += acc$b[k]\n      acc$c[k + 1] += acc$c[k] * xs[j - 2]\n')
-    expect(out).toContain('    g[len(c) - 1] += acc[len(c) - 1]\n    g[len(c) - 1] += acc$b[len(c) - 1]\n    g[len(c) - 1] += acc$c[len(c) - 1]\n')
+    expect(out).toContain(
+      '      g[k] += acc[k]\n      acc$b[k + 1] += acc$b[k] * xs[j - 1]\n      g[k] += acc$b[k]\n      acc$c[k + 1] += acc$c[k] * xs[j - 2]\n',
+    )
+    expect(out).toContain(
+      '    g[len(c) - 1] += acc[len(c) - 1]\n    g[len(c) - 1] += acc$b[len(c) - 1]\n    g[len(c) - 1] += acc$c[len(c) - 1]\n',
+    )
   })
 
   it('leaves a loop whose next iteration reads what this one writes', () => {
