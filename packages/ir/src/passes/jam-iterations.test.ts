@@ -193,4 +193,30 @@ describe('pass `jam-iterations`', () => {
 }`),
     ).toBe(true)
   })
+
+  it('leaves a body that may fail part-way (an i32 division) or allocates a length that changes per iteration', () => {
+    // (a later iteration's failure would come before an earlier one's remaining statements)
+    expect(
+      unchanged(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1] * f64(div(7, j - 3))
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+    expect(
+      unchanged(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c) - j)
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c) - j)
+  }
+}`),
+    ).toBe(true)
+  })
 })

@@ -38,7 +38,10 @@
  * Legality is proved, never assumed, and every result is bit for bit the program's: no operation
  * is reassociated, only statements of different iterations that touch different memory change
  * order. The body holds only updates (of a variable or an element), allocations and
- * deallocations, `if`s, `@unchecked` blocks and `for` loops, without host calls; names it
+ * deallocations, `if`s, `@unchecked` blocks and `for` loops, and nothing that may fail part-way
+ * with checks off (host calls, i32 divisions and remainders, conversions to i32: wasm traps),
+ * its arrays allocated at lengths alike in every iteration (so that where one allocation fails,
+ * the group's first iteration's fails first, as the loop's first iteration does); names it
  * allocates are the iteration's own (the copies' are renamed). The jammed order runs each
  * statement of iteration j before the same statement of iterations j + 1, j + 2, …, and those
  * before iteration j's later statements (in a fused inner loop: each iteration's work at inner
@@ -130,17 +133,38 @@ interface Access {
   fused: boolean
 }
 
+/**
+ * Whether an expression may fail with checks off: a host call, an i32 division or remainder
+ * (wasm traps on a zero divisor), a conversion to i32 (wasm traps out of range). A later
+ * iteration's failure must not come before an earlier iteration's remaining statements.
+ */
+function mayFail(e: Expr | Arg): boolean {
+  if (hostCall(e)) return true
+  let found = false
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && (x.callee === 'div' || x.callee === 'i32' || x.callee === 'convert')) found = true
+    if (x.kind === 'binary' && x.op === '%') found = true
+    return x
+  })
+  return found
+}
+
 /** Whether the statements are of the kinds the pass handles (see the module comment), recursively. */
 function handled(body: Stmt[]): boolean {
   return body.every((s) => {
     switch (s.kind) {
       case 'update':
-        return (s.target.kind === 'var' || s.target.kind === 'index') && !hostCall(s.value) && !hostCall(s.target)
+        return (
+          (s.target.kind === 'var' || s.target.kind === 'index') &&
+          !mayFail(s.value) &&
+          !mayFail(s.target) &&
+          !(s.distinct ?? []).some(([a, b]) => mayFail(a) || mayFail(b))
+        )
       case 'alloc':
       case 'dealloc':
-        return s.value.kind !== 'emptystack' && !hostCall(s.value) && s.type?.kind !== 'stack'
+        return s.value.kind !== 'emptystack' && !mayFail(s.value) && s.type?.kind !== 'stack'
       case 'if':
-        return !hostCall(s.pre) && !(s.post && hostCall(s.post)) && handled(s.then) && handled(s.else)
+        return !mayFail(s.pre) && !(s.post && mayFail(s.post)) && handled(s.then) && handled(s.else)
       case 'unchecked':
         return handled(s.body)
       case 'for':
@@ -148,7 +172,7 @@ function handled(body: Stmt[]): boolean {
           !s.each &&
           intLiteral(s.step) !== undefined &&
           intLiteral(s.step) !== 0 &&
-          ![s.start, s.stop].some(hostCall) &&
+          ![s.start, s.stop].some(mayFail) &&
           handled(s.body)
         )
       default:
@@ -330,6 +354,14 @@ function prove(M: ForStmt, dir: number, lanes: number): Plan | undefined {
     } else if (s.kind === 'dealloc' && !allocated.has(s.name)) bad = true
   })
   if (bad || written.size === 0) return undefined
+  // an array allocation (which fails on a bad length) sized alike in every iteration: where one fails,
+  // the first iteration's fails, before the loop did anything, as the loop as written does
+  walk(body, (s) => {
+    if (s.kind !== 'alloc' || s.value.kind === 'emptystack' || (s.type ?? s.declared)?.kind !== 'array') return
+    const reads = readNames(s.value)
+    if ([...reads].some((n) => own.has(n) || written.has(n))) bad = true
+  })
+  if (bad) return undefined
   // the inner loops that fuse: straight-line updates, ranges reading only what the body never writes
   const fused = new Set<number>()
   body.forEach((s, t) => {
