@@ -77,7 +77,7 @@
  *   written range by one element per iteration) and read only where written is marked so that a
  *   backend skips its zeroing (checks off; see `first-writes.ts`);
  * - `jam-iterations` — a loop of step ±1 whose iterations are independent (each computes in
- *   ancillas of its own around an inner recurrence, such as Horner's rule per point) runs two
+ *   ancillas of its own around an inner recurrence, such as Horner's rule per point) runs four
  *   iterations interleaved, statement by statement, their inner loops fused, bit for bit the same
  *   (checks off; see `jam-iterations.ts` for the dependence test);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
