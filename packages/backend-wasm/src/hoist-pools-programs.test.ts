@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
+import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { hornerLossSource } from '@tenet/testing/programs'
 import { describeHoistPools, hoistPoolsSource, withoutHoistPools } from '@tenet/testing/vitest'
@@ -42,7 +43,13 @@ describe('hoist-pools (wasm): Horner’s least squares', () => {
     // (g's inverse begins its body with the allocation; h's with \`n -= 1\`, its length's name)
     expect(count(fn('g'))).toBe(1)
     for (const name of ['h', 'k', 'r']) expect([name, count(fn(name))]).toEqual([name, 0])
-    expect(count(hornerLossSource)).toBe(2)
+    // (the loop as written; \`jam-iterations\` runs it in groups of points: three loops, each with its own)
+    disabledPasses.add('jam-iterations')
+    try {
+      expect(count(hornerLossSource)).toBe(2)
+    } finally {
+      disabledPasses.delete('jam-iterations')
+    }
     expect(withoutHoistPools(() => count(fn('f')))).toBe(0)
   })
 

@@ -79,6 +79,10 @@
  * - `first-writes` — an array ancilla written in order (a first element, then a loop extending the
  *   written range by one element per iteration) and read only where written is marked so that a
  *   backend skips its zeroing (checks off; see `first-writes.ts`);
+ * - `jam-iterations` — a loop of step ±1 whose iterations are independent (each computes in
+ *   ancillas of its own around an inner recurrence, such as Horner's rule per point) runs four
+ *   iterations interleaved, statement by statement, their inner loops fused, bit for bit the same
+ *   (checks off; see `jam-iterations.ts` for the dependence test);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
@@ -130,6 +134,7 @@ import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
+import { jamIterations } from './jam-iterations.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 import { zeroSums } from './zero-sums.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
@@ -173,6 +178,12 @@ export {
 } from './interchange.js'
 export { hoistCalls } from './hoist-calls.js'
 export { jamLoops, jamBlock } from './jam.js'
+export {
+  jamIterations,
+  jamIterationsBlock,
+  JAM_ITERATIONS_LANES,
+  JAM_ITERATIONS_MAX_STATEMENTS,
+} from './jam-iterations.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
 export { calledInCountingLoops, unrollSwaps, unrollSwapsBlock } from './unroll-swaps.js'
 export { zeroSums } from './zero-sums.js'
@@ -212,6 +223,7 @@ export const PASS_NAMES = [
   'fuse-loops',
   'contract-arrays',
   'first-writes',
+  'jam-iterations',
   'unroll-swaps',
   'zero-sums',
   // (not run by `optimize`: the cpu backend runs it on optimize's result, see `pairSeries`)
@@ -417,6 +429,7 @@ export function optimize(
     inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
   }
   if (on('first-writes')) each(firstWrites)
+  if (on('jam-iterations') && !options.checks) each(jamIterations)
   // (with checks on it runs after the asserts are placed: see `unrollCheckedSwaps`)
   if (on('unroll-swaps') && !options.checks) {
     // (not the swap loops of a function a counting loop calls: see `unrollSwapsBlock`)

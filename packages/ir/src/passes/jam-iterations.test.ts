@@ -1,0 +1,222 @@
+/**
+ * Pass `jam-iterations` on printed IR before and after, and the loops it must leave as they are.
+ * The compiled programs are checked bit for bit with and without the pass (cpu and wasm, the
+ * objective and the gradient) in `tenet`'s `jam-iterations.test.ts`.
+ */
+import { describe, expect, it } from 'vitest'
+import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
+import { jamIterations } from './index.js'
+
+const registry = createRegistry()
+const fnOf = (text: string, name = 'f'): FunctionDef =>
+  check(parse(text, []).functions, [], registry).functions.get(name)!
+const jammed = (text: string) => printStmts(jamIterations(fnOf(text)).body, 0)
+const unchanged = (text: string) => printFunction(jamIterations(fnOf(text))) === printFunction(fnOf(text))
+
+/** Horner's rule per point into a history array, the loss a reduction over the points. */
+const horner = `fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`
+
+describe('pass `jam-iterations`', () => {
+  it('prints the IR before and after', () => {
+    expect(jammed(horner)).toMatchInlineSnapshot(`
+      "if (0 < len(xs) && (len(xs) - 1 - 0 >= 3 && len(xs) - 1 - 0 <= 1073741824), ~) {
+        for j in 0..=len(xs) - 1 - 3 by 4 {
+          acc: f64[] <- zeros(len(c))
+          acc$b: f64[] <- zeros(len(c))
+          acc$c: f64[] <- zeros(len(c))
+          acc$d: f64[] <- zeros(len(c))
+          for k in 1..len(c) {
+            acc[k] += acc[k - 1] * xs[j] + c[k]
+            acc$b[k] += acc$b[k - 1] * xs[j + 1] + c[k]
+            acc$c[k] += acc$c[k - 1] * xs[j + 2] + c[k]
+            acc$d[k] += acc$d[k - 1] * xs[j + 3] + c[k]
+          }
+          loss += acc[len(c) - 1]
+          loss += acc$b[len(c) - 1]
+          loss += acc$c[len(c) - 1]
+          loss += acc$d[len(c) - 1]
+          for k in reverse 1..len(c) {
+            acc[k] -= acc[k - 1] * xs[j] + c[k]
+            acc$b[k] -= acc$b[k - 1] * xs[j + 1] + c[k]
+            acc$c[k] -= acc$c[k - 1] * xs[j + 2] + c[k]
+            acc$d[k] -= acc$d[k - 1] * xs[j + 3] + c[k]
+          }
+          acc -> zeros(len(c))
+          acc$b -> zeros(len(c))
+          acc$c -> zeros(len(c))
+          acc$d -> zeros(len(c))
+        }
+        for j in 0 + (len(xs) - 1 - 0 + 1 - (len(xs) - 1 - 0 + 1) % 4)..=len(xs) - 1 by 1 {
+          acc: f64[] <- zeros(len(c))
+          for k in 1..len(c) {
+            acc[k] += acc[k - 1] * xs[j] + c[k]
+          }
+          loss += acc[len(c) - 1]
+          for k in reverse 1..len(c) {
+            acc[k] -= acc[k - 1] * xs[j] + c[k]
+          }
+          acc -> zeros(len(c))
+        }
+      } else {
+        for j in 0..len(xs) {
+          acc: f64[] <- zeros(len(c))
+          for k in 1..len(c) {
+            acc[k] += acc[k - 1] * xs[j] + c[k]
+          }
+          loss += acc[len(c) - 1]
+          for k in reverse 1..len(c) {
+            acc[k] -= acc[k - 1] * xs[j] + c[k]
+          }
+          acc -> zeros(len(c))
+        }
+      }"
+    `)
+  })
+
+  it('jams a gradient summed over the iterations where the elements are proved apart (guarded span)', () => {
+    const text = `fn f(c: f64[], xs: f64[], g: f64[]) {
+  for j in reverse 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 0..len(c) - 1 { acc[k + 1] += acc[k] * xs[j]; g[k] += acc[k] }
+    g[len(c) - 1] += acc[len(c) - 1]
+    for k in reverse 0..len(c) - 1 { acc[k + 1] -= acc[k] * xs[j] }
+    acc -> zeros(len(c))
+  }
+}`
+    const out = jammed(text)
+    // the pairs, the guard on the inner loop's span, the shared elements in the iterations' order
+    expect(out).toContain('for j in len(xs) - 1..=3 by -4 {')
+    expect(out).toContain('len(c) - 1 - 1 - 0 <= 1073741824')
+    expect(out).toContain(
+      '      g[k] += acc[k]\n      acc$b[k + 1] += acc$b[k] * xs[j - 1]\n      g[k] += acc$b[k]\n      acc$c[k + 1] += acc$c[k] * xs[j - 2]\n',
+    )
+    expect(out).toContain(
+      '    g[len(c) - 1] += acc[len(c) - 1]\n    g[len(c) - 1] += acc$b[len(c) - 1]\n    g[len(c) - 1] += acc$c[len(c) - 1]\n',
+    )
+  })
+
+  it('leaves a loop whose next iteration reads what this one writes', () => {
+    // (reading another array's element j − 1 instead, it jams)
+    expect(
+      unchanged(`fn f(x: f64[], c: f64[], y: f64[]) {
+  for j in 1..len(x) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * y[j - 1] + c[k] }
+    x[j] += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * y[j - 1] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(false)
+    expect(
+      unchanged(`fn f(x: f64[], c: f64[]) {
+  for j in 1..len(x) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * x[j - 1] + c[k] }
+    x[j] += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * x[j - 1] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+  })
+
+  it('leaves a loop whose inner loop sums into a variable of the function (the order of the sum would change)', () => {
+    // (the sum after the inner loop keeps its order: it jams)
+    expect(
+      unchanged(`fn f(s: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    s += acc[len(c) - 1] * xs[j]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(false)
+    expect(
+      unchanged(`fn f(s: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k]; s += c[k] * xs[j] }
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+  })
+
+  it('leaves shared elements that an inner loop may reach (g[len(c) − 1] inside the column g[k])', () => {
+    // (the column one shorter, 1..len(c) − 1, is proved apart from g[len(c) − 1]: it jams)
+    expect(
+      unchanged(`fn f(c: f64[], xs: f64[], g: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) - 1 { acc[k] += acc[k - 1] * xs[j]; g[k] += acc[k] }
+    g[len(c) - 1] += acc[0]
+    for k in reverse 1..len(c) - 1 { acc[k] -= acc[k - 1] * xs[j] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(false)
+    expect(
+      unchanged(`fn f(c: f64[], xs: f64[], g: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j]; g[k] += acc[k] }
+    g[len(c) - 1] += acc[0]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+  })
+
+  it('leaves a loop with no recurrence to overlap (it would not pay)', () => {
+    expect(
+      unchanged(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 0..len(c) { acc[k] += c[k] * xs[j] }
+    loss += acc[0]
+    for k in 0..len(c) { acc[k] -= c[k] * xs[j] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+  })
+
+  it('leaves a body that may fail part-way (an i32 division) or allocates a length that changes per iteration', () => {
+    // (a later iteration's failure would come before an earlier one's remaining statements)
+    expect(
+      unchanged(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1] * f64(div(7, j - 3))
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`),
+    ).toBe(true)
+    expect(
+      unchanged(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c) - j)
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c) - j)
+  }
+}`),
+    ).toBe(true)
+  })
+})
