@@ -358,6 +358,23 @@ fn f(loss: f64, x: f64[], n: i32) {
     agrees(src, /^runtime\/dealloc/)
   })
 
+  it("the post-condition of the uncompute's version `if` that fails: not left out", () => {
+    const src = `
+fn f(loss: f64, x: f64[], n: i32, k: i32) {
+  s: f64 <- 0.0
+  for i in 0..n { s += x[i] * x[i] }
+  loss += s
+  if (n > 0, k > 0) {
+    for i in reverse 0..n { s -= x[i] * x[i] }
+  } else {
+    for i in reverse 0..n { s -= x[i] * x[i] }
+  }
+  s -> 0.0
+}`
+    // (the post-condition's check ends the branch, so the branch is not of the shape: kept)
+    agrees(src, /^runtime\/post-condition/, [1, 1], [-1])
+  })
+
   it("a host call in an allocation of the sum's version branch: a scalar's value not substituted", () => {
     const src = `
 fn f(loss: f64, x: f64[], n: i32) {
