@@ -33,17 +33,22 @@
  * (`U`: `outOfBounds` asserts of elements that `e` reads, nothing else), or an `if` both of whose
  * branches are such a statement, possibly after asserts and allocations of scalars (the loop
  * invariants `hoist-invariants` moves out: `v$inv0 <- ms[C − 1]`) and before `@unchecked`
- * deallocations. The terms are compared symbolically: each such scalar replaced by its value (an
- * allocation's value, nothing between the allocation and the loop writing what it reads) and U's
- * loop variable by F's; every leaf loop of F and of U must give the same range and term. The term
+ * deallocations. U's branches, left out with it, allocate only scalars of built-in types whose
+ * values call nothing but `len` (they can neither fail nor have an effect) and deallocate only
+ * those. The terms are compared symbolically: each such scalar replaced by its value (an
+ * allocation's value, nothing between the allocation and the loop writing what it reads, and no
+ * code from outside the program running in between: a host call, a plugin's primitive or bijection
+ * run as JavaScript, `@safe`, a call of a function that does one, see `runsOutside`) and U's
+ * loop variable by F's; every leaf loop of F and of U must give the same range and term. Neither F
+ * nor U nor anything between them runs such code. The term
  * `e` is never negative by its form (the squares, `exp`, `abs`, `sqrt` of such, `+`, `*`, `/` of
  * such, non-negative literals: see `nonNegativeTerm`) and calls no host or runtime function.
  *
  * The softmax cross-entropy's log-sum-exp, `s += exp(z[b·C + i] − m)` uncomputed by `~routine`:
  * the uncompute's C calls of `Math.exp` per row are left out wherever the bound holds.
  */
-import type { Expr, Program, Stmt } from '@tenet/ir'
-import { callsHost, exprChildren, key, readNames, rewriteExpr, walk, writtenNames } from '@tenet/ir/backend'
+import type { Arg, Expr, Program, Stmt } from '@tenet/ir'
+import { callsHost, exprChildren, key, readNames, rewriteExpr, stmtExprs, walk, writtenNames } from '@tenet/ir/backend'
 
 /** The runtime test of a bound left in the program (see the module's comment): `$sumBound(y, a, b)`. */
 export const SUM_BOUND = '$sumBound'
@@ -104,6 +109,79 @@ export function nonNegativeTerm(e: Expr, program: Program): boolean {
 function callsOut(e: Expr): boolean {
   if (e.kind === 'call' && e.callee.startsWith('$')) return true
   return callsHost(e) || exprChildren(e).some((c) => callsOut(c as Expr))
+}
+
+/**
+ * Whether \`e\` runs JavaScript code from outside the program, which may change any array or call
+ * anything: a host function (\`$host…\`), or a plugin's pure primitive that has no cpu emitter
+ * (called through \`rt.prims\`).
+ */
+function callsJs(e: Expr | Arg, program: Program): boolean {
+  if (e.kind === 'call') {
+    if (callsHost(e)) return true
+    const spec = program.registry.findPrimitive(e.callee)
+    if (spec?.kind === 'pure' && !spec.emit?.cpu) return true
+  }
+  return exprChildren(e as Expr).some((c) => callsJs(c as Expr, program))
+}
+
+/** The functions of each program that may run outside code (see \`runsOutside\`), found once. */
+const outsideFunctions = new WeakMap<Program, Map<string, boolean>>()
+
+/**
+ * Whether \`s\` (its nested statements included) may run code from outside the program, which may
+ * write any array (so that a value read before it is not the value read after it): \`@safe\`, a
+ * host or plugin call in any expression it evaluates (asserts' messages included, see
+ * \`callsJs\`), a plugin bijection run as JavaScript (no cpu emitter, \`rt.bijections\`), or a call
+ * of a function of the program that does any of these (its uncall runs the same calls).
+ */
+export function runsOutside(s: Stmt, program: Program): boolean {
+  let memo = outsideFunctions.get(program)
+  if (!memo) outsideFunctions.set(program, (memo = new Map()))
+  const fn = (name: string): boolean => {
+    const known = memo!.get(name)
+    if (known !== undefined) return known
+    const f = program.functions.get(name)
+    if (!f) return true
+    memo!.set(name, false) // (a recursive call: decided by the rest of the body)
+    const yes = f.body.some((b) => runsOutside(b, program))
+    memo!.set(name, yes)
+    return yes
+  }
+  let yes = false
+  walk([s], (x) => {
+    if (yes) return
+    if (x.kind === 'safe') yes = true
+    else if (stmtExprs(x).some((e) => callsJs(e, program))) yes = true
+    else if (x.kind === 'assert' && [x.cond, ...x.args].some((a) => typeof a !== 'string' && callsJs(a, program)))
+      yes = true
+    else if (x.kind === 'callstmt') {
+      if (x.target === 'function') yes = fn(x.callee)
+      else {
+        let spec = program.registry.findPrimitive(x.callee)
+        if (spec?.kind === 'bijection' && x.inverse && spec.inverse !== 'self')
+          spec = program.registry.findPrimitive(spec.inverse)
+        yes = spec?.kind !== 'bijection' || !spec.emit?.cpu
+      }
+    }
+  })
+  return yes
+}
+
+/**
+ * Whether the uncompute side may leave out allocation \`s\` of a version branch, and its value is
+ * kept in the table of values: a scalar of a built-in type whose value calls nothing but \`len\`
+ * (so that computing it can neither fail nor have an effect, see \`branchLeaves\`).
+ */
+function quietAlloc(s: Extract<Stmt, { kind: 'alloc' }>): boolean {
+  const t = s.type
+  if (t?.kind !== 'scalar' || !['f64', 'f32', 'i32', 'bool'].includes(t.name)) return false
+  return s.value.kind !== 'emptystack' && !callsAny(s.value as Expr)
+}
+
+/** Whether \`e\` calls anything but \`len\` (a primitive, a conversion, the runtime, the host). */
+function callsAny(e: Expr): boolean {
+  return (e.kind === 'call' && e.callee !== 'len') || exprChildren(e).some((c) => callsAny(c as Expr))
 }
 
 /** Whether `name` occurs in `s` at all (read, written, allocated). */
@@ -189,6 +267,8 @@ function collectElements(e: Expr, out: Set<string>): void {
 /**
  * A branch of a version `if`: asserts and scalar allocations (kept as values where nothing before
  * the leaf statement writes what they read), one leaf statement, then `@unchecked` deallocations.
+ * On the uncompute side (`-=`), which may be left out with its allocations, no assert, and only
+ * allocations that can neither fail nor have an effect (\`quietAlloc\`), deallocated there.
  */
 function branchLeaves(
   body: Stmt[],
@@ -198,21 +278,32 @@ function branchLeaves(
   program: Program,
 ): Leaf[] | undefined {
   const inner = new Map(env)
+  const allocated = new Set<string>()
   let k = 0
   for (; k < body.length; k++) {
     const s = body[k]!
+    // (code from outside the program may write what the values read: none is kept past it)
+    if (runsOutside(s, program)) inner.clear()
     // (asserts of U's versions would be left out with U: none is taken)
     if (s.kind === 'assert' && op === '+=') continue
     if (s.kind === 'alloc' && s.value.kind !== 'emptystack' && s.name !== y && !readNames(s.value as Expr).has(y)) {
-      inner.set(s.name, substitute(s.value as Expr, inner))
+      // (U's allocations are left out with it: only those that cannot fail nor call anything)
+      if (op === '-=' && !quietAlloc(s)) return undefined
+      allocated.add(s.name)
+      if (s.type?.kind === 'scalar' && !runsOutside(s, program)) inner.set(s.name, substitute(s.value as Expr, inner))
+      else inner.delete(s.name)
       continue
     }
     break
   }
   const leaf = body[k]
   if (!leaf) return undefined
+  const leftOut = (d: Stmt) =>
+    op === '+=' ||
+    (d.kind === 'dealloc' && allocated.has(d.name) && (d.value.kind === 'emptystack' || !callsAny(d.value as Expr)))
   for (const s of body.slice(k + 1))
-    if (s.kind !== 'unchecked' || !s.body.every((d) => d.kind === 'dealloc' && d.name !== y)) return undefined
+    if (s.kind !== 'unchecked' || !s.body.every((d) => d.kind === 'dealloc' && d.name !== y && leftOut(d)))
+      return undefined
   return leaves(leaf, y, op, inner, program)
 }
 
@@ -257,18 +348,24 @@ export function sumBounds(body: Stmt[], program: Program, arrayParams: ReadonlyS
       for (let j = c + 1; j < k; j++) {
         const s = body[j]!
         const w = writtenNames([s])
-        if (!w) {
+        // (code from outside the program may write any array: no value read before it is kept)
+        if (!w || runsOutside(s, program)) {
           env.clear()
           continue
         }
         for (const [n, v] of [...env]) if (w.has(n) || [...readNames(v)].some((r) => w.has(r))) env.delete(n)
-        if (s.kind === 'alloc' && s.value.kind !== 'emptystack' && s.name !== y) env.set(s.name, s.value as Expr)
+        if (s.kind === 'alloc' && s.value.kind !== 'emptystack' && s.name !== y && s.type?.kind === 'scalar')
+          env.set(s.name, s.value as Expr)
       }
       return env
     }
     const fi = touching[0]
     const ui = touching[touching.length - 1]
     if (fi === undefined || ui === undefined || fi === ui) return
+    // (F and U call nothing from outside the program: F's terms are read with nothing changing
+    // them in between, F's version \`if\` asserts nothing after the sum that could, and U, left
+    // out, would have no effect)
+    if (runsOutside(body[fi]!, program) || runsOutside(body[ui]!, program)) return
     const F = leaves(body[fi]!, y, '+=', envAt(fi), program)
     const U = F && leaves(body[ui]!, y, '-=', envAt(ui), program)
     if (!F || !U || F.length === 0 || U.length === 0) return
@@ -311,7 +408,7 @@ export function sumBounds(body: Stmt[], program: Program, arrayParams: ReadonlyS
       else if (s.kind === 'for') exprs.push(s.start, s.stop, ...(s.step ? [s.step] : []))
       if (exprs.some((e) => callsHost(e))) calls = true
     })
-    if (calls) return
+    if (calls || between.some((s) => runsOutside(s, program))) return
     // y not written between its allocation and F, nor read between U and its check
     const stmtU = body[ui]!
     if (touching.some((k) => k !== fi && k !== ui && writtenNames([body[k]!])?.has(y) !== false)) return
