@@ -273,12 +273,18 @@ function changes(body: Stmt[], program: Program): Set<string> {
       case 'pop':
         w.add(rootName(s.value) ?? '')
         w.add(s.stack.name)
+        // (a push or pop changes the stack's length: found by review 17e, a nest's test that
+        // read \`len(st)\` was taken once for the whole nest)
+        w.add(`len:${s.stack.name}`)
         break
       case 'callstmt': {
         const writes = s.target === 'function' ? program.writes.get(s.callee) : undefined
         s.args.forEach((a, i) => {
           const r = rootName(a)
-          if (r !== undefined && (!writes || writes[i])) w.add(r)
+          if (r === undefined || (writes && !writes[i])) return
+          w.add(r)
+          // (a stack the callee pushes or pops)
+          if (typeof a.type === 'object' && a.type.kind === 'stack') w.add(`len:${r}`)
         })
         break
       }
