@@ -35,7 +35,7 @@ function outcome(m: TenetModule, entry: string, args: unknown[], inverse: boolea
   } catch (e) {
     if (!TenetError.isInstance(e)) return `non-tenet ${e}`
     const t = e as TenetError
-    return `${t.code} | ${t.message} | ${t.location?.line}:${t.location?.column} | ${text(args)}`
+    return `${t.code} | ${t.message} | ${t.line}:${t.column} | ${text(args)}`
   }
   return `${text(out)} | ${text(args)}`
 }
@@ -441,7 +441,7 @@ fn f(y: f64, v: f64, n: i32) {
   })
 })
 
-import { gradient, hessian } from './index.js'
+import { grad, gradient, hessian } from './index.js'
 
 describe('gradients through rows whose bounds read elements and idle first iterations', () => {
   const cases: Array<[string, string, Array<() => unknown[]>]> = [
@@ -512,7 +512,7 @@ fn f(s: f64, x: f64, n: i32) {
             for (const [k, args] of lists.entries()) {
               const run = (mm: TenetModule) => {
                 try {
-                  return text(gradient((mm as any).f, args(), { loss: 0, fuse }))
+                  return text(grad((mm as any).f, { loss: 0, fuse })(...args()))
                 } catch (err) {
                   return `error ${(err as Error).message}`
                 }
@@ -549,7 +549,7 @@ describe('an idle first iteration under gradients and Hessians', () => {
             return text([
               m.f(0, 0.7, n),
               gradient(m.f, [0, 0.7, n], { loss: 0 }),
-              gradient(m.f, [0, 0.7, n], { loss: 0, fuse: false }),
+              grad(m.f, { loss: 0, fuse: false })(0, 0.7, n),
               hessian(m.f, [0, 0.7, n], { loss: 0 }),
             ])
           } catch (err) {
