@@ -106,7 +106,7 @@ async function runJob(job: Job, workloads: Workload[]): Promise<void> {
       await send({ type: 'row', index, result: overBudget(row, spec.label, job.budgetMs!) })
       continue
     }
-    const result = await runRow(row, spec.label, instance, baseline.medianMs, job.measure, memory.sample, pairedBase)
+    const result = await runRow(row, spec.label, instance, baseline, job.measure, memory.sample, pairedBase)
     const after = log.read()
     const invalidated = after.filter((p) => !before.includes(p))
     await send({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { calibrate, measure, measurePaired, PAIR_BLOCK, warmUp } from './measure.js'
+import { calibrate, measure, measurePaired, PAIR_BLOCK, wallClocks, warmUp } from './measure.js'
+import { runClock } from './run-clock.js'
 
 /** A clock that only the functions under test move: each call costs what the test says. */
 function fakeClock() {
@@ -193,6 +194,64 @@ describe('measure', () => {
     }
     const mw = await measure(fw, options, { wall: w.wall, run: w.wall })
     expect(mw.medianMs).toBe(13)
+  })
+
+  it("gives the same samples' median on the wall clock too, and times on the wall clock alone with `wallClocks`", async () => {
+    const c = fakeClocks()
+    // 3 ms a call, and every call also waits 1 ms for a core
+    const fn = () => {
+      c.t += 4
+      c.delay += 1
+    }
+    const m = await measure(fn, options, c)
+    expect(m.medianMs).toBe(3)
+    expect(m.wallMedianMs).toBe(4)
+    const mw = await measure(fn, options, wallClocks(c))
+    expect(mw.medianMs).toBe(4)
+    expect(mw.wallMedianMs).toBe(4)
+  })
+
+  it('calibrates the calls per sample on the run clock (a call that always waits for a core still gets a full sample)', async () => {
+    const c = fakeClocks()
+    // 2^-6 ms a call, and every call also waits 1 ms for a core: on the wall clock a call reads
+    // over 1 ms and a sample would be one call; on the run clock 16 calls make a 0.25 ms sample
+    const m = await measure(
+      () => {
+        c.t += 2 ** -6 + 1
+        c.delay += 1
+      },
+      options,
+      c,
+    )
+    expect(m.inner).toBe(16)
+    expect(m.medianMs).toBeCloseTo(2 ** -6, 12)
+  })
+
+  it('never reads a negative time per call when samples of a slow row end in a wait for a core between the readings', async () => {
+    // the fake thread of run-clock.test.ts: the n-th delay reading waits `ms` for a core first
+    const s = { t: 0, d: 0, reads: 0, preempt: new Map<number, number>() }
+    const wall = () => s.t
+    const delay = () => {
+      const ms = s.preempt.get(++s.reads)
+      if (ms !== undefined) {
+        s.t += ms
+        s.d += ms
+      }
+      return s.d
+    }
+    const run = runClock(wall, delay)
+    let calls = 0
+    // 400 ms a call (longer than the budget: calibration's call, then three samples); the
+    // closing readings of samples 1 and 2 lose the core for 500 ms
+    const fn = () => {
+      calls++
+      s.t += 400
+      if (calls === 2 || calls === 3) s.preempt.set(s.reads + 1, 500)
+    }
+    const m = await measure(fn, options, { wall, run })
+    expect(m.samples).toBe(3)
+    // (with one delay reading after the wall reading: −100 ms)
+    expect(m.medianMs).toBe(400)
   })
 
   it("counts a call's waits of its own (a GPU, another thread) on the run clock", async () => {

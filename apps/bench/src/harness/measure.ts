@@ -21,12 +21,23 @@ export interface Measurement {
   /** per call, milliseconds */
   medianMs: number
   madMs: number
+  /**
+   * per call, ms: the median of the same samples on the wall clock (equal to `medianMs` where
+   * the samples were timed on it), for comparing a row with one timed on the wall clock
+   */
+  wallMedianMs: number
   samples: number
   /** calls per timed sample */
   inner: number
 }
 
 let measurements = 0
+
+/** Clocks whose `run` is the wall clock: for rows timed on the wall clock (`Row.clock`). */
+export const wallClocks = (clocks: Pick<Clocks, 'wall'> = sampleClocks()): Pick<Clocks, 'wall' | 'run'> => ({
+  wall: clocks.wall,
+  run: clocks.wall,
+})
 
 /**
  * The time of one call of `fn`, ms, for choosing how many calls one timed sample makes: the
@@ -144,7 +155,9 @@ export const FULL_MEASURE: MeasureOptions = {
  * process reads what it would have read had it kept it; the budget and the warm-up are wall time,
  * so that a run on a loaded machine lasts as long as before. Before, the samples were wall time
  * (tinybench's): a BA Jacobian of 3 ms read 3–22 ms a call from one run to the next on the loaded
- * development machine, its ratio to the objective 2.6–19×.
+ * development machine, its ratio to the objective 2.6–19×. The same samples' median on the wall
+ * clock is returned too (`wallMedianMs`). A row whose work runs on other threads is timed with
+ * `clocks.run` the wall clock (`wallClocks`; `Row.clock`).
  */
 export async function measure(
   fn: () => void | Promise<void>,
@@ -162,7 +175,9 @@ export async function measure(
     await warmUp(fn, isAsync, options.warmupMs, options.warmupCalls, options.maxWarmupMs ?? options.warmupMs, wall)
   const single = await calibrate(fn, isAsync, firstMs, options.targetSampleMs, run)
   const inner = Math.max(1, Math.ceil(options.targetSampleMs / Math.max(single, 1e-6)))
-  const sample = sampleLoop(fn, inner, isAsync, run)
+  // each sample's time on the wall clock too, read outside the run clock's readings
+  const state = { wall: 0 }
+  const sample = sampleLoop(fn, inner, isAsync, run, run === wall ? undefined : wall, state)
   // calls slower than the whole time budget are already warm (check + calibration ran them):
   // three samples and no warm-up of the timed loop, so a quick run stays quick
   const slow = single * inner > options.timeMs
@@ -173,12 +188,18 @@ export async function measure(
     while (wall() - start < options.warmupMs / 10)
   }
   const samples: number[] = []
+  const walls: number[] = []
   const minSamples = slow ? 3 : options.minSamples
   const start = wall()
-  while (samples.length < minSamples || (!slow && wall() - start < options.timeMs)) samples.push(await sample())
+  while (samples.length < minSamples || (!slow && wall() - start < options.timeMs)) {
+    const dt = await sample()
+    samples.push(dt)
+    walls.push(run === wall ? dt : state.wall)
+  }
   return {
     medianMs: median(samples) / inner,
     madMs: medianAbsoluteDeviation(samples) / inner,
+    wallMedianMs: median(walls) / inner,
     samples: samples.length,
     inner,
   }
@@ -187,26 +208,37 @@ export async function measure(
 /**
  * One timed sample of `inner` calls of `fn`, its time on `clock` (ms): for a synchronous `fn`, a
  * loop with the clock read around it, of its own source text per measurement (as `batchLoop`, so
- * that V8 shares no type feedback between rows).
+ * that V8 shares no type feedback between rows). With `wall`, the sample's time on it is stored
+ * in `state.wall` (its readings taken around `clock`'s).
  */
 function sampleLoop(
   fn: () => void | Promise<void>,
   inner: number,
   isAsync: boolean,
   clock: () => number,
+  wall: (() => number) | undefined,
+  state: { wall: number },
 ): () => number | Promise<number> {
   if (isAsync)
     return async () => {
+      const w = wall?.() ?? 0
       const t = clock()
       for (let i = 0; i < inner; i++) await fn()
-      return clock() - t
+      const dt = clock() - t
+      if (wall) state.wall = wall() - w
+      return dt
     }
+  const body = wall
+    ? 'const w = wall(); const t = clock(); for (let i = 0; i < inner; i++) fn(); const dt = clock() - t; state.wall = wall() - w; return dt'
+    : 'const t = clock(); for (let i = 0; i < inner; i++) fn(); return clock() - t'
   return new Function(
     'fn',
     'inner',
     'clock',
-    `// sampled measurement ${++measurements}\nreturn () => { const t = clock(); for (let i = 0; i < inner; i++) fn(); return clock() - t }`,
-  )(fn, inner, clock) as () => number
+    'wall',
+    'state',
+    `// sampled measurement ${++measurements}\nreturn () => { ${body} }`,
+  )(fn, inner, clock, wall, state) as () => number
 }
 
 /**
@@ -437,8 +469,20 @@ export async function measurePaired(
   // time: all pairs)
   const used = whole.length * 2 >= ratios.length && whole.length >= minPairs ? whole : ratios
   return {
-    row: { medianMs: median(rows), madMs: medianAbsoluteDeviation(rows), samples: rows.length, inner },
-    baseline: { medianMs: median(bases), madMs: medianAbsoluteDeviation(bases), samples: bases.length, inner: innerB },
+    row: {
+      medianMs: median(rows),
+      madMs: medianAbsoluteDeviation(rows),
+      wallMedianMs: median(rows),
+      samples: rows.length,
+      inner,
+    },
+    baseline: {
+      medianMs: median(bases),
+      madMs: medianAbsoluteDeviation(bases),
+      wallMedianMs: median(bases),
+      samples: bases.length,
+      inner: innerB,
+    },
     ratio: median(used),
     pairs: used.length,
   }

@@ -17,6 +17,17 @@ describe('runDelayReader', () => {
     expect(read()).toBe(7.25)
   })
 
+  it('is undefined where scheduler accounting is off (the line Linux writes then: "0 0 0")', () => {
+    // fs/proc/base.c, proc_pid_schedstat: `if (unlikely(!sched_info_on())) seq_puts(m, "0 0 0\n")`:
+    // the delay would stay 0 and the "run clock" be the wall clock under the run clock's name
+    const path = join(dir, 'schedstat-off')
+    writeFileSync(path, '0 0 0\n')
+    expect(runDelayReader(path)).toBeUndefined()
+    // (a thread that has run once has a time slice: that line is read)
+    writeFileSync(path, '0 0 1\n')
+    expect(runDelayReader(path)?.()).toBe(0)
+  })
+
   it('is undefined where the file is missing or not a schedstat line', () => {
     expect(runDelayReader(join(dir, 'none'))).toBeUndefined()
     const path = join(dir, 'other')
@@ -38,6 +49,69 @@ describe('runClock', () => {
     wall += 5
     delay += 3
     expect(run() - t0).toBe(2)
+  })
+})
+
+/**
+ * A fake thread: `t` its wall time, `d` its run-queue delay. `preempt` makes the n-th reading of
+ * the delay be preceded by a wait of `ms` for a core, as when the scheduler takes the core between
+ * `performance.now()` and the `pread` of schedstat (review17c: about once in 2500 samples on the
+ * loaded development machine; `scripts/run-clock-window.mjs`).
+ */
+function fakeThread() {
+  const s = {
+    t: 0,
+    d: 0,
+    reads: 0,
+    preempt: new Map<number, number>(),
+    wall: () => s.t,
+    delay: () => {
+      const ms = s.preempt.get(++s.reads)
+      if (ms !== undefined) {
+        s.t += ms
+        s.d += ms
+      }
+      return s.d
+    },
+  }
+  return s
+}
+
+describe('runClock: a wait for a core between its readings', () => {
+  it('is not subtracted from an interval when it lands in the closing reading (no negative interval)', () => {
+    const s = fakeThread()
+    const run = runClock(s.wall, s.delay)
+    const t0 = run()
+    // 1 ms of work, then a 10 ms wait for a core at the next delay reading
+    s.t += 1
+    s.preempt.set(s.reads + 1, 10)
+    expect(run() - t0).toBe(1)
+    // (with one delay reading after the wall reading: 1 − 10 = −9 ms)
+  })
+
+  it('is not counted in an interval when it lands in the opening reading', () => {
+    const s = fakeThread()
+    const run = runClock(s.wall, s.delay)
+    s.preempt.set(1, 10)
+    const t0 = run()
+    s.t += 1
+    expect(run() - t0).toBe(1)
+    // (with one delay reading after the wall reading: 11 ms)
+  })
+
+  it('nor when it lands in either delay reading, and tries again until two agree', () => {
+    for (const at of [1, 2, 3, 4]) {
+      const s = fakeThread()
+      const run = runClock(s.wall, s.delay)
+      s.t = 100
+      s.d = 7
+      // reading `at` of the opening reading waits 4 ms; so does the next one (two in a row)
+      s.preempt.set(at, 4)
+      s.preempt.set(at + 1, 4)
+      const t0 = run()
+      s.t += 2
+      expect(run() - t0).toBe(2)
+    }
   })
 })
 

@@ -8,6 +8,7 @@ import {
   pairedEnabled,
   QUICK_MEASURE,
   type MeasureOptions,
+  wallClocks,
 } from './measure.js'
 import { createProgress, type Progress } from './progress.js'
 import { sampleClocks } from './run-clock.js'
@@ -35,9 +36,21 @@ export interface RowResult {
   madMs?: number
   samples?: number
   /**
+   * The clock of the row's samples (`run-clock.ts`): `run`, wall time less the calling thread's
+   * waits for a core; `wall`, for rows whose work runs on other threads (`Row.clock`), rows timed
+   * in pairs with the baseline (`measurePaired`), and every row where the system does not report
+   * the waits. Absent in results written before the per-row clock.
+   */
+  clock?: 'run' | 'wall'
+  /** the median of the row's samples on the wall clock, per call (ms): `medianMs` where `clock` is `wall` */
+  wallMedianMs?: number
+  /** the row this row's speed-up is over (`Row.speedUpOver`; the report's speed-ups) */
+  speedUpOver?: string
+  /**
    * The row's time over the plain-TS objective's on the same case: the median of the ratios of
    * `pairs` pairs of samples of the two timed in alternation (`measurePaired`), or, where the
-   * pairs are absent, medianMs / the case's baseline median
+   * pairs are absent, medianMs / the case's baseline median on the same clock (a row on the wall
+   * clock: over the baseline samples' wall median)
    */
   ratio?: number
   /** how many alternated pairs of samples of the row and the baseline `ratio` comes from */
@@ -58,7 +71,7 @@ export interface RowResult {
 export interface CaseResult {
   label: string
   params: Record<string, number | string>
-  baseline: { name: string; medianMs: number; madMs: number; samples: number }
+  baseline: { name: string; medianMs: number; madMs: number; samples: number; wallMedianMs?: number }
   /** time to build (generate or read) the instance */
   makeMs: number
 }
@@ -84,8 +97,10 @@ export interface SuiteResult {
     measure: MeasureOptions
     isolation?: Isolation
     /**
-     * The clock of the samples: `run`, wall time less the waits for a core (Linux), or `wall`
-     * (`run-clock.ts`); absent in results written before the run clock
+     * The clock of the baselines' samples and of every row's that does not give its own
+     * (`RowResult.clock`: rows on other threads and rows in pairs are on the wall clock): `run`,
+     * wall time less the waits for a core (Linux), or `wall` (`run-clock.ts`); absent in results
+     * written before the run clock
      */
     clock?: 'run' | 'wall'
   }
@@ -108,6 +123,8 @@ export interface BaselineTiming {
   medianMs: number
   madMs: number
   samples: number
+  /** the same samples' median on the wall clock (the denominator of rows timed on it) */
+  wallMedianMs?: number
 }
 
 /** Peak heap and RSS, sampled between the steps of a workload (`sample`), from a start heap. */
@@ -165,7 +182,7 @@ export async function timeBaseline(
   prepared: PairedBaseline = prepareBaseline(w, instance),
 ): Promise<BaselineTiming> {
   const bm = await measure(prepared.run, measureOptions)
-  return { medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples }
+  return { medianMs: bm.medianMs, madMs: bm.madMs, samples: bm.samples, wallMedianMs: bm.wallMedianMs }
 }
 
 /**
@@ -173,13 +190,16 @@ export async function timeBaseline(
  * check is reported as "wrong" and never timed), time it, dispose it. With `baseline` (the
  * pairs on: `RunOptions.paired`, `TENET_BENCH_PAIRED=1`), unless `baseline.usable()` says no, the
  * row is timed in alternation with it and its ratio is the median of the pairs' ratios
- * (`measurePaired`); otherwise its median over `baselineMs`.
+ * (`measurePaired`, on the wall clock); otherwise its median over the baseline's on the row's
+ * clock: the run clock, or the wall clock for a row that says so (`Row.clock`) and everywhere
+ * the system does not report the waits for a core. `baselineMs` is the case's baseline timing
+ * (or its median alone, taken for both clocks).
  */
 export async function runRow(
   row: Workload['rows'][number],
   caseLabel: string,
   instance: unknown,
-  baselineMs: number,
+  baselineMs: number | BaselineTiming,
   measureOptions: MeasureOptions,
   sample: () => void = () => {},
   baseline?: PairedBaseline,
@@ -189,6 +209,7 @@ export async function runRow(
     family: row.family ?? row.name,
     kind: row.kind,
     case: caseLabel,
+    ...(row.speedUpOver ? { speedUpOver: row.speedUpOver } : {}),
   }
   let prepared: Awaited<ReturnType<typeof row.setup>>
   const h0 = process.memoryUsage().heapUsed
@@ -212,8 +233,13 @@ export async function runRow(
       }
     const paired = baseline && (baseline.usable?.() ?? true)
     const pm = paired ? await measurePaired(ownRun(prepared), baseline, measureOptions) : undefined
-    const m = pm ? pm.row : await measure(ownRun(prepared), measureOptions)
+    const onWall = row.clock === 'wall'
+    const m = pm ? pm.row : await measure(ownRun(prepared), measureOptions, onWall ? wallClocks() : sampleClocks())
     sample()
+    const clock: 'run' | 'wall' = pm || onWall || !sampleClocks().delayKnown ? 'wall' : 'run'
+    const b: BaselineTiming =
+      typeof baselineMs === 'number' ? { medianMs: baselineMs, madMs: 0, samples: 0 } : baselineMs
+    const denominator = onWall ? (b.wallMedianMs ?? b.medianMs) : b.medianMs
     return {
       ...base,
       status: 'ok',
@@ -222,7 +248,9 @@ export async function runRow(
       medianMs: m.medianMs,
       madMs: m.madMs,
       samples: m.samples,
-      ratio: pm ? pm.ratio : m.medianMs / baselineMs,
+      clock,
+      wallMedianMs: m.wallMedianMs,
+      ratio: pm ? pm.ratio : m.medianMs / denominator,
       ...(pm ? { pairs: pm.pairs, pairedBaselineMs: pm.baseline.medianMs } : {}),
       setupHeapBytes,
     }
@@ -292,7 +320,7 @@ export async function runSuite(workloads: Workload[], options: RunOptions): Prom
           continue
         }
         const pairs = (options.paired ?? pairedEnabled()) ? pairedBase : undefined
-        rowResults.push(await runRow(row, spec.label, instance, bm.medianMs, measureOptions, memory.sample, pairs))
+        rowResults.push(await runRow(row, spec.label, instance, bm, measureOptions, memory.sample, pairs))
       }
     }
     let study: StudyResult | undefined

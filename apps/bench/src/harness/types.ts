@@ -33,6 +33,18 @@ export interface Row<C> {
   kind: RowKind
   /** row family this row belongs to (defaults to the name) */
   family?: string
+  /**
+   * `'wall'`: time this row's samples on the wall clock. For rows whose work also runs on other
+   * threads (a worker pool), which the run clock, read on the calling thread alone, times wrongly
+   * both ways (`run-clock.ts`). Absent: the run clock where the system reports it.
+   */
+  clock?: 'wall'
+  /**
+   * The name of the row (same workload, kind and case) whose speed-up this row is: the report
+   * gives that row's time over this one's, both on the wall clock (a thread row over its
+   * one-thread row; see `speedUps` in `report/write.ts`).
+   */
+  speedUpOver?: string
   setup(c: C): PreparedRow | NotApplicable | Promise<PreparedRow | NotApplicable>
 }
 

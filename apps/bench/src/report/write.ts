@@ -48,6 +48,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
       '',
       formatMarkdownTable(w),
       '',
+      ...speedUpNotes(w),
       ...protectorNotes(w),
       `![${w.title} ratios](${svg})`,
       '',
@@ -73,16 +74,88 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
   return written
 }
 
-/** How the rows were kept apart (see `runIsolated`). */
-/** Which clock timed the samples (see the bench README, *The run clock*). */
-function clockNote(result: SuiteResult): string {
-  if (result.options.clock === 'run')
-    return 'Samples were timed on the run clock: wall time less the time the timing thread waited for a core (Linux’s run-queue delay), so that a sample that lost its core to another process is not the longer for it; waits of a row’s own (worker threads, a GPU) still count.'
-  if (result.options.clock === 'wall')
-    return 'Samples were timed in wall time (this system does not report the time a thread waits for a core): on a loaded machine, samples that lose their core read long.'
-  return ''
+/** `row kind` of each of `rows`, once each, by workload ("GMM: a gradient; BA: b jacobian"). */
+function rowNames(result: SuiteResult, rows: (r: RowResult) => boolean): string {
+  return result.workloads
+    .map((w) => {
+      const names = [...new Set(w.rows.filter(rows).map((r) => `${r.row} ${r.kind}`))]
+      return names.length ? `${w.title}: ${names.join(', ')}` : ''
+    })
+    .filter(Boolean)
+    .join('; ')
 }
 
+/**
+ * Which clock timed the samples (see the bench README, *The run clock*): the suite's
+ * (`options.clock`: the baselines' and most rows'), and the rows timed on the wall clock where
+ * the suite's is the run clock (`RowResult.clock`): rows whose work runs on other threads, and
+ * rows timed in pairs with the baseline.
+ */
+export function clockNote(result: SuiteResult): string {
+  if (result.options.clock === 'wall')
+    return 'Samples were timed in wall time (this system does not report the time a thread waits for a core): on a loaded machine, samples that lose their core read long.'
+  if (result.options.clock !== 'run') return ''
+  const out = [
+    'Samples were timed on the run clock: wall time less the time the timing thread waited for a core (Linux’s run-queue delay), so that a sample that lost its core to another process is not the longer for it; waits of a row’s own (a GPU, a sleep) still count.',
+  ]
+  const onWall = (r: RowResult) => r.status === 'ok' && r.clock === 'wall'
+  const threads = rowNames(result, (r) => onWall(r) && r.pairs === undefined)
+  if (threads)
+    out.push(
+      `These rows, whose work runs on other threads too (the run clock reads the calling thread alone), were timed on the wall clock, their ratio over the baseline samples’ median on the wall clock: ${threads}.`,
+    )
+  const paired = rowNames(result, (r) => onWall(r) && r.pairs !== undefined)
+  if (paired)
+    out.push(
+      `These rows were timed in pairs with the baseline (\`TENET_BENCH_PAIRED=1\`), on the wall clock (pairs that lost the core are left out of the ratio instead): ${paired}.`,
+    )
+  return out.join(' ')
+}
+
+/** A row's speed-up over the row it names (`RowResult.speedUpOver`) on one case. */
+export interface SpeedUp {
+  row: string
+  kind: RowResult['kind']
+  over: string
+  case: string
+  /** the other row's median per call over this row's, both on the wall clock */
+  speedUp: number
+}
+
+/**
+ * The speed-ups of a workload's rows that name a row to compare with (the thread rows over the
+ * single-thread row): that row's median over this one's, on the same case and kind, both on the
+ * wall clock (`wallMedianMs`), since a thread row cannot be timed on the run clock.
+ */
+export function speedUps(w: WorkloadResult): SpeedUp[] {
+  const out: SpeedUp[] = []
+  for (const r of w.rows) {
+    if (!r.speedUpOver || r.status !== 'ok' || r.wallMedianMs === undefined) continue
+    const ref = w.rows.find(
+      (o) => o.row === r.speedUpOver && o.kind === r.kind && o.case === r.case && o.status === 'ok',
+    )
+    if (ref?.wallMedianMs === undefined) continue
+    out.push({ row: r.row, kind: r.kind, over: ref.row, case: r.case, speedUp: ref.wallMedianMs / r.wallMedianMs })
+  }
+  return out
+}
+
+/** The report's lines of a workload's speed-ups (`speedUps`), one per row and kind. */
+function speedUpNotes(w: WorkloadResult): string[] {
+  const all = speedUps(w)
+  const out: string[] = []
+  for (const key of [...new Set(all.map((s) => `${s.row}\u0000${s.kind}`))]) {
+    const these = all.filter((s) => `${s.row}\u0000${s.kind}` === key)
+    const { row, kind, over } = these[0]!
+    out.push(
+      `Speed-up of ${row} ${kind} over ${over} (its median over this row’s, both rows’ samples on the wall clock): ${these.map((s) => `${s.case} ${s.speedUp.toFixed(2)}×`).join(', ')}.`,
+      '',
+    )
+  }
+  return out
+}
+
+/** How the rows were kept apart (see `runIsolated`). */
 function isolationNote(result: SuiteResult): string {
   const how = result.options.isolation ?? 'off'
   if (how === 'off')
