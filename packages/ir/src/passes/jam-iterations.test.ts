@@ -54,16 +54,18 @@ describe('pass `jam-iterations`', () => {
           acc$c -> zeros(len(c))
           acc$d -> zeros(len(c))
         }
-        for j in 0 + (len(xs) - 1 - 0 + 1 - (len(xs) - 1 - 0 + 1) % 4)..=len(xs) - 1 by 1 {
-          acc: f64[] <- zeros(len(c))
-          for k in 1..len(c) {
-            acc[k] += acc[k - 1] * xs[j] + c[k]
+        if ((len(xs) - 1 - 0 + 1) % 4 != 0, ~) {
+          for j in 0 + (len(xs) - 1 - 0 + 1 - (len(xs) - 1 - 0 + 1) % 4)..=len(xs) - 1 by 1 {
+            acc: f64[] <- zeros(len(c))
+            for k in 1..len(c) {
+              acc[k] += acc[k - 1] * xs[j] + c[k]
+            }
+            loss += acc[len(c) - 1]
+            for k in reverse 1..len(c) {
+              acc[k] -= acc[k - 1] * xs[j] + c[k]
+            }
+            acc -> zeros(len(c))
           }
-          loss += acc[len(c) - 1]
-          for k in reverse 1..len(c) {
-            acc[k] -= acc[k - 1] * xs[j] + c[k]
-          }
-          acc -> zeros(len(c))
         }
       } else {
         for j in 0..len(xs) {
@@ -127,6 +129,24 @@ describe('pass `jam-iterations`', () => {
   }
 }`),
     ).toBe(true)
+  })
+
+  it('leaves a loop whose range reads what the body writes (the range is evaluated again after the groups)', () => {
+    const src = (range: string, write: string) => `fn f(loss: f64, m: i32, n: i32[], c: f64[], xs: f64[]) {
+  for j in ${range} {
+    acc: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    loss += acc[len(c) - 1]
+    ${write}
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(len(c))
+  }
+}`
+    expect(unchanged(src('0..m', 'm -= 1'))).toBe(true)
+    expect(unchanged(src('0..n[0]', 'n[0] += 1'))).toBe(true)
+    // (the length of an array the body writes is no read of what it writes)
+    expect(unchanged(src('0..len(xs)', 'xs[j] += 1.0'))).toBe(false)
+    expect(unchanged(src('0..len(xs)', 'm += 1'))).toBe(false)
   })
 
   it('leaves a loop whose inner loop sums into a variable of the function (the order of the sum would change)', () => {

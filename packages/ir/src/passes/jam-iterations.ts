@@ -95,12 +95,12 @@ function plus(e: Expr, c: number): Expr {
   if (e.kind === 'num' && !e.isFloat) return num((e.value + c) | 0)
   return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
 }
-const binary = (op: '+' | '-' | '%' | '&&', left: Expr, right: Expr): Expr => ({
+const binary = (op: '+' | '-' | '%' | '&&' | '!=' | '<=', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
   left,
   right,
-  type: op === '&&' ? 'bool' : 'i32',
+  type: op === '&&' || op === '!=' || op === '<=' ? 'bool' : 'i32',
 })
 /** A copy of an expression (no node of the IR is shared between two statements). */
 const copyOf = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
@@ -148,6 +148,15 @@ function mayFail(e: Expr | Arg): boolean {
   })
   return found
 }
+
+/**
+ * `e` with each `len(a)` replaced by 0: what it reads besides the lengths of arrays (which the
+ * body cannot change: it reallocates no array of the function).
+ */
+const withoutLengths = (e: Expr): Expr =>
+  rewriteExpr(e, (x) =>
+    x.kind === 'call' && x.callee === 'len' && x.args.length === 1 && x.args[0]!.kind === 'var' ? num(0) : x,
+  ) as Expr
 
 /** Whether the statements are of the kinds the pass handles (see the module comment), recursively. */
 function handled(body: Stmt[]): boolean {
@@ -354,6 +363,12 @@ function prove(M: ForStmt, dir: number, lanes: number): Plan | undefined {
     } else if (s.kind === 'dealloc' && !allocated.has(s.name)) bad = true
   })
   if (bad || written.size === 0) return undefined
+  // the loop's range is evaluated again (the guard, the groups, the leftover loop): it must read
+  // nothing the body writes (a variable, an element, a length) and must not fail or call the host
+  for (const e of [M.start, M.stop]) {
+    if (mayFail(e)) return undefined
+    if ([...readNames(withoutLengths(e))].some((n) => written.has(n))) return undefined
+  }
   // an array allocation (which fails on a bad length) sized alike in every iteration: where one fails,
   // the first iteration's fails, before the loop did anything, as the loop as written does
   walk(body, (s) => {
@@ -575,12 +590,23 @@ function jamLoop(M: ForStmt, taken: Set<string>): Stmt[] | undefined {
     fits = binary('&&', fits, rangeFits(L, s, copyOf(firstValue(L, s)), copyOf(lastValue(L, s)), 1, copyOf))
   }
   const [original] = copyBlock([M])
+  // the leftover loop runs only where iterations are left: where none is (trips a multiple of
+  // `lanes`), its start `last + dir` would wrap at the end of the i32 range (2³¹ − 1 + 1 = −2³¹)
+  // and the loop would run over the whole range
+  const left: Stmt = {
+    kind: 'if',
+    pre: binary('!=', binary('%', copyOf(trips), num(lanes)), num(0)),
+    post: null,
+    then: [rest],
+    else: [],
+    ...(M.loc ? { loc: M.loc } : {}),
+  }
   return [
     {
       kind: 'if',
       pre: fits,
       post: null,
-      then: [pairs, rest],
+      then: [pairs, left],
       else: [original!],
       asWritten: true,
       ...(M.loc ? { loc: M.loc } : {}),
