@@ -182,6 +182,7 @@ export {
   jamIterations,
   jamIterationsBlock,
   JAM_ITERATIONS_LANES,
+  JAM_ITERATIONS_MAX_ANCILLA,
   JAM_ITERATIONS_MAX_STATEMENTS,
 } from './jam-iterations.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'

@@ -27,7 +27,7 @@ const horner = `fn f(loss: f64, c: f64[], xs: f64[]) {
 describe('pass `jam-iterations`', () => {
   it('prints the IR before and after', () => {
     expect(jammed(horner)).toMatchInlineSnapshot(`
-      "if (0 < len(xs) && (len(xs) - 1 - 0 >= 3 && len(xs) - 1 - 0 <= 1073741824), ~) {
+      "if (0 < len(xs) && (len(xs) - 1 - 0 >= 3 && len(xs) - 1 - 0 <= 1073741824) && len(c) <= 65536, ~) {
         for j in 0..=len(xs) - 1 - 3 by 4 {
           acc: f64[] <- zeros(len(c))
           acc$b: f64[] <- zeros(len(c))
@@ -129,6 +129,26 @@ describe('pass `jam-iterations`', () => {
   }
 }`),
     ).toBe(true)
+  })
+
+  it('guards the jammed loop with $apart tests of the array parameters it writes and the ones it reads, and caps the ancillas', () => {
+    const text = `fn f(xs: f64[], out: f64[], c: f64[], m: i32) {
+  for j in 0..len(xs) - 1 {
+    acc: f64[] <- zeros(m)
+    for k in 1..len(c) { acc[k] += acc[k - 1] * xs[j] + c[k] }
+    out[j + 1] += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * xs[j] + c[k] }
+    acc -> zeros(m)
+  }
+}`
+    const first = jammed(text).split('\n')[0]
+    // (the unchecked entry may pass one array as \`xs\` and \`out\`: four iterations' reads of
+    // \`xs\` would then come before earlier iterations' writes of \`out\`)
+    expect(first).toContain('$apart(c, out)')
+    expect(first).toContain('$apart(out, xs)')
+    // (four iterations' ancillas live at once: each at most 2^16 elements, else the loop as written)
+    expect(first).toContain('m <= 65536')
+    expect(jammed(text)).toContain('} else {')
   })
 
   it('leaves a loop whose range reads what the body writes (the range is evaluated again after the groups)', () => {

@@ -72,6 +72,7 @@
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt } from '../ast.js'
 import { readNames, walk } from '../check.js'
 import { countStatements } from '../inline.js'
+import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
 import { addPoly, constantDifference, hostCall, intLiteral, type Poly, polynomial } from './interchange.js'
 import { GUARDED_SPAN, rangeFits } from './range-guard.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
@@ -87,6 +88,14 @@ export const JAM_ITERATIONS_MAX_STATEMENTS = 48
  * wasm objective (1.83–1.86 against 1.66–1.69; 2.08 without the pass).
  */
 export const JAM_ITERATIONS_LANES = 4
+
+/**
+ * The most elements an array ancilla of the body may have where the loop runs jammed (tested at
+ * run time in the guard; the loop runs as written elsewhere): the `lanes` iterations' ancillas
+ * are live at once, so a program whose ancillas fit in memory once must not fail for want of
+ * room for four.
+ */
+export const JAM_ITERATIONS_MAX_ANCILLA = 2 ** 16
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
 /** `e + c`, folded where `e` is a literal. */
@@ -341,6 +350,8 @@ function apartFromColumn(P: Poly, col: { s: 1 | -1; g: Poly }, L: ForStmt): bool
 interface Plan {
   fused: Set<number>
   guarded: Set<number>
+  /** The names of the function the body writes. */
+  written: Set<string>
 }
 
 /** The plan of jamming `lanes` iterations of loop `M` (direction `dir`), or undefined where not proved legal or not paying. */
@@ -485,7 +496,34 @@ function prove(M: ForStmt, dir: number, lanes: number): Plan | undefined {
         }
       }
   }
-  return { fused, guarded }
+  return { fused, guarded, written }
+}
+
+/** Every expression of a block (of the kinds `handled` accepts), nested ones' included. */
+function expressions(body: Stmt[], out: Expr[] = []): Expr[] {
+  for (const s of body)
+    switch (s.kind) {
+      case 'update':
+        out.push(s.target as Expr, s.value, ...(s.distinct ?? []).flat())
+        break
+      case 'alloc':
+      case 'dealloc':
+        if (s.value.kind !== 'emptystack') out.push(s.value)
+        break
+      case 'if':
+        out.push(s.pre, ...(s.post ? [s.post] : []))
+        expressions(s.then, out)
+        expressions(s.else, out)
+        break
+      case 'unchecked':
+        expressions(s.body, out)
+        break
+      case 'for':
+        out.push(s.start, s.stop, ...(s.step ? [s.step] : []))
+        expressions(s.body, out)
+        break
+    }
+  return out
 }
 
 const key = (p: Poly): string => JSON.stringify([...p].sort())
@@ -530,7 +568,7 @@ function nextIteration(body: Stmt[], v: string, dir: number, rename: ReadonlyMap
 }
 
 /** The statements replacing loop `M` of function `f` (`taken`: the names bound in `f`), or undefined. */
-function jamLoop(M: ForStmt, taken: Set<string>): Stmt[] | undefined {
+function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApart): Stmt[] | undefined {
   const step = intLiteral(M.step)
   if ((step !== 1 && step !== -1) || M.each) return undefined
   const dir = M.reverse ? -step : step
@@ -538,6 +576,16 @@ function jamLoop(M: ForStmt, taken: Set<string>): Stmt[] | undefined {
   const plan = prove(M, dir, lanes)
   if (!plan) return undefined
   const { allocated } = boundNames(M.body)
+  // the array ancillas' lengths, capped in the guard (`JAM_ITERATIONS_MAX_ANCILLA`)
+  const lengths: Expr[] = []
+  let unsized = false
+  walk(M.body, (s) => {
+    if (s.kind !== 'alloc' || (s.type ?? s.declared)?.kind !== 'array') return
+    if (s.value.kind === 'call' && s.value.callee === 'zeros' && s.value.args.length === 1)
+      lengths.push(s.value.args[0] as Expr)
+    else unsized = true
+  })
+  if (unsized) return undefined
   // copy m (1 … lanes − 1) runs iteration j + m·dir, its ancillas renamed `name$b`, `name$c`, …
   const copies = [copyBlock(M.body)]
   for (let m = 1; m < lanes; m++) {
@@ -589,6 +637,14 @@ function jamLoop(M: ForStmt, taken: Set<string>): Stmt[] | undefined {
     const s = intLiteral(L.step) as 1 | -1
     fits = binary('&&', fits, rangeFits(L, s, copyOf(firstValue(L, s)), copyOf(lastValue(L, s)), 1, copyOf))
   }
+  for (const n of lengths) fits = binary('&&', fits, binary('<=', copyOf(n), num(JAM_ITERATIONS_MAX_ANCILLA)))
+  // two array parameters may be one memory (through the unchecked entry): the jammed loop runs
+  // where each array of the function the body writes is apart from every other array the loop
+  // accesses (unless an enclosing \`if\` tested that), the loop as written elsewhere
+  const accessed = new Set<string>()
+  for (const e of [M.start, M.stop, ...expressions(M.body)]) arraysAccessed(e, accessed)
+  const apart = apartPairs(f, plan.written, accessed, known)
+  if (apart.length) fits = withApart(fits, apart, f)
   const [original] = copyBlock([M])
   // the leftover loop runs only where iterations are left: where none is (trips a multiple of
   // `lanes`), its start `last + dir` would wrap at the end of the i32 range (2³¹ − 1 + 1 = −2³¹)
@@ -614,26 +670,35 @@ function jamLoop(M: ForStmt, taken: Set<string>): Stmt[] | undefined {
   ]
 }
 
-/** `block` with its loops jammed where proved legal and paying (`taken`: the names bound in the function). */
-export function jamIterationsBlock(block: Stmt[], taken: Set<string>): Stmt[] {
+/**
+ * `block` (of function `f`) with its loops jammed where proved legal and paying (`taken`: the
+ * names bound in the function; `known`: the pairs of array parameters the enclosing \`if\`s proved
+ * apart, see `apart.ts`).
+ */
+export function jamIterationsBlock(
+  block: Stmt[],
+  taken: Set<string>,
+  f: FunctionDef,
+  known: KnownApart = new Set(),
+): Stmt[] {
   return block.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'for': {
-        const done = jamLoop(s, taken)
+        const done = jamLoop(s, taken, f, known)
         if (done) return done
-        return [{ ...s, body: jamIterationsBlock(s.body, taken) }]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) }]
       }
       case 'if':
         return [
           {
             ...s,
-            then: jamIterationsBlock(s.then, taken),
-            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken),
+            then: jamIterationsBlock(s.then, taken, f, knownApart(s.pre, known)),
+            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken, f, known),
           },
         ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: jamIterationsBlock(s.body, taken) } as Stmt]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) } as Stmt]
       default:
         return [s]
     }
@@ -642,5 +707,5 @@ export function jamIterationsBlock(block: Stmt[], taken: Set<string>): Stmt[] {
 
 /** The function with its loops of independent iterations jammed in pairs where legal and paying (see the module comment). */
 export function jamIterations(f: FunctionDef): FunctionDef {
-  return { ...f, body: jamIterationsBlock(f.body, functionNames(f)) }
+  return { ...f, body: jamIterationsBlock(f.body, functionNames(f), f) }
 }
