@@ -14,7 +14,7 @@
  * becomes (shown for two lanes; `first`, `last`: the loop's first and last values; copy m runs
  * iteration j + m, its ancillas renamed `name$b`, `name$c`, …)
  *
- *     if (0 < len(xs) && len(xs) - 1 - 0 >= 1 && len(xs) - 1 - 0 <= 1073741824, ~) {
+ *     if (0 < len(xs) && len(xs) - 1 - 0 >= 1 && len(xs) - 1 - 0 <= 1073741824 && len(c) <= 65536, ~) {
  *       for j in 0..=len(xs) - 1 - 1 by 2 {
  *         acc: f64[] <- zeros(len(c))
  *         acc$b: f64[] <- zeros(len(c))
@@ -26,14 +26,24 @@
  *         loss += acc$b[len(c) - 1]
  *         …
  *       }
- *       for j in first + (trips − trips % 2)..=last by 1 { (the body as written) }
+ *       if (trips % 2 != 0, ~) {
+ *         for j in first + (trips − trips % 2)..=last by 1 { (the body as written) }
+ *       }
  *     } else { (the loop as written) }
  *
  * so that the recurrences, each a serial chain of dependent multiply–adds, overlap in the
  * processor (and share the loop's control and the loads of what they all read, `c[k]`). The
  * guard is pair-series' (`rangeFits`): the groups' bounds are computed from the loop's first and
  * last values, right only where the loop runs at least `lanes` iterations and its span does not
- * wrap; elsewhere the loop runs as written.
+ * wrap; elsewhere the loop runs as written. The leftover loop runs only where iterations are left
+ * (with none, its start `last ± 1` would wrap at the ends of the i32 range). The guard also tests
+ * each array ancilla's length against `JAM_ITERATIONS_MAX_ANCILLA` (2¹⁶ elements: `lanes`
+ * iterations' ancillas are live at once, and a program whose ancillas fit once must not run out
+ * of memory jammed), and, where the body writes an array parameter, `$apart` of it and every
+ * other array parameter the loop accesses (the unchecked entry may pass one memory twice; see
+ * `apart.ts`). The loop's range is evaluated again (guard, groups, leftover loop): it must read
+ * nothing the body writes (a variable, an element; lengths do not change) and nothing that may
+ * fail.
  *
  * Legality is proved, never assumed, and every result is bit for bit the program's: no operation
  * is reassociated, only statements of different iterations that touch different memory change
@@ -67,7 +77,10 @@
  * iteration (an element it writes and reads at another index, a scalar it updates and reads) —
  * the serial chain the jam overlaps — and the body is small (`JAM_ITERATIONS_MAX_STATEMENTS`).
  * Checks off only: with checks on, the checks of iteration j + 1 would run before iteration j's
- * later ones (another violation's error first, where a program has two).
+ * later ones (another violation's error first, where a program has two). wasm checks bounds even
+ * with checks off: there a violating program's out-of-bounds access may be reported for a later
+ * iteration's access before an earlier iteration's, so which access the error names may change
+ * (still a `runtime/out-of-bounds` error), as with other checks-off passes.
  */
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt } from '../ast.js'
 import { readNames, walk } from '../check.js'
