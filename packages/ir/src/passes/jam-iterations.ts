@@ -87,7 +87,16 @@ import { readNames, walk } from '../check.js'
 import { countStatements } from '../inline.js'
 import { apartPairs, arraysAccessed, type KnownApart, knownApart, withApart } from './apart.js'
 import { addPoly, constantDifference, hostCall, intLiteral, type Poly, polynomial } from './interchange.js'
-import { GUARDED_SPAN, rangeFits } from './range-guard.js'
+import {
+  copyExpr,
+  firstValue,
+  GUARDED_SPAN,
+  lastValue,
+  leftoverLoop,
+  plusI32,
+  rangeFits,
+  tripCount,
+} from './range-guard.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
 
 /** The largest body (statements, nested ones included) the pass jams: a larger one multiplies too much code. */
@@ -111,12 +120,7 @@ export const JAM_ITERATIONS_LANES = 4
 export const JAM_ITERATIONS_MAX_ANCILLA = 2 ** 16
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
-/** `e + c`, folded where `e` is a literal. */
-function plus(e: Expr, c: number): Expr {
-  if (c === 0) return e
-  if (e.kind === 'num' && !e.isFloat) return num((e.value + c) | 0)
-  return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
-}
+const plus = plusI32
 const binary = (op: '+' | '-' | '%' | '&&' | '!=' | '<=', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
@@ -124,15 +128,8 @@ const binary = (op: '+' | '-' | '%' | '&&' | '!=' | '<=', left: Expr, right: Exp
   right,
   type: op === '&&' || op === '!=' || op === '<=' ? 'bool' : 'i32',
 })
-/** A copy of an expression (no node of the IR is shared between two statements). */
-const copyOf = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
+const copyOf = copyExpr
 const copyBlock = (body: Stmt[]): Stmt[] => rewriteBlock(body, (x) => ({ ...x }))
-
-/** The first value the loop's variable takes (step ±1). */
-const firstValue = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
-/** The last value the loop's variable takes (step ±1). */
-const lastValue = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForward(M, step))
-const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
 
 /** `len(a)` as an atom of index polynomials (no array of the function changes length inside the body). */
 const lenAtom = (e: Expr): Poly | undefined =>
@@ -626,22 +623,8 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
     step: num(lanes * dir),
     body: jammed,
   }
-  // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes), t the trip count (last − first)·dir + 1
-  const span =
-    dir > 0
-      ? binary('-', copyOf(lastValue(M, step)), copyOf(firstValue(M, step)))
-      : binary('-', copyOf(firstValue(M, step)), copyOf(lastValue(M, step)))
-  const trips = plus(span, 1)
-  const whole = binary('-', trips, binary('%', copyOf(trips), num(lanes)))
-  const rest: ForStmt = {
-    ...M,
-    reverse: false,
-    inclusive: true,
-    start: binary(dir > 0 ? '+' : '-', copyOf(firstValue(M, step)), whole),
-    stop: copyOf(lastValue(M, step)),
-    step: num(dir),
-    body: copyBlock(M.body),
-  }
+  // the iterations left (fewer than `lanes`), in order (see `leftoverLoop`)
+  const rest: ForStmt = { ...leftoverLoop(M, step as 1 | -1, lanes), body: copyBlock(M.body) }
   // the pairs run where the loop runs at least two iterations, its first and last values do not
   // wrap, and each inner loop a proof needs runs at most 2³⁰ + 1 iterations (see the module comment)
   let fits = rangeFits(M, step, copyOf(firstValue(M, step)), copyOf(lastValue(M, step)), lanes, copyOf)
@@ -664,7 +647,7 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
   // and the loop would run over the whole range
   const left: Stmt = {
     kind: 'if',
-    pre: binary('!=', binary('%', copyOf(trips), num(lanes)), num(0)),
+    pre: binary('!=', binary('%', tripCount(M, step as 1 | -1), num(lanes)), num(0)),
     post: null,
     then: [rest],
     else: [],

@@ -76,18 +76,13 @@ import { stmtExprs } from '../stmt-exprs.js'
 import { effectfulFunctions } from './dead-ancillas.js'
 import { callsHost } from './insert-checks.js'
 import { intLiteral } from './interchange.js'
-import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { rewriteBlock } from './rewrite.js'
 import { unrollSwapsBlock } from './unroll-swaps.js'
 import { exactLaneFunctions, hoistLaneCalls } from './hoist-lane-calls.js'
-import { rangeFits } from './range-guard.js'
+import { copyExpr, firstValue, lastValue, leftoverLoop, plusI32, rangeFits } from './range-guard.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
-/** `e + c`, folded where `e` is a literal. */
-function plus(e: Expr, c: number): Expr {
-  if (c === 0) return e
-  if (e.kind === 'num' && !e.isFloat) return num((e.value + c) | 0)
-  return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
-}
+const plus = plusI32
 const binary = (op: '+' | '-' | '%' | '==' | '&&', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
@@ -335,22 +330,8 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
       ? [...parts.flatMap((x) => x.pre), ...unroll([joint]), ...parts.flatMap((x) => [...unroll([x.loop]), ...x.post])]
       : [...parts.flatMap((x) => x.pre), ...unroll(loops), ...parts.flatMap((x) => x.post)],
   }
-  // the iterations left (fewer than `lanes`), in order: from first + dir·(t − t % lanes) to last,
-  // t the trip count (last − first)·dir + 1
-  const span =
-    dir > 0
-      ? binary('-', copyOf(lastValue(M, step)), copyOf(firstValue(M, step)))
-      : binary('-', copyOf(firstValue(M, step)), copyOf(lastValue(M, step)))
-  const trips = plus(span, 1)
-  const whole = binary('-', trips, binary('%', copyOf(trips), num(lanes)))
-  const rest: ForStmt = {
-    ...M,
-    reverse: false,
-    inclusive: true,
-    start: binary(dir > 0 ? '+' : '-', copyOf(firstValue(M, step)), whole),
-    stop: copyOf(lastValue(M, step)),
-    step: num(dir),
-  }
+  // the iterations left (fewer than `lanes`), in order (see `leftoverLoop`)
+  const rest: ForStmt = leftoverLoop(M, step, lanes)
   // the groups (and the hoisted calls) run where the loop runs at least \`lanes\` iterations and
   // its first and last values do not wrap (\`rangeFits\`); elsewhere the loop as it was
   const fits = rangeFits(M, step, copyOf(firstValue(M, step)), copyOf(lastValue(M, step)), lanes, copyOf)
@@ -367,15 +348,8 @@ function pairLoop(M: ForStmt, ctx: Context): Stmt[] | undefined {
   ]
 }
 
-/** A copy of an expression (no node of the IR is shared between two statements). */
-const copyOf = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
+const copyOf = copyExpr
 const copyBlock = (body: Stmt[]): Stmt[] => rewriteBlock(body, (x) => ({ ...x }))
-
-/** The first value the loop's variable takes (step ±1). */
-const firstValue = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
-/** The last value the loop's variable takes (step ±1). */
-const lastValue = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForward(M, step))
-const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
 
 /** `block` with its map loops of series paired (see the module comment). */
 function pairBlock(block: Stmt[], ctx: Context): Stmt[] {
