@@ -128,6 +128,23 @@ const binary = (op: '+' | '-' | '%' | '&&' | '!=' | '<=', left: Expr, right: Exp
   right,
   type: op === '&&' || op === '!=' || op === '<=' ? 'bool' : 'i32',
 })
+/** Whether an expression reads only variables, literals and \`len\` of arrays, through operators that cannot fail. */
+function readsScalarsOnly(e: Expr): boolean {
+  switch (e.kind) {
+    case 'num':
+    case 'bool':
+    case 'var':
+      return true
+    case 'unary':
+      return readsScalarsOnly(e.arg)
+    case 'binary':
+      return e.op !== '/' && e.op !== '%' && readsScalarsOnly(e.left) && readsScalarsOnly(e.right)
+    case 'call':
+      return e.callee === 'len' && e.args.length === 1 && e.args[0]!.kind === 'var'
+    default:
+      return false
+  }
+}
 const copyOf = copyExpr
 const copyBlock = (body: Stmt[]): Stmt[] => rewriteBlock(body, (x) => ({ ...x }))
 
@@ -586,15 +603,27 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
   const plan = prove(M, dir, lanes)
   if (!plan) return undefined
   const { allocated } = boundNames(M.body)
-  // the array ancillas' lengths, capped in the guard (`JAM_ITERATIONS_MAX_ANCILLA`)
+  // the array ancillas' lengths, capped in the guard (`JAM_ITERATIONS_MAX_ANCILLA`); the guard
+  // evaluates them before the loop, so the length of an allocation that may not run (under an
+  // \`if\`, in an inner loop) must read no element and call nothing but \`len\` (found by review
+  // 17g: \`zeros(ns[0])\` in a branch never taken read \`ns[0]\` of an empty \`ns\`, a false
+  // out-of-bounds error on wasm)
   const lengths: Expr[] = []
   let unsized = false
-  walk(M.body, (s) => {
-    if (s.kind !== 'alloc' || (s.type ?? s.declared)?.kind !== 'array') return
-    if (s.value.kind === 'call' && s.value.callee === 'zeros' && s.value.args.length === 1)
-      lengths.push(s.value.args[0] as Expr)
-    else unsized = true
-  })
+  const visit = (body: Stmt[], always: boolean): void => {
+    for (const s of body) {
+      if (s.kind === 'alloc' && (s.type ?? s.declared)?.kind === 'array') {
+        const n = s.value.kind === 'call' && s.value.callee === 'zeros' && s.value.args.length === 1 && s.value.args[0]
+        if (n && (always || readsScalarsOnly(n))) lengths.push(n)
+        else unsized = true
+      } else if (s.kind === 'routine' || s.kind === 'unchecked' || s.kind === 'invblock') visit(s.body, always)
+      else if (s.kind === 'if') {
+        visit(s.then, false)
+        visit(s.else, false)
+      } else if (s.kind === 'for' || s.kind === 'while') visit(s.body, false)
+    }
+  }
+  visit(M.body, true)
   if (unsized) return undefined
   // copy m (1 … lanes − 1) runs iteration j + m·dir, its ancillas renamed `name$b`, `name$c`, …
   const copies = [copyBlock(M.body)]
