@@ -39,7 +39,9 @@
  * (with none, its start `last ± 1` would wrap at the ends of the i32 range). The guard also tests
  * each array ancilla's length against `JAM_ITERATIONS_MAX_ANCILLA` (2¹⁶ elements: `lanes`
  * iterations' ancillas are live at once, and a program whose ancillas fit once must not run out
- * of memory jammed), and, where the body writes an array parameter, `$apart` of it and every
+ * of memory jammed; the guard evaluates the lengths before the loop, so the length of an
+ * allocation that may not run, under an \`if\` or in an inner loop, must read no element), and,
+ * where the body writes an array parameter, `$apart` of it and every
  * other array parameter the loop accesses (the unchecked entry may pass one memory twice; see
  * `apart.ts`). The loop's range is evaluated again (guard, groups, leftover loop): it must read
  * nothing the body writes (a variable, an element; lengths do not change) and nothing that may
