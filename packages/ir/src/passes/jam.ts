@@ -85,15 +85,11 @@ import {
   polynomial,
   type Work,
 } from './interchange.js'
-import { rangeFits } from './range-guard.js'
+import { copyExpr, firstValue, lastValue, plusI32, rangeFits } from './range-guard.js'
 
 const num = (value: number): Expr => ({ kind: 'num', value, isFloat: false, type: 'i32' })
-/** `e + c`, folded where `e` is a literal. */
-function plus(e: Expr, c: number): Expr {
-  if (c === 0) return e
-  if (e.kind === 'num' && !e.isFloat) return num((e.value + c) | 0)
-  return { kind: 'binary', op: c > 0 ? '+' : '-', left: e, right: num(Math.abs(c)), type: 'i32' }
-}
+/** `e + c`, folded where `e` is a literal (see `range-guard.ts`). */
+const plus = plusI32
 const binary = (op: '-' | '+' | '%' | '==', left: Expr, right: Expr): Expr => ({
   kind: 'binary',
   op,
@@ -273,12 +269,10 @@ function jamLoop(
 }
 
 /** A copy of an expression (no node of the IR is shared between two statements). */
-const copy = (e: Expr): Expr => rewriteExpr(e, (x) => ({ ...x })) as Expr
-/** The first value the loop's variable takes (step ±1). */
-const first = (M: ForStmt, step: number): Expr => (M.reverse ? lastForward(M, step) : M.start)
-/** The last value the loop's variable takes (step ±1). */
-const last = (M: ForStmt, step: number): Expr => (M.reverse ? M.start : lastForward(M, step))
-const lastForward = (M: ForStmt, step: number): Expr => (M.inclusive ? M.stop : plus(M.stop, -step))
+const copy = copyExpr
+/** The first and last values the loop's variable takes (step ±1; see `range-guard.ts`). */
+const first = firstValue
+const last = lastValue
 
 /** The depth of a loop inside those of `bounds`. */
 const depthIn = (bounds: ReadonlyMap<string, Bound>): number =>
