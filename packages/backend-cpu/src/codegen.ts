@@ -671,7 +671,9 @@ class FunctionEmitter {
         const neg =
           e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
         if (neg) return `rt.prims[${this.gen.prim(`$neg$${e.type}`, neg)}](${this.expr(e.arg)})`
-        return this.round(e.type, `(-(${this.expr(e.arg)}))`)
+        // (the negation of a value in the representation is in it: no rounding, see `exactOf`)
+        const negated = `(-(${this.expr(e.arg)}))`
+        return this.representable(e.arg) ? negated : this.round(e.type, negated)
       }
       case 'binary':
         return this.binary(e)
@@ -707,6 +709,20 @@ class FunctionEmitter {
       default:
         return false
     }
+  }
+
+  /**
+   * Whether the call \`e\` of a pure primitive whose JavaScript is \`emit\`, of a type whose
+   * arithmetic is rounded (f32), gives a value already in the representation whenever its
+   * arguments are in it, so that rounding it changes nothing: \`Math.abs\`, \`Math.min\` and
+   * \`Math.max\` give one of their arguments (or its negation, or NaN), \`Math.sign\` gives ±1, ±0
+   * or NaN, \`identity\` its argument (as the negation \`-x\` of such a value, see \`expr\`).
+   * Arguments as \`representable\` takes them: not a parameter (passed unrounded).
+   */
+  private exactOf(e: Extract<Expr, { kind: 'call' }>, emit: (...args: string[]) => string): boolean {
+    const names = e.args.map((_, k) => 'xyzw'[k] ?? `a${k}`)
+    if (!EXACT_EMITS.has(emit(...names))) return false
+    return e.args.every((a) => a.type === e.type && this.representable(a))
   }
 
   /**
@@ -861,8 +877,14 @@ class FunctionEmitter {
     switch (name) {
       case 'f64':
         return this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))
-      case 'f32':
-        return `Math.fround(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))})`
+      case 'f32': {
+        // (a literal converted here, once; a value already in f32's representation as it is)
+        const x = e.args[0]!
+        if (x.kind === 'num' && (x.type === 'i32' || x.type === 'f64' || x.type === 'f32'))
+          return num(Math.fround(x.value))
+        if (x.type === 'f32' && this.representable(x)) return this.expr(x)
+        return `Math.fround(${this.decode(x.type as ScalarTypeName, this.expr(x))})`
+      }
       case 'i32':
         return `(Math.trunc(${this.decode(e.args[0]!.type as ScalarTypeName, this.expr(e.args[0]!))}) | 0)`
       case 'div':
@@ -974,7 +996,10 @@ class FunctionEmitter {
     }
     const spec = this.program.registry.pure(name)
     const a = args()
-    if (spec.emit?.cpu) return this.round(e.type, `(${spec.emit.cpu(...a)})`)
+    if (spec.emit?.cpu) {
+      const code = `(${spec.emit.cpu(...a)})`
+      return this.exactOf(e, spec.emit.cpu) ? code : this.round(e.type, code)
+    }
     return this.round(e.type, `rt.prims[${this.gen.prim(name, spec.evaluate)}](${a.join(', ')})`)
   }
 
@@ -2360,6 +2385,18 @@ interface PendingBounds {
 
 /** Marks a folded load in the code until \`foldedBounds\` has seen where it is. */
 /** Generated code that calls plugin code, host functions or \`@safe\` calls: JS that could call back into the program. */
+/**
+ * The JavaScript of the primitives whose value, for arguments in a rounded type's representation
+ * (f32), is in it too (see \`exactOf\`), as they read with the arguments named x, y.
+ */
+const EXACT_EMITS: ReadonlySet<string> = new Set([
+  'Math.abs(x)',
+  'Math.min(x, y)',
+  'Math.max(x, y)',
+  '(Math.sign(x) + 0)',
+  '(x)',
+])
+
 const CALLS_OUT = /\brt\.(prims|bijections|hosts)\[/
 const FOLD = '\u0002'
 const FOLD_MARK = new RegExp(`${FOLD}(\\d+)${FOLD}`, 'g')
