@@ -23,7 +23,7 @@ function compile(backend: 'wasm' | 'cpu') {
 }
 
 /** Byte offsets in `memory` where the elements of `values` lie one after the other (8-aligned starts). */
-function placesOf(memory: ArrayBuffer, values: Float64Array | Int32Array): number[] {
+function placesOf(memory: ArrayBufferLike, values: Float64Array | Int32Array): number[] {
   const M = new (values.constructor as Float64ArrayConstructor)(memory)
   const at: number[] = []
   for (let j = 0; j + values.length <= M.length; j++) {
