@@ -70,6 +70,34 @@ interface ViewCache {
 const SMALL = 64
 
 /**
+ * Arrays of at least this many bytes are laid out in linear memory at \`COPY_AT\` within a page
+ * (see \`place\`): large copies are where \`TypedArray.prototype.set\` runs as \`rep movsb\`.
+ */
+export const COPY_ALIGN_FROM = 4096
+
+/**
+ * Where in a 4 KiB page a large array argument's copy starts: half a page from where the C
+ * allocator puts large buffers (16 bytes into a page: glibc's \`mmap\`ed chunks, which V8's
+ * array buffers of 128 KiB and more are). A copy whose destination lies just after its source
+ * modulo 4096 (by 1 to about 32 bytes) runs 4–12× slower on x86 (its
+ * loads wait on the stores just issued, which look like the same addresses: 4K aliasing); packed
+ * after one another at 8 bytes, the arguments fell there by chance (the sparse-dot arguments:
+ * 204 µs a call for their copy in, 41–48 µs placed here, Node 20 on the 2-core EPYC). Copies back
+ * (from the memory to the host array) go the other way, and are equally far from it.
+ */
+export const COPY_AT = 16 + 2048
+
+/**
+ * The wrapper's code that moves the heap top \`o\` to the next \`COPY_AT\` within a page before
+ * array argument \`i\` (of \`size\`-byte elements) is laid out there, if it is large (see
+ * \`COPY_ALIGN_FROM\`); nothing for a smaller one (a few padding bytes on a small copy would buy
+ * nothing).
+ */
+function place(i: number, size: number): string {
+  return `if (n${i} >= ${Math.ceil(COPY_ALIGN_FROM / size)}) o += (${COPY_AT} - o) & 4095; `
+}
+
+/**
  * The JS wrapper of one exported thunk: lays the array arguments out in linear memory from the
  * heap top, copies them in, calls, copies the arrays the function writes back, and reads the
  * scalar results. Generated per function, with positional parameters (no rest array per call).
@@ -122,7 +150,7 @@ function makeWrapper(
       `if (!r${i} && p${i} !== h${i}) { if (p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; } else h${i} = p${i}; }`,
     )
     lines.push(
-      `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ o${i} = o; o = (o + p${i}.length * ${el.size} + 7) & -8; }`,
+      `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ ${place(i, el.size)}o${i} = o; o = (o + n${i} * ${el.size} + 7) & -8; }`,
     )
     arrays.push(i)
     // a small array is copied element by element (inlined by the JIT: \`set\` and \`subarray\`
