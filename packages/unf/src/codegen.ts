@@ -1177,12 +1177,15 @@ class Gen {
       others.forEach((o, q) => {
         if (o) e.set(x.params[q]!, o.elem(j))
       })
-      this.store(out, this.emit(x.body, e).v, j)
+      const r = this.emit(x.body, e).v
       // the last block reaches the scan's end, whose state has no successor (an exclusive
       // scan's last advance reads an element of X: no guard)
       const guarded = k === 3 && !read.exclusive
+      // an unguarded advance reads its element before the store (loadsFirst, blocked-scans.ts)
+      const early = guarded ? undefined : next(k, i)
+      this.store(out, r, j)
       if (guarded) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
-      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
+      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${early ?? next(k, i)};`)
       if (guarded) {
         this.indent(adv)
         this.line('}')
