@@ -260,9 +260,10 @@ const WARM_UP_LENGTH = 17
  * its type feedback only after several calls (lazy feedback allocation), so a long first call
  * optimises its first loop on the stack (OSR) before the code after that loop has any feedback;
  * that OSR code deoptimises where it reaches that code, on every later call too (the cached OSR
- * code is entered again, and the function never leaves the interpreter): seen on the `unf`
- * workload's prod and logsumexp, value and gradient alike, 5–15× slower, some processes and not
- * others. After short calls every part of the function that short arrays reach (unrolled loops,
+ * code is entered again from the interpreter, thousands of calls in a row where it was traced):
+ * seen on the `unf` workload's prod and logsumexp, value and gradient alike, 5–15× slower, in
+ * some processes and not others (whether the background compiler finishes within the first
+ * call). After short calls every part of the function that short arrays reach (unrolled loops,
  * their remainders, the blocked scans with four non-empty blocks, the `fill` of zeros longer than
  * 16) has its feedback first. A short call that throws (arguments of other shapes than the
  * program takes, whose real call then reports the error) ends the warm-up; the outlined outer
