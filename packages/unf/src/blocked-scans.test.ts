@@ -73,11 +73,16 @@ describe('blocked stored scans', () => {
         T.tuple(last(S), T.map2(T.shift1R(S), T.scanr(c(1), T.shift1L(v('A')), times), times)),
       )
       const src = agreesAtEveryLength(term)
-      // the stored scan: four chains in one loop (each stores its local state, then advances)
+      // the stored scan: four chains in one loop (each reads its element, stores its local
+      // state, then advances: the load before the store, loadsFirst)
       expect(src).toMatch(
-        /for \(let (j\d+) = 0; \1 < (n\d+); \1\+\+\) \{\n {4}(o\d+)\[\1\] = (acc\d+);\n {4}const (e\d+) = p0\[\1\];\n {4}\4 = \4 \* \5;\n {4}\3\[\2 \+ \1\] = /,
+        /for \(let (j\d+) = 0; \1 < (n\d+); \1\+\+\) \{\n {4}const (e\d+) = p0\[\1\];\n {4}(o\d+)\[\1\] = (acc\d+);\n {4}\5 = \5 \* \3;\n {4}const e\d+ = p0\[\2 \+ \1\];\n {4}\4\[\2 \+ \1\] = /,
       )
       expect(src).toMatch(/const t\d+ = f\d+ \* T\d+;/) // last S
+      // the suffix map reads the element that advances its chain before it stores (loadsFirst)
+      expect(src).toMatch(
+        /const (e\d+) = p0\[(b\d+) - 1 - (j\d+) - 1 \+ 1\];\n {4}o\d+\[\2 - 1 - \3\] = t\d+;\n {4}(acc\d+) = \4 \* \1;/,
+      )
       expect(loops(src)).toBe(4) // no totals pass, no fix-up
       expect(src).not.toMatch(/let acc\d+ = 1, acc\d+ = 1, acc\d+ = 1;/)
       // block 1's states read with their offset (the total of block 0, times z when z ≠ 1)

@@ -233,7 +233,7 @@ export function generate(
     fexp: (x: number) => number,
     ftanh: (x: number) => number,
   ) => (...args: unknown[]) => unknown
-  const fn = factory(
+  const inner = factory(
     g.fns,
     (i, what) => {
       throw new UnfError('unf/shape', `argument ${i + 1}: ${what}`)
@@ -245,7 +245,67 @@ export function generate(
     fastExp,
     fastTanh,
   )
-  return { fn, source }
+  return { fn: withFeedbackWarmUp(inner, params, argNames), source }
+}
+
+/** How many calls on truncated arguments precede the first call (see {@link withFeedbackWarmUp}). */
+const WARM_UP_CALLS = 12
+/** The length each array of the arguments is cut to for those calls. */
+const WARM_UP_LENGTH = 17
+
+/**
+ * The generated function behind an entry that, on its first call, first calls it
+ * {@link WARM_UP_CALLS} times on the arguments cut short: every array (at every level) to its
+ * first {@link WARM_UP_LENGTH} elements, copies of the same kinds (`slice`). V8 gives a function
+ * its type feedback only after several calls (lazy feedback allocation), so a long first call
+ * optimises its first loop on the stack (OSR) before the code after that loop has any feedback;
+ * that OSR code deoptimises where it reaches that code, on every later call too (the cached OSR
+ * code is entered again from the interpreter, thousands of calls in a row where it was traced):
+ * seen on the `unf` workload's prod and logsumexp, value and gradient alike, 5–15× slower, in
+ * some processes and not others (whether the background compiler finishes within the first
+ * call). After short calls every part of the function that short arrays reach (unrolled loops,
+ * their remainders, the blocked scans with four non-empty blocks, the `fill` of zeros longer than
+ * 16) has its feedback first. A short call that throws (arguments of other shapes than the
+ * program takes, whose real call then reports the error) ends the warm-up; the outlined outer
+ * loops (`outlineOuterLoops`) remain for what short arrays do not reach.
+ */
+function withFeedbackWarmUp(
+  inner: (...args: unknown[]) => unknown,
+  params: Array<{ name: string; type: Type }>,
+  argNames: string[],
+): (...args: unknown[]) => unknown {
+  const warmUp = (...args: unknown[]) => {
+    try {
+      const short = args.map((a, i) => (i < params.length ? cutShort(a, params[i]!.type) : a))
+      for (let k = 0; k < WARM_UP_CALLS; k++) inner(...short)
+    } catch {
+      // the real call reports what is wrong with the arguments
+    }
+  }
+  const names = argNames.join(', ')
+  return new Function(
+    'inner',
+    'warmUp',
+    `let cold = true;\nreturn function unfEntry(${names}) {\n  if (cold) {\n    cold = false;\n    warmUp(${names});\n  }\n  return inner(${names});\n}`,
+  )(inner, warmUp) as (...args: unknown[]) => unknown
+}
+
+/** An argument with each of its arrays cut to its first {@link WARM_UP_LENGTH} elements (copies, as typed). */
+function cutShort(x: unknown, t: Type): unknown {
+  if (t.kind === 'array') {
+    if (t.elem.kind === 'R') return x instanceof Float64Array ? x.slice(0, WARM_UP_LENGTH) : x
+    if (!Array.isArray(x)) return x
+    // `slice` keeps the array's elements kind (packed or holey), so the feedback sees its map
+    const s = x.slice(0, WARM_UP_LENGTH)
+    for (let i = 0; i < s.length; i++) s[i] = cutShort(s[i], t.elem)
+    return s
+  }
+  if (t.kind === 'tuple' && Array.isArray(x)) {
+    const s = x.slice()
+    for (let i = 0; i < Math.min(s.length, t.items.length); i++) s[i] = cutShort(s[i], t.items[i]!)
+    return s
+  }
+  return x
 }
 
 class Gen {
@@ -1177,12 +1237,15 @@ class Gen {
       others.forEach((o, q) => {
         if (o) e.set(x.params[q]!, o.elem(j))
       })
-      this.store(out, this.emit(x.body, e).v, j)
+      const r = this.emit(x.body, e).v
       // the last block reaches the scan's end, whose state has no successor (an exclusive
       // scan's last advance reads an element of X: no guard)
       const guarded = k === 3 && !read.exclusive
+      // an unguarded advance reads its element before the store (loadsFirst, blocked-scans.ts)
+      const early = guarded ? undefined : next(k, i)
+      this.store(out, r, j)
       if (guarded) this.line(left ? `if (${j} < ${m}) {` : `if (${j} > 0) {`)
-      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${next(k, i)};`)
+      const adv = () => this.line(`${chain[k]} = ${chain[k]} ${op} ${early ?? next(k, i)};`)
       if (guarded) {
         this.indent(adv)
         this.line('}')
