@@ -10,7 +10,8 @@
  * The entry check of a loop run backwards right after the loop (a routine's `~routine`), which the
  * loop's exit decides, is left out: the Bessel listing computes the reference's values, and a
  * program that writes a name of the condition in between (an update, a call) fails with the
- * reference's error, with the pass and without.
+ * reference's error, with the pass and without. A square's check decides its base's (the
+ * listing's (z/2)²): z = ±∞ or NaN fails the square's check, as on the reference.
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
@@ -114,5 +115,35 @@ fn f(out: f64, n: i32) {
     }
     // (nothing in between: the check left out could not fail)
     for (const b of backends) expect((b.compile(series('')).f!(0, 3) as number[])[0]).toBe(3)
+  })
+
+  it("fails as the reference does where z/2 is not finite: the square's check, its base's left out", () => {
+    const powers = `
+fn f(out: f64, x: f64) {
+  h: f64 <- 0.0
+  h += x / 2.0
+  p: f64 <- 0.0
+  p += h ** 2
+  out += p
+  p -= h ** 2
+  p -> 0.0
+  h -= x / 2.0
+  h -> 0.0
+}`
+    expect((backends[0]!.compile(powers).f!(0, 3) as number[])[0]).toBe(2.25)
+    for (const b of backends.slice(1)) expect((b.compile(powers).f!(0, 3) as number[])[0]).toBe(2.25)
+    for (const x of [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN]) {
+      const want = raisedError(() => backends[0]!.compile(powers).f!(0, x))
+      expect(want).toMatch(/^runtime\/dealloc \| cannot deallocate `p`/)
+      for (const b of backends.slice(1)) {
+        expect(raisedError(() => b.compile(powers).f!(0, x))).toBe(want)
+        disabledPasses.add('implied-checks')
+        try {
+          expect(raisedError(() => b.compile(`${powers}\n`).f!(0, x))).toBe(want)
+        } finally {
+          disabledPasses.delete('implied-checks')
+        }
+      }
+    }
   })
 })

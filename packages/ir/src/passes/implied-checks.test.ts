@@ -194,7 +194,7 @@ fn f(out: f64, x: f64[]) {
     expect(after).toBe(before)
   })
 
-  it('reads strictly through + − ×, unary minus, the dividend of / and sqrt, abs', () => {
+  it('reads strictly through + − ×, unary minus, the dividend of /, the base of ** c (c > 0) and sqrt, abs', () => {
     const std = () => true
     const e = (text: string) => {
       const f = check(
@@ -209,7 +209,33 @@ fn f(out: f64, x: f64[]) {
     expect(e('a / b')).toEqual(['a'])
     expect(e('sqrt(abs(a)) - b')).toEqual(['a', 'b'])
     expect(e('exp(a) + max(b, c)')).toEqual([])
-    expect(e('a ** 2.0')).toEqual([])
+    expect(e('a ** 2.0')).toEqual(['a'])
+    expect(e('a ** 2 + b ** 0.5')).toEqual(['a', 'b'])
+    expect(e('a ** 0.0 + b ** -1.0 + c ** a')).toEqual([])
+  })
+
+  /** The Bessel listing's powers of z/2: a square (strict in its base) and a power of a variable exponent (not). */
+  const powers = (e: string) => `
+fn f(out: f64, x: f64, nu: i32) {
+  h: f64 <- 0.0
+  h += x / 2.0
+  p: f64 <- 0.0
+  p += ${e}
+  out += p
+  p -= ${e}
+  p -> 0.0
+  h -= x / 2.0
+  h -> 0.0
+}`
+  it('a passed check of h ** c (a literal c > 0) decides the check of h; h ** nu, h ** 0.0 do not', () => {
+    const sq = passes(powers('h ** 2'))
+    expect(deallocChecks(sq.before)).toEqual(['assert dealloc($near(p, 0.0))', 'assert dealloc($near(h, 0.0))'])
+    expect(deallocChecks(sq.after)).toEqual(['assert dealloc($near(p, 0.0))'])
+    for (const e of ['h ** nu', 'h ** 0.0', 'h ** -2.0']) {
+      const { before, after } = passes(powers(e))
+      expect(deallocChecks(after)).toHaveLength(2)
+      expect(after).toBe(before)
+    }
   })
 
   /** A series' counter, a loop and the same loop run backwards (a routine and its `~routine`), `between` the two. */

@@ -8,8 +8,9 @@
  * when exact) tests the value y − y: 0 when y was finite, NaN when it was ±∞ or NaN. So the check
  * passes exactly when y's value was finite. When another such ancilla z was computed from y
  * (`z += e'` with y unchanged since its own update, until its `y -= y`), and e' is ±∞ or NaN
- * whenever y is — y reached through `+`, `-`, `*`, unary minus, the dividend of `/`, and the
- * standard `sqrt` and `abs`, each of which gives ±∞ or NaN from an operand that is ±∞ or NaN,
+ * whenever y is — y reached through `+`, `-`, `*`, unary minus, the dividend of `/`, the base of
+ * `**` with a literal exponent above zero, and the standard `sqrt` and `abs`, each of which gives
+ * ±∞ or NaN from an operand that is ±∞ or NaN,
  * rounded to f32 or not — then z finite means y finite. A check of z that passed before y's check
  * (earlier in the same block) therefore decides y's: it passes too, and it is left out (a
  * conjunct of a `deallocArray` check, an array the pass `scalar-arrays` replaced by scalars, is
@@ -61,7 +62,8 @@ const STRICT_CALLS = new Set(['sqrt', 'abs'])
 
 /**
  * The names read by `e` in positions where a value ±∞ or NaN makes `e` ±∞ or NaN: through `+`,
- * `-`, `*`, unary minus, the dividend of `/`, and the standard `sqrt` and `abs` (`isStandard`).
+ * `-`, `*`, unary minus, the dividend of `/`, the base of `**` with a literal exponent above zero,
+ * and the standard `sqrt` and `abs` (`isStandard`).
  */
 export function strictReads(
   e: Expr,
@@ -81,6 +83,9 @@ export function strictReads(
         strictReads(e.left, isStandard, out)
         strictReads(e.right, isStandard, out)
       } else if (e.op === '/') strictReads(e.left, isStandard, out)
+      // x ** c for a literal c > 0: ±∞ ** c is ±∞ or +∞, NaN ** c is NaN (c = 0 or c < 0 are not
+      // strict: ∞ ** 0 = 1, ∞ ** −1 = 0)
+      else if (e.op === '**' && e.right.kind === 'num' && e.right.value > 0) strictReads(e.left, isStandard, out)
       break
     case 'call':
       if (
