@@ -6,11 +6,17 @@
  * that overflows) fails with the reference's error — the same code, message and location — as it
  * does with the pass switched off: the checks left out are those that cannot fail where they
  * stood. (The printed IR before and after is in `implied-checks.test.ts` of `@tenet/ir`.)
+ *
+ * The entry check of a loop run backwards right after the loop (a routine's `~routine`), which the
+ * loop's exit decides, is left out: the Bessel listing computes the reference's values, and a
+ * program that writes a name of the condition in between (an update, a call) fails with the
+ * reference's error, with the pass and without. A square's check decides its base's (the
+ * listing's (z/2)²): z = ±∞ or NaN fails the square's check, as on the reference.
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { disabledPasses } from '@tenet/ir/backend'
-import { accelSource, backendUnderTest, raisedError, referenceBackend } from '@tenet/testing'
+import { accelSource, backendUnderTest, besselSource, raisedError, referenceBackend } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const accel = (T: 'f64' | 'f32') => `
@@ -70,4 +76,74 @@ describe('pass `implied-checks` on compiled programs (checks on)', () => {
       }
     })
   }
+
+  it('the Bessel listing without the entry check of its series run backwards: the reference values, bit for bit', () => {
+    const run = (b: (typeof backends)[number], z: number) => {
+      const f = b.compile(besselSource).ibesselj!
+      return [0, 1, 2, 5].map((nu) => (f(0, nu, z) as number[])[0])
+    }
+    for (const z of [0.1, 1, 2.5, 7]) {
+      const want = run(backends[0]!, z)
+      for (const b of backends.slice(1)) expect(run(b, z)).toEqual(want)
+    }
+  })
+
+  /** A loop and the same loop run backwards (\`routine\` / \`~routine\` by hand), \`between\` the two. */
+  const series = (between: string) => `
+fn bump(m: i32) { m += 1 }
+fn f(out: f64, n: i32) {
+  k: i32 <- 0
+  while (k < n, k != 0) { k += 1 }
+  out += f64(k)
+  ${between}
+  while (k != 0, k < n) { k -= 1 }
+  k -> 0
+}`
+  it('fails as the reference does where a name of the condition is written between the loop and its uncompute', () => {
+    for (const between of ['n += 1', 'bump(n)', 'k += 0\n  n += 1']) {
+      const want = raisedError(() => backends[0]!.compile(series(between)).f!(0, 3))
+      expect(want).toMatch(/^runtime\/post-condition \| .* must be false when the loop starts \(at [89]:3\)/)
+      for (const b of backends.slice(1)) {
+        expect(raisedError(() => b.compile(series(between)).f!(0, 3))).toBe(want)
+        disabledPasses.add('implied-checks')
+        try {
+          expect(raisedError(() => b.compile(`${series(between)}\n`).f!(0, 3))).toBe(want)
+        } finally {
+          disabledPasses.delete('implied-checks')
+        }
+      }
+    }
+    // (nothing in between: the check left out could not fail)
+    for (const b of backends) expect((b.compile(series('')).f!(0, 3) as number[])[0]).toBe(3)
+  })
+
+  it("fails as the reference does where z/2 is not finite: the square's check, its base's left out", () => {
+    const powers = `
+fn f(out: f64, x: f64) {
+  h: f64 <- 0.0
+  h += x / 2.0
+  p: f64 <- 0.0
+  p += h ** 2
+  out += p
+  p -= h ** 2
+  p -> 0.0
+  h -= x / 2.0
+  h -> 0.0
+}`
+    expect((backends[0]!.compile(powers).f!(0, 3) as number[])[0]).toBe(2.25)
+    for (const b of backends.slice(1)) expect((b.compile(powers).f!(0, 3) as number[])[0]).toBe(2.25)
+    for (const x of [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN]) {
+      const want = raisedError(() => backends[0]!.compile(powers).f!(0, x))
+      expect(want).toMatch(/^runtime\/dealloc \| cannot deallocate `p`/)
+      for (const b of backends.slice(1)) {
+        expect(raisedError(() => b.compile(powers).f!(0, x))).toBe(want)
+        disabledPasses.add('implied-checks')
+        try {
+          expect(raisedError(() => b.compile(`${powers}\n`).f!(0, x))).toBe(want)
+        } finally {
+          disabledPasses.delete('implied-checks')
+        }
+      }
+    }
+  })
 })

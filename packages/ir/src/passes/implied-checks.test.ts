@@ -194,7 +194,7 @@ fn f(out: f64, x: f64[]) {
     expect(after).toBe(before)
   })
 
-  it('reads strictly through + − ×, unary minus, the dividend of / and sqrt, abs', () => {
+  it('reads strictly through + − ×, unary minus, the dividend of /, the base of ** c (c > 0) and sqrt, abs', () => {
     const std = () => true
     const e = (text: string) => {
       const f = check(
@@ -209,6 +209,72 @@ fn f(out: f64, x: f64[]) {
     expect(e('a / b')).toEqual(['a'])
     expect(e('sqrt(abs(a)) - b')).toEqual(['a', 'b'])
     expect(e('exp(a) + max(b, c)')).toEqual([])
-    expect(e('a ** 2.0')).toEqual([])
+    expect(e('a ** 2.0')).toEqual(['a'])
+    expect(e('a ** 2 + b ** 0.5')).toEqual(['a', 'b'])
+    expect(e('a ** 0.0 + b ** -1.0 + c ** a')).toEqual([])
+  })
+
+  /** The Bessel listing's powers of z/2: a square (strict in its base) and a power of a variable exponent (not). */
+  const powers = (e: string) => `
+fn f(out: f64, x: f64, nu: i32) {
+  h: f64 <- 0.0
+  h += x / 2.0
+  p: f64 <- 0.0
+  p += ${e}
+  out += p
+  p -= ${e}
+  p -> 0.0
+  h -= x / 2.0
+  h -> 0.0
+}`
+  it('a passed check of h ** c (a literal c > 0) decides the check of h; h ** nu, h ** 0.0 do not', () => {
+    const sq = passes(powers('h ** 2'))
+    expect(deallocChecks(sq.before)).toEqual(['assert dealloc($near(p, 0.0))', 'assert dealloc($near(h, 0.0))'])
+    expect(deallocChecks(sq.after)).toEqual(['assert dealloc($near(p, 0.0))'])
+    for (const e of ['h ** nu', 'h ** 0.0', 'h ** -2.0']) {
+      const { before, after } = passes(powers(e))
+      expect(deallocChecks(after)).toHaveLength(2)
+      expect(after).toBe(before)
+    }
+  })
+
+  /** A series' counter, a loop and the same loop run backwards (a routine and its `~routine`), `between` the two. */
+  const series = (between: string, cond = 'k < n') => `
+fn f(out: f64, n: i32, a: f64[]) {
+  k: i32 <- 0
+  while (${cond}, k != 0) { k += 1 }
+  ${between}
+  while (k != 0, ${cond}) { k -= 1 }
+  k -> 0
+}`
+  /** The entry checks of the loops in a printed body. */
+  const entryChecks = (printed: string): string[] =>
+    printed.split('\n').filter((l) => l.startsWith('assert postWhileStart'))
+
+  it("leaves out the entry check of a loop run backwards that the loop's exit decided", () => {
+    const { before, after } = passes(series('out += f64(k)'))
+    expect(entryChecks(before)).toEqual([
+      'assert postWhileStart(!(k != 0)) else ("k != 0")',
+      'assert postWhileStart(!(k < n)) else ("k < n")',
+    ])
+    expect(entryChecks(after)).toEqual(['assert postWhileStart(!(k != 0)) else ("k != 0")'])
+    expect(after).toBe(before.replace('assert postWhileStart(!(k < n)) else ("k < n")\n', ''))
+    // (through standard primitives and conversions, and past allocations, asserts and updates of other names)
+    const abs = passes(series('x: f64 <- 0.0\n  x += a[0]\n  out += x\n  x -= a[0]\n  x -> 0.0', 'abs(f64(k)) < 3.5'))
+    expect(entryChecks(abs.after)).toEqual(['assert postWhileStart(!(k != 0)) else ("k != 0")'])
+  })
+
+  it('keeps the entry check where a name the condition reads is written in between, or it reads an element', () => {
+    for (const [between, cond] of [
+      ['n += 1', 'k < n'],
+      ['k += 0', 'k < n'],
+      ['a[0] += 1.0', 'f64(k) < a[0]'],
+      ['if (n > 0) { out += 1.0 }', 'k < n'],
+      ['for j in 0..2 { out += 1.0 }', 'k < n'],
+    ]) {
+      const { before, after } = passes(series(between!, cond))
+      expect(entryChecks(before)).toHaveLength(2)
+      expect(after).toBe(before)
+    }
   })
 })

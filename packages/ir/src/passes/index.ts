@@ -93,7 +93,8 @@
  * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
  *   check of a float ancilla that a passed check of a value computed from it already decided
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
- *   was) is left out (see `implied-checks.ts`);
+ *   was) is left out, and so is the entry check `!c` of a loop run backwards right after the loop
+ *   `while (c, p)` it undoes, which that loop's exit decided (see `implied-checks.ts`);
  * - `replay-uncall` — with checks on, run by the cpu backend on optimize's result: the uncall
  *   `~f(a, x…)` of a call `f(a, x…)` of the same block, where `f` only adds terms to one float
  *   array `a` and `~f` subtracts the same terms in reverse order, subtracts the terms the call
