@@ -138,7 +138,7 @@ import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
-import { jamIterations } from './jam-iterations.js'
+import { JAM_ITERATIONS_MAX_CHECKED_STATEMENTS, jamIterations } from './jam-iterations.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 import { zeroSums } from './zero-sums.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
@@ -187,6 +187,7 @@ export {
   jamIterationsBlock,
   JAM_ITERATIONS_LANES,
   JAM_ITERATIONS_MAX_ANCILLA,
+  JAM_ITERATIONS_MAX_CHECKED_STATEMENTS,
   JAM_ITERATIONS_MAX_STATEMENTS,
 } from './jam-iterations.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
@@ -386,7 +387,7 @@ export function optimize(
   }
   // (with checks on, before \`hoist-invariants\`: see \`jam-iterations\` in the module comment; with
   // checks off it runs after \`first-writes\`, on the loops that the passes before it simplified)
-  if (on('jam-iterations') && options.checks) each(jamIterations)
+  if (on('jam-iterations') && options.checks) each((f) => jamIterations(f, JAM_ITERATIONS_MAX_CHECKED_STATEMENTS))
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {

@@ -119,6 +119,18 @@ import { elementName } from './scalar-arrays.js'
 export const JAM_ITERATIONS_MAX_STATEMENTS = 48
 
 /**
+ * The largest body the pass jams with run-time checks on, where every statement carries its
+ * asserts and the code generators' bounds-check hoisting (\`hoist-bounds\`) doubles each loop (a
+ * version without checks, one with): the code of a function grows several times faster than
+ * without checks, and a cpu function past V8's optimizing compiler's bytecode limit (60 KB) runs
+ * interpreted, tens of times slower. Horner least squares with checks on (about 13 statements) compiles
+ * to 32 KB of JavaScript jammed; an RNN's forward and uncompute nests, each jammed (in
+ * \`rnnjam-wip\`, a dependence rule this pass does not have), to 84 KB, which V8 never optimized
+ * (1.4 ms a call against 30 µs).
+ */
+export const JAM_ITERATIONS_MAX_CHECKED_STATEMENTS = 16
+
+/**
  * The iterations the pass runs interleaved. On Horner least squares (degree 8, 256 points; in
  * one process against main, CPU time, loaded 2-core machine, medians of two runs of five) four
  * beat two on cpu — objective 1.46–1.50 µs against 1.76–1.97, gradient 7.31–7.43 against
@@ -398,9 +410,9 @@ interface Plan {
 }
 
 /** The plan of jamming `lanes` iterations of loop `M` (direction `dir`), or undefined where not proved legal or not paying. */
-function prove(M: ForStmt, dir: number, lanes: number): Plan | undefined {
+function prove(M: ForStmt, dir: number, lanes: number, maxStatements: number): Plan | undefined {
   const body = M.body
-  if (!handled(body) || countStatements(body) > JAM_ITERATIONS_MAX_STATEMENTS) return undefined
+  if (!handled(body) || countStatements(body) > maxStatements) return undefined
   const { allocated, loopVars } = boundNames(body)
   const v = M.variable
   if (allocated.has(v) || loopVars.has(v) || [...allocated].some((n) => loopVars.has(n))) return undefined
@@ -618,12 +630,18 @@ function nextIteration(body: Stmt[], v: string, dir: number, rename: ReadonlyMap
 }
 
 /** The statements replacing loop `M` of function `f` (`taken`: the names bound in `f`), or undefined. */
-function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApart): Stmt[] | undefined {
+function jamLoop(
+  M: ForStmt,
+  taken: Set<string>,
+  f: FunctionDef,
+  known: KnownApart,
+  maxStatements: number,
+): Stmt[] | undefined {
   const step = intLiteral(M.step)
   if ((step !== 1 && step !== -1) || M.each) return undefined
   const dir = M.reverse ? -step : step
   const lanes = JAM_ITERATIONS_LANES
-  const plan = prove(M, dir, lanes)
+  const plan = prove(M, dir, lanes, maxStatements)
   if (!plan) return undefined
   const { allocated } = boundNames(M.body)
   // the array ancillas' lengths, capped in the guard (`JAM_ITERATIONS_MAX_ANCILLA`); the guard
@@ -740,39 +758,44 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
 /**
  * `block` (of function `f`) with its loops jammed where proved legal and paying (`taken`: the
  * names bound in the function; `known`: the pairs of array parameters the enclosing \`if\`s proved
- * apart, see `apart.ts`).
+ * apart, see `apart.ts`; `maxStatements`: the largest body it jams).
  */
 export function jamIterationsBlock(
   block: Stmt[],
   taken: Set<string>,
   f: FunctionDef,
   known: KnownApart = new Set(),
+  maxStatements: number = JAM_ITERATIONS_MAX_STATEMENTS,
 ): Stmt[] {
   return block.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'for': {
-        const done = jamLoop(s, taken, f, known)
+        const done = jamLoop(s, taken, f, known, maxStatements)
         if (done) return done
-        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) }]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known, maxStatements) }]
       }
       case 'if':
         return [
           {
             ...s,
-            then: jamIterationsBlock(s.then, taken, f, knownApart(s.pre, known)),
-            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken, f, known),
+            then: jamIterationsBlock(s.then, taken, f, knownApart(s.pre, known), maxStatements),
+            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken, f, known, maxStatements),
           },
         ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) } as Stmt]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known, maxStatements) } as Stmt]
       default:
         return [s]
     }
   })
 }
 
-/** The function with its loops of independent iterations jammed in pairs where legal and paying (see the module comment). */
-export function jamIterations(f: FunctionDef): FunctionDef {
-  return { ...f, body: jamIterationsBlock(f.body, functionNames(f), f) }
+/**
+ * The function with its loops of independent iterations jammed where legal and paying (see the
+ * module comment), bodies of at most `maxStatements` statements (\`JAM_ITERATIONS_MAX_CHECKED_STATEMENTS\`
+ * with run-time checks on).
+ */
+export function jamIterations(f: FunctionDef, maxStatements: number = JAM_ITERATIONS_MAX_STATEMENTS): FunctionDef {
+  return { ...f, body: jamIterationsBlock(f.body, functionNames(f), f, new Set(), maxStatements) }
 }
