@@ -84,7 +84,8 @@
  *   iterations interleaved, statement by statement, their inner loops fused, bit for bit the same
  *   (always: with checks on it runs earlier, after `jam` and before `hoist-invariants`, whose
  *   guarded hoisting of an inner loop's invariant reads would put the inner loops under \`if\`s
- *   that it does not fuse; and, as `interchange`, it may change the order in which two
+ *   that it does not fuse, on bodies of at most \`JAM_ITERATIONS_MAX_CHECKED_STATEMENTS\`
+ *   statements; and, as `interchange`, it may change the order in which two
  *   independent failing checks are reached: the checks of iteration j + 1 run before iteration
  *   j's later statements; see `jam-iterations.ts` for the dependence test);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
