@@ -233,6 +233,12 @@ export interface DeallocStmt extends NodeBase {
    * `insert-checks.ts`). Not printed.
    */
   element?: { array: string; index: number; length: number; shown: string }
+  /**
+   * The name the source wrote, where a pass renamed the ancilla (pass \`jam-iterations\`' copies of
+   * an iteration's ancillas, \`acc$b\` for \`acc\`): the deallocation check's message names it, as
+   * the loop as written does. Not printed.
+   */
+  shown?: string
 }
 /** The empty stack `[]`, only as the value of a stack allocation or deallocation. */
 export interface EmptyStack extends NodeBase {

@@ -14,9 +14,15 @@
  *   out of range that the hoisted bounds check of the column loop catches, the same check at the
  *   same statement, naming the column loop's far end); one with two independent violations may
  *   raise either: the passes change the order in which failing checks are reached, nothing else.
+ * - `jam-iterations`: Horner least squares (`hornerLossSource`) and variants with a wrong
+ *   uncompute (of a float ancilla, of a history array, of a small array that `scalar-arrays`
+ *   replaces by scalars) that fails in one iteration only, in each lane of a jammed group and in
+ *   the leftover loop: the reference's bits, and its error (code, message, location; the copies'
+ *   renamed ancillas and moved indices named as the source wrote them).
  */
 import { describe, expect, it } from 'vitest'
 import { pairScratchArgs, pairScratchProgram, raisedError, unitaryMultiplySource } from './checked-programs.js'
+import { hornerLossSource } from './kernel-programs.js'
 import { referenceBackend, type BackendUnderTest } from './conformance.js'
 import { describeCheckedSwapLoops } from './checked-swap-loops.js'
 
@@ -184,6 +190,76 @@ export function describeCheckedPasses(backend: BackendUnderTest): void {
         expect(want).toBe(alone)
         // the columns' loop innermost: the matrix's violation comes first (the first rotation)
         expect(got).toBe(short)
+      }
+    })
+  })
+
+  describe(`jam-iterations with checks on (${backend.name})`, () => {
+    /** Horner per point, its uncompute written out, that of \`where\` wrong where z[j] ≠ 1. */
+    const wrong = (where: 'acc' | 'e' | 'd') => `fn f(loss: f64, c: f64[], xs: f64[], ys: f64[], z: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    d: f64[] <- zeros(2)
+    d[0] += xs[j]
+    d[1] += ys[j] * 2.0
+    acc[len(c) - 1] += c[len(c) - 1]
+    for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * d[0] + c[k] }
+    e <- 0.0
+    e += acc[0] - d[1]
+    loss += e * e
+    e -= acc[0] - d[1]${where === 'e' ? ' * z[j]' : ''}
+    e -> 0.0
+    for k in 0..=len(c) - 2 { acc[k] -= acc[k + 1] * d[0] + c[k]${where === 'acc' ? ' * z[j]' : ''} }
+    acc[len(c) - 1] -= c[len(c) - 1]
+    d[1] -= ys[j] * 2.0${where === 'd' ? ' * z[j]' : ''}
+    d[0] -= xs[j]
+    d -> zeros(2)
+    acc -> zeros(len(c))
+  }
+}`
+    const c = () => Float64Array.of(0.3, -0.2, 0.1, 0.05, 0.7)
+    const points = (n: number) => Float64Array.from({ length: n }, (_, i) => Math.sin(i + 1))
+    /** The loss (or the error) of \`src\`'s \`fn\` on the reference and on the backend. */
+    const both = (src: string, fn: string, args: () => unknown[]) =>
+      [reference, backend].map((b) => {
+        const a = args()
+        let loss: unknown
+        const e = raisedError(() => {
+          loss = (b.compile(src)[fn]!(...a) as unknown[])[0]
+        })
+        return e === 'no error' ? loss : e
+      })
+
+    it('computes the reference’s bits (groups of four and the iterations left)', () => {
+      for (const n of [3, 4, 7, 8, 9, 10, 11]) {
+        const [want, got] = both(hornerLossSource, 'horner_loss', () => [0, c(), points(n), points(n).reverse()])
+        expect(typeof want).toBe('number')
+        expect(got).toBe(want)
+        const ones = () => [0, c(), points(n), points(n), new Float64Array(n).fill(1)]
+        for (const where of ['acc', 'e', 'd'] as const) {
+          const [w, g] = both(wrong(where), 'f', ones)
+          expect(typeof w).toBe('number')
+          expect(g).toBe(w)
+        }
+      }
+    })
+
+    it('one violation: the reference’s error (code, message, location), in every lane', () => {
+      for (const n of [8, 11]) {
+        // ys too short by 1 … 4: the first point without a y in each lane of the last group, or left over
+        for (const short of [1, 2, 3, 4]) {
+          const [want, got] = both(hornerLossSource, 'horner_loss', () => [0, c(), points(n), points(n - short)])
+          expect(want).toMatch(/^runtime\/out-of-bounds \| index \d+ is out of bounds for `ys`/)
+          expect(got).toBe(want)
+        }
+        // a wrong uncompute at point `bad` only: lanes 0 … 3 of the first group, the last point
+        for (const where of ['acc', 'e', 'd'] as const)
+          for (const bad of [0, 1, 2, 3, 5, n - 1]) {
+            const z = () => Float64Array.from({ length: n }, (_, i) => (i === bad ? 2 : 1))
+            const [want, got] = both(wrong(where), 'f', () => [0, c(), points(n), points(n), z()])
+            expect(want).toMatch(new RegExp(`^runtime/dealloc \\| cannot deallocate \`${where}\``))
+            expect(got).toBe(want)
+          }
       }
     })
   })

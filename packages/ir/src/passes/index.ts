@@ -82,7 +82,12 @@
  * - `jam-iterations` — a loop of step ±1 whose iterations are independent (each computes in
  *   ancillas of its own around an inner recurrence, such as Horner's rule per point) runs four
  *   iterations interleaved, statement by statement, their inner loops fused, bit for bit the same
- *   (checks off; see `jam-iterations.ts` for the dependence test);
+ *   (always: with checks on it runs earlier, after `jam` and before `hoist-invariants`, whose
+ *   guarded hoisting of an inner loop's invariant reads would put the inner loops under \`if\`s
+ *   that it does not fuse, on bodies of at most \`JAM_ITERATIONS_MAX_CHECKED_STATEMENTS\`
+ *   statements; and, as `interchange`, it may change the order in which two
+ *   independent failing checks are reached: the checks of iteration j + 1 run before iteration
+ *   j's later statements; see `jam-iterations.ts` for the dependence test);
  * - `unroll-swaps` — a `while` loop whose body exchanges scalars with `SWAP` runs two iterations
  *   per pass, the second under the exchanged names, so no value moves at the back edge (always:
  *   runs last; with checks on, after the asserts are placed, see `unrollCheckedSwaps`; see
@@ -107,8 +112,8 @@
  * deallocation check verifies) or change which check fails first, or where (a reordered loop).
  * Those in `CHECKED_PASSES` run with checks on too: with them every program that violates a
  * check still fails, at the construct that failed, and every check that fires without them fires
- * with them, except that `interchange`, `jam` and `hoist-calls` may change the order in which two
- * independent failing checks are reached (see their module comments).
+ * with them, except that `interchange`, `jam`, `jam-iterations` and `hoist-calls` may change the
+ * order in which two independent failing checks are reached (see their module comments).
  */
 import type { CompileOptions, Program } from '../plugin.js'
 import type { FunctionDef, Stmt } from '../ast.js'
@@ -135,7 +140,7 @@ import { fuseLoops } from './fuse-loops.js'
 import { interchangeLoops } from './interchange.js'
 import { hoistCalls } from './hoist-calls.js'
 import { jamLoops } from './jam.js'
-import { jamIterations } from './jam-iterations.js'
+import { JAM_ITERATIONS_MAX_CHECKED_STATEMENTS, jamIterations } from './jam-iterations.js'
 import { calledInCountingLoops, unrollSwaps } from './unroll-swaps.js'
 import { zeroSums } from './zero-sums.js'
 export { pairSeries, PAIR_SERIES_LANES, PAIR_SERIES_MAX_STATEMENTS } from './pair-series.js'
@@ -184,6 +189,7 @@ export {
   jamIterationsBlock,
   JAM_ITERATIONS_LANES,
   JAM_ITERATIONS_MAX_ANCILLA,
+  JAM_ITERATIONS_MAX_CHECKED_STATEMENTS,
   JAM_ITERATIONS_MAX_STATEMENTS,
 } from './jam-iterations.js'
 export { APART, apartPairs, arraysAccessed, knownApart, withApart, withKnown, type KnownApart } from './apart.js'
@@ -284,6 +290,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'replay-bound',
   'hoist-pools',
   'sum-bound',
+  'jam-iterations',
 ])
 
 /**
@@ -380,6 +387,9 @@ export function optimize(
     const registry = program.registry
     each((f) => jamLoops(f, registry))
   }
+  // (with checks on, before \`hoist-invariants\`: see \`jam-iterations\` in the module comment; with
+  // checks off it runs after \`first-writes\`, on the loops that the passes before it simplified)
+  if (on('jam-iterations') && options.checks) each((f) => jamIterations(f, JAM_ITERATIONS_MAX_CHECKED_STATEMENTS))
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {
@@ -431,6 +441,7 @@ export function optimize(
     inverses = new Map([...inverses].map(([n, d]) => [n, contractArrays(d)]))
   }
   if (on('first-writes')) each(firstWrites)
+  // (with checks on it ran before \`hoist-invariants\`, see above)
   if (on('jam-iterations') && !options.checks) each(jamIterations)
   // (with checks on it runs after the asserts are placed: see `unrollCheckedSwaps`)
   if (on('unroll-swaps') && !options.checks) {

@@ -274,14 +274,14 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       if (s.value.kind === 'emptystack') {
         if (t?.kind === 'stack') {
           const count = call('len', [{ kind: 'var', name: s.name, type: t }], 'i32')
-          out.push(assert('deallocStack', bin('==', count, num(0)), [s.name, count], s.loc))
+          out.push(assert('deallocStack', bin('==', count, num(0)), [s.shown ?? s.name, count], s.loc))
         }
         out.push(s)
         return
       }
       if (s.element && t?.kind === 'scalar') {
         // an element of an array that `scalar-arrays` replaced: the array's check, once, over all elements
-        if (s.element.index === 0) out.push(elementsZero(s.element, t.name, s.value, s.loc, registry))
+        if (s.element.index === 0) out.push(elementsZero(s.element, t.name, s.value, s.loc, registry, s.shown))
         out.push(s)
         return
       }
@@ -289,7 +289,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
       if (t?.kind === 'array' && value.kind === 'call' && value.callee === 'zeros') {
         const n = value.args[0]!
         const zeros = call('$zeros', [{ kind: 'var', name: s.name, type: t }, n], 'bool')
-        out.push(assert('deallocArray', zeros, [s.name, printAsWritten(s.value), n], s.loc))
+        out.push(assert('deallocArray', zeros, [s.shown ?? s.name, printAsWritten(s.value), n], s.loc))
       }
       if (t?.kind === 'scalar') {
         const v: VarRef = { kind: 'var', name: s.name, type: t.name, ...(s.loc ? { loc: s.loc } : {}) }
@@ -297,7 +297,7 @@ function checkStmt(s: Stmt, scope: Scope, out: Stmt[]): void {
         const cond = ns && !ns.exact ? call('$near', [v, value], 'bool') : bin('==', v, value)
         // the values the user knows (a ulog value as its real value, not its encoding)
         const real = (x: Expr): Expr => (ns?.toHost ? call('f64', [x], 'f64') : x)
-        out.push(assert('dealloc', cond, [s.name, printAsWritten(s.value), real(v), real(value)], s.loc))
+        out.push(assert('dealloc', cond, [s.shown ?? s.name, printAsWritten(s.value), real(v), real(value)], s.loc))
       }
       out.push({ ...s, value })
       return
@@ -400,6 +400,8 @@ function elementsZero(
   zero: Expr,
   loc: Stmt['loc'],
   registry: Program['registry'],
+  /** the array's name as the source wrote it, where a pass renamed it (\`DeallocStmt.shown\`) */
+  shown?: string,
 ): AssertStmt {
   const ns = registry.findNumberSystem(type)
   let cond: Expr | undefined
@@ -408,7 +410,7 @@ function elementsZero(
     const one = ns && !ns.exact ? call('$near', [v, zero], 'bool') : bin('==', v, zero)
     cond = cond ? bin('&&', cond, one) : one
   }
-  return assert('deallocArray', cond ?? bool(true), [element.array, element.shown, num(element.length)], loc)
+  return assert('deallocArray', cond ?? bool(true), [shown ?? element.array, element.shown, num(element.length)], loc)
 }
 
 /** What a range expression reads: names, and `len:a` for the length of array `a`. */

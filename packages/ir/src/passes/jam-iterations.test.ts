@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printFunction, printStmts } from '../index.js'
-import { jamIterations } from './index.js'
+import { insertChecks, jamIterations, optimize } from './index.js'
 
 const registry = createRegistry()
 const fnOf = (text: string, name = 'f'): FunctionDef =>
@@ -258,5 +258,71 @@ describe('pass `jam-iterations`', () => {
   }
 }`),
     ).toBe(true)
+  })
+
+  it('runs in `optimize` with run-time checks too, before `hoist-invariants` (whose guarded hoisting would put the inner loop under an `if`)', () => {
+    const program = {
+      functions: new Map([['f', fnOf(horner)]]),
+      hosts: [],
+      writes: new Map([['f', [true, false, false]]]),
+      registry,
+    }
+    const options = { checks: true, tolerance: 1e-8 }
+    const f = optimize(program, new Map(), options).program.functions.get('f')!
+    const text = printFunction(f)
+    // the four lanes' inner loops fused, each lane's read of xs[j + m] hoisted before it
+    expect(text).toMatch(/k\$inv0: f64 <- xs\[j\]\n *k\$inv1: f64 <- xs\[j \+ 1\]/)
+    expect(text).toMatch(/for k in 1\.\.len\(c\) \{\n *acc\[k\] \+= [^\n]*\n *acc\$b\[k\] \+= [^\n]*k\$inv1/)
+    // the checks placed on the copies read as the loop as written: \`acc\` and \`xs[j]\`, not \`acc$b\`, \`xs[j + 1]\`
+    const checked = insertChecks({ ...program, functions: new Map([['f', f]]) }, new Map(), options)
+    const messages = new Set<string>()
+    const visit = (body: import('../ast.js').Stmt[]) => {
+      for (const s of body) {
+        if (s.kind === 'assert' && (s.check === 'deallocArray' || s.check === 'outOfBounds'))
+          messages.add(s.args.filter((a) => typeof a === 'string').join(' '))
+        if ('body' in s && Array.isArray(s.body)) visit(s.body)
+        if (s.kind === 'if') {
+          visit(s.then)
+          visit(s.else)
+        }
+      }
+    }
+    visit(checked.program.functions.get('f')!.body)
+    expect([...messages].some((m) => m.includes('$'))).toBe(false)
+    expect(messages).toContain('acc zeros(len(c))')
+  })
+
+  it("with checks on, renames the scalars that `scalar-arrays` made of a copy's array after the array, as its check reads them", () => {
+    const text = printFunction(
+      optimize(
+        {
+          functions: new Map([
+            [
+              'f',
+              fnOf(`fn f(loss: f64, c: f64[], xs: f64[]) {
+  for j in 0..len(xs) {
+    acc: f64[] <- zeros(len(c))
+    d: f64[] <- zeros(2)
+    d[0] += xs[j]
+    for k in 1..len(c) { acc[k] += acc[k - 1] * d[0] + c[k] }
+    loss += acc[len(c) - 1]
+    for k in reverse 1..len(c) { acc[k] -= acc[k - 1] * d[0] + c[k] }
+    d[0] -= xs[j]
+    d -> zeros(2)
+    acc -> zeros(len(c))
+  }
+}`),
+            ],
+          ]),
+          hosts: [],
+          writes: new Map([['f', [true, false, false]]]),
+          registry,
+        },
+        new Map(),
+        { checks: true, tolerance: 1e-8 },
+      ).program.functions.get('f')!,
+    )
+    expect(text).toContain('d$b$sr0 += xs[j + 1]')
+    expect(text).not.toContain('d$sr0$b')
   })
 })

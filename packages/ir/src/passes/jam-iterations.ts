@@ -78,11 +78,23 @@
  * It runs only where it pays: some fused inner loop carries a recurrence through an ancilla of the
  * iteration (an element it writes and reads at another index, a scalar it updates and reads) —
  * the serial chain the jam overlaps — and the body is small (`JAM_ITERATIONS_MAX_STATEMENTS`).
- * Checks off only: with checks on, the checks of iteration j + 1 would run before iteration j's
- * later ones (another violation's error first, where a program has two). wasm checks bounds even
- * with checks off: there a violating program's out-of-bounds access may be reported for a later
- * iteration's access before an earlier iteration's, so which access the error names may change
- * (still a `runtime/out-of-bounds` error), as with other checks-off passes.
+ * With run-time checks on it runs too (\`CHECKED_PASSES\`; before \`hoist-invariants\`, see the
+ * pass list): the checks are placed afterwards, on the jammed statements, and keep their
+ * conditions, messages and locations. Each statement runs for the same iterations, on the values
+ * it saw (the reordered pairs touch different memory, above), so each check decides as it did;
+ * copy m's moved loop variable and renamed ancillas print as the source wrote them
+ * (\`Substituted.shown\`, \`DeallocStmt.shown\`: \`xs[j]\` for \`xs[j + 1]\`, \`acc\` for \`acc$b\`), and
+ * the scalars \`scalar-arrays\` made of an array ancilla are renamed by their array's new name, so
+ * that its deallocation check (\`DeallocStmt.element\`) reads the copy's. The guard and the
+ * leftover loop's \`if\` read only lengths, the range and \`$apart\`, which nothing writes: their
+ * post-condition checks cannot fail. A violating program still fails at one of its failing
+ * checks; which one comes first may change, as with \`interchange\` and \`jam\`: iteration j + 1's
+ * check at a statement now precedes iteration j's at later statements (the error of another
+ * violation than the program's first, where there are two; in the same iteration, or at the same
+ * statement of several, the first as before). wasm checks bounds even with checks off: there a
+ * violating program's out-of-bounds access may be reported for a later iteration's access before
+ * an earlier iteration's, so which access the error names may change (still a
+ * \`runtime/out-of-bounds\` error), as with other checks-off passes.
  */
 import type { Arg, Expr, ForStmt, FunctionDef, Stmt } from '../ast.js'
 import { readNames, walk } from '../check.js'
@@ -100,9 +112,23 @@ import {
   tripCount,
 } from './range-guard.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
+import { shownAsWritten } from '../printer.js'
+import { elementName } from './scalar-arrays.js'
 
 /** The largest body (statements, nested ones included) the pass jams: a larger one multiplies too much code. */
 export const JAM_ITERATIONS_MAX_STATEMENTS = 48
+
+/**
+ * The largest body the pass jams with run-time checks on, where every statement carries its
+ * asserts and the code generators' bounds-check hoisting (\`hoist-bounds\`) doubles each loop (a
+ * version without checks, one with): the code of a function grows several times faster than
+ * without checks, and a cpu function past V8's optimizing compiler's bytecode limit (60 KB) runs
+ * interpreted, tens of times slower. Horner least squares with checks on (about 13 statements) compiles
+ * to 32 KB of JavaScript jammed; an RNN's forward and uncompute nests, each jammed (in
+ * \`rnnjam-wip\`, a dependence rule this pass does not have), to 84 KB, which V8 never optimized
+ * (1.4 ms a call against 30 µs).
+ */
+export const JAM_ITERATIONS_MAX_CHECKED_STATEMENTS = 16
 
 /**
  * The iterations the pass runs interleaved. On Horner least squares (degree 8, 256 points; in
@@ -384,9 +410,9 @@ interface Plan {
 }
 
 /** The plan of jamming `lanes` iterations of loop `M` (direction `dir`), or undefined where not proved legal or not paying. */
-function prove(M: ForStmt, dir: number, lanes: number): Plan | undefined {
+function prove(M: ForStmt, dir: number, lanes: number, maxStatements: number): Plan | undefined {
   const body = M.body
-  if (!handled(body) || countStatements(body) > JAM_ITERATIONS_MAX_STATEMENTS) return undefined
+  if (!handled(body) || countStatements(body) > maxStatements) return undefined
   const { allocated, loopVars } = boundNames(body)
   const v = M.variable
   if (allocated.has(v) || loopVars.has(v) || [...allocated].some((n) => loopVars.has(n))) return undefined
@@ -559,11 +585,15 @@ const key = (p: Poly): string => JSON.stringify([...p].sort())
 
 /** The body of the next iteration: the loop variable one step on, the iteration's names renamed (`rename`). */
 function nextIteration(body: Stmt[], v: string, dir: number, rename: ReadonlyMap<string, string>): Stmt[] {
+  // (a moved or renamed name prints as the source wrote it in run-time errors, \`Substituted.shown\`:
+  // with checks on, a check of copy m reads as the same check of the loop as written)
   const renamed = rewriteBlock(body, (e) => {
-    if (e.kind === 'var' && e.name === v) return plus({ ...e }, dir)
-    if (e.kind === 'var' && rename.has(e.name)) return { ...e, name: rename.get(e.name)! }
+    if (e.kind === 'var' && e.name === v) return shownAsWritten(plus({ ...e }, dir), e.shown ?? e.name)
+    if (e.kind === 'var' && rename.has(e.name)) return { ...e, name: rename.get(e.name)!, shown: e.shown ?? e.name }
     if (e.kind === 'index') {
-      const array = rename.has(e.array.name) ? { ...e.array, name: rename.get(e.array.name)! } : { ...e.array }
+      const array = rename.has(e.array.name)
+        ? { ...e.array, name: rename.get(e.array.name)!, shown: e.array.shown ?? e.array.name }
+        : { ...e.array }
       const checkedAs =
         e.checkedAs && rename.has(e.checkedAs.name)
           ? { checkedAs: { ...e.checkedAs, name: rename.get(e.checkedAs.name)! } }
@@ -582,7 +612,10 @@ function nextIteration(body: Stmt[], v: string, dir: number, rename: ReadonlyMap
             s.element && rename.has(s.element.array)
               ? { element: { ...s.element, array: rename.get(s.element.array)! } }
               : {}
-          return { ...s, name: rename.get(s.name) ?? s.name, ...element }
+          // (the name the check's message gives: the array's, for an element of one)
+          const checked = s.element ? s.element.array : s.name
+          const shown = rename.has(checked) ? { shown: s.shown ?? checked } : {}
+          return { ...s, name: rename.get(s.name) ?? s.name, ...element, ...shown }
         }
         case 'if':
           return { ...s, then: names(s.then), else: names(s.else) }
@@ -597,12 +630,18 @@ function nextIteration(body: Stmt[], v: string, dir: number, rename: ReadonlyMap
 }
 
 /** The statements replacing loop `M` of function `f` (`taken`: the names bound in `f`), or undefined. */
-function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApart): Stmt[] | undefined {
+function jamLoop(
+  M: ForStmt,
+  taken: Set<string>,
+  f: FunctionDef,
+  known: KnownApart,
+  maxStatements: number,
+): Stmt[] | undefined {
   const step = intLiteral(M.step)
   if ((step !== 1 && step !== -1) || M.each) return undefined
   const dir = M.reverse ? -step : step
   const lanes = JAM_ITERATIONS_LANES
-  const plan = prove(M, dir, lanes)
+  const plan = prove(M, dir, lanes, maxStatements)
   if (!plan) return undefined
   const { allocated } = boundNames(M.body)
   // the array ancillas' lengths, capped in the guard (`JAM_ITERATIONS_MAX_ANCILLA`); the guard
@@ -629,10 +668,29 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
   if (unsized) return undefined
   // copy m (1 … lanes − 1) runs iteration j + m·dir, its ancillas renamed `name$b`, `name$c`, …
   const copies = [copyBlock(M.body)]
+  // (the scalars that \`scalar-arrays\` made of a small array ancilla keep their names' pattern,
+  // \`elementName(array$b, k)\`: the array's deallocation check, \`DeallocStmt.element\`, names them so)
+  const elementArrays = new Map<string, number>()
+  walk(M.body, (s) => {
+    if (s.kind === 'dealloc' && s.element) elementArrays.set(s.element.array, s.element.length)
+  })
   for (let m = 1; m < lanes; m++) {
     const rename = new Map<string, string>()
     const suffix = `$${String.fromCharCode(97 + m)}`
+    for (const [a, length] of elementArrays) {
+      const names = (b: string) => Array.from({ length }, (_, k) => elementName(b, k))
+      let r = `${a}${suffix}`
+      while (taken.has(r) || names(r).some((n) => taken.has(n))) r += suffix
+      taken.add(r)
+      rename.set(a, r)
+      names(a).forEach((n, k) => {
+        const to = elementName(r, k)
+        taken.add(to)
+        rename.set(n, to)
+      })
+    }
     for (const n of allocated) {
+      if (rename.has(n)) continue
       let r = `${n}${suffix}`
       while (taken.has(r)) r += suffix
       taken.add(r)
@@ -700,39 +758,44 @@ function jamLoop(M: ForStmt, taken: Set<string>, f: FunctionDef, known: KnownApa
 /**
  * `block` (of function `f`) with its loops jammed where proved legal and paying (`taken`: the
  * names bound in the function; `known`: the pairs of array parameters the enclosing \`if\`s proved
- * apart, see `apart.ts`).
+ * apart, see `apart.ts`; `maxStatements`: the largest body it jams).
  */
 export function jamIterationsBlock(
   block: Stmt[],
   taken: Set<string>,
   f: FunctionDef,
   known: KnownApart = new Set(),
+  maxStatements: number = JAM_ITERATIONS_MAX_STATEMENTS,
 ): Stmt[] {
   return block.flatMap((s): Stmt[] => {
     switch (s.kind) {
       case 'for': {
-        const done = jamLoop(s, taken, f, known)
+        const done = jamLoop(s, taken, f, known, maxStatements)
         if (done) return done
-        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) }]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known, maxStatements) }]
       }
       case 'if':
         return [
           {
             ...s,
-            then: jamIterationsBlock(s.then, taken, f, knownApart(s.pre, known)),
-            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken, f, known),
+            then: jamIterationsBlock(s.then, taken, f, knownApart(s.pre, known), maxStatements),
+            else: s.asWritten ? s.else : jamIterationsBlock(s.else, taken, f, known, maxStatements),
           },
         ]
       case 'while':
       case 'unchecked':
-        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known) } as Stmt]
+        return [{ ...s, body: jamIterationsBlock(s.body, taken, f, known, maxStatements) } as Stmt]
       default:
         return [s]
     }
   })
 }
 
-/** The function with its loops of independent iterations jammed in pairs where legal and paying (see the module comment). */
-export function jamIterations(f: FunctionDef): FunctionDef {
-  return { ...f, body: jamIterationsBlock(f.body, functionNames(f), f) }
+/**
+ * The function with its loops of independent iterations jammed where legal and paying (see the
+ * module comment), bodies of at most `maxStatements` statements (\`JAM_ITERATIONS_MAX_CHECKED_STATEMENTS\`
+ * with run-time checks on).
+ */
+export function jamIterations(f: FunctionDef, maxStatements: number = JAM_ITERATIONS_MAX_STATEMENTS): FunctionDef {
+  return { ...f, body: jamIterationsBlock(f.body, functionNames(f), f, new Set(), maxStatements) }
 }
