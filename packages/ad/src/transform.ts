@@ -1097,7 +1097,8 @@ class FunctionAdjoint {
       return [
         inv,
         ...this.dirs.map(
-          (k) => ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: gradientZero() }) as Stmt,
+          (k) =>
+            ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: gradientZero() }) as Stmt,
         ),
       ]
     const value: Expr | { kind: 'emptystack' } =

@@ -1553,11 +1553,7 @@ class FunctionEmitter {
             // (-0 ± v is ±v, bit for bit, for every v: a gradient's zero, see \`ZeroMarks.negative\`)
             const negative = zeroVar && plainFloat && this.zeroMarks?.negative.has(this.flatIndex) === true
             const sum =
-              bare || (negative && s.op === '+=')
-                ? `(${v})`
-                : negative
-                  ? `(-(${v}))`
-                  : `(${old} ${s.op[0]} ${v})`
+              bare || (negative && s.op === '+=') ? `(${v})` : negative ? `(-(${v}))` : `(${old} ${s.op[0]} ${v})`
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`
