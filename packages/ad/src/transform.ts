@@ -757,20 +757,34 @@ class FunctionAdjoint {
       m = pair.stages.length,
       n = L.body.length
     const tail = L.body.slice(n - p)
-    // (a SWAP: the stage takes its stored value exactly, -0 included)
-    const load: Stmt[] = pair.stages.map(
-      (a, j) =>
-        ({
-          kind: 'callstmt',
-          callee: 'SWAP',
-          args: [ref(a.name), this.historyElement(h, m, j)],
-          inverse: false,
-          ...loc(a),
-        }) as Stmt,
+    // each stage is allocated at its stored value (\`a <- history[…]\`: exactly, -0 included),
+    // where it was allocated at zero and then exchanged with its element, which left a zero the
+    // history is freed with (unchecked) in every element: a store per stage and iteration
+    const at = new Map(pair.stages.map((a, j) => [a.name, j]))
+    const taken = new Set<string>()
+    const allocs = this.body(tail.slice(p - m)).map((x) => {
+      const j = x.kind === 'alloc' && !taken.has(x.name) ? at.get(x.name) : undefined
+      if (j === undefined || x.kind !== 'alloc' || x.value.kind !== 'num' || x.value.value !== 0) return x
+      taken.add(x.name)
+      return { ...x, value: this.historyElement(h, m, j) as Expr } as Stmt
+    })
+    // (a SWAP, for a stage not allocated there: the stage takes its stored value exactly, -0 included)
+    const load: Stmt[] = pair.stages.flatMap((a, j) =>
+      taken.has(a.name)
+        ? []
+        : [
+            {
+              kind: 'callstmt',
+              callee: 'SWAP',
+              args: [ref(a.name), this.historyElement(h, m, j)],
+              inverse: false,
+              ...loc(a),
+            } as Stmt,
+          ],
     )
     const body = [
       ...(h.index ? [] : [{ kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt]),
-      ...this.body(tail.slice(p - m)),
+      ...allocs,
       ...load,
       ...this.body(L.body.slice(p, n - p)),
       ...this.body(L.body.slice(0, p)),
