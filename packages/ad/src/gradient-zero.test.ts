@@ -20,7 +20,7 @@ const args = (): unknown[] => [0, Float64Array.of(1.2, 0.8), Float64Array.of(1.1
 /** The generated code of the program a gradient runs (cpu backend). */
 const programCode = (g: GradientFunction): string => {
   const info = infoOf(g.program)
-  return info.compiled.sourceOf!(info.name, false)
+  return info.compiled.sourceOf!(info.name, false) ?? ''
 }
 
 /** x·y after `steps` RK4 steps of the Lotka–Volterra system, in plain JS, for central differences. */
