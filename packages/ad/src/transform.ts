@@ -100,6 +100,16 @@ export function hasGradient(t: Type, registry: Registry): boolean {
 }
 
 /**
+ * The zero a scalar ancilla's gradient starts from: -0.0 (its type, \`gradientType\`, is f64 or
+ * f32), the additive identity of IEEE arithmetic (-0 + e is e for every e, where +0 + -0 is +0),
+ * so that its first update \`g += e\` is the value itself and a backend may emit \`e\` alone,
+ * without the add of a zero on the chain of every stage's gradient. The sign of a zero gradient
+ * is never seen: gradients reach the caller's only through sums and products, added to gradients
+ * that start at +0, and +0 plus anything that is zero is +0.
+ */
+export const gradientZero = (): Expr => lit(-0)
+
+/**
  * The type of the gradient of a value of type `t`: the same shape, with f32 elements for f32 and
  * f64 elements otherwise (a fixed-point or ulog value has an f64 gradient w.r.t. its real value).
  */
@@ -747,20 +757,34 @@ class FunctionAdjoint {
       m = pair.stages.length,
       n = L.body.length
     const tail = L.body.slice(n - p)
-    // (a SWAP: the stage takes its stored value exactly, -0 included)
-    const load: Stmt[] = pair.stages.map(
-      (a, j) =>
-        ({
-          kind: 'callstmt',
-          callee: 'SWAP',
-          args: [ref(a.name), this.historyElement(h, m, j)],
-          inverse: false,
-          ...loc(a),
-        }) as Stmt,
+    // each stage is allocated at its stored value (\`a <- history[…]\`: exactly, -0 included),
+    // where it was allocated at zero and then exchanged with its element, which left a zero the
+    // history is freed with (unchecked) in every element: a store per stage and iteration
+    const at = new Map(pair.stages.map((a, j) => [a.name, j]))
+    const taken = new Set<string>()
+    const allocs = this.body(tail.slice(p - m)).map((x) => {
+      const j = x.kind === 'alloc' && !taken.has(x.name) ? at.get(x.name) : undefined
+      if (j === undefined || x.kind !== 'alloc' || x.value.kind !== 'num' || x.value.value !== 0) return x
+      taken.add(x.name)
+      return { ...x, value: this.historyElement(h, m, j) as Expr } as Stmt
+    })
+    // (a SWAP, for a stage not allocated there: the stage takes its stored value exactly, -0 included)
+    const load: Stmt[] = pair.stages.flatMap((a, j) =>
+      taken.has(a.name)
+        ? []
+        : [
+            {
+              kind: 'callstmt',
+              callee: 'SWAP',
+              args: [ref(a.name), this.historyElement(h, m, j)],
+              inverse: false,
+              ...loc(a),
+            } as Stmt,
+          ],
     )
     const body = [
       ...(h.index ? [] : [{ kind: 'update', op: '-=', target: ref(h.row), value: int(1) } as Stmt]),
-      ...this.body(tail.slice(p - m)),
+      ...allocs,
       ...load,
       ...this.body(L.body.slice(p, n - p)),
       ...this.body(L.body.slice(0, p)),
@@ -1060,7 +1084,7 @@ class FunctionAdjoint {
           target: ref(this.sink),
           value: gradType === 'f64' ? gref : { kind: 'call', callee: 'f64', args: [gref] },
         } as Stmt,
-        { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: lit(0) }] },
+        { kind: 'unchecked', body: [{ kind: 'dealloc', name: g, value: gradientZero() }] },
       ]
     })
     if (!readsFloat(value, this.registry)) return [inv, ...dropped]
@@ -1087,7 +1111,8 @@ class FunctionAdjoint {
       return [
         inv,
         ...this.dirs.map(
-          (k) => ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: lit(0) }) as Stmt,
+          (k) =>
+            ({ kind: 'alloc', name: this.gs(s.name, k), declared: gradientType(t), value: gradientZero() }) as Stmt,
         ),
       ]
     const value: Expr | { kind: 'emptystack' } =

@@ -1546,7 +1546,8 @@ class FunctionEmitter {
         const plainUpdate =
           FOLD_TYPES.has(t as string) &&
           (s.op === '+=' || s.op === '-=' || s.op === '^=' || (t === 'f64' && (s.op === '*=' || s.op === '/=')))
-        let old = '0'
+        // (the zero the ancilla holds: -0.0 where it was allocated so, see \`ZeroMarks.negative\`)
+        let old = this.zeroMarks?.negative.has(this.flatIndex) === true ? '-0' : '0'
         const v = this.folding(plainUpdate ? fold : undefined, () => {
           if (!zeroOld && !zeroVar) old = loaded ?? (sh ? this.exprCode(s.target as Expr) : this.read(s.target))
           return this.expr(s.value)
@@ -1574,7 +1575,10 @@ class FunctionEmitter {
             // chain of every routine's ancillas, r2 → r = sqrt(r2) → s = g·m / (r2·r))
             const plainFloat = t === 'f64' || t === 'f32'
             const bare = zeroVar && plainFloat && s.op === '+=' && this.neverNegative(s.value)
-            const sum = bare ? `(${v})` : `(${old} ${s.op[0]} ${v})`
+            // (-0 ± v is ±v, bit for bit, for every v: a gradient's zero, see \`ZeroMarks.negative\`)
+            const negative = zeroVar && plainFloat && this.zeroMarks?.negative.has(this.flatIndex) === true
+            const sum =
+              bare || (negative && s.op === '+=') ? `(${v})` : negative ? `(-(${v}))` : `(${old} ${s.op[0]} ${v})`
             code =
               t === 'i32'
                 ? `((${old} ${s.op[0]} ${v}) | 0)`
@@ -2786,6 +2790,12 @@ export interface ZeroMarks {
   first: Set<number>
   /** The position of the update that undoes a first update, by the position of the first. */
   undoneBy: Map<number, number>
+  /**
+   * The positions of the first updates whose ancilla was allocated as -0.0 (a gradient's zero,
+   * see \`gradientZero\` of \`@tenet/ad\`): -0 + e is e and -0 - e is -e for every e, so the
+   * update is the value alone, with no add of a zero.
+   */
+  negative: Set<number>
 }
 
 /**
@@ -2797,8 +2807,10 @@ export interface ZeroMarks {
  * the \`~routine\`). One pass over the block.
  */
 export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
-  const marks: ZeroMarks = { first: new Set(), undoneBy: new Map() }
+  const marks: ZeroMarks = { first: new Set(), undoneBy: new Map(), negative: new Set() }
   const fresh = new Set<string>()
+  // (those of \`fresh\` allocated as -0.0)
+  const negative = new Set<string>()
   // the ancillas whose first update was marked and that nothing wrote since, by name: its position
   const first = new Map<string, { at: number; op: string }>()
   const flat = flatten(body)
@@ -2828,6 +2840,7 @@ export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
         fresh.has(s.target.name)
       ) {
         marks.first.add(k)
+        if (negative.has(s.target.name)) marks.negative.add(k)
         fresh.delete(s.target.name)
         first.set(s.target.name, { at: k, op: s.op })
         // (the walk below must not end the run this update starts)
@@ -2842,8 +2855,11 @@ export function firstUpdatesOfZeros(body: Stmt[]): ZeroMarks {
         for (const e of stmtExprs(t)) for (const n of readNames(e)) fresh.delete(n)
       })
     }
-    if (s.kind === 'alloc' && s.type?.kind === 'scalar' && s.value.kind === 'num' && Object.is(s.value.value, 0))
+    if (s.kind === 'alloc' && s.type?.kind === 'scalar' && s.value.kind === 'num' && s.value.value === 0) {
       fresh.add(s.name)
+      if (Object.is(s.value.value, -0)) negative.add(s.name)
+      else negative.delete(s.name)
+    }
   }
   return marks
 }
