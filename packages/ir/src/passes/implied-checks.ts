@@ -60,6 +60,11 @@ interface Tracked {
 /** The standard primitives that give ±∞ or NaN from an argument that is ±∞ or NaN. */
 const STRICT_CALLS = new Set(['sqrt', 'abs'])
 
+/** A literal's value as an expression of type f32 (either the operation's or the literal's) evaluates it. */
+function literalAsEvaluated(value: number, ...at: Expr[]): number {
+  return at.some((x) => x.type === 'f32') ? Math.fround(value) : value
+}
+
 /**
  * The names read by `e` in positions where a value ±∞ or NaN makes `e` ±∞ or NaN: through `+`,
  * `-`, `*`, unary minus, the dividend of `/`, the base of `**` with a literal exponent above zero,
@@ -84,8 +89,9 @@ export function strictReads(
         strictReads(e.right, isStandard, out)
       } else if (e.op === '/') strictReads(e.left, isStandard, out)
       // x ** c for a literal c > 0: ±∞ ** c is ±∞ or +∞, NaN ** c is NaN (c = 0 or c < 0 are not
-      // strict: ∞ ** 0 = 1, ∞ ** −1 = 0)
-      else if (e.op === '**' && e.right.kind === 'num' && e.right.value > 0) strictReads(e.left, isStandard, out)
+      // strict: ∞ ** 0 = 1, ∞ ** −1 = 0); c as its type rounds it (an f32 1e-50 is 0)
+      else if (e.op === '**' && e.right.kind === 'num' && literalAsEvaluated(e.right.value, e, e.right) > 0)
+        strictReads(e.left, isStandard, out)
       break
     case 'call':
       if (
