@@ -100,14 +100,14 @@ export function hasGradient(t: Type, registry: Registry): boolean {
 }
 
 /**
- * The zero a scalar ancilla's gradient starts from: -0.0 (its type, \`gradientType\`, is f64 or
- * f32), the additive identity of IEEE arithmetic (-0 + e is e for every e, where +0 + -0 is +0),
- * so that its first update \`g += e\` is the value itself and a backend may emit \`e\` alone,
- * without the add of a zero on the chain of every stage's gradient. The sign of a zero gradient
- * is never seen: gradients reach the caller's only through sums and products, added to gradients
- * that start at +0, and +0 plus anything that is zero is +0.
+ * The zero a scalar ancilla's gradient starts from: +0.0 (its type, \`gradientType\`, is f64 or
+ * f32). Not -0.0, although -0 is IEEE arithmetic's additive identity and would let a backend write
+ * a first update \`g += e\` as \`e\`: a gradient that no update reaches (moved into the caller's by a
+ * SWAP, updated only in a branch not taken or a loop that runs no time) or that only zeros of sign
+ * minus reach would give the caller -0 where the derivative is +0 (review 18b's programs, kept in
+ * \`gradient-zero-sign.test.ts\`).
  */
-export const gradientZero = (): Expr => lit(-0)
+export const gradientZero = (): Expr => lit(0)
 
 /**
  * The type of the gradient of a value of type `t`: the same shape, with f32 elements for f32 and
