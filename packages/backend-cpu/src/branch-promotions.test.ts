@@ -107,15 +107,15 @@ describe('elements accessed only in branches, in locals with checks off (cpu bac
         const cpu = build(T, 'cpu', checks),
           ref = build(T, 'interpreter', checks)
         for (const nb of [0, 1, 2, 5]) {
-          const x = A.from(Array.from({ length: 3 * nb }, rand)),
-            m = A.from(Array.from({ length: nb }, () => Math.abs(rand())))
+          const x = A.from({ length: 3 * nb }, rand),
+            m = A.from({ length: nb }, () => Math.abs(rand()))
           if (nb === 5) x[4] = -0
           const a = new A(3 * nb),
             ar = new A(3 * nb)
           cpu.forces!(a, x, m, nb, 0.01)
           ref.forces!(ar, x, m, nb, 0.01)
           expect(show(a)).toEqual(show(ar))
-          const xs = A.from(Array.from({ length: nb }, rand))
+          const xs = A.from({ length: nb }, rand)
           const k = new Int32Array(nb),
             kr = new Int32Array(nb),
             y = new A(2 * nb),
