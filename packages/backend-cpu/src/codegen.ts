@@ -1941,17 +1941,6 @@ class FunctionEmitter {
         anyBranch: true,
         ...(this.checking ? { asserts: true } : {}),
       })
-      // (without checks, those only branches access: their index may be out of range where no
-      // branch runs — \`if (e + 1 < len(u)) { … u[e + 1] … }\` — and V8, once its load before the
-      // loop read past the end, keeps the local boxed, a heap number a write (3× slower loops in a
-      // test): the load is made only in range, 0 otherwise, which no iteration uses)
-      const sure = this.checking
-        ? undefined
-        : new Set(
-            promotableElements(s.variable, s.body, { branches: true, arguments: this.argumentUses }).map(
-              (p) => `${p.name}[${key(p.element.index)}]`,
-            ),
-          )
       const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
         const map = new Map(saved ?? [])
@@ -1964,9 +1953,7 @@ class FunctionEmitter {
           this.line(`const ${ix} = ${this.expr(element.index)};`)
           // (with checks on: an index out of range reads undefined, a number's 0 instead, never
           // used: the bounds assert of the first access fails before; the store after the loop drops it)
-          if (sure && !sure.has(`${name}[${key(element.index)}]`))
-            this.line(`let ${r} = ${ix} >>> 0 < ${arr}.length ? ${arr}[${ix}] : 0;`)
-          else this.line(`let ${r} = ${arr}[${ix}]${this.checking ? ' ?? 0' : ''};`)
+          this.line(`let ${r} = ${arr}[${ix}]${this.checking ? ' ?? 0' : ''};`)
           const m = new Map(map.get(name) ?? [])
           m.set(key(element.index), r)
           map.set(name, m)
