@@ -1931,15 +1931,10 @@ class FunctionEmitter {
     const checkedPromotion =
       this.checking && CHECKED_PASSES.has('promote-checked') && !disabledPasses.has('promote-checked')
     if (!this.checking || checkedPromotion) {
-      // (\`anyBranch\`: an element only branches access too, its load before the loop harmless here,
-      // an index out of range reading \`undefined\` that no iteration uses and the store after the
-      // loop drops; without checks, the accumulation \`a[3·i + c] += s·dx[c]\` under \`if (i != j)\` of
-      // an n-body force loop, and its reads of \`x[3·i + c]\`, are then made once per \`j\` loop)
       const found = promotableElements(s.variable, s.body, {
         branches: true,
         arguments: this.argumentUses,
-        anyBranch: true,
-        ...(this.checking ? { asserts: true } : {}),
+        ...(this.checking ? { asserts: true, anyBranch: true } : {}),
       })
       const els = this.checking ? this.unaliasedPromotions(s, found) : found
       if (els.length) {
