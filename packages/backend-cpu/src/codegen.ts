@@ -671,9 +671,10 @@ class FunctionEmitter {
         const neg =
           e.type && e.type !== 'bool' ? this.program.registry.findNumberSystem(e.type)?.arithmetic?.negate : undefined
         if (neg) return `rt.prims[${this.gen.prim(`$neg$${e.type}`, neg)}](${this.expr(e.arg)})`
-        // (the negation of a value in the representation is in it: no rounding, see `exactOf`)
+        // (the negation of an f32 value is one: no rounding, see `exactOf`; not so for every
+        // rounded number system: `fixed` of @tenet/numbers rounds -0 to +0)
         const negated = `(-(${this.expr(e.arg)}))`
-        return this.representable(e.arg) ? negated : this.round(e.type, negated)
+        return e.type === 'f32' && this.representable(e.arg) ? negated : this.round(e.type, negated)
       }
       case 'binary':
         return this.binary(e)
@@ -720,6 +721,9 @@ class FunctionEmitter {
    * Arguments as \`representable\` takes them: not a parameter (passed unrounded).
    */
   private exactOf(e: Extract<Expr, { kind: 'call' }>, emit: (...args: string[]) => string): boolean {
+    // (f32 only: another rounded number system's rounding may change a value of its own, as
+    // `fixed` of @tenet/numbers turns -0 into +0)
+    if (e.type !== 'f32') return false
     const names = e.args.map((_, k) => 'xyzw'[k] ?? `a${k}`)
     if (!EXACT_EMITS.has(emit(...names))) return false
     return e.args.every((a) => a.type === e.type && this.representable(a))
