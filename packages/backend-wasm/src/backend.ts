@@ -88,13 +88,15 @@ export const COPY_ALIGN_FROM = 4096
 export const COPY_AT = 16 + 2048
 
 /**
- * The wrapper's code that moves the heap top \`o\` to the next \`COPY_AT\` within a page before
- * array argument \`i\` (of \`size\`-byte elements) is laid out there, if it is large (see
- * \`COPY_ALIGN_FROM\`); nothing for a smaller one (a few padding bytes on a small copy would buy
- * nothing).
+ * The wrapper's code that moves the heap top \`o\` to the next place within a page \`COPY_AT\`
+ * bytes after where argument \`i\`'s elements start (its \`byteOffset\`, 8-aligned, past the
+ * allocator's 16 bytes: a view into a large buffer at any offset, review 18e, whose copy to a
+ * fixed \`COPY_AT\` ran 10–23× slower at byteOffsets near 2048) before array argument \`i\` (of
+ * \`size\`-byte elements) is laid out there, if it is large (see \`COPY_ALIGN_FROM\`); nothing for
+ * a smaller one (a few padding bytes on a small copy would buy nothing).
  */
 function place(i: number, size: number): string {
-  return `if (n${i} >= ${Math.ceil(COPY_ALIGN_FROM / size)}) o += (${COPY_AT} - o) & 4095; `
+  return `if (n${i} >= ${Math.ceil(COPY_ALIGN_FROM / size)}) o += ((${COPY_AT} + (p${i}.byteOffset & -8)) - o) & 4095; `
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Where the wrapper copies array arguments (\`place\` in backend.ts): an array of at least
- * \`COPY_ALIGN_FROM\` bytes starts at \`COPY_AT\` within a 4 KiB page of the memory, so that its copy
+ * \`COPY_ALIGN_FROM\` bytes starts \`COPY_AT\` bytes after its own byteOffset within a 4 KiB page, so that its copy
  * in and out is never one whose destination lies a few bytes after its source modulo 4096 (4K
  * aliasing: 4–12× slower); a smaller one is packed after the one before. The results, the arrays
  * written back are as on the cpu backend.
@@ -65,6 +65,20 @@ describe('array arguments in linear memory', () => {
     const ax = placesOf(m2, small[1])[0]!,
       xx = placesOf(m2, small[2])[0]!
     expect(xx - ax).toBe(40) // 10 i32 elements, rounded up to 8 bytes
+  })
+
+  it(`a view into a larger buffer starts ${COPY_AT} bytes after its own place in a page`, () => {
+    const f = compile('wasm')
+    const n = 3000
+    for (const skip of [0, 253, 255, 256, 300, 509, 511]) {
+      const [s, a, , b, y, k] = args(n, 5)
+      const big = Float64Array.from({ length: n + skip }, (_, i) => Math.sin(i * 0.37 + skip) * 1e3)
+      const x = big.subarray(skip, skip + n)
+      f.core(s, a, x, b, y, k)
+      const at = placesOf(f.core.resident!.buffer!(), x)
+      expect(at.length).toBe(1)
+      expect(at[0]! % 4096).toBe((COPY_AT + x.byteOffset) % 4096)
+    }
   })
 
   it('gives the cpu backend’s results and arrays, bit for bit, large and small, in turn', () => {
