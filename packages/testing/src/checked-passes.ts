@@ -195,25 +195,25 @@ export function describeCheckedPasses(backend: BackendUnderTest): void {
   })
 
   describe(`jam-iterations with checks on (${backend.name})`, () => {
-    /** Horner per point, its uncompute written out, that of \`where\` wrong where z[j] ≠ 1. */
+    /**
+     * Horner per point (the leading coefficient's term left out), its uncompute written out, that
+     * of \`where\` wrong where z[j] ≠ 1: 15 statements, so that with checks on it is jammed
+     * (\`JAM_ITERATIONS_MAX_CHECKED_STATEMENTS\`; review 18c: a longer one ran as written).
+     */
     const wrong = (where: 'acc' | 'e' | 'd') => `fn f(loss: f64, c: f64[], xs: f64[], ys: f64[], z: f64[]) {
   for j in 0..len(xs) {
     acc: f64[] <- zeros(len(c))
-    d: f64[] <- zeros(2)
-    d[0] += xs[j]
-    d[1] += ys[j] * 2.0
-    acc[len(c) - 1] += c[len(c) - 1]
-    for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * d[0] + c[k] }
+    d: f64[] <- zeros(1)
+    d[0] += ys[j] * 2.0
+    for k in len(c) - 2..=0 by -1 { acc[k] += acc[k + 1] * xs[j] + c[k] }
     e <- 0.0
-    e += acc[0] - d[1]
+    e += acc[0] - d[0]
     loss += e * e
-    e -= acc[0] - d[1]${where === 'e' ? ' * z[j]' : ''}
+    e -= acc[0] - d[0]${where === 'e' ? ' * z[j]' : ''}
     e -> 0.0
-    for k in 0..=len(c) - 2 { acc[k] -= acc[k + 1] * d[0] + c[k]${where === 'acc' ? ' * z[j]' : ''} }
-    acc[len(c) - 1] -= c[len(c) - 1]
-    d[1] -= ys[j] * 2.0${where === 'd' ? ' * z[j]' : ''}
-    d[0] -= xs[j]
-    d -> zeros(2)
+    for k in 0..=len(c) - 2 { acc[k] -= acc[k + 1] * xs[j] + c[k]${where === 'acc' ? ' * z[j]' : ''} }
+    d[0] -= ys[j] * 2.0${where === 'd' ? ' * z[j]' : ''}
+    d -> zeros(1)
     acc -> zeros(len(c))
   }
 }`

@@ -389,7 +389,8 @@ export function optimize(
   }
   // (with checks on, before \`hoist-invariants\`: see \`jam-iterations\` in the module comment; with
   // checks off it runs after \`first-writes\`, on the loops that the passes before it simplified)
-  if (on('jam-iterations') && options.checks) each((f) => jamIterations(f, JAM_ITERATIONS_MAX_CHECKED_STATEMENTS))
+  if (on('jam-iterations') && options.checks)
+    each((f) => jamIterations(f, JAM_ITERATIONS_MAX_CHECKED_STATEMENTS, JAM_ITERATIONS_MAX_CHECKED_STATEMENTS))
   if (on('sink-ancillas')) each(sinkAncillas)
   if (on('sink-scalars')) each(sinkScalars)
   if (on('hoist-invariants')) {

@@ -292,6 +292,35 @@ describe('pass `jam-iterations`', () => {
     expect(messages).toContain('acc zeros(len(c))')
   })
 
+  it('with checks on, jams at most JAM_ITERATIONS_MAX_CHECKED_STATEMENTS statements of bodies per function (review 18c: three jammed loops, 97 KB of JavaScript V8 did not optimize)', () => {
+    const loop = (q: number) => `
+  for j in 0..len(xs) {
+    acc${q}: f64[] <- zeros(len(c))
+    for k in 1..len(c) { acc${q}[k] += acc${q}[k - 1] * xs[j] + c[k] }
+    loss += acc${q}[len(c) - 1]
+    for k in reverse 1..len(c) { acc${q}[k] -= acc${q}[k - 1] * xs[j] + c[k] }
+    acc${q} -> zeros(len(c))
+  }`
+    const three = `fn f(loss: f64, c: f64[], xs: f64[]) {${[0, 1, 2].map(loop).join('')}\n}`
+    const run = (checks: boolean) =>
+      printFunction(
+        optimize(
+          {
+            functions: new Map([['f', fnOf(three)]]),
+            hosts: [],
+            writes: new Map([['f', [true, false, false]]]),
+            registry,
+          },
+          new Map(),
+          { checks, tolerance: 1e-8 },
+        ).program.functions.get('f')!,
+      )
+    const jammed = (text: string) => [0, 1, 2].filter((q) => text.includes(`acc${q}$b`))
+    // (each body 7 statements: two fit in 16, the third does not)
+    expect(jammed(run(true))).toEqual([0, 1])
+    expect(jammed(run(false))).toEqual([0, 1, 2])
+  })
+
   it("with checks on, renames the scalars that `scalar-arrays` made of a copy's array after the array, as its check reads them", () => {
     const text = printFunction(
       optimize(
