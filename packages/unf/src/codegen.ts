@@ -276,7 +276,11 @@ function withFeedbackWarmUp(
 ): (...args: unknown[]) => unknown {
   const warmUp = (...args: unknown[]) => {
     try {
-      const short = args.map((a, i) => (i < params.length ? cutShort(a, params[i]!.type) : a))
+      const cut = { any: false }
+      const short = args.map((a, i) => (i < params.length ? cutShort(a, params[i]!.type, cut) : a))
+      // (no array longer than the cut: the short runs would be the real call again, calling the
+      // program's primitives 13 times as often — review 18e — for feedback a short call gives)
+      if (!cut.any) return
       for (let k = 0; k < WARM_UP_CALLS; k++) inner(...short)
     } catch {
       // the real call reports what is wrong with the arguments
@@ -290,19 +294,24 @@ function withFeedbackWarmUp(
   )(inner, warmUp) as (...args: unknown[]) => unknown
 }
 
-/** An argument with each of its arrays cut to its first {@link WARM_UP_LENGTH} elements (copies, as typed). */
-function cutShort(x: unknown, t: Type): unknown {
+/**
+ * An argument with each of its arrays cut to its first {@link WARM_UP_LENGTH} elements (copies, as
+ * typed: a typed array or a plain array of numbers, which the generated code accepts for the rows
+ * of an \`R[][]\` — review 18e: left whole, the short runs went over whole rows); \`cut.any\` is set
+ * where an array was longer.
+ */
+function cutShort(x: unknown, t: Type, cut: { any: boolean }): unknown {
   if (t.kind === 'array') {
-    if (t.elem.kind === 'R') return x instanceof Float64Array ? x.slice(0, WARM_UP_LENGTH) : x
-    if (!Array.isArray(x)) return x
+    if (!Array.isArray(x) && !(x instanceof Float64Array)) return x
+    if (x.length > WARM_UP_LENGTH) cut.any = true
     // `slice` keeps the array's elements kind (packed or holey), so the feedback sees its map
     const s = x.slice(0, WARM_UP_LENGTH)
-    for (let i = 0; i < s.length; i++) s[i] = cutShort(s[i], t.elem)
+    if (t.elem.kind !== 'R') for (let i = 0; i < s.length; i++) (s as unknown[])[i] = cutShort(s[i], t.elem, cut)
     return s
   }
   if (t.kind === 'tuple' && Array.isArray(x)) {
     const s = x.slice()
-    for (let i = 0; i < Math.min(s.length, t.items.length); i++) s[i] = cutShort(s[i], t.items[i]!)
+    for (let i = 0; i < Math.min(s.length, t.items.length); i++) s[i] = cutShort(s[i], t.items[i]!, cut)
     return s
   }
   return x
