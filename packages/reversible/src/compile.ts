@@ -30,6 +30,7 @@ import {
   overlapGuard,
   sharesMemory,
 } from './host-boundary.js'
+import { checkNested, enterRunning, leaveRunning, runningCount, type CallShape } from './running-calls.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
@@ -314,6 +315,16 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   const exitOnly = exit.map((t, i) => (t && !entry[i] ? t : undefined))
   const anyExitOnly = exitOnly.some(Boolean)
   const writesArrays = params.some((p, i) => writes[i] && p.type.kind !== 'scalar')
+  // the aliasing rule across nested calls (see \`running-calls.ts\`): every call is tested while
+  // a call that can call out runs; a call of this function is noted as running where its module
+  // interpolates a plain JS function (one that may call Tenet again)
+  const shape: CallShape = {
+    name: `${info.name}${info.inverse ? '.inverse' : ''}`,
+    params,
+    arrays: params.flatMap((p, i) => (p.type.kind === 'scalar' ? [] : [i])),
+    changes: params.map((p, i) => p.type.kind !== 'scalar' && (writes[i] === true || entry[i] !== undefined)),
+  }
+  const callsOut = info.program.hosts.some((h) => typeof h === 'function' && !isTenetFunction(h))
   // a call that grows the backend's memory (an array ancilla on wasm) detaches every view of it,
   // the array arguments that live there included: the arrays written back after the call (the
   // restore of a failed checked call, the conversions back to host values) are then views of the
@@ -465,6 +476,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           }
         }
       }
+      if (runningCount() > 0) checkNested(shape, vals)
       const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
       if (noteMemory) note(vals, fr)
       if (anyEntry) enter(vals, fr)
@@ -485,9 +497,11 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         }
       }
       depth++
+      if (callsOut) enterRunning(shape, vals)
       try {
         core(...vals)
       } catch (e) {
+        if (callsOut) leaveRunning()
         if (e instanceof RangeError && /call stack/i.test(e.message))
           e = new TenetError(
             'runtime/stack-overflow',
@@ -515,6 +529,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         }
         throw e
       }
+      if (callsOut) leaveRunning()
       depth--
       if (anyEntry || anyExitOnly) {
         if (noteMemory) revive(args, vals, fr)
