@@ -40,7 +40,8 @@ import { median } from './stats.js'
 export function parseRepeat(text: string | undefined): number {
   if (text === undefined) return 1
   const n = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--repeat must be a whole number of runs, 1 or more, not "${text}"`)
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`--repeat must be a whole number of runs, 1 or more, not "${text}"`)
   return n
 }
 
