@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import { repoRoot } from './data/adbench-path.js'
 import { assembleWorkloads } from './harness/registry.js'
 import { runIsolated, serveChild } from './harness/isolate.js'
+import { parseRepeat, runRepeated } from './harness/repeat.js'
 import { runSuite } from './harness/runner.js'
 import { createProgress } from './harness/progress.js'
 import { writeReports } from './report/write.js'
@@ -33,6 +34,12 @@ options:
                      that invalidates a V8 protector (detaching an ArrayBuffer — wasm memory growth,
                      a WebGPU map — slows typed-array code for the rest of a process); row: every
                      row in a process of its own; off: everything in this process
+  --repeat <n>       run the whole selection n times (default 1) and report each row's median
+                     ratio with its range over the repeats, every ratio over the baseline of its
+                     own repeat; with --isolate detach or row each repeat runs in new processes,
+                     with off all repeats share this process (their spread then leaves out what
+                     varies from process to process); studies run in the first repeat only, and
+                     --budget covers all repeats (each gets an equal share of what is left)
   --quiet            no progress output
   --help             this text
 `
@@ -71,6 +78,7 @@ async function main(): Promise<void> {
       budget: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       isolate: { type: 'string', default: 'detach' },
+      repeat: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -81,6 +89,7 @@ async function main(): Promise<void> {
   const isolation = values.isolate
   if (isolation !== 'detach' && isolation !== 'row' && isolation !== 'off')
     throw new Error(`--isolate must be detach, row or off, not "${isolation}"`)
+  const repeat = parseRepeat(values.repeat)
   const selection: Selection = { ids: positionals.length > 0 ? positionals : QUICK_SET, rows: values.rows }
   const workloads = selectWorkloads(selection)
   const progress = createProgress(process.stderr, !values.quiet)
@@ -91,16 +100,29 @@ async function main(): Promise<void> {
     studies: !values['no-study'],
     ...(values.budget ? { budgetMs: Number(values.budget) * 1000 } : {}),
   }
-  const result =
-    isolation === 'off'
-      ? await runSuite(workloads, options)
-      : await runIsolated(workloads, {
-          ...options,
-          isolation,
-          selection,
-          // this script again (a bundle of it too), in child mode
-          child: { script: process.argv[1]!, env: { [CHILD_ENV]: '1' } },
-        })
+  // each repeat a whole run: in new child processes unless --isolate off (harness/repeat.ts)
+  const result = await runRepeated(
+    repeat,
+    (r) => {
+      const { budgetMs: _, ...rest } = options
+      const once = {
+        ...rest,
+        progress: r.progress,
+        studies: r.studies,
+        ...(r.budgetMs !== undefined ? { budgetMs: r.budgetMs } : {}),
+      }
+      return isolation === 'off'
+        ? runSuite(workloads, once)
+        : runIsolated(workloads, {
+            ...once,
+            isolation,
+            selection,
+            // this script again (a bundle of it too), in child mode
+            child: { script: process.argv[1]!, env: { [CHILD_ENV]: '1' } },
+          })
+    },
+    { ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}), studies: options.studies, progress },
+  )
   process.stdout.write(formatTextTable(result))
   const outDir = resolve(values.out ?? resolve(repoRoot, 'bench', 'results'))
   const written = writeReports(result, outDir)

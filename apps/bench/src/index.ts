@@ -96,11 +96,13 @@ export {
   runSuite,
   type CaseResult,
   type Isolation,
+  type RepeatResult,
   type RowResult,
   type RowStatus,
   type SuiteResult,
   type WorkloadResult,
 } from './harness/runner.js'
+export { mergeRepeats, parseRepeat, runRepeated, summariseRepeats, type RepeatRun } from './harness/repeat.js'
 export { runIsolated, serveChild, type ChildCommand, type IsolatedRunOptions } from './harness/isolate.js'
 export { DETACH_PROTECTOR, invalidatedProtectors, PROTECTOR_FLAG, protectorLog } from './harness/protectors.js'
 export { measure, FULL_MEASURE, QUICK_MEASURE, type Measurement, type MeasureOptions } from './harness/measure.js'

@@ -66,7 +66,22 @@ export interface RowResult {
   invalidated?: string[]
   /** V8 protectors already invalidated in its process when the row started (isolated runs only) */
   ranAfter?: string[]
+  /**
+   * A repeated run's (`--repeat N`, N > 1; `repeat.ts`) results of this row, one per repeat in
+   * the order they ran; the fields above are then their summary (see `summariseRepeats`)
+   */
+  repeats?: RepeatResult[]
+  /** a repeated run's least and greatest `ratio` of the repeats where the row was ok */
+  ratioRange?: [number, number]
+  /** a repeated run's count of repeats where the row was ok (and timed) */
+  okRepeats?: number
 }
+
+/** One repeat's result of a row: a single run's `RowResult` less the fields that name the row. */
+export type RepeatResult = Omit<
+  RowResult,
+  'row' | 'family' | 'kind' | 'case' | 'speedUpOver' | 'repeats' | 'ratioRange' | 'okRepeats'
+>
 
 export interface CaseResult {
   label: string
@@ -74,6 +89,12 @@ export interface CaseResult {
   baseline: { name: string; medianMs: number; madMs: number; samples: number; wallMedianMs?: number }
   /** time to build (generate or read) the instance */
   makeMs: number
+  /**
+   * A repeated run's (`--repeat N`, N > 1) baseline and build time of each repeat, in the order
+   * they ran (null: the case has none in that repeat: its process failed, or the repeat was not
+   * run); `baseline` and `makeMs` are then the medians of those present (`samples`: their sum)
+   */
+  repeats?: Array<{ baseline: CaseResult['baseline']; makeMs: number } | null>
 }
 
 export interface WorkloadResult {
@@ -103,6 +124,8 @@ export interface SuiteResult {
      * written before the run clock
      */
     clock?: 'run' | 'wall'
+    /** how many times every case ran (`--repeat`); absent for one */
+    repeat?: number
   }
   workloads: WorkloadResult[]
 }

@@ -12,6 +12,24 @@ export function formatRatio(r: number | undefined): string {
   return r >= 100 ? `${r.toFixed(0)}×` : r >= 10 ? `${r.toFixed(1)}×` : `${r.toFixed(2)}×`
 }
 
+/**
+ * A repeated run's ratio (`--repeat`): the median with the range of the repeats, "1.34× (1.31–1.38)",
+ * and how many repeats it comes from where some failed, "1.34× (1.31–1.38; 2 of 3 repeats)".
+ */
+export function formatRatioSpread(
+  ratio: number | undefined,
+  range: readonly [number, number] | undefined,
+  ok?: number,
+  repeats?: number,
+): string {
+  const median = formatRatio(ratio)
+  if (!range || median === '—') return median
+  const bare = (r: number): string => formatRatio(r).replace(/×$/, '')
+  const count = ok !== undefined && repeats !== undefined && ok < repeats ? `${ok} of ${repeats} repeats` : ''
+  const spread = ok === 1 ? '' : `${bare(range[0])}–${bare(range[1])}`
+  return `${median} (${[spread, count].filter(Boolean).join('; ')})`
+}
+
 export function formatError(e: number | undefined): string {
   if (e === undefined) return '—'
   if (e === 0) return '0'

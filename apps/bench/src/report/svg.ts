@@ -7,7 +7,8 @@ const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948
 
 /**
  * Horizontal bar chart of ratios (row median ÷ plain-TS objective median) for one workload, one
- * bar per (case, row) that ran correctly, on a log axis; colour by row family.
+ * bar per (case, row) that ran correctly, on a log axis; colour by row family. A repeated run's
+ * bar is the median ratio of its repeats, with a line from their least to their greatest.
  */
 export function ratioBarChart(w: WorkloadResult): string {
   const bars = w.rows.filter((r) => r.status === 'ok' && r.ratio !== undefined && r.ratio > 0)
@@ -19,7 +20,8 @@ export function ratioBarChart(w: WorkloadResult): string {
   const top = 40
   const height = top + Math.max(1, bars.length) * (barH + gap) + 50
   const width = labelW + plotW + 90
-  const ratios = bars.map((b) => b.ratio as number)
+  // a repeated run's bars are its medians, with a line over the repeats' range (`repeat.ts`)
+  const ratios = bars.flatMap((b) => [b.ratio as number, ...(b.ratioRange ?? [])])
   const lo = Math.floor(Math.log10(Math.min(1, ...ratios)))
   const hi = Math.ceil(Math.log10(Math.max(10, ...ratios)))
   const xOf = (r: number): number => labelW + ((Math.log10(r) - lo) / (hi - lo)) * plotW
@@ -44,7 +46,16 @@ export function ratioBarChart(w: WorkloadResult): string {
       `<text x="${labelW - 8}" y="${y + barH - 4}" text-anchor="end">${escapeXml(`${b.case} · ${b.row} ${b.kind}`)}</text>`,
     )
     out.push(`<rect x="${x0}" y="${y}" width="${Math.max(1, x1 - x0)}" height="${barH}" fill="${colour}"/>`)
-    out.push(`<text x="${x1 + 4}" y="${y + barH - 4}" fill="#333">${formatRatio(b.ratio)}</text>`)
+    let xText = x1
+    if (b.ratioRange) {
+      const [lo, hi] = b.ratioRange.map(xOf) as [number, number]
+      const mid = y + barH / 2
+      out.push(`<line x1="${lo}" y1="${mid}" x2="${hi}" y2="${mid}" stroke="#333"/>`)
+      out.push(`<line x1="${lo}" y1="${mid - 4}" x2="${lo}" y2="${mid + 4}" stroke="#333"/>`)
+      out.push(`<line x1="${hi}" y1="${mid - 4}" x2="${hi}" y2="${mid + 4}" stroke="#333"/>`)
+      xText = Math.max(x1, hi)
+    }
+    out.push(`<text x="${xText + 4}" y="${y + barH - 4}" fill="#333">${formatRatio(b.ratio)}</text>`)
   })
   if (bars.length === 0) out.push(`<text x="${labelW}" y="${top + 12}" fill="#777">no rows ran</text>`)
   out.push('</svg>')

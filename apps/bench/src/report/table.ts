@@ -1,5 +1,5 @@
 import type { RowResult, SuiteResult, WorkloadResult } from '../harness/runner.js'
-import { formatBytes, formatError, formatRatio, formatTime } from './format.js'
+import { formatBytes, formatError, formatRatio, formatRatioSpread, formatTime } from './format.js'
 
 export interface TableRow {
   case: string
@@ -39,7 +39,13 @@ function rowLine(r: RowResult): TableRow {
     kind: r.kind,
     time: r.status === 'ok' ? formatTime(r.medianMs) : r.status === 'wrong' ? 'wrong' : r.status,
     mad: r.status === 'ok' ? formatTime(r.madMs) : '',
-    ratio: r.status === 'ok' ? formatRatio(r.ratio) : '',
+    // a repeated run's ratio: the median, the range and the count of ok repeats (`repeat.ts`)
+    ratio:
+      r.status !== 'ok'
+        ? ''
+        : r.repeats
+          ? formatRatioSpread(r.ratio, r.ratioRange, r.okRepeats, r.repeats.length)
+          : formatRatio(r.ratio),
     error: formatError(r.error),
     status,
   }

@@ -37,6 +37,7 @@ export function writeReports(result: SuiteResult, dir: string): string[] {
     '',
     isolationNote(result),
     '',
+    ...repeatNote(result),
   ]
   for (const w of result.workloads) {
     const svg = `ratio-${w.id}.svg`
@@ -163,6 +164,20 @@ function isolationNote(result: SuiteResult): string {
   return how === 'row'
     ? 'Every row ran in a fresh process of its own (`--isolate row`); each case’s baseline was timed in the first.'
     : 'Each case ran in fresh processes (`--isolate detach`): a row that invalidated one of V8’s protectors (e.g. detached an ArrayBuffer: wasm memory growth, a WebGPU map) was the last in its process, except for rows seen to invalidate one themselves, which may share a process after it. Each case’s baseline was timed in its first, clean process.'
+}
+
+/** How a repeated run's figures come from its repeats (`--repeat`, `repeat.ts`); nothing for one run. */
+function repeatNote(result: SuiteResult): string[] {
+  const n = result.options.repeat
+  if (n === undefined || n <= 1) return []
+  const fresh =
+    (result.options.isolation ?? 'off') === 'off'
+      ? 'All repeats ran in this one process, each after the ones before (`--isolate off`), so their spread leaves out what varies from process to process.'
+      : 'Each repeat ran in a new set of processes.'
+  return [
+    `Every case ran ${n} times (\`--repeat ${n}\`), the whole selection once per repeat. ${fresh} A row’s "÷ objective" is the median of its ratios in the repeats where it was ok, each over the baseline timed in the same repeat, with their least and greatest in brackets (and how many repeats, where some were not ok); the median and MAD columns are the medians of the repeats’, the baseline’s too; "error" is the largest of the repeats’; a row wrong in any repeat is reported wrong. The chart shows the median. \`results.json\` keeps every repeat’s results (\`repeats\`).`,
+    '',
+  ]
 }
 
 /** Which rows invalidated a V8 protector, and which were timed after one had been invalidated. */
