@@ -2786,6 +2786,13 @@ export class FunctionEmitter {
     this.i32(-8)
     this.op(Op.i32_and, Op.i32_add)
     this.tee(top)
+    // an end past 4 GiB (the heap top is an i32) wraps below the start: the memory cannot hold it
+    this.get(ptr)
+    this.op(Op.i32_lt_u, Op.if, 0x40)
+    const wrapped = this.ctx.check('cannotGrow', s.loc, (n) => [s.name, n])
+    this.fail(wrapped, [[() => this.get(len), I32]])
+    this.op(Op.end)
+    this.get(top)
     // grow the memory when the heap passes its end
     this.op(Op.memory_size, 0x00)
     this.i32(16)
