@@ -34,7 +34,13 @@ function wasmF32(): Record<'a' | 's' | 'm' | 'd', (x: number, y: number) => numb
     ...[0x0a, 0x27, 0x05, ...bin(0x92), ...bin(0x93), ...bin(0x94), ...bin(0x95)],
     ...[0x05, 0x00, 0x20, 0x00, 0x91, 0x0b],
   ])
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as never
+  // (the package's TypeScript library has no WebAssembly types: the two constructors used, typed here)
+  const wa = (
+    globalThis as unknown as {
+      WebAssembly: { Instance: new (m: unknown) => { exports: unknown }; Module: new (b: Uint8Array) => unknown }
+    }
+  ).WebAssembly
+  return new wa.Instance(new wa.Module(bytes)).exports as never
 }
 
 /** An f32 value: edge values, and random bit patterns (every exponent, subnormals, NaNs). */

@@ -98,23 +98,30 @@ function outcome(
 }
 
 describe('replay-bound (cpu, checks on)', () => {
-  it('the printed code: the recording sums the magnitudes of the partial sums, the uncall is left out where the bound passes', () => {
-    for (const [source, u] of [
-      [pairs('f64'), '1\\.1102230246251565e-16'],
-      [sums(), '1\\.1102230246251565e-16'],
-      [pairs('f32'), '5\\.960464477539063e-8'],
+  it('the printed code: the recording sums the magnitudes (f64: of the terms; f32: of the partial sums), the uncall is left out where the bound passes', () => {
+    const f64 = '5 \\* \\(\\$tp - m\\d+\\) \\* 1\\.1102230246251565e-16'
+    const f32 = '3 \\* 5\\.960464477539063e-8'
+    for (const [source, bound, partial] of [
+      [pairs('f64'), f64, false],
+      [sums(), f64, false],
+      [pairs('f32'), f32, true],
+      [sums('', 'f32'), f32, true],
     ] as const) {
       const code = generatedCode(compile(source, 'cpu'))!
       // the tape's top kept before the recording call, the uncall left out where the bound passes
       expect(code).toMatch(/const (m\d+) = \$tp;\n\s*FI\d+\(v\d+, /)
       expect(code).toMatch(
         new RegExp(
-          `if \\(\\(\\$tp - m\\d+\\) <= 1048576 && \\$tol >= 1e-300 && mv\\d+ < Infinity && 3 \\* ${u} \\* mv\\d+ <= \\$tol\\) \\{ \\$tp = m\\d+; v\\d+\\.fill\\(0\\); \\} else BI\\d+\\(v\\d+, `,
+          `if \\(\\(\\$tp - m\\d+\\) <= 1048576 && \\$tol >= 1e-300 && mv\\d+ < Infinity && ${bound} \\* mv\\d+ <= \\$tol\\) \\{ \\$tp = m\\d+; v\\d+\\.fill\\(0\\); \\} else BI\\d+\\(v\\d+, `,
         ),
       )
-      // the recording function sums the magnitude of the value each recorded update leaves in its element
+      // the recording function sums the magnitude of each term (f64), or of the value each recorded
+      // update leaves in its element (f32)
       const recording = replaySource(compile(source, 'cpu'))
-      expect(recording).toMatch(/p0\[[^\]]+\] = \((term\d+) = [^\n]*, (sum\d+) \+= Math\.abs\(\1\), \1\);/)
+      const sumsElement = /p0\[[^\]]+\] = \((term\d+) = [^\n]*, (sum\d+) \+= Math\.abs\(\1\), \1\);/
+      const sumsTerm = /\((term\d+) = \(\(top\d+ < [^\n]*, (sum\d+) \+= Math\.abs\(\1\), \1\)\);/
+      expect(recording).toMatch(partial ? sumsElement : sumsTerm)
+      expect(recording).not.toMatch(partial ? sumsTerm : sumsElement)
       expect(recording).toMatch(/\$tv = sum\d+;/)
       disabledPasses.add('replay-bound')
       const off = generatedCode(compile(source, 'cpu'))!
