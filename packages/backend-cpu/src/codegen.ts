@@ -346,7 +346,8 @@ export class CodeGenerator {
     // uncall pops; a stack, as calls and uncalls nest. Doubled when full (\`$grow\`; the function
     // that grows it holds the only other reference, its local copy, and takes the new one)
     if (this.tapeUsed) {
-      // (\`$tv\`: the sum of the magnitudes of the terms the last recording call recorded, see \`replay-bound.ts\`)
+      // (\`$tv\`: the sum of the magnitudes of the terms the last recording call recorded, or of the
+      // partial sums it left in its f32 array, see \`replay-bound.ts\`)
       parts.push('let $T = new Float64Array(1024), $tp = 0, $tv = 0;')
       parts.push('function $grow() { const t = new Float64Array(2 * $T.length); t.set($T); return ($T = t); }')
     }
@@ -456,11 +457,31 @@ class FunctionEmitter {
   private tapeLocals: [string, string] | undefined
   /**
    * The local copy of \`$tv\` of a recording function (see \`replay-bound.ts\`) and the local that
-   * holds the term being recorded, named on first use.
+   * holds the term being recorded (f64) or the value a recorded update leaves in its element
+   * (f32), named on first use.
    */
   private tapeSum: [string, string] | undefined
-  /** The local that holds a term that calls out while it is pushed (see \`$record\`), where \`tapeSum\` has none. */
+  /** The local that holds a term that calls out while it is pushed (see \`$record\`). */
   private tapeTerm: string | undefined
+
+  /**
+   * How \`e\`, a term \`$record(t)\` that an update adds to an element of the recorded array, is
+   * summed for the bound of \`replay-bound.ts\` (checks on): an f64 term by its own magnitude
+   * (\`'term'\`, in \`$record\`), an f32 one by the magnitude of the value the update leaves in the
+   * element (\`'partial'\`, the partial sum, by the update: see \`replayBoundTest\` for why each).
+   */
+  private summedRecord(e: Expr): 'term' | 'partial' | undefined {
+    if (
+      e.kind !== 'call' ||
+      e.callee !== '$record' ||
+      !this.checking ||
+      !CHECKED_PASSES.has('replay-bound') ||
+      disabledPasses.has('replay-bound')
+    )
+      return undefined
+    const t = e.args[0]!.type
+    return t === 'f64' ? 'term' : t === 'f32' ? 'partial' : undefined
+  }
 
   /** The tape's locals (see \`tapeLocals\`), named on first use. */
   private tape(): [string, string] {
@@ -906,23 +927,20 @@ class FunctionEmitter {
       case '$record': {
         const [T, tp] = this.tape()
         const term = this.expr(e.args[0]!)
-        // (with checks on, the magnitudes of f64 terms summed too, for the bound of \`replay-bound.ts\`)
-        const summed =
-          this.checking &&
-          CHECKED_PASSES.has('replay-bound') &&
-          !disabledPasses.has('replay-bound') &&
-          e.args[0]!.type === 'f64'
+        // (with checks on, the magnitudes of f64 terms summed too, for the bound of
+        // \`replay-bound.ts\`; of f32 ones, the update sums the element's new value: see \`summedRecord\`)
+        const summed = this.summedRecord(e)
         if (summed) this.tapeSum ??= [this.fresh('sum'), this.fresh('term')]
         if (CALLS_OUT.test(term)) {
           // a term that calls plugin code, which may call the module again and grow the tape:
           // the term first, then the slot (JS takes \`T[tp++]\`'s array and index before the
           // value it stores, so the term's value would land in the array the inner call replaced)
-          const t = this.tapeSum?.[1] ?? (this.tapeTerm ??= this.fresh('term'))
+          const t = (this.tapeTerm ??= this.fresh('term'))
           const pushed = `(${t} = ${term}, (${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${t})`
-          return summed ? `(${pushed}, ${this.tapeSum![0]} += Math.abs(${t}), ${t})` : pushed
+          return summed === 'term' ? `(${pushed}, ${this.tapeSum![0]} += Math.abs(${t}), ${t})` : pushed
         }
         const push = `((${tp} < ${T}.length || (${T} = $grow())), ${T}[${tp}++] = ${term})`
-        if (!summed) return push
+        if (summed !== 'term') return push
         const [sum, t] = this.tapeSum!
         return `(${t} = ${push}, ${sum} += Math.abs(${t}), ${t})`
       }
@@ -1625,6 +1643,12 @@ class FunctionEmitter {
             else
               code = `rt.prims[${this.gen.prim(`$update$${t}$${op}`, (a: number, b: number) => ns.update!(op, a, b))}](${old}, ${v})`
           }
+        }
+        if (this.summedRecord(s.value) === 'partial' && this.tapeSum) {
+          // the magnitude of the element's new value summed (see \`replay-bound.ts\`): the value
+          // this statement stores, rounded as the element holds it
+          const [sum, w] = this.tapeSum
+          code = `(${w} = ${code}, ${sum} += Math.abs(${w}), ${w})`
         }
         if (stored) {
           stored.temp = this.fresh('o')
@@ -2346,7 +2370,7 @@ class FunctionEmitter {
       )
     } else this.line(`${name}(${args.join(', ')});`)
     if (recording) {
-      // the sum of the magnitudes of the call's terms (\`$tv\`), read at once: a plugin's JS
+      // the sum of the magnitudes of the call's terms or partial sums (\`$tv\`), read at once: a plugin's JS
       // between the call and its uncall may run a recording call of its own
       const sum = this.fresh('mv')
       this.line(`const ${sum} = $tv;`)

@@ -5,7 +5,7 @@
  * - f32 elements kept in locals with a written flag: writes under branches, SWAPs, nested loops,
  *   up, down and stepped loops, signalling NaNs and −0 in the array, checks on (the checked entry
  *   and `.core`) and off, forwards and backwards, failures part-way (checks on: restored arrays).
- * - replay-bound: terms of many magnitudes (ulps around the tolerance, NaN, Infinity, subnormal,
+ * - replay-bound: f64 and f32 terms of many magnitudes (ulps around the tolerance, NaN, Infinity, subnormal,
  *   −0) under branches, five tolerances, forwards and backwards.
  */
 import { describe, expect, it } from 'vitest'
@@ -134,19 +134,19 @@ describe('f32 promotion flags, random loops', () => {
 })
 
 describe('replay-bound, random recording calls', () => {
-  function program(): string {
+  function program(T = 'f64'): string {
     const stmts = Array.from({ length: 17 }, (_, k) => {
       const e = pick(['x[j]', `x[j] * ${k}.25`, 's * x[j]', 'x[j] * x[j]'])
       const upd = `a[${pick([k % 4, (k * 3) % 4])}] ${pick(['+=', '-='])} ${e}`
       return rnd() < 0.3 ? `if (j > ${k % 3}, ~) { ${upd} }` : upd
     })
-    return `fn acc(a: f64[], x: f64[], s: f64, n: i32) {
+    return `fn acc(a: ${T}[], x: ${T}[], s: ${T}, n: i32) {
   for j in 0..n {
 ${stmts.map((t) => `    ${t}`).join('\n')}
   }
 }
-fn f(y: f64[], x: f64[], s: f64, n: i32) {
-  a: f64[] <- zeros(4)
+fn f(y: ${T}[], x: ${T}[], s: ${T}, n: i32) {
+  a: ${T}[] <- zeros(4)
   acc(a, x, s, n)
   for k in 0..4 { y[k] += a[k] }
   ~acc(a, x, s, n)
@@ -155,39 +155,42 @@ fn f(y: f64[], x: f64[], s: f64, n: i32) {
   }
   const VALUES = [1, 1e7, 3e7, 0.1, 3, -0, 1e8, -7.5, 0.3, 5e-324, 1e-3, 2.5e7, Number.NaN, Number.POSITIVE_INFINITY]
   const show = (v: number) => (Object.is(v, -0) ? '-0' : String(v))
-  it("the interpreter's values and errors, five tolerances, both directions", () => {
-    seed = 3
-    const bad: string[] = []
-    let errors = 0,
-      runs = 0
-    for (let t = 0; t < 12; t++) {
-      const src = program()
-      for (const tolerance of [1e-8, 1e-300, 1e-3, 0, 1e-12]) {
-        const ref = compile(src, 'interpreter', true, tolerance)
-        const cpu = compile(src, 'cpu', true, tolerance)
-        expect(generatedCode(cpu)).toMatch(/mv\d+ <= \$tol/)
-        for (let trial = 0; trial < 6; trial++) {
-          const n = pick([1, 2, 3, 5])
-          const xs = Array.from({ length: n }, () =>
-            rnd() < 0.7 ? pick(VALUES.slice(0, 12)) * (rnd() < 0.5 ? -1 : 1) : pick(VALUES),
-          )
-          const s = pick(VALUES)
-          for (const inverse of [false, true]) {
-            const A = [new Float64Array(4), Float64Array.from(xs), s, n] as const
-            const B = [new Float64Array(4), Float64Array.from(xs), s, n] as const
-            const ea = head(call(ref, inverse, A))
-            const eb = head(call(cpu, inverse, B))
-            runs++
-            if (ea !== 'no error') errors++
-            if (`${ea} | ${Array.from(A[0], show)}` !== `${eb} | ${Array.from(B[0], show)}`)
-              bad.push(`tolerance ${tolerance} inverse ${inverse} x ${xs} s ${s}\n${src}`)
+  for (const T of ['f64', 'f32'] as const)
+    it(`${T}: the interpreter's values and errors, five tolerances, both directions`, () => {
+      seed = 3
+      const A_ = T === 'f64' ? Float64Array : Float32Array
+      const bad: string[] = []
+      let errors = 0,
+        runs = 0
+      for (let t = 0; t < 12; t++) {
+        const src = program(T)
+        for (const tolerance of [1e-8, 1e-300, 1e-3, 0, 1e-12]) {
+          const ref = compile(src, 'interpreter', true, tolerance)
+          const cpu = compile(src, 'cpu', true, tolerance)
+          expect(generatedCode(cpu)).toMatch(/mv\d+ <= \$tol/)
+          for (let trial = 0; trial < 6; trial++) {
+            const n = pick([1, 2, 3, 5])
+            const xs = Array.from({ length: n }, () =>
+              rnd() < 0.7 ? pick(VALUES.slice(0, 12)) * (rnd() < 0.5 ? -1 : 1) : pick(VALUES),
+            )
+            const s = pick(VALUES)
+            for (const inverse of [false, true]) {
+              const A = [new A_(4), A_.from(xs), s, n] as const
+              const B = [new A_(4), A_.from(xs), s, n] as const
+              const ea = head(call(ref, inverse, A))
+              const eb = head(call(cpu, inverse, B))
+              runs++
+              if (ea !== 'no error') errors++
+              if (`${ea} | ${Array.from(A[0], show)}` !== `${eb} | ${Array.from(B[0], show)}`)
+                bad.push(`tolerance ${tolerance} inverse ${inverse} x ${xs} s ${s}\n${src}`)
+            }
           }
         }
       }
-    }
-    expect(bad.slice(0, 3)).toEqual([])
-    // (both outcomes well represented)
-    expect(errors).toBeGreaterThan(runs / 5)
-    expect(errors).toBeLessThan((runs * 4) / 5)
-  })
+      expect(bad.slice(0, 3)).toEqual([])
+      // (both outcomes well represented)
+      expect(errors).toBeGreaterThan(runs / 5)
+      // (f32: more round-off past the tolerances)
+      expect(errors).toBeLessThan((runs * (T === 'f64' ? 4 : 9)) / (T === 'f64' ? 5 : 10))
+    })
 })
