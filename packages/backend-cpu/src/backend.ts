@@ -13,6 +13,7 @@ import {
   hoistBounds,
   provenBounds,
   impliedChecks,
+  retraceLoops,
   inlineSmallCalls,
   insertChecks,
   optimize,
@@ -62,7 +63,12 @@ export function compileToJs(
     CHECKED_PASSES.has('implied-checks') && !disabledPasses.has('implied-checks')
       ? impliedChecks(bounded.program, bounded.inverses, options)
       : bounded
-  const paired = checkedPairedSeries(implied, options)
+  // (with checks on, pass `retrace-loops` runs a backward loop only over the steps its forward loop did not verify)
+  const retraced =
+    CHECKED_PASSES.has('retrace-loops') && !disabledPasses.has('retrace-loops')
+      ? retraceLoops(implied.program, implied.inverses, options)
+      : implied
+  const paired = checkedPairedSeries(retraced, options)
   const { program, inverses } = unrollCheckedSwaps(paired.program, paired.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()

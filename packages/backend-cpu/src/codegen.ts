@@ -930,6 +930,11 @@ class FunctionEmitter {
         const [T, tp] = this.tape()
         return `${T}[--${tp}]`
       }
+      // two floats hold the same bits, NaN excepted (see \`retrace-loops.ts\` of \`@tenet/ir\`)
+      case '$same': {
+        const [a, b] = args()
+        return `(${a} === ${b} && (${a} !== 0 || Object.is(${a}, ${b})))`
+      }
       // the reserved calls of run-time checks (see `insert-checks.ts`)
       case '$inrange':
         return `(${this.expr(e.args[0]!)} >>> 0 < ${this.expr(e.args[1]!)})`
