@@ -35,13 +35,7 @@ import { LANE_QUADS_MAX_VALUES } from './lane-quads.js'
 import { inlineOnceCalls } from './once-calls.js'
 import { dropRepeatedAsserts } from './repeated-asserts.js'
 import { splitLoopTails } from './split-tails.js'
-import {
-  CHECKED_PASSES as CHECKED,
-  disabledPasses as disabled,
-  exactFunctions,
-  impliedChecks,
-  retraceLoops,
-} from '@tenet/ir/backend'
+import { CHECKED_PASSES as CHECKED, disabledPasses as disabled, exactFunctions, impliedChecks } from '@tenet/ir/backend'
 import { Bytes, Op, encodeModule, simdAvailable, type DefinedFunc } from './encoder.js'
 import {
   RESULTS_BYTES,
@@ -785,17 +779,12 @@ export function createWasmBackend(wasmOptions: WasmOptions = {}): BackendSpec {
  */
 export const wasmBackend: BackendSpec = createWasmBackend()
 
-/** Passes \`implied-checks\` and \`retrace-loops\` of \`@tenet/ir\` with run-time checks on (unless switched off). */
+/** Pass \`implied-checks\` of \`@tenet/ir\` with run-time checks on (unless switched off). */
 function withoutImpliedChecks(
   p: { program: Program; inverses: Map<string, FunctionDef> },
   options: CompileOptions,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
-  const implied =
-    options.checks && CHECKED.has('implied-checks') && !disabled.has('implied-checks')
-      ? impliedChecks(p.program, p.inverses, options)
-      : p
-  // (then pass \`retrace-loops\`: a backward loop run only over the steps its forward loop did not verify)
-  return options.checks && CHECKED.has('retrace-loops') && !disabled.has('retrace-loops')
-    ? retraceLoops(implied.program, implied.inverses, options)
-    : implied
+  return options.checks && CHECKED.has('implied-checks') && !disabled.has('implied-checks')
+    ? impliedChecks(p.program, p.inverses, options)
+    : p
 }

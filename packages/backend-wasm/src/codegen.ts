@@ -1804,6 +1804,7 @@ export class FunctionEmitter {
         return this.factor(e.args[0]!)
       // two floats hold the same bits, NaN excepted (see \`retrace-loops.ts\` of \`@tenet/ir\`)
       case '$same':
+      case '$sameSum':
         return this.same(e.args[0]!, e.args[1]!)
       case '$near':
         return this.near(e.args[0]!, e.args[1]!)

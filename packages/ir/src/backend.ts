@@ -88,6 +88,7 @@ export {
   retraceLoops,
   retraceLoopsFunction,
   SAME,
+  SAME_SUM,
   strictReads,
   plainBoundsExpr,
   HOIST_MAX_FACTOR,
