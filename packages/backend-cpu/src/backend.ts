@@ -63,13 +63,14 @@ export function compileToJs(
     CHECKED_PASSES.has('implied-checks') && !disabledPasses.has('implied-checks')
       ? impliedChecks(bounded.program, bounded.inverses, options)
       : bounded
-  // (with checks on, pass `retrace-loops` runs a backward loop only over the steps its forward loop did not verify)
+  const paired = checkedPairedSeries(implied, options)
+  // (with checks on, pass `retrace-loops` runs a backward loop only over the steps its forward loop
+  // did not verify; after `pair-series`, which inlines the series it runs side by side as written)
   const retraced =
     CHECKED_PASSES.has('retrace-loops') && !disabledPasses.has('retrace-loops')
-      ? retraceLoops(implied.program, implied.inverses, options)
-      : implied
-  const paired = checkedPairedSeries(retraced, options)
-  const { program, inverses } = unrollCheckedSwaps(paired.program, paired.inverses, options)
+      ? retraceLoops(paired.program, paired.inverses, options)
+      : paired
+  const { program, inverses } = unrollCheckedSwaps(retraced.program, retraced.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

@@ -813,29 +813,6 @@ export class FunctionEmitter {
     return I32
   }
 
-  /** \`$same(a, b)\`: a = b (false for NaN) and copysign(1, a) = copysign(1, b) (+0 and −0 differ). */
-  private same(a: Expr, b: Expr): ValType {
-    const vt = this.expr(a)
-    const ka = this.local(vt)
-    this.set(ka)
-    this.expr(b)
-    const kb = this.local(vt)
-    this.set(kb)
-    const F = vt === F64
-    const one = () => (F ? this.f64c(1) : this.out.byte(Op.f32_const).f32(1))
-    this.get(ka)
-    this.get(kb)
-    this.op(F ? Op.f64_eq : Op.f32_eq)
-    one()
-    this.get(ka)
-    this.op(F ? Op.f64_copysign : Op.f32_copysign)
-    one()
-    this.get(kb)
-    this.op(F ? Op.f64_copysign : Op.f32_copysign)
-    this.op(F ? Op.f64_eq : Op.f32_eq, Op.i32_and)
-    return I32
-  }
-
   /**
    * \`$zeros(t, n)\`: t has length n and every element is zero (float elements within the
    * tolerance of zero, NaN not; exact ones exactly zero), for an array's deallocation.
@@ -1802,10 +1779,6 @@ export class FunctionEmitter {
       }
       case '$factor':
         return this.factor(e.args[0]!)
-      // two floats hold the same bits, NaN excepted (see \`retrace-loops.ts\` of \`@tenet/ir\`)
-      case '$same':
-      case '$sameSum':
-        return this.same(e.args[0]!, e.args[1]!)
       case '$near':
         return this.near(e.args[0]!, e.args[1]!)
       case '$zeros':

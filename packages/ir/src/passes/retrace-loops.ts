@@ -3,8 +3,10 @@
  * `while (c, p) { B }` of the same block, statement by statement (the uncompute `~routine`
  * places), runs only over the iterations it would not retrace exactly; the forward loop finds out
  * which, as it goes, at the cost of one inverse operation and one comparison per float update. It
- * runs after `insert-checks`, `hoist-bounds` and `implied-checks`, on the placed asserts; the cpu
- * and wasm backends run it, the interpreter (the reference) does not.
+ * runs on the placed asserts (after `insert-checks`, `hoist-bounds`, `implied-checks` and
+ * `pair-series`); the cpu backend runs it, the interpreter (the reference) does not. (The wasm
+ * backend does not: there the single-z Bessel series ran 83 → 104 ns with it, in one process on a
+ * loaded machine, where the cpu backend's ran 84 → 57 ns.)
  *
  * Why the backward loop is there at all with checks on: its checks (the forward condition `c`
  * after each undone iteration, the deallocation checks after the loop) verify that the uncompute
@@ -35,7 +37,7 @@
  * assert postWhileStart(!p)        // s_0: p false
  * while (c, p) { B; assert postWhileIteration(p) }
  * M                                // writes nothing B, R, c or p read or write; no host effect
- * while (p, c) { R; assert postWhileIteration(c) }     // R: B inverted, no assert of its own
+ * while (p, c) { R; assert postWhileIteration(c) }     // R: B inverted, with B's asserts
  * ```
  *
  * becomes
@@ -55,13 +57,17 @@
  * while (p, c) { R; assert postWhileIteration(c) }
  * ```
  *
- * `$same(a, b)`: a = b, neither NaN, and of the same sign (+0 and −0 differ); `$sameSum(a, b)` the
+ * R's asserts besides its last must repeat, before an inverse update, an assert that B makes before
+ * the update it undoes, on values that update does not change (`$factor(e)` of `x *= e` and of
+ * `x /= e`): it tests what B's test did, which passed. `$same(a, b)`: a = b, neither NaN, and of the same sign (+0 and −0 differ); `$sameSum(a, b)` the
  * same where a cannot be −0: after `x += e`, x − e is −0 only if x is −0 and e is +0, but the
  * update gives −0 only from x = −0 and e = −0 (and the same for `-=`), so a zero x − e is +0 and
  * equals the old x exactly where that is not −0. B may hold asserts
  * of its own (they run as they were) and updates of scalars of i32, bool, f64 and f32 allocated
  * before the forward loop, `SWAP`s of two of them, nothing else (no element, no call, no `if`, no
- * nested loop, no allocation); c reads only scalars, with arithmetic and the standard primitives.
+ * nested loop, no allocation), whose values call nothing but the standard primitives and the
+ * built-in conversions (evaluated again by R, a host function could give another value); c reads
+ * only scalars, with arithmetic and the standard primitives.
  *
  * The Bessel series of paper 001 (the approximate multiplier's term and residue, the sum, the
  * counter): about 90% of z in [0.1, 3] retrace every step exactly; where a step is not exact (the
@@ -69,9 +75,10 @@
  * loop runs only those. The tests run beside the forward loop's chain of divisions: no division
  * of their own.
  */
-import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
+import type { Arg, AssertStmt, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { standardPrimitives } from '../stdlib/index.js'
+import { effectfulFunctions } from './dead-ancillas.js'
 import { writtenNames } from './hoist-invariants.js'
 import { sameExpr } from './implied-checks.js'
 import { rewriteBlock, rewriteExpr } from './rewrite.js'
@@ -91,7 +98,23 @@ type WhileStmt = Extract<Stmt, { kind: 'while' }>
 type UpdateStmt = Extract<Stmt, { kind: 'update' }>
 
 /** The float primitives of the standard library a loop's condition may call. */
-const PURE_CALLS = new Set(['abs', 'sqrt', 'exp', 'log', 'sin', 'cos', 'tan', 'tanh', 'sinh', 'cosh', 'atan', 'atan2', 'identity', 'min', 'max'])
+const PURE_CALLS = new Set([
+  'abs',
+  'sqrt',
+  'exp',
+  'log',
+  'sin',
+  'cos',
+  'tan',
+  'tanh',
+  'sinh',
+  'cosh',
+  'atan',
+  'atan2',
+  'identity',
+  'min',
+  'max',
+])
 
 /** The scalar types of the state. */
 const STATE_TYPES = new Set<string>(['f64', 'f32', 'i32', 'bool'])
@@ -124,6 +147,21 @@ function scalarOnly(e: Expr | Arg, isStandard: (callee: string) => boolean): boo
     default:
       return false
   }
+}
+
+/**
+ * Whether `e` gives the same value whenever it is evaluated on the same values: no host call, no
+ * call but the standard primitives and the built-in conversions (a plugin's primitive is JavaScript
+ * that could keep a state of its own).
+ */
+function deterministic(e: Expr | Arg, isStandard: (callee: string) => boolean): boolean {
+  let ok = true
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && !['f64', 'f32', 'i32', 'div', 'len'].includes(x.callee) && !isStandard(x.callee))
+      ok = false
+    return x
+  })
+  return ok
 }
 
 /** The two scalar names of a `SWAP` (or `~SWAP`) of two plain variables, else undefined. */
@@ -197,6 +235,7 @@ function retrace(
   scope: ReadonlySet<string>,
   names: Names,
   isStandard: (callee: string) => boolean,
+  effectful: ReadonlySet<string>,
 ): Stmt[] | undefined {
   const L = block[i] as WhileStmt
   const R = block[r] as WhileStmt
@@ -215,13 +254,39 @@ function retrace(
   const closing = R.body[R.body.length - 1]
   if (closing?.kind !== 'assert' || closing.check !== 'postWhileIteration' || !sameExpr(closing.cond, L.pre))
     return undefined
-  if (!scalarOnly(L.pre, isStandard)) return undefined
+  if (!scalarOnly(L.pre, isStandard) || !deterministic(L.post, isStandard)) return undefined
   // B: updates of whole scalars and exchanges (and asserts); R: B inverted, no assert but its last
+  // and those that repeat, before an inverse update, an assert of B before the update it undoes
+  // (`$factor(e)` of `x /= e` and of `x *= e`: the same e, on the same values)
   const b = L.body.filter((s) => s.kind !== 'assert')
-  const rr = R.body.slice(0, -1)
-  if (b.some((s) => !(s.kind === 'update' && s.target.kind === 'var' && typeof s.target.type === 'string') && !swapped(s)))
+  const rr = R.body.slice(0, -1).filter((s) => s.kind !== 'assert')
+  const before = (body: Stmt[], k: number): AssertStmt[] => {
+    const out: AssertStmt[] = []
+    for (let j = k - 1; j >= 0 && body[j]!.kind === 'assert'; j--) out.push(body[j] as AssertStmt)
+    return out
+  }
+  const inR = R.body.slice(0, -1)
+  for (let k = 0; k < inR.length; k++) {
+    const a = inR[k]!
+    if (a.kind !== 'assert') continue
+    let u = k
+    while (u < inR.length && inR[u]!.kind === 'assert') u++
+    const undo = inR[u]
+    if (undo?.kind !== 'update' || undo.target.kind !== 'var') return undefined
+    // (the update of B it undoes, and B's asserts right before it)
+    const undone = L.body.findIndex((t) => t.kind !== 'assert' && undoes(undo, t))
+    if (undone < 0 || L.body.filter((t) => t.kind !== 'assert' && undoes(undo, t)).length !== 1) return undefined
+    const x = undo.target.name
+    const reads = exprReads(a.cond, new Set())
+    if (reads.has(x) || !before(L.body, undone).some((t) => t.check === a.check && sameExpr(t.cond, a.cond)))
+      return undefined
+  }
+  if (
+    b.some((s) => !(s.kind === 'update' && s.target.kind === 'var' && typeof s.target.type === 'string') && !swapped(s))
+  )
     return undefined
   if (rr.length !== b.length || rr.some((s, k) => !undoes(s, b[b.length - 1 - k]!))) return undefined
+  if (b.some((s) => s.kind === 'update' && !deterministic(s.value, isStandard))) return undefined
   // the state: the scalars B writes, allocated before the loop, of the types compared
   const types = new Map<string, ScalarTypeName>()
   for (const s of b) {
@@ -232,7 +297,7 @@ function retrace(
   if (state.some((n) => !scope.has(n) || !STATE_TYPES.has(types.get(n)!))) return undefined
   // M: nothing it writes is read or written by B, R or the conditions; no host effect
   const middle = block.slice(i + 1, r)
-  const wm = writtenNames(middle)
+  const wm = writtenNames(middle, effectful)
   if (!wm || middle.some((s) => s.kind === 'safe')) return undefined
   const touched = readsOf([...L.body, ...R.body], new Set(state))
   exprReads(L.pre, touched)
@@ -254,19 +319,33 @@ function retrace(
     const vt = (s.value.type as ScalarTypeName | undefined) ?? t
     body.push(alloc(old, variable(x, t), t), alloc(value, s.value, vt))
     body.push({ ...(s as UpdateStmt), value: variable(value, vt) })
-    const undone: Expr = { kind: 'binary', op: UNDO_BINARY[s.op]!, left: variable(x, t), right: variable(value, vt), type: t }
+    const undone: Expr = {
+      kind: 'binary',
+      op: UNDO_BINARY[s.op]!,
+      left: variable(x, t),
+      right: variable(value, vt),
+      type: t,
+    }
     const callee = s.op === '+=' || s.op === '-=' ? SAME_SUM : SAME
     body.push(alloc(ok, { kind: 'call', callee, args: [undone, variable(old, t)], type: 'bool' }, 'bool'))
     oks.push(ok)
   }
   if (oks.length > 0) {
-    const verified = oks.map((ok): Expr => variable(ok, 'bool')).reduce((a, c) => ({ kind: 'binary', op: '&&', left: a, right: c, type: 'bool' }))
+    const verified = oks
+      .map((ok): Expr => variable(ok, 'bool'))
+      .reduce((a, c) => ({ kind: 'binary', op: '&&', left: a, right: c, type: 'bool' }))
     const resume: Stmt[] = []
     for (const n of state) {
       const t = `${n}$t${id}`
       resume.push(alloc(t, variable(n, types.get(n)!), types.get(n)!), swap(`${n}$rs${id}`, t, types.get(n)!))
     }
-    body.push({ kind: 'if', pre: { kind: 'unary', op: '!', arg: verified, type: 'bool' }, post: null, then: resume, else: [] })
+    body.push({
+      kind: 'if',
+      pre: { kind: 'unary', op: '!', arg: verified, type: 'bool' },
+      post: null,
+      then: resume,
+      else: [],
+    })
   }
   return [
     ...state.map((n) => alloc(`${n}$rs${id}`, variable(n, types.get(n)!), types.get(n)!)),
@@ -285,6 +364,7 @@ function retraceBlock(
   outer: ReadonlySet<string>,
   names: Names,
   isStandard: (callee: string) => boolean,
+  effectful: ReadonlySet<string>,
 ): { body: Stmt[]; count: number } {
   let count = 0
   const scope = new Set(outer)
@@ -296,7 +376,7 @@ function retraceBlock(
       const r = block.findIndex(
         (t, k) => k > i && t.kind === 'while' && sameExpr(t.pre, s.post) && sameExpr(t.post, s.pre),
       )
-      const done = r > i ? retrace(block, i, r, scope, names, isStandard) : undefined
+      const done = r > i ? retrace(block, i, r, scope, names, isStandard, effectful) : undefined
       if (done) {
         out.push(...done)
         // (the statements between were copied with the loops: go on after the backward loop)
@@ -306,12 +386,12 @@ function retraceBlock(
       }
     }
     if (s.kind === 'if') {
-      const a = retraceBlock(s.then, scope, names, isStandard)
-      const b = retraceBlock(s.else, scope, names, isStandard)
+      const a = retraceBlock(s.then, scope, names, isStandard, effectful)
+      const b = retraceBlock(s.else, scope, names, isStandard, effectful)
       count += a.count + b.count
       out.push(a.count + b.count ? { ...s, then: a.body, else: b.body } : s)
     } else if (s.kind === 'unchecked') {
-      const a = retraceBlock(s.body, scope, names, isStandard)
+      const a = retraceBlock(s.body, scope, names, isStandard, effectful)
       count += a.count
       out.push(a.count ? { ...s, body: a.body } : s)
     } else out.push(s)
@@ -327,13 +407,17 @@ function retraceBlock(
  * already keep the machine busy (a batch of series, three run side by side by pass
  * `pair-series`: 8.9 → 12.0 ms with the loops nested in the batch loop rewritten too).
  */
-export function retraceLoopsFunction(f: FunctionDef, program: Program): FunctionDef {
+export function retraceLoopsFunction(
+  f: FunctionDef,
+  program: Program,
+  effectful: ReadonlySet<string> = new Set(),
+): FunctionDef {
   const standard = new Map(standardPrimitives.map((p) => [p.name, p]))
   const isStandard = (callee: string) => {
     const spec = standard.get(callee)
     return spec !== undefined && program.registry.findPrimitive(callee) === spec
   }
-  const out = retraceBlock(f.body, new Set(), { n: 0 }, isStandard)
+  const out = retraceBlock(f.body, new Set(), { n: 0 }, isStandard, effectful)
   return out.count ? { ...f, body: out.body } : f
 }
 
@@ -347,11 +431,12 @@ export function retraceLoops(
   options: CompileOptions,
 ): { program: Program; inverses: Map<string, FunctionDef> } {
   if (!options.checks) return { program, inverses }
+  const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
   return {
     program: {
       ...program,
-      functions: new Map([...program.functions].map(([n, d]) => [n, retraceLoopsFunction(d, program)])),
+      functions: new Map([...program.functions].map(([n, d]) => [n, retraceLoopsFunction(d, program, effectful)])),
     },
-    inverses: new Map([...inverses].map(([n, d]) => [n, retraceLoopsFunction(d, program)])),
+    inverses: new Map([...inverses].map(([n, d]) => [n, retraceLoopsFunction(d, program, effectful)])),
   }
 }
