@@ -162,4 +162,3 @@ fn f(xs: f64[], p: f64, T: i32, k: i32) {
     expect(uncompute(step('xs[2 * t + 2]', 'xs[2 * t] * f64(len(xs))'))).toBe('a -= a')
   })
 })
-
