@@ -14,7 +14,8 @@
  *   on copies of those names, and the inverse goes (checks on only: with checks off,
  *   `sink-ancillas` and `dead-ancillas` drop such uncomputes; see `cancel-uncompute.ts`);
  * - `finite-uncompute` — the uncompute `y -= e` of an f64 or f32 ancilla computed from zero by `y += e`
- *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
+ *   (nothing between writing y or what e reads, but elements a nonzero constant away from those e
+ *   reads, an integrator's next history elements; in one block, or in one branch of two `if (c, ~)`)
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
  * - `finite-history` — the inverse loop `for v in reverse R { A[w] -= e }` of a history loop
