@@ -1,5 +1,5 @@
 /**
- * Pass `zero-sums` of `@tenet/ir` on compiled programs, cpu and wasm (checks off, where it runs):
+ * Pass `zero-sums` of `@tenet/ir` on compiled programs, cpu and wasm (checks off; and on, at the end):
  * the first update of a float scalar ancilla by a random sum of terms (products, quotients, calls
  * of the inputs, literals, nested sums), f64 (rewritten) and f32 (left), on signed zeros, infinities, NaN, huge and
  * tiny values, gives the reference interpreter's value bit for bit (the sign of a zero included),
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { cpuBackend } from '@tenet/backend-cpu'
 import { disabledPasses } from '@tenet/ir/backend'
 import { TENET_FUNCTION } from '@tenet/reversible'
-import { backendUnderTest, lvSource, referenceBackend, rk4LossSource } from '@tenet/testing'
+import { backendUnderTest, lvSource, raisedError, referenceBackend, rk4LossSource } from '@tenet/testing'
 import { wasmBackend } from './index.js'
 
 const reference = referenceBackend({ checks: false })
@@ -153,6 +153,104 @@ fn f(out: ${elem}[], a: ${elem}, b: ${elem}, c: ${elem}, d: ${elem}) {
       for (const { name, engine } of engines) {
         expect(bits(engine.compile(rk4).rk4_loss!(...a())), name).toBe(want)
       }
+    }
+  })
+})
+
+describe('pass `zero-sums` on compiled programs (checks on)', () => {
+  const checked = [
+    { name: 'cpu', engine: backendUnderTest(cpuBackend, { checks: true }) },
+    { name: 'wasm', engine: backendUnderTest(wasmBackend, { checks: true }) },
+  ]
+  const checkedReference = referenceBackend({ checks: true })
+  /** The results' bits, or the error (code, message, location). */
+  const outcome = (run: () => unknown): string => {
+    try {
+      return bits(run())
+    } catch {
+      return raisedError(run)
+    }
+  }
+
+  it('random first updates that read elements, some out of range: the reference’s bits or its error, with the pass and without', {
+    timeout: 600_000,
+  }, () => {
+    let failed = 0
+    let passed = 0
+    let rewritten = 0
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = rng(seed * 2246822519 + 7)
+      // (x has 3 elements: indices 3 and -1 are out of range; the terms read them in turn)
+      const el = () => `x[${r.pick(['0', '1', '2', 'i', 'j', 'i + 1', 'j - 1'])}]`
+      const term = () => r.pick([`${el()} * b`, el(), `b * ${el()} * ${el()}`, 'b', `sqrt(${el()})`, `${el()} / b`])
+      const n = 2 + Math.floor(r.next() * 3)
+      let e = term()
+      for (let k = 1; k < n; k++) e += ` ${r.pick(['+', '-'])} ${term()}`
+      const op = r.pick(['+=', '-='])
+      const src = `
+fn f(out: f64[], x: f64[], b: f64, i: i32, j: i32) {
+  b -= 0.0
+  y <- 0.0
+  y ${op} ${e}
+  out[0] += y
+  y ${op === '+=' ? '-=' : '+='} ${e}
+  y -> 0.0
+}`
+      const code = (t: string) =>
+        (
+          checked[0]!.engine.compile(t).f![TENET_FUNCTION] as { compiled: { sourceOf(n: string, i: boolean): string } }
+        ).compiled.sourceOf('f', false)
+      if (code(src) !== withoutPass(() => code(`${src}\n`))) rewritten++
+      for (let k = 0; k < 8; k++) {
+        const v = [0, 1, 2].map(() => (r.next() < 0.3 ? r.pick(special) : (r.next() - 0.5) * 8))
+        const b = r.next() < 0.3 ? r.pick(special) : r.next() * 4
+        const i = r.pick([0, 1, 2, 3, -1])
+        const j = r.pick([0, 1, 2, 3])
+        const args = () => [Float64Array.of(-0), Float64Array.from(v), b, i, j]
+        const call = (m: ReturnType<typeof checkedReference.compile>) => outcome(() => m.f!(...args()))
+        const want = call(checkedReference.compile(src))
+        if (want.startsWith('runtime/')) failed++
+        else passed++
+        for (const { name, engine } of checked) {
+          expect(call(engine.compile(src)), `${name}\n${src}\n${v} ${b} ${i} ${j}`).toBe(want)
+          expect(
+            withoutPass(() => call(engine.compile(`${src}\n`))),
+            `${name} without the pass`,
+          ).toBe(want)
+        }
+      }
+    }
+    // (most programs are rewritten with checks on; some runs fail a check: a bounds check of a
+    // later term, or the deallocation of a value that is not finite; others pass)
+    expect(rewritten).toBeGreaterThan(20)
+    expect(failed).toBeGreaterThan(40)
+    expect(passed).toBeGreaterThan(40)
+  })
+
+  it('RK4 with checks on: the stages split (cpu generated code), the reference’s values bit for bit', () => {
+    const rk4 = `\n${lvSource}\n${rk4LossSource}`
+    const code = (t: string) =>
+      (
+        checked[0]!.engine.compile(t).rk4_loss![TENET_FUNCTION] as {
+          compiled: { sourceOf(n: string, i: boolean): string }
+        }
+      ).compiled.sourceOf('rk4_loss', false)
+    const split = /(v\d+) = \(0 \+ \([^()]*\)\);\n(?:.*\n)?\s*\1 = \(\1 - /
+    expect(code(rk4)).toMatch(split)
+    expect(withoutPass(() => code(`${rk4}\n`))).not.toMatch(split)
+    const cases = [
+      [0, Float64Array.of(1.2, 0.8), Float64Array.of(1.1, 0.4, 0.4, 0.1), 0.01, 50],
+      [0, Float64Array.of(-0, 0.8), Float64Array.of(1.1, -0, 0.4, 0.1), -0, 3],
+      [0, Float64Array.of(1e200, 1e200), Float64Array.of(1.1, 0.4, 0.4, 0.1), 0.5, 5],
+    ] as const
+    for (const c of cases) {
+      const a = () => c.map((x) => (ArrayBuffer.isView(x) ? (x as Float64Array).slice() : x))
+      const want = outcome(() => checkedReference.compile(rk4).rk4_loss!(...a()))
+      for (const { name, engine } of checked)
+        expect(
+          outcome(() => engine.compile(rk4).rk4_loss!(...a())),
+          name,
+        ).toBe(want)
     }
   })
 })

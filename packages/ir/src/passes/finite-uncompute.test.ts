@@ -131,4 +131,34 @@ p -> 0.0`)
     expect(writesN.writes.get('scale')).toEqual([true, true])
     expect(body(finiteUncompute(writesN.functions.get('f')!, new Set(), writesN.writes))).toContain('p -= x ** n')
   })
+
+  it('takes an update of another element, a nonzero constant away from each one `e` reads, as writing nothing `e` reads', () => {
+    // (an integrator's step: stages of xs[2t] and xs[2t + 1], then the history's next elements)
+    const step = (write: string, read = 'xs[2 * t] * p + xs[2 * t + 1]') => `
+fn f(xs: f64[], p: f64, T: i32, k: i32) {
+  for t in 0..T {
+    a <- 0.0
+    a += ${read}
+    ${write} += a * 0.5
+    a -= ${read}
+    a -> 0.0
+  }
+}`
+    const uncompute = (src: string) => {
+      const b = body(finiteUncompute(fn(src)))
+      return b.includes('a -= a') ? 'a -= a' : b.match(/a -= .*/)![0]
+    }
+    expect(uncompute(step('xs[2 * t + 2]'))).toBe('a -= a')
+    expect(uncompute(step('xs[2 * (t + 1) + 1]'))).toBe('a -= a')
+    expect(uncompute(step('xs[2 * t - 1]'))).toBe('a -= a')
+    // the element e reads (the same polynomial), or one maybe equal to it, or e reads xs otherwise
+    expect(uncompute(step('xs[2 * t + 1]'))).toBe('a -= xs[2 * t] * p + xs[2 * t + 1]')
+    expect(uncompute(step('xs[t + 2]'))).toBe('a -= xs[2 * t] * p + xs[2 * t + 1]')
+    expect(uncompute(step('xs[2 * t + k]'))).toBe('a -= xs[2 * t] * p + xs[2 * t + 1]')
+    expect(uncompute(step('xs[2 * t + 2]', 'xs[2 * t] * p + f64(len(xs)) + xs[k]'))).toBe(
+      'a -= xs[2 * t] * p + f64(len(xs)) + xs[k]',
+    )
+    // (a read of len(xs) alone is no element read: the update leaves the length as it is)
+    expect(uncompute(step('xs[2 * t + 2]', 'xs[2 * t] * f64(len(xs))'))).toBe('a -= a')
+  })
 })

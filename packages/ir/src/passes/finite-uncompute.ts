@@ -15,13 +15,19 @@
  * block (a routine's `if` and its inverse in `~routine`), when nothing from the first `if` to the
  * second writes what `c` reads, so that both take the same branch. `y` is allocated as `0.0` in
  * the block and nothing on the path from there to `y += e` writes it; `e` calls no host function.
+ * In between, an update of one element `a[w]` of an array that `e` reads is no write of what `e`
+ * reads where `e` reads `a` only at indices a nonzero constant away from w (as polynomials of the
+ * same names: an integrator's stages of `xs[2t]`, `xs[2t + 1]` and the history's next elements
+ * `xs[2t + 2]`, `xs[2t + 3]`); a name w reads that e's index does not makes the difference no
+ * constant, and one both read is a name `e` reads, which nothing in between may write.
  * With checks off, `dead-ancillas` drops such uncomputes altogether.
  */
-import type { Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
+import type { Arg, Expr, FunctionDef, ScalarTypeName, Stmt } from '../ast.js'
 import { readNames } from '../check.js'
 import { key } from '../cse.js'
 import { writtenNames } from './hoist-invariants.js'
 import { callsHost } from './insert-checks.js'
+import { constantDifference, polynomial, type Poly } from './interchange.js'
 import { mapInnerBlocks } from './rewrite.js'
 
 type Update = Extract<Stmt, { kind: 'update' }>
@@ -134,12 +140,74 @@ function rewriteUncomputes(body: Stmt[], a: number, y: string, writesAny: Writes
 /** `y += e` at `k` of `body`, its uncompute later in the same block. */
 function inBlock(body: Stmt[], k: number, y: string, e: Expr, writesAny: WritesAny): Stmt[] | undefined {
   const kept = new Set([y, ...readNames(e)])
+  const elements = elementReads(e)
   for (let j = k + 1; j < body.length; j++) {
     const s = body[j]!
     if (uncomputes(s, y, e)) return [...body.slice(0, j), selfUncompute(s, y), ...body.slice(j + 1)]
-    if (writesAny([s], kept)) return undefined
+    if (writesAny([s], kept) && !writesOtherElement(s, y, elements)) return undefined
   }
   return undefined
+}
+
+/**
+ * The elements `e` reads, per array: the polynomials of their indices (see `polynomial`); null
+ * for an array that `e` reads otherwise too (at an index that is no polynomial, whole as a call's
+ * argument). `len(a)` reads no element.
+ */
+function elementReads(e: Expr): Map<string, Poly[] | null> {
+  const out = new Map<string, Poly[] | null>()
+  const visit = (x: Expr | Arg): void => {
+    switch (x.kind) {
+      case 'index': {
+        const p = polynomial(x.index)
+        const have = out.get(x.array.name)
+        if (!p || have === null) out.set(x.array.name, null)
+        else out.set(x.array.name, [...(have ?? []), p])
+        visit(x.index)
+        return
+      }
+      case 'var':
+        if (typeof x.type === 'object' && x.type.kind === 'array') out.set(x.name, null)
+        return
+      case 'field':
+      case 'neg':
+        visit(x.target)
+        return
+      case 'unary':
+        visit(x.arg)
+        return
+      case 'binary':
+        visit(x.left)
+        visit(x.right)
+        return
+      case 'call':
+        if (x.callee === 'len') return
+        for (const a of x.args) visit(a)
+        return
+      default:
+        return
+    }
+  }
+  visit(e)
+  return out
+}
+
+/**
+ * Whether `s` is an update of one element `a[w]` of an array whose elements `e` reads (`elements`,
+ * of {@link elementReads}) only at indices a nonzero constant away from w: such an update changes
+ * nothing `e` reads. (A name that w reads but e's index does not makes the difference no
+ * constant; one that both read is one that `e` reads, which nothing between may write.)
+ */
+function writesOtherElement(s: Stmt, y: string, elements: ReadonlyMap<string, Poly[] | null>): boolean {
+  if (s.kind !== 'update' || s.target.kind !== 'index' || s.target.array.name === y) return false
+  if (callsHost(s.value) || callsHost(s.target.index)) return false
+  const reads = elements.get(s.target.array.name)
+  const w = polynomial(s.target.index)
+  if (!reads || !w) return false
+  return reads.every((r) => {
+    const d = constantDifference(w, r)
+    return d !== undefined && d !== 0
+  })
 }
 
 /**

@@ -36,14 +36,16 @@
  *
  * What the pass tracks, per block (a straight line of statements; nested blocks on their own):
  * each float scalar allocated in the block from a finite literal goes from "allocated" to
- * "computed" (its first update, `+=` or `-=`), to "spent" (`y -= y`); any other write of it (an
- * update, a call argument, a nested statement that writes it, a host effect) forgets it. The
+ * "computed" (its first update, `+=` or `-=`, and any further `+=` or `-=` of a value that does
+ * not read it, as pass `zero-sums` splits a first update: y ± e is ±∞ or NaN where y or e is), to
+ * "spent" (`y -= y`); any other write of it (an update, a call argument, a nested statement that
+ * writes it, a host effect) forgets it. The
  * facts are "the computed value of y is finite", recorded when a check that passed tested y, or
  * when a value known finite was computed from y as above; a fact about y holds while y is still
  * its computed value or spent from it.
  */
 import type { AssertStmt, Expr, FunctionDef, Stmt } from '../ast.js'
-import { rootName, walk } from '../check.js'
+import { readNames, rootName, walk } from '../check.js'
 import type { CompileOptions, Program } from '../plugin.js'
 import { standardPrimitives } from '../stdlib/index.js'
 import { writtenNames } from './hoist-invariants.js'
@@ -282,6 +284,18 @@ export function impliedChecksBlock(
               .map((w) => [w, tracked.get(w)!.version] as [string, number])
           } else if (t.state === 'computed' && s.op === '-=' && s.value.kind === 'var' && s.value.name === name) {
             t.state = 'spent'
+          } else if (
+            t.state === 'computed' &&
+            (s.op === '+=' || s.op === '-=') &&
+            finite.get(name) !== t.version &&
+            !readNames(s.value).has(name)
+          ) {
+            // (a first update that pass \`zero-sums\` split: y ± e is ±∞ or NaN where y or e is, so
+            // y stays computed, from what e reads too; a new version, so that what was computed
+            // from the value it had, before this update, decides nothing about it)
+            t.version = ++versions
+            for (const w of strictReads(s.value, isStandard))
+              if (tracked.get(w)?.state === 'computed') t.from!.push([w, tracked.get(w)!.version])
           } else forget(name)
         } else if (s.target.kind !== 'var') {
           // (an element update writes an array; a view of a scalar, \`-y\` or \`y.re\`, writes y)

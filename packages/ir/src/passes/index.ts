@@ -14,7 +14,8 @@
  *   on copies of those names, and the inverse goes (checks on only: with checks off,
  *   `sink-ancillas` and `dead-ancillas` drop such uncomputes; see `cancel-uncompute.ts`);
  * - `finite-uncompute` — the uncompute `y -= e` of an f64 or f32 ancilla computed from zero by `y += e`
- *   (nothing between writing y or what e reads; in one block, or in one branch of two `if (c, ~)`)
+ *   (nothing between writing y or what e reads, but elements a nonzero constant away from those e
+ *   reads, an integrator's next history elements; in one block, or in one branch of two `if (c, ~)`)
  *   becomes `y -= y`, the same bits, so e is not evaluated again (checks on only: with checks off,
  *   `dead-ancillas` drops such uncomputes; see `finite-uncompute.ts`);
  * - `finite-history` — the inverse loop `for v in reverse R { A[w] -= e }` of a history loop
@@ -94,7 +95,8 @@
  *   `unroll-swaps.ts`);
  * - `zero-sums` (runs last) — the first update `y += a ± b` of a float scalar ancilla that holds
  *   +0 becomes `y += a; y ±= b` (the same bits: `0 + (a ± b) = (0 + a) ± b`), so the addition of
- *   the zero leaves the path from `b` (checks off; see `zero-sums.ts`);
+ *   the zero leaves the path from `b` (always: with checks on, each update gets the bounds asserts
+ *   of its own term's reads, in the same order; see `zero-sums.ts`);
  * - `implied-checks` — with checks on, run by the backends on the placed asserts: the deallocation
  *   check of a float ancilla that a passed check of a value computed from it already decided
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
@@ -301,6 +303,7 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'hoist-pools',
   'sum-bound',
   'jam-iterations',
+  'zero-sums',
 ])
 
 /**
@@ -460,7 +463,7 @@ export function optimize(
     const batched = calledInCountingLoops([...program.functions.values(), ...inverses.values()])
     each((d) => unrollSwaps(d, batched.has(d.name)))
   }
-  if (on('zero-sums') && !options.checks) {
+  if (on('zero-sums')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
     each((f) => zeroSums(f, effectful))
   }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { check, createRegistry, type FunctionDef, parse, printStmts } from '../index.js'
-import { zeroSums } from './index.js'
+import { CHECKED_PASSES, insertChecks, optimize, zeroSums } from './index.js'
 
 const fn = (text: string): FunctionDef => {
   const m = parse(text)
@@ -216,5 +216,49 @@ fn f(out: f64, a: f64) {
     }
     expect(body(host)).not.toBe(body(f))
     expect(body(zeroSums(host))).toBe(body(host))
+  })
+})
+
+describe('pass `zero-sums` with run-time checks on', () => {
+  it('splits in `optimize` with checks too; each update gets the bounds asserts of its own term, in reading order', () => {
+    const m = parse(`
+fn f(out: f64, x: f64[], p: f64[], i: i32, j: i32) {
+  x[i] -= 0.0
+  y <- 0.0
+  y += p[j] * x[i] - p[j + 1] * x[i + 1]
+  out += y
+  y -= p[j] * x[i] - p[j + 1] * x[i + 1]
+  y -> 0.0
+}`)
+    const program = check(m.functions, [], createRegistry())
+    const options = { checks: true, tolerance: 1e-8, backend: 'cpu' }
+    const optimized = optimize(program, new Map(), options)
+    const asserted = insertChecks(optimized.program, optimized.inverses, options)
+    const printed = body(asserted.program.functions.get('f')!)
+    // (finite-uncompute ran first: the uncompute is y -= y; the bounds asserts of the second term
+    // stand between the two updates, after the first term's, as they stood before the one update)
+    expect(printed).toBe(`assert outOfBounds($inrange(i, len(x))) else ("x", i, len(x))
+x[i] -= 0.0
+y <- 0.0
+assert outOfBounds($inrange(j, len(p))) else ("p", j, len(p))
+assert outOfBounds($inrange(i, len(x))) else ("x", i, len(x))
+y += p[j] * x[i]
+assert outOfBounds($inrange(j + 1, len(p))) else ("p", j + 1, len(p))
+assert outOfBounds($inrange(i + 1, len(x))) else ("x", i + 1, len(x))
+y -= p[j + 1] * x[i + 1]
+out += y
+y -= y
+assert dealloc($near(y, 0.0)) else ("y", "0.0", y, 0.0)
+y -> 0.0`)
+    // (without the pass, the one update, its four asserts before it)
+    const whole = optimize(
+      program,
+      new Map(),
+      options,
+      [...CHECKED_PASSES].filter((n) => n !== 'zero-sums'),
+    )
+    expect(body(insertChecks(whole.program, whole.inverses, options).program.functions.get('f')!)).toContain(
+      'y += p[j] * x[i] - p[j + 1] * x[i + 1]',
+    )
   })
 })

@@ -25,7 +25,15 @@
  *
  * NaN and infinities go through both sides alike (`∞ − ∞` is NaN either way). The operands are
  * evaluated in the same order (`a` before `b`); only `y`'s value between the two updates is new,
- * and nothing reads it there. Checks off only (so no check sits between the two updates).
+ * and nothing reads it there.
+ *
+ * With run-time checks on too: the pass runs before `insert-checks`, which then places before
+ * each of the updates the bounds asserts of the elements its term reads, in the order the terms
+ * read them — the same asserts, in the same order, as before the one update; only `y`'s partial
+ * sum stands between two of them, and a failing assert ends the call (y, a local, is not seen).
+ * No update gets an assert of its own (a first update of a zero has no alias pairs, and `+=`,
+ * `-=` no `zeroFactor`), and y's deallocation check sees the same bits. `implied-checks` follows
+ * a computed ancilla through such further updates (see `impliedChecksBlock`).
  */
 import type { BinaryExpr, Expr, FunctionDef, Stmt, UpdateStmt } from '../ast.js'
 import { key } from '../cse.js'
@@ -187,7 +195,7 @@ function neverNegative(e: Expr, bare: ReadonlySet<string>): boolean {
  * where its value is not such a sum, or calls the runtime or a host function).
  */
 function terms(u: UpdateStmt): UpdateStmt[] {
-  if ((u.op !== '+=' && u.op !== '-=') || !isSum(u.value) || callsRuntime(u.value)) return [u]
+  if ((u.op !== '+=' && u.op !== '-=') || !isSum(u.value) || callsRuntime(u.value) || u.distinct?.length) return [u]
   const out: Array<{ op: '+=' | '-='; value: Expr }> = []
   // (the left spine: ((a − b) + c) − d gives a, −b, +c, −d)
   const spine = (e: Expr, op: '+=' | '-='): void => {
