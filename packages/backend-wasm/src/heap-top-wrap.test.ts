@@ -7,7 +7,7 @@
  * or of a later access.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistry, parse } from '@tenet/ir'
+import { type BackendSpec, createRegistry, parse } from '@tenet/ir'
 import { compileModule } from '@tenet/reversible'
 import { compileToWasm, createWasmBackend } from './backend.js'
 import { createMemory } from './memory.js'
@@ -15,9 +15,9 @@ import { createMemory } from './memory.js'
 function moduleNearTop(heapBase: number, checks: boolean) {
   const memory = createMemory()
   memory.heapBase = heapBase
-  const spec = {
+  const spec: BackendSpec = {
     ...createWasmBackend(),
-    doCompile: (p: never, inv: never, o: never) => compileToWasm(p, inv, o, {}, memory),
+    doCompile: (p, inv, o) => compileToWasm(p, inv, o, {}, memory),
   }
   const registry = createRegistry().registerBackend(spec)
   const src = `fn f(y: f64, n: i32) {
