@@ -13,6 +13,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistry, parse } from '@tenet/ir'
+import { disabledPasses } from '@tenet/ir/backend'
 import { compileModule, interpreterBackend } from '@tenet/reversible'
 import { raisedError } from '@tenet/testing'
 import { cpuBackend } from './index.js'
@@ -76,6 +77,15 @@ describe('review19-b: replay-bound f32, a replay that overflows', () => {
           expect(ref).toMatch(/^runtime\/dealloc/)
           expect(outcome(tol, 'cpu', inverse, sign)).toBe(ref)
         })
+
+  it('with replay-bound disabled (the replay runs, as before f32 was taken) the cpu backend agrees', () => {
+    disabledPasses.add('replay-bound')
+    try {
+      expect(outcome(1e34, 'cpu', false)).toBe(outcome(1e34, 'interpreter', false))
+    } finally {
+      disabledPasses.delete('replay-bound')
+    }
+  })
 
   // (held: where the bound fails the replay runs, and an infinite tolerance accepts +∞ in both)
   for (const tol of [undefined, 1e31, Infinity, -1, Number.NaN, 0])
