@@ -44,8 +44,12 @@
  * recording function calls nothing: V <= V̂·(1 + 2⁻³⁰), P <= P̂·(1 + 2⁻³⁰) for N <= 2²⁰), and
  * each test (a product that rounds by less than the margin; a tolerance below 1e-300 is never
  * tested, so an underflowing product cannot pass wrongly; a NaN or infinite sum fails it, the sum
- * \`< Infinity\` being part of the test, an infinite tolerance included) proves every element
- * within the tolerance. The code then zeroes \`a\` and pops the call's terms instead of replaying
+ * being at most 2¹²⁷ (f32) or 2¹⁰²³ (f64) being part of the test, an infinite tolerance included)
+ * proves every element within the tolerance. That limit is what keeps the model of each rounded
+ * sum above true for the replay's sums too: every |Bᵢ| is at most |Sₘ₋ᵢ| + E <= P·(1 + 2.14·u)
+ * (f32; V for f64), below the largest finite value, so none overflows. (Without it, a tolerance
+ * of 1.2e32 or more let an f32 replay pass whose first sum, FLT_MAX + 2¹⁰³ after a tie rounded
+ * up, overflowed to +∞: review 19b.) The code then zeroes \`a\` and pops the call's terms instead of replaying
  * them; the check that follows passes as it would have. Where the test fails, the replay runs as
  * before. (The caller reads \`$tv\` into a local as the call returns: a plugin primitive or
  * bijection between the call and the uncall runs JS, which may call the module and record again.)
@@ -210,8 +214,9 @@ export function replayBounds(body: Stmt[], program: Program): Map<Stmt, ReplayBo
  * \`tolerance\` the module constant.
  */
 export function replayBoundTest(n: string, v: string, type: 'f64' | 'f32', tolerance: string): string {
-  // (\`v < Infinity\`: an infinite or NaN sum never passes, an infinite tolerance included)
-  const head = `${n} <= 1048576 && ${tolerance} >= 1e-300 && ${v} < Infinity`
+  // (\`v <= 2^e\`: an infinite or NaN sum never passes, an infinite tolerance included, and no sum
+  // of the replay can overflow where it does: review 19b)
+  const head = `${n} <= 1048576 && ${tolerance} >= 1e-300 && ${v} <= ${type === 'f64' ? 2 ** 1023 : 2 ** 127}`
   return type === 'f64'
     ? `${head} && 5 * ${n} * ${2 ** -53} * ${v} <= ${tolerance}`
     : `${head} && 3 * ${2 ** -24} * ${v} <= ${tolerance}`

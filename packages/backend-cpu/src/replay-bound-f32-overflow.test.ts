@@ -1,5 +1,5 @@
 /**
- * Review 19 (b): `replay-bound` for f32 ancillas (cpu, checks on; see `replay-bound.ts`).
+ * `replay-bound` for f32 ancillas (review 19b) (cpu, checks on; see `replay-bound.ts`).
  *
  * The bound `|residual| <= 2u·Q / (1 − m·u)` rests on `fl(z) = z / (1 + δ)` for every rounded sum,
  * the replay's included; the module covers overflow only for the call's partial sums (summed in
@@ -72,7 +72,7 @@ describe('review19-b: replay-bound f32, a replay that overflows', () => {
   for (const tol of [1e34, 1e300])
     for (const inverse of [false, true])
       for (const sign of [1, -1])
-        it(`FAILS: tolerance ${tol}, ${inverse ? 'backwards' : 'forwards'}, sign ${sign}: cpu accepts the deallocation the interpreter rejects`, () => {
+        it(`tolerance ${tol}, ${inverse ? 'backwards' : 'forwards'}, sign ${sign}: cpu accepts the deallocation the interpreter rejects`, () => {
           const ref = outcome(tol, 'interpreter', inverse, sign)
           expect(ref).toMatch(/^runtime\/dealloc/)
           expect(outcome(tol, 'cpu', inverse, sign)).toBe(ref)
