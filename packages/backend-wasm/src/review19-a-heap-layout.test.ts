@@ -58,3 +58,22 @@ describe('review19a: the wrapper lays out arguments past 2 GiB', () => {
     expect(outcome(() => m.outer(0))).toBe('[7]')
   })
 })
+
+describe('review19a: an allocation in a memory of the full 4 GiB', () => {
+  it('FAILS: a small array below the end is allocated (memory.size << 16 wraps to 0: every allocation asks to grow)', () => {
+    // the memory at its 65536 pages (lazily committed); the heap 1 MiB below its end
+    const m = moduleAt(
+      2 ** 32 - 2 ** 20,
+      `fn f(y: f64, n: i32) {
+  a: f64[] <- zeros(n)
+  a[n - 1] += 2.0
+  y += a[n - 1]
+  a[n - 1] -= 2.0
+  a -> zeros(n)
+}`,
+      [],
+      2 ** 32,
+    )
+    expect(outcome(() => m.f(1, 8))).toBe('[3,8]')
+  })
+})
