@@ -1,0 +1,211 @@
+/**
+ * Review 19a: the aliasing rule across reentrant calls (`running-calls.ts` of @tenet/reversible).
+ * - A stack overflow in a recursion through a host function can leave the (process-wide) stack of
+ *   running calls out of sync: the wrapper's `catch` calls `leaveRunning()`, a call that itself
+ *   overflows when the wrapper is cold, so the outermost call stays "running" for ever and every
+ *   later call, of any module, on its arrays is `call/overlap`.
+ * - A running call's array that is a view of the wasm memory (a resident array) is detached when
+ *   the memory grows during the call (a nested call's array ancilla): its byteLength becomes 0, so
+ *   `sharesMemory` no longer sees the overlap of a fresh view of the same place, and a nested call
+ *   on it runs instead of throwing `call/overlap`.
+ */
+import { describe, expect, it } from 'vitest'
+import { TenetError, createRegistry, parse } from '@tenet/ir'
+import { compileModule, interpreterBackend } from '@tenet/reversible'
+import { cpuBackend } from '@tenet/backend-cpu'
+import { wasmBackend } from './index.js'
+
+const registry = createRegistry()
+  .registerBackend(cpuBackend)
+  .registerBackend(wasmBackend)
+  .registerBackend(interpreterBackend)
+type M = Record<string, (...a: unknown[]) => unknown[]> & { [k: string]: any }
+const code = (f: () => unknown): string => {
+  try {
+    f()
+    return 'ok'
+  } catch (e) {
+    return e instanceof TenetError ? e.code : String(e).slice(0, 60)
+  }
+}
+
+const pad = (k: number, f: () => unknown): unknown => (k === 0 ? f() : [pad(k - 1, f)][0])
+/** The deepest `pad` this stack holds (to run a recursion a few hundred levels from the stack's end). */
+function maxPad(): number {
+  let lo = 0,
+    hi = 1 << 20
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >> 1
+    try {
+      pad(mid, () => 0)
+      lo = mid
+    } catch {
+      hi = mid
+    }
+  }
+  return lo
+}
+
+describe('review19a: running calls across a stack overflow', () => {
+  // (first in the file: the desync shows on a cold wrapper, before V8 inlines `leaveRunning`)
+  it('FAILS: after a recursion through a host function overflows the stack, a sequential call on the outermost array is not call/overlap (cpu, checks on)', () => {
+    let m: M = {} as M
+    const host = (v: number) => {
+      m.f!(new Float64Array(1), v)
+      return v
+    }
+    m = compileModule(parse(`fn inc(y: f64[], k: i32) { y[k] += 10.0 }\nfn f(y: f64[], x: f64) { y[0] += \${0}(x) }`, [host]), {
+      registry,
+      backend: 'cpu',
+    }) as M
+    const other = compileModule(parse('fn g(y: f64[]) { y[0] += 1.0 }'), { registry, backend: 'cpu' }) as M
+    const P = maxPad()
+    const after: string[] = []
+    const ys: Float64Array[] = []
+    for (let k = 0; k < 2; k++) {
+      const y = new Float64Array(1)
+      ys.push(y)
+      // the overflow itself: runtime/stack-overflow (or whatever the stack allows), caught here
+      code(() => pad(P - 3000 + k * 13, () => m.f!(y, 1)))
+      // nothing runs now: every earlier array is free again, in this module and any other
+      for (const a of ys) after.push(code(() => m.inc!(a, 0)), code(() => other.g!(a)))
+    }
+    expect(after.filter((c) => c !== 'ok')).toEqual([])
+  })
+})
+
+describe('review19a: resident arrays of a running call after the memory grows', () => {
+  const src = `fn inc(y: f64[], k: i32) { y[k] += 10.0 }
+fn big(s: f64, n: i32) {
+  t: f64[] <- zeros(n)
+  t[0] += 1.0
+  s += t[0]
+  t[0] -= 1.0
+  t -> zeros(n)
+}
+fn f(y: f64[], x: f64[], z: f64[], k: i32, n: i32) {
+  for i in 0..n { y[k] += 1.0 ; z[i] += \${0}(x[i]) }
+}`
+  const run = (grow: boolean): string => {
+    let m: M = {} as M
+    let r: { array: Float64Array } | undefined
+    const host = (v: number) => {
+      if (grow) m.big!(0, 1 << 20) // an 8 MiB ancilla: the memory grows, the running call's view detaches
+      m.inc!(r!.array, 1) // the running call's written array, through a fresh view
+      return v
+    }
+    m = compileModule(parse(src, [host]), { registry, backend: 'wasm' }) as M
+    r = m.f!.core.resident!.allocate('f64', 3) as never
+    return code(() => m.f!(r!.array, Float64Array.of(1, 2, 3), new Float64Array(3), 1, 3))
+  }
+  it('refused while the memory has not grown', () => {
+    expect(run(false)).toBe('call/overlap')
+  })
+  it('FAILS: refused after a nested call grew the memory (the detached view hides the overlap)', () => {
+    expect(run(true)).toBe('call/overlap')
+  })
+})
+
+describe('review19a: what holds', () => {
+  it('a recursion through a host function on disjoint arrays (the read-only x shared) runs as the interpreter', () => {
+    const src = `fn f(y: f64[], x: f64[], z: f64[], k: i32, n: i32) {
+  for i in 0..n { y[k] += 1.0 ; z[i] += \${0}(x[i]) }
+}`
+    const go = (backend: string, checks: boolean) => {
+      let m: M = {} as M
+      let lvl = 0
+      const x = Float64Array.of(1, 2, 3)
+      const host = (v: number) => {
+        if (lvl >= 3) return v
+        lvl++
+        const z = new Float64Array(3)
+        m.f!(new Float64Array(3), x, z, 1, 3)
+        lvl--
+        return v + z[0]!
+      }
+      m = compileModule(parse(src, [host]), { registry, backend, checks }) as M
+      const y = new Float64Array(3),
+        z = new Float64Array(3)
+      m.f!(y, x, z, 1, 3)
+      return JSON.stringify([Array.from(y), Array.from(z)])
+    }
+    for (const checks of [true, false]) {
+      const want = go('interpreter', checks)
+      expect(go('cpu', checks)).toBe(want)
+      expect(go('wasm', checks)).toBe(want)
+    }
+  })
+  it('a nested call that fails (caught by the host function) leaves nothing running; the outer call continues', () => {
+    for (const backend of ['interpreter', 'cpu', 'wasm']) {
+      let m: M = {} as M
+      const y = new Float64Array(3)
+      const seen: string[] = []
+      const host = (v: number) => {
+        seen.push(code(() => m.inc!(y, 1))) // overlap: refused
+        seen.push(code(() => m.inc!(new Float64Array(1), 5))) // out of bounds inside the nested call
+        return v
+      }
+      m = compileModule(
+        parse(`fn inc(y: f64[], k: i32) { y[k] += 10.0 }\nfn f(y: f64[], x: f64) { y[0] += \${0}(x) }`, [host]),
+        { registry, backend },
+      ) as M
+      m.f!(y, 2)
+      expect(seen, backend).toEqual(['call/overlap', seen[1]])
+      expect(seen[1], backend).not.toBe('ok')
+      expect(Array.from(y)).toEqual([2, 0, 0])
+      expect(code(() => m.inc!(y, 1))).toBe('ok')
+    }
+  })
+})
+
+describe('review19a: the wrapper catch itself at the end of the stack (pre-existing, same place)', () => {
+  it('FAILS: a recursion through a host function that overflows is runtime/stack-overflow (not a SyntaxError from the catch’s own regex) and restores the outermost array, wherever the stack ends', () => {
+    for (const backend of ['interpreter', 'wasm']) {
+      let m: M = {} as M
+      const host = (v: number) => {
+        m.f!(new Float64Array(1), v)
+        return v
+      }
+      m = compileModule(parse('fn f(y: f64[], x: f64) {\n  y[0] += 1.0\n  y[0] += ${0}(x)\n}', [host]), {
+        registry,
+        backend,
+      }) as M
+      const P = maxPad()
+      const got: string[] = []
+      for (let k = 0; k < 4; k++) {
+        const y = new Float64Array(1)
+        const c = code(() => pad(P - 3000 + k * 13, () => m.f!(y, 1)))
+        got.push(`${c} y=${y[0]}`)
+      }
+      // (the regex test of the catch, \`/call stack/i.test(e.message)\`, can itself overflow: a
+      // SyntaxError escapes before \`depth--\` and the restore of the snapshots)
+      expect(got, backend).toEqual(got.map(() => 'runtime/stack-overflow y=0'))
+    }
+  })
+})
+
+describe('review19a: two SharedArrayBuffer objects of one memory', () => {
+  // (in a loop `y[1] += 1.0; y[0] += host(x)` ×3 the backends disagree silently: cpu y[1] = 13, wasm 3)
+  // (\`structuredClone\` of a SharedArrayBuffer, as \`postMessage\` gives it back from a worker, is a
+  // new object on the same memory: \`sharesMemory\` compares the buffer objects)
+  it('FAILS: a nested call on a view of the clone of the running call’s written array is refused', () => {
+    for (const backend of ['interpreter', 'cpu', 'wasm']) {
+      const sab = new SharedArrayBuffer(24)
+      const y = new Float64Array(sab)
+      const alias = new Float64Array(structuredClone(sab))
+      alias[2] = 7
+      expect(y[2]).toBe(7) // the same memory
+      alias[2] = 0
+      let m: M = {} as M
+      const host = (v: number) => {
+        m.inc!(alias, 1)
+        return v
+      }
+      m = compileModule(
+        parse(`fn inc(y: f64[], k: i32) { y[k] += 10.0 }\nfn f(y: f64[], x: f64) {\n  y[1] += 1.0\n  y[0] += \${0}(x)\n}`, [host]),
+        { registry, backend },
+      ) as M
+      expect(code(() => m.f!(y, 1)), backend).toBe('call/overlap')
+    }
+  })
+})
