@@ -122,7 +122,7 @@ function makeWrapper(
   // the arrays are laid out, and where an open module's call puts it back: see \`wrapperBookkeeping\`)
   const hasArrays = f.params.some((p) => p.type.kind !== 'scalar')
   const lines: string[] =
-    closed && !hasArrays ? [] : ['const start = s.depth === 0 ? s.heapBase : s.hp.value;', 'let o = start;']
+    closed && !hasArrays ? [] : ['const start = s.depth === 0 ? s.heapBase : s.hp.value >>> 0;', 'let o = start;']
   const memo: string[] = []
   const callArgs: string[] = []
   const copyIn: string[] = [],
@@ -152,17 +152,17 @@ function makeWrapper(
       `if (!r${i} && p${i} !== h${i}) { if (p${i}.buffer === s.buffer) { r${i} = true; k${i} = p${i}; kb${i} = s.buffer; ko${i} = p${i}.byteOffset; } else h${i} = p${i}; }`,
     )
     lines.push(
-      `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ ${place(i, el.size)}o${i} = o; o = (o + n${i} * ${el.size} + 7) & -8; }`,
+      `if (r${i}) o${i} = ko${i}; else ${same.map((j) => `if (p${i} === p${j}) o${i} = o${j}; else `).join('')}{ ${place(i, el.size)}o${i} = o; o += n${i} * ${el.size} + 7; o -= o % 8; }`,
     )
     arrays.push(i)
     // a small array is copied element by element (inlined by the JIT: \`set\` and \`subarray\`
     // are calls into the runtime costing tens of nanoseconds); a large one with \`set\`
     copyIn.push(
-      `if (!r${i}) { const M = s.${V}, b = o${i} >> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) M[b + j] = p${i}[j]; else M.set(p${i}, b); }`,
+      `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) M[b + j] = p${i}[j]; else M.set(p${i}, b); }`,
     )
     if (writes[i])
       copyOut.push(
-        `if (!r${i}) { const M = s.${V}, b = o${i} >> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) p${i}[j] = M[b + j]; else p${i}.set(view(c[${i}], M, b, n${i})); }`,
+        `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) p${i}[j] = M[b + j]; else p${i}.set(view(c[${i}], M, b, n${i})); }`,
       )
     // (the length read before a grow, which detaches a resident view and zeroes its length)
     callArgs.push(`o${i}`, `n${i}`)
@@ -262,7 +262,7 @@ function directEntry(
     kinds: f.params.map((p) => (p.type.kind === 'array' ? 'array' : 'scalar')),
     disposed: false,
     grows,
-    heapStart: (): number => (s.depth === 0 ? s.heapBase : (s.hp.value as number)),
+    heapStart: (): number => (s.depth === 0 ? s.heapBase : (s.hp.value as number) >>> 0),
   }
 }
 

@@ -30,7 +30,7 @@ import {
   overlapGuard,
   sharesMemory,
 } from './host-boundary.js'
-import { checkNested, enterRunning, leaveRunning, runningCount, type CallShape } from './running-calls.js'
+import { RUNNING, checkNested, type CallShape } from './running-calls.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
 export const TENET_FUNCTION = Symbol.for('tenet.function')
@@ -118,9 +118,14 @@ function renameCalls(body: Stmt[], rename: Map<string, { name: string; inverse: 
   })
 }
 
-/** Pulls interpolated Tenet functions (`${g}` used as a callee) into this module under private names. */
-function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
+/**
+ * Pulls interpolated Tenet functions (`${g}` used as a callee) into this module under private names,
+ * with the host values of g's module appended to this module's (the references `$hostK` of g's
+ * functions renumbered to them: g calls its own module's host functions, not this one's).
+ */
+function link(functions: FunctionDef[], hosts: unknown[]): { functions: FunctionDef[]; hosts: unknown[] } {
   const extra: FunctionDef[] = []
+  const all = [...hosts]
   const hostRename = new Map<string, { name: string; inverse: boolean }>()
   hosts.forEach((h, n) => {
     if (!isTenetFunction(h)) return
@@ -128,13 +133,36 @@ function link(functions: FunctionDef[], hosts: unknown[]): FunctionDef[] {
     const prefix = `$ext${n}$`
     const rename = new Map<string, { name: string; inverse: boolean }>()
     for (const name of info.program.functions.keys()) rename.set(name, { name: prefix + name, inverse: false })
-    for (const f of info.program.functions.values())
-      extra.push({ ...f, name: prefix + f.name, body: renameCalls(f.body, rename) })
+    const offset = all.length
+    all.push(...info.program.hosts)
+    for (const f of info.program.functions.values()) {
+      const g = offset ? shiftHosts(f, offset) : f
+      extra.push({ ...g, name: prefix + f.name, body: renameCalls(g.body, rename) })
+    }
     // `${f.inverse}(…)` calls f backwards; `~${f.inverse}(…)` forwards
     hostRename.set(`$host${n}`, { name: prefix + info.name, inverse: info.inverse })
   })
-  if (!hostRename.size) return functions
-  return [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra]
+  if (!hostRename.size) return { functions, hosts }
+  return {
+    functions: [...functions.map((f) => ({ ...f, body: renameCalls(f.body, hostRename) })), ...extra],
+    hosts: all,
+  }
+}
+
+/**
+ * `x` (a function's IR: plain objects and arrays) with every host reference `$hostK` (a callee or
+ * a name) made `$host(K + offset)`; anything that is not a plain object or array is kept as is.
+ */
+function shiftHosts<T>(x: T, offset: number): T {
+  if (Array.isArray(x)) return x.map((v) => shiftHosts(v, offset)) as T
+  if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return x
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(x as Record<string, unknown>))
+    out[k] =
+      (k === 'callee' || k === 'name') && typeof v === 'string' && /^\$host\d+$/.test(v)
+        ? `$host${Number(v.slice(5)) + offset}`
+        : shiftHosts(v, offset)
+  return out as T
 }
 
 /**
@@ -146,8 +174,9 @@ export function compileModule(mod: Module, options: TenetOptions): TenetModule {
   const backend = options.backend ? registry.backend(options.backend) : registry.defaultBackend()
   const compileOptions = { checks: options.checks ?? true, tolerance: options.tolerance ?? 1e-8, backend: backend.name }
   const surface = new Map(mod.functions.map((f) => [f.name, f]))
-  const core = lower(link(mod.functions.map(preprocess), mod.hosts), registry)
-  const program = check(core, mod.hosts, registry)
+  const linked = link(mod.functions.map(preprocess), mod.hosts)
+  const core = lower(linked.functions, registry)
+  const program = check(core, linked.hosts, registry)
   const inverses = new Map([...program.functions.values()].map((f) => [f.name, invert(f)]))
   const compiled = backend.doCompile(program, inverses, compileOptions)
   const out: TenetModule = {}
@@ -232,6 +261,19 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
     Object.defineProperty(call, key, { value: (inner as unknown as Record<string | symbol, unknown>)[key] })
   }
   return call as unknown as TenetFunction
+}
+
+/**
+ * Whether \`e\` is V8's "Maximum call stack size exceeded": without a regular expression, which
+ * may itself need the stack that has just run out (review 19a), and where even this fails (the
+ * stack still nearly full), false.
+ */
+function stackOverflow(e: unknown): boolean {
+  try {
+    return e instanceof RangeError && e.message.indexOf('call stack') >= 0
+  } catch {
+    return false
+  }
 }
 
 type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unknown[] | undefined
@@ -476,7 +518,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           }
         }
       }
-      if (runningCount() > 0) checkNested(shape, vals)
+      if (RUNNING.count > 0) checkNested(shape, vals)
       const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
       if (noteMemory) note(vals, fr)
       if (anyEntry) enter(vals, fr)
@@ -497,17 +539,24 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         }
       }
       depth++
-      if (callsOut) enterRunning(shape, vals)
+      // (the running calls as they were, put back by a store as the call ends: see \`RUNNING\`)
+      const running = RUNNING.count
+      if (callsOut) {
+        RUNNING.shapes[running] = shape
+        RUNNING.values[running] = vals
+        RUNNING.count = running + 1
+      }
       try {
         core(...vals)
       } catch (e) {
-        if (callsOut) leaveRunning()
-        if (e instanceof RangeError && /call stack/i.test(e.message))
+        RUNNING.count = running
+        if (callsOut) RUNNING.values[running] = undefined
+        depth--
+        if (stackOverflow(e))
           e = new TenetError(
             'runtime/stack-overflow',
-            `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${e.message})`,
+            `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${(e as Error).message})`,
           )
-        depth--
         if (noteMemory) revive(args, vals, fr)
         if (checks) {
           const snapshots = fr.snapshots
@@ -529,7 +578,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         }
         throw e
       }
-      if (callsOut) leaveRunning()
+      RUNNING.count = running
+      if (callsOut) RUNNING.values[running] = undefined
       depth--
       if (anyEntry || anyExitOnly) {
         if (noteMemory) revive(args, vals, fr)

@@ -11,7 +11,14 @@
  * a running call are its own until it returns.)
  *
  * The cost is two stores per call of a function that can call out, and one comparison per call of
- * any function (nothing more unless a call is under way).
+ * any function (nothing more unless a call is under way). A nested call is tested against every
+ * running call: a recursion through host functions d deep costs O(d) per call, O(d²) in all.
+ *
+ * Not seen (documented limits): AD entry points (\`grad\`, \`jvp\`, …) called from a host function
+ * (they call \`.core\`, which tests nothing of the host boundary); a running call's view of a wasm
+ * memory that a nested call grew (detached, it shares no memory any more); two
+ * \`SharedArrayBuffer\` objects over one memory (memory is compared by buffer object, as for the
+ * rule within one call).
  */
 import { TenetError, typeToString, type Param } from '@tenet/ir'
 import { sharesMemory } from './host-boundary.js'
@@ -26,27 +33,20 @@ export interface CallShape {
   changes: readonly boolean[]
 }
 
-const shapes: Array<CallShape | undefined> = []
-const values: Array<readonly unknown[] | undefined> = []
-let count = 0
-
-/** The number of calls under way that may call out (the rule is tested only when it is not 0). */
-export function runningCount(): number {
-  return count
-}
-
-/** Notes a call of `shape` on `vals` as running (a function that can call out: see the module comment). */
-export function enterRunning(shape: CallShape, vals: readonly unknown[]): void {
-  shapes[count] = shape
-  values[count] = vals
-  count++
-}
-
-/** Ends the innermost running call (its arguments are not kept alive). */
-export function leaveRunning(): void {
-  count--
-  shapes[count] = undefined
-  values[count] = undefined
+/**
+ * The running calls, innermost last: \`count\` of them in \`shapes\` and \`values\`. A wrapper
+ * reads \`count\` as it starts a call and puts it back as the call ends, returning or throwing
+ * (\`RUNNING.count = at\`, a store, not a call: a call on an exhausted stack would throw again and
+ * leave an entry behind, and every later call of any module would be tested against it).
+ */
+export const RUNNING: {
+  count: number
+  shapes: Array<CallShape | undefined>
+  values: Array<readonly unknown[] | undefined>
+} = {
+  count: 0,
+  shapes: [],
+  values: [],
 }
 
 /**
@@ -54,6 +54,7 @@ export function leaveRunning(): void {
  * its arrays shares memory with an array of a running call and either of the two calls changes it.
  */
 export function checkNested(shape: CallShape, vals: readonly unknown[]): void {
+  const { count, shapes, values } = RUNNING
   for (const i of shape.arrays) {
     const a = vals[i]
     for (let r = count - 1; r >= 0; r--) {

@@ -465,7 +465,7 @@ export function optimize(
   }
   if (on('zero-sums')) {
     const effectful = effectfulFunctions([...program.functions.values(), ...inverses.values()])
-    each((f) => zeroSums(f, effectful))
+    each((f) => zeroSums(f, effectful, options.checks))
   }
   return { program, inverses }
 }

@@ -123,7 +123,7 @@ export function mulPoly(p: Poly, q: Poly): Poly {
 
 /**
  * The polynomial an i32 expression computes, or undefined (a call, an element, a division, a
- * float). `atom`, where given, turns a leaf this does not know (a call such as `len(a)`) into a
+ * float, or a coefficient that is not a safe integer: the coefficients are exact). `atom`, where given, turns a leaf this does not know (a call such as `len(a)`) into a
  * polynomial of its own, or undefined.
  */
 export function polynomial(e: Expr, atom?: (e: Expr) => Poly | undefined): Poly | undefined {
@@ -146,7 +146,13 @@ export function polynomial(e: Expr, atom?: (e: Expr) => Poly | undefined): Poly 
       const a = polynomial(e.left, atom),
         b = polynomial(e.right, atom)
       if (!a || !b) return undefined
-      return e.op === '*' ? mulPoly(a, b) : addPoly(a, b, e.op === '+' ? 1 : -1)
+      // (exact integer coefficients only: a product or sum past 2^53 rounds, and two indices
+      // equal at run time could look a constant apart, review 19d)
+      if (e.op === '*')
+        for (const x of a.values()) for (const y of b.values()) if (!Number.isSafeInteger(x * y)) return undefined
+      const r = e.op === '*' ? mulPoly(a, b) : addPoly(a, b, e.op === '+' ? 1 : -1)
+      for (const c of r.values()) if (!Number.isSafeInteger(c)) return undefined
+      return r
     }
     default:
       return atom?.(e)

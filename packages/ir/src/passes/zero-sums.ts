@@ -31,6 +31,8 @@
  * each of the updates the bounds asserts of the elements its term reads, in the order the terms
  * read them — the same asserts, in the same order, as before the one update; only `y`'s partial
  * sum stands between two of them, and a failing assert ends the call (y, a local, is not seen).
+ * A sum whose terms call a primitive, which may fail of its own (\`dot\` of arrays of two lengths),
+ * is not split with checks on: the later terms' bounds asserts would come after that failure.
  * No update gets an assert of its own (a first update of a zero has no alias pairs, and `+=`,
  * `-=` no `zeroFactor`), and y's deallocation check sees the same bits. `implied-checks` follows
  * a computed ancilla through such further updates (see `impliedChecksBlock`).
@@ -46,7 +48,7 @@ import { callsRuntime } from './insert-checks.js'
  * without the zero (a sum of squares: see `neverNegative`). `effectful`: the functions with a host
  * effect (a call of one may write anything).
  */
-export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Set()): FunctionDef {
+export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Set(), checks = false): FunctionDef {
   let changed = false
   // \`recent\`: the names the enclosing loops' bodies write (undefined: anything may be written)
   const block = (body: Stmt[], recent: ReadonlySet<string> | undefined): Stmt[] => {
@@ -98,7 +100,7 @@ export function zeroSums(f: FunctionDef, effectful: ReadonlySet<string> = new Se
         // (only a value that reads what was just computed — in this block, or by the enclosing
         // loops' bodies — has a chain to shorten; one of values loaded before stays in one piece,
         // which a backend may pair with its neighbours)
-        const split = anything || readsRecent(s.value, written) ? terms(s) : [s]
+        const split = anything || readsRecent(s.value, written) ? terms(s, checks) : [s]
         if (split.length > 1) {
           out.push(...split)
           changed = true
@@ -159,6 +161,29 @@ function readsRecent(e: Expr, written: ReadonlySet<string>): boolean {
   }
 }
 
+/**
+ * Whether \`e\` calls a primitive (\`len\` aside). With checks on, a term that does is not split
+ * off: a primitive may fail (\`dot\` and \`det\` of arrays of the wrong lengths, a plugin's), and
+ * the bounds asserts of the later terms' reads, which \`insert-checks\` places before the one
+ * update, would then come after it (review 19d).
+ */
+function callsPrimitive(e: Expr): boolean {
+  switch (e.kind) {
+    case 'call':
+      return e.callee !== 'len' || e.args.some(callsPrimitive)
+    case 'index':
+      return callsPrimitive(e.index)
+    case 'field':
+      return callsPrimitive(e.target as Expr)
+    case 'unary':
+      return callsPrimitive(e.arg)
+    case 'binary':
+      return callsPrimitive(e.left) || callsPrimitive(e.right)
+    default:
+      return false
+  }
+}
+
 /** An f64 `+` or `−` node. */
 const isSum = (e: Expr): e is BinaryExpr => e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.type === 'f64'
 
@@ -194,8 +219,15 @@ function neverNegative(e: Expr, bare: ReadonlySet<string>): boolean {
  * The update `y op= a ± b` of a zero `y` as one update per term, left to right (the update itself
  * where its value is not such a sum, or calls the runtime or a host function).
  */
-function terms(u: UpdateStmt): UpdateStmt[] {
-  if ((u.op !== '+=' && u.op !== '-=') || !isSum(u.value) || callsRuntime(u.value) || u.distinct?.length) return [u]
+function terms(u: UpdateStmt, checks: boolean): UpdateStmt[] {
+  if (
+    (u.op !== '+=' && u.op !== '-=') ||
+    !isSum(u.value) ||
+    callsRuntime(u.value) ||
+    u.distinct?.length ||
+    (checks && callsPrimitive(u.value))
+  )
+    return [u]
   const out: Array<{ op: '+=' | '-='; value: Expr }> = []
   // (the left spine: ((a − b) + c) − d gives a, −b, +c, −d)
   const spine = (e: Expr, op: '+=' | '-='): void => {

@@ -1,5 +1,5 @@
 /**
- * Review 19a (with `heap-top-wrap.test.ts`): the other place where an address passes 2 GiB — the
+ * (Review 19a; with `heap-top-wrap.test.ts`.) The other place where an address passes 2 GiB — the
  * JS wrapper's layout of the array arguments (`makeWrapper` in backend.ts). `o = (o + n * size + 7)
  * & -8` is a 32-bit signed operation, and a nested call's start `s.hp.value` reads the i32 heap top
  * signed: an address past 2 GiB becomes negative. `o > s.bytes` is then false (no grow), the
@@ -36,18 +36,18 @@ const outcome = (f: () => unknown): string => {
 }
 const add = 'fn f(y: f64[], x: f64[]) { for i in 0..len(x) { y[i] += x[i] } }'
 
-describe('review19a: the wrapper lays out arguments past 2 GiB', () => {
-  it('FAILS: two arrays across the 2 GiB line (memory already 2 GiB + 64 KiB): the second is not copied in', () => {
+describe('the wrapper lays out arguments past 2 GiB', () => {
+  it('two arrays across the 2 GiB line (memory already 2 GiB + 64 KiB): the second is not copied in', () => {
     const m = moduleAt(2 ** 31 - 16, add, [], 2 ** 31 + 65536)
     // either right or runtime/out-of-memory; got y = [0, 0, 0] silently
     expect(outcome(() => m.f(new Float64Array(3), Float64Array.of(1, 2, 3)))).toBe('[[1,2,3],[1,2,3]]')
   })
-  it('FAILS: the same with a small memory: a raw wasm trap, not grown (nor runtime/out-of-memory)', () => {
+  it('the same with a small memory: a raw wasm trap, not grown (nor runtime/out-of-memory)', () => {
     const m = moduleAt(2 ** 31 - 16, add, [], 0)
     const got = outcome(() => m.f(new Float64Array(3), Float64Array.of(1, 2, 3)))
     expect(got === '[[1,2,3],[1,2,3]]' || got === 'throws runtime/out-of-memory', got).toBe(true)
   })
-  it('FAILS: a nested call (from a host function) while the heap top is at 2 GiB reads its array from elsewhere', () => {
+  it('a nested call (from a host function) while the heap top is at 2 GiB reads its array from elsewhere', () => {
     let m: Record<string, any> = {}
     const host = (v: number) => {
       const y = new Float64Array(3)
@@ -59,8 +59,8 @@ describe('review19a: the wrapper lays out arguments past 2 GiB', () => {
   })
 })
 
-describe('review19a: an allocation in a memory of the full 4 GiB', () => {
-  it('FAILS: a small array below the end is allocated (memory.size << 16 wraps to 0: every allocation asks to grow)', () => {
+describe('an allocation in a memory of the full 4 GiB', () => {
+  it('a small array below the end is allocated (memory.size << 16 wraps to 0: every allocation asks to grow)', () => {
     // the memory at its 65536 pages (lazily committed); the heap 1 MiB below its end
     const m = moduleAt(
       2 ** 32 - 2 ** 20,
