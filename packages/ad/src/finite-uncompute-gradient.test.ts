@@ -16,7 +16,13 @@ import { tag } from './test-util.js'
 
 const bits = (v: unknown): string =>
   JSON.stringify(v, (_k, x) =>
-    typeof x === 'number' ? (Object.is(x, -0) ? '-0' : String(x)) : ArrayBuffer.isView(x) ? Array.from(x as Float64Array).map(String) : x,
+    typeof x === 'number'
+      ? Object.is(x, -0)
+        ? '-0'
+        : String(x)
+      : ArrayBuffer.isView(x)
+        ? Array.from(x as Float64Array).map(String)
+        : x,
   )
 function outcome(run: () => unknown): string {
   try {
@@ -40,7 +46,7 @@ function expectAgree(src: string, args: () => unknown[], checks: boolean) {
 const K = 't * 1000003 * 1000003 * 1000003'
 
 describe('review19-d: checked gradients after rk4fwd', () => {
-  it('FAILS: indices equal modulo 2^32, coefficients above 2^53 alike: the interpreter\'s dealloc error (cpu returns a gradient)', () => {
+  it("indices equal modulo 2^32, coefficients above 2^53 alike: the interpreter's dealloc error (cpu returns a gradient)", () => {
     const src = `
 fn f(out: f64, xs: f64[], t: i32) {
   a <- 0.0
@@ -78,7 +84,7 @@ fn f(out: f64, x0: f64, p: f64, h: f64, n: i32) {
   xs -> zeros(2 * n + 2)
 }`
 
-  it('holds: an Euler integrator\'s gradient, its steps writing the next history elements, finite and ±∞ inputs (checks on), finite (checks off)', () => {
+  it("holds: an Euler integrator's gradient, its steps writing the next history elements, finite and ±∞ inputs (checks on), finite (checks off)", () => {
     for (const args of [
       [0, 0.7, -0.3, 0.1, 5],
       [0, Infinity, 1, 0.1, 2],
@@ -86,8 +92,6 @@ fn f(out: f64, x0: f64, p: f64, h: f64, n: i32) {
     ])
       expectAgree(euler, () => [...args], true)
     // (checks off, ±∞ differs by design: pass \`zero-updates\` assumes finite values)
-    for (const args of [[0, -0, 2, 0.5, 2]])
-      expectAgree(euler, () => [...args], false)
+    for (const args of [[0, -0, 2, 0.5, 2]]) expectAgree(euler, () => [...args], false)
   })
-
 })

@@ -43,15 +43,25 @@ function expectAgree(src: string, args: () => unknown[], inverse = false) {
     return inverse ? [bits(forward), f.inverse(...forward)] : forward
   }
   const want = outcome(() => run(engines.reference.compile(src)))
-  expect.soft(outcome(() => run(engines.cpu.compile(src))), 'cpu').toBe(want)
-  expect.soft(outcome(() => run(engines.wasm.compile(src))), 'wasm').toBe(want)
+  expect
+    .soft(
+      outcome(() => run(engines.cpu.compile(src))),
+      'cpu',
+    )
+    .toBe(want)
+  expect
+    .soft(
+      outcome(() => run(engines.wasm.compile(src))),
+      'wasm',
+    )
+    .toBe(want)
   return want
 }
 
 const K = 't * 1000003 * 1000003 * 1000003'
 
 describe('review19-d: finite-uncompute, elements a nonzero constant away, on programs (checks on)', () => {
-  it('FAILS: indices equal modulo 2^32 whose polynomial coefficients (above 2^53) round alike: the reference\'s dealloc error (cpu, wasm return)', () => {
+  it("indices equal modulo 2^32 whose polynomial coefficients (above 2^53) round alike: the reference's dealloc error (cpu, wasm return)", () => {
     const src = `
 fn f(out: f64, xs: f64[], t: i32) {
   a <- 0.0
@@ -92,7 +102,7 @@ fn f(out: f64, x0: f64[], p: f64, h: f64, n: i32) {
   xs -> zeros(2 * n + 2)
 }`
 
-  it('holds: an Euler step writing the next history elements between a stage\'s compute and uncompute, finite, ±∞, NaN, -0, both directions', () => {
+  it("holds: an Euler step writing the next history elements between a stage's compute and uncompute, finite, ±∞, NaN, -0, both directions", () => {
     for (const [x0, p, h] of [
       [[0.7, -0.2], -0.3, 0.1],
       [[-0, -0], -0, 0.5],
