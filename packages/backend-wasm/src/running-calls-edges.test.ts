@@ -100,7 +100,7 @@ fn f(y: f64[], x: f64[], z: f64[], k: i32, n: i32) {
       return v
     }
     m = compileModule(parse(src, [host]), { registry, backend: 'wasm' }) as M
-    r = m.f!.core.resident!.allocate('f64', 3) as never
+    r = m.f!.core.resident!.allocate('f64', 3) as unknown as { array: Float64Array }
     return code(() => m.f!(r!.array, Float64Array.of(1, 2, 3), new Float64Array(3), 1, 3))
   }
   it('refused while the memory has not grown', () => {
