@@ -13,7 +13,6 @@ import {
   hoistBounds,
   provenBounds,
   impliedChecks,
-  retraceLoops,
   inlineSmallCalls,
   insertChecks,
   optimize,
@@ -64,13 +63,7 @@ export function compileToJs(
       ? impliedChecks(bounded.program, bounded.inverses, options)
       : bounded
   const paired = checkedPairedSeries(implied, options)
-  // (with checks on, pass `retrace-loops` runs a backward loop only over the steps its forward loop
-  // did not verify; after `pair-series`, which inlines the series it runs side by side as written)
-  const retraced =
-    CHECKED_PASSES.has('retrace-loops') && !disabledPasses.has('retrace-loops')
-      ? retraceLoops(paired.program, paired.inverses, options)
-      : paired
-  const { program, inverses } = unrollCheckedSwaps(retraced.program, retraced.inverses, options)
+  const { program, inverses } = unrollCheckedSwaps(paired.program, paired.inverses, options)
   const gen = new CodeGenerator(program, inverses, options)
   const source = gen.generate()
   const rt = makeRuntime(gen, program, options)

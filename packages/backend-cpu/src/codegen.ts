@@ -948,18 +948,6 @@ class FunctionEmitter {
         const [T, tp] = this.tape()
         return `${T}[--${tp}]`
       }
-      // two floats hold the same bits, NaN excepted (see \`retrace-loops.ts\` of \`@tenet/ir\`)
-      // (Object.is against the literal −0 is a test of the sign bit that V8 inlines; Object.is of
-      // two numbers was a call where they are zeros: about 15 ns of the single-z Bessel series with
-      // checks, whose anc3 is zero at every test)
-      case '$same': {
-        const [a, b] = args()
-        return `(${a} === ${b} && (${a} !== 0 || Object.is(${a}, -0) === Object.is(${b}, -0)))`
-      }
-      case '$sameSum': {
-        const [a, b] = args()
-        return `(${a} === ${b} && (${a} !== 0 || !Object.is(${b}, -0)))`
-      }
       // the reserved calls of run-time checks (see `insert-checks.ts`)
       case '$inrange':
         return `(${this.expr(e.args[0]!)} >>> 0 < ${this.expr(e.args[1]!)})`

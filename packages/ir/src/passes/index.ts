@@ -102,12 +102,6 @@
  *   (`y -= y` after `finite-uncompute` tests that y was finite; `r ← sqrt(r2)` finite means r2
  *   was) is left out, and so is the entry check `!c` of a loop run backwards right after the loop
  *   `while (c, p)` it undoes, which that loop's exit decided (see `implied-checks.ts`);
- * - `retrace-loops` — with checks on, run by the cpu backend after `pair-series`, on loops no other
- *   loop encloses: the loop `while (p, c) { R }` that undoes a loop `while (c, p) { B }` of its
- *   block statement by statement (a routine's uncompute) starts at the latest step that the forward
- *   loop could not verify undone exactly: each float update `x += e` of B tests that `x − e` gives
- *   back the old x bit for bit; the steps that pass are left out, with checks that provably pass
- *   there (see `retrace-loops.ts`);
  * - `replay-uncall` — with checks on, run by the cpu backend on optimize's result: the uncall
  *   `~f(a, x…)` of a call `f(a, x…)` of the same block, where `f` only adds terms to one float
  *   array `a` and `~f` subtracts the same terms in reverse order, subtracts the terms the call
@@ -173,7 +167,6 @@ export { evaluationCount, type CountOptions } from './tabulate-cost.js'
 export { rewriteBlock, rewriteExpr, type NodeRewriter } from './rewrite.js'
 export { insertChecks, insertChecksFunction, inRange, callsHost, CHECK_CALLS } from './insert-checks.js'
 export { impliedChecks, impliedChecksBlock, impliedChecksFunction, strictReads } from './implied-checks.js'
-export { retraceLoops, retraceLoopsFunction, SAME, SAME_SUM } from './retrace-loops.js'
 export { provenBounds, provenBoundsFunction } from './proven-bounds.js'
 export { hoistBounds, hoistBoundsFunction, HOIST_MAX_FACTOR, plain as plainBoundsExpr } from './hoist-bounds.js'
 export { sinkAncillas, sinkAncillasBlock, restores } from './sink-ancillas.js'
@@ -249,8 +242,6 @@ export const PASS_NAMES = [
   'hoist-lane-calls',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `impliedChecks`)
   'implied-checks',
-  // (not run by \`optimize\`: with checks on, the cpu backend runs it after \`pair-series\`, see \`retraceLoops\`)
-  'retrace-loops',
   // (not run by `optimize`: with checks on, the backends run it on the placed asserts, see `provenBounds`)
   'proven-bounds',
   // (not run by `optimize`: with checks on, the cpu backend runs it on optimize's result, see `replayUncalls`)
@@ -293,7 +284,6 @@ export const CHECKED_PASSES: ReadonlySet<PassName> = new Set<PassName>([
   'jam',
   'hoist-calls',
   'implied-checks',
-  'retrace-loops',
   'replay-uncall',
   'carried-elements',
   'loop-facts',
