@@ -10,8 +10,8 @@
  * function that reads such an array directly, not through a Tenet call, is not seen: the arrays of
  * a running call are its own until it returns.)
  *
- * The cost is two stores per call of a function that can call out, and one comparison per call of
- * any function (nothing more unless a call is under way). A nested call is tested against every
+ * The cost is three stores per call of a function that can call out, and per call of any function
+ * one comparison and the count put back (nothing more unless a call is under way). A nested call is tested against every
  * running call: a recursion through host functions d deep costs O(d) per call, O(d²) in all.
  *
  * Not seen (documented limits): AD entry points (\`grad\`, \`jvp\`, …) called from a host function
@@ -36,7 +36,7 @@ export interface CallShape {
 /**
  * The running calls, innermost last: \`count\` of them in \`shapes\` and \`values\`. A wrapper
  * reads \`count\` as it starts a call and puts it back as the call ends, returning or throwing
- * (\`RUNNING.count = at\`, a store, not a call: a call on an exhausted stack would throw again and
+ * (\`RUNNING.count = running\`, a store, not a call: a call on an exhausted stack would throw again and
  * leave an entry behind, and every later call of any module would be tested against it).
  */
 export const RUNNING: {
