@@ -30,6 +30,7 @@ import {
   overlapGuard,
   sharesMemory,
 } from './host-boundary.js'
+import { fastCall } from './fast-call.js'
 import { RUNNING, checkNested, type CallShape } from './running-calls.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
@@ -492,119 +493,159 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   // \`Object.defineProperties\`, turned the function into a dictionary-mode object, on which every
   // load of \`f.core\`, \`f.inverse\` or \`f.inverse.core\` in a caller's loop was a dictionary lookup)
   const fname = info.inverse ? `${info.name}_inverse` : info.name
-  const call = {
-    [fname]: (...args: unknown[]): unknown[] => {
-      if (life.disposed)
-        throw new TenetError(
-          'call/disposed',
-          `\`${info.name}\` belongs to a disposed module: compile it again to call it`,
-        )
-      if (args.length !== params.length)
-        arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
-      const vals = new Array<unknown>(params.length)
-      for (let i = 0; i < params.length; i++) {
-        const hp = hps[i]!,
-          a = args[i]
-        checkArgument(ir.name, params, hp, i, a)
-        vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
-      }
-      if (ovArrays !== undefined) {
-        for (let k = 0; k < ovArrays.length; k++) {
-          // (\`vals\`, which holds the same arrays: passing the rest array \`args\` on, even on this
-          // path, made V8 allocate it on every call, ~15 ns)
-          if (vals[ovArrays[k]!] !== ovSeen![k]) {
-            overlap!.check(vals)
-            break
-          }
-        }
-      }
-      if (RUNNING.count > 0) checkNested(shape, vals)
-      const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
-      if (noteMemory) note(vals, fr)
-      if (anyEntry) enter(vals, fr)
-      if (checks) {
-        const snapshots = fr.snapshots
-        for (let i = 0; i < params.length; i++) {
-          // (converted arrays are restored from their exact host copy)
-          if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-          const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
-          if (Array.isArray(a)) {
-            snapshots[i] = a.slice()
-            continue
-          }
-          let s = snapshots[i] as Float64Array | undefined
-          if (!s || s.length !== a.length || s.constructor !== a.constructor)
-            s = snapshots[i] = new a.constructor(a.length)
-          s.set(a as unknown as Float64Array)
-        }
-      }
-      depth++
-      // (the running calls as they were, put back by a store as the call ends: see \`RUNNING\`)
-      const running = RUNNING.count
-      if (callsOut) {
-        RUNNING.shapes[running] = shape
-        RUNNING.values[running] = vals
-        RUNNING.count = running + 1
-      }
-      try {
-        core(...vals)
-      } catch (e) {
-        RUNNING.count = running
-        if (callsOut) RUNNING.values[running] = undefined
-        depth--
-        if (stackOverflow(e))
-          e = new TenetError(
-            'runtime/stack-overflow',
-            `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${(e as Error).message})`,
-          )
-        if (noteMemory) revive(args, vals, fr)
-        if (checks) {
-          const snapshots = fr.snapshots
-          for (let i = 0; i < params.length; i++) {
-            if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-            const a = vals[i]
-            if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
-            else (a as Float64Array).set(snapshots[i] as Float64Array)
-          }
-          if (anyEntry) putBack(vals, fr)
-          if (InvertibilityError.isInstance(e)) e.restored = true
-          if (writesArrays && e instanceof Error)
-            e.message += '\n(the array arguments were restored to their values before the call)'
-        } else {
-          if (anyEntry || anyExitOnly) leave(vals, fr)
-          if (writesArrays && e instanceof Error)
-            e.message +=
-              '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
-        }
-        throw e
-      }
-      RUNNING.count = running
-      if (callsOut) RUNNING.values[running] = undefined
-      depth--
-      if (anyEntry || anyExitOnly) {
-        if (noteMemory) revive(args, vals, fr)
-        leave(vals, fr)
-      }
-      const res = core.results
-      const out = new Array<unknown>(params.length)
-      for (let i = 0; i < params.length; i++) {
-        const p = params[i]!
-        // (the array passed, even where the memory grew and \`vals\` holds a view of its new buffer)
-        if (p.type.kind !== 'scalar') out[i] = args[i]
-        else if (p.type.name === 'bool') out[i] = res[i] !== 0
-        else {
+  // the generated call where the general wrapper would only check arguments (see `fast-call.ts`)
+  const simple = !anyEntry && !anyExitOnly && !noteMemory && !callsOut && !(checks && writesArrays)
+  /** What the generated call throws for what the core threw: as the general wrapper's catch. */
+  const failedSimply = (e: unknown): unknown => {
+    if (stackOverflow(e))
+      e = new TenetError(
+        'runtime/stack-overflow',
+        `\`${shape.name}\`: the recursion is too deep for the JavaScript stack (${(e as Error).message})`,
+      )
+    if (checks) {
+      if (InvertibilityError.isInstance(e)) e.restored = true
+    } else if (writesArrays && e instanceof Error)
+      e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+    return e
+  }
+  const disposed = (): never => {
+    throw new TenetError('call/disposed', `\`${info.name}\` belongs to a disposed module: compile it again to call it`)
+  }
+  const call = simple
+    ? (fastCall({
+        name: fname,
+        label: shape.name,
+        irName: ir.name,
+        params,
+        hps,
+        back: params.map((p, i) => {
           const ns = systems[i]!
-          // an encoded scalar (ulog) whose representation did not change comes back exactly as
-          // passed, not decoded (which may differ in the last bits)
-          out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
-        }
-      }
-      return out
-    },
-  }[fname]!
+          if (p.type.kind !== 'scalar' || p.type.name === 'bool' || !ns.toHost) return undefined
+          const toHost = ns.toHost
+          // (as the general wrapper: an unchanged representation gives back the argument passed)
+          return (r: number, v: unknown, a: unknown) => (Object.is(r, v) ? a : toHost(r))
+        }),
+        core,
+        life,
+        overlap,
+        shape,
+        disposed,
+        failed: (e: unknown) => failedSimply(e),
+      }) ?? general(fname))
+    : general(fname)
   Object.defineProperty(call, 'source', { get: sourceOf })
   Object.defineProperty(call, 'ir', { value: ir })
   Object.defineProperty(call, 'core', { value: core })
   Object.defineProperty(call, TENET_FUNCTION, { value: info })
   return call as unknown as TenetFunction
+
+  /** The general wrapper: every case (see `fast-call.ts` for the cases it is not needed for). */
+  function general(fname: string): (...args: unknown[]) => unknown[] {
+    return {
+      [fname]: (...args: unknown[]): unknown[] => {
+        if (life.disposed) disposed()
+        if (args.length !== params.length)
+          arityError(`${info.name}${info.inverse ? '.inverse' : ''}`, params, args.length)
+        const vals = new Array<unknown>(params.length)
+        for (let i = 0; i < params.length; i++) {
+          const hp = hps[i]!,
+            a = args[i]
+          checkArgument(ir.name, params, hp, i, a)
+          vals[i] = hp.kind === 'number' && hp.fromHost ? hp.fromHost(a as number) : a
+        }
+        if (ovArrays !== undefined) {
+          for (let k = 0; k < ovArrays.length; k++) {
+            // (\`vals\`, which holds the same arrays: passing the rest array \`args\` on, even on this
+            // path, made V8 allocate it on every call, ~15 ns)
+            if (vals[ovArrays[k]!] !== ovSeen![k]) {
+              overlap!.check(vals)
+              break
+            }
+          }
+        }
+        if (RUNNING.count > 0) checkNested(shape, vals)
+        const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
+        if (noteMemory) note(vals, fr)
+        if (anyEntry) enter(vals, fr)
+        if (checks) {
+          const snapshots = fr.snapshots
+          for (let i = 0; i < params.length; i++) {
+            // (converted arrays are restored from their exact host copy)
+            if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+            const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
+            if (Array.isArray(a)) {
+              snapshots[i] = a.slice()
+              continue
+            }
+            let s = snapshots[i] as Float64Array | undefined
+            if (!s || s.length !== a.length || s.constructor !== a.constructor)
+              s = snapshots[i] = new a.constructor(a.length)
+            s.set(a as unknown as Float64Array)
+          }
+        }
+        depth++
+        // (the running calls as they were, put back by a store as the call ends: see \`RUNNING\`)
+        const running = RUNNING.count
+        if (callsOut) {
+          RUNNING.shapes[running] = shape
+          RUNNING.values[running] = vals
+          RUNNING.count = running + 1
+        }
+        try {
+          core(...vals)
+        } catch (e) {
+          RUNNING.count = running
+          if (callsOut) RUNNING.values[running] = undefined
+          depth--
+          if (stackOverflow(e))
+            e = new TenetError(
+              'runtime/stack-overflow',
+              `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${(e as Error).message})`,
+            )
+          if (noteMemory) revive(args, vals, fr)
+          if (checks) {
+            const snapshots = fr.snapshots
+            for (let i = 0; i < params.length; i++) {
+              if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+              const a = vals[i]
+              if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
+              else (a as Float64Array).set(snapshots[i] as Float64Array)
+            }
+            if (anyEntry) putBack(vals, fr)
+            if (InvertibilityError.isInstance(e)) e.restored = true
+            if (writesArrays && e instanceof Error)
+              e.message += '\n(the array arguments were restored to their values before the call)'
+          } else {
+            if (anyEntry || anyExitOnly) leave(vals, fr)
+            if (writesArrays && e instanceof Error)
+              e.message +=
+                '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+          }
+          throw e
+        }
+        RUNNING.count = running
+        if (callsOut) RUNNING.values[running] = undefined
+        depth--
+        if (anyEntry || anyExitOnly) {
+          if (noteMemory) revive(args, vals, fr)
+          leave(vals, fr)
+        }
+        const res = core.results
+        const out = new Array<unknown>(params.length)
+        for (let i = 0; i < params.length; i++) {
+          const p = params[i]!
+          // (the array passed, even where the memory grew and \`vals\` holds a view of its new buffer)
+          if (p.type.kind !== 'scalar') out[i] = args[i]
+          else if (p.type.name === 'bool') out[i] = res[i] !== 0
+          else {
+            const ns = systems[i]!
+            // an encoded scalar (ulog) whose representation did not change comes back exactly as
+            // passed, not decoded (which may differ in the last bits)
+            out[i] = ns.toHost ? (Object.is(res[i], vals[i]) ? args[i] : ns.toHost(res[i]!)) : res[i]
+          }
+        }
+        return out
+      },
+    }[fname]!
+  }
 }
