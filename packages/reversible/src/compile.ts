@@ -493,8 +493,9 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
   // \`Object.defineProperties\`, turned the function into a dictionary-mode object, on which every
   // load of \`f.core\`, \`f.inverse\` or \`f.inverse.core\` in a caller's loop was a dictionary lookup)
   const fname = info.inverse ? `${info.name}_inverse` : info.name
-  // the generated call where the general wrapper would only check arguments (see `fast-call.ts`)
-  const simple = !anyEntry && !anyExitOnly && !noteMemory && !callsOut && !(checks && writesArrays)
+  // the generated call where the general wrapper would only check arguments and snapshot written
+  // arrays (see `fast-call.ts`)
+  const simple = !anyEntry && !anyExitOnly && !noteMemory && !callsOut
   /** What the generated call throws for what the core threw: as the general wrapper's catch. */
   const failedSimply = (e: unknown): unknown => {
     if (stackOverflow(e))
@@ -504,6 +505,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       )
     if (checks) {
       if (InvertibilityError.isInstance(e)) e.restored = true
+      if (writesArrays && e instanceof Error)
+        e.message += '\n(the array arguments were restored to their values before the call)'
     } else if (writesArrays && e instanceof Error)
       e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
     return e
@@ -529,6 +532,7 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         life,
         overlap,
         shape,
+        snapshot: checks ? params.flatMap((p, i) => (writes[i] && p.type.kind !== 'scalar' ? [i] : [])) : [],
         disposed,
         failed: (e: unknown) => failedSimply(e),
       }) ?? general(fname))

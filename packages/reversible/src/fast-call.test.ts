@@ -36,9 +36,9 @@ describe('the generated public call', () => {
   it('is used where a call only checks its arguments: it declares its parameters (the general wrapper takes a rest array)', () => {
     const off = compile(source, false)
     expect([off.f.length, off.f.inverse.length, off.h.length, off.h.inverse.length]).toEqual([5, 5, 3, 3])
-    // checks on: only where no array is written (a written array is snapshotted for the restore)
+    // checks on too (a written array is snapshotted for the restore)
     const on = compile(source, true)
-    expect([on.f.length, on.h.length]).toEqual([5, 0])
+    expect([on.f.length, on.h.length, on.h.inverse.length]).toEqual([5, 3, 3])
     // a module with a host function that may call Tenet again: the general wrapper notes the running call
     const host = compile('fn g(y: f64, x: f64) { y += ${0}(x) }', false, [(v: number) => v])
     expect(host.g.length).toBe(0)
@@ -114,6 +114,42 @@ describe('the generated public call', () => {
     expect(InvertibilityError.isInstance(f.error)).toBe(true)
     expect((f.error as InvertibilityError).restored).toBe(true)
     expect(f.message).not.toMatch(/partially updated/)
+  })
+
+  it('with checks on, a failed call puts every written array back (typed arrays and stacks), call after call', () => {
+    const on = compile(
+      `fn w(y: f64[], z: i32[], x: f64[], k: i32) {
+  y[0] += x[0]
+  z[0] += 1
+  y[k] += 1.0
+}
+fn p(s: stack<f64>, t: f64[], v: f64) {
+  t[0] += v
+  push(s, v)
+  t[1] += v
+}`,
+      true,
+    )
+    expect([on.w.length, on.p.length]).toEqual([4, 3])
+    const y = Float64Array.of(1, 2),
+      z = Int32Array.of(5),
+      x = Float64Array.of(10)
+    expect(on.w(y, z, x, 1)[0]).toBe(y)
+    expect([...y, ...z]).toEqual([11, 3, 6])
+    for (let r = 0; r < 3; r++) {
+      const e = thrown(() => on.w(y, z, x, 2))
+      expect(e.code).toBe('runtime/out-of-bounds')
+      expect(e.message).toMatch(/the array arguments were restored to their values before the call/)
+      expect([...y, ...z]).toEqual([11, 3, 6])
+    }
+    // a snapshot of another length and type: a fresh one
+    const y3 = Float64Array.of(7, 8, 9)
+    expect(thrown(() => on.w(y3, Int32Array.of(1), x, 3)).code).toBe('runtime/out-of-bounds')
+    expect([...y3]).toEqual([7, 8, 9])
+    const s = [1.5],
+      t = Float64Array.of(0)
+    expect(thrown(() => on.p(s, t, 2)).code).toBe('runtime/out-of-bounds')
+    expect([s, [...t]]).toEqual([[1.5], [0]])
   })
 
   it('a recursion too deep for the stack is runtime/stack-overflow naming the function', () => {

@@ -12,10 +12,11 @@
  * full test only when an array changed since the last call that passed it), nested calls tested
  * against the running ones, the running-call count put back by a store.
  *
- * Used only where the general wrapper would do nothing else: no array converted on entry or exit
- * (fixed, ulog, tropical arrays), no snapshot to restore (run-time checks on and an array written),
- * no memory that can grow under the arguments, no host function that may call Tenet again
- * (`makeFunction` decides). Where `new Function` is not allowed (a content security policy
+ * With run-time checks on, each written array is copied before the call into a snapshot kept from
+ * call to call, and put back when the call fails, as the general wrapper does. Used only where the
+ * general wrapper would do nothing else: no array converted on entry or exit (fixed, ulog,
+ * tropical arrays), no memory that can grow under the arguments, no host function that may call
+ * Tenet again (`makeFunction` decides). Where `new Function` is not allowed (a content security policy
  * without 'unsafe-eval'), `fastCall` returns undefined and the general wrapper is used.
  */
 import type { CompiledFunction, Param } from '@tenet/ir'
@@ -45,6 +46,11 @@ export interface FastCallParts {
   life: { disposed: boolean }
   overlap: OverlapGuard | undefined
   shape: CallShape
+  /**
+   * The written array parameters to snapshot before the call and restore when it fails (run-time
+   * checks on); empty with checks off.
+   */
+  snapshot: readonly number[]
   /** Throws the error of a call of a disposed module. */
   disposed: () => never
   /** The error to throw for what the core threw. */
@@ -81,8 +87,27 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
     lines.push(`if (${changed}) ov.check([${vals.join(', ')}])`)
   }
   lines.push(`if (R.count > 0) nested(shape, [${vals.join(', ')}])`)
+  // the snapshots a failed checked call restores from, one per written array, reused call after
+  // call (a call of this kind cannot run again inside itself: nothing it calls is JavaScript)
+  const restore: string[] = []
+  for (const i of p.snapshot) {
+    if (p.hps[i]!.kind === 'stack') {
+      lines.push(`S[${i}] = v${i}.slice()`)
+      restore.push(`v${i}.splice(0, v${i}.length, ...S[${i}]);`)
+    } else {
+      // (a typed array keeps its type, and its length while its buffer is not resized or
+      // detached: the snapshot made for the array last passed is checked by identity and length)
+      lines.push(
+        `let s${i} = S[${i}]`,
+        `if (v${i} !== K[${i}] || s${i}.length !== v${i}.length) { s${i} = S[${i}] = new v${i}.constructor(v${i}.length); K[${i}] = v${i} }`,
+        // (an element loop is faster than \`set\` for a few elements, a builtin call of ~20 ns)
+        `if (v${i}.length > 64) s${i}.set(v${i}); else for (let j = 0; j < v${i}.length; j++) s${i}[j] = v${i}[j]`,
+      )
+      restore.push(`v${i}.set(S[${i}]);`)
+    }
+  }
   lines.push('const running = R.count')
-  lines.push(`try { core(${vals.join(', ')}) } catch (e) { R.count = running; throw failed(e) }`)
+  lines.push(`try { core(${vals.join(', ')}) } catch (e) { R.count = running; ${restore.join(' ')} throw failed(e) }`)
   lines.push('R.count = running')
   const out: string[] = []
   for (let i = 0; i < n; i++) {
@@ -118,6 +143,8 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       'shape',
       'core',
       'failed',
+      'S',
+      'K',
       body,
     )
     return make(
@@ -138,6 +165,8 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       p.shape,
       p.core,
       p.failed,
+      [],
+      [],
     ) as (...args: unknown[]) => unknown[]
   } catch {
     // (no code generation allowed here: the general wrapper does the same work)
