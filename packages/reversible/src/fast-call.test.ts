@@ -152,6 +152,25 @@ fn p(s: stack<f64>, t: f64[], v: f64) {
     expect([s, [...t]]).toEqual([[1.5], [0]])
   })
 
+  it('with checks on, the restore gives back the bits: a float32 signalling NaN and a float64 NaN payload', () => {
+    const on = compile(
+      'fn w(y: f32[], z: f64[], x: f32[], k: i32) {\n  y[1] += x[0]\n  z[1] += 1.0\n  y[k] += x[0]\n}',
+      true,
+    )
+    expect(on.w.length).toBe(4)
+    const y = new Float32Array(3),
+      z = new Float64Array(2)
+    new Uint32Array(y.buffer)[0] = 0x7f800001 // signalling: a copy through a double would quiet it
+    new Uint32Array(z.buffer)[1] = 0x7ff80000
+    new Uint32Array(z.buffer)[0] = 0x123
+    const bits = () => [...new Uint32Array(y.buffer), ...new Uint32Array(z.buffer)]
+    const before = bits()
+    for (let r = 0; r < 3; r++) {
+      expect(thrown(() => on.w(y, z, Float32Array.of(2), 7)).code).toBe('runtime/out-of-bounds')
+      expect(bits()).toEqual(before)
+    }
+  })
+
   it('a recursion too deep for the stack is runtime/stack-overflow naming the function', () => {
     const text =
       'fn count(y: f64, n: i32) {\n  if (n > 0, n > 0) {\n    y += 1.0\n    m <- n - 1\n    count(y, m)\n    m -> n - 1\n  }\n}'

@@ -100,8 +100,9 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       lines.push(
         `let s${i} = S[${i}]`,
         `if (v${i} !== K[${i}] || s${i}.length !== v${i}.length) { s${i} = S[${i}] = new v${i}.constructor(v${i}.length); K[${i}] = v${i} }`,
-        // (an element loop is faster than \`set\` for a few elements, a builtin call of ~20 ns)
-        `if (v${i}.length > 64) s${i}.set(v${i}); else for (let j = 0; j < v${i}.length; j++) s${i}[j] = v${i}[j]`,
+        // (\`set\` between arrays of one type copies the bits: an element loop would read each
+        // element as a double, and a float32 signalling NaN would come back quieted)
+        `s${i}.set(v${i})`,
       )
       restore.push(`v${i}.set(S[${i}]);`)
     }
