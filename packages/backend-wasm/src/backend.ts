@@ -156,13 +156,16 @@ function makeWrapper(
     )
     arrays.push(i)
     // a small array is copied element by element (inlined by the JIT: \`set\` and \`subarray\`
-    // are calls into the runtime costing tens of nanoseconds); a large one with \`set\`
+    // are calls into the runtime costing tens of nanoseconds); a large one with \`set\`. A float32
+    // array always with \`set\`, which copies the bits: an element read as a double quiets a
+    // signalling NaN, and the element would come back changed though the program never wrote it
+    const small = (p.type as { elem: string }).elem === 'f32' ? 0 : SMALL
     copyIn.push(
-      `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) M[b + j] = p${i}[j]; else M.set(p${i}, b); }`,
+      `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${small}) for (let j = 0; j < n${i}; j++) M[b + j] = p${i}[j]; else M.set(p${i}, b); }`,
     )
     if (writes[i])
       copyOut.push(
-        `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${SMALL}) for (let j = 0; j < n${i}; j++) p${i}[j] = M[b + j]; else p${i}.set(view(c[${i}], M, b, n${i})); }`,
+        `if (!r${i}) { const M = s.${V}, b = o${i} >>> ${el.shift}; if (n${i} <= ${small}) for (let j = 0; j < n${i}; j++) p${i}[j] = M[b + j]; else p${i}.set(view(c[${i}], M, b, n${i})); }`,
       )
     // (the length read before a grow, which detaches a resident view and zeroes its length)
     callArgs.push(`o${i}`, `n${i}`)
