@@ -76,10 +76,9 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
         `if (!(${a} instanceof C[${i}]) || (${a}.length === 0 && isDetached(${a})) || ${a}.length > MAX) bad(${i}, ${a})`,
       )
     else lines.push(`if (!Array.isArray(${a})) bad(${i}, ${a})`)
-  }
-  for (let i = 0; i < n; i++) {
-    const hp = p.hps[i]!
-    lines.push(`const v${i} = ${hp.kind === 'number' && hp.fromHost ? `F[${i}](a${i})` : `a${i}`}`)
+    // (converted right after its check, as the general wrapper does: a conversion that throws, a
+    // fixed-point scalar out of range, comes before the check of a later argument)
+    lines.push(`const v${i} = ${hp.kind === 'number' && hp.fromHost ? `F[${i}](${a})` : a}`)
   }
   const ov = p.overlap
   if (ov) {
