@@ -15,8 +15,10 @@
 # job's start and end).
 #
 # ROWS (environment) selects the bench rows (default: the rows of the root README's table).
-# BUDGET (seconds, default 420) is each workload's `--budget`: rows not started by then are
-# reported n/a.
+# BUDGET (seconds, default 420) is each job's `--budget`, for the whole job (all its workloads
+# in order): rows not started by then are reported n/a, so a budget shorter than the job drops
+# its last workloads' rows. On a 16-core Xeon with six jobs at once, a job of half the quick
+# suite took about 4 minutes.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACK=${PACK:-$ROOT/gpu-bench}
