@@ -94,11 +94,11 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       lines.push(`S[${i}] = v${i}.slice()`)
       restore.push(`v${i}.splice(0, v${i}.length, ...S[${i}]);`)
     } else {
-      // (a typed array keeps its type, and its length while its buffer is not resized or
-      // detached: the snapshot made for the array last passed is checked by identity and length)
+      // (the argument passed its check as an instance of the parameter's typed array: a snapshot
+      // of that type and the argument's length takes its bits, whichever array it was made for)
       lines.push(
         `let s${i} = S[${i}]`,
-        `if (v${i} !== K[${i}] || s${i}.length !== v${i}.length) { s${i} = S[${i}] = new v${i}.constructor(v${i}.length); K[${i}] = v${i} }`,
+        `if (s${i} === undefined || s${i}.length !== v${i}.length) s${i} = S[${i}] = new C[${i}](v${i}.length)`,
         // (\`set\` between arrays of one type copies the bits: an element loop would read each
         // element as a double, and a float32 signalling NaN would come back quieted)
         `s${i}.set(v${i})`,
@@ -144,7 +144,6 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       'core',
       'failed',
       'S',
-      'K',
       body,
     )
     return make(
@@ -165,7 +164,6 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       p.shape,
       p.core,
       p.failed,
-      [],
       [],
     ) as (...args: unknown[]) => unknown[]
   } catch {
