@@ -46,3 +46,31 @@ describe('the generated call with converted scalars', () => {
     expect(a[0]).toBe(0.1)
   })
 })
+
+describe('the call of a function with complex parameters (lowered to f64 parts)', () => {
+  const m = rev.with({ checks: false })`
+    fn f(y: complex, x: complex, s: f64) { y += x * complex(s, 0.0) }
+    fn g(y: complex[], x: complex) { y[0] += x }`
+  it('gives the new values, takes real numbers for complex ones, and runs backwards', () => {
+    expect(m.f!({ re: 1, im: 2 }, { re: 3, im: 4 }, 2)).toEqual([{ re: 7, im: 10 }, { re: 3, im: 4 }, 2])
+    expect(m.f!(1, 3, 2)).toEqual([{ re: 7, im: 0 }, { re: 3, im: 0 }, 2])
+    expect(m.f!.inverse({ re: 7, im: 10 }, { re: 3, im: 4 }, 2)).toEqual([{ re: 1, im: 2 }, { re: 3, im: 4 }, 2])
+    const y = Float64Array.of(1, 1)
+    expect(m.g!(y, { re: 2, im: 3 })[0]).toBe(y)
+    expect([...y]).toEqual([3, 4])
+  })
+  it('names the argument in its errors, call after call', () => {
+    for (let r = 0; r < 3; r++) {
+      expect(code(() => m.f!({ re: 1 }, 0, 1))).toBe('call/type')
+      expect(code(() => m.f!(0, 0))).toBe('call/arity')
+    }
+    let message = ''
+    try {
+      m.f!(0, { re: 'a', im: 0 }, 1)
+    } catch (e) {
+      message = (e as Error).message
+    }
+    expect(message).toMatch(/^argument 2 \(`x: complex`\) of `f` must be \{ re: number, im: number \}/)
+    expect(code(() => m.g!(Float64Array.of(1), 0))).toBe('call/type')
+  })
+})
