@@ -86,29 +86,35 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
     lines.push(`if (${changed}) ov.check([${vals.join(', ')}])`)
   }
   lines.push(`if (R.count > 0) nested(shape, [${vals.join(', ')}])`)
-  // the snapshots a failed checked call restores from, one per written array, reused call after
-  // call (a call of this kind cannot run again inside itself: nothing it calls is JavaScript)
+  // the snapshots a failed checked call restores from, one per written array, in a frame per depth
+  // of re-entry (a primitive's JavaScript \`evaluate\`, or an array's getter the interpreter reads,
+  // may call this function again while it runs), reused call after call
   const restore: string[] = []
+  const framed = p.snapshot.length > 0
+  if (framed) lines.push('const d = D.n', 'let Fr = S[d]', 'if (Fr === undefined) Fr = S[d] = []')
   for (const i of p.snapshot) {
     if (p.hps[i]!.kind === 'stack') {
-      lines.push(`S[${i}] = v${i}.slice()`)
-      restore.push(`v${i}.splice(0, v${i}.length, ...S[${i}]);`)
+      lines.push(`Fr[${i}] = v${i}.slice()`)
+      restore.push(`v${i}.splice(0, v${i}.length, ...Fr[${i}]);`)
     } else {
       // (the argument passed its check as an instance of the parameter's typed array: a snapshot
       // of that type and the argument's length takes its bits, whichever array it was made for)
       lines.push(
-        `let s${i} = S[${i}]`,
-        `if (s${i} === undefined || s${i}.length !== v${i}.length) s${i} = S[${i}] = new C[${i}](v${i}.length)`,
+        `let s${i} = Fr[${i}]`,
+        `if (s${i} === undefined || s${i}.length !== v${i}.length) s${i} = Fr[${i}] = new C[${i}](v${i}.length)`,
         // (\`set\` between arrays of one type copies the bits: an element loop would read each
         // element as a double, and a float32 signalling NaN would come back quieted)
         `s${i}.set(v${i})`,
       )
-      restore.push(`v${i}.set(S[${i}]);`)
+      restore.push(`v${i}.set(Fr[${i}]);`)
     }
   }
   lines.push('const running = R.count')
-  lines.push(`try { core(${vals.join(', ')}) } catch (e) { R.count = running; ${restore.join(' ')} throw failed(e) }`)
-  lines.push('R.count = running')
+  // (the depth, as the running count, put back by a store on both paths)
+  if (framed) lines.push('D.n = d + 1')
+  const back = framed ? 'R.count = running; D.n = d;' : 'R.count = running;'
+  lines.push(`try { core(${vals.join(', ')}) } catch (e) { ${back} ${restore.join(' ')} throw failed(e) }`)
+  lines.push(back)
   const out: string[] = []
   for (let i = 0; i < n; i++) {
     const t = p.params[i]!.type
@@ -119,7 +125,9 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
   }
   if (n > 0) lines.push('const res = core.results')
   lines.push(`return [${out.join(', ')}]`)
-  const body = `'use strict'\nreturn { [name]: function (${args.join(', ')}) {\n  ${lines.join('\n  ')}\n} }[name]`
+  // (a method: named by its key, not constructible and without a \`prototype\`, as the general
+  // wrapper's arrow; unlike an arrow it has \`arguments\`)
+  const body = `'use strict'\nreturn { [name](${args.join(', ')}) {\n  ${lines.join('\n  ')}\n} }[name]`
   const C = p.hps.map((hp) => hp.ctor)
   const F = p.hps.map((hp) => hp.fromHost)
   const bad = (i: number, a: unknown): never => argumentError(p.irName, p.params, p.hps[i]!, i, a)
@@ -144,6 +152,7 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       'core',
       'failed',
       'S',
+      'D',
       body,
     )
     return make(
@@ -165,6 +174,7 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       p.core,
       p.failed,
       [],
+      { n: 0 },
     ) as (...args: unknown[]) => unknown[]
   } catch {
     // (no code generation allowed here: the general wrapper does the same work)
