@@ -718,13 +718,15 @@ function directDriver(
   })
   if (body === null) return null
   ctx.source = body
-  return new Function('ctx', 'token', 'isDetached', 'EA', 'EF', 'disposedModule', body)(
+  return new Function('ctx', 'token', 'isDetached', 'EA', 'EF', 'disposedModule', 'zeroOf', 'copyOf', body)(
     ctx,
     ctx.token,
     isDetached,
     A,
     F,
     disposedModule,
+    zeroOf,
+    copyOf,
   ) as (...a: unknown[]) => void
 }
 
