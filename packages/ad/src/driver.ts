@@ -458,10 +458,10 @@ export function makeDriver(
     // \`run\` (constant views: no loads of the block's views, lengths and places per call), as the
     // direct driver does (driver-direct.ts). The part of the block a call zeroes (\`hz\`) is zeroed
     // by a function made for its length (straight-line while short, \`fill\` beyond: short-arrays.ts).
-    // The scalar-mul gradient (\`s += x[0] * x[1]\`, a 2-element block) took 4.9 ns where the driver
-    // that looked the block up and zeroed it by a loop took 8.1 ns (plain objective 3.9 ns), and 12
-    // ns where it took 19 ns in a process that had detached an array buffer (Node 20, loaded 2-core
-    // machine, in-process A/B, minima).
+    // The scalar-mul gradient (\`s += x[0] * x[1]\`, a 2-element block) took 5.3 ns where the driver
+    // that looked the block up and zeroed it by a loop took 8.2 ns (plain objective 3.9 ns; minima of
+    // alternated processes), and 11.8 ns where it took 18.6 ns in a process that had detached an
+    // array buffer (in-process A/B; Node 20, loaded 2-core machine).
     const layout: string[] = []
     for (const i of copied)
       layout.push(
