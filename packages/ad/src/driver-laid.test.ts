@@ -141,7 +141,8 @@ describe('the cpu gradient driver laid out per lengths', () => {
     expect(g.buffers[1]).not.toBe(before)
     // the caller takes the gradient's buffer away: the next call lays out a new block
     const taken = g.buffers[1]!
-    structuredClone(taken.buffer, { transfer: [taken.buffer] })
+    const buffer = taken.buffer as ArrayBuffer
+    structuredClone(buffer, { transfer: [buffer] })
     expect(g.buffers[1]!.length).toBe(0)
     g.run(0, x, w)
     expectGradient(g, x, w)
