@@ -109,8 +109,8 @@ export function overlapLines(arrays: readonly number[] | undefined, n: number): 
 }
 
 /**
- * The source of a direct driver (evaluated with \`ctx\`, \`token\`, \`isDetached\`, \`EA\`, \`EF\` and
- * \`disposedModule\` in scope), or null where the entries' parameters are not laid out as the driver
+ * The source of a direct driver (evaluated with \`ctx\`, \`token\`, \`isDetached\`, \`EA\`, \`EF\`,
+ * \`disposedModule\`, \`zeroOf\` and \`copyOf\` of short-arrays.ts in scope), or null where the entries' parameters are not laid out as the driver
  * would pass them. The checks of the arguments and the errors are those of the driver with
  * wrappers; nothing is copied into the memory before they pass.
  */
@@ -193,7 +193,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
         ? `${v}.fill(0);`
         : d.hasFromHost[i]
           ? `for (let j = 0; j < N${i}; j++) ${v}[j] = H${i}(a${i}[j]);`
-          : `if (N${i} < ${d.short}) for (let j = 0; j < N${i}; j++) ${v}[j] = a${i}[j]; else tset.call(${v}, a${i});`,
+          : `if (N${i} < ${d.short}) CP${i}(${v}, a${i}); else tset.call(${v}, a${i});`,
     )
   }
   // (one \`fill\` of the block zeroes the gradients and the scratch values, four fills' calls fewer
@@ -201,7 +201,7 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
   const zeroed = [...grads.map((i) => [`G${i}`, `N${i}`]), ...scratch.map((i) => [`V${i}`, `N${i}`])]
   if (block.length)
     lines.push(
-      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v, n]) => `for (let j = 0; j < ${n}; j++) ${v}[j] = 0;`).join(' ')} } else tfill.call(GZ, 0);`,
+      `if (${zeroed.map(([, n]) => n).join(' + ')} < ${d.short}) { ${zeroed.map(([v]) => `Z${v}(${v});`).join(' ')} } else tfill.call(GZ, 0);`,
     )
   // a call that grew the memory (an entry that \`grows\`) detached every view: lay out again and
   // run again, from the caller's arguments, which nothing changed (the same heap then fits)
@@ -280,12 +280,18 @@ export function directDriverBody(d: DirectDriverSpec): string | null {
     layout.push(
       `const G${i} = ctx.gv[${i}], P${i} = G${i}.byteOffset;${d.isScratch[i] ? '' : ` ctx.buffers[${i}] = G${i};`}`,
     )
+  // the straight-line copies and zeroings of short arrays, made for their lengths (see short-arrays.ts)
+  const copies = arrays.filter((i) => !scratch.includes(i) && !d.isScratch[i] && !d.hasFromHost[i])
+  for (const i of copies) layout.push(`const CP${i} = copyOf(${JSON.stringify(d.ctors[i])}, N${i});`)
+  for (const [v, n] of block.length ? zeroed : []) layout.push(`const Z${v} = zeroOf(${v}[Symbol.toStringTag], ${n});`)
   layout.push('ctx.moved = false;')
   const state = [
     'M',
     ...(block.length ? ['GZ'] : []),
     ...arrays.flatMap((i) => [`V${i}`, `O${i}`, `N${i}`]),
     ...(d.mode === 'forward' ? [] : grads).flatMap((i) => [`G${i}`, `P${i}`]),
+    ...copies.map((i) => `CP${i}`),
+    ...(block.length ? zeroed.map(([v]) => `Z${v}`) : []),
   ].join(', ')
   layout.push(`return laidOut(${state});`)
   const ctors = arrays.map((i) => `, C${i} = ${d.ctors[i]}`).join('')
