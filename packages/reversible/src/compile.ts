@@ -30,7 +30,7 @@ import {
   overlapGuard,
   sharesMemory,
 } from './host-boundary.js'
-import { fastCall } from './fast-call.js'
+import { TYPED_SET, fastCall, putStack } from './fast-call.js'
 import { RUNNING, checkNested, type CallShape } from './running-calls.js'
 
 /** Marks a Tenet function object; its value describes the compiled program it belongs to. */
@@ -298,6 +298,20 @@ function stackOverflow(e: unknown): boolean {
   }
 }
 
+/** The notes a failed call's error gets about the caller's arrays. */
+const RESTORED_NOTE = '\n(the array arguments were restored to their values before the call)'
+const PARTIAL_NOTE = '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+
+/** Adds \`text\` to the message of error \`e\` where it can (a frozen error or a \`DOMException\` keeps its own). */
+function addNote(e: unknown, text: string): void {
+  if (!(e instanceof Error)) return
+  try {
+    e.message += text
+  } catch {
+    // (a message that cannot be set: the error goes on as it is)
+  }
+}
+
 type Snapshot = (ArrayLike<number> & { set(a: ArrayLike<number>): void }) | unknown[] | undefined
 
 /**
@@ -526,10 +540,8 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
       )
     if (checks) {
       if (InvertibilityError.isInstance(e)) e.restored = true
-      if (writesArrays && e instanceof Error)
-        e.message += '\n(the array arguments were restored to their values before the call)'
-    } else if (writesArrays && e instanceof Error)
-      e.message += '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+      if (writesArrays) addNote(e, RESTORED_NOTE)
+    } else if (writesArrays) addNote(e, PARTIAL_NOTE)
     return e
   }
   const disposed = (): never => {
@@ -589,26 +601,37 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
           }
         }
         if (RUNNING.count > 0) checkNested(shape, vals)
-        const fr = frames[depth] ?? (frames[depth] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
-        if (noteMemory) note(vals, fr)
-        if (anyEntry) enter(vals, fr)
-        if (checks) {
-          const snapshots = fr.snapshots
-          for (let i = 0; i < params.length; i++) {
-            // (converted arrays are restored from their exact host copy)
-            if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-            const a = vals[i] as ArrayLike<number> & { constructor: new (n: number) => Float64Array }
-            if (Array.isArray(a)) {
-              snapshots[i] = a.slice()
-              continue
+        // (the depth raised before anything of the caller's is read, and put back by a store only
+        // after the restore: a call from a getter of an argument, or from a primitive's JavaScript,
+        // uses the next frame)
+        const d = depth
+        const fr = frames[d] ?? (frames[d] = { snapshots: [], host: [], memory: undefined, at: [], length: [] })
+        depth = d + 1
+        try {
+          if (noteMemory) note(vals, fr)
+          if (anyEntry) enter(vals, fr)
+          if (checks) {
+            const snapshots = fr.snapshots
+            for (let i = 0; i < params.length; i++) {
+              // (converted arrays are restored from their exact host copy)
+              if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+              const a = vals[i] as ArrayLike<number>
+              if (Array.isArray(a)) {
+                snapshots[i] = a.slice()
+                continue
+              }
+              // (of the parameter's typed array type, which the argument passed its check as: a
+              // subclass's constructor may take other arguments)
+              const n = a.length
+              let s = snapshots[i] as Float64Array | undefined
+              if (!s || s.length !== n) s = snapshots[i] = new (hps[i]!.ctor as unknown as Float64ArrayConstructor)(n)
+              s.set(a as unknown as Float64Array)
             }
-            let s = snapshots[i] as Float64Array | undefined
-            if (!s || s.length !== a.length || s.constructor !== a.constructor)
-              s = snapshots[i] = new a.constructor(a.length)
-            s.set(a as unknown as Float64Array)
           }
+        } catch (e) {
+          depth = d
+          throw e
         }
-        depth++
         // (the running calls as they were, put back by a store as the call ends: see \`RUNNING\`)
         const running = RUNNING.count
         if (callsOut) {
@@ -621,36 +644,37 @@ function makeFunction(info: TenetFunctionInfo, ir: FunctionDef, life: { disposed
         } catch (e) {
           RUNNING.count = running
           if (callsOut) RUNNING.values[running] = undefined
-          depth--
           if (stackOverflow(e))
             e = new TenetError(
               'runtime/stack-overflow',
               `\`${info.name}${info.inverse ? '.inverse' : ''}\`: the recursion is too deep for the JavaScript stack (${(e as Error).message})`,
             )
-          if (noteMemory) revive(args, vals, fr)
-          if (checks) {
-            const snapshots = fr.snapshots
-            for (let i = 0; i < params.length; i++) {
-              if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
-              const a = vals[i]
-              if (Array.isArray(a)) a.splice(0, a.length, ...(snapshots[i] as unknown[]))
-              else (a as Float64Array).set(snapshots[i] as Float64Array)
-            }
-            if (anyEntry) putBack(vals, fr)
-            if (InvertibilityError.isInstance(e)) e.restored = true
-            if (writesArrays && e instanceof Error)
-              e.message += '\n(the array arguments were restored to their values before the call)'
-          } else {
-            if (anyEntry || anyExitOnly) leave(vals, fr)
-            if (writesArrays && e instanceof Error)
-              e.message +=
-                '\n(array arguments may be partially updated: run-time checks are off, so no snapshot was taken)'
+          try {
+            if (noteMemory) revive(args, vals, fr)
+            if (checks) {
+              const snapshots = fr.snapshots
+              for (let i = 0; i < params.length; i++) {
+                if (!writes[i] || params[i]!.type.kind === 'scalar' || entry[i]) continue
+                const a = vals[i]
+                // (element by element: a spread of a long stack as arguments overflows the JS
+                // stack; the typed arrays' own \`set\`, not one a subclass redefines)
+                if (Array.isArray(a)) putStack(a, snapshots[i] as unknown[])
+                else TYPED_SET.call(a, snapshots[i] as Float64Array)
+              }
+              if (anyEntry) putBack(vals, fr)
+            } else if (anyEntry || anyExitOnly) leave(vals, fr)
+          } finally {
+            depth = d
           }
+          if (checks) {
+            if (InvertibilityError.isInstance(e)) e.restored = true
+            if (writesArrays) addNote(e, RESTORED_NOTE)
+          } else if (writesArrays) addNote(e, PARTIAL_NOTE)
           throw e
         }
         RUNNING.count = running
         if (callsOut) RUNNING.values[running] = undefined
-        depth--
+        depth = d
         if (anyEntry || anyExitOnly) {
           if (noteMemory) revive(args, vals, fr)
           leave(vals, fr)

@@ -87,34 +87,40 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
   }
   lines.push(`if (R.count > 0) nested(shape, [${vals.join(', ')}])`)
   // the snapshots a failed checked call restores from, one per written array, in a frame per depth
-  // of re-entry (a primitive's JavaScript \`evaluate\`, or an array's getter the interpreter reads,
-  // may call this function again while it runs), reused call after call
+  // of re-entry (a primitive's JavaScript \`evaluate\`, or a getter of an argument that the
+  // snapshot, the interpreter or the restore reads, may call this function again while it runs),
+  // reused call after call. The depth is raised before the first snapshot and put back only after
+  // the restore, so a call from inside either uses the next frame; put back by a store on every path.
   const restore: string[] = []
   const framed = p.snapshot.length > 0
-  if (framed) lines.push('const d = D.n', 'let Fr = S[d]', 'if (Fr === undefined) Fr = S[d] = []')
+  if (framed) lines.push('const d = D.n', 'D.n = d + 1', 'let Fr = S[d]', 'if (Fr === undefined) Fr = S[d] = []')
+  const take: string[] = []
   for (const i of p.snapshot) {
     if (p.hps[i]!.kind === 'stack') {
-      lines.push(`Fr[${i}] = v${i}.slice()`)
-      restore.push(`v${i}.splice(0, v${i}.length, ...Fr[${i}]);`)
+      take.push(`Fr[${i}] = v${i}.slice()`)
+      // (element by element: a spread of a long stack as arguments overflows the JS stack)
+      restore.push(`putStack(v${i}, Fr[${i}]);`)
     } else {
       // (the argument passed its check as an instance of the parameter's typed array: a snapshot
       // of that type and the argument's length takes its bits, whichever array it was made for)
-      lines.push(
+      take.push(
+        `const n${i} = v${i}.length`,
         `let s${i} = Fr[${i}]`,
-        `if (s${i} === undefined || s${i}.length !== v${i}.length) s${i} = Fr[${i}] = new C[${i}](v${i}.length)`,
+        `if (s${i} === undefined || s${i}.length !== n${i}) s${i} = Fr[${i}] = new C[${i}](n${i})`,
         // (\`set\` between arrays of one type copies the bits: an element loop would read each
         // element as a double, and a float32 signalling NaN would come back quieted)
         `s${i}.set(v${i})`,
       )
-      restore.push(`v${i}.set(Fr[${i}]);`)
+      // (the typed arrays' own \`set\`, not one a subclass of the argument redefines)
+      restore.push(`SET.call(v${i}, Fr[${i}]);`)
     }
   }
+  if (framed) lines.push(`try { ${take.join('; ')} } catch (e) { D.n = d; throw e }`)
   lines.push('const running = R.count')
-  // (the depth, as the running count, put back by a store on both paths)
-  if (framed) lines.push('D.n = d + 1')
-  const back = framed ? 'R.count = running; D.n = d;' : 'R.count = running;'
-  lines.push(`try { core(${vals.join(', ')}) } catch (e) { ${back} ${restore.join(' ')} throw failed(e) }`)
-  lines.push(back)
+  lines.push(
+    `try { core(${vals.join(', ')}) } catch (e) { R.count = running; ${framed ? `try { ${restore.join(' ')} } finally { D.n = d }` : ''} throw failed(e) }`,
+  )
+  lines.push(framed ? 'R.count = running; D.n = d' : 'R.count = running')
   const out: string[] = []
   for (let i = 0; i < n; i++) {
     const t = p.params[i]!.type
@@ -153,6 +159,8 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       'failed',
       'S',
       'D',
+      'SET',
+      'putStack',
       body,
     )
     return make(
@@ -175,9 +183,20 @@ export function fastCall(p: FastCallParts): ((...args: unknown[]) => unknown[]) 
       p.failed,
       [],
       { n: 0 },
+      TYPED_SET,
+      putStack,
     ) as (...args: unknown[]) => unknown[]
   } catch {
     // (no code generation allowed here: the general wrapper does the same work)
     return undefined
   }
+}
+
+/** \`%TypedArray%.prototype.set\`: the restore copies bits with it whatever the argument's class redefines. */
+export const TYPED_SET = Object.getPrototypeOf(Int8Array.prototype).set as (this: unknown, a: ArrayLike<number>) => void
+
+/** Puts stack \`v\` back to the values of \`snap\` (in place: the caller's array object). */
+export function putStack(v: unknown[], snap: readonly unknown[]): void {
+  v.length = 0
+  for (let j = 0; j < snap.length; j++) v.push(snap[j])
 }
