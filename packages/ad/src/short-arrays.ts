@@ -40,7 +40,8 @@ export function zeroOf(ctor: string, n: number): (z: unknown) => void {
 export function copyOf(ctor: string, n: number): (d: unknown, s: unknown) => void {
   // (float32 always with \`set\`, which copies the bits: an element read as a double quiets a
   // signalling NaN, so a straight-line copy would not be an exact copy)
-  if (n >= SHORT || ctor === 'Float32Array') return make(`copy ${ctor}`, 'd, s', 'd.set(s);') as (d: unknown, s: unknown) => void
+  if (n >= SHORT || ctor === 'Float32Array')
+    return make(`copy ${ctor}`, 'd, s', 'd.set(s);') as (d: unknown, s: unknown) => void
   return make(`copy ${ctor} ${n}`, 'd, s', Array.from({ length: n }, (_, j) => `d[${j}] = s[${j}];`).join(' ')) as (
     d: unknown,
     s: unknown,
