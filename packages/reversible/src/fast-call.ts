@@ -13,7 +13,8 @@
  * against the running ones, the running-call count put back by a store.
  *
  * With run-time checks on, each written array is copied before the call into a snapshot kept from
- * call to call, and put back when the call fails, as the general wrapper does. Used only where the
+ * call to call (one set per depth of re-entry), and put back when the call fails, as the general
+ * wrapper does. Used only where the
  * general wrapper would do nothing else: no array converted on entry or exit (fixed, ulog,
  * tropical arrays), no memory that can grow under the arguments, no host function that may call
  * Tenet again (`makeFunction` decides). Where `new Function` is not allowed (a content security policy
