@@ -17,8 +17,8 @@
 # ROWS (environment) selects the bench rows (default: the rows of the root README's table).
 # BUDGET (seconds, default 420) is each job's `--budget`, for the whole job (all its workloads
 # in order): rows not started by then are reported n/a, so a budget shorter than the job drops
-# its last workloads' rows. On a 16-core Xeon with six jobs at once, a job of half the quick
-# suite took about 4 minutes.
+# its last workloads' rows (on a 16-core Xeon with six jobs at once, halves of the quick suite
+# did not finish within 150 s: their BA, unitary-RNN, kernels and UNF rows were cut).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACK=${PACK:-$ROOT/gpu-bench}
