@@ -236,6 +236,7 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
   // (what each argument is called in an error: the same text every call, made once; made per call,
   // it was most of the ~2 µs a call of a one-line complex function took)
   const described = surface.params.map((_, i) => describeArgument(surface.name, surface.params, i))
+  const realHost = surface.params.map((p, i) => (hooks[i] ? undefined : hostParams(registry, [p])[0]))
   // the lowered function called with its arguments listed: a spread call (\`inner(...flat)\`) costs
   // about 100 ns on Node 20, whatever the callee
   const width = arities.reduce((a, b) => a + b, 0)
@@ -262,6 +263,9 @@ function hostBoundary(inner: TenetFunction, surface: FunctionDef, registry: Regi
       for (let i = 0; i < n; i++) {
         const h = hooks[i]
         if (!h) {
+          // (checked here, by its position as written: the lowered function would name it by its
+          // lowered position, after the parts of the complex parameters before it)
+          checkArgument(surface.name, surface.params, realHost[i]!, i, args[i])
           flat.push(args[i])
           continue
         }

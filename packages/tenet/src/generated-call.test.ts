@@ -73,4 +73,26 @@ describe('the call of a function with complex parameters (lowered to f64 parts)'
     expect(message).toMatch(/^argument 2 \(`x: complex`\) of `f` must be \{ re: number, im: number \}/)
     expect(code(() => m.g!(Float64Array.of(1), 0))).toBe('call/type')
   })
+
+  it('names a real argument after complex ones by its position as written, in the order written (review 20b)', () => {
+    const r = rev.with({ checks: true })`
+      fn mix(a: f64, z: complex, b: f64[], w: complex[], n: i32) { a += z.re; b[n] += w[0].im }`
+    const message = (f: () => unknown): string => {
+      try {
+        f()
+      } catch (e) {
+        return (e as Error).message
+      }
+      return 'ok'
+    }
+    expect(message(() => m.f!(0, 0, 'x'))).toMatch(/^argument 3 \(`s: f64`\) of `f` must be a number/)
+    expect(message(() => r.mix!(1, 0, [1], Float64Array.of(1, 2), 0))).toMatch(/^argument 3 \(`b: f64\[\]`\) of `mix`/)
+    expect(message(() => r.mix!(1, 0, Float64Array.of(1), Float64Array.of(1, 2), 'n'))).toMatch(
+      /^argument 5 \(`n: i32`\) of `mix`/,
+    )
+    // the first bad argument as written, real or complex
+    expect(message(() => r.mix!('a', 'z', 0, 0, 0))).toMatch(/^argument 1 \(`a: f64`\)/)
+    expect(message(() => r.mix!(1, 'z', 0, 0, 0))).toMatch(/^argument 2 \(`z: complex`\)/)
+    expect(r.mix!(1, { re: 2, im: 0 }, Float64Array.of(1), Float64Array.of(3, 4), 0)[2]).toEqual(Float64Array.of(5))
+  })
 })
