@@ -118,6 +118,15 @@ class Lowering {
     return { ...f, params, body: this.block(f.body, env) }
   }
 
+  /** The loop variables in scope that count up from a non-negative integer literal. */
+  private counting = new Set<string>()
+
+  /** Whether an (i32) index expression cannot be negative: a literal ≥ 0, or a variable of \`counting\`. */
+  private nonNegative(e: Expr): boolean {
+    if (e.kind === 'num') return !e.isFloat && Number.isInteger(e.value) && e.value >= 0
+    return e.kind === 'var' && this.counting.has(e.name)
+  }
+
   private block(body: Stmt[], parent: Env): Stmt[] {
     const env = new Map(parent)
     return body.flatMap((s) => this.stmt(s, env))
@@ -228,7 +237,14 @@ class Lowering {
         if (env.get(e.array.name) !== 'array') return undefined
         const i = this.real(e.index, env)
         const arr = { kind: 'var' as const, name: `${e.array.name}$` }
-        const twice = b('*', { kind: 'num', value: 2, isFloat: false }, i)
+        // The element k of a complex array is the parts 2k and 2k + 1, and 2k is i32 arithmetic: for
+        // k below −2³⁰ it wraps into the array's range (k = −2³¹ became 0), where the bounds check
+        // must fail. A negative k is raised to −1 first (2k = −2: out of bounds, as k was); an index
+        // that cannot be negative (a literal, or the variable of a loop that counts up from one)
+        // is left as it is, so that loops keep the affine indices the code generators rely on.
+        // (From k ≥ 2³⁰, 2k wraps below zero: out of bounds too.)
+        const safe = this.nonNegative(i) ? i : call('max', i, { kind: 'num', value: -1, isFloat: false })
+        const twice = b('*', { kind: 'num', value: 2, isFloat: false }, safe)
         return {
           re: loc({ kind: 'index', array: arr, index: twice }, e.loc),
           im: loc(
@@ -446,6 +462,8 @@ class Lowering {
         return [{ ...s, target: t.single!, value: this.real(s.value, env) }]
       }
       case 'alloc': {
+        // (a local of a loop variable's name, where the checker allows one, is not that variable)
+        this.counting.delete(s.name)
         const declared = this.kindOf(s.declared, s.loc)
         if (s.value.kind === 'emptystack') {
           if (declared !== 'stack') return [s]
@@ -570,16 +588,21 @@ class Lowering {
         ]
       case 'while':
         return [{ ...s, pre: this.real(s.pre, env), post: this.real(s.post, env), body: this.block(s.body, env) }]
-      case 'for':
-        return [
-          {
-            ...s,
-            start: this.real(s.start, env),
-            stop: this.real(s.stop, env),
-            step: s.step && this.real(s.step, env),
-            body: this.block(s.body, env),
-          },
-        ]
+      case 'for': {
+        const start = this.real(s.start, env),
+          stop = this.real(s.stop, env),
+          step = s.step && this.real(s.step, env)
+        // (its variable counts up from a non-negative literal: from there, or back down to it in
+        // reverse, it is never negative; a step that is not a positive literal may go below it)
+        const up = this.nonNegative(start) && (step === null || (step.kind === 'num' && step.value > 0))
+        const had = this.counting.has(s.variable)
+        if (up && !s.each) this.counting.add(s.variable)
+        else this.counting.delete(s.variable)
+        const body = this.block(s.body, env)
+        if (had) this.counting.add(s.variable)
+        else this.counting.delete(s.variable)
+        return [{ ...s, start, stop, step, body }]
+      }
       case 'push':
       case 'pop': {
         const w = this.view(s.value, env)
