@@ -235,12 +235,20 @@ describe('createPool: fixed task lists, wake-ups, closing', () => {
       })
       const list = pool.taskList(Array.from({ length: 16 }, (_, t) => [t * 200_000, 200_000]))
       for (let r = 0; r < 5; r++) pool.sum(list, 2)
-      const before = process.cpuUsage()
-      // (the calling thread sleeps in its event loop; a worker spinning on would use this CPU)
-      await new Promise((ok) => setTimeout(ok, 300))
-      const used = process.cpuUsage(before)
+      // (the calling thread sleeps in its event loop; a worker spinning on would use about 300 ms of
+      // CPU in each 300 ms window. V8's own threads may still compile or collect for tens of ms
+      // after the calls, more on a loaded machine (54 ms once in CI): the CPU of a second window
+      // too, and the smaller one counted. A spinning worker spins in both: a 2 s spin read 598 ms.)
+      const idle = async (): Promise<number> => {
+        const before = process.cpuUsage()
+        await new Promise((ok) => setTimeout(ok, 300))
+        const used = process.cpuUsage(before)
+        return (used.user + used.system) / 1000
+      }
+      const first = await idle()
+      const ms = first < 20 ? first : Math.min(first, await idle())
       await pool.close()
-      expect((used.user + used.system) / 1000, String(spin)).toBeLessThan(20)
+      expect(ms, String(spin)).toBeLessThan(20)
     }
   })
 
